@@ -1,0 +1,76 @@
+"""`migrate_source`: the pure string-in, string-out core (no file I/O, no printing)."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from dp2ddp.errors import InputError
+from dp2ddp.linemap import LineMap
+from dp2ddp.options import MigrateOptions
+from dp2ddp.result import Change, Diagnostic, MigrationResult
+from dp2ddp.transforms.base import MigrationState, RawReport
+
+
+def parse(source: str) -> cst.Module:
+    """Parse `source`, turning libcst's syntax error into a one-line InputError."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        message = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
+        raise InputError(
+            f"cannot parse: {message}", exc.raw_line, exc.raw_column + 1
+        ) from None
+    except (RecursionError, MemoryError) as exc:  # pathological nesting
+        raise InputError(f"cannot parse: {type(exc).__name__}") from None
+
+
+def migrate_source(
+    source: str,
+    options: MigrateOptions | None = None,
+    *,
+    filename: str | None = None,
+) -> MigrationResult:
+    """Migrate one file's text from DataParallel to DDP.
+
+    Raises InputError when `source` is not valid Python. Returns the source unchanged
+    (byte for byte) when it has nothing dp2ddp migrates.
+    """
+    from dp2ddp.pipeline import PIPELINE  # import late: transforms import this module's peers
+
+    options = options or MigrateOptions()
+    module = parse(source)
+    state = MigrationState(options=options)
+    context = CodemodContext(filename=filename)
+    code = source
+    line_map = LineMap()
+    warnings: list[Diagnostic] = []
+    changes: list[Change] = []
+    for transform_class in PIPELINE:
+        seen_warnings, seen_changes = len(state.warnings), len(state.changes)
+        module = transform_class(context, state).transform_module(module)
+        warnings.extend(_remap(state.warnings[seen_warnings:], line_map))
+        changes.extend(
+            Change(r.code, d.line, r.message)
+            for r, d in zip(
+                state.changes[seen_changes:],
+                _remap(state.changes[seen_changes:], line_map),
+                strict=True,
+            )
+        )
+        new_code = module.code
+        if new_code != code:
+            line_map = line_map.then(code, new_code)
+            code = new_code
+        if state.skip or not (state.has_dataparallel or state.already_migrated):
+            break
+    if state.skip or not state.has_dataparallel:
+        # Nothing was migrated: keep the input byte for byte, report only why.
+        code = source
+        changes = []
+    warnings.sort(key=lambda d: (d.line, d.col, d.code))
+    return MigrationResult(source, code, tuple(warnings), tuple(changes))
+
+
+def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:
+    return [Diagnostic(line_map(r.line), r.col, r.code, r.message) for r in reports]

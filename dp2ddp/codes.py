@@ -1,0 +1,115 @@
+"""The warning codes. Each transform reports with one of these; docs/warnings.md explains them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: code -> (short title, what the user should do)
+CODES: Final[dict[str, tuple[str, str]]] = {
+    "DP001": (
+        "DataParallel dim is not 0",
+        "DDP has no scatter dimension: each process gets whole samples from its sampler. "
+        "Make the model batch-first or transpose inside forward().",
+    ),
+    "DP002": (
+        "custom DataParallel subclass, criterion wrapper or scatter/gather",
+        "Not rewritten: port the custom parallel logic to DDP by hand.",
+    ),
+    "DP003": (
+        "script already has a DistributedDataParallel path",
+        "Left unchanged: launch the existing DDP path with torchrun and delete the DataParallel "
+        "fallback.",
+    ),
+    "DP004": (
+        "loss reduced with sum",
+        "DDP averages gradients across processes, so a summed loss updates WORLD_SIZE times less "
+        "than under DataParallel. Multiply the loss by WORLD_SIZE or use reduction='mean'.",
+    ),
+    "DP005": (
+        "data sliced by hand without a DataLoader",
+        "Every process would train on the same samples. Use a DataLoader so a "
+        "DistributedSampler can shard the data, or slice by RANK/WORLD_SIZE.",
+    ),
+    "DP006": (
+        "random tensors drawn inside the training loop",
+        "Each process draws its own values; seed per rank on purpose or draw on rank 0 "
+        "and broadcast if the values must agree.",
+    ),
+    "DP007": (
+        "module state mutated in forward()",
+        "DataParallel discarded such updates on its replicas; under DDP every process keeps "
+        "its own copy and they drift apart. Register a buffer and reduce it, or move the "
+        "update out of forward().",
+    ),
+    "DP008": (
+        "BatchNorm statistics are per process",
+        "Each process normalises over its own shard. Pass --sync-batchnorm to convert with "
+        "SyncBatchNorm (CUDA only).",
+    ),
+    "DP009": (
+        "DataLoader has its own sampler",
+        "Not sharded: wrap your sampler so each rank draws a disjoint part of it.",
+    ),
+    "DP010": (
+        "CUDA_VISIBLE_DEVICES set in the script",
+        "torchrun assigns one GPU per process by LOCAL_RANK; set visible devices in the "
+        "launch environment instead.",
+    ),
+    "DP011": (
+        "no epoch loop found for sampler.set_epoch",
+        "Without set_epoch every epoch reuses the first epoch's shuffle order. Call "
+        "loader.sampler.set_epoch(epoch) at the top of your epoch loop.",
+    ),
+    "DP012": (
+        "DataParallel wrap kept under a condition",
+        "DDP must wrap on every process; the condition was not recognised as a GPU-count "
+        "guard, so check that it holds on every rank.",
+    ),
+    "DP013": (
+        "batch size not recognised",
+        "The batch size is not a plain expression dp2ddp can split; check that the "
+        "per-process batch is the global batch divided by WORLD_SIZE.",
+    ),
+    "DP014": (
+        "name used by the inserted DDP setup",
+        "The script already binds a name the DDP setup defines (LOCAL_RANK, RANK, WORLD_SIZE, "
+        "DEVICE, DEVICE_IDS or ddp_*); rename yours.",
+    ),
+    "DP015": (
+        "evaluation metrics not reduced",
+        "This evaluation loop is sharded but no counters were found to sum across ranks; "
+        "reduce your metrics with torch.distributed.all_reduce.",
+    ),
+    "DP016": (
+        "DataParallel used where it cannot be rewritten",
+        "Only `DataParallel(module, ...)` calls and isinstance checks are rewritten; this "
+        "use was left as is.",
+    ),
+    "DP017": (
+        "SyncBatchNorm conversion only takes effect on CUDA",
+        "On CPU (gloo) the BatchNorm layers stay per-process.",
+    ),
+    "DP018": (
+        "device index pinned by hand",
+        "A fixed GPU index would put every process on the same GPU; it was replaced by "
+        "this process's DEVICE where recognised, check the rest.",
+    ),
+    "DP019": (
+        "checkpoint loaded without map_location",
+        "Under DDP every process would load onto the GPU it was saved from; pass "
+        "map_location=DEVICE.",
+    ),
+    "DP020": (
+        "iterable dataset or unknown loader",
+        "The loader could not be sharded automatically; shard inside the dataset by RANK "
+        "and WORLD_SIZE.",
+    ),
+}
+
+
+def title(code: str) -> str:
+    return CODES[code][0]
+
+
+def explanation(code: str) -> str:
+    return CODES[code][1]

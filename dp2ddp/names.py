@@ -1,0 +1,38 @@
+"""Qualified names dp2ddp matches, so aliases (`import torch.nn as nn`, `as DP`) are caught."""
+
+from __future__ import annotations
+
+from typing import Final
+
+DATAPARALLEL: Final = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+    }
+)
+DATA_PARALLEL_FUNCTION: Final = frozenset(
+    {"torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"}
+)
+DISTRIBUTED_DATA_PARALLEL: Final = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.nn.DistributedDataParallel",
+    }
+)
+INIT_PROCESS_GROUP: Final = frozenset({"torch.distributed.init_process_group"})
+DATALOADER: Final = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
+DISTRIBUTED_SAMPLER: Final = frozenset(
+    {
+        "torch.utils.data.DistributedSampler",
+        "torch.utils.data.distributed.DistributedSampler",
+    }
+)
+
+#: Names the inserted setup binds at module level (a script binding them gets DP014).
+SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})
+#: The function that marks a module as already migrated by dp2ddp.
+SETUP_FUNCTION: Final = "ddp_setup"

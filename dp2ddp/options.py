@@ -1,0 +1,19 @@
+"""Options that change what the codemod writes (shared by `migrate` and `verify`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    """How to migrate.
+
+    per_process_batch: keep each DataLoader's batch_size as the per-process batch
+        (the global batch then grows with the world size). The default keeps
+        DataParallel's meaning: batch_size is the global batch, split across ranks.
+    sync_batchnorm: convert BatchNorm layers with SyncBatchNorm (takes effect on CUDA only).
+    """
+
+    per_process_batch: bool = False
+    sync_batchnorm: bool = False

@@ -1,0 +1,24 @@
+"""The fixed order in which transforms run. Each one is a module of `dp2ddp.transforms`."""
+
+from __future__ import annotations
+
+from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms.data_loaders import ShardDataLoaders
+from dp2ddp.transforms.detect import DetectDataParallel
+from dp2ddp.transforms.devices import PinDevices
+from dp2ddp.transforms.hazards import FlagHazards
+from dp2ddp.transforms.model_wrap import WrapModelInDDP
+from dp2ddp.transforms.process_group import InsertProcessGroup
+from dp2ddp.transforms.rank_zero import RankZeroOnly
+
+#: Analysis first (positions are still the user's), then rewrites, then the setup block
+#: (which needs to know which helpers the rewrites used).
+PIPELINE: tuple[type[MigrationTransform], ...] = (
+    DetectDataParallel,
+    FlagHazards,
+    WrapModelInDDP,
+    PinDevices,
+    ShardDataLoaders,
+    RankZeroOnly,
+    InsertProcessGroup,
+)

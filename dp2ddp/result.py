@@ -1,0 +1,54 @@
+"""Small frozen result types returned by `migrate_source`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Something the codemod could not convert safely, at a position of the *input* file."""
+
+    line: int
+    col: int
+    code: str
+    message: str
+
+    def format(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.col} {self.code} {self.message}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit a transform made: which transform, where in the input file, and why."""
+
+    transform: str
+    line: int
+    description: str
+
+
+@dataclass(frozen=True)
+class MigrationResult:
+    source: str
+    code: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.code != self.source
+
+
+Status = Literal["migrated", "unchanged", "failed"]
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one input file in a `migrate` run (the CLI's and report's unit)."""
+
+    path: str
+    status: Status
+    result: MigrationResult | None = None
+    #: One-line `path:line:col: error: message` when status == "failed".
+    error: str | None = None

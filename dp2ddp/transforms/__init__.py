@@ -1,0 +1,1 @@
+"""One transform per module, composed in a fixed order by `dp2ddp.pipeline`."""

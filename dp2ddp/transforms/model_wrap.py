@@ -1,0 +1,203 @@
+"""`DataParallel(m, ...)` -> `DistributedDataParallel(m.to(DEVICE), device_ids=DEVICE_IDS)`.
+
+Also: isinstance checks follow the new wrapper, `.cuda()`/`.to()` chained on the wrapper are
+folded into the move, and `if <more than one GPU>:` guards that only decided whether to
+wrap are removed so DDP always wraps (every process must).
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
+
+from dp2ddp.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms.base import MigrationTransform
+
+_GUARD = re.compile(
+    r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
+    re.IGNORECASE,
+)
+_NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
+_DDP = "DistributedDataParallel"
+
+
+class WrapModelInDDP(MigrationTransform):
+    NAME = "model"
+    DESCRIPTION = "Wrap models in DistributedDataParallel instead of DataParallel."
+
+    def _is_dp_call(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
+
+    # -- the wrap itself --------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self._is_dp_call(original_node):
+            return self._rewrite_wrap(original_node, updated_node)
+        func = original_node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("cuda", "to")
+            and self._is_dp_call(func.value)
+            and isinstance(updated_node.func, cst.Attribute)
+        ):
+            # DataParallel(m).cuda(): the wrapped module is already on DEVICE.
+            self.record(original_node, f"dropped .{func.attr.value}() chained on the wrapper")
+            return updated_node.func.value
+        return updated_node
+
+    def _rewrite_wrap(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        module: cst.BaseExpression | None = None
+        for index, arg in enumerate(updated.args):
+            keyword = arg.keyword.value if arg.keyword else None
+            if (keyword is None and index == 0) or keyword == "module":
+                module = arg.value
+            elif (keyword is None and index == 3) or keyword == "dim":
+                if not (isinstance(arg.value, cst.Integer) and arg.value.value == "0"):
+                    self.warn(original, "DP001", f"dim={self.code(arg.value)}")
+        if module is None:
+            self.warn(original, "DP016", "DataParallel() without a module argument")
+            return updated
+        moved = _move_to_device(module)
+        if self.state.options.sync_batchnorm:
+            self.state.helpers.add("sync_batchnorm")
+            moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
+        AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+        target = self._assigned_to(original)
+        if target is not None and target not in self.state.wrapped:
+            self.state.wrapped.append(target)
+        self.record(
+            original,
+            f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
+            + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
+        )
+        return cst.Call(
+            func=cst.Name(_DDP),
+            args=[
+                cst.Arg(moved),
+                cst.Arg(
+                    keyword=cst.Name("device_ids"),
+                    value=cst.Name("DEVICE_IDS"),
+                    equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""),
+                        whitespace_after=cst.SimpleWhitespace(""),
+                    ),
+                ),
+            ],
+            lpar=updated.lpar,
+            rpar=updated.rpar,
+        )
+
+    def _assigned_to(self, call: cst.Call) -> str | None:
+        node: cst.CSTNode | None = self.parent(call)
+        # Skip a chained .cuda()/.to() and the IfExp of `DP(m) if guard else m`.
+        while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
+            node = self.parent(node)
+        if isinstance(node, cst.AssignTarget):
+            return None
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            return self.code(node.targets[0].target)
+        if isinstance(node, cst.AnnAssign):
+            return self.code(node.target)
+        return None
+
+    # -- isinstance(m, nn.DataParallel) ---------------------------------------------
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        call = self.parent(original_node)
+        if not (
+            isinstance(call, cst.Call)
+            and m.matches(call.func, m.Name("isinstance") | m.Name("issubclass"))
+            and len(call.args) == 2
+            and call.args[1] is original_node
+        ):
+            return updated_node
+        value = original_node.value
+        if self.matches(value, DATAPARALLEL):
+            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+            self.record(original_node, "isinstance check now tests DistributedDataParallel")
+            return updated_node.with_changes(value=cst.Name(_DDP))
+        if isinstance(value, cst.Tuple) and isinstance(updated_node.value, cst.Tuple):
+            has_dp = [self.matches(e.value, DATAPARALLEL) for e in value.elements]
+            if not any(has_dp):
+                return updated_node
+            has_ddp = any(self.matches(e.value, DISTRIBUTED_DATA_PARALLEL) for e in value.elements)
+            elements = []
+            for element, is_dp in zip(updated_node.value.elements, has_dp, strict=True):
+                if is_dp and has_ddp:
+                    continue
+                elements.append(element.with_changes(value=cst.Name(_DDP)) if is_dp else element)
+            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+            self.record(original_node, "isinstance check now tests DistributedDataParallel")
+            if len(elements) == 1:
+                return updated_node.with_changes(value=elements[0].value)
+            elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated_node.with_changes(
+                value=updated_node.value.with_changes(elements=elements)
+            )
+        return updated_node
+
+    # -- guards -------------------------------------------------------------------------
+    def _wraps_directly(self, block: cst.BaseSuite) -> bool:
+        """The block has a top-level statement that calls DataParallel."""
+        if not isinstance(block, cst.IndentedBlock):
+            return False
+        for stmt in block.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
+                stmt, m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
+            ):
+                return True
+        return False
+
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        if not self._wraps_directly(original_node.body):
+            return updated_node
+        parent = self.parent(original_node)
+        is_guard = bool(_GUARD.search(self.code(original_node.test))) and not _NOT_A_GUARD.search(
+            self.code(original_node.test)
+        )
+        if not is_guard or isinstance(parent, cst.If) or not isinstance(
+            updated_node.body, cst.IndentedBlock
+        ):
+            self.warn(original_node, "DP012", f"if {self.code(original_node.test)}")
+            return updated_node
+        body = list(updated_node.body.body)
+        body[0] = body[0].with_changes(
+            leading_lines=[*updated_node.leading_lines, *body[0].leading_lines]
+        )
+        dropped = " and its else branch" if original_node.orelse is not None else ""
+        self.record(
+            original_node,
+            f"removed the guard `if {self.code(original_node.test)}`{dropped}: DDP always wraps",
+        )
+        return cst.FlattenSentinel(body)
+
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        if not self._is_dp_call(original_node.body):
+            return updated_node
+        test = self.code(original_node.test)
+        if _GUARD.search(test) and not _NOT_A_GUARD.search(test):
+            self.record(original_node, f"removed the guard `if {test}`: DDP always wraps")
+            return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        self.warn(original_node, "DP012", f"if {test}")
+        return updated_node
+
+
+def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
+    """`m` -> `m.to(DEVICE)`; `m.cuda()`/`m.to(x)` -> `m.to(DEVICE)`."""
+    if (
+        isinstance(module, cst.Call)
+        and isinstance(module.func, cst.Attribute)
+        and module.func.attr.value in ("cuda", "to")
+    ):
+        module = module.func.value
+    if isinstance(module, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
+        module = module.with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+        )
+    return cst.Call(
+        func=cst.Attribute(value=module, attr=cst.Name("to")),
+        args=[cst.Arg(cst.Name("DEVICE"))],
+    )

@@ -1,0 +1,153 @@
+"""Insert the process-group setup rendered from templates/ and call it at the entry point."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
+
+from dp2ddp.names import SETUP_FUNCTION
+from dp2ddp.templating import render_statements
+from dp2ddp.transforms.base import MigrationTransform
+
+#: Helpers that need an extra module import.
+_HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
+    "per_rank_batch": ("warnings",),
+}
+
+
+class InsertProcessGroup(MigrationTransform):
+    """Add LOCAL_RANK/RANK/WORLD_SIZE/DEVICE, ddp_setup()/ddp_cleanup() and call setup.
+
+    Setup runs first thing in main() when the script has one and wraps no model at module
+    level; otherwise right after the setup block, at import time.
+    """
+
+    NAME = "process_group"
+    DESCRIPTION = "Set up and tear down the torchrun process group."
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self.state.skip or not self.state.has_dataparallel or self.state.already_migrated:
+            return updated_node
+        body = list(updated_node.body)
+        for module, obj, alias in (
+            ("os", None, None),
+            ("atexit", None, None),
+            ("torch", None, None),
+            ("torch.distributed", None, "dist"),
+        ):
+            AddImportsVisitor.add_needed_import(self.context, module, obj, alias)
+        for helper in sorted(self.state.helpers):
+            for module in _HELPER_IMPORTS.get(helper, ()):
+                AddImportsVisitor.add_needed_import(self.context, module)
+
+        self._check_collisions(original_node)
+        script = (self.context.filename or "train.py").replace("\\", "/").rsplit("/", 1)[-1]
+        header = render_statements(
+            "ddp_header.py.j2", helpers=sorted(self.state.helpers), script=script
+        )
+        at = _after_imports(body)
+        main_index = _main_function(body)
+        setup_call = render_statements("setup_call.py.j2")
+        if main_index is None or self.state.module_level_wrap:
+            header = [*header, *setup_call]
+            where = "at import time, after the setup block"
+        else:
+            body[main_index] = _prepend_to_function(body[main_index], setup_call)  # type: ignore[arg-type]
+            where = "first thing in main()"
+        header[0] = header[0].with_changes(
+            leading_lines=[cst.EmptyLine(), *header[0].leading_lines]
+        )
+        if at < len(body):
+            body[at] = _two_blank_lines_before(body[at])
+        body[at:at] = header
+        node = original_node.body[at - 1] if at else original_node
+        self.record(node, f"inserted the DDP process-group setup; ddp_setup() runs {where}")
+        return updated_node.with_changes(body=body)
+
+    def _check_collisions(self, module: cst.Module) -> None:
+        from dp2ddp.names import SETUP_NAMES
+
+        for stmt in module.body:
+            targets: list[cst.BaseExpression] = []
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        targets += [t.target for t in small.targets]
+                    elif isinstance(small, cst.AnnAssign):
+                        targets.append(small.target)
+            elif isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("ddp_"):
+                self.warn(stmt, "DP014", stmt.name.value)
+            for target in targets:
+                if isinstance(target, cst.Name) and target.value in SETUP_NAMES:
+                    self.warn(target, "DP014", target.value)
+
+
+def _is_import(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
+
+
+def _after_imports(body: list[cst.BaseStatement]) -> int:
+    """Index after the last top-level import that precedes the first def/class/compound."""
+    at = 0
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            break
+        if _is_import(stmt):
+            at = index + 1
+    if at == 0 and body and _is_docstring(body[0]):
+        at = 1
+    return at
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _main_function(body: list[cst.BaseStatement]) -> int | None:
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "main":
+            return index
+    return None
+
+
+def _prepend_to_function(
+    func: cst.FunctionDef, statements: list[cst.BaseStatement]
+) -> cst.FunctionDef:
+    if not isinstance(func.body, cst.IndentedBlock):
+        return func
+    inner = list(func.body.body)
+    at = 1 if inner and _is_docstring(inner[0]) else 0
+    for stmt in inner:
+        if _calls(stmt, SETUP_FUNCTION):
+            return func
+    inner[at:at] = statements
+    return func.with_changes(body=func.body.with_changes(body=inner))
+
+
+def _calls(stmt: cst.BaseStatement, name: str) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.Call)
+        and isinstance(stmt.body[0].value.func, cst.Name)
+        and stmt.body[0].value.func.value == name
+    )
+
+
+def _two_blank_lines_before(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """PEP 8 spacing after the inserted functions; existing comments are kept."""
+    lines = list(stmt.leading_lines)
+    blanks = 0
+    while blanks < len(lines) and lines[blanks].comment is None:
+        blanks += 1
+    if blanks >= 2:
+        return stmt
+    return stmt.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blanks) + lines)
