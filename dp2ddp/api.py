@@ -18,9 +18,7 @@ def parse(source: str) -> cst.Module:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         message = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
-        raise InputError(
-            f"cannot parse: {message}", exc.raw_line, exc.raw_column + 1
-        ) from None
+        raise InputError(f"cannot parse: {message}", exc.raw_line, exc.raw_column + 1) from None
     except (RecursionError, MemoryError) as exc:  # pathological nesting
         raise InputError(f"cannot parse: {type(exc).__name__}") from None
 

@@ -40,14 +40,15 @@ def render(name: str, **context: Any) -> str:
     return _environment().get_template(name).render(**context)
 
 
-def render_statements(name: str, **context: Any) -> list[cst.BaseStatement]:
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+
+
+def render_statements(name: str, **context: Any) -> list[Statement]:
     """Render a Python template and parse it into module-level statements."""
     module = cst.parse_module(render(name, **context))
     body = list(module.body)
     if body and module.header:
-        body[0] = body[0].with_changes(
-            leading_lines=[*module.header, *body[0].leading_lines]
-        )
+        body[0] = body[0].with_changes(leading_lines=[*module.header, *body[0].leading_lines])
     return body
 
 

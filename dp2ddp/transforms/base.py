@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import (
     ParentNodeProvider,
     PositionProvider,
-    ProviderT,
     QualifiedNameProvider,
 )
 
@@ -57,8 +57,8 @@ class MigrationTransform(VisitorBasedCodemodCommand):
     """Base of every transform: subclasses set NAME and DESCRIPTION."""
 
     NAME: ClassVar[str] = "transform"
-    DESCRIPTION: ClassVar[str] = ""
-    METADATA_DEPENDENCIES: ClassVar[tuple[ProviderT, ...]] = (
+    DESCRIPTION: str = ""
+    METADATA_DEPENDENCIES = (
         PositionProvider,
         QualifiedNameProvider,
         ParentNodeProvider,
@@ -76,7 +76,9 @@ class MigrationTransform(VisitorBasedCodemodCommand):
             return (1, 1)
         return (start.line, start.column + 1)
 
-    def warn(self, node: cst.CSTNode, code: str, detail: str | None = None) -> None:
+    def warn(  # type: ignore[override]  # libcst's warn(str) is not used by dp2ddp
+        self, node: cst.CSTNode, code: str, detail: str | None = None
+    ) -> None:
         """Report `code` at `node` (an original node of this pass's input)."""
         assert code in CODES, code
         message = CODES[code][0] + (f": {detail}" if detail else "")
@@ -98,8 +100,21 @@ class MigrationTransform(VisitorBasedCodemodCommand):
             return set()
         return {q.name for q in names}
 
-    def matches(self, node: cst.CSTNode, names: frozenset[str]) -> bool:
-        return not self.qualified_names(node).isdisjoint(names)
+    def matches(
+        self,
+        node: cst.CSTNode | cst.MaybeSentinel | cst.RemovalSentinel,
+        names: frozenset[str] | m.BaseMatcherNode,
+    ) -> bool:
+        """With a set of names: does `node` resolve to one of them (aliases included)?
+
+        With a libcst matcher it behaves as libcst's own `matches` (which libcst's
+        decorator machinery calls), so both uses stay available.
+        """
+        if isinstance(names, (frozenset, set)):
+            return isinstance(node, cst.CSTNode) and not self.qualified_names(node).isdisjoint(
+                names
+            )
+        return super().matches(node, names)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         try:

@@ -1,10 +1,143 @@
-"""Resolve cuda devices to this process's DEVICE."""
+"""Resolve hard-coded CUDA devices to this process's `DEVICE`.
+
+Under DataParallel everything lived on cuda:0 (the master GPU). Under DDP each process
+owns GPU LOCAL_RANK, so `"cuda:0"`, `.cuda()`, `.cuda(0)`, `.to("cuda")`,
+`torch.device("cuda:0")` and the `"cuda" if torch.cuda.is_available() else "cpu"` idiom
+all become `DEVICE` (which is the CPU where CUDA is missing, so CPU fallback keeps working).
+"""
 
 from __future__ import annotations
 
+import re
+
+import libcst as cst
+import libcst.matchers as m
+
 from dp2ddp.transforms.base import MigrationTransform
+
+_CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
+_DEVICE_KEYWORDS = frozenset({"device", "map_location"})
+_TORCH_DEVICE = frozenset({"torch.device"})
+_SET_DEVICE = frozenset({"torch.cuda.set_device"})
+_CUDA_DEVICE_CONTEXT = frozenset({"torch.cuda.device"})
+
+
+def _is_cuda_string(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and bool(_CUDA_STRING.match(node.value))
+
+
+def _has_index(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and ":" in node.value
+
+
+def _device() -> cst.Name:
+    return cst.Name("DEVICE")
 
 
 class PinDevices(MigrationTransform):
     NAME = "devices"
-    DESCRIPTION = "Resolve cuda devices to this process's DEVICE."
+    DESCRIPTION = "Resolve cuda devices to this process's DEVICE (cuda:LOCAL_RANK or the CPU)."
+
+    def _active(self) -> bool:
+        return self.state.has_dataparallel and not self.state.skip
+
+    def _is_cuda_choice(self, node: cst.BaseExpression) -> bool:
+        """`"cuda" if <cond> else "cpu"` (either order)."""
+        if not isinstance(node, cst.IfExp):
+            return False
+        cpu = m.SimpleString(value=m.MatchRegex(r"""^(['"])cpu\1$"""))
+        return (_is_cuda_string(node.body) and m.matches(node.orelse, cpu)) or (
+            _is_cuda_string(node.orelse) and m.matches(node.body, cpu)
+        )
+
+    def _is_device_value(self, node: cst.BaseExpression) -> bool:
+        return _is_cuda_string(node) or self._is_cuda_choice(node)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self._active():
+            return updated_node
+        func = original_node.func
+        if self.matches(func, _TORCH_DEVICE):
+            return self._torch_device(original_node, updated_node)
+        if self.matches(func, _SET_DEVICE):
+            if original_node.args and not m.matches(
+                original_node.args[0].value, m.Name("LOCAL_RANK")
+            ):
+                self.record(original_node, "torch.cuda.set_device() now pins GPU LOCAL_RANK")
+                return updated_node.with_changes(
+                    args=[updated_node.args[0].with_changes(value=cst.Name("LOCAL_RANK"))]
+                )
+            return updated_node
+        if self.matches(func, _CUDA_DEVICE_CONTEXT):
+            self.warn(original_node, "DP018", self.code(original_node))
+            return updated_node
+        if isinstance(func, cst.Attribute) and isinstance(updated_node.func, cst.Attribute):
+            if func.attr.value == "cuda" and not self.qualified_names(func) & {"torch.cuda"}:
+                return self._dot_cuda(original_node, updated_node)
+            if func.attr.value == "to":
+                return self._dot_to(original_node, updated_node)
+        return self._device_keywords(original_node, updated_node)
+
+    def _torch_device(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        args = original.args
+        if len(args) == 1 and args[0].keyword is None and self._is_device_value(args[0].value):
+            self.record(original, f"{self.code(original)} -> DEVICE")
+            return _device()
+        if (
+            len(args) == 2
+            and _is_cuda_string(args[0].value)
+            and isinstance(args[1].value, cst.Integer)
+        ):
+            self.record(original, f"{self.code(original)} -> DEVICE")
+            return _device()
+        return updated
+
+    def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        assert isinstance(updated.func, cst.Attribute)
+        kept = [
+            a for a in updated.args if a.keyword is not None and a.keyword.value == "non_blocking"
+        ]
+        dropped = [a for a in original.args if a.keyword is None or a.keyword.value == "device"]
+        if dropped:
+            self.warn(original, "DP018", f".cuda({self.code(dropped[0].value)})")
+        self.record(original, f".cuda({'...' if original.args else ''}) -> .to(DEVICE)")
+        args = [cst.Arg(_device()), *kept]
+        if len(args) > 1:
+            args[0] = args[0].with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
+
+    def _dot_to(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        args = list(updated.args)
+        for index, arg in enumerate(original.args):
+            positional_device = index == 0 and arg.keyword is None
+            keyword_device = arg.keyword is not None and arg.keyword.value == "device"
+            if (positional_device or keyword_device) and self._is_device_value(arg.value):
+                if _has_index(arg.value):
+                    self.warn(arg, "DP018", self.code(arg.value))
+                self.record(original, f".to({self.code(arg.value)}) -> .to(DEVICE)")
+                args[index] = args[index].with_changes(value=_device())
+        return updated.with_changes(args=args)
+
+    def _device_keywords(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        args = list(updated.args)
+        changed = False
+        for index, arg in enumerate(original.args):
+            if (
+                arg.keyword is not None
+                and arg.keyword.value in _DEVICE_KEYWORDS
+                and self._is_device_value(arg.value)
+            ):
+                self.record(arg, f"{arg.keyword.value}={self.code(arg.value)} -> DEVICE")
+                args[index] = args[index].with_changes(value=_device())
+                changed = True
+        return updated.with_changes(args=args) if changed else updated
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        """`device = "cuda" if torch.cuda.is_available() else "cpu"` -> `device = DEVICE`."""
+        if self._active() and self._is_device_value(original_node.value):
+            self.record(original_node, f"{self.code(original_node.value)} -> DEVICE")
+            return updated_node.with_changes(value=_device())
+        return updated_node

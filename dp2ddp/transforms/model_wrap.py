@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from dp2ddp.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms.base import MigrationTransform
@@ -31,6 +31,17 @@ class WrapModelInDDP(MigrationTransform):
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
 
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        """`from torch.nn import DataParallel` goes once nothing uses it any more."""
+        if isinstance(node.names, cst.ImportStar):
+            return
+        if (
+            any((alias.evaluated_name == "DataParallel") for alias in node.names)
+            and self.state.has_dataparallel
+            and not self.state.skip
+        ):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+
     # -- the wrap itself --------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if self._is_dp_call(original_node):
@@ -49,10 +60,11 @@ class WrapModelInDDP(MigrationTransform):
 
     def _rewrite_wrap(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         module: cst.BaseExpression | None = None
-        for index, arg in enumerate(updated.args):
+        original_module: cst.BaseExpression | None = None
+        for index, (original_arg, arg) in enumerate(zip(original.args, updated.args, strict=True)):
             keyword = arg.keyword.value if arg.keyword else None
             if (keyword is None and index == 0) or keyword == "module":
-                module = arg.value
+                module, original_module = arg.value, original_arg.value
             elif (keyword is None and index == 3) or keyword == "dim":
                 if not (isinstance(arg.value, cst.Integer) and arg.value.value == "0"):
                     self.warn(original, "DP001", f"dim={self.code(arg.value)}")
@@ -60,6 +72,13 @@ class WrapModelInDDP(MigrationTransform):
             self.warn(original, "DP016", "DataParallel() without a module argument")
             return updated
         moved = _move_to_device(module)
+        if isinstance(original_module, cst.Call) and any(
+            name.startswith("torch.nn.") and name.endswith("Loss")
+            for name in self.qualified_names(original_module.func)
+        ):
+            # DDP refuses modules without trainable parameters; a loss needs no wrapper.
+            self.record(original, f"unwrapped {self.code(module)}: a loss needs no DDP wrapper")
+            return moved.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         if self.state.options.sync_batchnorm:
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
@@ -158,14 +177,18 @@ class WrapModelInDDP(MigrationTransform):
         is_guard = bool(_GUARD.search(self.code(original_node.test))) and not _NOT_A_GUARD.search(
             self.code(original_node.test)
         )
-        if not is_guard or isinstance(parent, cst.If) or not isinstance(
-            updated_node.body, cst.IndentedBlock
+        if (
+            not is_guard
+            or isinstance(parent, cst.If)
+            or not isinstance(updated_node.body, cst.IndentedBlock)
         ):
             self.warn(original_node, "DP012", f"if {self.code(original_node.test)}")
             return updated_node
         body = list(updated_node.body.body)
-        body[0] = body[0].with_changes(
-            leading_lines=[*updated_node.leading_lines, *body[0].leading_lines]
+        first = body[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        body[0] = first.with_changes(
+            leading_lines=[*updated_node.leading_lines, *first.leading_lines]
         )
         dropped = " and its else branch" if original_node.orelse is not None else ""
         self.record(
@@ -194,9 +217,7 @@ def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
     ):
         module = module.func.value
     if isinstance(module, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
-        module = module.with_changes(
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
-        )
+        module = module.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.Call(
         func=cst.Attribute(value=module, attr=cst.Name("to")),
         args=[cst.Arg(cst.Name("DEVICE"))],

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.names import SETUP_FUNCTION
-from dp2ddp.templating import render_statements
+from dp2ddp.templating import Statement, render_statements
 from dp2ddp.transforms.base import MigrationTransform
 
 #: Helpers that need an extra module import.
@@ -28,7 +30,7 @@ class InsertProcessGroup(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self.state.skip or not self.state.has_dataparallel or self.state.already_migrated:
             return updated_node
-        body = list(updated_node.body)
+        body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated_node.body)
         for module, obj, alias in (
             ("os", None, None),
             ("atexit", None, None),
@@ -49,6 +51,7 @@ class InsertProcessGroup(MigrationTransform):
         main_index = _main_function(body)
         setup_call = render_statements("setup_call.py.j2")
         if main_index is None or self.state.module_level_wrap:
+            setup_call[0] = _two_blank_lines_before(setup_call[0])
             header = [*header, *setup_call]
             where = "at import time, after the setup block"
         else:
@@ -82,13 +85,13 @@ class InsertProcessGroup(MigrationTransform):
                     self.warn(target, "DP014", target.value)
 
 
-def _is_import(stmt: cst.BaseStatement) -> bool:
+def _is_import(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
     )
 
 
-def _after_imports(body: list[cst.BaseStatement]) -> int:
+def _after_imports(body: Sequence[cst.CSTNode]) -> int:
     """Index after the last top-level import that precedes the first def/class/compound."""
     at = 0
     for index, stmt in enumerate(body):
@@ -101,7 +104,7 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
     return at
 
 
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
+def _is_docstring(stmt: cst.CSTNode) -> bool:
     return (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
@@ -110,7 +113,7 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def _main_function(body: list[cst.BaseStatement]) -> int | None:
+def _main_function(body: Sequence[cst.CSTNode]) -> int | None:
     for index, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "main":
             return index
@@ -131,7 +134,7 @@ def _prepend_to_function(
     return func.with_changes(body=func.body.with_changes(body=inner))
 
 
-def _calls(stmt: cst.BaseStatement, name: str) -> bool:
+def _calls(stmt: cst.CSTNode, name: str) -> bool:
     return (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
@@ -142,7 +145,7 @@ def _calls(stmt: cst.BaseStatement, name: str) -> bool:
     )
 
 
-def _two_blank_lines_before(stmt: cst.BaseStatement) -> cst.BaseStatement:
+def _two_blank_lines_before(stmt: Statement) -> Statement:
     """PEP 8 spacing after the inserted functions; existing comments are kept."""
     lines = list(stmt.leading_lines)
     blanks = 0
