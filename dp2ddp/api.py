@@ -39,13 +39,15 @@ def migrate_source(
     options = options or MigrateOptions()
     module = parse(source)
     state = MigrationState(options=options)
-    context = CodemodContext(filename=filename)
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []
     changes: list[Change] = []
     for transform_class in PIPELINE:
         seen_warnings, seen_changes = len(state.warnings), len(state.changes)
+        # A fresh context per pass: libcst re-runs the import visitors of every import a
+        # context has ever scheduled, so a shared one would redo that work in each pass.
+        context = CodemodContext(filename=filename)
         module = transform_class(context, state).transform_module(module)
         warnings.extend(_remap(state.warnings[seen_warnings:], line_map))
         changes.extend(
