@@ -44,6 +44,9 @@ def migrate_source(
     warnings: list[Diagnostic] = []
     changes: list[Change] = []
     for transform_class in PIPELINE:
+        triggers = transform_class.TRIGGERS
+        if triggers and not any(trigger in code for trigger in triggers):
+            continue
         seen_warnings, seen_changes = len(state.warnings), len(state.changes)
         # A fresh context per pass: libcst re-runs the import visitors of every import a
         # context has ever scheduled, so a shared one would redo that work in each pass.

@@ -63,6 +63,10 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
 
     NAME: ClassVar[str] = "transform"
     DESCRIPTION: str = ""
+    #: The pass is skipped (no metadata resolved, no tree rebuilt) when the code contains
+    #: none of these strings; empty means it always runs. A cheap, exact gate: a transform
+    #: cannot match a name that does not occur in the text.
+    TRIGGERS: ClassVar[tuple[str, ...]] = ()
     METADATA_DEPENDENCIES = (
         PositionProvider,
         QualifiedNameProvider,

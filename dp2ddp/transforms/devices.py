@@ -37,6 +37,7 @@ def _device() -> cst.Name:
 class PinDevices(MigrationTransform):
     NAME = "devices"
     DESCRIPTION = "Resolve cuda devices to this process's DEVICE (cuda:LOCAL_RANK or the CPU)."
+    TRIGGERS = ("cuda",)
 
     def _active(self) -> bool:
         return self.state.has_dataparallel and not self.state.skip

@@ -27,6 +27,7 @@ _DDP = "DistributedDataParallel"
 class WrapModelInDDP(MigrationTransform):
     NAME = "model"
     DESCRIPTION = "Wrap models in DistributedDataParallel instead of DataParallel."
+    TRIGGERS = ("DataParallel",)
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
