@@ -98,6 +98,15 @@ class DetectDataParallel(MigrationTransform):
         """A non-call reference: an isinstance check is migrated; other uses are flagged."""
         if _in_isinstance(node, self):
             self._use(node)
+            return
+        parent = self.parent(node)
+        if isinstance(parent, cst.Arg) and isinstance(self.parent(parent), cst.ClassDef):
+            return  # a subclass: DP002, reported by visit_ClassDef
+        if isinstance(parent, (cst.ImportAlias, cst.Attribute)):
+            return
+        # `DP = nn.DataParallel`, `partial(nn.DataParallel, ...)`: calls through an alias
+        # bound at run time cannot be followed statically.
+        self.warn(node, "DP016", f"{self.code(node)} is referenced here, not called")
 
     def _use(self, node: cst.CSTNode) -> None:
         self.state.has_dataparallel = True
