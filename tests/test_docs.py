@@ -1,0 +1,125 @@
+"""The docs stay true: generated pages match their sources, links resolve, the hook works."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from dp2ddp.cli import main
+from dp2ddp.codes import CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+REGENERATE = "python scripts/gen_docs.py"
+
+
+def _gen_docs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_docs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[Path, str]:
+    return _gen_docs().generate()  # type: ignore[no-any-return]
+
+
+def test_generated_pages_are_up_to_date(generated: dict[Path, str]) -> None:
+    assert {p.name for p in generated} == {"transforms.md", "warnings.md"}
+    for path, content in generated.items():
+        assert path.exists(), f"{path.relative_to(ROOT)} is missing: run `{REGENERATE}`"
+        assert path.read_text() == content, (
+            f"{path.relative_to(ROOT)} is stale (a fixture, transform or warning code "
+            f"changed): run `{REGENERATE}` and commit the result"
+        )
+
+
+def test_every_fixture_and_code_is_documented(generated: dict[Path, str]) -> None:
+    transforms = generated[DOCS / "transforms.md"]
+    for case in sorted((ROOT / "tests" / "fixtures").glob("*/input.py")):
+        assert f"\n### {case.parent.name}\n" in transforms
+    warnings = generated[DOCS / "warnings.md"]
+    for code, (title, explanation) in CODES.items():
+        assert f"\n## {code}\n\n**{title}.** {explanation}\n" in warnings
+
+
+def test_setup_block_is_collapsed_in_diffs() -> None:
+    gen = _gen_docs()
+    from dp2ddp import migrate_source
+
+    source = "import torch\n\nmodel = torch.nn.DataParallel(torch.nn.Linear(1, 1))\n"
+    migrated = migrate_source(source).code
+    collapsed = gen._collapse_setup(migrated)
+    assert "def ddp_setup" in migrated and "def ddp_setup" not in collapsed
+    assert "# [dp2ddp setup block, " in collapsed and "ddp_setup()" in collapsed
+    assert "DistributedDataParallel(" in collapsed  # the user's code stays
+
+
+def _slug(heading: str) -> str:
+    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(text: str) -> set[str]:
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {_slug(h) for h in re.findall(r"^#{1,6} (.+)$", text, flags=re.M)}
+
+
+def _links() -> list[tuple[Path, str]]:
+    pages = sorted(DOCS.glob("*.md")) + [ROOT / "README.md"]
+    found = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        found += [(page, target) for target in re.findall(r"\]\(([^)\s]+)\)", text)]
+    return found
+
+
+def test_relative_links_resolve() -> None:
+    broken = []
+    for page, target in _links():
+        if re.match(r"[a-z]+:", target):
+            continue  # external
+        file_part, _, anchor = target.partition("#")
+        path = (page.parent / file_part).resolve() if file_part else page
+        if not path.exists():
+            broken.append(f"{page.name}: {target} (no such file)")
+        elif anchor and path.suffix == ".md" and anchor not in _anchors(path.read_text()):
+            broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+# -- the pre-commit hook ---------------------------------------------------------------------
+def test_pre_commit_hook_definition() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "dp2ddp-check"]
+    assert hook["entry"] == "dp2ddp migrate --check"
+    assert hook["language"] == "python"
+    assert hook["types"] == ["python"]
+    assert "dp2ddp-check" in (DOCS / "pre-commit.md").read_text()
+
+
+def test_pre_commit_hook_entry_fails_only_on_dataparallel(tmp_path: Path) -> None:
+    """What pre-commit runs: the entry with the staged Python files appended."""
+    clean = tmp_path / "clean.py"
+    clean.write_text("import torch\n\nmodel = torch.nn.Linear(2, 2)\n")
+    dirty = tmp_path / "dirty.py"
+    source = "import torch\n\nmodel = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n"
+    dirty.write_text(source)
+    runner = CliRunner()
+    ok = runner.invoke(main, ["migrate", "--check", str(clean)])
+    assert ok.exit_code == 0, ok.output
+    failed = runner.invoke(main, ["migrate", "--check", str(clean), str(dirty)])
+    assert failed.exit_code != 0
+    assert "dirty.py" in failed.output
+    assert dirty.read_text() == source  # --check never writes

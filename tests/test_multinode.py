@@ -1,0 +1,121 @@
+"""The multi-node launch path, on one machine: two torchrun "nodes" on localhost (gloo).
+
+The rendered multi-node launch script (`dp2ddp launch --nodes 2`) is run twice at once, as
+two nodes would run it, on a DataParallel script migrated at test time. This is the only
+test that starts torchrun for the launch feature (each launch costs seconds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dp2ddp import migrate_source
+from dp2ddp.launch_scripts import LaunchPlan, render_script
+
+DP_SCRIPT = Path(__file__).parent / "launch_data" / "dp_train.py"
+
+#: Appended to the migrated script (test instrumentation, not migrated): each process
+#: reports who it is and its final weights once main() has returned.
+REPORT = """
+
+import json as _json
+import torch.distributed as _dist
+
+_module = trained.module if hasattr(trained, "module") else trained
+with open(os.path.join(os.environ["REPORT_DIR"], f"rank{_dist.get_rank()}.json"), "w") as _f:
+    _json.dump(
+        {
+            "env": {k: os.environ[k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "GROUP_RANK")},
+            "rank": _dist.get_rank(),
+            "world_size": _dist.get_world_size(),
+            "ddp": type(trained).__name__,
+            "weights": [p.detach().flatten().tolist() for p in _module.parameters()],
+        },
+        _f,
+    )
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.e2e
+def test_two_nodes_on_localhost(tmp_path: Path) -> None:
+    result = migrate_source(DP_SCRIPT.read_text(), filename="train.py")
+    assert result.changed
+    train = tmp_path / "train.py"
+    train.write_text(result.code + REPORT)
+    launcher = tmp_path / "launch.sh"
+    launcher.write_text(render_script(LaunchPlan("train.py", nodes=2, gpus_per_node=1)))
+    launcher.chmod(0o755)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(_free_port()),
+        "RDZV_ID": f"dp2ddp-test-{os.getpid()}",
+        "REPORT_DIR": str(reports),
+        "OMP_NUM_THREADS": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    nodes = [
+        subprocess.Popen(
+            [str(launcher)],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        for _ in range(2)
+    ]
+    logs = []
+    try:
+        for node in nodes:
+            logs.append(node.communicate(timeout=240)[0])
+    finally:
+        for node in nodes:
+            if node.poll() is None:
+                os.killpg(node.pid, signal.SIGKILL)
+                node.wait()
+    for node, log in zip(nodes, logs, strict=True):
+        assert node.returncode == 0, log
+
+    ranks = [json.loads((reports / f"rank{r}.json").read_text()) for r in (0, 1)]
+    assert sorted(os.listdir(reports)) == ["rank0.json", "rank1.json"]
+    assert [r["env"]["RANK"] for r in ranks] == ["0", "1"]
+    assert [r["env"]["LOCAL_RANK"] for r in ranks] == ["0", "0"]  # one process per node
+    assert {r["env"]["GROUP_RANK"] for r in ranks} == {"0", "1"}  # two different nodes
+    assert all(r["env"]["WORLD_SIZE"] == "2" and r["world_size"] == 2 for r in ranks)
+    assert [r["rank"] for r in ranks] == [0, 1]
+    assert all(r["ddp"] == "DistributedDataParallel" for r in ranks)
+    # Different data on each process, same weights at the end: gradients were averaged.
+    assert ranks[0]["weights"] == ranks[1]["weights"]
+
+
+def test_multinode_script_requires_master_addr(tmp_path: Path) -> None:
+    """Without MASTER_ADDR the script stops with a clear error before starting torchrun."""
+    launcher = tmp_path / "launch.sh"
+    launcher.write_text(render_script(LaunchPlan("train.py", nodes=2, gpus_per_node=1)))
+    env = {k: v for k, v in os.environ.items() if k != "MASTER_ADDR"}
+    env["PATH"] = str(tmp_path / "no-torchrun-here")  # would fail differently if reached
+    proc = subprocess.run(
+        ["/bin/bash", str(launcher)], env=env, capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2
+    assert "MASTER_ADDR is not set" in proc.stderr
