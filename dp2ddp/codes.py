@@ -104,6 +104,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "The loader could not be sharded automatically; shard inside the dataset by RANK "
         "and WORLD_SIZE.",
     ),
+    "DP021": (
+        "experiment tracker not made rank-0 only",
+        "Every process would write its own TensorBoard events or wandb run. Create the "
+        "writer or run only when ddp_is_main() (other ranks: None, or mode='disabled').",
+    ),
 }
 
 

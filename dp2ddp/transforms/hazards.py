@@ -1,10 +1,226 @@
-"""Warn about what DDP changes and dp2ddp cannot convert safely."""
+"""Warn about what DDP changes and dp2ddp cannot convert safely.
+
+Analysis only: it runs on the user's own code (positions are theirs) and changes nothing.
+Each check is narrow on purpose; a warning must point at a real difference between one
+DataParallel process and WORLD_SIZE DDP processes:
+
+- DP004 a loss reduced with sum (see hazard_losses).
+- DP005 `X[i:i+bs]` indexed by a loop counter inside a training loop: every rank would
+  train on the same samples.
+- DP006 torch/numpy random draws inside a training loop (one warning per call).
+- DP007 `forward()` changing state on `self`.
+- DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
+- DP010 CUDA_VISIBLE_DEVICES set by the script.
+"""
 
 from __future__ import annotations
 
-from dp2ddp.transforms.base import MigrationTransform
+import re
+
+import libcst as cst
+
+from dp2ddp.names import DATAPARALLEL
+from dp2ddp.transforms.hazard_losses import LossReductionChecks, string_value
+from dp2ddp.transforms.hazard_scopes import (
+    LoopInfo,
+    SelfMutations,
+    loop_info,
+)
+
+_RANDOM = frozenset(
+    [
+        f"torch.{name}"
+        for name in (
+            "randn rand randint randperm normal bernoulli multinomial poisson "
+            "rand_like randn_like randint_like"
+        ).split()
+    ]
+    + [
+        f"numpy.random.{name}"
+        for name in "rand randn randint random choice permutation shuffle normal uniform".split()
+    ]
+)
+#: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
+_RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
+_BATCHNORM = frozenset(
+    f"torch.nn{module}.{kind}BatchNorm{dim}d"
+    for module in ("", ".modules.batchnorm", ".modules")
+    for kind in ("", "Lazy")
+    for dim in (1, 2, 3)
+)
+#: torchvision models built with BatchNorm layers.
+_TORCHVISION_BN = re.compile(
+    r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
+    r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
+)
+_ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
+_VISIBLE = "CUDA_VISIBLE_DEVICES"
 
 
-class FlagHazards(MigrationTransform):
+class FlagHazards(LossReductionChecks):
     NAME = "hazards"
     DESCRIPTION = "Warn about what DDP changes and dp2ddp cannot convert safely."
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        #: Enclosing loops, innermost last; None marks a function boundary.
+        self._loops: list[LoopInfo | None] = []
+        self._sliced_loops: set[int] = set()
+        self._batchnorms: list[cst.Call] = []
+        self._first_wrap: cst.Call | None = None
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        if not self.state.has_dataparallel or self.state.skip:
+            return False
+        self._enter_module(node)
+        return True
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not self.state.has_dataparallel or self.state.skip:
+            return updated_node
+        if self.state.options.sync_batchnorm:
+            where = self._batchnorms[0] if self._batchnorms else self._first_wrap
+            if where is not None:
+                self.warn(where, "DP017")
+        elif self._batchnorms:
+            first = self._batchnorms[0]
+            more = len(self._batchnorms) - 1
+            detail = self.code(first.func) + (f" and {more} more" if more else "")
+            self.warn(first, "DP008", detail)
+        return updated_node
+
+    # -- scopes and loops -------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._loops.append(None)
+        self._enter_function(node)
+        self._check_forward(node)
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self._loops.pop()
+        self._leave_function()
+        return updated_node
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._loops.append(None)
+
+    def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.Lambda:
+        self._loops.pop()
+        return updated_node
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(loop_info(node, self.qualified_names, _RANGES))
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        self._loops.pop()
+        return updated_node
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(loop_info(node, self.qualified_names, _RANGES))
+
+    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+        self._loops.pop()
+        return updated_node
+
+    def _enclosing(self) -> list[LoopInfo]:
+        """Loops around the current node within its function, innermost first."""
+        loops: list[LoopInfo] = []
+        for info in reversed(self._loops):
+            if info is None:
+                break
+            loops.append(info)
+        return loops
+
+    def _in_training_loop(self) -> bool:
+        return any(info.training for info in self._enclosing())
+
+    # -- calls, assignments, subscripts ---------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.qualified_names(node.func)
+        if names & DATAPARALLEL and self._first_wrap is None:
+            self._first_wrap = node
+        self._check_loss_call(node, names)
+        if names & _RANDOM and self._in_training_loop():
+            self.warn(node, "DP006", f"{self.code(node.func)}()")
+        if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):
+            self._batchnorms.append(node)
+        if names & _ENV_SETTERS and self._sets_visible_devices(node):
+            self.warn(node, "DP010", self.code(node))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            item = target.target
+            if (
+                isinstance(item, cst.Subscript)
+                and self.matches(item.value, frozenset({"os.environ"}))
+                and len(item.slice) == 1
+                and isinstance(item.slice[0].slice, cst.Index)
+                and string_value(item.slice[0].slice.value) == _VISIBLE
+            ):
+                self.warn(node, "DP010", f"{self.code(item)} = {self.code(node.value)}")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """DP005: `X[i:i+bs]` with `i` a loop counter, inside a training loop."""
+        if not self._in_training_loop() or not node.slice:
+            return
+        first = node.slice[0].slice
+        if not isinstance(first, cst.Slice) or isinstance(self.parent(node), cst.AssignTarget):
+            return
+        bounds = [b for b in (first.lower, first.upper) if b is not None]
+        used = {name.value for bound in bounds for name in _names(bound)}
+        loops = self._enclosing()
+        if isinstance(node.value, cst.Name) and any(
+            node.value.value in info.targets for info in loops
+        ):
+            return  # slicing a batch the loop already received (micro-batches)
+        for info in loops:
+            if used & info.counters and id(info.node) not in self._sliced_loops:
+                self._sliced_loops.add(id(info.node))
+                self.warn(node, "DP005", self.code(node))
+                return
+
+    # -- the checks -----------------------------------------------------------------------
+    def _check_forward(self, node: cst.FunctionDef) -> None:
+        """DP007: a forward() (a method) that assigns or mutates attributes of self."""
+        block = self.parent(node)
+        cls = self.parent(block) if block is not None else None
+        if node.name.value != "forward" or not isinstance(cls, cst.ClassDef):
+            return
+        if not node.params.params:
+            return
+        mutations = SelfMutations(node.params.params[0].name.value)
+        node.body.visit(mutations)
+        for where, what in mutations.found:
+            self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
+
+    def _sets_visible_devices(self, node: cst.Call) -> bool:
+        if not node.args:
+            return False
+        first = node.args[0]
+        if first.keyword is None and string_value(first.value) == _VISIBLE:
+            return True
+        keys = [arg.keyword.value for arg in node.args if arg.keyword is not None]
+        if _VISIBLE in keys:
+            return True
+        if isinstance(first.value, cst.Dict):
+            return any(
+                isinstance(e, cst.DictElement) and string_value(e.key) == _VISIBLE
+                for e in first.value.elements
+            )
+        return False
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)  # `self.bs`: only the root is a variable
+            return False
+
+    node.visit(_Find())
+    return found

@@ -14,6 +14,7 @@ from dp2ddp.transforms.base import MigrationTransform
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
+    "eval_sampler": ("warnings",),
 }
 
 
@@ -47,7 +48,7 @@ class InsertProcessGroup(MigrationTransform):
         header = render_statements(
             "ddp_header.py.j2", helpers=sorted(self.state.helpers), script=script
         )
-        at = _after_imports(body)
+        at = after_imports(body)
         main_index = _main_function(body)
         setup_call = render_statements("setup_call.py.j2")
         if main_index is None or self.state.module_level_wrap:
@@ -91,8 +92,8 @@ def _is_import(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _after_imports(body: Sequence[cst.CSTNode]) -> int:
-    """Index after the last top-level import that precedes the first def/class/compound."""
+def after_imports(body: Sequence[cst.CSTNode]) -> int:
+    """Where the setup block goes: after the last top-level import before the first def/class/compound."""
     at = 0
     for index, stmt in enumerate(body):
         if isinstance(stmt, cst.BaseCompoundStatement):

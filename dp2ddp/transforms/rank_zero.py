@@ -1,10 +1,584 @@
-"""Print, log, save and track experiments on rank 0 only."""
+"""Print, log, save and track experiments on rank 0 only.
+
+Under torchrun every process runs the whole script, so every print, log line, checkpoint
+write and tracker call would happen WORLD_SIZE times (and concurrent writes to one file
+corrupt it). Statements doing only that are grouped under one `if ddp_is_main():`.
+
+- print / logging / tqdm.write, `torch.save`, SummaryWriter and wandb-run method calls are
+  guarded; consecutive ones form one group, a blank line or comment starts a new one.
+- Statements already under a rank-0 test, or in a function only called under one, are left.
+- Inside `except` handlers prints and logs stay on every rank: a failure is per process.
+- Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
+  statement on every rank rather than risk a rank-0-only collective (a hang).
+- A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
+  `torch.load`, so no rank reads a checkpoint rank 0 is still writing. The barrier goes
+  after the outermost `if` around the save: `if acc > best:` may not hold on every rank.
+  `with open(path, "wb") as f: torch.save(..., f)` is guarded whole (an open() on every
+  rank would truncate the file). `torch.load` without `map_location` loads onto `DEVICE`.
+- tqdm bars get `disable=not ddp_is_main()`.
+- `SummaryWriter(...)` assigned to a name becomes `... if ddp_is_main() else None`.
+- `wandb.init(...)` runs on every rank with `mode="disabled"` off rank 0, rather than
+  being skipped: a disabled run makes every wandb call (`wandb.log`, `run.log`,
+  `wandb.config[...]`) a no-op, where a skipped init would make them raise. Statement
+  calls (`wandb.log(...)`, `run.finish()`) are guarded as well, so their arguments (images,
+  tables) are not even built on other ranks.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
 from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms.process_group import after_imports
+from dp2ddp.transforms.rank_guards import (
+    exits_block,
+    is_main_test,
+    is_not_main_test,
+    main_call,
+    mentions_rank,
+    not_main,
+)
+from dp2ddp.transforms.rank_zero_names import (
+    LOG_METHODS,
+    LOGGING_FUNCTIONS,
+    LOGGING_GET_LOGGER,
+    LOGURU_METHODS,
+    PRINT,
+    SUMMARY_WRITER,
+    TORCH_LOAD,
+    TORCH_SAVE,
+    TQDM,
+    WANDB_INIT,
+    has_side_effects,
+)
+
+_SAVE = "torch.save"
+_WRITER = "SummaryWriter calls"
+#: A statement line split into pieces: (original node, rewritten line, what it does).
+_Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
+#: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
+#: on every rank would truncate the file rank 0 is writing.
+_IF_PARTS = (
+    cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite
+)
+_OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
 
 
 class RankZeroOnly(MigrationTransform):
     NAME = "rank_zero"
     DESCRIPTION = "Print, log, save and track experiments on rank 0 only."
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._active = False
+        self._early: list[cst.BaseStatement] = []  # module statements before the setup block
+        self._loggers: set[str] = set()
+        self._writers: set[str] = set()
+        self._runs: set[str] = set()
+        self._loads = False
+        self._guarded_callees: set[str] = set()
+        #: Original `if` statements after which a ddp_barrier() goes (see _barrier_anchor).
+        self._barrier_after: set[int] = set()
+
+    # -- what the script has -------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._active = self.state.has_dataparallel and not self.state.skip
+        if not self._active:
+            return False
+        self._early = list(node.body[: after_imports(list(node.body))])
+        node.visit(_Collector(self))
+        return True
+
+    def _created_by(self, value: cst.BaseExpression | None) -> str | None:
+        if isinstance(value, cst.IfExp):
+            value = value.body
+        if not isinstance(value, cst.Call):
+            return None
+        names = self.qualified_names(value.func)
+        if names & LOGGING_GET_LOGGER:
+            return "logger"
+        if names & SUMMARY_WRITER:
+            return "writer"
+        if names & WANDB_INIT:
+            return "run"
+        return None
+
+    def _track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+        """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""
+        kind = self._created_by(value)
+        if kind is None:
+            return
+        key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.code(target)
+        {"logger": self._loggers, "writer": self._writers, "run": self._runs}[kind].add(key)
+
+    def _tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:
+        if isinstance(receiver, cst.Attribute):
+            return "." + receiver.attr.value in keys
+        return self.code(receiver) in keys
+
+    # -- statements ---------------------------------------------------------------------------
+    def _kind(self, small: cst.BaseSmallStatement) -> str | None:
+        """What a statement does that belongs on rank 0, if that is all it does."""
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return None
+        func = small.value.func
+        names = self.qualified_names(func)
+        if names & PRINT:
+            return "print"
+        if names & TORCH_SAVE:
+            return _SAVE
+        if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
+            return "logging"
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            new_logger = isinstance(receiver, cst.Call) and self.matches(
+                receiver.func, LOGGING_GET_LOGGER
+            )
+            if func.attr.value in LOG_METHODS and (
+                self._tracked(receiver, self._loggers)
+                or self.code(receiver) == "logging.root"
+                or new_logger
+            ):
+                return "logging"
+            if self._tracked(receiver, self._writers):
+                return _WRITER
+            if self._tracked(receiver, self._runs):
+                return "wandb calls"
+        if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
+            return "wandb calls"
+        return None
+
+    def _kinds(self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> list[str | None]:
+        block = self.parent(line)
+        owner = self.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(owner, cst.With) and self._file_kinds(owner):
+            return [None] * len(line.body)  # the whole `with open(...)` is guarded instead
+        return self._guard_kinds(line)
+
+    def _file_kinds(self, node: cst.With) -> tuple[str, ...]:
+        """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
+        if node.asynchronous is not None or not isinstance(node.body, cst.IndentedBlock):
+            return ()
+        if not all(
+            isinstance(item.item, cst.Call) and self.matches(item.item.func, _OPEN)
+            for item in node.items
+        ):
+            return ()
+        kinds: list[str] = []
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return ()
+            line_kinds = self._guard_kinds(statement)
+            if not all(line_kinds):
+                return ()
+            kinds += [k for k in line_kinds if k]
+        return tuple(dict.fromkeys(kinds))
+
+    def _guard_kinds(
+        self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite
+    ) -> list[str | None]:
+        kinds = [self._kind(small) for small in line.body]
+        if not any(kinds) or self._under_guard(line):
+            return [None] * len(kinds)
+        in_except = self._in_except(line)
+        for index, (small, kind) in enumerate(zip(line.body, kinds, strict=True)):
+            if kind is None or kind == _SAVE:
+                continue
+            assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+            if in_except and kind in ("print", "logging"):
+                kinds[index] = None
+            elif any(has_side_effects(a.value, self.qualified_names) for a in small.value.args):
+                kinds[index] = None
+                if kind == _WRITER:  # it stays on every rank, where the writer is None
+                    self.warn(small, "DP021", "SummaryWriter call computes values every rank "
+                              "needs: compute them first, then log on rank 0")
+        return kinds
+
+    def _pieces(
+        self,
+        originals: Sequence[cst.BaseSmallStatement],
+        line: cst.SimpleStatementLine,
+        kinds: list[str | None],
+        original_line: cst.CSTNode,
+    ) -> list[_Piece]:
+        """One piece per line; a line mixing guarded and other statements is split."""
+        if all(kinds):
+            return [(original_line, line, tuple(k for k in kinds if k))]
+        pieces: list[_Piece] = []
+        last = len(line.body) - 1
+        for index, (original, small, kind) in enumerate(
+            zip(originals, line.body, kinds, strict=True)
+        ):
+            piece = cst.SimpleStatementLine(
+                body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)],
+                leading_lines=line.leading_lines if index == 0 else (),
+                trailing_whitespace=(
+                    line.trailing_whitespace if index == last else cst.TrailingWhitespace()
+                ),
+            )
+            pieces.append((original, piece, (kind,) if kind else ()))
+        return pieces
+
+    def _rewrite(
+        self,
+        originals: Sequence[cst.BaseStatement],
+        updated: Sequence[cst.BaseStatement],
+        start: int = 0,
+    ) -> list[cst.BaseStatement] | None:
+        pieces: list[_Piece | cst.BaseStatement] = []
+        barriers = False
+        for index, (original, new) in enumerate(zip(originals, updated, strict=True)):
+            if id(original) in self._barrier_after:
+                pieces += [new, _barrier()]
+                barriers = True
+                continue
+            if index >= start and isinstance(original, cst.With) and isinstance(new, cst.With):
+                file_kinds = self._file_kinds(original)
+                pieces.append((original, new, file_kinds) if file_kinds else new)
+                continue
+            kinds = (
+                self._kinds(original)
+                if index >= start
+                and isinstance(original, cst.SimpleStatementLine)
+                and isinstance(new, cst.SimpleStatementLine)
+                else []
+            )
+            if not any(kinds):
+                pieces.append(new)
+                continue
+            assert isinstance(original, cst.SimpleStatementLine)
+            assert isinstance(new, cst.SimpleStatementLine)
+            pieces += self._pieces(original.body, new, kinds, original)
+        if not barriers and all(isinstance(p, cst.BaseStatement) for p in pieces):
+            return None
+        return self._group(pieces)
+
+    def _group(self, pieces: Sequence[_Piece | cst.BaseStatement]) -> list[cst.BaseStatement]:
+        out: list[cst.BaseStatement] = []
+        group: list[_Piece] = []
+        for piece in pieces:
+            if isinstance(piece, cst.BaseStatement) or not piece[2]:
+                self._flush(group, out)
+                out.append(piece if isinstance(piece, cst.BaseStatement) else piece[1])
+                continue
+            if group and piece[1].leading_lines:
+                self._flush(group, out)
+            group.append(piece)
+        self._flush(group, out)
+        return out
+
+    def _flush(self, group: list[_Piece], out: list[cst.BaseStatement]) -> None:
+        if not group:
+            return
+        lines = [line for _, line, _ in group]
+        leading = lines[0].leading_lines
+        lines[0] = lines[0].with_changes(leading_lines=())
+        out.append(
+            cst.If(test=main_call(), body=cst.IndentedBlock(body=lines), leading_lines=leading)
+        )
+        kinds = list(dict.fromkeys(k for _, _, ks in group for k in ks))
+        description = f"{', '.join(kinds)} on rank 0 only"
+        first = group[0][0]
+        if _SAVE in kinds and self._loads and not self._in_except(first):
+            self.state.helpers.add("barrier")
+            anchor = self._barrier_anchor(first)
+            if anchor is None:
+                out.append(_barrier())
+                description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
+            else:
+                self._barrier_after.add(id(anchor))
+                description += (
+                    ", then ddp_barrier() after the enclosing `if` (every rank must reach it)"
+                )
+        self.record(first, description)
+        group.clear()
+
+    def _barrier_anchor(self, node: cst.CSTNode) -> cst.If | None:
+        """The outermost `if` around a save within its loop or function, if any.
+
+        The barrier goes after it, not next to the save: a condition such as
+        `if accuracy > best:` may differ between ranks, and a barrier only some ranks reach
+        hangs. Not when the `if` can leave early (return, break, ...), which would skip it.
+        """
+        anchor: cst.If | None = None
+        parent = self.parent(node)
+        while isinstance(parent, _IF_PARTS):
+            if isinstance(parent, cst.If):
+                anchor = parent
+            parent = self.parent(parent)
+        exits = m.Return() | m.Raise() | m.Break() | m.Continue()
+        if anchor is not None and m.findall(anchor, exits):
+            return None
+        return anchor
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if not self._active:
+            return updated_node
+        body = self._rewrite(original_node.body, updated_node.body)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.BaseSuite:
+        """`for x in xs: print(x)` becomes an indented block holding the guard."""
+        kinds = self._kinds(original_node) if self._active else []
+        if not any(kinds):
+            return updated_node
+        line = cst.SimpleStatementLine(
+            body=updated_node.body, trailing_whitespace=updated_node.trailing_whitespace
+        )
+        return cst.IndentedBlock(
+            body=self._group(self._pieces(original_node.body, line, kinds, original_node))
+        )
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not self._active:
+            return updated_node
+        body = self._rewrite(original_node.body, updated_node.body, start=len(self._early))
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """A writer is None off rank 0: only its method-call statements are guarded."""
+        if not self._active or not self._tracked(node.value, self._writers):
+            return
+        small: cst.CSTNode | None = node
+        line = self.parent(node)
+        while line is not None and not isinstance(
+            line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+        ):
+            small, line = line, self.parent(line)
+        if self._under_guard(node):
+            return
+        if line is not None:
+            kinds = dict(zip(map(id, line.body), self._kinds(line), strict=True))
+            if kinds.get(id(small)) is not None:
+                return  # the statement is guarded
+            call = self.parent(node)
+            if isinstance(call, cst.Call) and call.func is node and self.parent(call) is small:
+                return  # a writer call left on every rank: _kinds() reported it
+        self.warn(node, "DP021", f"{self.code(node)} is used where the writer is None")
+
+    # -- calls ------------------------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self._active:
+            return updated_node
+        names = self.qualified_names(original_node.func)
+        if names & TQDM:
+            return self._tqdm(original_node, updated_node)
+        if names & TORCH_LOAD:
+            return self._map_location(original_node, updated_node)
+        if names & SUMMARY_WRITER:
+            return self._writer(original_node, updated_node)
+        if names & WANDB_INIT:
+            return self._wandb_init(original_node, updated_node)
+        return updated_node
+
+    def _tqdm(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if self._before_setup(original) or self._under_guard(original):
+            return updated
+        if any(arg.star == "**" for arg in updated.args):
+            return updated  # `disable` may be among the keywords: adding one could clash
+        for index, arg in enumerate(updated.args):
+            if arg.keyword is None or arg.keyword.value != "disable":
+                continue
+            value = arg.value
+            if mentions_rank(value) or _is_name(value, "True"):
+                return updated
+            if _is_name(value, "False"):
+                new_value: cst.BaseExpression = not_main()
+            elif _is_name(value, "None"):  # None: tqdm's "off when not a terminal"
+                new_value = cst.IfExp(
+                    test=main_call(), body=cst.Name("None"), orelse=cst.Name("True")
+                )
+            else:
+                new_value = cst.BooleanOperation(
+                    left=_parenthesize(value), operator=cst.Or(), right=not_main()
+                )
+            args = list(updated.args)
+            args[index] = arg.with_changes(value=new_value)
+            self.record(original, "progress bar shown on rank 0 only")
+            return updated.with_changes(args=args)
+        self.record(original, "progress bar shown on rank 0 only")
+        return _append_keyword(updated, "disable", not_main())
+
+    def _map_location(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if any(arg.star for arg in updated.args):
+            self.warn(original, "DP019", "map_location may be among the unpacked arguments")
+            return updated
+        positional = [arg for arg in updated.args if arg.keyword is None]
+        keywords = {arg.keyword.value for arg in updated.args if arg.keyword is not None}
+        if len(positional) >= 2 or "map_location" in keywords or self._before_setup(original):
+            return updated
+        self.record(original, "torch.load maps the checkpoint onto this process's DEVICE")
+        return _append_keyword(updated, "map_location", cst.Name("DEVICE"))
+
+    def _writer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self._under_guard(original):
+            return updated
+        parent = self.parent(original)
+        if (
+            isinstance(parent, (cst.Assign, cst.AnnAssign))
+            and parent.value is original
+            and not self._before_setup(original)
+        ):
+            self.record(original, "SummaryWriter created on rank 0 only (None elsewhere)")
+            return cst.IfExp(test=main_call(), body=updated, orelse=cst.Name("None"))
+        where = "used as a context manager" if isinstance(parent, cst.WithItem) else "not assigned"
+        self.warn(original, "DP021", f"SummaryWriter {where}: create it on rank 0 only")
+        return updated
+
+    def _wandb_init(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if self._under_guard(original):
+            return updated
+        if any(arg.star for arg in updated.args) or self._before_setup(original):
+            self.warn(original, "DP021", "wandb.init: pass mode='disabled' on ranks other than 0")
+            return updated
+        description = "wandb run disabled on ranks other than 0"
+        for index, arg in enumerate(updated.args):
+            if arg.keyword is not None and arg.keyword.value == "mode":
+                if mentions_rank(arg.value):
+                    return updated
+                args = list(updated.args)
+                args[index] = arg.with_changes(value=_disabled_off_main(arg.value))
+                self.record(original, description)
+                return updated.with_changes(args=args)
+        self.record(original, description)
+        return _append_keyword(updated, "mode", _disabled_off_main(cst.Name("None")))
+
+    # -- where a node is ----------------------------------------------------------------------
+    def _under_guard(self, node: cst.CSTNode) -> bool:
+        """The node only runs on rank 0 already."""
+        child, parent = node, self.parent(node)
+        while parent is not None and not isinstance(parent, cst.Module):
+            if isinstance(parent, cst.If):
+                if child is parent.body and is_main_test(parent.test):
+                    return True
+                if child is parent.orelse and is_not_main_test(parent.test):
+                    return True
+            elif isinstance(parent, cst.IfExp):
+                if child is parent.body and is_main_test(parent.test):
+                    return True
+            elif isinstance(parent, cst.IndentedBlock):
+                for sibling in parent.body:
+                    if sibling is child:
+                        break
+                    if (
+                        isinstance(sibling, cst.If)
+                        and exits_block(sibling)
+                        and is_not_main_test(sibling.test)
+                    ):
+                        return True
+            elif isinstance(parent, cst.FunctionDef):
+                return parent.name.value in self._guarded_callees
+            child, parent = parent, self.parent(parent)
+        return False
+
+    def _in_except(self, node: cst.CSTNode) -> bool:
+        parent = self.parent(node)
+        while parent is not None and not isinstance(parent, (cst.Module, cst.FunctionDef)):
+            if isinstance(parent, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                return True
+            parent = self.parent(parent)
+        return False
+
+    def _before_setup(self, node: cst.CSTNode) -> bool:
+        """At module level above the inserted setup block, where DEVICE etc. do not exist yet."""
+        child, parent = node, self.parent(node)
+        while parent is not None and not isinstance(parent, cst.Module):
+            child, parent = parent, self.parent(parent)
+        return any(statement is child for statement in self._early)
+
+
+class _Collector(cst.CSTVisitor):
+    """Pre-pass over the whole module: loggers, writers, runs, loads, guarded callees."""
+
+    def __init__(self, transform: RankZeroOnly) -> None:
+        super().__init__()
+        self.t = transform
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.t._track(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.t._track(node.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.t._track(node.asname.name, node.item)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.t.matches(node.func, TORCH_LOAD):
+            self.t._loads = True
+
+    def visit_If(self, node: cst.If) -> None:
+        if not is_main_test(node.test):
+            return
+        for call in _calls(node.body):
+            func = call.func
+            if isinstance(func, cst.Name):
+                self.t._guarded_callees.add(func.value)
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+                if func.value.value == "self":
+                    self.t._guarded_callees.add(func.attr.value)
+
+
+def _barrier() -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name("ddp_barrier")))])
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Find())
+    return found
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+    if node.lpar or not isinstance(node, (cst.IfExp, cst.Lambda, cst.NamedExpr)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _disabled_off_main(value: cst.BaseExpression) -> cst.IfExp:
+    """`<value> if ddp_is_main() else "disabled"`."""
+    return cst.IfExp(
+        test=main_call(), body=_parenthesize(value), orelse=cst.SimpleString('"disabled"')
+    )
+
+
+def _append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """Add `name=value` last, keeping a multi-line call's trailing comma and layout."""
+    new = cst.Arg(
+        keyword=cst.Name(name),
+        value=value,
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    args = list(call.args)
+    if args and isinstance(args[-1].comma, cst.Comma):
+        # A trailing comma: the new argument takes it; the old last one gets a separator
+        # laid out like the ones before it.
+        if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma):
+            separator = args[-2].comma
+        elif isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+            separator = cst.Comma(whitespace_after=call.whitespace_before_args)
+        else:
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        new = new.with_changes(comma=args[-1].comma)
+        args[-1] = args[-1].with_changes(comma=separator)
+    return call.with_changes(args=[*args, new])

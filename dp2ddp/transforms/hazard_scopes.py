@@ -1,0 +1,219 @@
+"""Small read-only analyses the hazard checks share: training loops, scopes, self mutations.
+
+Each looks at one function (or the module) at a time and never descends into nested
+functions, classes or lambdas, whose code runs at some other time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+QualifiedNames = Callable[[cst.CSTNode], set[str]]
+
+#: Container methods that change the container in place (tensor in-place ops end in `_`).
+_MUTATORS = frozenset(
+    "append extend insert pop remove clear update setdefault popitem appendleft extendleft "
+    "discard".split()
+)
+_STEP_RECEIVER = ("opt", "scaler")
+
+
+class _Flat(cst.CSTVisitor):
+    """Visit `root` but not the bodies of functions, classes and lambdas inside it."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.root = root
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return node is self.root
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _last_name(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript):
+        return _last_name(node.value)
+    return ""
+
+
+def is_backward_call(call: cst.Call, qualified_names: QualifiedNames) -> bool:
+    func = call.func
+    return (isinstance(func, cst.Attribute) and func.attr.value == "backward") or (
+        "torch.autograd.backward" in qualified_names(func)
+    )
+
+
+def is_optimizer_step(call: cst.Call) -> bool:
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+        return False
+    receiver = _last_name(func.value).lower()
+    return any(word in receiver for word in _STEP_RECEIVER)
+
+
+class _TrainingCalls(_Flat):
+    def __init__(self, root: cst.CSTNode, qualified_names: QualifiedNames) -> None:
+        super().__init__(root)
+        self.qualified_names = qualified_names
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if is_backward_call(node, self.qualified_names) or is_optimizer_step(node):
+            self.found = True
+
+
+def is_training_loop(loop: cst.For | cst.While, qualified_names: QualifiedNames) -> bool:
+    """The loop body (nested loops included) calls `.backward()` or `optimizer.step()`."""
+    visitor = _TrainingCalls(loop, qualified_names)
+    loop.body.visit(visitor)
+    return visitor.found
+
+
+def target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in target_names(element.value)}
+    return set()
+
+
+@dataclass
+class LoopInfo:
+    """A loop on the stack of enclosing loops."""
+
+    node: cst.For | cst.While
+    training: bool
+    #: names bound by the loop header (`for xb, yb in loader` -> xb, yb).
+    targets: set[str] = field(default_factory=set)
+    #: counters a batch index could be computed from: range targets and `i += bs` names.
+    counters: set[str] = field(default_factory=set)
+
+
+class _AugAssigned(_Flat):
+    def __init__(self, root: cst.CSTNode) -> None:
+        super().__init__(root)
+        self.names: set[str] = set()
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names |= target_names(node.target)
+
+
+def loop_info(
+    loop: cst.For | cst.While, qualified_names: QualifiedNames, ranges: frozenset[str]
+) -> LoopInfo:
+    info = LoopInfo(loop, is_training_loop(loop, qualified_names))
+    if isinstance(loop, cst.For):
+        info.targets = target_names(loop.target)
+        if _iterates_range(loop.iter, qualified_names, ranges):
+            info.counters |= info.targets
+    aug = _AugAssigned(loop)
+    loop.body.visit(aug)
+    info.counters |= aug.names
+    return info
+
+
+def _iterates_range(
+    node: cst.BaseExpression, qualified_names: QualifiedNames, ranges: frozenset[str]
+) -> bool:
+    """`range(...)`, `trange(...)`, and those wrapped in enumerate()/tqdm()."""
+    if not isinstance(node, cst.Call):
+        return False
+    names = qualified_names(node.func)
+    if names & ranges:
+        return True
+    return any(_iterates_range(arg.value, qualified_names, ranges) for arg in node.args[:1])
+
+
+class ScopeFacts(_Flat):
+    """What reaches `.backward()` in one scope, and every value assigned to each name."""
+
+    def __init__(self, root: cst.CSTNode, qualified_names: QualifiedNames) -> None:
+        super().__init__(root)
+        self.qualified_names = qualified_names
+        self.backward: list[cst.BaseExpression] = []
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not is_backward_call(node, self.qualified_names):
+            return
+        func = node.func
+        autograd = "torch.autograd.backward" in self.qualified_names(func)
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not autograd:
+            self.backward.append(func.value)
+        elif node.args:
+            self.backward.append(node.args[0].value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.assigned.setdefault(target.target.value, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.assigned.setdefault(node.target.value, []).append(node.value)
+
+
+def rooted_at(node: cst.BaseExpression, name: str) -> bool:
+    """`self.x`, `self.x.y`, `self.x[i]`: an attribute (at any depth) of `name`."""
+    seen_attribute = False
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        seen_attribute = seen_attribute or isinstance(node, cst.Attribute)
+        node = node.value
+    return seen_attribute and isinstance(node, cst.Name) and node.value == name
+
+
+class SelfMutations(cst.CSTVisitor):
+    """Statements and calls in a forward() that change state stored on `self`."""
+
+    def __init__(self, self_name: str) -> None:
+        super().__init__()
+        self.self_name = self_name
+        self.found: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (where, what)
+
+    def _targets(self, node: cst.BaseExpression) -> list[cst.BaseExpression]:
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return [t for e in node.elements for t in self._targets(e.value)]
+        return [node]
+
+    def _check(self, statement: cst.CSTNode, targets: list[cst.BaseExpression]) -> None:
+        for target in targets:
+            for item in self._targets(target):
+                if rooted_at(item, self.self_name):
+                    self.found.append((statement, item))
+                    return
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node, [node.target])
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._check(node, [t.target for t in node.targets])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._check(node, [node.target])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value == "setattr" and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.Name) and first.value == self.self_name:
+                self.found.append((node, node))
+            return
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        in_place = (method.endswith("_") and not method.startswith("_")) or method in _MUTATORS
+        if in_place and rooted_at(func.value, self.self_name):
+            self.found.append((node, func.value))

@@ -1,0 +1,127 @@
+"""What the rank-0 rewrite matches: qualified names, and calls safe to skip on other ranks.
+
+A statement guarded with `if ddp_is_main():` no longer runs on the other ranks, so its
+arguments must not do work every rank needs: a `print(evaluate(model))` whose evaluation
+runs DDP forwards or all_reduce would hang rank 0 alone. Only arguments built from calls
+known to be free of such effects are guarded; anything else keeps printing on every rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import libcst as cst
+import libcst.matchers as m
+
+LOG_METHODS: Final = frozenset(
+    {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"}
+)
+LOGGING_FUNCTIONS: Final = frozenset(f"logging.{name}" for name in LOG_METHODS)
+LOGGING_GET_LOGGER: Final = frozenset({"logging.getLogger"})
+#: loguru's global logger: `from loguru import logger`.
+LOGURU_METHODS: Final = frozenset(
+    f"loguru.logger.{name}" for name in LOG_METHODS | {"success", "trace"}
+)
+PRINT: Final = frozenset(
+    {"builtins.print"}
+    | {f"tqdm.{m}tqdm.write" for m in ("", "auto.", "autonotebook.", "notebook.", "std.")}
+)
+TQDM: Final = frozenset(
+    f"tqdm.{module}{name}"
+    for module in ("", "auto.", "autonotebook.", "notebook.", "std.", "rich.", "asyncio.")
+    for name in ("tqdm", "trange")
+)
+TORCH_SAVE: Final = frozenset({"torch.save", "torch.serialization.save"})
+TORCH_LOAD: Final = frozenset({"torch.load", "torch.serialization.load"})
+SUMMARY_WRITER: Final = frozenset(
+    {
+        "torch.utils.tensorboard.SummaryWriter",
+        "torch.utils.tensorboard.writer.SummaryWriter",
+        "tensorboardX.SummaryWriter",
+        "tensorboardX.writer.SummaryWriter",
+    }
+)
+WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
+
+_PURE_BUILTINS: Final = frozenset(
+    f"builtins.{name}"
+    for name in (
+        "abs all any bool dict divmod enumerate float format getattr hasattr hex id int "
+        "isinstance len list max min oct ord repr reversed round set sorted str sum tuple "
+        "type vars zip range"
+    ).split()
+)
+_PURE_PREFIXES: Final = (
+    "time.",
+    "datetime.",
+    "math.",
+    "os.path.",
+    "os.getcwd",
+    "os.getpid",
+    "json.dumps",
+    "numpy.",
+    "platform.",
+    "socket.gethostname",
+    "wandb.Image",
+    "wandb.Histogram",
+    "wandb.Table",
+    "wandb.Video",
+    "wandb.Audio",
+    "torch.distributed.get_rank",
+    "torch.distributed.get_world_size",
+    "torch.distributed.is_initialized",
+    "torch.distributed.is_available",
+)
+#: torch functions are pure except the collectives and those drawing random numbers
+#: (a draw on rank 0 alone would desynchronise the ranks' generators).
+_IMPURE_TORCH: Final = (
+    "torch.distributed.",
+    "torch.save",
+    "torch.load",
+    "torch.manual_seed",
+    "torch.seed",
+    "torch.rand",
+    "torch.normal",
+    "torch.bernoulli",
+    "torch.multinomial",
+    "torch.poisson",
+)
+_PURE_METHODS: Final = frozenset(
+    (
+        "item tolist numpy cpu detach float double int long half bool to clone "
+        "mean sum std var max min argmax argmin norm abs sqrt exp log round "
+        "size dim numel nelement view reshape squeeze unsqueeze flatten t eq ne gt lt ge le "
+        "format format_map join strip lstrip rstrip upper lower title replace split "
+        "startswith endswith zfill ljust rjust center encode decode "
+        "keys values items get copy count index "
+        "state_dict parameters named_parameters buffers get_last_lr get_lr "
+        "total_seconds strftime isoformat timestamp"
+    ).split()
+)
+
+
+def has_side_effects(
+    node: cst.CSTNode, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> bool:
+    """True when evaluating `node` may do work other ranks rely on (see the module doc)."""
+    if m.findall(node, m.NamedExpr() | m.Yield() | m.Await()):
+        return True
+    for call in m.findall(node, m.Call()):
+        assert isinstance(call, cst.Call)
+        if not _pure_call(call, qualified_names(call.func)):
+            return True
+    return False
+
+
+def _pure_call(call: cst.Call, names: set[str]) -> bool:
+    for name in names:
+        if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
+            return True
+        if name.startswith("torch.") and not name.startswith(_IMPURE_TORCH):
+            return True
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+        # A method on a value (`loss.item()`, `"{}".format(x)`); `torch.xxx` was decided above.
+        return not any(n.startswith("torch.") for n in names)
+    return False
