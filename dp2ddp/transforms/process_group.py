@@ -93,7 +93,7 @@ def _is_import(stmt: cst.CSTNode) -> bool:
 
 
 def after_imports(body: Sequence[cst.CSTNode]) -> int:
-    """Where the setup block goes: after the last top-level import before the first def/class/compound."""
+    """Where the setup block goes: after the last top-level import before any def/class."""
     at = 0
     for index, stmt in enumerate(body):
         if isinstance(stmt, cst.BaseCompoundStatement):
