@@ -1,0 +1,213 @@
+"""Follow values through names, calls and returns: the analysis the data transform needs.
+
+A loader is often built in one function and iterated in another (passed as an argument,
+returned from a helper, stored on ``self``), and its epoch loop may sit in yet another
+caller. libcst's ScopeProvider says which assignment a name refers to; this base class
+adds the call graph on top: who calls a function, what each call passes for a parameter,
+and what a function returns.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import libcst as cst
+from libcst.metadata import Assignment, ProviderT, ScopeProvider
+
+from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms.data_nodes import (
+    enclosing_function,
+    method_class,
+    module_of,
+    name_of,
+    rebase,
+    walk,
+)
+
+#: How many calls deep values and loops are followed.
+MAX_DEPTH = 4
+
+Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
+"""Call sites (innermost first) through which a value reached a function as an argument."""
+Around = cst.For | cst.While | cst.Module | None
+"""What `_loops_around` finds: a loop, the module (runs once) or None (unknown)."""
+
+
+class CallFlow(MigrationTransform):
+    """A transform that can follow values across function calls (call `index` first)."""
+
+    METADATA_DEPENDENCIES: ClassVar[tuple[ProviderT, ...]] = (  # type: ignore[assignment]
+        *MigrationTransform.METADATA_DEPENDENCIES,
+        ScopeProvider,
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._calls: list[cst.Call] = []
+        self._names_in: dict[cst.CSTNode, set[str]] = {}
+
+    def index(self, nodes: list[cst.CSTNode]) -> None:
+        """Remember the module's calls (to find a method's callers)."""
+        self._calls = [n for n in nodes if isinstance(n, cst.Call)]
+
+    def _loops_around(
+        self, node: cst.CSTNode, receiver: cst.BaseExpression | None, path: Path, depth: int
+    ) -> list[tuple[Around, cst.BaseExpression | None]]:
+        """The nearest loop around `node`, following calls outward when it is in a function.
+
+        Each loop comes with `receiver` as seen from the loop's scope: the argument a call
+        passed (through `path`), or `self.x` rebased onto the caller's object. The Module
+        stands for "no loop, runs once at top level"; None for "cannot tell" (no callers
+        found, too deep, a lambda or class body).
+        """
+        child, current = node, self.parent(node)
+        while current is not None:
+            if isinstance(current, (cst.For, cst.While)) and child is current.body:
+                return [(current, receiver)]
+            if isinstance(current, cst.FunctionDef) and depth < MAX_DEPTH:
+                if path:
+                    sites: list[tuple[cst.Call, cst.BaseExpression | None]] = [path[0]]
+                else:
+                    sites = [(s, rebase(receiver, s)) for s in self._callers(current)]
+                found = [
+                    result
+                    for site, outer in sites
+                    for result in self._loops_around(site, outer, path[1:], depth + 1)
+                ]
+                return found or [(None, receiver)]
+            if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return [(None, receiver)]
+            if isinstance(current, cst.Module):
+                return [(current, receiver)]
+            child, current = current, self.parent(current)
+        return [(None, receiver)]
+
+    def _returned(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
+        """`a, b = make_loaders()`: for `b`, the second item each `return` of it gives."""
+        index = None
+        holder = self.parent(target)
+        if isinstance(holder, cst.Element):
+            items = self.parent(holder)
+            if not isinstance(items, (cst.Tuple, cst.List)):
+                return []
+            index = next(i for i, e in enumerate(items.elements) if e is holder)
+            holder = self.parent(items)
+        assign = self.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.value, cst.Call)
+            and isinstance(assign.value.func, cst.Name)
+        ):
+            return []
+        returned = []
+        for definition in self._referents(assign.value.func):
+            function = definition.node
+            if not isinstance(function, cst.FunctionDef):
+                continue
+            for node in walk(function.body, skip_scopes=True):
+                value = node.value if isinstance(node, cst.Return) else None
+                if index is None and value is not None:
+                    returned.append(value)
+                elif (
+                    isinstance(value, (cst.Tuple, cst.List))
+                    and index is not None
+                    and index < len(value.elements)
+                ):
+                    returned.append(value.elements[index].value)
+        return returned
+
+    def _referents(self, name: cst.Name) -> list[Assignment]:
+        """The assignments (including params and defs) a name can refer to."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return []
+        return [
+            referent
+            for access in scope.accesses[name]
+            if access.node is name
+            for referent in access.referents
+            if isinstance(referent, Assignment)
+        ]
+
+    def _callers(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """Calls of `function`: by name, any `x.name(...)` for a method, `Cls(...)` for
+        `Cls.__init__`."""
+        owner = method_class(function, self)
+        if owner is not None and function.name.value == "__init__":
+            return self._calls_of(owner)
+        if owner is not None:
+            name = function.name.value
+            return [
+                c
+                for c in self._calls
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value == name
+            ]
+        return self._calls_of(function)
+
+    def _calls_of(self, definition: cst.FunctionDef | cst.ClassDef) -> list[cst.Call]:
+        """Calls of a def or class through the name it binds."""
+        scope = self.get_metadata(ScopeProvider, definition, None)
+        if scope is None:
+            return []
+        sites = []
+        for assignment in scope.assignments[definition.name.value]:
+            if isinstance(assignment, Assignment) and assignment.node is definition:
+                for access in assignment.references:
+                    site = self.parent(access.node)
+                    if isinstance(site, cst.Call) and site.func is access.node:
+                        sites.append(site)
+        return sites
+
+    def _attribute_values(self, owner: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
+        """What the methods of `owner` assign to `attribute` (e.g. "self.loader")."""
+        return [
+            node.value
+            for node in walk(owner)
+            if isinstance(node, cst.Assign)
+            and any(self.code(t.target) == attribute for t in node.targets)
+        ]
+
+    def _argument(
+        self, function: cst.FunctionDef, site: cst.Call, param: cst.Param
+    ) -> cst.BaseExpression | None:
+        """The expression `site` passes for `param` of `function`."""
+        for arg in site.args:
+            if arg.keyword is not None and arg.keyword.value == param.name.value:
+                return arg.value
+        positional = [*function.params.posonly_params, *function.params.params]
+        bound = isinstance(site.func, cst.Attribute) or function.name.value == "__init__"
+        if (
+            method_class(function, self) is not None
+            and bound
+            and not any(name_of(d.decorator) == "staticmethod" for d in function.decorators)
+        ):
+            positional = positional[1:]  # self
+        index = next((i for i, p in enumerate(positional) if p is param), None)
+        values = []
+        for arg in site.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                values.append(arg.value)
+        if index is None or index >= len(values):
+            return None
+        return values[index]
+
+    def _scope_root(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The function `node` is in, else the module."""
+        return enclosing_function(node, self) or module_of(node, self)
+
+    def _names(self, root: cst.CSTNode) -> set[str]:
+        """Variable names used under `root` (not keyword-argument names or attributes)."""
+        if root not in self._names_in:
+            names = set()
+            for node in walk(root):
+                if isinstance(node, cst.Name):
+                    parent = self.parent(node)
+                    if isinstance(parent, cst.Arg) and parent.keyword is node:
+                        continue
+                    if isinstance(parent, cst.Attribute) and parent.attr is node:
+                        continue
+                    names.add(node.value)
+            self._names_in[root] = names
+        return set(self._names_in[root])

@@ -1,0 +1,329 @@
+"""Small pure helpers on libcst nodes for the data-loader transform (no metadata needed,
+except the few that take the transform to look up parents)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from dp2ddp.transforms.base import MigrationTransform
+
+#: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`.
+ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track"})
+#: Calls whose items are integers, so their loop variable can feed `set_epoch`.
+COUNTING = frozenset({"range", "trange", "count"})
+
+
+class Shift(cst.CSTTransformer):
+    """Shift continuation lines by `delta` columns (inside brackets only, never strings)."""
+
+    def __init__(self, delta: int) -> None:
+        super().__init__()
+        self.delta = delta
+
+    def leave_ParenthesizedWhitespace(
+        self, original_node: cst.ParenthesizedWhitespace, updated_node: cst.ParenthesizedWhitespace
+    ) -> cst.ParenthesizedWhitespace:
+        value = updated_node.last_line.value
+        if value.strip(" "):
+            return updated_node  # tabs: leave as written
+        width = max(0, len(value) + self.delta)
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(" " * width))
+
+
+def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNode]:
+    """All nodes under `root` in source order (optionally not entering defs and lambdas)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if skip_scopes and node is not root and isinstance(
+            node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        ):
+            continue
+        stack.extend(reversed(node.children))
+
+
+def iterated(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a `for` iterates, seen through enumerate()/tqdm()/zip()."""
+    if isinstance(expr, cst.Call) and name_of(expr.func) in ITER_WRAPPERS:
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if name_of(expr.func) != "zip":
+            positional = positional[:1]
+        return [inner for value in positional for inner in iterated(value)]
+    return [expr]
+
+
+def counts(expr: cst.BaseExpression) -> bool:
+    """The loop yields integers: range(), trange(), tqdm(range(...))."""
+    if not isinstance(expr, cst.Call):
+        return False
+    name = name_of(expr.func)
+    if name in COUNTING:
+        return True
+    return name in ("tqdm", "iter") and bool(expr.args) and counts(expr.args[0].value)
+
+
+def name_of(expr: cst.BaseExpression) -> str:
+    """The last identifier: `a.b.c` -> "c", `f` -> "f"; "" for anything else."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return ""
+
+
+def is_simple(expr: cst.BaseExpression) -> bool:
+    """A name, attribute or constant subscript: evaluating it again gives the same object."""
+    if isinstance(expr, cst.Name):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return is_simple(expr.value)
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        return (
+            is_simple(expr.value)
+            and isinstance(index, cst.Index)
+            and isinstance(index.value, (cst.Integer, cst.SimpleString, cst.Name))
+        )
+    return False
+
+
+def is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in ("False", "None") or (
+        isinstance(expr, cst.Integer) and expr.value == "0"
+    )
+
+
+def bare(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Without redundant parentheses (the expression becomes a call argument)."""
+    return expr.with_changes(lpar=[], rpar=[]) if expr.lpar else expr
+
+
+def dataset_name(loader: str) -> str:
+    """`train_loader` -> `train_dataset`, `trainloader` -> `trainset`, `dl` -> `ds`."""
+    lowered = loader.lower()
+    for suffix, replacement in (("dataloader", "dataset"), ("_loader", "_dataset"), ("_dl", "_ds")):
+        if lowered.endswith(suffix):
+            return loader[: -len(suffix)] + replacement
+    if lowered.endswith("loader") and len(loader) > len("loader"):
+        return loader[: -len("loader")] + "set"
+    if lowered in ("", "loader", "dl"):
+        return "dataset"
+    return f"{loader}_dataset"
+
+
+def _tight_equal(args: list[cst.Arg] | None = None) -> cst.AssignEqual:
+    for arg in args or []:
+        if arg.keyword is not None and isinstance(arg.equal, cst.AssignEqual):
+            return arg.equal
+    return cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+
+
+def keyword(name: str, value: cst.BaseExpression, like: list[cst.Arg] | None = None) -> cst.Arg:
+    return cst.Arg(keyword=cst.Name(name), value=value, equal=_tight_equal(like))
+
+
+def call_named(name: str, *args: cst.Arg) -> cst.Call:
+    return cst.Call(func=cst.Name(name), args=list(args))
+
+
+def insert_arg(
+    args: list[cst.Arg], at: int, new: cst.Arg, first_space: cst.BaseParenthesizableWhitespace
+) -> list[cst.Arg]:
+    """Insert `new` at `at`, laid out like its neighbours (one per line stays one per line)."""
+    if at < len(args):
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        separator = args[at - 1].comma if at else space
+        return [*args[:at], new.with_changes(comma=separator), *args[at:]]
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):  # trailing comma: `new` takes it over
+        if len(args) > 1:
+            separator = args[-2].comma
+        elif isinstance(first_space, cst.ParenthesizedWhitespace):
+            separator = cst.Comma(whitespace_after=first_space)
+        else:
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*args[:-1], last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
+    separator = (
+        args[-2].comma
+        if len(args) > 1
+        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    )
+    return [*args[:-1], last.with_changes(comma=separator), new]
+
+
+def one_per_line(call: cst.Call, indent: str) -> cst.Call:
+    """`f(a, b=1)` -> hanging indent, one argument per line, with a trailing comma."""
+
+    def newline(width: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(width))
+
+    args = [
+        arg.with_changes(
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+            comma=cst.Comma(whitespace_after=newline(indent if i < len(call.args) - 1 else "")),
+        )
+        for i, arg in enumerate(call.args)
+    ]
+    return call.with_changes(whitespace_before_args=newline(indent), args=args)
+
+
+def remove_arg(args: list[cst.Arg], index: int) -> list[cst.Arg]:
+    if index == len(args) - 1 and index > 0:
+        # The new last argument keeps the removed one's ending (trailing comma or none).
+        args[index - 1] = args[index - 1].with_changes(comma=args[index].comma)
+    return [a for i, a in enumerate(args) if i != index]
+
+
+def bound_value(statement: cst.BaseStatement, name: str) -> tuple[bool, cst.BaseExpression | None]:
+    """Whether `statement` binds `name`, and to what value when that is plain to see."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in reversed(statement.body):
+            if isinstance(small, cst.Assign):
+                for assign_target in small.targets:
+                    target = assign_target.target
+                    if isinstance(target, cst.Name) and target.value == name:
+                        return True, small.value
+                    if isinstance(target, (cst.Tuple, cst.List)):
+                        names = [e.value for e in target.elements]
+                        hit = [
+                            i
+                            for i, n in enumerate(names)
+                            if isinstance(n, cst.Name) and n.value == name
+                        ]
+                        if hit:
+                            value = small.value
+                            if not isinstance(value, (cst.Tuple, cst.List)):
+                                return True, None
+                            if len(value.elements) != len(names):
+                                return True, None
+                            return True, value.elements[hit[0]].value
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                if isinstance(small.target, cst.Name) and small.target.value == name:
+                    return True, small.value if isinstance(small, cst.AnnAssign) else None
+        return False, None
+    for node in walk(statement, skip_scopes=True):
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
+            targets = [node.target]
+        for bound in targets:
+            if any(isinstance(n, cst.Name) and n.value == name for n in walk(bound)):
+                return True, None
+    return False, None
+
+
+def reduces_counters(statement: cst.CSTNode | None) -> bool:
+    """`... = ddp_all_reduce_sum(...)` (inserted by an earlier run)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Assign)
+        and isinstance(statement.body[0].value, cst.Call)
+        and name_of(statement.body[0].value.func) == "ddp_all_reduce_sum"
+    )
+
+
+def dict_keys(value: cst.BaseExpression | None) -> set[str] | None:
+    """String keys of `{...}`, `dict(...)` or `a if c else b` of those; None when unknown."""
+    if isinstance(value, cst.IfExp):
+        body, orelse = dict_keys(value.body), dict_keys(value.orelse)
+        return None if body is None or orelse is None else body | orelse
+    if isinstance(value, cst.Dict):
+        keys = set()
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
+                return None
+            keys.add(str(element.key.evaluated_value))
+        return keys
+    if isinstance(value, cst.Call) and name_of(value.func) == "dict":
+        if any(a.keyword is None for a in value.args):
+            return None
+        return {a.keyword.value for a in value.args if a.keyword is not None}
+    return None
+
+
+def assigned_value(
+    target: cst.CSTNode, transform: MigrationTransform
+) -> cst.BaseExpression | None:
+    """`x` of `x = value` (or `x: T = value`) -> value."""
+    parent = transform.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        assign = transform.parent(parent)
+        if isinstance(assign, cst.Assign) and parent.target is target:
+            return assign.value
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    return None
+
+
+def rebase(
+    receiver: cst.BaseExpression | None, site: cst.Call
+) -> cst.BaseExpression | None:
+    """`self.loader` seen from a caller `trainer.fit()` is `trainer.loader`."""
+    if receiver is None:
+        return None
+    root = receiver
+    chain: list[cst.Attribute] = []
+    while isinstance(root, cst.Attribute):
+        chain.append(root)
+        root = root.value
+    if not (isinstance(root, cst.Name) and root.value == "self"):
+        return receiver
+    if not isinstance(site.func, cst.Attribute):
+        return None
+    owner = site.func.value
+    if isinstance(owner, cst.Name) and owner.value == "self":
+        return receiver
+    rebuilt: cst.BaseExpression = owner
+    for attribute in reversed(chain):
+        rebuilt = attribute.with_changes(value=rebuilt)
+    return rebuilt
+
+
+def inside(node: cst.CSTNode, ancestor: cst.CSTNode, transform: MigrationTransform) -> bool:
+    current: cst.CSTNode | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = transform.parent(current)
+    return False
+
+
+def enclosing_function(node: cst.CSTNode, transform: MigrationTransform) -> cst.FunctionDef | None:
+    current = transform.parent(node)
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        current = transform.parent(current)
+    return current
+
+
+def enclosing_class(node: cst.CSTNode, transform: MigrationTransform) -> cst.ClassDef | None:
+    current = transform.parent(node)
+    while current is not None and not isinstance(current, cst.ClassDef):
+        current = transform.parent(current)
+    return current
+
+
+def method_class(function: cst.FunctionDef, transform: MigrationTransform) -> cst.ClassDef | None:
+    block = transform.parent(function)
+    owner = transform.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    return owner if isinstance(owner, cst.ClassDef) else None
+
+
+def module_of(node: cst.CSTNode, transform: MigrationTransform) -> cst.CSTNode:
+    current = node
+    while (above := transform.parent(current)) is not None:
+        current = above
+    return current
+

@@ -1,0 +1,141 @@
+"""ShardDataLoaders beyond the golden fixtures: helper run-time behaviour and idempotency."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+import pytest
+import torch
+import torch.distributed as dist
+from libcst.codemod import CodemodContext
+
+from dp2ddp import MigrateOptions, migrate_source
+from dp2ddp.templating import render
+from dp2ddp.transforms.base import MigrationState
+from dp2ddp.transforms.data_loaders import ShardDataLoaders
+from dp2ddp.transforms.data_nodes import dataset_name
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DATA_CASES = sorted(
+    p.name
+    for p in FIXTURES.iterdir()
+    if p.name.startswith("data_") and (p / "expected.py").exists()
+)
+
+
+def _helpers(rank: int, world_size: int) -> dict[str, Any]:
+    """The three helper templates, executed as the migrated script would define them."""
+    namespace: dict[str, Any] = {
+        "torch": torch,
+        "dist": dist,
+        "warnings": warnings,
+        "RANK": rank,
+        "WORLD_SIZE": world_size,
+        "DEVICE": torch.device("cpu"),
+    }
+    for name in ("per_rank_batch", "eval_sampler", "all_reduce_sum"):
+        exec(compile(render(f"helpers/{name}.py.j2"), name, "exec"), namespace)
+    return namespace
+
+
+def test_per_rank_batch_splits_and_warns_once_when_uneven() -> None:
+    split = _helpers(rank=0, world_size=4)["ddp_per_rank_batch"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        assert split(64) == 16
+        assert not caught
+        for _ in range(3):  # a loader rebuilt every epoch: one warning, not three
+            assert split(10) == 2
+        assert split(3) == 1  # never 0: a smaller batch than ranks still loads one sample
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 2
+    assert "global batch is 8" in messages[0] and "global batch is 4" in messages[1]
+
+
+def test_per_rank_batch_warns_on_rank_zero_only() -> None:
+    split = _helpers(rank=1, world_size=4)["ddp_per_rank_batch"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert split(10) == 2
+    assert not caught
+
+
+@pytest.mark.filterwarnings("ignore:.*evaluation samples for")
+@pytest.mark.parametrize("size", [0, 3, 10, 11])
+def test_eval_sampler_shards_cover_each_sample_exactly_once(size: int) -> None:
+    world = 4
+    shards = [list(_helpers(r, world)["ddp_eval_sampler"](range(size))) for r in range(world)]
+    assert sorted(i for shard in shards for i in shard) == list(range(size))
+    assert max(map(len, shards)) - min(map(len, shards)) <= 1
+
+
+def test_eval_sampler_warns_when_ranks_would_get_nothing() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _helpers(0, 4)["ddp_eval_sampler"](range(3))
+    assert len(caught) == 1
+
+
+def test_all_reduce_sum_keeps_types_in_a_world_of_one() -> None:
+    reduce = _helpers(0, 1)["ddp_all_reduce_sum"]
+    correct, loss, hits = reduce(7, 2.5, torch.tensor([1, 2], dtype=torch.long))
+    assert (type(correct), correct) == (int, 7)
+    assert (type(loss), loss) == (float, 2.5)
+    assert hits.dtype == torch.long and hits.tolist() == [1, 2]
+    assert reduce(3) == 3  # one value in, one value out (not a tuple)
+
+
+def _shard_only(source: str) -> tuple[str, MigrationState]:
+    """Run this transform alone, as if the file still had DataParallel."""
+    state = MigrationState(options=MigrateOptions(), has_dataparallel=True)
+    module = ShardDataLoaders(CodemodContext(), state).transform_module(cst.parse_module(source))
+    return module.code, state
+
+
+@pytest.mark.parametrize("name", DATA_CASES)
+def test_transform_is_idempotent_on_its_own_output(name: str) -> None:
+    """Loaders already sharded, set_epoch and reductions already there: nothing is added."""
+    expected = (FIXTURES / name / "expected.py").read_text()
+    code, state = _shard_only(expected)
+    assert code == expected
+    assert state.changes == []
+    # Our own samplers are recognised: no DP009 (or any code the first run did not give).
+    first_run = (FIXTURES / name / "warnings.txt").read_text().split()[1::2]
+    assert {w.code for w in state.warnings} <= set(first_run)
+
+
+def test_nothing_happens_without_dataparallel() -> None:
+    source = (FIXTURES / "data_noop" / "input.py").read_text()
+    result = migrate_source(source)
+    assert result.code == source and not result.diagnostics and not result.changes
+
+
+def test_dataset_built_where_it_cannot_be_hoisted_is_reported_not_duplicated() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "from torch.utils.data import DataLoader\n"
+        "model = nn.DataParallel(nn.Linear(1, 1))\n"
+        "make = lambda: DataLoader(Squares(10), batch_size=2, shuffle=True)\n"
+    )
+    result = migrate_source(source)
+    assert "DataLoader(Squares(10), batch_size=2, shuffle=True)" in result.code
+    assert [d.code for d in result.diagnostics] == ["DP020"]
+
+
+@pytest.mark.parametrize(
+    ("loader", "dataset"),
+    [
+        ("train_loader", "train_dataset"),
+        ("trainloader", "trainset"),
+        ("val_dataloader", "val_dataset"),
+        ("train_dl", "train_ds"),
+        ("loader", "dataset"),
+        ("", "dataset"),
+        ("batches", "batches_dataset"),
+    ],
+)
+def test_hoisted_dataset_names_follow_the_loader_name(loader: str, dataset: str) -> None:
+    assert dataset_name(loader) == dataset
