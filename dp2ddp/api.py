@@ -65,8 +65,8 @@ def migrate_source(
         if new_code != code:
             line_map = line_map.then(code, new_code)
             code = new_code
-        if state.skip or not (state.has_dataparallel or state.already_migrated):
-            break
+        if state.skip or not state.has_dataparallel:
+            break  # every later pass only acts on DataParallel uses
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source

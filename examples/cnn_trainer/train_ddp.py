@@ -1,0 +1,255 @@
+"""A small CNN image classifier with the usual command-line training script layout.
+
+argparse options, a shuffled training DataLoader and an ordered evaluation DataLoader,
+an epoch loop that logs the loss, accuracy counted under torch.no_grad(), and a checkpoint
+saved from the unwrapped model and loaded back. The images are synthetic: each class is a
+bright bar at a class-specific position plus noise, so a few epochs learn it.
+"""
+
+import argparse
+import logging
+import os
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+import atexit
+import warnings
+import torch.distributed as dist
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+def ddp_all_reduce_sum(*values):
+    """Sum evaluation counters over all processes, so every rank reports the global figure.
+
+    Each value keeps its type (int, float or tensor on its device); one value in gives one
+    value back, several give a tuple.
+    """
+    summed = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            total = value.detach().to(DEVICE, copy=True)
+        else:
+            exact = torch.float64 if torch.tensor(value).is_floating_point() else torch.int64
+            total = torch.tensor(value, dtype=exact, device=DEVICE)
+        if dist.is_initialized() and WORLD_SIZE > 1:
+            dist.all_reduce(total, op=dist.ReduceOp.SUM)
+        if isinstance(value, torch.Tensor):
+            summed.append(total.to(value.device))
+        else:
+            summed.append(type(value)(total.item()))
+    return summed[0] if len(summed) == 1 else tuple(summed)
+
+
+def ddp_barrier():
+    """Wait until rank 0 has written its checkpoint before another rank reads it."""
+    if dist.is_initialized():
+        dist.barrier()
+
+
+def ddp_eval_sampler(dataset):
+    """Indices RANK, RANK + WORLD_SIZE, ...: each process evaluates a disjoint slice.
+
+    Unlike DistributedSampler nothing is padded or repeated, so metrics summed over the ranks
+    are exact; slices differ by at most one sample. Under no_grad DDP syncs buffers on the
+    first forward only, which every rank reaches while len(dataset) >= WORLD_SIZE.
+    """
+    if len(dataset) < WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"{len(dataset)} evaluation samples for {WORLD_SIZE} processes: "
+            "ranks without a sample can leave the others waiting in DDP's buffer sync",
+            stacklevel=2,
+        )
+    return range(RANK, len(dataset), WORLD_SIZE)
+
+
+def ddp_per_rank_batch(batch_size):
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    per_rank = max(1, batch_size // WORLD_SIZE)
+    if batch_size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
+            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            stacklevel=2,
+        )
+    return per_rank
+
+
+logger = logging.getLogger("cnn_trainer")
+
+
+class Net(nn.Module):
+    def __init__(self, num_classes=4):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(1, 8, kernel_size=3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 16, kernel_size=3, padding=1)
+        self.fc = nn.Linear(16 * 4 * 4, num_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
+def synthetic_images(num_images, num_classes, size=16, seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    labels = torch.randint(0, num_classes, (num_images,), generator=generator)
+    images = torch.randn(num_images, 1, size, size, generator=generator)
+    rows = labels * (size // num_classes)
+    for i, row in enumerate(rows.tolist()):
+        images[i, 0, row : row + 2, :] += 0.4
+    return TensorDataset(images, labels)
+
+
+def train(model, device, train_loader, optimizer, epoch, log_interval):
+    model.train()
+    running_loss = 0.0
+    for batch_idx, (data, target) in enumerate(train_loader):
+        data, target = data.to(device), target.to(device)
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.cross_entropy(output, target)
+        loss.backward()
+        optimizer.step()
+        running_loss += loss.item()
+        if batch_idx % log_interval == 0:
+            if ddp_is_main():
+                logger.info(
+                    "Train Epoch: %d [%d/%d]\tLoss: %.4f",
+                    epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
+                )
+    return running_loss / len(train_loader)
+
+
+def evaluate(model, device, test_loader):
+    model.eval()
+    correct = 0
+    total = 0
+    test_loss = 0.0
+    with torch.no_grad():
+        for data, target in test_loader:
+            data, target = data.to(device), target.to(device)
+            output = model(data)
+            test_loss += F.cross_entropy(output, target, reduction="sum").item()
+            pred = output.argmax(dim=1)
+            correct += (pred == target).sum().item()
+            total += target.size(0)
+        test_loss, correct, total = ddp_all_reduce_sum(test_loss, correct, total)
+    return test_loss / total, correct / total
+
+
+def main():
+    ddp_setup()
+    parser = argparse.ArgumentParser(description="Synthetic-image CNN trainer")
+    parser.add_argument("--batch-size", type=int, default=64, help="input batch size for training")
+    parser.add_argument("--test-batch-size", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--momentum", type=float, default=0.9)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
+    parser.add_argument("--log-interval", type=int, default=10)
+    parser.add_argument("--checkpoint", default="cnn_checkpoint.pt")
+    args = parser.parse_args()
+
+    logging.basicConfig(
+        stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
+    torch.manual_seed(args.seed)
+    device = DEVICE
+
+    train_set = synthetic_images(1024, 4, seed=args.seed)
+    test_set = synthetic_images(256, 4, seed=args.seed + 1)
+    train_loader = DataLoader(
+        train_set, batch_size=ddp_per_rank_batch(args.batch_size), sampler=DistributedSampler(train_set, shuffle=True), num_workers=args.workers
+    )
+    test_loader = DataLoader(
+        test_set, batch_size=ddp_per_rank_batch(args.test_batch_size), sampler=ddp_eval_sampler(test_set), num_workers=args.workers
+    )
+
+    model = Net(num_classes=4)
+    n_gpu = torch.cuda.device_count()
+    if ddp_is_main():
+        logger.info("Using %d GPUs", n_gpu)
+    model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
+    model.to(device)
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+
+    best_acc = 0.0
+    for epoch in range(1, args.epochs + 1):
+        train_loader.sampler.set_epoch(epoch)
+        start = time.time()
+        train_loss = train(model, device, train_loader, optimizer, epoch, args.log_interval)
+        test_loss, accuracy = evaluate(model, device, test_loader)
+        scheduler.step()
+        if ddp_is_main():
+            print(
+                f"epoch {epoch}: train loss {train_loss:.4f} test loss {test_loss:.4f} "
+                f"accuracy {accuracy:.3f} ({time.time() - start:.1f}s)"
+            )
+        if accuracy >= best_acc:
+            best_acc = accuracy
+            model_to_save = model.module if hasattr(model, "module") else model
+            if ddp_is_main():
+                torch.save(
+                    {"epoch": epoch, "model": model_to_save.state_dict(), "accuracy": accuracy},
+                    args.checkpoint,
+                )
+        ddp_barrier()
+
+    # Reload the best weights into a fresh model and check they reproduce the accuracy.
+    checkpoint = torch.load(args.checkpoint, map_location=DEVICE)
+    restored = Net(num_classes=4)
+    restored.load_state_dict(checkpoint["model"])
+    restored.to(device)
+    _, restored_acc = evaluate(restored, device, test_loader)
+    if ddp_is_main():
+        print(f"restored epoch {checkpoint['epoch']} checkpoint: accuracy {restored_acc:.3f}")
+    if os.path.exists(args.checkpoint):
+        if ddp_is_main():
+            print(f"checkpoint size {os.path.getsize(args.checkpoint) // 1024} KiB")
+    if ddp_is_main():
+        print(f"final accuracy {best_acc:.3f}")
+
+
+if __name__ == "__main__":
+    main()

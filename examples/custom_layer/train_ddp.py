@@ -1,0 +1,136 @@
+"""A model built from a custom layer that owns its weights as nn.Parameter.
+
+From "How can PyTorch DataParallel be used with a custom model?": because MyCustomLayer
+registers `weight` and `bias` as nn.Parameter, DataParallel (and DDP) replicate and update
+them like any built-in layer. The model is wrapped unconditionally, as many scripts do.
+"""
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+import atexit
+import os
+import warnings
+import torch.distributed as dist
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+def ddp_per_rank_batch(batch_size):
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    per_rank = max(1, batch_size // WORLD_SIZE)
+    if batch_size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
+            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            stacklevel=2,
+        )
+    return per_rank
+
+
+ddp_setup()
+
+
+class MyCustomLayer(nn.Module):
+    def __init__(self, in_features, out_features):
+        super(MyCustomLayer, self).__init__()
+        self.weight = nn.Parameter(torch.randn(in_features, out_features) * 0.1)
+        self.bias = nn.Parameter(torch.zeros(out_features))
+
+    def forward(self, x):
+        return torch.mm(x, self.weight) + self.bias
+
+
+class MyModel(nn.Module):
+    def __init__(self, input_size, hidden_size, num_classes):
+        super(MyModel, self).__init__()
+        self.custom_layer = MyCustomLayer(input_size, hidden_size)
+        self.relu = nn.ReLU()
+        self.linear = nn.Linear(hidden_size, num_classes)
+
+    def forward(self, x):
+        x = self.custom_layer(x)
+        x = self.relu(x)
+        x = self.linear(x)
+        return x
+
+
+def make_blobs(num_samples, input_size, num_classes):
+    """Gaussian blobs around random class centres: an easy, learnable classification task."""
+    centres = torch.randn(num_classes, input_size) * 2.0
+    labels = torch.randint(0, num_classes, (num_samples,))
+    points = centres[labels] + torch.randn(num_samples, input_size)
+    return TensorDataset(points, labels)
+
+
+torch.manual_seed(0)
+input_size, hidden_size, num_classes = 10, 32, 3
+device = DEVICE
+
+dataset = make_blobs(600, input_size, num_classes)
+loader = DataLoader(
+    dataset,
+    batch_size=ddp_per_rank_batch(64),
+    sampler=DistributedSampler(dataset, shuffle=True),
+    drop_last=True,
+)
+
+model = MyModel(input_size, hidden_size, num_classes)
+model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)  # use every visible GPU
+model.to(device)
+
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+
+for epoch in range(4):
+    loader.sampler.set_epoch(epoch)
+    total_loss, correct, seen = 0.0, 0, 0
+    for inputs, labels in loader:
+        inputs, labels = inputs.to(device), labels.to(device)
+        optimizer.zero_grad()
+        outputs = model(inputs)
+        loss = criterion(outputs, labels)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item() * inputs.size(0)
+        correct += (outputs.argmax(dim=1) == labels).sum().item()
+        seen += inputs.size(0)
+    if ddp_is_main():
+        print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
+
+custom = model.module.custom_layer
+if ddp_is_main():
+    print(f"custom layer weight norm {custom.weight.norm().item():.4f}")
+    print(f"final loss {loss.item():.4f}")

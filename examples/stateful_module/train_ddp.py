@@ -1,0 +1,115 @@
+"""A classifier whose forward() mutates its own state: a Python counter and a plain tensor.
+
+From "Pytorch Advanced Part-1 DataParallel" (`self.counter += 1` in forward) and "How can
+PyTorch DataParallel be used with a custom model?" (ProblematicModel's `internal_state`).
+With several GPUs DataParallel runs forward() on throw-away replicas, so these updates are
+lost; on CPU it calls the module itself and they stick. Under DDP each process keeps its own
+copy, so they silently diverge between processes: dp2ddp flags them (DP007).
+"""
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+import atexit
+import os
+import warnings
+import torch.distributed as dist
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+def ddp_per_rank_batch(batch_size):
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    per_rank = max(1, batch_size // WORLD_SIZE)
+    if batch_size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
+            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            stacklevel=2,
+        )
+    return per_rank
+
+
+ddp_setup()
+
+
+class CountingClassifier(nn.Module):
+    def __init__(self, input_size, num_classes):
+        super(CountingClassifier, self).__init__()
+        self.linear = nn.Linear(input_size, num_classes)
+        self.counter = 0  # how many forward passes ran
+        self.internal_state = torch.zeros(input_size)  # not a Parameter or buffer
+
+    def forward(self, x):
+        self.counter += 1
+        self.internal_state += torch.sum(x, dim=0).detach().cpu()
+        return self.linear(x)
+
+
+torch.manual_seed(0)
+input_size, num_classes = 8, 2
+device = DEVICE
+
+inputs = torch.randn(256, input_size) + 0.25
+labels = (inputs[:, :2].sum(dim=1) > 0.5).long()
+dataset = TensorDataset(inputs, labels)
+loader = DataLoader(
+    dataset,
+    batch_size=ddp_per_rank_batch(32),
+    sampler=DistributedSampler(dataset, shuffle=True),
+)
+
+model = CountingClassifier(input_size, num_classes)
+model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
+
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+for epoch in range(3):
+    loader.sampler.set_epoch(epoch)
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    if ddp_is_main():
+        print(f"epoch {epoch} loss {loss.item():.4f}")
+
+inner = model.module
+if ddp_is_main():
+    print(f"forward passes counted: {inner.counter}")
+    print(f"mean input seen: {(inner.internal_state.sum() / (len(inputs) * 3)).item():.4f}")
+    print(f"final loss {loss.item():.4f}")

@@ -1,0 +1,100 @@
+"""A Trainer class that owns a DataParallel model, clips gradients and sums its loss.
+
+From "How can I update parameters when training a PyTorch model with DataParallel on
+multiple GPUs?" (examples 1 and 3): DataParallel averages nothing by itself, gradients of
+the gathered loss flow back to the one set of parameters, and clip_grad_norm_ runs after
+backward on those. The loss here is a sum over the batch (reduction="sum"), which DDP's
+gradient averaging scales differently (dp2ddp warns: DP004).
+"""
+
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.utils as nn_utils
+import torch.optim as optim
+from torch.utils.data import DataLoader, TensorDataset, random_split
+
+
+class MLP(nn.Module):
+    def __init__(self, in_features, hidden, out_features):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(in_features, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, out_features),
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Trainer:
+    def __init__(self, model, train_loader, val_loader, lr=1e-3, max_norm=1.0):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = nn.DataParallel(model)
+        self.model.to(self.device)
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+        self.criterion = nn.MSELoss(reduction="sum")
+        self.optimizer = optim.SGD(self.model.parameters(), lr=lr, momentum=0.9)
+        self.max_norm = max_norm
+
+    def train_epoch(self):
+        self.model.train()
+        total = 0.0
+        for inputs, labels in self.train_loader:
+            inputs, labels = inputs.to(self.device), labels.to(self.device)
+            self.optimizer.zero_grad()
+            outputs = self.model(inputs)
+            loss = self.criterion(outputs, labels)
+            loss.backward()
+            nn_utils.clip_grad_norm_(self.model.parameters(), max_norm=self.max_norm)
+            self.optimizer.step()
+            total += loss.item()
+        return total / len(self.train_loader.dataset)
+
+    @torch.no_grad()
+    def validate(self):
+        self.model.eval()
+        total = 0.0
+        for inputs, labels in self.val_loader:
+            inputs, labels = inputs.to(self.device), labels.to(self.device)
+            total += self.criterion(self.model(inputs), labels).item()
+        return total / len(self.val_loader.dataset)
+
+    def save(self, path):
+        model = self.model.module if isinstance(self.model, nn.DataParallel) else self.model
+        torch.save(model.state_dict(), path)
+
+    def fit(self, num_epochs):
+        for epoch in range(num_epochs):
+            train_loss = self.train_epoch()
+            val_loss = self.validate()
+            print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
+        return val_loss
+
+
+def main():
+    torch.manual_seed(0)
+    x = torch.rand(800, 3) * 4 - 2
+    y = torch.stack([torch.sin(x[:, 0]) * x[:, 1], torch.cos(x[:, 2])], dim=1)
+    train_set, val_set = random_split(
+        TensorDataset(x, y), [640, 160], generator=torch.Generator().manual_seed(0)
+    )
+    train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+    val_loader = DataLoader(val_set, batch_size=64)
+
+    trainer = Trainer(MLP(3, 64, 2), train_loader, val_loader, lr=1e-2)
+    val_loss = trainer.fit(num_epochs=4)
+
+    path = "mlp_checkpoint.pt"
+    trainer.save(path)
+    print(f"saved {path} ({os.path.getsize(path) // 1024} KiB)")
+    print(f"final loss {val_loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()

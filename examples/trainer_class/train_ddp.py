@@ -1,0 +1,202 @@
+"""A Trainer class that owns a DataParallel model, clips gradients and sums its loss.
+
+From "How can I update parameters when training a PyTorch model with DataParallel on
+multiple GPUs?" (examples 1 and 3): DataParallel averages nothing by itself, gradients of
+the gathered loss flow back to the one set of parameters, and clip_grad_norm_ runs after
+backward on those. The loss here is a sum over the batch (reduction="sum"), which DDP's
+gradient averaging scales differently (dp2ddp warns: DP004).
+"""
+
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.utils as nn_utils
+import torch.optim as optim
+from torch.utils.data import DataLoader, TensorDataset, random_split
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+import atexit
+import warnings
+import torch.distributed as dist
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+def ddp_all_reduce_sum(*values):
+    """Sum evaluation counters over all processes, so every rank reports the global figure.
+
+    Each value keeps its type (int, float or tensor on its device); one value in gives one
+    value back, several give a tuple.
+    """
+    summed = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            total = value.detach().to(DEVICE, copy=True)
+        else:
+            exact = torch.float64 if torch.tensor(value).is_floating_point() else torch.int64
+            total = torch.tensor(value, dtype=exact, device=DEVICE)
+        if dist.is_initialized() and WORLD_SIZE > 1:
+            dist.all_reduce(total, op=dist.ReduceOp.SUM)
+        if isinstance(value, torch.Tensor):
+            summed.append(total.to(value.device))
+        else:
+            summed.append(type(value)(total.item()))
+    return summed[0] if len(summed) == 1 else tuple(summed)
+
+
+def ddp_eval_sampler(dataset):
+    """Indices RANK, RANK + WORLD_SIZE, ...: each process evaluates a disjoint slice.
+
+    Unlike DistributedSampler nothing is padded or repeated, so metrics summed over the ranks
+    are exact; slices differ by at most one sample. Under no_grad DDP syncs buffers on the
+    first forward only, which every rank reaches while len(dataset) >= WORLD_SIZE.
+    """
+    if len(dataset) < WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"{len(dataset)} evaluation samples for {WORLD_SIZE} processes: "
+            "ranks without a sample can leave the others waiting in DDP's buffer sync",
+            stacklevel=2,
+        )
+    return range(RANK, len(dataset), WORLD_SIZE)
+
+
+def ddp_per_rank_batch(batch_size):
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    per_rank = max(1, batch_size // WORLD_SIZE)
+    if batch_size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
+            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            stacklevel=2,
+        )
+    return per_rank
+
+
+class MLP(nn.Module):
+    def __init__(self, in_features, hidden, out_features):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(in_features, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, out_features),
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Trainer:
+    def __init__(self, model, train_loader, val_loader, lr=1e-3, max_norm=1.0):
+        self.device = DEVICE
+        self.model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
+        self.model.to(self.device)
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+        self.criterion = nn.MSELoss(reduction="sum")
+        self.optimizer = optim.SGD(self.model.parameters(), lr=lr, momentum=0.9)
+        self.max_norm = max_norm
+
+    def train_epoch(self):
+        self.model.train()
+        total = 0.0
+        for inputs, labels in self.train_loader:
+            inputs, labels = inputs.to(self.device), labels.to(self.device)
+            self.optimizer.zero_grad()
+            outputs = self.model(inputs)
+            loss = self.criterion(outputs, labels)
+            loss.backward()
+            nn_utils.clip_grad_norm_(self.model.parameters(), max_norm=self.max_norm)
+            self.optimizer.step()
+            total += loss.item()
+        total = ddp_all_reduce_sum(total)
+        return total / len(self.train_loader.dataset)
+
+    @torch.no_grad()
+    def validate(self):
+        self.model.eval()
+        total = 0.0
+        for inputs, labels in self.val_loader:
+            inputs, labels = inputs.to(self.device), labels.to(self.device)
+            total += self.criterion(self.model(inputs), labels).item()
+        total = ddp_all_reduce_sum(total)
+        return total / len(self.val_loader.dataset)
+
+    def save(self, path):
+        model = self.model.module if isinstance(self.model, DistributedDataParallel) else self.model
+        if ddp_is_main():
+            torch.save(model.state_dict(), path)
+
+    def fit(self, num_epochs):
+        for epoch in range(num_epochs):
+            self.train_loader.sampler.set_epoch(epoch)
+            train_loss = self.train_epoch()
+            val_loss = self.validate()
+            if ddp_is_main():
+                print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
+        return val_loss
+
+
+def main():
+    ddp_setup()
+    torch.manual_seed(0)
+    x = torch.rand(800, 3) * 4 - 2
+    y = torch.stack([torch.sin(x[:, 0]) * x[:, 1], torch.cos(x[:, 2])], dim=1)
+    train_set, val_set = random_split(
+        TensorDataset(x, y), [640, 160], generator=torch.Generator().manual_seed(0)
+    )
+    train_loader = DataLoader(
+        train_set,
+        batch_size=ddp_per_rank_batch(32),
+        sampler=DistributedSampler(train_set, shuffle=True),
+    )
+    val_loader = DataLoader(
+        val_set,
+        batch_size=ddp_per_rank_batch(64),
+        sampler=ddp_eval_sampler(val_set),
+    )
+
+    trainer = Trainer(MLP(3, 64, 2), train_loader, val_loader, lr=1e-2)
+    val_loss = trainer.fit(num_epochs=4)
+
+    path = "mlp_checkpoint.pt"
+    trainer.save(path)
+    if ddp_is_main():
+        print(f"saved {path} ({os.path.getsize(path) // 1024} KiB)")
+        print(f"final loss {val_loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()

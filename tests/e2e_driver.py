@@ -1,0 +1,143 @@
+"""Run several training scripts one after another inside this one process.
+
+    python tests/e2e_driver.py OUT_DIR SCRIPT [SCRIPT ...]
+    torchrun --standalone --nproc_per_node=2 tests/e2e_driver.py OUT_DIR SCRIPT [SCRIPT ...]
+
+Why: a torchrun launch costs seconds of start-up, so tests/test_examples.py launches this
+driver once and it runs every migrated example in the same worker processes (the inserted
+`ddp_setup()` returns early once the process group exists). Each script runs as `__main__`
+via runpy, in its own working directory OUT_DIR/<example>/<script stem>/, with its stdout
+and stderr captured per rank in `rank<R>.stdout` / `rank<R>.stderr` there, and a
+`rank<R>.status.json` recording success, run time and `indices`: how many dataset indices
+the script's DataLoaders drew on this rank (so a test can tell whether the ranks shared the
+data out). The driver itself prints only a one-line progress note per script, from rank 0.
+
+A script that raises makes the driver exit 1 at once when the world is larger than one (the
+other ranks would wait for it forever; torchrun then stops them); in a world of one the
+driver records the failure and goes on with the next script.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import runpy
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+
+def _reset_logging() -> None:
+    """Drop handlers a script installed (basicConfig) so the next script can install its own."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+
+
+class _IndexCounter:
+    """Count the dataset indices DataLoaders draw, by wrapping the loader iterators' private
+    `_next_index` (present since torch 1.x); `count` stays None where torch lacks it."""
+
+    def __init__(self) -> None:
+        self.count: int | None = None
+        self._original: Any = None
+
+    def __enter__(self) -> _IndexCounter:
+        try:
+            from torch.utils.data.dataloader import _BaseDataLoaderIter
+        except ImportError:
+            return self
+        original = getattr(_BaseDataLoaderIter, "_next_index", None)
+        if original is None:
+            return self
+        self.count, self._original = 0, original
+        counter = self
+
+        def _next_index(loader_iter: Any) -> Any:
+            index = original(loader_iter)
+            counter.count = (counter.count or 0) + (
+                len(index) if isinstance(index, (list, tuple)) else 1
+            )
+            return index
+
+        _BaseDataLoaderIter._next_index = _next_index  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._original is not None:
+            from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+            _BaseDataLoaderIter._next_index = self._original  # type: ignore[method-assign]
+
+
+def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
+    workdir = out_dir / script.parent.name / script.stem
+    workdir.mkdir(parents=True, exist_ok=True)
+    old_cwd, old_argv, old_path = os.getcwd(), sys.argv, list(sys.path)
+    status: dict[str, object] = {"script": str(script), "rank": rank, "ok": False}
+    start = time.perf_counter()
+    with (
+        open(workdir / f"rank{rank}.stdout", "w") as out,
+        open(workdir / f"rank{rank}.stderr", "w") as err,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        _IndexCounter() as indices,
+    ):
+        try:
+            os.chdir(workdir)
+            sys.argv = [str(script)]
+            sys.path.insert(0, str(script.parent))
+            runpy.run_path(str(script), run_name="__main__")
+            status["ok"] = True
+        except SystemExit as exc:  # argparse and explicit exits
+            status["ok"] = exc.code in (None, 0)
+            if not status["ok"]:
+                status["error"] = f"SystemExit({exc.code!r})"
+        except BaseException as exc:  # noqa: BLE001 - report everything the script raised
+            traceback.print_exc()
+            status["error"] = f"{type(exc).__name__}: {exc}"
+        finally:
+            os.chdir(old_cwd)
+            sys.argv, sys.path[:] = old_argv, old_path
+            _reset_logging()
+            out.flush()
+            err.flush()
+    status["seconds"] = round(time.perf_counter() - start, 3)
+    status["indices"] = indices.count
+    (workdir / f"rank{rank}.status.json").write_text(json.dumps(status))
+    return status
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out_dir = Path(argv[0]).resolve()
+    scripts = [Path(s).resolve() for s in argv[1:]]
+    rank = int(os.environ.get("RANK", "0"))
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    failed = 0
+    for script in scripts:
+        status = _run_one(script, out_dir, rank)
+        if rank == 0:
+            verdict = "ok" if status["ok"] else f"FAILED ({status.get('error')})"
+            print(
+                f"[e2e] {script.parent.name}/{script.name}: {verdict} in {status['seconds']}s",
+                flush=True,
+            )
+        if not status["ok"]:
+            failed += 1
+            if world_size > 1:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(1)  # peers may be blocked in a collective: do not run atexit hooks
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
