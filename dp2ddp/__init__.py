@@ -1,9 +1,12 @@
-"""dp2ddp: move PyTorch DataParallel training scripts onto torchrun-ready DDP."""
+"""dp2ddp: move PyTorch DataParallel training scripts onto torchrun-ready DDP.
 
-from dp2ddp.api import migrate_source
-from dp2ddp.errors import InputError
-from dp2ddp.options import MigrateOptions
-from dp2ddp.result import Change, Diagnostic, MigrationResult
+The public names load lazily: `dp2ddp.verify`'s runner executes inside the user's training
+processes and must not pay for importing libcst there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -16,3 +19,26 @@ __all__ = [
     "migrate_source",
     "__version__",
 ]
+
+_LOCATIONS = {
+    "migrate_source": "dp2ddp.api",
+    "InputError": "dp2ddp.errors",
+    "MigrateOptions": "dp2ddp.options",
+    "Change": "dp2ddp.result",
+    "Diagnostic": "dp2ddp.result",
+    "MigrationResult": "dp2ddp.result",
+}
+
+if TYPE_CHECKING:
+    from dp2ddp.api import migrate_source
+    from dp2ddp.errors import InputError
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.result import Change, Diagnostic, MigrationResult
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCATIONS:
+        import importlib
+
+        return getattr(importlib.import_module(_LOCATIONS[name]), name)
+    raise AttributeError(f"module 'dp2ddp' has no attribute {name!r}")

@@ -1,0 +1,214 @@
+"""Make the original and every DDP rank draw the same weights and the same data.
+
+Runs inside the user's processes, before the script. Each patch below is one thing that
+would otherwise differ between one DataParallel process and W DDP processes:
+
+* every RNG is seeded identically, so the initial weights match;
+* RandomSampler and DistributedSampler both draw the order of epoch e from one generator
+  seeded with (seed + e), and DistributedSampler hands rank r the r-th contiguous slice of
+  every global batch (see `slicing`): the DDP global batch at step s is the original's batch s;
+* each sample is loaded under its own RNG seed (derived from its index), so random data
+  augmentation gives a sample the same crop in both runs, whichever process loads it;
+* cuDNN and TF32 are set deterministic / off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import random
+import sys
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
+from torch.utils.data._utils import fetch as _fetch
+from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+from dp2ddp.verify.digest import sample_digests
+from dp2ddp.verify.fingerprint import first_tensor
+from dp2ddp.verify.recorder import Recorder
+from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
+
+_BATCH_ATTR = "_dp2ddp_verify_batch"
+_EPOCH_ATTR = "_dp2ddp_verify_epoch"
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        return
+    numpy.random.seed(seed % 2**32)
+
+
+def deterministic_kernels() -> None:
+    """Reduction-order noise only: no autotuned or TF32 kernels in either run."""
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
+def epoch_order(seed: int, epoch: int, n: int) -> list[int]:
+    """The shuffled order of epoch `epoch` in both runs."""
+    generator = torch.Generator()
+    generator.manual_seed(seed + epoch)
+    order: list[int] = torch.randperm(n, generator=generator).tolist()
+    return order
+
+
+def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
+    _patch_random_sampler(recorder, seed)
+    _patch_distributed_sampler(recorder, seed)
+    _patch_data_loader(recorder, scale_batch)
+    _patch_fetch(seed)
+
+
+def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
+    native: Callable[[RandomSampler], Iterator[int]] = RandomSampler.__iter__
+
+    @functools.wraps(native)
+    def __iter__(self: RandomSampler) -> Iterator[int]:
+        n = len(self.data_source)
+        aligned = not self.replacement and self._num_samples is None
+        epoch = int(getattr(self, _EPOCH_ATTR, 0))
+        setattr(self, _EPOCH_ATTR, epoch + 1)
+        recorder.samplers.append(
+            {"kind": "RandomSampler", "length": n, "epoch": epoch, "aligned": aligned}
+        )
+        if not aligned:
+            return native(self)
+        return iter(epoch_order(seed, epoch, n))
+
+    RandomSampler.__iter__ = __iter__  # type: ignore[method-assign]
+
+
+def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
+    def __iter__(self: DistributedSampler[Any]) -> Iterator[int]:
+        n = len(self.dataset)  # type: ignore[arg-type]
+        # Scripts number epochs from 0 or from 1: the k-th distinct value given to
+        # set_epoch draws the original's k-th order (no set_epoch: epoch 0's every time).
+        ordinals: dict[int, int] = self.__dict__.setdefault(_EPOCH_ATTR, {})
+        epoch = ordinals.setdefault(self.epoch, len(ordinals))
+        order = epoch_order(seed, epoch, n) if self.shuffle else list(range(n))
+        order = pad_like_distributed_sampler(order, self.total_size, self.drop_last)
+        batch = getattr(self, _BATCH_ATTR, None)
+        recorder.samplers.append(
+            {
+                "kind": "DistributedSampler",
+                "length": n,
+                "epoch": self.epoch,
+                "shuffle": self.shuffle,
+                "aligned": True,
+                "per_rank_batch": batch,
+                "num_replicas": self.num_replicas,
+            }
+        )
+        return iter(rank_indices(order, self.rank, self.num_replicas, self.num_samples, batch))
+
+    DistributedSampler.__iter__ = __iter__  # type: ignore[method-assign,assignment]
+
+
+def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
+    native_init = DataLoader.__init__
+    native_iter = DataLoader.__iter__
+    signature = inspect.signature(native_init)
+    iterators: list[weakref.ref[Any]] = []
+
+    @functools.wraps(native_init)
+    def __init__(self: DataLoader[Any], *args: Any, **kwargs: Any) -> None:
+        scaled = False
+        if scale_batch > 1:
+            bound = signature.bind(self, *args, **kwargs)
+            size = bound.arguments.get("batch_size", 1)
+            if bound.arguments.get("batch_sampler") is None and isinstance(size, int):
+                bound.arguments["batch_size"] = size * scale_batch
+                args, kwargs, scaled = bound.args[1:], bound.kwargs, True
+        native_init(self, *args, **kwargs)
+        if isinstance(self.sampler, DistributedSampler) and self.batch_size:
+            setattr(self.sampler, _BATCH_ATTR, self.batch_size)
+        recorder.loaders.append(
+            {
+                "batch_size": self.batch_size,
+                "sampler": type(self.sampler).__name__,
+                "drop_last": self.drop_last,
+                "scaled": scaled,
+            }
+        )
+
+    @functools.wraps(native_iter)
+    def __iter__(self: DataLoader[Any]) -> Any:
+        recorder.current.loader_started = True
+        iterator = native_iter(self)
+        iterators.append(weakref.ref(iterator))
+        return iterator
+
+    native_next = _BaseDataLoaderIter.__next__
+
+    @functools.wraps(native_next)
+    def __next__(self: _BaseDataLoaderIter) -> Any:
+        batch = native_next(self)
+        tensor = first_tensor(batch)
+        if tensor is not None and torch.is_grad_enabled():
+            recorder.current.loaded.extend(sample_digests(tensor))
+        return batch
+
+    def shutdown_workers() -> None:
+        for ref in iterators:
+            iterator = ref()
+            shutdown = getattr(iterator, "_shutdown_workers", None)
+            if callable(shutdown):
+                shutdown()
+
+    DataLoader.__init__ = __init__  # type: ignore[method-assign]
+    DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
+    _BaseDataLoaderIter.__next__ = __next__  # type: ignore[method-assign]
+    recorder.on_stop.append(shutdown_workers)
+
+
+def _sample_seed(seed: int, index: object) -> int:
+    key = f"{seed}:{index!r}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "little")
+
+
+def _load_seeded(dataset: Any, index: object, seed: int) -> Any:
+    """dataset[index] with every CPU RNG seeded by the index, then restored."""
+    numpy = sys.modules.get("numpy")
+    torch_state = torch.get_rng_state()
+    py_state = random.getstate()
+    np_state = numpy.random.get_state() if numpy is not None else None
+    sample_seed = _sample_seed(seed, index)
+    torch.default_generator.manual_seed(sample_seed)
+    random.seed(sample_seed)
+    if numpy is not None:
+        numpy.random.seed(sample_seed)
+    try:
+        return dataset[index]
+    finally:
+        torch.set_rng_state(torch_state)
+        random.setstate(py_state)
+        if numpy is not None:
+            numpy.random.set_state(np_state)
+
+
+def _patch_fetch(seed: int) -> None:
+    fetcher = _fetch._MapDatasetFetcher
+    native = fetcher.fetch
+
+    @functools.wraps(native)
+    def fetch(self: Any, possibly_batched_index: Any) -> Any:
+        if getattr(self.dataset, "__getitems__", None):
+            return native(self, possibly_batched_index)  # type: ignore[no-untyped-call]
+        if self.auto_collation:
+            data = [_load_seeded(self.dataset, i, seed) for i in possibly_batched_index]
+        else:
+            data = _load_seeded(self.dataset, possibly_batched_index, seed)
+        return self.collate_fn(data)
+
+    fetcher.fetch = fetch  # type: ignore[method-assign]

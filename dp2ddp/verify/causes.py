@@ -1,0 +1,350 @@
+"""Name the likely cause of a non-equivalence from the measured evidence.
+
+Each rule reads a signature the runs left behind, not the script's text (the static scan
+only adds where to look):
+
+* every rank fed the same samples                  -> DistributedSampler missing
+* each rank fed the original's whole batch         -> per-process batch not divided
+* a DistributedSampler iterated twice with epoch 0 -> set_epoch missing
+* optimizer hyperparameters differ                 -> learning rate (or other) changed
+* every update is c x the original's, c = 1/W      -> loss summed, not averaged: DDP averages
+  the ranks' gradients where DataParallel's single backward summed over the whole batch
+* c = W, or another constant c                     -> loss or learning rate rescaled
+* dropout drew masks, BatchNorm used batch statistics, the global RNG advanced between
+  steps                                            -> randomness / statistics that cannot be
+  aligned between 1 and W processes (named as such, with the neutralising flag).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dp2ddp.verify import scan
+from dp2ddp.verify.compare import Numerics
+from dp2ddp.verify.records import RankRecord
+from dp2ddp.verify.report import Cause
+from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
+
+
+@dataclass(frozen=True)
+class Evidence:
+    world: int
+    numerics: Numerics
+    sharding: Sharding
+    in_sync: bool
+    sync_detail: str
+    original: RankRecord
+    migrated: list[RankRecord]
+    findings_original: list[scan.Finding]
+    findings_migrated: list[scan.Finding]
+    no_dropout: bool = False
+    freeze_batchnorm: bool = False
+
+    def windows(self, run: RankRecord) -> list[dict[str, Any]]:
+        return run.windows[: max(self.numerics.steps_compared, 1)]
+
+    def all_windows(self) -> list[dict[str, Any]]:
+        out = self.windows(self.original)
+        for rank in self.migrated:
+            out = out + self.windows(rank)
+        return out
+
+
+def _near(value: float | None, target: float, tol: float = 0.05) -> bool:
+    return value is not None and abs(value - target) <= tol * abs(target)
+
+
+def _where(findings: list[scan.Finding], kind: str, script: str) -> str:
+    text = scan.lines(findings, kind)
+    return f" ({script}: {text})" if text else ""
+
+
+def diagnose(ev: Evidence) -> list[Cause]:
+    causes: list[Cause] = []
+    causes += _structure(ev)
+    causes += _data(ev)
+    causes += _hyper(ev)
+    if not ev.in_sync:
+        causes.append(
+            Cause(
+                "ranks_out_of_sync",
+                "DDP ranks hold different parameters",
+                ev.sync_detail,
+                "Wrap the model in DistributedDataParallel on every rank and update parameters "
+                "only through the optimizer (or broadcast what you change by hand).",
+            )
+        )
+    if not ev.numerics.passed:
+        causes += _scale(ev, causes)
+        causes += _randomness(ev)
+    if (not ev.numerics.passed or ev.sharding.failed) and not causes:
+        worst = ev.numerics.worst(1)
+        detail = f"first diverging step {ev.numerics.first_diverging_step}"
+        if worst:
+            detail += f", worst parameter {worst[0].name} (relative error {worst[0].rel_error:.3g})"
+        causes.append(
+            Cause(
+                "unexplained",
+                "updates differ and no known cause matched",
+                detail,
+                "Compare the two scripts' loss, optimizer and data pipeline by hand.",
+            )
+        )
+    return causes
+
+
+def _structure(ev: Evidence) -> list[Cause]:
+    causes = []
+    if ev.numerics.structure:
+        causes.append(
+            Cause(
+                "structure",
+                "the runs optimize different parameters or step differently",
+                "; ".join(ev.numerics.structure[:3]),
+                "Build the same model and optimizers in the migration.",
+            )
+        )
+    if not ev.numerics.initial_equal:
+        causes.append(
+            Cause(
+                "initial_weights",
+                "initial weights differ",
+                f"{ev.numerics.initial_worst} differs by up to "
+                f"{ev.numerics.initial_max_abs_diff:.3g} before the first step, although every "
+                "RNG was seeded alike",
+                "Build the model before anything that draws random numbers differently in the "
+                "two scripts (e.g. seeding per rank before the model is created).",
+            )
+        )
+    return causes
+
+
+def _data(ev: Evidence) -> list[Cause]:
+    sh = ev.sharding
+    bad = sh.first_bad()
+    if bad is None:
+        return []
+    detail = sh.describe()
+    if sh.status == SAME_DATA:
+        where = (
+            ""
+            if any(f.kind == scan.DISTRIBUTED_SAMPLER for f in ev.findings_migrated)
+            else "; the migrated script creates no DistributedSampler"
+        )
+        return [
+            Cause(
+                "sampler_missing",
+                "DistributedSampler missing: every rank trains on the same data",
+                detail + where + ". This is not data-parallel training, whatever the numbers.",
+                "Give the training DataLoader sampler=DistributedSampler(dataset, shuffle=...) "
+                "instead of shuffle=, and call sampler.set_epoch(epoch) every epoch.",
+            )
+        ]
+    if sh.undivided:
+        return [
+            Cause(
+                "batch_not_divided",
+                "per-process batch not divided by WORLD_SIZE",
+                f"{detail}: each rank fed the original's whole batch, so the global batch is "
+                f"{ev.world}x the original's",
+                "Use batch_size=B // WORLD_SIZE in the migrated DataLoader; if the larger global "
+                "batch is intended, verify with --per-process-batch.",
+            )
+        ]
+    if _set_epoch_missing(ev):
+        return [
+            Cause(
+                "set_epoch_missing",
+                "DistributedSampler.set_epoch not called",
+                f"{detail}; the sampler repeated epoch 0's order in the next epoch",
+                "Call loader.sampler.set_epoch(epoch) at the top of the epoch loop.",
+            )
+        ]
+    if sh.padded:
+        return [
+            Cause(
+                "padded_batch",
+                "DistributedSampler padded the last batch",
+                f"{detail}: the dataset does not split evenly, so the sampler repeats samples",
+                "Expected at the end of such an epoch; use DistributedSampler(drop_last=True) "
+                "or compare fewer --steps.",
+            )
+        ]
+    if sh.status == OVERLAP:
+        return [
+            Cause(
+                "overlap",
+                "ranks fed overlapping samples",
+                detail,
+                "Every rank needs its own DistributedSampler with the same seed and shuffle.",
+            )
+        ]
+    if (
+        bad.original % ev.world
+        and len(set(bad.per_rank)) == 1
+        and sum(bad.per_rank) == ev.world * (bad.original // ev.world)
+    ):
+        return [
+            Cause(
+                "batch_not_divisible",
+                f"batch of {bad.original} does not divide by {ev.world} processes",
+                f"{detail}: each rank loads {bad.per_rank[0]}, so the global batch is "
+                f"{sum(bad.per_rank)}",
+                f"Verify with an --nproc that divides {bad.original}, or choose a batch size "
+                "that is a multiple of WORLD_SIZE.",
+            )
+        ]
+    if bad.missing == bad.original and _rng_in_loop(ev):
+        return [
+            Cause(
+                "random_inputs",
+                "model inputs drawn at random inside the training loop",
+                f"{detail}; no sample matched the original's, and the RNG advanced between "
+                f"steps{_where(ev.findings_original, scan.RANDOM_IN_LOOP, 'original')}",
+                "Each process draws its own random inputs: this cannot be aligned between 1 "
+                "and W processes. Draw them on rank 0 and broadcast, or seed per rank on purpose.",
+            )
+        ]
+    return [
+        Cause(
+            "data_differs",
+            "the ranks' batches are not the original's batch",
+            detail,
+            "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
+            "B // WORLD_SIZE, with a DistributedSampler.",
+        )
+    ]
+
+
+def _set_epoch_missing(ev: Evidence) -> bool:
+    epochs = [
+        s.get("epoch")
+        for s in ev.migrated[0].data.get("samplers", [])
+        if s.get("kind") == "DistributedSampler" and s.get("shuffle")
+    ]
+    return len(epochs) >= 2 and len(set(epochs)) < len(epochs)
+
+
+def _hyper(ev: Evidence) -> list[Cause]:
+    seen: dict[tuple[int, int, str], Any] = {}
+    for diff in ev.numerics.hyper:
+        seen.setdefault((diff.optimizer, diff.group, diff.key), diff)
+    causes = []
+    for (opt, group, key), diff in seen.items():
+        where = f"optimizer {opt}" + (f" group {group}" if group else "")
+        text = (
+            f"{where}: {key} {diff.original!r} in the original, {diff.migrated!r} in the migration"
+        )
+        if key == "lr":
+            causes.append(
+                Cause(
+                    "lr_changed",
+                    "learning rate changed",
+                    text + _where(ev.findings_migrated, scan.WORLD_SIZE_LR, "migrated"),
+                    "Keep the original learning rate: with the batch divided by WORLD_SIZE the "
+                    "global batch is unchanged, so nothing needs rescaling.",
+                )
+            )
+        else:
+            causes.append(
+                Cause("hyperparameter_changed", f"optimizer {key} changed", text,
+                      "Keep the original optimizer settings.")
+            )  # fmt: skip
+    return causes
+
+
+def _scale(ev: Evidence, found: list[Cause]) -> list[Cause]:
+    fit = ev.numerics.scale
+    if not fit.uniform or fit.ratio is None or _near(fit.ratio, 1.0, 0.01):
+        return []
+    if any(c.key in {"lr_changed", "batch_not_divided", "sampler_missing"} for c in found):
+        return []  # already explained by a direct measurement
+    step = ev.numerics.first_diverging_step
+    w = ev.world
+    ratio = f"every parameter's update at step {step} is {fit.ratio:.4g}x the original's"
+    if _near(fit.ratio, 1.0 / w):
+        return [
+            Cause(
+                "sum_loss",
+                "loss summed, not averaged",
+                f"{ratio} = 1/WORLD_SIZE: DDP averages the ranks' gradients, so a loss summed "
+                "over each rank's share of the batch updates WORLD_SIZE times less than under "
+                "DataParallel" + _where(ev.findings_original, scan.SUM_LOSS, "original"),
+                "Multiply the summed loss by WORLD_SIZE in the migration, or use "
+                "reduction='mean' in both scripts.",
+            )
+        ]
+    if _near(fit.ratio, float(w)):
+        return [
+            Cause(
+                "scaled_by_world_size",
+                "updates WORLD_SIZE times larger",
+                f"{ratio} = WORLD_SIZE: a loss or learning rate multiplied by WORLD_SIZE",
+                "Divide the batch, not scale the loss or learning rate: DDP already averages.",
+            )
+        ]
+    return [
+        Cause(
+            "uniform_scale",
+            "every update uniformly rescaled",
+            f"{ratio}: the learning rate or the loss scale changed",
+            "Keep the original's loss reduction and learning rate.",
+        )
+    ]
+
+
+def _rng_in_loop(ev: Evidence) -> bool:
+    return any(w.get("rng_consumed") for w in ev.all_windows())
+
+
+def _randomness(ev: Evidence) -> list[Cause]:
+    causes = []
+    dropout = sum(int(w.get("dropout", 0)) for w in ev.all_windows())
+    if dropout and not ev.no_dropout:
+        causes.append(
+            Cause(
+                "dropout",
+                "dropout masks cannot be aligned",
+                f"dropout drew masks {dropout} times in the compared steps; one process and "
+                f"{ev.world} processes draw different masks"
+                + _where(ev.findings_original, scan.DROPOUT, "original"),
+                "Rerun with --no-dropout to switch dropout off in both runs for the check.",
+            )
+        )
+    batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
+    if batchnorm and not ev.freeze_batchnorm and not _batchnorm_aligned(ev):
+        causes.append(
+            Cause(
+                "batchnorm",
+                "BatchNorm statistics are per process",
+                f"BatchNorm normalised with batch statistics {batchnorm} times: each DDP rank "
+                "over its own share, the original over its whole batch"
+                + _where(ev.findings_original, scan.BATCHNORM, "original"),
+                "Rerun with --freeze-batchnorm to normalise with running statistics in both "
+                "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
+            )
+        )
+    if _rng_in_loop(ev) and not dropout:
+        causes.append(
+            Cause(
+                "random_in_loop",
+                "random numbers drawn inside the training loop",
+                "the global RNG advanced between optimizer steps; each process draws its own "
+                "values" + _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original"),
+                "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
+                "broadcast, or accept the difference.",
+            )
+        )
+    return causes
+
+
+def _batchnorm_aligned(ev: Evidence) -> bool:
+    """On GPUs DataParallel also normalises per device: aligned when it used W devices and
+    each rank got DataParallel's chunk (a known per-rank batch)."""
+    wrappers = ev.original.data.get("wrappers", [])
+    devices = wrappers[0].get("devices", 0) if wrappers else 0
+    samplers = [
+        s for s in ev.migrated[0].data.get("samplers", []) if s.get("kind") == "DistributedSampler"
+    ]
+    return devices == ev.world and bool(samplers) and all(s.get("per_rank_batch") for s in samplers)

@@ -1,0 +1,252 @@
+"""Compare the parameter updates of the original and of DDP rank 0, step by step.
+
+The update of a parameter at step s is (after - before) around optimizer.step(). A step
+passes for a parameter when
+
+    rms(u_migrated - u_original) <= atol + rtol * rms(u_original) + 2 * eps(dtype) * rms(param)
+
+The last term is the parameter's own rounding: an update is the difference of two stored
+floats, so it cannot be more exact than the parameter's last bit. RMS rather than the worst
+element: one element whose gradient is ~0 may flip sign under another summation order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from dp2ddp.verify.records import RankRecord, Tensors
+
+#: Hyperparameters that choose an implementation, not the maths.
+_IMPLEMENTATION_KEYS = frozenset(
+    {
+        "foreach",
+        "fused",
+        "differentiable",
+        "capturable",
+        "maximize_foreach",
+        "decoupled_weight_decay",
+    }
+)
+
+
+@dataclass(frozen=True)
+class StepDiff:
+    step: int
+    key: str
+    name: str
+    shape: tuple[int, ...]
+    rel_error: float  # rms(diff) / rms(original update); inf when the original did not move
+    max_abs_diff: float
+    passed: bool
+
+
+@dataclass(frozen=True)
+class ScaleFit:
+    """Is the migrated update a constant multiple of the original's (at one step)?"""
+
+    ratio: float | None
+    uniform: bool
+
+
+@dataclass(frozen=True)
+class HyperDiff:
+    step: int
+    optimizer: int
+    group: int
+    key: str
+    original: Any
+    migrated: Any
+
+
+@dataclass
+class Numerics:
+    steps_compared: int = 0
+    structure: list[str] = field(default_factory=list)
+    initial_equal: bool = True
+    initial_max_abs_diff: float = 0.0
+    initial_worst: str | None = None
+    diffs: list[StepDiff] = field(default_factory=list)
+    first_diverging_step: int | None = None
+    scale: ScaleFit = ScaleFit(None, False)
+    hyper: list[HyperDiff] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return (
+            not self.structure
+            and self.initial_equal
+            and self.first_diverging_step is None
+            and self.steps_compared > 0
+        )
+
+    def worst(self, limit: int = 5) -> list[StepDiff]:
+        """Each parameter's worst step, worst parameters first."""
+        per_param: dict[str, StepDiff] = {}
+        for diff in self.diffs:
+            best = per_param.get(diff.key)
+            if best is None or _order(diff) > _order(best):
+                per_param[diff.key] = diff
+        return sorted(per_param.values(), key=_order, reverse=True)[:limit]
+
+
+def _order(diff: StepDiff) -> tuple[bool, float, float]:
+    rel = diff.rel_error if math.isfinite(diff.rel_error) else 1e300
+    return (not diff.passed, rel, diff.max_abs_diff)
+
+
+def _rms(t: torch.Tensor) -> float:
+    return float(t.pow(2).mean().sqrt()) if t.numel() else 0.0
+
+
+def compare_updates(
+    original: RankRecord,
+    migrated: RankRecord,
+    rtol: float,
+    atol: float,
+) -> Numerics:
+    result = Numerics()
+    orig_t, mig_t = original.tensors(), migrated.tensors()
+    names, shapes = original.names(), original.shapes()
+    _check_structure(original, migrated, result)
+    _check_initial(orig_t, mig_t, names, result)
+    steps = min(len(orig_t.updates), len(mig_t.updates), len(original.events), len(migrated.events))
+    for index in range(steps):
+        ev_o, ev_m = original.events[index], migrated.events[index]
+        if ev_o["optimizer"] != ev_m["optimizer"] or ev_o["class"] != ev_m["class"]:
+            result.structure.append(
+                f"step {index + 1}: the original stepped optimizer {ev_o['optimizer']} "
+                f"({ev_o['class']}), the migration optimizer {ev_m['optimizer']} ({ev_m['class']})"
+            )
+            break
+        result.hyper += _hyper_diffs(index + 1, ev_o, ev_m)
+        step_diffs = _step_diffs(
+            index + 1, orig_t, mig_t, index, names, shapes, rtol, atol, result.structure
+        )
+        result.diffs += step_diffs
+        result.steps_compared = index + 1
+        if result.first_diverging_step is None and any(not d.passed for d in step_diffs):
+            result.first_diverging_step = index + 1
+            result.scale = fit_scale(orig_t.updates[index], mig_t.updates[index])
+    return result
+
+
+def _check_structure(original: RankRecord, migrated: RankRecord, result: Numerics) -> None:
+    o_shapes, m_shapes = original.shapes(), migrated.shapes()
+    for key in sorted(set(o_shapes) | set(m_shapes)):
+        if key not in m_shapes:
+            result.structure.append(f"{original.names()[key]}: not optimized by the migration")
+        elif key not in o_shapes:
+            result.structure.append(f"{migrated.names()[key]}: optimized only by the migration")
+        elif o_shapes[key] != m_shapes[key]:
+            result.structure.append(
+                f"{original.names()[key]}: shape {tuple(o_shapes[key])} in the original, "
+                f"{tuple(m_shapes[key])} in the migration"
+            )
+
+
+def _check_initial(
+    orig_t: Tensors, mig_t: Tensors, names: dict[str, str], result: Numerics
+) -> None:
+    for key, before in orig_t.init.items():
+        other = mig_t.init.get(key)
+        if other is None or other.shape != before.shape:
+            continue
+        diff = float((other.double() - before.double()).abs().max()) if before.numel() else 0.0
+        if diff > result.initial_max_abs_diff:
+            result.initial_max_abs_diff, result.initial_worst = diff, names.get(key, key)
+    result.initial_equal = result.initial_max_abs_diff == 0.0
+
+
+def _step_diffs(
+    step: int,
+    orig_t: Tensors,
+    mig_t: Tensors,
+    index: int,
+    names: dict[str, str],
+    shapes: dict[str, list[int]],
+    rtol: float,
+    atol: float,
+    structure: list[str],
+) -> list[StepDiff]:
+    diffs = []
+    param_rms = orig_t.param_rms[index] if index < len(orig_t.param_rms) else {}
+    for key, u_o in orig_t.updates[index].items():
+        u_m = mig_t.updates[index].get(key)
+        if u_m is None or u_m.shape != u_o.shape:
+            continue
+        d = u_m.double() - u_o.double()
+        err, ref = _rms(d), _rms(u_o.double())
+        eps = torch.finfo(u_o.dtype).eps if u_o.is_floating_point() else 0.0
+        tol = atol + rtol * ref + 2 * eps * param_rms.get(key, 0.0)
+        rel = err / ref if ref > 0 else (0.0 if err == 0 else math.inf)
+        max_abs = float(d.abs().max()) if d.numel() else 0.0
+        diffs.append(
+            StepDiff(step, key, names.get(key, key), tuple(shapes.get(key, u_o.shape)),
+                     rel, max_abs, err <= tol)
+        )  # fmt: skip
+    return diffs
+
+
+def fit_scale(orig: dict[str, torch.Tensor], mig: dict[str, torch.Tensor]) -> ScaleFit:
+    """Least-squares ratio c of u_migrated ~ c * u_original over all parameters, and whether
+    every parameter follows it (residual < 1% and per-parameter ratios within 2%)."""
+    num = den = 0.0
+    ratios: list[float] = []
+    residual_ok = True
+    for key, u_o in orig.items():
+        u_m = mig.get(key)
+        if u_m is None or u_m.shape != u_o.shape:
+            continue
+        a, b = u_o.double().flatten(), u_m.double().flatten()
+        aa, ab = float(a @ a), float(a @ b)
+        if aa == 0.0:
+            continue
+        num, den = num + ab, den + aa
+        c = ab / aa
+        ratios.append(c)
+        norm_b = float(b.norm())
+        if norm_b > 0 and float((b - c * a).norm()) > 1e-2 * norm_b:
+            residual_ok = False
+    if den == 0.0:
+        return ScaleFit(None, False)
+    ratio = num / den
+    spread_ok = all(abs(c - ratio) <= 0.02 * abs(ratio) for c in ratios) if ratio else False
+    return ScaleFit(ratio, residual_ok and spread_ok)
+
+
+def _hyper_diffs(step: int, ev_o: dict[str, Any], ev_m: dict[str, Any]) -> list[HyperDiff]:
+    diffs = []
+    for group, (h_o, h_m) in enumerate(zip(ev_o["hyper"], ev_m["hyper"], strict=False)):
+        for key in sorted(set(h_o) & set(h_m) - _IMPLEMENTATION_KEYS):
+            if not _same(h_o[key], h_m[key]):
+                diffs.append(HyperDiff(step, ev_o["optimizer"], group, key, h_o[key], h_m[key]))
+    return diffs
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+    return bool(a == b)
+
+
+def rank_sync(ranks: list[RankRecord], steps: int) -> tuple[bool, str]:
+    """Did every rank hold bitwise the same parameters as rank 0 after each step?"""
+    if len(ranks) < 2:
+        return True, "one process"
+    reference = ranks[0].events
+    for step in range(steps):
+        for rank in ranks[1:]:
+            if step >= len(rank.events) or step >= len(reference):
+                continue
+            mine, ref = rank.events[step]["param_hashes"], reference[step]["param_hashes"]
+            for key, digest in ref.items():
+                if mine.get(key) != digest:
+                    name = ranks[0].names().get(key, key)
+                    return False, (
+                        f"after step {step + 1}, rank {rank.rank}'s {name} differs from rank 0's"
+                    )
+    return True, f"all {len(ranks)} ranks held identical parameters after every step"

@@ -1,0 +1,49 @@
+"""What one `dp2ddp verify` run compares, and with which tolerances."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from dp2ddp.options import MigrateOptions
+
+Backend = Literal["auto", "gloo", "nccl"]
+
+#: Optimizer steps compared by default: enough to see momentum and a second batch,
+#: few enough that the check takes seconds.
+DEFAULT_STEPS = 3
+#: Relative tolerance on each parameter's update (RMS of the difference over RMS of the
+#: original's update). float32 gradients summed in another order differ by ~1e-6 relative;
+#: a wrong migration differs by 1e-1 or more.
+DEFAULT_RTOL = 1e-4
+#: Absolute tolerance on the RMS difference of an update (parameter units).
+DEFAULT_ATOL = 1e-8
+#: Seconds each run (the original, then the torchrun launch) may take.
+DEFAULT_TIMEOUT = 300.0
+#: Seed given to every RNG in every process, and base seed of the aligned sampler order.
+DEFAULT_SEED = 1234
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """One verification: ORIGINAL against MIGRATED (or ORIGINAL migrated in memory)."""
+
+    original: Path
+    migrated: Path | None = None
+    nproc: int | None = None
+    steps: int = DEFAULT_STEPS
+    backend: Backend = "auto"
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+    timeout: float = DEFAULT_TIMEOUT
+    script_args: tuple[str, ...] = ()
+    migrate_options: MigrateOptions = field(default_factory=MigrateOptions)
+    #: Check-only neutralisers of randomness that cannot be aligned across process counts.
+    no_dropout: bool = False
+    freeze_batchnorm: bool = False
+    seed: int = DEFAULT_SEED
+    #: Working directory of both runs (default: the current one, as when you launch them).
+    cwd: Path | None = None
+    #: Parent of the temporary directory (default: the system's); for tests.
+    temp_root: Path | None = None

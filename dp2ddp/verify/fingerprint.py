@@ -1,0 +1,81 @@
+"""Fingerprint the samples each process feeds its model (inside the user's processes).
+
+`nn.Module.__call__` is wrapped: on every *outermost* call of a module that has parameters,
+with grad enabled (a training forward: the DDP or DataParallel wrapper, or the bare model
+when the original only wraps with several GPUs), the first tensor argument is hashed per
+sample (dim 0). Nested calls, and DataParallel's replicas on its worker threads, are inside
+an outermost call and are skipped. The harness then checks that the DDP ranks' samples at
+each step are disjoint and together are the original's batch. The DataParallel/DDP
+constructors are wrapped too: to name parameters and to know DataParallel's device count.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch.nn.parallel import DataParallel, DistributedDataParallel
+
+from dp2ddp.verify.digest import sample_digests
+from dp2ddp.verify.recorder import Recorder
+
+
+def first_tensor(value: object, depth: int = 0) -> torch.Tensor | None:
+    """The first tensor in positional args, then keyword args (through lists/tuples/dicts)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if depth > 4:
+        return None
+    items: list[object]
+    if isinstance(value, Mapping):
+        items = list(value.values())
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        return None
+    for item in items:
+        found = first_tensor(item, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+class _Depth:
+    """Process-wide (not per thread: DataParallel's replicas run on worker threads)."""
+
+    value = 0
+
+
+def install(recorder: Recorder) -> None:
+    for cls in (DataParallel, DistributedDataParallel):
+        _wrap_init(recorder, cls)
+    native_call = torch.nn.Module.__call__
+
+    @functools.wraps(native_call)
+    def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
+        if _Depth.value or not torch.is_grad_enabled():
+            return native_call(self, *args, **kwargs)
+        _Depth.value += 1
+        try:
+            if next(self.parameters(), None) is not None:
+                tensor = first_tensor((args, kwargs))
+                if tensor is not None:
+                    recorder.record_inputs(recorder.model_ordinal(self), sample_digests(tensor))
+            return native_call(self, *args, **kwargs)
+        finally:
+            _Depth.value -= 1
+
+    torch.nn.Module.__call__ = __call__  # type: ignore[method-assign]
+
+
+def _wrap_init(recorder: Recorder, cls: type[torch.nn.Module]) -> None:
+    native_init = cls.__init__
+
+    @functools.wraps(native_init)
+    def __init__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
+        native_init(self, *args, **kwargs)
+        recorder.register_wrapper(self)
+
+    cls.__init__ = __init__  # type: ignore[method-assign]

@@ -1,0 +1,87 @@
+"""What the harness and the runner inside the user's processes agree on.
+
+The runner is started as `python -m dp2ddp.verify.runner RUNNER_OPTIONS -- SCRIPT ARGS...`
+and leaves its results in `<out>/rank<R>/`; this module names those files and builds and
+parses the runner's options, so that both sides stay in step. Stdlib only: it is imported
+inside the user's processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+RECORD = "record.json"  # everything but tensors (written when the run stops or ends)
+PROGRESS = "progress.json"  # rewritten after every step: survives a kill
+TENSORS = "tensors.pt"  # initial parameters and per-step updates (rank 0 / original only)
+STDOUT = "stdout.log"
+STDERR = "stderr.log"
+
+#: Record statuses.
+STOPPED = "stopped"  # reached the requested steps and stopped the script
+FINISHED = "finished"  # the script ended on its own before the requested steps
+ERROR = "error"  # the script raised or exited non-zero
+HARNESS_ERROR = "harness_error"  # dp2ddp's instrumentation itself failed
+
+
+def rank_dir_name(rank: int) -> str:
+    return f"rank{rank}"
+
+
+@dataclass(frozen=True)
+class RunnerOptions:
+    """Options of one runner process; the same for the original and every DDP rank."""
+
+    out: str
+    steps: int
+    seed: int
+    #: Value of `__file__` and directory put first on sys.path: the user's script, also when
+    #: the code executed is an in-memory migration written to a temporary file.
+    file_attr: str
+    no_dropout: bool = False
+    freeze_batchnorm: bool = False
+    #: Multiply DataLoader batch sizes (the original under --per-process-batch).
+    scale_batch: int = 1
+
+    def argv(self, script: str, script_args: tuple[str, ...]) -> list[str]:
+        args = [
+            "--out", self.out,
+            "--steps", str(self.steps),
+            "--seed", str(self.seed),
+            "--file-attr", self.file_attr,
+            "--scale-batch", str(self.scale_batch),
+        ]  # fmt: skip
+        if self.no_dropout:
+            args.append("--no-dropout")
+        if self.freeze_batchnorm:
+            args.append("--freeze-batchnorm")
+        return [*args, "--", script, *script_args]
+
+
+def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
+    """Inverse of RunnerOptions.argv: (options, script, script arguments)."""
+    if "--" not in argv:
+        raise SystemExit("dp2ddp.verify.runner: missing `-- SCRIPT`")
+    cut = argv.index("--")
+    parser = argparse.ArgumentParser(prog="dp2ddp.verify.runner")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--steps", type=int, required=True)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--file-attr", required=True)
+    parser.add_argument("--scale-batch", type=int, default=1)
+    parser.add_argument("--no-dropout", action="store_true")
+    parser.add_argument("--freeze-batchnorm", action="store_true")
+    ns = parser.parse_args(argv[:cut])
+    rest = argv[cut + 1 :]
+    if not rest:
+        raise SystemExit("dp2ddp.verify.runner: missing SCRIPT after `--`")
+    options = RunnerOptions(
+        out=ns.out,
+        steps=ns.steps,
+        seed=ns.seed,
+        file_attr=ns.file_attr,
+        no_dropout=ns.no_dropout,
+        freeze_batchnorm=ns.freeze_batchnorm,
+        scale_batch=ns.scale_batch,
+    )
+    return options, rest[0], rest[1:]

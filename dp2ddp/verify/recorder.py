@@ -1,0 +1,303 @@
+"""Records optimizer steps inside the user's process and stops it after K of them.
+
+Global optimizer step hooks snapshot each optimizer's parameters before step() and store the
+update (after - before) after it; rank 0 (and the original) keep the tensors, every rank keeps
+a bitwise hash of its parameters so that the harness can check the replicas stayed in sync.
+The time between two steps is a *window*: the samples the wrapped model saw and the
+randomness the script drew in it are attributed to the step that ends it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sys
+import weakref
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.optim.optimizer import (
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
+
+from dp2ddp.verify import protocol
+from dp2ddp.verify.digest import tensor_digest
+
+JSONScalar = int | float | bool | str | None
+_WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
+
+
+class HarnessFailure(BaseException):
+    """dp2ddp's own instrumentation failed (not the user's script). BaseException: the
+    script's `except Exception` must not swallow it."""
+
+
+@dataclass
+class Window:
+    """What happened between the previous optimizer step and step `index` (1-based)."""
+
+    index: int
+    #: model ordinal (str for JSON) -> per-sample digests of its first tensor input
+    inputs: dict[str, list[str]] = field(default_factory=dict)
+    #: per-sample digests of the first tensor of every batch a DataLoader yielded
+    loaded: list[str] = field(default_factory=list)
+    dropout: int = 0  # dropout calls that drew a mask
+    batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
+    loader_started: bool = False  # a DataLoader iterator was created (draws a seed)
+    rng_consumed: bool | None = None  # the global RNGs advanced (None: not measurable)
+
+
+def rng_digest() -> str:
+    """Hash of the global RNG states the script can draw from (torch, CUDA, random, numpy)."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(bytes(torch.get_rng_state().tolist()))
+    if _cuda_in_use():
+        for state in torch.cuda.get_rng_state_all():
+            h.update(bytes(state.tolist()))
+    h.update(repr(random.getstate()).encode())
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        h.update(numpy.random.get_state()[1].tobytes())
+    return h.hexdigest()
+
+
+def _scalar(value: object) -> JSONScalar | list[JSONScalar]:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        return float(value.item())
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    if isinstance(value, tuple | list) and all(
+        isinstance(v, bool | int | float | str) or v is None for v in value
+    ):
+        return list(value)
+    return repr(value)[:80]
+
+
+class Recorder:
+    """State of one instrumented process (the original, or one DDP rank)."""
+
+    def __init__(self, options: protocol.RunnerOptions, rank: int, world: int, outdir: Path):
+        self.options = options
+        self.rank = rank
+        self.world = world
+        self.outdir = outdir
+        self.keep_tensors = rank == 0
+        self._optimizers: dict[int, int] = {}  # id(optimizer) -> index by first step
+        self._refs: list[weakref.ref[torch.optim.Optimizer]] = []
+        self._counts: list[int] = []
+        self._before: list[torch.Tensor] = []
+        self._rng_mark: str | None = None
+        self.names: dict[str, str] = {}
+        self.shapes: dict[str, list[int]] = {}
+        self.dtypes: dict[str, str] = {}
+        self.init: dict[str, torch.Tensor] = {}
+        self.updates: list[dict[str, torch.Tensor]] = []
+        self.param_rms: list[dict[str, float]] = []
+        self.events: list[dict[str, Any]] = []
+        self.windows: list[Window] = []
+        self.current = Window(1)
+        self.wrappers: list[weakref.ref[torch.nn.Module]] = []  # DataParallel / DDP
+        self.models: list[weakref.ref[torch.nn.Module]] = []  # outermost modules called
+        self.wrapper_info: list[dict[str, JSONScalar]] = []
+        self.samplers: list[dict[str, JSONScalar]] = []
+        self.loaders: list[dict[str, JSONScalar]] = []
+        self.on_stop: list[Callable[[], None]] = []
+
+    # -- wiring ------------------------------------------------------------------------------
+    def install(self) -> None:
+        register_optimizer_step_pre_hook(self._guard(self._pre_step))
+        register_optimizer_step_post_hook(self._guard(self._post_step))
+        self._write_progress("running")
+
+    def _guard(
+        self, hook: Callable[[torch.optim.Optimizer], None]
+    ) -> Callable[[torch.optim.Optimizer, tuple[Any, ...], dict[str, Any]], None]:
+        def wrapped(opt: torch.optim.Optimizer, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+            try:
+                hook(opt)
+            except HarnessFailure:
+                raise
+            except Exception as exc:  # our bug, not the script's: say so
+                raise HarnessFailure(f"{type(exc).__name__}: {exc}") from exc
+
+        return wrapped
+
+    def register_wrapper(self, module: torch.nn.Module) -> int:
+        self.wrappers.append(weakref.ref(module))
+        device_ids = getattr(module, "device_ids", None)
+        self.wrapper_info.append(
+            {
+                "class": type(module).__name__,
+                "devices": len(device_ids) if isinstance(device_ids, list) else 0,
+            }
+        )
+        return len(self.wrappers) - 1
+
+    def model_ordinal(self, module: torch.nn.Module) -> int:
+        """Number of a model fed by the script, in the order of first training forward."""
+        for ordinal, ref in enumerate(self.models):
+            if ref() is module:
+                return ordinal
+        self.models.append(weakref.ref(module))
+        return len(self.models) - 1
+
+    def record_inputs(self, ordinal: int, digests: list[str]) -> None:
+        self.current.inputs.setdefault(str(ordinal), []).extend(digests)
+
+    # -- optimizer hooks ---------------------------------------------------------------------
+    def _params(self, index: int, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
+        return [
+            (f"o{index}.g{g}.p{i}", p)
+            for g, group in enumerate(opt.param_groups)
+            for i, p in enumerate(group["params"])
+            if isinstance(p, torch.Tensor)
+        ]
+
+    def _index(self, opt: torch.optim.Optimizer) -> tuple[int, bool]:
+        index = self._optimizers.get(id(opt))
+        if index is not None and self._refs[index]() is opt:
+            return index, False
+        index = len(self._refs)
+        self._optimizers[id(opt)] = index
+        self._refs.append(weakref.ref(opt))
+        self._counts.append(0)
+        return index, True
+
+    def _param_names(self) -> dict[int, str]:
+        """Parameter names inside the model(s), without DataParallel/DDP's `module.`."""
+        names: dict[int, str] = {}
+        models = [ref() for ref in self.models] or [ref() for ref in self.wrappers]
+        for ordinal, model in enumerate(models):
+            if not isinstance(model, torch.nn.Module):
+                continue
+            inner = model.module if isinstance(model, _WRAPPERS) else model
+            prefix = "" if ordinal == 0 else f"model{ordinal}."
+            for name, p in inner.named_parameters():
+                names.setdefault(id(p), prefix + name)
+        return names
+
+    def _pre_step(self, opt: torch.optim.Optimizer) -> None:
+        index, first = self._index(opt)
+        params = self._params(index, opt)
+        if first or any(key not in self.names for key, _ in params):
+            known = self._param_names()
+            for key, p in params:
+                if key in self.names:
+                    continue
+                self.names[key] = known.get(id(p), key)
+                self.shapes[key] = list(p.shape)
+                self.dtypes[key] = str(p.dtype).removeprefix("torch.")
+                if self.keep_tensors:
+                    self.init[key] = p.detach().cpu().clone()
+        if self._rng_mark is not None and not self.current.loader_started:
+            self.current.rng_consumed = rng_digest() != self._rng_mark
+        self._before = [p.detach().clone() for _, p in params]
+
+    def _post_step(self, opt: torch.optim.Optimizer) -> None:
+        index, _ = self._index(opt)
+        params = self._params(index, opt)
+        if len(params) != len(self._before):
+            raise HarnessFailure("optimizer parameters changed during step()")
+        self._counts[index] += 1
+        if self.keep_tensors:
+            self.updates.append(
+                {
+                    key: (p.detach() - b).cpu()
+                    for (key, p), b in zip(params, self._before, strict=True)
+                }
+            )
+            self.param_rms.append(
+                {
+                    key: float(b.double().pow(2).mean().sqrt()) if b.numel() else 0.0
+                    for (key, _), b in zip(params, self._before, strict=True)
+                }
+            )
+        self._before = []
+        self.events.append(
+            {
+                "index": len(self.events) + 1,
+                "optimizer": index,
+                "optimizer_step": self._counts[index],
+                "class": type(opt).__name__,
+                "hyper": [
+                    {k: _scalar(v) for k, v in group.items() if k != "params"}
+                    for group in opt.param_groups
+                ],
+                "param_hashes": {key: tensor_digest(p) for key, p in params},
+            }
+        )
+        self.windows.append(self.current)
+        self.current = Window(self.current.index + 1)
+        self._rng_mark = rng_digest()
+        self._write_progress("running")
+        if all(count >= self.options.steps for count in self._counts):
+            self.stop()
+
+    # -- ending ------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Requested steps reached: save, and end this process here, before the script goes
+        on to write checkpoints or start another collective. Every DDP rank reaches the
+        same step (each step waits for all ranks' gradients), so all ranks stop together."""
+        self.finish(protocol.STOPPED)
+        for callback in self.on_stop:
+            try:
+                callback()
+            except Exception:  # best effort: worker shutdown
+                pass
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    def finish(self, status: str, error: dict[str, str] | None = None) -> None:
+        if self.keep_tensors:
+            torch.save(
+                {"init": self.init, "updates": self.updates, "param_rms": self.param_rms},
+                self.outdir / protocol.TENSORS,
+            )
+        record = {
+            "status": status,
+            "error": error,
+            "rank": self.rank,
+            "world_size": self.world,
+            "steps_target": self.options.steps,
+            "names": self.names,
+            "shapes": self.shapes,
+            "dtypes": self.dtypes,
+            "events": self.events,
+            "windows": [asdict(w) for w in [*self.windows, self.current]],
+            "wrappers": self.wrapper_info,
+            "samplers": self.samplers,
+            "loaders": self.loaders,
+            "device": _device(),
+        }
+        _write_json(self.outdir / protocol.RECORD, record)
+        self._write_progress(status)
+
+    def _write_progress(self, status: str) -> None:
+        _write_json(
+            self.outdir / protocol.PROGRESS,
+            {"status": status, "steps": len(self.events), "window": self.current.index},
+        )
+
+
+def _cuda_in_use() -> bool:
+    """CUDA initialised by the script (never initialise it ourselves)."""
+    return bool(torch.cuda.is_available() and torch.cuda.is_initialized())  # type: ignore[no-untyped-call]
+
+
+def _device() -> str:
+    if _cuda_in_use():
+        return f"cuda:{torch.cuda.current_device()}"
+    return "cpu"
+
+
+def _write_json(path: Path, data: object) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, default=repr))
+    os.replace(tmp, path)

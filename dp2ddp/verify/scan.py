@@ -1,0 +1,143 @@
+"""Static hints from the scripts' text, to point a likely cause at a line.
+
+The measured evidence decides whether a cause applies; these findings only say where to
+look (the dropout layer, the `torch.randn` inside the loop, the `reduction="sum"`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+DROPOUT = "dropout"
+BATCHNORM = "batchnorm"
+RANDOM_IN_LOOP = "random_in_loop"
+SUM_LOSS = "sum_loss"
+WORLD_SIZE_LR = "world_size_lr"
+DISTRIBUTED_SAMPLER = "distributed_sampler"
+SET_EPOCH = "set_epoch"
+
+_DROPOUT_NAMES = frozenset(
+    {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"}
+)  # fmt: skip
+_BATCHNORM_NAMES = frozenset(
+    {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+     "LazyBatchNorm2d", "LazyBatchNorm3d", "batch_norm"}
+)  # fmt: skip
+_TORCH_RANDOM = frozenset(
+    {"randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal",
+     "bernoulli", "multinomial", "randperm", "poisson"}
+)  # fmt: skip
+_INPLACE_RANDOM = frozenset(
+    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
+     "log_normal_"}
+)  # fmt: skip
+_WORLD_NAMES = frozenset({"WORLD_SIZE", "get_world_size", "world_size"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    line: int
+    text: str
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else node.attr
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    return ""
+
+
+def _is_random_call(name: str) -> bool:
+    parts = name.split(".")
+    last = parts[-1]
+    if last in _INPLACE_RANDOM:
+        return True
+    if parts[0] == "torch" and last in _TORCH_RANDOM:
+        return True
+    if "random" in parts[:-1] and parts[0] in {"np", "numpy", "random"}:
+        return True
+    return False
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.loop_depth = 0
+
+    def _add(self, kind: str, node: ast.AST, text: str) -> None:
+        self.findings.append(Finding(kind, getattr(node, "lineno", 0), text))
+
+    def visit_For(self, node: ast.For) -> None:
+        self._loop(node)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._loop(node)
+
+    def _loop(self, node: ast.For | ast.While) -> None:
+        self.loop_depth += 1
+        self.generic_visit(node)
+        self.loop_depth -= 1
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "DistributedSampler":
+            self._add(DISTRIBUTED_SAMPLER, node, node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "DistributedSampler":
+            self._add(DISTRIBUTED_SAMPLER, node, _dotted(node))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _dotted(node.func)
+        last = name.rsplit(".", 1)[-1]
+        if last in _DROPOUT_NAMES:
+            self._add(DROPOUT, node, name)
+        elif last in _BATCHNORM_NAMES:
+            self._add(BATCHNORM, node, name)
+        elif last == "set_epoch":
+            self._add(SET_EPOCH, node, name)
+        if self.loop_depth and _is_random_call(name):
+            self._add(RANDOM_IN_LOOP, node, name)
+        for kw in node.keywords:
+            self._keyword(node, name, kw)
+        self.generic_visit(node)
+
+    def _keyword(self, call: ast.Call, name: str, kw: ast.keyword) -> None:
+        value = kw.value
+        if kw.arg == "reduction" and isinstance(value, ast.Constant) and value.value == "sum":
+            self._add(SUM_LOSS, call, f'{name}(reduction="sum")')
+        elif kw.arg == "size_average" and isinstance(value, ast.Constant) and value.value is False:
+            self._add(SUM_LOSS, call, f"{name}(size_average=False)")
+        elif kw.arg == "dropout" and not (isinstance(value, ast.Constant) and not value.value):
+            self._add(DROPOUT, call, f"{name}(dropout=...)")
+        elif kw.arg == "lr" and any(
+            isinstance(n, ast.Name | ast.Attribute)
+            and _dotted(n).rsplit(".", 1)[-1] in _WORLD_NAMES
+            for n in ast.walk(value)
+        ):
+            self._add(WORLD_SIZE_LR, call, f"lr={ast.unparse(value)}")
+
+
+def scan(source: str) -> list[Finding]:
+    """Findings in `source`; nothing for a file that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    scanner = _Scanner()
+    scanner.visit(tree)
+    return scanner.findings
+
+
+def lines(findings: list[Finding], kind: str, limit: int = 3) -> str:
+    """'line 12 (nn.Dropout), line 30 (F.dropout)' for the findings of one kind."""
+    hits = [f for f in findings if f.kind == kind]
+    text = ", ".join(f"line {f.line} ({f.text})" for f in hits[:limit])
+    return text + (f" and {len(hits) - limit} more" if len(hits) > limit else "")

@@ -1,0 +1,183 @@
+"""Check, from the per-sample fingerprints, that the DDP ranks really split the data.
+
+At each compared step and for each wrapped model, the ranks' samples must be disjoint and
+their union (as a multiset) must be the original's batch. A migration in which every rank
+trains on the same samples is not data parallel even when its numbers happen to match.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from dp2ddp.verify.records import RankRecord
+
+OK = "ok"
+SAME_DATA = "same data on every rank"
+OVERLAP = "ranks overlap"
+MISMATCH = "global batch differs from the original's"
+NOT_CHECKED = "not checked"
+
+
+@dataclass(frozen=True)
+class StepShards:
+    step: int
+    model: str
+    original: int  # samples the original fed at this step
+    per_rank: tuple[int, ...]
+    identical: bool  # every rank fed the same samples
+    overlapping: int  # samples fed by more than one rank
+    missing: int  # original's samples no rank fed
+    extra: int  # samples fed by a rank but not by the original
+    repeated: int  # samples fed more often than by the original (padding)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.identical or self.overlapping or self.missing or self.extra)
+
+
+@dataclass
+class Sharding:
+    status: str = NOT_CHECKED
+    steps: list[StepShards] = field(default_factory=list)
+    source: str = ""  # what was compared: model inputs, or the DataLoader batches
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in (OK, NOT_CHECKED)
+
+    @property
+    def undivided(self) -> bool:
+        """Each rank fed as many samples as the original's whole batch (W > 1)."""
+        bad = [s for s in self.steps if not s.ok]
+        return bool(bad) and all(
+            len(s.per_rank) > 1 and s.original > 0 and all(n == s.original for n in s.per_rank)
+            for s in bad
+        )
+
+    @property
+    def padded(self) -> bool:
+        """The union repeated some of the original's samples and added none: padding."""
+        bad = [s for s in self.steps if not s.ok]
+        return bool(bad) and all(s.repeated and not s.extra and not s.identical for s in bad)
+
+    def first_bad(self) -> StepShards | None:
+        return next((s for s in self.steps if not s.ok), None)
+
+    def describe(self) -> str:
+        bad = self.first_bad()
+        if self.status == NOT_CHECKED:
+            return "no tensor input of a wrapped model was seen: sharding not checked"
+        if bad is None:
+            first = self.steps[0]
+            return (
+                f"{len(self.steps)} steps of {self.source}: ranks fed disjoint samples "
+                f"({'+'.join(map(str, first.per_rank))}) forming the original's batch "
+                f"of {first.original}"
+            )
+        ranks = ", ".join(f"rank {r}: {n}" for r, n in enumerate(bad.per_rank))
+        if bad.identical:
+            what = "every rank fed the same samples"
+        elif bad.overlapping:
+            what = f"{bad.overlapping} samples were fed by more than one rank"
+        else:
+            what = f"{bad.missing} of the original's samples missing, {bad.extra} others added"
+            if bad.repeated:
+                what += f", {bad.repeated} repeated"
+        return f"step {bad.step}: {what} (original: {bad.original} samples; {ranks})"
+
+
+LOADER = "loader"  # pseudo-model: the DataLoader's batches
+
+
+def _window(record: RankRecord, index: int) -> dict[str, Any]:
+    windows = record.windows
+    return windows[index] if index < len(windows) else {}
+
+
+def _loaded(record: RankRecord, steps: int) -> set[str]:
+    return {d for i in range(steps) for d in _window(record, i).get("loaded", [])}
+
+
+def _inputs(record: RankRecord, index: int, model: str, data: set[str] | None) -> list[str]:
+    """The samples `model` was fed in window `index`; with `data`, only those the run's
+    DataLoaders yielded (a GAN discriminator's real images, not its fakes)."""
+    window = _window(record, index)
+    if model == LOADER:
+        digests: list[str] = window.get("loaded", [])
+        return digests
+    fed: list[str] = window.get("inputs", {}).get(model, [])
+    return fed if data is None else [d for d in fed if d in data]
+
+
+def sources(original: RankRecord, ranks: list[RankRecord], steps: int) -> tuple[list[str], bool]:
+    """Which samples to compare: (models, filter by loaded data).
+
+    The models fed with DataLoader samples, restricted to those samples (inputs drawn at
+    random, like a generator's noise, say nothing about sharding); else the DataLoader
+    batches themselves (the script transforms the batch before the model); else, with no
+    DataLoader (data sliced by hand), everything the models were fed.
+    """
+    loaded = _loaded(original, steps)
+    models = sorted(
+        {m for i in range(steps) for m in _window(original, i).get("inputs", {})}
+        | {m for r in ranks for i in range(steps) for m in _window(r, i).get("inputs", {})}
+    )
+    if loaded:
+        fed = [
+            m for m in models if any(set(_inputs(original, i, m, None)) & loaded
+                                     for i in range(steps))
+        ]  # fmt: skip
+        return (fed, True) if fed else ([LOADER], False)
+    return models, False
+
+
+def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) -> Sharding:
+    models, filtered = sources(original, ranks, steps)
+    result = Sharding(source="DataLoader batches" if models == [LOADER] else "model inputs")
+    data = {id(r): _loaded(r, steps) if filtered else None for r in (original, *ranks)}
+    for index in range(min(steps, len(original.windows))):
+        for model in models:
+            result.steps.append(
+                _step(
+                    index + 1,
+                    model,
+                    _inputs(original, index, model, data[id(original)]),
+                    [_inputs(r, index, model, data[id(r)]) for r in ranks],
+                )
+            )
+    result.steps = [s for s in result.steps if s.original or any(s.per_rank)]
+    if not result.steps:
+        return result
+    bad = [s for s in result.steps if not s.ok]
+    if not bad:
+        result.status = OK
+    elif len(ranks) > 1 and all(s.identical for s in bad):
+        result.status = SAME_DATA
+    elif any(s.overlapping and not s.identical for s in bad):
+        result.status = OVERLAP
+    else:
+        result.status = MISMATCH
+    return result
+
+
+def _step(step: int, model: str, original: list[str], ranks: list[list[str]]) -> StepShards:
+    counts = [Counter(r) for r in ranks]
+    union: Counter[str] = Counter()
+    for c in counts:
+        union.update(c)
+    expected = Counter(original)
+    seen_by = Counter(s for c in counts for s in c)  # how many ranks fed each sample
+    identical = len(ranks) > 1 and bool(ranks[0]) and all(c == counts[0] for c in counts)
+    return StepShards(
+        step=step,
+        model=model,
+        original=len(original),
+        per_rank=tuple(len(r) for r in ranks),
+        identical=identical,
+        overlapping=sum(1 for s, n in seen_by.items() if n > 1 and union[s] > expected[s]),
+        missing=sum((expected - union).values()),
+        extra=sum(n for s, n in (union - expected).items() if s not in expected),
+        repeated=sum(n for s, n in (union - expected).items() if s in expected),
+    )

@@ -1,0 +1,522 @@
+"""`dp2ddp verify`'s parts without launching anything: slicing, numerics, sharding, causes,
+static scan, rendering, the command line, and ending process trees."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dp2ddp.cli import main
+from dp2ddp.verify import protocol, render, scan
+from dp2ddp.verify.causes import Evidence, diagnose
+from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
+from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.proctree import ProcessTree, _start_time
+from dp2ddp.verify.records import RankRecord
+from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
+from dp2ddp.verify.sharding import (
+    MISMATCH,
+    NOT_CHECKED,
+    OK,
+    OVERLAP,
+    SAME_DATA,
+    check_sharding,
+)
+from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
+
+
+# -- slicing ---------------------------------------------------------------------------------
+@given(
+    n=st.integers(1, 200),
+    world=st.integers(1, 8),
+    per_rank=st.integers(1, 16),
+    drop_last=st.booleans(),
+)
+def test_rank_slices_rebuild_the_original_batches(
+    n: int, world: int, per_rank: int, drop_last: bool
+) -> None:
+    order = list(reversed(range(n)))  # any permutation
+    num_samples = n // world if drop_last else -(-n // world)
+    if num_samples == 0:
+        return
+    padded = pad_like_distributed_sampler(order, num_samples * world, drop_last)
+    ranks = [rank_indices(padded, r, world, num_samples, per_rank) for r in range(world)]
+    assert all(len(mine) == num_samples for mine in ranks)
+    global_batch = per_rank * world
+    for step in range(num_samples // per_rank):  # full per-rank batches
+        batches = [mine[step * per_rank : (step + 1) * per_rank] for mine in ranks]
+        # rank r holds the r-th contiguous slice: DataParallel's scatter chunk r
+        assert [i for b in batches for i in b] == padded[
+            step * global_batch : (step + 1) * global_batch
+        ]
+    assert sorted(i for mine in ranks for i in mine) == sorted(padded)
+
+
+def test_without_a_batch_size_the_native_stride_is_kept() -> None:
+    order = list(range(10))
+    assert rank_indices(order, 1, 2, 5, None) == order[1::2]
+    with pytest.raises(ValueError):
+        rank_indices(order, 0, 3, 5, 2)
+
+
+# -- synthetic records -----------------------------------------------------------------------
+def _record(
+    rank: int = 0,
+    inputs: list[list[str]] | None = None,
+    hashes: list[str] | None = None,
+    hyper: dict[str, Any] | None = None,
+    windows: list[dict[str, Any]] | None = None,
+    samplers: list[dict[str, Any]] | None = None,
+    tmp: Path | None = None,
+    updates: list[dict[str, torch.Tensor]] | None = None,
+    init: dict[str, torch.Tensor] | None = None,
+) -> RankRecord:
+    steps = len(inputs) if inputs is not None else len(updates or [])
+    wins = windows or [
+        {"index": i + 1, "inputs": {"0": (inputs or [[]] * steps)[i]}, "dropout": 0,
+         "batchnorm": 0, "rng_consumed": None}
+        for i in range(steps)
+    ]  # fmt: skip
+    events = [
+        {"index": i + 1, "optimizer": 0, "optimizer_step": i + 1, "class": "SGD",
+         "hyper": [hyper or {"lr": 0.1}],
+         "param_hashes": {"o0.g0.p0": (hashes or ["h"] * steps)[i]}}
+        for i in range(steps)
+    ]  # fmt: skip
+    directory = tmp or Path("/nonexistent")
+    if updates is not None and tmp is not None:
+        torch.save(
+            {
+                "init": init or {"o0.g0.p0": torch.zeros(4)},
+                "updates": updates,
+                "param_rms": [{"o0.g0.p0": 1.0}] * len(updates),
+            },
+            tmp / protocol.TENSORS,
+        )
+    data = {
+        "status": protocol.STOPPED,
+        "events": events,
+        "windows": wins,
+        "names": {"o0.g0.p0": "fc.weight"},
+        "shapes": {"o0.g0.p0": [4]},
+        "samplers": samplers or [],
+        "wrappers": [],
+    }
+    return RankRecord(rank, directory, protocol.STOPPED, data, {}, "", "")
+
+
+# -- sharding --------------------------------------------------------------------------------
+def test_sharding_ok_when_ranks_split_the_batch() -> None:
+    original = _record(inputs=[["a", "b", "c", "d"]])
+    ranks = [_record(0, inputs=[["a", "b"]]), _record(1, inputs=[["c", "d"]])]
+    result = check_sharding(original, ranks, 1)
+    assert result.status == OK and not result.failed
+    assert "disjoint" in result.describe()
+
+
+def test_sharding_same_data_on_every_rank() -> None:
+    original = _record(inputs=[["a", "b", "c", "d"]])
+    ranks = [_record(0, inputs=[["a", "b"]]), _record(1, inputs=[["a", "b"]])]
+    result = check_sharding(original, ranks, 1)
+    assert result.status == SAME_DATA and result.failed
+    assert "every rank fed the same samples" in result.describe()
+
+
+def test_sharding_undivided_batch_and_overlap() -> None:
+    original = _record(inputs=[["a", "b"]])
+    ranks = [_record(0, inputs=[["a", "b"]]), _record(1, inputs=[["c", "d"]])]
+    undivided = check_sharding(original, ranks, 1)
+    assert undivided.status == MISMATCH and undivided.undivided
+    ranks = [_record(0, inputs=[["a", "b"]]), _record(1, inputs=[["b", "c"]])]
+    overlapping = check_sharding(_record(inputs=[["a", "b", "c", "d"]]), ranks, 1)
+    assert overlapping.status == OVERLAP
+
+
+def test_sharding_padding_and_duplicate_samples() -> None:
+    # the last batch of 3 padded to 2+2 by repeating the epoch's first sample
+    padded = check_sharding(
+        _record(inputs=[["x", "y", "z"]]),
+        [_record(0, inputs=[["x", "y"]]), _record(1, inputs=[["z", "x"]])],
+        1,
+    )
+    assert padded.failed and padded.padded
+    # a dataset with two identical samples split across ranks is fine
+    twins = check_sharding(
+        _record(inputs=[["t", "t", "u", "v"]]),
+        [_record(0, inputs=[["t", "u"]]), _record(1, inputs=[["t", "v"]])],
+        1,
+    )
+    assert twins.status == OK
+
+
+def test_sharding_not_checked_without_inputs() -> None:
+    result = check_sharding(_record(inputs=[[]]), [_record(0, inputs=[[]])], 1)
+    assert result.status == NOT_CHECKED and not result.failed
+    assert "not checked" in result.describe()
+
+
+# -- numerics --------------------------------------------------------------------------------
+def _pair(
+    tmp_path: Path, u_o: list[torch.Tensor], u_m: list[torch.Tensor]
+) -> tuple[RankRecord, RankRecord]:
+    (tmp_path / "o").mkdir()
+    (tmp_path / "m").mkdir()
+    original = _record(tmp=tmp_path / "o", updates=[{"o0.g0.p0": u} for u in u_o])
+    migrated = _record(tmp=tmp_path / "m", updates=[{"o0.g0.p0": u} for u in u_m])
+    return original, migrated
+
+
+def test_updates_within_float_noise_pass(tmp_path: Path) -> None:
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    original, migrated = _pair(tmp_path, [u, u], [u * (1 + 1e-7), u])
+    numerics = compare_updates(original, migrated, rtol=1e-4, atol=1e-8)
+    assert numerics.passed and numerics.steps_compared == 2
+    assert numerics.first_diverging_step is None
+
+
+def test_halved_updates_fail_with_a_uniform_ratio(tmp_path: Path) -> None:
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    original, migrated = _pair(tmp_path, [u], [u / 2])
+    numerics = compare_updates(original, migrated, rtol=1e-4, atol=1e-8)
+    assert not numerics.passed and numerics.first_diverging_step == 1
+    assert numerics.scale.uniform and numerics.scale.ratio == pytest.approx(0.5)
+    worst = numerics.worst()[0]
+    assert worst.name == "fc.weight" and worst.rel_error == pytest.approx(0.5)
+
+
+def test_fit_scale_rejects_direction_changes() -> None:
+    a = {"p": torch.tensor([1.0, 0.0]), "q": torch.tensor([0.0, 1.0])}
+    assert not fit_scale(a, {"p": torch.tensor([0.0, 1.0]), "q": torch.tensor([0.0, 1.0])}).uniform
+    assert fit_scale(a, {"p": torch.tensor([3.0, 0.0]), "q": torch.tensor([0.0, 3.0])}).uniform
+
+
+def test_rank_sync_names_the_first_divergence() -> None:
+    ranks = [_record(0, inputs=[[], []], hashes=["a", "b"]),
+             _record(1, inputs=[[], []], hashes=["a", "c"])]  # fmt: skip
+    ok, detail = rank_sync(ranks, 2)
+    assert not ok and "after step 2, rank 1's fc.weight" in detail
+
+
+# -- causes ----------------------------------------------------------------------------------
+def _evidence(tmp_path: Path, ratio: float, **changes: Any) -> Evidence:
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    original, migrated = _pair(tmp_path, [u], [u * ratio])
+    if "hyper" in changes:
+        migrated.data["events"][0]["hyper"] = [changes.pop("hyper")]
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    ranks = [migrated, _record(1, inputs=[[]])]
+    original.data["windows"][0]["inputs"] = {"0": ["a", "b"]}
+    migrated.data["windows"][0]["inputs"] = {"0": ["a"]}
+    ranks[1].data["windows"][0]["inputs"] = {"0": changes.pop("rank1_inputs", ["b"])}
+    for key, value in changes.pop("window", {}).items():
+        original.data["windows"][0][key] = value
+    return Evidence(
+        world=2,
+        numerics=numerics,
+        sharding=check_sharding(original, ranks, 1),
+        in_sync=True,
+        sync_detail="",
+        original=original,
+        migrated=ranks,
+        findings_original=scan.scan(changes.pop("source", "")),
+        findings_migrated=[],
+        **changes,
+    )
+
+
+def test_cause_sum_loss_from_an_update_ratio_of_one_over_world(tmp_path: Path) -> None:
+    causes = diagnose(_evidence(tmp_path, 0.5, source="crit = nn.MSELoss(reduction='sum')\n"))
+    assert [c.key for c in causes] == ["sum_loss"]
+    assert "line 1" in causes[0].detail
+
+
+def test_cause_learning_rate_from_hyperparameters(tmp_path: Path) -> None:
+    causes = diagnose(_evidence(tmp_path, 2.0, hyper={"lr": 0.2}))
+    assert [c.key for c in causes] == ["lr_changed"]
+    assert "lr 0.1 in the original, 0.2 in the migration" in causes[0].detail
+
+
+def test_cause_sampler_missing_even_when_numbers_match(tmp_path: Path) -> None:
+    causes = diagnose(_evidence(tmp_path, 1.0, rank1_inputs=["a"]))
+    assert [c.key for c in causes] == ["sampler_missing"]
+    assert "not data-parallel" in causes[0].detail
+
+
+def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:
+    causes = diagnose(_evidence(tmp_path, 1.3, window={"dropout": 3}))
+    assert "dropout" in [c.key for c in causes]
+    assert "--no-dropout" in next(c for c in causes if c.key == "dropout").fix
+
+
+def test_cause_random_draws_in_the_loop(tmp_path: Path) -> None:
+    source = "for x in loader:\n    noise = torch.randn(4)\n"
+    causes = diagnose(_evidence(tmp_path, 1.3, window={"rng_consumed": True}, source=source))
+    cause = next(c for c in causes if c.key == "random_in_loop")
+    assert "line 2 (torch.randn)" in cause.detail
+
+
+def test_unexplained_mismatch_is_said_so(tmp_path: Path) -> None:
+    evidence = _evidence(tmp_path, 1.0)
+    u = evidence.numerics.diffs[0]
+    evidence.numerics.diffs[0] = type(u)(u.step, u.key, u.name, u.shape, 0.3, 1e-3, False)
+    evidence.numerics.first_diverging_step = 1
+    assert [c.key for c in diagnose(evidence)] == ["unexplained"]
+
+
+# -- static scan -----------------------------------------------------------------------------
+def test_scan_finds_the_usual_suspects() -> None:
+    source = (
+        "import torch, torch.nn as nn\n"
+        "net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2), nn.Dropout(0.1))\n"
+        "crit = nn.CrossEntropyLoss(reduction='sum')\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.1 * WORLD_SIZE)\n"
+        "noise = torch.randn(3)  # outside the loop: fine\n"
+        "for epoch in range(3):\n"
+        "    loader.sampler.set_epoch(epoch)\n"
+        "    z = torch.randn(8, 2)\n"
+        "    w = torch.empty(2).normal_()\n"
+    )
+    kinds = {(f.kind, f.line) for f in scan.scan(source)}
+    assert {
+        (scan.BATCHNORM, 2), (scan.DROPOUT, 2), (scan.SUM_LOSS, 3), (scan.WORLD_SIZE_LR, 4),
+        (scan.SET_EPOCH, 7), (scan.RANDOM_IN_LOOP, 8), (scan.RANDOM_IN_LOOP, 9),
+    } <= kinds  # fmt: skip
+    assert (scan.RANDOM_IN_LOOP, 5) not in kinds
+    assert scan.scan("def (:\n") == []
+
+
+# -- rendering -------------------------------------------------------------------------------
+def _report(**changes: Any) -> VerifyReport:
+    fields: dict[str, Any] = dict(
+        verdict="not equivalent",
+        exit_code=1,
+        original="train.py",
+        migrated="train_ddp.py",
+        world_size=2,
+        backend="gloo",
+        steps_requested=3,
+        steps_compared=3,
+        rtol=1e-4,
+        atol=1e-8,
+        initial_weights="identical",
+        ranks_in_sync="yes",
+        sharding_status="ok",
+        sharding="3 steps: ranks fed disjoint samples",
+        first_diverging_step=1,
+        worst_parameters=(ParamRow("fc.weight", (4, 2), 1, 0.5, 1e-3, False),
+                          ParamRow("fc.bias", (4,), 1, float("inf"), 1e-3, False)),
+        causes=(Cause("sum_loss", "loss summed, not averaged", "ratio 0.5", "multiply"),),
+        seconds={"original": 1.0, "migrated": 2.0},
+    )  # fmt: skip
+    fields.update(changes)
+    return VerifyReport(**fields)
+
+
+def test_text_markdown_and_json_carry_the_verdict(tmp_path: Path) -> None:
+    report = _report()
+    text = render.to_text(report)
+    assert text.startswith("dp2ddp verify: NOT EQUIVALENT")
+    for needle in ("fc.weight", "5.00e-01", "inf", "loss summed, not averaged", "fix: multiply",
+                   "step 1", "gloo", "3 of 3"):  # fmt: skip
+        assert needle in text
+    data = json.loads(render.to_json(report))
+    assert data["equivalent"] is False and data["exit_code"] == 1
+    assert data["worst_parameters"][1]["rel_error"] == "inf"
+    assert data["causes"][0]["key"] == "sum_loss"
+
+    pr = tmp_path / "pr.md"
+    pr.write_text("## dp2ddp migrate\n\nchanged 1 file\n")
+    render.append_markdown(report, pr)
+    render.append_markdown(_report(verdict="equivalent", exit_code=0, causes=()), pr)
+    body = pr.read_text()
+    assert body.startswith("## dp2ddp migrate\n\nchanged 1 file\n\n## dp2ddp verify\n")
+    assert body.count("## dp2ddp verify") == 1 and "✅ equivalent" in body
+
+
+def test_failure_rendering_shows_the_excerpt() -> None:
+    failure = Failure("migrated", 1, "crashed", "RuntimeError: boom", "Traceback\n  boom")
+    report = _report(verdict="run failed", exit_code=2, failures=(failure,), causes=(),
+                     worst_parameters=())  # fmt: skip
+    text = render.to_text(report)
+    assert "migrated run, rank 1 crashed: RuntimeError: boom" in text
+    assert "    | Traceback" in text
+    assert "```text" in render.to_markdown(report)
+
+
+# -- command line ----------------------------------------------------------------------------
+def test_cli_passes_script_args_after_double_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[VerifyConfig] = []
+
+    def fake_verify(config: VerifyConfig) -> VerifyReport:
+        seen.append(config)
+        return _report(verdict="equivalent", exit_code=0, causes=())
+
+    monkeypatch.setattr("dp2ddp.verify.session.verify", fake_verify)
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("")
+    b.write_text("")
+    json_path = tmp_path / "v.json"
+    result = CliRunner().invoke(
+        main,
+        ["verify", str(a), str(b), "--nproc", "3", "--steps", "2", "--json", str(json_path),
+         "--per-process-batch", "--no-dropout", "--", "--epochs", "1", "extra.py"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    config = seen[0]
+    assert config.migrated == b and config.nproc == 3 and config.steps == 2
+    assert config.script_args == ("--epochs", "1", "extra.py")
+    assert config.migrate_options.per_process_batch and config.no_dropout
+    assert json.loads(json_path.read_text())["equivalent"] is True
+    assert "[-- SCRIPT_ARGS...]" in CliRunner().invoke(main, ["verify", "--help"]).output
+
+
+def test_cli_exit_codes_follow_the_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dp2ddp.verify.session import VerifyError
+
+    script = tmp_path / "a.py"
+    script.write_text("")
+    monkeypatch.setattr("dp2ddp.verify.session.verify", lambda config: _report())
+    assert CliRunner().invoke(main, ["verify", str(script)]).exit_code == 1
+
+    def refuse(config: VerifyConfig) -> VerifyReport:
+        raise VerifyError("nothing to migrate")
+
+    monkeypatch.setattr("dp2ddp.verify.session.verify", refuse)
+    result = CliRunner().invoke(main, ["verify", str(script)])
+    assert result.exit_code == 2 and "nothing to migrate" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_plan_refuses_nccl_without_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dp2ddp.verify.session import VerifyError, plan
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(VerifyError, match="needs CUDA GPUs"):
+        plan(VerifyConfig(Path("x.py"), backend="nccl"))
+    assert plan(VerifyConfig(Path("x.py"))).nproc == 2
+    assert plan(VerifyConfig(Path("x.py"))).backend == "gloo"
+
+
+def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None:
+    from dp2ddp.verify.session import VerifyError, prepare_scripts
+
+    plain = tmp_path / "plain.py"
+    plain.write_text("print('no DataParallel here')\n")
+    with pytest.raises(VerifyError, match="nothing to migrate"):
+        prepare_scripts(VerifyConfig(plain), tmp_path)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def (:\n")
+    with pytest.raises(VerifyError, match="broken.py:1"):
+        prepare_scripts(VerifyConfig(broken), tmp_path)
+
+
+# -- process trees ---------------------------------------------------------------------------
+def test_process_tree_kill_reaches_children_in_other_sessions() -> None:
+    # A parent that starts a child in its own session, like torchrun starts its workers.
+    code = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
+        " start_new_session=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    tree = ProcessTree(parent)
+    deadline = time.monotonic() + 20
+    while len(tree.known) < 1 and time.monotonic() < deadline:
+        tree.observe()
+        time.sleep(0.05)
+    assert tree.known, "the child never appeared"
+    child = next(iter(tree.known))
+    assert os.getpgid(child) != os.getpgid(parent.pid)  # not reachable through the group
+    tree.kill(grace=2.0)
+    assert parent.poll() is not None
+    assert tree.alive() == []
+    assert _start_time(child) is None  # gone (or a zombie waiting for init)
+
+
+def test_sharding_looks_only_at_loaded_samples_of_models_fed_with_data() -> None:
+    """A GAN: the generator eats noise, the discriminator real samples and fakes."""
+
+    def run(rank: int, noise: list[str], real: list[str], fake: list[str]) -> RankRecord:
+        record = _record(rank, inputs=[[]])
+        record.data["windows"][0].update(inputs={"0": noise, "1": real + fake}, loaded=real)
+        return record
+
+    original = run(0, ["n1", "n2", "n3", "n4"], ["a", "b", "c", "d"], ["f1", "f2", "f3", "f4"])
+    ranks = [run(0, ["n1", "n2"], ["a", "b"], ["g1", "g2"]),
+             run(1, ["n1", "n2"], ["c", "d"], ["g1", "g2"])]  # fmt: skip
+    result = check_sharding(original, ranks, 1)
+    assert result.status == OK and result.source == "model inputs"
+    assert [s.model for s in result.steps] == ["1"]
+
+    # the model is fed a transformed batch: compare the DataLoader's batches instead
+    for record in (original, *ranks):
+        record.data["windows"][0]["inputs"] = {"0": ["t1", "t2"]}
+    result = check_sharding(original, ranks, 1)
+    assert result.status == OK and result.source == "DataLoader batches"
+
+
+def test_cause_batch_not_divisible_by_the_world_size(tmp_path: Path) -> None:
+    evidence = _evidence(tmp_path, 1.0)
+    original = evidence.original
+    original.data["windows"][0]["inputs"] = {"0": ["a", "b", "c"]}
+    sharding = check_sharding(original, evidence.migrated, 1)
+    causes = diagnose(dataclasses.replace(evidence, sharding=sharding))
+    assert [c.key for c in causes] == ["batch_not_divisible"]
+    assert "global batch is 2" in causes[0].detail
+
+
+_SAMPLER_PROBE = """
+import sys
+from pathlib import Path
+import torch
+from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
+from dp2ddp.verify import alignment, protocol
+from dp2ddp.verify.recorder import Recorder
+
+options = protocol.RunnerOptions(out=sys.argv[1], steps=1, seed=7, file_attr="x.py")
+alignment.install(Recorder(options, 0, 1, Path(sys.argv[1])), seed=7, scale_batch=1)
+data = list(range(12))
+original = DataLoader(data, batch_size=4, shuffle=True)
+first, second = [b.tolist() for b in original], [b.tolist() for b in original]
+assert first != second  # a new order every epoch
+ranks = []
+for rank in range(2):
+    sampler = DistributedSampler(data, num_replicas=2, rank=rank, shuffle=True)
+    loader = DataLoader(data, batch_size=2, sampler=sampler)
+    epochs = []
+    for epoch in (1, 2, 2):  # numbered from 1; the last epoch forgot set_epoch
+        sampler.set_epoch(epoch)
+        epochs.append([b.tolist() for b in loader])
+    ranks.append(epochs)
+for e, batches in enumerate((first, second)):
+    for s, batch in enumerate(batches):  # rank r holds the r-th contiguous half of batch s
+        assert ranks[0][e][s] + ranks[1][e][s] == batch, (e, s)
+assert ranks[0][2] == ranks[0][1]  # without set_epoch the order repeats
+print("ok")
+"""
+
+
+def test_samplers_draw_the_original_order_per_epoch(tmp_path: Path) -> None:
+    """Runs in a child: the alignment patches torch's samplers for the whole process."""
+    result = subprocess.run(
+        [sys.executable, "-c", _SAMPLER_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "ok", result.stderr

@@ -1,0 +1,74 @@
+"""verify case, original: a small DataParallel regression script.
+
+Options (after `--` on the dp2ddp verify command line) switch on what the known-good and
+known-bad cases need: a summed loss, Adam, dropout.
+"""
+
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+
+class NoisyPoints(Dataset):
+    """Fixed points; every read adds fresh noise, like a random data augmentation."""
+
+    def __init__(self, n=96):
+        generator = torch.Generator().manual_seed(0)
+        self.x = torch.randn(n, 8, generator=generator)
+        self.y = self.x.sum(dim=1, keepdim=True).sin()
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, index):
+        return self.x[index] + 0.1 * torch.randn(8), self.y[index]
+
+
+class Net(nn.Module):
+    def __init__(self, dropout):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Linear(8, 32), nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
+        )
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loss", choices=["mean", "sum"], default="mean")
+    parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
+    parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args()
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net(args.dropout)
+    if torch.cuda.device_count() > 1:
+        model = nn.DataParallel(model)
+    model.to(device)
+
+    dataset = NoisyPoints()
+    loader = DataLoader(dataset, batch_size=16, shuffle=True)
+    criterion = nn.MSELoss(reduction=args.loss)
+    if args.optimizer == "adam":
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    else:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    torch.save(model.state_dict(), "mlp.pt")
+
+
+if __name__ == "__main__":
+    main()
