@@ -139,3 +139,76 @@ def test_dataset_built_where_it_cannot_be_hoisted_is_reported_not_duplicated() -
 )
 def test_hoisted_dataset_names_follow_the_loader_name(loader: str, dataset: str) -> None:
     assert dataset_name(loader) == dataset
+
+
+# -- RandomSampler / SequentialSampler: shuffle on or off ---------------------------------
+_SAMPLER_HEAD = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "from torch.utils.data import DataLoader, RandomSampler, TensorDataset\n"
+    "model = nn.DataParallel(nn.Linear(2, 1))\n"
+    "ds = TensorDataset(torch.randn(8, 2))\n"
+)
+_SAMPLER_LOOP = "for epoch in range(2):\n    for (x,) in loader:\n        model(x)\n"
+
+
+def _sampler_case(body: str) -> tuple[str, list[str]]:
+    result = migrate_source(_SAMPLER_HEAD + body + _SAMPLER_LOOP)
+    return result.code, [d.code for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # The dataset is rebound between sampler and loader: two different objects.
+        "sampler = RandomSampler(ds)\nds = TensorDataset(torch.randn(4, 2))\n"
+        "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
+        # shuffle=True beside a sampler: DataLoader itself raises on this.
+        "loader = DataLoader(ds, sampler=RandomSampler(ds), shuffle=True, batch_size=2)\n",
+        # Bound in two places: which one reaches the loader is not known.
+        "sampler = RandomSampler(ds)\nif ds:\n    sampler = RandomSampler(ds, True)\n"
+        "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
+        # Read again in a nested function.
+        "sampler = RandomSampler(ds)\ndef size():\n    return len(sampler)\n"
+        "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
+        # A parameter: what the callers pass is not followed.
+        "def build(sampler):\n    return DataLoader(ds, sampler=sampler, batch_size=2)\n"
+        "loader = build(RandomSampler(ds))\n",
+    ],
+)
+def test_samplers_it_cannot_follow_stay_dp009(body: str) -> None:
+    code, codes = _sampler_case(body)
+    assert "DP009" in codes
+    assert "DistributedSampler" not in code and "ddp_per_rank_batch" not in code
+
+
+def test_annotated_sampler_variable_is_replaced_and_its_import_kept_while_used() -> None:
+    code, codes = _sampler_case(
+        "kept = DataLoader(ds, sampler=RandomSampler(ds, replacement=True))\n"
+        "sampler: RandomSampler = RandomSampler(ds)\n"
+        "loader = DataLoader(ds, sampler=sampler, batch_size=4)\n"
+    )
+    assert codes == ["DP009"]  # `kept` only
+    assert "sampler: RandomSampler = DistributedSampler(ds, shuffle=True)\n" in code
+    assert "loader = DataLoader(ds, sampler=sampler, batch_size=ddp_per_rank_batch(4))" in code
+    assert "\n    loader.sampler.set_epoch(epoch)\n" in code
+    assert "from torch.utils.data import DataLoader, RandomSampler, TensorDataset\n" in code
+
+
+def test_samplers_through_a_module_alias_are_replaced() -> None:
+    code, codes = _sampler_case(
+        "import torch.utils.data as tud\n"
+        "loader = DataLoader(ds, batch_size=4, sampler=tud.sampler.SequentialSampler(ds))\n"
+    )
+    assert codes == []
+    assert "sampler=DistributedSampler(ds, shuffle=False)" in code
+    assert "set_epoch" not in code  # not shuffled: every epoch is the same order anyway
+    # RandomSampler was imported but never used: not ours to remove.
+    assert "from torch.utils.data import DataLoader, RandomSampler, TensorDataset\n" in code
+
+
+def test_sampler_replacement_is_a_fixed_point() -> None:
+    first = migrate_source((FIXTURES / "data_random_sampler" / "input.py").read_text())
+    second = migrate_source(first.code)
+    assert second.code == first.code and not second.changes
+    assert "RandomSampler" not in first.code and "SequentialSampler" not in first.code

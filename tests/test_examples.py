@@ -299,10 +299,6 @@ def test_migration_trains_under_torchrun(
     )
 
 
-#: Examples whose migration does not shard the data, and why (the test fails once it does).
-UNSHARDED = {"loss_in_forward": "DP009: loaders with their own sampler are not sharded"}
-
-
 def _indices(launch: Launch, script: Path, rank: int) -> int:
     status = launch.status(script, rank) or {}
     count = status.get("indices")
@@ -313,15 +309,7 @@ def _indices(launch: Launch, script: Path, rank: int) -> int:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=UNSHARDED[n]))
-        if n in UNSHARDED
-        else n
-        for n in EXAMPLES
-    ],
-)
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_migration_shares_the_data_out(
     plain_launch: Launch, torchrun_launch: Launch, name: str
 ) -> None:

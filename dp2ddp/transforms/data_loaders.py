@@ -25,7 +25,12 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   Counters bound to a number or a zero tensor before its loop and ``+=``-ed in it are summed
   over the ranks right after the loop, so the printed metrics are global; none found: DP015.
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
-* Left alone: loaders with their own sampler (DP009, silent when it is already ours), an
+* ``sampler=RandomSampler(dataset)`` / ``SequentialSampler(dataset)`` (inline, or a name bound
+  to one and used by this loader only) just turn shuffling on or off: the sampler itself is
+  replaced by ``DistributedSampler(dataset, shuffle=True/False)``, or by ``ddp_eval_sampler``
+  for a sequential evaluation loader, and the loader is then treated as any other. Their
+  import goes once nothing uses it.
+* Left alone: loaders with any other sampler (DP009, silent when it is already ours), an
   ``IterableDataset`` subclass defined in the file or arguments dp2ddp cannot see (DP020).
 """
 
@@ -65,6 +70,7 @@ from dp2ddp.transforms.data_nodes import (
     remove_arg,
     walk,
 )
+from dp2ddp.transforms.data_samplers import OwnSampler, drop_import, own_sampler
 
 _NO_GRAD: frozenset[str] = frozenset(
     f"torch.{path}{name}"
@@ -101,6 +107,7 @@ class _Loader:
     args: dict[str, int]  # "dataset"/"batch_size"/"shuffle"/"sampler" -> index in call.args
     binding: cst.BaseExpression | None  # what the loader is assigned to
     statement: cst.BaseStatement | None  # the statement, directly in a block, that holds it
+    own: OwnSampler | None  # a shuffle-only sampler that ours replaces
     #: (loop over the loader, the expression it iterates, how the loader got there)
     loops: list[tuple[cst.For, cst.BaseExpression, Path]] = field(default_factory=list)
 
@@ -117,7 +124,7 @@ class _Loader:
 class _CallEdit:
     """How leave_Call rewrites one loader's arguments."""
 
-    sampler: cst.BaseExpression
+    sampler: cst.BaseExpression | None  # None: the loader's own sampler is replaced instead
     replace: int | None  # index of the argument the sampler takes the place of
     drop: int | None  # index of an argument to remove (sampler=None beside shuffle=)
     batch: tuple[int, cst.BaseExpression] | None = None
@@ -132,6 +139,7 @@ class ShardDataLoaders(CallFlow):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self._edits: dict[cst.Call, _CallEdit] = {}
+        self._samplers: dict[cst.Call, cst.Call] = {}  # RandomSampler(...) -> ours
         self._before: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         self._top: dict[cst.For, list[cst.BaseStatement]] = {}
@@ -177,10 +185,16 @@ class ShardDataLoaders(CallFlow):
             key = arg.keyword.value if arg.keyword else _POSITIONS[positional]
             positional += arg.keyword is None
             args[key] = index
+        own = None
         for key in ("sampler", "batch_sampler"):
             if key in args and not is_none(call.args[args[key]].value):
-                if not self._is_ours(call.args[args[key]].value):
-                    self.warn(call, "DP009", f"{key}={self.code(call.args[args[key]].value)}")
+                sampler = call.args[args[key]].value
+                if key == "sampler" and "dataset" in args:
+                    own = own_sampler(self, call, sampler, args)
+                    if own is not None:
+                        continue
+                if not self._is_ours(sampler):
+                    self.warn(call, "DP009", f"{key}={self.code(sampler)}")
                 return None
         if "dataset" not in args:
             self.warn(call, "DP020", "DataLoader without a dataset argument")
@@ -197,11 +211,13 @@ class ShardDataLoaders(CallFlow):
             self.warn(call, "DP020", f"{self.code(dataset)} is an IterableDataset")
             return None
         binding, statement = self._binding(call)
-        return _Loader(call, args, binding, statement)
+        return _Loader(call, args, binding, statement, own)
 
     def _plan(self, loader: _Loader) -> None:
-        call, args = loader.call, loader.args
+        call, args, own = loader.call, loader.args, loader.own
         shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
+        if own is not None:  # its shuffle= can only be False: the sampler decides
+            shuffle = cst.Name("True" if own.shuffle else "False")
         shuffled = shuffle is not None and not is_false(shuffle)
         label = self.code(loader.binding) if loader.binding is not None else "the loader"
         evaluation = not shuffled and (
@@ -234,9 +250,15 @@ class ShardDataLoaders(CallFlow):
             else:
                 what += "; no batch_size: each process loads 1 sample, the global batch is "
                 what += "WORLD_SIZE"
-        replace = args.get("shuffle", args.get("sampler"))
-        drop = args.get("sampler") if "shuffle" in args else None
-        edit = self._edits[call] = _CallEdit(sampler, replace, drop)
+        if own is not None:
+            self._samplers[own.call] = sampler
+            drop_import(self, own.call.func)
+            what += f" in place of {self.code(own.call)}"
+            edit = self._edits[call] = _CallEdit(None, None, None)
+        else:
+            replace = args.get("shuffle", args.get("sampler"))
+            drop = args.get("sampler") if "shuffle" in args else None
+            edit = self._edits[call] = _CallEdit(sampler, replace, drop)
         if hoisted is not None:
             edit.dataset = (args["dataset"], hoisted)
         self.record(call, what)
@@ -763,6 +785,10 @@ class ShardDataLoaders(CallFlow):
 
     # == rewriting ======================================================================
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if original_node in self._samplers:
+            return self._samplers[original_node].with_changes(
+                lpar=updated_node.lpar, rpar=updated_node.rpar
+            )
         edit = self._edits.get(original_node)
         if edit is None:
             return updated_node
@@ -771,12 +797,13 @@ class ShardDataLoaders(CallFlow):
             if change is not None:
                 index, value = change
                 args[index] = args[index].with_changes(value=value)
-        sampler_arg = keyword("sampler", edit.sampler, like=args)
-        if edit.replace is not None:
-            args[edit.replace] = sampler_arg.with_changes(comma=args[edit.replace].comma)
-        else:
-            at = next((i for i, a in enumerate(args) if a.star), len(args))
-            args = insert_arg(args, at, sampler_arg, updated_node.whitespace_before_args)
+        if edit.sampler is not None:
+            sampler_arg = keyword("sampler", edit.sampler, like=args)
+            if edit.replace is not None:
+                args[edit.replace] = sampler_arg.with_changes(comma=args[edit.replace].comma)
+            else:
+                at = next((i for i, a in enumerate(args) if a.star), len(args))
+                args = insert_arg(args, at, sampler_arg, updated_node.whitespace_before_args)
         if edit.drop is not None:
             args = remove_arg(args, edit.drop)
         rewritten = updated_node.with_changes(args=args)
@@ -785,15 +812,22 @@ class ShardDataLoaders(CallFlow):
         return rewritten
 
     def _too_long(self, original: cst.Call, rewritten: cst.Call) -> bool:
-        """A one-line `x = DataLoader(...)` that the new arguments push past the line limit."""
-        position = self.get_metadata(PositionProvider, original)
-        if position.start.line != position.end.line or not isinstance(
-            self.parent(original), (cst.Assign, cst.AnnAssign)
-        ):
+        """`x = DataLoader(...)` with all arguments on one line, which the new ones push past
+        the line limit. Arguments on lines of their own, or with comments, stay as written."""
+        if not isinstance(self.parent(original), (cst.Assign, cst.AnnAssign)):
             return False
-        line = self._lines[position.start.line - 1]
-        length = len(line) - len(self.code(original)) + len(self.code(rewritten))
-        return length > max(_LINE_LIMIT, len(line))
+        arguments = "".join(self.code(a) for a in original.args).strip()
+        if "\n" in arguments or "#" in arguments:
+            return False
+        position = self.get_metadata(PositionProvider, original)
+        source = self._lines[position.start.line - 1 : position.end.line]
+        old, new = self.code(original).split("\n"), self.code(rewritten).split("\n")
+        if not len(source) == len(old) == len(new):
+            return False
+        return any(
+            len(line) - len(before) + len(after) > max(_LINE_LIMIT, len(line))
+            for line, before, after in zip(source, old, new, strict=True)
+        )
 
     def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
         name = self._renames.get(original_node)

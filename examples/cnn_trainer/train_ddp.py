@@ -198,10 +198,16 @@ def main():
     train_set = synthetic_images(1024, 4, seed=args.seed)
     test_set = synthetic_images(256, 4, seed=args.seed + 1)
     train_loader = DataLoader(
-        train_set, batch_size=ddp_per_rank_batch(args.batch_size), sampler=DistributedSampler(train_set, shuffle=True), num_workers=args.workers
+        train_set,
+        batch_size=ddp_per_rank_batch(args.batch_size),
+        sampler=DistributedSampler(train_set, shuffle=True),
+        num_workers=args.workers,
     )
     test_loader = DataLoader(
-        test_set, batch_size=ddp_per_rank_batch(args.test_batch_size), sampler=ddp_eval_sampler(test_set), num_workers=args.workers
+        test_set,
+        batch_size=ddp_per_rank_batch(args.test_batch_size),
+        sampler=ddp_eval_sampler(test_set),
+        num_workers=args.workers,
     )
 
     model = Net(num_classes=4)

@@ -15,9 +15,11 @@ import os
 
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, RandomSampler, SequentialSampler, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
 import atexit
+import warnings
 import torch.distributed as dist
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
@@ -53,6 +55,34 @@ def ddp_is_main():
     return RANK == 0
 
 
+def ddp_eval_sampler(dataset):
+    """Indices RANK, RANK + WORLD_SIZE, ...: each process evaluates a disjoint slice.
+
+    Unlike DistributedSampler nothing is padded or repeated, so metrics summed over the ranks
+    are exact; slices differ by at most one sample. Under no_grad DDP syncs buffers on the
+    first forward only, which every rank reaches while len(dataset) >= WORLD_SIZE.
+    """
+    if len(dataset) < WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"{len(dataset)} evaluation samples for {WORLD_SIZE} processes: "
+            "ranks without a sample can leave the others waiting in DDP's buffer sync",
+            stacklevel=2,
+        )
+    return range(RANK, len(dataset), WORLD_SIZE)
+
+
+def ddp_per_rank_batch(batch_size):
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    per_rank = max(1, batch_size // WORLD_SIZE)
+    if batch_size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
+            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            stacklevel=2,
+        )
+    return per_rank
+
+
 logger = logging.getLogger(__name__)
 
 
@@ -83,9 +113,9 @@ def make_dataset(num_examples, seq_len, vocab_size, seed):
 
 def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
-    train_sampler = RandomSampler(train_dataset)
+    train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset, sampler=train_sampler, batch_size=args.train_batch_size
+        train_dataset, sampler=train_sampler, batch_size=ddp_per_rank_batch(args.train_batch_size)
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 
@@ -107,6 +137,7 @@ def train(args, train_dataset, model):
     tr_loss, logging_loss = 0.0, 0.0
     model.zero_grad()
     for epoch in range(args.num_train_epochs):
+        train_dataloader.sampler.set_epoch(epoch)
         for step, batch in enumerate(train_dataloader):
             model.train()
             batch = tuple(t.to(args.device) for t in batch)
@@ -144,7 +175,9 @@ def train(args, train_dataset, model):
 
 def evaluate(args, model, eval_dataset):
     eval_dataloader = DataLoader(
-        eval_dataset, sampler=SequentialSampler(eval_dataset), batch_size=args.eval_batch_size
+        eval_dataset,
+        sampler=ddp_eval_sampler(eval_dataset),
+        batch_size=ddp_per_rank_batch(args.eval_batch_size),
     )
     model.eval()
     preds, out_label_ids = [], []
