@@ -1,11 +1,291 @@
-"""`dp2ddp migrate` (placeholder until implemented)."""
+"""`dp2ddp migrate`: rewrite DataParallel scripts into torchrun-ready DDP scripts.
+
+Output contract: the data product (stdin mode's code, --diff) goes to stdout; everything
+else to stderr, in this order: one line per failed or migrated file, the summary line, the
+warnings, the launch command. Errors are single `path:line:col: error: message` lines and
+are printed even with --quiet. Exit codes: 0 done or nothing to do, 1 --check found work,
+2 an input error (the other files are still processed; a failed file is never modified).
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import stat
+import sys
+from collections.abc import Sequence
+
 import click
+
+from dp2ddp.atomic import write_atomic
+from dp2ddp.diffing import colorize, unified_diff
+from dp2ddp.discovery import describe_os_error, discover
+from dp2ddp.errors import InputError
+from dp2ddp.options import MigrateOptions
+from dp2ddp.progress import progress_bar
+from dp2ddp.result import FileOutcome
+from dp2ddp.runner import default_jobs, migrate_bytes, migrate_files, write_in_place
+from dp2ddp.summary import EXIT_ERROR, Report
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+_MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
 
 @click.command()
-def migrate() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("dp2ddp migrate is not implemented yet")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write the migrated code of the single input PATH to FILE (- for stdout) instead "
+    "of in place.",
+)
+@click.option("--diff", is_flag=True, help="Print a unified diff to stdout; write nothing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would be migrated.")
+@click.option(
+    "--per-process-batch",
+    is_flag=True,
+    help="Keep each DataLoader's batch_size as the per-process batch (the global batch then "
+    "grows with the number of processes). Default: batch_size stays the global batch.",
+)
+@click.option("--sync-batchnorm", is_flag=True, help="Convert BatchNorm layers to SyncBatchNorm.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Processes to migrate with (default: all cores).",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip files and folders matching GLOB when walking folders (repeatable).",
+)
+@click.option(
+    "--report",
+    "report_path",
+    metavar="FILE",
+    help="Write a Markdown review report of the run to FILE.",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the --diff output (default: only on a terminal).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.pass_context
+def migrate(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    output: str | None,
+    diff: bool,
+    check: bool,
+    per_process_batch: bool,
+    sync_batchnorm: bool,
+    jobs: int | None,
+    exclude: tuple[str, ...],
+    report_path: str | None,
+    color: bool | None,
+    quiet: bool,
+) -> None:
+    """Migrate DataParallel scripts in place into torchrun-ready DDP scripts.
+
+    PATH is a file, a folder (searched for *.py) or - (stdin to stdout). Files without
+    DataParallel are left byte for byte.
+
+    \b
+    Exit status: 0 done or nothing to do; 1 --check found files to migrate;
+    2 a file could not be read, decoded or parsed (the others are still migrated).
+    """
+    if STDIN in paths and len(paths) > 1:
+        raise click.UsageError("'-' (standard input) cannot be combined with other paths")
+    if output is not None and len(paths) > 1:
+        raise click.UsageError("-o/--output takes a single input PATH")
+    if output is not None and (check or diff):
+        raise click.UsageError("-o/--output cannot be combined with --check or --diff")
+    options = MigrateOptions(per_process_batch=per_process_batch, sync_batchnorm=sync_batchnorm)
+    dry_run = check or diff
+    try:
+        if paths == (STDIN,):
+            outcomes, written = _migrate_stdin(options, output, dry_run)
+        elif output is not None:
+            outcomes, written = _migrate_to(paths[0], output, options)
+        else:
+            outcomes = _migrate_paths(paths, exclude, options, jobs, dry_run, quiet)
+            written = {} if dry_run else {o.path: o.path for o in outcomes}
+    except KeyboardInterrupt:
+        _err("Aborted: every file is either fully migrated or untouched.")
+        ctx.exit(130)
+
+    report = Report(check=dry_run, fail_on_change=check).add_all(outcomes)
+    if diff:
+        _print_diffs(outcomes, color)
+    launch = _launch_commands(outcomes, written)
+    for outcome in outcomes:
+        if outcome.status == "failed":
+            _err(outcome.error or f"{outcome.path}:1:1: error: failed")
+        elif outcome.status == "migrated" and not quiet:
+            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run))
+    if not quiet:
+        _err(str(report))
+        _print_warnings(outcomes)
+        _print_launch(launch, options, report)
+    code = report.return_code
+    if report_path is not None and not _write_report(report_path, outcomes, options, launch):
+        code = EXIT_ERROR
+    ctx.exit(code)
+
+
+# -- the three ways in --------------------------------------------------------------------
+def _migrate_paths(
+    paths: Sequence[str],
+    exclude: Sequence[str],
+    options: MigrateOptions,
+    jobs: int | None,
+    dry_run: bool,
+    quiet: bool,
+) -> list[FileOutcome]:
+    targets = discover(paths, exclude)
+    with progress_bar(sys.stderr, len(targets), quiet) as advance:
+        return migrate_files(
+            targets,
+            options,
+            jobs=jobs or default_jobs(),
+            sink=None if dry_run else write_in_place,
+            progress=advance,
+        )
+
+
+def _migrate_stdin(
+    options: MigrateOptions, output: str | None, dry_run: bool
+) -> tuple[list[FileOutcome], dict[str, str]]:
+    data = sys.stdin.buffer.read()
+    outcome, new = migrate_bytes(STDIN_NAME, data, options)
+    if outcome.status == "failed" or dry_run:
+        return [outcome], {}
+    return _write_output(outcome, new if new is not None else data, output or STDIN, None)
+
+
+def _migrate_to(
+    path: str, output: str, options: MigrateOptions
+) -> tuple[list[FileOutcome], dict[str, str]]:
+    """-o: read one file, write its migration (or an exact copy) to `output`."""
+    if os.path.isdir(path):
+        message = "is a directory; -o/--output needs a single file"
+        return [FileOutcome(path, "failed", error=InputError(message).format(path))], {}
+    (target,) = discover([path])
+    if target.error is not None:
+        return [FileOutcome(path, "failed", error=target.error)], {}
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError as exc:
+        message = f"cannot read: {describe_os_error(exc)}"
+        return [FileOutcome(path, "failed", error=InputError(message).format(path))], {}
+    outcome, new = migrate_bytes(path, data, options)
+    if outcome.status == "failed":
+        return [outcome], {}
+    return _write_output(outcome, new if new is not None else data, output, mode)
+
+
+def _write_output(
+    outcome: FileOutcome, data: bytes, output: str, mode: int | None
+) -> tuple[list[FileOutcome], dict[str, str]]:
+    if output == STDIN:  # `-o -`, or stdin mode without -o: the code is the data product
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return [outcome], {}
+    try:
+        write_atomic(output, data, new_file_mode=mode)
+    except OSError as exc:
+        message = f"cannot write: {describe_os_error(exc)}"
+        error = InputError(message).format(output)
+        return [FileOutcome(outcome.path, "failed", outcome.result, error)], {}
+    return [outcome], {outcome.path: output}
+
+
+# -- what is printed ------------------------------------------------------------------------
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _migrated_line(path: str, written_to: str | None, dry_run: bool) -> str:
+    if dry_run:
+        return f"would migrate {path}"
+    if written_to is not None and written_to != path:
+        return f"migrated {path} -> {written_to}"
+    return f"migrated {path}"
+
+
+def _print_diffs(outcomes: Sequence[FileOutcome], color: bool | None) -> None:
+    for outcome in outcomes:
+        if outcome.status != "migrated" or outcome.result is None:
+            continue
+        text = unified_diff(outcome.result.source, outcome.result.code, outcome.path)
+        click.echo(colorize(text), nl=False, color=color)
+
+
+def _print_warnings(outcomes: Sequence[FileOutcome]) -> None:
+    for outcome in outcomes:
+        if outcome.status != "failed" and outcome.result is not None:
+            for diagnostic in outcome.result.diagnostics:
+                _err(diagnostic.format(outcome.path))
+
+
+def _launch_commands(outcomes: Sequence[FileOutcome], written: dict[str, str]) -> list[str]:
+    """torchrun commands for the migrated entry points (files with a __main__ guard if any)."""
+    scripts = [
+        (written[o.path], o.result.code)
+        for o in outcomes
+        if o.status == "migrated" and o.result is not None and o.path in written
+    ]
+    entry_points = [path for path, code in scripts if _MAIN_GUARD.search(code)]
+    return [_torchrun(path) for path in entry_points or [path for path, _ in scripts]]
+
+
+def _torchrun(script: str) -> str:
+    """The same single-node line `dp2ddp launch` and the report use."""
+    try:
+        from dp2ddp.launch_scripts import default_launch_commands
+
+        return default_launch_commands([script])[0]
+    except (ImportError, ValueError):  # not built yet, or a path torchrun cannot take
+        return f"torchrun --standalone --nproc_per_node=gpu {shlex.quote(script)}"
+
+
+def _print_launch(launch: Sequence[str], options: MigrateOptions, report: Report) -> None:
+    if launch:
+        _err("Launch with torchrun, one process per GPU (append the script's usual arguments):")
+        shown = launch[:10]
+        for command in shown:
+            _err(f"  {command}")
+        if len(launch) > len(shown):
+            _err(f"  ... and {len(launch) - len(shown)} more")
+    if options.per_process_batch and report.migrated:
+        _err(
+            "note: --per-process-batch: each DataLoader's batch_size is now the batch of one "
+            "process, so the global batch is batch_size x the number of processes "
+            "(scale the learning rate accordingly)."
+        )
+
+
+def _write_report(
+    path: str, outcomes: Sequence[FileOutcome], options: MigrateOptions, launch: Sequence[str]
+) -> bool:
+    try:
+        from dp2ddp.report import render_markdown  # written separately; optional until then
+    except ImportError as exc:
+        _err(InputError(f"cannot write the report: {exc}").format(path))
+        return False
+    text = render_markdown(outcomes, options, launch)
+    try:
+        write_atomic(path, text.encode("utf-8"))
+    except OSError as exc:
+        _err(InputError(f"cannot write the report: {describe_os_error(exc)}").format(path))
+        return False
+    return True

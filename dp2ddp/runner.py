@@ -1,0 +1,281 @@
+"""Migrate many files: read and pre-check them here, parse the candidates on every core.
+
+Reading, decoding and the text pre-check are cheap and run in this process; only files that
+may use DataParallel are parsed, each once, in a process pool when there are enough of them
+to pay for starting one. Outcomes come back in input order whatever order workers finish in.
+A file is written (atomically) only after its migration succeeded, re-encoded to the same
+bytes convention, and, when the input compiled, compiled too; anything else leaves it alone.
+Nothing here raises for a bad file: every problem becomes a "failed" FileOutcome.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from dp2ddp.api import migrate_source
+from dp2ddp.atomic import write_atomic
+from dp2ddp.discovery import Target, describe_os_error
+from dp2ddp.errors import InputError
+from dp2ddp.options import MigrateOptions
+from dp2ddp.precheck import may_use_dataparallel
+from dp2ddp.result import FileOutcome, MigrationResult
+from dp2ddp.sourcefile import SourceFile, decode
+
+#: Candidate text (characters) below which a pool costs more than it saves. Forked workers
+#: start in milliseconds; spawned ones import libcst and dp2ddp first (about half a second).
+POOL_MIN_CHARS_FORK = 20_000
+POOL_MIN_CHARS_SPAWN = 300_000
+
+Progress = Callable[[int], None]
+#: Receives the path and new bytes of each migrated file (e.g. write_atomic); may raise OSError.
+Sink = Callable[[str, bytes], None]
+#: (inode, size, mtime) of a file when it was read.
+_Stamp = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class _Task:
+    index: int
+    path: str
+    text: str
+    options: MigrateOptions
+
+
+@dataclass(frozen=True)
+class _Done:
+    index: int
+    result: MigrationResult | None
+    error: str | None
+
+
+def default_jobs() -> int:
+    """Cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def migrate_files(
+    targets: Sequence[Target],
+    options: MigrateOptions,
+    *,
+    jobs: int | None = None,
+    sink: Sink | None = None,
+    progress: Progress | None = None,
+) -> list[FileOutcome]:
+    """Migrate every target; `sink` gets each changed file's bytes. Outcomes in input order."""
+    advance = progress or (lambda n: None)
+    outcomes: list[FileOutcome | None] = [None] * len(targets)
+    sources: dict[int, tuple[SourceFile, _Stamp]] = {}
+    tasks: list[_Task] = []
+    pending_progress = 0
+    for index, target in enumerate(targets):
+        prepared = _prepare(target)
+        if isinstance(prepared, FileOutcome):
+            outcomes[index] = prepared
+        elif may_use_dataparallel(prepared[0].text):
+            sources[index] = prepared
+            tasks.append(_Task(index, target.path, prepared[0].text, options))
+            continue
+        else:  # cannot use DataParallel: unchanged without parsing
+            text = prepared[0].text
+            outcomes[index] = FileOutcome(target.path, "unchanged", MigrationResult(text, text))
+        pending_progress += 1
+        if pending_progress >= 64:
+            advance(pending_progress)
+            pending_progress = 0
+    advance(pending_progress)
+
+    for done in _run(tasks, jobs or default_jobs()):
+        path = targets[done.index].path
+        source, stamp = sources.pop(done.index)
+        guarded = None if sink is None else _unless_changed(sink, stamp)
+        outcomes[done.index] = _finish(path, source, done, guarded)
+        advance(1)
+    assert all(o is not None for o in outcomes)
+    return [o for o in outcomes if o is not None]
+
+
+def migrate_bytes(
+    path: str, data: bytes, options: MigrateOptions
+) -> tuple[FileOutcome, bytes | None]:
+    """Migrate one file's bytes in this process: (outcome, new bytes if it changed)."""
+    try:
+        source = decode(data)
+    except InputError as exc:
+        return FileOutcome(path, "failed", error=exc.format(path)), None
+    if not may_use_dataparallel(source.text):
+        return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
+    done = _work(_Task(0, path, source.text, options))
+    new: list[bytes] = []
+    outcome = _finish(path, source, done, lambda _path, data: new.append(data))
+    return outcome, (new[0] if new else None)
+
+
+def write_in_place(path: str, data: bytes) -> None:
+    """The default sink: replace the file atomically."""
+    write_atomic(path, data)
+
+
+# -- steps ----------------------------------------------------------------------------------
+def _prepare(target: Target) -> tuple[SourceFile, _Stamp] | FileOutcome:
+    if target.error is not None:
+        return FileOutcome(target.path, "failed", error=target.error)
+    try:
+        with open(target.path, "rb") as handle:
+            data = handle.read()
+            stamp = _stamp(os.fstat(handle.fileno()))
+    except OSError as exc:
+        message = f"cannot read: {describe_os_error(exc)}"
+        return FileOutcome(target.path, "failed", error=InputError(message).format(target.path))
+    try:
+        return decode(data), stamp
+    except InputError as exc:
+        return FileOutcome(target.path, "failed", error=exc.format(target.path))
+
+
+
+def _stamp(st: os.stat_result) -> _Stamp:
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
+    """Refuse to write over a file that was edited while it was being migrated."""
+
+    def write(path: str, data: bytes) -> None:
+        if _stamp(os.stat(path)) != stamp:
+            raise OSError(0, "the file changed on disk during the run; run again")
+        sink(path, data)
+
+    return write
+
+
+def _work(task: _Task) -> _Done:
+    """Migrate one text (in a worker). Never raises for a bad file."""
+    try:
+        result = migrate_source(task.text, task.options, filename=task.path)
+    except InputError as exc:
+        return _Done(task.index, None, exc.format(task.path))
+    except RecursionError:
+        error = InputError("cannot migrate: nesting too deep").format(task.path)
+        return _Done(task.index, None, error)
+    except Exception as exc:  # a dp2ddp bug must not stop the run or touch the file
+        return _Done(task.index, None, _internal_error(task.path, exc))
+    if result.changed:
+        problem = _compile_problem(result.code, task.path)
+        if problem is not None and _compile_problem(task.text, task.path) is None:
+            message = f"internal error: the migrated code does not compile ({problem})"
+            return _Done(task.index, None, _one_line(f"{task.path}:1:1: error: {message}"))
+    return _Done(task.index, result, None)
+
+
+def _finish(path: str, source: SourceFile, done: _Done, sink: Sink | None) -> FileOutcome:
+    if done.result is None:
+        return FileOutcome(path, "failed", error=done.error)
+    result = done.result
+    if not result.changed:
+        return FileOutcome(path, "unchanged", result)
+    try:
+        data = source.encode(result.code)
+    except InputError as exc:
+        return FileOutcome(path, "failed", result, exc.format(path))
+    if sink is not None:
+        try:
+            sink(path, data)
+        except OSError as exc:
+            message = f"cannot write: {describe_os_error(exc)}"
+            return FileOutcome(path, "failed", result, InputError(message).format(path))
+    return FileOutcome(path, "migrated", result)
+
+
+def _compile_problem(code: str, path: str) -> str | None:
+    try:
+        compile(code, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        return f"line {line}: {exc}" if line else str(exc)
+    except (RecursionError, MemoryError) as exc:
+        return type(exc).__name__
+    return None
+
+
+def _internal_error(path: str, exc: BaseException) -> str:
+    message = f"internal error: {type(exc).__name__}: {exc} (please report this bug)"
+    return _one_line(f"{path}:1:1: error: {message}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- scheduling -----------------------------------------------------------------------------
+def _run(tasks: list[_Task], jobs: int) -> Iterator[_Done]:
+    workers = min(jobs, len(tasks))
+    context = _pool_context()
+    forked = context.get_start_method() == "fork"
+    threshold = POOL_MIN_CHARS_FORK if forked else POOL_MIN_CHARS_SPAWN
+    if workers < 2 or sum(len(t.text) for t in tasks) < threshold:
+        for task in tasks:
+            yield _work(task)
+        return
+    yield from _run_pool(tasks, workers, context)
+
+
+def _run_pool(
+    tasks: list[_Task], workers: int, context: multiprocessing.context.BaseContext
+) -> Iterator[_Done]:
+    # Largest first: the slowest files start early, so no core idles at the end.
+    ordered = sorted(tasks, key=lambda t: len(t.text), reverse=True)
+    import dp2ddp.pipeline  # noqa: F401  (loaded before forking, so workers inherit it)
+
+    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
+    try:
+        futures: dict[Future[_Done], _Task] = {executor.submit(_work, t): t for t in ordered}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield _collect(future, futures[future])
+    except BaseException:  # Ctrl-C, or the caller stopped early: do not wait for workers
+        _stop_workers(executor)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (they never write files)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(executor: ProcessPoolExecutor) -> None:
+    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+    if terminate is None:
+        for process in list(getattr(executor, "_processes", {}).values()):
+            process.terminate()
+    else:
+        terminate()
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _collect(future: Future[_Done], task: _Task) -> _Done:
+    try:
+        return future.result()
+    except BrokenProcessPool:  # a worker died (killed, out of memory): fail its files only
+        message = "internal error: the worker process migrating this file died"
+        return _Done(task.index, None, f"{task.path}:1:1: error: {message}")
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """fork on Linux when single-threaded (workers inherit the imported codemod), else default."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
