@@ -51,7 +51,7 @@ def migrate_source(
         # A fresh context per pass: libcst re-runs the import visitors of every import a
         # context has ever scheduled, so a shared one would redo that work in each pass.
         context = CodemodContext(filename=filename)
-        module = transform_class(context, state).transform_module(module)
+        new_module = transform_class(context, state).transform_module(module)
         warnings.extend(_remap(state.warnings[seen_warnings:], line_map))
         changes.extend(
             Change(r.code, d.line, r.message)
@@ -61,10 +61,15 @@ def migrate_source(
                 strict=True,
             )
         )
-        new_code = module.code
+        new_code = new_module.code
         if new_code != code:
             line_map = line_map.then(code, new_code)
             code = new_code
+            module = new_module
+        elif not new_module.deep_equals(module):
+            module = new_module
+        # else the pass left the tree as it was: keep the same object, so the next pass
+        # reuses its metadata (state.metadata) instead of resolving it again.
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
     if state.skip or not state.has_dataparallel:

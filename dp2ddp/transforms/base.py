@@ -6,13 +6,17 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from collections.abc import Generator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, TypeVar
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodCommand, CodemodContext
+from libcst.codemod import Codemod, CodemodCommand, CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
+    BaseMetadataProvider,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
@@ -20,6 +24,12 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms.metadata import PassMetadata
+
+_T = TypeVar("_T")
+_CodemodT = TypeVar("_CodemodT", bound=Codemod)
+_MISSING: Any = object()
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,9 @@ class MigrationState:
     has_dataparallel: bool = False
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
+    #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
+    #: the same module, and the next pass reuses this instead of resolving it again.
+    metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
 
 
 class MigrationTransform(CodemodCommand, cst.CSTTransformer):
@@ -59,6 +72,10 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
     A libcst codemod command (so AddImportsVisitor/RemoveImportsVisitor run after it) that
     is a plain CSTTransformer: libcst's matcher-decorator machinery is not used, and
     skipping it makes each pass about a third faster.
+
+    Metadata is resolved on first use, not up front: a pass pays only for what it asks.
+    Parents come from one plain walk, which also shows whether the tree can be used
+    without libcst's defensive deep copy (it can unless a node object occurs twice).
     """
 
     NAME: ClassVar[str] = "transform"
@@ -77,9 +94,51 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
         CodemodCommand.__init__(self, context)
         cst.CSTTransformer.__init__(self)
         self.state = state
+        #: This pass's metadata while it runs (self.metadata is its `resolved`).
+        self._meta: PassMetadata | None = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)
+
+    # -- metadata, resolved lazily ------------------------------------------------------
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Generator[cst.Module, None, None]:
+        shared = self.state.metadata
+        if shared is None or shared.source is not module:
+            manager, filename = self.context.metadata_manager, self.context.filename
+            cache = manager.get_cache_for_path(filename) if manager and filename else {}
+            shared = self.state.metadata = PassMetadata(module, cache)
+        old_wrapper = self.context.wrapper
+        self.context = replace(self.context, wrapper=shared.wrapper)
+        self._meta = shared
+        self.metadata = shared.resolved
+        try:
+            yield shared.wrapper.module
+        finally:
+            self._meta = None
+            self.metadata = {}
+            self.context = replace(self.context, wrapper=old_wrapper)
+
+    def get_metadata(
+        self,
+        key: type[BaseMetadataProvider[_T]],
+        node: cst.CSTNode,
+        default: _T = _MISSING,
+    ) -> _T:
+        if self._meta is not None and key in self.get_inherited_dependencies():
+            self._meta.resolve(key)
+        if default is _MISSING:
+            return super().get_metadata(key, node)
+        return super().get_metadata(key, node, default)
+
+    def _instantiate_and_run(self, transform: type[_CodemodT], tree: cst.Module) -> cst.Module:
+        if transform is AddImportsVisitor:
+            return TopLevelAddImports(self.context).transform_module(tree)
+        if transform is RemoveImportsVisitor:
+            removed = remove_imports(self.context, tree)
+            if removed is not None:
+                return removed
+        return super()._instantiate_and_run(transform, tree)
 
     # -- reporting -----------------------------------------------------------------
     def _position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -107,11 +166,8 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
 
     # -- names -----------------------------------------------------------------------
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        try:
-            names = self.get_metadata(QualifiedNameProvider, node, set())
-        except KeyError:
-            return set()
-        return {q.name for q in names}
+        """What QualifiedNameProvider gives for `node`: the names only."""
+        return self._meta.qualified_names(node) if self._meta is not None else set()
 
     def matches(
         self,
@@ -130,10 +186,7 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
         return m.matches(node, names, metadata_resolver=self)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        try:
-            return self.get_metadata(ParentNodeProvider, node)
-        except KeyError:
-            return None
+        return self._meta.parents.get(node) if self._meta is not None else None
 
     def code(self, node: cst.CSTNode) -> str:
         return cst.Module(body=[]).code_for_node(node)

@@ -1,0 +1,185 @@
+"""libcst's AddImportsVisitor and RemoveImportsVisitor, minus their costs that buy nothing.
+
+A CodemodCommand runs them after a pass that scheduled imports to add or remove. Each
+deep-copies the tree and rebuilds all of it, and RemoveImportsVisitor first resolves
+libcst's scope analysis to find which imports are unused. Their edits only touch import
+statements (and, for additions, the module's statement list), so these versions visit
+only the way down to those, keep the rest of the tree as it is, and skip the copy; the
+removal skips the scope analysis when an import's name is plainly not used at all (it
+occurs in no name and no string outside import statements). Output is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+import libcst as cst
+from libcst.codemod import Codemod, CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.helpers import get_absolute_module_from_package_for_import
+from libcst.metadata import MetadataWrapper
+
+from dp2ddp.transforms.metadata import children, parent_map
+
+_Import = cst.Import | cst.ImportFrom
+
+
+class _NoCopy(Codemod):
+    """Runs on the tree it is given: these visitors read no metadata."""
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Generator[cst.Module, None, None]:
+        old = self.context.wrapper
+        self.context = replace(self.context, wrapper=MetadataWrapper(module, unsafe_skip_copy=True))
+        try:
+            yield module
+        finally:
+            self.context = replace(self.context, wrapper=old)
+
+
+class TopLevelAddImports(_NoCopy, AddImportsVisitor):
+    """AddImportsVisitor, descending only into the module's top-level import lines (it
+    only rewrites `from x import ...` statements at the top and the statement list)."""
+
+    _descend: frozenset[cst.CSTNode] = frozenset()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # The gatherer only reads the leading imports (after a docstring): give it just those.
+        body = node.body
+        end = next((i for i in range(1, len(body)) if not _is_import_line(body[i])), len(body) - 1)
+        self._descend = frozenset(s for s in body if _is_import_line(s))
+        super().visit_Module(node.with_changes(body=body[: end + 1]))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        return descend and (isinstance(node, cst.Module) or node in self._descend)
+
+
+class KnownUnusedRemoveImports(_NoCopy, RemoveImportsVisitor):
+    """RemoveImportsVisitor told which of the scheduled imports are unused (see
+    `known_unused`), so it needs no scope analysis; it visits only the way down to them."""
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        unused: dict[cst.ImportAlias, _Import],
+        descend: frozenset[cst.CSTNode],
+    ) -> None:
+        super().__init__(context)
+        self._known = unused
+        self._descend = descend
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._unused_imports = dict(self._known)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        return descend and (isinstance(node, cst.Module) or node in self._descend)
+
+
+def remove_imports(context: CodemodContext, tree: cst.Module) -> cst.Module | None:
+    """RemoveImportsVisitor's result without its scope analysis, or None when a scheduled
+    import's name occurs in the module (then only libcst can tell whether it is used)."""
+    parents = parent_map(tree)
+    if parents is None:
+        return None  # a node object occurs twice: leave it to libcst (which copies)
+    scheduled = RemoveImportsVisitor(context)  # parses the schedule in context.scratch
+    imports: list[_Import] = []
+    for node in parents:
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
+            imports.append(node)
+    unused: dict[cst.ImportAlias, _Import] = {}
+    for statement in imports:
+        for alias in _consulted(scheduled, context, statement):
+            unused[alias] = statement
+    if not unused:
+        return tree  # nothing it could remove: it would rebuild the same tree
+    # Unused, as libcst's gatherer decides, when no name outside import statements is
+    # one it binds (there is then no access), none is `__all__` (exports), and no string
+    # it might read as an annotation mentions it.
+    bound = {name for alias in unused for name in _bound_names(alias)}
+    heads = {name.partition(".")[0] for name in bound} | {"__all__"}
+    in_imports = {n for statement in imports for n in _descendants(statement)}
+    for node in parents:
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in heads and node not in in_imports:  # type: ignore[attr-defined]
+                return None
+        elif (kind is cst.SimpleString or kind is cst.ConcatenatedString) and _annotation(
+            node, parents
+        ):
+            text = node.evaluated_value  # type: ignore[attr-defined]
+            if not isinstance(text, str) or any(name in text for name in bound):
+                return None
+    descend: set[cst.CSTNode] = set()
+    for statement in unused.values():
+        up: cst.CSTNode | None = statement
+        while up is not None and up not in descend:
+            descend.add(up)
+            up = parents.get(up)
+    remover = KnownUnusedRemoveImports(context, unused, frozenset(descend))
+    return remover.transform_module(tree)
+
+
+def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
+def _annotation(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """Might libcst read this string as a type annotation (a superset of when it does)?"""
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, cst.Annotation):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr if isinstance(func, cst.Attribute) else func
+            if isinstance(name, cst.Name) and name.value == "TypeVar":
+                return True
+    return False
+
+
+def _consulted(
+    scheduled: RemoveImportsVisitor, context: CodemodContext, statement: _Import
+) -> list[cst.ImportAlias]:
+    """The aliases of `statement` RemoveImportsVisitor removes if they are unused: those
+    scheduled, among those its unused-import gatherer looks at."""
+    if isinstance(statement, cst.Import):
+        modules = scheduled.unused_module_imports
+        return [
+            alias
+            for alias in statement.names
+            if alias.evaluated_name in modules
+            and modules[alias.evaluated_name] == alias.evaluated_alias
+        ]
+    names = statement.names
+    module = statement.module
+    if isinstance(names, cst.ImportStar) or module is None:
+        return []
+    if isinstance(module, cst.Name) and module.value == "__future__":
+        return []  # ignored by the gatherer
+    absolute = get_absolute_module_from_package_for_import(context.full_package_name, statement)
+    objects = scheduled.unused_obj_imports.get(absolute) if absolute is not None else None
+    if not objects:
+        return []
+    return [alias for alias in names if (alias.evaluated_name, alias.evaluated_alias) in objects]
+
+
+def _bound_names(alias: cst.ImportAlias) -> list[str]:
+    """The names an import alias binds: `x as y` -> ["y"], `a.b` -> ["a.b", "a"]."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return [alias.asname.name.value]
+    parts = alias.evaluated_name.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )

@@ -1,0 +1,412 @@
+"""Qualified names as libcst's QualifiedNameProvider gives them, without its scope analysis.
+
+The transforms ask for the qualified names of a few hundred call targets per pass, and
+resolving libcst's ScopeProvider for the whole module, in every pass, just to answer them
+was a third of a migration's time. `QualifiedNames.names` answers from one walk's worth of
+facts: which names module-level imports bind, and which scopes bind every other name. It
+mirrors libcst 1.x's `Scope.get_qualified_names_for` (including its quirks: an access
+before any assignment in its own scope looks past it, attribute and keyword names get no
+names), and returns None wherever that mirroring would take more than these facts (a name
+bound by both an import and an assignment, `global`/`nonlocal`, nested imports, match
+patterns, type parameters, an access whose binding order is not plain): the caller then
+asks libcst. tests/test_qualified_names.py checks it against libcst node for node.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+_Import = cst.Import | cst.ImportFrom
+_Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef | cst.BaseComp
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+#: Containers whose children run in order (statements, or the small statements of a line).
+_SEQUENTIAL = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
+#: Calls whose first argument libcst's scope analysis does not visit.
+_TYPING_CALLS = frozenset({"NewType", "TypeVar"})
+
+#: The node types the constructor looks at (found by exact type: isinstance on libcst's
+#: abstract classes is slow, and every node of the tree is looked at).
+_RELEVANT = frozenset(
+    {
+        cst.Import,
+        cst.ImportFrom,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Param,
+        cst.AssignTarget,
+        cst.AugAssign,
+        cst.AnnAssign,
+        cst.For,
+        cst.CompFor,
+        cst.NamedExpr,
+        cst.AsName,
+        cst.NameItem,
+        cst.MatchAs,
+        cst.MatchStar,
+        cst.MatchMapping,
+        cst.Call,
+        cst.TypeParameters,
+        cst.TypeAlias,
+        cst.SimpleString,
+        cst.ConcatenatedString,
+    }
+)
+#: A string annotation is parsed and analysed as code in the scope it sits in; one that
+#: could bind a name there (`x: "y := 1"`) is beyond these facts.
+_BINDING_TEXT = re.compile(r"=|\b(?:import|def|class|for|with|except|global|nonlocal|as)\b")
+#: Modules whose subscripted names make libcst read strings inside as type hints.
+_TYPING_MODULES = frozenset({"typing", "typing_extensions"})
+_HINT_CALLS = frozenset({"cast", "NewType", "TypeVar"})
+
+
+class QualifiedNames:
+    """Answers `names(node)` for the nodes of one tree (see the module docstring)."""
+
+    def __init__(self, module: cst.Module, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        self._module = module
+        self._parents = parents
+        self._index: dict[cst.CSTNode, int] = {s: i for i, s in enumerate(module.body)}
+        #: dotted name -> (top-level statement index, import) for module-level imports
+        self._imports: dict[str, list[tuple[int, _Import]]] = {}
+        #: name -> the binding nodes (STORE names, defs, params) of every other binding
+        self._bindings: dict[str, list[cst.CSTNode]] = {}
+        #: names whose resolution these facts do not cover
+        self._unsafe: set[str] = set()
+        #: subtrees the scope analysis does not visit (libcst gives their nodes no names)
+        self._opaque: set[cst.CSTNode] = set()
+        self._type_params = False
+        #: nothing can be answered without libcst (see _BINDING_TEXT)
+        self._broken = False
+        #: strings that would bind a name if libcst read them as annotations
+        self._risky: list[cst.CSTNode] = []
+        #: names imported from typing (their subscripts are type hints to libcst)
+        self._typing: set[str] = set()
+        self._scopes: dict[cst.CSTNode, _Scope] = {}
+        self._binding_scopes: dict[str, dict[_Scope, list[cst.CSTNode]]] = {}
+        for node in parents:
+            if type(node) in _RELEVANT:
+                self._look_at(node)
+        #: nothing can be answered without libcst (see _BINDING_TEXT)
+        self._broken = self._broken or any(self._may_annotate(s) for s in self._risky)
+
+    def _look_at(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._add_import(node)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            self._bind(node.name)
+            if node.name.value in _TYPING_MODULES:
+                self._broken = True  # its locals' qualified names start with "typing."
+        elif isinstance(
+            node,
+            (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr),
+        ):
+            for name in _stored(node.target):
+                self._bind(name)
+        elif isinstance(node, cst.AsName):
+            if not isinstance(self._parents[node], cst.ImportAlias):
+                for name in _stored(node.name):
+                    self._bind(name)
+        elif isinstance(node, (cst.NameItem, cst.MatchAs, cst.MatchStar)):  # global, nonlocal
+            if node.name is not None:
+                self._unsafe.add(node.name.value)
+        elif isinstance(node, cst.MatchMapping):
+            if node.rest is not None:
+                self._unsafe.add(node.rest.value)
+        elif isinstance(node, cst.Call):
+            if _last_name(node.func) in _TYPING_CALLS:
+                self._opaque.update(node.args[:1])
+        elif isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = node.value if isinstance(node, cst.SimpleString) else node.evaluated_value
+            if not isinstance(text, str) or _BINDING_TEXT.search(text):
+                self._risky.append(node)
+        else:
+            self._type_params = True
+
+    def _may_annotate(self, node: cst.CSTNode) -> bool:
+        """Might libcst parse this string as an annotation (a superset of when it does)?"""
+        while node is not self._module:
+            node = self._parents[node]
+            if isinstance(node, cst.Annotation):
+                return True
+            if isinstance(node, cst.Subscript):
+                value = node.value
+                if isinstance(value, cst.Name) and value.value in self._typing:
+                    return True
+            if isinstance(node, cst.Call) and _last_name(node.func) in _HINT_CALLS:
+                return True
+        return False
+
+    def _bind(self, name: cst.Name) -> None:
+        self._bindings.setdefault(name.value, []).append(name)
+
+    def _add_import(self, node: _Import) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return  # binds nothing libcst records
+        statement: cst.CSTNode = node
+        at_module_level = True
+        while True:
+            parent = self._parents[statement]
+            if type(parent) is cst.Module:
+                break
+            if type(parent) in (cst.FunctionDef, cst.ClassDef):
+                at_module_level = False
+            statement = parent
+        index = self._index.get(statement, len(self._index))
+        from_typing = (
+            isinstance(node, cst.ImportFrom)
+            and node.module is not None
+            and not node.relative
+            and (get_full_name_for_node(node.module) or "").partition(".")[0] in _TYPING_MODULES
+        )
+        for alias in node.names:
+            asname = alias.asname.name if alias.asname is not None else None
+            names = [asname.value] if isinstance(asname, cst.Name) else _dotted(alias.name)
+            if from_typing:
+                self._typing.update(names)
+            for name in names:
+                if at_module_level:
+                    self._imports.setdefault(name, []).append((index, node))
+                else:
+                    self._unsafe.add(name.partition(".")[0])
+
+    # -- answering -------------------------------------------------------------------
+    def names(self, node: cst.CSTNode) -> set[str] | None:
+        """The qualified names of `node`, or None when only scope analysis can tell."""
+        parent = self._parents.get(node)
+        if parent is None:
+            return set()  # the module, or a node this pass created: libcst has none either
+        if self._broken:
+            return None
+        full = get_full_name_for_node(node)
+        if full is None:
+            return set()
+        if type(node) is cst.Name and (
+            (type(parent) is cst.Attribute and parent.attr is node)
+            or (type(parent) is cst.Arg and parent.keyword is node)
+        ):
+            return set()  # not visited by the scope analysis
+        top = node
+        while parent is not self._module:
+            if parent in self._opaque or type(parent) in (cst.Import, cst.ImportFrom):
+                return None
+            top, parent = parent, self._parents[parent]
+        head = full.partition(".")[0]
+        if head in self._unsafe:
+            return None
+        imports = self._imports.get(head)
+        if imports is not None:
+            if head in self._bindings:
+                return None
+            return self._imported(full, imports, self._index.get(top))
+        if head in self._bindings:
+            return self._local(node, full, head)
+        return {f"builtins.{head}"} if hasattr(builtins, head) else set()
+
+    def _imported(
+        self, full: str, imports: list[tuple[int, _Import]], at: int | None
+    ) -> set[str] | None:
+        """A name bound only by module-level imports, all before the node's statement:
+        every scope sees exactly those (an earlier access would see none of them)."""
+        if at is None or any(index >= at for index, _ in imports):
+            return None
+        prefix = full
+        while prefix not in self._imports:
+            prefix = prefix.rpartition(".")[0]
+        names: set[str] = set()
+        for _, statement in self._imports[prefix]:
+            names |= _import_names(statement, full)
+        return names
+
+    def _local(self, node: cst.CSTNode, full: str, head: str) -> set[str] | None:
+        """A name bound by assignments, defs or parameters (and no import)."""
+        if self._type_params:
+            return None
+        by_scope = self._binding_scopes.get(head)
+        if by_scope is None:
+            by_scope = self._binding_scopes[head] = {}
+            for binding in self._bindings[head]:
+                by_scope.setdefault(self._scope(binding), []).append(binding)
+        own = self._scope(node)
+        scope: _Scope | None = own
+        while scope is not None and scope not in by_scope:
+            scope = self._visible_parent(scope)
+        if scope is None:
+            return {f"builtins.{head}"} if hasattr(builtins, head) else set()
+        if scope is own and type(node) is cst.Name:
+            # An access sees only the assignments before it in its own scope (else libcst
+            # looks further out); answer only when one plainly comes first.
+            if not any(self._precedes(b, node, own) for b in by_scope[own]):
+                return None
+        prefix = self._prefix(scope)
+        return {f"{prefix}.{full}" if prefix else full}
+
+    # -- scopes, as libcst's ScopeVisitor assigns them ------------------------------
+    def _scope(self, node: cst.CSTNode) -> _Scope:
+        """The scope `node` is evaluated in."""
+        known = self._scopes.get(node)
+        if known is not None:
+            return known
+        parents = self._parents
+        child, parent = node, parents[node]
+        grandchild: cst.CSTNode | None = None
+        outside_params = False  # in a parameter's default or annotation
+        while parent is not self._module:
+            kind = type(parent)
+            if kind is cst.Param and child is not parent.name:  # type: ignore[attr-defined]
+                outside_params = True
+            elif kind is cst.FunctionDef or kind is cst.Lambda:
+                if child is parent.body or (  # type: ignore[attr-defined]
+                    child is parent.params and not outside_params  # type: ignore[attr-defined]
+                ):
+                    break
+                outside_params = False
+            elif kind is cst.ClassDef:
+                if child is parent.body:  # type: ignore[attr-defined]
+                    break
+            elif kind in _COMPREHENSIONS:
+                first: cst.CompFor = parent.for_in  # type: ignore[attr-defined]
+                if not (child is first and grandchild is first.iter):
+                    break
+            grandchild, child, parent = child, parent, parents[parent]
+        self._scopes[node] = parent  # type: ignore[assignment]
+        return parent  # type: ignore[return-value]
+
+    def _visible_parent(self, scope: _Scope) -> _Scope | None:
+        """The next scope out whose names `scope` sees: class bodies are skipped."""
+        if scope is self._module:
+            return None
+        outer = self._scope(scope)
+        while type(outer) is cst.ClassDef:
+            outer = self._scope(outer)
+        return outer
+
+    def _prefix(self, scope: _Scope) -> str:
+        """libcst's `_name_prefix` of a scope, e.g. `Net.forward.<locals>`."""
+        if scope is self._module:
+            return ""
+        outer = self._prefix(self._scope(scope))
+        if isinstance(scope, cst.FunctionDef):
+            parts = [outer, scope.name.value, "<locals>"]
+        elif isinstance(scope, cst.ClassDef):
+            parts = [outer, scope.name.value]
+        elif isinstance(scope, cst.Lambda):
+            parts = [outer, "<locals>"]
+        else:
+            parts = [outer, "<comprehension>"]
+        return ".".join(p for p in parts if p)
+
+    def _precedes(self, binding: cst.CSTNode, node: cst.CSTNode, scope: _Scope) -> bool:
+        """Is `binding` (in `scope`, as `node` is) recorded before `node` is visited?
+
+        True when they sit in different statements of one block (or small statements of
+        one line) and the binding's comes first, when the binding is a parameter and the
+        node in the body, or when the binding is a comprehension target and the node the
+        comprehension's element. Anything else is left to libcst.
+        """
+        above = self._ancestors(binding, scope)
+        path = self._ancestors(node, scope)
+        on_path = {id(n): i for i, n in enumerate(path)}
+        for depth, ancestor in enumerate(above):
+            at = on_path.get(id(ancestor))
+            if at is None:
+                continue
+            if depth == 0 or at == 0:
+                return False  # one contains the other
+            mine, theirs = above[depth - 1], path[at - 1]
+            if isinstance(ancestor, _SEQUENTIAL):
+                body = ancestor.body
+                return _position(body, mine) < _position(body, theirs)
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return mine is ancestor.params and theirs is ancestor.body
+            if isinstance(ancestor, cst.For):
+                return mine is ancestor.target and theirs is ancestor.body
+            if isinstance(ancestor, _COMPREHENSIONS):
+                elements = (
+                    (ancestor.key, ancestor.value)
+                    if isinstance(ancestor, cst.DictComp)
+                    else (ancestor.elt,)
+                )
+                return mine is ancestor.for_in and any(theirs is e for e in elements)
+            return False
+        return False
+
+    def _ancestors(self, node: cst.CSTNode, scope: _Scope) -> list[cst.CSTNode]:
+        """`node`, its parent, ... up to and including `scope`."""
+        chain = [node]
+        while node is not scope:
+            node = self._parents[node]
+            chain.append(node)
+        return chain
+
+
+def _position(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
+    return next(i for i, item in enumerate(body) if item is node)
+
+
+def _stored(target: cst.CSTNode) -> Iterator[cst.Name]:
+    """Names a target binds: `a`, `a, *b`, `[a, (b, c)]` (not `a.x` or `a[i]`)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _stored(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _stored(target.value)
+
+
+def _last_name(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def _dotted(name: cst.Attribute | cst.Name) -> list[str]:
+    """`a.b.c` -> ["a.b.c", "a.b", "a"]: the names `import a.b.c` binds, as libcst records."""
+    full = get_full_name_for_node(name)
+    if full is None:
+        return []
+    parts = full.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+def _import_names(node: _Import, full_name: str) -> set[str]:
+    """libcst's ImportAssignment.get_qualified_names_for, for `full_name` bound by `node`."""
+    module = ""
+    if isinstance(node, cst.ImportFrom):
+        if node.module is not None:
+            module = get_full_name_for_node(node.module) or ""
+        if node.relative:
+            module = "." * len(node.relative) + module
+    results: set[str] = set()
+    if isinstance(node.names, cst.ImportStar):
+        return results
+    for alias in node.names:
+        real_name = get_full_name_for_node(alias.name)
+        if not real_name:
+            continue
+        parts = real_name.split(".")
+        for candidate in [".".join(parts[:i]) for i in range(len(parts), 0, -1)]:
+            as_name = candidate
+            if module and module.endswith("."):
+                candidate = f"{module}{candidate}"
+            elif module:
+                candidate = f"{module}.{candidate}"
+            if alias.asname is not None:
+                evaluated = alias.evaluated_alias
+                if evaluated is not None:
+                    as_name = evaluated
+            if full_name.startswith(as_name):
+                remaining = full_name.split(as_name, 1)[1]
+                if remaining and not remaining.startswith("."):
+                    continue
+                remaining = remaining.lstrip(".")
+                results.add(f"{candidate}.{remaining}" if remaining else candidate)
+                break
+    return results
