@@ -182,6 +182,8 @@ class QualifiedNames:
             return set()  # the module, or a node this pass created: libcst has none either
         if self._broken:
             return None
+        if type(node) is cst.SimpleString or type(node) is cst.ConcatenatedString:
+            return None  # a string annotation stands for the names it mentions
         full = get_full_name_for_node(node)
         if full is None:
             return set()

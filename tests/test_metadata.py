@@ -1,0 +1,254 @@
+"""The cheap metadata of dp2ddp/transforms/{metadata,qualified,import_edits}.py agrees with
+libcst's own providers and visitors, node for node, on the fixtures, the examples and a
+file of scoping corner cases. (They exist only to be faster; any difference is a bug.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+from libcst._metadata_dependent import LazyValue
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+)
+
+from dp2ddp.transforms.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms.metadata import parent_map, positions
+from dp2ddp.transforms.qualified import QualifiedNames
+
+ROOT = Path(__file__).parent.parent
+CORNERS = '''"""Scoping corner cases."""
+x = torch.zeros(1)
+import torch
+import torch.nn as nn, torch.optim
+from torch.nn import DataParallel as DP, Linear
+from . import sibling
+from .mod import *
+import os.path
+print(os.path.join("a"), os.environ, sibling.f(), DP, Linear)
+print = print
+print("shadowed")
+try:
+    from tqdm.auto import tqdm
+except ImportError:
+    from tqdm import tqdm
+tqdm(range(3)).close()
+model = None
+def train(model, loader, optimizer=None, *args, scale: nn.Module = None, **kw) -> torch.Tensor:
+    import numpy as np
+    global G
+    G = np.zeros(1)
+    for data, target in loader:
+        data, target = data.to(0), target.to(0)
+        loss = model(data).sum()
+        loss.backward(); optimizer.step()
+    with open("f") as fh:
+        fh.write(str(loss))
+    try:
+        pass
+    except Exception as err:
+        err.with_traceback(None)
+    total = 0
+    total += 1
+    counter = [total for total in range(3)]
+    g = (lambda a, b=total: a + b + data)
+    def inner():
+        return loss.item(), total, model.eval(), undefined.x()
+    (w := loss)
+    w.item()
+    return inner
+class Net(nn.Module):
+    scale = 2
+    layer = scale * 2
+    def __init__(self, size=scale, act=lambda z: z.relu()):
+        super().__init__()
+        self.fc = nn.Linear(size, size)
+        model.foo()
+    @staticmethod
+    def helper(model):
+        return [model(v) for v in range(3) if v], {k: model for k in model}
+    def forward(self, inp):
+        out = self.fc(inp)
+        scale.x()
+        return out + layer
+def evaluate():
+    result = later()
+    def later():
+        return result
+    result.x()
+    z = z + 1
+    q.append(1)
+    q = []
+    def g():
+        nonlocal q
+        q = None
+main = lambda: train(model, [], None)
+for i in range(3):
+    j = i
+    j.bit_length()
+match x:
+    case nn.Module(a=1) as mm:
+        pass
+    case {"k": kk, **rest}:
+        pass
+from typing import List, NewType
+U = NewType("U", int)
+def annotated(a: List["Linear"]) -> "DP":
+    pass
+late.x = 1
+import late
+late.y()
+import a.b.c
+a.b.c.d(), a.b.x(), a.zz
+'''
+
+
+def _sources() -> list[tuple[str, str]]:
+    paths = sorted((ROOT / "tests" / "fixtures").glob("*/*.py"))
+    paths += sorted((ROOT / "examples").glob("*/*.py"))
+    return [("corners.py", CORNERS)] + [(str(p.relative_to(ROOT)), p.read_text()) for p in paths]
+
+
+SOURCES = _sources()
+#: The scripts users hand in (the migrated ones add nothing new for the import visitors).
+INPUTS = [(name, text) for name, text in SOURCES if not name.endswith(("expected.py", "_ddp.py"))]
+
+
+@pytest.fixture(scope="module", params=SOURCES, ids=[name for name, _ in SOURCES])
+def module(request: pytest.FixtureRequest) -> cst.Module:
+    return cst.parse_module(request.param[1])
+
+
+@pytest.fixture(scope="module", params=INPUTS, ids=[name for name, _ in INPUTS])
+def script(request: pytest.FixtureRequest) -> cst.Module:
+    return cst.parse_module(request.param[1])
+
+
+def test_parents_and_positions(module: cst.Module) -> None:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    parents = parent_map(module)
+    assert parents is not None
+    expected = wrapper.resolve(ParentNodeProvider)
+    assert len(parents) == len(expected)
+    assert all(expected[node] is parent for node, parent in parents.items())
+    mine = positions(module)
+    expected_positions = wrapper.resolve(PositionProvider)
+    assert len(mine) == len(expected_positions)
+    assert all(mine[node] == where for node, where in expected_positions.items())
+
+
+def test_parent_map_sees_shared_nodes() -> None:
+    name = cst.Name("x")
+    shared = cst.Module(body=[cst.SimpleStatementLine([cst.Expr(name)])] * 2)
+    assert parent_map(shared) is None
+
+
+def test_qualified_names(module: cst.Module) -> None:
+    parents = parent_map(module)
+    assert parents is not None
+    cheap = QualifiedNames(module, parents)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
+    answered = 0
+    for node in parents:
+        names = cheap.names(node)
+        if names is not None:
+            answered += 1
+            value = expected[node]
+            qualified = value() if isinstance(value, LazyValue) else value
+            assert names == {q.name for q in qualified}, cst.Module([]).code_for_node(node)
+    assert answered >= len(parents) // 2
+
+
+def test_qualified_names_answer_the_usual_call_targets() -> None:
+    source = (ROOT / "examples" / "cnn_trainer" / "train.py").read_text()
+    module = cst.parse_module(source)
+    parents = parent_map(module)
+    assert parents is not None
+    cheap = QualifiedNames(module, parents)
+    calls = [c for c in m.findall(module, m.Call()) if isinstance(c, cst.Call)]
+    unanswered = [c for c in calls if cheap.names(c.func) is None]
+    assert len(unanswered) <= len(calls) // 20
+
+
+_ADDS = [
+    ("os", None, None),
+    ("torch.distributed", None, "dist"),
+    ("torch.nn.parallel", "DistributedDataParallel", None),
+    ("__future__", "annotations", None),
+]
+
+
+def test_added_imports(script: cst.Module) -> None:
+    module = script
+    for count in (1, len(_ADDS)):
+        contexts = CodemodContext(), CodemodContext()
+        for context in contexts:
+            for name, obj, alias in _ADDS[:count]:
+                AddImportsVisitor.add_needed_import(context, name, obj, alias)
+        expected = AddImportsVisitor(contexts[0]).transform_module(module).code
+        assert TopLevelAddImports(contexts[1]).transform_module(module).code == expected
+
+
+def test_removed_imports(script: cst.Module) -> None:
+    module = script
+    for statement in m.findall(module, m.Import() | m.ImportFrom()):
+        contexts = CodemodContext(), CodemodContext()
+        try:
+            for context in contexts:
+                RemoveImportsVisitor.remove_unused_import_by_node(context, statement)
+        except ValueError:  # a relative import: libcst cannot resolve it
+            continue
+        cheap = remove_imports(contexts[1], module)
+        if cheap is not None:
+            assert cheap.code == RemoveImportsVisitor(contexts[0]).transform_module(module).code
+
+
+UNUSED = '''"""Mentions DataParallel and L in a docstring only."""
+from torch.nn import (
+    DataParallel,  # the wrapper
+    Linear as L,
+)
+import os, sys, json
+from torch.nn import DataParallel as DP, Conv2d
+print(sys.argv, Conv2d)
+
+
+def f(x: "int"):
+    from torch.nn import DataParallel
+    import json
+    return x
+'''
+
+
+@pytest.mark.parametrize(
+    "scheduled",
+    [
+        [("torch.nn", "DataParallel", None)],
+        [("torch.nn", "DataParallel", None), ("torch.nn", "Linear", "L")],
+        [("torch.nn", "DataParallel", "DP"), ("torch.nn", "Conv2d", None)],
+        [("os", None, None), ("json", None, None)],
+        [("torch.nn", "Conv2d", None)],
+        [("sys", None, None)],
+    ],
+)
+def test_removed_imports_without_scope_analysis(
+    scheduled: list[tuple[str, str | None, str | None]],
+) -> None:
+    module = cst.parse_module(UNUSED)
+    contexts = CodemodContext(), CodemodContext()
+    for context in contexts:
+        for name, obj, alias in scheduled:
+            RemoveImportsVisitor.remove_unused_import(context, name, obj, alias)
+    expected = RemoveImportsVisitor(contexts[0]).transform_module(module).code
+    cheap = remove_imports(contexts[1], module)
+    used = any(obj in ("Conv2d",) or name == "sys" for name, obj, _ in scheduled)
+    assert (cheap is None) == used  # a used name is left to libcst
+    if cheap is not None:
+        assert cheap.code == expected != UNUSED
