@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import cast
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
@@ -22,6 +23,7 @@ from libcst.helpers import get_absolute_module_from_package_for_import
 from libcst.metadata import MetadataWrapper
 
 from dp2ddp.transforms.metadata import children, parent_map
+from dp2ddp.transforms.qualified import QualifiedNames
 
 _Import = cst.Import | cst.ImportFrom
 
@@ -80,39 +82,54 @@ class KnownUnusedRemoveImports(_NoCopy, RemoveImportsVisitor):
 
 
 def remove_imports(context: CodemodContext, tree: cst.Module) -> cst.Module | None:
-    """RemoveImportsVisitor's result without its scope analysis, or None when a scheduled
-    import's name occurs in the module (then only libcst can tell whether it is used)."""
+    """RemoveImportsVisitor's result without its scope analysis, or None when whether a
+    scheduled import is used takes libcst's scope analysis to tell.
+
+    An import is unused, as libcst's gatherer decides, when no name outside import
+    statements is one it binds (there is then no access), none is `__all__` (exports) and
+    no string it might read as an annotation mentions it. It is used when a name it binds
+    is bound only by module-level imports and some node accesses it (QualifiedNames
+    resolves that node to them).
+    """
     parents = parent_map(tree)
-    if parents is None:
-        return None  # a node object occurs twice: leave it to libcst (which copies)
+    if parents is None:  # a node object occurs twice: copy, as libcst would
+        tree = tree.deep_clone()
+        parents = parent_map(tree)
+        assert parents is not None
     scheduled = RemoveImportsVisitor(context)  # parses the schedule in context.scratch
     imports: list[_Import] = []
     for node in parents:
         if type(node) is cst.Import or type(node) is cst.ImportFrom:
             imports.append(node)
-    unused: dict[cst.ImportAlias, _Import] = {}
-    for statement in imports:
-        for alias in _consulted(scheduled, context, statement):
-            unused[alias] = statement
-    if not unused:
+    consulted = [(a, s) for s in imports for a in _consulted(scheduled, context, s)]
+    if not consulted:
         return tree  # nothing it could remove: it would rebuild the same tree
-    # Unused, as libcst's gatherer decides, when no name outside import statements is
-    # one it binds (there is then no access), none is `__all__` (exports), and no string
-    # it might read as an annotation mentions it.
-    bound = {name for alias in unused for name in _bound_names(alias)}
-    heads = {name.partition(".")[0] for name in bound} | {"__all__"}
     in_imports = {n for statement in imports for n in _descendants(statement)}
+    uses: dict[str, list[cst.Name]] = {}  # name -> the Name nodes outside imports
+    annotations: list[str | None] = []  # texts of strings that may be annotations
     for node in parents:
         kind = type(node)
         if kind is cst.Name:
-            if node.value in heads and node not in in_imports:  # type: ignore[attr-defined]
-                return None
+            if node not in in_imports:
+                name = cast(cst.Name, node)
+                uses.setdefault(name.value, []).append(name)
         elif (kind is cst.SimpleString or kind is cst.ConcatenatedString) and _annotation(
             node, parents
         ):
             text = node.evaluated_value  # type: ignore[attr-defined]
-            if not isinstance(text, str) or any(name in text for name in bound):
+            annotations.append(text if isinstance(text, str) else None)
+    names = QualifiedNames(tree, parents)
+    unused: dict[cst.ImportAlias, _Import] = {}
+    for alias, statement in consulted:
+        bound = _bound_names(alias)
+        if not any(name.partition(".")[0] in uses for name in bound) and not any(
+            text is None or any(name in text for name in bound) for text in annotations
+        ):
+            if "__all__" in uses:
                 return None
+            unused[alias] = statement
+        elif len(bound) != 1 or not names.accessed(bound[0], statement, uses.get(bound[0], [])):
+            return None
     descend: set[cst.CSTNode] = set()
     for statement in unused.values():
         up: cst.CSTNode | None = statement

@@ -3,9 +3,10 @@
 Every pass used to deep-copy the tree and resolve parent, position and qualified-name
 metadata for all of it up front; that was three quarters of a migration's time. Here:
 `PassMetadata` resolves providers on first use, builds the parent map by one plain walk
-(which also proves no node object occurs twice, the only reason libcst copies), and
-answers qualified names without libcst's scope analysis where that is exact
-(`QualifiedNames`).
+(which also proves no node object occurs twice, the only reason libcst copies), answers
+qualified names without libcst's scope analysis where that is exact (`QualifiedNames`),
+and computes positions with a lighter code generation (`positions`, which relies on
+libcst's codegen hooks: tests/test_metadata.py compares all of these with libcst's own).
 """
 
 from __future__ import annotations

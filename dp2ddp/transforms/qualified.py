@@ -9,7 +9,7 @@ before any assignment in its own scope looks past it, attribute and keyword name
 names), and returns None wherever that mirroring would take more than these facts (a name
 bound by both an import and an assignment, `global`/`nonlocal`, nested imports, match
 patterns, type parameters, an access whose binding order is not plain): the caller then
-asks libcst. tests/test_qualified_names.py checks it against libcst node for node.
+asks libcst. tests/test_metadata.py checks it against libcst node for node.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class QualifiedNames:
         #: subtrees the scope analysis does not visit (libcst gives their nodes no names)
         self._opaque: set[cst.CSTNode] = set()
         self._type_params = False
-        #: nothing can be answered without libcst (see _BINDING_TEXT)
+        #: nothing can be answered without libcst (see _BINDING_TEXT, _look_at)
         self._broken = False
         #: strings that would bind a name if libcst read them as annotations
         self._risky: list[cst.CSTNode] = []
@@ -91,7 +91,6 @@ class QualifiedNames:
         for node in parents:
             if type(node) in _RELEVANT:
                 self._look_at(node)
-        #: nothing can be answered without libcst (see _BINDING_TEXT)
         self._broken = self._broken or any(self._may_annotate(s) for s in self._risky)
 
     def _look_at(self, node: cst.CSTNode) -> None:
@@ -111,7 +110,8 @@ class QualifiedNames:
             if not isinstance(self._parents[node], cst.ImportAlias):
                 for name in _stored(node.name):
                     self._bind(name)
-        elif isinstance(node, (cst.NameItem, cst.MatchAs, cst.MatchStar)):  # global, nonlocal
+        elif isinstance(node, (cst.NameItem, cst.MatchAs, cst.MatchStar)):
+            # global / nonlocal names, and match captures (libcst records no binding)
             if node.name is not None:
                 self._unsafe.add(node.name.value)
         elif isinstance(node, cst.MatchMapping):
@@ -121,7 +121,10 @@ class QualifiedNames:
             if _last_name(node.func) in _TYPING_CALLS:
                 self._opaque.update(node.args[:1])
         elif isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            text = node.value if isinstance(node, cst.SimpleString) else node.evaluated_value
+            if isinstance(node, cst.SimpleString) and "\\" not in node.value:
+                text: str | bytes | None = node.value  # no escapes: the text is what it says
+            else:
+                text = node.evaluated_value
             if not isinstance(text, str) or _BINDING_TEXT.search(text):
                 self._risky.append(node)
         else:
@@ -208,6 +211,18 @@ class QualifiedNames:
         if head in self._bindings:
             return self._local(node, full, head)
         return {f"builtins.{head}"} if hasattr(builtins, head) else set()
+
+    def accessed(self, name: str, statement: _Import, nodes: list[cst.Name]) -> bool:
+        """Does one of `nodes` (Names with value `name`) access the binding `statement`
+        makes? True only when `name` is bound by nothing but module-level imports, none
+        of them dotted (`import name.x` makes libcst name accesses `name.x`), and a node
+        resolves to them; then libcst records the access on each of those imports."""
+        imports = self._imports.get(name, [])
+        if not any(s is statement for _, s in imports):
+            return False
+        if any(key.startswith(f"{name}.") for key in self._imports):
+            return False
+        return any(self.names(node) for node in nodes)
 
     def _imported(
         self, full: str, imports: list[tuple[int, _Import]], at: int | None
