@@ -34,9 +34,9 @@ from pathlib import Path
 import libcst as cst
 
 from dp2ddp import migrate_source
-from dp2ddp.discovery import discover
-from dp2ddp.precheck import may_use_dataparallel
-from dp2ddp.runner import default_jobs
+from dp2ddp.migrate.discovery import discover
+from dp2ddp.migrate.files import default_jobs
+from dp2ddp.migrate.precheck import may_use_dataparallel
 
 
 def torch_root() -> Path:

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 _LOCATIONS = {
-    "migrate_source": "dp2ddp.api",
+    "migrate_source": "dp2ddp.migrate.migrate_source",
     "InputError": "dp2ddp.errors",
     "MigrateOptions": "dp2ddp.options",
     "Change": "dp2ddp.result",
@@ -30,8 +30,8 @@ _LOCATIONS = {
 }
 
 if TYPE_CHECKING:
-    from dp2ddp.api import migrate_source
     from dp2ddp.errors import InputError
+    from dp2ddp.migrate.migrate_source import migrate_source
     from dp2ddp.options import MigrateOptions
     from dp2ddp.result import Change, Diagnostic, MigrationResult
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dp2ddp.codes import CODES
-from dp2ddp.names import SETUP_NAMES
-from dp2ddp.pipeline import PIPELINE
+from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.templating import render, templates_dir
+from dp2ddp.transforms._support.names import SETUP_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

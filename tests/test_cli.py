@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from dp2ddp import progress
-from dp2ddp import runner as runner_module
 from dp2ddp.cli import main
+from dp2ddp.commands import progress
+from dp2ddp.migrate import files as runner_module
 from dp2ddp.result import FileOutcome
 
 DP = (
@@ -356,14 +356,14 @@ def test_report_option_calls_render_markdown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[object, ...]] = []
-    fake = types.ModuleType("dp2ddp.report")
+    fake = types.ModuleType("dp2ddp.migrate.review")
 
     def render_markdown(outcomes: list[FileOutcome], options: object, launch: list[str]) -> str:
         calls.append((outcomes, options, launch))
         return "# report\n"
 
     fake.render_markdown = render_markdown  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "dp2ddp.report", fake)
+    monkeypatch.setitem(sys.modules, "dp2ddp.migrate.review", fake)
     train = _write(tmp_path, "train.py", DP)
     report = tmp_path / "review.md"
     result = run("--report", str(report), str(train))
@@ -375,7 +375,7 @@ def test_report_option_calls_render_markdown(
 
 
 def test_report_with_the_real_renderer(tmp_path: Path) -> None:
-    pytest.importorskip("dp2ddp.report")
+    pytest.importorskip("dp2ddp.migrate.review")
     train = _write(tmp_path, "train.py", DP)
     report = tmp_path / "review.md"
     result = run("--check", "--report", str(report), str(train))

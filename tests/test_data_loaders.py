@@ -14,9 +14,9 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp import MigrateOptions, migrate_source
 from dp2ddp.templating import render
-from dp2ddp.transforms.base import MigrationState
-from dp2ddp.transforms.data_loaders import ShardDataLoaders
-from dp2ddp.transforms.data_nodes import dataset_name
+from dp2ddp.transforms._support.base import MigrationState
+from dp2ddp.transforms._support.nodes import dataset_name
+from dp2ddp.transforms.data import ShardDataLoaders
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DATA_CASES = sorted(

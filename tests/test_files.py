@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from dp2ddp import migrate_source
-from dp2ddp import runner as runner_module
-from dp2ddp.atomic import write_atomic
-from dp2ddp.discovery import discover
 from dp2ddp.errors import InputError
+from dp2ddp.migrate import files as runner_module
+from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.discovery import discover
+from dp2ddp.migrate.files import migrate_bytes, migrate_files, write_in_place
+from dp2ddp.migrate.precheck import code_only, may_use_dataparallel
+from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.precheck import code_only, may_use_dataparallel
 from dp2ddp.result import MigrationResult
-from dp2ddp.runner import migrate_bytes, migrate_files, write_in_place
-from dp2ddp.sourcefile import SourceFile, decode
 
 DP = "import torch\nimport torch.nn as nn\n\nmodel = nn.DataParallel(nn.Linear(4, 2))\n"
 PLAIN = "import torch\n\nmodel = torch.nn.Linear(4, 2)\n"

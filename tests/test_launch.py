@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dp2ddp.cli import main
-from dp2ddp.launch_scripts import (
+from dp2ddp.launch.scripts import (
     LaunchError,
     LaunchPlan,
     default_launch_commands,

@@ -19,9 +19,9 @@ from libcst.metadata import (
     QualifiedNameProvider,
 )
 
-from dp2ddp.transforms.import_edits import TopLevelAddImports, remove_imports
-from dp2ddp.transforms.metadata import parent_map, positions
-from dp2ddp.transforms.qualified import QualifiedNames
+from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms._support.metadata import parent_map, positions
+from dp2ddp.transforms._support.qualified import QualifiedNames
 
 ROOT = Path(__file__).parent.parent
 CORNERS = '''"""Scoping corner cases."""

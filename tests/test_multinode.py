@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dp2ddp import migrate_source
-from dp2ddp.launch_scripts import LaunchPlan, render_script
+from dp2ddp.launch.scripts import LaunchPlan, render_script
 
 DP_SCRIPT = Path(__file__).parent / "launch_data" / "dp_train.py"
 

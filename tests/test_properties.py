@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dp2ddp import migrate_source
+from dp2ddp.migrate.files import migrate_bytes
 from dp2ddp.options import MigrateOptions
-from dp2ddp.runner import migrate_bytes
 
 HEADER = "#!/usr/bin/env python\n# header comment: kept   as is\n"
 MARKER = (

@@ -9,9 +9,9 @@ import pytest
 from libcst.codemod import CodemodContext
 
 from dp2ddp import MigrateOptions
-from dp2ddp.transforms.base import MigrationState
-from dp2ddp.transforms.rank_guards import is_main_test, is_not_main_test
+from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms.rank_zero import RankZeroOnly
+from dp2ddp.transforms.rank_zero.guards import is_main_test, is_not_main_test
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

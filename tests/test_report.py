@@ -1,4 +1,4 @@
-"""`dp2ddp.report`: the Markdown a reviewer pastes into a pull request."""
+"""`dp2ddp.migrate.review`: the Markdown a reviewer pastes into a pull request."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 from dp2ddp import MigrateOptions, migrate_source
 from dp2ddp.codes import CODES
-from dp2ddp.launch_scripts import default_launch_commands
-from dp2ddp.report import MIGRATE_HEADING, append_section, render_markdown
+from dp2ddp.launch.scripts import default_launch_commands
+from dp2ddp.migrate.review import MIGRATE_HEADING, append_section, render_markdown
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
 
 DP_SCRIPT = """\

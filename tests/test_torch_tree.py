@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from dp2ddp import migrate_source
 from dp2ddp.cli import main
-from dp2ddp.precheck import may_use_dataparallel
-from dp2ddp.summary import Report
+from dp2ddp.migrate.precheck import may_use_dataparallel
+from dp2ddp.migrate.summary import Report
 
 
 def _torch_root() -> Path:

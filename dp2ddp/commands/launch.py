@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from dp2ddp.launch_scripts import DEFAULT_PORT, LaunchError, LaunchPlan, render_script
+from dp2ddp.launch.scripts import DEFAULT_PORT, LaunchError, LaunchPlan, render_script
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,8 +88,8 @@ def _check_script(script: str) -> None:
     if not path.is_file():
         click.echo(f"note: {script} does not exist here; the launch script refers to it", err=True)
         return
-    from dp2ddp.api import migrate_source
     from dp2ddp.errors import InputError
+    from dp2ddp.migrate.migrate_source import migrate_source
 
     try:
         source = path.read_text(encoding="utf-8")

@@ -18,15 +18,15 @@ from collections.abc import Sequence
 
 import click
 
-from dp2ddp.atomic import write_atomic
-from dp2ddp.diffing import colorize, unified_diff
-from dp2ddp.discovery import describe_os_error, discover
+from dp2ddp.commands.progress import progress_bar
 from dp2ddp.errors import InputError
+from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.diffing import colorize, unified_diff
+from dp2ddp.migrate.discovery import describe_os_error, discover
+from dp2ddp.migrate.files import default_jobs, migrate_bytes, migrate_files, write_in_place
+from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.options import MigrateOptions
-from dp2ddp.progress import progress_bar
 from dp2ddp.result import FileOutcome
-from dp2ddp.runner import default_jobs, migrate_bytes, migrate_files, write_in_place
-from dp2ddp.summary import EXIT_ERROR, Report
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -251,7 +251,7 @@ def _launch_commands(outcomes: Sequence[FileOutcome], written: dict[str, str]) -
 def _torchrun(script: str) -> str:
     """The same single-node line `dp2ddp launch` and the report use."""
     try:
-        from dp2ddp.launch_scripts import default_launch_commands
+        from dp2ddp.launch.scripts import default_launch_commands
 
         return default_launch_commands([script])[0]
     except (ImportError, ValueError):  # not built yet, or a path torchrun cannot take
@@ -278,7 +278,7 @@ def _write_report(
     path: str, outcomes: Sequence[FileOutcome], options: MigrateOptions, launch: Sequence[str]
 ) -> bool:
     try:
-        from dp2ddp.report import render_markdown  # written separately; optional until then
+        from dp2ddp.migrate.review import render_markdown  # written separately; optional until then
     except ImportError as exc:
         _err(InputError(f"cannot write the report: {exc}").format(path))
         return False

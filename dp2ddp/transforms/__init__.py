@@ -1,1 +1,1 @@
-"""One transform per module, composed in a fixed order by `dp2ddp.pipeline`."""
+"""One transform per module, composed in a fixed order by `dp2ddp.migrate.pipeline`."""

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.names import (
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import (
     DATA_PARALLEL_FUNCTION,
     DATAPARALLEL,
     DISTRIBUTED_DATA_PARALLEL,
     INIT_PROCESS_GROUP,
     SETUP_FUNCTION,
 )
-from dp2ddp.transforms.base import MigrationTransform
 
 _CUSTOM_PARALLEL = frozenset(
     {

@@ -13,7 +13,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})

@@ -13,8 +13,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from dp2ddp.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
-from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from dp2ddp.names import SETUP_FUNCTION
 from dp2ddp.templating import Statement, render_statements
-from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import SETUP_FUNCTION
 
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
@@ -69,7 +69,7 @@ class InsertProcessGroup(MigrationTransform):
         return updated_node.with_changes(body=body)
 
     def _check_collisions(self, module: cst.Module) -> None:
-        from dp2ddp.names import SETUP_NAMES
+        from dp2ddp.transforms._support.names import SETUP_NAMES
 
         for stmt in module.body:
             targets: list[cst.BaseExpression] = []

@@ -137,6 +137,6 @@ def to_json(report: VerifyReport) -> str:
 def append_markdown(report: VerifyReport, path: Path) -> None:
     """Add the `## dp2ddp verify` section to a PR report (created if missing; a section from
     an earlier verify run is replaced, the migrate section and the user's text are kept)."""
-    from dp2ddp.report import append_section
+    from dp2ddp.migrate.review import append_section
 
     append_section(path, to_markdown(report))

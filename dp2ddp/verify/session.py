@@ -101,7 +101,7 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
             original_source,
             _read(config.migrated),
         )
-    from dp2ddp.api import migrate_source  # libcst: only needed here
+    from dp2ddp.migrate.migrate_source import migrate_source  # libcst: only needed here
 
     try:
         result = migrate_source(

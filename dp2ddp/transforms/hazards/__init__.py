@@ -4,7 +4,7 @@ Analysis only: it runs on the user's own code (positions are theirs) and changes
 Each check is narrow on purpose; a warning must point at a real difference between one
 DataParallel process and WORLD_SIZE DDP processes:
 
-- DP004 a loss reduced with sum (see hazard_losses).
+- DP004 a loss reduced with sum (see hazards.losses).
 - DP005 `X[i:i+bs]` indexed by a loop counter inside a training loop: every rank would
   train on the same samples.
 - DP006 torch/numpy random draws inside a training loop (one warning per call).
@@ -19,9 +19,10 @@ import re
 
 import libcst as cst
 
-from dp2ddp.names import DATAPARALLEL
-from dp2ddp.transforms.hazard_losses import LossReductionChecks, string_value
-from dp2ddp.transforms.hazard_scopes import (
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import DATAPARALLEL
+from dp2ddp.transforms.hazards.losses import LossChecks, string_value
+from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
     SelfMutations,
     loop_info,
@@ -57,12 +58,13 @@ _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.upda
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
 
-class FlagHazards(LossReductionChecks):
+class FlagHazards(MigrationTransform):
     NAME = "hazards"
     DESCRIPTION = "Warn about what DDP changes and dp2ddp cannot convert safely."
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._losses = LossChecks(self)
         #: Enclosing loops, innermost last; None marks a function boundary.
         self._loops: list[LoopInfo | None] = []
         self._sliced_loops: set[int] = set()
@@ -72,7 +74,7 @@ class FlagHazards(LossReductionChecks):
     def visit_Module(self, node: cst.Module) -> bool:
         if not self.state.has_dataparallel or self.state.skip:
             return False
-        self._enter_module(node)
+        self._losses.enter_module(node)
         return True
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -92,14 +94,21 @@ class FlagHazards(LossReductionChecks):
     # -- scopes and loops -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._loops.append(None)
-        self._enter_function(node)
+        self._losses.enter_function(node)
         self._check_forward(node)
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
         self._loops.pop()
-        self._leave_function()
+        self._losses.leave_function()
+        return updated_node
+
+    def visit_With(self, node: cst.With) -> None:
+        self._losses.enter_with(node)
+
+    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
+        self._losses.leave_with()
         return updated_node
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
@@ -140,7 +149,7 @@ class FlagHazards(LossReductionChecks):
         names = self.qualified_names(node.func)
         if names & DATAPARALLEL and self._first_wrap is None:
             self._first_wrap = node
-        self._check_loss_call(node, names)
+        self._losses.check_call(node, names)
         if names & _RANDOM and self._in_training_loop():
             self.warn(node, "DP006", f"{self.code(node.func)}()")
         if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):

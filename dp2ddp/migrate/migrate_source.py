@@ -6,10 +6,10 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.errors import InputError
-from dp2ddp.linemap import LineMap
+from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
-from dp2ddp.transforms.base import MigrationState, RawReport
+from dp2ddp.transforms._support.base import MigrationState, RawReport
 
 
 def parse(source: str) -> cst.Module:
@@ -34,7 +34,9 @@ def migrate_source(
     Raises InputError when `source` is not valid Python. Returns the source unchanged
     (byte for byte) when it has nothing dp2ddp migrates.
     """
-    from dp2ddp.pipeline import PIPELINE  # import late: transforms import this module's peers
+    from dp2ddp.migrate.pipeline import (
+        PIPELINE,  # import late: transforms import this module's peers
+    )
 
     options = options or MigrateOptions()
     module = parse(source)

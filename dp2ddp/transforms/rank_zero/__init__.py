@@ -31,9 +31,9 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms.process_group import after_imports
-from dp2ddp.transforms.rank_guards import (
+from dp2ddp.transforms.rank_zero.guards import (
     exits_block,
     is_main_test,
     is_not_main_test,
@@ -41,7 +41,7 @@ from dp2ddp.transforms.rank_guards import (
     mentions_rank,
     not_main,
 )
-from dp2ddp.transforms.rank_zero_names import (
+from dp2ddp.transforms.rank_zero.side_effects import (
     LOG_METHODS,
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dp2ddp.transforms.base import MigrationTransform
-from dp2ddp.transforms.data_loaders import ShardDataLoaders
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms.data import ShardDataLoaders
 from dp2ddp.transforms.detect import DetectDataParallel
 from dp2ddp.transforms.devices import PinDevices
 from dp2ddp.transforms.hazards import FlagHazards

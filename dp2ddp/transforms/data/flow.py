@@ -14,8 +14,8 @@ from typing import ClassVar
 import libcst as cst
 from libcst.metadata import Assignment, ProviderT, ScopeProvider
 
-from dp2ddp.transforms.base import MigrationTransform
-from dp2ddp.transforms.data_nodes import (
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     method_class,
     module_of,

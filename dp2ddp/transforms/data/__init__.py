@@ -44,9 +44,8 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider, ScopeProvider
 
-from dp2ddp.names import DATALOADER, DISTRIBUTED_SAMPLER
-from dp2ddp.transforms.call_flow import MAX_DEPTH, CallFlow, Path
-from dp2ddp.transforms.data_nodes import (
+from dp2ddp.transforms._support.names import DATALOADER, DISTRIBUTED_SAMPLER
+from dp2ddp.transforms._support.nodes import (
     Shift,
     assigned_value,
     bare,
@@ -70,7 +69,8 @@ from dp2ddp.transforms.data_nodes import (
     remove_arg,
     walk,
 )
-from dp2ddp.transforms.data_samplers import OwnSampler, drop_import, own_sampler
+from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
+from dp2ddp.transforms.data.samplers import OwnSampler, drop_import, own_sampler
 
 _NO_GRAD: frozenset[str] = frozenset(
     f"torch.{path}{name}"

@@ -22,8 +22,8 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_absolute_module_from_package_for_import
 from libcst.metadata import MetadataWrapper
 
-from dp2ddp.transforms.metadata import children, parent_map
-from dp2ddp.transforms.qualified import QualifiedNames
+from dp2ddp.transforms._support.metadata import children, parent_map
+from dp2ddp.transforms._support.qualified import QualifiedNames
 
 _Import = cst.Import | cst.ImportFrom
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.codemod.visitors import RemoveImportsVisitor
 
-from dp2ddp.transforms.call_flow import CallFlow
-from dp2ddp.transforms.data_nodes import assigned_value, bare, is_false, is_simple
+from dp2ddp.transforms._support.nodes import assigned_value, bare, is_false, is_simple
+from dp2ddp.transforms.data.flow import CallFlow
 
 RANDOM_SAMPLER = frozenset(
     {"torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler"}

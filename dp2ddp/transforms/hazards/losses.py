@@ -14,8 +14,8 @@ import re
 
 import libcst as cst
 
-from dp2ddp.transforms.base import MigrationTransform
-from dp2ddp.transforms.hazard_scopes import ScopeFacts
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
@@ -39,60 +39,60 @@ def string_value(node: cst.BaseExpression) -> str | None:
     return None
 
 
-class LossReductionChecks(MigrationTransform):
-    """The DP004 half of FlagHazards: scopes that train, and the sums reaching backward()."""
+class LossChecks:
+    """DP004 for FlagHazards, which owns one and feeds it its visits: scopes that train, and
+    the sums reaching backward(). Warnings go through the owning pass."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, transform: MigrationTransform) -> None:
+        self.t = transform
         #: Per enclosing scope: may a loss computed there reach backward()? Not in a
         #: no_grad function, nor in an evaluate()/test() that calls no backward itself.
         self._trains: list[bool] = []
         #: Per enclosing `with`: does it turn gradients off?
         self._no_grad: list[bool] = []
         #: Loss objects built with a sum reduction: name -> the offending argument.
-        self._sum_losses: dict[str, tuple[cst.Arg, str]] = {}
+        self.sum_losses: dict[str, tuple[cst.Arg, str]] = {}
 
-    def _enter_module(self, node: cst.Module) -> None:
+    def enter_module(self, node: cst.Module) -> None:
         self._check_sums(node)
         self._trains.append(True)
         node.visit(_LossConstructors(self))
 
-    def _enter_function(self, node: cst.FunctionDef) -> None:
+    def enter_function(self, node: cst.FunctionDef) -> None:
         no_grad = any(self._turns_off_grad(d.decorator) for d in node.decorators)
         backward = self._check_sums(node)
         evaluates = not backward and bool(_EVALUATION.search(node.name.value))
         self._trains.append(not no_grad and not evaluates)
 
-    def _leave_function(self) -> None:
+    def leave_function(self) -> None:
         self._trains.pop()
 
-    def _check_loss_call(self, node: cst.Call, names: set[str]) -> None:
+    def check_call(self, node: cst.Call, names: set[str]) -> None:
         if any(n.startswith("torch.nn.functional.") for n in names):
-            offending = self._sum_reduction(node)
+            offending = self.sum_reduction(node)
             if offending is not None and self._feeds_backward(node):
-                self.warn(*offending)
-        loss = self._sum_losses.get(_key(node.func))
+                self.t.warn(*offending)
+        loss = self.sum_losses.get(_key(node.func))
         if loss is not None and self._feeds_backward(node):
-            self.warn(loss[0], "DP004", loss[1])
+            self.t.warn(loss[0], "DP004", loss[1])
 
-    def visit_With(self, node: cst.With) -> None:
+    def enter_with(self, node: cst.With) -> None:
         self._no_grad.append(any(self._turns_off_grad(item.item) for item in node.items))
 
-    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
+    def leave_with(self) -> None:
         self._no_grad.pop()
-        return updated_node
 
     def _turns_off_grad(self, node: cst.BaseExpression) -> bool:
         func = node.func if isinstance(node, cst.Call) else node
-        return self.matches(func, _NO_GRAD)
+        return self.t.matches(func, _NO_GRAD)
 
     def _feeds_backward(self, call: cst.Call) -> bool:
         """The loss value may reach backward(): gradients on, not `.item()`, not evaluation."""
-        parent = self.parent(call)
+        parent = self.t.parent(call)
         itemized = isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist")
         return self._trains[-1] and not any(self._no_grad) and not itemized
 
-    def _sum_reduction(self, node: cst.Call) -> tuple[cst.Arg, str, str] | None:
+    def sum_reduction(self, node: cst.Call) -> tuple[cst.Arg, str, str] | None:
         """(argument, code, detail) when a torch.nn loss call reduces with a sum."""
         keywords = {arg.keyword.value: arg for arg in node.args if arg.keyword is not None}
         reduction = keywords.get("reduction")
@@ -104,7 +104,7 @@ class LossReductionChecks(MigrationTransform):
             size_average is not None
             and isinstance(size_average.value, cst.Name)
             and size_average.value.value == "False"
-            and not (reduce is not None and self.code(reduce.value) == "False")
+            and not (reduce is not None and self.t.code(reduce.value) == "False")
         ):
             return (size_average, "DP004", "size_average=False")
         return None
@@ -114,7 +114,7 @@ class LossReductionChecks(MigrationTransform):
 
         Returns whether the scope calls backward() at all.
         """
-        facts = ScopeFacts(scope, self.qualified_names)
+        facts = ScopeFacts(scope, self.t.qualified_names)
         scope.visit(facts)
         for receiver in facts.backward:
             value = _unscale(receiver)
@@ -123,14 +123,14 @@ class LossReductionChecks(MigrationTransform):
             )
             for candidate in values:
                 if self._is_loss_sum(candidate):
-                    self.warn(candidate, "DP004", f"{self.code(candidate)} before backward()")
+                    self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
         return bool(facts.backward)
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
             return False
         func = node.func
-        if "torch.sum" in self.qualified_names(func):
+        if "torch.sum" in self.t.qualified_names(func):
             summed = node.args[0].value if node.args else None
         elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
             summed = func.value
@@ -140,7 +140,7 @@ class LossReductionChecks(MigrationTransform):
             summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
         ):
             return False
-        return not (isinstance(summed, cst.Call) and self.matches(summed.func, _STACKING))
+        return not (isinstance(summed, cst.Call) and self.t.matches(summed.func, _STACKING))
 
 
 def _key(node: cst.BaseExpression) -> str:
@@ -155,9 +155,10 @@ def _key(node: cst.BaseExpression) -> str:
 class _LossConstructors(cst.CSTVisitor):
     """Pre-pass: `criterion = nn.XLoss(reduction="sum")` only matters where criterion trains."""
 
-    def __init__(self, transform: LossReductionChecks) -> None:
+    def __init__(self, checks: LossChecks) -> None:
         super().__init__()
-        self.t = transform
+        self.checks = checks
+        self.t = checks.t
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.t.qualified_names(node.func)
@@ -165,7 +166,7 @@ class _LossConstructors(cst.CSTVisitor):
             n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names
         ):
             return
-        offending = self.t._sum_reduction(node)
+        offending = self.checks.sum_reduction(node)
         if offending is None:
             return
         parent = self.t.parent(node)
@@ -177,7 +178,7 @@ class _LossConstructors(cst.CSTVisitor):
             target = None
         key = _key(target) if target is not None else ""
         if key:
-            self.t._sum_losses[key] = (offending[0], offending[2])
+            self.checks.sum_losses[key] = (offending[0], offending[2])
         else:
             self.t.warn(*offending)
 

@@ -8,7 +8,7 @@ from typing import TextIO
 
 import click
 
-from dp2ddp.runner import Progress
+from dp2ddp.migrate.files import Progress
 
 #: Below this many files a run is short enough that a bar is only noise.
 MIN_FILES = 20

@@ -20,14 +20,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from dp2ddp.api import migrate_source
-from dp2ddp.atomic import write_atomic
-from dp2ddp.discovery import Target, describe_os_error
 from dp2ddp.errors import InputError
+from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.discovery import Target, describe_os_error
+from dp2ddp.migrate.migrate_source import migrate_source
+from dp2ddp.migrate.precheck import may_use_dataparallel
+from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.precheck import may_use_dataparallel
 from dp2ddp.result import FileOutcome, MigrationResult
-from dp2ddp.sourcefile import SourceFile, decode
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
 #: start in milliseconds; spawned ones import libcst and dp2ddp first (about half a second).
@@ -235,7 +235,7 @@ def _run_pool(
 ) -> Iterator[_Done]:
     # Largest first: the slowest files start early, so no core idles at the end.
     ordered = sorted(tasks, key=lambda t: len(t.text), reverse=True)
-    import dp2ddp.pipeline  # noqa: F401  (loaded before forking, so workers inherit it)
+    import dp2ddp.migrate.pipeline  # noqa: F401  (loaded before forking, so workers inherit it)
 
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
     try:

@@ -29,7 +29,7 @@ from libcst.metadata import (
 )
 from libcst.metadata.position_provider import NEWLINE_RE
 
-from dp2ddp.transforms.qualified import QualifiedNames
+from dp2ddp.transforms._support.qualified import QualifiedNames
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 

@@ -24,8 +24,8 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
-from dp2ddp.transforms.import_edits import TopLevelAddImports, remove_imports
-from dp2ddp.transforms.metadata import PassMetadata
+from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms._support.metadata import PassMetadata
 
 _T = TypeVar("_T")
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from dp2ddp.transforms.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform
 
 #: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`.
 ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track"})

@@ -1,0 +1,1 @@
+"""Launch scripts for the migrated program (torchrun, multi-node, SLURM)."""
