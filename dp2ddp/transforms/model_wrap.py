@@ -25,7 +25,7 @@ _DDP = "DistributedDataParallel"
 
 
 class WrapModelInDDP(MigrationTransform):
-    NAME = "model"
+    NAME = "model_wrap"
     DESCRIPTION = "Wrap models in DistributedDataParallel instead of DataParallel."
     TRIGGERS = ("DataParallel",)
 

@@ -9,6 +9,12 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 
+#: Context managers that turn gradients off (every spelling torch exports them under).
+NO_GRAD: frozenset[str] = frozenset(
+    f"torch.{path}{name}"
+    for path in ("", "autograd.", "autograd.grad_mode.")
+    for name in ("no_grad", "inference_mode")
+)
 #: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`.
 ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track"})
 #: Calls whose items are integers, so their loop variable can feed `set_epoch`.
@@ -38,8 +44,10 @@ def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNod
     while stack:
         node = stack.pop()
         yield node
-        if skip_scopes and node is not root and isinstance(
-            node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        if (
+            skip_scopes
+            and node is not root
+            and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         ):
             continue
         stack.extend(reversed(node.children))
@@ -95,8 +103,10 @@ def is_none(expr: cst.BaseExpression) -> bool:
 
 
 def is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value in ("False", "None") or (
-        isinstance(expr, cst.Integer) and expr.value == "0"
+    return (
+        isinstance(expr, cst.Name)
+        and expr.value in ("False", "None")
+        or (isinstance(expr, cst.Integer) and expr.value == "0")
     )
 
 
@@ -153,9 +163,7 @@ def insert_arg(
             separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         return [*args[:-1], last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
     separator = (
-        args[-2].comma
-        if len(args) > 1
-        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     )
     return [*args[:-1], last.with_changes(comma=separator), new]
 
@@ -254,9 +262,7 @@ def dict_keys(value: cst.BaseExpression | None) -> set[str] | None:
     return None
 
 
-def assigned_value(
-    target: cst.CSTNode, transform: MigrationTransform
-) -> cst.BaseExpression | None:
+def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.BaseExpression | None:
     """`x` of `x = value` (or `x: T = value`) -> value."""
     parent = transform.parent(target)
     if isinstance(parent, cst.AssignTarget):
@@ -268,9 +274,7 @@ def assigned_value(
     return None
 
 
-def rebase(
-    receiver: cst.BaseExpression | None, site: cst.Call
-) -> cst.BaseExpression | None:
+def rebase(receiver: cst.BaseExpression | None, site: cst.Call) -> cst.BaseExpression | None:
     """`self.loader` seen from a caller `trainer.fit()` is `trainer.loader`."""
     if receiver is None:
         return None
@@ -326,4 +330,3 @@ def module_of(node: cst.CSTNode, transform: MigrationTransform) -> cst.CSTNode:
     while (above := transform.parent(current)) is not None:
         current = above
     return current
-

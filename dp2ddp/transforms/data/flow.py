@@ -100,7 +100,7 @@ class CallFlow(MigrationTransform):
         ):
             return []
         returned = []
-        for definition in self._referents(assign.value.func):
+        for definition in self.referents(assign.value.func):
             function = definition.node
             if not isinstance(function, cst.FunctionDef):
                 continue
@@ -116,7 +116,7 @@ class CallFlow(MigrationTransform):
                     returned.append(value.elements[index].value)
         return returned
 
-    def _referents(self, name: cst.Name) -> list[Assignment]:
+    def referents(self, name: cst.Name) -> list[Assignment]:
         """The assignments (including params and defs) a name can refer to."""
         scope = self.get_metadata(ScopeProvider, name, None)
         if scope is None:

@@ -35,7 +35,7 @@ def own_sampler(
     over the loader's own dataset, with no argument that changes what it draws."""
     built = sampler
     if isinstance(sampler, cst.Name):
-        referents = flow._referents(sampler)
+        referents = flow.referents(sampler)
         if len(referents) != 1:
             return None
         uses = list(referents[0].references)
@@ -72,7 +72,7 @@ def same_object(flow: CallFlow, a: cst.BaseExpression, b: cst.BaseExpression) ->
     if not (is_simple(a) and is_simple(b)) or flow.code(bare(a)) != flow.code(bare(b)):
         return False
     if isinstance(a, cst.Name) and isinstance(b, cst.Name):
-        first, second = flow._referents(a), flow._referents(b)
+        first, second = flow.referents(a), flow.referents(b)
         return bool(first) and {id(r.node) for r in first} == {id(r.node) for r in second}
     return True
 

@@ -15,21 +15,13 @@ import re
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
 )
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
-_NO_GRAD = frozenset(
-    {
-        "torch.no_grad",
-        "torch.inference_mode",
-        "torch.autograd.no_grad",
-        "torch.autograd.grad_mode.no_grad",
-        "torch.autograd.grad_mode.inference_mode",
-    }
-)
 
 
 def string_value(node: cst.BaseExpression) -> str | None:
@@ -84,7 +76,7 @@ class LossChecks:
 
     def _turns_off_grad(self, node: cst.BaseExpression) -> bool:
         func = node.func if isinstance(node, cst.Call) else node
-        return self.t.matches(func, _NO_GRAD)
+        return self.t.matches(func, NO_GRAD)
 
     def _feeds_backward(self, call: cst.Call) -> bool:
         """The loss value may reach backward(): gradients on, not `.item()`, not evaluation."""
@@ -118,9 +110,7 @@ class LossChecks:
         scope.visit(facts)
         for receiver in facts.backward:
             value = _unscale(receiver)
-            values = (
-                facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
-            )
+            values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             for candidate in values:
                 if self._is_loss_sum(candidate):
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
@@ -162,9 +152,7 @@ class _LossConstructors(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.t.qualified_names(node.func)
-        if not any(
-            n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names
-        ):
+        if not any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names):
             return
         offending = self.checks.sum_reduction(node)
         if offending is None:

@@ -27,6 +27,7 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
@@ -61,10 +62,19 @@ _WRITER = "SummaryWriter calls"
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
-_IF_PARTS = (
-    cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite
-)
+_IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
+
+
+@dataclass
+class ModuleFacts:
+    """What the pre-pass (_Collector) finds in the whole module before anything is rewritten."""
+
+    loggers: set[str] = field(default_factory=set)  # names/attributes bound to a logger
+    writers: set[str] = field(default_factory=set)  # ... to a SummaryWriter
+    runs: set[str] = field(default_factory=set)  # ... to a wandb run
+    loads: bool = False  # the script calls torch.load (a save then needs a barrier)
+    guarded_callees: set[str] = field(default_factory=set)  # called only under a rank-0 test
 
 
 class RankZeroOnly(MigrationTransform):
@@ -75,11 +85,7 @@ class RankZeroOnly(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._active = False
         self._early: list[cst.BaseStatement] = []  # module statements before the setup block
-        self._loggers: set[str] = set()
-        self._writers: set[str] = set()
-        self._runs: set[str] = set()
-        self._loads = False
-        self._guarded_callees: set[str] = set()
+        self._facts = ModuleFacts()
         #: Original `if` statements after which a ddp_barrier() goes (see _barrier_anchor).
         self._barrier_after: set[int] = set()
 
@@ -89,7 +95,7 @@ class RankZeroOnly(MigrationTransform):
         if not self._active:
             return False
         self._early = list(node.body[: after_imports(list(node.body))])
-        node.visit(_Collector(self))
+        node.visit(_Collector(self, self._facts))
         return True
 
     def _created_by(self, value: cst.BaseExpression | None) -> str | None:
@@ -106,13 +112,14 @@ class RankZeroOnly(MigrationTransform):
             return "run"
         return None
 
-    def _track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+    def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""
         kind = self._created_by(value)
         if kind is None:
             return
         key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.code(target)
-        {"logger": self._loggers, "writer": self._writers, "run": self._runs}[kind].add(key)
+        facts = self._facts
+        {"logger": facts.loggers, "writer": facts.writers, "run": facts.runs}[kind].add(key)
 
     def _tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:
         if isinstance(receiver, cst.Attribute):
@@ -138,14 +145,14 @@ class RankZeroOnly(MigrationTransform):
                 receiver.func, LOGGING_GET_LOGGER
             )
             if func.attr.value in LOG_METHODS and (
-                self._tracked(receiver, self._loggers)
+                self._tracked(receiver, self._facts.loggers)
                 or self.code(receiver) == "logging.root"
                 or new_logger
             ):
                 return "logging"
-            if self._tracked(receiver, self._writers):
+            if self._tracked(receiver, self._facts.writers):
                 return _WRITER
-            if self._tracked(receiver, self._runs):
+            if self._tracked(receiver, self._facts.runs):
                 return "wandb calls"
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
@@ -193,8 +200,12 @@ class RankZeroOnly(MigrationTransform):
             elif any(has_side_effects(a.value, self.qualified_names) for a in small.value.args):
                 kinds[index] = None
                 if kind == _WRITER:  # it stays on every rank, where the writer is None
-                    self.warn(small, "DP021", "SummaryWriter call computes values every rank "
-                              "needs: compute them first, then log on rank 0")
+                    self.warn(
+                        small,
+                        "DP021",
+                        "SummaryWriter call computes values every rank "
+                        "needs: compute them first, then log on rank 0",
+                    )
         return kinds
 
     def _pieces(
@@ -282,7 +293,7 @@ class RankZeroOnly(MigrationTransform):
         kinds = list(dict.fromkeys(k for _, _, ks in group for k in ks))
         description = f"{', '.join(kinds)} on rank 0 only"
         first = group[0][0]
-        if _SAVE in kinds and self._loads and not self._in_except(first):
+        if _SAVE in kinds and self._facts.loads and not self._in_except(first):
             self.state.helpers.add("barrier")
             anchor = self._barrier_anchor(first)
             if anchor is None:
@@ -344,7 +355,7 @@ class RankZeroOnly(MigrationTransform):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """A writer is None off rank 0: only its method-call statements are guarded."""
-        if not self._active or not self._tracked(node.value, self._writers):
+        if not self._active or not self._tracked(node.value, self._facts.writers):
             return
         small: cst.CSTNode | None = node
         line = self.parent(node)
@@ -474,7 +485,7 @@ class RankZeroOnly(MigrationTransform):
                     ):
                         return True
             elif isinstance(parent, cst.FunctionDef):
-                return parent.name.value in self._guarded_callees
+                return parent.name.value in self._facts.guarded_callees
             child, parent = parent, self.parent(parent)
         return False
 
@@ -497,24 +508,25 @@ class RankZeroOnly(MigrationTransform):
 class _Collector(cst.CSTVisitor):
     """Pre-pass over the whole module: loggers, writers, runs, loads, guarded callees."""
 
-    def __init__(self, transform: RankZeroOnly) -> None:
+    def __init__(self, transform: RankZeroOnly, facts: ModuleFacts) -> None:
         super().__init__()
         self.t = transform
+        self.facts = facts
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self.t._track(target.target, node.value)
+            self.t.track(target.target, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.t._track(node.target, node.value)
+        self.t.track(node.target, node.value)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
-            self.t._track(node.asname.name, node.item)
+            self.t.track(node.asname.name, node.item)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.t.matches(node.func, TORCH_LOAD):
-            self.t._loads = True
+            self.facts.loads = True
 
     def visit_If(self, node: cst.If) -> None:
         if not is_main_test(node.test):
@@ -522,10 +534,10 @@ class _Collector(cst.CSTVisitor):
         for call in _calls(node.body):
             func = call.func
             if isinstance(func, cst.Name):
-                self.t._guarded_callees.add(func.value)
+                self.facts.guarded_callees.add(func.value)
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.value.value == "self":
-                    self.t._guarded_callees.add(func.attr.value)
+                    self.facts.guarded_callees.add(func.attr.value)
 
 
 def _barrier() -> cst.SimpleStatementLine:

@@ -1,0 +1,64 @@
+"""What the data pass plans per loader, and the names and patterns its sections share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dp2ddp.transforms.data.flow import Path
+from dp2ddp.transforms.data.samplers import OwnSampler
+
+ITERABLE_DATASET = frozenset(
+    {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+)
+ZERO_TENSOR = frozenset({"torch.zeros", "torch.zeros_like", "torch.tensor", "torch.scalar_tensor"})
+DEVICE_COUNT = frozenset({"torch.cuda.device_count"})
+GPU_COUNT = re.compile(
+    r"^(n_?gpus?|num_?gpus?|gpu_?count|number_of_gpus|n_?devices|num_?devices|device_count)$",
+    re.IGNORECASE,
+)
+DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
+EVAL_NAME = re.compile(
+    r"(?:^|_)(?:val|valid|validation|test|testing|eval|evaluation|dev)"
+    r"(?:_|$|loader|dataloader|dl|set|data)",
+    re.IGNORECASE,
+)
+POSITIONS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
+#: A rewritten one-line loader longer than this gets one argument per line.
+LINE_LIMIT = 99
+EVAL_SAMPLER = "ddp_eval_sampler"
+SAMPLER = "DistributedSampler"
+
+
+@dataclass
+class Loader:
+    """One `DataLoader(...)` call that will be sharded."""
+
+    call: cst.Call
+    args: dict[str, int]  # "dataset"/"batch_size"/"shuffle"/"sampler" -> index in call.args
+    binding: cst.BaseExpression | None  # what the loader is assigned to
+    statement: cst.BaseStatement | None  # the statement, directly in a block, that holds it
+    own: OwnSampler | None  # a shuffle-only sampler that ours replaces
+    #: (loop over the loader, the expression it iterates, how the loader got there)
+    loops: list[tuple[cst.For, cst.BaseExpression, Path]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        if isinstance(self.binding, cst.Name):
+            return self.binding.value
+        if isinstance(self.binding, cst.Attribute):
+            return self.binding.attr.value
+        return ""
+
+
+@dataclass
+class CallEdit:
+    """How leave_Call rewrites one loader's arguments."""
+
+    sampler: cst.BaseExpression | None  # None: the loader's own sampler is replaced instead
+    replace: int | None  # index of the argument the sampler takes the place of
+    drop: int | None  # index of an argument to remove (sampler=None beside shuffle=)
+    batch: tuple[int, cst.BaseExpression] | None = None
+    dataset: tuple[int, cst.BaseExpression] | None = None

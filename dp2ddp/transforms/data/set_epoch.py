@@ -1,0 +1,120 @@
+"""set_epoch(epoch) placed in the epoch loop around the loop over a shuffled loader."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import (
+    bare,
+    counts,
+    inside,
+    is_simple,
+    name_of,
+    walk,
+)
+from dp2ddp.transforms.data.batch_size import LoaderBatchSize
+from dp2ddp.transforms.data.plan import (
+    Loader,
+)
+
+
+class LoaderSetEpoch(LoaderBatchSize):
+    """Where `sampler.set_epoch(epoch)` goes."""
+
+    # -- set_epoch ------------------------------------------------------------------------
+    def _plan_set_epoch(self, loader: Loader) -> None:
+        found = unknown = False
+        done: set[tuple[cst.CSTNode, str]] = set()
+        for loop, expr, path in loader.loops:
+            for epoch_loop, receiver in self._loops_around(loop, expr, path, 0):
+                if epoch_loop is None:
+                    unknown = True
+                elif not isinstance(epoch_loop, cst.Module):  # the module: a single pass
+                    found = True
+                    key = (epoch_loop, self.code(receiver) if receiver is not None else "")
+                    if key not in done:
+                        done.add(key)
+                        self._insert_set_epoch(loader, epoch_loop, receiver)
+        if not found and (unknown or not loader.loops):
+            label = self.code(loader.binding) if loader.binding is not None else "this loader"
+            where = (
+                f"no loop found around the loop over {label}"
+                if loader.loops
+                else f"no loop over {label} found"
+            )
+            self.warn(loader.call, "DP011", where)
+
+    def _insert_set_epoch(
+        self,
+        loader: Loader,
+        loop: cst.For | cst.While,
+        receiver: cst.BaseExpression | None,
+    ) -> None:
+        if isinstance(loop, cst.While):
+            self.warn(loop, "DP011", "the loop around it is a while loop")
+            return
+        if receiver is None or not is_simple(receiver):
+            self.warn(loop, "DP011", "the loader has no name in this loop")
+            return
+        if not isinstance(loop.body, cst.IndentedBlock):
+            self.warn(loop, "DP011", "one-line epoch loop")
+            return
+        prefix = self.code(receiver)
+        if any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "set_epoch"
+            and self.code(n.func.value).startswith(prefix)
+            for n in walk(loop.body)
+        ):
+            return
+        epoch = self._epoch_variable(loop)
+        if epoch is None:
+            self.warn(loop, "DP011", f"`{self.code(loop.target)}` is not an epoch number")
+            return
+        sampler = cst.Attribute(value=bare(receiver.deep_clone()), attr=cst.Name("sampler"))
+        statement = cst.SimpleStatementLine(
+            body=[
+                cst.Expr(
+                    cst.Call(
+                        func=cst.Attribute(value=sampler, attr=cst.Name("set_epoch")),
+                        args=[cst.Arg(cst.Name(epoch))],
+                    )
+                )
+            ]
+        )
+        if loader.statement is not None and inside(loader.statement, loop.body, self):
+            # The loader is rebuilt every epoch: set its epoch once it exists.
+            self._after.setdefault(loader.statement, []).append(statement)
+        else:
+            self._top.setdefault(loop, []).append(statement)
+        self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")
+
+    def _epoch_variable(self, loop: cst.For) -> str | None:
+        target = loop.target
+        if isinstance(target, cst.Name):
+            if target.value == "_":
+                if loop in self._renames:
+                    return self._renames[loop]
+                if "epoch" in self._names(self._scope_root(loop)):
+                    return None
+                self._renames[loop] = "epoch"
+                self.record(target, "named the epoch loop's variable `epoch` for set_epoch")
+                return "epoch"
+            if "epoch" in target.value.lower() or counts(loop.iter):
+                return target.value
+            return None
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [e.value for e in target.elements if isinstance(e.value, cst.Name)]
+            for name in names:
+                if "epoch" in name.value.lower():
+                    return name.value
+            first = target.elements[0].value if target.elements else None
+            if (
+                isinstance(loop.iter, cst.Call)
+                and name_of(loop.iter.func) == "enumerate"
+                and isinstance(first, cst.Name)
+                and first.value != "_"
+            ):
+                return first.value
+        return None
