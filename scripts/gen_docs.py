@@ -76,17 +76,17 @@ def load_cases() -> list[Case]:
         flags = tuple(FLAGS.get(k, k) for k, v in sorted(fields.items()) if v)
         expected = expected_path.read_text() if expected_path.exists() else None
         warnings_path = case_dir / "warnings.txt"
-        warnings = _read_warnings(warnings_path) if warnings_path.exists() else ()
+        warnings = _read_warnings(warnings_path)
         cases.append(Case(case_dir.name, source, expected, flags, warnings))
     return cases
 
 
 def _read_warnings(path: Path) -> tuple[Warning, ...]:
-    """`line:col CODE` per line, as tests/test_fixtures.py writes them."""
+    """`line:col CODE message` per line, as tests/test_fixtures.py writes them."""
     found = []
     for entry in path.read_text().split("\n"):
         if entry.strip():
-            position, code = entry.split()
+            position, code = entry.split()[:2]
             line, col = position.split(":")
             found.append(Warning(int(line), int(col), code))
     return tuple(found)

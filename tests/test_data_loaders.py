@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any
 
-import libcst as cst
 import pytest
 import torch
 import torch.distributed as dist
-from libcst.codemod import CodemodContext
+from conftest import FIXTURES, codes_in, fixture_cases, run_pass
 
-from dp2ddp import MigrateOptions, migrate_source
+from dp2ddp import migrate_source
 from dp2ddp.templating import render
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.nodes import dataset_name
 from dp2ddp.transforms.data import ShardDataLoaders
 
-FIXTURES = Path(__file__).parent / "fixtures"
-DATA_CASES = sorted(
-    p.name
-    for p in FIXTURES.iterdir()
-    if p.name.startswith("data_") and (p / "expected.py").exists()
-)
+DATA_CASES = fixture_cases("data_", migrated=True)
 
 
 def _helpers(rank: int, world_size: int) -> dict[str, Any]:
@@ -90,9 +83,7 @@ def test_all_reduce_sum_keeps_types_in_a_world_of_one() -> None:
 
 def _shard_only(source: str) -> tuple[str, MigrationState]:
     """Run this transform alone, as if the file still had DataParallel."""
-    state = MigrationState(options=MigrateOptions(), has_dataparallel=True)
-    module = ShardDataLoaders(CodemodContext(), state).transform_module(cst.parse_module(source))
-    return module.code, state
+    return run_pass(ShardDataLoaders, source)
 
 
 @pytest.mark.parametrize("name", DATA_CASES)
@@ -103,7 +94,7 @@ def test_transform_is_idempotent_on_its_own_output(name: str) -> None:
     assert code == expected
     assert state.changes == []
     # Our own samplers are recognised: no DP009 (or any code the first run did not give).
-    first_run = (FIXTURES / name / "warnings.txt").read_text().split()[1::2]
+    first_run = codes_in((FIXTURES / name / "warnings.txt").read_text())
     assert {w.code for w in state.warnings} <= set(first_run)
 
 

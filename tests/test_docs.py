@@ -123,3 +123,46 @@ def test_pre_commit_hook_entry_fails_only_on_dataparallel(tmp_path: Path) -> Non
     assert failed.exit_code != 0
     assert "dirty.py" in failed.output
     assert dirty.read_text() == source  # --check never writes
+
+
+def test_codes_are_distinct_and_each_is_documented() -> None:
+    """A repeated key in the CODES literal would silently replace the first entry."""
+    import ast
+
+    tree = ast.parse((ROOT / "dp2ddp" / "codes.py").read_text())
+    keys = [
+        key.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant)
+    ]
+    assert keys == list(CODES), "a code is defined twice in codes.py"
+    assert all(re.fullmatch(r"DP\d{3}", code) for code in CODES)
+    titles = [title for title, _ in CODES.values()]
+    assert len(set(titles)) == len(titles)
+    committed = (DOCS / "warnings.md").read_text()
+    for code in CODES:
+        assert f"\n## {code}\n" in committed, f"{code} is not in docs/warnings.md"
+
+
+def test_every_code_is_produced_by_a_fixture() -> None:
+    produced = {
+        line.split()[1]
+        for path in (ROOT / "tests" / "fixtures").glob("*/warnings.txt")
+        for line in path.read_text().splitlines()
+        if line.strip()
+    }
+    assert sorted(set(CODES) - produced) == [], "codes no golden fixture produces"
+
+
+def test_one_name_per_transform() -> None:
+    """NAME is the pass's module under dp2ddp.transforms and its fixtures' name prefix."""
+    from dp2ddp.migrate.pipeline import PIPELINE
+
+    fixtures = [p.name for p in (ROOT / "tests" / "fixtures").iterdir() if p.is_dir()]
+    for transform in PIPELINE:
+        assert transform.__module__ == f"dp2ddp.transforms.{transform.NAME}"
+    names = {t.NAME for t in PIPELINE}
+    for name in fixtures:
+        assert name.startswith("noop_") or any(name.startswith(n + "_") for n in names), name

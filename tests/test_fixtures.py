@@ -2,7 +2,8 @@
 
 tests/fixtures/<case>/input.py      the DataParallel script
 tests/fixtures/<case>/expected.py   the migration; absent = the input must stay unchanged
-tests/fixtures/<case>/warnings.txt  optional: expected `line:col CODE` lines, in order
+tests/fixtures/<case>/warnings.txt  the expected `line:col CODE message` lines, in order;
+                                    required (an empty file: no warning)
 tests/fixtures/<case>/options.json  optional: MigrateOptions fields
 
 Regenerate expectations after a deliberate change with DP2DDP_UPDATE_GOLDEN=1.
@@ -15,21 +16,17 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, fixture_cases, warning_lines
 
 from dp2ddp import MigrateOptions, migrate_source
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "input.py").is_file())
+CASES = fixture_cases()
 UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
 
 
 def _options(case: Path) -> MigrateOptions:
     path = case / "options.json"
     return MigrateOptions(**json.loads(path.read_text())) if path.exists() else MigrateOptions()
-
-
-def _warnings(result_diagnostics: tuple) -> str:  # type: ignore[type-arg]
-    return "".join(f"{d.line}:{d.col} {d.code}\n" for d in result_diagnostics)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -43,8 +40,7 @@ def test_fixture(name: str) -> None:
     if UPDATE:
         if result.changed:
             expected_path.write_text(result.code)
-        if result.diagnostics or warnings_path.exists():
-            warnings_path.write_text(_warnings(result.diagnostics))
+        warnings_path.write_text(warning_lines(result.diagnostics))
     if expected_path.exists():
         expected = expected_path.read_text()
         assert result.code == expected
@@ -53,5 +49,5 @@ def test_fixture(name: str) -> None:
         assert again.code == expected, "expected output is not a fixed point"
     else:
         assert result.code == source, "no-op fixture changed"
-    if warnings_path.exists():
-        assert _warnings(result.diagnostics) == warnings_path.read_text()
+    assert warnings_path.is_file(), f"{name} has no warnings.txt (write an empty one for none)"
+    assert warning_lines(result.diagnostics) == warnings_path.read_text()

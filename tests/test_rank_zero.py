@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import libcst as cst
 import pytest
+from conftest import FIXTURES, fixture_cases, run_pass
 from libcst.codemod import CodemodContext
 
 from dp2ddp import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms.rank_zero import RankZeroOnly
 from dp2ddp.transforms.rank_zero.guards import is_main_test, is_not_main_test
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.mark.parametrize(
@@ -73,13 +70,17 @@ def test_other_rank_tests(test: str) -> None:
 
 
 def _rank_zero(code: str) -> str:
-    state = MigrationState(options=MigrateOptions(), has_dataparallel=True)
-    return RankZeroOnly(CodemodContext(), state).transform_module(cst.parse_module(code)).code
+    return run_pass(RankZeroOnly, code)[0]
 
 
-@pytest.mark.parametrize(
-    "case", sorted(p.name for p in FIXTURES.iterdir() if p.name.startswith("rank0_"))
-)
+RANK_ZERO_CASES = fixture_cases("rank_zero_", migrated=True)
+
+
+def test_rank_zero_fixtures_exist() -> None:
+    assert len(RANK_ZERO_CASES) >= 5
+
+
+@pytest.mark.parametrize("case", RANK_ZERO_CASES)
 def test_rewrite_is_idempotent(case: str) -> None:
     """Run on its own output, the rewrite finds every statement already guarded."""
     expected = (FIXTURES / case / "expected.py").read_text()
