@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 
+def error_line(where: str, message: str, line: int = 1, col: int = 1) -> str:
+    """The one shape of every error dp2ddp prints: `path:line:col: error: message`."""
+    return f"{where}:{line}:{col}: error: {message}"
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of whitespace (newlines included) as one space."""
+    return " ".join(text.split())
+
+
 class InputError(Exception):
     """A file that cannot be read, decoded or parsed. The file is left untouched."""
 
@@ -18,4 +28,4 @@ class InputError(Exception):
 
     def format(self, path: str | None = None) -> str:
         where = path or self.path or "<stdin>"
-        return f"{where}:{self.line}:{self.col}: error: {self.message}"
+        return error_line(where, self.message, self.line, self.col)

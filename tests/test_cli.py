@@ -6,15 +6,16 @@ import io
 import os
 import re
 import sys
-import types
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from dp2ddp import MigrateOptions, MigrationResult, migrate_source
 from dp2ddp.cli import main
 from dp2ddp.commands import progress
 from dp2ddp.migrate import files as runner_module
+from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.result import FileOutcome
 
 DP = (
@@ -103,18 +104,20 @@ def test_jobs_in_parallel_match_serial(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_options_reach_the_codemod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = []
-    real = runner_module.migrate_source
+    seen: list[MigrateOptions | None] = []
 
-    def spy(source: str, options: object = None, *, filename: str | None = None) -> object:
+    def spy(
+        source: str, options: MigrateOptions | None = None, *, filename: str | None = None
+    ) -> MigrationResult:
         seen.append(options)
-        return real(source, options, filename=filename)  # type: ignore[arg-type]
+        return migrate_source(source, options, filename=filename)
 
     monkeypatch.setattr(runner_module, "migrate_source", spy)
     train = _write(tmp_path, "train.py", DP)
     result = run("-j", "1", "--per-process-batch", "--sync-batchnorm", str(train))
     assert result.exit_code == 0, result.stderr
-    assert [(o.per_process_batch, o.sync_batchnorm) for o in seen] == [(True, True)]
+    assert [(o.per_process_batch, o.sync_batchnorm) for o in seen if o] == [(True, True)]
+    assert len(seen) == 1
     assert "--per-process-batch" in result.stderr and "global batch" in result.stderr
 
 
@@ -321,7 +324,7 @@ def test_interrupt_is_reported_without_traceback(
         if calls:
             raise KeyboardInterrupt
         calls.append(path)
-        runner_module.write_atomic(path, data)
+        write_atomic(path, data)
 
     monkeypatch.setattr("dp2ddp.commands.migrate.write_in_place", interrupted)
     result = CliRunner().invoke(main, ["migrate", "-j", "1", str(first), str(second)])
@@ -355,23 +358,21 @@ def test_warnings_follow_the_summary(tmp_path: Path) -> None:
 def test_report_option_calls_render_markdown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[tuple[object, ...]] = []
-    fake = types.ModuleType("dp2ddp.migrate.review")
+    calls: list[tuple[list[FileOutcome], object, list[str]]] = []
 
     def render_markdown(outcomes: list[FileOutcome], options: object, launch: list[str]) -> str:
         calls.append((outcomes, options, launch))
         return "# report\n"
 
-    fake.render_markdown = render_markdown  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "dp2ddp.migrate.review", fake)
+    monkeypatch.setattr("dp2ddp.commands.migrate.render_markdown", render_markdown)
     train = _write(tmp_path, "train.py", DP)
     report = tmp_path / "review.md"
     result = run("--report", str(report), str(train))
     assert result.exit_code == 0, result.stderr
     assert report.read_text() == "# report\n"
     ((outcomes, _options, launch),) = calls
-    assert [o.status for o in outcomes] == ["migrated"]  # type: ignore[attr-defined]
-    assert len(launch) == 1 and str(train) in launch[0]  # type: ignore[arg-type]
+    assert [o.status for o in outcomes] == ["migrated"]
+    assert len(launch) == 1 and str(train) in launch[0]
 
 
 def test_report_with_the_real_renderer(tmp_path: Path) -> None:

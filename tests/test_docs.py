@@ -11,11 +11,11 @@ from types import ModuleType
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import FIXTURES, ROOT
 
 from dp2ddp.cli import main
 from dp2ddp.codes import CODES
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 REGENERATE = "python scripts/gen_docs.py"
 
@@ -46,7 +46,7 @@ def test_generated_pages_are_up_to_date(generated: dict[Path, str]) -> None:
 
 def test_every_fixture_and_code_is_documented(generated: dict[Path, str]) -> None:
     transforms = generated[DOCS / "transforms.md"]
-    for case in sorted((ROOT / "tests" / "fixtures").glob("*/input.py")):
+    for case in sorted(FIXTURES.glob("*/input.py")):
         assert f"\n### {case.parent.name}\n" in transforms
     warnings = generated[DOCS / "warnings.md"]
     for code, (title, explanation) in CODES.items():
@@ -149,7 +149,7 @@ def test_codes_are_distinct_and_each_is_documented() -> None:
 def test_every_code_is_produced_by_a_fixture() -> None:
     produced = {
         line.split()[1]
-        for path in (ROOT / "tests" / "fixtures").glob("*/warnings.txt")
+        for path in FIXTURES.glob("*/warnings.txt")
         for line in path.read_text().splitlines()
         if line.strip()
     }
@@ -160,7 +160,7 @@ def test_one_name_per_transform() -> None:
     """NAME is the pass's module under dp2ddp.transforms and its fixtures' name prefix."""
     from dp2ddp.migrate.pipeline import PIPELINE
 
-    fixtures = [p.name for p in (ROOT / "tests" / "fixtures").iterdir() if p.is_dir()]
+    fixtures = [p.name for p in FIXTURES.iterdir() if p.is_dir()]
     for transform in PIPELINE:
         assert transform.__module__ == f"dp2ddp.transforms.{transform.NAME}"
     names = {t.NAME for t in PIPELINE}

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from dp2ddp import MigrationResult, migrate_source
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "examples"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 EXAMPLES = sorted(p.parent.name for p in EXAMPLES_DIR.glob("*/train.py"))

@@ -387,7 +387,7 @@ def test_a_dying_worker_fails_files_instead_of_hanging(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     paths = _write(tmp_path, {"die.py": DP, "ok.py": DP + "\n"})
-    real = runner_module.migrate_source
+    real = migrate_source
 
     def fatal(source: str, options: object = None, *, filename: str | None = None) -> object:
         if filename and filename.endswith("die.py"):

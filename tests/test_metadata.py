@@ -4,11 +4,10 @@ file of scoping corner cases. (They exist only to be faster; any difference is a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import libcst as cst
 import libcst.matchers as m
 import pytest
+from conftest import FIXTURES, ROOT
 from libcst._metadata_dependent import LazyValue
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
@@ -20,10 +19,10 @@ from libcst.metadata import (
 )
 
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
-from dp2ddp.transforms._support.metadata import parent_map, positions
+from dp2ddp.transforms._support.libcst_private import positions
+from dp2ddp.transforms._support.metadata import parent_map
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
-ROOT = Path(__file__).parent.parent
 CORNERS = '''"""Scoping corner cases."""
 x = torch.zeros(1)
 import torch
@@ -111,7 +110,7 @@ a.b.c.d(), a.b.x(), a.zz
 
 
 def _sources() -> list[tuple[str, str]]:
-    paths = sorted((ROOT / "tests" / "fixtures").glob("*/*.py"))
+    paths = sorted(FIXTURES.glob("*/*.py"))
     paths += sorted((ROOT / "examples").glob("*/*.py"))
     return [("corners.py", CORNERS)] + [(str(p.relative_to(ROOT)), p.read_text()) for p in paths]
 

@@ -19,11 +19,13 @@ from collections.abc import Sequence
 import click
 
 from dp2ddp.commands.progress import progress_bar
-from dp2ddp.errors import InputError
+from dp2ddp.errors import InputError, error_line
+from dp2ddp.launch.scripts import default_launch_commands
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
 from dp2ddp.migrate.files import default_jobs, migrate_bytes, migrate_files, write_in_place
+from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
@@ -126,7 +128,7 @@ def migrate(
     launch = _launch_commands(outcomes, written)
     for outcome in outcomes:
         if outcome.status == "failed":
-            _err(outcome.error or f"{outcome.path}:1:1: error: failed")
+            _err(outcome.error or error_line(outcome.path, "failed"))
         elif outcome.status == "migrated" and not quiet:
             _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run))
     if not quiet:
@@ -251,10 +253,8 @@ def _launch_commands(outcomes: Sequence[FileOutcome], written: dict[str, str]) -
 def _torchrun(script: str) -> str:
     """The same single-node line `dp2ddp launch` and the report use."""
     try:
-        from dp2ddp.launch.scripts import default_launch_commands
-
         return default_launch_commands([script])[0]
-    except (ImportError, ValueError):  # not built yet, or a path torchrun cannot take
+    except ValueError:  # a path torchrun cannot take
         return f"torchrun --standalone --nproc_per_node=gpu {shlex.quote(script)}"
 
 
@@ -277,11 +277,6 @@ def _print_launch(launch: Sequence[str], options: MigrateOptions, report: Report
 def _write_report(
     path: str, outcomes: Sequence[FileOutcome], options: MigrateOptions, launch: Sequence[str]
 ) -> bool:
-    try:
-        from dp2ddp.migrate.review import render_markdown  # written separately; optional until then
-    except ImportError as exc:
-        _err(InputError(f"cannot write the report: {exc}").format(path))
-        return False
     text = render_markdown(outcomes, options, launch)
     try:
         write_atomic(path, text.encode("utf-8"))

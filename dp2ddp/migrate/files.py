@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from dp2ddp.errors import InputError
+from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
 from dp2ddp.migrate.migrate_source import migrate_source
@@ -143,7 +143,6 @@ def _prepare(target: Target) -> tuple[SourceFile, _Stamp] | FileOutcome:
         return FileOutcome(target.path, "failed", error=exc.format(target.path))
 
 
-
 def _stamp(st: os.stat_result) -> _Stamp:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
@@ -174,7 +173,7 @@ def _work(task: _Task) -> _Done:
         problem = _compile_problem(result.code, task.path)
         if problem is not None and _compile_problem(task.text, task.path) is None:
             message = f"internal error: the migrated code does not compile ({problem})"
-            return _Done(task.index, None, _one_line(f"{task.path}:1:1: error: {message}"))
+            return _Done(task.index, None, one_line(error_line(task.path, message)))
     return _Done(task.index, result, None)
 
 
@@ -210,11 +209,7 @@ def _compile_problem(code: str, path: str) -> str | None:
 
 def _internal_error(path: str, exc: BaseException) -> str:
     message = f"internal error: {type(exc).__name__}: {exc} (please report this bug)"
-    return _one_line(f"{path}:1:1: error: {message}")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return one_line(error_line(path, message))
 
 
 # -- scheduling -----------------------------------------------------------------------------
@@ -271,7 +266,7 @@ def _collect(future: Future[_Done], task: _Task) -> _Done:
         return future.result()
     except BrokenProcessPool:  # a worker died (killed, out of memory): fail its files only
         message = "internal error: the worker process migrating this file died"
-        return _Done(task.index, None, f"{task.path}:1:1: error: {message}")
+        return _Done(task.index, None, error_line(task.path, message))
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:

@@ -7,6 +7,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
+from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
@@ -34,10 +35,6 @@ def migrate_source(
     Raises InputError when `source` is not valid Python. Returns the source unchanged
     (byte for byte) when it has nothing dp2ddp migrates.
     """
-    from dp2ddp.migrate.pipeline import (
-        PIPELINE,  # import late: transforms import this module's peers
-    )
-
     options = options or MigrateOptions()
     module = parse(source)
     state = MigrationState(options=options)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dp2ddp.codes import CODES
+from dp2ddp.errors import one_line
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
 
@@ -107,13 +108,13 @@ def _file_section(outcome: FileOutcome) -> list[str]:
     result = outcome.result
     lines = [f"#### `{outcome.path}`: {_status(outcome)}", ""]
     if outcome.status == "failed":
-        lines += [f"- error: {_one_line(outcome.error or 'unknown error')}", ""]
+        lines += [f"- error: {one_line(outcome.error or 'unknown error')}", ""]
         return lines
     if result is not None and result.changes and outcome.status == "migrated":
         lines += ["Changes:", ""]
         counts = Counter(sorted(result.changes, key=lambda c: c.line))  # same edit, one line
         lines += [
-            f"- line {c.line} ({c.transform}): {_one_line(c.description)}"
+            f"- line {c.line} ({c.transform}): {one_line(c.description)}"
             + (f" ({n}×)" if n > 1 else "")
             for c, n in counts.items()
         ]
@@ -123,7 +124,7 @@ def _file_section(outcome: FileOutcome) -> list[str]:
         for d in result.diagnostics:
             explanation = CODES[d.code][1] if d.code in CODES else ""
             lines.append(
-                f"- line {d.line}:{d.col} **{d.code}** {_one_line(d.message)}"
+                f"- line {d.line}:{d.col} **{d.code}** {one_line(d.message)}"
                 + (f". {explanation}" if explanation else "")
             )
         lines.append("")
@@ -139,10 +140,6 @@ def _status(outcome: FileOutcome) -> str:
     if result is not None and result.diagnostics:
         return "unchanged (see warnings)"
     return "unchanged (no DataParallel)"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _find_heading(lines: list[str], heading: str) -> int | None:

@@ -39,9 +39,6 @@ class PinDevices(MigrationTransform):
     DESCRIPTION = "Resolve cuda devices to this process's DEVICE (cuda:LOCAL_RANK or the CPU)."
     TRIGGERS = ("cuda",)
 
-    def _active(self) -> bool:
-        return self.state.has_dataparallel and not self.state.skip
-
     def _is_cuda_choice(self, node: cst.BaseExpression) -> bool:
         """`"cuda" if <cond> else "cpu"` (either order)."""
         if not isinstance(node, cst.IfExp):
@@ -55,8 +52,6 @@ class PinDevices(MigrationTransform):
         return _is_cuda_string(node) or self._is_cuda_choice(node)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if not self._active():
-            return updated_node
         func = original_node.func
         if self.matches(func, _TORCH_DEVICE):
             return self._torch_device(original_node, updated_node)
@@ -138,7 +133,7 @@ class PinDevices(MigrationTransform):
 
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
         """`device = "cuda" if torch.cuda.is_available() else "cpu"` -> `device = DEVICE`."""
-        if self._active() and self._is_device_value(original_node.value):
+        if self._is_device_value(original_node.value):
             self.record(original_node, f"{self.code(original_node.value)} -> DEVICE")
             return updated_node.with_changes(value=_device())
         return updated_node

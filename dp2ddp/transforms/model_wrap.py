@@ -36,11 +36,7 @@ class WrapModelInDDP(MigrationTransform):
         """`from torch.nn import DataParallel` goes once nothing uses it any more."""
         if isinstance(node.names, cst.ImportStar):
             return
-        if (
-            any((alias.evaluated_name == "DataParallel") for alias in node.names)
-            and self.state.has_dataparallel
-            and not self.state.skip
-        ):
+        if any((alias.evaluated_name == "DataParallel") for alias in node.names):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
 
     # -- the wrap itself --------------------------------------------------------------

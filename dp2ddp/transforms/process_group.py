@@ -29,7 +29,7 @@ class InsertProcessGroup(MigrationTransform):
     DESCRIPTION = "Set up and tear down the torchrun process group."
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if self.state.skip or not self.state.has_dataparallel or self.state.already_migrated:
+        if self.state.already_migrated:
             return updated_node
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated_node.body)
         for module, obj, alias in (

@@ -25,7 +25,9 @@ from libcst.metadata import (
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
+from dp2ddp.transforms._support.nodes import code_of
 
 _T = TypeVar("_T")
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
@@ -66,7 +68,7 @@ class MigrationState:
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
 
 
-class MigrationTransform(CodemodCommand, cst.CSTTransformer):
+class MigrationTransform(LibcstHooks, cst.CSTTransformer):
     """Base of every transform: subclasses set NAME and DESCRIPTION.
 
     A libcst codemod command (so AddImportsVisitor/RemoveImportsVisitor run after it) that
@@ -102,7 +104,7 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
 
     # -- metadata, resolved lazily ------------------------------------------------------
     @contextmanager
-    def _handle_metadata_reference(self, module: cst.Module) -> Generator[cst.Module, None, None]:
+    def metadata_session(self, module: cst.Module) -> Generator[cst.Module, None, None]:
         shared = self.state.metadata
         if shared is None or shared.source is not module:
             manager, filename = self.context.metadata_manager, self.context.filename
@@ -131,14 +133,12 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
             return super().get_metadata(key, node)
         return super().get_metadata(key, node, default)
 
-    def _instantiate_and_run(self, transform: type[_CodemodT], tree: cst.Module) -> cst.Module:
+    def run_import_edits(self, transform: type[Codemod], tree: cst.Module) -> cst.Module | None:
         if transform is AddImportsVisitor:
             return TopLevelAddImports(self.context).transform_module(tree)
         if transform is RemoveImportsVisitor:
-            removed = remove_imports(self.context, tree)
-            if removed is not None:
-                return removed
-        return super()._instantiate_and_run(transform, tree)
+            return remove_imports(self.context, tree)
+        return None
 
     # -- reporting -----------------------------------------------------------------
     def _position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -189,4 +189,4 @@ class MigrationTransform(CodemodCommand, cst.CSTTransformer):
         return self._meta.parents.get(node) if self._meta is not None else None
 
     def code(self, node: cst.CSTNode) -> str:
-        return cst.Module(body=[]).code_for_node(node)
+        return code_of(node)

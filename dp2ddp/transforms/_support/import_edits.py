@@ -11,37 +11,22 @@ occurs in no name and no string outside import statements). Output is the same.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
-from contextlib import contextmanager
-from dataclasses import replace
 from typing import cast
 
 import libcst as cst
-from libcst.codemod import Codemod, CodemodContext
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_absolute_module_from_package_for_import
-from libcst.metadata import MetadataWrapper
 
-from dp2ddp.transforms._support.metadata import children, parent_map
+from dp2ddp.transforms._support.libcst_private import NoCopy
+from dp2ddp.transforms._support.metadata import parent_map
+from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
 _Import = cst.Import | cst.ImportFrom
 
 
-class _NoCopy(Codemod):
-    """Runs on the tree it is given: these visitors read no metadata."""
-
-    @contextmanager
-    def _handle_metadata_reference(self, module: cst.Module) -> Generator[cst.Module, None, None]:
-        old = self.context.wrapper
-        self.context = replace(self.context, wrapper=MetadataWrapper(module, unsafe_skip_copy=True))
-        try:
-            yield module
-        finally:
-            self.context = replace(self.context, wrapper=old)
-
-
-class TopLevelAddImports(_NoCopy, AddImportsVisitor):
+class TopLevelAddImports(NoCopy, AddImportsVisitor):
     """AddImportsVisitor, descending only into the module's top-level import lines (it
     only rewrites `from x import ...` statements at the top and the statement list)."""
 
@@ -59,7 +44,7 @@ class TopLevelAddImports(_NoCopy, AddImportsVisitor):
         return descend and (isinstance(node, cst.Module) or node in self._descend)
 
 
-class KnownUnusedRemoveImports(_NoCopy, RemoveImportsVisitor):
+class KnownUnusedRemoveImports(NoCopy, RemoveImportsVisitor):
     """RemoveImportsVisitor told which of the scheduled imports are unused (see
     `known_unused`), so it needs no scope analysis; it visits only the way down to them."""
 
@@ -104,7 +89,7 @@ def remove_imports(context: CodemodContext, tree: cst.Module) -> cst.Module | No
     consulted = [(a, s) for s in imports for a in _consulted(scheduled, context, s)]
     if not consulted:
         return tree  # nothing it could remove: it would rebuild the same tree
-    in_imports = {n for statement in imports for n in _descendants(statement)}
+    in_imports = {n for statement in imports for n in walk(statement)}
     uses: dict[str, list[cst.Name]] = {}  # name -> the Name nodes outside imports
     annotations: list[str | None] = []  # texts of strings that may be annotations
     for node in parents:
@@ -138,14 +123,6 @@ def remove_imports(context: CodemodContext, tree: cst.Module) -> cst.Module | No
             up = parents.get(up)
     remover = KnownUnusedRemoveImports(context, unused, frozenset(descend))
     return remover.transform_module(tree)
-
-
-def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
 
 
 def _annotation(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:

@@ -5,30 +5,27 @@ metadata for all of it up front; that was three quarters of a migration's time. 
 `PassMetadata` resolves providers on first use, builds the parent map by one plain walk
 (which also proves no node object occurs twice, the only reason libcst copies), answers
 qualified names without libcst's scope analysis where that is exact (`QualifiedNames`),
-and computes positions with a lighter code generation (`positions`, which relies on
-libcst's codegen hooks: tests/test_metadata.py compares all of these with libcst's own).
+and computes positions with a lighter code generation (`positions`, in libcst_private:
+it relies on libcst's codegen hooks). tests/test_metadata.py compares all of these with
+libcst's own.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 from libcst.metadata import (
     BaseMetadataProvider,
-    CodePosition,
-    CodeRange,
     MetadataWrapper,
     ParentNodeProvider,
     PositionProvider,
     ProviderT,
     ScopeProvider,
 )
-from libcst.metadata.position_provider import NEWLINE_RE
 
+from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
@@ -82,108 +79,6 @@ class PassMetadata:
                 names = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
             self._qualified[node] = names
         return set(names)
-
-
-def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """Every node's PositionProvider range, from one code generation that tracks
-    (line, column) pairs and builds CodeRange objects only for the nodes asked about."""
-    state = _PositionState(
-        default_indent=module.default_indent, default_newline=module.default_newline
-    )
-    module._codegen(state)
-    return _Positions(state.ranges)
-
-
-_Range = tuple[int, int, int, int]  # start line, start column, end line, end column
-
-
-@dataclass
-class _PositionState(CodegenState):
-    """libcst's PositionProvidingCodegenState, with plain tuples and a fast path for
-    tokens without line breaks (nearly all of them)."""
-
-    line: int = 1
-    column: int = 0
-    ranges: dict[cst.CSTNode, _Range] = dataclasses.field(default_factory=dict)
-    starts: list[tuple[int, int]] = dataclasses.field(default_factory=list)
-
-    def add_indent_tokens(self) -> None:
-        self.tokens.extend(self.indent_tokens)
-        for token in self.indent_tokens:
-            self._advance(token)
-
-    def add_token(self, value: str) -> None:
-        self.tokens.append(value)
-        self._advance(value)
-
-    def _advance(self, value: str) -> None:
-        if "\n" in value or "\r" in value:
-            segments = NEWLINE_RE.split(value)
-            self.line += len(segments) - 1
-            self.column = len(segments[-1])
-        else:
-            self.column += len(value)
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        self.starts.append((self.line, self.column))
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self.starts.pop()
-        if node not in self.ranges:  # a syntactic position recorded inside wins
-            self.ranges[node] = (*start, self.line, self.column)
-
-    def record_syntactic_position(  # type: ignore[override]
-        self,
-        node: cst.CSTNode,
-        *,
-        start_node: cst.CSTNode | None = None,
-        end_node: cst.CSTNode | None = None,
-    ) -> _SyntacticPosition:
-        return _SyntacticPosition(self, node, start_node, end_node)
-
-
-class _SyntacticPosition:
-    """The context manager record_syntactic_position returns (a class: a generator-based
-    one costs more than the rest of the bookkeeping)."""
-
-    __slots__ = ("state", "node", "start_node", "end_node", "start")
-
-    def __init__(
-        self,
-        state: _PositionState,
-        node: cst.CSTNode,
-        start_node: cst.CSTNode | None,
-        end_node: cst.CSTNode | None,
-    ) -> None:
-        self.state, self.node = state, node
-        self.start_node, self.end_node = start_node, end_node
-        self.start = (0, 0)
-
-    def __enter__(self) -> None:
-        self.start = (self.state.line, self.state.column)
-
-    def __exit__(self, *exc: object) -> None:
-        state, ranges = self.state, self.state.ranges
-        start = ranges[self.start_node][:2] if self.start_node is not None else self.start
-        end = ranges[self.end_node][2:] if self.end_node is not None else (state.line, state.column)
-        ranges[self.node] = (start[0], start[1], end[0], end[1])
-
-
-class _Positions(Mapping[cst.CSTNode, CodeRange]):
-    """PositionProvider's mapping, building each CodeRange when it is looked up."""
-
-    def __init__(self, ranges: dict[cst.CSTNode, _Range]) -> None:
-        self._ranges = ranges
-
-    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        line, column, end_line, end_column = self._ranges[node]
-        return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
-
-    def __iter__(self) -> Iterator[cst.CSTNode]:
-        return iter(self._ranges)
-
-    def __len__(self) -> int:
-        return len(self._ranges)
 
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -1,13 +1,18 @@
-"""Small pure helpers on libcst nodes for the data-loader transform (no metadata needed,
-except the few that take the transform to look up parents)."""
+"""The one home of the small helpers on libcst nodes that passes share: walking a tree,
+the last identifier of an expression, an expression's source text, name sets such as the
+no_grad spellings. Pure (no metadata), except the few that take a pass to look up parents."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.base import MigrationTransform
+if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+_EMPTY_MODULE = cst.Module(body=[])
 
 #: Context managers that turn gradients off (every spelling torch exports them under).
 NO_GRAD: frozenset[str] = frozenset(
@@ -73,13 +78,37 @@ def counts(expr: cst.BaseExpression) -> bool:
     return name in ("tqdm", "iter") and bool(expr.args) and counts(expr.args[0].value)
 
 
-def name_of(expr: cst.BaseExpression) -> str:
-    """The last identifier: `a.b.c` -> "c", `f` -> "f"; "" for anything else."""
+def name_of(
+    expr: cst.CSTNode, *, through: tuple[type[cst.Subscript] | type[cst.Call], ...] = ()
+) -> str:
+    """The last identifier: `a.b.c` -> "c", `f` -> "f"; "" for anything else. Looking
+    `through` subscripts and/or calls when asked: `a.b[0]` -> "b", `a.f()` -> "f"."""
     if isinstance(expr, cst.Name):
         return expr.value
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
+    if isinstance(expr, cst.Subscript) and cst.Subscript in through:
+        return name_of(expr.value, through=through)
+    if isinstance(expr, cst.Call) and cst.Call in through:
+        return name_of(expr.func, through=through)
     return ""
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of `node` as it stands (no surrounding module needed)."""
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def calls_under(root: cst.CSTNode) -> list[cst.Call]:
+    """Every call under `root` (itself included), in source order."""
+    return [node for node in walk(root) if isinstance(node, cst.Call)]
+
+
+def variables_under(root: cst.CSTNode) -> list[cst.Name]:
+    """Names under `root` that are variables: of `self.bs` only `self`, in source order."""
+    nodes = list(walk(root))
+    attributes = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in attributes]
 
 
 def is_simple(expr: cst.BaseExpression) -> bool:

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from dp2ddp.transforms._support.nodes import name_of
+
 _Import = cst.Import | cst.ImportFrom
 _Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef | cst.BaseComp
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -118,7 +120,7 @@ class QualifiedNames:
             if node.rest is not None:
                 self._unsafe.add(node.rest.value)
         elif isinstance(node, cst.Call):
-            if _last_name(node.func) in _TYPING_CALLS:
+            if name_of(node.func) in _TYPING_CALLS:
                 self._opaque.update(node.args[:1])
         elif isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             if isinstance(node, cst.SimpleString) and "\\" not in node.value:
@@ -140,7 +142,7 @@ class QualifiedNames:
                 value = node.value
                 if isinstance(value, cst.Name) and value.value in self._typing:
                     return True
-            if isinstance(node, cst.Call) and _last_name(node.func) in _HINT_CALLS:
+            if isinstance(node, cst.Call) and name_of(node.func) in _HINT_CALLS:
                 return True
         return False
 
@@ -374,14 +376,6 @@ def _stored(target: cst.CSTNode) -> Iterator[cst.Name]:
             yield from _stored(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from _stored(target.value)
-
-
-def _last_name(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _dotted(name: cst.Attribute | cst.Name) -> list[str]:

@@ -78,8 +78,6 @@ class ShardDataLoaders(LoaderEvaluation):
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
-        if not self.state.has_dataparallel or self.state.skip:
-            return False
         self._lines = node.code.splitlines()
         self._indent = node.default_indent
         nodes = list(walk(node))

@@ -21,6 +21,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
+from dp2ddp.transforms._support.nodes import variables_under
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
@@ -72,14 +73,10 @@ class FlagHazards(MigrationTransform):
         self._first_wrap: cst.Call | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
-        if not self.state.has_dataparallel or self.state.skip:
-            return False
         self._losses.enter_module(node)
         return True
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self.state.has_dataparallel or self.state.skip:
-            return updated_node
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:
@@ -177,7 +174,7 @@ class FlagHazards(MigrationTransform):
         if not isinstance(first, cst.Slice) or isinstance(self.parent(node), cst.AssignTarget):
             return
         bounds = [b for b in (first.lower, first.upper) if b is not None]
-        used = {name.value for bound in bounds for name in _names(bound)}
+        used = {name.value for bound in bounds for name in variables_under(bound)}
         loops = self._enclosing()
         if isinstance(node.value, cst.Name) and any(
             node.value.value in info.targets for info in loops
@@ -218,18 +215,3 @@ class FlagHazards(MigrationTransform):
                 for e in first.value.elements
             )
         return False
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)  # `self.bs`: only the root is a variable
-            return False
-
-    node.visit(_Find())
-    return found

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.transforms._support.nodes import name_of
+
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
 #: Container methods that change the container in place (tensor in-place ops end in `_`).
@@ -38,16 +40,6 @@ class _Flat(cst.CSTVisitor):
         return False
 
 
-def _last_name(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    if isinstance(node, cst.Subscript):
-        return _last_name(node.value)
-    return ""
-
-
 def is_backward_call(call: cst.Call, qualified_names: QualifiedNames) -> bool:
     func = call.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "backward") or (
@@ -59,7 +51,7 @@ def is_optimizer_step(call: cst.Call) -> bool:
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
         return False
-    receiver = _last_name(func.value).lower()
+    receiver = name_of(func.value, through=(cst.Subscript,)).lower()
     return any(word in receiver for word in _STEP_RECEIVER)
 
 

@@ -33,6 +33,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import calls_under
 from dp2ddp.transforms.process_group import after_imports
 from dp2ddp.transforms.rank_zero.guards import (
     exits_block,
@@ -60,9 +61,10 @@ _SAVE = "torch.save"
 _WRITER = "SummaryWriter calls"
 #: A statement line split into pieces: (original node, rewritten line, what it does).
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
+#: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
+_IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
-_IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
 
 
@@ -83,7 +85,6 @@ class RankZeroOnly(MigrationTransform):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._active = False
         self._early: list[cst.BaseStatement] = []  # module statements before the setup block
         self._facts = ModuleFacts()
         #: Original `if` statements after which a ddp_barrier() goes (see _barrier_anchor).
@@ -91,9 +92,6 @@ class RankZeroOnly(MigrationTransform):
 
     # -- what the script has -------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
-        self._active = self.state.has_dataparallel and not self.state.skip
-        if not self._active:
-            return False
         self._early = list(node.body[: after_imports(list(node.body))])
         node.visit(_Collector(self, self._facts))
         return True
@@ -328,8 +326,6 @@ class RankZeroOnly(MigrationTransform):
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
-        if not self._active:
-            return updated_node
         body = self._rewrite(original_node.body, updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
@@ -337,7 +333,7 @@ class RankZeroOnly(MigrationTransform):
         self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
     ) -> cst.BaseSuite:
         """`for x in xs: print(x)` becomes an indented block holding the guard."""
-        kinds = self._kinds(original_node) if self._active else []
+        kinds = self._kinds(original_node)
         if not any(kinds):
             return updated_node
         line = cst.SimpleStatementLine(
@@ -348,14 +344,12 @@ class RankZeroOnly(MigrationTransform):
         )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self._active:
-            return updated_node
         body = self._rewrite(original_node.body, updated_node.body, start=len(self._early))
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """A writer is None off rank 0: only its method-call statements are guarded."""
-        if not self._active or not self._tracked(node.value, self._facts.writers):
+        if not self._tracked(node.value, self._facts.writers):
             return
         small: cst.CSTNode | None = node
         line = self.parent(node)
@@ -376,8 +370,6 @@ class RankZeroOnly(MigrationTransform):
 
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if not self._active:
-            return updated_node
         names = self.qualified_names(original_node.func)
         if names & TQDM:
             return self._tqdm(original_node, updated_node)
@@ -531,7 +523,7 @@ class _Collector(cst.CSTVisitor):
     def visit_If(self, node: cst.If) -> None:
         if not is_main_test(node.test):
             return
-        for call in _calls(node.body):
+        for call in calls_under(node.body):
             func = call.func
             if isinstance(func, cst.Name):
                 self.facts.guarded_callees.add(func.value)
@@ -542,17 +534,6 @@ class _Collector(cst.CSTVisitor):
 
 def _barrier() -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name("ddp_barrier")))])
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Find())
-    return found
 
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:

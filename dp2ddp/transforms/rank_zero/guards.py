@@ -13,6 +13,8 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.nodes import code_of, name_of
+
 MAIN_FUNCTION = "ddp_is_main"
 
 _RANK = re.compile(
@@ -42,30 +44,16 @@ def not_main() -> cst.UnaryOperation:
 
 def mentions_rank(node: cst.CSTNode) -> bool:
     """The expression refers to a rank or a main-process flag somewhere."""
-    code = cst.Module(body=[]).code_for_node(node)
+    code = code_of(node)
     if _RANK.search(code):
         return True
-    return any(_MAIN_NAME.match(_last_name(n) or "") for n in m.findall(node, m.Name()))
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _last_name(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    if isinstance(node, cst.Call):
-        return _last_name(node.func)
-    return None
+    return any(_MAIN_NAME.match(name_of(n, through=(cst.Call,))) for n in m.findall(node, m.Name()))
 
 
 def _is_rank(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
         node = node.left  # args.rank % ngpus_per_node == 0
-    return bool(_RANK.search(_code(node)))
+    return bool(_RANK.search(code_of(node)))
 
 
 def _is_int(node: cst.BaseExpression, value: int) -> bool:
@@ -121,7 +109,7 @@ def is_main_test(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Comparison):
         return _compare(node, main=True)
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
-        return bool(_MAIN_NAME.match(_last_name(node) or ""))
+        return bool(_MAIN_NAME.match(name_of(node, through=(cst.Call,))))
     return False
 
 
