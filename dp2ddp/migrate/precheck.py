@@ -3,7 +3,8 @@
 Parsing is by far the most expensive step of a run, and in a real repository almost every
 file has nothing to migrate. `may_use_dataparallel` is conservative: it answers False only
 when `migrate_source` would leave the file unchanged. The detector matches by qualified
-name (dp2ddp/names.py), and every spelling that can resolve to those names has, in code:
+name (dp2ddp/transforms/_support/names.py), and every spelling that can resolve to those
+names has, in code:
 - the word `DataParallel` (`nn.DataParallel`, `DataParallel as DP`), or
 - the word `data_parallel` (the functional form, flagged DP002) together with the word
   `parallel`: it lives only in torch.nn.parallel, so any import of it or attribute path
