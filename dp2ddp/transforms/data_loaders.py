@@ -4,7 +4,10 @@ Loaders are followed to where they are iterated: directly, passed as an argument
 from a helper, or stored on ``self`` (also when passed to the constructor); see CallFlow.
 
 * A training loader gets ``sampler=DistributedSampler(dataset, shuffle=<its shuffle>)`` and
-  loses ``shuffle=`` (DataLoader rejects both). A dataset built inline
+  loses ``shuffle=`` (DataLoader rejects both). Unless shuffle is the literal ``True`` it is
+  ``DdpDistributedSampler``, defined in the header: the same indices, but sequential order is
+  computed index by index instead of listed (DistributedSampler's list of a 79-million-sample
+  dataset takes gigabytes per rank). A dataset built inline
   (``DataLoader(MyDataset(...))``) is first bound to a name in a statement of its own
   (``train_dataset = MyDataset(...)``), so loader and sampler share one object.
 * A shuffled sampler needs ``set_epoch(epoch)`` or every epoch repeats the first one's order:
@@ -21,13 +24,15 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   so each process loads 1 and the global batch is WORLD_SIZE (said in the change record).
 * An evaluation loader (not shuffled; named val/valid/test/eval/dev, or only iterated under
   ``torch.no_grad()``/``inference_mode`` or after ``.eval()``) gets ``ddp_eval_sampler(dataset)``:
-  a strided shard without the padding DistributedSampler adds, so no sample counts twice.
+  a strided shard without the padding DistributedSampler adds, so no sample counts twice
+  (a ``range``: O(1) memory too).
   Counters bound to a number or a zero tensor before its loop and ``+=``-ed in it are summed
   over the ranks right after the loop, so the printed metrics are global; none found: DP015.
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
 * ``sampler=RandomSampler(dataset)`` / ``SequentialSampler(dataset)`` (inline, or a name bound
   to one and used by this loader only) just turn shuffling on or off: the sampler itself is
-  replaced by ``DistributedSampler(dataset, shuffle=True/False)``, or by ``ddp_eval_sampler``
+  replaced by ``DistributedSampler(dataset, shuffle=True)`` or
+  ``DdpDistributedSampler(dataset, shuffle=False)``, or by ``ddp_eval_sampler``
   for a sequential evaluation loader, and the loader is then treated as any other. Their
   import goes once nothing uses it.
 * Left alone: loaders with any other sampler (DP009, silent when it is already ours), an
@@ -44,7 +49,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider, ScopeProvider
 
-from dp2ddp.names import DATALOADER, DISTRIBUTED_SAMPLER
+from dp2ddp.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms.call_flow import MAX_DEPTH, CallFlow, Path
 from dp2ddp.transforms.data_nodes import (
     Shift,
@@ -238,8 +243,12 @@ class ShardDataLoaders(CallFlow):
                 self.context, "torch.utils.data.distributed", _SAMPLER
             )
             value = shuffle.deep_clone() if shuffle is not None else cst.Name("False")
-            sampler = call_named(_SAMPLER, cst.Arg(dataset), keyword("shuffle", value))
-            what = f"{label} sharded with DistributedSampler(shuffle={self.code(value)})"
+            kind = _SAMPLER
+            if not (isinstance(value, cst.Name) and value.value == "True"):
+                kind = DDP_DISTRIBUTED_SAMPLER  # lists no index in sequential order
+                self.state.helpers.add("distributed_sampler")
+            sampler = call_named(kind, cst.Arg(dataset), keyword("shuffle", value))
+            what = f"{label} sharded with {kind}(shuffle={self.code(value)})"
         hidden = [a.value for a in call.args if a.star == "**"]
         if "batch_size" not in args:
             for value in hidden:
@@ -740,7 +749,7 @@ class ShardDataLoaders(CallFlow):
             return bool(values) and all(v is not None and self._is_ours(v) for v in values)
         return isinstance(sampler, cst.Call) and (
             self.matches(sampler.func, DISTRIBUTED_SAMPLER)
-            or name_of(sampler.func) == _EVAL_SAMPLER
+            or name_of(sampler.func) in (_EVAL_SAMPLER, DDP_DISTRIBUTED_SAMPLER)
         )
 
     def _kwargs_are_safe(self, expr: cst.BaseExpression, args: dict[str, int]) -> bool:
