@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import resource
 import subprocess
@@ -60,6 +61,7 @@ def factory(case: str, world: int, rank: int) -> Callable[[Sized], Any]:
         return lambda data: DistributedSampler(data, world, rank, shuffle=shuffle)
     namespace: dict[str, Any] = {
         "DistributedSampler": DistributedSampler,
+        "itertools": itertools,
         "RANK": rank,
         "WORLD_SIZE": world,
         "warnings": warnings,

@@ -28,7 +28,7 @@ DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 
 
 def _sampler_class() -> type[DistributedSampler[int]]:
-    namespace: dict[str, Any] = {"DistributedSampler": DistributedSampler}
+    namespace: dict[str, Any] = {"DistributedSampler": DistributedSampler, "itertools": itertools}
     exec(render("helpers/distributed_sampler.py.j2"), namespace)
     cls: type[DistributedSampler[int]] = namespace[DDP_DISTRIBUTED_SAMPLER]
     return cls
@@ -119,6 +119,7 @@ def test_a_loader_with_it_batches_like_one_with_distributed_sampler() -> None:
 # -- the migration inserts it ------------------------------------------------------------
 
 _SCRIPT = '''\
+import torch
 from torch.utils.data import DataLoader, Dataset
 
 SEEN = {"train": [], "val": []}
@@ -178,6 +179,7 @@ def test_unshuffled_training_loaders_get_the_lazy_sampler() -> None:
     assert "sampler=ddp_eval_sampler(val_dataset)" in code
     assert f"\nclass {DDP_DISTRIBUTED_SAMPLER}(DistributedSampler):\n" in code
     assert "from torch.utils.data.distributed import DistributedSampler\n" in code
+    assert "\nimport itertools\n" in code
     assert migrate_source(code, filename="train.py").code == code  # a fixed point
     shuffled = migrate_source(_SCRIPT.replace("shuffle=False", "shuffle=True")).code
     assert "sampler=DistributedSampler(train_dataset, shuffle=True)" in shuffled
@@ -224,6 +226,7 @@ def test_migrated_loaders_shard_the_data_under_torchrun(tmp_path: Path) -> None:
 
 
 _VERIFY_PROBE = """
+import itertools
 import sys
 from pathlib import Path
 from torch.utils.data import DataLoader, DistributedSampler
@@ -235,7 +238,7 @@ from dp2ddp.verify.recorder import Recorder
 options = protocol.RunnerOptions(out=sys.argv[1], steps=1, seed=7, file_attr="x.py")
 recorder = Recorder(options, 0, 1, Path(sys.argv[1]))
 alignment.install(recorder, seed=7, scale_batch=1)
-namespace = {"DistributedSampler": DistributedSampler}
+namespace = {"DistributedSampler": DistributedSampler, "itertools": itertools}
 exec(render("helpers/distributed_sampler.py.j2"), namespace)  # as the migrated header does
 lazy = namespace[DDP_DISTRIBUTED_SAMPLER]
 data = list(range(12))

@@ -15,6 +15,7 @@ from dp2ddp.transforms.base import MigrationTransform
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
     "eval_sampler": ("warnings",),
+    "distributed_sampler": ("itertools",),
 }
 
 
