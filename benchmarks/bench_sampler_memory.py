@@ -109,7 +109,7 @@ def main() -> int:
         return 0
     cases = [c for c in CASES if args.shuffled or not c.endswith("(shuffle=True)")]
     print(f"len(dataset) = {args.size:,}, rank {args.rank} of {args.world}")
-    print(f"{'sampler':<38}{'peak MiB':>10}{'first s':>10}{'epoch s':>10}{'indices':>13}  note")
+    print(f"{'sampler':<38}{'peak MiB':>10}{'first ms':>10}{'epoch s':>10}{'indices':>13}  note")
     for case in cases:
         command = [sys.executable, __file__, "--case", case]
         command += ["--size", str(args.size), "--world", str(args.world), "--rank", str(args.rank)]
@@ -119,7 +119,7 @@ def main() -> int:
             continue
         r = json.loads(child.stdout)
         print(
-            f"{case:<38}{r['peak_mib']:>10.1f}{r['first_s']:>10.3f}{r['epoch_s']:>10.2f}"
+            f"{case:<38}{r['peak_mib']:>10.1f}{r['first_s'] * 1000:>10.1f}{r['epoch_s']:>10.2f}"
             f"{int(r['indices']):>13,}  {CASES[case]}"
         )
     return 0
