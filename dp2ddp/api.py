@@ -47,7 +47,7 @@ def python_syntax_error(source: str) -> InputError | None:
             before = source[: source.index("\0")]
             line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
         return InputError(exc.msg, line or 1, col or 1)
-    except (ValueError, RecursionError, MemoryError):  # null bytes before 3.12; nesting
+    except (ValueError, RecursionError, MemoryError):  # null bytes (some versions); nesting
         return None
     return None
 
