@@ -178,9 +178,10 @@ def _setup_block() -> list[str]:
         "",
     ]
     for helper in sorted(templates_dir().joinpath("helpers").glob("*.py.j2")):
-        name = helper.name.removesuffix(".py.j2")
         code = render(f"helpers/{helper.name}").rstrip("\n")
-        out += [f"- `ddp_{name}`:", "", "  ```python", *_indent(code), "  ```", ""]
+        (defined,) = ast.parse(code).body  # one function or class per helper template
+        assert isinstance(defined, (ast.FunctionDef, ast.ClassDef)), helper.name
+        out += [f"- `{defined.name}`:", "", "  ```python", *_indent(code), "  ```", ""]
     return out
 
 
@@ -237,6 +238,8 @@ def _collapse_setup(code: str) -> str:
         stmt = body[end]
         if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("ddp_"):
             names.append(f"{stmt.name}()")
+        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Ddp"):
+            names.append(stmt.name)
         elif not _assigns(stmt, SETUP_NAMES):
             break
         end += 1

@@ -192,7 +192,7 @@ def test_samplers_through_a_module_alias_are_replaced() -> None:
         "loader = DataLoader(ds, batch_size=4, sampler=tud.sampler.SequentialSampler(ds))\n"
     )
     assert codes == []
-    assert "sampler=DistributedSampler(ds, shuffle=False)" in code
+    assert "sampler=DdpDistributedSampler(ds, shuffle=False)" in code
     assert "set_epoch" not in code  # not shuffled: every epoch is the same order anyway
     # RandomSampler was imported but never used: not ours to remove.
     assert "from torch.utils.data import DataLoader, RandomSampler, TensorDataset\n" in code

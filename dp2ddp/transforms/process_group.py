@@ -15,6 +15,7 @@ from dp2ddp.transforms._support.names import SETUP_FUNCTION
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
     "eval_sampler": ("warnings",),
+    "distributed_sampler": ("itertools",),
 }
 
 

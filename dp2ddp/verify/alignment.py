@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
 from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
+from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.fingerprint import first_tensor
 from dp2ddp.verify.recorder import Recorder
@@ -113,6 +114,15 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
         return iter(rank_indices(order, self.rank, self.num_replicas, self.num_samples, batch))
 
     DistributedSampler.__iter__ = __iter__  # type: ignore[method-assign,assignment]
+
+    def __init_subclass__(cls: type[DistributedSampler[Any]], /, **kwargs: Any) -> None:
+        """The migrated script's header defines dp2ddp's subclass, which computes sequential
+        order itself: it draws the aligned order too."""
+        super(DistributedSampler, cls).__init_subclass__(**kwargs)
+        if cls.__name__ == DDP_DISTRIBUTED_SAMPLER:
+            cls.__iter__ = __iter__  # type: ignore[method-assign]
+
+    DistributedSampler.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,method-assign]
 
 
 def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:

@@ -31,6 +31,9 @@ DISTRIBUTED_SAMPLER: Final = frozenset(
         "torch.utils.data.distributed.DistributedSampler",
     }
 )
+#: The DistributedSampler subclass the header defines for loaders not shuffled for certain
+#: (templates/helpers/distributed_sampler.py.j2): sequential order in O(1) memory.
+DDP_DISTRIBUTED_SAMPLER: Final = "DdpDistributedSampler"
 
 #: Names the inserted setup binds at module level (a script binding them gets DP014).
 SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})

@@ -4,7 +4,10 @@ Loaders are followed to where they are iterated: directly, passed as an argument
 from a helper, or stored on ``self`` (also when passed to the constructor); see CallFlow.
 
 * A training loader gets ``sampler=DistributedSampler(dataset, shuffle=<its shuffle>)`` and
-  loses ``shuffle=`` (DataLoader rejects both). A dataset built inline
+  loses ``shuffle=`` (DataLoader rejects both). Unless shuffle is the literal ``True`` it is
+  ``DdpDistributedSampler``, defined in the header: the same indices, but sequential order is
+  computed index by index instead of listed (DistributedSampler's list of a 79-million-sample
+  dataset takes gigabytes per rank). A dataset built inline
   (``DataLoader(MyDataset(...))``) is first bound to a name in a statement of its own
   (``train_dataset = MyDataset(...)``), so loader and sampler share one object.
 * A shuffled sampler needs ``set_epoch(epoch)`` or every epoch repeats the first one's order:
@@ -21,13 +24,15 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   so each process loads 1 and the global batch is WORLD_SIZE (said in the change record).
 * An evaluation loader (not shuffled; named val/valid/test/eval/dev, or only iterated under
   ``torch.no_grad()``/``inference_mode`` or after ``.eval()``) gets ``ddp_eval_sampler(dataset)``:
-  a strided shard without the padding DistributedSampler adds, so no sample counts twice.
+  a strided shard without the padding DistributedSampler adds, so no sample counts twice
+  (a ``range``: O(1) memory too).
   Counters bound to a number or a zero tensor before its loop and ``+=``-ed in it are summed
   over the ranks right after the loop, so the printed metrics are global; none found: DP015.
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
 * ``sampler=RandomSampler(dataset)`` / ``SequentialSampler(dataset)`` (inline, or a name bound
   to one and used by this loader only) just turn shuffling on or off: the sampler itself is
-  replaced by ``DistributedSampler(dataset, shuffle=True/False)``, or by ``ddp_eval_sampler``
+  replaced by ``DistributedSampler(dataset, shuffle=True)`` or
+  ``DdpDistributedSampler(dataset, shuffle=False)``, or by ``ddp_eval_sampler``
   for a sequential evaluation loader, and the loader is then treated as any other. Their
   import goes once nothing uses it.
 * Left alone: loaders with any other sampler (DP009, silent when it is already ours), an
@@ -42,7 +47,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     call_named,
     insert_arg,
@@ -164,8 +169,12 @@ class ShardDataLoaders(LoaderEvaluation):
                 self.context, "torch.utils.data.distributed", SAMPLER
             )
             value = shuffle.deep_clone() if shuffle is not None else cst.Name("False")
-            sampler = call_named(SAMPLER, cst.Arg(dataset), keyword("shuffle", value))
-            what = f"{label} sharded with DistributedSampler(shuffle={self.code(value)})"
+            kind = SAMPLER
+            if not (isinstance(value, cst.Name) and value.value == "True"):
+                kind = DDP_DISTRIBUTED_SAMPLER  # lists no index in sequential order
+                self.state.helpers.add("distributed_sampler")
+            sampler = call_named(kind, cst.Arg(dataset), keyword("shuffle", value))
+            what = f"{label} sharded with {kind}(shuffle={self.code(value)})"
         hidden = [a.value for a in call.args if a.star == "**"]
         if "batch_size" not in args:
             for value in hidden:

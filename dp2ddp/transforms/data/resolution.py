@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.names import DISTRIBUTED_SAMPLER
+from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     dict_keys,
@@ -111,7 +111,8 @@ class LoaderResolution(CallFlow):
             values = [assigned_value(a.node, self) for a in self.referents(sampler)]
             return bool(values) and all(v is not None and self._is_ours(v) for v in values)
         return isinstance(sampler, cst.Call) and (
-            self.matches(sampler.func, DISTRIBUTED_SAMPLER) or name_of(sampler.func) == EVAL_SAMPLER
+            self.matches(sampler.func, DISTRIBUTED_SAMPLER)
+            or name_of(sampler.func) in (EVAL_SAMPLER, DDP_DISTRIBUTED_SAMPLER)
         )
 
     def _kwargs_are_safe(self, expr: cst.BaseExpression, args: dict[str, int]) -> bool:
