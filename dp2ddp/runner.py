@@ -143,7 +143,6 @@ def _prepare(target: Target) -> tuple[SourceFile, _Stamp] | FileOutcome:
         return FileOutcome(target.path, "failed", error=exc.format(target.path))
 
 
-
 def _stamp(st: os.stat_result) -> _Stamp:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 

@@ -70,10 +70,14 @@ def launch(
     output.write_text(text, encoding="utf-8")
     mode = output.stat().st_mode
     output.chmod(mode | ((mode & 0o444) >> 2))  # executable wherever readable
-    run = f"sbatch {output}" if slurm else (
-        f"MASTER_ADDR=<first node> {_run_path(output)}  # on every node"
-        if nodes > 1
-        else _run_path(output)
+    run = (
+        f"sbatch {output}"
+        if slurm
+        else (
+            f"MASTER_ADDR=<first node> {_run_path(output)}  # on every node"
+            if nodes > 1
+            else _run_path(output)
+        )
     )
     click.echo(f"wrote {output}; run: {run}", err=True)
 

@@ -272,9 +272,7 @@ class ShardDataLoaders(CallFlow):
             self._plan_set_epoch(loader)
 
     # -- the dataset ----------------------------------------------------------------------
-    def _shared_dataset(
-        self, loader: _Loader
-    ) -> tuple[cst.BaseExpression, cst.Name | None] | None:
+    def _shared_dataset(self, loader: _Loader) -> tuple[cst.BaseExpression, cst.Name | None] | None:
         """The dataset for the sampler, and the name a dataset built inline was bound to."""
         dataset = loader.call.args[loader.args["dataset"]].value
         if is_simple(dataset):
@@ -358,8 +356,8 @@ class ShardDataLoaders(CallFlow):
             self.warn(value, "DP013", f"batch_size={text}")
         elif self.state.options.per_process_batch:
             self.record(
-                value, f"batch_size {text} is per process now: the global batch grows with "
-                "WORLD_SIZE",
+                value,
+                f"batch_size {text} is per process now: the global batch grows with WORLD_SIZE",
             )
         else:
             self.state.helpers.add("per_rank_batch")
@@ -391,9 +389,7 @@ class ShardDataLoaders(CallFlow):
             if name == "max" and len(values) == 2:
                 return any(self._is_gpu_count(v) for v in values)
             return False
-        return isinstance(node, (cst.Name, cst.Attribute)) and bool(
-            _GPU_COUNT.match(name_of(node))
-        )
+        return isinstance(node, (cst.Name, cst.Attribute)) and bool(_GPU_COUNT.match(name_of(node)))
 
     # -- set_epoch ------------------------------------------------------------------------
     def _plan_set_epoch(self, loader: _Loader) -> None:
@@ -646,8 +642,10 @@ class ShardDataLoaders(CallFlow):
                     and call.func.attr.value in ("eval", "train")
                     and self.get_metadata(PositionProvider, call).start.line < line
                 ):
-                    off = call.func.attr.value == "train" and bool(call.args) and is_false(
-                        call.args[0].value
+                    off = (
+                        call.func.attr.value == "train"
+                        and bool(call.args)
+                        and is_false(call.args[0].value)
                     )
                     mode = "eval" if call.func.attr.value == "eval" or off else "train"
             return mode == "eval"

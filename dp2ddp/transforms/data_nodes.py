@@ -38,8 +38,10 @@ def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNod
     while stack:
         node = stack.pop()
         yield node
-        if skip_scopes and node is not root and isinstance(
-            node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        if (
+            skip_scopes
+            and node is not root
+            and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         ):
             continue
         stack.extend(reversed(node.children))
@@ -95,8 +97,10 @@ def is_none(expr: cst.BaseExpression) -> bool:
 
 
 def is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value in ("False", "None") or (
-        isinstance(expr, cst.Integer) and expr.value == "0"
+    return (
+        isinstance(expr, cst.Name)
+        and expr.value in ("False", "None")
+        or (isinstance(expr, cst.Integer) and expr.value == "0")
     )
 
 
@@ -153,9 +157,7 @@ def insert_arg(
             separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         return [*args[:-1], last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
     separator = (
-        args[-2].comma
-        if len(args) > 1
-        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     )
     return [*args[:-1], last.with_changes(comma=separator), new]
 
@@ -254,9 +256,7 @@ def dict_keys(value: cst.BaseExpression | None) -> set[str] | None:
     return None
 
 
-def assigned_value(
-    target: cst.CSTNode, transform: MigrationTransform
-) -> cst.BaseExpression | None:
+def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.BaseExpression | None:
     """`x` of `x = value` (or `x: T = value`) -> value."""
     parent = transform.parent(target)
     if isinstance(parent, cst.AssignTarget):
@@ -268,9 +268,7 @@ def assigned_value(
     return None
 
 
-def rebase(
-    receiver: cst.BaseExpression | None, site: cst.Call
-) -> cst.BaseExpression | None:
+def rebase(receiver: cst.BaseExpression | None, site: cst.Call) -> cst.BaseExpression | None:
     """`self.loader` seen from a caller `trainer.fit()` is `trainer.loader`."""
     if receiver is None:
         return None
@@ -326,4 +324,3 @@ def module_of(node: cst.CSTNode, transform: MigrationTransform) -> cst.CSTNode:
     while (above := transform.parent(current)) is not None:
         current = above
     return current
-

@@ -118,9 +118,7 @@ class LossReductionChecks(MigrationTransform):
         scope.visit(facts)
         for receiver in facts.backward:
             value = _unscale(receiver)
-            values = (
-                facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
-            )
+            values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             for candidate in values:
                 if self._is_loss_sum(candidate):
                     self.warn(candidate, "DP004", f"{self.code(candidate)} before backward()")
@@ -161,9 +159,7 @@ class _LossConstructors(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.t.qualified_names(node.func)
-        if not any(
-            n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names
-        ):
+        if not any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names):
             return
         offending = self.t._sum_reduction(node)
         if offending is None:

@@ -61,9 +61,7 @@ _WRITER = "SummaryWriter calls"
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
-_IF_PARTS = (
-    cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite
-)
+_IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
 
 
@@ -193,8 +191,12 @@ class RankZeroOnly(MigrationTransform):
             elif any(has_side_effects(a.value, self.qualified_names) for a in small.value.args):
                 kinds[index] = None
                 if kind == _WRITER:  # it stays on every rank, where the writer is None
-                    self.warn(small, "DP021", "SummaryWriter call computes values every rank "
-                              "needs: compute them first, then log on rank 0")
+                    self.warn(
+                        small,
+                        "DP021",
+                        "SummaryWriter call computes values every rank "
+                        "needs: compute them first, then log on rank 0",
+                    )
         return kinds
 
     def _pieces(

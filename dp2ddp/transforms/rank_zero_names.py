@@ -101,9 +101,7 @@ _PURE_METHODS: Final = frozenset(
 )
 
 
-def has_side_effects(
-    node: cst.CSTNode, qualified_names: Callable[[cst.CSTNode], set[str]]
-) -> bool:
+def has_side_effects(node: cst.CSTNode, qualified_names: Callable[[cst.CSTNode], set[str]]) -> bool:
     """True when evaluating `node` may do work other ranks rely on (see the module doc)."""
     if m.findall(node, m.NamedExpr() | m.Yield() | m.Await()):
         return True

@@ -80,6 +80,11 @@ class ProcessTree:
                         self.known[child] = started
                 stack.append(child)
 
+    def owns(self, pid: int) -> bool:
+        """`pid` is one of this launch's processes and still alive (not a reused pid)."""
+        started = self.known.get(pid)
+        return started is not None and _start_time(pid) == started
+
     def alive(self) -> list[int]:
         return [pid for pid, started in self.known.items() if _start_time(pid) == started]
 
