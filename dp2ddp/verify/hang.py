@@ -14,6 +14,7 @@ The same reading applies to a rank that *crashed* because its peer left a collec
 
 from __future__ import annotations
 
+import io
 import json
 import linecache
 import os
@@ -21,6 +22,7 @@ import re
 import signal
 import sysconfig
 import time
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +129,17 @@ def parse_traceback(text: str) -> list[Frame]:
     return frames[::-1]
 
 
+def source_code(line: str) -> str:
+    """A source line without its comment (`dist.barrier()  # ...` -> `dist.barrier()`)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT:
+                return line[: token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return line.strip()
+
+
 def _collective_call(library: list[Frame], distributed: bool) -> tuple[bool, str]:
     """Is a process inside these library frames (most recent first) waiting for its peers?"""
     for frame in library:
@@ -153,7 +166,7 @@ def process_state(
         return ProcessState(rank, NO_STACK)
     frame = frames[first_user]
     collective, call = _collective_call(frames[:first_user], distributed)
-    code = linecache.getline(frame.path, frame.line).strip()
+    code = source_code(linecache.getline(frame.path, frame.line).strip())
     user = [f for f in reversed(frames) if not is_library(f.path, roots)]
     return ProcessState(
         rank,

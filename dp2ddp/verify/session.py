@@ -76,10 +76,10 @@ class Scripts:
             copy, _ = self.copy
             if resolved.is_relative_to(copy):
                 return str(resolved.relative_to(copy)) + " (migrated)"
-        try:
-            return str(resolved.resolve().relative_to(Path.cwd()))
-        except ValueError:
-            return path
+        for folder in (Path.cwd(), self.original.resolve().parent):
+            if resolved.resolve().is_relative_to(folder):
+                return str(resolved.resolve().relative_to(folder))
+        return path
 
 
 def plan(config: VerifyConfig) -> Plan:
