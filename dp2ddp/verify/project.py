@@ -52,8 +52,12 @@ def copy_project(root: Path, destination: Path, limit: int = COPY_LIMIT_BYTES) -
     A symbolic link is copied as a link to what it resolves to, so data reached through it
     stays reachable without being copied; nothing is written through it by the copy."""
     total = 0
+    destination = destination.resolve()
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
+        if here == destination or destination in here.parents:
+            dirs[:] = []  # the copy itself, when verify's temporary folder is in the project
+            continue
         target = destination / here.relative_to(root)
         target.mkdir(parents=True, exist_ok=True)
         kept = []

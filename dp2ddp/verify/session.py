@@ -129,6 +129,11 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
             original_source,
             _read(config.migrated),
         )
+    try:
+        compile(original_source, str(config.original), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"{config.original}:{exc.lineno or 1}:{exc.offset or 1}"
+        raise VerifyError(f"{where}: error: cannot parse: {exc.msg}") from None
     from dp2ddp.verify.project import ProjectError, migrate_copy  # libcst: only needed here
 
     try:

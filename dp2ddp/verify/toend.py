@@ -92,12 +92,12 @@ def check_output(
     missing = [line for line in wanted if lacking.get(mask_numbers(line), 0) > 0]
     seen: Counter[str] = Counter()
     kept = []
-    for line in missing:  # as many examples of each masked line as are missing
+    for line in reversed(missing):  # the last lines of each kind, as many as are missing
         key = mask_numbers(line)
         if seen[key] < lacking[key]:
             seen[key] += 1
             kept.append(line)
-    return OutputCheck(duplicated, kept, len(wanted))
+    return OutputCheck(duplicated, kept[::-1], len(wanted))
 
 
 def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
