@@ -7,16 +7,18 @@ also after a failure or a timeout; the user's scripts are only read.
 from __future__ import annotations
 
 import dataclasses
+import glob
+import importlib
 import json
 import os
+import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp2ddp.verify import hang, launch, protocol, scan, toend
-from dp2ddp.verify.causes import Evidence, diagnose, nonfinite_cause, to_end_causes
-from dp2ddp.verify.compare import Numerics, compare_updates, nonfinite, rank_sync
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
@@ -37,6 +39,8 @@ from dp2ddp.verify.sharding import check_sharding
 
 if TYPE_CHECKING:
     import torch
+
+    from dp2ddp.verify.compare import Numerics
 
 
 class VerifyError(Exception):
@@ -82,11 +86,21 @@ class Scripts:
         return path
 
 
-def plan(config: VerifyConfig) -> Plan:
-    """World size, backend and visible devices (one process per GPU for NCCL)."""
+def _cuda_devices() -> int:
+    """GPUs torch would use. Without a GPU device node (Linux) there are none, and the harness
+    need not import torch before it starts the runs (seconds on a busy machine)."""
+    if sys.platform.startswith("linux") and not (
+        glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd")
+    ):
+        return 0
     import torch
 
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def plan(config: VerifyConfig) -> Plan:
+    """World size, backend and visible devices (one process per GPU for NCCL)."""
+    gpus = _cuda_devices()
     backend = config.backend
     if backend == "auto":
         backend = "nccl" if gpus else "gloo"
@@ -243,6 +257,8 @@ def _launch(
     def on_timeout(spec: launch.RunSpec, tree: ProcessTree) -> None:
         alive[spec.name] = hang.request_stacks(workdir / spec.name, world(spec.name), tree)
 
+    # The judging needs torch: import it while the runs start, not before them.
+    threading.Thread(target=importlib.import_module, args=("torch",), daemon=True).start()
     return launch.run_all(specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout)
 
 
@@ -275,6 +291,10 @@ def _judge(
     results: dict[str, launch.RunResult],
     alive: dict[str, dict[int, bool]],
 ) -> VerifyReport:
+    # torch (imported by these) was loaded in the background while the runs ran
+    from dp2ddp.verify.causes import Evidence, diagnose, nonfinite_cause
+    from dp2ddp.verify.compare import compare_updates, nonfinite, rank_sync
+
     original = load_rank(workdir / launch.ORIGINAL / protocol.rank_dir_name(0), 0)
     ranks = load_run(workdir / launch.MIGRATED, the_plan.nproc)
     head = VerifyReport(
@@ -428,6 +448,8 @@ def _to_end(
             + ("identical" if sync else "DIFFER")
             + " at the end"
         )
+    from dp2ddp.verify.causes import to_end_causes
+
     return rows, to_end_causes(output, shared, scripts.display), notes
 
 
