@@ -5,7 +5,10 @@
 Three timings of the same script pair (tests/verify_cases/mlp_dp.py, the DataParallel
 original, and mlp_ddp.py, its migration), wall clock from the shell's point of view
 (interpreter start-up included), interleaved round by round so that load on the machine
-hits all of them alike, median of --repeat rounds:
+hits all of them alike; for each, also the CPU time (user + system) of every process it
+started. The ratios are the median over --repeat rounds of each round's ratio to that
+round's bare runs (on a shared machine the wall clock swings from round to round; CPU time
+much less):
 
   bare      `python mlp_dp.py ARGS` and `torchrun --standalone --nproc-per-node W mlp_ddp.py
             ARGS`, started together (verify also runs them concurrently on CPU): the time until
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,11 +46,17 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _bare(args: list[str], nproc: int, cwd: Path) -> float:
     start = time.perf_counter()
     original = subprocess.Popen(
-        [sys.executable, str(ORIGINAL), *args], cwd=cwd, env=_env(), stdout=subprocess.DEVNULL
-    )
+        [sys.executable, str(ORIGINAL), *args],
+        cwd=cwd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     migrated = subprocess.Popen(
         [sys.executable, "-m", "torch.distributed.run", "--standalone",
          "--nproc-per-node", str(nproc), str(MIGRATED), *args],
@@ -80,22 +90,36 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=3)
     ns = parser.parse_args()
     args = ["--epochs", str(ns.epochs)]
-    times: dict[str, list[float]] = {"bare": [], "to-end": [], "steps": []}
+    names = ("bare", "to-end", "steps")
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    runs = {
+        "bare": lambda cwd: _bare(args, ns.nproc, cwd),
+        "to-end": lambda cwd: _verify(["--to-end"], args, ns.nproc, cwd),
+        "steps": lambda cwd: _verify(["--steps", str(ns.steps)], args, ns.nproc, cwd),
+    }
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
         cwd = Path(tmp)
         for round_ in range(ns.repeat):
-            times["bare"].append(_bare(args, ns.nproc, cwd))
-            times["to-end"].append(_verify(["--to-end"], args, ns.nproc, cwd))
-            times["steps"].append(_verify(["--steps", str(ns.steps)], args, ns.nproc, cwd))
+            for name in names:
+                before = _children_cpu()
+                wall[name].append(runs[name](cwd))
+                cpu[name].append(_children_cpu() - before)
             print(
                 f"round {round_ + 1}: "
-                + ", ".join(f"{name} {values[-1]:.2f} s" for name, values in times.items()),
+                + ", ".join(
+                    f"{name} {wall[name][-1]:.2f} s (cpu {cpu[name][-1]:.2f} s)" for name in names
+                ),
                 flush=True,
             )
-    median = {name: statistics.median(values) for name, values in times.items()}
-    print(f"\nmedian of {ns.repeat} rounds (nproc {ns.nproc}, {ns.epochs} epochs of 6 steps):")
-    for name, seconds in median.items():
-        print(f"  {name:<7} {seconds:6.2f} s   {seconds / median['bare']:.2f}x bare")
+    print(f"\n{ns.repeat} rounds (nproc {ns.nproc}, {ns.epochs} epochs of 6 steps), medians:")
+    for name in names:
+        wall_ratio = statistics.median(w / b for w, b in zip(wall[name], wall["bare"], strict=True))
+        cpu_ratio = statistics.median(c / b for c, b in zip(cpu[name], cpu["bare"], strict=True))
+        print(
+            f"  {name:<7} wall {statistics.median(wall[name]):6.2f} s ({wall_ratio:.2f}x bare)"
+            f"   cpu {statistics.median(cpu[name]):6.2f} s ({cpu_ratio:.2f}x bare)"
+        )
     print(f"  os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
 
 
