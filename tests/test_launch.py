@@ -42,7 +42,7 @@ def _run(script: str, tmp_path: Path, *args: str, **env: str) -> subprocess.Comp
     for name in ("torchrun", "srun"):
         _stub(bin_dir, name)
     _stub(bin_dir, "scontrol", '#!/usr/bin/env bash\nprintf "gpu-a17\\ngpu-a18\\n"\n')
-    _stub(bin_dir, "python", '#!/usr/bin/env bash\necho 3\n')  # "3 GPUs visible"
+    _stub(bin_dir, "python", "#!/usr/bin/env bash\necho 3\n")  # "3 GPUs visible"
     path = tmp_path / "launch.sh"
     path.write_text(script)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("MASTER_", "NPROC_"))}
@@ -191,7 +191,7 @@ def test_torchrun_command_lines() -> None:
         "torchrun --standalone --nproc_per_node=gpu train.py"
     ]
     assert torchrun_command(LaunchPlan("t.py", nodes=2, gpus_per_node=4, slurm=True)) == (
-        'srun torchrun --nnodes=2 --nproc_per_node=4 --rdzv-backend=c10d '
+        "srun torchrun --nnodes=2 --nproc_per_node=4 --rdzv-backend=c10d "
         '--rdzv-endpoint="$MASTER_ADDR:$MASTER_PORT" --rdzv-id="$SLURM_JOB_ID" t.py'
     )
 

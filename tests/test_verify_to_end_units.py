@@ -6,6 +6,7 @@ project copy of `dp2ddp verify ENTRY.py`."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,24 @@ def test_the_copy_never_copies_itself(tmp_path: Path) -> None:
     copy_project(tmp_path, copy)
     assert (copy / "train.py").exists()
     assert not (copy / "work" / "project").exists()
+
+
+# -- process trees ---------------------------------------------------------------------------
+def test_children_are_read_from_the_parent_alone() -> None:
+    """observe() follows /proc/PID/task/*/children (a few reads) instead of every process's
+    stat; both ways must find the same children."""
+    import subprocess
+
+    from dp2ddp.verify.proctree import _children_of, _children_table
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        found = _children_of(os.getpid())
+        if found is None:
+            pytest.skip("this kernel has no /proc/PID/task/TID/children")
+        assert child.pid in found
+        assert child.pid in _children_table()[os.getpid()]
+        assert _children_of(2**22 + 7) == []  # no such process
+    finally:
+        child.kill()
+        child.wait()
