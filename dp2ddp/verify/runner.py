@@ -39,8 +39,11 @@ def _install_stack_dump(outdir: Path) -> None:
     """On STACK_SIGNAL, write every thread's Python stack to STACK (the harness asks before
     it ends a run that timed out). faulthandler dumps from its C signal handler, so it answers
     also while the script is blocked inside a collective. pid.json says the handler is there."""
+    signum = getattr(signal, protocol.STACK_SIGNAL_NAME, None)
+    if signum is None or not hasattr(faulthandler, "register"):  # Windows: no such signal
+        return
     dump = open(outdir / protocol.STACK, "w")  # noqa: SIM115  (open for the process's life)
-    faulthandler.register(getattr(signal, protocol.STACK_SIGNAL_NAME), dump, all_threads=True)
+    faulthandler.register(signum, dump, all_threads=True)
     ident = {"pid": os.getpid(), "main_thread": threading.main_thread().ident}
     tmp = outdir / (protocol.PID + ".tmp")
     tmp.write_text(json.dumps(ident))

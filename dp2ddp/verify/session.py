@@ -78,8 +78,8 @@ class Scripts:
         resolved = Path(path)
         if self.copy is not None:
             copy, _ = self.copy
-            if resolved.is_relative_to(copy):
-                return str(resolved.relative_to(copy)) + " (migrated)"
+            if resolved.is_relative_to(copy):  # the migrated code's lines: `migrate --diff`
+                return str(resolved.relative_to(copy))
         for folder in (Path.cwd(), self.original.resolve().parent):
             if resolved.resolve().is_relative_to(folder):
                 return str(resolved.resolve().relative_to(folder))
@@ -630,6 +630,8 @@ class _Failures:
             lines.append(state.describe())
             lines += [f"    {frame}" for frame in state.frames[-6:]]
         what = "did not end" if config.to_end else "no result"
+        if self.scripts.copy is not None and result.name == launch.MIGRATED:
+            lines.append("(lines of the migrated code: `dp2ddp migrate --diff ENTRY` shows it)")
         return Failure(
             result.name, None, "timed out",
             f"{what} after {config.timeout:g} s ({progress}); its stacks were read, then all its "
