@@ -361,8 +361,9 @@ def test_project_root_is_the_nearest_marked_folder(tmp_path: Path) -> None:
 
 def test_the_copy_skips_what_discovery_skips_and_has_a_limit(tmp_path: Path) -> None:
     root = tmp_path / "proj"
-    for folder in ("data", ".git", ".venv", "__pycache__", "pkg"):
+    for folder in ("data", ".git", ".venv", "__pycache__", "pkg", "env311"):
         (root / folder).mkdir(parents=True)
+    (root / "env311" / "pyvenv.cfg").write_text("home = /usr/bin\n")  # a virtualenv
     (root / "train.py").write_text("print(1)\n")
     (root / "pkg" / "mod.py").write_text("x = 1\n")
     (root / "data" / "points.csv").write_text("1,2\n")

@@ -65,7 +65,9 @@ def copy_project(root: Path, destination: Path, limit: int = COPY_LIMIT_BYTES) -
             source = here / name
             if source.is_symlink():
                 os.symlink(os.path.realpath(source), target / name)
-            elif name not in SKIPPED_DIRS and not name.endswith(".egg-info"):
+            elif name in SKIPPED_DIRS or (source / "pyvenv.cfg").is_file():
+                continue  # as migrate's discovery: version control, caches, virtualenvs
+            elif not name.endswith(".egg-info"):
                 kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
