@@ -1,7 +1,9 @@
 """`dp2ddp verify ORIGINAL [MIGRATED] [options] [-- SCRIPT_ARGS...]`.
 
-Exit status: 0 equivalent, 1 not equivalent (numerics or sharding), 2 a run failed, timed
-out, never reached an optimizer step, or nothing could be run.
+Exit status: 0 equivalent, 1 not equivalent (numerics, sharding, or with --to-end output
+printed or files written by more than one rank), 2 a run failed, timed out (its ranks' stacks
+are shown), never reached an optimizer step, both runs went non-finite at the same step, or
+nothing could be run.
 """
 
 from __future__ import annotations
@@ -108,6 +110,13 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     help="BatchNorm uses running statistics in both runs (check only).",
 )
 @click.option(
+    "--to-end",
+    is_flag=True,
+    help="After the compared steps, run both scripts to their end (give short settings "
+    "after --): every rank must exit 0 within --timeout, print the original's output once "
+    "(rank 0) and write each file once.",
+)
+@click.option(
     "--seed",
     type=int,
     default=DEFAULT_SEED,
@@ -119,9 +128,10 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
     """Run ORIGINAL (DataParallel) and its DDP migration on the same data with the same initial
     weights, and compare the parameter updates of the first optimizer steps.
 
-    Without MIGRATED, ORIGINAL is migrated in memory; your files are never modified. The
-    migration runs under torchrun (--standalone); each rank's samples are fingerprinted to
-    check that the ranks split the original's batch. Arguments for the scripts go after `--`.
+    Without MIGRATED, ORIGINAL's project is copied to a temporary folder and migrated there
+    as `dp2ddp migrate ORIGINAL` would; your files are never modified. The migration runs
+    under torchrun (--standalone); each rank's samples are fingerprinted to check that the
+    ranks split the original's batch. Arguments for the scripts go after `--`.
     """
     from dp2ddp.verify.render import append_markdown, to_json, to_text
     from dp2ddp.verify.session import VerifyError
@@ -144,6 +154,7 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
         no_dropout=params["no_dropout"],
         freeze_batchnorm=params["freeze_batchnorm"],
         seed=params["seed"],
+        to_end=params["to_end"],
     )
     try:
         report = run_verify(config)

@@ -110,7 +110,7 @@ def _walk(folder: str, relative: str, patterns: Sequence[str]) -> Iterable[Targe
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                if entry.name not in SKIPPED_DIRS and not _is_virtualenv(entry.path):
+                if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
                     yield from _walk(path, rel, patterns)
             elif entry.name.endswith(".py"):
                 if entry.is_file():  # follows a link to a file
@@ -121,7 +121,8 @@ def _walk(folder: str, relative: str, patterns: Sequence[str]) -> Iterable[Targe
             yield failed(path, describe_os_error(exc))
 
 
-def _is_virtualenv(folder: str) -> bool:
+def is_virtualenv(folder: str) -> bool:
+    """A folder holding pyvenv.cfg is a virtual environment: never project code."""
     return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
 
 

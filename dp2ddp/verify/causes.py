@@ -17,14 +17,16 @@ only adds where to look):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from dp2ddp.verify import scan
-from dp2ddp.verify.compare import Numerics
+from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
+from dp2ddp.verify.toend import OutputCheck
 
 
 @dataclass(frozen=True)
@@ -348,3 +350,90 @@ def _batchnorm_aligned(ev: Evidence) -> bool:
         s for s in ev.migrated[0].data.get("samplers", []) if s.get("kind") == "DistributedSampler"
     ]
     return devices == ev.world and bool(samplers) and all(s.get("per_rank_batch") for s in samplers)
+
+
+def nonfinite_cause(nf: NonFinite) -> Cause:
+    """NaN/inf parameters: both runs at the same step is no finding; one run alone is."""
+    hint = (
+        "Lower the learning rate (or the loss scale) for the check with the script's own "
+        "options after `--`, and run the original alone: it diverges without dp2ddp too."
+    )
+    if nf.comparable_failure:
+        return Cause(
+            "nonfinite_both",
+            f"both runs diverge (non-finite) at step {nf.original}: not comparable",
+            f"the original's and the migration's parameters hold NaN or inf after optimizer "
+            f"step {nf.original}; the steps before it agreed, nothing after it can be compared",
+            hint,
+        )
+    if nf.original is not None and nf.original == nf.migrated:
+        return Cause(
+            "nonfinite_both",
+            f"both runs diverge (non-finite) at step {nf.original}, after their updates "
+            f"differed from step {nf.first_diverging_step}",
+            "the difference before the divergence is a real one",
+            hint,
+        )
+    if nf.original is not None and nf.migrated is not None:
+        first, other = (
+            ("migrated", "original") if nf.migrated < nf.original else ("original", "migrated")
+        )
+        steps = {"original": nf.original, "migrated": nf.migrated}
+        return Cause(
+            "nonfinite_one",
+            f"the {first} run goes non-finite first, at step {steps[first]}",
+            f"the {other} run only at step {steps[other]}: the runs differ before that",
+            "Compare the loss and its scale in both scripts (a summed loss, a learning rate "
+            "multiplied by WORLD_SIZE).",
+        )
+    side, step = ("migrated", nf.migrated) if nf.migrated is not None else ("original", nf.original)
+    other = "original" if side == "migrated" else "migration"
+    return Cause(
+        "nonfinite_one",
+        f"only the {side} run goes non-finite (NaN/inf), at step {step}",
+        f"the {other}'s parameters stay finite at that step: a real difference between the runs",
+        "Compare the loss and its scale in both scripts (a summed loss, a learning rate "
+        "multiplied by WORLD_SIZE)."
+        if side == "migrated"
+        else "The original diverges where the migration does not: check the original alone.",
+    )
+
+
+def to_end_causes(
+    output: OutputCheck, shared: dict[str, list[int]], display: Callable[[str], str]
+) -> list[Cause]:
+    """--to-end findings: files written by several ranks, output printed by several ranks
+    or missing on rank 0."""
+    causes = []
+    if shared:
+        causes.append(
+            Cause(
+                "written_per_rank",
+                "files written by more than one rank",
+                "; ".join(
+                    f"{display(path)} by ranks {', '.join(map(str, ranks))}"
+                    for path, ranks in shared.items()
+                ),
+                "Write files on rank 0 only (`if ddp_is_main():`), or give each rank its own "
+                "file on purpose; a folder every rank creates needs exist_ok=True.",
+            )
+        )
+    if output.duplicated:
+        causes.append(
+            Cause(
+                "duplicated_output",
+                "the original's output printed by more than one rank",
+                output.describe(),
+                "Print on rank 0 only (`if ddp_is_main():`).",
+            )
+        )
+    if output.missing:
+        causes.append(
+            Cause(
+                "output_missing",
+                "rank 0 does not print what the original printed",
+                output.describe(),
+                "Keep the original's prints in the migration, on rank 0.",
+            )
+        )
+    return causes

@@ -250,3 +250,41 @@ def rank_sync(ranks: list[RankRecord], steps: int) -> tuple[bool, str]:
                         f"after step {step + 1}, rank {rank.rank}'s {name} differs from rank 0's"
                     )
     return True, f"all {len(ranks)} ranks held identical parameters after every step"
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    """The first optimizer step after which each run held NaN or inf parameters."""
+
+    original: int | None
+    migrated: int | None
+    first_diverging_step: int | None
+
+    @property
+    def comparable_failure(self) -> bool:
+        """Both runs went non-finite at the same step, and every earlier step agreed: the
+        runs cannot be compared (exit 2), which is no finding against the migration."""
+        return (
+            self.original is not None
+            and self.original == self.migrated
+            and (self.first_diverging_step is None or self.first_diverging_step >= self.original)
+        )
+
+
+def first_nonfinite(events: list[dict[str, Any]]) -> int | None:
+    for number, event in enumerate(events, start=1):
+        if event.get("finite") is False:
+            return int(event.get("index", number))
+    return None
+
+
+def nonfinite(
+    original: list[dict[str, Any]],
+    migrated: list[dict[str, Any]],
+    first_diverging_step: int | None,
+) -> NonFinite | None:
+    """How the runs went non-finite, if either did (None: both stayed finite)."""
+    o, m = first_nonfinite(original), first_nonfinite(migrated)
+    if o is None and m is None:
+        return None
+    return NonFinite(o, m, first_diverging_step)

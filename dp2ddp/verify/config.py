@@ -43,6 +43,9 @@ class VerifyConfig:
     no_dropout: bool = False
     freeze_batchnorm: bool = False
     seed: int = DEFAULT_SEED
+    #: After the compared steps, run both scripts to their natural end and check the exits,
+    #: the output printed once and the files written once.
+    to_end: bool = False
     #: Working directory of both runs (default: the current one, as when you launch them).
     cwd: Path | None = None
     #: Parent of the temporary directory (default: the system's); for tests.

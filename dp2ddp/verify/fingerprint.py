@@ -55,7 +55,7 @@ def install(recorder: Recorder) -> None:
 
     @functools.wraps(native_call)
     def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
-        if _Depth.value or not torch.is_grad_enabled():
+        if _Depth.value or not recorder.recording or not torch.is_grad_enabled():
             return native_call(self, *args, **kwargs)
         _Depth.value += 1
         try:

@@ -129,11 +129,14 @@ def run_all(
     concurrent: bool,
     cancel_others: Callable[[RunResult], bool],
     complete: Callable[[RunSpec], bool],
+    on_timeout: Callable[[RunSpec, ProcessTree], None] | None = None,
 ) -> dict[str, RunResult]:
     """Run `specs`; `cancel_others(result)` decides whether a finished run ends the rest.
 
     `complete(spec)` says whether all of a run's processes saved their results: such a run
     gets _EXIT_GRACE seconds to exit by itself (torchrun's shutdown is slow), then it ends.
+    `on_timeout(spec, tree)` is called for a run that timed out, before its processes are
+    ended (to collect their stacks).
     """
     pending = list(specs)
     running: list[_Running] = []
@@ -143,6 +146,9 @@ def run_all(
 
     def finish(run: _Running, timed_out: bool = False, cancelled: bool = False) -> RunResult:
         seconds = time.monotonic() - run.started
+        if timed_out and on_timeout is not None:
+            run.tree.observe()
+            on_timeout(run.spec, run.tree)
         if timed_out or cancelled or run.tree.alive():
             run.tree.kill()
         result = RunResult(

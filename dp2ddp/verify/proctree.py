@@ -44,6 +44,29 @@ def _children_table() -> dict[int, list[int]]:
     return table
 
 
+def _children_of(pid: int) -> list[int] | None:
+    """The children of `pid` from /proc/PID/task/*/children: a few reads, where the whole
+    table reads every process's stat (costly on a busy machine, twice a second). None: the
+    kernel has no such files (then the caller reads the whole table)."""
+    task = _PROC / str(pid) / "task"
+    try:
+        threads = os.listdir(task)
+    except OSError:
+        return []  # gone
+    children: list[int] = []
+    for thread in threads:
+        try:
+            text = (task / thread / "children").read_text()
+        except FileNotFoundError:
+            if (task / thread).exists():
+                return None
+            continue
+        except OSError:
+            continue
+        children += [int(child) for child in text.split()]
+    return children
+
+
 def _start_time(pid: int) -> str | None:
     """An identity for the process behind `pid` (None: gone or unknown)."""
     if _PROC.is_dir():
@@ -70,15 +93,25 @@ class ProcessTree:
         self.known: dict[int, str] = {}
 
     def observe(self) -> None:
-        table = _children_table()
+        table: dict[int, list[int]] | None = None
         stack = [self.root.pid]
         while stack:
-            for child in table.get(stack.pop(), []):
+            parent = stack.pop()
+            children = _children_of(parent) if table is None and _PROC.is_dir() else None
+            if children is None:
+                table = table if table is not None else _children_table()
+                children = table.get(parent, [])
+            for child in children:
                 if child not in self.known:
                     started = _start_time(child)
                     if started is not None:
                         self.known[child] = started
                 stack.append(child)
+
+    def owns(self, pid: int) -> bool:
+        """`pid` is one of this launch's processes and still alive (not a reused pid)."""
+        started = self.known.get(pid)
+        return started is not None and _start_time(pid) == started
 
     def alive(self) -> list[int]:
         return [pid for pid, started in self.known.items() if _start_time(pid) == started]

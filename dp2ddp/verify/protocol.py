@@ -16,12 +16,19 @@ PROGRESS = "progress.json"  # rewritten after every step: survives a kill
 TENSORS = "tensors.pt"  # initial parameters and per-step updates (rank 0 / original only)
 STDOUT = "stdout.log"
 STDERR = "stderr.log"
+FINAL = "final.pt"  # --to-end: the parameters when the script ended (rank 0 / original only)
+STACK = "stack.txt"  # the Python stacks faulthandler dumps on STACK_SIGNAL (hang diagnosis)
+PID = "pid.json"  # {"pid", "main_thread"}: written once the stack handler is installed
 
 #: Record statuses.
 STOPPED = "stopped"  # reached the requested steps and stopped the script
+COMPARED = "compared"  # --to-end: reached the requested steps, the script goes on
 FINISHED = "finished"  # the script ended on its own before the requested steps
 ERROR = "error"  # the script raised or exited non-zero
 HARNESS_ERROR = "harness_error"  # dp2ddp's instrumentation itself failed
+
+#: The signal on which every runner dumps its threads' Python stacks into STACK (a timeout).
+STACK_SIGNAL_NAME = "SIGUSR1"
 
 
 def rank_dir_name(rank: int) -> str:
@@ -42,6 +49,8 @@ class RunnerOptions:
     freeze_batchnorm: bool = False
     #: Multiply DataLoader batch sizes (the original under --per-process-batch).
     scale_batch: int = 1
+    #: --to-end: after the compared steps the script runs on to its natural end.
+    to_end: bool = False
 
     def argv(self, script: str, script_args: tuple[str, ...]) -> list[str]:
         args = [
@@ -55,6 +64,8 @@ class RunnerOptions:
             args.append("--no-dropout")
         if self.freeze_batchnorm:
             args.append("--freeze-batchnorm")
+        if self.to_end:
+            args.append("--to-end")
         return [*args, "--", script, *script_args]
 
 
@@ -71,6 +82,7 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
     parser.add_argument("--scale-batch", type=int, default=1)
     parser.add_argument("--no-dropout", action="store_true")
     parser.add_argument("--freeze-batchnorm", action="store_true")
+    parser.add_argument("--to-end", action="store_true")
     ns = parser.parse_args(argv[:cut])
     rest = argv[cut + 1 :]
     if not rest:
@@ -83,5 +95,6 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
         no_dropout=ns.no_dropout,
         freeze_batchnorm=ns.freeze_batchnorm,
         scale_batch=ns.scale_batch,
+        to_end=ns.to_end,
     )
     return options, rest[0], rest[1:]

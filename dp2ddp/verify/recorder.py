@@ -5,6 +5,17 @@ update (after - before) after it; rank 0 (and the original) keep the tensors, ev
 a bitwise hash of its parameters so that the harness can check the replicas stayed in sync.
 The time between two steps is a *window*: the samples the wrapped model saw and the
 randomness the script drew in it are attributed to the step that ends it.
+
+K counts optimizer steps globally, in order, whichever optimizer makes them: a script that
+creates a new optimizer every epoch or phase stops after K steps all the same, and a GAN's
+two optimizers line up step by step between the runs. A parameter is keyed by its identity
+(the order in which steps first meet it), not by the optimizer holding it, so the same weight
+keeps its key when its optimizer is re-created. A step after which a parameter is NaN or inf
+ends the recording there: nothing later is comparable.
+
+With --to-end the process is not stopped at step K: the record is saved (COMPARED) and the
+hooks then only count steps until the script ends by itself, when the final parameters are
+saved too (FINISHED).
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from torch.optim.optimizer import (
 
 from dp2ddp.verify import protocol
 from dp2ddp.verify.digest import tensor_digest
+from dp2ddp.verify.writes import WriteLog
 
 JSONScalar = int | float | bool | str | None
 _WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
@@ -91,7 +103,14 @@ class Recorder:
         self._optimizers: dict[int, int] = {}  # id(optimizer) -> index by first step
         self._refs: list[weakref.ref[torch.optim.Optimizer]] = []
         self._counts: list[int] = []
+        #: id(parameter) -> (the parameter, its key): a strong reference, so that an id is
+        #: never reused for another tensor, and the final parameters can be read at the end.
+        self._keys: dict[int, tuple[torch.Tensor, str]] = {}
         self._before: list[torch.Tensor] = []
+        #: False once the K compared steps are recorded (--to-end: the script goes on).
+        self.recording = True
+        self.later_steps = 0  # optimizer steps after the compared ones (--to-end)
+        self.writes: WriteLog | None = None
         self._rng_mark: str | None = None
         self.names: dict[str, str] = {}
         self.shapes: dict[str, list[int]] = {}
@@ -151,13 +170,18 @@ class Recorder:
         self.current.inputs.setdefault(str(ordinal), []).extend(digests)
 
     # -- optimizer hooks ---------------------------------------------------------------------
-    def _params(self, index: int, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
-        return [
-            (f"o{index}.g{g}.p{i}", p)
-            for g, group in enumerate(opt.param_groups)
-            for i, p in enumerate(group["params"])
-            if isinstance(p, torch.Tensor)
-        ]
+    def _params(self, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
+        params = []
+        for group in opt.param_groups:
+            for p in group["params"]:
+                if not isinstance(p, torch.Tensor):
+                    continue
+                known = self._keys.get(id(p))
+                if known is None or known[0] is not p:
+                    known = (p, f"p{len(self._keys)}")
+                    self._keys[id(p)] = known
+                params.append((known[1], p))
+        return params
 
     def _index(self, opt: torch.optim.Optimizer) -> tuple[int, bool]:
         index = self._optimizers.get(id(opt))
@@ -183,8 +207,10 @@ class Recorder:
         return names
 
     def _pre_step(self, opt: torch.optim.Optimizer) -> None:
+        if not self.recording:
+            return
         index, first = self._index(opt)
-        params = self._params(index, opt)
+        params = self._params(opt)
         if first or any(key not in self.names for key, _ in params):
             known = self._param_names()
             for key, p in params:
@@ -200,11 +226,15 @@ class Recorder:
         self._before = [p.detach().clone() for _, p in params]
 
     def _post_step(self, opt: torch.optim.Optimizer) -> None:
+        if not self.recording:
+            self.later_steps += 1
+            return
         index, _ = self._index(opt)
-        params = self._params(index, opt)
+        params = self._params(opt)
         if len(params) != len(self._before):
             raise HarnessFailure("optimizer parameters changed during step()")
         self._counts[index] += 1
+        finite = all(bool(torch.isfinite(p).all()) for _, p in params if p.is_floating_point())
         if self.keep_tensors:
             self.updates.append(
                 {
@@ -230,14 +260,26 @@ class Recorder:
                     for group in opt.param_groups
                 ],
                 "param_hashes": {key: tensor_digest(p) for key, p in params},
+                "finite": finite,
             }
         )
         self.windows.append(self.current)
         self.current = Window(self.current.index + 1)
         self._rng_mark = rng_digest()
         self._write_progress("running")
-        if all(count >= self.options.steps for count in self._counts):
-            self.stop()
+        if not finite:
+            self.stop()  # NaN/inf: no later step is comparable (also with --to-end)
+        elif len(self.events) >= self.options.steps:
+            if self.options.to_end:
+                self.end_recording()
+            else:
+                self.stop()
+
+    def end_recording(self) -> None:
+        """--to-end: save what the K steps recorded; the script runs on, only counted."""
+        self.finish(protocol.COMPARED)
+        self.recording = False
+        self._before = []
 
     # -- ending ------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -255,11 +297,20 @@ class Recorder:
         os._exit(0)
 
     def finish(self, status: str, error: dict[str, str] | None = None) -> None:
-        if self.keep_tensors:
+        if self.keep_tensors and self.recording:
             torch.save(
                 {"init": self.init, "updates": self.updates, "param_rms": self.param_rms},
                 self.outdir / protocol.TENSORS,
             )
+        final_hashes: dict[str, str] = {}
+        if self.options.to_end and status != protocol.COMPARED:
+            final = {key: p.detach() for p, key in self._keys.values()}
+            final_hashes = {key: tensor_digest(p) for key, p in final.items()}
+            if self.keep_tensors:
+                torch.save(
+                    {key: p.cpu().clone() for key, p in final.items()},
+                    self.outdir / protocol.FINAL,
+                )
         record = {
             "status": status,
             "error": error,
@@ -275,6 +326,9 @@ class Recorder:
             "samplers": self.samplers,
             "loaders": self.loaders,
             "device": _device(),
+            "later_steps": self.later_steps,
+            "final_hashes": final_hashes,
+            "writes": self.writes.outputs() if self.writes is not None else [],
         }
         _write_json(self.outdir / protocol.RECORD, record)
         self._write_progress(status)

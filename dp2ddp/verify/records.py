@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from dp2ddp.verify import protocol
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass
@@ -64,6 +65,8 @@ class RankRecord:
         path = self.directory / protocol.TENSORS
         if not path.exists():
             return Tensors()
+        import torch  # not at import: the harness starts the runs before it needs torch
+
         raw = torch.load(path, map_location="cpu", weights_only=True)
         return Tensors(raw["init"], raw["updates"], raw["param_rms"])
 

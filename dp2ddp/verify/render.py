@@ -36,16 +36,15 @@ def _rows(report: VerifyReport) -> list[tuple[str, str]]:
             f"step {report.first_diverging_step}" if report.first_diverging_step else "none",
         ),
     ]
+    rows += [(f"to end: {label}", value) for label, value in report.to_end.items()]
     return rows
 
 
 def _steps(report: VerifyReport) -> str:
+    counted = f"{report.steps_compared} of {report.steps_requested}"
     if report.optimizers == 1:
-        return f"{report.steps_compared} of {report.steps_requested}"
-    return (
-        f"{report.steps_compared} optimizer steps ({report.optimizers} optimizers, "
-        f"{report.steps_requested} steps each requested)"
-    )
+        return counted
+    return f"{counted} (optimizer steps counted globally, over {report.optimizers} optimizers)"
 
 
 def _param_table(params: tuple[ParamRow, ...]) -> list[list[str]]:

@@ -9,6 +9,7 @@ from typing import Any
 EQUIVALENT = "equivalent"
 NOT_EQUIVALENT = "not equivalent"
 FAILED = "run failed"
+NOT_COMPARABLE = "not comparable"  # both runs went non-finite at the same step
 
 EXIT_EQUIVALENT = 0
 EXIT_NOT_EQUIVALENT = 1
@@ -69,6 +70,8 @@ class VerifyReport:
     notes: tuple[str, ...] = ()
     failures: tuple[Failure, ...] = ()
     seconds: dict[str, float] = field(default_factory=dict)
+    #: --to-end: what was checked after the compared steps (label -> result), in order
+    to_end: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (non-finite floats as strings)."""

@@ -3,7 +3,7 @@
 Runs the script as `__main__` (as `python SCRIPT` would, so `if __name__ == "__main__"` and
 pickling of its classes work) after installing the instrumentation; the script's files are
 not touched. Its stdout/stderr go to files in the output directory. The process ends
- * at the K-th step (the recorder saves and exits 0),
+ * at the K-th step (the recorder saves and exits 0; with --to-end it saves and goes on),
  * when the script ends on its own (saved as `finished`),
  * when the script raises (saved as `error` with a traceback excerpt of the script's frames).
 """
@@ -11,8 +11,12 @@ not touched. Its stdout/stderr go to files in the output directory. The process 
 from __future__ import annotations
 
 import builtins
+import faulthandler
+import json
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 import types
@@ -29,6 +33,21 @@ def _redirect_output(outdir: Path) -> None:
         fd = os.open(outdir / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(fd, stream.fileno())
         os.close(fd)
+
+
+def _install_stack_dump(outdir: Path) -> None:
+    """On STACK_SIGNAL, write every thread's Python stack to STACK (the harness asks before
+    it ends a run that timed out). faulthandler dumps from its C signal handler, so it answers
+    also while the script is blocked inside a collective. pid.json says the handler is there."""
+    signum = getattr(signal, protocol.STACK_SIGNAL_NAME, None)
+    if signum is None or not hasattr(faulthandler, "register"):  # Windows: no such signal
+        return
+    dump = open(outdir / protocol.STACK, "w")  # noqa: SIM115  (open for the process's life)
+    faulthandler.register(signum, dump, all_threads=True)
+    ident = {"pid": os.getpid(), "main_thread": threading.main_thread().ident}
+    tmp = outdir / (protocol.PID + ".tmp")
+    tmp.write_text(json.dumps(ident))
+    os.replace(tmp, outdir / protocol.PID)
 
 
 def _script_traceback(exc: BaseException, script: str) -> str:
@@ -63,6 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     outdir = Path(options.out) / protocol.rank_dir_name(rank)
     outdir.mkdir(parents=True, exist_ok=True)
     _redirect_output(outdir)
+    _install_stack_dump(outdir)
 
     # Imported after the redirect: torch's import-time warnings belong to the run's logs.
     from dp2ddp.verify import alignment, fingerprint, probes
@@ -74,6 +94,11 @@ def main(argv: list[str] | None = None) -> None:
     probes.install(recorder, options.no_dropout, options.freeze_batchnorm)
     fingerprint.install(recorder)
     recorder.install()
+    if options.to_end:
+        from dp2ddp.verify.writes import WriteLog
+
+        recorder.writes = WriteLog((options.out,))
+        recorder.writes.install()
     alignment.seed_everything(options.seed)
 
     script_path = os.path.abspath(script)

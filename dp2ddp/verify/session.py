@@ -7,17 +7,21 @@ also after a failure or a timeout; the user's scripts are only read.
 from __future__ import annotations
 
 import dataclasses
+import glob
+import importlib
 import json
 import os
+import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dp2ddp.errors import InputError
-from dp2ddp.verify import launch, protocol, scan
-from dp2ddp.verify.causes import Evidence, diagnose
-from dp2ddp.verify.compare import Numerics, compare_updates, rank_sync
+from dp2ddp.errors import error_line
+from dp2ddp.verify import hang, launch, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
     EQUIVALENT,
@@ -25,12 +29,19 @@ from dp2ddp.verify.report import (
     EXIT_FAILED,
     EXIT_NOT_EQUIVALENT,
     FAILED,
+    NOT_COMPARABLE,
     NOT_EQUIVALENT,
+    Cause,
     Failure,
     ParamRow,
     VerifyReport,
 )
 from dp2ddp.verify.sharding import check_sharding
+
+if TYPE_CHECKING:
+    import torch
+
+    from dp2ddp.verify.compare import Numerics
 
 
 class VerifyError(Exception):
@@ -48,18 +59,49 @@ class Plan:
 class Scripts:
     original: Path
     migrated: Path  # the file the migrated run executes
-    migrated_file_attr: Path  # its __file__ (the original's path for an in-memory migration)
+    migrated_file_attr: Path  # its __file__
     migrated_label: str
     original_source: str
     migrated_source: str
     notes: tuple[str, ...] = ()
+    #: ENTRY migrated in a copy of its project: (the copy, the user's project root)
+    copy: tuple[Path, Path] | None = None
+
+    def as_users(self, text: str) -> str:
+        """A text of the migrated run with the copy's paths written as the user's."""
+        if self.copy is None:
+            return text
+        copy, root = self.copy
+        return text.replace(str(copy), str(root))
+
+    def display(self, path: str) -> str:
+        """A path in a report: relative to the project (copy) or to the current folder."""
+        resolved = Path(path)
+        if self.copy is not None:
+            copy, _ = self.copy
+            if resolved.is_relative_to(copy):  # the migrated code's lines: `migrate --diff`
+                return str(resolved.relative_to(copy))
+        for folder in (Path.cwd(), self.original.resolve().parent):
+            if resolved.resolve().is_relative_to(folder):
+                return str(resolved.resolve().relative_to(folder))
+        return path
+
+
+def _cuda_devices() -> int:
+    """GPUs torch would use. Without a GPU device node (Linux) there are none, and the harness
+    need not import torch before it starts the runs (seconds on a busy machine)."""
+    if sys.platform.startswith("linux") and not (
+        glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd")
+    ):
+        return 0
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def plan(config: VerifyConfig) -> Plan:
     """World size, backend and visible devices (one process per GPU for NCCL)."""
-    import torch
-
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    gpus = _cuda_devices()
     backend = config.backend
     if backend == "auto":
         backend = "nccl" if gpus else "gloo"
@@ -90,7 +132,8 @@ def _read(path: Path) -> str:
 
 
 def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
-    """The migrated script: the user's MIGRATED, or ORIGINAL migrated into `workdir`."""
+    """The migrated script: the user's MIGRATED, or ORIGINAL's project copied into `workdir`
+    and migrated there as `dp2ddp migrate ORIGINAL` would."""
     original_source = _read(config.original)
     if config.migrated is not None:
         return Scripts(
@@ -101,32 +144,31 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
             original_source,
             _read(config.migrated),
         )
-    from dp2ddp.migrate.migrate_source import migrate_source  # libcst: only needed here
+    try:
+        compile(original_source, str(config.original), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line, col = exc.lineno or 1, exc.offset or 1
+        raise VerifyError(
+            error_line(str(config.original), f"cannot parse: {exc.msg}", line, col)
+        ) from None
+    from dp2ddp.verify.project import ProjectError, migrate_copy  # libcst: only needed here
 
     try:
-        result = migrate_source(
-            original_source, config.migrate_options, filename=str(config.original)
-        )
-    except InputError as exc:
-        raise VerifyError(exc.format(str(config.original))) from None
-    if not result.changed:
-        raise VerifyError(
-            f"{config.original}: nothing to migrate (no DataParallel found), so nothing to verify"
-        )
-    target = workdir / "script" / config.original.name
-    target.parent.mkdir()
-    target.write_text(result.code, encoding="utf-8")
-    notes = tuple(
-        f"migration warning: {d.format(str(config.original))}" for d in result.diagnostics
-    )
+        project = migrate_copy(config.original, workdir, config.migrate_options)
+    except ProjectError as exc:
+        raise VerifyError(str(exc)) from None
+    notes = tuple(f"migration warning: {w}" for w in project.warnings)
+    if len(project.files) > 1:
+        notes += (f"migrated {len(project.files)} files: {', '.join(project.files)}",)
     return Scripts(
         config.original,
-        target,
-        config.original,
-        f"{config.original} (migrated in memory)",
+        project.entry,
+        project.entry,
+        f"{config.original} (migrated in a temporary copy of {project.root})",
         original_source,
-        result.code,
+        project.code,
         notes,
+        copy=(project.copy, project.root),
     )
 
 
@@ -137,14 +179,30 @@ def verify(config: VerifyConfig) -> VerifyReport:
         with tempfile.TemporaryDirectory(prefix="dp2ddp-verify-", dir=config.temp_root) as tmp:
             workdir = Path(tmp)
             scripts = prepare_scripts(config, workdir)
-            results = _launch(config, the_plan, scripts, workdir)
-            return _judge(config, the_plan, scripts, workdir, results)
+            alive: dict[str, dict[int, bool]] = {}
+            results = _launch(config, the_plan, scripts, workdir, alive)
+            return _judge(config, the_plan, scripts, workdir, results, alive)
     except OSError as exc:  # no temporary directory, cannot start python, disk full...
         raise VerifyError(f"cannot run: {exc}") from None
 
 
+def _migrated_cwd(cwd: Path, scripts: Scripts) -> Path:
+    """The migrated run's working directory: the same place in the project's copy."""
+    if scripts.copy is None:
+        return cwd
+    copy, root = scripts.copy
+    resolved = cwd.resolve()
+    if resolved.is_relative_to(root):
+        return copy / resolved.relative_to(root)
+    return cwd
+
+
 def _launch(
-    config: VerifyConfig, the_plan: Plan, scripts: Scripts, workdir: Path
+    config: VerifyConfig,
+    the_plan: Plan,
+    scripts: Scripts,
+    workdir: Path,
+    alive: dict[str, dict[int, bool]],
 ) -> dict[str, launch.RunResult]:
     env = launch.run_env(os.environ, the_plan.cuda_visible, the_plan.backend == "gloo")
     cwd = config.cwd or Path.cwd()
@@ -157,6 +215,7 @@ def _launch(
         freeze_batchnorm=config.freeze_batchnorm,
         # --per-process-batch: the original runs the migration's global batch
         scale_batch=the_plan.nproc if config.migrate_options.per_process_batch else 1,
+        to_end=config.to_end,
     )
     migrated = dataclasses.replace(
         original,
@@ -175,23 +234,47 @@ def _launch(
             launch.torchrun_argv(
                 migrated, scripts.migrated.resolve(), config.script_args, the_plan.nproc
             ),
-            env, cwd, workdir / "migrated.log", config.timeout,
+            env, _migrated_cwd(cwd, scripts), workdir / "migrated.log", config.timeout,
         ),
     ]  # fmt: skip
 
+    def world(name: str) -> int:
+        return the_plan.nproc if name == launch.MIGRATED else 1
+
     def cancel_others(result: launch.RunResult) -> bool:
-        if not result.ok:
+        if not result.ok and not _exit_aborts(
+            result, load_run(workdir / result.name, world(result.name))
+        ):
             return True
         record = load_rank(workdir / result.name / protocol.rank_dir_name(0), 0)
         return record.status == protocol.FINISHED and not record.events
 
     def complete(spec: launch.RunSpec) -> bool:
-        world = the_plan.nproc if spec.name == launch.MIGRATED else 1
+        if config.to_end:  # every process must end by itself
+            return False
         return all(
-            _saved(workdir / spec.name / protocol.rank_dir_name(rank)) for rank in range(world)
+            _saved(workdir / spec.name / protocol.rank_dir_name(rank))
+            for rank in range(world(spec.name))
         )
 
-    return launch.run_all(specs, the_plan.backend == "gloo", cancel_others, complete)
+    def on_timeout(spec: launch.RunSpec, tree: ProcessTree) -> None:
+        alive[spec.name] = hang.request_stacks(workdir / spec.name, world(spec.name), tree)
+
+    # The judging needs torch: import it while the runs start, not before them.
+    threading.Thread(target=importlib.import_module, args=("torch",), daemon=True).start()
+    return launch.run_all(specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout)
+
+
+def _exit_aborts(result: launch.RunResult, records: list[RankRecord]) -> list[int] | None:
+    """Ranks of a run whose only fault is torch's known abort at exit (see `toend`)."""
+    distributed = result.name == launch.MIGRATED
+    return toend.known_exit_aborts(
+        result.returncode,
+        [r.status == protocol.FINISHED for r in records],
+        [r.stderr for r in records],
+        toend.torchrun_exit_codes(result.log_tail) if distributed else {},
+        distributed,
+    )
 
 
 def _saved(rank_dir: Path) -> bool:
@@ -209,7 +292,12 @@ def _judge(
     scripts: Scripts,
     workdir: Path,
     results: dict[str, launch.RunResult],
+    alive: dict[str, dict[int, bool]],
 ) -> VerifyReport:
+    # torch (imported by these) was loaded in the background while the runs ran
+    from dp2ddp.verify.causes import Evidence, diagnose, nonfinite_cause
+    from dp2ddp.verify.compare import compare_updates, nonfinite, rank_sync
+
     original = load_rank(workdir / launch.ORIGINAL / protocol.rank_dir_name(0), 0)
     ranks = load_run(workdir / launch.MIGRATED, the_plan.nproc)
     head = VerifyReport(
@@ -225,12 +313,19 @@ def _judge(
         notes=scripts.notes,
         seconds={name: round(r.seconds, 2) for name, r in results.items()},
     )
-    failures = _failures(config, results, original, ranks, scripts)
+    judge = _Failures(config, scripts, workdir, alive)
+    failures = judge.collect(results, original, ranks)
     if failures:
-        return dataclasses.replace(head, failures=tuple(failures))
+        return dataclasses.replace(
+            head,
+            failures=tuple(failures),
+            causes=tuple(judge.causes),
+            notes=head.notes + tuple(judge.notes),
+        )
 
     numerics = compare_updates(original, ranks[0], config.rtol, config.atol)
-    if len(original.events) != len(ranks[0].events):
+    diverged = nonfinite(original.events, ranks[0].events, numerics.first_diverging_step)
+    if len(original.events) != len(ranks[0].events) and diverged is None:
         numerics.structure.append(
             f"the original made {len(original.events)} optimizer steps, the migration "
             f"{len(ranks[0].events)} (a script ended before --steps {config.steps})"
@@ -250,12 +345,30 @@ def _judge(
         no_dropout=config.no_dropout,
         freeze_batchnorm=config.freeze_batchnorm,
     )
-    causes = diagnose(evidence)
-    equivalent = numerics.passed and not sharding.failed and in_sync
+    if diverged is None:
+        causes = diagnose(evidence)
+    elif diverged.comparable_failure:
+        causes = [nonfinite_cause(diverged)]
+    else:
+        found = [c for c in diagnose(evidence) if c.key != "unexplained"]
+        causes = [nonfinite_cause(diverged), *found]
+    equivalent = numerics.passed and not sharding.failed and in_sync and diverged is None
+    to_end: dict[str, str] = {}
+    if config.to_end and equivalent:
+        to_end, end_causes, end_notes = _to_end(config, scripts, workdir, results, original, ranks)
+        causes += end_causes
+        head = dataclasses.replace(head, notes=head.notes + tuple(end_notes))
+        equivalent = not end_causes
+    if diverged is not None and diverged.comparable_failure:
+        verdict, code = NOT_COMPARABLE, EXIT_FAILED
+    elif equivalent:
+        verdict, code = EQUIVALENT, EXIT_EQUIVALENT
+    else:
+        verdict, code = NOT_EQUIVALENT, EXIT_NOT_EQUIVALENT
     return dataclasses.replace(
         head,
-        verdict=EQUIVALENT if equivalent else NOT_EQUIVALENT,
-        exit_code=EXIT_EQUIVALENT if equivalent else EXIT_NOT_EQUIVALENT,
+        verdict=verdict,
+        exit_code=code,
         steps_compared=numerics.steps_compared,
         optimizers=len({e["optimizer"] for e in original.events}) or 1,
         initial_weights=_initial(numerics),
@@ -268,8 +381,94 @@ def _judge(
             for d in numerics.worst()
         ),
         causes=tuple(causes),
-        notes=scripts.notes + tuple(_notes(config, original, ranks)),
+        notes=head.notes + tuple(_notes(config, original, ranks)),
+        to_end=to_end,
     )
+
+
+def _to_end(
+    config: VerifyConfig,
+    scripts: Scripts,
+    workdir: Path,
+    results: dict[str, launch.RunResult],
+    original: RankRecord,
+    ranks: list[RankRecord],
+) -> tuple[dict[str, str], list[Cause], list[str]]:
+    """--to-end: both runs ended by themselves; check exits, output, files; measure drift."""
+    rows: dict[str, str] = {}
+    notes: list[str] = []
+    later = [r.data.get("later_steps", 0) for r in (original, ranks[0])]
+    rows["steps"] = (
+        f"{config.steps} compared, then {later[0]} more in the original, "
+        f"{later[1]} in the migration"
+    )
+    aborted = {
+        name: _exit_aborts(
+            result, load_run(workdir / name, len(ranks) if name == launch.MIGRATED else 1)
+        )
+        for name, result in results.items()
+    }
+    rows["exits"] = (
+        f"ok: the original and all {len(ranks)} ranks ended their script and exited 0 "
+        f"within {config.timeout:g} s"
+    )
+    for name, which in aborted.items():
+        if which:
+            who = (
+                ", ".join(f"rank {r}" for r in which) if name == launch.MIGRATED else "the original"
+            )
+            notes.append(
+                f"{who} ({name} run) ended its script, then aborted at interpreter exit with "
+                f"torch's known '{toend.KNOWN_EXIT_ABORT}' (SIGABRT in a C++ destructor at "
+                "exit, not the script): counted as a clean exit"
+            )
+    output = toend.check_output(
+        original.stdout,
+        [r.stdout for r in ranks],
+        replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
+        if scripts.copy
+        else (),
+    )
+    rows["output"] = output.describe()
+    shared = toend.shared_writes([list(r.data.get("writes", [])) for r in ranks])
+    written = [scripts.display(w) for r in ranks[:1] for w in r.data.get("writes", [])]
+    if shared:
+        rows["files"] = "NOT once: " + "; ".join(
+            f"{scripts.display(path)} by ranks {', '.join(map(str, who))}"
+            for path, who in shared.items()
+        )
+    else:
+        shown = ", ".join(written[:5]) + (
+            f" and {len(written) - 5} more" if len(written) > 5 else ""
+        )
+        rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
+    distance = toend.final_distance(_final(original), _final(ranks[0]), original.names())
+    if distance is not None:
+        rel, name = distance
+        sync = _final_sync(ranks)
+        rows["final params"] = (
+            f"relative distance up to {rel:.3g} ({name}), information only; ranks "
+            + ("identical" if sync else "DIFFER")
+            + " at the end"
+        )
+    from dp2ddp.verify.causes import to_end_causes
+
+    return rows, to_end_causes(output, shared, scripts.display), notes
+
+
+def _final(record: RankRecord) -> dict[str, torch.Tensor]:
+    import torch
+
+    path = record.directory / protocol.FINAL
+    if not path.exists():
+        return {}
+    final: dict[str, torch.Tensor] = torch.load(path, map_location="cpu", weights_only=True)
+    return final
+
+
+def _final_sync(ranks: list[RankRecord]) -> bool:
+    reference = ranks[0].data.get("final_hashes", {})
+    return all(r.data.get("final_hashes", {}) == reference for r in ranks[1:])
 
 
 def _initial(numerics: Numerics) -> str:
@@ -280,7 +479,7 @@ def _initial(numerics: Numerics) -> str:
 
 def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) -> list[str]:
     notes = []
-    if original.status == protocol.FINISHED:
+    if original.status == protocol.FINISHED and len(original.events) < config.steps:
         notes.append(
             f"the original ended after {len(original.events)} of {config.steps} requested steps"
         )
@@ -306,84 +505,165 @@ def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) 
 
 
 def _excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
-    text = text.replace(str(scripts.migrated.resolve()), scripts.migrated_label)
+    text = scripts.as_users(text.replace(str(scripts.migrated.resolve()), scripts.migrated_label))
     kept = text.rstrip().splitlines()[-lines:]
     return "\n".join(kept)
 
 
-def _failures(
-    config: VerifyConfig,
-    results: dict[str, launch.RunResult],
-    original: RankRecord,
-    ranks: list[RankRecord],
-    scripts: Scripts,
-) -> list[Failure]:
-    failures: list[Failure] = []
-    for name, records in ((launch.ORIGINAL, [original]), (launch.MIGRATED, ranks)):
-        result = results.get(name)
-        if result is None or result.cancelled:
-            continue
-        failure = _run_failure(config, result, records, name == launch.MIGRATED, scripts)
-        if failure is not None:
-            failures.append(failure)
-    if not failures and any(r.cancelled for r in results.values()):
-        failures.append(Failure("migrated", None, "cancelled", "a run was cancelled"))
-    return failures
+class _Failures:
+    """Runs that crashed, hung or ended without a step, with the likely cause of a hang."""
 
+    def __init__(
+        self,
+        config: VerifyConfig,
+        scripts: Scripts,
+        workdir: Path,
+        alive: dict[str, dict[int, bool]],
+    ) -> None:
+        self.config = config
+        self.scripts = scripts
+        self.workdir = workdir
+        self.alive = alive
+        self.causes: list[Cause] = []
+        self.notes: list[str] = []
 
-def _run_failure(
-    config: VerifyConfig,
-    result: launch.RunResult,
-    records: list[RankRecord],
-    distributed: bool,
-    scripts: Scripts,
-) -> Failure | None:
-    run = result.name
-    rank_of = (lambda r: r.rank) if distributed else (lambda r: None)  # noqa: E731
-    failed = [r for r in records if r.status in (protocol.ERROR, protocol.HARNESS_ERROR)]
-    if failed:
-        # The first to fail is the cause; the others typically lost their peer in a collective.
-        record = min(failed, key=lambda r: float((r.error or {}).get("time", "inf")))
-        error = record.error or {}
-        reason = "crashed" if record.status == protocol.ERROR else "harness error"
-        message = f"{error.get('type', 'error')}: {error.get('message', '')}".rstrip(": ")
-        return Failure(
-            run, rank_of(record), reason, message,
-            _excerpt(error.get("excerpt") or record.stderr, scripts),
-        )  # fmt: skip
-    if result.complete:
+    def collect(
+        self,
+        results: dict[str, launch.RunResult],
+        original: RankRecord,
+        ranks: list[RankRecord],
+    ) -> list[Failure]:
+        failures: list[Failure] = []
+        for name, records in ((launch.ORIGINAL, [original]), (launch.MIGRATED, ranks)):
+            result = results.get(name)
+            if result is None or result.cancelled:
+                continue
+            failure = self._run_failure(result, records, name == launch.MIGRATED)
+            if failure is not None:
+                failures.append(failure)
+        if not failures and any(r.cancelled for r in results.values()):
+            failures.append(Failure("migrated", None, "cancelled", "a run was cancelled"))
+        return failures
+
+    def _display(self, path: str) -> str:
+        return self.scripts.display(path)
+
+    def _run_failure(
+        self, result: launch.RunResult, records: list[RankRecord], distributed: bool
+    ) -> Failure | None:
+        run = result.name
+        scripts, config = self.scripts, self.config
+        rank_of = (lambda r: r.rank) if distributed else (lambda r: None)  # noqa: E731
+        failed = [r for r in records if r.status in (protocol.ERROR, protocol.HARNESS_ERROR)]
+        if failed:
+            # The first to fail is the cause; the others typically lost their peer in a collective.
+            record = min(failed, key=lambda r: float((r.error or {}).get("time", "inf")))
+            error = record.error or {}
+            reason = "crashed" if record.status == protocol.ERROR else "harness error"
+            message = f"{error.get('type', 'error')}: {error.get('message', '')}".rstrip(": ")
+            if distributed and hang.peer_lost(message):
+                self._peer_lost(record, records)
+            return Failure(
+                run, rank_of(record), reason, message,
+                _excerpt(error.get("excerpt") or record.stderr, scripts),
+            )  # fmt: skip
+        if result.complete:
+            return None
+        if result.timed_out:
+            return self._timed_out(result, records, distributed)
+        if result.returncode != 0:
+            if config.to_end and _exit_aborts(result, records):
+                return None  # torch's known abort at exit, after every script ended (noted)
+            silent = [r for r in records if r.status is None]
+            rank = silent[0].rank if silent and distributed else None
+            record = silent[0] if silent else records[0]
+            text = record.stderr.strip() or result.log_tail
+            if not silent and config.to_end:
+                codes = toend.torchrun_exit_codes(result.log_tail) if distributed else {}
+                which = ", ".join(f"rank {r} with status {c}" for r, c in sorted(codes.items()))
+                return Failure(
+                    run, None, "exited non-zero",
+                    f"every script ended, then the process exited "
+                    f"{which or f'with status {result.returncode}'}",
+                    _excerpt(result.log_tail, scripts),
+                )  # fmt: skip
+            return Failure(
+                run, rank, "crashed",
+                f"exited with status {result.returncode}"
+                + (f" (rank {rank} saved no result)" if rank is not None else ""),
+                _excerpt(text, scripts),
+            )  # fmt: skip
+        if not records[0].events:
+            return Failure(
+                run, None, "no optimizer step",
+                "the script ended without calling optimizer.step(): nothing to compare",
+                _excerpt(records[0].stdout, scripts, 8),
+            )  # fmt: skip
+        unfinished = [
+            r
+            for r in records
+            if config.to_end and r.status != protocol.FINISHED and r.status != protocol.STOPPED
+        ]
+        if unfinished:
+            return Failure(
+                run, rank_of(unfinished[0]), "crashed",
+                "the process exited 0 without ending its script (os._exit?)",
+                _excerpt(unfinished[0].stderr, scripts, 8),
+            )  # fmt: skip
         return None
-    if result.timed_out:
+
+    def _timed_out(
+        self, result: launch.RunResult, records: list[RankRecord], distributed: bool
+    ) -> Failure:
+        config = self.config
         progress = ", ".join(
             f"rank {r.rank} at step {r.steps}" if distributed else f"{r.steps} steps done"
             for r in records
         )
-        tails = "\n".join(
-            (f"--- rank {r.rank} ---\n" if distributed else "") + _excerpt(r.stderr, scripts, 8)
-            for r in records
-            if r.stderr.strip()
+        states = hang.read_states(
+            self.workdir / result.name,
+            len(records),
+            self.alive.get(result.name, {}),
+            self._display,
+            distributed,
         )
+        self.causes.append(hang.hang_cause(states, distributed))
+        lines = []
+        for state in states:
+            lines.append(state.describe())
+            lines += [f"    {frame}" for frame in state.frames[-6:]]
+        what = "did not end" if config.to_end else "no result"
+        if self.scripts.copy is not None and result.name == launch.MIGRATED:
+            lines.append("(lines of the migrated code: `dp2ddp migrate --diff ENTRY` shows it)")
         return Failure(
-            run, None, "timed out",
-            f"no result after {config.timeout:g} s ({progress}); a rank waiting in a collective "
-            "for another that never comes? All its processes were ended.",
-            tails,
+            result.name, None, "timed out",
+            f"{what} after {config.timeout:g} s ({progress}); its stacks were read, then all its "
+            "processes were ended",
+            "\n".join(lines),
         )  # fmt: skip
-    if result.returncode != 0:
-        silent = [r for r in records if r.status is None]
-        rank = silent[0].rank if silent and distributed else None
-        record = silent[0] if silent else records[0]
-        text = record.stderr.strip() or result.log_tail
-        return Failure(
-            run, rank, "crashed",
-            f"exited with status {result.returncode}"
-            + (f" (rank {rank} saved no result)" if rank is not None else ""),
-            _excerpt(text, scripts),
-        )  # fmt: skip
-    if not records[0].events:
-        return Failure(
-            run, None, "no optimizer step",
-            "the script ended without calling optimizer.step(): nothing to compare",
-            _excerpt(records[0].stdout, scripts, 8),
-        )  # fmt: skip
-    return None
+
+    def _peer_lost(self, record: RankRecord, records: list[RankRecord]) -> None:
+        """A rank crashed in a collective because a peer had left it: name where it waited."""
+        exited = [
+            r
+            for r in records
+            if r.status in (protocol.FINISHED, protocol.STOPPED, protocol.COMPARED)
+            or r.status is None
+        ]
+        if not exited:
+            return
+        frames = hang.parse_traceback((record.error or {}).get("excerpt", ""))
+        state = hang.process_state(record.rank, frames, hang.library_roots(), self._display, True)
+        states = [
+            state if r.rank == record.rank else hang.ProcessState(r.rank, hang.EXITED)
+            for r in records
+            if r.rank == record.rank or r in exited
+        ]
+        cause = hang.hang_cause(states, True)
+        self.causes.append(
+            dataclasses.replace(
+                cause,
+                detail=cause.detail
+                + f" (rank {record.rank} then failed: its peer left the collective)",
+            )
+        )

@@ -1,0 +1,176 @@
+"""`--to-end`'s checks on two runs that ran to their natural end (harness side, pure).
+
+* **Output printed once.** What the original prints to stdout, rank 0 prints, and no other
+  rank prints it again. Lines are compared with their numbers masked (losses drift between
+  the runs after the compared steps, timings always differ) and with the migrated run's
+  temporary project folder written as the user's.
+* **Files written once.** A file opened for writing by two ranks (see `writes`) is written
+  once per rank: a race on a checkpoint or a log. Writes to the same path by one rank, e.g.
+  a checkpoint every epoch, are fine.
+* **Clean exits.** torch 2.x on CPU sometimes aborts at interpreter exit, after the script
+  ended, with "terminate called without an active exception" (SIGABRT in a C++ destructor
+  of the distributed runtime). Such a rank is recognised precisely: it saved its result as
+  finished, torchrun reports exit code -6 for it, and that line ends its stderr. Any other
+  non-zero exit is a failure.
+* **Final parameters.** Not compared step by step after step K (they may drift legitimately);
+  their distance is reported as information.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b",
+    re.IGNORECASE,
+)
+KNOWN_EXIT_ABORT = "terminate called without an active exception"
+_SIGABRT = -6
+_EXAMPLES = 3
+
+
+def mask_numbers(line: str) -> str:
+    return _NUMBER.sub("#", line).rstrip()
+
+
+def _lines(text: str, replacements: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    for old, new in replacements:
+        if old:
+            text = text.replace(old, new)
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class OutputCheck:
+    #: rank (>= 1) -> the original's lines it printed as well
+    duplicated: dict[int, list[str]] = field(default_factory=dict)
+    #: the original's lines that rank 0 does not print (numbers masked)
+    missing: list[str] = field(default_factory=list)
+    lines: int = 0  # the original's stdout lines
+
+    @property
+    def passed(self) -> bool:
+        return not self.duplicated and not self.missing
+
+    def describe(self) -> str:
+        if self.passed:
+            return f"ok: rank 0 alone printed the original's {self.lines} lines"
+        parts = []
+        for rank, lines in sorted(self.duplicated.items()):
+            shown = "; ".join(repr(line) for line in lines[:_EXAMPLES])
+            parts.append(f"rank {rank} also printed {len(lines)} of them ({shown})")
+        if self.missing:
+            shown = "; ".join(repr(line) for line in self.missing[:_EXAMPLES])
+            parts.append(f"rank 0 did not print {len(self.missing)} of them ({shown})")
+        return f"of the original's {self.lines} lines: " + ", ".join(parts)
+
+
+def check_output(
+    original: str,
+    ranks: list[str],
+    replacements: tuple[tuple[str, str], ...] = (),
+) -> OutputCheck:
+    """Does rank 0 alone print what the original printed (numbers masked)?"""
+    wanted = _lines(original)
+    masked = Counter(mask_numbers(line) for line in wanted)
+    duplicated: dict[int, list[str]] = {}
+    for rank, text in enumerate(ranks[1:], start=1):
+        again = [line for line in _lines(text, replacements) if mask_numbers(line) in masked]
+        if again:
+            duplicated[rank] = again
+    rank0 = (
+        Counter(mask_numbers(line) for line in _lines(ranks[0], replacements))
+        if ranks
+        else Counter()
+    )
+    lacking = masked - rank0
+    missing = [line for line in wanted if lacking.get(mask_numbers(line), 0) > 0]
+    seen: Counter[str] = Counter()
+    kept = []
+    for line in reversed(missing):  # the last lines of each kind, as many as are missing
+        key = mask_numbers(line)
+        if seen[key] < lacking[key]:
+            seen[key] += 1
+            kept.append(line)
+    return OutputCheck(duplicated, kept[::-1], len(wanted))
+
+
+def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
+    """Paths opened for writing by more than one rank: path -> the ranks, in path order."""
+    ranks: dict[str, list[int]] = {}
+    for rank, paths in enumerate(writes):
+        for path in dict.fromkeys(paths):
+            ranks.setdefault(path, []).append(rank)
+    return {path: who for path, who in sorted(ranks.items()) if len(who) > 1}
+
+
+def torchrun_exit_codes(log: str) -> dict[int, int]:
+    """rank -> exit code of each failed worker in torchrun's failure summary."""
+    codes: dict[int, int] = {}
+    rank: int | None = None
+    for line in log.splitlines():
+        text = line.strip()
+        found = re.match(r"rank\s*:\s*(\d+)", text)
+        if found:
+            rank = int(found.group(1))
+            continue
+        found = re.match(r"exitcode\s*:\s*(-?\d+)", text)
+        if found and rank is not None:
+            codes[rank] = int(found.group(1))
+            rank = None
+    return codes
+
+
+def ends_with_known_abort(stderr: str) -> bool:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return bool(lines) and lines[-1] == KNOWN_EXIT_ABORT
+
+
+def known_exit_aborts(
+    returncode: int | None,
+    finished: list[bool],
+    stderrs: list[str],
+    codes: dict[int, int],
+    distributed: bool,
+) -> list[int] | None:
+    """The ranks whose non-zero exit is torch's known abort at exit (None: not that case).
+
+    `finished[r]`: rank r saved its result as finished (its script ended normally); `codes`:
+    torchrun's per-rank exit codes (ignored for the original, a single process)."""
+    if returncode in (0, None) or not finished or not all(finished):
+        return None
+    if not distributed:
+        return [0] if returncode == _SIGABRT and ends_with_known_abort(stderrs[0]) else None
+    if not codes or any(rank >= len(stderrs) for rank in codes):
+        return None
+    for rank, code in codes.items():
+        if code != _SIGABRT or not ends_with_known_abort(stderrs[rank]):
+            return None
+    return sorted(codes)
+
+
+def final_distance(
+    original: dict[str, torch.Tensor], migrated: dict[str, torch.Tensor], names: dict[str, str]
+) -> tuple[float, str] | None:
+    """The largest relative L2 distance between the two runs' final parameters, and where."""
+    worst: tuple[float, str] | None = None
+    for key, a in original.items():
+        b = migrated.get(key)
+        if b is None or b.shape != a.shape or not a.is_floating_point():
+            continue
+        a64, b64 = a.double(), b.double()
+        norm = float(a64.norm())
+        diff = float((b64 - a64).norm())
+        rel = diff / norm if norm > 0 else (0.0 if diff == 0 else math.inf)
+        if math.isnan(rel):
+            rel = math.inf
+        if worst is None or rel > worst[0]:
+            worst = (rel, names.get(key, key))
+    return worst

@@ -1,0 +1,79 @@
+"""Which files this process opens for writing (`--to-end`: a file is written once, not once
+per rank). Runs inside the user's processes.
+
+Why an audit hook (`sys.addaudithook`, event "open") rather than patching `open`: the event is
+raised inside CPython's own `open`, `io.open` and `os.open`, so it also sees the writers that
+captured `open` before we could patch it (logging's FileHandler), `pathlib`, `numpy.save`,
+`shutil.copy` and any alias the script made. It costs one Python call per file opened, nothing
+per training step. Why not compare the run's folder before and after: every rank of a real
+launch shares one working directory, so a file written by two ranks is still one file there.
+`torch.save` to a path opens the file in C++ (no audit event), so it is wrapped as well. A C
+extension that opens files by itself (safetensors, h5py) is not seen.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+#: Flags of an open that may write (os.open's flags; io.open reports them too).
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: Writes that are no output of the script: devices, bytecode, lock files, shared caches.
+_IGNORED_PREFIXES = ("/dev/", "/proc/", "/sys/")
+_IGNORED_PARTS = ("/__pycache__/", "/torchinductor_", "/.triton/", "/triton/cache/")
+_IGNORED_SUFFIXES = (".pyc", ".lock")
+
+
+def ignored_write(path: str, ignored_roots: tuple[str, ...]) -> bool:
+    """Writes that say nothing about the script's outputs (absolute, normalised `path`)."""
+    if path.startswith(_IGNORED_PREFIXES) or path.endswith(_IGNORED_SUFFIXES):
+        return True
+    if any(part in path for part in _IGNORED_PARTS):
+        return True
+    return any(
+        path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in ignored_roots
+    )
+
+
+class WriteLog:
+    """The absolute paths this process opened for writing, in first-write order."""
+
+    def __init__(self, ignored_roots: tuple[str, ...]) -> None:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        self.ignored_roots = tuple(os.path.abspath(r) for r in (*ignored_roots, cache))
+        self.paths: dict[str, None] = {}
+
+    def record(self, path: object) -> None:
+        if not isinstance(path, str | bytes | os.PathLike):  # a file descriptor, ...
+            return
+        name = os.fsdecode(os.fspath(path))
+        absolute = os.path.abspath(name)
+        if absolute not in self.paths and not ignored_write(absolute, self.ignored_roots):
+            self.paths[absolute] = None
+
+    def outputs(self) -> list[str]:
+        """The written files that still exist: a temporary file removed again is no output."""
+        return [path for path in self.paths if os.path.lexists(path)]
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and len(args) == 3 and isinstance(args[2], int):
+            if args[2] & _WRITE_FLAGS:
+                self.record(args[0])
+
+    def install(self) -> None:
+        sys.addaudithook(self._audit)
+        import torch
+
+        native: Callable[..., Any] = torch.save
+
+        @functools.wraps(native)
+        def save(obj: object, f: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(f, str | bytes | os.PathLike):
+                self.record(f)
+            return native(obj, f, *args, **kwargs)
+
+        torch.save = save
+        torch.serialization.save = save

@@ -1,0 +1,152 @@
+"""`dp2ddp verify` beyond the first K steps, end to end under real torchrun (gloo on CPU).
+
+One launch per case: `--to-end` on a good migration and on one that prints and saves on every
+rank; a rank-0-only barrier after training (a real hang, read from the ranks' stacks, and the
+gloo variant where the peer has exited); a project whose optimizer is re-created every epoch
+(verify copies the project, migrates the entry there and stops after K global steps); a run
+that goes NaN in both scripts.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.report import VerifyReport
+from dp2ddp.verify.session import verify
+
+pytestmark = pytest.mark.e2e
+
+CASES = Path(__file__).parent / "verify_cases"
+ORIGINAL = CASES / "mlp_dp.py"
+PROJECT = CASES / "points_project"
+
+
+def _run(
+    tmp_path: Path, original: Path, migrated: Path | None, *args: str, **options: Any
+) -> VerifyReport:
+    """One verify in `options["cwd"]` (default tmp_path/run); its temporary folder must be gone."""
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    cwd = options.pop("cwd", tmp_path / "run")
+    cwd.mkdir(exist_ok=True)
+    options.setdefault("timeout", 240.0)
+    report = verify(
+        VerifyConfig(original, migrated, script_args=args, cwd=cwd, temp_root=temp_root, **options)
+    )
+    assert list(temp_root.iterdir()) == [], "temporary files left behind"
+    return report
+
+
+def _project(tmp_path: Path) -> Path:
+    """A copy of the points project (its own root: no pyproject.toml/.git above tmp_path)."""
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    return project
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def _keys(report: VerifyReport) -> list[str]:
+    return [cause.key for cause in report.causes]
+
+
+def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
+    """ENTRY alone: migrated in a copy of its project (relative data path, local module),
+    both runs go to their end: exits, output once, checkpoint written once."""
+    project = _project(tmp_path)
+    before = _tree(project)
+    report = _run(tmp_path, project / "train.py", None, "--epochs", "3", cwd=project, to_end=True)
+    assert report.exit_code == 0, report
+    assert "temporary copy" in report.migrated
+    assert report.steps_compared == 3
+    end = report.to_end
+    assert end["steps"] == "3 compared, then 15 more in the original, 15 in the migration"
+    assert end["exits"].startswith("ok: ")
+    assert end["output"] == "ok: rank 0 alone printed the original's 3 lines"
+    assert end["files"] == "ok: each written by one rank (checkpoints/last.pt)"
+    assert "ranks identical at the end" in end["final params"]
+    # the original ran in the user's project and wrote its checkpoint there; nothing else changed
+    after = _tree(project)
+    assert after.pop("checkpoints/last.pt")
+    assert after == before
+
+
+def test_to_end_finds_output_and_files_written_by_every_rank(tmp_path: Path) -> None:
+    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_every_rank.py", to_end=True)
+    assert report.exit_code == 1, report
+    assert _keys(report) == ["written_per_rank", "duplicated_output"]
+    assert report.causes[0].detail.endswith("mlp.pt by ranks 0, 1")
+    assert "rank 1 also printed 2 of them ('epoch 0: loss" in report.causes[1].detail
+    assert report.to_end["files"].startswith("NOT once: ")
+
+
+@pytest.mark.parametrize("after_training", ["evaluate", "exit"])
+def test_a_barrier_on_rank_0_alone_is_named_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_training: str
+) -> None:
+    """evaluate: rank 1 waits in an all_reduce, rank 0 in the barrier: a hang, diagnosed from
+    the stacks at the timeout. exit: rank 1 leaves and gloo fails rank 0's barrier."""
+    monkeypatch.setenv("VERIFY_CASE_AFTER_TRAINING", after_training)
+    script = tmp_path / "barrier_case_ddp.py"
+    shutil.copy(CASES / "mlp_ddp_barrier.py", script)
+    barrier_line = next(
+        n
+        for n, line in enumerate(script.read_text().splitlines(), 1)
+        if "dist.barrier()  # BUG" in line
+    )
+    report = _run(tmp_path, ORIGINAL, script, to_end=True, timeout=45.0)
+    assert report.exit_code == 2, report
+    (failure,) = report.failures
+    assert failure.run == "migrated"
+    assert _keys(report) == ["collective_not_reached"]
+    detail = report.causes[0].detail
+    assert f"rank 0 waits in dist.barrier() at {script}:{barrier_line}" in detail
+    if after_training == "evaluate":
+        assert failure.reason == "timed out"
+        assert f"rank 1 waits in dist.all_reduce(metric) at {script}:{barrier_line + 3}" in detail
+    else:
+        assert (failure.rank, failure.reason) == (0, "crashed")
+        assert "rank 1 has exited" in detail
+    assert _processes_running(str(script)) == []
+
+
+def _processes_running(needle: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if needle in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_an_optimizer_per_epoch_stops_after_k_global_steps(tmp_path: Path) -> None:
+    """20 epochs of 6 steps, a new SGD each epoch: verify compares 8 steps over two optimizers
+    and stops both runs there (the scripts never reach their checkpoint)."""
+    project = _project(tmp_path)
+    report = _run(tmp_path, project / "train.py", None, cwd=project, steps=8)
+    assert report.exit_code == 0, report
+    assert (report.steps_compared, report.optimizers) == (8, 2)
+    assert report.initial_weights == "identical"
+    assert not (project / "checkpoints").exists()
+
+
+def test_both_runs_going_nan_is_not_comparable(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    report = _run(tmp_path, project / "train.py", None, "--lr", "1e4", cwd=project, steps=20)
+    assert report.exit_code == 2, report
+    assert report.verdict == "not comparable"
+    assert _keys(report) == ["nonfinite_both"]
+    assert "both runs diverge (non-finite) at step" in report.causes[0].title
+    assert "learning rate" in report.causes[0].fix

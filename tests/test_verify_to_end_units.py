@@ -1,0 +1,413 @@
+"""The pure parts of verify beyond the first K steps, without launching anything: stack-dump
+and traceback parsing, naming a hang's cause, the output-once and write-once checks, torch's
+known abort at exit, global step counting and parameter keys, non-finite runs, and the
+project copy of `dp2ddp verify ENTRY.py`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from dp2ddp.verify import protocol
+from dp2ddp.verify.causes import nonfinite_cause, to_end_causes
+from dp2ddp.verify.compare import NonFinite, nonfinite
+from dp2ddp.verify.hang import (
+    EXITED,
+    WAITS,
+    Frame,
+    ProcessState,
+    hang_cause,
+    parse_stack_dump,
+    parse_traceback,
+    peer_lost,
+    process_state,
+    source_code,
+)
+from dp2ddp.verify.project import ProjectError, copy_project, project_root
+from dp2ddp.verify.recorder import Recorder
+from dp2ddp.verify.toend import (
+    KNOWN_EXIT_ABORT,
+    check_output,
+    final_distance,
+    known_exit_aborts,
+    mask_numbers,
+    shared_writes,
+    torchrun_exit_codes,
+)
+from dp2ddp.verify.writes import WriteLog, ignored_write
+
+LIB = "/venv/lib/python3.11/site-packages"
+ROOTS = (LIB, "/usr/lib/python3.11")
+
+
+# -- stacks ----------------------------------------------------------------------------------
+DUMP = f"""Thread 0x00007f0000000002 (most recent call first):
+  File "/usr/lib/python3.11/threading.py", line 327 in wait
+  File "{LIB}/torch/utils/data/_utils/pin_memory.py", line 50 in _pin_memory_loop
+
+Current thread 0x00007f46bfe3ab80 (most recent call first):
+  File "{LIB}/torch/distributed/distributed_c10d.py", line 5356 in barrier
+  File "{LIB}/torch/distributed/c10d_logger.py", line 83 in wrapper
+  File "/proj/train.py", line 60 in main
+  File "/proj/train.py", line 70 in <module>
+  File "{LIB}/dp2ddp/verify/runner.py", line 70 in _execute
+"""
+
+
+def test_the_main_threads_stack_is_read_from_a_faulthandler_dump() -> None:
+    frames = parse_stack_dump(DUMP, 0x7F46BFE3AB80)
+    assert frames[0] == Frame(f"{LIB}/torch/distributed/distributed_c10d.py", 5356, "barrier")
+    assert frames[2] == Frame("/proj/train.py", 60, "main")
+    assert len(frames) == 5
+    # unknown main thread: the first thread's block; nothing parsable: no frames
+    assert parse_stack_dump(DUMP, None)[0].function == "wait"
+    assert parse_stack_dump("garbage\n", 1) == []
+
+
+def test_a_wait_is_named_by_the_users_innermost_line(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("\n" * 59 + "    dist.barrier()  # wait for the checkpoint\n")
+    frames = [
+        Frame(f"{LIB}/torch/distributed/distributed_c10d.py", 5356, "barrier"),
+        Frame(f"{LIB}/torch/distributed/c10d_logger.py", 83, "wrapper"),
+        Frame(str(script), 60, "main"),
+        Frame(str(script), 70, "<module>"),
+    ]
+    state = process_state(0, frames, ROOTS, lambda p: Path(p).name, distributed=True)
+    assert (state.state, state.where, state.code, state.call) == (
+        WAITS,
+        "train.py:60",
+        "dist.barrier()",
+        "barrier",
+    )
+    assert state.collective
+    assert state.frames == ("train.py:70 in <module>", "train.py:60 in main")
+    assert state.describe() == "rank 0 waits in dist.barrier() at train.py:60"
+
+
+def test_backward_under_ddp_is_a_collective_and_sleep_is_not(tmp_path: Path) -> None:
+    script = tmp_path / "t.py"
+    script.write_text("loss.backward()\ntime.sleep(3600)\n")
+    backward = [
+        Frame(f"{LIB}/torch/autograd/graph.py", 829, "_engine_run_backward"),
+        Frame(f"{LIB}/torch/_tensor.py", 625, "backward"),
+        Frame(str(script), 1, "main"),
+    ]
+    state = process_state(0, backward, ROOTS, lambda p: "t.py", distributed=True)
+    assert (
+        state.describe() == "rank 0 waits in loss.backward() at t.py:1 (DDP's gradient all-reduce)"
+    )
+    sleeping = process_state(1, [Frame(str(script), 2, "main")], ROOTS, lambda p: "t.py", True)
+    assert not sleeping.collective
+    assert sleeping.describe() == "rank 1 is busy in time.sleep(3600) at t.py:2 (not a collective)"
+    only_library = process_state(None, backward[:2], ROOTS, str, distributed=False)
+    assert only_library.describe() == "the original is alive but gave no Python stack"
+
+
+def test_hang_causes() -> None:
+    barrier = ProcessState(0, WAITS, "train.py:60", "dist.barrier()", "barrier", True)
+    reduce = ProcessState(1, WAITS, "train.py:63", "dist.all_reduce(m)", "all_reduce", True)
+    exited = ProcessState(1, EXITED)
+    mismatch = hang_cause([barrier, reduce], distributed=True)
+    assert mismatch.key == "collective_not_reached"
+    assert mismatch.title == "a collective that only some ranks reach"
+    assert mismatch.detail == (
+        "rank 0 waits in dist.barrier() at train.py:60; "
+        "rank 1 waits in dist.all_reduce(m) at train.py:63"
+    )
+    alone = hang_cause([barrier, exited], distributed=True)
+    assert alone.detail.endswith("rank 1 has exited")
+    assert alone.key == "collective_not_reached"
+    twin = ProcessState(1, WAITS, "train.py:60", "dist.barrier()", "barrier", True)
+    assert hang_cause([barrier, twin], distributed=True).key == "collective_stuck"
+    busy = ProcessState(None, WAITS, "t.py:9", "time.sleep(1)", "", False)
+    assert hang_cause([busy], distributed=False).key == "slow_or_stuck"
+
+
+def test_a_traceback_reads_like_a_stack_and_gloo_peer_loss_is_recognised() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/proj/train.py", line 70, in <module>\n    main()\n'
+        '  File "/proj/train.py", line 60, in main\n    dist.barrier()\n'
+        f'  File "{LIB}/torch/distributed/distributed_c10d.py", line 5356, in barrier\n'
+        "    work.wait()\nRuntimeError: [pair.cc:553] Connection closed by peer [127.0.0.1]:7094\n"
+    )
+    frames = parse_traceback(text)
+    assert [f.line for f in frames] == [5356, 60, 70]
+    assert peer_lost("RuntimeError: [pair.cc:537] Read error: Connection reset by peer")
+    assert not peer_lost("RuntimeError: boom on rank 1")
+
+
+def test_source_code_drops_the_comment_only() -> None:
+    assert source_code("dist.barrier()  # wait") == "dist.barrier()"
+    assert source_code("print('a # b')  # c") == "print('a # b')"
+    assert source_code("x = (1,") == "x = (1,"
+
+
+# -- output printed once -------------------------------------------------------------------
+def test_numbers_are_masked() -> None:
+    assert mask_numbers("epoch 3: loss 0.1234 (1.5e-03) at 0x7f1a, nan") == (
+        "epoch #: loss # (#) at #, #"
+    )
+    assert mask_numbers("information") == "information"
+
+
+def test_rank_0_alone_printing_the_original_passes() -> None:
+    original = "epoch 0: loss 0.5000\nepoch 1: loss 0.2500\n"
+    result = check_output(original, ["epoch 0: loss 0.5001\nepoch 1: loss 0.2502\n", ""])
+    assert result.passed and result.lines == 2
+    assert result.describe() == "ok: rank 0 alone printed the original's 2 lines"
+
+
+def test_duplicated_and_missing_lines_are_found() -> None:
+    original = "start\nepoch 0: loss 0.5\nepoch 1: loss 0.25\n"
+    duplicated = check_output(original, [original, "epoch 0: loss 0.4\nrank 1 ready\n"])
+    assert duplicated.duplicated == {1: ["epoch 0: loss 0.4"]}
+    assert not duplicated.missing and not duplicated.passed
+    assert "rank 1 also printed 1 of them ('epoch 0: loss 0.4')" in duplicated.describe()
+    missing = check_output(original, ["start\nepoch 0: loss 0.5\n", ""])
+    assert missing.missing == ["epoch 1: loss 0.25"]
+    assert "rank 0 did not print 1 of them" in missing.describe()
+
+
+def test_the_copys_paths_are_written_as_the_users() -> None:
+    original = "saved /home/u/proj/ckpt.pt\n"
+    result = check_output(
+        original,
+        ["saved /tmp/v/project/ckpt.pt\n", ""],
+        replacements=(("/tmp/v/project", "/home/u/proj"),),
+    )
+    assert result.passed
+
+
+# -- files written once ---------------------------------------------------------------------
+def test_files_written_by_two_ranks_are_found() -> None:
+    shared = shared_writes([["/r/ckpt.pt", "/r/log.txt", "/r/ckpt.pt"], ["/r/ckpt.pt"], []])
+    assert shared == {"/r/ckpt.pt": [0, 1]}
+    assert shared_writes([["/r/a"], ["/r/b"]]) == {}
+    causes = to_end_causes(check_output("", [""]), shared, lambda p: Path(p).name)
+    assert [c.key for c in causes] == ["written_per_rank"]
+    assert causes[0].detail == "ckpt.pt by ranks 0, 1"
+
+
+def test_write_log_keeps_outputs_and_ignores_noise(tmp_path: Path) -> None:
+    log = WriteLog((str(tmp_path / "verify"),))
+    kept = tmp_path / "ckpt.pt"
+    kept.write_bytes(b"x")
+    log._audit("open", (str(kept), "wb", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+    log._audit("open", (str(tmp_path / "data.csv"), "r", os.O_RDONLY))  # a read
+    log._audit("open", (str(tmp_path / "verify" / "rank0" / "record.json"), "w", os.O_WRONLY))
+    log._audit("open", (7, "w", os.O_WRONLY))  # a file descriptor
+    log._audit("open", (str(tmp_path / "gone.tmp"), None, os.O_RDWR | os.O_CREAT))
+    log.record(Path("relative.txt"))
+    assert list(log.paths) == [
+        str(kept),
+        str(tmp_path / "gone.tmp"),
+        os.path.abspath("relative.txt"),
+    ]
+    assert log.outputs() == [str(kept)]  # removed again: no output
+    assert ignored_write("/x/__pycache__/m.cpython-311.pyc", ())
+    assert ignored_write("/dev/null", ()) and ignored_write("/x/.cache.lock", ())
+    assert ignored_write("/tmp/torchinductor_root/abc.py", ())
+    assert not ignored_write("/x/checkpoints/last.pt", ("/x/check",))
+
+
+# -- exits ------------------------------------------------------------------------------------
+TORCHRUN_FAILURE = """
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-11-23_13:49:19
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : -6 (pid: 7589)
+  error_file: <N/A>
+  traceback : Signal 6 (SIGABRT) received by PID 7589
+"""
+
+
+def test_torchs_known_abort_at_exit_is_recognised_precisely() -> None:
+    codes = torchrun_exit_codes(TORCHRUN_FAILURE)
+    assert codes == {1: -6}
+    abort = f"some warning\n{KNOWN_EXIT_ABORT}\n"
+    assert known_exit_aborts(1, [True, True], ["", abort], codes, True) == [1]
+    # the line missing, another exit code, an unfinished script, nothing parsed: a failure
+    assert known_exit_aborts(1, [True, True], ["", "Segmentation fault"], codes, True) is None
+    assert known_exit_aborts(1, [True, True], ["", abort], {1: 1}, True) is None
+    assert known_exit_aborts(1, [True, False], ["", abort], codes, True) is None
+    assert known_exit_aborts(1, [True, True], ["", abort], {}, True) is None
+    assert known_exit_aborts(0, [True, True], ["", ""], {}, True) is None
+    # the original (one process): its own exit code
+    assert known_exit_aborts(-6, [True], [abort], {}, False) == [0]
+    assert known_exit_aborts(-11, [True], [abort], {}, False) is None
+
+
+def test_final_distance_reports_the_worst_parameter() -> None:
+    a = {"p0": torch.ones(4), "p1": torch.ones(2)}
+    b = {"p0": torch.ones(4), "p1": torch.tensor([1.0, 1.5])}
+    rel, name = final_distance(a, b, {"p1": "fc.bias"}) or (0.0, "")
+    assert name == "fc.bias" and rel == pytest.approx(0.5 / 2**0.5)
+    assert final_distance({}, {}, {}) is None
+
+
+# -- global step count -----------------------------------------------------------------------
+def _recorder(tmp_path: Path, steps: int) -> tuple[Recorder, list[str]]:
+    options = protocol.RunnerOptions(out=str(tmp_path), steps=steps, seed=0, file_attr="x.py")
+    recorder = Recorder(options, 0, 1, tmp_path)
+    stops: list[str] = []
+    recorder.stop = lambda: stops.append("stop")  # type: ignore[method-assign]
+    return recorder, stops
+
+
+def _step(recorder: Recorder, optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> None:
+    optimizer.zero_grad()
+    model(torch.ones(1, 2)).sum().backward()
+    recorder._pre_step(optimizer)
+    optimizer.step()
+    recorder._post_step(optimizer)
+
+
+def test_k_counts_steps_globally_over_an_optimizer_per_epoch(tmp_path: Path) -> None:
+    model = torch.nn.Linear(2, 1)
+    recorder, stops = _recorder(tmp_path, steps=3)
+    for _epoch in range(2):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            if not stops:
+                _step(recorder, optimizer, model)
+    assert stops == ["stop"] and len(recorder.events) == 3
+    assert [e["optimizer"] for e in recorder.events] == [0, 0, 1]
+    # the same weights keep their keys under the new optimizer: one initial snapshot each
+    assert set(recorder.init) == {"p0", "p1"}
+    assert all(set(u) == {"p0", "p1"} for u in recorder.updates)
+
+
+def test_a_gans_two_optimizers_interleave_step_by_step(tmp_path: Path) -> None:
+    generator, critic = torch.nn.Linear(2, 1), torch.nn.Linear(2, 1)
+    opt_g = torch.optim.SGD(generator.parameters(), lr=0.1)
+    opt_d = torch.optim.SGD(critic.parameters(), lr=0.1)
+    recorder, stops = _recorder(tmp_path, steps=4)
+    for _ in range(2):
+        _step(recorder, opt_d, critic)
+        _step(recorder, opt_g, generator)
+    assert stops == ["stop"]
+    assert [e["optimizer"] for e in recorder.events] == [0, 1, 0, 1]
+    assert [set(u) for u in recorder.updates] == [{"p0", "p1"}, {"p2", "p3"}] * 2
+
+
+def test_a_non_finite_step_ends_the_recording(tmp_path: Path) -> None:
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=float("inf"))
+    recorder, stops = _recorder(tmp_path, steps=10)
+    _step(recorder, optimizer, model)
+    assert stops == ["stop"] and recorder.events[0]["finite"] is False
+
+
+def test_to_end_goes_on_after_k_and_only_counts(tmp_path: Path) -> None:
+    options = protocol.RunnerOptions(
+        out=str(tmp_path), steps=2, seed=0, file_attr="x.py", to_end=True
+    )
+    recorder = Recorder(options, 0, 1, tmp_path)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(5):
+        _step(recorder, optimizer, model)
+    assert len(recorder.events) == 2 and recorder.later_steps == 3
+    assert (tmp_path / protocol.TENSORS).exists()
+    recorder.finish(protocol.FINISHED)
+    final = torch.load(tmp_path / protocol.FINAL, weights_only=True)
+    assert torch.equal(final["p0"], model.weight.detach())
+
+
+# -- non-finite runs ------------------------------------------------------------------------
+def _events(finite: list[bool]) -> list[dict[str, object]]:
+    return [{"index": i + 1, "finite": f} for i, f in enumerate(finite)]
+
+
+def test_non_finite_classification() -> None:
+    assert nonfinite(_events([True, True]), _events([True, True]), None) is None
+    both = nonfinite(_events([True, False]), _events([True, False]), 2)
+    assert both == NonFinite(2, 2, 2) and both.comparable_failure
+    cause = nonfinite_cause(both)
+    assert cause.title == "both runs diverge (non-finite) at step 2: not comparable"
+    assert "learning rate" in cause.fix
+    earlier = nonfinite(_events([True, False]), _events([True, False]), 1)
+    assert earlier is not None and not earlier.comparable_failure
+    assert "after their updates differed from step 1" in nonfinite_cause(earlier).title
+    one = nonfinite(_events([True, True, True]), _events([True, False]), 2)
+    assert one is not None and not one.comparable_failure
+    assert (
+        nonfinite_cause(one).title == "only the migrated run goes non-finite (NaN/inf), at step 2"
+    )
+    first = nonfinite(_events([True, True, False]), _events([True, False]), 2)
+    assert first is not None and not first.comparable_failure
+    assert nonfinite_cause(first).title == "the migrated run goes non-finite first, at step 2"
+
+
+# -- the project copy ------------------------------------------------------------------------
+def test_project_root_is_the_nearest_marked_folder(tmp_path: Path) -> None:
+    (tmp_path / "repo" / "src" / "pkg").mkdir(parents=True)
+    entry = tmp_path / "repo" / "src" / "pkg" / "train.py"
+    entry.write_text("")
+    assert project_root(entry) == (tmp_path / "repo" / "src" / "pkg").resolve()
+    (tmp_path / "repo" / "pyproject.toml").write_text("")
+    assert project_root(entry) == (tmp_path / "repo").resolve()
+    (tmp_path / "repo" / "src" / ".git").mkdir()
+    assert project_root(entry) == (tmp_path / "repo" / "src").resolve()
+
+
+def test_the_copy_skips_what_discovery_skips_and_has_a_limit(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    for folder in ("data", ".git", ".venv", "__pycache__", "pkg", "env311"):
+        (root / folder).mkdir(parents=True)
+    (root / "env311" / "pyvenv.cfg").write_text("home = /usr/bin\n")  # a virtualenv
+    (root / "train.py").write_text("print(1)\n")
+    (root / "pkg" / "mod.py").write_text("x = 1\n")
+    (root / "data" / "points.csv").write_text("1,2\n")
+    (root / ".git" / "HEAD").write_text("ref\n")
+    (root / ".venv" / "big.bin").write_bytes(b"0" * 1000)
+    outside = tmp_path / "shared.csv"
+    outside.write_text("3,4\n")
+    (root / "data" / "link.csv").symlink_to(outside)
+    copy = tmp_path / "copy"
+    copy_project(root, copy)
+    copied = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if not p.is_dir())
+    assert copied == ["data/link.csv", "data/points.csv", "pkg/mod.py", "train.py"]
+    assert (copy / "data" / "link.csv").read_text() == "3,4\n"
+    with pytest.raises(ProjectError, match="more than 0 MiB to copy"):
+        copy_project(root, tmp_path / "copy2", limit=5)
+
+
+def test_the_copy_never_copies_itself(tmp_path: Path) -> None:
+    """No project marker up from /tmp/x/train.py: the project is /tmp/x, which may hold
+    verify's own temporary folder."""
+    (tmp_path / "train.py").write_text("")
+    (tmp_path / "work").mkdir()
+    copy = tmp_path / "work" / "project"
+    copy_project(tmp_path, copy)
+    assert (copy / "train.py").exists()
+    assert not (copy / "work" / "project").exists()
+
+
+# -- process trees ---------------------------------------------------------------------------
+def test_children_are_read_from_the_parent_alone() -> None:
+    """observe() follows /proc/PID/task/*/children (a few reads) instead of every process's
+    stat; both ways must find the same children."""
+    import subprocess
+
+    from dp2ddp.verify.proctree import _children_of, _children_table
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        found = _children_of(os.getpid())
+        if found is None:
+            pytest.skip("this kernel has no /proc/PID/task/TID/children")
+        assert child.pid in found
+        assert child.pid in _children_table()[os.getpid()]
+        assert _children_of(2**22 + 7) == []  # no such process
+    finally:
+        child.kill()
+        child.wait()

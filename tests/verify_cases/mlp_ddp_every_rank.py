@@ -1,0 +1,115 @@
+"""verify case, migrated (KNOWN BAD for --to-end): every rank prints and saves the checkpoint.
+
+Options (after `--` on the dp2ddp verify command line) switch on what the known-good and
+known-bad cases need: a summed loss, Adam, dropout.
+"""
+
+import argparse
+import atexit
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, Dataset
+from torch.utils.data.distributed import DistributedSampler
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N mlp_dp.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+class NoisyPoints(Dataset):
+    """Fixed points; every read adds fresh noise, like a random data augmentation."""
+
+    def __init__(self, n=96):
+        generator = torch.Generator().manual_seed(0)
+        self.x = torch.randn(n, 8, generator=generator)
+        self.y = self.x.sum(dim=1, keepdim=True).sin()
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, index):
+        return self.x[index] + 0.1 * torch.randn(8), self.y[index]
+
+
+class Net(nn.Module):
+    def __init__(self, dropout):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Linear(8, 32), nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
+        )
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def main():
+    ddp_setup()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loss", choices=["mean", "sum"], default="mean")
+    parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
+    parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args()
+
+    device = DEVICE
+    model = Net(args.dropout)
+    model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
+
+    dataset = NoisyPoints()
+    loader = DataLoader(
+        dataset,
+        batch_size=16 // WORLD_SIZE,
+        sampler=DistributedSampler(dataset, shuffle=True),
+    )
+    criterion = nn.MSELoss(reduction=args.loss)
+    if args.optimizer == "adam":
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    else:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+
+    for epoch in range(args.epochs):
+        loader.sampler.set_epoch(epoch)
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    torch.save(model.state_dict(), "mlp.pt")
+
+
+if __name__ == "__main__":
+    main()
