@@ -35,6 +35,8 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``DdpDistributedSampler(dataset, shuffle=False)``, or by ``ddp_eval_sampler``
   for a sequential evaluation loader, and the loader is then treated as any other. Their
   import goes once nothing uses it.
+* ``sampler=None``, or a name bound to None by its every assignment (``sampler = None`` ...
+  ``shuffle=sampler is None, sampler=sampler``), is no sampler: the loader is sharded.
 * Left alone: loaders with any other sampler (DP009, silent when it is already ours), an
   ``IterableDataset`` subclass defined in the file or arguments dp2ddp cannot see (DP020).
 """
@@ -49,6 +51,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
+    assigned_value,
     call_named,
     insert_arg,
     is_false,
@@ -118,7 +121,7 @@ class ShardDataLoaders(LoaderEvaluation):
             args[key] = index
         own = None
         for key in ("sampler", "batch_sampler"):
-            if key in args and not is_none(call.args[args[key]].value):
+            if key in args and not self._always_none(call.args[args[key]].value):
                 sampler = call.args[args[key]].value
                 if key == "sampler" and "dataset" in args:
                     own = own_sampler(self, call, sampler, args)
@@ -143,6 +146,21 @@ class ShardDataLoaders(LoaderEvaluation):
             return None
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
+
+    def _always_none(self, value: cst.BaseExpression) -> bool:
+        """`None`, or a name every assignment of which binds None (`sampler = None` ...
+        `DataLoader(ds, shuffle=sampler is None, sampler=sampler)`): no sampler at all."""
+        if is_none(value):
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        referents = self.referents(value)
+        return bool(referents) and all(
+            isinstance(r.node, cst.Name)
+            and (bound := assigned_value(r.node, self)) is not None
+            and is_none(bound)
+            for r in referents
+        )
 
     def _plan(self, loader: Loader) -> None:
         call, args, own = loader.call, loader.args, loader.own
