@@ -23,7 +23,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP004": (
         "loss reduced with sum",
         "DDP averages gradients across processes, so a summed loss updates WORLD_SIZE times less "
-        "than under DataParallel. Multiply the loss by WORLD_SIZE or use reduction='mean'.",
+        "than under DataParallel. dp2ddp multiplies a loss by WORLD_SIZE where it is "
+        "backpropagated when it is summed on every path; here it is not sure (a mean mixed in, "
+        "another binding, --keep-summed-loss). Multiply the loss by WORLD_SIZE or use "
+        "reduction='mean'.",
     ),
     "DP005": (
         "data sliced by hand without a DataLoader",
@@ -117,11 +120,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP023": (
         "double backward through a DDP model",
-        "torch.autograd.grad(..., create_graph=True) through a DDP-wrapped model followed by "
-        "its own backward (a WGAN-GP gradient penalty, R1 regularisation) fails under DDP: "
-        '"Expected to have finished reduction in the prior iteration". Add the penalty to '
-        "the loss of the same backward (one backward per forward), or see docs/warnings.md "
-        "for the other ways out.",
+        "A gradient penalty (WGAN-GP, R1) computes torch.autograd.grad(..., create_graph=True) "
+        "through the model; backpropagated on its own after the model's forward, it fails "
+        "under DDP at the next forward: \"Expected to have finished reduction in the prior "
+        "iteration\" (static_graph=True does not help). Ways out that keep the ranks in sync "
+        "(checked under torchrun with gloo): (1) one backward per forward: add the penalty to "
+        "the loss of the same backward, `(d_loss + gp).backward()`, where the algorithm allows "
+        "it; (2) compute the penalty through `model.module` (no DDP hooks), take its gradients "
+        "with torch.autograd.grad(gp, params, allow_unused=True) and all-reduce them, divided "
+        "by WORLD_SIZE, before adding them to `.grad`; (3) run the penalty's forward and "
+        "backward under `with model.no_sync():` and then all-reduce every `.grad` divided by "
+        "WORLD_SIZE before the optimizer step.",
     ),
 }
 
