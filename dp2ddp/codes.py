@@ -122,8 +122,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "double backward through a DDP model",
         "A gradient penalty (WGAN-GP, R1) computes torch.autograd.grad(..., create_graph=True) "
         "through the model; backpropagated on its own after the model's forward, it fails "
-        "under DDP at the next forward: \"Expected to have finished reduction in the prior "
-        "iteration\" (static_graph=True does not help). Ways out that keep the ranks in sync "
+        'under DDP at the next forward: "Expected to have finished reduction in the prior '
+        'iteration" (static_graph=True does not help). Ways out that keep the ranks in sync '
         "(checked under torchrun with gloo): (1) one backward per forward: add the penalty to "
         "the loss of the same backward, `(d_loss + gp).backward()`, where the algorithm allows "
         "it; (2) compute the penalty through `model.module` (no DDP hooks), take its gradients "

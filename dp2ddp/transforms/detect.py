@@ -44,6 +44,10 @@ _STAR_SPELLINGS: dict[str, tuple[str, str | None]] = {
     "nn.DataParallel": ("torch", "nn"),
     "nn.parallel.DataParallel": ("torch", "nn"),
 }
+#: Distributed wrappers whose names contain DataParallel: nothing to migrate or flag.
+_DISTRIBUTED_LOOKALIKES = frozenset(
+    {"DistributedDataParallel", "FullyShardedDataParallel", "ShardedDataParallel"}
+)
 #: Functions of the synchronized-BatchNorm packages that only work on a DataParallel model.
 _REPLICATION_PATCHES = frozenset({"patch_replication_callback"})
 
@@ -134,7 +138,7 @@ class DetectDataParallel(MigrationTransform):
             )
         elif name == "DataParallel" and self.qualified_names(node.func):
             self.warn(node, "DP002", f"{spelled} is not torch's DataParallel")
-        elif "DataParallel" in name and name != "DistributedDataParallel":
+        elif "DataParallel" in name and name not in _DISTRIBUTED_LOOKALIKES:
             self.warn(node, "DP002", f"{name} is not torch's DataParallel")
 
     def _unbound_call(self, node: cst.Call) -> None:
