@@ -60,8 +60,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP011": (
         "no epoch loop found for sampler.set_epoch",
-        "Without set_epoch every epoch reuses the first epoch's shuffle order. Call "
-        "loader.sampler.set_epoch(epoch) at the top of your epoch loop.",
+        "Without set_epoch every epoch would reuse the first epoch's shuffle order, so this "
+        "loader got DdpDistributedSampler(advance_epoch=True), which advances its epoch on "
+        "each pass over the loader "
+        "(as RandomSampler draws a new order on each pass). Check that one pass is one "
+        "epoch, or call loader.sampler.set_epoch(epoch) at the top of your epoch loop.",
     ),
     "DP012": (
         "DataParallel wrap kept under a condition",

@@ -117,3 +117,20 @@ def test_summed_loss_passes_verify(tmp_path: Path) -> None:
     assert scaled.exit_code == 0, scaled
     assert kept.exit_code == 1, kept
     assert [cause.key for cause in kept.causes][:1] == ["sum_loss"], kept.causes
+
+
+def test_self_advancing_sampler_passes_verify_across_epochs(tmp_path: Path) -> None:
+    """No epoch loop for set_epoch (a `while` over steps, the loader returned in a tuple):
+    6 steps of 2 per epoch cross two epoch boundaries, and every epoch's order must be the
+    original's new one (a DistributedSampler without set_epoch would repeat the first)."""
+    original = CASES / "while_epochs.py"
+    result = migrate_source(original.read_text(), filename="while_epochs.py")
+    assert "advance_epoch=True" in result.code
+    assert [d.code for d in result.diagnostics] == ["DP011"]
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    report = verify(
+        VerifyConfig(original, None, steps=6, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report

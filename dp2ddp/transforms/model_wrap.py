@@ -307,6 +307,7 @@ class WrapModelInDDP(MigrationTransform):
             out.append(updated.with_changes(body=updated.body.with_changes(body=[pass_line])))
         if not out:
             first = hoisted[0]
+            assert isinstance(first, cst.SimpleStatementLine)  # a wrap statement (see above)
             hoisted[0] = first.with_changes(
                 leading_lines=[*updated.leading_lines, *first.leading_lines]
             )

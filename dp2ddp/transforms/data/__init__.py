@@ -14,8 +14,9 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``loader.sampler.set_epoch(epoch)`` goes first in the ``for`` loop around the loop over the
   loader, following calls outward (``train(epoch)`` called from main's epoch loop), or right
   after the loader when it is rebuilt inside that loop. ``for _ in range(n)`` becomes
-  ``for epoch in range(n)`` for it. A single pass at top level needs none; otherwise no
-  usable epoch loop is DP011.
+  ``for epoch in range(n)`` for it. A single pass at top level needs none. Where no usable
+  epoch loop is found (DP011), the sampler is ``DdpDistributedSampler(..., advance_epoch=True)``,
+  which advances its epoch on each pass, as RandomSampler draws a new order on each pass.
 * DataParallel's ``batch_size`` is the global batch, so each process loads
   ``ddp_per_rank_batch(B)`` = B // WORLD_SIZE (warning at run time when B does not divide).
   ``B * n_gpu`` (any GPU count) was the per-GPU batch: it becomes ``B``. With
@@ -221,8 +222,22 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_eval(loader)
             return
         self._plan_train_metrics(loader)
-        if shuffled:
-            self._plan_set_epoch(loader)
+        if shuffled and not self._plan_set_epoch(loader):
+            advancing = call_named(
+                DDP_DISTRIBUTED_SAMPLER,
+                *sampler.args,
+                keyword("advance_epoch", cst.Name("True")),
+            )
+            if own is not None:
+                self._samplers[own.call] = advancing
+            else:
+                edit.sampler = advancing
+            self.state.helpers.add("distributed_sampler")
+            self.record(
+                call,
+                f"{label} moves to the next epoch on each pass by itself "
+                f"({DDP_DISTRIBUTED_SAMPLER}(advance_epoch=True))",
+            )
 
     # == rewriting ======================================================================
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
