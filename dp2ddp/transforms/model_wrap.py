@@ -327,6 +327,13 @@ class WrapModelInDDP(MigrationTransform):
         return cst.FlattenSentinel(out)
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        if self._unwraps_under_guard(original_node):
+            test = self.code(original_node.test)
+            self.record(
+                original_node,
+                f"unwrapped with .module whatever `{test}` is: the model is always wrapped now",
+            )
+            return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         if not self._is_dp_call(original_node.body):
             return updated_node
         test = self.code(original_node.test)
@@ -335,6 +342,19 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
+
+    def _unwraps_under_guard(self, node: cst.IfExp) -> bool:
+        """`net.module if use_cuda else net`: the unwrap followed the guard the wrap was
+        under; the wrap is unconditional now, so the bare model is `.module` always."""
+        body, test = node.body, self.code(node.test)
+        return (
+            isinstance(body, cst.Attribute)
+            and body.attr.value == "module"
+            and self.code(body.value) == self.code(node.orelse)
+            and self.code(node.orelse) in self.state.wrapped
+            and bool(_GUARD.search(test))
+            and not _NOT_A_GUARD.search(test)
+        )
 
 
 def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
