@@ -28,6 +28,7 @@ _GUARD = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
+_TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
 #: A guard on how many GPUs there are (the rest of _GUARD asks whether there is one).
 _COUNT_GUARD = re.compile(
     r"device_count\(\)\s*(>\s*1|>=\s*2|!=\s*1)|n_?gpus?|num_?gpus?|gpu_ids|device_ids|parallel"
@@ -354,6 +355,7 @@ class WrapModelInDDP(MigrationTransform):
             and self.code(node.orelse) in self.state.wrapped
             and bool(_GUARD.search(test))
             and not _NOT_A_GUARD.search(test)
+            and not _TYPE_TEST.search(test)  # isinstance(net, DataParallel): still right
         )
 
 
