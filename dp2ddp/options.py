@@ -13,7 +13,11 @@ class MigrateOptions:
         (the global batch then grows with the world size). The default keeps
         DataParallel's meaning: batch_size is the global batch, split across ranks.
     sync_batchnorm: convert BatchNorm layers with SyncBatchNorm (takes effect on CUDA only).
+    keep_summed_loss: leave losses summed over the batch as written (warned, DP004). The
+        default multiplies them by WORLD_SIZE where they are backpropagated, so the updates
+        stay DataParallel's (DDP averages gradients over the processes).
     """
 
     per_process_batch: bool = False
     sync_batchnorm: bool = False
+    keep_summed_loss: bool = False

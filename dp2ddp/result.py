@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -38,6 +40,13 @@ class MigrationResult:
     @property
     def changed(self) -> bool:
         return self.code != self.source
+
+    @property
+    def keeps_dataparallel(self) -> bool:
+        """Unchanged, but warned about a DataParallel use it leaves as is: still work to do."""
+        return not self.changed and any(
+            d.code in UNCONVERTED_DATAPARALLEL for d in self.diagnostics
+        )
 
 
 Status = Literal["migrated", "unchanged", "failed"]

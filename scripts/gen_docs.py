@@ -35,7 +35,11 @@ BANNER = (
     "sources and run `python scripts/gen_docs.py`. -->\n"
 )
 #: MigrateOptions field -> the `dp2ddp migrate` flag.
-FLAGS = {"per_process_batch": "--per-process-batch", "sync_batchnorm": "--sync-batchnorm"}
+FLAGS = {
+    "per_process_batch": "--per-process-batch",
+    "sync_batchnorm": "--sync-batchnorm",
+    "keep_summed_loss": "--keep-summed-loss",
+}
 CONTEXT_LINES = 2
 #: Golden examples shown per warning code in warnings.md.
 MAX_EXAMPLES = 3
@@ -305,7 +309,9 @@ def warnings_md(cases: list[Case]) -> str:
     for code, (title, explanation) in CODES.items():
         out += [f"## {code}", "", f"**{title}.** {explanation}", ""]
         examples = [
-            (case, w) for case in cases for w in case.warnings
+            (case, w)
+            for case in cases
+            for w in case.warnings
             if w.code == code and 0 < w.line <= len(case.source.splitlines())
         ]
         if examples:

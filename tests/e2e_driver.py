@@ -10,7 +10,9 @@ via runpy, in its own working directory OUT_DIR/<example>/<script stem>/, with i
 and stderr captured per rank in `rank<R>.stdout` / `rank<R>.stderr` there, and a
 `rank<R>.status.json` recording success, run time and `indices`: how many dataset indices
 the script's DataLoaders drew on this rank (so a test can tell whether the ranks shared the
-data out). The driver itself prints only a one-line progress note per script, from rank 0.
+data out), and `digest`: the script's module-level `E2E_DIGEST`, if it sets one (a few
+numbers summarising its model, so a test can tell whether the ranks stayed in sync).
+The driver itself prints only a one-line progress note per script, from rank 0.
 
 A script that raises makes the driver exit 1 at once when the world is larger than one (the
 other ranks would wait for it forever; torchrun then stops them); in a world of one the
@@ -92,7 +94,8 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
             os.chdir(workdir)
             sys.argv = [str(script)]
             sys.path.insert(0, str(script.parent))
-            runpy.run_path(str(script), run_name="__main__")
+            namespace = runpy.run_path(str(script), run_name="__main__")
+            status["digest"] = namespace.get("E2E_DIGEST")
             status["ok"] = True
         except SystemExit as exc:  # argparse and explicit exits
             status["ok"] = exc.code in (None, 0)

@@ -133,6 +133,55 @@ def test_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert run("--check", str(plain)).exit_code == 0
 
 
+@pytest.mark.parametrize(
+    ("source", "code"),
+    [
+        # only a project wrapper (vendored sync-BN): warned, nothing to rewrite
+        (
+            "from sync_batchnorm import DataParallelWithCallback\n"
+            "model = DataParallelWithCallback(build())\n",
+            "DP002",
+        ),
+        # DataParallel that may come from a project's star import
+        ("from nets.builder import *\nnet = DataParallel(build())\n", "DP016"),
+    ],
+)
+def test_check_fails_on_a_file_left_with_dataparallel(
+    tmp_path: Path, source: str, code: str
+) -> None:
+    """Never silent: unchanged, warned, and --check (the pre-commit hook) exits 1."""
+    train = _write(tmp_path, "train.py", source)
+    result = run("--check", str(train))
+    assert result.exit_code == 1, result.stderr
+    assert f" {code} " in result.stderr
+    assert "1 file unchanged." in result.stderr
+    assert train.read_text() == source
+    assert run(str(train)).exit_code == 0  # without --check: done, nothing written
+    assert train.read_text() == source
+
+
+def test_star_imported_torch_is_migrated(tmp_path: Path) -> None:
+    """`torch` bound only by a project's star import: the file gets its own import."""
+    source = "from nets.builder import *\n\nnet = torch.nn.DataParallel(build())\n"
+    train = _write(tmp_path, "train.py", source)
+    assert run("--check", str(train)).exit_code == 1
+    assert run(str(train)).exit_code == 0
+    migrated = train.read_text()
+    assert "from nets.builder import *\nimport torch\n" in migrated
+    assert "net = DistributedDataParallel(build().to(DEVICE), device_ids=DEVICE_IDS)" in migrated
+
+
+def test_keep_summed_loss_flag(tmp_path: Path) -> None:
+    source = DP + "loss = model(torch.ones(2, 4)).sum()\nloss.backward()\n"
+    train = _write(tmp_path, "train.py", source)
+    scaled = run("--diff", str(train))
+    assert "+(loss * WORLD_SIZE).backward()" in scaled.stdout
+    assert "note: summed loss multiplied by WORLD_SIZE" in scaled.stderr
+    kept = run("--diff", "--keep-summed-loss", str(train))
+    assert "WORLD_SIZE).backward()" not in kept.stdout
+    assert "DP004" in kept.stderr and "note: summed loss" not in kept.stderr
+
+
 def test_diff_goes_to_stdout_and_writes_nothing(tmp_path: Path) -> None:
     train = _write(tmp_path, "train.py", DP)
     result = run("--diff", str(train))

@@ -246,7 +246,10 @@ def test_current_folder_paths_have_no_dot_prefix(
         ("# nn.DataParallel is slow\nx = 1\n", False),
         ('"""Unlike nn.DataParallel, this...\n"""\nx = 1\n', False),
         ("raise ValueError('DataParallel is not supported')\n", False),
-        ("m = FullyShardedDataParallel(m)\nn = MyDataParallel(m)\n", False),
+        ("m = FullyShardedDataParallel(m)\nn = ShardedDataParallel(m)\n", False),
+        ("n = MyDataParallel(m)\n", True),  # a project's wrapper: warned DP002
+        ("model = DataParallelWithCallback(m)\n", True),
+        ("patch_replication_callback(model)\n", True),
         ("x = r'\\\\' + 'DataParallel'  # r'\\\\' is a complete raw string\n", False),
         ("x = '''it's \\''' DataParallel'''\ny = 1\n", False),
     ],

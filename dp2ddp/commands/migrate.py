@@ -29,6 +29,7 @@ from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
+from dp2ddp.transforms.hazards.losses import SCALED_LOSS
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -53,6 +54,12 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
     "grows with the number of processes). Default: batch_size stays the global batch.",
 )
 @click.option("--sync-batchnorm", is_flag=True, help="Convert BatchNorm layers to SyncBatchNorm.")
+@click.option(
+    "--keep-summed-loss",
+    is_flag=True,
+    help="Leave losses summed over the batch as written (warned, DP004). Default: multiply "
+    "them by WORLD_SIZE where they are backpropagated, keeping DataParallel's updates.",
+)
 @click.option(
     "-j",
     "--jobs",
@@ -87,6 +94,7 @@ def migrate(
     check: bool,
     per_process_batch: bool,
     sync_batchnorm: bool,
+    keep_summed_loss: bool,
     jobs: int | None,
     exclude: tuple[str, ...],
     report_path: str | None,
@@ -108,7 +116,11 @@ def migrate(
         raise click.UsageError("-o/--output takes a single input PATH")
     if output is not None and (check or diff):
         raise click.UsageError("-o/--output cannot be combined with --check or --diff")
-    options = MigrateOptions(per_process_batch=per_process_batch, sync_batchnorm=sync_batchnorm)
+    options = MigrateOptions(
+        per_process_batch=per_process_batch,
+        sync_batchnorm=sync_batchnorm,
+        keep_summed_loss=keep_summed_loss,
+    )
     dry_run = check or diff
     try:
         if paths == (STDIN,):
@@ -135,6 +147,7 @@ def migrate(
         _err(str(report))
         _print_warnings(outcomes)
         _print_launch(launch, options, report)
+        _print_scaled_losses(outcomes)
     code = report.return_code
     if report_path is not None and not _write_report(report_path, outcomes, options, launch):
         code = EXIT_ERROR
@@ -271,6 +284,22 @@ def _print_launch(launch: Sequence[str], options: MigrateOptions, report: Report
             "note: --per-process-batch: each DataLoader's batch_size is now the batch of one "
             "process, so the global batch is batch_size x the number of processes "
             "(scale the learning rate accordingly)."
+        )
+
+
+def _print_scaled_losses(outcomes: Sequence[FileOutcome]) -> None:
+    """Say where the gradients' scale changed on purpose (a summed loss times WORLD_SIZE)."""
+    scaled = [
+        f"{outcome.path}:{change.line}"
+        for outcome in outcomes
+        if outcome.result is not None and outcome.result.changed
+        for change in outcome.result.changes
+        if change.description.startswith(SCALED_LOSS)
+    ]
+    if scaled:
+        _err(
+            f"note: summed loss multiplied by WORLD_SIZE for backward at {', '.join(scaled)} "
+            "(DDP averages gradients over the processes); --keep-summed-loss leaves it as written."
         )
 
 

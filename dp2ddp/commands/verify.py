@@ -103,6 +103,11 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     " the original then runs with the global batch for the comparison.",
 )
 @click.option("--sync-batchnorm", is_flag=True, help="Migrate in memory with SyncBatchNorm.")
+@click.option(
+    "--keep-summed-loss",
+    is_flag=True,
+    help="Migrate in memory leaving summed losses as written (as `migrate --keep-summed-loss`).",
+)
 @click.option("--no-dropout", is_flag=True, help="Switch dropout off in both runs (check only).")
 @click.option(
     "--freeze-batchnorm",
@@ -150,6 +155,7 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
         migrate_options=MigrateOptions(
             per_process_batch=params["per_process_batch"],
             sync_batchnorm=params["sync_batchnorm"],
+            keep_summed_loss=params["keep_summed_loss"],
         ),
         no_dropout=params["no_dropout"],
         freeze_batchnorm=params["freeze_batchnorm"],

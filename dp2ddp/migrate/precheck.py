@@ -10,9 +10,13 @@ names has, in code:
   `parallel`: it lives only in torch.nn.parallel, so any import of it or attribute path
   to it names that module (`parallel.data_parallel`, `from torch.nn import parallel`).
   An unrelated `config.data_parallel` attribute therefore does not cost a parse.
-(A file that only uses nn.parallel's scatter, gather or replicate, or a look-alike such as
-FullyShardedDataParallel, is not parsed, so the detector's informational DP002 about it is
-not reported: it has no DataParallel to migrate.)
+- a project's DataParallel wrapper, warned DP002 so that no file calling one is passed over
+  in silence: a name with `DataParallel` in it (`DataParallelWithCallback`,
+  `MyDataParallel`) other than the distributed look-alikes (DistributedDataParallel,
+  FullyShardedDataParallel, ShardedDataParallel), or `patch_replication_callback`.
+(A file that only uses nn.parallel's scatter, gather or replicate, or a distributed
+look-alike, is not parsed, so the detector's informational DP002 about it is not reported:
+it has no DataParallel to migrate.)
 
 Words are matched on word boundaries: "DataParallel" is a substring of
 "DistributedDataParallel", which a DDP-only file is full of. A mention inside a comment or a
@@ -26,6 +30,10 @@ import re
 
 _WORD = re.compile(r"(?<![\w])(?:DataParallel|data_parallel)(?![\w])")
 _CLASS = re.compile(r"(?<![\w])DataParallel(?![\w])")
+_WRAPPER = re.compile(
+    r"(?<![\w])(?!(?:Distributed|FullySharded|Sharded)DataParallel(?![\w]))\w*DataParallel\w*"
+    r"|(?<![\w])patch_replication_callback(?![\w])"
+)
 _FUNCTION = re.compile(r"(?<![\w])data_parallel(?![\w])")
 _MODULE = re.compile(r"(?<![\w])parallel(?![\w])")
 
@@ -59,11 +67,15 @@ def code_only(text: str) -> str:
 
 def may_use_dataparallel(text: str) -> bool:
     """False only if `text` certainly has no DataParallel for dp2ddp to migrate or flag."""
-    if "DataParallel" not in text and "data_parallel" not in text:
-        return False  # the common case: two substring searches, no regex
-    if _WORD.search(text) is None:
+    if (
+        "DataParallel" not in text
+        and "data_parallel" not in text
+        and "patch_replication_callback" not in text
+    ):
+        return False  # the common case: three substring searches, no regex
+    if _WORD.search(text) is None and _WRAPPER.search(text) is None:
         return False  # e.g. only DistributedDataParallel
     code = code_only(text)
-    if _CLASS.search(code):
+    if _CLASS.search(code) or _WRAPPER.search(code):
         return True
     return _FUNCTION.search(code) is not None and _MODULE.search(code) is not None

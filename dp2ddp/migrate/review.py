@@ -95,6 +95,21 @@ def _batch_policy(options: MigrateOptions) -> list[str]:
             "(`ddp_per_rank_batch`), and batch sizes scaled by the GPU count (`X * n_gpu`) "
             "became `X`. Pass `--per-process-batch` to keep `batch_size` per process instead.",
         ]
+    if options.keep_summed_loss:
+        lines += [
+            "",
+            "`--keep-summed-loss`: losses summed over the batch were left as written (DP004): "
+            "DDP averages gradients over the processes, so their updates are WORLD_SIZE times "
+            "smaller than under DataParallel.",
+        ]
+    else:
+        lines += [
+            "",
+            "Losses summed over the batch are multiplied by `WORLD_SIZE` where they are "
+            "backpropagated (`(loss * WORLD_SIZE).backward()`), so the updates stay "
+            "DataParallel's; the loss values printed or logged are unchanged. Pass "
+            "`--keep-summed-loss` to leave them as written.",
+        ]
     if options.sync_batchnorm:
         lines += [
             "",

@@ -23,12 +23,16 @@ class Report:
     migrated: int = 0
     unchanged: int = 0
     failed: int = 0
+    #: Unchanged files that still use DataParallel in a way dp2ddp only warns about.
+    left_with_dataparallel: int = 0
 
     def add(self, outcome: FileOutcome) -> None:
         if outcome.status == "migrated":
             self.migrated += 1
         elif outcome.status == "unchanged":
             self.unchanged += 1
+            if outcome.result is not None and outcome.result.keeps_dataparallel:
+                self.left_with_dataparallel += 1
         else:
             self.failed += 1
 
@@ -43,10 +47,11 @@ class Report:
 
     @property
     def return_code(self) -> int:
-        """2 if any file failed (it takes precedence), 1 if --check found work, else 0."""
+        """2 if any file failed (it takes precedence), 1 if --check found work (a file to
+        migrate, or one left with a DataParallel use it warns about), else 0."""
         if self.failed:
             return EXIT_ERROR
-        if self.fail_on_change and self.migrated:
+        if self.fail_on_change and (self.migrated or self.left_with_dataparallel):
             return EXIT_WOULD_CHANGE
         return EXIT_OK
 

@@ -1,8 +1,18 @@
-"""Find DataParallel by qualified name, and decide whether the file can be migrated."""
+"""Find DataParallel by qualified name, and decide whether the file can be migrated.
+
+Never silent: every call that looks like a DataParallel wrap is either migrated or warned.
+`torch.nn.DataParallel(m)` whose `torch` is bound only by a star import of a project module
+(`from nets.builder import *`) is migrated: the file gets its own `import torch` (or
+`from torch import nn`), so later passes resolve the name. A bare `DataParallel(m)` reached
+only through such a star import may be the project's own class: DP016. Project-local
+wrappers (subclasses, DataParallelWithCallback, DataParallelModel/Criterion, scatter
+variants, patch_replication_callback) are named in DP002.
+"""
 
 from __future__ import annotations
 
 import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
@@ -25,6 +35,23 @@ _CUSTOM_PARALLEL = frozenset(
 )
 
 
+#: Spellings of a DataParallel wrap whose first name no import of the file binds, and the
+#: import that binds it: (module, name) for `from module import name`, (module, None) for
+#: `import module`.
+_STAR_SPELLINGS: dict[str, tuple[str, str | None]] = {
+    "torch.nn.DataParallel": ("torch", None),
+    "torch.nn.parallel.DataParallel": ("torch", None),
+    "nn.DataParallel": ("torch", "nn"),
+    "nn.parallel.DataParallel": ("torch", "nn"),
+}
+#: Distributed wrappers whose names contain DataParallel: nothing to migrate or flag.
+_DISTRIBUTED_LOOKALIKES = frozenset(
+    {"DistributedDataParallel", "FullyShardedDataParallel", "ShardedDataParallel"}
+)
+#: Functions of the synchronized-BatchNorm packages that only work on a DataParallel model.
+_REPLICATION_PATCHES = frozenset({"patch_replication_callback"})
+
+
 class DetectDataParallel(MigrationTransform):
     """Analysis only: where DataParallel is used, and whether a DDP path already exists."""
 
@@ -37,12 +64,30 @@ class DetectDataParallel(MigrationTransform):
         self._class_depth = 0
         self._first_use: cst.CSTNode | None = None
         self._ddp_use: cst.CSTNode | None = None
+        #: Modules star-imported at module level (`from m import *`).
+        self._star_modules: list[str] = []
+        #: Classes defined in this file that extend a parallel wrapper.
+        self._local_wrappers: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         self.state.already_migrated = any(
             isinstance(stmt, cst.FunctionDef) and stmt.name.value == SETUP_FUNCTION
             for stmt in node.body
         )
+        for stmt in node.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.ImportFrom) and isinstance(
+                        small.names, cst.ImportStar
+                    ):
+                        dotted = self.code(small.module) if small.module is not None else ""
+                        self._star_modules.append("." * len(small.relative) + dotted)
+            elif isinstance(stmt, cst.ClassDef) and any(
+                "DataParallel" in self.code(base.value)
+                and not self.matches(base.value, DISTRIBUTED_DATA_PARALLEL)
+                for base in stmt.bases
+            ):
+                self._local_wrappers.add(stmt.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
@@ -73,10 +118,53 @@ class DetectDataParallel(MigrationTransform):
             self.warn(node, "DP002", f"{self.code(node.func)}() is DataParallel machinery")
         elif self.matches(node.func, DISTRIBUTED_DATA_PARALLEL | INIT_PROCESS_GROUP):
             self._ddp_use = self._ddp_use or node
+        elif self._star_modules and not self.qualified_names(node.func):
+            self._unbound_call(node)
         else:
-            name = self.code(node.func).rsplit(".", 1)[-1]
-            if "DataParallel" in name and name not in ("DataParallel", "DistributedDataParallel"):
-                self.warn(node, "DP002", f"{name} is not torch's DataParallel")
+            self._other_call(node)
+
+    def _other_call(self, node: cst.Call) -> None:
+        """Project-local wrappers: named in DP002, so the user knows what to port."""
+        spelled = self.code(node.func)
+        name = spelled.rsplit(".", 1)[-1]
+        if name in self._local_wrappers:
+            self.warn(node, "DP002", f"{name} extends DataParallel and is not rewritten")
+        elif name in _REPLICATION_PATCHES:
+            self.warn(
+                node,
+                "DP002",
+                f"{name}() patches DataParallel replication (sync-BN package); under DDP "
+                "remove it and convert BatchNorm with --sync-batchnorm",
+            )
+        elif name == "DataParallel" and self.qualified_names(node.func):
+            self.warn(node, "DP002", f"{spelled} is not torch's DataParallel")
+        elif "DataParallel" in name and name not in _DISTRIBUTED_LOOKALIKES:
+            self.warn(node, "DP002", f"{name} is not torch's DataParallel")
+
+    def _unbound_call(self, node: cst.Call) -> None:
+        """A call whose name no import or assignment of this file binds, after a star import."""
+        spelled = self.code(node.func)
+        source = ", ".join(f"`from {module} import *`" for module in self._star_modules)
+        binding = _STAR_SPELLINGS.get(spelled)
+        if binding is not None:
+            module, obj = binding
+            AddImportsVisitor.add_needed_import(self.context, module, obj)
+            self.record(
+                node,
+                f"imported {obj or module} from torch: {spelled} was bound only by {source}",
+            )
+            self._use(node)
+            if self._function_depth == 0:
+                self.state.module_level_wrap = True
+        elif spelled.rsplit(".", 1)[-1] == "DataParallel":
+            self.warn(
+                node,
+                "DP016",
+                f"{spelled} comes from {source} and may not be torch's; import it from "
+                "torch.nn to migrate it",
+            )
+        else:
+            self._other_call(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.parent(node)

@@ -1,8 +1,15 @@
 """`DataParallel(m, ...)` -> `DistributedDataParallel(m.to(DEVICE), device_ids=DEVICE_IDS)`.
 
 Also: isinstance checks follow the new wrapper, `.cuda()`/`.to()` chained on the wrapper are
-folded into the move, and `if <more than one GPU>:` guards that only decided whether to
-wrap are removed so DDP always wraps (every process must).
+folded into the move, and guards around the wrap go, so DDP always wraps (every process must):
+
+* `if <more than one GPU>:` (a GPU-count guard) only decided whether to wrap: its body is
+  kept unconditionally and its else branch (the single-device path) dropped.
+* `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `use_cuda`,
+  `device.type == "cuda"`, `device_count() >= 1`: a device guard) also decides what runs on
+  a CPU: the wrap moves out of it (also from a count guard nested inside), the rest of its
+  body and its else branch stay guarded, so on CPU (gloo) every process wraps too.
+* An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
 """
 
 from __future__ import annotations
@@ -21,6 +28,13 @@ _GUARD = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
+_TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
+#: A guard on how many GPUs there are (the rest of _GUARD asks whether there is one).
+_COUNT_GUARD = re.compile(
+    r"device_count\(\)\s*(>\s*1|>=\s*2|!=\s*1)|n_?gpus?|num_?gpus?|gpu_ids|device_ids|parallel"
+    r"|multi|len\(",
+    re.IGNORECASE,
+)
 _DDP = "DistributedDataParallel"
 
 
@@ -28,6 +42,11 @@ class WrapModelInDDP(MigrationTransform):
     NAME = "model_wrap"
     DESCRIPTION = "Wrap models in DistributedDataParallel instead of DataParallel."
     TRIGGERS = ("DataParallel",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: (what each wrap is assigned to, the wrap call), in order.
+        self._wraps: list[tuple[str, cst.Call]] = []
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
@@ -83,6 +102,7 @@ class WrapModelInDDP(MigrationTransform):
         target = self._assigned_to(original)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)
+        self._note_nested(original, target)
         self.record(
             original,
             f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
@@ -117,6 +137,40 @@ class WrapModelInDDP(MigrationTransform):
         if isinstance(node, cst.AnnAssign):
             return self.code(node.target)
         return None
+
+    # -- a wrap inside another wrapped model -------------------------------------------
+    def _note_nested(self, call: cst.Call, target: str | None) -> None:
+        """DataParallel nests; DDP does not: a wrapped submodule of a model that is wrapped
+        too would get two reducers over the same parameters. Warned (DP022), not rewritten:
+        which wrapper to keep is the user's call."""
+        if target is None:
+            return
+        if target.startswith("self."):
+            owner = self._enclosing_class(call)
+            if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
+                self.warn(
+                    call,
+                    "DP022",
+                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: a wrapped "
+                    f"{owner.name.value} would hold a DDP inside a DDP; wrap only the outer model",
+                )
+                return
+        for other, other_call in self._wraps:
+            inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
+            if inner.startswith(outer + "."):
+                self.warn(
+                    call if inner == target else other_call,
+                    "DP022",
+                    f"{inner} is a submodule of {outer}, which is wrapped too: two DDP "
+                    f"wrappers would share its parameters; wrap only {outer}",
+                )
+        self._wraps.append((target, call))
+
+    def _enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, cst.ClassDef):
+            current = self.parent(current)
+        return current
 
     # -- isinstance(m, nn.DataParallel) ---------------------------------------------
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
@@ -168,19 +222,21 @@ class WrapModelInDDP(MigrationTransform):
     def leave_If(
         self, original_node: cst.If, updated_node: cst.If
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        if isinstance(self.parent(original_node), cst.If):
+            return updated_node  # an elif: judged with the head of its chain
+        test = self.code(original_node.test)
+        guard = bool(_GUARD.search(test)) and not _NOT_A_GUARD.search(test)
+        device_guard = guard and not _COUNT_GUARD.search(test)
         if not self._wraps_directly(original_node.body):
+            if device_guard:  # a count guard nested inside was flattened into this body
+                return self._hoist_wrap(original_node, updated_node)
+            self._warn_conditional_wraps(original_node)
             return updated_node
-        parent = self.parent(original_node)
-        is_guard = bool(_GUARD.search(self.code(original_node.test))) and not _NOT_A_GUARD.search(
-            self.code(original_node.test)
-        )
-        if (
-            not is_guard
-            or isinstance(parent, cst.If)
-            or not isinstance(updated_node.body, cst.IndentedBlock)
-        ):
-            self.warn(original_node, "DP012", f"if {self.code(original_node.test)}")
+        if not guard or not isinstance(updated_node.body, cst.IndentedBlock):
+            self._warn_conditional_wraps(original_node)
             return updated_node
+        if device_guard:
+            return self._hoist_wrap(original_node, updated_node)
         body = list(updated_node.body.body)
         first = body[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
@@ -190,11 +246,95 @@ class WrapModelInDDP(MigrationTransform):
         dropped = " and its else branch" if original_node.orelse is not None else ""
         self.record(
             original_node,
-            f"removed the guard `if {self.code(original_node.test)}`{dropped}: DDP always wraps",
+            f"removed the guard `if {test}`{dropped}: DDP always wraps",
         )
         return cst.FlattenSentinel(body)
 
+    def _warn_conditional_wraps(self, head: cst.If) -> None:
+        """DP012 at each branch of an if/elif/else chain that wraps, unless all of them do
+        (then every path wraps, whatever the condition)."""
+        branches: list[tuple[cst.CSTNode, str, cst.BaseSuite]] = []
+        node: cst.If | cst.Else | None = head
+        while node is not None:
+            if isinstance(node, cst.If):
+                branches.append((node, f"if {self.code(node.test)}", node.body))
+                node = node.orelse
+            else:
+                branches.append((node, f"else of if {self.code(head.test)}", node.body))
+                node = None
+        wrapping = [b for b in branches if self._wraps_directly(b[2])]
+        if len(wrapping) == len(branches) and isinstance(branches[-1][0], cst.Else):
+            return
+        for where, condition, _ in wrapping:
+            self.warn(where, "DP012", condition)
+
+    def _hoist_wrap(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        """`if <device guard>: a; m = DDP(m); b; else: c` ->
+        `if guard: a; else: c` / `m = DDP(m)` / `if guard: b` (empty parts left out)."""
+        if not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        body = list(updated.body.body)
+        wraps = [
+            i
+            for i, stmt in enumerate(body)
+            if isinstance(stmt, cst.SimpleStatementLine)
+            and m.findall(stmt, m.Call(func=m.Name(_DDP)))
+        ]
+        if not wraps:
+            return updated
+        before, hoisted, after = (
+            body[: wraps[0]],
+            body[wraps[0] : wraps[-1] + 1],
+            body[wraps[-1] + 1 :],
+        )
+        test = self.code(original.test)
+        out: list[cst.BaseStatement] = []
+        if before:
+            out.append(updated.with_changes(body=updated.body.with_changes(body=before)))
+        elif isinstance(updated.orelse, cst.Else):
+            negated = cst.UnaryOperation(
+                operator=cst.Not(),
+                expression=updated.test.with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+                )
+                if isinstance(updated.test, (cst.BooleanOperation, cst.Comparison, cst.IfExp))
+                else updated.test,
+            )
+            out.append(updated.with_changes(test=negated, body=updated.orelse.body, orelse=None))
+        elif updated.orelse is not None:
+            pass_line = cst.SimpleStatementLine([cst.Pass()])
+            out.append(updated.with_changes(body=updated.body.with_changes(body=[pass_line])))
+        if not out:
+            first = hoisted[0]
+            assert isinstance(first, cst.SimpleStatementLine)  # a wrap statement (see above)
+            hoisted[0] = first.with_changes(
+                leading_lines=[*updated.leading_lines, *first.leading_lines]
+            )
+        out.extend(hoisted)
+        if after:
+            out.append(
+                updated.with_changes(
+                    leading_lines=[],
+                    body=updated.body.with_changes(body=after),
+                    orelse=None,
+                )
+            )
+        self.record(
+            original,
+            f"moved the wrap out of the device guard `if {test}`: every process wraps, on CPU too",
+        )
+        return cst.FlattenSentinel(out)
+
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        if self._unwraps_under_guard(original_node):
+            test = self.code(original_node.test)
+            self.record(
+                original_node,
+                f"unwrapped with .module whatever `{test}` is: the model is always wrapped now",
+            )
+            return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         if not self._is_dp_call(original_node.body):
             return updated_node
         test = self.code(original_node.test)
@@ -203,6 +343,20 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
+
+    def _unwraps_under_guard(self, node: cst.IfExp) -> bool:
+        """`net.module if use_cuda else net`: the unwrap followed the guard the wrap was
+        under; the wrap is unconditional now, so the bare model is `.module` always."""
+        body, test = node.body, self.code(node.test)
+        return (
+            isinstance(body, cst.Attribute)
+            and body.attr.value == "module"
+            and self.code(body.value) == self.code(node.orelse)
+            and self.code(node.orelse) in self.state.wrapped
+            and bool(_GUARD.search(test))
+            and not _NOT_A_GUARD.search(test)
+            and not _TYPE_TEST.search(test)  # isinstance(net, DataParallel): still right
+        )
 
 
 def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:

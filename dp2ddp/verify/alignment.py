@@ -28,7 +28,7 @@ from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
 from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
-from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER
+from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.fingerprint import first_tensor
 from dp2ddp.verify.recorder import Recorder
@@ -115,12 +115,19 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
 
     DistributedSampler.__iter__ = __iter__  # type: ignore[method-assign,assignment]
 
+    def ddp_sampler_iter(self: DistributedSampler[Any]) -> Iterator[int]:
+        next_pass = getattr(self, DDP_SAMPLER_NEXT_PASS, None)
+        if next_pass is not None:
+            next_pass()  # advance_epoch: this pass's epoch, before the order is drawn
+        return __iter__(self)
+
     def __init_subclass__(cls: type[DistributedSampler[Any]], /, **kwargs: Any) -> None:
         """The migrated script's header defines dp2ddp's subclass, which computes sequential
-        order itself: it draws the aligned order too."""
+        order itself and may advance its epoch on each pass: it draws the aligned order of
+        the epoch it moved to."""
         super(DistributedSampler, cls).__init_subclass__(**kwargs)
         if cls.__name__ == DDP_DISTRIBUTED_SAMPLER:
-            cls.__iter__ = __iter__  # type: ignore[method-assign]
+            cls.__iter__ = ddp_sampler_iter  # type: ignore[method-assign]
 
     DistributedSampler.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,method-assign]
 

@@ -4,7 +4,7 @@ From "How can I update parameters when training a PyTorch model with DataParalle
 multiple GPUs?" (examples 1 and 3): DataParallel averages nothing by itself, gradients of
 the gathered loss flow back to the one set of parameters, and clip_grad_norm_ runs after
 backward on those. The loss here is a sum over the batch (reduction="sum"), which DDP's
-gradient averaging scales differently (dp2ddp warns: DP004).
+gradient averaging scales differently: the migration backpropagates it times WORLD_SIZE.
 """
 
 import os
@@ -137,7 +137,7 @@ class Trainer:
             self.optimizer.zero_grad()
             outputs = self.model(inputs)
             loss = self.criterion(outputs, labels)
-            loss.backward()
+            (loss * WORLD_SIZE).backward()
             nn_utils.clip_grad_norm_(self.model.parameters(), max_norm=self.max_norm)
             self.optimizer.step()
             total += loss.item()

@@ -34,6 +34,9 @@ DISTRIBUTED_SAMPLER: Final = frozenset(
 #: The DistributedSampler subclass the header defines for loaders not shuffled for certain
 #: (templates/helpers/distributed_sampler.py.j2): sequential order in O(1) memory.
 DDP_DISTRIBUTED_SAMPLER: Final = "DdpDistributedSampler"
+#: Its method called as each pass begins (advance_epoch: the next epoch); verify's aligned
+#: order calls it too.
+DDP_SAMPLER_NEXT_PASS: Final = "next_pass"
 
 #: Names the inserted setup binds at module level (a script binding them gets DP014).
 SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})

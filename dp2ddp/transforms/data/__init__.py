@@ -14,8 +14,9 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``loader.sampler.set_epoch(epoch)`` goes first in the ``for`` loop around the loop over the
   loader, following calls outward (``train(epoch)`` called from main's epoch loop), or right
   after the loader when it is rebuilt inside that loop. ``for _ in range(n)`` becomes
-  ``for epoch in range(n)`` for it. A single pass at top level needs none; otherwise no
-  usable epoch loop is DP011.
+  ``for epoch in range(n)`` for it. A single pass at top level needs none. Where no usable
+  epoch loop is found (DP011), the sampler is ``DdpDistributedSampler(..., advance_epoch=True)``,
+  which advances its epoch on each pass, as RandomSampler draws a new order on each pass.
 * DataParallel's ``batch_size`` is the global batch, so each process loads
   ``ddp_per_rank_batch(B)`` = B // WORLD_SIZE (warning at run time when B does not divide).
   ``B * n_gpu`` (any GPU count) was the per-GPU batch: it becomes ``B``. With
@@ -35,6 +36,8 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``DdpDistributedSampler(dataset, shuffle=False)``, or by ``ddp_eval_sampler``
   for a sequential evaluation loader, and the loader is then treated as any other. Their
   import goes once nothing uses it.
+* ``sampler=None``, or a name bound to None by its every assignment (``sampler = None`` ...
+  ``shuffle=sampler is None, sampler=sampler``), is no sampler: the loader is sharded.
 * Left alone: loaders with any other sampler (DP009, silent when it is already ours), an
   ``IterableDataset`` subclass defined in the file or arguments dp2ddp cannot see (DP020).
 """
@@ -49,6 +52,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
+    assigned_value,
     call_named,
     insert_arg,
     is_false,
@@ -118,7 +122,7 @@ class ShardDataLoaders(LoaderEvaluation):
             args[key] = index
         own = None
         for key in ("sampler", "batch_sampler"):
-            if key in args and not is_none(call.args[args[key]].value):
+            if key in args and not self._always_none(call.args[args[key]].value):
                 sampler = call.args[args[key]].value
                 if key == "sampler" and "dataset" in args:
                     own = own_sampler(self, call, sampler, args)
@@ -143,6 +147,21 @@ class ShardDataLoaders(LoaderEvaluation):
             return None
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
+
+    def _always_none(self, value: cst.BaseExpression) -> bool:
+        """`None`, or a name every assignment of which binds None (`sampler = None` ...
+        `DataLoader(ds, shuffle=sampler is None, sampler=sampler)`): no sampler at all."""
+        if is_none(value):
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        referents = self.referents(value)
+        return bool(referents) and all(
+            isinstance(r.node, cst.Name)
+            and (bound := assigned_value(r.node, self)) is not None
+            and is_none(bound)
+            for r in referents
+        )
 
     def _plan(self, loader: Loader) -> None:
         call, args, own = loader.call, loader.args, loader.own
@@ -203,8 +222,22 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_eval(loader)
             return
         self._plan_train_metrics(loader)
-        if shuffled:
-            self._plan_set_epoch(loader)
+        if shuffled and not self._plan_set_epoch(loader):
+            advancing = call_named(
+                DDP_DISTRIBUTED_SAMPLER,
+                *sampler.args,
+                keyword("advance_epoch", cst.Name("True")),
+            )
+            if own is not None:
+                self._samplers[own.call] = advancing
+            else:
+                edit.sampler = advancing
+            self.state.helpers.add("distributed_sampler")
+            self.record(
+                call,
+                f"{label} moves to the next epoch on each pass by itself "
+                f"({DDP_DISTRIBUTED_SAMPLER}(advance_epoch=True))",
+            )
 
     # == rewriting ======================================================================
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:

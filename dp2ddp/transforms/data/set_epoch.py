@@ -1,4 +1,10 @@
-"""set_epoch(epoch) placed in the epoch loop around the loop over a shuffled loader."""
+"""set_epoch(epoch) placed in the epoch loop around the loop over a shuffled loader.
+
+Where no such place is found (no loop around the loop over the loader, a `while` loop, the
+loader reached under another name, a loop variable that is no epoch number...), the loader's
+sampler becomes DdpDistributedSampler(..., advance_epoch=True), which advances its epoch on
+each pass by itself (DP011 says so, for review).
+"""
 
 from __future__ import annotations
 
@@ -22,8 +28,11 @@ class LoaderSetEpoch(LoaderBatchSize):
     """Where `sampler.set_epoch(epoch)` goes."""
 
     # -- set_epoch ------------------------------------------------------------------------
-    def _plan_set_epoch(self, loader: Loader) -> None:
+    def _plan_set_epoch(self, loader: Loader) -> bool:
+        """Place set_epoch; False where some pass over the loader has no place for it (the
+        caller then gives the loader a sampler that advances its own epoch)."""
         found = unknown = False
+        failures: list[tuple[cst.CSTNode, str]] = []
         done: set[tuple[cst.CSTNode, str]] = set()
         for loop, expr, path in loader.loops:
             for epoch_loop, receiver in self._loops_around(loop, expr, path, 0):
@@ -34,7 +43,9 @@ class LoaderSetEpoch(LoaderBatchSize):
                     key = (epoch_loop, self.code(receiver) if receiver is not None else "")
                     if key not in done:
                         done.add(key)
-                        self._insert_set_epoch(loader, epoch_loop, receiver)
+                        failure = self._insert_set_epoch(loader, epoch_loop, receiver)
+                        if failure is not None:
+                            failures.append((epoch_loop, failure))
         if not found and (unknown or not loader.loops):
             label = self.code(loader.binding) if loader.binding is not None else "this loader"
             where = (
@@ -42,23 +53,24 @@ class LoaderSetEpoch(LoaderBatchSize):
                 if loader.loops
                 else f"no loop over {label} found"
             )
-            self.warn(loader.call, "DP011", where)
+            failures.insert(0, (loader.call, where))
+        for node, detail in failures:
+            self.warn(node, "DP011", f"{detail}; its sampler advances its epoch on each pass")
+        return not failures
 
     def _insert_set_epoch(
         self,
         loader: Loader,
         loop: cst.For | cst.While,
         receiver: cst.BaseExpression | None,
-    ) -> None:
+    ) -> str | None:
+        """Insert `loader.sampler.set_epoch(epoch)`; returns why not, or None."""
         if isinstance(loop, cst.While):
-            self.warn(loop, "DP011", "the loop around it is a while loop")
-            return
+            return "the loop around it is a while loop"
         if receiver is None or not is_simple(receiver):
-            self.warn(loop, "DP011", "the loader has no name in this loop")
-            return
+            return "the loader has no name in this loop"
         if not isinstance(loop.body, cst.IndentedBlock):
-            self.warn(loop, "DP011", "one-line epoch loop")
-            return
+            return "one-line epoch loop"
         prefix = self.code(receiver)
         if any(
             isinstance(n, cst.Call)
@@ -67,11 +79,10 @@ class LoaderSetEpoch(LoaderBatchSize):
             and self.code(n.func.value).startswith(prefix)
             for n in walk(loop.body)
         ):
-            return
+            return None
         epoch = self._epoch_variable(loop)
         if epoch is None:
-            self.warn(loop, "DP011", f"`{self.code(loop.target)}` is not an epoch number")
-            return
+            return f"`{self.code(loop.target)}` is not an epoch number"
         sampler = cst.Attribute(value=bare(receiver.deep_clone()), attr=cst.Name("sampler"))
         statement = cst.SimpleStatementLine(
             body=[
@@ -89,6 +100,7 @@ class LoaderSetEpoch(LoaderBatchSize):
         else:
             self._top.setdefault(loop, []).append(statement)
         self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")
+        return None
 
     def _epoch_variable(self, loop: cst.For) -> str | None:
         target = loop.target

@@ -1,16 +1,19 @@
 """Warn about what DDP changes and dp2ddp cannot convert safely.
 
-Analysis only: it runs on the user's own code (positions are theirs) and changes nothing.
-Each check is narrow on purpose; a warning must point at a real difference between one
-DataParallel process and WORLD_SIZE DDP processes:
+It runs on the user's own code (positions are theirs) and changes one thing: a loss summed
+over the batch is multiplied by WORLD_SIZE where it is backpropagated (see hazards.losses;
+`keep_summed_loss` leaves it, warned). Each check is narrow on purpose; a warning must
+point at a real difference between one DataParallel process and WORLD_SIZE DDP processes:
 
-- DP004 a loss reduced with sum (see hazards.losses).
+- DP004 a loss reduced with sum that is not scaled (see hazards.losses).
 - DP005 `X[i:i+bs]` indexed by a loop counter inside a training loop: every rank would
   train on the same samples.
 - DP006 torch/numpy random draws inside a training loop (one warning per call).
 - DP007 `forward()` changing state on `self`.
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
+- DP023 `torch.autograd.grad(..., create_graph=True)`: a gradient penalty whose own backward
+  through a DDP model fails ("Expected to have finished reduction in the prior iteration").
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
 )
+#: Second-order gradients: with create_graph=True a gradient penalty (WGAN-GP, R1) follows.
+_AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -75,6 +80,32 @@ class FlagHazards(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._losses.enter_module(node)
         return True
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node not in self._losses.scaled:
+            return updated_node
+        scale = cst.Name("WORLD_SIZE")
+        func = updated_node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "backward"
+            and "torch.autograd.backward" not in self.qualified_names(original_node.func)
+        ):
+            scaled = cst.BinaryOperation(
+                left=_parenthesized(func.value), operator=cst.Multiply(), right=scale
+            )
+            return updated_node.with_changes(
+                func=func.with_changes(
+                    value=scaled.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+                )
+            )
+        first = updated_node.args[0]
+        scaled = cst.BinaryOperation(
+            left=_parenthesized(first.value), operator=cst.Multiply(), right=scale
+        )
+        return updated_node.with_changes(
+            args=[first.with_changes(value=scaled), *updated_node.args[1:]]
+        )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self.state.options.sync_batchnorm:
@@ -153,6 +184,24 @@ class FlagHazards(MigrationTransform):
             self._batchnorms.append(node)
         if names & _ENV_SETTERS and self._sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
+        if names & _AUTOGRAD_GRAD and self._creates_graph(node):
+            self.warn(
+                node,
+                "DP023",
+                f"{self.code(node.func)}(..., create_graph=True): through a DDP model, a "
+                "penalty backpropagated on its own crashes the next forward",
+            )
+
+    def _creates_graph(self, node: cst.Call) -> bool:
+        """`create_graph=<anything but False>` (positionally the 5th argument)."""
+        for index, arg in enumerate(node.args):
+            if (arg.keyword is not None and arg.keyword.value == "create_graph") or (
+                arg.keyword is None and index == 4 and not arg.star
+            ):
+                return not (
+                    isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")
+                )
+        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -215,3 +264,12 @@ class FlagHazards(MigrationTransform):
                 for e in first.value.elements
             )
         return False
+
+
+def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as the left operand of `*`: parenthesized unless it binds tighter already."""
+    if node.lpar or isinstance(
+        node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+    ):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

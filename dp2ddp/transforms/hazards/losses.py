@@ -1,11 +1,17 @@
-"""DP004: a loss reduced with a sum, where the reduction reaches backward().
+"""Summed losses: scaled by WORLD_SIZE where they are backpropagated, or DP004.
 
 DDP averages gradients over ranks, where DataParallel's one process summed the whole batch,
-so a summed loss updates WORLD_SIZE times less. Flagged: `reduction="sum"` /
+so a summed loss updates WORLD_SIZE times less. Found: `reduction="sum"` /
 `size_average=False` on torch.nn losses, unless the loss is only evaluated (under no_grad,
 turned into a number with `.item()`, or in an evaluate()/test() that calls no backward),
 and a `.sum()` whose result reaches `.backward()` (a sum of separate loss terms,
 `torch.stack(losses).sum()`, is not a batch reduction and is not flagged).
+
+Where what reaches `X.backward()` is summed on every path (each value the name is assigned
+in the scope is a summed loss, or a sum/difference of summed losses, possibly weighted),
+the backward call becomes `(X * WORLD_SIZE).backward()`: DataParallel's updates, and `X`
+itself (printed, logged) unchanged. Anything less certain (a mean mixed in, a division, a
+loss built elsewhere) keeps DP004, as does every summed loss with `keep_summed_loss`.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from dp2ddp.transforms.hazards.scopes import ScopeFacts
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
 )
+#: How the change record of a scaled loss starts (the CLI's summary finds them by it).
+SCALED_LOSS = "scaled the summed loss"
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
 
@@ -44,11 +52,15 @@ class LossChecks:
         self._no_grad: list[bool] = []
         #: Loss objects built with a sum reduction: name -> the offending argument.
         self.sum_losses: dict[str, tuple[cst.Arg, str]] = {}
+        #: backward() calls whose loss is scaled by WORLD_SIZE.
+        self.scaled: set[cst.Call] = set()
+        #: Loss calls inside a scaled loss: no DP004 for them.
+        self._covered: set[cst.Call] = set()
 
     def enter_module(self, node: cst.Module) -> None:
+        node.visit(_LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
-        node.visit(_LossConstructors(self))
 
     def enter_function(self, node: cst.FunctionDef) -> None:
         no_grad = any(self._turns_off_grad(d.decorator) for d in node.decorators)
@@ -60,6 +72,8 @@ class LossChecks:
         self._trains.pop()
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
+        if node in self._covered:
+            return
         if any(n.startswith("torch.nn.functional.") for n in names):
             offending = self.sum_reduction(node)
             if offending is not None and self._feeds_backward(node):
@@ -108,13 +122,70 @@ class LossChecks:
         """
         facts = ScopeFacts(scope, self.t.qualified_names)
         scope.visit(facts)
-        for receiver in facts.backward:
+        keep = self.t.state.options.keep_summed_loss
+        for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
             value = _unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
+            losses: list[cst.Call] = []
+            if (
+                not keep
+                and values
+                and all(self._summed(v, facts.assigned, losses, 0) for v in values)
+                and not _inside_no_grad(backward, self.t)
+            ):
+                self.scaled.add(backward)
+                self._covered.update(losses)
+                self.t.record(
+                    backward,
+                    f"{SCALED_LOSS} {self.t.code(receiver)} by WORLD_SIZE for backward: "
+                    "DDP averages gradients over the ranks, DataParallel summed over the whole "
+                    "batch (the loss value itself is unchanged)",
+                )
+                continue
             for candidate in values:
                 if self._is_loss_sum(candidate):
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
         return bool(facts.backward)
+
+    def _summed(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        losses: list[cst.Call],
+        depth: int,
+    ) -> bool:
+        """`node` is a loss summed over the batch: a summed reduction, a name bound only to
+        such, their sums and differences, or one weighted by a factor."""
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._summed(v, assigned, losses, depth + 1) for v in bound)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.Add, cst.Subtract)):
+                return self._summed(node.left, assigned, losses, depth + 1) and self._summed(
+                    node.right, assigned, losses, depth + 1
+                )
+            if isinstance(node.operator, cst.Multiply):
+                left = self._summed(node.left, assigned, losses, depth + 1)
+                return left or self._summed(node.right, assigned, losses, depth + 1)
+            return False
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return self._summed(node.expression, assigned, losses, depth + 1)
+        if not isinstance(node, cst.Call):
+            return False
+        names = self.t.qualified_names(node.func)
+        if (
+            self._is_loss_sum(node)
+            or _key(node.func) in self.sum_losses
+            or (
+                any(n.startswith("torch.nn.functional.") for n in names)
+                and self.sum_reduction(node) is not None
+            )
+        ):
+            losses.append(node)
+            return True
+        return False
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
@@ -131,6 +202,20 @@ class LossChecks:
         ):
             return False
         return not (isinstance(summed, cst.Call) and self.t.matches(summed.func, _STACKING))
+
+
+def _inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
+    current = transform.parent(node)
+    while current is not None:
+        if isinstance(current, cst.With) and any(
+            transform.matches(
+                item.item.func if isinstance(item.item, cst.Call) else item.item, NO_GRAD
+            )
+            for item in current.items
+        ):
+            return True
+        current = transform.parent(current)
+    return False
 
 
 def _key(node: cst.BaseExpression) -> str:

@@ -135,6 +135,8 @@ class ScopeFacts(_Flat):
         super().__init__(root)
         self.qualified_names = qualified_names
         self.backward: list[cst.BaseExpression] = []
+        #: The backward() call of each entry of `backward`, in the same order.
+        self.backward_calls: list[cst.Call] = []
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -144,8 +146,10 @@ class ScopeFacts(_Flat):
         autograd = "torch.autograd.backward" in self.qualified_names(func)
         if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not autograd:
             self.backward.append(func.value)
+            self.backward_calls.append(node)
         elif node.args:
             self.backward.append(node.args[0].value)
+            self.backward_calls.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
