@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import calls_under
@@ -44,10 +45,15 @@ from dp2ddp.transforms.rank_zero.guards import (
     not_main,
 )
 from dp2ddp.transforms.rank_zero.side_effects import (
+    FILE_WRITE_METHODS,
+    FILE_WRITES,
     LOG_METHODS,
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
+    MAKEDIRS,
+    MKDIR,
+    OPEN,
     PRINT,
     SUMMARY_WRITER,
     TORCH_LOAD,
@@ -55,17 +61,21 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TQDM,
     WANDB_INIT,
     has_side_effects,
+    open_mode,
 )
 
 _SAVE = "torch.save"
 _WRITER = "SummaryWriter calls"
+_FILES = "file writes"
+#: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
+_HANDLE_WRITES = frozenset({"write", "writelines", "flush"})
 #: A statement line split into pieces: (original node, rewritten line, what it does).
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
-_OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
+_OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
 
 
 @dataclass
@@ -75,6 +85,7 @@ class ModuleFacts:
     loggers: set[str] = field(default_factory=set)  # names/attributes bound to a logger
     writers: set[str] = field(default_factory=set)  # ... to a SummaryWriter
     runs: set[str] = field(default_factory=set)  # ... to a wandb run
+    bars: set[str] = field(default_factory=set)  # ... to a tqdm bar (`bar.write(...)` prints)
     loads: bool = False  # the script calls torch.load (a save then needs a barrier)
     guarded_callees: set[str] = field(default_factory=set)  # called only under a rank-0 test
 
@@ -108,6 +119,8 @@ class RankZeroOnly(MigrationTransform):
             return "writer"
         if names & WANDB_INIT:
             return "run"
+        if names & TQDM:
+            return "bar"
         return None
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
@@ -117,7 +130,9 @@ class RankZeroOnly(MigrationTransform):
             return
         key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.code(target)
         facts = self._facts
-        {"logger": facts.loggers, "writer": facts.writers, "run": facts.runs}[kind].add(key)
+        kinds = {"logger": facts.loggers, "writer": facts.writers, "run": facts.runs}
+        kinds["bar"] = facts.bars
+        kinds[kind].add(key)
 
     def _tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:
         if isinstance(receiver, cst.Attribute):
@@ -135,6 +150,8 @@ class RankZeroOnly(MigrationTransform):
             return "print"
         if names & TORCH_SAVE:
             return _SAVE
+        if names & FILE_WRITES:
+            return _FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
         if isinstance(func, cst.Attribute):
@@ -152,6 +169,10 @@ class RankZeroOnly(MigrationTransform):
                 return _WRITER
             if self._tracked(receiver, self._facts.runs):
                 return "wandb calls"
+            if func.attr.value == "write" and self._tracked(receiver, self._facts.bars):
+                return "print"
+            if func.attr.value in FILE_WRITE_METHODS:
+                return _FILES
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
@@ -167,20 +188,45 @@ class RankZeroOnly(MigrationTransform):
         """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
         if node.asynchronous is not None or not isinstance(node.body, cst.IndentedBlock):
             return ()
+        if self._under_guard(node):
+            return ()
         if not all(
-            isinstance(item.item, cst.Call) and self.matches(item.item.func, _OPEN)
+            isinstance(item.item, cst.Call)
+            and self.matches(item.item.func, _OPEN)
+            and not any(mentions_rank(arg.value) for arg in item.item.args)
             for item in node.items
         ):
-            return ()
+            return ()  # not a file, or one file per rank
+        handles = {
+            item.asname.name.value
+            for item in node.items
+            if item.asname is not None and isinstance(item.asname.name, cst.Name)
+        }
         kinds: list[str] = []
         for statement in node.body.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 return ()
+            if all(self._writes_handle(small, handles) for small in statement.body):
+                kinds.append(_FILES)
+                continue
             line_kinds = self._guard_kinds(statement)
             if not all(line_kinds):
                 return ()
             kinds += [k for k in line_kinds if k]
         return tuple(dict.fromkeys(kinds))
+
+    def _writes_handle(self, small: cst.BaseSmallStatement, handles: set[str]) -> bool:
+        """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely."""
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return False
+        func = small.value.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _HANDLE_WRITES
+            and isinstance(func.value, cst.Name)
+            and func.value.value in handles
+            and not any(has_side_effects(a.value, self.qualified_names) for a in small.value.args)
+        )
 
     def _guard_kinds(
         self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite
@@ -379,7 +425,84 @@ class RankZeroOnly(MigrationTransform):
             return self._writer(original_node, updated_node)
         if names & WANDB_INIT:
             return self._wandb_init(original_node, updated_node)
+        if names & (MKDIR | MAKEDIRS) or _is_path_mkdir(original_node, names):
+            return self._idempotent_mkdir(original_node, updated_node, names)
+        if names & OPEN:
+            return self._open_for_writing(original_node, updated_node)
         return updated_node
+
+    def _idempotent_mkdir(self, original: cst.Call, updated: cst.Call, names: set[str]) -> cst.Call:
+        """`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` run by every rank: the second
+        rank finds the directory made and raises FileExistsError. With exist_ok=True the
+        order does not matter, and ranks that write into the directory find it there."""
+        if self._under_guard(original) or self._in_except(original):
+            return updated
+        if any(arg.star for arg in updated.args):
+            return updated
+        exist_ok = [
+            i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
+        ]
+        args = list(updated.args)
+        if exist_ok:
+            value = args[exist_ok[0]].value
+            if not is_false_literal(value):
+                return updated  # exist_ok=True already, or a value dp2ddp cannot judge
+            args[exist_ok[0]] = args[exist_ok[0]].with_changes(value=cst.Name("True"))
+            updated = updated.with_changes(args=args)
+        else:
+            updated = _append_keyword(updated, "exist_ok", cst.Name("True"))
+        if names & MKDIR:
+            # os.mkdir has no exist_ok: os.makedirs takes the same path and mode.
+            func = updated.func
+            assert isinstance(func, (cst.Attribute, cst.Name))
+            new_func: cst.BaseExpression = (
+                func.with_changes(attr=cst.Name("makedirs"))
+                if isinstance(func, cst.Attribute)
+                else cst.Attribute(value=cst.Name("os"), attr=cst.Name("makedirs"))
+            )
+            if isinstance(func, cst.Name):
+                AddImportsVisitor.add_needed_import(self.context, "os")
+            updated = updated.with_changes(func=new_func)
+        self.record(
+            original, "directory created with exist_ok=True: every rank runs it, in any order"
+        )
+        return updated
+
+    def _open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to os.devnull.
+
+        Their writes would duplicate every line (and "w" truncates what rank 0 wrote), but
+        the code around the file (a csv.writer, a loop of rows) keeps running on every rank
+        unchanged, so nothing in it that other ranks need is skipped."""
+        mode = open_mode(original)
+        if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "+", "x"}:
+            return updated
+        if self._under_guard(original) or self._in_except(original) or self._before_setup(original):
+            return updated
+        item = self.parent(original)
+        owner = self.parent(item) if isinstance(item, cst.WithItem) else None
+        if isinstance(owner, cst.With) and self._file_kinds(owner):
+            return updated  # the whole `with` is guarded
+        args = list(updated.args)
+        at = next(
+            (i for i, a in enumerate(args) if a.keyword is None or a.keyword.value == "file"),
+            None,
+        )
+        if at is None or (args[at].keyword is None and at != 0):
+            return updated
+        path = args[at].value
+        if mentions_rank(path):
+            return updated  # a per-rank file name: each rank writes its own
+        args[at] = args[at].with_changes(
+            value=cst.IfExp(
+                test=main_call(),
+                body=_parenthesize(path),
+                orelse=cst.Attribute(value=cst.Name("os"), attr=cst.Name("devnull")),
+            )
+        )
+        AddImportsVisitor.add_needed_import(self.context, "os")
+        self.record(original, "file written on rank 0 only (other ranks write to os.devnull)")
+        return updated.with_changes(args=args)
 
     def _tqdm(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if self._before_setup(original) or self._under_guard(original):
@@ -530,6 +653,24 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.value.value == "self":
                     self.facts.guarded_callees.add(func.attr.value)
+
+
+def is_false_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
+    """`path.mkdir(parents=True)`: pathlib's mkdir (keywords only: an FTP client's
+    `mkdir(name)` or any other positional form is someone else's)."""
+    return (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "mkdir"
+        and not names & MKDIR
+        and all(
+            a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
+            for a in call.args
+        )
+    )
 
 
 def _barrier() -> cst.SimpleStatementLine:
