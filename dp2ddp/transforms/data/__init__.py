@@ -146,11 +146,17 @@ class ShardDataLoaders(LoaderEvaluation):
             shuffle = cst.Name("True" if own.shuffle else "False")
         shuffled = shuffle is not None and not is_false(shuffle)
         label = self.code(loader.binding) if loader.binding is not None else "the loader"
-        evaluation = not shuffled and (
-            bool(EVAL_NAME.search(loader.name))
-            or bool(loader.loops)
-            and all(self._in_eval_context(loop) for loop, _, _ in loader.loops)
+        # By use before the shuffle flag: a validation set shuffled "to see progress" is
+        # still evaluated, and its figures (which may decide a best checkpoint) must be global.
+        evaluation = bool(EVAL_NAME.search(loader.name)) or (
+            bool(loader.loops) and all(self._in_eval_context(loop) for loop, _, _ in loader.loops)
         )
+        if evaluation:
+            unreducible = self._unreducible(loader)
+            if unreducible is not None:
+                where, why = unreducible
+                self.warn(where, "DP015", f"{why or 'no counters found'}; {label} left unsharded")
+                return
         shared = self._shared_dataset(loader)
         if shared is None:
             return
@@ -159,6 +165,8 @@ class ShardDataLoaders(LoaderEvaluation):
             self.state.helpers.add("eval_sampler")
             sampler = call_named(EVAL_SAMPLER, cst.Arg(dataset))
             what = f"{label} evaluates a disjoint slice per rank (ddp_eval_sampler)"
+            if shuffled:
+                what += "; shuffle dropped: the order does not change summed figures"
         else:
             AddImportsVisitor.add_needed_import(
                 self.context, "torch.utils.data.distributed", SAMPLER
@@ -198,7 +206,9 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_set_epoch(loader)
 
     # == rewriting ======================================================================
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call | cst.Name:
+        if self._lengths.get(original_node):
+            return cst.Name(self._lengths[original_node])
         if original_node in self._samplers:
             return self._samplers[original_node].with_changes(
                 lpar=updated_node.lpar, rpar=updated_node.rpar
