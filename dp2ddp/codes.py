@@ -109,6 +109,22 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "Every process would write its own TensorBoard events or wandb run. Create the "
         "writer or run only when ddp_is_main() (other ranks: None, or mode='disabled').",
     ),
+    "DP030": (
+        "running figure printed from this rank's shard",
+        "A sum or count accumulated over the batches of a sharded loop is printed while the "
+        "loop runs: rank 0 prints its own share, not the figure DataParallel printed. The "
+        "figures after the loop are summed over the ranks where dp2ddp can (see DP015); "
+        "sum running figures with torch.distributed.all_reduce yourself, or read them as "
+        "rank 0's sample.",
+    ),
+    "DP031": (
+        "checkpoint loaded without a barrier every rank reaches",
+        "Rank 0 saves a checkpoint where not every rank arrives (under a condition that may "
+        "differ between ranks), so no ddp_barrier() could follow the save, and this load is "
+        "not reached by every rank either: a rank may read the file while rank 0 is still "
+        "writing it. Make the condition global (reduce the value it compares) or call "
+        "ddp_barrier() at a place every rank passes before the load.",
+    ),
 }
 
 

@@ -34,7 +34,13 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import calls_under
+from dp2ddp.transforms._support.nodes import (
+    calls_under,
+    code_of,
+    enclosing_function,
+    inside,
+    walk,
+)
 from dp2ddp.transforms.process_group import after_imports
 from dp2ddp.transforms.rank_zero.guards import (
     exits_block,
@@ -63,6 +69,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     has_side_effects,
     open_mode,
 )
+from dp2ddp.transforms.rank_zero.uniform import RankUniformity
 
 _SAVE = "torch.save"
 _WRITER = "SummaryWriter calls"
@@ -98,13 +105,28 @@ class RankZeroOnly(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._early: list[cst.BaseStatement] = []  # module statements before the setup block
         self._facts = ModuleFacts()
-        #: Original `if` statements after which a ddp_barrier() goes (see _barrier_anchor).
+        #: Original statements after which a ddp_barrier() goes (see _barrier_plan).
         self._barrier_after: set[int] = set()
+        self._uniform: RankUniformity | None = None
+        #: A save got no barrier (no place every rank reaches): loads get one before them.
+        self._barrier_before_loads = False
+        self._saving_functions: set[str] = set()
+        self._module = cst.Module(body=[])
 
     # -- what the script has -------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
         self._early = list(node.body[: after_imports(list(node.body))])
         node.visit(_Collector(self, self._facts))
+        self._uniform = RankUniformity(self, node)
+        self._module = node
+        if self._facts.loads:
+            for call in walk(node):
+                if not (isinstance(call, cst.Call) and self.matches(call.func, TORCH_SAVE)):
+                    continue
+                if self._under_guard(call) or self._in_except(call):
+                    continue
+                if self._barrier_plan(call)[1] is not None:
+                    self._barrier_before_loads = True
         return True
 
     def _created_by(self, value: cst.BaseExpression | None) -> str | None:
@@ -285,7 +307,19 @@ class RankZeroOnly(MigrationTransform):
     ) -> list[cst.BaseStatement] | None:
         pieces: list[_Piece | cst.BaseStatement] = []
         barriers = False
+        synced = False  # a barrier since the last save in this block
         for index, (original, new) in enumerate(zip(originals, updated, strict=True)):
+            if index:
+                synced = self._synced_after(originals[index - 1], synced)
+            if (
+                index >= start
+                and not synced
+                and isinstance(new, cst.SimpleStatementLine)
+                and self._barrier_before_load(original)
+            ):
+                pieces.append(_barrier().with_changes(leading_lines=new.leading_lines))
+                new = new.with_changes(leading_lines=())
+                barriers = synced = True
             if id(original) in self._barrier_after:
                 pieces += [new, _barrier()]
                 barriers = True
@@ -311,6 +345,14 @@ class RankZeroOnly(MigrationTransform):
             return None
         return self._group(pieces)
 
+    def _synced_after(self, statement: cst.BaseStatement, synced: bool) -> bool:
+        """Whether, after `statement`, every rank has passed a barrier since the last save."""
+        if _is_barrier(statement) or id(statement) in self._barrier_after:
+            return True
+        if self._barrier_before_loads and self._saves(statement):
+            return False
+        return synced
+
     def _group(self, pieces: Sequence[_Piece | cst.BaseStatement]) -> list[cst.BaseStatement]:
         out: list[cst.BaseStatement] = []
         group: list[_Piece] = []
@@ -323,7 +365,10 @@ class RankZeroOnly(MigrationTransform):
                 self._flush(group, out)
             group.append(piece)
         self._flush(group, out)
-        return out
+        # A save's barrier right before a load's: one is enough.
+        return [
+            s for i, s in enumerate(out) if not (i and _is_barrier(s) and _is_barrier(out[i - 1]))
+        ]
 
     def _flush(self, group: list[_Piece], out: list[cst.BaseStatement]) -> None:
         if not group:
@@ -338,36 +383,152 @@ class RankZeroOnly(MigrationTransform):
         description = f"{', '.join(kinds)} on rank 0 only"
         first = group[0][0]
         if _SAVE in kinds and self._facts.loads and not self._in_except(first):
-            self.state.helpers.add("barrier")
-            anchor = self._barrier_anchor(first)
-            if anchor is None:
+            anchor, omitted = self._barrier_plan(first)
+            if omitted is not None:
+                description += f"; no ddp_barrier() after it: {omitted}"
+                description += " (the loads wait at one instead)"
+            elif anchor is None:
+                self.state.helpers.add("barrier")
                 out.append(_barrier())
                 description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
             else:
+                self.state.helpers.add("barrier")
                 self._barrier_after.add(id(anchor))
                 description += (
-                    ", then ddp_barrier() after the enclosing `if` (every rank must reach it)"
+                    f", then ddp_barrier() after the enclosing `{_header(anchor)}` "
+                    "(every rank must reach it)"
                 )
         self.record(first, description)
         group.clear()
 
-    def _barrier_anchor(self, node: cst.CSTNode) -> cst.If | None:
-        """The outermost `if` around a save within its loop or function, if any.
+    def _barrier_plan(self, save: cst.CSTNode) -> tuple[cst.CSTNode | None, str | None]:
+        """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
+        for right after the save's guard; why there is none, None when there is one).
 
-        The barrier goes after it, not next to the save: a condition such as
-        `if accuracy > best:` may differ between ranks, and a barrier only some ranks reach
-        hangs. Not when the `if` can leave early (return, break, ...), which would skip it.
+        Not next to the save: a condition such as `if accuracy > best:` may differ between
+        ranks, and a barrier only some ranks reach hangs. It goes after the outermost `if`
+        around the save in its block, or further out after the outermost statement whose
+        condition or iteration may differ between ranks (see uniform.py). There is no such
+        place when that statement can leave early (return, break, ...), or when the function
+        is called where not every rank arrives: then the barrier is left out.
         """
-        anchor: cst.If | None = None
-        parent = self.parent(node)
+        assert self._uniform is not None
+        chain: cst.CSTNode | None = None
+        parent = self.parent(self._statement(save))
         while isinstance(parent, _IF_PARTS):
             if isinstance(parent, cst.If):
-                anchor = parent
+                chain = parent
             parent = self.parent(parent)
+        dependent = self._uniform.rank_dependent_around(save)
+        anchor = chain
+        if dependent is not None and (chain is None or inside(chain, dependent, self)):
+            anchor = dependent
         exits = m.Return() | m.Raise() | m.Break() | m.Continue()
         if anchor is not None and m.findall(anchor, exits):
-            return None
-        return anchor
+            if dependent is None:
+                return None, None  # every rank takes the same branches: next to the save
+            return None, f"`{_header(anchor)}` may differ between ranks and can leave early"
+        function = enclosing_function(save, self)
+        if function is not None:
+            call = self._uniform.unreached_call(function)
+            if call is not None:
+                around = self._uniform.rank_dependent_around(call)
+                where = f" under `{_header(around)}`" if around is not None else ""
+                return None, (
+                    f"{function.name.value}() is called{where} where not every rank may arrive"
+                )
+        return anchor, None
+
+    def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The statement line (or `with`) holding `node`."""
+        current = node
+        while not isinstance(
+            current, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.With)
+        ):
+            parent = self.parent(current)
+            if parent is None:
+                return current
+            current = parent
+        return current
+
+    def _saves(self, node: cst.CSTNode) -> bool:
+        """`node` saves a checkpoint: torch.save, or a call of a function of this module that
+        does (followed through its calls)."""
+        if not self._saving_functions:
+            saving = {
+                function.name.value
+                for function in walk(self._module)
+                if isinstance(function, cst.FunctionDef)
+                and any(
+                    isinstance(c, cst.Call) and self.matches(c.func, TORCH_SAVE)
+                    for c in walk(function)
+                )
+            }
+            while True:
+                more = {
+                    function.name.value
+                    for function in walk(self._module)
+                    if isinstance(function, cst.FunctionDef)
+                    and any(_callee(c) in saving for c in calls_under(function))
+                } - saving
+                if not more:
+                    break
+                saving |= more
+            self._saving_functions = saving | {""}
+        return any(
+            self.matches(c.func, TORCH_SAVE) or _callee(c) in self._saving_functions - {""}
+            for c in calls_under(node)
+        )
+
+    def _before_any_save(self, statement: cst.CSTNode) -> bool:
+        """A load that runs before anything in this run saved (resuming from a checkpoint
+        at start-up): its function saves only after it, and no loop around it saves."""
+        function = enclosing_function(statement, self)
+        scope: cst.CSTNode = function if function is not None else self._module
+        child, parent = statement, self.parent(statement)
+        later = False
+        while parent is not None and parent is not scope:
+            if isinstance(parent, (cst.For, cst.While)) and self._saves(parent):
+                return False
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                at = next(i for i, s in enumerate(body) if s is child)
+                if any(self._saves(s) for s in body[:at]):
+                    return False
+                later = later or any(self._saves(s) for s in body[at + 1 :])
+            child, parent = parent, self.parent(parent)
+        return later
+
+    def _barrier_before_load(self, original: cst.BaseStatement) -> bool:
+        """A statement that loads a checkpoint gets a ddp_barrier() before it when a save had
+        none after it; False (with DP031 where it is needed) when it cannot."""
+        if not self._barrier_before_loads or not isinstance(original, cst.SimpleStatementLine):
+            return False
+        loads = [
+            call
+            for call in walk(original, skip_scopes=True)
+            if isinstance(call, cst.Call) and self.matches(call.func, TORCH_LOAD)
+        ]
+        if not loads or self._under_guard(original) or self._before_setup(original):
+            return False
+        if self._before_any_save(original):
+            return False  # resuming: reads what an earlier run wrote
+        assert self._uniform is not None
+        function = enclosing_function(original, self)
+        if self._uniform.rank_dependent_around(original) is not None or (
+            function is not None and self._uniform.unreached_call(function) is not None
+        ):
+            self.warn(
+                loads[0],
+                "DP031",
+                "rank 0's save has no barrier every rank reaches, and this load has none either",
+            )
+            return False
+        self.state.helpers.add("barrier")
+        self.record(
+            loads[0], "ddp_barrier() before this load: a rank-0 save above could have none after it"
+        )
+        return True
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -670,6 +831,34 @@ def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
             a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
             for a in call.args
         )
+    )
+
+
+def _header(statement: cst.CSTNode) -> str:
+    """`if acc > best`, `for x in loader`, ...: how a statement starts, for messages."""
+    if isinstance(statement, cst.If):
+        return f"if {code_of(statement.test)}"
+    if isinstance(statement, cst.While):
+        return f"while {code_of(statement.test)}"
+    if isinstance(statement, cst.For):
+        return f"for {code_of(statement.target)} in {code_of(statement.iter)}"
+    return "try/except"
+
+
+def _callee(call: cst.Call) -> str:
+    """`f` of `f(...)` or `self.f(...)`; "" otherwise."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and m.matches(func.value, m.Name("self")):
+        return func.attr.value
+    return ""
+
+
+def _is_barrier(piece: object) -> bool:
+    """A `ddp_barrier()` statement line (inserted, or already there)."""
+    return isinstance(piece, cst.SimpleStatementLine) and m.matches(
+        piece, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name("ddp_barrier")))])
     )
 
 
