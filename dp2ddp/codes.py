@@ -77,8 +77,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP015": (
         "evaluation metrics not reduced",
-        "This evaluation loop is sharded but no counters were found to sum across ranks; "
-        "reduce your metrics with torch.distributed.all_reduce.",
+        "No counters were found that can be summed across ranks (or a figure divides by this "
+        "rank's own count, or the loop was not found), so the evaluation loader is left "
+        "unsharded: every rank evaluates the whole set and prints the original figures. To "
+        "shard it, reduce your metrics with torch.distributed.all_reduce.",
     ),
     "DP016": (
         "DataParallel used where it cannot be rewritten",

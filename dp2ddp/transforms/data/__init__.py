@@ -79,6 +79,7 @@ class ShardDataLoaders(LoaderEvaluation):
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._lines = node.code.splitlines()
+        self._module_node = node
         self._indent = node.default_indent
         nodes = list(walk(node))
         self.index(nodes)
@@ -200,8 +201,10 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_batch(loader, edit)
         if evaluation:
             self._plan_eval(loader)
+            self._warn_running_figures(loader)
             return
         self._plan_train_metrics(loader)
+        self._warn_running_figures(loader)
         if shuffled:
             self._plan_set_epoch(loader)
 

@@ -16,6 +16,8 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.plan import (
+    PRINTS,
+    SHOW_METHODS,
     ZERO_TENSOR,
     Loader,
 )
@@ -113,6 +115,75 @@ class LoaderEvaluation(LoaderSetEpoch):
         while name in taken:
             name, n = f"{stem}{n}", n + 1
         return name
+
+    def _warn_running_figures(self, loader: Loader) -> None:
+        """DP030 where a sum or count accumulated over this rank's batches is printed: inside
+        the loop (a progress bar), or after it when it was not summed over the ranks."""
+        for loop, _, _ in loader.loops:
+            counters = set(self._counters(loop))
+            if not counters:
+                continue
+            reduced = self._reduced_after(loop)
+            start = self.get_metadata(PositionProvider, loop).start.line
+            end = self.get_metadata(PositionProvider, loop).end.line
+            for call in walk(self._scope_root(loop), skip_scopes=True):
+                if not isinstance(call, cst.Call) or not self._prints(call):
+                    continue
+                line = self.get_metadata(PositionProvider, call).start.line
+                if line < start or (line > end and reduced):
+                    continue
+                shown = sorted(
+                    {
+                        n.value
+                        for a in call.args
+                        for n in walk(a.value)
+                        if isinstance(n, cst.Name) and n.value in counters
+                    }
+                )
+                if shown:
+                    where = "while the loop runs" if line <= end else "after the loop"
+                    self.warn(
+                        call,
+                        "DP030",
+                        f"{', '.join(shown)} summed over this rank's batches only, printed {where}",
+                    )
+
+    def _prints(self, call: cst.Call) -> bool:
+        """A call that shows its arguments: print and friends, a tqdm bar's postfix, or a
+        function of this module that prints (a `progress_bar(i, n, msg)` helper)."""
+        if self.matches(call.func, PRINTS):
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in SHOW_METHODS:
+            return True
+        if isinstance(func, cst.Name):
+            return func.value in self._printing_functions()
+        return False
+
+    def _printing_functions(self) -> set[str]:
+        """Functions of this module that print (directly or through each other)."""
+        if self._printers is None:
+            functions = [n for n in walk(self._module_node) if isinstance(n, cst.FunctionDef)]
+            printers: set[str] = set()
+            while True:
+                more = {
+                    f.name.value
+                    for f in functions
+                    if any(
+                        isinstance(c, cst.Call)
+                        and (
+                            self.matches(c.func, PRINTS)
+                            or isinstance(c.func, cst.Name)
+                            and c.func.value in printers
+                        )
+                        for c in walk(f.body)
+                    )
+                } - printers
+                if not more:
+                    break
+                printers |= more
+            self._printers = printers
+        return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:
         """`total / len(loader.dataset)` after a training loop: the counter must be global."""
