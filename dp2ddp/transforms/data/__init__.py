@@ -19,12 +19,21 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``per_process_batch`` B stays, and the global batch grows with the world size. A loader
   without ``batch_size`` (DataLoader's default, 1) is left alone: one sample cannot be split,
   so each process loads 1 and the global batch is WORLD_SIZE (said in the change record).
-* An evaluation loader (not shuffled; named val/valid/test/eval/dev, or only iterated under
-  ``torch.no_grad()``/``inference_mode`` or after ``.eval()``) gets ``ddp_eval_sampler(dataset)``:
-  a strided shard without the padding DistributedSampler adds, so no sample counts twice.
-  Counters bound to a number or a zero tensor before its loop and ``+=``-ed in it are summed
-  over the ranks right after the loop, so the printed metrics are global; none found: DP015.
+* An evaluation loader is found by use before its shuffle flag: named val/valid/test/eval/dev,
+  or only iterated under ``torch.no_grad()``/``inference_mode`` or after ``.eval()`` (a
+  validation set shuffled "to see progress" is still evaluated). It gets
+  ``ddp_eval_sampler(dataset)``: a strided shard without the padding DistributedSampler adds,
+  so no sample counts twice. Counters bound to a number or a zero tensor before its loop and
+  ``+=``-ed in it are summed over the ranks right after the loop; a sum divided by
+  ``len(loader)`` after the loop is divided by the batches of all ranks, summed with it. So
+  every term of the printed figures is global, and so is a best-checkpoint or early-stopping
+  decision taken on them. Where that cannot be done for every term (no loop found, lists,
+  averaging objects, a ``len(loader)`` the sum does not reach) the loader stays unsharded:
+  every rank evaluates the whole set and gets the original's figures (DP015).
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
+* A running sum or count over a sharded loop's batches that is printed (a progress bar,
+  a helper of the module that prints, an epoch figure not summed over the ranks) is rank
+  0's share: DP030.
 * ``sampler=RandomSampler(dataset)`` / ``SequentialSampler(dataset)`` (inline, or a name bound
   to one and used by this loader only) just turn shuffling on or off: the sampler itself is
   replaced by ``DistributedSampler(dataset, shuffle=True/False)``, or by ``ddp_eval_sampler``

@@ -4,15 +4,32 @@ Under torchrun every process runs the whole script, so every print, log line, ch
 write and tracker call would happen WORLD_SIZE times (and concurrent writes to one file
 corrupt it). Statements doing only that are grouped under one `if ddp_is_main():`.
 
-- print / logging / tqdm.write, `torch.save`, SummaryWriter and wandb-run method calls are
-  guarded; consecutive ones form one group, a blank line or comment starts a new one.
+- print / logging / tqdm.write (also a bar's `bar.write`), `sys.stdout.write` /
+  `sys.stderr.write`, `pprint`, `torch.save`, SummaryWriter and wandb-run method calls are
+  guarded; consecutive ones form one group, a blank line or comment starts a new one. Inside
+  a project function (a `progress_bar(i, n, msg)` helper) the prints in its body are
+  guarded, so every call site is covered, also in other modules.
+- Files: copies, moves and removals (`shutil.copyfile`, `os.remove`, ...), `np.save`,
+  `pickle.dump`, `json.dump`, `save_image`, `savefig` and the like run on rank 0 only; a
+  `with open(path, "w"|"a")` block that only writes is guarded whole. Other files opened for
+  writing or appending (a log kept open, a csv.writer) are opened on `os.devnull` off rank 0,
+  so the code around them runs unchanged on every rank. Paths that mention the rank stay.
+- `os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` outside a rank-0 block get
+  `exist_ok=True` (os.mkdir becomes os.makedirs): every rank may create the directory, in
+  any order, and finds it there afterwards.
 - Statements already under a rank-0 test, or in a function only called under one, are left.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
   statement on every rank rather than risk a rank-0-only collective (a hang).
 - A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
-  `torch.load`, so no rank reads a checkpoint rank 0 is still writing. The barrier goes
-  after the outermost `if` around the save: `if acc > best:` may not hold on every rank.
+  `torch.load`, so no rank reads a checkpoint rank 0 is still writing. A barrier must be
+  reached by every rank: it goes after the outermost `if` around the save, and further out
+  after any statement whose condition or iteration may differ between ranks (uniform.py
+  proves what does not: `if acc > best:` on a metric summed over the ranks is fine, on a
+  rank's own loss it is not). When no such place exists in the function (it can leave
+  early, or is called under a rank-local condition) the barrier is left out, said in the
+  change record, and each load that may read the file (not a resume before any save) gets
+  a `ddp_barrier()` before it, or DP031 where that load is not reached by every rank.
   `with open(path, "wb") as f: torch.save(..., f)` is guarded whole (an open() on every
   rank would truncate the file). `torch.load` without `map_location` loads onto `DEVICE`.
 - tqdm bars get `disable=not ddp_is_main()`.
