@@ -158,8 +158,13 @@ class ShardDataLoaders(LoaderEvaluation):
         label = self.code(loader.binding) if loader.binding is not None else "the loader"
         # By use before the shuffle flag: a validation set shuffled "to see progress" is
         # still evaluated, and its figures (which may decide a best checkpoint) must be global.
-        evaluation = bool(EVAL_NAME.search(loader.name)) or (
-            bool(loader.loops) and all(self._in_eval_context(loop) for loop, _, _ in loader.loops)
+        # A shuffled loader named like an evaluation set but iterated outside any evaluation
+        # context (`train_val_loader` trained on) stays a training loader.
+        evaluated = bool(loader.loops) and all(
+            self._in_eval_context(loop) for loop, _, _ in loader.loops
+        )
+        evaluation = evaluated or (
+            bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )
         if evaluation:
             unreducible = self._unreducible(loader)
