@@ -127,6 +127,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "writing it. Make the condition global (reduce the value it compares) or call "
         "ddp_barrier() at a place every rank passes before the load.",
     ),
+    "DP032": (
+        "training loop left on a rank-local value",
+        "The `break` runs on some ranks only (early stopping on this rank's own loss, a "
+        "per-rank metric), so the other ranks train on and wait forever in DDP's gradient "
+        "all-reduce. Decide on a value that is the same on every rank: sum it with "
+        "torch.distributed.all_reduce first (figures of a sharded evaluation that dp2ddp "
+        "reduces already are).",
+    ),
 }
 
 

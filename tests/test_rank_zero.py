@@ -246,3 +246,31 @@ def test_a_load_only_some_ranks_reach_after_an_unsynced_save_is_dp031() -> None:
         "            break\n",
     )
     assert [w.code for w in state.warnings] == ["DP031"]
+
+
+@pytest.mark.parametrize(
+    ("test", "warned"),
+    [
+        ("loss.item() < 0.1", True),
+        ("patience >= 2", False),
+        ("i >= args.max_steps", False),
+        ("epoch == args.epochs - 1", False),
+    ],
+)
+def test_early_stop_on_a_rank_local_value_is_dp032(test: str, warned: bool) -> None:
+    _, state = run_pass(
+        RankZeroOnly,
+        "import argparse\n\nimport torch\n\n\n"
+        "def main(model, loader, args):\n"
+        "    patience = 0\n"
+        "    for epoch in range(args.epochs):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            loss = model(x)\n"
+        "            loss.backward()\n"
+        f"            if {test}:\n"
+        "                break\n"
+        "        patience += 1\n"
+        "\n\n"
+        "main(build(), data(), argparse.ArgumentParser().parse_args())\n",
+    )
+    assert [w.code for w in state.warnings] == (["DP032"] if warned else [])

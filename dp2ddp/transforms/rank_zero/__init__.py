@@ -592,6 +592,36 @@ class RankZeroOnly(MigrationTransform):
                 return  # a writer call left on every rank: _kinds() reported it
         self.warn(node, "DP021", f"{self.code(node)} is used where the writer is None")
 
+    def visit_Break(self, node: cst.Break) -> None:
+        """DP032: a training loop left on a condition that may differ between ranks."""
+        assert self._uniform is not None
+        child: cst.CSTNode = node
+        parent = self.parent(node)
+        dependent: cst.If | None = None
+        while parent is not None and not isinstance(parent, (cst.For, cst.While)):
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return
+            if (
+                isinstance(parent, cst.If)
+                and child is not parent.test
+                and not self._uniform.value(parent.test, parent)
+            ):
+                dependent = parent
+            child, parent = parent, self.parent(parent)
+        if parent is None or dependent is None or self._under_guard(node):
+            return
+        trains = any(
+            isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward"
+            for c in calls_under(parent)
+        )
+        if trains:
+            self.warn(
+                dependent,
+                "DP032",
+                f"`{_header(dependent)}` may differ between ranks: one rank would leave "
+                "the training loop while the others wait in the next gradient all-reduce",
+            )
+
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         names = self.qualified_names(original_node.func)

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 import libcst as cst
+import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
@@ -299,7 +300,7 @@ class RankUniformity:
             if isinstance(owner, _LOOPS) and not self._bindings_uniform(name, owner.body):
                 return False  # a value carried over from the previous iteration
             if isinstance(owner, cst.For) and _binds_name(owner.target, name):
-                return self.value(owner.iter, owner)
+                return self._counts_passes(owner, name) or self.value(owner.iter, owner)
             if isinstance(owner, cst.With):
                 for item in owner.items:
                     if item.asname is not None and _binds_name(item.asname.name, name):
@@ -369,7 +370,9 @@ class RankUniformity:
         elif isinstance(node, cst.For):
             if not _binds_name(node.target, name):
                 return None
-            value = self.value(node.iter, node)
+            # `i` of `for i, batch in enumerate(...)` counts the passes: the same on every
+            # rank for as long as they loop (whether they loop alike is the loop's question).
+            value = self._counts_passes(node, name) or self.value(node.iter, node)
         elif isinstance(node, cst.WithItem):
             if node.asname is None or not _binds_name(node.asname.name, name):
                 return None
@@ -384,6 +387,18 @@ class RankUniformity:
         else:
             return None
         return value and self.rank_dependent_around(node) is None
+
+    def _counts_passes(self, loop: cst.For, name: str) -> bool:
+        target, iterated = loop.target, loop.iter
+        return (
+            isinstance(target, cst.Tuple)
+            and bool(target.elements)
+            and m.matches(target.elements[0].value, m.Name(name))
+            and isinstance(iterated, cst.Call)
+            and bool(self.t.qualified_names(iterated.func) & {"builtins.enumerate"})
+            and all(a.keyword is None and not a.star for a in iterated.args[1:])
+            and all(self.value(a.value, loop) for a in iterated.args[1:])
+        )
 
     def _bindings_uniform(self, name: str, root: cst.CSTNode) -> bool:
         return self._binds(root, name) is not False
