@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.plan import (
+    PRINTER_NAME,
     PRINTS,
     SHOW_METHODS,
     ZERO_TENSOR,
@@ -157,7 +158,12 @@ class LoaderEvaluation(LoaderSetEpoch):
         if isinstance(func, cst.Attribute) and func.attr.value in SHOW_METHODS:
             return True
         if isinstance(func, cst.Name):
-            return func.value in self._printing_functions()
+            if func.value in self._printing_functions():
+                return True
+            # Imported from another module of the project: judged by its name.
+            return bool(PRINTER_NAME.search(func.value)) and any(
+                not n.startswith("builtins.") for n in self.qualified_names(func)
+            )
         return False
 
     def _printing_functions(self) -> set[str]:

@@ -31,6 +31,8 @@ PRINTS = frozenset(
     | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
     | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
 )
+#: Names of imported project functions that show their arguments (`progress_bar`, `log_metrics`).
+PRINTER_NAME = re.compile(r"(?:^|_)(?:print|progress|log|show|display|report)(?:_|$|bar)", re.I)
 #: Methods that show their arguments whatever their receiver: tqdm bars, loggers.
 SHOW_METHODS = frozenset(
     {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
