@@ -255,12 +255,14 @@ def test_a_load_only_some_ranks_reach_after_an_unsynced_save_is_dp031() -> None:
         ("patience >= 2", False),
         ("i >= args.max_steps", False),
         ("epoch == args.epochs - 1", False),
+        ("time.time() > 100", True),
+        ("patience > 3 and loss.item() > 1", True),
     ],
 )
 def test_early_stop_on_a_rank_local_value_is_dp032(test: str, warned: bool) -> None:
     _, state = run_pass(
         RankZeroOnly,
-        "import argparse\n\nimport torch\n\n\n"
+        "import argparse\nimport time\n\nimport torch\n\n\n"
         "def main(model, loader, args):\n"
         "    patience = 0\n"
         "    for epoch in range(args.epochs):\n"

@@ -595,21 +595,20 @@ class RankZeroOnly(MigrationTransform):
     def visit_Break(self, node: cst.Break) -> None:
         """DP032: a training loop left on a condition that may differ between ranks."""
         assert self._uniform is not None
-        child: cst.CSTNode = node
+        ifs: list[cst.If] = []
         parent = self.parent(node)
-        dependent: cst.If | None = None
         while parent is not None and not isinstance(parent, (cst.For, cst.While)):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return
-            if (
-                isinstance(parent, cst.If)
-                and child is not parent.test
-                and not self._uniform.value(parent.test, parent)
-            ):
-                dependent = parent
-            child, parent = parent, self.parent(parent)
-        if parent is None or dependent is None or self._under_guard(node):
+            if isinstance(parent, cst.If):
+                ifs.append(parent)
+            parent = self.parent(parent)
+        if parent is None or self._under_guard(node):
             return
+        local = [i for i in ifs if self._uniform.computed_per_rank(i.test, parent)]
+        if not local:
+            return
+        dependent = local[-1]
         trains = any(
             isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward"
             for c in calls_under(parent)

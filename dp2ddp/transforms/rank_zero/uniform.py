@@ -56,6 +56,8 @@ _UNIFORM_CALLS: Final = frozenset(
     }
 )
 _UNIFORM_PREFIXES: Final = ("math.",)
+#: Calls whose result differs between processes even on the same input.
+_PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
 #: Methods that compute from their receiver and arguments only.
 _UNIFORM_METHODS: Final = frozenset(
     (
@@ -173,6 +175,53 @@ class RankUniformity:
                 yield call
             elif isinstance(func, cst.Attribute) and func.attr.value == name and method:
                 yield call
+
+    def computed_per_rank(self, test: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
+        """`test` reads a value that `loop` computes differently on each rank: from its
+        batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
+        Values from before the loop and counters (`step += args.batch`) do not count: this
+        is for a warning about leaving the loop, and a loss is the usual culprit."""
+        return self._loop_local(test, loop, set())
+
+    def _loop_local(
+        self, expr: cst.BaseExpression, loop: cst.For | cst.While, seen: set[str]
+    ) -> bool:
+        if mentions_rank(expr):
+            return True
+        for call in walk(expr):
+            if isinstance(call, cst.Call) and any(
+                n.startswith(_PER_PROCESS) for n in self.t.qualified_names(call.func)
+            ):
+                return True
+        names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
+        seen |= names
+        for node in walk(loop, skip_scopes=True):
+            if isinstance(node, cst.For):
+                bound = [n for n in names if _binds_name(node.target, n)]
+                if any(
+                    not self._counts_passes(node, n) and not self.value(node.iter, node)
+                    for n in bound
+                ):
+                    return True
+                continue
+            if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, cst.Assign) else [node]
+            if not any(_binds_name(t.target, n) for t in targets for n in names):
+                continue
+            if node.value is None or self._loop_local(node.value, loop, seen):
+                return True
+            child: cst.CSTNode = node
+            parent = self.t.parent(node)
+            while parent is not None and parent is not loop:
+                if (
+                    isinstance(parent, cst.If)
+                    and child is not parent.test
+                    and self._loop_local(parent.test, loop, seen)
+                ):
+                    return True
+                child, parent = parent, self.t.parent(parent)
+        return False
 
     def _while_uniform(self, loop: cst.While) -> bool:
         if not self.value(loop.test, loop):
