@@ -118,6 +118,8 @@ class RankUniformity:
                                 (node, value)
                             )
         self._memo: dict[tuple[object, ...], bool] = {}
+        self._bound: dict[int, frozenset[str]] = {}
+        self._globals: dict[int, frozenset[str]] = {}
 
     # -- places ---------------------------------------------------------------------------
     def rank_dependent_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -378,9 +380,37 @@ class RankUniformity:
             # A compound statement that may or may not bind: the earlier value counts too.
         return None
 
+    def _bound_names(self, statement: cst.CSTNode) -> frozenset[str]:
+        """Every name `statement` may bind (a superset: a cheap test before the real one)."""
+        key = id(statement)
+        if key not in self._bound:
+            names: set[str] = set()
+            for node in walk(statement, skip_scopes=True):
+                targets: list[cst.CSTNode] = []
+                if isinstance(node, cst.Assign):
+                    targets = [t.target for t in node.targets]
+                elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+                    targets = [node.target]
+                elif isinstance(node, (cst.AsName, cst.NamedExpr)):
+                    targets = [node.name if isinstance(node, cst.AsName) else node.target]
+                elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
+                    node.names, cst.ImportStar
+                ):
+                    for alias in node.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        names.add(name_of(bound).split(".")[0])
+                for target in targets:
+                    names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+            self._bound[key] = frozenset(names)
+        return self._bound[key]
+
     def _binds(self, statement: cst.CSTNode, name: str) -> bool | None:
         """None when `statement` does not bind `name`; else whether every binding in it is
         uniform (each under uniform conditions)."""
+        if name not in self._bound_names(statement):
+            return None
         found = False
         for node in walk(statement, skip_scopes=True):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not statement:
@@ -503,10 +533,15 @@ class RankUniformity:
         return result
 
     def _declared_global(self, function: cst.FunctionDef, name: str) -> bool:
-        return any(
-            isinstance(node, cst.Global) and any(n.name.value == name for n in node.names)
-            for node in walk(function.body, skip_scopes=True)
-        )
+        key = id(function)
+        if key not in self._globals:
+            self._globals[key] = frozenset(
+                n.name.value
+                for node in walk(function.body, skip_scopes=True)
+                if isinstance(node, cst.Global)
+                for n in node.names
+            )
+        return name in self._globals[key]
 
     def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The statement holding `node` that sits directly in a block."""
