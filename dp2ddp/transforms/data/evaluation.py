@@ -121,7 +121,7 @@ class LoaderEvaluation(LoaderSetEpoch):
         """DP030 where a sum or count accumulated over this rank's batches is printed: inside
         the loop (a progress bar), or after it when it was not summed over the ranks."""
         for loop, _, _ in loader.loops:
-            counters = set(self._counters(loop))
+            counters = set(self._counters(loop)) - self._step_counters(loop)
             if not counters:
                 continue
             reduced = self._reduced_after(loop)
@@ -148,6 +148,17 @@ class LoaderEvaluation(LoaderSetEpoch):
                         "DP030",
                         f"{', '.join(shown)} summed over this rank's batches only, printed {where}",
                     )
+
+    def _step_counters(self, loop: cst.For) -> set[str]:
+        """Counters only ever increased by a constant (`global_step += 1`): every rank
+        counts the same steps."""
+        constant: dict[str, bool] = {}
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                name = node.target.value
+                literal = isinstance(node.value, (cst.Integer, cst.Float))
+                constant[name] = constant.get(name, True) and literal
+        return {name for name, yes in constant.items() if yes}
 
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, or a
