@@ -83,8 +83,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP015": (
         "evaluation metrics not reduced",
-        "This evaluation loop is sharded but no counters were found to sum across ranks; "
-        "reduce your metrics with torch.distributed.all_reduce.",
+        "No counters were found that can be summed across ranks (or a figure divides by this "
+        "rank's own count, or the loop was not found), so the evaluation loader is left "
+        "unsharded: every rank evaluates the whole set and prints the original figures. To "
+        "shard it, reduce your metrics with torch.distributed.all_reduce.",
     ),
     "DP016": (
         "DataParallel used where it cannot be rewritten",
@@ -134,6 +136,30 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "by WORLD_SIZE, before adding them to `.grad`; (3) run the penalty's forward and "
         "backward under `with model.no_sync():` and then all-reduce every `.grad` divided by "
         "WORLD_SIZE before the optimizer step.",
+    ),
+    "DP030": (
+        "running figure printed from this rank's shard",
+        "A sum or count accumulated over the batches of a sharded loop is printed while the "
+        "loop runs: rank 0 prints its own share, not the figure DataParallel printed. The "
+        "figures after the loop are summed over the ranks where dp2ddp can (see DP015); "
+        "sum running figures with torch.distributed.all_reduce yourself, or read them as "
+        "rank 0's sample.",
+    ),
+    "DP031": (
+        "checkpoint loaded without a barrier every rank reaches",
+        "Rank 0 saves a checkpoint where not every rank arrives (under a condition that may "
+        "differ between ranks), so no ddp_barrier() could follow the save, and this load is "
+        "not reached by every rank either: a rank may read the file while rank 0 is still "
+        "writing it. Make the condition global (reduce the value it compares) or call "
+        "ddp_barrier() at a place every rank passes before the load.",
+    ),
+    "DP032": (
+        "training loop left on a rank-local value",
+        "The `break` runs on some ranks only (early stopping on this rank's own loss, a "
+        "per-rank metric), so the other ranks train on and wait forever in DDP's gradient "
+        "all-reduce. Decide on a value that is the same on every rank: sum it with "
+        "torch.distributed.all_reduce first (figures of a sharded evaluation that dp2ddp "
+        "reduces already are).",
     ),
 }
 

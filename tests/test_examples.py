@@ -308,6 +308,11 @@ def _indices(launch: Launch, script: Path, rank: int) -> int:
     return count
 
 
+#: Evaluation sets every rank draws whole: their figures cannot all be summed over the ranks
+#: (DP015), so the loader stays unsharded (examples/README.md says why for each).
+UNSHARDED_EVALUATION = {"loss_in_forward": 256}
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_migration_shares_the_data_out(
@@ -323,6 +328,7 @@ def test_migration_shares_the_data_out(
     assert _indices(plain_launch, migrated, 0) == drawn, "a world of one drew different data"
     rank0, rank1 = _indices(torchrun_launch, migrated, 0), _indices(torchrun_launch, migrated, 1)
     slack = max(8, drawn // 20)  # DistributedSampler pads; drop_last drops per rank
+    drawn += UNSHARDED_EVALUATION.get(name, 0)  # the second rank draws it too
     assert abs(rank0 + rank1 - drawn) <= slack and abs(rank0 - rank1) <= slack, (
         f"DataParallel drew {drawn} samples; under torchrun rank 0 drew {rank0} and rank 1 "
         f"{rank1}, not a half each"

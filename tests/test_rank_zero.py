@@ -101,3 +101,178 @@ def test_guarded_call_with_side_effects_stays_on_every_rank() -> None:
     )
     out = _rank_zero(code)
     assert "    print('acc', evaluate(model, loader))\n    if ddp_is_main():\n" in out
+
+
+# -- barriers only where every rank arrives (issue 10 item 1) --------------------------------
+
+_SAVE_HELPER = (
+    "def save(model):\n"
+    "    torch.save(model.state_dict(), 'ckpt.pt')\n"
+    "\n\n"
+    "def main(model, args, loader):\n"
+    "    best = float('inf')\n"
+    "    for epoch in range(args.epochs):\n"
+    "        loss = model(loader)\n"
+    "        {call}\n"
+    "    model.load_state_dict(torch.load('ckpt.pt'))\n"
+    "\n\n"
+    "parser = argparse.ArgumentParser()\n"
+    "main(build(), parser.parse_args(), data())\n"
+)
+
+
+def _rank_zero_torch(code: str) -> str:
+    """The rank-0 pass on `code` with argparse, torch, os and time imported."""
+    return _rank_zero("import argparse\nimport os\nimport time\n\nimport torch\n\n\n" + code)
+
+
+def _barrier_lines(code: str) -> list[str]:
+    return [line.strip() for line in code.splitlines() if "ddp_barrier()" in line]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "save(model)",
+        "if epoch % args.save_every == 0: save(model)",
+        "if args.save and epoch > 3: save(model)",
+    ],
+)
+def test_barrier_stays_in_a_helper_every_rank_calls(call: str) -> None:
+    code = _rank_zero_torch(_SAVE_HELPER.replace("{call}", call))
+    helper = code.split("def main")[0]
+    assert "ddp_barrier()" in helper, code
+    assert code.count("ddp_barrier()") == 1, code
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "if loss.item() < best: save(model)",
+        "if time.time() > 0: save(model)",
+        "if os.path.exists('stop'): save(model)",
+        "if RANK == 1: save(model)",
+    ],
+)
+def test_no_barrier_in_a_helper_called_under_a_rank_local_condition(call: str) -> None:
+    """The helper's barrier would be reached by some ranks only: it goes before the load."""
+    code = _rank_zero_torch(_SAVE_HELPER.replace("{call}", call))
+    helper, main = code.split("def main")
+    assert "ddp_barrier()" not in helper, code
+    main = main.split("parser =")[0]
+    assert main.index("ddp_barrier()") < main.index("torch.load"), code
+
+
+def test_barrier_after_a_loop_whose_length_differs_between_ranks() -> None:
+    code = _rank_zero_torch(
+        "def main(model, loader):\n"
+        "    for x in loader:\n"
+        "        if x.sum() > 0:\n"
+        "            torch.save(model.state_dict(), 'c.pt')\n"
+        "    model.load_state_dict(torch.load('c.pt'))\n"
+    )
+    assert _barrier_lines(code) == ["ddp_barrier()"], code
+    assert code.index("ddp_barrier()") > code.index("torch.save")
+    assert (
+        code.split("ddp_barrier()")[0].rstrip().endswith("torch.save(model.state_dict(), 'c.pt')")
+    )
+
+
+def test_global_metric_keeps_the_barrier_next_to_its_if() -> None:
+    """A score summed over the ranks decides the same on every rank."""
+    code = _rank_zero_torch(
+        "def evaluate(model, loader):\n"
+        "    correct = 0\n"
+        "    for x in loader:\n"
+        "        correct += model(x)\n"
+        "    correct = ddp_all_reduce_sum(correct)\n"
+        "    return correct / 10\n"
+        "\n\n"
+        "def main(model, loader):\n"
+        "    best = 0\n"
+        "    for epoch in range(3):\n"
+        "        score = evaluate(model, loader)\n"
+        "        if score > best:\n"
+        "            best = score\n"
+        "            torch.save(model.state_dict(), 'best.pt')\n"
+        "        x = 1\n"
+        "    model.load_state_dict(torch.load('best.pt'))\n"
+    )
+    lines = code.splitlines()
+    at = lines.index("        ddp_barrier()")
+    assert lines[at + 1] == "        x = 1", code
+
+
+def test_early_exit_under_a_rank_local_condition_has_no_barrier() -> None:
+    code = _rank_zero_torch(
+        "def main(model, loader):\n"
+        "    for epoch in range(3):\n"
+        "        loss = model(loader)\n"
+        "        if loss.item() < 0.1:\n"
+        "            torch.save(model.state_dict(), 'c.pt')\n"
+        "            break\n"
+        "    model.load_state_dict(torch.load('c.pt'))\n"
+    )
+    assert _barrier_lines(code) == ["ddp_barrier()"], code
+    assert code.index("ddp_barrier()") > code.index("break")
+
+
+def test_a_load_no_rank_must_wait_for_is_left_alone() -> None:
+    """A resume at start-up reads what an earlier run wrote: no barrier before it."""
+    code = _rank_zero_torch(
+        "def save(model):\n"
+        "    torch.save(model.state_dict(), 'c.pt')\n"
+        "\n\n"
+        "def main(model, args):\n"
+        "    if args.resume:\n"
+        "        model.load_state_dict(torch.load(args.resume))\n"
+        "    for epoch in range(3):\n"
+        "        if model(epoch).item() > 0:\n"
+        "            save(model)\n"
+    )
+    assert "ddp_barrier()" not in code, code
+
+
+def test_a_load_only_some_ranks_reach_after_an_unsynced_save_is_dp031() -> None:
+    _, state = run_pass(
+        RankZeroOnly,
+        "import torch\n\n\n"
+        "def main(model, loader):\n"
+        "    for epoch in range(3):\n"
+        "        loss = model(loader)\n"
+        "        if loss.item() < 0.5:\n"
+        "            torch.save(model.state_dict(), 'c.pt')\n"
+        "            model.load_state_dict(torch.load('c.pt'))\n"
+        "            break\n",
+    )
+    assert [w.code for w in state.warnings] == ["DP031"]
+
+
+@pytest.mark.parametrize(
+    ("test", "warned"),
+    [
+        ("loss.item() < 0.1", True),
+        ("patience >= 2", False),
+        ("i >= args.max_steps", False),
+        ("epoch == args.epochs - 1", False),
+        ("time.time() > 100", True),
+        ("patience > 3 and loss.item() > 1", True),
+    ],
+)
+def test_early_stop_on_a_rank_local_value_is_dp032(test: str, warned: bool) -> None:
+    _, state = run_pass(
+        RankZeroOnly,
+        "import argparse\nimport time\n\nimport torch\n\n\n"
+        "def main(model, loader, args):\n"
+        "    patience = 0\n"
+        "    for epoch in range(args.epochs):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            loss = model(x)\n"
+        "            loss.backward()\n"
+        f"            if {test}:\n"
+        "                break\n"
+        "        patience += 1\n"
+        "\n\n"
+        "main(build(), data(), argparse.ArgumentParser().parse_args())\n",
+    )
+    assert [w.code for w in state.warnings] == (["DP032"] if warned else [])

@@ -15,7 +15,7 @@ import os
 
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, SequentialSampler, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 import atexit
@@ -53,22 +53,6 @@ def ddp_cleanup():
 def ddp_is_main():
     """Rank 0 prints, logs and saves for everyone."""
     return RANK == 0
-
-
-def ddp_eval_sampler(dataset):
-    """Indices RANK, RANK + WORLD_SIZE, ...: each process evaluates a disjoint slice.
-
-    Unlike DistributedSampler nothing is padded or repeated, so metrics summed over the ranks
-    are exact; slices differ by at most one sample. Under no_grad DDP syncs buffers on the
-    first forward only, which every rank reaches while len(dataset) >= WORLD_SIZE.
-    """
-    if len(dataset) < WORLD_SIZE and RANK == 0:
-        warnings.warn(
-            f"{len(dataset)} evaluation samples for {WORLD_SIZE} processes: "
-            "ranks without a sample can leave the others waiting in DDP's buffer sync",
-            stacklevel=2,
-        )
-    return range(RANK, len(dataset), WORLD_SIZE)
 
 
 def ddp_per_rank_batch(batch_size):
@@ -175,9 +159,7 @@ def train(args, train_dataset, model):
 
 def evaluate(args, model, eval_dataset):
     eval_dataloader = DataLoader(
-        eval_dataset,
-        sampler=ddp_eval_sampler(eval_dataset),
-        batch_size=ddp_per_rank_batch(args.eval_batch_size),
+        eval_dataset, sampler=SequentialSampler(eval_dataset), batch_size=args.eval_batch_size
     )
     model.eval()
     preds, out_label_ids = [], []

@@ -23,13 +23,22 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   ``per_process_batch`` B stays, and the global batch grows with the world size. A loader
   without ``batch_size`` (DataLoader's default, 1) is left alone: one sample cannot be split,
   so each process loads 1 and the global batch is WORLD_SIZE (said in the change record).
-* An evaluation loader (not shuffled; named val/valid/test/eval/dev, or only iterated under
-  ``torch.no_grad()``/``inference_mode`` or after ``.eval()``) gets ``ddp_eval_sampler(dataset)``:
-  a strided shard without the padding DistributedSampler adds, so no sample counts twice
-  (a ``range``: O(1) memory too).
-  Counters bound to a number or a zero tensor before its loop and ``+=``-ed in it are summed
-  over the ranks right after the loop, so the printed metrics are global; none found: DP015.
+* An evaluation loader is found by use before its shuffle flag: named val/valid/test/eval/dev,
+  or only iterated under ``torch.no_grad()``/``inference_mode`` or after ``.eval()`` (a
+  validation set shuffled "to see progress" is still evaluated). It gets
+  ``ddp_eval_sampler(dataset)``: a strided shard without the padding DistributedSampler adds,
+  so no sample counts twice (a ``range``: O(1) memory too). Counters bound to a number or a
+  zero tensor before its loop and ``+=``-ed in it are summed over the ranks right after the
+  loop; a sum divided by ``len(loader)`` after the loop is divided by the batches of all
+  ranks, summed with it. So
+  every term of the printed figures is global, and so is a best-checkpoint or early-stopping
+  decision taken on them. Where that cannot be done for every term (no loop found, lists,
+  averaging objects, a ``len(loader)`` the sum does not reach) the loader stays unsharded:
+  every rank evaluates the whole set and gets the original's figures (DP015).
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
+* A running sum or count over a sharded loop's batches that is printed (a progress bar,
+  a helper of the module that prints, an epoch figure not summed over the ranks) is rank
+  0's share: DP030.
 * ``sampler=RandomSampler(dataset)`` / ``SequentialSampler(dataset)`` (inline, or a name bound
   to one and used by this loader only) just turn shuffling on or off: the sampler itself is
   replaced by ``DistributedSampler(dataset, shuffle=True)`` or
@@ -88,6 +97,7 @@ class ShardDataLoaders(LoaderEvaluation):
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._lines = node.code.splitlines()
+        self._module_node = node
         self._indent = node.default_indent
         nodes = list(walk(node))
         self.index(nodes)
@@ -170,11 +180,22 @@ class ShardDataLoaders(LoaderEvaluation):
             shuffle = cst.Name("True" if own.shuffle else "False")
         shuffled = shuffle is not None and not is_false(shuffle)
         label = self.code(loader.binding) if loader.binding is not None else "the loader"
-        evaluation = not shuffled and (
-            bool(EVAL_NAME.search(loader.name))
-            or bool(loader.loops)
-            and all(self._in_eval_context(loop) for loop, _, _ in loader.loops)
+        # By use before the shuffle flag: a validation set shuffled "to see progress" is
+        # still evaluated, and its figures (which may decide a best checkpoint) must be global.
+        # A shuffled loader named like an evaluation set but iterated outside any evaluation
+        # context (`train_val_loader` trained on) stays a training loader.
+        evaluated = bool(loader.loops) and all(
+            self._in_eval_context(loop) for loop, _, _ in loader.loops
         )
+        evaluation = evaluated or (
+            bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
+        )
+        if evaluation:
+            unreducible = self._unreducible(loader)
+            if unreducible is not None:
+                where, why = unreducible
+                self.warn(where, "DP015", f"{why or 'no counters found'}; {label} left unsharded")
+                return
         shared = self._shared_dataset(loader)
         if shared is None:
             return
@@ -183,6 +204,8 @@ class ShardDataLoaders(LoaderEvaluation):
             self.state.helpers.add("eval_sampler")
             sampler = call_named(EVAL_SAMPLER, cst.Arg(dataset))
             what = f"{label} evaluates a disjoint slice per rank (ddp_eval_sampler)"
+            if shuffled:
+                what += "; shuffle dropped: the order does not change summed figures"
         else:
             AddImportsVisitor.add_needed_import(
                 self.context, "torch.utils.data.distributed", SAMPLER
@@ -220,8 +243,10 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_batch(loader, edit)
         if evaluation:
             self._plan_eval(loader)
+            self._warn_running_figures(loader)
             return
         self._plan_train_metrics(loader)
+        self._warn_running_figures(loader)
         if shuffled and not self._plan_set_epoch(loader):
             advancing = call_named(
                 DDP_DISTRIBUTED_SAMPLER,
@@ -240,7 +265,9 @@ class ShardDataLoaders(LoaderEvaluation):
             )
 
     # == rewriting ======================================================================
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call | cst.Name:
+        if self._lengths.get(original_node):
+            return cst.Name(self._lengths[original_node])
         if original_node in self._samplers:
             return self._samplers[original_node].with_changes(
                 lpar=updated_node.lpar, rpar=updated_node.rpar

@@ -10,11 +10,15 @@ from dp2ddp.transforms._support.nodes import (
     bound_value,
     call_named,
     is_false,
+    module_of,
     name_of,
     reduces_counters,
     walk,
 )
 from dp2ddp.transforms.data.plan import (
+    PRINTER_NAME,
+    PRINTS,
+    SHOW_METHODS,
     ZERO_TENSOR,
     Loader,
 )
@@ -25,20 +29,178 @@ class LoaderEvaluation(LoaderSetEpoch):
     """Evaluation loops and the metric counters reduced after them."""
 
     # -- evaluation -----------------------------------------------------------------------
-    def _plan_eval(self, loader: Loader) -> None:
+    def _unreducible(self, loader: Loader) -> tuple[cst.CSTNode, str | None] | None:
+        """Why this evaluation loader's figures cannot all be made global, as (where, why);
+        None when every loop's counters, and the batch counts they are divided by, can be.
+
+        A sharded evaluation is only worth it when every term of its figures is summed over
+        the ranks: a loss sum divided by this rank's `len(loader)`, a list of predictions or
+        an averaging object would print (and compare against a best score) a per-rank figure.
+        """
         if not loader.loops:
-            self.warn(loader.call, "DP015", "no loop over this evaluation loader found")
+            return loader.call, "no loop over this evaluation loader found"
         for loop, expr, _ in loader.loops:
-            if loop in self._after and any(reduces_counters(s) for s in self._after[loop]):
+            if self._reduced_after(loop):
                 continue
-            self._check_batch_count(loop, expr)
-            counters = self._counters(loop)
             lists = self._collected(loop)
             if lists:
-                self.warn(loop, "DP015", f"{', '.join(lists)} only collect this rank's slice")
-            elif not counters:
-                self.warn(loop, "DP015")
-            self._reduce_after(loop, counters, "after evaluation")
+                return loop, f"{', '.join(lists)} only collect this rank's slice"
+            if not self._counters(loop):
+                return loop, None
+            for call in self._batch_counts(loop, expr):
+                if not self._follows(call, loop):
+                    return call, f"len({self.code(expr)}) counts this rank's batches only"
+        return None
+
+    def _plan_eval(self, loader: Loader) -> None:
+        """Sum each loop's counters over the ranks right after it, with the number of
+        batches when a counter is divided by `len(loader)` after the loop."""
+        for loop, expr, _ in loader.loops:
+            if self._reduced_after(loop):
+                continue
+            counts = self._batch_counts(loop, expr)
+            batches = self._batch_total_name(loop, expr) if counts else None
+            for call in counts:
+                self._lengths[call] = batches or ""
+            self._reduce_after(
+                loop, self._counters(loop), "after evaluation", (expr, batches) if batches else None
+            )
+
+    def _reduced_after(self, loop: cst.For) -> bool:
+        """The loop's counters are summed already (another loader shares it, or dp2ddp's own
+        earlier run)."""
+        if loop in self._after and any(reduces_counters(s) for s in self._after[loop]):
+            return True
+        return reduces_counters(self._next_statement(loop))
+
+    def _batch_counts(self, loop: cst.For, expr: cst.BaseExpression) -> list[cst.Call]:
+        """`len(loader)` calls after `loop` in its function: a sum divided by the batch count."""
+        end = self.get_metadata(PositionProvider, loop).end.line
+        text = self.code(expr)
+        return [
+            node
+            for node in walk(self._scope_root(loop), skip_scopes=True)
+            if isinstance(node, cst.Call)
+            and name_of(node.func) == "len"
+            and len(node.args) == 1
+            and self.code(node.args[0].value) == text
+            and self.get_metadata(PositionProvider, node).start.line > end
+        ]
+
+    def _follows(self, node: cst.CSTNode, loop: cst.For) -> bool:
+        """`node` runs after the reduction inserted right after `loop`, every time: it is in a
+        later statement of the loop's block, or of a block around it reached only through
+        `with` statements (which always run their body)."""
+        statement: cst.CSTNode = loop
+        while True:
+            block = self.parent(statement)
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+                return False
+            child, parent = node, self.parent(node)
+            while parent is not None and parent is not block:
+                child, parent = parent, self.parent(parent)
+            if parent is block:
+                body = list(block.body)
+                return any(s is child for s in body[body.index(statement) + 1 :])  # type: ignore[arg-type]
+            owner = self.parent(block)
+            if not isinstance(owner, cst.With):
+                return False
+            statement = owner
+
+    def _batch_total_name(self, loop: cst.For, expr: cst.BaseExpression) -> str:
+        """A fresh name for the number of batches summed over the ranks."""
+        stem = name_of(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else ""
+        stem = (stem.rsplit(".", 1)[-1] or "eval") + "_batches"
+        taken = self._names(module_of(loop, self))
+        name, n = stem, 2
+        while name in taken:
+            name, n = f"{stem}{n}", n + 1
+        return name
+
+    def _warn_running_figures(self, loader: Loader) -> None:
+        """DP030 where a sum or count accumulated over this rank's batches is printed: inside
+        the loop (a progress bar), or after it when it was not summed over the ranks."""
+        for loop, _, _ in loader.loops:
+            counters = set(self._counters(loop)) - self._step_counters(loop)
+            if not counters:
+                continue
+            reduced = self._reduced_after(loop)
+            start = self.get_metadata(PositionProvider, loop).start.line
+            end = self.get_metadata(PositionProvider, loop).end.line
+            for call in walk(self._scope_root(loop), skip_scopes=True):
+                if not isinstance(call, cst.Call) or not self._prints(call):
+                    continue
+                line = self.get_metadata(PositionProvider, call).start.line
+                if line < start or (line > end and reduced):
+                    continue
+                shown = sorted(
+                    {
+                        n.value
+                        for a in call.args
+                        for n in walk(a.value)
+                        if isinstance(n, cst.Name) and n.value in counters
+                    }
+                )
+                if shown:
+                    where = "while the loop runs" if line <= end else "after the loop"
+                    self.warn(
+                        call,
+                        "DP030",
+                        f"{', '.join(shown)} summed over this rank's batches only, printed {where}",
+                    )
+
+    def _step_counters(self, loop: cst.For) -> set[str]:
+        """Counters only ever increased by a constant (`global_step += 1`): every rank
+        counts the same steps."""
+        constant: dict[str, bool] = {}
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                name = node.target.value
+                literal = isinstance(node.value, (cst.Integer, cst.Float))
+                constant[name] = constant.get(name, True) and literal
+        return {name for name, yes in constant.items() if yes}
+
+    def _prints(self, call: cst.Call) -> bool:
+        """A call that shows its arguments: print and friends, a tqdm bar's postfix, or a
+        function of this module that prints (a `progress_bar(i, n, msg)` helper)."""
+        if self.matches(call.func, PRINTS):
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in SHOW_METHODS:
+            return True
+        if isinstance(func, cst.Name):
+            if func.value in self._printing_functions():
+                return True
+            # Imported from another module of the project: judged by its name.
+            return bool(PRINTER_NAME.search(func.value)) and any(
+                not n.startswith("builtins.") for n in self.qualified_names(func)
+            )
+        return False
+
+    def _printing_functions(self) -> set[str]:
+        """Functions of this module that print (directly or through each other)."""
+        if self._printers is None:
+            functions = [n for n in walk(self._module_node) if isinstance(n, cst.FunctionDef)]
+            printers: set[str] = set()
+            while True:
+                more = {
+                    f.name.value
+                    for f in functions
+                    if any(
+                        isinstance(c, cst.Call)
+                        and (
+                            self.matches(c.func, PRINTS)
+                            or isinstance(c.func, cst.Name)
+                            and c.func.value in printers
+                        )
+                        for c in walk(f.body)
+                    )
+                } - printers
+                if not more:
+                    break
+                printers |= more
+            self._printers = printers
+        return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:
         """`total / len(loader.dataset)` after a training loop: the counter must be global."""
@@ -48,14 +210,23 @@ class LoaderEvaluation(LoaderSetEpoch):
                     loop, self._counters(loop), f"(divided by len({self.code(expr)}.dataset))"
                 )
 
-    def _reduce_after(self, loop: cst.For, counters: list[str], why: str) -> None:
-        """`a, b = ddp_all_reduce_sum(a, b)` right after `loop`, once."""
-        if not counters or reduces_counters(self._next_statement(loop)):
-            return
-        if any(reduces_counters(s) for s in self._after.get(loop, [])):
+    def _reduce_after(
+        self,
+        loop: cst.For,
+        counters: list[str],
+        why: str,
+        batches: tuple[cst.BaseExpression, str] | None = None,
+    ) -> None:
+        """`a, b = ddp_all_reduce_sum(a, b)` right after `loop`, once; with `batches`
+        (loader, name) also `name` = the batches of every rank, `len(loader)` summed."""
+        if not counters or self._reduced_after(loop):
             return
         self.state.helpers.add("all_reduce_sum")
         names = [cst.Name(n) for n in counters]
+        values = [cst.Arg(cst.Name(n)) for n in counters]
+        if batches is not None:
+            names.append(cst.Name(batches[1]))
+            values.append(cst.Arg(call_named("len", cst.Arg(batches[0].deep_clone()))))
         target: cst.BaseAssignTargetExpression = (
             names[0]
             if len(names) == 1
@@ -65,12 +236,15 @@ class LoaderEvaluation(LoaderSetEpoch):
             body=[
                 cst.Assign(
                     targets=[cst.AssignTarget(target)],
-                    value=call_named("ddp_all_reduce_sum", *(cst.Arg(n) for n in names)),
+                    value=call_named("ddp_all_reduce_sum", *values),
                 )
             ]
         )
         self._after.setdefault(loop, []).append(reduce)
-        self.record(loop, f"summed {', '.join(counters)} over all ranks {why}")
+        summed = ", ".join(counters)
+        if batches is not None:
+            summed += f" and the batch count ({batches[1]} replaces len({self.code(batches[0])}))"
+        self.record(loop, f"summed {summed} over all ranks {why}")
 
     def _normalised_by_dataset(self, loop: cst.For, expr: cst.BaseExpression) -> bool:
         end = self.get_metadata(PositionProvider, loop).end.line
@@ -95,20 +269,6 @@ class LoaderEvaluation(LoaderSetEpoch):
             ):
                 names.append(node.target.value)
         return [n for n in names if self._is_counter(self._initial_value(loop, n))]
-
-    def _check_batch_count(self, loop: cst.For, expr: cst.BaseExpression) -> None:
-        """`total / len(loader)` after the loop divides a global sum by this rank's batches."""
-        start = self.get_metadata(PositionProvider, loop).start.line
-        text = self.code(expr)
-        for node in walk(self._scope_root(loop), skip_scopes=True):
-            if (
-                isinstance(node, cst.Call)
-                and name_of(node.func) == "len"
-                and len(node.args) == 1
-                and self.code(node.args[0].value) == text
-                and self.get_metadata(PositionProvider, node).start.line > start
-            ):
-                self.warn(node, "DP015", f"len({text}) counts this rank's batches only")
 
     def _collected(self, loop: cst.For) -> list[str]:
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""

@@ -30,6 +30,10 @@ class LoaderResolution(CallFlow):
         self._samplers: dict[cst.Call, cst.Call] = {}  # RandomSampler(...) -> ours
         self._before: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
+        #: `len(loader)` after an evaluation loop -> the name of the batches summed over ranks
+        self._lengths: dict[cst.Call, str] = {}
+        self._printers: set[str] | None = None  # functions of the module that print
+        self._module_node: cst.Module = cst.Module(body=[])
         self._top: dict[cst.For, list[cst.BaseStatement]] = {}
         self._renames: dict[cst.For, str] = {}
         self._lines: list[str] = []

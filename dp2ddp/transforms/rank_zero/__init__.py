@@ -4,15 +4,32 @@ Under torchrun every process runs the whole script, so every print, log line, ch
 write and tracker call would happen WORLD_SIZE times (and concurrent writes to one file
 corrupt it). Statements doing only that are grouped under one `if ddp_is_main():`.
 
-- print / logging / tqdm.write, `torch.save`, SummaryWriter and wandb-run method calls are
-  guarded; consecutive ones form one group, a blank line or comment starts a new one.
+- print / logging / tqdm.write (also a bar's `bar.write`), `sys.stdout.write` /
+  `sys.stderr.write`, `pprint`, `torch.save`, SummaryWriter and wandb-run method calls are
+  guarded; consecutive ones form one group, a blank line or comment starts a new one. Inside
+  a project function (a `progress_bar(i, n, msg)` helper) the prints in its body are
+  guarded, so every call site is covered, also in other modules.
+- Files: copies, moves and removals (`shutil.copyfile`, `os.remove`, ...), `np.save`,
+  `pickle.dump`, `json.dump`, `save_image`, `savefig` and the like run on rank 0 only; a
+  `with open(path, "w"|"a")` block that only writes is guarded whole. Other files opened for
+  writing or appending (a log kept open, a csv.writer) are opened on `os.devnull` off rank 0,
+  so the code around them runs unchanged on every rank. Paths that mention the rank stay.
+- `os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` outside a rank-0 block get
+  `exist_ok=True` (os.mkdir becomes os.makedirs): every rank may create the directory, in
+  any order, and finds it there afterwards.
 - Statements already under a rank-0 test, or in a function only called under one, are left.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
   statement on every rank rather than risk a rank-0-only collective (a hang).
 - A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
-  `torch.load`, so no rank reads a checkpoint rank 0 is still writing. The barrier goes
-  after the outermost `if` around the save: `if acc > best:` may not hold on every rank.
+  `torch.load`, so no rank reads a checkpoint rank 0 is still writing. A barrier must be
+  reached by every rank: it goes after the outermost `if` around the save, and further out
+  after any statement whose condition or iteration may differ between ranks (uniform.py
+  proves what does not: `if acc > best:` on a metric summed over the ranks is fine, on a
+  rank's own loss it is not). When no such place exists in the function (it can leave
+  early, or is called under a rank-local condition) the barrier is left out, said in the
+  change record, and each load that may read the file (not a resume before any save) gets
+  a `ddp_barrier()` before it, or DP031 where that load is not reached by every rank.
   `with open(path, "wb") as f: torch.save(..., f)` is guarded whole (an open() on every
   rank would truncate the file). `torch.load` without `map_location` loads onto `DEVICE`.
 - tqdm bars get `disable=not ddp_is_main()`.
@@ -31,9 +48,16 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import calls_under
+from dp2ddp.transforms._support.nodes import (
+    calls_under,
+    code_of,
+    enclosing_function,
+    inside,
+    walk,
+)
 from dp2ddp.transforms.process_group import after_imports
 from dp2ddp.transforms.rank_zero.guards import (
     exits_block,
@@ -44,10 +68,15 @@ from dp2ddp.transforms.rank_zero.guards import (
     not_main,
 )
 from dp2ddp.transforms.rank_zero.side_effects import (
+    FILE_WRITE_METHODS,
+    FILE_WRITES,
     LOG_METHODS,
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
+    MAKEDIRS,
+    MKDIR,
+    OPEN,
     PRINT,
     SUMMARY_WRITER,
     TORCH_LOAD,
@@ -55,17 +84,22 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TQDM,
     WANDB_INIT,
     has_side_effects,
+    open_mode,
 )
+from dp2ddp.transforms.rank_zero.uniform import RankUniformity
 
 _SAVE = "torch.save"
 _WRITER = "SummaryWriter calls"
+_FILES = "file writes"
+#: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
+_HANDLE_WRITES = frozenset({"write", "writelines", "flush"})
 #: A statement line split into pieces: (original node, rewritten line, what it does).
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
-_OPEN = frozenset({"builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
+_OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
 
 
 @dataclass
@@ -75,6 +109,7 @@ class ModuleFacts:
     loggers: set[str] = field(default_factory=set)  # names/attributes bound to a logger
     writers: set[str] = field(default_factory=set)  # ... to a SummaryWriter
     runs: set[str] = field(default_factory=set)  # ... to a wandb run
+    bars: set[str] = field(default_factory=set)  # ... to a tqdm bar (`bar.write(...)` prints)
     loads: bool = False  # the script calls torch.load (a save then needs a barrier)
     guarded_callees: set[str] = field(default_factory=set)  # called only under a rank-0 test
 
@@ -87,13 +122,28 @@ class RankZeroOnly(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._early: list[cst.BaseStatement] = []  # module statements before the setup block
         self._facts = ModuleFacts()
-        #: Original `if` statements after which a ddp_barrier() goes (see _barrier_anchor).
+        #: Original statements after which a ddp_barrier() goes (see _barrier_plan).
         self._barrier_after: set[int] = set()
+        self._uniform: RankUniformity | None = None
+        #: A save got no barrier (no place every rank reaches): loads get one before them.
+        self._barrier_before_loads = False
+        self._saving_functions: set[str] = set()
+        self._module = cst.Module(body=[])
 
     # -- what the script has -------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
         self._early = list(node.body[: after_imports(list(node.body))])
         node.visit(_Collector(self, self._facts))
+        self._uniform = RankUniformity(self, node)
+        self._module = node
+        if self._facts.loads:
+            for call in walk(node):
+                if not (isinstance(call, cst.Call) and self.matches(call.func, TORCH_SAVE)):
+                    continue
+                if self._under_guard(call) or self._in_except(call):
+                    continue
+                if self._barrier_plan(call)[1] is not None:
+                    self._barrier_before_loads = True
         return True
 
     def _created_by(self, value: cst.BaseExpression | None) -> str | None:
@@ -108,6 +158,8 @@ class RankZeroOnly(MigrationTransform):
             return "writer"
         if names & WANDB_INIT:
             return "run"
+        if names & TQDM:
+            return "bar"
         return None
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
@@ -117,7 +169,9 @@ class RankZeroOnly(MigrationTransform):
             return
         key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.code(target)
         facts = self._facts
-        {"logger": facts.loggers, "writer": facts.writers, "run": facts.runs}[kind].add(key)
+        kinds = {"logger": facts.loggers, "writer": facts.writers, "run": facts.runs}
+        kinds["bar"] = facts.bars
+        kinds[kind].add(key)
 
     def _tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:
         if isinstance(receiver, cst.Attribute):
@@ -135,6 +189,8 @@ class RankZeroOnly(MigrationTransform):
             return "print"
         if names & TORCH_SAVE:
             return _SAVE
+        if names & FILE_WRITES:
+            return _FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
         if isinstance(func, cst.Attribute):
@@ -152,6 +208,10 @@ class RankZeroOnly(MigrationTransform):
                 return _WRITER
             if self._tracked(receiver, self._facts.runs):
                 return "wandb calls"
+            if func.attr.value == "write" and self._tracked(receiver, self._facts.bars):
+                return "print"
+            if func.attr.value in FILE_WRITE_METHODS:
+                return _FILES
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
@@ -167,20 +227,45 @@ class RankZeroOnly(MigrationTransform):
         """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
         if node.asynchronous is not None or not isinstance(node.body, cst.IndentedBlock):
             return ()
+        if self._under_guard(node):
+            return ()
         if not all(
-            isinstance(item.item, cst.Call) and self.matches(item.item.func, _OPEN)
+            isinstance(item.item, cst.Call)
+            and self.matches(item.item.func, _OPEN)
+            and not any(mentions_rank(arg.value) for arg in item.item.args)
             for item in node.items
         ):
-            return ()
+            return ()  # not a file, or one file per rank
+        handles = {
+            item.asname.name.value
+            for item in node.items
+            if item.asname is not None and isinstance(item.asname.name, cst.Name)
+        }
         kinds: list[str] = []
         for statement in node.body.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 return ()
+            if all(self._writes_handle(small, handles) for small in statement.body):
+                kinds.append(_FILES)
+                continue
             line_kinds = self._guard_kinds(statement)
             if not all(line_kinds):
                 return ()
             kinds += [k for k in line_kinds if k]
         return tuple(dict.fromkeys(kinds))
+
+    def _writes_handle(self, small: cst.BaseSmallStatement, handles: set[str]) -> bool:
+        """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely."""
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return False
+        func = small.value.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _HANDLE_WRITES
+            and isinstance(func.value, cst.Name)
+            and func.value.value in handles
+            and not any(has_side_effects(a.value, self.qualified_names) for a in small.value.args)
+        )
 
     def _guard_kinds(
         self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite
@@ -239,7 +324,19 @@ class RankZeroOnly(MigrationTransform):
     ) -> list[cst.BaseStatement] | None:
         pieces: list[_Piece | cst.BaseStatement] = []
         barriers = False
+        synced = False  # a barrier since the last save in this block
         for index, (original, new) in enumerate(zip(originals, updated, strict=True)):
+            if index:
+                synced = self._synced_after(originals[index - 1], synced)
+            if (
+                index >= start
+                and not synced
+                and isinstance(new, cst.SimpleStatementLine)
+                and self._barrier_before_load(original)
+            ):
+                pieces.append(_barrier().with_changes(leading_lines=new.leading_lines))
+                new = new.with_changes(leading_lines=())
+                barriers = synced = True
             if id(original) in self._barrier_after:
                 pieces += [new, _barrier()]
                 barriers = True
@@ -265,6 +362,14 @@ class RankZeroOnly(MigrationTransform):
             return None
         return self._group(pieces)
 
+    def _synced_after(self, statement: cst.BaseStatement, synced: bool) -> bool:
+        """Whether, after `statement`, every rank has passed a barrier since the last save."""
+        if _is_barrier(statement) or id(statement) in self._barrier_after:
+            return True
+        if self._barrier_before_loads and self._saves(statement):
+            return False
+        return synced
+
     def _group(self, pieces: Sequence[_Piece | cst.BaseStatement]) -> list[cst.BaseStatement]:
         out: list[cst.BaseStatement] = []
         group: list[_Piece] = []
@@ -277,7 +382,10 @@ class RankZeroOnly(MigrationTransform):
                 self._flush(group, out)
             group.append(piece)
         self._flush(group, out)
-        return out
+        # A save's barrier right before a load's: one is enough.
+        return [
+            s for i, s in enumerate(out) if not (i and _is_barrier(s) and _is_barrier(out[i - 1]))
+        ]
 
     def _flush(self, group: list[_Piece], out: list[cst.BaseStatement]) -> None:
         if not group:
@@ -292,36 +400,152 @@ class RankZeroOnly(MigrationTransform):
         description = f"{', '.join(kinds)} on rank 0 only"
         first = group[0][0]
         if _SAVE in kinds and self._facts.loads and not self._in_except(first):
-            self.state.helpers.add("barrier")
-            anchor = self._barrier_anchor(first)
-            if anchor is None:
+            anchor, omitted = self._barrier_plan(first)
+            if omitted is not None:
+                description += f"; no ddp_barrier() after it: {omitted}"
+                description += " (the loads wait at one instead)"
+            elif anchor is None:
+                self.state.helpers.add("barrier")
                 out.append(_barrier())
                 description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
             else:
+                self.state.helpers.add("barrier")
                 self._barrier_after.add(id(anchor))
                 description += (
-                    ", then ddp_barrier() after the enclosing `if` (every rank must reach it)"
+                    f", then ddp_barrier() after the enclosing `{_header(anchor)}` "
+                    "(every rank must reach it)"
                 )
         self.record(first, description)
         group.clear()
 
-    def _barrier_anchor(self, node: cst.CSTNode) -> cst.If | None:
-        """The outermost `if` around a save within its loop or function, if any.
+    def _barrier_plan(self, save: cst.CSTNode) -> tuple[cst.CSTNode | None, str | None]:
+        """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
+        for right after the save's guard; why there is none, None when there is one).
 
-        The barrier goes after it, not next to the save: a condition such as
-        `if accuracy > best:` may differ between ranks, and a barrier only some ranks reach
-        hangs. Not when the `if` can leave early (return, break, ...), which would skip it.
+        Not next to the save: a condition such as `if accuracy > best:` may differ between
+        ranks, and a barrier only some ranks reach hangs. It goes after the outermost `if`
+        around the save in its block, or further out after the outermost statement whose
+        condition or iteration may differ between ranks (see uniform.py). There is no such
+        place when that statement can leave early (return, break, ...), or when the function
+        is called where not every rank arrives: then the barrier is left out.
         """
-        anchor: cst.If | None = None
-        parent = self.parent(node)
+        assert self._uniform is not None
+        chain: cst.CSTNode | None = None
+        parent = self.parent(self._statement(save))
         while isinstance(parent, _IF_PARTS):
             if isinstance(parent, cst.If):
-                anchor = parent
+                chain = parent
             parent = self.parent(parent)
+        dependent = self._uniform.rank_dependent_around(save)
+        anchor = chain
+        if dependent is not None and (chain is None or inside(chain, dependent, self)):
+            anchor = dependent
         exits = m.Return() | m.Raise() | m.Break() | m.Continue()
         if anchor is not None and m.findall(anchor, exits):
-            return None
-        return anchor
+            if dependent is None:
+                return None, None  # every rank takes the same branches: next to the save
+            return None, f"`{_header(anchor)}` may differ between ranks and can leave early"
+        function = enclosing_function(save, self)
+        if function is not None:
+            call = self._uniform.unreached_call(function)
+            if call is not None:
+                around = self._uniform.rank_dependent_around(call)
+                where = f" under `{_header(around)}`" if around is not None else ""
+                return None, (
+                    f"{function.name.value}() is called{where} where not every rank may arrive"
+                )
+        return anchor, None
+
+    def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The statement line (or `with`) holding `node`."""
+        current = node
+        while not isinstance(
+            current, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.With)
+        ):
+            parent = self.parent(current)
+            if parent is None:
+                return current
+            current = parent
+        return current
+
+    def _saves(self, node: cst.CSTNode) -> bool:
+        """`node` saves a checkpoint: torch.save, or a call of a function of this module that
+        does (followed through its calls)."""
+        if not self._saving_functions:
+            saving = {
+                function.name.value
+                for function in walk(self._module)
+                if isinstance(function, cst.FunctionDef)
+                and any(
+                    isinstance(c, cst.Call) and self.matches(c.func, TORCH_SAVE)
+                    for c in walk(function)
+                )
+            }
+            while True:
+                more = {
+                    function.name.value
+                    for function in walk(self._module)
+                    if isinstance(function, cst.FunctionDef)
+                    and any(_callee(c) in saving for c in calls_under(function))
+                } - saving
+                if not more:
+                    break
+                saving |= more
+            self._saving_functions = saving | {""}
+        return any(
+            self.matches(c.func, TORCH_SAVE) or _callee(c) in self._saving_functions - {""}
+            for c in calls_under(node)
+        )
+
+    def _before_any_save(self, statement: cst.CSTNode) -> bool:
+        """A load that runs before anything in this run saved (resuming from a checkpoint
+        at start-up): its function saves only after it, and no loop around it saves."""
+        function = enclosing_function(statement, self)
+        scope: cst.CSTNode = function if function is not None else self._module
+        child, parent = statement, self.parent(statement)
+        later = False
+        while parent is not None and parent is not scope:
+            if isinstance(parent, (cst.For, cst.While)) and self._saves(parent):
+                return False
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                at = next(i for i, s in enumerate(body) if s is child)
+                if any(self._saves(s) for s in body[:at]):
+                    return False
+                later = later or any(self._saves(s) for s in body[at + 1 :])
+            child, parent = parent, self.parent(parent)
+        return later
+
+    def _barrier_before_load(self, original: cst.BaseStatement) -> bool:
+        """A statement that loads a checkpoint gets a ddp_barrier() before it when a save had
+        none after it; False (with DP031 where it is needed) when it cannot."""
+        if not self._barrier_before_loads or not isinstance(original, cst.SimpleStatementLine):
+            return False
+        loads = [
+            call
+            for call in walk(original, skip_scopes=True)
+            if isinstance(call, cst.Call) and self.matches(call.func, TORCH_LOAD)
+        ]
+        if not loads or self._under_guard(original) or self._before_setup(original):
+            return False
+        if self._before_any_save(original):
+            return False  # resuming: reads what an earlier run wrote
+        assert self._uniform is not None
+        function = enclosing_function(original, self)
+        if self._uniform.rank_dependent_around(original) is not None or (
+            function is not None and self._uniform.unreached_call(function) is not None
+        ):
+            self.warn(
+                loads[0],
+                "DP031",
+                "rank 0's save has no barrier every rank reaches, and this load has none either",
+            )
+            return False
+        self.state.helpers.add("barrier")
+        self.record(
+            loads[0], "ddp_barrier() before this load: a rank-0 save above could have none after it"
+        )
+        return True
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -368,6 +592,35 @@ class RankZeroOnly(MigrationTransform):
                 return  # a writer call left on every rank: _kinds() reported it
         self.warn(node, "DP021", f"{self.code(node)} is used where the writer is None")
 
+    def visit_Break(self, node: cst.Break) -> None:
+        """DP032: a training loop left on a condition that may differ between ranks."""
+        assert self._uniform is not None
+        ifs: list[cst.If] = []
+        parent = self.parent(node)
+        while parent is not None and not isinstance(parent, (cst.For, cst.While)):
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return
+            if isinstance(parent, cst.If):
+                ifs.append(parent)
+            parent = self.parent(parent)
+        if parent is None or self._under_guard(node):
+            return
+        local = [i for i in ifs if self._uniform.computed_per_rank(i.test, parent)]
+        if not local:
+            return
+        dependent = local[-1]
+        trains = any(
+            isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward"
+            for c in calls_under(parent)
+        )
+        if trains:
+            self.warn(
+                dependent,
+                "DP032",
+                f"`{_header(dependent)}` may differ between ranks: one rank would leave "
+                "the training loop while the others wait in the next gradient all-reduce",
+            )
+
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         names = self.qualified_names(original_node.func)
@@ -379,7 +632,84 @@ class RankZeroOnly(MigrationTransform):
             return self._writer(original_node, updated_node)
         if names & WANDB_INIT:
             return self._wandb_init(original_node, updated_node)
+        if names & (MKDIR | MAKEDIRS) or _is_path_mkdir(original_node, names):
+            return self._idempotent_mkdir(original_node, updated_node, names)
+        if names & OPEN:
+            return self._open_for_writing(original_node, updated_node)
         return updated_node
+
+    def _idempotent_mkdir(self, original: cst.Call, updated: cst.Call, names: set[str]) -> cst.Call:
+        """`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` run by every rank: the second
+        rank finds the directory made and raises FileExistsError. With exist_ok=True the
+        order does not matter, and ranks that write into the directory find it there."""
+        if self._under_guard(original) or self._in_except(original):
+            return updated
+        if any(arg.star for arg in updated.args):
+            return updated
+        exist_ok = [
+            i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
+        ]
+        args = list(updated.args)
+        if exist_ok:
+            value = args[exist_ok[0]].value
+            if not is_false_literal(value):
+                return updated  # exist_ok=True already, or a value dp2ddp cannot judge
+            args[exist_ok[0]] = args[exist_ok[0]].with_changes(value=cst.Name("True"))
+            updated = updated.with_changes(args=args)
+        else:
+            updated = _append_keyword(updated, "exist_ok", cst.Name("True"))
+        if names & MKDIR:
+            # os.mkdir has no exist_ok: os.makedirs takes the same path and mode.
+            func = updated.func
+            assert isinstance(func, (cst.Attribute, cst.Name))
+            new_func: cst.BaseExpression = (
+                func.with_changes(attr=cst.Name("makedirs"))
+                if isinstance(func, cst.Attribute)
+                else cst.Attribute(value=cst.Name("os"), attr=cst.Name("makedirs"))
+            )
+            if isinstance(func, cst.Name):
+                AddImportsVisitor.add_needed_import(self.context, "os")
+            updated = updated.with_changes(func=new_func)
+        self.record(
+            original, "directory created with exist_ok=True: every rank runs it, in any order"
+        )
+        return updated
+
+    def _open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to os.devnull.
+
+        Their writes would duplicate every line (and "w" truncates what rank 0 wrote), but
+        the code around the file (a csv.writer, a loop of rows) keeps running on every rank
+        unchanged, so nothing in it that other ranks need is skipped."""
+        mode = open_mode(original)
+        if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "+", "x"}:
+            return updated
+        if self._under_guard(original) or self._in_except(original) or self._before_setup(original):
+            return updated
+        item = self.parent(original)
+        owner = self.parent(item) if isinstance(item, cst.WithItem) else None
+        if isinstance(owner, cst.With) and self._file_kinds(owner):
+            return updated  # the whole `with` is guarded
+        args = list(updated.args)
+        at = next(
+            (i for i, a in enumerate(args) if a.keyword is None or a.keyword.value == "file"),
+            None,
+        )
+        if at is None or (args[at].keyword is None and at != 0):
+            return updated
+        path = args[at].value
+        if mentions_rank(path):
+            return updated  # a per-rank file name: each rank writes its own
+        args[at] = args[at].with_changes(
+            value=cst.IfExp(
+                test=main_call(),
+                body=_parenthesize(path),
+                orelse=cst.Attribute(value=cst.Name("os"), attr=cst.Name("devnull")),
+            )
+        )
+        AddImportsVisitor.add_needed_import(self.context, "os")
+        self.record(original, "file written on rank 0 only (other ranks write to os.devnull)")
+        return updated.with_changes(args=args)
 
     def _tqdm(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if self._before_setup(original) or self._under_guard(original):
@@ -530,6 +860,52 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.value.value == "self":
                     self.facts.guarded_callees.add(func.attr.value)
+
+
+def is_false_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
+    """`path.mkdir(parents=True)`: pathlib's mkdir (keywords only: an FTP client's
+    `mkdir(name)` or any other positional form is someone else's)."""
+    return (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "mkdir"
+        and not names & MKDIR
+        and all(
+            a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
+            for a in call.args
+        )
+    )
+
+
+def _header(statement: cst.CSTNode) -> str:
+    """`if acc > best`, `for x in loader`, ...: how a statement starts, for messages."""
+    if isinstance(statement, cst.If):
+        return f"if {code_of(statement.test)}"
+    if isinstance(statement, cst.While):
+        return f"while {code_of(statement.test)}"
+    if isinstance(statement, cst.For):
+        return f"for {code_of(statement.target)} in {code_of(statement.iter)}"
+    return "try/except"
+
+
+def _callee(call: cst.Call) -> str:
+    """`f` of `f(...)` or `self.f(...)`; "" otherwise."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and m.matches(func.value, m.Name("self")):
+        return func.attr.value
+    return ""
+
+
+def _is_barrier(piece: object) -> bool:
+    """A `ddp_barrier()` statement line (inserted, or already there)."""
+    return isinstance(piece, cst.SimpleStatementLine) and m.matches(
+        piece, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name("ddp_barrier")))])
+    )
 
 
 def _barrier() -> cst.SimpleStatementLine:

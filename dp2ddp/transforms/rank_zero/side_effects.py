@@ -24,9 +24,47 @@ LOGURU_METHODS: Final = frozenset(
     f"loguru.logger.{name}" for name in LOG_METHODS | {"success", "trace"}
 )
 PRINT: Final = frozenset(
-    {"builtins.print"}
+    {"builtins.print", "pprint.pprint", "pprint.pp"}
+    | {f"sys.{stream}.{method}" for stream in ("stdout", "stderr") for method in ("write", "flush")}
     | {f"tqdm.{m}tqdm.write" for m in ("", "auto.", "autonotebook.", "notebook.", "std.")}
 )
+#: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
+#: FileNotFoundError when two ranks remove or move one file). Statement calls go on rank 0.
+FILE_WRITES: Final = frozenset(
+    {
+        "shutil.copyfile",
+        "shutil.copy",
+        "shutil.copy2",
+        "shutil.copytree",
+        "shutil.move",
+        "shutil.rmtree",
+        "os.remove",
+        "os.unlink",
+        "os.rename",
+        "os.replace",
+        "os.rmdir",
+        "numpy.save",
+        "numpy.savez",
+        "numpy.savez_compressed",
+        "numpy.savetxt",
+        "pickle.dump",
+        "json.dump",
+        "yaml.dump",
+        "yaml.safe_dump",
+        "torch.jit.save",
+        "torchvision.utils.save_image",
+        "matplotlib.pyplot.savefig",
+        "cv2.imwrite",
+        "imageio.imwrite",
+        "imageio.imsave",
+        "scipy.misc.imsave",
+    }
+)
+#: Methods that write a file whatever their receiver (a figure, a DataFrame, a Path).
+FILE_WRITE_METHODS: Final = frozenset({"savefig", "to_csv", "to_json", "write_text", "write_bytes"})
+OPEN: Final = frozenset({"builtins.open", "io.open"})
+MAKEDIRS: Final = frozenset({"os.makedirs"})
+MKDIR: Final = frozenset({"os.mkdir"})
 TQDM: Final = frozenset(
     f"tqdm.{module}{name}"
     for module in ("", "auto.", "autonotebook.", "notebook.", "std.", "rich.", "asyncio.")
@@ -96,7 +134,7 @@ _PURE_METHODS: Final = frozenset(
         "startswith endswith zfill ljust rjust center encode decode "
         "keys values items get copy count index "
         "state_dict parameters named_parameters buffers get_last_lr get_lr "
-        "total_seconds strftime isoformat timestamp"
+        "total_seconds strftime isoformat timestamp read readlines read_text read_bytes"
     ).split()
 )
 
@@ -112,7 +150,29 @@ def has_side_effects(node: cst.CSTNode, qualified_names: Callable[[cst.CSTNode],
     return False
 
 
+def open_mode(call: cst.Call) -> str | None:
+    """The mode of an `open(path, mode)` call: "r" when left out, None when not a literal."""
+    positional = [a for a in call.args if a.keyword is None]
+    value: cst.BaseExpression | None = None
+    if any(a.star for a in call.args):
+        return None
+    if len(positional) >= 2:
+        value = positional[1].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            value = arg.value
+    if value is None:
+        return "r"
+    if isinstance(value, cst.SimpleString):
+        mode = value.evaluated_value
+        return mode if isinstance(mode, str) else None
+    return None
+
+
 def _pure_call(call: cst.Call, names: set[str]) -> bool:
+    if names & OPEN:
+        mode = open_mode(call)  # reading a file is no work other ranks need
+        return mode is not None and "r" in mode and "+" not in mode
     for name in names:
         if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
             return True

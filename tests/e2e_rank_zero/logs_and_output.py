@@ -1,0 +1,45 @@
+"""Logs and console output written once (issue 10 items 2 and 3).
+
+A CSV log opened with "w"/"a", a JSON summary, a progress helper writing with
+sys.stdout.write, and pprint: the files and the console must read as plain
+python's, and rank 1 must print nothing.
+"""
+
+import json
+import os
+import sys
+from pprint import pprint
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def progress_bar(current, total, msg):
+    sys.stdout.write(f" [{current + 1}/{total}] {msg}\n")
+    sys.stdout.flush()
+
+
+torch.manual_seed(0)
+os.makedirs("runs", exist_ok=True)
+with open("runs/log.csv", "w") as f:
+    f.write("epoch,step\n")
+pprint({"lr": 0.1, "epochs": 2})
+data = TensorDataset(torch.randn(64, 4), torch.randint(0, 2, (64,)))
+loader = DataLoader(data, batch_size=16, shuffle=True)
+model = nn.DataParallel(nn.Linear(4, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+log = open("runs/steps.txt", "a")
+for epoch in range(2):
+    for i, (x, y) in enumerate(loader):
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.write(f"{epoch} {loss.item() > 0}\n")
+    progress_bar(epoch, 2, "epoch")
+    sys.stdout.write(f"epoch {epoch} done\n")
+    with open("runs/log.csv", "a") as f:
+        f.write(f"{epoch},done\n")
+log.close()
+json.dump({"epochs": 2}, open("runs/summary.json", "w"))
