@@ -109,6 +109,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "Every process would write its own TensorBoard events or wandb run. Create the "
         "writer or run only when ddp_is_main() (other ranks: None, or mode='disabled').",
     ),
+    "DP022": (
+        "DataParallel wrap at import time of a library module",
+        "A library module is imported before the entry calls ddp_setup(), so a model "
+        "wrapped at its top level is built before the process group exists. Move the wrap "
+        "into a function the entry calls after ddp_setup().",
+    ),
+    "DP023": (
+        "DataParallel module that no entry script imports",
+        "Migrated as a library module (wrap, devices, rank-0 output, no setup call). The "
+        "script that imports it must call ddp_setup() from the generated _dp2ddp module first "
+        "thing, or be migrated too: run `dp2ddp migrate` on that script.",
+    ),
 }
 
 
