@@ -115,7 +115,6 @@ def test_output_file_still_takes_a_single_file_program(
 def test_report_lists_every_file_and_the_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("dp2ddp.report")
     copy_case("builder_data_loop", tmp_path, monkeypatch)
     result = run("--report", "review.md", "train.py")
     assert result.exit_code == 0, result.stderr
