@@ -18,12 +18,13 @@ from collections.abc import Sequence
 
 import click
 
+from dp2ddp.commands.progress import progress_bar
 from dp2ddp.errors import InputError, error_line
 from dp2ddp.launch.scripts import default_launch_commands
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
-from dp2ddp.migrate.files import migrate_bytes
+from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
 from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.options import MigrateOptions
@@ -116,7 +117,7 @@ def migrate(
         elif output is not None:
             outcomes, written = _migrate_to(paths[0], output, options)
         else:
-            outcomes, entries = _migrate_programs(paths, exclude, options, dry_run)
+            outcomes, entries = _migrate_programs(paths, exclude, options, jobs, dry_run, quiet)
             written = {} if dry_run else {o.path: o.path for o in outcomes}
     except KeyboardInterrupt:
         _err("Aborted: every file is either fully migrated or untouched.")
@@ -147,13 +148,27 @@ def migrate(
 
 # -- the three ways in --------------------------------------------------------------------
 def _migrate_programs(
-    paths: Sequence[str], exclude: Sequence[str], options: MigrateOptions, dry_run: bool
+    paths: Sequence[str],
+    exclude: Sequence[str],
+    options: MigrateOptions,
+    jobs: int | None,
+    dry_run: bool,
+    quiet: bool,
 ) -> tuple[list[FileOutcome], list[str]]:
     """Files are entries, folders are searched for entries (dp2ddp/program/folder.py)."""
     from dp2ddp.program.folder import plan_paths
     from dp2ddp.program.migrate import write_plan
 
-    plan = plan_paths(paths, exclude, options)
+    count = len(discover(paths, exclude))
+    with progress_bar(sys.stderr, count, quiet) as advance:
+        plan = plan_paths(
+            paths,
+            exclude,
+            options,
+            jobs=jobs or default_jobs(),
+            sink=None if dry_run else write_in_place,
+            progress=advance,
+        )
     if not dry_run:
         write_plan(plan)
     return plan.outcomes, plan.launch

@@ -13,15 +13,23 @@ exactly as before (and never parsed when it cannot use DataParallel).
 from __future__ import annotations
 
 import ast
+import os
+import re
 from collections.abc import Sequence
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import Target, discover
-from dp2ddp.migrate.files import migrate_decoded
+from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import module_facts
-from dp2ddp.program.discovery import ModuleCache, ProgramModule, discover_program, read_module
+from dp2ddp.program.discovery import (
+    GENERATED_MODULE,
+    ModuleCache,
+    ProgramModule,
+    discover_program,
+    read_module,
+)
 from dp2ddp.program.migrate import ProgramPlan, plan_one
 from dp2ddp.result import FileOutcome
 
@@ -29,9 +37,20 @@ _TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
 
 
 def plan_paths(
-    paths: Sequence[str], exclude: Sequence[str], options: MigrateOptions
+    paths: Sequence[str],
+    exclude: Sequence[str],
+    options: MigrateOptions,
+    *,
+    jobs: int | None = None,
+    sink: Sink | None = None,
+    progress: Progress | None = None,
 ) -> ProgramPlan:
-    """Migrate (in memory) every program the paths name; outcomes in a stable order."""
+    """Migrate (in memory) every program the paths name; outcomes in a stable order.
+
+    Files of a folder that cannot belong to a DataParallel program (see `_relevant`) go
+    through the per-file runner as before: `jobs` worker processes, `progress`, and `sink`
+    writes each of them at once (they are single files); program files wait for write_plan.
+    """
     plan = ProgramPlan()
     cache: ModuleCache = {}
     targets = discover(paths, exclude)
@@ -41,9 +60,50 @@ def plan_paths(
         elif target.explicit:
             plan_one(plan, target.path, options, cache)
     walked = [t for t in targets if t.error is None and not t.explicit]
-    if walked:
-        _plan_folder(plan, walked, options, cache)
+    relevant = _relevant(walked)
+    if relevant:
+        _plan_folder(plan, relevant, options, cache)
+    planned = {os.path.realpath(o.path) for o in plan.outcomes}
+    chosen = set(relevant)
+    rest = [t for t in walked if t not in chosen and os.path.realpath(t.path) not in planned]
+    if rest:
+        plan.outcomes += migrate_files(rest, options, jobs=jobs, sink=sink, progress=progress)
     return plan
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _relevant(targets: list[Target]) -> list[Target]:
+    """The files that may belong to a DataParallel program: those that mention DataParallel
+    or the generated module, and (to a fixed point) those whose text names one of their
+    modules, as any import of them does. The rest is not parsed at all."""
+    texts: dict[Target, str] = {}
+    for target in targets:
+        try:
+            with open(target.path, "rb") as handle:
+                texts[target] = handle.read().decode("utf-8", "replace")
+        except OSError:
+            continue  # reported by the per-file runner
+    found = [
+        t for t, text in texts.items() if may_use_dataparallel(text) or GENERATED_MODULE in text
+    ]
+    names = {_module_word(t.path) for t in found}
+    chosen = set(found)
+    while names:
+        added = [
+            t
+            for t, text in texts.items()
+            if t not in chosen and not names.isdisjoint(_WORD.findall(text))
+        ]
+        chosen.update(added)
+        names = {_module_word(t.path) for t in added}
+    return [t for t in targets if t in chosen]
+
+
+def _module_word(path: str) -> str:
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(os.path.dirname(os.path.abspath(path))) if stem == "__init__" else stem
 
 
 def _plan_folder(
