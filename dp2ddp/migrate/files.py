@@ -20,6 +20,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+import libcst as cst
+
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
@@ -49,6 +51,7 @@ class _Task:
     text: str
     options: MigrateOptions
     program: ProgramContext | None = None
+    parsed: cst.Module | None = None  # only in this process (program mode), never pickled
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,17 @@ def migrate_bytes(
 
 
 def migrate_decoded(
-    path: str, source: SourceFile, options: MigrateOptions, program: ProgramContext | None = None
+    path: str,
+    source: SourceFile,
+    options: MigrateOptions,
+    program: ProgramContext | None = None,
+    parsed: cst.Module | None = None,
 ) -> tuple[FileOutcome, bytes | None]:
     """Migrate one decoded file in this process, alone or as a module of a program."""
     gate_open = program is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program))
+    done = _work(_Task(0, path, source.text, options, program, parsed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -175,7 +182,11 @@ def _work(task: _Task) -> _Done:
             result = migrate_source(task.text, task.options, filename=task.path)
         else:
             result = migrate_source(
-                task.text, task.options, filename=task.path, program=task.program
+                task.text,
+                task.options,
+                filename=task.path,
+                program=task.program,
+                parsed=task.parsed,
             )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))

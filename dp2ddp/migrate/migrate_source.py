@@ -60,15 +60,17 @@ def migrate_source(
     *,
     filename: str | None = None,
     program: ProgramContext | None = None,
+    parsed: cst.Module | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
     Raises InputError when `source` is not valid Python. Returns the source unchanged
     (byte for byte) when it has nothing dp2ddp migrates. `program` migrates the file as a
     module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
+    `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
     """
     options = options or MigrateOptions()
-    module = parse(source)
+    module = parse(source) if parsed is None else parsed
     state = MigrationState(options=options, program=program)
     code = source
     line_map = LineMap()

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.migrate.migrate_source import parse
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.discovery import Program, ProgramModule, Stamp
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms.detect import DetectDataParallel
 
@@ -39,14 +40,33 @@ class ProgramFacts:
     ddp_path_in: ProgramModule | None
 
 
+#: Facts by (real path, stamp, options): a module shared by programs, or asked about by
+#: folder mode first, is parsed for them once.
+_FACTS: dict[tuple[str, Stamp, MigrateOptions], ModuleFacts] = {}
+#: The trees those parses made, until the module's migration takes them.
+_PARSED: dict[tuple[str, Stamp], cst.Module] = {}
+
+
 def module_facts(module: ProgramModule, options: MigrateOptions) -> ModuleFacts:
     """The per-file detector's verdict; files the text pre-check rules out are not parsed."""
     text = module.source.text
     if not may_use_dataparallel(text):
         return ModuleFacts()
-    state = MigrationState(options=options)
-    DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(parse(text))
-    return ModuleFacts(state.has_dataparallel and not state.skip, state.skip)
+    key = (module.real, module.stamp, options)
+    found = _FACTS.get(key)
+    if found is None:
+        state = MigrationState(options=options)
+        detect = DetectDataParallel(CodemodContext(filename=module.path), state)
+        tree = parse(text)
+        detect.transform_module(tree)
+        found = _FACTS[key] = ModuleFacts(state.has_dataparallel and not state.skip, state.skip)
+        _PARSED[(module.real, module.stamp)] = tree
+    return found
+
+
+def take_parsed(module: ProgramModule) -> cst.Module | None:
+    """The libcst tree module_facts parsed for `module` (once: parsing is the costly step)."""
+    return _PARSED.pop((module.real, module.stamp), None)
 
 
 def program_facts(program: Program, options: MigrateOptions) -> ProgramFacts:

@@ -22,7 +22,6 @@ from dp2ddp.migrate.discovery import Target, discover
 from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.analysis import module_facts
 from dp2ddp.program.discovery import (
     GENERATED_MODULE,
     ModuleCache,
@@ -72,12 +71,27 @@ def plan_paths(
 
 
 _WORD = re.compile(r"\w+")
+#: Import statements as text: `from X import names` (parenthesised over lines too), `import X`.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))",
+    re.MULTILINE,
+)
+
+
+def _import_words(text: str) -> set[str]:
+    """Every word of the file's import statements: a module it imports is one of them."""
+    words: set[str] = set()
+    for match in _IMPORT.finditer(text):
+        for part in match.groups():
+            if part:
+                words.update(_WORD.findall(part))
+    return words
 
 
 def _relevant(targets: list[Target]) -> list[Target]:
     """The files that may belong to a DataParallel program: those that mention DataParallel
-    or the generated module, and (to a fixed point) those whose text names one of their
-    modules, as any import of them does. The rest is not parsed at all."""
+    or the generated module, and (to a fixed point) those whose import statements name one
+    of their modules, as any import of them does. The rest is not parsed at all."""
     texts: dict[Target, str] = {}
     for target in targets:
         try:
@@ -88,13 +102,12 @@ def _relevant(targets: list[Target]) -> list[Target]:
     found = [
         t for t, text in texts.items() if may_use_dataparallel(text) or GENERATED_MODULE in text
     ]
-    names = {_module_word(t.path) for t in found}
     chosen = set(found)
+    imports = {t: _import_words(text) for t, text in texts.items() if t not in chosen}
+    names = {_module_word(t.path) for t in found}
     while names:
         added = [
-            t
-            for t, text in texts.items()
-            if t not in chosen and not names.isdisjoint(_WORD.findall(text))
+            t for t, words in imports.items() if t not in chosen and not names.isdisjoint(words)
         ]
         chosen.update(added)
         names = {_module_word(t.path) for t in added}
@@ -136,21 +149,12 @@ def _plan_folder(
         module = programs[target.path][0]
         if module.real in planned:
             continue
-        if _wraps(module, options):
+        if may_use_dataparallel(module.source.text):  # a library if it wraps (facts decide)
             plan_one(plan, target.path, options, cache, orphan=True)
             planned = set(plan._planned)
         else:  # no entry and no wrap: as a single file, exactly as before
             outcome, data = migrate_decoded(target.path, module.source, options)
             plan.add(outcome, data, module.real, module.stamp)
-
-
-def _wraps(module: ProgramModule, options: MigrateOptions) -> bool:
-    if not may_use_dataparallel(module.source.text):
-        return False
-    try:
-        return module_facts(module, options).has_dataparallel
-    except InputError:
-        return False  # reported when it is migrated
 
 
 def is_entry_script(tree: ast.Module) -> bool:

@@ -29,7 +29,7 @@ from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.analysis import ProgramFacts, program_facts
+from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
 from dp2ddp.program.context import ProgramContext
 from dp2ddp.program.discovery import (
     ModuleCache,
@@ -196,7 +196,8 @@ def _module(
     context: ProgramContext | None,
     facts: ProgramFacts,
 ) -> _Migrated:
-    outcome, data = migrate_decoded(module.path, module.source, options, context)
+    parsed = take_parsed(module)
+    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed)
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in
         assert other is not None
