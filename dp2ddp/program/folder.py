@@ -60,10 +60,9 @@ def plan_paths(
             plan_one(plan, target.path, options, cache)
     walked = [t for t in targets if t.error is None and not t.explicit]
     relevant = _relevant(walked)
-    if relevant:
-        _plan_folder(plan, relevant, options, cache)
+    single = _plan_folder(plan, relevant, options, cache) if relevant else []
     planned = {os.path.realpath(o.path) for o in plan.outcomes}
-    chosen = set(relevant)
+    chosen = set(relevant) - set(single)
     rest = [t for t in walked if t not in chosen and os.path.realpath(t.path) not in planned]
     if rest:
         plan.outcomes += migrate_files(rest, options, jobs=jobs, sink=sink, progress=progress)
@@ -121,9 +120,12 @@ def _module_word(path: str) -> str:
 
 def _plan_folder(
     plan: ProgramPlan, targets: list[Target], options: MigrateOptions, cache: ModuleCache
-) -> None:
+) -> list[Target]:
+    """Plan the programs among `targets`; return the targets left to the per-file runner
+    (files `ast` cannot parse that cannot use DataParallel, as before: never parsed)."""
     programs: dict[str, list[ProgramModule]] = {}
     failed: dict[str, str] = {}
+    single: list[Target] = []
     for target in targets:
         try:
             programs[target.path] = list(discover_program(target.path, cache).modules)
@@ -131,7 +133,10 @@ def _plan_folder(
             try:  # an imported module failed: that one is reported where it is migrated
                 programs[target.path] = [read_module(target.path, target.path, "__main__")]
             except InputError:
-                failed[target.path] = exc.format()
+                if exc.path == target.path and not _may_wrap(target.path):
+                    single.append(target)
+                else:
+                    failed[target.path] = exc.format()
     imported = {m.real for modules in programs.values() for m in modules[1:]}
     entries = [
         path
@@ -142,6 +147,8 @@ def _plan_folder(
         plan_one(plan, path, options, cache)
     planned = set(plan._planned)
     for target in targets:
+        if target in single:
+            continue
         if target.path in failed:
             if not any(o.path == target.path for o in plan.outcomes):
                 plan.outcomes.append(FileOutcome(target.path, "failed", error=failed[target.path]))
@@ -155,6 +162,15 @@ def _plan_folder(
         else:  # no entry and no wrap: as a single file, exactly as before
             outcome, data = migrate_decoded(target.path, module.source, options)
             plan.add(outcome, data, module.real, module.stamp)
+    return single
+
+
+def _may_wrap(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return may_use_dataparallel(handle.read().decode("utf-8", "replace"))
+    except OSError:
+        return True  # let the error be reported
 
 
 def is_entry_script(tree: ast.Module) -> bool:
