@@ -187,7 +187,7 @@ class Resolver:
     # -- import statements ---------------------------------------------------------------
     def imports(self, module: ProgramModule, path: str) -> Iterator[tuple[str, str]]:
         """(file, module name) of every project module `module` imports, in source order."""
-        nodes = [n for n in ast.walk(module.tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        nodes = [n for n in _statements(module.tree.body) if isinstance(n, _IMPORTS)]
         nodes.sort(key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
             if isinstance(node, ast.Import):
@@ -244,6 +244,32 @@ class Resolver:
             folder = os.path.dirname(folder)
             package = package[:-1]
         return folder, ".".join(package)
+
+
+_IMPORTS = (ast.Import, ast.ImportFrom)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement, nested ones included (an import is a statement: expressions, the
+    bulk of a tree, need not be walked)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _BLOCKS:
+            children = getattr(node, field, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def in_skipped_dir(path: str) -> bool:
+    """The file lies in a folder dp2ddp never walks (site-packages, a venv...) under its own
+    project root: none of its imports can resolve, so its program is the file alone."""
+    folder = os.path.dirname(os.path.abspath(path))
+    root = find_root(folder)
+    parts = os.path.relpath(os.path.realpath(folder), os.path.realpath(root)).split(os.sep)
+    return any(p in SKIPPED_DIRS for p in parts)
 
 
 def _module_entry(entry_dir: str) -> tuple[str, list[str]] | None:

@@ -27,6 +27,7 @@ from dp2ddp.program.discovery import (
     ModuleCache,
     ProgramModule,
     discover_program,
+    in_skipped_dir,
     read_module,
 )
 from dp2ddp.program.migrate import ProgramPlan, plan_one
@@ -59,7 +60,7 @@ def plan_paths(
         elif target.explicit:
             plan_one(plan, target.path, options, cache)
     walked = [t for t in targets if t.error is None and not t.explicit]
-    relevant = _relevant(walked)
+    relevant = _relevant([t for t in walked if not in_skipped_dir(t.path)])
     single = _plan_folder(plan, relevant, options, cache) if relevant else []
     planned = {os.path.realpath(o.path) for o in plan.outcomes}
     chosen = set(relevant) - set(single)
