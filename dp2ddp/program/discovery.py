@@ -257,8 +257,8 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        for field in _BLOCKS:
-            children = getattr(node, field, None)
+        for block in _BLOCKS:
+            children = getattr(node, block, None)
             if children:
                 stack.extend(reversed(children))
 
