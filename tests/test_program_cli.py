@@ -239,3 +239,22 @@ def test_migrated_program_runs_with_plain_python(tmp_path: Path) -> None:
 def test_generated_module_starts_with_the_marker() -> None:
     generated = PROGRAMS / "builder_data_loop" / "expected" / "_dp2ddp.py"
     assert generated.read_text().startswith(MARKER)
+
+
+def test_a_module_shared_by_a_script_and_a_module_entry_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two import names for the generated module would be needed: refuse, write nothing."""
+    work = copy_case("module_entry", tmp_path, monkeypatch)
+    (work / "run.py").write_text(
+        "from pkg.model import build\n\nif __name__ == '__main__':\n    print(build())\n"
+    )
+    before = snapshot(work)
+    result = run("pkg/train.py", "run.py")
+    assert result.exit_code == 2
+    (line,) = errors(result)
+    assert line == (
+        "pkg/model.py:1:1: error: shared by several programs that migrate it differently"
+    )
+    assert snapshot(work) != before  # the first program is migrated; the second is not
+    assert (work / "run.py").read_bytes() == before["run.py"]
