@@ -117,7 +117,7 @@ def migrate(
         elif output is not None:
             outcomes, written = _migrate_to(paths[0], output, options)
         else:
-            outcomes, entries = _migrate_programs(paths, exclude, options, jobs, dry_run, quiet)
+            outcomes, entries = migrate_paths(paths, exclude, options, jobs, dry_run, quiet)
             written = {} if dry_run else {o.path: o.path for o in outcomes}
     except KeyboardInterrupt:
         _err("Aborted: every file is either fully migrated or untouched.")
@@ -147,7 +147,7 @@ def migrate(
 
 
 # -- the three ways in --------------------------------------------------------------------
-def _migrate_programs(
+def migrate_paths(
     paths: Sequence[str],
     exclude: Sequence[str],
     options: MigrateOptions,
@@ -155,7 +155,9 @@ def _migrate_programs(
     dry_run: bool,
     quiet: bool,
 ) -> tuple[list[FileOutcome], list[str]]:
-    """Files are entries, folders are searched for entries (dp2ddp/program/folder.py)."""
+    """The core of `dp2ddp migrate PATH...` (also what `dp2ddp verify ENTRY` runs): files
+    are entries, folders are searched for entries (dp2ddp/program/folder.py). Returns the
+    outcomes and the torchrun targets of the migrated programs."""
     from dp2ddp.program.folder import plan_paths
     from dp2ddp.program.migrate import write_plan
 

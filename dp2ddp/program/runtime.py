@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import cache
 
 import libcst as cst
 
@@ -31,10 +32,22 @@ def helper_names() -> tuple[str, ...]:
     return tuple(sorted(p.name.removesuffix(".py.j2") for p in folder.glob("*.py.j2")))
 
 
+@cache
 def exported_names() -> frozenset[str]:
-    """Every name the generated module defines that a migrated module may use."""
-    functions = {SETUP_FUNCTION, "ddp_cleanup", "ddp_is_main"}
-    return frozenset(SETUP_NAMES | functions | {f"ddp_{h}" for h in helper_names()})
+    """Every name the generated module defines (its top-level functions, classes and
+    constants, read from the rendered template): what a migrated module may import."""
+    names: set[str] = set()
+    for stmt in cst.parse_module(render_module()).body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    names.update(
+                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                    )
+    assert SETUP_NAMES | {SETUP_FUNCTION} <= names, names
+    return frozenset(names)
 
 
 def render_module() -> str:

@@ -6,11 +6,13 @@ Launch the entry with torchrun, one process per GPU (`dp2ddp migrate` prints the
 """
 
 import atexit
+import itertools
 import os
 import warnings
 
 import torch
 import torch.distributed as dist
+from torch.utils.data.distributed import DistributedSampler
 
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
@@ -70,6 +72,26 @@ def ddp_barrier():
     """Wait until rank 0 has written its checkpoint before another rank reads it."""
     if dist.is_initialized():
         dist.barrier()
+
+
+class DdpDistributedSampler(DistributedSampler):
+    """DistributedSampler whose sequential order (shuffle=False) is computed, not listed.
+
+    torch's DistributedSampler builds a list of every index on each pass, shuffled or not:
+    gigabytes per rank for tens of millions of samples. In sequential order rank r takes
+    positions r, r + WORLD_SIZE, ... of the padded list, where position p holds index
+    p % len(dataset): the same indices, in O(1) memory. A shuffled order needs its whole
+    permutation (torch.randperm), so shuffle=True is DistributedSampler's own.
+    """
+
+    def __iter__(self):
+        if self.shuffle:
+            return super().__iter__()
+        size = len(self.dataset)
+        positions = range(self.rank, self.total_size, self.num_replicas)
+        inside = len(range(self.rank, size, self.num_replicas))
+        padding = (position % size for position in positions[inside:])  # < WORLD_SIZE in all
+        return itertools.chain(positions[:inside], padding)
 
 
 def ddp_eval_sampler(dataset):
