@@ -11,6 +11,8 @@ validation loader, evaluated in another module than the one that builds it, is n
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -127,3 +129,28 @@ def test_program_shares_the_training_data_out(
     if eval_size is not None:  # evaluated in train.py, built in data.py: full set per rank
         full = drawn[str(eval_size)]
         assert full > 0 and all(r[str(eval_size)] == full for r in ranks), (drawn, ranks)
+
+
+@pytest.mark.e2e
+def test_verify_of_a_program_entry_passes(tmp_path: Path) -> None:
+    """`dp2ddp verify ENTRY` on the untouched original project migrates the whole program in
+    a copy and finds it equivalent, with the training data shared out between the ranks."""
+    project = tmp_path / "project"
+    shutil.copytree(
+        EXAMPLES_DIR / "project_classifier" / "original",
+        project,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    before = {p.name: p.read_bytes() for p in project.iterdir()}
+    done = subprocess.run(
+        [sys.executable, "-m", "dp2ddp", "verify", "train.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=420,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "dp2ddp verify: EQUIVALENT" in done.stdout
+    assert "sharding           ok" in done.stdout
+    assert "migrated 4 files: train.py, data.py, models.py, _dp2ddp.py" in done.stdout
+    assert {p.name: p.read_bytes() for p in project.iterdir()} == before  # only read

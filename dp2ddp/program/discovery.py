@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
+from dp2ddp.migrate.migrate_source import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
@@ -111,11 +112,12 @@ def read_module(path: str, shown: str, name: str) -> ProgramModule:
 
 
 def parse_tree(text: str, shown: str) -> ast.Module:
+    """The file's ast; a syntax error is reported as Python reports it (as migrate does)."""
     try:
         return ast.parse(text, filename=shown)
     except SyntaxError as exc:
-        message = f"cannot parse: {exc.msg}"
-        raise InputError(message, exc.lineno or 1, exc.offset or 1, path=shown) from None
+        error = python_syntax_error(text) or InputError(exc.msg, exc.lineno or 1, exc.offset or 1)
+        raise error.with_path(shown) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise InputError(f"cannot parse: {type(exc).__name__}", path=shown) from None
 
