@@ -137,6 +137,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "backward under `with model.no_sync():` and then all-reduce every `.grad` divided by "
         "WORLD_SIZE before the optimizer step.",
     ),
+    "DP024": (
+        "DataParallel wrap at import time of a library module",
+        "A library module is imported before the entry calls ddp_setup(), so a model "
+        "wrapped at its top level is built before the process group exists. Move the wrap "
+        "into a function the entry calls after ddp_setup().",
+    ),
+    "DP025": (
+        "DataParallel module that no entry script imports",
+        "Migrated as a library module (wrap, devices, rank-0 output, no setup call). The "
+        "script that imports it must call ddp_setup() from the generated _dp2ddp module first "
+        "thing, or be migrated too: run `dp2ddp migrate` on that script.",
+    ),
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "

@@ -5,14 +5,75 @@
 
 The committed train_ddp.py files are exactly what `dp2ddp migrate` writes, so a reader can
 diff them against train.py; tests/test_examples.py fails when they drift from the codemod.
+Multi-module programs (examples/project_*/) hold the project in original/ and what
+`dp2ddp migrate .` makes of that folder in migrated/ (tests/test_program_examples.py).
 """
 
+import contextlib
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from dp2ddp import migrate_source
+from dp2ddp.program.folder import plan_paths
+from dp2ddp.program.migrate import write_plan
+from dp2ddp.options import MigrateOptions
 
 EXAMPLES = Path(__file__).resolve().parent
+
+
+def project_tree(folder):
+    """{relative path: text} of a project folder (caches left out)."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_text()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def migrate_project(original):
+    """(migrated tree, warning lines) of `dp2ddp migrate .` run in a copy of `original`."""
+    with tempfile.TemporaryDirectory() as temp:
+        work = Path(temp) / "project"
+        shutil.copytree(original, work, ignore=shutil.ignore_patterns("__pycache__"))
+        old = os.getcwd()
+        os.chdir(work)
+        try:
+            plan = plan_paths(["."], (), MigrateOptions())
+            write_plan(plan)
+        finally:
+            os.chdir(old)
+        warnings = [
+            d.format(o.path)
+            for o in plan.outcomes
+            if o.result is not None
+            for d in o.result.diagnostics
+        ]
+        return project_tree(work), warnings
+
+
+def regenerate_projects(check):
+    stale = []
+    for original in sorted(EXAMPLES.glob("project_*/original")):
+        name = original.parent.name
+        tree, warnings = migrate_project(original)
+        codes = ", ".join(sorted({w.split()[1] for w in warnings})) or "none"
+        print(f"{name}: {sum(1 for _ in tree)} files, warnings: {codes}")
+        for line in warnings:
+            print(f"    {name}/{line}")
+        migrated = original.parent / "migrated"
+        if not migrated.is_dir() or project_tree(migrated) != tree:
+            stale.append(name)
+            if not check:
+                with contextlib.suppress(FileNotFoundError):
+                    shutil.rmtree(migrated)
+                for path, text in tree.items():
+                    target = migrated / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text)
+    return stale
 
 
 def main(check=False):
@@ -30,6 +91,7 @@ def main(check=False):
             stale.append(name)
             if not check:
                 target.write_text(result.code)
+    stale += regenerate_projects(check)
     if stale:
         print(("out of date: " if check else "rewrote: ") + ", ".join(stale))
     return 1 if check and stale else 0

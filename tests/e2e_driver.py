@@ -47,6 +47,8 @@ class _IndexCounter:
 
     def __init__(self) -> None:
         self.count: int | None = None
+        #: Indices drawn per dataset size (str keys, for JSON): tells loaders apart.
+        self.by_size: dict[str, int] = {}
         self._original: Any = None
 
     def __enter__(self) -> _IndexCounter:
@@ -62,9 +64,10 @@ class _IndexCounter:
 
         def _next_index(loader_iter: Any) -> Any:
             index = original(loader_iter)
-            counter.count = (counter.count or 0) + (
-                len(index) if isinstance(index, (list, tuple)) else 1
-            )
+            drawn = len(index) if isinstance(index, (list, tuple)) else 1
+            counter.count = (counter.count or 0) + drawn
+            size = str(len(loader_iter._dataset))
+            counter.by_size[size] = counter.by_size.get(size, 0) + drawn
             return index
 
         _BaseDataLoaderIter._next_index = _next_index  # type: ignore[method-assign]
@@ -75,6 +78,15 @@ class _IndexCounter:
             from torch.utils.data.dataloader import _BaseDataLoaderIter
 
             _BaseDataLoaderIter._next_index = self._original  # type: ignore[method-assign]
+
+
+def _forget_project_modules(folder: Path) -> None:
+    """Unload the modules a multi-module program imported from its own folder, so the
+    next script imports its own `models`, `data` or `_dp2ddp`, not this one's."""
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve().is_relative_to(folder):
+            del sys.modules[name]
 
 
 def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
@@ -107,11 +119,13 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
         finally:
             os.chdir(old_cwd)
             sys.argv, sys.path[:] = old_argv, old_path
+            _forget_project_modules(script.parent)
             _reset_logging()
             out.flush()
             err.flush()
     status["seconds"] = round(time.perf_counter() - start, 3)
     status["indices"] = indices.count
+    status["indices_by_size"] = indices.by_size
     (workdir / f"rank{rank}.status.json").write_text(json.dumps(status))
     return status
 

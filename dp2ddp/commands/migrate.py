@@ -24,7 +24,7 @@ from dp2ddp.launch.scripts import default_launch_commands
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
-from dp2ddp.migrate.files import default_jobs, migrate_bytes, migrate_files, write_in_place
+from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
 from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.options import MigrateOptions
@@ -122,13 +122,14 @@ def migrate(
         keep_summed_loss=keep_summed_loss,
     )
     dry_run = check or diff
+    entries: list[str] | None = None  # program mode: the torchrun targets of the entries
     try:
         if paths == (STDIN,):
             outcomes, written = _migrate_stdin(options, output, dry_run)
         elif output is not None:
             outcomes, written = _migrate_to(paths[0], output, options)
         else:
-            outcomes = _migrate_paths(paths, exclude, options, jobs, dry_run, quiet)
+            outcomes, entries = migrate_paths(paths, exclude, options, jobs, dry_run, quiet)
             written = {} if dry_run else {o.path: o.path for o in outcomes}
     except KeyboardInterrupt:
         _err("Aborted: every file is either fully migrated or untouched.")
@@ -137,7 +138,11 @@ def migrate(
     report = Report(check=dry_run, fail_on_change=check).add_all(outcomes)
     if diff:
         _print_diffs(outcomes, color)
-    launch = _launch_commands(outcomes, written)
+    launch = (
+        [_torchrun(entry) for entry in entries]
+        if entries is not None
+        else _launch_commands(outcomes, written)
+    )
     for outcome in outcomes:
         if outcome.status == "failed":
             _err(outcome.error or error_line(outcome.path, "failed"))
@@ -155,23 +160,33 @@ def migrate(
 
 
 # -- the three ways in --------------------------------------------------------------------
-def _migrate_paths(
+def migrate_paths(
     paths: Sequence[str],
     exclude: Sequence[str],
     options: MigrateOptions,
     jobs: int | None,
     dry_run: bool,
     quiet: bool,
-) -> list[FileOutcome]:
-    targets = discover(paths, exclude)
-    with progress_bar(sys.stderr, len(targets), quiet) as advance:
-        return migrate_files(
-            targets,
+) -> tuple[list[FileOutcome], list[str]]:
+    """The core of `dp2ddp migrate PATH...` (also what `dp2ddp verify ENTRY` runs): files
+    are entries, folders are searched for entries (dp2ddp/program/folder.py). Returns the
+    outcomes and the torchrun targets of the migrated programs."""
+    from dp2ddp.program.folder import plan_paths
+    from dp2ddp.program.migrate import write_plan
+
+    count = len(discover(paths, exclude))
+    with progress_bar(sys.stderr, count, quiet) as advance:
+        plan = plan_paths(
+            paths,
+            exclude,
             options,
             jobs=jobs or default_jobs(),
             sink=None if dry_run else write_in_place,
             progress=advance,
         )
+    if not dry_run:
+        write_plan(plan)
+    return plan.outcomes, plan.launch
 
 
 def _migrate_stdin(
@@ -194,6 +209,15 @@ def _migrate_to(
     (target,) = discover([path])
     if target.error is not None:
         return [FileOutcome(path, "failed", error=target.error)], {}
+    from dp2ddp.program.folder import plan_paths
+
+    changed = plan_paths([path], (), options).changed_paths()
+    if len(changed) > 1:  # one output file cannot hold a program of several modules
+        message = (
+            f"-o/--output takes a single-file program; migrating this entry changes "
+            f"{len(changed)} files ({', '.join(changed)}): migrate in place, or use --diff"
+        )
+        return [FileOutcome(path, "failed", error=InputError(message).format(path))], {}
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -265,6 +289,8 @@ def _launch_commands(outcomes: Sequence[FileOutcome], written: dict[str, str]) -
 
 def _torchrun(script: str) -> str:
     """The same single-node line `dp2ddp launch` and the report use."""
+    if script.startswith("-m "):  # an entry run as a module of a package
+        return f"torchrun --standalone --nproc_per_node=gpu -m {shlex.quote(script[3:])}"
     try:
         return default_launch_commands([script])[0]
     except ValueError:  # a path torchrun cannot take

@@ -20,6 +20,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+import libcst as cst
+
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
@@ -27,6 +29,7 @@ from dp2ddp.migrate.migrate_source import migrate_source
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
+from dp2ddp.program.context import ProgramContext
 from dp2ddp.result import FileOutcome, MigrationResult
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -47,6 +50,8 @@ class _Task:
     path: str
     text: str
     options: MigrateOptions
+    program: ProgramContext | None = None
+    parsed: cst.Module | None = None  # only in this process (program mode), never pickled
 
 
 @dataclass(frozen=True)
@@ -113,9 +118,21 @@ def migrate_bytes(
         source = decode(data)
     except InputError as exc:
         return FileOutcome(path, "failed", error=exc.format(path)), None
-    if not may_use_dataparallel(source.text):
+    return migrate_decoded(path, source, options)
+
+
+def migrate_decoded(
+    path: str,
+    source: SourceFile,
+    options: MigrateOptions,
+    program: ProgramContext | None = None,
+    parsed: cst.Module | None = None,
+) -> tuple[FileOutcome, bytes | None]:
+    """Migrate one decoded file in this process, alone or as a module of a program."""
+    gate_open = program is not None and program.has_dataparallel
+    if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options))
+    done = _work(_Task(0, path, source.text, options, program, parsed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -161,7 +178,16 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
-        result = migrate_source(task.text, task.options, filename=task.path)
+        if task.program is None:
+            result = migrate_source(task.text, task.options, filename=task.path)
+        else:
+            result = migrate_source(
+                task.text,
+                task.options,
+                filename=task.path,
+                program=task.program,
+                parsed=task.parsed,
+            )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))
     except RecursionError:

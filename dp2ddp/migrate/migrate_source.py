@@ -12,6 +12,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
+from dp2ddp.program.context import ProgramContext
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 
@@ -58,15 +59,19 @@ def migrate_source(
     options: MigrateOptions | None = None,
     *,
     filename: str | None = None,
+    program: ProgramContext | None = None,
+    parsed: cst.Module | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
     Raises InputError when `source` is not valid Python. Returns the source unchanged
-    (byte for byte) when it has nothing dp2ddp migrates.
+    (byte for byte) when it has nothing dp2ddp migrates. `program` migrates the file as a
+    module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
+    `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
     """
     options = options or MigrateOptions()
-    module = parse(source)
-    state = MigrationState(options=options)
+    module = parse(source) if parsed is None else parsed
+    state = MigrationState(options=options, program=program)
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []

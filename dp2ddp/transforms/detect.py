@@ -112,6 +112,9 @@ class DetectDataParallel(MigrationTransform):
             self._use(node)
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
+                program = self.state.program
+                if program is not None and program.role == "library":
+                    self.warn(node, "DP024")
         elif self.matches(node.func, DATA_PARALLEL_FUNCTION):
             self.warn(node, "DP002", "functional data_parallel() is not rewritten")
         elif self.matches(node.func, _CUSTOM_PARALLEL):
@@ -209,6 +212,10 @@ class DetectDataParallel(MigrationTransform):
         ):
             self.warn(self._first_use, "DP003")
             self.state.skip = True
+        # -- program mode (dp2ddp/program/): the DataParallel gate is the program's --------
+        program = self.state.program
+        if program is not None and not self.state.skip:
+            self.state.has_dataparallel = program.has_dataparallel
         return updated_node
 
 

@@ -32,6 +32,8 @@ class InsertProcessGroup(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self.state.already_migrated:
             return updated_node
+        if self.state.program is not None:
+            return self._leave_program_module(original_node, updated_node)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated_node.body)
         for module, obj, alias in (
             ("os", None, None),
@@ -68,6 +70,42 @@ class InsertProcessGroup(MigrationTransform):
         node = original_node.body[at - 1] if at else original_node
         self.record(node, f"inserted the DDP process-group setup; ddp_setup() runs {where}")
         return updated_node.with_changes(body=body)
+
+    # -- program mode (dp2ddp/program/): helpers imported, setup only at the entry ---------
+    def _leave_program_module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        """A module of a multi-module program: import the helpers it uses from the generated
+        module; the entry also calls ddp_setup() (a library never does: importing it must
+        not start a process group)."""
+        from dp2ddp.program.runtime import used_exports
+
+        program = self.state.program
+        assert program is not None
+        self._check_collisions(original)
+        body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
+        if program.role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
+            main_index = _main_function(body)
+            if main_index is None or self.state.module_level_wrap:
+                at = after_imports(body)
+                setup_call = render_statements("setup_call.py.j2")
+                setup_call[0] = _two_blank_lines_before(setup_call[0])
+                if at < len(body):
+                    body[at] = _two_blank_lines_before(body[at])
+                body[at:at] = setup_call
+                node = original.body[at - 1] if at else original
+                self.record(node, "ddp_setup() runs at import time of the entry, after its imports")
+            else:
+                statements: list[cst.BaseStatement] = list(render_statements("setup_call.py.j2"))
+                main = body[main_index]
+                assert isinstance(main, cst.FunctionDef)
+                body[main_index] = _prepend_to_function(main, statements)
+                self.record(original.body[main_index], "ddp_setup() runs first thing in main()")
+        migrated = updated.with_changes(body=body)
+        names = used_exports(migrated)
+        for name in names:
+            AddImportsVisitor.add_needed_import(self.context, program.helpers_module, name)
+        if names:
+            self.record(original, f"imports {', '.join(names)} from {program.helpers_module}")
+        return migrated
 
     def _check_collisions(self, module: cst.Module) -> None:
         from dp2ddp.transforms._support.names import SETUP_NAMES

@@ -22,7 +22,7 @@ from pathlib import Path
 # The one place that reaches into the migrate side: the core of the migrate command (what
 # `dp2ddp migrate ENTRY.py` runs) and the folders its discovery skips. Re-point these two
 # imports when the migrate package moves.
-from dp2ddp.commands.migrate import _migrate_paths as migrate_command_core
+from dp2ddp.commands.migrate import migrate_paths as migrate_command_core
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.options import MigrateOptions
 
@@ -113,7 +113,7 @@ def migrate_copy(entry: Path, workdir: Path, options: MigrateOptions) -> Migrate
     def as_users(text: str) -> str:
         return text.replace(str(copy), str(root))
 
-    outcomes = migrate_command_core(
+    outcomes, _ = migrate_command_core(
         [str(copied_entry)], (), options, jobs=1, dry_run=False, quiet=True
     )
     failed = [o for o in outcomes if o.status == "failed"]

@@ -24,6 +24,7 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
+from dp2ddp.program.context import ProgramContext
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -63,6 +64,8 @@ class MigrationState:
     has_dataparallel: bool = False
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
+    #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
+    program: ProgramContext | None = None
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

@@ -187,6 +187,16 @@ class ShardDataLoaders(LoaderEvaluation):
         evaluated = bool(loader.loops) and all(
             self._in_eval_context(loop) for loop, _, _ in loader.loops
         )
+        if self.state.program is not None and not loader.loops and not shuffled:
+            # -- program mode: iterated in another module (an evaluation loader, most
+            # likely), where its counters cannot be summed over the ranks: every rank
+            # goes through all of it, so the figures stay right.
+            self.record(
+                call,
+                f"{label} left unsharded: it is iterated in another module, where its metrics "
+                "are not summed over the ranks, so every rank goes through all of it",
+            )
+            return
         evaluation = evaluated or (
             bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )

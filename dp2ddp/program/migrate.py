@@ -1,0 +1,242 @@
+"""Migrate programs: every module of an entry's program, all or nothing.
+
+`plan_programs` migrates in memory and returns a ProgramPlan (outcomes for every file, the
+generated helpers module included, and the bytes to write); `write_plan` writes it. A
+program with a module that cannot be read, parsed or migrated gets one failed outcome
+(`path:line:col: error: ...`) and nothing of it is written.
+
+How a program is migrated (dp2ddp/program/context.py has the roles):
+1. discovery (ast) and the program-wide gate (analysis);
+2. every library module with role "library" (helpers imported from the generated module,
+   never a setup call);
+3. the entry: if no library changed and no module imports the generated module yet, the
+   program is a single file and the entry is migrated exactly as `migrate_source` alone
+   migrates it (inline setup block); else with role "entry", and the generated module is
+   written beside it.
+A module shared by several programs is migrated once: the first program's result is used,
+and a program that would migrate it differently fails with an error instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from dp2ddp.codes import title
+from dp2ddp.errors import InputError
+from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.discovery import describe_os_error
+from dp2ddp.migrate.files import migrate_decoded
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
+from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.discovery import (
+    ModuleCache,
+    Program,
+    ProgramModule,
+    Stamp,
+    discover_program,
+)
+from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
+from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
+
+
+@dataclass
+class ProgramPlan:
+    """Outcomes in order (each program's modules, entry first, then its generated module),
+    the new bytes of each changed file, and the torchrun targets of migrated programs."""
+
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    data: dict[str, bytes] = field(default_factory=dict)
+    stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    launch: list[str] = field(default_factory=list)
+    #: Programs whose migration touches more than the entry (use the generated module).
+    multi_module: int = 0
+    #: Outcome index of each file already planned, by real path.
+    _planned: dict[str, int] = field(default_factory=dict)
+
+    def changed_paths(self) -> list[str]:
+        return [o.path for o in self.outcomes if o.status == "migrated"]
+
+    def add(self, outcome: FileOutcome, data: bytes | None, real: str, stamp: Stamp | None) -> None:
+        """Add one file's outcome (and its new bytes, if it changed)."""
+        self._planned[real] = len(self.outcomes)
+        self.outcomes.append(outcome)
+        if data is not None:
+            self.data[outcome.path] = data
+            self.stamps[outcome.path] = stamp
+
+
+@dataclass(frozen=True)
+class _Migrated:
+    outcome: FileOutcome
+    data: bytes | None
+
+
+def plan_programs(entries: Sequence[str], options: MigrateOptions) -> ProgramPlan:
+    """Migrate the program of each entry, in memory (see the module docstring)."""
+    plan = ProgramPlan()
+    for entry in entries:
+        plan_one(plan, entry, options)
+    return plan
+
+
+def plan_one(
+    plan: ProgramPlan,
+    entry: str,
+    options: MigrateOptions,
+    cache: ModuleCache | None = None,
+    *,
+    orphan: bool = False,
+) -> Program | None:
+    """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
+
+    orphan: `entry` is a module with DataParallel that no entry script of its folder
+    imports: it is migrated as a library (no setup call), with DP025 saying what its
+    importer must call.
+    """
+    try:
+        program = discover_program(entry, cache)
+        facts = _facts(program, options)
+        migrated = _migrate(program, facts, options, orphan)
+    except InputError as exc:
+        plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
+        return None
+    failed = [m.outcome for m in migrated if m.outcome.status == "failed"]
+    if failed:
+        plan.outcomes.append(failed[0])
+        return None
+    for index, item in enumerate(migrated):
+        real = _real(item.outcome.path, program, index)
+        if real in plan._planned:
+            earlier = plan.outcomes[plan._planned[real]]
+            if _code(earlier) != _code(item.outcome):
+                message = "shared by several programs that migrate it differently"
+                error = InputError(message).format(item.outcome.path)
+                plan.outcomes.append(FileOutcome(item.outcome.path, "failed", error=error))
+                return None
+    for index, item in enumerate(migrated):
+        real = _real(item.outcome.path, program, index)
+        if real in plan._planned:
+            continue
+        module = program.modules[index] if index < len(program.modules) else None
+        plan.add(item.outcome, item.data, real, module.stamp if module is not None else None)
+    if not orphan and any(m.outcome.status == "migrated" for m in migrated):
+        plan.launch.append(program.launch_target)
+    if len(migrated) > len(program.modules):
+        plan.multi_module += 1
+    return program
+
+
+def _real(path: str, program: Program, index: int) -> str:
+    if index < len(program.modules):
+        return program.modules[index].real
+    return os.path.realpath(path)
+
+
+def _diagnostic(code: str, detail: str) -> Diagnostic:
+    """A program-level warning, at the top of the module it is about."""
+    return Diagnostic(1, 1, code, f"{title(code)}: {detail}")
+
+
+def _imports_helpers(migrated: _Migrated, helpers: str) -> bool:
+    result = migrated.outcome.result
+    return result is not None and result.changed and f"from {helpers} import" in result.code
+
+
+def _code(outcome: FileOutcome) -> str | None:
+    return outcome.result.code if outcome.result is not None else None
+
+
+def _facts(program: Program, options: MigrateOptions) -> ProgramFacts:
+    try:
+        return program_facts(program, options)
+    except InputError as exc:
+        raise exc if exc.path else exc.with_path(program.entry.path) from None
+
+
+def _migrate(
+    program: Program, facts: ProgramFacts, options: MigrateOptions, orphan: bool = False
+) -> list[_Migrated]:
+    helpers = program.helpers_import
+    if orphan and facts.has_dataparallel:
+        library = ProgramContext("library", True, helpers)
+        migrated = [_module(m, options, library, facts) for m in program.modules]
+        first = migrated[0].outcome
+        if first.result is not None:
+            note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
+            result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
+            migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
+        if not any(_imports_helpers(m, helpers) for m in migrated):
+            return migrated  # e.g. only an isinstance check changed: no helper is used
+        return [*migrated, _generated(program)]
+    if not facts.has_dataparallel:
+        return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
+    library = ProgramContext("library", True, helpers)
+    libraries = [_module(m, options, library, facts) for m in program.libraries]
+    multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
+    entry_context = ProgramContext("entry", True, helpers) if multi else None
+    entry = _module(program.entry, options, entry_context, facts)
+    if not multi:
+        return [entry, *libraries]
+    return [entry, *libraries, _generated(program)]
+
+
+def _shut(module: ProgramModule, facts: ProgramFacts, helpers: str) -> ProgramContext | None:
+    """Gate shut by another module's DDP path: a module that wraps stays as it is too."""
+    if facts.modules[module.real].has_dataparallel and facts.ddp_path_in is not None:
+        return ProgramContext("library", False, helpers)
+    return None
+
+
+def _module(
+    module: ProgramModule,
+    options: MigrateOptions,
+    context: ProgramContext | None,
+    facts: ProgramFacts,
+) -> _Migrated:
+    parsed = take_parsed(module)
+    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed)
+    if context is not None and not context.has_dataparallel and outcome.result is not None:
+        other = facts.ddp_path_in
+        assert other is not None
+        note = _diagnostic("DP003", f"in {other.path}")
+        result = replace(outcome.result, diagnostics=(note, *outcome.result.diagnostics))
+        outcome = replace(outcome, result=result)
+    return _Migrated(outcome, data)
+
+
+def _generated(program: Program) -> _Migrated:
+    """The helpers module beside the entry (an error if the project owns that name)."""
+    path = generated_path(program.entry_dir)
+    shown = os.path.join(os.path.dirname(program.entry.path), os.path.basename(path))
+    old = check_generated_path(path, shown)
+    new = render_module()
+    if old == new:
+        return _Migrated(FileOutcome(shown, "unchanged", MigrationResult(old, new)), None)
+    change = Change("program", 1, "generated the DDP helpers module this program imports")
+    result = MigrationResult(old or "", new, (), (change,))
+    return _Migrated(FileOutcome(shown, "migrated", result), new.encode("utf-8"))
+
+
+def write_plan(plan: ProgramPlan) -> None:
+    """Write every changed file atomically; a file edited since it was read is refused."""
+    for index, outcome in enumerate(plan.outcomes):
+        data = plan.data.get(outcome.path)
+        if outcome.status != "migrated" or data is None:
+            continue
+        stamp = plan.stamps.get(outcome.path)
+        try:
+            if stamp is not None and _stamp(outcome.path) != stamp:
+                raise OSError(0, "the file changed on disk during the run; run again")
+            write_atomic(outcome.path, data)
+        except OSError as exc:
+            message = f"cannot write: {describe_os_error(exc)}"
+            error = InputError(message).format(outcome.path)
+            plan.outcomes[index] = FileOutcome(outcome.path, "failed", outcome.result, error)
+
+
+def _stamp(path: str) -> Stamp:
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)

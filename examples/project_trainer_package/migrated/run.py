@@ -1,0 +1,24 @@
+"""Command line: fit the regressor with the Trainer of the trainer package."""
+
+import argparse
+import logging
+
+from trainer.engine import Trainer
+from _dp2ddp import ddp_is_main, ddp_setup
+
+
+def main():
+    ddp_setup()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(message)s")
+    trainer = Trainer(batch_size=24)
+    loss = trainer.fit(args.epochs)
+    trainer.save("regressor.pt")
+    if ddp_is_main():
+        print(f"final loss {loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""A small training package: the Trainer (engine) and its data (data)."""

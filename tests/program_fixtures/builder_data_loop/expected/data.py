@@ -1,0 +1,17 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import ddp_per_rank_batch
+
+
+def get_loaders(batch_size):
+    g = torch.Generator().manual_seed(0)
+    train_set = TensorDataset(torch.randn(64, 8, generator=g), torch.randint(0, 2, (64,), generator=g))
+    val_set = TensorDataset(torch.randn(32, 8, generator=g), torch.randint(0, 2, (32,), generator=g))
+    train_loader = DataLoader(
+        train_set,
+        batch_size=ddp_per_rank_batch(batch_size),
+        sampler=DistributedSampler(train_set, shuffle=True),
+    )
+    val_loader = DataLoader(val_set, batch_size=batch_size)
+    return train_loader, val_loader

@@ -1,0 +1,20 @@
+import torch
+
+from .model import build
+from pkg._dp2ddp import ddp_is_main, ddp_setup
+
+
+def main():
+    ddp_setup()
+    model = build()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        opt.zero_grad()
+        model(torch.randn(4, 2)).sum().backward()
+        opt.step()
+        if ddp_is_main():
+            print(f"step {step}")
+
+
+if __name__ == "__main__":
+    main()

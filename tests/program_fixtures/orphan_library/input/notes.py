@@ -1,0 +1,2 @@
+def describe():
+    print("a helper no entry uses")

@@ -1,0 +1,9 @@
+from shared import build, fit
+from _dp2ddp import ddp_setup
+
+
+ddp_setup()
+
+
+if __name__ == "__main__":
+    fit(build(), epochs=1)

@@ -1,0 +1,20 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import ddp_is_main, ddp_per_rank_batch
+
+__all__ = ["make_data", "loader_for", "report"]
+
+
+def make_data():
+    g = torch.Generator().manual_seed(3)
+    return TensorDataset(torch.randn(32, 5, generator=g), torch.randn(32, 1, generator=g))
+
+
+def loader_for(dataset, batch_size):
+    return DataLoader(dataset, batch_size=ddp_per_rank_batch(batch_size), sampler=DistributedSampler(dataset, shuffle=True))
+
+
+def report(epoch):
+    if ddp_is_main():
+        print(f"epoch {epoch} done")

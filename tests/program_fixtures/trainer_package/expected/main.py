@@ -1,0 +1,18 @@
+"""Train a regressor with the Trainer of lib/."""
+import argparse
+
+from lib.trainer import Trainer
+from _dp2ddp import ddp_setup
+
+
+def main():
+    ddp_setup()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args()
+    trainer = Trainer(batch_size=8)
+    trainer.fit(args.epochs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""`dp2ddp migrate ENTRY` on multi-module programs: exit codes, errors, reporting, run time.
+
+The golden trees are in tests/program_fixtures (test_programs.py); these tests copy a case's
+input and check what the CLI does around it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from dp2ddp.cli import main
+from dp2ddp.program.discovery import discover_program
+from dp2ddp.program.runtime import MARKER
+
+PROGRAMS = Path(__file__).parent / "program_fixtures"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["migrate", *args], catch_exceptions=False)
+
+
+def copy_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    work = tmp_path / name
+    shutil.copytree(PROGRAMS / name / "input", work)
+    monkeypatch.chdir(work)
+    return work
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def errors(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+# -- all or nothing ---------------------------------------------------------------------------
+def test_unparsable_module_fails_the_whole_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("builder_data_loop", tmp_path, monkeypatch)
+    (work / "data.py").write_text((work / "data.py").read_text() + "\ndef broken(:\n")
+    before = snapshot(work)
+    result = run("train.py")
+    assert result.exit_code == 2
+    (line,) = errors(result)
+    assert line == "data.py:13:12: error: invalid syntax", line
+    assert "Traceback" not in result.output
+    assert snapshot(work) == before  # nothing written, no _dp2ddp.py
+
+
+def test_a_project_module_named_like_the_generated_one_is_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("builder_data_loop", tmp_path, monkeypatch)
+    (work / "_dp2ddp.py").write_text("VALUE = 1\n")
+    before = snapshot(work)
+    result = run("train.py")
+    assert result.exit_code == 2
+    (line,) = errors(result)
+    assert line.startswith("_dp2ddp.py:1:1: error: the project has its own _dp2ddp.py")
+    assert snapshot(work) == before
+
+
+def test_check_and_diff_cover_every_file_of_the_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("builder_data_loop", tmp_path, monkeypatch)
+    before = snapshot(work)
+    check = run("--check", "train.py")
+    assert check.exit_code == 1
+    for name in ("train.py", "data.py", "models.py", "_dp2ddp.py"):
+        assert f"would migrate {name}" in check.stderr
+    assert "4 files would be migrated." in check.stderr
+    diff = run("--diff", "train.py")
+    assert diff.exit_code == 0
+    for name in ("train.py", "data.py", "models.py", "_dp2ddp.py"):
+        assert f"+++ {name}" in diff.stdout
+    assert snapshot(work) == before
+
+
+def test_output_file_refuses_a_program_of_several_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("builder_data_loop", tmp_path, monkeypatch)
+    before = snapshot(work)
+    result = run("-o", "out.py", "train.py")
+    assert result.exit_code == 2
+    (line,) = errors(result)
+    assert line.startswith("train.py:1:1: error: -o/--output takes a single-file program")
+    assert snapshot(work) == before
+
+
+def test_output_file_still_takes_a_single_file_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("single_file_program", tmp_path, monkeypatch)
+    result = run("-o", "out.py", "train.py")
+    assert result.exit_code == 0, result.stderr
+    expected = PROGRAMS / "single_file_program" / "expected" / "train.py"
+    assert (work / "out.py").read_text() == expected.read_text()
+
+
+def test_report_lists_every_file_and_the_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy_case("builder_data_loop", tmp_path, monkeypatch)
+    result = run("--report", "review.md", "train.py")
+    assert result.exit_code == 0, result.stderr
+    report = Path("review.md").read_text()
+    for name in ("train.py", "data.py", "models.py", "_dp2ddp.py"):
+        assert name in report
+
+
+# -- launch hint and warnings -----------------------------------------------------------------
+def test_launch_hint_names_the_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    copy_case("builder_data_loop", tmp_path, monkeypatch)
+    result = run("train.py")
+    hint = result.stderr.split("Launch with torchrun", 1)[1]
+    assert "torchrun --standalone --nproc_per_node=gpu train.py" in hint
+    assert "models.py" not in hint and "data.py" not in hint
+
+
+def test_launch_hint_of_a_module_entry_uses_dash_m(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy_case("module_entry", tmp_path, monkeypatch)
+    result = run("pkg/train.py")
+    assert "torchrun --standalone --nproc_per_node=gpu -m pkg.train" in result.stderr
+
+
+# -- folder mode ------------------------------------------------------------------------------
+def test_folder_equals_entries_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = copy_case("shared_module", tmp_path / "each", monkeypatch)
+    for entry in ("train_small.py", "train_long.py"):
+        assert run(entry).exit_code == 0
+    assert snapshot(work) == snapshot(PROGRAMS / "shared_module" / "expected")
+
+
+def test_entries_of_a_folder_in_the_other_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = copy_case("shared_module", tmp_path, monkeypatch)
+    assert run("train_long.py", "train_small.py").exit_code == 0
+    assert snapshot(work) == snapshot(PROGRAMS / "shared_module" / "expected")
+
+
+# -- discovery --------------------------------------------------------------------------------
+def test_discovery_follows_project_imports_only(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "train.py").write_text(
+        "import os\nimport torch\nimport helpers\nfrom tools import cfg\n"
+        "def main():\n    import late\n"
+        "if __name__ == '__main__':\n    from util.inner import x\n"
+    )
+    for name in ("helpers", "late"):
+        (tmp_path / "app" / f"{name}.py").write_text("")
+    (tmp_path / "app" / "tools").mkdir()
+    (tmp_path / "app" / "tools" / "__init__.py").write_text("")
+    (tmp_path / "app" / "tools" / "cfg.py").write_text("from . import sibling\n")
+    (tmp_path / "app" / "tools" / "sibling.py").write_text("")
+    (tmp_path / "util").mkdir()  # at the root: found through the root, a namespace package
+    (tmp_path / "util" / "inner.py").write_text("")
+    (tmp_path / "outside.py").write_text("")
+    program = discover_program(str(tmp_path / "app" / "train.py"))
+    names = [m.name for m in program.modules]
+    assert names == [
+        "train",
+        "helpers",
+        "tools",
+        "tools.cfg",
+        "late",
+        "util.inner",
+        "tools.sibling",
+    ]
+    assert program.root == str(tmp_path)
+
+
+def test_discovery_never_leaves_the_root(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / "train.py").write_text("import shared\nimport torch\n")
+    (tmp_path / "shared.py").write_text("")  # beside the project, not in it
+    program = discover_program(str(project / "train.py"))
+    assert [m.name for m in program.modules] == ["train"]
+
+
+# -- running the migrated program -------------------------------------------------------------
+def test_importing_a_migrated_library_starts_no_process_group() -> None:
+    expected = PROGRAMS / "builder_data_loop" / "expected"
+    code = (
+        "import torch.distributed as dist\n"
+        "import data, models, train, _dp2ddp\n"
+        "models.build_model  # the library modules load\n"
+        "assert not dist.is_initialized(), 'import started a process group'\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=expected,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
+
+
+def test_migrated_program_runs_with_plain_python(tmp_path: Path) -> None:
+    work = tmp_path / "run"
+    shutil.copytree(PROGRAMS / "builder_data_loop" / "expected", work)
+    env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "RANK", "WORLD_SIZE")}
+    done = subprocess.run(
+        [sys.executable, "train.py", "--epochs", "1"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("epoch 0 loss ")
+    assert (work / "model.pt").exists()
+
+
+def test_generated_module_starts_with_the_marker() -> None:
+    generated = PROGRAMS / "builder_data_loop" / "expected" / "_dp2ddp.py"
+    assert generated.read_text().startswith(MARKER)
+
+
+def test_a_module_shared_by_a_script_and_a_module_entry_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two import names for the generated module would be needed: refuse, write nothing."""
+    work = copy_case("module_entry", tmp_path, monkeypatch)
+    (work / "run.py").write_text(
+        "from pkg.model import build\n\nif __name__ == '__main__':\n    print(build())\n"
+    )
+    before = snapshot(work)
+    result = run("pkg/train.py", "run.py")
+    assert result.exit_code == 2
+    (line,) = errors(result)
+    assert line == (
+        "pkg/model.py:1:1: error: shared by several programs that migrate it differently"
+    )
+    assert snapshot(work) != before  # the first program is migrated; the second is not
+    assert (work / "run.py").read_bytes() == before["run.py"]

@@ -1,0 +1,73 @@
+"""Golden program fixtures: a project tree in, the migrated tree out (dp2ddp/program/).
+
+tests/program_fixtures/<case>/input/        the DataParallel project
+tests/program_fixtures/<case>/args.txt      what follows `dp2ddp migrate` (run in input/)
+tests/program_fixtures/<case>/expected/     the whole tree after the migration
+tests/program_fixtures/<case>/warnings.txt  every warning line, `path:line:col CODE message`
+
+Each case also checks that every expected file compiles and that a second run changes
+nothing (`--check` exits 0). Regenerate after a deliberate change with
+DP2DDP_UPDATE_GOLDEN=1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dp2ddp.cli import main
+
+PROGRAMS = Path(__file__).parent / "program_fixtures"
+CASES = sorted(p.name for p in PROGRAMS.iterdir() if (p / "input").is_dir())
+UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
+WARNING = re.compile(r"^\S+:\d+:\d+ DP\d{3} ")
+
+
+def tree(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_text()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def migrate_case(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[str]]:
+    """Copy the case's input to `work` and migrate it there: (stderr, warning lines)."""
+    case = PROGRAMS / name
+    shutil.copytree(case / "input", work)
+    monkeypatch.chdir(work)
+    args = (case / "args.txt").read_text().split()
+    result = CliRunner().invoke(main, ["migrate", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result.stderr, [line for line in result.stderr.splitlines() if WARNING.match(line)]
+
+
+def test_there_are_program_fixtures() -> None:
+    assert len(CASES) >= 6
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_program_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = PROGRAMS / name
+    work = tmp_path / "work"
+    _, warnings = migrate_case(name, work, monkeypatch)
+    got = tree(work)
+    warnings_text = "".join(f"{line}\n" for line in warnings)
+    if UPDATE:
+        shutil.rmtree(case / "expected", ignore_errors=True)
+        shutil.copytree(work, case / "expected", ignore=shutil.ignore_patterns("__pycache__"))
+        (case / "warnings.txt").write_text(warnings_text)
+    assert got == tree(case / "expected")
+    assert warnings_text == (case / "warnings.txt").read_text()
+    for path, text in got.items():
+        if path.endswith(".py"):
+            compile(text, path, "exec")
+    args = (case / "args.txt").read_text().split()
+    again = CliRunner().invoke(main, ["migrate", "--check", *args], catch_exceptions=False)
+    assert again.exit_code == 0, f"not a fixed point:\n{again.stderr}"
+    assert tree(work) == got
