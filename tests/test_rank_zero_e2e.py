@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from dp2ddp import migrate_source
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +32,7 @@ TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
 #: finished ("terminate called without an active exception"). The driver's status files say
 #: whether the scripts finished; only then is this exact message forgiven.
-EXIT_ABORT = "terminate called without an active exception"
+EXIT_ABORT = KNOWN_EXIT_ABORT
 _NUMBER = re.compile(r"-?\d+\.\d+")
 
 
