@@ -151,6 +151,10 @@ class Indexed(Dataset):
         return torch.tensor([float(i)]), torch.tensor([float(i)])
 
 
+def note(kind, x):
+    SEEN[kind].extend(int(v) for v in x.flatten())
+
+
 def main():
     model = torch.nn.DataParallel(torch.nn.Linear(1, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -159,17 +163,19 @@ def main():
     for epoch in range(2):
         model.train()
         for x, y in train_loader:
-            SEEN["train"].extend(int(v) for v in x.flatten())
+            note("train", x)
             loss = torch.nn.functional.mse_loss(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
     model.eval()
+    count = 0
     with torch.no_grad():
         for x, y in val_loader:
-            SEEN["val"].extend(int(v) for v in x.flatten())
+            note("val", x)
             model(x)
-    print("done")
+            count += len(x)
+    print("done", count)
 
 
 if __name__ == "__main__":

@@ -124,6 +124,8 @@ class LossChecks:
         scope.visit(facts)
         keep = self.t.state.options.keep_summed_loss
         for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
+            if _scaled_by_world_size(receiver):
+                continue  # scaled by an earlier run (a program's modules are passed again)
             value = _unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             losses: list[cst.Call] = []
@@ -256,19 +258,41 @@ class _LossConstructors(cst.CSTVisitor):
             self.t.warn(*offending)
 
 
-def _unscale(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`scaler.scale(loss)`, `loss / accumulation` and `loss * w` -> `loss`."""
+def _scaled_by_world_size(node: cst.BaseExpression) -> bool:
+    """`(X * WORLD_SIZE)`, as this pass writes it, possibly inside `scaler.scale(...)` or a
+    division: the loss was scaled already."""
     while True:
         if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "scale"
-            and len(node.args) == 1
+            isinstance(node, cst.BinaryOperation)
+            and isinstance(node.operator, cst.Multiply)
+            and isinstance(node.right, cst.Name)
+            and node.right.value == "WORLD_SIZE"
         ):
-            node = node.args[0].value
-        elif isinstance(node, cst.BinaryOperation) and isinstance(
-            node.operator, (cst.Divide, cst.Multiply)
-        ):
-            node = node.left
-        else:
-            return node
+            return True
+        unscaled = _unscale_once(node)
+        if unscaled is node:
+            return False
+        node = unscaled
+
+
+def _unscale_once(node: cst.BaseExpression) -> cst.BaseExpression:
+    """One layer of `scaler.scale(x)`, `x / k` or `x * w` -> `x` (else `node` itself)."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "scale"
+        and len(node.args) == 1
+    ):
+        return node.args[0].value
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.Divide, cst.Multiply)
+    ):
+        return node.left
+    return node
+
+
+def _unscale(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`scaler.scale(loss)`, `loss / accumulation` and `loss * w` -> `loss`."""
+    while (unscaled := _unscale_once(node)) is not node:
+        node = unscaled
+    return node

@@ -1,7 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 
 def get_loaders(batch_size):
@@ -11,7 +11,7 @@ def get_loaders(batch_size):
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(batch_size),
-        sampler=DistributedSampler(train_set, shuffle=True),
+        sampler=DdpDistributedSampler(train_set, shuffle=True, advance_epoch=True),
     )
     val_loader = DataLoader(val_set, batch_size=batch_size)
     return train_loader, val_loader

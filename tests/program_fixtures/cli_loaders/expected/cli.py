@@ -5,7 +5,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_setup
 
 
 def main():
@@ -19,7 +19,7 @@ def main():
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(args.batch_size),
-        sampler=DistributedSampler(train_set, shuffle=True),
+        sampler=DdpDistributedSampler(train_set, shuffle=True, advance_epoch=True),
     )
     eval_loader = DataLoader(eval_set, batch_size=args.batch_size)
     Trainer(train_loader, eval_loader).run(epochs=2)

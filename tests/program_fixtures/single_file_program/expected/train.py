@@ -47,7 +47,7 @@ model = DistributedDataParallel(nn.Linear(4, 4).to(DEVICE), device_ids=DEVICE_ID
 opt = torch.optim.SGD(model.parameters(), lr=lr_for(32))
 for epoch in range(2):
     opt.zero_grad()
-    model(torch.randn(8, 4)).sum().backward()
+    (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
     opt.step()
     if ddp_is_main():
         print(f"epoch {epoch}")

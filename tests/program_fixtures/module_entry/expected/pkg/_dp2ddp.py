@@ -75,16 +75,41 @@ def ddp_barrier():
 
 
 class DdpDistributedSampler(DistributedSampler):
-    """DistributedSampler whose sequential order (shuffle=False) is computed, not listed.
+    """DistributedSampler with two additions, each switched on by how dp2ddp builds it.
 
-    torch's DistributedSampler builds a list of every index on each pass, shuffled or not:
-    gigabytes per rank for tens of millions of samples. In sequential order rank r takes
-    positions r, r + WORLD_SIZE, ... of the padded list, where position p holds index
-    p % len(dataset): the same indices, in O(1) memory. A shuffled order needs its whole
-    permutation (torch.randperm), so shuffle=True is DistributedSampler's own.
+    shuffle=False: sequential order is computed, not listed. torch's DistributedSampler
+    builds a list of every index on each pass, shuffled or not: gigabytes per rank for tens
+    of millions of samples. In sequential order rank r takes positions r, r + WORLD_SIZE, ...
+    of the padded list, where position p holds index p % len(dataset): the same indices, in
+    O(1) memory. A shuffled order needs its whole permutation (torch.randperm), so
+    shuffle=True is DistributedSampler's own.
+
+    advance_epoch=True: for a loader whose epoch loop had no place for set_epoch(epoch),
+    each new pass over the loader is the next epoch, as a shuffling DataLoader draws a new
+    order on each pass (and as Accelerate's and Lightning Fabric's samplers do): pass k draws
+    what DistributedSampler draws after set_epoch(k). An explicit set_epoch decides the next
+    pass.
     """
 
+    def __init__(self, dataset, *args, advance_epoch=False, **kwargs):
+        super().__init__(dataset, *args, **kwargs)
+        self.advance_epoch = advance_epoch
+        self.passes = 0
+        self.epoch_set = False
+
+    def set_epoch(self, epoch):
+        super().set_epoch(epoch)
+        self.epoch_set = True
+
+    def next_pass(self):
+        """Called as each pass begins: with advance_epoch, move on unless set_epoch was."""
+        if self.advance_epoch and self.passes and not self.epoch_set:
+            super().set_epoch(self.epoch + 1)
+        self.passes += 1
+        self.epoch_set = False
+
     def __iter__(self):
+        self.next_pass()
         if self.shuffle:
             return super().__iter__()
         size = len(self.dataset)

@@ -1,7 +1,7 @@
 import torch
 
 from .model import build
-from pkg._dp2ddp import ddp_is_main, ddp_setup
+from pkg._dp2ddp import WORLD_SIZE, ddp_is_main, ddp_setup
 
 
 def main():
@@ -10,7 +10,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for step in range(3):
         opt.zero_grad()
-        model(torch.randn(4, 2)).sum().backward()
+        (model(torch.randn(4, 2)).sum() * WORLD_SIZE).backward()
         opt.step()
         if ddp_is_main():
             print(f"step {step}")
