@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,12 @@ from hypothesis import strategies as st
 
 from dp2ddp.cli import main
 from dp2ddp.verify import protocol, render, scan
+from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
+from dp2ddp.verify.recorder import save_tensors
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
@@ -97,13 +100,11 @@ def _record(
     ]  # fmt: skip
     directory = tmp or Path("/nonexistent")
     if updates is not None and tmp is not None:
-        torch.save(
-            {
-                "init": init or {"o0.g0.p0": torch.zeros(4)},
-                "updates": updates,
-                "param_rms": [{"o0.g0.p0": 1.0}] * len(updates),
-            },
+        save_tensors(
             tmp / protocol.TENSORS,
+            init or {"o0.g0.p0": torch.zeros(4)},
+            updates,
+            [{"o0.g0.p0": 1.0}] * len(updates),
         )
     data = {
         "status": protocol.STOPPED,
@@ -197,9 +198,13 @@ def test_halved_updates_fail_with_a_uniform_ratio(tmp_path: Path) -> None:
 
 
 def test_fit_scale_rejects_direction_changes() -> None:
-    a = {"p": torch.tensor([1.0, 0.0]), "q": torch.tensor([0.0, 1.0])}
-    assert not fit_scale(a, {"p": torch.tensor([0.0, 1.0]), "q": torch.tensor([0.0, 1.0])}).uniform
-    assert fit_scale(a, {"p": torch.tensor([3.0, 0.0]), "q": torch.tensor([0.0, 3.0])}).uniform
+    a = {"p": _vector(1.0, 0.0), "q": _vector(0.0, 1.0)}
+    assert not fit_scale(a, {"p": _vector(0.0, 1.0), "q": _vector(0.0, 1.0)}).uniform
+    assert fit_scale(a, {"p": _vector(3.0, 0.0), "q": _vector(0.0, 3.0)}).uniform
+
+
+def _vector(*values: float) -> Vector:
+    return Vector((len(values),), array("d", values))
 
 
 def test_rank_sync_names_the_first_divergence() -> None:

@@ -1,0 +1,107 @@
+"""Tensors as float64 arrays in a torch-free file, and the few vector sums verify needs.
+
+The runner (torch loaded anyway) writes the parameters and updates the harness compares as
+raw float64 values behind a JSON header; the harness reads them with the standard library
+and never imports torch, which would cost it more CPU time than the comparison itself
+(see benchmarks/bench_verify.py). float64 holds every float32/float16/bfloat16 value
+exactly, so the comparison sees the same numbers as before. Stdlib only: both sides import
+this module.
+
+File layout: 8 bytes (little-endian) header length, the UTF-8 JSON header, then the values
+in native byte order (written and read on the same machine). The header is
+`{"meta": ..., "tables": {name: [{key: [offset, shape]}, ...]}}`, offsets in values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import os
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_HEADER_SIZE = 8
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A tensor's values, flattened to float64, with its shape."""
+
+    shape: tuple[int, ...]
+    values: array[float]
+
+
+def write(
+    path: Path, tables: dict[str, list[dict[str, tuple[list[int], bytes]]]], meta: object
+) -> None:
+    """Write tables of {key: (shape, raw float64 bytes)} atomically (temporary file, rename)."""
+    header: dict[str, list[dict[str, list[Any]]]] = {}
+    chunks: list[bytes] = []
+    offset = 0
+    for name, rows in tables.items():
+        header[name] = []
+        for row in rows:
+            entry: dict[str, list[Any]] = {}
+            for key, (shape, raw) in row.items():
+                entry[key] = [offset, list(shape)]
+                offset += len(raw) // 8
+                chunks.append(raw)
+            header[name].append(entry)
+    head = json.dumps({"meta": meta, "tables": header}).encode()
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as out:
+        out.write(len(head).to_bytes(_HEADER_SIZE, "little"))
+        out.write(head)
+        for chunk in chunks:
+            out.write(chunk)
+    os.replace(tmp, path)
+
+
+def read(path: Path) -> tuple[dict[str, list[dict[str, Vector]]], Any]:
+    """(tables, meta) of a file `write` wrote."""
+    data = path.read_bytes()
+    size = int.from_bytes(data[:_HEADER_SIZE], "little")
+    header = json.loads(data[_HEADER_SIZE : _HEADER_SIZE + size])
+    values: array[float] = array("d")
+    values.frombytes(memoryview(data)[_HEADER_SIZE + size :])
+    tables = {
+        name: [
+            {
+                key: Vector(tuple(shape), values[offset : offset + math.prod(shape)])
+                for key, (offset, shape) in row.items()
+            }
+            for row in rows
+        ]
+        for name, rows in header["tables"].items()
+    }
+    return tables, header["meta"]
+
+
+# -- sums (C-level loops of the standard library: no element is touched in Python) ---------
+def norm(a: array[float]) -> float:
+    """Euclidean norm (nan if any value is nan and none is infinite)."""
+    return math.hypot(*a)
+
+
+def distance(a: array[float], b: array[float]) -> float:
+    """Euclidean norm of b - a."""
+    return math.dist(a, b)
+
+
+def max_abs_diff(a: array[float], b: array[float]) -> float:
+    """max |b - a| (nan if any difference is nan; 0 for empty arrays)."""
+    diffs = array("d", map(abs, map(operator.sub, b, a)))
+    if any(map(math.isnan, diffs)):
+        return math.nan
+    return max(diffs, default=0.0)
+
+
+def dot(a: array[float], b: array[float]) -> float:
+    return math.fsum(map(operator.mul, a, b))
+
+
+def scaled(a: array[float], factor: float) -> array[float]:
+    return array("d", map(factor.__mul__, a))
