@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import protocol, render, scan
+from dp2ddp.verify import arrays, protocol, render, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
@@ -525,3 +526,30 @@ def test_samplers_draw_the_original_order_per_epoch(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_recorded_tensors_read_back_without_torch_exactly(tmp_path: Path) -> None:
+    """The harness reads the runner's float64 file with the standard library: same values,
+    shapes and dtype eps as the tensors, and sums that agree with torch's in float64."""
+    init = {"w": torch.randn(3, 5), "h": torch.randn(4, dtype=torch.bfloat16)}
+    updates = [{"w": torch.randn(3, 5), "h": torch.randn(4, dtype=torch.bfloat16)}]
+    save_tensors(tmp_path / protocol.TENSORS, init, updates, [{"w": 1.0, "h": 2.0}])
+    tensors = RankRecord(0, tmp_path, protocol.STOPPED, {}, {}, "", "").tensors()
+    assert tensors.init["w"].shape == (3, 5)
+    assert list(tensors.init["w"].values) == init["w"].double().flatten().tolist()
+    assert list(tensors.updates[0]["h"].values) == updates[0]["h"].double().tolist()
+    assert tensors.eps == {"w": torch.finfo(torch.float32).eps, "h": 2.0**-7}
+    assert tensors.param_rms == [{"w": 1.0, "h": 2.0}]
+
+
+def test_vector_sums_match_torch_across_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arrays, "_CHUNK", 7)  # several slices, the last one short
+    a, b = torch.randn(50, dtype=torch.float64), torch.randn(50, dtype=torch.float64)
+    va, vb = array("d", a.tolist()), array("d", b.tolist())
+    assert arrays.norm(va) == pytest.approx(float(a.norm()), rel=1e-12)
+    assert arrays.distance(va, vb) == pytest.approx(float((b - a).norm()), rel=1e-12)
+    assert arrays.max_abs_diff(va, vb) == float((b - a).abs().max())
+    assert arrays.dot(va, vb) == pytest.approx(float(a @ b), rel=1e-12)
+    vb[3] = math.nan
+    assert math.isnan(arrays.max_abs_diff(va, vb)) and math.isnan(arrays.distance(va, vb))
+    assert arrays.norm(array("d")) == 0.0 and arrays.max_abs_diff(array("d"), array("d")) == 0.0

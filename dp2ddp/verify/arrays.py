@@ -2,10 +2,10 @@
 
 The runner (torch loaded anyway) writes the parameters and updates the harness compares as
 raw float64 values behind a JSON header; the harness reads them with the standard library
-and never imports torch, which would cost it more CPU time than the comparison itself
-(see benchmarks/bench_verify.py). float64 holds every float32/float16/bfloat16 value
-exactly, so the comparison sees the same numbers as before. Stdlib only: both sides import
-this module.
+and never imports torch, which cost it more CPU time than the comparison itself (see
+benchmarks/bench_verify.py). float64 holds every float32/float16/bfloat16 value exactly, so
+the comparison sees the same numbers as a float64 comparison in torch. Stdlib only: both
+sides import this module.
 
 File layout: 8 bytes (little-endian) header length, the UTF-8 JSON header, then the values
 in native byte order (written and read on the same machine). The header is
@@ -19,11 +19,22 @@ import math
 import operator
 import os
 from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 _HEADER_SIZE = 8
+#: Values per slice in the sums: Python floats are made a slice at a time, not all at once.
+_CHUNK = 1 << 20
+
+
+class _Shaped(Protocol):
+    @property
+    def shape(self) -> Any: ...
+
+
+T = TypeVar("T", bound=_Shaped)
 
 
 @dataclass(frozen=True)
@@ -35,28 +46,30 @@ class Vector:
 
 
 def write(
-    path: Path, tables: dict[str, list[dict[str, tuple[list[int], bytes]]]], meta: object
+    path: Path, tables: dict[str, list[dict[str, T]]], encode: Callable[[T], bytes], meta: object
 ) -> None:
-    """Write tables of {key: (shape, raw float64 bytes)} atomically (temporary file, rename)."""
+    """Write tables of {key: tensor} as float64 (`encode`: a tensor's raw float64 bytes), one
+    tensor at a time, atomically (a temporary file, then a rename)."""
     header: dict[str, list[dict[str, list[Any]]]] = {}
-    chunks: list[bytes] = []
     offset = 0
     for name, rows in tables.items():
         header[name] = []
         for row in rows:
             entry: dict[str, list[Any]] = {}
-            for key, (shape, raw) in row.items():
-                entry[key] = [offset, list(shape)]
-                offset += len(raw) // 8
-                chunks.append(raw)
+            for key, tensor in row.items():
+                shape = [int(n) for n in tensor.shape]
+                entry[key] = [offset, shape]
+                offset += math.prod(shape)
             header[name].append(entry)
     head = json.dumps({"meta": meta, "tables": header}).encode()
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as out:
         out.write(len(head).to_bytes(_HEADER_SIZE, "little"))
         out.write(head)
-        for chunk in chunks:
-            out.write(chunk)
+        for rows in tables.values():
+            for row in rows:
+                for tensor in row.values():
+                    out.write(encode(tensor))
     os.replace(tmp, path)
 
 
@@ -80,15 +93,19 @@ def read(path: Path) -> tuple[dict[str, list[dict[str, Vector]]], Any]:
     return tables, header["meta"]
 
 
-# -- sums (C-level loops of the standard library: no element is touched in Python) ---------
+# -- sums: C-level loops of the standard library (no element is touched in Python code) ---
+def _slices(a: array[float]) -> Iterator[array[float]]:
+    return (a[start : start + _CHUNK] for start in range(0, len(a), _CHUNK))
+
+
 def norm(a: array[float]) -> float:
-    """Euclidean norm (nan if any value is nan and none is infinite)."""
-    return math.hypot(*a)
+    """Euclidean norm (math.hypot: scaled, no overflow; nan if a value is nan and none inf)."""
+    return math.hypot(*(math.hypot(*part) for part in _slices(a)))
 
 
 def distance(a: array[float], b: array[float]) -> float:
-    """Euclidean norm of b - a."""
-    return math.dist(a, b)
+    """Euclidean norm of b - a (same length)."""
+    return math.hypot(*(math.dist(x, y) for x, y in zip(_slices(a), _slices(b), strict=True)))
 
 
 def max_abs_diff(a: array[float], b: array[float]) -> float:

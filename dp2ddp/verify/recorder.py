@@ -305,7 +305,7 @@ class Recorder:
             final_hashes = {key: tensor_digest(p) for key, p in final.items()}
             if self.keep_tensors:
                 floating = {key: p for key, p in final.items() if p.is_floating_point()}
-                arrays.write(self.outdir / protocol.FINAL, {"final": [_as_arrays(floating)]}, {})
+                arrays.write(self.outdir / protocol.FINAL, {"final": [floating]}, float64_bytes, {})
         record = {
             "status": status,
             "error": error,
@@ -347,13 +347,10 @@ def save_tensors(
     }
     arrays.write(
         path,
-        {"init": [_as_arrays(init)], "updates": list(map(_as_arrays, updates))},
+        {"init": [init], "updates": updates},
+        float64_bytes,
         {"param_rms": param_rms, "eps": eps},
     )
-
-
-def _as_arrays(tensors: dict[str, torch.Tensor]) -> dict[str, tuple[list[int], bytes]]:
-    return {key: (list(t.shape), float64_bytes(t)) for key, t in tensors.items()}
 
 
 def _cuda_in_use() -> bool:
