@@ -542,14 +542,22 @@ def test_recorded_tensors_read_back_without_torch_exactly(tmp_path: Path) -> Non
     assert tensors.param_rms == [{"w": 1.0, "h": 2.0}]
 
 
-def test_vector_sums_match_torch_across_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("numpy_from", [0, 1 << 40], ids=["numpy", "stdlib"])
+def test_vector_sums_match_torch_across_slices(
+    monkeypatch: pytest.MonkeyPatch, numpy_from: int
+) -> None:
     monkeypatch.setattr(arrays, "_CHUNK", 7)  # several slices, the last one short
+    monkeypatch.setattr(arrays, "_NUMPY_FROM", numpy_from)
     a, b = torch.randn(50, dtype=torch.float64), torch.randn(50, dtype=torch.float64)
     va, vb = array("d", a.tolist()), array("d", b.tolist())
     assert arrays.norm(va) == pytest.approx(float(a.norm()), rel=1e-12)
     assert arrays.distance(va, vb) == pytest.approx(float((b - a).norm()), rel=1e-12)
     assert arrays.max_abs_diff(va, vb) == float((b - a).abs().max())
     assert arrays.dot(va, vb) == pytest.approx(float(a @ b), rel=1e-12)
-    vb[3] = math.nan
+    assert list(arrays.scaled(va, 2.0)) == (a * 2).tolist()
+    vb[5] = math.inf
+    assert arrays.norm(vb) == math.inf and arrays.max_abs_diff(va, vb) == math.inf
+    assert arrays.distance(va, vb) == math.inf
+    vb[3], vb[5] = math.nan, 0.0
     assert math.isnan(arrays.max_abs_diff(va, vb)) and math.isnan(arrays.distance(va, vb))
     assert arrays.norm(array("d")) == 0.0 and arrays.max_abs_diff(array("d"), array("d")) == 0.0
