@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import protocol, render, scan
+from dp2ddp.verify import arrays, protocol, render, scan
+from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
+from dp2ddp.verify.recorder import save_tensors
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
@@ -97,13 +101,11 @@ def _record(
     ]  # fmt: skip
     directory = tmp or Path("/nonexistent")
     if updates is not None and tmp is not None:
-        torch.save(
-            {
-                "init": init or {"o0.g0.p0": torch.zeros(4)},
-                "updates": updates,
-                "param_rms": [{"o0.g0.p0": 1.0}] * len(updates),
-            },
+        save_tensors(
             tmp / protocol.TENSORS,
+            init or {"o0.g0.p0": torch.zeros(4)},
+            updates,
+            [{"o0.g0.p0": 1.0}] * len(updates),
         )
     data = {
         "status": protocol.STOPPED,
@@ -197,9 +199,13 @@ def test_halved_updates_fail_with_a_uniform_ratio(tmp_path: Path) -> None:
 
 
 def test_fit_scale_rejects_direction_changes() -> None:
-    a = {"p": torch.tensor([1.0, 0.0]), "q": torch.tensor([0.0, 1.0])}
-    assert not fit_scale(a, {"p": torch.tensor([0.0, 1.0]), "q": torch.tensor([0.0, 1.0])}).uniform
-    assert fit_scale(a, {"p": torch.tensor([3.0, 0.0]), "q": torch.tensor([0.0, 3.0])}).uniform
+    a = {"p": _vector(1.0, 0.0), "q": _vector(0.0, 1.0)}
+    assert not fit_scale(a, {"p": _vector(0.0, 1.0), "q": _vector(0.0, 1.0)}).uniform
+    assert fit_scale(a, {"p": _vector(3.0, 0.0), "q": _vector(0.0, 3.0)}).uniform
+
+
+def _vector(*values: float) -> Vector:
+    return Vector((len(values),), array("d", values))
 
 
 def test_rank_sync_names_the_first_divergence() -> None:
@@ -520,3 +526,38 @@ def test_samplers_draw_the_original_order_per_epoch(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_recorded_tensors_read_back_without_torch_exactly(tmp_path: Path) -> None:
+    """The harness reads the runner's float64 file with the standard library: same values,
+    shapes and dtype eps as the tensors, and sums that agree with torch's in float64."""
+    init = {"w": torch.randn(3, 5), "h": torch.randn(4, dtype=torch.bfloat16)}
+    updates = [{"w": torch.randn(3, 5), "h": torch.randn(4, dtype=torch.bfloat16)}]
+    save_tensors(tmp_path / protocol.TENSORS, init, updates, [{"w": 1.0, "h": 2.0}])
+    tensors = RankRecord(0, tmp_path, protocol.STOPPED, {}, {}, "", "").tensors()
+    assert tensors.init["w"].shape == (3, 5)
+    assert list(tensors.init["w"].values) == init["w"].double().flatten().tolist()
+    assert list(tensors.updates[0]["h"].values) == updates[0]["h"].double().tolist()
+    assert tensors.eps == {"w": torch.finfo(torch.float32).eps, "h": 2.0**-7}
+    assert tensors.param_rms == [{"w": 1.0, "h": 2.0}]
+
+
+@pytest.mark.parametrize("numpy_from", [0, 1 << 40], ids=["numpy", "stdlib"])
+def test_vector_sums_match_torch_across_slices(
+    monkeypatch: pytest.MonkeyPatch, numpy_from: int
+) -> None:
+    monkeypatch.setattr(arrays, "_CHUNK", 7)  # several slices, the last one short
+    monkeypatch.setattr(arrays, "_NUMPY_FROM", numpy_from)
+    a, b = torch.randn(50, dtype=torch.float64), torch.randn(50, dtype=torch.float64)
+    va, vb = array("d", a.tolist()), array("d", b.tolist())
+    assert arrays.norm(va) == pytest.approx(float(a.norm()), rel=1e-12)
+    assert arrays.distance(va, vb) == pytest.approx(float((b - a).norm()), rel=1e-12)
+    assert arrays.max_abs_diff(va, vb) == float((b - a).abs().max())
+    assert arrays.dot(va, vb) == pytest.approx(float(a @ b), rel=1e-12)
+    assert list(arrays.scaled(va, 2.0)) == (a * 2).tolist()
+    vb[5] = math.inf
+    assert arrays.norm(vb) == math.inf and arrays.max_abs_diff(va, vb) == math.inf
+    assert arrays.distance(va, vb) == math.inf
+    vb[3], vb[5] = math.nan, 0.0
+    assert math.isnan(arrays.max_abs_diff(va, vb)) and math.isnan(arrays.distance(va, vb))
+    assert arrays.norm(array("d")) == 0.0 and arrays.max_abs_diff(array("d"), array("d")) == 0.0

@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
+from dp2ddp.verify import arrays
+from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.records import RankRecord, Tensors
 
 #: Hyperparameters that choose an implementation, not the maths.
@@ -98,8 +98,8 @@ def _order(diff: StepDiff) -> tuple[bool, float, float]:
     return (not diff.passed, rel, diff.max_abs_diff)
 
 
-def _rms(t: torch.Tensor) -> float:
-    return float(t.pow(2).mean().sqrt()) if t.numel() else 0.0
+def _rms(norm: float, size: int) -> float:
+    return norm / math.sqrt(size) if size else 0.0
 
 
 def compare_updates(
@@ -155,7 +155,7 @@ def _check_initial(
         other = mig_t.init.get(key)
         if other is None or other.shape != before.shape:
             continue
-        diff = float((other.double() - before.double()).abs().max()) if before.numel() else 0.0
+        diff = arrays.max_abs_diff(before.values, other.values)
         if diff > result.initial_max_abs_diff:
             result.initial_max_abs_diff, result.initial_worst = diff, names.get(key, key)
     result.initial_equal = result.initial_max_abs_diff == 0.0
@@ -178,12 +178,12 @@ def _step_diffs(
         u_m = mig_t.updates[index].get(key)
         if u_m is None or u_m.shape != u_o.shape:
             continue
-        d = u_m.double() - u_o.double()
-        err, ref = _rms(d), _rms(u_o.double())
-        eps = torch.finfo(u_o.dtype).eps if u_o.is_floating_point() else 0.0
-        tol = atol + rtol * ref + 2 * eps * param_rms.get(key, 0.0)
+        size = len(u_o.values)
+        err = _rms(arrays.distance(u_o.values, u_m.values), size)
+        ref = _rms(arrays.norm(u_o.values), size)
+        tol = atol + rtol * ref + 2 * orig_t.eps.get(key, 0.0) * param_rms.get(key, 0.0)
         rel = err / ref if ref > 0 else (0.0 if err == 0 else math.inf)
-        max_abs = float(d.abs().max()) if d.numel() else 0.0
+        max_abs = arrays.max_abs_diff(u_o.values, u_m.values)
         diffs.append(
             StepDiff(step, key, names.get(key, key), tuple(shapes.get(key, u_o.shape)),
                      rel, max_abs, err <= tol)
@@ -191,7 +191,7 @@ def _step_diffs(
     return diffs
 
 
-def fit_scale(orig: dict[str, torch.Tensor], mig: dict[str, torch.Tensor]) -> ScaleFit:
+def fit_scale(orig: dict[str, Vector], mig: dict[str, Vector]) -> ScaleFit:
     """Least-squares ratio c of u_migrated ~ c * u_original over all parameters, and whether
     every parameter follows it (residual < 1% and per-parameter ratios within 2%)."""
     num = den = 0.0
@@ -201,15 +201,15 @@ def fit_scale(orig: dict[str, torch.Tensor], mig: dict[str, torch.Tensor]) -> Sc
         u_m = mig.get(key)
         if u_m is None or u_m.shape != u_o.shape:
             continue
-        a, b = u_o.double().flatten(), u_m.double().flatten()
-        aa, ab = float(a @ a), float(a @ b)
+        a, b = u_o.values, u_m.values
+        aa, ab = arrays.dot(a, a), arrays.dot(a, b)
         if aa == 0.0:
             continue
         num, den = num + ab, den + aa
         c = ab / aa
         ratios.append(c)
-        norm_b = float(b.norm())
-        if norm_b > 0 and float((b - c * a).norm()) > 1e-2 * norm_b:
+        norm_b = arrays.norm(b)
+        if norm_b > 0 and arrays.distance(arrays.scaled(a, c), b) > 1e-2 * norm_b:
             residual_ok = False
     if den == 0.0:
         return ScaleFit(None, False)

@@ -46,3 +46,12 @@ def tensor_digest(t: torch.Tensor) -> str:
     tag = f"{t.dtype}{tuple(t.shape)}".encode()
     raw = b"".join(_row_bytes(_as_bytes_rows(t.reshape(1, -1), 1))) if t.numel() else b""
     return hashlib.blake2b(tag + raw, digest_size=12).hexdigest()
+
+
+def float64_bytes(t: torch.Tensor) -> bytes:
+    """A tensor's values as raw float64 (native byte order), flattened: what the harness
+    reads back without torch (see arrays.py). Exact for every real floating dtype."""
+    if not t.numel():
+        return b""
+    values = t.detach().to(device="cpu", dtype=torch.float64).reshape(1, -1)
+    return _row_bytes(_as_bytes_rows(values, 1))[0]

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 RECORD = "record.json"  # everything but tensors (written when the run stops or ends)
 PROGRESS = "progress.json"  # rewritten after every step: survives a kill
-TENSORS = "tensors.pt"  # initial parameters and per-step updates (rank 0 / original only)
+TENSORS = "tensors.f64"  # initial parameters, per-step updates (rank 0 / original only; arrays.py)
 STDOUT = "stdout.log"
 STDERR = "stderr.log"
-FINAL = "final.pt"  # --to-end: the parameters when the script ended (rank 0 / original only)
+FINAL = "final.f64"  # --to-end: the final parameters (rank 0 / original only; arrays.py)
 STACK = "stack.txt"  # the Python stacks faulthandler dumps on STACK_SIGNAL (hang diagnosis)
 PID = "pid.json"  # {"pid", "main_thread"}: written once the stack handler is installed
 

@@ -37,8 +37,8 @@ from torch.optim.optimizer import (
     register_optimizer_step_pre_hook,
 )
 
-from dp2ddp.verify import protocol
-from dp2ddp.verify.digest import tensor_digest
+from dp2ddp.verify import arrays, protocol
+from dp2ddp.verify.digest import float64_bytes, tensor_digest
 from dp2ddp.verify.writes import WriteLog
 
 JSONScalar = int | float | bool | str | None
@@ -298,19 +298,14 @@ class Recorder:
 
     def finish(self, status: str, error: dict[str, str] | None = None) -> None:
         if self.keep_tensors and self.recording:
-            torch.save(
-                {"init": self.init, "updates": self.updates, "param_rms": self.param_rms},
-                self.outdir / protocol.TENSORS,
-            )
+            save_tensors(self.outdir / protocol.TENSORS, self.init, self.updates, self.param_rms)
         final_hashes: dict[str, str] = {}
         if self.options.to_end and status != protocol.COMPARED:
             final = {key: p.detach() for p, key in self._keys.values()}
             final_hashes = {key: tensor_digest(p) for key, p in final.items()}
             if self.keep_tensors:
-                torch.save(
-                    {key: p.cpu().clone() for key, p in final.items()},
-                    self.outdir / protocol.FINAL,
-                )
+                floating = {key: p for key, p in final.items() if p.is_floating_point()}
+                arrays.write(self.outdir / protocol.FINAL, {"final": [floating]}, float64_bytes, {})
         record = {
             "status": status,
             "error": error,
@@ -338,6 +333,24 @@ class Recorder:
             self.outdir / protocol.PROGRESS,
             {"status": status, "steps": len(self.events), "window": self.current.index},
         )
+
+
+def save_tensors(
+    path: Path,
+    init: dict[str, torch.Tensor],
+    updates: list[dict[str, torch.Tensor]],
+    param_rms: list[dict[str, float]],
+) -> None:
+    """TENSORS: what the harness compares, readable without torch (records.Tensors)."""
+    eps = {
+        key: torch.finfo(p.dtype).eps if p.is_floating_point() else 0.0 for key, p in init.items()
+    }
+    arrays.write(
+        path,
+        {"init": [init], "updates": updates},
+        float64_bytes,
+        {"param_rms": param_rms, "eps": eps},
+    )
 
 
 def _cuda_in_use() -> bool:

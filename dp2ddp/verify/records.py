@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dp2ddp.verify import protocol
-
-if TYPE_CHECKING:
-    import torch
+from dp2ddp.verify import arrays, protocol
+from dp2ddp.verify.arrays import Vector
 
 
 @dataclass
 class Tensors:
-    """Rank 0's (and the original's) initial parameters and per-step updates."""
+    """Rank 0's (and the original's) initial parameters and per-step updates (float64)."""
 
-    init: dict[str, torch.Tensor] = field(default_factory=dict)
-    updates: list[dict[str, torch.Tensor]] = field(default_factory=list)
+    init: dict[str, Vector] = field(default_factory=dict)
+    updates: list[dict[str, Vector]] = field(default_factory=list)
     param_rms: list[dict[str, float]] = field(default_factory=list)
+    #: machine epsilon of each parameter's own dtype (0 for a non-floating one)
+    eps: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -65,10 +65,16 @@ class RankRecord:
         path = self.directory / protocol.TENSORS
         if not path.exists():
             return Tensors()
-        import torch  # not at import: the harness starts the runs before it needs torch
+        tables, meta = arrays.read(path)
+        return Tensors(tables["init"][0], tables["updates"], meta["param_rms"], meta["eps"])
 
-        raw = torch.load(path, map_location="cpu", weights_only=True)
-        return Tensors(raw["init"], raw["updates"], raw["param_rms"])
+    def final(self) -> dict[str, Vector]:
+        """--to-end: the floating parameters when the script ended (float64)."""
+        path = self.directory / protocol.FINAL
+        if not path.exists():
+            return {}
+        tables, _ = arrays.read(path)
+        return tables["final"][0]
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import importlib
 import json
 import os
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,8 +37,6 @@ from dp2ddp.verify.report import (
 from dp2ddp.verify.sharding import check_sharding
 
 if TYPE_CHECKING:
-    import torch
-
     from dp2ddp.verify.compare import Numerics
 
 
@@ -260,8 +256,6 @@ def _launch(
     def on_timeout(spec: launch.RunSpec, tree: ProcessTree) -> None:
         alive[spec.name] = hang.request_stacks(workdir / spec.name, world(spec.name), tree)
 
-    # The judging needs torch: import it while the runs start, not before them.
-    threading.Thread(target=importlib.import_module, args=("torch",), daemon=True).start()
     return launch.run_all(specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout)
 
 
@@ -294,7 +288,6 @@ def _judge(
     results: dict[str, launch.RunResult],
     alive: dict[str, dict[int, bool]],
 ) -> VerifyReport:
-    # torch (imported by these) was loaded in the background while the runs ran
     from dp2ddp.verify.causes import Evidence, diagnose, nonfinite_cause
     from dp2ddp.verify.compare import compare_updates, nonfinite, rank_sync
 
@@ -442,7 +435,7 @@ def _to_end(
             f" and {len(written) - 5} more" if len(written) > 5 else ""
         )
         rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
-    distance = toend.final_distance(_final(original), _final(ranks[0]), original.names())
+    distance = toend.final_distance(original.final(), ranks[0].final(), original.names())
     if distance is not None:
         rel, name = distance
         sync = _final_sync(ranks)
@@ -454,16 +447,6 @@ def _to_end(
     from dp2ddp.verify.causes import to_end_causes
 
     return rows, to_end_causes(output, shared, scripts.display), notes
-
-
-def _final(record: RankRecord) -> dict[str, torch.Tensor]:
-    import torch
-
-    path = record.directory / protocol.FINAL
-    if not path.exists():
-        return {}
-    final: dict[str, torch.Tensor] = torch.load(path, map_location="cpu", weights_only=True)
-    return final
 
 
 def _final_sync(ranks: list[RankRecord]) -> bool:

@@ -22,10 +22,9 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import torch
+from dp2ddp.verify import arrays
+from dp2ddp.verify.arrays import Vector
 
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b",
@@ -157,17 +156,16 @@ def known_exit_aborts(
 
 
 def final_distance(
-    original: dict[str, torch.Tensor], migrated: dict[str, torch.Tensor], names: dict[str, str]
+    original: dict[str, Vector], migrated: dict[str, Vector], names: dict[str, str]
 ) -> tuple[float, str] | None:
     """The largest relative L2 distance between the two runs' final parameters, and where."""
     worst: tuple[float, str] | None = None
     for key, a in original.items():
         b = migrated.get(key)
-        if b is None or b.shape != a.shape or not a.is_floating_point():
+        if b is None or b.shape != a.shape:
             continue
-        a64, b64 = a.double(), b.double()
-        norm = float(a64.norm())
-        diff = float((b64 - a64).norm())
+        norm = arrays.norm(a.values)
+        diff = arrays.distance(a.values, b.values)
         rel = diff / norm if norm > 0 else (0.0 if diff == 0 else math.inf)
         if math.isnan(rel):
             rel = math.inf
