@@ -79,6 +79,7 @@ from dp2ddp.transforms.data.plan import (
     LINE_LIMIT,
     POSITIONS,
     SAMPLER,
+    TRAIN_NAME,
     CallEdit,
     Loader,
 )
@@ -187,14 +188,21 @@ class ShardDataLoaders(LoaderEvaluation):
         evaluated = bool(loader.loops) and all(
             self._in_eval_context(loop) for loop, _, _ in loader.loops
         )
-        if self.state.program is not None and not loader.loops and not shuffled:
-            # -- program mode: iterated in another module (an evaluation loader, most
-            # likely), where its counters cannot be summed over the ranks: every rank
-            # goes through all of it, so the figures stay right.
-            self.record(
+        if (
+            self.state.program is not None
+            and not loader.loops
+            and not shuffled
+            and not (TRAIN_NAME.search(loader.name) and not EVAL_NAME.search(loader.name))
+        ):
+            # -- program mode: iterated in another module, where its counters cannot be
+            # summed over the ranks. Unless its name says it trains (then it is sharded as
+            # any training loader), every rank goes through all of it, so the figures stay
+            # right, and DP015 says so: a training loader left whole is never silent.
+            self.warn(
                 call,
-                f"{label} left unsharded: it is iterated in another module, where its metrics "
-                "are not summed over the ranks, so every rank goes through all of it",
+                "DP015",
+                f"{label} is iterated in another module, where its metrics are not summed "
+                "over the ranks; left unsharded (every rank goes through all of it)",
             )
             return
         evaluation = evaluated or (

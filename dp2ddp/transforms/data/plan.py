@@ -20,6 +20,9 @@ GPU_COUNT = re.compile(
     re.IGNORECASE,
 )
 DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
+#: A loader named for training (`train_loader`, `train_data_loader`): in program mode, where
+#: its loop is in another module, the name alone tells it from an evaluation loader.
+TRAIN_NAME = re.compile(r"(?:^|_)train", re.IGNORECASE)
 EVAL_NAME = re.compile(
     r"(?:^|_)(?:val|valid|validation|test|testing|eval|evaluation|dev)"
     r"(?:_|$|loader|dataloader|dl|set|data)",
