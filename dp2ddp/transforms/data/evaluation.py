@@ -13,6 +13,7 @@ from dp2ddp.transforms._support.nodes import (
     module_of,
     name_of,
     reduces_counters,
+    variables_under,
     walk,
 )
 from dp2ddp.transforms.data.plan import (
@@ -50,6 +51,23 @@ class LoaderEvaluation(LoaderSetEpoch):
             for call in self._batch_counts(loop, expr):
                 if not self._follows(call, loop):
                     return call, f"len({self.code(expr)}) counts this rank's batches only"
+            late = self._loop_variables_read_after(loop)
+            if late is not None:
+                return late, f"{late.value} after the loop counts this rank's batches only"
+        return None
+
+    def _loop_variables_read_after(self, loop: cst.For) -> cst.Name | None:
+        """A name the loop binds (`batch_idx` of `enumerate(loader)`, the last batch) read
+        after the loop: `test_loss / (batch_idx + 1)` divides by this rank's own count."""
+        bound = {n.value for n in variables_under(loop.target)}
+        end = self.get_metadata(PositionProvider, loop).end.line
+        for node in walk(self._scope_root(loop), skip_scopes=True):
+            if (
+                isinstance(node, cst.Name)
+                and node.value in bound
+                and self.get_metadata(PositionProvider, node).start.line > end
+            ):
+                return node
         return None
 
     def _plan_eval(self, loader: Loader) -> None:
