@@ -28,6 +28,7 @@ import pytest
 from conftest import ROOT
 
 from dp2ddp import MigrationResult, migrate_source
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 EXAMPLES_DIR = ROOT / "examples"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -337,7 +338,13 @@ def test_migration_shares_the_data_out(
 
 @pytest.mark.e2e
 def test_torchrun_launch_exits_cleanly(torchrun_launch: Launch) -> None:
-    assert torchrun_launch.returncode == 0, _tail(torchrun_launch.console)
+    """Exit 0; or torch 2.13's known abort at process exit (about one CPU launch in ten),
+    forgiven only when every script finished on both ranks and torchrun reports exactly it."""
+    if torchrun_launch.returncode != 0:
+        console = torchrun_launch.console
+        assert KNOWN_EXIT_ABORT in console and "exitcode  : -6" in console, _tail(console)
+        for script in _migrations():
+            _assert_ran(torchrun_launch, script, 2)
 
 
 @pytest.mark.e2e

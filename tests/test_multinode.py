@@ -19,6 +19,7 @@ import pytest
 
 from dp2ddp import migrate_source
 from dp2ddp.launch.scripts import LaunchPlan, render_script
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 DP_SCRIPT = Path(__file__).parent / "launch_data" / "dp_train.py"
 
@@ -93,8 +94,13 @@ def test_two_nodes_on_localhost(tmp_path: Path) -> None:
             if node.poll() is None:
                 os.killpg(node.pid, signal.SIGKILL)
                 node.wait()
+    finished = sorted(os.listdir(reports)) == ["rank0.json", "rank1.json"]
     for node, log in zip(nodes, logs, strict=True):
-        assert node.returncode == 0, log
+        # torch 2.13 on CPU: about one launch in ten aborts at process exit, after the script
+        # finished. Forgiven only when both processes wrote their report (the script's last
+        # statement) and the node's torchrun reports exactly that abort.
+        known_abort = KNOWN_EXIT_ABORT in log and "exitcode  : -6" in log
+        assert node.returncode == 0 or (finished and known_abort), log
 
     ranks = [json.loads((reports / f"rank{r}.json").read_text()) for r in (0, 1)]
     assert sorted(os.listdir(reports)) == ["rank0.json", "rank1.json"]
