@@ -339,3 +339,31 @@ def test_null_writer_takes_every_use(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["a", "b"]
     with pytest.raises(AttributeError):
         writer.__array__  # noqa: B018 - dunder lookups (numpy, copy, pickle) stay real
+
+
+def test_writer_anywhere_is_chosen_by_rank_with_the_right_precedence() -> None:
+    """Not only assignments: a writer used at once, defaulted with `or`, passed or returned
+    is a DdpNullWriter off rank 0, parenthesised where `.attr` or `or` would bind tighter;
+    the result is a fixed point."""
+    code = (
+        "import torch\n"
+        "from torch.utils.tensorboard import SummaryWriter\n"
+        "model = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n"
+        "def main(args):\n"
+        "    SummaryWriter('a').add_text('x', 'y')\n"
+        "    w = args.writer or SummaryWriter('b')\n"
+        "    t = Trainer(writer=SummaryWriter('c'), log=[SummaryWriter('d')])\n"
+        "    return SummaryWriter('e')\n"
+    )
+    result = migrate_source(code, filename="train.py")
+    body = result.code[result.code.index("def main") :]
+    assert body == (
+        "def main(args):\n"
+        "    (SummaryWriter('a') if ddp_is_main() else DdpNullWriter('a')).add_text('x', 'y')\n"
+        "    w = args.writer or (SummaryWriter('b') if ddp_is_main() else DdpNullWriter('b'))\n"
+        "    t = Trainer(writer=SummaryWriter('c') if ddp_is_main() else DdpNullWriter('c'), "
+        "log=[SummaryWriter('d') if ddp_is_main() else DdpNullWriter('d')])\n"
+        "    return SummaryWriter('e') if ddp_is_main() else DdpNullWriter('e')\n"
+    )
+    assert not result.diagnostics
+    assert migrate_source(result.code, filename="train.py").code == result.code

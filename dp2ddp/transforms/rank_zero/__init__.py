@@ -105,6 +105,8 @@ _SAVE = "torch.save"
 #: What a SummaryWriter is off rank 0 (templates/helpers/null_writer.py.j2).
 _NULL_WRITER = "DdpNullWriter"
 _NULL_WRITER_HELPER = "null_writer"
+#: Where `a if c else b` needs no parentheses (elsewhere `.attr`, `or`, ... would bind tighter).
+_BARE_IFEXP_PARENTS = (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element)
 _WRITER = "SummaryWriter calls"
 _FILES = "file writes"
 #: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
@@ -762,7 +764,8 @@ class RankZeroOnly(MigrationTransform):
         choice: cst.BaseExpression = cst.IfExp(
             test=main_call(), body=updated.with_changes(lpar=(), rpar=()), orelse=null_writer
         )
-        if isinstance(parent, cst.WithItem) or updated.lpar:
+        if not isinstance(parent, _BARE_IFEXP_PARENTS) or updated.lpar:
+            # `(... if ddp_is_main() else ...).add_scalar(...)`, `with (...) as w:`
             choice = choice.with_changes(
                 lpar=updated.lpar or [cst.LeftParen()], rpar=updated.rpar or [cst.RightParen()]
             )
