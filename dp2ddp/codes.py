@@ -115,7 +115,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP021": (
         "experiment tracker not made rank-0 only",
         "Every process would write its own TensorBoard events or wandb run. Create the "
-        "writer or run only when ddp_is_main() (other ranks: None, or mode='disabled').",
+        "writer or run only when ddp_is_main() (other ranks: a DdpNullWriter, whose calls do "
+        "nothing, or wandb's mode='disabled').",
     ),
     "DP022": (
         "wrapped model inside another wrapped model",
@@ -172,6 +173,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "all-reduce. Decide on a value that is the same on every rank: sum it with "
         "torch.distributed.all_reduce first (figures of a sharded evaluation that dp2ddp "
         "reduces already are).",
+    ),
+    "DP033": (
+        "log directory named per process",
+        "The SummaryWriter's log directory is named from the clock or an unseeded random "
+        "draw (a run id, a start time), evaluated in each process: ranks that straddle a "
+        "second or draw differently name different directories. Rank 0's writer writes the "
+        "events into its own; on the other ranks the DdpNullWriter creates the directory "
+        "their name gives, so code writing into it (a log file, a copy of the config) runs, "
+        "but into a directory of each rank's own. Compute the name once and share it "
+        "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
+        "configuration.",
     ),
 }
 

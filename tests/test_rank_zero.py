@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import libcst as cst
 import pytest
 from conftest import FIXTURES, fixture_cases, run_pass
 
 from dp2ddp import migrate_source
+from dp2ddp.templating import render
 from dp2ddp.transforms.rank_zero import RankZeroOnly
 from dp2ddp.transforms.rank_zero.guards import is_main_test, is_not_main_test
 
@@ -276,3 +280,90 @@ def test_early_stop_on_a_rank_local_value_is_dp032(test: str, warned: bool) -> N
         "main(build(), data(), argparse.ArgumentParser().parse_args())\n",
     )
     assert [w.code for w in state.warnings] == (["DP032"] if warned else [])
+
+
+# -- SummaryWriter off rank 0: a DdpNullWriter; DP033 for a log dir named per process ------
+
+_WRITER = (
+    "import datetime\nimport os\nimport random\nimport time\n\n"
+    "from torch.utils.tensorboard import SummaryWriter\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "warned"),
+    [
+        ("w = SummaryWriter(os.path.join(args.out, 'runs'))", False),
+        ("w = SummaryWriter()", False),  # the default name is only named off rank 0
+        ("stamp = time.strftime('%H%M%S')\nw = SummaryWriter(f'runs/{stamp}')", True),
+        ("w = SummaryWriter(log_dir='runs/' + str(random.random()))", True),
+        ("random.seed(0)\nw = SummaryWriter(log_dir='runs/' + str(random.random()))", False),
+        (
+            "class T:\n"
+            "    def __init__(self):\n"
+            "        self.start = datetime.datetime.now().strftime('%H%M')\n"
+            "    def writer(self):\n"
+            "        return SummaryWriter(logdir=os.path.join('runs', self.start))",
+            True,
+        ),
+        ("for run in range(3):\n    w = SummaryWriter(f'runs/{run}')", False),
+    ],
+)
+def test_log_dir_drawn_per_process_is_dp033(code: str, warned: bool) -> None:
+    out, state = run_pass(RankZeroOnly, _WRITER + code + "\n")
+    assert [w.code for w in state.warnings] == (["DP033"] if warned else [])
+    assert "else DdpNullWriter(" in out and "null_writer" in state.helpers
+
+
+def test_null_writer_takes_every_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rendered helper: truthy, every call a no-op, log_dir created (given) or only named
+    (default), a context manager, closeable."""
+    namespace: dict[str, object] = {"os": os}
+    exec(render("helpers/null_writer.py.j2"), namespace)  # noqa: S102 - our own template
+    null_writer = namespace["DdpNullWriter"]
+    assert callable(null_writer)
+    monkeypatch.chdir(tmp_path)
+    writer = null_writer(os.path.join("runs", "a"), flush_secs=5)
+    assert writer and writer is not None
+    assert (tmp_path / "runs" / "a").is_dir()
+    assert writer.log_dir == writer.logdir == writer.get_logdir() == os.path.join("runs", "a")
+    assert writer.file_writer.get_logdir() == writer.log_dir
+    assert writer.add_scalar("loss", 1.0, global_step=3) is None
+    assert writer.add_hparams({"lr": 0.1}, {"acc": 1.0}) is None
+    assert writer.flush() is None and writer.close() is None
+    with null_writer(logdir="runs/b") as inner:
+        assert inner.add_image("x", None) is None
+    assert (tmp_path / "runs" / "b").is_dir()
+    default = null_writer(comment="_x")
+    assert default.log_dir.startswith("runs") and default.log_dir.endswith("_x")
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["a", "b"]
+    with pytest.raises(AttributeError):
+        writer.__array__  # noqa: B018 - dunder lookups (numpy, copy, pickle) stay real
+
+
+def test_writer_anywhere_is_chosen_by_rank_with_the_right_precedence() -> None:
+    """Not only assignments: a writer used at once, defaulted with `or`, passed or returned
+    is a DdpNullWriter off rank 0, parenthesised where `.attr` or `or` would bind tighter;
+    the result is a fixed point."""
+    code = (
+        "import torch\n"
+        "from torch.utils.tensorboard import SummaryWriter\n"
+        "model = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n"
+        "def main(args):\n"
+        "    SummaryWriter('a').add_text('x', 'y')\n"
+        "    w = args.writer or SummaryWriter('b')\n"
+        "    t = Trainer(writer=SummaryWriter('c'), log=[SummaryWriter('d')])\n"
+        "    return SummaryWriter('e')\n"
+    )
+    result = migrate_source(code, filename="train.py")
+    body = result.code[result.code.index("def main") :]
+    assert body == (
+        "def main(args):\n"
+        "    (SummaryWriter('a') if ddp_is_main() else DdpNullWriter('a')).add_text('x', 'y')\n"
+        "    w = args.writer or (SummaryWriter('b') if ddp_is_main() else DdpNullWriter('b'))\n"
+        "    t = Trainer(writer=SummaryWriter('c') if ddp_is_main() else DdpNullWriter('c'), "
+        "log=[SummaryWriter('d') if ddp_is_main() else DdpNullWriter('d')])\n"
+        "    return SummaryWriter('e') if ddp_is_main() else DdpNullWriter('e')\n"
+    )
+    assert not result.diagnostics
+    assert migrate_source(result.code, filename="train.py").code == result.code

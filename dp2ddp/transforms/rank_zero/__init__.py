@@ -33,7 +33,20 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
   `with open(path, "wb") as f: torch.save(..., f)` is guarded whole (an open() on every
   rank would truncate the file). `torch.load` without `map_location` loads onto `DEVICE`.
 - tqdm bars get `disable=not ddp_is_main()`.
-- `SummaryWriter(...)` assigned to a name becomes `... if ddp_is_main() else None`.
+- `SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else DdpNullWriter(...)`
+  (same arguments; anywhere: assigned, `with ... as w`, passed, returned). Not None: the
+  writer goes where no pass can follow it (an attribute made in a base class and used by a
+  subclass in another module, a helper's argument), and None there crashes rank 1. The
+  null writer (templates/helpers/null_writer.py.j2) is truthy, so `if writer:` and
+  `if writer is not None:` take the original branch on every rank (code under them,
+  collectives included, stays reached by every rank); every method call is a no-op
+  returning None; `log_dir`, `logdir`, `get_logdir()`, `file_writer.get_logdir()`, `with`
+  and `close()` work; and the log_dir it is given is created (exist_ok), as SummaryWriter
+  creates it, because code after it (a log file, a copied config) often writes there.
+  Statement calls on a writer the module made are still guarded (their arguments are not
+  even built off rank 0), unless those arguments do work every rank needs: then they stay
+  on every rank and do nothing off rank 0. DP033: a log directory built from the clock or
+  an unseeded random draw (a run id) may be named differently on each rank.
 - `wandb.init(...)` runs on every rank with `mode="disabled"` off rank 0, rather than
   being skipped: a disabled run makes every wandb call (`wandb.log`, `run.log`,
   `wandb.config[...]`) a no-op, where a skipped init would make them raise. Statement
@@ -89,6 +102,11 @@ from dp2ddp.transforms.rank_zero.side_effects import (
 from dp2ddp.transforms.rank_zero.uniform import RankUniformity
 
 _SAVE = "torch.save"
+#: What a SummaryWriter is off rank 0 (templates/helpers/null_writer.py.j2).
+_NULL_WRITER = "DdpNullWriter"
+_NULL_WRITER_HELPER = "null_writer"
+#: Where `a if c else b` needs no parentheses (elsewhere `.attr`, `or`, ... would bind tighter).
+_BARE_IFEXP_PARENTS = (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element)
 _WRITER = "SummaryWriter calls"
 _FILES = "file writes"
 #: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
@@ -281,14 +299,8 @@ class RankZeroOnly(MigrationTransform):
             if in_except and kind in ("print", "logging"):
                 kinds[index] = None
             elif any(has_side_effects(a.value, self.qualified_names) for a in small.value.args):
+                # It stays on every rank (a writer call there does nothing: DdpNullWriter).
                 kinds[index] = None
-                if kind == _WRITER:  # it stays on every rank, where the writer is None
-                    self.warn(
-                        small,
-                        "DP021",
-                        "SummaryWriter call computes values every rank "
-                        "needs: compute them first, then log on rank 0",
-                    )
         return kinds
 
     def _pieces(
@@ -571,27 +583,6 @@ class RankZeroOnly(MigrationTransform):
         body = self._rewrite(original_node.body, updated_node.body, start=len(self._early))
         return updated_node if body is None else updated_node.with_changes(body=body)
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        """A writer is None off rank 0: only its method-call statements are guarded."""
-        if not self._tracked(node.value, self._facts.writers):
-            return
-        small: cst.CSTNode | None = node
-        line = self.parent(node)
-        while line is not None and not isinstance(
-            line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
-        ):
-            small, line = line, self.parent(line)
-        if self._under_guard(node):
-            return
-        if line is not None:
-            kinds = dict(zip(map(id, line.body), self._kinds(line), strict=True))
-            if kinds.get(id(small)) is not None:
-                return  # the statement is guarded
-            call = self.parent(node)
-            if isinstance(call, cst.Call) and call.func is node and self.parent(call) is small:
-                return  # a writer call left on every rank: _kinds() reported it
-        self.warn(node, "DP021", f"{self.code(node)} is used where the writer is None")
-
     def visit_Break(self, node: cst.Break) -> None:
         """DP032: a training loop left on a condition that may differ between ranks."""
         assert self._uniform is not None
@@ -751,19 +742,64 @@ class RankZeroOnly(MigrationTransform):
         return _append_keyword(updated, "map_location", cst.Name("DEVICE"))
 
     def _writer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """`SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else
+        DdpNullWriter(...)` (same arguments, evaluated once: only one branch runs).
+
+        Not None off rank 0: the writer travels where no pass can follow it (an attribute
+        set in a base class and used in a subclass in another module, an argument of a
+        helper), and every use there would raise on None. DdpNullWriter
+        (templates/helpers/null_writer.py.j2) takes every call, attribute read
+        (`log_dir`), `with` and `close()`, and creates an explicit log directory as
+        SummaryWriter does, since code after it often writes into it. Any position works
+        (assigned, `with ... as w`, passed as an argument, returned).
+        """
         if self._under_guard(original):
             return updated
         parent = self.parent(original)
-        if (
-            isinstance(parent, (cst.Assign, cst.AnnAssign))
-            and parent.value is original
-            and not self._before_setup(original)
-        ):
-            self.record(original, "SummaryWriter created on rank 0 only (None elsewhere)")
-            return cst.IfExp(test=main_call(), body=updated, orelse=cst.Name("None"))
-        where = "used as a context manager" if isinstance(parent, cst.WithItem) else "not assigned"
-        self.warn(original, "DP021", f"SummaryWriter {where}: create it on rank 0 only")
-        return updated
+        if self._before_setup(original):
+            self.warn(original, "DP021", "SummaryWriter created before the DDP setup block")
+            return updated
+        self.state.helpers.add(_NULL_WRITER_HELPER)
+        null_writer = updated.with_changes(func=cst.Name(_NULL_WRITER), lpar=(), rpar=())
+        choice: cst.BaseExpression = cst.IfExp(
+            test=main_call(), body=updated.with_changes(lpar=(), rpar=()), orelse=null_writer
+        )
+        if not isinstance(parent, _BARE_IFEXP_PARENTS) or updated.lpar:
+            # `(... if ddp_is_main() else ...).add_scalar(...)`, `with (...) as w:`
+            choice = choice.with_changes(
+                lpar=updated.lpar or [cst.LeftParen()], rpar=updated.rpar or [cst.RightParen()]
+            )
+        self.record(
+            original,
+            f"SummaryWriter created on rank 0 only ({_NULL_WRITER} elsewhere: calls do nothing)",
+        )
+        self._warn_per_process_log_dir(original)
+        return choice
+
+    def _warn_per_process_log_dir(self, writer: cst.Call) -> None:
+        """DP033: the writer's log directory is named by the clock or a random draw on each
+        rank. Rank 0's events go to its own; DdpNullWriter creates each other rank's
+        name so code writing there runs, but ranks that differ write to different places."""
+        log_dir = next(
+            (
+                arg.value
+                for index, arg in enumerate(writer.args)
+                if (arg.keyword is None and not arg.star and index == 0)
+                or (arg.keyword is not None and arg.keyword.value in ("log_dir", "logdir"))
+            ),
+            None,
+        )
+        if log_dir is None:
+            return
+        assert self._uniform is not None
+        draw = self._uniform.per_process_draw(log_dir, writer)
+        if draw is not None:
+            self.warn(
+                writer,
+                "DP033",
+                f"the log directory depends on `{self.code(draw)}`, drawn in each process: "
+                "ranks may name different directories",
+            )
 
     def _wandb_init(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if self._under_guard(original):

@@ -58,6 +58,22 @@ _UNIFORM_CALLS: Final = frozenset(
 _UNIFORM_PREFIXES: Final = ("math.",)
 #: Calls whose result differs between processes even on the same input.
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
+#: Calls that draw a value anew in each process: the clock, an unseeded random generator,
+#: a process id. A name built from one (a run directory) differs between ranks.
+_DRAWS: Final = (
+    "time.",
+    "random.",
+    "numpy.random.",
+    "datetime.datetime.now",
+    "datetime.datetime.today",
+    "datetime.datetime.utcnow",
+    "datetime.date.today",
+    "uuid.uuid1",
+    "uuid.uuid4",
+    "os.getpid",
+)
+#: Seeding calls: after one (the same seed on every rank) the generator's draws agree.
+_SEEDS: Final = {"random.": "random.seed", "numpy.random.": "numpy.random.seed"}
 #: Methods that compute from their receiver and arguments only.
 _UNIFORM_METHODS: Final = frozenset(
     (
@@ -224,6 +240,40 @@ class RankUniformity:
                     return True
                 child, parent = parent, self.t.parent(parent)
         return False
+
+    def per_process_draw(self, expr: cst.BaseExpression, at: cst.CSTNode) -> cst.Call | None:
+        """A clock read or random draw that `expr` (evaluated at `at`) is built from, through
+        the names and `self.` attributes bound in its function or module; None when none is.
+
+        Flow-insensitive (any binding of a name counts) and module-local (a parameter's
+        argument is not followed): it names a likely cause for a warning, it proves nothing.
+        A draw from a generator the module seeds (`random.seed(0)`) does not count."""
+        scope: cst.CSTNode = enclosing_function(at, self.t) or self.module
+        seeded = {
+            prefix
+            for prefix, seed in _SEEDS.items()
+            if any(seed in self.t.qualified_names(call.func) for call in self._calls)
+        }
+        seen: set[str] = set()
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            for part in _read_parts(node):
+                if isinstance(part, cst.Call):
+                    names = self.t.qualified_names(part.func)
+                    if any(n.startswith(_DRAWS) and not n.startswith(tuple(seeded)) for n in names):
+                        return part
+                    continue
+                key = part.value if isinstance(part, cst.Name) else "self." + part.attr.value
+                if key in seen:
+                    continue
+                seen.add(key)
+                if isinstance(part, cst.Attribute):
+                    stack += [v for _, v in self._attribute_sets.get(part.attr.value, []) if v]
+                    continue
+                for root in (scope, self.module) if scope is not self.module else (scope,):
+                    stack += _bound_values(root, part.value)
+        return None
 
     def _while_uniform(self, loop: cst.While) -> bool:
         if not self.value(loop.test, loop):
@@ -572,6 +622,46 @@ def _operands(expr: cst.CSTNode) -> list[cst.BaseExpression]:
         elif isinstance(child, cst.ComparisonTarget):
             found.append(child.comparator)
     return found
+
+
+def _read_parts(expr: cst.CSTNode) -> Iterator[cst.Call | cst.Name | cst.Attribute]:
+    """The calls, names read and `self.x` attributes in `expr` (not attribute or keyword
+    names: `join` of `os.path.join` is no variable)."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            yield node
+        elif isinstance(node, cst.Name):
+            yield node
+            continue
+        elif isinstance(node, cst.Attribute):
+            if m.matches(node.value, m.Name("self")):
+                yield node
+                continue
+            stack.append(node.value)
+            continue
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+            continue
+        elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+
+
+def _bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The values assigned to `name` anywhere under `root` (`for name in xs`: xs)."""
+    values: list[cst.BaseExpression] = []
+    for node in walk(root):
+        if isinstance(node, cst.Assign):
+            if any(_binds_name(t.target, name) for t in node.targets):
+                values.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            if node.value is not None and _binds_name(node.target, name):
+                values.append(node.value)
+        elif isinstance(node, cst.For) and _binds_name(node.target, name):
+            values.append(node.iter)
+    return values
 
 
 def _binds_name(target: cst.CSTNode, name: str) -> bool:

@@ -135,6 +135,50 @@ def ddp_eval_sampler(dataset):
     return range(RANK, len(dataset), WORLD_SIZE)
 
 
+class DdpNullWriter:
+    """A SummaryWriter off rank 0: truthy, every method a no-op returning None.
+
+    Not None: the writer travels where no rewrite can follow it (a base class's attribute
+    used in a subclass, a helper's argument). `if writer:` takes the original branch on
+    every rank. An explicit log_dir is created, as SummaryWriter does: code after it often
+    writes there. A default one (time and host) is only named: another clock may differ.
+    """
+
+    def __init__(self, log_dir=None, comment="", *args, **kwargs):
+        log_dir = log_dir or kwargs.get("logdir")  # tensorboardX calls it logdir
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+        else:
+            # Imported here: a module-level `import time` could shadow the script's own
+            # `from time import time`.
+            import socket
+            import time
+
+            name = time.strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment
+            log_dir = os.path.join("runs", name)
+        self.log_dir = self.logdir = log_dir
+        self.file_writer = self  # `writer.file_writer.get_logdir()`
+
+    def get_logdir(self):
+        return self.log_dir
+
+    def __getattr__(self, name):
+        """Any other attribute (add_scalar, add_image, flush, close, ...) is a no-op method."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._no_op
+
+    @staticmethod
+    def _no_op(*args, **kwargs):
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def ddp_per_rank_batch(batch_size):
     """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
     per_rank = max(1, batch_size // WORLD_SIZE)
