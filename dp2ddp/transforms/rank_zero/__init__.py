@@ -732,21 +732,7 @@ class RankZeroOnly(MigrationTransform):
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
                 continue
-            names = self.qualified_names(call.func)
-            if names & (MKDIR | MAKEDIRS):
-                path = next(
-                    (
-                        a.value
-                        for a in call.args
-                        if a.keyword is None or a.keyword.value in ("name", "path")
-                    ),
-                    None,
-                )
-            elif _is_path_mkdir(call, names):
-                assert isinstance(call.func, cst.Attribute)
-                path = call.func.value
-            else:
-                continue
+            path = _made_directory(call, self.qualified_names(call.func))
             if path is None or self._under_guard(call) or self._in_except(call):
                 continue
             source = per_process_source(self, path, call)
@@ -969,6 +955,24 @@ def is_false_literal(node: cst.BaseExpression) -> bool:
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path of the directory `os.mkdir(path)`, `os.makedirs(name=path)` or
+    `path.mkdir()` makes; None for any other call (or a path dp2ddp cannot see)."""
+    if names & (MKDIR | MAKEDIRS):
+        return next(
+            (
+                a.value
+                for a in call.args
+                if a.keyword is None or a.keyword.value in ("name", "path")
+            ),
+            None,
+        )
+    if _is_path_mkdir(call, names):
+        assert isinstance(call.func, cst.Attribute)
+        return call.func.value
+    return None
 
 
 def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:

@@ -206,7 +206,7 @@ def ddp_rank0_value(read, /, *args, **kwargs):
         return value
     state = ddp_rank0_value.__dict__.setdefault("state", {"calls": {}, "store": None})
     caller = sys._getframe(1)
-    site = f"{caller.f_globals.get('__name__')}:{caller.f_lineno}"
+    site = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
     count = state["calls"][site] = state["calls"].get(site, 0) + 1
     restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
     key = f"dp2ddp/rank0_value/{restart}/{site}/{count}"
