@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_rank_zero"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
-NAMES = ("mkdir_race", "best_checkpoint", "partial_reduce", "logs_and_output")
+NAMES = ("mkdir_race", "best_checkpoint", "partial_reduce", "logs_and_output", "run_dir")
 #: A hang shows as this timeout (the scripts take seconds).
 TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
@@ -144,6 +144,27 @@ def test_directory_race_is_gone(migrated: Run) -> None:
     _finished(migrated, "mkdir_race", 2)
     folder = migrated.folder("mkdir_race") / "checkpoint"
     assert sorted(p.name for p in folder.iterdir()) == ["last.pth", "prev.pth"]
+
+
+def test_one_run_directory_made_before_setup(original: Run, migrated: Run) -> None:
+    """The config made its time-stamped run directory before ddp_setup() with a computed
+    exist_ok: rank 0 made it as written, rank 1 (a second late) took rank 0's time stamp
+    and waited for that directory instead of racing it or making its own; config.json,
+    written through pathlib's open("w"), is rank 0's alone."""
+    _finished(migrated, "run_dir", 2)
+    for run in (original, migrated):
+        runs = list((run.folder("run_dir") / "saved" / "models").iterdir())
+        assert len(runs) == 1, runs
+        assert sorted(p.name for p in runs[0].iterdir()) == [
+            "config.json",
+            "epoch0.pth",
+            "epoch1.pth",
+        ]
+    assert migrated.stdout("run_dir", 0) == original.stdout("run_dir", 0) == "runs: 1\n"
+    config = next((migrated.folder("run_dir") / "saved" / "models").iterdir()) / "config.json"
+    assert json.loads(config.read_text()) == {"lr": 0.1, "epochs": 2}  # not truncated by rank 1
+    stderr = (migrated.folder("run_dir") / "rank1.stderr").read_text()
+    assert "rank 0" not in stderr, stderr  # neither helper fell back to its own value
 
 
 def test_barriers_do_not_hang_under_rank_local_conditions(original: Run, migrated: Run) -> None:

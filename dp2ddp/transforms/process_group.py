@@ -16,6 +16,8 @@ _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
     "eval_sampler": ("warnings",),
     "distributed_sampler": ("itertools",),
+    "mkdir": ("warnings",),
+    "rank0_value": ("warnings",),
 }
 
 

@@ -16,7 +16,17 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
   so the code around them runs unchanged on every rank. Paths that mention the rank stay.
 - `os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` outside a rank-0 block get
   `exist_ok=True` (os.mkdir becomes os.makedirs): every rank may create the directory, in
-  any order, and finds it there afterwards.
+  any order, and finds it there afterwards. An exist_ok the program computes
+  (`exist_ok=run_id == ""`: never overwrite an existing run) is kept: the call becomes
+  `ddp_mkdir(path.mkdir, ...)`, made by rank 0 as written while the other ranks wait,
+  bounded, for that directory instead of racing it. No process group is needed, so this
+  holds in a config parser that runs before ddp_setup().
+- A clock or random read that a created directory's path is computed from
+  (`run_id = datetime.now().strftime(...)`, `uuid.uuid4()`; per_process.py) becomes
+  `ddp_rank0_value(datetime.now)`: rank 0's reading on every rank, passed through
+  torchrun's rendezvous store (no collective, so also before ddp_setup()), so ranks a
+  second apart still name one directory. Without that store a rank keeps its own reading,
+  with a run-time warning.
 - Statements already under a rank-0 test, or in a function only called under one, are left.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
@@ -56,6 +66,7 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -80,6 +91,7 @@ from dp2ddp.transforms.rank_zero.guards import (
     mentions_rank,
     not_main,
 )
+from dp2ddp.transforms.rank_zero.per_process import per_process_source
 from dp2ddp.transforms.rank_zero.side_effects import (
     FILE_WRITE_METHODS,
     FILE_WRITES,
@@ -118,6 +130,8 @@ _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.S
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
 _OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
+#: A file mode as open() takes it ("w", "wt", "ab"), not a file name.
+_FILE_MODE = re.compile(r"[rwxabt+]{1,3}")
 
 
 @dataclass
@@ -147,6 +161,8 @@ class RankZeroOnly(MigrationTransform):
         self._barrier_before_loads = False
         self._saving_functions: set[str] = set()
         self._module = cst.Module(body=[])
+        #: id of a clock/random call naming a directory -> that directory's line.
+        self._sources_of_paths: dict[int, int] = {}
 
     # -- what the script has -------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -154,6 +170,7 @@ class RankZeroOnly(MigrationTransform):
         node.visit(_Collector(self, self._facts))
         self._uniform = RankUniformity(self, node)
         self._module = node
+        self._sources_of_paths = self._shared_sources(node)
         if self._facts.loads:
             for call in walk(node):
                 if not (isinstance(call, cst.Call) and self.matches(call.func, TORCH_SAVE)):
@@ -249,7 +266,7 @@ class RankZeroOnly(MigrationTransform):
             return ()
         if not all(
             isinstance(item.item, cst.Call)
-            and self.matches(item.item.func, _OPEN)
+            and (self.matches(item.item.func, _OPEN) or _path_open_for_writing(item.item))
             and not any(mentions_rank(arg.value) for arg in item.item.args)
             for item in node.items
         ):
@@ -614,6 +631,8 @@ class RankZeroOnly(MigrationTransform):
 
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if id(original_node) in self._sources_of_paths:
+            return self._rank0_value(original_node, updated_node)
         names = self.qualified_names(original_node.func)
         if names & TQDM:
             return self._tqdm(original_node, updated_node)
@@ -632,7 +651,14 @@ class RankZeroOnly(MigrationTransform):
     def _idempotent_mkdir(self, original: cst.Call, updated: cst.Call, names: set[str]) -> cst.Call:
         """`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` run by every rank: the second
         rank finds the directory made and raises FileExistsError. With exist_ok=True the
-        order does not matter, and ranks that write into the directory find it there."""
+        order does not matter, and ranks that write into the directory find it there.
+
+        An exist_ok the program computes (`exist_ok=run_id == ""`) is the program's intent,
+        not dp2ddp's to drop: exist_ok=False protects an existing run from being overwritten.
+        The call goes through ddp_mkdir() (templates/helpers/mkdir.py.j2): rank 0 makes the
+        directory as written; the other ranks wait, bounded, for it and make nothing, so no
+        rank races rank 0. A path read from the clock or a random draw would differ between
+        ranks: that read is shared from rank 0 (_shared_sources)."""
         if self._under_guard(original) or self._in_except(original):
             return updated
         if any(arg.star for arg in updated.args):
@@ -640,11 +666,16 @@ class RankZeroOnly(MigrationTransform):
         exist_ok = [
             i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
         ]
+        positional = [a for a in updated.args if a.keyword is None]
+        if not exist_ok and names & MAKEDIRS and len(positional) > 2:
+            exist_ok = [2]  # os.makedirs(name, mode, exist_ok)
         args = list(updated.args)
         if exist_ok:
             value = args[exist_ok[0]].value
+            if is_true_literal(value):
+                return updated
             if not is_false_literal(value):
-                return updated  # exist_ok=True already, or a value dp2ddp cannot judge
+                return self._made_by_main(original, updated)
             args[exist_ok[0]] = args[exist_ok[0]].with_changes(value=cst.Name("True"))
             updated = updated.with_changes(args=args)
         else:
@@ -665,6 +696,62 @@ class RankZeroOnly(MigrationTransform):
             original, "directory created with exist_ok=True: every rank runs it, in any order"
         )
         return updated
+
+    def _made_by_main(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`path.mkdir(parents=True, exist_ok=flag)` ->
+        `ddp_mkdir(path.mkdir, parents=True, exist_ok=flag)`: the program's own call,
+        passed with its arguments, made on rank 0 only (see _idempotent_mkdir)."""
+        if isinstance(updated.whitespace_before_args, cst.ParenthesizedWhitespace):
+            separator = cst.Comma(whitespace_after=updated.whitespace_before_args)
+        else:
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        self.state.helpers.add("mkdir")
+        self.record(
+            original,
+            "directory made by rank 0 with the program's exist_ok; other ranks wait for it",
+        )
+        return updated.with_changes(
+            func=cst.Name("ddp_mkdir"),
+            args=[cst.Arg(value=updated.func, comma=separator), *updated.args],
+        )
+
+    def _shared_sources(self, module: cst.Module) -> dict[int, int]:
+        """The clock or random reads (`datetime.now()`) that the path of a directory made on
+        every rank is computed from, each with the line of that directory: they become
+        ddp_rank0_value(...) so every rank names the same directory (per_process.py)."""
+        sources: dict[int, int] = {}
+        for call in walk(module):
+            if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
+                continue
+            path = _made_directory(call, self.qualified_names(call.func))
+            if path is None or self._under_guard(call) or self._in_except(call):
+                continue
+            source = per_process_source(self, path, call)
+            if source is not None:
+                sources.setdefault(id(source), self._position(call)[0])
+        return sources
+
+    def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`datetime.now()` -> `ddp_rank0_value(datetime.now)`: read on every rank, rank 0's
+        value used by all (templates/helpers/rank0_value.py.j2)."""
+        line = self._sources_of_paths[id(original)]
+        self.state.helpers.add("rank0_value")
+        self.record(
+            original,
+            f"rank 0's value on every rank: it names the directory made at line {line}",
+        )
+        return updated.with_changes(
+            func=cst.Name("ddp_rank0_value"),
+            args=[
+                cst.Arg(
+                    value=updated.func,
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                    if updated.args
+                    else cst.MaybeSentinel.DEFAULT,
+                ),
+                *updated.args,
+            ],
+        )
 
     def _open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to os.devnull.
@@ -902,6 +989,28 @@ def is_false_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
 
 
+def is_true_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path of the directory `os.mkdir(path)`, `os.makedirs(name=path)` or
+    `path.mkdir()` makes; None for any other call (or a path dp2ddp cannot see)."""
+    if names & (MKDIR | MAKEDIRS):
+        return next(
+            (
+                a.value
+                for a in call.args
+                if a.keyword is None or a.keyword.value in ("name", "path")
+            ),
+            None,
+        )
+    if _is_path_mkdir(call, names):
+        assert isinstance(call.func, cst.Attribute)
+        return call.func.value
+    return None
+
+
 def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
     """`path.mkdir(parents=True)`: pathlib's mkdir (keywords only: an FTP client's
     `mkdir(name)` or any other positional form is someone else's)."""
@@ -913,6 +1022,28 @@ def _is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
             a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
             for a in call.args
         )
+    )
+
+
+def _path_open_for_writing(call: cst.Call) -> bool:
+    """`path.open("w")` / `path.open(mode="wt")`: pathlib's open, mode first, for writing
+    only (victoresque/pytorch-template@41dc06f utils/util.py write_json). On every rank it
+    would truncate the file rank 0 has just written: config.json came out empty. Only a
+    literal mode is trusted (`zf.open("data.txt", "w")` is a zip member, not a mode)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "open" or mentions_rank(func):
+        return False
+    positional = [a for a in call.args if a.keyword is None]
+    modes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+    value = positional[0].value if positional else (modes[0] if modes else None)
+    if not isinstance(value, cst.SimpleString):
+        return False
+    mode = value.evaluated_value
+    return (
+        isinstance(mode, str)
+        and _FILE_MODE.fullmatch(mode) is not None
+        and bool(set(mode) & {"w", "a"})
+        and not set(mode) & {"r", "+"}
     )
 
 

@@ -1,0 +1,130 @@
+"""Run directories made on every rank (issue 10 item 2): the helpers ddp_mkdir and
+ddp_rank0_value at run time, and which reads the rank_zero pass shares from rank 0.
+
+The golden fixtures (rank_zero_run_dir, program_fixtures/config_run_dir) show the rewrite;
+tests/test_rank_zero_e2e.py runs it under torchrun (a config that makes its time-stamped run
+directory before ddp_setup(), rank 1 a second late).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch.distributed as dist
+
+from dp2ddp import migrate_source
+from dp2ddp.templating import render
+
+
+def _helper(name: str, rank: int, world_size: int = 2) -> Any:
+    """templates/helpers/<name>.py.j2 as a migrated script defines it, on `rank`."""
+    namespace: dict[str, Any] = {
+        "os": os,
+        "dist": dist,
+        "warnings": warnings,
+        "RANK": rank,
+        "WORLD_SIZE": world_size,
+    }
+    exec(compile(render(f"helpers/{name}.py.j2"), name, "exec"), namespace)
+    return namespace[f"ddp_{name}"]
+
+
+def test_rank_zero_keeps_the_programs_exist_ok(tmp_path: Path) -> None:
+    """exist_ok=False protects an existing run: on rank 0 it still raises."""
+    make = _helper("mkdir", rank=0)
+    run = tmp_path / "models" / "run"
+    make(run.mkdir, parents=True, exist_ok=False)
+    assert run.is_dir()
+    with pytest.raises(FileExistsError):
+        make(run.mkdir, parents=True, exist_ok=False)
+
+
+def test_other_ranks_wait_for_rank_zeros_directory(tmp_path: Path) -> None:
+    """Rank 1 makes nothing: rank 0's mkdir(exist_ok=False), 0.3 s later, does not race it."""
+    make = _helper("mkdir", rank=1)
+    run = tmp_path / "models" / "run"
+    failures: list[BaseException] = []
+
+    def rank_zero() -> None:
+        time.sleep(0.3)
+        try:
+            run.mkdir(parents=True, exist_ok=False)
+        except OSError as error:
+            failures.append(error)
+
+    thread = threading.Thread(target=rank_zero)
+    thread.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make(os.makedirs, str(run), exist_ok=False)
+    thread.join()
+    assert run.is_dir() and not failures
+
+
+def test_a_directory_rank_zero_never_makes_is_made_with_a_warning(tmp_path: Path) -> None:
+    """A path that differs on this rank: no hang, a warning, and the directory exists."""
+    make = _helper("mkdir", rank=1)
+    run = tmp_path / "models" / "other"
+    with pytest.warns(UserWarning, match=r"rank 1: directory .* not made by rank 0 within 0.2 s"):
+        make(run.mkdir, parents=True, exist_ok=False, ddp_wait_s=0.2)
+    assert run.is_dir()
+
+
+def test_rank0_value_is_rank_zeros_through_the_rendezvous_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The store torchrun's agent hosts: rank 1 gets rank 0's n-th reading, call by call."""
+    store = dist.TCPStore  # type: ignore[attr-defined]  # public, not re-exported in stubs
+    server = store("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(server.port))
+    monkeypatch.setenv("TORCHELASTIC_USE_AGENT_STORE", "True")
+    clock = count()
+    zero, one = _helper("rank0_value", rank=0), _helper("rank0_value", rank=1)
+
+    def read(share: Any) -> int:
+        return int(share(next, clock))  # one call site for both ranks
+
+    assert [read(zero), read(zero)] == [0, 1]
+    assert [read(one), read(one)] == [0, 1]  # its own readings were 2 and 3
+    assert next(clock) == 4
+
+
+def test_rank0_value_without_the_store_keeps_its_own_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TORCHELASTIC_USE_AGENT_STORE", raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _helper("rank0_value", rank=0)(lambda: "a") == "a"
+        assert _helper("rank0_value", rank=0, world_size=1)(lambda: "a") == "a"
+    with pytest.warns(UserWarning, match="rank 1: rank 0's value of .* did not come"):
+        assert _helper("rank0_value", rank=1)(lambda: "b") == "b"
+
+
+@pytest.mark.parametrize(
+    ("line", "shared"),
+    [
+        ("os.makedirs(f\"runs/{time.strftime('%H%M%S')}\", exist_ok=True)", True),
+        ("stamp = datetime.now().isoformat()\n    os.makedirs(stamp)", True),
+        ("run = uuid.uuid4().hex\n    Path('out', run).mkdir(parents=True)", True),
+        ("seed = random.randint(0, 9)\n    os.makedirs('runs', exist_ok=True)", False),
+        ("start = time.time()\n    os.makedirs(args.out, exist_ok=True)", False),
+        ("args.run = str(time.time())\n    os.makedirs(other.run)", False),
+    ],
+)
+def test_reads_naming_a_directory_are_shared(line: str, shared: bool) -> None:
+    source = (
+        "import os, random, time, uuid\nfrom datetime import datetime\nfrom pathlib import Path\n"
+        "import torch\n\n\ndef main(args, other):\n"
+        f"    {line}\n    model = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n"
+    )
+    code = migrate_source(source, filename="train.py").code
+    assert ("ddp_rank0_value(" in code.split("def main", 1)[1]) is shared, code
