@@ -10,6 +10,7 @@ update was all-reduced.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,10 @@ from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_cases"
+#: Multi-module programs whose golden migration (tests/program_fixtures/<case>/expected/)
+#: runs here too, each entry in the same launch: (case, entries).
+PROGRAMS = {"train_and_inference_entries": ("train.py", "test.py")}
+PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after the script
 #: finished ("terminate called without an active exception"); the status files tell.
@@ -75,6 +80,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for name in ("cuda_guard", "gradient_penalty"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "DP023" in codes["gradient_penalty"]
+    for case, entries in PROGRAMS.items():
+        shutil.copytree(PROGRAM_FIXTURES / case / "expected", out / case)
+        for entry in entries:
+            scripts[f"{case}/{entry}"] = out / case / entry
     returncode, console = _torchrun(out, list(scripts.values()))
     if returncode != 0:
         for script in scripts.values():
@@ -92,6 +101,23 @@ def test_migrated_script_keeps_the_ranks_in_sync(
     first, second = (_status(out, scripts[name], rank) for rank in (0, 1))
     assert first["ok"] and second["ok"], console[-6000:]
     assert first["digest"] and first["digest"] == second["digest"], (first, second)
+
+
+def test_train_and_inference_entries_both_run_to_the_end(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """pix2pixHD's create_model wraps under `if opt.isTrain and len(opt.gpu_ids) and not
+    opt.fp16:`; only the GPU count may go. The inference entry builds its model through the
+    same helper and calls `model.inference(...)`: wrapped, it died with "DistributedDataParallel
+    object has no attribute 'inference'". The training entry still wraps (ranks in sync)."""
+    out, scripts, console = launch
+    case = "train_and_inference_entries"
+    train = [_status(out, scripts[f"{case}/train.py"], rank) for rank in (0, 1)]
+    infer = [_status(out, scripts[f"{case}/test.py"], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in train + infer), (train, infer, console[-6000:])
+    assert train[0]["digest"] and train[0]["digest"] == train[1]["digest"], train
+    stdout = (out / "runs" / case / "test" / "rank0.stdout").read_text()
+    assert "inference (2, 8)" in stdout, stdout
 
 
 def test_summed_loss_passes_verify(tmp_path: Path) -> None:
