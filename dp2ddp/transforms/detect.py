@@ -6,7 +6,8 @@ Never silent: every call that looks like a DataParallel wrap is either migrated 
 `from torch import nn`), so later passes resolve the name. A bare `DataParallel(m)` reached
 only through such a star import may be the project's own class: DP016. Project-local
 wrappers (subclasses, DataParallelWithCallback, DataParallelModel/Criterion, scatter
-variants, patch_replication_callback) are named in DP002.
+variants, patch_replication_callback) are named in DP002, except patch_replication_callback
+on a model wrapped by torch's DataParallel in this file: model_wrap removes that call.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dp2ddp.transforms._support.names import (
     INIT_PROCESS_GROUP,
     SETUP_FUNCTION,
 )
+from dp2ddp.transforms._support.nodes import replication_patch, scoped_name, wrap_target
 
 _CUSTOM_PARALLEL = frozenset(
     {
@@ -48,8 +50,6 @@ _STAR_SPELLINGS: dict[str, tuple[str, str | None]] = {
 _DISTRIBUTED_LOOKALIKES = frozenset(
     {"DistributedDataParallel", "FullyShardedDataParallel", "ShardedDataParallel"}
 )
-#: Functions of the synchronized-BatchNorm packages that only work on a DataParallel model.
-_REPLICATION_PATCHES = frozenset({"patch_replication_callback"})
 
 
 class DetectDataParallel(MigrationTransform):
@@ -68,6 +68,9 @@ class DetectDataParallel(MigrationTransform):
         self._star_modules: list[str] = []
         #: Classes defined in this file that extend a parallel wrapper.
         self._local_wrappers: set[str] = set()
+        #: What torch DataParallel wraps are assigned to (model_wrap migrates them, and
+        #: removes patch_replication_callback on them).
+        self._wrap_targets: set[tuple[int, str]] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         self.state.already_migrated = any(
@@ -110,6 +113,7 @@ class DetectDataParallel(MigrationTransform):
     def visit_Call(self, node: cst.Call) -> None:
         if self.matches(node.func, DATAPARALLEL):
             self._use(node)
+            self._note_wrap_target(node)
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
                 program = self.state.program
@@ -132,7 +136,10 @@ class DetectDataParallel(MigrationTransform):
         name = spelled.rsplit(".", 1)[-1]
         if name in self._local_wrappers:
             self.warn(node, "DP002", f"{name} extends DataParallel and is not rewritten")
-        elif name in _REPLICATION_PATCHES:
+        elif replication_patch(node, self) is not None:
+            model = self.code(node.args[0].value) if node.args else ""
+            if scoped_name(node, model, self) in self._wrap_targets:
+                return  # a wrap migrated here: model_wrap removes the call (and says so)
             self.warn(
                 node,
                 "DP002",
@@ -157,6 +164,7 @@ class DetectDataParallel(MigrationTransform):
                 f"imported {obj or module} from torch: {spelled} was bound only by {source}",
             )
             self._use(node)
+            self._note_wrap_target(node)
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
         elif spelled.rsplit(".", 1)[-1] == "DataParallel":
@@ -198,6 +206,11 @@ class DetectDataParallel(MigrationTransform):
         # `DP = nn.DataParallel`, `partial(nn.DataParallel, ...)`: calls through an alias
         # bound at run time cannot be followed statically.
         self.warn(node, "DP016", f"{self.code(node)} is referenced here, not called")
+
+    def _note_wrap_target(self, call: cst.Call) -> None:
+        target = wrap_target(call, self)
+        if target is not None:
+            self._wrap_targets.add(scoped_name(call, target, self))
 
     def _use(self, node: cst.CSTNode) -> None:
         self.state.has_dataparallel = True

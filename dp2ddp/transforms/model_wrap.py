@@ -10,6 +10,8 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
   a CPU: the wrap moves out of it (also from a count guard nested inside), the rest of its
   body and its else branch stay guarded, so on CPU (gloo) every process wraps too.
 * An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
+* `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed:
+  under DDP there is no replication to patch, and it asserts the model is a DataParallel.
 * Only the device terms of a condition go: `if opt.isTrain and len(opt.gpu_ids) and not
   opt.fp16:` becomes `if opt.isTrain and not opt.fp16:` (pix2pixHD's create_model builds the
   inference model through the same helper; dropping `opt.isTrain` with the GPU count wrapped
@@ -27,8 +29,17 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
-from dp2ddp.transforms._support.nodes import code_of
+from dp2ddp.transforms._support.names import (
+    DATAPARALLEL,
+    DISTRIBUTED_DATA_PARALLEL,
+    REPLICATION_PATCHES,
+)
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    replication_patch,
+    scoped_name,
+    wrap_target,
+)
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -57,16 +68,30 @@ class WrapModelInDDP(MigrationTransform):
         #: ids of the `if <kept terms>: wrap` statements this pass made (see
         #: _keep_other_terms): a device guard around one hoists it like a wrap.
         self._kept_wrap_ifs: set[int] = set()
+        #: name bound -> (module, alias) of each `from module import patch_replication_callback`.
+        self._patch_imports: dict[str, list[tuple[str, cst.ImportAlias]]] = {}
+        #: The wraps migrated here, by scope (see scoped_name): a replication patch on one
+        #: of them goes.
+        self._migrated_wraps: set[tuple[int, str]] = set()
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        """`from torch.nn import DataParallel` goes once nothing uses it any more."""
+        """`from torch.nn import DataParallel` goes once nothing uses it any more. Imports of
+        the sync-BN replication patch are noted: the patch's import goes with its last call
+        (a relative import stays: libcst cannot resolve it without the package name)."""
         if isinstance(node.names, cst.ImportStar):
             return
         if any((alias.evaluated_name == "DataParallel") for alias in node.names):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        if node.relative or node.module is None:
+            return
+        for alias in node.names:
+            if alias.evaluated_name in REPLICATION_PATCHES:
+                bound = alias.evaluated_alias or alias.evaluated_name
+                module = self.code(node.module)
+                self._patch_imports.setdefault(bound, []).append((module, alias))
 
     # -- the wrap itself --------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -109,9 +134,11 @@ class WrapModelInDDP(MigrationTransform):
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
         AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
-        target = self._assigned_to(original)
+        target = wrap_target(original, self)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)
+        if target is not None:
+            self._migrated_wraps.add(scoped_name(original, target, self))
         self._note_nested(original, target)
         self.record(
             original,
@@ -135,18 +162,52 @@ class WrapModelInDDP(MigrationTransform):
             rpar=updated.rpar,
         )
 
-    def _assigned_to(self, call: cst.Call) -> str | None:
-        node: cst.CSTNode | None = self.parent(call)
-        # Skip a chained .cuda()/.to() and the IfExp of `DP(m) if guard else m`.
-        while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
-            node = self.parent(node)
-        if isinstance(node, cst.AssignTarget):
-            return None
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            return self.code(node.targets[0].target)
-        if isinstance(node, cst.AnnAssign):
-            return self.code(node.target)
-        return None
+    # -- patch_replication_callback(model) on a model that is DDP now ---------------------
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        """`patch_replication_callback(model)` after `model = DataParallel(...)` goes.
+
+        The sync-BN packages' patch makes DataParallel's per-forward replicas call back into
+        their SynchronizedBatchNorm layers; DDP does not replicate, so under DDP it has
+        nothing to patch, and it asserts `isinstance(model, DataParallel)`: kept, it raised
+        AssertionError at start-up (jfzhang95/pytorch-deeplab-xception@9135e10 train.py).
+        Only where its argument holds a wrap this pass migrated; elsewhere detect's DP002
+        stands. BatchNorm statistics across processes are --sync-batchnorm's job (DP008).
+        """
+        kept = [
+            new
+            for old, new in zip(original_node.body, updated_node.body, strict=True)
+            if not self._drops_replication_patch(old)
+        ]
+        if len(kept) == len(updated_node.body):
+            return updated_node
+        if not kept:
+            return cst.RemovalSentinel.REMOVE
+        kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(body=kept)
+
+    def _drops_replication_patch(self, statement: cst.BaseSmallStatement) -> bool:
+        if not (isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call)):
+            return False
+        call = statement.value
+        name = replication_patch(call, self)
+        if name is None or not call.args:
+            return False
+        model = self.code(call.args[0].value)
+        if scoped_name(call, model, self) not in self._migrated_wraps:
+            return False
+        self.record(
+            call,
+            f"removed {name}({model}): DDP does not replicate the model, so there is no "
+            "replication to patch (BatchNorm across processes: --sync-batchnorm)",
+        )
+        if isinstance(call.func, cst.Name):
+            for module, alias in self._patch_imports.get(call.func.value, []):
+                RemoveImportsVisitor.remove_unused_import(
+                    self.context, module, alias.evaluated_name, alias.evaluated_alias
+                )
+        return True
 
     # -- a wrap inside another wrapped model -------------------------------------------
     def _note_nested(self, call: cst.Call, target: str | None) -> None:
