@@ -28,7 +28,10 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_cases"
 #: Multi-module programs whose golden migration (tests/program_fixtures/<case>/expected/)
 #: runs here too, each entry in the same launch: (case, entries).
-PROGRAMS = {"train_and_inference_entries": ("train.py", "test.py")}
+PROGRAMS = {
+    "train_and_inference_entries": ("train.py", "test.py"),
+    "vendored_wrapper_library": ("train.py",),
+}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after the script
@@ -118,6 +121,19 @@ def test_train_and_inference_entries_both_run_to_the_end(
     assert train[0]["digest"] and train[0]["digest"] == train[1]["digest"], train
     stdout = (out / "runs" / case / "test" / "rank0.stdout").read_text()
     assert "inference (2, 8)" in stdout, stdout
+
+
+@pytest.mark.parametrize(
+    "script", [f"{case}/{entry}" for case, entries in PROGRAMS.items() for entry in entries]
+)
+def test_migrated_program_runs_to_the_end(
+    launch: tuple[Path, dict[str, Path], str], script: str
+) -> None:
+    """Each entry of the golden program migrations finishes on both ranks (the vendored
+    sync-BN library left as it is, its patch_replication_callback call removed)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[script], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
 
 
 def test_summed_loss_passes_verify(tmp_path: Path) -> None:
