@@ -10,6 +10,7 @@ update was all-reduced.
 from __future__ import annotations
 
 import json
+import runpy
 import shutil
 import subprocess
 import sys
@@ -80,9 +81,13 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in ("cuda_guard", "gradient_penalty"):
+    for name in ("cuda_guard", "gradient_penalty", "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "DP023" in codes["gradient_penalty"]
+    assert "DP026" in codes["second_backward"]
+    # DP026's first way out, applied by hand: run as it is.
+    scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
+    shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])
     for case, entries in PROGRAMS.items():
         shutil.copytree(PROGRAM_FIXTURES / case / "expected", out / case)
         for entry in entries:
@@ -121,6 +126,30 @@ def test_train_and_inference_entries_both_run_to_the_end(
     assert train[0]["digest"] and train[0]["digest"] == train[1]["digest"], train
     stdout = (out / "runs" / case / "test" / "rank0.stdout").read_text()
     assert "inference (2, 8)" in stdout, stdout
+
+
+def test_second_backward_through_one_forward_is_what_dp026_says(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """DP026 measured: migrated as it is, the second backward's part (D) ends different on
+    the two ranks (were it ever the same, DDP would reduce it and DP026 would be obsolete);
+    with the forward under no_sync() and the gradients all-reduced by hand after each
+    backward, both parts end equal on the ranks and equal to the original's (DataParallel
+    in one process; the two ranks' halves of each batch make up its batch)."""
+    out, scripts, console = launch
+    migrated = [_status(out, scripts["second_backward"], rank) for rank in (0, 1)]
+    fixed = [_status(out, scripts["second_backward_fixed"], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in migrated + fixed), console[-6000:]
+    digests = [status["digest"] for status in migrated]
+    assert all(isinstance(digest, list) and len(digest) == 2 for digest in digests), digests
+    d_rank0, d_rank1 = (float(digest[1]) for digest in digests)  # type: ignore[index]
+    assert abs(d_rank0 - d_rank1) > 1e-4, digests
+    original = runpy.run_path(str(CASES / "second_backward.py"), run_name="__main__")
+    want = original["E2E_DIGEST"]
+    for status in fixed:
+        got = status["digest"]
+        assert isinstance(got, list)
+        assert got == pytest.approx(want, abs=1e-4), (got, want)
 
 
 @pytest.mark.parametrize(
