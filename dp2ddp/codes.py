@@ -150,6 +150,22 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "script that imports it must call ddp_setup() from the generated _dp2ddp module first "
         "thing, or be migrated too: run `dp2ddp migrate` on that script.",
     ),
+    "DP026": (
+        "second backward through one DDP forward",
+        "DDP all-reduces gradients during the first backward after a forward only; a second "
+        "backward through the same forward's outputs (G and D in one module whose forward "
+        "returns both losses, then loss_G.backward() ... loss_D.backward()) leaves its "
+        "gradients per rank, and the weights it updates drift apart across ranks in silence. "
+        "find_unused_parameters=True and static_graph=True do not help (the second backward "
+        'then fails: "Trying to backward through the graph a second time"; with '
+        "retain_graph=True the weights still diverge), nor do separate DDP wrappers for "
+        "the parts called in the one forward. Ways out that keep the ranks in sync (measured "
+        "under torchrun with gloo): (1) run the forward under `with model.no_sync():` and, "
+        "after each backward, all-reduce each `.grad` of the parameters its optimizer steps "
+        "and divide it by WORLD_SIZE (the original's updates exactly); (2) one forward per "
+        "backward (a forward for G's losses, another for D's; find_unused_parameters=True "
+        "where a forward leaves parameters without a gradient): D then sees G after its step.",
+    ),
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "

@@ -10,6 +10,8 @@ update was all-reduced.
 from __future__ import annotations
 
 import json
+import runpy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +27,13 @@ from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_cases"
+#: Multi-module programs whose golden migration (tests/program_fixtures/<case>/expected/)
+#: runs here too, each entry in the same launch: (case, entries).
+PROGRAMS = {
+    "train_and_inference_entries": ("train.py", "test.py"),
+    "vendored_wrapper_library": ("train.py",),
+}
+PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after the script
 #: finished ("terminate called without an active exception"); the status files tell.
@@ -72,9 +81,17 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in ("cuda_guard", "gradient_penalty"):
+    for name in ("cuda_guard", "gradient_penalty", "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "DP023" in codes["gradient_penalty"]
+    assert "DP026" in codes["second_backward"]
+    # DP026's first way out, applied by hand: run as it is.
+    scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
+    shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])
+    for case, entries in PROGRAMS.items():
+        shutil.copytree(PROGRAM_FIXTURES / case / "expected", out / case)
+        for entry in entries:
+            scripts[f"{case}/{entry}"] = out / case / entry
     returncode, console = _torchrun(out, list(scripts.values()))
     if returncode != 0:
         for script in scripts.values():
@@ -92,6 +109,60 @@ def test_migrated_script_keeps_the_ranks_in_sync(
     first, second = (_status(out, scripts[name], rank) for rank in (0, 1))
     assert first["ok"] and second["ok"], console[-6000:]
     assert first["digest"] and first["digest"] == second["digest"], (first, second)
+
+
+def test_train_and_inference_entries_both_run_to_the_end(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """pix2pixHD's create_model wraps under `if opt.isTrain and len(opt.gpu_ids) and not
+    opt.fp16:`; only the GPU count may go. The inference entry builds its model through the
+    same helper and calls `model.inference(...)`: wrapped, it died with "DistributedDataParallel
+    object has no attribute 'inference'". The training entry still wraps (ranks in sync)."""
+    out, scripts, console = launch
+    case = "train_and_inference_entries"
+    train = [_status(out, scripts[f"{case}/train.py"], rank) for rank in (0, 1)]
+    infer = [_status(out, scripts[f"{case}/test.py"], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in train + infer), (train, infer, console[-6000:])
+    assert train[0]["digest"] and train[0]["digest"] == train[1]["digest"], train
+    stdout = (out / "runs" / case / "test" / "rank0.stdout").read_text()
+    assert "inference (2, 8)" in stdout, stdout
+
+
+def test_second_backward_through_one_forward_is_what_dp026_says(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """DP026 measured: migrated as it is, the second backward's part (D) ends different on
+    the two ranks (were it ever the same, DDP would reduce it and DP026 would be obsolete);
+    with the forward under no_sync() and the gradients all-reduced by hand after each
+    backward, both parts end equal on the ranks and equal to the original's (DataParallel
+    in one process; the two ranks' halves of each batch make up its batch)."""
+    out, scripts, console = launch
+    migrated = [_status(out, scripts["second_backward"], rank) for rank in (0, 1)]
+    fixed = [_status(out, scripts["second_backward_fixed"], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in migrated + fixed), console[-6000:]
+    digests = [status["digest"] for status in migrated]
+    assert all(isinstance(digest, list) and len(digest) == 2 for digest in digests), digests
+    d_rank0, d_rank1 = (float(digest[1]) for digest in digests)  # type: ignore[index]
+    assert abs(d_rank0 - d_rank1) > 1e-4, digests
+    original = runpy.run_path(str(CASES / "second_backward.py"), run_name="__main__")
+    want = original["E2E_DIGEST"]
+    for status in fixed:
+        got = status["digest"]
+        assert isinstance(got, list)
+        assert got == pytest.approx(want, abs=1e-4), (got, want)
+
+
+@pytest.mark.parametrize(
+    "script", [f"{case}/{entry}" for case, entries in PROGRAMS.items() for entry in entries]
+)
+def test_migrated_program_runs_to_the_end(
+    launch: tuple[Path, dict[str, Path], str], script: str
+) -> None:
+    """Each entry of the golden program migrations finishes on both ranks (the vendored
+    sync-BN library left as it is, its patch_replication_callback call removed)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[script], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
 
 
 def test_summed_loss_passes_verify(tmp_path: Path) -> None:

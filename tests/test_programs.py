@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from dp2ddp.cli import main
+from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
 
 PROGRAMS = Path(__file__).parent / "program_fixtures"
 CASES = sorted(p.name for p in PROGRAMS.iterdir() if (p / "input").is_dir())
@@ -69,5 +70,8 @@ def test_program_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             compile(text, path, "exec")
     args = (case / "args.txt").read_text().split()
     again = CliRunner().invoke(main, ["migrate", "--check", *args], catch_exceptions=False)
-    assert again.exit_code == 0, f"not a fixed point:\n{again.stderr}"
+    # --check also fails on a DataParallel use left for the user to port (DP002, DP016).
+    unported = any(f" {code} " in warnings_text for code in UNCONVERTED_DATAPARALLEL)
+    assert again.exit_code == (1 if unported else 0), f"not a fixed point:\n{again.stderr}"
+    assert "would" not in again.stderr, f"not a fixed point:\n{again.stderr}"
     assert tree(work) == got

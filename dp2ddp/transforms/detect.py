@@ -6,7 +6,14 @@ Never silent: every call that looks like a DataParallel wrap is either migrated 
 `from torch import nn`), so later passes resolve the name. A bare `DataParallel(m)` reached
 only through such a star import may be the project's own class: DP016. Project-local
 wrappers (subclasses, DataParallelWithCallback, DataParallelModel/Criterion, scatter
-variants, patch_replication_callback) are named in DP002.
+variants, patch_replication_callback) are named in DP002, except patch_replication_callback
+on a model wrapped by torch's DataParallel in this file: model_wrap removes that call.
+
+A module that defines or builds DataParallel machinery of its own (a subclass, a
+DataParallelWithCallback call, scatter/gather) and wraps nothing with torch's DataParallel
+is a wrapper library (a vendored sync_batchnorm/): left unchanged, also inside a program,
+its DP002 warnings naming it. A module with only isinstance checks is not one: those test
+the training model, which is DDP now, and follow it.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from dp2ddp.transforms._support.names import (
     INIT_PROCESS_GROUP,
     SETUP_FUNCTION,
 )
+from dp2ddp.transforms._support.nodes import replication_patch, scoped_name, wrap_target
 
 _CUSTOM_PARALLEL = frozenset(
     {
@@ -48,8 +56,6 @@ _STAR_SPELLINGS: dict[str, tuple[str, str | None]] = {
 _DISTRIBUTED_LOOKALIKES = frozenset(
     {"DistributedDataParallel", "FullyShardedDataParallel", "ShardedDataParallel"}
 )
-#: Functions of the synchronized-BatchNorm packages that only work on a DataParallel model.
-_REPLICATION_PATCHES = frozenset({"patch_replication_callback"})
 
 
 class DetectDataParallel(MigrationTransform):
@@ -68,6 +74,13 @@ class DetectDataParallel(MigrationTransform):
         self._star_modules: list[str] = []
         #: Classes defined in this file that extend a parallel wrapper.
         self._local_wrappers: set[str] = set()
+        #: What torch DataParallel wraps are assigned to (model_wrap migrates them, and
+        #: removes patch_replication_callback on them).
+        self._wrap_targets: set[tuple[int, str]] = set()
+        #: This file calls torch's DataParallel (a training wrap).
+        self._wraps_with_torch = False
+        #: This file defines or builds DataParallel machinery of its own (DP002).
+        self._own_machinery = False
 
     def visit_Module(self, node: cst.Module) -> None:
         self.state.already_migrated = any(
@@ -101,23 +114,29 @@ class DetectDataParallel(MigrationTransform):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
             if self.matches(base.value, DATAPARALLEL):
+                self._own_machinery = True
                 self.warn(base, "DP002", f"class {node.name.value} subclasses DataParallel")
             elif "DataParallel" in self.code(base.value) and not self.matches(
                 base.value, DISTRIBUTED_DATA_PARALLEL
             ):
+                self._own_machinery = True
                 self.warn(base, "DP002", f"class {node.name.value} extends a parallel wrapper")
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.matches(node.func, DATAPARALLEL):
             self._use(node)
+            self._note_wrap_target(node)
+            self._wraps_with_torch = True
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
                 program = self.state.program
                 if program is not None and program.role == "library":
                     self.warn(node, "DP024")
         elif self.matches(node.func, DATA_PARALLEL_FUNCTION):
+            self._own_machinery = True
             self.warn(node, "DP002", "functional data_parallel() is not rewritten")
         elif self.matches(node.func, _CUSTOM_PARALLEL):
+            self._own_machinery = True
             self.warn(node, "DP002", f"{self.code(node.func)}() is DataParallel machinery")
         elif self.matches(node.func, DISTRIBUTED_DATA_PARALLEL | INIT_PROCESS_GROUP):
             self._ddp_use = self._ddp_use or node
@@ -131,8 +150,12 @@ class DetectDataParallel(MigrationTransform):
         spelled = self.code(node.func)
         name = spelled.rsplit(".", 1)[-1]
         if name in self._local_wrappers:
+            self._own_machinery = True
             self.warn(node, "DP002", f"{name} extends DataParallel and is not rewritten")
-        elif name in _REPLICATION_PATCHES:
+        elif replication_patch(node, self) is not None:
+            model = self.code(node.args[0].value) if node.args else ""
+            if scoped_name(node, model, self) in self._wrap_targets:
+                return  # a wrap migrated here: model_wrap removes the call (and says so)
             self.warn(
                 node,
                 "DP002",
@@ -140,8 +163,10 @@ class DetectDataParallel(MigrationTransform):
                 "remove it and convert BatchNorm with --sync-batchnorm",
             )
         elif name == "DataParallel" and self.qualified_names(node.func):
+            self._own_machinery = True
             self.warn(node, "DP002", f"{spelled} is not torch's DataParallel")
         elif "DataParallel" in name and name not in _DISTRIBUTED_LOOKALIKES:
+            self._own_machinery = True
             self.warn(node, "DP002", f"{name} is not torch's DataParallel")
 
     def _unbound_call(self, node: cst.Call) -> None:
@@ -157,6 +182,8 @@ class DetectDataParallel(MigrationTransform):
                 f"imported {obj or module} from torch: {spelled} was bound only by {source}",
             )
             self._use(node)
+            self._note_wrap_target(node)
+            self._wraps_with_torch = True
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
         elif spelled.rsplit(".", 1)[-1] == "DataParallel":
@@ -199,11 +226,26 @@ class DetectDataParallel(MigrationTransform):
         # bound at run time cannot be followed statically.
         self.warn(node, "DP016", f"{self.code(node)} is referenced here, not called")
 
+    def _note_wrap_target(self, call: cst.Call) -> None:
+        target = wrap_target(call, self)
+        if target is not None:
+            self._wrap_targets.add(scoped_name(call, target, self))
+
     def _use(self, node: cst.CSTNode) -> None:
         self.state.has_dataparallel = True
         self._first_use = self._first_use or node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self._own_machinery and not self._wraps_with_torch:
+            # A wrapper library (vendored sync_batchnorm/replicate.py: `class
+            # DataParallelWithCallback(DataParallel)`, `assert isinstance(dp, DataParallel)`):
+            # its DataParallel references are about its own wrappers, which the project
+            # still builds (DP002 at those calls). Flipping them to DDP made
+            # patch_replication_callback reject the models it was written for, and a setup
+            # block made a library an entry. Left as it is; DP002 above names it.
+            self.state.wrapper_library = True
+            self.state.has_dataparallel = False
+            return updated_node
         if (
             self.state.has_dataparallel
             and self._ddp_use is not None

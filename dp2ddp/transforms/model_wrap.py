@@ -10,6 +10,14 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
   a CPU: the wrap moves out of it (also from a count guard nested inside), the rest of its
   body and its else branch stay guarded, so on CPU (gloo) every process wraps too.
 * An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
+* `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed:
+  under DDP there is no replication to patch, and it asserts the model is a DataParallel.
+* Only the device terms of a condition go: `if opt.isTrain and len(opt.gpu_ids) and not
+  opt.fp16:` becomes `if opt.isTrain and not opt.fp16:` (pix2pixHD's create_model builds the
+  inference model through the same helper; dropping `opt.isTrain` with the GPU count wrapped
+  it too, and test.py died on `model.inference`). The kept condition is a condition on the
+  wrap like any other (DP012), and its else branch stays: it is not the single-device path
+  any more, it is what the original ran when the kept terms were false.
 """
 
 from __future__ import annotations
@@ -21,7 +29,17 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.names import (
+    DATAPARALLEL,
+    DISTRIBUTED_DATA_PARALLEL,
+    REPLICATION_PATCHES,
+)
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    replication_patch,
+    scoped_name,
+    wrap_target,
+)
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -47,16 +65,33 @@ class WrapModelInDDP(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: (what each wrap is assigned to, the wrap call), in order.
         self._wraps: list[tuple[str, cst.Call]] = []
+        #: ids of the `if <kept terms>: wrap` statements this pass made (see
+        #: _keep_other_terms): a device guard around one hoists it like a wrap.
+        self._kept_wrap_ifs: set[int] = set()
+        #: name bound -> (module, alias) of each `from module import patch_replication_callback`.
+        self._patch_imports: dict[str, list[tuple[str, cst.ImportAlias]]] = {}
+        #: The wraps migrated here, by scope (see scoped_name): a replication patch on one
+        #: of them goes.
+        self._migrated_wraps: set[tuple[int, str]] = set()
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        """`from torch.nn import DataParallel` goes once nothing uses it any more."""
+        """`from torch.nn import DataParallel` goes once nothing uses it any more. Imports of
+        the sync-BN replication patch are noted: the patch's import goes with its last call
+        (a relative import stays: libcst cannot resolve it without the package name)."""
         if isinstance(node.names, cst.ImportStar):
             return
         if any((alias.evaluated_name == "DataParallel") for alias in node.names):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        if node.relative or node.module is None:
+            return
+        for alias in node.names:
+            if alias.evaluated_name in REPLICATION_PATCHES:
+                bound = alias.evaluated_alias or alias.evaluated_name
+                module = self.code(node.module)
+                self._patch_imports.setdefault(bound, []).append((module, alias))
 
     # -- the wrap itself --------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -99,9 +134,11 @@ class WrapModelInDDP(MigrationTransform):
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
         AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
-        target = self._assigned_to(original)
+        target = wrap_target(original, self)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)
+        if target is not None:
+            self._migrated_wraps.add(scoped_name(original, target, self))
         self._note_nested(original, target)
         self.record(
             original,
@@ -125,18 +162,52 @@ class WrapModelInDDP(MigrationTransform):
             rpar=updated.rpar,
         )
 
-    def _assigned_to(self, call: cst.Call) -> str | None:
-        node: cst.CSTNode | None = self.parent(call)
-        # Skip a chained .cuda()/.to() and the IfExp of `DP(m) if guard else m`.
-        while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
-            node = self.parent(node)
-        if isinstance(node, cst.AssignTarget):
-            return None
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            return self.code(node.targets[0].target)
-        if isinstance(node, cst.AnnAssign):
-            return self.code(node.target)
-        return None
+    # -- patch_replication_callback(model) on a model that is DDP now ---------------------
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        """`patch_replication_callback(model)` after `model = DataParallel(...)` goes.
+
+        The sync-BN packages' patch makes DataParallel's per-forward replicas call back into
+        their SynchronizedBatchNorm layers; DDP does not replicate, so under DDP it has
+        nothing to patch, and it asserts `isinstance(model, DataParallel)`: kept, it raised
+        AssertionError at start-up (jfzhang95/pytorch-deeplab-xception@9135e10 train.py).
+        Only where its argument holds a wrap this pass migrated; elsewhere detect's DP002
+        stands. BatchNorm statistics across processes are --sync-batchnorm's job (DP008).
+        """
+        kept = [
+            new
+            for old, new in zip(original_node.body, updated_node.body, strict=True)
+            if not self._drops_replication_patch(old)
+        ]
+        if len(kept) == len(updated_node.body):
+            return updated_node
+        if not kept:
+            return cst.RemovalSentinel.REMOVE
+        kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(body=kept)
+
+    def _drops_replication_patch(self, statement: cst.BaseSmallStatement) -> bool:
+        if not (isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call)):
+            return False
+        call = statement.value
+        name = replication_patch(call, self)
+        if name is None or not call.args:
+            return False
+        model = self.code(call.args[0].value)
+        if scoped_name(call, model, self) not in self._migrated_wraps:
+            return False
+        self.record(
+            call,
+            f"removed {name}({model}): DDP does not replicate the model, so there is no "
+            "replication to patch (BatchNorm across processes: --sync-batchnorm)",
+        )
+        if isinstance(call.func, cst.Name):
+            for module, alias in self._patch_imports.get(call.func.value, []):
+                RemoveImportsVisitor.remove_unused_import(
+                    self.context, module, alias.evaluated_name, alias.evaluated_alias
+                )
+        return True
 
     # -- a wrap inside another wrapped model -------------------------------------------
     def _note_nested(self, call: cst.Call, target: str | None) -> None:
@@ -226,41 +297,74 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node  # an elif: judged with the head of its chain
         test = self.code(original_node.test)
         guard = bool(_GUARD.search(test)) and not _NOT_A_GUARD.search(test)
-        device_guard = guard and not _COUNT_GUARD.search(test)
+        dropped: list[str] = []
+        kept = _drop_device_terms(updated_node.test, dropped) if guard else None
+        if kept is None or not dropped:  # not a guard, or its device terms cannot be separated
+            guard = False
+        device_guard = guard and not any(_COUNT_GUARD.search(term) for term in dropped)
         if not self._wraps_directly(original_node.body):
             if device_guard:  # a count guard nested inside was flattened into this body
-                return self._hoist_wrap(original_node, updated_node)
-            self._warn_conditional_wraps(original_node)
+                return self._hoist_wrap(original_node, updated_node, kept, dropped)
+            if not self._contains_kept_wrap(updated_node.body):
+                self._warn_conditional_wraps(original_node)
             return updated_node
         if not guard or not isinstance(updated_node.body, cst.IndentedBlock):
             self._warn_conditional_wraps(original_node)
             return updated_node
         if device_guard:
-            return self._hoist_wrap(original_node, updated_node)
+            return self._hoist_wrap(original_node, updated_node, kept, dropped)
+        if isinstance(kept, cst.BaseExpression):
+            return self._keep_other_terms(original_node, updated_node, kept, dropped)
         body = list(updated_node.body.body)
         first = body[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         body[0] = first.with_changes(
             leading_lines=[*updated_node.leading_lines, *first.leading_lines]
         )
-        dropped = " and its else branch" if original_node.orelse is not None else ""
+        else_note = " and its else branch" if original_node.orelse is not None else ""
         self.record(
             original_node,
-            f"removed the guard `if {test}`{dropped}: DDP always wraps",
+            f"removed the guard `if {test}`{else_note}: DDP always wraps",
         )
         return cst.FlattenSentinel(body)
 
-    def _warn_conditional_wraps(self, head: cst.If) -> None:
+    def _keep_other_terms(
+        self, original: cst.If, updated: cst.If, kept: cst.BaseExpression, dropped: list[str]
+    ) -> cst.If:
+        """`if opt.isTrain and len(opt.gpu_ids): wrap` -> `if opt.isTrain: wrap`: the GPU
+        count goes (every process wraps), the rest still decides. The else branch stays:
+        the original ran it whenever the kept terms were false."""
+        new_if = updated.with_changes(test=kept)
+        self._kept_wrap_ifs.add(id(new_if))
+        self.record(
+            original,
+            f"dropped the device terms {', '.join(f'`{t}`' for t in dropped)} of "
+            f"`if {self.code(original.test)}`: kept `if {self.code(kept)}`",
+        )
+        self._warn_conditional_wraps(original, head_test=self.code(kept))
+        return new_if
+
+    def _contains_kept_wrap(self, block: cst.BaseSuite) -> bool:
+        """The block holds an `if <kept terms>: wrap` made by _keep_other_terms/_hoist_wrap
+        (already warned DP012 there)."""
+        return isinstance(block, cst.IndentedBlock) and any(
+            id(stmt) in self._kept_wrap_ifs for stmt in block.body
+        )
+
+    def _warn_conditional_wraps(self, head: cst.If, head_test: str | None = None) -> None:
         """DP012 at each branch of an if/elif/else chain that wraps, unless all of them do
-        (then every path wraps, whatever the condition)."""
+        (then every path wraps, whatever the condition). `head_test`: the condition the
+        head keeps once its device terms are dropped."""
         branches: list[tuple[cst.CSTNode, str, cst.BaseSuite]] = []
         node: cst.If | cst.Else | None = head
+        head_test = head_test or self.code(head.test)
         while node is not None:
             if isinstance(node, cst.If):
-                branches.append((node, f"if {self.code(node.test)}", node.body))
+                test = head_test if node is head else self.code(node.test)
+                branches.append((node, f"if {test}", node.body))
                 node = node.orelse
             else:
-                branches.append((node, f"else of if {self.code(head.test)}", node.body))
+                branches.append((node, f"else of if {head_test}", node.body))
                 node = None
         wrapping = [b for b in branches if self._wraps_directly(b[2])]
         if len(wrapping) == len(branches) and isinstance(branches[-1][0], cst.Else):
@@ -269,18 +373,27 @@ class WrapModelInDDP(MigrationTransform):
             self.warn(where, "DP012", condition)
 
     def _hoist_wrap(
-        self, original: cst.If, updated: cst.If
+        self,
+        original: cst.If,
+        updated: cst.If,
+        kept: cst.BaseExpression | bool | None = True,
+        dropped: list[str] | None = None,
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         """`if <device guard>: a; m = DDP(m); b; else: c` ->
-        `if guard: a; else: c` / `m = DDP(m)` / `if guard: b` (empty parts left out)."""
+        `if guard: a; else: c` / `m = DDP(m)` / `if guard: b` (empty parts left out).
+        With other terms in the guard (`if opt.isTrain and torch.cuda.is_available()`),
+        the wrap moves under `if <those terms>:` (`kept`)."""
         if not isinstance(updated.body, cst.IndentedBlock):
             return updated
         body = list(updated.body.body)
         wraps = [
             i
             for i, stmt in enumerate(body)
-            if isinstance(stmt, cst.SimpleStatementLine)
-            and m.findall(stmt, m.Call(func=m.Name(_DDP)))
+            if (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and m.findall(stmt, m.Call(func=m.Name(_DDP)))
+            )
+            or id(stmt) in self._kept_wrap_ifs
         ]
         if not wraps:
             return updated
@@ -306,9 +419,14 @@ class WrapModelInDDP(MigrationTransform):
         elif updated.orelse is not None:
             pass_line = cst.SimpleStatementLine([cst.Pass()])
             out.append(updated.with_changes(body=updated.body.with_changes(body=[pass_line])))
+        if isinstance(kept, cst.BaseExpression):
+            kept_if = cst.If(test=kept, body=cst.IndentedBlock(body=hoisted))
+            self._kept_wrap_ifs.add(id(kept_if))
+            hoisted = [kept_if]
+            self._warn_conditional_wraps(original, head_test=self.code(kept))
         if not out:
             first = hoisted[0]
-            assert isinstance(first, cst.SimpleStatementLine)  # a wrap statement (see above)
+            assert isinstance(first, (cst.SimpleStatementLine, cst.If))  # see above
             hoisted[0] = first.with_changes(
                 leading_lines=[*updated.leading_lines, *first.leading_lines]
             )
@@ -321,9 +439,16 @@ class WrapModelInDDP(MigrationTransform):
                     orelse=None,
                 )
             )
+        kept_note = (
+            f" (under `if {self.code(kept)}`, its terms other than "
+            f"{', '.join(f'`{t}`' for t in dropped or [])})"
+            if isinstance(kept, cst.BaseExpression)
+            else ""
+        )
         self.record(
             original,
-            f"moved the wrap out of the device guard `if {test}`: every process wraps, on CPU too",
+            f"moved the wrap out of the device guard `if {test}`{kept_note}: every process "
+            "wraps, on CPU too",
         )
         return cst.FlattenSentinel(out)
 
@@ -338,9 +463,23 @@ class WrapModelInDDP(MigrationTransform):
         if not self._is_dp_call(original_node.body):
             return updated_node
         test = self.code(original_node.test)
-        if _GUARD.search(test) and not _NOT_A_GUARD.search(test):
+        dropped: list[str] = []
+        kept = (
+            _drop_device_terms(updated_node.test, dropped)
+            if _GUARD.search(test) and not _NOT_A_GUARD.search(test)
+            else None
+        )
+        if kept is True and dropped:
             self.record(original_node, f"removed the guard `if {test}`: DDP always wraps")
             return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        if isinstance(kept, cst.BaseExpression) and dropped:
+            self.record(
+                original_node,
+                f"dropped the device terms {', '.join(f'`{t}`' for t in dropped)} of "
+                f"`if {test}`: kept `if {self.code(kept)}`",
+            )
+            self.warn(original_node, "DP012", f"if {self.code(kept)}")
+            return updated_node.with_changes(test=kept)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
 
@@ -357,6 +496,50 @@ class WrapModelInDDP(MigrationTransform):
             and not _NOT_A_GUARD.search(test)
             and not _TYPE_TEST.search(test)  # isinstance(net, DataParallel): still right
         )
+
+
+def _is_device_term(term: str) -> bool:
+    """Does this term of a wrap condition ask about GPUs (whether there is one, how many)?"""
+    return bool(_GUARD.search(term)) and not _NOT_A_GUARD.search(term)
+
+
+def _drop_device_terms(
+    test: cst.BaseExpression, dropped: list[str]
+) -> cst.BaseExpression | bool | None:
+    """The wrap condition without its device terms (appended to `dropped`, as spelled).
+
+    True: nothing else decides the wrap (only device terms, or `<device> or ...`: DDP
+    wraps on every process wherever the original wrapped on GPUs). An expression: the
+    terms that still decide it, in their `and`/`or`/`not` (`opt.isTrain and not opt.fp16`).
+    None: the device terms cannot be taken out without changing what the rest means
+    (`not (opt.isTrain and use_cuda)`). A device term under `not` (`not args.no_cuda`)
+    is a device term like any other: its polarity is the name's business, and the whole
+    term is dropped.
+    """
+    if isinstance(test, cst.BooleanOperation):
+        left = _drop_device_terms(test.left, dropped)
+        right = _drop_device_terms(test.right, dropped)
+        if left is None or right is None:
+            return None
+        if isinstance(test.operator, cst.Or) and (left is True or right is True):
+            return True
+        if left is True:
+            return right
+        if right is True:
+            return left
+        if left is test.left and right is test.right:
+            return test
+        return test.with_changes(left=left, right=right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _drop_device_terms(test.expression, dropped)
+        if inner is True or inner is test.expression:
+            return True if inner is True else test
+        return None
+    term = code_of(test)
+    if _is_device_term(term):
+        dropped.append(term)
+        return True
+    return test
 
 
 def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:

@@ -62,6 +62,10 @@ class MigrationState:
     already_migrated: bool = False
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
+    #: The file is DataParallel machinery of the project's own (it defines a DataParallel
+    #: subclass or builds such wrappers) and wraps no model with torch's DataParallel: a
+    #: library such as a vendored sync_batchnorm/replicate.py, left as it is (DP002 names it).
+    wrapper_library: bool = False
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
     #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.

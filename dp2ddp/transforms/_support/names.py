@@ -21,6 +21,10 @@ DISTRIBUTED_DATA_PARALLEL: Final = frozenset(
         "torch.nn.DistributedDataParallel",
     }
 )
+#: Functions of the synchronized-BatchNorm packages (vendored as sync_batchnorm/) that patch
+#: a DataParallel model's replication; they assert `isinstance(model, DataParallel)`. Matched
+#: by their last name: the package is the project's own copy, wherever it sits.
+REPLICATION_PATCHES: Final = frozenset({"patch_replication_callback"})
 INIT_PROCESS_GROUP: Final = frozenset({"torch.distributed.init_process_group"})
 DATALOADER: Final = frozenset(
     {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}

@@ -303,6 +303,46 @@ def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.Ba
     return None
 
 
+def wrap_target(call: cst.Call, transform: MigrationTransform) -> str | None:
+    """What a wrap call's result is assigned to, as spelled (`model`, `self.model`), through
+    a chained `.cuda()`/`.to()` and the IfExp of `DP(m) if guard else m`; None for anything
+    else (a return value, a tuple target, a chained assignment)."""
+    node: cst.CSTNode | None = transform.parent(call)
+    while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
+        node = transform.parent(node)
+    if isinstance(node, cst.AssignTarget):
+        return None
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        return code_of(node.targets[0].target)
+    if isinstance(node, cst.AnnAssign):
+        return code_of(node.target)
+    return None
+
+
+def scoped_name(node: cst.CSTNode, spelled: str, transform: MigrationTransform) -> tuple[int, str]:
+    """`spelled` (a name or `self.x`) as seen at `node`: keyed by the function it is local
+    to, or by the class for `self.` attributes, so `model` of one builder is not another's."""
+    scope: cst.CSTNode | None
+    if spelled.startswith("self."):
+        scope = enclosing_class(node, transform)
+    else:
+        scope = enclosing_function(node, transform)
+    return (id(scope) if scope is not None else 0, spelled)
+
+
+def replication_patch(call: cst.Call, transform: MigrationTransform) -> str | None:
+    """The sync-BN package's patch_replication_callback, however imported (`as patch_bn`,
+    a star import, `sync_batchnorm.patch_replication_callback`): its name, else None."""
+    from dp2ddp.transforms._support.names import REPLICATION_PATCHES
+
+    spelled = [code_of(call.func)]
+    for name in [*transform.qualified_names(call.func), *spelled]:
+        last = name.rsplit(".", 1)[-1]
+        if last in REPLICATION_PATCHES:
+            return last
+    return None
+
+
 def rebase(receiver: cst.BaseExpression | None, site: cst.Call) -> cst.BaseExpression | None:
     """`self.loader` seen from a caller `trainer.fit()` is `trainer.loader`."""
     if receiver is None:

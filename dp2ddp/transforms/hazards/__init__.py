@@ -14,6 +14,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP023 `torch.autograd.grad(..., create_graph=True)`: a gradient penalty whose own backward
   through a DDP model fails ("Expected to have finished reduction in the prior iteration").
+- DP026 a second backward pass through the outputs of one forward of a wrapped model: its
+  gradients are not all-reduced, and the weights it updates drift apart across ranks
+  (see hazards.backward).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
-from dp2ddp.transforms._support.nodes import variables_under
+from dp2ddp.transforms._support.nodes import variables_under, wrap_target
+from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
@@ -76,6 +80,8 @@ class FlagHazards(MigrationTransform):
         self._sliced_loops: set[int] = set()
         self._batchnorms: list[cst.Call] = []
         self._first_wrap: cst.Call | None = None
+        #: What DataParallel wraps are assigned to (DP026 follows their forwards).
+        self._wrapped: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._losses.enter_module(node)
@@ -108,6 +114,15 @@ class FlagHazards(MigrationTransform):
         )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        for site in second_backwards(original_node, self.matches, self._wrapped):
+            line, _ = self._position(site.forward)
+            self.warn(
+                site.backward,
+                "DP026",
+                f"{self.code(site.backward.func)}() is the second backward through the "
+                f"outputs of {self.code(site.forward.func)}(...) at line {line}: its "
+                "gradients are not all-reduced",
+            )
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:
@@ -175,8 +190,11 @@ class FlagHazards(MigrationTransform):
     # -- calls, assignments, subscripts ---------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         names = self.qualified_names(node.func)
-        if names & DATAPARALLEL and self._first_wrap is None:
-            self._first_wrap = node
+        if names & DATAPARALLEL:
+            self._first_wrap = self._first_wrap or node
+            target = wrap_target(node, self)
+            if target is not None:
+                self._wrapped.add(target)
         self._losses.check_call(node, names)
         if names & _RANDOM and self._in_training_loop():
             self.warn(node, "DP006", f"{self.code(node.func)}()")

@@ -1,0 +1,8 @@
+import torch
+
+from models import create_model
+from options import parse
+
+opt = parse(is_train=False)
+model = create_model(opt)
+print("inference", tuple(model.inference(torch.randn(2, 8)).shape))

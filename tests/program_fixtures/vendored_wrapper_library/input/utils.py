@@ -1,0 +1,6 @@
+import torch.nn as nn
+
+
+def bare(model):
+    """The model under its wrapper (an isinstance check on the training model: follows DDP)."""
+    return model.module if isinstance(model, nn.DataParallel) else model
