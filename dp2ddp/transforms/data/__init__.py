@@ -103,7 +103,7 @@ class ShardDataLoaders(LoaderEvaluation):
         nodes = list(walk(node))
         self.index(nodes)
         self._iterable_classes = self._iterable_dataset_classes(nodes)
-        loaders: dict[cst.Call, Loader] = {}
+        loaders: dict[cst.Call, Loader] = self._loaders
         for call in self._calls:
             if self.matches(call.func, DATALOADER):
                 loader = self._prepare(call)
