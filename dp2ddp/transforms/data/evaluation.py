@@ -69,7 +69,8 @@ class LoaderEvaluation(LoaderSetEpoch):
     def _objects_updated_and_read_after(self, loop: cst.For) -> cst.Name | None:
         """An object bound before the loop, updated by a method call in it and read after
         it: `valid_loss_avg = Averager()`, `valid_loss_avg.add(cost)`, then
-        `return valid_loss_avg.val()`. Its sums and counts are this rank's own, so reducing
+        `return valid_loss_avg.val()`; or a table summed item by item (`confusion[t, p] += 1`).
+        Its sums and counts are this rank's own, so reducing
         the loop's counters beside it would print a mix of global and per-rank figures
         (real-world: deep-text-recognition-benchmark's averaged valid loss). A call
         statement after the loop (`bar.close()`, `writer.add_scalar(...)`) reads no figure.
@@ -85,6 +86,13 @@ class LoaderEvaluation(LoaderSetEpoch):
                 and isinstance(self._initial_value(loop, node.func.value.value), cst.Call)
             ):
                 updated.add(node.func.value.value)
+            elif (  # `confusion[t, p] += 1`, `totals["loss"] += loss`: summed in place
+                isinstance(node, cst.AugAssign)
+                and isinstance(node.target, cst.Subscript)
+                and isinstance(node.target.value, cst.Name)
+                and self._initial_value(loop, node.target.value.value) is not None
+            ):
+                updated.add(node.target.value.value)
         if not updated:
             return None
         end = self.get_metadata(PositionProvider, loop).end.line
