@@ -67,11 +67,11 @@ class LoaderEvaluation(LoaderSetEpoch):
         return None
 
     def _objects_updated_and_read_after(self, loop: cst.For) -> cst.Name | None:
-        """An object bound before the loop, updated by a method call in it and read after
-        it: `valid_loss_avg = Averager()`, `valid_loss_avg.add(cost)`, then
-        `return valid_loss_avg.val()`; or a table summed item by item (`confusion[t, p] += 1`).
-        Its sums and counts are this rank's own, so reducing
-        the loop's counters beside it would print a mix of global and per-rank figures
+        """An object bound before the loop, updated in it and read after it: an averaging
+        object (`valid_loss_avg = Averager()`, `valid_loss_avg.add(cost)`, then
+        `return valid_loss_avg.val()`) or a table summed item by item
+        (`confusion[t, p] += 1`). Its sums and counts are this rank's own, so reducing the
+        loop's counters beside it would print a mix of global and per-rank figures
         (real-world: deep-text-recognition-benchmark's averaged valid loss). A call
         statement after the loop (`bar.close()`, `writer.add_scalar(...)`) reads no figure.
         """
@@ -409,9 +409,9 @@ class LoaderEvaluation(LoaderSetEpoch):
 
     def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
         """(name, what is added) for each running sum in the loop body, in both spellings:
-        `total += n` and `total = total + n` (or `n + total`). Counting only the first
-        left `length_of_data = length_of_data + batch_size` per rank while the sums it
-        divides were summed over the ranks (real-world: deep-text-recognition-benchmark
+        `total += n` and `total = total + n` (or `n + total`). Knowing only the first
+        left `length_of_data = length_of_data + batch_size` a per-rank count while the sums
+        divided by it were summed over the ranks (real-world: deep-text-recognition-benchmark
         printed norm_ED doubled)."""
         found: list[tuple[str, cst.BaseExpression]] = []
         for node in walk(loop.body, skip_scopes=True):
