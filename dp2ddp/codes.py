@@ -83,8 +83,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP015": (
         "evaluation metrics not reduced",
-        "No counters were found that can be summed across ranks (or a figure divides by this "
-        "rank's own count, or the loop was not found), so the evaluation loader is left "
+        "No counters were found that can be summed across ranks, or not every term of a "
+        "figure can be (it divides by this rank's own count, an averaging object or list "
+        "holds this rank's batches, the evaluation function can also be given loaders this "
+        "module does not shard, or the loop was not found), so the evaluation loader is left "
         "unsharded: every rank evaluates the whole set and prints the original figures. To "
         "shard it, reduce your metrics with torch.distributed.all_reduce.",
     ),

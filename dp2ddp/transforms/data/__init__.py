@@ -28,13 +28,16 @@ from a helper, or stored on ``self`` (also when passed to the constructor); see 
   validation set shuffled "to see progress" is still evaluated). It gets
   ``ddp_eval_sampler(dataset)``: a strided shard without the padding DistributedSampler adds,
   so no sample counts twice (a ``range``: O(1) memory too). Counters bound to a number or a
-  zero tensor before its loop and ``+=``-ed in it are summed over the ranks right after the
-  loop; a sum divided by ``len(loader)`` after the loop is divided by the batches of all
-  ranks, summed with it. So
-  every term of the printed figures is global, and so is a best-checkpoint or early-stopping
-  decision taken on them. Where that cannot be done for every term (no loop found, lists,
-  averaging objects, a ``len(loader)`` the sum does not reach) the loader stays unsharded:
-  every rank evaluates the whole set and gets the original's figures (DP015).
+  zero tensor before its loop and added to in it (``total += n`` or ``total = total + n``) are
+  summed over the ranks right after the loop; a sum divided by ``len(loader)`` after the loop
+  is divided by the batches of all ranks, summed with it. So every term of the printed
+  figures is global, and so is a best-checkpoint or early-stopping decision taken on them.
+  Where that cannot be done for every term (no loop found, lists,
+  averaging objects, a ``len(loader)`` the sum does not reach, a loop variable read after the
+  loop), or where the function around the loop can also be given a loader this module does
+  not shard (called with other values, or, in a library module of a program, importable by
+  the other modules), the loader stays unsharded: every rank evaluates the whole set and gets
+  the original's figures (DP015). A figure is reduced whole or not at all.
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
 * A running sum or count over a sharded loop's batches that is printed (a progress bar,
   a helper of the module that prints, an epoch figure not summed over the ranks) is rank
@@ -103,7 +106,7 @@ class ShardDataLoaders(LoaderEvaluation):
         nodes = list(walk(node))
         self.index(nodes)
         self._iterable_classes = self._iterable_dataset_classes(nodes)
-        loaders: dict[cst.Call, Loader] = {}
+        loaders: dict[cst.Call, Loader] = self._loaders
         for call in self._calls:
             if self.matches(call.func, DATALOADER):
                 loader = self._prepare(call)

@@ -9,13 +9,17 @@ from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     bound_value,
     call_named,
+    enclosing_class,
+    enclosing_function,
     is_false,
+    method_class,
     module_of,
     name_of,
     reduces_counters,
     variables_under,
     walk,
 )
+from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
@@ -48,6 +52,12 @@ class LoaderEvaluation(LoaderSetEpoch):
                 return loop, f"{', '.join(lists)} only collect this rank's slice"
             if not self._counters(loop):
                 return loop, None
+            kept = self._objects_updated_and_read_after(loop)
+            if kept is not None:
+                return kept, f"{kept.value} accumulates this rank's batches only"
+            outside = self._fed_from_outside(expr, 0)
+            if outside is not None:
+                return outside
             for call in self._batch_counts(loop, expr):
                 if not self._follows(call, loop):
                     return call, f"len({self.code(expr)}) counts this rank's batches only"
@@ -55,6 +65,120 @@ class LoaderEvaluation(LoaderSetEpoch):
             if late is not None:
                 return late, f"{late.value} after the loop counts this rank's batches only"
         return None
+
+    def _objects_updated_and_read_after(self, loop: cst.For) -> cst.Name | None:
+        """An object bound before the loop, updated in it and read after it: an averaging
+        object (`valid_loss_avg = Averager()`, `valid_loss_avg.add(cost)`, then
+        `return valid_loss_avg.val()`) or a table summed item by item
+        (`confusion[t, p] += 1`). Its sums and counts are this rank's own, so reducing the
+        loop's counters beside it would print a mix of global and per-rank figures
+        (real-world: deep-text-recognition-benchmark's averaged valid loss). A call
+        statement after the loop (`bar.close()`, `writer.add_scalar(...)`) reads no figure.
+        """
+        updated: set[str] = set()
+        for node in walk(loop.body, skip_scopes=True):
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.args
+                and isinstance(self.parent(node), cst.Expr)
+                and isinstance(self._initial_value(loop, node.func.value.value), cst.Call)
+            ):
+                updated.add(node.func.value.value)
+            elif (  # `confusion[t, p] += 1`, `totals["loss"] += loss`: summed in place
+                isinstance(node, cst.AugAssign)
+                and isinstance(node.target, cst.Subscript)
+                and isinstance(node.target.value, cst.Name)
+                and self._initial_value(loop, node.target.value.value) is not None
+            ):
+                updated.add(node.target.value.value)
+        if not updated:
+            return None
+        end = self.get_metadata(PositionProvider, loop).end.line
+        for node in walk(self._scope_root(loop), skip_scopes=True):
+            if (
+                isinstance(node, cst.Name)
+                and node.value in updated
+                and self.get_metadata(PositionProvider, node).start.line > end
+                and not self._receiver_of_call_statement(node)
+            ):
+                return node
+        return None
+
+    def _receiver_of_call_statement(self, name: cst.Name) -> bool:
+        """`name.method(...)` as a statement of its own: its value is not used."""
+        attribute = self.parent(name)
+        call = self.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+        return (
+            isinstance(attribute, cst.Attribute)
+            and attribute.value is name
+            and isinstance(call, cst.Call)
+            and call.func is attribute
+            and isinstance(self.parent(call), cst.Expr)
+        )
+
+    def _fed_from_outside(
+        self, expr: cst.BaseExpression, depth: int
+    ) -> tuple[cst.CSTNode, str] | None:
+        """Where the loop over `expr` can be given a loader that this module does not
+        shard, as (where, why); None when every value reaching it is a loader of this
+        module.
+
+        The sums are reduced right after the loop, so for every call of the function
+        around it: a call that passes a whole (unsharded) loader would get them multiplied
+        by the number of ranks. That is a call with something that is not a loader of this
+        module, or, in a library module of a program, any call from the modules that import
+        the function (real-world: deep-text-recognition-benchmark's test.validation(),
+        reduced for test.py's own loader, was also given train.py's whole validation
+        loader).
+        """
+        if depth > MAX_DEPTH:
+            return expr, f"{self.code(expr)} is passed through too many calls to follow"
+        values: list[cst.BaseExpression] = []
+        if isinstance(expr, cst.Attribute):
+            owner = enclosing_class(expr, self)
+            if owner is not None:  # `self.loader = loader` in __init__
+                values = [
+                    v
+                    for v in self._attribute_values(owner, self.code(expr))
+                    if not isinstance(v, cst.Call)
+                ]
+        elif isinstance(expr, cst.Name):
+            for assignment in self.referents(expr):
+                param = assignment.node
+                function = enclosing_function(param, self) if isinstance(param, cst.Param) else None
+                if function is None or not isinstance(param, cst.Param):
+                    continue
+                if self._importable(function):
+                    return function, (
+                        f"{function.name.value}() can be called from the modules that import "
+                        "it, with loaders this module does not shard"
+                    )
+                for site in self._callers(function):
+                    argument = self._argument(function, site, param)
+                    if argument is None or not self._resolve(argument, self._loaders, depth + 1):
+                        given = self.code(argument) if argument is not None else "no loader"
+                        return site, (
+                            f"{self.code(site.func)}() is also given {given}, which this "
+                            "module does not shard"
+                        )
+                    values.append(argument)
+        for value in values:
+            found = self._fed_from_outside(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _importable(self, function: cst.FunctionDef) -> bool:
+        """A function of a library module that other modules of the program can call: at
+        module level, or a method of a class at module level."""
+        program = self.state.program
+        if program is None or program.role != "library":
+            return False
+        owner = method_class(function, self)
+        holder = self.parent(owner if owner is not None else function)
+        return isinstance(holder, cst.Module)
 
     def _loop_variables_read_after(self, loop: cst.For) -> cst.Name | None:
         """A name the loop binds (`batch_idx` of `enumerate(loader)`, the last batch) read
@@ -171,11 +295,9 @@ class LoaderEvaluation(LoaderSetEpoch):
         """Counters only ever increased by a constant (`global_step += 1`): every rank
         counts the same steps."""
         constant: dict[str, bool] = {}
-        for node in walk(loop.body, skip_scopes=True):
-            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-                name = node.target.value
-                literal = isinstance(node.value, (cst.Integer, cst.Float))
-                constant[name] = constant.get(name, True) and literal
+        for name, value in self._accumulated(loop):
+            literal = isinstance(value, (cst.Integer, cst.Float))
+            constant[name] = constant.get(name, True) and literal
         return {name for name, yes in constant.items() if yes}
 
     def _prints(self, call: cst.Call) -> bool:
@@ -277,16 +399,41 @@ class LoaderEvaluation(LoaderSetEpoch):
         )
 
     def _counters(self, loop: cst.For) -> list[str]:
+        """Running sums and counts of the loop: accumulated in it, bound to a number or a
+        zero tensor before it."""
         names: list[str] = []
+        for name, _ in self._accumulated(loop):
+            if name not in names:
+                names.append(name)
+        return [n for n in names if self._is_counter(self._initial_value(loop, n))]
+
+    def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
+        """(name, what is added) for each running sum in the loop body, in both spellings:
+        `total += n` and `total = total + n` (or `n + total`). Knowing only the first
+        left `length_of_data = length_of_data + batch_size` a per-rank count while the sums
+        divided by it were summed over the ranks (real-world: deep-text-recognition-benchmark
+        printed norm_ED doubled)."""
+        found: list[tuple[str, cst.BaseExpression]] = []
         for node in walk(loop.body, skip_scopes=True):
             if (
                 isinstance(node, cst.AugAssign)
                 and isinstance(node.operator, cst.AddAssign)
                 and isinstance(node.target, cst.Name)
-                and node.target.value not in names
             ):
-                names.append(node.target.value)
-        return [n for n in names if self._is_counter(self._initial_value(loop, n))]
+                found.append((node.target.value, node.value))
+            elif (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(target := node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.BinaryOperation)
+                and isinstance(node.value.operator, cst.Add)
+            ):
+                left, right = node.value.left, node.value.right
+                if isinstance(left, cst.Name) and left.value == target.value:
+                    found.append((target.value, right))
+                elif isinstance(right, cst.Name) and right.value == target.value:
+                    found.append((target.value, left))
+        return found
 
     def _collected(self, loop: cst.For) -> list[str]:
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""

@@ -39,6 +39,8 @@ class LoaderResolution(CallFlow):
         self._lines: list[str] = []
         self._indent = "    "
         self._iterable_classes: set[str] = set()
+        #: Every loader of the module dp2ddp can shard, by its call.
+        self._loaders: dict[cst.Call, Loader] = {}
 
     # -- names, scopes and calls ----------------------------------------------------------
     def _resolve(

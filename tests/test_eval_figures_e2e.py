@@ -1,0 +1,85 @@
+"""Evaluation figures, end to end: what the migrated program prints under torchrun (2 CPU
+processes, gloo) equals what the DataParallel original prints in one plain process.
+
+Issue 10 item 4: a figure is a ratio of sums and counts accumulated over the evaluation
+loop; reducing some terms over the ranks and not others prints it multiplied or divided by
+the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED 0.12 for
+0.06, and chose its best checkpoint on it). Both programs count their samples with
+`length_of_data = length_of_data + batch_size` and divide after the loop:
+- tests/fixtures/data_eval_accumulated_by_assignment: one file; the evaluation loader is
+  sharded and every sum and count is summed over the ranks;
+- tests/program_fixtures/eval_helper_imported: validation() in evaluate.py, reached by
+  train.py's whole loader and by evaluate.py's own; nothing is reduced, both loaders stay
+  whole (DP015).
+The committed expected output is run (test_fixtures/test_programs prove it current). The
+training loaders are sequential, so sharded training sees DataParallel's global batches
+and the model, hence every figure, is the original's within float tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from test_examples import Launch, _assert_exited_cleanly, _assert_ran, _launch
+
+pytestmark = pytest.mark.e2e
+
+TESTS = Path(__file__).resolve().parent
+SINGLE = TESTS / "fixtures" / "data_eval_accumulated_by_assignment"
+PROGRAM = TESTS / "program_fixtures" / "eval_helper_imported"
+#: (original, migration) of each program
+PROGRAMS = {
+    "single_file": (SINGLE / "input.py", SINGLE / "expected.py"),
+    "program": (PROGRAM / "input" / "train.py", PROGRAM / "expected" / "train.py"),
+}
+FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
+NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Launch:
+    out_dir = tmp_path_factory.mktemp("figures_plain") / "out"
+    return _launch([sys.executable], out_dir, [o for o, _ in PROGRAMS.values()])
+
+
+@pytest.fixture(scope="module")
+def torchrun(tmp_path_factory: pytest.TempPathFactory) -> Launch:
+    out_dir = tmp_path_factory.mktemp("figures_torchrun") / "out"
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    return _launch(prefix, out_dir, [m for _, m in PROGRAMS.values()])
+
+
+def _figures(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if FIGURE_LINE.match(line)]
+
+
+def _same_within_tolerance(original: str, migrated: str) -> bool:
+    """The same words, and each number equal within float tolerance (the ranks sum their
+    shares in another order than one process sums the whole)."""
+    if NUMBER.sub("#", original) != NUMBER.sub("#", migrated):
+        return False
+    pairs = zip(NUMBER.findall(original), NUMBER.findall(migrated), strict=True)
+    return all(math.isclose(float(a), float(b), rel_tol=1e-5, abs_tol=2e-6) for a, b in pairs)
+
+
+def test_torchrun_launch_exits_cleanly(torchrun: Launch) -> None:
+    _assert_exited_cleanly(torchrun, [m for _, m in PROGRAMS.values()])
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_printed_figures_equal_the_originals(plain: Launch, torchrun: Launch, name: str) -> None:
+    original, migrated = PROGRAMS[name]
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = _figures(plain.stdout(original, 0))
+    got = _figures(torchrun.stdout(migrated, 0))
+    assert len(want) == 4, plain.report(original, 1)  # three epochs and the best figure
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
