@@ -25,12 +25,15 @@ follows it in that block and none comes between.
 
 The inserted average is a collective: every rank must reach it equally often. Each
 statement around it whose condition or iteration may differ between ranks (uniform.py)
-must also hold a DDP backward of the same model (a backward of a loss computed from a DDP
-forward of it) in the same function: the migrated program already needs every rank there
-equally often, or DDP's own reduction would hang. With no such backward in the function,
-its call sites count too (uniform.py's `unreached_call`). Where the pattern does not match
-(model not wrapped by dp2ddp, backward or step not found, a step before the backward) or
-the place cannot be proven, nothing is rewritten and DP023 names the reason.
+must also hold a DDP backward of the same model (a backward of a loss traced, assignment by
+assignment, to a DDP forward of it) that is paired with the penalty's backward: every
+condition or loop between that backward and the statement holds the penalty's backward
+too. DDP's own reduction already needs every rank to reach that backward equally often,
+or it would hang; paired, the penalty's backward is reached as often. Without a paired DDP
+backward in the function, its call sites count too (uniform.py's `unreached_call`). Where
+the pattern does not match (model not wrapped by dp2ddp, backward or step not found, a step
+before the backward) or the place cannot be proven, nothing is rewritten and DP023 names
+the reason.
 """
 
 from __future__ import annotations
