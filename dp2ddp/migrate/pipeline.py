@@ -6,6 +6,7 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms.data import ShardDataLoaders
 from dp2ddp.transforms.detect import DetectDataParallel
 from dp2ddp.transforms.devices import PinDevices
+from dp2ddp.transforms.gradient_penalty import RoutePenaltyAroundDDP
 from dp2ddp.transforms.hazards import FlagHazards
 from dp2ddp.transforms.model_wrap import WrapModelInDDP
 from dp2ddp.transforms.process_group import InsertProcessGroup
@@ -17,6 +18,7 @@ PIPELINE: tuple[type[MigrationTransform], ...] = (
     DetectDataParallel,
     FlagHazards,
     WrapModelInDDP,
+    RoutePenaltyAroundDDP,
     PinDevices,
     ShardDataLoaders,
     RankZeroOnly,

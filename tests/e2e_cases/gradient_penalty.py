@@ -1,5 +1,6 @@
-"""WGAN-GP with the penalty in the critic's one backward (DP023's first way out): runs under
-DDP, and the critic stays the same on every rank."""
+"""WGAN-GP with the penalty in the critic's one backward: migrated, the penalty's forward
+runs through D.module and ddp_average_gradients(D) follows the backward DDP already averaged
+(the identity): runs under DDP, and the critic stays the same on every rank."""
 
 import torch
 import torch.nn as nn

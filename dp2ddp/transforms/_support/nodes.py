@@ -374,6 +374,17 @@ def inside(node: cst.CSTNode, ancestor: cst.CSTNode, transform: MigrationTransfo
     return False
 
 
+def statement_header(statement: cst.CSTNode) -> str:
+    """`if acc > best`, `for x in loader`, ...: how a statement starts, for messages."""
+    if isinstance(statement, cst.If):
+        return f"if {code_of(statement.test)}"
+    if isinstance(statement, cst.While):
+        return f"while {code_of(statement.test)}"
+    if isinstance(statement, cst.For):
+        return f"for {code_of(statement.target)} in {code_of(statement.iter)}"
+    return "try/except"
+
+
 def enclosing_function(node: cst.CSTNode, transform: MigrationTransform) -> cst.FunctionDef | None:
     current = transform.parent(node)
     while current is not None and not isinstance(current, cst.FunctionDef):

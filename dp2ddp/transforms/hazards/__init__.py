@@ -12,11 +12,12 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP007 `forward()` changing state on `self`.
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
-- DP023 `torch.autograd.grad(..., create_graph=True)`: a gradient penalty whose own backward
-  through a DDP model fails ("Expected to have finished reduction in the prior iteration").
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
+
+A gradient penalty (`torch.autograd.grad(..., create_graph=True)`) is rewritten, or warned
+with DP023, by its own pass: transforms/gradient_penalty.py.
 """
 
 from __future__ import annotations
@@ -62,8 +63,6 @@ _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
 )
-#: Second-order gradients: with create_graph=True a gradient penalty (WGAN-GP, R1) follows.
-_AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -202,24 +201,6 @@ class FlagHazards(MigrationTransform):
             self._batchnorms.append(node)
         if names & _ENV_SETTERS and self._sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
-        if names & _AUTOGRAD_GRAD and self._creates_graph(node):
-            self.warn(
-                node,
-                "DP023",
-                f"{self.code(node.func)}(..., create_graph=True): through a DDP model, a "
-                "penalty backpropagated on its own crashes the next forward",
-            )
-
-    def _creates_graph(self, node: cst.Call) -> bool:
-        """`create_graph=<anything but False>` (positionally the 5th argument)."""
-        for index, arg in enumerate(node.args):
-            if (arg.keyword is not None and arg.keyword.value == "create_graph") or (
-                arg.keyword is None and index == 4 and not arg.star
-            ):
-                return not (
-                    isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")
-                )
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

@@ -77,9 +77,9 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     calls_under,
-    code_of,
     enclosing_function,
     inside,
+    statement_header,
     walk,
 )
 from dp2ddp.transforms.process_group import after_imports
@@ -441,7 +441,7 @@ class RankZeroOnly(MigrationTransform):
                 self.state.helpers.add("barrier")
                 self._barrier_after.add(id(anchor))
                 description += (
-                    f", then ddp_barrier() after the enclosing `{_header(anchor)}` "
+                    f", then ddp_barrier() after the enclosing `{statement_header(anchor)}` "
                     "(every rank must reach it)"
                 )
         self.record(first, description)
@@ -473,13 +473,16 @@ class RankZeroOnly(MigrationTransform):
         if anchor is not None and m.findall(anchor, exits):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
-            return None, f"`{_header(anchor)}` may differ between ranks and can leave early"
+            return (
+                None,
+                f"`{statement_header(anchor)}` may differ between ranks and can leave early",
+            )
         function = enclosing_function(save, self)
         if function is not None:
             call = self._uniform.unreached_call(function)
             if call is not None:
                 around = self._uniform.rank_dependent_around(call)
-                where = f" under `{_header(around)}`" if around is not None else ""
+                where = f" under `{statement_header(around)}`" if around is not None else ""
                 return None, (
                     f"{function.name.value}() is called{where} where not every rank may arrive"
                 )
@@ -625,7 +628,7 @@ class RankZeroOnly(MigrationTransform):
             self.warn(
                 dependent,
                 "DP032",
-                f"`{_header(dependent)}` may differ between ranks: one rank would leave "
+                f"`{statement_header(dependent)}` may differ between ranks: one rank would leave "
                 "the training loop while the others wait in the next gradient all-reduce",
             )
 
@@ -1045,17 +1048,6 @@ def _path_open_for_writing(call: cst.Call) -> bool:
         and bool(set(mode) & {"w", "a"})
         and not set(mode) & {"r", "+"}
     )
-
-
-def _header(statement: cst.CSTNode) -> str:
-    """`if acc > best`, `for x in loader`, ...: how a statement starts, for messages."""
-    if isinstance(statement, cst.If):
-        return f"if {code_of(statement.test)}"
-    if isinstance(statement, cst.While):
-        return f"while {code_of(statement.test)}"
-    if isinstance(statement, cst.For):
-        return f"for {code_of(statement.target)} in {code_of(statement.iter)}"
-    return "try/except"
 
 
 def _callee(call: cst.Call) -> str:

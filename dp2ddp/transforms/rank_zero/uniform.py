@@ -142,26 +142,33 @@ class RankUniformity:
         """The outermost statement around `node`, within its function, whose condition or
         iteration may differ between ranks (so not every rank reaches `node`); None when
         every rank that enters the function reaches it."""
-        found: cst.BaseCompoundStatement | None = None
+        found = self.rank_dependent_statements(node)
+        return found[-1] if found else None
+
+    def rank_dependent_statements(self, node: cst.CSTNode) -> list[cst.BaseCompoundStatement]:
+        """Every statement around `node`, within its function, innermost first, whose
+        condition or iteration may differ between ranks (an `except` counts: an exception
+        is raised on one rank)."""
+        found: list[cst.BaseCompoundStatement] = []
         child, parent = node, self.t.parent(node)
         while parent is not None and not isinstance(
             parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
         ):
             if isinstance(parent, cst.If) and child is not parent.test:
                 if not self.value(parent.test, parent):
-                    found = parent
+                    found.append(parent)
             elif isinstance(parent, cst.For) and child is not parent.iter:
                 if not self.value(parent.iter, parent):
-                    found = parent
+                    found.append(parent)
             elif isinstance(parent, cst.While) and child is not parent.test:
                 if not self._while_uniform(parent):
-                    found = parent
+                    found.append(parent)
             elif isinstance(parent, cst.Try) and isinstance(
                 child, (cst.ExceptHandler, cst.ExceptStarHandler)
             ):
-                found = parent  # an exception is raised on one rank
+                found.append(parent)  # an exception is raised on one rank
             elif isinstance(parent, cst.TryStar) and isinstance(child, cst.ExceptStarHandler):
-                found = parent
+                found.append(parent)
             child, parent = parent, self.t.parent(parent)
         return found
 

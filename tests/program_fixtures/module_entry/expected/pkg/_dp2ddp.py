@@ -68,6 +68,38 @@ def ddp_all_reduce_sum(*values):
     return summed[0] if len(summed) == 1 else tuple(summed)
 
 
+def ddp_average_gradients(*models):
+    """Average the parameter gradients of `models` over all processes, in place.
+
+    A gradient penalty (WGAN-GP, R1) differentiates the model's output with
+    torch.autograd.grad(..., create_graph=True) and backpropagates the result. Through the
+    DDP wrapper that second backward breaks DDP's reducer ("Expected to have finished
+    reduction in the prior iteration"), so dp2ddp runs the penalty's forward through
+    `model.module`, which DDP does not see, and calls this after the penalty's backward and
+    before the optimizer step: the average DDP would have taken. Gradients DDP already
+    averaged are the same on every rank, and their average is themselves, so where the
+    penalty shares its backward with DDP forwards (`(d_loss + gp).backward()`) this
+    changes nothing.
+
+    A collective: every rank calls it equally often (dp2ddp inserts it only where that is
+    so). A gradient that exists on some ranks only is averaged with zeros on the others.
+    """
+    if not (dist.is_initialized() and WORLD_SIZE > 1):
+        return
+    unique = {id(p): p for model in models for p in model.parameters() if p.requires_grad}
+    parameters = list(unique.values())
+    present = [float(p.grad is not None) for p in parameters]
+    counts = torch.tensor(present, dtype=torch.float32, device=DEVICE)
+    dist.all_reduce(counts, op=dist.ReduceOp.SUM)
+    for parameter, count in zip(parameters, counts.tolist()):
+        if count == 0:
+            continue
+        if parameter.grad is None:
+            parameter.grad = torch.zeros_like(parameter)
+        dist.all_reduce(parameter.grad, op=dist.ReduceOp.SUM)
+        parameter.grad.div_(WORLD_SIZE)
+
+
 def ddp_barrier():
     """Wait until rank 0 has written its checkpoint before another rank reads it."""
     if dist.is_initialized():
