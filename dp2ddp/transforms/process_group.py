@@ -16,6 +16,7 @@ _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
     "eval_sampler": ("warnings",),
     "distributed_sampler": ("itertools",),
+    "quiet_logging": ("logging",),
 }
 
 
