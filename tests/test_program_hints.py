@@ -89,10 +89,11 @@ def test_unused_functions_follow_star_imports_and_shadowing() -> None:
 
 def test_the_entrys_own_functions_are_never_unused(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(
-        "import lib\n\ndef main():\n    lib.run()\n\nif __name__ == '__main__':\n    main()\n"
+        "import lib\n\ndef main():\n    lib.run()\n\n"
+        "if __name__ == '__main__':\n    main()\n    lib.report()\n"
     )
     (tmp_path / "lib.py").write_text(
-        "def run():\n    pass\n\ndef demo():\n    print(1)\n\n"
+        "def run():\n    pass\n\ndef report():\n    print(2)\n\ndef demo():\n    print(1)\n\n"
         "if __name__ == '__main__':\n    demo()\n"
     )
     program = discover_program(str(tmp_path / "train.py"))

@@ -18,9 +18,17 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
   `exist_ok=True` (os.mkdir becomes os.makedirs): every rank may create the directory, in
   any order, and finds it there afterwards.
 - Statements already under a rank-0 test, or in a function only called under one, are left.
+  So is code a program never runs in a module it imports: a top-level function nothing
+  refers to (a model file's demo `test()`) and the `if __name__ == "__main__":` block
+  (program_hints.py).
+- Log records below WARNING are dropped off rank 0 by ddp_setup() (quiet_logging.py):
+  that also covers project loggers configured in other modules or by dictConfig, which
+  call sites cannot be followed to.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
-  statement on every rank rather than risk a rank-0-only collective (a hang).
+  statement on every rank rather than risk a rank-0-only collective (a hang). Project
+  functions that only compute from their arguments (`cf.learning_rate(lr, epoch)`, in
+  this module or another of the program) do no such work (program_hints.py).
 - A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
   `torch.load`, so no rank reads a checkpoint rank 0 is still writing. A barrier must be
   reached by every rank: it goes after the outermost `if` around the save, and further out

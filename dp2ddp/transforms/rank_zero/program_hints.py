@@ -95,13 +95,14 @@ def _imports_logging(tree: ast.Module) -> bool:
 
 
 def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
-    """For each module, its top-level functions no module refers to (see the docstring)."""
+    """For each module, its top-level functions no module refers to (see the docstring).
+    trees[0] is the entry: its `__main__` block runs (the others' never do)."""
     everywhere: set[str] = set()  # imported by name or read as an attribute
     plain: list[set[str]] = []  # names read plainly, per module
     bound: list[set[str]] = []  # names each module binds at its top level
-    for tree in trees:
+    for index, tree in enumerate(trees):
         names: set[str] = set()
-        for node in _walk_imported(tree):
+        for node in ast.walk(tree) if index == 0 else _walk_imported(tree):
             if isinstance(node, ast.Attribute):
                 everywhere.add(node.attr)
             elif isinstance(node, ast.ImportFrom):
