@@ -2,9 +2,11 @@
 
 The scripts in tests/e2e_rank_zero/ reproduce what the survey of public repos found: a
 directory race before a rank-0 save, a barrier under a rank-local condition, a metric whose
-sum was reduced but not its divisor, logs and console output written by every rank. Each is
-migrated, run by plain python (the DataParallel original, a world of one) and, migrated,
-by torchrun with two processes through tests/e2e_driver.py (one launch for all of them).
+sum was reduced but not its divisor, logs and console output written by every rank, and a
+project logger configured in a helper module and used from two modules (the program in
+tests/e2e_rank_zero/project_logger/, migrated as a program). Each is migrated, run by plain
+python (the DataParallel original, a world of one) and, migrated, by torchrun with two
+processes through tests/e2e_driver.py (one launch for all of them).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from dp2ddp import migrate_source
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.migrate import plan_programs, write_plan
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 pytestmark = pytest.mark.e2e
@@ -27,6 +32,8 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_rank_zero"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 NAMES = ("mkdir_race", "best_checkpoint", "partial_reduce", "logs_and_output", "run_dir")
+#: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
+PROGRAMS = ("project_logger",)
 #: A hang shows as this timeout (the scripts take seconds).
 TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
@@ -43,8 +50,9 @@ class Run:
     out: Path
 
     def folder(self, name: str) -> Path:
-        """Where the driver ran `name` (named after the scripts' folder, see _copy)."""
-        return self.out / "scripts" / name
+        """Where the driver ran `name` (named after the scripts' folder, see _copy); a
+        program's entry runs in <program>/train."""
+        return self.out / name / "train" if name in PROGRAMS else self.out / "scripts" / name
 
     def status(self, name: str, rank: int) -> dict[str, object] | None:
         path = self.folder(name) / f"rank{rank}.status.json"
@@ -102,6 +110,14 @@ def _copy(root: Path, migrate: bool) -> list[Path]:
         path = folder / f"{name}.py"
         path.write_text(source)
         paths.append(path)
+    for name in PROGRAMS:
+        shutil.copytree(CASES / name, root / name)
+        entry = root / name / "train.py"
+        if migrate:
+            plan = plan_programs([str(entry)], MigrateOptions())
+            assert entry.as_posix() in [Path(p).as_posix() for p in plan.changed_paths()], name
+            write_plan(plan)
+        paths.append(entry)
     return paths
 
 
@@ -127,13 +143,13 @@ def _finished(run: Run, name: str, ranks: int) -> None:
 def test_launch_ends_without_a_hang(migrated: Run) -> None:
     """Every script finished on both ranks; the launch exited 0, or aborted at exit with
     torch's known CPU message after that."""
-    for name in NAMES:
+    for name in (*NAMES, *PROGRAMS):
         _finished(migrated, name, 2)
     if migrated.returncode != 0:
         assert EXIT_ABORT in migrated.console, migrated.console[-4000:]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + PROGRAMS)
 def test_original_runs(original: Run, name: str) -> None:
     _finished(original, name, 1)
 
@@ -194,3 +210,17 @@ def test_output_and_logs_written_once(original: Run, migrated: Run) -> None:
         want = (original.folder("logs_and_output") / log).read_text()
         got = (migrated.folder("logs_and_output") / log).read_text()
         assert got == want, log
+
+
+def test_project_logger_logs_once(original: Run, migrated: Run) -> None:
+    """A logger configured in logs.py and used in train.py and trainer.py: ddp_setup()'s
+    ddp_quiet_logging() drops rank 1's INFO records in every module. Rank 1 logs only the
+    warning of its own `except` handler (a rank's own trouble stays visible); rank 0 logs
+    what plain python logged."""
+    _finished(migrated, "project_logger", 2)
+    want = original.stdout("project_logger", 0)
+    assert "project_logger.trainer: epoch 1 done" in want, want
+    assert migrated.stdout("project_logger", 0) == want
+    warning = "project_logger.main: recovered: this rank's own trouble\n"
+    assert warning in want
+    assert migrated.stdout("project_logger", 1) == warning

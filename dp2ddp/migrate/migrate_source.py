@@ -12,7 +12,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import ProgramContext, ProgramHints
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 
@@ -61,6 +61,7 @@ def migrate_source(
     filename: str | None = None,
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
+    hints: ProgramHints | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
@@ -68,10 +69,14 @@ def migrate_source(
     (byte for byte) when it has nothing dp2ddp migrates. `program` migrates the file as a
     module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
     `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
+    `hints`: what the program's other modules tell this one (program mode; see
+    ProgramHints).
     """
     options = options or MigrateOptions()
     module = parse(source) if parsed is None else parsed
     state = MigrationState(options=options, program=program)
+    if hints is not None:
+        state.hints = hints
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []

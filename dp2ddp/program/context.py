@@ -30,3 +30,29 @@ class ProgramContext:
     role: Role
     has_dataparallel: bool
     helpers_module: str
+
+
+@dataclass(frozen=True)
+class ProgramHints:
+    """What the program's other modules tell one module's rank-0 pass.
+
+    Found with `ast` over every module of the program (see
+    dp2ddp/transforms/rank_zero/program_hints.py), also for an entry migrated as a single
+    file: a function in `config.py` that nothing else migrates still decides whether
+    `print(cf.learning_rate(lr, epoch))` may be guarded.
+
+    pure: qualified names ("config.learning_rate") of project functions that are safe to
+        skip on ranks other than 0, so a print calling them can be guarded.
+    unused: names of this module's top-level functions that no module of the program
+        refers to (a model file's demo `test()`): dead code for this program, left as
+        written.
+    imported: the module is one the program imports, so its `if __name__ == "__main__":`
+        block never runs in this program: it is left as written too.
+    logs: some module of the program imports `logging`, so ddp_setup() quiets it off
+        rank 0 (rank_zero/quiet_logging.py), also when the entry itself does not log.
+    """
+
+    pure: frozenset[str] = frozenset()
+    unused: frozenset[str] = frozenset()
+    imported: bool = False
+    logs: bool = False

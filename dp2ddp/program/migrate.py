@@ -30,7 +30,7 @@ from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import ProgramContext, ProgramHints
 from dp2ddp.program.discovery import (
     ModuleCache,
     Program,
@@ -40,6 +40,7 @@ from dp2ddp.program.discovery import (
 )
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
+from dp2ddp.transforms.rank_zero.program_hints import program_hints
 
 
 @dataclass
@@ -160,9 +161,10 @@ def _migrate(
     program: Program, facts: ProgramFacts, options: MigrateOptions, orphan: bool = False
 ) -> list[_Migrated]:
     helpers = program.helpers_import
+    hints = program_hints(program)
     if orphan and facts.has_dataparallel:
         library = ProgramContext("library", True, helpers)
-        migrated = [_module(m, options, library, facts) for m in program.modules]
+        migrated = [_module(m, options, library, facts, hints) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
             note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
@@ -174,10 +176,10 @@ def _migrate(
     if not facts.has_dataparallel:
         return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
     library = ProgramContext("library", True, helpers)
-    libraries = [_module(m, options, library, facts) for m in program.libraries]
+    libraries = [_module(m, options, library, facts, hints) for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_context = ProgramContext("entry", True, helpers) if multi else None
-    entry = _module(program.entry, options, entry_context, facts)
+    entry = _module(program.entry, options, entry_context, facts, hints)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
@@ -195,9 +197,11 @@ def _module(
     options: MigrateOptions,
     context: ProgramContext | None,
     facts: ProgramFacts,
+    hints: dict[str, ProgramHints] | None = None,
 ) -> _Migrated:
     parsed = take_parsed(module)
-    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed)
+    known = hints.get(module.real) if hints is not None else None
+    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed, known)
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in
         assert other is not None

@@ -18,6 +18,7 @@ _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "distributed_sampler": ("itertools",),
     "mkdir": ("warnings",),
     "rank0_value": ("warnings",),
+    "quiet_logging": ("logging",),
 }
 
 

@@ -24,7 +24,7 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import ProgramContext, ProgramHints
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -70,6 +70,8 @@ class MigrationState:
     module_level_wrap: bool = False
     #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
     program: ProgramContext | None = None
+    #: What the program's other modules tell this one (dp2ddp/program/context.py).
+    hints: ProgramHints = field(default_factory=ProgramHints)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

@@ -28,9 +28,17 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
   second apart still name one directory. Without that store a rank keeps its own reading,
   with a run-time warning.
 - Statements already under a rank-0 test, or in a function only called under one, are left.
+  So is code a program never runs in a module it imports: a top-level function nothing
+  refers to (a model file's demo `test()`) and the `if __name__ == "__main__":` block
+  (program_hints.py).
+- Log records below WARNING are dropped off rank 0 by ddp_setup() (quiet_logging.py):
+  that also covers project loggers configured in other modules or by dictConfig, which
+  call sites cannot be followed to.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
-  statement on every rank rather than risk a rank-0-only collective (a hang).
+  statement on every rank rather than risk a rank-0-only collective (a hang). Project
+  functions that only compute from their arguments (`cf.learning_rate(lr, epoch)`, in
+  this module or another of the program) do no such work (program_hints.py).
 - A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
   `torch.load`, so no rank reads a checkpoint rank 0 is still writing. A barrier must be
   reached by every rank: it goes after the outermost `if` around the save, and further out
@@ -66,6 +74,7 @@ corrupt it). Statements doing only that are grouped under one `if ddp_is_main():
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -92,6 +101,9 @@ from dp2ddp.transforms.rank_zero.guards import (
     not_main,
 )
 from dp2ddp.transforms.rank_zero.per_process import per_process_source
+from dp2ddp.transforms.rank_zero.program_hints import is_script_guard, pure_functions
+from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
+from dp2ddp.transforms.rank_zero.quiet_logging import logging_import
 from dp2ddp.transforms.rank_zero.side_effects import (
     FILE_WRITE_METHODS,
     FILE_WRITES,
@@ -163,6 +175,7 @@ class RankZeroOnly(MigrationTransform):
         self._module = cst.Module(body=[])
         #: id of a clock/random call naming a directory -> that directory's line.
         self._sources_of_paths: dict[int, int] = {}
+        self._pure: frozenset[str] | None = None  # see _pure_functions
 
     # -- what the script has -------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -171,6 +184,8 @@ class RankZeroOnly(MigrationTransform):
         self._uniform = RankUniformity(self, node)
         self._module = node
         self._sources_of_paths = self._shared_sources(node)
+        self._pure = None
+        self._quiet_logging(node)
         if self._facts.loads:
             for call in walk(node):
                 if not (isinstance(call, cst.Call) and self.matches(call.func, TORCH_SAVE)):
@@ -180,6 +195,28 @@ class RankZeroOnly(MigrationTransform):
                 if self._barrier_plan(call)[1] is not None:
                     self._barrier_before_loads = True
         return True
+
+    def _quiet_logging(self, module: cst.Module) -> None:
+        """Log records below WARNING dropped off rank 0 (see quiet_logging.py)."""
+        found = logging_import(module)
+        if found is None and not (self.state.hints.logs and module.body):
+            return
+        self.state.helpers.add(QUIET_LOGGING)
+        if self.state.program is None:  # a program's generated module says it once
+            where = found if found is not None else module.body[0]
+            self.record(where, "ddp_setup() drops log records below WARNING on ranks other than 0")
+
+    def _does_work(self, argument: cst.BaseExpression) -> bool:
+        """The argument may do work other ranks need (side_effects.has_side_effects)."""
+        return has_side_effects(argument, self.qualified_names, self._pure_functions())
+
+    def _pure_functions(self) -> frozenset[str]:
+        """Functions of this module and the program safe to skip off rank 0 (lazily: an
+        ast parse of the module, only when a guarded call's arguments call something)."""
+        if self._pure is None:
+            tree = ast.parse(self._module.code)
+            self._pure = self.state.hints.pure | pure_functions([("", tree, False)])
+        return self._pure
 
     def _created_by(self, value: cst.BaseExpression | None) -> str | None:
         if isinstance(value, cst.IfExp):
@@ -299,7 +336,7 @@ class RankZeroOnly(MigrationTransform):
             and func.attr.value in _HANDLE_WRITES
             and isinstance(func.value, cst.Name)
             and func.value.value in handles
-            and not any(has_side_effects(a.value, self.qualified_names) for a in small.value.args)
+            and not any(self._does_work(a.value) for a in small.value.args)
         )
 
     def _guard_kinds(
@@ -315,7 +352,7 @@ class RankZeroOnly(MigrationTransform):
             assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
             if in_except and kind in ("print", "logging"):
                 kinds[index] = None
-            elif any(has_side_effects(a.value, self.qualified_names) for a in small.value.args):
+            elif any(self._does_work(a.value) for a in small.value.args):
                 # It stays on every rank (a writer call there does nothing: DdpNullWriter).
                 kinds[index] = None
         return kinds
@@ -917,6 +954,8 @@ class RankZeroOnly(MigrationTransform):
             if isinstance(parent, cst.If):
                 if child is parent.body and is_main_test(parent.test):
                     return True
+                if child is parent.body and self._dead_script_block(parent):
+                    return True
                 if child is parent.orelse and is_not_main_test(parent.test):
                     return True
             elif isinstance(parent, cst.IfExp):
@@ -933,9 +972,26 @@ class RankZeroOnly(MigrationTransform):
                     ):
                         return True
             elif isinstance(parent, cst.FunctionDef):
-                return parent.name.value in self._facts.guarded_callees
+                return parent.name.value in self._facts.guarded_callees or self._unused(parent)
             child, parent = parent, self.parent(parent)
         return False
+
+    def _unused(self, function: cst.FunctionDef) -> bool:
+        """A top-level function of a library module that nothing in the program refers to
+        (a model file's demo `test()` printing a shape): dead code for this program, so it
+        is left as written, and a module with nothing else to migrate stays unchanged."""
+        return function.name.value in self.state.hints.unused and isinstance(
+            self.parent(function), cst.Module
+        )
+
+    def _dead_script_block(self, node: cst.If) -> bool:
+        """`if __name__ == "__main__":` in a module the program imports: it never runs in
+        this program (a model file's demo), so it is left as written."""
+        return (
+            self.state.hints.imported
+            and isinstance(self.parent(node), cst.Module)
+            and is_script_guard(node.test)
+        )
 
     def _in_except(self, node: cst.CSTNode) -> bool:
         parent = self.parent(node)

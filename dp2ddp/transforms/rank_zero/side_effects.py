@@ -139,15 +139,37 @@ _PURE_METHODS: Final = frozenset(
 )
 
 
-def has_side_effects(node: cst.CSTNode, qualified_names: Callable[[cst.CSTNode], set[str]]) -> bool:
-    """True when evaluating `node` may do work other ranks rely on (see the module doc)."""
+def has_side_effects(
+    node: cst.CSTNode,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    pure_functions: frozenset[str] = frozenset(),
+) -> bool:
+    """True when evaluating `node` may do work other ranks rely on (see the module doc).
+
+    pure_functions: qualified names of project functions found free of such work
+    (program_hints.py), e.g. a `cf.learning_rate(lr, epoch)` printed each epoch."""
     if m.findall(node, m.NamedExpr() | m.Yield() | m.Await()):
         return True
     for call in m.findall(node, m.Call()):
         assert isinstance(call, cst.Call)
-        if not _pure_call(call, qualified_names(call.func)):
+        names = qualified_names(call.func)
+        if not (names & pure_functions or _pure_call(call, names)):
             return True
     return False
+
+
+def pure_name(name: str) -> bool:
+    """A qualified function name known to do no work other ranks need (`math.pow`, `len`)."""
+    if name.startswith("numpy.random."):
+        return False  # a draw: skipped on other ranks, their generators would drift apart
+    if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
+        return True
+    return name.startswith("torch.") and not name.startswith(_IMPURE_TORCH)
+
+
+def pure_method(attribute: str) -> bool:
+    """A method name that only reads its value (`loss.item()`, `"{}".format(x)`)."""
+    return attribute in _PURE_METHODS
 
 
 def open_mode(call: cst.Call) -> str | None:
@@ -173,13 +195,10 @@ def _pure_call(call: cst.Call, names: set[str]) -> bool:
     if names & OPEN:
         mode = open_mode(call)  # reading a file is no work other ranks need
         return mode is not None and "r" in mode and "+" not in mode
-    for name in names:
-        if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
-            return True
-        if name.startswith("torch.") and not name.startswith(_IMPURE_TORCH):
-            return True
+    if any(pure_name(name) for name in names):
+        return True
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+    if isinstance(func, cst.Attribute) and pure_method(func.attr.value):
         # A method on a value (`loss.item()`, `"{}".format(x)`); `torch.xxx` was decided above.
         return not any(n.startswith("torch.") for n in names)
     return False

@@ -7,6 +7,7 @@ Launch the entry with torchrun, one process per GPU (`dp2ddp migrate` prints the
 
 import atexit
 import itertools
+import logging
 import os
 import warnings
 
@@ -23,6 +24,7 @@ DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 def ddp_setup():
     """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    ddp_quiet_logging()
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -221,6 +223,18 @@ def ddp_per_rank_batch(batch_size):
             stacklevel=2,
         )
     return per_rank
+
+
+def ddp_quiet_logging():
+    """Ranks other than 0 drop log records below WARNING, from every logger of the process.
+
+    A project logger configured anywhere (handlers added in a helper module, dictConfig from
+    a JSON file, basicConfig) would print each INFO line once per rank. logging.disable is
+    process-wide and outlives later configuration (dictConfig and basicConfig keep it).
+    Warnings and errors still come from every rank: they report that rank's own trouble.
+    """
+    if RANK != 0:
+        logging.disable(logging.INFO)
 
 
 def ddp_sync_batchnorm(module):

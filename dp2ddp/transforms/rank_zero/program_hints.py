@@ -1,0 +1,294 @@
+"""What a program's modules say about its functions: which are pure, which are unused.
+
+Pure: safe to skip on ranks other than 0.
+
+A print guarded with `if ddp_is_main():` no longer evaluates its arguments on the other
+ranks, so an argument calling a function that may do work every rank needs (a forward
+pass, an all_reduce, a scheduler step, a random draw) keeps the print on every rank (see
+side_effects.py). Project helpers are the common case that is harmless: a learning-rate
+formula or an `h:m:s` split in a config module, printed each epoch
+(`print('LR=%.4f' % cf.learning_rate(args.lr, epoch))`, meliketoy/wide-resnet.pytorch@292b3ed).
+Unknown, they kept that print on every rank.
+
+A function is pure here when its body only binds local names (no attribute or subscript
+stores, no global/nonlocal, no yield/await, no with, no nested def or class) and every call
+in it is a pure builtin or library function (side_effects.pure_name), a reading method
+(side_effects.pure_method) on a value that is not a module, or another pure project
+function. Found with `ast` over every module of the program (cheap: discovery parsed them);
+names are qualified as the rank-0 pass qualifies call targets: "config.learning_rate" for
+a function of module `config`, and plain "get_hms" for the module being migrated.
+
+Unused: a top-level function of a library module that no module of the program refers to
+(kuangliu/pytorch-cifar@49b7aa9: each of 18 model files has a demo `test()` printing an
+output shape, reached through `from models import *` but never called). Guarding its print
+edited 18 files the program otherwise leaves alone. A name counts as referred to when any
+module imports it by name, reads it as an attribute (`cf.f`), or reads it as a plain name
+in a module that does not bind that name itself (a star import brings it there); its own
+module's references outside its body count too, and a decorated function (registered
+somewhere) always counts as used. Erring towards "used" only means a guard too many.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import libcst.matchers as m
+
+from dp2ddp.program.context import ProgramHints
+from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
+
+if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
+    from dp2ddp.program.discovery import Program
+
+#: Statements and expressions that may change state outside the function's locals.
+_IMPURE_NODES = (
+    ast.Global,
+    ast.Nonlocal,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+    ast.With,
+    ast.AsyncWith,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.NamedExpr,
+    ast.Import,
+    ast.ImportFrom,
+)
+
+#: Whether a qualified function name is pure (a project function's verdict, or pure_name).
+_Known = Callable[[str], bool]
+
+
+def program_hints(program: Program) -> dict[str, ProgramHints]:
+    """ProgramHints for each module of `program`, by its real path. The entry's (or an
+    orphan's) functions are never "unused", nor is its `__main__` block: the program is
+    what it runs."""
+    modules = program.modules
+    pure = pure_functions((m.name, m.tree, m.is_package) for m in modules)
+    unused = unused_functions([m.tree for m in modules])
+    logs = any(_imports_logging(m.tree) for m in modules)
+    return {
+        m.real: ProgramHints(pure, unused[index], True, logs)
+        if index
+        else ProgramHints(pure, logs=logs)
+        for index, m in enumerate(modules)
+    }
+
+
+def _imports_logging(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        if any(name == "logging" or name.startswith("logging.") for name in names):
+            return True
+    return False
+
+
+def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
+    """For each module, its top-level functions no module refers to (see the docstring).
+    trees[0] is the entry: its `__main__` block runs (the others' never do)."""
+    everywhere: set[str] = set()  # imported by name or read as an attribute
+    plain: list[set[str]] = []  # names read plainly, per module
+    bound: list[set[str]] = []  # names each module binds at its top level
+    for index, tree in enumerate(trees):
+        names: set[str] = set()
+        for node in ast.walk(tree) if index == 0 else _walk_imported(tree):
+            if isinstance(node, ast.Attribute):
+                everywhere.add(node.attr)
+            elif isinstance(node, ast.ImportFrom):
+                everywhere.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                everywhere.add(node.value)  # __all__, getattr(module, "name")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+        plain.append(names)
+        bound.append(_top_level_bindings(tree))
+    result: list[frozenset[str]] = []
+    for index, tree in enumerate(trees):
+        unused: set[str] = set()
+        for statement in tree.body:
+            if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
+                continue
+            name = statement.name
+            if name in everywhere or _read_outside(tree, statement):
+                continue
+            if any(
+                name in plain[other] and name not in bound[other]
+                for other in range(len(trees))
+                if other != index
+            ):
+                continue
+            unused.add(name)
+        result.append(frozenset(unused))
+    return result
+
+
+def _top_level_bindings(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                if alias.name != "*":
+                    names.add((alias.asname or alias.name).partition(".")[0])
+    return names
+
+
+def _read_outside(tree: ast.Module, function: ast.FunctionDef) -> bool:
+    """The function's name is read in its own module, outside its own body."""
+    inside = {id(node) for node in ast.walk(function)}
+    return any(
+        isinstance(node, ast.Name)
+        and node.id == function.name
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in inside
+        for node in _walk_imported(tree)
+    )
+
+
+def _walk_imported(tree: ast.Module) -> list[ast.AST]:
+    """The module's nodes that run when it is imported: not its `__main__` block (the demo
+    that calls `test()` when the file is run as a script)."""
+    body = [s for s in tree.body if not (isinstance(s, ast.If) and _is_script_guard_ast(s.test))]
+    return list(ast.walk(ast.Module(body=body, type_ignores=[])))
+
+
+def _is_script_guard_ast(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def is_script_guard(test: cst.BaseExpression) -> bool:
+    """`__name__ == "__main__"` (either quotes): the block runs only when the file is the
+    script, never when the program imports it."""
+    return m.matches(
+        test,
+        m.Comparison(
+            left=m.Name("__name__"),
+            comparisons=[
+                m.ComparisonTarget(
+                    operator=m.Equal(),
+                    comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"),
+                )
+            ],
+        ),
+    )
+
+
+def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset[str]:
+    """Qualified names of the pure module-level functions of `modules`.
+
+    modules: (dotted module name, tree, is a package's __init__) for each module; the
+    name "" stands for the module being migrated (its functions are named plainly)."""
+    functions: dict[str, ast.FunctionDef] = {}
+    imports: dict[str, dict[str, str]] = {}
+    owner: dict[str, str] = {}
+    for name, tree, is_package in modules:
+        imports[name] = _import_table(tree, name, is_package)
+        for statement in tree.body:
+            if isinstance(statement, ast.FunctionDef):
+                qualified = f"{name}.{statement.name}" if name else statement.name
+                functions[qualified] = statement
+                owner[qualified] = name
+    verdicts: dict[str, bool] = {}
+
+    def pure(qualified: str) -> bool:
+        if qualified not in verdicts:
+            verdicts[qualified] = False  # recursion: unproven, so impure
+            table = imports[owner[qualified]]
+            verdicts[qualified] = _pure_body(functions[qualified], table, pure_or_known)
+        return verdicts[qualified]
+
+    def pure_or_known(qualified: str) -> bool:
+        return pure(qualified) if qualified in functions else pure_name(qualified)
+
+    return frozenset(q for q in functions if pure(q))
+
+
+def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
+    """Local name -> dotted name it stands for, from the module's top-level imports and
+    its own functions."""
+    table: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    table[alias.asname] = alias.name
+                else:
+                    head = alias.name.partition(".")[0]
+                    table[head] = head
+        elif isinstance(statement, ast.ImportFrom):
+            base = statement.module or ""
+            if statement.level:
+                parts = module.split(".") if module else []
+                keep = len(parts) - statement.level + (1 if is_package else 0)
+                if keep < 0:
+                    continue
+                base = ".".join([*parts[:keep], *([base] if base else [])])
+            for alias in statement.names:
+                if alias.name != "*":
+                    full = f"{base}.{alias.name}" if base else alias.name
+                    table[alias.asname or alias.name] = full
+        elif isinstance(statement, ast.FunctionDef):
+            table[statement.name] = f"{module}.{statement.name}" if module else statement.name
+    return table
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
+
+
+def _pure_body(function: ast.FunctionDef, table: dict[str, str], known: _Known) -> bool:
+    if function.decorator_list:
+        return False
+    nodes = list(ast.walk(ast.Module(body=function.body, type_ignores=[])))
+    local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in nodes:
+        if isinstance(node, _IMPURE_NODES):
+            return False
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            return False  # a store into an object that may be shared (optimizer.param_groups)
+        if isinstance(node, ast.Call) and not _pure_target(node.func, table, local, known):
+            return False
+    return True
+
+
+def _pure_target(func: ast.expr, table: dict[str, str], local: set[str], known: _Known) -> bool:
+    parts = _dotted(func)
+    if parts is not None and parts[0] not in local:
+        head = table.get(parts[0])
+        if head is not None:
+            return known(".".join([head, *parts[1:]]))
+        if len(parts) == 1:
+            return pure_name(f"builtins.{parts[0]}")
+    # A method on a value: a local, a parameter, a literal, the result of a call.
+    return isinstance(func, ast.Attribute) and pure_method(func.attr)

@@ -1,0 +1,39 @@
+"""Log records of ranks other than 0, dropped where they are made, in every module.
+
+Guarding `logger.info(...)` call sites (the rank-0 pass does) cannot follow a project
+logger: it is configured in a helper module (handlers added in a `Logger` class,
+BIGBALLON/CIFAR-ZOO@0275384) or from a JSON file with dictConfig and fetched by name
+through `config.get_logger(name)` (victoresque/pytorch-template@41dc06f), and used in
+modules that never mention `logging`. Both logged every line once per rank.
+
+So ddp_setup() also calls ddp_quiet_logging() (templates/helpers/quiet_logging.py.j2):
+`logging.disable(logging.INFO)` off rank 0. It acts in the logging manager itself, so it
+holds for every logger, handler and module, whenever they are configured (dictConfig and
+basicConfig, which reset handlers and levels, leave it). Records at WARNING and above
+still come from every rank: a warning or an error is about that rank's own data or
+failure (the rule that keeps prints in `except` handlers on every rank), and hiding it
+would make a rank's crash unexplained. The generated helpers module of a multi-module
+program always calls it; a single file does when it imports `logging`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import walk
+
+HELPER = "quiet_logging"
+
+
+def logging_import(module: cst.Module) -> cst.CSTNode | None:
+    """The first statement importing the standard `logging` package (or a submodule)."""
+    for node in walk(module):
+        if isinstance(node, cst.Import):
+            names = [alias.evaluated_name for alias in node.names]
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            names = [cst.helpers.get_full_name_for_node_or_raise(node.module)]
+        else:
+            continue
+        if any(name == "logging" or name.startswith("logging.") for name in names):
+            return node
+    return None

@@ -1,0 +1,2 @@
+from .net import *
+from .big import *

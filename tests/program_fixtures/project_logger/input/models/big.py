@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+
+
+class Big(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        print("| Big %d" % width)
+        self.fc = nn.Linear(4, width)
+        self.bn = nn.BatchNorm1d(width)
+
+    def forward(self, x):
+        return self.bn(self.fc(x))
+
+
+def test():
+    print(Big(8)(torch.randn(2, 4)).shape)

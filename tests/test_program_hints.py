@@ -1,0 +1,103 @@
+"""Program hints for the rank-0 pass: which project functions are pure, which are unused
+(dp2ddp/transforms/rank_zero/program_hints.py)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from dp2ddp.program.discovery import discover_program
+from dp2ddp.transforms.rank_zero.program_hints import (
+    program_hints,
+    pure_functions,
+    unused_functions,
+)
+
+CONFIG = """
+import math
+from torch import optim
+import numpy as np
+
+
+def learning_rate(init, epoch):
+    factor = 0
+    if epoch > 60:
+        factor = 1
+    return init * math.pow(0.2, factor)
+
+
+def get_hms(seconds):
+    m, s = divmod(seconds, 60)
+    h, m = divmod(m, 60)
+    return h, m, s
+
+
+def doubled(init, epoch):
+    return learning_rate(init, epoch) * 2
+
+
+def set_lr(optimizer, lr):
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    return lr
+
+
+def step(scheduler):
+    scheduler.step()
+    return scheduler.get_last_lr()
+
+
+def counter():
+    global COUNT
+    COUNT = 1
+
+
+def draw():
+    return np.random.rand()
+
+
+def loops(n):
+    return loops(n - 1)
+"""
+
+
+def test_pure_functions_only_compute_from_their_arguments() -> None:
+    pure = pure_functions([("config", ast.parse(CONFIG), False)])
+    assert pure == {"config.learning_rate", "config.get_hms", "config.doubled"}
+
+
+def test_functions_of_the_migrated_module_are_named_plainly() -> None:
+    assert pure_functions([("", ast.parse(CONFIG), False)]) >= {"get_hms", "doubled"}
+
+
+def test_relative_imports_resolve_to_project_functions() -> None:
+    helpers = ast.parse("def fmt(x):\n    return '%.2f' % x\n")
+    user = ast.parse("from .helpers import fmt\n\ndef show(x):\n    return fmt(x) + '!'\n")
+    pure = pure_functions([("pkg.helpers", helpers, False), ("pkg.user", user, False)])
+    assert pure == {"pkg.helpers.fmt", "pkg.user.show"}
+
+
+def test_unused_functions_follow_star_imports_and_shadowing() -> None:
+    entry = ast.parse("from models import *\n\ndef test(epoch):\n    pass\n\ntest(1)\nbuild()\n")
+    models = ast.parse(
+        "def build():\n    pass\n\ndef test():\n    print(1)\n\n"
+        "def helper():\n    return 1\n\nx = helper()\n\n"
+        "if __name__ == '__main__':\n    test()\n"
+    )
+    assert unused_functions([entry, models]) == [frozenset(), frozenset({"test"})]
+
+
+def test_the_entrys_own_functions_are_never_unused(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(
+        "import lib\n\ndef main():\n    lib.run()\n\n"
+        "if __name__ == '__main__':\n    main()\n    lib.report()\n"
+    )
+    (tmp_path / "lib.py").write_text(
+        "def run():\n    pass\n\ndef report():\n    print(2)\n\ndef demo():\n    print(1)\n\n"
+        "if __name__ == '__main__':\n    demo()\n"
+    )
+    program = discover_program(str(tmp_path / "train.py"))
+    hints = program_hints(program)
+    entry, lib = (hints[m.real] for m in program.modules)
+    assert (entry.unused, entry.imported, entry.logs) == (frozenset(), False, False)
+    assert (lib.unused, lib.imported) == (frozenset({"demo"}), True)
