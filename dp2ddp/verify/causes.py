@@ -4,7 +4,11 @@ Each rule reads a signature the runs left behind, not the script's text (the sta
 only adds where to look):
 
 * every rank fed the same samples                  -> DistributedSampler missing
-* each rank fed the original's whole batch         -> per-process batch not divided
+* each rank loaded the original's whole batch      -> per-process batch not divided (counted
+  on the DataLoader batches when recorded, not on the model inputs left unchanged)
+* the DataLoader batches split right, the model inputs not the loaded samples, the global
+  RNG advanced in the loop                         -> random numbers drawn inside the loop
+  change each batch per process (CutMix, mixup), ranked first
 * a DistributedSampler iterated twice with epoch 0 -> set_epoch missing
 * optimizer hyperparameters differ                 -> learning rate (or other) changed
 * every update is c x the original's, c = 1/W      -> loss summed, not averaged: DDP averages
@@ -42,6 +46,8 @@ class Evidence:
     findings_migrated: list[scan.Finding]
     no_dropout: bool = False
     freeze_batchnorm: bool = False
+    #: `dp2ddp migrate`'s warnings (`path:line:col CODE message`) when verify migrated.
+    migration_warnings: tuple[str, ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -79,7 +85,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
         )
     if not ev.numerics.passed:
         causes += _scale(ev, causes)
-        causes += _randomness(ev)
+        causes += _randomness(ev, causes)
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -141,6 +147,24 @@ def _data(ev: Evidence) -> list[Cause]:
                 detail + where + ". This is not data-parallel training, whatever the numbers.",
                 "Give the training DataLoader sampler=DistributedSampler(dataset, shuffle=...) "
                 "instead of shuffle=, and call sampler.set_epoch(epoch) every epoch.",
+            )
+        ]
+    if sh.loader_split:
+        if _rng_in_loop(ev):
+            return [
+                _random_in_loop(
+                    ev,
+                    f"{sh.describe_loader()}, but the model was not fed the loaded samples "
+                    "(the batch is changed after loading)",
+                )
+            ]
+        return [
+            Cause(
+                "inputs_changed",
+                "the model's inputs are not the loaded samples",
+                f"{detail}: the script changes each loaded batch before the model, and "
+                "differently in the two runs",
+                "Compare what the two scripts do between the DataLoader and the model.",
             )
         ]
     if sh.undivided:
@@ -300,7 +324,7 @@ def _rng_in_loop(ev: Evidence) -> bool:
     return any(w.get("rng_consumed") for w in ev.all_windows())
 
 
-def _randomness(ev: Evidence) -> list[Cause]:
+def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     causes = []
     dropout = sum(int(w.get("dropout", 0)) for w in ev.all_windows())
     if dropout and not ev.no_dropout:
@@ -327,18 +351,31 @@ def _randomness(ev: Evidence) -> list[Cause]:
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )
         )
-    if _rng_in_loop(ev) and not dropout:
-        causes.append(
-            Cause(
-                "random_in_loop",
-                "random numbers drawn inside the training loop",
-                "the global RNG advanced between optimizer steps; each process draws its own "
-                "values" + _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original"),
-                "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
-                "broadcast, or accept the difference.",
-            )
-        )
+    if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
+        causes.append(_random_in_loop(ev))
     return causes
+
+
+def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
+    """Draws inside the loop: where the scan and `dp2ddp migrate`'s DP006 saw them."""
+    drawn = [
+        f"{where} {message.partition(': ')[2] or message}"
+        for where, code, message in (w.partition(" DP006 ") for w in ev.migration_warnings)
+        if code
+    ]
+    where = _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original")
+    if drawn:
+        where += f"; DP006 from dp2ddp migrate at {'; '.join(drawn[:3])}"
+        where += f" and {len(drawn) - 3} more" if len(drawn) > 3 else ""
+    return Cause(
+        "random_in_loop",
+        "random numbers drawn inside the training loop",
+        (f"{evidence}; " if evidence else "")
+        + "the global RNG advanced between optimizer steps; each process draws its own values"
+        + where,
+        "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
+        "broadcast, or accept the difference.",
+    )
 
 
 def _batchnorm_aligned(ev: Evidence) -> bool:

@@ -42,6 +42,11 @@ class Sharding:
     status: str = NOT_CHECKED
     steps: list[StepShards] = field(default_factory=list)
     source: str = ""  # what was compared: model inputs, or the DataLoader batches
+    #: When model inputs were compared: the same check on the DataLoader batches. The
+    #: script may change a loaded batch before the model sees it (CutMix pastes a box of
+    #: another sample into it), so the model inputs may differ while the loader is split
+    #: right; this tells the two apart.
+    loader: list[StepShards] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -49,11 +54,22 @@ class Sharding:
 
     @property
     def undivided(self) -> bool:
-        """Each rank fed as many samples as the original's whole batch (W > 1)."""
-        bad = [s for s in self.steps if not s.ok]
-        return bool(bad) and all(
-            len(s.per_rank) > 1 and s.original > 0 and all(n == s.original for n in s.per_rank)
-            for s in bad
+        """Each rank fed as many samples as the original's whole batch (W > 1); measured on
+        the DataLoader batches when they were recorded (a count of model inputs that still
+        match a loaded sample may coincide by chance: one untouched sample per run)."""
+        return _undivided(self.loader if self.loader else self.steps)
+
+    @property
+    def loader_split(self) -> bool:
+        """Model inputs were compared and differ, but the DataLoader batches were split right:
+        disjoint per rank and together the original's batch at every compared step."""
+        return bool(self.loader) and all(s.ok for s in self.loader)
+
+    def describe_loader(self) -> str:
+        first = self.loader[0]
+        return (
+            f"the DataLoader batches were split right at all {len(self.loader)} steps "
+            f"({'+'.join(map(str, first.per_rank))} of the original's {first.original})"
         )
 
     @property
@@ -85,10 +101,19 @@ class Sharding:
             what = f"{bad.missing} of the original's samples missing, {bad.extra} others added"
             if bad.repeated:
                 what += f", {bad.repeated} repeated"
-        return f"step {bad.step}: {what} (original: {bad.original} samples; {ranks})"
+        text = f"step {bad.step}: {what} (original: {bad.original} samples; {ranks})"
+        return text + (f"; {self.describe_loader()}" if self.loader_split else "")
 
 
 LOADER = "loader"  # pseudo-model: the DataLoader's batches
+
+
+def _undivided(steps: list[StepShards]) -> bool:
+    bad = [s for s in steps if not s.ok]
+    return bool(bad) and all(
+        len(s.per_rank) > 1 and s.original > 0 and all(n == s.original for n in s.per_rank)
+        for s in bad
+    )
 
 
 def _window(record: RankRecord, index: int) -> dict[str, Any]:
@@ -151,6 +176,13 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     if not result.steps:
         return result
     bad = [s for s in result.steps if not s.ok]
+    if bad and filtered:
+        result.loader = [
+            _step(index + 1, LOADER, _inputs(original, index, LOADER, None),
+                  [_inputs(r, index, LOADER, None) for r in ranks])
+            for index in range(min(steps, len(original.windows)))
+        ]  # fmt: skip
+        result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
     if not bad:
         result.status = OK
     elif len(ranks) > 1 and all(s.identical for s in bad):
