@@ -327,26 +327,32 @@ def test_rng_digest_sees_a_single_draw(draw: Any) -> None:
 
 
 def test_sharding_counts_the_batch_on_the_loader_when_inputs_are_changed(tmp_path: Path) -> None:
-    """One untouched sample per run (1 = 1 = 1) is no undivided batch: the loader says 2+2."""
+    """One untouched sample per run (1 = 1 = 1) is no undivided batch: the DataLoader batches
+    (2+2 of 4) say the data is sharded, and the model was fed changed batches."""
     sharding = _cutmix_evidence(tmp_path, rng=True).sharding
-    assert sharding.status == MISMATCH
-    assert not sharding.undivided and sharding.loader_split
-    assert "DataLoader batches were split right at all 1 steps (2+2 of the original's 4)" in (
-        sharding.describe()
+    assert sharding.status == OK and not sharding.failed and not sharding.undivided
+    assert [s.per_rank for s in sharding.changed_inputs] == [(1, 1)]
+    assert sharding.describe() == (
+        "1 steps of DataLoader batches: ranks fed disjoint samples (2+2) forming the "
+        "original's batch of 4; the model was fed changed batches (from step 1: the script "
+        "changes a batch after loading)"
     )
 
 
 def test_cause_cutmix_draws_rank_before_the_batch_size(tmp_path: Path) -> None:
     causes = diagnose(_cutmix_evidence(tmp_path, rng=True))
     assert [c.key for c in causes] == ["random_in_loop"]
-    assert "not fed the loaded samples" in causes[0].detail
+    assert causes[0].detail.startswith(
+        "the DataLoader batches were split right (2+2 of the original's 4), but from step 1 "
+        "the model was not fed the loaded samples"
+    )
     assert "train.py:43:39 cutmix() draws np.random.beta at line 24" in causes[0].detail
 
 
 def test_cause_batch_not_divided_is_measured_on_the_loader(tmp_path: Path) -> None:
     """Each rank loading the original's whole batch is still named, draws or not."""
     evidence = _cutmix_evidence(tmp_path, rng=True, loaded=(["a", "b", "c", "d"], ["e"] * 4))
-    assert evidence.sharding.undivided and not evidence.sharding.loader_split
+    assert evidence.sharding.undivided and not evidence.sharding.changed_inputs
     assert diagnose(evidence)[0].key == "batch_not_divided"
 
 

@@ -132,7 +132,7 @@ def _data(ev: Evidence) -> list[Cause]:
     sh = ev.sharding
     bad = sh.first_bad()
     if bad is None:
-        return []
+        return _changed_inputs(ev) if sh.changed_inputs and not ev.numerics.passed else []
     detail = sh.describe()
     if sh.status == SAME_DATA:
         where = (
@@ -147,24 +147,6 @@ def _data(ev: Evidence) -> list[Cause]:
                 detail + where + ". This is not data-parallel training, whatever the numbers.",
                 "Give the training DataLoader sampler=DistributedSampler(dataset, shuffle=...) "
                 "instead of shuffle=, and call sampler.set_epoch(epoch) every epoch.",
-            )
-        ]
-    if sh.loader_split:
-        if _rng_in_loop(ev):
-            return [
-                _random_in_loop(
-                    ev,
-                    f"{sh.describe_loader()}, but the model was not fed the loaded samples "
-                    "(the batch is changed after loading)",
-                )
-            ]
-        return [
-            Cause(
-                "inputs_changed",
-                "the model's inputs are not the loaded samples",
-                f"{detail}: the script changes each loaded batch before the model, and "
-                "differently in the two runs",
-                "Compare what the two scripts do between the DataLoader and the model.",
             )
         ]
     if sh.undivided:
@@ -239,6 +221,29 @@ def _data(ev: Evidence) -> list[Cause]:
             detail,
             "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
             "B // WORLD_SIZE, with a DistributedSampler.",
+        )
+    ]
+
+
+def _changed_inputs(ev: Evidence) -> list[Cause]:
+    """The DataLoader batches were split right, the model was fed other samples: the script
+    changes each batch after loading (CutMix), with random draws or otherwise. Ranked first:
+    the updates cannot match when each process changes its share its own way."""
+    first = ev.sharding.steps[0]
+    changed = ev.sharding.changed_inputs[0]
+    evidence = (
+        f"the DataLoader batches were split right ({'+'.join(map(str, first.per_rank))} of "
+        f"the original's {first.original}), but from step {changed.step} the model was not "
+        "fed the loaded samples: the script changes each batch after loading"
+    )
+    if _rng_in_loop(ev):
+        return [_random_in_loop(ev, evidence)]
+    return [
+        Cause(
+            "inputs_changed",
+            "the model's inputs are not the loaded samples",
+            f"{evidence}, differently in the two runs",
+            "Compare what the two scripts do between the DataLoader and the model.",
         )
     ]
 

@@ -42,11 +42,14 @@ class Sharding:
     status: str = NOT_CHECKED
     steps: list[StepShards] = field(default_factory=list)
     source: str = ""  # what was compared: model inputs, or the DataLoader batches
-    #: When model inputs were compared: the same check on the DataLoader batches. The
-    #: script may change a loaded batch before the model sees it (CutMix pastes a box of
-    #: another sample into it), so the model inputs may differ while the loader is split
-    #: right; this tells the two apart.
+    #: When the model inputs differ: the same check on the DataLoader batches. The script
+    #: may change a loaded batch before the model sees it (CutMix pastes a box of a permuted
+    #: batch into it, leaving the permutation's fixed points as they were loaded), so the
+    #: model inputs may differ while the loader is split right; this tells the two apart.
     loader: list[StepShards] = field(default_factory=list)
+    #: The model-input steps that differed while the DataLoader batches were split right
+    #: (then `steps` are the loader's and the status is theirs: the data is sharded).
+    changed_inputs: list[StepShards] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -58,19 +61,6 @@ class Sharding:
         the DataLoader batches when they were recorded (a count of model inputs that still
         match a loaded sample may coincide by chance: one untouched sample per run)."""
         return _undivided(self.loader if self.loader else self.steps)
-
-    @property
-    def loader_split(self) -> bool:
-        """Model inputs were compared and differ, but the DataLoader batches were split right:
-        disjoint per rank and together the original's batch at every compared step."""
-        return bool(self.loader) and all(s.ok for s in self.loader)
-
-    def describe_loader(self) -> str:
-        first = self.loader[0]
-        return (
-            f"the DataLoader batches were split right at all {len(self.loader)} steps "
-            f"({'+'.join(map(str, first.per_rank))} of the original's {first.original})"
-        )
 
     @property
     def padded(self) -> bool:
@@ -87,11 +77,17 @@ class Sharding:
             return "no tensor input of a wrapped model was seen: sharding not checked"
         if bad is None:
             first = self.steps[0]
-            return (
+            text = (
                 f"{len(self.steps)} steps of {self.source}: ranks fed disjoint samples "
                 f"({'+'.join(map(str, first.per_rank))}) forming the original's batch "
                 f"of {first.original}"
             )
+            if self.changed_inputs:
+                text += (
+                    "; the model was fed changed batches (from step "
+                    f"{self.changed_inputs[0].step}: the script changes a batch after loading)"
+                )
+            return text
         ranks = ", ".join(f"rank {r}: {n}" for r, n in enumerate(bad.per_rank))
         if bad.identical:
             what = "every rank fed the same samples"
@@ -101,8 +97,7 @@ class Sharding:
             what = f"{bad.missing} of the original's samples missing, {bad.extra} others added"
             if bad.repeated:
                 what += f", {bad.repeated} repeated"
-        text = f"step {bad.step}: {what} (original: {bad.original} samples; {ranks})"
-        return text + (f"; {self.describe_loader()}" if self.loader_split else "")
+        return f"step {bad.step}: {what} (original: {bad.original} samples; {ranks})"
 
 
 LOADER = "loader"  # pseudo-model: the DataLoader's batches
@@ -183,6 +178,9 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
             for index in range(min(steps, len(original.windows)))
         ]  # fmt: skip
         result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
+        if result.loader and all(s.ok for s in result.loader):
+            result.changed_inputs = bad
+            result.steps, result.source, bad = result.loader, "DataLoader batches", []
     if not bad:
         result.status = OK
     elif len(ranks) > 1 and all(s.identical for s in bad):
