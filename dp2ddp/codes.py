@@ -35,8 +35,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP006": (
         "random tensors drawn inside the training loop",
-        "Each process draws its own values; seed per rank on purpose or draw on rank 0 "
-        "and broadcast if the values must agree.",
+        "Each process draws its own values (also inside a project function the loop calls, "
+        "e.g. a mixup or CutMix helper: the warning names it and its draw); seed per rank on "
+        "purpose or draw on rank 0 and broadcast if the values must agree.",
     ),
     "DP007": (
         "module state mutated in forward()",

@@ -36,3 +36,88 @@ def test_summed_loss_without_gradients_is_not_flagged(context: str) -> None:
     assert [d.code for d in flagged.diagnostics] == ["DP004"]
     quiet = migrate_source(SUMMED_LOSS.format(block=f"with {context}:\n    {line}"))
     assert [d.code for d in quiet.diagnostics] == []
+
+
+DRAWING_HELPER = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def jitter(x):
+    return x + torch.randn_like(x)
+
+
+def ping(n):
+    return pong(n - 1) if n else 0
+
+
+def pong(n):
+    return ping(n)
+
+
+def outer():
+    def jitter(x):
+        return x
+    return jitter
+
+
+model = nn.DataParallel(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = jitter(torch.zeros(8, 4))
+for step in range(3):
+    {call}
+    loss = model(x).mean()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("x = jitter(x)", ["jitter() draws torch.randn_like at line 7"]),
+        ("ping(3)", []),  # mutual recursion that never draws
+        ("x = outer()(x)", []),
+        ("helper = jitter", []),  # named, not called
+    ],
+)
+def test_helpers_called_in_the_loop_are_followed(call: str, expected: list[str]) -> None:
+    """DP006 at the call of a module function that draws; nothing for one that does not, or
+    for a name that is not the module's function. The draw at module level (x =
+    jitter(...) before the loop) is outside any loop: no warning."""
+    result = migrate_source(DRAWING_HELPER.format(call=call))
+    found = [d.message.partition(": ")[2] for d in result.diagnostics if d.code == "DP006"]
+    assert found == expected
+
+
+def test_a_parameter_named_like_a_drawing_helper_is_not_it() -> None:
+    source = DRAWING_HELPER.format(call="pass") + (
+        "\n\ndef train(jitter, x):\n"
+        "    for step in range(3):\n"
+        "        loss = model(jitter(x)).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+    )
+    assert [d.code for d in migrate_source(source).diagnostics if d.code == "DP006"] == []
+    drawing = source.replace("def train(jitter, x)", "def train(x)")
+    assert [d.code for d in migrate_source(drawing).diagnostics if d.code == "DP006"] == ["DP006"]
+
+
+def test_a_helper_with_its_own_training_loop_is_warned_inside_only() -> None:
+    """`for epoch ...: train_epoch()` with the draws in train_epoch()'s own training loop:
+    DP006 at the draw, not again at the call (also when the outer loop steps too)."""
+    source = (
+        "import torch\nimport torch.nn as nn\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 1))\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n\n\n"
+        "def train_epoch():\n"
+        "    for i in range(2):\n"
+        "        model(torch.rand(8, 4)).mean().backward()\n"
+        "        optimizer.step()\n\n\n"
+        "for epoch in range(3):\n"
+        "    train_epoch()\n"
+        "    optimizer.step()\n"
+    )
+    found = [(d.line, d.message) for d in migrate_source(source).diagnostics if d.code == "DP006"]
+    assert [(line, message.partition(": ")[2]) for line, message in found] == [(10, "torch.rand()")]

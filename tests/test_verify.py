@@ -103,6 +103,19 @@ def test_in_memory_migration_of_the_original(tmp_path: Path) -> None:
     assert ORIGINAL.read_text() == before
 
 
+def test_draws_inside_the_loop_are_named_before_the_batch_size(tmp_path: Path) -> None:
+    """CutMix drawn by a helper in the loop (clovaai/CutMix-PyTorch@2d8eb68's shape), batch
+    divided right: the cause is the per-process draws, located by migrate's DP006."""
+    report = _verify(tmp_path, None, original=CASES / "cutmix_dp.py")
+    assert report.exit_code == 1, report
+    assert _causes(report)[0] == "random_in_loop", report.causes
+    assert "batch_not_divided" not in _causes(report)
+    detail = report.causes[0].detail
+    assert "the DataLoader batches were split right (8+8 of the original's 16)" in detail
+    assert report.sharding_status == "ok", report.sharding
+    assert "cutmix_dp.py:43:39 cutmix() draws np.random.beta at line 24" in detail
+
+
 @pytest.mark.parametrize(
     ("migrated", "script_args", "cause", "evidence"),
     [

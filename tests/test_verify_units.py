@@ -27,7 +27,7 @@ from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
-from dp2ddp.verify.recorder import save_tensors
+from dp2ddp.verify.recorder import rng_digest, save_tensors
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
@@ -273,6 +273,95 @@ def test_cause_random_draws_in_the_loop(tmp_path: Path) -> None:
     assert "line 2 (torch.randn)" in cause.detail
 
 
+def _loaded_windows(loaded: list[str], fed: list[str], rng: bool | None) -> list[dict[str, Any]]:
+    return [{"index": 1, "inputs": {"0": fed}, "loaded": loaded, "dropout": 0, "batchnorm": 0,
+             "rng_consumed": rng}]  # fmt: skip
+
+
+def _cutmix_evidence(
+    tmp_path: Path, rng: bool | None, loaded: tuple[list[str], list[str]] = (["a", "b"], ["c", "d"])
+) -> Evidence:
+    """CutMix (clovaai/CutMix-PyTorch@2d8eb68): the loader is split right (a b c d -> a b |
+    c d), then a box of a permuted batch is pasted into every sample but the permutation's
+    fixed point: one loaded sample per run reaches the model unchanged (original: a; ranks:
+    b and c), the others are new tensors (x, y, ...)."""
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    original, migrated = _pair(tmp_path, [u], [u.flip(0)])  # other samples, other updates
+    original.data["windows"] = _loaded_windows(["a", "b", "c", "d"], ["a", "x1", "x2", "x3"], rng)
+    migrated.data["windows"] = _loaded_windows(loaded[0], ["y1", "b"], rng)
+    other = _record(1, windows=_loaded_windows(loaded[1], ["c", "z1"], rng))
+    ranks = [migrated, other]
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    return Evidence(
+        world=2,
+        numerics=numerics,
+        sharding=check_sharding(original, ranks, 1),
+        in_sync=True,
+        sync_detail="",
+        original=original,
+        migrated=ranks,
+        findings_original=[],
+        findings_migrated=[],
+        migration_warnings=(
+            "train.py:43:39 DP006 random tensors drawn inside the training loop: "
+            "cutmix() draws np.random.beta at line 24",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: __import__("numpy").random.rand(1),  # CutMix's `r = np.random.rand(1)`
+        lambda: __import__("numpy").random.beta(1.0, 1.0),
+        lambda: __import__("numpy").random.randn(),  # leaves a cached Gaussian
+        lambda: torch.randperm(4),
+        lambda: __import__("random").random(),
+    ],
+)
+def test_rng_digest_sees_a_single_draw(draw: Any) -> None:
+    """numpy's Mersenne Twister key changes only every 624 draws: its position must count."""
+    before = rng_digest()
+    draw()
+    assert rng_digest() != before
+
+
+def test_sharding_counts_the_batch_on_the_loader_when_inputs_are_changed(tmp_path: Path) -> None:
+    """One untouched sample per run (1 = 1 = 1) is no undivided batch: the DataLoader batches
+    (2+2 of 4) say the data is sharded, and the model was fed changed batches."""
+    sharding = _cutmix_evidence(tmp_path, rng=True).sharding
+    assert sharding.status == OK and not sharding.failed and not sharding.undivided
+    assert [s.per_rank for s in sharding.changed_inputs] == [(1, 1)]
+    assert sharding.describe() == (
+        "1 steps of DataLoader batches: ranks fed disjoint samples (2+2) forming the "
+        "original's batch of 4; the model was fed changed batches (from step 1: the script "
+        "changes a batch after loading)"
+    )
+
+
+def test_cause_cutmix_draws_rank_before_the_batch_size(tmp_path: Path) -> None:
+    causes = diagnose(_cutmix_evidence(tmp_path, rng=True))
+    assert [c.key for c in causes] == ["random_in_loop"]
+    assert causes[0].detail.startswith(
+        "the DataLoader batches were split right (2+2 of the original's 4), but from step 1 "
+        "the model was not fed the loaded samples"
+    )
+    assert "train.py:43:39 cutmix() draws np.random.beta at line 24" in causes[0].detail
+
+
+def test_cause_batch_not_divided_is_measured_on_the_loader(tmp_path: Path) -> None:
+    """Each rank loading the original's whole batch is still named, draws or not."""
+    evidence = _cutmix_evidence(tmp_path, rng=True, loaded=(["a", "b", "c", "d"], ["e"] * 4))
+    assert evidence.sharding.undivided and not evidence.sharding.changed_inputs
+    assert diagnose(evidence)[0].key == "batch_not_divided"
+
+
+def test_cause_inputs_changed_without_draws(tmp_path: Path) -> None:
+    causes = diagnose(_cutmix_evidence(tmp_path, rng=False))
+    assert causes[0].key == "inputs_changed"
+    assert "random_in_loop" not in [c.key for c in causes]
+
+
 def test_unexplained_mismatch_is_said_so(tmp_path: Path) -> None:
     evidence = _evidence(tmp_path, 1.0)
     u = evidence.numerics.diffs[0]
@@ -301,6 +390,28 @@ def test_scan_finds_the_usual_suspects() -> None:
     } <= kinds  # fmt: skip
     assert (scan.RANDOM_IN_LOOP, 5) not in kinds
     assert scan.scan("def (:\n") == []
+
+
+def test_scan_follows_helpers_that_draw() -> None:
+    source = (
+        "import numpy as np, torch\n"
+        "def bbox(w):\n"
+        "    return np.random.randint(w)\n"
+        "def cutmix(x):\n"
+        "    return bbox(x.size(1))\n"
+        "def seed(s):\n"
+        "    np.random.seed(s)\n"
+        "def train():\n"
+        "    for x in loader:\n"
+        "        torch.randn(2)\n"
+        "cutmix(torch.ones(2, 2))  # outside the loop: fine\n"
+        "for step in range(3):\n"
+        "    seed(step)\n"
+        "    cutmix(torch.ones(2, 2))\n"
+        "    train()\n"
+    )
+    found = [(f.line, f.text) for f in scan.scan(source) if f.kind == scan.RANDOM_IN_LOOP]
+    assert found == [(10, "torch.randn"), (14, "cutmix() draws np.random.randint")]
 
 
 # -- rendering -------------------------------------------------------------------------------

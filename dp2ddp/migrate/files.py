@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -29,7 +29,7 @@ from dp2ddp.migrate.migrate_source import migrate_source
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
 from dp2ddp.result import FileOutcome, MigrationResult
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -53,6 +53,7 @@ class _Task:
     program: ProgramContext | None = None
     parsed: cst.Module | None = None  # only in this process (program mode), never pickled
     hints: ProgramHints | None = None
+    random_helpers: Mapping[str, HelperDraw] | None = None  # program mode
 
 
 @dataclass(frozen=True)
@@ -129,12 +130,14 @@ def migrate_decoded(
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
     hints: ProgramHints | None = None,
+    random_helpers: Mapping[str, HelperDraw] | None = None,
 ) -> tuple[FileOutcome, bytes | None]:
-    """Migrate one decoded file in this process, alone or as a module of a program."""
+    """Migrate one decoded file in this process, alone or as a module of a program
+    (`random_helpers`: the program's drawing functions, see migrate_source)."""
     gate_open = program is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program, parsed, hints))
+    done = _work(_Task(0, path, source.text, options, program, parsed, hints, random_helpers))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -181,7 +184,9 @@ def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
         if task.program is None and task.hints is None:
-            result = migrate_source(task.text, task.options, filename=task.path)
+            result = migrate_source(
+                task.text, task.options, filename=task.path, random_helpers=task.random_helpers
+            )
         else:
             result = migrate_source(
                 task.text,
@@ -190,6 +195,7 @@ def _work(task: _Task) -> _Done:
                 program=task.program,
                 parsed=task.parsed,
                 hints=task.hints,
+                random_helpers=task.random_helpers,
             )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Mapping
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -12,7 +13,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 
@@ -62,6 +63,7 @@ def migrate_source(
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
     hints: ProgramHints | None = None,
+    random_helpers: Mapping[str, HelperDraw] | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
@@ -70,11 +72,12 @@ def migrate_source(
     module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
     `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
     `hints`: what the program's other modules tell this one (program mode; see
-    ProgramHints).
+    ProgramHints). `random_helpers`: the program's functions in other modules that draw
+    random numbers.
     """
     options = options or MigrateOptions()
     module = parse(source) if parsed is None else parsed
-    state = MigrationState(options=options, program=program)
+    state = MigrationState(options=options, program=program, random_helpers=random_helpers or {})
     if hints is not None:
         state.hints = hints
     code = source

@@ -56,3 +56,22 @@ class ProgramHints:
     unused: frozenset[str] = frozenset()
     imported: bool = False
     logs: bool = False
+
+
+@dataclass(frozen=True)
+class HelperDraw:
+    """A function of the project that draws random numbers: its first draw, `what` at `line`
+    (of `path`, when the function lives in another module than the file migrated).
+
+    Found in each module of a program before its files are migrated, so that a training loop
+    that calls `mixup_data()` imported from utils.py gets DP006 (transforms/hazards/draws.py).
+    """
+
+    helper: str
+    what: str
+    line: int
+    path: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+        return f"{self.helper}() draws {self.what} at {where}"

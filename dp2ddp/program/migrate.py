@@ -20,7 +20,7 @@ and a program that would migrate it differently fails with an error instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.codes import title
@@ -30,7 +30,7 @@ from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
-from dp2ddp.program.context import ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
 from dp2ddp.program.discovery import (
     ModuleCache,
     Program,
@@ -40,6 +40,7 @@ from dp2ddp.program.discovery import (
 )
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
+from dp2ddp.transforms.hazards.draws import module_draws
 from dp2ddp.transforms.rank_zero.program_hints import program_hints
 
 
@@ -175,11 +176,12 @@ def _migrate(
         return [*migrated, _generated(program)]
     if not facts.has_dataparallel:
         return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
+    draws = _program_draws(program)
     library = ProgramContext("library", True, helpers)
-    libraries = [_module(m, options, library, facts, hints) for m in program.libraries]
+    libraries = [_module(m, options, library, facts, hints, draws) for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_context = ProgramContext("entry", True, helpers) if multi else None
-    entry = _module(program.entry, options, entry_context, facts, hints)
+    entry = _module(program.entry, options, entry_context, facts, hints, draws)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
@@ -192,16 +194,30 @@ def _shut(module: ProgramModule, facts: ProgramFacts, helpers: str) -> ProgramCo
     return None
 
 
+def _program_draws(program: Program) -> dict[str, HelperDraw]:
+    """Functions of the program's modules that draw random numbers, by qualified name: a
+    training loop in one module that calls a drawing helper of another gets DP006."""
+    draws: dict[str, HelperDraw] = {}
+    for module in program.modules:
+        draws.update(module_draws(module.name, module.path, module.source.text))
+    return draws
+
+
 def _module(
     module: ProgramModule,
     options: MigrateOptions,
     context: ProgramContext | None,
     facts: ProgramFacts,
     hints: dict[str, ProgramHints] | None = None,
+    draws: Mapping[str, HelperDraw] | None = None,
 ) -> _Migrated:
     parsed = take_parsed(module)
     known = hints.get(module.real) if hints is not None else None
-    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed, known)
+    prefix = f"{module.name}."
+    others = {name: d for name, d in (draws or {}).items() if not name.startswith(prefix)}
+    outcome, data = migrate_decoded(
+        module.path, module.source, options, context, parsed, known, others
+    )
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in
         assert other is not None

@@ -4,7 +4,11 @@ Each rule reads a signature the runs left behind, not the script's text (the sta
 only adds where to look):
 
 * every rank fed the same samples                  -> DistributedSampler missing
-* each rank fed the original's whole batch         -> per-process batch not divided
+* each rank loaded the original's whole batch      -> per-process batch not divided (counted
+  on the DataLoader batches when recorded, not on the model inputs left unchanged)
+* the DataLoader batches split right, the model inputs not the loaded samples, the global
+  RNG advanced in the loop                         -> random numbers drawn inside the loop
+  change each batch per process (CutMix, mixup), ranked first
 * a DistributedSampler iterated twice with epoch 0 -> set_epoch missing
 * optimizer hyperparameters differ                 -> learning rate (or other) changed
 * every update is c x the original's, c = 1/W      -> loss summed, not averaged: DDP averages
@@ -42,6 +46,8 @@ class Evidence:
     findings_migrated: list[scan.Finding]
     no_dropout: bool = False
     freeze_batchnorm: bool = False
+    #: `dp2ddp migrate`'s warnings (`path:line:col CODE message`) when verify migrated.
+    migration_warnings: tuple[str, ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -79,7 +85,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
         )
     if not ev.numerics.passed:
         causes += _scale(ev, causes)
-        causes += _randomness(ev)
+        causes += _randomness(ev, causes)
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -126,7 +132,7 @@ def _data(ev: Evidence) -> list[Cause]:
     sh = ev.sharding
     bad = sh.first_bad()
     if bad is None:
-        return []
+        return _changed_inputs(ev) if sh.changed_inputs and not ev.numerics.passed else []
     detail = sh.describe()
     if sh.status == SAME_DATA:
         where = (
@@ -219,6 +225,29 @@ def _data(ev: Evidence) -> list[Cause]:
     ]
 
 
+def _changed_inputs(ev: Evidence) -> list[Cause]:
+    """The DataLoader batches were split right, the model was fed other samples: the script
+    changes each batch after loading (CutMix), with random draws or otherwise. Ranked first:
+    the updates cannot match when each process changes its share its own way."""
+    first = ev.sharding.steps[0]
+    changed = ev.sharding.changed_inputs[0]
+    evidence = (
+        f"the DataLoader batches were split right ({'+'.join(map(str, first.per_rank))} of "
+        f"the original's {first.original}), but from step {changed.step} the model was not "
+        "fed the loaded samples: the script changes each batch after loading"
+    )
+    if _rng_in_loop(ev):
+        return [_random_in_loop(ev, evidence)]
+    return [
+        Cause(
+            "inputs_changed",
+            "the model's inputs are not the loaded samples",
+            f"{evidence}, differently in the two runs",
+            "Compare what the two scripts do between the DataLoader and the model.",
+        )
+    ]
+
+
 def _set_epoch_missing(ev: Evidence) -> bool:
     epochs = [
         s.get("epoch")
@@ -300,7 +329,7 @@ def _rng_in_loop(ev: Evidence) -> bool:
     return any(w.get("rng_consumed") for w in ev.all_windows())
 
 
-def _randomness(ev: Evidence) -> list[Cause]:
+def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     causes = []
     dropout = sum(int(w.get("dropout", 0)) for w in ev.all_windows())
     if dropout and not ev.no_dropout:
@@ -327,18 +356,31 @@ def _randomness(ev: Evidence) -> list[Cause]:
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )
         )
-    if _rng_in_loop(ev) and not dropout:
-        causes.append(
-            Cause(
-                "random_in_loop",
-                "random numbers drawn inside the training loop",
-                "the global RNG advanced between optimizer steps; each process draws its own "
-                "values" + _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original"),
-                "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
-                "broadcast, or accept the difference.",
-            )
-        )
+    if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
+        causes.append(_random_in_loop(ev))
     return causes
+
+
+def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
+    """Draws inside the loop: where the scan and `dp2ddp migrate`'s DP006 saw them."""
+    drawn = [
+        f"{where} {message.partition(': ')[2] or message}"
+        for where, code, message in (w.partition(" DP006 ") for w in ev.migration_warnings)
+        if code
+    ]
+    where = _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original")
+    if drawn:
+        where += f"; DP006 from dp2ddp migrate at {'; '.join(drawn[:3])}"
+        where += f" and {len(drawn) - 3} more" if len(drawn) > 3 else ""
+    return Cause(
+        "random_in_loop",
+        "random numbers drawn inside the training loop",
+        (f"{evidence}; " if evidence else "")
+        + "the global RNG advanced between optimizer steps; each process draws its own values"
+        + where,
+        "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
+        "broadcast, or accept the difference.",
+    )
 
 
 def _batchnorm_aligned(ev: Evidence) -> bool:

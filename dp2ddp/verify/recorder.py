@@ -75,7 +75,11 @@ def rng_digest() -> str:
     h.update(repr(random.getstate()).encode())
     numpy = sys.modules.get("numpy")
     if numpy is not None:
-        h.update(numpy.random.get_state()[1].tobytes())
+        # The Mersenne Twister's key only changes every 624 draws: the position (and the
+        # cached Gaussian) say that `np.random.rand(1)` drew.
+        state = numpy.random.get_state()
+        h.update(state[1].tobytes())
+        h.update(repr(state[2:]).encode())
     return h.hexdigest()
 
 

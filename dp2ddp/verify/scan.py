@@ -54,9 +54,18 @@ def _dotted(node: ast.AST) -> str:
     return ""
 
 
+#: Calls of the random modules that draw nothing.
+_NOT_DRAWS = frozenset(
+    {"seed", "get_state", "set_state", "getstate", "setstate", "default_rng", "RandomState",
+     "Generator", "SeedSequence"}
+)  # fmt: skip
+
+
 def _is_random_call(name: str) -> bool:
     parts = name.split(".")
     last = parts[-1]
+    if last in _NOT_DRAWS:
+        return False
     if last in _INPLACE_RANDOM:
         return True
     if parts[0] == "torch" and last in _TORCH_RANDOM:
@@ -66,10 +75,50 @@ def _is_random_call(name: str) -> bool:
     return False
 
 
+def _calls_outside_loops(node: ast.AST) -> list[ast.Call]:
+    """Calls under `node`, not inside its loops (a loop's draws are found where they are)."""
+    calls = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.For | ast.While | ast.AsyncFor):
+            continue
+        if isinstance(child, ast.Call):
+            calls.append(child)
+        calls += _calls_outside_loops(child)
+    return calls
+
+
+def _drawing_functions(tree: ast.Module) -> dict[str, str]:
+    """Module-level functions that draw random numbers outside their own loops (directly or
+    through one another): name -> the first draw's call (`mixup_data` -> `np.random.beta`)."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found: dict[str, str] = {}
+
+    def first_draw(name: str, seen: set[str]) -> str | None:
+        if name in found or name in seen:
+            return found.get(name)
+        seen.add(name)
+        calls = _calls_outside_loops(functions[name])
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            callee = _dotted(call.func)
+            if _is_random_call(callee):
+                found[name] = callee
+                return callee
+            inner = first_draw(callee, seen) if callee in functions else None
+            if inner is not None:
+                found[name] = inner
+                return inner
+        return None
+
+    for name in functions:
+        first_draw(name, set())
+    return found
+
+
 class _Scanner(ast.NodeVisitor):
-    def __init__(self) -> None:
+    def __init__(self, drawing: dict[str, str] | None = None) -> None:
         self.findings: list[Finding] = []
         self.loop_depth = 0
+        self.drawing = drawing or {}
 
     def _add(self, kind: str, node: ast.AST, text: str) -> None:
         self.findings.append(Finding(kind, getattr(node, "lineno", 0), text))
@@ -105,6 +154,8 @@ class _Scanner(ast.NodeVisitor):
             self._add(SET_EPOCH, node, name)
         if self.loop_depth and _is_random_call(name):
             self._add(RANDOM_IN_LOOP, node, name)
+        elif self.loop_depth and name in self.drawing:
+            self._add(RANDOM_IN_LOOP, node, f"{name}() draws {self.drawing[name]}")
         for kw in node.keywords:
             self._keyword(node, name, kw)
         self.generic_visit(node)
@@ -131,7 +182,7 @@ def scan(source: str) -> list[Finding]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return []
-    scanner = _Scanner()
+    scanner = _Scanner(_drawing_functions(tree))
     scanner.visit(tree)
     return scanner.findings
 

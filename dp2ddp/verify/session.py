@@ -62,6 +62,8 @@ class Scripts:
     notes: tuple[str, ...] = ()
     #: ENTRY migrated in a copy of its project: (the copy, the user's project root)
     copy: tuple[Path, Path] | None = None
+    #: The migration's warnings, `path:line:col CODE message` (when verify migrated).
+    warnings: tuple[str, ...] = ()
 
     def as_users(self, text: str) -> str:
         """A text of the migrated run with the copy's paths written as the user's."""
@@ -165,6 +167,7 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
         project.code,
         notes,
         copy=(project.copy, project.root),
+        warnings=project.warnings,
     )
 
 
@@ -337,6 +340,7 @@ def _judge(
         findings_migrated=scan.scan(scripts.migrated_source),
         no_dropout=config.no_dropout,
         freeze_batchnorm=config.freeze_batchnorm,
+        migration_warnings=scripts.warnings,
     )
     if diverged is None:
         causes = diagnose(evidence)

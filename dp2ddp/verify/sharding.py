@@ -42,6 +42,14 @@ class Sharding:
     status: str = NOT_CHECKED
     steps: list[StepShards] = field(default_factory=list)
     source: str = ""  # what was compared: model inputs, or the DataLoader batches
+    #: When the model inputs differ: the same check on the DataLoader batches. The script
+    #: may change a loaded batch before the model sees it (CutMix pastes a box of a permuted
+    #: batch into it, leaving the permutation's fixed points as they were loaded), so the
+    #: model inputs may differ while the loader is split right; this tells the two apart.
+    loader: list[StepShards] = field(default_factory=list)
+    #: The model-input steps that differed while the DataLoader batches were split right
+    #: (then `steps` are the loader's and the status is theirs: the data is sharded).
+    changed_inputs: list[StepShards] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -49,12 +57,10 @@ class Sharding:
 
     @property
     def undivided(self) -> bool:
-        """Each rank fed as many samples as the original's whole batch (W > 1)."""
-        bad = [s for s in self.steps if not s.ok]
-        return bool(bad) and all(
-            len(s.per_rank) > 1 and s.original > 0 and all(n == s.original for n in s.per_rank)
-            for s in bad
-        )
+        """Each rank fed as many samples as the original's whole batch (W > 1); measured on
+        the DataLoader batches when they were recorded (a count of model inputs that still
+        match a loaded sample may coincide by chance: one untouched sample per run)."""
+        return _undivided(self.loader if self.loader else self.steps)
 
     @property
     def padded(self) -> bool:
@@ -71,11 +77,17 @@ class Sharding:
             return "no tensor input of a wrapped model was seen: sharding not checked"
         if bad is None:
             first = self.steps[0]
-            return (
+            text = (
                 f"{len(self.steps)} steps of {self.source}: ranks fed disjoint samples "
                 f"({'+'.join(map(str, first.per_rank))}) forming the original's batch "
                 f"of {first.original}"
             )
+            if self.changed_inputs:
+                text += (
+                    "; the model was fed changed batches (from step "
+                    f"{self.changed_inputs[0].step}: the script changes a batch after loading)"
+                )
+            return text
         ranks = ", ".join(f"rank {r}: {n}" for r, n in enumerate(bad.per_rank))
         if bad.identical:
             what = "every rank fed the same samples"
@@ -89,6 +101,14 @@ class Sharding:
 
 
 LOADER = "loader"  # pseudo-model: the DataLoader's batches
+
+
+def _undivided(steps: list[StepShards]) -> bool:
+    bad = [s for s in steps if not s.ok]
+    return bool(bad) and all(
+        len(s.per_rank) > 1 and s.original > 0 and all(n == s.original for n in s.per_rank)
+        for s in bad
+    )
 
 
 def _window(record: RankRecord, index: int) -> dict[str, Any]:
@@ -151,6 +171,16 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     if not result.steps:
         return result
     bad = [s for s in result.steps if not s.ok]
+    if bad and filtered:
+        result.loader = [
+            _step(index + 1, LOADER, _inputs(original, index, LOADER, None),
+                  [_inputs(r, index, LOADER, None) for r in ranks])
+            for index in range(min(steps, len(original.windows)))
+        ]  # fmt: skip
+        result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
+        if result.loader and all(s.ok for s in result.loader):
+            result.changed_inputs = bad
+            result.steps, result.source, bad = result.loader, "DataLoader batches", []
     if not bad:
         result.status = OK
     elif len(ranks) > 1 and all(s.identical for s in bad):

@@ -6,7 +6,7 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
@@ -24,7 +24,7 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -72,6 +72,9 @@ class MigrationState:
     program: ProgramContext | None = None
     #: What the program's other modules tell this one (dp2ddp/program/context.py).
     hints: ProgramHints = field(default_factory=ProgramHints)
+    #: Functions of the program's other modules that draw random numbers, by qualified name
+    #: as this file's imports spell it ("utils.mixup_data"); see transforms/hazards/draws.py.
+    random_helpers: Mapping[str, HelperDraw] = field(default_factory=dict)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

@@ -8,7 +8,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP004 a loss reduced with sum that is not scaled (see hazards.losses).
 - DP005 `X[i:i+bs]` indexed by a loop counter inside a training loop: every rank would
   train on the same samples.
-- DP006 torch/numpy random draws inside a training loop (one warning per call).
+- DP006 torch/numpy/random draws inside a training loop (one warning per call), also
+  through a project helper the loop calls (see hazards.draws).
 - DP007 `forward()` changing state on `self`.
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
@@ -30,6 +31,7 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import variables_under, wrap_target
 from dp2ddp.transforms.hazards.backward import second_backwards
+from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
@@ -37,19 +39,6 @@ from dp2ddp.transforms.hazards.scopes import (
     loop_info,
 )
 
-_RANDOM = frozenset(
-    [
-        f"torch.{name}"
-        for name in (
-            "randn rand randint randperm normal bernoulli multinomial poisson "
-            "rand_like randn_like randint_like"
-        ).split()
-    ]
-    + [
-        f"numpy.random.{name}"
-        for name in "rand randn randint random choice permutation shuffle normal uniform".split()
-    ]
-)
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 _BATCHNORM = frozenset(
@@ -81,9 +70,13 @@ class FlagHazards(MigrationTransform):
         self._first_wrap: cst.Call | None = None
         #: What DataParallel wraps are assigned to (DP026 follows their forwards).
         self._wrapped: set[str] = set()
+        self._draws: HelperDraws | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._losses.enter_module(node)
+        self._draws = HelperDraws(
+            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+        )
         return True
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -195,12 +188,21 @@ class FlagHazards(MigrationTransform):
             if target is not None:
                 self._wrapped.add(target)
         self._losses.check_call(node, names)
-        if names & _RANDOM and self._in_training_loop():
-            self.warn(node, "DP006", f"{self.code(node.func)}()")
+        if self._in_training_loop():
+            self._check_draw(node, names)
         if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):
             self._batchnorms.append(node)
         if names & _ENV_SETTERS and self._sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
+
+    def _check_draw(self, node: cst.Call, names: set[str]) -> None:
+        """DP006: a draw in the loop, or a call of a project helper that draws."""
+        if names & RANDOM_DRAWS:
+            self.warn(node, "DP006", f"{self.code(node.func)}()")
+            return
+        draw = self._draws.of_call(node) if self._draws is not None else None
+        if draw is not None:
+            self.warn(node, "DP006", draw.describe())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

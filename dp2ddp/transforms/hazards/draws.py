@@ -1,0 +1,181 @@
+"""DP006 through project helpers: random numbers drawn by a function the training loop calls.
+
+`lam = np.random.beta(a, a)` written in the loop body is a draw every rank makes on its own;
+so is `x, ya, yb, lam = mixup_data(x, y, alpha)` when mixup_data(), a function of the
+project, draws inside (facebookresearch/mixup-cifar10@eaff31a, clovaai/CutMix-PyTorch@2d8eb68
+`rand_bbox`). The warning goes to the call site in the loop and names the helper and its
+first draw, followed through the helpers it calls in turn.
+
+A helper is a module-level function: of this module (found by its qualified name, so an
+alias or a shadowing local is told apart), or of another module of the program, whose draws
+the program step found before the entry is migrated (`ProgramContext.random_helpers`).
+Seeding (`np.random.seed`, `torch.manual_seed`) is no draw, and a helper called outside
+any training loop is not reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.context import HelperDraw as Draw
+from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms.hazards.scopes import is_training_loop
+
+QualifiedNames = Callable[[cst.CSTNode], set[str]]
+Position = Callable[[cst.CSTNode], tuple[int, int]]
+Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
+
+#: Global-RNG draws: each process advances its own generator.
+RANDOM_DRAWS = frozenset(
+    [
+        f"torch.{name}"
+        for name in (
+            "randn rand randint randperm normal bernoulli multinomial poisson "
+            "rand_like randn_like randint_like"
+        ).split()
+    ]
+    + [
+        f"numpy.random.{name}"
+        for name in (
+            "rand randn randint random random_sample ranf sample choice permutation shuffle "
+            "normal uniform beta binomial gamma exponential dirichlet lognormal laplace "
+            "standard_normal multivariate_normal"
+        ).split()
+    ]
+    + [
+        f"random.{name}"
+        for name in "random uniform randint randrange choice choices shuffle sample gauss "
+        "normalvariate betavariate".split()
+    ]
+)
+
+
+class HelperDraws:
+    """Which module-level functions of one module draw random numbers (computed lazily)."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        qualified_names: QualifiedNames,
+        position: Position,
+        parent: Parent,
+        imported: Mapping[str, Draw] | None = None,
+    ) -> None:
+        self._qualified_names = qualified_names
+        self._position = position
+        self._parent = parent
+        self._imported = imported or {}
+        self._functions = {
+            statement.name.value: statement
+            for statement in module.body
+            if isinstance(statement, cst.FunctionDef)
+        }
+        self._found: dict[str, Draw | None] = {}
+        self._training_loops: dict[int, bool] = {}
+
+    def of_call(self, call: cst.Call) -> Draw | None:
+        """The draw behind `call` when it calls a project helper that draws; else None."""
+        return self._callee_draw(self._qualified_names(call.func), set())
+
+    def exported(self) -> dict[str, Draw]:
+        """Every drawing function of this module by its name (for the program's other modules)."""
+        found = {name: self._first_draw(name, set()) for name in self._functions}
+        return {name: draw for name, draw in found.items() if draw is not None}
+
+    def _calls(self, root: cst.CSTNode) -> Iterator[cst.Call]:
+        """Calls under `root` in source order, outside nested scopes and outside training
+        loops (a `train()` helper's own loop: its draws get DP006 where they are)."""
+        for node in walk(root, skip_scopes=True):
+            if isinstance(node, cst.Call) and not self._in_training_loop(node, root):
+                yield node
+
+    def _in_training_loop(self, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+        parent = self._parent(node)
+        while parent is not None and parent is not root:
+            if isinstance(parent, (cst.For, cst.While)):
+                training = self._training_loops.get(id(parent))
+                if training is None:
+                    training = is_training_loop(parent, self._qualified_names)
+                    self._training_loops[id(parent)] = training
+                if training:
+                    return True
+            parent = self._parent(parent)
+        return False
+
+    def _first_draw(self, name: str, seen: set[str]) -> Draw | None:
+        """`name`'s first draw, directly or through the helpers it calls (`seen`: the
+        helpers on the way, so that recursion ends; only a draw or a complete search is
+        remembered, not the "nothing" of a search cut short by recursion)."""
+        if name in self._found:
+            return self._found[name]
+        if name in seen:
+            return None
+        complete = not seen
+        seen.add(name)
+        draw = None
+        for node in self._calls(self._functions[name].body):
+            names = self._qualified_names(node.func)
+            if names & RANDOM_DRAWS:
+                draw = Draw(name, code_of(node.func), self._position(node)[0])
+                break
+            inner = self._callee_draw(names, seen)
+            if inner is not None:
+                draw = Draw(name, inner.what, inner.line, inner.path)
+                break
+        if draw is not None or complete:
+            self._found[name] = draw
+        return draw
+
+    def _callee_draw(self, names: set[str], seen: set[str]) -> Draw | None:
+        for callee in sorted(names):
+            if callee in self._functions:
+                draw = self._first_draw(callee, seen)
+            else:
+                draw = self._imported.get(callee)
+            if draw is not None:
+                return draw
+        return None
+
+
+class _ExportDraws(MigrationTransform):
+    """Reads a module of the program: which of its functions draw (it changes nothing)."""
+
+    NAME = "draws"
+    DESCRIPTION = "Find the module's functions that draw random numbers."
+
+    def __init__(self, context: CodemodContext, state: MigrationState) -> None:
+        super().__init__(context, state)
+        self.found: dict[str, Draw] = {}
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.found = HelperDraws(node, self.qualified_names, self._position, self.parent).exported()
+        return False
+
+
+#: A module whose text has none of these draws nothing RANDOM_DRAWS names (not parsed):
+#: numpy's and Python's draws go through a `random` module, torch's are named rand*...
+_DRAW_WORDS = ("rand", "normal(", "bernoulli(", "multinomial(", "poisson(")
+
+
+def module_draws(import_name: str, path: str, source: str) -> dict[str, Draw]:
+    """The drawing functions of another module of the program, by the qualified name an
+    importer resolves (`utils.mixup_data`), each located at `path`. A module that does not
+    parse draws nothing here (its own migration reports the error)."""
+    if not any(word in source for word in _DRAW_WORDS):
+        return {}
+    try:
+        tree = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return {}
+    reader = _ExportDraws(CodemodContext(filename=path), MigrationState(MigrateOptions()))
+    reader.transform_module(tree)
+    return {
+        f"{import_name}.{name}": replace(draw, path=draw.path or path)
+        for name, draw in reader.found.items()
+    }
