@@ -7,6 +7,7 @@ Launch the entry with torchrun, one process per GPU (`dp2ddp migrate` prints the
 
 import atexit
 import itertools
+import logging
 import os
 import warnings
 
@@ -23,6 +24,7 @@ DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 def ddp_setup():
     """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    ddp_quiet_logging()
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -66,6 +68,38 @@ def ddp_all_reduce_sum(*values):
         else:
             summed.append(type(value)(total.item()))
     return summed[0] if len(summed) == 1 else tuple(summed)
+
+
+def ddp_average_gradients(*models):
+    """Average the parameter gradients of `models` over all processes, in place.
+
+    A gradient penalty (WGAN-GP, R1) differentiates the model's output with
+    torch.autograd.grad(..., create_graph=True) and backpropagates the result. Through the
+    DDP wrapper that second backward breaks DDP's reducer ("Expected to have finished
+    reduction in the prior iteration"), so dp2ddp runs the penalty's forward through
+    `model.module`, which DDP does not see, and calls this after the penalty's backward and
+    before the optimizer step: the average DDP would have taken. Gradients DDP already
+    averaged are the same on every rank, and their average is themselves, so where the
+    penalty shares its backward with DDP forwards (`(d_loss + gp).backward()`) this
+    changes nothing.
+
+    A collective: every rank calls it equally often (dp2ddp inserts it only where that is
+    so). A gradient that exists on some ranks only is averaged with zeros on the others.
+    """
+    if not (dist.is_initialized() and WORLD_SIZE > 1):
+        return
+    unique = {id(p): p for model in models for p in model.parameters() if p.requires_grad}
+    parameters = list(unique.values())
+    present = [float(p.grad is not None) for p in parameters]
+    counts = torch.tensor(present, dtype=torch.float32, device=DEVICE)
+    dist.all_reduce(counts, op=dist.ReduceOp.SUM)
+    for parameter, count in zip(parameters, counts.tolist()):
+        if count == 0:
+            continue
+        if parameter.grad is None:
+            parameter.grad = torch.zeros_like(parameter)
+        dist.all_reduce(parameter.grad, op=dist.ReduceOp.SUM)
+        parameter.grad.div_(WORLD_SIZE)
 
 
 def ddp_barrier():
@@ -171,6 +205,50 @@ def ddp_mkdir(make, /, *args, ddp_wait_s=60.0, **kwargs):
     return None
 
 
+class DdpNullWriter:
+    """A SummaryWriter off rank 0: truthy, every method a no-op returning None.
+
+    Not None: the writer travels where no rewrite can follow it (a base class's attribute
+    used in a subclass, a helper's argument). `if writer:` takes the original branch on
+    every rank. An explicit log_dir is created, as SummaryWriter does: code after it often
+    writes there. A default one (time and host) is only named: another clock may differ.
+    """
+
+    def __init__(self, log_dir=None, comment="", *args, **kwargs):
+        log_dir = log_dir or kwargs.get("logdir")  # tensorboardX calls it logdir
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+        else:
+            # Imported here: a module-level `import time` could shadow the script's own
+            # `from time import time`.
+            import socket
+            import time
+
+            name = time.strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment
+            log_dir = os.path.join("runs", name)
+        self.log_dir = self.logdir = log_dir
+        self.file_writer = self  # `writer.file_writer.get_logdir()`
+
+    def get_logdir(self):
+        return self.log_dir
+
+    def __getattr__(self, name):
+        """Any other attribute (add_scalar, add_image, flush, close, ...) is a no-op method."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._no_op
+
+    @staticmethod
+    def _no_op(*args, **kwargs):
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def ddp_per_rank_batch(batch_size):
     """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
     per_rank = max(1, batch_size // WORLD_SIZE)
@@ -181,6 +259,18 @@ def ddp_per_rank_batch(batch_size):
             stacklevel=2,
         )
     return per_rank
+
+
+def ddp_quiet_logging():
+    """Ranks other than 0 drop log records below WARNING, from every logger of the process.
+
+    A project logger configured anywhere (handlers added in a helper module, dictConfig from
+    a JSON file, basicConfig) would print each INFO line once per rank. logging.disable is
+    process-wide and outlives later configuration (dictConfig and basicConfig keep it).
+    Warnings and errors still come from every rank: they report that rank's own trouble.
+    """
+    if RANK != 0:
+        logging.disable(logging.INFO)
 
 
 def ddp_rank0_value(read, /, *args, **kwargs):
