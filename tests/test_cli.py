@@ -7,6 +7,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -106,11 +107,9 @@ def test_jobs_in_parallel_match_serial(tmp_path: Path, monkeypatch: pytest.Monke
 def test_options_reach_the_codemod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[MigrateOptions | None] = []
 
-    def spy(
-        source: str, options: MigrateOptions | None = None, *, filename: str | None = None
-    ) -> MigrationResult:
+    def spy(source: str, options: MigrateOptions | None = None, **context: Any) -> MigrationResult:
         seen.append(options)
-        return migrate_source(source, options, filename=filename)
+        return migrate_source(source, options, **context)
 
     monkeypatch.setattr(runner_module, "migrate_source", spy)
     train = _write(tmp_path, "train.py", DP)
