@@ -48,6 +48,21 @@ def migrate_case(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tupl
     return result.stderr, [line for line in result.stderr.splitlines() if WARNING.match(line)]
 
 
+def test_gradient_penalty_rewrite_is_not_warned_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migrating the migrated GAN program again changes nothing and does not warn DP023 on
+    the penalty an earlier run rewrote (ddp_average_gradients follows it)."""
+    work = tmp_path / "work"
+    _, warnings = migrate_case("gan_gp_trainer", work, monkeypatch)
+    assert not [line for line in warnings if "DP023" in line], warnings
+    assert "self.D.module(inter)" in (work / "trainer.py").read_text()
+    again = CliRunner().invoke(main, ["migrate", "main.py"], catch_exceptions=False)
+    assert again.exit_code == 0, again.stderr
+    assert "DP023" not in again.stderr, again.stderr
+    assert "DP006" in again.stderr  # the second run did analyse trainer.py
+
+
 def test_there_are_program_fixtures() -> None:
     assert len(CASES) >= 6
 

@@ -48,6 +48,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     enclosing_function,
     inside,
+    name_of,
     statement_header,
     variables_under,
     walk,
@@ -108,6 +109,8 @@ class RoutePenaltyAroundDDP(MigrationTransform):
         self._traced.clear()  # the answers depend on the model and the rerouted call
         plan = self._plan(node)
         what = f"{self.code(node.func)}(..., create_graph=True)"
+        if plan is None:
+            return  # rewritten by an earlier run
         if isinstance(plan, str):
             self.warn(node, "DP023", f"{what}: not rewritten: {plan}")
             return
@@ -124,14 +127,17 @@ class RoutePenaltyAroundDDP(MigrationTransform):
             )
 
     # -- the pattern ------------------------------------------------------------------
-    def _plan(self, grad: cst.Call) -> _Rewrite | str:
-        """The rewrite for `grad`, or why there is none."""
+    def _plan(self, grad: cst.Call) -> _Rewrite | str | None:
+        """The rewrite for `grad`, why there is none, or None when an earlier run made it
+        (a `ddp_average_gradients(...)` statement follows in the same block)."""
         statement = self._statement(grad)
         block = self.parent(statement) if statement is not None else None
         if statement is None or not isinstance(block, _BLOCKS):
             return "it is not a statement of its own"
         body = list(block.body)
         at = next(i for i, s in enumerate(body) if s is statement)
+        if any(_averages(later) for later in body[at + 1 :]):
+            return None
         outputs = _argument(grad, "outputs", 0)
         if outputs is None:
             return "its outputs are not given"
@@ -321,6 +327,17 @@ class RoutePenaltyAroundDDP(MigrationTransform):
                 call = call_named(_HELPER, *(cst.Arg(cst.parse_expression(m)) for m in models))
                 body.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
         return body
+
+
+def _averages(statement: cst.CSTNode) -> bool:
+    """`ddp_average_gradients(...)` (inserted by an earlier run)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.Call)
+        and name_of(statement.body[0].value.func) == _HELPER
+    )
 
 
 def creates_graph(node: cst.Call) -> bool:

@@ -1,0 +1,26 @@
+"""A GAN trainer in its own module (the layout of heykeetae/Self-Attention-GAN@8714a54):
+main.py builds the config and the loader and hands them to Trainer."""
+import argparse
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from trainer import Trainer
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_setup
+
+
+ddp_setup()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--total_step", type=int, default=4)
+    config = parser.parse_args()
+    dataset = TensorDataset(torch.randn(32, 16))
+    loader = DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(8),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )
+    Trainer(loader, config).train()
