@@ -336,15 +336,19 @@ def test_migration_shares_the_data_out(
     )
 
 
-@pytest.mark.e2e
-def test_torchrun_launch_exits_cleanly(torchrun_launch: Launch) -> None:
+def _assert_exited_cleanly(launch: Launch, scripts: list[Path]) -> None:
     """Exit 0; or torch 2.13's known abort at process exit (about one CPU launch in ten),
     forgiven only when every script finished on both ranks and torchrun reports exactly it."""
-    if torchrun_launch.returncode != 0:
-        console = torchrun_launch.console
+    if launch.returncode != 0:
+        console = launch.console
         assert KNOWN_EXIT_ABORT in console and "exitcode  : -6" in console, _tail(console)
-        for script in _migrations():
-            _assert_ran(torchrun_launch, script, 2)
+        for script in scripts:
+            _assert_ran(launch, script, 2)
+
+
+@pytest.mark.e2e
+def test_torchrun_launch_exits_cleanly(torchrun_launch: Launch) -> None:
+    _assert_exited_cleanly(torchrun_launch, _migrations())
 
 
 @pytest.mark.e2e

@@ -52,6 +52,7 @@ class _Task:
     options: MigrateOptions
     program: ProgramContext | None = None
     parsed: cst.Module | None = None  # only in this process (program mode), never pickled
+    unfollowed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,12 +128,16 @@ def migrate_decoded(
     options: MigrateOptions,
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
+    unfollowed: tuple[tuple[str, str], ...] = (),
 ) -> tuple[FileOutcome, bytes | None]:
-    """Migrate one decoded file in this process, alone or as a module of a program."""
+    """Migrate one decoded file in this process, alone or as a module of a program.
+
+    unfollowed: Program.unfollowed, the project modules with loaders discovery could not
+    follow (DP027 where one reaches a training loop)."""
     gate_open = program is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program, parsed))
+    done = _work(_Task(0, path, source.text, options, program, parsed, unfollowed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -178,16 +183,14 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
-        if task.program is None:
-            result = migrate_source(task.text, task.options, filename=task.path)
-        else:
-            result = migrate_source(
-                task.text,
-                task.options,
-                filename=task.path,
-                program=task.program,
-                parsed=task.parsed,
-            )
+        result = migrate_source(
+            task.text,
+            task.options,
+            filename=task.path,
+            program=task.program,
+            parsed=task.parsed,
+            unfollowed=task.unfollowed,
+        )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))
     except RecursionError:

@@ -61,6 +61,7 @@ def migrate_source(
     filename: str | None = None,
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
+    unfollowed: tuple[tuple[str, str], ...] = (),
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
@@ -68,17 +69,18 @@ def migrate_source(
     (byte for byte) when it has nothing dp2ddp migrates. `program` migrates the file as a
     module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
     `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
+    `unfollowed`: (import name, path) of project modules with DataLoaders that program
+    discovery could not follow; a training loop over their loaders gets DP027.
     """
     options = options or MigrateOptions()
     module = parse(source) if parsed is None else parsed
-    state = MigrationState(options=options, program=program)
+    state = MigrationState(options=options, program=program, unfollowed=unfollowed)
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []
     changes: list[Change] = []
     for transform_class in PIPELINE:
-        triggers = transform_class.TRIGGERS
-        if triggers and not any(trigger in code for trigger in triggers):
+        if not transform_class.triggered(code, state):
             continue
         seen_warnings, seen_changes = len(state.warnings), len(state.changes)
         # A fresh context per pass: libcst re-runs the import visitors of every import a

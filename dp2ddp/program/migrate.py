@@ -162,7 +162,7 @@ def _migrate(
     helpers = program.helpers_import
     if orphan and facts.has_dataparallel:
         library = ProgramContext("library", True, helpers)
-        migrated = [_module(m, options, library, facts) for m in program.modules]
+        migrated = [_module(m, options, library, facts, program) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
             note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
@@ -172,12 +172,14 @@ def _migrate(
             return migrated  # e.g. only an isinstance check changed: no helper is used
         return [*migrated, _generated(program)]
     if not facts.has_dataparallel:
-        return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
+        return [
+            _module(m, options, _shut(m, facts, helpers), facts, program) for m in program.modules
+        ]
     library = ProgramContext("library", True, helpers)
-    libraries = [_module(m, options, library, facts) for m in program.libraries]
+    libraries = [_module(m, options, library, facts, program) for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_context = ProgramContext("entry", True, helpers) if multi else None
-    entry = _module(program.entry, options, entry_context, facts)
+    entry = _module(program.entry, options, entry_context, facts, program)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
@@ -195,9 +197,12 @@ def _module(
     options: MigrateOptions,
     context: ProgramContext | None,
     facts: ProgramFacts,
+    program: Program,
 ) -> _Migrated:
     parsed = take_parsed(module)
-    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed)
+    outcome, data = migrate_decoded(
+        module.path, module.source, options, context, parsed, program.unfollowed
+    )
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in
         assert other is not None

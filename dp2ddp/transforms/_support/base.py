@@ -66,6 +66,9 @@ class MigrationState:
     module_level_wrap: bool = False
     #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
     program: ProgramContext | None = None
+    #: (import name, path) of project modules that build DataLoaders but that program
+    #: discovery could not follow (Program.unfollowed): their loaders are not sharded.
+    unfollowed: tuple[tuple[str, str], ...] = ()
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
@@ -89,6 +92,12 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
     #: none of these strings; empty means it always runs. A cheap, exact gate: a transform
     #: cannot match a name that does not occur in the text.
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Whether the pass can change or warn about `code`: no TRIGGERS, or one occurs."""
+        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
+
     METADATA_DEPENDENCIES = (
         PositionProvider,
         QualifiedNameProvider,

@@ -59,6 +59,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
@@ -95,6 +96,12 @@ class ShardDataLoaders(LoaderEvaluation):
     DESCRIPTION = "Shard DataLoaders with DistributedSampler and keep batch-size semantics."
     TRIGGERS = ("DataLoader",)  # aliases too: `import DataLoader as DL` contains it
 
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Also where no DataLoader is named but a module with loaders dp2ddp could not
+        follow is imported: its loaders may reach a training loop here (DP027)."""
+        return super().triggered(code, state) or any(n in code for n, _ in state.unfollowed)
+
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._lines = node.code.splitlines()
@@ -116,7 +123,54 @@ class ShardDataLoaders(LoaderEvaluation):
                         loaders[call].loops.append((loop, expr, path))
         for loader in loaders.values():
             self._plan(loader)
+        self._warn_unfollowed(nodes, loaders)
         return True
+
+    def _warn_unfollowed(self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]) -> None:
+        """DP027 where a training loop iterates a loader returned by a project module that
+        program discovery could not follow (state.unfollowed, e.g. a folder put on sys.path
+        at run time). Nothing shards that module's DataLoader, so every rank would train on
+        the whole set; the rule is never to leave that silent."""
+        modules = dict(self.state.unfollowed)
+        if not modules:
+            return
+        for loop in (n for n in nodes if isinstance(n, cst.For)):
+            if not self._trains(loop):
+                continue
+            for expr in iterated(loop.iter):
+                if self._resolve(expr, loaders, 0):
+                    continue
+                for call in self._calls_returning(expr, 0):
+                    names = self.qualified_names(call.func)
+                    module = next((n.split(".")[0] for n in sorted(names)), "")
+                    if module in modules:
+                        self.warn(
+                            expr,
+                            "DP027",
+                            f"{self.code(expr)} comes from {self.code(call.func)}() of "
+                            f"{modules[module]}, a module the entry's imports do not reach "
+                            "(a sys.path edit?): not sharded, every rank trains on all of it",
+                        )
+                        break
+
+    def _trains(self, loop: cst.For) -> bool:
+        """The loop backpropagates: `.backward()` in its body, or in a function of this
+        module that its body calls (`train_step(model, batch)`)."""
+        for node in walk(loop.body):
+            if not isinstance(node, cst.Call):
+                continue
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+                return True
+            if isinstance(node.func, cst.Name):
+                for definition in self.referents(node.func):
+                    if isinstance(definition.node, cst.FunctionDef) and any(
+                        isinstance(inner, cst.Call)
+                        and isinstance(inner.func, cst.Attribute)
+                        and inner.func.attr.value == "backward"
+                        for inner in walk(definition.node.body)
+                    ):
+                        return True
+        return False
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
