@@ -29,7 +29,7 @@ from dp2ddp.migrate.migrate_source import migrate_source
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import ProgramContext, ProgramLoaders
 from dp2ddp.result import FileOutcome, MigrationResult
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -52,7 +52,7 @@ class _Task:
     options: MigrateOptions
     program: ProgramContext | None = None
     parsed: cst.Module | None = None  # only in this process (program mode), never pickled
-    unfollowed: tuple[tuple[str, str], ...] = ()
+    loaders: ProgramLoaders = ProgramLoaders()
 
 
 @dataclass(frozen=True)
@@ -128,16 +128,14 @@ def migrate_decoded(
     options: MigrateOptions,
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
-    unfollowed: tuple[tuple[str, str], ...] = (),
+    loaders: ProgramLoaders | None = None,
 ) -> tuple[FileOutcome, bytes | None]:
-    """Migrate one decoded file in this process, alone or as a module of a program.
-
-    unfollowed: Program.unfollowed, the project modules with loaders discovery could not
-    follow (DP027 where one reaches a training loop)."""
+    """Migrate one decoded file in this process, alone or as a module of a program
+    (`loaders`: what the rest of the program tells its data pass, see ProgramLoaders)."""
     gate_open = program is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program, parsed, unfollowed))
+    done = _work(_Task(0, path, source.text, options, program, parsed, loaders or ProgramLoaders()))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -189,7 +187,7 @@ def _work(task: _Task) -> _Done:
             filename=task.path,
             program=task.program,
             parsed=task.parsed,
-            unfollowed=task.unfollowed,
+            loaders=task.loaders,
         )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))

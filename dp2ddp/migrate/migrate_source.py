@@ -12,7 +12,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import ProgramContext, ProgramLoaders
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 
@@ -61,7 +61,7 @@ def migrate_source(
     filename: str | None = None,
     program: ProgramContext | None = None,
     parsed: cst.Module | None = None,
-    unfollowed: tuple[tuple[str, str], ...] = (),
+    loaders: ProgramLoaders | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
@@ -69,12 +69,12 @@ def migrate_source(
     (byte for byte) when it has nothing dp2ddp migrates. `program` migrates the file as a
     module of a multi-module program (see dp2ddp/program/context.py); None: a single file.
     `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
-    `unfollowed`: (import name, path) of project modules with DataLoaders that program
-    discovery could not follow; a training loop over their loaders gets DP027.
+    `loaders`: what the rest of the program tells the data pass (ProgramLoaders: loaders
+    sharded in other modules, modules discovery could not follow).
     """
     options = options or MigrateOptions()
     module = parse(source) if parsed is None else parsed
-    state = MigrationState(options=options, program=program, unfollowed=unfollowed)
+    state = MigrationState(options=options, program=program, loaders=loaders or ProgramLoaders())
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []
@@ -112,7 +112,8 @@ def migrate_source(
         code = source
         changes = []
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
-    return MigrationResult(source, code, tuple(warnings), tuple(changes))
+    exports = tuple(state.exports) if code != source else ()
+    return MigrationResult(source, code, tuple(warnings), tuple(changes), exports)
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:

@@ -30,7 +30,7 @@ from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import LoaderExport, ProgramContext, ProgramLoaders
 from dp2ddp.program.discovery import (
     ModuleCache,
     Program,
@@ -176,13 +176,29 @@ def _migrate(
             _module(m, options, _shut(m, facts, helpers), facts, program) for m in program.modules
         ]
     library = ProgramContext("library", True, helpers)
-    libraries = [_module(m, options, library, facts, program) for m in program.libraries]
+    # Imported modules before their importers (discovery lists them after), so a module
+    # that iterates another's loader in its epoch loop is told about it (set_epoch there).
+    exported: tuple[LoaderExport, ...] = ()
+    done: dict[str, _Migrated] = {}
+    for module in reversed(program.libraries):
+        done[module.real] = _module(module, options, library, facts, program, exported)
+        exported += _exports(module, done[module.real])
+    libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_context = ProgramContext("entry", True, helpers) if multi else None
-    entry = _module(program.entry, options, entry_context, facts, program)
+    entry = _module(program.entry, options, entry_context, facts, program, exported)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
+
+
+def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
+    """The training loaders `module` sharded for its importers' epoch loops, named by its
+    import name (the data pass that found them does not know it)."""
+    result = migrated.outcome.result
+    if result is None:
+        return ()
+    return tuple(replace(export, module=module.name) for export in result.exports)
 
 
 def _shut(module: ProgramModule, facts: ProgramFacts, helpers: str) -> ProgramContext | None:
@@ -198,11 +214,11 @@ def _module(
     context: ProgramContext | None,
     facts: ProgramFacts,
     program: Program,
+    exported: tuple[LoaderExport, ...] = (),
 ) -> _Migrated:
     parsed = take_parsed(module)
-    outcome, data = migrate_decoded(
-        module.path, module.source, options, context, parsed, program.unfollowed
-    )
+    loaders = ProgramLoaders(exported, program.unfollowed)
+    outcome, data = migrate_decoded(module.path, module.source, options, context, parsed, loaders)
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in
         assert other is not None

@@ -24,7 +24,7 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
+from dp2ddp.program.context import LoaderExport, ProgramContext, ProgramLoaders
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -66,9 +66,10 @@ class MigrationState:
     module_level_wrap: bool = False
     #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
     program: ProgramContext | None = None
-    #: (import name, path) of project modules that build DataLoaders but that program
-    #: discovery could not follow (Program.unfollowed): their loaders are not sharded.
-    unfollowed: tuple[tuple[str, str], ...] = ()
+    #: What the rest of the program tells the data pass (program mode).
+    loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
+    #: Training loaders this module shards for its importers' epoch loops (program mode).
+    exports: list[LoaderExport] = field(default_factory=list)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

@@ -98,9 +98,13 @@ class ShardDataLoaders(LoaderEvaluation):
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Also where no DataLoader is named but a module with loaders dp2ddp could not
-        follow is imported: its loaders may reach a training loop here (DP027)."""
-        return super().triggered(code, state) or any(n in code for n, _ in state.unfollowed)
+        """Also where no DataLoader is named but loaders of other modules may be iterated:
+        ones they shard (set_epoch here) or ones dp2ddp could not follow (DP027)."""
+        return (
+            super().triggered(code, state)
+            or any(n in code for n, _ in state.loaders.unfollowed)
+            or any(e.name in code for e in state.loaders.exported)
+        )
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -111,8 +115,9 @@ class ShardDataLoaders(LoaderEvaluation):
         self.index(nodes)
         self._iterable_classes = self._iterable_dataset_classes(nodes)
         loaders: dict[cst.Call, Loader] = {}
+        self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
         for call in self._calls:
-            if self.matches(call.func, DATALOADER):
+            if call in self._all_loaders:
                 loader = self._prepare(call)
                 if loader is not None:
                     loaders[call] = loader
@@ -123,54 +128,8 @@ class ShardDataLoaders(LoaderEvaluation):
                         loaders[call].loops.append((loop, expr, path))
         for loader in loaders.values():
             self._plan(loader)
-        self._warn_unfollowed(nodes, loaders)
+        self._plan_imported(nodes, loaders)
         return True
-
-    def _warn_unfollowed(self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]) -> None:
-        """DP027 where a training loop iterates a loader returned by a project module that
-        program discovery could not follow (state.unfollowed, e.g. a folder put on sys.path
-        at run time). Nothing shards that module's DataLoader, so every rank would train on
-        the whole set; the rule is never to leave that silent."""
-        modules = dict(self.state.unfollowed)
-        if not modules:
-            return
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
-            if not self._trains(loop):
-                continue
-            for expr in iterated(loop.iter):
-                if self._resolve(expr, loaders, 0):
-                    continue
-                for call in self._calls_returning(expr, 0):
-                    names = self.qualified_names(call.func)
-                    module = next((n.split(".")[0] for n in sorted(names)), "")
-                    if module in modules:
-                        self.warn(
-                            expr,
-                            "DP027",
-                            f"{self.code(expr)} comes from {self.code(call.func)}() of "
-                            f"{modules[module]}, a module the entry's imports do not reach "
-                            "(a sys.path edit?): not sharded, every rank trains on all of it",
-                        )
-                        break
-
-    def _trains(self, loop: cst.For) -> bool:
-        """The loop backpropagates: `.backward()` in its body, or in a function of this
-        module that its body calls (`train_step(model, batch)`)."""
-        for node in walk(loop.body):
-            if not isinstance(node, cst.Call):
-                continue
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-                return True
-            if isinstance(node.func, cst.Name):
-                for definition in self.referents(node.func):
-                    if isinstance(definition.node, cst.FunctionDef) and any(
-                        isinstance(inner, cst.Call)
-                        and isinstance(inner.func, cst.Attribute)
-                        and inner.func.attr.value == "backward"
-                        for inner in walk(definition.node.body)
-                    ):
-                        return True
-        return False
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
@@ -319,7 +278,8 @@ class ShardDataLoaders(LoaderEvaluation):
             return
         self._plan_train_metrics(loader)
         self._warn_running_figures(loader)
-        if shuffled and not self._plan_set_epoch(loader):
+        exported = shuffled and self._export(loader, self._all_loaders)
+        if shuffled and not self._plan_set_epoch(loader, exported):
             advancing = call_named(
                 DDP_DISTRIBUTED_SAMPLER,
                 *sampler.args,

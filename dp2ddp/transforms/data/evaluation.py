@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
@@ -23,10 +24,9 @@ from dp2ddp.transforms.data.plan import (
     ZERO_TENSOR,
     Loader,
 )
-from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
 
 
-class LoaderEvaluation(LoaderSetEpoch):
+class LoaderEvaluation(LoaderImports):
     """Evaluation loops and the metric counters reduced after them."""
 
     # -- evaluation -----------------------------------------------------------------------

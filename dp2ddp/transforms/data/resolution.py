@@ -39,6 +39,7 @@ class LoaderResolution(CallFlow):
         self._lines: list[str] = []
         self._indent = "    "
         self._iterable_classes: set[str] = set()
+        self._all_loaders: set[cst.Call] = set()  # every DataLoader call, planned or not
 
     # -- names, scopes and calls ----------------------------------------------------------
     def _resolve(
@@ -88,33 +89,6 @@ class LoaderResolution(CallFlow):
                 else:
                     for returned in self._returned(target):
                         found += self._resolve(returned, loaders, depth + 1)
-        return found
-
-    def _calls_returning(self, expr: cst.BaseExpression, depth: int) -> list[cst.Call]:
-        """The calls whose result `expr` can be: `x = f()`, `a, x = f()`, or a parameter
-        some caller passes one of those for. Where a loader came from when it is no
-        DataLoader of this module (see _warn_unfollowed)."""
-        found: list[cst.Call] = []
-        if depth > MAX_DEPTH or not isinstance(expr, cst.Name):
-            return found
-        for assignment in self.referents(expr):
-            target = assignment.node
-            if isinstance(target, cst.Param):
-                function = enclosing_function(target, self)
-                for site in self._callers(function) if function is not None else []:
-                    argument = self._argument(function, site, target)  # type: ignore[arg-type]
-                    if argument is not None:
-                        found += self._calls_returning(argument, depth + 1)
-                continue
-            holder = self.parent(target)
-            if isinstance(holder, cst.Element):  # `a, x = f()`
-                holder = self.parent(self.parent(holder) or holder)
-            assigned = assigned_value(target, self)
-            if assigned is None and isinstance(holder, cst.AssignTarget):
-                assign = self.parent(holder)
-                assigned = assign.value if isinstance(assign, cst.Assign) else None
-            if isinstance(assigned, cst.Call):
-                found.append(assigned)
         return found
 
     def _binding(

@@ -27,6 +27,7 @@ net = model.mlp()
 net = DistributedDataParallel(net.to(DEVICE), device_ids=DEVICE_IDS)
 optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
 for epoch in range(args.epochs):
+    train_loader.sampler.set_epoch(epoch)
     net.train()
     for batch_idx, (data, target) in enumerate(train_loader):
         optimizer.zero_grad()
