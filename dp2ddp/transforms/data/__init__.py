@@ -2,6 +2,9 @@
 
 Loaders are followed to where they are iterated: directly, passed as an argument, returned
 from a helper, or stored on ``self`` (also when passed to the constructor); see CallFlow.
+Across the modules of a program (a loader factory in a library, its epoch loop in the
+entry), see imported.py: set_epoch in the importer's epoch loop, DP027 for loaders of
+modules dp2ddp could not follow.
 
 * A training loader gets ``sampler=DistributedSampler(dataset, shuffle=<its shuffle>)`` and
   loses ``shuffle=`` (DataLoader rejects both). Unless shuffle is the literal ``True`` it is
