@@ -181,14 +181,17 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
-        result = migrate_source(
-            task.text,
-            task.options,
-            filename=task.path,
-            program=task.program,
-            parsed=task.parsed,
-            loaders=task.loaders,
-        )
+        if task.program is None and task.loaders == ProgramLoaders():
+            result = migrate_source(task.text, task.options, filename=task.path)
+        else:
+            result = migrate_source(
+                task.text,
+                task.options,
+                filename=task.path,
+                program=task.program,
+                parsed=task.parsed,
+                loaders=task.loaders,
+            )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))
     except RecursionError:

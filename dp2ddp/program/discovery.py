@@ -30,6 +30,8 @@ from dp2ddp.migrate.migrate_source import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+#: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
+UNFOLLOWED_SCAN_LIMIT = 50_000
 #: The generated helpers module's name (dp2ddp/program/runtime.py); never a program module.
 GENERATED_MODULE = "_dp2ddp"
 
@@ -398,7 +400,11 @@ def _unfollowed(names: set[str], root: str, resolver: Resolver) -> tuple[tuple[s
     if not names:
         return ()
     found: dict[str, str] = {}
+    seen = 0
     for folder, dirs, files in os.walk(root):
+        seen += len(dirs) + len(files)
+        if seen > UNFOLLOWED_SCAN_LIMIT:
+            break  # a root without a project marker can be a home folder: bounded time
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
         for name in sorted(names - found.keys()):
             for candidate in (
