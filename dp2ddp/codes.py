@@ -174,6 +174,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "backward (a forward for G's losses, another for D's; find_unused_parameters=True "
         "where a forward leaves parameters without a gradient): D then sees G after its step.",
     ),
+    "DP027": (
+        "training loader from a module dp2ddp could not follow",
+        "A training loop of the wrapped model iterates a loader built in a project module "
+        "that `dp2ddp migrate` could not reach from the entry the way Python runs it (a "
+        "folder put on sys.path at run time, say), so that DataLoader was not sharded: every "
+        "rank trains on the whole set. Make the module importable from the entry's folder "
+        "or the project root so dp2ddp follows it, or give that DataLoader "
+        "sampler=DistributedSampler(dataset) and call loader.sampler.set_epoch(epoch) at the "
+        "top of each epoch.",
+    ),
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "

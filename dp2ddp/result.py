@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
+from dp2ddp.program.context import LoaderExport
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class MigrationResult:
     code: str
     diagnostics: tuple[Diagnostic, ...] = ()
     changes: tuple[Change, ...] = ()
+    #: Training loaders this module sharded for its importers' epoch loops (program mode).
+    exports: tuple[LoaderExport, ...] = ()
 
     @property
     def changed(self) -> bool:

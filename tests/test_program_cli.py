@@ -188,6 +188,52 @@ def test_discovery_follows_project_imports_only(tmp_path: Path) -> None:
     assert program.root == str(tmp_path)
 
 
+def test_an_entry_in_a_package_that_imports_a_sibling_by_bare_name_is_a_script(
+    tmp_path: Path,
+) -> None:
+    """`import dataset` beside mnist/dataset.py works only for `python train.py` (real-world:
+    aaron-xichen/pytorch-playground@5d47629): taken for `-m mnist.train`, dataset.py was
+    left out of the program and its loaders unsharded in silence."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "mnist").mkdir()
+    (tmp_path / "mnist" / "__init__.py").write_text("")
+    (tmp_path / "mnist" / "train.py").write_text("import dataset\nfrom utee import misc\n")
+    (tmp_path / "mnist" / "dataset.py").write_text("")
+    (tmp_path / "utee").mkdir()
+    (tmp_path / "utee" / "__init__.py").write_text("")
+    (tmp_path / "utee" / "misc.py").write_text("")
+    program = discover_program(str(tmp_path / "mnist" / "train.py"))
+    assert program.module_entry is None
+    assert program.launch_target == str(tmp_path / "mnist" / "train.py")
+    assert [m.name for m in program.modules] == ["train", "dataset", "utee", "utee.misc"]
+
+
+def test_an_entry_in_a_package_stays_a_module_without_such_evidence(tmp_path: Path) -> None:
+    """`from . import x`, or a bare name that also resolves above the package: `-m` runs it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "train.py").write_text("from . import data\nimport common\n")
+    (tmp_path / "pkg" / "data.py").write_text("")
+    (tmp_path / "pkg" / "common.py").write_text("")
+    (tmp_path / "common.py").write_text("")
+    program = discover_program(str(tmp_path / "pkg" / "train.py"))
+    assert program.module_entry == "pkg.train"
+    assert [m.name for m in program.modules] == ["pkg.train", "pkg", "pkg.data", "common"]
+
+
+def test_discovery_lists_project_loader_modules_it_cannot_follow(tmp_path: Path) -> None:
+    """Reached through a sys.path edit: not followed, but named for DP027."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text("import torch\nimport loaders\nimport helpers\n")
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "loaders.py").write_text("from torch.utils.data import DataLoader\n")
+    (tmp_path / "common" / "helpers.py").write_text("x = 1\n")  # builds no loader
+    program = discover_program(str(tmp_path / "train.py"))
+    assert [m.name for m in program.modules] == ["train"]
+    assert program.unfollowed == (("loaders", str(tmp_path / "common" / "loaders.py")),)
+
+
 def test_discovery_never_leaves_the_root(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -10,6 +10,7 @@ Nothing here raises for a bad file: every problem becomes a "failed" FileOutcome
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -29,7 +30,7 @@ from dp2ddp.migrate.migrate_source import migrate_source
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints, ProgramLoaders
 from dp2ddp.result import FileOutcome, MigrationResult
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -54,6 +55,7 @@ class _Task:
     parsed: cst.Module | None = None  # only in this process (program mode), never pickled
     hints: ProgramHints | None = None
     random_helpers: Mapping[str, HelperDraw] | None = None  # program mode
+    loaders: ProgramLoaders = ProgramLoaders()
 
 
 @dataclass(frozen=True)
@@ -131,13 +133,16 @@ def migrate_decoded(
     parsed: cst.Module | None = None,
     hints: ProgramHints | None = None,
     random_helpers: Mapping[str, HelperDraw] | None = None,
+    loaders: ProgramLoaders | None = None,
 ) -> tuple[FileOutcome, bytes | None]:
     """Migrate one decoded file in this process, alone or as a module of a program
-    (`random_helpers`: the program's drawing functions, see migrate_source)."""
+    (`hints`, `random_helpers`, `loaders`: what the rest of the program tells it, see
+    migrate_source)."""
     gate_open = program is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program, parsed, hints, random_helpers))
+    task = _Task(0, path, source.text, options, program, parsed, hints, random_helpers)
+    done = _work(dataclasses.replace(task, loaders=loaders or ProgramLoaders()))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -183,10 +188,9 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
-        if task.program is None and task.hints is None:
-            result = migrate_source(
-                task.text, task.options, filename=task.path, random_helpers=task.random_helpers
-            )
+        alone = task.hints is None and not task.random_helpers and task.loaders == ProgramLoaders()
+        if task.program is None and alone:
+            result = migrate_source(task.text, task.options, filename=task.path)
         else:
             result = migrate_source(
                 task.text,
@@ -196,6 +200,7 @@ def _work(task: _Task) -> _Done:
                 parsed=task.parsed,
                 hints=task.hints,
                 random_helpers=task.random_helpers,
+                loaders=task.loaders,
             )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))

@@ -13,7 +13,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
+from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints, ProgramLoaders
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 
@@ -64,6 +64,7 @@ def migrate_source(
     parsed: cst.Module | None = None,
     hints: ProgramHints | None = None,
     random_helpers: Mapping[str, HelperDraw] | None = None,
+    loaders: ProgramLoaders | None = None,
 ) -> MigrationResult:
     """Migrate one file's text from DataParallel to DDP.
 
@@ -73,11 +74,17 @@ def migrate_source(
     `parsed` is `source` already parsed (program analysis parsed it to find DataParallel).
     `hints`: what the program's other modules tell this one (program mode; see
     ProgramHints). `random_helpers`: the program's functions in other modules that draw
-    random numbers.
+    random numbers. `loaders`: what the rest of the program tells the data pass
+    (ProgramLoaders: loaders sharded in other modules, modules discovery could not follow).
     """
     options = options or MigrateOptions()
     module = parse(source) if parsed is None else parsed
-    state = MigrationState(options=options, program=program, random_helpers=random_helpers or {})
+    state = MigrationState(
+        options=options,
+        program=program,
+        random_helpers=random_helpers or {},
+        loaders=loaders or ProgramLoaders(),
+    )
     if hints is not None:
         state.hints = hints
     code = source
@@ -85,8 +92,7 @@ def migrate_source(
     warnings: list[Diagnostic] = []
     changes: list[Change] = []
     for transform_class in PIPELINE:
-        triggers = transform_class.TRIGGERS
-        if triggers and not any(trigger in code for trigger in triggers):
+        if not transform_class.triggered(code, state):
             continue
         seen_warnings, seen_changes = len(state.warnings), len(state.changes)
         # A fresh context per pass: libcst re-runs the import visitors of every import a
@@ -118,7 +124,8 @@ def migrate_source(
         code = source
         changes = []
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
-    return MigrationResult(source, code, tuple(warnings), tuple(changes))
+    exports = tuple(state.exports) if code != source else ()
+    return MigrationResult(source, code, tuple(warnings), tuple(changes), exports)
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:

@@ -8,7 +8,7 @@ file's, and the setup names are imported instead of defined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Role = Literal["entry", "library"]
@@ -75,3 +75,37 @@ class HelperDraw:
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
         return f"{self.helper}() draws {self.what} at {where}"
+
+
+@dataclass(frozen=True)
+class LoaderExport:
+    """A training loader a library module sharded without finding its epoch loop, as the
+    modules importing it reach it, so that their epoch loop can call its set_epoch.
+
+    function: `name` is a top-level function returning the loader, at `position` of the
+    tuple or list of `arity` items it returns (position None: the value returned itself);
+    else `name` is a module-level name bound to the loader.
+    module: the library's import name (set by program/migrate.py; the data pass that finds
+    the loader does not know it).
+    """
+
+    name: str
+    function: bool
+    position: int | None = None
+    arity: int | None = None
+    module: str = ""
+
+
+@dataclass(frozen=True)
+class ProgramLoaders:
+    """What the data pass of one module is told about the loaders of the rest of its program.
+
+    exported: training loaders its libraries sharded (LoaderExport): where this module
+        iterates one inside an epoch loop, it calls the loader's sampler's set_epoch there.
+    unfollowed: (import name, path) of project modules that build a DataLoader but that
+        discovery could not follow (Program.unfollowed): a training loop over a loader they
+        return gets DP027, never silence.
+    """
+
+    exported: tuple[LoaderExport, ...] = field(default=())
+    unfollowed: tuple[tuple[str, str], ...] = field(default=())

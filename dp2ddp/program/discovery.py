@@ -4,7 +4,9 @@ The project root is the nearest folder up from the entry holding pyproject.toml,
 .git, else the entry's folder. Imports resolve the way Python would run the entry:
 - a script (`python train.py`): against the entry's folder (sys.path[0]), then the root;
 - a module of a package (`python -m pkg.train`, chosen when the entry's folder has an
-  __init__.py): against the folder above the top package, then the root.
+  __init__.py): against the folder above the top package, then the root. Unless the entry
+  imports a sibling by its bare name (`import dataset`), which only a script can: then it
+  is a script (see _runs_as_script).
 Only files under the root are followed, never a folder dp2ddp does not walk (site-packages,
 virtual environments, build output). Every import statement counts, wherever it is (inside
 functions, under `if __name__ == "__main__":`): `import a.b`, `from a import b` (b may be a
@@ -20,7 +22,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
@@ -28,6 +30,8 @@ from dp2ddp.migrate.migrate_source import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+#: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
+UNFOLLOWED_SCAN_LIMIT = 50_000
 #: The generated helpers module's name (dp2ddp/program/runtime.py); never a program module.
 GENERATED_MODULE = "_dp2ddp"
 
@@ -61,6 +65,10 @@ class Program:
     entry_dir: str = ""
     #: Modules that import the generated helpers module (a program dp2ddp migrated before).
     uses_generated: frozenset[str] = field(default_factory=frozenset)
+    #: (import name, shown path) of project files that build a DataLoader and that program
+    #: modules import by a name discovery cannot resolve the way the entry runs (found
+    #: through a sys.path edit, say): not followed, so their loaders are not sharded.
+    unfollowed: tuple[tuple[str, str], ...] = ()
 
     @property
     def libraries(self) -> tuple[ProgramModule, ...]:
@@ -186,6 +194,20 @@ class Resolver:
             return init, dotted
         return None
 
+    def unresolved(self, module: ProgramModule) -> Iterator[str]:
+        """First components of `module`'s absolute imports that resolve to no project file."""
+        for node in _statements(module.tree.body):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if not self.absolute(top):
+                    yield top
+
     # -- import statements ---------------------------------------------------------------
     def imports(self, module: ProgramModule, path: str) -> Iterator[tuple[str, str]]:
         """(file, module name) of every project module `module` imports, in source order."""
@@ -287,6 +309,33 @@ def _module_entry(entry_dir: str) -> tuple[str, list[str]] | None:
     return (folder, packages) if packages else None
 
 
+def _runs_as_script(tree: ast.Module, entry_dir: str, base: str, root: str) -> bool:
+    """The entry lies in a package folder but imports a sibling by its bare name
+    (`import dataset` beside dataset.py, Python 2's implicit relative import).
+
+    Under `python -m pkg.train` that import fails: sys.path[0] is the working folder, not
+    the package's. The program only runs as `python train.py` from its folder (or
+    `python pkg/train.py`), so its modules resolve the way a script's do; taking it for a
+    module of its package left dataset.py out of the program and its loaders unsharded
+    in silence (real-world: aaron-xichen/pytorch-playground@5d47629, mnist/train.py).
+    A name that also resolves against the package's parent or the root is no evidence.
+    """
+    beside = Resolver(root, [entry_dir], None)
+    above = Resolver(root, [base, root], None)
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            if beside.absolute(top) and not above.absolute(top):
+                return True
+    return False
+
+
 #: Files already read, by (real path, module name): folder mode reads each file once.
 ModuleCache = dict[tuple[str, str], ProgramModule]
 
@@ -302,17 +351,18 @@ def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
     stem = os.path.splitext(os.path.basename(entry_abs))[0]
     package = _module_entry(entry_dir)
     module_entry: str | None = None
-    if package is not None:
+    shown = entry if shown_base is None else Resolver(root, [], shown_base).shown(entry_abs)
+    first = _cached(cache, entry, shown, stem)
+    if package is not None and not _runs_as_script(first.tree, entry_dir, package[0], root):
         base, names = package
         module_entry = ".".join([*names, stem])
         if os.path.commonpath([base, root]) != root:
             root = base  # the package's parent is where `python -m` runs from
         search = [base, root]
+        first = _cached(cache, entry, shown, module_entry, read=first)
     else:
         search = [entry_dir, root]
     resolver = Resolver(root, search, shown_base)
-    shown = entry if shown_base is None else resolver.shown(entry_abs)
-    first = _cached(cache, entry, shown, module_entry or stem)
     modules = [first]
     seen = {first.real}
     uses_generated: set[str] = set()
@@ -330,6 +380,7 @@ def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
             found = _cached(cache, file, resolver.shown(os.path.abspath(file)), name)
             modules.append(found)
             queue.append((found, os.path.abspath(file)))
+    unresolved = {name for module in modules for name in resolver.unresolved(module)}
     return Program(
         first,
         root,
@@ -337,12 +388,55 @@ def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
         module_entry,
         entry_dir,
         frozenset(uses_generated),
+        _unfollowed(unresolved, root, resolver),
     )
 
 
-def _cached(cache: ModuleCache, path: str, shown: str, name: str) -> ProgramModule:
+def _unfollowed(names: set[str], root: str, resolver: Resolver) -> tuple[tuple[str, str], ...]:
+    """Of the import names discovery could not resolve (torch, numpy, ... and project
+    modules reached through a sys.path edit), those naming a project file that builds a
+    DataLoader: its loaders reach the program unsharded, so the data pass warns where they
+    are trained on (DP027). A name several files could be is reported with the first."""
+    if not names:
+        return ()
+    found: dict[str, str] = {}
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        seen += len(dirs) + len(files)
+        if seen > UNFOLLOWED_SCAN_LIMIT:
+            break  # a root without a project marker can be a home folder: bounded time
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(names - found.keys()):
+            for candidate in (
+                os.path.join(folder, name + ".py"),
+                os.path.join(folder, name, "__init__.py"),
+            ):
+                if (name + ".py" in files or name in dirs) and _builds_loader(candidate):
+                    found[name] = resolver.shown(candidate)
+                    break
+        if found.keys() == names:
+            break
+    return tuple(sorted(found.items()))
+
+
+def _builds_loader(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return b"DataLoader" in handle.read()
+    except OSError:
+        return False
+
+
+def _cached(
+    cache: ModuleCache, path: str, shown: str, name: str, read: ProgramModule | None = None
+) -> ProgramModule:
+    """The module of `path` under import name `name`; `read`: the same file already read
+    under another name (the entry, before discovery knows how it runs), renamed, not reread."""
     key = (os.path.realpath(path), name)
     found = cache.get(key)
     if found is None or found.path != shown:
-        found = cache[key] = read_module(path, shown, name)
+        if read is not None:
+            found = cache[key] = replace(read, name=name)
+        else:
+            found = cache[key] = read_module(path, shown, name)
     return found

@@ -30,7 +30,13 @@ from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
-from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
+from dp2ddp.program.context import (
+    HelperDraw,
+    LoaderExport,
+    ProgramContext,
+    ProgramHints,
+    ProgramLoaders,
+)
 from dp2ddp.program.discovery import (
     ModuleCache,
     Program,
@@ -165,7 +171,7 @@ def _migrate(
     hints = program_hints(program)
     if orphan and facts.has_dataparallel:
         library = ProgramContext("library", True, helpers)
-        migrated = [_module(m, options, library, facts, hints) for m in program.modules]
+        migrated = [_module(m, options, library, facts, program, hints) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
             note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
@@ -175,16 +181,36 @@ def _migrate(
             return migrated  # e.g. only an isinstance check changed: no helper is used
         return [*migrated, _generated(program)]
     if not facts.has_dataparallel:
-        return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
+        return [
+            _module(m, options, _shut(m, facts, helpers), facts, program) for m in program.modules
+        ]
     draws = _program_draws(program)
     library = ProgramContext("library", True, helpers)
-    libraries = [_module(m, options, library, facts, hints, draws) for m in program.libraries]
+    # Imported modules before their importers (discovery lists them after), so a module
+    # that iterates another's loader in its epoch loop is told about it (set_epoch there).
+    exported: tuple[LoaderExport, ...] = ()
+    done: dict[str, _Migrated] = {}
+    for module in reversed(program.libraries):
+        done[module.real] = _module(
+            module, options, library, facts, program, hints, draws, exported
+        )
+        exported += _exports(module, done[module.real])
+    libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_context = ProgramContext("entry", True, helpers) if multi else None
-    entry = _module(program.entry, options, entry_context, facts, hints, draws)
+    entry = _module(program.entry, options, entry_context, facts, program, hints, draws, exported)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
+
+
+def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
+    """The training loaders `module` sharded for its importers' epoch loops, named by its
+    import name (the data pass that found them does not know it)."""
+    result = migrated.outcome.result
+    if result is None:
+        return ()
+    return tuple(replace(export, module=module.name) for export in result.exports)
 
 
 def _shut(module: ProgramModule, facts: ProgramFacts, helpers: str) -> ProgramContext | None:
@@ -208,15 +234,18 @@ def _module(
     options: MigrateOptions,
     context: ProgramContext | None,
     facts: ProgramFacts,
+    program: Program,
     hints: dict[str, ProgramHints] | None = None,
     draws: Mapping[str, HelperDraw] | None = None,
+    exported: tuple[LoaderExport, ...] = (),
 ) -> _Migrated:
     parsed = take_parsed(module)
     known = hints.get(module.real) if hints is not None else None
     prefix = f"{module.name}."
     others = {name: d for name, d in (draws or {}).items() if not name.startswith(prefix)}
+    loaders = ProgramLoaders(exported, program.unfollowed)
     outcome, data = migrate_decoded(
-        module.path, module.source, options, context, parsed, known, others
+        module.path, module.source, options, context, parsed, known, others, loaders
     )
     if context is not None and not context.has_dataparallel and outcome.result is not None:
         other = facts.ddp_path_in

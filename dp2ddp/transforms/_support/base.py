@@ -24,7 +24,13 @@ from libcst.metadata import (
 
 from dp2ddp.codes import CODES
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints
+from dp2ddp.program.context import (
+    HelperDraw,
+    LoaderExport,
+    ProgramContext,
+    ProgramHints,
+    ProgramLoaders,
+)
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -75,6 +81,10 @@ class MigrationState:
     #: Functions of the program's other modules that draw random numbers, by qualified name
     #: as this file's imports spell it ("utils.mixup_data"); see transforms/hazards/draws.py.
     random_helpers: Mapping[str, HelperDraw] = field(default_factory=dict)
+    #: What the rest of the program tells the data pass (program mode).
+    loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
+    #: Training loaders this module shards for its importers' epoch loops (program mode).
+    exports: list[LoaderExport] = field(default_factory=list)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
@@ -98,6 +108,12 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
     #: none of these strings; empty means it always runs. A cheap, exact gate: a transform
     #: cannot match a name that does not occur in the text.
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Whether the pass can change or warn about `code`: no TRIGGERS, or one occurs."""
+        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
+
     METADATA_DEPENDENCIES = (
         PositionProvider,
         QualifiedNameProvider,

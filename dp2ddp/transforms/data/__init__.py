@@ -2,6 +2,9 @@
 
 Loaders are followed to where they are iterated: directly, passed as an argument, returned
 from a helper, or stored on ``self`` (also when passed to the constructor); see CallFlow.
+Across the modules of a program (a loader factory in a library, its epoch loop in the
+entry), see imported.py: set_epoch in the importer's epoch loop, DP027 for loaders of
+modules dp2ddp could not follow.
 
 * A training loader gets ``sampler=DistributedSampler(dataset, shuffle=<its shuffle>)`` and
   loses ``shuffle=`` (DataLoader rejects both). Unless shuffle is the literal ``True`` it is
@@ -62,6 +65,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
@@ -98,6 +102,16 @@ class ShardDataLoaders(LoaderEvaluation):
     DESCRIPTION = "Shard DataLoaders with DistributedSampler and keep batch-size semantics."
     TRIGGERS = ("DataLoader",)  # aliases too: `import DataLoader as DL` contains it
 
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Also where no DataLoader is named but loaders of other modules may be iterated:
+        ones they shard (set_epoch here) or ones dp2ddp could not follow (DP027)."""
+        return (
+            super().triggered(code, state)
+            or any(n in code for n, _ in state.loaders.unfollowed)
+            or any(e.name in code for e in state.loaders.exported)
+        )
+
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._lines = node.code.splitlines()
@@ -107,8 +121,9 @@ class ShardDataLoaders(LoaderEvaluation):
         self.index(nodes)
         self._iterable_classes = self._iterable_dataset_classes(nodes)
         loaders: dict[cst.Call, Loader] = self._loaders
+        self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
         for call in self._calls:
-            if self.matches(call.func, DATALOADER):
+            if call in self._all_loaders:
                 loader = self._prepare(call)
                 if loader is not None:
                     loaders[call] = loader
@@ -119,6 +134,7 @@ class ShardDataLoaders(LoaderEvaluation):
                         loaders[call].loops.append((loop, expr, path))
         for loader in loaders.values():
             self._plan(loader)
+        self._plan_imported(nodes, loaders)
         return True
 
     def _prepare(self, call: cst.Call) -> Loader | None:
@@ -268,7 +284,8 @@ class ShardDataLoaders(LoaderEvaluation):
             return
         self._plan_train_metrics(loader)
         self._warn_running_figures(loader)
-        if shuffled and not self._plan_set_epoch(loader):
+        exported = shuffled and self._export(loader, self._all_loaders)
+        if shuffled and not self._plan_set_epoch(loader, exported):
             advancing = call_named(
                 DDP_DISTRIBUTED_SAMPLER,
                 *sampler.args,

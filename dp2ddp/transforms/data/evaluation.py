@@ -20,6 +20,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.flow import MAX_DEPTH
+from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
@@ -27,10 +28,9 @@ from dp2ddp.transforms.data.plan import (
     ZERO_TENSOR,
     Loader,
 )
-from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
 
 
-class LoaderEvaluation(LoaderSetEpoch):
+class LoaderEvaluation(LoaderImports):
     """Evaluation loops and the metric counters reduced after them."""
 
     # -- evaluation -----------------------------------------------------------------------

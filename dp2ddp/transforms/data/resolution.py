@@ -41,6 +41,7 @@ class LoaderResolution(CallFlow):
         self._iterable_classes: set[str] = set()
         #: Every loader of the module dp2ddp can shard, by its call.
         self._loaders: dict[cst.Call, Loader] = {}
+        self._all_loaders: set[cst.Call] = set()  # every DataLoader call, planned or not
 
     # -- names, scopes and calls ----------------------------------------------------------
     def _resolve(

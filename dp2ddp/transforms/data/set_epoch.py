@@ -28,9 +28,10 @@ class LoaderSetEpoch(LoaderBatchSize):
     """Where `sampler.set_epoch(epoch)` goes."""
 
     # -- set_epoch ------------------------------------------------------------------------
-    def _plan_set_epoch(self, loader: Loader) -> bool:
+    def _plan_set_epoch(self, loader: Loader, exported: bool = False) -> bool:
         """Place set_epoch; False where some pass over the loader has no place for it (the
-        caller then gives the loader a sampler that advances its own epoch)."""
+        caller then gives the loader a sampler that advances its own epoch). `exported`: a
+        library's loader its importers are told about (set_epoch in their epoch loops)."""
         found = unknown = False
         failures: list[tuple[cst.CSTNode, str]] = []
         done: set[tuple[cst.CSTNode, str]] = set()
@@ -43,7 +44,7 @@ class LoaderSetEpoch(LoaderBatchSize):
                     key = (epoch_loop, self.code(receiver) if receiver is not None else "")
                     if key not in done:
                         done.add(key)
-                        failure = self._insert_set_epoch(loader, epoch_loop, receiver)
+                        failure = self._insert_set_epoch(loader.statement, epoch_loop, receiver)
                         if failure is not None:
                             failures.append((epoch_loop, failure))
         if not found and (unknown or not loader.loops):
@@ -53,6 +54,9 @@ class LoaderSetEpoch(LoaderBatchSize):
                 if loader.loops
                 else f"no loop over {label} found"
             )
+            if exported:
+                where = f"no loop over {label} in this module (importers that iterate it in "
+                where += "an epoch loop call set_epoch there)"
             failures.insert(0, (loader.call, where))
         for node, detail in failures:
             self.warn(node, "DP011", f"{detail}; its sampler advances its epoch on each pass")
@@ -60,11 +64,12 @@ class LoaderSetEpoch(LoaderBatchSize):
 
     def _insert_set_epoch(
         self,
-        loader: Loader,
+        statement: cst.BaseStatement | None,
         loop: cst.For | cst.While,
         receiver: cst.BaseExpression | None,
     ) -> str | None:
-        """Insert `loader.sampler.set_epoch(epoch)`; returns why not, or None."""
+        """Insert `loader.sampler.set_epoch(epoch)`; returns why not, or None. `statement`
+        binds the loader: inside the epoch loop, the call goes right after it."""
         if isinstance(loop, cst.While):
             return "the loop around it is a while loop"
         if receiver is None or not is_simple(receiver):
@@ -84,7 +89,7 @@ class LoaderSetEpoch(LoaderBatchSize):
         if epoch is None:
             return f"`{self.code(loop.target)}` is not an epoch number"
         sampler = cst.Attribute(value=bare(receiver.deep_clone()), attr=cst.Name("sampler"))
-        statement = cst.SimpleStatementLine(
+        call = cst.SimpleStatementLine(
             body=[
                 cst.Expr(
                     cst.Call(
@@ -94,11 +99,11 @@ class LoaderSetEpoch(LoaderBatchSize):
                 )
             ]
         )
-        if loader.statement is not None and inside(loader.statement, loop.body, self):
+        if statement is not None and inside(statement, loop.body, self):
             # The loader is rebuilt every epoch: set its epoch once it exists.
-            self._after.setdefault(loader.statement, []).append(statement)
+            self._after.setdefault(statement, []).append(call)
         else:
-            self._top.setdefault(loop, []).append(statement)
+            self._top.setdefault(loop, []).append(call)
         self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")
         return None
 

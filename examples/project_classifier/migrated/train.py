@@ -33,6 +33,7 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
+        train_loader.sampler.set_epoch(epoch)
         model.train()
         for x, y in train_loader:
             x, y = x.to(device), y.to(device)

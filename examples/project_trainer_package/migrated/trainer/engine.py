@@ -35,6 +35,7 @@ class Trainer:
 
     def fit(self, epochs):
         for epoch in range(epochs):
+            self.loader.sampler.set_epoch(epoch)
             loss = self.train_epoch()
             if ddp_is_main():
                 log.info("epoch %d: mean loss %.4f", epoch, loss)

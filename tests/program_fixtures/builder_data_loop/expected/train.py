@@ -29,6 +29,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
+        train_loader.sampler.set_epoch(epoch)
         model.train()
         for x, y in train_loader:
             x, y = x.to(device), y.to(device)

@@ -9,6 +9,7 @@ ddp_setup()
 model = build()
 loader = loader_for(make_data(), 16)
 for epoch in range(2):
+    loader.sampler.set_epoch(epoch)
     for x, y in loader:
         step(model, x, y)
     report(epoch)

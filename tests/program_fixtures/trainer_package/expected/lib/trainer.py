@@ -30,6 +30,7 @@ class Trainer:
 
     def fit(self, epochs):
         for epoch in range(epochs):
+            self.train_loader.sampler.set_epoch(epoch)
             loss = self.train_epoch()
             if ddp_is_main():
                 log.info("epoch %d loss %.4f", epoch, loss)

@@ -1,0 +1,350 @@
+"""Loaders that cross a module boundary in a program (dp2ddp/program/).
+
+A loader factory (`dataset.get(...)` in a library) builds a training loader whose epoch loop
+is in the entry. Each module is migrated on its own, so the two sides meet here:
+
+* The library shards the loader as any training loader; finding no epoch loop, its sampler
+  advances its epoch by itself (DP011). It also *exports* the loader (state.exports): the
+  top-level function that returns it, and where in what it returns, or the module-level name
+  bound to it. A function's returns are read as shapes: a tuple or list literal, a list
+  built by `ds.append(loader)` calls (pytorch-playground's `ds = []` ... `ds.append(...)`),
+  either branch of `ds[0] if len(ds) == 1 else ds`. An `a, b = get(...)` of two items takes
+  item 0 from every shape of two items; anything the shapes cannot tell blocks the export.
+* The entry, told the exports (state.loaders.exported), finds its loops over them (through
+  the names it binds, `for ... in enumerate(train_loader)`, calls that pass them on) and
+  puts `loader.sampler.set_epoch(epoch)` in the epoch loop around, as for its own loaders.
+  An explicit set_epoch decides the next pass of the self-advancing sampler, so the two
+  agree; where the entry finds no epoch loop the sampler still reshuffles every pass.
+* A loader returned by a project module discovery could not follow (state.loaders.unfollowed)
+  is sharded by no one: a training loop over it gets DP027.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.program.context import LoaderExport
+from dp2ddp.transforms._support.nodes import (
+    assigned_value,
+    enclosing_class,
+    enclosing_function,
+    iterated,
+    name_of,
+    walk,
+)
+from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
+from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
+
+#: One way a function's return value looks: (arity, the loader call at each position) for a
+#: tuple or list; arity None for a single value (its one slot: the loader, or None).
+Shape = tuple[int | None, tuple[cst.Call | None, ...]]
+
+
+class _Unknown(Exception):
+    """A return value whose shape cannot be told: nothing of that function is exported."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value iterated here came from: `binding` of `statement`, bound from `call`
+    (item `position` of `arity` when unpacked), reached through the calls of `path`."""
+
+    call: cst.Call | None
+    binding: cst.BaseExpression
+    statement: cst.BaseStatement | None
+    position: int | None
+    arity: int | None
+    path: Path
+
+
+class LoaderImports(LoaderSetEpoch):
+    """Exports of a library's sharded loaders; set_epoch and DP027 in their importers."""
+
+    # == library side ===================================================================
+    def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
+        """Record how importers reach a training loader this module shards (program mode)
+        without an epoch loop of its own; whether it was."""
+        if self.state.program is None or loader.loops:
+            return False
+        before = len(self.state.exports)
+        function = enclosing_function(loader.call, self)
+        if function is None:
+            if isinstance(loader.binding, cst.Name) and loader.statement is not None:
+                if isinstance(self.parent(loader.statement), cst.Module):
+                    self.state.exports.append(LoaderExport(loader.binding.value, False))
+            return len(self.state.exports) > before
+        if not isinstance(self.parent(function), cst.Module):
+            return False  # a method, a nested function: importers do not call it by name
+        try:
+            shapes = [
+                shape
+                for node in walk(function.body, skip_scopes=True)
+                if isinstance(node, cst.Return) and node.value is not None
+                for shape in self._shapes(node.value, function, all_loaders, {})
+            ]
+        except _Unknown:
+            return False
+        name = function.name.value
+        arities = {arity for arity, _ in shapes}
+        for arity in sorted(arities, key=lambda a: -1 if a is None else a):
+            same = [slots for a, slots in shapes if a == arity]
+            positions = [None] if arity is None else list(range(arity))
+            for position in positions:
+                index = 0 if position is None else position
+                if all(slots[index] is loader.call for slots in same):
+                    self.state.exports.append(LoaderExport(name, True, position, arity))
+        return len(self.state.exports) > before
+
+    def _shapes(
+        self,
+        value: cst.BaseExpression,
+        function: cst.FunctionDef,
+        all_loaders: set[cst.Call],
+        memo: dict[cst.CSTNode, list[Shape] | None],
+    ) -> list[Shape]:
+        """The shapes `value` can have (see Shape); _Unknown when one cannot be told.
+        `memo`: shapes by binding, None while one is being read (a binding that refers to
+        itself, `ds = ds[0] if len(ds) == 1 else ds`, adds the others' shapes)."""
+        if isinstance(value, cst.Call):
+            if value in all_loaders:
+                return [(None, (value,))]
+            raise _Unknown
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                raise _Unknown
+            slots = tuple(self._loader_of(e.value, all_loaders) for e in value.elements)
+            return [(len(slots), slots)]
+        if isinstance(value, cst.IfExp):
+            return [
+                *self._shapes(value.body, function, all_loaders, memo),
+                *self._shapes(value.orelse, function, all_loaders, memo),
+            ]
+        if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+            # An item of a list of loaders (`ds[0]`): one value, which loader is not told.
+            for shape in self._shapes(value.value, function, all_loaders, memo):
+                if shape[0] is None or not all(s is not None for s in shape[1]):
+                    raise _Unknown
+            return [(None, (None,))]
+        if not isinstance(value, cst.Name):
+            raise _Unknown
+        referents = self.referents(value)
+        if not referents:
+            raise _Unknown
+        shapes: list[Shape] = []
+        for referent in referents:
+            target = referent.node
+            if target in memo:
+                shapes += memo[target] or []  # None: in progress (`ds = ds[0] if ... else ds`)
+                continue
+            memo[target] = None
+            bound = assigned_value(target, self)
+            if bound is None or enclosing_function(target, self) is not function:
+                raise _Unknown
+            if isinstance(bound, cst.List) and not bound.elements:
+                found = [self._appended(value.value, function, all_loaders)]
+            else:
+                found = self._shapes(bound, function, all_loaders, memo)
+            memo[target] = found
+            shapes += found
+        return shapes
+
+    def _appended(self, name: str, function: cst.FunctionDef, all_loaders: set[cst.Call]) -> Shape:
+        """`ds = []` then `ds.append(x)` statements: (their number, what each appends).
+
+        Appends in a loop, or any other use of `ds` than appending, reading its length or an
+        item, rebinding and returning it, make the shape unknown. Appends under conditions
+        are fine: unpacking as many items as there are appends means that every one ran.
+        """
+        appended: list[cst.Call | None] = []
+        for node in walk(function.body, skip_scopes=True):
+            if not (isinstance(node, cst.Name) and node.value == name):
+                continue
+            parent = self.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                call = self.parent(parent)
+                if parent.attr.value != "append" or not (
+                    isinstance(call, cst.Call) and call.func is parent and len(call.args) == 1
+                ):
+                    raise _Unknown
+                if self._in_loop(call, function):
+                    raise _Unknown
+                appended.append(self._loader_of(call.args[0].value, all_loaders))
+            elif isinstance(parent, cst.Arg):
+                call = self.parent(parent)
+                if not (isinstance(call, cst.Call) and name_of(call.func) == "len"):
+                    raise _Unknown
+            elif not isinstance(
+                parent, (cst.AssignTarget, cst.Subscript, cst.IfExp, cst.Return, cst.Comparison)
+            ):
+                raise _Unknown
+        return len(appended), tuple(appended)
+
+    def _in_loop(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        current = self.parent(node)
+        while current is not None and current is not function:
+            if isinstance(current, (cst.For, cst.While, cst.BaseComp)):
+                return True
+            current = self.parent(current)
+        return False
+
+    def _loader_of(self, value: cst.BaseExpression, all_loaders: set[cst.Call]) -> cst.Call | None:
+        """The DataLoader call `value` is (itself, or a name every binding of which is it)."""
+        if isinstance(value, cst.Call):
+            return value if value in all_loaders else None
+        if not isinstance(value, cst.Name):
+            return None
+        bound = {assigned_value(r.node, self) for r in self.referents(value)}
+        only = bound.pop() if len(bound) == 1 else None
+        return only if isinstance(only, cst.Call) and only in all_loaders else None
+
+    # == importer side ==================================================================
+    def _plan_imported(self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]) -> None:
+        """set_epoch for exported loaders iterated here; DP027 for unfollowed ones."""
+        exported = self.state.loaders.exported
+        unfollowed = dict(self.state.loaders.unfollowed)
+        if not exported and not unfollowed:
+            return
+        done: set[tuple[cst.CSTNode, str]] = set()
+        for loop in (n for n in nodes if isinstance(n, cst.For)):
+            for expr in iterated(loop.iter):
+                if self._resolve(expr, loaders, 0):
+                    continue  # a loader of this module: planned with the others
+                origins = self._origins(expr, (), 0)
+                for origin in origins:
+                    if self._is_exported(origin, exported):
+                        self._imported_set_epoch(origin, loop, expr, done)
+                if unfollowed and self._trains(loop):
+                    self._warn_unfollowed(expr, origins, unfollowed)
+
+    def _origins(self, expr: cst.BaseExpression, path: Path, depth: int) -> list[Origin]:
+        """The bindings `expr` can come from, through parameters to the calls passing them."""
+        found: list[Origin] = []
+        if depth > MAX_DEPTH:
+            return found
+        if isinstance(expr, cst.Attribute):
+            owner = enclosing_class(expr, self)
+            if owner is not None:  # `self.train_loader = make_loaders(...)` in a method
+                for assigned in self._attribute_values(owner, self.code(expr)):
+                    if isinstance(assigned, cst.Call):
+                        found.append(Origin(assigned, expr, None, None, None, path))
+                return found
+            return [Origin(None, expr, None, None, None, path)]  # `data.train_loader`
+        if not isinstance(expr, cst.Name):
+            return found
+        for referent in self.referents(expr):
+            target = referent.node
+            if isinstance(target, cst.Param):
+                function = enclosing_function(target, self)
+                if function is None:
+                    continue
+                for site in self._callers(function):
+                    argument = self._argument(function, site, target)
+                    if argument is not None:
+                        found += self._origins(argument, ((site, argument), *path), depth + 1)
+                continue
+            position = arity = None
+            holder = self.parent(target)
+            if isinstance(holder, cst.Element):  # `a, b = get(...)`
+                items = self.parent(holder)
+                if not isinstance(items, (cst.Tuple, cst.List)):
+                    continue
+                position = next(i for i, e in enumerate(items.elements) if e is holder)
+                arity = len(items.elements)
+                holder = self.parent(items)
+            value: cst.BaseExpression | None = None
+            if isinstance(holder, cst.AssignTarget):
+                assign = self.parent(holder)
+                if isinstance(assign, cst.Assign):
+                    value = assign.value
+            if isinstance(value, cst.Call):
+                statement = self._binding(value)[1]
+                found.append(Origin(value, expr, statement, position, arity, path))
+            elif value is None:  # an import (`from data import train_loader`), a def...
+                found.append(Origin(None, expr, None, position, arity, path))
+        return found
+
+    def _is_exported(self, origin: Origin, exported: tuple[LoaderExport, ...]) -> bool:
+        """The origin is a loader a library exported (matched by qualified name)."""
+        node = origin.call.func if origin.call is not None else origin.binding
+        names = set()
+        if isinstance(node, cst.Name) and not self.referents(node):
+            names.add(node.value)  # bound by a star import (`from common import *`)
+        for name in self.qualified_names(node):
+            if name.startswith("."):  # `from .data import build`: the package is not told
+                names.add(name.lstrip("."))
+            else:
+                names.add("/" + name)  # matched whole only
+        for export in exported:
+            if export.function != (origin.call is not None):
+                continue
+            if export.function and (export.position, export.arity) != (
+                origin.position,
+                origin.arity,
+            ):
+                continue
+            full = f"{export.module}.{export.name}"
+            if any(n == "/" + full or full.endswith("." + n) for n in names):
+                return True
+        return False
+
+    def _imported_set_epoch(
+        self,
+        origin: Origin,
+        loop: cst.For,
+        expr: cst.BaseExpression,
+        done: set[tuple[cst.CSTNode, str]],
+    ) -> None:
+        """`loader.sampler.set_epoch(epoch)` in each epoch loop found around `loop`. Where
+        none is found the library's sampler advances its epoch by itself (its DP011)."""
+        for epoch_loop, receiver in self._loops_around(loop, expr, origin.path, 0):
+            if isinstance(epoch_loop, cst.For):
+                key = (epoch_loop, self.code(receiver) if receiver is not None else "")
+                if key not in done:
+                    done.add(key)
+                    self._insert_set_epoch(origin.statement, epoch_loop, receiver)
+
+    def _warn_unfollowed(
+        self, expr: cst.BaseExpression, origins: list[Origin], modules: dict[str, str]
+    ) -> None:
+        """DP027: a training loop iterates a loader returned by a project module program
+        discovery could not follow (a folder put on sys.path at run time, say). Nothing
+        shards that module's DataLoader, so every rank would train on the whole set; the
+        rule is never to leave that silent."""
+        for origin in origins:
+            if origin.call is None:
+                continue
+            names = sorted(self.qualified_names(origin.call.func))
+            module = names[0].split(".")[0] if names else ""
+            if module in modules:
+                self.warn(
+                    expr,
+                    "DP027",
+                    f"{self.code(expr)} comes from {self.code(origin.call.func)}() of "
+                    f"{modules[module]}, a module the entry's imports do not reach "
+                    "(a sys.path edit?): not sharded, every rank trains on all of it",
+                )
+                return
+
+    def _trains(self, loop: cst.For) -> bool:
+        """The loop backpropagates: `.backward()` in its body, or in a function of this
+        module that its body calls (`train_step(model, batch)`)."""
+        for node in walk(loop.body):
+            if not isinstance(node, cst.Call):
+                continue
+            if _is_backward(node):
+                return True
+            if isinstance(node.func, cst.Name):
+                for definition in self.referents(node.func):
+                    if isinstance(definition.node, cst.FunctionDef) and any(
+                        isinstance(inner, cst.Call) and _is_backward(inner)
+                        for inner in walk(definition.node.body)
+                    ):
+                        return True
+        return False
+
+
+def _is_backward(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"

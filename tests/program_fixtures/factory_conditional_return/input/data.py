@@ -1,0 +1,22 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def synthetic(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return TensorDataset(torch.randn(n, 8, generator=g), torch.randint(0, 2, (n,), generator=g))
+
+
+def build(batch_size, with_val=True):
+    """One loader, or the training and validation loaders: the return depends on a flag."""
+    train_loader = DataLoader(synthetic(64, 0), batch_size=batch_size, shuffle=True)
+    if not with_val:
+        return train_loader
+    val_loader = DataLoader(synthetic(32, 1), batch_size=batch_size)
+    return train_loader, val_loader
+
+
+def build_by_split(batch_size):
+    """Looked up by key: which loader comes out is not told, so no importer sets its epoch."""
+    loaders = {"train": DataLoader(synthetic(64, 2), batch_size=batch_size, shuffle=True)}
+    return loaders

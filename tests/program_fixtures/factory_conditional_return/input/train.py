@@ -1,0 +1,44 @@
+import torch
+import torch.nn as nn
+
+import data
+
+
+def train_one_epoch(model, opt, loader):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return loss.item()
+
+
+def evaluate(model, loader):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    model.train()
+    return correct
+
+
+def main():
+    model = nn.DataParallel(nn.Linear(8, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_loader, val_loader = data.build(16)
+    for epoch in range(3):
+        loss = train_one_epoch(model, opt, train_loader)
+        correct = evaluate(model, val_loader)
+        print(f"epoch {epoch} loss {loss:.4f} correct {correct}")
+    # fine-tune on the training set alone, with smaller batches
+    loader = data.build(8, with_val=False)
+    for _ in range(2):
+        train_one_epoch(model, opt, loader)
+    by_split = data.build_by_split(16)
+    for _ in range(2):
+        train_one_epoch(model, opt, by_split["train"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""A loader factory in a sibling module, end to end (program fixture package_script_factory).
+
+The shape of aaron-xichen/pytorch-playground@5d47629 mnist/train.py: the entry lies in a
+package folder but imports its siblings by bare name (`import dataset`), so it only runs as
+a script; `dataset.get(...)` builds a shuffled training loader and a shuffled test loader
+inline (`DataLoader(synthetic(...), ..., **kwargs)`) and returns the list of both, or one
+(`ds[0] if len(ds) == 1 else ds`). Before the fix dataset.py was left out of the program
+(taken for `python -m mnist.train`, where `import dataset` cannot resolve), and every rank
+trained on the whole set in silence.
+
+Fixture factory_conditional_return: `build()` returns one loader or a tuple of two, depending
+on a flag; the entry's epoch loop calls set_epoch on what it unpacks (the library exports it).
+
+The originals (input/) run in a plain process, the committed migrations (expected/, which
+tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/) under torchrun
+with two CPU (gloo) processes, all through tests/e2e_driver.py: the ranks split the
+training samples between them, each evaluates the whole evaluation set (evaluated in the
+entry, built in the library: DP015 leaves it unsharded), rank 1 prints nothing, and rank 0
+prints the original's lines (figures aside).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from test_examples import (
+    Launch,
+    _assert_exited_cleanly,
+    _assert_ran,
+    _launch,
+)
+
+PROGRAMS = Path(__file__).parent / "program_fixtures"
+#: fixture -> (entry, {dataset size: samples the original draws}), training then evaluation.
+CASES = {
+    # 2 epochs over the 64 training samples; the 32 test samples evaluated after each.
+    "package_script_factory": ("mnist/train.py", (64, 2 * 64), (32, 2 * 32)),
+    # 3 epochs, then 2 of fine-tuning, then 2 over a loader looked up by key: all 64 samples;
+    # the 32 validation samples evaluated after each of the first 3 epochs.
+    "factory_conditional_return": ("train.py", (64, 7 * 64), (32, 3 * 32)),
+}
+
+
+def _copy(kind: str, root: Path) -> list[Path]:
+    """Each fixture's tree under `root`/<fixture> (runs write __pycache__ and checkpoints)."""
+    scripts = []
+    for name, (entry, _, _) in CASES.items():
+        tree = root / name
+        shutil.copytree(PROGRAMS / name / kind, tree, ignore=shutil.ignore_patterns("__pycache__"))
+        scripts.append(tree / entry)
+    return scripts
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Launch]:
+    root = tmp_path_factory.mktemp("factory_input")
+    scripts = _copy("input", root)
+    return scripts, _launch([sys.executable], root / "out", scripts)
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Launch]:
+    root = tmp_path_factory.mktemp("factory_expected")
+    scripts = _copy("expected", root)
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    return scripts, _launch(prefix, root / "out", scripts)
+
+
+def _drawn(launch: Launch, script: Path, rank: int) -> dict[str, int]:
+    status = launch.status(script, rank) or {}
+    counts = status.get("indices_by_size")
+    if not counts:
+        pytest.skip("this torch has no DataLoader iterator hook to count samples with")
+    assert isinstance(counts, dict)
+    return counts
+
+
+def test_the_committed_migrations_shard_the_factories_training_loaders() -> None:
+    dataset = (
+        PROGRAMS / "package_script_factory" / "expected" / "mnist" / "dataset.py"
+    ).read_text()
+    assert "sampler=DdpDistributedSampler(train_dataset, shuffle=True" in dataset
+    assert dataset.count("sampler=") == 1  # the test loader stays whole (DP015)
+    train = (PROGRAMS / "package_script_factory" / "expected" / "mnist" / "train.py").read_text()
+    assert "    train_loader.sampler.set_epoch(epoch)\n" in train
+
+
+@pytest.mark.e2e
+def test_torchrun_exits_cleanly(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch]
+) -> None:
+    scripts, ddp = migrated
+    _assert_exited_cleanly(ddp, scripts)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("index", range(len(CASES)), ids=list(CASES))
+def test_factory_loaders_split_the_training_set_between_the_ranks(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch], index: int
+) -> None:
+    _, (train_size, train_drawn), (eval_size, eval_drawn) = list(CASES.values())[index]
+    (befores, plain), (afters, ddp) = original, migrated
+    before, after = befores[index], afters[index]
+    _assert_ran(plain, before, 1)
+    _assert_ran(ddp, after, 2)
+    drawn = _drawn(plain, before, 0)
+    assert drawn == {str(train_size): train_drawn, str(eval_size): eval_drawn}, drawn
+    ranks = [_drawn(ddp, after, rank) for rank in (0, 1)]
+    rank0, rank1 = (r[str(train_size)] for r in ranks)
+    assert rank0 == rank1 == train_drawn // 2, (
+        f"DataParallel drew {train_drawn} training samples; under torchrun rank 0 drew "
+        f"{rank0} and rank 1 {rank1}, not a half each\n{ddp.report(after, 2)}"
+    )
+    # Evaluated in the entry, built in the library: every rank evaluates the whole set.
+    assert all(r[str(eval_size)] == eval_drawn for r in ranks), (drawn, ranks)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("index", range(len(CASES)), ids=list(CASES))
+def test_factory_program_prints_on_rank_zero_only(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch], index: int
+) -> None:
+    (befores, plain), (afters, ddp) = original, migrated
+    before, after = befores[index], afters[index]
+    _assert_ran(plain, before, 1)
+    _assert_ran(ddp, after, 2)
+    report = ddp.report(after, 2)
+    assert not ddp.logs(after, 1), f"rank 1 printed; only rank 0 should\n{report}"
+    assert ddp.logs(after, 0).splitlines() != [], report
+    want = [line.split(" loss")[0] for line in plain.logs(before, 0).splitlines()]
+    got = [line.split(" loss")[0] for line in ddp.logs(after, 0).splitlines()]
+    assert [w.split(" accuracy")[0] for w in want] == [g.split(" accuracy")[0] for g in got], report
