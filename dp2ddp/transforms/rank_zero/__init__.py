@@ -86,6 +86,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     calls_under,
+    enclosing_class,
     enclosing_function,
     inside,
     statement_header,
@@ -766,10 +767,24 @@ class RankZeroOnly(MigrationTransform):
             path = _made_directory(call, self.qualified_names(call.func))
             if path is None or self._under_guard(call) or self._in_except(call):
                 continue
+            if self._in_inserted_helper(call):
+                continue  # the inline setup block's own code (DdpNullWriter's default name)
             source = per_process_source(self, path, call)
             if source is not None:
                 sources.setdefault(id(source), self._position(call)[0])
         return sources
+
+    def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
+        """Inside a function or class of dp2ddp's inserted setup block (a file migrated
+        before, run through this pass again): those are dp2ddp's, never the program's."""
+        from dp2ddp.program.runtime import exported_names  # runtime imports the pipeline
+
+        helpers = exported_names()
+        function = enclosing_function(node, self)
+        owner = enclosing_class(node, self)
+        return (function is not None and function.name.value in helpers) or (
+            owner is not None and owner.name.value in helpers
+        )
 
     def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """`datetime.now()` -> `ddp_rank0_value(datetime.now)`: read on every rank, rank 0's
