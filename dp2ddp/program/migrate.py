@@ -39,6 +39,7 @@ from dp2ddp.program.discovery import (
     discover_program,
 )
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
+from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
 
 
@@ -161,7 +162,7 @@ def _migrate(
 ) -> list[_Migrated]:
     helpers = program.helpers_import
     if orphan and facts.has_dataparallel:
-        library = ProgramContext("library", True, helpers)
+        library = ProgramContext("library", True, helpers, ProgramUniformity(program, options))
         migrated = [_module(m, options, library, facts) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
@@ -173,10 +174,11 @@ def _migrate(
         return [*migrated, _generated(program)]
     if not facts.has_dataparallel:
         return [_module(m, options, _shut(m, facts, helpers), facts) for m in program.modules]
-    library = ProgramContext("library", True, helpers)
+    uniform = ProgramUniformity(program, options)
+    library = ProgramContext("library", True, helpers, uniform)
     libraries = [_module(m, options, library, facts) for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
-    entry_context = ProgramContext("entry", True, helpers) if multi else None
+    entry_context = ProgramContext("entry", True, helpers, uniform) if multi else None
     entry = _module(program.entry, options, entry_context, facts)
     if not multi:
         return [entry, *libraries]
