@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_examples import _assert_ran, _launch
 
 from dp2ddp.cli import main
 
@@ -95,6 +97,19 @@ def test_config_attribute_not_proven_stays_warned(
     assert "DP023" in result.stderr, result.stderr
     lines = (work / "trainer.py").read_text().splitlines()
     assert "ddp_average_gradients(self.D)" not in [line.strip() for line in lines]
+
+
+@pytest.mark.e2e
+def test_config_conditioned_penalty_runs_under_torchrun(tmp_path: Path) -> None:
+    """gan_gp_config migrated (the penalty under `if self.adv_loss == "wgan-gp":`, the
+    config from another module's parse_args()) runs to its end on two gloo ranks; left as
+    it was, the forward after the penalty's backward fails on every rank ("Expected to have
+    finished reduction in the prior iteration")."""
+    program = tmp_path / "program"
+    shutil.copytree(PROGRAMS / "gan_gp_config" / "expected", program)
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    launch = _launch(prefix, tmp_path / "out", [program / "main.py"])
+    _assert_ran(launch, program / "main.py", 2)
 
 
 def test_there_are_program_fixtures() -> None:
