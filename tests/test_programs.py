@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_examples import _assert_ran, _launch
 
 from dp2ddp.cli import main
 from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
@@ -61,6 +63,54 @@ def test_gradient_penalty_rewrite_is_not_warned_again(
     assert again.exit_code == 0, again.stderr
     assert "DP023" not in again.stderr, again.stderr
     assert "DP006" in again.stderr  # the second run did analyse trainer.py
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        # another module stores the attribute from a per-rank value
+        (
+            "main.py",
+            "    print(config)\n",
+            '    config.adv_loss = "hinge" if os.environ["RANK"] == "1" else "wgan-gp"\n',
+        ),
+        # constructed at two places: which one built the trainer could depend on the rank
+        ("main.py", "        trainer.train()\n", "        trainer = Trainer(loader, config)\n"),
+        # the configuration is not only the command line
+        ("parameter.py", "return parser.parse_args()", "return parser.parse_args() or time.time()"),
+        # a second star import: get_parameters may come from either module
+        ("main.py", "from parameter import *\n", "from parameter import *\nfrom os import *\n"),
+    ],
+)
+def test_config_attribute_not_proven_stays_warned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, old: str, new: str
+) -> None:
+    """gan_gp_config's proof that `self.adv_loss` is the same on every rank breaks when any
+    link of it does (see dp2ddp/program/uniformity.py): the penalty stays, warned DP023."""
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "gan_gp_config" / "input", work)
+    source = (work / path).read_text()
+    assert old in source
+    (work / path).write_text("import os\nimport time\n" + source.replace(old, new, 1))
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(main, ["migrate", "main.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "DP023" in result.stderr, result.stderr
+    lines = (work / "trainer.py").read_text().splitlines()
+    assert "ddp_average_gradients(self.D)" not in [line.strip() for line in lines]
+
+
+@pytest.mark.e2e
+def test_config_conditioned_penalty_runs_under_torchrun(tmp_path: Path) -> None:
+    """gan_gp_config migrated (the penalty under `if self.adv_loss == "wgan-gp":`, the
+    config from another module's parse_args()) runs to its end on two gloo ranks; left as
+    it was, the forward after the penalty's backward fails on every rank ("Expected to have
+    finished reduction in the prior iteration")."""
+    program = tmp_path / "program"
+    shutil.copytree(PROGRAMS / "gan_gp_config" / "expected", program)
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    launch = _launch(prefix, tmp_path / "out", [program / "main.py"])
+    _assert_ran(launch, program / "main.py", 2)
 
 
 def test_there_are_program_fixtures() -> None:

@@ -9,7 +9,10 @@ file's, and the setup names are imported instead of defined.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from dp2ddp.program.uniformity import ProgramUniformity
 
 Role = Literal["entry", "library"]
 
@@ -25,11 +28,15 @@ class ProgramContext:
         prints, saves and devices are migrated, not only those of the file that wraps.
     helpers_module: the import name of the generated helpers module (e.g. "_dp2ddp", or
         "pkg._dp2ddp" for an entry run as `python -m pkg.train`).
+    uniform: the program's cross-module rank-independence facts (program/uniformity.py).
     """
 
     role: Role
     has_dataparallel: bool
     helpers_module: str
+    #: Which values are the same on every rank across modules (a config object built in
+    #: main.py from parse_args() and stored by a class of another module); None: unknown.
+    uniform: ProgramUniformity | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from dp2ddp.program.discovery import (
     discover_program,
 )
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
+from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
 from dp2ddp.transforms.hazards.draws import module_draws
 from dp2ddp.transforms.rank_zero.program_hints import program_hints
@@ -170,7 +171,7 @@ def _migrate(
     helpers = program.helpers_import
     hints = program_hints(program)
     if orphan and facts.has_dataparallel:
-        library = ProgramContext("library", True, helpers)
+        library = ProgramContext("library", True, helpers, ProgramUniformity(program, options))
         migrated = [_module(m, options, library, facts, program, hints) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
@@ -185,7 +186,8 @@ def _migrate(
             _module(m, options, _shut(m, facts, helpers), facts, program) for m in program.modules
         ]
     draws = _program_draws(program)
-    library = ProgramContext("library", True, helpers)
+    uniform = ProgramUniformity(program, options)
+    library = ProgramContext("library", True, helpers, uniform)
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
@@ -197,7 +199,7 @@ def _migrate(
         exported += _exports(module, done[module.real])
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
-    entry_context = ProgramContext("entry", True, helpers) if multi else None
+    entry_context = ProgramContext("entry", True, helpers, uniform) if multi else None
     entry = _module(program.entry, options, entry_context, facts, program, hints, draws, exported)
     if not multi:
         return [entry, *libraries]

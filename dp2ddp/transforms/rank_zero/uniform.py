@@ -10,19 +10,33 @@ is reached by some ranks only.
 literals; imports, functions and classes; WORLD_SIZE; what `ddp_all_reduce_sum` returns
 (summed over the ranks); deterministic builtins and arithmetic on uniform values; attributes
 and methods (`args.epochs`, `x.item()`) of uniform values when every assignment to that
-attribute in the module is uniform; the command-line (`parser.parse_args()`); `torch.load`
-(every rank reads one file, written before the run or behind a barrier); calls of functions
-of this module whose every return is uniform; parameters whose every call site in the
-module passes a uniform argument. A name's value is the one bound last before the use in
-its block and the blocks around it; a binding inside a branch or loop also needs uniform
-branch and loop conditions. Anything else (a loss, a per-rank metric, `time.time()`,
+attribute in the module is uniform (`setattr(x, "epochs", ...)` counts, as not uniform; a
+computed setattr name is not followed) and, in a program, no other module assigns it; the
+command-line (`parser.parse_args()`: torchrun gives every process the same argv);
+`torch.load` (every rank reads one file, written before the run or behind a barrier); calls
+of functions of this module whose every return is uniform; parameters whose every call site
+in the module passes a uniform argument. A name's value is the one bound last before the use
+in its block and the blocks around it; a binding inside a branch or loop also needs uniform
+branch and loop conditions.
+
+Configuration objects cross modules and classes: `__init__`'s parameter of a top-level class
+is uniform when the class is constructed at exactly one place in the program (every other
+mention of its name is an import; no `x.__init__(...)` but `super().__init__(...)`) and that
+call passes a uniform value; one place, because two could pass different uniform values and
+which one built an object could depend on the rank. An attribute set only from it in
+`__init__` is then uniform by the attribute rule. In a program (program/uniformity.py) that
+call may be in another module, judged there by these rules, and a call of a top-level
+function of another program module (imported by name, or by the module's single `from m
+import *`) is uniform when every return of it is; in a single file the file is the program.
+Anything else (a loss, a per-rank metric, `time.time()`,
 `os.path.exists`, a value from a DataLoader, RANK) may differ between ranks.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 import libcst.matchers as m
@@ -30,6 +44,9 @@ import libcst.matchers as m
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
 from dp2ddp.transforms.rank_zero.guards import mentions_rank
+
+if TYPE_CHECKING:
+    from dp2ddp.program.uniformity import ProgramUniformity
 
 #: Calls whose result depends only on their (uniform) arguments.
 _UNIFORM_CALLS: Final = frozenset(
@@ -124,6 +141,9 @@ class RankUniformity:
                 self._functions.setdefault(node.name.value, []).append(node)
             elif isinstance(node, cst.Call):
                 self._calls.append(node)
+                written = _set_by_name(node)
+                if written is not None:
+                    self._attribute_sets.setdefault(written, []).append((node, None))
             elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = node.targets if isinstance(node, cst.Assign) else [node]
                 for target in targets:
@@ -320,6 +340,11 @@ class RankUniformity:
         attribute anywhere in the module stores a uniform value under uniform conditions."""
         if not self.value(expr.value, at):
             return False
+        program = self._program()
+        if program is not None and program[0].attribute_assigned_elsewhere(
+            program[1], expr.attr.value
+        ):
+            return False
         for statement, value in self._attribute_sets.get(expr.attr.value, []):
             if value is None or not self.value(value, statement):
                 return False
@@ -339,6 +364,8 @@ class RankUniformity:
         if isinstance(func, cst.Name) and func.value in self._functions:
             # Its parameters are judged at every call site (see _parameter).
             return all(self._returns_uniform(f) for f in self._functions[func.value])
+        if self._external_call(func):
+            return args
         if isinstance(func, cst.Attribute):
             if func.attr.value in _UNIFORM_METHODS:
                 return args and self.value(func.value, at)
@@ -552,10 +579,13 @@ class RankUniformity:
             return self._global(name)  # a free name: the module's
         if positional and param is positional[0] and name in ("self", "cls"):
             return True
+        index = positional.index(param) if param in positional else None
+        owner = self._top_level_class(function)
+        if owner is not None and function.name.value == "__init__":
+            return self._init_parameter(owner, None if index is None else index - 1, name)
         sites = list(self._call_sites(function))
         if not sites:
             return False  # called from elsewhere: unknown
-        index = positional.index(param) if param in positional else None
         method = isinstance(self.t.parent(self.t.parent(function) or function), cst.ClassDef)
         if index is not None and method:
             index -= 1
@@ -569,6 +599,103 @@ class RankUniformity:
             elif not self.value(value, site):
                 return False
         return True
+
+    # -- configuration objects: constructor arguments, other modules ------------------
+    def _top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+        """The class `function` is a method of, when that class is defined at top level."""
+        block = self.t.parent(function)
+        owner = self.t.parent(block) if block is not None else None
+        if isinstance(owner, cst.ClassDef) and isinstance(self.t.parent(owner), cst.Module):
+            return owner
+        return None
+
+    def _program(self) -> tuple[ProgramUniformity, str] | None:
+        """The program-wide facts and this module's path, in whole-program mode."""
+        program = self.t.state.program
+        filename = self.t.context.filename
+        if program is None or program.uniform is None or filename is None:
+            return None
+        return program.uniform, filename
+
+    def _init_parameter(self, owner: cst.ClassDef, index: int | None, name: str) -> bool:
+        """`__init__`'s parameter `name`: uniform when the class is constructed at exactly
+        one place in the program, by a direct call, which passes a uniform value (one
+        place: two could pass different uniform values, and which one built the object
+        could depend on the rank). In a single file the file is the program."""
+        program = self._program()
+        if program is not None:
+            uniform, path = program
+            return uniform.init_parameter(path, owner.name.value, index, name)
+        if self.t.state.program is not None:
+            return False  # a module of a program without the program's facts
+        if direct_calls(ast.parse(self.module.code), owner.name.value) != 1:
+            return False
+        return self.construction_argument_uniform(owner.name.value, index, name)
+
+    def construction_argument_uniform(self, class_name: str, index: int | None, name: str) -> bool:
+        """The one call of `class_name` in this module passes a uniform value for its
+        parameter `name` (positional `index`, `self` not counted)."""
+        sites = [c for c in self._calls if _called_name(c) == class_name]
+        if len(sites) != 1 or any(a.star for a in sites[0].args):
+            return False
+        value = _argument(sites[0], name, index)
+        return value is not None and self.value(value, sites[0])
+
+    def top_level_function_returns_uniform(self, name: str) -> bool:
+        """This module's top-level function `name`, bound nowhere else, returns a uniform
+        value."""
+        binders = [s for s in self.module.body if name in self._bound_names(s)]
+        if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
+            return False
+        if any(self._declared_global(f, name) for fs in self._functions.values() for f in fs):
+            return False
+        return self._returns_uniform(binders[0])
+
+    def _external_call(self, func: cst.BaseExpression) -> bool:
+        """A call of a top-level function of another program module (imported by name, or
+        by a single `from module import *`) that returns a uniform value."""
+        program = self._program()
+        if program is None:
+            return False
+        uniform, path = program
+        names = self.t.qualified_names(func)
+        if len(names) == 1 and self._imported_only(name_of(func).split(".")[0]):
+            (qualified,) = names
+            module, _, function = qualified.rpartition(".")
+            if module and uniform.returns_uniform(module, function):
+                return True
+        if not isinstance(func, cst.Name) or self._bound_anywhere(func.value):
+            return False
+        source = uniform.star_source(path, func.value)
+        return source is not None and uniform.returns_uniform(source, func.value)
+
+    def _imported_only(self, name: str) -> bool:
+        """`name` is bound in this module only by top-level import statements."""
+        binders = [s for s in self.module.body if name in self._bound_names(s)]
+        return (
+            bool(binders)
+            and all(
+                isinstance(s, cst.SimpleStatementLine)
+                and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+                for s in binders
+            )
+            and not self._bound_in_functions(name)
+        )
+
+    def _bound_in_functions(self, name: str) -> bool:
+        return any(
+            name in self._bound_names(f.body)
+            or any(p.name.value == name for p in walk(f.params) if isinstance(p, cst.Param))
+            for functions in self._functions.values()
+            for f in functions
+        )
+
+    def _bound_anywhere(self, name: str) -> bool:
+        """Some statement of this module, in any scope, may bind `name` (or it is a
+        parameter)."""
+        return any(
+            name in self._bound_names(s) for s in self.module.body
+        ) or self._bound_in_functions(name)
 
     def _global(self, name: str) -> bool:
         """A module-level name: every binding of it (at module level, or in a function that
@@ -692,6 +819,62 @@ def _imports(node: cst.Import | cst.ImportFrom, name: str) -> bool:
         if isinstance(bound, cst.Attribute) and name_of(bound).split(".")[0] == name:
             return True
     return False
+
+
+def _set_by_name(call: cst.Call) -> str | None:
+    """The attribute `setattr(x, "name", v)` / `delattr(x, "name")` writes, by literal name
+    (a computed name is not followed)."""
+    if not m.matches(call.func, m.Name("setattr") | m.Name("delattr")) or len(call.args) < 2:
+        return None
+    name = call.args[1].value
+    if isinstance(name, cst.SimpleString):
+        value = name.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """`f` of `f(...)` or `x.f(...)`."""
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def _ast_named(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (
+        isinstance(node, ast.Attribute) and node.attr == name
+    )
+
+
+def direct_calls(tree: ast.Module, name: str) -> int | None:
+    """How many calls of something named `name` (`name(...)`, `x.name(...)`) `tree` holds;
+    None when it also refers to `name` otherwise (a base class, a value passed on,
+    `name.__init__`), or calls `x.__init__(...)` on anything but `super()` (a second
+    initialisation with other arguments)."""
+    calls = 0
+    called: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if _ast_named(node.func, name):
+            calls += 1
+            called.add(id(node.func))
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
+            and not (
+                isinstance(node.func.value, ast.Call)
+                and isinstance(node.func.value.func, ast.Name)
+                and node.func.value.func.id == "super"
+            )
+        ):
+            return None
+    for node in ast.walk(tree):
+        if _ast_named(node, name) and id(node) not in called:
+            return None
+    return calls
 
 
 def _argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:

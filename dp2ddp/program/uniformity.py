@@ -1,0 +1,177 @@
+"""Rank-independence across a program's modules: constructor arguments, returned values.
+
+A training script's configuration usually crosses modules: main.py builds `config =
+get_parameters()` (parameter.py returns `parser.parse_args()`) and hands it to
+`Trainer(loader, config)` (trainer.py), whose `__init__` stores `self.adv_loss =
+config.adv_loss`; a condition on `self.adv_loss` in trainer.py is the same on every rank only
+if that argument is. torchrun gives every process the same argv and environment (but
+RANK, LOCAL_RANK and the like), so the command line, literals and what is computed only
+from them are the same everywhere (rank_zero/uniform.py has the rules for one module).
+
+This module answers the questions that module cannot answer alone, each with the other
+module's own RankUniformity (so the same rules apply there):
+
+- `init_parameter`: every reference to the class anywhere in the program is a direct call,
+  there is exactly one such call (two sites could pass two different uniform values and
+  which one built an object could depend on the rank), no `x.__init__(...)` call other
+  than `super().__init__(...)` exists, and that call passes a uniform value for it;
+- `returns_uniform`: a top-level function of a program module, bound once there, every
+  return of which is uniform;
+- `attribute_assigned_elsewhere`: some other module stores an attribute of that name
+  (`x.adv_loss = ...`, `setattr(x, "adv_loss", ...)`, or deletes it), so no module alone
+  sees all its values. As within one module, a `setattr` whose name is computed is not
+  followed (rank_zero/uniform.py).
+
+Answers are cached; a question asked again while it is being answered is answered "no".
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from dp2ddp.migrate.migrate_source import parse
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms.rank_zero.uniform import RankUniformity, direct_calls
+
+
+class _Probe(MigrationTransform):
+    """Asks one question of a module's RankUniformity while its metadata is resolved."""
+
+    NAME = "uniformity_probe"
+    DESCRIPTION = "Answer a rank-independence question about one module of the program."
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        state: MigrationState,
+        question: Callable[[RankUniformity], bool],
+    ) -> None:
+        super().__init__(context, state)
+        self._question = question
+        self.answer = False
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.answer = self._question(RankUniformity(self, node))
+        return False
+
+
+@dataclass
+class ProgramUniformity:
+    """Rank-independence facts about a program (see the module docstring)."""
+
+    program: Program
+    options: MigrateOptions
+
+    def __post_init__(self) -> None:
+        self._answers: dict[tuple[str, ...], bool] = {}
+        self._trees: dict[str, cst.Module] = {}
+
+    def _by_path(self, path: str) -> ProgramModule | None:
+        return next((m for m in self.program.modules if m.path == path), None)
+
+    def _by_name(self, name: str) -> ProgramModule | None:
+        return next((m for m in self.program.modules if m.name == name), None)
+
+    def _ask(
+        self,
+        key: tuple[str, ...],
+        module: ProgramModule,
+        question: Callable[[RankUniformity], bool],
+    ) -> bool:
+        if key in self._answers:
+            return self._answers[key]
+        self._answers[key] = False  # asked again while being answered: no
+        from dp2ddp.program.context import ProgramContext
+
+        tree = self._trees.get(module.real)
+        if tree is None:
+            tree = self._trees[module.real] = parse(module.source.text)
+        context = ProgramContext("library", True, "", uniform=self)
+        probe = _Probe(
+            CodemodContext(filename=module.path),
+            MigrationState(options=self.options, program=context),
+            question,
+        )
+        probe.transform_module(tree)
+        self._answers[key] = probe.answer
+        return probe.answer
+
+    # -- constructors -----------------------------------------------------------------
+    def init_parameter(self, path: str, class_name: str, index: int | None, name: str) -> bool:
+        """Every call of class `class_name` of the module at `path` passes a uniform value
+        for `__init__`'s parameter `name` (positional `index`, `self` not counted)."""
+        module = self._by_path(path)
+        if module is None:
+            return False
+        counts = [direct_calls(m.tree, class_name) for m in self.program.modules]
+        if None in counts or sum(c or 0 for c in counts) != 1:
+            return False  # referenced other than by one direct call, or re-initialised
+        caller = self.program.modules[counts.index(1)]
+        key = ("init", module.real, class_name, str(index), name)
+        return self._ask(
+            key, caller, lambda u: u.construction_argument_uniform(class_name, index, name)
+        )
+
+    # -- functions --------------------------------------------------------------------
+    def returns_uniform(self, module_name: str, function: str) -> bool:
+        """Top-level function `function` of program module `module_name` returns a uniform
+        value (False when it is no such function)."""
+        module = self._by_name(module_name)
+        if module is None:
+            return False
+        key = ("returns", module.real, function)
+        return self._ask(key, module, lambda u: u.top_level_function_returns_uniform(function))
+
+    def star_source(self, path: str, name: str) -> str | None:
+        """The program module a `from X import *` of the module at `path` takes `name`
+        from, when that module has exactly one star import, of a program module, which
+        defines `name` at top level; None otherwise."""
+        module = self._by_path(path)
+        if module is None:
+            return None
+        stars = [
+            node
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        ]
+        if len(stars) != 1 or stars[0].level != 0 or stars[0].module is None:
+            return None
+        source = self._by_name(stars[0].module)
+        if source is None:
+            return None
+        defined = any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+            for node in source.tree.body
+        )
+        return source.name if defined else None
+
+    # -- attributes -------------------------------------------------------------------
+    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
+        """Another program module stores or deletes attribute `attribute`."""
+        for module in self.program.modules:
+            if module.path == path:
+                continue
+            for node in ast.walk(module.tree):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, (ast.Store, ast.Del))
+                    and node.attr == attribute
+                ):
+                    return True
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in ("setattr", "delattr")
+                    and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)
+                    and node.args[1].value == attribute
+                ):
+                    return True
+        return False

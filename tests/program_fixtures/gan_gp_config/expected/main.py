@@ -1,0 +1,29 @@
+"""The layout of heykeetae/Self-Attention-GAN@8714a54: main.py takes the config from
+parameter.py by a star import and hands it to Trainer, constructed once, in main()."""
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from parameter import *
+from trainer import Trainer
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_setup
+
+
+def main(config):
+    ddp_setup()
+    dataset = TensorDataset(torch.randn(32, 16))
+    loader = DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(8),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )
+    if config.train:
+        trainer = Trainer(loader, config)
+        trainer.train()
+
+
+if __name__ == "__main__":
+    config = get_parameters()
+    if ddp_is_main():
+        print(config)
+    main(config)
