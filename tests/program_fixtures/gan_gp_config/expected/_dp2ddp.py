@@ -7,6 +7,7 @@ Launch the entry with torchrun, one process per GPU (`dp2ddp migrate` prints the
 
 import atexit
 import itertools
+import logging
 import os
 import warnings
 
@@ -23,6 +24,7 @@ DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 def ddp_setup():
     """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    ddp_quiet_logging()
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -167,6 +169,86 @@ def ddp_eval_sampler(dataset):
     return range(RANK, len(dataset), WORLD_SIZE)
 
 
+def ddp_mkdir(make, /, *args, ddp_wait_s=60.0, **kwargs):
+    """Create a directory once for all processes, keeping the program's exist_ok on rank 0.
+
+    `make` is the program's own call (`path.mkdir`, `os.makedirs`) with its arguments, for
+    an exist_ok the program computes (`exist_ok=run_id == ""`): exist_ok=False protects an
+    existing run from being overwritten, so rank 0 makes the directory exactly as the
+    program would have. Every other rank making it too would race rank 0 (FileExistsError
+    on whichever comes second), so they make nothing: they wait for rank 0's directory and
+    then go on as if it had existed. Only the file system is used, no process group, so
+    this also works before ddp_setup() (a config parser that prepares the run directory).
+    A directory that does not appear within ddp_wait_s seconds (the path differs on this
+    rank: a time stamp or random id read by each process, or a file system rank 0 does not
+    share) is made here, with a warning, rather than waited for forever.
+    """
+    # Imported here, not at the top: a script's own `from time import time` stays.
+    import time
+
+    if RANK == 0:
+        return make(*args, **kwargs)
+    path = getattr(make, "__self__", None)
+    if not isinstance(path, os.PathLike):
+        path = args[0] if args else kwargs.get("name", kwargs.get("path"))
+    deadline = time.monotonic() + ddp_wait_s
+    while not os.path.isdir(path):
+        if time.monotonic() >= deadline:
+            warnings.warn(
+                f"rank {RANK}: directory {os.fspath(path)!r} was not made by rank 0 within "
+                f"{ddp_wait_s:g} s (its path may differ between ranks); made here",
+                stacklevel=2,
+            )
+            os.makedirs(path, exist_ok=True)
+            break
+        time.sleep(0.05)
+    return None
+
+
+class DdpNullWriter:
+    """A SummaryWriter off rank 0: truthy, every method a no-op returning None.
+
+    Not None: the writer travels where no rewrite can follow it (a base class's attribute
+    used in a subclass, a helper's argument). `if writer:` takes the original branch on
+    every rank. An explicit log_dir is created, as SummaryWriter does: code after it often
+    writes there. A default one (time and host) is only named: another clock may differ.
+    """
+
+    def __init__(self, log_dir=None, comment="", *args, **kwargs):
+        log_dir = log_dir or kwargs.get("logdir")  # tensorboardX calls it logdir
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+        else:
+            # Imported here: a module-level `import time` could shadow the script's own
+            # `from time import time`.
+            import socket
+            import time
+
+            name = time.strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment
+            log_dir = os.path.join("runs", name)
+        self.log_dir = self.logdir = log_dir
+        self.file_writer = self  # `writer.file_writer.get_logdir()`
+
+    def get_logdir(self):
+        return self.log_dir
+
+    def __getattr__(self, name):
+        """Any other attribute (add_scalar, add_image, flush, close, ...) is a no-op method."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._no_op
+
+    @staticmethod
+    def _no_op(*args, **kwargs):
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def ddp_per_rank_batch(batch_size):
     """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
     per_rank = max(1, batch_size // WORLD_SIZE)
@@ -177,6 +259,69 @@ def ddp_per_rank_batch(batch_size):
             stacklevel=2,
         )
     return per_rank
+
+
+def ddp_quiet_logging():
+    """Ranks other than 0 drop log records below WARNING, from every logger of the process.
+
+    A project logger configured anywhere (handlers added in a helper module, dictConfig from
+    a JSON file, basicConfig) would print each INFO line once per rank. logging.disable is
+    process-wide and outlives later configuration (dictConfig and basicConfig keep it).
+    Warnings and errors still come from every rank: they report that rank's own trouble.
+    """
+    if RANK != 0:
+        logging.disable(logging.INFO)
+
+
+def ddp_rank0_value(read, /, *args, **kwargs):
+    """`read(*args, **kwargs)` on every rank, and rank 0's value on every rank.
+
+    For a clock or random read that names a run directory
+    (`run_id = datetime.now().strftime("%m%d_%H%M%S")`): read by each process, two ranks a
+    second apart would name two directories. Rank 0's value is passed through torchrun's
+    rendezvous store (TORCHELASTIC_USE_AGENT_STORE), which exists before ddp_setup() and
+    needs no process group, so this works in a config parser that runs before setup. It is
+    no collective: rank 0 never waits, the other ranks wait for rank 0's value at most 60 s.
+    Every call site counts its calls, so the n-th call on each rank gets rank 0's n-th
+    value. Without the store (another launcher), or when rank 0's value does not come, a
+    rank keeps its own value, with a warning.
+    """
+    # Imported here, not at the top: a script's own `from datetime import datetime` stays.
+    import pickle
+    import sys
+    from datetime import timedelta
+
+    value = read(*args, **kwargs)
+    if WORLD_SIZE == 1:
+        return value
+    state = ddp_rank0_value.__dict__.setdefault("state", {"calls": {}, "store": None})
+    caller = sys._getframe(1)
+    site = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+    count = state["calls"][site] = state["calls"].get(site, 0) + 1
+    restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    key = f"dp2ddp/rank0_value/{restart}/{site}/{count}"
+    try:
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+            raise RuntimeError("no torchrun rendezvous store")
+        if state["store"] is None:
+            state["store"] = dist.TCPStore(
+                os.environ["MASTER_ADDR"],
+                int(os.environ["MASTER_PORT"]),
+                is_master=False,
+                timeout=timedelta(seconds=60),
+            )
+        if RANK == 0:
+            state["store"].set(key, pickle.dumps(value))
+            return value
+        return pickle.loads(state["store"].get(key))
+    except (RuntimeError, OSError, KeyError, ValueError) as error:
+        if RANK != 0:
+            warnings.warn(
+                f"rank {RANK}: rank 0's value of {site} did not come ({error}); "
+                "this rank keeps its own, which may name another directory",
+                stacklevel=2,
+            )
+        return value
 
 
 def ddp_sync_batchnorm(module):
