@@ -15,9 +15,10 @@ computed setattr name is not followed) and, in a program, no other module assign
 command-line (`parser.parse_args()`: torchrun gives every process the same argv);
 `torch.load` (every rank reads one file, written before the run or behind a barrier); calls
 of functions of this module whose every return is uniform; parameters whose every call site
-in the module passes a uniform argument. A name's value is the one bound last before the use
-in its block and the blocks around it; a binding inside a branch or loop also needs uniform
-branch and loop conditions.
+in the module passes a uniform argument, the same one at every site or else at sites every
+rank reaches (`f(True)` on rank 0 and `f(False)` elsewhere give each rank its own value).
+A name's value is the one bound last before the use in its block and the blocks around it;
+a binding inside a branch or loop also needs uniform branch and loop conditions.
 
 Configuration objects cross modules and classes: `__init__`'s parameter of a top-level class
 is uniform when the class is constructed at exactly one place in the program (every other
@@ -42,7 +43,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
+from dp2ddp.transforms._support.nodes import code_of, enclosing_function, name_of, walk
 from dp2ddp.transforms.rank_zero.guards import mentions_rank
 
 if TYPE_CHECKING:
@@ -156,6 +157,8 @@ class RankUniformity:
         self._memo: dict[tuple[object, ...], bool] = {}
         self._bound: dict[int, frozenset[str]] = {}
         self._globals: dict[int, frozenset[str]] = {}
+        #: Parameters whose call sites are being judged (_parameter): a cycle proves nothing.
+        self._judging_sites: set[tuple[int, str]] = set()
 
     # -- places ---------------------------------------------------------------------------
     def rank_dependent_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -589,6 +592,7 @@ class RankUniformity:
         method = isinstance(self.t.parent(self.t.parent(function) or function), cst.ClassDef)
         if index is not None and method:
             index -= 1
+        passed: set[str] = set()
         for site in sites:
             value = _argument(site, name, index)
             if value is None:
@@ -596,9 +600,30 @@ class RankUniformity:
                     return False
                 if param.default is None or not self.value(param.default, function):
                     return False
+                passed.add(code_of(param.default))
             elif not self.value(value, site):
                 return False
-        return True
+            else:
+                passed.add(code_of(value))
+        # Each site passes a value every rank agrees on, but two sites may pass two values
+        # (`f(True)` on rank 0, `f(False)` elsewhere): then which one a rank gets depends on
+        # which site it reaches, so every site must be reached by every rank.
+        if len(passed) == 1:
+            return True
+        key = (id(function), name)
+        if key in self._judging_sites:
+            return False  # a question that loops back on itself: not proven
+        self._judging_sites.add(key)
+        try:
+            return all(self._reached_by_every_rank(site) for site in sites)
+        finally:
+            self._judging_sites.discard(key)
+
+    def _reached_by_every_rank(self, call: cst.Call) -> bool:
+        if self.rank_dependent_around(call) is not None:
+            return False
+        caller = enclosing_function(call, self.t)
+        return caller is None or self.unreached_call(caller) is None
 
     # -- configuration objects: constructor arguments, other modules ------------------
     def _top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
