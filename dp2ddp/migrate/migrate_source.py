@@ -98,6 +98,7 @@ def migrate_source(
         # A fresh context per pass: libcst re-runs the import visitors of every import a
         # context has ever scheduled, so a shared one would redo that work in each pass.
         context = CodemodContext(filename=filename)
+        state.text = code
         new_module = transform_class(context, state).transform_module(module)
         warnings.extend(_remap(state.warnings[seen_warnings:], line_map))
         changes.extend(

@@ -74,6 +74,9 @@ class MigrationState:
     wrapper_library: bool = False
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
+    #: The code the running pass starts from (set by migrate_source before each pass): a
+    #: substring test on it is an exact, cheap gate before a walk of the whole tree.
+    text: str = ""
     #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
     program: ProgramContext | None = None
     #: What the program's other modules tell this one (dp2ddp/program/context.py).
@@ -88,6 +91,11 @@ class MigrationState:
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
+
+    def text_count(self, fragment: str) -> int | None:
+        """How often `fragment` occurs in the running pass's code; None when that code is
+        not known (a pass run alone, as tests do): then no gate applies."""
+        return self.text.count(fragment) if self.text else None
 
 
 class MigrationTransform(LibcstHooks, cst.CSTTransformer):

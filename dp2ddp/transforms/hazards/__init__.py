@@ -106,7 +106,12 @@ class FlagHazards(MigrationTransform):
         )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        for site in second_backwards(original_node, self.matches, self._wrapped):
+        sites = (
+            second_backwards(original_node, self.matches, self._wrapped)
+            if self._may_backward_twice()
+            else []
+        )
+        for site in sites:
             line, _ = self._position(site.forward)
             self.warn(
                 site.backward,
@@ -125,6 +130,13 @@ class FlagHazards(MigrationTransform):
             detail = self.code(first.func) + (f" and {more} more" if more else "")
             self.warn(first, "DP008", detail)
         return updated_node
+
+    def _may_backward_twice(self) -> bool:
+        """DP026 needs two backward calls. A module whose code names `backward` once, as
+        `.backward(`, has one; so has one that never names it (an alias imported under
+        another name still names it once, in its import, and is analysed)."""
+        named = self.state.text_count("backward")
+        return named is None or named >= 2 or (named == 1 and ".backward(" not in self.state.text)
 
     # -- scopes and loops -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

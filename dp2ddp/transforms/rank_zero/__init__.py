@@ -199,7 +199,7 @@ class RankZeroOnly(MigrationTransform):
 
     def _quiet_logging(self, module: cst.Module) -> None:
         """Log records below WARNING dropped off rank 0 (see quiet_logging.py)."""
-        found = logging_import(module)
+        found = logging_import(module) if self.state.text_count("logging") != 0 else None
         if found is None and not (self.state.hints.logs and module.body):
             return
         self.state.helpers.add(QUIET_LOGGING)
