@@ -26,27 +26,31 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, module_of, walk
 
 #: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
+#: The one list of them: also what DP033 names in a writer's log dir (uniform.py).
 PER_PROCESS_CALLS: Final = frozenset(
     {
         "datetime.datetime.now",
         "datetime.datetime.utcnow",
         "datetime.datetime.today",
         "datetime.date.today",
-        "time.time",
-        "time.time_ns",
-        "time.strftime",
-        "time.localtime",
-        "time.gmtime",
-        "time.ctime",
-        "time.asctime",
         "uuid.uuid1",
         "uuid.uuid4",
         "os.getpid",
         "os.urandom",
     }
 )
-#: Modules whose every function draws a random value (`random.randint`, `secrets.token_hex`).
-PER_PROCESS_MODULES: Final = ("random.", "secrets.", "numpy.random.")
+#: Modules whose functions read the clock (`time.strftime`) or draw a random value
+#: (`random.randint`, `secrets.token_hex`).
+PER_PROCESS_MODULES: Final = ("time.", "random.", "secrets.", "numpy.random.")
+
+
+#: Both, as prefixes: also a call made on such a value (`datetime.now().strftime(...)`).
+PER_PROCESS_PREFIXES: Final = (*PER_PROCESS_MODULES, *sorted(PER_PROCESS_CALLS))
+
+
+def reads_per_process(name: str) -> bool:
+    """`name` (qualified) is a call whose value each process reads on its own."""
+    return name in PER_PROCESS_CALLS or name.startswith(PER_PROCESS_MODULES)
 
 
 def per_process_source(
@@ -93,10 +97,7 @@ def _source_in(
 
 
 def _reads_per_process(transform: MigrationTransform, call: cst.Call) -> bool:
-    names = transform.qualified_names(call.func)
-    return bool(names & PER_PROCESS_CALLS) or any(
-        name.startswith(PER_PROCESS_MODULES) for name in names
-    )
+    return any(reads_per_process(name) for name in transform.qualified_names(call.func))
 
 
 def _key(node: cst.CSTNode) -> str | None:

@@ -45,6 +45,7 @@ import libcst.matchers as m
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, enclosing_function, name_of, walk
 from dp2ddp.transforms.rank_zero.guards import mentions_rank
+from dp2ddp.transforms.rank_zero.per_process import PER_PROCESS_PREFIXES
 
 if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
@@ -76,20 +77,6 @@ _UNIFORM_CALLS: Final = frozenset(
 _UNIFORM_PREFIXES: Final = ("math.",)
 #: Calls whose result differs between processes even on the same input.
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
-#: Calls that draw a value anew in each process: the clock, an unseeded random generator,
-#: a process id. A name built from one (a run directory) differs between ranks.
-_DRAWS: Final = (
-    "time.",
-    "random.",
-    "numpy.random.",
-    "datetime.datetime.now",
-    "datetime.datetime.today",
-    "datetime.datetime.utcnow",
-    "datetime.date.today",
-    "uuid.uuid1",
-    "uuid.uuid4",
-    "os.getpid",
-)
 #: Seeding calls: after one (the same seed on every rank) the generator's draws agree.
 _SEEDS: Final = {"random.": "random.seed", "numpy.random.": "numpy.random.seed"}
 #: Methods that compute from their receiver and arguments only.
@@ -291,7 +278,10 @@ class RankUniformity:
             for part in _read_parts(node):
                 if isinstance(part, cst.Call):
                     names = self.t.qualified_names(part.func)
-                    if any(n.startswith(_DRAWS) and not n.startswith(tuple(seeded)) for n in names):
+                    if any(
+                        n.startswith(PER_PROCESS_PREFIXES) and not n.startswith(tuple(seeded))
+                        for n in names
+                    ):
                         return part
                     continue
                 key = part.value if isinstance(part, cst.Name) else "self." + part.attr.value
