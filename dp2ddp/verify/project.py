@@ -19,12 +19,26 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-# The one place that reaches into the migrate side: the core of the migrate command (what
-# `dp2ddp migrate ENTRY.py` runs) and the folders its discovery skips. Re-point these two
-# imports when the migrate package moves.
-from dp2ddp.commands.migrate import migrate_paths as migrate_command_core
+# The one place that reaches into the migrate side: the engine `dp2ddp migrate ENTRY.py`
+# runs (plan the program, write it: commands/migrate.py's migrate_paths does the same, with a
+# progress bar) and the folders its discovery skips. verify sits beside the migrate command,
+# not above it: it imports the engine, never dp2ddp.commands. Re-point these imports when the
+# migrate package moves.
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
+from dp2ddp.migrate.files import write_in_place
 from dp2ddp.options import MigrateOptions
+from dp2ddp.result import FileOutcome
+
+
+def _migrate_in_place(entry: Path, options: MigrateOptions) -> list[FileOutcome]:
+    """What `dp2ddp migrate ENTRY.py` does to the files, quietly and in one process."""
+    from dp2ddp.program.folder import plan_paths
+    from dp2ddp.program.migrate import write_plan
+
+    plan = plan_paths([str(entry)], (), options, jobs=1, sink=write_in_place)
+    write_plan(plan)
+    return plan.outcomes
+
 
 #: Files that mark a project's root folder.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", ".git")
@@ -113,9 +127,7 @@ def migrate_copy(entry: Path, workdir: Path, options: MigrateOptions) -> Migrate
     def as_users(text: str) -> str:
         return text.replace(str(copy), str(root))
 
-    outcomes, _ = migrate_command_core(
-        [str(copied_entry)], (), options, jobs=1, dry_run=False, quiet=True
-    )
+    outcomes = _migrate_in_place(copied_entry, options)
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         raise ProjectError(as_users(failed[0].error or f"{entry}: cannot migrate"))
