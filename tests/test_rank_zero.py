@@ -11,11 +11,11 @@ from conftest import FIXTURES, fixture_cases, run_pass
 
 from dp2ddp import migrate_source
 from dp2ddp.templating import render
-from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.metadata import PassMetadata
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.analysis.guards import is_main_test, is_not_main_test
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero import RankZeroOnly
-from dp2ddp.transforms.rank_zero.guards import is_main_test, is_not_main_test
-from dp2ddp.transforms.rank_zero.uniform import RankUniformity
 
 
 @pytest.mark.parametrize(
@@ -372,19 +372,19 @@ def test_writer_anywhere_is_chosen_by_rank_with_the_right_precedence() -> None:
     assert migrate_source(result.code, filename="train.py").code == result.code
 
 
-class _JudgeFlag(MigrationTransform):
-    """Test pass: records whether `flag` in f's `if flag:` is proven the same on every rank."""
-
-    DESCRIPTION = "test: judge f's flag"
-    verdicts: list[bool] = []
-
-    def visit_Module(self, node: cst.Module) -> bool:
-        uniform = RankUniformity(self, node)
-        for stmt in walk(node):
-            if isinstance(stmt, cst.If) and isinstance(stmt.test, cst.Name):
-                if stmt.test.value == "flag":
-                    self.verdicts.append(uniform.value(stmt.test, stmt))
-        return False
+def _flag_verdicts(source: str) -> list[bool]:
+    """Whether `flag` in f's `if flag:` is proven the same on every rank: asked of the
+    analysis alone, on the tree's metadata, with no pass around it."""
+    view = PassMetadata(cst.parse_module(source), {})
+    module = view.wrapper.module
+    uniform = RankUniformity(module, view)
+    return [
+        uniform.value(stmt.test, stmt)
+        for stmt in walk(module)
+        if isinstance(stmt, cst.If)
+        and isinstance(stmt.test, cst.Name)
+        and stmt.test.value == "flag"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -400,6 +400,4 @@ def test_a_parameter_is_uniform_only_if_the_value_a_rank_gets_is(calls: str, pro
     """A parameter every call site passes a uniform value to is still rank-dependent when the
     sites pass different values and a rank's path picks the site."""
     source = "def f(flag):\n    if flag:\n        print('x')\n\n\n" + calls
-    _JudgeFlag.verdicts = []
-    run_pass(_JudgeFlag, source)
-    assert _JudgeFlag.verdicts == [proven]
+    assert _flag_verdicts(source) == [proven]

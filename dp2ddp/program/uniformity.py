@@ -38,7 +38,7 @@ from dp2ddp.migrate.migrate_source import parse
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms.rank_zero.uniform import RankUniformity, direct_calls
+from dp2ddp.transforms.analysis.uniformity import RankUniformity, direct_calls
 
 
 class _Probe(MigrationTransform):
@@ -58,7 +58,7 @@ class _Probe(MigrationTransform):
         self.answer = False
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self.answer = self._question(RankUniformity(self, node))
+        self.answer = self._question(RankUniformity.for_pass(self, node))
         return False
 
 

@@ -24,13 +24,13 @@ the same block whose loss is computed from the grad's result) when an optimizer 
 follows it in that block and none comes between.
 
 The inserted average is a collective: every rank must reach it equally often. Each
-statement around it whose condition or iteration may differ between ranks (uniform.py)
+statement around it whose condition or iteration may differ between ranks (uniformity.py)
 must also hold a DDP backward of the same model (a backward of a loss traced, assignment by
 assignment, to a DDP forward of it) that is paired with the penalty's backward: every
 condition or loop between that backward and the statement holds the penalty's backward
 too. DDP's own reduction already needs every rank to reach that backward equally often,
 or it would hang; paired, the penalty's backward is reached as often. Without a paired DDP
-backward in the function, its call sites count too (uniform.py's `unreached_call`). Where
+backward in the function, its call sites count too (uniformity.py's `unreached_call`). Where
 the pattern does not match (model not wrapped by dp2ddp, backward or step not found, a step
 before the backward) or the place cannot be proven, nothing is rewritten and DP023 names
 the reason.
@@ -53,7 +53,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.rank_zero.uniform import RankUniformity
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Second-order gradients: with create_graph=True a gradient penalty (WGAN-GP, R1) follows.
 _AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
@@ -95,7 +95,7 @@ class RoutePenaltyAroundDDP(MigrationTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         """Plan every penalty first: its forward comes before it in the tree."""
-        self._uniform = RankUniformity(self, node)
+        self._uniform = RankUniformity.for_pass(self, node)
         for call in walk(node):
             if (
                 isinstance(call, cst.Call)

@@ -66,6 +66,10 @@ class PassMetadata:
             else:
                 self.resolved[provider] = self.wrapper.resolve(provider)
 
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """What ParentNodeProvider gives for `node` (None for the module)."""
+        return self.parents.get(node)
+
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What QualifiedNameProvider gives for `node` (names only), computed for this node
         alone: by QualifiedNames where it can tell, else by libcst's scope analysis."""

@@ -5,7 +5,7 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
@@ -13,6 +13,17 @@ if TYPE_CHECKING:  # base imports import_edits, which walks trees with this modu
     from dp2ddp.transforms._support.base import MigrationTransform
 
 _EMPTY_MODULE = cst.Module(body=[])
+
+
+class NodeView(Protocol):
+    """What an analysis needs to know about a node beyond the node itself: its parent and
+    the names it resolves to. A pass is one (MigrationTransform), and so is the metadata of a
+    tree alone (PassMetadata): analyses take a view, not a pass."""
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None: ...
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]: ...
+
 
 #: Context managers that turn gradients off (every spelling torch exports them under).
 NO_GRAD: frozenset[str] = frozenset(
@@ -365,7 +376,7 @@ def rebase(receiver: cst.BaseExpression | None, site: cst.Call) -> cst.BaseExpre
     return rebuilt
 
 
-def inside(node: cst.CSTNode, ancestor: cst.CSTNode, transform: MigrationTransform) -> bool:
+def inside(node: cst.CSTNode, ancestor: cst.CSTNode, transform: NodeView) -> bool:
     current: cst.CSTNode | None = node
     while current is not None:
         if current is ancestor:
@@ -385,27 +396,27 @@ def statement_header(statement: cst.CSTNode) -> str:
     return "try/except"
 
 
-def enclosing_function(node: cst.CSTNode, transform: MigrationTransform) -> cst.FunctionDef | None:
+def enclosing_function(node: cst.CSTNode, transform: NodeView) -> cst.FunctionDef | None:
     current = transform.parent(node)
     while current is not None and not isinstance(current, cst.FunctionDef):
         current = transform.parent(current)
     return current
 
 
-def enclosing_class(node: cst.CSTNode, transform: MigrationTransform) -> cst.ClassDef | None:
+def enclosing_class(node: cst.CSTNode, transform: NodeView) -> cst.ClassDef | None:
     current = transform.parent(node)
     while current is not None and not isinstance(current, cst.ClassDef):
         current = transform.parent(current)
     return current
 
 
-def method_class(function: cst.FunctionDef, transform: MigrationTransform) -> cst.ClassDef | None:
+def method_class(function: cst.FunctionDef, transform: NodeView) -> cst.ClassDef | None:
     block = transform.parent(function)
     owner = transform.parent(block) if isinstance(block, cst.IndentedBlock) else None
     return owner if isinstance(owner, cst.ClassDef) else None
 
 
-def module_of(node: cst.CSTNode, transform: MigrationTransform) -> cst.CSTNode:
+def module_of(node: cst.CSTNode, transform: NodeView) -> cst.CSTNode:
     current = node
     while (above := transform.parent(current)) is not None:
         current = above

@@ -18,9 +18,14 @@ program always calls it; a single file does when it imports `logging`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
 
 HELPER = "quiet_logging"
 
@@ -37,3 +42,15 @@ def logging_import(module: cst.Module) -> cst.CSTNode | None:
         if any(name == "logging" or name.startswith("logging.") for name in names):
             return node
     return None
+
+
+def quiet_logging(transform: MigrationTransform, module: cst.Module) -> None:
+    """Log records below WARNING dropped off rank 0 when the module logs (see above)."""
+    state = transform.state
+    found = logging_import(module) if state.text_count("logging") != 0 else None
+    if found is None and not (state.hints.logs and module.body):
+        return
+    state.helpers.add(HELPER)
+    if state.program is None:  # a program's generated module says it once
+        where = found if found is not None else module.body[0]
+        transform.record(where, "ddp_setup() drops log records below WARNING on ranks other than 0")

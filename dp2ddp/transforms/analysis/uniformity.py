@@ -36,19 +36,31 @@ Anything else (a loss, a per-rank metric, `time.time()`,
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import code_of, enclosing_function, name_of, walk
-from dp2ddp.transforms.rank_zero.guards import mentions_rank
-from dp2ddp.transforms.rank_zero.per_process import PER_PROCESS_PREFIXES
+from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, name_of, walk
+from dp2ddp.transforms.analysis.guards import mentions_rank
+from dp2ddp.transforms.analysis.module_index import (
+    BLOCKS,
+    ModuleIndex,
+    argument,
+    binds_name,
+    called_name,
+    direct_calls,
+    imports_name,
+    operands,
+)
 
 if TYPE_CHECKING:
+    from dp2ddp.program.context import ProgramContext
     from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+__all__ = ["RankUniformity", "direct_calls"]
 
 #: Calls whose result depends only on their (uniform) arguments.
 _UNIFORM_CALLS: Final = frozenset(
@@ -75,10 +87,6 @@ _UNIFORM_CALLS: Final = frozenset(
     }
 )
 _UNIFORM_PREFIXES: Final = ("math.",)
-#: Calls whose result differs between processes even on the same input.
-_PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
-#: Seeding calls: after one (the same seed on every rank) the generator's draws agree.
-_SEEDS: Final = {"random.": "random.seed", "numpy.random.": "numpy.random.seed"}
 #: Methods that compute from their receiver and arguments only.
 _UNIFORM_METHODS: Final = frozenset(
     (
@@ -110,42 +118,35 @@ _OPERATIONS = (
     cst.ConcatenatedString,
     cst.Subscript,
 )
-_BLOCKS = (cst.IndentedBlock, cst.Module)
 _LOOPS = (cst.For, cst.While)
-_BINDERS = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem)
 
 
 class RankUniformity:
-    """Answers "same on every rank?" for the module `transform` is rewriting."""
+    """Answers "same on every rank?" for one module (see the module docstring)."""
 
-    def __init__(self, transform: MigrationTransform, module: cst.Module) -> None:
-        self.t = transform
+    def __init__(
+        self,
+        module: cst.Module,
+        view: NodeView,
+        program: ProgramContext | None = None,
+        filename: str | None = None,
+    ) -> None:
+        """`view` answers parents and qualified names of `module`'s nodes (a pass, or the
+        tree's PassMetadata); `program` and `filename` place the module in a program
+        (None: a single file, which is then the program)."""
+        self.view = view
         self.module = module
-        self._functions: dict[str, list[cst.FunctionDef]] = {}
-        self._calls: list[cst.Call] = []
-        self._attribute_sets: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None]]] = {}
-        for node in walk(module):
-            if isinstance(node, cst.FunctionDef):
-                self._functions.setdefault(node.name.value, []).append(node)
-            elif isinstance(node, cst.Call):
-                self._calls.append(node)
-                written = _set_by_name(node)
-                if written is not None:
-                    self._attribute_sets.setdefault(written, []).append((node, None))
-            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                targets = node.targets if isinstance(node, cst.Assign) else [node]
-                for target in targets:
-                    for bound in walk(target.target):
-                        if isinstance(bound, cst.Attribute):
-                            value = None if isinstance(node, cst.AugAssign) else node.value
-                            self._attribute_sets.setdefault(bound.attr.value, []).append(
-                                (node, value)
-                            )
+        self.program = program
+        self.filename = filename
+        self.index = ModuleIndex(module, view)
         self._memo: dict[tuple[object, ...], bool] = {}
-        self._bound: dict[int, frozenset[str]] = {}
-        self._globals: dict[int, frozenset[str]] = {}
         #: Parameters whose call sites are being judged (_parameter): a cycle proves nothing.
         self._judging_sites: set[tuple[int, str]] = set()
+
+    @classmethod
+    def for_pass(cls, transform: MigrationTransform, module: cst.Module) -> RankUniformity:
+        """The module a pass is visiting, placed where the pass's state says."""
+        return cls(module, transform, transform.state.program, transform.context.filename)
 
     # -- places ---------------------------------------------------------------------------
     def rank_dependent_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -160,7 +161,7 @@ class RankUniformity:
         condition or iteration may differ between ranks (an `except` counts: an exception
         is raised on one rank)."""
         found: list[cst.BaseCompoundStatement] = []
-        child, parent = node, self.t.parent(node)
+        child, parent = node, self.view.parent(node)
         while parent is not None and not isinstance(
             parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
         ):
@@ -179,7 +180,7 @@ class RankUniformity:
                 found.append(parent)  # an exception is raised on one rank
             elif isinstance(parent, cst.TryStar) and isinstance(child, cst.ExceptStarHandler):
                 found.append(parent)
-            child, parent = parent, self.t.parent(parent)
+            child, parent = parent, self.view.parent(parent)
         return found
 
     def unreached_call(self, function: cst.FunctionDef) -> cst.Call | None:
@@ -191,108 +192,12 @@ class RankUniformity:
         if id(function) in seen:
             return None
         seen.add(id(function))
-        for call in self._call_sites(function):
+        for call in self.index.call_sites(function):
             if self.rank_dependent_around(call) is not None:
                 return call
-            caller = enclosing_function(call, self.t)
+            caller = enclosing_function(call, self.view)
             if caller is not None and (self._unreached_call(caller, seen)) is not None:
                 return call
-        return None
-
-    def _call_sites(self, function: cst.FunctionDef) -> Iterator[cst.Call]:
-        """Calls in this module that may call `function`: by its name, or `x.name(...)` for
-        a method."""
-        name = function.name.value
-        method = isinstance(self.t.parent(self.t.parent(function) or function), cst.ClassDef)
-        for call in self._calls:
-            func = call.func
-            if isinstance(func, cst.Name) and func.value == name and not method:
-                yield call
-            elif isinstance(func, cst.Attribute) and func.attr.value == name and method:
-                yield call
-
-    def computed_per_rank(self, test: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
-        """`test` reads a value that `loop` computes differently on each rank: from its
-        batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
-        Values from before the loop and counters (`step += args.batch`) do not count: this
-        is for a warning about leaving the loop, and a loss is the usual culprit."""
-        return self._loop_local(test, loop, set())
-
-    def _loop_local(
-        self, expr: cst.BaseExpression, loop: cst.For | cst.While, seen: set[str]
-    ) -> bool:
-        if mentions_rank(expr):
-            return True
-        for call in walk(expr):
-            if isinstance(call, cst.Call) and any(
-                n.startswith(_PER_PROCESS) for n in self.t.qualified_names(call.func)
-            ):
-                return True
-        names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
-        seen |= names
-        for node in walk(loop, skip_scopes=True):
-            if isinstance(node, cst.For):
-                bound = [n for n in names if _binds_name(node.target, n)]
-                if any(
-                    not self._counts_passes(node, n) and not self.value(node.iter, node)
-                    for n in bound
-                ):
-                    return True
-                continue
-            if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                continue
-            targets = node.targets if isinstance(node, cst.Assign) else [node]
-            if not any(_binds_name(t.target, n) for t in targets for n in names):
-                continue
-            if node.value is None or self._loop_local(node.value, loop, seen):
-                return True
-            child: cst.CSTNode = node
-            parent = self.t.parent(node)
-            while parent is not None and parent is not loop:
-                if (
-                    isinstance(parent, cst.If)
-                    and child is not parent.test
-                    and self._loop_local(parent.test, loop, seen)
-                ):
-                    return True
-                child, parent = parent, self.t.parent(parent)
-        return False
-
-    def per_process_draw(self, expr: cst.BaseExpression, at: cst.CSTNode) -> cst.Call | None:
-        """A clock read or random draw that `expr` (evaluated at `at`) is built from, through
-        the names and `self.` attributes bound in its function or module; None when none is.
-
-        Flow-insensitive (any binding of a name counts) and module-local (a parameter's
-        argument is not followed): it names a likely cause for a warning, it proves nothing.
-        A draw from a generator the module seeds (`random.seed(0)`) does not count."""
-        scope: cst.CSTNode = enclosing_function(at, self.t) or self.module
-        seeded = {
-            prefix
-            for prefix, seed in _SEEDS.items()
-            if any(seed in self.t.qualified_names(call.func) for call in self._calls)
-        }
-        seen: set[str] = set()
-        stack: list[cst.CSTNode] = [expr]
-        while stack:
-            node = stack.pop()
-            for part in _read_parts(node):
-                if isinstance(part, cst.Call):
-                    names = self.t.qualified_names(part.func)
-                    if any(
-                        n.startswith(PER_PROCESS_PREFIXES) and not n.startswith(tuple(seeded))
-                        for n in names
-                    ):
-                        return part
-                    continue
-                key = part.value if isinstance(part, cst.Name) else "self." + part.attr.value
-                if key in seen:
-                    continue
-                seen.add(key)
-                if isinstance(part, cst.Attribute):
-                    stack += [v for _, v in self._attribute_sets.get(part.attr.value, []) if v]
-                    continue
-                for root in (scope, self.module) if scope is not self.module else (scope,):
-                    stack += _bound_values(root, part.value)
         return None
 
     def _while_uniform(self, loop: cst.While) -> bool:
@@ -325,7 +230,7 @@ class RankUniformity:
             return self._call(expr, at)
         if isinstance(expr, _OPERATIONS):
             parts = [n for n in expr.children if isinstance(n, cst.BaseExpression)]
-            return all(self.value(part, at) for part in parts + _operands(expr))
+            return all(self.value(part, at) for part in parts + operands(expr))
         return False
 
     def _attribute(self, expr: cst.Attribute, at: cst.CSTNode) -> bool:
@@ -338,7 +243,7 @@ class RankUniformity:
             program[1], expr.attr.value
         ):
             return False
-        for statement, value in self._attribute_sets.get(expr.attr.value, []):
+        for statement, value in self.index.attribute_sets.get(expr.attr.value, []):
             if value is None or not self.value(value, statement):
                 return False
             if self.rank_dependent_around(statement) is not None:
@@ -351,19 +256,19 @@ class RankUniformity:
         if name == "ddp_all_reduce_sum":
             return True  # summed over the ranks: the same everywhere
         args = all(self.value(a.value, at) for a in call.args)
-        names = self.t.qualified_names(func)
+        names = self.view.qualified_names(func)
         if names & _UNIFORM_CALLS or any(n.startswith(_UNIFORM_PREFIXES) for n in names):
             return args
-        if isinstance(func, cst.Name) and func.value in self._functions:
+        if isinstance(func, cst.Name) and func.value in self.index.functions:
             # Its parameters are judged at every call site (see _parameter).
-            return all(self._returns_uniform(f) for f in self._functions[func.value])
+            return all(self._returns_uniform(f) for f in self.index.functions[func.value])
         if self._external_call(func):
             return args
         if isinstance(func, cst.Attribute):
             if func.attr.value in _UNIFORM_METHODS:
                 return args and self.value(func.value, at)
             if isinstance(func.value, cst.Name) and func.value.value == "self":
-                defined = self._functions.get(func.attr.value, [])
+                defined = self.index.functions.get(func.attr.value, [])
                 return bool(defined) and all(self._returns_uniform(f) for f in defined)
         return False
 
@@ -390,10 +295,10 @@ class RankUniformity:
     def _name(self, name: str, at: cst.CSTNode) -> bool:
         if name in _UNIFORM_GLOBALS:
             return True
-        function = at if isinstance(at, cst.FunctionDef) else enclosing_function(at, self.t)
-        if function is not None and self._declared_global(function, name):
+        function = at if isinstance(at, cst.FunctionDef) else enclosing_function(at, self.view)
+        if function is not None and self.index.declared_global(function, name):
             return self._global(name)
-        statement = self._statement_of(at)
+        statement = self.index.statement_of(at)
         if statement is None:
             return False
         return self._reaching(name, statement)
@@ -412,30 +317,30 @@ class RankUniformity:
     def _reaching_uncached(self, name: str, statement: cst.CSTNode) -> bool:
         current = statement
         while True:
-            block = self.t.parent(current)
-            if not isinstance(block, _BLOCKS):
+            block = self.view.parent(current)
+            if not isinstance(block, BLOCKS):
                 return False
             body = list(block.body)
             at = next(i for i, s in enumerate(body) if s is current)
             last = self._last_binding(body[:at], name)
             if last is not None:
                 return last
-            owner = self.t.parent(block)
+            owner = self.view.parent(block)
             if isinstance(block, cst.Module) or owner is None:
                 return True  # not bound in the module: a builtin
             if isinstance(owner, cst.FunctionDef):
                 return self._parameter(owner, name)
             if isinstance(owner, _LOOPS) and not self._bindings_uniform(name, owner.body):
                 return False  # a value carried over from the previous iteration
-            if isinstance(owner, cst.For) and _binds_name(owner.target, name):
-                return self._counts_passes(owner, name) or self.value(owner.iter, owner)
+            if isinstance(owner, cst.For) and binds_name(owner.target, name):
+                return self.counts_passes(owner, name) or self.value(owner.iter, owner)
             if isinstance(owner, cst.With):
                 for item in owner.items:
-                    if item.asname is not None and _binds_name(item.asname.name, name):
+                    if item.asname is not None and binds_name(item.asname.name, name):
                         return self.value(item.item, owner)
             current = owner
-            while not isinstance(self.t.parent(current), _BLOCKS):
-                parent = self.t.parent(current)
+            while not isinstance(self.view.parent(current), BLOCKS):
+                parent = self.view.parent(current)
                 if parent is None:
                     return False
                 current = parent
@@ -457,36 +362,10 @@ class RankUniformity:
             # A compound statement that may or may not bind: the earlier value counts too.
         return None
 
-    def _bound_names(self, statement: cst.CSTNode) -> frozenset[str]:
-        """Every name `statement` may bind (a superset: a cheap test before the real one)."""
-        key = id(statement)
-        if key not in self._bound:
-            names: set[str] = set()
-            for node in walk(statement, skip_scopes=True):
-                targets: list[cst.CSTNode] = []
-                if isinstance(node, cst.Assign):
-                    targets = [t.target for t in node.targets]
-                elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
-                    targets = [node.target]
-                elif isinstance(node, (cst.AsName, cst.NamedExpr)):
-                    targets = [node.name if isinstance(node, cst.AsName) else node.target]
-                elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                    names.add(node.name.value)
-                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
-                    node.names, cst.ImportStar
-                ):
-                    for alias in node.names:
-                        bound = alias.asname.name if alias.asname is not None else alias.name
-                        names.add(name_of(bound).split(".")[0])
-                for target in targets:
-                    names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
-            self._bound[key] = frozenset(names)
-        return self._bound[key]
-
     def _binds(self, statement: cst.CSTNode, name: str) -> bool | None:
         """None when `statement` does not bind `name`; else whether every binding in it is
         uniform (each under uniform conditions)."""
-        if name not in self._bound_names(statement):
+        if name not in self.index.bound_names(statement):
             return None
         found = False
         for node in walk(statement, skip_scopes=True):
@@ -494,7 +373,7 @@ class RankUniformity:
                 continue
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == name:
                 return True
-            if isinstance(node, (cst.Import, cst.ImportFrom)) and _imports(node, name):
+            if isinstance(node, (cst.Import, cst.ImportFrom)) and imports_name(node, name):
                 return True
             result = self._binding(node, name)
             if result is None:
@@ -507,35 +386,35 @@ class RankUniformity:
     def _binding(self, node: cst.CSTNode, name: str) -> bool | None:
         """None when `node` binds no `name`; else whether the bound value is uniform."""
         if isinstance(node, cst.Assign):
-            if not any(_binds_name(t.target, name) for t in node.targets):
+            if not any(binds_name(t.target, name) for t in node.targets):
                 return None
             value = self.value(node.value, node)
         elif isinstance(node, cst.AnnAssign):
-            if not _binds_name(node.target, name):
+            if not binds_name(node.target, name):
                 return None
             value = node.value is not None and self.value(node.value, node)
         elif isinstance(node, cst.AugAssign):
-            if not _binds_name(node.target, name):
+            if not binds_name(node.target, name):
                 return None
-            statement = self._statement_of(node)
+            statement = self.index.statement_of(node)
             value = (
                 self.value(node.value, node)
                 and statement is not None
                 and self._reaching(name, statement)
             )
         elif isinstance(node, cst.For):
-            if not _binds_name(node.target, name):
+            if not binds_name(node.target, name):
                 return None
             # `i` of `for i, batch in enumerate(...)` counts the passes: the same on every
             # rank for as long as they loop (whether they loop alike is the loop's question).
-            value = self._counts_passes(node, name) or self.value(node.iter, node)
+            value = self.counts_passes(node, name) or self.value(node.iter, node)
         elif isinstance(node, cst.WithItem):
-            if node.asname is None or not _binds_name(node.asname.name, name):
+            if node.asname is None or not binds_name(node.asname.name, name):
                 return None
             value = self.value(node.item, node)
         elif isinstance(node, (cst.NamedExpr, cst.ExceptHandler, cst.CompFor)):
             target = node.target if not isinstance(node, cst.ExceptHandler) else node.name
-            if target is None or not _binds_name(
+            if target is None or not binds_name(
                 target.name if isinstance(target, cst.AsName) else target, name
             ):
                 return None
@@ -544,14 +423,14 @@ class RankUniformity:
             return None
         return value and self.rank_dependent_around(node) is None
 
-    def _counts_passes(self, loop: cst.For, name: str) -> bool:
+    def counts_passes(self, loop: cst.For, name: str) -> bool:
         target, iterated = loop.target, loop.iter
         return (
             isinstance(target, cst.Tuple)
             and bool(target.elements)
             and m.matches(target.elements[0].value, m.Name(name))
             and isinstance(iterated, cst.Call)
-            and bool(self.t.qualified_names(iterated.func) & {"builtins.enumerate"})
+            and bool(self.view.qualified_names(iterated.func) & {"builtins.enumerate"})
             and all(a.keyword is None and not a.star for a in iterated.args[1:])
             and all(self.value(a.value, loop) for a in iterated.args[1:])
         )
@@ -573,18 +452,18 @@ class RankUniformity:
         if positional and param is positional[0] and name in ("self", "cls"):
             return True
         index = positional.index(param) if param in positional else None
-        owner = self._top_level_class(function)
+        owner = self.index.top_level_class(function)
         if owner is not None and function.name.value == "__init__":
             return self._init_parameter(owner, None if index is None else index - 1, name)
-        sites = list(self._call_sites(function))
+        sites = list(self.index.call_sites(function))
         if not sites:
             return False  # called from elsewhere: unknown
-        method = isinstance(self.t.parent(self.t.parent(function) or function), cst.ClassDef)
+        method = isinstance(self.view.parent(self.view.parent(function) or function), cst.ClassDef)
         if index is not None and method:
             index -= 1
         passed: set[str] = set()
         for site in sites:
-            value = _argument(site, name, index)
+            value = argument(site, name, index)
             if value is None:
                 if any(a.star for a in site.args):
                     return False
@@ -612,22 +491,13 @@ class RankUniformity:
     def _reached_by_every_rank(self, call: cst.Call) -> bool:
         if self.rank_dependent_around(call) is not None:
             return False
-        caller = enclosing_function(call, self.t)
+        caller = enclosing_function(call, self.view)
         return caller is None or self.unreached_call(caller) is None
 
     # -- configuration objects: constructor arguments, other modules ------------------
-    def _top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
-        """The class `function` is a method of, when that class is defined at top level."""
-        block = self.t.parent(function)
-        owner = self.t.parent(block) if block is not None else None
-        if isinstance(owner, cst.ClassDef) and isinstance(self.t.parent(owner), cst.Module):
-            return owner
-        return None
-
     def _program(self) -> tuple[ProgramUniformity, str] | None:
         """The program-wide facts and this module's path, in whole-program mode."""
-        program = self.t.state.program
-        filename = self.t.context.filename
+        program, filename = self.program, self.filename
         if program is None or program.uniform is None or filename is None:
             return None
         return program.uniform, filename
@@ -641,7 +511,7 @@ class RankUniformity:
         if program is not None:
             uniform, path = program
             return uniform.init_parameter(path, owner.name.value, index, name)
-        if self.t.state.program is not None:
+        if self.program is not None:
             return False  # a module of a program without the program's facts
         if direct_calls(ast.parse(self.module.code), owner.name.value) != 1:
             return False
@@ -650,19 +520,21 @@ class RankUniformity:
     def construction_argument_uniform(self, class_name: str, index: int | None, name: str) -> bool:
         """The one call of `class_name` in this module passes a uniform value for its
         parameter `name` (positional `index`, `self` not counted)."""
-        sites = [c for c in self._calls if _called_name(c) == class_name]
+        sites = [c for c in self.index.calls if called_name(c) == class_name]
         if len(sites) != 1 or any(a.star for a in sites[0].args):
             return False
-        value = _argument(sites[0], name, index)
+        value = argument(sites[0], name, index)
         return value is not None and self.value(value, sites[0])
 
     def top_level_function_returns_uniform(self, name: str) -> bool:
         """This module's top-level function `name`, bound nowhere else, returns a uniform
         value."""
-        binders = [s for s in self.module.body if name in self._bound_names(s)]
+        binders = [s for s in self.module.body if name in self.index.bound_names(s)]
         if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
             return False
-        if any(self._declared_global(f, name) for fs in self._functions.values() for f in fs):
+        if any(
+            self.index.declared_global(f, name) for fs in self.index.functions.values() for f in fs
+        ):
             return False
         return self._returns_uniform(binders[0])
 
@@ -673,44 +545,16 @@ class RankUniformity:
         if program is None:
             return False
         uniform, path = program
-        names = self.t.qualified_names(func)
-        if len(names) == 1 and self._imported_only(name_of(func).split(".")[0]):
+        names = self.view.qualified_names(func)
+        if len(names) == 1 and self.index.imported_only(name_of(func).split(".")[0]):
             (qualified,) = names
             module, _, function = qualified.rpartition(".")
             if module and uniform.returns_uniform(module, function):
                 return True
-        if not isinstance(func, cst.Name) or self._bound_anywhere(func.value):
+        if not isinstance(func, cst.Name) or self.index.bound_anywhere(func.value):
             return False
         source = uniform.star_source(path, func.value)
         return source is not None and uniform.returns_uniform(source, func.value)
-
-    def _imported_only(self, name: str) -> bool:
-        """`name` is bound in this module only by top-level import statements."""
-        binders = [s for s in self.module.body if name in self._bound_names(s)]
-        return (
-            bool(binders)
-            and all(
-                isinstance(s, cst.SimpleStatementLine)
-                and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
-                for s in binders
-            )
-            and not self._bound_in_functions(name)
-        )
-
-    def _bound_in_functions(self, name: str) -> bool:
-        return any(
-            name in self._bound_names(f.body)
-            or any(p.name.value == name for p in walk(f.params) if isinstance(p, cst.Param))
-            for functions in self._functions.values()
-            for f in functions
-        )
-
-    def _bound_anywhere(self, name: str) -> bool:
-        """Some statement of this module, in any scope, may bind `name` (or it is a
-        parameter)."""
-        return any(
-            name in self._bound_names(s) for s in self.module.body
-        ) or self._bound_in_functions(name)
 
     def _global(self, name: str) -> bool:
         """A module-level name: every binding of it (at module level, or in a function that
@@ -723,181 +567,10 @@ class RankUniformity:
         bound = self._binds(self.module, name)
         if bound is False:
             result = False
-        for functions in self._functions.values():
+        for functions in self.index.functions.values():
             for function in functions:
-                if result and self._declared_global(function, name):
+                if result and self.index.declared_global(function, name):
                     if self._binds(function.body, name) is False:
                         result = False
         self._memo[key] = result
         return result
-
-    def _declared_global(self, function: cst.FunctionDef, name: str) -> bool:
-        key = id(function)
-        if key not in self._globals:
-            self._globals[key] = frozenset(
-                n.name.value
-                for node in walk(function.body, skip_scopes=True)
-                if isinstance(node, cst.Global)
-                for n in node.names
-            )
-        return name in self._globals[key]
-
-    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        """The statement holding `node` that sits directly in a block."""
-        current: cst.CSTNode | None = node
-        while current is not None and not isinstance(self.t.parent(current), _BLOCKS):
-            current = self.t.parent(current)
-        return current
-
-
-def _operands(expr: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The expressions inside an operation that are not its direct children (elements of a
-    collection, subscript indices, f-string parts)."""
-    found: list[cst.BaseExpression] = []
-    for child in expr.children:
-        if isinstance(child, (cst.Element, cst.DictElement, cst.StarredElement)):
-            found += [v for v in (getattr(child, "key", None), child.value) if v is not None]
-        elif isinstance(child, cst.SubscriptElement):
-            if isinstance(child.slice, cst.Index):
-                found.append(child.slice.value)
-            elif isinstance(child.slice, cst.Slice):
-                found += [
-                    v
-                    for v in (child.slice.lower, child.slice.upper, child.slice.step)
-                    if v is not None
-                ]
-        elif isinstance(child, cst.FormattedStringExpression):
-            found.append(child.expression)
-        elif isinstance(child, cst.ComparisonTarget):
-            found.append(child.comparator)
-    return found
-
-
-def _read_parts(expr: cst.CSTNode) -> Iterator[cst.Call | cst.Name | cst.Attribute]:
-    """The calls, names read and `self.x` attributes in `expr` (not attribute or keyword
-    names: `join` of `os.path.join` is no variable)."""
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            yield node
-        elif isinstance(node, cst.Name):
-            yield node
-            continue
-        elif isinstance(node, cst.Attribute):
-            if m.matches(node.value, m.Name("self")):
-                yield node
-                continue
-            stack.append(node.value)
-            continue
-        elif isinstance(node, cst.Arg):
-            stack.append(node.value)
-            continue
-        elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            continue
-        stack.extend(node.children)
-
-
-def _bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
-    """The values assigned to `name` anywhere under `root` (`for name in xs`: xs)."""
-    values: list[cst.BaseExpression] = []
-    for node in walk(root):
-        if isinstance(node, cst.Assign):
-            if any(_binds_name(t.target, name) for t in node.targets):
-                values.append(node.value)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            if node.value is not None and _binds_name(node.target, name):
-                values.append(node.value)
-        elif isinstance(node, cst.For) and _binds_name(node.target, name):
-            values.append(node.iter)
-    return values
-
-
-def _binds_name(target: cst.CSTNode, name: str) -> bool:
-    """`target` (a Name, or a tuple/list of them) binds `name`."""
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_binds_name(e.value, name) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return _binds_name(target.value, name)
-    return False
-
-
-def _imports(node: cst.Import | cst.ImportFrom, name: str) -> bool:
-    if isinstance(node.names, cst.ImportStar):
-        return False
-    for alias in node.names:
-        bound = alias.asname.name if alias.asname is not None else alias.name
-        if isinstance(bound, cst.Name) and bound.value == name:
-            return True
-        if isinstance(bound, cst.Attribute) and name_of(bound).split(".")[0] == name:
-            return True
-    return False
-
-
-def _set_by_name(call: cst.Call) -> str | None:
-    """The attribute `setattr(x, "name", v)` / `delattr(x, "name")` writes, by literal name
-    (a computed name is not followed)."""
-    if not m.matches(call.func, m.Name("setattr") | m.Name("delattr")) or len(call.args) < 2:
-        return None
-    name = call.args[1].value
-    if isinstance(name, cst.SimpleString):
-        value = name.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _called_name(call: cst.Call) -> str | None:
-    """`f` of `f(...)` or `x.f(...)`."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
-
-
-def _ast_named(node: ast.AST, name: str) -> bool:
-    return (isinstance(node, ast.Name) and node.id == name) or (
-        isinstance(node, ast.Attribute) and node.attr == name
-    )
-
-
-def direct_calls(tree: ast.Module, name: str) -> int | None:
-    """How many calls of something named `name` (`name(...)`, `x.name(...)`) `tree` holds;
-    None when it also refers to `name` otherwise (a base class, a value passed on,
-    `name.__init__`), or calls `x.__init__(...)` on anything but `super()` (a second
-    initialisation with other arguments)."""
-    calls = 0
-    called: set[int] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        if _ast_named(node.func, name):
-            calls += 1
-            called.add(id(node.func))
-        elif (
-            isinstance(node.func, ast.Attribute)
-            and node.func.attr == "__init__"
-            and not (
-                isinstance(node.func.value, ast.Call)
-                and isinstance(node.func.value.func, ast.Name)
-                and node.func.value.func.id == "super"
-            )
-        ):
-            return None
-    for node in ast.walk(tree):
-        if _ast_named(node, name) and id(node) not in called:
-            return None
-    return calls
-
-
-def _argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
-    """What `call` passes for parameter `name` (at positional `index`), None if nothing."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if index is not None and 0 <= index < len(positional):
-        return positional[index].value
-    return None

@@ -22,11 +22,16 @@ from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import enclosing_function, method_class, module_of, walk
+from dp2ddp.transforms._support.nodes import (
+    NodeView,
+    enclosing_function,
+    method_class,
+    module_of,
+    walk,
+)
 
 #: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
-#: The one list of them: also what DP033 names in a writer's log dir (uniform.py).
+#: The one list of them: also what DP033 names in a writer's log dir (per_rank.py).
 PER_PROCESS_CALLS: Final = frozenset(
     {
         "datetime.datetime.now",
@@ -54,7 +59,7 @@ def reads_per_process(name: str) -> bool:
 
 
 def per_process_source(
-    transform: MigrationTransform, path: cst.BaseExpression, site: cst.CSTNode
+    transform: NodeView, path: cst.BaseExpression, site: cst.CSTNode
 ) -> cst.Call | None:
     """The call reading a per-process value that `path` (of a mkdir at `site`) comes from."""
     function = enclosing_function(site, transform)
@@ -78,7 +83,7 @@ def per_process_source(
 
 
 def _source_in(
-    transform: MigrationTransform, expr: cst.CSTNode, tainted: dict[str, cst.Call]
+    transform: NodeView, expr: cst.CSTNode, tainted: dict[str, cst.Call]
 ) -> cst.Call | None:
     skipped: set[int] = set()  # attribute and keyword names: `args.run_id` is not `run_id`
     for node in walk(expr, skip_scopes=True):
@@ -96,7 +101,7 @@ def _source_in(
     return None
 
 
-def _reads_per_process(transform: MigrationTransform, call: cst.Call) -> bool:
+def _reads_per_process(transform: NodeView, call: cst.Call) -> bool:
     return any(reads_per_process(name) for name in transform.qualified_names(call.func))
 
 

@@ -1,0 +1,297 @@
+"""What one module holds, indexed once: its functions, calls and attribute stores, the
+names each statement may bind, and the syntax helpers the uniformity rules read with.
+
+Purely syntactic (plus parents, through the view): no judgement of values here; that is
+uniformity.py's.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+import libcst as cst
+import libcst.matchers as m
+
+from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
+
+#: Where statements sit.
+BLOCKS = (cst.IndentedBlock, cst.Module)
+
+
+class ModuleIndex:
+    """One walk of `module`: where its functions, calls and attribute stores are."""
+
+    def __init__(self, module: cst.Module, view: NodeView) -> None:
+        self.module = module
+        self.view = view
+        #: Functions and methods by name (every scope).
+        self.functions: dict[str, list[cst.FunctionDef]] = {}
+        #: Every call, in tree order.
+        self.calls: list[cst.Call] = []
+        #: attribute name -> (statement or setattr call, value stored; None when unknown).
+        self.attribute_sets: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None]]] = {}
+        for node in walk(module):
+            if isinstance(node, cst.FunctionDef):
+                self.functions.setdefault(node.name.value, []).append(node)
+            elif isinstance(node, cst.Call):
+                self.calls.append(node)
+                written = _set_by_name(node)
+                if written is not None:
+                    self.attribute_sets.setdefault(written, []).append((node, None))
+            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = node.targets if isinstance(node, cst.Assign) else [node]
+                for target in targets:
+                    for bound in walk(target.target):
+                        if isinstance(bound, cst.Attribute):
+                            value = None if isinstance(node, cst.AugAssign) else node.value
+                            self.attribute_sets.setdefault(bound.attr.value, []).append(
+                                (node, value)
+                            )
+        self._bound: dict[int, frozenset[str]] = {}
+        self._globals: dict[int, frozenset[str]] = {}
+
+    def call_sites(self, function: cst.FunctionDef) -> Iterator[cst.Call]:
+        """Calls in this module that may call `function`: by its name, or `x.name(...)` for
+        a method."""
+        name = function.name.value
+        method = isinstance(self.view.parent(self.view.parent(function) or function), cst.ClassDef)
+        for call in self.calls:
+            func = call.func
+            if isinstance(func, cst.Name) and func.value == name and not method:
+                yield call
+            elif isinstance(func, cst.Attribute) and func.attr.value == name and method:
+                yield call
+
+    def top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+        """The class `function` is a method of, when that class is defined at top level."""
+        block = self.view.parent(function)
+        owner = self.view.parent(block) if block is not None else None
+        if isinstance(owner, cst.ClassDef) and isinstance(self.view.parent(owner), cst.Module):
+            return owner
+        return None
+
+    def bound_names(self, statement: cst.CSTNode) -> frozenset[str]:
+        """Every name `statement` may bind (a superset: a cheap test before the real one)."""
+        key = id(statement)
+        if key not in self._bound:
+            names: set[str] = set()
+            for node in walk(statement, skip_scopes=True):
+                targets: list[cst.CSTNode] = []
+                if isinstance(node, cst.Assign):
+                    targets = [t.target for t in node.targets]
+                elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+                    targets = [node.target]
+                elif isinstance(node, (cst.AsName, cst.NamedExpr)):
+                    targets = [node.name if isinstance(node, cst.AsName) else node.target]
+                elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
+                    node.names, cst.ImportStar
+                ):
+                    for alias in node.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        names.add(name_of(bound).split(".")[0])
+                for target in targets:
+                    names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+            self._bound[key] = frozenset(names)
+        return self._bound[key]
+
+    def imported_only(self, name: str) -> bool:
+        """`name` is bound in this module only by top-level import statements."""
+        binders = [s for s in self.module.body if name in self.bound_names(s)]
+        return (
+            bool(binders)
+            and all(
+                isinstance(s, cst.SimpleStatementLine)
+                and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+                for s in binders
+            )
+            and not self.bound_in_functions(name)
+        )
+
+    def bound_in_functions(self, name: str) -> bool:
+        return any(
+            name in self.bound_names(f.body)
+            or any(p.name.value == name for p in walk(f.params) if isinstance(p, cst.Param))
+            for functions in self.functions.values()
+            for f in functions
+        )
+
+    def bound_anywhere(self, name: str) -> bool:
+        """Some statement of this module, in any scope, may bind `name` (or it is a
+        parameter)."""
+        return any(
+            name in self.bound_names(s) for s in self.module.body
+        ) or self.bound_in_functions(name)
+
+    def declared_global(self, function: cst.FunctionDef, name: str) -> bool:
+        key = id(function)
+        if key not in self._globals:
+            self._globals[key] = frozenset(
+                n.name.value
+                for node in walk(function.body, skip_scopes=True)
+                if isinstance(node, cst.Global)
+                for n in node.names
+            )
+        return name in self._globals[key]
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The statement holding `node` that sits directly in a block."""
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(self.view.parent(current), BLOCKS):
+            current = self.view.parent(current)
+        return current
+
+
+def operands(expr: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The expressions inside an operation that are not its direct children (elements of a
+    collection, subscript indices, f-string parts)."""
+    found: list[cst.BaseExpression] = []
+    for child in expr.children:
+        if isinstance(child, (cst.Element, cst.DictElement, cst.StarredElement)):
+            found += [v for v in (getattr(child, "key", None), child.value) if v is not None]
+        elif isinstance(child, cst.SubscriptElement):
+            if isinstance(child.slice, cst.Index):
+                found.append(child.slice.value)
+            elif isinstance(child.slice, cst.Slice):
+                found += [
+                    v
+                    for v in (child.slice.lower, child.slice.upper, child.slice.step)
+                    if v is not None
+                ]
+        elif isinstance(child, cst.FormattedStringExpression):
+            found.append(child.expression)
+        elif isinstance(child, cst.ComparisonTarget):
+            found.append(child.comparator)
+    return found
+
+
+def read_parts(expr: cst.CSTNode) -> Iterator[cst.Call | cst.Name | cst.Attribute]:
+    """The calls, names read and `self.x` attributes in `expr` (not attribute or keyword
+    names: `join` of `os.path.join` is no variable)."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            yield node
+        elif isinstance(node, cst.Name):
+            yield node
+            continue
+        elif isinstance(node, cst.Attribute):
+            if m.matches(node.value, m.Name("self")):
+                yield node
+                continue
+            stack.append(node.value)
+            continue
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+            continue
+        elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+
+
+def bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The values assigned to `name` anywhere under `root` (`for name in xs`: xs)."""
+    values: list[cst.BaseExpression] = []
+    for node in walk(root):
+        if isinstance(node, cst.Assign):
+            if any(binds_name(t.target, name) for t in node.targets):
+                values.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            if node.value is not None and binds_name(node.target, name):
+                values.append(node.value)
+        elif isinstance(node, cst.For) and binds_name(node.target, name):
+            values.append(node.iter)
+    return values
+
+
+def binds_name(target: cst.CSTNode, name: str) -> bool:
+    """`target` (a Name, or a tuple/list of them) binds `name`."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(binds_name(e.value, name) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return binds_name(target.value, name)
+    return False
+
+
+def imports_name(node: cst.Import | cst.ImportFrom, name: str) -> bool:
+    if isinstance(node.names, cst.ImportStar):
+        return False
+    for alias in node.names:
+        bound = alias.asname.name if alias.asname is not None else alias.name
+        if isinstance(bound, cst.Name) and bound.value == name:
+            return True
+        if isinstance(bound, cst.Attribute) and name_of(bound).split(".")[0] == name:
+            return True
+    return False
+
+
+def _set_by_name(call: cst.Call) -> str | None:
+    """The attribute `setattr(x, "name", v)` / `delattr(x, "name")` writes, by literal name
+    (a computed name is not followed)."""
+    if not m.matches(call.func, m.Name("setattr") | m.Name("delattr")) or len(call.args) < 2:
+        return None
+    name = call.args[1].value
+    if isinstance(name, cst.SimpleString):
+        value = name.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def called_name(call: cst.Call) -> str | None:
+    """`f` of `f(...)` or `x.f(...)`."""
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def _ast_named(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (
+        isinstance(node, ast.Attribute) and node.attr == name
+    )
+
+
+def direct_calls(tree: ast.Module, name: str) -> int | None:
+    """How many calls of something named `name` (`name(...)`, `x.name(...)`) `tree` holds;
+    None when it also refers to `name` otherwise (a base class, a value passed on,
+    `name.__init__`), or calls `x.__init__(...)` on anything but `super()` (a second
+    initialisation with other arguments)."""
+    calls = 0
+    called: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if _ast_named(node.func, name):
+            calls += 1
+            called.add(id(node.func))
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
+            and not (
+                isinstance(node.func.value, ast.Call)
+                and isinstance(node.func.value.func, ast.Name)
+                and node.func.value.func.id == "super"
+            )
+        ):
+            return None
+    for node in ast.walk(tree):
+        if _ast_named(node, name) and id(node) not in called:
+            return None
+    return calls
+
+
+def argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
+    """What `call` passes for parameter `name` (at positional `index`), None if nothing."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if index is not None and 0 <= index < len(positional):
+        return positional[index].value
+    return None

@@ -1,0 +1,230 @@
+"""Checkpoints written on rank 0 and read by every rank: where ddp_barrier() goes.
+
+A guarded `torch.save` is followed by `ddp_barrier()` when the script also calls
+`torch.load`, so no rank reads a checkpoint rank 0 is still writing. A barrier must be
+reached by every rank: it goes after the outermost `if` around the save, and further out
+after any statement whose condition or iteration may differ between ranks
+(analysis/uniformity.py proves what does not: `if acc > best:` on a metric summed over the
+ranks is fine, on a rank's own loss it is not). When no such place exists in the function
+(it can leave early, or is called under a rank-local condition) the barrier is left out,
+said in the change record, and each load that may read the file (not a resume before any
+save) gets a `ddp_barrier()` before it, or DP031 where that load is not reached by every
+rank.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from dp2ddp.transforms._support.nodes import (
+    calls_under,
+    enclosing_function,
+    inside,
+    statement_header,
+    walk,
+)
+from dp2ddp.transforms.rank_zero.edits import callee
+from dp2ddp.transforms.rank_zero.rule import Rule
+from dp2ddp.transforms.rank_zero.side_effects import TORCH_LOAD, TORCH_SAVE
+
+#: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
+_IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+
+
+class Barriers(Rule):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: Original statements after which a ddp_barrier() goes (see plan_after).
+        self._after: set[int] = set()
+        #: A save got no barrier (no place every rank reaches): loads get one before them.
+        self.before_loads = False
+        self._saving_functions: set[str] = set()
+
+    def plan(self, module: cst.Module) -> None:
+        """Whether some rank-0 save has no barrier after it: then loads get one before."""
+        if not self.facts.loads:
+            return
+        for call in walk(module):
+            if not (isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_SAVE)):
+                continue
+            if self.facts.under_guard(call) or self.facts.in_except(call):
+                continue
+            if self.plan_after(call)[1] is not None:
+                self.before_loads = True
+
+    def follows(self, statement: cst.CSTNode) -> bool:
+        """A ddp_barrier() goes right after this original statement."""
+        return id(statement) in self._after
+
+    def after_save(self, first: cst.CSTNode, out: list[cst.BaseStatement]) -> str:
+        """The barrier after a guarded group holding a save (appended to `out`, or placed
+        after an enclosing statement); what the change record adds about it."""
+        description = ""
+        if not self.facts.loads or self.facts.in_except(first):
+            return description
+        anchor, omitted = self.plan_after(first)
+        if omitted is not None:
+            description += f"; no ddp_barrier() after it: {omitted}"
+            description += " (the loads wait at one instead)"
+        elif anchor is None:
+            self.t.state.helpers.add("barrier")
+            out.append(barrier())
+            description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
+        else:
+            self.t.state.helpers.add("barrier")
+            self._after.add(id(anchor))
+            description += (
+                f", then ddp_barrier() after the enclosing `{statement_header(anchor)}` "
+                "(every rank must reach it)"
+            )
+        return description
+
+    def plan_after(self, save: cst.CSTNode) -> tuple[cst.CSTNode | None, str | None]:
+        """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
+        for right after the save's guard; why there is none, None when there is one).
+
+        Not next to the save: a condition such as `if accuracy > best:` may differ between
+        ranks, and a barrier only some ranks reach hangs. It goes after the outermost `if`
+        around the save in its block, or further out after the outermost statement whose
+        condition or iteration may differ between ranks (see analysis/uniformity.py). There is
+        no such place when that statement can leave early (return, break, ...), or when the
+        function is called where not every rank arrives: then the barrier is left out.
+        """
+        chain: cst.CSTNode | None = None
+        parent = self.t.parent(self._statement(save))
+        while isinstance(parent, _IF_PARTS):
+            if isinstance(parent, cst.If):
+                chain = parent
+            parent = self.t.parent(parent)
+        dependent = self.facts.uniform.rank_dependent_around(save)
+        anchor = chain
+        if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
+            anchor = dependent
+        exits = m.Return() | m.Raise() | m.Break() | m.Continue()
+        if anchor is not None and m.findall(anchor, exits):
+            if dependent is None:
+                return None, None  # every rank takes the same branches: next to the save
+            return (
+                None,
+                f"`{statement_header(anchor)}` may differ between ranks and can leave early",
+            )
+        function = enclosing_function(save, self.t)
+        if function is not None:
+            call = self.facts.uniform.unreached_call(function)
+            if call is not None:
+                around = self.facts.uniform.rank_dependent_around(call)
+                where = f" under `{statement_header(around)}`" if around is not None else ""
+                return None, (
+                    f"{function.name.value}() is called{where} where not every rank may arrive"
+                )
+        return anchor, None
+
+    def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The statement line (or `with`) holding `node`."""
+        current = node
+        while not isinstance(
+            current, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.With)
+        ):
+            parent = self.t.parent(current)
+            if parent is None:
+                return current
+            current = parent
+        return current
+
+    def saves(self, node: cst.CSTNode) -> bool:
+        """`node` saves a checkpoint: torch.save, or a call of a function of this module that
+        does (followed through its calls)."""
+        if not self._saving_functions:
+            saving = {
+                function.name.value
+                for function in walk(self.facts.module)
+                if isinstance(function, cst.FunctionDef)
+                and any(
+                    isinstance(c, cst.Call) and self.t.matches(c.func, TORCH_SAVE)
+                    for c in walk(function)
+                )
+            }
+            while True:
+                more = {
+                    function.name.value
+                    for function in walk(self.facts.module)
+                    if isinstance(function, cst.FunctionDef)
+                    and any(callee(c) in saving for c in calls_under(function))
+                } - saving
+                if not more:
+                    break
+                saving |= more
+            self._saving_functions = saving | {""}
+        return any(
+            self.t.matches(c.func, TORCH_SAVE) or callee(c) in self._saving_functions - {""}
+            for c in calls_under(node)
+        )
+
+    def _before_any_save(self, statement: cst.CSTNode) -> bool:
+        """A load that runs before anything in this run saved (resuming from a checkpoint
+        at start-up): its function saves only after it, and no loop around it saves."""
+        function = enclosing_function(statement, self.t)
+        scope: cst.CSTNode = function if function is not None else self.facts.module
+        child, parent = statement, self.t.parent(statement)
+        later = False
+        while parent is not None and parent is not scope:
+            if isinstance(parent, (cst.For, cst.While)) and self.saves(parent):
+                return False
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                at = next(i for i, s in enumerate(body) if s is child)
+                if any(self.saves(s) for s in body[:at]):
+                    return False
+                later = later or any(self.saves(s) for s in body[at + 1 :])
+            child, parent = parent, self.t.parent(parent)
+        return later
+
+    def before_load(self, original: cst.BaseStatement) -> bool:
+        """A statement that loads a checkpoint gets a ddp_barrier() before it when a save had
+        none after it; False (with DP031 where it is needed) when it cannot."""
+        if not self.before_loads or not isinstance(original, cst.SimpleStatementLine):
+            return False
+        loads = [
+            call
+            for call in walk(original, skip_scopes=True)
+            if isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_LOAD)
+        ]
+        if not loads or self.facts.under_guard(original) or self.facts.before_setup(original):
+            return False
+        if self._before_any_save(original):
+            return False  # resuming: reads what an earlier run wrote
+        function = enclosing_function(original, self.t)
+        if self.facts.uniform.rank_dependent_around(original) is not None or (
+            function is not None and self.facts.uniform.unreached_call(function) is not None
+        ):
+            self.t.warn(
+                loads[0],
+                "DP031",
+                "rank 0's save has no barrier every rank reaches, and this load has none either",
+            )
+            return False
+        self.t.state.helpers.add("barrier")
+        self.t.record(
+            loads[0], "ddp_barrier() before this load: a rank-0 save above could have none after it"
+        )
+        return True
+
+    def synced_after(self, statement: cst.BaseStatement, synced: bool) -> bool:
+        """Whether, after `statement`, every rank has passed a barrier since the last save."""
+        if is_barrier(statement) or id(statement) in self._after:
+            return True
+        if self.before_loads and self.saves(statement):
+            return False
+        return synced
+
+
+def is_barrier(piece: object) -> bool:
+    """A `ddp_barrier()` statement line (inserted, or already there)."""
+    return isinstance(piece, cst.SimpleStatementLine) and m.matches(
+        piece, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name("ddp_barrier")))])
+    )
+
+
+def barrier() -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name("ddp_barrier")))])

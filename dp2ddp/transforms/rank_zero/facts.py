@@ -1,0 +1,187 @@
+"""What every rank_zero rule reads: one walk of the module before anything is rewritten
+(loggers, writers, runs and bars it binds, whether it loads a checkpoint, functions called
+only on rank 0), and where a node is (already on rank 0 only, in an `except`, above the
+inserted setup block)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import calls_under
+from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.process_group import after_imports
+from dp2ddp.transforms.rank_zero.program_hints import is_script_guard, pure_functions
+from dp2ddp.transforms.rank_zero.side_effects import (
+    LOGGING_GET_LOGGER,
+    SUMMARY_WRITER,
+    TORCH_LOAD,
+    TQDM,
+    WANDB_INIT,
+    has_side_effects,
+)
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
+
+
+class RankZeroFacts:
+    """The module's facts and place queries, shared by the rules of one rank_zero run."""
+
+    def __init__(self, transform: RankZeroOnly, module: cst.Module) -> None:
+        self.t = transform
+        self.module = module
+        #: Module statements before the setup block.
+        self.early: list[cst.BaseStatement] = list(module.body[: after_imports(list(module.body))])
+        self.loggers: set[str] = set()  # names/attributes bound to a logger
+        self.writers: set[str] = set()  # ... to a SummaryWriter
+        self.runs: set[str] = set()  # ... to a wandb run
+        self.bars: set[str] = set()  # ... to a tqdm bar (`bar.write(...)` prints)
+        self.loads = False  # the script calls torch.load (a save then needs a barrier)
+        self.guarded_callees: set[str] = set()  # called only under a rank-0 test
+        module.visit(_Collector(self))
+        self.uniform = RankUniformity.for_pass(transform, module)
+        self.pure: frozenset[str] | None = None  # see pure_functions
+
+    def does_work(self, argument: cst.BaseExpression) -> bool:
+        """The argument may do work other ranks need (side_effects.has_side_effects)."""
+        return has_side_effects(argument, self.t.qualified_names, self.pure_functions())
+
+    def pure_functions(self) -> frozenset[str]:
+        """Functions of this module and the program safe to skip off rank 0 (lazily: an
+        ast parse of the module, only when a guarded call's arguments call something)."""
+        if self.pure is None:
+            tree = ast.parse(self.module.code)
+            self.pure = self.t.state.hints.pure | pure_functions([("", tree, False)])
+        return self.pure
+
+    def created_by(self, value: cst.BaseExpression | None) -> str | None:
+        if isinstance(value, cst.IfExp):
+            value = value.body
+        if not isinstance(value, cst.Call):
+            return None
+        names = self.t.qualified_names(value.func)
+        if names & LOGGING_GET_LOGGER:
+            return "logger"
+        if names & SUMMARY_WRITER:
+            return "writer"
+        if names & WANDB_INIT:
+            return "run"
+        if names & TQDM:
+            return "bar"
+        return None
+
+    def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+        """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""
+        kind = self.created_by(value)
+        if kind is None:
+            return
+        key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.t.code(target)
+        kinds = {"logger": self.loggers, "writer": self.writers, "run": self.runs}
+        kinds["bar"] = self.bars
+        kinds[kind].add(key)
+
+    def tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:
+        if isinstance(receiver, cst.Attribute):
+            return "." + receiver.attr.value in keys
+        return self.t.code(receiver) in keys
+
+    # -- where a node is ----------------------------------------------------------------------
+    def under_guard(self, node: cst.CSTNode) -> bool:
+        """The node only runs on rank 0 already."""
+        child, parent = node, self.t.parent(node)
+        while parent is not None and not isinstance(parent, cst.Module):
+            if isinstance(parent, cst.If):
+                if child is parent.body and is_main_test(parent.test):
+                    return True
+                if child is parent.body and self.dead_script_block(parent):
+                    return True
+                if child is parent.orelse and is_not_main_test(parent.test):
+                    return True
+            elif isinstance(parent, cst.IfExp):
+                if child is parent.body and is_main_test(parent.test):
+                    return True
+            elif isinstance(parent, cst.IndentedBlock):
+                for sibling in parent.body:
+                    if sibling is child:
+                        break
+                    if (
+                        isinstance(sibling, cst.If)
+                        and exits_block(sibling)
+                        and is_not_main_test(sibling.test)
+                    ):
+                        return True
+            elif isinstance(parent, cst.FunctionDef):
+                return parent.name.value in self.guarded_callees or self.unused(parent)
+            child, parent = parent, self.t.parent(parent)
+        return False
+
+    def unused(self, function: cst.FunctionDef) -> bool:
+        """A top-level function of a library module that nothing in the program refers to
+        (a model file's demo `test()` printing a shape): dead code for this program, so it
+        is left as written, and a module with nothing else to migrate stays unchanged."""
+        return function.name.value in self.t.state.hints.unused and isinstance(
+            self.t.parent(function), cst.Module
+        )
+
+    def dead_script_block(self, node: cst.If) -> bool:
+        """`if __name__ == "__main__":` in a module the program imports: it never runs in
+        this program (a model file's demo), so it is left as written."""
+        return (
+            self.t.state.hints.imported
+            and isinstance(self.t.parent(node), cst.Module)
+            and is_script_guard(node.test)
+        )
+
+    def in_except(self, node: cst.CSTNode) -> bool:
+        parent = self.t.parent(node)
+        while parent is not None and not isinstance(parent, (cst.Module, cst.FunctionDef)):
+            if isinstance(parent, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                return True
+            parent = self.t.parent(parent)
+        return False
+
+    def before_setup(self, node: cst.CSTNode) -> bool:
+        """At module level above the inserted setup block, where DEVICE etc. do not exist yet."""
+        child, parent = node, self.t.parent(node)
+        while parent is not None and not isinstance(parent, cst.Module):
+            child, parent = parent, self.t.parent(parent)
+        return any(statement is child for statement in self.early)
+
+
+class _Collector(cst.CSTVisitor):
+    """The walk before the rewrite: loggers, writers, runs, loads, guarded callees."""
+
+    def __init__(self, facts: RankZeroFacts) -> None:
+        super().__init__()
+        self.t = facts.t
+        self.facts = facts
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.facts.track(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.facts.track(node.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.facts.track(node.asname.name, node.item)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.t.matches(node.func, TORCH_LOAD):
+            self.facts.loads = True
+
+    def visit_If(self, node: cst.If) -> None:
+        if not is_main_test(node.test):
+            return
+        for call in calls_under(node.body):
+            func = call.func
+            if isinstance(func, cst.Name):
+                self.facts.guarded_callees.add(func.value)
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+                if func.value.value == "self":
+                    self.facts.guarded_callees.add(func.attr.value)

@@ -1,0 +1,147 @@
+"""Files written on rank 0 only.
+
+Copies, moves and removals (`shutil.copyfile`, `os.remove`, ...), `np.save`, `pickle.dump`,
+`json.dump`, `save_image`, `savefig` and the like run on rank 0 only (guard_statements.py
+guards them as statements); a `with open(path, "w"|"a")` block that only writes is guarded
+whole, and so is `with open(path, "wb") as f: torch.save(..., f)` (an open() on every rank
+would truncate the file rank 0 is writing). Other files opened for writing or appending (a
+log kept open, a csv.writer) are opened on `os.devnull` off rank 0, so the code around them
+runs unchanged on every rank. Paths that mention the rank stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
+
+from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
+from dp2ddp.transforms.rank_zero.edits import parenthesize
+from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.side_effects import OPEN, open_mode
+
+#: What a guarded group of file writes is called in the change record.
+FILES = "file writes"
+#: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
+_HANDLE_WRITES = frozenset({"write", "writelines", "flush"})
+#: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
+#: on every rank would truncate the file rank 0 is writing.
+_OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
+#: A file mode as open() takes it ("w", "wt", "ab"), not a file name.
+_FILE_MODE = re.compile(r"[rwxabt+]{1,3}")
+
+
+class FileWrites(CallRule):
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        if names & OPEN:
+            return self._open_for_writing(original, updated)
+        return None
+
+    def file_kinds(self, node: cst.With) -> tuple[str, ...]:
+        """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
+        if node.asynchronous is not None or not isinstance(node.body, cst.IndentedBlock):
+            return ()
+        if self.facts.under_guard(node):
+            return ()
+        if not all(
+            isinstance(item.item, cst.Call)
+            and (self.t.matches(item.item.func, _OPEN) or path_open_for_writing(item.item))
+            and not any(mentions_rank(arg.value) for arg in item.item.args)
+            for item in node.items
+        ):
+            return ()  # not a file, or one file per rank
+        handles = {
+            item.asname.name.value
+            for item in node.items
+            if item.asname is not None and isinstance(item.asname.name, cst.Name)
+        }
+        kinds: list[str] = []
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return ()
+            if all(self.writes_handle(small, handles) for small in statement.body):
+                kinds.append(FILES)
+                continue
+            line_kinds = self.t.guards.guard_kinds(statement)
+            if not all(line_kinds):
+                return ()
+            kinds += [k for k in line_kinds if k]
+        return tuple(dict.fromkeys(kinds))
+
+    def writes_handle(self, small: cst.BaseSmallStatement, handles: set[str]) -> bool:
+        """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely."""
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return False
+        func = small.value.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _HANDLE_WRITES
+            and isinstance(func.value, cst.Name)
+            and func.value.value in handles
+            and not any(self.facts.does_work(a.value) for a in small.value.args)
+        )
+
+    def _open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to os.devnull.
+
+        Their writes would duplicate every line (and "w" truncates what rank 0 wrote), but
+        the code around the file (a csv.writer, a loop of rows) keeps running on every rank
+        unchanged, so nothing in it that other ranks need is skipped."""
+        mode = open_mode(original)
+        if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "+", "x"}:
+            return updated
+        if (
+            self.facts.under_guard(original)
+            or self.facts.in_except(original)
+            or self.facts.before_setup(original)
+        ):
+            return updated
+        item = self.t.parent(original)
+        owner = self.t.parent(item) if isinstance(item, cst.WithItem) else None
+        if isinstance(owner, cst.With) and self.file_kinds(owner):
+            return updated  # the whole `with` is guarded
+        args = list(updated.args)
+        at = next(
+            (i for i, a in enumerate(args) if a.keyword is None or a.keyword.value == "file"),
+            None,
+        )
+        if at is None or (args[at].keyword is None and at != 0):
+            return updated
+        path = args[at].value
+        if mentions_rank(path):
+            return updated  # a per-rank file name: each rank writes its own
+        args[at] = args[at].with_changes(
+            value=cst.IfExp(
+                test=main_call(),
+                body=parenthesize(path),
+                orelse=cst.Attribute(value=cst.Name("os"), attr=cst.Name("devnull")),
+            )
+        )
+        AddImportsVisitor.add_needed_import(self.t.context, "os")
+        self.t.record(original, "file written on rank 0 only (other ranks write to os.devnull)")
+        return updated.with_changes(args=args)
+
+
+def path_open_for_writing(call: cst.Call) -> bool:
+    """`path.open("w")` / `path.open(mode="wt")`: pathlib's open, mode first, for writing
+    only (victoresque/pytorch-template@41dc06f utils/util.py write_json). On every rank it
+    would truncate the file rank 0 has just written: config.json came out empty. Only a
+    literal mode is trusted (`zf.open("data.txt", "w")` is a zip member, not a mode)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "open" or mentions_rank(func):
+        return False
+    positional = [a for a in call.args if a.keyword is None]
+    modes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+    value = positional[0].value if positional else (modes[0] if modes else None)
+    if not isinstance(value, cst.SimpleString):
+        return False
+    mode = value.evaluated_value
+    return (
+        isinstance(mode, str)
+        and _FILE_MODE.fullmatch(mode) is not None
+        and bool(set(mode) & {"w", "a"})
+        and not set(mode) & {"r", "+"}
+    )

@@ -1,0 +1,224 @@
+"""Statements that only print, log, save or track: grouped under one `if ddp_is_main():`.
+
+- print / logging / tqdm.write (also a bar's `bar.write`), `sys.stdout.write` /
+  `sys.stderr.write`, `pprint`, `torch.save`, SummaryWriter and wandb-run method calls and
+  file writes (file_writes.py) are guarded; consecutive ones form one group, a blank line
+  or comment starts a new one. Inside a project function (a `progress_bar(i, n, msg)`
+  helper) the prints in its body are guarded, so every call site is covered, also in other
+  modules.
+- Inside `except` handlers prints and logs stay on every rank: a failure is per process.
+- Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
+  statement on every rank rather than risk a rank-0-only collective (a hang). Project
+  functions that only compute from their arguments (`cf.learning_rate(lr, epoch)`, in
+  this module or another of the program) do no such work (program_hints.py).
+- A group holding a save is followed by a barrier where the script also loads
+  (barriers.py); the barriers that go before loads are placed in the same walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from dp2ddp.transforms.analysis.guards import main_call
+from dp2ddp.transforms.rank_zero.barriers import barrier, is_barrier
+from dp2ddp.transforms.rank_zero.file_writes import FILES
+from dp2ddp.transforms.rank_zero.rule import Rule
+from dp2ddp.transforms.rank_zero.side_effects import (
+    FILE_WRITE_METHODS,
+    FILE_WRITES,
+    LOG_METHODS,
+    LOGGING_FUNCTIONS,
+    LOGGING_GET_LOGGER,
+    LOGURU_METHODS,
+    PRINT,
+    TORCH_SAVE,
+    WANDB_INIT,
+)
+
+_SAVE = "torch.save"
+_WRITER = "SummaryWriter calls"
+#: A statement line split into pieces: (original node, rewritten line, what it does).
+_Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
+
+
+class StatementGuards(Rule):
+    def kind(self, small: cst.BaseSmallStatement) -> str | None:
+        """What a statement does that belongs on rank 0, if that is all it does."""
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return None
+        func = small.value.func
+        names = self.t.qualified_names(func)
+        if names & PRINT:
+            return "print"
+        if names & TORCH_SAVE:
+            return _SAVE
+        if names & FILE_WRITES:
+            return FILES
+        if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
+            return "logging"
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            new_logger = isinstance(receiver, cst.Call) and self.t.matches(
+                receiver.func, LOGGING_GET_LOGGER
+            )
+            if func.attr.value in LOG_METHODS and (
+                self.facts.tracked(receiver, self.facts.loggers)
+                or self.t.code(receiver) == "logging.root"
+                or new_logger
+            ):
+                return "logging"
+            if self.facts.tracked(receiver, self.facts.writers):
+                return _WRITER
+            if self.facts.tracked(receiver, self.facts.runs):
+                return "wandb calls"
+            if func.attr.value == "write" and self.facts.tracked(receiver, self.facts.bars):
+                return "print"
+            if func.attr.value in FILE_WRITE_METHODS:
+                return FILES
+        if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
+            return "wandb calls"
+        return None
+
+    def kinds(self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> list[str | None]:
+        block = self.t.parent(line)
+        owner = self.t.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(owner, cst.With) and self.t.file_writes.file_kinds(owner):
+            return [None] * len(line.body)  # the whole `with open(...)` is guarded instead
+        return self.guard_kinds(line)
+
+    def guard_kinds(
+        self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite
+    ) -> list[str | None]:
+        kinds = [self.kind(small) for small in line.body]
+        if not any(kinds) or self.facts.under_guard(line):
+            return [None] * len(kinds)
+        in_except = self.facts.in_except(line)
+        for index, (small, kind) in enumerate(zip(line.body, kinds, strict=True)):
+            if kind is None or kind == _SAVE:
+                continue
+            assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+            if in_except and kind in ("print", "logging"):
+                kinds[index] = None
+            elif any(self.facts.does_work(a.value) for a in small.value.args):
+                # It stays on every rank (a writer call there does nothing: DdpNullWriter).
+                kinds[index] = None
+        return kinds
+
+    def pieces(
+        self,
+        originals: Sequence[cst.BaseSmallStatement],
+        line: cst.SimpleStatementLine,
+        kinds: list[str | None],
+        original_line: cst.CSTNode,
+    ) -> list[_Piece]:
+        """One piece per line; a line mixing guarded and other statements is split."""
+        if all(kinds):
+            return [(original_line, line, tuple(k for k in kinds if k))]
+        pieces: list[_Piece] = []
+        last = len(line.body) - 1
+        for index, (original, small, kind) in enumerate(
+            zip(originals, line.body, kinds, strict=True)
+        ):
+            piece = cst.SimpleStatementLine(
+                body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)],
+                leading_lines=line.leading_lines if index == 0 else (),
+                trailing_whitespace=(
+                    line.trailing_whitespace if index == last else cst.TrailingWhitespace()
+                ),
+            )
+            pieces.append((original, piece, (kind,) if kind else ()))
+        return pieces
+
+    def rewrite(
+        self,
+        originals: Sequence[cst.BaseStatement],
+        updated: Sequence[cst.BaseStatement],
+        start: int = 0,
+    ) -> list[cst.BaseStatement] | None:
+        pieces: list[_Piece | cst.BaseStatement] = []
+        barriers = False
+        synced = False  # a barrier since the last save in this block
+        for index, (original, new) in enumerate(zip(originals, updated, strict=True)):
+            if index:
+                synced = self.t.barriers.synced_after(originals[index - 1], synced)
+            if (
+                index >= start
+                and not synced
+                and isinstance(new, cst.SimpleStatementLine)
+                and self.t.barriers.before_load(original)
+            ):
+                pieces.append(barrier().with_changes(leading_lines=new.leading_lines))
+                new = new.with_changes(leading_lines=())
+                barriers = synced = True
+            if self.t.barriers.follows(original):
+                pieces += [new, barrier()]
+                barriers = True
+                continue
+            if index >= start and isinstance(original, cst.With) and isinstance(new, cst.With):
+                file_kinds = self.t.file_writes.file_kinds(original)
+                pieces.append((original, new, file_kinds) if file_kinds else new)
+                continue
+            kinds = (
+                self.kinds(original)
+                if index >= start
+                and isinstance(original, cst.SimpleStatementLine)
+                and isinstance(new, cst.SimpleStatementLine)
+                else []
+            )
+            if not any(kinds):
+                pieces.append(new)
+                continue
+            assert isinstance(original, cst.SimpleStatementLine)
+            assert isinstance(new, cst.SimpleStatementLine)
+            pieces += self.pieces(original.body, new, kinds, original)
+        if not barriers and all(isinstance(p, cst.BaseStatement) for p in pieces):
+            return None
+        return self.group(pieces)
+
+    def group(self, pieces: Sequence[_Piece | cst.BaseStatement]) -> list[cst.BaseStatement]:
+        out: list[cst.BaseStatement] = []
+        group: list[_Piece] = []
+        for piece in pieces:
+            if isinstance(piece, cst.BaseStatement) or not piece[2]:
+                self._flush(group, out)
+                out.append(piece if isinstance(piece, cst.BaseStatement) else piece[1])
+                continue
+            if group and piece[1].leading_lines:
+                self._flush(group, out)
+            group.append(piece)
+        self._flush(group, out)
+        # A save's barrier right before a load's: one is enough.
+        return [
+            s for i, s in enumerate(out) if not (i and is_barrier(s) and is_barrier(out[i - 1]))
+        ]
+
+    def _flush(self, group: list[_Piece], out: list[cst.BaseStatement]) -> None:
+        if not group:
+            return
+        lines = [line for _, line, _ in group]
+        leading = lines[0].leading_lines
+        lines[0] = lines[0].with_changes(leading_lines=())
+        out.append(
+            cst.If(test=main_call(), body=cst.IndentedBlock(body=lines), leading_lines=leading)
+        )
+        kinds = list(dict.fromkeys(k for _, _, ks in group for k in ks))
+        description = f"{', '.join(kinds)} on rank 0 only"
+        first = group[0][0]
+        if _SAVE in kinds:
+            description += self.t.barriers.after_save(first, out)
+        self.t.record(first, description)
+        group.clear()
+
+    def suite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.BaseSuite:
+        """`for x in xs: print(x)` becomes an indented block holding the guard."""
+        kinds = self.kinds(original)
+        if not any(kinds):
+            return updated
+        line = cst.SimpleStatementLine(
+            body=updated.body, trailing_whitespace=updated.trailing_whitespace
+        )
+        return cst.IndentedBlock(body=self.group(self.pieces(original.body, line, kinds, original)))

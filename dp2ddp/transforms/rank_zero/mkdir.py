@@ -1,0 +1,127 @@
+"""Directories every rank creates: made idempotent, or made by rank 0 as the program says.
+
+`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` outside a rank-0 block get `exist_ok=True`
+(os.mkdir becomes os.makedirs): every rank may create the directory, in any order, and
+finds it there afterwards. An exist_ok the program computes (`exist_ok=run_id == ""`: never
+overwrite an existing run) is kept: the call becomes `ddp_mkdir(path.mkdir, ...)`, made by
+rank 0 as written while the other ranks wait, bounded, for that directory instead of racing
+it. No process group is needed, so this holds in a config parser that runs before
+ddp_setup().
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
+
+from dp2ddp.transforms.rank_zero.edits import append_keyword, is_false_literal, is_true_literal
+from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.side_effects import MAKEDIRS, MKDIR
+
+
+class Directories(CallRule):
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        if names & (MKDIR | MAKEDIRS) or is_path_mkdir(original, names):
+            return self._idempotent_mkdir(original, updated, names)
+        return None
+
+    def _idempotent_mkdir(self, original: cst.Call, updated: cst.Call, names: set[str]) -> cst.Call:
+        """`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` run by every rank: the second
+        rank finds the directory made and raises FileExistsError. With exist_ok=True the
+        order does not matter, and ranks that write into the directory find it there.
+
+        An exist_ok the program computes (`exist_ok=run_id == ""`) is the program's intent,
+        not dp2ddp's to drop: exist_ok=False protects an existing run from being overwritten.
+        The call goes through ddp_mkdir() (templates/helpers/mkdir.py.j2): rank 0 makes the
+        directory as written; the other ranks wait, bounded, for it and make nothing, so no
+        rank races rank 0. A path read from the clock or a random draw would differ between
+        ranks: that read is shared from rank 0 (run_dir.py)."""
+        if self.facts.under_guard(original) or self.facts.in_except(original):
+            return updated
+        if any(arg.star for arg in updated.args):
+            return updated
+        exist_ok = [
+            i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
+        ]
+        positional = [a for a in updated.args if a.keyword is None]
+        if not exist_ok and names & MAKEDIRS and len(positional) > 2:
+            exist_ok = [2]  # os.makedirs(name, mode, exist_ok)
+        args = list(updated.args)
+        if exist_ok:
+            value = args[exist_ok[0]].value
+            if is_true_literal(value):
+                return updated
+            if not is_false_literal(value):
+                return self._made_by_main(original, updated)
+            args[exist_ok[0]] = args[exist_ok[0]].with_changes(value=cst.Name("True"))
+            updated = updated.with_changes(args=args)
+        else:
+            updated = append_keyword(updated, "exist_ok", cst.Name("True"))
+        if names & MKDIR:
+            # os.mkdir has no exist_ok: os.makedirs takes the same path and mode.
+            func = updated.func
+            assert isinstance(func, (cst.Attribute, cst.Name))
+            new_func: cst.BaseExpression = (
+                func.with_changes(attr=cst.Name("makedirs"))
+                if isinstance(func, cst.Attribute)
+                else cst.Attribute(value=cst.Name("os"), attr=cst.Name("makedirs"))
+            )
+            if isinstance(func, cst.Name):
+                AddImportsVisitor.add_needed_import(self.t.context, "os")
+            updated = updated.with_changes(func=new_func)
+        self.t.record(
+            original, "directory created with exist_ok=True: every rank runs it, in any order"
+        )
+        return updated
+
+    def _made_by_main(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`path.mkdir(parents=True, exist_ok=flag)` ->
+        `ddp_mkdir(path.mkdir, parents=True, exist_ok=flag)`: the program's own call,
+        passed with its arguments, made on rank 0 only (see _idempotent_mkdir)."""
+        if isinstance(updated.whitespace_before_args, cst.ParenthesizedWhitespace):
+            separator = cst.Comma(whitespace_after=updated.whitespace_before_args)
+        else:
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        self.t.state.helpers.add("mkdir")
+        self.t.record(
+            original,
+            "directory made by rank 0 with the program's exist_ok; other ranks wait for it",
+        )
+        return updated.with_changes(
+            func=cst.Name("ddp_mkdir"),
+            args=[cst.Arg(value=updated.func, comma=separator), *updated.args],
+        )
+
+
+def made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path of the directory `os.mkdir(path)`, `os.makedirs(name=path)` or
+    `path.mkdir()` makes; None for any other call (or a path dp2ddp cannot see)."""
+    if names & (MKDIR | MAKEDIRS):
+        return next(
+            (
+                a.value
+                for a in call.args
+                if a.keyword is None or a.keyword.value in ("name", "path")
+            ),
+            None,
+        )
+    if is_path_mkdir(call, names):
+        assert isinstance(call.func, cst.Attribute)
+        return call.func.value
+    return None
+
+
+def is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
+    """`path.mkdir(parents=True)`: pathlib's mkdir (keywords only: an FTP client's
+    `mkdir(name)` or any other positional form is someone else's)."""
+    return (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "mkdir"
+        and not names & MKDIR
+        and all(
+            a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
+            for a in call.args
+        )
+    )

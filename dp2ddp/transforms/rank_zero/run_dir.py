@@ -1,0 +1,84 @@
+"""A run directory named by the clock or a random draw: rank 0's reading on every rank.
+
+A clock or random read that a created directory's path is computed from (`run_id =
+datetime.now().strftime(...)`, `uuid.uuid4()`; analysis/per_process.py) becomes
+`ddp_rank0_value(datetime.now)`: rank 0's reading on every rank, passed through torchrun's
+rendezvous store (no collective, so also before ddp_setup()), so ranks a second apart still
+name one directory. Without that store a rank keeps its own reading, with a run-time
+warning.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, walk
+from dp2ddp.transforms.analysis.per_process import per_process_source
+from dp2ddp.transforms.rank_zero.mkdir import made_directory
+from dp2ddp.transforms.rank_zero.rule import CallRule
+
+
+class RunDirValues(CallRule):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: id of a clock/random call naming a directory -> that directory's line.
+        self.sources: dict[int, int] = {}
+
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        if id(original) in self.sources:
+            return self._rank0_value(original, updated)
+        return None
+
+    def plan(self, module: cst.Module) -> None:
+        """The clock or random reads (`datetime.now()`) that the path of a directory made on
+        every rank is computed from, each with the line of that directory: they become
+        ddp_rank0_value(...) so every rank names the same directory (analysis/per_process.py)."""
+        sources: dict[int, int] = {}
+        for call in walk(module):
+            if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
+                continue
+            path = made_directory(call, self.t.qualified_names(call.func))
+            if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
+                continue
+            if self._in_inserted_helper(call):
+                continue  # the inline setup block's own code (DdpNullWriter's default name)
+            source = per_process_source(self.t, path, call)
+            if source is not None:
+                sources.setdefault(id(source), self.t._position(call)[0])
+        self.sources = sources
+
+    def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
+        """Inside a function or class of dp2ddp's inserted setup block (a file migrated
+        before, run through this pass again): those are dp2ddp's, never the program's."""
+        from dp2ddp.program.runtime import exported_names  # runtime imports the pipeline
+
+        helpers = exported_names()
+        function = enclosing_function(node, self.t)
+        owner = enclosing_class(node, self.t)
+        return (function is not None and function.name.value in helpers) or (
+            owner is not None and owner.name.value in helpers
+        )
+
+    def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`datetime.now()` -> `ddp_rank0_value(datetime.now)`: read on every rank, rank 0's
+        value used by all (templates/helpers/rank0_value.py.j2)."""
+        line = self.sources[id(original)]
+        self.t.state.helpers.add("rank0_value")
+        self.t.record(
+            original,
+            f"rank 0's value on every rank: it names the directory made at line {line}",
+        )
+        return updated.with_changes(
+            func=cst.Name("ddp_rank0_value"),
+            args=[
+                cst.Arg(
+                    value=updated.func,
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                    if updated.args
+                    else cst.MaybeSentinel.DEFAULT,
+                ),
+                *updated.args,
+            ],
+        )

@@ -1,0 +1,100 @@
+"""TensorBoard's SummaryWriter on rank 0 only; DP033.
+
+`SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else DdpNullWriter(...)`
+(same arguments; anywhere: assigned, `with ... as w`, passed, returned). Not None: the
+writer goes where no pass can follow it (an attribute made in a base class and used by a
+subclass in another module, a helper's argument), and None there crashes rank 1. The null
+writer (templates/helpers/null_writer.py.j2) is truthy, so `if writer:` and `if writer is
+not None:` take the original branch on every rank (code under them, collectives included,
+stays reached by every rank); every method call is a no-op returning None; `log_dir`,
+`logdir`, `get_logdir()`, `file_writer.get_logdir()`, `with` and `close()` work; and the
+log_dir it is given is created (exist_ok), as SummaryWriter creates it, because code after
+it (a log file, a copied config) often writes there. Statement calls on a writer the module
+made are still guarded (guard_statements.py: their arguments are not even built off rank
+0), unless those arguments do work every rank needs: then they stay on every rank and do
+nothing off rank 0. DP033: a log directory built from the clock or an unseeded random draw
+(a run id) may be named differently on each rank.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms.analysis.guards import main_call
+from dp2ddp.transforms.analysis.per_rank import per_process_draw
+from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
+
+#: What a SummaryWriter is off rank 0 (templates/helpers/null_writer.py.j2).
+_NULL_WRITER = "DdpNullWriter"
+_NULL_WRITER_HELPER = "null_writer"
+#: Where `a if c else b` needs no parentheses (elsewhere `.attr`, `or`, ... would bind tighter).
+_BARE_IFEXP_PARENTS = (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element)
+
+
+class Writers(CallRule):
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        if names & SUMMARY_WRITER:
+            return self._writer(original, updated)
+        return None
+
+    def _writer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """`SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else
+        DdpNullWriter(...)` (same arguments, evaluated once: only one branch runs).
+
+        Not None off rank 0: the writer travels where no pass can follow it (an attribute
+        set in a base class and used in a subclass in another module, an argument of a
+        helper), and every use there would raise on None. DdpNullWriter
+        (templates/helpers/null_writer.py.j2) takes every call, attribute read
+        (`log_dir`), `with` and `close()`, and creates an explicit log directory as
+        SummaryWriter does, since code after it often writes into it. Any position works
+        (assigned, `with ... as w`, passed as an argument, returned).
+        """
+        if self.facts.under_guard(original):
+            return updated
+        parent = self.t.parent(original)
+        if self.facts.before_setup(original):
+            self.t.warn(original, "DP021", "SummaryWriter created before the DDP setup block")
+            return updated
+        self.t.state.helpers.add(_NULL_WRITER_HELPER)
+        null_writer = updated.with_changes(func=cst.Name(_NULL_WRITER), lpar=(), rpar=())
+        choice: cst.BaseExpression = cst.IfExp(
+            test=main_call(), body=updated.with_changes(lpar=(), rpar=()), orelse=null_writer
+        )
+        if not isinstance(parent, _BARE_IFEXP_PARENTS) or updated.lpar:
+            # `(... if ddp_is_main() else ...).add_scalar(...)`, `with (...) as w:`
+            choice = choice.with_changes(
+                lpar=updated.lpar or [cst.LeftParen()], rpar=updated.rpar or [cst.RightParen()]
+            )
+        self.t.record(
+            original,
+            f"SummaryWriter created on rank 0 only ({_NULL_WRITER} elsewhere: calls do nothing)",
+        )
+        self._warn_per_process_log_dir(original)
+        return choice
+
+    def _warn_per_process_log_dir(self, writer: cst.Call) -> None:
+        """DP033: the writer's log directory is named by the clock or a random draw on each
+        rank. Rank 0's events go to its own; DdpNullWriter creates each other rank's
+        name so code writing there runs, but ranks that differ write to different places."""
+        log_dir = next(
+            (
+                arg.value
+                for index, arg in enumerate(writer.args)
+                if (arg.keyword is None and not arg.star and index == 0)
+                or (arg.keyword is not None and arg.keyword.value in ("log_dir", "logdir"))
+            ),
+            None,
+        )
+        if log_dir is None:
+            return
+        draw = per_process_draw(self.facts.uniform, log_dir, writer)
+        if draw is not None:
+            self.t.warn(
+                writer,
+                "DP033",
+                f"the log directory depends on `{self.t.code(draw)}`, drawn in each process: "
+                "ranks may name different directories",
+            )
