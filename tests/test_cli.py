@@ -143,6 +143,13 @@ def test_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
         ),
         # DataParallel that may come from a project's star import
         ("from nets.builder import *\nnet = DataParallel(build())\n", "DP016"),
+        # DataParallel by hand, no DataParallel named (facebookresearch/dlrm; issue 22 item 3)
+        (
+            "from torch.nn.parallel.parallel_apply import parallel_apply\n"
+            "from torch.nn.parallel.replicate import replicate\n"
+            "outputs = parallel_apply(replicate(net, [0, 1]), inputs)\n",
+            "DP002",
+        ),
     ],
 )
 def test_check_fails_on_a_file_left_with_dataparallel(

@@ -250,6 +250,14 @@ def test_current_folder_paths_have_no_dot_prefix(
         ("n = MyDataParallel(m)\n", True),  # a project's wrapper: warned DP002
         ("model = DataParallelWithCallback(m)\n", True),
         ("patch_replication_callback(model)\n", True),
+        # DataParallel by hand (issue 22 item 3): replicas run with parallel_apply.
+        (
+            "from torch.nn.parallel.parallel_apply import parallel_apply\n"
+            "y = parallel_apply(r, i)\n",
+            True,
+        ),
+        ("from torch.nn.parallel import scatter, gather\n", False),  # runs no replicas
+        ("# parallel_apply in a comment\nx = 1\n", False),
         ("x = r'\\\\' + 'DataParallel'  # r'\\\\' is a complete raw string\n", False),
         ("x = '''it's \\''' DataParallel'''\ny = 1\n", False),
     ],

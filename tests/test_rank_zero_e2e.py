@@ -31,7 +31,14 @@ pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_rank_zero"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
-NAMES = ("mkdir_race", "best_checkpoint", "partial_reduce", "logs_and_output", "run_dir")
+NAMES = (
+    "mkdir_race",
+    "best_checkpoint",
+    "partial_reduce",
+    "logs_and_output",
+    "run_dir",
+    "exists_checked_run_dir",
+)
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
 #: A hang shows as this timeout (the scripts take seconds).
@@ -181,6 +188,19 @@ def test_one_run_directory_made_before_setup(original: Run, migrated: Run) -> No
     assert json.loads(config.read_text()) == {"lr": 0.1, "epochs": 2}  # not truncated by rank 1
     stderr = (migrated.folder("run_dir") / "rank1.stderr").read_text()
     assert "rank 0" not in stderr, stderr  # neither helper fell back to its own value
+
+
+def test_an_exists_checked_run_directory_never_raises(original: Run, migrated: Run) -> None:
+    """Issue 22 item 4: the exists-check raised on rank 1 once rank 0 had made the folder.
+    Now rank 0 checks and makes it, rank 1 waits for it: one run folder, both ranks done."""
+    _finished(migrated, "exists_checked_run_dir", 2)
+    for run in (original, migrated):
+        runs = list((run.folder("exists_checked_run_dir") / "runs").iterdir())
+        assert len(runs) == 1, runs
+        assert [p.name for p in runs[0].iterdir()] == ["model.pth"]
+    want = original.stdout("exists_checked_run_dir", 0)
+    assert migrated.stdout("exists_checked_run_dir", 0) == want == "runs: 1\n"
+    assert migrated.stdout("exists_checked_run_dir", 1) == ""
 
 
 def test_barriers_do_not_hang_under_rank_local_conditions(original: Run, migrated: Run) -> None:

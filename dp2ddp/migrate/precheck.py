@@ -14,9 +14,13 @@ names has, in code:
   in silence: a name with `DataParallel` in it (`DataParallelWithCallback`,
   `MyDataParallel`) other than the distributed look-alikes (DistributedDataParallel,
   FullyShardedDataParallel, ShardedDataParallel), or `patch_replication_callback`.
-(A file that only uses nn.parallel's scatter, gather or replicate, or a distributed
-look-alike, is not parsed, so the detector's informational DP002 about it is not reported:
-it has no DataParallel to migrate.)
+- the word `parallel_apply` together with the word `parallel`: DataParallel written by hand
+  (replicate the model, scatter the batch, run the replicas with parallel_apply, gather;
+  facebookresearch/dlrm@090956e). It runs every replica in one process, so under torchrun
+  each process would train on the whole batch alone: DP002, never "unchanged" in silence.
+(A file that only uses nn.parallel's scatter, gather or replicate, which run no replicas,
+or a distributed look-alike, is not parsed, so the detector's informational DP002 about it
+is not reported: it has no DataParallel to migrate.)
 
 Words are matched on word boundaries: "DataParallel" is a substring of
 "DistributedDataParallel", which a DDP-only file is full of. A mention inside a comment or a
@@ -36,6 +40,7 @@ _WRAPPER = re.compile(
 )
 _FUNCTION = re.compile(r"(?<![\w])data_parallel(?![\w])")
 _MODULE = re.compile(r"(?<![\w])parallel(?![\w])")
+_APPLY = re.compile(r"(?<![\w])parallel_apply(?![\w])")
 
 # Comments and string literals in the order Python's tokenizer finds them: whichever of a
 # `#` or a quote comes first outside a literal starts the next match.
@@ -67,6 +72,8 @@ def code_only(text: str) -> str:
 
 def may_use_dataparallel(text: str) -> bool:
     """False only if `text` certainly has no DataParallel for dp2ddp to migrate or flag."""
+    if "parallel_apply" in text and _hand_written(code_only(text)):
+        return True
     if (
         "DataParallel" not in text
         and "data_parallel" not in text
@@ -79,3 +86,8 @@ def may_use_dataparallel(text: str) -> bool:
     if _CLASS.search(code) or _WRAPPER.search(code):
         return True
     return _FUNCTION.search(code) is not None and _MODULE.search(code) is not None
+
+
+def _hand_written(code: str) -> bool:
+    """`code` runs replicas with nn.parallel's parallel_apply (DataParallel by hand)."""
+    return _APPLY.search(code) is not None and _MODULE.search(code) is not None

@@ -41,6 +41,17 @@ _CUSTOM_PARALLEL = frozenset(
         "torch.nn.parallel.scatter_gather.gather",
     }
 )
+#: DataParallel's steps written by hand, imported from the modules that define them
+#: (facebookresearch/dlrm@090956e: `from torch.nn.parallel.replicate import replicate`, ...):
+#: one process replicating the model on its GPUs, scattering the batch, gathering the
+#: outputs. Under torchrun each process would do that over the whole batch alone.
+_HAND_WRITTEN_PARALLEL = frozenset(
+    {
+        "torch.nn.parallel.replicate.replicate",
+        "torch.nn.parallel.parallel_apply.parallel_apply",
+        "torch.nn.parallel.scatter_gather.scatter_kwargs",
+    }
+)
 
 
 #: Spellings of a DataParallel wrap whose first name no import of the file binds, and the
@@ -138,6 +149,15 @@ class DetectDataParallel(MigrationTransform):
         elif self.matches(node.func, _CUSTOM_PARALLEL):
             self._own_machinery = True
             self.warn(node, "DP002", f"{self.code(node.func)}() is DataParallel machinery")
+        elif self.matches(node.func, _HAND_WRITTEN_PARALLEL):
+            self._own_machinery = True
+            self.warn(
+                node,
+                "DP002",
+                f"{self.code(node.func)}() is data parallelism written by hand: under torchrun "
+                "each process would run it over the whole batch alone; port it to one "
+                "DistributedDataParallel model per process",
+            )
         elif self.matches(node.func, DISTRIBUTED_DATA_PARALLEL | INIT_PROCESS_GROUP):
             self._ddp_use = self._ddp_use or node
         elif self._star_modules and not self.qualified_names(node.func):

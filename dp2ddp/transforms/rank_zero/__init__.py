@@ -15,6 +15,7 @@ block). Each rule's module says what it does and why:
 - barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031);
 - file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
+- exists_checks.py: an exists-check that raises before a mkdir goes to rank 0 with it;
 - run_dir.py: a clock or random read naming a directory shared from rank 0;
 - writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
 - wandb_runs.py: wandb runs disabled off rank 0;
@@ -33,6 +34,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms.rank_zero.barriers import Barriers
+from dp2ddp.transforms.rank_zero.exists_checks import ExistsChecks
 from dp2ddp.transforms.rank_zero.facts import RankZeroFacts
 from dp2ddp.transforms.rank_zero.file_writes import FileWrites
 from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
@@ -58,6 +60,7 @@ class RankZeroOnly(MigrationTransform):
         self.barriers = Barriers(self)
         self.file_writes = FileWrites(self)
         self.run_dir = RunDirValues(self)
+        self.exists_checks = ExistsChecks(self)
         self.loop_exits = LoopExits(self)
         #: The rules that rewrite calls, in the order they are asked.
         self.call_rules: tuple[CallRule, ...] = (
@@ -79,6 +82,7 @@ class RankZeroOnly(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._facts = RankZeroFacts(self, node)
         self.run_dir.plan(node)
+        self.exists_checks.plan(node)
         quiet_logging(self, node)
         self.barriers.plan(node)
         return True
@@ -100,6 +104,9 @@ class RankZeroOnly(MigrationTransform):
         early = len(self.facts.early)
         body = self.guards.rewrite(original_node.body, updated_node.body, start=early)
         return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
+        return self.exists_checks.leave_if(original_node, updated_node)
 
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)

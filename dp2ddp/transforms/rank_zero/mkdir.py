@@ -6,7 +6,7 @@ finds it there afterwards. An exist_ok the program computes (`exist_ok=run_id ==
 overwrite an existing run) is kept: the call becomes `ddp_mkdir(path.mkdir, ...)`, made by
 rank 0 as written while the other ranks wait, bounded, for that directory instead of racing
 it. No process group is needed, so this holds in a config parser that runs before
-ddp_setup().
+ddp_setup(). A directory an exists-check guards is made that way too (exists_checks.py).
 """
 
 from __future__ import annotations
@@ -42,6 +42,12 @@ class Directories(CallRule):
             return updated
         if any(arg.star for arg in updated.args):
             return updated
+        if id(original) in self.t.exists_checks.checked_calls:
+            return self._made_by_main(
+                original,
+                updated,
+                "directory made by rank 0 after its exists-check; other ranks wait for it",
+            )
         exist_ok = [
             i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
         ]
@@ -54,7 +60,11 @@ class Directories(CallRule):
             if is_true_literal(value):
                 return updated
             if not is_false_literal(value):
-                return self._made_by_main(original, updated)
+                return self._made_by_main(
+                    original,
+                    updated,
+                    "directory made by rank 0 with the program's exist_ok; other ranks wait for it",
+                )
             args[exist_ok[0]] = args[exist_ok[0]].with_changes(value=cst.Name("True"))
             updated = updated.with_changes(args=args)
         else:
@@ -76,7 +86,7 @@ class Directories(CallRule):
         )
         return updated
 
-    def _made_by_main(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+    def _made_by_main(self, original: cst.Call, updated: cst.Call, description: str) -> cst.Call:
         """`path.mkdir(parents=True, exist_ok=flag)` ->
         `ddp_mkdir(path.mkdir, parents=True, exist_ok=flag)`: the program's own call,
         passed with its arguments, made on rank 0 only (see _idempotent_mkdir)."""
@@ -85,10 +95,7 @@ class Directories(CallRule):
         else:
             separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         self.t.state.helpers.add("mkdir")
-        self.t.record(
-            original,
-            "directory made by rank 0 with the program's exist_ok; other ranks wait for it",
-        )
+        self.t.record(original, description)
         return updated.with_changes(
             func=cst.Name("ddp_mkdir"),
             args=[cst.Arg(value=updated.func, comma=separator), *updated.args],
