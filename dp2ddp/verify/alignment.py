@@ -172,7 +172,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
     def __next__(self: _BaseDataLoaderIter) -> Any:
         batch = native_next(self)
         tensor = first_tensor(batch)
-        if tensor is not None and recorder.recording and torch.is_grad_enabled():
+        if tensor is not None and recorder.recording and _training(recorder):
             recorder.current.loaded.extend(sample_digests(tensor))
         return batch
 
@@ -187,6 +187,18 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
     DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
     _BaseDataLoaderIter.__next__ = __next__  # type: ignore[method-assign]
     recorder.on_stop.append(shutdown_workers)
+
+
+def _training(recorder: Recorder) -> bool:
+    """A batch loaded now may feed an optimizer step: gradients are on, and not every
+    wrapped model is in eval mode. A validation pass between two steps (`model.eval()`,
+    then a loop over the validation loader; swz30/MPRNet's train.py) feeds none, and the
+    validation loader is often left whole on every rank (DP015): counted, its samples would
+    show as ranks overlapping in the step that follows."""
+    if not torch.is_grad_enabled():
+        return False
+    wrapped = [module for module in (ref() for ref in recorder.wrappers) if module is not None]
+    return not wrapped or any(module.training for module in wrapped)
 
 
 def _sample_seed(seed: int, index: object) -> int:

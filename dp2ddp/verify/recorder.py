@@ -57,7 +57,8 @@ class Window:
     index: int
     #: model ordinal (str for JSON) -> per-sample digests of its first tensor input
     inputs: dict[str, list[str]] = field(default_factory=dict)
-    #: per-sample digests of the first tensor of every batch a DataLoader yielded
+    #: per-sample digests of the first tensor of every batch a DataLoader yielded for training
+    #: (gradients on, not every wrapped model in eval mode: alignment._training)
     loaded: list[str] = field(default_factory=list)
     dropout: int = 0  # dropout calls that drew a mask
     batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
