@@ -1,10 +1,13 @@
-"""Real-world fidelity end to end (issue 10 items 1-4): migrated scripts under torchrun x2.
+"""Real-world fidelity end to end (issue 10 items 1-4, issue 22 items 1 and 4): migrated
+scripts under torchrun x2.
 
 The scripts in tests/e2e_rank_zero/ reproduce what the survey of public repos found: a
 directory race before a rank-0 save, a barrier under a rank-local condition, a metric whose
 sum was reduced but not its divisor, logs and console output written by every rank, and a
 project logger configured in a helper module and used from two modules (the program in
-tests/e2e_rank_zero/project_logger/, migrated as a program). Each is migrated, run by plain
+tests/e2e_rank_zero/project_logger/, migrated as a program), a run directory behind an
+exists-check that raises, and one loader factory building the training and the evaluation
+loader. Each is migrated, run by plain
 python (the DataParallel original, a world of one) and, migrated, by torchrun with two
 processes through tests/e2e_driver.py (one launch for all of them).
 """
@@ -38,6 +41,7 @@ NAMES = (
     "logs_and_output",
     "run_dir",
     "exists_checked_run_dir",
+    "loader_factory_eval",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
@@ -201,6 +205,18 @@ def test_an_exists_checked_run_directory_never_raises(original: Run, migrated: R
     want = original.stdout("exists_checked_run_dir", 0)
     assert migrated.stdout("exists_checked_run_dir", 0) == want == "runs: 1\n"
     assert migrated.stdout("exists_checked_run_dir", 1) == ""
+
+
+def test_a_factorys_evaluation_loader_stays_whole(original: Run, migrated: Run) -> None:
+    """Issue 22 item 1: the factory's training loader is sharded, its evaluation loader
+    whole on every rank, so the by-position scoring runs and prints the original's figures."""
+    _finished(migrated, "loader_factory_eval", 2)
+    want = original.stdout("loader_factory_eval", 0)
+    got = migrated.stdout("loader_factory_eval", 0)
+    assert want.count("\n") == got.count("\n") == 2, (want, got)
+    assert _NUMBER.sub("#", want) == _NUMBER.sub("#", got), (want, got)
+    for a, b in zip(_NUMBER.findall(want), _NUMBER.findall(got), strict=True):
+        assert float(a) == pytest.approx(float(b), abs=2e-6), (want, got)
 
 
 def test_barriers_do_not_hang_under_rank_local_conditions(original: Run, migrated: Run) -> None:

@@ -34,7 +34,8 @@ def main():
         loss.backward()
         opt.step()
     torch.save(model.state_dict(), os.path.join(save_dir, "model.pth"))
-    print("runs:", len(os.listdir("runs")))
+    runs = len(os.listdir("runs"))
+    print("runs:", runs)
 
 
 if __name__ == "__main__":

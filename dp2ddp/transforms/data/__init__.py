@@ -42,6 +42,10 @@ modules dp2ddp could not follow.
   the other modules), the loader stays unsharded: every rank evaluates the whole set and gets
   the original's figures (DP015). A figure is reduced whole or not at all.
   A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
+* One factory building training and evaluation loaders (``make_loader(ds, bs, True)`` and
+  ``make_loader(val, bs, False)``) is classified call by call (factory_sites.py): the factory
+  gets ``ddp_shard=True``, its evaluation calls pass ``ddp_shard=False`` and their loaders
+  stay whole on every rank (DP015).
 * A running sum or count over a sharded loop's batches that is printed (a progress bar,
   a helper of the module that prints, an epoch figure not summed over the ranks) is rank
   0's share: DP030.
@@ -80,6 +84,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
+from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -132,8 +137,11 @@ class ShardDataLoaders(LoaderEvaluation):
                 for call, path in self._resolve(expr, loaders, 0):
                     if not any(seen is loop for seen, _, _ in loaders[call].loops):
                         loaders[call].loops.append((loop, expr, path))
+        self._factory_sites = FactorySites(self)
+        self._factory_sites.split(loaders)
         for loader in loaders.values():
             self._plan(loader)
+            self._factory_sites.finish(loader)
         self._plan_imported(nodes, loaders)
         return True
 
@@ -304,6 +312,7 @@ class ShardDataLoaders(LoaderEvaluation):
 
     # == rewriting ======================================================================
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call | cst.Name:
+        updated_node = self._factory_sites.leave_call(original_node, updated_node)
         if self._lengths.get(original_node):
             return cst.Name(self._lengths[original_node])
         if original_node in self._samplers:
@@ -314,7 +323,7 @@ class ShardDataLoaders(LoaderEvaluation):
         if edit is None:
             return updated_node
         args = list(updated_node.args)
-        for change in (edit.batch, edit.dataset):
+        for change in (edit.batch, edit.dataset, *edit.extra):
             if change is not None:
                 index, value = change
                 args[index] = args[index].with_changes(value=value)
@@ -328,7 +337,9 @@ class ShardDataLoaders(LoaderEvaluation):
         if edit.drop is not None:
             args = remove_arg(args, edit.drop)
         rewritten = updated_node.with_changes(args=args)
-        if self._too_long(original_node, rewritten):
+        if self._too_long(original_node, rewritten) or self._factory_sites.spread(
+            original_node, rewritten
+        ):
             rewritten = one_per_line(rewritten, self._indent)
         return rewritten
 
@@ -349,6 +360,11 @@ class ShardDataLoaders(LoaderEvaluation):
             len(line) - len(before) + len(after) > max(LINE_LIMIT, len(line))
             for line, before, after in zip(source, old, new, strict=True)
         )
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        return self._factory_sites.leave_function(original_node, updated_node)
 
     def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
         name = self._renames.get(original_node)

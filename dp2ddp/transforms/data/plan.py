@@ -22,6 +22,8 @@ GPU_COUNT = re.compile(
 DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
 #: A loader named for training (`train_loader`, `train_data_loader`): in program mode, where
 #: its loop is in another module, the name alone tells it from an evaluation loader.
+#: The keyword a factory of training and evaluation loaders gets (factory_sites.py).
+SHARD_FLAG = "ddp_shard"
 TRAIN_NAME = re.compile(r"(?:^|_)train", re.IGNORECASE)
 EVAL_NAME = re.compile(
     r"(?:^|_)(?:val|valid|validation|test|testing|eval|evaluation|dev)"
@@ -77,3 +79,5 @@ class CallEdit:
     drop: int | None  # index of an argument to remove (sampler=None beside shuffle=)
     batch: tuple[int, cst.BaseExpression] | None = None
     dataset: tuple[int, cst.BaseExpression] | None = None
+    #: Other arguments given a new value (factory_sites.py: shuffle kept for whole loaders).
+    extra: list[tuple[int, cst.BaseExpression]] = field(default_factory=list)

@@ -10,12 +10,14 @@ from dp2ddp.transforms._support.nodes import (
     dict_keys,
     enclosing_class,
     enclosing_function,
+    is_none,
     name_of,
 )
 from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
 from dp2ddp.transforms.data.plan import (
     EVAL_SAMPLER,
     ITERABLE_DATASET,
+    SHARD_FLAG,
     CallEdit,
     Loader,
 )
@@ -113,7 +115,15 @@ class LoaderResolution(CallFlow):
         return binding, None
 
     def _is_ours(self, sampler: cst.BaseExpression) -> bool:
-        """Already a DistributedSampler or dp2ddp's evaluation sampler (a second run)."""
+        """Already a DistributedSampler or dp2ddp's evaluation sampler (a second run), also
+        as a factory's `<sampler> if ddp_shard else None` (factory_sites.py)."""
+        if (
+            isinstance(sampler, cst.IfExp)
+            and isinstance(sampler.test, cst.Name)
+            and sampler.test.value == SHARD_FLAG
+            and is_none(sampler.orelse)
+        ):
+            return self._is_ours(sampler.body)
         if isinstance(sampler, cst.Name):
             values = [assigned_value(a.node, self) for a in self.referents(sampler)]
             return bool(values) and all(v is not None and self._is_ours(v) for v in values)
