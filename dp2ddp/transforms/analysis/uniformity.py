@@ -56,8 +56,7 @@ from dp2ddp.transforms.analysis.module_index import (
 )
 
 if TYPE_CHECKING:
-    from dp2ddp.program.context import ProgramContext
-    from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.facts import ProgramFacts, Uniformity
     from dp2ddp.transforms._support.base import MigrationTransform
 
 __all__ = ["RankUniformity", "direct_calls"]
@@ -128,7 +127,7 @@ class RankUniformity:
         self,
         module: cst.Module,
         view: NodeView,
-        program: ProgramContext | None = None,
+        program: ProgramFacts | None = None,
         filename: str | None = None,
     ) -> None:
         """`view` answers parents and qualified names of `module`'s nodes (a pass, or the
@@ -495,7 +494,7 @@ class RankUniformity:
         return caller is None or self.unreached_call(caller) is None
 
     # -- configuration objects: constructor arguments, other modules ------------------
-    def _program(self) -> tuple[ProgramUniformity, str] | None:
+    def _program(self) -> tuple[Uniformity, str] | None:
         """The program-wide facts and this module's path, in whole-program mode."""
         program, filename = self.program, self.filename
         if program is None or program.uniform is None or filename is None:

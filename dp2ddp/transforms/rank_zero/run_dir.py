@@ -52,7 +52,7 @@ class RunDirValues(CallRule):
     def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
         """Inside a function or class of dp2ddp's inserted setup block (a file migrated
         before, run through this pass again): those are dp2ddp's, never the program's."""
-        from dp2ddp.program.runtime import exported_names  # runtime imports the pipeline
+        from dp2ddp.transforms._support.runtime import exported_names  # imports the pipeline
 
         helpers = exported_names()
         function = enclosing_function(node, self.t)
