@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -101,9 +100,9 @@ def test_parse_noqa_forms() -> None:
     assert parse_noqa("x = 1") is None
     assert parse_noqa("x = 1  # noqa") is ALL
     assert parse_noqa("x = 1  # NOQA:") is ALL
-    assert parse_noqa("x = 1  # noqa: DP008,DP012 reviewed") == {"DP008", "DP012"}
-    assert parse_noqa("x = 1  # noqa:dp008 E501") == {"DP008", "E501"}
-    assert parse_noqa("x = 1  # type: ignore  # noqa: DP004") == {"DP004"}
+    assert parse_noqa("x = 1  # noqa: DP008,DP012 reviewed") == frozenset({"DP008", "DP012"})
+    assert parse_noqa("x = 1  # noqa:dp008 E501") == frozenset({"DP008", "E501"})
+    assert parse_noqa("x = 1  # type: ignore  # noqa: DP004") == frozenset({"DP004"})
 
 
 # -- [tool.dp2ddp] ---------------------------------------------------------------------------
@@ -168,7 +167,7 @@ def test_settings_are_found_like_ruff_finds_its_own(tmp_path: Path) -> None:
     assert found is not None and Path("/", found) == tmp_path / "pyproject.toml"  # relative
     outside = find_settings(["-"], cwd=str(tmp_path / "pkg"))  # above the cwd: absolute
     assert outside == str(tmp_path / "pyproject.toml")
-    assert load_settings(found).ignore == {"DP008"}
+    assert load_settings(str(outside)).ignore == {"DP008"}
     other = write(tmp_path / "ci.toml", "sync-batchnorm = true\n")  # --config: top-level keys
     resolved = resolve(OptionFlags(config=str(other)), [str(tmp_path)])
     assert resolved.options.sync_batchnorm and not resolved.options.ignore
