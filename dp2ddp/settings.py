@@ -165,7 +165,9 @@ class _Lines:
                 if value is not None:
                     return self._value_line(index, value)
                 return index + 1
-        found = re.compile(rf"""["']?\b{re.escape(key)}\b["']?\s*=""")
+        found = re.compile(  # an inline table, dotted keys, or a [tool.dp2ddp.KEY] table
+            rf"""["']?\b{re.escape(key)}\b["']?\s*=|^\s*\[\s*tool\.dp2ddp\.{re.escape(key)}\s*\]"""
+        )
         for index, text in enumerate(self.lines):  # an inline table or dotted keys
             if found.search(text):
                 return index + 1

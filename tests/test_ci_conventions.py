@@ -282,3 +282,18 @@ def test_machine_formats_need_stdout_to_themselves(tmp_path: Path) -> None:
     out = tmp_path / "out.py"
     result = migrate("--output-format", "json", "-o", str(out), "-", input=train.read_bytes())
     assert result.exit_code == 0 and json.loads(result.stdout)["files"][0]["status"] == "migrated"
+
+
+def test_verify_reports_the_migration_warnings_as_migrate_does(tmp_path: Path) -> None:
+    """verify's migration (of a copy) drops what the settings and noqa comments silence."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.project import migrate_copy
+
+    text = TWO_BATCHNORMS.format(first="  # noqa: DP008", second="")
+    entry = write(tmp_path / "project/train.py", text)
+    write(tmp_path / "project/pyproject.toml", "[project]\nname = 'x'\n")
+    project = migrate_copy(entry, tmp_path / "work1", MigrateOptions())
+    assert [w.split()[1] for w in project.warnings] == ["DP008"]
+    assert project.warnings[0].startswith(f"{entry.resolve()}:7:5 ")
+    ignored = migrate_copy(entry, tmp_path / "work2", MigrateOptions(ignore=frozenset({"DP008"})))
+    assert ignored.warnings == ()

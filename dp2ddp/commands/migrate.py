@@ -5,6 +5,9 @@ else to stderr, in this order: one line per failed or migrated file, the summary
 warnings, the launch command. Errors are single `path:line:col: error: message` lines and
 are printed even with --quiet. Exit codes: 0 done or nothing to do, 1 --check found work,
 2 an input error (the other files are still processed; a failed file is never modified).
+--output-format json|github (commands/output_formats.py) prints the warnings on stdout as
+data instead of on stderr. The options come from [tool.dp2ddp] and the command line
+(commands/shared_options.py); silenced warnings are dropped first (migrate/suppress.py).
 """
 
 from __future__ import annotations
