@@ -297,3 +297,41 @@ def test_verify_reports_the_migration_warnings_as_migrate_does(tmp_path: Path) -
     assert project.warnings[0].startswith(f"{entry.resolve()}:7:5 ")
     ignored = migrate_copy(entry, tmp_path / "work2", MigrateOptions(ignore=frozenset({"DP008"})))
     assert ignored.warnings == ()
+
+
+def test_the_ci_workflow_calls_dp2ddp_with_flags_it_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/ci.md's workflow parses, and each dp2ddp command in it parses with click (the
+    workflow itself was run locally: docs/ci.md#running-the-workflow-locally)."""
+    import re
+    import shlex
+
+    import click
+    import yaml
+
+    text = (Path(__file__).parent.parent / "docs" / "ci.md").read_text()
+    found = re.search(r"```yaml\n(name: dp2ddp.*?)```", text, re.S)
+    assert found is not None
+    workflow = yaml.safe_load(found.group(1))
+    assert set(workflow["jobs"]) == {"check", "verify"}
+    env = {k: str(v) for k, v in workflow["env"].items()}
+    write(tmp_path / "base" / env["ENTRY"], "")
+    write(tmp_path / "repo" / env["ENTRY"], "")
+    monkeypatch.chdir(tmp_path / "repo")
+    commands = [
+        line
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        for line in step.get("run", "").replace("\\\n", " ").splitlines()
+        if line.strip().startswith("dp2ddp ")
+    ]
+    assert len(commands) == 3
+    for line in commands:
+        for name, value in env.items():
+            line = line.replace(f'"${name}"', shlex.quote(value)).replace(f"${name}", value)
+        args = shlex.split(line.split(">")[0])[1:]
+        group = click.Context(main)
+        command = main.get_command(group, args[0])
+        assert command is not None
+        command.make_context(args[0], args[1:], parent=group)  # raises on an unknown flag
