@@ -110,7 +110,8 @@ def migrate(
 
     \b
     Exit status: 0 done or nothing to do; 1 --check found files to migrate;
-    2 a file could not be read, decoded or parsed (the others are still migrated).
+    2 a file could not be read, decoded or parsed (the others are still migrated),
+    or the settings ([tool.dp2ddp] in pyproject.toml, see --config) are wrong.
     """
     if STDIN in paths and len(paths) > 1:
         raise click.UsageError("'-' (standard input) cannot be combined with other paths")

@@ -79,6 +79,7 @@ class NoqaLines:
 
     def __init__(self, source: str) -> None:
         self._source = source
+        self._any = re.search("noqa", source, re.IGNORECASE) is not None
         self._lines: list[str] | None = None
         self._cache: dict[int, frozenset[str] | None] = {}
 
@@ -91,7 +92,7 @@ class NoqaLines:
         if line in self._cache:
             return self._cache[line]
         found: frozenset[str] | None = None
-        if "noqa" in self._source.lower():
+        if self._any:
             if self._lines is None:
                 self._lines = re.split(r"\r\n|\r|\n", self._source)
             if 1 <= line <= len(self._lines):
