@@ -35,6 +35,10 @@ class Diagnostic:
     col: int
     code: str
     message: str
+    #: A warning that names several places at once ("nn.BatchNorm1d and 1 more"): each
+    #: place as a warning of its own, so a noqa comment can silence them one by one
+    #: (migrate/suppress.py). Empty: the warning is about its own position only.
+    places: tuple[Diagnostic, ...] = ()
 
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col} {self.code} {self.message}"

@@ -86,4 +86,9 @@ def migrate_parsed(
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:
-    return [Diagnostic(line_map(r.line), r.col, r.code, r.message) for r in reports]
+    return [
+        Diagnostic(
+            line_map(r.line), r.col, r.code, r.message, tuple(_remap(list(r.places), line_map))
+        )
+        for r in reports
+    ]

@@ -26,6 +26,7 @@ from pathlib import Path
 # migrate package moves.
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.migrate.files import write_in_place
+from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
 
@@ -128,6 +129,7 @@ def migrate_copy(entry: Path, workdir: Path, options: MigrateOptions) -> Migrate
         return text.replace(str(copy), str(root))
 
     outcomes = _migrate_in_place(copied_entry, options)
+    outcomes = silence(outcomes, options.ignore)  # as `dp2ddp migrate` reports them
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         raise ProjectError(as_users(failed[0].error or f"{entry}: cannot migrate"))

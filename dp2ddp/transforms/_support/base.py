@@ -6,7 +6,7 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
@@ -44,6 +44,8 @@ class RawReport:
     col: int
     code: str  # warning code, or the transform name for a change
     message: str
+    #: The places a warning names at once, one report each (see result.Diagnostic.places).
+    places: tuple[RawReport, ...] = ()
 
 
 @dataclass
@@ -191,13 +193,23 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         return (start.line, start.column + 1)
 
     def warn(  # type: ignore[override]  # libcst's warn(str) is not used by dp2ddp
-        self, node: cst.CSTNode, code: str, detail: str | None = None
+        self,
+        node: cst.CSTNode,
+        code: str,
+        detail: str | None = None,
+        places: Sequence[tuple[cst.CSTNode, str]] = (),
     ) -> None:
-        """Report `code` at `node` (an original node of this pass's input)."""
+        """Report `code` at `node` (an original node of this pass's input). A warning that
+        stands for several places (`detail` names the first "and N more") lists them all in
+        `places` (node, detail of that place alone), so each can be silenced on its line."""
         assert code in CODES, code
         message = CODES[code][0] + (f": {detail}" if detail else "")
         line, col = self._position(node)
-        report = RawReport(line, col, code, message)
+        parts = tuple(
+            RawReport(*self._position(place), code, CODES[code][0] + f": {text}")
+            for place, text in places
+        )
+        report = RawReport(line, col, code, message, parts)
         if report not in self.state.warnings:
             self.state.warnings.append(report)
 
