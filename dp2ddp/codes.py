@@ -219,12 +219,25 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
+    "DP034": (
+        "DataParallel module the program does not reach",
+        "`dp2ddp migrate ENTRY` migrates the entry and the project modules it imports. This "
+        "module of the project wraps with DataParallel but no import of the entry's program "
+        "reaches it, so it is left as it is: often the program imports it by a name computed "
+        "at run time (`importlib.import_module('tasks.' + args.task)`, a dotted name read "
+        "from a config file or YAML, a registry) that dp2ddp cannot follow; the warning sits "
+        "at that call when there is one. If the program uses the module, import it "
+        "statically (`import tasks.pose`), or name a static package prefix "
+        "(`'tasks.' + name`: that package's DataParallel and DataLoader modules join the "
+        "program), or migrate the folder (`dp2ddp migrate DIR`). If it belongs to another "
+        "entry script, migrate that one too.",
+    ),
 }
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
 #: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
-UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016"})
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP034"})
 
 
 def title(code: str) -> str:

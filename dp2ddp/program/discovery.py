@@ -11,6 +11,9 @@ Only files under the root are followed, never a folder dp2ddp does not walk (sit
 virtual environments, build output). Every import statement counts, wherever it is (inside
 functions, under `if __name__ == "__main__":`): `import a.b`, `from a import b` (b may be a
 submodule), relative and star imports; a package brings its __init__.py files along.
+Imports made by a call (`importlib.import_module`, `__import__`) are followed where their
+name is known statically or names a project package (dynamic_imports.py, one hook in
+discover_program); the calls it cannot name are kept for DP034.
 
 Parsing uses `ast` (several times faster than libcst): discovery reads each file once, and
 the bytes it read are the ones migrated, so a file cannot change between the two steps
@@ -28,6 +31,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.migrate_source import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
+from dp2ddp.program.dynamic_imports import DynamicImports, DynamicSite
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
@@ -69,6 +73,9 @@ class Program:
     #: modules import by a name discovery cannot resolve the way the entry runs (found
     #: through a sys.path edit, say): not followed, so their loaders are not sharded.
     unfollowed: tuple[tuple[str, str], ...] = ()
+    #: `importlib.import_module(...)`/`__import__(...)` calls whose module discovery could
+    #: not name (dynamic_imports.py): DP034 points at them.
+    dynamic_sites: tuple[DynamicSite, ...] = ()
 
     @property
     def libraries(self) -> tuple[ProgramModule, ...]:
@@ -367,9 +374,10 @@ def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
     seen = {first.real}
     uses_generated: set[str] = set()
     queue = [(first, entry_abs)]
+    dynamic = DynamicImports(resolver)
     while queue:
         module, path = queue.pop(0)
-        for file, name in resolver.imports(module, path):
+        for file, name in [*resolver.imports(module, path), *dynamic.follow(module)]:
             if name.rsplit(".", 1)[-1] == GENERATED_MODULE:
                 uses_generated.add(module.real)
                 continue
@@ -389,6 +397,7 @@ def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
         entry_dir,
         frozenset(uses_generated),
         _unfollowed(unresolved, root, resolver),
+        tuple(dynamic.sites),
     )
 
 

@@ -44,6 +44,7 @@ from dp2ddp.program.discovery import (
     Stamp,
     discover_program,
 )
+from dp2ddp.program.dynamic_imports import unreached_dataparallel
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
 from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
@@ -98,17 +99,22 @@ def plan_one(
     cache: ModuleCache | None = None,
     *,
     orphan: bool = False,
+    named: bool = False,
 ) -> Program | None:
     """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
 
     orphan: `entry` is a module with DataParallel that no entry script of its folder
     imports: it is migrated as a library (no setup call), with DP025 saying what its
     importer must call.
+    named: `entry` was named on the command line: DataParallel modules of its project that
+    its program does not reach are named (DP034; folder mode migrates them on its own).
     """
     try:
         program = discover_program(entry, cache)
         facts = _facts(program, options)
         migrated = _migrate(program, facts, options, orphan)
+        if named:
+            migrated = _unreached(program, migrated)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -136,6 +142,42 @@ def plan_one(
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program
+
+
+def _unreached(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+    """DP034 for each DataParallel module under the project root that the program does not
+    reach: at the first import call discovery could not name (the likely way in), else at
+    the top of the entry. `migrate ENTRY` never leaves DataParallel behind in silence."""
+    reached = {m.real for m in program.modules}
+    files = unreached_dataparallel(program.root, reached)
+    if not files:
+        return migrated
+    sites = program.dynamic_sites
+    if sites:
+        why = f"the program imports by names known only at run time: `{sites[0].code}`"
+        if len(sites) > 1:
+            why += f" (and {len(sites) - 1} more such calls)"
+        at = next(i for i, m in enumerate(program.modules) if m.path == sites[0].path)
+        line, col = sites[0].line, sites[0].col
+    else:
+        why = "no import of the program names it"
+        at, line, col = 0, 1, 1
+    base = os.getcwd() if not os.path.isabs(program.entry.path) else None
+    notes = []
+    for file in files:
+        shown = os.path.relpath(file, base) if base is not None else file
+        if shown.startswith(os.pardir):
+            shown = file
+        detail = f"{shown} is left as it is ({why})"
+        notes.append(Diagnostic(line, col, "DP034", f"{title('DP034')}: {detail}"))
+    item = migrated[at]
+    result = item.outcome.result
+    if result is None:
+        return migrated
+    result = replace(result, diagnostics=(*result.diagnostics, *notes))
+    migrated = list(migrated)
+    migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
+    return migrated
 
 
 def _real(path: str, program: Program, index: int) -> str:
@@ -171,11 +213,13 @@ def _migrate(
     helpers = program.helpers_import
     hints = program_hints(program)
     if orphan and facts.has_dataparallel:
+        helpers = _orphan_helpers(program)
         library = ProgramContext("library", True, helpers, ProgramUniformity(program, options))
         migrated = [_module(m, options, library, facts, program, hints) for m in program.modules]
         first = migrated[0].outcome
         if first.result is not None:
-            note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
+            add = f"from {helpers} import ddp_setup"
+            note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
             migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
         if not any(_imports_helpers(m, helpers) for m in migrated):
@@ -204,6 +248,18 @@ def _migrate(
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
+
+
+def _orphan_helpers(program: Program) -> str:
+    """The generated module's import name for a module no entry imports: seen from the
+    project root, where the script importing it runs (`task/pose.py` -> `task._dp2ddp`)."""
+    if program.module_entry is not None:
+        return program.helpers_import
+    folder = os.path.relpath(program.entry_dir, program.root)
+    parts = [] if folder == os.curdir else folder.split(os.sep)
+    if not all(p.isidentifier() for p in parts):
+        return program.helpers_import
+    return ".".join([*parts, program.helpers_import])
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:

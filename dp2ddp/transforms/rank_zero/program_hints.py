@@ -34,10 +34,8 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-import libcst as cst
-import libcst.matchers as m
-
 from dp2ddp.program.context import ProgramHints
+from dp2ddp.transforms._support.nodes import is_script_guard as is_script_guard
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -71,14 +69,41 @@ def program_hints(program: Program) -> dict[str, ProgramHints]:
     what it runs."""
     modules = program.modules
     pure = pure_functions((m.name, m.tree, m.is_package) for m in modules)
-    unused = unused_functions([m.tree for m in modules])
+    scripts = {i for i, m in enumerate(modules) if i and wraps_as_script(m.tree)}
+    unused = unused_functions([m.tree for m in modules], scripts)
     logs = any(_imports_logging(m.tree) for m in modules)
-    return {
-        m.real: ProgramHints(pure, unused[index], True, logs)
-        if index
-        else ProgramHints(pure, logs=logs)
-        for index, m in enumerate(modules)
+    hints: dict[str, ProgramHints] = {}
+    for index, module in enumerate(modules):
+        if not index:
+            hints[module.real] = ProgramHints(pure, logs=logs)
+            continue
+        script = index in scripts
+        hints[module.real] = ProgramHints(pure, unused[index], not script, logs, script)
+    return hints
+
+
+def wraps_as_script(tree: ast.Module) -> bool:
+    """The module's `__main__` block wraps a model with DataParallel, in the block or in a
+    top-level function of the module it calls (through others of them): it is a script
+    of its own (ProgramHints.script)."""
+    functions = {
+        s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
+    blocks = [s for s in tree.body if isinstance(s, ast.If) and _is_script_guard_ast(s.test)]
+    todo: list[ast.AST] = list(blocks)
+    seen: set[str] = set()
+    while todo:
+        for node in ast.walk(todo.pop()):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "DataParallel":
+                return True
+            if isinstance(func, ast.Name) and name in functions and name not in seen:
+                seen.add(name)
+                todo.append(functions[name])
+    return False
 
 
 def _imports_logging(tree: ast.Module) -> bool:
@@ -94,15 +119,19 @@ def _imports_logging(tree: ast.Module) -> bool:
     return False
 
 
-def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
+def unused_functions(
+    trees: list[ast.Module], scripts: set[int] | frozenset[int] = frozenset()
+) -> list[frozenset[str]]:
     """For each module, its top-level functions no module refers to (see the docstring).
-    trees[0] is the entry: its `__main__` block runs (the others' never do)."""
+    trees[0] is the entry: its `__main__` block runs (the others' never do, but those of
+    `scripts`, modules that are scripts of their own too, run when they are the script)."""
     everywhere: set[str] = set()  # imported by name or read as an attribute
     plain: list[set[str]] = []  # names read plainly, per module
     bound: list[set[str]] = []  # names each module binds at its top level
     for index, tree in enumerate(trees):
         names: set[str] = set()
-        for node in ast.walk(tree) if index == 0 else _walk_imported(tree):
+        whole = index == 0 or index in scripts
+        for node in ast.walk(tree) if whole else _walk_imported(tree):
             if isinstance(node, ast.Attribute):
                 everywhere.add(node.attr)
             elif isinstance(node, ast.ImportFrom):
@@ -120,7 +149,7 @@ def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
             if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
                 continue
             name = statement.name
-            if name in everywhere or _read_outside(tree, statement):
+            if name in everywhere or _read_outside(tree, statement, index in scripts):
                 continue
             if any(
                 name in plain[other] and name not in bound[other]
@@ -149,15 +178,17 @@ def _top_level_bindings(tree: ast.Module) -> set[str]:
     return names
 
 
-def _read_outside(tree: ast.Module, function: ast.FunctionDef) -> bool:
-    """The function's name is read in its own module, outside its own body."""
+def _read_outside(tree: ast.Module, function: ast.FunctionDef, script: bool = False) -> bool:
+    """The function's name is read in its own module, outside its own body (its
+    `__main__` block counts for a script)."""
     inside = {id(node) for node in ast.walk(function)}
+    nodes = ast.walk(tree) if script else _walk_imported(tree)
     return any(
         isinstance(node, ast.Name)
         and node.id == function.name
         and isinstance(node.ctx, ast.Load)
         and id(node) not in inside
-        for node in _walk_imported(tree)
+        for node in nodes
     )
 
 
@@ -177,23 +208,6 @@ def _is_script_guard_ast(test: ast.expr) -> bool:
         and isinstance(test.ops[0], ast.Eq)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value == "__main__"
-    )
-
-
-def is_script_guard(test: cst.BaseExpression) -> bool:
-    """`__name__ == "__main__"` (either quotes): the block runs only when the file is the
-    script, never when the program imports it."""
-    return m.matches(
-        test,
-        m.Comparison(
-            left=m.Name("__name__"),
-            comparisons=[
-                m.ComparisonTarget(
-                    operator=m.Equal(),
-                    comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"),
-                )
-            ],
-        ),
     )
 
 
