@@ -223,7 +223,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "DataParallel module the program does not reach",
         "`dp2ddp migrate ENTRY` migrates the entry and the project modules it imports. This "
         "module of the project wraps with DataParallel but no import of the entry's program "
-        "reaches it, so it is left as it is: often the program imports it by a name computed "
+        "reaches it (nor the command line names it), so it is left as it is; said when the "
+        "entry's program uses DataParallel or imports modules by names known only at run "
+        "time. Often the program imports it by a name computed "
         "at run time (`importlib.import_module('tasks.' + args.task)`, a dotted name read "
         "from a config file or YAML, a registry) that dp2ddp cannot follow; the warning sits "
         "at that call when there is one. If the program uses the module, import it "
@@ -237,7 +239,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
 #: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
-UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP034"})
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016"})
 
 
 def title(code: str) -> str:

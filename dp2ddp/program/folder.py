@@ -54,11 +54,12 @@ def plan_paths(
     plan = ProgramPlan()
     cache: ModuleCache = {}
     targets = discover(paths, exclude)
+    named = frozenset(os.path.realpath(t.path) for t in targets if t.explicit)
     for target in targets:
         if target.error is not None:
             plan.outcomes.append(FileOutcome(target.path, "failed", error=target.error))
         elif target.explicit:
-            plan_one(plan, target.path, options, cache, named=True)
+            plan_one(plan, target.path, options, cache, named=named)
     walked = [t for t in targets if t.error is None and not t.explicit]
     relevant = _relevant([t for t in walked if not in_skipped_dir(t.path)])
     single = _plan_folder(plan, relevant, options, cache) if relevant else []

@@ -99,22 +99,23 @@ def plan_one(
     cache: ModuleCache | None = None,
     *,
     orphan: bool = False,
-    named: bool = False,
+    named: frozenset[str] | None = None,
 ) -> Program | None:
     """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
 
     orphan: `entry` is a module with DataParallel that no entry script of its folder
     imports: it is migrated as a library (no setup call), with DP025 saying what its
     importer must call.
-    named: `entry` was named on the command line: DataParallel modules of its project that
-    its program does not reach are named (DP034; folder mode migrates them on its own).
+    named: `entry` was named on the command line, with the files of `named` (real paths):
+    DataParallel modules of its project that its program does not reach, other than those,
+    are named (DP034; folder mode migrates them on its own).
     """
     try:
         program = discover_program(entry, cache)
         facts = _facts(program, options)
         migrated = _migrate(program, facts, options, orphan)
-        if named:
-            migrated = _unreached(program, migrated)
+        if named is not None and (facts.has_dataparallel or program.dynamic_sites):
+            migrated = _unreached(program, migrated, named)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -144,11 +145,16 @@ def plan_one(
     return program
 
 
-def _unreached(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+def _unreached(
+    program: Program, migrated: list[_Migrated], named: frozenset[str]
+) -> list[_Migrated]:
     """DP034 for each DataParallel module under the project root that the program does not
-    reach: at the first import call discovery could not name (the likely way in), else at
-    the top of the entry. `migrate ENTRY` never leaves DataParallel behind in silence."""
-    reached = {m.real for m in program.modules}
+    reach (nor the command line names): at the first import call discovery could not name
+    (the likely way in), else at the top of the entry. Asked for a DataParallel program or
+    one that imports by names known only at run time: `migrate ENTRY` never leaves
+    DataParallel behind in silence. A program with neither (a clean file checked by the
+    pre-commit hook) has nothing to do with the project's other modules."""
+    reached = {m.real for m in program.modules} | named
     files = unreached_dataparallel(program.root, reached)
     if not files:
         return migrated
