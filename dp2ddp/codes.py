@@ -234,6 +234,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "program), or migrate the folder (`dp2ddp migrate DIR`). If it belongs to another "
         "entry script, migrate that one too.",
     ),
+    "DP035": (
+        "training loader from a DataLoader subclass not sharded",
+        "This loader is built from a project class that subclasses DataLoader, with "
+        "`shuffle=`: a training loader. dp2ddp shards `DataLoader(...)` calls, not calls of "
+        "such classes, so every rank trains on the whole set. Pass "
+        "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
+        "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
+        "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
+        "each epoch.",
+    ),
 }
 
 

@@ -45,6 +45,7 @@ from dp2ddp.program.discovery import (
     discover_program,
 )
 from dp2ddp.program.dynamic_imports import unreached_dataparallel
+from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
 from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
@@ -116,6 +117,8 @@ def plan_one(
         migrated = _migrate(program, facts, options, orphan)
         if named is not None and (facts.has_dataparallel or program.dynamic_sites):
             migrated = _unreached(program, migrated, named)
+        if facts.has_dataparallel:
+            migrated = _subclassed_loaders(program, migrated)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -183,6 +186,33 @@ def _unreached(
     result = replace(result, diagnostics=(*result.diagnostics, *notes))
     migrated = list(migrated)
     migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
+    return migrated
+
+
+def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+    """DP035 at each shuffled loader built from a project subclass of DataLoader, which the
+    data pass does not shard (loader_subclasses.py)."""
+    classes = loader_subclasses((m.path, m.tree) for m in program.modules)
+    if not classes:
+        return migrated
+    migrated = list(migrated)
+    for index, module in enumerate(program.modules):
+        calls = list(shuffled_subclass_calls(module.tree, classes))
+        result = migrated[index].outcome.result
+        if not calls or result is None:
+            continue
+        notes = tuple(
+            Diagnostic(
+                c.line,
+                c.col,
+                "DP035",
+                f"{title('DP035')}: {c.cls} (a DataLoader subclass, {c.defined_in})",
+            )
+            for c in calls
+        )
+        result = replace(result, diagnostics=(*result.diagnostics, *notes))
+        item = migrated[index]
+        migrated[index] = replace(item, outcome=replace(item.outcome, result=result))
     return migrated
 
 
