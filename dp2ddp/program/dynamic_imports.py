@@ -70,6 +70,7 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
     importlib_names, import_module_names = _bindings(tree)
     constants = _constants(tree)
     package = module if is_package else module.rpartition(".")[0]
+    local = _local_values(tree)
     sites: list[DynamicSite] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.args:
@@ -90,7 +91,14 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
         else:
             continue
         code = ast.unparse(node)
-        name, prefix = _name_of(node, constants, package, module, relative_ok)
+        call = node
+        argument = node.args[0]
+        if isinstance(argument, ast.Name) and argument.id not in constants:
+            # `filename = "models." + name + "_model"; import_module(filename)`
+            value = local.get(id(node), {}).get(argument.id)
+            if value is not None:
+                call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
+        name, prefix = _name_of(call, constants, package, module, relative_ok)
         sites.append(DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix))
     sites.sort(key=lambda s: (s.line, s.col))
     return sites
@@ -179,6 +187,11 @@ class DynamicImports:
     #: Dotted constants seen so far, kept until some module imports by an opaque name.
     _constants: list[str] = field(default_factory=list)
     _opaque: bool = False
+    #: Dotted constants already looked at, and what a name resolves to (a large program
+    #: holds thousands of dotted strings: `'blocks.0.attn'`...).
+    _looked: set[str] = field(default_factory=set)
+    _resolved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _names: dict[str, set[str]] = field(default_factory=dict)
 
     def follow(self, module: ProgramModule) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
@@ -194,7 +207,10 @@ class DynamicImports:
             else:
                 self._opaque = True
                 self.sites.append(site)
-        self._constants += dotted_constants(module.tree)
+        for dotted in dotted_constants(module.tree):
+            if dotted not in self._looked:
+                self._looked.add(dotted)
+                self._constants.append(dotted)
         if self._opaque:
             for dotted in self._constants:
                 found += self._named(dotted)
@@ -224,15 +240,27 @@ class DynamicImports:
         parts = dotted.split(".")
         for count in range(len(parts), 0, -1):
             name = ".".join(parts[:count])
-            found = self.resolver.absolute(name)
+            found = self._absolute(name)
             if not found or found[-1][1] != name:
                 continue
             if count == len(parts):
                 return found
-            if count == len(parts) - 1 and parts[-1] in _defined(found[-1][0]):
+            if count == len(parts) - 1 and parts[-1] in self._defined(found[-1][0]):
                 return found
             return []
         return []
+
+    def _absolute(self, name: str) -> list[tuple[str, str]]:
+        found = self._resolved.get(name)
+        if found is None:
+            found = self._resolved[name] = self.resolver.absolute(name)
+        return found
+
+    def _defined(self, path: str) -> set[str]:
+        names = self._names.get(path)
+        if names is None:
+            names = self._names[path] = _defined(path)
+        return names
 
 
 def _defined(path: str) -> set[str]:
@@ -257,6 +285,33 @@ def _bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
                 if alias.name == "import_module":
                     functions.add(alias.asname or "import_module")
     return modules, functions
+
+
+def _local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
+    """For each call inside a function: the function's names bound exactly once, by a plain
+    assignment, to their value (the innermost function wins)."""
+    found: dict[int, dict[str, ast.expr]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        counts: dict[str, int] = {}
+        values: dict[str, ast.expr] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, ast.arg):
+                counts[node.arg] = counts.get(node.arg, 0) + 2  # a parameter: never a value
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                values[node.targets[0].id] = node.value
+        single = {k: v for k, v in values.items() if counts.get(k) == 1}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                found[id(node)] = single
+    return found
 
 
 def _constants(tree: ast.Module) -> dict[str, str]:

@@ -10,7 +10,8 @@ def main():
     parser.add_argument("--dataset", default="points")
     args = parser.parse_args()
     model = import_module("models." + args.model.lower()).make_model()
-    loader = import_module(f"feeders.{args.dataset}").loader(32)
+    feeder = f"feeders.{args.dataset}"
+    loader = import_module(feeder).loader(32)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(2):
         for x, y in loader:
