@@ -219,6 +219,31 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
+    "DP034": (
+        "DataParallel module the program does not reach",
+        "`dp2ddp migrate ENTRY` migrates the entry and the project modules it imports. This "
+        "module of the project wraps with DataParallel but no import of the entry's program "
+        "reaches it (nor the command line names it), so it is left as it is; said when the "
+        "entry's program uses DataParallel or imports modules by names known only at run "
+        "time. Often the program imports it by a name computed "
+        "at run time (`importlib.import_module('tasks.' + args.task)`, a dotted name read "
+        "from a config file or YAML, a registry) that dp2ddp cannot follow; the warning sits "
+        "at that call when there is one. If the program uses the module, import it "
+        "statically (`import tasks.pose`), or name a static package prefix "
+        "(`'tasks.' + name`: that package's DataParallel and DataLoader modules join the "
+        "program), or migrate the folder (`dp2ddp migrate DIR`). If it belongs to another "
+        "entry script, migrate that one too.",
+    ),
+    "DP035": (
+        "training loader from a DataLoader subclass not sharded",
+        "This loader is built from a project class that subclasses DataLoader, with "
+        "`shuffle=`: a training loader. dp2ddp shards `DataLoader(...)` calls, not calls of "
+        "such classes, so every rank trains on the whole set. Pass "
+        "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
+        "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
+        "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
+        "each epoch.",
+    ),
 }
 
 

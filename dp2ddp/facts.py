@@ -66,12 +66,18 @@ class ProgramHints:
         block never runs in this program: it is left as written too.
     logs: some module of the program imports `logging`, so ddp_setup() quiets it off
         rank 0 (rank_zero/quiet_logging.py), also when the entry itself does not log.
+    script: the module is one the program imports and also a script of its own whose
+        `__main__` block wraps a model (arcface-pytorch's test.py, imported by train.py
+        with `from test import *`): the block is migrated as an entry (ddp_setup() first
+        thing in it), so `python test.py` and `torchrun ... test.py` still run; `imported`
+        is then False.
     """
 
     pure: frozenset[str] = frozenset()
     unused: frozenset[str] = frozenset()
     imported: bool = False
     logs: bool = False
+    script: bool = False
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,13 @@ PROJECTS = sorted(p.parent.name for p in EXAMPLES_DIR.glob("project_*/original")
 #: entry script, training set size, evaluation set size (None: no evaluation loader).
 ENTRIES = {
     "project_classifier": ("train.py", 256, 96),
+    "project_importlib_task": ("main.py", 256, None),
+    "project_script_module": ("fit.py", 256, 96),
     "project_trainer_package": ("run.py", 192, None),
 }
+#: Imported modules that are scripts of their own too (a `__main__` block that wraps): the
+#: migrated one still runs with plain python and under torchrun (docs/programs.md).
+SECOND_ENTRIES = {"project_script_module": "evaluate.py"}
 
 
 def _regenerate() -> ModuleType:
@@ -64,13 +69,19 @@ def test_readme_lists_the_project(name: str) -> None:
 
 # -- end to end ------------------------------------------------------------------------
 def _scripts(kind: str) -> list[Path]:
-    return [EXAMPLES_DIR / name / kind / ENTRIES[name][0] for name in PROJECTS]
+    entries = [EXAMPLES_DIR / name / kind / ENTRIES[name][0] for name in PROJECTS]
+    return entries + _second_entries(kind)
+
+
+def _second_entries(kind: str) -> list[Path]:
+    return [EXAMPLES_DIR / name / kind / script for name, script in SECOND_ENTRIES.items()]
 
 
 @pytest.fixture(scope="module")
 def plain_programs(tmp_path_factory: pytest.TempPathFactory) -> Launch:
+    """The originals, then the migrated second entry scripts (a world of one)."""
     out_dir = tmp_path_factory.mktemp("plain_programs") / "out"
-    return _launch([sys.executable], out_dir, _scripts("original"))
+    return _launch([sys.executable], out_dir, _scripts("original") + _second_entries("migrated"))
 
 
 @pytest.fixture(scope="module")
@@ -132,18 +143,46 @@ def test_program_shares_the_training_data_out(
 
 
 @pytest.mark.e2e
-def test_verify_of_a_program_entry_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(SECOND_ENTRIES))
+def test_second_entry_script_still_runs(
+    plain_programs: Launch, torchrun_programs: Launch, name: str
+) -> None:
+    """An imported module that is also a script (its `__main__` block wraps a model) is
+    migrated as an entry of its own: plain `python` and torchrun both run it to the end,
+    printing what the original printed, once."""
+    original = EXAMPLES_DIR / name / "original" / SECOND_ENTRIES[name]
+    migrated = EXAMPLES_DIR / name / "migrated" / SECOND_ENTRIES[name]
+    _assert_ran(plain_programs, original, 1)
+    _assert_ran(plain_programs, migrated, 1)
+    _assert_ran(torchrun_programs, migrated, 2)
+    expected = plain_programs.logs(original, 0)
+    assert "final" in expected
+    assert plain_programs.logs(migrated, 0) == expected
+    assert torchrun_programs.logs(migrated, 0) == expected
+    assert torchrun_programs.logs(migrated, 1) == ""
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("name", "files"),
+    [
+        ("project_classifier", "train.py, data.py, models.py, _dp2ddp.py"),
+        ("project_importlib_task", "main.py, tasks/classify.py, feeds/synthetic.py, _dp2ddp.py"),
+    ],
+)
+def test_verify_of_a_program_entry_passes(tmp_path: Path, name: str, files: str) -> None:
     """`dp2ddp verify ENTRY` on the untouched original project migrates the whole program in
-    a copy and finds it equivalent, with the training data shared out between the ranks."""
+    a copy and finds it equivalent, with the training data shared out between the ranks
+    (project_importlib_task: modules imported with importlib, by literal and config names)."""
     project = tmp_path / "project"
     shutil.copytree(
-        EXAMPLES_DIR / "project_classifier" / "original",
+        EXAMPLES_DIR / name / "original",
         project,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    before = {p.name: p.read_bytes() for p in project.iterdir()}
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     done = subprocess.run(
-        [sys.executable, "-m", "dp2ddp", "verify", "train.py"],
+        [sys.executable, "-m", "dp2ddp", "verify", ENTRIES[name][0]],
         cwd=project,
         capture_output=True,
         text=True,
@@ -152,5 +191,5 @@ def test_verify_of_a_program_entry_passes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dp2ddp verify: EQUIVALENT" in done.stdout
     assert "sharding           ok" in done.stdout
-    assert "migrated 4 files: train.py, data.py, models.py, _dp2ddp.py" in done.stdout
-    assert {p.name: p.read_bytes() for p in project.iterdir()} == before  # only read
+    assert f"migrated 4 files: {files}" in done.stdout
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before  # only read

@@ -11,6 +11,9 @@ Only files under the root are followed, never a folder dp2ddp does not walk (sit
 virtual environments, build output). Every import statement counts, wherever it is (inside
 functions, under `if __name__ == "__main__":`): `import a.b`, `from a import b` (b may be a
 submodule), relative and star imports; a package brings its __init__.py files along.
+Imports made by a call (`importlib.import_module`, `__import__`) are followed where their
+name is known statically or names a project package (dynamic_imports.py, one hook in
+discover_program); the calls it cannot name are kept for DP034.
 
 Parsing uses `ast` (several times faster than libcst): discovery reads each file once, and
 the bytes it read are the ones migrated, so a file cannot change between the two steps
@@ -30,6 +33,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
+from dp2ddp.program.dynamic_imports import DynamicImports, DynamicSite
 from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
@@ -87,6 +91,9 @@ class Program:
     #: modules import by a name discovery cannot resolve the way the entry runs (found
     #: through a sys.path edit, say): not followed, so their loaders are not sharded.
     unfollowed: tuple[tuple[str, str], ...] = ()
+    #: `importlib.import_module(...)`/`__import__(...)` calls whose module discovery could
+    #: not name (dynamic_imports.py): DP034 points at them.
+    dynamic_sites: tuple[DynamicSite, ...] = ()
 
     @property
     def libraries(self) -> tuple[ProgramModule, ...]:
@@ -605,11 +612,13 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     seen = {start.entry.real}
     uses_generated: set[str] = set()
     queue = deque([(start.entry, start.entry_abs)])
+    dynamic = DynamicImports(resolver)
     while queue:
         module, path = queue.popleft()
         if graph.uses_generated(resolver, module, path):
             uses_generated.add(module.real)
-        for file, name, real, shown in graph.imports(resolver, module, path):
+        edges = [*graph.imports(resolver, module, path), *_dynamic_edges(dynamic, module)]
+        for file, name, real, shown in edges:
             if real in seen:
                 continue
             seen.add(real)
@@ -627,7 +636,19 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
         start.entry_dir,
         frozenset(uses_generated),
         graph.unfollowed(unresolved, start.root, resolver) if unresolved else (),
+        tuple(dynamic.sites),
     )
+
+
+def _dynamic_edges(dynamic: DynamicImports, module: ProgramModule) -> list[Edge]:
+    """The project modules `module` imports by import calls (dynamic_imports.py)."""
+    resolver = dynamic.resolver
+    edges: list[Edge] = []
+    for file, name in dynamic.follow(module):
+        if name.rsplit(".", 1)[-1] == GENERATED_MODULE or not resolver.inside(file):
+            continue
+        edges.append((file, name, os.path.realpath(file), resolver.shown(os.path.abspath(file))))
+    return edges
 
 
 def _builds_loader(path: str) -> bool:

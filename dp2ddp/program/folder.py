@@ -52,11 +52,12 @@ def plan_paths(
     plan = ProgramPlan()
     project = Project(options)
     targets = discover(paths, exclude)
+    named = frozenset(os.path.realpath(t.path) for t in targets if t.explicit)
     for target in targets:
         if target.error is not None:
             plan.outcomes.append(FileOutcome(target.path, "failed", error=target.error))
         elif target.explicit:
-            plan_one(plan, target.path, project)
+            plan_one(plan, target.path, project, named=named)
     walked = [t for t in targets if t.error is None and not t.explicit]
     graph = project.graph
     relevant = _relevant([t for t in walked if not in_skipped_dir(t.path, graph)], graph)
@@ -89,8 +90,9 @@ def _import_words(text: str) -> set[str]:
 
 def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
     """The files that may belong to a DataParallel program: those that mention DataParallel
-    or the generated module, and (to a fixed point) those whose import statements name one
-    of their modules, as any import of them does. The rest is not parsed at all."""
+    or the generated module or import modules by a call (`importlib.import_module`), and (to
+    a fixed point) those whose import statements name one of their modules, as any import
+    of them does. The rest is not parsed at all."""
     texts: dict[Target, str] = {}
     for target in targets:
         data = graph.read_bytes(target.path)
@@ -98,7 +100,9 @@ def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
             continue  # reported by the per-file runner
         texts[target] = data.decode("utf-8", "replace")
     found = [
-        t for t, text in texts.items() if may_use_dataparallel(text) or GENERATED_MODULE in text
+        t
+        for t, text in texts.items()
+        if may_use_dataparallel(text) or GENERATED_MODULE in text or _imports_by_call(text)
     ]
     chosen = set(found)
     imports = {t: _import_words(text) for t, text in texts.items() if t not in chosen}
@@ -110,6 +114,12 @@ def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
         chosen.update(added)
         names = {_module_word(t.path) for t in added}
     return [t for t in targets if t in chosen]
+
+
+def _imports_by_call(text: str) -> bool:
+    """`importlib.import_module(...)` or `__import__(...)`: the modules it imports are not
+    in its import statements (program/dynamic_imports.py follows them)."""
+    return "import_module(" in text or "__import__(" in text
 
 
 def _module_word(path: str) -> str:

@@ -37,6 +37,8 @@ from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
+from dp2ddp.program.dynamic_imports import unreached_dataparallel
+from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
@@ -91,18 +93,30 @@ def plan_programs(entries: Sequence[str], options: MigrateOptions) -> ProgramPla
 
 
 def plan_one(
-    plan: ProgramPlan, entry: str, project: Project, *, orphan: bool = False
+    plan: ProgramPlan,
+    entry: str,
+    project: Project,
+    *,
+    orphan: bool = False,
+    named: frozenset[str] | None = None,
 ) -> Program | None:
     """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
 
     orphan: `entry` is a module with DataParallel that no entry script of its folder
     imports: it is migrated as a library (no setup call), with DP025 saying what its
     importer must call.
+    named: `entry` was named on the command line, with the files of `named` (real paths):
+    DataParallel modules of its project that its program does not reach, other than those,
+    are named (DP034; folder mode migrates them on its own).
     """
     try:
         program = discover_program(entry, project.graph)
         gate = _gate(program, project)
         migrated = _migrate(program, gate, project, orphan)
+        if named is not None and (gate.has_dataparallel or program.dynamic_sites):
+            migrated = _unreached(program, migrated, named)
+        if gate.has_dataparallel:
+            migrated = _subclassed_loaders(program, migrated)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -130,6 +144,86 @@ def plan_one(
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program
+
+
+def _unreached(
+    program: Program, migrated: list[_Migrated], named: frozenset[str]
+) -> list[_Migrated]:
+    """DP034 for each DataParallel module under the project root that the program does not
+    reach (nor the command line names): at the first import call discovery could not name
+    (the likely way in), else at the top of the entry. Asked for a DataParallel program or
+    one that imports by names known only at run time: `migrate ENTRY` never leaves
+    DataParallel behind in silence. A program with neither (a clean file checked by the
+    pre-commit hook) has nothing to do with the project's other modules."""
+    reached = {m.real for m in program.modules} | named
+    files = unreached_dataparallel(program.root, reached)
+    if not files:
+        return migrated
+    sites = program.dynamic_sites
+    if sites:
+        why = f"the program imports by names known only at run time: `{sites[0].code}`"
+        if len(sites) > 1:
+            why += f" (and {len(sites) - 1} more such calls)"
+        at = next(i for i, m in enumerate(program.modules) if m.path == sites[0].path)
+        line, col = sites[0].line, sites[0].col
+    else:
+        why = "no import of the program names it"
+        at, line, col = 0, 1, 1
+    base = os.getcwd() if not os.path.isabs(program.entry.path) else None
+    notes = []
+    for file in files:
+        shown = os.path.relpath(file, base) if base is not None else file
+        if shown.startswith(os.pardir):
+            shown = file
+        detail = f"{shown} is left as it is ({why})"
+        notes.append(Diagnostic(line, col, "DP034", f"{title('DP034')}: {detail}"))
+    item = migrated[at]
+    result = item.outcome.result
+    if result is None:
+        return migrated
+    result = replace(result, diagnostics=(*result.diagnostics, *notes))
+    migrated = list(migrated)
+    migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
+    return migrated
+
+
+def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+    """DP035 at each shuffled loader built from a project subclass of DataLoader, which the
+    data pass does not shard (loader_subclasses.py)."""
+    classes = loader_subclasses((m.path, m.tree) for m in program.modules)
+    if not classes:
+        return migrated
+    migrated = list(migrated)
+    for index, module in enumerate(program.modules):
+        calls = list(shuffled_subclass_calls(module.tree, classes))
+        result = migrated[index].outcome.result
+        if not calls or result is None:
+            continue
+        notes = tuple(
+            Diagnostic(
+                c.line,
+                c.col,
+                "DP035",
+                f"{title('DP035')}: {c.cls} (a DataLoader subclass, {c.defined_in})",
+            )
+            for c in calls
+        )
+        result = replace(result, diagnostics=(*result.diagnostics, *notes))
+        item = migrated[index]
+        migrated[index] = replace(item, outcome=replace(item.outcome, result=result))
+    return migrated
+
+
+def _orphan_helpers(program: Program) -> str:
+    """The generated module's import name for a module no entry imports: seen from the
+    project root, where the script importing it runs (`task/pose.py` -> `task._dp2ddp`)."""
+    if program.module_entry is not None:
+        return program.helpers_import
+    folder = os.path.relpath(program.entry_dir, program.root)
+    parts = [] if folder == os.curdir else folder.split(os.sep)
+    if not all(p.isidentifier() for p in parts):
+        return program.helpers_import
+    return ".".join([*parts, program.helpers_import])
 
 
 def _real(path: str, program: Program, index: int) -> str:
@@ -163,16 +257,17 @@ class _Told:
     """What a program tells its modules, each part computed once for the program and only
     when asked for (a program whose gate is shut needs none of it)."""
 
-    def __init__(self, program: Program, project: Project) -> None:
+    def __init__(self, program: Program, project: Project, helpers: str | None = None) -> None:
         self.program = program
         self.project = project
+        self._helpers = helpers
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: dict[str, HelperDraw] | None = None
         self._uniform: ProgramUniformity | None = None
 
     @property
     def helpers(self) -> str:
-        return self.program.helpers_import
+        return self._helpers or self.program.helpers_import
 
     def hints(self, module: ProgramModule) -> ProgramHints:
         if self._hints is None:
@@ -224,8 +319,8 @@ class _Told:
 def _migrate(
     program: Program, gate: ProgramGate, project: Project, orphan: bool = False
 ) -> list[_Migrated]:
-    told = _Told(program, project)
-    helpers = program.helpers_import
+    told = _Told(program, project, _orphan_helpers(program) if orphan else None)
+    helpers = told.helpers
     if orphan and gate.has_dataparallel:
         library = [told.facts(m, "library", draws=False) for m in program.modules]
         migrated = [
@@ -233,7 +328,8 @@ def _migrate(
         ]
         first = migrated[0].outcome
         if first.result is not None:
-            note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
+            add = f"from {helpers} import ddp_setup"
+            note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
             migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
         if not any(_imports_helpers(m, helpers) for m in migrated):

@@ -29,7 +29,12 @@ from dp2ddp.transforms._support.names import (
     INIT_PROCESS_GROUP,
     SETUP_FUNCTION,
 )
-from dp2ddp.transforms._support.nodes import replication_patch, scoped_name, wrap_target
+from dp2ddp.transforms._support.nodes import (
+    is_script_guard,
+    replication_patch,
+    scoped_name,
+    wrap_target,
+)
 
 _CUSTOM_PARALLEL = frozenset(
     {
@@ -78,6 +83,7 @@ class DetectDataParallel(MigrationTransform):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._function_depth = 0
+        self._script_blocks = 0  # depth of `if __name__ == "__main__":` blocks
         self._class_depth = 0
         self._first_use: cst.CSTNode | None = None
         self._ddp_use: cst.CSTNode | None = None
@@ -116,6 +122,15 @@ class DetectDataParallel(MigrationTransform):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
 
+    def visit_If(self, node: cst.If) -> None:
+        if is_script_guard(node.test):
+            self._script_blocks += 1
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        if is_script_guard(original_node.test):
+            self._script_blocks -= 1
+        return updated_node
+
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
@@ -141,7 +156,8 @@ class DetectDataParallel(MigrationTransform):
             if self._function_depth == 0:
                 self.state.module_level_wrap = True
                 program = self.state.program
-                if program is not None and program.role == "library":
+                # a library's `__main__` block runs only when it is the script, not at import
+                if program is not None and program.role == "library" and not self._script_blocks:
                     self.warn(node, "DP024")
         elif self.matches(node.func, DATA_PARALLEL_FUNCTION):
             self._own_machinery = True

@@ -36,6 +36,7 @@ from dp2ddp.transforms._support.names import (
 )
 from dp2ddp.transforms._support.nodes import (
     code_of,
+    is_script_guard,
     replication_patch,
     scoped_name,
     wrap_target,
@@ -355,6 +356,8 @@ class WrapModelInDDP(MigrationTransform):
         """DP012 at each branch of an if/elif/else chain that wraps, unless all of them do
         (then every path wraps, whatever the condition). `head_test`: the condition the
         head keeps once its device terms are dropped."""
+        if is_script_guard(head.test) and head.orelse is None:
+            return  # the script guard: every rank runs the script, so every rank wraps
         branches: list[tuple[cst.CSTNode, str, cst.BaseSuite]] = []
         node: cst.If | cst.Else | None = head
         head_test = head_test or self.code(head.test)

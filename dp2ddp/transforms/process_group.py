@@ -10,7 +10,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.templating import Statement, render_statements
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SETUP_FUNCTION
-from dp2ddp.transforms._support.nodes import after_imports, is_docstring
+from dp2ddp.transforms._support.nodes import after_imports, is_docstring, is_script_guard
 
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
@@ -103,6 +103,8 @@ class InsertProcessGroup(MigrationTransform):
                 assert isinstance(main, cst.FunctionDef)
                 body[main_index] = _prepend_to_function(main, statements)
                 self.record(original.body[main_index], "ddp_setup() runs first thing in main()")
+        if program.role == "library" and self.state.hints.script:
+            self._setup_in_script_block(original, body)
         migrated = updated.with_changes(body=body)
         names = used_exports(migrated)
         for name in names:
@@ -110,6 +112,33 @@ class InsertProcessGroup(MigrationTransform):
         if names:
             self.record(original, f"imports {', '.join(names)} from {program.helpers_module}")
         return migrated
+
+    def _setup_in_script_block(
+        self,
+        original: cst.Module,
+        body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
+    ) -> None:
+        """A library that is also a script (ProgramHints.script): ddp_setup() first thing in
+        its `__main__` block, which runs only when the file is the script, so importing it
+        still starts no process group."""
+        for index, stmt in enumerate(body):
+            if not (
+                isinstance(stmt, cst.If)
+                and is_script_guard(stmt.test)
+                and isinstance(stmt.body, cst.IndentedBlock)
+            ):
+                continue
+            inner = list(stmt.body.body)
+            if any(_calls(s, SETUP_FUNCTION) for s in inner):
+                return
+            inner[0:0] = render_statements("setup_call.py.j2")
+            body[index] = stmt.with_changes(body=stmt.body.with_changes(body=inner))
+            self.record(
+                original.body[index],
+                "ddp_setup() runs first thing in the `__main__` block: the module is also a "
+                "script of its own",
+            )
+            return
 
     def _check_collisions(self, module: cst.Module) -> None:
         from dp2ddp.transforms._support.names import SETUP_NAMES

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
+import libcst.matchers as m
 
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -448,4 +449,21 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
         and len(stmt.body) == 1
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def is_script_guard(test: cst.BaseExpression) -> bool:
+    """`__name__ == "__main__"` (either quotes): the block runs only when the file is the
+    script, never when the program imports it."""
+    return m.matches(
+        test,
+        m.Comparison(
+            left=m.Name("__name__"),
+            comparisons=[
+                m.ComparisonTarget(
+                    operator=m.Equal(),
+                    comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"),
+                )
+            ],
+        ),
     )

@@ -35,10 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import libcst as cst
-import libcst.matchers as m
-
 from dp2ddp.facts import ProgramHints
+from dp2ddp.transforms._support.nodes import is_script_guard as is_script_guard
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -83,12 +81,38 @@ def program_hints(
     pure = _pure_of(names)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
-    return {
-        m.real: ProgramHints(pure, unused[index], True, logs)
-        if index
-        else ProgramHints(pure, logs=logs)
-        for index, m in enumerate(modules)
+    hints: dict[str, ProgramHints] = {}
+    for index, module in enumerate(modules):
+        if not index:
+            hints[module.real] = ProgramHints(pure, logs=logs)
+            continue
+        script = names[index].script  # a script of its own too: its block is an entry's
+        hints[module.real] = ProgramHints(pure, unused[index], not script, logs, script)
+    return hints
+
+
+def wraps_as_script(tree: ast.Module) -> bool:
+    """The module's `__main__` block wraps a model with DataParallel, in the block or in a
+    top-level function of the module it calls (through others of them): it is a script
+    of its own (ProgramHints.script)."""
+    functions = {
+        s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
+    blocks = [s for s in tree.body if isinstance(s, ast.If) and _is_script_guard_ast(s.test)]
+    todo: list[ast.AST] = list(blocks)
+    seen: set[str] = set()
+    while todo:
+        for node in ast.walk(todo.pop()):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "DataParallel":
+                return True
+            if isinstance(func, ast.Name) and name in functions and name not in seen:
+                seen.add(name)
+                todo.append(functions[name])
+    return False
 
 
 @dataclass(frozen=True)
@@ -128,7 +152,9 @@ class ModuleNames:
     `__main__` block runs) or a module the program imports (it does not); bound: names it
     binds at top level; candidates: its top-level functions (undecorated) that it does not
     read itself outside their own body; functions: for each of its top-level functions, by
-    qualified name, the steps that decide whether it is pure; logs: it imports logging.
+    qualified name, the steps that decide whether it is pure; logs: it imports logging;
+    script: its `__main__` block wraps a model (wraps_as_script): imported, it is still a
+    script of its own, whose block runs when it is the script.
     """
 
     as_entry: _Reads
@@ -137,6 +163,7 @@ class ModuleNames:
     candidates: tuple[str, ...]
     functions: tuple[tuple[str, tuple[_Step, ...]], ...]
     logs: bool
+    script: bool = False
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -144,13 +171,15 @@ class ModuleNames:
         as_library = _Reads.of(imported)
         guarded = any(isinstance(s, ast.If) and _is_script_guard_ast(s.test) for s in tree.body)
         as_entry = _Reads.of(ast.walk(tree)) if guarded else as_library
+        script = guarded and wraps_as_script(tree)
         return cls(
             as_entry,
             as_library,
             frozenset(_top_level_bindings(tree)),
-            _unread_functions(tree, imported),
+            _unread_functions(tree, list(ast.walk(tree)) if script else imported),
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
+            script,
         )
 
 
@@ -182,13 +211,13 @@ def _unused_of(modules: list[ModuleNames]) -> list[frozenset[str]]:
     everywhere: set[str] = set()
     free: dict[str, int] = {}  # in how many modules a name is read but not bound
     for index, names in enumerate(modules):
-        reads = names.as_entry if index == 0 else names.as_library
+        reads = names.as_entry if index == 0 or names.script else names.as_library
         everywhere |= reads.everywhere
         for name in reads.plain - names.bound:
             free[name] = free.get(name, 0) + 1
     result: list[frozenset[str]] = []
     for index, names in enumerate(modules):
-        reads = names.as_entry if index == 0 else names.as_library
+        reads = names.as_entry if index == 0 or names.script else names.as_library
         unused: set[str] = set()
         for name in names.candidates:
             if name in everywhere:
@@ -252,23 +281,6 @@ def _is_script_guard_ast(test: ast.expr) -> bool:
         and isinstance(test.ops[0], ast.Eq)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value == "__main__"
-    )
-
-
-def is_script_guard(test: cst.BaseExpression) -> bool:
-    """`__name__ == "__main__"` (either quotes): the block runs only when the file is the
-    script, never when the program imports it."""
-    return m.matches(
-        test,
-        m.Comparison(
-            left=m.Name("__name__"),
-            comparisons=[
-                m.ComparisonTarget(
-                    operator=m.Equal(),
-                    comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"),
-                )
-            ],
-        ),
     )
 
 

@@ -7,7 +7,7 @@ reduced: this module's loader stays whole too (DP015)."""
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_setup
 
 
 def validation(model, criterion, evaluation_loader):
@@ -40,4 +40,5 @@ def test():
 
 
 if __name__ == "__main__":
+    ddp_setup()
     test()

@@ -1,0 +1,467 @@
+"""Imports made by a call: `importlib.import_module(name)` and `__import__(name)`.
+
+Real training repositories pick their task, model or data module by name
+(princeton-vl/pytorch_stacked_hourglass: `importlib.import_module('task.pose')`, then
+`importlib.import_module(config['data_provider'])` with `'data_provider': 'data.MPII.dp'`
+in the task's config dict). Program discovery (discovery.py) asks this module, for each
+module it reads, which module names such calls import:
+
+- **static names** are imports like any other: a literal, a module-level constant, a
+  concatenation or f-string (or `'...'.format(...)`) of those, relative names with
+  `package=` (a literal, `__package__` or `__name__`);
+- **a computed name with a static package prefix** (`'models.' + args.model`,
+  `f'models.{name}_model'`): the prefix's project package is where the module comes from,
+  so each module of that package that wraps with DataParallel or builds a DataLoader joins
+  the program (the others need no change in a data-parallel program);
+- **an opaque name** (`import_module(config['data_provider'])`, a name from YAML): the
+  dotted string constants of the program's modules that name a project module
+  (`'data.MPII.dp'`, `'models.posenet.PoseNet'`: module `models.posenet`, whose top level
+  defines `PoseNet`) join the program. A site no rule resolves is kept
+  (`DynamicSite`): when the project root holds DataParallel modules the program does not
+  reach, `dp2ddp migrate ENTRY` names each with DP034 at that site (unreached_dataparallel).
+
+Everything here reads `ast` trees discovery already parsed; nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dp2ddp.migrate.discovery import SKIPPED_DIRS
+from dp2ddp.migrate.precheck import may_use_dataparallel
+
+if TYPE_CHECKING:  # discovery imports this module
+    from dp2ddp.program.discovery import ProgramModule, Resolver
+
+#: Files and folders the search for unreached DataParallel modules looks at, at most.
+SCAN_LIMIT = 50_000
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+@dataclass(frozen=True)
+class DynamicSite:
+    """One import call: where it is (`path`, `line`, `col`, 1-based `col`), its source text,
+    and what is statically known about the name it imports."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    #: The whole dotted name (absolute: relative names already resolved), when static.
+    name: str | None = None
+    #: The dotted package a computed name starts with (`'models.' + x` -> "models").
+    prefix: str | None = None
+
+    @property
+    def opaque(self) -> bool:
+        return self.name is None and self.prefix is None
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> list[DynamicSite]:
+    """The import calls of a module (`module`: its dotted name), in source order."""
+    importlib_names, import_module_names = _bindings(tree)
+    constants = _constants(tree)
+    package = module if is_package else module.rpartition(".")[0]
+    local = _local_values(tree)
+    sites: list[DynamicSite] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        relative_ok = True
+        if isinstance(func, ast.Name) and func.id in import_module_names:
+            pass
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr == "import_module"
+            and isinstance(func.value, ast.Name)
+            and func.value.id in importlib_names
+        ):
+            pass
+        elif isinstance(func, ast.Name) and func.id == "__import__":
+            relative_ok = False
+        else:
+            continue
+        code = ast.unparse(node)
+        call = node
+        argument = node.args[0]
+        if isinstance(argument, ast.Name) and argument.id not in constants:
+            # `filename = "models." + name + "_model"; import_module(filename)`
+            value = local.get(id(node), {}).get(argument.id)
+            if value is not None:
+                call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
+        name, prefix = _name_of(call, constants, package, module, relative_ok)
+        sites.append(DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix))
+    sites.sort(key=lambda s: (s.line, s.col))
+    return sites
+
+
+def dotted_constants(tree: ast.Module) -> Iterator[str]:
+    """String constants shaped like dotted names (`'data.MPII.dp'`), in source order."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if len(node.value) < 200 and _DOTTED.fullmatch(node.value):
+                yield node.value
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    """Names a module defines at its top level (def, class, assignment)."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.add(stmt.target.id)
+    return names
+
+
+def package_members(folder: str) -> Iterator[str]:
+    """The .py files under a package folder (sorted, skipping folders dp2ddp never walks)
+    that wrap with DataParallel or build a DataLoader: what a computed name under that
+    package may import that a data-parallel program must migrate."""
+    seen = 0
+    for current, dirs, files in os.walk(folder):
+        seen += len(dirs) + len(files)
+        if seen > SCAN_LIMIT:
+            return
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(current, name)
+                text = _read(path)
+                if "DataLoader" in text or may_use_dataparallel(text):
+                    yield path
+
+
+def unreached_dataparallel(root: str, reached: set[str]) -> list[str]:
+    """Files under `root` (real paths not in `reached`) that wrap with DataParallel, sorted:
+    `migrate ENTRY` names each one its program leaves as it is (DP034)."""
+    found: list[str] = []
+    seen = 0
+    for current, dirs, files in os.walk(root):
+        seen += len(dirs) + len(files)
+        if seen > SCAN_LIMIT:
+            break
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if not name.endswith(".py") or name == "_dp2ddp.py":
+                continue
+            path = os.path.join(current, name)
+            if os.path.realpath(path) in reached:
+                continue
+            text = _read(path)
+            if "DataParallel" in text and may_use_dataparallel(text):
+                found.append(path)
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+@dataclass
+class DynamicImports:
+    """What discovery follows through import calls, module by module (see the docstring).
+
+    `follow(module)` returns the (file, module name) pairs to add for one module, as
+    Resolver.imports does for import statements; `sites` keeps the calls it could not
+    resolve, for DP034."""
+
+    resolver: Resolver
+    sites: list[DynamicSite] = field(default_factory=list)
+    #: Dotted constants seen so far, kept until some module imports by an opaque name.
+    _constants: list[str] = field(default_factory=list)
+    _opaque: bool = False
+    #: Dotted constants already looked at, and what a name resolves to (a large program
+    #: holds thousands of dotted strings: `'blocks.0.attn'`...).
+    _looked: set[str] = field(default_factory=set)
+    _resolved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _names: dict[str, set[str]] = field(default_factory=dict)
+
+    def follow(self, module: ProgramModule) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        calls = import_calls(module.tree, module.name, module.is_package, module.path)
+        for site in calls:
+            if site.name is not None:
+                found += self.resolver.absolute(site.name)
+            elif site.prefix is not None:
+                members = self._members(site.prefix)
+                if members is None:
+                    continue  # a package outside the project (torchvision.models...)
+                found += members
+            else:
+                self._opaque = True
+                self.sites.append(site)
+        for dotted in dotted_constants(module.tree):
+            if dotted not in self._looked:
+                self._looked.add(dotted)
+                self._constants.append(dotted)
+        if self._opaque:
+            for dotted in self._constants:
+                found += self._named(dotted)
+            self._constants = []
+        return found
+
+    def _members(self, prefix: str) -> list[tuple[str, str]] | None:
+        """The package `prefix`'s modules that a data-parallel program migrates; None when
+        `prefix` is no package of the project."""
+        for base in self.resolver.search:
+            folder = os.path.join(base, *prefix.split("."))
+            if not os.path.isdir(folder) or not self.resolver.inside(folder + os.sep + "x"):
+                continue
+            found: list[tuple[str, str]] = []
+            for path in package_members(folder):
+                parts = os.path.relpath(path, folder)[: -len(".py")].split(os.sep)
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                if all(p.isidentifier() for p in parts):
+                    found += self.resolver.absolute(".".join([prefix, *parts]))
+            return found
+        return None
+
+    def _named(self, dotted: str) -> list[tuple[str, str]]:
+        """The project module a dotted string names: `a.b` itself, or `a` when the string
+        is `a.Name` and module `a` defines Name at its top level."""
+        parts = dotted.split(".")
+        for count in range(len(parts), 0, -1):
+            name = ".".join(parts[:count])
+            found = self._absolute(name)
+            if not found or found[-1][1] != name:
+                continue
+            if count == len(parts):
+                return found
+            if count == len(parts) - 1 and parts[-1] in self._defined(found[-1][0]):
+                return found
+            return []
+        return []
+
+    def _absolute(self, name: str) -> list[tuple[str, str]]:
+        found = self._resolved.get(name)
+        if found is None:
+            found = self._resolved[name] = self.resolver.absolute(name)
+        return found
+
+    def _defined(self, path: str) -> set[str]:
+        names = self._names.get(path)
+        if names is None:
+            names = self._names[path] = _defined(path)
+        return names
+
+
+def _defined(path: str) -> set[str]:
+    try:
+        return top_level_names(ast.parse(_read(path)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+
+
+# -- static evaluation --------------------------------------------------------------------
+def _bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Names bound to the importlib module and to importlib.import_module, anywhere."""
+    modules: set[str] = set()
+    functions: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "importlib":
+                    modules.add(alias.asname or "importlib")
+        elif isinstance(node, ast.ImportFrom) and node.module == "importlib" and not node.level:
+            for alias in node.names:
+                if alias.name == "import_module":
+                    functions.add(alias.asname or "import_module")
+    return modules, functions
+
+
+def _local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
+    """For each call inside a function: the function's names bound exactly once, by a plain
+    assignment, to their value (the innermost function wins)."""
+    found: dict[int, dict[str, ast.expr]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        counts: dict[str, int] = {}
+        values: dict[str, ast.expr] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, ast.arg):
+                counts[node.arg] = counts.get(node.arg, 0) + 2  # a parameter: never a value
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                values[node.targets[0].id] = node.value
+        single = {k: v for k, v in values.items() if counts.get(k) == 1}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                found[id(node)] = single
+    return found
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound once, to a string known statically."""
+    counts: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            values[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value:
+            values[stmt.target.id] = stmt.value
+    constants: dict[str, str] = {}
+    for _ in range(3):  # constants built from constants, a few levels deep
+        for name, value in values.items():
+            if counts.get(name) == 1 and name not in constants:
+                text = _static(value, constants)
+                if text is not None:
+                    constants[name] = text
+    return constants
+
+
+def _static(node: ast.expr, constants: dict[str, str]) -> str | None:
+    """The string value of an expression built from literals and constants, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _static(node.left, constants), _static(node.right, constants)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+            elif (
+                isinstance(value, ast.FormattedValue)
+                and value.conversion == -1
+                and value.format_spec is None
+            ):
+                inner = _static(value.value, constants)
+                if inner is None:
+                    return None
+                parts.append(inner)
+            else:
+                return None
+        return "".join(parts)
+    if _is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template = _static(node.func.value, constants)
+        args = [_static(a, constants) for a in node.args]
+        if template is None or node.keywords or any(a is None for a in args):
+            return None
+        try:
+            return template.format(*args)
+        except (IndexError, KeyError, ValueError):
+            return None
+    return None
+
+
+def _is_format(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    )
+
+
+def _leading(node: ast.expr, constants: dict[str, str]) -> str:
+    """The static text a computed string starts with (`'models.' + x` -> 'models.')."""
+    whole = _static(node, constants)
+    if whole is not None:
+        return whole
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _static(node.left, constants)
+        return left if left is not None else _leading(node.left, constants)
+    if isinstance(node, ast.JoinedStr):
+        text = ""
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                text += value.value
+                continue
+            inner = (
+                _static(value.value, constants) if isinstance(value, ast.FormattedValue) else None
+            )
+            if inner is None:
+                break
+            text += inner
+        return text
+    if _is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template = _static(node.func.value, constants)
+        return template.split("{", 1)[0] if template is not None else ""
+    return ""
+
+
+def _name_of(
+    call: ast.Call, constants: dict[str, str], package: str, module: str, relative_ok: bool
+) -> tuple[str | None, str | None]:
+    """(whole absolute name, None) when static; (None, package prefix) for a computed name
+    under a static package; (None, None) when nothing is known."""
+    argument = call.args[0]
+    anchor = _anchor(call, constants, package, module) if relative_ok else None
+    whole = _static(argument, constants)
+    if whole is not None:
+        return _absolute(whole, anchor), None
+    leading = _leading(argument, constants)
+    if "." not in leading:
+        return None, None
+    head = leading.rpartition(".")[0]  # 'models.' -> 'models'; '.' -> ''
+    if leading.startswith("."):
+        absolute = _absolute(head + ".x", anchor)
+        return None, absolute.rpartition(".")[0] if absolute else None
+    return None, head or None
+
+
+def _anchor(call: ast.Call, constants: dict[str, str], package: str, module: str) -> str | None:
+    """The `package` argument of import_module: a literal or constant, `__package__` (the
+    calling module's package) or `__name__` (the module itself, the package for an
+    __init__)."""
+    node = call.args[1] if len(call.args) > 1 else None
+    for keyword in call.keywords:
+        if keyword.arg == "package":
+            node = keyword.value
+    if node is None:
+        return None
+    if isinstance(node, ast.Name) and node.id == "__package__":
+        return package
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return module
+    return _static(node, constants)
+
+
+def _absolute(name: str, anchor: str | None) -> str | None:
+    """`name` made absolute (importlib.util.resolve_name's rule); None when it cannot be."""
+    if not name.startswith("."):
+        return name
+    if not anchor:
+        return None
+    level = len(name) - len(name.lstrip("."))
+    parts = anchor.split(".")
+    if level - 1 > len(parts) - 1:
+        return None
+    base = ".".join(parts[: len(parts) - (level - 1)])
+    rest = name[level:]
+    return f"{base}.{rest}" if rest else base

@@ -1,0 +1,69 @@
+"""Loaders built from a project class that subclasses DataLoader (DP035).
+
+The data pass shards `torch.utils.data.DataLoader(...)` calls. A project class that
+subclasses DataLoader and forwards its arguments (kaituoxu/Conv-TasNet@0d9d9dc:
+`class AudioDataLoader(data.DataLoader)` in data.py, adding a collate_fn; train.py builds
+`AudioDataLoader(tr_dataset, batch_size=1, shuffle=args.shuffle)`) is not a DataLoader
+call, so its loader stays whole and every rank trains on all of it. Until the data pass
+follows such classes, each call of one that passes `shuffle=` (a training loader) is named,
+in a program that uses DataParallel: never in silence.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SubclassCall:
+    line: int
+    col: int
+    cls: str
+    defined_in: str  # path of the module defining the class
+
+
+def loader_subclasses(modules: Iterable[tuple[str, ast.Module]]) -> dict[str, str]:
+    """Class name -> path, for the classes of the modules that subclass a DataLoader
+    (`DataLoader`, `data.DataLoader`, `torch.utils.data.DataLoader`, or one of these
+    classes), to a fixed point."""
+    classes: list[tuple[str, str, list[str]]] = []
+    for path, tree in modules:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [_last_name(b) for b in node.bases]
+                classes.append((node.name, path, [b for b in bases if b]))
+    found: dict[str, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, path, bases in classes:
+            if name in found or name == "DataLoader":
+                continue
+            if any(b == "DataLoader" or b in found for b in bases):
+                found[name] = path
+                changed = True
+    return found
+
+
+def shuffled_subclass_calls(tree: ast.Module, classes: dict[str, str]) -> Iterator[SubclassCall]:
+    """Calls of those classes in `tree` that pass `shuffle=` with a value other than False."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _last_name(node.func)
+        if name not in classes:
+            continue
+        shuffle = next((k.value for k in node.keywords if k.arg == "shuffle"), None)
+        if shuffle is None or (isinstance(shuffle, ast.Constant) and shuffle.value is False):
+            continue
+        yield SubclassCall(node.lineno, node.col_offset + 1, name, classes[name])
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""

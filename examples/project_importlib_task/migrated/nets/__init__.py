@@ -1,0 +1,1 @@
+"""Networks, named in task configs."""

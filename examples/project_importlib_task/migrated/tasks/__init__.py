@@ -1,0 +1,1 @@
+"""Tasks, picked by name."""

@@ -1,0 +1,1 @@
+"""Data providers, named in task configs."""

@@ -1,0 +1,30 @@
+"""Train the task named by TASK, loaded with importlib; the task's config names its data
+module and network class by dotted strings, imported at run time too."""
+
+import argparse
+import importlib
+
+import torch
+
+TASK = "tasks.classify"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    task = importlib.import_module(TASK)
+    config = task.CONFIG
+    feed = importlib.import_module(config["data_provider"])
+    model, optimizer = task.make_network(config)
+    train_loader = feed.get_loader(config["batch_size"])
+    for epoch in range(args.epochs):
+        for x, y in train_loader:
+            loss = task.train_step(model, optimizer, x, y)
+        print(f"epoch {epoch}: loss {loss:.4f}")
+    print(f"final loss {loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()

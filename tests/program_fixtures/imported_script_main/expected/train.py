@@ -1,0 +1,20 @@
+import torch
+
+from test import *
+from torch.nn.parallel import DistributedDataParallel
+from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_is_main, ddp_setup
+
+
+ddp_setup()
+
+
+if __name__ == "__main__":
+    model = DistributedDataParallel(Net().to(DEVICE), device_ids=DEVICE_IDS)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        optimizer.zero_grad()
+        (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
+        optimizer.step()
+    score = evaluate(model, torch.randn(8, 4))
+    if ddp_is_main():
+        print("score", score)

@@ -1,0 +1,18 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
+
+
+def init(config):
+    dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
+    loader = DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(config["train"]["batchsize"]),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )
+
+    def gen(phase):
+        return iter(loader)
+
+    return gen
