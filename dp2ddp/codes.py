@@ -219,6 +219,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
+    "DP036": (
+        "dataset drawn with a generator each process seeds itself",
+        "What a dataset holds or in what order is decided by a generator the program creates "
+        "without a seed (np.random.default_rng(), random.Random(), np.random.RandomState()): "
+        "under torchrun each process seeds it on its own, so each rank builds another "
+        "dataset and DistributedSampler's shards overlap and miss samples. dp2ddp makes "
+        "draws from the global generators agree (ddp_same_random), not this one. Give it a "
+        "seed every rank shares (a constant, or rank 0's value through "
+        "torch.distributed.broadcast_object_list).",
+    ),
 }
 
 

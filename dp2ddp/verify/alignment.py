@@ -3,7 +3,10 @@
 Runs inside the user's processes, before the script. Each patch below is one thing that
 would otherwise differ between one DataParallel process and W DDP processes:
 
-* every RNG is seeded identically, so the initial weights match;
+* every RNG is seeded as a real torchrun process finds it for what the script does not seed
+  itself: differently in every process (`process_seed`). The original and rank 0 share the
+  seed, so their initial weights match (DDP broadcasts rank 0's to the other ranks); a rank
+  that builds another dataset from unseeded draws (issue 18) shows, as under torchrun;
 * RandomSampler and DistributedSampler both draw the order of epoch e from one generator
   seeded with (seed + e), and DistributedSampler hands rank r the r-th contiguous slice of
   every global batch (see `slicing`): the DDP global batch at step s is the original's batch s;
@@ -36,6 +39,17 @@ from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
+
+
+def process_seed(seed: int, rank: int) -> int:
+    """The seed of rank `rank`'s generators: `seed` for the original and rank 0; another,
+    fixed one for every other rank. Under torchrun Python's `random`, numpy and (since
+    torch 2.x) torch seed themselves from the OS in each process, so unseeded draws differ
+    between ranks; verify keeps that difference, reproducibly."""
+    if rank == 0:
+        return seed
+    key = f"{seed}:rank{rank}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "little")
 
 
 def seed_everything(seed: int) -> None:
