@@ -419,3 +419,34 @@ def _written_keys(line: cst.SimpleStatementLine) -> set[str]:
                 if first is not None:
                     keys.add(first)
     return keys
+
+
+class _ReadDraws(ShareDatasetDraws):
+    """Reads a module: its draws that decide a dataset and are not shared (changes nothing)."""
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._draws = HelperDraws(
+            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+        )
+        self.found = [
+            (self._position(draw)[0], code_of(draw.func)) for draw, _ in _Finder(self, node).run()
+        ]
+        return False
+
+
+def unshared_draws(source: str) -> list[tuple[int, str]]:
+    """(line, function) of each draw in `source` that decides a dataset and runs outside
+    `with ddp_same_random():`: what `dp2ddp verify` names when the ranks' datasets differ.
+    Source that does not parse has none."""
+    if not any(word in source for word in ShareDatasetDraws.TRIGGERS):
+        return []
+    try:
+        tree = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    from dp2ddp.options import MigrateOptions
+
+    reader = _ReadDraws(CodemodContext(), MigrationState(MigrateOptions()))
+    reader.found = []
+    reader.transform_module(tree)
+    return sorted(set(reader.found))

@@ -32,7 +32,7 @@ from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
-from dp2ddp.verify.digest import sample_digests
+from dp2ddp.verify.digest import sample_digests, tensor_digest
 from dp2ddp.verify.fingerprint import first_tensor
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
@@ -81,8 +81,32 @@ def epoch_order(seed: int, epoch: int, n: int) -> list[int]:
 def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
     _patch_random_sampler(recorder, seed)
     _patch_distributed_sampler(recorder, seed)
-    _patch_data_loader(recorder, scale_batch)
+    _patch_data_loader(recorder, scale_batch, seed)
     _patch_fetch(seed)
+
+
+#: Samples read to fingerprint a loader's dataset.
+_DATASET_PROBES = 8
+
+
+def dataset_digest(dataset: Any, seed: int) -> str | None:
+    """A hash of what a map-style dataset holds at a few indices spread over it (each read
+    under its index's seed, so augmentation draws alike): equal on two ranks that built the
+    same dataset, different where one shuffled its sample list or split it another way.
+    None where it cannot be read (no len, an IterableDataset, a read that raises)."""
+    try:
+        n = len(dataset)
+        if not n or not hasattr(dataset, "__getitem__"):
+            return None
+        h = hashlib.blake2b(f"{n}".encode(), digest_size=8)
+        for index in sorted({k * n // _DATASET_PROBES for k in range(_DATASET_PROBES)}):
+            tensor = first_tensor(_load_seeded(dataset, index, seed))
+            if tensor is None:
+                return None
+            h.update(tensor_digest(tensor).encode())
+        return h.hexdigest()
+    except Exception:  # noqa: BLE001  (the script's own dataset: any failure means "unknown")
+        return None
 
 
 def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
@@ -146,7 +170,7 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
     DistributedSampler.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,method-assign]
 
 
-def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
+def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
     native_init = DataLoader.__init__
     native_iter = DataLoader.__iter__
     signature = inspect.signature(native_init)
@@ -170,6 +194,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
                 "sampler": type(self.sampler).__name__,
                 "drop_last": self.drop_last,
                 "scaled": scaled,
+                "dataset": dataset_digest(self.dataset, seed),
             }
         )
 
