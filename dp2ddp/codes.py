@@ -52,7 +52,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP009": (
         "DataLoader has its own sampler",
-        "Not sharded: wrap your sampler so each rank draws a disjoint part of it.",
+        "Not sharded: every rank loads the whole epoch. dp2ddp shards a loader's own sampler "
+        "or batch sampler with DdpBatchShard (every rank draws the same batches, each keeps "
+        "its contiguous part, as DataParallel's scatter); here it could not: an evaluation "
+        "loader, arguments passed with **, batch_size=None or a sampler passed by position. "
+        "Wrap the sampler by hand: batch_sampler=DdpBatchShard(sampler, per_rank_batch).",
     ),
     "DP010": (
         "CUDA_VISIBLE_DEVICES set in the script",

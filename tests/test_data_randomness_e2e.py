@@ -1,11 +1,15 @@
-"""Randomness before the sampler (issue 18), end to end under torchrun (2 CPU processes).
+"""Randomness before the sampler (issue 18) and loaders with samplers of their own (issue
+19), end to end under torchrun (2 CPU processes).
 
 Each case's samples are their own ids, kept per rank in `E2E_DIGEST` by the script and
 recorded by tests/e2e_driver.py. One launch runs the migrations and the naive migrations
 (the data pass without shared_draws: what dp2ddp produced before), so the numbers compare:
 the migrated ranks' first-epoch samples are disjoint and together are the training set,
 the naive ones overlap; `dp2ddp verify` passes the migration and names the draw of the
-naive one.
+naive one. The own-sampler cases (a P x K identity sampler, a WeightedRandomSampler, a
+length-bucket batch sampler, a DataLoader subclass building its sampler) keep each rank's
+first-epoch batches: rank 0's and rank 1's k-th batches are disjoint, together cover the
+epoch, and a P x K group or a bucket stays inside one rank's batch.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import pytest
 
 import dp2ddp.migrate.migrate_source as migrate_module
 from dp2ddp import migrate_source
+from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.transforms.shared_draws import ShareDatasetDraws
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.session import verify
@@ -33,16 +38,23 @@ CASES = HERE / "e2e_cases"
 DRIVER = HERE / "e2e_driver.py"
 PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
 DRAWN = ("shuffled_dataset", "random_split_dataset")
+#: case -> samples one epoch of its sampler covers
+OWN_SAMPLERS = {
+    "pk_sampler": set(range(96)),
+    "weighted_sampler": set(range(96)),
+    "bucket_batch_sampler": set(range(90)),
+    "loader_subclass": None,  # the 96 of 120 its validation split leaves
+}
 
 
 def naive(source: str, filename: str) -> str:
     """The migration without the shared_draws pass."""
-    pipeline = migrate_module.PIPELINE
-    migrate_module.PIPELINE = tuple(p for p in pipeline if p is not ShareDatasetDraws)
+    without = tuple(p for p in PIPELINE if p is not ShareDatasetDraws)
+    setattr(migrate_module, "PIPELINE", without)  # noqa: B010  (not exported: patched)
     try:
         return migrate_source(source, filename=filename).code
     finally:
-        migrate_module.PIPELINE = pipeline
+        setattr(migrate_module, "PIPELINE", PIPELINE)  # noqa: B010
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +72,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
             scripts.append(path)
     assert "ddp_same_random" in scripts[0].read_text()
     assert "ddp_same_random" not in scripts[1].read_text()
+    for name in OWN_SAMPLERS:
+        source = (CASES / f"{name}.py").read_text()
+        result = migrate_source(source, filename=f"{name}.py")
+        assert "DdpBatchShard(" in result.code and not result.diagnostics, name
+        scripts.append(out / f"{name}.py")
+        scripts[-1].write_text(result.code)
     shutil.copytree(PROGRAM, out / "program")
     scripts.append(out / "program" / "train.py")
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
@@ -151,7 +169,36 @@ def test_verify_names_the_draw_of_a_naive_random_split(tmp_path: Path) -> None:
         n for n, text in enumerate(migrated.read_text().splitlines(), 1) if "random_split(" in text
     )
     assert f"line {line}: random_split()" in cause.detail, cause.detail
-    fixed = verify(
-        VerifyConfig(original, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    fixed = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert fixed.exit_code == 0, fixed
+
+
+@pytest.mark.parametrize("name", sorted(OWN_SAMPLERS))
+def test_own_sampler_is_sharded_as_dataparallel_split_its_batches(
+    runs: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    ranks = runs[name]
+    assert all(r["ok"] for r in ranks), ranks
+    first, second = (r["digest"]["batches"] for r in ranks)
+    assert len(first) == len(second) == ranks[0]["digest"]["length"]
+    for mine, theirs in zip(first, second, strict=True):
+        assert mine and theirs and not set(mine) & set(theirs)
+    seen = [i for batches in (first, second) for batch in batches for i in batch]
+    expected = OWN_SAMPLERS[name]
+    if expected is None:
+        expected = set(range(120)) - set(ranks[0]["digest"]["valid"])
+    assert len(seen) == len(expected) and set(seen) == expected
+    if name == "pk_sampler":  # 4 identities x 4 instances: each rank holds whole groups
+        for batch in first + second:
+            counts = {i // 8: sum(1 for j in batch if j // 8 == i // 8) for i in batch}
+            assert all(c % 4 == 0 for c in counts.values()), batch
+    if name == "bucket_batch_sampler":  # a bucket's batch stays one bucket on each rank
+        assert all(len({i // 24 for i in batch}) == 1 for batch in first + second)
+
+
+def test_verify_passes_the_migration_of_an_identity_sampler(tmp_path: Path) -> None:
+    report = verify(
+        VerifyConfig(CASES / "pk_sampler.py", None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report

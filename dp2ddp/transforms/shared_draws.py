@@ -31,7 +31,7 @@ draw cannot be shared this way: DP036 at it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -44,9 +44,7 @@ from dp2ddp.transforms.hazards.scopes import is_training_loop
 
 SAME_RANDOM = "ddp_same_random"
 DATASET_BASES = frozenset({"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"})
-RANDOM_SPLIT = frozenset(
-    {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
-)
+RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 #: Calls whose arguments decide what a dataset holds.
 DATASET_BUILDERS = (
     DATALOADER
@@ -134,7 +132,7 @@ class ShareDatasetDraws(MigrationTransform):
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def _wrapped(
-        self, original: tuple[cst.BaseStatement, ...], updated: tuple[cst.BaseStatement, ...]
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
     ) -> list[cst.BaseStatement] | None:
         """Consecutive statements to wrap share one `with ddp_same_random():` block."""
         marked = [i for i, s in enumerate(original) if s in self._wrap]
@@ -150,12 +148,11 @@ class ShareDatasetDraws(MigrationTransform):
         def close() -> None:
             if group:
                 first = group[0]
+                assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
                 inner = [first.with_changes(leading_lines=[]), *group[1:]]
                 body.append(
                     cst.With(
-                        items=[
-                            cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))
-                        ],
+                        items=[cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))],
                         body=cst.IndentedBlock(body=inner),
                         leading_lines=first.leading_lines,
                     )
@@ -208,7 +205,9 @@ class _Finder:
         if names & RANDOM_SPLIT:
             return self._is_split_without_generator(call)
         if names & RANDOM_DRAWS:
-            return not any(a.keyword is not None and a.keyword.value == "generator" for a in call.args)
+            return not any(
+                a.keyword is not None and a.keyword.value == "generator" for a in call.args
+            )
         return self.t.helper_draw(call)
 
     def _is_split_without_generator(self, call: cst.Call) -> bool:
@@ -293,9 +292,7 @@ class _Finder:
     def _dataset_class(self, cls: cst.ClassDef) -> None:
         if not isinstance(cls.body, cst.IndentedBlock):
             return
-        methods = {
-            s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
-        }
+        methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
         todo = ["__init__"]
         done: set[str] = set()
         while todo:
@@ -303,8 +300,9 @@ class _Finder:
             if name in done or name not in methods or name in PER_SAMPLE:
                 continue
             done.add(name)
-            if isinstance(methods[name].body, cst.IndentedBlock):
-                self.method_bodies.append(methods[name].body)
+            body = methods[name].body
+            if isinstance(body, cst.IndentedBlock):
+                self.method_bodies.append(body)
             for node in walk(methods[name].body, skip_scopes=True):
                 if not isinstance(node, cst.Call):
                     continue

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp2ddp.errors import error_line
-from dp2ddp.verify import hang, launch, protocol, scan, toend
 from dp2ddp.transforms.shared_draws import unshared_draws
+from dp2ddp.verify import hang, launch, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.proctree import ProcessTree

@@ -25,7 +25,9 @@ class BucketBatchSampler(Sampler):
         batches = []
         for bucket in self.buckets:
             order = np.random.permutation(bucket).tolist()
-            batches += [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+            batches += [
+                order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
+            ]
         for position in np.random.permutation(len(batches)):
             yield batches[position]
 

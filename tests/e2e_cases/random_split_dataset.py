@@ -6,7 +6,6 @@ ranks' training shards are disjoint, cover the training set, and that no rank tr
 another rank's validation samples.
 """
 
-
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, Dataset, random_split

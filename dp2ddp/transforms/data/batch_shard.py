@@ -53,7 +53,7 @@ def plan_batch_shard(
     assert isinstance(data, ShardDataLoaders)
     sampler = call.args[args[key]].value
     if any(a.star == "**" for a in call.args):
-        return f"{key}={data.code(sampler)} with arguments passed as **: batch_size and drop_last unseen"
+        return f"{key}={data.code(sampler)} beside ** arguments (batch_size, drop_last unseen)"
     if EVAL_NAME.search(label):
         return f"{key}={data.code(sampler)} of an evaluation loader"
     if key == "batch_sampler":
