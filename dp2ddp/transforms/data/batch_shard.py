@@ -14,7 +14,8 @@ keeps its own contiguous part of each global batch (ddp_rank_slice). So
 
 The per-rank batch follows the data pass's batch policy (B // WORLD_SIZE; `B * n_gpu` -> B;
 --per-process-batch keeps B). DP009 stays where the shape cannot be kept: an evaluation
-loader (its figures are not summed over the ranks here), `batch_size=None`, arguments
+loader (its figures are not summed over the ranks here), `batch_size=None`, `shuffle=`
+beside the sampler (DataLoader rejects the pair: not ours to make it run), arguments
 passed with ** that may hold batch_size or drop_last, a sampler passed by position.
 """
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import call_named, keyword, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
 from dp2ddp.transforms.data.plan import EVAL_NAME
 
 BATCH_SHARD = "DdpBatchShard"
@@ -54,6 +55,8 @@ def plan_batch_shard(
     sampler = call.args[args[key]].value
     if any(a.star == "**" for a in call.args):
         return f"{key}={data.code(sampler)} beside ** arguments (batch_size, drop_last unseen)"
+    if "shuffle" in args and not is_false(call.args[args["shuffle"]].value):
+        return f"{key}={data.code(sampler)} beside shuffle= (DataLoader rejects both)"
     if EVAL_NAME.search(label):
         return f"{key}={data.code(sampler)} of an evaluation loader"
     if key == "batch_sampler":
