@@ -55,7 +55,15 @@ def plan_batch_shard(
     sampler = call.args[args[key]].value
     if any(a.star == "**" for a in call.args):
         return f"{key}={data.code(sampler)} beside ** arguments (batch_size, drop_last unseen)"
-    if "shuffle" in args and not is_false(call.args[args["shuffle"]].value):
+    shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
+    if (
+        shuffle is not None
+        and not is_false(shuffle)
+        # `shuffle=sampler is None`: False whenever there is a sampler
+        and not (
+            isinstance(shuffle, cst.Comparison) and data.code(shuffle.left) == data.code(sampler)
+        )
+    ):
         return f"{key}={data.code(sampler)} beside shuffle= (DataLoader rejects both)"
     if EVAL_NAME.search(label):
         return f"{key}={data.code(sampler)} of an evaluation loader"
