@@ -75,7 +75,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     for name in OWN_SAMPLERS:
         source = (CASES / f"{name}.py").read_text()
         result = migrate_source(source, filename=f"{name}.py")
-        assert "DdpBatchShard(" in result.code and not result.diagnostics, name
+        sharded = "DdpBatchShard(" in result.code or "**ddp_loader_arguments(" in result.code
+        assert sharded and not result.diagnostics, name
         scripts.append(out / f"{name}.py")
         scripts[-1].write_text(result.code)
     shutil.copytree(PROGRAM, out / "program")

@@ -1,6 +1,7 @@
-"""e2e case (issue 19): a DataLoader subclass that builds its own sampler (the shape of
-victoresque/pytorch-template's BaseDataLoader: a SubsetRandomSampler over the training
-split). Each rank's batches are kept in E2E_DIGEST."""
+"""e2e case (issue 19): a DataLoader subclass that builds its own sampler, the shape of
+victoresque/pytorch-template's (and yassouali/pytorch-segmentation's) BaseDataLoader: a
+SubsetRandomSampler over the training split, the other arguments passed with ** from a
+dict. Each rank's batches are kept in E2E_DIGEST."""
 
 import numpy as np
 import torch
@@ -26,7 +27,8 @@ class BaseDataLoader(DataLoader):
         cut = int(len(dataset) * validation_split)
         self.valid_indices = indices[:cut]
         self.sampler_ = SubsetRandomSampler(indices[cut:])
-        super().__init__(dataset, batch_size=batch_size, sampler=self.sampler_)
+        self.init_kwargs = {"dataset": dataset, "batch_size": batch_size, "shuffle": False}
+        super().__init__(sampler=self.sampler_, **self.init_kwargs)
 
 
 E2E_DIGEST = {}

@@ -70,6 +70,7 @@ from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
+    enclosing_function,
     insert_arg,
     is_false,
     is_none,
@@ -173,7 +174,14 @@ class ShardDataLoaders(LoaderEvaluation):
                     self.warn(call, "DP009", f"{key}={self.code(sampler)} passed by position")
                     return None
                 binding = self._binding(call)[0]
-                label = self.code(binding) if binding is not None else ""
+                function = enclosing_function(call, self)
+                label = (
+                    self.code(binding)
+                    if binding is not None
+                    else function.name.value
+                    if function is not None
+                    else ""
+                )
                 planned = plan_batch_shard(self, call, key, args, label)
                 if isinstance(planned, str):
                     self.warn(call, "DP009", planned)
@@ -399,6 +407,8 @@ class ShardDataLoaders(LoaderEvaluation):
         return rewritten
 
     def _shard(self, original: cst.Call, node: cst.Call, shard: ShardEdit) -> cst.Call:
+        if shard.arguments is not None:
+            return node.with_changes(args=[cst.Arg(shard.arguments, star="**")])
         args = list(node.args)
         args[shard.replace] = args[shard.replace].with_changes(
             keyword=cst.Name("batch_sampler"), value=shard.wrapper
@@ -406,7 +416,10 @@ class ShardDataLoaders(LoaderEvaluation):
         for index in sorted(shard.drop, reverse=True):
             args = remove_arg(args, index)
         rewritten = node.with_changes(args=args)
-        if self._too_long(original, rewritten):
+        spread = "\n" in self.code(original) and any(
+            len(line) > LINE_LIMIT - len(self._indent) for line in self.code(rewritten).split("\n")
+        )
+        if spread or self._too_long(original, rewritten):
             rewritten = one_per_line(rewritten, self._indent)
         return rewritten
 

@@ -38,6 +38,9 @@ class ShardEdit:
     replace: int  # index of the sampler=/batch_sampler= argument
     wrapper: cst.Call  # DdpBatchShard(...), placed as batch_sampler=
     drop: tuple[int, ...]  # batch_size=, drop_last=, shuffle= (DataLoader rejects them)
+    #: Arguments passed with **: every argument goes to ddp_loader_arguments(...) instead,
+    #: which shards at run time (`**ddp_loader_arguments(sampler=s, **kwargs)`).
+    arguments: cst.Call | None = None
 
 
 def is_batch_shard(value: cst.BaseExpression) -> bool:
@@ -54,7 +57,7 @@ def plan_batch_shard(
     assert isinstance(data, ShardDataLoaders)
     sampler = call.args[args[key]].value
     if any(a.star == "**" for a in call.args):
-        return f"{key}={data.code(sampler)} beside ** arguments (batch_size, drop_last unseen)"
+        return _at_run_time(data, call, key, args, label)
     shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
     if (
         shuffle is not None
@@ -105,3 +108,46 @@ def per_rank_batch(data: object, value: cst.BaseExpression) -> cst.BaseExpressio
         return value.deep_clone()
     data.state.helpers.add("per_rank_batch")
     return call_named("ddp_per_rank_batch", cst.Arg(value.deep_clone()))
+
+
+def _at_run_time(
+    data: object, call: cst.Call, key: str, args: dict[str, int], label: str
+) -> ShardEdit | str:
+    """Arguments passed with ** (victoresque/pytorch-template's and pytorch-segmentation's
+    `super().__init__(sampler=self.sampler, **self.init_kwargs)`): what they hold is known
+    at run time only, so the call gets `**ddp_loader_arguments(...)` of all of them."""
+    from dp2ddp.transforms.data import ShardDataLoaders
+
+    assert isinstance(data, ShardDataLoaders)
+    sampler = call.args[args[key]].value
+    if EVAL_NAME.search(label):
+        return f"{key}={data.code(sampler)} of an evaluation loader"
+    names = {index: name for name, index in args.items()}
+    converted: list[cst.Arg] = []
+    for index, arg in enumerate(call.args):
+        if arg.star == "*":
+            return f"{key}={data.code(sampler)} beside * arguments"
+        if arg.star == "**":
+            converted.append(cst.Arg(arg.value.deep_clone(), star="**"))
+        elif arg.keyword is not None:
+            converted.append(keyword(arg.keyword.value, arg.value.deep_clone()))
+        elif index in names:
+            converted.append(keyword(names[index], arg.value.deep_clone()))
+        else:
+            return f"{key}={data.code(sampler)}: arguments by position past batch_sampler"
+    if data.state.options.per_process_batch:
+        converted.insert(0, keyword("per_process_batch", cst.Name("True")))
+    data.state.helpers.update(
+        {
+            "loader_arguments",
+            "batch_shard",
+            "rank_slice",
+            "same_random",
+            "rank0_value",
+            "per_rank_batch",
+            "distributed_sampler",
+        }
+    )
+    return ShardEdit(
+        -1, call_named("ddp_loader_arguments"), (), call_named("ddp_loader_arguments", *converted)
+    )
