@@ -61,7 +61,8 @@ UNSEEDED_GENERATORS = frozenset(
 )
 #: Methods of a Dataset that run per sample or per pass, not while it is built.
 PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__len__", "__iter__", "__next__"})
-_Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+#: Receivers of calls that change no dataset (`torch.manual_seed(s)`, `np.random.seed(s)`).
+_MODULES = frozenset({"torch", "np", "numpy", "random", "os", "sys", "math", "logging"})
 
 
 class ShareDatasetDraws(MigrationTransform):
@@ -353,8 +354,18 @@ class _Finder:
                     needed |= _read_keys(line)
                     changed = True
         for line in in_slice:
+            if self._in_training_loop(line, scope):
+                continue  # per-step randomness (noise, augmentation) stays per rank
             for call in _calls(line):
                 self._check_call(call)
+
+    def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        current = self.t.parent(node)
+        while current is not None and current is not scope:
+            if isinstance(current, (cst.For, cst.While)) and self.t.is_training(current):
+                return True
+            current = self.t.parent(current)
+        return False
 
     def _builds_dataset(self, call: cst.Call) -> bool:
         if self.t.matches(call.func, DATASET_BUILDERS):
@@ -410,7 +421,11 @@ def _written_keys(line: cst.SimpleStatementLine) -> set[str]:
             call = small.value
             if isinstance(call.func, cst.Attribute):
                 receiver = _key(call.func.value)
-                if receiver is not None and name_of(call.func) not in ("shuffle", "permutation"):
+                if (
+                    receiver is not None
+                    and receiver.split(".")[0] not in _MODULES
+                    and name_of(call.func) not in ("shuffle", "permutation")
+                ):
                     keys.add(receiver)
             if name_of(call.func) == "shuffle" and call.args:
                 first = _key(call.args[0].value)

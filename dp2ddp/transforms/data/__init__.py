@@ -416,8 +416,14 @@ class ShardDataLoaders(LoaderEvaluation):
         for index in sorted(shard.drop, reverse=True):
             args = remove_arg(args, index)
         rewritten = node.with_changes(args=args)
-        spread = "\n" in self.code(original) and any(
-            len(line) > LINE_LIMIT - len(self._indent) for line in self.code(rewritten).split("\n")
+        written = "".join(self.code(a) for a in original.args)
+        spread = (
+            "\n" in written
+            and "#" not in written
+            and any(
+                len(line) > LINE_LIMIT - len(self._indent)
+                for line in self.code(rewritten).split("\n")
+            )
         )
         if spread or self._too_long(original, rewritten):
             rewritten = one_per_line(rewritten, self._indent)
