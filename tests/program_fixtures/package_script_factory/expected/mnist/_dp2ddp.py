@@ -227,6 +227,35 @@ def ddp_eval_sampler(dataset):
     return range(RANK, len(dataset), WORLD_SIZE)
 
 
+def ddp_loader_arguments(per_process_batch=False, **arguments):
+    """A DataLoader's keyword arguments, sharded, where dp2ddp could not read them in the
+    source (`super().__init__(sampler=self.sampler, **self.init_kwargs)` in a DataLoader
+    subclass: the batch size, shuffle flag, even whether there is a sampler, are known only
+    at run time). As for the loaders dp2ddp rewrites: a sampler or batch sampler of the
+    loader's own is sharded by DdpBatchShard, as DataParallel split its batches; without one,
+    a DdpDistributedSampler that moves to the next epoch on each pass; batch_size is the
+    global batch (each rank loads its share) unless per_process_batch."""
+    sampler = arguments.pop("sampler", None)
+    batch_sampler = arguments.pop("batch_sampler", None)
+    shuffle = arguments.pop("shuffle", False)
+    batch_size = arguments.pop("batch_size", 1)
+    drop_last = arguments.pop("drop_last", False)
+    if batch_size is None and batch_sampler is None:  # each item a whole batch: as written
+        return dict(arguments, sampler=sampler, shuffle=shuffle, batch_size=None)
+    if batch_sampler is None and batch_size is not None and not per_process_batch:
+        batch_size = ddp_per_rank_batch(batch_size)
+    if batch_sampler is not None:
+        arguments["batch_sampler"] = DdpBatchShard(batch_sampler)
+    elif sampler is not None:
+        arguments["batch_sampler"] = DdpBatchShard(sampler, batch_size, drop_last=drop_last)
+    else:
+        arguments.update(batch_size=batch_size, drop_last=drop_last)
+        arguments["sampler"] = DdpDistributedSampler(
+            arguments["dataset"], shuffle=bool(shuffle), advance_epoch=True
+        )
+    return arguments
+
+
 def ddp_mkdir(make, /, *args, ddp_wait_s=60.0, **kwargs):
     """Create a directory once for all processes, keeping the program's exist_ok on rank 0.
 
