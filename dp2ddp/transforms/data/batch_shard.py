@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
+from dp2ddp.transforms.data.batch_size import LoaderBatchSize
 from dp2ddp.transforms.data.plan import EVAL_NAME
 
 BATCH_SHARD = "DdpBatchShard"
@@ -48,13 +49,10 @@ def is_batch_shard(value: cst.BaseExpression) -> bool:
 
 
 def plan_batch_shard(
-    data: object, call: cst.Call, key: str, args: dict[str, int], label: str
+    data: LoaderBatchSize, call: cst.Call, key: str, args: dict[str, int], label: str
 ) -> ShardEdit | str:
     """The rewrite of a loader with `key` (sampler or batch_sampler) of its own, or why the
-    shape cannot be kept (DP009's detail). `data` is the data pass (ShardDataLoaders)."""
-    from dp2ddp.transforms.data import ShardDataLoaders
-
-    assert isinstance(data, ShardDataLoaders)
+    shape cannot be kept (DP009's detail). `data` is the data pass."""
     sampler = call.args[args[key]].value
     if any(a.star == "**" for a in call.args):
         return _at_run_time(data, call, key, args, label)
@@ -92,11 +90,8 @@ def plan_batch_shard(
     return ShardEdit(args[key], wrapper, drop)
 
 
-def per_rank_batch(data: object, value: cst.BaseExpression) -> cst.BaseExpression | None:
+def per_rank_batch(data: LoaderBatchSize, value: cst.BaseExpression) -> cst.BaseExpression | None:
     """The per-rank batch of a loader's `batch_size=value`, by the data pass's policy."""
-    from dp2ddp.transforms.data import ShardDataLoaders
-
-    assert isinstance(data, ShardDataLoaders)
     if isinstance(value, cst.Call) and name_of(value.func) == "ddp_per_rank_batch":
         return value.deep_clone()
     stripped = data._strip_gpu_count(value)
@@ -111,14 +106,11 @@ def per_rank_batch(data: object, value: cst.BaseExpression) -> cst.BaseExpressio
 
 
 def _at_run_time(
-    data: object, call: cst.Call, key: str, args: dict[str, int], label: str
+    data: LoaderBatchSize, call: cst.Call, key: str, args: dict[str, int], label: str
 ) -> ShardEdit | str:
     """Arguments passed with ** (victoresque/pytorch-template's and pytorch-segmentation's
     `super().__init__(sampler=self.sampler, **self.init_kwargs)`): what they hold is known
     at run time only, so the call gets `**ddp_loader_arguments(...)` of all of them."""
-    from dp2ddp.transforms.data import ShardDataLoaders
-
-    assert isinstance(data, ShardDataLoaders)
     sampler = call.args[args[key]].value
     if EVAL_NAME.search(label):
         return f"{key}={data.code(sampler)} of an evaluation loader"
