@@ -52,7 +52,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP009": (
         "DataLoader has its own sampler",
-        "Not sharded: wrap your sampler so each rank draws a disjoint part of it.",
+        "Not sharded: every rank loads the whole epoch. dp2ddp shards a loader's own sampler "
+        "or batch sampler with DdpBatchShard (every rank draws the same batches, each keeps "
+        "its contiguous part, as DataParallel's scatter); here it could not: an evaluation "
+        "loader, arguments passed with **, batch_size=None or a sampler passed by position. "
+        "Wrap the sampler by hand: batch_sampler=DdpBatchShard(sampler, per_rank_batch).",
     ),
     "DP010": (
         "CUDA_VISIBLE_DEVICES set in the script",
@@ -243,6 +247,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
         "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
         "each epoch.",
+    ),
+    "DP036": (
+        "dataset drawn with a generator each process seeds itself",
+        "What a dataset holds or in what order is decided by a generator the program creates "
+        "without a seed (np.random.default_rng(), random.Random(), np.random.RandomState()): "
+        "under torchrun each process seeds it on its own, so each rank builds another "
+        "dataset and DistributedSampler's shards overlap and miss samples. dp2ddp makes "
+        "draws from the global generators agree (ddp_same_random), not this one. Give it a "
+        "seed every rank shares (a constant, or rank 0's value through "
+        "torch.distributed.broadcast_object_list).",
     ),
 }
 

@@ -154,8 +154,6 @@ def _sampler_case(body: str) -> tuple[str, list[str]]:
         # The dataset is rebound between sampler and loader: two different objects.
         "sampler = RandomSampler(ds)\nds = TensorDataset(torch.randn(4, 2))\n"
         "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
-        # shuffle=True beside a sampler: DataLoader itself raises on this.
-        "loader = DataLoader(ds, sampler=RandomSampler(ds), shuffle=True, batch_size=2)\n",
         # Bound in two places: which one reaches the loader is not known.
         "sampler = RandomSampler(ds)\nif ds:\n    sampler = RandomSampler(ds, True)\n"
         "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
@@ -167,10 +165,21 @@ def _sampler_case(body: str) -> tuple[str, list[str]]:
         "loader = build(RandomSampler(ds))\n",
     ],
 )
-def test_samplers_it_cannot_follow_stay_dp009(body: str) -> None:
+def test_samplers_it_cannot_follow_are_sharded_as_dataparallel_split_them(body: str) -> None:
+    """Not replaced by a DistributedSampler: wrapped as they are (DdpBatchShard, issue 19)."""
     code, codes = _sampler_case(body)
-    assert "DP009" in codes
-    assert "DistributedSampler" not in code and "ddp_per_rank_batch" not in code
+    assert "DP009" not in codes
+    assert "DistributedSampler(" not in code
+    assert "batch_sampler=DdpBatchShard(sampler, ddp_per_rank_batch(2))" in code
+
+
+def test_sampler_beside_shuffle_stays_dp009() -> None:
+    """DataLoader itself raises on this pair: the migration does not make it run."""
+    code, codes = _sampler_case(
+        "loader = DataLoader(ds, sampler=RandomSampler(ds), shuffle=True, batch_size=2)\n"
+    )
+    assert codes == ["DP009"]
+    assert "DdpBatchShard(" not in code and "DistributedSampler(" not in code
 
 
 def test_annotated_sampler_variable_is_replaced_and_its_import_kept_while_used() -> None:
@@ -179,7 +188,8 @@ def test_annotated_sampler_variable_is_replaced_and_its_import_kept_while_used()
         "sampler: RandomSampler = RandomSampler(ds)\n"
         "loader = DataLoader(ds, sampler=sampler, batch_size=4)\n"
     )
-    assert codes == ["DP009"]  # `kept` only
+    assert codes == []  # `kept` is sharded as it is (DdpBatchShard)
+    assert "batch_sampler=DdpBatchShard(RandomSampler(ds, replacement=True), 1)" in code
     assert "sampler: RandomSampler = DistributedSampler(ds, shuffle=True)\n" in code
     assert "loader = DataLoader(ds, sampler=sampler, batch_size=ddp_per_rank_batch(4))" in code
     assert "\n    loader.sampler.set_epoch(epoch)\n" in code

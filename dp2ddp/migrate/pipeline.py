@@ -11,6 +11,7 @@ from dp2ddp.transforms.hazards import FlagHazards
 from dp2ddp.transforms.model_wrap import WrapModelInDDP
 from dp2ddp.transforms.process_group import InsertProcessGroup
 from dp2ddp.transforms.rank_zero import RankZeroOnly
+from dp2ddp.transforms.shared_draws import ShareDatasetDraws
 
 #: Analysis first (positions are still the user's), then rewrites, then the setup block
 #: (which needs to know which helpers the rewrites used).
@@ -21,6 +22,7 @@ PIPELINE: tuple[type[MigrationTransform], ...] = (
     RoutePenaltyAroundDDP,
     PinDevices,
     ShardDataLoaders,
+    ShareDatasetDraws,
     RankZeroOnly,
     InsertProcessGroup,
 )

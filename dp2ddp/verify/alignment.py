@@ -3,7 +3,10 @@
 Runs inside the user's processes, before the script. Each patch below is one thing that
 would otherwise differ between one DataParallel process and W DDP processes:
 
-* every RNG is seeded identically, so the initial weights match;
+* every RNG is seeded as a real torchrun process finds it for what the script does not seed
+  itself: differently in every process (`process_seed`). The original and rank 0 share the
+  seed, so their initial weights match (DDP broadcasts rank 0's to the other ranks); a rank
+  that builds another dataset from unseeded draws (issue 18) shows, as under torchrun;
 * RandomSampler and DistributedSampler both draw the order of epoch e from one generator
   seeded with (seed + e), and DistributedSampler hands rank r the r-th contiguous slice of
   every global batch (see `slicing`): the DDP global batch at step s is the original's batch s;
@@ -29,13 +32,24 @@ from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
-from dp2ddp.verify.digest import sample_digests
+from dp2ddp.verify.digest import sample_digests, tensor_digest
 from dp2ddp.verify.fingerprint import first_tensor
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
+
+
+def process_seed(seed: int, rank: int) -> int:
+    """The seed of rank `rank`'s generators: `seed` for the original and rank 0; another,
+    fixed one for every other rank. Under torchrun Python's `random`, numpy and (since
+    torch 2.x) torch seed themselves from the OS in each process, so unseeded draws differ
+    between ranks; verify keeps that difference, reproducibly."""
+    if rank == 0:
+        return seed
+    key = f"{seed}:rank{rank}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "little")
 
 
 def seed_everything(seed: int) -> None:
@@ -67,8 +81,32 @@ def epoch_order(seed: int, epoch: int, n: int) -> list[int]:
 def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
     _patch_random_sampler(recorder, seed)
     _patch_distributed_sampler(recorder, seed)
-    _patch_data_loader(recorder, scale_batch)
+    _patch_data_loader(recorder, scale_batch, seed)
     _patch_fetch(seed)
+
+
+#: Samples read to fingerprint a loader's dataset.
+_DATASET_PROBES = 8
+
+
+def dataset_digest(dataset: Any, seed: int) -> str | None:
+    """A hash of what a map-style dataset holds at a few indices spread over it (each read
+    under its index's seed, so augmentation draws alike): equal on two ranks that built the
+    same dataset, different where one shuffled its sample list or split it another way.
+    None where it cannot be read (no len, an IterableDataset, a read that raises)."""
+    try:
+        n = len(dataset)
+        if not n or not hasattr(dataset, "__getitem__"):
+            return None
+        h = hashlib.blake2b(f"{n}".encode(), digest_size=8)
+        for index in sorted({k * n // _DATASET_PROBES for k in range(_DATASET_PROBES)}):
+            tensor = first_tensor(_load_seeded(dataset, index, seed))
+            if tensor is None:
+                return None
+            h.update(tensor_digest(tensor).encode())
+        return h.hexdigest()
+    except Exception:  # noqa: BLE001  (the script's own dataset: any failure means "unknown")
+        return None
 
 
 def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
@@ -132,7 +170,7 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
     DistributedSampler.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,method-assign]
 
 
-def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
+def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
     native_init = DataLoader.__init__
     native_iter = DataLoader.__iter__
     signature = inspect.signature(native_init)
@@ -156,6 +194,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int) -> None:
                 "sampler": type(self.sampler).__name__,
                 "drop_last": self.drop_last,
                 "scaled": scaled,
+                "dataset": dataset_digest(self.dataset, seed),
             }
         )
 

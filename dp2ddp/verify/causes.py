@@ -48,6 +48,10 @@ class Evidence:
     freeze_batchnorm: bool = False
     #: `dp2ddp migrate`'s warnings (`path:line:col CODE message`) when verify migrated.
     migration_warnings: tuple[str, ...] = ()
+    #: The ranks built different datasets (datasets.dataset_mismatch), and where the
+    #: migrated script draws what decides a dataset per process: (line, function).
+    datasets_differ: str | None = None
+    dataset_draws: tuple[tuple[int, str], ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -71,7 +75,7 @@ def _where(findings: list[scan.Finding], kind: str, script: str) -> str:
 def diagnose(ev: Evidence) -> list[Cause]:
     causes: list[Cause] = []
     causes += _structure(ev)
-    causes += _data(ev)
+    causes += _datasets(ev) or _data(ev)
     causes += _hyper(ev)
     if not ev.in_sync:
         causes.append(
@@ -126,6 +130,27 @@ def _structure(ev: Evidence) -> list[Cause]:
             )
         )
     return causes
+
+
+def _datasets(ev: Evidence) -> list[Cause]:
+    """The ranks built different datasets: the cause of any sharding defect that follows."""
+    if ev.datasets_differ is None:
+        return []
+    where = ", ".join(f"line {line}: {what}()" for line, what in ev.dataset_draws)
+    detail = ev.datasets_differ + (
+        f"; drawn per process in the migrated script at {where}" if where else ""
+    )
+    return [
+        Cause(
+            "datasets_differ",
+            "the ranks built different datasets from unseeded random draws",
+            detail,
+            "Draw what decides a dataset alike on every rank: `with ddp_same_random():` "
+            "around the draw (what dp2ddp migrate inserts), a seeded generator "
+            "(random_split(..., generator=torch.Generator().manual_seed(0))), or a seed "
+            "set before the dataset is built.",
+        )
+    ]
 
 
 def _data(ev: Evidence) -> list[Cause]:

@@ -21,7 +21,8 @@ DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-8
 #: Seconds each run (the original, then the torchrun launch) may take.
 DEFAULT_TIMEOUT = 300.0
-#: Seed given to every RNG in every process, and base seed of the aligned sampler order.
+#: Seed of every RNG in the original and in rank 0 (other ranks: alignment.process_seed),
+#: and base seed of the aligned sampler order.
 DEFAULT_SEED = 1234
 
 

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
 
         recorder.writes = WriteLog((options.out,))
         recorder.writes.install()
-    alignment.seed_everything(options.seed)
+    alignment.seed_everything(alignment.process_seed(options.seed, rank))
 
     script_path = os.path.abspath(script)
     try:

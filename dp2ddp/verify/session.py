@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp2ddp.errors import error_line
+from dp2ddp.transforms.shared_draws import unshared_draws
 from dp2ddp.verify import hang, launch, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
@@ -328,6 +330,7 @@ def _judge(
         )
     sharding = check_sharding(original, ranks, numerics.steps_compared)
     in_sync, sync_detail = rank_sync(ranks, numerics.steps_compared)
+    datasets_differ = dataset_mismatch(ranks)
     evidence = Evidence(
         world=the_plan.nproc,
         numerics=numerics,
@@ -341,6 +344,8 @@ def _judge(
         no_dropout=config.no_dropout,
         freeze_batchnorm=config.freeze_batchnorm,
         migration_warnings=scripts.warnings,
+        datasets_differ=datasets_differ,
+        dataset_draws=tuple(unshared_draws(scripts.migrated_source)) if datasets_differ else (),
     )
     if diverged is None:
         causes = diagnose(evidence)
@@ -349,7 +354,13 @@ def _judge(
     else:
         found = [c for c in diagnose(evidence) if c.key != "unexplained"]
         causes = [nonfinite_cause(diverged), *found]
-    equivalent = numerics.passed and not sharding.failed and in_sync and diverged is None
+    equivalent = (
+        numerics.passed
+        and not sharding.failed
+        and in_sync
+        and diverged is None
+        and datasets_differ is None
+    )
     to_end: dict[str, str] = {}
     if config.to_end and equivalent:
         to_end, end_causes, end_notes = _to_end(config, scripts, workdir, results, original, ranks)

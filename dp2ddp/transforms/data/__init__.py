@@ -74,14 +74,22 @@ from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
+    enclosing_function,
     insert_arg,
     is_false,
     is_none,
     iterated,
     keyword,
+    name_of,
     one_per_line,
     remove_arg,
     walk,
+)
+from dp2ddp.transforms.data.batch_shard import (
+    BATCH_SHARD,
+    ShardEdit,
+    is_batch_shard,
+    plan_batch_shard,
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
@@ -119,6 +127,7 @@ class ShardDataLoaders(LoaderEvaluation):
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
+        self._shards: dict[cst.Call, ShardEdit] = {}
         self._lines = node.code.splitlines()
         self._module_node = node
         self._indent = node.default_indent
@@ -142,6 +151,7 @@ class ShardDataLoaders(LoaderEvaluation):
         for loader in loaders.values():
             self._plan(loader)
             self._factory_sites.finish(loader)
+        self._plan_subclasses(nodes)
         self._plan_imported(nodes, loaders)
         return True
 
@@ -166,8 +176,31 @@ class ShardDataLoaders(LoaderEvaluation):
                     own = own_sampler(self, call, sampler, args)
                     if own is not None:
                         continue
-                if not self._is_ours(sampler):
-                    self.warn(call, "DP009", f"{key}={self.code(sampler)}")
+                if self._is_ours(sampler) or is_batch_shard(sampler):
+                    return None
+                if positional > 3:
+                    self.warn(call, "DP009", f"{key}={self.code(sampler)} passed by position")
+                    return None
+                binding = self._binding(call)[0]
+                function = enclosing_function(call, self)
+                label = (
+                    self.code(binding)
+                    if binding is not None
+                    else function.name.value
+                    if function is not None
+                    else ""
+                )
+                planned = plan_batch_shard(self, call, key, args, label)
+                if isinstance(planned, str):
+                    self.warn(call, "DP009", planned)
+                else:
+                    self._shards[call] = planned
+                    what = "batch sampler's batches" if key == "batch_sampler" else "sampler's"
+                    self.record(
+                        call,
+                        f"{label or 'the loader'}: every rank draws the {what} global batches "
+                        f"alike and takes its contiguous part ({BATCH_SHARD})",
+                    )
                 return None
         if "dataset" not in args:
             self.warn(call, "DP020", "DataLoader without a dataset argument")
@@ -185,6 +218,44 @@ class ShardDataLoaders(LoaderEvaluation):
             return None
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
+
+    def _plan_subclasses(self, nodes: list[cst.CSTNode]) -> None:
+        """A DataLoader subclass that builds its own sampler and passes it to
+        `super().__init__(..., sampler=...)` (victoresque/pytorch-template's BaseDataLoader):
+        the sampler is sharded as a loader's own (DdpBatchShard)."""
+        for cls in (n for n in nodes if isinstance(n, cst.ClassDef)):
+            if not any(self.matches(b.value, DATALOADER) for b in cls.bases):
+                continue
+            for call in walk(cls.body):
+                if not (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "__init__"
+                    and isinstance(call.func.value, cst.Call)
+                    and name_of(call.func.value.func) == "super"
+                ):
+                    continue
+                args = {a.keyword.value: i for i, a in enumerate(call.args) if a.keyword}
+                positional = [i for i, a in enumerate(call.args) if not a.keyword and not a.star]
+                for position, index in zip(POSITIONS, positional, strict=False):
+                    args.setdefault(position, index)
+                for key in ("sampler", "batch_sampler"):
+                    if key not in args or self._always_none(call.args[args[key]].value):
+                        continue
+                    sampler = call.args[args[key]].value
+                    if self._is_ours(sampler) or is_batch_shard(sampler):
+                        break
+                    planned = plan_batch_shard(self, call, key, args, cls.name.value)
+                    if isinstance(planned, str):
+                        self.warn(call, "DP009", planned)
+                    else:
+                        self._shards[call] = planned
+                        self.record(
+                            call,
+                            f"{cls.name.value}, a DataLoader: every rank draws its {key}'s "
+                            f"global batches alike and takes its contiguous part ({BATCH_SHARD})",
+                        )
+                    break
 
     def _always_none(self, value: cst.BaseExpression) -> bool:
         """`None`, or a name every assignment of which binds None (`sampler = None` ...
@@ -315,6 +386,9 @@ class ShardDataLoaders(LoaderEvaluation):
         updated_node = self._factory_sites.leave_call(original_node, updated_node)
         if self._lengths.get(original_node):
             return cst.Name(self._lengths[original_node])
+        shard = self._shards.get(original_node)
+        if shard is not None:
+            return self._shard(original_node, updated_node, shard)
         if original_node in self._samplers:
             return self._samplers[original_node].with_changes(
                 lpar=updated_node.lpar, rpar=updated_node.rpar
@@ -340,6 +414,29 @@ class ShardDataLoaders(LoaderEvaluation):
         if self._too_long(original_node, rewritten) or self._factory_sites.spread(
             original_node, rewritten
         ):
+            rewritten = one_per_line(rewritten, self._indent)
+        return rewritten
+
+    def _shard(self, original: cst.Call, node: cst.Call, shard: ShardEdit) -> cst.Call:
+        if shard.arguments is not None:
+            return node.with_changes(args=[cst.Arg(shard.arguments, star="**")])
+        args = list(node.args)
+        args[shard.replace] = args[shard.replace].with_changes(
+            keyword=cst.Name("batch_sampler"), value=shard.wrapper
+        )
+        for index in sorted(shard.drop, reverse=True):
+            args = remove_arg(args, index)
+        rewritten = node.with_changes(args=args)
+        written = "".join(self.code(a) for a in original.args)
+        spread = (
+            "\n" in written
+            and "#" not in written
+            and any(
+                len(line) > LINE_LIMIT - len(self._indent)
+                for line in self.code(rewritten).split("\n")
+            )
+        )
+        if spread or self._too_long(original, rewritten):
             rewritten = one_per_line(rewritten, self._indent)
         return rewritten
 

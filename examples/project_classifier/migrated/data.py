@@ -3,7 +3,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 
 
 def _blobs(count, seed):
@@ -14,8 +14,9 @@ def _blobs(count, seed):
 
 
 def get_loaders(batch_size):
-    train_set = _blobs(256, seed=0)
-    val_set = _blobs(96, seed=1)
+    with ddp_same_random():
+        train_set = _blobs(256, seed=0)
+        val_set = _blobs(96, seed=1)
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(batch_size),

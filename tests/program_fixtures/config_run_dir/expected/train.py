@@ -6,12 +6,13 @@ from torch.utils.data import DataLoader, TensorDataset
 from parse_config import ConfigParser, scratch_dir
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 def main(config):
     ddp_setup()
-    data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
+    with ddp_same_random():
+        data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

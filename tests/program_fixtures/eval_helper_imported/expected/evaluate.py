@@ -7,7 +7,7 @@ reduced: this module's loader stays whole too (DP015)."""
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_same_random, ddp_setup
 
 
 def validation(model, criterion, evaluation_loader):
@@ -33,7 +33,8 @@ def validation(model, criterion, evaluation_loader):
 def test():
     torch.manual_seed(1)
     model = DistributedDataParallel(torch.nn.Linear(6, 4).to(DEVICE), device_ids=DEVICE_IDS)
-    data = TensorDataset(torch.randn(26, 6), torch.randint(0, 4, (26,)))
+    with ddp_same_random():
+        data = TensorDataset(torch.randn(26, 6), torch.randint(0, 4, (26,)))
     evaluation_loader = DataLoader(data, batch_size=8, shuffle=False)
     model.eval()
     print("test", validation(model, torch.nn.CrossEntropyLoss(), evaluation_loader))

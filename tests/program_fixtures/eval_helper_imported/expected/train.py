@@ -5,14 +5,15 @@ from torch.utils.data import DataLoader, TensorDataset
 from evaluate import validation
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
-    valid_set = TensorDataset(torch.randn(30, 6), torch.randint(0, 4, (30,)))
+    with ddp_same_random():
+        train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
+        valid_set = TensorDataset(torch.randn(30, 6), torch.randint(0, 4, (30,)))
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(16),

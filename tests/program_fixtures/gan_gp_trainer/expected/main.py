@@ -7,7 +7,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 ddp_setup()
@@ -17,7 +17,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--total_step", type=int, default=4)
     config = parser.parse_args()
-    dataset = TensorDataset(torch.randn(32, 16))
+    with ddp_same_random():
+        dataset = TensorDataset(torch.randn(32, 16))
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(8),

@@ -3,6 +3,7 @@ forwards everything else; train.py builds the training loader from it with shuff
 
 import torch
 from torch.utils import data
+from _dp2ddp import ddp_same_random
 
 
 def _collate(batch):
@@ -16,4 +17,5 @@ class PairLoader(data.DataLoader):
 
 
 def make_set(size):
-    return data.TensorDataset(torch.randn(size, 4), torch.randn(size, 2))
+    with ddp_same_random():
+        return data.TensorDataset(torch.randn(size, 4), torch.randn(size, 2))

@@ -4,7 +4,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from models import create_model
 from options import parse
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 ddp_setup()
@@ -12,7 +12,8 @@ ddp_setup()
 
 opt = parse(is_train=True)
 torch.manual_seed(0)
-data = TensorDataset(torch.randn(64, 8), torch.randn(64, 8))
+with ddp_same_random():
+    data = TensorDataset(torch.randn(64, 8), torch.randn(64, 8))
 loader = DataLoader(
     data,
     batch_size=ddp_per_rank_batch(16),

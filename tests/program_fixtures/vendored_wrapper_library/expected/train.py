@@ -7,7 +7,7 @@ from sync_batchnorm import DataParallelWithCallback
 from utils import bare
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 def main():
@@ -16,7 +16,8 @@ def main():
     parser.add_argument("--sync_bn", action="store_true")
     args = parser.parse_args()
     torch.manual_seed(0)
-    data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
+    with ddp_same_random():
+        data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

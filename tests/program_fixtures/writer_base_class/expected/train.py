@@ -4,13 +4,14 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, DdpNullWriter, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DdpDistributedSampler, DdpNullWriter, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    data = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
+    with ddp_same_random():
+        data = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

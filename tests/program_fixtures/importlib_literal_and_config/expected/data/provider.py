@@ -1,11 +1,12 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 
 
 def init(config):
-    dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
+    with ddp_same_random():
+        dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(config["train"]["batchsize"]),

@@ -3,7 +3,7 @@
 import torch
 from torch.utils.data import TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random
 
 
 def synthetic(n, seed):
@@ -18,15 +18,17 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
         print("Building the data loaders with {} workers".format(num_workers))
     ds = []
     if train:
-        train_dataset = synthetic(n_train, 0)
+        with ddp_same_random():
+            train_dataset = synthetic(n_train, 0)
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
             batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True), **kwargs)
         ds.append(train_loader)
     if val:
-        test_loader = torch.utils.data.DataLoader(
-            synthetic(n_test, 1),
-            batch_size=batch_size, shuffle=True, **kwargs)
+        with ddp_same_random():
+            test_loader = torch.utils.data.DataLoader(
+                synthetic(n_test, 1),
+                batch_size=batch_size, shuffle=True, **kwargs)
         ds.append(test_loader)
     ds = ds[0] if len(ds) == 1 else ds
     return ds

@@ -1,0 +1,145 @@
+"""Loaders with a sampler or batch sampler of their own: sharded as DataParallel split them.
+
+DataParallel drew one batch from the loader's one sampler and scattered it in contiguous
+chunks, one per GPU. The faithful DDP equivalent, DdpBatchShard
+(templates/helpers/batch_shard.py.j2): every rank draws the same sequence from the user's
+sampler (rank 0's generator states, ddp_same_random: the mechanism of shared_draws), and
+keeps its own contiguous part of each global batch (ddp_rank_slice). So
+
+    DataLoader(ds, batch_size=64, sampler=RandomIdentitySampler(...), drop_last=True)
+    -> DataLoader(ds, batch_sampler=DdpBatchShard(RandomIdentitySampler(...),
+                                                  ddp_per_rank_batch(64), drop_last=True))
+    DataLoader(ds, batch_sampler=BucketSampler(...))
+    -> DataLoader(ds, batch_sampler=DdpBatchShard(BucketSampler(...)))
+
+The per-rank batch follows the data pass's batch policy (B // WORLD_SIZE; `B * n_gpu` -> B;
+--per-process-batch keeps B). DP009 stays where the shape cannot be kept: an evaluation
+loader (its figures are not summed over the ranks here), `batch_size=None`, `shuffle=`
+beside the sampler (DataLoader rejects the pair: not ours to make it run), arguments
+passed with ** that may hold batch_size or drop_last, a sampler passed by position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
+from dp2ddp.transforms.data.batch_size import LoaderBatchSize
+from dp2ddp.transforms.data.plan import EVAL_NAME
+
+BATCH_SHARD = "DdpBatchShard"
+
+
+@dataclass(frozen=True)
+class ShardEdit:
+    """How leave_Call rewrites a loader with its own sampler."""
+
+    replace: int  # index of the sampler=/batch_sampler= argument
+    wrapper: cst.Call  # DdpBatchShard(...), placed as batch_sampler=
+    drop: tuple[int, ...]  # batch_size=, drop_last=, shuffle= (DataLoader rejects them)
+    #: Arguments passed with **: every argument goes to ddp_loader_arguments(...) instead,
+    #: which shards at run time (`**ddp_loader_arguments(sampler=s, **kwargs)`).
+    arguments: cst.Call | None = None
+
+
+def is_batch_shard(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and name_of(value.func) == BATCH_SHARD
+
+
+def plan_batch_shard(
+    data: LoaderBatchSize, call: cst.Call, key: str, args: dict[str, int], label: str
+) -> ShardEdit | str:
+    """The rewrite of a loader with `key` (sampler or batch_sampler) of its own, or why the
+    shape cannot be kept (DP009's detail). `data` is the data pass."""
+    sampler = call.args[args[key]].value
+    if any(a.star == "**" for a in call.args):
+        return _at_run_time(data, call, key, args, label)
+    shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
+    if (
+        shuffle is not None
+        and not is_false(shuffle)
+        # `shuffle=sampler is None`: False whenever there is a sampler
+        and not (
+            isinstance(shuffle, cst.Comparison) and data.code(shuffle.left) == data.code(sampler)
+        )
+    ):
+        return f"{key}={data.code(sampler)} beside shuffle= (DataLoader rejects both)"
+    if EVAL_NAME.search(label):
+        return f"{key}={data.code(sampler)} of an evaluation loader"
+    if key == "batch_sampler":
+        wrapper = call_named(BATCH_SHARD, cst.Arg(sampler.deep_clone()))
+        data.state.helpers.update({"batch_shard", "rank_slice", "same_random", "rank0_value"})
+        return ShardEdit(args[key], wrapper, ())
+    per_rank: cst.BaseExpression = cst.Integer("1")
+    if "batch_size" in args:
+        value = call.args[args["batch_size"]].value
+        if isinstance(value, cst.Name) and value.value == "None":
+            return f"{key}={data.code(sampler)} with batch_size=None"
+        expression = per_rank_batch(data, value)
+        if expression is None:
+            return f"{key}={data.code(sampler)}: batch_size={data.code(value)} not understood"
+        per_rank = expression
+    wrapper_args = [cst.Arg(sampler.deep_clone()), cst.Arg(per_rank)]
+    if "drop_last" in args:
+        wrapper_args.append(keyword("drop_last", call.args[args["drop_last"]].value.deep_clone()))
+    wrapper = call_named(BATCH_SHARD, *wrapper_args)
+    drop = tuple(args[k] for k in ("batch_size", "drop_last", "shuffle") if k in args)
+    data.state.helpers.update({"batch_shard", "rank_slice", "same_random", "rank0_value"})
+    return ShardEdit(args[key], wrapper, drop)
+
+
+def per_rank_batch(data: LoaderBatchSize, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The per-rank batch of a loader's `batch_size=value`, by the data pass's policy."""
+    if isinstance(value, cst.Call) and name_of(value.func) == "ddp_per_rank_batch":
+        return value.deep_clone()
+    stripped = data._strip_gpu_count(value)
+    if stripped is not None:
+        return stripped
+    if any(data._is_gpu_count(n) for n in walk(value)):
+        return None
+    if data.state.options.per_process_batch:
+        return value.deep_clone()
+    data.state.helpers.add("per_rank_batch")
+    return call_named("ddp_per_rank_batch", cst.Arg(value.deep_clone()))
+
+
+def _at_run_time(
+    data: LoaderBatchSize, call: cst.Call, key: str, args: dict[str, int], label: str
+) -> ShardEdit | str:
+    """Arguments passed with ** (victoresque/pytorch-template's and pytorch-segmentation's
+    `super().__init__(sampler=self.sampler, **self.init_kwargs)`): what they hold is known
+    at run time only, so the call gets `**ddp_loader_arguments(...)` of all of them."""
+    sampler = call.args[args[key]].value
+    if EVAL_NAME.search(label):
+        return f"{key}={data.code(sampler)} of an evaluation loader"
+    names = {index: name for name, index in args.items()}
+    converted: list[cst.Arg] = []
+    for index, arg in enumerate(call.args):
+        if arg.star == "*":
+            return f"{key}={data.code(sampler)} beside * arguments"
+        if arg.star == "**":
+            converted.append(cst.Arg(arg.value.deep_clone(), star="**"))
+        elif arg.keyword is not None:
+            converted.append(keyword(arg.keyword.value, arg.value.deep_clone()))
+        elif index in names:
+            converted.append(keyword(names[index], arg.value.deep_clone()))
+        else:
+            return f"{key}={data.code(sampler)}: arguments by position past batch_sampler"
+    if data.state.options.per_process_batch:
+        converted.insert(0, keyword("per_process_batch", cst.Name("True")))
+    data.state.helpers.update(
+        {
+            "loader_arguments",
+            "batch_shard",
+            "rank_slice",
+            "same_random",
+            "rank0_value",
+            "per_rank_batch",
+            "distributed_sampler",
+        }
+    )
+    return ShardEdit(
+        -1, call_named("ddp_loader_arguments"), (), call_named("ddp_loader_arguments", *converted)
+    )

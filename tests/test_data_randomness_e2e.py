@@ -1,0 +1,205 @@
+"""Randomness before the sampler (issue 18) and loaders with samplers of their own (issue
+19), end to end under torchrun (2 CPU processes).
+
+Each case's samples are their own ids, kept per rank in `E2E_DIGEST` by the script and
+recorded by tests/e2e_driver.py. One launch runs the migrations and the naive migrations
+(the data pass without shared_draws: what dp2ddp produced before), so the numbers compare:
+the migrated ranks' first-epoch samples are disjoint and together are the training set,
+the naive ones overlap; `dp2ddp verify` passes the migration and names the draw of the
+naive one. The own-sampler cases (a P x K identity sampler, a WeightedRandomSampler, a
+length-bucket batch sampler, a DataLoader subclass building its sampler) keep each rank's
+first-epoch batches: rank 0's and rank 1's k-th batches are disjoint, together cover the
+epoch, and a P x K group or a bucket stays inside one rank's batch.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dp2ddp.migrate.migrate_source as migrate_module
+from dp2ddp import migrate_source
+from dp2ddp.migrate.pipeline import PIPELINE
+from dp2ddp.transforms.shared_draws import ShareDatasetDraws
+from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.session import verify
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "e2e_cases"
+DRIVER = HERE / "e2e_driver.py"
+PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
+DRAWN = ("shuffled_dataset", "random_split_dataset")
+#: case -> samples one epoch of its sampler covers
+OWN_SAMPLERS = {
+    "pk_sampler": set(range(96)),
+    "weighted_sampler": set(range(96)),
+    "bucket_batch_sampler": set(range(90)),
+    "loader_subclass": None,  # the 96 of 120 its validation split leaves
+}
+
+
+def naive(source: str, filename: str) -> str:
+    """The migration without the shared_draws pass."""
+    without = tuple(p for p in PIPELINE if p is not ShareDatasetDraws)
+    setattr(migrate_module, "PIPELINE", without)  # noqa: B010  (not exported: patched)
+    try:
+        return migrate_source(source, filename=filename).code
+    finally:
+        setattr(migrate_module, "PIPELINE", PIPELINE)  # noqa: B010
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    out = tmp_path_factory.mktemp("randomness")
+    scripts: list[Path] = []
+    for name in DRAWN:
+        source = (CASES / f"{name}.py").read_text()
+        for label, code in (
+            (name, migrate_source(source, filename=f"{name}.py").code),
+            (f"{name}_naive", naive(source, f"{name}.py")),
+        ):
+            path = out / f"{label}.py"
+            path.write_text(code)
+            scripts.append(path)
+    assert "ddp_same_random" in scripts[0].read_text()
+    assert "ddp_same_random" not in scripts[1].read_text()
+    for name in OWN_SAMPLERS:
+        source = (CASES / f"{name}.py").read_text()
+        result = migrate_source(source, filename=f"{name}.py")
+        sharded = "DdpBatchShard(" in result.code or "**ddp_loader_arguments(" in result.code
+        assert sharded and not result.diagnostics, name
+        scripts.append(out / f"{name}.py")
+        scripts[-1].write_text(result.code)
+    shutil.copytree(PROGRAM, out / "program")
+    scripts.append(out / "program" / "train.py")
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts)]
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("RANK", "WORLD_SIZE")}
+    proc = subprocess.run(
+        command, cwd=out, capture_output=True, text=True, timeout=400,
+        env={**env, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    console = proc.stdout + proc.stderr
+    statuses: dict[str, list[dict[str, Any]]] = {}
+    for script in scripts:
+        folder = out / "runs" / script.parent.name / script.stem
+        ranks = []
+        for rank in (0, 1):
+            path = folder / f"rank{rank}.status.json"
+            assert path.exists(), f"{script} did not run on rank {rank}: {console[-4000:]}"
+            ranks.append(json.loads(path.read_text()))
+        key = "program" if script.parent.name == "program" else script.stem
+        statuses[key] = ranks
+    if proc.returncode != 0:
+        assert all(s["ok"] for ranks in statuses.values() for s in ranks), console[-6000:]
+        assert KNOWN_EXIT_ABORT in console, console[-6000:]
+    return statuses
+
+
+def shards(ranks: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(samples the ranks trained on in epoch 0, distinct samples, samples on both ranks)."""
+    first, second = (set(r["digest"]["train"]) for r in ranks)
+    total = sum(len(r["digest"]["train"]) for r in ranks)
+    return total, len(first | second), len(first & second)
+
+
+@pytest.mark.parametrize("name", DRAWN)
+def test_ranks_train_on_disjoint_shards_covering_the_training_set(
+    runs: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    assert all(r["ok"] for r in runs[name]), runs[name]
+    assert shards(runs[name]) == (96, 96, 0)
+    # The naive migration: each rank shuffled / split on its own.
+    total, covered, both = shards(runs[f"{name}_naive"])
+    assert total == 96 and covered < 96 and both > 0, (total, covered, both)
+
+
+def test_validation_set_is_the_same_on_every_rank_and_never_trained_on(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    ranks = runs["random_split_dataset"]
+    val = [set(r["digest"]["val"]) for r in ranks]
+    trained = set(ranks[0]["digest"]["train"]) | set(ranks[1]["digest"]["train"])
+    assert val[0] == val[1] and len(val[0]) == 24 and not val[0] & trained
+    assert trained | val[0] == set(range(120))
+    naive_ranks = runs["random_split_dataset_naive"]
+    naive_val = [set(r["digest"]["val"]) for r in naive_ranks]
+    naive_trained = [set(r["digest"]["train"]) for r in naive_ranks]
+    assert naive_val[0] != naive_val[1]
+    assert (naive_trained[0] & naive_val[1]) or (naive_trained[1] & naive_val[0])
+
+
+def test_dataset_of_another_module_runs_alike_on_every_rank(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    assert all(r["ok"] for r in runs["program"]), runs["program"]
+    assert [r["indices"] for r in runs["program"]] == [96, 96]  # 48 a rank, 2 epochs
+
+
+def test_verify_passes_the_migration_of_a_dataset_shuffled_in_init(tmp_path: Path) -> None:
+    report = verify(
+        VerifyConfig(
+            CASES / "shuffled_dataset.py", None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0
+        )
+    )
+    assert report.exit_code == 0, report
+
+
+def test_verify_names_the_draw_of_a_naive_random_split(tmp_path: Path) -> None:
+    original = CASES / "random_split_dataset.py"
+    migrated = tmp_path / "random_split_naive.py"
+    migrated.write_text(naive(original.read_text(), original.name))
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    report = verify(
+        VerifyConfig(original, migrated, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 1, report
+    cause = report.causes[0]
+    assert cause.key == "datasets_differ", report.causes
+    line = next(
+        n for n, text in enumerate(migrated.read_text().splitlines(), 1) if "random_split(" in text
+    )
+    assert f"line {line}: random_split()" in cause.detail, cause.detail
+    fixed = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    assert fixed.exit_code == 0, fixed
+
+
+@pytest.mark.parametrize("name", sorted(OWN_SAMPLERS))
+def test_own_sampler_is_sharded_as_dataparallel_split_its_batches(
+    runs: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    ranks = runs[name]
+    assert all(r["ok"] for r in ranks), ranks
+    first, second = (r["digest"]["batches"] for r in ranks)
+    assert len(first) == len(second) == ranks[0]["digest"]["length"]
+    for mine, theirs in zip(first, second, strict=True):
+        assert mine and theirs and not set(mine) & set(theirs)
+    seen = [i for batches in (first, second) for batch in batches for i in batch]
+    expected = OWN_SAMPLERS[name]
+    if expected is None:
+        expected = set(range(120)) - set(ranks[0]["digest"]["valid"])
+    assert len(seen) == len(expected) and set(seen) == expected
+    if name == "pk_sampler":  # 4 identities x 4 instances: each rank holds whole groups
+        for batch in first + second:
+            counts = {i // 8: sum(1 for j in batch if j // 8 == i // 8) for i in batch}
+            assert all(c % 4 == 0 for c in counts.values()), batch
+    if name == "bucket_batch_sampler":  # a bucket's batch stays one bucket on each rank
+        assert all(len({i // 24 for i in batch}) == 1 for batch in first + second)
+
+
+def test_verify_passes_the_migration_of_an_identity_sampler(tmp_path: Path) -> None:
+    report = verify(
+        VerifyConfig(CASES / "pk_sampler.py", None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report
