@@ -219,6 +219,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
+    "DP034": (
+        "training batches not split over the ranks",
+        "DataParallel cut every batch that reached the model along its dim; under DDP only "
+        "a sampler shards data, and this training loop's batches come from something else "
+        "(an iterator object, a generator, slices of a tensor, a get_batch() helper). dp2ddp "
+        "splits such batches with ddp_shard_batch(batch, dim=...) where it can show the split "
+        "keeps inputs and targets aligned; here it cannot (the reason is named), so every "
+        "rank trains on every batch. Take this rank's part of each batch yourself: "
+        "ddp_shard_batch((x, y), dim=D) right where the batch is built, or split the "
+        "batchified source's batch columns before a helper that reshapes them.",
+    ),
 }
 
 
