@@ -43,7 +43,6 @@ import re
 
 import libcst as cst
 
-from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
@@ -56,6 +55,8 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
 
 SHARD = "ddp_shard_batch"
@@ -71,20 +72,29 @@ _RESHAPES = frozenset(
 _BATCH_ARG = re.compile(r"(?:^|_)(?:bsz|batch_?size|bs)$", re.IGNORECASE)
 
 
-class ShardBatches(MigrationTransform):
+class ShardBatches(LoaderImports):
+    """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
+    modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
+
     NAME = "batches"
     DESCRIPTION = "Split training batches that do not come from a DataLoader along DataParallel's dim."
     TRIGGERS = ("backward", ".step(")
 
     def visit_Module(self, node: cst.Module) -> bool:
         #: statement -> statements to insert after it; loop -> statements at its top
-        self._after: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
-        self._top: dict[cst.For, list[cst.BaseStatement]] = {}
+        self._split_after: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
+        self._split_top: dict[cst.For, list[cst.BaseStatement]] = {}
         #: expressions replaced by a new one (iterables, sources, batch-size arguments)
-        self._replace: dict[cst.CSTNode, cst.BaseExpression] = {}
+        self._swap: dict[cst.CSTNode, cst.BaseExpression] = {}
         if not self.state.has_dataparallel and self.state.program is None:
             return False
         nodes = list(walk(node))
+        self.index(nodes)
+        self._loader_calls = {
+            c: Loader(c, {}, *self._binding(c), None)
+            for c in self._calls
+            if self.matches(c.func, DATALOADER)
+        }
         self._functions = {
             n.name.value: n for n in node.body if isinstance(n, cst.FunctionDef)
         }
@@ -121,24 +131,33 @@ class ShardBatches(MigrationTransform):
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""
         sources = iterated(loop.iter)
-        if any(counts(s) for s in sources):
+        seen = [u for s in sources for u in self._unwrapped(s, 0)]
+        if any(counts(s) for s in seen):
             return self._plan_range_loop(loop)
-        if any(self._is_loader(s) for s in sources):
+        if any(self._is_loader(s) for s in seen):
             return True  # the data pass shards it (or warns)
         if self.state.wrapped and not self._feeds_wrapped(loop.body):
             return False
         iterable = self.code(self._batch_source(loop.iter))
         batch = self._batch_target(loop)
+        if batch is not None and _plain_target(batch):
+            used = {n.value for n in variables_under(loop.body)}
+            if not target_names(batch) & used:
+                return False  # a step count, not a batch (`for step in bar:`)
         if batch is None or not _plain_target(batch):
             self._warn(loop, iterable, "the loop's batch is not bound to plain names")
             return True
         if self._dim is None:
             self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
             return True
+        micro = self._micro_batches(loop, target_names(batch))
+        if micro is not None:
+            self._warn(loop, iterable, micro)
+            return True
         if self.state.options.per_process_batch:
             self._rounds(loop, iterable)
             return True
-        self._top[loop] = [self._split_statement(batch)]
+        self._split_top[loop] = [self._split_statement(batch)]
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
         return True
@@ -162,7 +181,9 @@ class ShardBatches(MigrationTransform):
             for n in walk(loop.body)
             if isinstance(n, cst.Subscript)
             and _slices_with(n, counters)
-            and not any(self._inside(n, value) for value in _values(producers, produced))
+            and not any(
+                n is value or self._inside(n, value) for value in _values(producers, produced)
+            )
         ]
         if not producers:
             if inline:
@@ -194,6 +215,11 @@ class ShardBatches(MigrationTransform):
                 assert isinstance(call, cst.Call)
                 self._warn(loop, iterable, f"{self.code(call.func)}() is not defined in this module")
                 return True
+        names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
+        micro = self._micro_batches(loop, names)
+        if micro is not None:
+            self._warn(loop, iterable, micro)
+            return True
         if self.state.options.per_process_batch:
             self._rounds(loop, iterable)
             return True
@@ -203,7 +229,7 @@ class ShardBatches(MigrationTransform):
                 self._split_source(loop, assign.value, helper)
                 continue
             target = assign.targets[-1].target
-            self._after.setdefault(statement, []).append(self._split_statement(target))
+            self._split_after.setdefault(statement, []).append(self._split_statement(target))
             self.state.helpers.add("shard_batch")
             self.record(
                 statement,
@@ -211,6 +237,29 @@ class ShardBatches(MigrationTransform):
                 f"{self._each()}",
             )
         return True
+
+    def _micro_batches(self, loop: cst.For, names: set[str]) -> str | None:
+        """A batch cut into micro-batches of a fixed size by an inner loop (`for j in
+        range(0, len(xb), 4): model(xb[j:j + 4])`): split, each rank would run fewer of
+        them, and gradients summed over them would shrink by WORLD_SIZE."""
+        inner = {
+            name
+            for n in walk(loop.body)
+            if isinstance(n, cst.For) and any(counts(s) for s in iterated(n.iter))
+            for name in target_names(n.target)
+        }
+        for n in walk(loop.body):
+            if (
+                isinstance(n, cst.Subscript)
+                and isinstance(n.value, cst.Name)
+                and n.value.value in names
+                and _slices_with(n, inner)
+            ):
+                return (
+                    f"{n.value.value} is cut into micro-batches of a fixed size "
+                    f"({self.code(n)}): split, each rank would run fewer of them"
+                )
+        return None
 
     def _produces(self, value: cst.BaseExpression, counters: set[str]) -> bool:
         """The statement builds the batch: slices with the loop counter, `next(it)`, or a
@@ -265,17 +314,17 @@ class ShardBatches(MigrationTransform):
         ddp_shard_batch(source, dim=D), i)`), and B sized per rank in the loop's function."""
         assert isinstance(call, cst.Call)
         source = call.args[0].value
-        binding = self._binding(source)
+        binding = self._source_binding(source)
         if binding is not None:
-            if binding.value not in self._replace:
-                self._replace[binding.value] = self._shard_call(binding.value.deep_clone())
+            if binding.value not in self._swap:
+                self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
                 self.record(
                     binding,
                     f"{self.code(source)} split {self._along()} where it is built, as "
                     f"{helper.name.value}() reshapes what it slices from it: {self._each()}",
                 )
         else:
-            self._replace[source] = self._shard_call(source.deep_clone())
+            self._swap[source] = self._shard_call(source.deep_clone())
             self.record(
                 call,
                 f"{self.code(source)} split {self._along()} before {helper.name.value}() "
@@ -297,9 +346,9 @@ class ShardBatches(MigrationTransform):
                 and node.value is not size
                 and not self._inside(node, call)
                 and not self._in_call_of(node, batchify)
-                and node.value not in self._replace
+                and node.value not in self._swap
             ):
-                self._replace[node.value] = call_named(PER_RANK, cst.Arg(node.value.deep_clone()))
+                self._swap[node.value] = call_named(PER_RANK, cst.Arg(node.value.deep_clone()))
                 self.state.helpers.add("per_rank_batch")
                 self.record(
                     node,
@@ -312,7 +361,7 @@ class ShardBatches(MigrationTransform):
         call = self.parent(node)
         return isinstance(call, cst.Call) and self.code(call.func) == func
 
-    def _binding(self, source: cst.BaseExpression) -> cst.Assign | None:
+    def _source_binding(self, source: cst.BaseExpression) -> cst.Assign | None:
         """The one statement binding `source` (`train_data = batchify(...)`), where it is
         bound once in the module and not to a function's parameter."""
         if not isinstance(source, (cst.Name, cst.Attribute)):
@@ -364,11 +413,42 @@ class ShardBatches(MigrationTransform):
             current = parent
         return current
 
+    def _unwrapped(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
+        """`expr` and what it wraps: `bar` of `bar = tqdm(range(n))` -> range(n) too,
+        `loaders[0]` -> loaders."""
+        found = [expr]
+        if depth > 3:
+            return found
+        if isinstance(expr, cst.Subscript):
+            found += self._unwrapped(expr.value, depth + 1)
+        elif isinstance(expr, cst.Call) and expr.args and self._wraps_iterable(expr):
+            found += self._unwrapped(expr.args[0].value, depth + 1)
+        elif isinstance(expr, cst.Name):
+            for referent in self.referents(expr):
+                value = assigned_value(referent.node, self)
+                if isinstance(value, (cst.Call, cst.Subscript)):
+                    found += self._unwrapped(value, depth + 1)
+        return found
+
+    def _wraps_iterable(self, call: cst.Call) -> bool:
+        """enumerate(x), iter(x), tqdm(x) under any alias (`from tqdm import tqdm as bar`)."""
+        return name_of(call.func) in ITER_WRAPPERS or any(
+            n.startswith("tqdm.") or n.startswith("rich.progress.")
+            for n in self.qualified_names(call.func)
+        )
+
     def _is_loader(self, expr: cst.BaseExpression) -> bool:
-        """A DataLoader (or something named like one, such as a loader factory's result):
-        the data pass's."""
-        if "loader" in self.code(expr).lower():
+        """A DataLoader of this module, one of another module of the program, or something
+        named like one (a loader factory's result): the data pass's (it shards or warns)."""
+        if "loader" in self.code(expr).lower() or self._resolve(expr, self._loader_calls, 0):
             return True
+        if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
+            return True  # DP027 names it
+        for origin in self._origins(expr, (), 0):
+            if self._is_exported(origin, self.state.loaders.exported):
+                return True
+            if origin.call is not None and "loader" in self.code(origin.call.func).lower():
+                return True
         inner = expr
         if isinstance(inner, cst.Call) and name_of(inner.func) == "iter" and inner.args:
             inner = inner.args[0].value
@@ -429,11 +509,10 @@ class ShardBatches(MigrationTransform):
         return call_named(SHARD, *args)
 
     def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
+        if isinstance(target, cst.Tuple):
+            target = target.with_changes(lpar=[], rpar=[])
         text = self.code(target).strip()
-        if isinstance(target, (cst.Tuple, cst.List)) and not target.lpar:
-            value = f"({text})" if isinstance(target, cst.Tuple) else text
-        else:
-            value = text
+        value = f"({text})" if isinstance(target, cst.Tuple) else text
         shard = self.code(self._shard_call(cst.parse_expression(value)))
         statement = cst.parse_statement(f"{text} = {shard}\n")
         assert isinstance(statement, cst.SimpleStatementLine)
@@ -441,7 +520,7 @@ class ShardBatches(MigrationTransform):
 
     def _rounds(self, loop: cst.For, iterable: str) -> None:
         source = self._batch_source(loop.iter)
-        self._replace[source] = call_named(ROUNDS, cst.Arg(source.deep_clone()))
+        self._swap[source] = call_named(ROUNDS, cst.Arg(source.deep_clone()))
         self.state.helpers.add("rank_batches")
         self.record(
             loop,
@@ -456,16 +535,16 @@ class ShardBatches(MigrationTransform):
     def on_leave(
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
-        replacement = self._replace.get(original_node)
+        replacement = self._swap.get(original_node)
         if replacement is not None and isinstance(updated_node, cst.BaseExpression):
             return replacement.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
-        top = self._top.get(original_node)  # type: ignore[call-overload]
+        top = self._split_top.get(original_node)  # type: ignore[call-overload]
         if top and isinstance(updated_node, cst.For) and isinstance(
             updated_node.body, cst.IndentedBlock
         ):
             body = updated_node.body
             return updated_node.with_changes(body=body.with_changes(body=[*top, *body.body]))
-        after = self._after.get(original_node)
+        after = self._split_after.get(original_node)
         if after and isinstance(updated_node, cst.SimpleStatementLine):
             return cst.FlattenSentinel([updated_node, *after])
         return super().on_leave(original_node, updated_node)
