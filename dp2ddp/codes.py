@@ -9,7 +9,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP001": (
         "DataParallel dim is not 0",
         "DDP has no scatter dimension: each process gets whole samples from its sampler. "
-        "Make the model batch-first or transpose inside forward().",
+        "Training batches that do not come from a DataLoader are split along this dim "
+        "(ddp_shard_batch); a DataLoader's are split along dim 0 by its sampler, so make "
+        "the model batch-first there or transpose inside forward().",
     ),
     "DP002": (
         "custom DataParallel subclass, criterion wrapper or scatter/gather",

@@ -104,7 +104,9 @@ def test_dataloader_loops_are_left_to_the_data_pass() -> None:
 
 def test_iterator_object_split_along_the_wrap_dim() -> None:
     setup = "pairs = [(torch.randn(3, 4, 4), torch.randn(3, 4, 1))]"
-    code, warned = _migrated(LOOP.format(dim=", dim=1", setup=setup, target="x, y", iterable="pairs"))
+    code, warned = _migrated(
+        LOOP.format(dim=", dim=1", setup=setup, target="x, y", iterable="pairs")
+    )
     assert "x, y = ddp_shard_batch((x, y), dim=1)" in code, code
     code, warned = _migrated(
         LOOP.format(dim=", dim=int(1)", setup=setup, target="x, y", iterable="pairs")

@@ -33,6 +33,7 @@ CASES = Path(__file__).resolve().parent / "e2e_cases"
 PROGRAMS = {
     "train_and_inference_entries": ("train.py", "test.py"),
     "vendored_wrapper_library": ("train.py",),
+    "batches_in_trainer_module": ("train.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

@@ -57,12 +57,15 @@ class ProgramHints:
         block never runs in this program: it is left as written too.
     logs: some module of the program imports `logging`, so ddp_setup() quiets it off
         rank 0 (rank_zero/quiet_logging.py), also when the entry itself does not log.
+    scatter_dims: the `dim` of every DataParallel wrap of the program, as written: a module
+        that iterates batches without wrapping splits them along it (transforms/batches.py).
     """
 
     pure: frozenset[str] = frozenset()
     unused: frozenset[str] = frozenset()
     imported: bool = False
     logs: bool = False
+    scatter_dims: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

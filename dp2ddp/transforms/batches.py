@@ -77,7 +77,9 @@ class ShardBatches(LoaderImports):
     modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
 
     NAME = "batches"
-    DESCRIPTION = "Split training batches that do not come from a DataLoader along DataParallel's dim."
+    DESCRIPTION = (
+        "Split training batches that do not come from a DataLoader along DataParallel's dim."
+    )
     TRIGGERS = ("backward", ".step(")
 
     def visit_Module(self, node: cst.Module) -> bool:
@@ -95,17 +97,18 @@ class ShardBatches(LoaderImports):
             for c in self._calls
             if self.matches(c.func, DATALOADER)
         }
-        self._functions = {
-            n.name.value: n for n in node.body if isinstance(n, cst.FunctionDef)
-        }
+        self._functions = {n.name.value: n for n in node.body if isinstance(n, cst.FunctionDef)}
         dims = set(self.state.scatter_dims)
+        self._wraps_here = bool(dims)
+        if not dims:  # a module of a program that does not wrap: the program's wraps
+            dims = set(self.state.hints.scatter_dims)
         self._dim: int | None = 0
         self._dim_text = "0"
         if dims:
             (text,) = dims if len(dims) == 1 else (None,)
             self._dim = int(text) if text is not None and text.isdigit() else None
             self._dim_text = text if text is not None else " / ".join(sorted(dims))
-        self._wraps_here = bool(dims)
+        self._known = bool(dims)
         handled: list[cst.For] = []
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             if any(self._inside(loop, outer) for outer in handled):
@@ -197,12 +200,12 @@ class ShardBatches(LoaderImports):
         if inline:
             self._warn(loop, iterable, f"{self.code(inline[0])} is sliced inside an expression")
             return True
-        for statement, assign in producers:
+        for _, assign in producers:
             if not all(_plain_target(t.target) for t in assign.targets):
                 self._warn(loop, iterable, "the batch is not bound to plain names")
                 return True
             helper = self._helper(assign.value, counters)
-            if helper is not None and helper is not False and self._reshapes(helper):
+            if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
                 if self._dim == 0:
                     self._warn(
                         loop,
@@ -213,7 +216,9 @@ class ShardBatches(LoaderImports):
             elif helper is False:
                 call = assign.value
                 assert isinstance(call, cst.Call)
-                self._warn(loop, iterable, f"{self.code(call.func)}() is not defined in this module")
+                self._warn(
+                    loop, iterable, f"{self.code(call.func)}() is not defined in this module"
+                )
                 return True
         names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
         micro = self._micro_batches(loop, names)
@@ -368,9 +373,7 @@ class ShardBatches(LoaderImports):
             return None
         spelled = self.code(source)
         function = enclosing_function(source, self)
-        if function is not None and any(
-            p.name.value == spelled for p in function.params.params
-        ):
+        if function is not None and any(p.name.value == spelled for p in function.params.params):
             return None
         found = [
             node
@@ -391,9 +394,7 @@ class ShardBatches(LoaderImports):
             return None
         return found[0]
 
-    def _batchified_with(
-        self, binding: cst.Assign | None
-    ) -> tuple[cst.BaseExpression, str] | None:
+    def _batchified_with(self, binding: cst.Assign | None) -> tuple[cst.BaseExpression, str] | None:
         """B in `source = batchify(data, B)`: the argument spelled like a batch size, else
         the second positional one; and how the builder is called."""
         if binding is None or not isinstance(binding.value, cst.Call):
@@ -476,10 +477,7 @@ class ShardBatches(LoaderImports):
 
     def _batch_target(self, loop: cst.For) -> cst.BaseExpression | None:
         target = loop.target
-        if (
-            isinstance(loop.iter, cst.Call)
-            and name_of(loop.iter.func) == "enumerate"
-        ):
+        if isinstance(loop.iter, cst.Call) and name_of(loop.iter.func) == "enumerate":
             if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
                 return target.elements[1].value
             return None
@@ -487,7 +485,13 @@ class ShardBatches(LoaderImports):
 
     # == edits ==========================================================================
     def _along(self) -> str:
-        where = "" if self._wraps_here else " (assumed: DataParallel wraps in another module)"
+        where = (
+            ""
+            if self._wraps_here
+            else " (DataParallel's, which wraps in another module)"
+            if self._known
+            else " (assumed: no DataParallel wrap seen)"
+        )
         return f"along dim {self._dim}{where}"
 
     def _each(self) -> str:
@@ -532,15 +536,17 @@ class ShardBatches(LoaderImports):
         self.warn(loop, "DP034", f"{iterable} ({why}); every rank trains on every batch")
 
     # == rewriting ======================================================================
-    def on_leave(
+    def on_leave(  # type: ignore[override]  # any node may become a FlattenSentinel
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
         replacement = self._swap.get(original_node)
         if replacement is not None and isinstance(updated_node, cst.BaseExpression):
             return replacement.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         top = self._split_top.get(original_node)  # type: ignore[call-overload]
-        if top and isinstance(updated_node, cst.For) and isinstance(
-            updated_node.body, cst.IndentedBlock
+        if (
+            top
+            and isinstance(updated_node, cst.For)
+            and isinstance(updated_node.body, cst.IndentedBlock)
         ):
             body = updated_node.body
             return updated_node.with_changes(body=body.with_changes(body=[*top, *body.body]))

@@ -33,8 +33,8 @@ def batchify(data, bsz):
 
 def get_batch(source, i):
     seq_len = min(BPTT, len(source) - 1 - i)
-    data = source[i:i + seq_len]
-    target = source[i + 1:i + 1 + seq_len].view(-1)
+    data = source[i : i + seq_len]
+    target = source[i + 1 : i + 1 + seq_len].view(-1)
     return data, target
 
 
@@ -61,7 +61,7 @@ def main():
     for epoch in range(2):
         model.train()
         hidden = model.init_hidden(BATCH)
-        for batch, i in enumerate(range(0, train_data.size(0) - 1, BPTT)):
+        for i in range(0, train_data.size(0) - 1, BPTT):
             data, targets = get_batch(train_data, i)
             hidden = hidden.detach()
             optimizer.zero_grad()

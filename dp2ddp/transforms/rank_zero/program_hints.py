@@ -38,6 +38,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.program.context import ProgramHints
+from dp2ddp.transforms.batch_dims import scatter_dims
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -73,10 +74,11 @@ def program_hints(program: Program) -> dict[str, ProgramHints]:
     pure = pure_functions((m.name, m.tree, m.is_package) for m in modules)
     unused = unused_functions([m.tree for m in modules])
     logs = any(_imports_logging(m.tree) for m in modules)
+    dims = scatter_dims(m.tree for m in modules)
     return {
-        m.real: ProgramHints(pure, unused[index], True, logs)
+        m.real: ProgramHints(pure, unused[index], True, logs, dims)
         if index
-        else ProgramHints(pure, logs=logs)
+        else ProgramHints(pure, logs=logs, scatter_dims=dims)
         for index, m in enumerate(modules)
     }
 
