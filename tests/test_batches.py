@@ -120,3 +120,22 @@ def test_migrating_twice_splits_once() -> None:
     once, _ = _migrated(LOOP.format(dim="", setup=setup, target="x, y", iterable="pairs"))
     twice, _ = _migrated(once)
     assert twice == once and once.count("= ddp_shard_batch(") == 1
+
+
+def test_next_of_a_dataloader_iterator_is_left_to_the_data_pass() -> None:
+    source = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.DataParallel(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+it = iter(dl)
+for step in range(2):
+    x, y = next(it)
+    nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+"""
+    code, _ = _migrated(source)
+    assert "ddp_shard_batch" not in code and "sampler=" in code, code

@@ -109,16 +109,18 @@ class ShardBatches(LoaderImports):
             self._dim = int(text) if text is not None and text.isdigit() else None
             self._dim_text = text if text is not None else " / ".join(sorted(dims))
         self._known = bool(dims)
-        handled: list[cst.For] = []
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
+        handled: list[cst.For | cst.While] = []
+        for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
             if not is_training_loop(loop, self.qualified_names):
                 continue
-            if SHARD in self.code(loop) or ROUNDS in self.code(loop.iter):
+            header = loop.iter if isinstance(loop, cst.For) else loop.test
+            if SHARD in self.code(loop.body) or ROUNDS in self.code(header):
                 handled.append(loop)  # migrated before: a fixed point
                 continue
-            if self._plan_loop(loop):
+            planned = self._plan_loop(loop) if isinstance(loop, cst.For) else self._plan_while(loop)
+            if planned:
                 handled.append(loop)
         return True
 
@@ -243,7 +245,7 @@ class ShardBatches(LoaderImports):
             )
         return True
 
-    def _micro_batches(self, loop: cst.For, names: set[str]) -> str | None:
+    def _micro_batches(self, loop: cst.For | cst.While, names: set[str]) -> str | None:
         """A batch cut into micro-batches of a fixed size by an inner loop (`for j in
         range(0, len(xb), 4): model(xb[j:j + 4])`): split, each rank would run fewer of
         them, and gradients summed over them would shrink by WORLD_SIZE."""
@@ -266,6 +268,54 @@ class ShardBatches(LoaderImports):
                 )
         return None
 
+    def _plan_while(self, loop: cst.While) -> bool:
+        """`while ...: x, y = next(it)`: split after the statement (slices by a counter of a
+        `while` loop are DP005's, in the hazards pass)."""
+        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
+        producers = [
+            (statement, statement.body[0])
+            for statement in body
+            if isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign)
+            and self._next_of_batches(statement.body[0].value)
+        ]
+        if not producers:
+            return False
+        for statement, assign in producers:
+            assert isinstance(assign, cst.Assign)
+            call = assign.value
+            assert isinstance(call, cst.Call)
+            iterable = self.code(call.args[0].value)
+            target = assign.targets[-1].target
+            if len(assign.targets) != 1 or not _plain_target(target):
+                self._warn(loop, iterable, "the batch is not bound to plain names")
+            elif self._dim is None:
+                self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
+            elif (micro := self._micro_batches(loop, target_names(target))) is not None:
+                self._warn(loop, iterable, micro)
+            elif self.state.options.per_process_batch:
+                self._warn(loop, iterable, "--per-process-batch: next() batches are not dealt")
+            else:
+                self._split_after.setdefault(statement, []).append(self._split_statement(target))
+                self.state.helpers.add("shard_batch")
+                self.record(
+                    statement,
+                    f"{self.code(target)} (a batch of {iterable}) split {self._along()}: "
+                    f"{self._each()}",
+                )
+        return True
+
+    def _next_of_batches(self, value: cst.BaseExpression) -> bool:
+        """`next(it)` of something that is not a DataLoader."""
+        return (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "next"
+            and bool(value.args)
+            and not any(self._is_loader(u) for u in self._unwrapped(value.args[0].value, 0))
+        )
+
     def _produces(self, value: cst.BaseExpression, counters: set[str]) -> bool:
         """The statement builds the batch: slices with the loop counter, `next(it)`, or a
         call given the counter (`get_batch(source, i)`)."""
@@ -276,7 +326,7 @@ class ShardBatches(LoaderImports):
                 return True
         if isinstance(value, cst.Call):
             if name_of(value.func) == "next" and isinstance(value.func, cst.Name):
-                return True
+                return self._next_of_batches(value)
             if not any(v.value in counters for a in value.args for v in variables_under(a.value)):
                 return False
             helper = self._helper(value, counters)
@@ -532,7 +582,7 @@ class ShardBatches(LoaderImports):
             "(--per-process-batch: the global batch is WORLD_SIZE of them)",
         )
 
-    def _warn(self, loop: cst.For, iterable: str, why: str) -> None:
+    def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
         self.warn(loop, "DP034", f"{iterable} ({why}); every rank trains on every batch")
 
     # == rewriting ======================================================================
