@@ -14,8 +14,8 @@ and gives each rank its part of every global batch, along DataParallel's `dim` (
   and targets together (templates/helpers/shard_batch.py.j2; it raises where the tensors
   disagree along D, so a misaligned split cannot pass in silence);
 * a `range` loop whose body builds the batch in a statement of its own
-  (`xb, yb = X[i:i + bs], Y[i:i + bs]`, `x, y = next(it)`, `data, t = get_batch(src, i)`):
-  the same split right after that statement;
+  (`xb, yb = X[i:i + bs], Y[i:i + bs]`, `x, y = next(it)`, `data, t = get_batch(src, i)`),
+  or a `while` loop's `x, y = next(it)`: the same split right after that statement;
 * a `get_batch(source, i)` helper of this module that reshapes what it returns (word
   language models flatten the targets, `source[i+1:i+1+n].view(-1)`, so a split of its
   result would not keep inputs and targets aligned): the split happens at the source
