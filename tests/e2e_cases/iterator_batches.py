@@ -33,7 +33,7 @@ def main():
             optimizer.step()
         print(f"epoch {epoch} loss {loss.item():.4f}")
     global E2E_DIGEST
-    E2E_DIGEST = [round(float(p.sum()), 5) for p in model.parameters()]
+    E2E_DIGEST = [round(float(p.detach().sum()), 5) for p in model.parameters()]
 
 
 if __name__ == "__main__":
