@@ -139,3 +139,29 @@ for step in range(2):
 """
     code, _ = _migrated(source)
     assert "ddp_shard_batch" not in code and "sampler=" in code, code
+
+
+def test_an_iterator_named_like_a_loader_is_still_split() -> None:
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Batches:
+    def __init__(self, x):
+        self.x = x
+
+    def __iter__(self):
+        for i in range(0, len(self.x), 4):
+            yield self.x[i:i + 4]
+
+
+model = nn.DataParallel(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train_loader = Batches(torch.randn(8, 4))
+for x in train_loader:
+    model(x).mean().backward()
+    optimizer.step()
+"""
+    code, _ = _migrated(source)
+    assert "x = ddp_shard_batch(x)" in code, code

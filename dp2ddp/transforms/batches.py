@@ -98,6 +98,9 @@ class ShardBatches(LoaderImports):
             if self.matches(c.func, DATALOADER)
         }
         self._functions = {n.name.value: n for n in node.body if isinstance(n, cst.FunctionDef)}
+        self._definitions: dict[str, cst.FunctionDef | cst.ClassDef] = {
+            n.name.value: n for n in node.body if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+        }
         dims = set(self.state.scatter_dims)
         self._wraps_here = bool(dims)
         if not dims:  # a module of a program that does not wrap: the program's wraps
@@ -490,25 +493,41 @@ class ShardBatches(LoaderImports):
 
     def _is_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader of this module, one of another module of the program, or something
-        named like one (a loader factory's result): the data pass's (it shards or warns)."""
-        if "loader" in self.code(expr).lower() or self._resolve(expr, self._loader_calls, 0):
+        named like one (a loader factory's result): the data pass's (it shards or warns).
+        A value built by a class or function of this module that names no DataLoader
+        (`train_loader = BatchIterator(...)`) is not one, whatever its name."""
+        if self._resolve(expr, self._loader_calls, 0):
             return True
         if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
             return True  # DP027 names it
-        for origin in self._origins(expr, (), 0):
+        origins = self._origins(expr, (), 0)
+        for origin in origins:
             if self._is_exported(origin, self.state.loaders.exported):
-                return True
-            if origin.call is not None and "loader" in self.code(origin.call.func).lower():
                 return True
         inner = expr
         if isinstance(inner, cst.Call) and name_of(inner.func) == "iter" and inner.args:
             inner = inner.args[0].value
+        if isinstance(inner, cst.Call) and self.matches(inner.func, DATALOADER):
+            return True
+        calls = [o.call for o in origins if o.call is not None]
         if isinstance(inner, cst.Call):
-            return self.matches(inner.func, DATALOADER)
-        bound = assigned_value(inner, self) if isinstance(inner, cst.Name) else None
-        return isinstance(bound, cst.Call) and (
-            self.matches(bound.func, DATALOADER) or "loader" in self.code(bound.func).lower()
+            calls.append(inner)
+        if calls and all(self._own_batches(call) for call in calls):
+            return False
+        if "loader" in self.code(expr).lower():
+            return True
+        return any(
+            self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()
+            for call in calls
         )
+
+    def _own_batches(self, call: cst.Call) -> bool:
+        """A call of a class or function of this module that names no DataLoader: batches
+        of the script's own making (an iterator class, a generator)."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        definition = self._definitions.get(call.func.value)
+        return definition is not None and "loader" not in self.code(definition).lower()
 
     def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
         text = self.code(body)
