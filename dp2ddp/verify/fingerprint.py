@@ -43,6 +43,11 @@ def first_tensor(value: object, depth: int = 0) -> torch.Tensor | None:
     return None
 
 
+#: Dim 1 is hashed per index too (a DataParallel(dim=1) batch is its columns) when it is no
+#: longer than this: a batch size, not a feature vector's length.
+MAX_DIM1_SAMPLES = 4096
+
+
 class _Depth:
     """Process-wide (not per thread: DataParallel's replicas run on worker threads)."""
 
@@ -66,7 +71,9 @@ def install(recorder: Recorder) -> None:
                     recorder.record_inputs(
                         recorder.model_ordinal(self),
                         sample_digests(tensor),
-                        sample_digests(tensor.transpose(0, 1)) if tensor.dim() > 1 else None,
+                        sample_digests(tensor.transpose(0, 1))
+                        if tensor.dim() > 1 and tensor.shape[1] <= MAX_DIM1_SAMPLES
+                        else None,
                     )
             return native_call(self, *args, **kwargs)
         finally:
