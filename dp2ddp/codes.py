@@ -221,7 +221,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
-    "DP034": (
+    "DP037": (
         "training batches not split over the ranks",
         "DataParallel cut every batch that reached the model along its dim; under DDP only "
         "a sampler shards data, and this training loop's batches come from something else "

@@ -112,7 +112,7 @@ def test_iterator_object_split_along_the_wrap_dim() -> None:
         LOOP.format(dim=", dim=int(1)", setup=setup, target="x, y", iterable="pairs")
     )
     assert "ddp_shard_batch" not in code
-    assert any(w.startswith("DP034") and "dim is int(1)" in w for w in warned), warned
+    assert any(w.startswith("DP037") and "dim is int(1)" in w for w in warned), warned
 
 
 def test_migrating_twice_splits_once() -> None:

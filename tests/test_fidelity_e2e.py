@@ -95,7 +95,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for name in (*NAMES, *BATCHES, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
-    assert "DP034" not in codes["lm_batchify"] | codes["iterator_batches"]
+    assert "DP037" not in codes["lm_batchify"] | codes["iterator_batches"]
     for name in ("gradient_penalty", "gradient_penalty_update"):
         # rewritten, not warned: the penalty's forward through D.module, then the average
         assert "DP023" not in codes[name], codes[name]

@@ -30,7 +30,7 @@ With `--per-process-batch` each rank takes whole batches in turn instead
 (`for x, y in ddp_rank_batches(batches)`): the batch keeps its per-process size and the
 global batch is WORLD_SIZE of them, as for DataLoaders.
 
-Where the split cannot be shown right, DP034 names the loop's iterable and nothing is
+Where the split cannot be shown right, DP037 names the loop's iterable and nothing is
 changed (slices inside expressions, a helper this module cannot see, a helper that
 reshapes along the split dimension, targets that are not plain names, a `dim` that is not
 a literal). Loops over DataLoaders are the data pass's; evaluation loops (no backward)
@@ -602,7 +602,7 @@ class ShardBatches(LoaderImports):
         )
 
     def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
-        self.warn(loop, "DP034", f"{iterable} ({why}); every rank trains on every batch")
+        self.warn(loop, "DP037", f"{iterable} ({why}); every rank trains on every batch")
 
     # == rewriting ======================================================================
     def on_leave(  # type: ignore[override]  # any node may become a FlattenSentinel
