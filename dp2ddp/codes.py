@@ -9,7 +9,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP001": (
         "DataParallel dim is not 0",
         "DDP has no scatter dimension: each process gets whole samples from its sampler. "
-        "Make the model batch-first or transpose inside forward().",
+        "Training batches that do not come from a DataLoader are split along this dim "
+        "(ddp_shard_batch); a DataLoader's are split along dim 0 by its sampler, so make "
+        "the model batch-first there or transpose inside forward().",
     ),
     "DP002": (
         "custom DataParallel subclass, criterion wrapper or scatter/gather",
@@ -257,6 +259,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "draws from the global generators agree (ddp_same_random), not this one. Give it a "
         "seed every rank shares (a constant, or rank 0's value through "
         "torch.distributed.broadcast_object_list).",
+    ),
+    "DP037": (
+        "training batches not split over the ranks",
+        "DataParallel cut every batch that reached the model along its dim; under DDP only "
+        "a sampler shards data, and this training loop's batches come from something else "
+        "(an iterator object, a generator, slices of a tensor, a get_batch() helper). dp2ddp "
+        "splits such batches with ddp_shard_batch(batch, dim=...) where it can show the split "
+        "keeps inputs and targets aligned; here it cannot (the reason is named), so every "
+        "rank trains on every batch. Take this rank's part of each batch yourself: "
+        "ddp_shard_batch((x, y), dim=D) right where the batch is built, or split the "
+        "batchified source's batch columns before a helper that reshapes them.",
     ),
 }
 

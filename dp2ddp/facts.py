@@ -71,6 +71,8 @@ class ProgramHints:
         with `from test import *`): the block is migrated as an entry (ddp_setup() first
         thing in it), so `python test.py` and `torchrun ... test.py` still run; `imported`
         is then False.
+    scatter_dims: the `dim` of every DataParallel wrap of the program, as written: a module
+        that iterates batches without wrapping splits them along it (transforms/batches.py).
     """
 
     pure: frozenset[str] = frozenset()
@@ -78,6 +80,7 @@ class ProgramHints:
     imported: bool = False
     logs: bool = False
     script: bool = False
+    scatter_dims: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

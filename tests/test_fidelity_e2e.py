@@ -33,6 +33,7 @@ CASES = Path(__file__).resolve().parent / "e2e_cases"
 PROGRAMS = {
     "train_and_inference_entries": ("train.py", "test.py"),
     "vendored_wrapper_library": ("train.py",),
+    "batches_in_trainer_module": ("train.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -81,6 +82,9 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: the penalty in the critic's one backward; WGAN-GP with the penalty as its own update
 #: (before the rewrite: "Expected to have finished reduction in the prior iteration").
 NAMES = ("cuda_guard", "gradient_penalty", "gradient_penalty_update")
+#: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
+#: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
+BATCHES = ("lm_batchify", "iterator_batches")
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +92,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, "second_backward"):
+    for name in (*NAMES, *BATCHES, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
+    assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
+    assert "DP037" not in codes["lm_batchify"] | codes["iterator_batches"]
     for name in ("gradient_penalty", "gradient_penalty_update"):
         # rewritten, not warned: the penalty's forward through D.module, then the average
         assert "DP023" not in codes[name], codes[name]
@@ -120,6 +126,35 @@ def test_migrated_script_keeps_the_ranks_in_sync(
     first, second = (_status(out, scripts[name], rank) for rank in (0, 1))
     assert first["ok"] and second["ok"], console[-6000:]
     assert first["digest"] and first["digest"] == second["digest"], (first, second)
+
+
+@pytest.mark.parametrize("name", BATCHES)
+def test_batches_without_a_dataloader_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Each rank takes its part of every batch (columns of the batchified source for the
+    language model, each (x, y) of the iterator): to the end of training, the ranks hold the
+    same weights, and those are the original's (one DataParallel process, whole batches)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", BATCHES)
+def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> None:
+    """verify finds the ranks splitting the original's batches (along dim 1 for the
+    sequence-first model: its batch is the columns) and the updates equal."""
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    report = verify(
+        VerifyConfig(CASES / f"{name}.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report
+    assert ("(2+2)" if name == "lm_batchify" else "(4+4)") in report.sharding, report.sharding
 
 
 def test_train_and_inference_entries_both_run_to_the_end(

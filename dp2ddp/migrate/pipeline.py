@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms.batches import ShardBatches
 from dp2ddp.transforms.data import ShardDataLoaders
 from dp2ddp.transforms.detect import DetectDataParallel
 from dp2ddp.transforms.devices import PinDevices
@@ -23,6 +24,7 @@ PIPELINE: tuple[type[MigrationTransform], ...] = (
     PinDevices,
     ShardDataLoaders,
     ShareDatasetDraws,
+    ShardBatches,
     RankZeroOnly,
     InsertProcessGroup,
 )

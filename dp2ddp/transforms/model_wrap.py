@@ -113,16 +113,19 @@ class WrapModelInDDP(MigrationTransform):
     def _rewrite_wrap(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         module: cst.BaseExpression | None = None
         original_module: cst.BaseExpression | None = None
+        dim = "0"
         for index, (original_arg, arg) in enumerate(zip(original.args, updated.args, strict=True)):
             keyword = arg.keyword.value if arg.keyword else None
             if (keyword is None and index == 0) or keyword == "module":
                 module, original_module = arg.value, original_arg.value
             elif (keyword is None and index == 3) or keyword == "dim":
+                dim = self.code(arg.value)
                 if not (isinstance(arg.value, cst.Integer) and arg.value.value == "0"):
                     self.warn(original, "DP001", f"dim={self.code(arg.value)}")
         if module is None:
             self.warn(original, "DP016", "DataParallel() without a module argument")
             return updated
+        self.state.scatter_dims.append(dim)
         moved = _move_to_device(module)
         if isinstance(original_module, cst.Call) and any(
             name.startswith("torch.nn.") and name.endswith("Loss")

@@ -15,6 +15,7 @@ from dp2ddp.transforms._support.nodes import after_imports, is_docstring, is_scr
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "per_rank_batch": ("warnings",),
+    "shard_batch": ("warnings",),
     "eval_sampler": ("warnings",),
     "distributed_sampler": ("itertools",),
     "mkdir": ("warnings",),

@@ -3,7 +3,8 @@
 `nn.Module.__call__` is wrapped: on every *outermost* call of a module that has parameters,
 with grad enabled (a training forward: the DDP or DataParallel wrapper, or the bare model
 when the original only wraps with several GPUs), the first tensor argument is hashed per
-sample (dim 0). Nested calls, and DataParallel's replicas on its worker threads, are inside
+sample (dim 0; and per index along dim 1, for DataParallel(dim=1)'s sequence-first batches).
+Nested calls, and DataParallel's replicas on its worker threads, are inside
 an outermost call and are skipped. The harness then checks that the DDP ranks' samples at
 each step are disjoint and together are the original's batch. The DataParallel/DDP
 constructors are wrapped too: to name parameters and to know DataParallel's device count.
@@ -42,6 +43,11 @@ def first_tensor(value: object, depth: int = 0) -> torch.Tensor | None:
     return None
 
 
+#: Dim 1 is hashed per index too (a DataParallel(dim=1) batch is its columns) when it is no
+#: longer than this: a batch size, not a feature vector's length.
+MAX_DIM1_SAMPLES = 4096
+
+
 class _Depth:
     """Process-wide (not per thread: DataParallel's replicas run on worker threads)."""
 
@@ -62,7 +68,13 @@ def install(recorder: Recorder) -> None:
             if next(self.parameters(), None) is not None:
                 tensor = first_tensor((args, kwargs))
                 if tensor is not None:
-                    recorder.record_inputs(recorder.model_ordinal(self), sample_digests(tensor))
+                    recorder.record_inputs(
+                        recorder.model_ordinal(self),
+                        sample_digests(tensor),
+                        sample_digests(tensor.transpose(0, 1))
+                        if tensor.dim() > 1 and tensor.shape[1] <= MAX_DIM1_SAMPLES
+                        else None,
+                    )
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1
@@ -76,6 +88,9 @@ def _wrap_init(recorder: Recorder, cls: type[torch.nn.Module]) -> None:
     @functools.wraps(native_init)
     def __init__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
         native_init(self, *args, **kwargs)
-        recorder.register_wrapper(self)
+        # DataParallel(module, device_ids, output_device, dim): on a machine without GPUs
+        # its __init__ returns before it stores `dim`, so it is read from the arguments.
+        dim = kwargs.get("dim", args[3] if cls is DataParallel and len(args) > 3 else 0)
+        recorder.register_wrapper(self, dim if isinstance(dim, int) else 0)
 
     cls.__init__ = __init__  # type: ignore[method-assign]

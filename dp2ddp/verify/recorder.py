@@ -57,6 +57,8 @@ class Window:
     index: int
     #: model ordinal (str for JSON) -> per-sample digests of its first tensor input
     inputs: dict[str, list[str]] = field(default_factory=dict)
+    #: the same, per index along dim 1 (a sequence-first model's batch: DataParallel(dim=1))
+    inputs_dim1: dict[str, list[str]] = field(default_factory=dict)
     #: per-sample digests of the first tensor of every batch a DataLoader yielded for training
     #: (gradients on, not every wrapped model in eval mode: alignment._training)
     loaded: list[str] = field(default_factory=list)
@@ -152,13 +154,14 @@ class Recorder:
 
         return wrapped
 
-    def register_wrapper(self, module: torch.nn.Module) -> int:
+    def register_wrapper(self, module: torch.nn.Module, dim: int = 0) -> int:
         self.wrappers.append(weakref.ref(module))
         device_ids = getattr(module, "device_ids", None)
         self.wrapper_info.append(
             {
                 "class": type(module).__name__,
                 "devices": len(device_ids) if isinstance(device_ids, list) else 0,
+                "dim": dim,
             }
         )
         return len(self.wrappers) - 1
@@ -171,8 +174,12 @@ class Recorder:
         self.models.append(weakref.ref(module))
         return len(self.models) - 1
 
-    def record_inputs(self, ordinal: int, digests: list[str]) -> None:
+    def record_inputs(
+        self, ordinal: int, digests: list[str], along_dim1: list[str] | None = None
+    ) -> None:
         self.current.inputs.setdefault(str(ordinal), []).extend(digests)
+        if along_dim1 is not None:
+            self.current.inputs_dim1.setdefault(str(ordinal), []).extend(along_dim1)
 
     # -- optimizer hooks ---------------------------------------------------------------------
     def _params(self, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:

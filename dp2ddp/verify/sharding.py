@@ -120,14 +120,24 @@ def _loaded(record: RankRecord, steps: int) -> set[str]:
     return {d for i in range(steps) for d in _window(record, i).get("loaded", [])}
 
 
-def _inputs(record: RankRecord, index: int, model: str, data: set[str] | None) -> list[str]:
-    """The samples `model` was fed in window `index`; with `data`, only those the run's
-    DataLoaders yielded (a GAN discriminator's real images, not its fakes)."""
+def scatter_dim(original: RankRecord) -> int:
+    """The dim along which the original's DataParallel split its batches: 1 when every
+    DataParallel wrap of the original says dim=1 (a sequence-first model), else 0."""
+    wrappers = [w for w in original.data.get("wrappers", []) if w.get("class") == "DataParallel"]
+    return 1 if wrappers and all(w.get("dim") == 1 for w in wrappers) else 0
+
+
+def _inputs(
+    record: RankRecord, index: int, model: str, data: set[str] | None, dim: int = 0
+) -> list[str]:
+    """The samples `model` was fed in window `index` (per index along `dim`); with `data`,
+    only those the run's DataLoaders yielded (a GAN discriminator's real images, not its
+    fakes)."""
     window = _window(record, index)
     if model == LOADER:
         digests: list[str] = window.get("loaded", [])
         return digests
-    fed: list[str] = window.get("inputs", {}).get(model, [])
+    fed: list[str] = window.get("inputs" if dim == 0 else "inputs_dim1", {}).get(model, [])
     return fed if data is None else [d for d in fed if d in data]
 
 
@@ -155,7 +165,10 @@ def sources(original: RankRecord, ranks: list[RankRecord], steps: int) -> tuple[
 
 def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) -> Sharding:
     models, filtered = sources(original, ranks, steps)
+    dim = 0 if filtered else scatter_dim(original)
     result = Sharding(source="DataLoader batches" if models == [LOADER] else "model inputs")
+    if dim:
+        result.source += " along dim 1 (DataParallel's dim)"
     data = {id(r): _loaded(r, steps) if filtered else None for r in (original, *ranks)}
     for index in range(min(steps, len(original.windows))):
         for model in models:
@@ -163,8 +176,8 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
                 _step(
                     index + 1,
                     model,
-                    _inputs(original, index, model, data[id(original)]),
-                    [_inputs(r, index, model, data[id(r)]) for r in ranks],
+                    _inputs(original, index, model, data[id(original)], dim),
+                    [_inputs(r, index, model, data[id(r)], dim) for r in ranks],
                 )
             )
     result.steps = [s for s in result.steps if s.original or any(s.per_rank)]

@@ -55,6 +55,9 @@ class MigrationState:
     options: MigrateOptions
     #: Source of each expression that held a DataParallel model (e.g. "model", "self.netG").
     wrapped: list[str] = field(default_factory=list)
+    #: DataParallel's `dim` at each wrap, as written ("0" where not given): the dimension
+    #: along which it split every batch (transforms/batches.py splits them the same way).
+    scatter_dims: list[str] = field(default_factory=list)
     #: Helpers of templates/ddp_header.py.j2 that the rewritten code calls.
     helpers: set[str] = field(default_factory=set)
     warnings: list[RawReport] = field(default_factory=list)

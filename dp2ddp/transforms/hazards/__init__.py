@@ -6,8 +6,9 @@ over the batch is multiplied by WORLD_SIZE where it is backpropagated (see hazar
 point at a real difference between one DataParallel process and WORLD_SIZE DDP processes:
 
 - DP004 a loss reduced with sum that is not scaled (see hazards.losses).
-- DP005 `X[i:i+bs]` indexed by a loop counter inside a training loop: every rank would
-  train on the same samples.
+- DP005 `X[i:i+bs]` indexed by a counter inside a training `while` loop: every rank would
+  train on the same samples (a `for` loop's hand-cut batches are split by transforms/batches.py,
+  or warned DP037 there).
 - DP006 torch/numpy/random draws inside a training loop (one warning per call), also
   through a project helper the loop calls (see hazards.draws).
 - DP007 `forward()` changing state on `self`.
@@ -244,6 +245,8 @@ class FlagHazards(MigrationTransform):
         ):
             return  # slicing a batch the loop already received (micro-batches)
         for info in loops:
+            if isinstance(info.node, cst.For):
+                continue  # a `for` loop's batches are split (or DP037 says why not): batches.py
             if used & info.counters and id(info.node) not in self._sliced_loops:
                 self._sliced_loops.add(id(info.node))
                 self.warn(node, "DP005", self.code(node))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support.nodes import is_script_guard as is_script_guard
+from dp2ddp.transforms.batch_dims import scatter_dims
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -81,13 +82,14 @@ def program_hints(
     pure = _pure_of(names)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
+    dims = scatter_dims(m.tree for m in modules)
     hints: dict[str, ProgramHints] = {}
     for index, module in enumerate(modules):
         if not index:
-            hints[module.real] = ProgramHints(pure, logs=logs)
+            hints[module.real] = ProgramHints(pure, logs=logs, scatter_dims=dims)
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
-        hints[module.real] = ProgramHints(pure, unused[index], not script, logs, script)
+        hints[module.real] = ProgramHints(pure, unused[index], not script, logs, script, dims)
     return hints
 
 

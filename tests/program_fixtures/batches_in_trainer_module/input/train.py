@@ -1,0 +1,25 @@
+"""The wrap is here, with DataParallel(model, dim=1); the loop over the batches lives in
+trainer.py, which splits each batch along the program's dim."""
+import torch
+import torch.nn as nn
+
+from trainer import Trainer
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(20, 8)
+        self.out = nn.Linear(8, 20)
+
+    def forward(self, data):
+        return self.out(self.embed(data))
+
+
+def main():
+    model = nn.DataParallel(Model(), dim=1)
+    Trainer(model, torch.randint(0, 20, (400,))).fit(2)
+
+
+if __name__ == "__main__":
+    main()

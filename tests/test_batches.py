@@ -1,0 +1,168 @@
+"""Training batches that do not come from a DataLoader (issue 20): the runtime helpers and
+the pass's choices. The golden fixtures batches_* show the rewrites; tests/test_fidelity_e2e.py
+runs the migrated scripts under torchrun and through `dp2ddp verify`."""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+from typing import Any
+
+import pytest
+import torch
+
+from dp2ddp import MigrateOptions, migrate_source
+from dp2ddp.templating import render
+
+
+def _helpers(rank: int, world: int) -> dict[str, Any]:
+    """The helpers as the migrated header defines them, in a process of rank `rank`."""
+    namespace: dict[str, Any] = {
+        "torch": torch,
+        "warnings": warnings,
+        "RANK": rank,
+        "WORLD_SIZE": world,
+    }
+    exec(render("helpers/shard_batch.py.j2"), namespace)
+    exec(render("helpers/rank_batches.py.j2"), namespace)
+    return namespace
+
+
+def test_ranks_take_contiguous_parts_of_every_tensor_as_dataparallel_scattered() -> None:
+    x = torch.arange(24.0).reshape(6, 4)
+    y = torch.arange(6)
+    pair = namedtuple("pair", "x y")
+    parts = [
+        _helpers(rank, 3)["ddp_shard_batch"]({"batch": pair(x, y), "note": "kept"})
+        for rank in range(3)
+    ]
+    for rank, part in enumerate(parts):
+        assert part["note"] == "kept"
+        assert isinstance(part["batch"], pair)
+        assert torch.equal(part["batch"].x, x[2 * rank : 2 * rank + 2])
+        assert torch.equal(part["batch"].y, y[2 * rank : 2 * rank + 2])
+    # DataParallel's scatter: torch's own chunks, in rank order, make up the batch again
+    assert torch.equal(torch.cat([p["batch"].x for p in parts]), x)
+
+
+def test_sequence_first_batches_are_split_by_columns() -> None:
+    source = torch.arange(40).reshape(10, 4)  # (sequence, batch)
+    parts = [_helpers(rank, 2)["ddp_shard_batch"](source, dim=1) for rank in range(2)]
+    assert [p.shape for p in parts] == [(10, 2), (10, 2)]
+    assert torch.equal(torch.cat(parts, dim=1), source)
+    assert all(p.is_contiguous() for p in parts)  # get_batch's .view(-1) needs it
+    assert torch.equal(parts[1][3:5].reshape(-1), source[3:5, 2:].reshape(-1))
+
+
+def test_tensors_that_disagree_along_dim_are_refused() -> None:
+    shard = _helpers(0, 2)["ddp_shard_batch"]
+    with pytest.raises(ValueError, match="differ in size along dim 1"):
+        shard((torch.zeros(5, 4), torch.zeros(5, 6)), dim=1)
+    with pytest.raises(ValueError, match="no dim 1"):
+        shard((torch.zeros(5, 4), torch.zeros(20)), dim=1)  # targets flattened already
+
+
+def test_remainder_left_out_and_small_batches_kept_whole() -> None:
+    with pytest.warns(UserWarning, match="the last 1 are left out"):
+        first = _helpers(0, 2)["ddp_shard_batch"](torch.arange(5))
+    assert first.tolist() == [0, 1]
+    assert _helpers(1, 2)["ddp_shard_batch"](torch.arange(5)).tolist() == [2, 3]
+    assert _helpers(1, 4)["ddp_shard_batch"](torch.arange(3)).tolist() == [0, 1, 2]
+    assert _helpers(0, 1)["ddp_shard_batch"](torch.arange(3)).tolist() == [0, 1, 2]
+
+
+def test_per_process_ranks_take_whole_batches_in_turn_and_as_many_steps() -> None:
+    batches = [_helpers(rank, 2)["ddp_rank_batches"](iter(range(7))) for rank in range(2)]
+    assert [list(b) for b in batches] == [[0, 2, 4], [1, 3, 5]]
+
+
+def _migrated(source: str, *, per_process_batch: bool = False) -> tuple[str, list[str]]:
+    options = MigrateOptions(per_process_batch=per_process_batch)
+    result = migrate_source(source, options, filename="train.py")
+    return result.code, [f"{d.code} {d.message}" for d in result.diagnostics]
+
+
+LOOP = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.DataParallel(nn.Linear(4, 1){dim})
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+{setup}
+for epoch in range(2):
+    for {target} in {iterable}:
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+"""
+
+
+def test_dataloader_loops_are_left_to_the_data_pass() -> None:
+    setup = "loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)"
+    code, warned = _migrated(LOOP.format(dim="", setup=setup, target="x, y", iterable="loader"))
+    assert "ddp_shard_batch" not in code and "DistributedSampler" in code, code
+
+
+def test_iterator_object_split_along_the_wrap_dim() -> None:
+    setup = "pairs = [(torch.randn(3, 4, 4), torch.randn(3, 4, 1))]"
+    code, warned = _migrated(
+        LOOP.format(dim=", dim=1", setup=setup, target="x, y", iterable="pairs")
+    )
+    assert "x, y = ddp_shard_batch((x, y), dim=1)" in code, code
+    code, warned = _migrated(
+        LOOP.format(dim=", dim=int(1)", setup=setup, target="x, y", iterable="pairs")
+    )
+    assert "ddp_shard_batch" not in code
+    assert any(w.startswith("DP037") and "dim is int(1)" in w for w in warned), warned
+
+
+def test_migrating_twice_splits_once() -> None:
+    setup = "pairs = [(torch.randn(4, 4), torch.randn(4, 1))]"
+    once, _ = _migrated(LOOP.format(dim="", setup=setup, target="x, y", iterable="pairs"))
+    twice, _ = _migrated(once)
+    assert twice == once and once.count("= ddp_shard_batch(") == 1
+
+
+def test_next_of_a_dataloader_iterator_is_left_to_the_data_pass() -> None:
+    source = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.DataParallel(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+it = iter(dl)
+for step in range(2):
+    x, y = next(it)
+    nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+"""
+    code, _ = _migrated(source)
+    assert "ddp_shard_batch" not in code and "sampler=" in code, code
+
+
+def test_an_iterator_named_like_a_loader_is_still_split() -> None:
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Batches:
+    def __init__(self, x):
+        self.x = x
+
+    def __iter__(self):
+        for i in range(0, len(self.x), 4):
+            yield self.x[i:i + 4]
+
+
+model = nn.DataParallel(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train_loader = Batches(torch.randn(8, 4))
+for x in train_loader:
+    model(x).mean().backward()
+    optimizer.step()
+"""
+    code, _ = _migrated(source)
+    assert "x = ddp_shard_batch(x)" in code, code
