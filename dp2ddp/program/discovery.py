@@ -447,12 +447,17 @@ class ImportGraph:
 
     # -- files --------------------------------------------------------------------------
     def module(
-        self, path: str, shown: str, name: str, read: ProgramModule | None = None
+        self,
+        path: str,
+        shown: str,
+        name: str,
+        read: ProgramModule | None = None,
+        real: str | None = None,
     ) -> ProgramModule:
         """The module of `path` under import name `name` (the file is read once); `read`:
         the same file already read under another name (the entry, before discovery knows
-        how it runs), renamed, not reread."""
-        key = (os.path.realpath(path), name)
+        how it runs), renamed, not reread; `real`: the path's real path, when known."""
+        key = (os.path.realpath(path) if real is None else real, name)
         found = self._modules.get(key)
         if found is None or found.path != shown:
             if read is not None:
@@ -622,7 +627,7 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
             if real in seen:
                 continue
             seen.add(real)
-            found = graph.module(file, shown, name)
+            found = graph.module(file, shown, name, real=real)
             modules.append(found)
             queue.append((found, os.path.abspath(file)))
     unresolved: set[str] = set()

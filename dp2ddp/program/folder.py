@@ -201,37 +201,38 @@ def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
     """`_imported` for targets that run the same way (one resolver), in one walk: each
     module's successors, the modules whose program fails to read (every module reaching a
     file that cannot be read or parsed), then which good target reaches which module (up
-    to two targets a module: enough to tell "another target"). None when a file is
-    reached under two names or paths."""
+    to two targets a module: enough to tell "another target").
+
+    A file can be reached under several names or paths (a package's `__init__.py` taken
+    as an entry is `pkg.__init__`, its importers' `pkg`; its relative imports then name
+    their targets differently too). Discovery names each file after the way it first
+    reaches it, so the walk is exact when every way of reaching a file resolves its
+    imports to the same files: each is checked, and None (discover each target on its
+    own) when two do not."""
     resolver = group[0].resolver
-    successors: dict[str, list[str]] = {}
-    identity: dict[str, tuple[str, str]] = {}
+    successors: dict[str, frozenset[str]] = {}
+    visited: set[tuple[str, str, str]] = set()
     broken: set[str] = set()
-    stack: list[tuple[ProgramModule, str]] = []
-    for start in group:
-        if identity.setdefault(start.entry.real, (start.entry_abs, start.entry.name)) != (
-            start.entry_abs,
-            start.entry.name,
-        ):
-            return None
-        stack.append((start.entry, start.entry_abs))
+    stack: list[tuple[ProgramModule, str]] = [(s.entry, s.entry_abs) for s in group]
     while stack:
         module, path = stack.pop()
-        if module.real in successors:
+        variant = (module.real, module.name, path)
+        if variant in visited:
             continue
+        visited.add(variant)
         edges = graph.imports(resolver, module, path)
-        successors[module.real] = [real for _, _, real, _ in edges]
+        reals = frozenset(real for _, _, real, _ in edges)
+        if successors.setdefault(module.real, reals) != reals:
+            return None
         for file, name, real, shown in edges:
             absolute = os.path.abspath(file)
-            if identity.setdefault(real, (absolute, name)) != (absolute, name):
-                return None
-            if real in successors or real in broken:
+            if real in broken or (real, name, absolute) in visited:
                 continue
             try:
-                stack.append((graph.module(file, shown, name), absolute))
+                stack.append((graph.module(file, shown, name, real=real), absolute))
             except InputError:
                 broken.add(real)
-                successors[real] = []
+                successors[real] = frozenset()
     # Modules whose program cannot be read whole: those that reach a broken file.
     predecessors: dict[str, list[str]] = {}
     for real, nexts in successors.items():

@@ -116,6 +116,9 @@ class Project:
         self._draws: dict[tuple[str, str, str], dict[str, HelperDraw]] = {}
         self._migrations: dict[tuple[str, str, ProgramFacts, bool], list[_Migration]] = {}
         self._remembered: dict[tuple[str, ...], Any] = {}
+        #: Uniformity probes of a module (program/uniformity.py), with the questions each
+        #: asked in turn and its answer, shared by the programs of the project.
+        self.probes: dict[tuple[str, ...], list[tuple[list[Asked], bool]]] = {}
 
     # -- per module ---------------------------------------------------------------------
     def may_use_dataparallel(self, module: ProgramModule) -> bool:

@@ -40,7 +40,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.program.discovery import Program, ProgramModule
-from dp2ddp.program.project import Project
+from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms.analysis.uniformity import RankUniformity, direct_calls
 
@@ -93,14 +93,23 @@ class ProgramUniformity:
         if key in self._answers:
             return self._answers[key]
         self._answers[key] = False  # asked again while being answered: no
+        # Another program of the project may have asked it: its answer holds here when
+        # every question its probe asked in turn is answered the same here.
+        earlier = self.project.probes.setdefault((*key, module.real, module.path), [])
+        for asked, answer in earlier:
+            if same_answers(asked, self):
+                self._answers[key] = answer
+                return answer
+        recorder = RecordingUniformity(self)
         tree = self.project.tree(module)
-        context = ProgramFacts("library", True, "", uniform=self)
+        context = ProgramFacts("library", True, "", uniform=recorder)
         probe = _Probe(
             CodemodContext(filename=module.path),
             MigrationState(options=self.project.options, facts=context),
             question,
         )
         probe.transform_module(tree)
+        earlier.append((recorder.asked, probe.answer))
         self._answers[key] = probe.answer
         return probe.answer
 
