@@ -411,6 +411,18 @@ def ddp_rank0_value(read, /, *args, **kwargs):
         return value
 
 
+def ddp_rank_batches(batches):
+    """--per-process-batch: each process takes whole batches in turn, RANK, RANK + WORLD_SIZE,
+    ...; a last round of fewer than WORLD_SIZE batches is left out, so that every rank takes
+    as many steps (DDP's all-reduce needs every rank in each step)."""
+    mine = None
+    for index, batch in enumerate(batches):
+        if index % WORLD_SIZE == RANK:
+            mine = batch
+        if index % WORLD_SIZE == WORLD_SIZE - 1:
+            yield mine
+
+
 def ddp_rank_slice(size):
     """This rank's contiguous part of a global batch of `size` items, as a slice: rank r of
     WORLD_SIZE takes the r-th of WORLD_SIZE consecutive chunks, as DataParallel's scatter
@@ -474,6 +486,64 @@ class ddp_same_random:
 
             numpy.random.set_state(numpy_state)
         torch.set_rng_state(torch_state)
+
+
+def ddp_shard_batch(batch, dim=0):
+    """This process's part of a batch, as DataParallel's scatter gave GPU RANK its part.
+
+    Every tensor of the batch (inside tuples, lists and dicts too) is cut along `dim` into
+    WORLD_SIZE equal contiguous parts and part RANK is kept (contiguous in memory, as
+    DataParallel's copies were); anything else passes as it is. The tensors must agree on
+    their size along `dim` (inputs and targets stay aligned). A size that does not divide
+    drops the last size % WORLD_SIZE samples (rank 0 warns); a batch smaller than WORLD_SIZE
+    stays whole on every rank (the averaged gradient is then the whole batch's, as under
+    DataParallel).
+    """
+
+    def sizes(item):
+        if isinstance(item, torch.Tensor):
+            if item.dim() <= dim:
+                raise ValueError(
+                    f"dp2ddp: a tensor of shape {tuple(item.shape)} in the batch has no dim "
+                    f"{dim} to split it along, as DataParallel did"
+                )
+            return {item.size(dim)}
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, (list, tuple)):
+            return set().union(*(sizes(part) for part in item))
+        return set()
+
+    def part(item, start, length):
+        if isinstance(item, torch.Tensor):
+            return item.narrow(dim, start, length).contiguous()
+        if isinstance(item, tuple) and hasattr(item, "_fields"):
+            return type(item)(*(part(x, start, length) for x in item))
+        if isinstance(item, (list, tuple)):
+            return type(item)(part(x, start, length) for x in item)
+        if isinstance(item, dict):
+            return type(item)((k, part(v, start, length)) for k, v in item.items())
+        return item
+
+    found = sizes(batch)
+    if len(found) > 1:
+        raise ValueError(
+            f"dp2ddp: the tensors of this batch differ in size along dim {dim} "
+            f"({sorted(found)}), so they cannot be split as DataParallel split them"
+        )
+    if not found or WORLD_SIZE == 1:
+        return batch
+    size = found.pop()
+    share = size // WORLD_SIZE
+    if share == 0:
+        return batch
+    if size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"a batch of {size} does not divide by WORLD_SIZE={WORLD_SIZE}: "
+            f"each process takes {share}, the last {size % WORLD_SIZE} are left out",
+            stacklevel=2,
+        )
+    return part(batch, RANK * share, share)
 
 
 def ddp_sync_batchnorm(module):

@@ -108,6 +108,64 @@ def ddp_barrier():
         dist.barrier()
 
 
+class DdpBatchShard:
+    """A loader's own sampler or batch sampler, sharded the way DataParallel split batches.
+
+    Every rank draws the same sequence from the user's sampler (its randomness drawn from
+    rank 0's generator states, ddp_same_random, so it changes every epoch as it did), cuts
+    it into the global batches DataParallel loaded, and keeps its own contiguous part of
+    each (ddp_rank_slice): the ranks' parts of a batch are disjoint and together are the
+    batch, and what a sampler keeps together inside a batch (the K instances of an identity
+    in a P x K batch, a length bucket) stays together on a rank when it fits in a rank's
+    part. Used as the loader's batch_sampler:
+
+    * DdpBatchShard(sampler, per_rank_batch, drop_last): global batches of
+      per_rank_batch * WORLD_SIZE indices; the last, partial one is dropped with drop_last,
+      else cut into near-equal parts;
+    * DdpBatchShard(batch_sampler): each batch it yields is a global batch.
+
+    A batch with fewer indices than ranks is padded by repeating its indices, so every rank
+    takes every step (a rank without a batch would wait forever in the gradient
+    all-reduce). set_epoch is passed on to the user's sampler where it has one.
+    """
+
+    def __init__(self, sampler, per_rank_batch=None, drop_last=False):
+        self.sampler = sampler
+        self.per_rank_batch = per_rank_batch
+        self.drop_last = drop_last
+
+    def set_epoch(self, epoch):
+        set_epoch = getattr(self.sampler, "set_epoch", None)
+        if callable(set_epoch):
+            set_epoch(epoch)
+
+    def global_batches(self):
+        if self.per_rank_batch is None:
+            return [list(batch) for batch in self.sampler]
+        size = self.per_rank_batch * WORLD_SIZE
+        indices = list(self.sampler)
+        batches = [indices[start : start + size] for start in range(0, len(indices), size)]
+        if batches and self.drop_last and len(batches[-1]) < size:
+            batches.pop()
+        return batches
+
+    def __iter__(self):
+        with ddp_same_random():
+            batches = self.global_batches()
+        for batch in batches:
+            if len(batch) < WORLD_SIZE:
+                batch = [batch[i % len(batch)] for i in range(WORLD_SIZE)]
+            yield batch[ddp_rank_slice(len(batch))]
+
+    def __len__(self):
+        if self.per_rank_batch is None:
+            return len(self.sampler)
+        size = self.per_rank_batch * WORLD_SIZE
+        if self.drop_last:
+            return len(self.sampler) // size
+        return -(-len(self.sampler) // size)
+
+
 class DdpDistributedSampler(DistributedSampler):
     """DistributedSampler with two additions, each switched on by how dp2ddp builds it.
 
@@ -167,6 +225,35 @@ def ddp_eval_sampler(dataset):
             stacklevel=2,
         )
     return range(RANK, len(dataset), WORLD_SIZE)
+
+
+def ddp_loader_arguments(per_process_batch=False, **arguments):
+    """A DataLoader's keyword arguments, sharded, where dp2ddp could not read them in the
+    source (`super().__init__(sampler=self.sampler, **self.init_kwargs)` in a DataLoader
+    subclass: the batch size, shuffle flag, even whether there is a sampler, are known only
+    at run time). As for the loaders dp2ddp rewrites: a sampler or batch sampler of the
+    loader's own is sharded by DdpBatchShard, as DataParallel split its batches; without one,
+    a DdpDistributedSampler that moves to the next epoch on each pass; batch_size is the
+    global batch (each rank loads its share) unless per_process_batch."""
+    sampler = arguments.pop("sampler", None)
+    batch_sampler = arguments.pop("batch_sampler", None)
+    shuffle = arguments.pop("shuffle", False)
+    batch_size = arguments.pop("batch_size", 1)
+    drop_last = arguments.pop("drop_last", False)
+    if batch_size is None and batch_sampler is None:  # each item a whole batch: as written
+        return dict(arguments, sampler=sampler, shuffle=shuffle, batch_size=None)
+    if batch_sampler is None and batch_size is not None and not per_process_batch:
+        batch_size = ddp_per_rank_batch(batch_size)
+    if batch_sampler is not None:
+        arguments["batch_sampler"] = DdpBatchShard(batch_sampler)
+    elif sampler is not None:
+        arguments["batch_sampler"] = DdpBatchShard(sampler, batch_size, drop_last=drop_last)
+    else:
+        arguments.update(batch_size=batch_size, drop_last=drop_last)
+        arguments["sampler"] = DdpDistributedSampler(
+            arguments["dataset"], shuffle=bool(shuffle), advance_epoch=True
+        )
+    return arguments
 
 
 def ddp_mkdir(make, /, *args, ddp_wait_s=60.0, **kwargs):
@@ -322,6 +409,141 @@ def ddp_rank0_value(read, /, *args, **kwargs):
                 stacklevel=2,
             )
         return value
+
+
+def ddp_rank_batches(batches):
+    """--per-process-batch: each process takes whole batches in turn, RANK, RANK + WORLD_SIZE,
+    ...; a last round of fewer than WORLD_SIZE batches is left out, so that every rank takes
+    as many steps (DDP's all-reduce needs every rank in each step)."""
+    mine = None
+    for index, batch in enumerate(batches):
+        if index % WORLD_SIZE == RANK:
+            mine = batch
+        if index % WORLD_SIZE == WORLD_SIZE - 1:
+            yield mine
+
+
+def ddp_rank_slice(size):
+    """This rank's contiguous part of a global batch of `size` items, as a slice: rank r of
+    WORLD_SIZE takes the r-th of WORLD_SIZE consecutive chunks, as DataParallel's scatter
+    gave device r the r-th chunk of the batch. A batch that does not divide evenly (the last
+    one of an epoch) is cut into chunks whose sizes differ by at most one, the larger first:
+    DDP averages the ranks' gradients, so near-equal chunks keep the step closest to the
+    whole batch's."""
+    share, extra = divmod(size, WORLD_SIZE)
+    start = RANK * share + min(RANK, extra)
+    return slice(start, start + share + (1 if RANK < extra else 0))
+
+
+class ddp_same_random:
+    """`with ddp_same_random():` every rank draws the random numbers rank 0 draws.
+
+    For what decides which samples a dataset holds and in what order (a sample list
+    shuffled in a Dataset's __init__, random_split without a generator, a permutation of
+    indices): DistributedSampler shards by index, so every rank must build the same dataset.
+    On entry each rank takes rank 0's states of Python's `random`, numpy's and torch's
+    global generators (through ddp_rank0_value: torchrun's rendezvous store, no collective);
+    on exit rank 0 goes on from where its draws left it (as the original program did) and
+    the other ranks get their own states back, so randomness in the training loop
+    (augmentation, dropout) stays per rank. The n-th block entered on a rank draws what rank
+    0 drew in its n-th block. Plain python (a world of one): nothing changes.
+    """
+
+    def __enter__(self):
+        self.own = self.states()
+        shared = ddp_rank0_value(self.states)
+        if RANK != 0:
+            self.set_states(shared)
+        return self
+
+    def __exit__(self, *exc_info):
+        if RANK != 0:
+            self.set_states(self.own)
+        return False
+
+    @staticmethod
+    def states():
+        """The states of the global generators a script draws from without a generator of
+        its own: Python's `random`, numpy's (when installed) and torch's CPU generator."""
+        import random
+
+        try:
+            import numpy
+        except ImportError:
+            numpy_state = None
+        else:
+            numpy_state = numpy.random.get_state()
+        return random.getstate(), numpy_state, torch.get_rng_state()
+
+    @staticmethod
+    def set_states(states):
+        import random
+
+        python_state, numpy_state, torch_state = states
+        random.setstate(python_state)
+        if numpy_state is not None:
+            import numpy
+
+            numpy.random.set_state(numpy_state)
+        torch.set_rng_state(torch_state)
+
+
+def ddp_shard_batch(batch, dim=0):
+    """This process's part of a batch, as DataParallel's scatter gave GPU RANK its part.
+
+    Every tensor of the batch (inside tuples, lists and dicts too) is cut along `dim` into
+    WORLD_SIZE equal contiguous parts and part RANK is kept (contiguous in memory, as
+    DataParallel's copies were); anything else passes as it is. The tensors must agree on
+    their size along `dim` (inputs and targets stay aligned). A size that does not divide
+    drops the last size % WORLD_SIZE samples (rank 0 warns); a batch smaller than WORLD_SIZE
+    stays whole on every rank (the averaged gradient is then the whole batch's, as under
+    DataParallel).
+    """
+
+    def sizes(item):
+        if isinstance(item, torch.Tensor):
+            if item.dim() <= dim:
+                raise ValueError(
+                    f"dp2ddp: a tensor of shape {tuple(item.shape)} in the batch has no dim "
+                    f"{dim} to split it along, as DataParallel did"
+                )
+            return {item.size(dim)}
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, (list, tuple)):
+            return set().union(*(sizes(part) for part in item))
+        return set()
+
+    def part(item, start, length):
+        if isinstance(item, torch.Tensor):
+            return item.narrow(dim, start, length).contiguous()
+        if isinstance(item, tuple) and hasattr(item, "_fields"):
+            return type(item)(*(part(x, start, length) for x in item))
+        if isinstance(item, (list, tuple)):
+            return type(item)(part(x, start, length) for x in item)
+        if isinstance(item, dict):
+            return type(item)((k, part(v, start, length)) for k, v in item.items())
+        return item
+
+    found = sizes(batch)
+    if len(found) > 1:
+        raise ValueError(
+            f"dp2ddp: the tensors of this batch differ in size along dim {dim} "
+            f"({sorted(found)}), so they cannot be split as DataParallel split them"
+        )
+    if not found or WORLD_SIZE == 1:
+        return batch
+    size = found.pop()
+    share = size // WORLD_SIZE
+    if share == 0:
+        return batch
+    if size % WORLD_SIZE and RANK == 0:
+        warnings.warn(
+            f"a batch of {size} does not divide by WORLD_SIZE={WORLD_SIZE}: "
+            f"each process takes {share}, the last {size % WORLD_SIZE} are left out",
+            stacklevel=2,
+        )
+    return part(batch, RANK * share, share)
 
 
 def ddp_sync_batchnorm(module):

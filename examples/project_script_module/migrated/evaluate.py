@@ -5,7 +5,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_same_random, ddp_setup
 
 
 class Net(nn.Module):
@@ -38,7 +38,8 @@ if __name__ == "__main__":
     ddp_setup()
     torch.manual_seed(0)
     model = DistributedDataParallel(Net().to(DEVICE), device_ids=DEVICE_IDS)
-    loader = DataLoader(make_set(96, 2), batch_size=32)
+    with ddp_same_random():
+        loader = DataLoader(make_set(96, 2), batch_size=32)
     score = accuracy(model, loader)
     if ddp_is_main():
         print(f"final accuracy of a fresh network {score:.3f}")
