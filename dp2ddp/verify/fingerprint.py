@@ -63,9 +63,11 @@ def install(recorder: Recorder) -> None:
                 tensor = first_tensor((args, kwargs))
                 if tensor is not None:
                     recorder.record_inputs(recorder.model_ordinal(self), sample_digests(tensor))
+                    recorder.forward_batch = tensor.size(0) if tensor.dim() else None
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1
+            recorder.forward_batch = None
 
     torch.nn.Module.__call__ = __call__  # type: ignore[method-assign]
 
