@@ -74,8 +74,15 @@ def test_known_good_pair_through_the_cli(tmp_path: Path, monkeypatch: pytest.Mon
          "--json", "verdict.json", "--report", str(pr), "--", "--dropout", "0.3"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("dp2ddp verify: EQUIVALENT")
-    assert "ranks fed disjoint samples (8+8) forming the original's batch of 16" in result.output
+    assert result.stdout.startswith("dp2ddp verify: EQUIVALENT")
+    assert "ranks fed disjoint samples (8+8) forming the original's batch of 16" in result.stdout
+    # what it is doing, as it goes, on stderr
+    assert "dp2ddp verify: running the original (1 process) ...\n" in result.stderr
+    assert "dp2ddp verify: running the migration (torchrun, 2 processes, gloo) ...\n" in (
+        result.stderr
+    )
+    assert "dp2ddp verify: migration: optimizer step 3 of 3 recorded ...\n" in result.stderr
+    assert result.stderr.endswith("dp2ddp verify: comparing the runs ...\n")
     data = json.loads((tmp_path / "verdict.json").read_text())
     assert data["equivalent"] is True and data["exit_code"] == 0
     assert data["steps_compared"] == 3 and data["world_size"] == 2 and data["backend"] == "gloo"

@@ -325,6 +325,8 @@ class _Progress:
         if event == "started":
             self.tell(f"running {who}")
         elif event == "ended":
+            self.last[name] = 0.0  # the steps it reached last, then its end
+            self._steps(name)
             self.tell(f"{who.split(' (')[0]} ended")
         elif event == "poll":
             self._steps(name)
