@@ -12,6 +12,7 @@ from libcst.codemod import CodemodContext
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.pipeline import PIPELINE
+from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints, ProgramLoaders
 from dp2ddp.result import Change, Diagnostic, MigrationResult
@@ -124,6 +125,8 @@ def migrate_source(
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source
         changes = []
+    else:
+        code = tidy(source, code)  # imports in isort's places, new long lines wrapped
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     return MigrationResult(source, code, tuple(warnings), tuple(changes), exports)
