@@ -11,7 +11,7 @@ with a model, a DataLoader, prints and a `.cuda()`), in a temporary folder:
               gate), the per-file runner parses only the one that wraps (and leaves the
               others' loaders and prints unmigrated). Its fair baseline is the per-file
               pipeline run with the gate open on each file (`migrate_source` with a
-              ProgramContext), which is the transform work without discovery and analysis.
+              ProgramFacts), which is the transform work without discovery and analysis.
 Timings are in-process wall clock (best of --repeat), nothing is written. Target (issue 9):
 program <= 2x one by one. Not a test: timings depend on the machine.
 """
@@ -28,10 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dp2ddp import migrate_source
+from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.discovery import discover
 from dp2ddp.migrate.files import migrate_files
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import ProgramContext
 from dp2ddp.program.migrate import plan_programs
 
 MODULE = '''"""Module {index}: a model, its data and a helper that reports."""
@@ -111,7 +111,7 @@ def measure(label: str, entry: Path, options: MigrateOptions, repeat: int) -> No
     program = best(lambda: plan_programs([str(entry)], options), repeat)
     per_file = best(lambda: migrate_files(targets, options, jobs=1), repeat)
     texts = [(f, Path(f).read_text()) for f in files]
-    context = ProgramContext("library", True, "_dp2ddp")
+    context = ProgramFacts("library", True, "_dp2ddp")
 
     def gate_open() -> None:
         for name, text in texts:

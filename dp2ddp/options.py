@@ -1,8 +1,8 @@
-"""Options that change what the codemod writes (shared by `migrate` and `verify`)."""
+"""Options that change what the codemod writes and reports (shared by `migrate` and `verify`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -16,8 +16,12 @@ class MigrateOptions:
     keep_summed_loss: leave losses summed over the batch as written (warned, DP004). The
         default multiplies them by WORLD_SIZE where they are backpropagated, so the updates
         stay DataParallel's (DDP averages gradients over the processes).
+    ignore: warning codes never reported (--ignore, `ignore` in [tool.dp2ddp]). The passes
+        do not read it: the reports are filtered after the migration (migrate/suppress.py),
+        together with the `# noqa: DPxxx` comments.
     """
 
     per_process_batch: bool = False
     sync_batchnorm: bool = False
     keep_summed_loss: bool = False
+    ignore: frozenset[str] = field(default_factory=frozenset)

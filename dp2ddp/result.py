@@ -6,7 +6,25 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
-from dp2ddp.program.context import LoaderExport
+
+
+@dataclass(frozen=True)
+class LoaderExport:
+    """A training loader a library module sharded without finding its epoch loop, as the
+    modules importing it reach it, so that their epoch loop can call its set_epoch.
+
+    function: `name` is a top-level function returning the loader, at `position` of the
+    tuple or list of `arity` items it returns (position None: the value returned itself);
+    else `name` is a module-level name bound to the loader.
+    module: the library's import name (set by the program model; the data pass that finds
+    the loader does not know it).
+    """
+
+    name: str
+    function: bool
+    position: int | None = None
+    arity: int | None = None
+    module: str = ""
 
 
 @dataclass(frozen=True)
@@ -17,6 +35,10 @@ class Diagnostic:
     col: int
     code: str
     message: str
+    #: A warning that names several places at once ("nn.BatchNorm1d and 1 more"): each
+    #: place as a warning of its own, so a noqa comment can silence them one by one
+    #: (migrate/suppress.py). Empty: the warning is about its own position only.
+    places: tuple[Diagnostic, ...] = ()
 
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col} {self.code} {self.message}"

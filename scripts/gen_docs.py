@@ -301,6 +301,11 @@ def warnings_md(cases: list[Case]) -> str:
         "Each code below says what DDP changes there and what to do, with examples from the",
         "golden tests (`tests/fixtures/`).",
         "",
+        "Once a reviewer has accepted a warning, silence it where it is: `# noqa: DP008` on",
+        "the line it points at (several codes comma-separated; a bare `# noqa` silences every",
+        "code on that line), or for the whole project with `ignore = [\"DP008\"]` in",
+        "`[tool.dp2ddp]` or `--ignore DP008` (see [ci.md](ci.md#silencing-a-warning)).",
+        "",
         "| Code | Warning |",
         "| --- | --- |",
     ]

@@ -17,6 +17,7 @@ from dp2ddp.cli import main
 from dp2ddp.commands import progress
 from dp2ddp.migrate import files as runner_module
 from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.migrate_source import migrate_parsed
 from dp2ddp.result import FileOutcome
 
 DP = (
@@ -111,7 +112,16 @@ def test_options_reach_the_codemod(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         seen.append(options)
         return migrate_source(source, options, **context)
 
+    def spy_parsed(
+        tree: Any, source: str, options: MigrateOptions | None = None, **context: Any
+    ) -> MigrationResult:
+        seen.append(options)
+        return migrate_parsed(tree, source, options, **context)
+
+    # A file of a program goes through migrate_parsed (its tree parsed once by the project
+    # model), a lone file through migrate_source: the options must reach either.
     monkeypatch.setattr(runner_module, "migrate_source", spy)
+    monkeypatch.setattr(runner_module, "migrate_parsed", spy_parsed)
     train = _write(tmp_path, "train.py", DP)
     result = run("-j", "1", "--per-process-batch", "--sync-batchnorm", str(train))
     assert result.exit_code == 0, result.stderr

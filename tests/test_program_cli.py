@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from dp2ddp.cli import main
 from dp2ddp.program.discovery import discover_program
-from dp2ddp.program.runtime import MARKER
+from dp2ddp.transforms._support.runtime import MARKER
 
 PROGRAMS = Path(__file__).parent / "program_fixtures"
 

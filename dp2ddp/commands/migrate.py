@@ -5,6 +5,9 @@ else to stderr, in this order: one line per failed or migrated file, the summary
 warnings, the launch command. Errors are single `path:line:col: error: message` lines and
 are printed even with --quiet. Exit codes: 0 done or nothing to do, 1 --check found work,
 2 an input error (the other files are still processed; a failed file is never modified).
+--output-format json|github (commands/output_formats.py) prints the warnings on stdout as
+data instead of on stderr. The options come from [tool.dp2ddp] and the command line
+(commands/shared_options.py); silenced warnings are dropped first (migrate/suppress.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from collections.abc import Sequence
 
 import click
 
+from dp2ddp.commands.output_formats import FORMATS, github_lines, json_document
 from dp2ddp.commands.progress import progress_bar
+from dp2ddp.commands.shared_options import OptionFlags, migration_options, resolve
 from dp2ddp.errors import InputError, error_line
 from dp2ddp.launch.scripts import default_launch_commands
 from dp2ddp.migrate.atomic import write_atomic
@@ -27,10 +32,12 @@ from dp2ddp.migrate.discovery import describe_os_error, discover
 from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
 from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
+from dp2ddp.migrate.suppress import silence
 from dp2ddp.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from dp2ddp.notebooks import is_notebook, notebook_outcome
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
+from dp2ddp.settings import Settings, SettingsError
 from dp2ddp.transforms.hazards.losses import SCALED_LOSS
 
 STDIN = "-"
@@ -49,19 +56,7 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 )
 @click.option("--diff", is_flag=True, help="Print a unified diff to stdout; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would be migrated.")
-@click.option(
-    "--per-process-batch",
-    is_flag=True,
-    help="Keep each DataLoader's batch_size as the per-process batch (the global batch then "
-    "grows with the number of processes). Default: batch_size stays the global batch.",
-)
-@click.option("--sync-batchnorm", is_flag=True, help="Convert BatchNorm layers to SyncBatchNorm.")
-@click.option(
-    "--keep-summed-loss",
-    is_flag=True,
-    help="Leave losses summed over the batch as written (warned, DP004). Default: multiply "
-    "them by WORLD_SIZE where they are backpropagated, keeping DataParallel's updates.",
-)
+@migration_options
 @click.option(
     "-j",
     "--jobs",
@@ -86,6 +81,14 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
     default=None,
     help="Colour the --diff output (default: only on a terminal).",
 )
+@click.option(
+    "--output-format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="json: one document on stdout; github: GitHub Actions annotations on stdout "
+    "(docs/ci.md). The warnings then go there instead of stderr.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.pass_context
 def migrate(
@@ -94,13 +97,12 @@ def migrate(
     output: str | None,
     diff: bool,
     check: bool,
-    per_process_batch: bool,
-    sync_batchnorm: bool,
-    keep_summed_loss: bool,
+    flags: OptionFlags,
     jobs: int | None,
     exclude: tuple[str, ...],
     report_path: str | None,
     color: bool | None,
+    output_format: str,
     quiet: bool,
 ) -> None:
     """Migrate DataParallel scripts in place into torchrun-ready DDP scripts.
@@ -110,7 +112,8 @@ def migrate(
 
     \b
     Exit status: 0 done or nothing to do; 1 --check found files to migrate;
-    2 a file could not be read, decoded or parsed (the others are still migrated).
+    2 a file could not be read, decoded or parsed (the others are still migrated),
+    or the settings ([tool.dp2ddp] in pyproject.toml, see --config) are wrong.
     """
     if STDIN in paths and len(paths) > 1:
         raise click.UsageError("'-' (standard input) cannot be combined with other paths")
@@ -118,11 +121,15 @@ def migrate(
         raise click.UsageError("-o/--output takes a single input PATH")
     if output is not None and (check or diff):
         raise click.UsageError("-o/--output cannot be combined with --check or --diff")
-    options = MigrateOptions(
-        per_process_batch=per_process_batch,
-        sync_batchnorm=sync_batchnorm,
-        keep_summed_loss=keep_summed_loss,
-    )
+    _check_output_format(output_format, paths, output, diff)
+    try:
+        resolved = resolve(flags, paths)
+    except SettingsError as exc:
+        _err(exc.format())
+        ctx.exit(EXIT_ERROR)
+    options, settings = resolved.options, resolved.settings
+    exclude = (*settings.exclude, *exclude)
+    jobs = jobs or settings.jobs
     dry_run = check or diff
     entries: list[str] | None = None  # program mode: the torchrun targets of the entries
     try:
@@ -137,6 +144,7 @@ def migrate(
         _err("Aborted: every file is either fully migrated or untouched.")
         ctx.exit(130)
 
+    outcomes = silence(outcomes, options.ignore)
     report = Report(check=dry_run, fail_on_change=check).add_all(outcomes)
     if diff:
         _print_diffs(outcomes, color)
@@ -152,9 +160,12 @@ def migrate(
             _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run))
     if not quiet:
         _err(str(report))
-        _print_warnings(outcomes)
+        if output_format == "text":
+            _print_warnings(outcomes)
         _print_launch(launch, options, report)
         _print_scaled_losses(outcomes)
+    if output_format != "text":
+        _print_machine_output(output_format, outcomes, report, written, launch, settings)
     code = report.return_code
     if report_path is not None and not _write_report(report_path, outcomes, options, launch):
         code = EXIT_ERROR
@@ -274,6 +285,40 @@ def _write_output(
         error = InputError(message).format(output)
         return [FileOutcome(outcome.path, "failed", outcome.result, error)], {}
     return [outcome], {outcome.path: output}
+
+
+# -- --output-format json|github --------------------------------------------------------------
+def _check_output_format(
+    output_format: str, paths: Sequence[str], output: str | None, diff: bool
+) -> None:
+    """json and github print on stdout, so nothing else may (the diff, code to stdout)."""
+    if output_format == "text":
+        return
+    if diff:
+        raise click.UsageError(f"--output-format {output_format} cannot be combined with --diff")
+    if output == STDIN or (paths == (STDIN,) and output is None):
+        raise click.UsageError(
+            f"--output-format {output_format} prints on stdout: write the code to a file "
+            "with -o FILE"
+        )
+
+
+def _print_machine_output(
+    output_format: str,
+    outcomes: Sequence[FileOutcome],
+    report: Report,
+    written: dict[str, str],
+    launch: Sequence[str],
+    settings: Settings,
+) -> None:
+    if output_format == "json":
+        document = json_document(
+            outcomes, report, written=written, launch=launch, settings=settings.path
+        )
+        click.echo(document)
+    else:
+        for line in github_lines(outcomes, report):
+            click.echo(line)
 
 
 # -- what is printed ------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-from dp2ddp.options import MigrateOptions
+from dp2ddp.commands.shared_options import migration_options, resolve
+from dp2ddp.settings import SettingsError
 from dp2ddp.verify.config import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -116,18 +117,7 @@ def _progress(message: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append the verdict as a Markdown section to this PR report.",
 )
-@click.option(
-    "--per-process-batch",
-    is_flag=True,
-    help="The migration keeps batch_size per process (as `migrate --per-process-batch`);"
-    " the original then runs with the global batch for the comparison.",
-)
-@click.option("--sync-batchnorm", is_flag=True, help="Migrate in memory with SyncBatchNorm.")
-@click.option(
-    "--keep-summed-loss",
-    is_flag=True,
-    help="Migrate in memory leaving summed losses as written (as `migrate --keep-summed-loss`).",
-)
+@migration_options
 @click.option("--no-dropout", is_flag=True, help="Switch dropout off in both runs (check only).")
 @click.option(
     "--keep-dropout",
@@ -179,6 +169,11 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
     from dp2ddp.verify.session import VerifyError
     from dp2ddp.verify.session import verify as run_verify
 
+    try:
+        resolved = resolve(params["flags"], [str(params["original"])])
+    except SettingsError as exc:
+        click.echo(exc.format(), err=True)
+        ctx.exit(2)
     config = VerifyConfig(
         original=params["original"],
         migrated=params["migrated"],
@@ -189,11 +184,7 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
         atol=params["atol"],
         timeout=params["timeout"],
         script_args=ctx.meta.get(_SCRIPT_ARGS, ()),
-        migrate_options=MigrateOptions(
-            per_process_batch=params["per_process_batch"],
-            sync_batchnorm=params["sync_batchnorm"],
-            keep_summed_loss=params["keep_summed_loss"],
-        ),
+        migrate_options=resolved.options,
         no_dropout=params["no_dropout"],
         freeze_batchnorm=params["freeze_batchnorm"],
         keep_dropout=params["keep_dropout"],

@@ -10,13 +10,12 @@ Nothing here raises for a bad file: every problem becomes a "failed" FileOutcome
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -24,13 +23,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dp2ddp.errors import InputError, error_line, one_line
+from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
-from dp2ddp.migrate.migrate_source import migrate_source
+from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
+from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import HelperDraw, ProgramContext, ProgramHints, ProgramLoaders
 from dp2ddp.result import FileOutcome, MigrationResult
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -51,11 +51,8 @@ class _Task:
     path: str
     text: str
     options: MigrateOptions
-    program: ProgramContext | None = None
+    program: ProgramFacts | None = None  # program mode, in this process
     parsed: cst.Module | None = None  # only in this process (program mode), never pickled
-    hints: ProgramHints | None = None
-    random_helpers: Mapping[str, HelperDraw] | None = None  # program mode
-    loaders: ProgramLoaders = ProgramLoaders()
 
 
 @dataclass(frozen=True)
@@ -129,20 +126,16 @@ def migrate_decoded(
     path: str,
     source: SourceFile,
     options: MigrateOptions,
-    program: ProgramContext | None = None,
+    program: ProgramFacts | None = None,
     parsed: cst.Module | None = None,
-    hints: ProgramHints | None = None,
-    random_helpers: Mapping[str, HelperDraw] | None = None,
-    loaders: ProgramLoaders | None = None,
 ) -> tuple[FileOutcome, bytes | None]:
     """Migrate one decoded file in this process, alone or as a module of a program
-    (`hints`, `random_helpers`, `loaders`: what the rest of the program tells it, see
-    migrate_source)."""
-    gate_open = program is not None and program.has_dataparallel
+    (`program`: what the rest of the program tells it, see migrate_source; `parsed`: its
+    text already parsed)."""
+    gate_open = program is not None and program.role is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    task = _Task(0, path, source.text, options, program, parsed, hints, random_helpers)
-    done = _work(dataclasses.replace(task, loaders=loaders or ProgramLoaders()))
+    done = _work(_Task(0, path, source.text, options, program, parsed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
@@ -188,19 +181,12 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
     try:
-        alone = task.hints is None and not task.random_helpers and task.loaders == ProgramLoaders()
-        if task.program is None and alone:
+        if task.program is None and task.parsed is None:
             result = migrate_source(task.text, task.options, filename=task.path)
         else:
-            result = migrate_source(
-                task.text,
-                task.options,
-                filename=task.path,
-                program=task.program,
-                parsed=task.parsed,
-                hints=task.hints,
-                random_helpers=task.random_helpers,
-                loaders=task.loaders,
+            tree = parse(task.text) if task.parsed is None else task.parsed
+            result = migrate_parsed(
+                tree, task.text, task.options, filename=task.path, program=task.program
             )
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))

@@ -1,11 +1,12 @@
 """Programs, not files: an entry script and the project modules it imports, migrated as one.
 
-discovery  entry -> the project modules it imports (ast, fast), project root, module names
-analysis   cross-module facts: is this a DataParallel program (the program-wide gate)
-context    ProgramContext, what `migrate_source` is told about the file's place in a program
-runtime    the generated helpers module (`_dp2ddp.py`) and the names modules import from it
-folder     `dp2ddp migrate DIR`: the entry scripts of a folder and the modules no entry reaches
-migrate    migrate a program (or several) all or nothing; used by the CLI and by verify
+project     the project model of a run: each file read once, each module analysed once
+discovery   entry -> the project modules it imports (ast import scan, one import graph)
+analysis    the program-wide DataParallel gate (the per-file detector on each module)
+uniformity  cross-module rank-independence answers (facts.Uniformity)
+migrate     migrate a program (or several) all or nothing; used by the CLI and by verify
+folder      `dp2ddp migrate DIR`: the entry scripts of a folder and the modules no entry reaches
 
-This package's __init__ imports nothing, so transforms can import `context` without a cycle.
+What a module is told about its program is one value, dp2ddp/facts.py's ProgramFacts.
+Layers import downward: commands -> program -> migrate (engine) -> transforms -> facts.
 """

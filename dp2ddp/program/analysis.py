@@ -16,68 +16,46 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.migrate.migrate_source import parse
-from dp2ddp.migrate.precheck import may_use_dataparallel
-from dp2ddp.options import MigrateOptions
-from dp2ddp.program.discovery import Program, ProgramModule, Stamp
+from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.project import ModuleVerdict, Project
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms.detect import DetectDataParallel
 
 
 @dataclass(frozen=True)
-class ModuleFacts:
-    has_dataparallel: bool = False
-    #: The module already has a DDP path (DP003): the program is left as it is.
-    has_ddp_path: bool = False
+class ProgramGate:
+    """The detector's verdict on each module (by ProgramModule.real) and the gate."""
 
-
-@dataclass(frozen=True)
-class ProgramFacts:
-    modules: dict[str, ModuleFacts]  # by ProgramModule.real
+    modules: dict[str, ModuleVerdict]
     #: The program-wide gate (see the module docstring).
     has_dataparallel: bool
     #: The module whose own DDP path shuts the gate, if any.
     ddp_path_in: ProgramModule | None
 
 
-#: Facts by (real path, stamp, options): a module shared by programs, or asked about by
-#: folder mode first, is parsed for them once.
-_FACTS: dict[tuple[str, Stamp, MigrateOptions], ModuleFacts] = {}
-#: The trees those parses made, until the module's migration takes them.
-_PARSED: dict[tuple[str, Stamp], cst.Module] = {}
+def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
+    """The per-file detector's verdict (once a module); files the text pre-check rules out
+    are not parsed."""
+    if not project.may_use_dataparallel(module):
+        return ModuleVerdict()
+
+    def detect(tree: cst.Module) -> ModuleVerdict:
+        state = MigrationState(options=project.options)
+        DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(tree)
+        return ModuleVerdict(state.has_dataparallel and not state.skip, state.skip)
+
+    return project.verdict(module, detect)
 
 
-def module_facts(module: ProgramModule, options: MigrateOptions) -> ModuleFacts:
-    """The per-file detector's verdict; files the text pre-check rules out are not parsed."""
-    text = module.source.text
-    if not may_use_dataparallel(text):
-        return ModuleFacts()
-    key = (module.real, module.stamp, options)
-    found = _FACTS.get(key)
-    if found is None:
-        state = MigrationState(options=options)
-        detect = DetectDataParallel(CodemodContext(filename=module.path), state)
-        tree = parse(text)
-        detect.transform_module(tree)
-        found = _FACTS[key] = ModuleFacts(state.has_dataparallel and not state.skip, state.skip)
-        _PARSED[(module.real, module.stamp)] = tree
-    return found
-
-
-def take_parsed(module: ProgramModule) -> cst.Module | None:
-    """The libcst tree module_facts parsed for `module` (once: parsing is the costly step)."""
-    return _PARSED.pop((module.real, module.stamp), None)
-
-
-def program_facts(program: Program, options: MigrateOptions) -> ProgramFacts:
-    """Facts of every module and the gate. InputError when libcst cannot parse a module."""
-    facts: dict[str, ModuleFacts] = {}
+def program_gate(program: Program, project: Project) -> ProgramGate:
+    """Verdicts of every module and the gate. InputError when libcst cannot parse a module."""
+    verdicts: dict[str, ModuleVerdict] = {}
     ddp_path_in = None
     for module in program.modules:
-        found = module_facts(module, options)
-        facts[module.real] = found
+        found = module_verdict(module, project)
+        verdicts[module.real] = found
         if found.has_ddp_path and ddp_path_in is None:
             ddp_path_in = module
-    wraps = any(f.has_dataparallel for f in facts.values())
+    wraps = any(f.has_dataparallel for f in verdicts.values())
     gate = (wraps or bool(program.uses_generated)) and ddp_path_in is None
-    return ProgramFacts(facts, gate, ddp_path_in)
+    return ProgramGate(verdicts, gate, ddp_path_in)

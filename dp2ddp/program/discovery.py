@@ -21,35 +21,53 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
-from dp2ddp.migrate.migrate_source import python_syntax_error
+from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
+from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
 UNFOLLOWED_SCAN_LIMIT = 50_000
-#: The generated helpers module's name (dp2ddp/program/runtime.py); never a program module.
-GENERATED_MODULE = "_dp2ddp"
 
 #: (inode, size, mtime) of a file when it was read.
 Stamp = tuple[int, int, int]
 
 
+#: An import statement of a module, anywhere in it.
+ImportNode = ast.Import | ast.ImportFrom
+
+
 @dataclass(frozen=True)
 class ProgramModule:
-    """One project module: where it is, its import name, and what was read."""
+    """One project module: where it is, its import name, and what was read.
+
+    The module's ast is not kept (a large project's trees take far more memory than its
+    text): its import statements and whether it is an entry script are taken from it
+    when the file is read, and `tree` parses it again for the few analyses that need
+    more (the hints and uniformity of a program that reaches DataParallel)."""
 
     path: str  # as shown to the user (relative when the entry was given relative)
     real: str  # absolute, symbolic links resolved: the identity of the file
     name: str  # dotted import name ("lib.trainer"); a package's __init__ is the package
     source: SourceFile
-    tree: ast.Module
+    #: Every import statement, nested ones included, in source order.
+    imports: tuple[ImportNode, ...]
     stamp: Stamp
     is_package: bool = False
+    #: A `__main__` guard or training code at top level (see is_entry_script).
+    entry_script: bool = False
+
+    @cached_property
+    def tree(self) -> ast.Module:
+        """The module's ast, parsed again (it parsed when read)."""
+        return ast.parse(self.source.text)
 
 
 @dataclass(frozen=True)
@@ -102,21 +120,50 @@ def find_root(folder: str) -> str:
 
 def read_module(path: str, shown: str, name: str) -> ProgramModule:
     """Read, decode and ast-parse one file; InputError (with the file's position) if not."""
+    return _module_of(path, shown, name, _load(path))
+
+
+#: What reading a file gave: its text, import statements, whether it is an entry script
+#: and its stamp, or the error (without a path).
+_Loaded = tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp] | InputError
+
+
+def _load(path: str, read: _Read | None = None) -> _Loaded:
+    read = _read(path) if read is None else read
+    if isinstance(read, OSError):
+        return InputError(f"cannot read: {describe_os_error(read)}")
+    data, stamp = read
+    try:
+        source = decode(data)
+        tree = parse_tree(source.text, path)
+    except InputError as exc:
+        return exc
+    imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
+    imports.sort(key=lambda n: (n.lineno, n.col_offset))
+    return source, tuple(imports), is_entry_script(tree), stamp
+
+
+#: A file's bytes and stamp, or why it could not be read.
+_Read = tuple[bytes, Stamp] | OSError
+
+
+def _read(path: str) -> _Read:
     try:
         with open(path, "rb") as handle:
             data = handle.read()
             st = os.fstat(handle.fileno())
     except OSError as exc:
-        raise InputError(f"cannot read: {describe_os_error(exc)}", path=shown) from None
-    try:
-        source = decode(data)
-    except InputError as exc:
-        raise exc.with_path(shown) from None
-    tree = parse_tree(source.text, shown)
+        return exc
+    return data, (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModule:
+    if isinstance(loaded, InputError):
+        raise loaded.with_path(shown)
+    source, imports, entry_script, stamp = loaded
     real = os.path.realpath(path)
     is_package = os.path.basename(path) == "__init__.py"
-    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-    return ProgramModule(shown, real, name, source, tree, stamp, is_package)
+    return ProgramModule(shown, real, name, source, imports, stamp, is_package, entry_script)
 
 
 def parse_tree(text: str, shown: str) -> ast.Module:
@@ -138,6 +185,10 @@ class Resolver:
         self.search = [s for i, s in enumerate(search) if s not in search[:i]]
         #: Paths are shown relative to this folder (the working directory), else absolute.
         self._shown_base = shown_base
+        #: Answers already found: a folder-mode run asks the same ones for many modules.
+        self._absolute: dict[str, list[tuple[str, str]]] = {}
+        self._inside: dict[str, bool] = {}
+        self._submodule: dict[tuple[str, str, str], tuple[str, str] | None] = {}
 
     def shown(self, path: str) -> str:
         if self._shown_base is None:
@@ -147,6 +198,12 @@ class Resolver:
 
     def inside(self, path: str) -> bool:
         """Under the root and not in a folder dp2ddp never walks (site-packages, venvs...)."""
+        found = self._inside.get(path)
+        if found is None:
+            found = self._inside[path] = self._is_inside(path)
+        return found
+
+    def _is_inside(self, path: str) -> bool:
         real = os.path.realpath(path)
         root = os.path.realpath(self.root)
         if os.path.commonpath([real, root]) != root:
@@ -157,6 +214,12 @@ class Resolver:
     # -- one dotted name ------------------------------------------------------------------
     def absolute(self, dotted: str) -> list[tuple[str, str]]:
         """(file, module name) for `import dotted`: each package __init__ and the module."""
+        found = self._absolute.get(dotted)
+        if found is None:
+            found = self._absolute[dotted] = self._find_absolute(dotted)
+        return found
+
+    def _find_absolute(self, dotted: str) -> list[tuple[str, str]]:
         for base in self.search:
             found = self._under(base, dotted.split("."))
             if found is not None:
@@ -185,6 +248,12 @@ class Resolver:
 
     def submodule(self, folder: str, package: str, name: str) -> tuple[str, str] | None:
         """`from package import name` where name is a module of the package's folder."""
+        key = (folder, package, name)
+        if key not in self._submodule:
+            self._submodule[key] = self._find_submodule(folder, package, name)
+        return self._submodule[key]
+
+    def _find_submodule(self, folder: str, package: str, name: str) -> tuple[str, str] | None:
         module = os.path.join(folder, name + ".py")
         init = os.path.join(folder, name, "__init__.py")
         dotted = f"{package}.{name}" if package else name
@@ -196,7 +265,7 @@ class Resolver:
 
     def unresolved(self, module: ProgramModule) -> Iterator[str]:
         """First components of `module`'s absolute imports that resolve to no project file."""
-        for node in _statements(module.tree.body):
+        for node in module.imports:
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -211,9 +280,7 @@ class Resolver:
     # -- import statements ---------------------------------------------------------------
     def imports(self, module: ProgramModule, path: str) -> Iterator[tuple[str, str]]:
         """(file, module name) of every project module `module` imports, in source order."""
-        nodes = [n for n in _statements(module.tree.body) if isinstance(n, _IMPORTS)]
-        nodes.sort(key=lambda n: (n.lineno, n.col_offset))
-        for node in nodes:
+        for node in module.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     yield from self.absolute(alias.name)
@@ -287,11 +354,11 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
                 stack.extend(reversed(children))
 
 
-def in_skipped_dir(path: str) -> bool:
+def in_skipped_dir(path: str, graph: ImportGraph | None = None) -> bool:
     """The file lies in a folder dp2ddp never walks (site-packages, a venv...) under its own
     project root: none of its imports can resolve, so its program is the file alone."""
     folder = os.path.dirname(os.path.abspath(path))
-    root = find_root(folder)
+    root = graph.root(folder) if graph is not None else find_root(folder)
     parts = os.path.relpath(os.path.realpath(folder), os.path.realpath(root)).split(os.sep)
     return any(p in SKIPPED_DIRS for p in parts)
 
@@ -309,7 +376,7 @@ def _module_entry(entry_dir: str) -> tuple[str, list[str]] | None:
     return (folder, packages) if packages else None
 
 
-def _runs_as_script(tree: ast.Module, entry_dir: str, base: str, root: str) -> bool:
+def _runs_as_script(imports: Sequence[ImportNode], beside: Resolver, above: Resolver) -> bool:
     """The entry lies in a package folder but imports a sibling by its bare name
     (`import dataset` beside dataset.py, Python 2's implicit relative import).
 
@@ -319,13 +386,13 @@ def _runs_as_script(tree: ast.Module, entry_dir: str, base: str, root: str) -> b
     module of its package left dataset.py out of the program and its loaders unsharded
     in silence (real-world: aaron-xichen/pytorch-playground@5d47629, mnist/train.py).
     A name that also resolves against the package's parent or the root is no evidence.
+    `beside` resolves against the entry's folder, `above` against the package's parent and
+    the root.
     """
-    beside = Resolver(root, [entry_dir], None)
-    above = Resolver(root, [base, root], None)
-    for node in _statements(tree.body):
+    for node in imports:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif node.level == 0 and node.module:
             names = [node.module]
         else:
             continue
@@ -336,87 +403,231 @@ def _runs_as_script(tree: ast.Module, entry_dir: str, base: str, root: str) -> b
     return False
 
 
-#: Files already read, by (real path, module name): folder mode reads each file once.
-ModuleCache = dict[tuple[str, str], ProgramModule]
+#: One resolved import of a module: (file, module name, real path, path as shown).
+Edge = tuple[str, str, str, str]
 
 
-def discover_program(entry: str, cache: ModuleCache | None = None) -> Program:
+@dataclass(frozen=True)
+class Start:
+    """How an entry runs: its module, how its imports resolve, and its program's root."""
+
+    entry: ProgramModule
+    entry_abs: str
+    entry_dir: str
+    root: str
+    resolver: Resolver
+    module_entry: str | None
+
+
+class ImportGraph:
+    """The project's files and their imports, each file read once and each module's imports
+    resolved once per way of running (folder mode asks for many programs of one project).
+
+    Holds every file read (text and ast), by real path, and each module's resolved imports;
+    `discover_program` walks it from an entry.
+    """
+
+    def __init__(self) -> None:
+        self._bytes: dict[str, _Read] = {}
+        self._loaded: dict[str, _Loaded] = {}
+        self._modules: dict[tuple[str, str], ProgramModule] = {}
+        self._resolvers: dict[tuple[str, tuple[str, ...], str | None], Resolver] = {}
+        self._edges: dict[tuple[int, str, str], tuple[tuple[Edge, ...], bool]] = {}
+        self._unresolved: dict[tuple[int, str, str], frozenset[str]] = {}
+        self._roots: dict[str, str] = {}
+        self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
+        self._loader_modules: dict[tuple[str, str], str | None] = {}
+
+    # -- files --------------------------------------------------------------------------
+    def module(
+        self, path: str, shown: str, name: str, read: ProgramModule | None = None
+    ) -> ProgramModule:
+        """The module of `path` under import name `name` (the file is read once); `read`:
+        the same file already read under another name (the entry, before discovery knows
+        how it runs), renamed, not reread."""
+        key = (os.path.realpath(path), name)
+        found = self._modules.get(key)
+        if found is None or found.path != shown:
+            if read is not None:
+                found = replace(read, name=name)
+            else:
+                loaded = self._loaded.get(key[0])
+                if loaded is None:
+                    loaded = self._loaded[key[0]] = _load(path, self._bytes.pop(key[0], None))
+                found = _module_of(path, shown, name, loaded)
+            self._modules[key] = found
+        return found
+
+    def read_bytes(self, path: str) -> bytes | None:
+        """The file's bytes (None if it cannot be read); discovery reads them from here
+        rather than from the disk again."""
+        real = os.path.realpath(path)
+        found = self._bytes.get(real)
+        if found is None:
+            found = self._bytes[real] = _read(path)
+        return None if isinstance(found, OSError) else found[0]
+
+    def root(self, folder: str) -> str:
+        """find_root(folder), asked once per folder."""
+        found = self._roots.get(folder)
+        if found is None:
+            found = self._roots[folder] = find_root(folder)
+        return found
+
+    def resolver(self, root: str, search: Sequence[str], shown_base: str | None) -> Resolver:
+        key = (root, tuple(search), shown_base)
+        found = self._resolvers.get(key)
+        if found is None:
+            found = self._resolvers[key] = Resolver(root, search, shown_base)
+        return found
+
+    # -- imports ------------------------------------------------------------------------
+    def imports(self, resolver: Resolver, module: ProgramModule, path: str) -> tuple[Edge, ...]:
+        """The project modules `module` (at `path`) imports, in source order, inside the
+        root (see Resolver.imports); memoized."""
+        return self._resolved(resolver, module, path)[0]
+
+    def uses_generated(self, resolver: Resolver, module: ProgramModule, path: str) -> bool:
+        """`module` imports the generated helpers module (a program migrated before)."""
+        return self._resolved(resolver, module, path)[1]
+
+    def _resolved(
+        self, resolver: Resolver, module: ProgramModule, path: str
+    ) -> tuple[tuple[Edge, ...], bool]:
+        key = (id(resolver), path, module.name)
+        found = self._edges.get(key)
+        if found is None:
+            edges: list[Edge] = []
+            generated = False
+            for file, name in resolver.imports(module, path):
+                if name.rsplit(".", 1)[-1] == GENERATED_MODULE:
+                    generated = True
+                    continue
+                if not resolver.inside(file):
+                    continue
+                absolute = os.path.abspath(file)
+                edges.append((file, name, os.path.realpath(file), resolver.shown(absolute)))
+            found = self._edges[key] = (tuple(edges), generated)
+        return found
+
+    def unresolved(self, resolver: Resolver, module: ProgramModule) -> frozenset[str]:
+        key = (id(resolver), module.real, module.name)
+        found = self._unresolved.get(key)
+        if found is None:
+            found = self._unresolved[key] = frozenset(resolver.unresolved(module))
+        return found
+
+    # -- project modules discovery cannot follow ----------------------------------------
+    def unfollowed(
+        self, names: set[str], root: str, resolver: Resolver
+    ) -> tuple[tuple[str, str], ...]:
+        """Of the import names discovery could not resolve (torch, numpy, ... and project
+        modules reached through a sys.path edit), those naming a project file that builds a
+        DataLoader: its loaders reach the program unsharded, so the data pass warns where
+        they are trained on (DP027). A name several files could be is reported with the
+        first, in the order of a sorted walk of the root."""
+        found = []
+        for name in sorted(names):
+            key = (root, name)
+            if key not in self._loader_modules:
+                self._loader_modules[key] = self._loader_module(root, name)
+            candidate = self._loader_modules[key]
+            if candidate is not None:
+                found.append((name, resolver.shown(candidate)))
+        return tuple(found)
+
+    def _loader_module(self, root: str, name: str) -> str | None:
+        """The first file of the walk that is `name.py` or `name/__init__.py` and builds a
+        DataLoader."""
+        for folder, files, dirs in self._walk(root):
+            if name + ".py" in files or name in dirs:
+                for candidate in (
+                    os.path.join(folder, name + ".py"),
+                    os.path.join(folder, name, "__init__.py"),
+                ):
+                    if _builds_loader(candidate):
+                        return candidate
+        return None
+
+    def _walk(self, root: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+        """The folders of `root` (sorted, skipped folders left out), their files and
+        sub-folders, up to UNFOLLOWED_SCAN_LIMIT entries: a root without a project marker
+        can be a home folder, so the walk is bounded. Walked once per root."""
+        found = self._walks.get(root)
+        if found is None:
+            found = self._walks[root] = []
+            seen = 0
+            for folder, dirs, files in os.walk(root):
+                seen += len(dirs) + len(files)
+                if seen > UNFOLLOWED_SCAN_LIMIT:
+                    break
+                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+                found.append((folder, frozenset(files), frozenset(dirs)))
+        return found
+
+    # -- entries ------------------------------------------------------------------------
+    def start(self, entry: str) -> Start:
+        """How `entry` runs (see the module docstring). InputError when it cannot be read."""
+        shown_base = None if os.path.isabs(entry) else os.getcwd()
+        entry_abs = os.path.abspath(entry)
+        entry_dir = os.path.dirname(entry_abs)
+        root = self.root(entry_dir)
+        stem = os.path.splitext(os.path.basename(entry_abs))[0]
+        package = _module_entry(entry_dir)
+        module_entry: str | None = None
+        shown = entry if shown_base is None else Resolver(root, [], shown_base).shown(entry_abs)
+        first = self.module(entry, shown, stem)
+        if package is not None and not _runs_as_script(
+            first.imports,
+            self.resolver(root, [entry_dir], None),
+            self.resolver(root, [package[0], root], None),
+        ):
+            base, names = package
+            module_entry = ".".join([*names, stem])
+            if os.path.commonpath([base, root]) != root:
+                root = base  # the package's parent is where `python -m` runs from
+            search = [base, root]
+            first = self.module(entry, shown, module_entry, read=first)
+        else:
+            search = [entry_dir, root]
+        resolver = self.resolver(root, search, shown_base)
+        return Start(first, entry_abs, entry_dir, root, resolver, module_entry)
+
+
+def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     """The program of `entry`. InputError (with the failing file's path) when a module
-    cannot be read or parsed: a program is migrated whole or not at all."""
-    cache = {} if cache is None else cache
-    shown_base = None if os.path.isabs(entry) else os.getcwd()
-    entry_abs = os.path.abspath(entry)
-    entry_dir = os.path.dirname(entry_abs)
-    root = find_root(entry_dir)
-    stem = os.path.splitext(os.path.basename(entry_abs))[0]
-    package = _module_entry(entry_dir)
-    module_entry: str | None = None
-    shown = entry if shown_base is None else Resolver(root, [], shown_base).shown(entry_abs)
-    first = _cached(cache, entry, shown, stem)
-    if package is not None and not _runs_as_script(first.tree, entry_dir, package[0], root):
-        base, names = package
-        module_entry = ".".join([*names, stem])
-        if os.path.commonpath([base, root]) != root:
-            root = base  # the package's parent is where `python -m` runs from
-        search = [base, root]
-        first = _cached(cache, entry, shown, module_entry, read=first)
-    else:
-        search = [entry_dir, root]
-    resolver = Resolver(root, search, shown_base)
-    modules = [first]
-    seen = {first.real}
+    cannot be read or parsed: a program is migrated whole or not at all. `graph`: the
+    project's files and imports already read (folder mode shares one across entries)."""
+    graph = ImportGraph() if graph is None else graph
+    start = graph.start(entry)
+    resolver = start.resolver
+    modules = [start.entry]
+    seen = {start.entry.real}
     uses_generated: set[str] = set()
-    queue = [(first, entry_abs)]
+    queue = deque([(start.entry, start.entry_abs)])
     while queue:
-        module, path = queue.pop(0)
-        for file, name in resolver.imports(module, path):
-            if name.rsplit(".", 1)[-1] == GENERATED_MODULE:
-                uses_generated.add(module.real)
-                continue
-            real = os.path.realpath(file)
-            if real in seen or not resolver.inside(file):
+        module, path = queue.popleft()
+        if graph.uses_generated(resolver, module, path):
+            uses_generated.add(module.real)
+        for file, name, real, shown in graph.imports(resolver, module, path):
+            if real in seen:
                 continue
             seen.add(real)
-            found = _cached(cache, file, resolver.shown(os.path.abspath(file)), name)
+            found = graph.module(file, shown, name)
             modules.append(found)
             queue.append((found, os.path.abspath(file)))
-    unresolved = {name for module in modules for name in resolver.unresolved(module)}
+    unresolved: set[str] = set()
+    for module in modules:
+        unresolved |= graph.unresolved(resolver, module)
     return Program(
-        first,
-        root,
+        start.entry,
+        start.root,
         tuple(modules),
-        module_entry,
-        entry_dir,
+        start.module_entry,
+        start.entry_dir,
         frozenset(uses_generated),
-        _unfollowed(unresolved, root, resolver),
+        graph.unfollowed(unresolved, start.root, resolver) if unresolved else (),
     )
-
-
-def _unfollowed(names: set[str], root: str, resolver: Resolver) -> tuple[tuple[str, str], ...]:
-    """Of the import names discovery could not resolve (torch, numpy, ... and project
-    modules reached through a sys.path edit), those naming a project file that builds a
-    DataLoader: its loaders reach the program unsharded, so the data pass warns where they
-    are trained on (DP027). A name several files could be is reported with the first."""
-    if not names:
-        return ()
-    found: dict[str, str] = {}
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        seen += len(dirs) + len(files)
-        if seen > UNFOLLOWED_SCAN_LIMIT:
-            break  # a root without a project marker can be a home folder: bounded time
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-        for name in sorted(names - found.keys()):
-            for candidate in (
-                os.path.join(folder, name + ".py"),
-                os.path.join(folder, name, "__init__.py"),
-            ):
-                if (name + ".py" in files or name in dirs) and _builds_loader(candidate):
-                    found[name] = resolver.shown(candidate)
-                    break
-        if found.keys() == names:
-            break
-    return tuple(sorted(found.items()))
 
 
 def _builds_loader(path: str) -> bool:
@@ -427,16 +638,42 @@ def _builds_loader(path: str) -> bool:
         return False
 
 
-def _cached(
-    cache: ModuleCache, path: str, shown: str, name: str, read: ProgramModule | None = None
-) -> ProgramModule:
-    """The module of `path` under import name `name`; `read`: the same file already read
-    under another name (the entry, before discovery knows how it runs), renamed, not reread."""
-    key = (os.path.realpath(path), name)
-    found = cache.get(key)
-    if found is None or found.path != shown:
-        if read is not None:
-            found = cache[key] = replace(read, name=name)
-        else:
-            found = cache[key] = read_module(path, shown, name)
-    return found
+_TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+
+
+def is_entry_script(tree: ast.Module) -> bool:
+    """A `__main__` guard, or training code at the top level (also under a top-level
+    `if` or `try`): a loop, a `with`, a call statement, a DataParallel wrap."""
+    return _has_top_level_code(tree.body)
+
+
+def _has_top_level_code(body: list[ast.stmt]) -> bool:
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+            return True
+        if isinstance(stmt, _TOP_LEVEL_CODE):
+            return True
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            return True
+        if isinstance(stmt, ast.If) and _has_top_level_code(stmt.body + stmt.orelse):
+            return True
+        if isinstance(stmt, ast.Try) and _has_top_level_code(stmt.body):
+            return True
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
+            isinstance(n, ast.Attribute | ast.Name)
+            and (n.attr if isinstance(n, ast.Attribute) else n.id) == "DataParallel"
+            for n in ast.walk(stmt)
+        ):
+            return True
+    return False
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )

@@ -12,7 +12,6 @@ exactly as before (and never parsed when it cannot use DataParallel).
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from collections.abc import Sequence
@@ -23,17 +22,16 @@ from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.discovery import (
-    GENERATED_MODULE,
-    ModuleCache,
+    ImportGraph,
     ProgramModule,
+    Start,
     discover_program,
     in_skipped_dir,
-    read_module,
 )
 from dp2ddp.program.migrate import ProgramPlan, plan_one
+from dp2ddp.program.project import Project
 from dp2ddp.result import FileOutcome
-
-_TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 
 def plan_paths(
@@ -52,16 +50,17 @@ def plan_paths(
     writes each of them at once (they are single files); program files wait for write_plan.
     """
     plan = ProgramPlan()
-    cache: ModuleCache = {}
+    project = Project(options)
     targets = discover(paths, exclude)
     for target in targets:
         if target.error is not None:
             plan.outcomes.append(FileOutcome(target.path, "failed", error=target.error))
         elif target.explicit:
-            plan_one(plan, target.path, options, cache)
+            plan_one(plan, target.path, project)
     walked = [t for t in targets if t.error is None and not t.explicit]
-    relevant = _relevant([t for t in walked if not in_skipped_dir(t.path)])
-    single = _plan_folder(plan, relevant, options, cache) if relevant else []
+    graph = project.graph
+    relevant = _relevant([t for t in walked if not in_skipped_dir(t.path, graph)], graph)
+    single = _plan_folder(plan, relevant, project) if relevant else []
     planned = {os.path.realpath(o.path) for o in plan.outcomes}
     chosen = set(relevant) - set(single)
     rest = [t for t in walked if t not in chosen and os.path.realpath(t.path) not in planned]
@@ -88,17 +87,16 @@ def _import_words(text: str) -> set[str]:
     return words
 
 
-def _relevant(targets: list[Target]) -> list[Target]:
+def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
     """The files that may belong to a DataParallel program: those that mention DataParallel
     or the generated module, and (to a fixed point) those whose import statements name one
     of their modules, as any import of them does. The rest is not parsed at all."""
     texts: dict[Target, str] = {}
     for target in targets:
-        try:
-            with open(target.path, "rb") as handle:
-                texts[target] = handle.read().decode("utf-8", "replace")
-        except OSError:
+        data = graph.read_bytes(target.path)
+        if data is None:
             continue  # reported by the per-file runner
+        texts[target] = data.decode("utf-8", "replace")
     found = [
         t for t, text in texts.items() if may_use_dataparallel(text) or GENERATED_MODULE in text
     ]
@@ -119,33 +117,32 @@ def _module_word(path: str) -> str:
     return os.path.basename(os.path.dirname(os.path.abspath(path))) if stem == "__init__" else stem
 
 
-def _plan_folder(
-    plan: ProgramPlan, targets: list[Target], options: MigrateOptions, cache: ModuleCache
-) -> list[Target]:
+def _plan_folder(plan: ProgramPlan, targets: list[Target], project: Project) -> list[Target]:
     """Plan the programs among `targets`; return the targets left to the per-file runner
-    (files `ast` cannot parse that cannot use DataParallel, as before: never parsed)."""
-    programs: dict[str, list[ProgramModule]] = {}
+    (files `ast` cannot parse that cannot use DataParallel, as before: never parsed).
+
+    The entry scripts are the targets with top-level code that no other target's program
+    imports (`_imported`: one walk of the import graph, not one discovery per target)."""
+    graph = project.graph
+    starts: dict[str, Start] = {}
     failed: dict[str, str] = {}
     single: list[Target] = []
     for target in targets:
         try:
-            programs[target.path] = list(discover_program(target.path, cache).modules)
+            starts[target.path] = graph.start(target.path)
         except InputError as exc:
-            try:  # an imported module failed: that one is reported where it is migrated
-                programs[target.path] = [read_module(target.path, target.path, "__main__")]
-            except InputError:
-                if exc.path == target.path and not _may_wrap(target.path):
-                    single.append(target)
-                else:
-                    failed[target.path] = exc.format()
-    imported = {m.real for modules in programs.values() for m in modules[1:]}
+            if exc.path == target.path and not _may_wrap(target.path):
+                single.append(target)
+            else:
+                failed[target.path] = exc.format()
+    imported = _imported(starts, graph)
     entries = [
         path
-        for path, modules in programs.items()
-        if modules[0].real not in imported and is_entry_script(modules[0].tree)
+        for path, start in starts.items()
+        if start.entry.real not in imported and start.entry.entry_script
     ]
     for path in entries:
-        plan_one(plan, path, options, cache)
+        plan_one(plan, path, project)
     planned = set(plan._planned)
     for target in targets:
         if target in single:
@@ -154,16 +151,114 @@ def _plan_folder(
             if not any(o.path == target.path for o in plan.outcomes):
                 plan.outcomes.append(FileOutcome(target.path, "failed", error=failed[target.path]))
             continue
-        module = programs[target.path][0]
+        module = starts[target.path].entry
         if module.real in planned:
             continue
-        if may_use_dataparallel(module.source.text):  # a library if it wraps (facts decide)
-            plan_one(plan, target.path, options, cache, orphan=True)
+        if project.may_use_dataparallel(module):  # a library if it wraps (facts decide)
+            plan_one(plan, target.path, project, orphan=True)
             planned = set(plan._planned)
         else:  # no entry and no wrap: as a single file, exactly as before
-            outcome, data = migrate_decoded(target.path, module.source, options)
+            outcome, data = migrate_decoded(target.path, module.source, project.options)
             plan.add(outcome, data, module.real, module.stamp)
     return single
+
+
+def _imported(starts: dict[str, Start], graph: ImportGraph) -> set[str]:
+    """Real paths of the modules some target's program imports: those `discover_program`
+    of another target (whose program reads and parses whole) reaches. The targets that run
+    the same way share one walk of their import graph; where a file is reached under two
+    names or paths in one such graph (the walk per target could then differ), each target
+    is discovered on its own instead."""
+    by_resolver: dict[int, dict[str, Start]] = {}
+    for path, start in starts.items():
+        by_resolver.setdefault(id(start.resolver), {})[path] = start
+    imported: set[str] = set()
+    for group in by_resolver.values():
+        found = _walk(list(group.values()), graph)
+        if found is None:
+            for path in group:
+                try:
+                    program = discover_program(path, graph)
+                except InputError:
+                    continue
+                imported.update(m.real for m in program.modules[1:])
+        else:
+            imported |= found
+    return imported
+
+
+def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
+    """`_imported` for targets that run the same way (one resolver), in one walk: each
+    module's successors, the modules whose program fails to read (every module reaching a
+    file that cannot be read or parsed), then which good target reaches which module (up
+    to two targets a module: enough to tell "another target"). None when a file is
+    reached under two names or paths."""
+    resolver = group[0].resolver
+    successors: dict[str, list[str]] = {}
+    identity: dict[str, tuple[str, str]] = {}
+    broken: set[str] = set()
+    stack: list[tuple[ProgramModule, str]] = []
+    for start in group:
+        if identity.setdefault(start.entry.real, (start.entry_abs, start.entry.name)) != (
+            start.entry_abs,
+            start.entry.name,
+        ):
+            return None
+        stack.append((start.entry, start.entry_abs))
+    while stack:
+        module, path = stack.pop()
+        if module.real in successors:
+            continue
+        edges = graph.imports(resolver, module, path)
+        successors[module.real] = [real for _, _, real, _ in edges]
+        for file, name, real, shown in edges:
+            absolute = os.path.abspath(file)
+            if identity.setdefault(real, (absolute, name)) != (absolute, name):
+                return None
+            if real in successors or real in broken:
+                continue
+            try:
+                stack.append((graph.module(file, shown, name), absolute))
+            except InputError:
+                broken.add(real)
+                successors[real] = []
+    # Modules whose program cannot be read whole: those that reach a broken file.
+    predecessors: dict[str, list[str]] = {}
+    for real, nexts in successors.items():
+        for following in nexts:
+            predecessors.setdefault(following, []).append(real)
+    failing = set(broken)
+    queue = list(broken)
+    while queue:
+        for before in predecessors.get(queue.pop(), ()):
+            if before not in failing:
+                failing.add(before)
+                queue.append(before)
+    # Which good targets reach each module (one or more steps), two at most.
+    reached: dict[str, list[str]] = {}
+    work: list[str] = []
+    for start in group:
+        source = start.entry.real
+        if source in failing:
+            continue
+        for following in successors[source]:
+            labels = reached.setdefault(following, [])
+            if source not in labels and len(labels) < 2:
+                labels.append(source)
+                work.append(following)
+    while work:
+        current = work.pop()
+        labels = reached[current]
+        for following in successors.get(current, ()):
+            into = reached.setdefault(following, [])
+            added = False
+            for label in labels:
+                if label not in into and len(into) < 2:
+                    into.append(label)
+                    added = True
+            if added:
+                work.append(following)
+    return {real for real, labels in reached.items() if any(s != real for s in labels)}
 
 
 def _may_wrap(path: str) -> bool:
@@ -172,41 +267,3 @@ def _may_wrap(path: str) -> bool:
             return may_use_dataparallel(handle.read().decode("utf-8", "replace"))
     except OSError:
         return True  # let the error be reported
-
-
-def is_entry_script(tree: ast.Module) -> bool:
-    """A `__main__` guard, or training code at the top level (also under a top-level
-    `if` or `try`): a loop, a `with`, a call statement, a DataParallel wrap."""
-    return _has_top_level_code(tree.body)
-
-
-def _has_top_level_code(body: list[ast.stmt]) -> bool:
-    for stmt in body:
-        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
-            return True
-        if isinstance(stmt, _TOP_LEVEL_CODE):
-            return True
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            return True
-        if isinstance(stmt, ast.If) and _has_top_level_code(stmt.body + stmt.orelse):
-            return True
-        if isinstance(stmt, ast.Try) and _has_top_level_code(stmt.body):
-            return True
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
-            isinstance(n, ast.Attribute | ast.Name)
-            and (n.attr if isinstance(n, ast.Attribute) else n.id) == "DataParallel"
-            for n in ast.walk(stmt)
-        ):
-            return True
-    return False
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )

@@ -5,48 +5,46 @@ generated helpers module included, and the bytes to write); `write_plan` writes 
 program with a module that cannot be read, parsed or migrated gets one failed outcome
 (`path:line:col: error: ...`) and nothing of it is written.
 
-How a program is migrated (dp2ddp/program/context.py has the roles):
-1. discovery (ast) and the program-wide gate (analysis);
+How a program is migrated (dp2ddp/facts.py has the roles):
+1. discovery (ast) and the program-wide gate (analysis), from the project model
+   (project.py: what is known of each module, shared by the programs of one run);
 2. every library module with role "library" (helpers imported from the generated module,
    never a setup call);
 3. the entry: if no library changed and no module imports the generated module yet, the
    program is a single file and the entry is migrated exactly as `migrate_source` alone
    migrates it (inline setup block); else with role "entry", and the generated module is
    written beside it.
-A module shared by several programs is migrated once: the first program's result is used,
-and a program that would migrate it differently fails with an error instead.
+A module shared by several programs is migrated once (project.py: its migration is reused
+when the next program tells it the same facts and answers its questions the same), and a
+program that would migrate it differently fails with an error instead.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+
+import libcst as cst
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
+from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders, Role
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.analysis import ProgramFacts, program_facts, take_parsed
-from dp2ddp.program.context import (
-    HelperDraw,
-    LoaderExport,
-    ProgramContext,
-    ProgramHints,
-    ProgramLoaders,
-)
-from dp2ddp.program.discovery import (
-    ModuleCache,
-    Program,
-    ProgramModule,
-    Stamp,
-    discover_program,
-)
-from dp2ddp.program.runtime import check_generated_path, generated_path, render_module
+from dp2ddp.program.analysis import ProgramGate, program_gate
+from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
+from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.uniformity import ProgramUniformity
-from dp2ddp.result import Change, Diagnostic, FileOutcome, MigrationResult
+from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
+from dp2ddp.transforms._support.runtime import (
+    check_generated_path,
+    generated_path,
+    render_module,
+)
 from dp2ddp.transforms.hazards.draws import module_draws
 from dp2ddp.transforms.rank_zero.program_hints import program_hints
 
@@ -86,18 +84,14 @@ class _Migrated:
 def plan_programs(entries: Sequence[str], options: MigrateOptions) -> ProgramPlan:
     """Migrate the program of each entry, in memory (see the module docstring)."""
     plan = ProgramPlan()
+    project = Project(options)
     for entry in entries:
-        plan_one(plan, entry, options)
+        plan_one(plan, entry, project)
     return plan
 
 
 def plan_one(
-    plan: ProgramPlan,
-    entry: str,
-    options: MigrateOptions,
-    cache: ModuleCache | None = None,
-    *,
-    orphan: bool = False,
+    plan: ProgramPlan, entry: str, project: Project, *, orphan: bool = False
 ) -> Program | None:
     """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
 
@@ -106,9 +100,9 @@ def plan_one(
     importer must call.
     """
     try:
-        program = discover_program(entry, cache)
-        facts = _facts(program, options)
-        migrated = _migrate(program, facts, options, orphan)
+        program = discover_program(entry, project.graph)
+        gate = _gate(program, project)
+        migrated = _migrate(program, gate, project, orphan)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -158,21 +152,85 @@ def _code(outcome: FileOutcome) -> str | None:
     return outcome.result.code if outcome.result is not None else None
 
 
-def _facts(program: Program, options: MigrateOptions) -> ProgramFacts:
+def _gate(program: Program, project: Project) -> ProgramGate:
     try:
-        return program_facts(program, options)
+        return program_gate(program, project)
     except InputError as exc:
         raise exc if exc.path else exc.with_path(program.entry.path) from None
 
 
+class _Told:
+    """What a program tells its modules, each part computed once for the program and only
+    when asked for (a program whose gate is shut needs none of it)."""
+
+    def __init__(self, program: Program, project: Project) -> None:
+        self.program = program
+        self.project = project
+        self._hints: dict[str, ProgramHints] | None = None
+        self._draws: dict[str, HelperDraw] | None = None
+        self._uniform: ProgramUniformity | None = None
+
+    @property
+    def helpers(self) -> str:
+        return self.program.helpers_import
+
+    def hints(self, module: ProgramModule) -> ProgramHints:
+        if self._hints is None:
+            self._hints = program_hints(self.program, self.project.names)
+        return self._hints[module.real]
+
+    def uniform(self) -> ProgramUniformity:
+        if self._uniform is None:
+            self._uniform = ProgramUniformity(self.program, self.project)
+        return self._uniform
+
+    def draws(self, module: ProgramModule) -> tuple[tuple[str, HelperDraw], ...]:
+        """Functions of the program's other modules that draw random numbers, by qualified
+        name: a training loop in one module that calls a drawing helper of another gets
+        DP006."""
+        if self._draws is None:
+            self._draws = {}
+            for each in self.program.modules:
+                self._draws.update(self.project.draws(each, module_draws))
+        prefix = f"{module.name}."
+        return tuple((name, d) for name, d in self._draws.items() if not name.startswith(prefix))
+
+    def facts(
+        self,
+        module: ProgramModule,
+        role: Role | None,
+        exported: tuple[LoaderExport, ...] = (),
+        *,
+        hints: bool = True,
+        draws: bool = True,
+        uniform: bool = True,
+        gate: bool = True,
+    ) -> ProgramFacts:
+        """The one value `module` is told (role None: migrated as a single file; hints,
+        draws, uniform: with the program's hints, other modules' drawing helpers and
+        uniformity answers; gate: the gate is open)."""
+        in_program = role is not None
+        return ProgramFacts(
+            role,
+            gate and in_program,
+            self.helpers if in_program else "",
+            self.hints(module) if hints else ProgramHints(),
+            self.draws(module) if draws else (),
+            ProgramLoaders(exported, self.program.unfollowed),
+            self.uniform() if in_program and uniform else None,
+        )
+
+
 def _migrate(
-    program: Program, facts: ProgramFacts, options: MigrateOptions, orphan: bool = False
+    program: Program, gate: ProgramGate, project: Project, orphan: bool = False
 ) -> list[_Migrated]:
+    told = _Told(program, project)
     helpers = program.helpers_import
-    hints = program_hints(program)
-    if orphan and facts.has_dataparallel:
-        library = ProgramContext("library", True, helpers, ProgramUniformity(program, options))
-        migrated = [_module(m, options, library, facts, program, hints) for m in program.modules]
+    if orphan and gate.has_dataparallel:
+        library = [told.facts(m, "library", draws=False) for m in program.modules]
+        migrated = [
+            _module(m, f, gate, project) for m, f in zip(program.modules, library, strict=True)
+        ]
         first = migrated[0].outcome
         if first.result is not None:
             note = _diagnostic("DP025", f"its importer must call ddp_setup() from {helpers} first")
@@ -181,26 +239,24 @@ def _migrate(
         if not any(_imports_helpers(m, helpers) for m in migrated):
             return migrated  # e.g. only an isinstance check changed: no helper is used
         return [*migrated, _generated(program)]
-    if not facts.has_dataparallel:
+    if not gate.has_dataparallel:
         return [
-            _module(m, options, _shut(m, facts, helpers), facts, program) for m in program.modules
+            _module(m, _shut(m, gate, told), gate, project)
+            if project.may_use_dataparallel(m)
+            else project.remembered(("unchanged", m.real, m.path), partial(_unchanged, m))
+            for m in program.modules
         ]
-    draws = _program_draws(program)
-    uniform = ProgramUniformity(program, options)
-    library = ProgramContext("library", True, helpers, uniform)
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
     done: dict[str, _Migrated] = {}
     for module in reversed(program.libraries):
-        done[module.real] = _module(
-            module, options, library, facts, program, hints, draws, exported
-        )
+        done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
         exported += _exports(module, done[module.real])
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
-    entry_context = ProgramContext("entry", True, helpers, uniform) if multi else None
-    entry = _module(program.entry, options, entry_context, facts, program, hints, draws, exported)
+    entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
+    entry = _module(program.entry, entry_facts, gate, project)
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
@@ -215,42 +271,38 @@ def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, 
     return tuple(replace(export, module=module.name) for export in result.exports)
 
 
-def _shut(module: ProgramModule, facts: ProgramFacts, helpers: str) -> ProgramContext | None:
-    """Gate shut by another module's DDP path: a module that wraps stays as it is too."""
-    if facts.modules[module.real].has_dataparallel and facts.ddp_path_in is not None:
-        return ProgramContext("library", False, helpers)
-    return None
+def _shut(module: ProgramModule, gate: ProgramGate, told: _Told) -> ProgramFacts:
+    """Gate shut by another module's DDP path: a module that wraps stays as it is too
+    (role library, gate shut); else the module is migrated as a single file."""
+    if gate.modules[module.real].has_dataparallel and gate.ddp_path_in is not None:
+        return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
+    return told.facts(module, None, hints=False, draws=False)
 
 
-def _program_draws(program: Program) -> dict[str, HelperDraw]:
-    """Functions of the program's modules that draw random numbers, by qualified name: a
-    training loop in one module that calls a drawing helper of another gets DP006."""
-    draws: dict[str, HelperDraw] = {}
-    for module in program.modules:
-        draws.update(module_draws(module.name, module.path, module.source.text))
-    return draws
+def _unchanged(module: ProgramModule) -> _Migrated:
+    """A module the gate leaves alone and that cannot use DataParallel: not parsed."""
+    text = module.source.text
+    return _Migrated(FileOutcome(module.path, "unchanged", MigrationResult(text, text)), None)
 
 
 def _module(
-    module: ProgramModule,
-    options: MigrateOptions,
-    context: ProgramContext | None,
-    facts: ProgramFacts,
-    program: Program,
-    hints: dict[str, ProgramHints] | None = None,
-    draws: Mapping[str, HelperDraw] | None = None,
-    exported: tuple[LoaderExport, ...] = (),
+    module: ProgramModule, facts: ProgramFacts, gate: ProgramGate, project: Project
 ) -> _Migrated:
-    parsed = take_parsed(module)
-    known = hints.get(module.real) if hints is not None else None
-    prefix = f"{module.name}."
-    others = {name: d for name, d in (draws or {}).items() if not name.startswith(prefix)}
-    loaders = ProgramLoaders(exported, program.unfollowed)
-    outcome, data = migrate_decoded(
-        module.path, module.source, options, context, parsed, known, others, loaders
-    )
-    if context is not None and not context.has_dataparallel and outcome.result is not None:
-        other = facts.ddp_path_in
+    if not facts.has_dataparallel and not project.may_use_dataparallel(module):
+        return _unchanged(module)
+    found = project.migrated(module, facts)
+    if found is None:
+        recorder = RecordingUniformity(facts.uniform) if facts.uniform is not None else None
+        told = replace(facts, uniform=recorder) if recorder is not None else facts
+        try:
+            parsed: cst.Module | None = project.tree(module)
+        except InputError:
+            parsed = None  # migrate_decoded reports it, as for a single file
+        found = migrate_decoded(module.path, module.source, project.options, told, parsed)
+        project.remember(module, facts, recorder.asked if recorder else [], *found)
+    outcome, data = found
+    if facts.role is not None and not facts.has_dataparallel and outcome.result is not None:
+        other = gate.ddp_path_in
         assert other is not None
         note = _diagnostic("DP003", f"in {other.path}")
         result = replace(outcome.result, diagnostics=(note, *outcome.result.diagnostics))

@@ -22,7 +22,10 @@ module's own RankUniformity (so the same rules apply there):
   sees all its values. As within one module, a `setattr` whose name is computed is not
   followed (rank_zero/uniform.py).
 
-Answers are cached; a question asked again while it is being answered is answered "no".
+Answers are cached for the program; a question asked again while it is being answered is
+answered "no". What one module says (its calls of a class, the attributes it stores, its
+star imports; its libcst tree) is read once for the project (program/project.py) and shared
+by the programs that include it.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.migrate.migrate_source import parse
-from dp2ddp.options import MigrateOptions
+from dp2ddp.facts import ProgramFacts
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.project import Project
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms.rank_zero.uniform import RankUniformity, direct_calls
 
@@ -67,17 +71,18 @@ class ProgramUniformity:
     """Rank-independence facts about a program (see the module docstring)."""
 
     program: Program
-    options: MigrateOptions
+    project: Project
 
     def __post_init__(self) -> None:
         self._answers: dict[tuple[str, ...], bool] = {}
-        self._trees: dict[str, cst.Module] = {}
+        self._by_path_map = {m.path: m for m in reversed(self.program.modules)}
+        self._by_name_map = {m.name: m for m in reversed(self.program.modules)}
 
     def _by_path(self, path: str) -> ProgramModule | None:
-        return next((m for m in self.program.modules if m.path == path), None)
+        return self._by_path_map.get(path)
 
     def _by_name(self, name: str) -> ProgramModule | None:
-        return next((m for m in self.program.modules if m.name == name), None)
+        return self._by_name_map.get(name)
 
     def _ask(
         self,
@@ -88,15 +93,11 @@ class ProgramUniformity:
         if key in self._answers:
             return self._answers[key]
         self._answers[key] = False  # asked again while being answered: no
-        from dp2ddp.program.context import ProgramContext
-
-        tree = self._trees.get(module.real)
-        if tree is None:
-            tree = self._trees[module.real] = parse(module.source.text)
-        context = ProgramContext("library", True, "", uniform=self)
+        tree = self.project.tree(module)
+        context = ProgramFacts("library", True, "", uniform=self)
         probe = _Probe(
             CodemodContext(filename=module.path),
-            MigrationState(options=self.options, program=context),
+            MigrationState(options=self.project.options, facts=context),
             question,
         )
         probe.transform_module(tree)
@@ -110,7 +111,7 @@ class ProgramUniformity:
         module = self._by_path(path)
         if module is None:
             return False
-        counts = [direct_calls(m.tree, class_name) for m in self.program.modules]
+        counts = [self._direct_calls(m, class_name) for m in self.program.modules]
         if None in counts or sum(c or 0 for c in counts) != 1:
             return False  # referenced other than by one direct call, or re-initialised
         caller = self.program.modules[counts.index(1)]
@@ -136,21 +137,14 @@ class ProgramUniformity:
         module = self._by_path(path)
         if module is None:
             return None
-        stars = [
-            node
-            for node in ast.walk(module.tree)
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-        ]
-        if len(stars) != 1 or stars[0].level != 0 or stars[0].module is None:
+        stars = self.project.remembered(("stars", module.real), lambda: _star_imports(module))
+        if len(stars) != 1 or stars[0] is None:
             return None
-        source = self._by_name(stars[0].module)
+        source = self._by_name(stars[0])
         if source is None:
             return None
-        defined = any(
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
-            for node in source.tree.body
-        )
-        return source.name if defined else None
+        defined = self.project.remembered(("functions", source.real), partial(_functions, source))
+        return source.name if name in defined else None
 
     # -- attributes -------------------------------------------------------------------
     def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
@@ -158,20 +152,48 @@ class ProgramUniformity:
         for module in self.program.modules:
             if module.path == path:
                 continue
-            for node in ast.walk(module.tree):
-                if (
-                    isinstance(node, ast.Attribute)
-                    and isinstance(node.ctx, (ast.Store, ast.Del))
-                    and node.attr == attribute
-                ):
-                    return True
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Name)
-                    and node.func.id in ("setattr", "delattr")
-                    and len(node.args) > 1
-                    and isinstance(node.args[1], ast.Constant)
-                    and node.args[1].value == attribute
-                ):
-                    return True
+            stored = self.project.remembered(("stores", module.real), partial(_stored, module))
+            if attribute in stored:
+                return True
         return False
+
+    def _direct_calls(self, module: ProgramModule, class_name: str) -> int | None:
+        return self.project.remembered(
+            ("calls", module.real, class_name), lambda: direct_calls(module.tree, class_name)
+        )
+
+
+def _functions(module: ProgramModule) -> frozenset[str]:
+    """The module's top-level functions."""
+    return frozenset(
+        node.name
+        for node in module.tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+
+
+def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
+    """The module each `from X import *` of `module` names (None: relative, or none)."""
+    return tuple(
+        node.module if node.level == 0 else None
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+    )
+
+
+def _stored(module: ProgramModule) -> frozenset[str]:
+    """Attributes `module` stores or deletes (`x.a = ...`, `del x.a`, `setattr(x, "a", v)`)."""
+    found: set[str] = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("setattr", "delattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            found.add(node.args[1].value)
+    return frozenset(found)

@@ -10,6 +10,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.templating import Statement, render_statements
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SETUP_FUNCTION
+from dp2ddp.transforms._support.nodes import after_imports, is_docstring
 
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
@@ -79,7 +80,7 @@ class InsertProcessGroup(MigrationTransform):
         """A module of a multi-module program: import the helpers it uses from the generated
         module; the entry also calls ddp_setup() (a library never does: importing it must
         not start a process group)."""
-        from dp2ddp.program.runtime import used_exports
+        from dp2ddp.transforms._support.runtime import used_exports
 
         program = self.state.program
         assert program is not None
@@ -128,34 +129,6 @@ class InsertProcessGroup(MigrationTransform):
                     self.warn(target, "DP014", target.value)
 
 
-def _is_import(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-    )
-
-
-def after_imports(body: Sequence[cst.CSTNode]) -> int:
-    """Where the setup block goes: after the last top-level import before any def/class."""
-    at = 0
-    for index, stmt in enumerate(body):
-        if isinstance(stmt, cst.BaseCompoundStatement):
-            break
-        if _is_import(stmt):
-            at = index + 1
-    if at == 0 and body and _is_docstring(body[0]):
-        at = 1
-    return at
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
 def _main_function(body: Sequence[cst.CSTNode]) -> int | None:
     for index, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "main":
@@ -169,7 +142,7 @@ def _prepend_to_function(
     if not isinstance(func.body, cst.IndentedBlock):
         return func
     inner = list(func.body.body)
-    at = 1 if inner and _is_docstring(inner[0]) else 0
+    at = 1 if inner and is_docstring(inner[0]) else 0
     for stmt in inner:
         if _calls(stmt, SETUP_FUNCTION):
             return func

@@ -29,6 +29,7 @@ from pathlib import Path
 from dp2ddp.commands.migrate import migrate_paths as migrate_command_core
 from dp2ddp.gitignore import ignored_under
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
+from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
 
 #: Files that mark a project's root folder.
@@ -208,6 +209,7 @@ def migrate_copy(
     outcomes, _ = migrate_command_core(
         [str(copied_entry)], (), options, jobs=1, dry_run=False, quiet=True
     )
+    outcomes = silence(outcomes, options.ignore)  # as `dp2ddp migrate` reports them
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         raise ProjectError(as_users(failed[0].error or f"{entry}: cannot migrate"))

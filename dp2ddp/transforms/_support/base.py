@@ -6,7 +6,7 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
@@ -23,14 +23,9 @@ from libcst.metadata import (
 )
 
 from dp2ddp.codes import CODES
+from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import (
-    HelperDraw,
-    LoaderExport,
-    ProgramContext,
-    ProgramHints,
-    ProgramLoaders,
-)
+from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -49,6 +44,8 @@ class RawReport:
     col: int
     code: str  # warning code, or the transform name for a change
     message: str
+    #: The places a warning names at once, one report each (see result.Diagnostic.places).
+    places: tuple[RawReport, ...] = ()
 
 
 @dataclass
@@ -77,20 +74,31 @@ class MigrationState:
     #: The code the running pass starts from (set by migrate_source before each pass): a
     #: substring test on it is an exact, cheap gate before a walk of the whole tree.
     text: str = ""
-    #: The file's place in a multi-module program (dp2ddp/program/); None: a single file.
-    program: ProgramContext | None = None
-    #: What the program's other modules tell this one (dp2ddp/program/context.py).
-    hints: ProgramHints = field(default_factory=ProgramHints)
-    #: Functions of the program's other modules that draw random numbers, by qualified name
-    #: as this file's imports spell it ("utils.mixup_data"); see transforms/hazards/draws.py.
-    random_helpers: Mapping[str, HelperDraw] = field(default_factory=dict)
-    #: What the rest of the program tells the data pass (program mode).
-    loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
+    #: What the program tells this module (dp2ddp/facts.py): the one value program mode
+    #: hands down; the default is a single file.
+    facts: ProgramFacts = field(default_factory=ProgramFacts)
     #: Training loaders this module shards for its importers' epoch loops (program mode).
     exports: list[LoaderExport] = field(default_factory=list)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def program(self) -> ProgramFacts | None:
+        """The facts of a module migrated with a role in a program; None: a single file."""
+        return self.facts if self.facts.role is not None else None
+
+    @property
+    def hints(self) -> ProgramHints:
+        return self.facts.hints
+
+    @property
+    def random_helpers(self) -> Mapping[str, HelperDraw]:
+        return self.facts.random_helpers
+
+    @property
+    def loaders(self) -> ProgramLoaders:
+        return self.facts.loaders
 
     def text_count(self, fragment: str) -> int | None:
         """How often `fragment` occurs in the running pass's code; None when that code is
@@ -185,13 +193,23 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         return (start.line, start.column + 1)
 
     def warn(  # type: ignore[override]  # libcst's warn(str) is not used by dp2ddp
-        self, node: cst.CSTNode, code: str, detail: str | None = None
+        self,
+        node: cst.CSTNode,
+        code: str,
+        detail: str | None = None,
+        places: Sequence[tuple[cst.CSTNode, str]] = (),
     ) -> None:
-        """Report `code` at `node` (an original node of this pass's input)."""
+        """Report `code` at `node` (an original node of this pass's input). A warning that
+        stands for several places (`detail` names the first "and N more") lists them all in
+        `places` (node, detail of that place alone), so each can be silenced on its line."""
         assert code in CODES, code
         message = CODES[code][0] + (f": {detail}" if detail else "")
         line, col = self._position(node)
-        report = RawReport(line, col, code, message)
+        parts = tuple(
+            RawReport(*self._position(place), code, CODES[code][0] + f": {text}")
+            for place, text in places
+        )
+        report = RawReport(line, col, code, message, parts)
         if report not in self.state.warnings:
             self.state.warnings.append(report)
 

@@ -12,6 +12,11 @@ saves a large share of a migration's time (docs/performance.md):
   Both delegate to public methods that MigrationTransform (base.py) implements.
 * `NoCopy` overrides `_handle_metadata_reference` for the import visitors, which read no
   metadata, so they run on the tree they are given instead of a deep copy.
+* `matcher_gathering_once_a_class` wraps three functions of `libcst.matchers._visitors`
+  that every matcher-decoratable visitor (the import visitors libcst runs after each pass)
+  calls when it is built: they scan all of the object's hundreds of methods for matcher
+  decorators. A class that has none is scanned once, not once an instance (a pass on a
+  small module spent more time building its import visitors than running them).
 
 tests/test_metadata.py compares the results with libcst's own, node for node, so a libcst
 release that changes these internals fails the suite instead of migrating wrongly.
@@ -20,18 +25,53 @@ release that changes these internals fails the suite instead of migrating wrongl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.codemod import Codemod, CodemodCommand
+from libcst.matchers import _visitors as _matcher_visitors
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper
 from libcst.metadata.position_provider import NEWLINE_RE
 
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
+_GatherT = TypeVar("_GatherT", bound=Callable[[object], dict[Any, Any]])
+
+
+def _once_a_class(gather: _GatherT) -> _GatherT:
+    """`gather`, answering {} without a scan for an object whose class gave {} before
+    (matcher decorators are class attributes: the scan finds the same on every instance)."""
+    plain: set[type] = set()
+
+    def cached(obj: object) -> dict[Any, Any]:
+        kind = type(obj)
+        if kind in plain:
+            return {}
+        found = gather(obj)
+        if not found:
+            plain.add(kind)
+        return found
+
+    cached.__wrapped__ = gather  # type: ignore[attr-defined]
+    return cast(_GatherT, cached)
+
+
+def matcher_gathering_once_a_class() -> None:
+    """Install _once_a_class on libcst's three matcher scans (idempotent)."""
+    for name in (
+        "_gather_constructed_visit_funcs",
+        "_gather_constructed_leave_funcs",
+        "_gather_matchers",
+    ):
+        gather = getattr(_matcher_visitors, name)
+        if not hasattr(gather, "__wrapped__"):
+            setattr(_matcher_visitors, name, _once_a_class(gather))
+
+
+matcher_gathering_once_a_class()
 
 
 class NoCopy(Codemod):

@@ -4,7 +4,7 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -410,3 +410,31 @@ def module_of(node: cst.CSTNode, transform: MigrationTransform) -> cst.CSTNode:
     while (above := transform.parent(current)) is not None:
         current = above
     return current
+
+
+def is_import_line(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
+
+
+def after_imports(body: Sequence[cst.CSTNode]) -> int:
+    """Where the setup block goes: after the last top-level import before any def/class."""
+    at = 0
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            break
+        if is_import_line(stmt):
+            at = index + 1
+    if at == 0 and body and is_docstring(body[0]):
+        at = 1
+    return at
+
+
+def is_docstring(stmt: cst.CSTNode) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

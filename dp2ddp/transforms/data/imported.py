@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.program.context import LoaderExport
+from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     enclosing_class,

@@ -128,7 +128,8 @@ class FlagHazards(MigrationTransform):
             first = self._batchnorms[0]
             more = len(self._batchnorms) - 1
             detail = self.code(first.func) + (f" and {more} more" if more else "")
-            self.warn(first, "DP008", detail)
+            places = [(bn, self.code(bn.func)) for bn in self._batchnorms] if more else []
+            self.warn(first, "DP008", detail, places)
         return updated_node
 
     def _may_backward_twice(self) -> bool:

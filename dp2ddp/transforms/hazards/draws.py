@@ -8,7 +8,7 @@ first draw, followed through the helpers it calls in turn.
 
 A helper is a module-level function: of this module (found by its qualified name, so an
 alias or a shadowing local is told apart), or of another module of the program, whose draws
-the program step found before the entry is migrated (`ProgramContext.random_helpers`).
+the program step found before the entry is migrated (`ProgramFacts.draws`, dp2ddp/facts.py).
 Seeding (`np.random.seed`, `torch.manual_seed`) is no draw, and a helper called outside
 any training loop is not reported.
 """
@@ -21,8 +21,8 @@ from dataclasses import replace
 import libcst as cst
 from libcst.codemod import CodemodContext
 
+from dp2ddp.facts import HelperDraw as Draw
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.context import HelperDraw as Draw
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, walk
 from dp2ddp.transforms.hazards.scopes import is_training_loop

@@ -85,6 +85,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
+    after_imports,
     calls_under,
     enclosing_class,
     enclosing_function,
@@ -92,7 +93,6 @@ from dp2ddp.transforms._support.nodes import (
     statement_header,
     walk,
 )
-from dp2ddp.transforms.process_group import after_imports
 from dp2ddp.transforms.rank_zero.guards import (
     exits_block,
     is_main_test,
@@ -777,7 +777,9 @@ class RankZeroOnly(MigrationTransform):
     def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
         """Inside a function or class of dp2ddp's inserted setup block (a file migrated
         before, run through this pass again): those are dp2ddp's, never the program's."""
-        from dp2ddp.program.runtime import exported_names  # runtime imports the pipeline
+        from dp2ddp.transforms._support.runtime import (
+            exported_names,  # runtime imports the pipeline
+        )
 
         helpers = exported_names()
         function = enclosing_function(node, self)

@@ -31,13 +31,14 @@ somewhere) always counts as used. Erring towards "used" only means a guard too m
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.program.context import ProgramHints
+from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -61,24 +62,149 @@ _IMPURE_NODES = (
     ast.ImportFrom,
 )
 
-#: Whether a qualified function name is pure (a project function's verdict, or pure_name).
-_Known = Callable[[str], bool]
 
-
-def program_hints(program: Program) -> dict[str, ProgramHints]:
+def program_hints(
+    program: Program, summaries: dict[tuple[str, str, bool], ModuleNames] | None = None
+) -> dict[str, ProgramHints]:
     """ProgramHints for each module of `program`, by its real path. The entry's (or an
     orphan's) functions are never "unused", nor is its `__main__` block: the program is
-    what it runs."""
+    what it runs. `summaries`: each module's one-pass summary, kept across programs (the
+    project model shares it between the entries of a folder)."""
+    summaries = {} if summaries is None else summaries
     modules = program.modules
-    pure = pure_functions((m.name, m.tree, m.is_package) for m in modules)
-    unused = unused_functions([m.tree for m in modules])
-    logs = any(_imports_logging(m.tree) for m in modules)
+    names = []
+    for module in modules:
+        key = (module.real, module.name, module.is_package)
+        found = summaries.get(key)
+        if found is None:
+            found = ModuleNames.of(module.name, module.tree, module.is_package)
+            summaries[key] = found
+        names.append(found)
+    pure = _pure_of(names)
+    unused = _unused_of(names)
+    logs = any(n.logs for n in names)
     return {
         m.real: ProgramHints(pure, unused[index], True, logs)
         if index
         else ProgramHints(pure, logs=logs)
         for index, m in enumerate(modules)
     }
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """Names a module refers to: imported by name, read as an attribute or named by a
+    string (`everywhere`), and read as plain names (`plain`)."""
+
+    everywhere: frozenset[str]
+    plain: frozenset[str]
+
+    @classmethod
+    def of(cls, nodes: Iterable[ast.AST]) -> _Reads:
+        everywhere: set[str] = set()
+        plain: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.Attribute):
+                everywhere.add(node.attr)
+            elif isinstance(node, ast.ImportFrom):
+                everywhere.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                everywhere.add(node.value)  # __all__, getattr(module, "name")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                plain.add(node.id)
+        return cls(frozenset(everywhere), frozenset(plain))
+
+
+#: How a function's purity is decided, in the order its body is walked: False (an impure
+#: statement or call), or a qualified name whose purity decides (a project function).
+_Step = bool | str
+
+
+@dataclass(frozen=True)
+class ModuleNames:
+    """What one walk of a module's ast tells the program hints (computed once a module).
+
+    as_entry / as_library: the names it refers to when it is the program's entry (its
+    `__main__` block runs) or a module the program imports (it does not); bound: names it
+    binds at top level; candidates: its top-level functions (undecorated) that it does not
+    read itself outside their own body; functions: for each of its top-level functions, by
+    qualified name, the steps that decide whether it is pure; logs: it imports logging.
+    """
+
+    as_entry: _Reads
+    as_library: _Reads
+    bound: frozenset[str]
+    candidates: tuple[str, ...]
+    functions: tuple[tuple[str, tuple[_Step, ...]], ...]
+    logs: bool
+
+    @classmethod
+    def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
+        imported = _walk_imported(tree)
+        as_library = _Reads.of(imported)
+        guarded = any(isinstance(s, ast.If) and _is_script_guard_ast(s.test) for s in tree.body)
+        as_entry = _Reads.of(ast.walk(tree)) if guarded else as_library
+        return cls(
+            as_entry,
+            as_library,
+            frozenset(_top_level_bindings(tree)),
+            _unread_functions(tree, imported),
+            _function_steps(name, tree, is_package),
+            _imports_logging(tree),
+        )
+
+
+def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, ...]:
+    """Top-level undecorated functions whose name the module does not read outside their
+    own body (one count of the module's reads, less each function's own)."""
+    reads: dict[str, int] = {}
+    for node in imported:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads[node.id] = reads.get(node.id, 0) + 1
+    found: list[str] = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
+            continue
+        name = statement.name
+        inside = sum(
+            1
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+        )
+        if reads.get(name, 0) - inside <= 0:
+            found.append(name)
+    return tuple(found)
+
+
+def _unused_of(modules: list[ModuleNames]) -> list[frozenset[str]]:
+    """For each module, its top-level functions no module refers to (modules[0] is the
+    entry: its `__main__` block runs, the others' never do)."""
+    everywhere: set[str] = set()
+    free: dict[str, int] = {}  # in how many modules a name is read but not bound
+    for index, names in enumerate(modules):
+        reads = names.as_entry if index == 0 else names.as_library
+        everywhere |= reads.everywhere
+        for name in reads.plain - names.bound:
+            free[name] = free.get(name, 0) + 1
+    result: list[frozenset[str]] = []
+    for index, names in enumerate(modules):
+        reads = names.as_entry if index == 0 else names.as_library
+        unused: set[str] = set()
+        for name in names.candidates:
+            if name in everywhere:
+                continue
+            own = 1 if name in reads.plain and name not in names.bound else 0
+            if free.get(name, 0) - own > 0:
+                continue  # read in another module that does not bind it (a star import)
+            unused.add(name)
+        result.append(frozenset(unused))
+    return result
+
+
+def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
+    """For each module, its top-level functions no module refers to (see the docstring).
+    trees[0] is the entry: its `__main__` block runs (the others' never do)."""
+    return _unused_of([ModuleNames.of("", tree, False) for tree in trees])
 
 
 def _imports_logging(tree: ast.Module) -> bool:
@@ -92,45 +218,6 @@ def _imports_logging(tree: ast.Module) -> bool:
         if any(name == "logging" or name.startswith("logging.") for name in names):
             return True
     return False
-
-
-def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
-    """For each module, its top-level functions no module refers to (see the docstring).
-    trees[0] is the entry: its `__main__` block runs (the others' never do)."""
-    everywhere: set[str] = set()  # imported by name or read as an attribute
-    plain: list[set[str]] = []  # names read plainly, per module
-    bound: list[set[str]] = []  # names each module binds at its top level
-    for index, tree in enumerate(trees):
-        names: set[str] = set()
-        for node in ast.walk(tree) if index == 0 else _walk_imported(tree):
-            if isinstance(node, ast.Attribute):
-                everywhere.add(node.attr)
-            elif isinstance(node, ast.ImportFrom):
-                everywhere.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                everywhere.add(node.value)  # __all__, getattr(module, "name")
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-        plain.append(names)
-        bound.append(_top_level_bindings(tree))
-    result: list[frozenset[str]] = []
-    for index, tree in enumerate(trees):
-        unused: set[str] = set()
-        for statement in tree.body:
-            if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
-                continue
-            name = statement.name
-            if name in everywhere or _read_outside(tree, statement):
-                continue
-            if any(
-                name in plain[other] and name not in bound[other]
-                for other in range(len(trees))
-                if other != index
-            ):
-                continue
-            unused.add(name)
-        result.append(frozenset(unused))
-    return result
 
 
 def _top_level_bindings(tree: ast.Module) -> set[str]:
@@ -147,18 +234,6 @@ def _top_level_bindings(tree: ast.Module) -> set[str]:
                 if alias.name != "*":
                     names.add((alias.asname or alias.name).partition(".")[0])
     return names
-
-
-def _read_outside(tree: ast.Module, function: ast.FunctionDef) -> bool:
-    """The function's name is read in its own module, outside its own body."""
-    inside = {id(node) for node in ast.walk(function)}
-    return any(
-        isinstance(node, ast.Name)
-        and node.id == function.name
-        and isinstance(node.ctx, ast.Load)
-        and id(node) not in inside
-        for node in _walk_imported(tree)
-    )
 
 
 def _walk_imported(tree: ast.Module) -> list[ast.AST]:
@@ -202,23 +277,37 @@ def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset
 
     modules: (dotted module name, tree, is a package's __init__) for each module; the
     name "" stands for the module being migrated (its functions are named plainly)."""
-    functions: dict[str, ast.FunctionDef] = {}
-    imports: dict[str, dict[str, str]] = {}
-    owner: dict[str, str] = {}
-    for name, tree, is_package in modules:
-        imports[name] = _import_table(tree, name, is_package)
-        for statement in tree.body:
-            if isinstance(statement, ast.FunctionDef):
-                qualified = f"{name}.{statement.name}" if name else statement.name
-                functions[qualified] = statement
-                owner[qualified] = name
+    return _pure_of([ModuleNames.of(name, tree, is_package) for name, tree, is_package in modules])
+
+
+def _function_steps(
+    module: str, tree: ast.Module, is_package: bool
+) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
+    """Each top-level function's qualified name and the steps deciding its purity."""
+    table = _import_table(tree, module, is_package)
+    return tuple(
+        (f"{module}.{statement.name}" if module else statement.name, _steps(statement, table))
+        for statement in tree.body
+        if isinstance(statement, ast.FunctionDef)
+    )
+
+
+def _pure_of(modules: list[ModuleNames]) -> frozenset[str]:
+    """The pure functions of a program's modules: a function's steps in order, a project
+    function's verdict found when first asked (a call back into a function being decided
+    counts as impure: unproven)."""
+    functions: dict[str, tuple[_Step, ...]] = {}
+    for names in modules:
+        functions.update(names.functions)
     verdicts: dict[str, bool] = {}
 
     def pure(qualified: str) -> bool:
         if qualified not in verdicts:
             verdicts[qualified] = False  # recursion: unproven, so impure
-            table = imports[owner[qualified]]
-            verdicts[qualified] = _pure_body(functions[qualified], table, pure_or_known)
+            verdicts[qualified] = all(
+                pure_or_known(step) if isinstance(step, str) else step
+                for step in functions[qualified]
+            )
         return verdicts[qualified]
 
     def pure_or_known(qualified: str) -> bool:
@@ -266,28 +355,37 @@ def _dotted(node: ast.expr) -> list[str] | None:
     return [node.id, *reversed(parts)]
 
 
-def _pure_body(function: ast.FunctionDef, table: dict[str, str], known: _Known) -> bool:
+def _steps(function: ast.FunctionDef, table: dict[str, str]) -> tuple[_Step, ...]:
+    """What decides whether `function` is pure, in the order its body is walked, up to the
+    first impure node (False): the project functions it calls, by qualified name."""
     if function.decorator_list:
-        return False
+        return (False,)
     nodes = list(ast.walk(ast.Module(body=function.body, type_ignores=[])))
     local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    steps: list[_Step] = []
     for node in nodes:
         if isinstance(node, _IMPURE_NODES):
-            return False
+            return (*steps, False)
         if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
-            return False  # a store into an object that may be shared (optimizer.param_groups)
-        if isinstance(node, ast.Call) and not _pure_target(node.func, table, local, known):
-            return False
-    return True
+            return (*steps, False)  # a store into an object that may be shared (param_groups)
+        if isinstance(node, ast.Call):
+            step = _pure_target(node.func, table, local)
+            if step is False:
+                return (*steps, False)
+            if step is not True:
+                steps.append(step)
+    return tuple(steps)
 
 
-def _pure_target(func: ast.expr, table: dict[str, str], local: set[str], known: _Known) -> bool:
+def _pure_target(func: ast.expr, table: dict[str, str], local: set[str]) -> _Step:
+    """True or False when the call's target decides; else the qualified name whose
+    purity does (pure_name's or a project function's verdict)."""
     parts = _dotted(func)
     if parts is not None and parts[0] not in local:
         head = table.get(parts[0])
         if head is not None:
-            return known(".".join([head, *parts[1:]]))
+            return ".".join([head, *parts[1:]])
         if len(parts) == 1:
             return pure_name(f"builtins.{parts[0]}")
     # A method on a value: a local, a parameter, a literal, the result of a call.

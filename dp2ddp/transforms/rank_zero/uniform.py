@@ -48,7 +48,7 @@ from dp2ddp.transforms.rank_zero.guards import mentions_rank
 from dp2ddp.transforms.rank_zero.per_process import PER_PROCESS_PREFIXES
 
 if TYPE_CHECKING:
-    from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.facts import Uniformity
 
 #: Calls whose result depends only on their (uniform) arguments.
 _UNIFORM_CALLS: Final = frozenset(
@@ -624,7 +624,7 @@ class RankUniformity:
             return owner
         return None
 
-    def _program(self) -> tuple[ProgramUniformity, str] | None:
+    def _program(self) -> tuple[Uniformity, str] | None:
         """The program-wide facts and this module's path, in whole-program mode."""
         program = self.t.state.program
         filename = self.t.context.filename

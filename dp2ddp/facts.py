@@ -1,0 +1,151 @@
+"""What a program tells one of its modules: `ProgramFacts`, the one value the passes read.
+
+`migrate_source(source, options, filename=..., program=None)` migrates a single file (inline
+setup block, nothing known about other modules). In program mode the project model
+(dp2ddp/program/) computes, once per program, what each module needs to know about the
+rest of it, and hands it down as one frozen `ProgramFacts`: the module's role, the
+program-wide DataParallel gate, the helpers module's import name, the rank-0 hints, the
+other modules' random-drawing helpers, the loaders other modules shard or could not be
+followed, and the cross-module rank-independence questions (`Uniformity`).
+
+This module sits at the bottom of the layers (it imports only `result`): the engine, the
+passes and the project model all read it, and none of them is imported by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal, Protocol
+
+from dp2ddp.result import LoaderExport
+
+Role = Literal["entry", "library"]
+
+
+class Uniformity(Protocol):
+    """Rank-independence questions one module cannot answer alone (answered by the program
+    model, dp2ddp/program/uniformity.py; the rules for one module: rank_zero/uniform.py)."""
+
+    def init_parameter(self, path: str, class_name: str, index: int | None, name: str) -> bool:
+        """Every call of class `class_name` of the module at `path` passes a uniform value
+        for `__init__`'s parameter `name` (positional `index`, `self` not counted)."""
+        ...
+
+    def returns_uniform(self, module_name: str, function: str) -> bool:
+        """Top-level function `function` of program module `module_name` returns a uniform
+        value."""
+        ...
+
+    def star_source(self, path: str, name: str) -> str | None:
+        """The program module a single `from X import *` of the module at `path` takes
+        `name` from; None when not exactly that."""
+        ...
+
+    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
+        """Another program module stores or deletes attribute `attribute`."""
+        ...
+
+
+@dataclass(frozen=True)
+class ProgramHints:
+    """What the program's other modules tell one module's rank-0 pass.
+
+    Found with `ast` over every module of the program (see
+    dp2ddp/transforms/rank_zero/program_hints.py), also for an entry migrated as a single
+    file: a function in `config.py` that nothing else migrates still decides whether
+    `print(cf.learning_rate(lr, epoch))` may be guarded.
+
+    pure: qualified names ("config.learning_rate") of project functions that are safe to
+        skip on ranks other than 0, so a print calling them can be guarded.
+    unused: names of this module's top-level functions that no module of the program
+        refers to (a model file's demo `test()`): dead code for this program, left as
+        written.
+    imported: the module is one the program imports, so its `if __name__ == "__main__":`
+        block never runs in this program: it is left as written too.
+    logs: some module of the program imports `logging`, so ddp_setup() quiets it off
+        rank 0 (rank_zero/quiet_logging.py), also when the entry itself does not log.
+    """
+
+    pure: frozenset[str] = frozenset()
+    unused: frozenset[str] = frozenset()
+    imported: bool = False
+    logs: bool = False
+
+
+@dataclass(frozen=True)
+class HelperDraw:
+    """A function of the project that draws random numbers: its first draw, `what` at `line`
+    (of `path`, when the function lives in another module than the file migrated).
+
+    Found in each module of a program before its files are migrated, so that a training loop
+    that calls `mixup_data()` imported from utils.py gets DP006 (transforms/hazards/draws.py).
+    """
+
+    helper: str
+    what: str
+    line: int
+    path: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+        return f"{self.helper}() draws {self.what} at {where}"
+
+
+@dataclass(frozen=True)
+class ProgramLoaders:
+    """What the data pass of one module is told about the loaders of the rest of its program.
+
+    exported: training loaders its libraries sharded (LoaderExport): where this module
+        iterates one inside an epoch loop, it calls the loader's sampler's set_epoch there.
+    unfollowed: (import name, path) of project modules that build a DataLoader but that
+        discovery could not follow (Program.unfollowed): a training loop over a loader they
+        return gets DP027, never silence.
+    """
+
+    exported: tuple[LoaderExport, ...] = field(default=())
+    unfollowed: tuple[tuple[str, str], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class ProgramFacts:
+    """Everything one module is told about its program (the default: a single file).
+
+    role: None migrates the file as a single-file program (inline setup block); "entry"
+        calls ddp_setup() (first thing in main(), else after its imports) with the helpers
+        imported from the generated module; "library" never does: importing it must
+        start no process group.
+    has_dataparallel: the program-wide gate (with a role). Some module of the program
+        wraps with DataParallel (or the program was migrated before), so every module's
+        loaders, prints, saves and devices are migrated, not only those of the file that
+        wraps.
+    helpers_module: the import name of the generated helpers module (e.g. "_dp2ddp", or
+        "pkg._dp2ddp" for an entry run as `python -m pkg.train`).
+    hints: what the program's other modules tell the rank-0 pass (ProgramHints).
+    draws: functions of the program's other modules that draw random numbers, by
+        qualified name as this file's imports spell it ("utils.mixup_data"), as
+        (name, HelperDraw) pairs (transforms/hazards/draws.py).
+    loaders: what the rest of the program tells the data pass (ProgramLoaders).
+    uniform: the program's cross-module rank-independence answers; None: unknown. Not
+        part of the value's equality: the project model compares the answers a module's
+        migration asked for instead (program/project.py).
+    """
+
+    role: Role | None = None
+    has_dataparallel: bool = False
+    helpers_module: str = ""
+    hints: ProgramHints = field(default_factory=ProgramHints)
+    draws: tuple[tuple[str, HelperDraw], ...] = ()
+    loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
+    uniform: Uniformity | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @cached_property
+    def random_helpers(self) -> Mapping[str, HelperDraw]:
+        """`draws` by qualified name."""
+        return dict(self.draws)
+
+    @property
+    def in_program(self) -> bool:
+        """The module is migrated as a module of a multi-module program (it has a role)."""
+        return self.role is not None
