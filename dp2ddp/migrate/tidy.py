@@ -7,8 +7,9 @@ Two touches on the final code of a migration, both only where dp2ddp changed the
   standard library, third party and first party, relative) separated by one blank line, in
   each section `import x` lines before `from x import y` lines, each sorted by module name
   (case-insensitive), the names of a `from` import by type (CONSTANTS, Classes, functions).
-  Only when the original's leading imports already follow that order: a file that does not
-  sort its imports keeps dp2ddp's appended order, and no line of the user's moves within it.
+  Only when the original's leading imports already follow that order, and hold no star
+  import (which a later import may rebind): otherwise dp2ddp's appended order stays, and no
+  line of the user's moves.
 * `wrap_long_lines`: a line dp2ddp wrote (one that is not in the original) longer than the
   file's longest line or 100 characters, whichever is larger, is split the way black splits
   (the last bracket's contents on their own lines, one argument per line when they do not
@@ -175,6 +176,8 @@ def place_imports(source: str, code: str) -> str:
     original_nodes, nodes = _leading_imports(original_tree), _leading_imports(tree)
     if not original_nodes or not nodes:
         return code
+    if any(a.name == "*" for n in nodes for a in n.names):
+        return code  # a star import may bind what a later import rebinds: order matters
     original_lines, lines = source.splitlines(), code.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
     try:

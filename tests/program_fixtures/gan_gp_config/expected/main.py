@@ -2,11 +2,11 @@
 parameter.py by a star import and hands it to Trainer, constructed once, in main()."""
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_setup
 from parameter import *
 from trainer import Trainer
+from torch.utils.data.distributed import DistributedSampler
+from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 
 def main(config):

@@ -10,12 +10,13 @@ import time
 
 import torch
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
 
 import config as cf
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 from logs import get_logger, setup_logging
 from models import *
+from torch.nn.parallel import DistributedDataParallel
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+
 
 ddp_setup()
 

@@ -4,19 +4,19 @@ setup block, which quiets logging because logs.py (not the entry) imports loggin
 victoresque/pytorch-template@41dc06f, meliketoy/wide-resnet.pytorch@292b3ed and
 kuangliu/pytorch-cifar@49b7aa9, reduced. The entry does not import logging itself.
 """
-import atexit
-import logging
-import os
 import time
 
 import torch
-import torch.distributed as dist
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
 
 import config as cf
 from logs import get_logger, setup_logging
 from models import *
+from torch.nn.parallel import DistributedDataParallel
+import atexit
+import logging
+import os
+import torch.distributed as dist
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))

@@ -1,6 +1,7 @@
-from _dp2ddp import ddp_setup
 from common import *
 from nets import *
+from _dp2ddp import ddp_setup
+
 
 ddp_setup()
 
