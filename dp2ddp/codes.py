@@ -219,7 +219,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
         "configuration.",
     ),
-    "DP034": (
+    "DP038": (
         "notebook uses DataParallel",
         "Not rewritten: a notebook's kernel is one process, and DDP runs one process per GPU "
         "under torchrun, which launches scripts. Export the notebook to a script (`jupyter "
@@ -231,7 +231,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
 #: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
-UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP034"})
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP038"})
 
 
 def title(code: str) -> str:

@@ -2,7 +2,7 @@
 
 dp2ddp migrates scripts (torchrun launches scripts, one process per GPU; a notebook's
 kernel is one process), so a notebook is not rewritten. `dp2ddp migrate` reports each
-notebook whose code cells use `DataParallel` with DP034 at the line of the `.ipynb` file
+notebook whose code cells use `DataParallel` with DP038 at the line of the `.ipynb` file
 (and which cell), counts it as a file still using DataParallel (`--check` fails on it), and
 leaves it byte for byte. Notebooks without DataParallel are not reported at all.
 """
@@ -17,7 +17,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.result import Diagnostic, FileOutcome, MigrationResult
 
 SUFFIX = ".ipynb"
-NOTEBOOK_CODE = "DP034"
+NOTEBOOK_CODE = "DP038"
 _DATAPARALLEL = re.compile(r"(?<![A-Za-z_])DataParallel\b")
 
 
@@ -26,7 +26,7 @@ def is_notebook(path: str) -> bool:
 
 
 def notebook_outcome(path: str) -> FileOutcome | None:
-    """DP034 for a notebook whose code cells use DataParallel; None when none does. An
+    """DP038 for a notebook whose code cells use DataParallel; None when none does. An
     unreadable notebook fails (one line), like an unreadable script."""
     try:
         with open(path, "rb") as handle:

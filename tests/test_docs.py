@@ -148,7 +148,7 @@ def test_codes_are_distinct_and_each_is_documented() -> None:
 
 def test_every_code_is_produced_by_a_fixture() -> None:
     """Golden file fixtures, or golden program fixtures for the program-only codes, or
-    golden notebook fixtures (DP034)."""
+    golden notebook fixtures (DP038)."""
     programs = ROOT / "tests" / "program_fixtures"
     notebooks = ROOT / "tests" / "notebook_fixtures"
     produced = {

@@ -103,7 +103,7 @@ def test_a_notebook_with_dataparallel_is_never_skipped_in_silence(tmp_path: Path
         result = runner.invoke(main, args)
         assert result.exit_code == 0, result.output
         assert "Nothing to do" not in result.stderr
-        (line,) = [x for x in result.stderr.splitlines() if " DP034 " in x]
+        (line,) = [x for x in result.stderr.splitlines() if " DP038 " in x]
         assert line.startswith(f"{nb}:")
         lineno = int(line.split(":")[1])
         assert "DataParallel(net)" in nb.read_text().splitlines()[lineno - 1]
@@ -111,7 +111,7 @@ def test_a_notebook_with_dataparallel_is_never_skipped_in_silence(tmp_path: Path
         assert "plain.ipynb" not in result.stderr
     check = runner.invoke(main, ["migrate", "--check", str(tmp_path)])
     assert check.exit_code == 1
-    assert "still uses DataParallel" in check.stderr and "DP034" in check.stderr
+    assert "still uses DataParallel" in check.stderr and "DP038" in check.stderr
     assert nb.read_bytes() == before
 
 
@@ -119,7 +119,7 @@ def test_a_notebook_with_dataparallel_is_never_skipped_in_silence(tmp_path: Path
     "case", sorted(p.name for p in (ROOT / "tests" / "notebook_fixtures").iterdir())
 )
 def test_notebook_fixtures(case: str) -> None:
-    """tests/notebook_fixtures/<case>/{input.ipynb,warnings.txt}: the DP034 lines, golden."""
+    """tests/notebook_fixtures/<case>/{input.ipynb,warnings.txt}: the DP038 lines, golden."""
     from dp2ddp.notebooks import notebook_outcome
 
     folder = ROOT / "tests" / "notebook_fixtures" / case

@@ -210,7 +210,7 @@ def migrate_paths(
 
 
 def _notebook_outcomes(paths: Sequence[str], exclude: Sequence[str]) -> list[FileOutcome]:
-    """The notebooks named or found in folders that use DataParallel (DP034; never
+    """The notebooks named or found in folders that use DataParallel (DP038; never
     rewritten), and the unreadable ones (dp2ddp/notebooks.py)."""
     named = [p for p in paths if is_notebook(p) and not os.path.isdir(p)]
     folders = [p for p in paths if os.path.isdir(p)]

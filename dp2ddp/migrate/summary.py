@@ -26,7 +26,7 @@ class Report:
     failed: int = 0
     #: Unchanged files that still use DataParallel in a way dp2ddp only warns about.
     left_with_dataparallel: int = 0
-    #: The codes that say so (DP002, DP016, DP034), for the summary line.
+    #: The codes that say so (DP002, DP016, DP038), for the summary line.
     left_codes: set[str] = field(default_factory=set)
 
     def add(self, outcome: FileOutcome) -> None:
