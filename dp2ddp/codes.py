@@ -271,12 +271,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_shard_batch((x, y), dim=D) right where the batch is built, or split the "
         "batchified source's batch columns before a helper that reshapes them.",
     ),
+    "DP038": (
+        "notebook uses DataParallel",
+        "Not rewritten: a notebook's kernel is one process, and DDP runs one process per GPU "
+        "under torchrun, which launches scripts. Export the notebook to a script (`jupyter "
+        "nbconvert --to script NOTEBOOK.ipynb`), migrate the script with `dp2ddp migrate` and "
+        "launch it with torchrun; keep the notebook for single-GPU work.",
+    ),
 }
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
 #: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
-UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016"})
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP038"})
 
 
 def title(code: str) -> str:

@@ -147,11 +147,17 @@ def test_codes_are_distinct_and_each_is_documented() -> None:
 
 
 def test_every_code_is_produced_by_a_fixture() -> None:
-    """Golden file fixtures, or golden program fixtures for the program-only codes."""
+    """Golden file fixtures, or golden program fixtures for the program-only codes, or
+    golden notebook fixtures (DP038)."""
     programs = ROOT / "tests" / "program_fixtures"
+    notebooks = ROOT / "tests" / "notebook_fixtures"
     produced = {
         line.split()[1]
-        for path in [*FIXTURES.glob("*/warnings.txt"), *programs.glob("*/warnings.txt")]
+        for path in [
+            *FIXTURES.glob("*/warnings.txt"),
+            *programs.glob("*/warnings.txt"),
+            *notebooks.glob("*/warnings.txt"),
+        ]
         for line in path.read_text().splitlines()
         if line.strip()
     }

@@ -47,7 +47,8 @@ def test_report_lists_every_change_and_warning() -> None:
     assert "#### `train.py`: migrated" in text
     for change in outcomes[0].result.changes:  # type: ignore[union-attr]
         assert f"- line {change.line} ({change.transform}): {change.description}" in text
-    assert "#### `utils.py`: unchanged (no DataParallel)" in text
+    assert "utils.py" not in text  # unchanged without a warning: counted, not listed
+    assert "1 file unchanged (no DataParallel), not listed." in text
     assert "#### `old_ddp.py`: unchanged (see warnings)" in text
     title, explanation = CODES["DP003"]
     assert f"- line 3:5 **DP003** {title}. {explanation}" in text
@@ -66,6 +67,24 @@ def test_report_changes_are_in_line_order_and_single_line() -> None:
     assert text.index("- line 2 (model): first") < text.index("- line 9 (data): two lines")
     assert "- line 5 (devices): .cuda() -> .to(DEVICE) (2×)\n" in text
     assert "nothing to launch" in text
+
+
+def test_report_of_a_large_repository_stays_under_githubs_limit() -> None:
+    """Unchanged files are one line; long change lists fold; past the limit, files are
+    counted instead of listed (GitHub refuses a PR body over 65,536 characters)."""
+    changes = tuple(Change("devices", i, f".cuda() -> .to(DEVICE) #{i}") for i in range(1, 40))
+    warned = tuple(Diagnostic(i, 1, "DP003", CODES["DP003"][0]) for i in range(1, 4))
+    result = MigrationResult("a", "b", diagnostics=warned, changes=changes)
+    outcomes = [FileOutcome(f"pkg/train_{i}.py", "migrated", result) for i in range(200)]
+    outcomes += [FileOutcome(f"pkg/util_{i}.py", "unchanged", None) for i in range(500)]
+    text = render_markdown(outcomes, MigrateOptions(), [])
+    assert len(text) < 65_536 - 5_000
+    assert "<details>\n<summary>39 changes</summary>" in text
+    assert "500 files unchanged (no DataParallel), not listed." in text
+    assert "util_" not in text
+    shown = text.count("#### `pkg/train_")
+    assert 0 < shown < 200
+    assert f"{200 - shown} more files not shown" in text
 
 
 def test_report_batch_policy_follows_the_options() -> None:

@@ -74,8 +74,15 @@ def test_known_good_pair_through_the_cli(tmp_path: Path, monkeypatch: pytest.Mon
          "--json", "verdict.json", "--report", str(pr), "--", "--dropout", "0.3"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("dp2ddp verify: EQUIVALENT")
-    assert "ranks fed disjoint samples (8+8) forming the original's batch of 16" in result.output
+    assert result.stdout.startswith("dp2ddp verify: EQUIVALENT")
+    assert "ranks fed disjoint samples (8+8) forming the original's batch of 16" in result.stdout
+    # what it is doing, as it goes, on stderr
+    assert "dp2ddp verify: running the original (1 process) ...\n" in result.stderr
+    assert "dp2ddp verify: running the migration (torchrun, 2 processes, gloo) ...\n" in (
+        result.stderr
+    )
+    assert "dp2ddp verify: migration: optimizer step 3 of 3 recorded ...\n" in result.stderr
+    assert result.stderr.endswith("dp2ddp verify: comparing the runs ...\n")
     data = json.loads((tmp_path / "verdict.json").read_text())
     assert data["equivalent"] is True and data["exit_code"] == 0
     assert data["steps_compared"] == 3 and data["world_size"] == 2 and data["backend"] == "gloo"
@@ -132,7 +139,12 @@ def test_validation_between_steps_is_not_training_data(tmp_path: Path) -> None:
     [
         ("mlp_ddp_batch_not_divided.py", (), "batch_not_divided", "global batch is 2x"),
         ("mlp_ddp_no_sampler.py", (), "sampler_missing", "every rank fed the same samples"),
-        ("mlp_ddp.py", ("--loss", "sum"), "sum_loss", "0.5x the original's = 1/WORLD_SIZE"),
+        (
+            "mlp_ddp.py",
+            ("--loss", "sum", "--batchnorm", "--dropout", "0.3"),  # still caught with both
+            "sum_loss",
+            "0.5x the original's = 1/WORLD_SIZE",
+        ),
         ("mlp_ddp_lr_scaled.py", (), "lr_changed", "lr 0.05 in the original, 0.1"),
     ],
 )
@@ -146,10 +158,25 @@ def test_known_bad_migration_fails_with_its_cause(
     assert report.initial_weights == "identical"
 
 
+def test_batchnorm_and_dropout_are_equivalent_without_flags(tmp_path: Path) -> None:
+    """The original runs as DataParallel on 2 devices would: BatchNorm per chunk (the first
+    chunk's running statistics), dropout masks drawn per chunk as each rank draws them. A
+    dropout on a batch-last tensor cannot be aligned: it is off in both runs, with a note."""
+    report = _verify(
+        tmp_path, "mlp_ddp.py", "--dropout", "0.3", "--batchnorm", "--transposed-dropout", "0.3"
+    )
+    assert report.exit_code == 0, report
+    assert report.causes == ()
+    notes = "\n".join(report.notes)
+    assert "BatchNorm: the original normalised each batch in 2 chunks" in notes
+    assert "dropout: 3 calls drew each chunk's mask as rank r draws it (aligned)" in notes
+    assert "dropout: 3 calls could not be aligned" in notes and "--keep-dropout" in notes
+
+
 def test_dropout_is_named_as_the_cause(tmp_path: Path) -> None:
-    """Masks drawn by 1 process and by 2 cannot agree: named, with the flag that helps
-    (the CLI test passes with that flag)."""
-    report = _verify(tmp_path, "mlp_ddp.py", "--dropout", "0.3")
+    """--keep-dropout: a dropout that cannot be aligned draws masks in both runs, which
+    cannot agree: named, with the flag that helps (the CLI test passes with that flag)."""
+    report = _verify(tmp_path, "mlp_ddp.py", "--transposed-dropout", "0.3", keep_dropout=True)
     assert report.exit_code == 1
     assert _causes(report) == ["dropout"]
     assert "--no-dropout" in report.causes[0].fix

@@ -381,7 +381,7 @@ def test_the_copy_skips_what_discovery_skips_and_has_a_limit(tmp_path: Path) -> 
     copied = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if not p.is_dir())
     assert copied == ["data/link.csv", "data/points.csv", "pkg/mod.py", "train.py"]
     assert (copy / "data" / "link.csv").read_text() == "3,4\n"
-    with pytest.raises(ProjectError, match="more than 0 MiB to copy"):
+    with pytest.raises(ProjectError, match="to copy, more than 0 MiB; largest: "):
         copy_project(root, tmp_path / "copy2", limit=5)
 
 

@@ -33,6 +33,8 @@ from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
 from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report
 from dp2ddp.migrate.suppress import silence
+from dp2ddp.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from dp2ddp.notebooks import is_notebook, notebook_outcome
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
 from dp2ddp.settings import Settings, SettingsError
@@ -185,7 +187,14 @@ def migrate_paths(
     from dp2ddp.program.folder import plan_paths
     from dp2ddp.program.migrate import write_plan
 
-    count = len(discover(paths, exclude))
+    notebooks = _notebook_outcomes(paths, exclude)
+    paths = [p for p in paths if not is_notebook(p) or os.path.isdir(p)]
+    skipped: list[str] = []
+    count = len(discover(paths, exclude, skipped=skipped))
+    if skipped and not quiet:
+        _err(_ignored_note(skipped))
+    if not paths:
+        return notebooks, []
     with progress_bar(sys.stderr, count, quiet) as advance:
         plan = plan_paths(
             paths,
@@ -197,7 +206,26 @@ def migrate_paths(
         )
     if not dry_run:
         write_plan(plan)
-    return plan.outcomes, plan.launch
+    return plan.outcomes + notebooks, plan.launch
+
+
+def _notebook_outcomes(paths: Sequence[str], exclude: Sequence[str]) -> list[FileOutcome]:
+    """The notebooks named or found in folders that use DataParallel (DP038; never
+    rewritten), and the unreadable ones (dp2ddp/notebooks.py)."""
+    named = [p for p in paths if is_notebook(p) and not os.path.isdir(p)]
+    folders = [p for p in paths if os.path.isdir(p)]
+    found = [t.path for t in discover(folders, exclude, suffix=NOTEBOOK_SUFFIX) if not t.error]
+    outcomes = [notebook_outcome(path) for path in [*named, *found]]
+    return [o for o in outcomes if o is not None]
+
+
+def _ignored_note(skipped: Sequence[str]) -> str:
+    """Folder mode leaves what .gitignore excludes alone (as git, ruff and black do)."""
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+    return (
+        f"Skipped {len(skipped)} .gitignore'd path{'s' if len(skipped) != 1 else ''}: {shown} "
+        "(name a file to migrate it anyway)."
+    )
 
 
 def _migrate_stdin(

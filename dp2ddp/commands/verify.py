@@ -8,6 +8,7 @@ nothing could be run.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,25 @@ class _VerifyCommand(click.Command):
 
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+#: torch is an extra: `pip install dp2ddp` migrates, `pip install "dp2ddp[verify]"` verifies.
+NO_TORCH = (
+    "verify runs your scripts with torch, which this Python environment does not have: "
+    'pip install "dp2ddp[verify]" (or pip install torch)'
+)
+
+
+def torch_missing() -> bool:
+    """torch cannot be imported by the runs (they use this interpreter)."""
+    try:
+        return importlib.util.find_spec("torch") is None
+    except (ImportError, ValueError):
+        return True
+
+
+def _progress(message: str) -> None:
+    """What verify is doing, as it goes (stderr: the verdict on stdout stays clean)."""
+    click.echo(f"dp2ddp verify: {message} ...", err=True)
 
 
 @click.command(cls=_VerifyCommand)
@@ -100,9 +120,16 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @migration_options
 @click.option("--no-dropout", is_flag=True, help="Switch dropout off in both runs (check only).")
 @click.option(
+    "--keep-dropout",
+    is_flag=True,
+    help="Dropout that cannot be aligned with DataParallel's chunks still draws masks"
+    " (by default it is switched off in both runs for the check).",
+)
+@click.option(
     "--freeze-batchnorm",
     is_flag=True,
-    help="BatchNorm uses running statistics in both runs (check only).",
+    help="BatchNorm uses running statistics in both runs (check only; by default the original"
+    " normalises per DataParallel chunk, as on --nproc GPUs).",
 )
 @click.option(
     "--to-end",
@@ -110,6 +137,13 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     help="After the compared steps, run both scripts to their end (give short settings "
     "after --): every rank must exit 0 within --timeout, print the original's output once "
     "(rank 0) and write each file once.",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Link project paths matching GLOB into verify's copy instead of copying them (as "
+    "those .gitignore excludes; repeatable).",
 )
 @click.option(
     "--seed",
@@ -128,6 +162,9 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
     under torchrun (--standalone); each rank's samples are fingerprinted to check that the
     ranks split the original's batch. Arguments for the scripts go after `--`.
     """
+    if torch_missing():
+        click.echo(f"dp2ddp verify: error: {NO_TORCH}", err=True)
+        ctx.exit(2)
     from dp2ddp.verify.render import append_markdown, to_json, to_text
     from dp2ddp.verify.session import VerifyError
     from dp2ddp.verify.session import verify as run_verify
@@ -150,8 +187,11 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
         migrate_options=resolved.options,
         no_dropout=params["no_dropout"],
         freeze_batchnorm=params["freeze_batchnorm"],
+        keep_dropout=params["keep_dropout"],
         seed=params["seed"],
         to_end=params["to_end"],
+        exclude=tuple(params["exclude"]),
+        progress=_progress,
     )
     try:
         report = run_verify(config)

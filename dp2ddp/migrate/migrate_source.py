@@ -9,6 +9,7 @@ from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import PIPELINE
+from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
@@ -80,6 +81,8 @@ def migrate_parsed(
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source
         changes = []
+    else:
+        code = tidy(source, code)  # imports in isort's places, new long lines wrapped
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     return MigrationResult(source, code, tuple(warnings), tuple(changes), exports)

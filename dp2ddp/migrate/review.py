@@ -35,11 +35,50 @@ def render_markdown(
     else:
         lines += ["No file was migrated, so there is nothing to launch.", ""]
     lines += ["### Files", ""]
-    for outcome in outcomes:
-        lines += _file_section(outcome)
+    head = "\n".join(lines)
+    sections = [_file_section(o) for o in outcomes if not _quiet(o)]
+    quiet = sum(1 for o in outcomes if _quiet(o))
+    tail = (
+        [f"{quiet} file{'s' if quiet != 1 else ''} unchanged (no DataParallel), not listed.", ""]
+        if quiet
+        else []
+    )
     if not outcomes:
-        lines += ["No files were given.", ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+        tail = ["No files were given.", ""]
+    body = _fit(sections, len(head) + len("\n".join(tail)) + 2)
+    return "\n".join([head, *body, *tail]).rstrip("\n") + "\n"
+
+
+#: GitHub refuses a pull-request body over 65,536 characters; leave room for verify's
+#: section and the author's own text.
+BODY_LIMIT = 60_000
+#: A file's list of changes longer than this is folded (<details>).
+FOLD_CHANGES = 8
+
+
+def _quiet(outcome: FileOutcome) -> bool:
+    """An unchanged file with nothing to say: counted in one line, not listed."""
+    result = outcome.result
+    return outcome.status == "unchanged" and (result is None or not result.diagnostics)
+
+
+def _fit(sections: list[list[str]], used: int, limit: int = BODY_LIMIT) -> list[str]:
+    """The file sections that fit in `limit` characters; then one line for the rest."""
+    out: list[str] = []
+    for index, section in enumerate(sections):
+        text = "\n".join(section)
+        if used + len(text) + 1 > limit - 400:
+            left = len(sections) - index
+            out += [
+                f"{left} more file{'s' if left != 1 else ''} not shown: this report stays "
+                f"under GitHub's 65,536-character pull-request body. `dp2ddp migrate --diff` "
+                "shows every change, and the warnings are printed by `dp2ddp migrate`.",
+                "",
+            ]
+            break
+        out += section
+        used += len(text) + 1
+    return out
 
 
 def append_section(path: str | os.PathLike[str], markdown: str) -> None:
@@ -126,14 +165,17 @@ def _file_section(outcome: FileOutcome) -> list[str]:
         lines += [f"- error: {one_line(outcome.error or 'unknown error')}", ""]
         return lines
     if result is not None and result.changes and outcome.status == "migrated":
-        lines += ["Changes:", ""]
         counts = Counter(sorted(result.changes, key=lambda c: c.line))  # same edit, one line
-        lines += [
+        items = [
             f"- line {c.line} ({c.transform}): {one_line(c.description)}"
             + (f" ({n}×)" if n > 1 else "")
             for c, n in counts.items()
         ]
-        lines.append("")
+        if len(items) > FOLD_CHANGES:  # folded: the warnings below are what to review
+            lines += ["<details>", f"<summary>{len(items)} changes</summary>", ""]
+            lines += [*items, "", "</details>", ""]
+        else:
+            lines += ["Changes:", "", *items, ""]
     if result is not None and result.diagnostics:
         lines += ["Warnings:", ""]
         for d in result.diagnostics:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
 from dp2ddp.result import FileOutcome
 
 #: Exit codes of `dp2ddp migrate` (a contract: scripts depend on them).
@@ -25,6 +26,8 @@ class Report:
     failed: int = 0
     #: Unchanged files that still use DataParallel in a way dp2ddp only warns about.
     left_with_dataparallel: int = 0
+    #: The codes that say so (DP002, DP016, DP038), for the summary line.
+    left_codes: set[str] = field(default_factory=set)
 
     def add(self, outcome: FileOutcome) -> None:
         if outcome.status == "migrated":
@@ -33,6 +36,9 @@ class Report:
             self.unchanged += 1
             if outcome.result is not None and outcome.result.keeps_dataparallel:
                 self.left_with_dataparallel += 1
+                self.left_codes.update(
+                    d.code for d in outcome.result.diagnostics if d.code in UNCONVERTED_DATAPARALLEL
+                )
         else:
             self.failed += 1
 
@@ -68,4 +74,17 @@ class Report:
             if count:
                 noun = "" if parts else (" file" if count == 1 else " files")
                 parts.append(f"{count}{noun} {would if self.check else done}")
-        return ", ".join(parts) + "."
+        return ", ".join(parts) + "." + self._left_note()
+
+    def _left_note(self) -> str:
+        """Why `--check` fails on unchanged files: they still use DataParallel."""
+        n = self.left_with_dataparallel
+        if not n:
+            return ""
+        codes = ", ".join(sorted(self.left_codes))
+        which = "it" if n == 1 else "them"
+        return (
+            f" {n} unchanged file{'s' if n != 1 else ''} still use{'s' if n == 1 else ''} "
+            f"DataParallel in a way dp2ddp does not rewrite ({codes}, below): port "
+            f"{which} by hand."
+        )

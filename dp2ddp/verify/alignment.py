@@ -211,6 +211,8 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
     def __next__(self: _BaseDataLoaderIter) -> Any:
         batch = native_next(self)
         tensor = first_tensor(batch)
+        if tensor is not None:
+            recorder.loaded_batch = tensor.size(0) if tensor.dim() else None
         if tensor is not None and recorder.recording and _training(recorder):
             recorder.current.loaded.extend(sample_digests(tensor))
         return batch

@@ -357,13 +357,21 @@ def _rng_in_loop(ev: Evidence) -> bool:
 def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     causes = []
     dropout = sum(int(w.get("dropout", 0)) for w in ev.all_windows())
-    if dropout and not ev.no_dropout:
+    off = sum(int(w.get("dropout_off", 0)) for w in ev.all_windows())
+    aligned = sum(int(w.get("dropout_aligned", 0)) for w in ev.windows(ev.original))
+    if dropout and not ev.no_dropout and off < dropout:
         causes.append(
             Cause(
                 "dropout",
-                "dropout masks cannot be aligned",
-                f"dropout drew masks {dropout} times in the compared steps; one process and "
-                f"{ev.world} processes draw different masks"
+                "dropout masks may not line up" if aligned else "dropout masks cannot be aligned",
+                f"dropout drew masks {dropout - off} times in the compared steps; "
+                + (
+                    f"the original drew {aligned} of them per DataParallel chunk as the ranks "
+                    "do, which lines up only when each rank's dropout input is exactly its "
+                    "chunk of the original's"
+                    if aligned
+                    else f"one process and {ev.world} processes draw different masks"
+                )
                 + _where(ev.findings_original, scan.DROPOUT, "original"),
                 "Rerun with --no-dropout to switch dropout off in both runs for the check.",
             )
@@ -413,10 +421,15 @@ def _batchnorm_aligned(ev: Evidence) -> bool:
     each rank got DataParallel's chunk (a known per-rank batch)."""
     wrappers = ev.original.data.get("wrappers", [])
     devices = wrappers[0].get("devices", 0) if wrappers else 0
+    chunked = any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
     samplers = [
         s for s in ev.migrated[0].data.get("samplers", []) if s.get("kind") == "DistributedSampler"
     ]
-    return devices == ev.world and bool(samplers) and all(s.get("per_rank_batch") for s in samplers)
+    return (
+        (devices == ev.world or chunked)
+        and bool(samplers)
+        and all(s.get("per_rank_batch") for s in samplers)
+    )
 
 
 def nonfinite_cause(nf: NonFinite) -> Cause:

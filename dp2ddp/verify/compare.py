@@ -191,12 +191,18 @@ def _step_diffs(
     return diffs
 
 
+#: A parameter whose squared update is below this fraction of the largest one carries no
+#: evidence for the scale fit: a bias before BatchNorm gets float noise as gradient (the
+#: normalisation cancels it), and its update is weight decay alone.
+NEGLIGIBLE_UPDATE = 1e-6
+
+
 def fit_scale(orig: dict[str, Vector], mig: dict[str, Vector]) -> ScaleFit:
     """Least-squares ratio c of u_migrated ~ c * u_original over all parameters, and whether
-    every parameter follows it (residual < 1% and per-parameter ratios within 2%)."""
+    every parameter follows it (residual < 1% and per-parameter ratios within 2%); the
+    parameters with a negligible update (NEGLIGIBLE_UPDATE) are left out of the test."""
     num = den = 0.0
-    ratios: list[float] = []
-    residual_ok = True
+    pairs: list[tuple[float, float, bool]] = []  # (|u_o|^2, ratio, residual within 1%)
     for key, u_o in orig.items():
         u_m = mig.get(key)
         if u_m is None or u_m.shape != u_o.shape:
@@ -207,14 +213,16 @@ def fit_scale(orig: dict[str, Vector], mig: dict[str, Vector]) -> ScaleFit:
             continue
         num, den = num + ab, den + aa
         c = ab / aa
-        ratios.append(c)
         norm_b = arrays.norm(b)
-        if norm_b > 0 and arrays.distance(arrays.scaled(a, c), b) > 1e-2 * norm_b:
-            residual_ok = False
+        close = not (norm_b > 0 and arrays.distance(arrays.scaled(a, c), b) > 1e-2 * norm_b)
+        pairs.append((aa, c, close))
     if den == 0.0:
         return ScaleFit(None, False)
     ratio = num / den
-    spread_ok = all(abs(c - ratio) <= 0.02 * abs(ratio) for c in ratios) if ratio else False
+    largest = max(aa for aa, _, _ in pairs)
+    telling = [(c, close) for aa, c, close in pairs if aa >= NEGLIGIBLE_UPDATE * largest]
+    residual_ok = all(close for _, close in telling)
+    spread_ok = all(abs(c - ratio) <= 0.02 * abs(ratio) for c, _ in telling) if ratio else False
     return ScaleFit(ratio, residual_ok and spread_ok)
 
 

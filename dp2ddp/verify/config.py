@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -43,6 +44,8 @@ class VerifyConfig:
     #: Check-only neutralisers of randomness that cannot be aligned across process counts.
     no_dropout: bool = False
     freeze_batchnorm: bool = False
+    #: Dropout that cannot be aligned with DataParallel's chunks still draws (not off).
+    keep_dropout: bool = False
     seed: int = DEFAULT_SEED
     #: After the compared steps, run both scripts to their natural end and check the exits,
     #: the output printed once and the files written once.
@@ -51,3 +54,7 @@ class VerifyConfig:
     cwd: Path | None = None
     #: Parent of the temporary directory (default: the system's); for tests.
     temp_root: Path | None = None
+    #: Globs of project paths linked into verify's copy instead of copied (as .gitignore'd).
+    exclude: tuple[str, ...] = ()
+    #: Told what verify is doing as it goes (the command prints it to stderr).
+    progress: Callable[[str], None] | None = field(default=None, compare=False)

@@ -75,9 +75,11 @@ def install(recorder: Recorder) -> None:
                         if tensor.dim() > 1 and tensor.shape[1] <= MAX_DIM1_SAMPLES
                         else None,
                     )
+                    recorder.forward_batch = tensor.size(0) if tensor.dim() else None
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1
+            recorder.forward_batch = None
 
     torch.nn.Module.__call__ = __call__  # type: ignore[method-assign]
 

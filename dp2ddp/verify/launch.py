@@ -130,14 +130,17 @@ def run_all(
     cancel_others: Callable[[RunResult], bool],
     complete: Callable[[RunSpec], bool],
     on_timeout: Callable[[RunSpec, ProcessTree], None] | None = None,
+    on_event: Callable[[str, str], None] | None = None,
 ) -> dict[str, RunResult]:
     """Run `specs`; `cancel_others(result)` decides whether a finished run ends the rest.
 
     `complete(spec)` says whether all of a run's processes saved their results: such a run
     gets _EXIT_GRACE seconds to exit by itself (torchrun's shutdown is slow), then it ends.
     `on_timeout(spec, tree)` is called for a run that timed out, before its processes are
-    ended (to collect their stacks).
+    ended (to collect their stacks). `on_event(event, name)` hears "started", "poll" (each
+    poll of a running run) and "ended" (progress for the user).
     """
+    event = on_event or (lambda what, name: None)
     pending = list(specs)
     running: list[_Running] = []
     results: dict[str, RunResult] = {}
@@ -167,8 +170,10 @@ def run_all(
         while pending or running:
             while pending and (concurrent or not running):
                 running.append(_start(pending.pop(0)))
+                event("started", running[-1].spec.name)
             time.sleep(_POLL)
             for run in list(running):
+                event("poll", run.spec.name)
                 now = time.monotonic()
                 if now - run.observed >= _OBSERVE:
                     run.tree.observe()  # descendants, to end them even if orphaned later
@@ -182,6 +187,7 @@ def run_all(
                 running.remove(run)
                 hung = run.process.poll() is None and not complete(run.spec)
                 result = finish(run, timed_out=hung)
+                event("ended", run.spec.name)
                 if cancel_others(result):
                     for other in running:
                         finish(other, cancelled=True)

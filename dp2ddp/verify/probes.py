@@ -1,9 +1,23 @@
-"""Count the randomness and per-batch statistics the script uses; optionally neutralise them.
+"""Count the randomness and per-batch statistics the script uses; align or neutralise them.
 
-Dropout masks and BatchNorm batch statistics cannot be aligned between one DataParallel
-process and W DDP processes (a mask is drawn per process, statistics are taken over the
-process's batch). The probes count them per window so that a mismatch can be explained;
-`--no-dropout` / `--freeze-batchnorm` switch them off in both runs for the check only.
+DataParallel on W devices scatters each batch into W contiguous chunks (`torch.chunk` along
+dim 0): every replica's BatchNorm normalises its own chunk (the first replica's running
+statistics are kept, its buffers share storage with the model's), and every replica draws
+its own dropout masks. DDP does the same with one chunk per process. The original of a CPU
+check runs as one process, so these probes make it behave as DataParallel on W devices:
+
+* BatchNorm with batch statistics normalises each chunk separately; only the first chunk
+  updates the running statistics (`batchnorm_chunks`);
+* a dropout whose input is batch-first (its dim 0 is the batch the model was called with,
+  the DataLoader's batch) draws each chunk's mask from the same RNG state, as every rank
+  does from its own identically seeded RNG; the RNG then goes on from the first chunk's
+  draw, as rank 0's does. A dropout that cannot be aligned so (another layout, a batch that
+  does not split evenly, attention dropout) is switched off in both runs for the check,
+  unless kept (`keep_dropout`). `dropout_chunks` is W in the original, 1 in the ranks, 0
+  for dropout as is (GPUs: real DataParallel replicas on W devices already line up).
+
+The probes count what they did per window so that a mismatch can be explained;
+`--no-dropout` / `--freeze-batchnorm` switch dropout and batch statistics off in both runs.
 Runs inside the user's processes.
 """
 
@@ -29,19 +43,49 @@ _DROPOUTS = (
 )
 
 
-def install(recorder: Recorder, no_dropout: bool, freeze_batchnorm: bool) -> None:
+def install(
+    recorder: Recorder,
+    no_dropout: bool,
+    freeze_batchnorm: bool,
+    batchnorm_chunks: int = 1,
+    dropout_chunks: int = 0,
+    keep_dropout: bool = False,
+) -> None:
     for name in _DROPOUTS:
         native = getattr(F, name, None)
         if callable(native):
-            setattr(F, name, _dropout_probe(recorder, native, no_dropout))
+            setattr(
+                F,
+                name,
+                _dropout_probe(recorder, native, no_dropout, dropout_chunks, keep_dropout),
+            )
     native_sdpa = getattr(F, "scaled_dot_product_attention", None)
     if callable(native_sdpa):
-        F.scaled_dot_product_attention = _sdpa_probe(recorder, native_sdpa, no_dropout)
-    F.batch_norm = _batch_norm_probe(recorder, F.batch_norm, freeze_batchnorm)
+        F.scaled_dot_product_attention = _sdpa_probe(
+            recorder, native_sdpa, no_dropout or (dropout_chunks > 0 and not keep_dropout)
+        )
+    F.batch_norm = _batch_norm_probe(recorder, F.batch_norm, freeze_batchnorm, batchnorm_chunks)
+
+
+def _alignable(recorder: Recorder, x: torch.Tensor, chunks: int) -> bool:
+    """A dropout input whose dim 0 is the batch being trained on, split evenly in `chunks`:
+    each rank then draws the mask of exactly one chunk, of the same shape."""
+    if not recorder.recording or x.dim() == 0 or x.device.type != "cpu":
+        return False
+    n = x.size(0)
+    batch = recorder.forward_batch
+    loaded = recorder.loaded_batch
+    if batch is None or n != batch or (loaded is not None and loaded != batch):
+        return False
+    return n >= chunks and n % chunks == 0
 
 
 def _dropout_probe(
-    recorder: Recorder, native: Callable[..., torch.Tensor], disable: bool
+    recorder: Recorder,
+    native: Callable[..., torch.Tensor],
+    disable: bool,
+    chunks: int,
+    keep: bool,
 ) -> Callable[..., torch.Tensor]:
     signature = inspect.signature(native)
 
@@ -50,12 +94,41 @@ def _dropout_probe(
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         p, training = bound.arguments.get("p", 0.0), bound.arguments.get("training", False)
-        if training and p:
-            recorder.current.dropout += 1
-            if disable:
-                result: torch.Tensor = bound.arguments["input"]
-                return result
-        return native(*args, **kwargs)
+        if not (training and p):
+            return native(*args, **kwargs)
+        window = recorder.current
+        window.dropout += 1
+        x: torch.Tensor = bound.arguments["input"]
+        if disable:
+            return x
+        if chunks < 1 or not recorder.recording:
+            return native(*args, **kwargs)
+        if not _alignable(recorder, x, chunks):
+            if keep:
+                return native(*args, **kwargs)
+            window.dropout_off += 1
+            return x
+        window.dropout_aligned += 1
+        if chunks == 1:
+            return native(*args, **kwargs)
+        # Every chunk from the same RNG state (each rank's is the same); then rank 0's.
+        start = torch.get_rng_state()
+        outputs = []
+        after_first: torch.Tensor | None = None
+        inplace = bool(bound.arguments.get("inplace"))
+        if "inplace" in bound.arguments:
+            bound.arguments["inplace"] = False
+        for piece in torch.chunk(x, chunks, 0):
+            if after_first is not None:
+                torch.set_rng_state(start)
+            bound.arguments["input"] = piece
+            outputs.append(native(*bound.args, **bound.kwargs))
+            if after_first is None:
+                after_first = torch.get_rng_state()
+        if after_first is not None:
+            torch.set_rng_state(after_first)
+        result = torch.cat(outputs, 0)
+        return x.copy_(result) if inplace else result
 
     return dropout
 
@@ -70,6 +143,7 @@ def _sdpa_probe(
         if p:
             recorder.current.dropout += 1
             if disable:
+                recorder.current.dropout_off += 1
                 if len(args_list) > 4:
                     args_list[4] = 0.0
                 else:
@@ -80,18 +154,33 @@ def _sdpa_probe(
 
 
 def _batch_norm_probe(
-    recorder: Recorder, native: Callable[..., torch.Tensor], freeze: bool
+    recorder: Recorder, native: Callable[..., torch.Tensor], freeze: bool, chunks: int
 ) -> Callable[..., torch.Tensor]:
     signature = inspect.signature(native)
 
     @functools.wraps(native)
     def batch_norm(*args: Any, **kwargs: Any) -> torch.Tensor:
         bound = signature.bind(*args, **kwargs)
-        if bound.arguments.get("training", False):
-            if freeze and bound.arguments.get("running_mean") is not None:
-                bound.arguments["training"] = False
-            else:
-                recorder.current.batchnorm += 1
-        return native(*bound.args, **bound.kwargs)
+        if not bound.arguments.get("training", False):
+            return native(*bound.args, **bound.kwargs)
+        if freeze and bound.arguments.get("running_mean") is not None:
+            bound.arguments["training"] = False
+            return native(*bound.args, **bound.kwargs)
+        recorder.current.batchnorm += 1
+        x: torch.Tensor = bound.arguments["input"]
+        if chunks < 2 or x.dim() < 2:
+            return native(*bound.args, **bound.kwargs)
+        pieces = torch.chunk(x, chunks, 0)
+        if len(pieces) < 2:
+            return native(*bound.args, **bound.kwargs)
+        recorder.current.batchnorm_chunked += 1
+        outputs = []
+        for index, piece in enumerate(pieces):
+            bound.arguments["input"] = piece
+            if index == 1:  # DataParallel keeps the first replica's running statistics
+                bound.arguments["running_mean"] = None
+                bound.arguments["running_var"] = None
+            outputs.append(native(*bound.args, **bound.kwargs))
+        return torch.cat(outputs, 0)
 
     return batch_norm

@@ -9,14 +9,18 @@ migrated entry from the copy. The user's files are only read.
 
 `project_root` is the one definition of "the project" (the migrate side may share it).
 The copy skips the folders that migrate's discovery never walks (.git, virtual environments,
-caches, build output) and stops with a clear error above COPY_LIMIT_BYTES.
+caches, build output), links what .gitignore or --exclude leave out (data, checkpoints; not
+Python code) instead of copying it, and stops with an error naming the largest folders above
+COPY_LIMIT_BYTES.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 # The one place that reaches into the migrate side: the engine `dp2ddp migrate ENTRY.py`
@@ -24,6 +28,7 @@ from pathlib import Path
 # progress bar) and the folders its discovery skips. verify sits beside the migrate command,
 # not above it: it imports the engine, never dp2ddp.commands. Re-point these imports when the
 # migrate package moves.
+from dp2ddp.gitignore import ignored_under
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.migrate.files import write_in_place
 from dp2ddp.migrate.suppress import silence
@@ -61,47 +66,131 @@ def project_root(entry: Path) -> Path:
     return start
 
 
-def copy_project(root: Path, destination: Path, limit: int = COPY_LIMIT_BYTES) -> None:
-    """Copy `root`'s tree into `destination` (created), without the skipped folders.
+@dataclass
+class CopyPlan:
+    """What `copy_project` copies (counted against the limit) and links instead."""
 
-    A symbolic link is copied as a link to what it resolves to, so data reached through it
-    stays reachable without being copied; nothing is written through it by the copy."""
-    total = 0
-    destination = destination.resolve()
+    copied_bytes: int = 0
+    linked: int = 0  # files linked from the project: .gitignore'd or --exclude'd, not code
+    linked_bytes: int = 0
+    #: bytes to copy per top-level entry of the project (the error names the largest)
+    by_entry: dict[str, int] = field(default_factory=dict)
+
+
+def _matches(rel: str, name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatchcase(name, p) or fnmatchcase(rel, p) for p in patterns)
+
+
+def _walk_project(
+    root: Path, destination: Path, exclude: Sequence[str]
+) -> Iterator[tuple[Path, str, Path | None, bool]]:
+    """(source, relative path, None for a folder / the file, linked?) in copy order.
+
+    Folders that migrate never walks are left out. A .gitignore'd or --exclude'd file is
+    linked, not copied (data, checkpoints: the runs read them where they are), except Python
+    code, which the migration may rewrite in the copy."""
+    ignored = ignored_under(str(root))
+    patterns = [p.rstrip("/") or p for p in exclude]
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         if here == destination or destination in here.parents:
             dirs[:] = []  # the copy itself, when verify's temporary folder is in the project
             continue
-        target = destination / here.relative_to(root)
-        target.mkdir(parents=True, exist_ok=True)
+        rel_here = here.relative_to(root).as_posix()
+        outside = rel_here != "." and (
+            str(here) in ignored or _matches(rel_here, here.name, patterns)
+        )
+        yield here, rel_here, None, outside
         kept = []
         for name in sorted(dirs):
             source = here / name
             if source.is_symlink():
-                os.symlink(os.path.realpath(source), target / name)
+                yield source, _rel(rel_here, name), source, False
             elif name in SKIPPED_DIRS or is_virtualenv(str(source)):
                 continue  # as migrate's discovery: version control, caches, virtualenvs
             elif not name.endswith(".egg-info"):
                 kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
-            source = here / name
-            if source.is_symlink():
-                os.symlink(os.path.realpath(source), target / name)
-                continue
+            source, rel = here / name, _rel(rel_here, name)
+            linked = (
+                outside or str(source) in ignored or _matches(rel, name, patterns)
+            ) and not name.endswith(".py")
+            yield source, rel, source, linked
+
+
+def _rel(folder: str, name: str) -> str:
+    return name if folder == "." else f"{folder}/{name}"
+
+
+def plan_copy(root: Path, destination: Path, exclude: Sequence[str] = ()) -> CopyPlan:
+    """The bytes `copy_project` would copy, and what it would link."""
+    plan = CopyPlan()
+    for source, rel, file, linked in _walk_project(root, destination.resolve(), exclude):
+        if file is None or source.is_symlink():
+            continue
+        try:
+            size = source.stat().st_size
+        except OSError:
+            continue
+        if linked:
+            plan.linked += 1
+            plan.linked_bytes += size
+        else:
+            plan.copied_bytes += size
+            top = rel.split("/", 1)[0] + ("/" if "/" in rel else "")
+            plan.by_entry[top] = plan.by_entry.get(top, 0) + size
+    return plan
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size >= 2**20 else f"{size / 2**10:,.0f} KiB"
+
+
+def too_large(root: Path, plan: CopyPlan, limit: int) -> str:
+    """The error for a project above the limit: what is large, and what to do."""
+    largest = sorted(plan.by_entry.items(), key=lambda item: -item[1])[:3]
+    found = next((m for m in PROJECT_MARKERS if (root / m).exists()), None)
+    why = f"the nearest folder up with {found}" if found else "the entry's folder"
+    excludes = " ".join(f"--exclude {name.rstrip('/')}" for name, _ in largest)
+    return (
+        f"{root} ({why}, the project verify copies) holds {_mib(plan.copied_bytes)} to copy, "
+        f"more than {limit // 2**20} MiB; largest: "
+        + ", ".join(f"{name} {_mib(size)}" for name, size in largest)
+        + f". Data and checkpoints listed in .gitignore are linked, not copied: add them "
+        f"there or pass {excludes} (linked from your project too); or migrate a copy "
+        "yourself and run `dp2ddp verify ORIGINAL MIGRATED`."
+    )
+
+
+def copy_project(
+    root: Path,
+    destination: Path,
+    limit: int = COPY_LIMIT_BYTES,
+    exclude: Sequence[str] = (),
+) -> CopyPlan:
+    """Copy `root`'s tree into `destination` (created), without the skipped folders.
+
+    A symbolic link is copied as a link to what it resolves to, so data reached through it
+    stays reachable without being copied; nothing is written through it by the copy. A
+    .gitignore'd or --exclude'd file (not Python code) becomes such a link too and does not
+    count towards `limit`."""
+    destination = destination.resolve()
+    plan = plan_copy(root, destination, exclude)
+    if plan.copied_bytes > limit:
+        raise ProjectError(too_large(root, plan, limit))
+    for source, rel, file, linked in _walk_project(root, destination, exclude):
+        target = destination / rel
+        if file is None:
+            target.mkdir(parents=True, exist_ok=True)
+        elif source.is_symlink() or linked:
+            os.symlink(os.path.realpath(source), target)
+        else:
             try:
-                total += source.stat().st_size
-            except OSError:
-                continue
-            if total > limit:
-                raise ProjectError(
-                    f"{root}: the project holds more than {limit // 2**20} MiB to copy "
-                    f"(without {', '.join(sorted(SKIPPED_DIRS)[:4])}, ...); verify migrates "
-                    "and runs a copy of it. Migrate a copy yourself and run "
-                    "`dp2ddp verify ORIGINAL MIGRATED`, or move large data out of the project."
-                )
-            shutil.copy2(source, target / name)
+                shutil.copy2(source, target)
+            except FileNotFoundError:
+                continue  # vanished meanwhile
+    return plan
 
 
 @dataclass(frozen=True)
@@ -112,15 +201,18 @@ class MigratedProject:
     code: str  # the migrated entry's text
     files: tuple[str, ...]  # files the migration changed, relative to the root
     warnings: tuple[str, ...]  # `path:line:col CODE message`, paths as in the user's tree
+    copied: CopyPlan = field(default_factory=CopyPlan)
 
 
-def migrate_copy(entry: Path, workdir: Path, options: MigrateOptions) -> MigratedProject:
+def migrate_copy(
+    entry: Path, workdir: Path, options: MigrateOptions, exclude: Sequence[str] = ()
+) -> MigratedProject:
     """Copy ENTRY's project into `workdir` and migrate ENTRY there as `dp2ddp migrate` does."""
     entry = entry.resolve()
     root = project_root(entry)
     copy = workdir / "project"
     try:
-        copy_project(root, copy)
+        copied = copy_project(root, copy, exclude=exclude)
     except OSError as exc:
         raise ProjectError(f"{root}: cannot copy the project: {exc}") from None
     copied_entry = copy / entry.relative_to(root)
@@ -143,4 +235,4 @@ def migrate_copy(entry: Path, workdir: Path, options: MigrateOptions) -> Migrate
     )
     code = copied_entry.read_text(encoding="utf-8")
     files = tuple(str(Path(o.path).resolve().relative_to(copy)) for o in migrated)
-    return MigratedProject(root, copy, copied_entry, code, files, warnings)
+    return MigratedProject(root, copy, copied_entry, code, files, warnings, copied)

@@ -51,6 +51,12 @@ class RunnerOptions:
     scale_batch: int = 1
     #: --to-end: after the compared steps the script runs on to its natural end.
     to_end: bool = False
+    #: The original on CPU: BatchNorm normalises each of DataParallel's W chunks (probes).
+    batchnorm_chunks: int = 1
+    #: Dropout aligned with DataParallel's chunks: W in the original, 1 in the ranks, 0 as is.
+    dropout_chunks: int = 0
+    #: Aligned dropout: a call that cannot be aligned draws anyway (instead of off).
+    keep_dropout: bool = False
 
     def argv(self, script: str, script_args: tuple[str, ...]) -> list[str]:
         args = [
@@ -59,6 +65,8 @@ class RunnerOptions:
             "--seed", str(self.seed),
             "--file-attr", self.file_attr,
             "--scale-batch", str(self.scale_batch),
+            "--batchnorm-chunks", str(self.batchnorm_chunks),
+            "--dropout-chunks", str(self.dropout_chunks),
         ]  # fmt: skip
         if self.no_dropout:
             args.append("--no-dropout")
@@ -66,6 +74,8 @@ class RunnerOptions:
             args.append("--freeze-batchnorm")
         if self.to_end:
             args.append("--to-end")
+        if self.keep_dropout:
+            args.append("--keep-dropout")
         return [*args, "--", script, *script_args]
 
 
@@ -83,6 +93,9 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
     parser.add_argument("--no-dropout", action="store_true")
     parser.add_argument("--freeze-batchnorm", action="store_true")
     parser.add_argument("--to-end", action="store_true")
+    parser.add_argument("--batchnorm-chunks", type=int, default=1)
+    parser.add_argument("--dropout-chunks", type=int, default=0)
+    parser.add_argument("--keep-dropout", action="store_true")
     ns = parser.parse_args(argv[:cut])
     rest = argv[cut + 1 :]
     if not rest:
@@ -96,5 +109,8 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
         freeze_batchnorm=ns.freeze_batchnorm,
         scale_batch=ns.scale_batch,
         to_end=ns.to_end,
+        batchnorm_chunks=ns.batchnorm_chunks,
+        dropout_chunks=ns.dropout_chunks,
+        keep_dropout=ns.keep_dropout,
     )
     return options, rest[0], rest[1:]

@@ -64,6 +64,10 @@ class Window:
     loaded: list[str] = field(default_factory=list)
     dropout: int = 0  # dropout calls that drew a mask
     batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
+    #: the original: BatchNorm calls normalised per DataParallel chunk (probes)
+    batchnorm_chunked: int = 0
+    dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
+    dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
     loader_started: bool = False  # a DataLoader iterator was created (draws a seed)
     rng_consumed: bool | None = None  # the global RNGs advanced (None: not measurable)
 
@@ -134,6 +138,10 @@ class Recorder:
         self.samplers: list[dict[str, JSONScalar]] = []
         self.loaders: list[dict[str, JSONScalar]] = []
         self.on_stop: list[Callable[[], None]] = []
+        #: dim 0 of the first tensor of the outermost training forward now running, and of
+        #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
+        self.forward_batch: int | None = None
+        self.loaded_batch: int | None = None
 
     # -- wiring ------------------------------------------------------------------------------
     def install(self) -> None:

@@ -91,7 +91,14 @@ def main(argv: list[str] | None = None) -> None:
     recorder = Recorder(options, rank, world, outdir)
     alignment.deterministic_kernels()
     alignment.install(recorder, options.seed, options.scale_batch)
-    probes.install(recorder, options.no_dropout, options.freeze_batchnorm)
+    probes.install(
+        recorder,
+        options.no_dropout,
+        options.freeze_batchnorm,
+        options.batchnorm_chunks,
+        options.dropout_chunks,
+        options.keep_dropout,
+    )
     fingerprint.install(recorder)
     recorder.install()
     if options.to_end:

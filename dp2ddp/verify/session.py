@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -154,10 +155,16 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
     from dp2ddp.verify.project import ProjectError, migrate_copy  # libcst: only needed here
 
     try:
-        project = migrate_copy(config.original, workdir, config.migrate_options)
+        project = migrate_copy(config.original, workdir, config.migrate_options, config.exclude)
     except ProjectError as exc:
         raise VerifyError(str(exc)) from None
     notes = tuple(f"migration warning: {w}" for w in project.warnings)
+    if project.copied.linked:
+        notes += (
+            f"{project.copied.linked} .gitignore'd or --exclude'd files "
+            f"({project.copied.linked_bytes / 2**20:,.1f} MiB) were linked into the copy from "
+            "your project, not copied",
+        )
     if len(project.files) > 1:
         notes += (f"migrated {len(project.files)} files: {', '.join(project.files)}",)
     return Scripts(
@@ -176,15 +183,39 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
 def verify(config: VerifyConfig) -> VerifyReport:
     """Run both scripts and compare them. Raises VerifyError when nothing could be run."""
     the_plan = plan(config)
+    tell = config.progress or (lambda message: None)
     try:
         with tempfile.TemporaryDirectory(prefix="dp2ddp-verify-", dir=config.temp_root) as tmp:
             workdir = Path(tmp)
+            if config.migrated is None:
+                tell(f"copying {config.original}'s project and migrating it in the copy")
             scripts = prepare_scripts(config, workdir)
             alive: dict[str, dict[int, bool]] = {}
             results = _launch(config, the_plan, scripts, workdir, alive)
+            tell("comparing the runs")
             return _judge(config, the_plan, scripts, workdir, results, alive)
     except OSError as exc:  # no temporary directory, cannot start python, disk full...
         raise VerifyError(f"cannot run: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Chunks:
+    """How the original emulates DataParallel's scatter over the migration's W devices."""
+
+    batchnorm: int  # BatchNorm with batch statistics: per chunk (1: over the whole batch)
+    dropout: int  # dropout masks drawn per chunk as the ranks draw them (0: as is)
+
+
+def replica_chunks(config: VerifyConfig, the_plan: Plan, migrated_source: str) -> Chunks:
+    """On CPU the original is one process; DataParallel on W GPUs would split each batch in
+    W chunks, one per replica: so BatchNorm and dropout run per chunk there. On GPUs the
+    original runs the real DataParallel over the same devices, which already does so.
+    BatchNorm stays whole-batch when the migration synchronises it (SyncBatchNorm)."""
+    if the_plan.backend != "gloo" or the_plan.nproc < 2:
+        return Chunks(1, 0)
+    synced = config.migrate_options.sync_batchnorm or "SyncBatchNorm" in migrated_source
+    batchnorm = 1 if config.freeze_batchnorm or synced else the_plan.nproc
+    return Chunks(batchnorm, 0 if config.no_dropout else the_plan.nproc)
 
 
 def _migrated_cwd(cwd: Path, scripts: Scripts) -> Path:
@@ -207,6 +238,7 @@ def _launch(
 ) -> dict[str, launch.RunResult]:
     env = launch.run_env(os.environ, the_plan.cuda_visible, the_plan.backend == "gloo")
     cwd = config.cwd or Path.cwd()
+    chunks = replica_chunks(config, the_plan, scripts.migrated_source)
     original = protocol.RunnerOptions(
         out=str(workdir / launch.ORIGINAL),
         steps=config.steps,
@@ -217,12 +249,17 @@ def _launch(
         # --per-process-batch: the original runs the migration's global batch
         scale_batch=the_plan.nproc if config.migrate_options.per_process_batch else 1,
         to_end=config.to_end,
+        batchnorm_chunks=chunks.batchnorm,
+        dropout_chunks=chunks.dropout,
+        keep_dropout=config.keep_dropout,
     )
     migrated = dataclasses.replace(
         original,
         out=str(workdir / launch.MIGRATED),
         file_attr=str(scripts.migrated_file_attr.resolve()),
         scale_batch=1,
+        batchnorm_chunks=1,
+        dropout_chunks=min(chunks.dropout, 1),
     )
     specs = [
         launch.RunSpec(
@@ -261,7 +298,59 @@ def _launch(
     def on_timeout(spec: launch.RunSpec, tree: ProcessTree) -> None:
         alive[spec.name] = hang.request_stacks(workdir / spec.name, world(spec.name), tree)
 
-    return launch.run_all(specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout)
+    watch = _Progress(config, the_plan, workdir)
+    return launch.run_all(
+        specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout, watch
+    )
+
+
+class _Progress:
+    """Tells `config.progress` which run started, the steps each reached, and which ended:
+    a long run does not look hung. Reads rank 0's progress file about once a second."""
+
+    def __init__(self, config: VerifyConfig, the_plan: Plan, workdir: Path) -> None:
+        self.tell = config.progress
+        self.config = config
+        self.plan = the_plan
+        self.workdir = workdir
+        self.seen: dict[str, int] = {}
+        self.last: dict[str, float] = {}
+
+    def __call__(self, event: str, name: str) -> None:
+        if self.tell is None:
+            return
+        who = (
+            f"the migration (torchrun, {self.plan.nproc} processes, {self.plan.backend})"
+            if name == launch.MIGRATED
+            else "the original (1 process)"
+        )
+        if event == "started":
+            self.tell(f"running {who}")
+        elif event == "ended":
+            self.last[name] = 0.0  # the steps it reached last, then its end
+            self._steps(name)
+            self.tell(f"{who.split(' (')[0]} ended")
+        elif event == "poll":
+            self._steps(name)
+
+    def _steps(self, name: str) -> None:
+        if self.tell is None:
+            return
+        now = time.monotonic()
+        if now - self.last.get(name, 0.0) < 1.0:
+            return
+        self.last[name] = now
+        try:
+            progress = json.loads(
+                (self.workdir / name / protocol.rank_dir_name(0) / protocol.PROGRESS).read_text()
+            )
+            steps = int(progress.get("steps", 0))
+        except (OSError, ValueError, AttributeError, TypeError):
+            return
+        if steps and self.seen.get(name, 0) != steps:
+            label = "migration" if name == launch.MIGRATED else "original"
+            self.tell(f"{label}: optimizer step {steps} of {self.config.steps} recorded")
+        self.seen[name] = steps
 
 
 def _exit_aborts(result: launch.RunResult, records: list[RankRecord]) -> list[int] | None:
@@ -490,14 +579,46 @@ def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) 
             f"sampler order not aligned ({', '.join(sorted(map(str, unaligned)))}: "
             "replacement or num_samples)"
         )
-    if config.no_dropout:
-        notes.append("dropout was switched off in both runs for this check (--no-dropout)")
-    if config.freeze_batchnorm:
-        notes.append("BatchNorm used running statistics in both runs for this check")
+    notes += _replica_notes(config, original, ranks)
     if config.migrate_options.per_process_batch:
         notes.append(
             "--per-process-batch: the original's DataLoader batch sizes were multiplied by "
             f"{len(ranks)} to match the migration's global batch"
+        )
+    return notes
+
+
+def _window_sum(record: RankRecord, key: str) -> int:
+    return sum(int(w.get(key, 0)) for w in record.data.get("windows", []))
+
+
+def _replica_notes(
+    config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]
+) -> list[str]:
+    """What the original did to run as DataParallel on W devices, and what was switched off."""
+    notes = []
+    w = len(ranks)
+    if config.no_dropout:
+        notes.append("dropout was switched off in both runs for this check (--no-dropout)")
+    if config.freeze_batchnorm:
+        notes.append("BatchNorm used running statistics in both runs for this check")
+    chunked = _window_sum(original, "batchnorm_chunked")
+    if chunked:
+        notes.append(
+            f"BatchNorm: the original normalised each batch in {w} chunks as DataParallel on "
+            f"{w} devices does ({chunked} calls; running statistics from the first chunk)"
+        )
+    aligned = _window_sum(original, "dropout_aligned")
+    off = max(_window_sum(r, "dropout_off") for r in (original, *ranks))
+    if aligned:
+        notes.append(
+            f"dropout: {aligned} calls drew each chunk's mask as rank r draws it (aligned)"
+        )
+    if off:
+        notes.append(
+            f"dropout: {off} calls could not be aligned with the ranks (input not batch-first, "
+            "a batch that does not split evenly, or attention dropout) and were switched off "
+            "in both runs for this check; --keep-dropout keeps them (the updates then differ)"
         )
     return notes
 

@@ -7,20 +7,20 @@ bright bar at a class-specific position plus noise, so a few epochs learn it.
 """
 
 import argparse
+import atexit
 import logging
 import os
 import sys
 import time
+import warnings
 
 import torch
+import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-import atexit
-import warnings
-import torch.distributed as dist
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
@@ -101,7 +101,7 @@ def ddp_eval_sampler(dataset):
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(

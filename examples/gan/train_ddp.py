@@ -5,18 +5,18 @@ optimizers, wrapped with the tutorial's `(device.type == 'cuda') and (ngpu > 1)`
 The latent noise is drawn inside the training loop, as every GAN does.
 """
 
-import math
-
-import torch
-import torch.nn as nn
-import torch.optim as optim
-from torch.utils.data import DataLoader, TensorDataset
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data.distributed import DistributedSampler
 import atexit
+import math
 import os
 import warnings
+
+import torch
 import torch.distributed as dist
+import torch.nn as nn
+import torch.optim as optim
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
@@ -52,7 +52,7 @@ def ddp_is_main():
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(

@@ -6,16 +6,17 @@ batch along dim 0 and every replica sees the full padded width; under DDP each p
 pads only its own batches.
 """
 
-import torch
-import torch.nn as nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
-from torch.utils.data import DataLoader, Dataset
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data.distributed import DistributedSampler
 import atexit
 import os
 import warnings
+
+import torch
 import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
+from torch.utils.data import DataLoader, Dataset
+from torch.utils.data.distributed import DistributedSampler
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
@@ -51,7 +52,7 @@ def ddp_is_main():
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(

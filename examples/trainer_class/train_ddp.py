@@ -7,18 +7,18 @@ backward on those. The loss here is a sum over the batch (reduction="sum"), whic
 gradient averaging scales differently: the migration backpropagates it times WORLD_SIZE.
 """
 
+import atexit
 import os
+import warnings
 
 import torch
+import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.utils as nn_utils
 import torch.optim as optim
-from torch.utils.data import DataLoader, TensorDataset, random_split
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset, random_split
 from torch.utils.data.distributed import DistributedSampler
-import atexit
-import warnings
-import torch.distributed as dist
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
@@ -92,7 +92,7 @@ def ddp_eval_sampler(dataset):
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(

@@ -1,7 +1,7 @@
 """verify case, migrated (correct): mlp_dp.py as dp2ddp migrates it, written by hand.
 
 Options (after `--` on the dp2ddp verify command line) switch on what the known-good and
-known-bad cases need: a summed loss, Adam, dropout.
+known-bad cases need: a summed loss, Adam, dropout, BatchNorm.
 """
 
 import argparse
@@ -64,14 +64,19 @@ class NoisyPoints(Dataset):
 
 
 class Net(nn.Module):
-    def __init__(self, dropout):
+    def __init__(self, dropout, batchnorm=False, transposed_dropout=0.0):
         super().__init__()
+        norm = [nn.BatchNorm1d(32)] if batchnorm else []
         self.body = nn.Sequential(
-            nn.Linear(8, 32), nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
+            nn.Linear(8, 32), *norm, nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
         )
+        self.transposed_dropout = transposed_dropout
 
     def forward(self, x):
-        return self.body(x)
+        out = self.body(x)
+        if self.transposed_dropout:  # batch last: a mask that cannot follow the batch
+            out = nn.functional.dropout(out.t(), self.transposed_dropout, self.training).t()
+        return out
 
 
 def main():
@@ -80,11 +85,13 @@ def main():
     parser.add_argument("--loss", choices=["mean", "sum"], default="mean")
     parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
     parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--batchnorm", action="store_true")
+    parser.add_argument("--transposed-dropout", type=float, default=0.0)
     parser.add_argument("--epochs", type=int, default=2)
     args = parser.parse_args()
 
     device = DEVICE
-    model = Net(args.dropout)
+    model = Net(args.dropout, args.batchnorm, args.transposed_dropout)
     model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 
     dataset = NoisyPoints()

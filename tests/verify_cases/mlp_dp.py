@@ -1,7 +1,7 @@
 """verify case, original: a small DataParallel regression script.
 
 Options (after `--` on the dp2ddp verify command line) switch on what the known-good and
-known-bad cases need: a summed loss, Adam, dropout.
+known-bad cases need: a summed loss, Adam, dropout, BatchNorm.
 """
 
 import argparse
@@ -27,14 +27,19 @@ class NoisyPoints(Dataset):
 
 
 class Net(nn.Module):
-    def __init__(self, dropout):
+    def __init__(self, dropout, batchnorm=False, transposed_dropout=0.0):
         super().__init__()
+        norm = [nn.BatchNorm1d(32)] if batchnorm else []
         self.body = nn.Sequential(
-            nn.Linear(8, 32), nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
+            nn.Linear(8, 32), *norm, nn.Tanh(), nn.Dropout(dropout), nn.Linear(32, 1)
         )
+        self.transposed_dropout = transposed_dropout
 
     def forward(self, x):
-        return self.body(x)
+        out = self.body(x)
+        if self.transposed_dropout:  # batch last: a mask that cannot follow the batch
+            out = nn.functional.dropout(out.t(), self.transposed_dropout, self.training).t()
+        return out
 
 
 def main():
@@ -42,11 +47,13 @@ def main():
     parser.add_argument("--loss", choices=["mean", "sum"], default="mean")
     parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
     parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--batchnorm", action="store_true")
+    parser.add_argument("--transposed-dropout", type=float, default=0.0)
     parser.add_argument("--epochs", type=int, default=2)
     args = parser.parse_args()
 
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = Net(args.dropout)
+    model = Net(args.dropout, args.batchnorm, args.transposed_dropout)
     if torch.cuda.device_count() > 1:
         model = nn.DataParallel(model)
     model.to(device)

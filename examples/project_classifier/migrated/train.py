@@ -4,9 +4,9 @@ import argparse
 
 import torch
 
+from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
 from data import get_loaders
 from models import build_model
-from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
 
 
 def evaluate(model, loader, device):

@@ -5,6 +5,7 @@ import argparse
 import importlib
 
 import torch
+
 from _dp2ddp import ddp_is_main, ddp_setup
 
 TASK = "tasks.classify"

@@ -3,8 +3,9 @@
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_same_random, ddp_setup
 
 

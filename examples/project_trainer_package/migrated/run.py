@@ -3,8 +3,8 @@
 import argparse
 import logging
 
-from trainer.engine import Trainer
 from _dp2ddp import ddp_is_main, ddp_setup
+from trainer.engine import Trainer
 
 
 def main():

@@ -3,6 +3,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 
@@ -11,4 +12,8 @@ def get_loader(batch_size):
     labels = torch.randint(0, 2, (256,), generator=generator)
     points = torch.randn(256, 8, generator=generator) + labels[:, None] * 1.5
     dataset = TensorDataset(points, labels)
-    return DataLoader(dataset, batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True))
+    return DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(batch_size),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )

@@ -5,6 +5,7 @@ import importlib
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS
 
 CONFIG = {

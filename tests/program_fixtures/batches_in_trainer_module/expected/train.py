@@ -2,10 +2,10 @@
 trainer.py, which splits each batch along the program's dim."""
 import torch
 import torch.nn as nn
-
-from trainer import Trainer
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_setup
+from trainer import Trainer
 
 
 class Model(nn.Module):

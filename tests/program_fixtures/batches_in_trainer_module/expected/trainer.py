@@ -1,5 +1,6 @@
 import torch
 import torch.nn as nn
+
 from _dp2ddp import ddp_shard_batch
 
 

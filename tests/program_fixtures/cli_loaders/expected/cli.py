@@ -2,10 +2,10 @@ import argparse
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-
-from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_setup
+from trainer import Trainer
 
 
 def main():

@@ -10,6 +10,7 @@ import os
 import uuid
 from datetime import datetime
 from pathlib import Path
+
 from _dp2ddp import ddp_is_main, ddp_mkdir, ddp_rank0_value
 
 

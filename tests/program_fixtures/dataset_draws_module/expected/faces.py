@@ -5,6 +5,7 @@ import random
 import numpy as np
 import torch
 from torch.utils.data import Dataset
+
 from _dp2ddp import ddp_same_random
 
 

@@ -5,8 +5,9 @@ of ranks for train.py's call (the printed sample count and norm doubled), so not
 reduced: this module's loader stays whole too (DP015)."""
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_same_random, ddp_setup
 
 

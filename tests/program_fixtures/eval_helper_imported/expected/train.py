@@ -1,11 +1,19 @@
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-from evaluate import validation
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
+from evaluate import validation
 
 
 def main():

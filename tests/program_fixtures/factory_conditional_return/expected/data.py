@@ -1,6 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 
 
@@ -29,5 +30,11 @@ def build_by_split(batch_size):
     """Looked up by key: which loader comes out is not told, so no importer sets its epoch."""
     with ddp_same_random():
         dataset = synthetic(64, 2)
-    loaders = {"train": DataLoader(dataset, batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True))}
+    loaders = {
+        "train": DataLoader(
+            dataset,
+            batch_size=ddp_per_rank_batch(batch_size),
+            sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+        ),
+    }
     return loaders

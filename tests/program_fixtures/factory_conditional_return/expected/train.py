@@ -1,8 +1,8 @@
 import torch
 import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
 
 import data
-from torch.nn.parallel import DistributedDataParallel
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 
 

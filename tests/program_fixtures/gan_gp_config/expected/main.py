@@ -6,7 +6,13 @@ from torch.utils.data import DataLoader, TensorDataset
 from parameter import *
 from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import (
+    DdpDistributedSampler,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
 
 
 def main(config):

@@ -5,6 +5,7 @@ branch has no penalty."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_average_gradients
 
 
@@ -14,8 +15,13 @@ class Trainer:
         self.adv_loss = config.adv_loss
         self.total_step = config.total_step
         self.lambda_gp = 10
-        self.G = DistributedDataParallel(nn.Sequential(nn.Linear(4, 16)).to(DEVICE), device_ids=DEVICE_IDS)
-        self.D = DistributedDataParallel(nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 1)).to(DEVICE), device_ids=DEVICE_IDS)
+        self.G = DistributedDataParallel(
+            nn.Sequential(nn.Linear(4, 16)).to(DEVICE), device_ids=DEVICE_IDS
+        )
+        self.D = DistributedDataParallel(
+            nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 1)).to(DEVICE),
+            device_ids=DEVICE_IDS,
+        )
         self.g_optimizer = torch.optim.Adam(self.G.parameters(), 1e-3)
         self.d_optimizer = torch.optim.Adam(self.D.parameters(), 1e-3)
 

@@ -4,6 +4,7 @@ from the generated _dp2ddp module) follows its backward."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_average_gradients
 
 
@@ -11,8 +12,13 @@ class Trainer:
     def __init__(self, data_loader, config):
         self.data_loader = data_loader
         self.total_step = config.total_step
-        self.G = DistributedDataParallel(nn.Sequential(nn.Linear(4, 16)).to(DEVICE), device_ids=DEVICE_IDS)
-        self.D = DistributedDataParallel(nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 1)).to(DEVICE), device_ids=DEVICE_IDS)
+        self.G = DistributedDataParallel(
+            nn.Sequential(nn.Linear(4, 16)).to(DEVICE), device_ids=DEVICE_IDS
+        )
+        self.D = DistributedDataParallel(
+            nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 1)).to(DEVICE),
+            device_ids=DEVICE_IDS,
+        )
         self.g_optimizer = torch.optim.Adam(self.G.parameters(), 1e-3)
         self.d_optimizer = torch.optim.Adam(self.D.parameters(), 1e-3)
 

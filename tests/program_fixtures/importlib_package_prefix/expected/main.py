@@ -2,6 +2,7 @@ import argparse
 from importlib import import_module
 
 import torch
+
 from _dp2ddp import ddp_is_main, ddp_setup
 
 

@@ -1,5 +1,6 @@
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS
 
 MODEL = DistributedDataParallel(nn.Linear(2, 1).to(DEVICE), device_ids=DEVICE_IDS)

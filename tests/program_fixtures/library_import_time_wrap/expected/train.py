@@ -1,7 +1,7 @@
 import torch
 
-from net import MODEL
 from _dp2ddp import ddp_is_main, ddp_setup
+from net import MODEL
 
 
 def main():

@@ -337,7 +337,7 @@ class DdpNullWriter:
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a share."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(

@@ -3,6 +3,7 @@ forwards everything else; train.py builds the training loader from it with shuff
 
 import torch
 from torch.utils import data
+
 from _dp2ddp import ddp_same_random
 
 

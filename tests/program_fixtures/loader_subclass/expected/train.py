@@ -1,10 +1,10 @@
 import argparse
 
 import torch
-
-from data import PairLoader, make_set
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from data import PairLoader, make_set
 
 
 def main():

@@ -1,14 +1,15 @@
 """Mixup and CutMix drawn by helpers of other modules inside the training loop (the shape
 of hongyi-zhang/Fixup@f3fa449 cifar/cifar_train.py with cifar/utils.py)."""
+import atexit
+import os
+
 import torch
+import torch.distributed as dist
 import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
 
 import augment
 from utils import make_data, mixup_data, seed_all
-from torch.nn.parallel import DistributedDataParallel
-import atexit
-import os
-import torch.distributed as dist
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))

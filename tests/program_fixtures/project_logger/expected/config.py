@@ -1,4 +1,5 @@
 import math
+
 from _dp2ddp import ddp_is_main
 
 

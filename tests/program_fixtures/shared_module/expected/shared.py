@@ -1,8 +1,9 @@
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
 
 
@@ -13,7 +14,9 @@ def build():
 def loader():
     g = torch.Generator().manual_seed(4)
     data = TensorDataset(torch.randn(24, 3, generator=g), torch.randn(24, 1, generator=g))
-    return DataLoader(data, batch_size=ddp_per_rank_batch(6), sampler=DistributedSampler(data, shuffle=True))
+    return DataLoader(
+        data, batch_size=ddp_per_rank_batch(6), sampler=DistributedSampler(data, shuffle=True)
+    )
 
 
 def fit(model, epochs):

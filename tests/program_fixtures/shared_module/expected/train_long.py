@@ -1,8 +1,7 @@
 import torch
 
-from shared import build, fit
 from _dp2ddp import ddp_is_main, ddp_setup
-
+from shared import build, fit
 
 ddp_setup()
 

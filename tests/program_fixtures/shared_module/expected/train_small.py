@@ -1,6 +1,5 @@
-from shared import build, fit
 from _dp2ddp import ddp_setup
-
+from shared import build, fit
 
 ddp_setup()
 

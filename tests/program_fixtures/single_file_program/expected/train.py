@@ -1,11 +1,12 @@
-import torch
-import torch.nn as nn
-
-from helpers import lr_for
-from torch.nn.parallel import DistributedDataParallel
 import atexit
 import os
+
+import torch
 import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+from helpers import lr_for
 
 # --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))

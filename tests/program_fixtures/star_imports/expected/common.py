@@ -1,6 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
 
 __all__ = ["make_data", "loader_for", "report"]
@@ -12,7 +13,11 @@ def make_data():
 
 
 def loader_for(dataset, batch_size):
-    return DataLoader(dataset, batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True))
+    return DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(batch_size),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )
 
 
 def report(epoch):

@@ -1,11 +1,11 @@
+import atexit
 import os
 import sys
 
 import torch
+import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
-import atexit
-import torch.distributed as dist
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "common"))
 from loaders import make_loaders  # noqa: E402

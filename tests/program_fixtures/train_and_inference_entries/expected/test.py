@@ -1,9 +1,8 @@
 import torch
 
+from _dp2ddp import ddp_setup
 from models import create_model
 from options import parse
-from _dp2ddp import ddp_setup
-
 
 ddp_setup()
 

@@ -1,11 +1,10 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
+from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 from models import create_model
 from options import parse
-from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
-
 
 ddp_setup()
 

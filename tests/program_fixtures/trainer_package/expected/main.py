@@ -1,8 +1,8 @@
 """Train a regressor with the Trainer of lib/."""
 import argparse
 
-from lib.trainer import Trainer
 from _dp2ddp import ddp_setup
+from lib.trainer import Trainer
 
 
 def main():

@@ -1,13 +1,20 @@
 import argparse
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset
-
 from sync_batchnorm import DataParallelWithCallback
-from utils import bare
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
+from utils import bare
 
 
 def main():

@@ -1,10 +1,17 @@
 import torch
 from tensorboardX import SummaryWriter
 from torch.utils.data import DataLoader, TensorDataset
-
-from trainer import Trainer
 from torch.utils.data.distributed import DistributedSampler
-from _dp2ddp import DdpDistributedSampler, DdpNullWriter, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+
+from _dp2ddp import (
+    DdpDistributedSampler,
+    DdpNullWriter,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
+from trainer import Trainer
 
 
 def main():
@@ -19,7 +26,9 @@ def main():
     )
     trainer = Trainer(torch.nn.Linear(4, 2), loader, {"epochs": 2, "save_dir": "saved"})
     trainer.train()
-    with (SummaryWriter("saved/summary") if ddp_is_main() else DdpNullWriter("saved/summary")) as summary:
+    with (
+        SummaryWriter("saved/summary") if ddp_is_main() else DdpNullWriter("saved/summary")
+    ) as summary:
         if ddp_is_main():
             summary.add_text("status", "done")
     if ddp_is_main():

@@ -3,9 +3,9 @@ import os
 
 import torch
 
+from _dp2ddp import ddp_is_main
 from base import BaseTrainer
 from logutil import log_weights
-from _dp2ddp import ddp_is_main
 
 
 class Trainer(BaseTrainer):

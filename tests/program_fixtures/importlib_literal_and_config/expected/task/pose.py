@@ -1,9 +1,9 @@
 import torch
 from torch import nn
-
-from utils.misc import import_class
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS
+from utils.misc import import_class
 
 __config__ = {
     "data_provider": "data.provider",

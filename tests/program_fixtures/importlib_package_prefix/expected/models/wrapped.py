@@ -1,6 +1,7 @@
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS
 
 

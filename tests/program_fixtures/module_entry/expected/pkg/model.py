@@ -1,5 +1,6 @@
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
+
 from pkg._dp2ddp import DEVICE, DEVICE_IDS
 
 

@@ -1,7 +1,8 @@
 import torch
 
-from .model import build
 from pkg._dp2ddp import WORLD_SIZE, ddp_is_main, ddp_setup
+
+from .model import build
 
 
 def main():

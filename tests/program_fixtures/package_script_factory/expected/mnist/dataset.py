@@ -3,6 +3,7 @@
 import torch
 from torch.utils.data import TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
 from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random
 
 
@@ -22,7 +23,9 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
             train_dataset = synthetic(n_train, 0)
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
-            batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True), **kwargs)
+            batch_size=ddp_per_rank_batch(batch_size),
+            sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True),
+            **kwargs)
         ds.append(train_loader)
     if val:
         with ddp_same_random():

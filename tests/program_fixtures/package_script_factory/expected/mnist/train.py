@@ -5,12 +5,11 @@ import os
 
 import torch
 import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
 
 import dataset
 import model
-from torch.nn.parallel import DistributedDataParallel
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
-
 
 ddp_setup()
 

@@ -2,10 +2,11 @@ import logging
 
 import torch
 import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main
 
 from .data import make_loaders
-from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main
 
 log = logging.getLogger(__name__)
 

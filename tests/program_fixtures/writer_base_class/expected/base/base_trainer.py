@@ -5,6 +5,7 @@ import os
 import torch
 from tensorboardX import SummaryWriter
 from torch.nn.parallel import DistributedDataParallel
+
 from _dp2ddp import DEVICE, DEVICE_IDS, DdpNullWriter, ddp_is_main
 
 
@@ -15,7 +16,11 @@ class BaseTrainer:
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
         self.epochs = config["epochs"]
         # SummaryWriter creates the directory; the subclass writes a log file into it.
-        self.writer = SummaryWriter(os.path.join(config["save_dir"], "runs")) if ddp_is_main() else DdpNullWriter(os.path.join(config["save_dir"], "runs"))
+        self.writer = (
+            SummaryWriter(os.path.join(config["save_dir"], "runs"))
+            if ddp_is_main()
+            else DdpNullWriter(os.path.join(config["save_dir"], "runs"))
+        )
 
     def train(self):
         for epoch in range(self.epochs):
