@@ -34,6 +34,7 @@ from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.program.dynamic_imports import DynamicImports, DynamicSite
+from dp2ddp.program.entry_scripts import is_entry_script
 from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
@@ -662,44 +663,3 @@ def _builds_loader(path: str) -> bool:
             return b"DataLoader" in handle.read()
     except OSError:
         return False
-
-
-_TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
-
-
-def is_entry_script(tree: ast.Module) -> bool:
-    """A `__main__` guard, or training code at the top level (also under a top-level
-    `if` or `try`): a loop, a `with`, a call statement, a DataParallel wrap."""
-    return _has_top_level_code(tree.body)
-
-
-def _has_top_level_code(body: list[ast.stmt]) -> bool:
-    for stmt in body:
-        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
-            return True
-        if isinstance(stmt, _TOP_LEVEL_CODE):
-            return True
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            return True
-        if isinstance(stmt, ast.If) and _has_top_level_code(stmt.body + stmt.orelse):
-            return True
-        if isinstance(stmt, ast.Try) and _has_top_level_code(stmt.body):
-            return True
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
-            isinstance(n, ast.Attribute | ast.Name)
-            and (n.attr if isinstance(n, ast.Attribute) else n.id) == "DataParallel"
-            for n in ast.walk(stmt)
-        ):
-            return True
-    return False
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )

@@ -22,6 +22,7 @@ from dp2ddp.transforms.shared_draws import unshared_draws
 from dp2ddp.verify import hang, launch, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
+from dp2ddp.verify.failures import RunFailures, exit_aborts
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
@@ -33,7 +34,6 @@ from dp2ddp.verify.report import (
     NOT_COMPARABLE,
     NOT_EQUIVALENT,
     Cause,
-    Failure,
     ParamRow,
     VerifyReport,
 )
@@ -280,7 +280,7 @@ def _launch(
         return the_plan.nproc if name == launch.MIGRATED else 1
 
     def cancel_others(result: launch.RunResult) -> bool:
-        if not result.ok and not _exit_aborts(
+        if not result.ok and not exit_aborts(
             result, load_run(workdir / result.name, world(result.name))
         ):
             return True
@@ -353,18 +353,6 @@ class _Progress:
         self.seen[name] = steps
 
 
-def _exit_aborts(result: launch.RunResult, records: list[RankRecord]) -> list[int] | None:
-    """Ranks of a run whose only fault is torch's known abort at exit (see `toend`)."""
-    distributed = result.name == launch.MIGRATED
-    return toend.known_exit_aborts(
-        result.returncode,
-        [r.status == protocol.FINISHED for r in records],
-        [r.stderr for r in records],
-        toend.torchrun_exit_codes(result.log_tail) if distributed else {},
-        distributed,
-    )
-
-
 def _saved(rank_dir: Path) -> bool:
     """The rank stopped at the requested step and saved everything."""
     try:
@@ -400,7 +388,7 @@ def _judge(
         notes=scripts.notes,
         seconds={name: round(r.seconds, 2) for name, r in results.items()},
     )
-    judge = _Failures(config, scripts, workdir, alive)
+    judge = RunFailures(config, scripts, workdir, alive)
     failures = judge.collect(results, original, ranks)
     if failures:
         return dataclasses.replace(
@@ -500,7 +488,7 @@ def _to_end(
         f"{later[1]} in the migration"
     )
     aborted = {
-        name: _exit_aborts(
+        name: exit_aborts(
             result, load_run(workdir / name, len(ranks) if name == launch.MIGRATED else 1)
         )
         for name, result in results.items()
@@ -621,168 +609,3 @@ def _replica_notes(
             "in both runs for this check; --keep-dropout keeps them (the updates then differ)"
         )
     return notes
-
-
-def _excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
-    text = scripts.as_users(text.replace(str(scripts.migrated.resolve()), scripts.migrated_label))
-    kept = text.rstrip().splitlines()[-lines:]
-    return "\n".join(kept)
-
-
-class _Failures:
-    """Runs that crashed, hung or ended without a step, with the likely cause of a hang."""
-
-    def __init__(
-        self,
-        config: VerifyConfig,
-        scripts: Scripts,
-        workdir: Path,
-        alive: dict[str, dict[int, bool]],
-    ) -> None:
-        self.config = config
-        self.scripts = scripts
-        self.workdir = workdir
-        self.alive = alive
-        self.causes: list[Cause] = []
-        self.notes: list[str] = []
-
-    def collect(
-        self,
-        results: dict[str, launch.RunResult],
-        original: RankRecord,
-        ranks: list[RankRecord],
-    ) -> list[Failure]:
-        failures: list[Failure] = []
-        for name, records in ((launch.ORIGINAL, [original]), (launch.MIGRATED, ranks)):
-            result = results.get(name)
-            if result is None or result.cancelled:
-                continue
-            failure = self._run_failure(result, records, name == launch.MIGRATED)
-            if failure is not None:
-                failures.append(failure)
-        if not failures and any(r.cancelled for r in results.values()):
-            failures.append(Failure("migrated", None, "cancelled", "a run was cancelled"))
-        return failures
-
-    def _display(self, path: str) -> str:
-        return self.scripts.display(path)
-
-    def _run_failure(
-        self, result: launch.RunResult, records: list[RankRecord], distributed: bool
-    ) -> Failure | None:
-        run = result.name
-        scripts, config = self.scripts, self.config
-        rank_of = (lambda r: r.rank) if distributed else (lambda r: None)  # noqa: E731
-        failed = [r for r in records if r.status in (protocol.ERROR, protocol.HARNESS_ERROR)]
-        if failed:
-            # The first to fail is the cause; the others typically lost their peer in a collective.
-            record = min(failed, key=lambda r: float((r.error or {}).get("time", "inf")))
-            error = record.error or {}
-            reason = "crashed" if record.status == protocol.ERROR else "harness error"
-            message = f"{error.get('type', 'error')}: {error.get('message', '')}".rstrip(": ")
-            if distributed and hang.peer_lost(message):
-                self._peer_lost(record, records)
-            return Failure(
-                run, rank_of(record), reason, message,
-                _excerpt(error.get("excerpt") or record.stderr, scripts),
-            )  # fmt: skip
-        if result.complete:
-            return None
-        if result.timed_out:
-            return self._timed_out(result, records, distributed)
-        if result.returncode != 0:
-            if config.to_end and _exit_aborts(result, records):
-                return None  # torch's known abort at exit, after every script ended (noted)
-            silent = [r for r in records if r.status is None]
-            rank = silent[0].rank if silent and distributed else None
-            record = silent[0] if silent else records[0]
-            text = record.stderr.strip() or result.log_tail
-            if not silent and config.to_end:
-                codes = toend.torchrun_exit_codes(result.log_tail) if distributed else {}
-                which = ", ".join(f"rank {r} with status {c}" for r, c in sorted(codes.items()))
-                return Failure(
-                    run, None, "exited non-zero",
-                    f"every script ended, then the process exited "
-                    f"{which or f'with status {result.returncode}'}",
-                    _excerpt(result.log_tail, scripts),
-                )  # fmt: skip
-            return Failure(
-                run, rank, "crashed",
-                f"exited with status {result.returncode}"
-                + (f" (rank {rank} saved no result)" if rank is not None else ""),
-                _excerpt(text, scripts),
-            )  # fmt: skip
-        if not records[0].events:
-            return Failure(
-                run, None, "no optimizer step",
-                "the script ended without calling optimizer.step(): nothing to compare",
-                _excerpt(records[0].stdout, scripts, 8),
-            )  # fmt: skip
-        unfinished = [
-            r
-            for r in records
-            if config.to_end and r.status != protocol.FINISHED and r.status != protocol.STOPPED
-        ]
-        if unfinished:
-            return Failure(
-                run, rank_of(unfinished[0]), "crashed",
-                "the process exited 0 without ending its script (os._exit?)",
-                _excerpt(unfinished[0].stderr, scripts, 8),
-            )  # fmt: skip
-        return None
-
-    def _timed_out(
-        self, result: launch.RunResult, records: list[RankRecord], distributed: bool
-    ) -> Failure:
-        config = self.config
-        progress = ", ".join(
-            f"rank {r.rank} at step {r.steps}" if distributed else f"{r.steps} steps done"
-            for r in records
-        )
-        states = hang.read_states(
-            self.workdir / result.name,
-            len(records),
-            self.alive.get(result.name, {}),
-            self._display,
-            distributed,
-        )
-        self.causes.append(hang.hang_cause(states, distributed))
-        lines = []
-        for state in states:
-            lines.append(state.describe())
-            lines += [f"    {frame}" for frame in state.frames[-6:]]
-        what = "did not end" if config.to_end else "no result"
-        if self.scripts.copy is not None and result.name == launch.MIGRATED:
-            lines.append("(lines of the migrated code: `dp2ddp migrate --diff ENTRY` shows it)")
-        return Failure(
-            result.name, None, "timed out",
-            f"{what} after {config.timeout:g} s ({progress}); its stacks were read, then all its "
-            "processes were ended",
-            "\n".join(lines),
-        )  # fmt: skip
-
-    def _peer_lost(self, record: RankRecord, records: list[RankRecord]) -> None:
-        """A rank crashed in a collective because a peer had left it: name where it waited."""
-        exited = [
-            r
-            for r in records
-            if r.status in (protocol.FINISHED, protocol.STOPPED, protocol.COMPARED)
-            or r.status is None
-        ]
-        if not exited:
-            return
-        frames = hang.parse_traceback((record.error or {}).get("excerpt", ""))
-        state = hang.process_state(record.rank, frames, hang.library_roots(), self._display, True)
-        states = [
-            state if r.rank == record.rank else hang.ProcessState(r.rank, hang.EXITED)
-            for r in records
-            if r.rank == record.rank or r in exited
-        ]
-        cause = hang.hang_cause(states, True)
-        self.causes.append(
-            dataclasses.replace(
-                cause,
-                detail=cause.detail
-                + f" (rank {record.rank} then failed: its peer left the collective)",
-            )
-        )

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support.nodes import is_script_guard as is_script_guard
-from dp2ddp.transforms.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
