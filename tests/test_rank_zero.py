@@ -110,6 +110,31 @@ def test_guarded_call_with_side_effects_stays_on_every_rank() -> None:
     assert "    print('acc', evaluate(model, loader))\n    if ddp_is_main():\n" in out
 
 
+@pytest.mark.parametrize(
+    ("line", "guarded"),
+    [
+        ("with h5py.File(p, 'w-') as f:\n        f['x'] = x\n", True),
+        ("with h5py.File(p, mode='x') as f:\n        f.create_group('g')\n", True),
+        ("with h5py.File(p) as f:\n        f['x'] = x\n", False),  # "r" by default
+        ("with h5py.File(p, 'r+') as f:\n        f['x'] = x\n", False),
+        ("with h5py.File(p, 'w') as f:\n        f['x'] = evaluate(x)\n", False),
+        ("scipy.io.savemat(p, {'x': x})\n", True),
+        ("np.savez_compressed(p, x=x)\n", True),
+        ("Image.fromarray(x).save(p)\n", True),
+        ("Image.open(p).convert('RGB').save(p)\n", False),  # not known to be an image
+        ("x.save(p)\n", False),
+    ],
+)
+def test_array_and_image_writers_go_on_rank_0(line: str, guarded: bool) -> None:
+    """issue 22 item 5: savemat, h5py files opened for writing, np.savez, PIL images."""
+    code = (
+        "import h5py\nimport numpy as np\nimport scipy.io\nimport torch\nfrom PIL import Image\n"
+        "def main(p, x):\n    " + line
+    )
+    out = _rank_zero(code)
+    assert ("    if ddp_is_main():\n" in out) is guarded, out
+
+
 # -- barriers only where every rank arrives (issue 10 item 1) --------------------------------
 
 _SAVE_HELPER = (

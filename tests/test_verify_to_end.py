@@ -4,7 +4,8 @@ One launch per case: `--to-end` on a good migration and on one that prints and s
 rank; a rank-0-only barrier after training (a real hang, read from the ranks' stacks, and the
 gloo variant where the peer has exited); a project whose optimizer is re-created every epoch
 (verify copies the project, migrates the entry there and stops after K global steps); a run
-that goes NaN in both scripts.
+that goes NaN in both scripts; a migration without a sampler whose to-end checks are
+reported beside the failed step comparison.
 """
 
 from __future__ import annotations
@@ -150,3 +151,14 @@ def test_both_runs_going_nan_is_not_comparable(tmp_path: Path) -> None:
     assert _keys(report) == ["nonfinite_both"]
     assert "both runs diverge (non-finite) at step" in report.causes[0].title
     assert "learning rate" in report.causes[0].fix
+
+
+def test_to_end_is_reported_when_the_step_comparison_fails(tmp_path: Path) -> None:
+    """No DistributedSampler: the steps differ, and the to-end checks are still run and shown."""
+    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_no_sampler.py", to_end=True)
+    assert report.exit_code == 1, report
+    assert "sampler_missing" in _keys(report)
+    assert list(report.to_end)[:4] == ["steps", "exits", "output", "files"], report.to_end
+    assert report.to_end["exits"].startswith("ok: ")
+    assert report.to_end["files"].startswith("ok: each written by one rank (")
+    assert report.to_end["files"].endswith("mlp.pt)")

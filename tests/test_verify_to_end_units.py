@@ -415,3 +415,42 @@ def test_children_are_read_from_the_parent_alone() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_to_end_rows_are_rendered_beside_a_failed_step_comparison() -> None:
+    """Both parts of `verify --to-end` are reported whatever the step comparison found."""
+    import json
+
+    from dp2ddp.verify.render import to_json, to_markdown, to_text
+    from dp2ddp.verify.report import NOT_EQUIVALENT, Cause, ParamRow, VerifyReport
+
+    report = VerifyReport(
+        verdict=NOT_EQUIVALENT,
+        exit_code=1,
+        original="train.py",
+        migrated="train_ddp.py",
+        world_size=2,
+        backend="gloo",
+        steps_requested=3,
+        steps_compared=3,
+        first_diverging_step=1,
+        worst_parameters=(ParamRow("fc.weight", (1, 8), 1, 0.5, 0.1, False),),
+        causes=(
+            Cause("sampler_missing", "every rank fed the same samples", "ranks overlap"),
+            Cause("written_per_rank", "a file written by every rank", "features.mat by ranks 0, 1"),
+        ),
+        to_end={
+            "exits": "ok: the original and all 2 ranks ended their script and exited 0",
+            "files": "NOT once: features.mat by ranks 0, 1",
+        },
+    )
+    text = to_text(report)
+    assert "step 1" in text and "fc.weight" in text
+    assert "  to end: files      NOT once: features.mat by ranks 0, 1" in text
+    assert "to end: exits" in text
+    markdown = to_markdown(report)
+    assert "| to end: files | NOT once: features.mat by ranks 0, 1 |" in markdown
+    assert "| first divergence | step 1 |" in markdown
+    data = json.loads(to_json(report))
+    assert data["to_end"]["files"] == "NOT once: features.mat by ranks 0, 1"
+    assert data["first_diverging_step"] == 1 and not data["equivalent"]

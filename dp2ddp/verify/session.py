@@ -439,11 +439,24 @@ def _judge(
         and datasets_differ is None
     )
     to_end: dict[str, str] = {}
-    if config.to_end and equivalent:
-        to_end, end_causes, end_notes = _to_end(config, scripts, workdir, results, original, ranks)
-        causes += end_causes
-        head = dataclasses.replace(head, notes=head.notes + tuple(end_notes))
-        equivalent = not end_causes
+    if config.to_end:  # reported whatever the step comparison found
+        stopped = [
+            "the original" if r is original else f"rank {r.rank}"
+            for r in (original, *ranks)
+            if r.status == protocol.STOPPED
+        ]
+        if stopped:
+            to_end = {
+                "checks": f"not run: {', '.join(stopped)} stopped at the first non-finite "
+                "step, before the end of the script"
+            }
+        else:
+            to_end, end_causes, end_notes = _to_end(
+                config, scripts, workdir, results, original, ranks
+            )
+            causes += end_causes
+            head = dataclasses.replace(head, notes=head.notes + tuple(end_notes))
+            equivalent = equivalent and not end_causes
     if diverged is not None and diverged.comparable_failure:
         verdict, code = NOT_COMPARABLE, EXIT_FAILED
     elif equivalent:

@@ -16,6 +16,7 @@ from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import is_script_guard, pure_functions
 from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_GET_LOGGER,
+    PIL_IMAGES,
     SUMMARY_WRITER,
     TORCH_LOAD,
     TQDM,
@@ -39,6 +40,7 @@ class RankZeroFacts:
         self.writers: set[str] = set()  # ... to a SummaryWriter
         self.runs: set[str] = set()  # ... to a wandb run
         self.bars: set[str] = set()  # ... to a tqdm bar (`bar.write(...)` prints)
+        self.images: set[str] = set()  # ... to a PIL image (`img.save(path)` writes a file)
         self.loads = False  # the script calls torch.load (a save then needs a barrier)
         self.guarded_callees: set[str] = set()  # called only under a rank-0 test
         module.visit(_Collector(self))
@@ -71,6 +73,8 @@ class RankZeroFacts:
             return "run"
         if names & TQDM:
             return "bar"
+        if names & PIL_IMAGES:
+            return "image"
         return None
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
@@ -81,6 +85,7 @@ class RankZeroFacts:
         key = "." + target.attr.value if isinstance(target, cst.Attribute) else self.t.code(target)
         kinds = {"logger": self.loggers, "writer": self.writers, "run": self.runs}
         kinds["bar"] = self.bars
+        kinds["image"] = self.images
         kinds[kind].add(key)
 
     def tracked(self, receiver: cst.BaseExpression, keys: set[str]) -> bool:

@@ -1,12 +1,13 @@
 """Files written on rank 0 only.
 
-Copies, moves and removals (`shutil.copyfile`, `os.remove`, ...), `np.save`, `pickle.dump`,
-`json.dump`, `save_image`, `savefig` and the like run on rank 0 only (guard_statements.py
-guards them as statements); a `with open(path, "w"|"a")` block that only writes is guarded
-whole, and so is `with open(path, "wb") as f: torch.save(..., f)` (an open() on every rank
-would truncate the file rank 0 is writing). Other files opened for writing or appending (a
-log kept open, a csv.writer) are opened on `os.devnull` off rank 0, so the code around them
-runs unchanged on every rank. Paths that mention the rank stay.
+Copies, moves and removals (`shutil.copyfile`, `os.remove`, ...), `np.save` / `np.savez`,
+`scipy.io.savemat`, `pickle.dump`, `json.dump`, `save_image`, `savefig`, a PIL image's `.save`
+and the like run on rank 0 only (guard_statements.py guards them as statements); a
+`with open(path, "w"|"a")` or `with h5py.File(path, "w"|"a"|"x"|"w-")` block that only writes
+is guarded whole, and so is `with open(path, "wb") as f: torch.save(..., f)` (an open() on
+every rank would truncate the file rank 0 is writing). Other files opened for writing or
+appending (a log kept open, a csv.writer) are opened on `os.devnull` off rank 0, so the code
+around them runs unchanged on every rank. Paths that mention the rank stay.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import OPEN, open_mode
+from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, open_mode
 
 #: What a guarded group of file writes is called in the change record.
 FILES = "file writes"
-#: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`).
-_HANDLE_WRITES = frozenset({"write", "writelines", "flush"})
+#: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`,
+#: `f.create_dataset(name, data=x)` in `with h5py.File(path, "w") as f`).
+_HANDLE_WRITES = frozenset({"write", "writelines", "flush", "create_dataset", "create_group"})
+#: h5py.File modes that create or change the file (its default, "r", only reads).
+_H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
 _OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
@@ -48,7 +52,11 @@ class FileWrites(CallRule):
             return ()
         if not all(
             isinstance(item.item, cst.Call)
-            and (self.t.matches(item.item.func, _OPEN) or path_open_for_writing(item.item))
+            and (
+                self.t.matches(item.item.func, _OPEN)
+                or path_open_for_writing(item.item)
+                or (self.t.matches(item.item.func, H5PY_FILE) and h5py_mode(item.item))
+            )
             and not any(mentions_rank(arg.value) for arg in item.item.args)
             for item in node.items
         ):
@@ -72,7 +80,18 @@ class FileWrites(CallRule):
         return tuple(dict.fromkeys(kinds))
 
     def writes_handle(self, small: cst.BaseSmallStatement, handles: set[str]) -> bool:
-        """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely."""
+        """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely;
+        `f["name"] = x` / `f.attrs["name"] = x` on an h5py file."""
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target = small.targets[0].target
+            owner = target.value if isinstance(target, cst.Subscript) else None
+            if isinstance(owner, cst.Attribute) and owner.attr.value == "attrs":
+                owner = owner.value
+            return (
+                isinstance(owner, cst.Name)
+                and owner.value in handles
+                and not self.facts.does_work(small.value)
+            )
         if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
             return False
         func = small.value.func
@@ -145,3 +164,18 @@ def path_open_for_writing(call: cst.Call) -> bool:
         and bool(set(mode) & {"w", "a"})
         and not set(mode) & {"r", "+"}
     )
+
+
+def h5py_mode(call: cst.Call) -> bool:
+    """`h5py.File(path, "w")` (or "a", "x", "w-"; positional or `mode=`): a literal mode that
+    writes. On every rank each would create or truncate the file rank 0 is writing."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return False
+    value = positional[1].value if len(positional) >= 2 else None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            value = arg.value
+    if not isinstance(value, cst.SimpleString):
+        return False
+    return value.evaluated_value in _H5PY_WRITE_MODES

@@ -32,6 +32,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
+    PIL_IMAGES,
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
@@ -77,9 +78,17 @@ class StatementGuards(Rule):
                 return "print"
             if func.attr.value in FILE_WRITE_METHODS:
                 return FILES
+            if func.attr.value == "save" and self.image(receiver):
+                return FILES
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
+
+    def image(self, receiver: cst.BaseExpression) -> bool:
+        """A PIL image: `Image.fromarray(x)`, or a name bound from Image.open/fromarray/new."""
+        if isinstance(receiver, cst.Call):
+            return self.t.matches(receiver.func, PIL_IMAGES)
+        return self.facts.tracked(receiver, self.facts.images)
 
     def kinds(self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> list[str | None]:
         block = self.t.parent(line)

@@ -58,8 +58,15 @@ FILE_WRITES: Final = frozenset(
         "imageio.imwrite",
         "imageio.imsave",
         "scipy.misc.imsave",
+        "scipy.io.savemat",
+        "scipy.io.matlab.savemat",
     }
 )
+#: PIL images: `Image.fromarray(x).save(path)`, or `img.save(path)` where `img` is bound from
+#: one of these (`.save` on anything else is too common a name to guard).
+PIL_IMAGES: Final = frozenset(f"PIL.Image.{name}" for name in ("open", "fromarray", "new"))
+#: `with h5py.File(path, "w") as f:` is guarded whole like a `with open(path, "w")`.
+H5PY_FILE: Final = frozenset({"h5py.File", "h5py._hl.files.File"})
 #: Methods that write a file whatever their receiver (a figure, a DataFrame, a Path).
 FILE_WRITE_METHODS: Final = frozenset({"savefig", "to_csv", "to_json", "write_text", "write_bytes"})
 OPEN: Final = frozenset({"builtins.open", "io.open"})
