@@ -38,13 +38,6 @@ def _sample(root: Path) -> list[Path]:
     return sorted(p for p in chosen if p.is_file())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known regression after merging the parallel branches (stop 23): "
-        "the summary line on torch's sources changed since the merge; not yet explained"
-    ),
-)
 def test_sample_of_torch_sources(tmp_path: Path) -> None:
     root = _torch_root()
     sample = _sample(root)
@@ -69,7 +62,11 @@ def test_sample_of_torch_sources(tmp_path: Path) -> None:
         compile(new, str(path), "exec")
         assert migrate_source(new, filename=str(path)).code == new, f"{path}: not a fixed point"
     tally = Report(migrated=len(changed), unchanged=len(originals) - len(changed))
-    assert str(tally) in result.stderr.splitlines()
+    # The summary goes on to name what is left: torch's own DataParallel implementation
+    # (nn/parallel/data_parallel.py) is hand-written data parallelism (DP002).
+    (summary,) = [line for line in result.stderr.splitlines() if line.startswith(str(tally))]
+    assert "DP002" in summary
+    assert "DP025" not in result.stderr  # only an isinstance check changed: no setup needed
 
 
 def test_precheck_skips_only_files_migrate_source_leaves_alone() -> None:

@@ -326,14 +326,16 @@ def _migrate(
         migrated = [
             _module(m, f, gate, project) for m, f in zip(program.modules, library, strict=True)
         ]
+        if not any(_imports_helpers(m, helpers) for m in migrated):
+            # e.g. only an isinstance check changed: no helper is used, no setup is needed
+            # (and no helpers module is written for DP025 to name).
+            return migrated
         first = migrated[0].outcome
         if first.result is not None:
             add = f"from {helpers} import ddp_setup"
             note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
             migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
-        if not any(_imports_helpers(m, helpers) for m in migrated):
-            return migrated  # e.g. only an isinstance check changed: no helper is used
         return [*migrated, _generated(program)]
     if not gate.has_dataparallel:
         return [
