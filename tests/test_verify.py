@@ -144,14 +144,6 @@ def test_validation_between_steps_is_not_training_data(tmp_path: Path) -> None:
             ("--loss", "sum", "--batchnorm", "--dropout", "0.3"),  # still caught with both
             "sum_loss",
             "0.5x the original's = 1/WORLD_SIZE",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "known regression after merging the parallel branches (stop 23): per-rank "
-                    "seeds (issue 18) break the dropout-mask alignment (issue 21), so dropout "
-                    "is named first"
-                ),
-            ),
         ),
         ("mlp_ddp_lr_scaled.py", (), "lr_changed", "lr 0.05 in the original, 0.1"),
     ],
@@ -166,14 +158,6 @@ def test_known_bad_migration_fails_with_its_cause(
     assert report.initial_weights == "identical"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known regression after merging the parallel branches (stop 23): "
-        "per-rank seeds (issue 18) break the dropout-mask alignment of the DataParallel "
-        "chunks (issue 21)"
-    ),
-)
 def test_batchnorm_and_dropout_are_equivalent_without_flags(tmp_path: Path) -> None:
     """The original runs as DataParallel on 2 devices would: BatchNorm per chunk (the first
     chunk's running statistics), dropout masks drawn per chunk as each rank draws them. A

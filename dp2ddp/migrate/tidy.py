@@ -437,7 +437,14 @@ def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
     if scan is None or scan.comment is not None:
         return None
     if continuation:
-        return _split_at_commas(text, limit)
+        # A line inside brackets: after its commas, else (one long argument, as an
+        # inserted `batch_sampler=DdpBatchShard(...),`) black's right-hand split of it.
+        split = _split_at_commas(text, limit)
+        if split is None and not scan.unbalanced:
+            candidate = _split_last_bracket(text, limit)
+            if candidate is not None and all(len(line) <= limit for line in candidate):
+                return candidate
+        return split
     if scan.unbalanced:
         return None
     if text.startswith("from ") and " import " in text and "(" not in text:

@@ -9,9 +9,10 @@ check runs as one process, so these probes make it behave as DataParallel on W d
 * BatchNorm with batch statistics normalises each chunk separately; only the first chunk
   updates the running statistics (`batchnorm_chunks`);
 * a dropout whose input is batch-first (its dim 0 is the batch the model was called with,
-  the DataLoader's batch) draws each chunk's mask from the same RNG state, as every rank
-  does from its own identically seeded RNG; the RNG then goes on from the first chunk's
-  draw, as rank 0's does. A dropout that cannot be aligned so (another layout, a batch that
+  the DataLoader's batch) draws chunk r's mask as rank r draws its own: not from the global
+  RNG (the ranks' differ, seeded per process as under torchrun: alignment.process_seed) but
+  from one seeded by (seed, r, step, call), in both runs, leaving the global RNG where it
+  was (`_mask_seed`). A dropout that cannot be aligned so (another layout, a batch that
   does not split evenly, attention dropout) is switched off in both runs for the check,
   unless kept (`keep_dropout`). `dropout_chunks` is W in the original, 1 in the ranks, 0
   for dropout as is (GPUs: real DataParallel replicas on W devices already line up).
@@ -24,6 +25,7 @@ Runs inside the user's processes.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +33,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from dp2ddp.verify.recorder import Recorder
+from dp2ddp.verify.recorder import Recorder, Window
 
 _DROPOUTS = (
     "dropout",
@@ -109,28 +111,42 @@ def _dropout_probe(
             window.dropout_off += 1
             return x
         window.dropout_aligned += 1
-        if chunks == 1:
-            return native(*args, **kwargs)
-        # Every chunk from the same RNG state (each rank's is the same); then rank 0's.
-        start = torch.get_rng_state()
-        outputs = []
-        after_first: torch.Tensor | None = None
+        seed = recorder.options.seed
+        if chunks == 1:  # a rank: its own chunk
+            return _draw_seeded(native, bound, _mask_seed(seed, recorder.rank, window))
+        # The original: chunk r's mask as rank r draws it.
         inplace = bool(bound.arguments.get("inplace"))
         if "inplace" in bound.arguments:
             bound.arguments["inplace"] = False
-        for piece in torch.chunk(x, chunks, 0):
-            if after_first is not None:
-                torch.set_rng_state(start)
+        outputs = []
+        for rank, piece in enumerate(torch.chunk(x, chunks, 0)):
             bound.arguments["input"] = piece
-            outputs.append(native(*bound.args, **bound.kwargs))
-            if after_first is None:
-                after_first = torch.get_rng_state()
-        if after_first is not None:
-            torch.set_rng_state(after_first)
+            outputs.append(_draw_seeded(native, bound, _mask_seed(seed, rank, window)))
         result = torch.cat(outputs, 0)
         return x.copy_(result) if inplace else result
 
     return dropout
+
+
+def _mask_seed(seed: int, rank: int, window: Window) -> int:
+    """The seed of rank `rank`'s mask at the current dropout call of step `window.index`:
+    the same in the original (for chunk `rank`) and in that rank, whatever each process's
+    global RNG has drawn before."""
+    key = f"{seed}:{rank}:{window.index}:{window.dropout}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
+
+
+def _draw_seeded(
+    native: Callable[..., torch.Tensor], bound: inspect.BoundArguments, seed: int
+) -> torch.Tensor:
+    """`native` (a dropout) drawn from a generator seeded with `seed`; the global torch RNG
+    is left where it was."""
+    state = torch.get_rng_state()
+    torch.default_generator.manual_seed(seed)  # the CPU generator only (aligned: CPU inputs)
+    try:
+        return native(*bound.args, **bound.kwargs)
+    finally:
+        torch.set_rng_state(state)
 
 
 def _sdpa_probe(
