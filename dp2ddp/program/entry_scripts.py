@@ -1,13 +1,15 @@
 """Which modules are scripts: the ast test discovery applies to every file it reads once.
 
 A module with a `__main__` guard or training code at its top level is an entry of its own
-(folder mode migrates it as one); the libcst spelling of the guard test for the passes is
-`_support.nodes.is_script_guard`.
+(folder mode migrates it as one); the guard test is
+`transforms._support.ast_nodes.is_script_guard` (libcst's: `_support.nodes`).
 """
 
 from __future__ import annotations
 
 import ast
+
+from dp2ddp.transforms._support.ast_nodes import is_script_guard
 
 _TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
 
@@ -20,7 +22,7 @@ def is_entry_script(tree: ast.Module) -> bool:
 
 def _has_top_level_code(body: list[ast.stmt]) -> bool:
     for stmt in body:
-        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+        if isinstance(stmt, ast.If) and is_script_guard(stmt.test):
             return True
         if isinstance(stmt, _TOP_LEVEL_CODE):
             return True
@@ -37,14 +39,3 @@ def _has_top_level_code(body: list[ast.stmt]) -> bool:
         ):
             return True
     return False
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )

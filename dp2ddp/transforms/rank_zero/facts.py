@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import after_imports, calls_under
+from dp2ddp.transforms._support.nodes import after_imports, calls_under, is_script_guard
 from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
-from dp2ddp.transforms.rank_zero.program_hints import is_script_guard, pure_functions
+from dp2ddp.transforms.rank_zero.program_hints import pure_functions
 from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_GET_LOGGER,
     PIL_IMAGES,

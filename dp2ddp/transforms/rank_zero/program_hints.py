@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
-from dp2ddp.transforms._support.nodes import is_script_guard as is_script_guard
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
@@ -100,7 +100,7 @@ def wraps_as_script(tree: ast.Module) -> bool:
     functions = {
         s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    blocks = [s for s in tree.body if isinstance(s, ast.If) and _is_script_guard_ast(s.test)]
+    blocks = [s for s in tree.body if _guard(s)]
     todo: list[ast.AST] = list(blocks)
     seen: set[str] = set()
     while todo:
@@ -171,7 +171,7 @@ class ModuleNames:
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
         imported = _walk_imported(tree)
         as_library = _Reads.of(imported)
-        guarded = any(isinstance(s, ast.If) and _is_script_guard_ast(s.test) for s in tree.body)
+        guarded = any(_guard(s) for s in tree.body)
         as_entry = _Reads.of(ast.walk(tree)) if guarded else as_library
         script = guarded and wraps_as_script(tree)
         return cls(
@@ -270,20 +270,12 @@ def _top_level_bindings(tree: ast.Module) -> set[str]:
 def _walk_imported(tree: ast.Module) -> list[ast.AST]:
     """The module's nodes that run when it is imported: not its `__main__` block (the demo
     that calls `test()` when the file is run as a script)."""
-    body = [s for s in tree.body if not (isinstance(s, ast.If) and _is_script_guard_ast(s.test))]
+    body = [s for s in tree.body if not _guard(s)]
     return list(ast.walk(ast.Module(body=body, type_ignores=[])))
 
 
-def _is_script_guard_ast(test: ast.expr) -> bool:
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Eq)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )
+def _guard(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.If) and ast_nodes.is_script_guard(statement.test)
 
 
 def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset[str]:

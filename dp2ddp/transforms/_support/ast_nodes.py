@@ -1,0 +1,23 @@
+"""The one home of helpers on `ast` nodes shared by the project model and the passes.
+
+Discovery and the program hints read every project file with `ast` (cheaper than libcst);
+the passes' libcst spelling of the same tests lives in `nodes.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def is_script_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`: the block runs only when the file is the script, never when
+    the program imports it (the ast spelling of `nodes.is_script_guard`)."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
