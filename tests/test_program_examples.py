@@ -31,6 +31,7 @@ PROJECTS = sorted(p.parent.name for p in EXAMPLES_DIR.glob("project_*/original")
 ENTRIES = {
     "project_classifier": ("train.py", 256, 96),
     "project_importlib_task": ("main.py", 256, None),
+    "project_init_paths": ("tools/train.py", 256, 96),
     "project_script_module": ("fit.py", 256, 96),
     "project_trainer_package": ("run.py", 192, None),
 }

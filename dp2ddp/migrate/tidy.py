@@ -478,9 +478,13 @@ def _split_widest_bracket(text: str, limit: int) -> list[str] | None:
     try:
         expr = ast.parse(body, mode="eval").body
     except SyntaxError:
-        return None
+        expr = None  # arguments: `x, key=value` is no expression
     if not isinstance(expr, ast.IfExp):
-        return None
+        # one element per line (`return DataLoader(a, b=..., c=...), other`)
+        parts = _elements(body)
+        if parts is None or len(parts) < 2:
+            return None
+        return [head, *(f"{inner}{part}," for part in parts), tail]
     pieces = [
         ast.get_source_segment(body, expr.body),
         "if " + (ast.get_source_segment(body, expr.test) or ""),

@@ -35,6 +35,7 @@ from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.program.dynamic_imports import DynamicImports, DynamicSite
 from dp2ddp.program.entry_scripts import is_entry_script
+from dp2ddp.program.sys_path import PathEdit, resolve_edits, sys_path_edits
 from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
@@ -68,6 +69,8 @@ class ProgramModule:
     is_package: bool = False
     #: A `__main__` guard or training code at top level (see is_entry_script).
     entry_script: bool = False
+    #: Folders the module puts on sys.path, where known statically (sys_path.py).
+    path_edits: tuple[PathEdit, ...] = ()
 
     @cached_property
     def tree(self) -> ast.Module:
@@ -133,7 +136,7 @@ def read_module(path: str, shown: str, name: str) -> ProgramModule:
 
 #: What reading a file gave: its text, import statements, whether it is an entry script
 #: and its stamp, or the error (without a path).
-_Loaded = tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp] | InputError
+_Loaded = tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp, tuple[PathEdit, ...]] | InputError
 
 
 def _load(path: str, read: _Read | None = None) -> _Loaded:
@@ -148,7 +151,8 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
         return exc
     imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
     imports.sort(key=lambda n: (n.lineno, n.col_offset))
-    return source, tuple(imports), is_entry_script(tree), stamp
+    edits = sys_path_edits(tree, path) if "sys.path" in source.text else ()
+    return source, tuple(imports), is_entry_script(tree), stamp, edits
 
 
 #: A file's bytes and stamp, or why it could not be read.
@@ -168,10 +172,10 @@ def _read(path: str) -> _Read:
 def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModule:
     if isinstance(loaded, InputError):
         raise loaded.with_path(shown)
-    source, imports, entry_script, stamp = loaded
+    source, imports, entry_script, stamp, edits = loaded
     real = os.path.realpath(path)
     is_package = os.path.basename(path) == "__init__.py"
-    return ProgramModule(shown, real, name, source, imports, stamp, is_package, entry_script)
+    return ProgramModule(shown, real, name, source, imports, stamp, is_package, entry_script, edits)
 
 
 def parse_tree(text: str, shown: str) -> ast.Module:
@@ -192,16 +196,16 @@ class Resolver:
         self.root = root
         self.search = [s for i, s in enumerate(search) if s not in search[:i]]
         #: Paths are shown relative to this folder (the working directory), else absolute.
-        self._shown_base = shown_base
+        self.shown_base = shown_base
         #: Answers already found: a folder-mode run asks the same ones for many modules.
         self._absolute: dict[str, list[tuple[str, str]]] = {}
         self._inside: dict[str, bool] = {}
         self._submodule: dict[tuple[str, str, str], tuple[str, str] | None] = {}
 
     def shown(self, path: str) -> str:
-        if self._shown_base is None:
+        if self.shown_base is None:
             return path
-        relative = os.path.relpath(path, self._shown_base)
+        relative = os.path.relpath(path, self.shown_base)
         return path if relative.startswith(os.pardir) else relative
 
     def inside(self, path: str) -> bool:
@@ -610,10 +614,53 @@ class ImportGraph:
 def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     """The program of `entry`. InputError (with the failing file's path) when a module
     cannot be read or parsed: a program is migrated whole or not at all. `graph`: the
-    project's files and imports already read (folder mode shares one across entries)."""
+    project's files and imports already read (folder mode shares one across entries).
+
+    Imports resolve against the folders the program's modules put on sys.path too
+    (sys_path.py): when the walk finds such an edit, it walks again with those folders
+    searched (a few rounds at most; each file is still read once)."""
     graph = ImportGraph() if graph is None else graph
     start = graph.start(entry)
     resolver = start.resolver
+    base = list(resolver.search)
+    for _ in range(_SYS_PATH_ROUNDS):
+        modules, uses_generated, dynamic = _walk_imports(graph, start, resolver)
+        front: list[str] = []
+        back: list[str] = []
+        for module in modules:
+            if module.path_edits:
+                more_front, more_back = resolve_edits(module.path_edits, start.root)
+                front += more_front
+                back += more_back
+        search = [*reversed(front), *base, *back]
+        search = [s for i, s in enumerate(search) if s not in search[:i]]
+        if search == resolver.search:
+            break
+        resolver = graph.resolver(start.root, search, resolver.shown_base)
+    unresolved: set[str] = set()
+    for module in modules:
+        unresolved |= graph.unresolved(resolver, module)
+    return Program(
+        start.entry,
+        start.root,
+        tuple(modules),
+        start.module_entry,
+        start.entry_dir,
+        frozenset(uses_generated),
+        graph.unfollowed(unresolved, start.root, resolver) if unresolved else (),
+        tuple(dynamic.sites),
+    )
+
+
+#: Walks of one program at most: each round may find modules that edit sys.path again.
+_SYS_PATH_ROUNDS = 4
+
+
+def _walk_imports(
+    graph: ImportGraph, start: Start, resolver: Resolver
+) -> tuple[list[ProgramModule], set[str], DynamicImports]:
+    """The entry and the project modules it imports, breadth first, the way `resolver`
+    resolves them; the modules that import the generated helpers; the import calls."""
     modules = [start.entry]
     seen = {start.entry.real}
     uses_generated: set[str] = set()
@@ -631,19 +678,7 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
             found = graph.module(file, shown, name, real=real)
             modules.append(found)
             queue.append((found, os.path.abspath(file)))
-    unresolved: set[str] = set()
-    for module in modules:
-        unresolved |= graph.unresolved(resolver, module)
-    return Program(
-        start.entry,
-        start.root,
-        tuple(modules),
-        start.module_entry,
-        start.entry_dir,
-        frozenset(uses_generated),
-        graph.unfollowed(unresolved, start.root, resolver) if unresolved else (),
-        tuple(dynamic.sites),
-    )
+    return modules, uses_generated, dynamic
 
 
 def _dynamic_edges(dynamic: DynamicImports, module: ProgramModule) -> list[Edge]:

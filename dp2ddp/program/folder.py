@@ -208,7 +208,8 @@ def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
     their targets differently too). Discovery names each file after the way it first
     reaches it, so the walk is exact when every way of reaching a file resolves its
     imports to the same files: each is checked, and None (discover each target on its
-    own) when two do not."""
+    own) when two do not, or when a module edits sys.path (discovery then walks again).
+    """
     resolver = group[0].resolver
     successors: dict[str, frozenset[str]] = {}
     visited: set[tuple[str, str, str]] = set()
@@ -220,6 +221,8 @@ def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
         if variant in visited:
             continue
         visited.add(variant)
+        if module.path_edits:
+            return None  # it may widen the import search: discovery re-walks with it
         edges = graph.imports(resolver, module, path)
         reals = frozenset(real for _, _, real, _ in edges)
         if successors.setdefault(module.real, reals) != reals:

@@ -1,6 +1,9 @@
-# Reached only through the sys.path edit in train.py: discovery cannot follow it.
+# Reached through the static sys.path edit in train.py: discovery follows it.
 import torch
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 
 def make_loaders(batch_size):
@@ -8,5 +11,9 @@ def make_loaders(batch_size):
     train_set = TensorDataset(torch.randn(64, 8, generator=g), torch.randint(0, 2, (64,), generator=g))
     val_set = TensorDataset(torch.randn(32, 8, generator=g), torch.randint(0, 2, (32,), generator=g))
     if batch_size > 0:
-        return DataLoader(train_set, batch_size=batch_size, shuffle=True), DataLoader(val_set)
+        return DataLoader(
+            train_set,
+            batch_size=ddp_per_rank_batch(batch_size),
+            sampler=DdpDistributedSampler(train_set, shuffle=True, advance_epoch=True),
+        ), DataLoader(val_set)
     return None, DataLoader(val_set)

@@ -1,4 +1,4 @@
-# Reached only through the sys.path edit in train.py: discovery cannot follow it.
+# Reached through the static sys.path edit in train.py: discovery follows it.
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 

@@ -1,0 +1,1 @@
+from .synthetic import KeypointSet  # noqa: F401

@@ -1,0 +1,1 @@
+from . import pose_net  # noqa: F401

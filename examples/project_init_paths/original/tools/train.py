@@ -1,0 +1,37 @@
+"""Train the pose network (run from the project root: python tools/train.py)."""
+
+import logging
+
+import _init_paths  # noqa: F401
+import torch
+from torch.utils.data import DataLoader
+
+import dataset
+import models
+from config import cfg
+from core.function import train, validate
+
+
+def main():
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    torch.manual_seed(0)
+    model = models.pose_net.get_pose_net(cfg)
+    model = torch.nn.DataParallel(model, device_ids=cfg.GPUS if torch.cuda.is_available() else None)
+    criterion = torch.nn.MSELoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg.LR, momentum=0.9)
+    train_loader = DataLoader(
+        dataset.KeypointSet(256, seed=0),
+        batch_size=cfg.BATCH_SIZE_PER_GPU * len(cfg.GPUS),
+        shuffle=True,
+    )
+    valid_loader = DataLoader(dataset.KeypointSet(96, seed=1), batch_size=32)
+    for epoch in range(cfg.EPOCHS):
+        train(cfg, train_loader, model, criterion, optimizer, epoch)
+        loss = validate(valid_loader, model, criterion)
+        logging.info("epoch %d: val loss %.4f", epoch, loss)
+    torch.save(model.module.state_dict(), "pose_net.pt")
+    print(f"final val loss {loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()
