@@ -304,3 +304,20 @@ def test_a_module_shared_by_a_script_and_a_module_entry_is_an_error(
     )
     assert snapshot(work) != before  # the first program is migrated; the second is not
     assert (work / "run.py").read_bytes() == before["run.py"]
+
+
+def test_a_config_attribute_named_like_a_helper_imports_nothing(tmp_path: Path) -> None:
+    """HRNet's yacs defaults set `_C.RANK = 0`: an attribute (or keyword) named like a
+    generated helper is no use of it; the config module is left byte for byte (it used to
+    get `from _dp2ddp import RANK`)."""
+    (tmp_path / ".git").mkdir()
+    config = "class Node:\n    pass\n\n\n_C = Node()\n_C.RANK = 0\n_C.DEVICE = dict(DEVICE=1)\n"
+    (tmp_path / "config.py").write_text(config)
+    (tmp_path / "train.py").write_text(
+        "import torch.nn as nn\n\nfrom config import _C\n\n"
+        "model = nn.DataParallel(nn.Linear(2, 2))\nprint(_C.RANK)\n"
+    )
+    result = CliRunner().invoke(main, ["migrate", str(tmp_path / "train.py")])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "config.py").read_text() == config
+    assert "DistributedDataParallel(" in (tmp_path / "train.py").read_text()

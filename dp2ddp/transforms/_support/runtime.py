@@ -94,6 +94,8 @@ def used_exports(module: cst.Module) -> list[str]:
 
 
 def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
+    """The names `node` reads: not an attribute's name (`cfg.RANK`) nor a keyword's
+    (`f(RANK=0)`), which are no use of a module-level name."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -101,6 +103,10 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
             yield current
         elif isinstance(current, (cst.Import, cst.ImportFrom)):
             continue
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        elif isinstance(current, cst.Arg):
+            stack.append(current.value)
         else:
             stack.extend(current.children)
 
