@@ -38,12 +38,12 @@ CASES = HERE / "e2e_cases"
 DRIVER = HERE / "e2e_driver.py"
 PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
 DRAWN = ("shuffled_dataset", "random_split_dataset")
-#: case -> samples one epoch of its sampler covers
+#: case -> samples one epoch of its sampler covers, and the per-rank loader.batch_size
 OWN_SAMPLERS = {
-    "pk_sampler": set(range(96)),
-    "weighted_sampler": set(range(96)),
-    "bucket_batch_sampler": set(range(90)),
-    "loader_subclass": None,  # the 96 of 120 its validation split leaves
+    "pk_sampler": (set(range(96)), 8),
+    "weighted_sampler": (80, 8),  # 80 of the 90 it draws (drop_last)
+    "bucket_batch_sampler": (set(range(90)), None),  # a batch sampler: None, as it was
+    "loader_subclass": (None, 8),  # the 111 of 120 its validation split leaves
 }
 
 
@@ -75,7 +75,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     for name in OWN_SAMPLERS:
         source = (CASES / f"{name}.py").read_text()
         result = migrate_source(source, filename=f"{name}.py")
-        sharded = "DdpBatchShard(" in result.code or "**ddp_loader_arguments(" in result.code
+        sharded = "Shard(" in result.code or "**ddp_loader_arguments(" in result.code
         assert sharded and not result.diagnostics, name
         scripts.append(out / f"{name}.py")
         scripts[-1].write_text(result.code)
@@ -185,9 +185,16 @@ def test_own_sampler_is_sharded_as_dataparallel_split_its_batches(
     for mine, theirs in zip(first, second, strict=True):
         assert mine and theirs and not set(mine) & set(theirs)
     seen = [i for batches in (first, second) for batch in batches for i in batch]
-    expected = OWN_SAMPLERS[name]
+    expected, batch_size = OWN_SAMPLERS[name]
+    # a number programs read back (np.sqrt(loader.batch_size)): the per-rank batch
+    assert all(r["digest"]["batch_size"] == batch_size for r in ranks), ranks
+    if isinstance(expected, int):  # drop_last: that many distinct samples of the epoch
+        assert len(seen) == len(set(seen)) == expected
+        assert all(len(batch) == 8 for batch in first + second)
+        return
     if expected is None:
         expected = set(range(120)) - set(ranks[0]["digest"]["valid"])
+        assert [len(b) for b in first][-2:] == [8, 8] and [len(b) for b in second][-1] == 7
     assert len(seen) == len(expected) and set(seen) == expected
     if name == "pk_sampler":  # 4 identities x 4 instances: each rank holds whole groups
         for batch in first + second:
