@@ -37,6 +37,9 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / "e2e_cases"
 DRIVER = HERE / "e2e_driver.py"
 PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
+#: A package entry run by its path (`torchrun tools/train.py`) that puts the project root on
+#: sys.path itself: the helpers import `tools._dp2ddp` must follow that edit.
+SYS_PATH_ENTRY = HERE / "program_fixtures" / "sys_path_package_entry" / "expected"
 DRAWN = ("shuffled_dataset", "random_split_dataset")
 #: case -> samples one epoch of its sampler covers, and the per-rank loader.batch_size
 OWN_SAMPLERS = {
@@ -81,6 +84,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
         scripts[-1].write_text(result.code)
     shutil.copytree(PROGRAM, out / "program")
     scripts.append(out / "program" / "train.py")
+    shutil.copytree(SYS_PATH_ENTRY, out / "sys_path_entry")
+    scripts.append(out / "sys_path_entry" / "tools" / "train.py")
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts)]
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("RANK", "WORLD_SIZE")}
@@ -97,7 +102,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
             path = folder / f"rank{rank}.status.json"
             assert path.exists(), f"{script} did not run on rank {rank}: {console[-4000:]}"
             ranks.append(json.loads(path.read_text()))
-        key = "program" if script.parent.name == "program" else script.stem
+        key = {"program": "program", "tools": "sys_path_entry"}.get(
+            script.parent.name, script.stem
+        )
         statuses[key] = ranks
     if proc.returncode != 0:
         assert all(s["ok"] for ranks in statuses.values() for s in ranks), console[-6000:]
@@ -210,3 +217,16 @@ def test_verify_passes_the_migration_of_an_identity_sampler(tmp_path: Path) -> N
     )
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_package_entry_run_by_its_path_imports_the_helpers_after_its_sys_path_edit(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    """`torchrun tools/train.py` (not only `-m tools.train`): the entry's own
+    `sys.path.insert(0, root)` comes before `from tools._dp2ddp import ...`."""
+    ranks = runs["sys_path_entry"]
+    assert all(r["ok"] for r in ranks), ranks
+    first, second = (r["digest"]["train"] for r in ranks)
+    assert len(first) == len(second) == 8 and not set(first) & set(second)
+    assert sorted(first + second) == [float(2 * i) for i in range(16)]
+    assert ranks[0]["digest"]["weight"] == ranks[1]["digest"]["weight"]
