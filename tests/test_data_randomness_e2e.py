@@ -42,7 +42,7 @@ PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
 SYS_PATH_ENTRY = HERE / "program_fixtures" / "sys_path_package_entry" / "expected"
 DRAWN = ("shuffled_dataset", "random_split_dataset")
 #: case -> samples one epoch of its sampler covers, and the per-rank loader.batch_size
-OWN_SAMPLERS = {
+OWN_SAMPLERS: dict[str, tuple[set[int] | int | None, int | None]] = {
     "pk_sampler": (set(range(96)), 8),
     "weighted_sampler": (80, 8),  # 80 of the 90 it draws (drop_last)
     "bucket_batch_sampler": (set(range(90)), None),  # a batch sampler: None, as it was
@@ -84,6 +84,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
         scripts[-1].write_text(result.code)
     shutil.copytree(PROGRAM, out / "program")
     scripts.append(out / "program" / "train.py")
+    source = (CASES / "reinit_after_wrap.py").read_text()
+    result = migrate_source(source, filename="reinit_after_wrap.py")
+    assert "ddp_broadcast_module(model)" in result.code and not result.diagnostics
+    scripts.append(out / "reinit_after_wrap.py")
+    scripts[-1].write_text(result.code)
+    scripts.append(out / "reinit_after_wrap_naive.py")  # what dp2ddp wrote before
+    scripts[-1].write_text(result.code.replace("    ddp_broadcast_module(model)\n", ""))
     shutil.copytree(SYS_PATH_ENTRY, out / "sys_path_entry")
     scripts.append(out / "sys_path_entry" / "tools" / "train.py")
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
@@ -102,9 +109,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
             path = folder / f"rank{rank}.status.json"
             assert path.exists(), f"{script} did not run on rank {rank}: {console[-4000:]}"
             ranks.append(json.loads(path.read_text()))
-        key = {"program": "program", "tools": "sys_path_entry"}.get(
-            script.parent.name, script.stem
-        )
+        key = {"program": "program", "tools": "sys_path_entry"}.get(script.parent.name, script.stem)
         statuses[key] = ranks
     if proc.returncode != 0:
         assert all(s["ok"] for ranks in statuses.values() for s in ranks), console[-6000:]
@@ -230,3 +235,27 @@ def test_package_entry_run_by_its_path_imports_the_helpers_after_its_sys_path_ed
     assert len(first) == len(second) == 8 and not set(first) & set(second)
     assert sorted(first + second) == [float(2 * i) for i in range(16)]
     assert ranks[0]["digest"]["weight"] == ranks[1]["digest"]["weight"]
+
+
+def test_verify_names_a_loss_comparing_samples_across_the_batch(tmp_path: Path) -> None:
+    """Batch-hard mining per rank is not DataParallel's mining over the whole batch: the
+    data split right, the updates differ, and verify names the loss (DP040)."""
+    original = CASES / "batch_hard_triplet.py"
+    result = migrate_source(original.read_text(), filename=original.name)
+    assert [d.code for d in result.diagnostics] == ["DP040"]
+    report = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0))
+    assert report.exit_code != 0, report
+    assert report.sharding_status == "ok", report
+    cause = next(c for c in report.causes if c.key == "batch_pairs")
+    assert "batch_hard_triplet.py:12 batch_hard_triplet() (torch.cdist" in cause.detail, cause
+
+
+def test_weights_reinitialised_after_the_wrap_are_rank_zeros_on_every_rank(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    """Seeded per process, re-drawn after the wrap: the inserted broadcast keeps the ranks'
+    models one model (DDP itself copied rank 0's weights at the wrap only)."""
+    ranks, naive = runs["reinit_after_wrap"], runs["reinit_after_wrap_naive"]
+    assert all(r["ok"] for r in ranks + naive), ranks
+    assert ranks[0]["digest"]["weights"] == ranks[1]["digest"]["weights"]
+    assert naive[0]["digest"]["weights"] != naive[1]["digest"]["weights"]

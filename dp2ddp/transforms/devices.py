@@ -4,6 +4,8 @@ Under DataParallel everything lived on cuda:0 (the master GPU). Under DDP each p
 owns GPU LOCAL_RANK, so `"cuda:0"`, `.cuda()`, `.cuda(0)`, `.to("cuda")`,
 `torch.device("cuda:0")` and the `"cuda" if torch.cuda.is_available() else "cpu"` idiom
 all become `DEVICE` (which is the CPU where CUDA is missing, so CPU fallback keeps working).
+A device string stored in an attribute or item (a yacs config default) stays a string: see
+leave_Assign.
 """
 
 from __future__ import annotations

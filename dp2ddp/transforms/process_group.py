@@ -113,14 +113,14 @@ class InsertProcessGroup(MigrationTransform):
             self._setup_in_script_block(original, body)
         migrated = updated.with_changes(body=body)
         names = used_exports(migrated)
-        at = _after_path_edits(body, names) if "." in program.helpers_module else None
-        if at is not None:
+        after = _after_path_edits(body, names) if "." in program.helpers_module else None
+        if after is not None:
             # `from tools._dp2ddp import ...` resolves only once the root is on sys.path,
             # which `python tools/train.py` gets from the module's own sys.path edit.
             statement = cst.parse_statement(
                 f"from {program.helpers_module} import {', '.join(names)}  # noqa: E402\n"
             )
-            body.insert(at, statement)
+            body.insert(after, statement)
             migrated = updated.with_changes(body=body)
             self.record(
                 original,

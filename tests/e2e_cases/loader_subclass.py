@@ -54,7 +54,7 @@ def main():
         batches=batches,
         length=len(loader),
         batch_size=loader.batch_size,
-        valid=sorted(loader.valid_indices.tolist())
+        valid=sorted(loader.valid_indices.tolist()),
     )
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import name_of, walk
 
@@ -45,6 +46,26 @@ def pair_losses(
                 name = f"{owner}.{node.name.value}" if owner else node.name.value
                 yield node, name, code(inner)
                 break
+
+
+_MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze")
+
+
+def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:
+    """(line, name, expression) of each DP040 function of `source` (verify names them
+    when a migration's updates differ); nothing for a file that does not parse."""
+    if not (_NAMED.search(source) and _MAY_COMPARE.search(source)):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return [
+        (positions[node].start.line, name, expression)
+        for node, name, expression in pair_losses(wrapper.module, module.code_for_node)
+    ]
 
 
 def _functions(body: object, owner: str | None) -> Iterator[tuple[cst.FunctionDef, str | None]]:
