@@ -101,6 +101,10 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
             yield current
         elif isinstance(current, (cst.Import, cst.ImportFrom)):
             continue
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)  # `cfg.MODEL.DEVICE` does not use the name DEVICE
+        elif isinstance(current, cst.Arg) and current.keyword is not None:
+            stack.append(current.value)  # nor does `f(DEVICE=...)`
         else:
             stack.extend(current.children)
 
