@@ -166,6 +166,16 @@ class DdpBatchShard:
         return -(-len(self.sampler) // size)
 
 
+def ddp_broadcast_module(module):
+    """Copy rank 0's parameters and buffers to every rank. DistributedDataParallel copies
+    them once, when it wraps the model; a model re-initialised in place after that
+    (model.apply(weights_init)) would hold each rank's own random draw, and the ranks would
+    train different models. Every rank calls it, right after the re-initialisation."""
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        for tensor in module.state_dict().values():
+            dist.broadcast(tensor, 0)
+
+
 class DdpDistributedSampler(DistributedSampler):
     """DistributedSampler with two additions, each switched on by how dp2ddp builds it.
 
