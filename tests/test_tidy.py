@@ -106,14 +106,6 @@ def _ruff(paths: list[Path], select: str, limit: int = 100) -> dict[str, int]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known regression after merging the parallel branches (stop 23): "
-        "data_own_samplers and data_random_sampler_kept outputs have lines of 119/108 "
-        "characters (the DdpBatchShard rewrite is not wrapped)"
-    ),
-)
 @pytest.mark.skipif(not Path(RUFF).exists(), reason="ruff is not installed")
 def test_golden_outputs_add_no_import_order_finding_nor_long_line() -> None:
     """Measured with ruff on every golden fixture: where the input has no I001, the expected

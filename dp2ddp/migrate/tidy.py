@@ -437,7 +437,13 @@ def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
     if scan is None or scan.comment is not None:
         return None
     if continuation:
-        return _split_at_commas(text, limit)
+        # inside brackets: at its commas, else black's right-hand split of its last
+        # bracket (`sampler=DdpSamplerShard(` / its arguments / `),`)
+        at_commas = _split_at_commas(text, limit)
+        if at_commas is not None:
+            return at_commas
+        last = _split_last_bracket(text, limit)
+        return last if last is not None and all(len(line) <= limit for line in last) else None
     if scan.unbalanced:
         return None
     if text.startswith("from ") and " import " in text and "(" not in text:
