@@ -89,7 +89,9 @@ def diagnose(ev: Evidence) -> list[Cause]:
                 "DDP ranks hold different parameters",
                 ev.sync_detail,
                 "Wrap the model in DistributedDataParallel on every rank and update parameters "
-                "only through the optimizer (or broadcast what you change by hand).",
+                "only through the optimizer (or broadcast what you change by hand: weights "
+                "re-initialised after the wrap, model.apply(weights_init), need "
+                "ddp_broadcast_module(model) after them, see DP039).",
             )
         )
     if not ev.numerics.passed:
