@@ -278,6 +278,32 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "nbconvert --to script NOTEBOOK.ipynb`), migrate the script with `dp2ddp migrate` and "
         "launch it with torchrun; keep the notebook for single-GPU work.",
     ),
+    "DP039": (
+        "weights re-initialised after the DDP wrap",
+        "DistributedDataParallel copies rank 0's parameters and buffers to every rank once, "
+        "when it wraps the model; an in-place re-initialisation after that (model.apply("
+        "weights_init), reset_parameters(), nn.init.*_ on its weights) draws new weights on "
+        "each rank from that rank's own generator, and the ranks then train different "
+        "models for the whole run (DDP only averages gradients). dp2ddp inserts "
+        "ddp_broadcast_module(model) after such a call where every rank reaches it; here it "
+        "could not (the reason is named). Re-initialise before wrapping, or broadcast the "
+        "weights from rank 0 yourself after it (ddp_broadcast_module, or "
+        "torch.distributed.broadcast of each parameter and buffer) on every rank.",
+    ),
+    "DP040": (
+        "loss compares samples across the batch",
+        "DataParallel gathered the model's outputs from every GPU and computed a loss written "
+        "outside the model on the whole batch; under DDP each rank computes it on its own "
+        "part. For a loss over single samples that changes nothing (DDP averages the "
+        "gradients), but a loss over pairs of samples (batch-hard triplet mining, "
+        "contrastive or InfoNCE losses, a pairwise distance matrix) now mines among fewer "
+        "samples: its value and gradients differ, and `dp2ddp verify` reports NOT "
+        "EQUIVALENT (naming this function). Where the whole batch matters, gather the "
+        "embeddings and labels from every rank before the loss "
+        "(torch.distributed.nn.functional.all_gather passes the gradients back); otherwise "
+        "accept per-rank mining (an identity sampler's P x K groups stay whole in each "
+        "rank's part when the per-rank batch holds them).",
+    ),
 }
 
 

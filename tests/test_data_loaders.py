@@ -166,11 +166,12 @@ def _sampler_case(body: str) -> tuple[str, list[str]]:
     ],
 )
 def test_samplers_it_cannot_follow_are_sharded_as_dataparallel_split_them(body: str) -> None:
-    """Not replaced by a DistributedSampler: wrapped as they are (DdpBatchShard, issue 19)."""
+    """Not replaced by a DistributedSampler: wrapped as they are (DdpSamplerShard, issue 19)."""
     code, codes = _sampler_case(body)
     assert "DP009" not in codes
     assert "DistributedSampler(" not in code
-    assert "batch_sampler=DdpBatchShard(sampler, ddp_per_rank_batch(2))" in code
+    assert "sampler=DdpSamplerShard(sampler, ddp_per_rank_batch(2))" in code
+    assert "batch_size=ddp_per_rank_batch(2)" in code
 
 
 def test_sampler_beside_shuffle_stays_dp009() -> None:
@@ -179,7 +180,7 @@ def test_sampler_beside_shuffle_stays_dp009() -> None:
         "loader = DataLoader(ds, sampler=RandomSampler(ds), shuffle=True, batch_size=2)\n"
     )
     assert codes == ["DP009"]
-    assert "DdpBatchShard(" not in code and "DistributedSampler(" not in code
+    assert "Shard(" not in code and "DistributedSampler(" not in code
 
 
 def test_annotated_sampler_variable_is_replaced_and_its_import_kept_while_used() -> None:
@@ -188,8 +189,8 @@ def test_annotated_sampler_variable_is_replaced_and_its_import_kept_while_used()
         "sampler: RandomSampler = RandomSampler(ds)\n"
         "loader = DataLoader(ds, sampler=sampler, batch_size=4)\n"
     )
-    assert codes == []  # `kept` is sharded as it is (DdpBatchShard)
-    assert "batch_sampler=DdpBatchShard(RandomSampler(ds, replacement=True), 1)" in code
+    assert codes == []  # `kept` is sharded as it is (DdpSamplerShard)
+    assert "sampler=DdpSamplerShard(RandomSampler(ds, replacement=True), 1)" in code
     assert "sampler: RandomSampler = DistributedSampler(ds, shuffle=True)\n" in code
     assert "loader = DataLoader(ds, sampler=sampler, batch_size=ddp_per_rank_batch(4))" in code
     assert "\n    loader.sampler.set_epoch(epoch)\n" in code

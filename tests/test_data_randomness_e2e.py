@@ -37,13 +37,16 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / "e2e_cases"
 DRIVER = HERE / "e2e_driver.py"
 PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
+#: A package entry run by its path (`torchrun tools/train.py`) that puts the project root on
+#: sys.path itself: the helpers import `tools._dp2ddp` must follow that edit.
+SYS_PATH_ENTRY = HERE / "program_fixtures" / "sys_path_package_entry" / "expected"
 DRAWN = ("shuffled_dataset", "random_split_dataset")
-#: case -> samples one epoch of its sampler covers
-OWN_SAMPLERS = {
-    "pk_sampler": set(range(96)),
-    "weighted_sampler": set(range(96)),
-    "bucket_batch_sampler": set(range(90)),
-    "loader_subclass": None,  # the 96 of 120 its validation split leaves
+#: case -> samples one epoch of its sampler covers, and the per-rank loader.batch_size
+OWN_SAMPLERS: dict[str, tuple[set[int] | int | None, int | None]] = {
+    "pk_sampler": (set(range(96)), 8),
+    "weighted_sampler": (80, 8),  # 80 of the 90 it draws (drop_last)
+    "bucket_batch_sampler": (set(range(90)), None),  # a batch sampler: None, as it was
+    "loader_subclass": (None, 8),  # the 111 of 120 its validation split leaves
 }
 
 
@@ -75,12 +78,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     for name in OWN_SAMPLERS:
         source = (CASES / f"{name}.py").read_text()
         result = migrate_source(source, filename=f"{name}.py")
-        sharded = "DdpBatchShard(" in result.code or "**ddp_loader_arguments(" in result.code
+        sharded = "Shard(" in result.code or "**ddp_loader_arguments(" in result.code
         assert sharded and not result.diagnostics, name
         scripts.append(out / f"{name}.py")
         scripts[-1].write_text(result.code)
     shutil.copytree(PROGRAM, out / "program")
     scripts.append(out / "program" / "train.py")
+    source = (CASES / "reinit_after_wrap.py").read_text()
+    result = migrate_source(source, filename="reinit_after_wrap.py")
+    assert "ddp_broadcast_module(model)" in result.code and not result.diagnostics
+    scripts.append(out / "reinit_after_wrap.py")
+    scripts[-1].write_text(result.code)
+    scripts.append(out / "reinit_after_wrap_naive.py")  # what dp2ddp wrote before
+    scripts[-1].write_text(result.code.replace("    ddp_broadcast_module(model)\n", ""))
+    shutil.copytree(SYS_PATH_ENTRY, out / "sys_path_entry")
+    scripts.append(out / "sys_path_entry" / "tools" / "train.py")
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts)]
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("RANK", "WORLD_SIZE")}
@@ -97,7 +109,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
             path = folder / f"rank{rank}.status.json"
             assert path.exists(), f"{script} did not run on rank {rank}: {console[-4000:]}"
             ranks.append(json.loads(path.read_text()))
-        key = "program" if script.parent.name == "program" else script.stem
+        key = {"program": "program", "tools": "sys_path_entry"}.get(script.parent.name, script.stem)
         statuses[key] = ranks
     if proc.returncode != 0:
         assert all(s["ok"] for ranks in statuses.values() for s in ranks), console[-6000:]
@@ -185,9 +197,16 @@ def test_own_sampler_is_sharded_as_dataparallel_split_its_batches(
     for mine, theirs in zip(first, second, strict=True):
         assert mine and theirs and not set(mine) & set(theirs)
     seen = [i for batches in (first, second) for batch in batches for i in batch]
-    expected = OWN_SAMPLERS[name]
+    expected, batch_size = OWN_SAMPLERS[name]
+    # a number programs read back (np.sqrt(loader.batch_size)): the per-rank batch
+    assert all(r["digest"]["batch_size"] == batch_size for r in ranks), ranks
+    if isinstance(expected, int):  # drop_last: that many distinct samples of the epoch
+        assert len(seen) == len(set(seen)) == expected
+        assert all(len(batch) == 8 for batch in first + second)
+        return
     if expected is None:
         expected = set(range(120)) - set(ranks[0]["digest"]["valid"])
+        assert [len(b) for b in first][-2:] == [8, 8] and [len(b) for b in second][-1] == 7
     assert len(seen) == len(expected) and set(seen) == expected
     if name == "pk_sampler":  # 4 identities x 4 instances: each rank holds whole groups
         for batch in first + second:
@@ -203,3 +222,40 @@ def test_verify_passes_the_migration_of_an_identity_sampler(tmp_path: Path) -> N
     )
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_package_entry_run_by_its_path_imports_the_helpers_after_its_sys_path_edit(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    """`torchrun tools/train.py` (not only `-m tools.train`): the entry's own
+    `sys.path.insert(0, root)` comes before `from tools._dp2ddp import ...`."""
+    ranks = runs["sys_path_entry"]
+    assert all(r["ok"] for r in ranks), ranks
+    first, second = (r["digest"]["train"] for r in ranks)
+    assert len(first) == len(second) == 8 and not set(first) & set(second)
+    assert sorted(first + second) == [float(2 * i) for i in range(16)]
+    assert ranks[0]["digest"]["weight"] == ranks[1]["digest"]["weight"]
+
+
+def test_verify_names_a_loss_comparing_samples_across_the_batch(tmp_path: Path) -> None:
+    """Batch-hard mining per rank is not DataParallel's mining over the whole batch: the
+    data split right, the updates differ, and verify names the loss (DP040)."""
+    original = CASES / "batch_hard_triplet.py"
+    result = migrate_source(original.read_text(), filename=original.name)
+    assert [d.code for d in result.diagnostics] == ["DP040"]
+    report = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0))
+    assert report.exit_code != 0, report
+    assert report.sharding_status == "ok", report
+    cause = next(c for c in report.causes if c.key == "batch_pairs")
+    assert "batch_hard_triplet.py:12 batch_hard_triplet() (torch.cdist" in cause.detail, cause
+
+
+def test_weights_reinitialised_after_the_wrap_are_rank_zeros_on_every_rank(
+    runs: dict[str, list[dict[str, Any]]],
+) -> None:
+    """Seeded per process, re-drawn after the wrap: the inserted broadcast keeps the ranks'
+    models one model (DDP itself copied rank 0's weights at the wrap only)."""
+    ranks, naive = runs["reinit_after_wrap"], runs["reinit_after_wrap_naive"]
+    assert all(r["ok"] for r in ranks + naive), ranks
+    assert ranks[0]["digest"]["weights"] == ranks[1]["digest"]["weights"]
+    assert naive[0]["digest"]["weights"] != naive[1]["digest"]["weights"]

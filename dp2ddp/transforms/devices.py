@@ -4,6 +4,8 @@ Under DataParallel everything lived on cuda:0 (the master GPU). Under DDP each p
 owns GPU LOCAL_RANK, so `"cuda:0"`, `.cuda()`, `.cuda(0)`, `.to("cuda")`,
 `torch.device("cuda:0")` and the `"cuda" if torch.cuda.is_available() else "cpu"` idiom
 all become `DEVICE` (which is the CPU where CUDA is missing, so CPU fallback keeps working).
+A device string stored in an attribute or item (a yacs config default) stays a string: see
+leave_Assign.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import call_named
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -28,6 +31,11 @@ def _is_cuda_string(node: cst.BaseExpression) -> bool:
 
 def _has_index(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.SimpleString) and ":" in node.value
+
+
+def _choices(node: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """The two strings of a `"cuda" if ... else "cpu"` choice; () for anything else."""
+    return (node.body, node.orelse) if isinstance(node, cst.IfExp) else ()
 
 
 def _device() -> cst.Name:
@@ -132,8 +140,22 @@ class PinDevices(MigrationTransform):
         return updated.with_changes(args=args) if changed else updated
 
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
-        """`device = "cuda" if torch.cuda.is_available() else "cpu"` -> `device = DEVICE`."""
-        if self._is_device_value(original_node.value):
-            self.record(original_node, f"{self.code(original_node.value)} -> DEVICE")
+        """`device = "cuda" if torch.cuda.is_available() else "cpu"` -> `device = DEVICE`.
+
+        A string stored in an attribute or an item (`_C.MODEL.DEVICE = "cuda"`, a yacs
+        config default; `args.device = ...`) stays a string: a config may accept strings
+        only (yacs rejects a torch.device) or compare it (`cfg.DEVICE == "cuda"`). Without
+        an index, `"cuda"` already names this process's GPU once ddp_setup() has set it
+        (torch.cuda.set_device(LOCAL_RANK)), so it is left as it is; `"cuda:0"` would put
+        every process on GPU 0 and becomes `str(DEVICE)`."""
+        value = original_node.value
+        if not self._is_device_value(value):
+            return updated_node
+        if all(isinstance(t.target, cst.Name) for t in original_node.targets):
+            self.record(original_node, f"{self.code(value)} -> DEVICE")
             return updated_node.with_changes(value=_device())
-        return updated_node
+        indexed = [n for n in (value, *_choices(value)) if _has_index(n)]
+        if not indexed:
+            return updated_node
+        self.record(original_node, f"{self.code(value)} -> str(DEVICE), a string as it was")
+        return updated_node.with_changes(value=call_named("str", cst.Arg(_device())))

@@ -10,7 +10,12 @@ from libcst.codemod.visitors import AddImportsVisitor
 from dp2ddp.templating import Statement, render_statements
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SETUP_FUNCTION
-from dp2ddp.transforms._support.nodes import after_imports, is_docstring, is_script_guard
+from dp2ddp.transforms._support.nodes import (
+    after_imports,
+    is_docstring,
+    is_script_guard,
+    walk,
+)
 
 #: Helpers that need an extra module import.
 _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
@@ -108,6 +113,21 @@ class InsertProcessGroup(MigrationTransform):
             self._setup_in_script_block(original, body)
         migrated = updated.with_changes(body=body)
         names = used_exports(migrated)
+        after = _after_path_edits(body, names) if "." in program.helpers_module else None
+        if after is not None:
+            # `from tools._dp2ddp import ...` resolves only once the root is on sys.path,
+            # which `python tools/train.py` gets from the module's own sys.path edit.
+            statement = cst.parse_statement(
+                f"from {program.helpers_module} import {', '.join(names)}  # noqa: E402\n"
+            )
+            body.insert(after, statement)
+            migrated = updated.with_changes(body=body)
+            self.record(
+                original,
+                f"imports {', '.join(names)} from {program.helpers_module}, after the "
+                "module's own sys.path edit",
+            )
+            return migrated
         for name in names:
             AddImportsVisitor.add_needed_import(self.context, program.helpers_module, name)
         if names:
@@ -200,3 +220,32 @@ def _two_blank_lines_before(stmt: Statement) -> Statement:
     if blanks >= 2:
         return stmt
     return stmt.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blanks) + lines)
+
+
+def _after_path_edits(body: Sequence[cst.BaseStatement], names: Sequence[str]) -> int | None:
+    """Where the helpers import goes in a module that edits sys.path at its top level
+    (`sys.path.append('.')`, `sys.path.insert(0, root)`) before it uses a helper: right
+    after the last such edit. None: no such edit, or no helper to import."""
+    if not names:
+        return None
+    wanted, at = set(names), None
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or any(
+            isinstance(n, cst.Name) and n.value in wanted for n in walk(stmt)
+        ):
+            break
+        if any(_is_sys_path(n) for n in walk(stmt)):
+            at = index + 1
+    return at
+
+
+def _is_sys_path(node: cst.CSTNode) -> bool:
+    """`sys.path` itself, written to: `sys.path.append(...)`, `sys.path[0:0] = ...`,
+    `sys.path = ...`, `sys.path += ...` (what the statement does with it is not asked:
+    reading sys.path at the top level before any helper is used is as good a place)."""
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "path"
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "sys"
+    )

@@ -14,6 +14,8 @@ only adds where to look):
 * every update is c x the original's, c = 1/W      -> loss summed, not averaged: DDP averages
   the ranks' gradients where DataParallel's single backward summed over the whole batch
 * c = W, or another constant c                     -> loss or learning rate rescaled
+* the data split right, updates differ, and a loss function of the program compares
+  samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
 * dropout drew masks, BatchNorm used batch statistics, the global RNG advanced between
   steps                                            -> randomness / statistics that cannot be
   aligned between 1 and W processes (named as such, with the neutralising flag).
@@ -52,6 +54,9 @@ class Evidence:
     #: migrated script draws what decides a dataset per process: (line, function).
     datasets_differ: str | None = None
     dataset_draws: tuple[tuple[int, str], ...] = ()
+    #: Loss functions of the original program comparing samples across the batch (DP040):
+    #: `path:line name() (expression)`.
+    pair_losses: tuple[str, ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -84,12 +89,16 @@ def diagnose(ev: Evidence) -> list[Cause]:
                 "DDP ranks hold different parameters",
                 ev.sync_detail,
                 "Wrap the model in DistributedDataParallel on every rank and update parameters "
-                "only through the optimizer (or broadcast what you change by hand).",
+                "only through the optimizer (or broadcast what you change by hand: weights "
+                "re-initialised after the wrap, model.apply(weights_init), need "
+                "ddp_broadcast_module(model) after them, see DP039).",
             )
         )
     if not ev.numerics.passed:
         causes += _scale(ev, causes)
         causes += _randomness(ev, causes)
+    if not ev.numerics.passed and not ev.sharding.failed and ev.pair_losses:
+        causes.append(_pair_losses(ev))
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -104,6 +113,24 @@ def diagnose(ev: Evidence) -> list[Cause]:
             )
         )
     return causes
+
+
+def _pair_losses(ev: Evidence) -> Cause:
+    """The data split right, the updates differ, and a loss compares samples across the
+    batch: each rank mines its own part where DataParallel's loss saw the whole batch."""
+    places = "; ".join(ev.pair_losses[:3])
+    if len(ev.pair_losses) > 3:
+        places += f" and {len(ev.pair_losses) - 3} more"
+    return Cause(
+        "batch_pairs",
+        "a loss compares samples across the batch",
+        f"{places}: under DDP each rank's loss sees only its part of each batch (pairs, "
+        "hardest positives and negatives, among fewer samples), DataParallel's saw the "
+        "whole gathered batch (DP040)",
+        "Gather the embeddings and labels from every rank before the loss "
+        "(torch.distributed.nn.functional.all_gather keeps the gradients), or accept "
+        "per-rank mining; verify then cannot show equivalence for this loss.",
+    )
 
 
 def _structure(ev: Evidence) -> list[Cause]:

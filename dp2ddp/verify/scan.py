@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from pathlib import Path
 
 DROPOUT = "dropout"
 BATCHNORM = "batchnorm"
@@ -192,3 +193,22 @@ def lines(findings: list[Finding], kind: str, limit: int = 3) -> str:
     hits = [f for f in findings if f.kind == kind]
     text = ", ".join(f"line {f.line} ({f.text})" for f in hits[:limit])
     return text + (f" and {len(hits) - limit} more" if len(hits) > limit else "")
+
+
+def pair_losses(entry: Path) -> tuple[str, ...]:
+    """`path:line name()` of each loss function of the program of `entry` (its modules, as
+    `dp2ddp migrate` discovers them) that compares samples across the batch (DP040): under
+    DDP it sees a rank's part of each batch, under DataParallel the whole."""
+    from dp2ddp.errors import InputError
+    from dp2ddp.program.discovery import discover_program
+    from dp2ddp.transforms.hazards.pairs import pair_loss_sites
+
+    try:
+        sources = [(m.path, m.source.text) for m in discover_program(str(entry)).modules]
+    except (InputError, OSError, UnicodeDecodeError):
+        return ()
+    return tuple(
+        f"{path}:{line} {name}() ({expression.splitlines()[0][:50]})"
+        for path, text in sources
+        for line, name, expression in pair_loss_sites(text)
+    )

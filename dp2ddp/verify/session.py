@@ -423,6 +423,7 @@ def _judge(
         migration_warnings=scripts.warnings,
         datasets_differ=datasets_differ,
         dataset_draws=tuple(unshared_draws(scripts.migrated_source)) if datasets_differ else (),
+        pair_losses=scan.pair_losses(config.original) if not numerics.passed else (),
     )
     if diverged is None:
         causes = diagnose(evidence)

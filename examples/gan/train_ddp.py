@@ -51,6 +51,16 @@ def ddp_is_main():
     return RANK == 0
 
 
+def ddp_broadcast_module(module):
+    """Copy rank 0's parameters and buffers to every rank. DistributedDataParallel copies
+    them once, when it wraps the model; a model re-initialised in place after that
+    (model.apply(weights_init)) would hold each rank's own random draw, and the ranks would
+    train different models. Every rank calls it, right after the re-initialisation."""
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        for tensor in module.state_dict().values():
+            dist.broadcast(tensor, 0)
+
+
 def ddp_per_rank_batch(batch_size):
     """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
@@ -239,10 +249,12 @@ dataloader = DataLoader(
 netG = Generator(ngpu).to(device)
 netG = DistributedDataParallel(netG.to(DEVICE), device_ids=DEVICE_IDS)
 netG.apply(weights_init)
+ddp_broadcast_module(netG)
 
 netD = Discriminator(ngpu).to(device)
 netD = DistributedDataParallel(netD.to(DEVICE), device_ids=DEVICE_IDS)
 netD.apply(weights_init)
+ddp_broadcast_module(netD)
 
 criterion = nn.BCELoss()
 fixed_noise = torch.randn(256, nz, device=device)

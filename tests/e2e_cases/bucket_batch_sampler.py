@@ -52,7 +52,7 @@ def main():
             optimizer.step()
             if epoch == 0:
                 batches.append(ids.tolist())
-    E2E_DIGEST.update(batches=batches, length=len(loader))
+    E2E_DIGEST.update(batches=batches, length=len(loader), batch_size=loader.batch_size)
 
 
 if __name__ == "__main__":

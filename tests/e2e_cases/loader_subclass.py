@@ -1,7 +1,9 @@
 """e2e case (issue 19): a DataLoader subclass that builds its own sampler, the shape of
 victoresque/pytorch-template's (and yassouali/pytorch-segmentation's) BaseDataLoader: a
 SubsetRandomSampler over the training split, the other arguments passed with ** from a
-dict. Each rank's batches are kept in E2E_DIGEST."""
+dict. The training split (111 of 120) ends in a partial batch of 15, split 8 + 7 as
+DataParallel scattered it. Each rank's batches and `loader.batch_size` are kept in
+E2E_DIGEST."""
 
 import numpy as np
 import torch
@@ -38,7 +40,7 @@ def main():
     model = nn.Linear(2, 2)
     if torch.cuda.device_count() > 1:
         model = nn.DataParallel(model)
-    loader = BaseDataLoader(Points(), batch_size=16)
+    loader = BaseDataLoader(Points(), batch_size=16, validation_split=0.075)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     batches = []
     for epoch in range(2):
@@ -49,7 +51,10 @@ def main():
             if epoch == 0:
                 batches.append(ids.tolist())
     E2E_DIGEST.update(
-        batches=batches, length=len(loader), valid=sorted(loader.valid_indices.tolist())
+        batches=batches,
+        length=len(loader),
+        batch_size=loader.batch_size,
+        valid=sorted(loader.valid_indices.tolist()),
     )
 
 

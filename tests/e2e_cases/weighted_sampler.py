@@ -1,6 +1,7 @@
 """e2e case (issue 19): a WeightedRandomSampler (class-balanced sampling), drawn from torch's
-generator: without replacement, one epoch is a weighted permutation of the 96 samples.
-Each rank's batches are kept in E2E_DIGEST."""
+generator: without replacement, one epoch is 90 of the 96 samples, in weighted order, in
+batches of 16 with drop_last (5 batches: the last 10 dropped on every rank alike). Each
+rank's batches and `loader.batch_size` (read back by programs) are kept in E2E_DIGEST."""
 
 import torch
 import torch.nn as nn
@@ -23,7 +24,7 @@ def main():
     if torch.cuda.device_count() > 1:
         model = nn.DataParallel(model)
     weights = torch.tensor([1.0 + (i % 3) for i in range(96)])
-    sampler = WeightedRandomSampler(weights, num_samples=96, replacement=False)
+    sampler = WeightedRandomSampler(weights, num_samples=90, replacement=False)
     loader = DataLoader(Points(), batch_size=16, sampler=sampler, drop_last=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     batches = []
@@ -34,7 +35,7 @@ def main():
             optimizer.step()
             if epoch == 0:
                 batches.append(ids.tolist())
-    E2E_DIGEST.update(batches=batches, length=len(loader))
+    E2E_DIGEST.update(batches=batches, length=len(loader), batch_size=loader.batch_size)
 
 
 if __name__ == "__main__":

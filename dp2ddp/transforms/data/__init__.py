@@ -87,6 +87,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
+    SAMPLER_SHARD,
     ShardEdit,
     is_batch_shard,
     plan_batch_shard,
@@ -421,9 +422,13 @@ class ShardDataLoaders(LoaderEvaluation):
         if shard.arguments is not None:
             return node.with_changes(args=[cst.Arg(shard.arguments, star="**")])
         args = list(node.args)
+        key = "sampler" if name_of(shard.wrapper.func) == SAMPLER_SHARD else "batch_sampler"
         args[shard.replace] = args[shard.replace].with_changes(
-            keyword=cst.Name("batch_sampler"), value=shard.wrapper
+            keyword=cst.Name(key), value=shard.wrapper
         )
+        if shard.batch is not None:
+            index, per_rank = shard.batch
+            args[index] = args[index].with_changes(value=per_rank)
         for index in sorted(shard.drop, reverse=True):
             args = remove_arg(args, index)
         rewritten = node.with_changes(args=args)

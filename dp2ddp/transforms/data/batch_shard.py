@@ -4,11 +4,17 @@ DataParallel drew one batch from the loader's one sampler and scattered it in co
 chunks, one per GPU. The faithful DDP equivalent, DdpBatchShard
 (templates/helpers/batch_shard.py.j2): every rank draws the same sequence from the user's
 sampler (rank 0's generator states, ddp_same_random: the mechanism of shared_draws), and
-keeps its own contiguous part of each global batch (ddp_rank_slice). So
+keeps its own contiguous part of each global batch (ddp_rank_slice). A sampler beside a
+batch_size stays a sampler (DdpSamplerShard yields this rank's parts' indices, the loader
+batches them by the per-rank batch), so `loader.batch_size` stays a number programs read
+back (`np.sqrt(loader.batch_size)`); a batch sampler of the user's own is wrapped as a
+batch sampler (its loader's batch_size was None already). So
 
     DataLoader(ds, batch_size=64, sampler=RandomIdentitySampler(...), drop_last=True)
-    -> DataLoader(ds, batch_sampler=DdpBatchShard(RandomIdentitySampler(...),
-                                                  ddp_per_rank_batch(64), drop_last=True))
+    -> DataLoader(ds, batch_size=ddp_per_rank_batch(64),
+                  sampler=DdpSamplerShard(RandomIdentitySampler(...),
+                                          ddp_per_rank_batch(64), drop_last=True),
+                  drop_last=True)
     DataLoader(ds, batch_sampler=BucketSampler(...))
     -> DataLoader(ds, batch_sampler=DdpBatchShard(BucketSampler(...)))
 
@@ -31,6 +37,8 @@ from dp2ddp.transforms.data.batch_size import LoaderBatchSize
 from dp2ddp.transforms.data.plan import EVAL_NAME, SAMPLER
 
 BATCH_SHARD = "DdpBatchShard"
+SAMPLER_SHARD = "DdpSamplerShard"
+HELPERS = frozenset({"batch_shard", "rank_slice", "same_random", "rank0_value"})
 
 
 @dataclass(frozen=True)
@@ -38,15 +46,17 @@ class ShardEdit:
     """How leave_Call rewrites a loader with its own sampler."""
 
     replace: int  # index of the sampler=/batch_sampler= argument
-    wrapper: cst.Call  # DdpBatchShard(...), placed as batch_sampler=
-    drop: tuple[int, ...]  # batch_size=, drop_last=, shuffle= (DataLoader rejects them)
+    wrapper: cst.Call  # DdpBatchShard(...) as batch_sampler=, DdpSamplerShard(...) as sampler=
+    drop: tuple[int, ...]  # arguments removed
     #: Arguments passed with **: every argument goes to ddp_loader_arguments(...) instead,
     #: which shards at run time (`**ddp_loader_arguments(sampler=s, **kwargs)`).
     arguments: cst.Call | None = None
+    #: The batch_size= argument's index and its per-rank value (beside DdpSamplerShard).
+    batch: tuple[int, cst.BaseExpression] | None = None
 
 
 def is_batch_shard(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Call) and name_of(value.func) == BATCH_SHARD
+    return isinstance(value, cst.Call) and name_of(value.func) in (BATCH_SHARD, SAMPLER_SHARD)
 
 
 def plan_batch_shard(
@@ -71,7 +81,7 @@ def plan_batch_shard(
         return f"{key}={data.code(sampler)} of an evaluation loader"
     if key == "batch_sampler":
         wrapper = call_named(BATCH_SHARD, cst.Arg(sampler.deep_clone()))
-        data.state.helpers.update({"batch_shard", "rank_slice", "same_random", "rank0_value"})
+        data.state.helpers.update(HELPERS)
         return ShardEdit(args[key], wrapper, ())
     per_rank: cst.BaseExpression = cst.Integer("1")
     if "batch_size" in args:
@@ -82,13 +92,13 @@ def plan_batch_shard(
         if expression is None:
             return f"{key}={data.code(sampler)}: batch_size={data.code(value)} not understood"
         per_rank = expression
-    wrapper_args = [cst.Arg(sampler.deep_clone()), cst.Arg(per_rank)]
+    wrapper_args = [cst.Arg(sampler.deep_clone()), cst.Arg(per_rank.deep_clone())]
     if "drop_last" in args:
         wrapper_args.append(keyword("drop_last", call.args[args["drop_last"]].value.deep_clone()))
-    wrapper = call_named(BATCH_SHARD, *wrapper_args)
-    drop = tuple(args[k] for k in ("batch_size", "drop_last", "shuffle") if k in args)
-    data.state.helpers.update({"batch_shard", "rank_slice", "same_random", "rank0_value"})
-    return ShardEdit(args[key], wrapper, drop)
+    wrapper = call_named(SAMPLER_SHARD, *wrapper_args)
+    data.state.helpers.update(HELPERS | {"sampler_shard"})
+    batch = (args["batch_size"], per_rank) if "batch_size" in args else None
+    return ShardEdit(args[key], wrapper, (), batch=batch)
 
 
 def per_rank_batch(data: LoaderBatchSize, value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -136,6 +146,7 @@ def _at_run_time(
         {
             "loader_arguments",
             "batch_shard",
+            "sampler_shard",
             "rank_slice",
             "same_random",
             "rank0_value",

@@ -14,6 +14,7 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP007 `forward()` changing state on `self`.
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
+- DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -34,6 +35,7 @@ from dp2ddp.transforms._support.nodes import variables_under, wrap_target
 from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
+from dp2ddp.transforms.hazards.pairs import pair_losses
 from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
     SelfMutations,
@@ -120,6 +122,13 @@ class FlagHazards(MigrationTransform):
                 f"{self.code(site.backward.func)}() is the second backward through the "
                 f"outputs of {self.code(site.forward.func)}(...) at line {line}: its "
                 "gradients are not all-reduced",
+            )
+        for function, name, expression in pair_losses(original_node, self.code):
+            self.warn(
+                function,
+                "DP040",
+                f"{name}() ({expression.splitlines()[0][:60]}): each rank's "
+                "loss sees its own part of each batch, DataParallel's saw the whole batch",
             )
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap

@@ -166,6 +166,16 @@ class DdpBatchShard:
         return -(-len(self.sampler) // size)
 
 
+def ddp_broadcast_module(module):
+    """Copy rank 0's parameters and buffers to every rank. DistributedDataParallel copies
+    them once, when it wraps the model; a model re-initialised in place after that
+    (model.apply(weights_init)) would hold each rank's own random draw, and the ranks would
+    train different models. Every rank calls it, right after the re-initialisation."""
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        for tensor in module.state_dict().values():
+            dist.broadcast(tensor, 0)
+
+
 class DdpDistributedSampler(DistributedSampler):
     """DistributedSampler with two additions, each switched on by how dp2ddp builds it.
 
@@ -232,7 +242,8 @@ def ddp_loader_arguments(per_process_batch=False, **arguments):
     source (`super().__init__(sampler=self.sampler, **self.init_kwargs)` in a DataLoader
     subclass: the batch size, shuffle flag, even whether there is a sampler, are known only
     at run time). As for the loaders dp2ddp rewrites: a sampler or batch sampler of the
-    loader's own is sharded by DdpBatchShard, as DataParallel split its batches; without one,
+    loader's own is sharded by DdpSamplerShard / DdpBatchShard, as DataParallel split its
+    batches (a sampler stays a sampler beside the per-rank batch_size); without one,
     a DdpDistributedSampler that moves to the next epoch on each pass; batch_size is the
     global batch (each rank loads its share) unless per_process_batch."""
     sampler = arguments.pop("sampler", None)
@@ -247,7 +258,8 @@ def ddp_loader_arguments(per_process_batch=False, **arguments):
     if batch_sampler is not None:
         arguments["batch_sampler"] = DdpBatchShard(batch_sampler)
     elif sampler is not None:
-        arguments["batch_sampler"] = DdpBatchShard(sampler, batch_size, drop_last=drop_last)
+        arguments.update(batch_size=batch_size, drop_last=drop_last)
+        arguments["sampler"] = DdpSamplerShard(sampler, batch_size, drop_last=drop_last)
     else:
         arguments.update(batch_size=batch_size, drop_last=drop_last)
         arguments["sampler"] = DdpDistributedSampler(
@@ -486,6 +498,26 @@ class ddp_same_random:
 
             numpy.random.set_state(numpy_state)
         torch.set_rng_state(torch_state)
+
+
+class DdpSamplerShard(DdpBatchShard):
+    """A loader's own sampler beside its batch_size (`DataLoader(ds, batch_size=B,
+    sampler=s)`), sharded as DdpBatchShard shards it, but as a sampler: this rank's indices
+    of each global batch of per_rank_batch * WORLD_SIZE, in order. The loader, given
+    batch_size=per_rank_batch and the same drop_last, cuts them into this rank's parts of
+    the global batches again, and its batch_size stays a number a program may read back
+    (the per-rank batch, as for a DistributedSampler's loader)."""
+
+    def __iter__(self):
+        for part in super().__iter__():
+            yield from part
+
+    def __len__(self):
+        whole, left = divmod(len(self.sampler), self.per_rank_batch * WORLD_SIZE)
+        if self.drop_last or not left:
+            return whole * self.per_rank_batch
+        last = ddp_rank_slice(max(left, WORLD_SIZE))
+        return whole * self.per_rank_batch + last.stop - last.start
 
 
 def ddp_shard_batch(batch, dim=0):

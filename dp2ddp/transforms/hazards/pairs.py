@@ -1,0 +1,148 @@
+"""Losses that compare samples across the batch (DP040).
+
+DataParallel gathered the model's outputs on one device and the loss, computed outside the
+model, saw the whole batch; under DDP each rank's loss sees only its part. For a loss over
+single samples that changes nothing (DDP averages the ranks' gradients), but a loss over
+pairs of samples (batch-hard triplet mining, contrastive losses, a pairwise distance
+matrix) mines among fewer samples: its value and gradients differ
+(michuanhaohao/reid-strong-baseline's TripletLoss). What counts, inside a function whose
+name, or whose class's name, says loss or metric learning (code in a model's forward ran
+per GPU under DataParallel too):
+
+* torch.cdist / torch.pdist;
+* a product of two batches, one transposed: `x.mm(y.t())`, `torch.matmul(x, y.T)`,
+  `dist.addmm_(1, -2, x, y.t())`, `x @ y.t()`, both plain names (a weight or a table of
+  class centres is an attribute: `x.mm(self.centers.t())` compares samples with classes);
+* `labels.expand(n, n)` (an n x n mask), `x.unsqueeze(1) - x.unsqueeze(0)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from dp2ddp.transforms._support.nodes import name_of, walk
+
+_NAMED = re.compile(
+    r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
+)
+_DISTANCES = frozenset({"cdist", "pdist"})
+_PRODUCTS = frozenset({"mm", "matmul", "addmm", "addmm_", "bmm"})
+
+
+def pair_losses(
+    module: cst.Module, code: Callable[[cst.CSTNode], str]
+) -> Iterator[tuple[cst.FunctionDef, str, str]]:
+    """Each loss-like function comparing samples across the batch, with its name
+    (`Class.method` in a class) and the expression."""
+    for node, owner in _functions(module.body, None):
+        if not (_NAMED.search(node.name.value) or (owner and _NAMED.search(owner))):
+            continue
+        for inner in walk(node.body, skip_scopes=True):
+            if _compares_samples(inner):
+                name = f"{owner}.{node.name.value}" if owner else node.name.value
+                yield node, name, code(inner)
+                break
+
+
+_MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze")
+
+
+def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:
+    """(line, name, expression) of each DP040 function of `source` (verify names them
+    when a migration's updates differ); nothing for a file that does not parse."""
+    if not (_NAMED.search(source) and _MAY_COMPARE.search(source)):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return [
+        (positions[node].start.line, name, expression)
+        for node, name, expression in pair_losses(wrapper.module, module.code_for_node)
+    ]
+
+
+def _functions(body: object, owner: str | None) -> Iterator[tuple[cst.FunctionDef, str | None]]:
+    statements = body if isinstance(body, (list, tuple)) else []
+    for stmt in statements:
+        if isinstance(stmt, cst.FunctionDef):
+            yield stmt, owner
+            yield from _functions(_block(stmt), owner)
+        elif isinstance(stmt, cst.ClassDef):
+            yield from _functions(_block(stmt), stmt.name.value)
+
+
+def _block(node: cst.FunctionDef | cst.ClassDef) -> tuple[cst.BaseStatement, ...]:
+    body = node.body
+    return tuple(body.body) if isinstance(body, cst.IndentedBlock) else ()
+
+
+def _transposed(node: cst.BaseExpression) -> cst.Name | None:
+    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "T":
+        value = node.value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        attr = node.func.attr.value
+        if not (attr == "t" and not node.args) and not (
+            attr == "transpose" and len(node.args) == 2
+        ):
+            return None
+        value = node.func.value
+    else:
+        return None
+    return value if isinstance(value, cst.Name) else None
+
+
+def _compares_samples(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        func = node.func
+        last = name_of(func)
+        if last in _DISTANCES:
+            return True
+        values = [a.value for a in node.args if a.keyword is None and not a.star]
+        if last in _PRODUCTS:
+            if last.startswith("addmm"):  # dist.addmm_(1, -2, x, y.t()): the last two
+                operands = values[-2:]
+            elif isinstance(func, cst.Attribute) and name_of(func.value) != "torch":
+                operands = [func.value, *values[:1]]  # x.mm(y.t())
+            else:
+                operands = values[:2]  # torch.matmul(x, y.t())
+            if len(operands) == 2:
+                first, second = operands
+                return isinstance(first, cst.Name) and _transposed(second) is not None
+        if last == "expand" and len(values) == 2 and isinstance(func, cst.Attribute):
+            a, b = values
+            return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value
+        return False
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return isinstance(node.left, cst.Name) and _transposed(node.right) is not None
+        if isinstance(node.operator, cst.Subtract):
+            left, right = _unsqueezed(node.left), _unsqueezed(node.right)
+            return (
+                left is not None
+                and right is not None
+                and left[0] == right[0]
+                and left[1] != right[1]
+            )
+    return False
+
+
+def _unsqueezed(node: cst.BaseExpression) -> tuple[str, str] | None:
+    """(`x`, `1`) of `x.unsqueeze(1)`."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "unsqueeze"
+        and isinstance(node.func.value, cst.Name)
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.Integer)
+    ):
+        return node.func.value.value, node.args[0].value.value
+    return None

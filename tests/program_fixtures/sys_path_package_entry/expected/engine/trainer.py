@@ -1,0 +1,24 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+from tools._dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
+
+
+def fit(model):
+    data = TensorDataset(torch.arange(32.0).view(16, 2), torch.arange(16) % 2)
+    loader = DataLoader(
+        data,
+        batch_size=ddp_per_rank_batch(8),
+        sampler=DdpDistributedSampler(data, shuffle=True, advance_epoch=True),
+    )
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        seen += x[:, 0].tolist()
+    if ddp_is_main():
+        print("done", len(seen))
+    return {"train": seen, "weight": model.module.weight.sum().item()}
