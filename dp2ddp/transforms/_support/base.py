@@ -178,8 +178,8 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         super().__init_subclass__(**kwargs)
         cls._visits, cls._leaves = {}, {}
         if not any(_ATTRIBUTE_HOOK.match(name) and _hook(cls, name) for name in dir(cls)):
-            cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign]
-            cls.on_leave_attribute = _no_attribute_hook  # type: ignore[method-assign]
+            cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
+            cls.on_leave_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = type(node)
@@ -197,7 +197,7 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
             func = self._leaves[kind]
         except KeyError:
             func = self._leaves[kind] = _hook(type(self), f"leave_{kind.__name__}")
-        return updated_node if func is None else func(self, original_node, updated_node)  # type: ignore[no-any-return]
+        return updated_node if func is None else func(self, original_node, updated_node)
 
     # -- metadata, resolved lazily ------------------------------------------------------
     @contextmanager

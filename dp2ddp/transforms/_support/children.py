@@ -44,7 +44,7 @@ def _visit_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
         ):
             return None  # a visit this reading does not understand
         found.append((node.lineno, node.col_offset, node.args[1].value))
-    fields = {field.name for field in _dataclass_fields(kind)}
+    fields = set(_dataclass_fields(kind))
     order: list[str] = []
     for _, _, name in sorted(found):
         if name not in fields:
@@ -54,9 +54,9 @@ def _visit_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     return tuple(order)
 
 
-def _dataclass_fields(kind: type[cst.CSTNode]) -> tuple[object, ...]:
+def _dataclass_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     fields = getattr(kind, "__dataclass_fields__", None)
-    return tuple(fields.values()) if isinstance(fields, dict) else ()
+    return tuple(fields) if isinstance(fields, dict) else ()
 
 
 def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:

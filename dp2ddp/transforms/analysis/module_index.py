@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms._support.nodes import NodeView, children_of, name_of, walk
+from dp2ddp.transforms._support.children import children_of
+from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
 
 #: Where statements sit.
 BLOCKS = (cst.IndentedBlock, cst.Module)

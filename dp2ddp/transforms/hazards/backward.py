@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD, children_of, code_of, walk
+from dp2ddp.transforms._support.children import children_of
+from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 #: Methods whose result carries no autograd graph.
