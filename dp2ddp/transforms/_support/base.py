@@ -178,7 +178,7 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         super().__init_subclass__(**kwargs)
         cls._visits, cls._leaves = {}, {}
         if not any(_ATTRIBUTE_HOOK.match(name) and _hook(cls, name) for name in dir(cls)):
-            cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
+            cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign]
             cls.on_leave_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
