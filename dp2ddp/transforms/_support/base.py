@@ -31,6 +31,7 @@ from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_i
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
 from dp2ddp.transforms._support.nodes import code_of
+from dp2ddp.transforms._support.visiting import visit_tree
 
 _T = TypeVar("_T")
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
@@ -164,7 +165,12 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         self._meta: PassMetadata | None = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        return tree.visit(self)
+        if type(self).on_visit_attribute is not _no_attribute_hook:
+            return tree.visit(self)  # per-field hooks: libcst's own visit calls them
+        # Copy-on-write (visiting.py): a pass that changes nothing returns `tree` itself.
+        result = visit_tree(self, tree)
+        assert isinstance(result, cst.Module)
+        return result
 
     # -- visitor dispatch, looked up once a node type ----------------------------------
     # libcst finds `visit_<Type>` / `leave_<Type>` / `visit_<Type>_<field>` by building the

@@ -19,19 +19,41 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-#: node type -> its child-bearing fields in visiting order; None: use libcst's `children`.
+#: How libcst visits a field: "required", "optional", "sentinel", "sequence" or
+#: "body_sequence" (the names of libcst._nodes.internal's visit_* functions).
+Visit = tuple[str, str]  # (field name, how)
+
+#: node type -> its visited fields in visiting order; None: use libcst's own visiting.
 _ORDER: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
+_VISITS: dict[type[cst.CSTNode], tuple[Visit, ...] | None] = {}
+_KINDS = frozenset({"required", "optional", "sentinel", "sequence", "body_sequence"})
 
 
-def _visit_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
-    """The field names `kind._visit_and_replace_children` visits, in order (None when its
-    source cannot be read that way)."""
+def visits(kind: type[cst.CSTNode]) -> tuple[Visit, ...] | None:
+    """The fields `kind._visit_and_replace_children` visits, in order, each with the
+    visit_* function that visits it (for a field visited two ways, as ImportFrom's `names`
+    by visit_required or visit_sequence, the first: the value's type tells them apart).
+    None when its source cannot be read that way."""
+    try:
+        return _VISITS[kind]
+    except KeyError:
+        found = _VISITS[kind] = _visit_order(kind)
+        return found
+
+
+def _visit_order(kind: type[cst.CSTNode]) -> tuple[Visit, ...] | None:
     try:
         source = textwrap.dedent(inspect.getsource(kind._visit_and_replace_children))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
-    found: list[tuple[int, int, str]] = []
+    # Each visit must rebuild the field it names: `name=visit_x(self, "name", ...)`.
+    keyword_of: dict[int, str | None] = {}
+    for keyword in ast.walk(tree):
+        if isinstance(keyword, ast.keyword):
+            for inner in ast.walk(keyword.value):
+                keyword_of[id(inner)] = keyword.arg
+    found: list[tuple[int, int, str, str]] = []
     for node in ast.walk(tree):
         if not (
             isinstance(node, ast.Call)
@@ -39,18 +61,23 @@ def _visit_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
             and node.func.id.startswith("visit_")
         ):
             continue
-        if len(node.args) < 3 or not (
-            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+        how = node.func.id[len("visit_") :]
+        if (
+            how not in _KINDS
+            or len(node.args) < 3
+            or not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
         ):
             return None  # a visit this reading does not understand
-        found.append((node.lineno, node.col_offset, node.args[1].value))
+        if keyword_of.get(id(node)) != node.args[1].value:
+            return None
+        found.append((node.lineno, node.col_offset, node.args[1].value, how))
     fields = set(_dataclass_fields(kind))
-    order: list[str] = []
-    for _, _, name in sorted(found):
+    order: list[Visit] = []
+    for _, _, name, how in sorted(found):
         if name not in fields:
             return None
-        if name not in order:
-            order.append(name)
+        if name not in (done for done, _ in order):
+            order.append((name, how))
     return tuple(order)
 
 
@@ -65,7 +92,8 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     try:
         order = _ORDER[kind]
     except KeyError:
-        order = _ORDER[kind] = _visit_order(kind)
+        fields = visits(kind)
+        order = _ORDER[kind] = None if fields is None else tuple(name for name, _ in fields)
     if order is None:
         return node.children
     found: list[cst.CSTNode] = []
