@@ -205,12 +205,13 @@ class DynamicImports:
             text = module.source.text
             # An import call names import_module or __import__ (identifiers are read
             # NFKC-normalised: the text test is exact for ASCII text only).
+            # The ast is parsed here and dropped (not module.tree, which is kept: a large
+            # project's trees take far more memory than its text).
+            tree = ast.parse(text)
             calls: tuple[DynamicSite, ...] = ()
             if not text.isascii() or "import_module" in text or "__import__" in text:
-                calls = tuple(
-                    import_calls(module.tree, module.name, module.is_package, module.path)
-                )
-            found = self.memo[key] = (calls, tuple(dotted_constants(module.tree)))
+                calls = tuple(import_calls(tree, module.name, module.is_package, module.path))
+            found = self.memo[key] = (calls, tuple(dotted_constants(tree)))
         return found
 
     def follow(self, module: ProgramModule) -> list[tuple[str, str]]:
