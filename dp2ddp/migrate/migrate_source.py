@@ -66,13 +66,16 @@ def migrate_parsed(
                 strict=True,
             )
         )
-        new_code = new_module.code
-        if new_code != code:
-            line_map = line_map.then(code, new_code)
-            code = new_code
-            module = new_module
-        elif not new_module.deep_equals(module):
-            module = new_module
+        # A pass that changed nothing hands back the tree it was given (copy-on-write
+        # visiting, transforms/_support/visiting.py): no code to generate and compare.
+        if new_module is not module:
+            new_code = new_module.code
+            if new_code != code:
+                line_map = line_map.then(code, new_code)
+                code = new_code
+                module = new_module
+            elif not new_module.deep_equals(module):
+                module = new_module
         # else the pass left the tree as it was: keep the same object, so the next pass
         # reuses its metadata (state.metadata) instead of resolving it again.
         if state.skip or not state.has_dataparallel:

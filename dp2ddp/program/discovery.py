@@ -449,6 +449,10 @@ class ImportGraph:
         self._roots: dict[str, str] = {}
         self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
         self._loader_modules: dict[tuple[str, str], str | None] = {}
+        #: Each module's import calls, scanned once (DynamicImports.memo).
+        self.dynamic_memo: dict[
+            tuple[str, str, str], tuple[tuple[DynamicSite, ...], tuple[str, ...]]
+        ] = {}
 
     # -- files --------------------------------------------------------------------------
     def module(
@@ -665,7 +669,7 @@ def _walk_imports(
     seen = {start.entry.real}
     uses_generated: set[str] = set()
     queue = deque([(start.entry, start.entry_abs)])
-    dynamic = DynamicImports(resolver)
+    dynamic = DynamicImports(resolver, memo=graph.dynamic_memo)
     while queue:
         module, path = queue.popleft()
         if graph.uses_generated(resolver, module, path):

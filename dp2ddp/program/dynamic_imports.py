@@ -192,10 +192,31 @@ class DynamicImports:
     _looked: set[str] = field(default_factory=set)
     _resolved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _names: dict[str, set[str]] = field(default_factory=dict)
+    #: Each module's import calls and dotted constants, by (real path, import name, shown
+    #: path): the same for every program of a project (ImportGraph shares one).
+    memo: dict[tuple[str, str, str], tuple[tuple[DynamicSite, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+
+    def _scan(self, module: ProgramModule) -> tuple[tuple[DynamicSite, ...], tuple[str, ...]]:
+        key = (module.real, module.name, module.path)
+        found = self.memo.get(key)
+        if found is None:
+            text = module.source.text
+            # An import call names import_module or __import__ (identifiers are read
+            # NFKC-normalised: the text test is exact for ASCII text only).
+            # The ast is parsed here and dropped (not module.tree, which is kept: a large
+            # project's trees take far more memory than its text).
+            tree = ast.parse(text)
+            calls: tuple[DynamicSite, ...] = ()
+            if not text.isascii() or "import_module" in text or "__import__" in text:
+                calls = tuple(import_calls(tree, module.name, module.is_package, module.path))
+            found = self.memo[key] = (calls, tuple(dotted_constants(tree)))
+        return found
 
     def follow(self, module: ProgramModule) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
-        calls = import_calls(module.tree, module.name, module.is_package, module.path)
+        calls, dotted_strings = self._scan(module)
         for site in calls:
             if site.name is not None:
                 found += self.resolver.absolute(site.name)
@@ -207,7 +228,7 @@ class DynamicImports:
             else:
                 self._opaque = True
                 self.sites.append(site)
-        for dotted in dotted_constants(module.tree):
+        for dotted in dotted_strings:
             if dotted not in self._looked:
                 self._looked.add(dotted)
                 self._constants.append(dotted)

@@ -6,6 +6,7 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -30,10 +31,27 @@ from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_i
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
 from dp2ddp.transforms._support.nodes import code_of
+from dp2ddp.transforms._support.visiting import visit_tree
 
 _T = TypeVar("_T")
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
 _MISSING: Any = object()
+
+
+#: libcst's per-field hooks: visit_<Type>_<field>, leave_<Type>_<field>.
+_ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
+
+
+def _hook(cls: type, name: str) -> Any:
+    """The function `name` of `cls`, or None when it has none or it is one of libcst's
+    no-op stubs (marked `_is_no_op`: a visit that returns None, a leave that returns the
+    updated node)."""
+    func = getattr(cls, name, None)
+    return None if func is None or getattr(func, "_is_no_op", False) else func
+
+
+def _no_attribute_hook(self: object, node: cst.CSTNode, attribute: str) -> None:
+    """A pass without per-field hooks: nothing to look up."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +165,45 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         self._meta: PassMetadata | None = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        return tree.visit(self)
+        if type(self).on_visit_attribute is not _no_attribute_hook:
+            return tree.visit(self)  # per-field hooks: libcst's own visit calls them
+        # Copy-on-write (visiting.py): a pass that changes nothing returns `tree` itself.
+        result = visit_tree(self, tree)
+        assert isinstance(result, cst.Module)
+        return result
+
+    # -- visitor dispatch, looked up once a node type ----------------------------------
+    # libcst finds `visit_<Type>` / `leave_<Type>` / `visit_<Type>_<field>` by building the
+    # name and calling getattr at every node and every field of every pass; most of them are
+    # libcst's no-op stubs. Here each pass class looks a node type up once and keeps what it
+    # found (None for a no-op stub), and skips the per-field hooks when it defines none.
+    _visits: ClassVar[dict[type[cst.CSTNode], Any]] = {}
+    _leaves: ClassVar[dict[type[cst.CSTNode], Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._visits, cls._leaves = {}, {}
+        if not any(_ATTRIBUTE_HOOK.match(name) and _hook(cls, name) for name in dir(cls)):
+            cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign]
+            cls.on_leave_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        try:
+            func = self._visits[kind]
+        except KeyError:
+            func = self._visits[kind] = _hook(type(self), f"visit_{kind.__name__}")
+        return func is None or func(self, node) is not False
+
+    def on_leave(  # type: ignore[override]  # as libcst's: a node, a removal or a flattening
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        kind = type(original_node)
+        try:
+            func = self._leaves[kind]
+        except KeyError:
+            func = self._leaves[kind] = _hook(type(self), f"leave_{kind.__name__}")
+        return updated_node if func is None else func(self, original_node, updated_node)
 
     # -- metadata, resolved lazily ------------------------------------------------------
     @contextmanager

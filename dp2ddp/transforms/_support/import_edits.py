@@ -33,11 +33,13 @@ class TopLevelAddImports(NoCopy, AddImportsVisitor):
     _descend: frozenset[cst.CSTNode] = frozenset()
 
     def visit_Module(self, node: cst.Module) -> None:
-        # The gatherer only reads the leading imports (after a docstring): give it just those.
+        # The gatherer only reads the leading imports (after a docstring), up to the first
+        # other statement: give it just those (it visits all it is given, and the first
+        # other statement can be the longest function of the module).
         body = node.body
-        end = next((i for i in range(1, len(body)) if not _is_import_line(body[i])), len(body) - 1)
+        stop = next((i for i in range(1, len(body)) if not _is_import_line(body[i])), len(body))
         self._descend = frozenset(s for s in body if _is_import_line(s))
-        super().visit_Module(node.with_changes(body=body[: end + 1]))
+        super().visit_Module(node.with_changes(body=body[:stop]))
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)

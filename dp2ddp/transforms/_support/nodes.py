@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.children import children_of
+
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
     from dp2ddp.transforms._support.base import MigrationTransform
 
@@ -67,7 +69,7 @@ def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNod
             and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         ):
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children_of(node)))
 
 
 def iterated(expr: cst.BaseExpression) -> list[cst.BaseExpression]:

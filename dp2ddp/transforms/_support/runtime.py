@@ -19,6 +19,7 @@ import libcst as cst
 
 from dp2ddp.errors import InputError
 from dp2ddp.templating import render, templates_dir
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import SETUP_FUNCTION, SETUP_NAMES
 
 #: The generated helpers module's name; never a program module (program/discovery.py).
@@ -108,7 +109,7 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
         elif isinstance(current, cst.Arg):
             stack.append(current.value)
         else:
-            stack.extend(current.children)
+            stack.extend(children_of(current))
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:

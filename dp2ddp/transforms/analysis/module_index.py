@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
 
 #: Where statements sit.
@@ -148,7 +149,7 @@ def operands(expr: cst.CSTNode) -> list[cst.BaseExpression]:
     """The expressions inside an operation that are not its direct children (elements of a
     collection, subscript indices, f-string parts)."""
     found: list[cst.BaseExpression] = []
-    for child in expr.children:
+    for child in children_of(expr):
         if isinstance(child, (cst.Element, cst.DictElement, cst.StarredElement)):
             found += [v for v in (getattr(child, "key", None), child.value) if v is not None]
         elif isinstance(child, cst.SubscriptElement):
@@ -189,7 +190,7 @@ def read_parts(expr: cst.CSTNode) -> Iterator[cst.Call | cst.Name | cst.Attribut
             continue
         elif isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             continue
-        stack.extend(node.children)
+        stack.extend(children_of(node))
 
 
 def bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:

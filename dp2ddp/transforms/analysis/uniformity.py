@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Final
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, name_of, walk
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
@@ -228,7 +229,7 @@ class RankUniformity:
         if isinstance(expr, cst.Call):
             return self._call(expr, at)
         if isinstance(expr, _OPERATIONS):
-            parts = [n for n in expr.children if isinstance(n, cst.BaseExpression)]
+            parts = [n for n in children_of(expr) if isinstance(n, cst.BaseExpression)]
             return all(self.value(part, at) for part in parts + operands(expr))
         return False
 

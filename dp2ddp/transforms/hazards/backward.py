@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
@@ -173,7 +174,7 @@ class SecondBackwards:
         if isinstance(node, cst.Name):
             return flow.carries.get(node.value, frozenset())
         carried: frozenset[int] = frozenset()
-        for child in node.children:
+        for child in children_of(node):
             carried |= self._expression(child, flow)
         return carried
 

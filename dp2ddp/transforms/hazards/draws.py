@@ -15,6 +15,7 @@ any training loop is not reported.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
@@ -167,7 +168,7 @@ def module_draws(import_name: str, path: str, source: str) -> dict[str, Draw]:
     """The drawing functions of another module of the program, by the qualified name an
     importer resolves (`utils.mixup_data`), each located at `path`. A module that does not
     parse draws nothing here (its own migration reports the error)."""
-    if not any(word in source for word in _DRAW_WORDS):
+    if not any(word in source for word in _DRAW_WORDS) or not _may_draw(source):
         return {}
     try:
         tree = cst.parse_module(source)
@@ -179,3 +180,43 @@ def module_draws(import_name: str, path: str, source: str) -> dict[str, Draw]:
         f"{import_name}.{name}": replace(draw, path=draw.path or path)
         for name, draw in reader.found.items()
     }
+
+
+#: The last part of each name in RANDOM_DRAWS (`randn`, `choice`, ...).
+_DRAW_TAILS = frozenset(name.rsplit(".", 1)[1] for name in RANDOM_DRAWS)
+
+
+def _may_draw(source: str) -> bool:
+    """Whether some module-level function of `source` may call a draw of RANDOM_DRAWS, by
+    Python's own parser (several times cheaper than libcst's parse and metadata).
+
+    A drawing function calls, itself or through the module's other module-level functions
+    (their bodies are searched too), a callee whose qualified name is in RANDOM_DRAWS. An
+    attribute's qualified name ends with its own name (`np.random.choice`), and a plain
+    name resolves to a draw only as that draw's last name (`from torch import randn`, or a
+    star import) or as a name an import binds to it (`from torch import randn as r`). So a
+    module none of whose module-level functions holds a call spelled that way draws
+    nothing here. (ast reads identifiers NFKC-normalised, libcst as written: ast can only
+    see more such calls.) A text that does not parse is left to libcst."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    names = set(_DRAW_TAILS)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(
+                alias.asname
+                for alias in node.names
+                if alias.asname and alias.name.rsplit(".", 1)[-1] in _DRAW_TAILS
+            )
+    for statement in tree.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id in names)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr in names)
+            ):
+                return True
+    return False

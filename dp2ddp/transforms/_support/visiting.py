@@ -1,0 +1,116 @@
+"""Copy-on-write visiting: libcst's transformer visit, without rebuilding what no pass
+changed.
+
+libcst's `CSTNode.visit` rebuilds every node of the tree on every pass (a new node built
+from its visited children even when none of them changed; its own source says "TODO:
+provide traversal where children are not replaced"), and a pass that changes nothing then
+hands on a new tree whose code must be generated and compared again. `visit_tree` calls
+the same hooks in the same order (`on_visit`, each field in libcst's visiting order, then
+`on_leave(original, updated)`), handles removals and flattenings as libcst's
+`visit_required` / `visit_optional` / `visit_sentinel` / `visit_sequence` /
+`visit_body_sequence` do, and builds a new node only when one of its children came back
+as another object: a pass that changes nothing returns the very tree it was given.
+
+Used for passes without per-field hooks (`visit_<Type>_<field>`); the fields each node
+type visits, and how, come from transforms/_support/children.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from dp2ddp.transforms._support.children import visits
+
+_Result = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[Any]
+
+
+def visit_tree(visitor: cst.CSTTransformer, node: cst.CSTNode) -> _Result:
+    """`node.visit(visitor)`, rebuilding only nodes whose children changed."""
+    if visitor.on_visit(node):
+        updated = _children(visitor, node)
+    else:
+        updated = node
+    result = visitor.on_leave(node, updated)
+    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+        raise cst.CSTValidationError(
+            "Expected a node of type CSTNode or a RemovalSentinel, "
+            + f"but got a return value of {type(result).__name__}"
+        )
+    return result
+
+
+def _children(visitor: cst.CSTTransformer, node: cst.CSTNode) -> cst.CSTNode:
+    fields = visits(type(node))
+    if fields is None:
+        return node._visit_and_replace_children(visitor)  # libcst's own rebuilding
+    changes: dict[str, Any] | None = None
+    for name, how in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            result = visit_tree(visitor, value)
+            if result is value:
+                continue
+            new: Any = _single(result, value, how)
+        elif isinstance(value, (tuple, list)):
+            new = _sequence(visitor, value, body=how == "body_sequence")
+            if new is None:
+                continue
+        else:
+            continue  # None or MaybeSentinel: nothing to visit
+        if changes is None:
+            changes = {}
+        changes[name] = new
+    return node if changes is None else node.with_changes(**changes)
+
+
+def _single(result: _Result, value: cst.CSTNode, how: str) -> Any:
+    """What a field holding one node becomes (libcst.\\_nodes.internal's rules)."""
+    kind = type(value).__name__
+    if isinstance(result, cst.FlattenSentinel):
+        raise TypeError(
+            f"We got a FlattenSentinel while visiting a {kind}. This "
+            + "node's parent does not allow for it to be it to be replaced with a "
+            + "sequence."
+        )
+    if isinstance(result, cst.RemovalSentinel):
+        if how == "optional":
+            return None
+        if how == "sentinel":
+            return cst.MaybeSentinel.DEFAULT
+        raise TypeError(
+            f"We got a RemovalSentinel while visiting a {kind}. This "
+            + "node's parent does not allow it to be removed."
+        )
+    return result
+
+
+def _sequence(
+    visitor: cst.CSTTransformer, children: tuple[Any, ...] | list[Any], *, body: bool
+) -> tuple[Any, ...] | None:
+    """The new children of a sequence field, or None when every child came back as itself."""
+    found: list[Any] = []
+    changed = False
+    for child in children:
+        new = visit_tree(visitor, child)
+        if new is child:
+            found.append(child)
+            continue
+        changed = True
+        if isinstance(new, cst.RemovalSentinel):
+            continue
+        if isinstance(new, cst.FlattenSentinel):
+            if body:
+                # As visit_body_iterable: an empty statement that replaced a non-empty one
+                # is dropped (a removal left it empty).
+                found.extend(
+                    item for item in new if child._is_removable() or not item._is_removable()
+                )
+            else:
+                found.extend(new)
+        elif body and not child._is_removable() and new._is_removable():
+            continue
+        else:
+            found.append(new)
+    return tuple(found) if changed else None

@@ -1,0 +1,55 @@
+"""The cheap pre-checks that let the project model skip work (docs/performance.md, issue 15)
+skip only what would have found nothing: on every golden fixture, program fixture and
+example, the answer with the pre-check is the answer without it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+from dp2ddp.program.dynamic_imports import import_calls
+from dp2ddp.transforms.hazards import draws
+
+SOURCES = sorted(
+    {
+        *FIXTURES.glob("*/*.py"),
+        *(ROOT / "tests" / "program_fixtures").rglob("*.py"),
+        *(ROOT / "examples").rglob("*.py"),
+    }
+)
+
+
+def _texts() -> list[tuple[Path, str]]:
+    return [(path, path.read_text(encoding="utf-8")) for path in SOURCES]
+
+
+def test_there_are_sources() -> None:
+    assert len(SOURCES) > 300
+
+
+def test_draw_precheck_skips_only_modules_without_drawing_helpers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped = [(path, text) for path, text in _texts() if not draws._may_draw(text)]
+    assert len(skipped) > 100
+    monkeypatch.setattr(draws, "_may_draw", lambda source: True)
+    for path, text in skipped:  # libcst's reading finds no drawing helper in them either
+        assert draws.module_draws("m", str(path), text) == {}, path
+
+
+def test_draw_precheck_sees_aliases_and_attributes() -> None:
+    assert draws._may_draw("from torch import randn as r\ndef f():\n    return r(2)\n")
+    assert draws._may_draw("import numpy as np\ndef f():\n    return np.random.choice(3)\n")
+    assert draws._may_draw("from random import *\nasync def f():\n    return choice([1])\n")
+    assert not draws._may_draw("import torch\ndef f():\n    return torch.zeros(2)\n")
+    assert not draws._may_draw("import torch\nx = torch.randn(2)\n")  # no function
+
+
+def test_import_call_precheck_skips_only_modules_without_import_calls() -> None:
+    for path, text in _texts():
+        if "import_module" in text or "__import__" in text:
+            continue
+        assert import_calls(ast.parse(text), "m", False, str(path)) == [], path
