@@ -78,10 +78,11 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
     return status
 
 
-#: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard; WGAN-GP with
-#: the penalty in the critic's one backward; WGAN-GP with the penalty as its own update
-#: (before the rewrite: "Expected to have finished reduction in the prior iteration").
-NAMES = ("cuda_guard", "gradient_penalty", "gradient_penalty_update")
+#: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard (also with a
+#: wrap in its else branch); WGAN-GP with the penalty in the critic's one backward; WGAN-GP
+#: with the penalty as its own update (before the rewrite: "Expected to have finished
+#: reduction in the prior iteration").
+NAMES = ("cuda_guard", "cuda_guard_else", "gradient_penalty", "gradient_penalty_update")
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")

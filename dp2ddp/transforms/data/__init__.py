@@ -156,12 +156,12 @@ class ShardDataLoaders(LoaderEvaluation):
         self._plan_imported(nodes, loaders)
         return True
 
-    def _iterated_through_names(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What a `for` iterates, also through a name bound to a progress wrapper:
         `with tqdm(enumerate(loader)) as t: for _, (x, y) in t` (or `t = tqdm(loader)`)
         iterates `loader`, which is then the receiver of set_epoch."""
         found: list[cst.BaseExpression] = []
-        for expr in iterated(expr):
+        for expr in iterated(loop_iter):
             values = (
                 [assigned_value(r.node, self) for r in self.referents(expr)]
                 if isinstance(expr, cst.Name)
