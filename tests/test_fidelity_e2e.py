@@ -78,10 +78,11 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
     return status
 
 
-#: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard; WGAN-GP with
-#: the penalty in the critic's one backward; WGAN-GP with the penalty as its own update
-#: (before the rewrite: "Expected to have finished reduction in the prior iteration").
-NAMES = ("cuda_guard", "gradient_penalty", "gradient_penalty_update")
+#: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard (also with a
+#: wrap in its else branch); WGAN-GP with the penalty in the critic's one backward; WGAN-GP
+#: with the penalty as its own update (before the rewrite: "Expected to have finished
+#: reduction in the prior iteration").
+NAMES = ("cuda_guard", "cuda_guard_else", "gradient_penalty", "gradient_penalty_update")
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")
@@ -155,6 +156,26 @@ def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> 
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
     assert ("(2+2)" if name == "lm_batchify" else "(4+4)") in report.sharding, report.sharding
+
+
+def test_loader_behind_a_progress_bar_is_sharded_once(tmp_path: Path) -> None:
+    """`with tqdm(enumerate(loader)) as t: for _, (x, y) in t` (DeepCTR-Torch's fit()): the
+    sampler shards the loader and set_epoch goes in the epoch loop; before, the loop was
+    taken for a batch source of its own and split again by ddp_shard_batch, so each rank
+    trained on half its shard (2 + 2 of a batch of 8)."""
+    source = (CASES / "progress_bar_loader.py").read_text()
+    code = migrate_source(source, filename="progress_bar_loader.py").code
+    assert "ddp_shard_batch" not in code and "loader.sampler.set_epoch(epoch)" in code, code
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    report = verify(
+        VerifyConfig(
+            CASES / "progress_bar_loader.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0
+        )
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report
+    assert "(4+4)" in report.sharding, report.sharding
 
 
 def test_train_and_inference_entries_both_run_to_the_end(

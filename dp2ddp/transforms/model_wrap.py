@@ -503,6 +503,7 @@ class WrapModelInDDP(MigrationTransform):
             body[wraps[-1] + 1 :],
         )
         test = self.code(original.test)
+        updated, else_note = self._drop_else_wraps(updated, hoisted)
         out: list[cst.BaseStatement] = []
         if before:
             out.append(updated.with_changes(body=updated.body.with_changes(body=before)))
@@ -548,9 +549,40 @@ class WrapModelInDDP(MigrationTransform):
         self.record(
             original,
             f"moved the wrap out of the device guard `if {test}`{kept_note}: every process "
-            "wraps, on CPU too",
+            f"wraps, on CPU too{else_note}",
         )
         return cst.FlattenSentinel(out)
+
+    def _drop_else_wraps(
+        self, updated: cst.If, hoisted: list[cst.BaseStatement]
+    ) -> tuple[cst.If, str]:
+        """`if cuda: m = DP(m).cuda() else: m = DP(m)`: the else branch wraps the same model
+        on the other path. Once the wrap is hoisted out of the guard every path wraps, so the
+        else branch's wrap goes (kept, the model would be wrapped twice on CPU)."""
+        orelse = updated.orelse
+        if not isinstance(orelse, cst.Else) or not isinstance(orelse.body, cst.IndentedBlock):
+            return updated, ""
+        targets = {t for stmt in hoisted for t in self._wrap_assignments(stmt)}
+        rest = [
+            stmt
+            for stmt in orelse.body.body
+            if not (self._wrap_assignments(stmt) and self._wrap_assignments(stmt) <= targets)
+        ]
+        if len(rest) == len(orelse.body.body):
+            return updated, ""
+        new_else = orelse.with_changes(body=orelse.body.with_changes(body=rest)) if rest else None
+        return updated.with_changes(orelse=new_else), " (the else branch's wrap of it dropped)"
+
+    def _wrap_assignments(self, stmt: cst.BaseStatement) -> set[str]:
+        """`m = DDP(...)` (one simple assignment whose value wraps) -> {"m"}; else empty."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return set()
+        assign = stmt.body[0]
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return set()
+        if not m.findall(assign.value, m.Call(func=m.Name(_DDP))):
+            return set()
+        return {self.code(assign.targets[0].target)}
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
         if self._unwraps_under_guard(original_node):

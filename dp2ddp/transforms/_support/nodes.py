@@ -306,8 +306,14 @@ def dict_keys(value: cst.BaseExpression | None) -> set[str] | None:
 
 
 def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.BaseExpression | None:
-    """`x` of `x = value` (or `x: T = value`) -> value."""
+    """`x` of `x = value` (or `x: T = value`, or `with value as x`) -> value. A `with` item's
+    name is taken as bound to the context manager itself, as `__enter__` returning self
+    (tqdm bars, files, most context managers) makes it."""
     parent = transform.parent(target)
+    if isinstance(parent, cst.AsName) and parent.name is target:
+        item = transform.parent(parent)
+        if isinstance(item, cst.WithItem):
+            return item.item
     if isinstance(parent, cst.AssignTarget):
         assign = transform.parent(parent)
         if isinstance(assign, cst.Assign) and parent.target is target:

@@ -72,6 +72,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
+    ITER_WRAPPERS,
     assigned_value,
     call_named,
     enclosing_function,
@@ -143,7 +144,7 @@ class ShardDataLoaders(LoaderEvaluation):
                 if loader is not None:
                     loaders[call] = loader
         for loop in (n for n in nodes if isinstance(n, cst.For)):
-            for expr in iterated(loop.iter):
+            for expr in self._iterated_through_names(loop.iter):
                 for call, path in self._resolve(expr, loaders, 0):
                     if not any(seen is loop for seen, _, _ in loaders[call].loops):
                         loaders[call].loops.append((loop, expr, path))
@@ -155,6 +156,28 @@ class ShardDataLoaders(LoaderEvaluation):
         self._plan_subclasses(nodes)
         self._plan_imported(nodes, loaders)
         return True
+
+    def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """What a `for` iterates, also through a name bound to a progress wrapper:
+        `with tqdm(enumerate(loader)) as t: for _, (x, y) in t` (or `t = tqdm(loader)`)
+        iterates `loader`, which is then the receiver of set_epoch."""
+        found: list[cst.BaseExpression] = []
+        for expr in iterated(loop_iter):
+            values = (
+                [assigned_value(r.node, self) for r in self.referents(expr)]
+                if isinstance(expr, cst.Name)
+                else []
+            )
+            if (
+                len(values) == 1
+                and isinstance(values[0], cst.Call)
+                and name_of(values[0].func) in ITER_WRAPPERS
+                and values[0].args
+            ):
+                found += iterated(values[0])
+            else:
+                found.append(expr)
+        return found
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""

@@ -74,9 +74,18 @@ class LossChecks:
     def check_call(self, node: cst.Call, names: set[str]) -> None:
         if node in self._covered:
             return
-        if any(n.startswith("torch.nn.functional.") for n in names):
+        functional = any(n.startswith("torch.nn.functional.") for n in names)
+        if functional or not any(n.startswith("torch.") for n in names):
+            # A loss called through a name of the program's own (`loss_func = F.mse_loss`
+            # chosen at run time, `self.loss_func(y_pred, y, reduction="sum")`) sums as
+            # surely as a torch.nn.functional one; its `size_average=` is not known to mean
+            # torch's, so only `reduction="sum"` counts there.
             offending = self.sum_reduction(node)
-            if offending is not None and self._feeds_backward(node):
+            if (
+                offending is not None
+                and (functional or offending[2] == "reduction='sum'")
+                and self._feeds_backward(node)
+            ):
                 self.t.warn(*offending)
         loss = self.sum_losses.get(_key(node.func))
         if loss is not None and self._feeds_backward(node):
