@@ -271,6 +271,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_shard_batch((x, y), dim=D) right where the batch is built, or split the "
         "batchified source's batch columns before a helper that reshapes them.",
     ),
+    "DP041": (
+        "some parameters may get no gradient: find_unused_parameters=True",
+        "DataParallel does not mind a parameter that gets no gradient in a step; DDP waits "
+        "for every parameter's gradient and fails at the next step (\"Expected to have "
+        "finished reduction in the prior iteration\"). The model's forward() (or a module "
+        "it builds) uses the layer named here only on some paths (a branch on a flag or on "
+        "the input, an early return) or never, so the DDP wrap gets "
+        "find_unused_parameters=True (also when the model's class is not known statically "
+        "and the program has such a module). It costs a graph traversal per step: drop it "
+        "if every parameter gets a gradient in every step, or delete the layer that is "
+        "never used.",
+    ),
     "DP038": (
         "notebook uses DataParallel",
         "Not rewritten: a notebook's kernel is one process, and DDP runs one process per GPU "

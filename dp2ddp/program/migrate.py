@@ -30,7 +30,14 @@ import libcst as cst
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
-from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders, Role
+from dp2ddp.facts import (
+    HelperDraw,
+    ModelClass,
+    ProgramFacts,
+    ProgramHints,
+    ProgramLoaders,
+    Role,
+)
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
@@ -46,6 +53,11 @@ from dp2ddp.transforms._support.runtime import (
     check_generated_path,
     generated_path,
     render_module,
+)
+from dp2ddp.transforms.analysis.partial_forward import (
+    ClassFacts,
+    module_classes,
+    partial_models,
 )
 from dp2ddp.transforms.hazards.draws import module_draws
 from dp2ddp.transforms.rank_zero.program_hints import program_hints
@@ -264,6 +276,7 @@ class _Told:
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: dict[str, HelperDraw] | None = None
         self._uniform: ProgramUniformity | None = None
+        self._models: dict[str, str] | None = None
 
     @property
     def helpers(self) -> str:
@@ -290,6 +303,31 @@ class _Told:
         prefix = f"{module.name}."
         return tuple((name, d) for name, d in self._draws.items() if not name.startswith(prefix))
 
+    def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
+        """The program's nn.Module classes, with what may leave parameters of each without
+        a gradient (DP041); `module`'s own classes also by their bare names."""
+        if self._models is None:
+            classes: dict[str, ClassFacts] = {}
+            for each in self.program.modules:
+                key = ("model_classes", each.real, each.name)
+                classes.update(
+                    self.project.remembered(
+                        key, partial(module_classes, each.name, each.path, each.source.text)
+                    )
+                )
+            partial_uses = partial_models(classes)
+            self._models = {
+                name: (partial_uses[name].describe() if name in partial_uses else "")
+                for name in classes
+            }
+        prefix = f"{module.name}."
+        own = [
+            ModelClass(name[len(prefix) :], use)
+            for name, use in self._models.items()
+            if name.startswith(prefix) and "." not in name[len(prefix) :]
+        ]
+        return (*own, *(ModelClass(name, use) for name, use in self._models.items()))
+
     def facts(
         self,
         module: ProgramModule,
@@ -312,6 +350,7 @@ class _Told:
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(exported, self.program.unfollowed),
+            self.models(module) if in_program and gate else (),
             self.uniform() if in_program and uniform else None,
         )
 
