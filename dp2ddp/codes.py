@@ -283,6 +283,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "if every parameter gets a gradient in every step, or delete the layer that is "
         "never used.",
     ),
+    "DP042": (
+        "DataParallel wraps a submodule in place: the rest of the model is outside DDP",
+        "`model.encoder = DataParallel(model.encoder)` parallelised the encoder and left the "
+        "rest of `model` (a projection head, a classifier) on one device, updated once. Under "
+        "DDP the wrap becomes `model.encoder = DistributedDataParallel(model.encoder)`: only the "
+        "encoder's gradients are averaged, and every other parameter of `model` trains on its "
+        "own rank's shard and drifts apart (verify: \"ranks in sync NO\"). Wrap the whole "
+        "model once instead (`model = DistributedDataParallel(model)`; the submodule is then "
+        "`model.module.encoder`), or average the other parameters' gradients after each "
+        "backward by hand.",
+    ),
     "DP038": (
         "notebook uses DataParallel",
         "Not rewritten: a notebook's kernel is one process, and DDP runs one process per GPU "

@@ -80,8 +80,10 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 
 #: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard; WGAN-GP with
 #: the penalty in the critic's one backward; WGAN-GP with the penalty as its own update
-#: (before the rewrite: "Expected to have finished reduction in the prior iteration").
-NAMES = ("cuda_guard", "gradient_penalty", "gradient_penalty_update")
+#: (before the rewrite: "Expected to have finished reduction in the prior iteration"); a
+#: model with layers used on some paths only or never (DP041: find_unused_parameters=True;
+#: without it, DDP fails at the second step with that same error).
+NAMES = ("cuda_guard", "gradient_penalty", "gradient_penalty_update", "unused_parameters")
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")
@@ -102,6 +104,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         text = scripts[name].read_text()
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
     assert "DP026" in codes["second_backward"]
+    assert "DP041" in codes["unused_parameters"]
+    assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
+    assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
     shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])

@@ -350,7 +350,7 @@ class _Told:
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(exported, self.program.unfollowed),
-            self.models(module) if in_program and gate else (),
+            self.models(module) if gate else (),
             self.uniform() if in_program and uniform else None,
         )
 

@@ -153,6 +153,7 @@ class WrapModelInDDP(MigrationTransform):
         if target is not None:
             self._migrated_wraps.add(scoped_name(original, target, self))
         self._note_nested(original, target)
+        self._check_submodule_wrap(original, original_module, target)
         self.record(
             original,
             f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
@@ -183,6 +184,32 @@ class WrapModelInDDP(MigrationTransform):
             rpar=updated.rpar,
         )
 
+    def _check_submodule_wrap(
+        self, call: cst.Call, module: cst.BaseExpression | None, target: str | None
+    ) -> None:
+        """DP042: `model.encoder = DataParallel(model.encoder)` (HobbitLong/SupContrast's
+        main_supcon.py): DDP over the submodule alone averages its gradients only; the rest
+        of `model` trains per rank. Not for `self.model = DataParallel(self.model)` in a class
+        that is no nn.Module (a Trainer holding its model)."""
+        if module is None or target is None or "." not in target:
+            return
+        if self.code(module) != target:
+            return
+        owner = target.rsplit(".", 1)[0]
+        if owner == "self" and not self._in_module_class(call):
+            return
+        self.warn(
+            call,
+            "DP042",
+            f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
+        )
+
+    def _in_module_class(self, node: cst.CSTNode) -> bool:
+        scope = self.parent(node)
+        while scope is not None and not isinstance(scope, cst.ClassDef):
+            scope = self.parent(scope)
+        return scope is not None and any("Module" in self.code(base.value) for base in scope.bases)
+
     # -- parameters without a gradient (DP041) ---------------------------------------------
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
@@ -191,7 +218,7 @@ class WrapModelInDDP(MigrationTransform):
             known = {c.name: c.partial for c in self.state.facts.models}
             if not known and self._module is not None:
                 source = self.state.text or self._module.code
-                own = module_classes("", self.context.filename or "", source)
+                own = module_classes("", "", source)
                 uses = partial_models(own)
                 known = {
                     name: (uses[name].describe() if name in uses else "") for name in own
