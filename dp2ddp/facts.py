@@ -111,10 +111,14 @@ class ProgramLoaders:
     unfollowed: (import name, path) of project modules that build a DataLoader but that
         discovery could not follow (Program.unfollowed): a training loop over a loader they
         return gets DP027, never silence.
+    evaluation_factories: names of this module's top-level loader factories that another
+        module calls for an evaluation loader with `ddp_shard=False`: each takes that
+        parameter (data/factory_sites.py), as a factory called both ways in its own module.
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
     unfollowed: tuple[tuple[str, str], ...] = field(default=())
+    evaluation_factories: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

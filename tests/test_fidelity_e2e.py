@@ -34,6 +34,7 @@ PROGRAMS = {
     "train_and_inference_entries": ("train.py", "test.py"),
     "vendored_wrapper_library": ("train.py",),
     "batches_in_trainer_module": ("train.py",),
+    "loader_factory_other_module": ("train.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -214,6 +215,18 @@ def test_migrated_program_runs_to_the_end(
     out, scripts, console = launch
     statuses = [_status(out, scripts[script], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
+
+
+def test_factory_in_another_module_shards_training_only(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """OpenNRE's layout: each rank draws half the training set (32 samples, 2 epochs) and the
+    whole validation (12, twice) and test set (10): scored by position, they must be whole."""
+    out, scripts, console = launch
+    for rank in (0, 1):
+        status = _status(out, scripts["loader_factory_other_module/train.py"], rank)
+        assert status["ok"], console[-6000:]
+        assert status["indices_by_size"] == {"32": 32, "12": 24, "10": 10}, status
 
 
 def test_gradient_penalty_update_passes_verify(tmp_path: Path) -> None:

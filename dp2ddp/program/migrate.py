@@ -333,6 +333,7 @@ class _Told:
         module: ProgramModule,
         role: Role | None,
         exported: tuple[LoaderExport, ...] = (),
+        split: tuple[str, ...] = (),
         *,
         hints: bool = True,
         draws: bool = True,
@@ -349,7 +350,7 @@ class _Told:
             self.helpers if in_program else "",
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
-            ProgramLoaders(exported, self.program.unfollowed),
+            ProgramLoaders(exported, self.program.unfollowed, split),
             self.models(module) if gate else (),
             self.uniform() if in_program and uniform else None,
         )
@@ -385,9 +386,23 @@ def _migrate(
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
     done: dict[str, _Migrated] = {}
+    before: dict[str, tuple[LoaderExport, ...]] = {}
     for module in reversed(program.libraries):
+        before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
         exported += _exports(module, done[module.real])
+    # A factory another module calls for an evaluation loader (ddp_shard=False there, see
+    # data/imported.py) takes that parameter: its module is migrated again, told so.
+    split: dict[str, list[str]] = {}
+    for migrated in done.values():
+        result = migrated.outcome.result
+        for name in result.evaluation_factories if result is not None else ():
+            module_name, _, function = name.rpartition(".")
+            split.setdefault(module_name, []).append(function)
+    for module in program.libraries:
+        if module.name in split:
+            facts = told.facts(module, "library", before[module.real], tuple(split[module.name]))
+            done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
