@@ -16,8 +16,13 @@ loaders are built whole, as in the original, every rank goes through all of it a
 the original's figures (DP015 says so). Training is planned on the training calls' loops
 alone (set_epoch, summed figures).
 
-Only a factory in the module that calls it, returning the loader, with no sampler of its
-own; anything else is sharded as before.
+A factory in another module than its calls (OpenNRE's own layout: SentenceRELoader in
+framework/data_loader.py, called in framework/sentence_re.py with the loaders kept on
+`self.train_loader`...) is classified on the importer's side (data/imported.py): a call
+passing False to the factory's `shuffle` parameter whose loader no training loop there
+iterates passes `ddp_shard=False`, and the program migrates the factory's module again,
+told (state.loaders.evaluation_factories) to give the factory the parameter. Returning the
+loader, with no sampler of its own; anything else is sharded as before.
 """
 
 from __future__ import annotations
