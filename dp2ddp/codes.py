@@ -289,7 +289,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "rest of `model` (a projection head, a classifier) on one device, updated once. Under "
         "DDP the wrap becomes `model.encoder = DistributedDataParallel(model.encoder)`: only the "
         "encoder's gradients are averaged, and every other parameter of `model` trains on its "
-        "own rank's shard and drifts apart (verify: \"ranks in sync NO\"). Wrap the whole "
+        'own rank\'s shard and drifts apart (verify: "ranks in sync NO"). Wrap the whole '
         "model once instead (`model = DistributedDataParallel(model)`; the submodule is then "
         "`model.module.encoder`), or average the other parameters' gradients after each "
         "backward by hand.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
-LAYERS = '''
+LAYERS = """
 import torch.nn as nn
 
 
@@ -20,9 +20,9 @@ class Residual(nn.Module):
         if self.need_skip:
             residual = self.skip_layer(x)
         return self.conv(x) + residual
-'''
+"""
 
-NET = '''
+NET = """
 import torch.nn as nn
 from .layers import Residual
 
@@ -34,7 +34,7 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.blocks(x)
-'''
+"""
 
 
 def _partial(source: str) -> dict[str, str]:
@@ -49,13 +49,12 @@ def test_a_layer_used_on_one_branch_is_found_across_modules() -> None:
     found = partial_models(classes)
     assert set(found) == {"models.layers.Residual", "models.net.Net"}
     assert found["models.net.Net"].describe() == (
-        "Residual.forward() uses self.skip_layer only when `self.need_skip` "
-        "(models/layers.py:14)"
+        "Residual.forward() uses self.skip_layer only when `self.need_skip` (models/layers.py:14)"
     )
 
 
 def test_layers_all_used_or_reached_by_name_are_not_partial() -> None:
-    source = '''
+    source = """
 import torch.nn as nn
 
 
@@ -98,12 +97,12 @@ class FlagBuilt(nn.Module):
         if self.use_norm:
             x = self.norm(x)
         return x
-'''
+"""
     assert _partial(source) == {}
 
 
 def test_never_used_and_ternary_arms_are_partial() -> None:
-    source = '''
+    source = """
 import torch.nn as nn
 
 
@@ -125,7 +124,7 @@ class Ternary(nn.Module):
 
     def forward(self, x, project=False):
         return self.proj(x) if project else self.fc(x)
-'''
+"""
     found = _partial(source)
     assert found["Unused"].startswith("Unused.forward() never uses self.head")
     assert found["Ternary"].startswith("Ternary.forward() uses self.fc only when not `project`")

@@ -391,22 +391,24 @@ def _migrate(
         before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
         exported += _exports(module, done[module.real])
-    # A factory another module calls for an evaluation loader (ddp_shard=False there, see
-    # data/imported.py) takes that parameter: its module is migrated again, told so.
-    split: dict[str, list[str]] = {}
-    for migrated in done.values():
-        result = migrated.outcome.result
-        for name in result.evaluation_factories if result is not None else ():
-            module_name, _, function = name.rpartition(".")
-            split.setdefault(module_name, []).append(function)
-    for module in program.libraries:
-        if module.name in split:
-            facts = told.facts(module, "library", before[module.real], tuple(split[module.name]))
-            done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
     entry = _module(program.entry, entry_facts, gate, project)
+    # A factory another module calls for an evaluation loader (ddp_shard=False there, see
+    # data/imported.py) takes that parameter: its module is migrated again, told so.
+    split: dict[str, list[str]] = {}
+    for each in (*done.values(), entry):
+        outcome = each.outcome.result
+        for name in outcome.evaluation_factories if outcome is not None else ():
+            module_name, _, function = name.rpartition(".")
+            split.setdefault(module_name, []).append(function)
+    for module in program.libraries:
+        if module.name in split:
+            told_split = tuple(dict.fromkeys(split[module.name]))
+            facts = told.facts(module, "library", before[module.real], told_split)
+            done[module.real] = _module(module, facts, gate, project)
+    libraries = [done[m.real] for m in program.libraries]
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]

@@ -220,9 +220,7 @@ class WrapModelInDDP(MigrationTransform):
                 source = self.state.text or self._module.code
                 own = module_classes("", "", source)
                 uses = partial_models(own)
-                known = {
-                    name: (uses[name].describe() if name in uses else "") for name in own
-                }
+                known = {name: (uses[name].describe() if name in uses else "") for name in own}
             self._classes = known
         return self._classes
 

@@ -38,7 +38,9 @@ def excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
 
 #: What DDP's reducer says when a parameter got no gradient in the step before.
 _UNFINISHED_REDUCTION = "Expected to have finished reduction in the prior iteration"
-_UNUSED_INDICES = re.compile(r"Parameter indices which did not receive grad for rank (\d+): ([\d ]+)")
+_UNUSED_INDICES = re.compile(
+    r"Parameter indices which did not receive grad for rank (\d+): ([\d ]+)"
+)
 _UNUSED_NAMES = re.compile(r"Parameters which did not receive grad for rank (\d+): ([^\n]+)")
 
 
@@ -48,18 +50,16 @@ def unused_parameters_cause(text: str) -> Cause | None:
     if _UNFINISHED_REDUCTION not in text:
         return None
     named = _UNUSED_NAMES.search(text) or _UNUSED_INDICES.search(text)
-    which = (
-        f"; rank {named.group(1)}: {'parameters' if named.re is _UNUSED_NAMES else 'parameter indices'} "
-        f"{named.group(2).strip()[:200]}"
-        if named
-        else ""
-    )
+    which = ""
+    if named:
+        kind = "parameters" if named.re is _UNUSED_NAMES else "parameter indices"
+        which = f"; rank {named.group(1)}: {kind} {named.group(2).strip()[:200]}"
     return Cause(
         "unused_parameters",
         "some parameters got no gradient in a step (DDP without find_unused_parameters)",
         "DDP's reducer waited for a gradient that never came: \""
         + _UNFINISHED_REDUCTION
-        + "\""
+        + '"'
         + which,
         "The model's forward() does not use every parameter in every step (a layer used "
         "only on some branch, after an early return, or never). DataParallel does not mind; "

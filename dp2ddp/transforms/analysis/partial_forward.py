@@ -49,7 +49,9 @@ _PARAMETER_FREE = frozenset(
         "ChannelShuffle", "Fold", "Unfold",
     }
 )  # fmt: skip
-_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"})
+_CONTAINERS = frozenset(
+    {"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"}
+)
 #: forward() reaching its children by name: which of them it uses is not known.
 _BY_NAME = frozenset({"getattr", "vars", "setattr"})
 _SELF_BY_NAME = frozenset(
@@ -333,7 +335,10 @@ def _scan_block(
                         uses.sometimes.setdefault(name, (branch_why, statement.lineno))
             if not conditional and not per_pass and _exits(statement):
                 conditional = True
-                why = f"uses {{attr}} only when the early return at line {statement.lineno} is not taken"
+                why = (
+                    f"uses {{attr}} only when the early return at line {statement.lineno} "
+                    "is not taken"
+                )
         elif isinstance(statement, ast.Try):
             _scan_block(statement.body, me, methods, uses, inlined, conditional, why, loop_vars)
             for handler in statement.handlers:
@@ -342,7 +347,9 @@ def _scan_block(
                     why or f"uses {{attr}} only in the `except` at line {handler.lineno}",
                 )  # fmt: skip
             _scan_block(statement.orelse, me, methods, uses, inlined, conditional, why, loop_vars)
-            _scan_block(statement.finalbody, me, methods, uses, inlined, conditional, why, loop_vars)
+            _scan_block(
+                statement.finalbody, me, methods, uses, inlined, conditional, why, loop_vars
+            )
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
             head = statement.test if isinstance(statement, ast.While) else statement.iter
             _expression(head, me, methods, uses, inlined, conditional, why)
@@ -383,7 +390,9 @@ def _expression(
             _expression(arm, me, methods, inner, inlined, conditional, why)
             arms.append(inner)
             uses.opaque = uses.opaque or inner.opaque
-            uses.sometimes.update({k: v for k, v in inner.sometimes.items() if k not in uses.sometimes})
+            uses.sometimes.update(
+                {k: v for k, v in inner.sometimes.items() if k not in uses.sometimes}
+            )
         for inner, what in ((arms[0], f"`{test}`"), (arms[1], f"not `{test}`")):
             for name in inner.always:
                 if name in arms[0].always and name in arms[1].always and not conditional:

@@ -22,6 +22,7 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -37,6 +38,9 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.factory_sites import FactorySites
 
 #: One way a function's return value looks: (arity, the loader call at each position) for a
 #: tuple or list; arity None for a single value (its one slot: the loader, or None).
@@ -62,6 +66,9 @@ class Origin:
 
 class LoaderImports(LoaderSetEpoch):
     """Exports of a library's sharded loaders; set_epoch and DP027 in their importers."""
+
+    #: The factories of both kinds of loaders (set by the pass before planning).
+    _factory_sites: FactorySites
 
     # == library side ===================================================================
     def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
@@ -258,7 +265,7 @@ class LoaderImports(LoaderSetEpoch):
             return found
         trained: set[cst.Call] = set()
         for loop in (n for n in nodes if isinstance(n, cst.For)):
-            if self._in_eval_context(loop):
+            if not self._trains(loop):
                 continue
             for expr in iterated(loop.iter):
                 trained.update(o.call for o in self._origins(expr, (), 0) if o.call is not None)
@@ -279,9 +286,7 @@ class LoaderImports(LoaderSetEpoch):
         return found
 
     @staticmethod
-    def _argument_value(
-        call: cst.Call, name: str, index: int | None
-    ) -> cst.BaseExpression | None:
+    def _argument_value(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
         for position, arg in enumerate(call.args):
             if arg.keyword is not None and arg.keyword.value == name:
                 return arg.value
