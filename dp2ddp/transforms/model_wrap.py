@@ -79,6 +79,8 @@ class WrapModelInDDP(MigrationTransform):
         #: The program's nn.Module classes (see _model_classes), once.
         self._classes: dict[str, str] | None = None
         self._module: cst.Module | None = None
+        #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
+        self._submodule_wraps: list[tuple[cst.Call, str]] = []
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
@@ -188,27 +190,27 @@ class WrapModelInDDP(MigrationTransform):
         self, call: cst.Call, module: cst.BaseExpression | None, target: str | None
     ) -> None:
         """DP042: `model.encoder = DataParallel(model.encoder)` (HobbitLong/SupContrast's
-        main_supcon.py): DDP over the submodule alone averages its gradients only; the rest
-        of `model` trains per rank. Not for `self.model = DataParallel(self.model)` in a class
-        that is no nn.Module (a Trainer holding its model)."""
+        main_supcon.py) where `model` itself is never wrapped: DDP over the submodule alone
+        averages its gradients only; the rest of `model` trains per rank. Where the owner is
+        wrapped too, or is `self` in an nn.Module, DP022 says what to do (_note_nested)."""
         if module is None or target is None or "." not in target:
             return
-        if self.code(module) != target:
+        if self.code(module) != target or target.startswith("self."):
             return
-        owner = target.rsplit(".", 1)[0]
-        if owner == "self" and not self._in_module_class(call):
-            return
-        self.warn(
-            call,
-            "DP042",
-            f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
-        )
+        self._submodule_wraps.append((call, target))
 
-    def _in_module_class(self, node: cst.CSTNode) -> bool:
-        scope = self.parent(node)
-        while scope is not None and not isinstance(scope, cst.ClassDef):
-            scope = self.parent(scope)
-        return scope is not None and any("Module" in self.code(base.value) for base in scope.bases)
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        wrapped = {target for target, _ in self._wraps}
+        for call, target in self._submodule_wraps:
+            owner = target.rsplit(".", 1)[0]
+            if any(owner == w or owner.startswith(w + ".") for w in wrapped):
+                continue
+            self.warn(
+                call,
+                "DP042",
+                f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
+            )
+        return updated_node
 
     # -- parameters without a gradient (DP041) ---------------------------------------------
     def _model_classes(self) -> dict[str, str]:
@@ -244,9 +246,10 @@ class WrapModelInDDP(MigrationTransform):
             for name in sorted(names):
                 if name in classes:
                     return classes[name]
-            if any(not name.startswith(".") for name in names) and not (
-                isinstance(built, cst.Name) and built.value[:1].islower()
-            ):
+            variable = isinstance(built, cst.Name) and (
+                built.value[:1].islower() or self._assigned_value(built, built.value) is not None
+            )
+            if any(not name.startswith(".") for name in names) and not variable:
                 return ""  # a library's class (torch, torchvision...): not judged
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
