@@ -384,6 +384,13 @@ def _module_entry(entry_dir: str) -> tuple[str, list[str]] | None:
     return (folder, packages) if packages else None
 
 
+def _inside(path: str, folder: str) -> bool:
+    """`path` is `folder` or below it."""
+    return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(
+        folder
+    )
+
+
 def _runs_as_script(imports: Sequence[ImportNode], beside: Resolver, above: Resolver) -> bool:
     """The entry lies in a package folder but imports a sibling by its bare name
     (`import dataset` beside dataset.py, Python 2's implicit relative import).
@@ -590,10 +597,17 @@ class ImportGraph:
         module_entry: str | None = None
         shown = entry if shown_base is None else Resolver(root, [], shown_base).shown(entry_abs)
         first = self.module(entry, shown, stem)
+        # The root counts as "above" only outside the package: a repository whose root
+        # folder is itself a package (an `__init__.py` beside main.py, .git there:
+        # ShichenLiu/CondenseNet@833a91d) resolves `import models` against the root as a
+        # script does, which is no evidence for `python -m`.
+        above = [package[0]] if package is not None else []
+        if package is not None and not _inside(root, os.path.join(package[0], package[1][0])):
+            above.append(root)
         if package is not None and not _runs_as_script(
             first.imports,
             self.resolver(root, [entry_dir], None),
-            self.resolver(root, [package[0], root], None),
+            self.resolver(root, above, None),
         ):
             base, names = package
             module_entry = ".".join([*names, stem])
