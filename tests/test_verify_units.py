@@ -690,3 +690,14 @@ def test_unfinished_reduction_names_unused_parameters() -> None:
     assert "rank 0: parameter indices 2 3" in cause.detail
     assert "find_unused_parameters=True" in cause.fix and "DP041" in cause.fix
     assert unused_parameters_cause("RuntimeError: size mismatch") is None
+
+
+def test_sample_digests_of_a_transposed_batch_of_one() -> None:
+    """A batch of one sample, transposed (verify digests dim 1 too): one value per row, a
+    stride that view(uint8) refused (ShichenLiu/CondenseNet's measure_model forward)."""
+    from dp2ddp.verify.digest import sample_digests
+
+    batch = torch.randn(1, 20)
+    digests = sample_digests(batch.transpose(0, 1))
+    assert len(digests) == 20
+    assert digests == sample_digests(batch.transpose(0, 1).contiguous().clone())
