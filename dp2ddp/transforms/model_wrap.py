@@ -200,10 +200,12 @@ class WrapModelInDDP(MigrationTransform):
         self._submodule_wraps.append((call, target))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        wrapped = {target for target, _ in self._wraps}
         for call, target in self._submodule_wraps:
             owner = target.rsplit(".", 1)[0]
-            if any(owner == w or owner.startswith(w + ".") for w in wrapped):
+            if any(
+                (owner == w or owner.startswith(w + ".")) and not self._exclusive(call, other)
+                for w, other in self._wraps
+            ):
                 continue
             self.warn(
                 call,
@@ -361,7 +363,7 @@ class WrapModelInDDP(MigrationTransform):
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
-            if inner.startswith(outer + "."):
+            if inner.startswith(outer + ".") and not self._exclusive(call, other_call):
                 self.warn(
                     call if inner == target else other_call,
                     "DP022",
@@ -369,6 +371,26 @@ class WrapModelInDDP(MigrationTransform):
                     f"wrappers would share its parameters; wrap only {outer}",
                 )
         self._wraps.append((target, call))
+
+    def _exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        """The two nodes sit in different branches of one if/else: never both run
+        (ShichenLiu/CondenseNet: `model.features` wrapped for AlexNet/VGG, `model` else)."""
+        branches: dict[int, cst.CSTNode] = {}
+        child, node = first, self.parent(first)
+        while node is not None:
+            if isinstance(node, cst.If):
+                branches[id(node)] = child
+            child, node = node, self.parent(node)
+        child, node = second, self.parent(second)
+        while node is not None:
+            if isinstance(node, cst.If) and id(node) in branches:
+                mine, theirs = child, branches[id(node)]
+                return mine is not theirs and {id(mine), id(theirs)} == {
+                    id(node.body),
+                    id(node.orelse),
+                }
+            child, node = node, self.parent(node)
+        return False
 
     def _enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
         current = self.parent(node)
