@@ -339,10 +339,12 @@ class _Told:
         draws: bool = True,
         uniform: bool = True,
         gate: bool = True,
+        models: bool = True,
     ) -> ProgramFacts:
         """The one value `module` is told (role None: migrated as a single file; hints,
-        draws, uniform: with the program's hints, other modules' drawing helpers and
-        uniformity answers; gate: the gate is open)."""
+        draws, uniform, models: with the program's hints, other modules' drawing helpers,
+        uniformity answers and nn.Module classes (DP041); gate: the gate is open; split:
+        the module's factories other modules call for evaluation loaders)."""
         in_program = role is not None
         return ProgramFacts(
             role,
@@ -351,7 +353,7 @@ class _Told:
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(exported, self.program.unfollowed, split),
-            self.models(module) if gate else (),
+            self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
         )
 
@@ -428,7 +430,7 @@ def _shut(module: ProgramModule, gate: ProgramGate, told: _Told) -> ProgramFacts
     (role library, gate shut); else the module is migrated as a single file."""
     if gate.modules[module.real].has_dataparallel and gate.ddp_path_in is not None:
         return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
-    return told.facts(module, None, hints=False, draws=False)
+    return told.facts(module, None, hints=False, draws=False, models=False)
 
 
 def _unchanged(module: ProgramModule) -> _Migrated:
