@@ -21,6 +21,7 @@ program that would migrate it differently fails with an error instead.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -389,7 +390,7 @@ def _migrate(
     exported: tuple[LoaderExport, ...] = ()
     done: dict[str, _Migrated] = {}
     before: dict[str, tuple[LoaderExport, ...]] = {}
-    for module in reversed(program.libraries):
+    for module in _dependencies_first(program.libraries):
         before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
         exported += _exports(module, done[module.real])
@@ -414,6 +415,55 @@ def _migrate(
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
+
+
+def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModule]:
+    """The libraries, each after the program modules it imports (discovery's order reversed
+    where the imports do not decide; an import cycle keeps that order). Discovery lists a
+    package's modules as its `__init__` names them: thunlp/OpenNRE's framework/__init__.py
+    imports data_loader, then sentence_re, which imports data_loader too; reversed, the
+    loader factory's importer came first and was told nothing about its loaders."""
+    by_name = {m.name: m for m in libraries}
+    order: list[ProgramModule] = []
+    state: dict[str, bool] = {}  # False: being visited, True: done
+
+    def visit(module: ProgramModule) -> None:
+        if module.name in state:
+            return
+        state[module.name] = False
+        for name in _imported_names(module):
+            found = by_name.get(name)
+            if found is not None and found is not module:
+                visit(found)
+        state[module.name] = True
+        order.append(module)
+
+    for module in reversed(libraries):
+        visit(module)
+    return order
+
+
+def _imported_names(module: ProgramModule) -> list[str]:
+    """Module names `module`'s imports may name (absolute, and relative ones resolved)."""
+    package = module.name if module.is_package else module.name.rpartition(".")[0]
+    names: list[str] = []
+    for node in module.imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                names += [".".join(parts[: i + 1]) for i in range(len(parts))]
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".") if package else []
+            keep = len(parts) - (node.level - 1)
+            if keep < 0:
+                continue
+            base = ".".join([*parts[:keep], *([base] if base else [])])
+        if base:
+            names.append(base)
+        names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+    return names
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
