@@ -84,6 +84,17 @@ class Helper(nn.Module):
         return self.b(x)
 
 
+class Checked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        if x.dim() != 2:
+            raise ValueError("x must be (B, F)")
+        return self.fc(x)
+
+
 class FlagBuilt(nn.Module):
     def __init__(self, norm):
         super().__init__()

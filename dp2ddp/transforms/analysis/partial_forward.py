@@ -175,6 +175,10 @@ def _class_facts(
         return ClassFacts((), tuple(children))
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
+    if not uses.always and not uses.sometimes:
+        # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
+        # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
+        return ClassFacts((), tuple(children))
     if uses.opaque:
         return ClassFacts((), tuple(children))
     elsewhere = {
@@ -443,9 +447,11 @@ def _training_side(test: ast.expr, me: str) -> bool | None:
 
 
 def _exits(statement: ast.If) -> bool:
-    """Some branch of `statement` returns or raises (so what follows may not run)."""
+    """Some branch of `statement` returns (so what follows may not run in a step that goes
+    on to its backward). A branch that raises ends no step normally: an input check
+    (thunlp/OpenNRE's CNNEncoder) leaves nothing unused."""
     return any(
-        isinstance(node, (ast.Return, ast.Raise))
+        isinstance(node, ast.Return)
         for block in (statement.body, statement.orelse)
         for top in block
         for node in ast.walk(top)
