@@ -39,10 +39,9 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     replication_patch,
     scoped_name,
-    walk,
     wrap_target,
 )
-from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -76,14 +75,13 @@ class WrapModelInDDP(MigrationTransform):
         #: The wraps migrated here, by scope (see scoped_name): a replication patch on one
         #: of them goes.
         self._migrated_wraps: set[tuple[int, str]] = set()
-        #: The program's nn.Module classes (see _model_classes), once.
-        self._classes: dict[str, str] | None = None
-        self._module: cst.Module | None = None
+        #: What may leave the wrapped models' parameters without a gradient (DP041).
+        self._unused = UnusedParameters(self)
         #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._module = node
+        self._unused.module = node
         return True
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
@@ -162,7 +160,7 @@ class WrapModelInDDP(MigrationTransform):
             + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
         )
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
-        partial_use = self._partial_use(original_module)
+        partial_use = self._unused.why(original_module)
         if partial_use:
             keywords.append(("find_unused_parameters", cst.Name("True")))
             self.warn(original, "DP041", partial_use)
@@ -213,89 +211,6 @@ class WrapModelInDDP(MigrationTransform):
                 f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
             )
         return updated_node
-
-    # -- parameters without a gradient (DP041) ---------------------------------------------
-    def _model_classes(self) -> dict[str, str]:
-        """The program's nn.Module classes (facts), or this file's own for a single file:
-        name -> what may leave parameters without a gradient ("" when nothing)."""
-        if self._classes is None:
-            known = {c.name: c.partial for c in self.state.facts.models}
-            if not known and self._module is not None:
-                source = self.state.text or self._module.code
-                own = module_classes("", "", source)
-                uses = partial_models(own)
-                known = {name: (uses[name].describe() if name in uses else "") for name in own}
-            self._classes = known
-        return self._classes
-
-    def _partial_use(self, module: cst.BaseExpression | None) -> str:
-        """Why the wrapped model may leave parameters without a gradient; "" if not known to.
-
-        Its class is that of the call it was built by (`Net(...)`, also through a variable
-        assigned from one in the same function). A class of the program is judged as
-        analysis/partial_forward.py does; torch's and other libraries' are not; a model
-        whose class is not known statically (built by a factory, a class picked by a
-        computed name) is judged by the program's classes: any such class counts.
-        """
-        if module is None:
-            return ""
-        classes = self._model_classes()
-        if not any(classes.values()):
-            return ""
-        built = self._built_by(module)
-        if built is not None:
-            names = self.qualified_names(built)
-            for name in sorted(names):
-                if name in classes:
-                    return classes[name]
-            variable = isinstance(built, cst.Name) and (
-                built.value[:1].islower() or self._assigned_value(built, built.value) is not None
-            )
-            if any(not name.startswith(".") for name in names) and not variable:
-                return ""  # a library's class (torch, torchvision...): not judged
-        first = next(use for use in classes.values() if use)
-        return f"the model's class is not known statically, and {first}"
-
-    def _built_by(self, module: cst.BaseExpression) -> cst.BaseExpression | None:
-        """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
-        assigned once from such a call earlier in the same function); None if unknown."""
-        node: cst.BaseExpression = module
-        for _ in range(3):
-            while (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in ("cuda", "to", "cpu", "float", "double", "half")
-            ):
-                node = node.func.value
-            if isinstance(node, cst.Call):
-                return node.func
-            if not isinstance(node, cst.Name):
-                return None
-            value = self._assigned_value(module, node.value)
-            if value is None:
-                return None
-            node = value
-        return None
-
-    def _assigned_value(self, at: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-        """The value last assigned to `name` before `at` in its function (or module)."""
-        scope: cst.CSTNode | None = self.parent(at)
-        while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
-            scope = self.parent(scope)
-        if scope is None:
-            return None
-        line = self._position(at)[0]
-        found: cst.BaseExpression | None = None
-        for node in walk(scope, skip_scopes=True):
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-                and node.targets[0].target.value == name
-                and self._position(node)[0] < line
-            ):
-                found = node.value
-        return found
 
     # -- patch_replication_callback(model) on a model that is DDP now ---------------------
     def leave_SimpleStatementLine(
