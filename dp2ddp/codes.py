@@ -271,6 +271,29 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_shard_batch((x, y), dim=D) right where the batch is built, or split the "
         "batchified source's batch columns before a helper that reshapes them.",
     ),
+    "DP041": (
+        "some parameters may get no gradient: find_unused_parameters=True",
+        "DataParallel does not mind a parameter that gets no gradient in a step; DDP waits "
+        "for every parameter's gradient and fails at the next step (\"Expected to have "
+        "finished reduction in the prior iteration\"). The model's forward() (or a module "
+        "it builds) uses the layer named here only on some paths (a branch on a flag or on "
+        "the input, an early return) or never, so the DDP wrap gets "
+        "find_unused_parameters=True (also when the model's class is not known statically "
+        "and the program has such a module). It costs a graph traversal per step: drop it "
+        "if every parameter gets a gradient in every step, or delete the layer that is "
+        "never used.",
+    ),
+    "DP042": (
+        "DataParallel wraps a submodule in place: the rest of the model is outside DDP",
+        "`model.encoder = DataParallel(model.encoder)` parallelised the encoder and left the "
+        "rest of `model` (a projection head, a classifier) on one device, updated once. Under "
+        "DDP the wrap becomes `model.encoder = DistributedDataParallel(model.encoder)`: only the "
+        "encoder's gradients are averaged, and every other parameter of `model` trains on its "
+        'own rank\'s shard and drifts apart (verify: "ranks in sync NO"). Wrap the whole '
+        "model once instead (`model = DistributedDataParallel(model)`; the submodule is then "
+        "`model.module.encoder`), or average the other parameters' gradients after each "
+        "backward by hand.",
+    ),
     "DP038": (
         "notebook uses DataParallel",
         "Not rewritten: a notebook's kernel is one process, and DDP runs one process per GPU "

@@ -111,10 +111,24 @@ class ProgramLoaders:
     unfollowed: (import name, path) of project modules that build a DataLoader but that
         discovery could not follow (Program.unfollowed): a training loop over a loader they
         return gets DP027, never silence.
+    evaluation_factories: names of this module's top-level loader factories that another
+        module calls for an evaluation loader with `ddp_shard=False`: each takes that
+        parameter (data/factory_sites.py), as a factory called both ways in its own module.
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
     unfollowed: tuple[tuple[str, str], ...] = field(default=())
+    evaluation_factories: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class ModelClass:
+    """An nn.Module class of the program (transforms/analysis/partial_forward.py): `partial`
+    describes a use in its forward() (or a class it builds) that may leave parameters
+    without a gradient; "" when none was found."""
+
+    name: str
+    partial: str = ""
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,10 @@ class ProgramFacts:
         qualified name as this file's imports spell it ("utils.mixup_data"), as
         (name, HelperDraw) pairs (transforms/hazards/draws.py).
     loaders: what the rest of the program tells the data pass (ProgramLoaders).
+    models: the nn.Module classes of the program (ModelClass), by qualified name as an
+        importer spells it, and this module's own by their bare names: a wrap of one whose
+        forward() may leave parameters without a gradient gets find_unused_parameters=True
+        (DP041, transforms/model_wrap.py). Empty for a single file (the pass reads it).
     uniform: the program's cross-module rank-independence answers; None: unknown. Not
         part of the value's equality: the project model compares the answers a module's
         migration asked for instead (program/project.py).
@@ -147,6 +165,7 @@ class ProgramFacts:
     hints: ProgramHints = field(default_factory=ProgramHints)
     draws: tuple[tuple[str, HelperDraw], ...] = ()
     loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
+    models: tuple[ModelClass, ...] = ()
     uniform: Uniformity | None = field(default=None, compare=False, hash=False, repr=False)
 
     @cached_property

@@ -18,6 +18,9 @@ class LoaderExport:
     else `name` is a module-level name bound to the loader.
     module: the library's import name (set by the program model; the data pass that finds
     the loader does not know it).
+    shuffle: the factory's parameter its DataLoader takes `shuffle=` from, and its position
+        (`shuffle_index`): a call of the factory passing False there, and iterated by no
+        training loop, builds an evaluation loader (thunlp/OpenNRE's SentenceRELoader).
     """
 
     name: str
@@ -25,6 +28,8 @@ class LoaderExport:
     position: int | None = None
     arity: int | None = None
     module: str = ""
+    shuffle: str = ""
+    shuffle_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,10 @@ class MigrationResult:
     changes: tuple[Change, ...] = ()
     #: Training loaders this module sharded for its importers' epoch loops (program mode).
     exports: tuple[LoaderExport, ...] = ()
+    #: Factories of other modules this module calls for an evaluation loader, passing
+    #: `ddp_shard=False`, as "module.function" (program mode): the program migrates the
+    #: factory's module again, told to take that parameter.
+    evaluation_factories: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -34,6 +34,7 @@ PROGRAMS = {
     "train_and_inference_entries": ("train.py", "test.py"),
     "vendored_wrapper_library": ("train.py",),
     "batches_in_trainer_module": ("train.py",),
+    "loader_factory_other_module": ("train.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -81,8 +82,16 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: One torchrun launch runs them all: a DataParallel wrap under a CUDA guard (also with a
 #: wrap in its else branch); WGAN-GP with the penalty in the critic's one backward; WGAN-GP
 #: with the penalty as its own update (before the rewrite: "Expected to have finished
-#: reduction in the prior iteration").
-NAMES = ("cuda_guard", "cuda_guard_else", "gradient_penalty", "gradient_penalty_update")
+#: reduction in the prior iteration"); a model with layers used on some paths only or never
+#: (DP041: find_unused_parameters=True; without it, DDP fails at the second step with that
+#: same error).
+NAMES = (
+    "cuda_guard",
+    "cuda_guard_else",
+    "gradient_penalty",
+    "gradient_penalty_update",
+    "unused_parameters",
+)
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")
@@ -103,6 +112,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         text = scripts[name].read_text()
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
     assert "DP026" in codes["second_backward"]
+    assert "DP041" in codes["unused_parameters"]
+    assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
+    assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
     shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])
@@ -230,6 +242,18 @@ def test_migrated_program_runs_to_the_end(
     out, scripts, console = launch
     statuses = [_status(out, scripts[script], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
+
+
+def test_factory_in_another_module_shards_training_only(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """OpenNRE's layout: each rank draws half the training set (32 samples, 2 epochs) and the
+    whole validation (12, twice) and test set (10): scored by position, they must be whole."""
+    out, scripts, console = launch
+    for rank in (0, 1):
+        status = _status(out, scripts["loader_factory_other_module/train.py"], rank)
+        assert status["ok"], console[-6000:]
+        assert status["indices_by_size"] == {"32": 32, "12": 24, "10": 10}, status
 
 
 def test_gradient_penalty_update_passes_verify(tmp_path: Path) -> None:

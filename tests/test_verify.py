@@ -123,11 +123,15 @@ def test_draws_inside_the_loop_are_named_before_the_batch_size(tmp_path: Path) -
     assert "cutmix_dp.py:43:39 cutmix() draws np.random.beta at line 24" in detail
 
 
-def test_validation_between_steps_is_not_training_data(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "case", ["validation_between_steps_dp.py", "validation_between_steps_module_eval_dp.py"]
+)
+def test_validation_between_steps_is_not_training_data(tmp_path: Path, case: str) -> None:
     """Issue 22 item 2 (swz30/MPRNet's shape): batches of (target, input), a validation pass
     left whole on every rank (DP015) between step 2 and step 3. Its batches feed no step:
-    the sharding is checked on the training batches alone, and the migration passes."""
-    original = CASES / "validation_between_steps_dp.py"
+    the sharding is checked on the training batches alone, and the migration passes. Also
+    when only the wrapped module is put in eval mode (`model.module.eval()`)."""
+    original = CASES / case
     report = _verify(tmp_path, None, original=original, steps=3)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding

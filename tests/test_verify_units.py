@@ -672,3 +672,32 @@ def test_vector_sums_match_torch_across_slices(
     vb[3], vb[5] = math.nan, 0.0
     assert math.isnan(arrays.max_abs_diff(va, vb)) and math.isnan(arrays.distance(va, vb))
     assert arrays.norm(array("d")) == 0.0 and arrays.max_abs_diff(array("d"), array("d")) == 0.0
+
+
+def test_unfinished_reduction_names_unused_parameters() -> None:
+    """DDP's "Expected to have finished reduction" (a parameter without a gradient, where
+    DataParallel did not mind) is named as its cause, with the parameters DDP listed."""
+    from dp2ddp.verify.failures import unused_parameters_cause
+
+    text = (
+        "RuntimeError: Expected to have finished reduction in the prior iteration before "
+        "starting a new one. This error indicates that your module has parameters that were "
+        "not used in producing loss. ...\nParameter indices which did not receive grad for "
+        "rank 0: 2 3\n In addition, you can set the environment variable"
+    )
+    cause = unused_parameters_cause(text)
+    assert cause is not None and cause.key == "unused_parameters"
+    assert "rank 0: parameter indices 2 3" in cause.detail
+    assert "find_unused_parameters=True" in cause.fix and "DP041" in cause.fix
+    assert unused_parameters_cause("RuntimeError: size mismatch") is None
+
+
+def test_sample_digests_of_a_transposed_batch_of_one() -> None:
+    """A batch of one sample, transposed (verify digests dim 1 too): one value per row, a
+    stride that view(uint8) refused (ShichenLiu/CondenseNet's measure_model forward)."""
+    from dp2ddp.verify.digest import sample_digests
+
+    batch = torch.randn(1, 20)
+    digests = sample_digests(batch.transpose(0, 1))
+    assert len(digests) == 20
+    assert digests == sample_digests(batch.transpose(0, 1).contiguous().clone())

@@ -88,7 +88,8 @@ def migrate_parsed(
         code = tidy(source, code)  # imports in isort's places, new long lines wrapped
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
-    return MigrationResult(source, code, tuple(warnings), tuple(changes), exports)
+    factories = tuple(state.evaluation_factories) if code != source else ()
+    return MigrationResult(source, code, tuple(warnings), tuple(changes), exports, factories)
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:

@@ -36,7 +36,8 @@ from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
 
 if TYPE_CHECKING:  # discovery imports this module
-    from dp2ddp.program.discovery import ProgramModule, Resolver
+    from dp2ddp.program.discovery import ProgramModule
+    from dp2ddp.program.resolver import Resolver
 
 #: Files and folders the search for unreached DataParallel modules looks at, at most.
 SCAN_LIMIT = 50_000

@@ -21,6 +21,7 @@ program that would migrate it differently fails with an error instead.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,14 @@ import libcst as cst
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
-from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders, Role
+from dp2ddp.facts import (
+    HelperDraw,
+    ModelClass,
+    ProgramFacts,
+    ProgramHints,
+    ProgramLoaders,
+    Role,
+)
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
@@ -46,6 +54,11 @@ from dp2ddp.transforms._support.runtime import (
     check_generated_path,
     generated_path,
     render_module,
+)
+from dp2ddp.transforms.analysis.partial_forward import (
+    ClassFacts,
+    module_classes,
+    partial_models,
 )
 from dp2ddp.transforms.hazards.draws import module_draws
 from dp2ddp.transforms.rank_zero.program_hints import program_hints
@@ -267,6 +280,7 @@ class _Told:
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: dict[str, HelperDraw] | None = None
         self._uniform: ProgramUniformity | None = None
+        self._models: dict[str, str] | None = None
 
     @property
     def helpers(self) -> str:
@@ -293,20 +307,48 @@ class _Told:
         prefix = f"{module.name}."
         return tuple((name, d) for name, d in self._draws.items() if not name.startswith(prefix))
 
+    def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
+        """The program's nn.Module classes, with what may leave parameters of each without
+        a gradient (DP041); `module`'s own classes also by their bare names."""
+        if self._models is None:
+            classes: dict[str, ClassFacts] = {}
+            for each in self.program.modules:
+                key = ("model_classes", each.real, each.name)
+                classes.update(
+                    self.project.remembered(
+                        key, partial(module_classes, each.name, each.path, each.source.text)
+                    )
+                )
+            partial_uses = partial_models(classes)
+            self._models = {
+                name: (partial_uses[name].describe() if name in partial_uses else "")
+                for name in classes
+            }
+        prefix = f"{module.name}."
+        own = [
+            ModelClass(name[len(prefix) :], use)
+            for name, use in self._models.items()
+            if name.startswith(prefix) and "." not in name[len(prefix) :]
+        ]
+        return (*own, *(ModelClass(name, use) for name, use in self._models.items()))
+
     def facts(
         self,
         module: ProgramModule,
         role: Role | None,
         exported: tuple[LoaderExport, ...] = (),
+        split: tuple[str, ...] = (),
         *,
         hints: bool = True,
         draws: bool = True,
         uniform: bool = True,
         gate: bool = True,
+        models: bool = True,
     ) -> ProgramFacts:
         """The one value `module` is told (role None: migrated as a single file; hints,
-        draws, uniform: with the program's hints, other modules' drawing helpers and
-        uniformity answers; gate: the gate is open)."""
+        draws, uniform, models: with the program's hints, other modules' drawing helpers,
+        uniformity answers and nn.Module classes (DP041); gate: the gate is open; split:
+        the module's factories other modules call for evaluation loaders)."""
         in_program = role is not None
         return ProgramFacts(
             role,
@@ -314,7 +356,8 @@ class _Told:
             self.helpers if in_program else "",
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
-            ProgramLoaders(exported, self.program.unfollowed),
+            ProgramLoaders(exported, self.program.unfollowed, split),
+            self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
         )
 
@@ -351,16 +394,81 @@ def _migrate(
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
     done: dict[str, _Migrated] = {}
-    for module in reversed(program.libraries):
+    before: dict[str, tuple[LoaderExport, ...]] = {}
+    for module in _dependencies_first(program.libraries):
+        before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
         exported += _exports(module, done[module.real])
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
     entry = _module(program.entry, entry_facts, gate, project)
+    # A factory another module calls for an evaluation loader (ddp_shard=False there, see
+    # data/imported.py) takes that parameter: its module is migrated again, told so.
+    split: dict[str, list[str]] = {}
+    for each in (*done.values(), entry):
+        outcome = each.outcome.result
+        for name in outcome.evaluation_factories if outcome is not None else ():
+            module_name, _, function = name.rpartition(".")
+            split.setdefault(module_name, []).append(function)
+    for module in program.libraries:
+        if module.name in split:
+            told_split = tuple(dict.fromkeys(split[module.name]))
+            facts = told.facts(module, "library", before[module.real], told_split)
+            done[module.real] = _module(module, facts, gate, project)
+    libraries = [done[m.real] for m in program.libraries]
     if not multi:
         return [entry, *libraries]
     return [entry, *libraries, _generated(program)]
+
+
+def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModule]:
+    """The libraries, each after the program modules it imports (discovery's order reversed
+    where the imports do not decide; an import cycle keeps that order). Discovery lists a
+    package's modules as its `__init__` names them: thunlp/OpenNRE's framework/__init__.py
+    imports data_loader, then sentence_re, which imports data_loader too; reversed, the
+    loader factory's importer came first and was told nothing about its loaders."""
+    by_name = {m.name: m for m in libraries}
+    order: list[ProgramModule] = []
+    state: dict[str, bool] = {}  # False: being visited, True: done
+
+    def visit(module: ProgramModule) -> None:
+        if module.name in state:
+            return
+        state[module.name] = False
+        for name in _imported_names(module):
+            found = by_name.get(name)
+            if found is not None and found is not module:
+                visit(found)
+        state[module.name] = True
+        order.append(module)
+
+    for module in reversed(libraries):
+        visit(module)
+    return order
+
+
+def _imported_names(module: ProgramModule) -> list[str]:
+    """Module names `module`'s imports may name (absolute, and relative ones resolved)."""
+    package = module.name if module.is_package else module.name.rpartition(".")[0]
+    names: list[str] = []
+    for node in module.imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                names += [".".join(parts[: i + 1]) for i in range(len(parts))]
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".") if package else []
+            keep = len(parts) - (node.level - 1)
+            if keep < 0:
+                continue
+            base = ".".join([*parts[:keep], *([base] if base else [])])
+        if base:
+            names.append(base)
+        names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+    return names
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
@@ -377,7 +485,7 @@ def _shut(module: ProgramModule, gate: ProgramGate, told: _Told) -> ProgramFacts
     (role library, gate shut); else the module is migrated as a single file."""
     if gate.modules[module.real].has_dataparallel and gate.ddp_path_in is not None:
         return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
-    return told.facts(module, None, hints=False, draws=False)
+    return told.facts(module, None, hints=False, draws=False, models=False)
 
 
 def _unchanged(module: ProgramModule) -> _Migrated:

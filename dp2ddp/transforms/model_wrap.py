@@ -23,7 +23,6 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -40,9 +39,10 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     replication_patch,
     scoped_name,
-    walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -57,13 +57,6 @@ _COUNT_GUARD = re.compile(
     re.IGNORECASE,
 )
 _DDP = "DistributedDataParallel"
-#: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
-_REINIT_METHODS = frozenset({"apply", "reset_parameters"})
-#: Tensor methods that fill a tensor with random numbers in place.
-_INPLACE_RANDOM = frozenset(
-    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
-     "log_normal_"}
-)  # fmt: skip
 
 
 class WrapModelInDDP(MigrationTransform):
@@ -83,9 +76,16 @@ class WrapModelInDDP(MigrationTransform):
         #: The wraps migrated here, by scope (see scoped_name): a replication patch on one
         #: of them goes.
         self._migrated_wraps: set[tuple[int, str]] = set()
-        #: Re-initialisations in place of a wrapped model (`model.apply(weights_init)`):
-        #: the updated call -> (the original call, the wrap target it re-initialises).
-        self._reinits: dict[cst.Call, tuple[cst.Call, str]] = {}
+        #: Weights re-initialised after the wrap: broadcast from rank 0 (analysis/reinit.py).
+        self._reinit = ReinitBroadcasts(self)
+        #: What may leave the wrapped models' parameters without a gradient (DP041).
+        self._unused = UnusedParameters(self)
+        #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
+        self._submodule_wraps: list[tuple[cst.Call, str]] = []
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._unused.module = node
+        return True
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
@@ -110,9 +110,7 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if self._is_dp_call(original_node):
             return self._rewrite_wrap(original_node, updated_node)
-        reinitialised = self._reinit_target(original_node)
-        if reinitialised is not None:
-            self._reinits[updated_node] = (original_node, reinitialised)
+        self._reinit.note(original_node, updated_node)
         func = original_node.func
         if (
             isinstance(func, cst.Attribute)
@@ -159,106 +157,74 @@ class WrapModelInDDP(MigrationTransform):
         if target is not None:
             self._migrated_wraps.add(scoped_name(original, target, self))
         self._note_nested(original, target)
+        self._check_submodule_wrap(original, original_module, target)
         self.record(
             original,
             f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
             + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
         )
+        keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
+        partial_use = self._unused.why(original_module)
+        if partial_use:
+            keywords.append(("find_unused_parameters", cst.Name("True")))
+            self.warn(original, "DP041", partial_use)
         return cst.Call(
             func=cst.Name(_DDP),
             args=[
                 cst.Arg(moved),
-                cst.Arg(
-                    keyword=cst.Name("device_ids"),
-                    value=cst.Name("DEVICE_IDS"),
-                    equal=cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""),
-                        whitespace_after=cst.SimpleWhitespace(""),
-                    ),
+                *(
+                    cst.Arg(
+                        keyword=cst.Name(keyword),
+                        value=value,
+                        equal=cst.AssignEqual(
+                            whitespace_before=cst.SimpleWhitespace(""),
+                            whitespace_after=cst.SimpleWhitespace(""),
+                        ),
+                    )
+                    for keyword, value in keywords
                 ),
             ],
             lpar=updated.lpar,
             rpar=updated.rpar,
         )
 
-    # -- weights re-initialised after the wrap -------------------------------------------
-    def _reinit_target(self, call: cst.Call) -> str | None:
-        """The wrap target `call` re-initialises in place, drawing new random weights:
-        `T.apply(f)`, `T.module.reset_parameters()`, `nn.init.xavier_uniform_(T.fc.weight)`,
-        `T.fc.weight.data.normal_()` (T: what a DataParallel wrap was assigned to)."""
-        func = call.func
-        if isinstance(func, cst.Attribute) and (
-            func.attr.value in _REINIT_METHODS or func.attr.value in _INPLACE_RANDOM
-        ):
-            return self._wrapped_root(self.code(func.value))
-        if call.args and any(n.startswith("torch.nn.init.") for n in self.qualified_names(func)):
-            return self._wrapped_root(self.code(call.args[0].value))
-        return None
-
-    def _wrapped_root(self, code: str) -> str | None:
-        return next((t for t in self.state.wrapped if code == t or code.startswith(t + ".")), None)
-
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
-        body = self._broadcast_after_reinit(updated_node.body)
+        body = self._reinit.broadcast_after(updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        body = self._broadcast_after_reinit(updated_node.body)
+        self._warn_submodule_wraps()
+        body = self._reinit.broadcast_after(updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
-    def _broadcast_after_reinit(
-        self, body: Sequence[cst.BaseStatement]
-    ) -> list[cst.BaseStatement] | None:
-        """`ddp_broadcast_module(T)` after a statement of this block that re-initialises T
-        in place once an earlier statement of the block wrapped T: DDP copied rank 0's
-        weights at the wrap only, so each rank would train its own draw (astorfi/cor-gan's
-        `model.apply(weights_init)` after the wrap). Every rank runs the block's
-        statements that the wrap's own statement runs with, so every rank reaches the
-        broadcast; also after a loop or condition holding the re-initialisation, unless it
-        may leave the block early (return, break, continue, raise): then DP039."""
-        if not self._reinits:
-            return None
-        wrapped: set[str] = set()
-        out: list[cst.BaseStatement] = []
-        changed = False
-        for index, stmt in enumerate(body):
-            out.append(stmt)
-            late = [
-                self._reinits.pop(c)
-                for c in walk(stmt)
-                if isinstance(c, cst.Call) and self._peek(c) in wrapped
-            ]
-            if late and _falls_through(stmt):
-                following = body[index + 1] if index + 1 < len(body) else None
-                for target in dict.fromkeys(t for _, t in late):
-                    if following is not None and any(
-                        t == target for c in walk(following) if (t := self._peek(c)) is not None
-                    ):
-                        continue  # broadcast once, after the last of a run of them
-                    out.append(cst.parse_statement(f"ddp_broadcast_module({target})\n"))
-                    self.state.helpers.add("broadcast_module")
-                    changed = True
-                    self.record(
-                        late[0][0],
-                        f"{target} re-initialised after its DDP wrap: rank 0's weights "
-                        "broadcast after it (ddp_broadcast_module)",
-                    )
-            else:
-                for original, target in late:
-                    self.warn(
-                        original,
-                        "DP039",
-                        f"{self.code(original.func)}(...) re-initialises {target} after its "
-                        "wrap, in a statement that may leave the block (return, break, raise)",
-                    )
-            wrapped.update(_wrap_targets(stmt, self.code))
-        return out if changed else None
+    def _check_submodule_wrap(
+        self, call: cst.Call, module: cst.BaseExpression | None, target: str | None
+    ) -> None:
+        """DP042: `model.encoder = DataParallel(model.encoder)` (HobbitLong/SupContrast's
+        main_supcon.py) where `model` itself is never wrapped: DDP over the submodule alone
+        averages its gradients only; the rest of `model` trains per rank. Where the owner is
+        wrapped too, or is `self` in an nn.Module, DP022 says what to do (_note_nested)."""
+        if module is None or target is None or "." not in target:
+            return
+        if self.code(module) != target or target.startswith("self."):
+            return
+        self._submodule_wraps.append((call, target))
 
-    def _peek(self, node: cst.CSTNode) -> str | None:
-        entry = self._reinits.get(node) if isinstance(node, cst.Call) else None
-        return entry[1] if entry is not None else None
+    def _warn_submodule_wraps(self) -> None:
+        for call, target in self._submodule_wraps:
+            owner = target.rsplit(".", 1)[0]
+            if any(
+                (owner == w or owner.startswith(w + ".")) and not self._exclusive(call, other)
+                for w, other in self._wraps
+            ):
+                continue
+            self.warn(
+                call,
+                "DP042",
+                f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
+            )
 
     # -- patch_replication_callback(model) on a model that is DDP now ---------------------
     def leave_SimpleStatementLine(
@@ -326,7 +292,7 @@ class WrapModelInDDP(MigrationTransform):
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
-            if inner.startswith(outer + "."):
+            if inner.startswith(outer + ".") and not self._exclusive(call, other_call):
                 self.warn(
                     call if inner == target else other_call,
                     "DP022",
@@ -334,6 +300,26 @@ class WrapModelInDDP(MigrationTransform):
                     f"wrappers would share its parameters; wrap only {outer}",
                 )
         self._wraps.append((target, call))
+
+    def _exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        """The two nodes sit in different branches of one if/else: never both run
+        (ShichenLiu/CondenseNet: `model.features` wrapped for AlexNet/VGG, `model` else)."""
+        branches: dict[int, cst.CSTNode] = {}
+        child, node = first, self.parent(first)
+        while node is not None:
+            if isinstance(node, cst.If):
+                branches[id(node)] = child
+            child, node = node, self.parent(node)
+        child, node = second, self.parent(second)
+        while node is not None:
+            if isinstance(node, cst.If) and id(node) in branches:
+                mine, theirs = child, branches[id(node)]
+                return mine is not theirs and {id(mine), id(theirs)} == {
+                    id(node.body),
+                    id(node.orelse),
+                }
+            child, node = node, self.parent(node)
+        return False
 
     def _enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
         current = self.parent(node)
@@ -628,33 +614,6 @@ class WrapModelInDDP(MigrationTransform):
             and not _NOT_A_GUARD.search(test)
             and not _TYPE_TEST.search(test)  # isinstance(net, DataParallel): still right
         )
-
-
-def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[str]:
-    """What the DistributedDataParallel wraps in `stmt` (at any depth) are assigned to."""
-    return {
-        code(target.target)
-        for node in walk(stmt)
-        if isinstance(node, cst.Assign)
-        and isinstance(node.value, cst.Call)
-        and isinstance(node.value.func, cst.Name)
-        and node.value.func.value == _DDP
-        for target in node.targets
-    }
-
-
-def _falls_through(node: cst.CSTNode, in_loop: bool = False) -> bool:
-    """Every run of `node` goes on to the statement after it: nothing in it returns,
-    raises, or breaks or continues a loop around it (a rank leaving early would miss the
-    broadcast)."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return True
-    if isinstance(node, (cst.Return, cst.Raise)):
-        return False
-    if isinstance(node, (cst.Break, cst.Continue)):
-        return in_loop
-    loop = in_loop or isinstance(node, (cst.For, cst.While))
-    return all(_falls_through(child, loop) for child in node.children)
 
 
 def _is_device_term(term: str) -> bool:

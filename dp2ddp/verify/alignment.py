@@ -235,11 +235,15 @@ def _training(recorder: Recorder) -> bool:
     wrapped model is in eval mode. A validation pass between two steps (`model.eval()`,
     then a loop over the validation loader; swz30/MPRNet's train.py) feeds none, and the
     validation loader is often left whole on every rank (DP015): counted, its samples would
-    show as ranks overlapping in the step that follows."""
+    show as ranks overlapping in the step that follows. A wrapper whose `.module` was put
+    in eval mode alone (`model.module.eval()`, the wrapper's own flag still set) is in eval
+    mode too: its forward runs the module in eval mode."""
     if not torch.is_grad_enabled():
         return False
     wrapped = [module for module in (ref() for ref in recorder.wrappers) if module is not None]
-    return not wrapped or any(module.training for module in wrapped)
+    return not wrapped or any(
+        module.training and getattr(module, "module", module).training for module in wrapped
+    )
 
 
 def _sample_seed(seed: int, index: object) -> int:

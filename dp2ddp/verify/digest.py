@@ -18,6 +18,10 @@ def _row_bytes(rows: torch.Tensor) -> list[bytes]:
 
 def _as_bytes_rows(t: torch.Tensor, rows: int) -> torch.Tensor:
     flat = t.detach().reshape(rows, -1).contiguous()
+    if flat.stride(-1) != 1:
+        # One value per row (a transposed batch of one): "contiguous" whatever its stride,
+        # which view(uint8) refuses (ShichenLiu/CondenseNet's measure_model, batch 1).
+        flat = flat.clone(memory_format=torch.contiguous_format)
     if flat.device.type != "cpu":
         flat = flat.cpu()
     if flat.is_conj():

@@ -5,6 +5,7 @@ runs and hands their results here."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,39 @@ def excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
     text = scripts.as_users(text.replace(str(scripts.migrated.resolve()), scripts.migrated_label))
     kept = text.rstrip().splitlines()[-lines:]
     return "\n".join(kept)
+
+
+#: What DDP's reducer says when a parameter got no gradient in the step before.
+_UNFINISHED_REDUCTION = "Expected to have finished reduction in the prior iteration"
+_UNUSED_INDICES = re.compile(
+    r"Parameter indices which did not receive grad for rank (\d+): ([\d ]+)"
+)
+_UNUSED_NAMES = re.compile(r"Parameters which did not receive grad for rank (\d+): ([^\n]+)")
+
+
+def unused_parameters_cause(text: str) -> Cause | None:
+    """The cause named when DDP failed because some parameters got no gradient (a model
+    whose forward() skips a layer on some paths: DataParallel does not mind, DDP does)."""
+    if _UNFINISHED_REDUCTION not in text:
+        return None
+    named = _UNUSED_NAMES.search(text) or _UNUSED_INDICES.search(text)
+    which = ""
+    if named:
+        kind = "parameters" if named.re is _UNUSED_NAMES else "parameter indices"
+        which = f"; rank {named.group(1)}: {kind} {named.group(2).strip()[:200]}"
+    return Cause(
+        "unused_parameters",
+        "some parameters got no gradient in a step (DDP without find_unused_parameters)",
+        "DDP's reducer waited for a gradient that never came: \""
+        + _UNFINISHED_REDUCTION
+        + '"'
+        + which,
+        "The model's forward() does not use every parameter in every step (a layer used "
+        "only on some branch, after an early return, or never). DataParallel does not mind; "
+        "DDP does: pass find_unused_parameters=True to the DistributedDataParallel wrap (dp2ddp "
+        "does, with DP041, where it sees such a forward), or delete the unused layer. "
+        "TORCH_DISTRIBUTED_DEBUG=DETAIL names the parameters.",
+    )
 
 
 class RunFailures:
@@ -88,6 +122,10 @@ class RunFailures:
             message = f"{error.get('type', 'error')}: {error.get('message', '')}".rstrip(": ")
             if distributed and hang.peer_lost(message):
                 self._peer_lost(record, records)
+            if distributed:
+                cause = unused_parameters_cause(f"{message}\n{error.get('excerpt') or ''}")
+                if cause is not None:
+                    self.causes.append(cause)
             return Failure(
                 run, rank_of(record), reason, message,
                 excerpt(error.get("excerpt") or record.stderr, scripts),

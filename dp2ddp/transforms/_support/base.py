@@ -100,6 +100,9 @@ class MigrationState:
     facts: ProgramFacts = field(default_factory=ProgramFacts)
     #: Training loaders this module shards for its importers' epoch loops (program mode).
     exports: list[LoaderExport] = field(default_factory=list)
+    #: Factories of other modules called here for an evaluation loader (`ddp_shard=False`),
+    #: as "module.function" (program mode; data/imported.py).
+    evaluation_factories: list[str] = field(default_factory=list)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

@@ -16,8 +16,13 @@ loaders are built whole, as in the original, every rank goes through all of it a
 the original's figures (DP015 says so). Training is planned on the training calls' loops
 alone (set_epoch, summed figures).
 
-Only a factory in the module that calls it, returning the loader, with no sampler of its
-own; anything else is sharded as before.
+A factory in another module than its calls (OpenNRE's own layout: SentenceRELoader in
+framework/data_loader.py, called in framework/sentence_re.py with the loaders kept on
+`self.train_loader`...) is classified on the importer's side (data/imported.py): a call
+passing False to the factory's `shuffle` parameter whose loader no training loop there
+iterates passes `ddp_shard=False`, and the program migrates the factory's module again,
+told (state.loaders.evaluation_factories) to give the factory the parameter. Returning the
+loader, with no sampler of its own; anything else is sharded as before.
 """
 
 from __future__ import annotations
@@ -53,8 +58,22 @@ class FactorySites:
         self._functions: set[cst.FunctionDef] = set()
         self._evaluation_calls: set[cst.Call] = set()
 
+    def evaluation_call(self, call: cst.Call, factory: str) -> None:
+        """A call of another module's factory that builds an evaluation loader
+        (data/imported.py): it passes ddp_shard=False."""
+        if call in self._evaluation_calls:
+            return
+        self._evaluation_calls.add(call)
+        self.t.warn(
+            call,
+            "DP015",
+            f"{factory}() also builds training loaders; this evaluation loader is left "
+            f"unsharded ({FLAG}=False): every rank goes through all of it",
+        )
+
     def split(self, loaders: dict[cst.Call, Loader]) -> None:
         """Keep only the training calls' loops on each factory's loader."""
+        told = self.t.state.loaders.evaluation_factories
         for loader in loaders.values():
             function = enclosing_function(loader.call, self.t)
             if function is None or loader.own is not None or not self._returns(function, loader):
@@ -62,6 +81,11 @@ class FactorySites:
             if "batch_sampler" in loader.args or any(
                 isinstance(p, cst.Param) and p.name.value == FLAG for p in walk(function.params)
             ):
+                continue
+            if function.name.value in told and isinstance(self.t.parent(function), cst.Module):
+                # Another module calls it for an evaluation loader (ddp_shard=False there).
+                self._factories[loader.call] = _Factory(function, [])
+                self._functions.add(function)
                 continue
             sites = self.t._callers(function)
             if len(sites) < 2:
@@ -138,7 +162,7 @@ class FactorySites:
         line limit: one argument per line then."""
         if original not in self._factories:
             return False
-        arguments = "".join(self.t.code(a) for a in original.args)
+        arguments = "".join(self.t.code(a) for a in original.args).strip()
         if "\n" in arguments or "#" in arguments:
             return False
         start = self.t.get_metadata(PositionProvider, original).start.column

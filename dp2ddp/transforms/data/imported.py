@@ -22,6 +22,7 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -37,6 +38,9 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.factory_sites import FactorySites
 
 #: One way a function's return value looks: (arity, the loader call at each position) for a
 #: tuple or list; arity None for a single value (its one slot: the loader, or None).
@@ -63,6 +67,9 @@ class Origin:
 class LoaderImports(LoaderSetEpoch):
     """Exports of a library's sharded loaders; set_epoch and DP027 in their importers."""
 
+    #: The factories of both kinds of loaders (set by the pass before planning).
+    _factory_sites: FactorySites
+
     # == library side ===================================================================
     def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
         """Record how importers reach a training loader this module shards (program mode)
@@ -88,6 +95,7 @@ class LoaderImports(LoaderSetEpoch):
         except _Unknown:
             return False
         name = function.name.value
+        shuffle, shuffle_index = self._shuffle_parameter(loader, function)
         arities = {arity for arity, _ in shapes}
         for arity in sorted(arities, key=lambda a: -1 if a is None else a):
             same = [slots for a, slots in shapes if a == arity]
@@ -95,8 +103,28 @@ class LoaderImports(LoaderSetEpoch):
             for position in positions:
                 index = 0 if position is None else position
                 if all(slots[index] is loader.call for slots in same):
-                    self.state.exports.append(LoaderExport(name, True, position, arity))
+                    self.state.exports.append(
+                        LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
+                    )
         return len(self.state.exports) > before
+
+    def _shuffle_parameter(
+        self, loader: Loader, function: cst.FunctionDef
+    ) -> tuple[str, int | None]:
+        """The factory's parameter its DataLoader takes `shuffle=` from, and its position."""
+        index = loader.args.get("shuffle")
+        if index is None:
+            return "", None
+        value = loader.call.args[index].value
+        if not isinstance(value, cst.Name):
+            return "", None
+        params = function.params
+        for position, param in enumerate([*params.posonly_params, *params.params]):
+            if param.name.value == value.value:
+                return value.value, position
+        if any(p.name.value == value.value for p in params.kwonly_params):
+            return value.value, None
+        return "", None
 
     def _shapes(
         self,
@@ -208,16 +236,63 @@ class LoaderImports(LoaderSetEpoch):
         if not exported and not unfollowed:
             return
         done: set[tuple[cst.CSTNode, str]] = set()
+        evaluation = self._evaluation_factory_calls(nodes, exported)
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
                     continue  # a loader of this module: planned with the others
                 origins = self._origins(expr, (), 0)
                 for origin in origins:
+                    if origin.call in evaluation:
+                        continue  # built whole (ddp_shard=False): no sampler to set
                     if self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr, done)
                 if unfollowed and self._trains(loop):
                     self._warn_unfollowed(expr, origins, unfollowed)
+
+    def _evaluation_factory_calls(
+        self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
+    ) -> set[cst.Call]:
+        """Calls of another module's loader factory that build an evaluation loader: the
+        factory takes `shuffle=` from a parameter, this call passes False there, and no
+        training loop here iterates what it returns (thunlp/OpenNRE: SentenceRELoader in
+        framework/data_loader.py, its calls in framework/sentence_re.py, the loaders kept on
+        `self.val_loader`, `self.test_loader`). Each passes `ddp_shard=False` (DP015); the
+        program tells the factory's module to take that parameter."""
+        found: set[cst.Call] = set()
+        factories = [e for e in exported if e.function and e.shuffle and e.position is None]
+        if not factories:
+            return found
+        trained: set[cst.Call] = set()
+        for loop in (n for n in nodes if isinstance(n, cst.For)):
+            if not self._trains(loop):
+                continue
+            for expr in iterated(loop.iter):
+                trained.update(o.call for o in self._origins(expr, (), 0) if o.call is not None)
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if call in trained:
+                continue
+            for export in factories:
+                origin = Origin(call, call, None, None, None, ())
+                if not self._is_exported(origin, (export,)):
+                    continue
+                value = self._argument_value(call, export.shuffle, export.shuffle_index)
+                if isinstance(value, cst.Name) and value.value == "False":
+                    found.add(call)
+                    self._factory_sites.evaluation_call(call, self.code(call.func))
+                    name = f"{export.module}.{export.name}"
+                    if name not in self.state.evaluation_factories:
+                        self.state.evaluation_factories.append(name)
+        return found
+
+    @staticmethod
+    def _argument_value(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
+        for position, arg in enumerate(call.args):
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+            if arg.keyword is None and not arg.star and position == index:
+                return arg.value
+        return None
 
     def _origins(self, expr: cst.BaseExpression, path: Path, depth: int) -> list[Origin]:
         """The bindings `expr` can come from, through parameters to the calls passing them."""

@@ -55,6 +55,11 @@ _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
 )
+#: Tensor methods that fill the tensor from the global generator.
+_INPLACE_DRAWS = frozenset(
+    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_",
+     "geometric_"}
+)  # fmt: skip
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -219,8 +224,15 @@ class FlagHazards(MigrationTransform):
             self.warn(node, "DP010", self.code(node))
 
     def _check_draw(self, node: cst.Call, names: set[str]) -> None:
-        """DP006: a draw in the loop, or a call of a project helper that draws."""
-        if names & RANDOM_DRAWS:
+        """DP006: a draw in the loop, or a call of a project helper that draws. Also a
+        tensor filled in place from the global generator (`torch.FloatTensor(size)
+        .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
+        func = node.func
+        if names & RANDOM_DRAWS or (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _INPLACE_DRAWS
+            and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
+        ):
             self.warn(node, "DP006", f"{self.code(node.func)}()")
             return
         draw = self._draws.of_call(node) if self._draws is not None else None

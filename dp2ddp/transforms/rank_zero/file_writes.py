@@ -17,6 +17,7 @@ import re
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -110,7 +111,9 @@ class FileWrites(CallRule):
         the code around the file (a csv.writer, a loop of rows) keeps running on every rank
         unchanged, so nothing in it that other ranks need is skipped."""
         mode = open_mode(original)
-        if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "+", "x"}:
+        if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "x"}:
+            return updated
+        if "+" in mode and not self._never_read(original):
             return updated
         if (
             self.facts.under_guard(original)
@@ -142,6 +145,40 @@ class FileWrites(CallRule):
         AddImportsVisitor.add_needed_import(self.t.context, "os")
         self.t.record(original, "file written on rank 0 only (other ranks write to os.devnull)")
         return updated.with_changes(args=args)
+
+    def _never_read(self, call: cst.Call) -> bool:
+        """`log = open(path, "a+")` whose handle its scope only writes (`log.write(...)`,
+        `log.flush()`, `log.close()`, also in nested functions): the "+" reads nothing, so it
+        is a file written like "a" (princeton-vl/pytorch_stacked_hourglass@ceedc14
+        task/pose.py: the per-step loss log, opened in make_network() and written from its
+        nested step function, had every line twice)."""
+        assign = self.t.parent(call)
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
+            return False
+        name = assign.targets[0].target.value
+        scope = self.t.parent(assign)
+        while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+            scope = self.t.parent(scope)
+        if scope is None:
+            return False
+        for node in walk(scope):
+            if (
+                isinstance(node, cst.Name)
+                and node.value == name
+                and node is not assign.targets[0].target
+            ):
+                holder = self.t.parent(node)
+                if not (
+                    isinstance(holder, cst.Attribute)
+                    and holder.value is node
+                    and holder.attr.value in _HANDLE_WRITES | {"close"}
+                ):
+                    return False
+        return True
 
 
 def path_open_for_writing(call: cst.Call) -> bool:

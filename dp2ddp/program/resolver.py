@@ -1,0 +1,177 @@
+"""Map the import statements of project modules to project files, the way Python would
+resolve them for one way of running the entry (discovery.py chooses the search folders:
+the entry's folder or the folder above its top package, the root, and the folders the
+program puts on sys.path). Never outside the root, never in a folder dp2ddp does not walk.
+Answers are memoized: folder mode asks the same ones for many modules."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from dp2ddp.migrate.discovery import SKIPPED_DIRS
+
+if TYPE_CHECKING:  # discovery.py builds the modules and imports this module
+    from dp2ddp.program.discovery import ProgramModule
+
+
+class Resolver:
+    """Map import statements of project modules to project files (never outside the root)."""
+
+    def __init__(self, root: str, search: Sequence[str], shown_base: str | None) -> None:
+        self.root = root
+        self.search = [s for i, s in enumerate(search) if s not in search[:i]]
+        #: Paths are shown relative to this folder (the working directory), else absolute.
+        self.shown_base = shown_base
+        #: Answers already found: a folder-mode run asks the same ones for many modules.
+        self._absolute: dict[str, list[tuple[str, str]]] = {}
+        self._inside: dict[str, bool] = {}
+        self._submodule: dict[tuple[str, str, str], tuple[str, str] | None] = {}
+
+    def shown(self, path: str) -> str:
+        if self.shown_base is None:
+            return path
+        relative = os.path.relpath(path, self.shown_base)
+        return path if relative.startswith(os.pardir) else relative
+
+    def inside(self, path: str) -> bool:
+        """Under the root and not in a folder dp2ddp never walks (site-packages, venvs...)."""
+        found = self._inside.get(path)
+        if found is None:
+            found = self._inside[path] = self._is_inside(path)
+        return found
+
+    def _is_inside(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        root = os.path.realpath(self.root)
+        if os.path.commonpath([real, root]) != root:
+            return False
+        parts = os.path.relpath(real, root).split(os.sep)[:-1]
+        return not any(p in SKIPPED_DIRS for p in parts)
+
+    # -- one dotted name ------------------------------------------------------------------
+    def absolute(self, dotted: str) -> list[tuple[str, str]]:
+        """(file, module name) for `import dotted`: each package __init__ and the module."""
+        found = self._absolute.get(dotted)
+        if found is None:
+            found = self._absolute[dotted] = self._find_absolute(dotted)
+        return found
+
+    def _find_absolute(self, dotted: str) -> list[tuple[str, str]]:
+        for base in self.search:
+            found = self._under(base, dotted.split("."))
+            if found is not None:
+                return found
+        return []
+
+    def _under(self, base: str, parts: list[str]) -> list[tuple[str, str]] | None:
+        files: list[tuple[str, str]] = []
+        folder = base
+        for depth, part in enumerate(parts):
+            name = ".".join(parts[: depth + 1])
+            package = os.path.join(folder, part)
+            module = package + ".py"
+            if os.path.isdir(package) and not os.path.isfile(module):
+                init = os.path.join(package, "__init__.py")
+                if os.path.isfile(init):
+                    files.append((init, name))
+                folder = package
+            elif os.path.isfile(module):
+                if depth != len(parts) - 1:
+                    return files or None  # `a.b` where a is a module: Python fails there
+                files.append((module, name))
+            else:
+                return files or None
+        return files
+
+    def submodule(self, folder: str, package: str, name: str) -> tuple[str, str] | None:
+        """`from package import name` where name is a module of the package's folder."""
+        key = (folder, package, name)
+        if key not in self._submodule:
+            self._submodule[key] = self._find_submodule(folder, package, name)
+        return self._submodule[key]
+
+    def _find_submodule(self, folder: str, package: str, name: str) -> tuple[str, str] | None:
+        module = os.path.join(folder, name + ".py")
+        init = os.path.join(folder, name, "__init__.py")
+        dotted = f"{package}.{name}" if package else name
+        if os.path.isfile(module):
+            return module, dotted
+        if os.path.isfile(init):
+            return init, dotted
+        return None
+
+    def unresolved(self, module: ProgramModule) -> Iterator[str]:
+        """First components of `module`'s absolute imports that resolve to no project file."""
+        for node in module.imports:
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if not self.absolute(top):
+                    yield top
+
+    # -- import statements ---------------------------------------------------------------
+    def imports(self, module: ProgramModule, path: str) -> Iterator[tuple[str, str]]:
+        """(file, module name) of every project module `module` imports, in source order."""
+        for node in module.imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield from self.absolute(alias.name)
+            else:
+                yield from self._import_from(node, module, path)
+
+    def _import_from(
+        self, node: ast.ImportFrom, module: ProgramModule, path: str
+    ) -> Iterator[tuple[str, str]]:
+        if node.level == 0:
+            if node.module is None:
+                return
+            found = self.absolute(node.module)
+            yield from found
+            if not found or not found[-1][0].endswith("__init__.py"):
+                return
+            folder, package = os.path.dirname(found[-1][0]), found[-1][1]
+        else:
+            resolved = self._relative_base(module, path, node.level)
+            if resolved is None:
+                return
+            folder, package = resolved
+            if node.module:
+                for part in node.module.split("."):
+                    hit = self.submodule(folder, package, part)
+                    if hit is None:
+                        return
+                    yield hit
+                    if not hit[0].endswith("__init__.py"):
+                        return
+                    folder, package = os.path.dirname(hit[0]), hit[1]
+            else:
+                init = os.path.join(folder, "__init__.py")
+                if os.path.isfile(init) and package:
+                    yield init, package
+        for alias in node.names:
+            if alias.name != "*":
+                hit = self.submodule(folder, package, alias.name)
+                if hit is not None:
+                    yield hit
+
+    def _relative_base(
+        self, module: ProgramModule, path: str, level: int
+    ) -> tuple[str, str] | None:
+        """The folder and package name `from .` (level dots) refers to in `module`."""
+        folder = os.path.dirname(path)
+        parts = module.name.split(".")
+        package = parts if module.is_package else parts[:-1]
+        for _ in range(level - 1):
+            if not package:
+                return None
+            folder = os.path.dirname(folder)
+            package = package[:-1]
+        return folder, ".".join(package)

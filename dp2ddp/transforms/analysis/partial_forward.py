@@ -1,0 +1,467 @@
+"""Modules whose forward() may leave some of their parameters without a gradient (DP041).
+
+DataParallel does not mind a parameter that gets no gradient in a step; DDP does: by
+default its reducer waits for every parameter's gradient, and the next step fails with
+"Expected to have finished reduction in the prior iteration ... parameters that were not
+used in producing loss" (princeton-vl/pytorch_stacked_hourglass@ceedc14: a `Residual`
+block builds a `skip_layer` that its forward() calls only `if self.need_skip:`). DDP needs
+`find_unused_parameters=True` for such a model.
+
+What is read, with `ast`, per class that defines both `__init__` and `forward`:
+
+- the submodules and parameters `__init__` registers: `self.x = <torch.nn layer that has
+  parameters>`, `nn.Parameter(...)`, `ModuleList`/`Sequential`/`ModuleDict`, or an instance
+  of a class of the project (resolved through the module's imports);
+- where forward() uses them (and the methods of the class it calls on `self`, inlined):
+  on every path, or only on some: under an `if` one of whose branches does not use it
+  (a branch on `self.training` counts as its training side), after an early `return`,
+  in one arm of a conditional expression, in an `except` handler;
+- a registered submodule that forward() never uses, and no other method of the class
+  uses either (a layer built and left behind).
+
+A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
+`self.children()`...) is not judged. A model is partial when its class is, or when a class
+its `__init__` builds is (transitively, across the program's modules): `partial_models`
+gives, per qualified class name, the first such use found.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+#: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
+_PARAMETER_FREE = frozenset(
+    {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
+        "Tanh", "Softmax", "Softmax2d", "LogSoftmax", "Softplus", "Softsign", "Hardtanh",
+        "Hardswish", "Hardsigmoid", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink",
+        "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+        "FeatureAlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
+        "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+        "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Identity", "Flatten", "Unflatten",
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+        "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+        "ReplicationPad2d", "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance",
+        "ChannelShuffle", "Fold", "Unfold",
+    }
+)  # fmt: skip
+_CONTAINERS = frozenset(
+    {"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"}
+)
+#: forward() reaching its children by name: which of them it uses is not known.
+_BY_NAME = frozenset({"getattr", "vars", "setattr"})
+_SELF_BY_NAME = frozenset(
+    {"_modules", "_parameters", "__dict__", "children", "named_children", "modules",
+     "named_modules", "parameters", "named_parameters", "__getattr__", "_modules_dict"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PartialUse:
+    """`cls.attribute` may get no gradient in a step: `how` (at `line` of `path`)."""
+
+    cls: str
+    attribute: str
+    how: str
+    line: int
+    path: str = ""
+
+    def describe(self) -> str:
+        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+        return f"{self.cls}.forward() {self.how.format(attr=f'self.{self.attribute}')} ({where})"
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    """One nn.Module class: its own partial uses, and the qualified names of the project
+    classes its `__init__` builds."""
+
+    #: (use, the project class the attribute holds: it counts only if that class is an
+    #: nn.Module class of the program; "" for torch.nn layers and parameters), in order.
+    partial: tuple[tuple[PartialUse, str], ...] = ()
+    children: tuple[str, ...] = ()
+
+
+@dataclass
+class _Uses:
+    always: set[str] = field(default_factory=set)
+    #: attribute -> (how, line) of its first use that is not on every path.
+    sometimes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    opaque: bool = False
+
+
+def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
+    """The nn.Module-like classes of one module (defining `__init__` and `forward`), by
+    qualified name (`import_name.Class`; the bare name when `import_name` is empty)."""
+    if "forward" not in source:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    is_package = path.endswith("__init__.py")
+    imports = _imports(tree, import_name, is_package)
+    local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    prefix = f"{import_name}." if import_name else ""
+    found: dict[str, ClassFacts] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            facts = _class_facts(node, imports, local, prefix, path)
+            if facts is not None:
+                found[prefix + node.name] = facts
+    return found
+
+
+def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
+    """Per class: its own partial use, else the first of the classes it builds
+    (transitively)."""
+    done: dict[str, PartialUse | None] = {}
+
+    def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
+        if name in done:
+            return done[name]
+        facts = classes.get(name)
+        if facts is None or name in seen:
+            return None
+        found = next((use for use, needs in facts.partial if not needs or needs in classes), None)
+        for child in facts.children:
+            if found is not None:
+                break
+            found = visit(child, seen | {name})
+        done[name] = found
+        return found
+
+    return {name: use for name in classes if (use := visit(name, frozenset())) is not None}
+
+
+# -- one class -------------------------------------------------------------------------------
+def _class_facts(
+    cls: ast.ClassDef, imports: Mapping[str, str], local: set[str], prefix: str, path: str
+) -> ClassFacts | None:
+    methods = {
+        n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    init, forward = methods.get("__init__"), methods.get("forward")
+    if init is None or forward is None or not init.args.args or not forward.args.args:
+        return None
+    registered: dict[str, tuple[int, str]] = {}
+    children: list[str] = []
+    me = init.args.args[0].arg
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call):
+            resolved = _resolve(node.func, imports, local, prefix)
+            if resolved is not None and resolved[1] and resolved[0] not in children:
+                children.append(resolved[0])
+    # Only what __init__ builds on every path: a layer built under a flag is typically used
+    # under the same flag in forward().
+    for node in init.body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == me
+            ):
+                holds = _has_parameters(node.value, imports, local, prefix)
+                if holds is not None:
+                    registered.setdefault(target.attr, (node.lineno, holds))
+    if not registered:
+        return ClassFacts((), tuple(children))
+    uses = _Uses()
+    _scan_function(forward, methods, uses, set(), False)
+    if not uses.always and not uses.sometimes:
+        # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
+        # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
+        return ClassFacts((), tuple(children))
+    if uses.opaque:
+        return ClassFacts((), tuple(children))
+    elsewhere = {
+        node.attr
+        for name, method in methods.items()
+        if name not in ("__init__", "forward")
+        for node in ast.walk(method)
+        if isinstance(node, ast.Attribute)
+    }
+    partial: list[tuple[PartialUse, str]] = []
+    for attribute, (line, holds) in registered.items():
+        if attribute in uses.always:
+            continue
+        if attribute in uses.sometimes:
+            how, where = uses.sometimes[attribute]
+            partial.append((PartialUse(cls.name, attribute, how, where, path), holds))
+        elif attribute not in elsewhere:
+            how = "never uses {attr}, which __init__ builds"
+            partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
+    return ClassFacts(tuple(partial), tuple(children))
+
+
+def _has_parameters(
+    value: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
+) -> str | None:
+    """Whether `value` builds a module with parameters (or a parameter): "" for a torch.nn
+    layer that has some, a container or nn.Parameter; the qualified name for a class of the
+    project (it counts if that is an nn.Module class); None for anything else."""
+    if not isinstance(value, ast.Call):
+        return None
+    resolved = _resolve(value.func, imports, local, prefix)
+    if resolved is None:
+        return None
+    name, project = resolved
+    if project:
+        return name
+    if not name.startswith("torch.nn."):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    if last in _CONTAINERS:
+        return "" if value.args or value.keywords else None
+    parameterized = (
+        last not in _PARAMETER_FREE
+        and not last.endswith("Loss")
+        and last[:1].isupper()
+        and ".functional." not in name
+    )
+    return "" if parameterized else None
+
+
+def _resolve(
+    func: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
+) -> tuple[str, bool] | None:
+    """The qualified name `func` names, and whether it may be a class of the project (a
+    local class, or a name imported from somewhere that is not torch)."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    head = parts[0]
+    if head in local and len(parts) == 1:
+        return prefix + head, True
+    if head not in imports:
+        return None
+    name = ".".join([imports[head], *parts[1:]])
+    project = not name.startswith(("torch.", "numpy.", "math.", "collections.", "functools."))
+    return name, project and parts[-1][:1].isupper()
+
+
+def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, str]:
+    """Name bound at module level -> the qualified name it stands for."""
+    package = import_name if is_package else import_name.rpartition(".")[0]
+    bound: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                keep = len(parts) - (node.level - 1)
+                if keep < 0:
+                    continue
+                base = ".".join([*parts[:keep], *([base] if base else [])])
+            for alias in node.names:
+                if alias.name != "*":
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")
+    if "nn" not in bound:
+        bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
+    return bound
+
+
+# -- where forward() uses what ---------------------------------------------------------------
+def _scan_function(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    uses: _Uses,
+    inlined: set[str],
+    conditional: bool,
+) -> None:
+    if not function.args.args:
+        return
+    me = function.args.args[0].arg
+    inlined = inlined | {function.name}
+    _scan_block(function.body, me, methods, uses, inlined, conditional, "")
+
+
+def _scan_block(
+    body: Iterable[ast.stmt],
+    me: str,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    uses: _Uses,
+    inlined: set[str],
+    conditional: bool,
+    why: str,
+    loop_vars: frozenset[str] = frozenset(),
+) -> None:
+    """Uses in `body`; `conditional`: not every pass through the function gets here (`why`
+    says how). An `if` on a variable of an enclosing `for` loop (`if i < n - 1:` picking
+    the last pass out) takes each branch in some pass: both count as used."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            _expression(statement.test, me, methods, uses, inlined, conditional, why)
+            test = ast.unparse(statement.test)
+            training = _training_side(statement.test, me)
+            per_pass = bool(loop_vars & _names(statement.test))
+            body_why = f"uses {{attr}} only when `{test}`"
+            else_why = f"uses {{attr}} only when not `{test}`"
+            branch_uses = []
+            for block, branch_why, taken in (
+                (statement.body, body_why, training is True),
+                (statement.orelse, else_why, training is False),
+            ):
+                inner = _Uses()
+                _scan_block(block, me, methods, inner, inlined, conditional, why, loop_vars)
+                branch_uses.append((inner, block, branch_why, taken))
+                uses.opaque = uses.opaque or inner.opaque
+            (first, *_), (second, *_) = branch_uses
+            for inner, _block, branch_why, taken in branch_uses:
+                for name, first_use in inner.sometimes.items():
+                    uses.sometimes.setdefault(name, first_use)
+                for name in inner.always:
+                    on_both = name in first.always and name in second.always
+                    if (on_both or taken or per_pass) and not conditional:
+                        uses.always.add(name)
+                    elif conditional:
+                        uses.sometimes.setdefault(name, (why, statement.lineno))
+                    else:
+                        uses.sometimes.setdefault(name, (branch_why, statement.lineno))
+            if not conditional and not per_pass and _exits(statement):
+                conditional = True
+                why = (
+                    f"uses {{attr}} only when the early return at line {statement.lineno} "
+                    "is not taken"
+                )
+        elif isinstance(statement, ast.Try):
+            _scan_block(statement.body, me, methods, uses, inlined, conditional, why, loop_vars)
+            for handler in statement.handlers:
+                _scan_block(
+                    handler.body, me, methods, uses, inlined, True,
+                    why or f"uses {{attr}} only in the `except` at line {handler.lineno}",
+                )  # fmt: skip
+            _scan_block(statement.orelse, me, methods, uses, inlined, conditional, why, loop_vars)
+            _scan_block(
+                statement.finalbody, me, methods, uses, inlined, conditional, why, loop_vars
+            )
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            head = statement.test if isinstance(statement, ast.While) else statement.iter
+            _expression(head, me, methods, uses, inlined, conditional, why)
+            inner_vars = loop_vars
+            if not isinstance(statement, ast.While):
+                inner_vars = loop_vars | _names(statement.target)
+            _scan_block(statement.body, me, methods, uses, inlined, conditional, why, inner_vars)
+            _scan_block(statement.orelse, me, methods, uses, inlined, conditional, why, loop_vars)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                _expression(item.context_expr, me, methods, uses, inlined, conditional, why)
+            _scan_block(statement.body, me, methods, uses, inlined, conditional, why, loop_vars)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            _expression(statement, me, methods, uses, inlined, conditional, why)
+        else:
+            _expression(statement, me, methods, uses, inlined, conditional, why)
+            if isinstance(statement, (ast.Return, ast.Raise)) and not conditional:
+                return  # what follows never runs
+
+
+def _expression(
+    node: ast.AST,
+    me: str,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    uses: _Uses,
+    inlined: set[str],
+    conditional: bool,
+    why: str,
+) -> None:
+    """Uses of `self.x` under `node`; a conditional expression's arms count as one branch
+    each."""
+    if isinstance(node, ast.IfExp):
+        _expression(node.test, me, methods, uses, inlined, conditional, why)
+        test = ast.unparse(node.test)
+        arms = []
+        for arm in (node.body, node.orelse):
+            inner = _Uses()
+            _expression(arm, me, methods, inner, inlined, conditional, why)
+            arms.append(inner)
+            uses.opaque = uses.opaque or inner.opaque
+            uses.sometimes.update(
+                {k: v for k, v in inner.sometimes.items() if k not in uses.sometimes}
+            )
+        for inner, what in ((arms[0], f"`{test}`"), (arms[1], f"not `{test}`")):
+            for name in inner.always:
+                if name in arms[0].always and name in arms[1].always and not conditional:
+                    uses.always.add(name)
+                else:
+                    uses.sometimes.setdefault(
+                        name, (why or f"uses {{attr}} only when {what}", node.lineno)
+                    )
+        return
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _BY_NAME and _mentions(node, me):
+            uses.opaque = True
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == me
+            and func.attr in methods
+            and func.attr not in inlined
+        ):
+            _scan_function(methods[func.attr], methods, uses, inlined, conditional)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
+        if node.attr in _SELF_BY_NAME:
+            uses.opaque = True
+        elif conditional:
+            if node.attr not in uses.always:
+                uses.sometimes.setdefault(node.attr, (why, getattr(node, "lineno", 0)))
+        else:
+            uses.always.add(node.attr)
+            uses.sometimes.pop(node.attr, None)
+    for child in ast.iter_child_nodes(node):
+        _expression(child, me, methods, uses, inlined, conditional, why)
+
+
+def _training_side(test: ast.expr, me: str) -> bool | None:
+    """True: `if self.training:`; False: `if not self.training:`; None: another test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _training_side(test.operand, me)
+        return None if inner is None else not inner
+    if (
+        isinstance(test, ast.Attribute)
+        and test.attr == "training"
+        and isinstance(test.value, ast.Name)
+        and test.value.id == me
+    ):
+        return True
+    return None
+
+
+def _exits(statement: ast.If) -> bool:
+    """Some branch of `statement` returns (so what follows may not run in a step that goes
+    on to its backward). A branch that raises ends no step normally: an input check
+    (thunlp/OpenNRE's CNNEncoder) leaves nothing unused."""
+    return any(
+        isinstance(node, ast.Return)
+        for block in (statement.body, statement.orelse)
+        for top in block
+        for node in ast.walk(top)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    )
+
+
+def _names(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _mentions(node: ast.AST, me: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == me for n in ast.walk(node))

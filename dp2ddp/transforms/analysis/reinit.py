@@ -1,0 +1,138 @@
+"""Weights re-initialised in place after the DDP wrap (astorfi/cor-gan's
+`model.apply(weights_init)` after `DataParallel(model)`): DDP copies rank 0's weights at the
+wrap only, so each rank would go on training its own draw. model_wrap.py tells this
+collaborator each call it leaves and asks it, block by block, where `ddp_broadcast_module(T)`
+goes (or DP039 where a rank may leave the block before reaching it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+#: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
+_REINIT_METHODS = frozenset({"apply", "reset_parameters"})
+#: Tensor methods that fill a tensor with random numbers in place.
+_INPLACE_RANDOM = frozenset(
+    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
+     "log_normal_"}
+)  # fmt: skip
+_DDP = "DistributedDataParallel"
+
+
+class ReinitBroadcasts:
+    """Asked by the model-wrap pass `t` (which owns the warnings and records)."""
+
+    def __init__(self, t: MigrationTransform) -> None:
+        self.t = t
+        #: Re-initialisations in place of a wrapped model (`model.apply(weights_init)`):
+        #: the updated call -> (the original call, the wrap target it re-initialises).
+        self._reinits: dict[cst.Call, tuple[cst.Call, str]] = {}
+
+    def note(self, original: cst.Call, updated: cst.Call) -> None:
+        """A call the pass left: kept when it re-initialises a wrapped model."""
+        target = self._reinit_target(original)
+        if target is not None:
+            self._reinits[updated] = (original, target)
+
+    def _reinit_target(self, call: cst.Call) -> str | None:
+        """The wrap target `call` re-initialises in place, drawing new random weights:
+        `T.apply(f)`, `T.module.reset_parameters()`, `nn.init.xavier_uniform_(T.fc.weight)`,
+        `T.fc.weight.data.normal_()` (T: what a DataParallel wrap was assigned to)."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and (
+            func.attr.value in _REINIT_METHODS or func.attr.value in _INPLACE_RANDOM
+        ):
+            return self._wrapped_root(self.t.code(func.value))
+        if call.args and any(n.startswith("torch.nn.init.") for n in self.t.qualified_names(func)):
+            return self._wrapped_root(self.t.code(call.args[0].value))
+        return None
+
+    def _wrapped_root(self, code: str) -> str | None:
+        wrapped = self.t.state.wrapped
+        return next((t for t in wrapped if code == t or code.startswith(t + ".")), None)
+
+    def broadcast_after(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement] | None:
+        """`ddp_broadcast_module(T)` after a statement of this block that re-initialises T
+        in place once an earlier statement of the block wrapped T. Every rank runs the
+        block's statements that the wrap's own statement runs with, so every rank reaches
+        the broadcast; also after a loop or condition holding the re-initialisation, unless
+        it may leave the block early (return, break, continue, raise): then DP039. None when
+        the block stays as it is."""
+        if not self._reinits:
+            return None
+        owner = self.t
+        wrapped: set[str] = set()
+        out: list[cst.BaseStatement] = []
+        changed = False
+        for index, stmt in enumerate(body):
+            out.append(stmt)
+            late = [
+                self._reinits.pop(c)
+                for c in walk(stmt)
+                if isinstance(c, cst.Call) and self._peek(c) in wrapped
+            ]
+            if late and _falls_through(stmt):
+                following = body[index + 1] if index + 1 < len(body) else None
+                for target in dict.fromkeys(name for _, name in late):
+                    if following is not None and any(
+                        name == target
+                        for c in walk(following)
+                        if (name := self._peek(c)) is not None
+                    ):
+                        continue  # broadcast once, after the last of a run of them
+                    out.append(cst.parse_statement(f"ddp_broadcast_module({target})\n"))
+                    owner.state.helpers.add("broadcast_module")
+                    changed = True
+                    owner.record(
+                        late[0][0],
+                        f"{target} re-initialised after its DDP wrap: rank 0's weights "
+                        "broadcast after it (ddp_broadcast_module)",
+                    )
+            else:
+                for original, target in late:
+                    owner.warn(
+                        original,
+                        "DP039",
+                        f"{owner.code(original.func)}(...) re-initialises {target} after its "
+                        "wrap, in a statement that may leave the block (return, break, raise)",
+                    )
+            wrapped.update(_wrap_targets(stmt, owner.code))
+        return out if changed else None
+
+    def _peek(self, node: cst.CSTNode) -> str | None:
+        entry = self._reinits.get(node) if isinstance(node, cst.Call) else None
+        return entry[1] if entry is not None else None
+
+
+def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[str]:
+    """What the DistributedDataParallel wraps in `stmt` (at any depth) are assigned to."""
+    return {
+        code(target.target)
+        for node in walk(stmt)
+        if isinstance(node, cst.Assign)
+        and isinstance(node.value, cst.Call)
+        and isinstance(node.value.func, cst.Name)
+        and node.value.func.value == _DDP
+        for target in node.targets
+    }
+
+
+def _falls_through(node: cst.CSTNode, in_loop: bool = False) -> bool:
+    """Every run of `node` goes on to the statement after it: nothing in it returns,
+    raises, or breaks or continues a loop around it (a rank leaving early would miss the
+    broadcast)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return True
+    if isinstance(node, (cst.Return, cst.Raise)):
+        return False
+    if isinstance(node, (cst.Break, cst.Continue)):
+        return in_loop
+    loop = in_loop or isinstance(node, (cst.For, cst.While))
+    return all(_falls_through(child, loop) for child in node.children)

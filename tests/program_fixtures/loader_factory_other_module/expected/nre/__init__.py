@@ -1,0 +1,1 @@
+from .framework import SentenceRE

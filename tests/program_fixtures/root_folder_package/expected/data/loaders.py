@@ -1,0 +1,15 @@
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
+
+
+def train_loader(batch_size):
+    with ddp_same_random():
+        dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+    return DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(batch_size),
+        sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    )
