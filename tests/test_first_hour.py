@@ -230,19 +230,27 @@ def test_batchnorm_per_chunk_keeps_the_first_chunks_running_statistics(
     assert recorder.current.batchnorm_chunked == 1
 
 
-def test_dropout_per_chunk_draws_what_each_rank_draws(recorder: Recorder) -> None:
+def test_dropout_per_chunk_draws_what_each_rank_draws(recorder: Recorder, tmp_path: Path) -> None:
+    """Chunk r of the original draws the mask rank r draws for its own chunk, whatever the
+    global RNG holds (verify seeds every rank differently, as torchrun does); the global
+    RNG is left where it was, in both runs."""
     native = F.dropout
     probes.install(recorder, False, False, dropout_chunks=2)
     recorder.forward_batch = 8
     x = torch.ones(8, 64)
     torch.manual_seed(5)
+    before = torch.get_rng_state()
     out = F.dropout(x, 0.5, True)
-    after = torch.get_rng_state()
-    torch.manual_seed(5)
-    rank = native(torch.ones(4, 64), 0.5, True)  # every rank: its chunk, the same seed
-    torch.testing.assert_close(out[:4], rank)
-    torch.testing.assert_close(out[4:], rank)
-    assert torch.equal(after, torch.get_rng_state())  # the RNG goes on as rank 0's
+    assert torch.equal(before, torch.get_rng_state())
+    assert not torch.equal(out[:4], out[4:])  # each rank its own mask
+    for rank in (0, 1):
+        other = Recorder(recorder.options, rank, 2, tmp_path / f"rank{rank}")
+        other.forward_batch = 4
+        as_rank = probes._dropout_probe(other, native, False, 1, False)
+        torch.manual_seed(1000 + rank)  # another global state: the mask does not depend on it
+        torch.testing.assert_close(
+            as_rank(torch.ones(4, 64), 0.5, True), out[4 * rank : 4 * rank + 4]
+        )
     assert recorder.current.dropout_aligned == 1
     torch.testing.assert_close(F.dropout(x.t(), 0.5, True), x.t())  # batch last: off
     assert recorder.current.dropout_off == 1
