@@ -42,6 +42,8 @@ from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
 UNFOLLOWED_SCAN_LIMIT = 50_000
+#: Walks of one program at most: each round may find modules that edit sys.path again.
+_SYS_PATH_ROUNDS = 4
 
 #: (inode, size, mtime) of a file when it was read.
 Stamp = tuple[int, int, int]
@@ -484,18 +486,12 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     base = list(resolver.search)
     for _ in range(_SYS_PATH_ROUNDS):
         modules, uses_generated, dynamic = _walk_imports(graph, start, resolver)
-        front: list[str] = []
-        back: list[str] = []
-        for module in modules:
-            if module.path_edits:
-                more_front, more_back = resolve_edits(module.path_edits, start.root)
-                front += more_front
-                back += more_back
-        search = [*reversed(front), *base, *back]
-        search = [s for i, s in enumerate(search) if s not in search[:i]]
+        search = _search_with_edits(base, modules, start.root)
         if search == resolver.search:
             break
         resolver = graph.resolver(start.root, search, resolver.shown_base)
+    else:  # still widening after the last round: the program as the widest search finds it
+        modules, uses_generated, dynamic = _walk_imports(graph, start, resolver)
     unresolved: set[str] = set()
     for module in modules:
         unresolved |= graph.unresolved(resolver, module)
@@ -511,8 +507,19 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     )
 
 
-#: Walks of one program at most: each round may find modules that edit sys.path again.
-_SYS_PATH_ROUNDS = 4
+def _search_with_edits(base: list[str], modules: list[ProgramModule], root: str) -> list[str]:
+    """`base` (how the entry runs) with the folders `modules` put on sys.path: those
+    inserted in front first (the last insert first, as Python searches them), appended
+    ones last; each folder once."""
+    front: list[str] = []
+    back: list[str] = []
+    for module in modules:
+        if module.path_edits:
+            more_front, more_back = resolve_edits(module.path_edits, root)
+            front += more_front
+            back += more_back
+    search = [*reversed(front), *base, *back]
+    return [s for i, s in enumerate(search) if s not in search[:i]]
 
 
 def _walk_imports(
