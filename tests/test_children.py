@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 from conftest import FIXTURES, ROOT
 
-from dp2ddp.transforms._support.children import _ORDER, children_of
+from dp2ddp.transforms._support.children import _VISITS, children_of
 
 
 def _sources() -> list[Path]:
@@ -32,7 +32,7 @@ def test_children_of_is_libcsts_children() -> None:
             stack.extend(expected)
     assert nodes > 50_000
     # Every node type met was read from its visiting method, none fell back to libcst.
-    assert not [kind.__name__ for kind, order in _ORDER.items() if order is None]
+    assert not [kind.__name__ for kind, order in _VISITS.items() if order is None]
 
 
 @pytest.mark.parametrize(

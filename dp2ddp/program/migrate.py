@@ -50,6 +50,7 @@ from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclas
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
+from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.runtime import (
     check_generated_path,
     generated_path,
@@ -458,13 +459,9 @@ def _imported_names(module: ProgramModule) -> list[str]:
                 parts = alias.name.split(".")
                 names += [".".join(parts[: i + 1]) for i in range(len(parts))]
             continue
-        base = node.module or ""
-        if node.level:
-            parts = package.split(".") if package else []
-            keep = len(parts) - (node.level - 1)
-            if keep < 0:
-                continue
-            base = ".".join([*parts[:keep], *([base] if base else [])])
+        base = from_import_base(package, node)
+        if base is None:
+            continue
         if base:
             names.append(base)
         names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]

@@ -31,6 +31,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
+    DDP_CLASS,
     DISTRIBUTED_DATA_PARALLEL,
     REPLICATION_PATCHES,
 )
@@ -56,7 +57,6 @@ _COUNT_GUARD = re.compile(
     r"|multi|len\(",
     re.IGNORECASE,
 )
-_DDP = "DistributedDataParallel"
 
 
 class WrapModelInDDP(MigrationTransform):
@@ -150,7 +150,7 @@ class WrapModelInDDP(MigrationTransform):
         if self.state.options.sync_batchnorm:
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
-        AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+        AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
         target = wrap_target(original, self)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)
@@ -169,7 +169,7 @@ class WrapModelInDDP(MigrationTransform):
             keywords.append(("find_unused_parameters", cst.Name("True")))
             self.warn(original, "DP041", partial_use)
         return cst.Call(
-            func=cst.Name(_DDP),
+            func=cst.Name(DDP_CLASS),
             args=[
                 cst.Arg(moved),
                 *(
@@ -339,9 +339,9 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node
         value = original_node.value
         if self.matches(value, DATAPARALLEL):
-            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
             self.record(original_node, "isinstance check now tests DistributedDataParallel")
-            return updated_node.with_changes(value=cst.Name(_DDP))
+            return updated_node.with_changes(value=cst.Name(DDP_CLASS))
         if isinstance(value, cst.Tuple) and isinstance(updated_node.value, cst.Tuple):
             has_dp = [self.matches(e.value, DATAPARALLEL) for e in value.elements]
             if not any(has_dp):
@@ -351,8 +351,9 @@ class WrapModelInDDP(MigrationTransform):
             for element, is_dp in zip(updated_node.value.elements, has_dp, strict=True):
                 if is_dp and has_ddp:
                     continue
-                elements.append(element.with_changes(value=cst.Name(_DDP)) if is_dp else element)
-            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", _DDP)
+                ddp = element.with_changes(value=cst.Name(DDP_CLASS))
+                elements.append(ddp if is_dp else element)
+            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
             self.record(original_node, "isinstance check now tests DistributedDataParallel")
             if len(elements) == 1:
                 return updated_node.with_changes(value=elements[0].value)
@@ -477,7 +478,7 @@ class WrapModelInDDP(MigrationTransform):
             for i, stmt in enumerate(body)
             if (
                 isinstance(stmt, cst.SimpleStatementLine)
-                and m.findall(stmt, m.Call(func=m.Name(_DDP)))
+                and m.findall(stmt, m.Call(func=m.Name(DDP_CLASS)))
             )
             or id(stmt) in self._kept_wrap_ifs
         ]
@@ -566,7 +567,7 @@ class WrapModelInDDP(MigrationTransform):
         assign = stmt.body[0]
         if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
             return set()
-        if not m.findall(assign.value, m.Call(func=m.Name(_DDP))):
+        if not m.findall(assign.value, m.Call(func=m.Name(DDP_CLASS))):
             return set()
         return {self.code(assign.targets[0].target)}
 

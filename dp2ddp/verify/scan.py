@@ -10,6 +10,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
+
 DROPOUT = "dropout"
 BATCHNORM = "batchnorm"
 RANDOM_IN_LOOP = "random_in_loop"
@@ -29,10 +31,6 @@ _BATCHNORM_NAMES = frozenset(
 _TORCH_RANDOM = frozenset(
     {"randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal",
      "bernoulli", "multinomial", "randperm", "poisson"}
-)  # fmt: skip
-_INPLACE_RANDOM = frozenset(
-    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
-     "log_normal_"}
 )  # fmt: skip
 _WORLD_NAMES = frozenset({"WORLD_SIZE", "get_world_size", "world_size"})
 
@@ -67,7 +65,7 @@ def _is_random_call(name: str) -> bool:
     last = parts[-1]
     if last in _NOT_DRAWS:
         return False
-    if last in _INPLACE_RANDOM:
+    if last in INPLACE_RANDOM_FILLS:
         return True
     if parts[0] == "torch" and last in _TORCH_RANDOM:
         return True

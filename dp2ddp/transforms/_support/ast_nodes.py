@@ -21,3 +21,17 @@ def is_script_guard(test: ast.expr) -> bool:
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value == "__main__"
     )
+
+
+def from_import_base(package: str, node: ast.ImportFrom) -> str | None:
+    """The module `from <dots><module> import ...` names, for a module of `package` (its
+    package's dotted name, "" at the top): `node.module` when absolute; a relative one
+    climbs `level - 1` packages up from `package`. None when it climbs above the top."""
+    base = node.module or ""
+    if not node.level:
+        return base
+    parts = package.split(".") if package else []
+    keep = len(parts) - (node.level - 1)
+    if keep < 0:
+        return None
+    return ".".join([*parts[:keep], *([base] if base else [])])

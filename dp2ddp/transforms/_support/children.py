@@ -24,7 +24,6 @@ import libcst as cst
 Visit = tuple[str, str]  # (field name, how)
 
 #: node type -> its visited fields in visiting order; None: use libcst's own visiting.
-_ORDER: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
 _VISITS: dict[type[cst.CSTNode], tuple[Visit, ...] | None] = {}
 _KINDS = frozenset({"required", "optional", "sentinel", "sequence", "body_sequence"})
 
@@ -88,17 +87,12 @@ def _dataclass_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
 
 def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     """`node.children`: the node's direct children, in source (visiting) order."""
-    kind = type(node)
-    try:
-        order = _ORDER[kind]
-    except KeyError:
-        fields = visits(kind)
-        order = _ORDER[kind] = None if fields is None else tuple(name for name, _ in fields)
-    if order is None:
+    fields = visits(type(node))
+    if fields is None:
         return node.children
     found: list[cst.CSTNode] = []
     node_type = cst.CSTNode
-    for name in order:
+    for name, _ in fields:
         value = getattr(node, name)
         if isinstance(value, node_type):
             found.append(value)

@@ -24,6 +24,8 @@ DISTRIBUTED_DATA_PARALLEL: Final = frozenset(
 #: Functions of the synchronized-BatchNorm packages (vendored as sync_batchnorm/) that patch
 #: a DataParallel model's replication; they assert `isinstance(model, DataParallel)`. Matched
 #: by their last name: the package is the project's own copy, wherever it sits.
+#: The name a migrated wrap calls DistributedDataParallel by (imported from torch.nn.parallel).
+DDP_CLASS: Final = "DistributedDataParallel"
 REPLICATION_PATCHES: Final = frozenset({"patch_replication_callback"})
 INIT_PROCESS_GROUP: Final = frozenset({"torch.distributed.init_process_group"})
 DATALOADER: Final = frozenset(
@@ -46,3 +48,10 @@ DDP_SAMPLER_NEXT_PASS: Final = "next_pass"
 SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})
 #: The function that marks a module as already migrated by dp2ddp.
 SETUP_FUNCTION: Final = "ddp_setup"
+
+#: Tensor methods that fill a tensor in place from the global generator (`w.normal_()`):
+#: no qualified name shows them as draws.
+INPLACE_RANDOM_FILLS: Final = frozenset(
+    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
+     "log_normal_"}
+)  # fmt: skip

@@ -31,6 +31,8 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from dp2ddp.transforms._support.ast_nodes import from_import_base
+
 #: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
 _PARAMETER_FREE = frozenset(
     {
@@ -265,13 +267,9 @@ def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, 
                 else:
                     bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".") if package else []
-                keep = len(parts) - (node.level - 1)
-                if keep < 0:
-                    continue
-                base = ".".join([*parts[:keep], *([base] if base else [])])
+            base = from_import_base(package, node)
+            if base is None:
+                continue
             for alias in node.names:
                 if alias.name != "*":
                     bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")

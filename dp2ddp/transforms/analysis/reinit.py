@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.names import DDP_CLASS, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import walk
 
 if TYPE_CHECKING:
@@ -18,12 +19,6 @@ if TYPE_CHECKING:
 
 #: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
 _REINIT_METHODS = frozenset({"apply", "reset_parameters"})
-#: Tensor methods that fill a tensor with random numbers in place.
-_INPLACE_RANDOM = frozenset(
-    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
-     "log_normal_"}
-)  # fmt: skip
-_DDP = "DistributedDataParallel"
 
 
 class ReinitBroadcasts:
@@ -47,7 +42,7 @@ class ReinitBroadcasts:
         `T.fc.weight.data.normal_()` (T: what a DataParallel wrap was assigned to)."""
         func = call.func
         if isinstance(func, cst.Attribute) and (
-            func.attr.value in _REINIT_METHODS or func.attr.value in _INPLACE_RANDOM
+            func.attr.value in _REINIT_METHODS or func.attr.value in INPLACE_RANDOM_FILLS
         ):
             return self._wrapped_root(self.t.code(func.value))
         if call.args and any(n.startswith("torch.nn.init.") for n in self.t.qualified_names(func)):
@@ -119,7 +114,7 @@ def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[
         if isinstance(node, cst.Assign)
         and isinstance(node.value, cst.Call)
         and isinstance(node.value.func, cst.Name)
-        and node.value.func.value == _DDP
+        and node.value.func.value == DDP_CLASS
         for target in node.targets
     }
 

@@ -30,7 +30,7 @@ import re
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL
+from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import variables_under, wrap_target
 from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
@@ -55,11 +55,6 @@ _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
 )
-#: Tensor methods that fill the tensor from the global generator.
-_INPLACE_DRAWS = frozenset(
-    {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_",
-     "geometric_"}
-)  # fmt: skip
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -230,7 +225,7 @@ class FlagHazards(MigrationTransform):
         func = node.func
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)
-            and func.attr.value in _INPLACE_DRAWS
+            and func.attr.value in INPLACE_RANDOM_FILLS
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
             self.warn(node, "DP006", f"{self.code(node.func)}()")
