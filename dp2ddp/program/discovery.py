@@ -33,7 +33,12 @@ from dp2ddp.errors import InputError
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
-from dp2ddp.program.dynamic_imports import DynamicImports, DynamicSite
+from dp2ddp.program.dynamic_imports import (
+    DynamicImports,
+    DynamicMemo,
+    DynamicSite,
+    dotted_constants,
+)
 from dp2ddp.program.entry_scripts import is_entry_script
 from dp2ddp.program.resolver import Resolver
 from dp2ddp.program.sys_path import PathEdit, resolve_edits, sys_path_edits
@@ -74,11 +79,21 @@ class ProgramModule:
     entry_script: bool = False
     #: Folders the module puts on sys.path, where known statically (sys_path.py).
     path_edits: tuple[PathEdit, ...] = ()
+    #: Its string constants shaped like dotted names (dynamic_imports.dotted_constants),
+    #: taken from the ast parsed when the file was read.
+    dotted: tuple[str, ...] = ()
 
     @cached_property
     def tree(self) -> ast.Module:
-        """The module's ast, parsed again (it parsed when read)."""
+        """The module's ast, parsed again (it parsed when read), and kept."""
         return ast.parse(self.source.text)
+
+    def passing_tree(self) -> ast.Module:
+        """The module's ast for a one-off read whose result is kept elsewhere (a summary):
+        `tree` if some analysis kept it, else parsed and not kept (a program of torch's
+        tree holds 1,700 modules; keeping every tree took over 1 GB)."""
+        kept = self.__dict__.get("tree")
+        return kept if isinstance(kept, ast.Module) else ast.parse(self.source.text)
 
 
 @dataclass(frozen=True)
@@ -139,7 +154,10 @@ def read_module(path: str, shown: str, name: str) -> ProgramModule:
 
 #: What reading a file gave: its text, import statements, whether it is an entry script
 #: and its stamp, or the error (without a path).
-_Loaded = tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp, tuple[PathEdit, ...]] | InputError
+_Loaded = (
+    tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp, tuple[PathEdit, ...], tuple[str, ...]]
+    | InputError
+)
 
 
 def _load(path: str, read: _Read | None = None) -> _Loaded:
@@ -155,7 +173,8 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
     imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
     imports.sort(key=lambda n: (n.lineno, n.col_offset))
     edits = sys_path_edits(tree, path) if "sys.path" in source.text else ()
-    return source, tuple(imports), is_entry_script(tree), stamp, edits
+    dotted = tuple(dotted_constants(tree))
+    return source, tuple(imports), is_entry_script(tree), stamp, edits, dotted
 
 
 #: A file's bytes and stamp, or why it could not be read.
@@ -175,10 +194,12 @@ def _read(path: str) -> _Read:
 def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModule:
     if isinstance(loaded, InputError):
         raise loaded.with_path(shown)
-    source, imports, entry_script, stamp, edits = loaded
+    source, imports, entry_script, stamp, edits, dotted = loaded
     real = os.path.realpath(path)
     is_package = os.path.basename(path) == "__init__.py"
-    return ProgramModule(shown, real, name, source, imports, stamp, is_package, entry_script, edits)
+    return ProgramModule(
+        shown, real, name, source, imports, stamp, is_package, entry_script, edits, dotted
+    )
 
 
 def parse_tree(text: str, shown: str) -> ast.Module:
@@ -300,9 +321,7 @@ class ImportGraph:
         self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
         self._loader_modules: dict[tuple[str, str], str | None] = {}
         #: Each module's import calls, scanned once (DynamicImports.memo).
-        self.dynamic_memo: dict[
-            tuple[str, str, str], tuple[tuple[DynamicSite, ...], tuple[str, ...]]
-        ] = {}
+        self.dynamic_memo = DynamicMemo()
 
     # -- files --------------------------------------------------------------------------
     def module(

@@ -29,7 +29,7 @@ import ast
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
@@ -67,35 +67,58 @@ class DynamicSite:
 
 
 def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> list[DynamicSite]:
-    """The import calls of a module (`module`: its dotted name), in source order."""
-    importlib_names, import_module_names = _bindings(tree)
+    """The import calls of a module (`module`: its dotted name), in source order.
+
+    One walk finds the calls that may import (`__import__(...)`, a name called with
+    arguments, `X.import_module(...)`) and the import statements; the module's constants
+    and the functions' local values are computed only when such a call needs them (torch
+    has 150 files that mention import_module, mostly in comments or other objects'
+    methods, and computing both for every function of a 5,000-line file was quadratic in
+    its nesting)."""
+    candidates: list[ast.Call] = []
+    imports: list[ast.Import | ast.ImportFrom] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if node.args and (
+                isinstance(func, ast.Name)
+                or (
+                    isinstance(func, ast.Attribute)
+                    and func.attr == "import_module"
+                    and isinstance(func.value, ast.Name)
+                )
+            ):
+                candidates.append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+    if not candidates:
+        return []
+    importlib_names, import_module_names = _bindings(imports)
+    calls: list[tuple[ast.Call, bool]] = []
+    for node in candidates:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in import_module_names:
+            calls.append((node, True))
+        elif isinstance(func, ast.Attribute):
+            assert isinstance(func.value, ast.Name)
+            if func.value.id in importlib_names:
+                calls.append((node, True))
+        elif isinstance(func, ast.Name) and func.id == "__import__":
+            calls.append((node, False))
+    if not calls:
+        return []
     constants = _constants(tree)
     package = module if is_package else module.rpartition(".")[0]
-    local = _local_values(tree)
+    local: dict[int, dict[str, ast.expr]] | None = None
     sites: list[DynamicSite] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        func = node.func
-        relative_ok = True
-        if isinstance(func, ast.Name) and func.id in import_module_names:
-            pass
-        elif (
-            isinstance(func, ast.Attribute)
-            and func.attr == "import_module"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in importlib_names
-        ):
-            pass
-        elif isinstance(func, ast.Name) and func.id == "__import__":
-            relative_ok = False
-        else:
-            continue
+    for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
         argument = node.args[0]
         if isinstance(argument, ast.Name) and argument.id not in constants:
             # `filename = "models." + name + "_model"; import_module(filename)`
+            if local is None:
+                local = _local_values(tree)
             value = local.get(id(node), {}).get(argument.id)
             if value is not None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
@@ -188,32 +211,31 @@ class DynamicImports:
     #: Dotted constants seen so far, kept until some module imports by an opaque name.
     _constants: list[str] = field(default_factory=list)
     _opaque: bool = False
-    #: Dotted constants already looked at, and what a name resolves to (a large program
-    #: holds thousands of dotted strings: `'blocks.0.attn'`...).
+    #: Dotted constants already looked at (a large program holds thousands of dotted
+    #: strings: `'blocks.0.attn'`...).
     _looked: set[str] = field(default_factory=set)
-    _resolved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    _names: dict[str, set[str]] = field(default_factory=dict)
-    #: Each module's import calls and dotted constants, by (real path, import name, shown
-    #: path): the same for every program of a project (ImportGraph shares one).
-    memo: dict[tuple[str, str, str], tuple[tuple[DynamicSite, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    #: What is the same for every program of a project (ImportGraph shares one).
+    memo: DynamicMemo = field(default_factory=lambda: DynamicMemo())
 
     def _scan(self, module: ProgramModule) -> tuple[tuple[DynamicSite, ...], tuple[str, ...]]:
-        key = (module.real, module.name, module.path)
-        found = self.memo.get(key)
+        key = (module.real, module.name, module.is_package)
+        found = self.memo.scans.get(key)
         if found is None:
             text = module.source.text
             # An import call names import_module or __import__ (identifiers are read
-            # NFKC-normalised: the text test is exact for ASCII text only).
-            # The ast is parsed here and dropped (not module.tree, which is kept: a large
-            # project's trees take far more memory than its text).
-            tree = ast.parse(text)
+            # NFKC-normalised: the text test is exact for ASCII text only). The ast is
+            # parsed again only then, and dropped (not module.tree, which is kept: a
+            # large project's trees take far more memory than its text); the dotted
+            # constants were taken when the file was read.
             calls: tuple[DynamicSite, ...] = ()
             if not text.isascii() or "import_module" in text or "__import__" in text:
+                tree = ast.parse(text)
                 calls = tuple(import_calls(tree, module.name, module.is_package, module.path))
-            found = self.memo[key] = (calls, tuple(dotted_constants(tree)))
-        return found
+            found = self.memo.scans[key] = (calls, module.dotted)
+        calls, dotted = found
+        if calls and calls[0].path != module.path:  # the same file shown another way
+            calls = tuple(replace(site, path=module.path) for site in calls)
+        return calls, dotted
 
     def follow(self, module: ProgramModule) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
@@ -273,16 +295,31 @@ class DynamicImports:
         return []
 
     def _absolute(self, name: str) -> list[tuple[str, str]]:
-        found = self._resolved.get(name)
+        key = (id(self.resolver), name)
+        found = self.memo.resolved.get(key)
         if found is None:
-            found = self._resolved[name] = self.resolver.absolute(name)
+            found = self.memo.resolved[key] = self.resolver.absolute(name)
         return found
 
     def _defined(self, path: str) -> set[str]:
-        names = self._names.get(path)
+        names = self.memo.defined.get(path)
         if names is None:
-            names = self._names[path] = _defined(path)
+            names = self.memo.defined[path] = _defined(path)
         return names
+
+
+@dataclass
+class DynamicMemo:
+    """What DynamicImports learns that holds for every program of a project: each module's
+    import calls and dotted constants, by (real path, import name, is a package); what a
+    dotted name resolves to, by (resolver, name): resolvers live as long as the project's
+    ImportGraph, which keeps them; the top-level names of a file, by path."""
+
+    scans: dict[tuple[str, str, bool], tuple[tuple[DynamicSite, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+    resolved: dict[tuple[int, str], list[tuple[str, str]]] = field(default_factory=dict)
+    defined: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _defined(path: str) -> set[str]:
@@ -293,16 +330,17 @@ def _defined(path: str) -> set[str]:
 
 
 # -- static evaluation --------------------------------------------------------------------
-def _bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """Names bound to the importlib module and to importlib.import_module, anywhere."""
+def _bindings(imports: list[ast.Import | ast.ImportFrom]) -> tuple[set[str], set[str]]:
+    """Names the import statements bind to the importlib module and to
+    importlib.import_module, anywhere in the module."""
     modules: set[str] = set()
     functions: set[str] = set()
-    for node in ast.walk(tree):
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "importlib":
                     modules.add(alias.asname or "importlib")
-        elif isinstance(node, ast.ImportFrom) and node.module == "importlib" and not node.level:
+        elif node.module == "importlib" and not node.level:
             for alias in node.names:
                 if alias.name == "import_module":
                     functions.add(alias.asname or "import_module")

@@ -76,13 +76,19 @@ def program_hints(
         key = (module.real, module.name, module.is_package)
         found = summaries.get(key)
         if found is None:
-            found = ModuleNames.of(module.name, module.tree, module.is_package)
+            found = ModuleNames.of(module.name, module.passing_tree(), module.is_package)
             summaries[key] = found
         names.append(found)
     pure = _pure_of(names)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
-    dims = scatter_dims(m.tree for m in modules)
+    # Only a module whose text names DataParallel can call it (identifiers are read
+    # NFKC-normalised: the text test is exact for ASCII text).
+    dims = scatter_dims(
+        m.passing_tree()
+        for m in modules
+        if not m.source.text.isascii() or "DataParallel" in m.source.text
+    )
     hints: dict[str, ProgramHints] = {}
     for index, module in enumerate(modules):
         if not index:
