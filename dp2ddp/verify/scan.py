@@ -210,3 +210,20 @@ def pair_losses(entry: Path) -> tuple[str, ...]:
         for path, text in sources
         for line, name, expression in pair_loss_sites(text)
     )
+
+
+def mean_losses(entry: Path) -> tuple[str, ...]:
+    """`path:line call` of each loss of the program of `entry` that averages over a count
+    the data decides (`ignore_index=`, class `weight=`: DP043): under DDP each rank divides
+    by its own part's count, under DataParallel the loss divided by the whole batch's."""
+    from dp2ddp.errors import InputError
+    from dp2ddp.program.discovery import discover_program
+    from dp2ddp.transforms.hazards.mean_losses import mean_loss_sites
+
+    try:
+        sources = [(m.path, m.source.text) for m in discover_program(str(entry)).modules]
+    except (InputError, OSError, UnicodeDecodeError):
+        return ()
+    return tuple(
+        f"{path}:{line} {call[:70]}" for path, text in sources for line, call in mean_loss_sites(text)
+    )

@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of
+from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of, walk
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 _CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
@@ -211,3 +212,39 @@ class _Constructions(cst.CSTVisitor):
             found = data_dependent_mean(node, _CLASS_POSITIONS)
             if found is not None:
                 self.constructions.append((node, found))
+
+
+_MAY_MATCH = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss")
+
+
+def mean_loss_sites(source: str) -> list[tuple[int, str]]:
+    """(line, call) of each loss of `source` averaging over a count the data decides, by
+    the callee's last name (verify names them when a migration's updates differ); nothing
+    for a file that does not parse."""
+    if not (
+        ("ignore_index" in source or "weight" in source)
+        and any(name in source for name in _MAY_MATCH)
+    ):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[tuple[int, str]] = []
+    for node in walk(wrapper.module):
+        if not isinstance(node, cst.Call):
+            continue
+        name = name_of(node.func)
+        kind = (
+            _CLASS_POSITIONS
+            if name in _CLASSES
+            else _FUNCTION_POSITIONS
+            if name in ("cross_entropy", "nll_loss")
+            else None
+        )
+        if kind is not None and data_dependent_mean(node, kind) is not None:
+            text = " ".join(module.code_for_node(node).split())
+            found.append((positions[node].start.line, text))
+    return found
