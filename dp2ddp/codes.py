@@ -348,8 +348,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "tensor sized by a training batch (`Tensor(x.shape[0]).fill_(1)`, `torch.ones("
         "x.size(0))`) matched another loader's batch of the same batch_size. Under DDP the "
         "training loader yields each rank's share (B / WORLD_SIZE) while this other loader "
-        "is left whole (B): the shapes differ (RuntimeError: \"size of tensor a (16) must "
-        "match the size of tensor b (8)\") or broadcast silently. Size the tensor from the "
+        'is left whole (B): the shapes differ (RuntimeError: "size of tensor a (16) must '
+        'match the size of tensor b (8)") or broadcast silently. Size the tensor from the '
         "batch it meets (torch.ones_like(output), or its own .size(0)).",
     ),
 }

@@ -225,5 +225,7 @@ def mean_losses(entry: Path) -> tuple[str, ...]:
     except (InputError, OSError, UnicodeDecodeError):
         return ()
     return tuple(
-        f"{path}:{line} {call[:70]}" for path, text in sources for line, call in mean_loss_sites(text)
+        f"{path}:{line} {call[:70]}"
+        for path, text in sources
+        for line, call in mean_loss_sites(text)
     )
