@@ -45,10 +45,11 @@ _NOT_SIZED = frozenset({"dtype", "device", "ndim", "is_cuda", "requires_grad"})
 
 @dataclass(frozen=True)
 class _Origin:
-    """Where a name got its size: the expression, its line, the loader."""
+    """Where a name got its size: the expression and the loader. (No line: the pass's
+    positions are those of its input, which earlier passes rewrote; only the warning's
+    own position is mapped back to the user's file.)"""
 
     expression: str
-    line: int
     loader: str
 
 
@@ -80,12 +81,12 @@ def batch_sized_meetings(
             if any(c in sharded for c in calls):
                 sharded_loops.append((node, next(c for c in calls if c in sharded)))
             elif calls and all(c in whole for c in calls):
-                origin = _Origin(data.code(node.iter), data._position(node)[0], label(calls[0]))
+                origin = _Origin(data.code(node.iter), label(calls[0]))
                 whole_sources.append((node, _target_names(node.target), origin))
         elif isinstance(node, cst.Call) and name_of(node.func) == "next" and node.args:
             calls = [c for e in iterated(node.args[0].value) for c in resolved(e)]
             if calls and all(c in whole for c in calls):
-                origin = _Origin(data.code(node), data._position(node)[0], label(calls[0]))
+                origin = _Origin(data.code(node), label(calls[0]))
                 whole_sources.append((node, set(), origin))
     if not whole_sources:
         return
@@ -125,8 +126,8 @@ def batch_sized_meetings(
                 yield (
                     name,
                     f"{name.value} is sized by each rank's share of a {size.loader} batch "
-                    f"({size.expression}, line {size.line}) and meets a whole batch of "
-                    f"{other.loader} ({other.expression}, line {other.line})",
+                    f"({size.expression}) and meets a whole batch of {other.loader} "
+                    f"({other.expression})",
                 )
 
 
@@ -240,7 +241,7 @@ def _sized_names(loop: cst.For, data: ShardDataLoaders, loader: str) -> dict[str
                 if name.value in sized:
                     origin = sized[name.value]
                 elif name.value in batch and _size_of(name, data):
-                    origin = _Origin(_size_expression(name, data), data._position(stmt)[0], loader)
+                    origin = _Origin(_size_expression(name, data), loader)
                 else:
                     continue
                 sized.update(dict.fromkeys(targets, origin))
