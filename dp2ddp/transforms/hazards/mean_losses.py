@@ -244,7 +244,8 @@ def mean_loss_sites(source: str) -> list[tuple[int, str]]:
             if name in ("cross_entropy", "nll_loss")
             else None
         )
-        if kind is not None and data_dependent_mean(node, kind) is not None:
+        found_arg = data_dependent_mean(node, kind) if kind is not None else None
+        if found_arg is not None:  # at the argument's line, where DP043 points
             text = " ".join(module.code_for_node(node).split())
-            found.append((positions[node].start.line, text))
+            found.append((positions[found_arg[0]].start.line, text))
     return found
