@@ -40,6 +40,9 @@ _FUNCTION_POSITIONS = {
     "reduce": 5,
     "reduction": 6,
 }
+#: A module naming none of these has no loss DP043 is about (a positional class weight,
+#: `nn.CrossEntropyLoss(w)`, still names the class, also in an aliased import).
+_GATE = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss", "ignore_index")
 _WHAT = {
     "ignore_index": "its own targets not ignored",
     "weight": "its own targets' class weights",
@@ -107,8 +110,13 @@ class MeanLosses:
         self._built: dict[str, list[tuple[cst.FunctionDef | None, cst.Arg, str]]] = {}
         self._warned: set[cst.Arg] = set()
         self._functions: set[str] = set()
+        self._active = True
 
     def enter_module(self, node: cst.Module) -> None:
+        text = self.t.state.text
+        self._active = not text or any(name in text for name in _GATE)
+        if not self._active:  # names no such loss, not even in an aliased import
+            return
         found = _Constructions(self.t.qualified_names)
         node.visit(found)
         self._functions = found.functions
@@ -128,6 +136,8 @@ class MeanLosses:
                 self._warn(arg, self._detail(call, arg, what))
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
+        if not self._active:
+            return
         built = self._built.get(loss_key(node.func), [])
         if built and self.losses.feeds_backward(node):
             for arg, detail in self._bound(node, built):
