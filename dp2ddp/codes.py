@@ -327,6 +327,31 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "accept per-rank mining (an identity sampler's P x K groups stay whole in each "
         "rank's part when the per-rank batch holds them).",
     ),
+    "DP043": (
+        "mean loss over a count that depends on the data",
+        "A mean with ignore_index= or class weight= (CrossEntropyLoss, NLLLoss, "
+        "F.cross_entropy, F.nll_loss) divides by the batch's count of targets not ignored, "
+        "or by the sum of its targets' class weights. DataParallel computed this loss once, "
+        "on the gathered outputs: one mean over the whole batch. Under DDP each rank divides "
+        "by its own part's count and DDP then averages the ranks equally, so when the "
+        "ranks' counts differ (more ignored pixels on one rank) each sample is weighted "
+        "differently from DataParallel, silently; `dp2ddp verify` reports NOT EQUIVALENT "
+        "(naming this loss). To keep DataParallel's loss, take reduction='sum' and divide by "
+        "the global count: `(target != ignore_index).sum()` (or the targets' weights "
+        "summed) all-reduced over the ranks with torch.distributed.all_reduce, and multiply "
+        "by WORLD_SIZE, as DDP averages the ranks' gradients; or accept the per-rank "
+        "weighting (close to DataParallel's when the ranks' shares are alike).",
+    ),
+    "DP044": (
+        "tensor sized by a per-rank training batch meets a whole batch",
+        "Under DataParallel one process loaded the global batch from every loader, so a "
+        "tensor sized by a training batch (`Tensor(x.shape[0]).fill_(1)`, `torch.ones("
+        "x.size(0))`) matched another loader's batch of the same batch_size. Under DDP the "
+        "training loader yields each rank's share (B / WORLD_SIZE) while this other loader "
+        'is left whole (B): the shapes differ (RuntimeError: "size of tensor a (16) must '
+        'match the size of tensor b (8)") or broadcast silently. Size the tensor from the '
+        "batch it meets (torch.ones_like(output), or its own .size(0)).",
+    ),
 }
 
 

@@ -250,6 +250,22 @@ def test_verify_names_a_loss_comparing_samples_across_the_batch(tmp_path: Path) 
     assert "batch_hard_triplet.py:12 batch_hard_triplet() (torch.cdist" in cause.detail, cause
 
 
+def test_verify_names_a_mean_over_a_count_the_data_decides(tmp_path: Path) -> None:
+    """A mean with ignore_index, the ignored targets spread unevenly between the ranks'
+    parts (DeepLabV3Plus-Pytorch's segmentation loss): each rank averages over its own
+    count, DataParallel over the whole batch's. The data split right, the updates differ,
+    and verify names the loss (DP043)."""
+    original = CASES / "ignored_mean_loss.py"
+    result = migrate_source(original.read_text(), filename=original.name)
+    assert [(d.line, d.code) for d in result.diagnostics] == [(23, "DP043")]
+    report = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0))
+    assert report.exit_code == 1, report
+    assert report.sharding_status == "ok", report
+    assert [c.key for c in report.causes] == ["data_dependent_mean"], report.causes
+    detail = report.causes[0].detail
+    assert "ignored_mean_loss.py:23 nn.CrossEntropyLoss(ignore_index=255, reduction=" in detail
+
+
 def test_weights_reinitialised_after_the_wrap_are_rank_zeros_on_every_rank(
     runs: dict[str, list[dict[str, Any]]],
 ) -> None:

@@ -701,3 +701,20 @@ def test_sample_digests_of_a_transposed_batch_of_one() -> None:
     digests = sample_digests(batch.transpose(0, 1))
     assert len(digests) == 20
     assert digests == sample_digests(batch.transpose(0, 1).contiguous().clone())
+
+
+def test_mean_losses_are_the_ones_migrate_warned_when_verify_migrated() -> None:
+    """DP043's losses for verify's cause: every CrossEntropyLoss/NLLLoss/cross_entropy/
+    nll_loss with ignore_index= or weight= and a mean, at the argument's line; with the
+    warnings of verify's own migration, only those DP043 was given for (a criterion only
+    evaluated, line 36 and 41 of the fixture, is not a cause)."""
+    source = Path(__file__).parent / "fixtures" / "hazards_mean_loss_data_count" / "input.py"
+    lines = [int(site.split(" ")[0].rsplit(":", 1)[1]) for site in scan.mean_losses(source)]
+    assert lines == [16, 20, 28, 36, 41]
+    warned = tuple(
+        f"{source}:{line}"
+        for line in (Path(source.parent / "warnings.txt").read_text().split("\n"))
+    )
+    kept = scan.mean_losses(source, warned)
+    assert [int(site.split(" ")[0].rsplit(":", 1)[1]) for site in kept] == [16, 20, 28]
+    assert kept[1].endswith("input.py:20 nn.CrossEntropyLoss(ignore_index=255, reduction='mean')")

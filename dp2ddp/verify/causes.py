@@ -16,6 +16,8 @@ only adds where to look):
 * c = W, or another constant c                     -> loss or learning rate rescaled
 * the data split right, updates differ, and a loss function of the program compares
   samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
+* the data split right, updates differ, and a loss of the program averages over a count
+  the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
 * dropout drew masks, BatchNorm used batch statistics, the global RNG advanced between
   steps                                            -> randomness / statistics that cannot be
   aligned between 1 and W processes (named as such, with the neutralising flag).
@@ -57,6 +59,9 @@ class Evidence:
     #: Loss functions of the original program comparing samples across the batch (DP040):
     #: `path:line name() (expression)`.
     pair_losses: tuple[str, ...] = ()
+    #: Losses of the original program averaging over a count the data decides (DP043):
+    #: `path:line call`.
+    mean_losses: tuple[str, ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -99,6 +104,8 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes += _randomness(ev, causes)
     if not ev.numerics.passed and not ev.sharding.failed and ev.pair_losses:
         causes.append(_pair_losses(ev))
+    if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
+        causes.append(_mean_losses(ev))
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -130,6 +137,25 @@ def _pair_losses(ev: Evidence) -> Cause:
         "Gather the embeddings and labels from every rank before the loss "
         "(torch.distributed.nn.functional.all_gather keeps the gradients), or accept "
         "per-rank mining; verify then cannot show equivalence for this loss.",
+    )
+
+
+def _mean_losses(ev: Evidence) -> Cause:
+    """The data split right, the updates differ, and a loss averages over a count the data
+    decides: each rank divides by its own count, DataParallel's loss by the whole batch's."""
+    places = "; ".join(ev.mean_losses[:3])
+    if len(ev.mean_losses) > 3:
+        places += f" and {len(ev.mean_losses) - 3} more"
+    return Cause(
+        "data_dependent_mean",
+        "a mean loss divides by a count the data decides",
+        f"{places}: under DDP each rank averages over its own targets not ignored (or its "
+        "own targets' class weights) and the ranks count equally; DataParallel's loss "
+        "averaged over the whole batch's, so the updates differ where the ranks' counts "
+        "differ (DP043)",
+        "Divide a summed loss by the count all-reduced over the ranks, times WORLD_SIZE, "
+        "to keep DataParallel's loss, or accept the per-rank weighting; verify then cannot "
+        "show equivalence for this loss.",
     )
 
 

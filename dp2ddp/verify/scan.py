@@ -7,6 +7,7 @@ look (the dropout layer, the `torch.randn` inside the loop, the `reduction="sum"
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,4 +210,32 @@ def pair_losses(entry: Path) -> tuple[str, ...]:
         f"{path}:{line} {name}() ({expression.splitlines()[0][:50]})"
         for path, text in sources
         for line, name, expression in pair_loss_sites(text)
+    )
+
+
+def mean_losses(entry: Path, warnings: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """`path:line call` of each loss of the program of `entry` that averages over a count
+    the data decides (`ignore_index=`, class `weight=`: DP043): under DDP each rank divides
+    by its own part's count, under DataParallel the loss divided by the whole batch's.
+
+    With the warnings of verify's own migration (`path:line:col CODE message`), only the
+    losses DP043 was given for: the ones that may train (not a criterion only evaluated)."""
+    from dp2ddp.errors import InputError
+    from dp2ddp.program.discovery import discover_program
+    from dp2ddp.transforms.hazards.mean_losses import mean_loss_sites
+
+    try:
+        sources = [(m.path, m.source.text) for m in discover_program(str(entry)).modules]
+    except (InputError, OSError, UnicodeDecodeError):
+        return ()
+    warned = {
+        (Path(match[1]).name, int(match[2]))
+        for match in (re.match(r"^(.*):(\d+):\d+ DP043 ", w) for w in warnings)
+        if match
+    }
+    return tuple(
+        f"{path}:{line} {call[:70]}"
+        for path, text in sources
+        for line, call in mean_loss_sites(text)
+        if not warnings or (Path(path).name, line) in warned
     )

@@ -424,6 +424,9 @@ def _judge(
         datasets_differ=datasets_differ,
         dataset_draws=tuple(unshared_draws(scripts.migrated_source)) if datasets_differ else (),
         pair_losses=scan.pair_losses(config.original) if not numerics.passed else (),
+        mean_losses=scan.mean_losses(config.original, scripts.warnings)
+        if not numerics.passed
+        else (),
     )
     if diverged is None:
         causes = diagnose(evidence)

@@ -93,6 +93,7 @@ from dp2ddp.transforms.data.batch_shard import (
     is_batch_shard,
     plan_batch_shard,
 )
+from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -155,6 +156,12 @@ class ShardDataLoaders(LoaderEvaluation):
             self._factory_sites.finish(loader)
         self._plan_subclasses(nodes)
         self._plan_imported(nodes, loaders)
+        if not self.state.options.per_process_batch:
+            sharded = set(self._edits) | set(self._shards)
+            for name, detail in batch_sized_meetings(
+                self, nodes, sharded, self._iterated_through_names
+            ):
+                self.warn(name, "DP044", detail)
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:

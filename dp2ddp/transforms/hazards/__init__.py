@@ -6,6 +6,8 @@ over the batch is multiplied by WORLD_SIZE where it is backpropagated (see hazar
 point at a real difference between one DataParallel process and WORLD_SIZE DDP processes:
 
 - DP004 a loss reduced with sum that is not scaled (see hazards.losses).
+- DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`):
+  each rank averages over its own count (see hazards.mean_losses).
 - DP005 `X[i:i+bs]` indexed by a counter inside a training `while` loop: every rank would
   train on the same samples (a `for` loop's hand-cut batches are split by transforms/batches.py,
   or warned DP037 there).
@@ -35,6 +37,7 @@ from dp2ddp.transforms._support.nodes import variables_under, wrap_target
 from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
+from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import pair_losses
 from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
@@ -66,6 +69,7 @@ class FlagHazards(MigrationTransform):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._losses = LossChecks(self)
+        self._means = MeanLosses(self, self._losses)
         #: Enclosing loops, innermost last; None marks a function boundary.
         self._loops: list[LoopInfo | None] = []
         self._sliced_loops: set[int] = set()
@@ -77,6 +81,7 @@ class FlagHazards(MigrationTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._losses.enter_module(node)
+        self._means.enter_module(node)
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
@@ -211,6 +216,7 @@ class FlagHazards(MigrationTransform):
             if target is not None:
                 self._wrapped.add(target)
         self._losses.check_call(node, names)
+        self._means.check_call(node, names)
         if self._in_training_loop():
             self._check_draw(node, names)
         if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):

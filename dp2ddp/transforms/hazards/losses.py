@@ -84,11 +84,11 @@ class LossChecks:
             if (
                 offending is not None
                 and (functional or offending[2] == "reduction='sum'")
-                and self._feeds_backward(node)
+                and self.feeds_backward(node)
             ):
                 self.t.warn(*offending)
-        loss = self.sum_losses.get(_key(node.func))
-        if loss is not None and self._feeds_backward(node):
+        loss = self.sum_losses.get(loss_key(node.func))
+        if loss is not None and self.feeds_backward(node):
             self.t.warn(loss[0], "DP004", loss[1])
 
     def enter_with(self, node: cst.With) -> None:
@@ -101,7 +101,7 @@ class LossChecks:
         func = node.func if isinstance(node, cst.Call) else node
         return self.t.matches(func, NO_GRAD)
 
-    def _feeds_backward(self, call: cst.Call) -> bool:
+    def feeds_backward(self, call: cst.Call) -> bool:
         """The loss value may reach backward(): gradients on, not `.item()`, not evaluation."""
         parent = self.t.parent(call)
         itemized = isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist")
@@ -188,7 +188,7 @@ class LossChecks:
         names = self.t.qualified_names(node.func)
         if (
             self._is_loss_sum(node)
-            or _key(node.func) in self.sum_losses
+            or loss_key(node.func) in self.sum_losses
             or (
                 any(n.startswith("torch.nn.functional.") for n in names)
                 and self.sum_reduction(node) is not None
@@ -229,7 +229,7 @@ def _inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
     return False
 
 
-def _key(node: cst.BaseExpression) -> str:
+def loss_key(node: cst.BaseExpression) -> str:
     """How a loss object is referred to: `criterion`, or `.criterion` for any `x.criterion`."""
     if isinstance(node, cst.Name):
         return node.value
@@ -260,7 +260,7 @@ class _LossConstructors(cst.CSTVisitor):
             target = parent.target
         else:
             target = None
-        key = _key(target) if target is not None else ""
+        key = loss_key(target) if target is not None else ""
         if key:
             self.checks.sum_losses[key] = (offending[0], offending[2])
         else:

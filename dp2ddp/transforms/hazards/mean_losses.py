@@ -1,0 +1,261 @@
+"""Means over a count that depends on the data (DP043).
+
+`CrossEntropyLoss(ignore_index=255)` (VainF/DeepLabV3Plus-Pytorch's segmentation loss) and
+`weight=` class weights on CrossEntropyLoss / NLLLoss / F.cross_entropy / F.nll_loss divide
+their sum by the batch's count of targets not ignored, or by the sum of its targets' class
+weights. DataParallel computed the loss once, on the gathered outputs: one mean over the
+whole batch. Under DDP each rank divides by its own part's count and DDP averages the ranks
+equally, so where the ranks' counts differ every sample is weighted differently. Only a mean
+reduction (the default, `reduction='mean'`, `size_average=True`): a sum is DP004's, `'none'`
+has no denominator.
+
+Found like DP004's summed losses (hazards.losses): a loss object built in this module is
+warned at its argument when a call of the name it is bound to may reach backward() (not
+only evaluated), or when this module never calls it (it is called elsewhere: a criterion
+built in one module, used by another's training loop); a functional call when it may reach
+backward(); a call through a name of the program's own (`loss_fn(out, y, ignore_index=255)`,
+a loss function chosen at run time) when it passes `ignore_index=` and the module defines
+no function of that name (whose own loss is checked where it is written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of, walk
+from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
+
+_CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
+_FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
+#: Positions of the arguments that matter, in the classes' and the functions' signatures.
+_CLASS_POSITIONS = {"weight": 0, "size_average": 1, "ignore_index": 2, "reduce": 3, "reduction": 4}
+_FUNCTION_POSITIONS = {
+    "weight": 2,
+    "size_average": 3,
+    "ignore_index": 4,
+    "reduce": 5,
+    "reduction": 6,
+}
+#: A module naming none of these has no loss DP043 is about (a positional class weight,
+#: `nn.CrossEntropyLoss(w)`, still names the class, also in an aliased import).
+_GATE = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss", "ignore_index")
+_WHAT = {
+    "ignore_index": "its own targets not ignored",
+    "weight": "its own targets' class weights",
+}
+
+
+def _arguments(call: cst.Call, positions: dict[str, int]) -> dict[str, cst.Arg] | None:
+    """The call's arguments by parameter name; None where `*args`/`**kwargs` hide some."""
+    by_index = {index: name for name, index in positions.items()}
+    found: dict[str, cst.Arg] = {}
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            found[arg.keyword.value] = arg
+            continue
+        name = by_index.get(positional)
+        if name is not None:
+            found[name] = arg
+        positional += 1
+    return found
+
+
+def data_dependent_mean(call: cst.Call, positions: dict[str, int]) -> tuple[cst.Arg, str] | None:
+    """(the argument, what each rank divides by) when `call`, a CrossEntropyLoss/NLLLoss
+    construction or a cross_entropy/nll_loss call, averages over a count the data decides."""
+    args = _arguments(call, positions)
+    if args is None:
+        return None
+    reduction = args.get("reduction")
+    if reduction is not None and string_value(reduction.value) != "mean":
+        return None  # 'sum' (DP004), 'none', or not known
+    for legacy in ("size_average", "reduce"):
+        given = args.get(legacy)
+        if given is not None and not (
+            isinstance(given.value, cst.Name) and given.value.value in ("True", "None")
+        ):
+            return None
+    for name in ("ignore_index", "weight"):
+        arg = args.get(name)
+        if arg is not None and not is_none(arg.value):
+            return arg, _WHAT[name]
+    return None
+
+
+def mean_loss_kind(names: Iterable[str]) -> dict[str, int] | None:
+    """The argument positions of a torch loss whose mean may depend on the data, or None."""
+    names = set(names)
+    if names & _FUNCTIONS:
+        return _FUNCTION_POSITIONS
+    if any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1] in _CLASSES for n in names):
+        return _CLASS_POSITIONS
+    return None
+
+
+class MeanLosses:
+    """DP043 for FlagHazards, beside its LossChecks (whose scopes say what may train)."""
+
+    def __init__(self, transform: MigrationTransform, losses: LossChecks) -> None:
+        self.t = transform
+        self.losses = losses
+        #: Loss objects built with such a mean: name -> [(the function that builds it,
+        #: argument, description)].
+        self._built: dict[str, list[tuple[cst.FunctionDef | None, cst.Arg, str]]] = {}
+        self._warned: set[cst.Arg] = set()
+        self._functions: set[str] = set()
+        self._active = True
+
+    def enter_module(self, node: cst.Module) -> None:
+        text = self.t.state.text
+        self._active = not text or any(name in text for name in _GATE)
+        if not self._active:  # names no such loss, not even in an aliased import
+            return
+        found = _Constructions(self.t.qualified_names)
+        node.visit(found)
+        self._functions = found.functions
+        for call, (arg, what) in found.constructions:
+            parent = self.t.parent(call)
+            target: cst.BaseExpression | None = None
+            if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+                target = parent.targets[0].target
+            elif isinstance(parent, cst.AnnAssign):
+                target = parent.target
+            key = loss_key(target) if target is not None else ""
+            if key and key in found.called:
+                self._built.setdefault(key, []).append(
+                    (enclosing_function(call, self.t), arg, self._detail(call, arg, what))
+                )
+            else:  # returned, passed on, or called in another module
+                self._warn(arg, self._detail(call, arg, what))
+
+    def check_call(self, node: cst.Call, names: set[str]) -> None:
+        if not self._active:
+            return
+        built = self._built.get(loss_key(node.func), [])
+        if built and self.losses.feeds_backward(node):
+            for arg, detail in self._bound(node, built):
+                self._warn(arg, detail)
+        positions = mean_loss_kind(names)
+        if positions is _FUNCTION_POSITIONS:
+            found = data_dependent_mean(node, positions)
+            if found is not None and self.losses.feeds_backward(node):
+                self._warn(found[0], self._detail(node, *found))
+        elif positions is None and not any(n.startswith("torch.") for n in names):
+            self._check_own_name(node)
+
+    def _bound(
+        self, node: cst.Call, built: list[tuple[cst.FunctionDef | None, cst.Arg, str]]
+    ) -> list[tuple[cst.Arg, str]]:
+        """The constructions a call of a name may be calling: for a plain name, the ones
+        of its function, else the module-level ones, else any (passed in as a parameter);
+        for an attribute (`self.criterion`), any."""
+        if isinstance(node.func, cst.Name):
+            function = enclosing_function(node, self.t)
+            for scope in (function, None) if function is not None else (None,):
+                here = [(arg, detail) for where, arg, detail in built if where is scope]
+                if here:
+                    return here
+        return [(arg, detail) for _, arg, detail in built]
+
+    def _check_own_name(self, node: cst.Call) -> None:
+        """`loss_fn(out, y, ignore_index=255)`: a loss function of the program's choosing
+        (not a class, not a function this module defines and so checks where it is)."""
+        name = name_of(node.func)
+        if not name or name[:1].isupper() or name in self._functions:
+            return
+        ignore = next(
+            (a for a in node.args if a.keyword is not None and a.keyword.value == "ignore_index"),
+            None,
+        )
+        if ignore is None or is_none(ignore.value):
+            return
+        reduction = next(
+            (a for a in node.args if a.keyword is not None and a.keyword.value == "reduction"),
+            None,
+        )
+        if reduction is not None and string_value(reduction.value) != "mean":
+            return
+        if self.losses.feeds_backward(node):
+            self._warn(ignore, self._detail(node, ignore, _WHAT["ignore_index"]))
+
+    def _detail(self, call: cst.Call, arg: cst.Arg, what: str) -> str:
+        value = self.t.code(arg.value)
+        name = "ignore_index" if what == _WHAT["ignore_index"] else "weight"
+        shown = f"{arg.keyword.value if arg.keyword else name}={value}"
+        return (
+            f"{self.t.code(call.func)}({shown}): each rank averages over {what}, "
+            "DataParallel over the whole batch's"
+        )
+
+    def _warn(self, arg: cst.Arg, detail: str) -> None:
+        if arg not in self._warned:
+            self._warned.add(arg)
+            self.t.warn(arg, "DP043", detail)
+
+
+class _Constructions(cst.CSTVisitor):
+    """Pre-pass: the loss objects built with such a mean, the names the module calls, and
+    the functions it defines."""
+
+    def __init__(self, qualified_names: Callable[[cst.CSTNode], set[str]]) -> None:
+        super().__init__()
+        self._names = qualified_names
+        self.constructions: list[tuple[cst.Call, tuple[cst.Arg, str]]] = []
+        self.called: set[str] = set()
+        self.functions: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.add(node.name.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        key = loss_key(node.func)
+        if key:
+            self.called.add(key)
+        if mean_loss_kind(self._names(node.func)) is _CLASS_POSITIONS:
+            found = data_dependent_mean(node, _CLASS_POSITIONS)
+            if found is not None:
+                self.constructions.append((node, found))
+
+
+_MAY_MATCH = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss")
+
+
+def mean_loss_sites(source: str) -> list[tuple[int, str]]:
+    """(line, call) of each loss of `source` averaging over a count the data decides, by
+    the callee's last name (verify names them when a migration's updates differ); nothing
+    for a file that does not parse."""
+    if not (
+        ("ignore_index" in source or "weight" in source)
+        and any(name in source for name in _MAY_MATCH)
+    ):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[tuple[int, str]] = []
+    for node in walk(wrapper.module):
+        if not isinstance(node, cst.Call):
+            continue
+        name = name_of(node.func)
+        kind = (
+            _CLASS_POSITIONS
+            if name in _CLASSES
+            else _FUNCTION_POSITIONS
+            if name in ("cross_entropy", "nll_loss")
+            else None
+        )
+        found_arg = data_dependent_mean(node, kind) if kind is not None else None
+        if found_arg is not None:  # at the argument's line, where DP043 points
+            text = " ".join(module.code_for_node(node).split())
+            found.append((positions[found_arg[0]].start.line, text))
+    return found
