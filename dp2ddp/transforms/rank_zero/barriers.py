@@ -14,10 +14,13 @@ rank.
 Program-wide: a save in another module of the program (its function or method named in
 ProgramHints.saved_by) has no barrier this module could see, so each load of this module
 that may follow one (a load before any call of a saving function of the program, such as a
-resume at start-up, is left alone) gets a `ddp_barrier()` before it, or DP031 where that
-load is not reached by every rank (thunlp/OpenNRE@8e42fd7: the example reloads the
-checkpoint `framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1
-read a half-written file).
+resume at start-up, is left alone) gets a `ddp_barrier()` before it where every rank
+reaches it (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
+`framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
+half-written or the previous epoch's file). Where not every rank reaches the load, DP031
+when a call of such a function is seen before it (in its blocks, or a loop around it);
+otherwise nothing: the load most likely reads a file from elsewhere (OpenNRE's
+pretrain.get_model() loads downloaded models under `if model_name == ...`).
 """
 
 from __future__ import annotations
@@ -242,15 +245,20 @@ class Barriers(Rule):
         function = enclosing_function(original, self.t)
         saver = self._saver_before(original)
         if saver:
-            why = f"rank 0 saves in {saver}() of another module of the program"
+            why = f"rank 0 saves in {saver}() (another module of the program)"
         elif self._local_unsynced:
             why = "a rank-0 save above could have none after it"
         else:
             names = ", ".join(f"{n}()" for n in sorted(self._saved_elsewhere))
-            why = f"rank 0 saves in {names} of other modules of the program"
+            why = f"rank 0 saves checkpoints in {names} (other modules of the program)"
         if self.facts.uniform.rank_dependent_around(original) is not None or (
             function is not None and self.facts.uniform.unreached_call(function) is not None
         ):
+            if not saver and not self._local_unsynced:
+                # Only another module saves, and no call of its saving function is seen
+                # before this load: most likely a file from elsewhere (a pretrained model
+                # fetched by name, OpenNRE's pretrain.get_model()); no warning.
+                return False
             self.t.warn(
                 loads[0],
                 "DP031",
