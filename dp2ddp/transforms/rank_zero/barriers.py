@@ -15,12 +15,13 @@ Program-wide: a save in another module of the program (its function or method na
 ProgramHints.saved_by) has no barrier this module could see, so each load of this module
 that may follow one (a load before any call of a saving function of the program, such as a
 resume at start-up, is left alone) gets a `ddp_barrier()` before it where every rank
-reaches it (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
+reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
 `framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
-half-written or the previous epoch's file). Where not every rank reaches the load, DP031
-when a call of such a function is seen before it (in its blocks, or a loop around it);
-otherwise nothing: the load most likely reads a file from elsewhere (OpenNRE's
-pretrain.get_model() loads downloaded models under `if model_name == ...`).
+half-written or the previous epoch's file). "May follow" is seen, not guessed: a call of
+such a function earlier in the load's function (in its blocks, or a loop around it). A
+load with none before it is left as written: most often a file from elsewhere (OpenNRE's
+pretrain.get_model() loads downloaded models), and a helper module shared by two programs
+(one that saves, one that does not) must migrate the same way in both.
 """
 
 from __future__ import annotations
@@ -190,11 +191,11 @@ class Barriers(Rule):
         return name if name in self._saved_elsewhere else ""
 
     def _saver_before(self, statement: cst.CSTNode) -> str:
-        """Another module's saving function called before `statement` (earlier in a block
-        around it, or anywhere in a loop around it), for the messages; "" when none is seen
-        (the load may still follow one, through its function's callers)."""
+        """Another module's saving function called before `statement` in its function (or
+        at module level): earlier in a block around it, or anywhere in a loop around it;
+        "" when none is seen."""
         child, parent = statement, self.t.parent(statement)
-        while parent is not None:
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
             before: list[cst.CSTNode] = []
             if isinstance(parent, (cst.IndentedBlock, cst.Module)):
                 body = list(parent.body)
@@ -202,8 +203,8 @@ class Barriers(Rule):
             elif isinstance(parent, (cst.For, cst.While)):
                 before = [parent.body]
             for piece in before:
-                for call in calls_under(piece):
-                    found = self._saves_elsewhere(call)
+                for call in walk(piece, skip_scopes=True):
+                    found = isinstance(call, cst.Call) and self._saves_elsewhere(call)
                     if found:
                         return found
             child, parent = parent, self.t.parent(parent)
@@ -244,27 +245,27 @@ class Barriers(Rule):
             return False  # resuming: reads what an earlier run wrote
         function = enclosing_function(original, self.t)
         saver = self._saver_before(original)
-        if saver:
-            why = f"rank 0 saves in {saver}() (another module of the program)"
-        elif self._local_unsynced:
-            why = "a rank-0 save above could have none after it"
-        else:
-            names = ", ".join(f"{n}()" for n in sorted(self._saved_elsewhere))
-            why = f"rank 0 saves checkpoints in {names} (other modules of the program)"
+        if not saver and not self._local_unsynced:
+            # Only another module saves, and no call of its saving function is seen before
+            # this load: a file from elsewhere (OpenNRE's pretrain.get_model() loads
+            # downloaded models), or a helper whose callers are not seen. Left as written:
+            # a barrier here would also differ between the programs that share the module.
+            return False
+        why = (
+            f"rank 0 saves in {saver}() (another module of the program)"
+            if saver
+            else "a rank-0 save above could have none after it"
+        )
         if self.facts.uniform.rank_dependent_around(original) is not None or (
             function is not None and self.facts.uniform.unreached_call(function) is not None
         ):
-            if not saver and not self._local_unsynced:
-                # Only another module saves, and no call of its saving function is seen
-                # before this load: most likely a file from elsewhere (a pretrained model
-                # fetched by name, OpenNRE's pretrain.get_model()); no warning.
-                return False
             self.t.warn(
                 loads[0],
                 "DP031",
-                "rank 0's save has no barrier every rank reaches, and this load has none either"
-                if self._local_unsynced and not saver
-                else f"{why}, and this load is not reached by every rank",
+                f"{why}, and this load is not reached by every rank"
+                if saver
+                else "rank 0's save has no barrier every rank reaches, and this load has none "
+                "either",
             )
             return False
         self.t.state.helpers.add("barrier")

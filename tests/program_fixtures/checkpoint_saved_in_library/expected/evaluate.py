@@ -1,9 +1,8 @@
 import torch
 
-from _dp2ddp import DEVICE, ddp_barrier
+from _dp2ddp import DEVICE
 
 
 def load_best(model, path):
-    ddp_barrier()
     model.load_state_dict(torch.load(path, map_location=DEVICE))
     return model

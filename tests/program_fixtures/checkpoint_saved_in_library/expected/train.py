@@ -1,9 +1,10 @@
-"""A checkpoint saved on rank 0 in one module and loaded in others (issue 16, OpenNRE's
-example): trainer.py's Trainer.fit() saves through save(); the entry reloads the file after
-fit() and so does evaluate.py's load_best(): each load gets a ddp_barrier() before it, as it
-is reached by every rank. The resume before fit() reads an earlier run's file: no barrier.
-The reload under `if trainer.last_loss < 1e-3:` (this rank's own loss) is not reached by
-every rank: DP031."""
+"""A checkpoint saved on rank 0 in one module and loaded in another (issue 16, OpenNRE's
+example): trainer.py's Trainer.fit() saves through self.save(); the entry's reload after
+fit() gets a ddp_barrier() before it (reached by every rank). The resume before fit() reads
+an earlier run's file: no barrier. The reload under `if trainer.last_loss < 1e-3:` (this
+rank's own loss) is not reached by every rank: DP031. evaluate.py's load_best() sees no call
+of a saving function before its load (its caller is in this module) and is left as
+written; here it runs after the entry's barrier."""
 import argparse
 import os
 
