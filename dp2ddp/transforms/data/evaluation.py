@@ -30,6 +30,10 @@ from dp2ddp.transforms.data.plan import (
 )
 
 
+#: Libraries whose metric objects sum their state over the processes when read.
+SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
+
+
 class LoaderEvaluation(LoaderImports):
     """Evaluation loops and the metric counters reduced after them."""
 
@@ -310,14 +314,16 @@ class LoaderEvaluation(LoaderImports):
                 if summed:
                     parts.append(f"{', '.join(summed)} summed over this rank's batches only")
                 if kept:
-                    parts.append(f"{', '.join(kept)} accumulate this rank's batches only")
+                    verb_s = "accumulates" if len(kept) == 1 else "accumulate"
+                    parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
 
     def _running_objects(self, loop: cst.For) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value
         computed from the batches: `losses.update(loss.item(), n)`, `losses.append(...)`.
         A meter of the time per batch (`batch_time.update(time.time() - end)`) is not a
-        figure of the data: left alone."""
+        figure of the data, and a torchmetrics or ignite metric gathers the processes'
+        state when read: both left alone."""
         batch = self._batch_derived(loop)
         found: set[str] = set()
         for node in walk(loop.body, skip_scopes=True):
@@ -338,6 +344,10 @@ class LoaderEvaluation(LoaderImports):
                 and node.func.attr.value in ("append", "extend")
             ):
                 continue
+            if isinstance(initial, cst.Call) and any(
+                n.startswith(SYNCING_METRICS) for n in self.qualified_names(initial.func)
+            ):
+                continue  # compute() gathers every process's state itself
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
         return found
