@@ -29,7 +29,6 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 
-
 #: Libraries whose metric objects sum their state over the processes when read.
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
