@@ -78,6 +78,9 @@ class ProgramHints:
         alone writes it once migrated, so this module's loads after a call of one of them
         wait at a ddp_barrier() (rank_zero/barriers.py; thunlp/OpenNRE's example reloads
         the checkpoint framework/sentence_re.py's train_model() saved).
+    loaded_by: names of the functions and methods of the program's other modules that load
+        a checkpoint (torch.load, there or through their module's own functions): a call of
+        one after a save is a load too (`trainer.fit()`, then `utils.load_checkpoint(...)`).
     """
 
     pure: frozenset[str] = frozenset()
@@ -87,6 +90,7 @@ class ProgramHints:
     script: bool = False
     scatter_dims: frozenset[str] = frozenset()
     saved_by: frozenset[str] = frozenset()
+    loaded_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -431,9 +431,9 @@ def test_a_parameter_is_uniform_only_if_the_value_a_rank_gets_is(calls: str, pro
 
 
 def test_saving_functions_of_a_module_for_the_program() -> None:
-    """ProgramHints.saved_by: functions and methods that call torch.save under any import
-    spelling, or through the module's own functions (`self.save()`, `helper()`); a function
-    that only loads, or saves with another library, is not one."""
+    """ProgramHints.saved_by (loaded_by): functions and methods that call torch.save
+    (torch.load) under any import spelling, or through the module's own functions
+    (`self.save()`, `helper()`); saving with another library does not count."""
     import ast
 
     from dp2ddp.transforms.rank_zero.program_hints import ModuleNames
@@ -460,3 +460,4 @@ def test_saving_functions_of_a_module_for_the_program() -> None:
     )
     names = ModuleNames.of("lib", ast.parse(source), False)
     assert names.savers == {"write", "checkpoint", "fit", "save"}
+    assert names.loaders == {"read", "evaluate"}

@@ -56,11 +56,19 @@ class Barriers(Rule):
         self._saved_elsewhere: frozenset[str] = frozenset()
         #: A save of this module has no barrier after it.
         self._local_unsynced = False
+        #: Functions and methods of the program's other modules that load (ProgramHints).
+        self._loaded_elsewhere: frozenset[str] = frozenset()
+        #: The module loads a checkpoint: torch.load, or a call of another module's loader.
+        self.loads = False
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
         program saves: then loads get one before."""
-        if not self.facts.loads:
+        self._loaded_elsewhere = self.t.state.hints.loaded_by
+        self.loads = self.facts.loads or any(
+            isinstance(call, cst.Call) and self._loader_call(call) for call in walk(module)
+        )
+        if not self.loads:
             return
         self._saved_elsewhere = self.t.state.hints.saved_by
         if self._saved_elsewhere:
@@ -81,7 +89,7 @@ class Barriers(Rule):
         """The barrier after a guarded group holding a save (appended to `out`, or placed
         after an enclosing statement); what the change record adds about it."""
         description = ""
-        if not self.facts.loads or self.facts.in_except(first):
+        if not self.loads or self.facts.in_except(first):
             return description
         anchor, omitted = self.plan_after(first)
         if omitted is not None:
@@ -183,6 +191,13 @@ class Barriers(Rule):
             for c in calls_under(node)
         )
 
+    def _loader_call(self, call: cst.Call) -> bool:
+        """A call of another module's loading function (`utils.load_checkpoint(...)`,
+        `load_best(...)`, `trainer.restore()`): it reads a checkpoint as torch.load does."""
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
+        return name in self._loaded_elsewhere
+
     def _saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
@@ -237,7 +252,8 @@ class Barriers(Rule):
         loads = [
             call
             for call in walk(original, skip_scopes=True)
-            if isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_LOAD)
+            if isinstance(call, cst.Call)
+            and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
         ]
         if not loads or self.facts.under_guard(original) or self.facts.before_setup(original):
             return False

@@ -85,15 +85,17 @@ def program_hints(
     dims = scatter_dims(m.tree for m in modules)
     hints: dict[str, ProgramHints] = {}
     for index, module in enumerate(modules):
-        saved_by = frozenset(
-            name for other, found in enumerate(names) if other != index for name in found.savers
-        )
+        others = [found for other, found in enumerate(names) if other != index]
+        saved_by = frozenset(name for found in others for name in found.savers)
+        loaded_by = frozenset(name for found in others for name in found.loaders)
         if not index:
-            hints[module.real] = ProgramHints(pure, logs=logs, scatter_dims=dims, saved_by=saved_by)
+            hints[module.real] = ProgramHints(
+                pure, logs=logs, scatter_dims=dims, saved_by=saved_by, loaded_by=loaded_by
+            )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
         hints[module.real] = ProgramHints(
-            pure, unused[index], not script, logs, script, dims, saved_by
+            pure, unused[index], not script, logs, script, dims, saved_by, loaded_by
         )
     return hints
 
@@ -162,7 +164,8 @@ class ModuleNames:
     qualified name, the steps that decide whether it is pure; logs: it imports logging;
     script: its `__main__` block wraps a model (wraps_as_script): imported, it is still a
     script of its own, whose block runs when it is the script.
-    savers: its functions and methods that save a checkpoint (saving_functions).
+    savers, loaders: its functions and methods that save (load) a checkpoint
+    (saving_functions).
     """
 
     as_entry: _Reads
@@ -173,6 +176,7 @@ class ModuleNames:
     logs: bool
     script: bool = False
     savers: frozenset[str] = frozenset()
+    loaders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -189,13 +193,16 @@ class ModuleNames:
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
-            saving_functions(tree, _import_table(tree, name, is_package)),
+            saving_functions(tree, table := _import_table(tree, name, is_package)),
+            saving_functions(tree, table, "torch.load"),
         )
 
 
-def saving_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+def saving_functions(
+    tree: ast.Module, table: dict[str, str], target: str = "torch.save"
+) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
-    call torch.save, directly or through others of them (`f()`, `self.f()`)."""
+    call `target` (torch.save), directly or through others of them (`f()`, `self.f()`)."""
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -206,9 +213,7 @@ def saving_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
             ]
     calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
     saving = {
-        f.name
-        for f in functions
-        if any(_resolved(func, table) == "torch.save" for func in calls[id(f)])
+        f.name for f in functions if any(_resolved(func, table) == target for func in calls[id(f)])
     }
     while True:
         more = {

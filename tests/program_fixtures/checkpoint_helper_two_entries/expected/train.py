@@ -1,8 +1,9 @@
 """Folder mode, two entries sharing a load helper (issue 16): train.py's program saves in
 trainer.py's fit(), test.py's saves nothing. utils.load_ckpt() sees no call of a saving
 function before its load and stays as written in both programs (a barrier there would
-migrate the shared module two ways: an error). train.py's own reload after fit() gets the
-ddp_barrier(); the helper's call right before it is not seen as a load."""
+migrate the shared module two ways: an error). Here, where the call of fit() is seen, the
+call of load_ckpt() after it is a load and gets the ddp_barrier(); the reload after that
+needs none."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -18,5 +19,5 @@ net = nn.Linear(2, 2)
 model = DistributedDataParallel(net.to(DEVICE), device_ids=DEVICE_IDS)
 fit(net, "a.pth")
 ddp_barrier()
-net.load_state_dict(torch.load("a.pth", map_location=DEVICE))
 load_ckpt(net, "a.pth")
+net.load_state_dict(torch.load("a.pth", map_location=DEVICE))
