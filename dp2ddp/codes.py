@@ -194,17 +194,23 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "
         "loop runs: rank 0 prints its own share, not the figure DataParallel printed. The "
-        "figures after the loop are summed over the ranks where dp2ddp can (see DP015); "
-        "sum running figures with torch.distributed.all_reduce yourself, or read them as "
-        "rank 0's sample.",
+        "same for a figure printed or returned after the loop that dp2ddp could not sum over "
+        "the ranks: an averaging object or a list fed with the batches' losses or errors "
+        "(`losses.update(loss.item(), n)` ... `return losses.avg`), or a running sum the "
+        "function returns, which its caller then prints or writes to a results file. The "
+        "figures after an evaluation loop are summed over the ranks where dp2ddp can (see "
+        "DP015); sum running figures with torch.distributed.all_reduce yourself, or read "
+        "them as rank 0's sample.",
     ),
     "DP031": (
         "checkpoint loaded without a barrier every rank reaches",
         "Rank 0 saves a checkpoint where not every rank arrives (under a condition that may "
-        "differ between ranks), so no ddp_barrier() could follow the save, and this load is "
-        "not reached by every rank either: a rank may read the file while rank 0 is still "
-        "writing it. Make the condition global (reduce the value it compares) or call "
-        "ddp_barrier() at a place every rank passes before the load.",
+        "differ between ranks), so no ddp_barrier() could follow the save, or in another "
+        "module of the program (a load after a call of its saving function gets a "
+        "ddp_barrier() before it), and this load is not reached by every rank: a rank may "
+        "read the file while rank 0 is still writing it. Make the condition global (reduce "
+        "the value it compares) or call ddp_barrier() at a place every rank passes before "
+        "the load.",
     ),
     "DP032": (
         "training loop left on a rank-local value",

@@ -73,6 +73,14 @@ class ProgramHints:
         is then False.
     scatter_dims: the `dim` of every DataParallel wrap of the program, as written: a module
         that iterates batches without wrapping splits them along it (transforms/batches.py).
+    saved_by: names of the functions and methods of the program's other modules that save
+        a checkpoint (torch.save, there or through their module's own functions): rank 0
+        alone writes it once migrated, so this module's loads after a call of one of them
+        wait at a ddp_barrier() (rank_zero/barriers.py; thunlp/OpenNRE's example reloads
+        the checkpoint framework/sentence_re.py's train_model() saved).
+    loaded_by: names of the functions and methods of the program's other modules that load
+        a checkpoint (torch.load, there or through their module's own functions): a call of
+        one after a save is a load too (`trainer.fit()`, then `utils.load_checkpoint(...)`).
     """
 
     pure: frozenset[str] = frozenset()
@@ -81,6 +89,8 @@ class ProgramHints:
     logs: bool = False
     script: bool = False
     scatter_dims: frozenset[str] = frozenset()
+    saved_by: frozenset[str] = frozenset()
+    loaded_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

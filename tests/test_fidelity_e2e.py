@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
@@ -35,6 +36,7 @@ PROGRAMS = {
     "vendored_wrapper_library": ("train.py",),
     "batches_in_trainer_module": ("train.py",),
     "loader_factory_other_module": ("train.py",),
+    "checkpoint_saved_in_library": ("train.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -254,6 +256,25 @@ def test_factory_in_another_module_shards_training_only(
         status = _status(out, scripts["loader_factory_other_module/train.py"], rank)
         assert status["ok"], console[-6000:]
         assert status["indices_by_size"] == {"32": 32, "12": 24, "10": 10}, status
+
+
+def test_checkpoint_saved_in_another_module_is_read_whole(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """OpenNRE's example (issue 16): train_model() in nre/framework.py saves the best
+    checkpoint (on rank 0 once migrated) and the entry reloads it after the call. The
+    entry's load gets a ddp_barrier() before it, so every rank reads the whole, final file:
+    each rank's reloaded weights are the file's (without the barrier rank 1 failed with
+    EOFError in 1 of 3 launches, and could read the previous epoch's checkpoint)."""
+    out, scripts, console = launch
+    script = scripts["loader_factory_other_module/train.py"]
+    assert "ddp_barrier()\nframework.model.load_state_dict(torch.load(" in script.read_text()
+    saved = torch.load(out / "runs" / "loader_factory_other_module" / "train" / "ckpt.pth")
+    want = [float(tensor.sum()) for tensor in saved["state_dict"].values()]
+    for rank in (0, 1):
+        status = _status(out, script, rank)
+        assert status["ok"], console[-6000:]
+        assert status["digest"] == want, (rank, status["digest"], want)
 
 
 def test_gradient_penalty_update_passes_verify(tmp_path: Path) -> None:

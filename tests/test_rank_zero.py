@@ -428,3 +428,36 @@ def test_a_parameter_is_uniform_only_if_the_value_a_rank_gets_is(calls: str, pro
     sites pass different values and a rank's path picks the site."""
     source = "def f(flag):\n    if flag:\n        print('x')\n\n\n" + calls
     assert _flag_verdicts(source) == [proven]
+
+
+def test_saving_functions_of_a_module_for_the_program() -> None:
+    """ProgramHints.saved_by (loaded_by): functions and methods that call torch.save
+    (torch.load) under any import spelling, or through the module's own functions
+    (`self.save()`, `helper()`); saving with another library does not count."""
+    import ast
+
+    from dp2ddp.transforms.rank_zero.program_hints import ModuleNames
+
+    source = (
+        "import torch as th\n"
+        "from torch import save\n"
+        "import pickle\n"
+        "def write(m, p):\n"
+        "    save(m.state_dict(), p)\n"
+        "def checkpoint(m):\n"
+        "    write(m, 'x.pth')\n"
+        "def dump(o):\n"
+        "    pickle.dump(o, open('o.pkl', 'wb'))\n"
+        "def read(p):\n"
+        "    return th.load(p)\n"
+        "class Trainer:\n"
+        "    def fit(self):\n"
+        "        self.save()\n"
+        "    def save(self):\n"
+        "        th.save({}, 'best.pth')\n"
+        "    def evaluate(self):\n"
+        "        return read('best.pth')\n"
+    )
+    names = ModuleNames.of("lib", ast.parse(source), False)
+    assert names.savers == {"write", "checkpoint", "fit", "save"}
+    assert names.loaders == {"read", "evaluate"}

@@ -29,6 +29,9 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 
+#: Libraries whose metric objects sum their state over the processes when read.
+SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
+
 
 class LoaderEvaluation(LoaderImports):
     """Evaluation loops and the metric counters reduced after them."""
@@ -260,36 +263,136 @@ class LoaderEvaluation(LoaderImports):
         return name
 
     def _warn_running_figures(self, loader: Loader) -> None:
-        """DP030 where a sum or count accumulated over this rank's batches is printed: inside
-        the loop (a progress bar), or after it when it was not summed over the ranks."""
+        """DP030 where a figure accumulated over this rank's batches is shown or handed on: a
+        sum or count printed inside the loop (a progress bar), or printed or returned after
+        it when it was not summed over the ranks; an averaging object or a list fed with the
+        batches' figures (`losses.update(loss.item(), n)`) printed in the loop or read after
+        it (`return losses.avg`: the caller writes rank 0's share to its results file,
+        real-world: efficient_densenet_pytorch's results.csv). The figures are read through
+        the names the function binds from them (`res = 'Loss %.4f' % losses.avg`)."""
         for loop, _, _ in loader.loops:
             counters = set(self._counters(loop)) - self._step_counters(loop)
-            if not counters:
+            objects = self._running_objects(loop)
+            if not counters and not objects:
                 continue
             reduced = self._reduced_after(loop)
             start = self.get_metadata(PositionProvider, loop).start.line
             end = self.get_metadata(PositionProvider, loop).end.line
-            for call in walk(self._scope_root(loop), skip_scopes=True):
-                if not isinstance(call, cst.Call) or not self._prints(call):
+            figures = self._figure_aliases(loop, counters | objects)
+            for node in walk(self._scope_root(loop), skip_scopes=True):
+                if isinstance(node, cst.Call) and self._prints(node):
+                    values: list[cst.CSTNode] = [a.value for a in node.args]
+                elif isinstance(node, cst.Return) and node.value is not None:
+                    values = [node.value]
+                else:
                     continue
-                line = self.get_metadata(PositionProvider, call).start.line
-                if line < start or (line > end and reduced):
+                line = self.get_metadata(PositionProvider, node).start.line
+                if line < start:
                     continue
+                after = line > end
+                if isinstance(node, cst.Return) and not after:
+                    continue
+                shown_counters = set() if after and reduced else counters
                 shown = sorted(
                     {
-                        n.value
-                        for a in call.args
-                        for n in walk(a.value)
-                        if isinstance(n, cst.Name) and n.value in counters
+                        figure
+                        for value in values
+                        for n in walk(value)
+                        if isinstance(n, cst.Name)
+                        for figure in figures.get(n.value, ())
+                        if figure in shown_counters or figure in objects
                     }
                 )
-                if shown:
-                    where = "while the loop runs" if line <= end else "after the loop"
-                    self.warn(
-                        call,
-                        "DP030",
-                        f"{', '.join(shown)} summed over this rank's batches only, printed {where}",
-                    )
+                if not shown:
+                    continue
+                verb = "returned" if isinstance(node, cst.Return) else "printed"
+                where = "after the loop" if after else "while the loop runs"
+                summed = sorted(set(shown) & counters)
+                kept = sorted(set(shown) - counters)
+                parts = []
+                if summed:
+                    parts.append(f"{', '.join(summed)} summed over this rank's batches only")
+                if kept:
+                    verb_s = "accumulates" if len(kept) == 1 else "accumulate"
+                    parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
+                self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
+
+    def _running_objects(self, loop: cst.For) -> set[str]:
+        """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value
+        computed from the batches: `losses.update(loss.item(), n)`, `losses.append(...)`.
+        A meter of the time per batch (`batch_time.update(time.time() - end)`) is not a
+        figure of the data, and a torchmetrics or ignite metric gathers the processes'
+        state when read: both left alone."""
+        batch = self._batch_derived(loop)
+        found: set[str] = set()
+        for node in walk(loop.body, skip_scopes=True):
+            if not (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.args
+                and isinstance(self.parent(node), cst.Expr)
+            ):
+                continue
+            name = node.func.value.value
+            initial = self._initial_value(loop, name)
+            if not (
+                isinstance(initial, cst.Call)
+                or isinstance(initial, cst.List)
+                and not initial.elements
+                and node.func.attr.value in ("append", "extend")
+            ):
+                continue
+            if isinstance(initial, cst.Call) and any(
+                n.startswith(SYNCING_METRICS) for n in self.qualified_names(initial.func)
+            ):
+                continue  # compute() gathers every process's state itself
+            if any(n.value in batch for a in node.args for n in variables_under(a.value)):
+                found.add(name)
+        return found
+
+    def _batch_derived(self, loop: cst.For) -> set[str]:
+        """Names the loop binds from its batches: its target, and what the body computes
+        from them (`output = model(input)`, `loss = criterion(output, target)`)."""
+        derived = {n.value for n in variables_under(loop.target)}
+        assigns: list[tuple[set[str], set[str]]] = []
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.Assign):
+                targets = {n.value for t in node.targets for n in variables_under(t.target)}
+                assigns.append((targets, {n.value for n in variables_under(node.value)}))
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+                targets = {n.value for n in variables_under(node.target)}
+                assigns.append((targets, {n.value for n in variables_under(node.value)}))
+        while True:
+            more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
+            if not more:
+                return derived
+            derived |= more
+
+    def _figure_aliases(self, loop: cst.For, figures: set[str]) -> dict[str, set[str]]:
+        """For each name of the loop's function that holds running figures, which: the
+        figures themselves, and names bound from them (`res = '...' % losses.avg`)."""
+        held: dict[str, set[str]] = {f: {f} for f in figures}
+        assigns: list[tuple[str, set[str]]] = []
+        for node in walk(self._scope_root(loop), skip_scopes=True):
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+            ):
+                reads = {n.value for n in variables_under(node.value)}
+                assigns.append((node.targets[0].target.value, reads))
+        while True:
+            changed = False
+            for target, reads in assigns:
+                if target in figures:
+                    continue
+                behind = set().union(*(held.get(r, set()) for r in reads))
+                if not behind <= held.get(target, set()):
+                    held[target] = held.get(target, set()) | behind
+                    changed = True
+            if not changed:
+                return held
 
     def _step_counters(self, loop: cst.For) -> set[str]:
         """Counters only ever increased by a constant (`global_step += 1`): every rank

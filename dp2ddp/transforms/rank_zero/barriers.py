@@ -10,6 +10,18 @@ ranks is fine, on a rank's own loss it is not). When no such place exists in the
 said in the change record, and each load that may read the file (not a resume before any
 save) gets a `ddp_barrier()` before it, or DP031 where that load is not reached by every
 rank.
+
+Program-wide: a save in another module of the program (its function or method named in
+ProgramHints.saved_by) has no barrier this module could see, so each load of this module
+that may follow one (a load before any call of a saving function of the program, such as a
+resume at start-up, is left alone) gets a `ddp_barrier()` before it where every rank
+reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
+`framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
+half-written or the previous epoch's file). "May follow" is seen, not guessed: a call of
+such a function earlier in the load's function (in its blocks, or a loop around it). A
+load with none before it is left as written: most often a file from elsewhere (OpenNRE's
+pretrain.get_model() loads downloaded models), and a helper module shared by two programs
+(one that saves, one that does not) must migrate the same way in both.
 """
 
 from __future__ import annotations
@@ -40,18 +52,34 @@ class Barriers(Rule):
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
         self._saving_functions: set[str] = set()
+        #: Functions and methods of the program's other modules that save (ProgramHints).
+        self._saved_elsewhere: frozenset[str] = frozenset()
+        #: A save of this module has no barrier after it.
+        self._local_unsynced = False
+        #: Functions and methods of the program's other modules that load (ProgramHints).
+        self._loaded_elsewhere: frozenset[str] = frozenset()
+        #: The module loads a checkpoint: torch.load, or a call of another module's loader.
+        self.loads = False
 
     def plan(self, module: cst.Module) -> None:
-        """Whether some rank-0 save has no barrier after it: then loads get one before."""
-        if not self.facts.loads:
+        """Whether some rank-0 save has no barrier after it, or another module of the
+        program saves: then loads get one before."""
+        self._loaded_elsewhere = self.t.state.hints.loaded_by
+        self.loads = self.facts.loads or any(
+            isinstance(call, cst.Call) and self._loader_call(call) for call in walk(module)
+        )
+        if not self.loads:
             return
+        self._saved_elsewhere = self.t.state.hints.saved_by
+        if self._saved_elsewhere:
+            self.before_loads = True
         for call in walk(module):
             if not (isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_SAVE)):
                 continue
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
             if self.plan_after(call)[1] is not None:
-                self.before_loads = True
+                self.before_loads = self._local_unsynced = True
 
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
@@ -61,7 +89,7 @@ class Barriers(Rule):
         """The barrier after a guarded group holding a save (appended to `out`, or placed
         after an enclosing statement); what the change record adds about it."""
         description = ""
-        if not self.facts.loads or self.facts.in_except(first):
+        if not self.loads or self.facts.in_except(first):
             return description
         anchor, omitted = self.plan_after(first)
         if omitted is not None:
@@ -157,9 +185,45 @@ class Barriers(Rule):
                 saving |= more
             self._saving_functions = saving | {""}
         return any(
-            self.t.matches(c.func, TORCH_SAVE) or callee(c) in self._saving_functions - {""}
+            self.t.matches(c.func, TORCH_SAVE)
+            or callee(c) in self._saving_functions - {""}
+            or self._saves_elsewhere(c)
             for c in calls_under(node)
         )
+
+    def _loader_call(self, call: cst.Call) -> bool:
+        """A call of another module's loading function (`utils.load_checkpoint(...)`,
+        `load_best(...)`, `trainer.restore()`): it reads a checkpoint as torch.load does."""
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
+        return name in self._loaded_elsewhere
+
+    def _saves_elsewhere(self, call: cst.Call) -> str:
+        """The name of the other module's saving function `call` may call (`train_model` of
+        `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
+        return name if name in self._saved_elsewhere else ""
+
+    def _saver_before(self, statement: cst.CSTNode) -> str:
+        """Another module's saving function called before `statement` in its function (or
+        at module level): earlier in a block around it, or anywhere in a loop around it;
+        "" when none is seen."""
+        child, parent = statement, self.t.parent(statement)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            before: list[cst.CSTNode] = []
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                before = list(body[: next(i for i, s in enumerate(body) if s is child)])
+            elif isinstance(parent, (cst.For, cst.While)):
+                before = [parent.body]
+            for piece in before:
+                for call in walk(piece, skip_scopes=True):
+                    found = isinstance(call, cst.Call) and self._saves_elsewhere(call)
+                    if found:
+                        return found
+            child, parent = parent, self.t.parent(parent)
+        return ""
 
     def _before_any_save(self, statement: cst.CSTNode) -> bool:
         """A load that runs before anything in this run saved (resuming from a checkpoint
@@ -188,26 +252,40 @@ class Barriers(Rule):
         loads = [
             call
             for call in walk(original, skip_scopes=True)
-            if isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_LOAD)
+            if isinstance(call, cst.Call)
+            and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
         ]
         if not loads or self.facts.under_guard(original) or self.facts.before_setup(original):
             return False
         if self._before_any_save(original):
             return False  # resuming: reads what an earlier run wrote
         function = enclosing_function(original, self.t)
+        saver = self._saver_before(original)
+        if not saver and not self._local_unsynced:
+            # Only another module saves, and no call of its saving function is seen before
+            # this load: a file from elsewhere (OpenNRE's pretrain.get_model() loads
+            # downloaded models), or a helper whose callers are not seen. Left as written:
+            # a barrier here would also differ between the programs that share the module.
+            return False
+        why = (
+            f"rank 0 saves in {saver}() (another module of the program)"
+            if saver
+            else "a rank-0 save above could have none after it"
+        )
         if self.facts.uniform.rank_dependent_around(original) is not None or (
             function is not None and self.facts.uniform.unreached_call(function) is not None
         ):
             self.t.warn(
                 loads[0],
                 "DP031",
-                "rank 0's save has no barrier every rank reaches, and this load has none either",
+                f"{why}, and this load is not reached by every rank"
+                if saver
+                else "rank 0's save has no barrier every rank reaches, and this load has none "
+                "either",
             )
             return False
         self.t.state.helpers.add("barrier")
-        self.t.record(
-            loads[0], "ddp_barrier() before this load: a rank-0 save above could have none after it"
-        )
+        self.t.record(loads[0], f"ddp_barrier() before this load: {why}")
         return True
 
     def synced_after(self, statement: cst.BaseStatement, synced: bool) -> bool:

@@ -91,11 +91,18 @@ def program_hints(
     )
     hints: dict[str, ProgramHints] = {}
     for index, module in enumerate(modules):
+        others = [found for other, found in enumerate(names) if other != index]
+        saved_by = frozenset(name for found in others for name in found.savers)
+        loaded_by = frozenset(name for found in others for name in found.loaders)
         if not index:
-            hints[module.real] = ProgramHints(pure, logs=logs, scatter_dims=dims)
+            hints[module.real] = ProgramHints(
+                pure, logs=logs, scatter_dims=dims, saved_by=saved_by, loaded_by=loaded_by
+            )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
-        hints[module.real] = ProgramHints(pure, unused[index], not script, logs, script, dims)
+        hints[module.real] = ProgramHints(
+            pure, unused[index], not script, logs, script, dims, saved_by, loaded_by
+        )
     return hints
 
 
@@ -163,6 +170,8 @@ class ModuleNames:
     qualified name, the steps that decide whether it is pure; logs: it imports logging;
     script: its `__main__` block wraps a model (wraps_as_script): imported, it is still a
     script of its own, whose block runs when it is the script.
+    savers, loaders: its functions and methods that save (load) a checkpoint
+    (saving_functions).
     """
 
     as_entry: _Reads
@@ -172,6 +181,8 @@ class ModuleNames:
     functions: tuple[tuple[str, tuple[_Step, ...]], ...]
     logs: bool
     script: bool = False
+    savers: frozenset[str] = frozenset()
+    loaders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -188,7 +199,54 @@ class ModuleNames:
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
+            saving_functions(tree, table := _import_table(tree, name, is_package)),
+            saving_functions(tree, table, "torch.load"),
         )
+
+
+def saving_functions(
+    tree: ast.Module, table: dict[str, str], target: str = "torch.save"
+) -> frozenset[str]:
+    """Names of the module's top-level functions and its top-level classes' methods that
+    call `target` (torch.save), directly or through others of them (`f()`, `self.f()`)."""
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(statement)
+        elif isinstance(statement, ast.ClassDef):
+            functions += [
+                s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
+    saving = {
+        f.name for f in functions if any(_resolved(func, table) == target for func in calls[id(f)])
+    }
+    while True:
+        more = {
+            f.name
+            for f in functions
+            if f.name not in saving and any(_own_callee(func) in saving for func in calls[id(f)])
+        }
+        if not more:
+            return frozenset(saving)
+        saving |= more
+
+
+def _resolved(func: ast.expr, table: dict[str, str]) -> str:
+    """The dotted name a call's target stands for through the module's imports."""
+    parts = _dotted(func)
+    if parts is None or parts[0] not in table:
+        return ""
+    return ".".join([table[parts[0]], *parts[1:]])
+
+
+def _own_callee(func: ast.expr) -> str:
+    """`f` of `f(...)` or `self.f(...)`; "" otherwise."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.attr if func.value.id == "self" else ""
+    return ""
 
 
 def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, ...]:

@@ -1,0 +1,5 @@
+import torch
+
+
+def fit(model, path):
+    torch.save(model.state_dict(), path)

@@ -1,0 +1,6 @@
+import torch
+
+
+def load_best(model, path):
+    model.load_state_dict(torch.load(path))
+    return model
