@@ -25,6 +25,7 @@ from dp2ddp.verify import arrays, protocol, render, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
+from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
 from dp2ddp.verify.recorder import rng_digest, save_tensors
@@ -258,6 +259,157 @@ def test_cause_sampler_missing_even_when_numbers_match(tmp_path: Path) -> None:
     causes = diagnose(_evidence(tmp_path, 1.0, rank1_inputs=["a"]))
     assert [c.key for c in causes] == ["sampler_missing"]
     assert "not data-parallel" in causes[0].detail
+
+
+# -- adaptive optimizers and amplified rounding (issue 16: retinanet, ResNeXt) -------------
+_ADAM = {"lr": 1e-3, "betas": [0.9, 0.999], "eps": 1e-8}
+
+
+def _graded_pair(
+    tmp_path: Path,
+    u_o: list[torch.Tensor],
+    u_m: list[torch.Tensor],
+    g_o: list[torch.Tensor],
+    g_m: list[torch.Tensor],
+    hyper: dict[str, Any],
+) -> tuple[RankRecord, RankRecord]:
+    """Two records with updates and the gradients the optimizer received at each step."""
+    records = []
+    for name, updates, grads in (("o", u_o, g_o), ("m", u_m, g_m)):
+        (tmp_path / name).mkdir()
+        record = _record(tmp=tmp_path / name, updates=[{"o0.g0.p0": u} for u in updates],
+                         hyper=hyper)  # fmt: skip
+        save_tensors(tmp_path / name / protocol.TENSORS, {"o0.g0.p0": torch.zeros(4)},
+                     [{"o0.g0.p0": u} for u in updates], [{"o0.g0.p0": 1.0}] * len(updates),
+                     [{"o0.g0.p0": g} for g in grads])  # fmt: skip
+        records.append(record)
+    return records[0], records[1]
+
+
+def _adam_steps(noise: float) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """Two steps of Adam (lr 1e-3) from one gradient stream, and from the same stream with a
+    rounding-sized change (`noise`, absolute) in its near-zero elements: the updates of those
+    elements differ by up to lr at step 2, the gradients by ~1e-9 relative."""
+    grads = [torch.tensor([1e-2, -2e-2, 3e-9, 1e-2]), torch.tensor([1e-2, -2e-2, -2e-9, 1e-2])]
+    streams = []
+    for change in (0.0, noise):
+        p = torch.zeros(4, requires_grad=True)
+        opt = torch.optim.Adam([p], lr=1e-3)
+        updates = []
+        for g in grads:
+            before = p.detach().clone()
+            p.grad = g + torch.tensor([0.0, 0.0, change, 0.0])
+            opt.step()
+            updates.append(p.detach() - before)
+        streams.append(updates)
+    return streams[0], streams[1]
+
+
+def test_adam_turns_gradient_rounding_into_lr_sized_update_differences() -> None:
+    """The mechanism itself (no verify): Adam's m / (sqrt(v) + eps) on elements whose
+    gradient is near eps turns a change of 1e-8 in them into update differences of order
+    lr, while the whole gradient changed by ~1e-7 relative."""
+    (a1, a2), (b1, b2) = _adam_steps(1e-8)
+    assert float((a2 - b2).abs().max()) > 0.1 * 1e-3  # of order lr at step 2
+    assert float((a2 - b2).norm() / a2.norm()) > 1e-2  # fails rtol 1e-4 by far
+
+
+def test_adaptive_updates_pass_on_agreeing_gradients(tmp_path: Path) -> None:
+    u_o, u_m = _adam_steps(1e-8)
+    g = [torch.tensor([1e-2, -2e-2, 3e-9, 1e-2]), torch.tensor([1e-2, -2e-2, -2e-9, 1e-2])]
+    g_m = [x + torch.tensor([0.0, 0.0, 1e-8, 0.0]) for x in g]  # rel. error ~4e-7
+    original, migrated = _graded_pair(tmp_path, u_o, u_m, g, g_m, _ADAM)
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert numerics.passed, numerics.diffs
+    assert 2 in [d.step for d in numerics.rounding]
+    assert numerics.gradient_first_diverging_step is None
+    note = compare_rounding_note(numerics)
+    assert note is not None and "fc.weight" in note and "judged on their gradients" in note
+
+
+def test_adaptive_updates_still_fail_when_gradients_differ(tmp_path: Path) -> None:
+    """A summed loss halves the gradients; Adam's first update hides it (about lr * sign(g)),
+    its second does not: NOT EQUIVALENT, and the cause says the gradients differ at step 1."""
+    g = [torch.tensor([1e-2, -2e-2, 3e-3, 1e-2]), torch.tensor([-1e-2, -2e-2, 3e-3, 2e-2])]
+    streams = []
+    for scale in (1.0, 0.5):
+        p = torch.zeros(4, requires_grad=True)
+        opt = torch.optim.Adam([p], lr=1e-3, weight_decay=1.0)
+        updates = []
+        for x in g:
+            before = p.detach().clone()
+            p.grad = x * scale
+            opt.step()
+            updates.append(p.detach() - before)
+        streams.append(updates)
+    hyper = {**_ADAM, "weight_decay": 1.0}
+    original, migrated = _graded_pair(
+        tmp_path, streams[0], streams[1], g, [x * 0.5 for x in g], hyper
+    )
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.rounding == []
+    assert numerics.gradient_first_diverging_step == 1
+    ranks = [migrated, _record(1, inputs=[["b"], ["d"]])]
+    original.data["windows"] = [{"index": i + 1, "inputs": {"0": x}} for i, x in
+                                enumerate([["a", "b"], ["c", "d"]])]  # fmt: skip
+    migrated.data["windows"] = [{"index": 1, "inputs": {"0": ["a"]}},
+                                {"index": 2, "inputs": {"0": ["c"]}}]  # fmt: skip
+    ev = Evidence(2, numerics, check_sharding(original, ranks, 2), True, "", original, ranks,
+                  [], [])  # fmt: skip
+    causes = diagnose(ev)
+    assert causes[-1].key in {"unexplained", "uniform_scale", "sum_loss"}
+    assert any("the gradients already differ at step 1" in c.detail for c in causes), causes
+
+
+def test_sgd_updates_are_never_judged_on_gradients(tmp_path: Path) -> None:
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    g = [torch.tensor([1.0, 2.0, 3.0, 4.0])]
+    original, migrated = _graded_pair(tmp_path, [u], [u * 1.01], g, g, {"lr": 1e-3})
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.rounding == []
+
+
+def test_adaptive_difference_beyond_the_step_bound_fails(tmp_path: Path) -> None:
+    """Agreeing gradients excuse at most twice the optimizer's largest step."""
+    u = torch.tensor([1e-3, -1e-3, 1e-3, 1e-3])
+    g = [torch.tensor([1.0, -1.0, 1.0, 1.0])]
+    original, migrated = _graded_pair(tmp_path, [u], [u * 8], g, g, _ADAM)  # 7 lr apart
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.rounding == []
+
+
+def _batchnorm_evidence(tmp_path: Path, first_bad_step: int) -> Evidence:
+    """ResNeXt's shape: BatchNorm with batch statistics, chunked as DataParallel does, the
+    ranks on DataParallel's chunks (DistributedSampler with a per-rank batch)."""
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    u_o = [u, u, u]
+    drift = torch.tensor([1e-4, 1e-4, -1e-4, 0.0])  # not a uniform scale
+    u_m = [u + drift if i + 1 >= first_bad_step else u for i in range(3)]
+    g = [torch.ones(4)] * 3
+    original, migrated = _graded_pair(tmp_path, u_o, u_m, g, g, {"lr": 0.1, "momentum": 0.9})
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    sampler = {"kind": "DistributedSampler", "per_rank_batch": 1, "shuffle": True, "epoch": 0}
+    other = _record(1, inputs=[["b"], ["d"], ["f"]], samplers=[sampler])
+    original.data["windows"] = [{"index": i + 1, "inputs": {"0": x}, "batchnorm_chunked": 12}
+                                for i, x in enumerate([["a", "b"], ["c", "d"], ["e", "f"]])]  # fmt: skip
+    migrated.data["windows"] = [{"index": i + 1, "inputs": {"0": x}, "batchnorm": 12}
+                                for i, x in enumerate([["a"], ["c"], ["e"]])]  # fmt: skip
+    migrated.data["samplers"] = [sampler]
+    ranks = [migrated, other]
+    return Evidence(2, numerics, check_sharding(original, ranks, 3), True, "", original, ranks,
+                    [], [])  # fmt: skip
+
+
+def test_cause_batchnorm_rounding_after_an_equal_first_step(tmp_path: Path) -> None:
+    causes = diagnose(_batchnorm_evidence(tmp_path, 2))
+    assert [c.key for c in causes] == ["batchnorm_rounding"]
+    assert "step 1 agreed" in causes[0].detail and "from step 2" in causes[0].detail
+    assert "--freeze-batchnorm" in causes[0].fix
+
+
+def test_batchnorm_rounding_is_not_claimed_when_step_one_differs(tmp_path: Path) -> None:
+    causes = diagnose(_batchnorm_evidence(tmp_path, 1))
+    assert [c.key for c in causes] == ["unexplained"]
 
 
 def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:

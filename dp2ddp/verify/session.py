@@ -480,7 +480,7 @@ def _judge(
             for d in numerics.worst()
         ),
         causes=tuple(causes),
-        notes=head.notes + tuple(_notes(config, original, ranks)),
+        notes=head.notes + tuple(_notes(config, original, ranks)) + _rounding_notes(numerics),
         to_end=to_end,
     )
 
@@ -564,6 +564,13 @@ def _initial(numerics: Numerics) -> str:
     if numerics.initial_equal:
         return "identical"
     return f"differ: {numerics.initial_worst} by up to {numerics.initial_max_abs_diff:.3g}"
+
+
+def _rounding_notes(numerics: Numerics) -> tuple[str, ...]:
+    from dp2ddp.verify.compare import rounding_note
+
+    note = rounding_note(numerics)
+    return (note,) if note else ()
 
 
 def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) -> list[str]:
