@@ -390,10 +390,13 @@ def _batchnorm_evidence(tmp_path: Path, first_bad_step: int) -> Evidence:
     numerics = compare_updates(original, migrated, 1e-4, 1e-8)
     sampler = {"kind": "DistributedSampler", "per_rank_batch": 1, "shuffle": True, "epoch": 0}
     other = _record(1, inputs=[["b"], ["d"], ["f"]], samplers=[sampler])
-    original.data["windows"] = [{"index": i + 1, "inputs": {"0": x}, "batchnorm_chunked": 12}
-                                for i, x in enumerate([["a", "b"], ["c", "d"], ["e", "f"]])]  # fmt: skip
-    migrated.data["windows"] = [{"index": i + 1, "inputs": {"0": x}, "batchnorm": 12}
-                                for i, x in enumerate([["a"], ["c"], ["e"]])]  # fmt: skip
+    batches = [["a", "b"], ["c", "d"], ["e", "f"]]
+    original.data["windows"] = [
+        {"index": i + 1, "inputs": {"0": x}, "batchnorm_chunked": 12} for i, x in enumerate(batches)
+    ]
+    migrated.data["windows"] = [
+        {"index": i + 1, "inputs": {"0": x[:1]}, "batchnorm": 12} for i, x in enumerate(batches)
+    ]
     migrated.data["samplers"] = [sampler]
     ranks = [migrated, other]
     return Evidence(2, numerics, check_sharding(original, ranks, 3), True, "", original, ranks,
