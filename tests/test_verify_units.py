@@ -3,6 +3,7 @@ static scan, rendering, the command line, and ending process trees."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -21,15 +22,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import arrays, protocol, render, scan
+from dp2ddp.verify import arrays, probes, protocol, render, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
-from dp2ddp.verify.recorder import rng_digest, save_tensors
+from dp2ddp.verify.recorder import Recorder, rng_digest, save_tensors
 from dp2ddp.verify.records import RankRecord
+from dp2ddp.verify.replicas import chunked_forward
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
     MISMATCH,
@@ -856,3 +858,82 @@ def test_sample_digests_of_a_transposed_batch_of_one() -> None:
     digests = sample_digests(batch.transpose(0, 1))
     assert len(digests) == 20
     assert digests == sample_digests(batch.transpose(0, 1).contiguous().clone())
+
+
+# -- DataParallel's replicas, in-process (issue 16: ResNeXt, pytorch_stacked_hourglass) ------
+@pytest.fixture
+def replica_recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    """The original's recorder on CPU, as DataParallel on 2 devices, its probes installed
+    (F.batch_norm and the dropouts restored after the test)."""
+    functional = torch.nn.functional
+    for name in ("batch_norm", "scaled_dot_product_attention", *probes._DROPOUTS):
+        if hasattr(functional, name):
+            monkeypatch.setattr(functional, name, getattr(functional, name))
+    options = protocol.RunnerOptions(
+        out=str(tmp_path), steps=1, seed=0, file_attr="x.py", batchnorm_chunks=2,
+        dropout_chunks=2,
+    )  # fmt: skip
+    return Recorder(options, 0, 1, tmp_path)
+
+
+class _ConvBN(torch.nn.Module):
+    def __init__(self, loss_inside: bool = False) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1, groups=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8, 2)
+        self.loss_inside = loss_inside
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.fc(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
+        return out.pow(2).mean() if self.loss_inside else out
+
+
+def _grad(model: torch.nn.Module, name: str) -> torch.Tensor:
+    grad = dict(model.named_parameters())[name].grad
+    assert grad is not None
+    return grad
+
+
+def _buffer(model: torch.nn.Module, name: str) -> torch.Tensor:
+    return dict(model.named_buffers())[name]
+
+
+def test_replicas_run_each_chunk_through_the_whole_model(replica_recorder: Recorder) -> None:
+    """Each layer over its chunk, as each DDP rank runs it: the gradients are bitwise the
+    ranks' averaged gradients (float rounding included), the running statistics replica
+    0's, num_batches_tracked counted once."""
+    torch.manual_seed(0)
+    model = _ConvBN()
+    ranks = [copy.deepcopy(model), copy.deepcopy(model)]
+    x = torch.randn(8, 3, 6, 6)
+    for rank, part in zip(ranks, x.chunk(2), strict=True):  # each rank: its chunk, native
+        rank(part).pow(2).mean().backward()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    done, out = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert done and out.shape == (8, 2)
+    out.pow(2).mean().backward()
+    for name, _ in model.named_parameters():
+        averaged = (_grad(ranks[0], name) + _grad(ranks[1], name)) / 2
+        assert torch.equal(_grad(model, name), averaged), name
+    assert torch.equal(_buffer(model, "bn.running_mean"), _buffer(ranks[0], "bn.running_mean"))
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 1
+    assert replica_recorder.current.replicated == 1
+    assert replica_recorder.current.batchnorm_chunked == 1  # replica 0's count, as one rank
+
+
+def test_replicas_undone_for_a_loss_computed_inside_forward(replica_recorder: Recorder) -> None:
+    """DataParallel would gather the replicas' scalar losses into a vector the script run on
+    one device does not expect: the chunked forward is undone (buffers, RNG restored)."""
+    torch.manual_seed(0)
+    model = _ConvBN(loss_inside=True)
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    x = torch.randn(8, 3, 6, 6)
+    rng = torch.get_rng_state()
+    done, _ = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert not done
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 0
+    assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert replica_recorder.current.replicated == 0
+    assert replica_recorder.current.batchnorm_chunked == 0

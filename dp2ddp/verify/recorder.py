@@ -68,6 +68,8 @@ class Window:
     batchnorm_chunked: int = 0
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
     dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
+    #: the original: training forwards run chunk by chunk as DataParallel's replicas (replicas)
+    replicated: int = 0
     loader_started: bool = False  # a DataLoader iterator was created (draws a seed)
     rng_consumed: bool | None = None  # the global RNGs advanced (None: not measurable)
 
@@ -146,6 +148,8 @@ class Recorder:
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
         self.forward_batch: int | None = None
         self.loaded_batch: int | None = None
+        #: the original: the DataParallel replica whose chunk the forward now runs (replicas)
+        self.replica: int | None = None
 
     # -- wiring ------------------------------------------------------------------------------
     def install(self) -> None:

@@ -617,6 +617,12 @@ def _replica_notes(
             f"BatchNorm: the original normalised each batch in {w} chunks as DataParallel on "
             f"{w} devices does ({chunked} calls; running statistics from the first chunk)"
         )
+    replicated = _window_sum(original, "replicated")
+    if replicated:
+        notes.append(
+            f"the original ran {replicated} training forwards of its model chunk by chunk, as "
+            f"DataParallel's {w} replicas do (each layer over its chunk, as on the ranks)"
+        )
     aligned = _window_sum(original, "dropout_aligned")
     off = max(_window_sum(r, "dropout_off") for r in (original, *ranks))
     if aligned:
