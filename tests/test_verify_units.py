@@ -329,38 +329,54 @@ def test_adaptive_updates_pass_on_agreeing_gradients(tmp_path: Path) -> None:
     assert note is not None and "fc.weight" in note and "judged on their gradients" in note
 
 
-def test_adaptive_updates_still_fail_when_gradients_differ(tmp_path: Path) -> None:
-    """A summed loss halves the gradients; Adam's first update hides it (about lr * sign(g)),
-    its second does not: NOT EQUIVALENT, and the cause says the gradients differ at step 1."""
+def _adam_evidence(tmp_path: Path, change: torch.Tensor) -> Evidence:
+    """Two Adam steps (weight decay 1) from gradients g in the original and g * change in
+    the migration (the data split right, 1 + 1 samples of 2)."""
     g = [torch.tensor([1e-2, -2e-2, 3e-3, 1e-2]), torch.tensor([-1e-2, -2e-2, 3e-3, 2e-2])]
     streams = []
-    for scale in (1.0, 0.5):
+    for factor in (torch.ones(4), change):
         p = torch.zeros(4, requires_grad=True)
         opt = torch.optim.Adam([p], lr=1e-3, weight_decay=1.0)
         updates = []
         for x in g:
             before = p.detach().clone()
-            p.grad = x * scale
+            p.grad = x * factor
             opt.step()
             updates.append(p.detach() - before)
         streams.append(updates)
     hyper = {**_ADAM, "weight_decay": 1.0}
     original, migrated = _graded_pair(
-        tmp_path, streams[0], streams[1], g, [x * 0.5 for x in g], hyper
+        tmp_path, streams[0], streams[1], g, [x * change for x in g], hyper
     )
     numerics = compare_updates(original, migrated, 1e-4, 1e-8)
-    assert not numerics.passed and numerics.rounding == []
-    assert numerics.gradient_first_diverging_step == 1
     ranks = [migrated, _record(1, inputs=[["b"], ["d"]])]
     original.data["windows"] = [{"index": i + 1, "inputs": {"0": x}} for i, x in
                                 enumerate([["a", "b"], ["c", "d"]])]  # fmt: skip
     migrated.data["windows"] = [{"index": 1, "inputs": {"0": ["a"]}},
                                 {"index": 2, "inputs": {"0": ["c"]}}]  # fmt: skip
-    ev = Evidence(2, numerics, check_sharding(original, ranks, 2), True, "", original, ranks,
-                  [], [])  # fmt: skip
+    return Evidence(2, numerics, check_sharding(original, ranks, 2), True, "", original, ranks,
+                    [], [])  # fmt: skip
+
+
+def test_adaptive_sum_loss_is_named_from_the_gradients(tmp_path: Path) -> None:
+    """A summed loss halves the gradients; Adam's first update hides it (about lr * sign(g)):
+    NOT EQUIVALENT, and the gradients' ratio names the summed loss."""
+    ev = _adam_evidence(tmp_path, torch.full((4,), 0.5))
+    assert not ev.numerics.passed and ev.numerics.rounding == []
+    assert ev.numerics.gradient_first_diverging_step == 1
     causes = diagnose(ev)
-    assert causes[-1].key in {"unexplained", "uniform_scale", "sum_loss"}
-    assert any("the gradients already differ at step 1" in c.detail for c in causes), causes
+    assert [c.key for c in causes] == ["sum_loss"]
+    assert "every parameter's gradient at step 1 is 0.5x" in causes[0].detail
+
+
+def test_adaptive_updates_still_fail_when_gradients_differ(tmp_path: Path) -> None:
+    """Gradients changed unevenly: never judged as rounding; the first update hides it (the
+    signs agree), and the cause says the gradients already differ at step 1."""
+    ev = _adam_evidence(tmp_path, torch.tensor([1.0, 1.0, 0.5, 1.0]))
+    assert ev.numerics.first_diverging_step == 2 and ev.numerics.rounding == []
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["unexplained"]
+    assert "the gradients already differ at step 1" in causes[0].detail
 
 
 def test_sgd_updates_are_never_judged_on_gradients(tmp_path: Path) -> None:

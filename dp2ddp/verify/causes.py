@@ -402,14 +402,18 @@ def _hyper(ev: Evidence) -> list[Cause]:
 
 
 def _scale(ev: Evidence, found: list[Cause]) -> list[Cause]:
-    fit = ev.numerics.scale
+    fit, step, what = ev.numerics.scale, ev.numerics.first_diverging_step, "update"
+    grads = ev.numerics.gradient_scale
+    if not fit.uniform and grads.uniform:
+        # An adaptive optimizer normalises a scaled gradient away (Adam's first update is
+        # about lr * sign(g)): the scale shows on the gradients it received.
+        fit, step, what = grads, ev.numerics.gradient_first_diverging_step, "gradient"
     if not fit.uniform or fit.ratio is None or _near(fit.ratio, 1.0, 0.01):
         return []
     if any(c.key in {"lr_changed", "batch_not_divided", "sampler_missing"} for c in found):
         return []  # already explained by a direct measurement
-    step = ev.numerics.first_diverging_step
     w = ev.world
-    ratio = f"every parameter's update at step {step} is {fit.ratio:.4g}x the original's"
+    ratio = f"every parameter's {what} at step {step} is {fit.ratio:.4g}x the original's"
     if _near(fit.ratio, 1.0 / w):
         return [
             Cause(

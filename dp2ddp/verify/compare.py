@@ -90,6 +90,8 @@ class Numerics:
     #: the worst relative gradient error at each step (steps with recorded gradients)
     gradient_first_diverging_step: int | None = None
     gradient_errors: list[tuple[float, str]] = field(default_factory=list)
+    #: the gradients' scale fit at that step (an adaptive optimizer's updates hide a scale)
+    gradient_scale: ScaleFit = ScaleFit(None, False)
 
     @property
     def rounding(self) -> list[StepDiff]:
@@ -237,6 +239,7 @@ def _gradients(
         result.gradient_errors.append(worst)
         if result.gradient_first_diverging_step is None and not all(agree.values()):
             result.gradient_first_diverging_step = index + 1
+            result.gradient_scale = fit_scale(orig_t.grads[index], mig_t.grads[index])
     return agree
 
 
