@@ -278,7 +278,7 @@ def _graded_pair(
     """Two records with updates and the gradients the optimizer received at each step."""
     records = []
     for name, updates, grads in (("o", u_o, g_o), ("m", u_m, g_m)):
-        (tmp_path / name).mkdir()
+        (tmp_path / name).mkdir(parents=True)
         record = _record(tmp=tmp_path / name, updates=[{"o0.g0.p0": u} for u in updates],
                          hyper=hyper)  # fmt: skip
         save_tensors(tmp_path / name / protocol.TENSORS, {"o0.g0.p0": torch.zeros(4)},
@@ -429,8 +429,12 @@ def test_cause_batchnorm_rounding_after_an_equal_first_step(tmp_path: Path) -> N
 
 
 def test_batchnorm_rounding_is_not_claimed_when_step_one_differs(tmp_path: Path) -> None:
-    causes = diagnose(_batchnorm_evidence(tmp_path, 1))
+    causes = diagnose(_batchnorm_evidence(tmp_path / "a", 1))
     assert [c.key for c in causes] == ["unexplained"]
+    ev = _batchnorm_evidence(tmp_path / "b", 2)  # nor where the replicas ran every layer
+    for window in ev.original.data["windows"]:
+        window["replicated"] = 1
+    assert [c.key for c in diagnose(ev)] == ["unexplained"]
 
 
 def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:

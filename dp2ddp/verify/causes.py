@@ -138,13 +138,14 @@ def _step_worst(numerics: Numerics, step: int) -> float:
 
 
 def _amplified_rounding(ev: Evidence) -> list[Cause]:
-    """BatchNorm with batch statistics, aligned with DataParallel's chunks, step 1 equal
-    (updates, and gradients where recorded), a later step not: float rounding, not the
-    migration. The original normalises each chunk apart but runs every other layer over the
-    whole batch, each rank over its chunk: their rounding differs by ~1e-7, and BatchNorm
-    over small chunks amplifies it from step to step in float32 (prlz77/ResNeXt.pytorch:
-    1e-6 at step 1, 6e-3 at step 2, 0.17 at step 3 in float32; 4e-14 at every step in
-    float64, the same emulation)."""
+    """BatchNorm with batch statistics, aligned with DataParallel's chunks but not run as
+    replicas (replicas.py: an output that is not batch-first), step 1 equal (updates, and
+    gradients where recorded), a later step not: float rounding, not the migration. The
+    original normalises each chunk apart but runs every other layer over the whole batch,
+    each rank over its chunk: their rounding differs by ~1e-7, and BatchNorm over small
+    chunks amplifies it from step to step in float32 (prlz77/ResNeXt.pytorch: 1e-6 at step
+    1, 6e-3 at step 2, 0.17 at step 3 in float32; 4e-14 at every step in float64, the same
+    emulation)."""
     n = ev.numerics
     first = n.first_diverging_step
     batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
@@ -158,6 +159,8 @@ def _amplified_rounding(ev: Evidence) -> list[Cause]:
         or ev.freeze_batchnorm
         or not _batchnorm_aligned(ev)
         or (n.gradient_first_diverging_step or first) < 2
+        # the replicas ran every layer per chunk, as the ranks do: no such rounding left
+        or any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
     ):
         return []
     worst = max((d for d in n.diffs if d.step == first), key=lambda d: d.rel_error)
