@@ -957,3 +957,19 @@ def test_replicas_undone_for_a_loss_computed_inside_forward(replica_recorder: Re
     assert torch.equal(torch.get_rng_state(), rng)
     assert replica_recorder.current.replicated == 0
     assert replica_recorder.current.batchnorm_chunked == 0
+
+
+def test_replicas_undone_for_a_forward_that_needs_the_whole_batch(
+    replica_recorder: Recorder,
+) -> None:
+    class WholeBatch(_ConvBN):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return super().forward(x).view(8, 2)  # the batch size written into the model
+
+    model = WholeBatch()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    x = torch.randn(8, 3, 6, 6)
+    done, _ = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert not done and replica_recorder.replica is None
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 0
+    assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))

@@ -15,9 +15,10 @@ copies DataParallel drops), and dropout draws chunk r's mask as rank r draws it.
 
 Where the inputs are not all batch-first tensors of one batch that splits evenly, or an
 output is not one (a loss computed inside forward: DataParallel would gather W of them into
-a vector the script run on one device does not expect), the chunked forward is undone
-(buffers, RNG and counters restored) and the model runs over the whole batch, with BatchNorm
-normalised per chunk by the probe as before.
+a vector the script run on one device does not expect), or a replica's forward raises (a
+model that needs the whole batch, such as a hidden state kept for it), the chunked forward
+is undone (BatchNorm buffers, RNG and counters restored) and the model runs over the whole
+batch, with BatchNorm normalised per chunk by the probe as before.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def chunked_forward(
                     for m in norms
                 ]
         gathered = _gather(outputs, size)
-    except _Ungatherable:
+    except Exception:  # noqa: BLE001  (_Ungatherable, or a forward that needs the whole batch)
         _restore(norms, buffers)
         torch.set_rng_state(rng)
         for name, value in counters.items():
