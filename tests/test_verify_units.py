@@ -3,6 +3,7 @@ static scan, rendering, the command line, and ending process trees."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -21,14 +22,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import arrays, protocol, render, scan
+from dp2ddp.verify import arrays, probes, protocol, render, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
+from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.proctree import ProcessTree, _start_time
-from dp2ddp.verify.recorder import rng_digest, save_tensors
+from dp2ddp.verify.recorder import Recorder, rng_digest, save_tensors
 from dp2ddp.verify.records import RankRecord
+from dp2ddp.verify.replicas import chunked_forward
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
     MISMATCH,
@@ -258,6 +261,180 @@ def test_cause_sampler_missing_even_when_numbers_match(tmp_path: Path) -> None:
     causes = diagnose(_evidence(tmp_path, 1.0, rank1_inputs=["a"]))
     assert [c.key for c in causes] == ["sampler_missing"]
     assert "not data-parallel" in causes[0].detail
+
+
+# -- adaptive optimizers and amplified rounding (issue 16: retinanet, ResNeXt) -------------
+_ADAM = {"lr": 1e-3, "betas": [0.9, 0.999], "eps": 1e-8}
+
+
+def _graded_pair(
+    tmp_path: Path,
+    u_o: list[torch.Tensor],
+    u_m: list[torch.Tensor],
+    g_o: list[torch.Tensor],
+    g_m: list[torch.Tensor],
+    hyper: dict[str, Any],
+) -> tuple[RankRecord, RankRecord]:
+    """Two records with updates and the gradients the optimizer received at each step."""
+    records = []
+    for name, updates, grads in (("o", u_o, g_o), ("m", u_m, g_m)):
+        (tmp_path / name).mkdir(parents=True)
+        record = _record(tmp=tmp_path / name, updates=[{"o0.g0.p0": u} for u in updates],
+                         hyper=hyper)  # fmt: skip
+        save_tensors(tmp_path / name / protocol.TENSORS, {"o0.g0.p0": torch.zeros(4)},
+                     [{"o0.g0.p0": u} for u in updates], [{"o0.g0.p0": 1.0}] * len(updates),
+                     [{"o0.g0.p0": g} for g in grads])  # fmt: skip
+        records.append(record)
+    return records[0], records[1]
+
+
+def _adam_steps(noise: float) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """Two steps of Adam (lr 1e-3) from one gradient stream, and from the same stream with a
+    rounding-sized change (`noise`, absolute) in its near-zero elements: the updates of those
+    elements differ by up to lr at step 2, the gradients by ~1e-9 relative."""
+    grads = [torch.tensor([1e-2, -2e-2, 3e-9, 1e-2]), torch.tensor([1e-2, -2e-2, -2e-9, 1e-2])]
+    streams = []
+    for change in (0.0, noise):
+        p = torch.zeros(4, requires_grad=True)
+        opt = torch.optim.Adam([p], lr=1e-3)
+        updates = []
+        for g in grads:
+            before = p.detach().clone()
+            p.grad = g + torch.tensor([0.0, 0.0, change, 0.0])
+            opt.step()
+            updates.append(p.detach() - before)
+        streams.append(updates)
+    return streams[0], streams[1]
+
+
+def test_adam_turns_gradient_rounding_into_lr_sized_update_differences() -> None:
+    """The mechanism itself (no verify): Adam's m / (sqrt(v) + eps) on elements whose
+    gradient is near eps turns a change of 1e-8 in them into update differences of order
+    lr, while the whole gradient changed by ~1e-7 relative."""
+    (a1, a2), (b1, b2) = _adam_steps(1e-8)
+    assert float((a2 - b2).abs().max()) > 0.1 * 1e-3  # of order lr at step 2
+    assert float((a2 - b2).norm() / a2.norm()) > 1e-2  # fails rtol 1e-4 by far
+
+
+def test_adaptive_updates_pass_on_agreeing_gradients(tmp_path: Path) -> None:
+    u_o, u_m = _adam_steps(1e-8)
+    g = [torch.tensor([1e-2, -2e-2, 3e-9, 1e-2]), torch.tensor([1e-2, -2e-2, -2e-9, 1e-2])]
+    g_m = [x + torch.tensor([0.0, 0.0, 1e-8, 0.0]) for x in g]  # rel. error ~4e-7
+    original, migrated = _graded_pair(tmp_path, u_o, u_m, g, g_m, _ADAM)
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert numerics.passed, numerics.diffs
+    assert 2 in [d.step for d in numerics.rounding]
+    assert numerics.gradient_first_diverging_step is None
+    note = compare_rounding_note(numerics)
+    assert note is not None and "fc.weight" in note and "judged on their gradients" in note
+
+
+def _adam_evidence(tmp_path: Path, change: torch.Tensor) -> Evidence:
+    """Two Adam steps (weight decay 1) from gradients g in the original and g * change in
+    the migration (the data split right, 1 + 1 samples of 2)."""
+    g = [torch.tensor([1e-2, -2e-2, 3e-3, 1e-2]), torch.tensor([-1e-2, -2e-2, 3e-3, 2e-2])]
+    streams = []
+    for factor in (torch.ones(4), change):
+        p = torch.zeros(4, requires_grad=True)
+        opt = torch.optim.Adam([p], lr=1e-3, weight_decay=1.0)
+        updates = []
+        for x in g:
+            before = p.detach().clone()
+            p.grad = x * factor
+            opt.step()
+            updates.append(p.detach() - before)
+        streams.append(updates)
+    hyper = {**_ADAM, "weight_decay": 1.0}
+    original, migrated = _graded_pair(
+        tmp_path, streams[0], streams[1], g, [x * change for x in g], hyper
+    )
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    ranks = [migrated, _record(1, inputs=[["b"], ["d"]])]
+    original.data["windows"] = [{"index": i + 1, "inputs": {"0": x}} for i, x in
+                                enumerate([["a", "b"], ["c", "d"]])]  # fmt: skip
+    migrated.data["windows"] = [{"index": 1, "inputs": {"0": ["a"]}},
+                                {"index": 2, "inputs": {"0": ["c"]}}]  # fmt: skip
+    return Evidence(2, numerics, check_sharding(original, ranks, 2), True, "", original, ranks,
+                    [], [])  # fmt: skip
+
+
+def test_adaptive_sum_loss_is_named_from_the_gradients(tmp_path: Path) -> None:
+    """A summed loss halves the gradients; Adam's first update hides it (about lr * sign(g)):
+    NOT EQUIVALENT, and the gradients' ratio names the summed loss."""
+    ev = _adam_evidence(tmp_path, torch.full((4,), 0.5))
+    assert not ev.numerics.passed and ev.numerics.rounding == []
+    assert ev.numerics.gradient_first_diverging_step == 1
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["sum_loss"]
+    assert "every parameter's gradient at step 1 is 0.5x" in causes[0].detail
+
+
+def test_adaptive_updates_still_fail_when_gradients_differ(tmp_path: Path) -> None:
+    """Gradients changed unevenly: never judged as rounding; the first update hides it (the
+    signs agree), and the cause says the gradients already differ at step 1."""
+    ev = _adam_evidence(tmp_path, torch.tensor([1.0, 1.0, 0.5, 1.0]))
+    assert ev.numerics.first_diverging_step == 2 and ev.numerics.rounding == []
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["unexplained"]
+    assert "the gradients already differ at step 1" in causes[0].detail
+
+
+def test_sgd_updates_are_never_judged_on_gradients(tmp_path: Path) -> None:
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    g = [torch.tensor([1.0, 2.0, 3.0, 4.0])]
+    original, migrated = _graded_pair(tmp_path, [u], [u * 1.01], g, g, {"lr": 1e-3})
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.rounding == []
+
+
+def test_adaptive_difference_beyond_the_step_bound_fails(tmp_path: Path) -> None:
+    """Agreeing gradients excuse at most twice the optimizer's largest step."""
+    u = torch.tensor([1e-3, -1e-3, 1e-3, 1e-3])
+    g = [torch.tensor([1.0, -1.0, 1.0, 1.0])]
+    original, migrated = _graded_pair(tmp_path, [u], [u * 8], g, g, _ADAM)  # 7 lr apart
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.rounding == []
+
+
+def _batchnorm_evidence(tmp_path: Path, first_bad_step: int) -> Evidence:
+    """ResNeXt's shape: BatchNorm with batch statistics, chunked as DataParallel does, the
+    ranks on DataParallel's chunks (DistributedSampler with a per-rank batch)."""
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    u_o = [u, u, u]
+    drift = torch.tensor([1e-4, 1e-4, -1e-4, 0.0])  # not a uniform scale
+    u_m = [u + drift if i + 1 >= first_bad_step else u for i in range(3)]
+    g = [torch.ones(4)] * 3
+    original, migrated = _graded_pair(tmp_path, u_o, u_m, g, g, {"lr": 0.1, "momentum": 0.9})
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    sampler = {"kind": "DistributedSampler", "per_rank_batch": 1, "shuffle": True, "epoch": 0}
+    other = _record(1, inputs=[["b"], ["d"], ["f"]], samplers=[sampler])
+    batches = [["a", "b"], ["c", "d"], ["e", "f"]]
+    original.data["windows"] = [
+        {"index": i + 1, "inputs": {"0": x}, "batchnorm_chunked": 12} for i, x in enumerate(batches)
+    ]
+    migrated.data["windows"] = [
+        {"index": i + 1, "inputs": {"0": x[:1]}, "batchnorm": 12} for i, x in enumerate(batches)
+    ]
+    migrated.data["samplers"] = [sampler]
+    ranks = [migrated, other]
+    return Evidence(2, numerics, check_sharding(original, ranks, 3), True, "", original, ranks,
+                    [], [])  # fmt: skip
+
+
+def test_cause_batchnorm_rounding_after_an_equal_first_step(tmp_path: Path) -> None:
+    causes = diagnose(_batchnorm_evidence(tmp_path, 2))
+    assert [c.key for c in causes] == ["batchnorm_rounding"]
+    assert "step 1 agreed" in causes[0].detail and "from step 2" in causes[0].detail
+    assert "--freeze-batchnorm" in causes[0].fix
+
+
+def test_batchnorm_rounding_is_not_claimed_when_step_one_differs(tmp_path: Path) -> None:
+    causes = diagnose(_batchnorm_evidence(tmp_path / "a", 1))
+    assert [c.key for c in causes] == ["unexplained"]
+    ev = _batchnorm_evidence(tmp_path / "b", 2)  # nor where the replicas ran every layer
+    for window in ev.original.data["windows"]:
+        window["replicated"] = 1
+    assert [c.key for c in diagnose(ev)] == ["unexplained"]
 
 
 def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:
@@ -718,3 +895,98 @@ def test_mean_losses_are_the_ones_migrate_warned_when_verify_migrated() -> None:
     kept = scan.mean_losses(source, warned)
     assert [int(site.split(" ")[0].rsplit(":", 1)[1]) for site in kept] == [16, 20, 28]
     assert kept[1].endswith("input.py:20 nn.CrossEntropyLoss(ignore_index=255, reduction='mean')")
+
+
+# -- DataParallel's replicas, in-process (issue 16: ResNeXt, pytorch_stacked_hourglass) ------
+@pytest.fixture
+def replica_recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    """The original's recorder on CPU, as DataParallel on 2 devices, its probes installed
+    (F.batch_norm and the dropouts restored after the test)."""
+    functional = torch.nn.functional
+    for name in ("batch_norm", "scaled_dot_product_attention", *probes._DROPOUTS):
+        if hasattr(functional, name):
+            monkeypatch.setattr(functional, name, getattr(functional, name))
+    options = protocol.RunnerOptions(
+        out=str(tmp_path), steps=1, seed=0, file_attr="x.py", batchnorm_chunks=2,
+        dropout_chunks=2,
+    )  # fmt: skip
+    return Recorder(options, 0, 1, tmp_path)
+
+
+class _ConvBN(torch.nn.Module):
+    def __init__(self, loss_inside: bool = False) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1, groups=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8, 2)
+        self.loss_inside = loss_inside
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.fc(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
+        return out.pow(2).mean() if self.loss_inside else out
+
+
+def _grad(model: torch.nn.Module, name: str) -> torch.Tensor:
+    grad = dict(model.named_parameters())[name].grad
+    assert grad is not None
+    return grad
+
+
+def _buffer(model: torch.nn.Module, name: str) -> torch.Tensor:
+    return dict(model.named_buffers())[name]
+
+
+def test_replicas_run_each_chunk_through_the_whole_model(replica_recorder: Recorder) -> None:
+    """Each layer over its chunk, as each DDP rank runs it: the gradients are bitwise the
+    ranks' averaged gradients (float rounding included), the running statistics replica
+    0's, num_batches_tracked counted once."""
+    torch.manual_seed(0)
+    model = _ConvBN()
+    ranks = [copy.deepcopy(model), copy.deepcopy(model)]
+    x = torch.randn(8, 3, 6, 6)
+    for rank, part in zip(ranks, x.chunk(2), strict=True):  # each rank: its chunk, native
+        rank(part).pow(2).mean().backward()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    done, out = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert done and out.shape == (8, 2)
+    out.pow(2).mean().backward()
+    for name, _ in model.named_parameters():
+        averaged = (_grad(ranks[0], name) + _grad(ranks[1], name)) / 2
+        assert torch.equal(_grad(model, name), averaged), name
+    assert torch.equal(_buffer(model, "bn.running_mean"), _buffer(ranks[0], "bn.running_mean"))
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 1
+    assert replica_recorder.current.replicated == 1
+    assert replica_recorder.current.batchnorm_chunked == 1  # replica 0's count, as one rank
+
+
+def test_replicas_undone_for_a_loss_computed_inside_forward(replica_recorder: Recorder) -> None:
+    """DataParallel would gather the replicas' scalar losses into a vector the script run on
+    one device does not expect: the chunked forward is undone (buffers, RNG restored)."""
+    torch.manual_seed(0)
+    model = _ConvBN(loss_inside=True)
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    x = torch.randn(8, 3, 6, 6)
+    rng = torch.get_rng_state()
+    done, _ = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert not done
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 0
+    assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert replica_recorder.current.replicated == 0
+    assert replica_recorder.current.batchnorm_chunked == 0
+
+
+def test_replicas_undone_for_a_forward_that_needs_the_whole_batch(
+    replica_recorder: Recorder,
+) -> None:
+    class WholeBatch(_ConvBN):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return super().forward(x).view(8, 2)  # the batch size written into the model
+
+    model = WholeBatch()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    x = torch.randn(8, 3, 6, 6)
+    done, _ = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert not done and replica_recorder.replica is None
+    assert int(_buffer(model, "bn.num_batches_tracked")) == 0
+    assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))

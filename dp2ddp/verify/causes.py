@@ -106,11 +106,14 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(_pair_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
         causes.append(_mean_losses(ev))
+    if not ev.numerics.passed and not ev.sharding.failed and not causes:
+        causes += _amplified_rounding(ev)
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
         if worst:
             detail += f", worst parameter {worst[0].name} (relative error {worst[0].rel_error:.3g})"
+        detail += _gradient_evidence(ev.numerics)
         causes.append(
             Cause(
                 "unexplained",
@@ -120,6 +123,70 @@ def diagnose(ev: Evidence) -> list[Cause]:
             )
         )
     return causes
+
+
+def _gradient_evidence(numerics: Numerics) -> str:
+    """The first step whose gradients already differ, when it comes before the updates
+    differ: an Adam-like optimizer's first update is about lr * sign(g) and hides it."""
+    step = numerics.gradient_first_diverging_step
+    first = numerics.first_diverging_step
+    if step is None or first is None or step >= first or step > len(numerics.gradient_errors):
+        return ""
+    rel, name = numerics.gradient_errors[step - 1]
+    return (
+        f"; the gradients already differ at step {step} (relative error {rel:.3g} in {name}): "
+        "the difference is in what the optimizer receives (loss, model, data), not in the "
+        "optimizer, whose first update (about lr * sign(g) for Adam) hid it"
+    )
+
+
+def _step_worst(numerics: Numerics, step: int) -> float:
+    return max((d.rel_error for d in numerics.diffs if d.step == step), default=0.0)
+
+
+def _amplified_rounding(ev: Evidence) -> list[Cause]:
+    """BatchNorm with batch statistics, aligned with DataParallel's chunks but not run as
+    replicas (replicas.py: an output that is not batch-first), step 1 equal (updates, and
+    gradients where recorded), a later step not: float rounding, not the migration. The
+    original normalises each chunk apart but runs every other layer over the whole batch,
+    each rank over its chunk: their rounding differs by ~1e-7, and BatchNorm over small
+    chunks amplifies it from step to step in float32 (prlz77/ResNeXt.pytorch: 1e-6 at step
+    1, 6e-3 at step 2, 0.17 at step 3 in float32; 4e-14 at every step in float64, the same
+    emulation)."""
+    n = ev.numerics
+    first = n.first_diverging_step
+    batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
+    if (
+        first is None
+        or first < 2
+        or n.structure
+        or not n.initial_equal
+        or not ev.in_sync
+        or not batchnorm
+        or ev.freeze_batchnorm
+        or not _batchnorm_aligned(ev)
+        or (n.gradient_first_diverging_step or first) < 2
+        # the replicas ran every layer per chunk, as the ranks do: no such rounding left
+        or any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
+    ):
+        return []
+    worst = max((d for d in n.diffs if d.step == first), key=lambda d: d.rel_error)
+    grads = f", gradients {n.gradient_errors[0][0]:.2g}" if n.gradient_errors else ""
+    return [
+        Cause(
+            "batchnorm_rounding",
+            "float rounding amplified by per-chunk BatchNorm",
+            f"step 1 agreed (worst relative error: updates {_step_worst(n, 1):.2g}{grads}); "
+            f"from step {first} the updates differ ({worst.name}: {worst.rel_error:.3g}). "
+            f"BatchNorm normalised each of the {ev.world} chunks with its own statistics in "
+            "both runs, as DataParallel does, but the original runs every other layer over the "
+            "whole batch where each rank runs its chunk: their float rounding differs by "
+            "about 1e-7, and batch statistics over small chunks amplify it from step to step",
+            "Rerun with --freeze-batchnorm: BatchNorm then uses running statistics in both "
+            "runs, and EQUIVALENT there checks everything else (data, loss, optimizer); "
+            "--steps 1 checks the per-chunk statistics before the rounding grows.",
+        )
+    ]
 
 
 def _pair_losses(ev: Evidence) -> Cause:
@@ -364,14 +431,18 @@ def _hyper(ev: Evidence) -> list[Cause]:
 
 
 def _scale(ev: Evidence, found: list[Cause]) -> list[Cause]:
-    fit = ev.numerics.scale
+    fit, step, what = ev.numerics.scale, ev.numerics.first_diverging_step, "update"
+    grads = ev.numerics.gradient_scale
+    if not fit.uniform and grads.uniform:
+        # An adaptive optimizer normalises a scaled gradient away (Adam's first update is
+        # about lr * sign(g)): the scale shows on the gradients it received.
+        fit, step, what = grads, ev.numerics.gradient_first_diverging_step, "gradient"
     if not fit.uniform or fit.ratio is None or _near(fit.ratio, 1.0, 0.01):
         return []
     if any(c.key in {"lr_changed", "batch_not_divided", "sampler_missing"} for c in found):
         return []  # already explained by a direct measurement
-    step = ev.numerics.first_diverging_step
     w = ev.world
-    ratio = f"every parameter's update at step {step} is {fit.ratio:.4g}x the original's"
+    ratio = f"every parameter's {what} at step {step} is {fit.ratio:.4g}x the original's"
     if _near(fit.ratio, 1.0 / w):
         return [
             Cause(

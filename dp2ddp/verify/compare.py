@@ -8,10 +8,21 @@ passes for a parameter when
 The last term is the parameter's own rounding: an update is the difference of two stored
 floats, so it cannot be more exact than the parameter's last bit. RMS rather than the worst
 element: one element whose gradient is ~0 may flip sign under another summation order.
+
+The gradients the optimizer received are compared too (`rms(g_m - g_o) <= rtol * rms(g_o)`).
+An adaptive optimizer (Adam and its kin: `betas` among the hyperparameters) divides by a
+running gradient scale, so its first update is about `lr * sign(g)` and its later ones are
+ratios of the gradients seen so far: float rounding in small gradient elements (one batch
+summed in one order, two halves averaged in another) becomes an update difference of up to
+`lr`, and a gradient difference hides at step 1. So for such an optimizer a parameter whose
+update differs still passes when its gradients agreed at this step and every earlier one,
+and the difference stays within the optimizer's own step bound (`rounding`); and the first
+step at which the gradients differ is reported (`gradient_first_diverging_step`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +53,8 @@ class StepDiff:
     rel_error: float  # rms(diff) / rms(original update); inf when the original did not move
     max_abs_diff: float
     passed: bool
+    #: passed because the gradients agreed and an adaptive optimizer made the difference
+    rounding: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,17 @@ class Numerics:
     first_diverging_step: int | None = None
     scale: ScaleFit = ScaleFit(None, False)
     hyper: list[HyperDiff] = field(default_factory=list)
+    #: the first step whose gradients differ (None: they agree, or were not recorded), and
+    #: the worst relative gradient error at each step (steps with recorded gradients)
+    gradient_first_diverging_step: int | None = None
+    gradient_errors: list[tuple[float, str]] = field(default_factory=list)
+    #: the gradients' scale fit at that step (an adaptive optimizer's updates hide a scale)
+    gradient_scale: ScaleFit = ScaleFit(None, False)
+
+    @property
+    def rounding(self) -> list[StepDiff]:
+        """The updates that differ only as an adaptive optimizer turns rounding into."""
+        return [d for d in self.diffs if d.rounding]
 
     @property
     def passed(self) -> bool:
@@ -114,6 +138,7 @@ def compare_updates(
     _check_structure(original, migrated, result)
     _check_initial(orig_t, mig_t, names, result)
     steps = min(len(orig_t.updates), len(mig_t.updates), len(original.events), len(migrated.events))
+    grads_agree: dict[str, bool] = {}  # every step so far
     for index in range(steps):
         ev_o, ev_m = original.events[index], migrated.events[index]
         if ev_o["optimizer"] != ev_m["optimizer"] or ev_o["class"] != ev_m["class"]:
@@ -123,15 +148,99 @@ def compare_updates(
             )
             break
         result.hyper += _hyper_diffs(index + 1, ev_o, ev_m)
+        agree = _gradients(index, orig_t, mig_t, names, rtol, result)
+        for key, ok in agree.items():
+            grads_agree[key] = grads_agree.get(key, True) and ok
         step_diffs = _step_diffs(
             index + 1, orig_t, mig_t, index, names, shapes, rtol, atol, result.structure
         )
+        bound = adaptive_bound(ev_o) if ev_o["hyper"] == ev_m["hyper"] else None
+        if bound is not None:
+            step_diffs = [
+                dataclasses.replace(d, passed=True, rounding=True)
+                if not d.passed
+                and agree.get(d.key, False)
+                and grads_agree[d.key]
+                and d.max_abs_diff <= bound
+                else d
+                for d in step_diffs
+            ]
         result.diffs += step_diffs
         result.steps_compared = index + 1
         if result.first_diverging_step is None and any(not d.passed for d in step_diffs):
             result.first_diverging_step = index + 1
             result.scale = fit_scale(orig_t.updates[index], mig_t.updates[index])
     return result
+
+
+def rounding_note(numerics: Numerics) -> str | None:
+    """The report's note for the updates passed on their gradients (`rounding`)."""
+    excused = numerics.rounding
+    if not excused:
+        return None
+    params = sorted({d.name for d in excused})
+    worst = max(excused, key=lambda d: d.rel_error)
+    grads = max((rel for rel, _ in numerics.gradient_errors), default=0.0)
+    shown = ", ".join(params[:3]) + (f" and {len(params) - 3} more" if len(params) > 3 else "")
+    return (
+        f"adaptive optimizer: the updates of {shown} differ (up to rel. error "
+        f"{worst.rel_error:.3g}, {worst.max_abs_diff:.3g} abs., within the optimizer's step "
+        f"bound) where every gradient agreed with the original's (rel. error <= {grads:.3g}): "
+        "m / (sqrt(v) + eps) turns float rounding in near-zero gradients into update "
+        "differences up to lr, so these were judged on their gradients"
+    )
+
+
+def adaptive_bound(event: dict[str, Any]) -> float | None:
+    """The largest difference two updates of an Adam-like optimizer (betas among its
+    hyperparameters) can have where their gradients agree: twice its largest step,
+    lr * max(1, (1 - beta1) / sqrt(1 - beta2)) (|m_hat / sqrt(v_hat)| stays below that).
+    None for other optimizers (SGD's update is linear in the gradient: nothing to excuse)."""
+    bound = None
+    for group in event.get("hyper", []):
+        lr, betas = group.get("lr"), group.get("betas")
+        if not isinstance(lr, int | float) or not isinstance(betas, list) or len(betas) != 2:
+            return None
+        b1, b2 = betas
+        if not (isinstance(b1, int | float) and isinstance(b2, int | float)) or not b2 < 1:
+            return None
+        step = abs(lr) * max(1.0, (1.0 - b1) / math.sqrt(1.0 - b2))
+        bound = max(bound or 0.0, 2.0 * step)
+    return bound
+
+
+def _gradients(
+    index: int,
+    orig_t: Tensors,
+    mig_t: Tensors,
+    names: dict[str, str],
+    rtol: float,
+    result: Numerics,
+) -> dict[str, bool]:
+    """Per parameter: did the migration's gradient at step index+1 agree with the original's
+    (`rms(g_m - g_o) <= rtol * rms(g_o)`)? Records the step's worst relative error and the
+    first step at which some gradient differs."""
+    if index >= len(orig_t.grads) or index >= len(mig_t.grads):
+        return {}
+    agree: dict[str, bool] = {}
+    worst = (0.0, "")
+    for key, g_o in orig_t.grads[index].items():
+        g_m = mig_t.grads[index].get(key)
+        if g_m is None or g_m.shape != g_o.shape:
+            agree[key] = False
+            continue
+        err = arrays.distance(g_o.values, g_m.values)
+        ref = arrays.norm(g_o.values)
+        agree[key] = err <= rtol * ref
+        rel = err / ref if ref > 0 else (0.0 if err == 0 else math.inf)
+        if rel > worst[0]:
+            worst = (rel, names.get(key, key))
+    if agree:
+        result.gradient_errors.append(worst)
+        if result.gradient_first_diverging_step is None and not all(agree.values()):
+            result.gradient_first_diverging_step = index + 1
+            result.gradient_scale = fit_scale(orig_t.grads[index], mig_t.grads[index])
+    return agree
 
 
 def _check_structure(original: RankRecord, migrated: RankRecord, result: Numerics) -> None:

@@ -21,6 +21,7 @@ from torch.nn.parallel import DataParallel, DistributedDataParallel
 
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.recorder import Recorder
+from dp2ddp.verify.replicas import chunked_forward
 
 
 def first_tensor(value: object, depth: int = 0) -> torch.Tensor | None:
@@ -76,6 +77,9 @@ def install(recorder: Recorder) -> None:
                         else None,
                     )
                     recorder.forward_batch = tensor.size(0) if tensor.dim() else None
+                done, output = chunked_forward(recorder, native_call, self, args, kwargs)
+                if done:
+                    return output
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1

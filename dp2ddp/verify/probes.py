@@ -105,7 +105,7 @@ def _dropout_probe(
             return x
         if chunks < 1 or not recorder.recording:
             return native(*args, **kwargs)
-        if not _alignable(recorder, x, chunks):
+        if not _alignable(recorder, x, 1 if recorder.replica is not None else chunks):
             if keep:
                 return native(*args, **kwargs)
             window.dropout_off += 1
@@ -114,6 +114,8 @@ def _dropout_probe(
         seed = recorder.options.seed
         if chunks == 1:  # a rank: its own chunk
             return _draw_seeded(native, bound, _mask_seed(seed, recorder.rank, window))
+        if recorder.replica is not None:  # the original, replica r's chunk: as rank r
+            return _draw_seeded(native, bound, _mask_seed(seed, recorder.replica, window))
         # The original: chunk r's mask as rank r draws it.
         inplace = bool(bound.arguments.get("inplace"))
         if "inplace" in bound.arguments:
@@ -184,6 +186,12 @@ def _batch_norm_probe(
             return native(*bound.args, **bound.kwargs)
         recorder.current.batchnorm += 1
         x: torch.Tensor = bound.arguments["input"]
+        if recorder.replica is not None:  # the original, one replica's chunk (replicas.py)
+            recorder.current.batchnorm_chunked += 1
+            if recorder.replica:  # DataParallel keeps the first replica's running statistics
+                bound.arguments["running_mean"] = None
+                bound.arguments["running_var"] = None
+            return native(*bound.args, **bound.kwargs)
         if chunks < 2 or x.dim() < 2:
             return native(*bound.args, **bound.kwargs)
         pieces = torch.chunk(x, chunks, 0)

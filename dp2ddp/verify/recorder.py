@@ -68,6 +68,8 @@ class Window:
     batchnorm_chunked: int = 0
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
     dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
+    #: the original: training forwards run chunk by chunk as DataParallel's replicas (replicas)
+    replicated: int = 0
     loader_started: bool = False  # a DataLoader iterator was created (draws a seed)
     rng_consumed: bool | None = None  # the global RNGs advanced (None: not measurable)
 
@@ -118,6 +120,7 @@ class Recorder:
         #: never reused for another tensor, and the final parameters can be read at the end.
         self._keys: dict[int, tuple[torch.Tensor, str]] = {}
         self._before: list[torch.Tensor] = []
+        self._grads: dict[str, torch.Tensor] = {}
         #: False once the K compared steps are recorded (--to-end: the script goes on).
         self.recording = True
         self.later_steps = 0  # optimizer steps after the compared ones (--to-end)
@@ -128,6 +131,9 @@ class Recorder:
         self.dtypes: dict[str, str] = {}
         self.init: dict[str, torch.Tensor] = {}
         self.updates: list[dict[str, torch.Tensor]] = []
+        #: each step's gradients as the optimizer received them (after clipping; on a DDP
+        #: rank, averaged): an adaptive optimizer's update is judged on them (compare.py)
+        self.grads: list[dict[str, torch.Tensor]] = []
         self.param_rms: list[dict[str, float]] = []
         self.events: list[dict[str, Any]] = []
         self.windows: list[Window] = []
@@ -142,6 +148,8 @@ class Recorder:
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
         self.forward_batch: int | None = None
         self.loaded_batch: int | None = None
+        #: the original: the DataParallel replica whose chunk the forward now runs (replicas)
+        self.replica: int | None = None
 
     # -- wiring ------------------------------------------------------------------------------
     def install(self) -> None:
@@ -244,6 +252,12 @@ class Recorder:
         if self._rng_mark is not None and not self.current.loader_started:
             self.current.rng_consumed = rng_digest() != self._rng_mark
         self._before = [p.detach().clone() for _, p in params]
+        if self.keep_tensors:
+            self._grads = {
+                key: p.grad.detach().cpu().clone()
+                for key, p in params
+                if p.grad is not None and not p.grad.is_sparse and p.grad.is_floating_point()
+            }
 
     def _post_step(self, opt: torch.optim.Optimizer) -> None:
         if not self.recording:
@@ -262,6 +276,7 @@ class Recorder:
                     for (key, p), b in zip(params, self._before, strict=True)
                 }
             )
+            self.grads.append(self._grads)
             self.param_rms.append(
                 {
                     key: float(b.double().pow(2).mean().sqrt()) if b.numel() else 0.0
@@ -269,6 +284,7 @@ class Recorder:
                 }
             )
         self._before = []
+        self._grads = {}
         self.events.append(
             {
                 "index": len(self.events) + 1,
@@ -318,7 +334,9 @@ class Recorder:
 
     def finish(self, status: str, error: dict[str, str] | None = None) -> None:
         if self.keep_tensors and self.recording:
-            save_tensors(self.outdir / protocol.TENSORS, self.init, self.updates, self.param_rms)
+            save_tensors(
+                self.outdir / protocol.TENSORS, self.init, self.updates, self.param_rms, self.grads
+            )
         final_hashes: dict[str, str] = {}
         if self.options.to_end and status != protocol.COMPARED:
             final = {key: p.detach() for p, key in self._keys.values()}
@@ -360,6 +378,7 @@ def save_tensors(
     init: dict[str, torch.Tensor],
     updates: list[dict[str, torch.Tensor]],
     param_rms: list[dict[str, float]],
+    grads: list[dict[str, torch.Tensor]] | None = None,
 ) -> None:
     """TENSORS: what the harness compares, readable without torch (records.Tensors)."""
     eps = {
@@ -367,7 +386,7 @@ def save_tensors(
     }
     arrays.write(
         path,
-        {"init": [init], "updates": updates},
+        {"init": [init], "updates": updates, "grads": grads or []},
         float64_bytes,
         {"param_rms": param_rms, "eps": eps},
     )

@@ -20,6 +20,8 @@ class Tensors:
     param_rms: list[dict[str, float]] = field(default_factory=list)
     #: machine epsilon of each parameter's own dtype (0 for a non-floating one)
     eps: dict[str, float] = field(default_factory=dict)
+    #: each step's gradients as the optimizer received them (absent: none, or an older run)
+    grads: list[dict[str, Vector]] = field(default_factory=list)
 
 
 @dataclass
@@ -66,7 +68,13 @@ class RankRecord:
         if not path.exists():
             return Tensors()
         tables, meta = arrays.read(path)
-        return Tensors(tables["init"][0], tables["updates"], meta["param_rms"], meta["eps"])
+        return Tensors(
+            tables["init"][0],
+            tables["updates"],
+            meta["param_rms"],
+            meta["eps"],
+            tables.get("grads", []),
+        )
 
     def final(self) -> dict[str, Vector]:
         """--to-end: the floating parameters when the script ended (float64)."""

@@ -483,7 +483,7 @@ def _judge(
             for d in numerics.worst()
         ),
         causes=tuple(causes),
-        notes=head.notes + tuple(_notes(config, original, ranks)),
+        notes=head.notes + tuple(_notes(config, original, ranks)) + _rounding_notes(numerics),
         to_end=to_end,
     )
 
@@ -569,6 +569,13 @@ def _initial(numerics: Numerics) -> str:
     return f"differ: {numerics.initial_worst} by up to {numerics.initial_max_abs_diff:.3g}"
 
 
+def _rounding_notes(numerics: Numerics) -> tuple[str, ...]:
+    from dp2ddp.verify.compare import rounding_note
+
+    note = rounding_note(numerics)
+    return (note,) if note else ()
+
+
 def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) -> list[str]:
     notes = []
     if original.status == protocol.FINISHED and len(original.events) < config.steps:
@@ -612,6 +619,12 @@ def _replica_notes(
         notes.append(
             f"BatchNorm: the original normalised each batch in {w} chunks as DataParallel on "
             f"{w} devices does ({chunked} calls; running statistics from the first chunk)"
+        )
+    replicated = _window_sum(original, "replicated")
+    if replicated:
+        notes.append(
+            f"the original ran {replicated} training forwards of its model chunk by chunk, as "
+            f"DataParallel's {w} replicas do (each layer over its chunk, as on the ranks)"
         )
     aligned = _window_sum(original, "dropout_aligned")
     off = max(_window_sum(r, "dropout_off") for r in (original, *ranks))

@@ -1,0 +1,189 @@
+"""Run the original's training forward as DataParallel's replicas would, chunk by chunk.
+
+Inside the user's processes, the original on CPU. DataParallel on W devices scatters each
+input into W chunks along dim 0 and runs the *whole* module on each chunk, one replica per
+device, then gathers the outputs along dim 0; each rank of the DDP migration runs the whole
+module on its chunk. Normalising only BatchNorm per chunk (probes.py) computes the same
+maths, but every other layer then runs over the whole batch, with another float rounding
+than the ranks' (other kernel blocking, other summation order). In float32 a network with
+BatchNorm over small chunks amplifies that ~1e-7 from step to step (prlz77/ResNeXt.pytorch:
+updates 1e-6 apart at step 1, 6e-3 at step 2, 0.17 at step 3; 4e-14 at every step in
+float64). So where the model has BatchNorm with batch statistics, its outermost training
+forward runs here once per chunk: replica 0 updates the running statistics (its buffers are
+the model's), replicas 1.. leave them and `num_batches_tracked` alone (their buffers are
+copies DataParallel drops), and dropout draws chunk r's mask as rank r draws it.
+
+Where the inputs are not all batch-first tensors of one batch that splits evenly, or an
+output is not one (a loss computed inside forward: DataParallel would gather W of them into
+a vector the script run on one device does not expect), or a replica's forward raises (a
+model that needs the whole batch, such as a hidden state kept for it), the chunked forward
+is undone (BatchNorm buffers, RNG and counters restored) and the model runs over the whole
+batch, with BatchNorm normalised per chunk by the probe as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+from torch.nn.modules.batchnorm import _BatchNorm
+
+from dp2ddp.verify.recorder import Recorder
+
+#: The `Window` counters a replica's probes advance; replicas 1.. start where replica 0 did
+#: (so that rank r's dropout call numbers, which seed its masks, line up) and the window
+#: keeps replica 0's counts (what one rank counts).
+_COUNTERS = ("dropout", "dropout_off", "dropout_aligned", "batchnorm", "batchnorm_chunked")
+
+
+class _Ungatherable(Exception):
+    """An output DataParallel's gather along dim 0 would not give back as the script
+    expects it on one device."""
+
+
+def _tensors(value: object, depth: int = 0) -> list[torch.Tensor] | None:
+    """Every tensor in args/kwargs (through lists, tuples, dicts); None where a container is
+    too deep to follow."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if depth > 4:
+        return None
+    items: list[object]
+    if isinstance(value, Mapping):
+        items = list(value.values())
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        return []
+    found: list[torch.Tensor] = []
+    for item in items:
+        inner = _tensors(item, depth + 1)
+        if inner is None:
+            return None
+        found += inner
+    return found
+
+
+def _chunk(value: Any, chunks: int, index: int) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.chunk(value, chunks, 0)[index]
+    if isinstance(value, Mapping):
+        return type(value)({k: _chunk(v, chunks, index) for k, v in value.items()})  # type: ignore[call-arg]
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*(_chunk(v, chunks, index) for v in value))
+    if isinstance(value, list | tuple):
+        return type(value)(_chunk(v, chunks, index) for v in value)
+    return value
+
+
+def _gather(outputs: list[Any], size: int) -> Any:
+    first = outputs[0]
+    if isinstance(first, torch.Tensor):
+        if first.dim() == 0 or any(
+            not isinstance(o, torch.Tensor) or o.dim() == 0 or o.size(0) != size for o in outputs
+        ):
+            raise _Ungatherable
+        return torch.cat(outputs, 0)
+    if first is None:
+        return None
+    if isinstance(first, Mapping):
+        return type(first)({k: _gather([o[k] for o in outputs], size) for k in first})  # type: ignore[call-arg]
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return type(first)(*(_gather(list(parts), size) for parts in zip(*outputs, strict=True)))
+    if isinstance(first, list | tuple):
+        return type(first)(_gather(list(parts), size) for parts in zip(*outputs, strict=True))
+    raise _Ungatherable
+
+
+def _batchnorms(module: torch.nn.Module) -> list[_BatchNorm]:
+    """BatchNorm layers that normalise with batch statistics in this forward."""
+    return [
+        m
+        for m in module.modules()
+        if isinstance(m, _BatchNorm) and (m.training or m.running_mean is None)
+    ]
+
+
+def chunked_forward(
+    recorder: Recorder,
+    native_call: Callable[..., Any],
+    module: torch.nn.Module,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> tuple[bool, Any]:
+    """(True, output) when `module`'s forward ran as W replicas; (False, None) when it did
+    not apply or was undone (the caller then runs it over the whole batch)."""
+    chunks = recorder.options.batchnorm_chunks
+    if chunks < 2 or recorder.options.freeze_batchnorm or recorder.replica is not None:
+        return False, None
+    if any(info.get("dim", 0) != 0 for info in recorder.wrapper_info):
+        return False, None
+    norms = _batchnorms(module)
+    tensors = _tensors((args, kwargs))
+    if not norms or not tensors:
+        return False, None
+    sizes = {t.size(0) if t.dim() else -1 for t in tensors}
+    if len(sizes) != 1 or any(t.device.type != "cpu" for t in tensors):
+        return False, None
+    n = sizes.pop()
+    if n < chunks or n % chunks:
+        return False, None
+    size = n // chunks
+    window = recorder.current
+    counters = {name: getattr(window, name) for name in _COUNTERS}
+    rng = torch.get_rng_state()
+    buffers = [
+        (m, [b.detach().clone() if b is not None else None for b in _stats(m)]) for m in norms
+    ]
+    forward_batch, loaded_batch = recorder.forward_batch, recorder.loaded_batch
+    outputs = []
+    after_first: dict[str, int] = {}
+    try:
+        for index in range(chunks):
+            recorder.replica = index
+            if index:
+                for name, value in counters.items():
+                    setattr(window, name, value)
+            recorder.forward_batch = size
+            recorder.loaded_batch = size if loaded_batch == n else loaded_batch
+            outputs.append(native_call(module, *_chunk(args, chunks, index),
+                                       **_chunk(kwargs, chunks, index)))  # fmt: skip
+            if index == 0:
+                after_first = {name: getattr(window, name) for name in _COUNTERS}
+                tracked = [
+                    m.num_batches_tracked.detach().clone()
+                    if m.num_batches_tracked is not None
+                    else None
+                    for m in norms
+                ]
+        gathered = _gather(outputs, size)
+    except Exception:  # noqa: BLE001  (_Ungatherable, or a forward that needs the whole batch)
+        _restore(norms, buffers)
+        torch.set_rng_state(rng)
+        for name, value in counters.items():
+            setattr(window, name, value)
+        return False, None
+    finally:
+        recorder.replica = None
+        recorder.forward_batch, recorder.loaded_batch = forward_batch, loaded_batch
+    for name, value in after_first.items():
+        setattr(window, name, value)
+    with torch.no_grad():  # replicas 1.. counted their batches on copies DataParallel drops
+        for m, count in zip(norms, tracked, strict=True):
+            if m.num_batches_tracked is not None and count is not None:
+                m.num_batches_tracked.copy_(count)
+    window.replicated += 1
+    return True, gathered
+
+
+def _stats(m: _BatchNorm) -> list[torch.Tensor | None]:
+    return [m.running_mean, m.running_var, m.num_batches_tracked]
+
+
+def _restore(norms: list[_BatchNorm], buffers: list[tuple[_BatchNorm, list[Any]]]) -> None:
+    with torch.no_grad():
+        for m, saved in buffers:
+            for current, value in zip(_stats(m), saved, strict=True):
+                if current is not None and value is not None:
+                    current.copy_(value)
