@@ -42,6 +42,7 @@ from dp2ddp.transforms._support.nodes import (
     scoped_name,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 
@@ -193,6 +194,7 @@ class WrapModelInDDP(MigrationTransform):
         self._order[id(original)] = len(self._order)
         self._note_nested(original, target)
         self._check_submodule_wrap(original, original_module, target)
+        self._check_device_list(original)
         self.record(
             original,
             f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
@@ -246,6 +248,25 @@ class WrapModelInDDP(MigrationTransform):
         if self.code(module) != target or target.startswith("self."):
             return
         self._submodule_wraps.append((call, target))
+
+    def _check_device_list(self, call: cst.Call) -> None:
+        """DP045: `device_ids=self.gpus`, a list the caller gives, still read elsewhere
+        (`len(self.gpus)`, `self.gpus[0]`): analysis/device_lists.py."""
+        found = device_list_reads(call, self._is_dp_call, self)
+        if found is None:
+            return
+        spelled, reads = found
+        places = " and ".join(
+            f"`{self.code(read)}` (line {self._position(read)[0]})" for read in reads[:2]
+        ) + (f" and {len(reads) - 2} more" if len(reads) > 2 else "")
+        self.warn(
+            call,
+            "DP045",
+            f"`device_ids={spelled}`: {places} still "
+            f"{'reads' if len(reads) == 1 else 'read'} it as the GPUs of one process; "
+            "under torchrun each process drives one device (DEVICE) and the processes are the "
+            "device list: callers should pass none",
+        )
 
     def _warn_submodule_wraps(self) -> None:
         for call, target in self._submodule_wraps:
