@@ -44,6 +44,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 
 _GUARD = re.compile(
@@ -83,44 +84,15 @@ class WrapModelInDDP(MigrationTransform):
         self._unused = UnusedParameters(self)
         #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
-        #: Source order of the wraps (by id) and of the unwraps `x = x.module` (scoped name,
-        #: order): an unwrap between two wraps separates them (_separated).
-        self._order: dict[int, int] = {}
-        self._unwraps: list[tuple[tuple[int, str], int]] = []
+        #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
+        self._pairs = WrapPairs(self)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        """`model = model.module` (also `model.cpu().module`, `model.module.cpu()`): the
-        wrapper is taken off; a wrap of `model` after it wraps the bare model again."""
-        if len(node.targets) != 1:
-            return
-        target = self.code(node.targets[0].target)
-        value = _strip_moves(node.value)
-        if not (isinstance(value, cst.Attribute) and value.attr.value == "module"):
-            return
-        if self.code(_strip_moves(value.value)) == target:
-            self._unwraps.append((scoped_name(node, target, self), len(self._order)))
-            self._order[id(node)] = len(self._order)
-
-    def _separated(self, first: cst.Call, second: cst.Call, targets: tuple[str, str]) -> bool:
-        """An unwrap of a name both wrap targets are (or are under) lies between the two
-        wraps: CondenseNet's `model = model.cpu().module` before the conversion's
-        `model = nn.DataParallel(model)` takes the earlier wrapper off. (Had `model.features`
-        been wrapped alone, `model.module` would not exist; had both been, the pair before
-        the unwrap is warned.)"""
-        low, high = sorted((self._order.get(id(first), -1), self._order.get(id(second), -1)))
-        for (scope, name), at in self._unwraps:
-            if not low < at < high:
-                continue
-            if all(t == name or t.startswith(name + ".") for t in targets) and (
-                scoped_name(first, name, self)[0] == scope
-                and scoped_name(second, name, self)[0] == scope
-            ):
-                return True
-        return False
+        self._pairs.note_assign(node)
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
@@ -191,7 +163,7 @@ class WrapModelInDDP(MigrationTransform):
             self.state.wrapped.append(target)
         if target is not None:
             self._migrated_wraps.add(scoped_name(original, target, self))
-        self._order[id(original)] = len(self._order)
+        self._pairs.note_wrap(original)
         self._note_nested(original, target)
         self._check_submodule_wrap(original, original_module, target)
         self._check_device_list(original)
@@ -273,8 +245,7 @@ class WrapModelInDDP(MigrationTransform):
             owner = target.rsplit(".", 1)[0]
             if any(
                 (owner == w or owner.startswith(w + "."))
-                and not self._exclusive(call, other)
-                and not self._separated(call, other, (target, w))
+                and not self._pairs.apart(call, other, (target, w))
                 for w, other in self._wraps
             ):
                 continue
@@ -350,10 +321,8 @@ class WrapModelInDDP(MigrationTransform):
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
-            if (
-                inner.startswith(outer + ".")
-                and not self._exclusive(call, other_call)
-                and not self._separated(call, other_call, (inner, outer))
+            if inner.startswith(outer + ".") and not self._pairs.apart(
+                call, other_call, (inner, outer)
             ):
                 self.warn(
                     call if inner == target else other_call,
@@ -362,26 +331,6 @@ class WrapModelInDDP(MigrationTransform):
                     f"wrappers would share its parameters; wrap only {outer}",
                 )
         self._wraps.append((target, call))
-
-    def _exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-        """The two nodes sit in different branches of one if/else: never both run
-        (ShichenLiu/CondenseNet: `model.features` wrapped for AlexNet/VGG, `model` else)."""
-        branches: dict[int, cst.CSTNode] = {}
-        child, node = first, self.parent(first)
-        while node is not None:
-            if isinstance(node, cst.If):
-                branches[id(node)] = child
-            child, node = node, self.parent(node)
-        child, node = second, self.parent(second)
-        while node is not None:
-            if isinstance(node, cst.If) and id(node) in branches:
-                mine, theirs = child, branches[id(node)]
-                return mine is not theirs and {id(mine), id(theirs)} == {
-                    id(node.body),
-                    id(node.orelse),
-                }
-            child, node = node, self.parent(node)
-        return False
 
     def _enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
         current = self.parent(node)
@@ -721,20 +670,6 @@ def _drop_device_terms(
         dropped.append(term)
         return True
     return test
-
-
-_MOVES = frozenset({"cpu", "cuda", "to", "float", "half", "double", "eval", "train"})
-
-
-def _strip_moves(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`m.cpu().float()` -> `m`: the calls that move or cast a module and return it."""
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _MOVES
-    ):
-        node = node.func.value
-    return node
 
 
 def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
