@@ -120,6 +120,9 @@ _PURE_PREFIXES: Final = (
     "textwrap.",
     "pprint.pformat",
     "getpass.getuser",
+    # metrics computed from arrays already gathered (shenweichen/DeepCTR-Torch's example:
+    # `print("test LogLoss", round(log_loss(y, pred), 4))`)
+    "sklearn.metrics.",
     "wandb.Image",
     "wandb.Histogram",
     "wandb.Table",
