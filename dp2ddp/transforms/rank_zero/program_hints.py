@@ -16,7 +16,11 @@ in it is a pure builtin or library function (side_effects.pure_name), a reading 
 (side_effects.pure_method) on a value that is not a module, or another pure project
 function. Found with `ast` over every module of the program (cheap: discovery parsed them);
 names are qualified as the rank-0 pass qualifies call targets: "config.learning_rate" for
-a function of module `config`, and plain "get_hms" for the module being migrated.
+a function of module `config`, and plain "get_hms" for the module being migrated. Methods a
+top-level class defines itself (undecorated or static) are judged the same way, as
+"module.Class.method"; a package's `from .x import C` makes "package.C.method" name it too
+(re-exports), and the rank-0 pass gives `x.method` that name where every binding of `x` in
+its function is `x = C(...)` (facts.instance_methods).
 
 Unused: a top-level function of a library module that no module of the program refers to
 (kuangliu/pytorch-cifar@49b7aa9: each of 18 model files has a demo `test()` printing an
@@ -31,6 +35,7 @@ somewhere) always counts as used. Erring towards "used" only means a guard too m
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -166,6 +171,9 @@ class ModuleNames:
     functions: tuple[tuple[str, tuple[_Step, ...]], ...]
     logs: bool
     script: bool = False
+    #: (the name a `from .x import C` binds, as its importers spell it: "metrics.C"; the
+    #: name it stands for: "metrics.stream_metrics.C"): a package's re-exports.
+    reexports: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -182,6 +190,7 @@ class ModuleNames:
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
+            _reexports(name, tree, is_package),
         )
 
 
@@ -289,12 +298,51 @@ def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset
 def _function_steps(
     module: str, tree: ast.Module, is_package: bool
 ) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
-    """Each top-level function's qualified name and the steps deciding its purity."""
+    """Each top-level function's qualified name and the steps deciding its purity; also
+    each method a top-level class defines itself, undecorated or a staticmethod, as
+    "module.Class.method" (VainF/DeepLabV3Plus-Pytorch's `StreamSegMetrics.to_str(results)`,
+    printed each validation): `self` is a parameter like any other, so a method that only
+    reads it and builds a value is pure; one that calls another method of `self` is not
+    (`pure_method` knows reading methods of values, not the class's own)."""
+    table = _import_table(tree, module, is_package)
+    prefix = f"{module}." if module else ""
+    found: list[tuple[str, tuple[_Step, ...]]] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef):
+            found.append((prefix + statement.name, _steps(statement, table)))
+        elif isinstance(statement, ast.ClassDef):
+            for method in statement.body:
+                if not isinstance(method, ast.FunctionDef):
+                    continue
+                static = [d for d in method.decorator_list if _is_name(d, "staticmethod")]
+                if len(static) != len(method.decorator_list):
+                    continue  # a property, a classmethod, a registered method: unjudged
+                plain = copy.copy(method)
+                plain.decorator_list = []
+                qualified = f"{prefix}{statement.name}.{method.name}"
+                found.append((qualified, _steps(plain, table)))
+    return tuple(found)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[str, str], ...]:
+    """`from .stream_metrics import StreamSegMetrics` in package `metrics`:
+    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics")."""
+    if not module:
+        return ()
     table = _import_table(tree, module, is_package)
     return tuple(
-        (f"{module}.{statement.name}" if module else statement.name, _steps(statement, table))
+        (f"{module}.{local}", full)
         for statement in tree.body
-        if isinstance(statement, ast.FunctionDef)
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
+        if alias.name != "*"
+        for local in [alias.asname or alias.name]
+        for full in [table.get(local)]
+        if full is not None and full != f"{module}.{local}"
     )
 
 
@@ -319,7 +367,12 @@ def _pure_of(modules: list[ModuleNames]) -> frozenset[str]:
     def pure_or_known(qualified: str) -> bool:
         return pure(qualified) if qualified in functions else pure_name(qualified)
 
-    return frozenset(q for q in functions if pure(q))
+    found = {q for q in functions if pure(q)}
+    for _ in range(2):  # a re-export of a re-export
+        for names in modules:
+            for alias, full in names.reexports:
+                found |= {alias + q[len(full) :] for q in list(found) if q.startswith(full + ".")}
+    return frozenset(found)
 
 
 def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
