@@ -84,7 +84,7 @@ def program_hints(
             found = ModuleNames.of(module.name, module.tree, module.is_package)
             summaries[key] = found
         names.append(found)
-    pure = _pure_of(names)
+    pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
     dims = scatter_dims(m.tree for m in modules)
@@ -174,6 +174,8 @@ class ModuleNames:
     #: (the name a `from .x import C` binds, as its importers spell it: "metrics.C"; the
     #: name it stands for: "metrics.stream_metrics.C"): a package's re-exports.
     reexports: tuple[tuple[str, str], ...] = ()
+    #: The methods its top-level classes define, as `functions` (see _function_steps).
+    methods: tuple[tuple[str, tuple[_Step, ...]], ...] = ()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -191,6 +193,7 @@ class ModuleNames:
             _imports_logging(tree),
             script,
             _reexports(name, tree, is_package),
+            _method_steps(name, tree, is_package),
         )
 
 
@@ -298,19 +301,29 @@ def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset
 def _function_steps(
     module: str, tree: ast.Module, is_package: bool
 ) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
-    """Each top-level function's qualified name and the steps deciding its purity; also
-    each method a top-level class defines itself, undecorated or a staticmethod, as
-    "module.Class.method" (VainF/DeepLabV3Plus-Pytorch's `StreamSegMetrics.to_str(results)`,
-    printed each validation): `self` is a parameter like any other, so a method that only
-    reads it and builds a value is pure; one that calls another method of `self` is not
-    (`pure_method` knows reading methods of values, not the class's own)."""
+    """Each top-level function's qualified name and the steps deciding its purity."""
+    table = _import_table(tree, module, is_package)
+    return tuple(
+        (f"{module}.{statement.name}" if module else statement.name, _steps(statement, table))
+        for statement in tree.body
+        if isinstance(statement, ast.FunctionDef)
+    )
+
+
+def _method_steps(
+    module: str, tree: ast.Module, is_package: bool
+) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
+    """Each method a top-level class defines itself, undecorated or a staticmethod, as
+    "module.Class.method", and the steps deciding its purity (VainF/DeepLabV3Plus-Pytorch's
+    `StreamSegMetrics.to_str(results)`, printed each validation): `self` is a parameter
+    like any other, so a method that only reads it and builds a value is pure; one that
+    calls another method of `self` is not (`pure_method` knows reading methods of values,
+    not the class's own)."""
     table = _import_table(tree, module, is_package)
     prefix = f"{module}." if module else ""
     found: list[tuple[str, tuple[_Step, ...]]] = []
     for statement in tree.body:
-        if isinstance(statement, ast.FunctionDef):
-            found.append((prefix + statement.name, _steps(statement, table)))
-        elif isinstance(statement, ast.ClassDef):
+        if isinstance(statement, ast.ClassDef):
             for method in statement.body:
                 if not isinstance(method, ast.FunctionDef):
                     continue
@@ -329,9 +342,11 @@ def _is_name(node: ast.expr, name: str) -> bool:
 
 
 def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[str, str], ...]:
-    """`from .stream_metrics import StreamSegMetrics` in package `metrics`:
-    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics")."""
-    if not module:
+    """`from .stream_metrics import StreamSegMetrics` in package `metrics`'s __init__.py:
+    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics"). A package's
+    only: a module's own imports are what it uses, not names it offers (and an entry's
+    would make each program's hints differ, so a shared library is migrated per program)."""
+    if not module or not is_package:
         return ()
     table = _import_table(tree, module, is_package)
     return tuple(
@@ -346,13 +361,18 @@ def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[s
     )
 
 
-def _pure_of(modules: list[ModuleNames]) -> frozenset[str]:
+def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozenset[str]:
     """The pure functions of a program's modules: a function's steps in order, a project
     function's verdict found when first asked (a call back into a function being decided
-    counts as impure: unproven)."""
+    counts as impure: unproven). entry_methods=False: not the methods of modules[0], the
+    entry (no other module calls them, and its own migration judges them itself; named in
+    the program's hints, they would make each entry's hints differ, and a library shared
+    by several entries be migrated once per entry)."""
     functions: dict[str, tuple[_Step, ...]] = {}
-    for names in modules:
+    for index, names in enumerate(modules):
         functions.update(names.functions)
+        if index or entry_methods:
+            functions.update(names.methods)
     verdicts: dict[str, bool] = {}
 
     def pure(qualified: str) -> bool:
