@@ -336,9 +336,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "but a caller that passes `gpus=[0, 1]` still gets those readings: on rank 1 (cuda:1) "
         "and on the CPU the first entry no longer names the device (shenweichen/DeepCTR-Torch "
         'raises "`gpus[0]` should be the same gpu with `device`"). Under torchrun the '
-        "processes are the device list: callers pass none (one process per GPU, "
-        "`--nproc_per_node`), and give the batch size for all processes where the library "
-        "multiplied it by the list's length.",
+        "processes are the device list: where the list only chose DataParallel's replicas, "
+        "callers pass none (one process per GPU, `--nproc_per_node`) and give the batch size "
+        "for all processes where the code multiplied it by the list's length; where an empty "
+        "list means the CPU (a `--gpu_ids` option), pass this process's device instead "
+        "(`[LOCAL_RANK]`, or `DEVICE_IDS` from the generated module).",
     ),
 }
 

@@ -237,7 +237,8 @@ class WrapModelInDDP(MigrationTransform):
             f"`device_ids={spelled}`: {places} still "
             f"{'reads' if len(reads) == 1 else 'read'} it as the GPUs of one process; "
             "under torchrun each process drives one device (DEVICE) and the processes are the "
-            "device list: callers should pass none",
+            "device list, so a list a caller passes no longer describes this process (pass "
+            "none where it only chose DataParallel's replicas)",
         )
 
     def _warn_submodule_wraps(self) -> None:
