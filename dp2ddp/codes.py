@@ -358,6 +358,21 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         'match the size of tensor b (8)") or broadcast silently. Size the tensor from the '
         "batch it meets (torch.ones_like(output), or its own .size(0)).",
     ),
+    "DP045": (
+        "device list passed by the caller keeps DataParallel's meaning",
+        "The wrap's `device_ids=` is a list the caller gives (`self.gpus`, a parameter), and "
+        "the code still reads it as the GPUs one process drives: its first entry as that "
+        "process's device (`str(gpus[0]) in device`), its length as the number of replicas "
+        "(`batch_size *= len(gpus)`). The wrap itself becomes DDP on this process's device, "
+        "but a caller that passes `gpus=[0, 1]` still gets those readings: on rank 1 (cuda:1) "
+        "and on the CPU the first entry no longer names the device (shenweichen/DeepCTR-Torch "
+        'raises "`gpus[0]` should be the same gpu with `device`"). Under torchrun the '
+        "processes are the device list: where the list only chose DataParallel's replicas, "
+        "callers pass none (one process per GPU, `--nproc_per_node`) and give the batch size "
+        "for all processes where the code multiplied it by the list's length; where an empty "
+        "list means the CPU (a `--gpu_ids` option), pass this process's device instead "
+        "(`[LOCAL_RANK]`, or `DEVICE_IDS` from the generated module).",
+    ),
 }
 
 

@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named
+from dp2ddp.transforms._support.nodes import call_named, enclosing_function
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -151,11 +151,38 @@ class PinDevices(MigrationTransform):
         value = original_node.value
         if not self._is_device_value(value):
             return updated_node
-        if all(isinstance(t.target, cst.Name) for t in original_node.targets):
+        names = [t.target for t in original_node.targets]
+        if all(isinstance(t, cst.Name) for t in names) and not self._string_elsewhere(
+            original_node, {self.code(t) for t in names}
+        ):
             self.record(original_node, f"{self.code(value)} -> DEVICE")
             return updated_node.with_changes(value=_device())
+        # A name that holds another string on another path (`device = 'cpu'`, then
+        # `device = 'cuda:0'` if CUDA is there: shenweichen/DeepCTR-Torch's examples) is a
+        # string wherever it goes, and the code it is passed to may read it as one (the
+        # library's `str(gpus[0]) in device`): a string it stays, as an attribute does.
         indexed = [n for n in (value, *_choices(value)) if _has_index(n)]
         if not indexed:
             return updated_node
         self.record(original_node, f"{self.code(value)} -> str(DEVICE), a string as it was")
         return updated_node.with_changes(value=call_named("str", cst.Arg(_device())))
+
+    def _string_elsewhere(self, assign: cst.Assign, names: set[str]) -> bool:
+        """One of `names` is also bound to a string that is not a device value
+        (`device = "cpu"`) by a plain assignment of the same function (or module level)."""
+        scope = enclosing_function(assign, self)
+        root: cst.CSTNode = assign
+        while (parent := self.parent(root)) is not None:
+            root = parent
+        for other in m.findall(scope if scope is not None else root, m.Assign()):
+            assert isinstance(other, cst.Assign)
+            if (
+                other is assign
+                or not isinstance(other.value, cst.SimpleString)
+                or self._is_device_value(other.value)
+                or enclosing_function(other, self) is not scope
+            ):
+                continue
+            if any(self.code(t.target) in names for t in other.targets):
+                return True
+        return False

@@ -42,7 +42,9 @@ from dp2ddp.transforms._support.nodes import (
     scoped_name,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 
 _GUARD = re.compile(
@@ -82,10 +84,15 @@ class WrapModelInDDP(MigrationTransform):
         self._unused = UnusedParameters(self)
         #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
+        #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
+        self._pairs = WrapPairs(self)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
         return True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._pairs.note_assign(node)
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
@@ -156,8 +163,10 @@ class WrapModelInDDP(MigrationTransform):
             self.state.wrapped.append(target)
         if target is not None:
             self._migrated_wraps.add(scoped_name(original, target, self))
+        self._pairs.note_wrap(original)
         self._note_nested(original, target)
         self._check_submodule_wrap(original, original_module, target)
+        self._check_device_list(original)
         self.record(
             original,
             f"wrapped {self.code(module)} in DistributedDataParallel on this process's device"
@@ -212,11 +221,32 @@ class WrapModelInDDP(MigrationTransform):
             return
         self._submodule_wraps.append((call, target))
 
+    def _check_device_list(self, call: cst.Call) -> None:
+        """DP045: `device_ids=self.gpus`, a list the caller gives, still read elsewhere
+        (`len(self.gpus)`, `self.gpus[0]`): analysis/device_lists.py."""
+        found = device_list_reads(call, self._is_dp_call, self)
+        if found is None:
+            return
+        spelled, reads = found
+        places = " and ".join(
+            f"`{self.code(read)}` (line {self._position(read)[0]})" for read in reads[:2]
+        ) + (f" and {len(reads) - 2} more" if len(reads) > 2 else "")
+        self.warn(
+            call,
+            "DP045",
+            f"`device_ids={spelled}`: {places} still "
+            f"{'reads' if len(reads) == 1 else 'read'} it as the GPUs of one process; "
+            "under torchrun each process drives one device (DEVICE) and the processes are the "
+            "device list, so a list a caller passes no longer describes this process (pass "
+            "none where it only chose DataParallel's replicas)",
+        )
+
     def _warn_submodule_wraps(self) -> None:
         for call, target in self._submodule_wraps:
             owner = target.rsplit(".", 1)[0]
             if any(
-                (owner == w or owner.startswith(w + ".")) and not self._exclusive(call, other)
+                (owner == w or owner.startswith(w + "."))
+                and not self._pairs.apart(call, other, (target, w))
                 for w, other in self._wraps
             ):
                 continue
@@ -292,7 +322,9 @@ class WrapModelInDDP(MigrationTransform):
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
-            if inner.startswith(outer + ".") and not self._exclusive(call, other_call):
+            if inner.startswith(outer + ".") and not self._pairs.apart(
+                call, other_call, (inner, outer)
+            ):
                 self.warn(
                     call if inner == target else other_call,
                     "DP022",
@@ -300,26 +332,6 @@ class WrapModelInDDP(MigrationTransform):
                     f"wrappers would share its parameters; wrap only {outer}",
                 )
         self._wraps.append((target, call))
-
-    def _exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-        """The two nodes sit in different branches of one if/else: never both run
-        (ShichenLiu/CondenseNet: `model.features` wrapped for AlexNet/VGG, `model` else)."""
-        branches: dict[int, cst.CSTNode] = {}
-        child, node = first, self.parent(first)
-        while node is not None:
-            if isinstance(node, cst.If):
-                branches[id(node)] = child
-            child, node = node, self.parent(node)
-        child, node = second, self.parent(second)
-        while node is not None:
-            if isinstance(node, cst.If) and id(node) in branches:
-                mine, theirs = child, branches[id(node)]
-                return mine is not theirs and {id(mine), id(theirs)} == {
-                    id(node.body),
-                    id(node.orelse),
-                }
-            child, node = node, self.parent(node)
-        return False
 
     def _enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
         current = self.parent(node)

@@ -1,8 +1,9 @@
 """Logs and console output written once (issue 10 items 2 and 3).
 
 A CSV log opened with "w"/"a", a JSON summary, a progress helper writing with
-sys.stdout.write, and pprint: the files and the console must read as plain
-python's, and rank 1 must print nothing.
+sys.stdout.write, pprint, and a print of a method of the script's own class that only
+reads `self` (VainF/DeepLabV3Plus-Pytorch's `print(metrics.to_str(...))`): the files and
+the console must read as plain python's, and rank 1 must print nothing.
 """
 
 import json
@@ -20,7 +21,18 @@ def progress_bar(current, total, msg):
     sys.stdout.flush()
 
 
+class Settings:
+    def __init__(self, lr, epochs):
+        self.lr = lr
+        self.epochs = epochs
+
+    def describe(self):
+        return "lr %.2f for %d epochs" % (self.lr, self.epochs)
+
+
 torch.manual_seed(0)
+settings = Settings(0.1, 2)
+print(settings.describe())
 os.makedirs("runs", exist_ok=True)
 with open("runs/log.csv", "w") as f:
     f.write("epoch,step\n")

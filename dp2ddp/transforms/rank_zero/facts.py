@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import after_imports, calls_under, is_script_guard
+from dp2ddp.transforms._support.nodes import (
+    after_imports,
+    calls_under,
+    enclosing_function,
+    is_script_guard,
+)
 from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import pure_functions
@@ -43,13 +48,42 @@ class RankZeroFacts:
         self.images: set[str] = set()  # ... to a PIL image (`img.save(path)` writes a file)
         self.loads = False  # the script calls torch.load (a save then needs a barrier)
         self.guarded_callees: set[str] = set()  # called only under a rank-0 test
+        #: (id of the enclosing function or 0, name) -> the qualified names of the class
+        #: every binding of that name there calls (`metrics = StreamSegMetrics(...)`);
+        #: None once it is bound any other way (see instance_methods).
+        self.instances: dict[tuple[int, str], frozenset[str] | None] = {}
         module.visit(_Collector(self))
         self.uniform = RankUniformity.for_pass(transform, module)
         self.pure: frozenset[str] | None = None  # see pure_functions
 
     def does_work(self, argument: cst.BaseExpression) -> bool:
         """The argument may do work other ranks need (side_effects.has_side_effects)."""
-        return has_side_effects(argument, self.t.qualified_names, self.pure_functions())
+        return has_side_effects(argument, self.instance_methods, self.pure_functions())
+
+    def instance_methods(self, node: cst.CSTNode) -> set[str]:
+        """The call target's qualified names, and for `x.method` where every binding of
+        `x` in its function is `x = C(...)`, "C.method" too: a pure method of a project
+        class (program_hints) is then known (DeepLabV3Plus's `metrics.to_str(score)`)."""
+        names = self.t.qualified_names(node)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            classes = self.instances.get((self.scope_id(node), node.value.value))
+            if classes:
+                names = names | {f"{c}.{node.attr.value}" for c in classes}
+        return names
+
+    def scope_id(self, node: cst.CSTNode) -> int:
+        function = enclosing_function(node, self.t)
+        return id(function) if function is not None else 0
+
+    def bind(self, node: cst.CSTNode, name: str, value: cst.BaseExpression | None) -> None:
+        """`name` is bound at `node` to `value` (None: a binding that is not `= C(...)`)."""
+        key = (self.scope_id(node), name)
+        classes = (
+            frozenset(self.t.qualified_names(value.func)) if isinstance(value, cst.Call) else None
+        )
+        if key in self.instances and self.instances[key] != classes:
+            classes = None
+        self.instances[key] = classes or None
 
     def pure_functions(self) -> frozenset[str]:
         """Functions of this module and the program safe to skip off rank 0 (lazily: an
@@ -167,13 +201,42 @@ class _Collector(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self.facts.track(target.target, node.value)
+            single = target.target if len(node.targets) == 1 else None
+            for name in _names_in(target.target):
+                self.facts.bind(node, name.value, node.value if name is single else None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.facts.track(node.target, node.value)
+        for name in _names_in(node.target):
+            self.facts.bind(node, name.value, None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for name in _names_in(node.target):
+            self.facts.bind(node, name.value, None)
+
+    def visit_For(self, node: cst.For) -> None:
+        for name in _names_in(node.target):
+            self.facts.bind(node, name.value, None)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.facts.bind(node, node.name.value, None)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        for name in _names_in(node.target):
+            self.facts.bind(node, name.value, None)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        bound: cst.BaseExpression = node.asname.name if node.asname is not None else node.name
+        while isinstance(bound, cst.Attribute):
+            bound = bound.value
+        if isinstance(bound, cst.Name):
+            self.facts.bind(node, bound.value, None)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.facts.track(node.asname.name, node.item)
+            for name in _names_in(node.asname.name):
+                self.facts.bind(node, name.value, None)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.t.matches(node.func, TORCH_LOAD):
@@ -189,3 +252,14 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.value.value == "self":
                     self.facts.guarded_callees.add(func.attr.value)
+
+
+def _names_in(target: cst.BaseExpression) -> list[cst.Name]:
+    """The plain names a binding target binds (`a`, `a, b`, `[a, *b]`); not `x.attr`/`x[i]`."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return []

@@ -16,7 +16,11 @@ in it is a pure builtin or library function (side_effects.pure_name), a reading 
 (side_effects.pure_method) on a value that is not a module, or another pure project
 function. Found with `ast` over every module of the program (cheap: discovery parsed them);
 names are qualified as the rank-0 pass qualifies call targets: "config.learning_rate" for
-a function of module `config`, and plain "get_hms" for the module being migrated.
+a function of module `config`, and plain "get_hms" for the module being migrated. Methods a
+top-level class defines itself (undecorated or static) are judged the same way, as
+"module.Class.method"; a package's `from .x import C` makes "package.C.method" name it too
+(re-exports), and the rank-0 pass gives `x.method` that name where every binding of `x` in
+its function is `x = C(...)` (facts.instance_methods).
 
 Unused: a top-level function of a library module that no module of the program refers to
 (kuangliu/pytorch-cifar@49b7aa9: each of 18 model files has a demo `test()` printing an
@@ -31,7 +35,8 @@ somewhere) always counts as used. Erring towards "used" only means a guard too m
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import copy
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -79,7 +84,7 @@ def program_hints(
             found = ModuleNames.of(module.name, module.passing_tree(), module.is_package)
             summaries[key] = found
         names.append(found)
-    pure = _pure_of(names)
+    pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
     # Only a module whose text names DataParallel can call it (identifiers are read
@@ -90,10 +95,11 @@ def program_hints(
         if not m.source.text.isascii() or "DataParallel" in m.source.text
     )
     hints: dict[str, ProgramHints] = {}
+    savers = _by_module([n.savers for n in names])
+    loaders = _by_module([n.loaders for n in names])
     for index, module in enumerate(modules):
-        others = [found for other, found in enumerate(names) if other != index]
-        saved_by = frozenset(name for found in others for name in found.savers)
-        loaded_by = frozenset(name for found in others for name in found.loaders)
+        saved_by = savers(index)
+        loaded_by = loaders(index)
         if not index:
             hints[module.real] = ProgramHints(
                 pure, logs=logs, scatter_dims=dims, saved_by=saved_by, loaded_by=loaded_by
@@ -104,6 +110,23 @@ def program_hints(
             pure, unused[index], not script, logs, script, dims, saved_by, loaded_by
         )
     return hints
+
+
+def _by_module(named: list[frozenset[str]]) -> Callable[[int], frozenset[str]]:
+    """For module i: the names of the other modules (a function of i, linear in the
+    program: torch's tree has programs of 1,700 modules)."""
+    owners: dict[str, set[int]] = {}
+    for index, names in enumerate(named):
+        for name in names:
+            owners.setdefault(name, set()).add(index)
+    every = frozenset(owners)
+
+    def others(index: int) -> frozenset[str]:
+        if not named[index]:
+            return every
+        return frozenset(n for n, at in owners.items() if at - {index})
+
+    return others
 
 
 def wraps_as_script(tree: ast.Module) -> bool:
@@ -183,6 +206,11 @@ class ModuleNames:
     script: bool = False
     savers: frozenset[str] = frozenset()
     loaders: frozenset[str] = frozenset()
+    #: (the name a `from .x import C` binds, as its importers spell it: "metrics.C"; the
+    #: name it stands for: "metrics.stream_metrics.C"): a package's re-exports.
+    reexports: tuple[tuple[str, str], ...] = ()
+    #: The methods its top-level classes define, as `functions` (see _function_steps).
+    methods: tuple[tuple[str, tuple[_Step, ...]], ...] = ()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -201,6 +229,8 @@ class ModuleNames:
             script,
             saving_functions(tree, table := _import_table(tree, name, is_package)),
             saving_functions(tree, table, "torch.load"),
+            _reexports(name, tree, is_package),
+            _method_steps(name, tree, is_package),
         )
 
 
@@ -362,13 +392,69 @@ def _function_steps(
     )
 
 
-def _pure_of(modules: list[ModuleNames]) -> frozenset[str]:
+def _method_steps(
+    module: str, tree: ast.Module, is_package: bool
+) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
+    """Each method a top-level class defines itself, undecorated or a staticmethod, as
+    "module.Class.method", and the steps deciding its purity (VainF/DeepLabV3Plus-Pytorch's
+    `StreamSegMetrics.to_str(results)`, printed each validation): `self` is a parameter
+    like any other, so a method that only reads it and builds a value is pure; one that
+    calls another method of `self` is not (`pure_method` knows reading methods of values,
+    not the class's own)."""
+    table = _import_table(tree, module, is_package)
+    prefix = f"{module}." if module else ""
+    found: list[tuple[str, tuple[_Step, ...]]] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            for method in statement.body:
+                if not isinstance(method, ast.FunctionDef):
+                    continue
+                static = [d for d in method.decorator_list if _is_name(d, "staticmethod")]
+                if len(static) != len(method.decorator_list):
+                    continue  # a property, a classmethod, a registered method: unjudged
+                plain = copy.copy(method)
+                plain.decorator_list = []
+                qualified = f"{prefix}{statement.name}.{method.name}"
+                found.append((qualified, _steps(plain, table)))
+    return tuple(found)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[str, str], ...]:
+    """`from .stream_metrics import StreamSegMetrics` in package `metrics`'s __init__.py:
+    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics"). A package's
+    only: a module's own imports are what it uses, not names it offers (and an entry's
+    would make each program's hints differ, so a shared library is migrated per program)."""
+    if not module or not is_package:
+        return ()
+    table = _import_table(tree, module, is_package)
+    return tuple(
+        (f"{module}.{local}", full)
+        for statement in tree.body
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
+        if alias.name != "*"
+        for local in [alias.asname or alias.name]
+        for full in [table.get(local)]
+        if full is not None and full != f"{module}.{local}"
+    )
+
+
+def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozenset[str]:
     """The pure functions of a program's modules: a function's steps in order, a project
     function's verdict found when first asked (a call back into a function being decided
-    counts as impure: unproven)."""
+    counts as impure: unproven). entry_methods=False: not the methods of modules[0], the
+    entry (no other module calls them, and its own migration judges them itself; named in
+    the program's hints, they would make each entry's hints differ, and a library shared
+    by several entries be migrated once per entry)."""
     functions: dict[str, tuple[_Step, ...]] = {}
-    for names in modules:
+    for index, names in enumerate(modules):
         functions.update(names.functions)
+        if index or entry_methods:
+            functions.update(names.methods)
     verdicts: dict[str, bool] = {}
 
     def pure(qualified: str) -> bool:
@@ -383,7 +469,12 @@ def _pure_of(modules: list[ModuleNames]) -> frozenset[str]:
     def pure_or_known(qualified: str) -> bool:
         return pure(qualified) if qualified in functions else pure_name(qualified)
 
-    return frozenset(q for q in functions if pure(q))
+    found = {q for q in functions if pure(q)}
+    for _ in range(2):  # a re-export of a re-export
+        for names in modules:
+            for alias, full in names.reexports:
+                found |= {alias + q[len(full) :] for q in list(found) if q.startswith(full + ".")}
+    return frozenset(found)
 
 
 def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:

@@ -108,6 +108,21 @@ _PURE_PREFIXES: Final = (
     "numpy.",
     "platform.",
     "socket.gethostname",
+    # time zones and text: what a progress or timing line is built from
+    # (princeton-vl/pytorch_stacked_hourglass: `print(datetime.now(timezone('EST')))`, pytz)
+    "pytz.timezone",
+    "pytz.utc",
+    "pytz.FixedOffset",
+    "zoneinfo.ZoneInfo",
+    "dateutil.tz.",
+    "calendar.",
+    "string.",
+    "textwrap.",
+    "pprint.pformat",
+    "getpass.getuser",
+    # metrics computed from arrays already gathered (shenweichen/DeepCTR-Torch's example:
+    # `print("test LogLoss", round(log_loss(y, pred), 4))`)
+    "sklearn.metrics.",
     "wandb.Image",
     "wandb.Histogram",
     "wandb.Table",

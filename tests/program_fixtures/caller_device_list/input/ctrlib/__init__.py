@@ -1,0 +1,3 @@
+from .model import TinyCTR
+
+__all__ = ["TinyCTR"]
