@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 import torch
+import torch.utils.checkpoint
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import arrays, probes, protocol, render, scan
+from dp2ddp.verify import arrays, probes, protocol, render, replicas, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
@@ -990,6 +991,52 @@ def test_replicas_undone_for_a_forward_that_needs_the_whole_batch(
     assert not done and replica_recorder.replica is None
     assert int(_buffer(model, "bn.num_batches_tracked")) == 0
     assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))
+
+
+
+class _CheckpointedConvBN(_ConvBN):
+    """A BatchNorm inside an activation-checkpointed segment, recomputed during backward
+    (gpleiss/efficient_densenet_pytorch's `efficient=True` layers)."""
+
+    def __init__(self, reentrant: bool) -> None:
+        super().__init__()
+        self.reentrant = reentrant
+
+    def segment(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.bn(self.conv(x)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.requires_grad_()  # the reentrant variant needs an input that wants a gradient
+        features = torch.utils.checkpoint.checkpoint(
+            self.segment, x, use_reentrant=self.reentrant
+        )
+        out: torch.Tensor = self.fc(features.mean((2, 3)))
+        return out
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_replicas_recompute_a_checkpointed_segment_as_the_same_replica(
+    replica_recorder: Recorder, monkeypatch: pytest.MonkeyPatch, reentrant: bool
+) -> None:
+    """backward recomputes replica r's checkpointed segment on replica r's chunk: its
+    BatchNorm normalises that chunk whole, as on rank r (it was split in two again: other
+    activations, other gradients, and verify said NOT EQUIVALENT with no cause)."""
+    monkeypatch.setattr(torch.utils.checkpoint, "checkpoint", torch.utils.checkpoint.checkpoint)
+    torch.manual_seed(0)
+    model = _CheckpointedConvBN(reentrant)
+    ranks = [copy.deepcopy(model), copy.deepcopy(model)]
+    x = torch.randn(8, 3, 6, 6)
+    for rank, part in zip(ranks, x.chunk(2), strict=True):
+        rank(part.clone()).pow(2).mean().backward()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    replicas.install(replica_recorder)
+    done, out = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert done
+    out.pow(2).mean().backward()
+    for name, _ in model.named_parameters():
+        averaged = (_grad(ranks[0], name) + _grad(ranks[1], name)) / 2
+        assert torch.equal(_grad(model, name), averaged), name
+    assert replica_recorder.replica is None
 
 
 _SUBSET_PROBE = """
