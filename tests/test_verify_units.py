@@ -993,7 +993,6 @@ def test_replicas_undone_for_a_forward_that_needs_the_whole_batch(
     assert torch.equal(_buffer(model, "bn.running_mean"), torch.zeros(8))
 
 
-
 class _CheckpointedConvBN(_ConvBN):
     """A BatchNorm inside an activation-checkpointed segment, recomputed during backward
     (gpleiss/efficient_densenet_pytorch's `efficient=True` layers)."""
@@ -1007,9 +1006,7 @@ class _CheckpointedConvBN(_ConvBN):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.requires_grad_()  # the reentrant variant needs an input that wants a gradient
-        features = torch.utils.checkpoint.checkpoint(
-            self.segment, x, use_reentrant=self.reentrant
-        )
+        features = torch.utils.checkpoint.checkpoint(self.segment, x, use_reentrant=self.reentrant)
         out: torch.Tensor = self.fc(features.mean((2, 3)))
         return out
 
