@@ -11,7 +11,8 @@ would otherwise differ between one DataParallel process and W DDP processes:
   seeded with (seed + e), and DistributedSampler hands rank r the r-th contiguous slice of
   every global batch (see `slicing`): the DDP global batch at step s is the original's batch s;
 * each sample is loaded under its own RNG seed (derived from its index), so random data
-  augmentation gives a sample the same crop in both runs, whichever process loads it;
+  augmentation gives a sample the same crop in both runs, whichever process loads it (also
+  through a `Subset`; a dataset's own batched `__getitems__` is left to draw as it does);
 * cuDNN and TF32 are set deterministic / off.
 """
 
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
-from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
+from torch.utils.data import DataLoader, DistributedSampler, RandomSampler, Subset
 from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
@@ -253,6 +254,11 @@ def _sample_seed(seed: int, index: object) -> int:
 
 def _load_seeded(dataset: Any, index: object, seed: int) -> Any:
     """dataset[index] with every CPU RNG seeded by the index, then restored."""
+    return _read_seeded(lambda: dataset[index], index, seed)
+
+
+def _read_seeded(read: Callable[[], Any], index: object, seed: int) -> Any:
+    """read() (sample `index`) with every CPU RNG seeded by the index, then restored."""
     numpy = sys.modules.get("numpy")
     torch_state = torch.get_rng_state()
     py_state = random.getstate()
@@ -263,12 +269,31 @@ def _load_seeded(dataset: Any, index: object, seed: int) -> Any:
     if numpy is not None:
         numpy.random.seed(sample_seed)
     try:
-        return dataset[index]
+        return read()
     finally:
         torch.set_rng_state(torch_state)
         random.setstate(py_state)
         if numpy is not None:
             numpy.random.set_state(np_state)
+
+
+def _subset_reads_per_sample(dataset: Any) -> bool:
+    """Whether `dataset.__getitems__` is torch's `Subset`'s over datasets that read sample by
+    sample. That one has no batched read of its own: it passes the batch on to its dataset's
+    `__getitems__`, and over a dataset without one reads `dataset[indices[i]]` per sample.
+    Such a batch is loaded one sample at a time, each under its own seed, as a plain
+    dataset's is (a `torch.randperm` train/valid split into Subsets of an augmented
+    dataset: gpleiss/efficient_densenet_pytorch's demo.py, where the augmentation drew from
+    each process's generator and verify took the ranks' crops for other samples)."""
+    if getattr(type(dataset), "__getitems__", None) is not Subset.__getitems__:
+        return False
+    inner = dataset.dataset
+    return not getattr(inner, "__getitems__", None) or _subset_reads_per_sample(inner)
+
+
+def _first(getitems: Callable[[list[Any]], list[Any]], index: object) -> Any:
+    """The one sample `getitems([index])` reads: the read a Subset makes for it in a batch."""
+    return getitems([index])[0]
 
 
 def _patch_fetch(seed: int) -> None:
@@ -277,12 +302,21 @@ def _patch_fetch(seed: int) -> None:
 
     @functools.wraps(native)
     def fetch(self: Any, possibly_batched_index: Any) -> Any:
-        if getattr(self.dataset, "__getitems__", None):
-            return native(self, possibly_batched_index)  # type: ignore[no-untyped-call]
-        if self.auto_collation:
-            data = [_load_seeded(self.dataset, i, seed) for i in possibly_batched_index]
+        """The native fetch (torch 2.x), each sample under its own seed. A dataset's own
+        batched `__getitems__` (not a Subset's) keeps its native read, draws and all."""
+        dataset = self.dataset
+        if not self.auto_collation:
+            data = _load_seeded(dataset, possibly_batched_index, seed)
+        elif not getattr(dataset, "__getitems__", None):
+            data = [_load_seeded(dataset, i, seed) for i in possibly_batched_index]
+        elif _subset_reads_per_sample(dataset):
+            getitems = dataset.__getitems__
+            data = [
+                _read_seeded(functools.partial(_first, getitems, i), i, seed)
+                for i in possibly_batched_index
+            ]
         else:
-            data = _load_seeded(self.dataset, possibly_batched_index, seed)
+            return native(self, possibly_batched_index)  # type: ignore[no-untyped-call]
         return self.collate_fn(data)
 
     fetcher.fetch = fetch  # type: ignore[method-assign]

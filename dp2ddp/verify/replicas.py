@@ -19,14 +19,20 @@ a vector the script run on one device does not expect), or a replica's forward r
 model that needs the whole batch, such as a hidden state kept for it), the chunked forward
 is undone (BatchNorm buffers, RNG and counters restored) and the model runs over the whole
 batch, with BatchNorm normalised per chunk by the probe as before.
+
+Activation checkpointing (`torch.utils.checkpoint.checkpoint`) runs a replica's segment a
+second time during backward, after the chunked forward has returned: that recomputation
+runs as the replica whose chunk it holds (`install`), as it does on its GPU and on rank r.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
+import torch.utils.checkpoint
 from torch.nn.modules.batchnorm import _BatchNorm
 
 from dp2ddp.verify.recorder import Recorder
@@ -187,3 +193,31 @@ def _restore(norms: list[_BatchNorm], buffers: list[tuple[_BatchNorm, list[Any]]
             for current, value in zip(_stats(m), saved, strict=True):
                 if current is not None and value is not None:
                     current.copy_(value)
+
+
+def install(recorder: Recorder) -> None:
+    """A checkpointed function called inside replica r's forward runs as replica r also when
+    backward recomputes it. Without that the recomputation (replica None: a whole batch to
+    the probes) had its chunk's BatchNorm split into W pieces again, so the gradients came
+    from other activations than the forward's (gpleiss/efficient_densenet_pytorch with
+    `efficient=True`: NOT EQUIVALENT from step 1, no cause; with `efficient=False` the
+    updates were bitwise the ranks')."""
+    native = torch.utils.checkpoint.checkpoint
+
+    @functools.wraps(native)
+    def checkpoint(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        replica = recorder.replica
+        if replica is None:
+            return native(function, *args, **kwargs)
+
+        def as_replica(*inner: Any, **named: Any) -> Any:
+            outer = recorder.replica
+            recorder.replica = replica
+            try:
+                return function(*inner, **named)
+            finally:
+                recorder.replica = outer
+
+        return native(as_replica, *args, **kwargs)
+
+    torch.utils.checkpoint.checkpoint = checkpoint

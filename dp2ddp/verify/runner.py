@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     _install_stack_dump(outdir)
 
     # Imported after the redirect: torch's import-time warnings belong to the run's logs.
-    from dp2ddp.verify import alignment, fingerprint, probes
+    from dp2ddp.verify import alignment, fingerprint, probes, replicas
     from dp2ddp.verify.recorder import HarnessFailure, Recorder
 
     recorder = Recorder(options, rank, world, outdir)
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         options.keep_dropout,
     )
     fingerprint.install(recorder)
+    replicas.install(recorder)
     recorder.install()
     if options.to_end:
         from dp2ddp.verify.writes import WriteLog
