@@ -51,6 +51,12 @@ def edits(source: str) -> list[tuple[bool, str]]:
             "import sys\ntry:\n    sys.path.append('third_party')\nexcept Exception:\n    pass\n",
             [(False, "third_party")],
         ),
+        (  # pytorch_stacked_hourglass's data/MPII/dp.py: in a function, then an import there
+            "import os, sys\ndef init(config):\n"
+            "    here = os.path.dirname(os.path.abspath(__file__))\n"
+            "    sys.path.insert(0, here)\n    import ref as ds\n    return ds\n",
+            [(False, "/repo/tools")],  # appended: it must not shadow other modules
+        ),
     ],
 )
 def test_static_edits_are_read(source: str, expected: list[tuple[bool, str]]) -> None:
@@ -62,7 +68,8 @@ def test_static_edits_are_read(source: str, expected: list[tuple[bool, str]]) ->
     [
         "import sys\nsys.path.append(args.root)\n",  # known at run time only
         "import sys, os\nsys.path.append(os.environ['LIB'])\n",
-        "import sys\ndef main():\n    sys.path.append('lib')\n",  # inside a function not called
+        "import sys\ndef main():\n    sys.path.append('lib')\n",  # no import after it there
+        "import sys\ndef main():\n    import lib\n    sys.path.append('lib')\n",
         "import sys\nroot = get_root()\nsys.path.append(root)\n",
         "import sys\nd = 'lib'\nd = compute()\nsys.path.append(d)\n",  # rebound: unknown
     ],

@@ -35,10 +35,42 @@ PathEdit = tuple[bool, str]
 
 def sys_path_edits(tree: ast.Module, file: str) -> tuple[PathEdit, ...]:
     """The folders `tree` (the module at `file`) adds to sys.path, in order."""
-    adders = _adders(tree.body)
     env: dict[str, str] = {}
+    edits = _statement_edits(tree.body, env, file, _adders(tree.body))
+    # A top-level function that extends sys.path and then imports (pytorch_stacked_hourglass's
+    # data/MPII/dp.py: `sys.path.append(os.path.dirname(os.path.abspath(__file__)))`, then
+    # `import ref` in `init()`): its folder is searched too, appended whatever the call
+    # says (the function may not run before other imports, so it must not shadow another
+    # module: appended, it only resolves imports nothing else resolves). A function that
+    # imports nothing after its edit is left out, as before.
+    for function in tree.body:
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside = _statement_edits(function.body, dict(env), file, {})
+            if inside and _imports_after_edit(function):
+                edits += [(False, folder) for _, folder in inside]
+    return tuple(edits)
+
+
+def _imports_after_edit(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """An import statement of `function` after its first sys.path call (source order)."""
+    first = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and _sys_path_call(node) is not None:
+            at = (node.lineno, node.col_offset)
+            first = at if first is None or at < first else first
+    return first is not None and any(
+        isinstance(node, (ast.Import, ast.ImportFrom)) and (node.lineno, node.col_offset) > first
+        for node in ast.walk(function)
+    )
+
+
+def _statement_edits(
+    body: list[ast.stmt], env: dict[str, str], file: str, adders: dict[str, tuple[int, bool]]
+) -> list[PathEdit]:
+    """The sys.path edits among `body`'s statements (into `if`/`try` blocks, not into the
+    helpers they call but `adders`), keeping `env`, the names bound to known paths."""
     edits: list[PathEdit] = []
-    for statement in _top_level(tree.body):
+    for statement in _top_level(body):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name):
@@ -49,7 +81,7 @@ def sys_path_edits(tree: ast.Module, file: str) -> tuple[PathEdit, ...]:
                     env[target.id] = value
         elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             edits += _edit(statement.value, env, file, adders)
-    return tuple(edits)
+    return edits
 
 
 def resolve_edits(edits: tuple[PathEdit, ...], root: str) -> tuple[list[str], list[str]]:
