@@ -207,12 +207,15 @@ def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Mi
     texts = [m.source.text for m in program.modules]
     if all(text.isascii() and "DataLoader" not in text for text in texts):
         return migrated  # no class can name DataLoader as its base: no ast needed
-    classes = loader_subclasses((m.path, m.tree) for m in program.modules)
+    classes = loader_subclasses((m.path, m.passing_tree()) for m in program.modules)
     if not classes:
         return migrated
     migrated = list(migrated)
     for index, module in enumerate(program.modules):
-        calls = list(shuffled_subclass_calls(module.tree, classes))
+        text = module.source.text
+        if text.isascii() and not any(name in text for name in classes):
+            continue  # calls only what it names (identifiers: exact for ASCII text)
+        calls = list(shuffled_subclass_calls(module.passing_tree(), classes))
         result = migrated[index].outcome.result
         if not calls or result is None:
             continue
