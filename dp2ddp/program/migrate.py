@@ -282,9 +282,10 @@ class _Told:
         self.project = project
         self._helpers = helpers
         self._hints: dict[str, ProgramHints] | None = None
-        self._draws: dict[str, HelperDraw] | None = None
+        self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
+        self._model_classes: tuple[ModelClass, ...] = ()
 
     @property
     def helpers(self) -> str:
@@ -305,11 +306,15 @@ class _Told:
         name: a training loop in one module that calls a drawing helper of another gets
         DP006."""
         if self._draws is None:
-            self._draws = {}
+            draws: dict[str, HelperDraw] = {}
             for each in self.program.modules:
-                self._draws.update(self.project.draws(each, module_draws))
+                draws.update(self.project.draws(each, module_draws))
+            # One (name, draw) pair each, shared by every module's facts: torch's programs
+            # hold 1,700 modules and thousands of drawing helpers, and new pairs for each
+            # module took memory quadratic in the program.
+            self._draws = tuple(draws.items())
         prefix = f"{module.name}."
-        return tuple((name, d) for name, d in self._draws.items() if not name.startswith(prefix))
+        return tuple(item for item in self._draws if not item[0].startswith(prefix))
 
     def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
         """The program's nn.Module classes, with what may leave parameters of each without
@@ -328,13 +333,15 @@ class _Told:
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
             }
+            # Shared by every module's facts (see draws).
+            self._model_classes = tuple(ModelClass(n, use) for n, use in self._models.items())
         prefix = f"{module.name}."
         own = [
             ModelClass(name[len(prefix) :], use)
             for name, use in self._models.items()
             if name.startswith(prefix) and "." not in name[len(prefix) :]
         ]
-        return (*own, *(ModelClass(name, use) for name, use in self._models.items()))
+        return (*own, *self._model_classes)
 
     def facts(
         self,
