@@ -429,6 +429,27 @@ def test_cause_batchnorm_rounding_after_an_equal_first_step(tmp_path: Path) -> N
     assert "--freeze-batchnorm" in causes[0].fix
 
 
+def test_rounding_growth_named_after_an_equal_first_step_without_batchnorm(
+    tmp_path: Path,
+) -> None:
+    """pytorch-retinanet's shape: no BatchNorm with batch statistics (frozen), step 1 equal
+    (updates and gradients), step 2 not, ranks in sync, data split right: a likely cause,
+    never claimed as proven, with --steps 1 and --rtol to check it."""
+    ev = _batchnorm_evidence(tmp_path, 2)
+    for window in ev.migrated[0].data["windows"]:
+        window["batchnorm"] = 0
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["rounding_growth"]
+    assert "not proven" in causes[0].title
+    assert "step 1 agreed" in causes[0].detail and "from step 2" in causes[0].detail
+    assert "--steps 1" in causes[0].fix and "--rtol" in causes[0].fix
+    # a first step that differs is not rounding growth
+    ev = _batchnorm_evidence(tmp_path / "b", 1)
+    for window in ev.migrated[0].data["windows"]:
+        window["batchnorm"] = 0
+    assert [c.key for c in diagnose(ev)] == ["unexplained"]
+
+
 def test_batchnorm_rounding_is_not_claimed_when_step_one_differs(tmp_path: Path) -> None:
     causes = diagnose(_batchnorm_evidence(tmp_path / "a", 1))
     assert [c.key for c in causes] == ["unexplained"]

@@ -207,12 +207,15 @@ def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Mi
     texts = [m.source.text for m in program.modules]
     if all(text.isascii() and "DataLoader" not in text for text in texts):
         return migrated  # no class can name DataLoader as its base: no ast needed
-    classes = loader_subclasses((m.path, m.tree) for m in program.modules)
+    classes = loader_subclasses((m.path, m.passing_tree()) for m in program.modules)
     if not classes:
         return migrated
     migrated = list(migrated)
     for index, module in enumerate(program.modules):
-        calls = list(shuffled_subclass_calls(module.tree, classes))
+        text = module.source.text
+        if text.isascii() and not any(name in text for name in classes):
+            continue  # calls only what it names (identifiers: exact for ASCII text)
+        calls = list(shuffled_subclass_calls(module.passing_tree(), classes))
         result = migrated[index].outcome.result
         if not calls or result is None:
             continue
@@ -279,9 +282,10 @@ class _Told:
         self.project = project
         self._helpers = helpers
         self._hints: dict[str, ProgramHints] | None = None
-        self._draws: dict[str, HelperDraw] | None = None
+        self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
+        self._model_classes: tuple[ModelClass, ...] = ()
 
     @property
     def helpers(self) -> str:
@@ -302,11 +306,15 @@ class _Told:
         name: a training loop in one module that calls a drawing helper of another gets
         DP006."""
         if self._draws is None:
-            self._draws = {}
+            draws: dict[str, HelperDraw] = {}
             for each in self.program.modules:
-                self._draws.update(self.project.draws(each, module_draws))
+                draws.update(self.project.draws(each, module_draws))
+            # One (name, draw) pair each, shared by every module's facts: torch's programs
+            # hold 1,700 modules and thousands of drawing helpers, and new pairs for each
+            # module took memory quadratic in the program.
+            self._draws = tuple(draws.items())
         prefix = f"{module.name}."
-        return tuple((name, d) for name, d in self._draws.items() if not name.startswith(prefix))
+        return tuple(item for item in self._draws if not item[0].startswith(prefix))
 
     def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
         """The program's nn.Module classes, with what may leave parameters of each without
@@ -325,13 +333,15 @@ class _Told:
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
             }
+            # Shared by every module's facts (see draws).
+            self._model_classes = tuple(ModelClass(n, use) for n, use in self._models.items())
         prefix = f"{module.name}."
         own = [
             ModelClass(name[len(prefix) :], use)
             for name, use in self._models.items()
             if name.startswith(prefix) and "." not in name[len(prefix) :]
         ]
-        return (*own, *(ModelClass(name, use) for name, use in self._models.items()))
+        return (*own, *self._model_classes)
 
     def facts(
         self,

@@ -42,7 +42,8 @@ from dp2ddp.facts import ProgramFacts
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms.analysis.uniformity import RankUniformity, direct_calls
+from dp2ddp.transforms.analysis.module_index import NameUses
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 
 class _Probe(MigrationTransform):
@@ -168,15 +169,15 @@ class ProgramUniformity:
 
     def _direct_calls(self, module: ProgramModule, class_name: str) -> int | None:
         return self.project.remembered(
-            ("calls", module.real, class_name), lambda: direct_calls(module.tree, class_name)
-        )
+            ("name_uses", module.real), lambda: NameUses.of(module.passing_tree())
+        ).direct_calls(class_name)
 
 
 def _functions(module: ProgramModule) -> frozenset[str]:
     """The module's top-level functions."""
     return frozenset(
         node.name
-        for node in module.tree.body
+        for node in module.passing_tree().body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
 
@@ -185,7 +186,7 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
     """The module each `from X import *` of `module` names (None: relative, or none)."""
     return tuple(
         node.module if node.level == 0 else None
-        for node in ast.walk(module.tree)
+        for node in ast.walk(module.passing_tree())
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
     )
 
@@ -193,7 +194,7 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
 def _stored(module: ProgramModule) -> frozenset[str]:
     """Attributes `module` stores or deletes (`x.a = ...`, `del x.a`, `setattr(x, "a", v)`)."""
     found: set[str] = set()
-    for node in ast.walk(module.tree):
+    for node in ast.walk(module.passing_tree()):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             found.add(node.attr)
         elif (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
@@ -285,6 +286,64 @@ def direct_calls(tree: ast.Module, name: str) -> int | None:
         if _ast_named(node, name) and id(node) not in called:
             return None
     return calls
+
+
+@dataclass(frozen=True)
+class NameUses:
+    """`direct_calls` for every name at once, from one walk of a module (the project model
+    asks it of every module of a program, for each class it looks at: torch's programs
+    hold 1,700 modules, whose trees must not all be kept for it)."""
+
+    #: Calls by the name called (`name(...)`, `x.name(...)`).
+    calls: dict[str, int]
+    #: Names referred to otherwise than as what a call calls.
+    other: frozenset[str]
+    #: Some `x.__init__(...)` on anything but `super()`.
+    reinit: bool
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> NameUses:
+        calls: dict[str, int] = {}
+        called: set[int] = set()
+        reinit = False
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = _last_name(func)
+            if name:
+                calls[name] = calls.get(name, 0) + 1
+                called.add(id(func))
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "__init__"
+                and not (
+                    isinstance(func.value, ast.Call)
+                    and isinstance(func.value.func, ast.Name)
+                    and func.value.func.id == "super"
+                )
+            ):
+                reinit = True
+        other = frozenset(
+            _last_name(node)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called
+        )
+        return cls(calls, other, reinit)
+
+    def direct_calls(self, name: str) -> int | None:
+        """direct_calls(tree, name) of the module read (`name` a class name)."""
+        if self.reinit or name in self.other:
+            return None
+        return self.calls.get(name, 0)
+
+
+def _last_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
 
 
 def argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
