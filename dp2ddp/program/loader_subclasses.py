@@ -15,6 +15,8 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support.ast_nodes import last_name
+
 
 @dataclass(frozen=True)
 class SubclassCall:
@@ -32,7 +34,7 @@ def loader_subclasses(modules: Iterable[tuple[str, ast.Module]]) -> dict[str, st
     for path, tree in modules:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                bases = [_last_name(b) for b in node.bases]
+                bases = [last_name(b) for b in node.bases]
                 classes.append((node.name, path, [b for b in bases if b]))
     found: dict[str, str] = {}
     changed = True
@@ -52,18 +54,10 @@ def shuffled_subclass_calls(tree: ast.Module, classes: dict[str, str]) -> Iterat
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _last_name(node.func)
+        name = last_name(node.func)
         if name not in classes:
             continue
         shuffle = next((k.value for k in node.keywords if k.arg == "shuffle"), None)
         if shuffle is None or (isinstance(shuffle, ast.Constant) and shuffle.value is False):
             continue
         yield SubclassCall(node.lineno, node.col_offset + 1, name, classes[name])
-
-
-def _last_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""

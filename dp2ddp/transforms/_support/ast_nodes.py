@@ -35,3 +35,12 @@ def from_import_base(package: str, node: ast.ImportFrom) -> str | None:
     if keep < 0:
         return None
     return ".".join([*parts[:keep], *([base] if base else [])])
+
+
+def last_name(node: ast.AST) -> str:
+    """The name a `Name` or `Attribute` ends with (`x.y.name` -> "name"); "" otherwise."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""

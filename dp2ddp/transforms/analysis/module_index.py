@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
 
@@ -253,39 +254,13 @@ def called_name(call: cst.Call) -> str | None:
     return None
 
 
-def _ast_named(node: ast.AST, name: str) -> bool:
-    return (isinstance(node, ast.Name) and node.id == name) or (
-        isinstance(node, ast.Attribute) and node.attr == name
-    )
-
-
 def direct_calls(tree: ast.Module, name: str) -> int | None:
     """How many calls of something named `name` (`name(...)`, `x.name(...)`) `tree` holds;
     None when it also refers to `name` otherwise (a base class, a value passed on,
     `name.__init__`), or calls `x.__init__(...)` on anything but `super()` (a second
-    initialisation with other arguments)."""
-    calls = 0
-    called: set[int] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        if _ast_named(node.func, name):
-            calls += 1
-            called.add(id(node.func))
-        elif (
-            isinstance(node.func, ast.Attribute)
-            and node.func.attr == "__init__"
-            and not (
-                isinstance(node.func.value, ast.Call)
-                and isinstance(node.func.value.func, ast.Name)
-                and node.func.value.func.id == "super"
-            )
-        ):
-            return None
-    for node in ast.walk(tree):
-        if _ast_named(node, name) and id(node) not in called:
-            return None
-    return calls
+    initialisation with other arguments). One name's question; NameUses answers it for
+    every name from one walk."""
+    return NameUses.of(tree).direct_calls(name)
 
 
 @dataclass(frozen=True)
@@ -310,7 +285,7 @@ class NameUses:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            name = _last_name(func)
+            name = last_name(func)
             if name:
                 calls[name] = calls.get(name, 0) + 1
                 called.add(id(func))
@@ -325,7 +300,7 @@ class NameUses:
             ):
                 reinit = True
         other = frozenset(
-            _last_name(node)
+            last_name(node)
             for node in ast.walk(tree)
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called
         )
@@ -336,14 +311,6 @@ class NameUses:
         if self.reinit or name in self.other:
             return None
         return self.calls.get(name, 0)
-
-
-def _last_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
 
 
 def argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
