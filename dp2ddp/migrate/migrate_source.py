@@ -8,7 +8,7 @@ from libcst.codemod import CodemodContext
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
-from dp2ddp.migrate.pipeline import PIPELINE
+from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
 from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
@@ -50,6 +50,8 @@ def migrate_parsed(
     changes: list[Change] = []
     for transform_class in PIPELINE:
         if not transform_class.triggered(code, state):
+            continue
+        if state.checks_only and transform_class not in CHECKS_ONLY:
             continue
         seen_warnings, seen_changes = len(state.warnings), len(state.changes)
         # A fresh context per pass: libcst re-runs the import visitors of every import a

@@ -28,3 +28,8 @@ PIPELINE: tuple[type[MigrationTransform], ...] = (
     RankZeroOnly,
     InsertProcessGroup,
 )
+
+#: What still runs on a file whose only DataParallel uses are isinstance checks and that
+#: no open program gate reaches (MigrationState.checks_only): the checks follow the new
+#: wrapper, and nothing else of a DDP program is added.
+CHECKS_ONLY: frozenset[type[MigrationTransform]] = frozenset({DetectDataParallel, WrapModelInDDP})

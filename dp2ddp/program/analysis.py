@@ -42,7 +42,10 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
     def detect(tree: cst.Module) -> ModuleVerdict:
         state = MigrationState(options=project.options)
         DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(tree)
-        return ModuleVerdict(state.has_dataparallel and not state.skip, state.skip)
+        # A module whose only uses are isinstance checks opens no gate: it trains nothing
+        # with DataParallel (its checks are migrated all the same, as a single file's).
+        wraps = state.has_dataparallel and not state.skip and not state.checks_only
+        return ModuleVerdict(wraps, state.skip)
 
     return project.verdict(module, detect)
 

@@ -153,7 +153,11 @@ def plan_one(
             continue
         module = program.modules[index] if index < len(program.modules) else None
         plan.add(item.outcome, item.data, real, module.stamp if module is not None else None)
-    if not orphan and any(m.outcome.status == "migrated" for m in migrated):
+    if (
+        not orphan
+        and gate.has_dataparallel
+        and any(m.outcome.status == "migrated" for m in migrated)
+    ):
         plan.launch.append(program.launch_target)
     if len(migrated) > len(program.modules):
         plan.multi_module += 1

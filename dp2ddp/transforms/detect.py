@@ -294,6 +294,12 @@ class DetectDataParallel(MigrationTransform):
         program = self.state.program
         if program is not None and not self.state.skip:
             self.state.has_dataparallel = program.has_dataparallel
+        elif self.state.has_dataparallel and not self._wraps_with_torch and not self.state.skip:
+            # Only `isinstance(model, DataParallel)` checks (torch's nn/utils/stateless.py,
+            # a project's unwrap helper): nothing here runs DataParallel, so the file is no
+            # DDP program of its own. A setup block made a helper module start a process
+            # group on import; the checks alone follow the new wrapper.
+            self.state.checks_only = True
         return updated_node
 
 

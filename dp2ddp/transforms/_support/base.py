@@ -90,6 +90,10 @@ class MigrationState:
     #: subclass or builds such wrappers) and wraps no model with torch's DataParallel: a
     #: library such as a vendored sync_batchnorm/replicate.py, left as it is (DP002 names it).
     wrapper_library: bool = False
+    #: The file's only DataParallel uses are isinstance/issubclass checks, and no program
+    #: tells it the gate is open: it trains nothing with DataParallel, so it is no DDP
+    #: program. Only its checks follow the new wrapper (no setup, sharding or rank 0).
+    checks_only: bool = False
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
     #: The code the running pass starts from (set by migrate_source before each pass): a
