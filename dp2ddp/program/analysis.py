@@ -40,7 +40,7 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
         return ModuleVerdict()
 
     def detect(tree: cst.Module) -> ModuleVerdict:
-        state = MigrationState(options=project.options)
+        state = MigrationState(options=project.options, text=module.source.text)
         DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(tree)
         # A module whose only uses are isinstance checks opens no gate: it trains nothing
         # with DataParallel (its checks are migrated all the same, as a single file's).

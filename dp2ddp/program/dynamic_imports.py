@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
+from dp2ddp.transforms._support.ast_nodes import walk
 
 if TYPE_CHECKING:  # discovery imports this module
     from dp2ddp.program.discovery import ProgramModule
@@ -77,7 +78,7 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
     its nesting)."""
     candidates: list[ast.Call] = []
     imports: list[ast.Import | ast.ImportFrom] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             if node.args and (
@@ -129,8 +130,9 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
 
 
 def dotted_constants(tree: ast.Module) -> Iterator[str]:
-    """String constants shaped like dotted names (`'data.MPII.dp'`), in source order."""
-    for node in ast.walk(tree):
+    """String constants shaped like dotted names (`'data.MPII.dp'`), in `ast.walk`'s order
+    (every file of a project is walked for them once, when it is read)."""
+    for node in walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if len(node.value) < 200 and _DOTTED.fullmatch(node.value):
                 yield node.value
@@ -269,7 +271,7 @@ class DynamicImports:
             if not os.path.isdir(folder) or not self.resolver.inside(folder + os.sep + "x"):
                 continue
             found: list[tuple[str, str]] = []
-            for path in package_members(folder):
+            for path in self._package_members(folder):
                 parts = os.path.relpath(path, folder)[: -len(".py")].split(os.sep)
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
@@ -277,6 +279,14 @@ class DynamicImports:
                     found += self.resolver.absolute(".".join([prefix, *parts]))
             return found
         return None
+
+    def _package_members(self, folder: str) -> list[str]:
+        """package_members(folder), once a project: torch's programs ask for the same
+        package folders hundreds of times (1,890 walks reading every file below them)."""
+        found = self.memo.members.get(folder)
+        if found is None:
+            found = self.memo.members[folder] = list(package_members(folder))
+        return found
 
     def _named(self, dotted: str) -> list[tuple[str, str]]:
         """The project module a dotted string names: `a.b` itself, or `a` when the string
@@ -313,13 +323,16 @@ class DynamicMemo:
     """What DynamicImports learns that holds for every program of a project: each module's
     import calls and dotted constants, by (real path, import name, is a package); what a
     dotted name resolves to, by (resolver, name): resolvers live as long as the project's
-    ImportGraph, which keeps them; the top-level names of a file, by path."""
+    ImportGraph, which keeps them; the top-level names of a file, and the members of a
+    package folder, by path."""
 
     scans: dict[tuple[str, str, bool], tuple[tuple[DynamicSite, ...], tuple[str, ...]]] = field(
         default_factory=dict
     )
     resolved: dict[tuple[int, str], list[tuple[str, str]]] = field(default_factory=dict)
     defined: dict[str, set[str]] = field(default_factory=dict)
+    #: package_members of a folder, by its path.
+    members: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _defined(path: str) -> set[str]:

@@ -44,3 +44,25 @@ def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
+
+
+def walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node under `tree`, in `ast.walk`'s breadth-first order, as a list, in about
+    half its time: the list is the queue (no deque, no generators), and constants, the most
+    frequent leaves, are not searched for children. For the walks over every file of a
+    project (dotted constants, import calls: millions of nodes on torch's tree)."""
+    nodes: list[ast.AST] = [tree]
+    push = nodes.append
+    node_type, constant = ast.AST, ast.Constant
+    for node in nodes:  # grows while it is read: breadth-first
+        if node.__class__ is constant:
+            continue
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if child.__class__ is list:
+                for item in child:
+                    if isinstance(item, node_type):
+                        push(item)
+            elif isinstance(child, node_type):
+                push(child)
+    return nodes

@@ -6,6 +6,7 @@ input; the pipeline maps those back to the user's file.
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
@@ -39,6 +40,37 @@ _MISSING: Any = object()
 
 
 #: libcst's per-field hooks: visit_<Type>_<field>, leave_<Type>_<field>.
+#: `NAME as ALIAS`, whitespace, line continuations and comments between (imports, and
+#: also `with`/`except` targets: a superset of the import aliases is safe).
+_AS_ALIAS = re.compile(r"(\w+)(?:[\s\\]|#[^\n]*)+as(?:[\s\\]|#[^\n]*)+(\w+)")
+
+
+def _last_parts(names: frozenset[str] | set[str]) -> frozenset[str]:
+    """The last dotted part of each name: `torch.nn.DataParallel` -> `DataParallel`."""
+    key = names if isinstance(names, frozenset) else frozenset(names)
+    found = _LAST_PARTS.get(key)
+    if found is None:
+        found = _LAST_PARTS[key] = frozenset(n.rpartition(".")[2] for n in key)
+    return found
+
+
+_LAST_PARTS: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _import_aliases(text: str) -> dict[str, set[str]]:
+    """Each alias the text may bind with `as`, and the names it may stand for (the last
+    part of an imported dotted name): one search a pass's text, kept for the last text."""
+    if _ALIASES_OF[0] is not text:
+        aliases: dict[str, set[str]] = {}
+        for match in _AS_ALIAS.finditer(text):
+            aliases.setdefault(match.group(2), set()).add(match.group(1))
+        _ALIASES_OF[:] = [text, aliases]
+    found: dict[str, set[str]] = _ALIASES_OF[1]
+    return found
+
+
+_ALIASES_OF: list[Any] = [None, {}]
+
 _ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
 
 
@@ -300,10 +332,37 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         decorator machinery calls), so both uses stay available.
         """
         if isinstance(names, (frozenset, set)):
-            return isinstance(node, cst.CSTNode) and not self.qualified_names(node).isdisjoint(
-                names
+            return (
+                isinstance(node, cst.CSTNode)
+                and self.may_name(node, names)
+                and not self.qualified_names(node).isdisjoint(names)
             )
         return m.matches(node, names, metadata_resolver=self)
+
+    def may_name(self, node: cst.CSTNode, names: frozenset[str] | set[str]) -> bool:
+        """False where no qualified name of `node` can be one of `names`, told without
+        resolving any (a name libcst's scope analysis must resolve costs seconds on a large
+        file: torch's 460 KB distributed_test.py). Qualified names keep the spelled tail:
+        those of `a.b.attr` end in `attr` (unless `a` is a builtin: `builtins.a`), those of
+        a Name in the name itself, unless an import binds it as an alias (`from m import
+        DataParallel as DP`, `import a.b as DP`), whose imported name then ends one of them."""
+        kind = type(node)
+        if kind is not cst.Attribute and kind is not cst.Name:
+            return True
+        lasts = _last_parts(names)
+        if kind is cst.Attribute:
+            assert isinstance(node, cst.Attribute)
+            head: cst.BaseExpression = node
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name) and hasattr(builtins, head.value):
+                return True
+            return node.attr.value in lasts
+        assert isinstance(node, cst.Name)
+        if node.value in lasts or not self.state.text:
+            return True
+        aliases = _import_aliases(self.state.text)
+        return not lasts.isdisjoint(aliases.get(node.value, ()))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._meta.parents.get(node) if self._meta is not None else None

@@ -356,7 +356,10 @@ def replication_patch(call: cst.Call, transform: MigrationTransform) -> str | No
     from dp2ddp.transforms._support.names import REPLICATION_PATCHES
 
     spelled = [code_of(call.func)]
-    for name in [*transform.qualified_names(call.func), *spelled]:
+    # Asked of every call: qualified names only where one can end in a patch's name.
+    may = transform.may_name(call.func, REPLICATION_PATCHES)
+    qualified = transform.qualified_names(call.func) if may else set()
+    for name in [*qualified, *spelled]:
         last = name.rsplit(".", 1)[-1]
         if last in REPLICATION_PATCHES:
             return last
