@@ -320,10 +320,19 @@ class ImportGraph:
         self._roots: dict[str, str] = {}
         self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
         self._loader_modules: dict[tuple[str, str], str | None] = {}
+        self._real: dict[str, str] = {}
         #: Each module's import calls, scanned once (DynamicImports.memo).
         self.dynamic_memo = DynamicMemo()
 
     # -- files --------------------------------------------------------------------------
+    def realpath(self, path: str) -> str:
+        """os.path.realpath, once a path (a torch program asks for the same files' real
+        paths 200,000 times: one lstat per folder of each)."""
+        found = self._real.get(path)
+        if found is None:
+            found = self._real[path] = os.path.realpath(path)
+        return found
+
     def module(
         self,
         path: str,
@@ -396,7 +405,7 @@ class ImportGraph:
                 if not resolver.inside(file):
                     continue
                 absolute = os.path.abspath(file)
-                edges.append((file, name, os.path.realpath(file), resolver.shown(absolute)))
+                edges.append((file, name, self.realpath(file), resolver.shown(absolute)))
             found = self._edges[key] = (tuple(edges), generated)
         return found
 
@@ -555,7 +564,7 @@ def _walk_imports(
         module, path = queue.popleft()
         if graph.uses_generated(resolver, module, path):
             uses_generated.add(module.real)
-        edges = [*graph.imports(resolver, module, path), *_dynamic_edges(dynamic, module)]
+        edges = [*graph.imports(resolver, module, path), *_dynamic_edges(dynamic, module, graph)]
         for file, name, real, shown in edges:
             if real in seen:
                 continue
@@ -566,14 +575,16 @@ def _walk_imports(
     return modules, uses_generated, dynamic
 
 
-def _dynamic_edges(dynamic: DynamicImports, module: ProgramModule) -> list[Edge]:
+def _dynamic_edges(
+    dynamic: DynamicImports, module: ProgramModule, graph: ImportGraph
+) -> list[Edge]:
     """The project modules `module` imports by import calls (dynamic_imports.py)."""
     resolver = dynamic.resolver
     edges: list[Edge] = []
     for file, name in dynamic.follow(module):
         if name.rsplit(".", 1)[-1] == GENERATED_MODULE or not resolver.inside(file):
             continue
-        edges.append((file, name, os.path.realpath(file), resolver.shown(os.path.abspath(file))))
+        edges.append((file, name, graph.realpath(file), resolver.shown(os.path.abspath(file))))
     return edges
 
 

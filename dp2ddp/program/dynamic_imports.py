@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -67,8 +68,19 @@ class DynamicSite:
         return f"{self.path}:{self.line}"
 
 
-def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> list[DynamicSite]:
-    """The import calls of a module (`module`: its dotted name), in source order.
+@dataclass(frozen=True)
+class FoundCalls:
+    """The import calls of a module's tree, before its name is known: each call (the
+    call as written, the call with a local variable's value put in for its first argument,
+    its code, whether a relative name is allowed) and the module's constants. A file
+    reached under several names (torch's, five on average) is parsed and walked once."""
+
+    calls: tuple[tuple[ast.Call, ast.Call, str, bool], ...]
+    constants: dict[str, str]
+
+
+def found_calls(tree: ast.Module) -> FoundCalls | None:
+    """The import calls of a module's tree (see FoundCalls); None when it has none.
 
     One walk finds the calls that may import (`__import__(...)`, a name called with
     arguments, `X.import_module(...)`) and the import statements; the module's constants
@@ -93,7 +105,7 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(node)
     if not candidates:
-        return []
+        return None
     importlib_names, import_module_names = _bindings(imports)
     calls: list[tuple[ast.Call, bool]] = []
     for node in candidates:
@@ -107,11 +119,10 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
         elif isinstance(func, ast.Name) and func.id == "__import__":
             calls.append((node, False))
     if not calls:
-        return []
+        return None
     constants = _constants(tree)
-    package = module if is_package else module.rpartition(".")[0]
     local: dict[int, dict[str, ast.expr]] | None = None
-    sites: list[DynamicSite] = []
+    found: list[tuple[ast.Call, ast.Call, str, bool]] = []
     for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
@@ -123,7 +134,20 @@ def import_calls(tree: ast.Module, module: str, is_package: bool, path: str) -> 
             value = local.get(id(node), {}).get(argument.id)
             if value is not None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
-        name, prefix = _name_of(call, constants, package, module, relative_ok)
+        found.append((node, call, code, relative_ok))
+    return FoundCalls(tuple(found), constants)
+
+
+def call_sites(
+    found: FoundCalls | None, module: str, is_package: bool, path: str
+) -> list[DynamicSite]:
+    """The import calls `found` in the module named `module`, at `path`, in source order."""
+    if found is None:
+        return []
+    package = module if is_package else module.rpartition(".")[0]
+    sites: list[DynamicSite] = []
+    for node, call, code, relative_ok in found.calls:
+        name, prefix = _name_of(call, found.constants, package, module, relative_ok)
         sites.append(DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix))
     sites.sort(key=lambda s: (s.line, s.col))
     return sites
@@ -224,15 +248,16 @@ class DynamicImports:
         found = self.memo.scans.get(key)
         if found is None:
             text = module.source.text
-            # An import call names import_module or __import__ (identifiers are read
-            # NFKC-normalised: the text test is exact for ASCII text only). The ast is
-            # parsed again only then, and dropped (not module.tree, which is kept: a
-            # large project's trees take far more memory than its text); the dotted
-            # constants were taken when the file was read.
+            # An import call names import_module or __import__ (_mentions). The ast is
+            # parsed again only then, once a file, and dropped (not module.tree, which is
+            # kept: a large project's trees take far more memory than its text); the
+            # dotted constants were taken when the file was read.
             calls: tuple[DynamicSite, ...] = ()
-            if not text.isascii() or "import_module" in text or "__import__" in text:
-                tree = ast.parse(text)
-                calls = tuple(import_calls(tree, module.name, module.is_package, module.path))
+            if _mentions(text, ("import_module", "__import__")):
+                if module.real not in self.memo.calls:
+                    self.memo.calls[module.real] = found_calls(ast.parse(text))
+                found_here = self.memo.calls[module.real]
+                calls = tuple(call_sites(found_here, module.name, module.is_package, module.path))
             found = self.memo.scans[key] = (calls, module.dotted)
         calls, dotted = found
         if calls and calls[0].path != module.path:  # the same file shown another way
@@ -333,6 +358,20 @@ class DynamicMemo:
     defined: dict[str, set[str]] = field(default_factory=dict)
     #: package_members of a folder, by its path.
     members: dict[str, list[str]] = field(default_factory=dict)
+    #: The import calls found in a file's tree, by its real path (any name it has).
+    calls: dict[str, FoundCalls | None] = field(default_factory=dict)
+
+
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    """Some identifier of `text` may be one of `words`. Python reads identifiers
+    NFKC-normalised (`ｉmport_module` is import_module), so text that is not ASCII is
+    searched normalised (torch has 150 such files, which were all parsed again)."""
+    if any(word in text for word in words):
+        return True
+    if text.isascii():
+        return False
+    normal = unicodedata.normalize("NFKC", text)
+    return any(word in normal for word in words)
 
 
 def _defined(path: str) -> set[str]:
