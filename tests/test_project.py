@@ -129,3 +129,27 @@ def test_unused_functions_count_reads_in_one_pass() -> None:
     assert library_unused == {"f0", "last"}  # f1..f299 are read by their neighbour
     summary = ModuleNames.of("lib", library, False)
     assert summary.candidates == ("f0", "last")
+
+
+def test_a_folder_where_nothing_wraps_has_no_programs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only an isinstance check mentions DataParallel: no gate can open, so no program is
+    discovered (no file outside the DataParallel ones is parsed) and each file is migrated
+    on its own: the check follows DDP, the script that imports it stays as it is."""
+    (tmp_path / "utils.py").write_text(
+        "import torch\n\n\ndef unwrap(m):\n"
+        "    return m.module if isinstance(m, torch.nn.DataParallel) else m\n"
+    )
+    (tmp_path / "train.py").write_text("from utils import unwrap\n\nprint(unwrap(1))\n")
+    monkeypatch.setattr(program_migrate, "discover_program", _refuse)
+    plan = plan_paths([str(tmp_path)], [], MigrateOptions())
+    statuses = {Path(o.path).name: o.status for o in plan.outcomes}
+    assert statuses == {"utils.py": "migrated", "train.py": "unchanged"}
+    assert plan.launch == [] and plan.multi_module == 0
+    utils = next(o for o in plan.outcomes if o.path.endswith("utils.py"))
+    assert utils.result is not None and "ddp_setup" not in utils.result.code
+
+
+def _refuse(*args: object) -> None:
+    raise AssertionError("no program should be discovered")

@@ -21,6 +21,7 @@ from dp2ddp.migrate.discovery import Target, discover
 from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
+from dp2ddp.program.analysis import module_verdict
 from dp2ddp.program.discovery import (
     ImportGraph,
     ProgramModule,
@@ -60,7 +61,7 @@ def plan_paths(
             plan_one(plan, target.path, project, named=named)
     walked = [t for t in targets if t.error is None and not t.explicit]
     graph = project.graph
-    relevant = _relevant([t for t in walked if not in_skipped_dir(t.path, graph)], graph)
+    relevant = _relevant([t for t in walked if not in_skipped_dir(t.path, graph)], project)
     single = _plan_folder(plan, relevant, project) if relevant else []
     planned = {os.path.realpath(o.path) for o in plan.outcomes}
     chosen = set(relevant) - set(single)
@@ -88,22 +89,29 @@ def _import_words(text: str) -> set[str]:
     return words
 
 
-def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
+def _relevant(targets: list[Target], project: Project) -> list[Target]:
     """The files that may belong to a DataParallel program: those that mention DataParallel
     or the generated module or import modules by a call (`importlib.import_module`), and (to
     a fixed point) those whose import statements name one of their modules, as any import
-    of them does. The rest is not parsed at all."""
+    of them does. The rest is not parsed at all.
+
+    None when no file wraps a model with DataParallel (the detector's verdict) and none
+    imports the generated module: then no program's gate can open, and every file is
+    migrated on its own, as a program whose gate is shut migrates it (torch's own tree:
+    its DataParallel files only define it, test for it or use DDP)."""
+    graph = project.graph
     texts: dict[Target, str] = {}
     for target in targets:
         data = graph.read_bytes(target.path)
         if data is None:
             continue  # reported by the per-file runner
         texts[target] = data.decode("utf-8", "replace")
-    found = [
-        t
-        for t, text in texts.items()
-        if may_use_dataparallel(text) or GENERATED_MODULE in text or _imports_by_call(text)
-    ]
+    mention = [t for t, text in texts.items() if may_use_dataparallel(text)]
+    generated = [t for t, text in texts.items() if GENERATED_MODULE in text]
+    if not generated and not any(_wraps(t, project) for t in mention):
+        return []
+    seeds = set(mention) | set(generated)
+    found = [t for t, text in texts.items() if t in seeds or _imports_by_call(text)]
     chosen = set(found)
     imports = {t: _import_words(text) for t, text in texts.items() if t not in chosen}
     names = {_module_word(t.path) for t in found}
@@ -114,6 +122,19 @@ def _relevant(targets: list[Target], graph: ImportGraph) -> list[Target]:
         chosen.update(added)
         names = {_module_word(t.path) for t in added}
     return [t for t in targets if t in chosen]
+
+
+def _wraps(target: Target, project: Project) -> bool:
+    """The file wraps a model with DataParallel (what opens a program's gate), or cannot
+    be read or parsed (left to the program's error reporting, as before)."""
+    try:
+        module = project.graph.start(target.path).entry
+    except InputError:
+        return True
+    try:
+        return module_verdict(module, project).has_dataparallel
+    except InputError:
+        return True
 
 
 def _imports_by_call(text: str) -> bool:
