@@ -45,7 +45,7 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
         # A module whose only uses are isinstance checks opens no gate: it trains nothing
         # with DataParallel (its checks are migrated all the same, as a single file's).
         wraps = state.has_dataparallel and not state.skip and not state.checks_only
-        return ModuleVerdict(wraps, state.skip)
+        return ModuleVerdict(wraps, state.skip, state.checks_only)
 
     return project.verdict(module, detect)
 

@@ -95,10 +95,10 @@ def _relevant(targets: list[Target], project: Project) -> list[Target]:
     a fixed point) those whose import statements name one of their modules, as any import
     of them does. The rest is not parsed at all.
 
-    None when no file wraps a model with DataParallel (the detector's verdict) and none
-    imports the generated module: then no program's gate can open, and every file is
-    migrated on its own, as a program whose gate is shut migrates it (torch's own tree:
-    its DataParallel files only define it, test for it or use DDP)."""
+    None when no file wraps a model with DataParallel or has a DDP path of its own (the
+    detector's verdicts) and none imports the generated module: then no program's gate
+    can open or be shut by a DDP path, and every file is migrated on its own, as a program
+    whose gate is shut migrates it (a project whose files only test for DataParallel)."""
     graph = project.graph
     texts: dict[Target, str] = {}
     for target in targets:
@@ -108,7 +108,7 @@ def _relevant(targets: list[Target], project: Project) -> list[Target]:
         texts[target] = data.decode("utf-8", "replace")
     mention = [t for t, text in texts.items() if may_use_dataparallel(text)]
     generated = [t for t, text in texts.items() if GENERATED_MODULE in text]
-    if not generated and not any(_wraps(t, project) for t in mention):
+    if not generated and not any(_opens_or_shuts(t, project) for t in mention):
         return []
     seeds = set(mention) | set(generated)
     found = [t for t, text in texts.items() if t in seeds or _imports_by_call(text)]
@@ -124,17 +124,16 @@ def _relevant(targets: list[Target], project: Project) -> list[Target]:
     return [t for t in targets if t in chosen]
 
 
-def _wraps(target: Target, project: Project) -> bool:
-    """The file wraps a model with DataParallel (what opens a program's gate), or cannot
-    be read or parsed (left to the program's error reporting, as before)."""
+def _opens_or_shuts(target: Target, project: Project) -> bool:
+    """The file wraps a model with DataParallel (what opens a program's gate) or has a DDP
+    path of its own (what shuts it, leaving the program's isinstance checks as they are),
+    or cannot be read or parsed (left to the program's error reporting, as before)."""
     try:
         module = project.graph.start(target.path).entry
+        verdict = module_verdict(module, project)
     except InputError:
         return True
-    try:
-        return module_verdict(module, project).has_dataparallel
-    except InputError:
-        return True
+    return verdict.has_dataparallel or verdict.has_ddp_path
 
 
 def _imports_by_call(text: str) -> bool:

@@ -492,9 +492,12 @@ def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, 
 
 
 def _shut(module: ProgramModule, gate: ProgramGate, told: _Told) -> ProgramFacts:
-    """Gate shut by another module's DDP path: a module that wraps stays as it is too
-    (role library, gate shut); else the module is migrated as a single file."""
-    if gate.modules[module.real].has_dataparallel and gate.ddp_path_in is not None:
+    """Gate shut by another module's DDP path: a module that wraps, or only tests for
+    DataParallel, stays as it is too (role library, gate shut: a DDP program's unwrap
+    helper must not start unwrapping its DDP model); else the module is migrated as a
+    single file."""
+    verdict = gate.modules[module.real]
+    if (verdict.has_dataparallel or verdict.checks_only) and gate.ddp_path_in is not None:
         return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
     return told.facts(module, None, hints=False, draws=False, models=False)
 

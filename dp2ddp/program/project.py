@@ -51,6 +51,9 @@ class ModuleVerdict:
     has_dataparallel: bool = False
     #: The module already has a DDP path (DP003): the program is left as it is.
     has_ddp_path: bool = False
+    #: Its only DataParallel uses are isinstance checks: it opens no gate, but a program
+    #: with a DDP path of its own leaves it as it is, as a module that wraps.
+    checks_only: bool = False
 
 
 #: A question asked of a program's Uniformity: method name, arguments, answer.
