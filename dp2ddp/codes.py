@@ -373,6 +373,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "list means the CPU (a `--gpu_ids` option), pass this process's device instead "
         "(`[LOCAL_RANK]`, or `DEVICE_IDS` from the generated module).",
     ),
+    "DP046": (
+        "isinstance check rewritten in a module that wraps no model",
+        "The module's only DataParallel uses are isinstance/issubclass checks and no module "
+        "of its program wraps a model with DataParallel, so it was migrated on its own: the "
+        "check now tests DistributedDataParallel, as it must where the model it is given "
+        "comes from a migrated DataParallel wrap. Where it serves a program that already "
+        "trains with DDP, a DDP model it used to pass over is now unwrapped "
+        "(`model.module`): a state_dict it saves loses DDP's `module.` prefix, and a loader "
+        "that expects the prefix no longer matches. Keep the old check there (leave the "
+        "file out of the run: `--exclude`), or make the loader accept both.",
+    ),
 }
 
 

@@ -353,6 +353,8 @@ class WrapModelInDDP(MigrationTransform):
         if self.matches(value, DATAPARALLEL):
             AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
             self.record(original_node, "isinstance check now tests DistributedDataParallel")
+            if self.state.checks_only:  # a DDP model it passed over is now unwrapped
+                self.warn(original_node, "DP046")
             return updated_node.with_changes(value=cst.Name(DDP_CLASS))
         if isinstance(value, cst.Tuple) and isinstance(updated_node.value, cst.Tuple):
             has_dp = [self.matches(e.value, DATAPARALLEL) for e in value.elements]
