@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 from dp2ddp.program.dynamic_imports import found_calls
+from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.hazards import draws
 
 SOURCES = sorted(
@@ -53,3 +54,13 @@ def test_import_call_precheck_skips_only_modules_without_import_calls() -> None:
         if "import_module" in text or "__import__" in text:
             continue
         assert found_calls(ast.parse(text)) is None, path
+
+
+def test_mentions_reads_identifiers_as_python_does() -> None:
+    """Python reads identifiers NFKC-normalised: a fullwidth spelling is the same name, so
+    non-ASCII text is searched normalised; text without the name at all never matches."""
+    assert ast.parse("ｉmport_module('m')").body[0].value.func.id == "import_module"  # type: ignore[attr-defined]
+    assert mentions("ｉmport_module('m')", "import_module")
+    assert mentions("x = 'é'\nimport_module('m')", "import_module")
+    assert not mentions("x = 'é'\nprint(x)", "import_module", "__import__")
+    assert not mentions("print(1)", "DataLoader")

@@ -404,10 +404,13 @@ class ImportGraph:
                     continue
                 if not resolver.inside(file):
                     continue
-                absolute = os.path.abspath(file)
-                edges.append((file, name, self.realpath(file), resolver.shown(absolute)))
+                edges.append(self.edge(resolver, file, name))
             found = self._edges[key] = (tuple(edges), generated)
         return found
+
+    def edge(self, resolver: Resolver, file: str, name: str) -> Edge:
+        """An import of `file` as `name`: with its real path and the path shown for it."""
+        return (file, name, self.realpath(file), resolver.shown(os.path.abspath(file)))
 
     def unresolved(self, resolver: Resolver, module: ProgramModule) -> frozenset[str]:
         key = (id(resolver), module.real, module.name)
@@ -584,7 +587,7 @@ def _dynamic_edges(
     for file, name in dynamic.follow(module):
         if name.rsplit(".", 1)[-1] == GENERATED_MODULE or not resolver.inside(file):
             continue
-        edges.append((file, name, graph.realpath(file), resolver.shown(os.path.abspath(file))))
+        edges.append(graph.edge(resolver, file, name))
     return edges
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.transforms._support.ast_nodes import walk
+from dp2ddp.transforms._support.identifiers import mentions
 
 if TYPE_CHECKING:  # discovery imports this module
     from dp2ddp.program.discovery import ProgramModule
@@ -248,12 +248,12 @@ class DynamicImports:
         found = self.memo.scans.get(key)
         if found is None:
             text = module.source.text
-            # An import call names import_module or __import__ (_mentions). The ast is
+            # An import call names import_module or __import__ (`mentions`). The ast is
             # parsed again only then, once a file, and dropped (not module.tree, which is
             # kept: a large project's trees take far more memory than its text); the
             # dotted constants were taken when the file was read.
             calls: tuple[DynamicSite, ...] = ()
-            if _mentions(text, ("import_module", "__import__")):
+            if mentions(text, "import_module", "__import__"):
                 if module.real not in self.memo.calls:
                     self.memo.calls[module.real] = found_calls(ast.parse(text))
                 found_here = self.memo.calls[module.real]
@@ -360,18 +360,6 @@ class DynamicMemo:
     members: dict[str, list[str]] = field(default_factory=dict)
     #: The import calls found in a file's tree, by its real path (any name it has).
     calls: dict[str, FoundCalls | None] = field(default_factory=dict)
-
-
-def _mentions(text: str, words: tuple[str, ...]) -> bool:
-    """Some identifier of `text` may be one of `words`. Python reads identifiers
-    NFKC-normalised (`ｉmport_module` is import_module), so text that is not ASCII is
-    searched normalised (torch has 150 such files, which were all parsed again)."""
-    if any(word in text for word in words):
-        return True
-    if text.isascii():
-        return False
-    normal = unicodedata.normalize("NFKC", text)
-    return any(word in normal for word in words)
 
 
 def _defined(path: str) -> set[str]:

@@ -51,6 +51,7 @@ from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms._support.runtime import (
     check_generated_path,
     generated_path,
@@ -208,17 +209,15 @@ def _unreached(
 def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
     """DP035 at each shuffled loader built from a project subclass of DataLoader, which the
     data pass does not shard (loader_subclasses.py)."""
-    texts = [m.source.text for m in program.modules]
-    if all(text.isascii() and "DataLoader" not in text for text in texts):
+    if not any(mentions(m.source.text, "DataLoader") for m in program.modules):
         return migrated  # no class can name DataLoader as its base: no ast needed
     classes = loader_subclasses((m.path, m.passing_tree()) for m in program.modules)
     if not classes:
         return migrated
     migrated = list(migrated)
     for index, module in enumerate(program.modules):
-        text = module.source.text
-        if text.isascii() and not any(name in text for name in classes):
-            continue  # calls only what it names (identifiers: exact for ASCII text)
+        if not mentions(module.source.text, *classes):
+            continue  # calls only what it names
         calls = list(shuffled_subclass_calls(module.passing_tree(), classes))
         result = migrated[index].outcome.result
         if not calls or result is None:

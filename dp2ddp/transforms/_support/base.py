@@ -7,6 +7,7 @@ input; the pipeline maps those back to the user's file.
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
@@ -39,38 +40,18 @@ _CodemodT = TypeVar("_CodemodT", bound=Codemod)
 _MISSING: Any = object()
 
 
-#: libcst's per-field hooks: visit_<Type>_<field>, leave_<Type>_<field>.
 #: `NAME as ALIAS`, whitespace, line continuations and comments between (imports, and
 #: also `with`/`except` targets: a superset of the import aliases is safe).
 _AS_ALIAS = re.compile(r"(\w+)(?:[\s\\]|#[^\n]*)+as(?:[\s\\]|#[^\n]*)+(\w+)")
 
 
-def _last_parts(names: frozenset[str] | set[str]) -> frozenset[str]:
+@functools.cache
+def _last_parts(names: frozenset[str]) -> frozenset[str]:
     """The last dotted part of each name: `torch.nn.DataParallel` -> `DataParallel`."""
-    key = names if isinstance(names, frozenset) else frozenset(names)
-    found = _LAST_PARTS.get(key)
-    if found is None:
-        found = _LAST_PARTS[key] = frozenset(n.rpartition(".")[2] for n in key)
-    return found
+    return frozenset(n.rpartition(".")[2] for n in names)
 
 
-_LAST_PARTS: dict[frozenset[str], frozenset[str]] = {}
-
-
-def _import_aliases(text: str) -> dict[str, set[str]]:
-    """Each alias the text may bind with `as`, and the names it may stand for (the last
-    part of an imported dotted name): one search a pass's text, kept for the last text."""
-    if _ALIASES_OF[0] is not text:
-        aliases: dict[str, set[str]] = {}
-        for match in _AS_ALIAS.finditer(text):
-            aliases.setdefault(match.group(2), set()).add(match.group(1))
-        _ALIASES_OF[:] = [text, aliases]
-    found: dict[str, set[str]] = _ALIASES_OF[1]
-    return found
-
-
-_ALIASES_OF: list[Any] = [None, {}]
-
+#: libcst's per-field hooks: visit_<Type>_<field>, leave_<Type>_<field>.
 _ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
 
 
@@ -202,6 +183,8 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         self.state = state
         #: This pass's metadata while it runs (self.metadata is its `resolved`).
         self._meta: PassMetadata | None = None
+        #: What `as` may bind in this pass's text (import_aliases), found on first use.
+        self._aliases: dict[str, set[str]] | None = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if type(self).on_visit_attribute is not _no_attribute_hook:
@@ -349,7 +332,7 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         kind = type(node)
         if kind is not cst.Attribute and kind is not cst.Name:
             return True
-        lasts = _last_parts(names)
+        lasts = _last_parts(names if isinstance(names, frozenset) else frozenset(names))
         if kind is cst.Attribute:
             assert isinstance(node, cst.Attribute)
             head: cst.BaseExpression = node
@@ -361,8 +344,16 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         assert isinstance(node, cst.Name)
         if node.value in lasts or not self.state.text:
             return True
-        aliases = _import_aliases(self.state.text)
-        return not lasts.isdisjoint(aliases.get(node.value, ()))
+        return not lasts.isdisjoint(self._import_aliases().get(node.value, ()))
+
+    def _import_aliases(self) -> dict[str, set[str]]:
+        """Each alias this pass's text may bind with `as`, and the names it may stand for
+        (the last part of an imported dotted name): one search a pass."""
+        if self._aliases is None:
+            self._aliases = {}
+            for match in _AS_ALIAS.finditer(self.state.text):
+                self._aliases.setdefault(match.group(2), set()).add(match.group(1))
+        return self._aliases
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._meta.parents.get(node) if self._meta is not None else None

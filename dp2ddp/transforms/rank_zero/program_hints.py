@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
@@ -87,12 +88,9 @@ def program_hints(
     pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
-    # Only a module whose text names DataParallel can call it (identifiers are read
-    # NFKC-normalised: the text test is exact for ASCII text).
+    # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
-        m.passing_tree()
-        for m in modules
-        if not m.source.text.isascii() or "DataParallel" in m.source.text
+        m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
     )
     hints: dict[str, ProgramHints] = {}
     savers = _by_module([n.savers for n in names])
