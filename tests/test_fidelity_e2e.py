@@ -86,13 +86,15 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: with the penalty as its own update (before the rewrite: "Expected to have finished
 #: reduction in the prior iteration"); a model with layers used on some paths only or never
 #: (DP041: find_unused_parameters=True; without it, DDP fails at the second step with that
-#: same error).
+#: same error); a model whose layers are all used, some through the containers __init__
+#: builds from them (no DP041, no find_unused_parameters=True).
 NAMES = (
     "cuda_guard",
     "cuda_guard_else",
     "gradient_penalty",
     "gradient_penalty_update",
     "unused_parameters",
+    "layers_in_containers",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
@@ -117,6 +119,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
+    assert "DP041" not in codes["layers_in_containers"], codes["layers_in_containers"]
+    assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
     shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])

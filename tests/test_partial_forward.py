@@ -139,3 +139,73 @@ class Ternary(nn.Module):
     found = _partial(source)
     assert found["Unused"].startswith("Unused.forward() never uses self.head")
     assert found["Ternary"].startswith("Ternary.forward() uses self.fc only when not `project`")
+
+
+def test_layers_held_by_containers_are_used_as_their_holders_are() -> None:
+    """A layer handed to what __init__ keeps (nn.Sequential of attributes, a list filled in
+    a loop, ModuleDict, append, another module) is used where its holder is: never claimed
+    unused; a holder used on one branch makes the layer partial, named through it."""
+    source = """
+import torch.nn as nn
+
+
+class Held(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.a = nn.Linear(2, 2)
+        self.b = nn.Linear(2, 2)
+        self.c = nn.Linear(2, 2)
+        self.features = nn.Sequential(self.conv1, self.bn1)
+        nn.init.zeros_(self.conv1.weight)
+        layers = []
+        for layer in (self.a,):
+            layers.append(layer)
+        self.body = nn.ModuleList(layers)
+        self.heads = nn.ModuleDict({"b": self.b})
+        self.tied = Tied(self.c)
+
+    def forward(self, x):
+        return self.features(x), self.body[0](x), self.heads["b"](x), self.tied(x)
+
+
+class Handed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        register(self.fc)
+
+    def forward(self, x):
+        return x
+
+
+class Branch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(2, 2)
+        self.seq = nn.Sequential(self.proj)
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x, flag=False):
+        if flag:
+            x = self.seq(x)
+        return self.fc(x)
+
+
+class Left(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(2, 2)
+        self.seq = nn.Sequential(self.proj)
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    found = _partial(source)
+    assert set(found) == {"Branch", "Left"}, found
+    assert found["Branch"].startswith(
+        "Branch.forward() uses self.proj (in self.seq) only when `flag`"
+    )
+    assert found["Left"].startswith("Left.forward() never uses self.seq")

@@ -17,7 +17,13 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
   (a branch on `self.training` counts as its training side), after an early `return`,
   in one arm of a conditional expression, in an `except` handler;
 - a registered submodule that forward() never uses, and no other method of the class
-  uses either (a layer built and left behind).
+  uses either (a layer built and left behind);
+- a layer `__init__` hands on to something it keeps (`self.features = nn.Sequential(
+  self.conv1, self.bn1)`, a list filled in a loop, a ModuleDict, `self.blocks.append(
+  self.fc2)`, another module holding it: `self.head = Head(self.shared)`) is used as its
+  holders are; handed to something not known (`register(self.fc)`, `add_module`), it is
+  not judged. (The forward of a DenseNet-like model calls only `self.features`: its layers
+  were all claimed unused, and find_unused_parameters=True was added for nothing.)
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or when a class
@@ -28,7 +34,7 @@ gives, per qualified class name, the first such use found.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base
@@ -190,9 +196,19 @@ def _class_facts(
         for node in ast.walk(method)
         if isinstance(node, ast.Attribute)
     }
+    holders = _holders(init, me)
     partial: list[tuple[PartialUse, str]] = []
     for attribute, (line, holds) in registered.items():
         if attribute in uses.always:
+            continue
+        if attribute in holders:
+            # Held by a container or another module `__init__` builds: used as its holders
+            # are. A holder forward() never uses is reported itself; one that is not known
+            # (the layer handed to a call whose result is not kept) is not judged.
+            through = _through_holders(attribute, holders, uses)
+            if through is not None:
+                how, where = through
+                partial.append((PartialUse(cls.name, attribute, how, where, path), holds))
             continue
         if attribute in uses.sometimes:
             how, where = uses.sometimes[attribute]
@@ -201,6 +217,148 @@ def _class_facts(
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     return ClassFacts(tuple(partial), tuple(children))
+
+
+def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
+    """`self.x` handed whole to something `__init__` keeps: attribute x -> the attributes
+    that hold it, "" where the holder is not known.
+
+    `self.body = nn.Sequential(self.conv1, self.bn1)`, `self.heads = nn.ModuleDict({"a":
+    self.a})`, `self.layers.append(self.bn1)`, `self.block = Block(self.bn1)`, through local
+    lists (`layers = [self.conv1]`, `layers.append(self.bn1)`, `nn.Sequential(*layers)`).
+    `self.x.weight` or `self.x(...)` in `__init__` (an initialisation) hands nothing on."""
+    locals_of: dict[str, set[str]] = {}  # local name -> the attributes it holds
+    held: dict[str, set[str]] = {}
+
+    def handed(node: ast.AST) -> set[str]:
+        """Attributes `node` hands on whole, and those of the locals it reads."""
+        found: set[str] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Attribute):
+                if isinstance(current.value, ast.Name) and current.value.id == me:
+                    found.add(current.attr)
+                    continue
+                # `self.x.weight`: a part of it, not the module
+                inner = current.value
+                while isinstance(inner, ast.Attribute):
+                    inner = inner.value
+                if isinstance(inner, ast.Name) and inner.id == me:
+                    continue
+            if isinstance(current, ast.Call):
+                stack.extend(current.args)
+                stack.extend(k.value for k in current.keywords)
+                if not _is_self_attribute(current.func, me):
+                    stack.append(current.func)
+                continue
+            if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
+                found |= locals_of.get(current.id, set())
+            stack.extend(ast.iter_child_nodes(current))
+        return found
+
+    def hold(attributes: set[str], holder: str) -> None:
+        for attribute in attributes:
+            if attribute != holder:
+                held.setdefault(attribute, set()).add(holder)
+
+    statements = [
+        node
+        for node in ast.walk(init)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        and node.value is not None
+        or isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        or isinstance(node, (ast.For, ast.comprehension))
+    ]
+    size = -1
+    while size != (size := sum(map(len, (*held.values(), *locals_of.values())))):
+        # again until nothing more is found: a list filled in a loop that follows its use
+        for node in statements:
+            if isinstance(node, ast.Expr):
+                assert isinstance(node.value, ast.Call)
+                _hand_on_call(node.value, me, handed, hold, locals_of)
+                continue
+            if isinstance(node, (ast.For, ast.comprehension)):
+                value: ast.expr | None = node.iter  # `for layer in (self.a, self.b):`
+            else:
+                value = node.value
+            attributes = handed(value) if value is not None else set()
+            if not attributes:
+                continue
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            else:
+                assert not isinstance(node, ast.Expr)
+                targets = [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, (ast.Subscript, ast.Attribute)) and not (
+                    _is_self_attribute(root, me)
+                ):
+                    root = root.value
+                if isinstance(root, ast.Attribute):  # self.h = ..., self.h[k] = ...
+                    hold(attributes, root.attr)
+                elif isinstance(root, ast.Name):
+                    locals_of.setdefault(root.id, set()).update(attributes)
+                else:
+                    hold(attributes, "")
+    return held
+
+
+def _hand_on_call(
+    call: ast.Call,
+    me: str,
+    handed: Callable[[ast.AST], set[str]],
+    hold: Callable[[set[str], str], None],
+    locals_of: dict[str, set[str]],
+) -> None:
+    """A call statement that hands layers on: `self.layers.append(self.bn1)` (held by
+    `layers`), `blocks.append(self.bn1)` (by the local list), anything else (`self.add_module
+    (...)`, `setattr(...)`, `register(self.bn1)`): held by something not known."""
+    attributes: set[str] = set()
+    for argument in (*call.args, *(k.value for k in call.keywords)):
+        attributes |= handed(argument)
+    if not attributes:
+        return
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if receiver is not None and _is_self_attribute(receiver, me):
+        assert isinstance(receiver, ast.Attribute)
+        hold(attributes, receiver.attr)
+    elif isinstance(receiver, ast.Name) and receiver.id != me:
+        locals_of.setdefault(receiver.id, set()).update(attributes)
+    else:
+        hold(attributes, "")
+
+
+def _through_holders(
+    attribute: str, holders: Mapping[str, set[str]], uses: _Uses
+) -> tuple[str, int] | None:
+    """How forward() reaches `attribute` through its holders: None when on every path (or
+    not judged: a holder not known, or never used by forward() and so reported itself);
+    else (how, line) of a holder's first use that is not on every path."""
+    seen: set[str] = set()
+    stack = [attribute]
+    sometimes: tuple[str, int] | None = None
+    while stack:
+        current = stack.pop()
+        for holder in holders.get(current, set()):
+            if holder in seen:
+                continue
+            seen.add(holder)
+            if holder == "" or holder in uses.always:
+                return None
+            if holder in uses.sometimes and sometimes is None:
+                how, line = uses.sometimes[holder]
+                sometimes = (how.replace("{attr}", f"{{attr}} (in self.{holder})"), line)
+            stack.append(holder)
+    return sometimes
+
+
+def _is_self_attribute(node: ast.AST, me: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )
 
 
 def _has_parameters(
