@@ -9,9 +9,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP001": (
         "DataParallel dim is not 0",
         "DDP has no scatter dimension: each process gets whole samples from its sampler. "
-        "Training batches that do not come from a DataLoader are split along this dim "
-        "(ddp_shard_batch); a DataLoader's are split along dim 0 by its sampler, so make "
-        "the model batch-first there or transpose inside forward().",
+        "The message says what was done in this module: training batches that do not come "
+        "from a DataLoader split along this dim (ddp_shard_batch, at the lines named); a "
+        "DataLoader's batches split along dim 0 (samples) by its DistributedSampler, which "
+        "is DataParallel's split only if the model's input takes its batch from the "
+        "samples (a transpose before the call); or no split at all. Where the batch is not "
+        "split as DataParallel split it, make the model batch-first or split it yourself "
+        "with ddp_shard_batch(batch, dim=D).",
     ),
     "DP002": (
         "custom DataParallel subclass, criterion wrapper or scatter/gather",
@@ -90,12 +94,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP015": (
         "evaluation metrics not reduced",
-        "No counters were found that can be summed across ranks, or not every term of a "
-        "figure can be (it divides by this rank's own count, an averaging object or list "
-        "holds this rank's batches, the evaluation function can also be given loaders this "
-        "module does not shard, or the loop was not found), so the evaluation loader is left "
-        "unsharded: every rank evaluates the whole set and prints the original figures. To "
-        "shard it, reduce your metrics with torch.distributed.all_reduce.",
+        "Sharded, this evaluation loader would leave some figure with this rank's share only: "
+        "no counters were found that can be summed across ranks, or not every term of a "
+        "figure can be (it would divide by this rank's own count, an averaging object or a "
+        "list would hold this rank's batches only, the evaluation function can also be given "
+        "loaders this module does not shard, or the loop was not found). So the loader is "
+        "left unsharded: every rank evaluates the whole set and prints the original figures. "
+        "To shard it, reduce your metrics with torch.distributed.all_reduce.",
     ),
     "DP016": (
         "DataParallel used where it cannot be rewritten",

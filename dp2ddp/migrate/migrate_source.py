@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 from libcst.codemod import CodemodContext
 
@@ -88,6 +90,7 @@ def migrate_parsed(
         changes = []
     else:
         code = tidy(source, code)  # imports in isort's places, new long lines wrapped
+    warnings = [_scatter_dim_note(d, changes, state) for d in warnings]
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     factories = tuple(state.evaluation_factories) if code != source else ()
@@ -101,3 +104,41 @@ def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:
         )
         for r in reports
     ]
+
+
+def _scatter_dim_note(
+    warning: Diagnostic, changes: list[Change], state: MigrationState
+) -> Diagnostic:
+    """DP001 (a wrap with a `dim` other than 0) says what the migration did with the
+    batches, which only the passes after the wrap's know: split along that dim by the
+    batches pass (its lines), left to a DataLoader's DistributedSampler (split by samples),
+    or not split at all in this module."""
+    if warning.code != "DP001":
+        return warning
+    dim = warning.message.rpartition("dim=")[2]
+    split = sorted(
+        {c.line for c in changes if c.transform == "batches" and "split" in c.description}
+    )
+    sharded = sorted(
+        {c.line for c in changes if c.transform == "data" and "sharded with" in c.description}
+    )
+    if split:
+        lines = ", ".join(map(str, split))
+        plural = "s" * (len(split) > 1)
+        what = f"batches split along dim {dim} with ddp_shard_batch (line{plural} {lines})"
+    elif sharded:
+        lines = ", ".join(map(str, sharded))
+        plural = "s" * (len(sharded) > 1)
+        what = (
+            f"no batch split along dim {dim}: the DataLoader{plural} at line{plural} {lines} "
+            f"{'are' if plural else 'is'} sharded by samples (DistributedSampler), right only "
+            "where the model's input takes its batch dimension from the samples"
+        )
+    elif state.program is not None:
+        what = (
+            f"no batch of this module split along dim {dim} (a module of the program that "
+            "builds the batches says how it splits them: its changes, or DP037)"
+        )
+    else:
+        what = f"no batch split along dim {dim}: every rank gets the whole batch it is given"
+    return dataclasses.replace(warning, message=f"{warning.message}; {what}")

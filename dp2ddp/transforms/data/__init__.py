@@ -341,7 +341,14 @@ class ShardDataLoaders(LoaderEvaluation):
             unreducible = self._unreducible(loader)
             if unreducible is not None:
                 where, why = unreducible
-                self.warn(where, "DP015", f"{why or 'no counters found'}; {label} left unsharded")
+                # `why` says what sharding it would break; the message, what was done instead.
+                why = why or "no counters found that can be summed over the ranks"
+                self.warn(
+                    where,
+                    "DP015",
+                    f"{why}; {label} left unsharded: every rank evaluates all of it, and "
+                    "its figures are the original's",
+                )
                 return
         shared = self._shared_dataset(loader)
         if shared is None:

@@ -29,6 +29,9 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 
+#: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
+_SHARE = "this rank's batches of a sharded loader"
+
 #: Libraries whose metric objects sum their state over the processes when read.
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
@@ -52,21 +55,22 @@ class LoaderEvaluation(LoaderImports):
                 continue
             lists = self._collected(loop)
             if lists:
-                return loop, f"{', '.join(lists)} only collect this rank's slice"
+                collected = ", ".join(lists)
+                return loop, f"{collected} would collect only this rank's slice of a sharded loader"
             if not self._counters(loop):
                 return loop, None
             kept = self._objects_updated_and_read_after(loop)
             if kept is not None:
-                return kept, f"{kept.value} accumulates this rank's batches only"
+                return kept, f"{kept.value} would accumulate only {_SHARE}"
             outside = self._fed_from_outside(expr, 0)
             if outside is not None:
                 return outside
             for call in self._batch_counts(loop, expr):
                 if not self._follows(call, loop):
-                    return call, f"len({self.code(expr)}) counts this rank's batches only"
+                    return call, f"len({self.code(expr)}) would count only {_SHARE}"
             late = self._loop_variables_read_after(loop)
             if late is not None:
-                return late, f"{late.value} after the loop counts this rank's batches only"
+                return late, f"{late.value} after the loop would count only {_SHARE}"
         return None
 
     def _objects_updated_and_read_after(self, loop: cst.For) -> cst.Name | None:
