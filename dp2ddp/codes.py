@@ -198,7 +198,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "
-        "loop runs: rank 0 prints its own share, not the figure DataParallel printed. The "
+        "loop runs: rank 0 prints its own share, not the figure DataParallel printed. Printed "
+        "means any output path: print or logging, a file's or a CSV writer's write, a "
+        "function or a method of the program's own that prints or writes a file (a logger "
+        "class's `io.cprint(outstr)`, a `log_string()` helper, in any of its modules). The "
         "same for a figure printed or returned after the loop that dp2ddp could not sum over "
         "the ranks: an averaging object or a list fed with the batches' losses or errors "
         "(`losses.update(loss.item(), n)` ... `return losses.avg`), or a running sum the "

@@ -91,6 +91,10 @@ class ProgramHints:
     scatter_dims: frozenset[str] = frozenset()
     saved_by: frozenset[str] = frozenset()
     loaded_by: frozenset[str] = frozenset()
+    #: Names of the functions and methods of the program's modules that print or write a
+    #: file (`IOStream.cprint`, `log_string`): a running figure shown through one of them
+    #: is shown as through print (DP030).
+    printers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ PROGRAMS = {
     "batches_in_trainer_module": ("train.py",),
     "loader_factory_other_module": ("train.py",),
     "checkpoint_saved_in_library": ("train.py",),
+    "figures_through_imported_logger": ("main.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

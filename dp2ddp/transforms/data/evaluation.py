@@ -25,6 +25,7 @@ from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
     SHOW_METHODS,
+    WRITE_METHODS,
     ZERO_TENSOR,
     Loader,
 )
@@ -408,45 +409,103 @@ class LoaderEvaluation(LoaderImports):
         return {name for name, yes in constant.items() if yes}
 
     def _prints(self, call: cst.Call) -> bool:
-        """A call that shows its arguments: print and friends, a tqdm bar's postfix, or a
-        function of this module that prints (a `progress_bar(i, n, msg)` helper)."""
+        """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file
+        or CSV writer's write, a function of this module that prints (a `progress_bar(i, n,
+        msg)` helper) or a method of its classes that does (`io.cprint(outstr)`, whose class
+        prints and writes a log file), or one of another module of the program that does."""
         if self.matches(call.func, PRINTS):
             return True
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in SHOW_METHODS:
-            return True
-        if isinstance(func, cst.Name):
-            if func.value in self._printing_functions():
+        functions, methods = self._printing_functions()
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if name in SHOW_METHODS or name in WRITE_METHODS or name in methods:
                 return True
-            # Imported from another module of the project: judged by its name.
-            return bool(PRINTER_NAME.search(func.value)) and any(
-                not n.startswith("builtins.") for n in self.qualified_names(func)
+            # A method of another module's class that prints (`io.cprint`), not a library
+            # module's function of the same name (`np.log(total)`).
+            return name in self.state.hints.printers and not self._names_a_module(func.value)
+        if isinstance(func, cst.Name):
+            if func.value in functions:
+                return True
+            # Imported from another module of the project: judged by what it does, or by
+            # its name where the program does not tell (a module migrated alone).
+            imported = any(not n.startswith("builtins.") for n in self.qualified_names(func))
+            return imported and (
+                func.value in self.state.hints.printers or bool(PRINTER_NAME.search(func.value))
             )
         return False
 
-    def _printing_functions(self) -> set[str]:
-        """Functions of this module that print (directly or through each other)."""
-        if self._printers is None:
-            functions = [n for n in walk(self._module_node) if isinstance(n, cst.FunctionDef)]
-            printers: set[str] = set()
-            while True:
-                more = {
-                    f.name.value
-                    for f in functions
-                    if any(
-                        isinstance(c, cst.Call)
-                        and (
-                            self.matches(c.func, PRINTS)
-                            or isinstance(c.func, cst.Name)
-                            and c.func.value in printers
+    def _names_a_module(self, node: cst.BaseExpression) -> bool:
+        """`np`, `torch.nn.functional`: a receiver whose root name an import binds."""
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return False
+        if self._imported_names is None:
+            found: set[str] = set()
+            for statement in walk(self._module_node):
+                if isinstance(statement, cst.Import):
+                    for alias in statement.names:
+                        bound: cst.BaseExpression = (
+                            alias.asname.name if alias.asname else alias.name
                         )
-                        for c in walk(f.body)
-                    )
-                } - printers
+                        while isinstance(bound, cst.Attribute):
+                            bound = bound.value
+                        if isinstance(bound, cst.Name):
+                            found.add(bound.value)
+                elif isinstance(statement, cst.ImportFrom) and not isinstance(
+                    statement.names, cst.ImportStar
+                ):
+                    for alias in statement.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if isinstance(bound, cst.Name):
+                            found.add(bound.value)
+            self._imported_names = found
+        return node.value in self._imported_names
+
+    def _printing_functions(self) -> tuple[set[str], set[str]]:
+        """Functions, and methods of classes, of this module that print or write a file or
+        CSV row (directly or through each other: `f()`, `self.f()`)."""
+        if self._printers is None:
+            functions: list[tuple[cst.FunctionDef, bool]] = []
+            for node in walk(self._module_node):
+                if isinstance(node, cst.FunctionDef):
+                    block = self.parent(node)
+                    owner = self.parent(block) if block is not None else None
+                    functions.append((node, isinstance(owner, cst.ClassDef)))
+            calls = {
+                id(f): [c.func for c in walk(f.body) if isinstance(c, cst.Call)]
+                for f, _ in functions
+            }
+            printers: set[str] = set()
+            methods: set[str] = set()
+            while True:
+                more = (
+                    {
+                        (f.name.value, is_method)
+                        for f, is_method in functions
+                        if any(
+                            self.matches(func, PRINTS)
+                            or isinstance(func, cst.Attribute)
+                            and (
+                                func.attr.value in WRITE_METHODS
+                                or func.attr.value in methods
+                                and isinstance(func.value, cst.Name)
+                                and func.value.value == "self"
+                            )
+                            or isinstance(func, cst.Name)
+                            and func.value in printers
+                            for func in calls[id(f)]
+                        )
+                    }
+                    - {(n, False) for n in printers}
+                    - {(n, True) for n in methods}
+                )
                 if not more:
                     break
-                printers |= more
-            self._printers = printers
+                printers |= {name for name, is_method in more if not is_method}
+                methods |= {name for name, is_method in more if is_method}
+            self._printers = (printers, methods)
         return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:

@@ -42,6 +42,8 @@ PRINTER_NAME = re.compile(r"(?:^|_)(?:print|progress|log|show|display|report)(?:
 SHOW_METHODS = frozenset(
     {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
 )
+#: Methods that write their arguments out: a file's `write`, a csv writer's rows.
+WRITE_METHODS = frozenset({"write", "writerow", "writerows"})
 POSITIONS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 #: A rewritten one-line loader longer than this gets one argument per line.
 LINE_LIMIT = 99

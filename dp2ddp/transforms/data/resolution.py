@@ -34,7 +34,9 @@ class LoaderResolution(CallFlow):
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         #: `len(loader)` after an evaluation loop -> the name of the batches summed over ranks
         self._lengths: dict[cst.Call, str] = {}
-        self._printers: set[str] | None = None  # functions of the module that print
+        #: functions, methods of the module that print or write a file
+        self._printers: tuple[set[str], set[str]] | None = None
+        self._imported_names: set[str] | None = None  # names the module's imports bind
         self._module_node: cst.Module = cst.Module(body=[])
         self._top: dict[cst.For, list[cst.BaseStatement]] = {}
         self._renames: dict[cst.For, str] = {}

@@ -88,6 +88,7 @@ def program_hints(
     pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
+    printers = frozenset().union(*(n.printers for n in names))
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -100,12 +101,17 @@ def program_hints(
         loaded_by = loaders(index)
         if not index:
             hints[module.real] = ProgramHints(
-                pure, logs=logs, scatter_dims=dims, saved_by=saved_by, loaded_by=loaded_by
+                pure,
+                logs=logs,
+                scatter_dims=dims,
+                saved_by=saved_by,
+                loaded_by=loaded_by,
+                printers=printers,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
         hints[module.real] = ProgramHints(
-            pure, unused[index], not script, logs, script, dims, saved_by, loaded_by
+            pure, unused[index], not script, logs, script, dims, saved_by, loaded_by, printers
         )
     return hints
 
@@ -209,6 +215,8 @@ class ModuleNames:
     reexports: tuple[tuple[str, str], ...] = ()
     #: The methods its top-level classes define, as `functions` (see _function_steps).
     methods: tuple[tuple[str, tuple[_Step, ...]], ...] = ()
+    #: Its functions and its classes' methods that print or write a file (printing_functions).
+    printers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -229,6 +237,7 @@ class ModuleNames:
             saving_functions(tree, table, "torch.load"),
             _reexports(name, tree, is_package),
             _method_steps(name, tree, is_package),
+            printing_functions(tree, table),
         )
 
 
@@ -258,6 +267,54 @@ def saving_functions(
         if not more:
             return frozenset(saving)
         saving |= more
+
+
+#: What shows or writes its arguments: print, logging, a file's or a csv writer's write.
+_SHOWS = frozenset(
+    {"sys.stdout.write", "sys.stderr.write", "pprint.pprint", "tqdm.tqdm.write"}
+    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
+)
+_WRITES = frozenset({"write", "writerow", "writerows"})
+
+
+def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+    """Names of the module's top-level functions and its top-level classes' methods that
+    print, log or write a file or CSV row, directly or through others of them (`f()`,
+    `self.f()`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(statement)
+        elif isinstance(statement, ast.ClassDef):
+            functions += [
+                s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    if not functions:
+        return frozenset()
+    calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
+    printing = {
+        f.name
+        for f in functions
+        if any(
+            isinstance(func, ast.Name)
+            and func.id == "print"
+            and "print" not in table
+            or isinstance(func, ast.Attribute)
+            and func.attr in _WRITES
+            or _resolved(func, table) in _SHOWS
+            for func in calls[id(f)]
+        )
+    }
+    while True:
+        more = {
+            f.name
+            for f in functions
+            if f.name not in printing
+            and any(_own_callee(func) in printing for func in calls[id(f)])
+        }
+        if not more:
+            return frozenset(printing)
+        printing |= more
 
 
 def _resolved(func: ast.expr, table: dict[str, str]) -> str:

@@ -1,0 +1,26 @@
+"""The program's own logger (DGCNN's IOStream shape): a method that prints and writes a
+log file. A running figure handed to it from another module is shown as through print."""
+import os
+from _dp2ddp import ddp_is_main
+
+
+class IOStream:
+    def __init__(self, path):
+        self.f = open(path if ddp_is_main() else os.devnull, "a")
+
+    def cprint(self, text):
+        self.show(text)
+        self.f.write(text + "\n")
+        self.f.flush()
+
+    def show(self, text):
+        if ddp_is_main():
+            print(text)
+
+    def close(self):
+        self.f.close()
+
+
+def log(text):
+    if ddp_is_main():
+        print(text)
