@@ -41,9 +41,15 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP006": (
         "random tensors drawn inside the training loop",
-        "Each process draws its own values (also inside a project function the loop calls, "
-        "e.g. a mixup or CutMix helper: the warning names it and its draw); seed per rank on "
-        "purpose or draw on rank 0 and broadcast if the values must agree.",
+        "Each process draws from its own generator (also inside a project function the loop "
+        "calls, e.g. a mixup or CutMix helper: the warning names it and its draw): seeded "
+        "alike (one fixed seed), every rank draws the same values; seeded apart, different "
+        "ones. Noise drawn for the batch (`z = torch.randn(batch_size, nz)`) is drawn as "
+        "DataParallel drew it where dp2ddp can show it is the global batch's, in a loop "
+        "over a loader it shards (ddp_draw_share: the whole batch's draw on rank 0's "
+        "stream, each rank keeping its rows); here it could not. Draw the global batch's "
+        "values with `ddp_draw_share(lambda: ...)` yourself, seed per rank on purpose, or "
+        "draw on rank 0 and broadcast if the values must agree.",
     ),
     "DP007": (
         "module state mutated in forward()",

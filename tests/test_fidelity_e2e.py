@@ -100,6 +100,9 @@ NAMES = (
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")
+#: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
+#: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share).
+DRAWS = ("batch_noise",)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +110,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, "second_backward"):
+    for name in (*NAMES, *BATCHES, *DRAWS, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
     assert "DP037" not in codes["lm_batchify"] | codes["iterator_batches"]
@@ -121,6 +124,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
     assert "DP041" not in codes["layers_in_containers"], codes["layers_in_containers"]
+    assert "ddp_draw_share(lambda: torch.randn(" in scripts["batch_noise"].read_text()
+    assert "DP006" not in codes["batch_noise"], codes["batch_noise"]
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
@@ -175,6 +180,35 @@ def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> 
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
     assert ("(2+2)" if name == "lm_batchify" else "(4+4)") in report.sharding, report.sharding
+
+
+@pytest.mark.parametrize("name", DRAWS)
+def test_batch_noise_is_drawn_as_dataparallel_drew_it(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Seeded alike, the ranks would pair their samples with the same codes (and draw twice
+    their batch's rows); drawn whole on rank 0's stream and split, the two ranks' codes are
+    the original's: to the end of training the weights are the original's, bit for bit up to
+    the all-reduce's rounding."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", [*DRAWS, "layers_in_containers"])
+def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
+    """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
+    original's batch."""
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    report = verify(
+        VerifyConfig(CASES / f"{name}.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report
 
 
 def test_loader_behind_a_progress_bar_is_sharded_once(tmp_path: Path) -> None:

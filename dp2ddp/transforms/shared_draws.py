@@ -39,6 +39,15 @@ from libcst.codemod import CodemodContext
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms.analysis.batch_noise import (
+    BATCH_DRAWS,
+    DRAW_SHARE,
+    BatchSizes,
+    first_dimension,
+    global_batch_sizes,
+    is_batch_noise,
+    loops_over,
+)
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.scopes import is_training_loop
 
@@ -78,6 +87,8 @@ class ShareDatasetDraws(MigrationTransform):
         self._wrap: dict[cst.CSTNode, str] = {}
         self._training: dict[cst.CSTNode, bool] = {}
         self._spans: list[cst.IndentedBlock] = []
+        #: draws of the global batch's noise in a training loop (analysis/batch_noise.py)
+        self._noise: set[cst.Call] = set()
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -102,7 +113,69 @@ class ShareDatasetDraws(MigrationTransform):
             )
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
-        return bool(self._wrap)
+        self._find_batch_noise(node)
+        return bool(self._wrap or self._noise)
+
+    def _find_batch_noise(self, module: cst.Module) -> None:
+        """Noise drawn for the global batch (its first dimension is a loader's `batch_size`)
+        in a loop over that loader, which the data pass sharded: drawn whole on rank 0's
+        stream, each rank keeping its rows. Such a draw in a training loop that goes
+        through no such loader gets DP006 here (hazards left it to this pass)."""
+        sizes = global_batch_sizes(module, self.matches)
+        if not sizes.written:
+            return
+        for node in walk(module):
+            if not isinstance(node, cst.Call):
+                continue
+            names = self.qualified_names(node.func)
+            if not names & BATCH_DRAWS or not is_batch_noise(node, names, sizes.written):
+                continue
+            first = first_dimension(node, names)
+            assert first is not None
+            size = code_of(first)
+            loop = self._loop_over_loader(node, sizes, size)
+            if loop is not None:
+                self._noise.add(node)
+                self.record(
+                    node,
+                    f"{code_of(node.func)}(...) draws {size} rows, the global batch of "
+                    f"{code_of(loop.iter)}: drawn whole on rank 0's stream, each rank keeps "
+                    f"its rows ({DRAW_SHARE})",
+                )
+            elif self._in_training_loop(node):
+                self.warn(
+                    node,
+                    "DP006",
+                    f"{code_of(node.func)}() draws {size} rows, a loader's global batch, in "
+                    "a loop over no loader split by samples: each rank draws its own rows",
+                )
+        if self._noise:
+            self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
+
+    def _loop_over_loader(self, node: cst.CSTNode, sizes: BatchSizes, size: str) -> cst.For | None:
+        """The loop around `node` (within its function) over a sharded loader whose global
+        batch is `size`."""
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, cst.For) and loops_over(current, sizes) == size:
+                return current
+            current = self.parent(current)
+        return None
+
+    def _in_training_loop(self, node: cst.CSTNode) -> bool:
+        """Inside a loop that trains, within its function (as hazards' DP006 sees it)."""
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, (cst.For, cst.While)) and self.is_training(current):
+                return True
+            current = self.parent(current)
+        return False
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node not in self._noise:
+            return updated_node
+        draw = cst.Lambda(params=cst.Parameters(), body=updated_node)
+        return cst.Call(func=cst.Name(DRAW_SHARE), args=[cst.Arg(draw)])
 
     def _inside(self, statement: cst.CSTNode, other: cst.CSTNode) -> bool:
         """`statement` is strictly inside `other`."""

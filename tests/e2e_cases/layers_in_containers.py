@@ -1,7 +1,7 @@
 """Every layer is used through what __init__ builds from it (an nn.Sequential of attributes,
 a ModuleList filled by append, a module holding a shared layer): DP041 must not claim a layer
-unused, so the DDP wrap gets no find_unused_parameters=True (a graph traversal per step, and
-torch's warning on every rank). The ranks stay in sync to the end."""
+unused, so the DDP wrap is not told to search the graph for unused parameters (a traversal
+per step, and torch's warning on every rank). The ranks stay in sync to the end."""
 
 import torch
 import torch.nn as nn

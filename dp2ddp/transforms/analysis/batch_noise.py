@@ -1,0 +1,149 @@
+"""Noise drawn in a training loop for the global batch: `z = torch.randn(batch_size, nz)`.
+
+DataParallel ran one process: it drew the batch's noise once, `batch_size` distinct rows,
+and scattered them with the batch. Under torchrun every rank runs the draw; seeded alike
+(a fixed seed, the usual case), every rank draws the same rows and pairs its own samples
+with the same codes; seeded apart, each rank's rows are its own but still `batch_size` of
+them, twice the per-rank batch. Both are wrong in the same way: the draw is not the global
+batch's.
+
+The draw is recognised when its first dimension is written as a DataLoader's global batch
+size (the `batch_size=` of a loader of the module, as written, e.g. `args.batch_size`):
+then the shared_draws pass makes it `ddp_draw_share(lambda: torch.randn(batch_size, nz))`,
+which draws the whole global batch's noise on rank 0's stream (every rank alike, as
+DataParallel's one process drew it) and keeps this rank's rows (ddp_rank_slice), where the
+data pass sharded that loader (its batch is then `ddp_per_rank_batch(batch_size)`). Any
+other draw in a training loop keeps DP006 (hazards), which says what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import code_of, name_of
+
+Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
+
+#: The data pass's per-rank batch size: `ddp_per_rank_batch(global)`.
+PER_RANK_BATCH = "ddp_per_rank_batch"
+#: The helper that draws the global batch's values and keeps this rank's part.
+DRAW_SHARE = "ddp_draw_share"
+#: Draws whose first dimension is given as a size: (size, or the positional index of a
+#: size tuple, or -1: the dimensions themselves).
+_TORCH_SIZED = frozenset({"torch.randn", "torch.rand"})
+_NUMPY_DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})
+_NUMPY_SIZED = {
+    "numpy.random.normal": 2,
+    "numpy.random.uniform": 2,
+    "numpy.random.standard_normal": 0,
+    "numpy.random.random": 0,
+    "numpy.random.random_sample": 0,
+    "torch.randint": 2,
+}
+BATCH_DRAWS = _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED)
+
+
+def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | None:
+    """The expression a draw's first dimension is written as; None where not known."""
+    names = set(names)
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star for a in call.args):
+        return None
+    keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    size: cst.BaseExpression | None = None
+    if names & _TORCH_SIZED:
+        size = keyword.get("size") or (positional[0] if positional else None)
+    elif names & _NUMPY_DIMS:
+        size = positional[0] if positional else None
+    else:
+        index = next((_NUMPY_SIZED[n] for n in names if n in _NUMPY_SIZED), None)
+        if index is None:
+            return None
+        size = keyword.get("size") or (positional[index] if len(positional) > index else None)
+        if "torch.randint" in names and size is None and len(positional) == 2:
+            size = positional[1]  # torch.randint(high, size)
+    if isinstance(size, (cst.Tuple, cst.List)):
+        if not size.elements or isinstance(size.elements[0], cst.StarredElement):
+            return None
+        return size.elements[0].value
+    return size
+
+
+@dataclass
+class BatchSizes:
+    """The DataLoaders of a module and their global batch sizes, as code."""
+
+    #: the `batch_size` of every DataLoader, as written (`ddp_per_rank_batch(x)` -> x)
+    written: set[str] = field(default_factory=set)
+    #: what a loader is bound to (`loader`, `self.train_loader`) -> its global batch size,
+    #: for the loaders the data pass made per rank (`batch_size=ddp_per_rank_batch(x)`)
+    sharded: dict[str, str] = field(default_factory=dict)
+
+
+def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
+    """The module's DataLoaders' batch sizes (BatchSizes)."""
+    found = BatchSizes()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            call = node.value
+            binding: str | None = code_of(node.targets[0].target)
+        elif isinstance(node, cst.Call):
+            call, binding = node, None
+        else:
+            continue
+        if not isinstance(call, cst.Call) or not matches(call.func, DATALOADER):
+            continue
+        value = next(
+            (
+                a.value
+                for a in call.args
+                if a.keyword is not None and a.keyword.value == "batch_size"
+            ),
+            None,
+        )
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if value is None and len(positional) > 1:
+            value = positional[1]
+        if value is None:
+            continue
+        per_rank = (
+            isinstance(value, cst.Call)
+            and name_of(value.func) == PER_RANK_BATCH
+            and len(value.args) == 1
+        )
+        if per_rank:
+            assert isinstance(value, cst.Call)
+            value = value.args[0].value
+        found.written.add(code_of(value))
+        if per_rank and binding is not None:
+            found.sharded[binding] = code_of(value)
+    return found
+
+
+def loops_over(loop: cst.For, sizes: BatchSizes) -> str | None:
+    """The global batch size of the sharded loader `loop` goes through (`for x in loader`,
+    `enumerate(loader)`, `tqdm(self.loader)`); None where it goes through none."""
+    stack: list[cst.CSTNode] = [loop.iter]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            size = sizes.sharded.get(code_of(node))
+            if size is not None:
+                return size
+        stack.extend(node.children)
+    return None
+
+
+def is_batch_noise(call: cst.Call, names: Iterable[str], sizes: set[str]) -> bool:
+    """A draw (no `generator=`) whose first dimension is one of `sizes`."""
+    if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
+        return False
+    first = first_dimension(call, names)
+    return first is not None and code_of(first) in sizes
