@@ -221,6 +221,18 @@ class DdpDistributedSampler(DistributedSampler):
         return itertools.chain(positions[:inside], padding)
 
 
+def ddp_draw_share(draw):
+    """This rank's part of random values drawn for the whole global batch, as DataParallel's
+    one process drew them: `draw()` runs on rank 0's generator states on every rank
+    (ddp_same_random: rank 0 draws what the original drew), and each rank keeps its rows
+    (ddp_rank_slice), the part of the batch DataParallel scattered to its device. Seeded
+    alike, the ranks would otherwise all draw the same rows; seeded apart, a whole global
+    batch's worth each."""
+    with ddp_same_random():
+        whole = draw()
+    return whole[ddp_rank_slice(len(whole))]
+
+
 def ddp_eval_sampler(dataset):
     """Indices RANK, RANK + WORLD_SIZE, ...: each process evaluates a disjoint slice.
 
