@@ -398,6 +398,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "that expects the prefix no longer matches. Keep the old check there (leave the "
         "file out of the run: `--exclude`), or make the loader accept both.",
     ),
+    "DP050": (
+        "a fixed batch fetched once from a sharded loader",
+        "`fixed_x, _ = next(iter(loader))` before training (a batch kept for sample image "
+        "grids or debugging) was the global batch in the original; from the sharded loader "
+        "it is this rank's share, so a grid saved from it holds 1/WORLD_SIZE of the images. "
+        "dp2ddp fetches it whole with ddp_whole_batch(loader, batch_size) where the loader's "
+        "global batch size can be named at the fetch; here it cannot (the loader is built in "
+        "another function from a local size). Fetch it from a loader over the same dataset "
+        "without the DistributedSampler, or call ddp_whole_batch(loader, B) yourself.",
+    ),
 }
 
 

@@ -101,8 +101,10 @@ NAMES = (
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
 BATCHES = ("lm_batchify", "iterator_batches")
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
-#: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share).
-DRAWS = ("batch_noise",)
+#: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed
+#: batch fetched once before training for sample images stays the global batch
+#: (ddp_whole_batch): its digest (size, sum) leads E2E_DIGEST.
+DRAWS = ("batch_noise", "fixed_sample_batch")
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +128,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP041" not in codes["layers_in_containers"], codes["layers_in_containers"]
     assert "ddp_draw_share(lambda: torch.randn(" in scripts["batch_noise"].read_text()
     assert "DP006" not in codes["batch_noise"], codes["batch_noise"]
+    assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
@@ -198,7 +201,7 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", [*DRAWS, "layers_in_containers"])
+@pytest.mark.parametrize("name", [*DRAWS, "layers_in_containers"])  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
     original's batch."""

@@ -27,6 +27,13 @@ nothing (one exchange for the loop, not one per iteration). Draws with an explic
 ``generator=`` are left as they are. A generator the program creates unseeded
 (``np.random.default_rng()``, ``random.Random()``, ``np.random.RandomState()``) for such a
 draw cannot be shared this way: DP036 at it.
+
+The same pass draws what DataParallel drew for the global batch (analysis/batch_noise.py):
+noise drawn in a loop over a sharded loader for its global batch, `z = torch.randn(
+batch_size, nz)`, becomes `ddp_draw_share(lambda: ...)` (the whole batch's draw on rank
+0's stream, this rank's rows); a fixed batch fetched once outside the loops, `next(iter(
+loader))`, becomes `ddp_whole_batch(loader, batch_size)` (the global batch, whole, on every
+rank), or DP050 where the loader's batch size cannot be named at the fetch.
 """
 
 from __future__ import annotations
@@ -42,8 +49,10 @@ from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DRAW_SHARE,
+    WHOLE_BATCH,
     BatchSizes,
     first_dimension,
+    fixed_batch_loader,
     global_batch_sizes,
     is_batch_noise,
     loops_over,
@@ -79,7 +88,7 @@ class ShareDatasetDraws(MigrationTransform):
 
     NAME = "shared_draws"
     DESCRIPTION = "Draws that decide a dataset run alike on every rank (ddp_same_random)."
-    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample")
+    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(")
 
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
@@ -89,6 +98,8 @@ class ShareDatasetDraws(MigrationTransform):
         self._spans: list[cst.IndentedBlock] = []
         #: draws of the global batch's noise in a training loop (analysis/batch_noise.py)
         self._noise: set[cst.Call] = set()
+        #: `next(iter(loader))` outside loops -> the loader's global batch size
+        self._fixed: dict[cst.Call, str] = {}
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -114,7 +125,7 @@ class ShareDatasetDraws(MigrationTransform):
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
-        return bool(self._wrap or self._noise)
+        return bool(self._wrap or self._noise or self._fixed)
 
     def _find_batch_noise(self, module: cst.Module) -> None:
         """Noise drawn for the global batch (its first dimension is a loader's `batch_size`)
@@ -126,6 +137,24 @@ class ShareDatasetDraws(MigrationTransform):
             return
         for node in walk(module):
             if not isinstance(node, cst.Call):
+                continue
+            fixed = fixed_batch_loader(node, sizes)
+            if fixed is not None and not self._in_loop(node):
+                if not self._visible(fixed, node):
+                    self.warn(
+                        node,
+                        "DP050",
+                        f"next(iter({code_of(fixed[0])})) fetches this rank's share of a "
+                        f"batch of {fixed[1]}, which does not name the same value here",
+                    )
+                    continue
+                self._fixed[node] = fixed[1]
+                self.record(
+                    node,
+                    f"a fixed batch of {code_of(fixed[0])} fetched once: the global batch of "
+                    f"{fixed[1]}, as the original fetched it, not this rank's share "
+                    f"({WHOLE_BATCH})",
+                )
                 continue
             names = self.qualified_names(node.func)
             if not names & BATCH_DRAWS or not is_batch_noise(node, names, sizes.written):
@@ -151,6 +180,8 @@ class ShareDatasetDraws(MigrationTransform):
                 )
         if self._noise:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
+        if self._fixed:
+            self.state.helpers.update({"whole_batch", "same_random", "rank0_value"})
 
     def _loop_over_loader(self, node: cst.CSTNode, sizes: BatchSizes, size: str) -> cst.For | None:
         """The loop around `node` (within its function) over a sharded loader whose global
@@ -162,6 +193,37 @@ class ShareDatasetDraws(MigrationTransform):
             current = self.parent(current)
         return None
 
+    def _visible(self, fixed: tuple[cst.BaseExpression, str, cst.Assign], call: cst.Call) -> bool:
+        """The loader's size expression means the same at `call`: both in one function, the
+        loader built at module level, or `self.` sizes in methods of one class."""
+        _, size, site = fixed
+        built, used = self._function_of(site), self._function_of(call)
+        if built is used or built is None:
+            return True
+        if size.startswith("self.") and used is not None:
+            return self._class_of(built) is self._class_of(used) is not None
+        return False
+
+    def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, cst.FunctionDef):
+            current = self.parent(current)
+        return current
+
+    def _class_of(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+        block = self.parent(function)
+        owner = self.parent(block) if block is not None else None
+        return owner if isinstance(owner, cst.ClassDef) else None
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        """Inside a loop or a comprehension of its function (run more than once)."""
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, (cst.For, cst.While, cst.CompFor)):
+                return True
+            current = self.parent(current)
+        return False
+
     def _in_training_loop(self, node: cst.CSTNode) -> bool:
         """Inside a loop that trains, within its function (as hazards' DP006 sees it)."""
         current = self.parent(node)
@@ -172,6 +234,14 @@ class ShareDatasetDraws(MigrationTransform):
         return False
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        size = self._fixed.get(original_node)
+        if size is not None:
+            inner = updated_node.args[0].value
+            assert isinstance(inner, cst.Call)
+            return cst.Call(
+                func=cst.Name(WHOLE_BATCH),
+                args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
+            )
         if original_node not in self._noise:
             return updated_node
         draw = cst.Lambda(params=cst.Parameters(), body=updated_node)

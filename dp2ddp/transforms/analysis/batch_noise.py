@@ -14,6 +14,12 @@ which draws the whole global batch's noise on rank 0's stream (every rank alike,
 DataParallel's one process drew it) and keeps this rank's rows (ddp_rank_slice), where the
 data pass sharded that loader (its batch is then `ddp_per_rank_batch(batch_size)`). Any
 other draw in a training loop keeps DP006 (hazards), which says what to do.
+
+The other way round, a fixed batch fetched once outside any loop (`fixed_x, _ =
+next(iter(loader))`, for sample image grids or debugging) was the global batch in the
+original; from the sharded loader it would be this rank's share (the saved grid holds half
+the images). It becomes `ddp_whole_batch(loader, batch_size)`: the loader's first global
+batch, the same on every rank (no collective).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 PER_RANK_BATCH = "ddp_per_rank_batch"
 #: The helper that draws the global batch's values and keeps this rank's part.
 DRAW_SHARE = "ddp_draw_share"
+#: The helper that fetches a sharded loader's first global batch whole.
+WHOLE_BATCH = "ddp_whole_batch"
 #: Draws whose first dimension is given as a size: (size, or the positional index of a
 #: size tuple, or -1: the dimensions themselves).
 _TORCH_SIZED = frozenset({"torch.randn", "torch.rand"})
@@ -82,6 +90,8 @@ class BatchSizes:
     #: what a loader is bound to (`loader`, `self.train_loader`) -> its global batch size,
     #: for the loaders the data pass made per rank (`batch_size=ddp_per_rank_batch(x)`)
     sharded: dict[str, str] = field(default_factory=dict)
+    #: binding -> the statement that binds it (where its size expression is valid)
+    sites: dict[str, cst.Assign] = field(default_factory=dict)
 
 
 def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
@@ -123,7 +133,9 @@ def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
             value = value.args[0].value
         found.written.add(code_of(value))
         if per_rank and binding is not None:
+            assert isinstance(node, cst.Assign)
             found.sharded[binding] = code_of(value)
+            found.sites[binding] = node
     return found
 
 
@@ -147,3 +159,23 @@ def is_batch_noise(call: cst.Call, names: Iterable[str], sizes: set[str]) -> boo
         return False
     first = first_dimension(call, names)
     return first is not None and code_of(first) in sizes
+
+
+def fixed_batch_loader(
+    call: cst.Call, sizes: BatchSizes
+) -> tuple[cst.BaseExpression, str, cst.Assign] | None:
+    """`next(iter(loader))` of a sharded loader: (the loader, its global batch size, the
+    statement that builds it)."""
+    if name_of(call.func) != "next" or len(call.args) != 1:
+        return None
+    inner = call.args[0].value
+    if not (
+        isinstance(inner, cst.Call)
+        and name_of(inner.func) == "iter"
+        and len(inner.args) == 1
+        and not inner.args[0].star
+    ):
+        return None
+    loader = inner.args[0].value
+    size = sizes.sharded.get(code_of(loader))
+    return None if size is None else (loader, size, sizes.sites[code_of(loader)])
