@@ -595,3 +595,26 @@ def ddp_sync_batchnorm(module):
     if torch.cuda.is_available():
         return torch.nn.SyncBatchNorm.convert_sync_batchnorm(module)
     return module
+
+
+def ddp_whole_batch(loader, batch_size):
+    """The batch DataParallel's program fetched once with `next(iter(loader))` (a fixed
+    batch for sample images or debugging): `batch_size` samples of the whole dataset, not
+    this rank's share of them. The loader's sharding is undone: its own sampler where the
+    shard wraps one (DdpSamplerShard, DdpBatchShard), else the dataset in order or shuffled
+    as its DistributedSampler shuffles. Every rank gets the same batch: a shuffled order is
+    drawn on rank 0's stream (ddp_same_random), as the original's one process drew it."""
+    sampler = loader.sampler
+    if isinstance(sampler, torch.utils.data.DistributedSampler):
+        order = {"shuffle": sampler.shuffle}
+    elif hasattr(sampler, "sampler") and hasattr(sampler, "per_rank_batch"):
+        order = {"sampler": sampler.sampler}
+    else:
+        batch_sampler = getattr(loader, "batch_sampler", None)
+        inner = getattr(batch_sampler, "sampler", None)
+        order = {"sampler": inner} if inner is not None else {"shuffle": False}
+    whole = torch.utils.data.DataLoader(
+        loader.dataset, batch_size=batch_size, collate_fn=loader.collate_fn, **order
+    )
+    with ddp_same_random():
+        return next(iter(whole))
