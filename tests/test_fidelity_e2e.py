@@ -88,7 +88,8 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: reduction in the prior iteration"); a model with layers used on some paths only or never
 #: (DP041: find_unused_parameters=True; without it, DDP fails at the second step with that
 #: same error); a model whose layers are all used, some through the containers __init__
-#: builds from them (no DP041, no find_unused_parameters=True).
+#: builds from them (no DP041, no find_unused_parameters=True); instance noise sized by the
+#: rank's batch, drawn for the global batch (ddp_draw_share).
 NAMES = (
     "cuda_guard",
     "cuda_guard_else",
@@ -96,6 +97,7 @@ NAMES = (
     "gradient_penalty_update",
     "unused_parameters",
     "layers_in_containers",
+    "batch_noise_per_sample",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
@@ -127,7 +129,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
     assert "DP041" not in codes["layers_in_containers"], codes["layers_in_containers"]
     assert "ddp_draw_share(lambda: torch.randn(" in scripts["batch_noise"].read_text()
-    assert "DP006" not in codes["batch_noise"], codes["batch_noise"]
+    assert "DP006" not in codes["batch_noise"] | codes["batch_noise_per_sample"]
+    assert (
+        "torch.randn(real.size(0) * WORLD_SIZE, 8)" in scripts["batch_noise_per_sample"].read_text()
+    )
     assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
     # DP026's first way out, applied by hand: run as it is.
@@ -201,7 +206,9 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", [*DRAWS, "layers_in_containers"])  # issue 28
+@pytest.mark.parametrize(
+    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers"]
+)  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
     original's batch."""

@@ -39,6 +39,7 @@ rank), or DP050 where the loader's batch size cannot be named at the fetch.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -56,6 +57,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     global_batch_sizes,
     is_batch_noise,
     loops_over,
+    per_rank_noise,
 )
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.scopes import is_training_loop
@@ -98,6 +100,8 @@ class ShareDatasetDraws(MigrationTransform):
         self._spans: list[cst.IndentedBlock] = []
         #: draws of the global batch's noise in a training loop (analysis/batch_noise.py)
         self._noise: set[cst.Call] = set()
+        #: draws sized by this rank's batch, drawn for the global batch (size * WORLD_SIZE)
+        self._scaled: set[cst.Call] = set()
         #: `next(iter(loader))` outside loops -> the loader's global batch size
         self._fixed: dict[cst.Call, str] = {}
 
@@ -125,7 +129,7 @@ class ShareDatasetDraws(MigrationTransform):
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
-        return bool(self._wrap or self._noise or self._fixed)
+        return bool(self._wrap or self._noise or self._fixed or self._scaled)
 
     def _find_batch_noise(self, module: cst.Module) -> None:
         """Noise drawn for the global batch (its first dimension is a loader's `batch_size`)
@@ -157,7 +161,10 @@ class ShareDatasetDraws(MigrationTransform):
                 )
                 continue
             names = self.qualified_names(node.func)
-            if not names & BATCH_DRAWS or not is_batch_noise(node, names, sizes.written):
+            if not names & BATCH_DRAWS:
+                continue
+            if not is_batch_noise(node, names, sizes.written):
+                self._per_rank_noise(node, names, sizes)
                 continue
             first = first_dimension(node, names)
             assert first is not None
@@ -178,17 +185,45 @@ class ShareDatasetDraws(MigrationTransform):
                     f"{code_of(node.func)}() draws {size} rows, a loader's global batch, in "
                     "a loop over no loader split by samples: each rank draws its own rows",
                 )
-        if self._noise:
+        if self._noise or self._scaled:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
         if self._fixed:
             self.state.helpers.update({"whole_batch", "same_random", "rank0_value"})
+
+    def _per_rank_noise(self, node: cst.Call, names: set[str], sizes: BatchSizes) -> None:
+        """Noise sized by this rank's batch (`torch.randn(real.size(0), nz)`) in a loop over
+        a loader: over a sharded one, the global batch's rows (the size times WORLD_SIZE)
+        are drawn on rank 0's stream and each rank keeps its own; over one left whole,
+        DP006 (hazards left it to here)."""
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, cst.For) and per_rank_noise(node, names, current, sizes.bound):
+                first = first_dimension(node, names)
+                assert first is not None
+                if loops_over(current, sizes.sharded) is not None:
+                    self._scaled.add(node)
+                    self.record(
+                        node,
+                        f"{code_of(node.func)}(...) draws {code_of(first)} rows, this rank's "
+                        f"batch of {code_of(current.iter)}: the global batch's rows are drawn "
+                        f"on rank 0's stream, each rank keeps its own ({DRAW_SHARE})",
+                    )
+                elif self._in_training_loop(node):
+                    self.warn(
+                        node,
+                        "DP006",
+                        f"{code_of(node.func)}() draws {code_of(first)} rows for a batch "
+                        "whose loader is not sharded: each rank draws its own",
+                    )
+                return
+            current = self.parent(current)
 
     def _loop_over_loader(self, node: cst.CSTNode, sizes: BatchSizes, size: str) -> cst.For | None:
         """The loop around `node` (within its function) over a sharded loader whose global
         batch is `size`."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, cst.For) and loops_over(current, sizes) == size:
+            if isinstance(current, cst.For) and loops_over(current, sizes.sharded) == size:
                 return current
             current = self.parent(current)
         return None
@@ -242,7 +277,14 @@ class ShareDatasetDraws(MigrationTransform):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        if original_node not in self._noise:
+        if original_node in self._scaled:
+            first = first_dimension(updated_node, self.qualified_names(original_node.func))
+            assert first is not None
+            scaled = cst.BinaryOperation(
+                left=first, operator=cst.Multiply(), right=cst.Name("WORLD_SIZE")
+            )
+            updated_node = cast(cst.Call, updated_node.deep_replace(first, scaled))
+        elif original_node not in self._noise:
             return updated_node
         draw = cst.Lambda(params=cst.Parameters(), body=updated_node)
         return cst.Call(func=cst.Name(DRAW_SHARE), args=[cst.Arg(draw)])

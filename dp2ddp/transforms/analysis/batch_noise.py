@@ -92,6 +92,8 @@ class BatchSizes:
     sharded: dict[str, str] = field(default_factory=dict)
     #: binding -> the statement that binds it (where its size expression is valid)
     sites: dict[str, cst.Assign] = field(default_factory=dict)
+    #: every loader binding -> its global batch size, sharded or not
+    bound: dict[str, str] = field(default_factory=dict)
 
 
 def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
@@ -132,6 +134,8 @@ def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
             assert isinstance(value, cst.Call)
             value = value.args[0].value
         found.written.add(code_of(value))
+        if binding is not None:
+            found.bound[binding] = code_of(value)
         if per_rank and binding is not None:
             assert isinstance(node, cst.Assign)
             found.sharded[binding] = code_of(value)
@@ -139,14 +143,15 @@ def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
     return found
 
 
-def loops_over(loop: cst.For, sizes: BatchSizes) -> str | None:
-    """The global batch size of the sharded loader `loop` goes through (`for x in loader`,
-    `enumerate(loader)`, `tqdm(self.loader)`); None where it goes through none."""
+def loops_over(loop: cst.For, loaders: dict[str, str]) -> str | None:
+    """The global batch size of the loader (of `loaders`: binding -> size) `loop` goes
+    through (`for x in loader`, `enumerate(loader)`, `tqdm(self.loader)`); None where it
+    goes through none."""
     stack: list[cst.CSTNode] = [loop.iter]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.Name, cst.Attribute)):
-            size = sizes.sharded.get(code_of(node))
+            size = loaders.get(code_of(node))
             if size is not None:
                 return size
         stack.extend(node.children)
@@ -179,3 +184,58 @@ def fixed_batch_loader(
     loader = inner.args[0].value
     size = sizes.sharded.get(code_of(loader))
     return None if size is None else (loader, size, sizes.sites[code_of(loader)])
+
+
+def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
+    """`first` is the size of a batch the loop's target binds: `x.size(0)`, `x.size()[0]`,
+    `x.shape[0]`, `len(x)` (this rank's batch, once its loader is sharded)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [loop.target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in node.elements)
+    batch: cst.BaseExpression | None = None
+    if isinstance(first, cst.Call) and len(first.args) == 1:
+        argument = first.args[0].value
+        if name_of(first.func) == "len":
+            batch = argument
+        elif (
+            isinstance(first.func, cst.Attribute)
+            and first.func.attr.value == "size"
+            and isinstance(argument, cst.Integer)
+            and argument.value == "0"
+        ):
+            batch = first.func.value
+    elif isinstance(first, cst.Subscript) and len(first.slice) == 1:
+        index = first.slice[0].slice
+        if (
+            isinstance(index, cst.Index)
+            and isinstance(index.value, cst.Integer)
+            and index.value.value == "0"
+        ):
+            owner = first.value
+            if isinstance(owner, cst.Attribute) and owner.attr.value == "shape":
+                batch = owner.value
+            elif (
+                isinstance(owner, cst.Call)
+                and not owner.args
+                and isinstance(owner.func, cst.Attribute)
+                and owner.func.attr.value == "size"
+            ):
+                batch = owner.func.value
+    return isinstance(batch, cst.Name) and batch.value in names
+
+
+def per_rank_noise(
+    call: cst.Call, names: Iterable[str], loop: cst.For, loaders: dict[str, str]
+) -> bool:
+    """A draw (no `generator=`) sized by a batch of `loop`, a loop over one of `loaders`."""
+    if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
+        return False
+    first = first_dimension(call, names)
+    return (
+        first is not None and sized_by_batch(first, loop) and loops_over(loop, loaders) is not None
+    )

@@ -34,7 +34,12 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import variables_under, wrap_target
-from dp2ddp.transforms.analysis.batch_noise import global_batch_sizes, is_batch_noise
+from dp2ddp.transforms.analysis.batch_noise import (
+    BatchSizes,
+    global_batch_sizes,
+    is_batch_noise,
+    per_rank_noise,
+)
 from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
@@ -80,10 +85,11 @@ class FlagHazards(MigrationTransform):
         self._wrapped: set[str] = set()
         self._draws: HelperDraws | None = None
         #: DataLoaders' global batch sizes, as written (analysis/batch_noise.py)
-        self._batch_sizes: set[str] = set()
+        self._batch_sizes = BatchSizes()
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._batch_sizes = global_batch_sizes(node, self.matches).written
+        if self.state.text_count("DataLoader") != 0:
+            self._batch_sizes = global_batch_sizes(node, self.matches)
         self._losses.enter_module(node)
         self._means.enter_module(node)
         self._draws = HelperDraws(
@@ -233,8 +239,13 @@ class FlagHazards(MigrationTransform):
         tensor filled in place from the global generator (`torch.FloatTensor(size)
         .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
         func = node.func
-        if is_batch_noise(node, names, self._batch_sizes):
-            return  # noise for the global batch: shared_draws draws it as DataParallel did
+        if is_batch_noise(node, names, self._batch_sizes.written) or any(
+            isinstance(info.node, cst.For)
+            and per_rank_noise(node, names, info.node, self._batch_sizes.bound)
+            for info in self._enclosing()
+        ):
+            return  # noise for the batch: shared_draws draws it as DataParallel did
+
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)
             and func.attr.value in INPLACE_RANDOM_FILLS
