@@ -33,7 +33,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
-from dp2ddp.transforms._support.nodes import variables_under, wrap_target
+from dp2ddp.transforms._support.nodes import name_of, variables_under, wrap_target
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
@@ -192,7 +192,13 @@ class FlagHazards(MigrationTransform):
         return updated_node
 
     def visit_For(self, node: cst.For) -> None:
-        self._loops.append(loop_info(node, self.qualified_names, _RANGES))
+        info = loop_info(node, self.qualified_names, _RANGES)
+        if info.training and self._draws is not None:
+            # `for x, y, z in fetcher`: an iterator of the module drawing on each step
+            draw = self._draws.of_iterator(node.iter)
+            if draw is not None:
+                self.warn(node.iter, "DP006", draw.describe())
+        self._loops.append(info)
 
     def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
         self._loops.pop()
@@ -254,6 +260,8 @@ class FlagHazards(MigrationTransform):
             self.warn(node, "DP006", f"{self.code(node.func)}()")
             return
         draw = self._draws.of_call(node) if self._draws is not None else None
+        if draw is None and self._draws is not None and name_of(func) == "next" and node.args:
+            draw = self._draws.of_iterator(node.args[0].value)  # next(fetcher)
         if draw is not None:
             self.warn(node, "DP006", draw.describe())
 

@@ -79,10 +79,56 @@ class HelperDraws:
         }
         self._found: dict[str, Draw | None] = {}
         self._training_loops: dict[int, bool] = {}
+        #: per-step methods of the module's iterator classes (`__next__`, `__iter__`)
+        self._steps = {
+            statement.name.value: [
+                m
+                for m in statement.body.body
+                if isinstance(m, cst.FunctionDef) and m.name.value in ("__next__", "__iter__")
+            ]
+            for statement in module.body
+            if isinstance(statement, cst.ClassDef)
+        }
+        self._module = module
+        self._instances: dict[str, str] | None = None
 
     def of_call(self, call: cst.Call) -> Draw | None:
         """The draw behind `call` when it calls a project helper that draws; else None."""
         return self._callee_draw(self._qualified_names(call.func), set())
+
+    def of_iterator(self, source: cst.BaseExpression) -> Draw | None:
+        """The draw made on each step of an iterator of the module's own class that `source`
+        names (`next(fetcher)`, `for x, y, z in fetcher`, `fetcher = DataFetcher(loader)`):
+        a random value drawn in its `__next__` (or a generator `__iter__`) for each batch, as
+        a custom fetcher's latent codes are."""
+        if not isinstance(source, (cst.Name, cst.Attribute)):
+            return None
+        if self._instances is None:
+            self._instances = {}
+            for node in walk(self._module):
+                if (
+                    isinstance(node, cst.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.value, cst.Call)
+                    and isinstance(node.value.func, cst.Name)
+                    and node.value.func.value in self._steps
+                ):
+                    self._instances[code_of(node.targets[0].target)] = node.value.func.value
+        cls = self._instances.get(code_of(source))
+        if cls is None:
+            return None
+        for method in self._steps[cls]:
+            for node in self._calls(method.body):
+                names = self._qualified_names(node.func)
+                if names & RANDOM_DRAWS and not any(
+                    a.keyword is not None and a.keyword.value == "generator" for a in node.args
+                ):
+                    what = code_of(node.func)
+                    return Draw(f"{cls}.{method.name.value}", what, self._position(node)[0])
+                inner = self._callee_draw(names, set())
+                if inner is not None:
+                    return Draw(f"{cls}.{method.name.value}", inner.what, inner.line, inner.path)
+        return None
 
     def exported(self) -> dict[str, Draw]:
         """Every drawing function of this module by its name (for the program's other modules)."""
