@@ -15,6 +15,15 @@ DataParallel's one process drew it) and keeps this rank's rows (ddp_rank_slice),
 data pass sharded that loader (its batch is then `ddp_per_rank_batch(batch_size)`). Any
 other draw in a training loop keeps DP006 (hazards), which says what to do.
 
+A draw sized by the loop's own batch (`torch.randn(real.size(0), nz)`: this rank's batch
+once the loader is sharded) is drawn the same way for `size * WORLD_SIZE` rows. Every rank's
+batch has the same size under a DistributedSampler (it pads), so the rows are the global
+batch's and each rank's are its own; where the sizes differ (a ragged last batch of a
+sampler shard) the ranks' draws can share a row, never all of them. Each rank keeps the
+contiguous part, as DataParallel's scatter did: with a strided sampler the rows meet other
+samples of the batch than in the original (the same rows; verify, which hands each rank its
+contiguous part, finds the updates equal).
+
 The other way round, a fixed batch fetched once outside any loop (`fixed_x, _ =
 next(iter(loader))`, for sample image grids or debugging) was the global batch in the
 original; from the sharded loader it would be this rank's share (the saved grid holds half
