@@ -23,6 +23,10 @@ from dp2ddp.result import LoaderExport
 
 Role = Literal["entry", "library"]
 
+#: The generated helpers module's name (transforms/_support/runtime.py writes it): here,
+#: at the bottom, so discovery knows it without loading the engine.
+GENERATED_MODULE = "_dp2ddp"
+
 
 class Uniformity(Protocol):
     """Rank-independence questions one module cannot answer alone (answered by the program

@@ -19,19 +19,19 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
-from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
-from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome, MigrationResult
+
+if TYPE_CHECKING:  # the engine (libcst, every pass) loads only when a file is migrated
+    import libcst as cst
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
 #: start in milliseconds; spawned ones import libcst and dp2ddp first (about half a second).
@@ -180,6 +180,9 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
+    from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
+    from dp2ddp.migrate.parse import parse
+
     try:
         if task.program is None and task.parsed is None:
             result = migrate_source(task.text, task.options, filename=task.path)
@@ -256,7 +259,7 @@ def _run_pool(
 ) -> Iterator[_Done]:
     # Largest first: the slowest files start early, so no core idles at the end.
     ordered = sorted(tasks, key=lambda t: len(t.text), reverse=True)
-    import dp2ddp.migrate.pipeline  # noqa: F401  (loaded before forking, so workers inherit it)
+    import dp2ddp.migrate.migrate_source  # noqa: F401  (loaded before forking: workers inherit it)
 
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
     try:
