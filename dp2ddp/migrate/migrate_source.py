@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
@@ -87,7 +88,8 @@ def migrate_parsed(
         code = source
         changes = []
     else:
-        code = tidy(source, code)  # imports in isort's places, new long lines wrapped
+        # imports in isort's places, new long lines wrapped to the project's width
+        code = tidy(source, code, options.line_length or DEFAULT_LINE_LENGTH)
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     factories = tuple(state.evaluation_factories) if code != source else ()

@@ -11,10 +11,21 @@ Two touches on the final code of a migration, both only where dp2ddp changed the
   import (which a later import may rebind): otherwise dp2ddp's appended order stays, and no
   line of the user's moves.
 * `wrap_long_lines`: a line dp2ddp wrote (one that is not in the original) longer than the
-  file's longest line or 100 characters, whichever is larger, is split the way black splits
-  (the last bracket's contents on their own lines, one argument per line when they do not
-  fit on one; a conditional expression in parentheses). A split that does not give the same
-  syntax tree is not made.
+  project's line length (migrate/line_length.py: its ruff, black, flake8 or editorconfig
+  setting, 88 when none) is split the way black splits (the last bracket's contents on
+  their own lines, one argument per line when they do not fit on one; a conditional
+  expression in parentheses). A split that does not give the same syntax tree is not made.
+  An added `from` import longer than the width is wrapped as isort wraps it.
+
+* `drop_unused`: an import the migration left unused (dp2ddp added it, or the original
+  used the name and the migration removed its last use, as in a dropped
+  `if torch.cuda.device_count() > 1:` guard), and a local `name = CONSTANT` line dp2ddp
+  wrote whose name nothing reads, are removed: ruff's F401 and F841 would report them.
+  A name that any string or comment of the file mentions is kept (an annotation, a doc).
+
+Both follow the project's width, never a width of their own: a ruff-formatted project at
+88 columns stays within 88 (tests/test_lint_clean.py runs ruff on migrated projects). The
+formatters themselves are not run: dp2ddp needs none of them installed.
 """
 
 from __future__ import annotations
@@ -24,20 +35,165 @@ import re
 import sys
 from dataclasses import dataclass
 
-#: The width a migration may use in a file whose own lines are all shorter.
-MIN_LIMIT = 100
-#: isort's (and ruff's) default line length: a longer added `from` import is wrapped.
-IMPORT_LIMIT = 88
+#: black's, ruff's and isort's default line length: the width when the project sets none.
+DEFAULT_WIDTH = 88
 _INDENT = "    "
 
 
-def tidy(source: str, code: str) -> str:
-    """`code` (the migration of `source`) with its added imports sorted in and its new long
-    lines wrapped. Never changes what the code does (checked on the syntax tree)."""
+def tidy(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
+    """`code` (the migration of `source`) with its added imports sorted in and its new lines
+    longer than `width` wrapped. Never changes what the code does (checked on the syntax
+    tree)."""
     if code == source:
         return code
-    placed = place_imports(source, code)
-    return wrap_long_lines(source, placed)
+    code = drop_unused(source, code)
+    placed = place_imports(source, code, width)
+    return wrap_long_lines(source, placed, width)
+
+
+# -- unused names ---------------------------------------------------------------------------
+def drop_unused(source: str, code: str) -> str:
+    """`code` without the imports and local constants the migration left unused (see the
+    module docstring). Nothing is removed from a module with a star import or `__all__`."""
+    try:
+        original, tree = ast.parse(source), ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    if any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+        for n in ast.walk(tree)
+    ):
+        return code
+    lines = code.splitlines(keepends=True)
+    original_lines = set(source.splitlines())
+    used_before = _loaded_names(original)
+    used = _loaded_names(tree)
+    mentioned = _words_in_strings_and_comments(code)
+    if "__all__" in used | mentioned or any(_binds(n, "__all__") for n in tree.body):
+        return code
+    removals: dict[int, str | None] = {}  # line index -> its new text (None: removed)
+    for node in tree.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom) or node.end_lineno != node.lineno:
+            continue
+        text = lines[node.lineno - 1]
+        new = text.rstrip("\r\n") not in original_lines
+        keep = [
+            alias
+            for alias in node.names
+            if _bound(alias, node) in used
+            or _bound(alias, node) in mentioned
+            or (not new and _bound(alias, node) not in used_before)
+        ]
+        if len(keep) == len(node.names):
+            continue
+        if not keep:
+            removals[node.lineno - 1] = None
+        elif node.col_offset == 0 and ";" not in text and "#" not in text:
+            removals[node.lineno - 1] = _import_text(node, keep) + text[len(text.rstrip()) :]
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for index in _unused_constants(function, lines, original_lines, mentioned):
+                removals[index] = None
+    if not removals:
+        return code
+    result: list[str] = []
+    for index, line in enumerate(lines):
+        if index not in removals:
+            result.append(line)
+        elif removals[index] is not None:
+            result.append(str(removals[index]))
+        elif result and not result[-1].strip() and index + 1 < len(lines):
+            if not lines[index + 1].strip():
+                result.pop()  # no double blank line where a group was
+    new_code = "".join(result)
+    try:
+        ast.parse(new_code)
+    except SyntaxError:
+        return code
+    return new_code
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    """Every name the code reads (`torch` of `torch.cuda`), deletes or declares global."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            found.update(node.names)
+    return found
+
+
+def _words_in_strings_and_comments(code: str) -> set[str]:
+    import io
+    import tokenize
+
+    words: set[str] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type in (tokenize.STRING, tokenize.COMMENT) or token.type not in (
+                tokenize.NAME,
+                tokenize.OP,
+                tokenize.NUMBER,
+                tokenize.NEWLINE,
+                tokenize.NL,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+                tokenize.ENDMARKER,
+            ):
+                words.update(re.findall(r"[A-Za-z_]\w*", token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return {"__all__"}  # cannot tell: keep everything
+    return words
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
+def _bound(alias: ast.alias, node: ast.Import | ast.ImportFrom) -> str:
+    if alias.asname:
+        return alias.asname
+    return alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name
+
+
+def _import_text(node: ast.Import | ast.ImportFrom, keep: list[ast.alias]) -> str:
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in keep)
+    if isinstance(node, ast.Import):
+        return f"import {names}"
+    return f"from {'.' * node.level}{node.module or ''} import {names}"
+
+
+def _unused_constants(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    lines: list[str],
+    original_lines: set[str],
+    mentioned: set[str],
+) -> list[int]:
+    """Lines dp2ddp wrote in `function` that bind a local to a name (`device = DEVICE`)
+    that nothing in the function reads: ruff's F841."""
+    loaded = _loaded_names(function)
+    if loaded & {"locals", "vars", "eval", "exec"}:
+        return []
+    found = []
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Name)
+            and node.value.id.isupper()  # dp2ddp's constants (DEVICE): no side effect
+            and node.lineno == node.end_lineno
+            and node.targets[0].id not in loaded
+            and node.targets[0].id not in mentioned
+        ):
+            text = lines[node.lineno - 1]
+            if text.rstrip("\r\n") not in original_lines and text.strip().endswith(node.value.id):
+                found.append(node.lineno - 1)
+    return found
 
 
 # -- imports --------------------------------------------------------------------------------
@@ -167,7 +323,7 @@ def _sorted_like_isort(groups: list[list[_Unit]]) -> bool:
     return True
 
 
-def place_imports(source: str, code: str) -> str:
+def place_imports(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
     """Move the imports dp2ddp added into isort's places (see the module docstring)."""
     try:
         original_tree, tree = ast.parse(source), ast.parse(code)
@@ -193,7 +349,6 @@ def place_imports(source: str, code: str) -> str:
     if not added:
         return code
     result = [g for g in kept if g]
-    width = max([IMPORT_LIMIT, *(len(line) for line in original_lines)])
     for unit in added:
         _sort_members(unit, width)
         _insert(result, unit)
@@ -308,13 +463,9 @@ def _top(node: ast.Import | ast.ImportFrom) -> str:
 
 
 # -- long lines -----------------------------------------------------------------------------
-def line_limit(source: str) -> int:
-    return max([MIN_LIMIT, *(len(line) for line in source.splitlines())])
-
-
-def wrap_long_lines(source: str, code: str) -> str:
-    """Split the lines dp2ddp wrote that are longer than `line_limit(source)`."""
-    limit = line_limit(source)
+def wrap_long_lines(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
+    """Split the lines dp2ddp wrote that are longer than `width`."""
+    limit = width
     original = set(source.splitlines())
     lines = code.splitlines(keepends=True)
     long = [
@@ -434,9 +585,17 @@ def _indent_of(text: str) -> str:
 def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
     """`text` split into lines of at most `limit` characters, or None."""
     scan = _scan(text)
-    if scan is None or scan.comment is not None:
+    if scan is None:
         return None
+    if scan.comment is not None:
+        return _split_commented(text, scan.comment, limit, continuation)
     if continuation:
+        # A line inside brackets that is one conditional expression or one string (a
+        # message indented under a new `if ddp_is_main():`): black's split of the first,
+        # the second cut at spaces into implicitly concatenated pieces (the same string).
+        for candidate in (_split_inner_conditional(text), _split_string(text, limit)):
+            if candidate is not None and all(len(line) <= limit for line in candidate):
+                return candidate
         # A line inside brackets: after its commas, else (one long argument, as an
         # inserted `batch_sampler=DdpBatchShard(...),`) black's right-hand split of it.
         split = _split_at_commas(text, limit)
@@ -459,6 +618,98 @@ def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
         if candidate is not None and all(len(line) <= limit for line in candidate):
             return candidate
     return None
+
+
+def _split_commented(text: str, at: int, limit: int, continuation: bool) -> list[str] | None:
+    """`code  # comment`: the code split as black splits it, the comment after its last
+    line (where black keeps a trailing comment)."""
+    code, comment = text[:at].rstrip(), text[at:]
+    if not code.strip():
+        return None  # a comment line: dp2ddp's own are written short
+    split = _split(code, limit, continuation)
+    if split is None or _scan(split[-1]) is None:
+        return None
+    return [*split[:-1], f"{split[-1]}  {comment}"]
+
+
+def _split_inner_conditional(text: str) -> list[str] | None:
+    """`A if c else B` alone on a line inside brackets -> three lines, as black splits it."""
+    stripped = text.strip()
+    try:
+        expr = ast.parse(stripped, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(expr, ast.IfExp):
+        return None
+    pieces = [
+        ast.get_source_segment(stripped, expr.body),
+        ast.get_source_segment(stripped, expr.test),
+        ast.get_source_segment(stripped, expr.orelse),
+    ]
+    if any(p is None for p in pieces):
+        return None
+    indent = _indent_of(text)
+    return [f"{indent}{pieces[0]}", f"{indent}if {pieces[1]}", f"{indent}else {pieces[2]}"]
+
+
+_STRING = re.compile(
+    r"""(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>["'])(?P<body>.*)(?P=quote)(?P<tail>,?)"""
+)
+
+
+def _split_string(text: str, limit: int) -> list[str] | None:
+    """A string literal alone on a line inside brackets, cut after spaces into pieces that
+    fit (implicit concatenation: the same string; in an f-string never inside braces)."""
+    indent = _indent_of(text)
+    match = _STRING.fullmatch(text.strip())
+    if match is None:
+        return None
+    prefix, quote, body, tail = (match.group(k) for k in ("prefix", "quote", "body", "tail"))
+    if quote in body.replace("\\\\", "").replace("\\" + quote, ""):
+        return None  # several literals on the line already
+    room = limit - len(indent) - len(prefix) - 2
+    pieces: list[str] = []
+    rest = body
+    while len(rest) > room:
+        cut = _string_cut(rest, room, "f" in prefix.lower())
+        if cut is None:
+            return None
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    pieces.append(rest)
+    if len(pieces) < 2:
+        return None
+    # A piece of an f-string without braces is a plain string (ruff's F541 otherwise).
+    lines = [
+        f"{indent}{_plain(prefix) if not set(piece) & set('{}') else prefix}{quote}{piece}{quote}"
+        for piece in pieces
+    ]
+    lines[-1] += tail
+    return lines
+
+
+def _plain(prefix: str) -> str:
+    return prefix.replace("f", "").replace("F", "")
+
+
+def _string_cut(body: str, room: int, formatted: bool) -> int | None:
+    """The end of the longest first piece of `body` (after a space, outside braces and
+    escapes) that fits in `room` characters."""
+    depth, best, i = 0, None, 0
+    while i < len(body) and i < room:
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if formatted and ch in "{}":
+            if body[i : i + 2] in ("{{", "}}"):
+                i += 2
+                continue
+            depth += 1 if ch == "{" else -1
+        elif ch == " " and depth == 0 and i + 1 <= room:
+            best = i + 1
+        i += 1
+    return best if best is not None and best < len(body) else None
 
 
 def _split_widest_bracket(text: str, limit: int) -> list[str] | None:
@@ -516,6 +767,9 @@ def _split_last_bracket(text: str, limit: int) -> list[str] | None:
     tail = content[close:] + suffix
     if len(inner) + len(body) <= limit and not body.endswith(","):
         return [head, inner + body, indent + tail]
+    pieces = _split_string(inner + body, limit)
+    if pieces is not None:  # one long string: `print(f"...")`
+        return [head, *pieces, indent + tail]
     parts = _elements(body)
     if parts is None:
         return None
