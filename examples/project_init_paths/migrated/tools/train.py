@@ -6,7 +6,6 @@ import _init_paths  # noqa: F401
 import torch
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
-from torch.utils.data.distributed import DistributedSampler
 
 import dataset
 import models

@@ -5,7 +5,6 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from parameter import *
 from trainer import Trainer
-from torch.utils.data.distributed import DistributedSampler
 from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,

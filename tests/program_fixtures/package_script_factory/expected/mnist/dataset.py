@@ -2,9 +2,13 @@
 # returns one loader or a list of two, a dataset built inline, **kwargs passed through.
 import torch
 from torch.utils.data import TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random
+from _dp2ddp import (
+    DdpDistributedSampler,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+)
 
 
 def synthetic(n, seed):
@@ -23,9 +27,7 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
             train_dataset = synthetic(n_train, 0)
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
-            batch_size=ddp_per_rank_batch(batch_size),
-            sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True),
-            **kwargs)
+            batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True), **kwargs)
         ds.append(train_loader)
     if val:
         with ddp_same_random():
