@@ -152,3 +152,42 @@ def _matches_python(glob: str) -> bool:
         if fnmatch.fnmatchcase("module.py", pattern):
             return True
     return False
+
+
+#: Files that mark a project's root for its import sorter (ruff's and isort's settings).
+_ROOT_MARKERS = (
+    "pyproject.toml",
+    "ruff.toml",
+    ".ruff.toml",
+    "setup.cfg",
+    "tox.ini",
+    ".isort.cfg",
+    ".git",
+)
+
+
+def helpers_first_party(entry_dir: str, helpers: str) -> bool:
+    """Whether isort (ruff's by default) counts the generated helpers module, imported as
+    `helpers` from a program whose entry is in `entry_dir`, as first party: its top-level
+    name is found in a source root (the project root, the folder of its settings, else
+    the current folder; and its `src/`), as ruff's default `src = [".", "src"]` finds it.
+    Where it is not (an entry in `tools/` of a project run from the top), ruff sorts it with
+    the third-party imports, and so does dp2ddp."""
+    folder = os.path.abspath(entry_dir or ".")
+    root = _root(folder)
+    roots = {root, os.path.join(root, "src")}
+    top = helpers.split(".")[0]
+    if "." not in helpers:
+        return folder in roots  # the generated module lies in the entry's folder
+    return any(os.path.exists(os.path.join(r, top)) for r in roots)
+
+
+def _root(folder: str) -> str:
+    current = folder
+    while True:
+        if any(os.path.exists(os.path.join(current, m)) for m in _ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return os.getcwd()
+        current = parent

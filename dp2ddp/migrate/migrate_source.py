@@ -89,7 +89,8 @@ def migrate_parsed(
         changes = []
     else:
         # imports in isort's places, new long lines wrapped to the project's width
-        code = tidy(source, code, options.line_length or DEFAULT_LINE_LENGTH)
+        width = options.line_length or DEFAULT_LINE_LENGTH
+        code = tidy(source, code, width, state.facts.helpers_first_party)
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     factories = tuple(state.evaluation_factories) if code != source else ()

@@ -7,9 +7,10 @@ Two touches on the final code of a migration, both only where dp2ddp changed the
   standard library, third party and first party, relative) separated by one blank line, in
   each section `import x` lines before `from x import y` lines, each sorted by module name
   (case-insensitive), the names of a `from` import by type (CONSTANTS, Classes, functions).
-  Only when the original's leading imports already follow that order, and hold no star
-  import (which a later import may rebind): otherwise dp2ddp's appended order stays, and no
-  line of the user's moves.
+  Only when the original's leading imports already follow that order: otherwise dp2ddp's
+  appended order stays, and no line of the user's moves. Past a star import (which may
+  bind what a later import rebinds) nothing moves: the added imports stay after it,
+  sorted as a block of their own behind `# isort: split`.
 * `wrap_long_lines`: a line dp2ddp wrote (one that is not in the original) longer than the
   project's line length (migrate/line_length.py: its ruff, black, flake8 or editorconfig
   setting, 88 when none) is split the way black splits (the last bracket's contents on
@@ -40,14 +41,16 @@ DEFAULT_WIDTH = 88
 _INDENT = "    "
 
 
-def tidy(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
+def tidy(
+    source: str, code: str, width: int = DEFAULT_WIDTH, helpers_first_party: bool = True
+) -> str:
     """`code` (the migration of `source`) with its added imports sorted in and its new lines
     longer than `width` wrapped. Never changes what the code does (checked on the syntax
     tree)."""
     if code == source:
         return code
     code = drop_unused(source, code)
-    placed = place_imports(source, code, width)
+    placed = place_imports(source, code, width, helpers_first_party)
     return wrap_long_lines(source, placed, width)
 
 
@@ -209,10 +212,12 @@ class _Unit:
     node: ast.Import | ast.ImportFrom
     lines: list[str]  # without line ends
     statement: str  # the statement's own text (no comments above), to match the original
+    helpers_first_party: bool = True
 
     @property
     def category(self) -> int:
-        return category(self.node)
+        found = category(self.node)
+        return OTHER if found == FIRST_PARTY and not self.helpers_first_party else found
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -323,7 +328,9 @@ def _sorted_like_isort(groups: list[list[_Unit]]) -> bool:
     return True
 
 
-def place_imports(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
+def place_imports(
+    source: str, code: str, width: int = DEFAULT_WIDTH, helpers_first_party: bool = True
+) -> str:
     """Move the imports dp2ddp added into isort's places (see the module docstring)."""
     try:
         original_tree, tree = ast.parse(source), ast.parse(code)
@@ -332,8 +339,7 @@ def place_imports(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
     original_nodes, nodes = _leading_imports(original_tree), _leading_imports(tree)
     if not original_nodes or not nodes:
         return code
-    if any(a.name == "*" for n in nodes for a in n.names):
-        return code  # a star import may bind what a later import rebinds: order matters
+    star = any(a.name == "*" for n in nodes for a in n.names)
     original_lines, lines = source.splitlines(), code.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
     try:
@@ -343,19 +349,39 @@ def place_imports(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
         return code
     if not _sorted_like_isort(original_groups):
         return code
+    for unit in (u for g in groups for u in g):
+        unit.helpers_first_party = helpers_first_party
     known = {u.statement for g in original_groups for u in g}
     kept = [[u for u in g if u.statement in known] for g in groups]
     added = [u for g in groups for u in g if u.statement not in known]
     if not added:
         return code
-    result = [g for g in kept if g]
-    for unit in added:
-        _sort_members(unit, width)
-        _insert(result, unit)
-    if not _sorted_like_isort(result):
-        return code
     newline = lines[0][len(bare[0]) :] or "\n"
-    block = (newline * 2).join(newline.join(line for u in g for line in u.lines) for g in result)
+    if star:
+        # A star import may bind what a later import rebinds, so nothing crosses it: the
+        # added imports (all after it) stay after it, sorted as a block of their own
+        # behind `# isort: split`, which isort and ruff's isort sort separately.
+        units = [u for g in groups for u in g]
+        last_star = max(i for i, u in enumerate(units) if any(a.name == "*" for a in u.node.names))
+        if any(units.index(u) < last_star for u in added):
+            return code
+        tail: list[list[_Unit]] = []
+        for unit in added:
+            _sort_members(unit, width)
+            _insert(tail, unit)
+        if not _sorted_like_isort(tail):
+            return code
+        block = newline.join(
+            [_block([g for g in kept if g], newline), "", "# isort: split", _block(tail, newline)]
+        )
+    else:
+        result = [g for g in kept if g]
+        for unit in added:
+            _sort_members(unit, width)
+            _insert(result, unit)
+        if not _sorted_like_isort(result):
+            return code
+        block = _block(result, newline)
     first = nodes[0].lineno - 1  # comments above the block stay where they are
     last = nodes[-1].end_lineno or nodes[-1].lineno
     after = lines[last:]
@@ -374,6 +400,10 @@ def place_imports(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
     except SyntaxError:
         return code
     return new
+
+
+def _block(groups: list[list[_Unit]], newline: str) -> str:
+    return (newline * 2).join(newline.join(line for u in g for line in u.lines) for g in groups)
 
 
 def _import_set(tree: ast.Module) -> list[str]:

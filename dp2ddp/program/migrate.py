@@ -41,6 +41,7 @@ from dp2ddp.facts import (
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
+from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
@@ -375,6 +376,7 @@ class _Told:
             ProgramLoaders(exported, self.program.unfollowed, split),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
+            helpers_first_party(self.program.entry_dir, self.helpers) if in_program else True,
         )
 
 
