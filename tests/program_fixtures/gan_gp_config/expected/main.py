@@ -5,6 +5,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from parameter import *
 from trainer import Trainer
+
+# isort: split
 from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,

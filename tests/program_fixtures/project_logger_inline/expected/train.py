@@ -12,11 +12,14 @@ import torch.nn as nn
 import config as cf
 from logs import get_logger, setup_logging
 from models import *
-from torch.nn.parallel import DistributedDataParallel
+
+# isort: split
 import atexit
 import logging
 import os
+
 import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 
 # --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))

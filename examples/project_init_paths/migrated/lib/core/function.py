@@ -3,7 +3,6 @@
 import logging
 
 import torch
-
 from _dp2ddp import ddp_is_main
 
 logger = logging.getLogger(__name__)

@@ -1,14 +1,13 @@
 # The shape of aaron-xichen/pytorch-playground@5d47629 mnist/dataset.py: a factory that
 # returns one loader or a list of two, a dataset built inline, **kwargs passed through.
 import torch
-from torch.utils.data import TensorDataset
-
 from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,
     ddp_per_rank_batch,
     ddp_same_random,
 )
+from torch.utils.data import TensorDataset
 
 
 def synthetic(n, seed):

@@ -5,11 +5,11 @@ import os
 
 import torch
 import torch.nn.functional as F
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 
 import dataset
 import model
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 
 ddp_setup()
 
