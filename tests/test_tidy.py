@@ -131,3 +131,43 @@ def test_golden_outputs_add_no_import_order_finding_nor_long_line() -> None:
             if len(line) > limit and line not in original
         ]
     assert long == [], long
+
+
+def test_a_call_that_already_spanned_lines_is_rewrapped_whole() -> None:
+    """An edited call over several lines is joined and split again as black splits it, not
+    left with a 141-character first line (issue 31)."""
+    source = (
+        "loader = DataLoader(dataset, batch_size=16, shuffle=True, num_workers=0,\n"
+        "                    pin_memory=True, drop_last=True)\n"
+    )
+    code = (
+        "loader = DataLoader(dataset, batch_size=ddp_per_rank_batch(16), "
+        "sampler=DistributedSampler(dataset, shuffle=True), num_workers=0,\n"
+        "                    pin_memory=True, drop_last=True)\n"
+    )
+    wrapped = wrap_long_lines(source, code)
+    assert wrapped == (
+        "loader = DataLoader(\n"
+        "    dataset,\n"
+        "    batch_size=ddp_per_rank_batch(16),\n"
+        "    sampler=DistributedSampler(dataset, shuffle=True),\n"
+        "    num_workers=0,\n"
+        "    pin_memory=True,\n"
+        "    drop_last=True,\n"
+        ")\n"
+    )
+    short = "x = f(a,\n      b)\n"
+    assert wrap_long_lines(short, "x = f(aa,\n      b)\n") == "x = f(aa,\n      b)\n"  # fits
+
+
+def test_a_commented_line_keeps_its_comment_after_the_split() -> None:
+    source = "model = DataParallel(model)  # use every visible GPU\n"
+    code = (
+        "model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)"
+        "  # use every visible GPU\n"
+    )
+    assert wrap_long_lines(source, code) == (
+        "model = DistributedDataParallel(\n"
+        "    model.to(DEVICE), device_ids=DEVICE_IDS\n"
+        ")  # use every visible GPU\n"
+    )

@@ -510,20 +510,57 @@ def wrap_long_lines(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
     except SyntaxError:
         return code
     inside = _continuation_lines(code)
+    floor = len(lines)
     for index in reversed(long):
+        if index >= floor:
+            continue  # part of a statement already re-wrapped whole
+        start, end = index, index
+        while start + 1 in inside and start > 0:
+            start -= 1
+        while end + 2 in inside and end + 1 < len(lines):
+            end += 1
         text = lines[index].rstrip("\r\n")
         newline = lines[index][len(text) :]
-        split = _split(text, limit, index + 1 in inside)
+        if end > start:
+            # A statement over several lines (a call that already spanned lines, edited):
+            # joined and split again as a whole, as black would, never one line of it.
+            split = _rewrap_statement(
+                [line.rstrip("\r\n") for line in lines[start : end + 1]], limit
+            )
+        else:
+            split = _split(text, limit, index + 1 in inside)
         if split is None:
             continue
-        trial = [*lines[:index], *(part + newline for part in split), *lines[index + 1 :]]
+        trial = [*lines[:start], *(part + newline for part in split), *lines[end + 1 :]]
         try:
             same = ast.dump(ast.parse("".join(trial))) == reference
         except SyntaxError:
             same = False
         if same:
             lines = trial
+            floor = start
     return "".join(lines)
+
+
+def _rewrap_statement(parts: list[str], limit: int) -> list[str] | None:
+    """The physical lines of one statement joined into one line, then split to `limit`
+    (None if it holds a comment or a backslash, which a join would lose or break)."""
+    if any(part.rstrip().endswith("\\") for part in parts):
+        return None
+    joined = parts[0].rstrip()
+    for part in parts[1:]:
+        piece = part.strip()
+        if joined.endswith(tuple(_OPEN)) or piece.startswith(tuple(_CLOSE)):
+            joined += piece
+        else:
+            joined += " " + piece
+    scan = _scan(joined)
+    if scan is None or scan.comment is not None or scan.unbalanced:
+        return None
+    magic = re.search(r",\s*[)\]}]", joined) is not None  # black keeps such a call exploded
+    if len(joined) <= limit and not magic:
+        return [joined]
+    return _split(joined, limit, False)
 
 
 def _continuation_lines(code: str) -> set[int]:
