@@ -289,7 +289,9 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
             if ddp_is_main():
                 logger.info(
                     "Train Epoch: %d [%d/%d]\tLoss: %.4f",
-                    epoch, batch_idx * len(data), len(train_loader.dataset),
+                    epoch,
+                    batch_idx * len(data),
+                    len(train_loader.dataset),
                     loss.item(),
                 )
     return running_loss / len(train_loader)

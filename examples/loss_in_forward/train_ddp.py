@@ -122,8 +122,9 @@ def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
     train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset, sampler=train_sampler,
-        batch_size=ddp_per_rank_batch(args.train_batch_size)
+        train_dataset,
+        sampler=train_sampler,
+        batch_size=ddp_per_rank_batch(args.train_batch_size),
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 

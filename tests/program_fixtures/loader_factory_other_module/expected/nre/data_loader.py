@@ -33,5 +33,9 @@ def SentenceLoader(n, seed, batch_size, shuffle, num_workers=0, ddp_shard=True):
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,
         shuffle=None if ddp_shard else shuffle,
         num_workers=num_workers,
-        sampler=DdpDistributedSampler(dataset, shuffle=shuffle, advance_epoch=True) if ddp_shard else None,
+        sampler=(
+            DdpDistributedSampler(dataset, shuffle=shuffle, advance_epoch=True)
+            if ddp_shard
+            else None
+        ),
     )

@@ -26,7 +26,12 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
             train_dataset = synthetic(n_train, 0)
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
-            batch_size=ddp_per_rank_batch(batch_size), sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True), **kwargs)
+            batch_size=ddp_per_rank_batch(batch_size),
+            sampler=DdpDistributedSampler(
+                train_dataset, shuffle=True, advance_epoch=True
+            ),
+            **kwargs,
+        )
         ds.append(train_loader)
     if val:
         with ddp_same_random():
