@@ -14,7 +14,8 @@ import pytest
 from conftest import FIXTURES
 
 from dp2ddp import migrate_source
-from dp2ddp.migrate.tidy import DEFAULT_WIDTH, place_imports, wrap_long_lines
+from dp2ddp.migrate.tidy import place_imports
+from dp2ddp.migrate.wrapping import DEFAULT_WIDTH, wrap_long_lines
 
 RUFF = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
 
