@@ -23,6 +23,10 @@ from dp2ddp.result import LoaderExport
 
 Role = Literal["entry", "library"]
 
+#: The generated helpers module's name (transforms/_support/runtime.py writes it): here,
+#: at the bottom, so discovery knows it without loading the engine.
+GENERATED_MODULE = "_dp2ddp"
+
 
 class Uniformity(Protocol):
     """Rank-independence questions one module cannot answer alone (answered by the program
@@ -171,6 +175,9 @@ class ProgramFacts:
     uniform: the program's cross-module rank-independence answers; None: unknown. Not
         part of the value's equality: the project model compares the answers a module's
         migration asked for instead (program/project.py).
+    helpers_first_party: the project's import sorter counts the helpers module as the
+        project's own (its folder is a source root: migrate/line_length.py), so the
+        import of it goes in the first-party section; else with the third-party ones.
     """
 
     role: Role | None = None
@@ -181,6 +188,7 @@ class ProgramFacts:
     loaders: ProgramLoaders = field(default_factory=ProgramLoaders)
     models: tuple[ModelClass, ...] = ()
     uniform: Uniformity | None = field(default=None, compare=False, hash=False, repr=False)
+    helpers_first_party: bool = True
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -19,9 +19,13 @@ class MigrateOptions:
     ignore: warning codes never reported (--ignore, `ignore` in [tool.dp2ddp]). The passes
         do not read it: the reports are filtered after the migration (migrate/suppress.py),
         together with the `# noqa: DPxxx` comments.
+    line_length: the width of the lines dp2ddp writes or re-wraps (migrate/tidy.py). None:
+        the project's, read from its ruff, black, flake8 or editorconfig settings nearest
+        to the file (migrate/line_length.py; `migrate_source` alone, with no file: 88).
     """
 
     per_process_batch: bool = False
     sync_batchnorm: bool = False
     keep_summed_loss: bool = False
     ignore: frozenset[str] = field(default_factory=frozenset)
+    line_length: int | None = None

@@ -12,6 +12,7 @@ import pytest
 from dp2ddp import migrate_source
 from dp2ddp.errors import InputError
 from dp2ddp.migrate import files as runner_module
+from dp2ddp.migrate import migrate_source as engine
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import discover
 from dp2ddp.migrate.files import migrate_bytes, migrate_files, write_in_place
@@ -341,7 +342,7 @@ def test_a_dp2ddp_bug_fails_one_file_and_never_writes(
             raise RuntimeError("transform exploded\nwith two lines")
         return MigrationResult(source, "def broken(:\n")  # output that does not compile
 
-    monkeypatch.setattr(runner_module, "migrate_source", buggy)
+    monkeypatch.setattr(engine, "migrate_source", buggy)  # the runner imports it lazily
     outcomes = migrate_files(discover(paths), MigrateOptions(), jobs=1, sink=write_in_place)
     assert [o.status for o in outcomes] == ["failed", "failed", "unchanged"]
     assert "internal error: RuntimeError: transform exploded with two lines" in str(
@@ -405,7 +406,7 @@ def test_a_dying_worker_fails_files_instead_of_hanging(
             os._exit(1)  # like being killed for memory
         return real(source, options, filename=filename)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner_module, "migrate_source", fatal)
+    monkeypatch.setattr(engine, "migrate_source", fatal)
     monkeypatch.setattr(runner_module, "POOL_MIN_CHARS_FORK", 0)
     monkeypatch.setattr(runner_module, "POOL_MIN_CHARS_SPAWN", 0)
     outcomes = migrate_files(discover(paths), MigrateOptions(), jobs=2, sink=write_in_place)

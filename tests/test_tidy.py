@@ -14,7 +14,8 @@ import pytest
 from conftest import FIXTURES
 
 from dp2ddp import migrate_source
-from dp2ddp.migrate.tidy import line_limit, place_imports, wrap_long_lines
+from dp2ddp.migrate.tidy import place_imports
+from dp2ddp.migrate.wrapping import DEFAULT_WIDTH, wrap_long_lines
 
 RUFF = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
 
@@ -80,7 +81,7 @@ def test_new_long_lines_are_wrapped_and_old_ones_kept() -> None:
     source = "def f():\n    model = Net()\n" + old_long
     call = "DistributedDataParallel(nn.Sequential(nn.Linear(4, 8), nn.Tanh()).to(DEVICE), "
     code = source.replace("model = Net()", f"model = {call}device_ids=DEVICE_IDS, x=1)")
-    limit = line_limit(source)
+    limit = DEFAULT_WIDTH
     wrapped = wrap_long_lines(source, code)
     assert old_long in wrapped  # the user's own long line stays as it is
     assert ast.dump(ast.parse(wrapped)) == ast.dump(ast.parse(code))
@@ -109,7 +110,7 @@ def _ruff(paths: list[Path], select: str, limit: int = 100) -> dict[str, int]:
 @pytest.mark.skipif(not Path(RUFF).exists(), reason="ruff is not installed")
 def test_golden_outputs_add_no_import_order_finding_nor_long_line() -> None:
     """Measured with ruff on every golden fixture: where the input has no I001, the expected
-    output has none; no line of the output is longer than the input's limit."""
+    output has none; no line dp2ddp wrote is longer than 88 (no project settings here)."""
     cases = sorted(p.parent for p in FIXTURES.glob("*/expected.py"))
     inputs = _ruff([c / "input.py" for c in cases], "I001")
     outputs = _ruff([c / "expected.py" for c in cases], "I001")
@@ -124,10 +125,50 @@ def test_golden_outputs_add_no_import_order_finding_nor_long_line() -> None:
     long = []
     for case in cases:
         source = (case / "input.py").read_text()
-        limit, original = line_limit(source), set(source.splitlines())
+        limit, original = DEFAULT_WIDTH, set(source.splitlines())
         long += [
             f"{case.name}: {len(line)}"
             for line in (case / "expected.py").read_text().splitlines()
             if len(line) > limit and line not in original
         ]
     assert long == [], long
+
+
+def test_a_call_that_already_spanned_lines_is_rewrapped_whole() -> None:
+    """An edited call over several lines is joined and split again as black splits it, not
+    left with a 141-character first line (issue 31)."""
+    source = (
+        "loader = DataLoader(dataset, batch_size=16, shuffle=True, num_workers=0,\n"
+        "                    pin_memory=True, drop_last=True)\n"
+    )
+    code = (
+        "loader = DataLoader(dataset, batch_size=ddp_per_rank_batch(16), "
+        "sampler=DistributedSampler(dataset, shuffle=True), num_workers=0,\n"
+        "                    pin_memory=True, drop_last=True)\n"
+    )
+    wrapped = wrap_long_lines(source, code)
+    assert wrapped == (
+        "loader = DataLoader(\n"
+        "    dataset,\n"
+        "    batch_size=ddp_per_rank_batch(16),\n"
+        "    sampler=DistributedSampler(dataset, shuffle=True),\n"
+        "    num_workers=0,\n"
+        "    pin_memory=True,\n"
+        "    drop_last=True,\n"
+        ")\n"
+    )
+    short = "x = f(a,\n      b)\n"
+    assert wrap_long_lines(short, "x = f(aa,\n      b)\n") == "x = f(aa,\n      b)\n"  # fits
+
+
+def test_a_commented_line_keeps_its_comment_after_the_split() -> None:
+    source = "model = DataParallel(model)  # use every visible GPU\n"
+    code = (
+        "model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)"
+        "  # use every visible GPU\n"
+    )
+    assert wrap_long_lines(source, code) == (
+        "model = DistributedDataParallel(\n"
+        "    model.to(DEVICE), device_ids=DEVICE_IDS\n"
+        ")  # use every visible GPU\n"
+    )

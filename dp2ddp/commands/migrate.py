@@ -38,7 +38,6 @@ from dp2ddp.notebooks import is_notebook, notebook_outcome
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
 from dp2ddp.settings import Settings, SettingsError
-from dp2ddp.transforms.hazards.losses import SCALED_LOSS
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -388,6 +387,10 @@ def _print_launch(launch: Sequence[str], options: MigrateOptions, report: Report
 
 def _print_scaled_losses(outcomes: Sequence[FileOutcome]) -> None:
     """Say where the gradients' scale changed on purpose (a summed loss times WORLD_SIZE)."""
+    if not any(o.result is not None and o.result.changed for o in outcomes):
+        return  # and the passes (libcst) stay unloaded: a no-op run is instant
+    from dp2ddp.transforms.hazards.losses import SCALED_LOSS
+
     scaled = [
         f"{outcome.path}:{change.line}"
         for outcome in outcomes

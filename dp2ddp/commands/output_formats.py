@@ -17,7 +17,6 @@ from typing import Any
 from dp2ddp import __version__
 from dp2ddp.migrate.summary import Report
 from dp2ddp.result import FileOutcome
-from dp2ddp.transforms.model_wrap import WrapModelInDDP
 
 FORMATS = ("text", "json", "github")
 #: Bumped when a key of the json document changes meaning or goes away (new keys may appear).
@@ -123,6 +122,8 @@ def github_lines(outcomes: Sequence[FileOutcome], report: Report) -> list[str]:
         if result is None:
             continue
         if report.fail_on_change and outcome.status == "migrated":
+            from dp2ddp.transforms.model_wrap import WrapModelInDDP  # loaded: it migrated
+
             wraps = [c.line for c in result.changes if c.transform == WrapModelInDDP.NAME]
             line = min(wraps or [c.line for c in result.changes] or [1])
             message = (

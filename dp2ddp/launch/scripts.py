@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from dp2ddp.templating import render
-
 #: The default rendezvous port of multi-node launches (torchrun's own default).
 DEFAULT_PORT = 29500
 
@@ -103,6 +101,8 @@ def torchrun_command(plan: LaunchPlan) -> str:
 
 def render_script(plan: LaunchPlan) -> str:
     """The launch script for `plan`: bash with `set -euo pipefail`, or an sbatch script."""
+    from dp2ddp.templating import render  # jinja2: only when a script is rendered
+
     plan.validate()
     template = (
         "launch/slurm.sh.j2"

@@ -18,20 +18,21 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-
-import libcst as cst
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import Target, describe_os_error
-from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
-from dp2ddp.migrate.parse import parse
+from dp2ddp.migrate.line_length import line_length
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome, MigrationResult
+
+if TYPE_CHECKING:  # the engine (libcst, every pass) loads only when a file is migrated
+    import libcst as cst
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
 #: start in milliseconds; spawned ones import libcst and dp2ddp first (about half a second).
@@ -90,7 +91,9 @@ def migrate_files(
             outcomes[index] = prepared
         elif may_use_dataparallel(prepared[0].text):
             sources[index] = prepared
-            tasks.append(_Task(index, target.path, prepared[0].text, options))
+            tasks.append(
+                _Task(index, target.path, prepared[0].text, for_file(options, target.path))
+            )
             continue
         else:  # cannot use DataParallel: unchanged without parsing
             text = prepared[0].text
@@ -135,10 +138,17 @@ def migrate_decoded(
     gate_open = program is not None and program.role is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
         return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
-    done = _work(_Task(0, path, source.text, options, program, parsed))
+    done = _work(_Task(0, path, source.text, for_file(options, path), program, parsed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
     return outcome, (new[0] if new else None)
+
+
+def for_file(options: MigrateOptions, path: str) -> MigrateOptions:
+    """`options` with the line length of the project `path` belongs to, unless one is set."""
+    if options.line_length is not None:
+        return options
+    return replace(options, line_length=line_length(path))
 
 
 def write_in_place(path: str, data: bytes) -> None:
@@ -180,6 +190,9 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
+    from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
+    from dp2ddp.migrate.parse import parse
+
     try:
         if task.program is None and task.parsed is None:
             result = migrate_source(task.text, task.options, filename=task.path)
@@ -256,7 +269,7 @@ def _run_pool(
 ) -> Iterator[_Done]:
     # Largest first: the slowest files start early, so no core idles at the end.
     ordered = sorted(tasks, key=lambda t: len(t.text), reverse=True)
-    import dp2ddp.migrate.pipeline  # noqa: F401  (loaded before forking, so workers inherit it)
+    import dp2ddp.migrate.migrate_source  # noqa: F401  (loaded before forking: workers inherit it)
 
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
     try:

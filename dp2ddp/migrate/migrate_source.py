@@ -8,6 +8,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
@@ -89,7 +90,9 @@ def migrate_parsed(
         code = source
         changes = []
     else:
-        code = tidy(source, code)  # imports in isort's places, new long lines wrapped
+        # imports in isort's places, new long lines wrapped to the project's width
+        width = options.line_length or DEFAULT_LINE_LENGTH
+        code = tidy(source, code, width, state.facts.helpers_first_party)
     warnings = [_scatter_dim_note(d, changes, state) for d in warnings]
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()

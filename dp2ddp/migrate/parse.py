@@ -1,17 +1,20 @@
 """Parsing a file's text: libcst's tree, and errors reported as Python reports them.
 
 A leaf module (it imports no pass and no pipeline), so discovery and the program model can
-report syntax errors without importing the migration engine.
+report syntax errors without importing the migration engine; libcst itself is imported by
+`parse` only, so a run that parses nothing never loads it (a no-op run stays instant).
 """
 
 from __future__ import annotations
 
 import ast
 import warnings
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from dp2ddp.errors import InputError
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 def parse(source: str) -> cst.Module:
@@ -21,6 +24,8 @@ def parse(source: str) -> cst.Module:
     editors report it: libcst's is where its parser gave up, often lines later, with a long
     "expected one of" list. libcst's is reported only when Python accepts the code.
     """
+    import libcst as cst  # here, not above: discovery reports syntax errors without libcst
+
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

@@ -7,37 +7,52 @@ Two touches on the final code of a migration, both only where dp2ddp changed the
   standard library, third party and first party, relative) separated by one blank line, in
   each section `import x` lines before `from x import y` lines, each sorted by module name
   (case-insensitive), the names of a `from` import by type (CONSTANTS, Classes, functions).
-  Only when the original's leading imports already follow that order, and hold no star
-  import (which a later import may rebind): otherwise dp2ddp's appended order stays, and no
-  line of the user's moves.
-* `wrap_long_lines`: a line dp2ddp wrote (one that is not in the original) longer than the
-  file's longest line or 100 characters, whichever is larger, is split the way black splits
-  (the last bracket's contents on their own lines, one argument per line when they do not
-  fit on one; a conditional expression in parentheses). A split that does not give the same
-  syntax tree is not made.
+  Only when the original's leading imports already follow that order: otherwise dp2ddp's
+  appended order stays, and no line of the user's moves. Past a star import (which may
+  bind what a later import rebinds) nothing moves: the added imports stay after it,
+  sorted as a block of their own behind `# isort: split`.
+* `wrap_long_lines` (migrate/wrapping.py): a line dp2ddp wrote (one that is not in the
+  original) longer than the project's line length (migrate/line_length.py: its ruff,
+  black, flake8 or editorconfig setting, 88 when none) is split the way black splits (the
+  last bracket's contents on their own lines, one argument per line when they do not fit
+  on one; a conditional expression in parentheses; a statement over several lines as a
+  whole). A split that does not give the same syntax tree is not made.
+  An added `from` import longer than the width is wrapped as isort wraps it.
+
+* `drop_unused` (migrate/unused.py): an import the migration left unused (dp2ddp added
+  it, or the original used the name and the migration removed its last use, as in a dropped
+  `if torch.cuda.device_count() > 1:` guard), and a local `name = CONSTANT` line dp2ddp
+  wrote whose name nothing reads, are removed: ruff's F401 and F841 would report them.
+  A name that any string or comment of the file mentions is kept (an annotation, a doc).
+
+Both follow the project's width, never a width of their own: a ruff-formatted project at
+88 columns stays within 88 (tests/test_lint_clean.py runs ruff on migrated projects). The
+formatters themselves are not run: dp2ddp needs none of them installed.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from dataclasses import dataclass
 
-#: The width a migration may use in a file whose own lines are all shorter.
-MIN_LIMIT = 100
-#: isort's (and ruff's) default line length: a longer added `from` import is wrapped.
-IMPORT_LIMIT = 88
+from dp2ddp.migrate.unused import drop_unused
+from dp2ddp.migrate.wrapping import DEFAULT_WIDTH, wrap_long_lines
+
 _INDENT = "    "
 
 
-def tidy(source: str, code: str) -> str:
-    """`code` (the migration of `source`) with its added imports sorted in and its new long
-    lines wrapped. Never changes what the code does (checked on the syntax tree)."""
+def tidy(
+    source: str, code: str, width: int = DEFAULT_WIDTH, helpers_first_party: bool = True
+) -> str:
+    """`code` (the migration of `source`) with its added imports sorted in and its new lines
+    longer than `width` wrapped. Never changes what the code does (checked on the syntax
+    tree)."""
     if code == source:
         return code
-    placed = place_imports(source, code)
-    return wrap_long_lines(source, placed)
+    code = drop_unused(source, code)
+    placed = place_imports(source, code, width, helpers_first_party)
+    return wrap_long_lines(source, placed, width)
 
 
 # -- imports --------------------------------------------------------------------------------
@@ -53,10 +68,12 @@ class _Unit:
     node: ast.Import | ast.ImportFrom
     lines: list[str]  # without line ends
     statement: str  # the statement's own text (no comments above), to match the original
+    helpers_first_party: bool = True
 
     @property
     def category(self) -> int:
-        return category(self.node)
+        found = category(self.node)
+        return OTHER if found == FIRST_PARTY and not self.helpers_first_party else found
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -167,7 +184,9 @@ def _sorted_like_isort(groups: list[list[_Unit]]) -> bool:
     return True
 
 
-def place_imports(source: str, code: str) -> str:
+def place_imports(
+    source: str, code: str, width: int = DEFAULT_WIDTH, helpers_first_party: bool = True
+) -> str:
     """Move the imports dp2ddp added into isort's places (see the module docstring)."""
     try:
         original_tree, tree = ast.parse(source), ast.parse(code)
@@ -176,8 +195,7 @@ def place_imports(source: str, code: str) -> str:
     original_nodes, nodes = _leading_imports(original_tree), _leading_imports(tree)
     if not original_nodes or not nodes:
         return code
-    if any(a.name == "*" for n in nodes for a in n.names):
-        return code  # a star import may bind what a later import rebinds: order matters
+    star = any(a.name == "*" for n in nodes for a in n.names)
     original_lines, lines = source.splitlines(), code.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
     try:
@@ -187,20 +205,39 @@ def place_imports(source: str, code: str) -> str:
         return code
     if not _sorted_like_isort(original_groups):
         return code
+    for unit in (u for g in groups for u in g):
+        unit.helpers_first_party = helpers_first_party
     known = {u.statement for g in original_groups for u in g}
     kept = [[u for u in g if u.statement in known] for g in groups]
     added = [u for g in groups for u in g if u.statement not in known]
     if not added:
         return code
-    result = [g for g in kept if g]
-    width = max([IMPORT_LIMIT, *(len(line) for line in original_lines)])
-    for unit in added:
-        _sort_members(unit, width)
-        _insert(result, unit)
-    if not _sorted_like_isort(result):
-        return code
     newline = lines[0][len(bare[0]) :] or "\n"
-    block = (newline * 2).join(newline.join(line for u in g for line in u.lines) for g in result)
+    if star:
+        # A star import may bind what a later import rebinds, so nothing crosses it: the
+        # added imports (all after it) stay after it, sorted as a block of their own
+        # behind `# isort: split`, which isort and ruff's isort sort separately.
+        units = [u for g in groups for u in g]
+        last_star = max(i for i, u in enumerate(units) if any(a.name == "*" for a in u.node.names))
+        if any(units.index(u) < last_star for u in added):
+            return code
+        tail: list[list[_Unit]] = []
+        for unit in added:
+            _sort_members(unit, width)
+            _insert(tail, unit)
+        if not _sorted_like_isort(tail):
+            return code
+        block = newline.join(
+            [_block([g for g in kept if g], newline), "", "# isort: split", _block(tail, newline)]
+        )
+    else:
+        result = [g for g in kept if g]
+        for unit in added:
+            _sort_members(unit, width)
+            _insert(result, unit)
+        if not _sorted_like_isort(result):
+            return code
+        block = _block(result, newline)
     first = nodes[0].lineno - 1  # comments above the block stay where they are
     last = nodes[-1].end_lineno or nodes[-1].lineno
     after = lines[last:]
@@ -219,6 +256,10 @@ def place_imports(source: str, code: str) -> str:
     except SyntaxError:
         return code
     return new
+
+
+def _block(groups: list[list[_Unit]], newline: str) -> str:
+    return (newline * 2).join(newline.join(line for u in g for line in u.lines) for g in groups)
 
 
 def _import_set(tree: ast.Module) -> list[str]:
@@ -305,309 +346,3 @@ def _top(node: ast.Import | ast.ImportFrom) -> str:
     if isinstance(node, ast.ImportFrom):
         return (node.module or "").split(".")[0]
     return node.names[0].name.split(".")[0]
-
-
-# -- long lines -----------------------------------------------------------------------------
-def line_limit(source: str) -> int:
-    return max([MIN_LIMIT, *(len(line) for line in source.splitlines())])
-
-
-def wrap_long_lines(source: str, code: str) -> str:
-    """Split the lines dp2ddp wrote that are longer than `line_limit(source)`."""
-    limit = line_limit(source)
-    original = set(source.splitlines())
-    lines = code.splitlines(keepends=True)
-    long = [
-        i
-        for i, line in enumerate(lines)
-        if len(line.rstrip("\r\n")) > limit and line.rstrip("\r\n") not in original
-    ]
-    if not long:
-        return code
-    try:
-        reference = ast.dump(ast.parse(code))
-    except SyntaxError:
-        return code
-    inside = _continuation_lines(code)
-    for index in reversed(long):
-        text = lines[index].rstrip("\r\n")
-        newline = lines[index][len(text) :]
-        split = _split(text, limit, index + 1 in inside)
-        if split is None:
-            continue
-        trial = [*lines[:index], *(part + newline for part in split), *lines[index + 1 :]]
-        try:
-            same = ast.dump(ast.parse("".join(trial))) == reference
-        except SyntaxError:
-            same = False
-        if same:
-            lines = trial
-    return "".join(lines)
-
-
-def _continuation_lines(code: str) -> set[int]:
-    """Numbers of the lines that start inside brackets (or after a backslash)."""
-    import io
-    import tokenize
-
-    inside: set[int] = set()
-    depth = 0
-    row = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(code).readline):
-            if token.start[0] != row:
-                for line in range(row + 1, token.start[0] + 1):
-                    if depth > 0:
-                        inside.add(line)
-                row = token.end[0]
-            if token.type == tokenize.OP and token.string in "([{":
-                depth += 1
-            elif token.type == tokenize.OP and token.string in ")]}":
-                depth -= 1
-            row = max(row, token.end[0])
-    except (tokenize.TokenError, SyntaxError):
-        return inside
-    return inside
-
-
-@dataclass(frozen=True)
-class _Scan:
-    """Where a line's brackets, depth-0 commas, comment and ` if `/` else ` are."""
-
-    pairs: dict[int, int]  # closing bracket -> its opening bracket (brackets of this line)
-    commas: list[int]  # commas outside every bracket opened on this line
-    comment: int | None
-    unbalanced: bool
-
-
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-def _scan(text: str) -> _Scan | None:
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    commas: list[int] = []
-    unbalanced = False
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "#":
-            return _Scan(pairs, commas, i, unbalanced or bool(stack))
-        if ch in "\"'":
-            end = _string_end(text, i)
-            if end is None:
-                return None
-            i = end
-            continue
-        if ch in _OPEN:
-            stack.append(i)
-        elif ch in _CLOSE:
-            if stack:
-                pairs[i] = stack.pop()
-            else:
-                unbalanced = True
-        elif ch == "," and not stack:
-            commas.append(i)
-        i += 1
-    return _Scan(pairs, commas, None, unbalanced or bool(stack))
-
-
-def _string_end(text: str, start: int) -> int | None:
-    quote = text[start]
-    triple = text[start : start + 3] == quote * 3
-    token = quote * 3 if triple else quote
-    i = start + len(token)
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text.startswith(token, i):
-            return i + len(token)
-        i += 1
-    return None
-
-
-def _indent_of(text: str) -> str:
-    return text[: len(text) - len(text.lstrip())]
-
-
-def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
-    """`text` split into lines of at most `limit` characters, or None."""
-    scan = _scan(text)
-    if scan is None or scan.comment is not None:
-        return None
-    if continuation:
-        # A line inside brackets: after its commas, else (one long argument, as an
-        # inserted `batch_sampler=DdpBatchShard(...),`) black's right-hand split of it.
-        split = _split_at_commas(text, limit)
-        if split is None and not scan.unbalanced:
-            candidate = _split_last_bracket(text, limit)
-            if candidate is not None and all(len(line) <= limit for line in candidate):
-                return candidate
-        return split
-    if scan.unbalanced:
-        return None
-    if text.startswith("from ") and " import " in text and "(" not in text:
-        head, _, names = text.partition(" import ")
-        members = [name.strip() for name in names.split(",")]
-        return [f"{head} import (", *(f"{_INDENT}{name}," for name in members), ")"]
-    for candidate in (
-        _split_conditional(text, limit),
-        _split_last_bracket(text, limit),
-        _split_widest_bracket(text, limit),
-    ):
-        if candidate is not None and all(len(line) <= limit for line in candidate):
-            return candidate
-    return None
-
-
-def _split_widest_bracket(text: str, limit: int) -> list[str] | None:
-    """`with (A if c else B) as w:` -> `with (`, its contents, `) as w:`: the widest pair."""
-    scan = _scan(text)
-    if scan is None or not scan.pairs:
-        return None
-    close, opening = max(scan.pairs.items(), key=lambda pair: pair[0] - pair[1])
-    head, body = text[: opening + 1], text[opening + 1 : close].strip()
-    indent = _indent_of(text)
-    inner = indent + _INDENT
-    tail = indent + text[close:].strip()
-    if not body or len(head) > limit:
-        return None
-    if len(inner) + len(body) <= limit:
-        return [head, inner + body, tail]
-    try:
-        expr = ast.parse(body, mode="eval").body
-    except SyntaxError:
-        expr = None  # arguments: `x, key=value` is no expression
-    if not isinstance(expr, ast.IfExp):
-        # one element per line (`return DataLoader(a, b=..., c=...), other`)
-        parts = _elements(body)
-        if parts is None or len(parts) < 2:
-            return None
-        return [head, *(f"{inner}{part}," for part in parts), tail]
-    pieces = [
-        ast.get_source_segment(body, expr.body),
-        "if " + (ast.get_source_segment(body, expr.test) or ""),
-        "else " + (ast.get_source_segment(body, expr.orelse) or ""),
-    ]
-    if pieces[0] is None:
-        return None
-    return [head, *(inner + str(piece) for piece in pieces), tail]
-
-
-def _split_last_bracket(text: str, limit: int) -> list[str] | None:
-    """black's right-hand split: `head(` / the contents / `)tail`, nested as needed."""
-    content = text.rstrip()
-    suffix = ""
-    if content.endswith((":", ",")):
-        content, suffix = content[:-1], content[-1]
-    scan = _scan(content)
-    if scan is None or scan.unbalanced or not content or content[-1] not in _CLOSE:
-        return None
-    close = len(content) - 1
-    opening = scan.pairs.get(close)
-    if opening is None:
-        return None
-    head, body = content[: opening + 1], content[opening + 1 : close].strip()
-    if not body or len(head) > limit:
-        return None
-    indent = _indent_of(text)
-    inner = indent + _INDENT
-    tail = content[close:] + suffix
-    if len(inner) + len(body) <= limit and not body.endswith(","):
-        return [head, inner + body, indent + tail]
-    parts = _elements(body)
-    if parts is None:
-        return None
-    lines = [head]
-    for part in parts:
-        line = inner + part + ","
-        if len(line) > limit:
-            nested = _split_conditional(line, limit) or _split_last_bracket(line, limit)
-            if nested is None:
-                return None
-            lines += nested
-        else:
-            lines.append(line)
-    return [*lines, indent + tail]
-
-
-def _elements(body: str) -> list[str] | None:
-    scan = _scan(body)
-    if scan is None or scan.unbalanced:
-        return None
-    cuts = [-1, *scan.commas, len(body)]
-    parts = [body[a + 1 : b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
-    return [p for p in parts if p] or None
-
-
-def _split_conditional(text: str, limit: int) -> list[str] | None:
-    """`target = A if c else B` (or `return ...`) -> `target = (`, the parts, `)`."""
-    indent = _indent_of(text)
-    stripped = text.strip()
-    close = ")"
-    keyword = re.match(r"[A-Za-z_]\w*=(?!=)", stripped)
-    if stripped.endswith(","):  # an argument: `(A if c else B),`, `name=(A if c else B),`
-        lead = keyword.group(0) if keyword else ""
-        head, rhs, close = indent + lead + "(", stripped[len(lead) : -1], "),"
-    elif stripped.startswith("return "):
-        head, rhs = indent + "return (", stripped[len("return ") :]
-    else:
-        try:
-            node = ast.parse(stripped).body[0]
-        except (SyntaxError, IndexError):
-            return None
-        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
-            return None
-        if not isinstance(node.value, ast.IfExp):
-            return None
-        cut = stripped.find(" = ")
-        if cut < 0:
-            return None
-        head, rhs = indent + stripped[: cut + 3] + "(", stripped[cut + 3 :]
-    try:
-        expr = ast.parse(rhs, mode="eval").body
-    except SyntaxError:
-        return None
-    if not isinstance(expr, ast.IfExp):
-        return None
-    inner = indent + _INDENT
-    if len(inner) + len(rhs) <= limit:
-        return [head, inner + rhs, indent + close]
-    pieces = [
-        ast.get_source_segment(rhs, expr.body),
-        "if " + (ast.get_source_segment(rhs, expr.test) or ""),
-        "else " + (ast.get_source_segment(rhs, expr.orelse) or ""),
-    ]
-    if pieces[0] is None:
-        return None
-    lines = [head]
-    for piece in pieces:
-        line = inner + str(piece)
-        if len(line) > limit:
-            nested = _split_last_bracket(line, limit)
-            if nested is None:
-                return None
-            lines += nested
-        else:
-            lines.append(line)
-    return [*lines, indent + close]
-
-
-def _split_at_commas(text: str, limit: int) -> list[str] | None:
-    """A line inside brackets: break it after commas, each new line at its indentation."""
-    indent = _indent_of(text)
-    lines: list[str] = []
-    current = text
-    while len(current) > limit:
-        scan = _scan(current)
-        if scan is None or scan.comment is not None:
-            return None
-        usable = [c for c in scan.commas if len(indent) < c and c + 1 <= limit]
-        if not usable:
-            return None
-        cut = usable[-1]
-        lines.append(current[: cut + 1].rstrip())
-        current = indent + current[cut + 1 :].lstrip()
-    lines.append(current)
-    return lines

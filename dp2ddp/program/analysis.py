@@ -12,14 +12,13 @@ when a module already has a DistributedDataParallel path of its own (DP003).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import libcst as cst
-from libcst.codemod import CodemodContext
+from typing import TYPE_CHECKING
 
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import ModuleVerdict, Project
-from dp2ddp.transforms._support.base import MigrationState
-from dp2ddp.transforms.detect import DetectDataParallel
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,12 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
     are not parsed."""
     if not project.may_use_dataparallel(module):
         return ModuleVerdict()
+
+    # The detector (libcst) loads only for a module the pre-check could not rule out.
+    from libcst.codemod import CodemodContext
+
+    from dp2ddp.transforms._support.base import MigrationState
+    from dp2ddp.transforms.detect import DetectDataParallel
 
     def detect(tree: cst.Module) -> ModuleVerdict:
         state = MigrationState(options=project.options, text=module.source.text)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from dp2ddp.errors import InputError
+from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
@@ -42,7 +43,6 @@ from dp2ddp.program.dynamic_imports import (
 from dp2ddp.program.entry_scripts import is_entry_script
 from dp2ddp.program.resolver import Resolver
 from dp2ddp.program.sys_path import PathEdit, resolve_edits, sys_path_edits
-from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: Entries (files and folders) the search for unfollowed loader modules looks at, at most.

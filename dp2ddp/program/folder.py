@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from dp2ddp.errors import InputError
+from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.migrate.discovery import Target, discover
 from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
@@ -32,7 +33,6 @@ from dp2ddp.program.discovery import (
 from dp2ddp.program.migrate import ProgramPlan, plan_one
 from dp2ddp.program.project import Project
 from dp2ddp.result import FileOutcome
-from dp2ddp.transforms._support.runtime import GENERATED_MODULE
 
 
 def plan_paths(

@@ -26,8 +26,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
@@ -42,28 +41,24 @@ from dp2ddp.facts import (
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
+from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
 from dp2ddp.program.dynamic_imports import unreached_dataparallel
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
-from dp2ddp.program.uniformity import ProgramUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
-from dp2ddp.transforms._support.runtime import (
-    check_generated_path,
-    generated_path,
-    render_module,
-)
-from dp2ddp.transforms.analysis.partial_forward import (
-    ClassFacts,
-    module_classes,
-    partial_models,
-)
-from dp2ddp.transforms.hazards.draws import module_draws
-from dp2ddp.transforms.rank_zero.program_hints import program_hints
+
+# The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
+# the functions that need them: a program without DataParallel needs none of them.
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 
 
 @dataclass
@@ -296,11 +291,15 @@ class _Told:
 
     def hints(self, module: ProgramModule) -> ProgramHints:
         if self._hints is None:
+            from dp2ddp.transforms.rank_zero.program_hints import program_hints
+
             self._hints = program_hints(self.program, self.project.names)
         return self._hints[module.real]
 
     def uniform(self) -> ProgramUniformity:
         if self._uniform is None:
+            from dp2ddp.program.uniformity import ProgramUniformity
+
             self._uniform = ProgramUniformity(self.program, self.project)
         return self._uniform
 
@@ -309,6 +308,8 @@ class _Told:
         name: a training loop in one module that calls a drawing helper of another gets
         DP006."""
         if self._draws is None:
+            from dp2ddp.transforms.hazards.draws import module_draws
+
             draws: dict[str, HelperDraw] = {}
             for each in self.program.modules:
                 draws.update(self.project.draws(each, module_draws))
@@ -323,6 +324,8 @@ class _Told:
         """The program's nn.Module classes, with what may leave parameters of each without
         a gradient (DP041); `module`'s own classes also by their bare names."""
         if self._models is None:
+            from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+
             classes: dict[str, ClassFacts] = {}
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
@@ -373,6 +376,7 @@ class _Told:
             ProgramLoaders(exported, self.program.unfollowed, split),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
+            helpers_first_party(self.program.entry_dir, self.helpers) if in_program else True,
         )
 
 
@@ -534,6 +538,12 @@ def _module(
 
 def _generated(program: Program) -> _Migrated:
     """The helpers module beside the entry (an error if the project owns that name)."""
+    from dp2ddp.transforms._support.runtime import (
+        check_generated_path,
+        generated_path,
+        render_module,
+    )
+
     path = generated_path(program.entry_dir)
     shown = os.path.join(os.path.dirname(program.entry.path), os.path.basename(path))
     old = check_generated_path(path, shown)

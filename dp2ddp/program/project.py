@@ -25,17 +25,18 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dp2ddp.facts import HelperDraw, ProgramFacts, Uniformity
-from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.discovery import ImportGraph, ProgramModule
 from dp2ddp.result import FileOutcome
-from dp2ddp.transforms.rank_zero.program_hints import ModuleNames
+
+if TYPE_CHECKING:  # libcst and the passes load only when a module needs parsing
+    import libcst as cst
+
+    from dp2ddp.transforms.rank_zero.program_hints import ModuleNames
 
 #: Source characters whose libcst trees are kept at most (a tree takes far more memory
 #: than its text: a module parsed again after being dropped costs time, not correctness).
@@ -146,6 +147,8 @@ class Project:
         if kept is not None:
             self._trees.move_to_end(module.real)
             return kept[0]
+        from dp2ddp.migrate.parse import parse
+
         tree = parse(module.source.text)
         chars = len(module.source.text)
         self._trees[module.real] = (tree, chars)

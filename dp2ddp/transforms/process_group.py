@@ -27,6 +27,10 @@ _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "rank0_value": ("warnings",),
     "quiet_logging": ("logging",),
 }
+#: What an inline helper subclasses (the generated module imports it itself).
+_HELPER_FROM_IMPORTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "distributed_sampler": (("torch.utils.data.distributed", "DistributedSampler"),),
+}
 
 
 class InsertProcessGroup(MigrationTransform):
@@ -55,6 +59,8 @@ class InsertProcessGroup(MigrationTransform):
         for helper in sorted(self.state.helpers):
             for module in _HELPER_IMPORTS.get(helper, ()):
                 AddImportsVisitor.add_needed_import(self.context, module)
+            for module, name in _HELPER_FROM_IMPORTS.get(helper, ()):
+                AddImportsVisitor.add_needed_import(self.context, module, name)
 
         self._check_collisions(original_node)
         script = (self.context.filename or "train.py").replace("\\", "/").rsplit("/", 1)[-1]

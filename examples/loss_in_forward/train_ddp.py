@@ -22,16 +22,21 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, SequentialSampler, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
 WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE = (
+    torch.device("cuda", LOCAL_RANK)
+    if torch.cuda.is_available()
+    else torch.device("cpu")
+)
 DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 
 def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
+    of one."""
     ddp_quiet_logging()
     if dist.is_initialized():
         return
@@ -41,7 +46,9 @@ def ddp_setup():
     if "MASTER_ADDR" in os.environ:
         dist.init_process_group(backend=backend)
     else:
-        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+        dist.init_process_group(
+            backend=backend, store=dist.HashStore(), rank=0, world_size=1
+        )
     atexit.register(ddp_cleanup)
 
 
@@ -57,24 +64,27 @@ def ddp_is_main():
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes
+    loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(
-            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
-            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each "
+            f"process loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
             stacklevel=2,
         )
     return per_rank
 
 
 def ddp_quiet_logging():
-    """Ranks other than 0 drop log records below WARNING, from every logger of the process.
+    """Ranks other than 0 drop log records below WARNING, from every logger of the
+    process.
 
-    A project logger configured anywhere (handlers added in a helper module, dictConfig from
-    a JSON file, basicConfig) would print each INFO line once per rank. logging.disable is
-    process-wide and outlives later configuration (dictConfig and basicConfig keep it).
-    Warnings and errors still come from every rank: they report that rank's own trouble.
+    A project logger configured anywhere (handlers added in a helper module, dictConfig
+    from a JSON file, basicConfig) would print each INFO line once per rank.
+    logging.disable is process-wide and outlives later configuration (dictConfig and
+    basicConfig keep it). Warnings and errors still come from every rank: they report
+    that rank's own trouble.
     """
     if RANK != 0:
         logging.disable(logging.INFO)
@@ -112,7 +122,9 @@ def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
     train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset, sampler=train_sampler, batch_size=ddp_per_rank_batch(args.train_batch_size)
+        train_dataset,
+        sampler=train_sampler,
+        batch_size=ddp_per_rank_batch(args.train_batch_size),
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 
@@ -222,7 +234,10 @@ def main():
     os.makedirs(args.output_dir, exist_ok=True)
     model_to_save = model.module if hasattr(model, "module") else model
     if ddp_is_main():
-        torch.save(model_to_save.state_dict(), os.path.join(args.output_dir, "pytorch_model.bin"))
+        torch.save(
+            model_to_save.state_dict(),
+            os.path.join(args.output_dir, "pytorch_model.bin"),
+        )
         torch.save(args, os.path.join(args.output_dir, "training_args.bin"))
 
     accuracy = evaluate(args, model, eval_dataset)

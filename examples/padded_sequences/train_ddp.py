@@ -18,16 +18,21 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
-# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
 WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE = (
+    torch.device("cuda", LOCAL_RANK)
+    if torch.cuda.is_available()
+    else torch.device("cpu")
+)
 DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 
 def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
+    of one."""
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -36,7 +41,9 @@ def ddp_setup():
     if "MASTER_ADDR" in os.environ:
         dist.init_process_group(backend=backend)
     else:
-        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+        dist.init_process_group(
+            backend=backend, store=dist.HashStore(), rank=0, world_size=1
+        )
     atexit.register(ddp_cleanup)
 
 
@@ -52,12 +59,13 @@ def ddp_is_main():
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes
+    loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(
-            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
-            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each "
+            f"process loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
             stacklevel=2,
         )
     return per_rank

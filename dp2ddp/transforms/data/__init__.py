@@ -361,9 +361,6 @@ class ShardDataLoaders(LoaderEvaluation):
             if shuffled:
                 what += "; shuffle dropped: the order does not change summed figures"
         else:
-            AddImportsVisitor.add_needed_import(
-                self.context, "torch.utils.data.distributed", SAMPLER
-            )
             value = shuffle.deep_clone() if shuffle is not None else cst.Name("False")
             kind = SAMPLER
             if not (isinstance(value, cst.Name) and value.value == "True"):
@@ -417,6 +414,13 @@ class ShardDataLoaders(LoaderEvaluation):
                 call,
                 f"{label} moves to the next epoch on each pass by itself "
                 f"({DDP_DISTRIBUTED_SAMPLER}(advance_epoch=True))",
+            )
+        elif kind == SAMPLER:
+            # Only a plain DistributedSampler(...) names it: DdpDistributedSampler is a
+            # helper (its own module imports what it subclasses), and an import that no
+            # line uses is a lint finding the migration would add (ruff F401).
+            AddImportsVisitor.add_needed_import(
+                self.context, "torch.utils.data.distributed", SAMPLER
             )
 
     # == rewriting ======================================================================

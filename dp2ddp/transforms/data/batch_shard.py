@@ -30,11 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
 from dp2ddp.transforms.data.batch_size import LoaderBatchSize
-from dp2ddp.transforms.data.plan import EVAL_NAME, SAMPLER
+from dp2ddp.transforms.data.plan import EVAL_NAME
 
 BATCH_SHARD = "DdpBatchShard"
 SAMPLER_SHARD = "DdpSamplerShard"
@@ -138,8 +137,6 @@ def _at_run_time(
             converted.append(keyword(names[index], arg.value.deep_clone()))
         else:
             return f"{key}={data.code(sampler)}: arguments by position past batch_sampler"
-    # DdpDistributedSampler (for a sampler that is None at run time) subclasses it.
-    AddImportsVisitor.add_needed_import(data.context, "torch.utils.data.distributed", SAMPLER)
     if data.state.options.per_process_batch:
         converted.insert(0, keyword("per_process_batch", cst.Name("True")))
     data.state.helpers.update(

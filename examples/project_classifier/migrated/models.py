@@ -1,6 +1,5 @@
 """The model and how it is put on the GPUs (DataParallel when there are several)."""
 
-import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 

@@ -22,7 +22,6 @@ def import_class(dotted):
 
 
 def make_network(config):
-    device = DEVICE
     network = import_class(config["network"])()
     model = DistributedDataParallel(network.to(DEVICE), device_ids=DEVICE_IDS)
     optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=0.9)

@@ -1,6 +1,5 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 

@@ -12,7 +12,6 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import (
     DEVICE,
@@ -44,7 +43,9 @@ def main():
     net = nn.Linear(4, 2)
     if args.resume and os.path.exists(args.resume):
         net.load_state_dict(torch.load(args.resume, map_location=DEVICE))
-    trainer = Trainer(DistributedDataParallel(net.to(DEVICE), device_ids=DEVICE_IDS), loader)
+    trainer = Trainer(
+        DistributedDataParallel(net.to(DEVICE), device_ids=DEVICE_IDS), loader
+    )
     trainer.fit("best.pth")
     if trainer.last_loss < 1e-3:
         net.load_state_dict(torch.load("best.pth", map_location=DEVICE))

@@ -25,7 +25,9 @@ def main(config):
         batch_size=ddp_per_rank_batch(8),
         sampler=DistributedSampler(data, shuffle=True),
     )
-    model = DistributedDataParallel(torch.nn.Linear(8, 3).to(DEVICE), device_ids=DEVICE_IDS)
+    model = DistributedDataParallel(
+        torch.nn.Linear(8, 3).to(DEVICE), device_ids=DEVICE_IDS
+    )
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(config["epochs"]):
         loader.sampler.set_epoch(epoch)
@@ -35,7 +37,9 @@ def main(config):
             loss.backward()
             opt.step()
         if ddp_is_main():
-            torch.save(model.state_dict(), config.save_dir / f"checkpoint-epoch{epoch}.pth")
+            torch.save(
+                model.state_dict(), config.save_dir / f"checkpoint-epoch{epoch}.pth"
+            )
 
 
 if __name__ == "__main__":

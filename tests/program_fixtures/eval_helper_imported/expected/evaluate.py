@@ -33,7 +33,9 @@ def validation(model, criterion, evaluation_loader):
 
 def test():
     torch.manual_seed(1)
-    model = DistributedDataParallel(torch.nn.Linear(6, 4).to(DEVICE), device_ids=DEVICE_IDS)
+    model = DistributedDataParallel(
+        torch.nn.Linear(6, 4).to(DEVICE), device_ids=DEVICE_IDS
+    )
     with ddp_same_random():
         data = TensorDataset(torch.randn(26, 6), torch.randint(0, 4, (26,)))
     evaluation_loader = DataLoader(data, batch_size=8, shuffle=False)

@@ -5,7 +5,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from parameter import *
 from trainer import Trainer
-from torch.utils.data.distributed import DistributedSampler
+
+# isort: split
 from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,

@@ -4,7 +4,6 @@ import argparse
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import (
     DdpDistributedSampler,

@@ -1,9 +1,11 @@
 import torch
 
 from test import *
-from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_is_main, ddp_setup
 
+# isort: split
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_is_main, ddp_setup
 
 ddp_setup()
 

@@ -1,4 +1,3 @@
-import torch
 from torch.nn.parallel import DistributedDataParallel
 
 

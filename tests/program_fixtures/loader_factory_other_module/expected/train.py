@@ -20,7 +20,9 @@ model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 2))
 framework = nre.SentenceRE(model)
 framework.train_model()
 ddp_barrier()
-framework.model.load_state_dict(torch.load("ckpt.pth", map_location=DEVICE)["state_dict"])
+framework.model.load_state_dict(
+    torch.load("ckpt.pth", map_location=DEVICE)["state_dict"]
+)
 result = framework.eval_model(framework.test_loader)
 if ddp_is_main():
     print("test acc", result["acc"])

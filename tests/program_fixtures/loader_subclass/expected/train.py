@@ -12,7 +12,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--shuffle", type=int, default=1)
     args = parser.parse_args()
-    model = DistributedDataParallel(torch.nn.Linear(4, 2).to(DEVICE), device_ids=DEVICE_IDS)
+    model = DistributedDataParallel(
+        torch.nn.Linear(4, 2).to(DEVICE), device_ids=DEVICE_IDS
+    )
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     train_loader = PairLoader(make_set(64), batch_size=8, shuffle=args.shuffle)
     valid_loader = PairLoader(make_set(16), batch_size=8)

@@ -1,5 +1,3 @@
-import torch
-import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 from _dp2ddp import DEVICE, DEVICE_IDS

@@ -15,7 +15,9 @@ def loader():
     g = torch.Generator().manual_seed(4)
     data = TensorDataset(torch.randn(24, 3, generator=g), torch.randn(24, 1, generator=g))
     return DataLoader(
-        data, batch_size=ddp_per_rank_batch(6), sampler=DistributedSampler(data, shuffle=True)
+        data,
+        batch_size=ddp_per_rank_batch(6),
+        sampler=DistributedSampler(data, shuffle=True),
     )
 
 

@@ -1,7 +1,8 @@
 from common import *
 from nets import *
-from _dp2ddp import ddp_setup
 
+# isort: split
+from _dp2ddp import ddp_setup
 
 ddp_setup()
 

@@ -15,16 +15,21 @@ from torch.utils.data.distributed import DistributedSampler
 
 from models import get_network
 
-# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
 WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE = (
+    torch.device("cuda", LOCAL_RANK)
+    if torch.cuda.is_available()
+    else torch.device("cpu")
+)
 DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 
 def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
+    of one."""
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -33,7 +38,9 @@ def ddp_setup():
     if "MASTER_ADDR" in os.environ:
         dist.init_process_group(backend=backend)
     else:
-        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+        dist.init_process_group(
+            backend=backend, store=dist.HashStore(), rank=0, world_size=1
+        )
     atexit.register(ddp_cleanup)
 
 
@@ -49,12 +56,13 @@ def ddp_is_main():
 
 
 def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes loads a part."""
+    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes
+    loads a part."""
     per_rank = max(1, batch_size // WORLD_SIZE)
     if batch_size % WORLD_SIZE and RANK == 0:
         warnings.warn(
-            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each process "
-            f"loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
+            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each "
+            f"process loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
             stacklevel=2,
         )
     return per_rank
@@ -64,16 +72,17 @@ def ddp_rank0_value(read, /, *args, **kwargs):
     """`read(*args, **kwargs)` on every rank, and rank 0's value on every rank.
 
     For a clock or random read that names a run directory
-    (`run_id = datetime.now().strftime("%m%d_%H%M%S")`): read by each process, two ranks a
-    second apart would name two directories. Rank 0's value is passed through torchrun's
-    rendezvous store (TORCHELASTIC_USE_AGENT_STORE), which exists before ddp_setup() and
-    needs no process group, so this works in a config parser that runs before setup. It is
-    no collective: rank 0 never waits, the other ranks wait for rank 0's value at most 60 s.
-    Every call site counts its calls, so the n-th call on each rank gets rank 0's n-th
-    value. Without the store (another launcher), or when rank 0's value does not come, a
-    rank keeps its own value, with a warning.
+    (`run_id = datetime.now().strftime("%m%d_%H%M%S")`): read by each process, two ranks
+    a second apart would name two directories. Rank 0's value is passed through
+    torchrun's rendezvous store (TORCHELASTIC_USE_AGENT_STORE), which exists before
+    ddp_setup() and needs no process group, so this works in a config parser that runs
+    before setup. It is no collective: rank 0 never waits, the other ranks wait for rank
+    0's value at most 60 s. Every call site counts its calls, so the n-th call on each
+    rank gets rank 0's n-th value. Without the store (another launcher), or when rank
+    0's value does not come, a rank keeps its own value, with a warning.
     """
-    # Imported here, not at the top: a script's own `from datetime import datetime` stays.
+    # Imported here, not at the top: a script's own `from datetime import datetime`
+    # stays.
     import pickle
     import sys
     from datetime import timedelta
@@ -116,13 +125,14 @@ class ddp_same_random:
 
     For what decides which samples a dataset holds and in what order (a sample list
     shuffled in a Dataset's __init__, random_split without a generator, a permutation of
-    indices): DistributedSampler shards by index, so every rank must build the same dataset.
-    On entry each rank takes rank 0's states of Python's `random`, numpy's and torch's
-    global generators (through ddp_rank0_value: torchrun's rendezvous store, no collective);
-    on exit rank 0 goes on from where its draws left it (as the original program did) and
-    the other ranks get their own states back, so randomness in the training loop
-    (augmentation, dropout) stays per rank. The n-th block entered on a rank draws what rank
-    0 drew in its n-th block. Plain python (a world of one): nothing changes.
+    indices): DistributedSampler shards by index, so every rank must build the same
+    dataset. On entry each rank takes rank 0's states of Python's `random`, numpy's and
+    torch's global generators (through ddp_rank0_value: torchrun's rendezvous store, no
+    collective); on exit rank 0 goes on from where its draws left it (as the original
+    program did) and the other ranks get their own states back, so randomness in the
+    training loop (augmentation, dropout) stays per rank. The n-th block entered on a
+    rank draws what rank 0 drew in its n-th block. Plain python (a world of one):
+    nothing changes.
     """
 
     def __enter__(self):
@@ -139,8 +149,9 @@ class ddp_same_random:
 
     @staticmethod
     def states():
-        """The states of the global generators a script draws from without a generator of
-        its own: Python's `random`, numpy's (when installed) and torch's CPU generator."""
+        """The states of the global generators a script draws from without a generator
+        of its own: Python's `random`, numpy's (when installed) and torch's CPU
+        generator."""
         import random
 
         try:

@@ -1,7 +1,6 @@
 import torch
 from tensorboardX import SummaryWriter
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import (
     DdpDistributedSampler,
@@ -27,7 +26,9 @@ def main():
     trainer = Trainer(torch.nn.Linear(4, 2), loader, {"epochs": 2, "save_dir": "saved"})
     trainer.train()
     with (
-        SummaryWriter("saved/summary") if ddp_is_main() else DdpNullWriter("saved/summary")
+        SummaryWriter("saved/summary")
+        if ddp_is_main()
+        else DdpNullWriter("saved/summary")
     ) as summary:
         if ddp_is_main():
             summary.add_text("status", "done")

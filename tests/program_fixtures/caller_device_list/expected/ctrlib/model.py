@@ -2,11 +2,10 @@
 BaseModel): `gpus` is checked against `device`, given to the wrap and multiplies the batch."""
 import torch
 import torch.nn as nn
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
-
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
 
 
 class TinyCTR(nn.Module):

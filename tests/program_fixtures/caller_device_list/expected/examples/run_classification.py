@@ -1,8 +1,8 @@
 """The library's example with the documented multi-GPU use: `device='cuda:0'` when CUDA is
 there (a string, as the library's check needs), `gpus=[0, 1]`."""
 import torch
-
 from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
+
 from ctrlib import TinyCTR
 
 ddp_setup()

@@ -19,7 +19,9 @@ def make_network(config):
 
     def step(batch):
         images, targets = batch
-        loss = nn.functional.mse_loss(config["net"](images.to(DEVICE)), targets.to(DEVICE))
+        loss = nn.functional.mse_loss(
+            config["net"](images.to(DEVICE)), targets.to(DEVICE)
+        )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

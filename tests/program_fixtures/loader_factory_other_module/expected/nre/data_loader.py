@@ -1,6 +1,5 @@
 import torch
 from torch.utils import data
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
@@ -34,5 +33,9 @@ def SentenceLoader(n, seed, batch_size, shuffle, num_workers=0, ddp_shard=True):
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,
         shuffle=None if ddp_shard else shuffle,
         num_workers=num_workers,
-        sampler=DdpDistributedSampler(dataset, shuffle=shuffle, advance_epoch=True) if ddp_shard else None,
+        sampler=(
+            DdpDistributedSampler(dataset, shuffle=shuffle, advance_epoch=True)
+            if ddp_shard
+            else None
+        ),
     )

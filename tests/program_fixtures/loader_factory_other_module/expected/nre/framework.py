@@ -17,7 +17,9 @@ class SentenceRE(nn.Module):
         self.val_loader = SentenceLoader(12, 1, batch_size, False, ddp_shard=False)
         self.test_loader = SentenceLoader(10, 2, batch_size, False, ddp_shard=False)
         self.model = model
-        self.parallel_model = DistributedDataParallel(self.model.to(DEVICE), device_ids=DEVICE_IDS)
+        self.parallel_model = DistributedDataParallel(
+            self.model.to(DEVICE), device_ids=DEVICE_IDS
+        )
         self.criterion = nn.CrossEntropyLoss()
         self.optimizer = torch.optim.SGD(self.parameters(), lr)
 

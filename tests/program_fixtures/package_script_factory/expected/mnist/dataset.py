@@ -1,10 +1,13 @@
 # The shape of aaron-xichen/pytorch-playground@5d47629 mnist/dataset.py: a factory that
 # returns one loader or a list of two, a dataset built inline, **kwargs passed through.
 import torch
+from _dp2ddp import (
+    DdpDistributedSampler,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+)
 from torch.utils.data import TensorDataset
-from torch.utils.data.distributed import DistributedSampler
-
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch, ddp_same_random
 
 
 def synthetic(n, seed):
@@ -24,8 +27,11 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
             batch_size=ddp_per_rank_batch(batch_size),
-            sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True),
-            **kwargs)
+            sampler=DdpDistributedSampler(
+                train_dataset, shuffle=True, advance_epoch=True
+            ),
+            **kwargs,
+        )
         ds.append(train_loader)
     if val:
         with ddp_same_random():

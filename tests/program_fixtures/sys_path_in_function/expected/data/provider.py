@@ -5,7 +5,6 @@ import os
 import sys
 
 import torch
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 

@@ -10,7 +10,9 @@ def load():
         print("loading data...")
     tic = time.time()
     with ddp_same_random():
-        data = torch.utils.data.TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+        data = torch.utils.data.TensorDataset(
+            torch.randn(64, 8), torch.randint(0, 2, (64,))
+        )
     if ddp_is_main():
         print("Done (t={:0.2f}s)".format(time.time() - tic))
     return data

@@ -1,7 +1,6 @@
 # Reached through the static sys.path edit in train.py: discovery follows it.
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 

@@ -1,6 +1,5 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
 
 from tools._dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
 

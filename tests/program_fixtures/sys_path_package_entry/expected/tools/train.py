@@ -17,7 +17,9 @@ E2E_DIGEST = {}
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    model = DistributedDataParallel(torch.nn.Linear(2, 2).to(DEVICE), device_ids=DEVICE_IDS)
+    model = DistributedDataParallel(
+        torch.nn.Linear(2, 2).to(DEVICE), device_ids=DEVICE_IDS
+    )
     E2E_DIGEST.update(fit(model))
 
 

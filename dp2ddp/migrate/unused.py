@@ -1,0 +1,158 @@
+"""Names a migration left unused: imports and `name = CONSTANT` locals (migrate/tidy.py).
+
+ruff's F401 and F841 would report them in the migrated file: an import dp2ddp added that
+nothing uses (a helper took its place), an import whose last use an edit removed (the
+`torch` of a dropped `if torch.cuda.device_count() > 1:` guard), a `device = DEVICE` line
+dp2ddp wrote that nothing reads. Found on the syntax tree; a name that a string or comment
+of the file mentions (an annotation, a doc) is kept, and nothing is removed from a module
+with a star import or `__all__`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+
+def drop_unused(source: str, code: str) -> str:
+    """`code` without the imports and local constants the migration left unused (see the
+    module docstring). Nothing is removed from a module with a star import or `__all__`."""
+    try:
+        original, tree = ast.parse(source), ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    if any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+        for n in ast.walk(tree)
+    ):
+        return code
+    lines = code.splitlines(keepends=True)
+    original_lines = set(source.splitlines())
+    used_before = _loaded_names(original)
+    used = _loaded_names(tree)
+    mentioned = _words_in_strings_and_comments(code)
+    if "__all__" in used | mentioned or any(_binds(n, "__all__") for n in tree.body):
+        return code
+    removals: dict[int, str | None] = {}  # line index -> its new text (None: removed)
+    for node in tree.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom) or node.end_lineno != node.lineno:
+            continue
+        text = lines[node.lineno - 1]
+        new = text.rstrip("\r\n") not in original_lines
+        keep = [
+            alias
+            for alias in node.names
+            if _bound(alias, node) in used
+            or _bound(alias, node) in mentioned
+            or (not new and _bound(alias, node) not in used_before)
+        ]
+        if len(keep) == len(node.names):
+            continue
+        if not keep:
+            removals[node.lineno - 1] = None
+        elif node.col_offset == 0 and ";" not in text and "#" not in text:
+            removals[node.lineno - 1] = _import_text(node, keep) + text[len(text.rstrip()) :]
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for index in _unused_constants(function, lines, original_lines, mentioned):
+                removals[index] = None
+    if not removals:
+        return code
+    result: list[str] = []
+    for index, line in enumerate(lines):
+        if index not in removals:
+            result.append(line)
+        elif removals[index] is not None:
+            result.append(str(removals[index]))
+        elif result and not result[-1].strip() and index + 1 < len(lines):
+            if not lines[index + 1].strip():
+                result.pop()  # no double blank line where a group was
+    new_code = "".join(result)
+    try:
+        ast.parse(new_code)
+    except SyntaxError:
+        return code
+    return new_code
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    """Every name the code reads (`torch` of `torch.cuda`), deletes or declares global."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            found.update(node.names)
+    return found
+
+
+def _words_in_strings_and_comments(code: str) -> set[str]:
+    import io
+    import tokenize
+
+    words: set[str] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type in (tokenize.STRING, tokenize.COMMENT) or token.type not in (
+                tokenize.NAME,
+                tokenize.OP,
+                tokenize.NUMBER,
+                tokenize.NEWLINE,
+                tokenize.NL,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+                tokenize.ENDMARKER,
+            ):
+                words.update(re.findall(r"[A-Za-z_]\w*", token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return {"__all__"}  # cannot tell: keep everything
+    return words
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
+def _bound(alias: ast.alias, node: ast.Import | ast.ImportFrom) -> str:
+    if alias.asname:
+        return alias.asname
+    return alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name
+
+
+def _import_text(node: ast.Import | ast.ImportFrom, keep: list[ast.alias]) -> str:
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in keep)
+    if isinstance(node, ast.Import):
+        return f"import {names}"
+    return f"from {'.' * node.level}{node.module or ''} import {names}"
+
+
+def _unused_constants(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    lines: list[str],
+    original_lines: set[str],
+    mentioned: set[str],
+) -> list[int]:
+    """Lines dp2ddp wrote in `function` that bind a local to a name (`device = DEVICE`)
+    that nothing in the function reads: ruff's F841."""
+    loaded = _loaded_names(function)
+    if loaded & {"locals", "vars", "eval", "exec"}:
+        return []
+    found = []
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Name)
+            and node.value.id.isupper()  # dp2ddp's constants (DEVICE): no side effect
+            and node.lineno == node.end_lineno
+            and node.targets[0].id not in loaded
+            and node.targets[0].id not in mentioned
+        ):
+            text = lines[node.lineno - 1]
+            if text.rstrip("\r\n") not in original_lines and text.strip().endswith(node.value.id):
+                found.append(node.lineno - 1)
+    return found
