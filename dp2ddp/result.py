@@ -70,6 +70,13 @@ class MigrationResult:
     #: `ddp_shard=False`, as "module.function" (program mode): the program migrates the
     #: factory's module again, told to take that parameter.
     evaluation_factories: tuple[str, ...] = ()
+    #: The helpers (templates/helpers/ names) the migrated module needs from the generated
+    #: helpers module, with those they call; empty when it imports nothing from it.
+    helpers: tuple[str, ...] = ()
+    #: The generated helpers module (`_dp2ddp.py`, to write beside the file) that a file
+    #: migrated on its own imports from; '' when it imports none (the inline form, or no
+    #: change). Program mode writes one module for all its files instead.
+    helpers_module: str = ""
 
     @property
     def changed(self) -> bool:

@@ -53,8 +53,12 @@ from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, Migrati
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms._support.runtime import (
-    check_generated_path,
+    Generated,
     generated_path,
+    helper_closure,
+    helpers_defining,
+    imported_helper_names,
+    read_generated,
     render_module,
 )
 from dp2ddp.transforms.analysis.partial_forward import (
@@ -139,9 +143,10 @@ def plan_one(
     if failed:
         plan.outcomes.append(failed[0])
         return None
+    generated = len(program.modules)  # the index of the generated module, if any
     for index, item in enumerate(migrated):
         real = _real(item.outcome.path, program, index)
-        if real in plan._planned:
+        if real in plan._planned and index < generated:
             earlier = plan.outcomes[plan._planned[real]]
             if _code(earlier) != _code(item.outcome):
                 message = "shared by several programs that migrate it differently"
@@ -151,6 +156,8 @@ def plan_one(
     for index, item in enumerate(migrated):
         real = _real(item.outcome.path, program, index)
         if real in plan._planned:
+            if index >= generated:  # entries of one folder share it: what each uses
+                _merge_generated(plan, real, item)
             continue
         module = program.modules[index] if index < len(program.modules) else None
         plan.add(item.outcome, item.data, real, module.stamp if module is not None else None)
@@ -163,6 +170,21 @@ def plan_one(
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program
+
+
+def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
+    """The generated module a program shares with one planned before: the helpers of both."""
+    at = plan._planned[real]
+    earlier, later = plan.outcomes[at].result, item.outcome.result
+    if earlier is None or later is None or set(later.helpers) <= set(earlier.helpers):
+        return
+    path = plan.outcomes[at].path
+    helpers = {*earlier.helpers, *later.helpers}
+    merged = _generated_at(real, path, helpers, Generated(earlier.source))
+    plan.outcomes[at] = merged.outcome
+    if merged.data is not None:
+        plan.data[path] = merged.data
+        plan.stamps.setdefault(path, None)
 
 
 def _unreached(
@@ -367,7 +389,7 @@ class _Told:
         return ProgramFacts(
             role,
             gate and in_program,
-            self.helpers if in_program else "",
+            self.helpers,
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(exported, self.program.unfollowed, split),
@@ -396,14 +418,17 @@ def _migrate(
             note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
             migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
-        return [*migrated, _generated(program)]
+        return [*migrated, _generated(program, migrated, helpers)]
     if not gate.has_dataparallel:
-        return [
+        migrated = [
             _module(m, _shut(m, gate, told), gate, project)
             if project.may_use_dataparallel(m)
             else project.remembered(("unchanged", m.real, m.path), partial(_unchanged, m))
             for m in program.modules
         ]
+        if any(_imports_helpers(m, helpers) for m in migrated):
+            return [*migrated, _generated(program, migrated, helpers)]
+        return migrated
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
@@ -431,9 +456,10 @@ def _migrate(
             facts = told.facts(module, "library", before[module.real], told_split)
             done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
-    if not multi:
-        return [entry, *libraries]
-    return [entry, *libraries, _generated(program)]
+    migrated = [entry, *libraries]
+    if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
+        return migrated  # the inline form, or nothing to migrate
+    return [*migrated, _generated(program, migrated, helpers)]
 
 
 def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModule]:
@@ -532,16 +558,33 @@ def _module(
     return _Migrated(outcome, data)
 
 
-def _generated(program: Program) -> _Migrated:
-    """The helpers module beside the entry (an error if the project owns that name)."""
+def _generated(program: Program, migrated: Sequence[_Migrated], helpers: str) -> _Migrated:
+    """The helpers module beside the entry, with the helpers the program's modules use
+    (an error if the project owns that name, or if the module was edited by hand)."""
     path = generated_path(program.entry_dir)
     shown = os.path.join(os.path.dirname(program.entry.path), os.path.basename(path))
-    old = check_generated_path(path, shown)
-    new = render_module()
+    used: set[str] = set()
+    for item in migrated:
+        result = item.outcome.result
+        if result is not None:
+            used.update(result.helpers)
+            used.update(helpers_defining(imported_helper_names(result.code, helpers)))
+    return _generated_at(path, shown, used)
+
+
+def _generated_at(
+    path: str, shown: str, helpers: set[str], existing: Generated | None = None
+) -> _Migrated:
+    """The generated module at `path` (shown as `shown`) holding `helpers` and those the
+    file there already holds (`existing`: read if not given)."""
+    existing = existing if existing is not None else read_generated(path, shown)
+    chosen = helper_closure({*helpers, *existing.helpers})
+    new, old = render_module(chosen), existing.text
     if old == new:
-        return _Migrated(FileOutcome(shown, "unchanged", MigrationResult(old, new)), None)
+        result = MigrationResult(old, new, helpers=chosen)
+        return _Migrated(FileOutcome(shown, "unchanged", result), None)
     change = Change("program", 1, "generated the DDP helpers module this program imports")
-    result = MigrationResult(old or "", new, (), (change,))
+    result = MigrationResult(old, new, (), (change,), helpers=chosen)
     return _Migrated(FileOutcome(shown, "migrated", result), new.encode("utf-8"))
 
 
