@@ -77,6 +77,13 @@ class MigrationResult:
     #: migrated on its own imports from; '' when it imports none (the inline form, or no
     #: change). Program mode writes one module for all its files instead.
     helpers_module: str = ""
+    #: This is the generated helpers module itself (`_dp2ddp.py`), not a file of the user's.
+    generated: bool = False
+
+    @property
+    def created(self) -> bool:
+        """The generated helpers module, new: `--check` and `--diff` say "would create"."""
+        return self.generated and not self.source and bool(self.code)
 
     @property
     def changed(self) -> bool:

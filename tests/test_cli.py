@@ -61,7 +61,7 @@ def test_migrates_in_place_and_prints_summary_then_launch(tmp_path: Path) -> Non
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert f"migrated {train}" in lines
-    assert f"migrated {tmp_path / '_dp2ddp.py'}" in lines  # the helpers, beside it
+    assert f"created {tmp_path / '_dp2ddp.py'}" in lines  # the helpers, beside it
     summary = lines.index("2 files migrated, 1 unchanged.")
     launch = next(i for i, line in enumerate(lines) if line.startswith("  torchrun "))
     assert summary < launch and str(train) in lines[launch]
@@ -139,6 +139,7 @@ def test_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert train.read_text() == DP
     assert f"would migrate {train}" in result.stderr
+    assert f"would create {tmp_path / '_dp2ddp.py'}" in result.stderr
     assert "2 files would be migrated, 1 unchanged." in result.stderr  # with _dp2ddp.py
     assert not (tmp_path / "_dp2ddp.py").exists()
     assert run("--check", str(plain)).exit_code == 0

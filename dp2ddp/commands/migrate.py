@@ -162,7 +162,8 @@ def migrate(
         if outcome.status == "failed":
             _err(outcome.error or error_line(outcome.path, "failed"))
         elif outcome.status == "migrated" and not quiet:
-            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run))
+            created = outcome.result is not None and outcome.result.created
+            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run, created))
     if not quiet:
         _err(str(report))
         if output_format == "text":
@@ -292,7 +293,7 @@ def _migrate_to(
             return [FileOutcome(path, "failed", error=exc.format())], {}
         text = module_for(helpers, existing)
         status: Status = "unchanged" if text == existing.text else "migrated"
-        result = MigrationResult(existing.text, text, helpers=helpers)
+        result = MigrationResult(existing.text, text, helpers=helpers, generated=True)
         beside.append(FileOutcome(module_path, status, result))
         if status == "migrated":
             written, wrote = _write_output(beside[0], text.encode("utf-8"), module_path, None)
@@ -359,7 +360,11 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _migrated_line(path: str, written_to: str | None, dry_run: bool) -> str:
+def _migrated_line(
+    path: str, written_to: str | None, dry_run: bool, created: bool = False
+) -> str:
+    if created:  # the generated helpers module, new
+        return f"would create {path}" if dry_run else f"created {path}"
     if dry_run:
         return f"would migrate {path}"
     if written_to is not None and written_to != path:

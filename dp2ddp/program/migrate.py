@@ -581,10 +581,10 @@ def _generated_at(
     chosen = helper_closure({*helpers, *existing.helpers})
     new, old = render_module(chosen), existing.text
     if old == new:
-        result = MigrationResult(old, new, helpers=chosen)
+        result = MigrationResult(old, new, helpers=chosen, generated=True)
         return _Migrated(FileOutcome(shown, "unchanged", result), None)
     change = Change("program", 1, "generated the DDP helpers module this program imports")
-    result = MigrationResult(old, new, (), (change,), helpers=chosen)
+    result = MigrationResult(old, new, (), (change,), helpers=chosen, generated=True)
     return _Migrated(FileOutcome(shown, "migrated", result), new.encode("utf-8"))
 
 
