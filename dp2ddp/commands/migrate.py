@@ -360,9 +360,7 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _migrated_line(
-    path: str, written_to: str | None, dry_run: bool, created: bool = False
-) -> str:
+def _migrated_line(path: str, written_to: str | None, dry_run: bool, created: bool = False) -> str:
     if created:  # the generated helpers module, new
         return f"would create {path}" if dry_run else f"created {path}"
     if dry_run:
