@@ -124,7 +124,13 @@ def render_module(helpers: Iterable[str] | None = None) -> str:
     """The generated module's text with `helpers` (and those they call; None: every
     helper). It names no entry: entries of one folder share it. Its third line holds the
     checksum of the rest of the text (`read_generated`)."""
-    chosen = helper_closure(helper_names() if helpers is None else helpers)
+    return _render_module(helper_closure(helper_names() if helpers is None else helpers))
+
+
+@cache
+def _render_module(chosen: tuple[str, ...]) -> str:
+    """`render_module` for a closed, sorted set of helpers (rendered once per set: each file
+    migrated on its own carries its module's text)."""
     imports = sorted({m for h in chosen for m in HELPER_IMPORTS.get(h, ())} | {"atexit", "os"})
     body = _brief_docstrings(
         render(
