@@ -12,8 +12,11 @@ How a program is migrated (dp2ddp/facts.py has the roles):
    never a setup call);
 3. the entry: if no library changed and no module imports the generated module yet, the
    program is a single file and the entry is migrated exactly as `migrate_source` alone
-   migrates it (inline setup block); else with role "entry", and the generated module is
-   written beside it.
+   migrates it (its helpers imported from the generated module, or with inline_helpers
+   the inline setup block); else with role "entry";
+4. the generated module beside the entry, when a module imports it: the helpers the
+   program's modules use, with those the file already holds (`_generated`; entries of one
+   folder planned in one run share it, `_merge_generated`).
 A module shared by several programs is migrated once (project.py: its migration is reused
 when the next program tells it the same facts and answers its questions the same), and a
 program that would migrate it differently fails with an error instead.
