@@ -149,3 +149,28 @@ def test_inline_option_and_setting(tmp_path: Path) -> None:
     assert run(str(project / "train.py")).exit_code == 0
     assert "def ddp_setup():" in (project / "train.py").read_text()
     assert not (project / "_dp2ddp.py").exists()
+
+
+def test_a_module_with_crlf_line_ends_is_not_an_edit(tmp_path: Path) -> None:
+    """git's autocrlf checks the module out with CRLF: neither edited nor rewritten."""
+    train = tmp_path / "train.py"
+    train.write_text(WRAP)
+    assert run(str(train)).exit_code == 0
+    helpers = tmp_path / "_dp2ddp.py"
+    crlf = helpers.read_bytes().replace(b"\n", b"\r\n")
+    helpers.write_bytes(crlf)
+    again = run("--check", str(train))
+    assert again.exit_code == 0, again.stderr
+    assert helpers.read_bytes() == crlf
+
+
+def test_a_module_of_an_older_dp2ddp_is_rewritten_with_what_the_program_uses(
+    tmp_path: Path,
+) -> None:
+    """No checksum line: written by a dp2ddp that put every helper in it."""
+    (tmp_path / "train.py").write_text(WRAP)
+    old = render_module().replace("\n# dp2ddp checksum: ", "\n# was: ", 1)
+    (tmp_path / "_dp2ddp.py").write_text(old)
+    assert run(str(tmp_path / "train.py")).exit_code == 0
+    module = (tmp_path / "_dp2ddp.py").read_text()
+    assert module == migrate_source(WRAP, filename="train.py").helpers_module

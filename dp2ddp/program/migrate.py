@@ -61,8 +61,8 @@ from dp2ddp.transforms._support.runtime import (
     helper_closure,
     helpers_defining,
     imported_helper_names,
+    module_for,
     read_generated,
-    render_module,
 )
 from dp2ddp.transforms.analysis.partial_forward import (
     ClassFacts,
@@ -582,7 +582,7 @@ def _generated_at(
     file there already holds (`existing`: read if not given)."""
     existing = existing if existing is not None else read_generated(path, shown)
     chosen = helper_closure({*helpers, *existing.helpers})
-    new, old = render_module(chosen), existing.text
+    new, old = module_for(chosen, existing), existing.text
     if old == new:
         result = MigrationResult(old, new, helpers=chosen, generated=True)
         return _Migrated(FileOutcome(shown, "unchanged", result), None)

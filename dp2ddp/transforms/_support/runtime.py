@@ -189,10 +189,12 @@ def read_generated(path: str, shown: str) -> Generated:
     rewriting it would lose the edits). A module without a checksum line was written by a
     dp2ddp that put every helper in it: it is rewritten with those the program uses."""
     text = check_generated_path(path, shown)
-    match = _STAMP.search(text)
+    # A checkout that turned the line ends into CRLF (git's autocrlf) edited nothing.
+    lf = text.replace("\r\n", "\n")
+    match = _STAMP.search(lf)
     if match is None:
         return Generated(text)
-    unstamped = text[: match.start()] + text[match.end() :]
+    unstamped = lf[: match.start()] + lf[match.end() :]
     if _digest(unstamped) != match.group(1):
         raise InputError(
             f"{GENERATED_MODULE}.py was edited after dp2ddp wrote it (its checksum no longer "
@@ -205,8 +207,10 @@ def read_generated(path: str, shown: str) -> Generated:
 
 def module_for(helpers: Iterable[str], existing: Generated) -> str:
     """The generated module's new text: `helpers` with those the existing file holds (a
-    module shared by entries of one folder keeps what each of them imports)."""
-    return render_module({*helpers, *existing.helpers})
+    module shared by entries of one folder keeps what each of them imports). The existing
+    text itself when it differs only in its line ends (a fixed point under autocrlf)."""
+    new = render_module({*helpers, *existing.helpers})
+    return existing.text if existing.text.replace("\r\n", "\n") == new else new
 
 
 def generated_path(entry_dir: str) -> str:
