@@ -174,3 +174,16 @@ def test_a_module_of_an_older_dp2ddp_is_rewritten_with_what_the_program_uses(
     assert run(str(tmp_path / "train.py")).exit_code == 0
     module = (tmp_path / "_dp2ddp.py").read_text()
     assert module == migrate_source(WRAP, filename="train.py").helpers_module
+
+
+def test_a_deleted_module_is_regenerated_from_what_the_scripts_import(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(WRAP)
+    (tmp_path / "b.py").write_text(LOADER)
+    assert run(str(tmp_path)).exit_code == 0
+    helpers = tmp_path / "_dp2ddp.py"
+    first = helpers.read_text()
+    helpers.unlink()
+    result = run(str(tmp_path))  # both scripts are migrated already: their imports say it
+    assert result.exit_code == 0, result.stderr
+    assert f"created {helpers}" in result.stderr
+    assert helpers.read_text() == first

@@ -96,9 +96,9 @@ def migrate_parsed(
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
     helpers_module = ""
-    if code != source and state.helper_imports is not None:
+    if state.helper_imports is not None:  # also unchanged: a program migrated before
         helpers = helper_closure(state.helpers | helpers_defining(state.helper_imports))
-        if state.program is None:  # a file on its own: its module goes beside it
+        if state.program is None and code != source:  # on its own: its module beside it
             helpers_module = render_module(helpers)
     return MigrationResult(
         source,

@@ -199,7 +199,7 @@ def read_generated(path: str, shown: str) -> Generated:
         raise InputError(
             f"{GENERATED_MODULE}.py was edited after dp2ddp wrote it (its checksum no longer "
             "matches) and would be rewritten: move your changes into a module of your own, "
-            "delete the file and run again",
+            "delete the file and run dp2ddp migrate on its folder",
             path=shown,
         )
     return Generated(text, frozenset(helpers_defining(_DEFINITION.findall(text))))
