@@ -16,6 +16,12 @@ class MigrateOptions:
     keep_summed_loss: leave losses summed over the batch as written (warned, DP004). The
         default multiplies them by WORLD_SIZE where they are backpropagated, so the updates
         stay DataParallel's (DDP averages gradients over the processes).
+    inline_helpers: put the setup block and the helpers into the migrated file itself (the
+        single-file form: one self-contained script). The default imports them from a
+        generated module beside the entry, `_dp2ddp.py` (transforms/_support/runtime.py),
+        so the entry's diff holds only the edits a reviewer must judge; the result carries
+        that module's text (MigrationResult.helpers_module). A program of several modules
+        always imports them.
     ignore: warning codes never reported (--ignore, `ignore` in [tool.dp2ddp]). The passes
         do not read it: the reports are filtered after the migration (migrate/suppress.py),
         together with the `# noqa: DPxxx` comments.
@@ -27,5 +33,6 @@ class MigrateOptions:
     per_process_batch: bool = False
     sync_batchnorm: bool = False
     keep_summed_loss: bool = False
+    inline_helpers: bool = False
     ignore: frozenset[str] = field(default_factory=frozenset)
     line_length: int | None = None

@@ -70,6 +70,20 @@ class MigrationResult:
     #: `ddp_shard=False`, as "module.function" (program mode): the program migrates the
     #: factory's module again, told to take that parameter.
     evaluation_factories: tuple[str, ...] = ()
+    #: The helpers (templates/helpers/ names) the migrated module needs from the generated
+    #: helpers module, with those they call; empty when it imports nothing from it.
+    helpers: tuple[str, ...] = ()
+    #: The generated helpers module (`_dp2ddp.py`, to write beside the file) that a file
+    #: migrated on its own imports from; '' when it imports none (the inline form, or no
+    #: change). Program mode writes one module for all its files instead.
+    helpers_module: str = ""
+    #: This is the generated helpers module itself (`_dp2ddp.py`), not a file of the user's.
+    generated: bool = False
+
+    @property
+    def created(self) -> bool:
+        """The generated helpers module, new: `--check` and `--diff` say "would create"."""
+        return self.generated and not self.source and bool(self.code)
 
     @property
     def changed(self) -> bool:

@@ -33,6 +33,7 @@ KEYS: dict[str, tuple[type, str]] = {
     "per-process-batch": (bool, "as --per-process-batch"),
     "sync-batchnorm": (bool, "as --sync-batchnorm"),
     "keep-summed-loss": (bool, "as --keep-summed-loss"),
+    "inline-helpers": (bool, "as --inline-helpers"),
     "exclude": (list, "globs skipped when walking folders, as --exclude"),
     "ignore": (list, "warning codes never reported, as --ignore"),
     "jobs": (int, "processes to migrate with, as -j"),
@@ -51,6 +52,7 @@ class Settings:
     per_process_batch: bool | None = None
     sync_batchnorm: bool | None = None
     keep_summed_loss: bool | None = None
+    inline_helpers: bool | None = None
     exclude: tuple[str, ...] = ()
     ignore: frozenset[str] = field(default_factory=frozenset)
     jobs: int | None = None
@@ -126,6 +128,7 @@ def _settings(table: dict[str, Any], lines: _Lines, path: str) -> Settings:
         per_process_batch=values.get("per_process_batch"),
         sync_batchnorm=values.get("sync_batchnorm"),
         keep_summed_loss=values.get("keep_summed_loss"),
+        inline_helpers=values.get("inline_helpers"),
         exclude=tuple(values.get("exclude", ())),
         ignore=frozenset(values.get("ignore", ())),
         jobs=values.get("jobs"),

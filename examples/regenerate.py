@@ -1,4 +1,5 @@
-"""Regenerate each examples/<name>/train_ddp.py from its train.py and list dp2ddp's warnings.
+"""Regenerate each examples/<name>/train_ddp.py (and the _dp2ddp.py helpers module it
+imports, beside it) from its train.py and list dp2ddp's warnings.
 
     python examples/regenerate.py          # rewrite the migrated copies
     python examples/regenerate.py --check  # exit 1 if a committed copy is out of date
@@ -86,11 +87,14 @@ def main(check=False):
         print(f"{name}: {len(result.changes)} changes, warnings: {codes}")
         for diagnostic in result.diagnostics:
             print(f"    {diagnostic.format(f'{name}/train.py')}")
+        helpers = source.with_name("_dp2ddp.py")
         current = target.read_text() if target.exists() else None
-        if current != result.code:
+        current_helpers = helpers.read_text() if helpers.exists() else None
+        if current != result.code or current_helpers != result.helpers_module:
             stale.append(name)
             if not check:
                 target.write_text(result.code)
+                helpers.write_text(result.helpers_module)
     stale += regenerate_projects(check)
     if stale:
         print(("out of date: " if check else "rewrote: ") + ", ".join(stale))

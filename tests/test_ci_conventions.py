@@ -123,14 +123,14 @@ def test_pyproject_options_and_the_command_line_overrides_them(tmp_path: Path) -
     old = write(tmp_path / "old/train.py", text)
     result = migrate(str(tmp_path))
     assert result.exit_code == 0, result.stderr
-    assert "SyncBatchNorm" in train.read_text()
+    assert "ddp_sync_batchnorm(" in train.read_text()
     assert old.read_text() == text  # excluded by the settings
     train.write_text(text)
     assert migrate("--no-sync-batchnorm", str(train)).exit_code == 0
-    assert "SyncBatchNorm" not in train.read_text()
+    assert "sync_batchnorm" not in train.read_text()
     train.write_text(text)
     assert migrate("--isolated", str(train)).exit_code == 0
-    assert "SyncBatchNorm" not in train.read_text()
+    assert "sync_batchnorm" not in train.read_text()
 
 
 @pytest.mark.parametrize(
@@ -207,7 +207,12 @@ def test_json_document(tmp_path: Path) -> None:
     ]
     assert document["version"] == 1 and document["check"] is True
     files = {Path(f["path"]).name: f for f in document["files"]}
-    assert [f["status"] for f in document["files"]] == ["would migrate", "unchanged", "error"]
+    assert [f["status"] for f in document["files"]] == [
+        "would migrate",
+        "would migrate",  # the generated _dp2ddp.py train.py would import
+        "unchanged",
+        "error",
+    ]
     keys = [
         "path",
         "status",
@@ -218,6 +223,7 @@ def test_json_document(tmp_path: Path) -> None:
         "warnings",
     ]
     assert all(list(f) == keys for f in files.values())
+    assert files["_dp2ddp.py"]["warnings"] == []
     (warning,) = files["train.py"]["warnings"]
     assert warning == {
         "path": str(train),
@@ -234,21 +240,22 @@ def test_json_document(tmp_path: Path) -> None:
         error["path"] == str(broken) and error["line"] == 1 and "never closed" in error["message"]
     )
     assert document["summary"] == {
-        "files": 3,
-        "migrated": 1,
+        "files": 4,
+        "migrated": 2,  # train.py and its _dp2ddp.py
         "unchanged": 1,
         "errors": 1,
         "left_with_dataparallel": 0,
         "warnings": 1,
         "exit_code": 2,
-        "text": "1 file would be migrated, 1 unchanged, 1 failed.",
+        "text": "2 files would be migrated, 1 unchanged, 1 failed.",
     }
     assert " DP008 " not in result.stderr  # the warnings are in the document
 
     result = migrate("--output-format", "json", str(train))
     assert result.exit_code == 0
-    (done,) = json.loads(result.stdout)["files"]
+    done, helpers = json.loads(result.stdout)["files"]
     assert done["status"] == "migrated" and done["written_to"] == str(train)
+    assert helpers["path"] == str(tmp_path / "_dp2ddp.py") and helpers["status"] == "migrated"
 
 
 def test_github_annotations(tmp_path: Path) -> None:

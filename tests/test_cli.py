@@ -63,7 +63,8 @@ def test_migrates_in_place_and_prints_summary_then_launch(tmp_path: Path) -> Non
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert f"migrated {train}" in lines
-    summary = lines.index("1 file migrated, 1 unchanged.")
+    assert f"created {tmp_path / '_dp2ddp.py'}" in lines  # the helpers, beside it
+    summary = lines.index("2 files migrated, 1 unchanged.")
     launch = next(i for i, line in enumerate(lines) if line.startswith("  torchrun "))
     assert summary < launch and str(train) in lines[launch]
     compile(train.read_text(), str(train), "exec")
@@ -74,7 +75,7 @@ def test_running_on_its_own_output_changes_nothing(tmp_path: Path) -> None:
     assert run(str(train)).exit_code == 0
     once = train.read_bytes()
     again = run(str(train))
-    assert again.exit_code == 0 and "1 file unchanged." in again.stderr
+    assert again.exit_code == 0 and "2 files unchanged." in again.stderr  # with _dp2ddp.py
     assert train.read_bytes() == once
     assert run("--check", str(train)).exit_code == 0
 
@@ -91,7 +92,7 @@ def test_folder_walk_with_exclude_and_default_skips(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert a.read_text() != DP
     assert all(p.read_text() == DP for p in skipped)
-    assert "1 file migrated." in result.stderr
+    assert "2 files migrated." in result.stderr  # a.py and pkg/_dp2ddp.py
 
 
 def test_jobs_in_parallel_match_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,7 +142,9 @@ def test_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert train.read_text() == DP
     assert f"would migrate {train}" in result.stderr
-    assert "1 file would be migrated, 1 unchanged." in result.stderr
+    assert f"would create {tmp_path / '_dp2ddp.py'}" in result.stderr
+    assert "2 files would be migrated, 1 unchanged." in result.stderr  # with _dp2ddp.py
+    assert not (tmp_path / "_dp2ddp.py").exists()
     assert run("--check", str(plain)).exit_code == 0
 
 
@@ -230,6 +233,8 @@ def test_stdin_to_stdout(tmp_path: Path) -> None:
     assert "DistributedDataParallel" in result.stdout
     assert "DistributedDataParallel" not in result.stderr
     assert "1 file migrated." in result.stderr
+    # No folder to put a helpers module in: the single-file form, self-contained.
+    assert "def ddp_setup():" in result.stdout and "_dp2ddp" not in result.stdout
     unchanged = run("-", input=PLAIN.encode())
     assert unchanged.stdout_bytes == PLAIN.encode()
     check = run("--check", "-", input=DP.encode())
@@ -256,8 +261,12 @@ def test_output_file(tmp_path: Path) -> None:
     assert f"migrated {train} -> {out}" in result.stderr
     (launch,) = [line for line in result.stderr.splitlines() if line.startswith("  torchrun ")]
     assert launch.endswith(str(out))
+    helpers = tmp_path / "_dp2ddp.py"  # beside the output: what it imports
+    assert "from _dp2ddp import" in out.read_text() and helpers.is_file()
+    compile(helpers.read_text(), str(helpers), "exec")
     to_stdout = run(str(train), "-o", "-")
     assert to_stdout.exit_code == 0 and "DistributedDataParallel" in to_stdout.stdout
+    assert "def ddp_setup():" in to_stdout.stdout  # stdout: the single-file form
     assert train.read_text() == DP and not (tmp_path / "-").exists()
     plain = _write(tmp_path, "plain.py", PLAIN)
     copy = tmp_path / "copy.py"
@@ -316,7 +325,7 @@ def test_each_bad_file_is_one_error_line_and_the_others_still_migrate(tmp_path: 
     for name, data in BAD_INPUTS.items():
         assert bad[name].read_bytes() == data
     assert train.read_text() != DP
-    assert "1 file migrated, 6 failed." in result.stderr
+    assert "2 files migrated, 6 failed." in result.stderr  # train.py and its _dp2ddp.py
     assert any("py2.py:3:" in e for e in errors)
     assert any("latin.py:2:" in e and "decode" in e for e in errors)
     assert any("loop.py" in e and "loop" in e.split("error:")[1] for e in errors)
@@ -441,7 +450,10 @@ def test_report_option_calls_render_markdown(
     assert result.exit_code == 0, result.stderr
     assert report.read_text() == "# report\n"
     ((outcomes, _options, launch),) = calls
-    assert [o.status for o in outcomes] == ["migrated"]
+    assert [(os.path.basename(o.path), o.status) for o in outcomes] == [
+        ("train.py", "migrated"),
+        ("_dp2ddp.py", "migrated"),
+    ]
     assert len(launch) == 1 and str(train) in launch[0]
 
 

@@ -24,12 +24,16 @@ from typing import Any
 import pytest
 
 import dp2ddp.migrate.migrate_source as migrate_module
-from dp2ddp import migrate_source
+from dp2ddp import MigrateOptions, migrate_source
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.transforms.shared_draws import ShareDatasetDraws
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.session import verify
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
+
+#: Several migrated scripts share one folder here: each self-contained (the single-file
+#: form), as the runs are about what the passes do, not where the helpers live.
+INLINE = MigrateOptions(inline_helpers=True)
 
 pytestmark = pytest.mark.e2e
 
@@ -55,7 +59,7 @@ def naive(source: str, filename: str) -> str:
     without = tuple(p for p in PIPELINE if p is not ShareDatasetDraws)
     setattr(migrate_module, "PIPELINE", without)  # noqa: B010  (not exported: patched)
     try:
-        return migrate_source(source, filename=filename).code
+        return migrate_source(source, INLINE, filename=filename).code
     finally:
         setattr(migrate_module, "PIPELINE", PIPELINE)  # noqa: B010
 
@@ -67,7 +71,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     for name in DRAWN:
         source = (CASES / f"{name}.py").read_text()
         for label, code in (
-            (name, migrate_source(source, filename=f"{name}.py").code),
+            (name, migrate_source(source, INLINE, filename=f"{name}.py").code),
             (f"{name}_naive", naive(source, f"{name}.py")),
         ):
             path = out / f"{label}.py"
@@ -77,7 +81,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     assert "ddp_same_random" not in scripts[1].read_text()
     for name in OWN_SAMPLERS:
         source = (CASES / f"{name}.py").read_text()
-        result = migrate_source(source, filename=f"{name}.py")
+        result = migrate_source(source, INLINE, filename=f"{name}.py")
         sharded = "Shard(" in result.code or "**ddp_loader_arguments(" in result.code
         assert sharded and not result.diagnostics, name
         scripts.append(out / f"{name}.py")
@@ -85,7 +89,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     shutil.copytree(PROGRAM, out / "program")
     scripts.append(out / "program" / "train.py")
     source = (CASES / "reinit_after_wrap.py").read_text()
-    result = migrate_source(source, filename="reinit_after_wrap.py")
+    result = migrate_source(source, INLINE, filename="reinit_after_wrap.py")
     assert "ddp_broadcast_module(model)" in result.code and not result.diagnostics
     scripts.append(out / "reinit_after_wrap.py")
     scripts[-1].write_text(result.code)

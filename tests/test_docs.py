@@ -55,10 +55,11 @@ def test_every_fixture_and_code_is_documented(generated: dict[Path, str]) -> Non
 
 def test_setup_block_is_collapsed_in_diffs() -> None:
     gen = _gen_docs()
-    from dp2ddp import migrate_source
+    from dp2ddp import MigrateOptions, migrate_source
 
     source = "import torch\n\nmodel = torch.nn.DataParallel(torch.nn.Linear(1, 1))\n"
-    migrated = migrate_source(source).code
+    # The golden fixtures are in the single-file form (tests/test_fixtures.py).
+    migrated = migrate_source(source, MigrateOptions(inline_helpers=True)).code
     collapsed = gen._collapse_setup(migrated)
     assert "def ddp_setup" in migrated and "def ddp_setup" not in collapsed
     assert "# [dp2ddp setup block, " in collapsed and "ddp_setup()" in collapsed

@@ -75,6 +75,12 @@ def test_committed_migration_is_current(name: str) -> None:
     compile(committed, str(committed_path), "exec")
     again = migrate_source(committed, filename="train_ddp.py")
     assert again.code == committed, "migrating the migration changed it again"
+    # The helpers it imports, beside it: only those it uses, as dp2ddp generates them.
+    helpers_path = EXAMPLES_DIR / name / "_dp2ddp.py"
+    assert helpers_path.read_text() == _migration(name).helpers_module, (
+        f"examples/{name}/_dp2ddp.py is stale: run `python examples/regenerate.py`"
+    )
+    compile(helpers_path.read_text(), str(helpers_path), "exec")
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

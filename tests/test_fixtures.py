@@ -5,6 +5,15 @@ tests/fixtures/<case>/expected.py   the migration; absent = the input must stay 
 tests/fixtures/<case>/warnings.txt  the expected `line:col CODE message` lines, in order;
                                     required (an empty file: no warning)
 tests/fixtures/<case>/options.json  optional: MigrateOptions fields
+tests/fixtures/<case>/expected_helpers.py  the generated helpers module, for a case whose
+                                    options.json sets "inline_helpers": false
+
+The harness migrates in the single-file form (inline_helpers) unless options.json says
+otherwise: a golden then shows the whole program a pass's rewrite makes, helpers included,
+compiles and runs on its own (the e2e tests run some under torchrun), and docs/transforms.md
+shows its diff with the setup block collapsed. The default form, helpers apart in a
+generated module, differs only in where those helpers live (transforms/process_group.py):
+the split_* fixtures pin it, with their expected_helpers.py.
 
 Regenerate expectations after a deliberate change with DP2DDP_UPDATE_GOLDEN=1.
 """
@@ -26,7 +35,8 @@ UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
 
 def _options(case: Path) -> MigrateOptions:
     path = case / "options.json"
-    return MigrateOptions(**json.loads(path.read_text())) if path.exists() else MigrateOptions()
+    fields = {"inline_helpers": True, **(json.loads(path.read_text()) if path.exists() else {})}
+    return MigrateOptions(**fields)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -37,10 +47,18 @@ def test_fixture(name: str) -> None:
     result = migrate_source(source, options, filename="train.py")
     expected_path = case / "expected.py"
     warnings_path = case / "warnings.txt"
+    helpers_path = case / "expected_helpers.py"
     if UPDATE:
         if result.changed:
             expected_path.write_text(result.code)
+        if result.helpers_module:
+            helpers_path.write_text(result.helpers_module)
         warnings_path.write_text(warning_lines(result.diagnostics))
+    if options.inline_helpers:
+        assert not result.helpers_module, "the single-file form imports no helpers module"
+    elif result.changed:
+        assert result.helpers_module == helpers_path.read_text()
+        compile(result.helpers_module, str(helpers_path), "exec")
     if expected_path.exists():
         expected = expected_path.read_text()
         assert result.code == expected

@@ -57,6 +57,7 @@ def test_two_nodes_on_localhost(tmp_path: Path) -> None:
     assert result.changed
     train = tmp_path / "train.py"
     train.write_text(result.code + REPORT)
+    (tmp_path / "_dp2ddp.py").write_text(result.helpers_module)  # beside it
     launcher = tmp_path / "launch.sh"
     launcher.write_text(render_script(LaunchPlan("train.py", nodes=2, gpus_per_node=1)))
     launcher.chmod(0o755)

@@ -193,16 +193,21 @@ with open(f"seen.{_os.environ.get('RANK', '0')}.json", "w") as _out:
 
 
 def test_unshuffled_training_loaders_get_the_lazy_sampler() -> None:
-    code = migrate_source(_SCRIPT, filename="train.py").code
+    result = migrate_source(_SCRIPT, filename="train.py")
+    code, helpers = result.code, result.helpers_module
     assert f"sampler={DDP_DISTRIBUTED_SAMPLER}(train_dataset, shuffle=False)" in code
     assert "sampler=ddp_eval_sampler(val_dataset)" in code
-    assert f"\nclass {DDP_DISTRIBUTED_SAMPLER}(DistributedSampler):\n" in code
-    assert "from torch.utils.data.distributed import DistributedSampler\n" in code
-    assert "\nimport itertools\n" in code
+    # The class and what it needs are in the generated module the script imports it from.
+    assert DDP_DISTRIBUTED_SAMPLER in code.split("from _dp2ddp import", 1)[1].split("\n\n")[0]
+    assert f"\nclass {DDP_DISTRIBUTED_SAMPLER}(DistributedSampler):\n" in helpers
+    assert "from torch.utils.data.distributed import DistributedSampler\n" in helpers
+    assert "\nimport itertools\n" in helpers
     assert migrate_source(code, filename="train.py").code == code  # a fixed point
-    shuffled = migrate_source(_SCRIPT.replace("shuffle=False", "shuffle=True")).code
-    assert "sampler=DistributedSampler(train_dataset, shuffle=True)" in shuffled
-    assert DDP_DISTRIBUTED_SAMPLER not in shuffled  # no helper that nothing uses
+    shuffled = migrate_source(_SCRIPT.replace("shuffle=False", "shuffle=True"))
+    assert "sampler=DistributedSampler(train_dataset, shuffle=True)" in shuffled.code
+    # no helper that nothing uses
+    assert DDP_DISTRIBUTED_SAMPLER not in shuffled.code + shuffled.helpers_module
+    assert "import itertools" not in shuffled.helpers_module
 
 
 def test_unknown_shuffle_flag_gets_the_lazy_sampler_which_decides_at_run_time() -> None:
@@ -216,7 +221,9 @@ def test_migrated_loaders_shard_the_data_under_torchrun(tmp_path: Path) -> None:
     """Two gloo ranks: training indices are DistributedSampler's exactly (every sample, the
     padding repeating index 0), evaluation slices are disjoint and cover the set."""
     script = tmp_path / "train_ddp.py"
-    script.write_text(migrate_source(_SCRIPT, filename="train.py").code + _RECORD)
+    result = migrate_source(_SCRIPT, filename="train.py")
+    script.write_text(result.code + _RECORD)
+    (tmp_path / "_dp2ddp.py").write_text(result.helpers_module)  # beside it, as written
     out = tmp_path / "out"
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     command += ["--nproc_per_node=2", str(DRIVER), str(out), str(script)]

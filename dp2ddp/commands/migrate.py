@@ -18,6 +18,7 @@ import shlex
 import stat
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 import click
 
@@ -36,7 +37,7 @@ from dp2ddp.migrate.suppress import silence
 from dp2ddp.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from dp2ddp.notebooks import is_notebook, notebook_outcome
 from dp2ddp.options import MigrateOptions
-from dp2ddp.result import FileOutcome
+from dp2ddp.result import FileOutcome, MigrationResult, Status
 from dp2ddp.settings import Settings, SettingsError
 
 STDIN = "-"
@@ -133,7 +134,11 @@ def migrate(
     entries: list[str] | None = None  # program mode: the torchrun targets of the entries
     try:
         if paths == (STDIN,):
-            outcomes, written = _migrate_stdin(options, output, dry_run)
+            # No folder to put a helpers module in: the single-file form.
+            inline = replace(options, inline_helpers=True)
+            outcomes, written = _migrate_stdin(inline, output, dry_run)
+        elif output == STDIN:
+            outcomes, written = _migrate_to(paths[0], output, replace(options, inline_helpers=True))
         elif output is not None:
             outcomes, written = _migrate_to(paths[0], output, options)
         else:
@@ -156,7 +161,8 @@ def migrate(
         if outcome.status == "failed":
             _err(outcome.error or error_line(outcome.path, "failed"))
         elif outcome.status == "migrated" and not quiet:
-            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run))
+            created = outcome.result is not None and outcome.result.created
+            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run, created))
     if not quiet:
         _err(str(report))
         if output_format == "text":
@@ -240,7 +246,10 @@ def _migrate_stdin(
 def _migrate_to(
     path: str, output: str, options: MigrateOptions
 ) -> tuple[list[FileOutcome], dict[str, str]]:
-    """-o: read one file, write its migration (or an exact copy) to `output`."""
+    """-o: read one file, write its migration (or an exact copy) to `output`, and the
+    generated helpers module it imports beside `output`."""
+    from dp2ddp.transforms._support.runtime import GENERATED_MODULE, module_for, read_generated
+
     if os.path.isdir(path):
         message = "is a directory; -o/--output needs a single file"
         return [FileOutcome(path, "failed", error=InputError(message).format(path))], {}
@@ -249,7 +258,12 @@ def _migrate_to(
         return [FileOutcome(path, "failed", error=target.error)], {}
     from dp2ddp.program.folder import plan_paths
 
-    changed = plan_paths([path], (), options).changed_paths()
+    generated = os.path.join(os.path.dirname(path), GENERATED_MODULE + ".py")
+    changed = [
+        p
+        for p in plan_paths([path], (), options).changed_paths()
+        if os.path.normpath(p) != os.path.normpath(generated)
+    ]
     if len(changed) > 1:  # one output file cannot hold a program of several modules
         message = (
             f"-o/--output takes a single-file program; migrating this entry changes "
@@ -266,7 +280,27 @@ def _migrate_to(
     outcome, new = migrate_bytes(path, data, options)
     if outcome.status == "failed":
         return [outcome], {}
-    return _write_output(outcome, new if new is not None else data, output, mode)
+    helpers = outcome.result.helpers if outcome.result is not None else ()
+    beside: list[FileOutcome] = []
+    if outcome.result is not None and outcome.result.helpers_module:
+        # The migrated script imports its helpers from _dp2ddp.py beside FILE.
+        folder = os.path.dirname(output)
+        module_path = os.path.join(folder, GENERATED_MODULE + ".py")
+        try:
+            existing = read_generated(module_path, module_path)
+        except InputError as exc:
+            return [FileOutcome(path, "failed", error=exc.format())], {}
+        text = module_for(helpers, existing)
+        status: Status = "unchanged" if text == existing.text else "migrated"
+        result = MigrationResult(existing.text, text, helpers=helpers, generated=True)
+        beside.append(FileOutcome(module_path, status, result))
+        if status == "migrated":
+            written, wrote = _write_output(beside[0], text.encode("utf-8"), module_path, None)
+            if written[0].status == "failed":
+                return written, {}
+            beside = [*written]
+    outcomes, wrote = _write_output(outcome, new if new is not None else data, output, mode)
+    return [*outcomes, *beside], wrote  # the module is no script to launch
 
 
 def _write_output(
@@ -325,7 +359,9 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _migrated_line(path: str, written_to: str | None, dry_run: bool) -> str:
+def _migrated_line(path: str, written_to: str | None, dry_run: bool, created: bool = False) -> str:
+    if created:  # the generated helpers module, new
+        return f"would create {path}" if dry_run else f"created {path}"
     if dry_run:
         return f"would migrate {path}"
     if written_to is not None and written_to != path:

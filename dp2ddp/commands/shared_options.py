@@ -26,6 +26,7 @@ class OptionFlags:
     per_process_batch: bool | None = None
     sync_batchnorm: bool | None = None
     keep_summed_loss: bool | None = None
+    inline_helpers: bool | None = None
     ignore: frozenset[str] = frozenset()
     config: str | None = None
     isolated: bool = False
@@ -50,6 +51,7 @@ def resolve(flags: OptionFlags, paths: Sequence[str]) -> Resolved:
         per_process_batch=pick(flags.per_process_batch, settings.per_process_batch),
         sync_batchnorm=pick(flags.sync_batchnorm, settings.sync_batchnorm),
         keep_summed_loss=pick(flags.keep_summed_loss, settings.keep_summed_loss),
+        inline_helpers=pick(flags.inline_helpers, settings.inline_helpers),
         ignore=settings.ignore | flags.ignore,
     )
     return Resolved(options, settings)
@@ -84,6 +86,14 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "them by WORLD_SIZE where they are backpropagated, keeping DataParallel's updates.",
     ),
     click.option(
+        "--inline-helpers/--no-inline-helpers",
+        default=None,
+        help="Put the DDP setup and helpers into the migrated script itself (one "
+        "self-contained file). Default: import them from a generated _dp2ddp.py beside it, "
+        "holding only the helpers the program uses (standard input always gets the "
+        "single-file form).",
+    ),
+    click.option(
         "--ignore",
         multiple=True,
         metavar="CODE[,CODE]",
@@ -100,7 +110,15 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option("--isolated", is_flag=True, help="Read no settings file."),
 )
-_NAMES = ("per_process_batch", "sync_batchnorm", "keep_summed_loss", "ignore", "config", "isolated")
+_NAMES = (
+    "per_process_batch",
+    "sync_batchnorm",
+    "keep_summed_loss",
+    "inline_helpers",
+    "ignore",
+    "config",
+    "isolated",
+)
 
 
 def migration_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -16,6 +16,7 @@ from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
+from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
 
 
 def migrate_source(
@@ -28,9 +29,11 @@ def migrate_source(
     """Migrate one file's text from DataParallel to DDP.
 
     Raises InputError when `source` is not valid Python. Returns the source unchanged
-    (byte for byte) when it has nothing dp2ddp migrates. `program`: what the file's program
-    tells it (dp2ddp/facts.py: its role, the program-wide gate, hints, helpers that draw,
-    loaders); None: a single file.
+    (byte for byte) when it has nothing dp2ddp migrates. A migrated file imports its setup
+    and helpers from the generated module `_dp2ddp` beside it, whose text the result
+    carries (`helpers_module`), unless `options.inline_helpers` puts them in the file.
+    `program`: what the file's program tells it (dp2ddp/facts.py: its role, the
+    program-wide gate, hints, helpers that draw, loaders); None: a single file.
     """
     return migrate_parsed(parse(source), source, options, filename=filename, program=program)
 
@@ -97,7 +100,22 @@ def migrate_parsed(
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     exports = tuple(state.exports) if code != source else ()
     factories = tuple(state.evaluation_factories) if code != source else ()
-    return MigrationResult(source, code, tuple(warnings), tuple(changes), exports, factories)
+    helpers: tuple[str, ...] = ()
+    helpers_module = ""
+    if state.helper_imports is not None:  # also unchanged: a program migrated before
+        helpers = helper_closure(state.helpers | helpers_defining(state.helper_imports))
+        if state.program is None and code != source:  # on its own: its module beside it
+            helpers_module = render_module(helpers)
+    return MigrationResult(
+        source,
+        code,
+        tuple(warnings),
+        tuple(changes),
+        exports,
+        factories,
+        helpers,
+        helpers_module,
+    )
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:

@@ -259,6 +259,19 @@ def _inside(path: str, folder: str) -> bool:
     )
 
 
+def _names_generated(imports: Sequence[ImportNode]) -> bool:
+    """An import statement names the generated helpers module (`from _dp2ddp import ...`,
+    `from pkg._dp2ddp import ...`, `import _dp2ddp`)."""
+    for node in imports:
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            names = [alias.name for alias in node.names]
+        if any(name.rsplit(".", 1)[-1] == GENERATED_MODULE for name in names):
+            return True
+    return False
+
+
 def _runs_as_script(imports: Sequence[ImportNode], beside: Resolver, above: Resolver) -> bool:
     """The entry lies in a package folder but imports a sibling by its bare name
     (`import dataset` beside dataset.py, Python 2's implicit relative import).
@@ -405,6 +418,8 @@ class ImportGraph:
                 if not resolver.inside(file):
                     continue
                 edges.append(self.edge(resolver, file, name))
+            # Also when the module is missing (deleted to be regenerated): the import says it.
+            generated = generated or _names_generated(module.imports)
             found = self._edges[key] = (tuple(edges), generated)
         return found
 

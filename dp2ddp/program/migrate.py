@@ -12,8 +12,11 @@ How a program is migrated (dp2ddp/facts.py has the roles):
    never a setup call);
 3. the entry: if no library changed and no module imports the generated module yet, the
    program is a single file and the entry is migrated exactly as `migrate_source` alone
-   migrates it (inline setup block); else with role "entry", and the generated module is
-   written beside it.
+   migrates it (its helpers imported from the generated module, or with inline_helpers
+   the inline setup block); else with role "entry";
+4. the generated module beside the entry, when a module imports it: the helpers the
+   program's modules use, with those the file already holds (`_generated`; entries of one
+   folder planned in one run share it, `_merge_generated`).
 A module shared by several programs is migrated once (project.py: its migration is reused
 when the next program tells it the same facts and answers its questions the same), and a
 program that would migrate it differently fails with an error instead.
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms._support.runtime import Generated
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 
 
@@ -134,9 +138,10 @@ def plan_one(
     if failed:
         plan.outcomes.append(failed[0])
         return None
+    generated = len(program.modules)  # the index of the generated module, if any
     for index, item in enumerate(migrated):
         real = _real(item.outcome.path, program, index)
-        if real in plan._planned:
+        if real in plan._planned and index < generated:
             earlier = plan.outcomes[plan._planned[real]]
             if _code(earlier) != _code(item.outcome):
                 message = "shared by several programs that migrate it differently"
@@ -146,6 +151,8 @@ def plan_one(
     for index, item in enumerate(migrated):
         real = _real(item.outcome.path, program, index)
         if real in plan._planned:
+            if index >= generated:  # entries of one folder share it: what each uses
+                _merge_generated(plan, real, item)
             continue
         module = program.modules[index] if index < len(program.modules) else None
         plan.add(item.outcome, item.data, real, module.stamp if module is not None else None)
@@ -158,6 +165,23 @@ def plan_one(
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program
+
+
+def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
+    """The generated module a program shares with one planned before: the helpers of both."""
+    from dp2ddp.transforms._support.runtime import Generated
+
+    at = plan._planned[real]
+    earlier, later = plan.outcomes[at].result, item.outcome.result
+    if earlier is None or later is None or set(later.helpers) <= set(earlier.helpers):
+        return
+    path = plan.outcomes[at].path
+    helpers = {*earlier.helpers, *later.helpers}
+    merged = _generated_at(real, path, helpers, Generated(earlier.source))
+    plan.outcomes[at] = merged.outcome
+    if merged.data is not None:
+        plan.data[path] = merged.data
+        plan.stamps.setdefault(path, None)
 
 
 def _unreached(
@@ -370,7 +394,7 @@ class _Told:
         return ProgramFacts(
             role,
             gate and in_program,
-            self.helpers if in_program else "",
+            self.helpers,
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(exported, self.program.unfollowed, split),
@@ -400,14 +424,17 @@ def _migrate(
             note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
             migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
-        return [*migrated, _generated(program)]
+        return [*migrated, _generated(program, migrated, helpers)]
     if not gate.has_dataparallel:
-        return [
+        migrated = [
             _module(m, _shut(m, gate, told), gate, project)
             if project.may_use_dataparallel(m)
             else project.remembered(("unchanged", m.real, m.path), partial(_unchanged, m))
             for m in program.modules
         ]
+        if any(_imports_helpers(m, helpers) for m in migrated):
+            return [*migrated, _generated(program, migrated, helpers)]
+        return migrated
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
     exported: tuple[LoaderExport, ...] = ()
@@ -435,9 +462,10 @@ def _migrate(
             facts = told.facts(module, "library", before[module.real], told_split)
             done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
-    if not multi:
-        return [entry, *libraries]
-    return [entry, *libraries, _generated(program)]
+    migrated = [entry, *libraries]
+    if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
+        return migrated  # the inline form, or nothing to migrate
+    return [*migrated, _generated(program, migrated, helpers)]
 
 
 def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModule]:
@@ -536,22 +564,41 @@ def _module(
     return _Migrated(outcome, data)
 
 
-def _generated(program: Program) -> _Migrated:
-    """The helpers module beside the entry (an error if the project owns that name)."""
+def _generated(program: Program, migrated: Sequence[_Migrated], helpers: str) -> _Migrated:
+    """The helpers module beside the entry, with the helpers the program's modules use
+    (an error if the project owns that name, or if the module was edited by hand)."""
     from dp2ddp.transforms._support.runtime import (
-        check_generated_path,
         generated_path,
-        render_module,
+        helpers_defining,
+        imported_helper_names,
     )
 
     path = generated_path(program.entry_dir)
     shown = os.path.join(os.path.dirname(program.entry.path), os.path.basename(path))
-    old = check_generated_path(path, shown)
-    new = render_module()
+    used: set[str] = set()
+    for item in migrated:
+        result = item.outcome.result
+        if result is not None:
+            used.update(result.helpers)
+            used.update(helpers_defining(imported_helper_names(result.code, helpers)))
+    return _generated_at(path, shown, used)
+
+
+def _generated_at(
+    path: str, shown: str, helpers: set[str], existing: Generated | None = None
+) -> _Migrated:
+    """The generated module at `path` (shown as `shown`) holding `helpers` and those the
+    file there already holds (`existing`: read if not given)."""
+    from dp2ddp.transforms._support.runtime import helper_closure, module_for, read_generated
+
+    existing = existing if existing is not None else read_generated(path, shown)
+    chosen = helper_closure({*helpers, *existing.helpers})
+    new, old = module_for(chosen, existing), existing.text
     if old == new:
-        return _Migrated(FileOutcome(shown, "unchanged", MigrationResult(old, new)), None)
+        result = MigrationResult(old, new, helpers=chosen, generated=True)
+        return _Migrated(FileOutcome(shown, "unchanged", result), None)
     change = Change("program", 1, "generated the DDP helpers module this program imports")
-    result = MigrationResult(old or "", new, (), (change,))
+    result = MigrationResult(old, new, (), (change,), helpers=chosen, generated=True)
     return _Migrated(FileOutcome(shown, "migrated", result), new.encode("utf-8"))
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.templating import Statement, render_statements
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SETUP_FUNCTION
@@ -16,17 +17,8 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     walk,
 )
+from dp2ddp.transforms._support.runtime import HELPER_IMPORTS
 
-#: Helpers that need an extra module import.
-_HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
-    "per_rank_batch": ("warnings",),
-    "shard_batch": ("warnings",),
-    "eval_sampler": ("warnings",),
-    "distributed_sampler": ("itertools",),
-    "mkdir": ("warnings",),
-    "rank0_value": ("warnings",),
-    "quiet_logging": ("logging",),
-}
 #: What an inline helper subclasses (the generated module imports it itself).
 _HELPER_FROM_IMPORTS: dict[str, tuple[tuple[str, str], ...]] = {
     "distributed_sampler": (("torch.utils.data.distributed", "DistributedSampler"),),
@@ -34,10 +26,12 @@ _HELPER_FROM_IMPORTS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 class InsertProcessGroup(MigrationTransform):
-    """Add LOCAL_RANK/RANK/WORLD_SIZE/DEVICE, ddp_setup()/ddp_cleanup() and call setup.
+    """Import LOCAL_RANK/RANK/WORLD_SIZE/DEVICE, ddp_setup() and the helpers the rewrites
+    use from the generated module (or, with inline_helpers, insert them) and call setup.
 
     Setup runs first thing in main() when the script has one and wraps no model at module
-    level; otherwise right after the setup block, at import time.
+    level; otherwise right after the imports (the inline form: after the setup block), at
+    import time.
     """
 
     NAME = "process_group"
@@ -46,8 +40,15 @@ class InsertProcessGroup(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self.state.already_migrated:
             return updated_node
-        if self.state.program is not None:
-            return self._leave_program_module(original_node, updated_node)
+        program = self.state.program
+        if program is not None:
+            return self._leave_program_module(
+                original_node, updated_node, program.role, program.helpers_module
+            )
+        if not self.state.options.inline_helpers:
+            # A file on its own, the helpers apart: migrated as the entry of its program.
+            helpers = self.state.facts.helpers_module or GENERATED_MODULE
+            return self._leave_program_module(original_node, updated_node, "entry", helpers)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated_node.body)
         for module, obj, alias in (
             ("os", None, None),
@@ -57,7 +58,7 @@ class InsertProcessGroup(MigrationTransform):
         ):
             AddImportsVisitor.add_needed_import(self.context, module, obj, alias)
         for helper in sorted(self.state.helpers):
-            for module in _HELPER_IMPORTS.get(helper, ()):
+            for module in HELPER_IMPORTS.get(helper, ()):
                 AddImportsVisitor.add_needed_import(self.context, module)
             for module, name in _HELPER_FROM_IMPORTS.get(helper, ()):
                 AddImportsVisitor.add_needed_import(self.context, module, name)
@@ -88,17 +89,17 @@ class InsertProcessGroup(MigrationTransform):
         return updated_node.with_changes(body=body)
 
     # -- program mode (dp2ddp/program/): helpers imported, setup only at the entry ---------
-    def _leave_program_module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        """A module of a multi-module program: import the helpers it uses from the generated
-        module; the entry also calls ddp_setup() (a library never does: importing it must
-        not start a process group)."""
+    def _leave_program_module(
+        self, original: cst.Module, updated: cst.Module, role: str | None, helpers: str
+    ) -> cst.Module:
+        """A module whose helpers are apart: import those it uses from the generated
+        module (import name `helpers`); the entry also calls ddp_setup() (a library never
+        does: importing it must not start a process group)."""
         from dp2ddp.transforms._support.runtime import used_exports
 
-        program = self.state.program
-        assert program is not None
         self._check_collisions(original)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
-        if program.role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
+        if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
             main_index = _main_function(body)
             if main_index is None or self.state.module_level_wrap:
                 at = after_imports(body)
@@ -115,29 +116,29 @@ class InsertProcessGroup(MigrationTransform):
                 assert isinstance(main, cst.FunctionDef)
                 body[main_index] = _prepend_to_function(main, statements)
                 self.record(original.body[main_index], "ddp_setup() runs first thing in main()")
-        if program.role == "library" and self.state.hints.script:
+        if role == "library" and self.state.hints.script:
             self._setup_in_script_block(original, body)
         migrated = updated.with_changes(body=body)
         names = used_exports(migrated)
-        after = _after_path_edits(body, names) if "." in program.helpers_module else None
+        self.state.helper_imports = tuple(names)
+        after = _after_path_edits(body, names) if "." in helpers else None
         if after is not None:
             # `from tools._dp2ddp import ...` resolves only once the root is on sys.path,
             # which `python tools/train.py` gets from the module's own sys.path edit.
             statement = cst.parse_statement(
-                f"from {program.helpers_module} import {', '.join(names)}  # noqa: E402\n"
+                f"from {helpers} import {', '.join(names)}  # noqa: E402\n"
             )
             body.insert(after, statement)
             migrated = updated.with_changes(body=body)
             self.record(
                 original,
-                f"imports {', '.join(names)} from {program.helpers_module}, after the "
-                "module's own sys.path edit",
+                f"imports {', '.join(names)} from {helpers}, after the module's own sys.path edit",
             )
             return migrated
         for name in names:
-            AddImportsVisitor.add_needed_import(self.context, program.helpers_module, name)
+            AddImportsVisitor.add_needed_import(self.context, helpers, name)
         if names:
-            self.record(original, f"imports {', '.join(names)} from {program.helpers_module}")
+            self.record(original, f"imports {', '.join(names)} from {helpers}")
         return migrated
 
     def _setup_in_script_block(

@@ -10,85 +10,16 @@ drawn more often.
 """
 
 import argparse
-import atexit
 import logging
 import os
-import warnings
 
 import torch
-import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, SequentialSampler, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
-LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
-RANK = int(os.environ.get("RANK", "0"))
-WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = (
-    torch.device("cuda", LOCAL_RANK)
-    if torch.cuda.is_available()
-    else torch.device("cpu")
-)
-DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
-
-
-def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
-    of one."""
-    ddp_quiet_logging()
-    if dist.is_initialized():
-        return
-    backend = "nccl" if torch.cuda.is_available() else "gloo"
-    if torch.cuda.is_available():
-        torch.cuda.set_device(LOCAL_RANK)
-    if "MASTER_ADDR" in os.environ:
-        dist.init_process_group(backend=backend)
-    else:
-        dist.init_process_group(
-            backend=backend, store=dist.HashStore(), rank=0, world_size=1
-        )
-    atexit.register(ddp_cleanup)
-
-
-def ddp_cleanup():
-    """Leave the process group at exit, also when training raised."""
-    if dist.is_initialized():
-        dist.destroy_process_group()
-
-
-def ddp_is_main():
-    """Rank 0 prints, logs and saves for everyone."""
-    return RANK == 0
-
-
-def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes
-    loads a part."""
-    per_rank = max(1, batch_size // WORLD_SIZE)
-    if batch_size % WORLD_SIZE and RANK == 0:
-        warnings.warn(
-            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each "
-            f"process loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
-            stacklevel=2,
-        )
-    return per_rank
-
-
-def ddp_quiet_logging():
-    """Ranks other than 0 drop log records below WARNING, from every logger of the
-    process.
-
-    A project logger configured anywhere (handlers added in a helper module, dictConfig
-    from a JSON file, basicConfig) would print each INFO line once per rank.
-    logging.disable is process-wide and outlives later configuration (dictConfig and
-    basicConfig keep it). Warnings and errors still come from every rank: they report
-    that rank's own trouble.
-    """
-    if RANK != 0:
-        logging.disable(logging.INFO)
-
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 logger = logging.getLogger(__name__)
 
@@ -122,9 +53,7 @@ def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
     train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset,
-        sampler=train_sampler,
-        batch_size=ddp_per_rank_batch(args.train_batch_size),
+        train_dataset, sampler=train_sampler, batch_size=ddp_per_rank_batch(args.train_batch_size)
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 
@@ -234,10 +163,7 @@ def main():
     os.makedirs(args.output_dir, exist_ok=True)
     model_to_save = model.module if hasattr(model, "module") else model
     if ddp_is_main():
-        torch.save(
-            model_to_save.state_dict(),
-            os.path.join(args.output_dir, "pytorch_model.bin"),
-        )
+        torch.save(model_to_save.state_dict(), os.path.join(args.output_dir, "pytorch_model.bin"))
         torch.save(args, os.path.join(args.output_dir, "training_args.bin"))
 
     accuracy = evaluate(args, model, eval_dataset)

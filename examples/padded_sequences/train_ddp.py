@@ -6,70 +6,14 @@ batch along dim 0 and every replica sees the full padded width; under DDP each p
 pads only its own batches.
 """
 
-import atexit
-import os
-import warnings
-
 import torch
-import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
-# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
-LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
-RANK = int(os.environ.get("RANK", "0"))
-WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = (
-    torch.device("cuda", LOCAL_RANK)
-    if torch.cuda.is_available()
-    else torch.device("cpu")
-)
-DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
-
-
-def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
-    of one."""
-    if dist.is_initialized():
-        return
-    backend = "nccl" if torch.cuda.is_available() else "gloo"
-    if torch.cuda.is_available():
-        torch.cuda.set_device(LOCAL_RANK)
-    if "MASTER_ADDR" in os.environ:
-        dist.init_process_group(backend=backend)
-    else:
-        dist.init_process_group(
-            backend=backend, store=dist.HashStore(), rank=0, world_size=1
-        )
-    atexit.register(ddp_cleanup)
-
-
-def ddp_cleanup():
-    """Leave the process group at exit, also when training raised."""
-    if dist.is_initialized():
-        dist.destroy_process_group()
-
-
-def ddp_is_main():
-    """Rank 0 prints, logs and saves for everyone."""
-    return RANK == 0
-
-
-def ddp_per_rank_batch(batch_size):
-    """DataParallel's batch_size was the global batch: each of WORLD_SIZE processes
-    loads a part."""
-    per_rank = max(1, batch_size // WORLD_SIZE)
-    if batch_size % WORLD_SIZE and RANK == 0:
-        warnings.warn(
-            f"batch_size={batch_size} does not divide by WORLD_SIZE={WORLD_SIZE}: each "
-            f"process loads {per_rank}, so the global batch is {per_rank * WORLD_SIZE}",
-            stacklevel=2,
-        )
-    return per_rank
-
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 

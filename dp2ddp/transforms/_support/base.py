@@ -91,6 +91,9 @@ class MigrationState:
     scatter_dims: list[str] = field(default_factory=list)
     #: Helpers of templates/ddp_header.py.j2 that the rewritten code calls.
     helpers: set[str] = field(default_factory=set)
+    #: The names the module imports from the generated helpers module (set by the
+    #: process-group pass); None: it imports none (the inline form, or no setup at all).
+    helper_imports: tuple[str, ...] | None = None
     warnings: list[RawReport] = field(default_factory=list)
     changes: list[RawReport] = field(default_factory=list)
     #: Set by the detector: migrate nothing (e.g. the script already has a DDP path).

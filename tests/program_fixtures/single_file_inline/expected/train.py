@@ -1,0 +1,54 @@
+import atexit
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+from helpers import lr_for
+
+# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
+RANK = int(os.environ.get("RANK", "0"))
+WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
+DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
+
+
+def ddp_setup():
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if torch.cuda.is_available():
+        torch.cuda.set_device(LOCAL_RANK)
+    if "MASTER_ADDR" in os.environ:
+        dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    atexit.register(ddp_cleanup)
+
+
+def ddp_cleanup():
+    """Leave the process group at exit, also when training raised."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def ddp_is_main():
+    """Rank 0 prints, logs and saves for everyone."""
+    return RANK == 0
+
+
+ddp_setup()
+
+
+model = DistributedDataParallel(nn.Linear(4, 4).to(DEVICE), device_ids=DEVICE_IDS)
+opt = torch.optim.SGD(model.parameters(), lr=lr_for(32))
+for epoch in range(2):
+    opt.zero_grad()
+    (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
+    opt.step()
+    if ddp_is_main():
+        print(f"epoch {epoch}")
