@@ -70,7 +70,9 @@ loader = DataLoader(
 )
 
 model = MyModel(input_size, hidden_size, num_classes)
-model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)  # use every visible GPU
+model = DistributedDataParallel(
+    model.to(DEVICE), device_ids=DEVICE_IDS
+)  # use every visible GPU
 model.to(device)
 
 criterion = nn.CrossEntropyLoss()
@@ -90,7 +92,9 @@ for epoch in range(4):
         correct += (outputs.argmax(dim=1) == labels).sum().item()
         seen += inputs.size(0)
     if ddp_is_main():
-        print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
+        print(
+            f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}"
+        )
 
 custom = model.module.custom_layer
 if ddp_is_main():

@@ -86,7 +86,10 @@ for step, (input_tensor, target) in enumerate(loader):
     end_time = time.time()
     step_times.append(end_time - start_time)
     if ddp_is_main():
-        print(f"Step {step + 1}: loss = {loss.item():.4f}, time = {end_time - start_time:.4f} s")
+        print(
+            f"Step {step + 1}: loss = {loss.item():.4f}, time = "
+            f"{end_time - start_time:.4f} s"
+        )
 
 if ddp_is_main():
     print(f"mean step time {sum(step_times) / len(step_times):.4f} s")

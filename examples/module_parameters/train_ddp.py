@@ -58,7 +58,9 @@ model = SimpleLinear(input_size, output_size)
 if ddp_is_main():
     print("Let's use", torch.cuda.device_count(), "GPUs!")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
-optimizer = optim.SGD(model.module.parameters(), lr=0.05)  # point the optimizer at .module
+optimizer = optim.SGD(
+    model.module.parameters(), lr=0.05
+)  # point the optimizer at .module
 model.to(DEVICE)
 
 loss_fn = nn.MSELoss()
@@ -75,7 +77,10 @@ for epoch in range(num_epochs):
         optimizer.step()
         running_loss += loss.item()
     if ddp_is_main():
-        print(f"epoch {epoch + 1}/{num_epochs} loss {running_loss / len(train_loader):.4f}")
+        print(
+            f"epoch {epoch + 1}/{num_epochs} loss "
+            f"{running_loss / len(train_loader):.4f}"
+        )
 
 weight = model.module.linear.weight if hasattr(model, "module") else model.linear.weight
 if ddp_is_main():

@@ -72,5 +72,8 @@ for epoch in range(3):
 inner = model.module
 if ddp_is_main():
     print(f"forward passes counted: {inner.counter}")
-    print(f"mean input seen: {(inner.internal_state.sum() / (len(inputs) * 3)).item():.4f}")
+    print(
+        "mean input seen: "
+        f"{(inner.internal_state.sum() / (len(inputs) * 3)).item():.4f}"
+    )
     print(f"final loss {loss.item():.4f}")

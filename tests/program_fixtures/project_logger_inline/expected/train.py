@@ -12,9 +12,11 @@ import torch.nn as nn
 import config as cf
 from logs import get_logger, setup_logging
 from models import *
-from torch.nn.parallel import DistributedDataParallel
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 
+# isort: split
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 
 ddp_setup()
 

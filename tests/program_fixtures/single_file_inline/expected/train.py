@@ -8,16 +8,21 @@ from torch.nn.parallel import DistributedDataParallel
 
 from helpers import lr_for
 
-# --- dp2ddp: DistributedDataParallel setup. Launch with: torchrun --nproc_per_node=N train.py
+# --- dp2ddp: DDP setup. Launch: torchrun --nproc_per_node=N train.py
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
 WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = torch.device("cuda", LOCAL_RANK) if torch.cuda.is_available() else torch.device("cpu")
+DEVICE = (
+    torch.device("cuda", LOCAL_RANK)
+    if torch.cuda.is_available()
+    else torch.device("cpu")
+)
 DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 
 def ddp_setup():
-    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world of one."""
+    """Join torchrun's process group (NCCL on GPUs, gloo on CPU); plain python: a world
+    of one."""
     if dist.is_initialized():
         return
     backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -26,7 +31,9 @@ def ddp_setup():
     if "MASTER_ADDR" in os.environ:
         dist.init_process_group(backend=backend)
     else:
-        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+        dist.init_process_group(
+            backend=backend, store=dist.HashStore(), rank=0, world_size=1
+        )
     atexit.register(ddp_cleanup)
 
 
