@@ -190,7 +190,8 @@ def test_star_imported_torch_is_migrated(tmp_path: Path) -> None:
     assert run(str(train)).exit_code == 0
     migrated = train.read_text()
     # after the star import, which nothing crosses (migrate/tidy.py), sorted on their own
-    assert migrated.startswith("from nets.builder import *\n\n# isort: split\nimport atexit\n")
+    assert migrated.startswith("from nets.builder import *\n\n# isort: split\nimport torch\n")
+    assert "\nfrom _dp2ddp import " in migrated
     assert "\nimport torch\n" in migrated
     assert "net = DistributedDataParallel(build().to(DEVICE), device_ids=DEVICE_IDS)" in migrated
 
