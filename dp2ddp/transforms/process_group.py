@@ -25,6 +25,7 @@ _HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "distributed_sampler": ("itertools",),
     "mkdir": ("warnings",),
     "rank0_value": ("warnings",),
+    "stdin": ("warnings",),
     "quiet_logging": ("logging",),
 }
 

@@ -17,6 +17,7 @@ block). Each rule's module says what it does and why:
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - exists_checks.py: an exists-check that raises before a mkdir goes to rank 0 with it;
 - run_dir.py: a clock or random read naming a directory shared from rank 0;
+- stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
 - writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
 - wandb_runs.py: wandb runs disabled off rank 0;
 - tqdm_bars.py: progress bars drawn by rank 0;
@@ -44,6 +45,7 @@ from dp2ddp.transforms.rank_zero.mkdir import Directories
 from dp2ddp.transforms.rank_zero.quiet_logging import quiet_logging
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
+from dp2ddp.transforms.rank_zero.stdin import StdinReads
 from dp2ddp.transforms.rank_zero.tqdm_bars import ProgressBars
 from dp2ddp.transforms.rank_zero.wandb_runs import WandbRuns
 from dp2ddp.transforms.rank_zero.writers import Writers
@@ -62,9 +64,11 @@ class RankZeroOnly(MigrationTransform):
         self.run_dir = RunDirValues(self)
         self.exists_checks = ExistsChecks(self)
         self.loop_exits = LoopExits(self)
+        self.stdin = StdinReads(self)
         #: The rules that rewrite calls, in the order they are asked.
         self.call_rules: tuple[CallRule, ...] = (
             self.run_dir,
+            self.stdin,
             ProgressBars(self),
             CheckpointLoads(self),
             Writers(self),
@@ -82,6 +86,7 @@ class RankZeroOnly(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._facts = RankZeroFacts(self, node)
         self.run_dir.plan(node)
+        self.stdin.plan(node)
         self.exists_checks.plan(node)
         quiet_logging(self, node)
         self.barriers.plan(node)

@@ -22,6 +22,16 @@ such a function earlier in the load's function (in its blocks, or a loop around 
 load with none before it is left as written: most often a file from elsewhere (OpenNRE's
 pretrain.get_model() loads downloaded models), and a helper module shared by two programs
 (one that saves, one that does not) must migrate the same way in both.
+
+Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np.save,
+`.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
+also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
+module, in the same function or another, gets a `ddp_barrier()` after the write where every
+rank arrives, as a checkpoint does: a preprocess-once cache (`if not os.path.isfile(CACHE):
+... pickle.dump(...)` then `pickle.load`) was read by rank 1 before rank 0 had finished it
+(a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names the write and
+the read. The path is matched by its text: a read that names the file another way is not
+seen.
 """
 
 from __future__ import annotations
@@ -38,7 +48,29 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.rule import Rule
-from dp2ddp.transforms.rank_zero.side_effects import TORCH_LOAD, TORCH_SAVE
+from dp2ddp.transforms.rank_zero.side_effects import OPEN, TORCH_LOAD, TORCH_SAVE, open_mode
+
+#: Calls that write a file at their first argument (checkpoints: TORCH_SAVE, above).
+_WRITE_AT_FIRST = frozenset(
+    {"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt"}
+)
+#: Methods that write a file at their first argument (a data frame's), or at their object (a
+#: pathlib path's).
+_WRITE_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_json"})
+_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes"})
+#: Calls that read a file at their first argument.
+_READ_AT_FIRST = frozenset(
+    {
+        "numpy.load",
+        "numpy.loadtxt",
+        "numpy.genfromtxt",
+        "pandas.read_csv",
+        "pandas.read_pickle",
+        "pandas.read_parquet",
+        "pandas.read_json",
+    }
+)
+_PATH_READ_METHODS = frozenset({"read_text", "read_bytes"})
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -60,10 +92,13 @@ class Barriers(Rule):
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
         self.loads = False
+        #: ids of the file writes (not checkpoints) whose file every rank reads afterwards.
+        self._written_read: set[int] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
         program saves: then loads get one before."""
+        self._plan_files(module)
         self._loaded_elsewhere = self.t.state.hints.loaded_by
         self.loads = self.facts.loads or any(
             isinstance(call, cst.Call) and self._loader_call(call) for call in walk(module)
@@ -81,15 +116,92 @@ class Barriers(Rule):
             if self.plan_after(call)[1] is not None:
                 self.before_loads = self._local_unsynced = True
 
+    def _plan_files(self, module: cst.Module) -> None:
+        """The writes of files every rank reads afterwards (see the module's docstring): a
+        barrier after each, where every rank arrives, or DP054 naming the write and the read."""
+        writes: list[tuple[cst.Call, str]] = []
+        reads: dict[str, list[cst.Call]] = {}
+        for call in walk(module):
+            if not isinstance(call, cst.Call) or self.facts.under_guard(call):
+                continue
+            if self.facts.in_except(call):
+                continue
+            written = self._file_path(call, write=True)
+            if written is not None:
+                writes.append((call, written))
+            read = self._file_path(call, write=False)
+            if read is not None and not self.facts.before_setup(call):
+                reads.setdefault(read, []).append(call)
+        for write, path in writes:
+            readers = [r for r in reads.get(path, ()) if self._may_follow(write, r)]
+            if not readers:
+                continue
+            _, omitted = self.plan_after(write)
+            read_line = self.t._position(readers[0])[0]
+            if omitted is not None:
+                self.t.warn(
+                    write,
+                    "DP054",
+                    f"written on rank 0 here, read by every rank at line {read_line} "
+                    f"(`{path}`); no barrier between: {omitted}",
+                )
+                continue
+            self._written_read.add(id(write))
+
+    def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
+        """The read may run after the write: later in the module's text, or in another
+        function (called after it, or not: a barrier every rank reaches costs little)."""
+        if enclosing_function(write, self.t) is not enclosing_function(read, self.t):
+            return True
+        return self.t._position(read) > self.t._position(write)
+
+    def _file_path(self, call: cst.Call, *, write: bool) -> str | None:
+        """The text of the path `call` writes (write=True) or reads a file at; None when
+        it does neither, or the path is not a plain argument."""
+        if any(a.star for a in call.args):
+            return None
+        names = self.t.qualified_names(call.func)
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
+        func = call.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        if names & OPEN:
+            mode = open_mode(call)
+            writes = mode is not None and any(c in mode for c in "wax+")
+            if mode is None or writes != write:
+                return None
+        elif write and names & _WRITE_AT_FIRST:
+            pass
+        elif not write and names & _READ_AT_FIRST:
+            pass
+        elif write and method in _WRITE_METHODS and not names:
+            pass
+        elif isinstance(func, cst.Attribute) and not call.args and not names:
+            wanted = _PATH_WRITE_METHODS if write else _PATH_READ_METHODS
+            if method not in wanted:
+                return None
+            first = func.value
+        else:
+            return None
+        return None if first is None else self.t.code(first)
+
+    def writes_read_file(self, nodes: list[cst.CSTNode]) -> bool:
+        """One of `nodes` (a guarded group) writes a file every rank reads afterwards."""
+        return bool(self._written_read) and any(
+            id(n) in self._written_read for node in nodes for n in walk(node)
+        )
+
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
         return id(statement) in self._after
 
-    def after_save(self, first: cst.CSTNode, out: list[cst.BaseStatement]) -> str:
-        """The barrier after a guarded group holding a save (appended to `out`, or placed
-        after an enclosing statement); what the change record adds about it."""
+    def after_save(
+        self, first: cst.CSTNode, out: list[cst.BaseStatement], *, file_read: bool = False
+    ) -> str:
+        """The barrier after a guarded group holding a save, or a write of a file every rank
+        reads (`file_read`; appended to `out`, or placed after an enclosing statement); what
+        the change record adds about it."""
         description = ""
-        if not self.loads or self.facts.in_except(first):
+        if not (self.loads or file_read) or self.facts.in_except(first):
             return description
         anchor, omitted = self.plan_after(first)
         if omitted is not None:
@@ -98,7 +210,7 @@ class Barriers(Rule):
         elif anchor is None:
             self.t.state.helpers.add("barrier")
             out.append(barrier())
-            description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
+            description += ", then ddp_barrier() so no rank loads a half-written file"
         else:
             self.t.state.helpers.add("barrier")
             self._after.add(id(anchor))

@@ -12,8 +12,18 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, walk
-from dp2ddp.transforms.analysis.per_process import per_process_source
+from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
+    enclosing_function,
+    statement_header,
+    walk,
+)
+from dp2ddp.transforms.analysis.guards import mentions_rank
+from dp2ddp.transforms.analysis.per_process import (
+    FILE_SYSTEM_STATE,
+    per_process_source,
+    reads_per_process,
+)
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -36,6 +46,7 @@ class RunDirValues(CallRule):
         every rank is computed from, each with the line of that directory: they become
         ddp_rank0_value(...) so every rank names the same directory (analysis/per_process.py)."""
         sources: dict[int, int] = {}
+        warned: set[int] = set()
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
                 continue
@@ -45,9 +56,47 @@ class RunDirValues(CallRule):
             if self._in_inserted_helper(call):
                 continue  # the inline setup block's own code (DdpNullWriter's default name)
             source = per_process_source(self.t, path, call)
-            if source is not None:
-                sources.setdefault(id(source), self.t._position(call)[0])
+            if source is None or id(source) in sources or id(source) in warned:
+                continue
+            line = self.t._position(call)[0]
+            unshared = self._not_every_rank(source)
+            if unshared:
+                warned.add(id(source))
+                self.t.warn(
+                    source,
+                    "DP053",
+                    f"`{self.t.code(source)}` names the directory made at line {line} "
+                    f"({self.t.code(call)}); {unshared}",
+                )
+                continue
+            sources[id(source)] = line
         self.sources = sources
+
+    def _not_every_rank(self, source: cst.Call) -> str:
+        """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
+        pairs them by count): it sits under a condition that tests the rank, an exception
+        (raised on one rank), or a per-rank read of its own (the clock, the file system);
+        "" otherwise. A condition the uniformity proof only cannot prove (`if run_id is
+        None:` on a parameter) is taken as every rank's: that is how programs name runs."""
+        for statement in self.facts.uniform.rank_dependent_statements(source):
+            condition: cst.CSTNode | None = None
+            if isinstance(statement, (cst.If, cst.While)):
+                condition = statement.test
+            elif isinstance(statement, cst.For):
+                condition = statement.iter
+            if condition is None or mentions_rank(condition) or self._reads_per_rank(condition):
+                return f"read under `{statement_header(statement)}`, which differs between ranks"
+        return ""
+
+    def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
+        return any(
+            isinstance(call, cst.Call)
+            and any(
+                reads_per_process(name) or name in FILE_SYSTEM_STATE
+                for name in self.t.qualified_names(call.func)
+            )
+            for call in walk(condition)
+        )
 
     def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
         """Inside a function or class of dp2ddp's inserted setup block (a file migrated
