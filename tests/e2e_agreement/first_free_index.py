@@ -34,7 +34,8 @@ def main():
         opt.step()
     torch.save(model.state_dict(), os.path.join(run_dir, "model.pt"))
     model.load_state_dict(torch.load(os.path.join(run_dir, "model.pt")))
-    print("runs:", sorted(d for d in os.listdir(".") if d.startswith("exp_")))
+    runs = sorted(d for d in os.listdir(".") if d.startswith("exp_"))
+    print("runs:", runs)
 
 
 if __name__ == "__main__":

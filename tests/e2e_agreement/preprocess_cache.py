@@ -56,7 +56,8 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-    print("cache:", sorted(p for p in os.listdir(".") if not p.startswith("rank")))
+    files = sorted(p for p in os.listdir(".") if not p.startswith("rank"))
+    print("cache:", files)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def main():
     model.load_state_dict(torch.load(best / "model.pt"))
     with open(os.path.join(cfg["log_dir"], "done.txt"), "w") as f:
         f.write("done\n")
-    print("runs:", len(os.listdir("runs")), len(os.listdir("logs")), len(os.listdir("best")))
+    made = [len(os.listdir(d)) for d in ("runs", "logs", "best")]
+    print("runs:", *made)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ def main():
     model.load_state_dict(torch.load(os.path.join("runs", name, "model.pt")))
     with open(f"answer{os.environ.get('RANK', '0')}.txt", "w") as f:
         f.write(name)
-    print("runs:", os.listdir("runs"))
+    runs = os.listdir("runs")
+    print("runs:", runs)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,134 @@
+"""Ranks agree on what they share (issue 29), end to end: the scripts of tests/e2e_agreement/
+migrated and run under torchrun x2 from a clean folder, twice: once with rank 0 made slower
+and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one launch each.
+
+Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
+return (stamped_attribute); a run directory named by the first free index
+(first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
+by every rank (preprocess_cache); an answer piped into stdin (stdin_answer). Each run must
+end on every rank with one run directory, each file written once, and every read seeing the
+finished file (a rank that reads too early raises, and the driver records it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dp2ddp import migrate_source
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
+
+pytestmark = pytest.mark.e2e
+
+CASES = Path(__file__).resolve().parent / "e2e_agreement"
+DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
+NAMES = ("stamped_attribute", "first_free_index", "preprocess_cache", "stdin_answer")
+#: The answer piped into the launch's stdin (stdin_answer reads it).
+ANSWER = "exp42"
+TIMEOUT_S = 240
+
+
+def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
+    """Migrate the scripts into root/scripts/ and run them under torchrun x2, with
+    E2E_SLOW_RANK=slow_rank and ANSWER on stdin."""
+    folder = root / "scripts"
+    folder.mkdir(parents=True)
+    scripts = []
+    for name in NAMES:
+        result = migrate_source((CASES / f"{name}.py").read_text(), filename=f"{name}.py")
+        assert result.changed, name
+        assert not result.diagnostics, (name, result.diagnostics)
+        (folder / f"{name}.py").write_text(result.code)
+        scripts.append(str(folder / f"{name}.py"))
+    out = root / "out"
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        str(DRIVER),
+        str(out),
+        *scripts,
+    ]
+    try:
+        proc = subprocess.run(
+            command,
+            cwd=root,
+            env=env,
+            input=ANSWER + "\n",
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"a hang: no end after {TIMEOUT_S}s\n{error.stdout}") from error
+    return proc.returncode, proc.stdout + proc.stderr, out / "scripts"
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["rank0_slow", "rank1_slow"])
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    slow_rank: int = request.param
+    code, console, folder = _launch(tmp_path_factory.mktemp(f"slow{slow_rank}"), slow_rank)
+    for name in NAMES:
+        for rank in (0, 1):
+            path = folder / name / f"rank{rank}.status.json"
+            status = json.loads(path.read_text()) if path.exists() else None
+            stderr = folder / name / f"rank{rank}.stderr"
+            assert status is not None and status["ok"], (
+                f"{name} rank {rank} (rank {slow_rank} slow): {status}\n"
+                f"{stderr.read_text()[-3000:] if stderr.exists() else ''}\n{console[-3000:]}"
+            )
+    if code != 0:  # torch's known abort at process exit, after every script finished
+        assert KNOWN_EXIT_ABORT in console, console[-4000:]
+    return folder
+
+
+def _printed(folder: Path, name: str) -> tuple[str, str]:
+    return tuple((folder / name / f"rank{r}.stdout").read_text() for r in (0, 1))  # type: ignore[return-value]
+
+
+def test_one_stamped_directory_each(run: Path) -> None:
+    """args.save, cfg["log_dir"] and stamp()'s return take rank 0's clock: one directory
+    each, and rank 1's torch.load found rank 0's checkpoint."""
+    folder = run / "stamped_attribute"
+    for parent in ("runs", "logs", "best"):
+        made = list((folder / parent).iterdir())
+        assert len(made) == 1, made
+    assert [p.name for p in (folder / "logs").iterdir()][0].startswith("run_")
+    assert [p.name for p in next((folder / "runs").iterdir()).iterdir()] == ["model.pt"]
+    assert (next((folder / "logs").iterdir()) / "done.txt").read_text() == "done\n"
+    assert _printed(run, "stamped_attribute") == ("runs: 1 1 1\n", "")
+
+
+def test_one_first_free_index_directory(run: Path) -> None:
+    """The rank that looks second takes rank 0's answers: one exp_0, not exp_0 and exp_1."""
+    folder = run / "first_free_index"
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["exp_0"]
+    assert [p.name for p in (folder / "exp_0").iterdir()] == ["model.pt"]
+    assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
+
+
+def test_cache_written_once_and_read_finished(run: Path) -> None:
+    """Both ranks read the cache and the features only after rank 0 had written them."""
+    folder = run / "preprocess_cache"
+    files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
+    assert files == ["cache.pkl", "features.npy"]
+    want = "cache: ['cache.pkl', 'features.npy']\n"
+    assert _printed(run, "preprocess_cache") == (want, "")
+
+
+def test_piped_answer_used_on_every_rank(run: Path) -> None:
+    """Rank 0 read the piped line (the prompt printed once), rank 1 got its answer."""
+    folder = run / "stdin_answer"
+    assert [p.name for p in (folder / "runs").iterdir()] == [ANSWER]
+    for rank in (0, 1):
+        assert (folder / f"answer{rank}.txt").read_text() == ANSWER
+    assert _printed(run, "stdin_answer") == (f"experiment name: runs: ['{ANSWER}']\n", "")
