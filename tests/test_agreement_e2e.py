@@ -69,7 +69,8 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
             timeout=TIMEOUT_S,
         )
     except subprocess.TimeoutExpired as error:
-        raise AssertionError(f"a hang: no end after {TIMEOUT_S}s\n{error.stdout}") from error
+        output = error.stdout if isinstance(error.stdout, str) else ""
+        raise AssertionError(f"a hang: no end after {TIMEOUT_S}s\n{output}") from error
     return proc.returncode, proc.stdout + proc.stderr, out / "scripts"
 
 

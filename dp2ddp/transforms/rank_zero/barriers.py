@@ -136,8 +136,12 @@ class Barriers(Rule):
             readers = [r for r in reads.get(path, ()) if self._may_follow(write, r)]
             if not readers:
                 continue
-            _, omitted = self.plan_after(write)
+            anchor, omitted = self.plan_after(write, leave_loops=True)
             read_line = self.t._position(readers[0])[0]
+            early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
+            if early and anchor is not None:
+                read_line = self.t._position(early[0])[0]
+                omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
             if omitted is not None:
                 self.t.warn(
                     write,
@@ -195,7 +199,12 @@ class Barriers(Rule):
         return id(statement) in self._after
 
     def after_save(
-        self, first: cst.CSTNode, out: list[cst.BaseStatement], *, file_read: bool = False
+        self,
+        first: cst.CSTNode,
+        out: list[cst.BaseStatement],
+        *,
+        file_read: bool = False,
+        checkpoint: bool = True,
     ) -> str:
         """The barrier after a guarded group holding a save, or a write of a file every rank
         reads (`file_read`; appended to `out`, or placed after an enclosing statement); what
@@ -203,7 +212,7 @@ class Barriers(Rule):
         description = ""
         if not (self.loads or file_read) or self.facts.in_except(first):
             return description
-        anchor, omitted = self.plan_after(first)
+        anchor, omitted = self.plan_after(first, leave_loops=file_read and not checkpoint)
         if omitted is not None:
             description += f"; no ddp_barrier() after it: {omitted}"
             description += " (the loads wait at one instead)"
@@ -220,7 +229,9 @@ class Barriers(Rule):
             )
         return description
 
-    def plan_after(self, save: cst.CSTNode) -> tuple[cst.CSTNode | None, str | None]:
+    def plan_after(
+        self, save: cst.CSTNode, *, leave_loops: bool = False
+    ) -> tuple[cst.CSTNode | None, str | None]:
         """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
         for right after the save's guard; why there is none, None when there is one).
 
@@ -230,6 +241,9 @@ class Barriers(Rule):
         condition or iteration may differ between ranks (see analysis/uniformity.py). There is
         no such place when that statement can leave early (return, break, ...), or when the
         function is called where not every rank arrives: then the barrier is left out.
+        With `leave_loops` (a file write whose reads are known: none inside the loop), a
+        loop a rank may leave by `break` also counts as such a statement: the barrier goes
+        after it, where a rank that broke out arrives too.
         """
         chain: cst.CSTNode | None = None
         parent = self.t.parent(self._statement(save))
@@ -238,11 +252,13 @@ class Barriers(Rule):
                 chain = parent
             parent = self.t.parent(parent)
         dependent = self.facts.uniform.rank_dependent_around(save)
+        left = self._loop_left_per_rank(save) if leave_loops else None
+        if left is not None and (dependent is None or inside(dependent, left, self.t)):
+            dependent = left
         anchor = chain
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
-        exits = m.Return() | m.Raise() | m.Break() | m.Continue()
-        if anchor is not None and m.findall(anchor, exits):
+        if anchor is not None and _leaves(anchor):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
             return (
@@ -259,6 +275,26 @@ class Barriers(Rule):
                     f"{function.name.value}() is called{where} where not every rank may arrive"
                 )
         return anchor, None
+
+    def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+        """The outermost loop around `node` (in its function) that a rank may leave on its
+        own: a `break`, `return` or `raise` in it under a condition that may differ between
+        ranks (`if loss.item() > limit: break`). A barrier inside it would wait for a rank
+        that left."""
+        found: cst.BaseCompoundStatement | None = None
+        parent = self.t.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While)) and any(
+                isinstance(exit_, (cst.Break, cst.Return, cst.Raise))
+                and any(
+                    inside(statement, parent, self.t) and statement is not parent
+                    for statement in self.facts.uniform.rank_dependent_statements(exit_)
+                )
+                for exit_ in walk(parent.body, skip_scopes=True)
+            ):
+                found = parent
+            parent = self.t.parent(parent)
+        return found
 
     def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
         """The statement line (or `with`) holding `node`."""
@@ -407,6 +443,39 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
+
+
+def _leaves(statement: cst.CSTNode) -> bool:
+    """Control can leave `statement` other than at its end: a return or raise in it, or a
+    break/continue of a loop around it. A loop's own `break` lands right after the loop, so
+    a barrier there is still reached."""
+    loop = isinstance(statement, (cst.For, cst.While))
+    stack: list[tuple[cst.CSTNode, bool]] = [(statement, False)]
+    while stack:
+        node, nested = stack.pop()
+        if isinstance(node, (cst.Return, cst.Raise)):
+            return True
+        if isinstance(node, (cst.Break, cst.Continue)) and not nested and not loop:
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
+        stack += [(child, inner) for child in node.children]
+    return False
+
+
+def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call reads a whole file at (`open(p)`, `torch.load(p)`, `np.load(p)`,
+    `pd.read_csv(p)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or any(c in mode for c in "wax+"):
+            return None
+    elif not names & (_READ_AT_FIRST | TORCH_LOAD):
+        return None
+    return call.args[0].value
 
 
 def is_barrier(piece: object) -> bool:

@@ -217,7 +217,9 @@ class StatementGuards(Rule):
         first = group[0][0]
         file_read = self.t.barriers.writes_read_file([original for original, _, _ in group])
         if _SAVE in kinds or file_read:
-            description += self.t.barriers.after_save(first, out, file_read=file_read)
+            description += self.t.barriers.after_save(
+                first, out, file_read=file_read, checkpoint=_SAVE in kinds
+            )
         self.t.record(first, description)
         group.clear()
 

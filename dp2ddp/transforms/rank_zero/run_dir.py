@@ -24,6 +24,7 @@ from dp2ddp.transforms.analysis.per_process import (
     per_process_source,
     reads_per_process,
 )
+from dp2ddp.transforms.rank_zero.barriers import read_path
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -43,14 +44,19 @@ class RunDirValues(CallRule):
 
     def plan(self, module: cst.Module) -> None:
         """The clock or random reads (`datetime.now()`) that the path of a directory made on
-        every rank is computed from, each with the line of that directory: they become
-        ddp_rank0_value(...) so every rank names the same directory (analysis/per_process.py)."""
+        every rank, or of a file every rank reads (a checkpoint rank 0 saved), is computed
+        from, each with the line of that use: they become ddp_rank0_value(...) so every rank
+        names the same path (analysis/per_process.py)."""
         sources: dict[int, int] = {}
         warned: set[int] = set()
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
                 continue
-            path = made_directory(call, self.t.qualified_names(call.func))
+            names = self.t.qualified_names(call.func)
+            path = made_directory(call, names)
+            what = "the directory made"
+            if path is None:
+                path, what = read_path(call, names), "the file every rank reads"
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
             if self._in_inserted_helper(call):
@@ -65,7 +71,7 @@ class RunDirValues(CallRule):
                 self.t.warn(
                     source,
                     "DP053",
-                    f"`{self.t.code(source)}` names the directory made at line {line} "
+                    f"`{self.t.code(source)}` names {what} at line {line} "
                     f"({self.t.code(call)}); {unshared}",
                 )
                 continue
@@ -117,7 +123,7 @@ class RunDirValues(CallRule):
         self.t.state.helpers.add("rank0_value")
         self.t.record(
             original,
-            f"rank 0's value on every rank: it names the directory made at line {line}",
+            f"rank 0's value on every rank: it names the path used at line {line}",
         )
         return updated.with_changes(
             func=cst.Name("ddp_rank0_value"),
