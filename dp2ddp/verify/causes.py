@@ -652,11 +652,40 @@ def nonfinite_cause(nf: NonFinite) -> Cause:
 
 
 def to_end_causes(
-    output: OutputCheck, shared: dict[str, list[int]], display: Callable[[str], str]
+    output: OutputCheck,
+    shared: dict[str, list[int]],
+    display: Callable[[str], str],
+    own_directories: dict[str, list[int]] | None = None,
+    stdin_readers: list[int] | None = None,
 ) -> list[Cause]:
     """--to-end findings: files written by several ranks, output printed by several ranks
-    or missing on rank 0."""
+    or missing on rank 0, a directory a rank made that rank 0 did not, stdin read by a rank
+    other than rank 0."""
     causes = []
+    if own_directories:
+        causes.append(
+            Cause(
+                "directory_per_rank",
+                "a directory made by a rank that rank 0 did not make",
+                "; ".join(
+                    f"{display(path)} by rank {', '.join(map(str, ranks))}"
+                    for path, ranks in own_directories.items()
+                ),
+                "Name run directories with rank 0's value: a name read from the clock, a "
+                "random draw or the file system (a first free index) differs between ranks "
+                "(`ddp_rank0_value(...)`, DP053).",
+            )
+        )
+    if stdin_readers:
+        causes.append(
+            Cause(
+                "stdin_per_rank",
+                "stdin read by a rank other than rank 0",
+                "rank " + ", ".join(map(str, stdin_readers)),
+                "Read the terminal on rank 0 and pass the answer on "
+                "(`ddp_stdin(input, prompt)`, DP055).",
+            )
+        )
     if shared:
         causes.append(
             Cause(

@@ -7,6 +7,10 @@
 * **Files written once.** A file opened for writing by two ranks (see `writes`) is written
   once per rank: a race on a checkpoint or a log. Writes to the same path by one rank, e.g.
   a checkpoint every epoch, are fine.
+* **One run directory, one reader of the terminal.** A directory made by a rank other than
+  rank 0 that rank 0 did not make is a second run directory (a name read from the clock or
+  the file system by each rank); a rank other than rank 0 that read stdin took a line rank 0
+  did not get (or end of file; at a terminal it waits).
 * **Clean exits.** torch 2.x on CPU sometimes aborts at interpreter exit, after the script
   ended, with "terminate called without an active exception" (SIGABRT in a C++ destructor
   of the distributed runtime). Such a rank is recognised precisely: it saved its result as
@@ -108,6 +112,22 @@ def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
         for path in dict.fromkeys(paths):
             ranks.setdefault(path, []).append(rank)
     return {path: who for path, who in sorted(ranks.items()) if len(who) > 1}
+
+
+def own_directories(directories: list[list[str]]) -> dict[str, list[int]]:
+    """Directories made by ranks other than rank 0 and not by rank 0: path -> those ranks."""
+    made = set(directories[0]) if directories else set()
+    found: dict[str, list[int]] = {}
+    for rank, paths in enumerate(directories[1:], start=1):
+        for path in dict.fromkeys(paths):
+            if path not in made:
+                found.setdefault(path, []).append(rank)
+    return dict(sorted(found.items()))
+
+
+def stdin_readers(reads: list[int]) -> list[int]:
+    """Ranks other than rank 0 that read stdin."""
+    return [rank for rank, count in enumerate(reads) if rank and count]
 
 
 def torchrun_exit_codes(log: str) -> dict[int, int]:
