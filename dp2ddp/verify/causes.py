@@ -34,7 +34,7 @@ from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
-from dp2ddp.verify.toend import OutputCheck
+from dp2ddp.verify.toend import OutputCheck, agreement_causes
 
 
 @dataclass(frozen=True)
@@ -661,31 +661,7 @@ def to_end_causes(
     """--to-end findings: files written by several ranks, output printed by several ranks
     or missing on rank 0, a directory a rank made that rank 0 did not, stdin read by a rank
     other than rank 0."""
-    causes = []
-    if own_directories:
-        causes.append(
-            Cause(
-                "directory_per_rank",
-                "a directory made by a rank that rank 0 did not make",
-                "; ".join(
-                    f"{display(path)} by rank {', '.join(map(str, ranks))}"
-                    for path, ranks in own_directories.items()
-                ),
-                "Name run directories with rank 0's value: a name read from the clock, a "
-                "random draw or the file system (a first free index) differs between ranks "
-                "(`ddp_rank0_value(...)`, DP053).",
-            )
-        )
-    if stdin_readers:
-        causes.append(
-            Cause(
-                "stdin_per_rank",
-                "stdin read by a rank other than rank 0",
-                "rank " + ", ".join(map(str, stdin_readers)),
-                "Read the terminal on rank 0 and pass the answer on "
-                "(`ddp_stdin(input, prompt)`, DP055).",
-            )
-        )
+    causes = agreement_causes(own_directories or {}, stdin_readers or [], display)
     if shared:
         causes.append(
             Cause(

@@ -25,10 +25,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dp2ddp.verify import arrays
 from dp2ddp.verify.arrays import Vector
+from dp2ddp.verify.report import Cause
 
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b",
@@ -128,6 +130,40 @@ def own_directories(directories: list[list[str]]) -> dict[str, list[int]]:
 def stdin_readers(reads: list[int]) -> list[int]:
     """Ranks other than rank 0 that read stdin."""
     return [rank for rank, count in enumerate(reads) if rank and count]
+
+
+def agreement_causes(
+    own_directories: dict[str, list[int]],
+    stdin_readers: list[int],
+    display: Callable[[str], str],
+) -> list[Cause]:
+    """The causes of a rank that made its own directory or read stdin (issue 29)."""
+    causes = []
+    if own_directories:
+        causes.append(
+            Cause(
+                "directory_per_rank",
+                "a directory made by a rank that rank 0 did not make",
+                "; ".join(
+                    f"{display(path)} by rank {', '.join(map(str, ranks))}"
+                    for path, ranks in own_directories.items()
+                ),
+                "Name run directories with rank 0's value: a name read from the clock, a "
+                "random draw or the file system (a first free index) differs between ranks "
+                "(`ddp_rank0_value(...)`, DP053).",
+            )
+        )
+    if stdin_readers:
+        causes.append(
+            Cause(
+                "stdin_per_rank",
+                "stdin read by a rank other than rank 0",
+                "rank " + ", ".join(map(str, stdin_readers)),
+                "Read the terminal on rank 0 and pass the answer on "
+                "(`ddp_stdin(input, prompt)`, DP055).",
+            )
+        )
+    return causes
 
 
 def torchrun_exit_codes(log: str) -> dict[int, int]:

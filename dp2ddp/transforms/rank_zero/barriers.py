@@ -137,10 +137,10 @@ class Barriers(Rule):
             if not readers:
                 continue
             anchor, omitted = self.plan_after(write, leave_loops=True)
-            read_line = self.t._position(readers[0])[0]
+            read_line = self.t.input_position(readers[0])[0]
             early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
             if early and anchor is not None:
-                read_line = self.t._position(early[0])[0]
+                read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
             if omitted is not None:
                 self.t.warn(

@@ -21,7 +21,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.per_process import (
     FILE_SYSTEM_STATE,
-    per_process_source,
+    per_process_sources,
     reads_per_process,
 )
 from dp2ddp.transforms.rank_zero.barriers import read_path
@@ -61,21 +61,22 @@ class RunDirValues(CallRule):
                 continue
             if self._in_inserted_helper(call):
                 continue  # the inline setup block's own code (DdpNullWriter's default name)
-            source = per_process_source(self.t, path, call)
-            if source is None or id(source) in sources or id(source) in warned:
-                continue
-            line = self.t._position(call)[0]
-            unshared = self._not_every_rank(source)
-            if unshared:
-                warned.add(id(source))
-                self.t.warn(
-                    source,
-                    "DP053",
-                    f"`{self.t.code(source)}` names {what} at line {line} "
-                    f"({self.t.code(call)}); {unshared}",
-                )
-                continue
-            sources[id(source)] = line
+            line = self.t.input_position(call)[0]
+            for source, origin in per_process_sources(self.t, path, call):
+                if id(source) in sources or id(source) in warned:
+                    continue
+                unshared = self._not_every_rank(source)
+                if unshared:
+                    warned.add(id(source))
+                    self.t.warn(
+                        source,
+                        "DP053",
+                        f"`{self.t.code(source)}` names {what} at line {line}; {unshared}; "
+                        f"flow: {origin.flow(self.t.input_position)} → "
+                        f"{self.t.code(call)} at line {line}",
+                    )
+                    continue
+                sources[id(source)] = line
         self.sources = sources
 
     def _not_every_rank(self, source: cst.Call) -> str:
