@@ -73,7 +73,10 @@ _PATH_STATE_METHODS: Final = frozenset({"exists", "is_dir", "is_file", "iterdir"
 
 
 def per_process_sources(
-    transform: NodeView, path: cst.BaseExpression, site: cst.CSTNode
+    transform: NodeView,
+    path: cst.BaseExpression,
+    site: cst.CSTNode,
+    elsewhere: frozenset[str] = frozenset(),
 ) -> list[tuple[cst.Call, Origin]]:
     """The calls reading a per-process value that `path` (of a mkdir or a read at `site`)
     comes from, each with the flow from it to `path` (for a warning's text), in the order
@@ -87,6 +90,8 @@ def per_process_sources(
     view does not follow, control: a name a `while` loop rebinds while it tests the file
     system (`while os.path.exists(f"exp_{i}"): i += 1`) comes from that test, as each rank
     would count on from what it finds: the test is the read to share from rank 0.
+    `elsewhere`: functions of the program's other modules that return a per-process value
+    (ProgramHints.per_rank_returns): a call of one is such a read itself.
     """
     module = module_of(site, transform)
     if not isinstance(module, cst.Module):
@@ -94,7 +99,7 @@ def per_process_sources(
     found: dict[int, tuple[cst.Call, Origin]] = {}
     for origin in _through_properties(view(module), origins(view(module), path)):
         if origin.kind == "call" and isinstance(origin.node, cst.Call):
-            read = _read_in(transform, origin.node)
+            read = _read_in(transform, origin.node) or _call_of(origin.node, elsewhere)
             if read is not None:
                 found.setdefault(id(read), (read, origin))
                 continue
@@ -164,6 +169,14 @@ def _read_in(transform: NodeView, call: cst.Call) -> cst.Call | None:
         ):
             return node
     return None
+
+
+def _call_of(call: cst.Call, functions: frozenset[str]) -> cst.Call | None:
+    """`call` when it calls one of `functions` (by its last name: `utils.run_name(...)`)."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else ""
+    name = func.value if isinstance(func, cst.Name) else name
+    return call if name and name in functions else None
 
 
 def _counting_loop_test(transform: NodeView, node: cst.CSTNode) -> cst.Call | None:

@@ -62,7 +62,8 @@ class RunDirValues(CallRule):
             if self._in_inserted_helper(call):
                 continue  # the inline setup block's own code (DdpNullWriter's default name)
             line = self.t.input_position(call)[0]
-            for source, origin in per_process_sources(self.t, path, call):
+            elsewhere = self.t.state.hints.per_rank_returns
+            for source, origin in per_process_sources(self.t, path, call, elsewhere):
                 if id(source) in sources or id(source) in warned:
                     continue
                 unshared = self._not_every_rank(source)
