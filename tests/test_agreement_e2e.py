@@ -5,7 +5,9 @@ and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one l
 Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
 return (stamped_attribute); a run directory named by the first free index
 (first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
-by every rank (preprocess_cache); an answer piped into stdin (stdin_answer). Each run must
+by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a run name
+from another module's helper and a checkpoint saved in another module (across_modules).
+Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +24,8 @@ from pathlib import Path
 import pytest
 
 from dp2ddp import migrate_source
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.migrate import plan_programs, write_plan
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 pytestmark = pytest.mark.e2e
@@ -28,6 +33,8 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_agreement"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 NAMES = ("stamped_attribute", "first_free_index", "preprocess_cache", "stdin_answer")
+#: Multi-module programs (folders), each run through its train.py, migrated as a program.
+PROGRAMS = ("across_modules",)
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 TIMEOUT_S = 240
@@ -45,6 +52,11 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
         assert not result.diagnostics, (name, result.diagnostics)
         (folder / f"{name}.py").write_text(result.code)
         scripts.append(str(folder / f"{name}.py"))
+    for name in PROGRAMS:
+        shutil.copytree(CASES / name, root / name)
+        entry = root / name / "train.py"
+        write_plan(plan_programs([str(entry)], MigrateOptions()))
+        scripts.append(str(entry))
     out = root / "out"
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
@@ -71,18 +83,20 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
     except subprocess.TimeoutExpired as error:
         output = error.stdout if isinstance(error.stdout, str) else ""
         raise AssertionError(f"a hang: no end after {TIMEOUT_S}s\n{output}") from error
-    return proc.returncode, proc.stdout + proc.stderr, out / "scripts"
+    return proc.returncode, proc.stdout + proc.stderr, out
 
 
 @pytest.fixture(scope="module", params=[0, 1], ids=["rank0_slow", "rank1_slow"])
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     slow_rank: int = request.param
-    code, console, folder = _launch(tmp_path_factory.mktemp(f"slow{slow_rank}"), slow_rank)
-    for name in NAMES:
+    code, console, out = _launch(tmp_path_factory.mktemp(f"slow{slow_rank}"), slow_rank)
+    folder = out / "scripts"
+    for name in (*NAMES, *PROGRAMS):
+        ran = out / name / "train" if name in PROGRAMS else folder / name
         for rank in (0, 1):
-            path = folder / name / f"rank{rank}.status.json"
+            path = ran / f"rank{rank}.status.json"
             status = json.loads(path.read_text()) if path.exists() else None
-            stderr = folder / name / f"rank{rank}.stderr"
+            stderr = ran / f"rank{rank}.stderr"
             assert status is not None and status["ok"], (
                 f"{name} rank {rank} (rank {slow_rank} slow): {status}\n"
                 f"{stderr.read_text()[-3000:] if stderr.exists() else ''}\n{console[-3000:]}"
@@ -92,8 +106,22 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     return folder
 
 
+def test_across_modules_one_directory_and_a_finished_checkpoint(run: Path) -> None:
+    """naming.run_name() read the clock on every rank: rank 0's value names one directory;
+    trainer.fit() saved on rank 0, and train.py's load waited for it."""
+    folder = run.parent / "across_modules" / "train"
+    made = list((folder / "runs").iterdir())
+    assert len(made) == 1, made
+    assert [p.name for p in made[0].iterdir()] == ["best.pt"]
+    assert _printed_in(folder) == ("runs: 1\n", "")
+
+
 def _printed(folder: Path, name: str) -> tuple[str, str]:
-    return tuple((folder / name / f"rank{r}.stdout").read_text() for r in (0, 1))  # type: ignore[return-value]
+    return _printed_in(folder / name)
+
+
+def _printed_in(folder: Path) -> tuple[str, str]:
+    return (folder / "rank0.stdout").read_text(), (folder / "rank1.stdout").read_text()
 
 
 def test_one_stamped_directory_each(run: Path) -> None:
