@@ -578,6 +578,53 @@ def ddp_shard_batch(batch, dim=0):
     return part(batch, RANK * share, share)
 
 
+def ddp_stdin(read, /, *args, **kwargs):
+    """`read(*args, **kwargs)` (input(), sys.stdin.readline) on rank 0 only, and its answer
+    on every rank.
+
+    Every process of a torchrun launch shares the terminal: each `input()` would print the
+    prompt and read a line, so with the answer piped in one rank gets the line and the others
+    EOFError, and at a terminal they wait forever for a line nobody types. Rank 0 reads
+    (printing the prompt once); its answer is passed through torchrun's rendezvous store
+    (TORCHELASTIC_USE_AGENT_STORE), which exists before ddp_setup() and needs no process
+    group, and the other ranks wait for it as long as a person takes to answer. The n-th
+    read of each rank gets rank 0's n-th answer. Without the store (another launcher) the
+    answer is broadcast when the process group exists; otherwise a rank reads on its own,
+    with a warning.
+    """
+    # Imported here, not at the top: a script's own names stay.
+    import pickle
+    from datetime import timedelta
+
+    if WORLD_SIZE == 1:
+        return read(*args, **kwargs)
+    state = ddp_stdin.__dict__.setdefault("state", {"reads": 0, "store": None})
+    state["reads"] += 1
+    answer = read(*args, **kwargs) if RANK == 0 else None
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        if state["store"] is None:
+            state["store"] = dist.TCPStore(
+                os.environ["MASTER_ADDR"],
+                int(os.environ["MASTER_PORT"]),
+                is_master=False,
+                timeout=timedelta(days=1),
+            )
+        restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        key = f"dp2ddp/stdin/{restart}/{state['reads']}"
+        if RANK == 0:
+            state["store"].set(key, pickle.dumps(answer))
+            return answer
+        return pickle.loads(state["store"].get(key))
+    if dist.is_initialized():
+        box = [answer]
+        dist.broadcast_object_list(box, src=0)
+        return box[0]
+    if RANK != 0:
+        warnings.warn(f"rank {RANK}: no torchrun store to take rank 0's answer from; read here")
+        return read(*args, **kwargs)
+    return answer
+
+
 def ddp_sync_batchnorm(module):
     """SyncBatchNorm needs CUDA: on CPU the BatchNorm layers stay per process."""
     if torch.cuda.is_available():
