@@ -151,6 +151,13 @@ class Barriers(Rule):
                 )
                 continue
             self._written_read.add(id(write))
+            statement = self._statement(write)
+            if isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
+                # Not guarded whole (its body does more than write): the file is opened on
+                # os.devnull off rank 0 (file_writes.py), so no guarded group places this
+                # barrier; it follows the `with`, or the statement every rank arrives after.
+                self.t.state.helpers.add("barrier")
+                self._after.add(id(anchor if anchor is not None else statement))
 
     def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
