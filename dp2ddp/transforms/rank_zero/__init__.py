@@ -12,11 +12,12 @@ already on rank 0 only, in code this program never runs, in an `except`, above t
 block). Each rule's module says what it does and why:
 
 - guard_statements.py: print / log / save / tracker statements grouped under the guard;
-- barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031);
+- barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031), and after
+  a rank-0 file write every rank reads (DP054);
 - file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - exists_checks.py: an exists-check that raises before a mkdir goes to rank 0 with it;
-- run_dir.py: a clock or random read naming a directory shared from rank 0;
+- run_dir.py: a per-rank read naming a shared path shared from rank 0 (DP053);
 - stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
 - writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
 - wandb_runs.py: wandb runs disabled off rank 0;

@@ -1,11 +1,14 @@
-"""A run directory named by the clock or a random draw: rank 0's reading on every rank.
+"""A shared path named by a per-rank read: rank 0's reading on every rank (issue 29).
 
-A clock or random read that a created directory's path is computed from (`run_id =
-datetime.now().strftime(...)`, `uuid.uuid4()`; analysis/per_process.py) becomes
-`ddp_rank0_value(datetime.now)`: rank 0's reading on every rank, passed through torchrun's
-rendezvous store (no collective, so also before ddp_setup()), so ranks a second apart still
-name one directory. Without that store a rank keeps its own reading, with a run-time
-warning.
+A clock, random, uuid, pid or file-system-state read that the path of a directory made on
+every rank, or of a file every rank reads, is computed from (`args.save = "{}-{}".format(
+args.save, time.strftime(...))`, a first-free-index `while` loop, another module's
+`run_name()`; analysis/per_process.py on the flow view) becomes
+`ddp_rank0_value(time.strftime, ...)`: rank 0's reading on every rank, passed through
+torchrun's rendezvous store (no collective, so also before ddp_setup()), so ranks a second
+apart still name one directory. Without that store a rank keeps its own reading, with a
+run-time warning. The helper pairs each rank's n-th call with rank 0's n-th, so a read
+under a condition that differs between ranks is DP053 instead, with the flow.
 """
 
 from __future__ import annotations
