@@ -408,6 +408,37 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "another function from a local size). Fetch it from a loader over the same dataset "
         "without the DistributedSampler, or call ddp_whole_batch(loader, B) yourself.",
     ),
+    "DP053": (
+        "per-rank value names something the ranks share, read where not every rank arrives",
+        "A value each process reads on its own (the clock, a random draw, a uuid, the process "
+        "id, the file system's state) names a directory or file every rank uses. dp2ddp makes "
+        "such a read rank 0's value (`ddp_rank0_value`): the n-th read of each rank gets rank "
+        "0's n-th value. Here the read sits under a condition that may differ between ranks, "
+        "so the n-th reads may not be the same read and a rank may take another read's value, "
+        "or wait for one rank 0 never makes. The warning names the read, the use and the "
+        "flow between them. Compute the name once where every rank passes (before the "
+        "condition), or name it without a per-rank read (a --run-name option).",
+    ),
+    "DP054": (
+        "file written on rank 0 is read by every rank with no barrier between",
+        "The write goes to rank 0 only (two ranks writing one file corrupt it), and every rank "
+        "reads the file afterwards: a rank that gets there first reads a file rank 0 has not "
+        "finished (FileNotFoundError, a truncated pickle) or the previous run's. dp2ddp puts "
+        "`ddp_barrier()` between the write and the first read where every rank arrives "
+        "(analysis/uniformity.py); here it could not: the write or the read sits under a "
+        "condition that may differ between ranks, or in a function called where not every "
+        "rank arrives. The warning names the write and the read. Move the read (or a "
+        "`torch.distributed.barrier()`) to a place every rank reaches after the write.",
+    ),
+    "DP055": (
+        "stdin read on every rank",
+        "Every process of a torchrun launch shares the terminal, and each line goes to one of "
+        "them: with the input piped in, one rank reads it and the others see end of file; at "
+        "a terminal they wait forever. A single read (`input()`, `sys.stdin.readline()`) is "
+        "rewritten to `ddp_stdin(...)`: rank 0 reads, every rank gets its answer. This read "
+        "(stdin iterated, or handed to a reader as a file) is not: read it on rank 0 into a "
+        "value (`text = ddp_stdin(sys.stdin.read)`) and use that value.",
+    ),
 }
 
 

@@ -85,6 +85,10 @@ class ProgramHints:
     loaded_by: names of the functions and methods of the program's other modules that load
         a checkpoint (torch.load, there or through their module's own functions): a call of
         one after a save is a load too (`trainer.fit()`, then `utils.load_checkpoint(...)`).
+    per_rank_returns: names of the top-level functions of the program's other modules that
+        return a value computed from a per-process read (the clock, a random draw, a uuid,
+        the file system's state): a call of one that names a shared path is read as rank
+        0's value here (`ddp_rank0_value(utils.run_name, ...)`, issue 29).
     """
 
     pure: frozenset[str] = frozenset()
@@ -99,6 +103,7 @@ class ProgramHints:
     #: file (`IOStream.cprint`, `log_string`): a running figure shown through one of them
     #: is shown as through print (DP030).
     printers: frozenset[str] = frozenset()
+    per_rank_returns: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,17 @@ def test_to_end_finds_output_and_files_written_by_every_rank(tmp_path: Path) -> 
     assert report.to_end["files"].startswith("NOT once: ")
 
 
+def test_to_end_finds_a_run_directory_per_rank_and_stdin_read_by_every_rank(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: rank 1 made runs/exp_1, which rank 0 did not, and read stdin as well."""
+    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_own_run_dir.py", to_end=True)
+    assert report.exit_code == 1, report
+    assert _keys(report) == ["directory_per_rank", "stdin_per_rank"]
+    assert report.causes[0].detail.endswith("exp_1 by rank 1")
+    assert report.to_end["stdin"] == "NOT once: read by rank 1 as well"
+
+
 @pytest.mark.parametrize("after_training", ["evaluate", "exit"])
 def test_a_barrier_on_rank_0_alone_is_named_with_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_training: str

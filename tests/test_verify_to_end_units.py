@@ -38,10 +38,12 @@ from dp2ddp.verify.toend import (
     final_distance,
     known_exit_aborts,
     mask_numbers,
+    own_directories,
     shared_writes,
+    stdin_readers,
     torchrun_exit_codes,
 )
-from dp2ddp.verify.writes import WriteLog, ignored_write
+from dp2ddp.verify.writes import WriteLog, _CountedStdin, ignored_write
 
 LIB = "/venv/lib/python3.11/site-packages"
 ROOTS = (LIB, "/usr/lib/python3.11")
@@ -195,6 +197,37 @@ def test_files_written_by_two_ranks_are_found() -> None:
     causes = to_end_causes(check_output("", [""]), shared, lambda p: Path(p).name)
     assert [c.key for c in causes] == ["written_per_rank"]
     assert causes[0].detail == "ckpt.pt by ranks 0, 1"
+
+
+def test_a_directory_only_another_rank_made_and_stdin_read_off_rank_zero() -> None:
+    """Issue 29: rank 1 made runs/exp-2 (its own clock), rank 0 runs/exp-1; rank 1 read
+    stdin too. A directory both made is fine."""
+    made = own_directories([["/r/runs", "/r/runs/exp-1"], ["/r/runs", "/r/runs/exp-2"]])
+    assert made == {"/r/runs/exp-2": [1]}
+    assert own_directories([["/r/a", "/r/a/b"], ["/r/a/b"]]) == {}
+    assert stdin_readers([1, 0]) == [] and stdin_readers([1, 2, 0]) == [1]
+    causes = to_end_causes(
+        check_output("", [""]), {}, lambda p: Path(p).name, made, stdin_readers([1, 1])
+    )
+    assert [c.key for c in causes] == ["directory_per_rank", "stdin_per_rank"]
+    assert causes[0].detail == "exp-2 by rank 1" and causes[1].detail == "rank 1"
+
+
+def test_write_log_records_directories_and_stdin_reads(tmp_path: Path) -> None:
+    """The audit events os.mkdir and builtins.input, and sys.stdin's read methods (the
+    wrapper install() puts in place), given directly: install() would hook this process."""
+    import io
+
+    log = WriteLog(())
+    made = tmp_path / "run"
+    made.mkdir()
+    log._audit("os.mkdir", (str(made), 0o777, -1))
+    log._audit("os.mkdir", (str(tmp_path / "gone"), 0o777, -1))
+    assert log.made_directories() == [str(made)]
+    log._audit("builtins.input", ("name? ",))
+    stdin = _CountedStdin(io.StringIO("a\nb\n"), log)
+    assert stdin.readline() == "a\n" and list(stdin) == ["b\n"]
+    assert log.stdin_reads == 3
 
 
 def test_write_log_keeps_outputs_and_ignores_noise(tmp_path: Path) -> None:

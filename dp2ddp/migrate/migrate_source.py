@@ -64,6 +64,7 @@ def migrate_parsed(
         # context has ever scheduled, so a shared one would redo that work in each pass.
         context = CodemodContext(filename=filename)
         state.text = code
+        state.line_map = line_map
         new_module = transform_class(context, state).transform_module(module)
         warnings.extend(_remap(state.warnings[seen_warnings:], line_map))
         changes.extend(

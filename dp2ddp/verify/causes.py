@@ -34,7 +34,7 @@ from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
-from dp2ddp.verify.toend import OutputCheck
+from dp2ddp.verify.toend import OutputCheck, agreement_causes
 
 
 @dataclass(frozen=True)
@@ -652,11 +652,16 @@ def nonfinite_cause(nf: NonFinite) -> Cause:
 
 
 def to_end_causes(
-    output: OutputCheck, shared: dict[str, list[int]], display: Callable[[str], str]
+    output: OutputCheck,
+    shared: dict[str, list[int]],
+    display: Callable[[str], str],
+    own_directories: dict[str, list[int]] | None = None,
+    stdin_readers: list[int] | None = None,
 ) -> list[Cause]:
     """--to-end findings: files written by several ranks, output printed by several ranks
-    or missing on rank 0."""
-    causes = []
+    or missing on rank 0, a directory a rank made that rank 0 did not, stdin read by a rank
+    other than rank 0."""
+    causes = agreement_causes(own_directories or {}, stdin_readers or [], display)
     if shared:
         causes.append(
             Cause(

@@ -362,6 +362,8 @@ class Recorder:
             "later_steps": self.later_steps,
             "final_hashes": final_hashes,
             "writes": self.writes.outputs() if self.writes is not None else [],
+            "directories": self.writes.made_directories() if self.writes is not None else [],
+            "stdin_reads": self.writes.stdin_reads if self.writes is not None else 0,
         }
         _write_json(self.outdir / protocol.RECORD, record)
         self._write_progress(status)

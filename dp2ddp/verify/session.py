@@ -544,6 +544,15 @@ def _to_end(
             f" and {len(written) - 5} more" if len(written) > 5 else ""
         )
         rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
+    own = toend.own_directories([list(r.data.get("directories", [])) for r in ranks])
+    if own:
+        rows["directories"] = "NOT one: " + "; ".join(
+            f"{scripts.display(path)} made by rank {', '.join(map(str, who))} only"
+            for path, who in own.items()
+        )
+    readers = toend.stdin_readers([int(r.data.get("stdin_reads", 0)) for r in ranks])
+    if readers:
+        rows["stdin"] = "NOT once: read by rank " + ", ".join(map(str, readers)) + " as well"
     distance = toend.final_distance(original.final(), ranks[0].final(), original.names())
     if distance is not None:
         rel, name = distance
@@ -555,7 +564,7 @@ def _to_end(
         )
     from dp2ddp.verify.causes import to_end_causes
 
-    return rows, to_end_causes(output, shared, scripts.display), notes
+    return rows, to_end_causes(output, shared, scripts.display, own, readers), notes
 
 
 def _final_sync(ranks: list[RankRecord]) -> bool:

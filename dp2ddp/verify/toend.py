@@ -7,6 +7,10 @@
 * **Files written once.** A file opened for writing by two ranks (see `writes`) is written
   once per rank: a race on a checkpoint or a log. Writes to the same path by one rank, e.g.
   a checkpoint every epoch, are fine.
+* **One run directory, one reader of the terminal.** A directory made by a rank other than
+  rank 0 that rank 0 did not make is a second run directory (a name read from the clock or
+  the file system by each rank); a rank other than rank 0 that read stdin took a line rank 0
+  did not get (or end of file; at a terminal it waits).
 * **Clean exits.** torch 2.x on CPU sometimes aborts at interpreter exit, after the script
   ended, with "terminate called without an active exception" (SIGABRT in a C++ destructor
   of the distributed runtime). Such a rank is recognised precisely: it saved its result as
@@ -21,10 +25,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dp2ddp.verify import arrays
 from dp2ddp.verify.arrays import Vector
+from dp2ddp.verify.report import Cause
 
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b",
@@ -108,6 +114,56 @@ def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
         for path in dict.fromkeys(paths):
             ranks.setdefault(path, []).append(rank)
     return {path: who for path, who in sorted(ranks.items()) if len(who) > 1}
+
+
+def own_directories(directories: list[list[str]]) -> dict[str, list[int]]:
+    """Directories made by ranks other than rank 0 and not by rank 0: path -> those ranks."""
+    made = set(directories[0]) if directories else set()
+    found: dict[str, list[int]] = {}
+    for rank, paths in enumerate(directories[1:], start=1):
+        for path in dict.fromkeys(paths):
+            if path not in made:
+                found.setdefault(path, []).append(rank)
+    return dict(sorted(found.items()))
+
+
+def stdin_readers(reads: list[int]) -> list[int]:
+    """Ranks other than rank 0 that read stdin."""
+    return [rank for rank, count in enumerate(reads) if rank and count]
+
+
+def agreement_causes(
+    own_directories: dict[str, list[int]],
+    stdin_readers: list[int],
+    display: Callable[[str], str],
+) -> list[Cause]:
+    """The causes of a rank that made its own directory or read stdin (issue 29)."""
+    causes = []
+    if own_directories:
+        causes.append(
+            Cause(
+                "directory_per_rank",
+                "a directory made by a rank that rank 0 did not make",
+                "; ".join(
+                    f"{display(path)} by rank {', '.join(map(str, ranks))}"
+                    for path, ranks in own_directories.items()
+                ),
+                "Name run directories with rank 0's value: a name read from the clock, a "
+                "random draw or the file system (a first free index) differs between ranks "
+                "(`ddp_rank0_value(...)`, DP053).",
+            )
+        )
+    if stdin_readers:
+        causes.append(
+            Cause(
+                "stdin_per_rank",
+                "stdin read by a rank other than rank 0",
+                "rank " + ", ".join(map(str, stdin_readers)),
+                "Read the terminal on rank 0 and pass the answer on "
+                "(`ddp_stdin(input, prompt)`, DP055).",
+            )
+        )
+    return causes
 
 
 def torchrun_exit_codes(log: str) -> dict[int, int]:

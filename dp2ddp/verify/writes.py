@@ -9,6 +9,13 @@ per training step. Why not compare the run's folder before and after: every rank
 launch shares one working directory, so a file written by two ranks is still one file there.
 `torch.save` to a path opens the file in C++ (no audit event), so it is wrapped as well. A C
 extension that opens files by itself (safetensors, h5py) is not seen.
+
+Two more things a rank must share with the others are recorded the same way (issue 29): the
+directories it makes (audit event "os.mkdir", also raised by os.makedirs and pathlib) and
+whether it read stdin (audit event "builtins.input", and sys.stdin's own read methods
+through a thin wrapper): a rank other than rank 0 making a directory rank 0 did not is a
+second run directory; a rank other than rank 0 reading stdin gets a line rank 0 did not (or
+end of file, or waits at a terminal).
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ class WriteLog:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         self.ignored_roots = tuple(os.path.abspath(r) for r in (*ignored_roots, cache))
         self.paths: dict[str, None] = {}
+        #: Directories this process made (asked to make: an existing one counts), in order.
+        self.directories: dict[str, None] = {}
+        #: Reads of stdin by this process (input(), sys.stdin.read/readline/readlines/iter).
+        self.stdin_reads = 0
 
     def record(self, path: object) -> None:
         if not isinstance(path, str | bytes | os.PathLike):  # a file descriptor, ...
@@ -58,13 +69,25 @@ class WriteLog:
         """The written files that still exist: a temporary file removed again is no output."""
         return [path for path in self.paths if os.path.lexists(path)]
 
+    def made_directories(self) -> list[str]:
+        """The directories this process made that still exist."""
+        return [path for path in self.directories if os.path.isdir(path)]
+
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and len(args) == 3 and isinstance(args[2], int):
             if args[2] & _WRITE_FLAGS:
                 self.record(args[0])
+        elif event == "os.mkdir" and args and isinstance(args[0], str | bytes | os.PathLike):
+            path = os.path.abspath(os.fsdecode(os.fspath(args[0])))
+            if not ignored_write(path, self.ignored_roots):
+                self.directories[path] = None
+        elif event == "builtins.input":
+            self.stdin_reads += 1
 
     def install(self) -> None:
         sys.addaudithook(self._audit)
+        if sys.stdin is not None:
+            sys.stdin = _CountedStdin(sys.stdin, self)
         import torch
 
         native: Callable[..., Any] = torch.save
@@ -77,3 +100,35 @@ class WriteLog:
 
         torch.save = save
         torch.serialization.save = save
+
+
+class _CountedStdin:
+    """sys.stdin, counting the reads made through its methods (input() is counted by its
+    audit event; it reads through sys.stdin only when that is not the terminal, so both
+    counts are taken, and a read counts at least once)."""
+
+    def __init__(self, stream: Any, log: WriteLog) -> None:
+        self._stream = stream
+        self._log = log
+
+    def _count(self) -> None:
+        self._log.stdin_reads += 1
+
+    def read(self, *args: Any) -> Any:
+        self._count()
+        return self._stream.read(*args)
+
+    def readline(self, *args: Any) -> Any:
+        self._count()
+        return self._stream.readline(*args)
+
+    def readlines(self, *args: Any) -> Any:
+        self._count()
+        return self._stream.readlines(*args)
+
+    def __iter__(self) -> Any:
+        self._count()
+        return iter(self._stream)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

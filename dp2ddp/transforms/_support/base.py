@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 import functools
 import re
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
@@ -115,6 +115,9 @@ class MigrationState:
     #: The code the running pass starts from (set by migrate_source before each pass): a
     #: substring test on it is an exact, cheap gate before a walk of the whole tree.
     text: str = ""
+    #: Line n of `text` -> its line in the input (set by migrate_source before each pass):
+    #: for a line a warning's text names (a warning's own place is mapped afterwards).
+    line_map: Callable[[int], int] = lambda line: line
     #: What the program tells this module (dp2ddp/facts.py): the one value program mode
     #: hands down; the default is a single file.
     facts: ProgramFacts = field(default_factory=ProgramFacts)
@@ -296,6 +299,12 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         report = RawReport(line, col, code, message, parts)
         if report not in self.state.warnings:
             self.state.warnings.append(report)
+
+    def input_position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """`node`'s line in the input and its 0-based column: for a place a warning's text
+        names (a flow's steps), as the warning's own place is reported."""
+        line, col = self._position(node)
+        return self.state.line_map(line), col - 1
 
     def record(self, node: cst.CSTNode, description: str) -> None:
         """Record an edit made at `node` (an original node of this pass's input)."""

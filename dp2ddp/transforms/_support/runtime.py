@@ -45,6 +45,7 @@ HELPER_IMPORTS: dict[str, tuple[str, ...]] = {
     "distributed_sampler": ("itertools",),
     "mkdir": ("warnings",),
     "rank0_value": ("warnings",),
+    "stdin": ("warnings",),
     "quiet_logging": ("logging",),
 }
 

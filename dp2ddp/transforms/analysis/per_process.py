@@ -8,27 +8,20 @@ directory (templates/helpers/mkdir.py.j2) waits for a path rank 0 never makes. T
 pass makes that read `ddp_rank0_value(...)` (templates/helpers/rank0_value.py.j2): no
 collective, so it is safe in a config parser that runs before ddp_setup().
 
-The search is deliberately local and syntactic: the assignments of the function around
-the `mkdir` (its scope's names, and `self.` attributes of every method of its class) are
-followed back from the path to a source call. `self._save_dir` and `self.save_dir` count as
-one attribute: a read-only property returning the underscored field is the usual way
-(victoresque/pytorch-template@41dc06f, parse_config.py).
+The path is followed back on the shared def-use view (dp2ddp/flow/, `origins`), so every
+spelling it reads counts the same: a plain name, an attribute (`args.save = "{}-{}".format(
+args.save, time.strftime(...))`), a dict item, a format call or f-string, os.path.join and
+pathlib, a helper's return (issue 29).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import (
-    NodeView,
-    enclosing_function,
-    method_class,
-    module_of,
-    walk,
-)
+from dp2ddp.flow import DefUse, Origin, origins, view
+from dp2ddp.transforms._support.nodes import NodeView, module_of, walk
 
 #: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
 #: The one list of them: also what DP033 names in a writer's log dir (per_rank.py).
@@ -58,82 +51,156 @@ def reads_per_process(name: str) -> bool:
     return name in PER_PROCESS_CALLS or name.startswith(PER_PROCESS_MODULES)
 
 
-def per_process_source(
-    transform: NodeView, path: cst.BaseExpression, site: cst.CSTNode
-) -> cst.Call | None:
-    """The call reading a per-process value that `path` (of a mkdir at `site`) comes from."""
-    function = enclosing_function(site, transform)
-    scope: cst.CSTNode = function if function is not None else module_of(site, transform)
-    assignments = list(_assignments(scope))
-    owner = method_class(function, transform) if function is not None else None
-    if owner is not None:
-        assignments += [(k, v) for k, v in _assignments(owner) if k.startswith("self.")]
-    tainted: dict[str, cst.Call] = {}
-    changed = True
-    while changed:  # names computed from names computed from a source, to a fixed point
-        changed = False
-        for key, value in assignments:
-            if key in tainted:
+#: The file system's state as each process finds it: a test or listing that a rank running
+#: a moment after another answers differently (the other rank made the directory meanwhile).
+#: A source where the path is computed from it (`f"run{len(os.listdir('runs'))}"`), or where
+#: a `while` loop testing it counts the index a path is named by (a first-free-index loop).
+FILE_SYSTEM_STATE: Final = frozenset(
+    {
+        "os.path.exists",
+        "os.path.isdir",
+        "os.path.isfile",
+        "os.path.lexists",
+        "os.listdir",
+        "os.scandir",
+        "glob.glob",
+        "glob.iglob",
+    }
+)
+#: Methods of a pathlib path that read the file system's state.
+#: (`glob` with its one pattern, the others with none).
+_PATH_STATE_METHODS: Final = frozenset({"exists", "is_dir", "is_file", "iterdir", "glob"})
+
+
+def per_process_sources(
+    transform: NodeView,
+    path: cst.BaseExpression,
+    site: cst.CSTNode,
+    elsewhere: frozenset[str] = frozenset(),
+) -> list[tuple[cst.Call, Origin]]:
+    """The calls reading a per-process value that `path` (of a mkdir or a read at `site`)
+    comes from, each with the flow from it to `path` (for a warning's text), in the order
+    of the module's text.
+
+    Asked of the shared def-use view (dp2ddp/flow/): `origins(path)` follows names, dotted
+    attributes (`args.save`), items (`cfg["log_dir"]`), format calls and f-strings,
+    os.path.join and pathlib, and the returns of the module's functions (`Path("best") /
+    stamp()`). A source call the walk does not enter (`datetime.now().strftime(...)`,
+    `len(os.listdir(d))`) holds the per-process read it is computed from. One flow the
+    view does not follow, control: a name a `while` loop rebinds while it tests the file
+    system (`while os.path.exists(f"exp_{i}"): i += 1`) comes from that test, as each rank
+    would count on from what it finds: the test is the read to share from rank 0.
+    `elsewhere`: functions of the program's other modules that return a per-process value
+    (ProgramHints.per_rank_returns): a call of one is such a read itself.
+    """
+    module = module_of(site, transform)
+    if not isinstance(module, cst.Module):
+        return []
+    found: dict[int, tuple[cst.Call, Origin]] = {}
+    for origin in _through_properties(view(module), origins(view(module), path)):
+        if origin.kind == "call" and isinstance(origin.node, cst.Call):
+            read = _read_in(transform, origin.node) or _call_of(origin.node, elsewhere)
+            if read is not None:
+                found.setdefault(id(read), (read, origin))
                 continue
-            source = _source_in(transform, value, tainted)
-            if source is not None:
-                tainted[key] = source
-                changed = True
-    return _source_in(transform, path, tainted)
+        for step in origin.path:
+            test = _counting_loop_test(transform, step.node)
+            if test is not None:
+                found.setdefault(id(test), (test, origin))
+                break
+    return sorted(found.values(), key=lambda pair: _place(transform, pair[0]))
 
 
-def _source_in(
-    transform: NodeView, expr: cst.CSTNode, tainted: dict[str, cst.Call]
-) -> cst.Call | None:
-    skipped: set[int] = set()  # attribute and keyword names: `args.run_id` is not `run_id`
-    for node in walk(expr, skip_scopes=True):
-        if id(node) in skipped:
+def _through_properties(defuse: DefUse, found: list[Origin]) -> list[Origin]:
+    """`found`, with a property read (`self.save_dir`, an origin of kind "definition": the
+    method) followed into what the property returns (`return self._save_dir`): a
+    read-only property over an underscored field is how configs expose their run
+    directory (victoresque/pytorch-template@41dc06f, parse_config.py)."""
+    out: list[Origin] = []
+    todo = list(found)
+    seen: set[int] = set()
+    while todo:
+        origin = todo.pop(0)
+        node = _property(defuse, origin)
+        if node is None:
+            out.append(origin)
             continue
-        if isinstance(node, cst.Attribute):
-            skipped.add(id(node.attr))
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
-            skipped.add(id(node.keyword))
-        if isinstance(node, cst.Call) and _reads_per_process(transform, node):
-            return node
-        key = _key(node)
-        if key is not None and key in tainted:
-            return tainted[key]
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for returned in walk(node.body, skip_scopes=True):
+            if isinstance(returned, cst.Return) and returned.value is not None:
+                todo += [
+                    Origin(inner.kind, inner.node, (*inner.path, *origin.path))
+                    for inner in origins(defuse, returned.value)
+                ]
+    return out
+
+
+def _property(defuse: DefUse, origin: Origin) -> cst.FunctionDef | None:
+    """The property method a `self.name` origin of kind "definition" reads, or None."""
+    node = origin.node
+    if origin.kind != "definition" or not isinstance(node, cst.Attribute):
+        return None
+    if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+        return None
+    owner = next((a for a in defuse.ancestors(node) if isinstance(a, cst.ClassDef)), None)
+    method = defuse.method(owner, node.attr.value) if owner is not None else None
+    function = method.node if method is not None else None
+    if isinstance(function, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "property"
+        for d in function.decorators
+    ):
+        return function
     return None
+
+
+def _place(transform: NodeView, node: cst.CSTNode) -> tuple[int, int]:
+    position = getattr(transform, "_position", None)
+    return position(node) if callable(position) else (0, 0)
+
+
+def _read_in(transform: NodeView, call: cst.Call) -> cst.Call | None:
+    """The per-process read `call` is computed from: itself, or a call in its receiver or
+    arguments (`datetime.now()` of `datetime.now().strftime(...)`); None if none."""
+    for node in walk(call, skip_scopes=True):
+        if isinstance(node, cst.Call) and (
+            _reads_per_process(transform, node) or _reads_state(transform, node)
+        ):
+            return node
+    return None
+
+
+def _call_of(call: cst.Call, functions: frozenset[str]) -> cst.Call | None:
+    """`call` when it calls one of `functions` (by its last name: `utils.run_name(...)`)."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else ""
+    name = func.value if isinstance(func, cst.Name) else name
+    return call if name and name in functions else None
+
+
+def _counting_loop_test(transform: NodeView, node: cst.CSTNode) -> cst.Call | None:
+    """The file-system test of a `while` loop whose body holds `node` (a binding the value
+    took): `while os.path.exists(f"exp_{i}"): i += 1`."""
+    child, parent = node, transform.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+        if isinstance(parent, cst.While) and child is parent.body:
+            for call in walk(parent.test):
+                if isinstance(call, cst.Call) and _reads_state(transform, call):
+                    return call
+        child, parent = parent, transform.parent(parent)
+    return None
+
+
+def _reads_state(transform: NodeView, call: cst.Call) -> bool:
+    """`call` reads the file system's state (FILE_SYSTEM_STATE, `path.exists()`)."""
+    if transform.qualified_names(call.func) & FILE_SYSTEM_STATE:
+        return True
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_STATE_METHODS:
+        return False
+    return len(call.args) == (1 if func.attr.value == "glob" else 0)
 
 
 def _reads_per_process(transform: NodeView, call: cst.Call) -> bool:
     return any(reads_per_process(name) for name in transform.qualified_names(call.func))
-
-
-def _key(node: cst.CSTNode) -> str | None:
-    """`run_id` for a name, `self.save_dir` for `self._save_dir` or `self.save_dir`."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return "self." + node.attr.value.lstrip("_")
-    return None
-
-
-def _assignments(scope: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """(target key, value) of each assignment in `scope`; methods of a class included, a
-    function's nested functions not (their names are theirs)."""
-    nodes = walk(scope) if isinstance(scope, cst.ClassDef) else walk(scope, skip_scopes=True)
-    for node in nodes:
-        targets: list[cst.BaseExpression] = []
-        value: cst.BaseExpression | None = None
-        if isinstance(node, cst.Assign):
-            targets, value = [t.target for t in node.targets], node.value
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
-            targets, value = [node.target], node.value
-        if value is None:
-            continue
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (cst.Tuple, cst.List)):
-                targets += [element.value for element in target.elements]
-            elif (key := _key(target)) is not None:
-                yield key, value

@@ -12,11 +12,13 @@ already on rank 0 only, in code this program never runs, in an `except`, above t
 block). Each rule's module says what it does and why:
 
 - guard_statements.py: print / log / save / tracker statements grouped under the guard;
-- barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031);
+- barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031), and after
+  a rank-0 file write every rank reads (DP054);
 - file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - exists_checks.py: an exists-check that raises before a mkdir goes to rank 0 with it;
-- run_dir.py: a clock or random read naming a directory shared from rank 0;
+- run_dir.py: a per-rank read naming a shared path shared from rank 0 (DP053);
+- stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
 - writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
 - wandb_runs.py: wandb runs disabled off rank 0;
 - tqdm_bars.py: progress bars drawn by rank 0;
@@ -44,6 +46,7 @@ from dp2ddp.transforms.rank_zero.mkdir import Directories
 from dp2ddp.transforms.rank_zero.quiet_logging import quiet_logging
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
+from dp2ddp.transforms.rank_zero.stdin import StdinReads
 from dp2ddp.transforms.rank_zero.tqdm_bars import ProgressBars
 from dp2ddp.transforms.rank_zero.wandb_runs import WandbRuns
 from dp2ddp.transforms.rank_zero.writers import Writers
@@ -62,9 +65,11 @@ class RankZeroOnly(MigrationTransform):
         self.run_dir = RunDirValues(self)
         self.exists_checks = ExistsChecks(self)
         self.loop_exits = LoopExits(self)
+        self.stdin = StdinReads(self)
         #: The rules that rewrite calls, in the order they are asked.
         self.call_rules: tuple[CallRule, ...] = (
             self.run_dir,
+            self.stdin,
             ProgressBars(self),
             CheckpointLoads(self),
             Writers(self),
@@ -82,6 +87,7 @@ class RankZeroOnly(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._facts = RankZeroFacts(self, node)
         self.run_dir.plan(node)
+        self.stdin.plan(node)
         self.exists_checks.plan(node)
         quiet_logging(self, node)
         self.barriers.plan(node)

@@ -22,6 +22,16 @@ such a function earlier in the load's function (in its blocks, or a loop around 
 load with none before it is left as written: most often a file from elsewhere (OpenNRE's
 pretrain.get_model() loads downloaded models), and a helper module shared by two programs
 (one that saves, one that does not) must migrate the same way in both.
+
+Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np.save,
+`.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
+also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
+module, in the same function or another, gets a `ddp_barrier()` after the write where every
+rank arrives, as a checkpoint does: a preprocess-once cache (`if not os.path.isfile(CACHE):
+... pickle.dump(...)` then `pickle.load`) was read by rank 1 before rank 0 had finished it
+(a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names the write and
+the read. The path is matched by its text: a read that names the file another way is not
+seen.
 """
 
 from __future__ import annotations
@@ -38,7 +48,29 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.rule import Rule
-from dp2ddp.transforms.rank_zero.side_effects import TORCH_LOAD, TORCH_SAVE
+from dp2ddp.transforms.rank_zero.side_effects import OPEN, TORCH_LOAD, TORCH_SAVE, open_mode
+
+#: Calls that write a file at their first argument (checkpoints: TORCH_SAVE, above).
+_WRITE_AT_FIRST = frozenset(
+    {"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt"}
+)
+#: Methods that write a file at their first argument (a data frame's), or at their object (a
+#: pathlib path's).
+_WRITE_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_json"})
+_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes"})
+#: Calls that read a file at their first argument.
+_READ_AT_FIRST = frozenset(
+    {
+        "numpy.load",
+        "numpy.loadtxt",
+        "numpy.genfromtxt",
+        "pandas.read_csv",
+        "pandas.read_pickle",
+        "pandas.read_parquet",
+        "pandas.read_json",
+    }
+)
+_PATH_READ_METHODS = frozenset({"read_text", "read_bytes"})
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -60,10 +92,13 @@ class Barriers(Rule):
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
         self.loads = False
+        #: ids of the file writes (not checkpoints) whose file every rank reads afterwards.
+        self._written_read: set[int] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
         program saves: then loads get one before."""
+        self._plan_files(module)
         self._loaded_elsewhere = self.t.state.hints.loaded_by
         self.loads = self.facts.loads or any(
             isinstance(call, cst.Call) and self._loader_call(call) for call in walk(module)
@@ -81,24 +116,117 @@ class Barriers(Rule):
             if self.plan_after(call)[1] is not None:
                 self.before_loads = self._local_unsynced = True
 
+    def _plan_files(self, module: cst.Module) -> None:
+        """The writes of files every rank reads afterwards (see the module's docstring): a
+        barrier after each, where every rank arrives, or DP054 naming the write and the read."""
+        writes: list[tuple[cst.Call, str]] = []
+        reads: dict[str, list[cst.Call]] = {}
+        for call in walk(module):
+            if not isinstance(call, cst.Call) or self.facts.under_guard(call):
+                continue
+            if self.facts.in_except(call):
+                continue
+            written = self._file_path(call, write=True)
+            if written is not None:
+                writes.append((call, written))
+            read = self._file_path(call, write=False)
+            if read is not None and not self.facts.before_setup(call):
+                reads.setdefault(read, []).append(call)
+        for write, path in writes:
+            readers = [r for r in reads.get(path, ()) if self._may_follow(write, r)]
+            if not readers:
+                continue
+            anchor, omitted = self.plan_after(write, leave_loops=True)
+            read_line = self.t.input_position(readers[0])[0]
+            early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
+            if early and anchor is not None:
+                read_line = self.t.input_position(early[0])[0]
+                omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
+            if omitted is not None:
+                self.t.warn(
+                    write,
+                    "DP054",
+                    f"written on rank 0 here, read by every rank at line {read_line} "
+                    f"(`{path}`); no barrier between: {omitted}",
+                )
+                continue
+            self._written_read.add(id(write))
+            statement = self._statement(write)
+            if isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
+                # Not guarded whole (its body does more than write): the file is opened on
+                # os.devnull off rank 0 (file_writes.py), so no guarded group places this
+                # barrier; it follows the `with`, or the statement every rank arrives after.
+                self.t.state.helpers.add("barrier")
+                self._after.add(id(anchor if anchor is not None else statement))
+
+    def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
+        """The read may run after the write: later in the module's text, or in another
+        function (called after it, or not: a barrier every rank reaches costs little)."""
+        if enclosing_function(write, self.t) is not enclosing_function(read, self.t):
+            return True
+        return self.t._position(read) > self.t._position(write)
+
+    def _file_path(self, call: cst.Call, *, write: bool) -> str | None:
+        """The text of the path `call` writes (write=True) or reads a file at; None when
+        it does neither, or the path is not a plain argument."""
+        if any(a.star for a in call.args):
+            return None
+        names = self.t.qualified_names(call.func)
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
+        func = call.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        if names & OPEN:
+            mode = open_mode(call)
+            writes = mode is not None and any(c in mode for c in "wax+")
+            if mode is None or writes != write:
+                return None
+        elif write and names & _WRITE_AT_FIRST:
+            pass
+        elif not write and names & _READ_AT_FIRST:
+            pass
+        elif write and method in _WRITE_METHODS and not names:
+            pass
+        elif isinstance(func, cst.Attribute) and not call.args and not names:
+            wanted = _PATH_WRITE_METHODS if write else _PATH_READ_METHODS
+            if method not in wanted:
+                return None
+            first = func.value
+        else:
+            return None
+        return None if first is None else self.t.code(first)
+
+    def writes_read_file(self, nodes: list[cst.CSTNode]) -> bool:
+        """One of `nodes` (a guarded group) writes a file every rank reads afterwards."""
+        return bool(self._written_read) and any(
+            id(n) in self._written_read for node in nodes for n in walk(node)
+        )
+
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
         return id(statement) in self._after
 
-    def after_save(self, first: cst.CSTNode, out: list[cst.BaseStatement]) -> str:
-        """The barrier after a guarded group holding a save (appended to `out`, or placed
-        after an enclosing statement); what the change record adds about it."""
+    def after_save(
+        self,
+        first: cst.CSTNode,
+        out: list[cst.BaseStatement],
+        *,
+        file_read: bool = False,
+        checkpoint: bool = True,
+    ) -> str:
+        """The barrier after a guarded group holding a save, or a write of a file every rank
+        reads (`file_read`; appended to `out`, or placed after an enclosing statement); what
+        the change record adds about it."""
         description = ""
-        if not self.loads or self.facts.in_except(first):
+        if not (self.loads or file_read) or self.facts.in_except(first):
             return description
-        anchor, omitted = self.plan_after(first)
+        anchor, omitted = self.plan_after(first, leave_loops=file_read and not checkpoint)
         if omitted is not None:
             description += f"; no ddp_barrier() after it: {omitted}"
             description += " (the loads wait at one instead)"
         elif anchor is None:
             self.t.state.helpers.add("barrier")
             out.append(barrier())
-            description += ", then ddp_barrier() so no rank loads a half-written checkpoint"
+            description += ", then ddp_barrier() so no rank loads a half-written file"
         else:
             self.t.state.helpers.add("barrier")
             self._after.add(id(anchor))
@@ -108,7 +236,9 @@ class Barriers(Rule):
             )
         return description
 
-    def plan_after(self, save: cst.CSTNode) -> tuple[cst.CSTNode | None, str | None]:
+    def plan_after(
+        self, save: cst.CSTNode, *, leave_loops: bool = False
+    ) -> tuple[cst.CSTNode | None, str | None]:
         """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
         for right after the save's guard; why there is none, None when there is one).
 
@@ -118,6 +248,9 @@ class Barriers(Rule):
         condition or iteration may differ between ranks (see analysis/uniformity.py). There is
         no such place when that statement can leave early (return, break, ...), or when the
         function is called where not every rank arrives: then the barrier is left out.
+        With `leave_loops` (a file write whose reads are known: none inside the loop), a
+        loop a rank may leave by `break` also counts as such a statement: the barrier goes
+        after it, where a rank that broke out arrives too.
         """
         chain: cst.CSTNode | None = None
         parent = self.t.parent(self._statement(save))
@@ -126,11 +259,13 @@ class Barriers(Rule):
                 chain = parent
             parent = self.t.parent(parent)
         dependent = self.facts.uniform.rank_dependent_around(save)
+        left = self._loop_left_per_rank(save) if leave_loops else None
+        if left is not None and (dependent is None or inside(dependent, left, self.t)):
+            dependent = left
         anchor = chain
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
-        exits = m.Return() | m.Raise() | m.Break() | m.Continue()
-        if anchor is not None and m.findall(anchor, exits):
+        if anchor is not None and _leaves(anchor):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
             return (
@@ -147,6 +282,26 @@ class Barriers(Rule):
                     f"{function.name.value}() is called{where} where not every rank may arrive"
                 )
         return anchor, None
+
+    def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+        """The outermost loop around `node` (in its function) that a rank may leave on its
+        own: a `break`, `return` or `raise` in it under a condition that may differ between
+        ranks (`if loss.item() > limit: break`). A barrier inside it would wait for a rank
+        that left."""
+        found: cst.BaseCompoundStatement | None = None
+        parent = self.t.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While)) and any(
+                isinstance(exit_, (cst.Break, cst.Return, cst.Raise))
+                and any(
+                    inside(statement, parent, self.t) and statement is not parent
+                    for statement in self.facts.uniform.rank_dependent_statements(exit_)
+                )
+                for exit_ in walk(parent.body, skip_scopes=True)
+            ):
+                found = parent
+            parent = self.t.parent(parent)
+        return found
 
     def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
         """The statement line (or `with`) holding `node`."""
@@ -295,6 +450,39 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
+
+
+def _leaves(statement: cst.CSTNode) -> bool:
+    """Control can leave `statement` other than at its end: a return or raise in it, or a
+    break/continue of a loop around it. A loop's own `break` lands right after the loop, so
+    a barrier there is still reached."""
+    loop = isinstance(statement, (cst.For, cst.While))
+    stack: list[tuple[cst.CSTNode, bool]] = [(statement, False)]
+    while stack:
+        node, nested = stack.pop()
+        if isinstance(node, (cst.Return, cst.Raise)):
+            return True
+        if isinstance(node, (cst.Break, cst.Continue)) and not nested and not loop:
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
+        stack += [(child, inner) for child in node.children]
+    return False
+
+
+def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call reads a whole file at (`open(p)`, `torch.load(p)`, `np.load(p)`,
+    `pd.read_csv(p)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or any(c in mode for c in "wax+"):
+            return None
+    elif not names & (_READ_AT_FIRST | TORCH_LOAD):
+        return None
+    return call.args[0].value
 
 
 def is_barrier(piece: object) -> bool:

@@ -215,8 +215,11 @@ class StatementGuards(Rule):
         kinds = list(dict.fromkeys(k for _, _, ks in group for k in ks))
         description = f"{', '.join(kinds)} on rank 0 only"
         first = group[0][0]
-        if _SAVE in kinds:
-            description += self.t.barriers.after_save(first, out)
+        file_read = self.t.barriers.writes_read_file([original for original, _, _ in group])
+        if _SAVE in kinds or file_read:
+            description += self.t.barriers.after_save(
+                first, out, file_read=file_read, checkpoint=_SAVE in kinds
+            )
         self.t.record(first, description)
         group.clear()
 

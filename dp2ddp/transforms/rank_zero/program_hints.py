@@ -44,6 +44,7 @@ from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -96,9 +97,11 @@ def program_hints(
     hints: dict[str, ProgramHints] = {}
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
+    per_rank = _by_module([n.per_rank for n in names])
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
+        returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
         if not index:
             hints[module.real] = ProgramHints(
                 pure,
@@ -107,11 +110,21 @@ def program_hints(
                 saved_by=saved_by,
                 loaded_by=loaded_by,
                 printers=printers,
+                per_rank_returns=returns,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
         hints[module.real] = ProgramHints(
-            pure, unused[index], not script, logs, script, dims, saved_by, loaded_by, printers
+            pure,
+            unused[index],
+            not script,
+            logs,
+            script,
+            dims,
+            saved_by,
+            loaded_by,
+            printers,
+            returns,
         )
     return hints
 
@@ -217,6 +230,8 @@ class ModuleNames:
     methods: tuple[tuple[str, tuple[_Step, ...]], ...] = ()
     #: Its functions and its classes' methods that print or write a file (printing_functions).
     printers: frozenset[str] = frozenset()
+    #: Top-level functions returning a value computed from a per-process read.
+    per_rank: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -238,6 +253,7 @@ class ModuleNames:
             _reexports(name, tree, is_package),
             _method_steps(name, tree, is_package),
             printing_functions(tree, table),
+            per_rank_returns(tree, table),
         )
 
 
@@ -315,6 +331,52 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
         if not more:
             return frozenset(printing)
         printing |= more
+
+
+def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+    """Names of the module's top-level functions that return a value computed from a
+    per-process read (analysis/per_process.py: the clock, a random draw, a uuid, the file
+    system's state), through local names and the module's other such functions: a run
+    name helper (`def run_name(): return time.strftime(...)`) another module names its
+    run directory with."""
+    functions = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    found: set[str] = set()
+
+    def reads(node: ast.AST, tainted: set[str]) -> bool:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and inner.id in tainted:
+                return True
+            if isinstance(inner, ast.Call):
+                name = _resolved(inner.func, table)
+                if reads_per_process(name) or name in FILE_SYSTEM_STATE:
+                    return True
+                if isinstance(inner.func, ast.Name) and inner.func.id in found:
+                    return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for function in functions:
+            if function.name in found:
+                continue
+            tainted: set[str] = set()
+            assigns = [n for n in ast.walk(function) if isinstance(n, ast.Assign)]
+            grew = True
+            while grew:
+                grew = False
+                for assign in assigns:
+                    targets = {t.id for t in assign.targets if isinstance(t, ast.Name)}
+                    if targets - tainted and reads(assign.value, tainted):
+                        tainted |= targets
+                        grew = True
+            if any(
+                isinstance(n, ast.Return) and n.value is not None and reads(n.value, tainted)
+                for n in ast.walk(function)
+            ):
+                found.add(function.name)
+                changed = True
+    return frozenset(found)
 
 
 def _resolved(func: ast.expr, table: dict[str, str]) -> str:

@@ -1,19 +1,33 @@
-"""A run directory named by the clock or a random draw: rank 0's reading on every rank.
+"""A shared path named by a per-rank read: rank 0's reading on every rank (issue 29).
 
-A clock or random read that a created directory's path is computed from (`run_id =
-datetime.now().strftime(...)`, `uuid.uuid4()`; analysis/per_process.py) becomes
-`ddp_rank0_value(datetime.now)`: rank 0's reading on every rank, passed through torchrun's
-rendezvous store (no collective, so also before ddp_setup()), so ranks a second apart still
-name one directory. Without that store a rank keeps its own reading, with a run-time
-warning.
+A clock, random, uuid, pid or file-system-state read that the path of a directory made on
+every rank, or of a file every rank reads, is computed from (`args.save = "{}-{}".format(
+args.save, time.strftime(...))`, a first-free-index `while` loop, another module's
+`run_name()`; analysis/per_process.py on the flow view) becomes
+`ddp_rank0_value(time.strftime, ...)`: rank 0's reading on every rank, passed through
+torchrun's rendezvous store (no collective, so also before ddp_setup()), so ranks a second
+apart still name one directory. Without that store a rank keeps its own reading, with a
+run-time warning. The helper pairs each rank's n-th call with rank 0's n-th, so a read
+under a condition that differs between ranks is DP053 instead, with the flow.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, walk
-from dp2ddp.transforms.analysis.per_process import per_process_source
+from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
+    enclosing_function,
+    statement_header,
+    walk,
+)
+from dp2ddp.transforms.analysis.guards import mentions_rank
+from dp2ddp.transforms.analysis.per_process import (
+    FILE_SYSTEM_STATE,
+    per_process_sources,
+    reads_per_process,
+)
+from dp2ddp.transforms.rank_zero.barriers import read_path
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -33,21 +47,67 @@ class RunDirValues(CallRule):
 
     def plan(self, module: cst.Module) -> None:
         """The clock or random reads (`datetime.now()`) that the path of a directory made on
-        every rank is computed from, each with the line of that directory: they become
-        ddp_rank0_value(...) so every rank names the same directory (analysis/per_process.py)."""
+        every rank, or of a file every rank reads (a checkpoint rank 0 saved), is computed
+        from, each with the line of that use: they become ddp_rank0_value(...) so every rank
+        names the same path (analysis/per_process.py)."""
         sources: dict[int, int] = {}
+        warned: set[int] = set()
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
                 continue
-            path = made_directory(call, self.t.qualified_names(call.func))
+            names = self.t.qualified_names(call.func)
+            path = made_directory(call, names)
+            what = "the directory made"
+            if path is None:
+                path, what = read_path(call, names), "the file every rank reads"
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
             if self._in_inserted_helper(call):
                 continue  # the inline setup block's own code (DdpNullWriter's default name)
-            source = per_process_source(self.t, path, call)
-            if source is not None:
-                sources.setdefault(id(source), self.t._position(call)[0])
+            line = self.t.input_position(call)[0]
+            elsewhere = self.t.state.hints.per_rank_returns
+            for source, origin in per_process_sources(self.t, path, call, elsewhere):
+                if id(source) in sources or id(source) in warned:
+                    continue
+                unshared = self._not_every_rank(source)
+                if unshared:
+                    warned.add(id(source))
+                    self.t.warn(
+                        source,
+                        "DP053",
+                        f"`{self.t.code(source)}` names {what} at line {line}; {unshared}; "
+                        f"flow: {origin.flow(self.t.input_position)} → "
+                        f"{self.t.code(call)} at line {line}",
+                    )
+                    continue
+                sources[id(source)] = line
         self.sources = sources
+
+    def _not_every_rank(self, source: cst.Call) -> str:
+        """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
+        pairs them by count): it sits under a condition that tests the rank, an exception
+        (raised on one rank), or a per-rank read of its own (the clock, the file system);
+        "" otherwise. A condition the uniformity proof only cannot prove (`if run_id is
+        None:` on a parameter) is taken as every rank's: that is how programs name runs."""
+        for statement in self.facts.uniform.rank_dependent_statements(source):
+            condition: cst.CSTNode | None = None
+            if isinstance(statement, (cst.If, cst.While)):
+                condition = statement.test
+            elif isinstance(statement, cst.For):
+                condition = statement.iter
+            if condition is None or mentions_rank(condition) or self._reads_per_rank(condition):
+                return f"read under `{statement_header(statement)}`, which differs between ranks"
+        return ""
+
+    def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
+        return any(
+            isinstance(call, cst.Call)
+            and any(
+                reads_per_process(name) or name in FILE_SYSTEM_STATE
+                for name in self.t.qualified_names(call.func)
+            )
+            for call in walk(condition)
+        )
 
     def _in_inserted_helper(self, node: cst.CSTNode) -> bool:
         """Inside a function or class of dp2ddp's inserted setup block (a file migrated
@@ -68,7 +128,7 @@ class RunDirValues(CallRule):
         self.t.state.helpers.add("rank0_value")
         self.t.record(
             original,
-            f"rank 0's value on every rank: it names the directory made at line {line}",
+            f"rank 0's value on every rank: it names the path used at line {line}",
         )
         return updated.with_changes(
             func=cst.Name("ddp_rank0_value"),

@@ -1,0 +1,101 @@
+"""`children_of(node)`: what libcst's `node.children` gives, without libcst's visitor.
+
+libcst computes `children` by running a visitor that rebuilds the node (every field visited,
+a new node constructed, then dropped): a walk of a module through `children` cost more than
+the passes' own work. Here each node type's fields are read directly, in the order libcst's
+visitor visits them. That order is taken from the node type's own
+`_visit_and_replace_children` (the field names it hands to `visit_required`,
+`visit_sequence` ...), once a type; a type whose visiting method does not have that shape
+falls back to libcst's `children`. tests/test_children.py compares the two, node for node,
+over every golden fixture's input and output.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Sequence
+
+import libcst as cst
+
+#: How libcst visits a field: "required", "optional", "sentinel", "sequence" or
+#: "body_sequence" (the names of libcst._nodes.internal's visit_* functions).
+Visit = tuple[str, str]  # (field name, how)
+
+#: node type -> its visited fields in visiting order; None: use libcst's own visiting.
+_VISITS: dict[type[cst.CSTNode], tuple[Visit, ...] | None] = {}
+_KINDS = frozenset({"required", "optional", "sentinel", "sequence", "body_sequence"})
+
+
+def visits(kind: type[cst.CSTNode]) -> tuple[Visit, ...] | None:
+    """The fields `kind._visit_and_replace_children` visits, in order, each with the
+    visit_* function that visits it (for a field visited two ways, as ImportFrom's `names`
+    by visit_required or visit_sequence, the first: the value's type tells them apart).
+    None when its source cannot be read that way."""
+    try:
+        return _VISITS[kind]
+    except KeyError:
+        found = _VISITS[kind] = _visit_order(kind)
+        return found
+
+
+def _visit_order(kind: type[cst.CSTNode]) -> tuple[Visit, ...] | None:
+    try:
+        source = textwrap.dedent(inspect.getsource(kind._visit_and_replace_children))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    # Each visit must rebuild the field it names: `name=visit_x(self, "name", ...)`.
+    keyword_of: dict[int, str | None] = {}
+    for keyword in ast.walk(tree):
+        if isinstance(keyword, ast.keyword):
+            for inner in ast.walk(keyword.value):
+                keyword_of[id(inner)] = keyword.arg
+    found: list[tuple[int, int, str, str]] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id.startswith("visit_")
+        ):
+            continue
+        how = node.func.id[len("visit_") :]
+        if (
+            how not in _KINDS
+            or len(node.args) < 3
+            or not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
+        ):
+            return None  # a visit this reading does not understand
+        if keyword_of.get(id(node)) != node.args[1].value:
+            return None
+        found.append((node.lineno, node.col_offset, node.args[1].value, how))
+    fields = set(_dataclass_fields(kind))
+    order: list[Visit] = []
+    for _, _, name, how in sorted(found):
+        if name not in fields:
+            return None
+        if name not in (done for done, _ in order):
+            order.append((name, how))
+    return tuple(order)
+
+
+def _dataclass_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    fields = getattr(kind, "__dataclass_fields__", None)
+    return tuple(fields) if isinstance(fields, dict) else ()
+
+
+def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """`node.children`: the node's direct children, in source (visiting) order."""
+    fields = visits(type(node))
+    if fields is None:
+        return node.children
+    found: list[cst.CSTNode] = []
+    node_type = cst.CSTNode
+    for name, _ in fields:
+        value = getattr(node, name)
+        if isinstance(value, node_type):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found.extend(item for item in value if isinstance(item, node_type))
+    return found

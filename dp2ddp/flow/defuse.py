@@ -1,0 +1,461 @@
+"""The def-use view of one module: built in one iterative walk, asked many times.
+
+Why not libcst's ScopeProvider: it is computed per pass (each pass that declares it pays a
+full scope analysis of its own input) and answers only "which assignment is this name", not
+"what does this function return" or "who calls it". This view records, in one walk of the
+tree, what every flow question needs (see dp2ddp/flow/__init__.py for the questions):
+
+* for each scope (module, function, lambda, class body) and name: its definitions (what
+  value each binds, and which element of it when the target unpacks) and its uses;
+* for each class: the definitions of `self.x` in its methods;
+* for each function: its parameters, its `return` and `yield` values, and (asked lazily,
+  from the module's calls) its call sites.
+
+Comprehension variables are counted in the enclosing scope (what they may hold is what the
+question wants; a name shadowed only inside a comprehension is rare). Definitions are
+flow-insensitive: every binding of a name in its scope may reach each use, which is the
+right answer for "where may this value come from" (a loop's `i += n` reaches `x[i]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dp2ddp.flow.children import children_of
+
+Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
+"""A node that opens a scope."""
+
+
+@dataclass(frozen=True, eq=False)
+class Definition:
+    """One binding of a name (or of `self.attr`): `target` is the bound node (a Name, an
+    Attribute, a Param, an ImportAlias, a FunctionDef/ClassDef), `value` what it binds
+    (None where nothing in the module says: a parameter, an import, `except E as e`),
+    `element` the index path into `value` when the target unpacks (`a, (b, c) = v`: c is
+    (1, 1)), `kind` one of assign, augassign, annassign, for, with, walrus, param, import,
+    def, class, except, store (`d[k] = v` / `d.x = v`, a change of the named object)."""
+
+    target: cst.CSTNode
+    value: cst.BaseExpression | None
+    kind: str
+    statement: cst.CSTNode
+    element: tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class Function:
+    """What the view knows of one function (or lambda): its node, the class it is a method
+    of, its parameters in order, and the values it returns and yields."""
+
+    node: cst.FunctionDef | cst.Lambda
+    owner: cst.ClassDef | None
+    params: list[cst.Param] = field(default_factory=list)
+    returns: list[cst.BaseExpression] = field(default_factory=list)
+    yields: list[cst.BaseExpression] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
+
+    @property
+    def self_name(self) -> str | None:
+        """The first parameter's name of a method (`self`), None for a plain function or a
+        static method."""
+        if self.owner is None or not self.params or not isinstance(self.node, cst.FunctionDef):
+            return None
+        if any(_decorator(d) == "staticmethod" for d in self.node.decorators):
+            return None
+        return self.params[0].name.value
+
+
+class DefUse:
+    """The def-use view of a module. Build with `view(module)` (cached per tree)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._parent: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._scope_of: dict[cst.CSTNode, Scope] = {}
+        self._outer: dict[Scope, Scope | None] = {module: None}
+        self._defs: dict[Scope, dict[str, list[Definition]]] = {}
+        self._uses: dict[Scope, dict[str, list[cst.Name]]] = {}
+        self._attrs: dict[cst.ClassDef, dict[str, list[Definition]]] = {}
+        self._globals: dict[Scope, set[str]] = {}
+        self.functions: dict[cst.CSTNode, Function] = {}
+        self.classes: dict[str, list[cst.ClassDef]] = {}
+        self.calls: list[cst.Call] = []
+        self._by_name: dict[str, list[Function]] | None = None
+        self._sites: dict[Function, list[cst.Call]] | None = None
+        self._build()
+
+    # == building =======================================================================
+    def _build(self) -> None:
+        stores: set[cst.CSTNode] = set()
+        stack: list[tuple[cst.CSTNode, Scope]] = [(self.module, self.module)]
+        while stack:
+            node, scope = stack.pop()
+            self._scope_of[node] = scope
+            inner: Scope = scope
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                inner = node
+                self._outer[node] = scope
+                self._enter(node, scope)
+            elif isinstance(node, cst.Name):
+                if node not in stores and self._loads(node):
+                    self._uses.setdefault(scope, {}).setdefault(node.value, []).append(node)
+            elif isinstance(node, cst.Call):
+                self.calls.append(node)
+            else:
+                self._statement(node, scope, stores)
+            kids = children_of(node)
+            for child in reversed(kids):
+                self._parent[child] = node
+                stack.append((child, inner))
+
+    def _enter(self, node: cst.FunctionDef | cst.Lambda | cst.ClassDef, outer: Scope) -> None:
+        if isinstance(node, cst.ClassDef):
+            self._define(outer, node.name.value, Definition(node.name, None, "class", node))
+            self.classes.setdefault(node.name.value, []).append(node)
+            return
+        owner = outer if isinstance(outer, cst.ClassDef) else None
+        function = Function(node, owner)
+        self.functions[node] = function
+        if isinstance(node, cst.FunctionDef):
+            self._define(outer, node.name.value, Definition(node.name, None, "def", node))
+        params = node.params
+        every = [*params.posonly_params, *params.params]
+        if isinstance(params.star_arg, cst.Param):
+            every.append(params.star_arg)
+        every += params.kwonly_params
+        if params.star_kwarg is not None:
+            every.append(params.star_kwarg)
+        function.params = every
+        for param in every:
+            self._define(node, param.name.value, Definition(param, param.default, "param", param))
+        if isinstance(node, cst.Lambda):
+            function.returns.append(node.body)
+
+    def _statement(self, node: cst.CSTNode, scope: Scope, stores: set[cst.CSTNode]) -> None:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind(target.target, node.value, "assign", node, scope, stores, ())
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            kind = "augassign" if isinstance(node, cst.AugAssign) else "annassign"
+            if node.value is not None:
+                self._bind(node.target, node.value, kind, node, scope, stores, ())
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            self._bind(node.target, node.iter, "for", node, scope, stores, ())
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                self._bind(node.asname.name, node.item, "with", node, scope, stores, ())
+        elif isinstance(node, cst.NamedExpr):
+            self._bind(node.target, node.value, "walrus", node, scope, stores, ())
+        elif isinstance(node, cst.ExceptHandler):
+            if node.name is not None:
+                self._bind(node.name.name, None, "except", node, scope, stores, ())
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                bound: cst.BaseExpression = (
+                    alias.asname.name if alias.asname is not None else alias.name
+                )
+                while isinstance(bound, cst.Attribute):  # `import a.b` binds a
+                    bound = bound.value
+                if isinstance(bound, cst.Name):
+                    stores.add(bound)
+                    self._define(scope, bound.value, Definition(alias, None, "import", node))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            if isinstance(node, cst.Global):
+                self._globals.setdefault(scope, set()).update(n.name.value for n in node.names)
+            stores.update(n.name for n in node.names)
+        elif isinstance(node, (cst.Return, cst.Yield)):
+            function = self._function_of(scope)
+            if function is not None and node.value is not None:
+                value = node.value
+                if isinstance(value, cst.From):  # `yield from it`: its elements
+                    value = value.item
+                (function.returns if isinstance(node, cst.Return) else function.yields).append(
+                    value
+                )
+
+    def _function_of(self, scope: Scope) -> Function | None:
+        return self.functions.get(scope)
+
+    def _bind(
+        self,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        kind: str,
+        statement: cst.CSTNode,
+        scope: Scope,
+        stores: set[cst.CSTNode],
+        element: tuple[int, ...],
+    ) -> None:
+        # an iterative walk of the target: (target, element path)
+        todo: list[tuple[cst.BaseExpression, tuple[int, ...]]] = [(target, element)]
+        while todo:
+            current, path = todo.pop()
+            if isinstance(current, cst.Name):
+                stores.add(current)
+                self._define(
+                    scope, current.value, Definition(current, value, kind, statement, path)
+                )
+            elif isinstance(current, (cst.Tuple, cst.List)):
+                for index, item in enumerate(current.elements):
+                    if isinstance(item, cst.StarredElement):
+                        todo.append((item.value, path))
+                    else:
+                        todo.append((item.value, (*path, index)))
+            elif isinstance(current, cst.StarredElement):
+                todo.append((current.value, path))
+            elif isinstance(current, cst.Attribute):
+                self._bind_attribute(current, value, kind, statement, scope, path)
+            elif isinstance(current, cst.Subscript):
+                root = _root_name(current)
+                if root is not None:  # `batch["x"] = t`: t is part of what batch holds
+                    self._define_store(root, value, statement, scope, path)
+
+    def _bind_attribute(
+        self,
+        target: cst.Attribute,
+        value: cst.BaseExpression | None,
+        kind: str,
+        statement: cst.CSTNode,
+        scope: Scope,
+        path: tuple[int, ...],
+    ) -> None:
+        function = self._function_of(scope)
+        owner = self._class_of_method(function)
+        if (
+            owner is not None
+            and function is not None
+            and isinstance(target.value, cst.Name)
+            and target.value.value == function.self_name
+        ):
+            self._attrs.setdefault(owner, {}).setdefault(target.attr.value, []).append(
+                Definition(target, value, kind, statement, path)
+            )
+            return
+        root = _root_name(target)
+        if root is not None:  # `args.save = ...`: a change of what args holds
+            self._define_store(root, value, statement, scope, path, target)
+
+    def _define_store(
+        self,
+        root: cst.Name,
+        value: cst.BaseExpression | None,
+        statement: cst.CSTNode,
+        scope: Scope,
+        path: tuple[int, ...],
+        target: cst.CSTNode | None = None,
+    ) -> None:
+        owner = self._scope_defining(scope, root.value)
+        self._define(owner, root.value, Definition(target or root, value, "store", statement, path))
+
+    def _class_of_method(self, function: Function | None) -> cst.ClassDef | None:
+        """The class whose method `function` is, also for a function nested in a method
+        (a closure reads the same `self`)."""
+        while function is not None:
+            if function.owner is not None:
+                return function.owner
+            outer = self._outer.get(function.node)
+            function = self.functions.get(outer) if outer is not None else None
+        return None
+
+    def _define(self, scope: Scope, name: str, definition: Definition) -> None:
+        if name in self._globals.get(scope, ()):
+            scope = self.module
+        self._defs.setdefault(scope, {}).setdefault(name, []).append(definition)
+
+    def _loads(self, node: cst.Name) -> bool:
+        parent = self._parent.get(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return False
+        if isinstance(parent, (cst.Arg, cst.Param)) and (
+            getattr(parent, "keyword", None) is node or getattr(parent, "name", None) is node
+        ):
+            return False
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+            return False
+        return not isinstance(parent, (cst.ImportAlias, cst.AsName, cst.NameItem))
+
+    # == questions ======================================================================
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parent.get(node)
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The scope a node's names are looked up in (the module for a node of no scope
+        the view saw)."""
+        return self._scope_of.get(node, self.module)
+
+    def outer(self, scope: Scope) -> Scope | None:
+        return self._outer.get(scope)
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The simple or compound statement holding `node`."""
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(
+            current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            current = self._parent.get(current)
+        return current if current is not None else node
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        current = self._parent.get(node)
+        while current is not None:
+            yield current
+            current = self._parent.get(current)
+
+    def _scope_defining(self, scope: Scope, name: str) -> Scope:
+        """Python's lookup: the scope, then enclosing function scopes (not class bodies),
+        then the module; where none defines it, the module."""
+        if name in self._globals.get(scope, ()):
+            return self.module
+        current: Scope | None = scope
+        first = True
+        while current is not None:
+            if (first or not isinstance(current, cst.ClassDef)) and name in self._defs.get(
+                current, {}
+            ):
+                return current
+            first = False
+            current = self._outer.get(current)
+        return self.module
+
+    def definitions(self, name: cst.Name) -> list[Definition]:
+        """The bindings a use of `name` may read (empty: a builtin or unbound name)."""
+        scope = self._scope_defining(self.scope_of(name), name.value)
+        return self._defs.get(scope, {}).get(name.value, [])
+
+    def definitions_in(self, scope: Scope, name: str) -> list[Definition]:
+        return self._defs.get(scope, {}).get(name, [])
+
+    def uses(self, scope: Scope, name: str) -> list[cst.Name]:
+        """The loads of `name` that resolve to `scope`'s binding (in nested scopes too)."""
+        found = []
+        for inner, names in self._uses.items():
+            for use in names.get(name, ()):
+                if self._scope_defining(inner, name) is scope:
+                    found.append(use)
+        return found
+
+    def attribute_definitions(self, owner: cst.ClassDef, attr: str) -> list[Definition]:
+        """The bindings of `self.attr` in `owner`'s methods (and its base classes of this
+        module, named plainly)."""
+        found = list(self._attrs.get(owner, {}).get(attr, []))
+        for base in owner.bases:
+            if isinstance(base.value, cst.Name):
+                for parent in self.classes.get(base.value.value, ()):
+                    if parent is not owner:
+                        found += self._attrs.get(parent, {}).get(attr, [])
+        return found
+
+    def method(self, owner: cst.ClassDef, name: str) -> Function | None:
+        """`owner.name` defined in `owner`'s body (or a plainly named base of this module)."""
+        todo = [owner]
+        seen: set[cst.ClassDef] = set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for definition in self._defs.get(current, {}).get(name, ()):
+                if definition.kind == "def":
+                    function = self.functions.get(definition.statement)
+                    if function is not None:
+                        return function
+            for base in current.bases:
+                if isinstance(base.value, cst.Name):
+                    todo += self.classes.get(base.value.value, [])
+        return None
+
+    def function_named(self, name: str) -> list[Function]:
+        """Functions and methods of the module called `name`."""
+        if self._by_name is None:
+            self._by_name = {}
+            for function in self.functions.values():
+                self._by_name.setdefault(function.name, []).append(function)
+        return self._by_name.get(name, [])
+
+    def call_sites(self, function: Function) -> list[cst.Call]:
+        """Calls that may call `function`: `f(...)` where f resolves to its definition, and
+        for a method any `x.name(...)` (the receiver's class is not tracked: a may-answer)
+        and `Class(...)` for `__init__`."""
+        if self._sites is None:
+            self._sites = {}
+            for call in self.calls:
+                for callee in self.callees(call):
+                    self._sites.setdefault(callee, []).append(call)
+        return self._sites.get(function, [])
+
+    def callees(self, call: cst.Call) -> list[Function]:
+        """The functions of this module `call` may run: a plain function, a method by
+        name, a class's `__init__`."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            found: list[Function] = []
+            for definition in self.definitions(func):
+                if definition.kind == "def":
+                    function = self.functions.get(definition.statement)
+                    if function is not None:
+                        found.append(function)
+                elif definition.kind == "class" and isinstance(definition.statement, cst.ClassDef):
+                    init = self.method(definition.statement, "__init__")
+                    if init is not None:
+                        found.append(init)
+            return found
+        if isinstance(func, cst.Attribute):
+            return [f for f in self.function_named(func.attr.value) if f.owner is not None]
+        return []
+
+    def class_called(self, call: cst.Call) -> cst.ClassDef | None:
+        """The class of this module `call` instantiates (`BatchIter(...)`), if any."""
+        if isinstance(call.func, cst.Name):
+            for definition in self.definitions(call.func):
+                if definition.kind == "class" and isinstance(definition.statement, cst.ClassDef):
+                    return definition.statement
+        return None
+
+    def imported(self, name: cst.Name) -> bool:
+        """`name` is bound by an import (torch, np, os...)."""
+        found = self.definitions(name)
+        return bool(found) and all(d.kind == "import" for d in found)
+
+
+def _root_name(node: cst.BaseExpression) -> cst.Name | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+def _decorator(decorator: cst.Decorator) -> str:
+    value = decorator.decorator
+    if isinstance(value, cst.Call):
+        value = value.func
+    if isinstance(value, cst.Attribute):
+        return value.attr.value
+    return value.value if isinstance(value, cst.Name) else ""
+
+
+#: tree id -> (tree, view): the tree is held so that its id is not reused while cached.
+_CACHE: dict[int, tuple[cst.Module, DefUse]] = {}
+_CACHE_SIZE = 16
+
+
+def view(module: cst.Module) -> DefUse:
+    """The def-use view of `module`, built once per tree: passes that leave the tree as it
+    was (the pipeline's copy-on-write) share it, and a changed tree gets a new one."""
+    key = id(module)
+    found = _CACHE.get(key)
+    if found is not None and found[0] is module:
+        _CACHE[key] = _CACHE.pop(key)  # most recently used last
+        return found[1]
+    built = DefUse(module)
+    _CACHE[key] = (module, built)
+    while len(_CACHE) > _CACHE_SIZE:
+        del _CACHE[next(iter(_CACHE))]
+    return built

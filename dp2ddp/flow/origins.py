@@ -1,0 +1,526 @@
+"""`origins(view, expr)`: where a value may come from, with the path it took.
+
+A backward walk over the def-use view (dp2ddp/flow/defuse.py), iterative and bounded: each
+(node, calling context) is visited once per question, so a question costs at most the size
+of the module. What it goes through, and the step it records:
+
+* names -> their definitions (every binding in scope: loops' `i += n` included), `self.x`
+  -> its bindings in the class's methods, `a.b` and `a[k]` -> what `a` holds (and the key or
+  index, `indexed by`), `d["x"] = v` / `args.x = v` -> v is part of what d / args holds;
+* unpacking (`a, b = f()`: the walk follows the whole value; where it is a literal tuple of
+  the same length, only the element), slices, operators, f-strings and `.format()`,
+  `os.path.join` / `pathlib` (`Path(a) / b`), containers;
+* calls of this module's functions -> their `return`s and `yield`s, parameters -> the
+  argument each call passes (the call the walk came through where there is one, else every
+  call site of the module: a parameter no call of this module passes is a source of kind
+  `parameter`); methods through `x.name(...)`, constructors through `__init__`;
+* iteration: a `for` target, `next(it)`, `iter(x)` ask for an element: an element of a
+  call of a generator is what it yields, of an instance of this module's class what its
+  `__next__` returns / `__iter__` yields / `__getitem__` returns, of a container what it
+  holds;
+* conversions that keep the data (`torch.from_numpy`, `torch.tensor`, `np.asarray`,
+  `enumerate`, `zip`, `list`, `tqdm`, any method of a value: `.to()`, `.view()`,
+  `.float()`...) -> their receiver and arguments.
+
+Sources (`Origin.kind`): `constant` (a literal), `call` (a call the walk does not enter: a
+library function, `torch.zeros(...)`, `DataLoader(...)`, `np.random.permutation(n)`; its
+node is the Call), `parameter` (a parameter no call of this module binds), `import` (a name
+bound by an import: what another module gives; the program model answers for those),
+`global` (a name with no binding in the module: a builtin), `definition` (a function or
+class object), `instance` (an instance of a class of this module), `attribute` (`self.x`
+never bound in the class), `unknown` (the walk's bound was reached, or an expression it does
+not read: say so, never assume).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
+
+#: Calls whose result holds (a part of) what their arguments hold.
+TRANSPARENT = frozenset(
+    {
+        "iter", "enumerate", "zip", "list", "tuple", "sorted", "reversed", "tqdm",
+        "trange", "from_numpy", "tensor", "as_tensor", "asarray", "array",
+        "ascontiguousarray", "Variable", "stack", "cat", "concatenate", "join", "Path",
+        "str", "deepcopy", "copy", "dict", "set", "map", "filter", "LongTensor",
+        "FloatTensor", "Tensor", "to_tensor", "autocast",
+    }
+)  # fmt: skip
+#: Calls that take an element of what they are given.
+ELEMENT = frozenset({"next", "iter"})
+#: The most work items one question visits (a module's size bounds it anyway).
+BUDGET = 20_000
+#: How many calls deep the walk enters functions.
+MAX_CALLS = 6
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One hop of a flow: the node the value passed through and how (`what`)."""
+
+    node: cst.CSTNode
+    what: str
+    index: bool = False  # the value selects (a key, an index, a slice's bound)
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    """A source the value may come from: its kind (see the module docstring), its node,
+    and the path from the source to the expression asked about (source first)."""
+
+    kind: str
+    node: cst.CSTNode
+    path: tuple[Step, ...]
+
+    @property
+    def selects(self) -> bool:
+        """The source reaches the value as a key, index or slice bound (`X[idx]`: the
+        sources of idx), not as the data itself."""
+        return any(step.index for step in self.path)
+
+    def flow(self, position: Callable[[cst.CSTNode], tuple[int, int] | None]) -> str:
+        """`source at 12:8 → x at 13:0 → model(x) at 14:4`: the path as a warning's text;
+        `position` gives a node's 1-based line and 0-based column (the pass's positions)."""
+        parts = []
+        last = ""
+        for step in self.path:
+            where = position(step.node)
+            text = step.what + (f" at {where[0]}:{where[1]}" if where else "")
+            if text != last:
+                parts.append(text)
+            last = text
+        return " → ".join(parts)
+
+
+Context = tuple[tuple[cst.Call, Function], ...]
+"""The calls the walk entered, innermost last: a parameter reached maps to the argument
+of the innermost call of its function."""
+
+
+@dataclass(frozen=True)
+class _Item:
+    node: cst.CSTNode
+    steps: tuple[Step, ...]  # sink first
+    context: Context
+    element: bool  # an element of the value is asked for (iteration)
+    pick: tuple[int, ...] = ()  # the element an unpacking target takes, still to find
+
+
+def origins(view: DefUse, expr: cst.BaseExpression) -> list[Origin]:
+    """The sources `expr` may come from (see the module docstring), each once per source
+    node and kind, with the first path found to it."""
+    return _Walk(view).run(expr)
+
+
+def code(node: cst.CSTNode, limit: int = 40) -> str:
+    """A node's source on one line, cut at `limit` characters (for flows' texts)."""
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Walk:
+    def __init__(self, view: DefUse) -> None:
+        self.view = view
+        self.found: dict[tuple[int, str], Origin] = {}
+        self.seen: set[tuple[int, Context, bool, tuple[int, ...]]] = set()
+        self.todo: list[_Item] = []
+
+    def run(self, expr: cst.BaseExpression) -> list[Origin]:
+        self.todo.append(_Item(expr, (Step(expr, code(expr)),), (), False))
+        budget = BUDGET
+        while self.todo:
+            item = self.todo.pop()
+            key = (id(item.node), item.context, item.element, item.pick)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            budget -= 1
+            if budget < 0:
+                self._source("unknown", item)
+                break
+            self._visit(item)
+        return list(self.found.values())
+
+    # == helpers ========================================================================
+    def _source(self, kind: str, item: _Item) -> None:
+        key = (id(item.node), kind)
+        if key not in self.found:
+            steps = tuple(reversed(item.steps))
+            if not steps or steps[0].node is not item.node:
+                steps = (Step(item.node, code(item.node)), *steps)
+            self.found[key] = Origin(kind, item.node, steps)
+
+    def _go(
+        self,
+        item: _Item,
+        node: cst.CSTNode,
+        what: str | None = None,
+        *,
+        element: bool | None = None,
+        context: Context | None = None,
+        pick: tuple[int, ...] | None = None,
+        index: bool = False,
+    ) -> None:
+        steps = item.steps if what is None else (*item.steps, Step(node, what, index))
+        self.todo.append(
+            _Item(
+                node,
+                steps,
+                item.context if context is None else context,
+                item.element if element is None else element,
+                item.pick if pick is None else pick,
+            )
+        )
+
+    # == the walk =======================================================================
+    def _visit(self, item: _Item) -> None:
+        node = item.node
+        if isinstance(node, cst.Name):
+            self._name(item, node)
+        elif isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            self._source("constant", item)
+        elif isinstance(node, cst.ConcatenatedString):
+            self._go(item, node.left)
+            self._go(item, node.right)
+        elif isinstance(node, cst.FormattedString):
+            parts = [
+                p.expression for p in node.parts if isinstance(p, cst.FormattedStringExpression)
+            ]
+            if not parts:
+                self._source("constant", item)
+            for expression in parts:
+                self._go(item, expression, code(expression))
+        elif isinstance(node, cst.Attribute):
+            self._attribute(item, node)
+        elif isinstance(node, cst.Subscript):
+            self._go(item, node.value, code(node.value), pick=())
+            for subscript in node.slice:
+                index = subscript.slice
+                if isinstance(index, cst.Index):
+                    what = f"indexed by {code(index.value)}"
+                    self._go(item, index.value, what, element=False, pick=(), index=True)
+                elif isinstance(index, cst.Slice):
+                    for bound in (index.lower, index.upper):
+                        if bound is not None:
+                            what = f"sliced by {code(bound)}"
+                            self._go(item, bound, what, element=False, pick=(), index=True)
+        elif isinstance(node, cst.Call):
+            self._call(item, node)
+        elif isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+            self._go(item, node.left)
+            self._go(item, node.right)
+        elif isinstance(node, cst.UnaryOperation):
+            self._go(item, node.expression)
+        elif isinstance(node, cst.Comparison):
+            self._go(item, node.left)
+            for target in node.comparisons:
+                self._go(item, target.comparator)
+        elif isinstance(node, cst.IfExp):
+            self._go(item, node.body)
+            self._go(item, node.orelse)
+        elif isinstance(node, (cst.Tuple, cst.List)) and item.pick:
+            first, rest = item.pick[0], item.pick[1:]
+            chosen = node.elements[first] if first < len(node.elements) else None
+            if chosen is None or any(isinstance(e, cst.StarredElement) for e in node.elements):
+                for element in node.elements:
+                    self._go(item, element.value, element=False, pick=())
+            else:
+                self._go(item, chosen.value, element=False, pick=rest)
+        elif isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            if not node.elements:
+                self._source("constant", item)
+            for element in node.elements:
+                self._go(item, element.value, element=False)
+        elif isinstance(node, cst.Dict):
+            if not node.elements:
+                self._source("constant", item)
+            for entry in node.elements:
+                if isinstance(entry, cst.DictElement):
+                    self._go(item, entry.value, element=False)
+                else:
+                    self._go(item, entry.value, element=False)
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            self._go(item, node.elt, element=False)
+        elif isinstance(node, cst.DictComp):
+            self._go(item, node.value, element=False)
+        elif isinstance(node, (cst.Await, cst.NamedExpr)):
+            self._go(item, node.expression if isinstance(node, cst.Await) else node.value)
+        elif isinstance(node, cst.StarredElement):
+            self._go(item, node.value)
+        elif isinstance(node, cst.Lambda):
+            self._source("definition", item)
+        else:
+            self._source("unknown", item)
+
+    def _name(self, item: _Item, node: cst.Name) -> None:
+        if node.value in ("True", "False", "None"):
+            self._source("constant", item)
+            return
+        found = self.view.definitions(node)
+        if not found:
+            self._source("global", item)
+            return
+        for definition in found:
+            self._definition(item, definition)
+
+    def _definition(self, item: _Item, definition: Definition) -> None:
+        kind = definition.kind
+        target = definition.target
+        if kind == "param":
+            assert isinstance(target, cst.Param)
+            self._parameter(item, target)
+            return
+        if kind == "import":
+            self._source("import", _Item(target, item.steps, item.context, item.element))
+            return
+        if kind in ("def", "class"):
+            self._source("definition", _Item(definition.statement, item.steps, (), False))
+            return
+        value = definition.value
+        if value is None:
+            self._source("unknown", _Item(target, item.steps, item.context, item.element))
+            return
+        what = code(target) if kind != "for" else f"{code(target)} (each of {code(value)})"
+        pick = definition.element
+        if kind != "for":
+            value, pick = _element_of(value, pick)
+        element = True if kind == "for" else item.element
+        steps = (*item.steps, Step(target, what))
+        self.todo.append(_Item(value, steps, item.context, element, (*pick, *item.pick)))
+
+    def _parameter(self, item: _Item, param: cst.Param) -> None:
+        function = self.view.functions.get(self._owner(param))  # type: ignore[arg-type]
+        if function is None:
+            self._source("parameter", _Item(param, item.steps, (), item.element))
+            return
+        context = item.context
+        # the call the walk came through, else every call of the module
+        sites: list[tuple[cst.Call, Context]] = []
+        for index in range(len(context) - 1, -1, -1):
+            call, callee = context[index]
+            if callee is function:
+                sites = [(call, context[:index])]
+                break
+        if not sites:
+            sites = [(call, ()) for call in self.view.call_sites(function)]
+        bound = False
+        for call, outer in sites:
+            argument = _argument(call, function, param)
+            if argument is not None:
+                bound = True
+                self._go(
+                    _Item(param, item.steps, outer, item.element),
+                    argument,
+                    f"{param.name.value} = {code(argument)}",
+                )
+        if param.default is not None:
+            bound = True
+            self._go(item, param.default, f"{param.name.value} = {code(param.default)}")
+        if not bound:
+            self._source(
+                "parameter",
+                _Item(param, (*item.steps, Step(param, param.name.value)), (), item.element),
+            )
+
+    def _owner(self, param: cst.Param) -> cst.CSTNode | None:
+        for ancestor in self.view.ancestors(param):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return ancestor
+        return None
+
+    def _attribute(self, item: _Item, node: cst.Attribute) -> None:
+        receiver = node.value
+        if isinstance(receiver, cst.Name):
+            owner = self._self_class(receiver)
+            if owner is not None:
+                found = self.view.attribute_definitions(owner, node.attr.value)
+                if not found:
+                    if self.view.method(owner, node.attr.value) is not None:
+                        self._source("definition", item)
+                    else:
+                        self._source("attribute", item)
+                for definition in found:
+                    self._definition(item, definition)
+                return
+            if self.view.imported(receiver):  # `torch.float32`, `np.pi`: another module's
+                self._source("import", item)
+                return
+        # `args.x = v` anywhere is a store into what `args` holds: the receiver's walk
+        # finds it among `args`'s definitions
+        self._go(item, receiver, code(receiver))
+
+    def _self_class(self, name: cst.Name) -> cst.ClassDef | None:
+        """The class whose instance `name` is when it is a method's `self`."""
+        scope: Scope | None = self.view.scope_of(name)
+        while scope is not None and not isinstance(scope, cst.Module):
+            function = self.view.functions.get(scope)
+            if function is not None and function.owner is not None:
+                return function.owner if function.self_name == name.value else None
+            scope = self.view.outer(scope)
+        return None
+
+    def _call(self, item: _Item, call: cst.Call) -> None:
+        func = call.func
+        last = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else (func.value if isinstance(func, cst.Name) else "")
+        )
+        depth = len(item.context)
+        # this module's class: an instance, or (asked for an element) what it iterates to
+        owner = self.view.class_called(call)
+        if owner is not None:
+            self._instance(item, call, owner)
+            return
+        callees = self.view.callees(call)
+        if isinstance(func, cst.Name) and callees and depth < MAX_CALLS:
+            for callee in callees:
+                self._enter(item, call, callee)
+            return
+        if isinstance(func, cst.Name) and last in ELEMENT and call.args:
+            self._go(item, call.args[0].value, f"{last}()", element=True)
+            return
+        if isinstance(func, cst.Name) and last in TRANSPARENT:
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            if item.element and item.pick and last in ("zip", "enumerate"):
+                first, rest = item.pick[0], item.pick[1:]
+                if last == "enumerate":
+                    if first == 0:
+                        self._source("constant", item)  # the counter
+                        return
+                    first = 0
+                if first < len(positional):
+                    self._go(item, positional[first], code(positional[first]), pick=rest)
+                    return
+            one = len(call.args) == 1
+            for arg in call.args:
+                self._go(item, arg.value, code(arg.value), pick=None if one else ())
+            if not call.args:
+                self._source("call", item)
+            return
+        if isinstance(func, cst.Attribute):
+            root = func.value
+            while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
+                root = root.func if isinstance(root, cst.Call) else root.value
+            library = isinstance(root, cst.Name) and self.view.imported(root)
+            if library and last not in TRANSPARENT:
+                self._source("call", item)  # torch.zeros(...), np.random.permutation(n)
+                return
+            if library:
+                for arg in call.args:
+                    self._go(item, arg.value, code(arg.value))
+                return
+            if last == "__next__":
+                self._go(item, func.value, "__next__()", element=True)
+                return
+            methods = [c for c in callees if self._method_of_receiver(c, func.value)]
+            if methods and depth < MAX_CALLS:
+                for callee in methods:
+                    self._enter(item, call, callee)
+                return
+            # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
+            self._go(item, func.value, f"{code(func.value)}.{last}()")
+            for arg in call.args:
+                self._go(item, arg.value, code(arg.value), element=False, pick=())
+            return
+        self._source("call", item)
+
+    def _method_of_receiver(self, callee: Function, receiver: cst.BaseExpression) -> bool:
+        """`receiver.m(...)` runs `callee` (a method named m): the receiver is `self` of
+        its class, or an instance of it built in this module; any receiver where the
+        module's method name is unique to one class."""
+        if isinstance(receiver, cst.Name):
+            owner = self._self_class(receiver)
+            if owner is not None:
+                return callee.owner is owner or self.view.method(owner, callee.name) is callee
+        return True
+
+    def _enter(self, item: _Item, call: cst.Call, callee: Function) -> None:
+        context = (*item.context, (call, callee))
+        values = callee.yields if (item.element and callee.yields) else callee.returns
+        if item.element and callee.yields:
+            element = False
+        else:
+            element = item.element
+        what = f"{callee.name}() returns" if not callee.yields else f"{callee.name}() yields"
+        if not values:
+            self._source("call", item)
+            return
+        for value in values:
+            self._go(item, value, f"{what} {code(value)}", element=element, context=context)
+
+    def _instance(self, item: _Item, call: cst.Call, owner: cst.ClassDef) -> None:
+        if not item.element:
+            self._source("instance", item)
+            return
+        context = item.context
+        init = self.view.method(owner, "__init__")
+        if init is not None:
+            context = (*context, (call, init))
+        for name in ("__next__", "__iter__", "__getitem__"):
+            method = self.view.method(owner, name)
+            if method is None:
+                continue
+            if name == "__iter__" and not method.yields:
+                continue  # `return self`: its __next__ answers
+            values = method.yields if method.yields else method.returns
+            for value in values:
+                self._go(
+                    item,
+                    value,
+                    f"{owner.name.value}.{name}() gives {code(value)}",
+                    element=False,
+                    context=context,
+                )
+            return
+        self._source("instance", item)
+
+
+def _element_of(
+    value: cst.BaseExpression, path: tuple[int, ...]
+) -> tuple[cst.BaseExpression, tuple[int, ...]]:
+    """The element an unpacking target takes: `a, b = x, y` gives b y; where the value is
+    not a literal of that shape, the value and the part of the path still to take (a
+    function's returned tuple takes it later)."""
+    for depth, index in enumerate(path):
+        if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
+            element = value.elements[index]
+            if isinstance(element, cst.StarredElement):
+                return value, ()
+            value = element.value
+        else:
+            return value, path[depth:]
+    return value, ()
+
+
+def _argument(call: cst.Call, function: Function, param: cst.Param) -> cst.BaseExpression | None:
+    """What `call` passes for `param` (keyword, position, or a star argument's whole
+    value); None where it passes nothing."""
+    name = param.name.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    params = function.params
+    skip = (
+        1
+        if function.self_name is not None and isinstance(call.func, (cst.Attribute, cst.Name))
+        else 0
+    )
+    if skip and isinstance(call.func, cst.Name) and function.name != "__init__":
+        skip = 0  # a plain function call of a name bound to a method: unusual, read as written
+    try:
+        index = params.index(param) - skip
+    except ValueError:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    for position, arg in enumerate(positional):
+        if arg.star:
+            return arg.value
+        if position == index:
+            return arg.value
+    return None

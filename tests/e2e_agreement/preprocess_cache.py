@@ -1,0 +1,76 @@
+"""A preprocess-once cache, written then read right after (issue 29).
+
+`if not os.path.isfile(CACHE): ... pickle.dump(data, f)` then `pickle.load`: the write goes
+to rank 0, and every other rank read the file before rank 0 had finished it
+(FileNotFoundError, or a truncated pickle). The same with np.save in one function and
+np.load in another, and a vocabulary written in a `with` that does more than write. The rank
+named by E2E_SLOW_RANK is 1.1 s late (rank 0: while writing).
+"""
+
+import json
+import os
+import pickle
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+CACHE = "cache.pkl"
+
+
+def slow(rank):
+    if os.environ.get("E2E_SLOW_RANK") == rank and os.environ.get("RANK", "0") == rank:
+        time.sleep(1.1)
+
+
+def preprocess():
+    torch.manual_seed(0)
+    return {"x": torch.randn(32, 4), "y": torch.randint(0, 2, (32,))}
+
+
+def save_features(x):
+    slow("0")
+    np.save("features.npy", x.numpy() * 2)
+
+
+def load_features():
+    return torch.from_numpy(np.load("features.npy"))
+
+
+def vocabulary():
+    if not os.path.exists("vocab.json"):
+        with open("vocab.json", "w") as f:
+            slow("0")  # inside the `with`: opened on os.devnull off rank 0, not guarded whole
+            json.dump(["a", "b"], f)
+    with open("vocab.json") as f:
+        return json.load(f)
+
+
+def main():
+    slow("1")
+    assert vocabulary() == ["a", "b"]
+    if not os.path.isfile(CACHE):
+        data = preprocess()
+        slow("0")
+        with open(CACHE, "wb") as f:
+            pickle.dump(data, f)
+    with open(CACHE, "rb") as f:
+        data = pickle.load(f)
+    save_features(data["x"])
+    features = load_features()
+    loader = DataLoader(TensorDataset(features, data["y"]), batch_size=8, shuffle=True)
+    model = nn.DataParallel(nn.Linear(4, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    files = sorted(p for p in os.listdir(".") if not p.startswith("rank"))
+    print("cache:", files)
+
+
+if __name__ == "__main__":
+    main()

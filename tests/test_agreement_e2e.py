@@ -1,0 +1,163 @@
+"""Ranks agree on what they share (issue 29), end to end: the scripts of tests/e2e_agreement/
+migrated and run under torchrun x2 from a clean folder, twice: once with rank 0 made slower
+and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one launch each.
+
+Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
+return (stamped_attribute); a run directory named by the first free index
+(first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
+by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a run name
+from another module's helper and a checkpoint saved in another module (across_modules).
+Each run must
+end on every rank with one run directory, each file written once, and every read seeing the
+finished file (a rank that reads too early raises, and the driver records it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dp2ddp import migrate_source
+from dp2ddp.options import MigrateOptions
+from dp2ddp.program.migrate import plan_programs, write_plan
+from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
+
+pytestmark = pytest.mark.e2e
+
+CASES = Path(__file__).resolve().parent / "e2e_agreement"
+DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
+NAMES = ("stamped_attribute", "first_free_index", "preprocess_cache", "stdin_answer")
+#: Multi-module programs (folders), each run through its train.py, migrated as a program.
+PROGRAMS = ("across_modules",)
+#: The answer piped into the launch's stdin (stdin_answer reads it).
+ANSWER = "exp42"
+TIMEOUT_S = 240
+
+
+def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
+    """Migrate the scripts into root/scripts/ and run them under torchrun x2, with
+    E2E_SLOW_RANK=slow_rank and ANSWER on stdin."""
+    folder = root / "scripts"
+    folder.mkdir(parents=True)
+    scripts = []
+    for name in NAMES:
+        result = migrate_source((CASES / f"{name}.py").read_text(), filename=f"{name}.py")
+        assert result.changed, name
+        assert not result.diagnostics, (name, result.diagnostics)
+        (folder / f"{name}.py").write_text(result.code)
+        scripts.append(str(folder / f"{name}.py"))
+    for name in PROGRAMS:
+        shutil.copytree(CASES / name, root / name)
+        entry = root / name / "train.py"
+        write_plan(plan_programs([str(entry)], MigrateOptions()))
+        scripts.append(str(entry))
+    out = root / "out"
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        str(DRIVER),
+        str(out),
+        *scripts,
+    ]
+    try:
+        proc = subprocess.run(
+            command,
+            cwd=root,
+            env=env,
+            input=ANSWER + "\n",
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as error:
+        output = error.stdout if isinstance(error.stdout, str) else ""
+        raise AssertionError(f"a hang: no end after {TIMEOUT_S}s\n{output}") from error
+    return proc.returncode, proc.stdout + proc.stderr, out
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["rank0_slow", "rank1_slow"])
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    slow_rank: int = request.param
+    code, console, out = _launch(tmp_path_factory.mktemp(f"slow{slow_rank}"), slow_rank)
+    folder = out / "scripts"
+    for name in (*NAMES, *PROGRAMS):
+        ran = out / name / "train" if name in PROGRAMS else folder / name
+        for rank in (0, 1):
+            path = ran / f"rank{rank}.status.json"
+            status = json.loads(path.read_text()) if path.exists() else None
+            stderr = ran / f"rank{rank}.stderr"
+            assert status is not None and status["ok"], (
+                f"{name} rank {rank} (rank {slow_rank} slow): {status}\n"
+                f"{stderr.read_text()[-3000:] if stderr.exists() else ''}\n{console[-3000:]}"
+            )
+    if code != 0:  # torch's known abort at process exit, after every script finished
+        assert KNOWN_EXIT_ABORT in console, console[-4000:]
+    return folder
+
+
+def test_across_modules_one_directory_and_a_finished_checkpoint(run: Path) -> None:
+    """naming.run_name() read the clock on every rank: rank 0's value names one directory;
+    trainer.fit() saved on rank 0, and train.py's load waited for it."""
+    folder = run.parent / "across_modules" / "train"
+    made = list((folder / "runs").iterdir())
+    assert len(made) == 1, made
+    assert [p.name for p in made[0].iterdir()] == ["best.pt"]
+    assert _printed_in(folder) == ("runs: 1\n", "")
+
+
+def _printed(folder: Path, name: str) -> tuple[str, str]:
+    return _printed_in(folder / name)
+
+
+def _printed_in(folder: Path) -> tuple[str, str]:
+    return (folder / "rank0.stdout").read_text(), (folder / "rank1.stdout").read_text()
+
+
+def test_one_stamped_directory_each(run: Path) -> None:
+    """args.save, cfg["log_dir"] and stamp()'s return take rank 0's clock: one directory
+    each, and rank 1's torch.load found rank 0's checkpoint."""
+    folder = run / "stamped_attribute"
+    for parent in ("runs", "logs", "best"):
+        made = list((folder / parent).iterdir())
+        assert len(made) == 1, made
+    assert [p.name for p in (folder / "logs").iterdir()][0].startswith("run_")
+    assert [p.name for p in next((folder / "runs").iterdir()).iterdir()] == ["model.pt"]
+    assert (next((folder / "logs").iterdir()) / "done.txt").read_text() == "done\n"
+    assert _printed(run, "stamped_attribute") == ("runs: 1 1 1\n", "")
+
+
+def test_one_first_free_index_directory(run: Path) -> None:
+    """The rank that looks second takes rank 0's answers: one exp_0, not exp_0 and exp_1."""
+    folder = run / "first_free_index"
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["exp_0"]
+    assert [p.name for p in (folder / "exp_0").iterdir()] == ["model.pt"]
+    assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
+
+
+def test_cache_written_once_and_read_finished(run: Path) -> None:
+    """Both ranks read the cache and the features only after rank 0 had written them."""
+    folder = run / "preprocess_cache"
+    files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
+    assert files == ["cache.pkl", "features.npy", "vocab.json"]
+    want = "cache: ['cache.pkl', 'features.npy', 'vocab.json']\n"
+    assert _printed(run, "preprocess_cache") == (want, "")
+
+
+def test_piped_answer_used_on_every_rank(run: Path) -> None:
+    """Rank 0 read the piped line (the prompt printed once), rank 1 got its answer."""
+    folder = run / "stdin_answer"
+    assert [p.name for p in (folder / "runs").iterdir()] == [ANSWER]
+    for rank in (0, 1):
+        assert (folder / f"answer{rank}.txt").read_text() == ANSWER
+    assert _printed(run, "stdin_answer") == (f"experiment name: runs: ['{ANSWER}']\n", "")

@@ -1,0 +1,123 @@
+"""The flow view (dp2ddp/flow): definitions, uses, call sites and origins with their paths."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow import Origin, code, origins, view
+
+SOURCE = """
+import time
+
+import numpy as np
+import torch
+
+X = np.load("x.npy")
+
+
+def get_batch(source, i):
+    seq_len = min(35, len(source) - 1 - i)
+    data = source[i:i + seq_len]
+    target = source[i + 1:i + 1 + seq_len].view(-1)
+    return data, target
+
+
+train_data = batchify(torch.randint(0, 100, (1000,)), 20)
+
+
+class It:
+    def __init__(self, X, bs):
+        self.X = X
+        self.bs = bs
+
+    def __iter__(self):
+        for i in range(0, len(self.X), self.bs):
+            yield self.X[i:i + self.bs], i
+
+
+def gen(a):
+    for k in range(3):
+        yield a[k]
+
+
+def train(args):
+    hidden = model.init_hidden(20)
+    i = 0
+    while i < train_data.size(0) - 1:
+        data, targets = get_batch(train_data, i)
+        out, hidden = model(data, hidden)
+        i += 35
+    perm = np.random.permutation(len(X))
+    for j in range(0, len(X), 4):
+        idx = perm[j:j + 4]
+        x = torch.from_numpy(X[idx])
+        model(x)
+    for xb, step in It(X, 4):
+        model(xb)
+    for t, w in zip(gen(X), X):
+        model(t)
+    args.save = "{}-{}".format(args.save, time.strftime("%H"))
+    model(f"{args.save}/x")
+"""
+
+
+def _model_calls() -> list[list[Origin]]:
+    module = cst.parse_module(SOURCE)
+    flow = view(module)
+    assert view(module) is flow  # built once per tree
+    return [
+        origins(flow, call.args[0].value)
+        for call in flow.calls
+        if isinstance(call.func, cst.Name) and call.func.value == "model"
+    ]
+
+
+def _data(found: list[Origin]) -> set[str]:
+    return {f"{o.kind} {code(o.node, 80)}" for o in found if not o.selects}
+
+
+def test_helper_return_unpacked_to_its_element() -> None:
+    first = _model_calls()[0]
+    assert _data(first) == {"call batchify(torch.randint(0, 100, (1000,)), 20)"}
+    (source,) = [o for o in first if o.kind == "call" and not o.selects]
+    text = source.flow(lambda node: None)
+    assert text.startswith("batchify(")
+    assert "source = train_data" in text and "get_batch() returns" in text
+    selects = {code(o.node) for o in first if o.selects}
+    assert "35" in selects and "0" in selects  # the while loop's `i = 0`, `i += 35`
+
+
+def test_index_array_and_array() -> None:
+    found = _model_calls()[1]
+    assert _data(found) == {'call np.load("x.npy")'}
+    assert any(o.selects and code(o.node).startswith("np.random.permutation") for o in found)
+
+
+def test_iterator_class_and_generator_through_zip() -> None:
+    calls = _model_calls()
+    assert _data(calls[2]) == {'call np.load("x.npy")'}  # It.__iter__ yields self.X[...]
+    assert _data(calls[3]) == {'call np.load("x.npy")'}  # gen(X) yields a[k], zip's first
+
+
+def test_format_of_attribute_store_reaches_the_clock() -> None:
+    found = _model_calls()[4]
+    kinds = {f"{o.kind} {code(o.node, 80)}" for o in found}
+    assert 'call time.strftime("%H")' in kinds
+    assert any(o.kind == "parameter" and code(o.node) == "args" for o in found)
+
+
+def test_call_sites_and_uses() -> None:
+    module = cst.parse_module(SOURCE)
+    flow = view(module)
+    (get_batch,) = flow.function_named("get_batch")
+    assert [code(c) for c in flow.call_sites(get_batch)] == ["get_batch(train_data, i)"]
+    assert [p.name.value for p in get_batch.params] == ["source", "i"]
+    assert len(flow.uses(module, "train_data")) == 2
+
+
+def test_deep_tree_is_walked_without_recursion() -> None:
+    deep = "x = " + " + ".join(["a"] * 3000) + "\nmodel(x)\n"
+    module = cst.parse_module("a = 1\n" + deep)
+    flow = view(module)
+    (call,) = [c for c in flow.calls if code(c.func) == "model"]
+    assert {o.kind for o in origins(flow, call.args[0].value)} == {"constant"}
