@@ -95,8 +95,17 @@ NAMES = (
     "unused_parameters",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
-#: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
-BATCHES = ("lm_batchify", "iterator_batches")
+#: model batchified by hand with DataParallel(model, dim=1), and an iterator class; issue 28:
+#: the language model in a `while` loop with chunks each carrying a hidden state, in a
+#: `range` loop with the hidden state from model.init_hidden(batch_size) (per rank now),
+#: and batches cut from numpy arrays by an index array of a shared permutation.
+BATCHES = (
+    "lm_batchify",
+    "iterator_batches",
+    "lm_while_chunks",
+    "lm_range_hidden",
+    "numpy_index_batches",
+)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +116,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for name in (*NAMES, *BATCHES, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
-    assert "DP037" not in codes["lm_batchify"] | codes["iterator_batches"]
+    assert not {"DP037", "DP047"} & set().union(*(codes[name] for name in BATCHES))
+    assert "ddp_per_rank_batch(BATCH)" in scripts["lm_while_chunks"].read_text()
+    assert "ddp_per_rank_batch(batch_size)" in scripts["lm_range_hidden"].read_text()
+    assert "x = ddp_shard_batch(x)" in scripts["numpy_index_batches"].read_text()
     for name in ("gradient_penalty", "gradient_penalty_update"):
         # rewritten, not warned: the penalty's forward through D.module, then the average
         assert "DP023" not in codes[name], codes[name]
@@ -169,7 +181,7 @@ def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> 
     )
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
-    assert ("(2+2)" if name == "lm_batchify" else "(4+4)") in report.sharding, report.sharding
+    assert ("(2+2)" if name.startswith("lm_") else "(4+4)") in report.sharding, report.sharding
 
 
 def test_loader_behind_a_progress_bar_is_sharded_once(tmp_path: Path) -> None:

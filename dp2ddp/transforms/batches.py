@@ -43,9 +43,12 @@ import re
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, Origin, code, origins, view
+from dp2ddp.flow.origins import _argument
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
+    NO_GRAD,
     assigned_value,
     call_named,
     counts,
@@ -60,6 +63,20 @@ from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
 
 SHARD = "ddp_shard_batch"
+SAME_RANDOM = "ddp_same_random"
+#: Library calls whose result is sized by their arguments: state built for the batch.
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
+#: Factories sized like a tensor they are given (sized by the batch they meet).
+_LIKE = frozenset({"zeros_like", "ones_like", "full_like", "empty_like", "randn_like", "rand_like"})
+#: Calls given the model's output that compare nothing with it.
+_NOT_COMPARING = frozenset({"print", "format", "append", "extend", "write", "log", "info"})
+#: Builtins and library calls whose result is a number or a size, not a batch.
+_SCALARS = frozenset({"len", "min", "max", "int", "float", "size", "range", "item", "numel"})
+#: Methods that move data across the split dim (a source split before them is not the
+#: batch split after them).
+_ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxes"})
+#: torch's random draws (numpy's and Python's: their module prefix).
+_TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
 ROUNDS = "ddp_rank_batches"
 PER_RANK = "ddp_per_rank_batch"
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
@@ -113,6 +130,7 @@ class ShardBatches(LoaderImports):
             self._dim_text = text if text is not None else " / ".join(sorted(dims))
         self._known = bool(dims)
         handled: list[cst.For | cst.While] = []
+        self._warned: set[cst.CSTNode] = set()
         for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
@@ -125,6 +143,9 @@ class ShardBatches(LoaderImports):
             planned = self._plan_loop(loop) if isinstance(loop, cst.For) else self._plan_while(loop)
             if planned:
                 handled.append(loop)
+        self._same_random: set[cst.CSTNode] = set()
+        if self._dim is not None and not self.state.options.per_process_batch:
+            self._prove(node, nodes)
         return True
 
     # == analysis =======================================================================
@@ -176,13 +197,17 @@ class ShardBatches(LoaderImports):
             return False
         iterable = self.code(self._batch_source(loop.iter))
         producers: list[tuple[cst.SimpleStatementLine, cst.Assign]] = []
+        selectors: list[cst.Assign] = []
         body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
         for statement in body:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             assign = statement.body[0]
             if isinstance(assign, cst.Assign) and self._produces(assign.value, counters):
-                producers.append((statement, assign))
+                if self._selects_only(assign, loop):
+                    selectors.append(assign)
+                else:
+                    producers.append((statement, assign))
         produced = {id(assign.value) for _, assign in producers}
         inline = [
             n
@@ -192,6 +217,7 @@ class ShardBatches(LoaderImports):
             and not any(
                 n is value or self._inside(n, value) for value in _values(producers, produced)
             )
+            and not any(self._inside(n, selector) for selector in selectors)
         ]
         if not producers:
             if inline:
@@ -247,6 +273,30 @@ class ShardBatches(LoaderImports):
                 f"{self._each()}",
             )
         return True
+
+    def _selects_only(self, assign: cst.Assign, loop: cst.For) -> bool:
+        """The statement binds an index array (`idx = perm[i:i + bs]`) the loop only uses
+        to select the batch (`X[idx]`): the batch is what it selects (split by the proof,
+        `_prove`), not the index array (which ddp_shard_batch, splitting tensors, may
+        not even cut)."""
+        names = {n for t in assign.targets for n in target_names(t.target)}
+        uses = [
+            n
+            for n in walk(loop.body)
+            if isinstance(n, cst.Name) and n.value in names and not self._inside(n, assign)
+        ]
+        return bool(uses) and all(
+            any(isinstance(a, cst.SubscriptElement) for a in self._ancestors_to(n, loop))
+            for n in uses
+        )
+
+    def _ancestors_to(self, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+        found = []
+        current = self.parent(node)
+        while current is not None and current is not stop:
+            found.append(current)
+            current = self.parent(current)
+        return found
 
     def _micro_batches(self, loop: cst.For | cst.While, names: set[str]) -> str | None:
         """A batch cut into micro-batches of a fixed size by an inner loop (`for j in
@@ -552,6 +602,443 @@ class ShardBatches(LoaderImports):
             return None
         return target
 
+    # == the proof: every batch reaching the model is this rank's part =================
+    def _prove(self, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
+        """For each call of a wrapped model in a training loop, follow every tensor it is
+        given (and the targets its output is compared with) back to its sources
+        (dp2ddp/flow): a loader (the data pass shards it), a split of this pass, the
+        model's own output, a constant, state the loop builds (sized per rank here), or a
+        batch nobody split: split it where it enters the loop (or, along a dim other than
+        the one the loop steps along, where the source is built), else DP047 with the flow."""
+        if not self.state.wrapped:
+            return
+        flow = view(module)
+        wrapped = set(self.state.wrapped)
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if self.code(call.func) not in wrapped:
+                continue
+            loop = self._training_loop(flow, call)
+            if loop is None or SHARD in self.code(loop.body):
+                continue
+            if any(a in self._warned for a in (loop, *flow.ancestors(loop))):
+                continue  # DP037 said it
+            if any(self._is_loader(u) for u in self._loop_sources(loop)):
+                continue
+            self._prove_call(flow, call, loop, wrapped)
+
+    def _prove_call(
+        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
+    ) -> None:
+        """One model call: its inputs first (split where unproved, else DP047); where the
+        batch it gets is this rank's part, the targets compared with its output and the
+        state sized by the batch follow it."""
+        per_rank = False
+        states: list[Origin] = []
+
+        def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
+            return self.code(other.func) in wrapped
+
+        for value in (a.value for a in call.args):
+            for origin in origins(flow, value, stop):
+                verdict = self._classify(flow, origin, wrapped)
+                if verdict == "state":
+                    states.append(origin)
+                elif verdict == "sharded":
+                    per_rank = True
+                elif verdict == "batch":
+                    if not self._split_on_path(flow, origin, loop):
+                        self.warn(
+                            call,
+                            "DP047",
+                            f"{self.code(value)} in {self.code(call)} comes from "
+                            f"{code(origin.node)} ({origin.kind}): "
+                            f"{origin.flow(self._position)}; every rank gets all of it",
+                        )
+                        return
+                    per_rank = True
+        if not per_rank:
+            return
+        for value in self._targets(flow, call, loop):
+            for origin in origins(flow, value, stop):
+                if origin.selects or origin.kind in ("constant", "definition", "global"):
+                    continue
+                node = origin.node
+                if isinstance(node, cst.Call) and (
+                    self.code(node.func) in wrapped
+                    or name_of(node.func).startswith("ddp_")
+                    or self._is_loader(node)
+                ):
+                    continue
+                if isinstance(node, cst.Call) and name_of(node.func) in _FACTORIES | _LIKE:
+                    if self._state_factory(origin) and (not origin.cut or origin.entered()):
+                        states.append(origin)
+                        continue
+                    if not origin.cut and not _constant_sizes(node):
+                        continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
+                if not self._split_on_path(flow, origin, loop):
+                    self.warn(
+                        call,
+                        "DP047",
+                        f"the target {self.code(value)} compared with {self.code(call)}'s "
+                        f"output comes from {code(node)} ({origin.kind}): "
+                        f"{origin.flow(self._position)}; it cannot be split as the batch is",
+                    )
+                    return
+        for origin in states:
+            self._per_rank_state(flow, origin, call)
+
+    def _training_loop(self, flow: DefUse, call: cst.Call) -> cst.For | cst.While | None:
+        """The innermost training loop around `call` in its own function; None for a
+        call under `torch.no_grad()` (an evaluation: left whole, as the loops' rules do)."""
+        for ancestor in flow.ancestors(call):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(ancestor, cst.With) and any(
+                self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
+            ):
+                return None
+            if isinstance(ancestor, (cst.For, cst.While)) and is_training_loop(
+                ancestor, self.qualified_names
+            ):
+                return ancestor
+        return None
+
+    def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
+        if not isinstance(loop, cst.For):
+            return []
+        return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
+
+    def _targets(
+        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
+    ) -> list[cst.BaseExpression]:
+        """What the model's output is compared with: the other operands of a call,
+        operation or comparison given the output (`mse_loss(model(x), y)`,
+        `criterion(out.view(-1, n), t)`, `(model(x) - y)`)."""
+        outputs: set[str] = set()
+        statement = flow.statement_of(call)
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and small.value is call:
+                    for target in small.targets:
+                        outputs |= target_names(target.target)
+
+        def given(operand: cst.BaseExpression) -> bool:
+            """The operand is the output: the call or an output name, through methods,
+            attributes and items (`out.view(-1, n)`, `model(x).squeeze()`, `out[0]`)."""
+            while True:
+                if operand is call:
+                    return True
+                if isinstance(operand, cst.Name):
+                    return operand.value in outputs
+                if isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute):
+                    operand = operand.func.value
+                elif isinstance(operand, (cst.Attribute, cst.Subscript)):
+                    operand = operand.value
+                elif isinstance(operand, cst.UnaryOperation):
+                    operand = operand.expression
+                else:
+                    return False
+
+        found: list[cst.BaseExpression] = []
+        for other in walk(loop.body):
+            operands: list[cst.BaseExpression]
+            if isinstance(other, cst.Call) and other is not call:
+                operands = [a.value for a in other.args if a.keyword is None and not a.star]
+                if (
+                    len(operands) != 2
+                    or self.code(other.func) in self.state.wrapped
+                    or name_of(other.func) in _NOT_COMPARING
+                    or any(
+                        n.startswith("torch.autograd.") for n in self.qualified_names(other.func)
+                    )
+                ):
+                    continue  # a loss takes (output, target); not a print, a gradient
+            elif isinstance(other, cst.BinaryOperation):
+                operands = [other.left, other.right]
+            elif isinstance(other, cst.Comparison):
+                operands = [other.left, *(c.comparator for c in other.comparisons)]
+            else:
+                continue
+            if len(operands) < 2:
+                continue
+            if any(given(o) for o in operands):
+                found += [
+                    o
+                    for o in operands
+                    if not given(o)
+                    and not any(
+                        isinstance(n, cst.Call) and self.code(n.func) in self.state.wrapped
+                        for n in walk(o)
+                    )
+                ]
+        return found
+
+    def _classify(self, flow: DefUse, origin: Origin, wrapped: set[str]) -> str:
+        """ok (same on every rank, already this rank's, or sharded), state (built by the
+        program, sized along the split dim), batch (data nobody split yet)."""
+        if origin.selects:
+            if origin.selection and origin.kind == "call" and self._draws(origin.node):
+                self._share_draw(flow, origin)
+            return "ok"
+        if origin.kind in ("constant", "definition", "global", "attribute"):
+            return "ok"
+        if self._on_split(flow, origin):
+            return "sharded"
+        if self._state_factory(origin) and (not origin.cut or origin.entered()):
+            return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
+        if not origin.cut:
+            # the same value at every step, not a batch cut from data: every rank computes
+            # all of it, and the averaged update is DataParallel's (noise drawn in the loop
+            # is the randomness rules' question)
+            return "ok"
+        node = origin.node
+        if origin.kind == "call" and isinstance(node, cst.Call):
+            spelled = self.code(node.func)
+            if spelled in wrapped:
+                return "ok"  # the model's output: this rank's already
+            if name_of(node.func).startswith("ddp_") or self._is_loader(node):
+                return "sharded"
+
+            if name_of(node.func) in _SCALARS:
+                return "ok"
+        return "batch"
+
+    def _state_factory(self, origin: Origin) -> bool:
+        return isinstance(origin.node, cst.Call) and self._sized_along_dim(origin.node) is not None
+
+    def _draws(self, call: cst.CSTNode) -> bool:
+        if not isinstance(call, cst.Call):
+            return False
+        return any(
+            n.startswith(("numpy.random.", "random.")) or n in _TORCH_DRAWS
+            for n in self.qualified_names(call.func)
+        )
+
+    def _share_draw(self, flow: DefUse, origin: Origin) -> None:
+        """A random draw that selects the batch (`perm = np.random.permutation(n)`,
+        `idx = perm[i:i + bs]`): each rank would draw its own and the parts it keeps would
+        overlap; drawn inside `with ddp_same_random():` every rank cuts its part of rank 0's
+        draw (templates/helpers/same_random.py.j2), as DataParallel cut one draw."""
+        statement = flow.statement_of(origin.node)
+        if statement in self._same_random or SAME_RANDOM in self.code(statement):
+            return
+        if any(
+            isinstance(a, cst.With) and SAME_RANDOM in self.code(a.items[0])
+            for a in flow.ancestors(statement)
+        ):
+            return
+        self._same_random.add(statement)
+        self.state.helpers.update({"same_random", "rank0_value"})
+        self.record(
+            statement,
+            f"{code(origin.node)} selects training batches: drawn alike on every rank "
+            "(ddp_same_random), so the ranks' parts of each batch do not overlap",
+        )
+
+    def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:
+        """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`), for a
+        tensor factory of a library (not of this module)."""
+        if name_of(call.func) not in _FACTORIES or not isinstance(call.func, cst.Attribute):
+            return None
+        sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+            sizes = [e.value for e in sizes[0].elements]
+        if self._dim is None or self._dim >= len(sizes):
+            return None
+        size = sizes[self._dim]
+        return size if isinstance(size, cst.Name) else None
+
+    def _per_rank_state(self, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
+        """State sized by the batch (`model.init_hidden(bsz)` -> `torch.zeros(1, bsz, h)`)
+        going into a model whose batch is split: the size takes this rank's part,
+        `ddp_per_rank_batch(B)`, where the loop's code gives it (the argument of the call
+        the flow came through, so a helper that also builds evaluation state is not
+        changed), else at the factory."""
+        factory = origin.node
+        assert isinstance(factory, cst.Call)
+        size = self._sized_along_dim(factory)
+        if size is None:
+            return
+        expr: cst.BaseExpression = size
+        for entered in reversed(origin.entered()):
+            if not isinstance(expr, cst.Name):
+                break
+            param = [
+                d.target
+                for d in flow.definitions(expr)
+                if d.kind == "param" and isinstance(d.target, cst.Param)
+            ]
+            if not param:
+                break
+            argument = None
+            for callee in flow.callees(entered):
+                if param[0] in callee.params:
+                    argument = _argument(entered, callee, param[0])
+            if argument is None:
+                break
+            expr = argument
+        if expr in self._swap or PER_RANK in self.code(expr):
+            return
+        self._swap[expr] = call_named(PER_RANK, cst.Arg(expr.deep_clone()))
+        self.state.helpers.add("per_rank_batch")
+        self.record(
+            expr,
+            f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
+            f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
+            f"{self._dim} ({origin.flow(self._position)})",
+        )
+
+    def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+        """The batch's path goes through a loader (the data pass shards it) or a split
+        (planned here or written before), or one is planned now: where the batch enters
+        the loop (after the statement binding it, or at the top of the loop whose target
+        it is), at its source (along a dim other than the one the loop steps along), or
+        at the call itself, as DataParallel's scatter did."""
+        if self._on_split(flow, origin):
+            return True
+        if origin.kind != "call":
+            return False  # a parameter, an import...: what it holds is not this module's
+        if self._split_source_of(flow, origin, loop):
+            return True
+        for node in (step.node for step in origin.path):  # where the batch enters the loop
+            if not isinstance(node, cst.Name) or not self._inside(node, loop):
+                continue
+            small = _binding(flow, node)
+            if isinstance(small, cst.Assign):
+                if self._split_after_binding(flow, small, origin):
+                    return True
+                break
+            if isinstance(small, cst.For) and (small is loop or self._inside(small, loop)):
+                if self._split_loop_target(small, origin):
+                    return True
+                break
+        return self._split_at_call(flow, origin)
+
+    def _split_after_binding(self, flow: DefUse, assign: cst.Assign, origin: Origin) -> bool:
+        """`xb, yb = X[i:i + n], Y[i:i + n]` in the loop: split right after it (inputs and
+        targets bound together are split together)."""
+        statement = flow.statement_of(assign)
+        if len(assign.targets) != 1 or not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        target = assign.targets[0].target
+        if not _plain_target(target) or len(statement.body) != 1:
+            return False
+        if statement not in self._split_after:
+            self._split_after[statement] = [self._split_statement(target)]
+            self.state.helpers.add("shard_batch")
+            self.record(
+                statement,
+                f"{self.code(target)} (a batch reaching the model) split {self._along()}: "
+                f"{self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _split_loop_target(self, loop: cst.For, origin: Origin) -> bool:
+        """`for real in batches:` in (or as) the training loop: split at the top of it."""
+        batch = self._batch_target(loop)
+        if (
+            batch is None
+            or not _plain_target(batch)
+            or not isinstance(loop.body, cst.IndentedBlock)
+        ):
+            return False
+        if loop not in self._split_top:
+            self._split_top[loop] = [self._split_statement(batch)]
+            self.state.helpers.add("shard_batch")
+            self.record(
+                loop,
+                f"every {self.code(batch)} of {self.code(self._batch_source(loop.iter))} split "
+                f"{self._along()}: {self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _on_split(self, flow: DefUse, origin: Origin) -> bool:
+        """The path goes through a loader or a split (planned here or written before)."""
+        for node in (step.node for step in origin.path):
+            statement = flow.statement_of(node)
+            if statement in self._split_after or node in self._swap:
+                return True
+            for ancestor in flow.ancestors(node):
+                if (
+                    isinstance(ancestor, cst.For)
+                    and self._inside(node, ancestor.target)
+                    and (
+                        ancestor in self._split_top
+                        or any(self._inside(k, ancestor.iter) for k in self._swap)
+                    )
+                ):
+                    return True
+            if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and self._is_loader(node):
+                return True
+            if isinstance(node, cst.Call) and name_of(node.func) in (SHARD, ROUNDS):
+                return True
+        return False
+
+    def _split_at_call(self, flow: DefUse, origin: Origin) -> bool:
+        """No statement of the loop binds the batch (`model(xb[j:j + 4])`, a batch bound
+        outside the loop): split where it meets the model (or, for a target, the model's
+        output), as DataParallel's scatter did at that call. A method chain on a name
+        (`targets.reshape(-1)`) is split at the name, before it is reshaped."""
+        sink = origin.path[-1].node
+        if not isinstance(sink, cst.BaseExpression):
+            return False
+        root = sink
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+            root = root.func.value
+        if isinstance(root, cst.Name):
+            sink = root
+        if sink not in self._swap:
+            self._swap[sink] = self._shard_call(sink.deep_clone())
+            self.state.helpers.add("shard_batch")
+            self.record(
+                sink,
+                f"{self.code(sink)} split where it meets the model, {self._along()}: "
+                f"{self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _split_source_of(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+        """Along a dim other than 0, a source bound outside the loop and only sliced by
+        rows on the way from there to the model (`train_data = batchify(data, B)`,
+        `source[i:i + n]`): split where it is bound (the last binding before the loop);
+        each rank then steps through its columns, as DataParallel's scatter gave each GPU
+        its columns of every batch."""
+        if not self._dim:
+            return False
+        path = origin.path
+        last = None
+        for index, step in enumerate(path):
+            if isinstance(step.node, cst.Name) and not self._inside(step.node, loop):
+                small = _binding(flow, step.node)
+                if isinstance(small, cst.Assign) and not self._inside(small, loop):
+                    last = (index, small)
+        if last is None:
+            return False
+        index, binding = last
+        if len(binding.targets) != 1 or not isinstance(binding.targets[0].target, cst.Name):
+            return False
+        for step in path[index:]:
+            parent = flow.parent(step.node)
+            if isinstance(parent, cst.Subscript) and parent.value is step.node:
+                if len(parent.slice) != 1:
+                    return False  # a slice along more than the first dim
+            if (
+                isinstance(parent, cst.Attribute)
+                and parent.value is step.node
+                and parent.attr.value in _ACROSS
+            ):
+                return False
+        if binding.value not in self._swap:
+            self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
+            self.state.helpers.add("shard_batch")
+            self.record(
+                binding,
+                f"{self.code(binding.targets[0].target)} split {self._along()} where it is "
+                f"bound: the loop slices rows of it, {self._each()} "
+                f"({origin.flow(self._position)})",
+            )
+        return True
+
     # == edits ==========================================================================
     def _along(self) -> str:
         where = (
@@ -602,6 +1089,7 @@ class ShardBatches(LoaderImports):
         )
 
     def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
+        self._warned.add(loop)
         self.warn(loop, "DP037", f"{iterable} ({why}); every rank trains on every batch")
 
     # == rewriting ======================================================================
@@ -622,7 +1110,40 @@ class ShardBatches(LoaderImports):
         after = self._split_after.get(original_node)
         if after and isinstance(updated_node, cst.SimpleStatementLine):
             return cst.FlattenSentinel([updated_node, *after])
+        if original_node in self._same_random and isinstance(
+            updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            return cst.With(
+                items=[cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))],
+                body=cst.IndentedBlock(body=[updated_node.with_changes(leading_lines=[])]),
+                leading_lines=updated_node.leading_lines,
+            )
         return super().on_leave(original_node, updated_node)
+
+
+def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _constant_sizes(call: cst.Call) -> bool:
+    """`torch.randn(32, 4)`: sized by literals (data, not sized by what it meets)."""
+    sizes = [a.value for a in call.args if a.keyword is None]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [e.value for e in sizes[0].elements]
+    return bool(sizes) and all(isinstance(v, cst.Integer) for v in sizes)
+
+
+def _binding(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
+    """The Assign or For whose target `name` is part of (None for a use)."""
+    for ancestor in flow.ancestors(name):
+        if isinstance(ancestor, cst.AssignTarget):
+            parent = flow.parent(ancestor)
+            return parent if isinstance(parent, cst.Assign) else None
+        if isinstance(ancestor, cst.For):
+            return ancestor if ancestor.target is name or name in walk(ancestor.target) else None
+        if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            return None
+    return None
 
 
 def _plain_target(target: cst.BaseExpression) -> bool:
