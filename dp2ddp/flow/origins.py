@@ -468,11 +468,11 @@ class _Walk:
             return
         if isinstance(func, cst.Attribute):
             root = func.value
-            while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
-                root = root.func if isinstance(root, cst.Call) else root.value
+            while isinstance(root, cst.Attribute):  # `torch.nn.functional.one_hot`
+                root = root.value
             library = isinstance(root, cst.Name) and self.view.imported(root)
             if library and last not in TRANSPARENT:
-                self._source("call", item)  # torch.zeros(...), np.random.permutation(n)
+                self._library(item, call)  # torch.zeros(...), np.random.permutation(n)
                 return
             if library:
                 for arg in call.args:
@@ -492,7 +492,23 @@ class _Walk:
             for arg in call.args:  # a method's arguments shape the value (a dtype, a dim)
                 self._go(item, arg.value, code(arg.value), element=False, pick=(), shapes=True)
             return
+        self._library(item, call)
+
+    def _library(self, item: _Item, call: cst.Call) -> None:
+        """A call the walk does not enter (a library's, a builtin): a source of its own, and
+        its positional arguments are what it may compute from (`F.one_hot(data, n)`,
+        `np.load(path)`, `os.path.join(a, b)`), its keywords what shapes it."""
         self._source("call", item)
+        entered = _Item(
+            call,
+            (*item.steps, Step(call, code(call))),
+            item.context,
+            False,
+            selects=item.selects,
+        )
+        for arg in call.args:
+            shapes = arg.keyword is not None
+            self._go(entered, arg.value, code(arg.value), pick=(), shapes=shapes)
 
     def _method_of_receiver(self, callee: Function, receiver: cst.BaseExpression) -> bool:
         """`receiver.m(...)` runs `callee` (a method named m): the receiver is `self` of

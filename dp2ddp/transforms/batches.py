@@ -52,7 +52,6 @@ from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     counts,
-    enclosing_function,
     iterated,
     name_of,
     variables_under,
@@ -85,8 +84,6 @@ _RESHAPES = frozenset(
     {"view", "reshape", "flatten", "t", "transpose", "permute", "squeeze", "unsqueeze"}
     | {"view_as", "reshape_as", "contiguous_view", "unflatten", "movedim", "swapaxes"}
 )
-#: The batch size a source was batchified with: an argument spelled like one.
-_BATCH_ARG = re.compile(r"(?:^|_)(?:bsz|batch_?size|bs)$", re.IGNORECASE)
 
 
 class ShardBatches(LoaderImports):
@@ -262,8 +259,7 @@ class ShardBatches(LoaderImports):
         for statement, assign in producers:
             helper = self._helper(assign.value, counters)
             if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
-                self._split_source(loop, assign.value, helper)
-                continue
+                continue  # split at its source by the proof (`_split_source_of`)
             target = assign.targets[-1].target
             self._split_after.setdefault(statement, []).append(self._split_statement(target))
             self.state.helpers.add("shard_batch")
@@ -413,103 +409,6 @@ class ShardBatches(LoaderImports):
             and n.func.attr.value in _RESHAPES
             for n in walk(function.body)
         )
-
-    def _split_source(
-        self, loop: cst.For, call: cst.BaseExpression, helper: cst.FunctionDef
-    ) -> None:
-        """`source = batchify(data, B)` -> `source = ddp_shard_batch(batchify(data, B),
-        dim=D)` (once, where the source is bound; else at the call, `get_batch(
-        ddp_shard_batch(source, dim=D), i)`), and B sized per rank in the loop's function."""
-        assert isinstance(call, cst.Call)
-        source = call.args[0].value
-        binding = self._source_binding(source)
-        if binding is not None:
-            if binding.value not in self._swap:
-                self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
-                self.record(
-                    binding,
-                    f"{self.code(source)} split {self._along()} where it is built, as "
-                    f"{helper.name.value}() reshapes what it slices from it: {self._each()}",
-                )
-        else:
-            self._swap[source] = self._shard_call(source.deep_clone())
-            self.record(
-                call,
-                f"{self.code(source)} split {self._along()} before {helper.name.value}() "
-                f"slices it (it reshapes what it returns): {self._each()}",
-            )
-        self.state.helpers.add("shard_batch")
-        found = self._batchified_with(binding)
-        if found is None:
-            return
-        size, batchify = found
-        scope: cst.CSTNode | None = enclosing_function(loop, self)
-        if scope is None:
-            return
-        spelled = self.code(size)
-        for node in walk(scope):
-            if (
-                isinstance(node, cst.Arg)
-                and self.code(node.value) == spelled
-                and node.value is not size
-                and not self._inside(node, call)
-                and not self._in_call_of(node, batchify)
-                and node.value not in self._swap
-            ):
-                self._swap[node.value] = call_named(PER_RANK, cst.Arg(node.value.deep_clone()))
-                self.state.helpers.add("per_rank_batch")
-                self.record(
-                    node,
-                    f"{spelled} sizes per-batch state: each rank holds "
-                    f"{PER_RANK}({spelled}) columns of {self.code(source)}",
-                )
-
-    def _in_call_of(self, node: cst.CSTNode, func: str) -> bool:
-        """`node` is an argument of a call of `func` (another source batchified alike)."""
-        call = self.parent(node)
-        return isinstance(call, cst.Call) and self.code(call.func) == func
-
-    def _source_binding(self, source: cst.BaseExpression) -> cst.Assign | None:
-        """The one statement binding `source` (`train_data = batchify(...)`), where it is
-        bound once in the module and not to a function's parameter."""
-        if not isinstance(source, (cst.Name, cst.Attribute)):
-            return None
-        spelled = self.code(source)
-        function = enclosing_function(source, self)
-        if function is not None and any(p.name.value == spelled for p in function.params.params):
-            return None
-        found = [
-            node
-            for node in walk(self._module_root(source))
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-            and any(
-                self.code(t) == spelled
-                for t in (
-                    [t.target for t in node.targets]
-                    if isinstance(node, cst.Assign)
-                    else [node.target]
-                )
-            )
-        ]
-        if len(found) != 1 or not isinstance(found[0], cst.Assign):
-            return None
-        if len(found[0].targets) != 1 or not isinstance(found[0].value, cst.Call):
-            return None
-        return found[0]
-
-    def _batchified_with(self, binding: cst.Assign | None) -> tuple[cst.BaseExpression, str] | None:
-        """B in `source = batchify(data, B)`: the argument spelled like a batch size, else
-        the second positional one; and how the builder is called."""
-        if binding is None or not isinstance(binding.value, cst.Call):
-            return None
-        bound = binding.value
-        for arg in bound.args:
-            if _BATCH_ARG.search(name_of(arg.value)) or (
-                arg.keyword is not None and _BATCH_ARG.search(arg.keyword.value)
-            ):
-                return arg.value, self.code(bound.func)
-        positional = [a.value for a in bound.args if a.keyword is None and not a.star]
-        return (positional[1], self.code(bound.func)) if len(positional) == 2 else None
 
     def _module_root(self, node: cst.CSTNode) -> cst.CSTNode:
         current = node
@@ -1006,11 +905,20 @@ class ShardBatches(LoaderImports):
         if not self._dim:
             return False
         path = origin.path
+        scopes: list[cst.CSTNode] = []  # the loop's scope and those around it
+        scope: cst.CSTNode | None = flow.scope_of(loop)
+        while scope is not None:
+            scopes.append(scope)
+            scope = flow.outer(scope)  # type: ignore[arg-type]
         last = None
         for index, step in enumerate(path):
             if isinstance(step.node, cst.Name) and not self._inside(step.node, loop):
                 small = _binding(flow, step.node)
-                if isinstance(small, cst.Assign) and not self._inside(small, loop):
+                if (
+                    isinstance(small, cst.Assign)
+                    and not self._inside(small, loop)
+                    and flow.scope_of(small) in scopes  # not inside a helper it calls
+                ):
                     last = (index, small)
         if last is None:
             return False
