@@ -356,8 +356,8 @@ class DefUse:
         node: cst.CSTNode = name
         while True:
             parent = self._parent.get(node)
-            if parent is None:
-                return every
+            if parent is None:  # the module's top: what comes after the use cannot reach it
+                return found or every
             if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 for definition in every:  # its parameters, the enclosing scopes' bindings
                     if id(parent.body) not in inside[id(definition)]:
@@ -381,7 +381,16 @@ class DefUse:
             if isinstance(parent, (cst.For, cst.While)) and node is parent.body:
                 for definition in every:
                     if id(parent.body) in inside[id(definition)]:
-                        add(definition)
+                        add(definition)  # the previous iteration's
+                if isinstance(parent, cst.For):
+                    bound = [d for d in every if id(parent.target) in inside[id(d)]]
+                    if bound or any(d.target is parent.target for d in every):
+                        for definition in every:
+                            if definition.target is parent.target:
+                                add(definition)
+                        for definition in bound:
+                            add(definition)
+                        return found  # each iteration binds the target first
             node = parent
 
     def definitions_in(self, scope: Scope, name: str) -> list[Definition]:

@@ -137,11 +137,13 @@ class ShardBatches(LoaderImports):
             if SHARD in self.code(loop.body) or ROUNDS in self.code(header):
                 handled.append(loop)  # migrated before: a fixed point
                 continue
-            planned = self._plan_loop(loop) if isinstance(loop, cst.For) else self._plan_while(loop)
+            # a while loop's batches (`x, y = next(it)`, `xb = X[n * bs:(n + 1) * bs]`) are
+            # the proof's (`_prove`): split where they enter the loop
+            planned = isinstance(loop, cst.For) and self._plan_loop(loop)
             if planned:
                 handled.append(loop)
         self._same_random: set[cst.CSTNode] = set()
-        if self._dim is not None and not self.state.options.per_process_batch:
+        if self._dim is not None:
             self._prove(node, nodes)
         return True
 
@@ -316,44 +318,6 @@ class ShardBatches(LoaderImports):
                     f"({self.code(n)}): split, each rank would run fewer of them"
                 )
         return None
-
-    def _plan_while(self, loop: cst.While) -> bool:
-        """`while ...: x, y = next(it)`: split after the statement (slices by a counter of a
-        `while` loop are DP005's, in the hazards pass)."""
-        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
-        producers = [
-            (statement, statement.body[0])
-            for statement in body
-            if isinstance(statement, cst.SimpleStatementLine)
-            and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign)
-            and self._next_of_batches(statement.body[0].value)
-        ]
-        if not producers:
-            return False
-        for statement, assign in producers:
-            assert isinstance(assign, cst.Assign)
-            call = assign.value
-            assert isinstance(call, cst.Call)
-            iterable = self.code(call.args[0].value)
-            target = assign.targets[-1].target
-            if len(assign.targets) != 1 or not _plain_target(target):
-                self._warn(loop, iterable, "the batch is not bound to plain names")
-            elif self._dim is None:
-                self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
-            elif (micro := self._micro_batches(loop, target_names(target))) is not None:
-                self._warn(loop, iterable, micro)
-            elif self.state.options.per_process_batch:
-                self._warn(loop, iterable, "--per-process-batch: next() batches are not dealt")
-            else:
-                self._split_after.setdefault(statement, []).append(self._split_statement(target))
-                self.state.helpers.add("shard_batch")
-                self.record(
-                    statement,
-                    f"{self.code(target)} (a batch of {iterable}) split {self._along()}: "
-                    f"{self._each()}",
-                )
-        return True
 
     def _next_of_batches(self, value: cst.BaseExpression) -> bool:
         """`next(it)` of something that is not a DataLoader."""
@@ -538,8 +502,14 @@ class ShardBatches(LoaderImports):
             return self.code(other.func) in wrapped
 
         for value in (a.value for a in call.args):
-            for origin in origins(flow, value, stop):
+            found = origins(flow, value, stop)
+            # selected by an index each rank takes its own of (`for i in
+            # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
+            dealt = any(o.selects and self._on_split(flow, o) for o in found)
+            for origin in found:
                 verdict = self._classify(flow, origin, wrapped)
+                if dealt and verdict == "batch":
+                    verdict = "sharded"
                 if verdict == "state":
                     states.append(origin)
                 elif verdict == "sharded":
@@ -551,14 +521,18 @@ class ShardBatches(LoaderImports):
                             "DP047",
                             f"{self.code(value)} in {self.code(call)} comes from "
                             f"{code(origin.node)} ({origin.kind}): "
-                            f"{origin.flow(self._position)}; every rank gets all of it",
+                            f"{origin.flow(self._position)}; every rank gets all of it"
+                            + self._per_process_note(),
                         )
                         return
                     per_rank = True
         if not per_rank:
             return
         for value in self._targets(flow, call, loop):
-            for origin in origins(flow, value, stop):
+            found = origins(flow, value, stop)
+            if any(o.selects and self._on_split(flow, o) for o in found):
+                continue  # selected by an index each rank takes its own of
+            for origin in found:
                 if origin.selects or origin.kind in ("constant", "definition", "global"):
                     continue
                 node = origin.node
@@ -585,6 +559,11 @@ class ShardBatches(LoaderImports):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
+
+    def _per_process_note(self) -> str:
+        if self.state.options.per_process_batch:
+            return " (--per-process-batch deals out whole batches of a loop's iterable only)"
+        return ""
 
     def _training_loop(self, flow: DefUse, call: cst.Call) -> cst.For | cst.While | None:
         """The innermost training loop around `call` in its own function; None for a
@@ -795,6 +774,8 @@ class ShardBatches(LoaderImports):
         at the call itself, as DataParallel's scatter did."""
         if self._on_split(flow, origin):
             return True
+        if self.state.options.per_process_batch:
+            return False  # whole batches in turn: only loops over batches are dealt out
         if origin.kind != "call":
             return False  # a parameter, an import...: what it holds is not this module's
         if self._split_source_of(flow, origin, loop):
@@ -860,10 +841,12 @@ class ShardBatches(LoaderImports):
             for ancestor in flow.ancestors(node):
                 if (
                     isinstance(ancestor, cst.For)
-                    and self._inside(node, ancestor.target)
+                    and (node is ancestor.target or self._inside(node, ancestor.target))
                     and (
                         ancestor in self._split_top
-                        or any(self._inside(k, ancestor.iter) for k in self._swap)
+                        or any(
+                            k is ancestor.iter or self._inside(k, ancestor.iter) for k in self._swap
+                        )
                     )
                 ):
                     return True
