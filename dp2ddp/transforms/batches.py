@@ -288,7 +288,7 @@ class ShardBatches(LoaderImports):
             for n in uses
         )
 
-    def _ancestors_to(self, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+    def _ancestors_to(self, node: cst.CSTNode, stop: cst.CSTNode | None) -> list[cst.CSTNode]:
         found = []
         current = self.parent(node)
         while current is not None and current is not stop:
@@ -475,18 +475,19 @@ class ShardBatches(LoaderImports):
         the one the loop steps along, where the source is built), else DP047 with the flow."""
         if not self.state.wrapped:
             return
-        flow = view(module)
         wrapped = set(self.state.wrapped)
+        flow: DefUse | None = None  # built for the first call that needs it
         for call in (n for n in nodes if isinstance(n, cst.Call)):
             if self.code(call.func) not in wrapped:
                 continue
-            loop = self._training_loop(flow, call)
+            loop = self._training_loop(call)
             if loop is None or SHARD in self.code(loop.body):
                 continue
-            if any(a in self._warned for a in (loop, *flow.ancestors(loop))):
+            if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             if any(self._is_loader(u) for u in self._loop_sources(loop)):
                 continue
+            flow = flow or view(module)
             self._prove_call(flow, call, loop, wrapped)
 
     def _prove_call(
@@ -565,10 +566,10 @@ class ShardBatches(LoaderImports):
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
 
-    def _training_loop(self, flow: DefUse, call: cst.Call) -> cst.For | cst.While | None:
+    def _training_loop(self, call: cst.Call) -> cst.For | cst.While | None:
         """The innermost training loop around `call` in its own function; None for a
         call under `torch.no_grad()` (an evaluation: left whole, as the loops' rules do)."""
-        for ancestor in flow.ancestors(call):
+        for ancestor in self._ancestors_to(call, None):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return None
             if isinstance(ancestor, cst.With) and any(
