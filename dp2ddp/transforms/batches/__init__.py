@@ -1,0 +1,386 @@
+"""Split training batches that do not come from a DataLoader, as DataParallel did.
+
+DataParallel cut whatever batch reached the wrapped model along its `dim` and gave GPU r
+the r-th contiguous part. Under DDP only a sampler shards data, so a training loop fed by
+anything else (an iterator object, a generator, `range` with slices of a tensor, a
+`get_batch(source, i)` helper) would train every rank on the same batches. This pass finds
+those loops (loops calling `.backward()`/`optimizer.step()`, whatever module they are in)
+and gives each rank its part of every global batch, along DataParallel's `dim` (the wrap's
+`dim=`, 0 where not given or where the wrap is in another module of the program):
+
+* a loop whose target receives the batch (`for x, y in batches`, `for i, (data, target,
+  n) in enumerate(it)`): first thing in the body,
+  `x, y = ddp_shard_batch((x, y), dim=D)`: every tensor of the batch is cut along D, inputs
+  and targets together (templates/helpers/shard_batch.py.j2; it raises where the tensors
+  disagree along D, so a misaligned split cannot pass in silence);
+* a `range` loop whose body builds the batch in a statement of its own
+  (`xb, yb = X[i:i + bs], Y[i:i + bs]`, `x, y = next(it)`, `data, t = get_batch(src, i)`),
+  or a `while` loop's `x, y = next(it)`: the same split right after that statement;
+* a `get_batch(source, i)` helper of this module that reshapes what it returns (word
+  language models flatten the targets, `source[i+1:i+1+n].view(-1)`, so a split of its
+  result would not keep inputs and targets aligned): the split happens at the source
+  instead, `get_batch(ddp_shard_batch(source, dim=D), i)`, which is only right when the
+  helper steps along another dimension than D (it slices rows, D is 1: a (sequence, batch)
+  tensor whose columns are the batch). The batch size the source was batchified with
+  (`source = batchify(data, B)`) then sizes per-batch state in the loop's function
+  (`model.init_hidden(B)`): each rank holds B // WORLD_SIZE columns, so it becomes
+  `ddp_per_rank_batch(B)`.
+
+With `--per-process-batch` each rank takes whole batches in turn instead
+(`for x, y in ddp_rank_batches(batches)`): the batch keeps its per-process size and the
+global batch is WORLD_SIZE of them, as for DataLoaders.
+
+Where the split cannot be shown right, DP037 names the loop's iterable and nothing is
+changed (slices inside expressions, a helper this module cannot see, a helper that
+reshapes along the split dimension, targets that are not plain names, a `dim` that is not
+a literal). Loops over DataLoaders are the data pass's; evaluation loops (no backward)
+are left whole: every rank evaluates everything, and the figures are the original's.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import (
+    call_named,
+    counts,
+    iterated,
+    name_of,
+    variables_under,
+    walk,
+)
+from dp2ddp.transforms.batches.loops import (
+    PER_RANK,
+    ROUNDS,
+    SAME_RANDOM,
+    SHARD,
+    _plain_target,
+    _slices_with,
+    _values,
+)
+from dp2ddp.transforms.batches.proof import BatchProof
+from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
+
+#: Methods that change a tensor's shape: a helper returning their result may not keep the
+#: batch along its dimension.
+_RESHAPES = frozenset(
+    {"view", "reshape", "flatten", "t", "transpose", "permute", "squeeze", "unsqueeze"}
+    | {"view_as", "reshape_as", "contiguous_view", "unflatten", "movedim", "swapaxes"}
+)
+
+__all__ = ["PER_RANK", "ROUNDS", "SHARD", "ShardBatches"]
+
+
+class ShardBatches(BatchProof):
+    """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
+    modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
+
+    NAME = "batches"
+    DESCRIPTION = (
+        "Split training batches that do not come from a DataLoader along DataParallel's dim."
+    )
+    TRIGGERS = ("backward", ".step(")
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        #: statement -> statements to insert after it; loop -> statements at its top
+        self._split_after: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
+        self._split_top: dict[cst.For, list[cst.BaseStatement]] = {}
+        #: expressions replaced by a new one (iterables, sources, batch-size arguments)
+        self._swap: dict[cst.CSTNode, cst.BaseExpression] = {}
+        if not self.state.has_dataparallel and self.state.program is None:
+            return False
+        nodes = list(walk(node))
+        self.index(nodes)
+        self._loader_calls = {
+            c: Loader(c, {}, *self._binding(c), None)
+            for c in self._calls
+            if self.matches(c.func, DATALOADER)
+        }
+        self._functions = {n.name.value: n for n in node.body if isinstance(n, cst.FunctionDef)}
+        self._definitions: dict[str, cst.FunctionDef | cst.ClassDef] = {
+            n.name.value: n for n in node.body if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+        }
+        dims = set(self.state.scatter_dims)
+        self._wraps_here = bool(dims)
+        if not dims:  # a module of a program that does not wrap: the program's wraps
+            dims = set(self.state.hints.scatter_dims)
+        self._dim: int | None = 0
+        self._dim_text = "0"
+        if dims:
+            (text,) = dims if len(dims) == 1 else (None,)
+            self._dim = int(text) if text is not None and text.isdigit() else None
+            self._dim_text = text if text is not None else " / ".join(sorted(dims))
+        self._known = bool(dims)
+        handled: list[cst.For | cst.While] = []
+        self._warned: set[cst.CSTNode] = set()
+        for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
+            if any(self._inside(loop, outer) for outer in handled):
+                continue
+            if not is_training_loop(loop, self.qualified_names):
+                continue
+            header = loop.iter if isinstance(loop, cst.For) else loop.test
+            if SHARD in self.code(loop.body) or ROUNDS in self.code(header):
+                handled.append(loop)  # migrated before: a fixed point
+                continue
+            # a while loop's batches (`x, y = next(it)`, `xb = X[n * bs:(n + 1) * bs]`) are
+            # the proof's (`_prove`): split where they enter the loop
+            planned = isinstance(loop, cst.For) and self._plan_loop(loop)
+            if planned:
+                handled.append(loop)
+        self._same_random: set[cst.CSTNode] = set()
+        if self._dim is not None:
+            self._prove(node, nodes)
+        return True
+
+    def _plan_loop(self, loop: cst.For) -> bool:
+        """Plan the split of one training loop; True when it is settled (split or warned)."""
+        sources = iterated(loop.iter)
+        seen = [u for s in sources for u in self._unwrapped(s, 0)]
+        if any(counts(s) for s in seen):
+            return self._plan_range_loop(loop)
+        if any(self._is_loader(s) for s in seen):
+            return True  # the data pass shards it (or warns)
+        if self.state.wrapped and not self._feeds_wrapped(loop.body):
+            return False
+        iterable = self.code(self._batch_source(loop.iter))
+        batch = self._batch_target(loop)
+        if batch is not None and _plain_target(batch):
+            used = {n.value for n in variables_under(loop.body)}
+            if not target_names(batch) & used:
+                return False  # a step count, not a batch (`for step in bar:`)
+        if batch is None or not _plain_target(batch):
+            self._warn(loop, iterable, "the loop's batch is not bound to plain names")
+            return True
+        if self._dim is None:
+            self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
+            return True
+        micro = self._micro_batches(loop, target_names(batch))
+        if micro is not None:
+            self._warn(loop, iterable, micro)
+            return True
+        if self.state.options.per_process_batch:
+            self._rounds(loop, iterable)
+            return True
+        self._split_top[loop] = [self._split_statement(batch)]
+        self.state.helpers.add("shard_batch")
+        self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
+        return True
+
+    def _plan_range_loop(self, loop: cst.For) -> bool:
+        counters = target_names(loop.target)
+        if not counters:
+            return False
+        iterable = self.code(self._batch_source(loop.iter))
+        producers: list[tuple[cst.SimpleStatementLine, cst.Assign]] = []
+        selectors: list[cst.Assign] = []
+        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
+        for statement in body:
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            assign = statement.body[0]
+            if isinstance(assign, cst.Assign) and self._produces(assign.value, counters):
+                if self._selects_only(assign, loop):
+                    selectors.append(assign)
+                else:
+                    producers.append((statement, assign))
+        produced = {id(assign.value) for _, assign in producers}
+        inline = [
+            n
+            for n in walk(loop.body)
+            if isinstance(n, cst.Subscript)
+            and _slices_with(n, counters)
+            and not any(
+                n is value or self._inside(n, value) for value in _values(producers, produced)
+            )
+            and not any(self._inside(n, selector) for selector in selectors)
+        ]
+        if not producers:
+            if inline:
+                what = f"{self.code(inline[0])} is sliced inside an expression"
+                self._warn(loop, iterable, what)
+                return True
+            return False  # not a loop over batches (an epoch loop, say): look inside
+        if self._dim is None:
+            self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
+            return True
+        if inline:
+            self._warn(loop, iterable, f"{self.code(inline[0])} is sliced inside an expression")
+            return True
+        for _, assign in producers:
+            if not all(_plain_target(t.target) for t in assign.targets):
+                self._warn(loop, iterable, "the batch is not bound to plain names")
+                return True
+            helper = self._helper(assign.value, counters)
+            if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
+                if self._dim == 0:
+                    self._warn(
+                        loop,
+                        iterable,
+                        f"{helper.name.value}() reshapes the batch it slices along dim 0",
+                    )
+                    return True
+            elif helper is False:
+                call = assign.value
+                assert isinstance(call, cst.Call)
+                self._warn(
+                    loop, iterable, f"{self.code(call.func)}() is not defined in this module"
+                )
+                return True
+        names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
+        micro = self._micro_batches(loop, names)
+        if micro is not None:
+            self._warn(loop, iterable, micro)
+            return True
+        if self.state.options.per_process_batch:
+            self._rounds(loop, iterable)
+            return True
+        for statement, assign in producers:
+            helper = self._helper(assign.value, counters)
+            if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
+                continue  # split at its source by the proof (`_split_source_of`)
+            target = assign.targets[-1].target
+            self._split_after.setdefault(statement, []).append(self._split_statement(target))
+            self.state.helpers.add("shard_batch")
+            self.record(
+                statement,
+                f"{self.code(target)} (a batch of {iterable}) split {self._along()}: "
+                f"{self._each()}",
+            )
+        return True
+
+    def _selects_only(self, assign: cst.Assign, loop: cst.For) -> bool:
+        """The statement binds an index array (`idx = perm[i:i + bs]`) the loop only uses
+        to select the batch (`X[idx]`): the batch is what it selects (split by the proof,
+        `_prove`), not the index array (which ddp_shard_batch, splitting tensors, may
+        not even cut)."""
+        names = {n for t in assign.targets for n in target_names(t.target)}
+        uses = [
+            n
+            for n in walk(loop.body)
+            if isinstance(n, cst.Name) and n.value in names and not self._inside(n, assign)
+        ]
+        return bool(uses) and all(
+            any(isinstance(a, cst.SubscriptElement) for a in self._ancestors_to(n, loop))
+            for n in uses
+        )
+
+    def _micro_batches(self, loop: cst.For | cst.While, names: set[str]) -> str | None:
+        """A batch cut into micro-batches of a fixed size by an inner loop (`for j in
+        range(0, len(xb), 4): model(xb[j:j + 4])`): split, each rank would run fewer of
+        them, and gradients summed over them would shrink by WORLD_SIZE."""
+        inner = {
+            name
+            for n in walk(loop.body)
+            if isinstance(n, cst.For) and any(counts(s) for s in iterated(n.iter))
+            for name in target_names(n.target)
+        }
+        for n in walk(loop.body):
+            if (
+                isinstance(n, cst.Subscript)
+                and isinstance(n.value, cst.Name)
+                and n.value.value in names
+                and _slices_with(n, inner)
+            ):
+                return (
+                    f"{n.value.value} is cut into micro-batches of a fixed size "
+                    f"({self.code(n)}): split, each rank would run fewer of them"
+                )
+        return None
+
+    def _next_of_batches(self, value: cst.BaseExpression) -> bool:
+        """`next(it)` of something that is not a DataLoader."""
+        return (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "next"
+            and bool(value.args)
+            and not any(self._is_loader(u) for u in self._unwrapped(value.args[0].value, 0))
+        )
+
+    def _produces(self, value: cst.BaseExpression, counters: set[str]) -> bool:
+        """The statement builds the batch: slices with the loop counter, `next(it)`, or a
+        call given the counter (`get_batch(source, i)`)."""
+        parts = value.elements if isinstance(value, cst.Tuple) else [value]
+        for part in parts:
+            part_value = part.value if isinstance(part, cst.Element) else part
+            if isinstance(part_value, cst.Subscript) and _slices_with(part_value, counters):
+                return True
+        if isinstance(value, cst.Call):
+            if name_of(value.func) == "next" and isinstance(value.func, cst.Name):
+                return self._next_of_batches(value)
+            if not any(v.value in counters for a in value.args for v in variables_under(a.value)):
+                return False
+            helper = self._helper(value, counters)
+            if isinstance(helper, cst.FunctionDef):  # it slices what it is given
+                return any(
+                    isinstance(n, cst.Subscript)
+                    and bool(n.slice)
+                    and isinstance(n.slice[0].slice, cst.Slice)
+                    for n in walk(helper.body)
+                )
+            return "batch" in name_of(value.func).lower()
+        return False
+
+    def _helper(
+        self, value: cst.BaseExpression, counters: set[str]
+    ) -> cst.FunctionDef | bool | None:
+        """For `get_batch(source, i)`: its definition in this module, False where it is
+        not one; None when the statement is not such a call."""
+        if not isinstance(value, cst.Call) or (
+            isinstance(value.func, cst.Name) and value.func.value == "next"
+        ):
+            return None
+        if isinstance(value.func, cst.Name) and value.func.value in self._functions:
+            return self._functions[value.func.value]
+        return False
+
+    def _reshapes(self, function: cst.FunctionDef) -> bool:
+        return any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in _RESHAPES
+            for n in walk(function.body)
+        )
+
+    def _rounds(self, loop: cst.For, iterable: str) -> None:
+        source = self._batch_source(loop.iter)
+        self._swap[source] = call_named(ROUNDS, cst.Arg(source.deep_clone()))
+        self.state.helpers.add("rank_batches")
+        self.record(
+            loop,
+            f"batches of {iterable}: each rank takes whole batches in turn "
+            "(--per-process-batch: the global batch is WORLD_SIZE of them)",
+        )
+
+    def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
+        self._warned.add(loop)
+        self.warn(loop, "DP037", f"{iterable} ({why}); every rank trains on every batch")
+
+    def on_leave(  # type: ignore[override]  # any node may become a FlattenSentinel
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        replacement = self._swap.get(original_node)
+        if replacement is not None and isinstance(updated_node, cst.BaseExpression):
+            return replacement.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        top = self._split_top.get(original_node)  # type: ignore[call-overload]
+        if (
+            top
+            and isinstance(updated_node, cst.For)
+            and isinstance(updated_node.body, cst.IndentedBlock)
+        ):
+            body = updated_node.body
+            return updated_node.with_changes(body=body.with_changes(body=[*top, *body.body]))
+        after = self._split_after.get(original_node)
+        if after and isinstance(updated_node, cst.SimpleStatementLine):
+            return cst.FlattenSentinel([updated_node, *after])
+        if original_node in self._same_random and isinstance(
+            updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            return cst.With(
+                items=[cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))],
+                body=cst.IndentedBlock(body=[updated_node.with_changes(leading_lines=[])]),
+                leading_lines=updated_node.leading_lines,
+            )
+        return super().on_leave(original_node, updated_node)
