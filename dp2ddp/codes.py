@@ -398,6 +398,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "that expects the prefix no longer matches. Keep the old check there (leave the "
         "file out of the run: `--exclude`), or make the loader accept both.",
     ),
+    "DP047": (
+        "a batch reaching the model is not proved to be this rank's part",
+        "DataParallel split every batch its model was given over the GPUs; under DDP each "
+        "rank must be given its own part. dp2ddp follows the tensor back (the flow in the "
+        "message: source, the lines it passed, the call) and finds no sampler, no split and "
+        "no place where a split is equivalent (a loop's own batch it cannot split, state "
+        "carried from call to call). Split the batch where it is built "
+        "(ddp_shard_batch(batch, dim=D) gives this rank its contiguous part) or shard its "
+        "source with a DistributedSampler.",
+    ),
     "DP050": (
         "a fixed batch fetched once from a sharded loader",
         "`fixed_x, _ = next(iter(loader))` before training (a batch kept for sample image "

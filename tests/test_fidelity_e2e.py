@@ -104,8 +104,17 @@ NAMES = (
     "batch_noise_per_sample",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
-#: model batchified by hand with DataParallel(model, dim=1), and an iterator class.
-BATCHES = ("lm_batchify", "iterator_batches")
+#: model batchified by hand with DataParallel(model, dim=1), and an iterator class; issue 28:
+#: the language model in a `while` loop with chunks each carrying a hidden state, in a
+#: `range` loop with the hidden state from model.init_hidden(batch_size) (per rank now),
+#: and batches cut from numpy arrays by an index array of a shared permutation.
+BATCHES = (
+    "lm_batchify",
+    "iterator_batches",
+    "lm_while_chunks",
+    "lm_range_hidden",
+    "numpy_index_batches",
+)
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
 #: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed
 #: batch fetched once before training for sample images stays the global batch
@@ -121,7 +130,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for name in (*NAMES, *BATCHES, *DRAWS, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
-    assert "DP037" not in codes["lm_batchify"] | codes["iterator_batches"]
+    assert not {"DP037", "DP047"} & set().union(*(codes[name] for name in BATCHES))
+    assert "ddp_per_rank_batch(BATCH)" in scripts["lm_while_chunks"].read_text()
+    assert "ddp_per_rank_batch(batch_size)" in scripts["lm_range_hidden"].read_text()
+    assert "x = ddp_shard_batch(x)" in scripts["numpy_index_batches"].read_text()
     for name in ("gradient_penalty", "gradient_penalty_update"):
         # rewritten, not warned: the penalty's forward through D.module, then the average
         assert "DP023" not in codes[name], codes[name]
@@ -191,7 +203,9 @@ def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> 
     )
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
-    assert ("(2+2)" if name == "lm_batchify" else "(4+4)") in report.sharding, report.sharding
+    # per step, all model calls together: the chunked model runs two calls of 2 columns
+    want = {"lm_batchify": "(2+2)", "lm_range_hidden": "(2+2)"}.get(name, "(4+4)")
+    assert want in report.sharding, report.sharding
 
 
 @pytest.mark.parametrize("name", DRAWS)

@@ -6,17 +6,27 @@ backward questions over it. The API:
 
 ``view(module) -> DefUse``  (flow/defuse.py) the module's view, built once per tree:
     ``definitions(name)`` the bindings a use of a Name may read (each a ``Definition``:
-    target, value, kind, statement, element path of an unpacking);
+    target, value, kind, statement, element path of an unpacking); ``reaching(name)`` the
+    same narrowed by the blocks around the use (a plain earlier binding hides older ones, a
+    loop's target and body bindings kept; what origins uses);
     ``uses(scope, name)``; ``attribute_definitions(cls, attr)`` (``self.attr = ...`` in
     its methods); ``functions`` (node -> ``Function``: params, returns, yields, owner
     class); ``call_sites(function)``; ``callees(call)``; ``class_called(call)``;
     ``method(cls, name)``; ``parent(node)``, ``ancestors(node)``, ``scope_of(node)``,
     ``statement_of(node)``; ``imported(name)``; ``calls`` (every Call of the module).
 
-``origins(view, expr) -> list[Origin]``  (flow/origins.py) the sources a value may come
-    from: each ``Origin`` has a ``kind`` (constant, call, parameter, import, global,
+``origins(view, expr, stop=None) -> list[Origin]``  (flow/origins.py) the sources a value
+    may come from: each ``Origin`` has a ``kind`` (constant, call, parameter, import, global,
     definition, instance, attribute, unknown), its ``node`` and ``path`` (``Step``s, source
-    first: node + what happened there). ``origin.flow(position)`` renders the path as
+    first: node + what happened there). ``stop(call)``: calls not to go through (a model's
+    call: its output is a source). ``origin.selects``: the source only selects or shapes the
+    value (`X[idx]`'s idx, a `.view(n)` argument, `dtype=`), ``origin.selection``: only as a
+    key/index/slice bound; ``origin.cut``: the value is a part of the source's (sliced,
+    indexed, iterated); ``origin.entered()``: the module's calls the path went through (a
+    parameter on it is bound by the argument of that call). A library or builtin call is a
+    source and its positional arguments are followed too (`os.path.join(a, b)`: a, b).
+    One data path and one selecting path are kept per source. ``origin.flow(position)``
+    renders the path as
     ``torch.randn(4, 3) at 12:8 → x at 13:0 → model(x) at 14:4`` for a warning, with the
     pass's positions (the view computes none: positions cost a code generation).
 

@@ -331,6 +331,68 @@ class DefUse:
         scope = self._scope_defining(self.scope_of(name), name.value)
         return self._defs.get(scope, {}).get(name.value, [])
 
+    def reaching(self, name: cst.Name) -> list[Definition]:
+        """The bindings that may reach this use, narrowed by the blocks around it: walking
+        out from the use, a plain binding earlier in the same block (`x = ...` as a
+        statement of its own) hides everything before it; a binding nested in an earlier
+        statement (an if, a loop) may or may not run, so it is kept and the walk goes on;
+        leaving a loop's body adds the loop's own bindings (the previous iteration's).
+        Bindings outside the use's function (module globals, closures) are kept where the
+        walk reaches the function's edge. Falls back to `definitions` where it is unsure."""
+        every = self.definitions(name)
+        if len(every) <= 1:
+            return every
+        inside: dict[int, set[int]] = {
+            id(d): {id(a) for a in self.ancestors(d.target)} for d in every
+        }
+        found: list[Definition] = []
+        seen: set[int] = set()
+
+        def add(definition: Definition) -> None:
+            if id(definition) not in seen:
+                seen.add(id(definition))
+                found.append(definition)
+
+        node: cst.CSTNode = name
+        while True:
+            parent = self._parent.get(node)
+            if parent is None:  # the module's top: what comes after the use cannot reach it
+                return found or every
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                for definition in every:  # its parameters, the enclosing scopes' bindings
+                    if id(parent.body) not in inside[id(definition)]:
+                        add(definition)
+                return found
+            body = getattr(parent, "body", None)
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)) and isinstance(
+                body, tuple | list
+            ):
+                statements = list(body)
+                if node in statements:
+                    for statement in reversed(statements[: statements.index(node)]):
+                        here = [d for d in every if id(statement) in inside[id(d)]]
+                        plain = isinstance(statement, cst.SimpleStatementLine) and any(
+                            d.kind in ("assign", "annassign") for d in here
+                        )
+                        for definition in here:
+                            add(definition)
+                        if plain and all(d.kind != "augassign" for d in here):  # `x += 1` reads x
+                            return found
+            if isinstance(parent, (cst.For, cst.While)) and node is parent.body:
+                for definition in every:
+                    if id(parent.body) in inside[id(definition)]:
+                        add(definition)  # the previous iteration's
+                if isinstance(parent, cst.For):
+                    bound = [d for d in every if id(parent.target) in inside[id(d)]]
+                    if bound or any(d.target is parent.target for d in every):
+                        for definition in every:
+                            if definition.target is parent.target:
+                                add(definition)
+                        for definition in bound:
+                            add(definition)
+                        return found  # each iteration binds the target first
+            node = parent
+
     def definitions_in(self, scope: Scope, name: str) -> list[Definition]:
         return self._defs.get(scope, {}).get(name, [])
 

@@ -66,6 +66,9 @@ class Step:
     node: cst.CSTNode
     what: str
     index: bool = False  # the value selects (a key, an index, a slice's bound)
+    shapes: bool = False  # the value shapes it (a method's argument: `x.view(n)`, a dtype=)
+    call: bool = False  # a call of this module's function the walk entered (node: the Call)
+    cut: bool = False  # the value is a part of this node's (sliced, indexed, iterated)
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,8 +83,26 @@ class Origin:
     @property
     def selects(self) -> bool:
         """The source reaches the value as a key, index or slice bound (`X[idx]`: the
-        sources of idx), not as the data itself."""
-        return any(step.index for step in self.path)
+        sources of idx) or as an argument that shapes it (`x.view(n)`, `dtype=`,
+        `"{}".format(a)`), not as the data itself."""
+        return any(step.index or step.shapes for step in self.path)
+
+    @property
+    def selection(self) -> bool:
+        """The source reaches the value only as a key, index or slice bound."""
+        return any(step.index for step in self.path) and not any(step.shapes for step in self.path)
+
+    @property
+    def cut(self) -> bool:
+        """The value is a part of the source's (a slice, an item, an element of an
+        iteration) on the way: a batch cut from data, not the data whole."""
+        return any(step.cut for step in self.path)
+
+    def entered(self) -> list[cst.Call]:
+        """The calls of the module's functions the path went through, source side first
+        (a parameter on the path is bound by the argument of the first such call of its
+        function after it)."""
+        return [s.node for s in self.path if s.call and isinstance(s.node, cst.Call)]
 
     def flow(self, position: Callable[[cst.CSTNode], tuple[int, int] | None]) -> str:
         """`source at 12:8 → x at 13:0 → model(x) at 14:4`: the path as a warning's text;
@@ -109,25 +130,35 @@ class _Item:
     context: Context
     element: bool  # an element of the value is asked for (iteration)
     pick: tuple[int, ...] = ()  # the element an unpacking target takes, still to find
+    selects: bool = False  # some step so far selects or shapes (see Origin.selects)
 
 
-def origins(view: DefUse, expr: cst.BaseExpression) -> list[Origin]:
+def origins(
+    view: DefUse,
+    expr: cst.BaseExpression,
+    stop: Callable[[cst.Call], bool] | None = None,
+) -> list[Origin]:
     """The sources `expr` may come from (see the module docstring), each once per source
-    node and kind, with the first path found to it."""
-    return _Walk(view).run(expr)
+    node, kind and role (data or selection), with the first path found to it. `stop`: calls
+    the walk must not enter or go through (a wrapped model's call: its output is a source
+    of kind `call`)."""
+    return _Walk(view, stop).run(expr)
 
 
 def code(node: cst.CSTNode, limit: int = 40) -> str:
     """A node's source on one line, cut at `limit` characters (for flows' texts)."""
+    if isinstance(node, cst.Param):
+        node = node.name
     text = " ".join(cst.Module([]).code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class _Walk:
-    def __init__(self, view: DefUse) -> None:
+    def __init__(self, view: DefUse, stop: Callable[[cst.Call], bool] | None = None) -> None:
         self.view = view
-        self.found: dict[tuple[int, str], Origin] = {}
-        self.seen: set[tuple[int, Context, bool, tuple[int, ...]]] = set()
+        self.stop = stop
+        self.found: dict[tuple[int, str, bool], Origin] = {}
+        self.seen: set[tuple[int, Context, bool, tuple[int, ...], bool]] = set()
         self.todo: list[_Item] = []
 
     def run(self, expr: cst.BaseExpression) -> list[Origin]:
@@ -135,7 +166,7 @@ class _Walk:
         budget = BUDGET
         while self.todo:
             item = self.todo.pop()
-            key = (id(item.node), item.context, item.element, item.pick)
+            key = (id(item.node), item.context, item.element, item.pick, item.selects)
             if key in self.seen:
                 continue
             self.seen.add(key)
@@ -148,7 +179,9 @@ class _Walk:
 
     # == helpers ========================================================================
     def _source(self, kind: str, item: _Item) -> None:
-        key = (id(item.node), kind)
+        # one data path and one selecting path per source: the first path found to a
+        # source may be its size (`data.size(0)`), and the data path must not be lost
+        key = (id(item.node), kind, item.selects)
         if key not in self.found:
             steps = tuple(reversed(item.steps))
             if not steps or steps[0].node is not item.node:
@@ -165,8 +198,11 @@ class _Walk:
         context: Context | None = None,
         pick: tuple[int, ...] | None = None,
         index: bool = False,
+        cut: bool = False,
+        shapes: bool = False,
     ) -> None:
-        steps = item.steps if what is None else (*item.steps, Step(node, what, index))
+        step = Step(node, what or "", index, cut=cut, shapes=shapes)
+        steps = item.steps if what is None else (*item.steps, step)
         self.todo.append(
             _Item(
                 node,
@@ -174,6 +210,7 @@ class _Walk:
                 item.context if context is None else context,
                 item.element if element is None else element,
                 item.pick if pick is None else pick,
+                item.selects or index or shapes,
             )
         )
 
@@ -198,7 +235,7 @@ class _Walk:
         elif isinstance(node, cst.Attribute):
             self._attribute(item, node)
         elif isinstance(node, cst.Subscript):
-            self._go(item, node.value, code(node.value), pick=())
+            self._go(item, node.value, code(node.value), pick=(), cut=True)
             for subscript in node.slice:
                 index = subscript.slice
                 if isinstance(index, cst.Index):
@@ -261,7 +298,7 @@ class _Walk:
         if node.value in ("True", "False", "None"):
             self._source("constant", item)
             return
-        found = self.view.definitions(node)
+        found = self.view.reaching(node)
         if not found:
             self._source("global", item)
             return
@@ -276,27 +313,40 @@ class _Walk:
             self._parameter(item, target)
             return
         if kind == "import":
-            self._source("import", _Item(target, item.steps, item.context, item.element))
+            self._source(
+                "import",
+                _Item(target, item.steps, item.context, item.element, selects=item.selects),
+            )
             return
         if kind in ("def", "class"):
-            self._source("definition", _Item(definition.statement, item.steps, (), False))
+            self._source(
+                "definition",
+                _Item(definition.statement, item.steps, (), False, selects=item.selects),
+            )
             return
         value = definition.value
         if value is None:
-            self._source("unknown", _Item(target, item.steps, item.context, item.element))
+            self._source(
+                "unknown",
+                _Item(target, item.steps, item.context, item.element, selects=item.selects),
+            )
             return
         what = code(target) if kind != "for" else f"{code(target)} (each of {code(value)})"
         pick = definition.element
         if kind != "for":
             value, pick = _element_of(value, pick)
         element = True if kind == "for" else item.element
-        steps = (*item.steps, Step(target, what))
-        self.todo.append(_Item(value, steps, item.context, element, (*pick, *item.pick)))
+        steps = (*item.steps, Step(target, what, cut=kind == "for"))
+        self.todo.append(
+            _Item(value, steps, item.context, element, (*pick, *item.pick), item.selects)
+        )
 
     def _parameter(self, item: _Item, param: cst.Param) -> None:
         function = self.view.functions.get(self._owner(param))  # type: ignore[arg-type]
         if function is None:
-            self._source("parameter", _Item(param, item.steps, (), item.element))
+            self._source(
+                "parameter", _Item(param, item.steps, (), item.element, selects=item.selects)
+            )
             return
         context = item.context
         # the call the walk came through, else every call of the module
@@ -314,7 +364,7 @@ class _Walk:
             if argument is not None:
                 bound = True
                 self._go(
-                    _Item(param, item.steps, outer, item.element),
+                    _Item(param, item.steps, outer, item.element, item.pick, item.selects),
                     argument,
                     f"{param.name.value} = {code(argument)}",
                 )
@@ -324,7 +374,13 @@ class _Walk:
         if not bound:
             self._source(
                 "parameter",
-                _Item(param, (*item.steps, Step(param, param.name.value)), (), item.element),
+                _Item(
+                    param,
+                    (*item.steps, Step(param, param.name.value)),
+                    (),
+                    item.element,
+                    selects=item.selects,
+                ),
             )
 
     def _owner(self, param: cst.Param) -> cst.CSTNode | None:
@@ -365,6 +421,9 @@ class _Walk:
         return None
 
     def _call(self, item: _Item, call: cst.Call) -> None:
+        if self.stop is not None and self.stop(call):
+            self._source("call", item)
+            return
         func = call.func
         last = (
             func.attr.value
@@ -383,7 +442,7 @@ class _Walk:
                 self._enter(item, call, callee)
             return
         if isinstance(func, cst.Name) and last in ELEMENT and call.args:
-            self._go(item, call.args[0].value, f"{last}()", element=True)
+            self._go(item, call.args[0].value, f"{last}()", element=True, cut=True)
             return
         if isinstance(func, cst.Name) and last in TRANSPARENT:
             positional = [a.value for a in call.args if a.keyword is None and not a.star]
@@ -399,24 +458,29 @@ class _Walk:
                     return
             one = len(call.args) == 1
             for arg in call.args:
-                self._go(item, arg.value, code(arg.value), pick=None if one else ())
+                what = code(arg.value)
+                if arg.keyword is not None:  # dtype=, device=: shapes the value
+                    self._go(item, arg.value, what, pick=(), shapes=True)
+                else:
+                    self._go(item, arg.value, what, pick=None if one else ())
             if not call.args:
                 self._source("call", item)
             return
         if isinstance(func, cst.Attribute):
             root = func.value
-            while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
-                root = root.func if isinstance(root, cst.Call) else root.value
+            while isinstance(root, cst.Attribute):  # `torch.nn.functional.one_hot`
+                root = root.value
             library = isinstance(root, cst.Name) and self.view.imported(root)
             if library and last not in TRANSPARENT:
-                self._source("call", item)  # torch.zeros(...), np.random.permutation(n)
+                self._library(item, call)  # torch.zeros(...), np.random.permutation(n)
                 return
             if library:
                 for arg in call.args:
-                    self._go(item, arg.value, code(arg.value))
+                    shapes = arg.keyword is not None
+                    self._go(item, arg.value, code(arg.value), pick=(), shapes=shapes)
                 return
             if last == "__next__":
-                self._go(item, func.value, "__next__()", element=True)
+                self._go(item, func.value, "__next__()", element=True, cut=True)
                 return
             methods = [c for c in callees if self._method_of_receiver(c, func.value)]
             if methods and depth < MAX_CALLS:
@@ -425,10 +489,26 @@ class _Walk:
                 return
             # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
             self._go(item, func.value, f"{code(func.value)}.{last}()")
-            for arg in call.args:
-                self._go(item, arg.value, code(arg.value), element=False, pick=())
+            for arg in call.args:  # a method's arguments shape the value (a dtype, a dim)
+                self._go(item, arg.value, code(arg.value), element=False, pick=(), shapes=True)
             return
+        self._library(item, call)
+
+    def _library(self, item: _Item, call: cst.Call) -> None:
+        """A call the walk does not enter (a library's, a builtin): a source of its own, and
+        its positional arguments are what it may compute from (`F.one_hot(data, n)`,
+        `np.load(path)`, `os.path.join(a, b)`), its keywords what shapes it."""
         self._source("call", item)
+        entered = _Item(
+            call,
+            (*item.steps, Step(call, code(call))),
+            item.context,
+            False,
+            selects=item.selects,
+        )
+        for arg in call.args:
+            shapes = arg.keyword is not None
+            self._go(entered, arg.value, code(arg.value), pick=(), shapes=shapes)
 
     def _method_of_receiver(self, callee: Function, receiver: cst.BaseExpression) -> bool:
         """`receiver.m(...)` runs `callee` (a method named m): the receiver is `self` of
@@ -451,8 +531,13 @@ class _Walk:
         if not values:
             self._source("call", item)
             return
+        steps = (*item.steps, Step(call, code(call), call=True))
+        entered = _Item(call, steps, item.context, False, selects=item.selects)
         for value in values:
-            self._go(item, value, f"{what} {code(value)}", element=element, context=context)
+            self._go(entered, value, f"{what} {code(value)}", element=element, context=context)
+            self.todo[-1] = _Item(
+                value, self.todo[-1].steps, context, element, item.pick, item.selects
+            )
 
     def _instance(self, item: _Item, call: cst.Call, owner: cst.ClassDef) -> None:
         if not item.element:

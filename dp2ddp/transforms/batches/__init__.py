@@ -39,40 +39,41 @@ are left whole: every rank evaluates everything, and the figures are the origina
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
-    ITER_WRAPPERS,
-    assigned_value,
     call_named,
     counts,
-    enclosing_function,
     iterated,
     name_of,
     variables_under,
     walk,
 )
-from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.batches.loops import (
+    PER_RANK,
+    ROUNDS,
+    SAME_RANDOM,
+    SHARD,
+    _plain_target,
+    _slices_with,
+    _values,
+)
+from dp2ddp.transforms.batches.proof import BatchProof
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
 
-SHARD = "ddp_shard_batch"
-ROUNDS = "ddp_rank_batches"
-PER_RANK = "ddp_per_rank_batch"
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
 #: batch along its dimension.
 _RESHAPES = frozenset(
     {"view", "reshape", "flatten", "t", "transpose", "permute", "squeeze", "unsqueeze"}
     | {"view_as", "reshape_as", "contiguous_view", "unflatten", "movedim", "swapaxes"}
 )
-#: The batch size a source was batchified with: an argument spelled like one.
-_BATCH_ARG = re.compile(r"(?:^|_)(?:bsz|batch_?size|bs)$", re.IGNORECASE)
+
+__all__ = ["PER_RANK", "ROUNDS", "SHARD", "ShardBatches"]
 
 
-class ShardBatches(LoaderImports):
+class ShardBatches(BatchProof):
     """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
     modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
 
@@ -113,6 +114,7 @@ class ShardBatches(LoaderImports):
             self._dim_text = text if text is not None else " / ".join(sorted(dims))
         self._known = bool(dims)
         handled: list[cst.For | cst.While] = []
+        self._warned: set[cst.CSTNode] = set()
         for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
@@ -122,19 +124,15 @@ class ShardBatches(LoaderImports):
             if SHARD in self.code(loop.body) or ROUNDS in self.code(header):
                 handled.append(loop)  # migrated before: a fixed point
                 continue
-            planned = self._plan_loop(loop) if isinstance(loop, cst.For) else self._plan_while(loop)
+            # a while loop's batches (`x, y = next(it)`, `xb = X[n * bs:(n + 1) * bs]`) are
+            # the proof's (`_prove`): split where they enter the loop
+            planned = isinstance(loop, cst.For) and self._plan_loop(loop)
             if planned:
                 handled.append(loop)
+        self._same_random: set[cst.CSTNode] = set()
+        if self._dim is not None:
+            self._prove(node, nodes)
         return True
-
-    # == analysis =======================================================================
-    def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
-        current: cst.CSTNode | None = self.parent(node)
-        while current is not None:
-            if current is ancestor:
-                return True
-            current = self.parent(current)
-        return False
 
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""
@@ -176,13 +174,17 @@ class ShardBatches(LoaderImports):
             return False
         iterable = self.code(self._batch_source(loop.iter))
         producers: list[tuple[cst.SimpleStatementLine, cst.Assign]] = []
+        selectors: list[cst.Assign] = []
         body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
         for statement in body:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             assign = statement.body[0]
             if isinstance(assign, cst.Assign) and self._produces(assign.value, counters):
-                producers.append((statement, assign))
+                if self._selects_only(assign, loop):
+                    selectors.append(assign)
+                else:
+                    producers.append((statement, assign))
         produced = {id(assign.value) for _, assign in producers}
         inline = [
             n
@@ -192,6 +194,7 @@ class ShardBatches(LoaderImports):
             and not any(
                 n is value or self._inside(n, value) for value in _values(producers, produced)
             )
+            and not any(self._inside(n, selector) for selector in selectors)
         ]
         if not producers:
             if inline:
@@ -236,8 +239,7 @@ class ShardBatches(LoaderImports):
         for statement, assign in producers:
             helper = self._helper(assign.value, counters)
             if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
-                self._split_source(loop, assign.value, helper)
-                continue
+                continue  # split at its source by the proof (`_split_source_of`)
             target = assign.targets[-1].target
             self._split_after.setdefault(statement, []).append(self._split_statement(target))
             self.state.helpers.add("shard_batch")
@@ -247,6 +249,22 @@ class ShardBatches(LoaderImports):
                 f"{self._each()}",
             )
         return True
+
+    def _selects_only(self, assign: cst.Assign, loop: cst.For) -> bool:
+        """The statement binds an index array (`idx = perm[i:i + bs]`) the loop only uses
+        to select the batch (`X[idx]`): the batch is what it selects (split by the proof,
+        `_prove`), not the index array (which ddp_shard_batch, splitting tensors, may
+        not even cut)."""
+        names = {n for t in assign.targets for n in target_names(t.target)}
+        uses = [
+            n
+            for n in walk(loop.body)
+            if isinstance(n, cst.Name) and n.value in names and not self._inside(n, assign)
+        ]
+        return bool(uses) and all(
+            any(isinstance(a, cst.SubscriptElement) for a in self._ancestors_to(n, loop))
+            for n in uses
+        )
 
     def _micro_batches(self, loop: cst.For | cst.While, names: set[str]) -> str | None:
         """A batch cut into micro-batches of a fixed size by an inner loop (`for j in
@@ -270,44 +288,6 @@ class ShardBatches(LoaderImports):
                     f"({self.code(n)}): split, each rank would run fewer of them"
                 )
         return None
-
-    def _plan_while(self, loop: cst.While) -> bool:
-        """`while ...: x, y = next(it)`: split after the statement (slices by a counter of a
-        `while` loop are DP005's, in the hazards pass)."""
-        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
-        producers = [
-            (statement, statement.body[0])
-            for statement in body
-            if isinstance(statement, cst.SimpleStatementLine)
-            and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign)
-            and self._next_of_batches(statement.body[0].value)
-        ]
-        if not producers:
-            return False
-        for statement, assign in producers:
-            assert isinstance(assign, cst.Assign)
-            call = assign.value
-            assert isinstance(call, cst.Call)
-            iterable = self.code(call.args[0].value)
-            target = assign.targets[-1].target
-            if len(assign.targets) != 1 or not _plain_target(target):
-                self._warn(loop, iterable, "the batch is not bound to plain names")
-            elif self._dim is None:
-                self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
-            elif (micro := self._micro_batches(loop, target_names(target))) is not None:
-                self._warn(loop, iterable, micro)
-            elif self.state.options.per_process_batch:
-                self._warn(loop, iterable, "--per-process-batch: next() batches are not dealt")
-            else:
-                self._split_after.setdefault(statement, []).append(self._split_statement(target))
-                self.state.helpers.add("shard_batch")
-                self.record(
-                    statement,
-                    f"{self.code(target)} (a batch of {iterable}) split {self._along()}: "
-                    f"{self._each()}",
-                )
-        return True
 
     def _next_of_batches(self, value: cst.BaseExpression) -> bool:
         """`next(it)` of something that is not a DataLoader."""
@@ -364,233 +344,6 @@ class ShardBatches(LoaderImports):
             for n in walk(function.body)
         )
 
-    def _split_source(
-        self, loop: cst.For, call: cst.BaseExpression, helper: cst.FunctionDef
-    ) -> None:
-        """`source = batchify(data, B)` -> `source = ddp_shard_batch(batchify(data, B),
-        dim=D)` (once, where the source is bound; else at the call, `get_batch(
-        ddp_shard_batch(source, dim=D), i)`), and B sized per rank in the loop's function."""
-        assert isinstance(call, cst.Call)
-        source = call.args[0].value
-        binding = self._source_binding(source)
-        if binding is not None:
-            if binding.value not in self._swap:
-                self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
-                self.record(
-                    binding,
-                    f"{self.code(source)} split {self._along()} where it is built, as "
-                    f"{helper.name.value}() reshapes what it slices from it: {self._each()}",
-                )
-        else:
-            self._swap[source] = self._shard_call(source.deep_clone())
-            self.record(
-                call,
-                f"{self.code(source)} split {self._along()} before {helper.name.value}() "
-                f"slices it (it reshapes what it returns): {self._each()}",
-            )
-        self.state.helpers.add("shard_batch")
-        found = self._batchified_with(binding)
-        if found is None:
-            return
-        size, batchify = found
-        scope: cst.CSTNode | None = enclosing_function(loop, self)
-        if scope is None:
-            return
-        spelled = self.code(size)
-        for node in walk(scope):
-            if (
-                isinstance(node, cst.Arg)
-                and self.code(node.value) == spelled
-                and node.value is not size
-                and not self._inside(node, call)
-                and not self._in_call_of(node, batchify)
-                and node.value not in self._swap
-            ):
-                self._swap[node.value] = call_named(PER_RANK, cst.Arg(node.value.deep_clone()))
-                self.state.helpers.add("per_rank_batch")
-                self.record(
-                    node,
-                    f"{spelled} sizes per-batch state: each rank holds "
-                    f"{PER_RANK}({spelled}) columns of {self.code(source)}",
-                )
-
-    def _in_call_of(self, node: cst.CSTNode, func: str) -> bool:
-        """`node` is an argument of a call of `func` (another source batchified alike)."""
-        call = self.parent(node)
-        return isinstance(call, cst.Call) and self.code(call.func) == func
-
-    def _source_binding(self, source: cst.BaseExpression) -> cst.Assign | None:
-        """The one statement binding `source` (`train_data = batchify(...)`), where it is
-        bound once in the module and not to a function's parameter."""
-        if not isinstance(source, (cst.Name, cst.Attribute)):
-            return None
-        spelled = self.code(source)
-        function = enclosing_function(source, self)
-        if function is not None and any(p.name.value == spelled for p in function.params.params):
-            return None
-        found = [
-            node
-            for node in walk(self._module_root(source))
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-            and any(
-                self.code(t) == spelled
-                for t in (
-                    [t.target for t in node.targets]
-                    if isinstance(node, cst.Assign)
-                    else [node.target]
-                )
-            )
-        ]
-        if len(found) != 1 or not isinstance(found[0], cst.Assign):
-            return None
-        if len(found[0].targets) != 1 or not isinstance(found[0].value, cst.Call):
-            return None
-        return found[0]
-
-    def _batchified_with(self, binding: cst.Assign | None) -> tuple[cst.BaseExpression, str] | None:
-        """B in `source = batchify(data, B)`: the argument spelled like a batch size, else
-        the second positional one; and how the builder is called."""
-        if binding is None or not isinstance(binding.value, cst.Call):
-            return None
-        bound = binding.value
-        for arg in bound.args:
-            if _BATCH_ARG.search(name_of(arg.value)) or (
-                arg.keyword is not None and _BATCH_ARG.search(arg.keyword.value)
-            ):
-                return arg.value, self.code(bound.func)
-        positional = [a.value for a in bound.args if a.keyword is None and not a.star]
-        return (positional[1], self.code(bound.func)) if len(positional) == 2 else None
-
-    def _module_root(self, node: cst.CSTNode) -> cst.CSTNode:
-        current = node
-        while (parent := self.parent(current)) is not None:
-            current = parent
-        return current
-
-    def _unwrapped(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
-        """`expr` and what it wraps: `bar` of `bar = tqdm(range(n))` -> range(n) too,
-        `loaders[0]` -> loaders."""
-        found = [expr]
-        if depth > 3:
-            return found
-        if isinstance(expr, cst.Subscript):
-            found += self._unwrapped(expr.value, depth + 1)
-        elif isinstance(expr, cst.Call) and expr.args and self._wraps_iterable(expr):
-            found += self._unwrapped(expr.args[0].value, depth + 1)
-        elif isinstance(expr, cst.Name):
-            for referent in self.referents(expr):
-                value = assigned_value(referent.node, self)
-                if isinstance(value, (cst.Call, cst.Subscript)):
-                    found += self._unwrapped(value, depth + 1)
-        return found
-
-    def _wraps_iterable(self, call: cst.Call) -> bool:
-        """enumerate(x), iter(x), tqdm(x) under any alias (`from tqdm import tqdm as bar`)."""
-        return name_of(call.func) in ITER_WRAPPERS or any(
-            n.startswith("tqdm.") or n.startswith("rich.progress.")
-            for n in self.qualified_names(call.func)
-        )
-
-    def _is_loader(self, expr: cst.BaseExpression) -> bool:
-        """A DataLoader of this module, one of another module of the program, or something
-        named like one (a loader factory's result): the data pass's (it shards or warns).
-        A value built by a class or function of this module that names no DataLoader
-        (`train_loader = BatchIterator(...)`) is not one, whatever its name."""
-        if self._resolve(expr, self._loader_calls, 0):
-            return True
-        if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
-            return True  # DP027 names it
-        origins = self._origins(expr, (), 0)
-        for origin in origins:
-            if self._is_exported(origin, self.state.loaders.exported):
-                return True
-        inner = expr
-        if isinstance(inner, cst.Call) and name_of(inner.func) == "iter" and inner.args:
-            inner = inner.args[0].value
-        if isinstance(inner, cst.Call) and self.matches(inner.func, DATALOADER):
-            return True
-        calls = [o.call for o in origins if o.call is not None]
-        if isinstance(inner, cst.Call):
-            calls.append(inner)
-        if calls and all(self._own_batches(call) for call in calls):
-            return False
-        if "loader" in self.code(expr).lower():
-            return True
-        return any(
-            self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()
-            for call in calls
-        )
-
-    def _own_batches(self, call: cst.Call) -> bool:
-        """A call of a class or function of this module that names no DataLoader: batches
-        of the script's own making (an iterator class, a generator)."""
-        if not isinstance(call.func, cst.Name):
-            return False
-        definition = self._definitions.get(call.func.value)
-        return definition is not None and "loader" not in self.code(definition).lower()
-
-    def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
-        text = self.code(body)
-        return any(re.search(rf"(?<![\w.]){re.escape(w)}\b", text) for w in self.state.wrapped)
-
-    def _batch_source(self, expr: cst.BaseExpression) -> cst.BaseExpression:
-        """What yields the batches, through enumerate()/tqdm() (not zip: all of it)."""
-        while (
-            isinstance(expr, cst.Call)
-            and name_of(expr.func) in ITER_WRAPPERS - {"zip"}
-            and expr.args
-            and expr.args[0].keyword is None
-        ):
-            expr = expr.args[0].value
-        return expr
-
-    def _batch_target(self, loop: cst.For) -> cst.BaseExpression | None:
-        target = loop.target
-        if isinstance(loop.iter, cst.Call) and name_of(loop.iter.func) == "enumerate":
-            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
-                return target.elements[1].value
-            return None
-        return target
-
-    # == edits ==========================================================================
-    def _along(self) -> str:
-        where = (
-            ""
-            if self._wraps_here
-            else " (DataParallel's, which wraps in another module)"
-            if self._known
-            else " (assumed: no DataParallel wrap seen)"
-        )
-        return f"along dim {self._dim}{where}"
-
-    def _each(self) -> str:
-        return "each rank takes its 1/WORLD_SIZE contiguous part of every batch"
-
-    def _shard_call(self, value: cst.BaseExpression) -> cst.Call:
-        args = [cst.Arg(value)]
-        if self._dim:
-            args.append(
-                cst.Arg(
-                    cst.Integer(str(self._dim)),
-                    keyword=cst.Name("dim"),
-                    equal=cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""),
-                        whitespace_after=cst.SimpleWhitespace(""),
-                    ),
-                )
-            )
-        return call_named(SHARD, *args)
-
-    def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
-        if isinstance(target, cst.Tuple):
-            target = target.with_changes(lpar=[], rpar=[])
-        text = self.code(target).strip()
-        value = f"({text})" if isinstance(target, cst.Tuple) else text
-        shard = self.code(self._shard_call(cst.parse_expression(value)))
-        statement = cst.parse_statement(f"{text} = {shard}\n")
-        assert isinstance(statement, cst.SimpleStatementLine)
-        return statement
-
     def _rounds(self, loop: cst.For, iterable: str) -> None:
         source = self._batch_source(loop.iter)
         self._swap[source] = call_named(ROUNDS, cst.Arg(source.deep_clone()))
@@ -602,9 +355,9 @@ class ShardBatches(LoaderImports):
         )
 
     def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
+        self._warned.add(loop)
         self.warn(loop, "DP037", f"{iterable} ({why}); every rank trains on every batch")
 
-    # == rewriting ======================================================================
     def on_leave(  # type: ignore[override]  # any node may become a FlattenSentinel
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
@@ -622,29 +375,12 @@ class ShardBatches(LoaderImports):
         after = self._split_after.get(original_node)
         if after and isinstance(updated_node, cst.SimpleStatementLine):
             return cst.FlattenSentinel([updated_node, *after])
+        if original_node in self._same_random and isinstance(
+            updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            return cst.With(
+                items=[cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))],
+                body=cst.IndentedBlock(body=[updated_node.with_changes(leading_lines=[])]),
+                leading_lines=updated_node.leading_lines,
+            )
         return super().on_leave(original_node, updated_node)
-
-
-def _plain_target(target: cst.BaseExpression) -> bool:
-    if isinstance(target, cst.Name):
-        return True
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return bool(target.elements) and all(
-            not isinstance(e, cst.StarredElement) and _plain_target(e.value)
-            for e in target.elements
-        )
-    return False
-
-
-def _slices_with(node: cst.Subscript, counters: set[str]) -> bool:
-    if not node.slice or not isinstance(node.slice[0].slice, cst.Slice):
-        return False
-    first = node.slice[0].slice
-    bounds = [b for b in (first.lower, first.upper) if b is not None]
-    return any(v.value in counters for b in bounds for v in variables_under(b))
-
-
-def _values(
-    producers: list[tuple[cst.SimpleStatementLine, cst.Assign]], produced: set[int]
-) -> list[cst.BaseExpression]:
-    return [assign.value for _, assign in producers if id(assign.value) in produced]

@@ -1,0 +1,217 @@
+"""What the batches pass's planners and its proof share: the loops, the loaders the data
+pass owns, and how a split is written (`ddp_shard_batch(x, dim=D)` along DataParallel's
+dim). State the rewriting reads (`_swap`, `_split_after`, `_split_top`, `_same_random`) is
+filled by the planners (batches/__init__.py) and the proof (batches/proof.py)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import (
+    ITER_WRAPPERS,
+    assigned_value,
+    call_named,
+    name_of,
+    variables_under,
+)
+from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.data.plan import Loader
+
+SHARD = "ddp_shard_batch"
+ROUNDS = "ddp_rank_batches"
+PER_RANK = "ddp_per_rank_batch"
+SAME_RANDOM = "ddp_same_random"
+
+
+class BatchLoops(LoaderImports):
+    """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
+    modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
+
+    #: statement -> statements to insert after it; loop -> statements at its top
+    _split_after: dict[cst.CSTNode, list[cst.BaseStatement]]
+    _split_top: dict[cst.For, list[cst.BaseStatement]]
+    #: expressions replaced by a new one (iterables, sources, batch-size arguments)
+    _swap: dict[cst.CSTNode, cst.BaseExpression]
+    #: statements run inside `with ddp_same_random():`
+    _same_random: set[cst.CSTNode]
+    #: loops DP037 was given for
+    _warned: set[cst.CSTNode]
+    _loader_calls: dict[cst.Call, Loader]
+    _definitions: dict[str, cst.FunctionDef | cst.ClassDef]
+    _dim: int | None
+    _dim_text: str
+    _wraps_here: bool
+    _known: bool
+
+    def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+        current: cst.CSTNode | None = self.parent(node)
+        while current is not None:
+            if current is ancestor:
+                return True
+            current = self.parent(current)
+        return False
+
+    def _ancestors_to(self, node: cst.CSTNode, stop: cst.CSTNode | None) -> list[cst.CSTNode]:
+        found = []
+        current = self.parent(node)
+        while current is not None and current is not stop:
+            found.append(current)
+            current = self.parent(current)
+        return found
+
+    def _module_root(self, node: cst.CSTNode) -> cst.CSTNode:
+        current = node
+        while (parent := self.parent(current)) is not None:
+            current = parent
+        return current
+
+    def _unwrapped(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
+        """`expr` and what it wraps: `bar` of `bar = tqdm(range(n))` -> range(n) too,
+        `loaders[0]` -> loaders."""
+        found = [expr]
+        if depth > 3:
+            return found
+        if isinstance(expr, cst.Subscript):
+            found += self._unwrapped(expr.value, depth + 1)
+        elif isinstance(expr, cst.Call) and expr.args and self._wraps_iterable(expr):
+            found += self._unwrapped(expr.args[0].value, depth + 1)
+        elif isinstance(expr, cst.Name):
+            for referent in self.referents(expr):
+                value = assigned_value(referent.node, self)
+                if isinstance(value, (cst.Call, cst.Subscript)):
+                    found += self._unwrapped(value, depth + 1)
+        return found
+
+    def _wraps_iterable(self, call: cst.Call) -> bool:
+        """enumerate(x), iter(x), tqdm(x) under any alias (`from tqdm import tqdm as bar`)."""
+        return name_of(call.func) in ITER_WRAPPERS or any(
+            n.startswith("tqdm.") or n.startswith("rich.progress.")
+            for n in self.qualified_names(call.func)
+        )
+
+    def _is_loader(self, expr: cst.BaseExpression) -> bool:
+        """A DataLoader of this module, one of another module of the program, or something
+        named like one (a loader factory's result): the data pass's (it shards or warns).
+        A value built by a class or function of this module that names no DataLoader
+        (`train_loader = BatchIterator(...)`) is not one, whatever its name."""
+        if self._resolve(expr, self._loader_calls, 0):
+            return True
+        if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
+            return True  # DP027 names it
+        origins = self._origins(expr, (), 0)
+        for origin in origins:
+            if self._is_exported(origin, self.state.loaders.exported):
+                return True
+        inner = expr
+        if isinstance(inner, cst.Call) and name_of(inner.func) == "iter" and inner.args:
+            inner = inner.args[0].value
+        if isinstance(inner, cst.Call) and self.matches(inner.func, DATALOADER):
+            return True
+        calls = [o.call for o in origins if o.call is not None]
+        if isinstance(inner, cst.Call):
+            calls.append(inner)
+        if calls and all(self._own_batches(call) for call in calls):
+            return False
+        if "loader" in self.code(expr).lower():
+            return True
+        return any(
+            self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()
+            for call in calls
+        )
+
+    def _own_batches(self, call: cst.Call) -> bool:
+        """A call of a class or function of this module that names no DataLoader: batches
+        of the script's own making (an iterator class, a generator)."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        definition = self._definitions.get(call.func.value)
+        return definition is not None and "loader" not in self.code(definition).lower()
+
+    def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
+        text = self.code(body)
+        return any(re.search(rf"(?<![\w.]){re.escape(w)}\b", text) for w in self.state.wrapped)
+
+    def _batch_source(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What yields the batches, through enumerate()/tqdm() (not zip: all of it)."""
+        while (
+            isinstance(expr, cst.Call)
+            and name_of(expr.func) in ITER_WRAPPERS - {"zip"}
+            and expr.args
+            and expr.args[0].keyword is None
+        ):
+            expr = expr.args[0].value
+        return expr
+
+    def _batch_target(self, loop: cst.For) -> cst.BaseExpression | None:
+        target = loop.target
+        if isinstance(loop.iter, cst.Call) and name_of(loop.iter.func) == "enumerate":
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+                return target.elements[1].value
+            return None
+        return target
+
+    def _along(self) -> str:
+        where = (
+            ""
+            if self._wraps_here
+            else " (DataParallel's, which wraps in another module)"
+            if self._known
+            else " (assumed: no DataParallel wrap seen)"
+        )
+        return f"along dim {self._dim}{where}"
+
+    def _each(self) -> str:
+        return "each rank takes its 1/WORLD_SIZE contiguous part of every batch"
+
+    def _shard_call(self, value: cst.BaseExpression) -> cst.Call:
+        args = [cst.Arg(value)]
+        if self._dim:
+            args.append(
+                cst.Arg(
+                    cst.Integer(str(self._dim)),
+                    keyword=cst.Name("dim"),
+                    equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""),
+                        whitespace_after=cst.SimpleWhitespace(""),
+                    ),
+                )
+            )
+        return call_named(SHARD, *args)
+
+    def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
+        if isinstance(target, cst.Tuple):
+            target = target.with_changes(lpar=[], rpar=[])
+        text = self.code(target).strip()
+        value = f"({text})" if isinstance(target, cst.Tuple) else text
+        shard = self.code(self._shard_call(cst.parse_expression(value)))
+        statement = cst.parse_statement(f"{text} = {shard}\n")
+        assert isinstance(statement, cst.SimpleStatementLine)
+        return statement
+
+
+def _plain_target(target: cst.BaseExpression) -> bool:
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return bool(target.elements) and all(
+            not isinstance(e, cst.StarredElement) and _plain_target(e.value)
+            for e in target.elements
+        )
+    return False
+
+
+def _slices_with(node: cst.Subscript, counters: set[str]) -> bool:
+    if not node.slice or not isinstance(node.slice[0].slice, cst.Slice):
+        return False
+    first = node.slice[0].slice
+    bounds = [b for b in (first.lower, first.upper) if b is not None]
+    return any(v.value in counters for b in bounds for v in variables_under(b))
+
+
+def _values(
+    producers: list[tuple[cst.SimpleStatementLine, cst.Assign]], produced: set[int]
+) -> list[cst.BaseExpression]:
+    return [assign.value for _, assign in producers if id(assign.value) in produced]

@@ -1,0 +1,548 @@
+"""The proof: every batch a wrapped model is given is this rank's part, or it is said.
+
+For each call of a wrapped model in a training loop (not under `torch.no_grad()`), every
+tensor it is given is followed back with dp2ddp/flow (`origins`): to a loader (the data pass
+shards it) or a split on the way (planned by the loop planners or written before: proved);
+to the model's own output, a constant or a value recomputed whole at every step (every rank
+computes all of it: the averaged update is DataParallel's); to state sized along the split
+dim by a name (`torch.zeros(1, bsz, h)` through `model.init_hidden(B)`: B takes this rank's
+part, `ddp_per_rank_batch(B)`, at the call the flow came through); or to a batch cut from
+data nobody split: split along a dim other than 0 where its source is bound when the loop
+only slices rows of it (each rank steps through its columns), else where it enters the loop
+(after the statement binding it, at the top of the loop whose target it is), else at the
+call, as DataParallel's scatter did. The targets compared with the output follow the input.
+A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
+`with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
+an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Origin, code, origins, view
+from dp2ddp.flow.origins import _argument
+from dp2ddp.transforms._support.nodes import (
+    NO_GRAD,
+    call_named,
+    iterated,
+    name_of,
+    walk,
+)
+from dp2ddp.transforms.batches.loops import (
+    PER_RANK,
+    ROUNDS,
+    SAME_RANDOM,
+    SHARD,
+    BatchLoops,
+    _plain_target,
+)
+from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
+
+#: Library calls whose result is sized by their arguments: state built for the batch.
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
+#: Factories sized like a tensor they are given (sized by the batch they meet).
+_LIKE = frozenset({"zeros_like", "ones_like", "full_like", "empty_like", "randn_like", "rand_like"})
+#: Calls given the model's output that compare nothing with it.
+_NOT_COMPARING = frozenset({"print", "format", "append", "extend", "write", "log", "info"})
+#: Builtins and library calls whose result is a number or a size, not a batch.
+_SCALARS = frozenset({"len", "min", "max", "int", "float", "size", "range", "item", "numel"})
+#: Methods that move data across the split dim (a source split before them is not the
+#: batch split after them).
+_ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxes"})
+#: torch's random draws (numpy's and Python's: their module prefix).
+_TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
+
+
+class BatchProof(BatchLoops):
+    """The proof's questions and edits (see the module docstring); `_prove` runs it."""
+
+    def _prove(self, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
+        """For each call of a wrapped model in a training loop, follow every tensor it is
+        given (and the targets its output is compared with) back to its sources
+        (dp2ddp/flow): a loader (the data pass shards it), a split of this pass, the
+        model's own output, a constant, state the loop builds (sized per rank here), or a
+        batch nobody split: split it where it enters the loop (or, along a dim other than
+        the one the loop steps along, where the source is built), else DP047 with the flow."""
+        if not self.state.wrapped:
+            return
+        wrapped = set(self.state.wrapped)
+        flow: DefUse | None = None  # built for the first call that needs it
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if self.code(call.func) not in wrapped:
+                continue
+            loop = self._training_loop(call)
+            if loop is None or SHARD in self.code(loop.body):
+                continue
+            if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
+                continue  # DP037 said it
+            if any(self._is_loader(u) for u in self._loop_sources(loop)):
+                continue
+            flow = flow or view(module)
+            self._prove_call(flow, call, loop, wrapped)
+
+    def _prove_call(
+        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
+    ) -> None:
+        """One model call: its inputs first (split where unproved, else DP047); where the
+        batch it gets is this rank's part, the targets compared with its output and the
+        state sized by the batch follow it."""
+        per_rank = False
+        states: list[Origin] = []
+
+        def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
+            return self.code(other.func) in wrapped
+
+        for value in (a.value for a in call.args):
+            found = origins(flow, value, stop)
+            # selected by an index each rank takes its own of (`for i in
+            # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
+            dealt = any(o.selects and self._on_split(flow, o) for o in found)
+            for origin in found:
+                verdict = self._classify(flow, origin, wrapped)
+                if dealt and verdict == "batch":
+                    verdict = "sharded"
+                if verdict == "state":
+                    states.append(origin)
+                elif verdict == "sharded":
+                    per_rank = True
+                elif verdict == "batch":
+                    if not self._split_on_path(flow, origin, loop):
+                        self.warn(
+                            call,
+                            "DP047",
+                            f"{self.code(value)} in {self.code(call)} comes from "
+                            f"{code(origin.node)} ({origin.kind}): "
+                            f"{origin.flow(self._position)}; every rank gets all of it"
+                            + self._per_process_note(),
+                        )
+                        return
+                    per_rank = True
+        if not per_rank:
+            return
+        for value in self._targets(flow, call, loop):
+            found = origins(flow, value, stop)
+            if any(o.selects and self._on_split(flow, o) for o in found):
+                continue  # selected by an index each rank takes its own of
+            for origin in found:
+                if origin.selects or origin.kind in ("constant", "definition", "global"):
+                    continue
+                node = origin.node
+                if isinstance(node, cst.Call) and (
+                    self.code(node.func) in wrapped
+                    or name_of(node.func).startswith("ddp_")
+                    or self._is_loader(node)
+                ):
+                    continue
+                if isinstance(node, cst.Call) and name_of(node.func) in _FACTORIES | _LIKE:
+                    if self._state_factory(origin) and (not origin.cut or origin.entered()):
+                        states.append(origin)
+                        continue
+                    if not origin.cut and not _constant_sizes(node):
+                        continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
+                if not self._split_on_path(flow, origin, loop):
+                    self.warn(
+                        call,
+                        "DP047",
+                        f"the target {self.code(value)} compared with {self.code(call)}'s "
+                        f"output comes from {code(node)} ({origin.kind}): "
+                        f"{origin.flow(self._position)}; it cannot be split as the batch is",
+                    )
+                    return
+        for origin in states:
+            self._per_rank_state(flow, origin, call)
+
+    def _per_process_note(self) -> str:
+        if self.state.options.per_process_batch:
+            return " (--per-process-batch deals out whole batches of a loop's iterable only)"
+        return ""
+
+    def _training_loop(self, call: cst.Call) -> cst.For | cst.While | None:
+        """The innermost training loop around `call` in its own function; None for a
+        call under `torch.no_grad()` (an evaluation: left whole, as the loops' rules do)."""
+        for ancestor in self._ancestors_to(call, None):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(ancestor, cst.With) and any(
+                self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
+            ):
+                return None
+            if isinstance(ancestor, (cst.For, cst.While)) and is_training_loop(
+                ancestor, self.qualified_names
+            ):
+                return ancestor
+        return None
+
+    def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
+        if not isinstance(loop, cst.For):
+            return []
+        return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
+
+    def _targets(
+        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
+    ) -> list[cst.BaseExpression]:
+        """What the model's output is compared with: the other operands of a call,
+        operation or comparison given the output (`mse_loss(model(x), y)`,
+        `criterion(out.view(-1, n), t)`, `(model(x) - y)`)."""
+        outputs: set[str] = set()
+        statement = flow.statement_of(call)
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and small.value is call:
+                    for target in small.targets:
+                        outputs |= target_names(target.target)
+
+        def given(operand: cst.BaseExpression) -> bool:
+            """The operand is the output: the call or an output name, through methods,
+            attributes and items (`out.view(-1, n)`, `model(x).squeeze()`, `out[0]`)."""
+            while True:
+                if operand is call:
+                    return True
+                if isinstance(operand, cst.Name):
+                    return operand.value in outputs
+                if isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute):
+                    operand = operand.func.value
+                elif isinstance(operand, (cst.Attribute, cst.Subscript)):
+                    operand = operand.value
+                elif isinstance(operand, cst.UnaryOperation):
+                    operand = operand.expression
+                else:
+                    return False
+
+        found: list[cst.BaseExpression] = []
+        for other in walk(loop.body):
+            operands: list[cst.BaseExpression]
+            if isinstance(other, cst.Call) and other is not call:
+                operands = [a.value for a in other.args if a.keyword is None and not a.star]
+                if (
+                    len(operands) != 2
+                    or self.code(other.func) in self.state.wrapped
+                    or name_of(other.func) in _NOT_COMPARING
+                    or any(
+                        n.startswith("torch.autograd.") for n in self.qualified_names(other.func)
+                    )
+                ):
+                    continue  # a loss takes (output, target); not a print, a gradient
+            elif isinstance(other, cst.BinaryOperation):
+                operands = [other.left, other.right]
+            elif isinstance(other, cst.Comparison):
+                operands = [other.left, *(c.comparator for c in other.comparisons)]
+            else:
+                continue
+            if len(operands) < 2:
+                continue
+            if any(given(o) for o in operands):
+                found += [
+                    o
+                    for o in operands
+                    if not given(o)
+                    and not any(
+                        isinstance(n, cst.Call) and self.code(n.func) in self.state.wrapped
+                        for n in walk(o)
+                    )
+                ]
+        return found
+
+    def _classify(self, flow: DefUse, origin: Origin, wrapped: set[str]) -> str:
+        """ok (same on every rank, already this rank's, or sharded), state (built by the
+        program, sized along the split dim), batch (data nobody split yet)."""
+        if origin.selects:
+            if origin.selection and origin.kind == "call" and self._draws(origin.node):
+                self._share_draw(flow, origin)
+            return "ok"
+        if origin.kind in ("constant", "definition", "global", "attribute"):
+            return "ok"
+        if self._on_split(flow, origin):
+            return "sharded"
+        if self._state_factory(origin) and (not origin.cut or origin.entered()):
+            return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
+        if not origin.cut:
+            # the same value at every step, not a batch cut from data: every rank computes
+            # all of it, and the averaged update is DataParallel's (noise drawn in the loop
+            # is the randomness rules' question)
+            return "ok"
+        node = origin.node
+        if origin.kind == "call" and isinstance(node, cst.Call):
+            spelled = self.code(node.func)
+            if spelled in wrapped:
+                return "ok"  # the model's output: this rank's already
+            if name_of(node.func).startswith("ddp_") or self._is_loader(node):
+                return "sharded"
+
+            if name_of(node.func) in _SCALARS:
+                return "ok"
+        return "batch"
+
+    def _state_factory(self, origin: Origin) -> bool:
+        return isinstance(origin.node, cst.Call) and self._sized_along_dim(origin.node) is not None
+
+    def _draws(self, call: cst.CSTNode) -> bool:
+        if not isinstance(call, cst.Call):
+            return False
+        return any(
+            n.startswith(("numpy.random.", "random.")) or n in _TORCH_DRAWS
+            for n in self.qualified_names(call.func)
+        )
+
+    def _share_draw(self, flow: DefUse, origin: Origin) -> None:
+        """A random draw that selects the batch (`perm = np.random.permutation(n)`,
+        `idx = perm[i:i + bs]`): each rank would draw its own and the parts it keeps would
+        overlap; drawn inside `with ddp_same_random():` every rank cuts its part of rank 0's
+        draw (templates/helpers/same_random.py.j2), as DataParallel cut one draw."""
+        statement = flow.statement_of(origin.node)
+        if statement in self._same_random or SAME_RANDOM in self.code(statement):
+            return
+        if any(
+            isinstance(a, cst.With) and SAME_RANDOM in self.code(a.items[0])
+            for a in flow.ancestors(statement)
+        ):
+            return
+        self._same_random.add(statement)
+        self.state.helpers.update({"same_random", "rank0_value"})
+        self.record(
+            statement,
+            f"{code(origin.node)} selects training batches: drawn alike on every rank "
+            "(ddp_same_random), so the ranks' parts of each batch do not overlap",
+        )
+
+    def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:
+        """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`), for a
+        tensor factory of a library (not of this module)."""
+        if name_of(call.func) not in _FACTORIES or not isinstance(call.func, cst.Attribute):
+            return None
+        sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+            sizes = [e.value for e in sizes[0].elements]
+        if self._dim is None or self._dim >= len(sizes):
+            return None
+        size = sizes[self._dim]
+        return size if isinstance(size, cst.Name) else None
+
+    def _per_rank_state(self, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
+        """State sized by the batch (`model.init_hidden(bsz)` -> `torch.zeros(1, bsz, h)`)
+        going into a model whose batch is split: the size takes this rank's part,
+        `ddp_per_rank_batch(B)`, where the loop's code gives it (the argument of the call
+        the flow came through, so a helper that also builds evaluation state is not
+        changed), else at the factory."""
+        factory = origin.node
+        assert isinstance(factory, cst.Call)
+        size = self._sized_along_dim(factory)
+        if size is None:
+            return
+        expr: cst.BaseExpression = size
+        for entered in reversed(origin.entered()):
+            if not isinstance(expr, cst.Name):
+                break
+            param = [
+                d.target
+                for d in flow.definitions(expr)
+                if d.kind == "param" and isinstance(d.target, cst.Param)
+            ]
+            if not param:
+                break
+            argument = None
+            for callee in flow.callees(entered):
+                if param[0] in callee.params:
+                    argument = _argument(entered, callee, param[0])
+            if argument is None:
+                break
+            expr = argument
+        if expr in self._swap or PER_RANK in self.code(expr):
+            return
+        self._swap[expr] = call_named(PER_RANK, cst.Arg(expr.deep_clone()))
+        self.state.helpers.add("per_rank_batch")
+        self.record(
+            expr,
+            f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
+            f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
+            f"{self._dim} ({origin.flow(self._position)})",
+        )
+
+    def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+        """The batch's path goes through a loader (the data pass shards it) or a split
+        (planned here or written before), or one is planned now: where the batch enters
+        the loop (after the statement binding it, or at the top of the loop whose target
+        it is), at its source (along a dim other than the one the loop steps along), or
+        at the call itself, as DataParallel's scatter did."""
+        if self._on_split(flow, origin):
+            return True
+        if self.state.options.per_process_batch:
+            return False  # whole batches in turn: only loops over batches are dealt out
+        if origin.kind != "call":
+            return False  # a parameter, an import...: what it holds is not this module's
+        if self._split_source_of(flow, origin, loop):
+            return True
+        for node in (step.node for step in origin.path):  # where the batch enters the loop
+            if not isinstance(node, cst.Name) or not self._inside(node, loop):
+                continue
+            small = _binding(flow, node)
+            if isinstance(small, cst.Assign):
+                if self._split_after_binding(flow, small, origin):
+                    return True
+                break
+            if isinstance(small, cst.For) and (small is loop or self._inside(small, loop)):
+                if self._split_loop_target(small, origin):
+                    return True
+                break
+        return self._split_at_call(flow, origin)
+
+    def _split_after_binding(self, flow: DefUse, assign: cst.Assign, origin: Origin) -> bool:
+        """`xb, yb = X[i:i + n], Y[i:i + n]` in the loop: split right after it (inputs and
+        targets bound together are split together)."""
+        statement = flow.statement_of(assign)
+        if len(assign.targets) != 1 or not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        target = assign.targets[0].target
+        if not _plain_target(target) or len(statement.body) != 1:
+            return False
+        if statement not in self._split_after:
+            self._split_after[statement] = [self._split_statement(target)]
+            self.state.helpers.add("shard_batch")
+            self.record(
+                statement,
+                f"{self.code(target)} (a batch reaching the model) split {self._along()}: "
+                f"{self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _split_loop_target(self, loop: cst.For, origin: Origin) -> bool:
+        """`for real in batches:` in (or as) the training loop: split at the top of it."""
+        batch = self._batch_target(loop)
+        if (
+            batch is None
+            or not _plain_target(batch)
+            or not isinstance(loop.body, cst.IndentedBlock)
+        ):
+            return False
+        if loop not in self._split_top:
+            self._split_top[loop] = [self._split_statement(batch)]
+            self.state.helpers.add("shard_batch")
+            self.record(
+                loop,
+                f"every {self.code(batch)} of {self.code(self._batch_source(loop.iter))} split "
+                f"{self._along()}: {self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _on_split(self, flow: DefUse, origin: Origin) -> bool:
+        """The path goes through a loader or a split (planned here or written before)."""
+        for node in (step.node for step in origin.path):
+            statement = flow.statement_of(node)
+            if statement in self._split_after or node in self._swap:
+                return True
+            for ancestor in flow.ancestors(node):
+                if (
+                    isinstance(ancestor, cst.For)
+                    and (node is ancestor.target or self._inside(node, ancestor.target))
+                    and (
+                        ancestor in self._split_top
+                        or any(
+                            k is ancestor.iter or self._inside(k, ancestor.iter) for k in self._swap
+                        )
+                    )
+                ):
+                    return True
+            if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and self._is_loader(node):
+                return True
+            if isinstance(node, cst.Call) and name_of(node.func) in (SHARD, ROUNDS):
+                return True
+        return False
+
+    def _split_at_call(self, flow: DefUse, origin: Origin) -> bool:
+        """No statement of the loop binds the batch (`model(xb[j:j + 4])`, a batch bound
+        outside the loop): split where it meets the model (or, for a target, the model's
+        output), as DataParallel's scatter did at that call. A method chain on a name
+        (`targets.reshape(-1)`) is split at the name, before it is reshaped."""
+        sink = origin.path[-1].node
+        if not isinstance(sink, cst.BaseExpression):
+            return False
+        root = sink
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+            root = root.func.value
+        if isinstance(root, cst.Name):
+            sink = root
+        if sink not in self._swap:
+            self._swap[sink] = self._shard_call(sink.deep_clone())
+            self.state.helpers.add("shard_batch")
+            self.record(
+                sink,
+                f"{self.code(sink)} split where it meets the model, {self._along()}: "
+                f"{self._each()} ({origin.flow(self._position)})",
+            )
+        return True
+
+    def _split_source_of(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+        """Along a dim other than 0, a source bound outside the loop and only sliced by
+        rows on the way from there to the model (`train_data = batchify(data, B)`,
+        `source[i:i + n]`): split where it is bound (the last binding before the loop);
+        each rank then steps through its columns, as DataParallel's scatter gave each GPU
+        its columns of every batch."""
+        if not self._dim:
+            return False
+        path = origin.path
+        scopes: list[cst.CSTNode] = []  # the loop's scope and those around it
+        scope: cst.CSTNode | None = flow.scope_of(loop)
+        while scope is not None:
+            scopes.append(scope)
+            scope = flow.outer(scope)  # type: ignore[arg-type]
+        last = None
+        for index, step in enumerate(path):
+            if isinstance(step.node, cst.Name) and not self._inside(step.node, loop):
+                small = _binding(flow, step.node)
+                if (
+                    isinstance(small, cst.Assign)
+                    and not self._inside(small, loop)
+                    and flow.scope_of(small) in scopes  # not inside a helper it calls
+                ):
+                    last = (index, small)
+        if last is None:
+            return False
+        index, binding = last
+        if len(binding.targets) != 1 or not isinstance(binding.targets[0].target, cst.Name):
+            return False
+        for step in path[index:]:
+            parent = flow.parent(step.node)
+            if isinstance(parent, cst.Subscript) and parent.value is step.node:
+                if len(parent.slice) != 1:
+                    return False  # a slice along more than the first dim
+            if (
+                isinstance(parent, cst.Attribute)
+                and parent.value is step.node
+                and parent.attr.value in _ACROSS
+            ):
+                return False
+        if binding.value not in self._swap:
+            self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
+            self.state.helpers.add("shard_batch")
+            self.record(
+                binding,
+                f"{self.code(binding.targets[0].target)} split {self._along()} where it is "
+                f"bound: the loop slices rows of it, {self._each()} "
+                f"({origin.flow(self._position)})",
+            )
+        return True
+
+
+def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _constant_sizes(call: cst.Call) -> bool:
+    """`torch.randn(32, 4)`: sized by literals (data, not sized by what it meets)."""
+    sizes = [a.value for a in call.args if a.keyword is None]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [e.value for e in sizes[0].elements]
+    return bool(sizes) and all(isinstance(v, cst.Integer) for v in sizes)
+
+
+def _binding(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
+    """The Assign or For whose target `name` is part of (None for a use)."""
+    for ancestor in flow.ancestors(name):
+        if isinstance(ancestor, cst.AssignTarget):
+            parent = flow.parent(ancestor)
+            return parent if isinstance(parent, cst.Assign) else None
+        if isinstance(ancestor, cst.For):
+            return ancestor if ancestor.target is name or name in walk(ancestor.target) else None
+        if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            return None
+    return None
