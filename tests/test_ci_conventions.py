@@ -51,15 +51,15 @@ def test_noqa_on_one_of_two_batchnorm_lines_leaves_the_other(tmp_path: Path) -> 
     plain = write(tmp_path / "plain.py", TWO_BATCHNORMS.format(first="", second=""))
     result = migrate("--check", str(plain))
     assert warnings_of(result, "DP008") == [
-        f"{plain}:5:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d and 1 more"
+        f"{plain}:5:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d and 1 more"
     ]
     one = write(tmp_path / "one.py", TWO_BATCHNORMS.format(first="  # noqa: DP008", second=""))
     assert warnings_of(migrate("--check", str(one)), "DP008") == [
-        f"{one}:7:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
+        f"{one}:7:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
     ]
     other = write(tmp_path / "other.py", TWO_BATCHNORMS.format(first="", second="  # noqa:DP008"))
     assert warnings_of(migrate("--check", str(other)), "DP008") == [
-        f"{other}:5:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
+        f"{other}:5:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
     ]
     both = write(
         tmp_path / "both.py",
@@ -211,6 +211,7 @@ def test_json_document(tmp_path: Path) -> None:
     keys = [
         "path",
         "status",
+        "created",
         "written_to",
         "left_with_dataparallel",
         "error",
@@ -302,7 +303,7 @@ def test_verify_reports_the_migration_warnings_as_migrate_does(tmp_path: Path) -
     write(tmp_path / "project/pyproject.toml", "[project]\nname = 'x'\n")
     project = migrate_copy(entry, tmp_path / "work1", MigrateOptions())
     assert [w.split()[1] for w in project.warnings] == ["DP008"]
-    assert project.warnings[0].startswith(f"{entry.resolve()}:7:5 ")
+    assert project.warnings[0].startswith(f"{entry.resolve()}:7:5: ")
     ignored = migrate_copy(entry, tmp_path / "work2", MigrateOptions(ignore=frozenset({"DP008"})))
     assert ignored.warnings == ()
 

@@ -188,7 +188,7 @@ def test_torchrun_command_lines() -> None:
         "torchrun --standalone --nproc_per_node=2 'a b.py' -x"
     )
     assert default_launch_commands(["train.py"]) == [
-        "torchrun --standalone --nproc_per_node=gpu train.py"
+        "torchrun --standalone --nproc_per_node=auto train.py"
     ]
     assert torchrun_command(LaunchPlan("t.py", nodes=2, gpus_per_node=4, slurm=True)) == (
         "srun torchrun --nnodes=2 --nproc_per_node=4 --rdzv-backend=c10d "

@@ -502,7 +502,7 @@ def _cutmix_evidence(
         findings_original=[],
         findings_migrated=[],
         migration_warnings=(
-            "train.py:43:39 DP006 random tensors drawn inside the training loop: "
+            "train.py:43:39: DP006 random tensors drawn inside the training loop: "
             "cutmix() draws np.random.beta at line 24",
         ),
     )
