@@ -114,12 +114,10 @@ class WrapModelInDDP(MigrationTransform):
         """`from torch.nn import DataParallel` goes once nothing uses it any more. Imports of
         the sync-BN replication patch are noted: the patch's import goes with its last call
         (a relative import stays: libcst cannot resolve it without the package name)."""
-        if isinstance(node.names, cst.ImportStar):
-            return
+        if isinstance(node.names, cst.ImportStar) or node.relative or node.module is None:
+            return  # libcst raises on a relative import (it has no package name to resolve)
         if any((alias.evaluated_name == "DataParallel") for alias in node.names):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
-        if node.relative or node.module is None:
-            return
         for alias in node.names:
             if alias.evaluated_name in REPLICATION_PATCHES:
                 bound = alias.evaluated_alias or alias.evaluated_name
