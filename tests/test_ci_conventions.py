@@ -344,3 +344,13 @@ def test_the_ci_workflow_calls_dp2ddp_with_flags_it_has(
         command = main.get_command(group, args[0])
         assert command is not None
         command.make_context(args[0], args[1:], parent=group)  # raises on an unknown flag
+
+
+def test_verify_says_error_once_a_line(tmp_path: Path) -> None:
+    """A file verify cannot migrate is reported as migrate reports it: one
+    `path:line:col: error: message` line, not "dp2ddp verify: error: ...: error: ..."."""
+    broken = write(tmp_path / "train.py", "import torch\nmodel = torch.nn.DataParallel(\n")
+    result = CliRunner().invoke(main, ["verify", str(broken)], catch_exceptions=False)
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert errors == [f"{broken}:2:30: error: cannot parse: '(' was never closed"]
