@@ -87,7 +87,7 @@ class Report:
         which = "it" if n == 1 else "them"
         return (
             f" {n} unchanged file{'s' if n != 1 else ''} still use{'s' if n == 1 else ''} "
-            f"DataParallel in a way dp2ddp does not rewrite ({codes}, below): port "
+            f"DataParallel in a way dp2ddp does not rewrite ({codes}, above): port "
             f"{which} by hand."
         )
 
