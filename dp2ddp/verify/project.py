@@ -201,7 +201,7 @@ class MigratedProject:
     entry: Path  # the migrated entry, inside the copy
     code: str  # the migrated entry's text
     files: tuple[str, ...]  # files the migration changed, relative to the root
-    warnings: tuple[str, ...]  # `path:line:col CODE message`, paths as in the user's tree
+    warnings: tuple[str, ...]  # `path:line:col: CODE message`, paths as in the user's tree
     copied: CopyPlan = field(default_factory=CopyPlan)
 
 
