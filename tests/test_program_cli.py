@@ -374,3 +374,17 @@ def test_one_entry_among_30_dataparallel_scripts_says_the_others_once(
 
     project = migrate_copy(tmp_path / "script_00.py", tmp_path.parent / "work", MigrateOptions())
     assert len([w for w in project.warnings if " DP034 " in w]) == 1
+
+
+def test_machine_formats_say_which_file_is_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json marks the generated module `created`; github puts no `::error` on a file that
+    does not exist yet (the files it would migrate get theirs)."""
+    copy_case("builder_data_loop", tmp_path, monkeypatch)
+    document = json.loads(run("--check", "--output-format", "json", "train.py").stdout)
+    created = {f["path"]: f["created"] for f in document["files"] if f["status"] != "unchanged"}
+    assert created == {"train.py": False, "data.py": False, "models.py": False, "_dp2ddp.py": True}
+    github = run("--check", "--output-format", "github", "train.py").stdout.splitlines()
+    errors = [line for line in github if line.startswith("::error ")]
+    assert errors and not any("file=_dp2ddp.py" in line for line in errors)
