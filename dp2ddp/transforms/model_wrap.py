@@ -32,6 +32,7 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
     DDP_CLASS,
@@ -56,16 +57,6 @@ _GUARD = re.compile(
 )
 _NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
 _TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
-#: Calls that only say something: a count guard's messages stay under it.
-_MESSAGE_FUNCTIONS = frozenset(
-    {"builtins.print"}
-    | {
-        f"logging.{name}"
-        for name in ("debug", "info", "warning", "warn", "error", "critical", "log")
-    }
-)
-_LOG_METHOD = re.compile(r"^(?:debug|info|warning|warn|log)$")
-_LOGGER = re.compile(r"log", re.IGNORECASE)
 #: A guard on how many GPUs there are (the rest of _GUARD asks whether there is one).
 _COUNT_GUARD = re.compile(
     r"device_count\(\)\s*(>\s*1|>=\s*2|!=\s*1)|n_?gpus?|num_?gpus?|gpu_ids|device_ids|parallel"
@@ -425,8 +416,8 @@ class WrapModelInDDP(MigrationTransform):
             return self._hoist_wrap(original_node, updated_node, kept, dropped)
         if isinstance(kept, cst.BaseExpression):
             return self._keep_other_terms(original_node, updated_node, kept, dropped)
-        body, messages = self._messages_kept_guarded(
-            list(updated_node.body.body), updated_node.test
+        body, messages = messages_kept_guarded(
+            list(updated_node.body.body), updated_node.test, self.qualified_names, self.code
         )
         first = body[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
@@ -441,50 +432,6 @@ class WrapModelInDDP(MigrationTransform):
             + (kept_note if messages else ""),
         )
         return cst.FlattenSentinel(body)
-
-    def _messages_kept_guarded(
-        self, body: list[cst.BaseStatement], test: cst.BaseExpression
-    ) -> tuple[list[cst.BaseStatement], int]:
-        """The count guard's body as it goes unguarded, with each run of its message
-        statements (print, logging) under `if <test>:` still, and how many there were: a
-        message about the GPUs in use ("Let's use", torch.cuda.device_count(), "GPUs!") is
-        said when the original said it, not as "Let's use 0 GPUs" on a CPU machine."""
-        out: list[cst.BaseStatement] = []
-        run: list[cst.SimpleStatementLine] = []
-        count = 0
-
-        def flush() -> None:
-            if run:
-                inner = [run[0].with_changes(leading_lines=()), *run[1:]]
-                guarded = cst.If(test=test, body=cst.IndentedBlock(body=inner))
-                out.append(guarded.with_changes(leading_lines=run[0].leading_lines))
-                run.clear()
-
-        for statement in body:
-            if isinstance(statement, cst.SimpleStatementLine) and self._is_message(statement):
-                run.append(statement)
-                count += 1
-            else:
-                flush()
-                out.append(statement)
-        flush()
-        return out, count
-
-    def _is_message(self, statement: cst.SimpleStatementLine) -> bool:
-        """`print(...)` or a logger's info/warning/debug call, alone on its line."""
-        if len(statement.body) != 1:
-            return False
-        small = statement.body[0]
-        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
-            return False
-        func = small.value.func
-        if self.qualified_names(func) & _MESSAGE_FUNCTIONS:
-            return True
-        return (
-            isinstance(func, cst.Attribute)
-            and bool(_LOG_METHOD.match(func.attr.value))
-            and bool(_LOGGER.search(self.code(func.value)))
-        )
 
     def _keep_other_terms(
         self, original: cst.If, updated: cst.If, kept: cst.BaseExpression, dropped: list[str]
