@@ -300,12 +300,25 @@ def test_printed_launch_line_runs_as_printed_without_cuda(
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.update(OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")  # a machine without CUDA
+
+    def two_cores() -> None:  # `auto` starts one process a core: keep the test small anywhere
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+
     done = subprocess.run(
-        line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        line,
+        shell=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=two_cores,
     )
     console = done.stdout + done.stderr
     finals = [x for x in done.stdout.splitlines() if x.startswith("world ")]
     assert len(finals) == 1, console[-4000:]  # rank 0 prints, once
-    assert int(finals[0].split()[1]) >= 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    assert int(finals[0].split()[1]) == min(2, cores) or not hasattr(os, "sched_getaffinity")
     if done.returncode != 0:  # torch 2.13's abort at exit, after every rank finished
         assert KNOWN_EXIT_ABORT in console and "Traceback" not in console, console[-4000:]
