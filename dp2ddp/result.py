@@ -46,7 +46,7 @@ class Diagnostic:
     places: tuple[Diagnostic, ...] = ()
 
     def format(self, path: str) -> str:
-        return f"{path}:{self.line}:{self.col} {self.code} {self.message}"
+        return f"{path}:{self.line}:{self.col}: {self.code} {self.message}"
 
 
 @dataclass(frozen=True)

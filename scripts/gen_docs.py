@@ -295,7 +295,7 @@ def warnings_md(cases: list[Case]) -> str:
         "warning, one line each, at the position in your original file:",
         "",
         "```text",
-        "train.py:42:16 DP004 loss reduced with sum: reduction='sum'",
+        "train.py:42:16: DP004 loss reduced with sum: reduction='sum'",
         "```",
         "",
         "Each code below says what DDP changes there and what to do, with examples from the",

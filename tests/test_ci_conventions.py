@@ -51,15 +51,15 @@ def test_noqa_on_one_of_two_batchnorm_lines_leaves_the_other(tmp_path: Path) -> 
     plain = write(tmp_path / "plain.py", TWO_BATCHNORMS.format(first="", second=""))
     result = migrate("--check", str(plain))
     assert warnings_of(result, "DP008") == [
-        f"{plain}:5:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d and 1 more"
+        f"{plain}:5:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d and 1 more"
     ]
     one = write(tmp_path / "one.py", TWO_BATCHNORMS.format(first="  # noqa: DP008", second=""))
     assert warnings_of(migrate("--check", str(one)), "DP008") == [
-        f"{one}:7:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
+        f"{one}:7:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
     ]
     other = write(tmp_path / "other.py", TWO_BATCHNORMS.format(first="", second="  # noqa:DP008"))
     assert warnings_of(migrate("--check", str(other)), "DP008") == [
-        f"{other}:5:5 DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
+        f"{other}:5:5: DP008 BatchNorm statistics are per process: nn.BatchNorm1d"
     ]
     both = write(
         tmp_path / "both.py",
@@ -216,6 +216,7 @@ def test_json_document(tmp_path: Path) -> None:
     keys = [
         "path",
         "status",
+        "created",
         "written_to",
         "left_with_dataparallel",
         "error",
@@ -309,7 +310,7 @@ def test_verify_reports_the_migration_warnings_as_migrate_does(tmp_path: Path) -
     write(tmp_path / "project/pyproject.toml", "[project]\nname = 'x'\n")
     project = migrate_copy(entry, tmp_path / "work1", MigrateOptions())
     assert [w.split()[1] for w in project.warnings] == ["DP008"]
-    assert project.warnings[0].startswith(f"{entry.resolve()}:7:5 ")
+    assert project.warnings[0].startswith(f"{entry.resolve()}:7:5: ")
     ignored = migrate_copy(entry, tmp_path / "work2", MigrateOptions(ignore=frozenset({"DP008"})))
     assert ignored.warnings == ()
 
@@ -350,3 +351,13 @@ def test_the_ci_workflow_calls_dp2ddp_with_flags_it_has(
         command = main.get_command(group, args[0])
         assert command is not None
         command.make_context(args[0], args[1:], parent=group)  # raises on an unknown flag
+
+
+def test_verify_says_error_once_a_line(tmp_path: Path) -> None:
+    """A file verify cannot migrate is reported as migrate reports it: one
+    `path:line:col: error: message` line, not "dp2ddp verify: error: ...: error: ..."."""
+    broken = write(tmp_path / "train.py", "import torch\nmodel = torch.nn.DataParallel(\n")
+    result = CliRunner().invoke(main, ["verify", str(broken)], catch_exceptions=False)
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert errors == [f"{broken}:2:30: error: cannot parse: '(' was never closed"]

@@ -414,7 +414,7 @@ def test_interrupt_is_reported_without_traceback(
 
 
 # -- warnings and the report ------------------------------------------------------------------
-def test_warnings_follow_the_summary(tmp_path: Path) -> None:
+def test_warnings_come_before_the_summary_in_the_linters_shape(tmp_path: Path) -> None:
     both = (
         "import torch.nn as nn\n"
         "from torch.nn.parallel import DistributedDataParallel\n"
@@ -429,10 +429,50 @@ def test_warnings_follow_the_summary(tmp_path: Path) -> None:
     assert result.exit_code == 0
     lines = result.stderr.splitlines()
     summary = lines.index("1 file unchanged.")
-    warning = re.compile(rf"{re.escape(str(path))}:\d+:\d+ DP\d{{3}} \S")
+    warning = re.compile(rf"^{re.escape(str(path))}:\d+:\d+: DP\d{{3}} \S")
     warnings = [i for i, line in enumerate(lines) if warning.match(line)]
-    assert warnings and min(warnings) > summary  # a file left alone still explains why
+    assert warnings and max(warnings) < summary  # a file left alone still explains why
+    assert summary == len(lines) - 1  # as ruff: the diagnostics, then the summary
     assert path.read_text() == both
+    quiet = run("-q", str(path))  # ruff's -q: the warnings, without the summary
+    assert quiet.stderr.splitlines() == [lines[i] for i in warnings]
+
+
+def test_quiet_keeps_the_warnings_and_what_check_would_change(tmp_path: Path) -> None:
+    train = _write(tmp_path, "train.py", DP.replace("(4, 2)", "(4, 2)\nbn = nn.BatchNorm1d(2)"))
+    loud = run("--check", str(train))
+    quiet = run("--check", "-q", str(train))
+    assert loud.exit_code == quiet.exit_code == 1
+    assert "1 file would be migrated." in loud.stderr
+    assert quiet.stderr.splitlines() == [
+        line for line in loud.stderr.splitlines() if line != "1 file would be migrated."
+    ]
+    assert quiet.stderr.splitlines()[0] == f"would migrate {train}"
+    assert any(
+        re.match(rf"^{re.escape(str(train))}:5:6: DP008 ", x) for x in quiet.stderr.splitlines()
+    )
+
+
+def test_no_launch_line_when_nothing_is_written(tmp_path: Path) -> None:
+    """--check (the pre-commit hook's command) and --diff write nothing: nothing to launch."""
+    train = _write(tmp_path, "train.py", DP)
+    for mode in ("--check", "--diff"):
+        assert "torchrun" not in run(mode, str(train)).stderr
+    written = run(str(train))
+    assert "torchrun --standalone --nproc_per_node=auto" in written.stderr
+
+
+def test_no_color_is_respected_by_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    train = _write(tmp_path, "train.py", DP)
+
+    def diff(*args: str) -> str:
+        runner = CliRunner()
+        return runner.invoke(main, ["migrate", "--diff", *args, str(train)], color=True).stdout
+
+    assert "\x1b[" in diff()  # a terminal: coloured
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in diff() and "+++ " in diff()
+    assert "\x1b[" in diff("--color")  # the flag wins over the environment (no-color.org)
 
 
 def test_report_option_calls_render_markdown(

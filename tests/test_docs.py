@@ -111,6 +111,30 @@ def test_pre_commit_hook_definition() -> None:
     assert "dp2ddp-check" in (DOCS / "pre-commit.md").read_text()
 
 
+def test_pre_commit_recipes_work_from_a_clone() -> None:
+    """The recipes in README.md, docs/pre-commit.md and docs/ci.md name no placeholder
+    (`<owner>`) nor a tag that does not exist: a local hook running the shipped entry."""
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (shipped,) = [h for h in hooks if h["id"] == "dp2ddp-check"]
+    for page in (ROOT / "README.md", DOCS / "pre-commit.md", DOCS / "ci.md"):
+        text = page.read_text()
+        assert "<owner>" not in text and "v0.1.0" not in text, page
+        blocks = re.findall(r"```yaml\n(repos:.*?)```", text, re.S)
+        assert blocks, f"no pre-commit recipe in {page}"
+        for block in blocks:
+            (repo,) = yaml.safe_load(block)["repos"]
+            (hook,) = repo["hooks"]
+            assert repo["repo"] == "local" and hook["language"] == "system", page
+            assert hook["id"] == shipped["id"] and hook["entry"] == shipped["entry"], page
+            assert hook["types"] == shipped["types"], page
+
+
+def test_ruff_keeps_dp_noqa_comments_is_documented() -> None:
+    """ruff's RUF100/RUF102 remove `# noqa: DP008` unless the prefix is external."""
+    for page in (ROOT / "README.md", DOCS / "ci.md"):
+        assert re.search(r'\[tool\.ruff\.lint\]\n\s*external = \["DP"\]', page.read_text()), page
+
+
 def test_pre_commit_hook_entry_fails_only_on_dataparallel(tmp_path: Path) -> None:
     """What pre-commit runs: the entry with the staged Python files appended."""
     clean = tmp_path / "clean.py"

@@ -136,7 +136,7 @@ def test_check_says_why_it_fails_when_only_warnings_remain(tmp_path: Path) -> No
     result = CliRunner().invoke(main, ["migrate", "--check", str(train)])
     assert result.exit_code == 1
     summary = next(x for x in result.stderr.splitlines() if x.startswith("1 file unchanged."))
-    assert "1 unchanged file still uses DataParallel" in summary and "(DP016, below)" in summary
+    assert "1 unchanged file still uses DataParallel" in summary and "(DP016, above)" in summary
 
 
 def test_migrate_never_imports_torch(tmp_path: Path) -> None:

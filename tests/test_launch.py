@@ -188,7 +188,7 @@ def test_torchrun_command_lines() -> None:
         "torchrun --standalone --nproc_per_node=2 'a b.py' -x"
     )
     assert default_launch_commands(["train.py"]) == [
-        "torchrun --standalone --nproc_per_node=gpu train.py"
+        "torchrun --standalone --nproc_per_node=auto train.py"
     ]
     assert torchrun_command(LaunchPlan("t.py", nodes=2, gpus_per_node=4, slurm=True)) == (
         "srun torchrun --nnodes=2 --nproc_per_node=4 --rdzv-backend=c10d "
@@ -247,3 +247,78 @@ def test_scripts_are_valid_bash(plan: LaunchPlan, tmp_path: Path) -> None:
     path = tmp_path / "s.sh"
     path.write_text(render_script(plan))
     subprocess.run(["/bin/bash", "-n", str(path)], check=True, timeout=30)
+
+
+# -- the line `migrate` prints runs where it is printed --------------------------------------------
+TINY = """\
+import os
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    if torch.cuda.device_count() > 1:
+        model = nn.DataParallel(model)
+    data = TensorDataset(torch.randn(16, 4), torch.randn(16, 1))
+    loader = DataLoader(data, batch_size=8, shuffle=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    print("world", os.environ.get("WORLD_SIZE"), "final", round(loss.item(), 3))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.e2e
+def test_printed_launch_line_runs_as_printed_without_cuda(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`torchrun --nproc_per_node=gpu` raises "Cuda is not available" on a laptop; the line
+    `migrate` prints must run there as it is printed (the shell, the current folder)."""
+    import shlex
+    import sys
+
+    from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
+
+    (tmp_path / "train.py").write_text(TINY)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["migrate", "train.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    (line,) = [x.strip() for x in result.stderr.splitlines() if x.startswith("  torchrun ")]
+    assert shlex.split(line)[-1] == "train.py"
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    env.update(OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")  # a machine without CUDA
+
+    def two_cores() -> None:  # `auto` starts one process a core: keep the test small anywhere
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+
+    done = subprocess.run(
+        line,
+        shell=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=two_cores,
+    )
+    console = done.stdout + done.stderr
+    finals = [x for x in done.stdout.splitlines() if x.startswith("world ")]
+    assert len(finals) == 1, console[-4000:]  # rank 0 prints, once
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    assert int(finals[0].split()[1]) == min(2, cores) or not hasattr(os, "sched_getaffinity")
+    if done.returncode != 0:  # torch 2.13's abort at exit, after every rank finished
+        assert KNOWN_EXIT_ABORT in console and "Traceback" not in console, console[-4000:]

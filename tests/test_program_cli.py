@@ -6,6 +6,7 @@ input and check what the CLI does around it.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -82,7 +83,8 @@ def test_check_and_diff_cover_every_file_of_the_program(
     assert check.exit_code == 1
     for name in ("train.py", "data.py", "models.py"):
         assert f"would migrate {name}" in check.stderr
-    assert "would create _dp2ddp.py" in check.stderr  # a new file
+    assert "would create _dp2ddp.py" in check.stderr  # a new file, not one migrated
+    assert "would migrate _dp2ddp.py" not in check.stderr
     assert "4 files would be migrated." in check.stderr
     diff = run("--diff", "train.py")
     assert diff.exit_code == 0
@@ -128,8 +130,9 @@ def test_report_lists_every_file_and_the_entry(
 def test_launch_hint_names_the_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     copy_case("builder_data_loop", tmp_path, monkeypatch)
     result = run("train.py")
+    assert "created _dp2ddp.py" in result.stderr.splitlines()
     hint = result.stderr.split("Launch with torchrun", 1)[1]
-    assert "torchrun --standalone --nproc_per_node=gpu train.py" in hint
+    assert "torchrun --standalone --nproc_per_node=auto train.py" in hint
     assert "models.py" not in hint and "data.py" not in hint
 
 
@@ -138,7 +141,7 @@ def test_launch_hint_of_a_module_entry_uses_dash_m(
 ) -> None:
     copy_case("module_entry", tmp_path, monkeypatch)
     result = run("pkg/train.py")
-    assert "torchrun --standalone --nproc_per_node=gpu -m pkg.train" in result.stderr
+    assert "torchrun --standalone --nproc_per_node=auto -m pkg.train" in result.stderr
 
 
 # -- folder mode ------------------------------------------------------------------------------
@@ -322,3 +325,66 @@ def test_a_config_attribute_named_like_a_helper_imports_nothing(tmp_path: Path) 
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "config.py").read_text() == config
     assert "DistributedDataParallel(" in (tmp_path / "train.py").read_text()
+
+
+# -- DP034 said once a run ----------------------------------------------------------------------
+DP_SCRIPT = (
+    "import torch.nn as nn\n"
+    "\n"
+    "model = nn.DataParallel(nn.Linear(4, 2))\n"
+    "print(model(__import__('torch').ones(2, 4)).sum().item())\n"
+)
+
+
+def test_one_entry_among_30_dataparallel_scripts_says_the_others_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other 29 are one DP034 line (the count and the first three), not 29; JSON lists
+    each; verify's migration reports them as one line too."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.project import migrate_copy
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scripts'\n")
+    for index in range(30):
+        (tmp_path / f"script_{index:02}.py").write_text(DP_SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    others = [f"script_{index:02}.py" for index in range(1, 30)]
+    before = snapshot(tmp_path)
+
+    result = run("--check", "script_00.py")
+    assert result.exit_code == 1
+    about = [line for line in result.stderr.splitlines() if any(o in line for o in others)]
+    assert len(about) <= 3, about
+    (line,) = about
+    assert line.startswith("script_00.py:1:1: DP034 ")
+    assert "29 DataParallel modules" in line and "and 26 more" in line
+
+    document = json.loads(run("--check", "--output-format", "json", "script_00.py").stdout)
+    (entry,) = document["files"]
+    unreached = [w["message"] for w in entry["warnings"] if w["code"] == "DP034"]
+    assert len(unreached) == 29 and all(any(o in m for o in others) for m in unreached)
+
+    github = run("--check", "--output-format", "github", "script_00.py").stdout.splitlines()
+    assert len([x for x in github if "title=DP034::" in x]) == 1
+
+    # Two entries named: the 28 others are said once for the run, not once an entry.
+    both = run("--check", "script_00.py", "script_01.py").stderr.splitlines()
+    assert len([x for x in both if " DP034 " in x]) == 1
+    assert snapshot(tmp_path) == before
+
+    project = migrate_copy(tmp_path / "script_00.py", tmp_path.parent / "work", MigrateOptions())
+    assert len([w for w in project.warnings if " DP034 " in w]) == 1
+
+
+def test_machine_formats_say_which_file_is_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json marks the generated module `created`; github puts no `::error` on a file that
+    does not exist yet (the files it would migrate get theirs)."""
+    copy_case("builder_data_loop", tmp_path, monkeypatch)
+    document = json.loads(run("--check", "--output-format", "json", "train.py").stdout)
+    created = {f["path"]: f["created"] for f in document["files"] if f["status"] != "unchanged"}
+    assert created == {"train.py": False, "data.py": False, "models.py": False, "_dp2ddp.py": True}
+    github = run("--check", "--output-format", "github", "train.py").stdout.splitlines()
+    errors = [line for line in github if line.startswith("::error ")]
+    assert errors and not any("file=_dp2ddp.py" in line for line in errors)

@@ -28,7 +28,7 @@ from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
 PROGRAMS = Path(__file__).parent / "program_fixtures"
 CASES = sorted(p.name for p in PROGRAMS.iterdir() if (p / "input").is_dir())
 UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
-WARNING = re.compile(r"^\S+:\d+:\d+ DP\d{3} ")
+WARNING = re.compile(r"^\S+:\d+:\d+: DP\d{3} ")
 
 
 def tree(folder: Path) -> dict[str, str]:

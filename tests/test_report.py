@@ -53,8 +53,8 @@ def test_report_lists_every_change_and_warning() -> None:
     title, explanation = CODES["DP003"]
     assert f"- line 3:5 **DP003** {title}. {explanation}" in text
     assert "#### `broken.py`: failed, left untouched" in text
-    assert "- error: broken.py:2:1: error: cannot parse: bad" in text
-    assert "```bash\ntorchrun --standalone --nproc_per_node=gpu train.py\n```" in text
+    assert "- broken.py:2:1: error: cannot parse: bad" in text  # one "error:"
+    assert "```bash\ntorchrun --standalone --nproc_per_node=auto train.py\n```" in text
     assert "`batch_size // WORLD_SIZE`" in text  # the default policy
     assert text.endswith("\n") and not text.endswith("\n\n")
 

@@ -502,7 +502,7 @@ def _cutmix_evidence(
         findings_original=[],
         findings_migrated=[],
         migration_warnings=(
-            "train.py:43:39 DP006 random tensors drawn inside the training loop: "
+            "train.py:43:39: DP006 random tensors drawn inside the training loop: "
             "cutmix() draws np.random.beta at line 24",
         ),
     )
@@ -910,8 +910,8 @@ def test_mean_losses_are_the_ones_migrate_warned_when_verify_migrated() -> None:
     source = Path(__file__).parent / "fixtures" / "hazards_mean_loss_data_count" / "input.py"
     lines = [int(site.split(" ")[0].rsplit(":", 1)[1]) for site in scan.mean_losses(source)]
     assert lines == [16, 20, 28, 36, 41]
-    warned = tuple(
-        f"{source}:{line}"
+    warned = tuple(  # as verify's migration prints them: `path:line:col: CODE message`
+        f"{source}:{line.replace(' ', ': ', 1)}"
         for line in (Path(source.parent / "warnings.txt").read_text().split("\n"))
     )
     kept = scan.mean_losses(source, warned)

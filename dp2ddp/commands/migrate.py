@@ -1,9 +1,12 @@
 """`dp2ddp migrate`: rewrite DataParallel scripts into torchrun-ready DDP scripts.
 
-Output contract: the data product (stdin mode's code, --diff) goes to stdout; everything
-else to stderr, in this order: one line per failed or migrated file, the summary line, the
-warnings, the launch command. Errors are single `path:line:col: error: message` lines and
-are printed even with --quiet. Exit codes: 0 done or nothing to do, 1 --check found work,
+Output contract (a linter's, as ruff's): the data product (stdin mode's code, --diff) goes
+to stdout; everything else to stderr, in this order: one line per failed or migrated file,
+the warnings (`path:line:col: CODE message`), the summary line, then the launch command
+(only when files were written: not with --check or --diff, so never in the pre-commit
+hook). Errors are single `path:line:col: error: message` lines. --quiet hides the summary,
+the progress and the notes, never the errors, the warnings or the files --check/--diff
+would change. Exit codes: 0 done or nothing to do, 1 --check found work,
 2 an input error (the other files are still processed; a failed file is never modified).
 --output-format json|github (commands/output_formats.py) prints the warnings on stdout as
 data instead of on stderr. The options come from [tool.dp2ddp] and the command line
@@ -26,13 +29,13 @@ from dp2ddp.commands.output_formats import FORMATS, github_lines, json_document
 from dp2ddp.commands.progress import progress_bar
 from dp2ddp.commands.shared_options import OptionFlags, migration_options, resolve
 from dp2ddp.errors import InputError, error_line
-from dp2ddp.launch.scripts import default_launch_commands
+from dp2ddp.launch.scripts import SINGLE_NODE_NPROC, default_launch_commands
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
 from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
 from dp2ddp.migrate.review import render_markdown
-from dp2ddp.migrate.summary import EXIT_ERROR, Report
+from dp2ddp.migrate.summary import EXIT_ERROR, Report, fold_unreached, is_new_file
 from dp2ddp.migrate.suppress import silence
 from dp2ddp.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from dp2ddp.notebooks import is_notebook, notebook_outcome
@@ -41,6 +44,12 @@ from dp2ddp.result import FileOutcome, MigrationResult, Status
 from dp2ddp.settings import Settings, SettingsError
 
 STDIN = "-"
+LAUNCH_HEADING = "Launch with torchrun (append the script's usual arguments):"
+#: What `auto` means, and where the cluster's forms are.
+LAUNCH_GPU_NOTE = (
+    "  (auto: one process per GPU on a GPU machine, one per CPU core (gloo) without GPUs; "
+    "--nproc_per_node=N sets the count; several nodes or Slurm: dp2ddp launch)"
+)
 STDIN_NAME = "<stdin>"
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
@@ -79,7 +88,7 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 @click.option(
     "--color/--no-color",
     default=None,
-    help="Colour the --diff output (default: only on a terminal).",
+    help="Colour the --diff output (default: only on a terminal, and not when NO_COLOR is set).",
 )
 @click.option(
     "--output-format",
@@ -89,7 +98,13 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
     help="json: one document on stdout; github: GitHub Actions annotations on stdout "
     "(docs/ci.md). The warnings then go there instead of stderr.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print only errors, warnings and the files --check/--diff would change (no "
+    "summary, progress or launch line).",
+)
 @click.pass_context
 def migrate(
     ctx: click.Context,
@@ -151,7 +166,7 @@ def migrate(
     outcomes = silence(outcomes, options.ignore)
     report = Report(check=dry_run, fail_on_change=check).add_all(outcomes)
     if diff:
-        _print_diffs(outcomes, color)
+        _print_diffs(outcomes, _use_color(color))
     launch = (
         [_torchrun(entry) for entry in entries]
         if entries is not None
@@ -160,14 +175,14 @@ def migrate(
     for outcome in outcomes:
         if outcome.status == "failed":
             _err(outcome.error or error_line(outcome.path, "failed"))
-        elif outcome.status == "migrated" and not quiet:
-            created = outcome.result is not None and outcome.result.created
-            _err(_migrated_line(outcome.path, written.get(outcome.path), dry_run, created))
+        elif outcome.status == "migrated" and (dry_run or not quiet):
+            _err(_migrated_line(outcome, written.get(outcome.path), dry_run))
+    if output_format == "text":
+        _print_warnings(fold_unreached(outcomes))
     if not quiet:
         _err(str(report))
-        if output_format == "text":
-            _print_warnings(outcomes)
-        _print_launch(launch, options, report)
+        if not dry_run:
+            _print_launch(launch, options, report)
         _print_scaled_losses(outcomes)
     if output_format != "text":
         _print_machine_output(output_format, outcomes, report, written, launch, settings)
@@ -248,7 +263,8 @@ def _migrate_to(
 ) -> tuple[list[FileOutcome], dict[str, str]]:
     """-o: read one file, write its migration (or an exact copy) to `output`, and the
     generated helpers module it imports beside `output`."""
-    from dp2ddp.transforms._support.runtime import GENERATED_MODULE, module_for, read_generated
+    from dp2ddp.facts import GENERATED_MODULE
+    from dp2ddp.transforms._support.runtime import module_for, read_generated
 
     if os.path.isdir(path):
         message = "is a directory; -o/--output needs a single file"
@@ -359,14 +375,25 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _migrated_line(path: str, written_to: str | None, dry_run: bool, created: bool = False) -> str:
-    if created:  # the generated helpers module, new
-        return f"would create {path}" if dry_run else f"created {path}"
+def _migrated_line(outcome: FileOutcome, written_to: str | None, dry_run: bool) -> str:
+    """`migrated PATH`, or `created PATH` for a file the migration adds (a generated helpers
+    module: its outcome's source is empty); `would ...` when nothing is written."""
+    path = outcome.path
+    verb = "create" if is_new_file(outcome) else "migrate"
     if dry_run:
-        return f"would migrate {path}"
+        return f"would {verb} {path}"
+    done = "created" if verb == "create" else "migrated"
     if written_to is not None and written_to != path:
-        return f"migrated {path} -> {written_to}"
-    return f"migrated {path}"
+        return f"{done} {path} -> {written_to}"
+    return f"{done} {path}"
+
+
+def _use_color(color: bool | None) -> bool | None:
+    """--color/--no-color win; else no colour when NO_COLOR is set (no-color.org), else
+    click's choice (a terminal)."""
+    if color is None and os.environ.get("NO_COLOR"):
+        return False
+    return color
 
 
 def _print_diffs(outcomes: Sequence[FileOutcome], color: bool | None) -> None:
@@ -396,23 +423,26 @@ def _launch_commands(outcomes: Sequence[FileOutcome], written: dict[str, str]) -
 
 
 def _torchrun(script: str) -> str:
-    """The same single-node line `dp2ddp launch` and the report use."""
+    """The same single-node line `dp2ddp launch` and the report use: `--nproc_per_node=auto`,
+    so that it runs where it is printed (torchrun's `gpu` raises without CUDA)."""
+    start = f"torchrun --standalone --nproc_per_node={SINGLE_NODE_NPROC}"
     if script.startswith("-m "):  # an entry run as a module of a package
-        return f"torchrun --standalone --nproc_per_node=gpu -m {shlex.quote(script[3:])}"
+        return f"{start} -m {shlex.quote(script[3:])}"
     try:
         return default_launch_commands([script])[0]
     except ValueError:  # a path torchrun cannot take
-        return f"torchrun --standalone --nproc_per_node=gpu {shlex.quote(script)}"
+        return f"{start} {shlex.quote(script)}"
 
 
 def _print_launch(launch: Sequence[str], options: MigrateOptions, report: Report) -> None:
     if launch:
-        _err("Launch with torchrun, one process per GPU (append the script's usual arguments):")
+        _err(LAUNCH_HEADING)
         shown = launch[:10]
         for command in shown:
             _err(f"  {command}")
         if len(launch) > len(shown):
             _err(f"  ... and {len(launch) - len(shown)} more")
+        _err(LAUNCH_GPU_NOTE)
     if options.per_process_batch and report.migrated:
         _err(
             "note: --per-process-batch: each DataLoader's batch_size is now the batch of one "

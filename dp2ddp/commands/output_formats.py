@@ -1,9 +1,9 @@
 """`migrate --output-format json|github`: a run's outcomes for machines (docs/ci.md).
 
 json: one document (JSON_VERSION; its keys are a contract, documented in docs/ci.md).
-github: GitHub Actions workflow commands, one `::warning` per warning and one `::error` per
-file that failed (and, under --check, per file that would be migrated), so that they are
-shown on the pull request's diff.
+github: GitHub Actions workflow commands, one `::warning` per warning (DP034's folded into
+one, as in the text output) and one `::error` per file that failed (and, under --check, per
+existing file that would be migrated), so that they are shown on the pull request's diff.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dp2ddp import __version__
-from dp2ddp.migrate.summary import Report
+from dp2ddp.migrate.summary import Report, fold_unreached, is_new_file
 from dp2ddp.result import FileOutcome
 
 FORMATS = ("text", "json", "github")
@@ -63,6 +63,7 @@ def _file(outcome: FileOutcome, check: bool, written_to: str | None) -> dict[str
     return {
         "path": outcome.path,
         "status": status.get(outcome.status, outcome.status),
+        "created": is_new_file(outcome),
         "written_to": written_to if outcome.status == "migrated" else None,
         "left_with_dataparallel": result is not None and result.keeps_dataparallel,
         "error": _error(outcome),
@@ -107,9 +108,9 @@ def _error(outcome: FileOutcome) -> dict[str, Any] | None:
 def github_lines(outcomes: Sequence[FileOutcome], report: Report) -> list[str]:
     """Workflow commands: `::error` for a file that failed (and, when --check fails the run,
     for each file it would migrate, at its DataParallel wrap or else its first change),
-    `::warning` for each warning."""
+    `::warning` for each warning (DP034's folded into one as in the text output)."""
     lines: list[str] = []
-    for outcome in outcomes:
+    for outcome in fold_unreached(outcomes):
         error = _error(outcome)
         if error is not None:
             lines.append(

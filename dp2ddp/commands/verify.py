@@ -59,6 +59,14 @@ def torch_missing() -> bool:
         return True
 
 
+def error_message(text: str) -> str:
+    """One "error:" a line: a message that is already a `path:line:col: error: ...` line (a
+    file the migration could not read or parse) is printed as it is."""
+    if ": error: " in text:
+        return text
+    return f"dp2ddp verify: error: {text}"
+
+
 def _progress(message: str) -> None:
     """What verify is doing, as it goes (stderr: the verdict on stdout stays clean)."""
     click.echo(f"dp2ddp verify: {message} ...", err=True)
@@ -196,7 +204,7 @@ def verify(ctx: click.Context, /, **params: Any) -> None:
     try:
         report = run_verify(config)
     except VerifyError as exc:
-        click.echo(f"dp2ddp verify: error: {exc}", err=True)
+        click.echo(error_message(str(exc)), err=True)
         ctx.exit(2)
     except KeyboardInterrupt:  # the runs' processes and temporary files are gone already
         click.echo("dp2ddp verify: interrupted", err=True)

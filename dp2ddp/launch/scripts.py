@@ -16,6 +16,11 @@ from pathlib import PurePath
 #: The default rendezvous port of multi-node launches (torchrun's own default).
 DEFAULT_PORT = 29500
 
+#: torchrun's process count of the single-node line printed by `migrate` and its report
+#: when no count is given: one process per GPU, or per CPU core without GPUs, so the line
+#: runs where it is printed (`gpu` raises "Cuda is not available" on a machine without).
+SINGLE_NODE_NPROC = "auto"
+
 #: Shell snippet that counts the GPUs this node can see (CUDA_VISIBLE_DEVICES respected),
 #: 1 without any. Used when --gpus-per-node is not given: the count is taken where the
 #: script runs, not where it was generated (login nodes often have no GPU).
@@ -82,13 +87,16 @@ class LaunchPlan:
 def torchrun_command(plan: LaunchPlan) -> str:
     """The torchrun invocation as one line (for reports and docs).
 
-    Without gpus_per_node it says `--nproc_per_node=gpu` (torchrun: one process per visible
-    GPU); the rendered scripts instead detect the count themselves so they also run on CPU.
+    Without gpus_per_node a single node says `--nproc_per_node=auto` (torchrun: one process
+    per visible GPU, or per CPU core without GPUs, so it runs on a laptop too) and several
+    nodes say `gpu` (a GPU cluster's nodes); the rendered scripts instead detect the count
+    themselves (1 without GPUs).
     Run-time values stay shell variables: `$MASTER_ADDR`, `$MASTER_PORT`.
     """
     plan.validate()
     nproc = str(plan.gpus_per_node) if plan.gpus_per_node else "gpu"
     if not plan.multi_node:
+        nproc = str(plan.gpus_per_node) if plan.gpus_per_node else SINGLE_NODE_NPROC
         return f"torchrun --standalone --nproc_per_node={nproc} {plan.command}"
     rdzv_id = '"$SLURM_JOB_ID"' if plan.slurm else f'"${{RDZV_ID:-{plan.job_name}}}"'
     prefix = "srun " if plan.slurm else ""

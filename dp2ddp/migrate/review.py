@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dp2ddp.codes import CODES
 from dp2ddp.errors import one_line
+from dp2ddp.migrate.summary import fold_unreached, is_new_file
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
 
@@ -27,6 +28,7 @@ def render_markdown(
 ) -> str:
     """A `## dp2ddp migrate` section: per file its changes and warnings, the batch-size
     policy, and the launch commands. Ends with a newline."""
+    outcomes = fold_unreached(outcomes)  # DP034: one warning for the modules left alone
     lines = [MIGRATE_HEADING, "", _summary(outcomes), ""]
     lines += ["### Batch size", "", *_batch_policy(options), ""]
     lines += ["### Launch", ""]
@@ -162,7 +164,8 @@ def _file_section(outcome: FileOutcome) -> list[str]:
     result = outcome.result
     lines = [f"#### `{outcome.path}`: {_status(outcome)}", ""]
     if outcome.status == "failed":
-        lines += [f"- error: {one_line(outcome.error or 'unknown error')}", ""]
+        error = one_line(outcome.error or "unknown error")
+        lines += [f"- {error}" if ": error: " in error else f"- error: {error}", ""]
         return lines
     if result is not None and result.changes and outcome.status == "migrated":
         counts = Counter(sorted(result.changes, key=lambda c: c.line))  # same edit, one line
@@ -190,7 +193,7 @@ def _file_section(outcome: FileOutcome) -> list[str]:
 
 def _status(outcome: FileOutcome) -> str:
     if outcome.status == "migrated":
-        return "migrated"
+        return "created" if is_new_file(outcome) else "migrated"
     if outcome.status == "failed":
         return "failed, left untouched"
     result = outcome.result

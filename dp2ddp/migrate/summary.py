@@ -1,12 +1,14 @@
-"""The tally of a `migrate` run: its summary line and exit code (black's conventions)."""
+"""The tally of a `migrate` run: its summary line and exit code (black's conventions), and
+DP034's warnings folded for printing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
-from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
-from dp2ddp.result import FileOutcome
+from dp2ddp.codes import UNCONVERTED_DATAPARALLEL, title
+from dp2ddp.result import Diagnostic, FileOutcome
 
 #: Exit codes of `dp2ddp migrate` (a contract: scripts depend on them).
 EXIT_OK = 0
@@ -85,6 +87,79 @@ class Report:
         which = "it" if n == 1 else "them"
         return (
             f" {n} unchanged file{'s' if n != 1 else ''} still use{'s' if n == 1 else ''} "
-            f"DataParallel in a way dp2ddp does not rewrite ({codes}, below): port "
+            f"DataParallel in a way dp2ddp does not rewrite ({codes}, above): port "
             f"{which} by hand."
         )
+
+
+def is_new_file(outcome: FileOutcome) -> bool:
+    """A file the migration creates (the generated helpers module, the first time): its
+    outcome's source is empty, as no file with DataParallel is."""
+    return (
+        outcome.status == "migrated" and outcome.result is not None and outcome.result.source == ""
+    )
+
+
+# -- DP034, folded: one line a run names the program's unreached modules -----------------------
+#: DP034 is one warning per DataParallel module the program does not reach, so that JSON
+#: lists each one; printed, they are folded into one line a run (`fold_unreached`).
+UNREACHED = "DP034"
+#: How many of the unreached modules the folded line names.
+SHOWN_UNREACHED = 3
+#: Why a module is unreached when the program has no import by run-time name ({it}: it/them).
+NOT_IMPORTED = "no import of the program names {it}"
+_UNREACHED = re.compile(
+    rf"^{re.escape(title(UNREACHED))}: (?P<file>.*) is left as it is \((?P<why>.*)\)$", re.S
+)
+
+
+def unreached_message(file: str, why: str) -> str:
+    """DP034's message for one module (what `fold_unreached` reads back)."""
+    return f"{title(UNREACHED)}: {file} is left as it is ({why})"
+
+
+def fold_unreached(outcomes: Sequence[FileOutcome]) -> list[FileOutcome]:
+    """`outcomes` as printed: each outcome's DP034 warnings folded into one, naming the count
+    and the first SHOWN_UNREACHED modules, and a module already named earlier in the run not
+    named again (with several entries, each program leaves the same modules). A lone DP034
+    stays as it is. JSON output keeps every one (commands/output_formats.py)."""
+    named: set[str] = set()
+    folded: list[FileOutcome] = []
+    for outcome in outcomes:
+        result = outcome.result
+        if result is None or not any(d.code == UNREACHED for d in result.diagnostics):
+            folded.append(outcome)
+            continue
+        kept: list[Diagnostic] = []
+        first: Diagnostic | None = None
+        files: list[str] = []
+        why = ""
+        for diagnostic in result.diagnostics:
+            match = _UNREACHED.match(diagnostic.message)
+            if diagnostic.code != UNREACHED or match is None:
+                kept.append(diagnostic)
+                continue
+            if match["file"] in named:
+                continue
+            named.add(match["file"])
+            files.append(match["file"])
+            if first is None:
+                first, why = diagnostic, match["why"]
+                kept.append(diagnostic)  # its place: replaced below when there are more
+        if first is not None and len(files) > 1:
+            index = kept.index(first)
+            kept[index] = replace(first, message=_folded_message(files, why))
+        folded.append(replace(outcome, result=replace(result, diagnostics=tuple(kept))))
+    return folded
+
+
+def _folded_message(files: Sequence[str], why: str) -> str:
+    shown = ", ".join(files[:SHOWN_UNREACHED])
+    more = len(files) - SHOWN_UNREACHED
+    if more > 0:
+        shown += f" and {more} more"
+    why = why.replace(NOT_IMPORTED.format(it="it"), NOT_IMPORTED.format(it="them"))
+    return (
+        f"{title(UNREACHED)}: {len(files)} DataParallel modules of the project are left as "
+        f"they are ({why}): {shown} (--output-format json lists each)"
+    )

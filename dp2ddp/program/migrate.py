@@ -45,6 +45,7 @@ from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.migrate.line_length import helpers_first_party
+from dp2ddp.migrate.summary import NOT_IMPORTED, UNREACHED, unreached_message
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
@@ -205,7 +206,7 @@ def _unreached(
         at = next(i for i, m in enumerate(program.modules) if m.path == sites[0].path)
         line, col = sites[0].line, sites[0].col
     else:
-        why = "no import of the program names it"
+        why = NOT_IMPORTED.format(it="it")
         at, line, col = 0, 1, 1
     base = os.getcwd() if not os.path.isabs(program.entry.path) else None
     notes = []
@@ -213,8 +214,7 @@ def _unreached(
         shown = os.path.relpath(file, base) if base is not None else file
         if shown.startswith(os.pardir):
             shown = file
-        detail = f"{shown} is left as it is ({why})"
-        notes.append(Diagnostic(line, col, "DP034", f"{title('DP034')}: {detail}"))
+        notes.append(Diagnostic(line, col, UNREACHED, unreached_message(shown, why)))
     item = migrated[at]
     result = item.outcome.result
     if result is None:

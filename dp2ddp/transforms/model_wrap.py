@@ -4,7 +4,10 @@ Also: isinstance checks follow the new wrapper, `.cuda()`/`.to()` chained on the
 folded into the move, and guards around the wrap go, so DDP always wraps (every process must):
 
 * `if <more than one GPU>:` (a GPU-count guard) only decided whether to wrap: its body is
-  kept unconditionally and its else branch (the single-device path) dropped.
+  kept unconditionally and its else branch (the single-device path) dropped. Its messages
+  (`print("Let's use", torch.cuda.device_count(), "GPUs!")`, a logger call) stay under the
+  guard: they said there were several GPUs, and printed always they say "Let's use 0 GPUs"
+  on a CPU machine.
 * `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `use_cuda`,
   `device.type == "cuda"`, `device_count() >= 1`: a device guard) also decides what runs on
   a CPU: the wrap moves out of it (also from a count guard nested inside), the rest of its
@@ -29,6 +32,7 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
     DDP_CLASS,
@@ -101,12 +105,10 @@ class WrapModelInDDP(MigrationTransform):
         """`from torch.nn import DataParallel` goes once nothing uses it any more. Imports of
         the sync-BN replication patch are noted: the patch's import goes with its last call
         (a relative import stays: libcst cannot resolve it without the package name)."""
-        if isinstance(node.names, cst.ImportStar):
-            return
+        if isinstance(node.names, cst.ImportStar) or node.relative or node.module is None:
+            return  # libcst raises on a relative import (it has no package name to resolve)
         if any((alias.evaluated_name == "DataParallel") for alias in node.names):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
-        if node.relative or node.module is None:
-            return
         for alias in node.names:
             if alias.evaluated_name in REPLICATION_PATCHES:
                 bound = alias.evaluated_alias or alias.evaluated_name
@@ -414,16 +416,20 @@ class WrapModelInDDP(MigrationTransform):
             return self._hoist_wrap(original_node, updated_node, kept, dropped)
         if isinstance(kept, cst.BaseExpression):
             return self._keep_other_terms(original_node, updated_node, kept, dropped)
-        body = list(updated_node.body.body)
+        body, messages = messages_kept_guarded(
+            list(updated_node.body.body), updated_node.test, self.qualified_names, self.code
+        )
         first = body[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         body[0] = first.with_changes(
             leading_lines=[*updated_node.leading_lines, *first.leading_lines]
         )
         else_note = " and its else branch" if original_node.orelse is not None else ""
+        kept_note = f" (its {messages} message{'s' if messages > 1 else ''} stay under it)"
         self.record(
             original_node,
-            f"removed the guard `if {test}`{else_note}: DDP always wraps",
+            f"removed the guard `if {test}`{else_note}: DDP always wraps"
+            + (kept_note if messages else ""),
         )
         return cst.FlattenSentinel(body)
 

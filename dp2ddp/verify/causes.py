@@ -570,7 +570,7 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
     """Draws inside the loop: where the scan and `dp2ddp migrate`'s DP006 saw them."""
     drawn = [
         f"{where} {message.partition(': ')[2] or message}"
-        for where, code, message in (w.partition(" DP006 ") for w in ev.migration_warnings)
+        for where, code, message in (w.partition(": DP006 ") for w in ev.migration_warnings)
         if code
     ]
     where = _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original")

@@ -31,6 +31,7 @@ from pathlib import Path
 from dp2ddp.gitignore import ignored_under
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.migrate.files import write_in_place
+from dp2ddp.migrate.summary import fold_unreached
 from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome
@@ -200,8 +201,18 @@ class MigratedProject:
     entry: Path  # the migrated entry, inside the copy
     code: str  # the migrated entry's text
     files: tuple[str, ...]  # files the migration changed, relative to the root
-    warnings: tuple[str, ...]  # `path:line:col CODE message`, paths as in the user's tree
+    warnings: tuple[str, ...]  # `path:line:col: CODE message`, paths as in the user's tree
     copied: CopyPlan = field(default_factory=CopyPlan)
+
+
+def _shown(root: Path) -> str:
+    """The project's root as the user's paths are printed: relative to the working folder
+    when it is inside it (`.` itself), else absolute."""
+    try:
+        relative = root.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return str(root)
+    return str(relative)
 
 
 def migrate_copy(
@@ -217,8 +228,10 @@ def migrate_copy(
         raise ProjectError(f"{root}: cannot copy the project: {exc}") from None
     copied_entry = copy / entry.relative_to(root)
 
+    shown_root = _shown(root)
+
     def as_users(text: str) -> str:
-        return text.replace(str(copy), str(root))
+        return text.replace(str(copy), shown_root)
 
     outcomes = _migrate_in_place(copied_entry, options)
     outcomes = silence(outcomes, options.ignore)  # as `dp2ddp migrate` reports them
@@ -231,7 +244,10 @@ def migrate_copy(
             f"{entry}: nothing to migrate (no DataParallel found), so nothing to verify"
         )
     warnings = tuple(
-        as_users(d.format(o.path)) for o in migrated if o.result for d in o.result.diagnostics
+        as_users(d.format(o.path))
+        for o in fold_unreached(migrated)  # DP034: one line for the modules left alone
+        if o.result
+        for d in o.result.diagnostics
     )
     code = copied_entry.read_text(encoding="utf-8")
     files = tuple(str(Path(o.path).resolve().relative_to(copy)) for o in migrated)

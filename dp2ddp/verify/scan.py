@@ -230,7 +230,7 @@ def mean_losses(entry: Path, warnings: tuple[str, ...] = ()) -> tuple[str, ...]:
         return ()
     warned = {
         (Path(match[1]).name, int(match[2]))
-        for match in (re.match(r"^(.*):(\d+):\d+ DP043 ", w) for w in warnings)
+        for match in (re.match(r"^(.*):(\d+):\d+: DP043 ", w) for w in warnings)
         if match
     }
     return tuple(

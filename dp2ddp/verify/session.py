@@ -65,7 +65,7 @@ class Scripts:
     notes: tuple[str, ...] = ()
     #: ENTRY migrated in a copy of its project: (the copy, the user's project root)
     copy: tuple[Path, Path] | None = None
-    #: The migration's warnings, `path:line:col CODE message` (when verify migrated).
+    #: The migration's warnings, `path:line:col: CODE message` (when verify migrated).
     warnings: tuple[str, ...] = ()
 
     def as_users(self, text: str) -> str:

@@ -136,8 +136,9 @@ def main():
 
     model = Net(num_classes=4)
     n_gpu = torch.cuda.device_count()
-    if ddp_is_main():
-        logger.info("Using %d GPUs", n_gpu)
+    if n_gpu > 1:
+        if ddp_is_main():
+            logger.info("Using %d GPUs", n_gpu)
     model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
     model.to(device)
 
