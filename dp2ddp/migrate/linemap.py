@@ -61,7 +61,7 @@ class LineMap:
 def opcodes(old: Sequence[str], new: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
     """SequenceMatcher's opcodes from `old` to `new`, in time about linear in their size."""
     if _cheap(old, new, 0, len(old), 0, len(new)):
-        return difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+        return list(difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes())
     blocks = _merge(_blocks(old, new))
     blocks.append((len(old), len(new), 0))
     result: list[tuple[str, int, int, int, int]] = []
