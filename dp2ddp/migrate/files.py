@@ -25,6 +25,7 @@ import libcst as cst
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.discovery import Target, describe_os_error
 from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
 from dp2ddp.migrate.parse import parse
@@ -180,6 +181,11 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
+    return call_deep(lambda: _work_deep(task))
+
+
+def _work_deep(task: _Task) -> _Done:
+    """_work, with room for deep syntax (see migrate/deep.py)."""
     try:
         if task.program is None and task.parsed is None:
             result = migrate_source(task.text, task.options, filename=task.path)
@@ -191,8 +197,7 @@ def _work(task: _Task) -> _Done:
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))
     except RecursionError:
-        error = InputError("cannot migrate: nesting too deep").format(task.path)
-        return _Done(task.index, None, error)
+        return _Done(task.index, None, nesting_error(task.text).format(task.path))
     except Exception as exc:  # a dp2ddp bug must not stop the run or touch the file
         return _Done(task.index, None, _internal_error(task.path, exc))
     if result.changed:
