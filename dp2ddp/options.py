@@ -19,9 +19,17 @@ class MigrateOptions:
     ignore: warning codes never reported (--ignore, `ignore` in [tool.dp2ddp]). The passes
         do not read it: the reports are filtered after the migration (migrate/suppress.py),
         together with the `# noqa: DPxxx` comments.
+    file_timeout: seconds one file's migration may take (--file-timeout, `file-timeout` in
+        [tool.dp2ddp]); past that the file fails alone (migrate/deep.py). None: no limit.
+        Changes nothing that is written, so it takes no part in comparisons.
     """
 
     per_process_batch: bool = False
     sync_batchnorm: bool = False
     keep_summed_loss: bool = False
     ignore: frozenset[str] = field(default_factory=frozenset)
+    file_timeout: float | None = field(default=None, compare=False)
+
+
+#: The default of --file-timeout (seconds): generous, a file that takes longer is a bug.
+DEFAULT_FILE_TIMEOUT = 300

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from dp2ddp.codes import CODES
-from dp2ddp.options import MigrateOptions
+from dp2ddp.options import DEFAULT_FILE_TIMEOUT, MigrateOptions
 from dp2ddp.settings import Settings, find_settings, load_settings
 
 
@@ -27,6 +27,7 @@ class OptionFlags:
     sync_batchnorm: bool | None = None
     keep_summed_loss: bool | None = None
     ignore: frozenset[str] = frozenset()
+    file_timeout: int | None = None
     config: str | None = None
     isolated: bool = False
 
@@ -51,6 +52,7 @@ def resolve(flags: OptionFlags, paths: Sequence[str]) -> Resolved:
         sync_batchnorm=pick(flags.sync_batchnorm, settings.sync_batchnorm),
         keep_summed_loss=pick(flags.keep_summed_loss, settings.keep_summed_loss),
         ignore=settings.ignore | flags.ignore,
+        file_timeout=flags.file_timeout or settings.file_timeout or DEFAULT_FILE_TIMEOUT,
     )
     return Resolved(options, settings)
 
@@ -91,6 +93,13 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Never report these warning codes (repeatable; added to the settings' ignore).",
     ),
     click.option(
+        "--file-timeout",
+        type=click.IntRange(min=1),
+        metavar="SECONDS",
+        help="Fail a file whose migration takes longer than this, and go on with the others "
+        f"(default {DEFAULT_FILE_TIMEOUT}).",
+    ),
+    click.option(
         "--config",
         metavar="FILE",
         type=click.Path(exists=True, dir_okay=False),
@@ -100,7 +109,15 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option("--isolated", is_flag=True, help="Read no settings file."),
 )
-_NAMES = ("per_process_batch", "sync_batchnorm", "keep_summed_loss", "ignore", "config", "isolated")
+_NAMES = (
+    "per_process_batch",
+    "sync_batchnorm",
+    "keep_summed_loss",
+    "ignore",
+    "file_timeout",
+    "config",
+    "isolated",
+)
 
 
 def migration_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ recursion limit of 60,000 frames while it runs; a file deeper than that fails al
 from __future__ import annotations
 
 import ast
+import ctypes
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -20,8 +21,15 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from dp2ddp.errors import InputError
+from dp2ddp.options import MigrateOptions
 
 _T = TypeVar("_T")
+
+
+class FileTimeout(BaseException):
+    """A file's migration ran past its time limit (`time_limit`). A BaseException, so the
+    `except Exception` of the code it interrupts does not swallow it."""
+
 
 #: Frames allowed while a migration runs in the large-stack thread.
 RECURSION_LIMIT = 60_000
@@ -140,3 +148,44 @@ def _deepest(source: str, stop: int | None = None) -> tuple[int, int] | None:
                 break
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return best_depth, best_line
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise FileTimeout in this thread when the body runs longer than `seconds` (None: no
+    limit). The exception arrives at the next Python instruction: a long call into C (a
+    regular expression, libcst's native parser) finishes first."""
+    if not seconds:
+        yield
+        return
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(FileTimeout))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            fired = state["fired"]
+        if fired:  # delivered, or still pending: clear it and raise it here, once
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
+            raise FileTimeout
+
+
+def timeout_error(options: MigrateOptions) -> InputError:
+    """The one-line error of a file whose migration ran past options.file_timeout."""
+    return InputError(
+        f"stopped after {options.file_timeout:g} s, the per-file limit "
+        "(--file-timeout, file-timeout in [tool.dp2ddp]); the file is left as it was"
+    )

@@ -25,7 +25,7 @@ import libcst as cst
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
-from dp2ddp.migrate.deep import call_deep, nesting_error
+from dp2ddp.migrate.deep import FileTimeout, call_deep, nesting_error, time_limit, timeout_error
 from dp2ddp.migrate.discovery import Target, describe_os_error
 from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
 from dp2ddp.migrate.parse import parse
@@ -185,7 +185,15 @@ def _work(task: _Task) -> _Done:
 
 
 def _work_deep(task: _Task) -> _Done:
-    """_work, with room for deep syntax (see migrate/deep.py)."""
+    """_work, with room for deep syntax and within the time limit (see migrate/deep.py)."""
+    try:
+        with time_limit(task.options.file_timeout):
+            return _work_limited(task)
+    except FileTimeout:
+        return _Done(task.index, None, timeout_error(task.options).format(task.path))
+
+
+def _work_limited(task: _Task) -> _Done:
     try:
         if task.program is None and task.parsed is None:
             result = migrate_source(task.text, task.options, filename=task.path)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.migrate.deep import nesting_error
+from dp2ddp.migrate.deep import FileTimeout, nesting_error, time_limit, timeout_error
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import ModuleVerdict, Project
 from dp2ddp.transforms._support.base import MigrationState
@@ -43,9 +43,13 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
     def detect(tree: cst.Module) -> ModuleVerdict:
         state = MigrationState(options=project.options, text=module.source.text)
         try:
-            DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(tree)
+            with time_limit(project.options.file_timeout):
+                detector = DetectDataParallel(CodemodContext(filename=module.path), state)
+                detector.transform_module(tree)
         except RecursionError:  # deeper than call_deep allows (migrate/deep.py)
             raise nesting_error(module.source.text).with_path(module.path) from None
+        except FileTimeout:
+            raise timeout_error(project.options).with_path(module.path) from None
         # A module whose only uses are isinstance checks opens no gate: it trains nothing
         # with DataParallel (its checks are migrated all the same, as a single file's).
         wraps = state.has_dataparallel and not state.skip and not state.checks_only
