@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
@@ -29,7 +30,14 @@ def migrate_source(
     tells it (dp2ddp/facts.py: its role, the program-wide gate, hints, helpers that draw,
     loaders); None: a single file.
     """
-    return migrate_parsed(parse(source), source, options, filename=filename, program=program)
+    try:
+        return call_deep(
+            lambda: migrate_parsed(
+                parse(source), source, options, filename=filename, program=program
+            )
+        )
+    except RecursionError:  # deeper than call_deep's room (migrate/deep.py)
+        raise nesting_error(source) from None
 
 
 def migrate_parsed(
