@@ -150,18 +150,19 @@ def test_time_limit_interrupts_python_code() -> None:
 
 # -- the regular expressions over file text: linear in its length -------------------------
 def _grows_linearly(run: Callable[[int], object], base: int) -> None:
-    """run(n) and run(8n): a linear cost grows 8 times, a quadratic one 64 times."""
+    """run(n) and run(8n), best of 5: a linear cost grows 8 times, a quadratic one 64 times
+    (the bound leaves room for a shared machine's noise)."""
 
     def best(n: int) -> float:
         times = []
-        for _ in range(3):
+        for _ in range(5):
             start = time.perf_counter()
             run(n)
             times.append(time.perf_counter() - start)
         return min(times)
 
     small, large = best(base), best(8 * base)
-    assert large < 24 * small + 0.05, f"{small:.4f} s -> {large:.4f} s"
+    assert large < 24 * small + 0.1, f"{small:.4f} s -> {large:.4f} s"
 
 
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
