@@ -78,8 +78,7 @@ def main() -> int:
         assert "DistributedDataParallel" in result.code, "the wrap was not migrated"
         cost = best(lambda s=source: migrate_source(s), args.repeat)
         print(
-            f"{real:>7}{floor:>10.2f}{cost:>11.2f}{cost / floor:>8.2f}"
-            f"{cost / real * 1000:>14.3f}",
+            f"{real:>7}{floor:>10.2f}{cost:>11.2f}{cost / floor:>8.2f}{cost / real * 1000:>14.3f}",
             flush=True,
         )
     return 0
