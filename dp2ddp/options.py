@@ -28,6 +28,9 @@ class MigrateOptions:
     line_length: the width of the lines dp2ddp writes or re-wraps (migrate/tidy.py). None:
         the project's, read from its ruff, black, flake8 or editorconfig settings nearest
         to the file (migrate/line_length.py; `migrate_source` alone, with no file: 88).
+    file_timeout: seconds one file's migration may take (--file-timeout, `file-timeout` in
+        [tool.dp2ddp]); past that the file fails alone (migrate/deep.py). None: no limit.
+        Changes nothing that is written, so it takes no part in comparisons.
     """
 
     per_process_batch: bool = False
@@ -36,3 +39,8 @@ class MigrateOptions:
     inline_helpers: bool = False
     ignore: frozenset[str] = field(default_factory=frozenset)
     line_length: int | None = None
+    file_timeout: float | None = field(default=None, compare=False)
+
+
+#: The default of --file-timeout (seconds): generous, a file that takes longer is a bug.
+DEFAULT_FILE_TIMEOUT = 300

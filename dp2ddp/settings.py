@@ -37,6 +37,7 @@ KEYS: dict[str, tuple[type, str]] = {
     "exclude": (list, "globs skipped when walking folders, as --exclude"),
     "ignore": (list, "warning codes never reported, as --ignore"),
     "jobs": (int, "processes to migrate with, as -j"),
+    "file-timeout": (int, "seconds one file's migration may take, as --file-timeout"),
 }
 
 
@@ -56,6 +57,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     ignore: frozenset[str] = field(default_factory=frozenset)
     jobs: int | None = None
+    file_timeout: int | None = None
 
 
 def find_settings(paths: Sequence[str], cwd: str | None = None) -> str | None:
@@ -132,6 +134,7 @@ def _settings(table: dict[str, Any], lines: _Lines, path: str) -> Settings:
         exclude=tuple(values.get("exclude", ())),
         ignore=frozenset(values.get("ignore", ())),
         jobs=values.get("jobs"),
+        file_timeout=values.get("file_timeout"),
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from dp2ddp.codes import CODES
-from dp2ddp.options import MigrateOptions
+from dp2ddp.options import DEFAULT_FILE_TIMEOUT, MigrateOptions
 from dp2ddp.settings import Settings, find_settings, load_settings
 
 
@@ -28,6 +28,7 @@ class OptionFlags:
     keep_summed_loss: bool | None = None
     inline_helpers: bool | None = None
     ignore: frozenset[str] = frozenset()
+    file_timeout: int | None = None
     config: str | None = None
     isolated: bool = False
 
@@ -53,6 +54,7 @@ def resolve(flags: OptionFlags, paths: Sequence[str]) -> Resolved:
         keep_summed_loss=pick(flags.keep_summed_loss, settings.keep_summed_loss),
         inline_helpers=pick(flags.inline_helpers, settings.inline_helpers),
         ignore=settings.ignore | flags.ignore,
+        file_timeout=flags.file_timeout or settings.file_timeout or DEFAULT_FILE_TIMEOUT,
     )
     return Resolved(options, settings)
 
@@ -101,6 +103,13 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Never report these warning codes (repeatable; added to the settings' ignore).",
     ),
     click.option(
+        "--file-timeout",
+        type=click.IntRange(min=1),
+        metavar="SECONDS",
+        help="Fail a file whose migration takes longer than this, and go on with the others "
+        f"(default {DEFAULT_FILE_TIMEOUT}).",
+    ),
+    click.option(
         "--config",
         metavar="FILE",
         type=click.Path(exists=True, dir_okay=False),
@@ -116,6 +125,7 @@ _NAMES = (
     "keep_summed_loss",
     "inline_helpers",
     "ignore",
+    "file_timeout",
     "config",
     "isolated",
 )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.errors import InputError, error_line, one_line
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.deep import FileTimeout, call_deep, nesting_error, time_limit, timeout_error
 from dp2ddp.migrate.discovery import Target, describe_os_error
 from dp2ddp.migrate.line_length import line_length
 from dp2ddp.migrate.precheck import may_use_dataparallel
@@ -190,6 +191,19 @@ def _unless_changed(sink: Sink, stamp: _Stamp) -> Sink:
 
 def _work(task: _Task) -> _Done:
     """Migrate one text (in a worker). Never raises for a bad file."""
+    return call_deep(lambda: _work_deep(task))
+
+
+def _work_deep(task: _Task) -> _Done:
+    """_work, with room for deep syntax and within the time limit (see migrate/deep.py)."""
+    try:
+        with time_limit(task.options.file_timeout):
+            return _work_limited(task)
+    except FileTimeout:
+        return _Done(task.index, None, timeout_error(task.options).format(task.path))
+
+
+def _work_limited(task: _Task) -> _Done:
     from dp2ddp.migrate.migrate_source import migrate_parsed, migrate_source
     from dp2ddp.migrate.parse import parse
 
@@ -204,8 +218,7 @@ def _work(task: _Task) -> _Done:
     except InputError as exc:
         return _Done(task.index, None, exc.format(task.path))
     except RecursionError:
-        error = InputError("cannot migrate: nesting too deep").format(task.path)
-        return _Done(task.index, None, error)
+        return _Done(task.index, None, nesting_error(task.text).format(task.path))
     except Exception as exc:  # a dp2ddp bug must not stop the run or touch the file
         return _Done(task.index, None, _internal_error(task.path, exc))
     if result.changed:

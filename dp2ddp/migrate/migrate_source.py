@@ -8,6 +8,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.parse import parse
@@ -35,7 +36,14 @@ def migrate_source(
     `program`: what the file's program tells it (dp2ddp/facts.py: its role, the
     program-wide gate, hints, helpers that draw, loaders); None: a single file.
     """
-    return migrate_parsed(parse(source), source, options, filename=filename, program=program)
+    try:
+        return call_deep(
+            lambda: migrate_parsed(
+                parse(source), source, options, filename=filename, program=program
+            )
+        )
+    except RecursionError:  # deeper than call_deep's room (migrate/deep.py)
+        raise nesting_error(source) from None
 
 
 def migrate_parsed(

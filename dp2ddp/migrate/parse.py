@@ -12,6 +12,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from dp2ddp.errors import InputError
+from dp2ddp.migrate.deep import too_deep, usual_depth
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,10 +25,14 @@ def parse(source: str) -> cst.Module:
     editors report it: libcst's is where its parser gave up, often lines later, with a long
     "expected one of" list. libcst's is reported only when Python accepts the code.
     """
+    deep = too_deep(source)
+    if deep is not None:
+        raise deep
     import libcst as cst  # here, not above: discovery reports syntax errors without libcst
 
     try:
-        return cst.parse_module(source)
+        with usual_depth():  # deep nesting is for the passes, not for libcst's parser
+            return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         python = python_syntax_error(source)
         if python is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dp2ddp.migrate.deep import FileTimeout, nesting_error, time_limit, timeout_error
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import ModuleVerdict, Project
 
@@ -46,7 +47,14 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
 
     def detect(tree: cst.Module) -> ModuleVerdict:
         state = MigrationState(options=project.options, text=module.source.text)
-        DetectDataParallel(CodemodContext(filename=module.path), state).transform_module(tree)
+        try:
+            with time_limit(project.options.file_timeout):
+                detector = DetectDataParallel(CodemodContext(filename=module.path), state)
+                detector.transform_module(tree)
+        except RecursionError:  # deeper than call_deep allows (migrate/deep.py)
+            raise nesting_error(module.source.text).with_path(module.path) from None
+        except FileTimeout:
+            raise timeout_error(project.options).with_path(module.path) from None
         # A module whose only uses are isinstance checks opens no gate: it trains nothing
         # with DataParallel (its checks are migrated all the same, as a single file's).
         wraps = state.has_dataparallel and not state.skip and not state.checks_only

@@ -31,6 +31,7 @@ from functools import cached_property
 
 from dp2ddp.errors import InputError
 from dp2ddp.facts import GENERATED_MODULE
+from dp2ddp.migrate.deep import nesting_error
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
@@ -209,7 +210,9 @@ def parse_tree(text: str, shown: str) -> ast.Module:
     except SyntaxError as exc:
         error = python_syntax_error(text) or InputError(exc.msg, exc.lineno or 1, exc.offset or 1)
         raise error.with_path(shown) from None
-    except (RecursionError, MemoryError, ValueError) as exc:
+    except RecursionError:  # Python's own parser, at this thread's recursion limit
+        raise nesting_error(text).with_path(shown) from None
+    except (MemoryError, ValueError) as exc:
         raise InputError(f"cannot parse: {type(exc).__name__}", path=shown) from None
 
 

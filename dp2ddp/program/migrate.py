@@ -42,6 +42,7 @@ from dp2ddp.facts import (
     Role,
 )
 from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.migrate.line_length import helpers_first_party
@@ -124,6 +125,18 @@ def plan_one(
     DataParallel modules of its project that its program does not reach, other than those,
     are named (DP034; folder mode migrates them on its own).
     """
+    return call_deep(partial(_plan_one, plan, entry, project, orphan=orphan, named=named))
+
+
+def _plan_one(
+    plan: ProgramPlan,
+    entry: str,
+    project: Project,
+    *,
+    orphan: bool,
+    named: frozenset[str] | None,
+) -> Program | None:
+    """plan_one, with room for deep syntax (migrate/deep.py)."""
     try:
         program = discover_program(entry, project.graph)
         gate = _gate(program, project)
@@ -134,6 +147,10 @@ def plan_one(
             migrated = _subclassed_loaders(program, migrated)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
+        return None
+    except RecursionError:  # deeper than call_deep allows, outside a module's own migration
+        error = nesting_error(_text(entry)).format(entry)
+        plan.outcomes.append(FileOutcome(entry, "failed", error=error))
         return None
     failed = [m.outcome for m in migrated if m.outcome.status == "failed"]
     if failed:
@@ -282,6 +299,15 @@ def _diagnostic(code: str, detail: str) -> Diagnostic:
 def _imports_helpers(migrated: _Migrated, helpers: str) -> bool:
     result = migrated.outcome.result
     return result is not None and result.changed and f"from {helpers} import" in result.code
+
+
+def _text(path: str) -> str:
+    """The text of `path` as far as it decodes (only to say where it nests too deeply)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _code(outcome: FileOutcome) -> str | None:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from dp2ddp.errors import InputError
 from dp2ddp.facts import HelperDraw, ProgramFacts, Uniformity
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
@@ -113,6 +114,9 @@ class Project:
 
     def __post_init__(self) -> None:
         self._verdicts: dict[str, ModuleVerdict] = {}
+        #: Modules whose detection failed (a parse error, the time limit): asked again,
+        #: the same error at once, not another run to the limit.
+        self._failed_verdicts: dict[str, InputError] = {}
         self._trees: OrderedDict[str, tuple[cst.Module, int]] = OrderedDict()
         self._tree_chars = 0
         self._prechecked: dict[str, bool] = {}
@@ -138,7 +142,14 @@ class Project:
         """`detect`'s verdict on the module's tree, once a module (analysis.py)."""
         found = self._verdicts.get(module.real)
         if found is None:
-            found = self._verdicts[module.real] = detect(self.tree(module))
+            failed = self._failed_verdicts.get(module.real)
+            if failed is not None:
+                raise failed
+            try:
+                found = self._verdicts[module.real] = detect(self.tree(module))
+            except InputError as exc:
+                self._failed_verdicts[module.real] = exc
+                raise
         return found
 
     def tree(self, module: ProgramModule) -> cst.Module:

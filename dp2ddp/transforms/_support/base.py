@@ -40,11 +40,6 @@ _CodemodT = TypeVar("_CodemodT", bound=Codemod)
 _MISSING: Any = object()
 
 
-#: `NAME as ALIAS`, whitespace, line continuations and comments between (imports, and
-#: also `with`/`except` targets: a superset of the import aliases is safe).
-_AS_ALIAS = re.compile(r"(\w+)(?:[\s\\]|#[^\n]*)+as(?:[\s\\]|#[^\n]*)+(\w+)")
-
-
 @functools.cache
 def _last_parts(names: frozenset[str]) -> frozenset[str]:
     """The last dotted part of each name: `torch.nn.DataParallel` -> `DataParallel`."""
@@ -189,8 +184,6 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         self.state = state
         #: This pass's metadata while it runs (self.metadata is its `resolved`).
         self._meta: PassMetadata | None = None
-        #: What `as` may bind in this pass's text (import_aliases), found on first use.
-        self._aliases: dict[str, set[str]] | None = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if type(self).on_visit_attribute is not _no_attribute_hook:
@@ -354,18 +347,9 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
                 return True
             return node.attr.value in lasts
         assert isinstance(node, cst.Name)
-        if node.value in lasts or not self.state.text:
+        if node.value in lasts or self._meta is None:
             return True
-        return not lasts.isdisjoint(self._import_aliases().get(node.value, ()))
-
-    def _import_aliases(self) -> dict[str, set[str]]:
-        """Each alias this pass's text may bind with `as`, and the names it may stand for
-        (the last part of an imported dotted name): one search a pass."""
-        if self._aliases is None:
-            self._aliases = {}
-            for match in _AS_ALIAS.finditer(self.state.text):
-                self._aliases.setdefault(match.group(2), set()).add(match.group(1))
-        return self._aliases
+        return not lasts.isdisjoint(self._meta.import_aliases().get(node.value, ()))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._meta.parents.get(node) if self._meta is not None else None

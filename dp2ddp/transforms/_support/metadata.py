@@ -58,6 +58,7 @@ class PassMetadata:
         self.resolved: dict[ProviderT, Mapping[cst.CSTNode, object]] = {ParentNodeProvider: parents}
         self._qualified: dict[cst.CSTNode, set[str]] = {}
         self._names: QualifiedNames | None = None
+        self._aliases: dict[str, set[str]] | None = None
 
     def resolve(self, provider: type[BaseMetadataProvider[object]]) -> None:
         if provider not in self.resolved:
@@ -69,6 +70,23 @@ class PassMetadata:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """What ParentNodeProvider gives for `node` (None for the module)."""
         return self.parents.get(node)
+
+    def import_aliases(self) -> dict[str, set[str]]:
+        """Each name an import binds with `as`, and the last dotted part of what it imports
+        (`import torch.nn as tnn`: tnn -> {nn}; `from m import DataParallel as DP`: DP ->
+        {DataParallel}): the only names whose qualified names do not end in the name
+        itself. Read from the tree, not the text: a regular expression that skips comments
+        between `NAME` and `as` backtracked exponentially over a run of `#` (issue 30)."""
+        if self._aliases is None:
+            self._aliases = {}
+            for node in self.parents:
+                if type(node) is cst.ImportAlias and node.asname is not None:
+                    alias = node.asname.name
+                    if isinstance(alias, cst.Name):
+                        name = node.name
+                        last = name.value if isinstance(name, cst.Name) else name.attr.value
+                        self._aliases.setdefault(alias.value, set()).add(last)
+        return self._aliases
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What QualifiedNameProvider gives for `node` (names only), computed for this node
