@@ -110,8 +110,10 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: Evaluation results concatenated over the loop and matched against the whole dataset,
 #: the loaders items of a dict read with a loop variable key (issue 28; real-world:
 #: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
-#: the original's (sharded, both ranks raised IndexError at the first evaluation).
-EVALS = ("eval_items_of_loader_dict",)
+#: the original's (sharded, both ranks raised IndexError at the first evaluation). The same
+#: dict read by a phase loop over literal keys: the val loop is found, its counters summed
+#: over the ranks (before: sharded as a training loader, each rank printed half the figures).
+EVALS = ("eval_items_of_loader_dict", "eval_phase_loop_dict")
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +146,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
         scripts["eval_items_of_loader_dict"].read_text()
     )
+    phases = scripts["eval_phase_loop_dict"].read_text()
+    assert "sampler=ddp_eval_sampler(" in phases
+    assert "running_loss, running_corrects = ddp_all_reduce_sum(" in phases
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
     shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])
@@ -219,8 +224,9 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
 def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
-    """Every rank evaluates the whole test set, so the rows of the concatenated scores are
-    the dataset's and each rank's figures (rows, top-1, score sum) are the original's."""
+    """Every rank's evaluation figures are the original's: the whole test set evaluated on
+    every rank (rows, top-1, score sum of the concatenated scores), or counters summed over
+    the ranks' disjoint slices."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
