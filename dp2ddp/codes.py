@@ -418,6 +418,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "another function from a local size). Fetch it from a loader over the same dataset "
         "without the DistributedSampler, or call ddp_whole_batch(loader, B) yourself.",
     ),
+    "DP051": (
+        "a sharded batch cut into chunks of a global size",
+        "The training loop cuts each batch into chunks (gradient accumulation, micro-batches: "
+        "`for i in range(batch_size // fbs): out = model(x[i * fbs:(i + 1) * fbs])`) by a "
+        "size that is not taken from the batch. Under DataParallel the batch was the global "
+        "one and each chunk was scattered over the devices; migrated, each rank's batch is "
+        "batch_size // WORLD_SIZE while the chunk size keeps its global value: a chunk holds "
+        "WORLD_SIZE times DataParallel's per-device chunk (BatchNorm normalises other "
+        "groups), and where the chunk size is the batch size, range() runs no chunk at all "
+        "(no training, silently) or the program's own assert fails. Scale the chunk size as "
+        "the batch was (fbs // WORLD_SIZE, DataParallel's per-device chunk), or take it from "
+        "the batch (`x.size(0) // splits`).",
+    ),
     "DP053": (
         "per-rank value names something the ranks share, read where not every rank arrives",
         "A value each process reads on its own (the clock, a random draw, a uuid, the process "

@@ -120,6 +120,13 @@ BATCHES = (
 #: batch fetched once before training for sample images stays the global batch
 #: (ddp_whole_batch): its digest (size, sum) leads E2E_DIGEST.
 DRAWS = ("batch_noise", "fixed_sample_batch")
+#: Evaluation results concatenated over the loop and matched against the whole dataset,
+#: the loaders items of a dict read with a loop variable key (issue 28; real-world:
+#: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
+#: the original's (sharded, both ranks raised IndexError at the first evaluation). The same
+#: dict read by a phase loop over literal keys: the val loop is found, its counters summed
+#: over the ranks (before: sharded as a training loader, each rank printed half the figures).
+EVALS = ("eval_items_of_loader_dict", "eval_phase_loop_dict")
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +134,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, *DRAWS, "second_backward"):
+    for name in (*NAMES, *BATCHES, *DRAWS, *EVALS, "second_backward"):
         scripts[name], codes[name] = _migrate(name, out)
     assert "ddp_shard_batch(batchify(" in scripts["lm_batchify"].read_text()
     assert not {"DP037", "DP047"} & set().union(*(codes[name] for name in BATCHES))
@@ -151,6 +158,13 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     )
     assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
+    assert "DP015" in codes["eval_items_of_loader_dict"]
+    assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
+        scripts["eval_items_of_loader_dict"].read_text()
+    )
+    phases = scripts["eval_phase_loop_dict"].read_text()
+    assert "sampler=ddp_eval_sampler(" in phases
+    assert "running_loss, running_corrects = ddp_all_reduce_sum(" in phases
     # DP026's first way out, applied by hand: run as it is.
     scripts["second_backward_fixed"] = out / "second_backward_fixed.py"
     shutil.copy(CASES / "second_backward_fixed.py", scripts["second_backward_fixed"])
@@ -222,6 +236,21 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Every rank's evaluation figures are the original's: the whole test set evaluated on
+    every rank (rows, top-1, score sum of the concatenated scores), or counters summed over
+    the ranks' disjoint slices."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    for status in statuses:
+        assert status["digest"] == pytest.approx(want, abs=1e-3), (status, want)
 
 
 @pytest.mark.parametrize(

@@ -94,6 +94,7 @@ from dp2ddp.transforms.data.batch_shard import (
     plan_batch_shard,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
+from dp2ddp.transforms.data.chunks import global_chunk_sizes
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -162,6 +163,10 @@ class ShardDataLoaders(LoaderEvaluation):
                 self, nodes, sharded, self._iterated_through_names
             ):
                 self.warn(name, "DP044", detail)
+            for chunk, detail in global_chunk_sizes(
+                self, nodes, sharded, self._iterated_through_names
+            ):
+                self.warn(chunk, "DP051", detail)
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:

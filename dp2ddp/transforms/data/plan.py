@@ -69,6 +69,11 @@ class Loader:
             return self.binding.value
         if isinstance(self.binding, cst.Attribute):
             return self.binding.attr.value
+        if isinstance(self.binding, cst.Subscript):  # `self.data_loader["test"]`: its key
+            index = self.binding.slice[0].slice if len(self.binding.slice) == 1 else None
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                key = index.value.evaluated_value
+                return key if isinstance(key, str) else ""
         return ""
 
 

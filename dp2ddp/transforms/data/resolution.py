@@ -73,6 +73,8 @@ class LoaderResolution(CallFlow):
                     if not isinstance(value, cst.Call):
                         found += [(c, ()) for c, _ in self._resolve(value, loaders, depth + 1)]
             return found
+        if isinstance(expr, cst.Subscript):
+            return self._resolve_item(expr, loaders)
         if not isinstance(expr, cst.Name):
             return found
         for assignment in self.referents(expr):
@@ -96,6 +98,107 @@ class LoaderResolution(CallFlow):
                     for returned in self._returned(target):
                         found += self._resolve(returned, loaders, depth + 1)
         return found
+
+    def _resolve_item(
+        self, expr: cst.Subscript, loaders: dict[cst.Call, Loader]
+    ) -> list[tuple[cst.Call, Path]]:
+        """The loaders stored as items of the container `expr` reads (`self.data_loader[ln]`
+        after `self.data_loader["test"] = DataLoader(...)`): the item of that key when both
+        keys are string literals, else every item of the container, since the key read may
+        be any of them. Left unfollowed, an evaluation loop over such an item was no loop of
+        its loader, which was then sharded as a training loader while the loop's
+        concatenated results were matched against the whole dataset (real-world:
+        lshiwjx/2s-AGCN@953c14f, kenziyuliu/MS-G3D@2f927f4: `dataset.top_k(score)` indexed
+        past this rank's rows)."""
+        keys = self._possible_keys(expr, 0)
+        text, owner = self.code(expr.value), enclosing_class(expr, self)
+        found: list[tuple[cst.Call, Path]] = []
+        for loader in loaders.values():
+            binding = loader.binding
+            if (
+                isinstance(binding, cst.Subscript)
+                and self.code(binding.value) == text
+                and enclosing_class(loader.call, self) is owner
+                and (keys is None or _literal_key(binding) in (*keys, None))
+            ):
+                found.append((loader.call, ()))
+        return found
+
+    def _possible_keys(self, item: cst.Subscript, depth: int) -> set[str] | None:
+        """The string keys `item` may read: its literal key, or the strings a loop variable
+        key runs over (`for ln in loader_name` with `loader_name=["test"]` as the default
+        and at every call); None when some key may be anything."""
+        if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
+            return None
+        return self._strings(item.slice[0].slice.value, depth)
+
+    def _strings(self, expr: cst.BaseExpression, depth: int) -> set[str] | None:
+        """The strings `expr` may be (a literal, or a name bound by a `for` over literals);
+        None when unknown."""
+        if isinstance(expr, cst.SimpleString):
+            value = expr.evaluated_value
+            return {value} if isinstance(value, str) else None
+        if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
+            return None
+        found: set[str] = set()
+        referents = self.referents(expr)
+        if not referents:
+            return None
+        for assignment in referents:
+            target = assignment.node
+            loop = self.parent(target)
+            if isinstance(loop, cst.For) and loop.target is target:
+                items = self._sequences(loop.iter, depth + 1)
+                if items is None:
+                    return None
+                for element in items:
+                    strings = self._strings(element, depth + 1)
+                    if strings is None:
+                        return None
+                    found |= strings
+            else:
+                for bound in self._bound_values(target):
+                    strings = self._strings(bound, depth + 1) if bound is not None else None
+                    if strings is None:
+                        return None
+                    found |= strings
+        return found
+
+    def _bound_values(self, target: cst.CSTNode) -> list[cst.BaseExpression | None]:
+        """What a name's binding gives it: a parameter's default and the argument of every
+        call of its function (None where a call passes none), or the assigned value."""
+        if not isinstance(target, cst.Param):
+            return [assigned_value(target, self)]
+        function = enclosing_function(target, self)
+        if function is None:
+            return [None]
+        values: list[cst.BaseExpression | None] = []
+        if target.default is not None:
+            values.append(target.default)
+        for site in self._callers(function):
+            argument = self._argument(function, site, target)
+            if argument is not None or target.default is None:  # else: the default, above
+                values.append(argument)
+        return values or [None]
+
+    def _sequences(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression] | None:
+        """The elements a list/tuple literal, or a name bound to such literals (a parameter:
+        its default and the argument of every call), may hold; None when unknown."""
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return [e.value for e in expr.elements if isinstance(e, cst.Element)]
+        if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
+            return None
+        elements: list[cst.BaseExpression] = []
+        referents = self.referents(expr)
+        if not referents:
+            return None
+        for assignment in referents:
+            for value in self._bound_values(assignment.node):
+                more = self._sequences(value, depth + 1) if value is not None else None
+                if more is None:
+                    return None
+                elements += more
+        return elements
 
     def _binding(
         self, call: cst.Call
@@ -173,3 +276,14 @@ class LoaderResolution(CallFlow):
             values = [assigned_value(a.node, self) for a in self.referents(dataset)]
             return any(v is not None and self._is_iterable_dataset(v) for v in values)
         return isinstance(dataset, cst.Call) and name_of(dataset.func) in self._iterable_classes
+
+
+def _literal_key(item: cst.Subscript) -> str | None:
+    """The string key of `container["key"]`; None for any other index."""
+    if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
+        return None
+    value = item.slice[0].slice.value
+    if isinstance(value, cst.SimpleString):
+        key = value.evaluated_value
+        return key if isinstance(key, str) else None
+    return None

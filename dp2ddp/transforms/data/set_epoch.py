@@ -13,6 +13,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import (
     bare,
     counts,
+    enclosing_function,
     inside,
     is_simple,
     name_of,
@@ -44,7 +45,9 @@ class LoaderSetEpoch(LoaderBatchSize):
                     key = (epoch_loop, self.code(receiver) if receiver is not None else "")
                     if key not in done:
                         done.add(key)
-                        failure = self._insert_set_epoch(loader.statement, epoch_loop, receiver)
+                        failure = self._keyed_elsewhere(loop, epoch_loop, receiver)
+                        if failure is None:
+                            failure = self._insert_set_epoch(loader.statement, epoch_loop, receiver)
                         if failure is not None:
                             failures.append((epoch_loop, failure))
         if not found and (unknown or not loader.loops):
@@ -61,6 +64,24 @@ class LoaderSetEpoch(LoaderBatchSize):
         for node, detail in failures:
             self.warn(node, "DP011", f"{detail}; its sampler advances its epoch on each pass")
         return not failures
+
+    def _keyed_elsewhere(
+        self, loop: cst.For, epoch_loop: cst.For | cst.While, receiver: cst.BaseExpression | None
+    ) -> str | None:
+        """Why `receiver` cannot be named in `epoch_loop`: it is an item read with a key
+        that is a variable of the function around the loop over it (`loaders[split]` in
+        `evaluate(split)`), which the epoch loop of the caller does not have; else None."""
+        if receiver is None or enclosing_function(loop, self) is enclosing_function(
+            epoch_loop, self
+        ):
+            return None
+        for node in walk(receiver):
+            if isinstance(node, cst.Subscript) and any(
+                isinstance(e.slice, cst.Index) and not isinstance(e.slice.value, cst.SimpleString)
+                for e in node.slice
+            ):
+                return f"the loader is {self.code(receiver)}, read with a key of another function"
+        return None
 
     def _insert_set_epoch(
         self,
