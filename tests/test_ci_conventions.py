@@ -242,13 +242,14 @@ def test_json_document(tmp_path: Path) -> None:
     )
     assert document["summary"] == {
         "files": 4,
-        "migrated": 2,  # train.py and its _dp2ddp.py
+        "migrated": 1,  # train.py
+        "created": 1,  # its _dp2ddp.py
         "unchanged": 1,
         "errors": 1,
         "left_with_dataparallel": 0,
         "warnings": 1,
         "exit_code": 2,
-        "text": "2 files would be migrated, 1 unchanged, 1 failed.",
+        "text": "1 file would be migrated, 1 would be created, 1 unchanged, 1 failed.",
     }
     assert " DP008 " not in result.stderr  # the warnings are in the document
 

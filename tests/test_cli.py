@@ -64,7 +64,7 @@ def test_migrates_in_place_and_prints_summary_then_launch(tmp_path: Path) -> Non
     lines = result.stderr.splitlines()
     assert f"migrated {train}" in lines
     assert f"created {tmp_path / '_dp2ddp.py'}" in lines  # the helpers, beside it
-    summary = lines.index("2 files migrated, 1 unchanged.")
+    summary = lines.index("1 file migrated, 1 created, 1 unchanged.")
     launch = next(i for i, line in enumerate(lines) if line.startswith("  torchrun "))
     assert summary < launch and str(train) in lines[launch]
     compile(train.read_text(), str(train), "exec")
@@ -92,7 +92,7 @@ def test_folder_walk_with_exclude_and_default_skips(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert a.read_text() != DP
     assert all(p.read_text() == DP for p in skipped)
-    assert "2 files migrated." in result.stderr  # a.py and pkg/_dp2ddp.py
+    assert "1 file migrated, 1 created." in result.stderr  # a.py and pkg/_dp2ddp.py
 
 
 def test_jobs_in_parallel_match_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,7 +143,7 @@ def test_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert train.read_text() == DP
     assert f"would migrate {train}" in result.stderr
     assert f"would create {tmp_path / '_dp2ddp.py'}" in result.stderr
-    assert "2 files would be migrated, 1 unchanged." in result.stderr  # with _dp2ddp.py
+    assert "1 file would be migrated, 1 would be created, 1 unchanged." in result.stderr
     assert not (tmp_path / "_dp2ddp.py").exists()
     assert run("--check", str(plain)).exit_code == 0
 
@@ -326,7 +326,7 @@ def test_each_bad_file_is_one_error_line_and_the_others_still_migrate(tmp_path: 
     for name, data in BAD_INPUTS.items():
         assert bad[name].read_bytes() == data
     assert train.read_text() != DP
-    assert "2 files migrated, 6 failed." in result.stderr  # train.py and its _dp2ddp.py
+    assert "1 file migrated, 1 created, 6 failed." in result.stderr  # train.py, its _dp2ddp.py
     assert any("py2.py:3:" in e for e in errors)
     assert any("latin.py:2:" in e and "decode" in e for e in errors)
     assert any("loop.py" in e and "loop" in e.split("error:")[1] for e in errors)
@@ -390,7 +390,9 @@ def test_quiet_prints_only_errors(tmp_path: Path) -> None:
     result = run("-q", str(train), str(broken))
     assert result.exit_code == 2
     assert result.stderr.splitlines() == _errors(result) and len(_errors(result)) == 1
-    assert run("-q", str(train)).stderr == ""
+    solo = tmp_path / "solo"
+    solo.mkdir()
+    assert run("-q", str(_write(solo, "train.py", DP))).stderr == ""
 
 
 def test_interrupt_is_reported_without_traceback(
@@ -443,9 +445,10 @@ def test_quiet_keeps_the_warnings_and_what_check_would_change(tmp_path: Path) ->
     loud = run("--check", str(train))
     quiet = run("--check", "-q", str(train))
     assert loud.exit_code == quiet.exit_code == 1
-    assert "1 file would be migrated." in loud.stderr
+    summary = "1 file would be migrated, 1 would be created."  # the helpers module
+    assert summary in loud.stderr
     assert quiet.stderr.splitlines() == [
-        line for line in loud.stderr.splitlines() if line != "1 file would be migrated."
+        line for line in loud.stderr.splitlines() if line != summary
     ]
     assert quiet.stderr.splitlines()[0] == f"would migrate {train}"
     assert any(

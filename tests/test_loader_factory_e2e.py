@@ -21,6 +21,7 @@ prints the original's lines (figures aside).
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -82,7 +83,7 @@ def test_the_committed_migrations_shard_the_factories_training_loaders() -> None
     dataset = (
         PROGRAMS / "package_script_factory" / "expected" / "mnist" / "dataset.py"
     ).read_text()
-    assert "sampler=DdpDistributedSampler(train_dataset, shuffle=True" in dataset
+    assert re.search(r"sampler=DdpDistributedSampler\(\s*train_dataset, shuffle=True", dataset)
     assert dataset.count("sampler=") == 1  # the test loader stays whole (DP015)
     train = (PROGRAMS / "package_script_factory" / "expected" / "mnist" / "train.py").read_text()
     assert "    train_loader.sampler.set_epoch(epoch)\n" in train

@@ -43,6 +43,7 @@ def json_document(
         "summary": {
             "files": report.total,
             "migrated": report.migrated,
+            "created": report.created,
             "unchanged": report.unchanged,
             "errors": report.failed,
             "left_with_dataparallel": report.left_with_dataparallel,

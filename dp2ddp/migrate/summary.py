@@ -24,6 +24,8 @@ class Report:
     #: Exit 1 when files would change (--check); --diff alone still exits 0.
     fail_on_change: bool = False
     migrated: int = 0
+    #: Files the migration adds (the generated helpers module, the first time).
+    created: int = 0
     unchanged: int = 0
     failed: int = 0
     #: Unchanged files that still use DataParallel in a way dp2ddp only warns about.
@@ -32,7 +34,9 @@ class Report:
     left_codes: set[str] = field(default_factory=set)
 
     def add(self, outcome: FileOutcome) -> None:
-        if outcome.status == "migrated":
+        if is_new_file(outcome):
+            self.created += 1
+        elif outcome.status == "migrated":
             self.migrated += 1
         elif outcome.status == "unchanged":
             self.unchanged += 1
@@ -51,7 +55,7 @@ class Report:
 
     @property
     def total(self) -> int:
-        return self.migrated + self.unchanged + self.failed
+        return self.migrated + self.created + self.unchanged + self.failed
 
     @property
     def return_code(self) -> int:
@@ -59,17 +63,19 @@ class Report:
         migrate, or one left with a DataParallel use it warns about), else 0."""
         if self.failed:
             return EXIT_ERROR
-        if self.fail_on_change and (self.migrated or self.left_with_dataparallel):
+        if self.fail_on_change and (self.migrated or self.created or self.left_with_dataparallel):
             return EXIT_WOULD_CHANGE
         return EXIT_OK
 
     def __str__(self) -> str:
-        """E.g. "2 files migrated, 5 unchanged, 1 failed." (zero counts are left out)."""
+        """E.g. "2 files migrated, 1 created, 5 unchanged, 1 failed." (zero counts are left
+        out)."""
         if self.total == 0:
             return "No Python files to migrate. Nothing to do."
         parts: list[str] = []
         for count, done, would in (
             (self.migrated, "migrated", "would be migrated"),
+            (self.created, "created", "would be created"),
             (self.unchanged, "unchanged", "unchanged"),
             (self.failed, "failed", "failed"),
         ):
