@@ -141,15 +141,19 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
         found.append((node, call, code, relative_ok))
     via_helper: dict[int, str] = {}
-    helpers = _helpers(tree, [node for node, _ in calls])
+    by_parameter = [node for node, _ in calls if isinstance(node.args[0], ast.Name)]
+    helpers = _helpers(tree, by_parameter) if by_parameter else {}
     if helpers:
-        inner = {id(c) for _, imported, _ in helpers.values() for c in imported}
+        inner = {id(c) for _, imported, _, called in helpers.values() if called for c in imported}
         found = [item for item in found if id(item[0]) not in inner]
+        for name, (_, imported, _, called) in helpers.items():
+            if not called:  # imported by other modules: its own call is the site, opaque
+                via_helper.update((id(c), name) for c in imported)
         for node in candidates:
             func = node.func
-            if not isinstance(func, ast.Name) or func.id not in helpers:
+            if not isinstance(func, ast.Name) or func.id not in helpers or not helpers[func.id][3]:
                 continue
-            _, _, parent = helpers[func.id]
+            _, _, parent, _ = helpers[func.id]
             argument = node.args[0]
             if parent:  # the helper imports the module its argument's last part is in
                 argument = _parent_of(argument)
@@ -167,16 +171,17 @@ def _parent_of(node: ast.expr) -> ast.expr:
 
 def _helpers(
     tree: ast.Module, calls: list[ast.Call]
-) -> dict[str, tuple[ast.FunctionDef, list[ast.Call], bool]]:
+) -> dict[str, tuple[ast.FunctionDef, list[ast.Call], bool, bool]]:
     """Module-level functions whose first parameter flows into an import call's name
     (yysijie/st-gcn's `import_class(name)`: `mod, _, cls = name.rpartition('.')`, then
-    `__import__(mod)`), called in the module itself: by name -> (the function, its import
-    calls, whether they import the name's parent: `'processor.io.IO'` -> `processor.io`).
-    Such a call with a literal (`import_class('processor.recognition.REC_Processor')`)
-    is an import of that module like any other; with a name known only at run time it is
-    the import call DP034/DP056 point at (the helper's own call says nothing of where)."""
+    `__import__(mod)`): by name -> (the function, its import calls, whether they import
+    the name's parent: `'processor.io.IO'` -> `processor.io`, whether the module calls it).
+    Such a call with a literal (`import_class('processor.recognition.REC_Processor')`) is
+    an import of that module like any other; with a name known only at run time it is the
+    import call DP034/DP056 point at (the helper's own call says nothing of where). A
+    helper only other modules call keeps its own import call as the site."""
     ids = {id(c) for c in calls}
-    found: dict[str, tuple[ast.FunctionDef, list[ast.Call], bool]] = {}
+    found: dict[str, tuple[ast.FunctionDef, list[ast.Call], bool, bool]] = {}
     for function in tree.body:
         if not isinstance(function, ast.FunctionDef) or not function.args.args:
             continue
@@ -213,7 +218,7 @@ def _helpers(
                     imported.append(node)
                     kinds.add(True)
         if imported and len(kinds) == 1:
-            found[function.name] = (function, imported, kinds.pop())
+            found[function.name] = (function, imported, kinds.pop(), False)
     if not found:
         return found
     called = {
@@ -221,7 +226,7 @@ def _helpers(
         for node in walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
     }
-    return {name: value for name, value in found.items() if name in called}
+    return {name: (*value[:3], name in called) for name, value in found.items()}
 
 
 def _splits(node: ast.expr, parameter: str) -> bool:
