@@ -462,12 +462,26 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(stdin iterated, or handed to a reader as a file) is not: read it on rank 0 into a "
         "value (`text = ddp_stdin(sys.stdin.read)`) and use that value.",
     ),
+    "DP056": (
+        "import by a run-time name may reach DataParallel modules the program leaves",
+        "The entry's program has no DataParallel of its own, so `dp2ddp migrate ENTRY` "
+        "changes nothing, but it imports through a helper of its own "
+        "(`import_class(name)`, whose parameter flows into `__import__` or "
+        "`importlib.import_module`) called with a name known only at run time, and modules "
+        "of the project beside it wrap with DataParallel: if that call reaches one of them, "
+        "every rank of a torchrun launch trains a whole copy (yysijie/st-gcn picks its "
+        "processor so). A helper called with a literal "
+        "(`import_class('processor.recognition.REC_Processor')`) is followed like an import. "
+        "Pass the helper a literal, import the module statically, name it on the command "
+        "line, or migrate the folder (`dp2ddp migrate DIR`). `--check` fails on the entry "
+        "until then.",
+    ),
 }
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
 #: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
-UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP038"})
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP038", "DP056"})
 
 
 def title(code: str) -> str:

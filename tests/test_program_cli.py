@@ -388,3 +388,43 @@ def test_machine_formats_say_which_file_is_new(
     github = run("--check", "--output-format", "github", "train.py").stdout.splitlines()
     errors = [line for line in github if line.startswith("::error ")]
     assert errors and not any("file=_dp2ddp.py" in line for line in errors)
+
+
+# -- import helpers in another module (st-gcn's import_class, DP056) ---------------------------
+HELPER_MODULE = (
+    "def import_class(name):\n"
+    "    mod, _, cls = name.rpartition('.')\n"
+    "    return getattr(__import__(mod, fromlist=[cls]), cls)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("argument", "migrated"),
+    [("'processor.recognition.REC_Processor'", True), ("os.environ['P']", False)],
+)
+def test_import_helper_in_another_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argument: str, migrated: bool
+) -> None:
+    """A helper of tools.py imports by its parameter; main.py calls it. With a literal the
+    DataParallel module joins the program (through the dotted string); with a run-time name
+    the program migrates nothing and the helper's own import call gets DP056, failing
+    --check, instead of the silent "unchanged"."""
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "import_helper_literal" / "input", work)
+    (work / "tools.py").write_text(HELPER_MODULE)
+    (work / "main.py").write_text(
+        f"import os\n\nfrom tools import import_class\n\nimport_class({argument})([]).start()\n"
+    )
+    monkeypatch.chdir(work)
+    result = run("main.py")
+    assert result.exit_code == 0, result.stderr
+    io = (work / "processor" / "io.py").read_text()
+    assert ("DistributedDataParallel" in io) is migrated
+    lines = [line for line in result.stderr.splitlines() if " DP056 " in line]
+    if migrated:
+        assert not lines, result.stderr
+        assert run("--check", "main.py").exit_code == 0
+    else:
+        (line,) = lines
+        assert line.startswith("tools.py:3:20: DP056 ") and "processor/io.py" in line
+        assert run("--check", "main.py").exit_code == 1

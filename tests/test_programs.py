@@ -105,12 +105,16 @@ def test_config_conditioned_penalty_runs_under_torchrun(tmp_path: Path) -> None:
     """gan_gp_config migrated (the penalty under `if self.adv_loss == "wgan-gp":`, the
     config from another module's parse_args()) runs to its end on two gloo ranks; left as
     it was, the forward after the penalty's backward fails on every rank ("Expected to have
-    finished reduction in the prior iteration")."""
+    finished reduction in the prior iteration"). The same launch runs import_helper_literal
+    migrated (its DataParallel module reached through `import_class('...')`, st-gcn's shape)."""
     program = tmp_path / "program"
     shutil.copytree(PROGRAMS / "gan_gp_config" / "expected", program)
+    helper = tmp_path / "helper"
+    shutil.copytree(PROGRAMS / "import_helper_literal" / "expected", helper)
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    launch = _launch(prefix, tmp_path / "out", [program / "main.py"])
+    launch = _launch(prefix, tmp_path / "out", [program / "main.py", helper / "main.py"])
     _assert_ran(launch, program / "main.py", 2)
+    _assert_ran(launch, helper / "main.py", 2)
 
 
 def test_there_are_program_fixtures() -> None:

@@ -59,6 +59,8 @@ class DynamicSite:
     name: str | None = None
     #: The dotted package a computed name starts with (`'models.' + x` -> "models").
     prefix: str | None = None
+    #: The helper function the call is a call of, when it imports through one (_helpers).
+    helper: str | None = None
 
     @property
     def opaque(self) -> bool:
@@ -77,6 +79,9 @@ class FoundCalls:
 
     calls: tuple[tuple[ast.Call, ast.Call, str, bool], ...]
     constants: dict[str, str]
+    #: The calls of a helper function that imports by its parameter (`import_class(...)`,
+    #: see _helpers): id of the call -> the helper's name.
+    via_helper: dict[int, str] = field(default_factory=dict)
 
 
 def found_calls(tree: ast.Module) -> FoundCalls | None:
@@ -135,7 +140,107 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             if value is not None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
         found.append((node, call, code, relative_ok))
-    return FoundCalls(tuple(found), constants)
+    via_helper: dict[int, str] = {}
+    by_parameter = [node for node, _ in calls if isinstance(node.args[0], ast.Name)]
+    helpers = _helpers(tree, by_parameter) if by_parameter else {}
+    if helpers:
+        inner = {id(c) for _, imported, _, called in helpers.values() if called for c in imported}
+        found = [item for item in found if id(item[0]) not in inner]
+        for name, (_, imported, _, called) in helpers.items():
+            if not called:  # imported by other modules: its own call is the site, opaque
+                via_helper.update((id(c), name) for c in imported)
+        for node in candidates:
+            func = node.func
+            if not isinstance(func, ast.Name) or func.id not in helpers or not helpers[func.id][3]:
+                continue
+            _, _, parent, _ = helpers[func.id]
+            argument = node.args[0]
+            if parent:  # the helper imports the module its argument's last part is in
+                argument = _parent_of(argument)
+            call = ast.Call(ast.Name("__import__", ast.Load()), [argument], [])
+            found.append((node, call, ast.unparse(node), False))
+            via_helper[id(node)] = func.id
+    return FoundCalls(tuple(found), constants, via_helper)
+
+
+def _parent_of(node: ast.expr) -> ast.expr:
+    """`node.rpartition('.')[0]`: the dotted name without its last part."""
+    split = ast.Call(ast.Attribute(node, "rpartition", ast.Load()), [ast.Constant(".")], [])
+    return ast.Subscript(split, ast.Constant(0), ast.Load())
+
+
+def _helpers(
+    tree: ast.Module, calls: list[ast.Call]
+) -> dict[str, tuple[ast.FunctionDef, list[ast.Call], bool, bool]]:
+    """Module-level functions whose first parameter flows into an import call's name
+    (yysijie/st-gcn's `import_class(name)`: `mod, _, cls = name.rpartition('.')`, then
+    `__import__(mod)`): by name -> (the function, its import calls, whether they import
+    the name's parent: `'processor.io.IO'` -> `processor.io`, whether the module calls it).
+    Such a call with a literal (`import_class('processor.recognition.REC_Processor')`) is
+    an import of that module like any other; with a name known only at run time it is the
+    import call DP034/DP056 point at (the helper's own call says nothing of where). A
+    helper only other modules call keeps its own import call as the site."""
+    ids = {id(c) for c in calls}
+    found: dict[str, tuple[ast.FunctionDef, list[ast.Call], bool, bool]] = {}
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef) or not function.args.args:
+            continue
+        parameter = function.args.args[0].arg
+        parent: set[str] = set()
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target, value = node.targets[0], node.value
+            if (
+                isinstance(target, ast.Tuple)
+                and target.elts
+                and isinstance(target.elts[0], ast.Name)
+                and _splits(value, parameter)
+            ):
+                parent.add(target.elts[0].id)  # mod, _, cls = name.rpartition('.')
+            elif (
+                isinstance(target, ast.Name)
+                and isinstance(value, ast.Subscript)
+                and isinstance(value.slice, ast.Constant)
+                and value.slice.value == 0
+                and _splits(value.value, parameter)
+            ):
+                parent.add(target.id)  # mod = name.rpartition('.')[0]
+        imported: list[ast.Call] = []
+        kinds: set[bool] = set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and id(node) in ids:
+                argument = node.args[0]
+                if isinstance(argument, ast.Name) and argument.id == parameter:
+                    imported.append(node)
+                    kinds.add(False)
+                elif isinstance(argument, ast.Name) and argument.id in parent:
+                    imported.append(node)
+                    kinds.add(True)
+        if imported and len(kinds) == 1:
+            found[function.name] = (function, imported, kinds.pop(), False)
+    if not found:
+        return found
+    called = {
+        node.func.id
+        for node in walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
+    }
+    return {name: (*value[:3], name in called) for name, value in found.items()}
+
+
+def _splits(node: ast.expr, parameter: str) -> bool:
+    """`parameter.rpartition('.')` or `parameter.rsplit('.', 1)`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("rpartition", "rsplit")
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == parameter
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "."
+    )
 
 
 def call_sites(
@@ -148,7 +253,10 @@ def call_sites(
     sites: list[DynamicSite] = []
     for node, call, code, relative_ok in found.calls:
         name, prefix = _name_of(call, found.constants, package, module, relative_ok)
-        sites.append(DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix))
+        helper = found.via_helper.get(id(node))
+        sites.append(
+            DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix, helper)
+        )
     sites.sort(key=lambda s: (s.line, s.col))
     return sites
 
@@ -466,6 +574,18 @@ def _static(node: ast.expr, constants: dict[str, str]) -> str | None:
             else:
                 return None
         return "".join(parts)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == 0
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "rpartition"
+        and node.value.args
+    ):
+        text = _static(node.value.func.value, constants)
+        separator = _static(node.value.args[0], constants)
+        return text.rpartition(separator)[0] if text is not None and separator else None
     if _is_format(node):
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
         template = _static(node.func.value, constants)

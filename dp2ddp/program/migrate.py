@@ -46,16 +46,19 @@ from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import migrate_decoded
 from dp2ddp.migrate.line_length import helpers_first_party
-from dp2ddp.migrate.summary import NOT_IMPORTED, UNREACHED, unreached_message
+from dp2ddp.migrate.summary import NOT_IMPORTED, SHOWN_UNREACHED, UNREACHED, unreached_message
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
-from dp2ddp.program.dynamic_imports import unreached_dataparallel
+from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
+
+#: An import through a helper by a run-time name, in a program that migrates nothing.
+HELPER_IMPORT = "DP056"
 
 # The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
 # the functions that need them: a program without DataParallel needs none of them.
@@ -142,7 +145,7 @@ def _plan_one(
         gate = _gate(program, project)
         migrated = _migrate(program, gate, project, orphan)
         if named is not None and (gate.has_dataparallel or program.dynamic_sites):
-            migrated = _unreached(program, migrated, named)
+            migrated = _unreached(program, migrated, named, gate.has_dataparallel)
         if gate.has_dataparallel:
             migrated = _subclassed_loaders(program, migrated)
     except InputError as exc:
@@ -203,7 +206,7 @@ def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
 
 
 def _unreached(
-    program: Program, migrated: list[_Migrated], named: frozenset[str]
+    program: Program, migrated: list[_Migrated], named: frozenset[str], has_dataparallel: bool
 ) -> list[_Migrated]:
     """DP034 for each DataParallel module under the project root that the program does not
     reach (nor the command line names): at the first import call discovery could not name
@@ -226,12 +229,23 @@ def _unreached(
         why = NOT_IMPORTED.format(it="it")
         at, line, col = 0, 1, 1
     base = os.getcwd() if not os.path.isabs(program.entry.path) else None
-    notes = []
+    shown_files = []
     for file in files:
         shown = os.path.relpath(file, base) if base is not None else file
         if shown.startswith(os.pardir):
             shown = file
-        notes.append(Diagnostic(line, col, UNREACHED, unreached_message(shown, why)))
+        shown_files.append(shown)
+    helper = next((s for s in sites if s.helper is not None), None)
+    if helper is not None and not has_dataparallel:
+        # Nothing of the program changes: one line that fails --check (DP056), not DP034.
+        at = next(i for i, m in enumerate(program.modules) if m.path == helper.path)
+        notes = [
+            Diagnostic(helper.line, helper.col, HELPER_IMPORT, _helper_message(helper, shown_files))
+        ]
+    else:
+        notes = [
+            Diagnostic(line, col, UNREACHED, unreached_message(shown, why)) for shown in shown_files
+        ]
     item = migrated[at]
     result = item.outcome.result
     if result is None:
@@ -240,6 +254,18 @@ def _unreached(
     migrated = list(migrated)
     migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
     return migrated
+
+
+def _helper_message(site: DynamicSite, files: list[str]) -> str:
+    """DP056's message: the helper call and the first SHOWN_UNREACHED modules, then a count."""
+    shown = ", ".join(files[:SHOWN_UNREACHED])
+    if len(files) > SHOWN_UNREACHED:
+        shown += f" and {len(files) - SHOWN_UNREACHED} more"
+    return (
+        f"{title(HELPER_IMPORT)}: `{site.code}` imports through `{site.helper}()` by a name "
+        f"known only at run time, and the program migrates nothing; the DataParallel "
+        f"modules it may reach: {shown}"
+    )
 
 
 def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:

@@ -1,0 +1,16 @@
+import os
+
+from _dp2ddp import ddp_setup
+
+ddp_setup()
+
+
+def import_class(name):
+    mod, _, cls = name.rpartition(".")
+    return getattr(__import__(mod, fromlist=[cls]), cls)
+
+
+if __name__ == "__main__":
+    processors = {"recognition": import_class("processor.recognition.REC_Processor")}
+    Processor = processors[os.environ.get("PROCESSOR", "recognition")]
+    Processor([]).start()
