@@ -18,6 +18,7 @@ only adds where to look):
   samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
 * the data split right, updates differ, and a loss of the program averages over a count
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
+* data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
 * dropout drew masks, BatchNorm used batch statistics, the global RNG advanced between
   steps                                            -> randomness / statistics that cannot be
   aligned between 1 and W processes (named as such, with the neutralising flag).
@@ -31,6 +32,7 @@ from typing import Any
 
 from dp2ddp.verify import scan
 from dp2ddp.verify.compare import NonFinite, Numerics
+from dp2ddp.verify.data_evidence import data_checked, not_comparable, not_comparable_cause
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
@@ -108,6 +110,10 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(_mean_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += _amplified_rounding(ev) or _rounding_growth(ev)
+    if not ev.numerics.passed and not ev.sharding.failed and not causes:
+        reasons = not_comparable(ev.original, split_right=True)
+        if reasons:
+            causes.append(not_comparable_cause(ev.sharding.describe(), reasons))
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -396,6 +402,9 @@ def _data(ev: Evidence) -> list[Cause]:
                 "that is a multiple of WORLD_SIZE.",
             )
         ]
+    reasons = not_comparable(ev.original)
+    if reasons:
+        return [not_comparable_cause(detail, reasons)]
     if bad.missing == bad.original and _rng_in_loop(ev):
         return [
             Cause(
@@ -411,7 +420,7 @@ def _data(ev: Evidence) -> list[Cause]:
         Cause(
             "data_differs",
             "the ranks' batches are not the original's batch",
-            detail,
+            f"{detail}; {data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))}",
             "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
             "B // WORLD_SIZE, with a DistributedSampler.",
         )

@@ -142,7 +142,8 @@ class Recorder:
         self.models: list[weakref.ref[torch.nn.Module]] = []  # outermost modules called
         self.wrapper_info: list[dict[str, JSONScalar]] = []
         self.samplers: list[dict[str, JSONScalar]] = []
-        self.loaders: list[dict[str, JSONScalar]] = []
+        #: per DataLoader: batch size, sampler, dataset digest, its own generators (own_rngs)
+        self.loaders: list[dict[str, Any]] = []
         self.on_stop: list[Callable[[], None]] = []
         #: dim 0 of the first tensor of the outermost training forward now running, and of
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
