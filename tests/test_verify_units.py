@@ -1301,3 +1301,24 @@ def test_batches_that_differ_say_what_verify_ruled_out(tmp_path: Path) -> None:
         "per sample (Masked.rng (random.Random, created at train.py:17, drawn at train.py:24)); "
         "sampler order aligned (RandomSampler in the original, none in the migration)"
     )
+
+
+def test_batchnorm_over_chunks_the_program_cuts_itself_is_named(tmp_path: Path) -> None:
+    """kenziyuliu/MS-G3D@2f927f4: the loop cuts each batch of 8 into forwards of
+    `forward_batch_size` 4 (gradient accumulation); DataParallel scattered each forward in 2
+    chunks of 2, each rank ran one forward of 4: BatchNorm's groups differ. verify said "no
+    known cause matched" (EQUIVALENT with --freeze-batchnorm)."""
+    evidence = _evidence(tmp_path, 1.0)
+    u = evidence.numerics.diffs[0]
+    evidence.numerics.diffs[0] = type(u)(u.step, u.key, u.name, u.shape, 0.3, 1e-3, False)
+    evidence.numerics.first_diverging_step = 1
+    evidence.original.data["windows"][0]["forwards"] = {"0": [4, 4]}
+    evidence.migrated[0].data["windows"][0].update(forwards={"0": [4]}, batchnorm=2)
+    causes = diagnose(evidence)
+    assert [c.key for c in causes] == ["batchnorm"]
+    assert causes[0].detail.startswith(
+        "at step 1 the original fed its model 2 forward(s) of 4 samples, which DataParallel "
+        "scatters over 2 devices in chunks of 2, and rank 0 1 forward(s) of 4"
+    )
+    evidence.migrated[0].data["windows"][0]["forwards"] = {"0": [2, 2]}  # the size divided
+    assert "forward(s)" not in " ".join(c.detail for c in diagnose(evidence))

@@ -110,3 +110,34 @@ def data_checked(original: RankRecord, rank0: RankRecord, rng_in_loop: bool) -> 
     if rng_in_loop:
         said.append("the global RNG advanced inside the loop (draws that do not reach the loader)")
     return "checked: " + "; ".join(said)
+
+
+def _sizes(sizes: list[int]) -> str:
+    distinct = sorted(set(sizes))
+    return " or ".join(map(str, distinct))
+
+
+def forward_chunks(original: RankRecord, rank0: RankRecord, world: int) -> str:
+    """BatchNorm's groups, measured at step 1: the original's forwards of n samples are
+    DataParallel's scatter into chunks of ceil(n / W); a rank normalises over its own
+    forwards. They differ where the program cuts its batch itself before the model (a fixed
+    chunk size for gradient accumulation: kenziyuliu/MS-G3D's `forward_batch_size`, which
+    was DataParallel's whole forward and is now each rank's): "no known cause" before."""
+    first = original.windows[0] if original.windows else {}
+    ours = rank0.windows[0] if rank0.windows else {}
+    for model, sizes in first.get("forwards", {}).items():
+        theirs = ours.get("forwards", {}).get(model)
+        if not sizes or not theirs:
+            continue
+        chunks = [-(-n // world) for n in sizes]
+        if set(chunks) != set(theirs):
+            return (
+                f"at step 1 the original fed its model {len(sizes)} forward(s) of {_sizes(sizes)} "
+                f"samples, which DataParallel scatters over {world} devices in chunks of "
+                f"{_sizes(chunks)}, and rank 0 {len(theirs)} forward(s) of {_sizes(theirs)}: "
+                "BatchNorm normalised other groups of samples. The program cuts each batch "
+                "itself before the model (a fixed chunk size, gradient accumulation): that "
+                "size was DataParallel's whole forward and is now each rank's; divide it by "
+                "WORLD_SIZE to keep DataParallel's groups"
+            )
+    return ""
