@@ -140,6 +140,22 @@ def test_draws_inside_the_loop_are_named_before_the_batch_size(tmp_path: Path) -
     assert "cutmix_dp.py:43:39 cutmix() draws np.random.beta at line 24" in detail
 
 
+def test_a_datasets_own_generator_is_seeded_per_sample(tmp_path: Path) -> None:
+    """Issue 28: masks drawn from the dataset's own `random.Random(seed)` in reading order;
+    verify seeds that generator per sample as it does the global ones: EQUIVALENT, and the
+    note names the generator and its lines."""
+    report = _verify(tmp_path, None, original=CASES / "own_rng_dp.py")
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report.sharding
+    assert any(
+        "own generators were seeded per sample in both runs, as the global ones: "
+        "MaskedPoints.rng (random.Random, created at "
+        in note
+        and "own_rng_dp.py:29)" in note
+        for note in report.notes
+    ), report.notes
+
+
 @pytest.mark.parametrize(
     "case", ["validation_between_steps_dp.py", "validation_between_steps_module_eval_dp.py"]
 )

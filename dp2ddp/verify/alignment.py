@@ -13,6 +13,8 @@ would otherwise differ between one DataParallel process and W DDP processes:
 * each sample is loaded under its own RNG seed (derived from its index), so random data
   augmentation gives a sample the same crop in both runs, whichever process loads it (also
   through a `Subset`; a dataset's own batched `__getitems__` is left to draw as it does);
+  the generators a dataset keeps of its own (`self.rng = random.Random(seed)`: own_rngs)
+  are seeded for the read too, and recorded with their lines;
 * cuDNN and TF32 are set deterministic / off.
 """
 
@@ -33,6 +35,7 @@ from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
+from dp2ddp.verify import own_rngs
 from dp2ddp.verify.digest import sample_digests, tensor_digest
 from dp2ddp.verify.fingerprint import first_tensor
 from dp2ddp.verify.recorder import Recorder
@@ -90,24 +93,32 @@ def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
 _DATASET_PROBES = 8
 
 
-def dataset_digest(dataset: Any, seed: int) -> str | None:
+def dataset_digest(dataset: Any, seed: int) -> tuple[str | None, bool | None]:
     """A hash of what a map-style dataset holds at a few indices spread over it (each read
     under its index's seed, so augmentation draws alike): equal on two ranks that built the
     same dataset, different where one shuffled its sample list or split it another way.
-    None where it cannot be read (no len, an IterableDataset, a read that raises)."""
+    And whether a read is reproducible: each probe is read twice under its seed; where two
+    reads differ, the dataset draws from something no seed reaches (`SystemRandom`, the
+    clock, a generator verify did not find) and the hash says nothing (None), nor can any
+    step be compared sample by sample. (None, None) where it cannot be read (no len, an
+    IterableDataset, a read that raises)."""
     try:
         n = len(dataset)
         if not n or not hasattr(dataset, "__getitem__"):
-            return None
+            return None, None
         h = hashlib.blake2b(f"{n}".encode(), digest_size=8)
         for index in sorted({k * n // _DATASET_PROBES for k in range(_DATASET_PROBES)}):
             tensor = first_tensor(_load_seeded(dataset, index, seed))
             if tensor is None:
-                return None
-            h.update(tensor_digest(tensor).encode())
-        return h.hexdigest()
+                return None, None
+            digest = tensor_digest(tensor)
+            again = first_tensor(_load_seeded(dataset, index, seed))
+            if again is None or tensor_digest(again) != digest:
+                return None, False
+            h.update(digest.encode())
+        return h.hexdigest(), True
     except Exception:  # noqa: BLE001  (the script's own dataset: any failure means "unknown")
-        return None
+        return None, None
 
 
 def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
@@ -189,13 +200,18 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         native_init(self, *args, **kwargs)
         if isinstance(self.sampler, DistributedSampler) and self.batch_size:
             setattr(self.sampler, _BATCH_ATTR, self.batch_size)
+        digest, reproducible = dataset_digest(self.dataset, seed)
         recorder.loaders.append(
             {
                 "batch_size": self.batch_size,
                 "sampler": type(self.sampler).__name__,
                 "drop_last": self.drop_last,
                 "scaled": scaled,
-                "dataset": dataset_digest(self.dataset, seed),
+                "dataset": digest,
+                "reproducible": reproducible,
+                "dataset_class": type(self.dataset).__name__,
+                "own_rngs": [own.record() for own in own_rngs.find(self.dataset)],
+                "batched_read": _batched_read(self.dataset),
             }
         )
 
@@ -254,11 +270,13 @@ def _sample_seed(seed: int, index: object) -> int:
 
 def _load_seeded(dataset: Any, index: object, seed: int) -> Any:
     """dataset[index] with every CPU RNG seeded by the index, then restored."""
-    return _read_seeded(lambda: dataset[index], index, seed)
+    return _read_seeded(lambda: dataset[index], index, seed, dataset)
 
 
-def _read_seeded(read: Callable[[], Any], index: object, seed: int) -> Any:
-    """read() (sample `index`) with every CPU RNG seeded by the index, then restored."""
+def _read_seeded(read: Callable[[], Any], index: object, seed: int, dataset: Any) -> Any:
+    """read() (sample `index`) with every CPU RNG seeded by the index, then restored: the
+    global ones and those the dataset keeps of its own."""
+    rngs = own_rngs.find(dataset)
     numpy = sys.modules.get("numpy")
     torch_state = torch.get_rng_state()
     py_state = random.getstate()
@@ -268,9 +286,11 @@ def _read_seeded(read: Callable[[], Any], index: object, seed: int) -> Any:
     random.seed(sample_seed)
     if numpy is not None:
         numpy.random.seed(sample_seed)
+    restore_own = own_rngs.seed(rngs, sample_seed)
     try:
         return read()
     finally:
+        restore_own()
         torch.set_rng_state(torch_state)
         random.setstate(py_state)
         if numpy is not None:
@@ -289,6 +309,12 @@ def _subset_reads_per_sample(dataset: Any) -> bool:
         return False
     inner = dataset.dataset
     return not getattr(inner, "__getitems__", None) or _subset_reads_per_sample(inner)
+
+
+def _batched_read(dataset: Any) -> bool:
+    """Whether the dataset reads a batch its own way (`__getitems__`, not a Subset's over
+    datasets read sample by sample): such a read keeps its native draws, unseeded."""
+    return bool(getattr(dataset, "__getitems__", None)) and not _subset_reads_per_sample(dataset)
 
 
 def _first(getitems: Callable[[list[Any]], list[Any]], index: object) -> Any:
@@ -312,7 +338,7 @@ def _patch_fetch(seed: int) -> None:
         elif _subset_reads_per_sample(dataset):
             getitems = dataset.__getitems__
             data = [
-                _read_seeded(functools.partial(_first, getitems, i), i, seed)
+                _read_seeded(functools.partial(_first, getitems, i), i, seed, dataset)
                 for i in possibly_batched_index
             ]
         else:

@@ -18,9 +18,9 @@ only adds where to look):
   samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
 * the data split right, updates differ, and a loss of the program averages over a count
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
-* dropout drew masks, BatchNorm used batch statistics, the global RNG advanced between
-  steps                                            -> randomness / statistics that cannot be
-  aligned between 1 and W processes (named as such, with the neutralising flag).
+* data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
+* dropout masks, BatchNorm batch statistics (over other groups: data_evidence.py), draws
+  between steps -> named as such, with the neutralising flag.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
@@ -108,6 +109,10 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(_mean_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += _amplified_rounding(ev) or _rounding_growth(ev)
+    if not ev.numerics.passed and not ev.sharding.failed and not causes:
+        reasons = data.not_comparable(ev.original, split_right=True)
+        if reasons:
+            causes.append(data.not_comparable_cause(ev.sharding.describe(), reasons))
     if (not ev.numerics.passed or ev.sharding.failed) and not causes:
         worst = ev.numerics.worst(1)
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
@@ -396,6 +401,9 @@ def _data(ev: Evidence) -> list[Cause]:
                 "that is a multiple of WORLD_SIZE.",
             )
         ]
+    reasons = data.not_comparable(ev.original)
+    if reasons:
+        return [data.not_comparable_cause(detail, reasons)]
     if bad.missing == bad.original and _rng_in_loop(ev):
         return [
             Cause(
@@ -411,7 +419,7 @@ def _data(ev: Evidence) -> list[Cause]:
         Cause(
             "data_differs",
             "the ranks' batches are not the original's batch",
-            detail,
+            f"{detail}; {data.data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))}",
             "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
             "B // WORLD_SIZE, with a DistributedSampler.",
         )
@@ -549,18 +557,19 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
             )
         )
     batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
-    if batchnorm and not ev.freeze_batchnorm and not _batchnorm_aligned(ev):
+    chunks = data.forward_chunks(ev.original, ev.migrated[0], ev.world)
+    if batchnorm and not ev.freeze_batchnorm and (chunks or not _batchnorm_aligned(ev)):
         causes.append(
             Cause(
                 "batchnorm",
                 "BatchNorm statistics are per process",
-                f"BatchNorm normalised with batch statistics {batchnorm} times: each DDP rank "
-                "over its own share, the original over its whole batch"
+                (chunks or f"BatchNorm normalised with batch statistics {batchnorm} times: each "
+                 "DDP rank over its own share, the original over its whole batch")
                 + _where(ev.findings_original, scan.BATCHNORM, "original"),
                 "Rerun with --freeze-batchnorm to normalise with running statistics in both "
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )
-        )
+        )  # fmt: skip
     if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
         causes.append(_random_in_loop(ev))
     return causes

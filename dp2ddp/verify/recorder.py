@@ -59,6 +59,9 @@ class Window:
     inputs: dict[str, list[str]] = field(default_factory=dict)
     #: the same, per index along dim 1 (a sequence-first model's batch: DataParallel(dim=1))
     inputs_dim1: dict[str, list[str]] = field(default_factory=dict)
+    #: model ordinal (str) -> dim 0 of the first tensor of each training forward (the
+    #: original: before DataParallel's scatter): who normalised over how many (causes)
+    forwards: dict[str, list[int]] = field(default_factory=dict)
     #: per-sample digests of the first tensor of every batch a DataLoader yielded for training
     #: (gradients on, not every wrapped model in eval mode: alignment._training)
     loaded: list[str] = field(default_factory=list)
@@ -142,7 +145,8 @@ class Recorder:
         self.models: list[weakref.ref[torch.nn.Module]] = []  # outermost modules called
         self.wrapper_info: list[dict[str, JSONScalar]] = []
         self.samplers: list[dict[str, JSONScalar]] = []
-        self.loaders: list[dict[str, JSONScalar]] = []
+        #: per DataLoader: batch size, sampler, dataset digest, its own generators (own_rngs)
+        self.loaders: list[dict[str, Any]] = []
         self.on_stop: list[Callable[[], None]] = []
         #: dim 0 of the first tensor of the outermost training forward now running, and of
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
@@ -194,6 +198,7 @@ class Recorder:
         self, ordinal: int, digests: list[str], along_dim1: list[str] | None = None
     ) -> None:
         self.current.inputs.setdefault(str(ordinal), []).extend(digests)
+        self.current.forwards.setdefault(str(ordinal), []).append(len(digests))
         if along_dim1 is not None:
             self.current.inputs_dim1.setdefault(str(ordinal), []).extend(along_dim1)
 

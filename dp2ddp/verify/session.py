@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.errors import error_line
 from dp2ddp.transforms.shared_draws import unshared_draws
-from dp2ddp.verify import hang, launch, protocol, scan, toend
+from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, exit_aborts
@@ -599,6 +599,15 @@ def _notes(config: VerifyConfig, original: RankRecord, ranks: list[RankRecord]) 
         notes.append(
             f"sampler order not aligned ({', '.join(sorted(map(str, unaligned)))}: "
             "replacement or num_samples)"
+        )
+    seeded = [
+        own for loader in original.data.get("loaders", []) for own in loader.get("own_rngs", [])
+        if own.get("seedable")
+    ]  # fmt: skip
+    if seeded:
+        notes.append(
+            "the dataset's own generators were seeded per sample in both runs, as the global "
+            f"ones: {own_rngs.describe(seeded)}"
         )
     notes += _replica_notes(config, original, ranks)
     if config.migrate_options.per_process_batch:

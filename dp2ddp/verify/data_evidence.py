@@ -1,0 +1,143 @@
+"""The evidence for batches that differ: what makes a step-by-step comparison impossible,
+and what verify ruled out before it blames the DataLoader (issue 28).
+
+verify aligns the global generators, the samplers it knows and a dataset's own generators
+(own_rngs.py) per sample. What it cannot align is said as what it is, with its lines: a
+generator no seed reaches (`random.SystemRandom`), a read that gives other values for the
+same sample under the same seeds, a dataset's own batched `__getitems__`, a sampler of the
+program's own. Read from the records (alignment.py's loader entries), without torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dp2ddp.verify import own_rngs
+from dp2ddp.verify.records import RankRecord
+from dp2ddp.verify.report import Cause
+
+#: Samplers whose order verify draws alike in both runs (alignment.py), and what the
+#: migration wraps around a sampler of the program's own.
+_ALIGNED_SAMPLERS = {"RandomSampler", "SequentialSampler", "DistributedSampler"}
+
+
+def _loaders(original: RankRecord) -> list[dict[str, Any]]:
+    loaders: list[dict[str, Any]] = original.data.get("loaders", [])
+    return loaders
+
+
+def not_comparable(original: RankRecord, split_right: bool = False) -> list[tuple[str, str]]:
+    """What makes the original's batches impossible to rebuild from the ranks' step by
+    step, as (what, evidence) from the runs' records: a dataset's own generator verify could
+    not seed (with its lines), a read that is not reproducible under the same seeds, a
+    dataset's own batched read, a sampler drawing its own order. With `split_right` (the
+    samples split right, the updates differ) only the reads: they may draw into a part of
+    the sample the fingerprint does not read (a target, a mask)."""
+    reasons = []
+    for loader in _loaders(original):
+        dataset = loader.get("dataset_class", "the dataset")
+        unseeded = [own for own in loader.get("own_rngs", []) if not own.get("seedable")]
+        if unseeded:
+            reasons.append((
+                f"{dataset} draws from a generator of its own that cannot be seeded",
+                f"{own_rngs.describe(unseeded)}: each process draws other values for the "
+                "same sample",
+            ))  # fmt: skip
+        elif loader.get("reproducible") is False:
+            reasons.append((
+                f"{dataset} reads other values for the same sample under the same seeds",
+                f"{dataset}[0] read twice under the same seeds gave two values: it draws "
+                "from something verify cannot seed (a generator it did not find, the clock, "
+                "the OS)",
+            ))  # fmt: skip
+        if loader.get("batched_read") and not split_right:
+            reasons.append((
+                f"{dataset} reads each batch its own way (__getitems__)",
+                f"{dataset}.__getitems__ reads a whole batch: its draws follow the batch, a "
+                "rank reads half of it, and verify cannot seed them per sample",
+            ))  # fmt: skip
+    if split_right:
+        return reasons
+    samplers = {
+        str(s.get("kind")) for s in original.data.get("samplers", []) if not s.get("aligned")
+    }
+    samplers |= {
+        str(loader.get("sampler"))
+        for loader in _loaders(original)
+        if loader.get("sampler") and loader.get("sampler") not in _ALIGNED_SAMPLERS
+    }
+    for sampler in sorted(samplers):
+        reasons.append((
+            f"the original's sampler {sampler} draws its own order",
+            f"the original's {sampler} draws its order its own way; verify aligns "
+            "RandomSampler (without replacement or num_samples) and DistributedSampler only",
+        ))  # fmt: skip
+    return reasons
+
+
+def not_comparable_cause(detail: str, reasons: list[tuple[str, str]]) -> Cause:
+    return Cause(
+        "not_comparable",
+        f"not comparable step by step: {reasons[0][0]}",
+        f"{detail}; " + "; ".join(evidence for _, evidence in reasons),
+        "Not a defect of the migration that verify can see: the two runs draw their data "
+        "differently by construction. Seed such a generator per sample (or draw from the "
+        "global ones, which verify seeds per sample), or compare the runs to the end "
+        "(--to-end).",
+    )
+
+
+def data_checked(original: RankRecord, rank0: RankRecord, rng_in_loop: bool) -> str:
+    """What verify ruled out before blaming the loader: said with the evidence."""
+    seeded = [
+        own
+        for loader in _loaders(original)
+        for own in loader.get("own_rngs", [])
+        if own.get("seedable")
+    ]
+    said = ["every rank built the same dataset"]
+    if seeded:
+        said.append(
+            f"the dataset's own generators were seeded per sample ({own_rngs.describe(seeded)})"
+        )
+    kinds = sorted({str(s.get("kind")) for s in original.data.get("samplers", [])})
+    ranks = sorted({str(s.get("kind")) for s in rank0.data.get("samplers", [])})
+    if kinds or ranks:
+        said.append(
+            f"sampler order aligned ({', '.join(kinds) or 'none'} in the original, "
+            f"{', '.join(ranks) or 'none'} in the migration)"
+        )
+    if rng_in_loop:
+        said.append("the global RNG advanced inside the loop (draws that do not reach the loader)")
+    return "checked: " + "; ".join(said)
+
+
+def _sizes(sizes: list[int]) -> str:
+    distinct = sorted(set(sizes))
+    return " or ".join(map(str, distinct))
+
+
+def forward_chunks(original: RankRecord, rank0: RankRecord, world: int) -> str:
+    """BatchNorm's groups, measured at step 1: the original's forwards of n samples are
+    DataParallel's scatter into chunks of ceil(n / W); a rank normalises over its own
+    forwards. They differ where the program cuts its batch itself before the model (a fixed
+    chunk size for gradient accumulation: kenziyuliu/MS-G3D's `forward_batch_size`, which
+    was DataParallel's whole forward and is now each rank's): "no known cause" before."""
+    first = original.windows[0] if original.windows else {}
+    ours = rank0.windows[0] if rank0.windows else {}
+    for model, sizes in first.get("forwards", {}).items():
+        theirs = ours.get("forwards", {}).get(model)
+        if not sizes or not theirs:
+            continue
+        chunks = [-(-n // world) for n in sizes]
+        if set(chunks) != set(theirs):
+            return (
+                f"at step 1 the original fed its model {len(sizes)} forward(s) of {_sizes(sizes)} "
+                f"samples, which DataParallel scatters over {world} devices in chunks of "
+                f"{_sizes(chunks)}, and rank 0 {len(theirs)} forward(s) of {_sizes(theirs)}: "
+                "BatchNorm normalised other groups of samples. The program cuts each batch "
+                "itself before the model (a fixed chunk size, gradient accumulation): that "
+                "size was DataParallel's whole forward and is now each rank's; divide it by "
+                "WORLD_SIZE to keep DataParallel's groups"
+            )
+    return ""
