@@ -69,6 +69,8 @@ class StdinReads(CallRule):
             if not isinstance(node, (cst.Attribute, cst.Call)):
                 continue
             target = node.func if isinstance(node, cst.Call) else node
+            if not self.t.may_name(target, _STDIN):
+                continue  # told without resolving: most calls cannot name stdin
             names = self.t.qualified_names(target)
             if not names & _STDIN or self.facts.under_guard(node):
                 continue
