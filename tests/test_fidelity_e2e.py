@@ -126,7 +126,19 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: the original's (sharded, both ranks raised IndexError at the first evaluation). The same
 #: dict read by a phase loop over literal keys: the val loop is found, its counters summed
 #: over the ranks (before: sharded as a training loader, each rank printed half the figures).
-EVALS = ("eval_items_of_loader_dict", "eval_phase_loop_dict")
+#: An evaluation figure deciding when training stops (issue 28; real-world:
+#: zhouhaoyi/Informer2020@29f2a73): the mean of a list of validation losses compared in the
+#: epoch loop before `break`, and a `vali()` function's return given to an EarlyStopping
+#: object whose `early_stop` attribute decides the `break`. Sharded without a reduction, the
+#: ranks stop at different epochs and one waits in the all-reduce forever; the validation
+#: loaders stay whole (DP015), both ranks stop at the original's epoch (E2E_DIGEST leads
+#: with it).
+EVALS = (
+    "eval_items_of_loader_dict",
+    "eval_phase_loop_dict",
+    "early_stop_list_mean",
+    "early_stop_object",
+)
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +173,14 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP015" in codes["eval_items_of_loader_dict"]
     assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
         scripts["eval_items_of_loader_dict"].read_text()
+    )
+    for name in ("early_stop_list_mean", "early_stop_object"):
+        assert "DP015" in codes[name], codes[name]
+    assert "val_loader = DataLoader(val_set, batch_size=2, shuffle=False)" in (
+        scripts["early_stop_list_mean"].read_text()
+    )
+    assert 'vali_loader = get_data("val", ddp_shard=False)' in (
+        scripts["early_stop_object"].read_text()
     )
     phases = scripts["eval_phase_loop_dict"].read_text()
     assert "sampler=ddp_eval_sampler(" in phases
