@@ -132,12 +132,17 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: object whose `early_stop` attribute decides the `break`. Sharded without a reduction, the
 #: ranks stop at different epochs and one waits in the all-reduce forever; the validation
 #: loaders stay whole (DP015), both ranks stop at the original's epoch (E2E_DIGEST leads
-#: with it).
+#: with it). The same two without `eval()`/`no_grad()` and with shuffled validation loaders,
+#: which the data pass took for training data (before: sharded, the ranks stopped apart):
+#: their figures decide the `break`, so they are evaluation loaders: the factory's left
+#: whole, the plain loop's sharded with its sum reduced before the decision.
 EVALS = (
     "eval_items_of_loader_dict",
     "eval_phase_loop_dict",
     "early_stop_list_mean",
     "early_stop_object",
+    "early_stop_unmarked_object",
+    "early_stop_unmarked_sum",
 )
 
 
@@ -179,9 +184,11 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "val_loader = DataLoader(val_set, batch_size=2, shuffle=False)" in (
         scripts["early_stop_list_mean"].read_text()
     )
-    assert 'vali_loader = get_data("val", ddp_shard=False)' in (
-        scripts["early_stop_object"].read_text()
-    )
+    for name in ("early_stop_object", "early_stop_unmarked_object"):
+        assert 'vali_loader = get_data("val", ddp_shard=False)' in scripts[name].read_text()
+    unmarked = scripts["early_stop_unmarked_sum"].read_text()
+    assert "sampler=ddp_eval_sampler(val_set)" in unmarked
+    assert "val = ddp_all_reduce_sum(val)" in unmarked
     phases = scripts["eval_phase_loop_dict"].read_text()
     assert "sampler=ddp_eval_sampler(" in phases
     assert "running_loss, running_corrects = ddp_all_reduce_sum(" in phases

@@ -319,9 +319,7 @@ class ShardDataLoaders(LoaderEvaluation):
         # still evaluated, and its figures (which may decide a best checkpoint) must be global.
         # A shuffled loader named like an evaluation set but iterated outside any evaluation
         # context (`train_val_loader` trained on) stays a training loader.
-        evaluated = bool(loader.loops) and all(
-            self._in_eval_context(loop) for loop, _, _ in loader.loops
-        )
+        evaluated = bool(loader.loops) and all(self._evaluates(loop) for loop, _, _ in loader.loops)
         if (
             self.state.program is not None
             and not loader.loops
