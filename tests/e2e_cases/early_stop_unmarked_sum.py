@@ -32,7 +32,7 @@ for epoch in range(30):
         optimizer.step()
     val = 0.0
     for x, y in holdout:
-        val += crit(model(x), y).item()
+        val += crit(model(x), y).item() * x.size(0)  # summed per sample
     LOSSES.append(round(val, 4))
     if val > best:
         bad += 1

@@ -69,6 +69,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
@@ -81,6 +82,7 @@ from dp2ddp.transforms._support.nodes import (
     is_none,
     iterated,
     keyword,
+    module_of,
     name_of,
     one_per_line,
     remove_arg,
@@ -95,6 +97,7 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import global_chunk_sizes
+from dp2ddp.transforms.data.decisions import deciding_break
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -307,6 +310,25 @@ class ShardDataLoaders(LoaderEvaluation):
             and is_none(bound)
             for r in referents
         )
+
+    def _evaluates(self, loop: cst.For) -> bool:
+        """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it
+        does not train and its figures decide a `break` out of the training loop (early
+        stopping on a validation figure, through a function's return or an object's
+        attribute: decisions.py; real-world: zhouhaoyi/Informer2020@29f2a73). Such figures
+        must be the same on every rank: as an evaluation loader's, they are summed over the
+        ranks or the loader stays whole (DP015). Sharded as training data, each rank would
+        decide on its own batches, and one would leave the training loop while the others
+        wait in the all-reduce forever."""
+        if self._in_eval_context(loop):
+            return True
+        if loop not in self._decisions:
+            module = module_of(loop, self)
+            found = None
+            if isinstance(module, cst.Module):
+                found = deciding_break(view(module), loop)
+            self._decisions[loop] = found
+        return self._decisions[loop] is not None
 
     def _plan(self, loader: Loader) -> None:
         call, args, own = loader.call, loader.args, loader.own

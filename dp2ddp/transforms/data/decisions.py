@@ -39,7 +39,15 @@ class Decision:
 
 def deciding_break(flow: DefUse, loop: cst.For) -> Decision | None:
     """The first `if` whose test reads a figure of `loop` and whose body leaves a loop that
-    trains (calls `.backward()`); None when no figure of the loop reaches one."""
+    trains (calls `.backward()`); None when no figure of the loop reaches one, or when
+    `loop` trains itself (a training loss deciding a break is DP032's)."""
+    if any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value in ("backward", "step")
+        for n in walk(loop.body, skip_scopes=True)
+    ):
+        return None
     return _Follow(flow).run(loop)
 
 

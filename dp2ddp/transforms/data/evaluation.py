@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     bound_value,
@@ -20,7 +19,6 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.data.decisions import deciding_break
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import (
@@ -648,31 +646,6 @@ class LoaderEvaluation(LoaderImports):
         body = list(block.body)
         at = next(i for i, s in enumerate(body) if s is statement)
         return body[at + 1] if at + 1 < len(body) else None
-
-    def _evaluates(self, loop: cst.For) -> bool:
-        """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it
-        does not train and its figures decide a `break` out of the training loop (early
-        stopping on a validation figure, through a function's return or an object's
-        attribute: decisions.py; real-world: zhouhaoyi/Informer2020@29f2a73). Such figures
-        must be the same on every rank: as an evaluation loader's, they are summed over the
-        ranks or the loader stays whole (DP015). Sharded as training data, each rank would
-        decide on its own batches, and one would leave the training loop while the others
-        wait in the all-reduce forever."""
-        if self._in_eval_context(loop):
-            return True
-        if loop not in self._decisions:
-            trains = any(
-                isinstance(n, cst.Call)
-                and isinstance(n.func, cst.Attribute)
-                and n.func.attr.value in ("backward", "step")
-                for n in walk(loop.body, skip_scopes=True)
-            )
-            module = module_of(loop, self)
-            found = None
-            if not trains and isinstance(module, cst.Module):
-                found = deciding_break(view(module), loop)
-            self._decisions[loop] = found
-        return self._decisions[loop] is not None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
         """Under `with torch.no_grad()`/`inference_mode()`, or after `model.eval()`."""
