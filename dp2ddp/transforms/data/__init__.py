@@ -69,7 +69,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
-from dp2ddp.flow import view
+from dp2ddp.flow import code, view
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
@@ -86,6 +86,7 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     one_per_line,
     remove_arg,
+    statement_header,
     walk,
 )
 from dp2ddp.transforms.data.batch_shard import (
@@ -97,7 +98,7 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import global_chunk_sizes
-from dp2ddp.transforms.data.decisions import deciding_break
+from dp2ddp.transforms.data.decisions import Decision, deciding_break
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -320,15 +321,38 @@ class ShardDataLoaders(LoaderEvaluation):
         ranks or the loader stays whole (DP015). Sharded as training data, each rank would
         decide on its own batches, and one would leave the training loop while the others
         wait in the all-reduce forever."""
-        if self._in_eval_context(loop):
-            return True
+        return self._in_eval_context(loop) or self._decision(loop) is not None
+
+    def _decision(self, loop: cst.For) -> Decision | None:
+        """The `break` out of the training loop that `loop`'s figures decide, once per loop."""
         if loop not in self._decisions:
             module = module_of(loop, self)
             found = None
             if isinstance(module, cst.Module):
                 found = deciding_break(view(module), loop)
             self._decisions[loop] = found
-        return self._decisions[loop] is not None
+        return self._decisions[loop]
+
+    def _warn_split_decisions(self, loader: Loader, label: str) -> None:
+        """DP052: a loader sharded as training data (another loop over it trains) whose
+        loop's figures decide a `break` out of the training loop: neither whole nor
+        reduced, each rank decides on its own batches."""
+        for loop, _, _ in loader.loops:
+            decision = self._decision(loop)
+            if decision is None:
+                continue
+            steps = " → ".join(f"{code(n, 30)} at {self._line(n)}" for n in decision.path[:-1])
+            self.warn(
+                loop,
+                "DP052",
+                f"the figures of this loop over {label} decide "
+                f"`{statement_header(decision.test)}` at line {self._line(decision.test)} "
+                f"({steps}), and {label} is sharded (another loop trains on it): the ranks "
+                "may decide apart, and one would wait in the next all-reduce forever",
+            )
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
 
     def _plan(self, loader: Loader) -> None:
         call, args, own = loader.call, loader.args, loader.own
@@ -362,6 +386,8 @@ class ShardDataLoaders(LoaderEvaluation):
         evaluation = evaluated or (
             bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )
+        if not evaluation:
+            self._warn_split_decisions(loader, label)
         if evaluation:
             unreducible = self._unreducible(loader)
             if unreducible is not None:
