@@ -56,6 +56,7 @@ class _Follow:
         self.flow = flow
         self.seen: set[tuple[object, ...]] = set()
         self.todo: list[tuple[tuple[object, ...], tuple[cst.CSTNode, ...]]] = []
+        self.attributes: dict[str, list[cst.Attribute]] | None = None
 
     def run(self, loop: cst.For) -> Decision | None:
         scope = self.flow.scope_of(loop)
@@ -97,10 +98,15 @@ class _Follow:
                     yield from self.flow.call_sites(found)
         elif kind == "attr":
             owner, attr = item[1], item[2]
-            for node in walk(self.flow.module):  # `obj.attr` of instances of `owner`
-                if isinstance(node, cst.Attribute) and node.attr.value == attr:
-                    if self._instance_of(node.value, owner):
-                        yield node
+            assert isinstance(attr, str)
+            if self.attributes is None:  # one walk of the module for every attribute
+                self.attributes = {}
+                for node in walk(self.flow.module):
+                    if isinstance(node, cst.Attribute):
+                        self.attributes.setdefault(node.attr.value, []).append(node)
+            for node in self.attributes.get(attr, []):  # `obj.attr` of instances of `owner`
+                if self._instance_of(node.value, owner):
+                    yield node
 
     def _instance_of(self, value: cst.BaseExpression, owner: object) -> bool:
         if not isinstance(value, cst.Name):
