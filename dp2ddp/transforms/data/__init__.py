@@ -98,7 +98,7 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import global_chunk_sizes
-from dp2ddp.transforms.data.decisions import Decision, deciding_break
+from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -328,7 +328,7 @@ class ShardDataLoaders(LoaderEvaluation):
         if loop not in self._decisions:
             module = module_of(loop, self)
             found = None
-            if isinstance(module, cst.Module):
+            if isinstance(module, cst.Module) and not trains(loop):
                 found = deciding_break(view(module), loop)
             self._decisions[loop] = found
         return self._decisions[loop]

@@ -41,14 +41,18 @@ def deciding_break(flow: DefUse, loop: cst.For) -> Decision | None:
     """The first `if` whose test reads a figure of `loop` and whose body leaves a loop that
     trains (calls `.backward()`); None when no figure of the loop reaches one, or when
     `loop` trains itself (a training loss deciding a break is DP032's)."""
-    if any(
+    return None if trains(loop) else _Follow(flow).run(loop)
+
+
+def trains(loop: cst.For) -> bool:
+    """The loop's body calls `.backward()` or `.step()`: it trains (checked before the
+    module's view is asked for, so a training loop costs one walk of its body)."""
+    return any(
         isinstance(n, cst.Call)
         and isinstance(n.func, cst.Attribute)
         and n.func.attr.value in ("backward", "step")
         for n in walk(loop.body, skip_scopes=True)
-    ):
-        return None
-    return _Follow(flow).run(loop)
+    )
 
 
 class _Follow:
