@@ -431,6 +431,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the batch was (fbs // WORLD_SIZE, DataParallel's per-device chunk), or take it from "
         "the batch (`x.size(0) // splits`).",
     ),
+    "DP052": (
+        "an evaluation figure of a sharded loader decides when training stops",
+        "A loop over this loader computes a figure (a loss sum, a list of losses, a mean) "
+        "that reaches a condition leaving the training loop: through assignments, the ifs "
+        "it decides, a function's return, an argument, an object's attribute "
+        "(`early_stopping(val_loss)`; `if early_stopping.early_stop: break`). Another loop "
+        "over the same loader trains on it, so dp2ddp shards it: each rank computes the "
+        "figure from its own batches, the ranks may decide apart, and one leaves the "
+        "training loop while the others wait in the next gradient all-reduce forever. "
+        "Evaluate on a loader of its own (dp2ddp keeps an evaluation loader whole or sums "
+        "its figures over the ranks), or sum the figure with torch.distributed.all_reduce "
+        "before the decision.",
+    ),
     "DP053": (
         "per-rank value names something the ranks share, read where not every rank arrives",
         "A value each process reads on its own (the clock, a random draw, a uuid, the process "

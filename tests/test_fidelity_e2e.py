@@ -126,7 +126,24 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: the original's (sharded, both ranks raised IndexError at the first evaluation). The same
 #: dict read by a phase loop over literal keys: the val loop is found, its counters summed
 #: over the ranks (before: sharded as a training loader, each rank printed half the figures).
-EVALS = ("eval_items_of_loader_dict", "eval_phase_loop_dict")
+#: An evaluation figure deciding when training stops (issue 28; real-world:
+#: zhouhaoyi/Informer2020@29f2a73): the mean of a list of validation losses compared in the
+#: epoch loop before `break`, and a `vali()` function's return given to an EarlyStopping
+#: object whose `early_stop` attribute decides the `break`. Sharded without a reduction, the
+#: ranks stop at different epochs and one waits in the all-reduce forever; the validation
+#: loaders stay whole (DP015), both ranks stop at the original's epoch (E2E_DIGEST leads
+#: with it). The same two without `eval()`/`no_grad()` and with shuffled validation loaders,
+#: which the data pass took for training data (before: sharded, the ranks stopped apart):
+#: their figures decide the `break`, so they are evaluation loaders: the factory's left
+#: whole, the plain loop's sharded with its sum reduced before the decision.
+EVALS = (
+    "eval_items_of_loader_dict",
+    "eval_phase_loop_dict",
+    "early_stop_list_mean",
+    "early_stop_object",
+    "early_stop_unmarked_object",
+    "early_stop_unmarked_sum",
+)
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +179,16 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
         scripts["eval_items_of_loader_dict"].read_text()
     )
+    for name in ("early_stop_list_mean", "early_stop_object"):
+        assert "DP015" in codes[name], codes[name]
+    assert "val_loader = DataLoader(val_set, batch_size=2, shuffle=False)" in (
+        scripts["early_stop_list_mean"].read_text()
+    )
+    for name in ("early_stop_object", "early_stop_unmarked_object"):
+        assert 'vali_loader = get_data("val", ddp_shard=False)' in scripts[name].read_text()
+    unmarked = scripts["early_stop_unmarked_sum"].read_text()
+    assert "sampler=ddp_eval_sampler(val_set)" in unmarked
+    assert "val = ddp_all_reduce_sum(val)" in unmarked
     phases = scripts["eval_phase_loop_dict"].read_text()
     assert "sampler=ddp_eval_sampler(" in phases
     assert "running_loss, running_corrects = ddp_all_reduce_sum(" in phases

@@ -69,6 +69,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
+from dp2ddp.flow import code, view
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
@@ -81,9 +82,11 @@ from dp2ddp.transforms._support.nodes import (
     is_none,
     iterated,
     keyword,
+    module_of,
     name_of,
     one_per_line,
     remove_arg,
+    statement_header,
     walk,
 )
 from dp2ddp.transforms.data.batch_shard import (
@@ -95,6 +98,7 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import global_chunk_sizes
+from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.plan import (
@@ -308,6 +312,48 @@ class ShardDataLoaders(LoaderEvaluation):
             for r in referents
         )
 
+    def _evaluates(self, loop: cst.For) -> bool:
+        """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it
+        does not train and its figures decide a `break` out of the training loop (early
+        stopping on a validation figure, through a function's return or an object's
+        attribute: decisions.py; real-world: zhouhaoyi/Informer2020@29f2a73). Such figures
+        must be the same on every rank: as an evaluation loader's, they are summed over the
+        ranks or the loader stays whole (DP015). Sharded as training data, each rank would
+        decide on its own batches, and one would leave the training loop while the others
+        wait in the all-reduce forever."""
+        return self._in_eval_context(loop) or self._decision(loop) is not None
+
+    def _decision(self, loop: cst.For) -> Decision | None:
+        """The `break` out of the training loop that `loop`'s figures decide, once per loop."""
+        if loop not in self._decisions:
+            module = module_of(loop, self)
+            found = None
+            if isinstance(module, cst.Module) and not trains(loop):
+                found = deciding_break(view(module), loop)
+            self._decisions[loop] = found
+        return self._decisions[loop]
+
+    def _warn_split_decisions(self, loader: Loader, label: str) -> None:
+        """DP052: a loader sharded as training data (another loop over it trains) whose
+        loop's figures decide a `break` out of the training loop: neither whole nor
+        reduced, each rank decides on its own batches."""
+        for loop, _, _ in loader.loops:
+            decision = self._decision(loop)
+            if decision is None:
+                continue
+            steps = " → ".join(f"{code(n, 30)} at {self._line(n)}" for n in decision.path[:-1])
+            self.warn(
+                loop,
+                "DP052",
+                f"the figures of this loop over {label} decide "
+                f"`{statement_header(decision.test)}` at line {self._line(decision.test)} "
+                f"({steps}), and {label} is sharded (another loop trains on it): the ranks "
+                "may decide apart, and one would wait in the next all-reduce forever",
+            )
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
     def _plan(self, loader: Loader) -> None:
         call, args, own = loader.call, loader.args, loader.own
         shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
@@ -319,9 +365,7 @@ class ShardDataLoaders(LoaderEvaluation):
         # still evaluated, and its figures (which may decide a best checkpoint) must be global.
         # A shuffled loader named like an evaluation set but iterated outside any evaluation
         # context (`train_val_loader` trained on) stays a training loader.
-        evaluated = bool(loader.loops) and all(
-            self._in_eval_context(loop) for loop, _, _ in loader.loops
-        )
+        evaluated = bool(loader.loops) and all(self._evaluates(loop) for loop, _, _ in loader.loops)
         if (
             self.state.program is not None
             and not loader.loops
@@ -342,6 +386,8 @@ class ShardDataLoaders(LoaderEvaluation):
         evaluation = evaluated or (
             bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )
+        if not evaluation:
+            self._warn_split_decisions(loader, label)
         if evaluation:
             unreducible = self._unreducible(loader)
             if unreducible is not None:

@@ -97,7 +97,7 @@ class FactorySites:
             for index, (loop, expr, _) in enumerate(loader.loops):
                 calls = {call for call, _ in self.t._resolve(expr, found, 0)}
                 loops_of[index] = calls
-                kind = evaluation if self.t._in_eval_context(loop) else training
+                kind = evaluation if self.t._evaluates(loop) else training
                 kind.update(calls)
             evaluation -= training
             if not evaluation or not training:

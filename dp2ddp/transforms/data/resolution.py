@@ -13,6 +13,7 @@ from dp2ddp.transforms._support.nodes import (
     is_none,
     name_of,
 )
+from dp2ddp.transforms.data.decisions import Decision
 from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
 from dp2ddp.transforms.data.plan import (
     EVAL_SAMPLER,
@@ -34,6 +35,8 @@ class LoaderResolution(CallFlow):
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         #: `len(loader)` after an evaluation loop -> the name of the batches summed over ranks
         self._lengths: dict[cst.Call, str] = {}
+        #: loop -> the `break` its figures decide (evaluation.py's _evaluates), computed once
+        self._decisions: dict[cst.For, Decision | None] = {}
         #: functions, methods of the module that print or write a file
         self._printers: tuple[set[str], set[str]] | None = None
         self._imported_names: set[str] | None = None  # names the module's imports bind

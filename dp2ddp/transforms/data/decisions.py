@@ -1,0 +1,241 @@
+"""Figures of a loader's loop that decide when training stops.
+
+A loop over a loader that does not train (an evaluation the program runs without `eval()` or
+`no_grad()`, so the data pass cannot tell it from training) computes figures from the batches
+it sees. Sharded, each rank sees its own batches, and where such a figure decides a `break`
+out of a loop that trains (early stopping: `if bad >= patience: break`, or
+`if early_stopping.early_stop: break` with the object's attribute set from the figure it was
+called with), the ranks decide apart: one leaves the training loop while the others wait in
+the next gradient all-reduce forever (real-world: zhouhaoyi/Informer2020@29f2a73). This
+module follows the figures forward over the module's def-use view: through assignments, the
+`if`s they decide (what is assigned under them), a function's return to its call sites, a
+call's argument to the parameter of a function or method of this module, and `self.attr` to
+the reads of that attribute. A may-analysis: what it finds keeps the loader whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Function
+from dp2ddp.transforms._support.nodes import variables_under, walk
+
+#: How far the figure is followed (items: a name, a function's return, an attribute).
+_MAX_ITEMS = 200
+_ACCUMULATE = frozenset({"append", "extend", "add", "update", "insert"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A `break` decided by a figure: the `if` whose test reads it, and the nodes the figure
+    went through from the loop (for the message, source first)."""
+
+    test: cst.If
+    path: tuple[cst.CSTNode, ...]
+
+
+def deciding_break(flow: DefUse, loop: cst.For) -> Decision | None:
+    """The first `if` whose test reads a figure of `loop` and whose body leaves a loop that
+    trains (calls `.backward()`); None when no figure of the loop reaches one, or when
+    `loop` trains itself (a training loss deciding a break is DP032's)."""
+    return None if trains(loop) else _Follow(flow).run(loop)
+
+
+def trains(loop: cst.For) -> bool:
+    """The loop's body calls `.backward()` or `.step()`: it trains (checked before the
+    module's view is asked for, so a training loop costs one walk of its body)."""
+    return any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value in ("backward", "step")
+        for n in walk(loop.body, skip_scopes=True)
+    )
+
+
+class _Follow:
+    def __init__(self, flow: DefUse) -> None:
+        self.flow = flow
+        self.seen: set[tuple[object, ...]] = set()
+        self.todo: list[tuple[tuple[object, ...], tuple[cst.CSTNode, ...]]] = []
+        self.attributes: dict[str, list[cst.Attribute]] | None = None
+
+    def run(self, loop: cst.For) -> Decision | None:
+        scope = self.flow.scope_of(loop)
+        for node in walk(loop.body, skip_scopes=True):
+            for target in _assigned(node):
+                self._taint_target(target, (node,))
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _ACCUMULATE
+                and isinstance(node.func.value, cst.Name)
+            ):
+                self._push(("name", scope, node.func.value.value), (node,))
+        count = 0
+        while self.todo and count < _MAX_ITEMS:
+            count += 1
+            item, path = self.todo.pop(0)
+            for use in self._uses(item):
+                found = self._climb(use, path)
+                if found is not None:
+                    return found
+        return None
+
+    def _push(self, item: tuple[object, ...], path: tuple[cst.CSTNode, ...]) -> None:
+        if item not in self.seen:
+            self.seen.add(item)
+            self.todo.append((item, path))
+
+    def _uses(self, item: tuple[object, ...]) -> Iterator[cst.CSTNode]:
+        kind = item[0]
+        if kind == "name":
+            scope, name = item[1], item[2]
+            assert isinstance(name, str)
+            yield from self.flow.uses(scope, name)  # type: ignore[arg-type]
+        elif kind == "call":
+            function = item[1]
+            for found in self.flow.functions.values():
+                if found.node is function:
+                    yield from self.flow.call_sites(found)
+        elif kind == "attr":
+            owner, attr = item[1], item[2]
+            assert isinstance(attr, str)
+            if self.attributes is None:  # one walk of the module for every attribute
+                self.attributes = {}
+                for node in walk(self.flow.module):
+                    if isinstance(node, cst.Attribute):
+                        self.attributes.setdefault(node.attr.value, []).append(node)
+            for node in self.attributes.get(attr, []):  # `obj.attr` of instances of `owner`
+                if self._instance_of(node.value, owner):
+                    yield node
+
+    def _instance_of(self, value: cst.BaseExpression, owner: object) -> bool:
+        if not isinstance(value, cst.Name):
+            return False
+        for definition in self.flow.definitions(value):
+            if definition.kind == "param" and value.value == "self":
+                function = self._function_of(definition.target)
+                if function is not None and function.owner is owner:
+                    return True
+            if isinstance(definition.value, cst.Call):
+                if self.flow.class_called(definition.value) is owner:
+                    return True
+        return False
+
+    def _function_of(self, node: cst.CSTNode) -> Function | None:
+        for ancestor in self.flow.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return self.flow.functions.get(ancestor)
+        return None
+
+    def _climb(self, use: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> Decision | None:
+        """Where the value read at `use` goes: up its expression to the statement."""
+        child: cst.CSTNode = use
+        for parent in self.flow.ancestors(use):
+            if isinstance(parent, cst.Arg) and parent.value is child:
+                call = self.flow.parent(parent)
+                if isinstance(call, cst.Call):
+                    self._enter(call, parent, path + (call,))
+            elif isinstance(parent, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                if parent.value is child:
+                    for target in _assigned(parent):
+                        self._taint_target(target, path + (parent,))
+                return None
+            elif isinstance(parent, cst.Return):
+                function = self._function_of(parent)
+                if function is not None:
+                    self._push(("call", function.node), path + (parent,))
+                return None
+            elif isinstance(parent, (cst.If, cst.While)):
+                if parent.test is not child:
+                    return None
+                if isinstance(parent, cst.If) and self._leaves_training(parent):
+                    return Decision(parent, path + (parent,))
+                for node in _under_branches(parent):
+                    for target in _assigned(node):
+                        self._taint_target(target, path + (parent,))
+                return None
+            elif isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return None
+            child = parent
+        return None
+
+    def _enter(self, call: cst.Call, arg: cst.Arg, path: tuple[cst.CSTNode, ...]) -> None:
+        """An argument of a call of this module's function or an instance's `__call__`: the
+        parameter it binds."""
+        callees = list(self.flow.callees(call))
+        if isinstance(call.func, cst.Name):  # `early_stopping(figure)`: the instance's __call__
+            for definition in self.flow.definitions(call.func):
+                if isinstance(definition.value, cst.Call):
+                    owner = self.flow.class_called(definition.value)
+                    method = self.flow.method(owner, "__call__") if owner is not None else None
+                    if method is not None:
+                        callees.append(method)
+        for callee in callees:
+            params = [p for p in callee.params if p.star == ""]
+            if callee.self_name is not None:
+                params = params[1:]
+            index = call.args.index(arg)
+            param: cst.Param | None = None
+            if arg.keyword is not None:
+                param = next((p for p in params if p.name.value == arg.keyword.value), None)
+            elif arg.star == "" and index < len(params):
+                param = params[index]
+            if param is not None:
+                self._push(("name", self.flow.scope_of(param.name), param.name.value), path)
+
+    def _taint_target(self, target: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> None:
+        if isinstance(target, cst.Name):
+            self._push(("name", self.flow.scope_of(target), target.value), path)
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            function = self._function_of(target)
+            owner = function.owner if function is not None else None
+            if owner is not None:
+                self._push(("attr", owner, target.attr.value), path)
+
+    def _leaves_training(self, test: cst.If) -> bool:
+        """A `break` in the `if` leaves a loop that calls `.backward()`."""
+        for node in _under_branches(test):
+            if isinstance(node, cst.Break):
+                loop = next(
+                    (a for a in self.flow.ancestors(node) if isinstance(a, (cst.For, cst.While))),
+                    None,
+                )
+                if loop is not None and any(
+                    isinstance(n, cst.Call)
+                    and isinstance(n.func, cst.Attribute)
+                    and n.func.attr.value == "backward"
+                    for n in walk(loop, skip_scopes=True)
+                ):
+                    return True
+        return False
+
+
+def _under_branches(node: cst.If | cst.While) -> Iterator[cst.CSTNode]:
+    yield from walk(node.body, skip_scopes=True)
+    if node.orelse is not None:
+        yield from walk(node.orelse, skip_scopes=True)
+
+
+def _assigned(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The names and `self.x` attributes an assignment binds."""
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        targets = [node.target]
+    else:
+        return []
+    found: list[cst.CSTNode] = []
+    for target in targets:
+        if isinstance(target, cst.Attribute):
+            found.append(target)
+        else:
+            found.extend(variables_under(target))
+    return found
