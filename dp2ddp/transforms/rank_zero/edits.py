@@ -66,3 +66,20 @@ def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.
         new = new.with_changes(comma=args[-1].comma)
         args[-1] = args[-1].with_changes(comma=separator)
     return call.with_changes(args=[*args, new])
+
+
+def call_through(helper: str, call: cst.Call) -> cst.Call:
+    """`f(a, b)` -> `helper(f, a, b)`: the call made by a generated helper that decides on
+    which rank it runs (`ddp_rank0_value`, `ddp_stdin`)."""
+    return call.with_changes(
+        func=cst.Name(helper),
+        args=[
+            cst.Arg(
+                value=call.func,
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                if call.args
+                else cst.MaybeSentinel.DEFAULT,
+            ),
+            *call.args,
+        ],
+    )

@@ -262,27 +262,7 @@ def saving_functions(
 ) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
     call `target` (torch.save), directly or through others of them (`f()`, `self.f()`)."""
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append(statement)
-        elif isinstance(statement, ast.ClassDef):
-            functions += [
-                s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
-    calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
-    saving = {
-        f.name for f in functions if any(_resolved(func, table) == target for func in calls[id(f)])
-    }
-    while True:
-        more = {
-            f.name
-            for f in functions
-            if f.name not in saving and any(_own_callee(func) in saving for func in calls[id(f)])
-        }
-        if not more:
-            return frozenset(saving)
-        saving |= more
+    return _calling(tree, lambda func: _resolved(func, table) == target)
 
 
 #: What shows or writes its arguments: print, logging, a file's or a csv writer's write.
@@ -297,6 +277,24 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
     """Names of the module's top-level functions and its top-level classes' methods that
     print, log or write a file or CSV row, directly or through others of them (`f()`,
     `self.f()`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
+
+    def shows(func: ast.expr) -> bool:
+        return (
+            isinstance(func, ast.Name)
+            and func.id == "print"
+            and "print" not in table
+            or isinstance(func, ast.Attribute)
+            and func.attr in _WRITES
+            or _resolved(func, table) in _SHOWS
+        )
+
+    return _calling(tree, shows)
+
+
+def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[str]:
+    """Names of the module's top-level functions and its top-level classes' methods that
+    call what `direct` accepts (a call's func), directly or through others of them (`f()`,
+    `self.f()`)."""
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -305,32 +303,17 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
             functions += [
                 s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
-    if not functions:
-        return frozenset()
     calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
-    printing = {
-        f.name
-        for f in functions
-        if any(
-            isinstance(func, ast.Name)
-            and func.id == "print"
-            and "print" not in table
-            or isinstance(func, ast.Attribute)
-            and func.attr in _WRITES
-            or _resolved(func, table) in _SHOWS
-            for func in calls[id(f)]
-        )
-    }
+    found = {f.name for f in functions if any(direct(func) for func in calls[id(f)])}
     while True:
         more = {
             f.name
             for f in functions
-            if f.name not in printing
-            and any(_own_callee(func) in printing for func in calls[id(f)])
+            if f.name not in found and any(_own_callee(func) in found for func in calls[id(f)])
         }
         if not more:
-            return frozenset(printing)
-        printing |= more
+            return frozenset(found)
+        found |= more
 
 
 def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:

@@ -28,6 +28,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
 )
 from dp2ddp.transforms.rank_zero.barriers import read_path
+from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -130,15 +131,4 @@ class RunDirValues(CallRule):
             original,
             f"rank 0's value on every rank: it names the path used at line {line}",
         )
-        return updated.with_changes(
-            func=cst.Name("ddp_rank0_value"),
-            args=[
-                cst.Arg(
-                    value=updated.func,
-                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                    if updated.args
-                    else cst.MaybeSentinel.DEFAULT,
-                ),
-                *updated.args,
-            ],
-        )
+        return call_through("ddp_rank0_value", updated)

@@ -18,6 +18,7 @@ from typing import Final
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
 #: Calls that read one answer from the terminal.
@@ -50,18 +51,7 @@ class StdinReads(CallRule):
         self.t.record(
             original, "read on rank 0 only (the prompt printed once), its answer on every rank"
         )
-        return updated.with_changes(
-            func=cst.Name("ddp_stdin"),
-            args=[
-                cst.Arg(
-                    value=updated.func,
-                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                    if updated.args
-                    else cst.MaybeSentinel.DEFAULT,
-                ),
-                *updated.args,
-            ],
-        )
+        return call_through("ddp_stdin", updated)
 
     def plan(self, module: cst.Module) -> None:
         """DP055 for stdin read other than by one call that returns the answer."""
