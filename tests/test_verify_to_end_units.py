@@ -15,7 +15,7 @@ import torch
 
 from dp2ddp.verify import protocol
 from dp2ddp.verify.arrays import Vector
-from dp2ddp.verify.causes import nonfinite_cause, to_end_causes
+from dp2ddp.verify.causes import nonfinite_cause
 from dp2ddp.verify.compare import NonFinite, nonfinite
 from dp2ddp.verify.hang import (
     EXITED,
@@ -41,6 +41,7 @@ from dp2ddp.verify.toend import (
     own_directories,
     shared_writes,
     stdin_readers,
+    to_end_causes,
     torchrun_exit_codes,
 )
 from dp2ddp.verify.writes import WriteLog, _CountedStdin, ignored_write

@@ -25,7 +25,6 @@ only adds where to look):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +34,6 @@ from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
-from dp2ddp.verify.toend import OutputCheck, agreement_causes
 
 
 @dataclass(frozen=True)
@@ -658,48 +656,3 @@ def nonfinite_cause(nf: NonFinite) -> Cause:
         if side == "migrated"
         else "The original diverges where the migration does not: check the original alone.",
     )
-
-
-def to_end_causes(
-    output: OutputCheck,
-    shared: dict[str, list[int]],
-    display: Callable[[str], str],
-    own_directories: dict[str, list[int]] | None = None,
-    stdin_readers: list[int] | None = None,
-) -> list[Cause]:
-    """--to-end findings: files written by several ranks, output printed by several ranks
-    or missing on rank 0, a directory a rank made that rank 0 did not, stdin read by a rank
-    other than rank 0."""
-    causes = agreement_causes(own_directories or {}, stdin_readers or [], display)
-    if shared:
-        causes.append(
-            Cause(
-                "written_per_rank",
-                "files written by more than one rank",
-                "; ".join(
-                    f"{display(path)} by ranks {', '.join(map(str, ranks))}"
-                    for path, ranks in shared.items()
-                ),
-                "Write files on rank 0 only (`if ddp_is_main():`), or give each rank its own "
-                "file on purpose; a folder every rank creates needs exist_ok=True.",
-            )
-        )
-    if output.duplicated:
-        causes.append(
-            Cause(
-                "duplicated_output",
-                "the original's output printed by more than one rank",
-                output.describe(),
-                "Print on rank 0 only (`if ddp_is_main():`).",
-            )
-        )
-    if output.missing:
-        causes.append(
-            Cause(
-                "output_missing",
-                "rank 0 does not print what the original printed",
-                output.describe(),
-                "Keep the original's prints in the migration, on rank 0.",
-            )
-        )
-    return causes

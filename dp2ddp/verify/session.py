@@ -562,7 +562,7 @@ def _to_end(
             + ("identical" if sync else "DIFFER")
             + " at the end"
         )
-    from dp2ddp.verify.causes import to_end_causes
+    from dp2ddp.verify.toend import to_end_causes
 
     return rows, to_end_causes(output, shared, scripts.display, own, readers), notes
 
