@@ -274,8 +274,11 @@ class LoaderEvaluation(LoaderImports):
         batches' figures (`losses.update(loss.item(), n)`) printed in the loop or read after
         it (`return losses.avg`: the caller writes rank 0's share to its results file,
         real-world: efficient_densenet_pytorch's results.csv). The figures are read through
-        the names the function binds from them (`res = 'Loss %.4f' % losses.avg`)."""
-        for loop, _, _ in loader.loops:
+        the names the function binds from them (`res = 'Loss %.4f' % losses.avg`). Also the
+        loops over a local name read from the loader (`Loader.read_loops`)."""
+        loops = [loop for loop, _, _ in loader.loops]
+        loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
+        for loop in loops:
             counters = set(self._counters(loop)) - self._step_counters(loop)
             objects = self._running_objects(loop)
             if not counters and not objects:

@@ -62,6 +62,11 @@ class Loader:
     own: OwnSampler | None  # a shuffle-only sampler that ours replaces
     #: (loop over the loader, the expression it iterates, how the loader got there)
     loops: list[tuple[cst.For, cst.BaseExpression, Path]] = field(default_factory=list)
+    #: Loops over a local name bound to a read of the loader (`loader =
+    #: self.data_loader["train"]`, then `for ... in enumerate(tqdm(loader))`): not planned
+    #: on (set_epoch and evaluation sums need the loader's own spelling), but their running
+    #: figures are this rank's share all the same (DP030).
+    read_loops: list[cst.For] = field(default_factory=list)
 
     @property
     def name(self) -> str:
