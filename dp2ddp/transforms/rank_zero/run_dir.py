@@ -147,11 +147,36 @@ class RunDirValues(CallRule):
                 for source in checks:
                     self.facts.uniform.share(source)
                 self._share_reads(statement)
-                for call in walk(statement):
-                    if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & (
-                        _REMOVALS
-                    ):
-                        self.t.barriers.wait_for(call)
+                self._wait_for_removals(statement)
+
+    def _wait_for_removals(self, statement: cst.If) -> None:
+        """Every rank waits for the removals `statement` decides (a barrier, barriers.py);
+        before the process group exists there is none to wait at: DP053 names the flow."""
+        for call in walk(statement):
+            if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & _REMOVALS):
+                continue
+            if not self._before_process_group(statement):
+                self.t.barriers.wait_for(call)
+                continue
+            self.t.warn(
+                call,
+                "DP053",
+                f"`{self.t.code(call)}` runs on rank 0 before the process group exists: the "
+                "other ranks may go on before it finished; flow: "
+                f"`{statement_header(statement)}` at line "
+                f"{self.t.input_position(statement)[0]} → {self.t.code(call)}",
+            )
+
+    def _before_process_group(self, statement: cst.CSTNode) -> bool:
+        """At module level outside `if __name__ == "__main__":` (where ddp_setup() goes
+        first): run at import, before the entry's ddp_setup(), so ddp_barrier() waits for
+        nothing there."""
+        if enclosing_function(statement, self.t) is not None:
+            return self.facts.before_setup(statement)
+        top, parent = statement, self.t.parent(statement)
+        while parent is not None and not isinstance(parent, cst.Module):
+            top, parent = parent, self.t.parent(parent)
+        return not (isinstance(top, cst.If) and "__name__" in self.t.code(top.test))
 
     def _share_reads(self, statement: cst.If) -> None:
         """The reads of stdin `statement` decides become ddp_stdin(...) (stdin.py): the
