@@ -32,11 +32,19 @@ pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_agreement"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
-NAMES = ("stamped_attribute", "first_free_index", "preprocess_cache", "stdin_answer")
+NAMES = (
+    "stamped_attribute",
+    "first_free_index",
+    "preprocess_cache",
+    "stdin_answer",
+    "decided_logdir",
+)
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules",)
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
+#: The next line: decided_logdir's answer to "delete it?".
+DELETE = "y"
 TIMEOUT_S = 240
 
 
@@ -60,6 +68,10 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
         write_plan(plan_programs([str(entry)], MigrateOptions()))
         scripts.append(str(entry))
     out = root / "out"
+    # decided_logdir finds runs_old made by an earlier run (runs_new it does not find)
+    old = out / "scripts" / "decided_logdir" / "runs_old"
+    old.mkdir(parents=True)
+    (old / "stale.txt").write_text("an earlier run's\n")
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
     command = [
@@ -77,7 +89,7 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
             command,
             cwd=root,
             env=env,
-            input=ANSWER + "\n",
+            input=f"{ANSWER}\n{DELETE}\n",
             capture_output=True,
             text=True,
             timeout=TIMEOUT_S,
@@ -154,6 +166,21 @@ def test_cache_written_once_and_read_finished(run: Path) -> None:
     assert files == ["cache.pkl", "features.npy", "vocab.json"]
     want = "cache: ['cache.pkl', 'features.npy', 'vocab.json']\n"
     assert _printed(run, "preprocess_cache") == (want, "")
+
+
+def test_decided_logdir_asked_once_and_removed_once(run: Path) -> None:
+    """The exists-check is rank 0's value: rank 0 alone read "y" and removed runs_old; both
+    ranks took the branch and waited for the removal (neither saw the stale file); runs_new,
+    absent at the start, asked nothing on either rank."""
+    folder = run / "decided_logdir"
+    assert sorted(p.name for p in (folder / "runs_old").iterdir()) == ["rank0.txt", "rank1.txt"]
+    for rank in (0, 1):
+        assert (folder / "runs_old" / f"rank{rank}.txt").read_text() == "stale=False"
+    assert (folder / "runs_new").is_dir() and not list((folder / "runs_new").iterdir())
+    assert _printed(run, "decided_logdir") == (
+        "delete it? y/nDir removed\nstale: False model: DistributedDataParallel\n",
+        "",
+    )
 
 
 def test_piped_answer_used_on_every_rank(run: Path) -> None:

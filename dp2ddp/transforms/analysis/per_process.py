@@ -165,7 +165,7 @@ def _read_in(transform: NodeView, call: cst.Call) -> cst.Call | None:
     arguments (`datetime.now()` of `datetime.now().strftime(...)`); None if none."""
     for node in walk(call, skip_scopes=True):
         if isinstance(node, cst.Call) and (
-            _reads_per_process(transform, node) or _reads_state(transform, node)
+            _reads_per_process(transform, node) or reads_state(transform, node)
         ):
             return node
     return None
@@ -186,13 +186,13 @@ def _counting_loop_test(transform: NodeView, node: cst.CSTNode) -> cst.Call | No
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
         if isinstance(parent, cst.While) and child is parent.body:
             for call in walk(parent.test):
-                if isinstance(call, cst.Call) and _reads_state(transform, call):
+                if isinstance(call, cst.Call) and reads_state(transform, call):
                     return call
         child, parent = parent, transform.parent(parent)
     return None
 
 
-def _reads_state(transform: NodeView, call: cst.Call) -> bool:
+def reads_state(transform: NodeView, call: cst.Call) -> bool:
     """`call` reads the file system's state (FILE_SYSTEM_STATE, `path.exists()`)."""
     if transform.qualified_names(call.func) & FILE_SYSTEM_STATE:
         return True

@@ -142,6 +142,15 @@ class RankUniformity:
         self._memo: dict[tuple[object, ...], bool] = {}
         #: Parameters whose call sites are being judged (_parameter): a cycle proves nothing.
         self._judging_sites: set[tuple[int, str]] = set()
+        #: ids of calls the migration makes rank 0's value on every rank (see share).
+        self._shared: set[int] = set()
+
+    def share(self, call: cst.Call) -> None:
+        """`call` becomes rank 0's value on every rank (`ddp_rank0_value(...)`,
+        `ddp_stdin(...)`, rank_zero's agreement rules): the same everywhere once migrated,
+        so a condition made of it is every rank's. Earlier answers are forgotten."""
+        self._shared.add(id(call))
+        self._memo.clear()
 
     @classmethod
     def for_pass(cls, transform: MigrationTransform, module: cst.Module) -> RankUniformity:
@@ -255,6 +264,8 @@ class RankUniformity:
         name = name_of(func)
         if name == "ddp_all_reduce_sum":
             return True  # summed over the ranks: the same everywhere
+        if id(call) in self._shared:
+            return True  # rank 0's value on every rank (share)
         args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
         if names & _UNIFORM_CALLS or any(n.startswith(_UNIFORM_PREFIXES) for n in names):

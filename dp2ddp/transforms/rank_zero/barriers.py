@@ -201,6 +201,12 @@ class Barriers(Rule):
             id(n) in self._written_read for node in nodes for n in walk(node)
         )
 
+    def wait_for(self, removal: cst.Call) -> None:
+        """Every rank waits for this rank-0 call before going on, as for a write of a file
+        every rank reads: a shared directory removed on rank 0 (run_dir.py's decided
+        checks), which another rank would otherwise write into before it is gone."""
+        self._written_read.add(id(removal))
+
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
         return id(statement) in self._after
