@@ -45,6 +45,12 @@ PROGRAMS = {
     "figures_through_imported_logger": ("main.py",),
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
+#: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
+#: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,
+#: `==`, `+`, `.split`; real-world: kentaroy47/vision-transformers-cifar10@5bb83d3, where
+#: `device = DEVICE` made `'cuda' in device` a TypeError at once).
+GOLDENS = ("devices_string_uses",)
+GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after the script
 #: finished ("terminate called without an active exception"); the status files tell.
@@ -200,6 +206,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         shutil.copytree(PROGRAM_FIXTURES / case / "expected", out / case)
         for entry in entries:
             scripts[f"{case}/{entry}"] = out / case / entry
+    for case in GOLDENS:
+        scripts[case] = out / f"{case}.py"
+        shutil.copy(GOLDEN_FIXTURES / case / "expected.py", scripts[case])
     returncode, console = _torchrun(out, list(scripts.values()))
     if returncode != 0:
         for script in scripts.values():
@@ -368,6 +377,19 @@ def test_migrated_program_runs_to_the_end(
     out, scripts, console = launch
     statuses = [_status(out, scripts[script], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
+
+
+@pytest.mark.parametrize("case", GOLDENS)
+def test_golden_migration_runs_to_the_end(
+    launch: tuple[Path, dict[str, Path], str], case: str
+) -> None:
+    """The golden expected.py finishes on both ranks, its string reads of the device intact."""
+    out, scripts, console = launch
+    for rank in (0, 1):
+        assert _status(out, scripts[case], rank)["ok"], console[-6000:]
+    stdout = (out / "runs" / out.name / case / "rank0.stdout").read_text()
+    assert "pin=False kind=cpu gpu=False first=cpu spare=False" in stdout, stdout
+    assert "done True" in stdout, stdout
 
 
 def test_factory_in_another_module_shards_training_only(

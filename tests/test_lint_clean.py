@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from dp2ddp.cli import main
 from dp2ddp.migrate.line_length import DEFAULT, helpers_first_party, line_length
+from dp2ddp.migrate.unused import drop_unused
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).parent / "lint_projects"
@@ -199,3 +200,22 @@ def test_bundled_examples_gain_no_finding_at_88(
     assert [f for f in after if f not in before] == []
     assert _unformatted(work) == []
     assert os.listdir(work)
+
+
+# -- a device choice the edits left unread ------------------------------------------------------
+_CHOICE = 'device = "cuda" if torch.cuda.is_available() else "cpu"'
+
+
+def test_a_device_choice_whose_reads_became_device_goes_with_its_import() -> None:
+    """transforms/devices.py keeps the program's device string a string; when every read
+    of it became DEVICE, the line (F841) and the import only it read (F401) go."""
+    source = f"import torch\n\n\ndef f(m):\n    {_CHOICE}\n    return m.to(device)\n"
+    code = f"import torch\n\n\ndef f(m):\n    {_CHOICE}\n    return m.to(DEVICE)\n"
+    assert drop_unused(source, code) == "\n\ndef f(m):\n    return m.to(DEVICE)\n"
+
+
+def test_a_device_choice_the_program_never_read_stays() -> None:
+    """Not the migration's doing: left as the program had it."""
+    source = f"import torch\n\n\ndef f(m):\n    {_CHOICE}\n    return m.cuda()\n"
+    code = f"import torch\n\n\ndef f(m):\n    {_CHOICE}\n    return m.to(DEVICE)\n"
+    assert drop_unused(source, code) == code

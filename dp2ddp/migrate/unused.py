@@ -3,9 +3,11 @@
 ruff's F401 and F841 would report them in the migrated file: an import dp2ddp added that
 nothing uses (a helper took its place), an import whose last use an edit removed (the
 `torch` of a dropped `if torch.cuda.device_count() > 1:` guard), a `device = DEVICE` line
-dp2ddp wrote that nothing reads. Found on the syntax tree; a name that a string or comment
-of the file mentions (an annotation, a doc) is kept, and nothing is removed from a module
-with a star import or `__all__`.
+dp2ddp wrote that nothing reads, a `device = "cuda" if torch.cuda.is_available() else "cpu"`
+line the program had whose reads the edits replaced with DEVICE (`model.to(device)` ->
+`model.to(DEVICE)`; transforms/devices.py keeps the string itself a string). Found on the
+syntax tree; a name that a string or comment of the file mentions (an annotation, a doc) is
+kept, and nothing is removed from a module with a star import or `__all__`.
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ def drop_unused(source: str, code: str) -> str:
             removals[node.lineno - 1] = None
         elif node.col_offset == 0 and ";" not in text and "#" not in text:
             removals[node.lineno - 1] = _import_text(node, keep) + text[len(text.rstrip()) :]
+    constants = False
     for function in ast.walk(tree):
         if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            for index in _unused_constants(function, lines, original_lines, mentioned):
+            for index in _unused_constants(function, lines, original_lines, mentioned, used_before):
                 removals[index] = None
+                constants = True
     if not removals:
         return code
     result: list[str] = []
@@ -72,7 +76,9 @@ def drop_unused(source: str, code: str) -> str:
         ast.parse(new_code)
     except SyntaxError:
         return code
-    return new_code
+    # a dropped `device = "cuda" if torch.cuda.is_available() ...` may have been the last
+    # reader of an import: once more on the shorter code (each round removes lines)
+    return drop_unused(source, new_code) if constants else new_code
 
 
 def _loaded_names(tree: ast.AST) -> set[str]:
@@ -134,9 +140,12 @@ def _unused_constants(
     lines: list[str],
     original_lines: set[str],
     mentioned: set[str],
+    used_before: set[str],
 ) -> list[int]:
     """Lines dp2ddp wrote in `function` that bind a local to a name (`device = DEVICE`)
-    that nothing in the function reads: ruff's F841."""
+    that nothing in the function reads: ruff's F841. Also the program's own device string
+    choice, read before the migration and by nothing after it: without side effects, so
+    dropping it changes nothing but the lint."""
     loaded = _loaded_names(function)
     if loaded & {"locals", "vars", "eval", "exec"}:
         return []
@@ -155,4 +164,36 @@ def _unused_constants(
             text = lines[node.lineno - 1]
             if text.rstrip("\r\n") not in original_lines and text.strip().endswith(node.value.id):
                 found.append(node.lineno - 1)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _device_string(node.value)
+            and node.lineno == node.end_lineno
+            and node.targets[0].id in used_before
+            and node.targets[0].id not in loaded
+            and node.targets[0].id not in mentioned
+        ):
+            found.append(node.lineno - 1)
     return found
+
+
+_DEVICE_STRING = re.compile(r"^(cuda(:\d+)?|cpu)$")
+
+
+def _device_string(node: ast.expr) -> bool:
+    """`"cuda:0"`, or `"cuda" if torch.cuda.is_available() else "cpu"` (either order, `not`):
+    a value whose computation has no side effect."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(_DEVICE_STRING.match(node.value))
+    if not isinstance(node, ast.IfExp):
+        return False
+    test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
+    return (
+        isinstance(test, ast.Call)
+        and not test.args
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr == "is_available"
+        and _device_string(node.body)
+        and _device_string(node.orelse)
+    )

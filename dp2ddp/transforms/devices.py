@@ -1,11 +1,12 @@
 """Resolve hard-coded CUDA devices to this process's `DEVICE`.
 
 Under DataParallel everything lived on cuda:0 (the master GPU). Under DDP each process
-owns GPU LOCAL_RANK, so `"cuda:0"`, `.cuda()`, `.cuda(0)`, `.to("cuda")`,
-`torch.device("cuda:0")` and the `"cuda" if torch.cuda.is_available() else "cpu"` idiom
-all become `DEVICE` (which is the CPU where CUDA is missing, so CPU fallback keeps working).
-A device string stored in an attribute or item (a yacs config default) stays a string: see
-leave_Assign.
+owns GPU LOCAL_RANK, so `.cuda()`, `.cuda(0)`, `.to("cuda")`, `device="cuda:0"`,
+`map_location="cuda:0"`, `torch.device("cuda:0")` and
+`torch.device("cuda" if torch.cuda.is_available() else "cpu")` become `DEVICE` (which is the
+CPU where CUDA is missing, so CPU fallback keeps working). A device string assigned to a
+name, attribute or item stays a string, as the program may read it as one
+(`'cuda' in device`): see leave_Assign.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named, enclosing_function
+from dp2ddp.transforms._support.nodes import call_named
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -140,49 +141,27 @@ class PinDevices(MigrationTransform):
         return updated.with_changes(args=args) if changed else updated
 
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
-        """`device = "cuda" if torch.cuda.is_available() else "cpu"` -> `device = DEVICE`.
+        """A device string assigned to anything stays a string; only its index changes.
 
-        A string stored in an attribute or an item (`_C.MODEL.DEVICE = "cuda"`, a yacs
-        config default; `args.device = ...`) stays a string: a config may accept strings
-        only (yacs rejects a torch.device) or compare it (`cfg.DEVICE == "cuda"`). Without
-        an index, `"cuda"` already names this process's GPU once ddp_setup() has set it
-        (torch.cuda.set_device(LOCAL_RANK)), so it is left as it is; `"cuda:0"` would put
-        every process on GPU 0 and becomes `str(DEVICE)`."""
+        The program may read the value as a string (`'cuda' in device`,
+        `device.startswith('cuda')`, `device == 'cuda'`, `device + ':0'`,
+        `device.split(':')`, a yacs config that accepts strings only, a library's
+        `str(gpus[0]) in device`): a torch.device breaks every one of those, mostly with a
+        TypeError, and `==` silently. Proving that every use accepts a torch.device would
+        mean following the name through the function and into every callee; a string is
+        accepted wherever a device is (`.to()`, `torch.device()`, `map_location=`,
+        `device=`), so keeping it one is simpler and right for every use. Without an index,
+        `"cuda"` already names this process's GPU once ddp_setup() has set it
+        (torch.cuda.set_device(LOCAL_RANK)), so `"cuda"` and `"cuda" if ... else "cpu"`
+        are left as they are and keep comparing equal to `"cuda"`; `"cuda:0"` would put
+        every process on GPU 0 and becomes `str(DEVICE)` (`"cuda:LOCAL_RANK"` or `"cpu"`).
+        A torch.device stays a torch.device: `torch.device("cuda" if ...)` -> `DEVICE`
+        (leave_Call)."""
         value = original_node.value
         if not self._is_device_value(value):
             return updated_node
-        names = [t.target for t in original_node.targets]
-        if all(isinstance(t, cst.Name) for t in names) and not self._string_elsewhere(
-            original_node, {self.code(t) for t in names}
-        ):
-            self.record(original_node, f"{self.code(value)} -> DEVICE")
-            return updated_node.with_changes(value=_device())
-        # A name that holds another string on another path (`device = 'cpu'`, then
-        # `device = 'cuda:0'` if CUDA is there: shenweichen/DeepCTR-Torch's examples) is a
-        # string wherever it goes, and the code it is passed to may read it as one (the
-        # library's `str(gpus[0]) in device`): a string it stays, as an attribute does.
         indexed = [n for n in (value, *_choices(value)) if _has_index(n)]
         if not indexed:
             return updated_node
         self.record(original_node, f"{self.code(value)} -> str(DEVICE), a string as it was")
         return updated_node.with_changes(value=call_named("str", cst.Arg(_device())))
-
-    def _string_elsewhere(self, assign: cst.Assign, names: set[str]) -> bool:
-        """One of `names` is also bound to a string that is not a device value
-        (`device = "cpu"`) by a plain assignment of the same function (or module level)."""
-        scope = enclosing_function(assign, self)
-        root: cst.CSTNode = assign
-        while (parent := self.parent(root)) is not None:
-            root = parent
-        for other in m.findall(scope if scope is not None else root, m.Assign()):
-            assert isinstance(other, cst.Assign)
-            if (
-                other is assign
-                or not isinstance(other.value, cst.SimpleString)
-                or self._is_device_value(other.value)
-                or enclosing_function(other, self) is not scope
-            ):
-                continue
-            if any(self.code(t.target) in names for t in other.targets):
-                return True
-        return False

@@ -55,7 +55,7 @@ class GRUClassifier(nn.Module):
 
 torch.manual_seed(0)
 feature_size, hidden_size, num_classes = 4, 32, 2
-device = DEVICE
+device = "cuda" if torch.cuda.is_available() else "cpu"
 
 train_set = SequenceDataset(384, feature_size, seed=1)
 train_loader = DataLoader(

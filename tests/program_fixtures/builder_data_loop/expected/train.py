@@ -2,7 +2,7 @@ import argparse
 
 import torch
 
-from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
+from _dp2ddp import ddp_is_main, ddp_setup
 from data import get_loaders
 from models import build_model
 
@@ -23,7 +23,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=2)
     args = parser.parse_args()
-    device = DEVICE
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     model = build_model()
     train_loader, val_loader = get_loaders(16)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
