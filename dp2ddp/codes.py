@@ -489,6 +489,16 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "line, or migrate the folder (`dp2ddp migrate DIR`). `--check` fails on the entry "
         "until then.",
     ),
+    "DP058": (
+        "running figure of batch means not summed over the ranks",
+        "A figure of a sharded loader (one that also trains, so it cannot stay whole) adds "
+        "a value per batch that is not proved a sum over samples: `loss.item()` of a "
+        "mean-reduced criterion, a `.mean()`, a fraction from an accuracy helper. Summed over "
+        "the ranks it would count each rank's share of a batch as a batch of its own (a raw "
+        "sum of batch means doubles under two ranks), so dp2ddp does not sum it: each rank "
+        "keeps its own figure. Weight it by the batch size (`loss.item() * x.size(0)`) or use "
+        "reduction='sum', then dp2ddp sums it over the ranks.",
+    ),
 }
 
 

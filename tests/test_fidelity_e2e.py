@@ -142,7 +142,10 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: with it). The same two without `eval()`/`no_grad()` and with shuffled validation loaders,
 #: which the data pass took for training data (before: sharded, the ranks stopped apart):
 #: their figures decide the `break`, so they are evaluation loaders: the factory's left
-#: whole, the plain loop's sharded with its sum reduced before the decision.
+#: whole, the plain loop's sharded with its sum reduced before the decision. A validation
+#: loss that is a mean of per-batch means (`val += crit(out, y).item()`, `/ len(loader)`):
+#: sharded and summed, main printed 1.0614 for the original's 1.1143; not a sum over
+#: samples, so the loader stays whole (DP015) and every rank prints the original's figures.
 EVALS = (
     "eval_items_of_loader_dict",
     "eval_phase_loop_dict",
@@ -150,6 +153,7 @@ EVALS = (
     "early_stop_object",
     "early_stop_unmarked_object",
     "early_stop_unmarked_sum",
+    "eval_batch_mean",
 )
 
 
@@ -196,6 +200,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     unmarked = scripts["early_stop_unmarked_sum"].read_text()
     assert "sampler=ddp_eval_sampler(val_set)" in unmarked
     assert "val = ddp_all_reduce_sum(val)" in unmarked
+    assert "DP015" in codes["eval_batch_mean"], codes["eval_batch_mean"]
+    mean = scripts["eval_batch_mean"].read_text()
+    assert "ddp_eval_sampler" not in mean and "ddp_all_reduce_sum" not in mean
     phases = scripts["eval_phase_loop_dict"].read_text()
     assert "sampler=ddp_eval_sampler(" in phases
     assert "running_loss, running_corrects = ddp_all_reduce_sum(" in phases

@@ -32,16 +32,19 @@ modules dp2ddp could not follow.
   ``ddp_eval_sampler(dataset)``: a strided shard without the padding DistributedSampler adds,
   so no sample counts twice (a ``range``: O(1) memory too). Counters bound to a number or a
   zero tensor before its loop and added to in it (``total += n`` or ``total = total + n``) are
-  summed over the ranks right after the loop; a sum divided by ``len(loader)`` after the loop
-  is divided by the batches of all ranks, summed with it. So every term of the printed
-  figures is global, and so is a best-checkpoint or early-stopping decision taken on them.
-  Where that cannot be done for every term (no loop found, lists,
-  averaging objects, a ``len(loader)`` the sum does not reach, a loop variable read after the
-  loop), or where the function around the loop can also be given a loader this module does
-  not shard (called with other values, or, in a library module of a program, importable by
-  the other modules), the loader stays unsharded: every rank evaluates the whole set and gets
-  the original's figures (DP015). A figure is reduced whole or not at all.
-  A training loop's counters are summed too when later divided by ``len(loader.dataset)``.
+  summed over the ranks right after the loop, where each term added is proved a sum over
+  samples (a count, a ``.sum()``, a value times the batch's size, ``reduction="sum"``). So
+  every term of the printed figures is global, and so is a best-checkpoint or early-stopping
+  decision taken on them. Where that cannot be done for every term (no loop found, lists,
+  averaging objects, a mean per batch such as ``loss.item()`` of a mean-reduced criterion or
+  a ``.mean()``, a figure divided by ``len(loader)``, whose batches are not the original's,
+  a loop variable read after the loop), or where the function around the loop can also be
+  given a loader this module does not shard (called with other values, or, in a library
+  module of a program, importable by the other modules), the loader stays unsharded: every
+  rank evaluates the whole set and gets the original's figures (DP015). A figure is reduced
+  whole or not at all.
+  A training loop's counters are summed too when later divided by ``len(loader.dataset)``;
+  one adding a mean per batch cannot be, and the loader cannot stay whole: DP058.
 * One factory building training and evaluation loaders (``make_loader(ds, bs, True)`` and
   ``make_loader(val, bs, False)``) is classified call by call (factory_sites.py): the factory
   gets ``ddp_shard=True``, its evaluation calls pass ``ddp_shard=False`` and their loaders
@@ -504,8 +507,6 @@ class ShardDataLoaders(LoaderEvaluation):
     # == rewriting ======================================================================
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call | cst.Name:
         updated_node = self._factory_sites.leave_call(original_node, updated_node)
-        if self._lengths.get(original_node):
-            return cst.Name(self._lengths[original_node])
         shard = self._shards.get(original_node)
         if shard is not None:
             return self._shard(original_node, updated_node, shard)

@@ -7,26 +7,23 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
-    bound_value,
     call_named,
     enclosing_class,
     enclosing_function,
     is_false,
     method_class,
-    module_of,
     name_of,
     reduces_counters,
     variables_under,
     walk,
 )
+from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.flow import MAX_DEPTH
-from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
     SHOW_METHODS,
     WRITE_METHODS,
-    ZERO_TENSOR,
     Loader,
 )
 
@@ -37,13 +34,13 @@ _SHARE = "this rank's batches of a sharded loader"
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
 
-class LoaderEvaluation(LoaderImports):
+class LoaderEvaluation(LoopCounters):
     """Evaluation loops and the metric counters reduced after them."""
 
     # -- evaluation -----------------------------------------------------------------------
     def _unreducible(self, loader: Loader) -> tuple[cst.CSTNode, str | None] | None:
         """Why this evaluation loader's figures cannot all be made global, as (where, why);
-        None when every loop's counters, and the batch counts they are divided by, can be.
+        None when every loop's counters can be (each a sum over samples).
 
         A sharded evaluation is only worth it when every term of its figures is summed over
         the ranks: a loss sum divided by this rank's `len(loader)`, a list of predictions or
@@ -66,12 +63,20 @@ class LoaderEvaluation(LoaderImports):
             outside = self._fed_from_outside(expr, 0)
             if outside is not None:
                 return outside
-            for call in self._batch_counts(loop, expr):
-                if not self._follows(call, loop):
-                    return call, f"len({self.code(expr)}) would count only {_SHARE}"
             late = self._loop_variables_read_after(loop)
             if late is not None:
                 return late, f"{late.value} after the loop would count only {_SHARE}"
+            mean = self._batch_mean(loop)
+            if mean is not None:
+                return mean
+            for call in self._batch_counts(loop, expr):
+                # Summed over the ranks, the batch count counts each global batch once per
+                # rank (its per-rank parts); unsummed, it is this rank's own: neither is the
+                # original's `len(loader)`, so a figure divided by it is not proved global.
+                return call, (
+                    f"len({self.code(expr)}) would count {_SHARE}, not the original's "
+                    "batches (summed over the ranks, each global batch once per rank)"
+                )
         return None
 
     def _objects_updated_and_read_after(self, loop: cst.For) -> cst.Name | None:
@@ -203,18 +208,12 @@ class LoaderEvaluation(LoaderImports):
         return None
 
     def _plan_eval(self, loader: Loader) -> None:
-        """Sum each loop's counters over the ranks right after it, with the number of
-        batches when a counter is divided by `len(loader)` after the loop."""
-        for loop, expr, _ in loader.loops:
+        """Sum each loop's counters over the ranks right after it (every term of them is a
+        sum over samples, and no figure is divided by `len(loader)`: _unreducible)."""
+        for loop, _, _ in loader.loops:
             if self._reduced_after(loop):
                 continue
-            counts = self._batch_counts(loop, expr)
-            batches = self._batch_total_name(loop, expr) if counts else None
-            for call in counts:
-                self._lengths[call] = batches or ""
-            self._reduce_after(
-                loop, self._counters(loop), "after evaluation", (expr, batches) if batches else None
-            )
+            self._reduce_after(loop, self._counters(loop), "after evaluation")
 
     def _reduced_after(self, loop: cst.For) -> bool:
         """The loop's counters are summed already (another loader shares it, or dp2ddp's own
@@ -236,36 +235,6 @@ class LoaderEvaluation(LoaderImports):
             and self.code(node.args[0].value) == text
             and self.get_metadata(PositionProvider, node).start.line > end
         ]
-
-    def _follows(self, node: cst.CSTNode, loop: cst.For) -> bool:
-        """`node` runs after the reduction inserted right after `loop`, every time: it is in a
-        later statement of the loop's block, or of a block around it reached only through
-        `with` statements (which always run their body)."""
-        statement: cst.CSTNode = loop
-        while True:
-            block = self.parent(statement)
-            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-                return False
-            child, parent = node, self.parent(node)
-            while parent is not None and parent is not block:
-                child, parent = parent, self.parent(parent)
-            if parent is block:
-                body = list(block.body)
-                return any(s is child for s in body[body.index(statement) + 1 :])  # type: ignore[arg-type]
-            owner = self.parent(block)
-            if not isinstance(owner, cst.With):
-                return False
-            statement = owner
-
-    def _batch_total_name(self, loop: cst.For, expr: cst.BaseExpression) -> str:
-        """A fresh name for the number of batches summed over the ranks."""
-        stem = name_of(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else ""
-        stem = (stem.rsplit(".", 1)[-1] or "eval") + "_batches"
-        taken = self._names(module_of(loop, self))
-        name, n = stem, 2
-        while name in taken:
-            name, n = f"{stem}{n}", n + 1
-        return name
 
     def _warn_running_figures(self, loader: Loader) -> None:
         """DP030 where a figure accumulated over this rank's batches is shown or handed on: a
@@ -512,30 +481,31 @@ class LoaderEvaluation(LoaderImports):
         return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:
-        """`total / len(loader.dataset)` after a training loop: the counter must be global."""
+        """`total / len(loader.dataset)` after a training loop: the counter must be global.
+        Summed only where each term is a sum over samples; a mean per batch is DP058."""
         for loop, expr, _ in loader.loops:
             if self._normalised_by_dataset(loop, expr):
+                mean = None if self._reduced_after(loop) else self._batch_mean(loop)
+                if mean is not None:  # a training loader cannot stay whole: say it
+                    where, why = mean
+                    self.warn(
+                        where,
+                        "DP058",
+                        f"{why}; the loader trains, so it is sharded and the figure divided "
+                        f"by len({self.code(expr)}.dataset) is left with this rank's batches",
+                    )
+                    continue
                 self._reduce_after(
                     loop, self._counters(loop), f"(divided by len({self.code(expr)}.dataset))"
                 )
 
-    def _reduce_after(
-        self,
-        loop: cst.For,
-        counters: list[str],
-        why: str,
-        batches: tuple[cst.BaseExpression, str] | None = None,
-    ) -> None:
-        """`a, b = ddp_all_reduce_sum(a, b)` right after `loop`, once; with `batches`
-        (loader, name) also `name` = the batches of every rank, `len(loader)` summed."""
+    def _reduce_after(self, loop: cst.For, counters: list[str], why: str) -> None:
+        """`a, b = ddp_all_reduce_sum(a, b)` right after `loop`, once."""
         if not counters or self._reduced_after(loop):
             return
         self.state.helpers.add("all_reduce_sum")
         names = [cst.Name(n) for n in counters]
         values = [cst.Arg(cst.Name(n)) for n in counters]
-        if batches is not None:
-            names.append(cst.Name(batches[1]))
-            values.append(cst.Arg(call_named("len", cst.Arg(batches[0].deep_clone()))))
         target: cst.BaseAssignTargetExpression = (
             names[0]
             if len(names) == 1
@@ -550,10 +520,7 @@ class LoaderEvaluation(LoaderImports):
             ]
         )
         self._after.setdefault(loop, []).append(reduce)
-        summed = ", ".join(counters)
-        if batches is not None:
-            summed += f" and the batch count ({batches[1]} replaces len({self.code(batches[0])}))"
-        self.record(loop, f"summed {summed} over all ranks {why}")
+        self.record(loop, f"summed {', '.join(counters)} over all ranks {why}")
 
     def _normalised_by_dataset(self, loop: cst.For, expr: cst.BaseExpression) -> bool:
         end = self.get_metadata(PositionProvider, loop).end.line
@@ -566,43 +533,6 @@ class LoaderEvaluation(LoaderImports):
             and self.get_metadata(PositionProvider, node).start.line > end
             for node in walk(self._scope_root(loop), skip_scopes=True)
         )
-
-    def _counters(self, loop: cst.For) -> list[str]:
-        """Running sums and counts of the loop: accumulated in it, bound to a number or a
-        zero tensor before it."""
-        names: list[str] = []
-        for name, _ in self._accumulated(loop):
-            if name not in names:
-                names.append(name)
-        return [n for n in names if self._is_counter(self._initial_value(loop, n))]
-
-    def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
-        """(name, what is added) for each running sum in the loop body, in both spellings:
-        `total += n` and `total = total + n` (or `n + total`). Knowing only the first
-        left `length_of_data = length_of_data + batch_size` a per-rank count while the sums
-        divided by it were summed over the ranks (real-world: deep-text-recognition-benchmark
-        printed norm_ED doubled)."""
-        found: list[tuple[str, cst.BaseExpression]] = []
-        for node in walk(loop.body, skip_scopes=True):
-            if (
-                isinstance(node, cst.AugAssign)
-                and isinstance(node.operator, cst.AddAssign)
-                and isinstance(node.target, cst.Name)
-            ):
-                found.append((node.target.value, node.value))
-            elif (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(target := node.targets[0].target, cst.Name)
-                and isinstance(node.value, cst.BinaryOperation)
-                and isinstance(node.value.operator, cst.Add)
-            ):
-                left, right = node.value.left, node.value.right
-                if isinstance(left, cst.Name) and left.value == target.value:
-                    found.append((target.value, right))
-                elif isinstance(right, cst.Name) and right.value == target.value:
-                    found.append((target.value, left))
-        return found
 
     def _collected(self, loop: cst.For) -> list[str]:
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""
@@ -619,28 +549,6 @@ class LoaderEvaluation(LoaderImports):
                 if isinstance(initial, cst.List) and not initial.elements:
                     names.append(node.func.value.value)
         return names
-
-    def _initial_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
-        """The value `name` was last bound to before `loop`, in its block or an outer one."""
-        child: cst.CSTNode = loop
-        node = self.parent(loop)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            if isinstance(node, (cst.IndentedBlock, cst.Module)):
-                body = list(node.body)
-                at = next(i for i, s in enumerate(body) if s is child)
-                for statement in reversed(body[:at]):
-                    bound, value = bound_value(statement, name)
-                    if bound:
-                        return value
-            child, node = node, self.parent(node)
-        return None
-
-    def _is_counter(self, value: cst.BaseExpression | None) -> bool:
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-            value = value.expression
-        if isinstance(value, (cst.Integer, cst.Float)):
-            return True
-        return isinstance(value, cst.Call) and self.matches(value.func, ZERO_TENSOR)
 
     def _next_statement(self, statement: cst.BaseStatement) -> cst.CSTNode | None:
         block = self.parent(statement)

@@ -33,8 +33,6 @@ class LoaderResolution(CallFlow):
         self._samplers: dict[cst.Call, cst.Call] = {}  # RandomSampler(...) -> ours
         self._before: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
-        #: `len(loader)` after an evaluation loop -> the name of the batches summed over ranks
-        self._lengths: dict[cst.Call, str] = {}
         #: loop -> the `break` its figures decide (evaluation.py's _evaluates), computed once
         self._decisions: dict[cst.For, Decision | None] = {}
         #: functions, methods of the module that print or write a file

@@ -1,0 +1,232 @@
+"""Running counters of a loop, and whether each adds up samples: the root of what an
+evaluation loader's figures may be summed over the ranks (evaluation.py)."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
+from dp2ddp.transforms.data.flow import MAX_DEPTH
+from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.data.plan import ZERO_TENSOR
+
+#: Conversions that keep a figure's value: `.item()` of a sum is still a sum.
+_CONVERSIONS = frozenset({"item", "detach", "cpu", "float", "double", "long", "to", "numpy"})
+#: torch's sums and counts over samples.
+_TORCH_SUMS = frozenset({"torch.sum", "torch.count_nonzero", "torch.bincount", "torch.numel"})
+
+
+def _reduction_sum(call: cst.Call) -> bool:
+    """`reduction="sum"` among the call's arguments: a loss summed over the samples."""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == "reduction"
+        and isinstance(arg.value, cst.SimpleString)
+        and arg.value.evaluated_value == "sum"
+        for arg in call.args
+    )
+
+
+class LoopCounters(LoaderImports):
+    """A loop's running sums and counts, each proved a sum over samples or not."""
+
+    def _counters(self, loop: cst.For) -> list[str]:
+        """Running sums and counts of the loop: accumulated in it, bound to a number or a
+        zero tensor before it."""
+        names: list[str] = []
+        for name, _ in self._accumulated(loop):
+            if name not in names:
+                names.append(name)
+        return [n for n in names if self._is_counter(self._initial_value(loop, n))]
+
+    def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
+        """(name, what is added) for each running sum in the loop body, in both spellings:
+        `total += n` and `total = total + n` (or `n + total`). Knowing only the first
+        left `length_of_data = length_of_data + batch_size` a per-rank count while the sums
+        divided by it were summed over the ranks (real-world: deep-text-recognition-benchmark
+        printed norm_ED doubled)."""
+        found: list[tuple[str, cst.BaseExpression]] = []
+        for node in walk(loop.body, skip_scopes=True):
+            if (
+                isinstance(node, cst.AugAssign)
+                and isinstance(node.operator, cst.AddAssign)
+                and isinstance(node.target, cst.Name)
+            ):
+                found.append((node.target.value, node.value))
+            elif (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(target := node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.BinaryOperation)
+                and isinstance(node.value.operator, cst.Add)
+            ):
+                left, right = node.value.left, node.value.right
+                if isinstance(left, cst.Name) and left.value == target.value:
+                    found.append((target.value, right))
+                elif isinstance(right, cst.Name) and right.value == target.value:
+                    found.append((target.value, left))
+        return found
+
+    def _initial_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+        """The value `name` was last bound to before `loop`, in its block or an outer one."""
+        child: cst.CSTNode = loop
+        node = self.parent(loop)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(node, (cst.IndentedBlock, cst.Module)):
+                body = list(node.body)
+                at = next(i for i, s in enumerate(body) if s is child)
+                for statement in reversed(body[:at]):
+                    bound, value = bound_value(statement, name)
+                    if bound:
+                        return value
+            child, node = node, self.parent(node)
+        return None
+
+    def _is_counter(self, value: cst.BaseExpression | None) -> bool:
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return True
+        return isinstance(value, cst.Call) and self.matches(value.func, ZERO_TENSOR)
+
+    # -- sums over samples ---------------------------------------------------------------
+    def _batch_mean(self, loop: cst.For) -> tuple[cst.CSTNode, str] | None:
+        """A term of the loop's counters not proved to be a sum over samples, as (where, why).
+
+        Summing a counter over the ranks is right only where it adds up samples: a count
+        (`total += y.size(0)`, `n += 1`), a `.sum()`, a figure weighted by the batch's size
+        (`loss.item() * x.size(0)`), a loss with `reduction="sum"`. A mean per batch
+        (`loss.item()` of a mean-reduced criterion, `.mean()`, an `accuracy(...)` fraction)
+        is not: sharded, each global batch becomes one per-rank batch on every rank, each
+        adding its own mean, and the summed figure weighs the samples otherwise than the
+        original (a raw sum of batch means doubles under two ranks). Prove or say: what is
+        not proved a sum keeps the loader whole (DP015) or is said (DP058)."""
+        counters = set(self._counters(loop))
+        for name, added in self._accumulated(loop):
+            if (
+                name in counters
+                and not self._per_sample(loop, added)
+                and not self._sums_samples(loop, added, 0)
+            ):
+                return added, (
+                    f"`{self.code(added)}` added to {name} is not proved a sum over samples "
+                    "(a mean per batch, or not known to be a sum): summed over the ranks, "
+                    "each rank's share of a batch would count as a batch of its own"
+                )
+        return None
+
+    def _per_sample(self, loop: cst.For, added: cst.BaseExpression) -> bool:
+        """`added` is added once per sample: inside a loop nested in `loop` that walks the
+        batch's own values (`for pred, gt in zip(preds.tolist(), labels.tolist())`), one
+        iteration per sample, so whatever each adds, the counter sums over samples."""
+        bound = {n.value for n in variables_under(loop.target)}
+        node = self.parent(added)
+        while node is not None and node is not loop:
+            if (
+                isinstance(node, cst.For)
+                and not (isinstance(node.iter, cst.Call) and name_of(node.iter.func) == "range")
+                and any(
+                    isinstance(n, cst.Name)
+                    and (n.value in bound or self._bound_in_loop(loop, n)[0])
+                    for n in walk(node.iter)
+                )
+            ):
+                return True
+            node = self.parent(node)
+        return False
+
+    def _sums_samples(self, loop: cst.For, expr: cst.BaseExpression, depth: int) -> bool:
+        """`expr`, added to a counter in `loop`, is proved a sum over the batch's samples (or
+        a count): followed through `.item()`-like conversions, arithmetic and the names the
+        loop body binds before it."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if self._batch_size(loop, expr, depth):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = expr.left, expr.right
+            if isinstance(expr.operator, (cst.Add, cst.Subtract)):
+                return self._sums_samples(loop, left, depth + 1) and self._sums_samples(
+                    loop, right, depth + 1
+                )
+            if isinstance(expr.operator, cst.Multiply):
+                return (
+                    self._batch_size(loop, left, depth + 1)
+                    or self._batch_size(loop, right, depth + 1)
+                    or (
+                        self._sums_samples(loop, left, depth + 1)
+                        and self._sums_samples(loop, right, depth + 1)
+                    )
+                )
+            return False
+        if isinstance(expr, cst.Name):
+            found, value = self._bound_in_loop(loop, expr)
+            if found:
+                return value is not None and self._sums_samples(loop, value, depth + 1)
+            return isinstance(self._initial_value(loop, expr.value), (cst.Integer, cst.Float))
+        if not isinstance(expr, cst.Call):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in ("sum", "count_nonzero", "numel"):
+                return True
+            if func.attr.value in _CONVERSIONS:
+                return self._sums_samples(loop, func.value, depth + 1)
+        if self.matches(func, _TORCH_SUMS):
+            return True
+        if name_of(func) in ("float", "int") and len(expr.args) == 1:
+            return self._sums_samples(loop, expr.args[0].value, depth + 1)
+        if _reduction_sum(expr):
+            return True
+        if isinstance(func, cst.Name):  # `crit(out, y)` of `crit = nn.MSELoss(reduction="sum")`
+            built = self._initial_value(loop, func.value)
+            return isinstance(built, cst.Call) and _reduction_sum(built)
+        return False
+
+    def _batch_size(self, loop: cst.For, expr: cst.BaseExpression, depth: int) -> bool:
+        """`x.size(0)`, `x.shape[0]`, `len(x)` (or a name the loop binds to one): the
+        number of samples of a batch."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "size":
+                first = expr.args[0].value if expr.args else None
+                return isinstance(first, cst.Integer) and first.value == "0"
+            return name_of(func) == "len" and isinstance(func, cst.Name) and len(expr.args) == 1
+        if isinstance(expr, cst.Subscript):
+            base = expr.value
+            index = expr.slice[0].slice if len(expr.slice) == 1 else None
+            return (
+                isinstance(base, cst.Attribute)
+                and base.attr.value == "shape"
+                and isinstance(index, cst.Index)
+                and isinstance(index.value, cst.Integer)
+                and index.value.value == "0"
+            )
+        if isinstance(expr, cst.Name):
+            found, value = self._bound_in_loop(loop, expr)
+            return found and value is not None and self._batch_size(loop, value, depth + 1)
+        return False
+
+    def _bound_in_loop(
+        self, loop: cst.For, name: cst.Name
+    ) -> tuple[bool, cst.BaseExpression | None]:
+        """Whether the loop binds `name` (its target, or a statement of its body before the
+        use), and to what value when that is plain to see."""
+        if any(n.value == name.value for n in variables_under(loop.target)):
+            return True, None
+        line = self.get_metadata(PositionProvider, name).start.line
+        found: tuple[bool, cst.BaseExpression | None] = (False, None)
+        for node in walk(loop.body, skip_scopes=True):
+            if not isinstance(node, cst.SimpleStatementLine):
+                continue
+            if self.get_metadata(PositionProvider, node).start.line >= line:
+                continue
+            bound, value = bound_value(node, name.value)
+            if bound:
+                found = (True, value)
+        return found
