@@ -21,6 +21,8 @@ from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
     WORLD_SIZE,
+    ddp_all_reduce_sum,
+    ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
     ddp_same_random,
@@ -66,6 +68,7 @@ class Trainer:
             nn_utils.clip_grad_norm_(self.model.parameters(), max_norm=self.max_norm)
             self.optimizer.step()
             total += loss.item()
+        total = ddp_all_reduce_sum(total)
         return total / len(self.train_loader.dataset)
 
     @torch.no_grad()
@@ -75,6 +78,7 @@ class Trainer:
         for inputs, labels in self.val_loader:
             inputs, labels = inputs.to(self.device), labels.to(self.device)
             total += self.criterion(self.model(inputs), labels).item()
+        total = ddp_all_reduce_sum(total)
         return total / len(self.val_loader.dataset)
 
     def save(self, path):
@@ -112,7 +116,11 @@ def main():
         batch_size=ddp_per_rank_batch(32),
         sampler=DistributedSampler(train_set, shuffle=True),
     )
-    val_loader = DataLoader(val_set, batch_size=64)
+    val_loader = DataLoader(
+        val_set,
+        batch_size=ddp_per_rank_batch(64),
+        sampler=ddp_eval_sampler(val_set),
+    )
 
     trainer = Trainer(MLP(3, 64, 2), train_loader, val_loader, lr=1e-2)
     val_loss = trainer.fit(num_epochs=4)

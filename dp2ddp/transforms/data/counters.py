@@ -184,7 +184,32 @@ class LoopCounters(LoaderImports):
         if isinstance(func, cst.Name):  # `crit(out, y)` of `crit = nn.MSELoss(reduction="sum")`
             built = self._initial_value(loop, func.value)
             return isinstance(built, cst.Call) and _reduction_sum(built)
+        if isinstance(func, cst.Attribute) and name_of(func.value) == "self":
+            return self._summing_attribute(loop, func.attr.value)
         return False
+
+    def _summing_attribute(self, loop: cst.For, attr: str) -> bool:
+        """`self.criterion(out, y)` where every `self.criterion = ...` of the loop's class
+        builds a loss with `reduction="sum"` (a Trainer's criterion made in `__init__`)."""
+        owner: cst.CSTNode | None = loop
+        while owner is not None and not isinstance(owner, cst.ClassDef):
+            owner = self.parent(owner)
+        if owner is None:
+            return False
+        built = [
+            node.value
+            for node in walk(owner)
+            if isinstance(node, cst.Assign)
+            and any(
+                isinstance(t.target, cst.Attribute)
+                and name_of(t.target.value) == "self"
+                and t.target.attr.value == attr
+                for t in node.targets
+            )
+        ]
+        return bool(built) and all(
+            isinstance(value, cst.Call) and _reduction_sum(value) for value in built
+        )
 
     def _batch_size(self, loop: cst.For, expr: cst.BaseExpression, depth: int) -> bool:
         """`x.size(0)`, `x.shape[0]`, `len(x)` (or a name the loop binds to one): the
