@@ -105,16 +105,17 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     slow_rank: int = request.param
     code, console, out = _launch(tmp_path_factory.mktemp(f"slow{slow_rank}"), slow_rank)
     folder = out / "scripts"
+    failed = []  # every rank's status, so a rank killed for another's failure names it
     for name in (*NAMES, *PROGRAMS):
         ran = out / name / "train" if name in PROGRAMS else folder / name
         for rank in (0, 1):
             path = ran / f"rank{rank}.status.json"
             status = json.loads(path.read_text()) if path.exists() else None
             stderr = ran / f"rank{rank}.stderr"
-            assert status is not None and status["ok"], (
-                f"{name} rank {rank} (rank {slow_rank} slow): {status}\n"
-                f"{stderr.read_text()[-3000:] if stderr.exists() else ''}\n{console[-3000:]}"
-            )
+            if status is None or not status["ok"]:
+                text = stderr.read_text()[-3000:] if stderr.exists() else ""
+                failed.append(f"{name} rank {rank} (rank {slow_rank} slow): {status}\n{text}")
+    assert not failed, "\n".join(failed) + "\n" + console[-3000:]
     if code != 0:  # torch's known abort at process exit, after every script finished
         assert KNOWN_EXIT_ABORT in console, console[-4000:]
     return folder
