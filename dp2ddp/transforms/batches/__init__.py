@@ -156,17 +156,24 @@ class ShardBatches(BatchProof):
         if self._dim is None:
             self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
             return True
-        micro = self._micro_batches(loop, target_names(batch))
+        if self._taken_whole(loop, iterable, target_names(batch)):
+            return True
+        self._split_top[loop] = [self._split_statement(batch)]
+        self.state.helpers.add("shard_batch")
+        self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
+        return True
+
+    def _taken_whole(self, loop: cst.For, iterable: str, names: set[str]) -> bool:
+        """True where the loop's batches are not split: micro-batches cut from them (DP037,
+        said) or --per-process-batch (each rank takes whole batches in turn)."""
+        micro = self._micro_batches(loop, names)
         if micro is not None:
             self._warn(loop, iterable, micro)
             return True
         if self.state.options.per_process_batch:
             self._rounds(loop, iterable)
             return True
-        self._split_top[loop] = [self._split_statement(batch)]
-        self.state.helpers.add("shard_batch")
-        self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
-        return True
+        return False
 
     def _plan_range_loop(self, loop: cst.For) -> bool:
         counters = target_names(loop.target)
@@ -229,12 +236,7 @@ class ShardBatches(BatchProof):
                 )
                 return True
         names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
-        micro = self._micro_batches(loop, names)
-        if micro is not None:
-            self._warn(loop, iterable, micro)
-            return True
-        if self.state.options.per_process_batch:
-            self._rounds(loop, iterable)
+        if self._taken_whole(loop, iterable, names):
             return True
         for statement, assign in producers:
             helper = self._helper(assign.value, counters)
