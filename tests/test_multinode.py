@@ -101,7 +101,15 @@ def test_two_nodes_on_localhost(tmp_path: Path) -> None:
         # finished. Forgiven only when both processes wrote their report (the script's last
         # statement) and the node's torchrun reports exactly that abort.
         known_abort = KNOWN_EXIT_ABORT in log and "exitcode  : -6" in log
-        assert node.returncode == 0 or (finished and known_abort), log
+        # torch elastic's shutdown race between two nodes: the node hosting the rendezvous
+        # store exits once its worker is done, while the other node's agent, its worker done
+        # too, still polls the store for waiting nodes (`num_nodes_waiting`) and fails to
+        # reach it. Forgiven only after both reports and with exactly that traceback.
+        store_gone = (
+            "in num_nodes_waiting" in log
+            and "RendezvousConnectionError: The connection to the C10d store has failed" in log
+        )
+        assert node.returncode == 0 or (finished and (known_abort or store_gone)), log
 
     ranks = [json.loads((reports / f"rank{r}.json").read_text()) for r in (0, 1)]
     assert sorted(os.listdir(reports)) == ["rank0.json", "rank1.json"]
