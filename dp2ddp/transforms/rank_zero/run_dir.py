@@ -18,9 +18,11 @@ waited for an answer rank 0 never read. The check becomes
 `ddp_rank0_value(os.path.isdir, args.logdir)`: every rank takes rank 0's branch, and the
 other ranks' reading waits for rank 0's, so it comes before rank 0 removes or makes the
 directory. The sink is a read of stdin (each rank's n-th read takes rank 0's n-th answer,
-so a rank that reads where rank 0 did not waits for nothing). A removal alone is no sink:
-it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing there; an
-exit alone after the check is exists_checks.py's shape. A removal the check decides is
+so a rank that reads where rank 0 did not waits for nothing), or an exit before the program
+makes the directory it checked (`if os.path.exists(d): raise ...; os.makedirs(d)`: rank 1
+found rank 0's new folder and raised): every rank stops, or none does. A removal alone is
+no sink: it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing
+there. A removal the check decides is
 followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof), so
 no rank writes into the directory before rank 0 has removed it.
 """
@@ -50,6 +52,8 @@ from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
 
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
 _REMOVALS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
+#: Calls that end the program, as a `raise` does.
+_EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
 
 
 class RunDirValues(CallRule):
@@ -190,12 +194,49 @@ class RunDirValues(CallRule):
             ):
                 self.facts.uniform.share(call)
 
-    def _decided_sink(self, statement: cst.If) -> cst.Call | None:
-        """The first read of stdin that `statement` decides."""
+    def _decided_sink(self, statement: cst.If) -> cst.CSTNode | None:
+        """What `statement` decides that the ranks share: its first read of stdin, or an
+        exit (`raise`, `sys.exit()`) in its body when the path it checks is a directory
+        the program makes right after it (`if os.path.exists(d): raise ...` then
+        `os.makedirs(d)`, wujiyang/Face_Pytorch@3afd941: rank 1 found the folder rank 0
+        had just made, and raised). Such a check reads state the program itself changes:
+        rank 0's reading, taken before it makes the directory, stops or runs every rank."""
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
-        return None
+        exits = [
+            node
+            for node in walk(statement.body)
+            if isinstance(node, cst.Raise)
+            or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
+        ]
+        return exits[0] if exits and self._made_after(statement) else None
+
+    def _made_after(self, statement: cst.If) -> bool:
+        """The statement after `statement` in its block makes a directory whose path
+        `statement`'s test checks (by text)."""
+        parent = self.t.parent(statement)
+        if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            return False
+        body = list(parent.body)
+        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :][:1]
+        checked = {
+            self.t.code(arg.value)
+            for call in walk(statement.test)
+            if isinstance(call, cst.Call)
+            for arg in call.args[:1]
+        } | {
+            self.t.code(call.func.value)
+            for call in walk(statement.test)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        }
+        for call in walk(following[0]) if following else ():
+            if not isinstance(call, cst.Call):
+                continue
+            made = made_directory(call, self.t.qualified_names(call.func))
+            if made is not None and self.t.code(made) in checked:
+                return True
+        return False
 
     def _not_every_rank(self, source: cst.Call) -> str:
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
