@@ -22,7 +22,7 @@ so a rank that reads where rank 0 did not waits for nothing), or an exit before 
 makes the directory it checked (`if os.path.exists(d): raise ...; os.makedirs(d)`: rank 1
 found rank 0's new folder and raised): every rank stops, or none does. A removal alone is
 no sink: it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing
-there. A removal the check decides is
+there, but it is waited for all the same. A removal the check decides is
 followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof), so
 no rank writes into the directory before rank 0 has removed it.
 """
@@ -125,8 +125,15 @@ class RunDirValues(CallRule):
             ]
             if not checks:
                 continue
+            if self._in_inserted_helper(statement):
+                continue
             sink = self._decided_sink(statement)
-            if sink is None or self._in_inserted_helper(statement):
+            if sink is None:
+                # A removal alone: rank 0 removes (side_effects.py) and every rank waits
+                # for it, so none makes or writes into the path before it is gone
+                # (ermongroup/ncsn@7f27f4a: `if os.path.exists(args.log):
+                # shutil.rmtree(args.log)`, then `os.makedirs(args.log)` on every rank).
+                self._wait_for_removals(statement, used_after=True)
                 continue
             line = self.t.input_position(sink)[0]
             for source in checks:
@@ -153,11 +160,16 @@ class RunDirValues(CallRule):
                 self._share_reads(statement)
                 self._wait_for_removals(statement)
 
-    def _wait_for_removals(self, statement: cst.If) -> None:
+    def _wait_for_removals(self, statement: cst.If, *, used_after: bool = False) -> None:
         """Every rank waits for the removals `statement` decides (a barrier, barriers.py);
-        before the process group exists there is none to wait at: DP053 names the flow."""
+        before the process group exists there is none to wait at: DP053 names the flow.
+        With `used_after`, only for a removed path named again after `statement` (made,
+        written, read): a previous epoch's checkpoint removed and never named again needs
+        no wait."""
         for call in walk(statement):
             if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & _REMOVALS):
+                continue
+            if used_after and not self._named_after(statement, call):
                 continue
             if not self._before_process_group(statement):
                 self.t.barriers.wait_for(call)
@@ -170,6 +182,28 @@ class RunDirValues(CallRule):
                 f"`{statement_header(statement)}` at line "
                 f"{self.t.input_position(statement)[0]} → {self.t.code(call)}",
             )
+
+    def _named_after(self, statement: cst.CSTNode, removal: cst.Call) -> bool:
+        """The path `removal` removes is named (not assigned) in a statement after
+        `statement`, in its block or a block around it in its function (by text)."""
+        if not removal.args or removal.args[0].keyword is not None:
+            return False
+        path = removal.args[0].value
+        text, kind = self.t.code(path), type(path)
+        child, parent = statement, self.t.parent(statement)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                for later in body[next(i for i, s in enumerate(body) if s is child) + 1 :]:
+                    for node in walk(later):
+                        if (
+                            type(node) is kind
+                            and not isinstance(self.t.parent(node), cst.AssignTarget)
+                            and self.t.code(node) == text
+                        ):
+                            return True
+            child, parent = parent, self.t.parent(parent)
+        return False
 
     def _before_process_group(self, statement: cst.CSTNode) -> bool:
         """At module level outside `if __name__ == "__main__":` (where ddp_setup() goes
