@@ -234,17 +234,6 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "torch.distributed.all_reduce first (figures of a sharded evaluation that dp2ddp "
         "reduces already are).",
     ),
-    "DP033": (
-        "log directory named per process",
-        "The SummaryWriter's log directory is named from the clock or an unseeded random "
-        "draw (a run id, a start time), evaluated in each process: ranks that straddle a "
-        "second or draw differently name different directories. Rank 0's writer writes the "
-        "events into its own; on the other ranks the DdpNullWriter creates the directory "
-        "their name gives, so code writing into it (a log file, a copy of the config) runs, "
-        "but into a directory of each rank's own. Compute the name once and share it "
-        "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
-        "configuration.",
-    ),
     "DP034": (
         "DataParallel module the program does not reach",
         "`dp2ddp migrate ENTRY` migrates the entry and the project modules it imports. This "

@@ -24,7 +24,6 @@ from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NodeView, module_of, walk
 
 #: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
-#: The one list of them: also what DP033 names in a writer's log dir (per_rank.py).
 PER_PROCESS_CALLS: Final = frozenset(
     {
         "datetime.datetime.now",
@@ -41,9 +40,6 @@ PER_PROCESS_CALLS: Final = frozenset(
 #: (`random.randint`, `secrets.token_hex`).
 PER_PROCESS_MODULES: Final = ("time.", "random.", "secrets.", "numpy.random.")
 
-
-#: Both, as prefixes: also a call made on such a value (`datetime.now().strftime(...)`).
-PER_PROCESS_PREFIXES: Final = (*PER_PROCESS_MODULES, *sorted(PER_PROCESS_CALLS))
 
 
 def reads_per_process(name: str) -> bool:

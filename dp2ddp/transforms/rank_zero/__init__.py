@@ -21,7 +21,7 @@ block). Each rule's module says what it does and why:
   the directory checked is made, a removal), is rank 0's value (DP053), a removal it
   decides is waited for;
 - stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
-- writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
+- writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere;
 - wandb_runs.py: wandb runs disabled off rank 0;
 - tqdm_bars.py: progress bars drawn by rank 0;
 - map_location.py: torch.load onto this process's DEVICE (DP019);

@@ -1,7 +1,8 @@
 """A shared path named by a per-rank read: rank 0's reading on every rank (issue 29).
 
 A clock, random, uuid, pid or file-system-state read that the path of a directory made on
-every rank, or of a file every rank reads, is computed from (`args.save = "{}-{}".format(
+every rank (a SummaryWriter's log directory too: DdpNullWriter makes it off rank 0), or of
+a file every rank reads, is computed from (`args.save = "{}-{}".format(
 args.save, time.strftime(...))`, a first-free-index `while` loop, another module's
 `run_name()`; analysis/per_process.py on the flow view) becomes
 `ddp_rank0_value(time.strftime, ...)`: rank 0's reading on every rank, passed through
@@ -48,7 +49,9 @@ from dp2ddp.transforms.rank_zero.barriers import read_path
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
+from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
 _REMOVALS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
@@ -83,6 +86,8 @@ class RunDirValues(CallRule):
             names = self.t.qualified_names(call.func)
             path = made_directory(call, names)
             what = "the directory made"
+            if path is None and names & SUMMARY_WRITER:
+                path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
                 path, what = read_path(call, names), "the file every rank reads"
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
