@@ -6,7 +6,8 @@ Classes: a run directory stamped by the clock into an attribute, a dict item and
 return (stamped_attribute); a run directory named by the first free index
 (first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
 by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
-directory removed on rank 0 and made again by every rank (rmtree_makedirs); a run name
+directory removed on rank 0 and made again by every rank, and an exists-check that raises
+before a directory is made (rmtree_makedirs); a run name
 from another module's helper and a checkpoint saved in another module (across_modules).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -191,9 +192,10 @@ def test_decided_logdir_asked_once_and_removed_once(run: Path) -> None:
 
 def test_removed_log_directory_waited_for(run: Path) -> None:
     """Rank 0 removed the earlier run's logs before any rank made or wrote into them: both
-    ranks' files are there, and neither saw the stale file."""
+    ranks' files are there, and neither saw the stale file; the exists-check before
+    `model` raised on neither rank."""
     folder = run / "rmtree_makedirs" / "logs"
-    assert sorted(p.name for p in folder.iterdir()) == ["tb"]
+    assert sorted(p.name for p in folder.iterdir()) == ["model", "tb"]
     assert sorted(p.name for p in (folder / "tb").iterdir()) == ["rank0.txt", "rank1.txt"]
     for rank in (0, 1):
         assert (folder / "tb" / f"rank{rank}.txt").read_text() == "stale=False"

@@ -5,7 +5,9 @@ of ermongroup/ncsn@7f27f4a).
 sub-directory the same way. The removal goes to rank 0; without a wait, a rank that got
 there first (rank 0 slow) made the directory and wrote its file into the old one, which
 rank 0 then removed. The test launches it with `logs` made before the launch (holding
-`stale.txt`). The rank named by E2E_SLOW_RANK starts 1.1 s late.
+`stale.txt`). Then an exists-check that raises before the directory it checks is made
+(rank 1 coming second found rank 0's and raised): rank 0's reading on every rank. The rank
+named by E2E_SLOW_RANK starts 1.1 s late.
 """
 
 import argparse
@@ -30,6 +32,12 @@ def main():
     if os.path.exists(tb_path):
         shutil.rmtree(tb_path)
     os.makedirs(tb_path, exist_ok=True)
+    save_dir = os.path.join(args.log, "model")
+    if os.environ.get("RANK", "0") == os.environ.get("E2E_SLOW_RANK"):
+        time.sleep(0.5)  # the barriers above lined the ranks up again
+    if os.path.exists(save_dir):  # wujiyang/Face_Pytorch@3afd941: never overwrite a run
+        raise NameError("model dir exists!")
+    os.makedirs(save_dir)
     stale = os.path.exists(os.path.join(args.log, "stale.txt"))
     rank = os.environ.get("RANK", "0")
     with open(os.path.join(tb_path, f"rank{rank}.txt"), "w") as f:
