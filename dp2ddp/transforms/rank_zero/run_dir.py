@@ -236,7 +236,7 @@ class RunDirValues(CallRule):
     def _decided_sink(self, statement: cst.If) -> cst.CSTNode | None:
         """What `statement` decides that the ranks share: its first read of stdin, or an
         exit (`raise`, `sys.exit()`) in its body when the path it checks is a directory
-        the program makes right after it (`if os.path.exists(d): raise ...` then
+        the program makes after it, in the same block (`if os.path.exists(d): raise ...` then
         `os.makedirs(d)`, wujiyang/Face_Pytorch@3afd941: rank 1 found the folder rank 0
         had just made, and raised). Such a check reads state the program itself changes:
         rank 0's reading, taken before it makes the directory, stops or runs every rank."""
@@ -252,13 +252,13 @@ class RunDirValues(CallRule):
         return exits[0] if exits and self._made_after(statement) else None
 
     def _made_after(self, statement: cst.If) -> bool:
-        """The statement after `statement` in its block makes a directory whose path
+        """A statement after `statement` in its block makes a directory whose path
         `statement`'s test checks (by text)."""
         parent = self.t.parent(statement)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return False
         body = list(parent.body)
-        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :][:1]
+        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
         checked = {
             self.t.code(arg.value)
             for call in walk(statement.test)
@@ -269,12 +269,13 @@ class RunDirValues(CallRule):
             for call in walk(statement.test)
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
         }
-        for call in walk(following[0]) if following else ():
-            if not isinstance(call, cst.Call):
-                continue
-            made = made_directory(call, self.t.qualified_names(call.func))
-            if made is not None and self.t.code(made) in checked:
-                return True
+        for later in following:
+            for call in walk(later):
+                if not isinstance(call, cst.Call):
+                    continue
+                made = made_directory(call, self.t.qualified_names(call.func))
+                if made is not None and self.t.code(made) in checked:
+                    return True
         return False
 
     def _not_every_rank(self, source: cst.Call) -> str:
