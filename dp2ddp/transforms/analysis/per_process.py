@@ -41,7 +41,6 @@ PER_PROCESS_CALLS: Final = frozenset(
 PER_PROCESS_MODULES: Final = ("time.", "random.", "secrets.", "numpy.random.")
 
 
-
 def reads_per_process(name: str) -> bool:
     """`name` (qualified) is a call whose value each process reads on its own."""
     return name in PER_PROCESS_CALLS or name.startswith(PER_PROCESS_MODULES)

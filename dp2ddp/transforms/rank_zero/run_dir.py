@@ -213,13 +213,25 @@ class RunDirValues(CallRule):
     def _before_process_group(self, statement: cst.CSTNode) -> bool:
         """At module level outside `if __name__ == "__main__":` (where ddp_setup() goes
         first): run at import, before the entry's ddp_setup(), so ddp_barrier() waits for
-        nothing there."""
+        nothing there. Not so in an entry with no main() (or wrapping at module level):
+        its ddp_setup() runs right after its imports (process_group.py), so only what
+        sits above it comes first."""
         if enclosing_function(statement, self.t) is not None:
             return self.facts.before_setup(statement)
         top, parent = statement, self.t.parent(statement)
         while parent is not None and not isinstance(parent, cst.Module):
             top, parent = parent, self.t.parent(parent)
-        return not (isinstance(top, cst.If) and "__name__" in self.t.code(top.test))
+        if isinstance(top, cst.If) and "__name__" in self.t.code(top.test):
+            return False
+        program = self.t.state.program
+        entry = program is None or program.role == "entry"
+        no_main = not any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "main"
+            for s in self.facts.module.body
+        )
+        if entry and (no_main or self.t.state.module_level_wrap):
+            return self.facts.before_setup(top)
+        return True
 
     def _share_reads(self, statement: cst.If) -> None:
         """The reads of stdin `statement` decides become ddp_stdin(...) (stdin.py): the
