@@ -110,6 +110,11 @@ class RankZeroOnly(MigrationTransform):
         body = self.guards.rewrite(original_node.body, updated_node.body, start=early)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self.run_dir.leave_attribute(original_node, updated_node)
+
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)
 

@@ -290,7 +290,7 @@ class RunDirValues(CallRule):
                     return True
         return False
 
-    def _not_every_rank(self, source: cst.Call) -> str:
+    def _not_every_rank(self, source: cst.CSTNode) -> str:
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
@@ -326,6 +326,31 @@ class RunDirValues(CallRule):
         owner = enclosing_class(node, self.t)
         return (function is not None and function.name.value in helpers) or (
             owner is not None and owner.name.value in helpers
+        )
+
+    def leave_attribute(
+        self, original: cst.Attribute, updated: cst.Attribute
+    ) -> cst.BaseExpression:
+        """`wandb.run.name` -> `ddp_rank0_value(getattr, wandb.run, "name")`: a wandb run's
+        name or folder, read on every rank (the run is disabled off rank 0, and names
+        itself otherwise), rank 0's on every rank."""
+        if id(original) not in self.sources:
+            return updated
+        self.t.state.helpers.add("rank0_value")
+        self.t.record(original, f"rank 0's value on every rank: {self.sources[id(original)]}")
+        quote = '"'
+        parent = self.t.parent(original)
+        while parent is not None and not isinstance(parent, cst.BaseStatement):
+            if isinstance(parent, cst.FormattedString) and '"' in parent.start:
+                quote = "'"  # inside f"...": another quote (before Python 3.12)
+            parent = self.t.parent(parent)
+        return cst.Call(
+            func=cst.Name("ddp_rank0_value"),
+            args=[
+                cst.Arg(cst.Name("getattr")),
+                cst.Arg(updated.value),
+                cst.Arg(cst.SimpleString(f"{quote}{updated.attr.value}{quote}")),
+            ],
         )
 
     def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:
