@@ -234,17 +234,6 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "torch.distributed.all_reduce first (figures of a sharded evaluation that dp2ddp "
         "reduces already are).",
     ),
-    "DP033": (
-        "log directory named per process",
-        "The SummaryWriter's log directory is named from the clock or an unseeded random "
-        "draw (a run id, a start time), evaluated in each process: ranks that straddle a "
-        "second or draw differently name different directories. Rank 0's writer writes the "
-        "events into its own; on the other ranks the DdpNullWriter creates the directory "
-        "their name gives, so code writing into it (a log file, a copy of the config) runs, "
-        "but into a directory of each rank's own. Compute the name once and share it "
-        "(torch.distributed.broadcast_object_list from rank 0), or derive it from the "
-        "configuration.",
-    ),
     "DP034": (
         "DataParallel module the program does not reach",
         "`dp2ddp migrate ENTRY` migrates the entry and the project modules it imports. This "
@@ -456,10 +445,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "condition), or name it without a per-rank read (a --run-name option).",
     ),
     "DP054": (
-        "file written on rank 0 is read by every rank with no barrier between",
+        "file written or removed on rank 0 is used by every rank with no barrier between",
         "The write goes to rank 0 only (two ranks writing one file corrupt it), and every rank "
         "reads the file afterwards: a rank that gets there first reads a file rank 0 has not "
-        "finished (FileNotFoundError, a truncated pickle) or the previous run's. dp2ddp puts "
+        "finished (FileNotFoundError, a truncated pickle) or the previous run's. Likewise a "
+        "directory rank 0 removes (`shutil.rmtree` after an exists-check) that every rank "
+        "then makes or writes into: a rank that gets there first writes into what rank 0 is "
+        "about to remove. dp2ddp puts "
         "`ddp_barrier()` between the write and the first read where every rank arrives "
         "(analysis/uniformity.py); here it could not: the write or the read sits under a "
         "condition that may differ between ranks, or in a function called where not every "

@@ -5,7 +5,9 @@ and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one l
 Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
 return (stamped_attribute); a run directory named by the first free index
 (first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
-by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a run name
+by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
+directory removed on rank 0 and made again by every rank, and an exists-check that raises
+before a directory is made (rmtree_makedirs; at module level: rmtree_module_level); a run name
 from another module's helper and a checkpoint saved in another module (across_modules).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -38,6 +40,8 @@ NAMES = (
     "preprocess_cache",
     "stdin_answer",
     "decided_logdir",
+    "rmtree_makedirs",
+    "rmtree_module_level",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules",)
@@ -72,6 +76,11 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
     old = out / "scripts" / "decided_logdir" / "runs_old"
     old.mkdir(parents=True)
     (old / "stale.txt").write_text("an earlier run's\n")
+    # rmtree_makedirs removes logs made by an earlier run
+    (out / "scripts" / "rmtree_makedirs" / "logs" / "tb").mkdir(parents=True)
+    (out / "scripts" / "rmtree_makedirs" / "logs" / "stale.txt").write_text("old\n")
+    (out / "scripts" / "rmtree_module_level" / "logs").mkdir(parents=True)
+    (out / "scripts" / "rmtree_module_level" / "logs" / "stale.txt").write_text("old\n")
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
     command = [
@@ -182,6 +191,27 @@ def test_decided_logdir_asked_once_and_removed_once(run: Path) -> None:
         "delete it? y/nDir removed\nstale: False model: DistributedDataParallel\n",
         "",
     )
+
+
+def test_removed_log_directory_waited_for(run: Path) -> None:
+    """Rank 0 removed the earlier run's logs before any rank made or wrote into them: both
+    ranks' files are there, and neither saw the stale file; the exists-check before
+    `model` raised on neither rank."""
+    folder = run / "rmtree_makedirs" / "logs"
+    assert sorted(p.name for p in folder.iterdir()) == ["model", "tb"]
+    assert sorted(p.name for p in (folder / "tb").iterdir()) == ["rank0.txt", "rank1.txt"]
+    for rank in (0, 1):
+        assert (folder / "tb" / f"rank{rank}.txt").read_text() == "stale=False"
+    assert _printed(run, "rmtree_makedirs") == ("stale: False model: DistributedDataParallel\n", "")
+
+
+def test_removed_at_module_level_waited_for(run: Path) -> None:
+    """The same removal in a script with no main(), after its ddp_setup()."""
+    folder = run / "rmtree_module_level" / "logs"
+    assert sorted(p.name for p in folder.iterdir()) == ["rank0.txt", "rank1.txt"]
+    for rank in (0, 1):
+        assert (folder / f"rank{rank}.txt").read_text() == "stale=False"
+    assert _printed(run, "rmtree_module_level") == ("stale: False\n", "")
 
 
 def test_piped_answer_used_on_every_rank(run: Path) -> None:

@@ -4,7 +4,8 @@ As wujiyang/Face_Pytorch@3afd941 (train.py): `if os.path.exists(save_dir): raise
 NameError("model dir exists!")`, then `os.makedirs(save_dir)`, `save_dir` stamped with the
 time. Migrated before the fix, the stamp was shared and makedirs made tolerant, but every
 rank still ran the check: rank 1, here a little late as under load, found rank 0's folder
-and raised. The check goes to rank 0 with the directory it guards; rank 1 waits for it.
+and raised. The check reads what the program changes right after it: it is rank 0's
+reading on every rank (taken before rank 0 makes the folder), so no rank raises.
 """
 
 import os

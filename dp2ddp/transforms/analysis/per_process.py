@@ -24,7 +24,6 @@ from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NodeView, module_of, walk
 
 #: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
-#: The one list of them: also what DP033 names in a writer's log dir (per_rank.py).
 PER_PROCESS_CALLS: Final = frozenset(
     {
         "datetime.datetime.now",
@@ -40,10 +39,6 @@ PER_PROCESS_CALLS: Final = frozenset(
 #: Modules whose functions read the clock (`time.strftime`) or draw a random value
 #: (`random.randint`, `secrets.token_hex`).
 PER_PROCESS_MODULES: Final = ("time.", "random.", "secrets.", "numpy.random.")
-
-
-#: Both, as prefixes: also a call made on such a value (`datetime.now().strftime(...)`).
-PER_PROCESS_PREFIXES: Final = (*PER_PROCESS_MODULES, *sorted(PER_PROCESS_CALLS))
 
 
 def reads_per_process(name: str) -> bool:
@@ -72,12 +67,17 @@ FILE_SYSTEM_STATE: Final = frozenset(
 _PATH_STATE_METHODS: Final = frozenset({"exists", "is_dir", "is_file", "iterdir", "glob"})
 
 
+#: Attributes of a wandb run that name it, or its folder: rank 0's run is real, the other
+#: ranks' is disabled (rank_zero/wandb_runs.py) and names itself otherwise.
+_RUN_ATTRIBUTES: Final = frozenset({"name", "id", "dir", "path"})
+
+
 def per_process_sources(
     transform: NodeView,
     path: cst.BaseExpression,
     site: cst.CSTNode,
     elsewhere: frozenset[str] = frozenset(),
-) -> list[tuple[cst.Call, Origin]]:
+) -> list[tuple[cst.Call | cst.Attribute, Origin]]:
     """The calls reading a per-process value that `path` (of a mkdir or a read at `site`)
     comes from, each with the flow from it to `path` (for a warning's text), in the order
     of the module's text.
@@ -91,13 +91,20 @@ def per_process_sources(
     system (`while os.path.exists(f"exp_{i}"): i += 1`) comes from that test, as each rank
     would count on from what it finds: the test is the read to share from rank 0.
     `elsewhere`: functions of the program's other modules that return a per-process value
-    (ProgramHints.per_rank_returns): a call of one is such a read itself.
+    (ProgramHints.per_rank_returns): a call of one is such a read itself. A wandb run's
+    name, id or folder (`wandb.run.name`, `run.dir` of `run = wandb.init(...)`) is a
+    per-process read too, once the migration disables the run off rank 0: the attribute
+    read is the source (an Attribute, not a Call).
     """
     module = module_of(site, transform)
     if not isinstance(module, cst.Module):
         return []
-    found: dict[int, tuple[cst.Call, Origin]] = {}
+    found: dict[int, tuple[cst.Call | cst.Attribute, Origin]] = {}
     for origin in _through_properties(view(module), origins(view(module), path)):
+        named = _run_attribute(transform, origin)
+        if named is not None:
+            found.setdefault(id(named), (named, origin))
+            continue
         if origin.kind == "call" and isinstance(origin.node, cst.Call):
             read = _read_in(transform, origin.node) or _call_of(origin.node, elsewhere)
             if read is not None:
@@ -109,6 +116,25 @@ def per_process_sources(
                 found.setdefault(id(test), (test, origin))
                 break
     return sorted(found.values(), key=lambda pair: _place(transform, pair[0]))
+
+
+def _run_attribute(transform: NodeView, origin: Origin) -> cst.Attribute | None:
+    """`wandb.run.name` / `run.id` (of `run = wandb.init(...)`) on the way from a wandb
+    run to the path; None when the origin is no wandb run or the walk reads no naming
+    attribute of it."""
+    node = origin.node
+    if origin.kind == "import":
+        names = transform.qualified_names(node)
+    elif origin.kind == "call" and isinstance(node, cst.Call):
+        names = transform.qualified_names(node.func)
+    else:
+        return None
+    if not names & {"wandb.run", "wandb.init"}:
+        return None
+    for step in origin.path:
+        if isinstance(step.node, cst.Attribute) and step.node.attr.value in _RUN_ATTRIBUTES:
+            return step.node
+    return None
 
 
 def _through_properties(defuse: DefUse, found: list[Origin]) -> list[Origin]:

@@ -1,10 +1,10 @@
-"""Values a rank computes on its own: likely causes named in warnings, not proofs.
+"""Values a rank computes on its own: a likely cause named in a warning, not a proof.
 
-uniformity.py proves what is the same on every rank; these two questions go the other way
-and only point at a probable culprit for a message. DP032 (a training loop left on a
+uniformity.py proves what is the same on every rank; this question goes the other way and
+only points at a probable culprit for a message. DP032 (a training loop left on a
 condition that may differ between ranks) asks `computed_per_rank`: a loss, a model output,
-a clock read in the loop; DP033 (a SummaryWriter's log directory named by the clock or a
-random draw) asks `per_process_draw`.
+a clock read in the loop. (A writer's log directory named by the clock, once DP033 here, is
+the agreement proof's: rank_zero/run_dir.py makes it rank 0's.)
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import mentions_rank
-from dp2ddp.transforms.analysis.module_index import binds_name, bound_values, read_parts
-from dp2ddp.transforms.analysis.per_process import PER_PROCESS_PREFIXES
+from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Calls whose result differs between processes even on the same input.
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
-#: Seeding calls: after one (the same seed on every rank) the generator's draws agree.
-_SEEDS: Final = {"random.": "random.seed", "numpy.random.": "numpy.random.seed"}
 
 
 def computed_per_rank(
@@ -71,43 +68,3 @@ def _loop_local(
                 return True
             child, parent = parent, u.view.parent(parent)
     return False
-
-
-def per_process_draw(
-    u: RankUniformity, expr: cst.BaseExpression, at: cst.CSTNode
-) -> cst.Call | None:
-    """A clock read or random draw that `expr` (evaluated at `at`) is built from, through
-    the names and `self.` attributes bound in its function or module; None when none is.
-
-    Flow-insensitive (any binding of a name counts) and module-local (a parameter's
-    argument is not followed): it names a likely cause for a warning, it proves nothing.
-    A draw from a generator the module seeds (`random.seed(0)`) does not count."""
-    scope: cst.CSTNode = enclosing_function(at, u.view) or u.module
-    seeded = {
-        prefix
-        for prefix, seed in _SEEDS.items()
-        if any(seed in u.view.qualified_names(call.func) for call in u.index.calls)
-    }
-    seen: set[str] = set()
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
-        for part in read_parts(node):
-            if isinstance(part, cst.Call):
-                names = u.view.qualified_names(part.func)
-                if any(
-                    n.startswith(PER_PROCESS_PREFIXES) and not n.startswith(tuple(seeded))
-                    for n in names
-                ):
-                    return part
-                continue
-            key = part.value if isinstance(part, cst.Name) else "self." + part.attr.value
-            if key in seen:
-                continue
-            seen.add(key)
-            if isinstance(part, cst.Attribute):
-                stack += [v for _, v in u.index.attribute_sets.get(part.attr.value, []) if v]
-                continue
-            for root in (scope, u.module) if scope is not u.module else (scope,):
-                stack += bound_values(root, part.value)
-    return None

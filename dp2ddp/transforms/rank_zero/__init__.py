@@ -16,10 +16,12 @@ block). Each rule's module says what it does and why:
   a rank-0 file write every rank reads (DP054);
 - file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
-- exists_checks.py: an exists-check that raises before a mkdir goes to rank 0 with it;
-- run_dir.py: a per-rank read naming a shared path shared from rank 0 (DP053);
+- run_dir.py: the agreement proof: a per-rank read (clock, random, the file system's
+  state) naming a shared path, or deciding a shared step (a read of stdin, an exit before
+  the directory checked is made, a removal), is rank 0's value (DP053), a removal it
+  decides is waited for;
 - stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
-- writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere (DP033);
+- writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere;
 - wandb_runs.py: wandb runs disabled off rank 0;
 - tqdm_bars.py: progress bars drawn by rank 0;
 - map_location.py: torch.load onto this process's DEVICE (DP019);
@@ -36,7 +38,6 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms.rank_zero.barriers import Barriers
-from dp2ddp.transforms.rank_zero.exists_checks import ExistsChecks
 from dp2ddp.transforms.rank_zero.facts import RankZeroFacts
 from dp2ddp.transforms.rank_zero.file_writes import FileWrites
 from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
@@ -63,7 +64,6 @@ class RankZeroOnly(MigrationTransform):
         self.barriers = Barriers(self)
         self.file_writes = FileWrites(self)
         self.run_dir = RunDirValues(self)
-        self.exists_checks = ExistsChecks(self)
         self.loop_exits = LoopExits(self)
         self.stdin = StdinReads(self)
         #: The rules that rewrite calls, in the order they are asked.
@@ -88,7 +88,6 @@ class RankZeroOnly(MigrationTransform):
         self._facts = RankZeroFacts(self, node)
         self.run_dir.plan(node)
         self.stdin.plan(node)
-        self.exists_checks.plan(node)
         quiet_logging(self, node)
         self.barriers.plan(node)
         return True
@@ -111,8 +110,10 @@ class RankZeroOnly(MigrationTransform):
         body = self.guards.rewrite(original_node.body, updated_node.body, start=early)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
-        return self.exists_checks.leave_if(original_node, updated_node)
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self.run_dir.leave_attribute(original_node, updated_node)
 
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)

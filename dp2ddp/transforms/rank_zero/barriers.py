@@ -92,8 +92,9 @@ class Barriers(Rule):
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
         self.loads = False
-        #: ids of the file writes (not checkpoints) whose file every rank reads afterwards.
-        self._written_read: set[int] = set()
+        #: ids of the file writes (not checkpoints) whose file every rank reads afterwards,
+        #: and of the removals every rank waits for -> what rank 0 does there, for DP054.
+        self._written_read: dict[int, str] = {}
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
@@ -150,7 +151,9 @@ class Barriers(Rule):
                     f"(`{path}`); no barrier between: {omitted}",
                 )
                 continue
-            self._written_read.add(id(write))
+            self._written_read[id(write)] = (
+                f"written on rank 0 here, read by every rank at line {read_line}"
+            )
             statement = self._statement(write)
             if isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
                 # Not guarded whole (its body does more than write): the file is opened on
@@ -195,17 +198,18 @@ class Barriers(Rule):
             return None
         return None if first is None else self.t.code(first)
 
-    def writes_read_file(self, nodes: list[cst.CSTNode]) -> bool:
-        """One of `nodes` (a guarded group) writes a file every rank reads afterwards."""
-        return bool(self._written_read) and any(
-            id(n) in self._written_read for node in nodes for n in walk(node)
-        )
+    def writes_read_file(self, nodes: list[cst.CSTNode]) -> cst.CSTNode | None:
+        """The call of `nodes` (a guarded group) that writes a file every rank reads
+        afterwards, or removes what every rank uses; None when there is none."""
+        if not self._written_read:
+            return None
+        return next((n for node in nodes for n in walk(node) if id(n) in self._written_read), None)
 
     def wait_for(self, removal: cst.Call) -> None:
         """Every rank waits for this rank-0 call before going on, as for a write of a file
         every rank reads: a shared directory removed on rank 0 (run_dir.py's decided
         checks), which another rank would otherwise write into before it is gone."""
-        self._written_read.add(id(removal))
+        self._written_read[id(removal)] = "removed on rank 0 here, used by every rank after it"
 
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
@@ -216,19 +220,32 @@ class Barriers(Rule):
         first: cst.CSTNode,
         out: list[cst.BaseStatement],
         *,
-        file_read: bool = False,
+        file_read: cst.CSTNode | None = None,
         checkpoint: bool = True,
     ) -> str:
         """The barrier after a guarded group holding a save, or a write of a file every rank
-        reads (`file_read`; appended to `out`, or placed after an enclosing statement); what
-        the change record adds about it."""
+        reads, or a removal every rank waits for (`file_read`, that call; appended to `out`,
+        or placed after an enclosing statement); what the change record adds about it.
+
+        Where no place every rank reaches exists, a checkpoint's loads wait at a barrier
+        before them instead (before_load); a file read or a removal has no such fallback,
+        so DP054 says so: a note in the change record would pass `--check` silently."""
         description = ""
         if not (self.loads or file_read) or self.facts.in_except(first):
             return description
-        anchor, omitted = self.plan_after(first, leave_loops=file_read and not checkpoint)
+        leave_loops = file_read is not None and not checkpoint
+        anchor, omitted = self.plan_after(first, leave_loops=leave_loops)
         if omitted is not None:
             description += f"; no ddp_barrier() after it: {omitted}"
-            description += " (the loads wait at one instead)"
+            if checkpoint:
+                description += " (the loads wait at one instead)"
+            if file_read is not None:
+                self.t.warn(
+                    file_read,
+                    "DP054",
+                    f"{self._written_read[id(file_read)]} (`{self.t.code(file_read)}`); "
+                    f"no barrier between: {omitted}",
+                )
         elif anchor is None:
             self.t.state.helpers.add("barrier")
             out.append(barrier())

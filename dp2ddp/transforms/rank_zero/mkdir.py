@@ -6,7 +6,7 @@ finds it there afterwards. An exist_ok the program computes (`exist_ok=run_id ==
 overwrite an existing run) is kept: the call becomes `ddp_mkdir(path.mkdir, ...)`, made by
 rank 0 as written while the other ranks wait, bounded, for that directory instead of racing
 it. No process group is needed, so this holds in a config parser that runs before
-ddp_setup(). A directory an exists-check guards is made that way too (exists_checks.py).
+ddp_setup(). An exists-check that raises before it is rank 0's reading (run_dir.py).
 """
 
 from __future__ import annotations
@@ -42,12 +42,6 @@ class Directories(CallRule):
             return updated
         if any(arg.star for arg in updated.args):
             return updated
-        if id(original) in self.t.exists_checks.checked_calls:
-            return self._made_by_main(
-                original,
-                updated,
-                "directory made by rank 0 after its exists-check; other ranks wait for it",
-            )
         exist_ok = [
             i for i, a in enumerate(updated.args) if a.keyword and a.keyword.value == "exist_ok"
         ]

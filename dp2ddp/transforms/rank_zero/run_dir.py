@@ -1,7 +1,8 @@
 """A shared path named by a per-rank read: rank 0's reading on every rank (issue 29).
 
 A clock, random, uuid, pid or file-system-state read that the path of a directory made on
-every rank, or of a file every rank reads, is computed from (`args.save = "{}-{}".format(
+every rank (a SummaryWriter's log directory too: DdpNullWriter makes it off rank 0), or of
+a file every rank reads, is computed from (`args.save = "{}-{}".format(
 args.save, time.strftime(...))`, a first-free-index `while` loop, another module's
 `run_name()`; analysis/per_process.py on the flow view) becomes
 `ddp_rank0_value(time.strftime, ...)`: rank 0's reading on every rank, passed through
@@ -18,9 +19,11 @@ waited for an answer rank 0 never read. The check becomes
 `ddp_rank0_value(os.path.isdir, args.logdir)`: every rank takes rank 0's branch, and the
 other ranks' reading waits for rank 0's, so it comes before rank 0 removes or makes the
 directory. The sink is a read of stdin (each rank's n-th read takes rank 0's n-th answer,
-so a rank that reads where rank 0 did not waits for nothing). A removal alone is no sink:
-it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing there; an
-exit alone after the check is exists_checks.py's shape. A removal the check decides is
+so a rank that reads where rank 0 did not waits for nothing), or an exit before the program
+makes the directory it checked (`if os.path.exists(d): raise ...; os.makedirs(d)`: rank 1
+found rank 0's new folder and raised): every rank stops, or none does. A removal alone is
+no sink: it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing
+there, but it is waited for all the same. A removal the check decides is
 followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof), so
 no rank writes into the directory before rank 0 has removed it.
 """
@@ -46,10 +49,14 @@ from dp2ddp.transforms.rank_zero.barriers import read_path
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
+from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
 _REMOVALS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
+#: Calls that end the program, as a `raise` does.
+_EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
 
 
 class RunDirValues(CallRule):
@@ -79,6 +86,8 @@ class RunDirValues(CallRule):
             names = self.t.qualified_names(call.func)
             path = made_directory(call, names)
             what = "the directory made"
+            if path is None and names & SUMMARY_WRITER:
+                path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
                 path, what = read_path(call, names), "the file every rank reads"
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
@@ -121,8 +130,15 @@ class RunDirValues(CallRule):
             ]
             if not checks:
                 continue
+            if self._in_inserted_helper(statement):
+                continue
             sink = self._decided_sink(statement)
-            if sink is None or self._in_inserted_helper(statement):
+            if sink is None:
+                # A removal alone: rank 0 removes (side_effects.py) and every rank waits
+                # for it, so none makes or writes into the path before it is gone
+                # (ermongroup/ncsn@7f27f4a: `if os.path.exists(args.log):
+                # shutil.rmtree(args.log)`, then `os.makedirs(args.log)` on every rank).
+                self._wait_for_removals(statement, used_after=True)
                 continue
             line = self.t.input_position(sink)[0]
             for source in checks:
@@ -149,11 +165,16 @@ class RunDirValues(CallRule):
                 self._share_reads(statement)
                 self._wait_for_removals(statement)
 
-    def _wait_for_removals(self, statement: cst.If) -> None:
+    def _wait_for_removals(self, statement: cst.If, *, used_after: bool = False) -> None:
         """Every rank waits for the removals `statement` decides (a barrier, barriers.py);
-        before the process group exists there is none to wait at: DP053 names the flow."""
+        before the process group exists there is none to wait at: DP053 names the flow.
+        With `used_after`, only for a removed path named again after `statement` (made,
+        written, read): a previous epoch's checkpoint removed and never named again needs
+        no wait."""
         for call in walk(statement):
             if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & _REMOVALS):
+                continue
+            if used_after and not self._named_after(statement, call):
                 continue
             if not self._before_process_group(statement):
                 self.t.barriers.wait_for(call)
@@ -167,16 +188,50 @@ class RunDirValues(CallRule):
                 f"{self.t.input_position(statement)[0]} → {self.t.code(call)}",
             )
 
+    def _named_after(self, statement: cst.CSTNode, removal: cst.Call) -> bool:
+        """The path `removal` removes is named (not assigned) in a statement after
+        `statement`, in its block or a block around it in its function (by text)."""
+        if not removal.args or removal.args[0].keyword is not None:
+            return False
+        path = removal.args[0].value
+        text, kind = self.t.code(path), type(path)
+        child, parent = statement, self.t.parent(statement)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = list(parent.body)
+                for later in body[next(i for i, s in enumerate(body) if s is child) + 1 :]:
+                    for node in walk(later):
+                        if (
+                            type(node) is kind
+                            and not isinstance(self.t.parent(node), cst.AssignTarget)
+                            and self.t.code(node) == text
+                        ):
+                            return True
+            child, parent = parent, self.t.parent(parent)
+        return False
+
     def _before_process_group(self, statement: cst.CSTNode) -> bool:
         """At module level outside `if __name__ == "__main__":` (where ddp_setup() goes
         first): run at import, before the entry's ddp_setup(), so ddp_barrier() waits for
-        nothing there."""
+        nothing there. Not so in an entry with no main() (or wrapping at module level):
+        its ddp_setup() runs right after its imports (process_group.py), so only what
+        sits above it comes first."""
         if enclosing_function(statement, self.t) is not None:
             return self.facts.before_setup(statement)
         top, parent = statement, self.t.parent(statement)
         while parent is not None and not isinstance(parent, cst.Module):
             top, parent = parent, self.t.parent(parent)
-        return not (isinstance(top, cst.If) and "__name__" in self.t.code(top.test))
+        if isinstance(top, cst.If) and "__name__" in self.t.code(top.test):
+            return False
+        program = self.t.state.program
+        entry = program is None or program.role == "entry"
+        no_main = not any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "main"
+            for s in self.facts.module.body
+        )
+        if entry and (no_main or self.t.state.module_level_wrap):
+            return self.facts.before_setup(top)
+        return True
 
     def _share_reads(self, statement: cst.If) -> None:
         """The reads of stdin `statement` decides become ddp_stdin(...) (stdin.py): the
@@ -190,14 +245,52 @@ class RunDirValues(CallRule):
             ):
                 self.facts.uniform.share(call)
 
-    def _decided_sink(self, statement: cst.If) -> cst.Call | None:
-        """The first read of stdin that `statement` decides."""
+    def _decided_sink(self, statement: cst.If) -> cst.CSTNode | None:
+        """What `statement` decides that the ranks share: its first read of stdin, or an
+        exit (`raise`, `sys.exit()`) in its body when the path it checks is a directory
+        the program makes after it, in the same block (`if os.path.exists(d): raise ...` then
+        `os.makedirs(d)`, wujiyang/Face_Pytorch@3afd941: rank 1 found the folder rank 0
+        had just made, and raised). Such a check reads state the program itself changes:
+        rank 0's reading, taken before it makes the directory, stops or runs every rank."""
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
-        return None
+        exits = [
+            node
+            for node in walk(statement.body)
+            if isinstance(node, cst.Raise)
+            or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
+        ]
+        return exits[0] if exits and self._made_after(statement) else None
 
-    def _not_every_rank(self, source: cst.Call) -> str:
+    def _made_after(self, statement: cst.If) -> bool:
+        """A statement after `statement` in its block makes a directory whose path
+        `statement`'s test checks (by text)."""
+        parent = self.t.parent(statement)
+        if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            return False
+        body = list(parent.body)
+        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        checked = {
+            self.t.code(arg.value)
+            for call in walk(statement.test)
+            if isinstance(call, cst.Call)
+            for arg in call.args[:1]
+        } | {
+            self.t.code(call.func.value)
+            for call in walk(statement.test)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        }
+        for later in following:
+            for call in walk(later):
+                if not isinstance(call, cst.Call):
+                    continue
+                made = made_directory(call, self.t.qualified_names(call.func))
+                if made is not None and self.t.code(made) in checked:
+                    return True
+        return False
+
+    def _not_every_rank(self, source: cst.CSTNode) -> str:
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
@@ -233,6 +326,31 @@ class RunDirValues(CallRule):
         owner = enclosing_class(node, self.t)
         return (function is not None and function.name.value in helpers) or (
             owner is not None and owner.name.value in helpers
+        )
+
+    def leave_attribute(
+        self, original: cst.Attribute, updated: cst.Attribute
+    ) -> cst.BaseExpression:
+        """`wandb.run.name` -> `ddp_rank0_value(getattr, wandb.run, "name")`: a wandb run's
+        name or folder, read on every rank (the run is disabled off rank 0, and names
+        itself otherwise), rank 0's on every rank."""
+        if id(original) not in self.sources:
+            return updated
+        self.t.state.helpers.add("rank0_value")
+        self.t.record(original, f"rank 0's value on every rank: {self.sources[id(original)]}")
+        quote = '"'
+        parent = self.t.parent(original)
+        while parent is not None and not isinstance(parent, cst.BaseStatement):
+            if isinstance(parent, cst.FormattedString) and '"' in parent.start:
+                quote = "'"  # inside f"...": another quote (before Python 3.12)
+            parent = self.t.parent(parent)
+        return cst.Call(
+            func=cst.Name("ddp_rank0_value"),
+            args=[
+                cst.Arg(cst.Name("getattr")),
+                cst.Arg(updated.value),
+                cst.Arg(cst.SimpleString(f"{quote}{updated.attr.value}{quote}")),
+            ],
         )
 
     def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:

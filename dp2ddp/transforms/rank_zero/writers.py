@@ -1,4 +1,4 @@
-"""TensorBoard's SummaryWriter on rank 0 only; DP033.
+"""TensorBoard's SummaryWriter on rank 0 only.
 
 `SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else DdpNullWriter(...)`
 (same arguments; anywhere: assigned, `with ... as w`, passed, returned). Not None: the
@@ -12,8 +12,8 @@ log_dir it is given is created (exist_ok), as SummaryWriter creates it, because 
 it (a log file, a copied config) often writes there. Statement calls on a writer the module
 made are still guarded (guard_statements.py: their arguments are not even built off rank
 0), unless those arguments do work every rank needs: then they stay on every rank and do
-nothing off rank 0. DP033: a log directory built from the clock or an unseeded random draw
-(a run id) may be named differently on each rank.
+nothing off rank 0. A log directory built from the clock or a random draw (a run id) is
+rank 0's on every rank: the agreement proof (run_dir.py) takes it as a directory made.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.transforms.analysis.guards import main_call
-from dp2ddp.transforms.analysis.per_rank import per_process_draw
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
 
@@ -72,29 +71,18 @@ class Writers(CallRule):
             original,
             f"SummaryWriter created on rank 0 only ({_NULL_WRITER} elsewhere: calls do nothing)",
         )
-        self._warn_per_process_log_dir(original)
         return choice
 
-    def _warn_per_process_log_dir(self, writer: cst.Call) -> None:
-        """DP033: the writer's log directory is named by the clock or a random draw on each
-        rank. Rank 0's events go to its own; DdpNullWriter creates each other rank's
-        name so code writing there runs, but ranks that differ write to different places."""
-        log_dir = next(
-            (
-                arg.value
-                for index, arg in enumerate(writer.args)
-                if (arg.keyword is None and not arg.star and index == 0)
-                or (arg.keyword is not None and arg.keyword.value in ("log_dir", "logdir"))
-            ),
-            None,
-        )
-        if log_dir is None:
-            return
-        draw = per_process_draw(self.facts.uniform, log_dir, writer)
-        if draw is not None:
-            self.t.warn(
-                writer,
-                "DP033",
-                f"the log directory depends on `{self.t.code(draw)}`, drawn in each process: "
-                "ranks may name different directories",
-            )
+
+def writer_log_dir(writer: cst.Call) -> cst.BaseExpression | None:
+    """The log directory a `SummaryWriter(...)` call names (first positional, `log_dir=`,
+    tensorboardX's `logdir=`); None when it names none (the default, time and host)."""
+    return next(
+        (
+            arg.value
+            for index, arg in enumerate(writer.args)
+            if (arg.keyword is None and not arg.star and index == 0)
+            or (arg.keyword is not None and arg.keyword.value in ("log_dir", "logdir"))
+        ),
+        None,
+    )
