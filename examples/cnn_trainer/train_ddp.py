@@ -73,10 +73,7 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
             if ddp_is_main():
                 logger.info(
                     "Train Epoch: %d [%d/%d]\tLoss: %.4f",
-                    epoch,
-                    batch_idx * len(data),
-                    len(train_loader.dataset),
-                    loss.item(),
+                    epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
                 )
     return running_loss / len(train_loader)
 
@@ -162,11 +159,7 @@ def main():
             model_to_save = model.module if hasattr(model, "module") else model
             if ddp_is_main():
                 torch.save(
-                    {
-                        "epoch": epoch,
-                        "model": model_to_save.state_dict(),
-                        "accuracy": accuracy,
-                    },
+                    {"epoch": epoch, "model": model_to_save.state_dict(), "accuracy": accuracy},
                     args.checkpoint,
                 )
         ddp_barrier()
@@ -178,10 +171,7 @@ def main():
     restored.to(device)
     _, restored_acc = evaluate(restored, device, test_loader)
     if ddp_is_main():
-        print(
-            f"restored epoch {checkpoint['epoch']} checkpoint: accuracy "
-            f"{restored_acc:.3f}"
-        )
+        print(f"restored epoch {checkpoint['epoch']} checkpoint: accuracy {restored_acc:.3f}")
     if os.path.exists(args.checkpoint):
         if ddp_is_main():
             print(f"checkpoint size {os.path.getsize(args.checkpoint) // 1024} KiB")

@@ -53,9 +53,7 @@ def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
     train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset,
-        sampler=train_sampler,
-        batch_size=ddp_per_rank_batch(args.train_batch_size),
+        train_dataset, sampler=train_sampler, batch_size=ddp_per_rank_batch(args.train_batch_size)
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 
@@ -165,10 +163,7 @@ def main():
     os.makedirs(args.output_dir, exist_ok=True)
     model_to_save = model.module if hasattr(model, "module") else model
     if ddp_is_main():
-        torch.save(
-            model_to_save.state_dict(),
-            os.path.join(args.output_dir, "pytorch_model.bin"),
-        )
+        torch.save(model_to_save.state_dict(), os.path.join(args.output_dir, "pytorch_model.bin"))
         torch.save(args, os.path.join(args.output_dir, "training_args.bin"))
 
     accuracy = evaluate(args, model, eval_dataset)

@@ -12,14 +12,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 ddp_setup()
 
@@ -59,9 +52,7 @@ if torch.cuda.device_count() > 1:
     if ddp_is_main():
         print("Let's use", torch.cuda.device_count(), "GPUs!")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
-optimizer = optim.SGD(
-    model.module.parameters(), lr=0.05
-)  # point the optimizer at .module
+optimizer = optim.SGD(model.module.parameters(), lr=0.05)  # point the optimizer at .module
 model.to(DEVICE)
 
 loss_fn = nn.MSELoss()
@@ -78,10 +69,7 @@ for epoch in range(num_epochs):
         optimizer.step()
         running_loss += loss.item()
     if ddp_is_main():
-        print(
-            f"epoch {epoch + 1}/{num_epochs} loss "
-            f"{running_loss / len(train_loader):.4f}"
-        )
+        print(f"epoch {epoch + 1}/{num_epochs} loss {running_loss / len(train_loader):.4f}")
 
 weight = model.module.linear.weight if hasattr(model, "module") else model.linear.weight
 if ddp_is_main():

@@ -82,11 +82,7 @@ class Trainer:
         return total / len(self.val_loader.dataset)
 
     def save(self, path):
-        model = (
-            self.model.module
-            if isinstance(self.model, DistributedDataParallel)
-            else self.model
-        )
+        model = self.model.module if isinstance(self.model, DistributedDataParallel) else self.model
         if ddp_is_main():
             torch.save(model.state_dict(), path)
 
@@ -96,9 +92,7 @@ class Trainer:
             train_loss = self.train_epoch()
             val_loss = self.validate()
             if ddp_is_main():
-                print(
-                    f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}"
-                )
+                print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
         return val_loss
 
 

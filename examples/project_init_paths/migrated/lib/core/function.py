@@ -17,9 +17,7 @@ def train(cfg, loader, model, criterion, optimizer, epoch):
         optimizer.step()
         if i % cfg.PRINT_FREQ == 0:
             if ddp_is_main():
-                logger.info(
-                    "Epoch: [%d][%d/%d] loss %.4f", epoch, i, len(loader), loss.item()
-                )
+                logger.info("Epoch: [%d][%d/%d] loss %.4f", epoch, i, len(loader), loss.item())
 
 
 def validate(loader, model, criterion):
