@@ -27,7 +27,6 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 
@@ -115,9 +114,8 @@ def main():
     torch.manual_seed(args.seed)
     device = DEVICE
 
-    with ddp_same_random():
-        train_set = synthetic_images(1024, 4, seed=args.seed)
-        test_set = synthetic_images(256, 4, seed=args.seed + 1)
+    train_set = synthetic_images(1024, 4, seed=args.seed)
+    test_set = synthetic_images(256, 4, seed=args.seed + 1)
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(args.batch_size),
