@@ -24,7 +24,9 @@ training loop's randomness (augmentation, dropout) stays per rank. Which draws:
 
 The block holds the statement of the draw, or the outermost loop around it that trains
 nothing (one exchange for the loop, not one per iteration). Draws with an explicit
-``generator=`` are left as they are. A generator the program creates unseeded
+``generator=`` are left as they are, and so is a statement right after
+``torch.manual_seed(<int>)`` that calls torch's functions only: every rank draws alike
+there. A generator the program creates unseeded
 (``np.random.default_rng()``, ``random.Random()``, ``np.random.RandomState()``) for such a
 draw cannot be shared this way: DP036 at it.
 
@@ -79,6 +81,8 @@ DATASET_BUILDERS = (
 UNSEEDED_GENERATORS = frozenset(
     {"numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
 )
+#: Seeds every global generator torch draws from (CPU and CUDA).
+_TORCH_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 #: Methods of a Dataset that run per sample or per pass, not while it is built.
 PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__len__", "__iter__", "__next__"})
 #: Receivers of calls that change no dataset (`torch.manual_seed(s)`, `np.random.seed(s)`).
@@ -114,7 +118,7 @@ class ShareDatasetDraws(MigrationTransform):
         found = finder.run()
         self._spans = finder.method_bodies
         for draw, statement in found:
-            if statement is None:
+            if statement is None or self._seeded_just_before(statement):
                 continue
             if any(self._inside(statement, other) for other in found_statements(found)):
                 continue
@@ -130,6 +134,35 @@ class ShareDatasetDraws(MigrationTransform):
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
         return bool(self._wrap or self._noise or self._fixed or self._scaled)
+
+    def _seeded_just_before(self, statement: cst.CSTNode) -> bool:
+        """`torch.manual_seed(<int>)` right before `statement`, which calls torch's functions
+        only (`torch.manual_seed(0)` then `x = torch.rand(800, 3)`): every rank enters it
+        with the same state of the only generators it draws from, so it draws alike on
+        every rank as it is, and needs no `ddp_same_random()`. A seed that is not a literal
+        may differ by rank (`seed = random.randint(...)`), and another call may draw from
+        numpy's or Python's generator, which torch's seed leaves as they were."""
+        block = self.parent(statement)
+        body = block.body if isinstance(block, (cst.IndentedBlock, cst.Module)) else ()
+        index = next((i for i, s in enumerate(body) if s is statement), 0)
+        if index == 0:
+            return False
+        seed = body[index - 1]
+        if not (
+            isinstance(seed, cst.SimpleStatementLine)
+            and len(seed.body) == 1
+            and isinstance(seed.body[0], cst.Expr)
+            and isinstance(call := seed.body[0].value, cst.Call)
+            and self.matches(call.func, _TORCH_SEED)
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Integer)
+        ):
+            return False
+        calls = [n for n in walk(statement) if isinstance(n, cst.Call)]
+        return all(
+            (names := self.qualified_names(c.func)) and all(n.startswith("torch.") for n in names)
+            for c in calls
+        )
 
     def _find_batch_noise(self, module: cst.Module) -> None:
         """Noise drawn for the global batch (its first dimension is a loader's `batch_size`)
