@@ -25,7 +25,6 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 
@@ -99,8 +98,7 @@ class Trainer:
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    with ddp_same_random():
-        x = torch.rand(800, 3) * 4 - 2
+    x = torch.rand(800, 3) * 4 - 2
     y = torch.stack([torch.sin(x[:, 0]) * x[:, 1], torch.cos(x[:, 2])], dim=1)
     train_set, val_set = random_split(
         TensorDataset(x, y), [640, 160], generator=torch.Generator().manual_seed(0)

@@ -18,8 +18,8 @@ from evaluate import validation
 def main():
     ddp_setup()
     torch.manual_seed(0)
+    train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
     with ddp_same_random():
-        train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
         valid_set = TensorDataset(torch.randn(30, 6), torch.randint(0, 4, (30,)))
     train_loader = DataLoader(
         train_set,
