@@ -69,11 +69,10 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
         optimizer.step()
         running_loss += loss.item()
         if batch_idx % log_interval == 0:
-            if ddp_is_main():
-                logger.info(
-                    "Train Epoch: %d [%d/%d]\tLoss: %.4f",
-                    epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
-                )
+            logger.info(
+                "Train Epoch: %d [%d/%d]\tLoss: %.4f",
+                epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
+            )
     return running_loss / len(train_loader)
 
 
@@ -132,8 +131,7 @@ def main():
     model = Net(num_classes=4)
     n_gpu = torch.cuda.device_count()
     if n_gpu > 1:
-        if ddp_is_main():
-            logger.info("Using %d GPUs", n_gpu)
+        logger.info("Using %d GPUs", n_gpu)
     model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
     model.to(device)
 

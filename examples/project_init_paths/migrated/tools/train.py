@@ -4,12 +4,12 @@ import logging
 
 import _init_paths  # noqa: F401
 import torch
-from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 
 import dataset
 import models
+from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_setup
 from config import cfg
 from core.function import train, validate
 
@@ -32,8 +32,7 @@ def main():
     for epoch in range(cfg.EPOCHS):
         train(cfg, train_loader, model, criterion, optimizer, epoch)
         loss = validate(valid_loader, model, criterion)
-        if ddp_is_main():
-            logging.info("epoch %d: val loss %.4f", epoch, loss)
+        logging.info("epoch %d: val loss %.4f", epoch, loss)
     if ddp_is_main():
         torch.save(model.module.state_dict(), "pose_net.pt")
         print(f"final val loss {loss:.4f}")
