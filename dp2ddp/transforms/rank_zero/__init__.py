@@ -112,7 +112,8 @@ class RankZeroOnly(MigrationTransform):
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
-        return self.exists_checks.leave_if(original_node, updated_node)
+        updated = self.exists_checks.leave_if(original_node, updated_node)
+        return self.guards.merge_test(original_node, updated)
 
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)
