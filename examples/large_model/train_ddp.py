@@ -60,9 +60,8 @@ if torch.cuda.is_available():
 criterion = nn.MSELoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 
-if torch.cuda.device_count() > 1:
-    if ddp_is_main():
-        print("Using Data Parallel...")
+if torch.cuda.device_count() > 1 and ddp_is_main():
+    print("Using Data Parallel...")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 
 step_times = []

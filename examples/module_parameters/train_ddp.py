@@ -48,9 +48,8 @@ train_loader = DataLoader(
 device = DEVICE
 model = SimpleLinear(input_size, output_size)
 
-if torch.cuda.device_count() > 1:
-    if ddp_is_main():
-        print("Let's use", torch.cuda.device_count(), "GPUs!")
+if torch.cuda.device_count() > 1 and ddp_is_main():
+    print("Let's use", torch.cuda.device_count(), "GPUs!")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 optimizer = optim.SGD(model.module.parameters(), lr=0.05)  # point the optimizer at .module
 model.to(DEVICE)
