@@ -14,7 +14,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 
@@ -43,9 +43,8 @@ batch_size = 16
 num_steps = 12
 
 # Denoising task: recover the clean signal from a noisy copy.
-with ddp_same_random():
-    clean = torch.randn(1024, input_size)
-    noisy = clean + 0.1 * torch.randn_like(clean)
+clean = torch.randn(1024, input_size)
+noisy = clean + 0.1 * torch.randn_like(clean)
 dataset = TensorDataset(noisy, clean)
 loader = DataLoader(
     dataset,

@@ -12,7 +12,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 
@@ -34,10 +34,9 @@ batch_size = 32
 num_epochs = 5
 
 # y = x @ w + b + noise, with a fixed "true" w so the loss visibly goes down
-with ddp_same_random():
-    true_w = torch.randn(input_size, output_size)
-    features = torch.randn(512, input_size)
-    targets = features @ true_w + 0.5 + 0.01 * torch.randn(512, output_size)
+true_w = torch.randn(input_size, output_size)
+features = torch.randn(512, input_size)
+targets = features @ true_w + 0.5 + 0.01 * torch.randn(512, output_size)
 train_dataset = TensorDataset(features, targets)
 train_loader = DataLoader(
     train_dataset,
