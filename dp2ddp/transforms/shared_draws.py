@@ -24,8 +24,9 @@ training loop's randomness (augmentation, dropout) stays per rank. Which draws:
 
 The block holds the statement of the draw, or the outermost loop around it that trains
 nothing (one exchange for the loop, not one per iteration). Draws with an explicit
-``generator=`` are left as they are, and so is a statement right after
-``torch.manual_seed(<int>)`` that calls torch's functions only: every rank draws alike
+``generator=`` are left as they are, and so are draws reached from
+``torch.manual_seed(<int>)`` in their block through statements that compute from literals,
+torch's functions and the names bound since (_seeded_before): every rank draws alike
 there. A generator the program creates unseeded
 (``np.random.default_rng()``, ``random.Random()``, ``np.random.RandomState()``) for such a
 draw cannot be shared this way: DP036 at it.
