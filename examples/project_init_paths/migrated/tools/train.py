@@ -4,12 +4,12 @@ import logging
 
 import _init_paths  # noqa: F401
 import torch
+from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 
 import dataset
 import models
-from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_setup
 from config import cfg
 from core.function import train, validate
 
