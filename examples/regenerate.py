@@ -8,6 +8,11 @@ The committed train_ddp.py files are exactly what `dp2ddp migrate` writes, so a 
 diff them against train.py; tests/test_examples.py fails when they drift from the codemod.
 Multi-module programs (examples/project_*/) hold the project in original/ and what
 `dp2ddp migrate .` makes of that folder in migrated/ (tests/test_program_examples.py).
+
+Width: the examples are files of this repository, written to its 100 columns, so they are
+migrated at the width `dp2ddp migrate` reads for them in a clone (migrate/line_length.py:
+this repository's `[tool.ruff] line-length = 100`), not at the 88 of a project without
+settings; tests/test_lint_clean.py checks the 88-column case on copies of them.
 """
 
 import contextlib
@@ -18,11 +23,20 @@ import tempfile
 from pathlib import Path
 
 from dp2ddp import migrate_source
+from dp2ddp.migrate.line_length import line_length
+from dp2ddp.options import MigrateOptions
 from dp2ddp.program.folder import plan_paths
 from dp2ddp.program.migrate import write_plan
-from dp2ddp.options import MigrateOptions
 
 EXAMPLES = Path(__file__).resolve().parent
+
+
+def options_for(path):
+    """The options `dp2ddp migrate` uses in this clone for the file at `path`, or for the
+    files of the folder `path`: the width the CLI reads for them (a project is migrated in
+    a copy elsewhere, where the settings above it are not found, so it is read here)."""
+    path = Path(path)
+    return MigrateOptions(line_length=line_length(str(path / "_.py" if path.is_dir() else path)))
 
 
 def project_tree(folder):
@@ -42,7 +56,7 @@ def migrate_project(original):
         old = os.getcwd()
         os.chdir(work)
         try:
-            plan = plan_paths(["."], (), MigrateOptions())
+            plan = plan_paths(["."], (), options_for(original))
             write_plan(plan)
         finally:
             os.chdir(old)
@@ -80,7 +94,7 @@ def regenerate_projects(check):
 def main(check=False):
     stale = []
     for source in sorted(EXAMPLES.glob("*/train.py")):
-        result = migrate_source(source.read_text(), filename="train.py")
+        result = migrate_source(source.read_text(), options_for(source), filename="train.py")
         target = source.with_name("train_ddp.py")
         name = source.parent.name
         codes = ", ".join(sorted({d.code for d in result.diagnostics})) or "none"

@@ -28,6 +28,8 @@ import pytest
 from conftest import ROOT
 
 from dp2ddp import MigrationResult, migrate_source
+from dp2ddp.migrate.line_length import line_length
+from dp2ddp.options import MigrateOptions
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 EXAMPLES_DIR = ROOT / "examples"
@@ -51,10 +53,16 @@ _DIST_ENV = (
 )
 
 
+def _options(name: str) -> MigrateOptions:
+    """The width `dp2ddp migrate` reads for the example in this clone (examples/regenerate.py)."""
+    return MigrateOptions(line_length=line_length(str(EXAMPLES_DIR / name / "train.py")))
+
+
 @functools.cache
 def _migration(name: str) -> MigrationResult:
     """Migrating takes a moment: each example is migrated once per test session."""
-    return migrate_source((EXAMPLES_DIR / name / "train.py").read_text(), filename="train.py")
+    source = (EXAMPLES_DIR / name / "train.py").read_text()
+    return migrate_source(source, _options(name), filename="train.py")
 
 
 # -- fast: the committed migrations match the codemod ------------------------------------
@@ -73,7 +81,7 @@ def test_committed_migration_is_current(name: str) -> None:
         f"examples/{name}/train_ddp.py is stale: run `python examples/regenerate.py`"
     )
     compile(committed, str(committed_path), "exec")
-    again = migrate_source(committed, filename="train_ddp.py")
+    again = migrate_source(committed, _options(name), filename="train_ddp.py")
     assert again.code == committed, "migrating the migration changed it again"
     # The helpers it imports, beside it: only those it uses, as dp2ddp generates them.
     helpers_path = EXAMPLES_DIR / name / "_dp2ddp.py"

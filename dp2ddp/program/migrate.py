@@ -452,7 +452,8 @@ class _Told:
             ProgramLoaders(exported, self.program.unfollowed, split),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
-            helpers_first_party(self.program.entry_dir, self.helpers) if in_program else True,
+            # an entry alone (role None) imports the module beside it just the same
+            helpers_first_party(self.program.entry_dir, self.helpers),
         )
 
 

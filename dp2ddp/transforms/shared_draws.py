@@ -24,7 +24,10 @@ training loop's randomness (augmentation, dropout) stays per rank. Which draws:
 
 The block holds the statement of the draw, or the outermost loop around it that trains
 nothing (one exchange for the loop, not one per iteration). Draws with an explicit
-``generator=`` are left as they are. A generator the program creates unseeded
+``generator=`` are left as they are, and so are draws reached from
+``torch.manual_seed(<int>)`` in their block through statements that compute from literals,
+torch's functions and the names bound since (_seeded_before): every rank draws alike
+there. A generator the program creates unseeded
 (``np.random.default_rng()``, ``random.Random()``, ``np.random.RandomState()``) for such a
 draw cannot be shared this way: DP036 at it.
 
@@ -79,6 +82,12 @@ DATASET_BUILDERS = (
 UNSEEDED_GENERATORS = frozenset(
     {"numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
 )
+#: Names that read alike on every rank where a seeded draw may read them: the constants, and
+#: the device this pass's predecessor wrote for `torch.device("cuda" if ...)` (on whichever
+#: GPU, torch's seed seeds its generator alike).
+_UNIFORM_NAMES = frozenset({"True", "False", "None", "DEVICE"})
+#: Seeds every global generator torch draws from (CPU and CUDA).
+_TORCH_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 #: Methods of a Dataset that run per sample or per pass, not while it is built.
 PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__len__", "__iter__", "__next__"})
 #: Receivers of calls that change no dataset (`torch.manual_seed(s)`, `np.random.seed(s)`).
@@ -114,7 +123,7 @@ class ShareDatasetDraws(MigrationTransform):
         found = finder.run()
         self._spans = finder.method_bodies
         for draw, statement in found:
-            if statement is None:
+            if statement is None or self._seeded_before(statement):
                 continue
             if any(self._inside(statement, other) for other in found_statements(found)):
                 continue
@@ -130,6 +139,77 @@ class ShareDatasetDraws(MigrationTransform):
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
         return bool(self._wrap or self._noise or self._fixed or self._scaled)
+
+    def _seeded_before(self, statement: cst.CSTNode) -> bool:
+        """`torch.manual_seed(<int>)` earlier in `statement`'s block, and from it to
+        `statement` only simple statements computing from literals, torch's functions and
+        the names bound there (`torch.manual_seed(0)`, `n = 800`, `x = torch.rand(n, 3)`):
+        every rank runs them from the same state of the only generators they draw from, with
+        the same sizes, so they draw alike on every rank as written, and need no
+        `ddp_same_random()`. A seed that is not a literal may differ by rank (`seed =
+        random.randint(...)`); a name bound before the seed may hold a per-rank size; any
+        other call may draw from numpy's or Python's generator, which torch's seed leaves
+        as they were."""
+        block = self.parent(statement)
+        body = list(block.body) if isinstance(block, (cst.IndentedBlock, cst.Module)) else []
+        index = next((i for i, s in enumerate(body) if s is statement), None)
+        if index is None:
+            return False
+        seeds = [i for i in range(index) if self._is_seed(body[i])]
+        if not seeds:
+            return False
+        bound: set[str] = set()
+        return all(self._torch_only(s, bound) for s in body[seeds[-1] + 1 : index + 1])
+
+    def _is_seed(self, statement: cst.CSTNode) -> bool:
+        return (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(call := statement.body[0].value, cst.Call)
+            and self.matches(call.func, _TORCH_SEED)
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Integer)
+        )
+
+    def _torch_only(self, statement: cst.CSTNode, bound: set[str]) -> bool:
+        """`statement` (simple) calls torch's functions only (not torch.distributed's) and
+        reads no name but torch's, literals' and those in `bound`; adds the names it binds."""
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if not isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr, cst.Pass)):
+                return False
+            targets: list[cst.Name] = []
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    targets += _target_names(target.target)
+            elif isinstance(small, cst.AnnAssign):
+                targets += _target_names(small.target)
+            skip = {id(t) for t in targets}
+            for node in walk(small):
+                if isinstance(node, cst.Call):
+                    names = self.qualified_names(node.func)
+                    if not names or not all(
+                        n.startswith("torch.") and not n.startswith("torch.distributed")
+                        for n in names
+                    ):
+                        return False
+                elif isinstance(node, cst.Name) and id(node) not in skip:
+                    parent = self.parent(node)
+                    if isinstance(parent, cst.Attribute) and parent.attr is node:
+                        continue
+                    if isinstance(parent, cst.Arg) and parent.keyword is node:
+                        continue
+                    if node.value in bound or node.value in _UNIFORM_NAMES:
+                        continue
+                    names = self.qualified_names(node)
+                    if not names or not all(n == "torch" or n.startswith("torch.") for n in names):
+                        return False
+            if len(targets) != sum(1 for _ in _all_targets(small)):
+                return False  # `self.x = ...`, `a[i] = ...`: reads a name bound elsewhere
+            bound.update(t.value for t in targets)
+        return True
 
     def _find_batch_noise(self, module: cst.Module) -> None:
         """Noise drawn for the global batch (its first dimension is a loader's `batch_size`)
@@ -648,3 +728,29 @@ def unshared_draws(source: str) -> list[tuple[int, str]]:
     reader.found = []
     reader.transform_module(tree)
     return sorted(set(reader.found))
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names an assignment target binds (`x`, `x, y`); none for `self.x` or `a[i]`."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+def _all_targets(small: cst.BaseSmallStatement) -> Iterator[cst.BaseExpression]:
+    """Every leaf an assignment stores to, names or not."""
+
+    def leaves(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                yield from leaves(element.value)
+        else:
+            yield target
+
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            yield from leaves(target.target)
+    elif isinstance(small, cst.AnnAssign):
+        yield from leaves(small.target)

@@ -27,7 +27,6 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 
@@ -70,14 +69,10 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
         optimizer.step()
         running_loss += loss.item()
         if batch_idx % log_interval == 0:
-            if ddp_is_main():
-                logger.info(
-                    "Train Epoch: %d [%d/%d]\tLoss: %.4f",
-                    epoch,
-                    batch_idx * len(data),
-                    len(train_loader.dataset),
-                    loss.item(),
-                )
+            logger.info(
+                "Train Epoch: %d [%d/%d]\tLoss: %.4f",
+                epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
+            )
     return running_loss / len(train_loader)
 
 
@@ -118,9 +113,8 @@ def main():
     torch.manual_seed(args.seed)
     device = DEVICE
 
-    with ddp_same_random():
-        train_set = synthetic_images(1024, 4, seed=args.seed)
-        test_set = synthetic_images(256, 4, seed=args.seed + 1)
+    train_set = synthetic_images(1024, 4, seed=args.seed)
+    test_set = synthetic_images(256, 4, seed=args.seed + 1)
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(args.batch_size),
@@ -137,8 +131,7 @@ def main():
     model = Net(num_classes=4)
     n_gpu = torch.cuda.device_count()
     if n_gpu > 1:
-        if ddp_is_main():
-            logger.info("Using %d GPUs", n_gpu)
+        logger.info("Using %d GPUs", n_gpu)
     model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
     model.to(device)
 
@@ -162,11 +155,7 @@ def main():
             model_to_save = model.module if hasattr(model, "module") else model
             if ddp_is_main():
                 torch.save(
-                    {
-                        "epoch": epoch,
-                        "model": model_to_save.state_dict(),
-                        "accuracy": accuracy,
-                    },
+                    {"epoch": epoch, "model": model_to_save.state_dict(), "accuracy": accuracy},
                     args.checkpoint,
                 )
         ddp_barrier()
@@ -178,13 +167,9 @@ def main():
     restored.to(device)
     _, restored_acc = evaluate(restored, device, test_loader)
     if ddp_is_main():
-        print(
-            f"restored epoch {checkpoint['epoch']} checkpoint: accuracy "
-            f"{restored_acc:.3f}"
-        )
-    if os.path.exists(args.checkpoint):
-        if ddp_is_main():
-            print(f"checkpoint size {os.path.getsize(args.checkpoint) // 1024} KiB")
+        print(f"restored epoch {checkpoint['epoch']} checkpoint: accuracy {restored_acc:.3f}")
+    if os.path.exists(args.checkpoint) and ddp_is_main():
+        print(f"checkpoint size {os.path.getsize(args.checkpoint) // 1024} KiB")
     if ddp_is_main():
         print(f"final accuracy {best_acc:.3f}")
 

@@ -11,14 +11,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
 
 ddp_setup()
 
@@ -70,9 +63,7 @@ loader = DataLoader(
 )
 
 model = MyModel(input_size, hidden_size, num_classes)
-model = DistributedDataParallel(
-    model.to(DEVICE), device_ids=DEVICE_IDS
-)  # use every visible GPU
+model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)  # use every visible GPU
 model.to(device)
 
 criterion = nn.CrossEntropyLoss()
@@ -92,9 +83,7 @@ for epoch in range(4):
         correct += (outputs.argmax(dim=1) == labels).sum().item()
         seen += inputs.size(0)
     if ddp_is_main():
-        print(
-            f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}"
-        )
+        print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
 
 custom = model.module.custom_layer
 if ddp_is_main():

@@ -14,14 +14,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 
@@ -50,9 +43,8 @@ batch_size = 16
 num_steps = 12
 
 # Denoising task: recover the clean signal from a noisy copy.
-with ddp_same_random():
-    clean = torch.randn(1024, input_size)
-    noisy = clean + 0.1 * torch.randn_like(clean)
+clean = torch.randn(1024, input_size)
+noisy = clean + 0.1 * torch.randn_like(clean)
 dataset = TensorDataset(noisy, clean)
 loader = DataLoader(
     dataset,
@@ -67,9 +59,8 @@ if torch.cuda.is_available():
 criterion = nn.MSELoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 
-if torch.cuda.device_count() > 1:
-    if ddp_is_main():
-        print("Using Data Parallel...")
+if torch.cuda.device_count() > 1 and ddp_is_main():
+    print("Using Data Parallel...")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 
 step_times = []
@@ -87,10 +78,7 @@ for step, (input_tensor, target) in enumerate(loader):
     end_time = time.time()
     step_times.append(end_time - start_time)
     if ddp_is_main():
-        print(
-            f"Step {step + 1}: loss = {loss.item():.4f}, time = "
-            f"{end_time - start_time:.4f} s"
-        )
+        print(f"Step {step + 1}: loss = {loss.item():.4f}, time = {end_time - start_time:.4f} s")
 
 if ddp_is_main():
     print(f"mean step time {sum(step_times) / len(step_times):.4f} s")

@@ -53,9 +53,7 @@ def train(args, train_dataset, model):
     args.train_batch_size = args.per_gpu_train_batch_size * max(1, args.n_gpu)
     train_sampler = DistributedSampler(train_dataset, shuffle=True)
     train_dataloader = DataLoader(
-        train_dataset,
-        sampler=train_sampler,
-        batch_size=ddp_per_rank_batch(args.train_batch_size),
+        train_dataset, sampler=train_sampler, batch_size=ddp_per_rank_batch(args.train_batch_size)
     )
     t_total = len(train_dataloader) // args.gradient_accumulation_steps * args.num_train_epochs
 
@@ -68,10 +66,9 @@ def train(args, train_dataset, model):
     # multi-gpu training
     model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 
-    if ddp_is_main():
-        logger.info("***** Running training *****")
-        logger.info("  Num examples = %d", len(train_dataset))
-        logger.info("  Total optimization steps = %d", t_total)
+    logger.info("***** Running training *****")
+    logger.info("  Num examples = %d", len(train_dataset))
+    logger.info("  Total optimization steps = %d", t_total)
 
     global_step = 0
     tr_loss, logging_loss = 0.0, 0.0
@@ -99,16 +96,14 @@ def train(args, train_dataset, model):
                 global_step += 1
 
                 if args.logging_steps > 0 and global_step % args.logging_steps == 0:
-                    if ddp_is_main():
-                        logger.info(
-                            "step %d: loss %.4f lr %.6f",
-                            global_step,
-                            (tr_loss - logging_loss) / args.logging_steps,
-                            scheduler.get_last_lr()[0],
-                        )
+                    logger.info(
+                        "step %d: loss %.4f lr %.6f",
+                        global_step,
+                        (tr_loss - logging_loss) / args.logging_steps,
+                        scheduler.get_last_lr()[0],
+                    )
                     logging_loss = tr_loss
-        if ddp_is_main():
-            logger.info("epoch %d done", epoch)
+        logger.info("epoch %d done", epoch)
 
     return global_step, tr_loss / global_step, model
 
@@ -159,16 +154,12 @@ def main():
     eval_dataset = make_dataset(256, 24, vocab_size, seed=args.seed + 1)
 
     global_step, tr_loss, model = train(args, train_dataset, model)
-    if ddp_is_main():
-        logger.info(" global_step = %s, average loss = %s", global_step, tr_loss)
+    logger.info(" global_step = %s, average loss = %s", global_step, tr_loss)
 
     os.makedirs(args.output_dir, exist_ok=True)
     model_to_save = model.module if hasattr(model, "module") else model
     if ddp_is_main():
-        torch.save(
-            model_to_save.state_dict(),
-            os.path.join(args.output_dir, "pytorch_model.bin"),
-        )
+        torch.save(model_to_save.state_dict(), os.path.join(args.output_dir, "pytorch_model.bin"))
         torch.save(args, os.path.join(args.output_dir, "training_args.bin"))
 
     accuracy = evaluate(args, model, eval_dataset)

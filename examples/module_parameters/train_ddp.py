@@ -12,14 +12,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 
@@ -41,10 +34,9 @@ batch_size = 32
 num_epochs = 5
 
 # y = x @ w + b + noise, with a fixed "true" w so the loss visibly goes down
-with ddp_same_random():
-    true_w = torch.randn(input_size, output_size)
-    features = torch.randn(512, input_size)
-    targets = features @ true_w + 0.5 + 0.01 * torch.randn(512, output_size)
+true_w = torch.randn(input_size, output_size)
+features = torch.randn(512, input_size)
+targets = features @ true_w + 0.5 + 0.01 * torch.randn(512, output_size)
 train_dataset = TensorDataset(features, targets)
 train_loader = DataLoader(
     train_dataset,
@@ -55,13 +47,10 @@ train_loader = DataLoader(
 device = DEVICE
 model = SimpleLinear(input_size, output_size)
 
-if torch.cuda.device_count() > 1:
-    if ddp_is_main():
-        print("Let's use", torch.cuda.device_count(), "GPUs!")
+if torch.cuda.device_count() > 1 and ddp_is_main():
+    print("Let's use", torch.cuda.device_count(), "GPUs!")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
-optimizer = optim.SGD(
-    model.module.parameters(), lr=0.05
-)  # point the optimizer at .module
+optimizer = optim.SGD(model.module.parameters(), lr=0.05)  # point the optimizer at .module
 model.to(DEVICE)
 
 loss_fn = nn.MSELoss()
@@ -78,10 +67,7 @@ for epoch in range(num_epochs):
         optimizer.step()
         running_loss += loss.item()
     if ddp_is_main():
-        print(
-            f"epoch {epoch + 1}/{num_epochs} loss "
-            f"{running_loss / len(train_loader):.4f}"
-        )
+        print(f"epoch {epoch + 1}/{num_epochs} loss {running_loss / len(train_loader):.4f}")
 
 weight = model.module.linear.weight if hasattr(model, "module") else model.linear.weight
 if ddp_is_main():

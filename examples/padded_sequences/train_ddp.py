@@ -66,9 +66,8 @@ train_loader = DataLoader(
 )
 
 model = GRUClassifier(feature_size, hidden_size, num_classes)
-if torch.cuda.device_count() > 1:
-    if ddp_is_main():
-        print("Using Data Parallel...")
+if torch.cuda.device_count() > 1 and ddp_is_main():
+    print("Using Data Parallel...")
 model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
 model = model.to(device)
 

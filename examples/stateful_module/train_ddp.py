@@ -13,14 +13,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 
 ddp_setup()
 
@@ -42,8 +35,7 @@ torch.manual_seed(0)
 input_size, num_classes = 8, 2
 device = DEVICE
 
-with ddp_same_random():
-    inputs = torch.randn(256, input_size) + 0.25
+inputs = torch.randn(256, input_size) + 0.25
 labels = (inputs[:, :2].sum(dim=1) > 0.5).long()
 dataset = TensorDataset(inputs, labels)
 loader = DataLoader(
@@ -72,8 +64,5 @@ for epoch in range(3):
 inner = model.module
 if ddp_is_main():
     print(f"forward passes counted: {inner.counter}")
-    print(
-        "mean input seen: "
-        f"{(inner.internal_state.sum() / (len(inputs) * 3)).item():.4f}"
-    )
+    print(f"mean input seen: {(inner.internal_state.sum() / (len(inputs) * 3)).item():.4f}")
     print(f"final loss {loss.item():.4f}")

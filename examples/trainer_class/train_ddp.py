@@ -25,7 +25,6 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 
@@ -82,11 +81,7 @@ class Trainer:
         return total / len(self.val_loader.dataset)
 
     def save(self, path):
-        model = (
-            self.model.module
-            if isinstance(self.model, DistributedDataParallel)
-            else self.model
-        )
+        model = self.model.module if isinstance(self.model, DistributedDataParallel) else self.model
         if ddp_is_main():
             torch.save(model.state_dict(), path)
 
@@ -96,17 +91,14 @@ class Trainer:
             train_loss = self.train_epoch()
             val_loss = self.validate()
             if ddp_is_main():
-                print(
-                    f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}"
-                )
+                print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
         return val_loss
 
 
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    with ddp_same_random():
-        x = torch.rand(800, 3) * 4 - 2
+    x = torch.rand(800, 3) * 4 - 2
     y = torch.stack([torch.sin(x[:, 0]) * x[:, 1], torch.cos(x[:, 2])], dim=1)
     train_set, val_set = random_split(
         TensorDataset(x, y), [640, 160], generator=torch.Generator().manual_seed(0)

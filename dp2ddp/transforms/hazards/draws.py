@@ -57,6 +57,13 @@ RANDOM_DRAWS = frozenset(
 )
 
 
+def _own_generator(call: cst.Call) -> bool:
+    """Whether a draw names its generator (`torch.randn(n, generator=g)`): it advances no
+    global stream, so a helper that only draws so is no drawing helper, as such a draw
+    written where it is used is none (hazards/__init__.py, shared_draws.py)."""
+    return any(a.keyword is not None and a.keyword.value == "generator" for a in call.args)
+
+
 class HelperDraws:
     """Which module-level functions of one module draw random numbers (computed lazily)."""
 
@@ -120,9 +127,7 @@ class HelperDraws:
         for method in self._steps[cls]:
             for node in self._calls(method.body):
                 names = self._qualified_names(node.func)
-                if names & RANDOM_DRAWS and not any(
-                    a.keyword is not None and a.keyword.value == "generator" for a in node.args
-                ):
+                if names & RANDOM_DRAWS and not _own_generator(node):
                     what = code_of(node.func)
                     return Draw(f"{cls}.{method.name.value}", what, self._position(node)[0])
                 inner = self._callee_draw(names, set())
@@ -168,7 +173,7 @@ class HelperDraws:
         draw = None
         for node in self._calls(self._functions[name].body):
             names = self._qualified_names(node.func)
-            if names & RANDOM_DRAWS:
+            if names & RANDOM_DRAWS and not _own_generator(node):
                 draw = Draw(name, code_of(node.func), self._position(node)[0])
                 break
             inner = self._callee_draw(names, seen)

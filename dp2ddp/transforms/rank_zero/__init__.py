@@ -115,6 +115,9 @@ class RankZeroOnly(MigrationTransform):
     ) -> cst.BaseExpression:
         return self.run_dir.leave_attribute(original_node, updated_node)
 
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
+        return self.guards.merge_test(original_node, updated_node)
+
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)
 

@@ -13,6 +13,14 @@
   this module or another of the program) do no such work (program_hints.py).
 - A group holding a save is followed by a barrier where the script also loads
   (barriers.py); the barriers that go before loads are placed in the same walk.
+- `if cond:` whose whole body went under the guard becomes `if cond and ddp_is_main():`
+  (no `else`: the same statements run on the same ranks), one nested block less.
+- A group of standard-library log calls below WARNING (`logger.info(...)` of a module
+  logger from `logging.getLogger`, `logging.debug(...)`) inside a function needs no guard
+  where ddp_setup() quiets logging (quiet_logging.py drops those records off rank 0): it
+  stays as written, one edit less for a reviewer to read. Elsewhere (module level, which
+  may run before ddp_setup(); a logger that is a parameter or an attribute, which may be
+  another library's) it is guarded.
 """
 
 from __future__ import annotations
@@ -21,9 +29,11 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from dp2ddp.transforms.analysis.guards import main_call
+from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
+from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.barriers import barrier, is_barrier
 from dp2ddp.transforms.rank_zero.file_writes import FILES
+from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     FILE_WRITE_METHODS,
@@ -39,9 +49,23 @@ from dp2ddp.transforms.rank_zero.side_effects import (
 )
 
 _SAVE = "torch.save"
+#: Log methods below WARNING: ddp_quiet_logging()'s `logging.disable(logging.INFO)` drops
+#: their records off rank 0.
+_QUIET_METHODS = frozenset({"debug", "info"})
+_QUIET_FUNCTIONS = frozenset(f"logging.{m}" for m in _QUIET_METHODS)
 _WRITER = "SummaryWriter calls"
 #: A statement line split into pieces: (original node, rewritten line, what it does).
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
+
+
+def _added_guard(test: cst.BaseExpression) -> bool:
+    """`ddp_is_main()`, as _flush writes it."""
+    return (
+        isinstance(test, cst.Call)
+        and not test.args
+        and isinstance(test.func, cst.Name)
+        and test.func.value == MAIN_FUNCTION
+    )
 
 
 class StatementGuards(Rule):
@@ -206,6 +230,10 @@ class StatementGuards(Rule):
     def _flush(self, group: list[_Piece], out: list[cst.BaseStatement]) -> None:
         if not group:
             return
+        if all(self._quiet(original) for original, _, _ in group):
+            out.extend(line for _, line, _ in group)
+            group.clear()
+            return
         lines = [line for _, line, _ in group]
         leading = lines[0].leading_lines
         lines[0] = lines[0].with_changes(leading_lines=())
@@ -222,6 +250,63 @@ class StatementGuards(Rule):
             )
         self.t.record(first, description)
         group.clear()
+
+    def merge_test(self, original: cst.If, updated: cst.If) -> cst.If:
+        """`if cond:` holding nothing but the guard added here, `if ddp_is_main(): ...`,
+        becomes `if cond and ddp_is_main(): ...` (`cond` still evaluated on every rank).
+        Left nested: an `if` with an `else`, the script guard, a test that needs
+        parentheses next to `and`, a comment above the guard."""
+        body = updated.body
+        if updated.orelse is not None or not isinstance(body, cst.IndentedBlock):
+            return updated
+        if len(body.body) != 1 or not isinstance(guard := body.body[0], cst.If):
+            return updated
+        if guard.orelse is not None or not _added_guard(guard.test):
+            return updated
+        if any(line.comment is not None for line in guard.leading_lines):
+            return updated
+        test = updated.test
+        if is_script_guard(original.test) or is_main_test(original.test):
+            return updated
+        if not test.lpar and (
+            isinstance(test, (cst.IfExp, cst.Lambda, cst.NamedExpr))
+            or (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or))
+        ):
+            return updated
+        return updated.with_changes(
+            test=cst.BooleanOperation(left=test, operator=cst.And(), right=guard.test),
+            body=guard.body.with_changes(header=body.header),  # a comment after `cond:`
+        )
+
+    def _quiet(self, original: cst.CSTNode) -> bool:
+        """`original` only logs below WARNING through the standard library, inside a
+        function, where ddp_quiet_logging() drops those records off rank 0 (see above)."""
+        if QUIET_LOGGING not in self.t.state.helpers:
+            return False
+        if enclosing_function(original, self.t) is None:
+            return False
+        smalls = (
+            original.body
+            if isinstance(original, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            else [original]
+        )
+        return all(self._quiet_call(small) for small in smalls)
+
+    def _quiet_call(self, small: cst.CSTNode) -> bool:
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return False
+        func = small.value.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _QUIET_METHODS):
+            return False
+        if self.t.qualified_names(func) & _QUIET_FUNCTIONS:
+            return True
+        receiver = func.value
+        if not isinstance(receiver, cst.Name):
+            return False  # `self.log`: an attribute of any owner may be another kind of logger
+        scope = self.facts.scope_id(small)
+        return (scope, receiver.value) not in self.facts.instances and self.facts.instances.get(
+            (0, receiver.value)
+        ) == frozenset(LOGGING_GET_LOGGER)
 
     def suite(
         self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite

@@ -3,7 +3,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 
 def _blobs(count, seed):
@@ -14,9 +14,8 @@ def _blobs(count, seed):
 
 
 def get_loaders(batch_size):
-    with ddp_same_random():
-        train_set = _blobs(256, seed=0)
-        val_set = _blobs(96, seed=1)
+    train_set = _blobs(256, seed=0)
+    val_set = _blobs(96, seed=1)
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(batch_size),

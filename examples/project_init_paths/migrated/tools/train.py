@@ -32,8 +32,7 @@ def main():
     for epoch in range(cfg.EPOCHS):
         train(cfg, train_loader, model, criterion, optimizer, epoch)
         loss = validate(valid_loader, model, criterion)
-        if ddp_is_main():
-            logging.info("epoch %d: val loss %.4f", epoch, loss)
+        logging.info("epoch %d: val loss %.4f", epoch, loss)
     if ddp_is_main():
         torch.save(model.module.state_dict(), "pose_net.pt")
         print(f"final val loss {loss:.4f}")

@@ -38,8 +38,7 @@ class Trainer:
         for epoch in range(epochs):
             self.loader.sampler.set_epoch(epoch)
             loss = self.train_epoch()
-            if ddp_is_main():
-                log.info("epoch %d: mean loss %.4f", epoch, loss)
+            log.info("epoch %d: mean loss %.4f", epoch, loss)
         return loss
 
     def save(self, path):

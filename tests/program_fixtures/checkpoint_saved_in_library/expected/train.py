@@ -20,7 +20,6 @@ from _dp2ddp import (
     ddp_barrier,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 from evaluate import load_best
@@ -33,8 +32,7 @@ def main():
     parser.add_argument("--resume", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
-    with ddp_same_random():
-        data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+    data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

@@ -9,7 +9,6 @@ from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 from evaluate import validation
@@ -18,9 +17,8 @@ from evaluate import validation
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    with ddp_same_random():
-        train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
-        valid_set = TensorDataset(torch.randn(30, 6), torch.randint(0, 4, (30,)))
+    train_set = TensorDataset(torch.randn(64, 6), torch.randint(0, 4, (64,)))
+    valid_set = TensorDataset(torch.randn(30, 6), torch.randint(0, 4, (30,)))
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(16),

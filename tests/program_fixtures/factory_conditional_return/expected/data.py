@@ -1,7 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 
 def synthetic(n, seed):
@@ -11,8 +11,7 @@ def synthetic(n, seed):
 
 def build(batch_size, with_val=True):
     """One loader, or the training and validation loaders: the return depends on a flag."""
-    with ddp_same_random():
-        train_dataset = synthetic(64, 0)
+    train_dataset = synthetic(64, 0)
     train_loader = DataLoader(
         train_dataset,
         batch_size=ddp_per_rank_batch(batch_size),
@@ -20,15 +19,13 @@ def build(batch_size, with_val=True):
     )
     if not with_val:
         return train_loader
-    with ddp_same_random():
-        val_loader = DataLoader(synthetic(32, 1), batch_size=batch_size)
+    val_loader = DataLoader(synthetic(32, 1), batch_size=batch_size)
     return train_loader, val_loader
 
 
 def build_by_split(batch_size):
     """Looked up by key: which loader comes out is not told, so no importer sets its epoch."""
-    with ddp_same_random():
-        dataset = synthetic(64, 2)
+    dataset = synthetic(64, 2)
     loaders = {
         "train": DataLoader(
             dataset,

@@ -2,7 +2,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_setup
 from models import create_model
 from options import parse
 
@@ -11,8 +11,7 @@ ddp_setup()
 
 opt = parse(is_train=True)
 torch.manual_seed(0)
-with ddp_same_random():
-    data = TensorDataset(torch.randn(64, 8), torch.randn(64, 8))
+data = TensorDataset(torch.randn(64, 8), torch.randn(64, 8))
 loader = DataLoader(
     data,
     batch_size=ddp_per_rank_batch(16),

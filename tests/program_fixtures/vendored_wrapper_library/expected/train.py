@@ -6,14 +6,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 from utils import bare
 
 
@@ -23,8 +16,7 @@ def main():
     parser.add_argument("--sync_bn", action="store_true")
     args = parser.parse_args()
     torch.manual_seed(0)
-    with ddp_same_random():
-        data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
+    data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

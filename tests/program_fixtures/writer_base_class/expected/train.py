@@ -7,7 +7,6 @@ from _dp2ddp import (
     DdpNullWriter,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
     ddp_setup,
 )
 from trainer import Trainer
@@ -16,8 +15,7 @@ from trainer import Trainer
 def main():
     ddp_setup()
     torch.manual_seed(0)
-    with ddp_same_random():
-        data = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
+    data = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

@@ -3,7 +3,6 @@
 import logging
 
 import torch
-from _dp2ddp import ddp_is_main
 
 logger = logging.getLogger(__name__)
 
@@ -16,10 +15,7 @@ def train(cfg, loader, model, criterion, optimizer, epoch):
         loss.backward()
         optimizer.step()
         if i % cfg.PRINT_FREQ == 0:
-            if ddp_is_main():
-                logger.info(
-                    "Epoch: [%d][%d/%d] loss %.4f", epoch, i, len(loader), loss.item()
-                )
+            logger.info("Epoch: [%d][%d/%d] loss %.4f", epoch, i, len(loader), loss.item())
 
 
 def validate(loader, model, criterion):

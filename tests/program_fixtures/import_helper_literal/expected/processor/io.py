@@ -3,20 +3,13 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    DdpDistributedSampler,
-    ddp_per_rank_batch,
-    ddp_same_random,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_per_rank_batch
 
 
 class IO:
     def __init__(self, argv):
         torch.manual_seed(0)
-        with ddp_same_random():
-            data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+        data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
         self.loader = DataLoader(
             data,
             batch_size=ddp_per_rank_batch(8),

@@ -1,12 +1,7 @@
 # The shape of aaron-xichen/pytorch-playground@5d47629 mnist/dataset.py: a factory that
 # returns one loader or a list of two, a dataset built inline, **kwargs passed through.
 import torch
-from _dp2ddp import (
-    DdpDistributedSampler,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-)
+from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
 from torch.utils.data import TensorDataset
 
 
@@ -22,8 +17,7 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
         print("Building the data loaders with {} workers".format(num_workers))
     ds = []
     if train:
-        with ddp_same_random():
-            train_dataset = synthetic(n_train, 0)
+        train_dataset = synthetic(n_train, 0)
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
             batch_size=ddp_per_rank_batch(batch_size),
@@ -34,10 +28,9 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
         )
         ds.append(train_loader)
     if val:
-        with ddp_same_random():
-            test_loader = torch.utils.data.DataLoader(
-                synthetic(n_test, 1),
-                batch_size=batch_size, shuffle=True, **kwargs)
+        test_loader = torch.utils.data.DataLoader(
+            synthetic(n_test, 1),
+            batch_size=batch_size, shuffle=True, **kwargs)
         ds.append(test_loader)
     ds = ds[0] if len(ds) == 1 else ds
     return ds
