@@ -11,6 +11,14 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
 - tests/program_fixtures/eval_helper_imported: validation() in evaluate.py, reached by
   train.py's whole loader and by evaluate.py's own; nothing is reduced, both loaders stay
   whole (DP015).
+- tests/program_fixtures/experiment_factory_early_stop (issues 28/29, the shape of
+  zhouhaoyi/Informer2020@29f2a73): one method `_get_data(flag)` returns `(dataset, loader)`
+  for training, validation and test; the validation mean decides early stopping through an
+  EarlyStopping object of utils/tools.py, which saves the best checkpoint on rank 0 that
+  train() reloads on every rank. Migrated before, every loader was sharded: each rank
+  stopped on its own half's figure, and one waited in the next all-reduce forever; and
+  rank 1 reloaded a checkpoint rank 0 had not finished (FileNotFoundError in the second
+  experiment, whose only save is right before the reload; rank 0 saves slowly there).
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -36,6 +44,9 @@ PROGRAMS = {
     "single_file": (SINGLE / "input.py", SINGLE / "expected.py"),
     "program": (PROGRAM / "input" / "train.py", PROGRAM / "expected" / "train.py"),
 }
+EXPERIMENT = TESTS / "program_fixtures" / "experiment_factory_early_stop"
+EXPERIMENT_RUNS = (EXPERIMENT / "input" / "main.py", EXPERIMENT / "expected" / "main.py")
+EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -43,14 +54,15 @@ NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_plain") / "out"
-    return _launch([sys.executable], out_dir, [o for o, _ in PROGRAMS.values()])
+    scripts = [o for o, _ in PROGRAMS.values()] + [EXPERIMENT_RUNS[0]]
+    return _launch([sys.executable], out_dir, scripts)
 
 
 @pytest.fixture(scope="module")
 def torchrun(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_torchrun") / "out"
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    return _launch(prefix, out_dir, [m for _, m in PROGRAMS.values()])
+    return _launch(prefix, out_dir, [m for _, m in PROGRAMS.values()] + [EXPERIMENT_RUNS[1]])
 
 
 def _figures(text: str) -> list[str]:
@@ -67,7 +79,7 @@ def _same_within_tolerance(original: str, migrated: str) -> bool:
 
 
 def test_torchrun_launch_exits_cleanly(torchrun: Launch) -> None:
-    _assert_exited_cleanly(torchrun, [m for _, m in PROGRAMS.values()])
+    _assert_exited_cleanly(torchrun, [m for _, m in PROGRAMS.values()] + [EXPERIMENT_RUNS[1]])
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -83,3 +95,40 @@ def test_printed_figures_equal_the_originals(plain: Launch, torchrun: Launch, na
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
     assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
+
+
+def test_experiment_ranks_stop_together_and_reload_the_finished_checkpoint(
+    plain: Launch, torchrun: Launch
+) -> None:
+    """Both ranks ran both experiments to the end (no rank left waiting, no early reload),
+    stopped at the original's epoch and hold the same reloaded model and whole-set test
+    figures: every rank's digest (stop epoch, test rows, test mse, reloaded weights, per
+    experiment) equals the DataParallel run's, and rank 0 printed the original's lines."""
+    original, migrated = EXPERIMENT_RUNS
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = plain.status(original, 0)
+    assert want is not None and isinstance(want["digest"], list), plain.report(original, 1)
+    assert want["digest"][:2] == [4, 8], want  # the first experiment stops early
+    for rank in (0, 1):
+        got = torchrun.status(migrated, rank)
+        assert got is not None and isinstance(got["digest"], list), report
+        pairs = zip(want["digest"], got["digest"], strict=True)
+        assert all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5) for a, b in pairs), (
+            f"rank {rank}: {got['digest']} != {want['digest']}\n{report}"
+        )
+    lines = [
+        line.strip()
+        for line in plain.stdout(original, 0).splitlines()
+        if EXPERIMENT_LINE.match(line)
+    ]
+    printed = [
+        line.strip()
+        for line in torchrun.stdout(migrated, 0).splitlines()
+        if EXPERIMENT_LINE.match(line)
+    ]
+    assert len(printed) == len(lines) and all(
+        _same_within_tolerance(a, b) for a, b in zip(lines, printed, strict=True)
+    ), f"{lines}\n{printed}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), report

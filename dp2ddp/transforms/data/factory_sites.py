@@ -23,6 +23,13 @@ passing False to the factory's `shuffle` parameter whose loader no training loop
 iterates passes `ddp_shard=False`, and the program migrates the factory's module again,
 told (state.loaders.evaluation_factories) to give the factory the parameter. Returning the
 loader, with no sampler of its own; anything else is sharded as before.
+
+A method of an experiment class is such a factory too (zhouhaoyi/Informer2020@29f2a73:
+`self._get_data(flag="train")`, `"val"`, `"test"`, each returning `(dataset, loader)` and
+unpacked at the call): the calls are found by the method's name on `self`, the loader by
+its place in the returned tuple. Before, the loops over them were not found, every loader
+was sharded as a training loader, and the validation mean that decides early stopping was
+each rank's own: the ranks stopped apart (one left waiting in the all-reduce).
 """
 
 from __future__ import annotations
@@ -117,12 +124,20 @@ class FactorySites:
         if isinstance(self.t.parent(loader.call), cst.Return):
             return True
         name = loader.binding
-        return isinstance(name, cst.Name) and any(
-            isinstance(node, cst.Return)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == name.value
-            for node in walk(function.body, skip_scopes=True)
-        )
+        if not isinstance(name, cst.Name):
+            return False
+        for node in walk(function.body, skip_scopes=True):
+            if not isinstance(node, cst.Return):
+                continue
+            # `return loader`, or `return dataset, loader` (unpacked at the calls)
+            values = (
+                [e.value for e in node.value.elements]
+                if isinstance(node.value, cst.Tuple)
+                else [node.value]
+            )
+            if any(isinstance(v, cst.Name) and v.value == name.value for v in values):
+                return True
+        return False
 
     def finish(self, loader: Loader) -> None:
         """The planned edit of a factory's loader, made conditional on ddp_shard."""
