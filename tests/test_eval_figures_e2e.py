@@ -19,6 +19,9 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   stopped on its own half's figure, and one waited in the next all-reduce forever; and
   rank 1 reloaded a checkpoint rank 0 had not finished (FileNotFoundError in the second
   experiment, whose only save is right before the reload; rank 0 saves slowly there).
+- tests/program_fixtures/experiment_factory_other_module: the same experiment with the
+  factory `data_provider(args, flag)` in data_provider/data_factory.py, which `_get_data`
+  wraps (the layout of Informer2020's descendants): the flag is handed on to it.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -45,7 +48,17 @@ PROGRAMS = {
     "program": (PROGRAM / "input" / "train.py", PROGRAM / "expected" / "train.py"),
 }
 EXPERIMENT = TESTS / "program_fixtures" / "experiment_factory_early_stop"
-EXPERIMENT_RUNS = (EXPERIMENT / "input" / "main.py", EXPERIMENT / "expected" / "main.py")
+FACTORY_ELSEWHERE = TESTS / "program_fixtures" / "experiment_factory_other_module"
+#: (original, migration) of each experiment program
+EXPERIMENTS = {
+    "factory_method": (EXPERIMENT / "input" / "main.py", EXPERIMENT / "expected" / "main.py"),
+    "factory_other_module": (
+        FACTORY_ELSEWHERE / "input" / "main_exp.py",
+        FACTORY_ELSEWHERE / "expected" / "main_exp.py",
+    ),
+}
+ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values())]
+MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values())]
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -54,15 +67,14 @@ NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_plain") / "out"
-    scripts = [o for o, _ in PROGRAMS.values()] + [EXPERIMENT_RUNS[0]]
-    return _launch([sys.executable], out_dir, scripts)
+    return _launch([sys.executable], out_dir, ORIGINALS)
 
 
 @pytest.fixture(scope="module")
 def torchrun(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_torchrun") / "out"
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    return _launch(prefix, out_dir, [m for _, m in PROGRAMS.values()] + [EXPERIMENT_RUNS[1]])
+    return _launch(prefix, out_dir, MIGRATIONS)
 
 
 def _figures(text: str) -> list[str]:
@@ -79,7 +91,7 @@ def _same_within_tolerance(original: str, migrated: str) -> bool:
 
 
 def test_torchrun_launch_exits_cleanly(torchrun: Launch) -> None:
-    _assert_exited_cleanly(torchrun, [m for _, m in PROGRAMS.values()] + [EXPERIMENT_RUNS[1]])
+    _assert_exited_cleanly(torchrun, MIGRATIONS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -97,14 +109,15 @@ def test_printed_figures_equal_the_originals(plain: Launch, torchrun: Launch, na
     assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
 
 
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_experiment_ranks_stop_together_and_reload_the_finished_checkpoint(
-    plain: Launch, torchrun: Launch
+    plain: Launch, torchrun: Launch, name: str
 ) -> None:
     """Both ranks ran both experiments to the end (no rank left waiting, no early reload),
     stopped at the original's epoch and hold the same reloaded model and whole-set test
     figures: every rank's digest (stop epoch, test rows, test mse, reloaded weights, per
     experiment) equals the DataParallel run's, and rank 0 printed the original's lines."""
-    original, migrated = EXPERIMENT_RUNS
+    original, migrated = EXPERIMENTS[name]
     _assert_ran(plain, original, 1)
     _assert_ran(torchrun, migrated, 2)
     report = torchrun.report(migrated, 2)
