@@ -57,8 +57,13 @@ EXPERIMENTS = {
         FACTORY_ELSEWHERE / "expected" / "main_exp.py",
     ),
 }
+#: One-file goldens of the same class (unseeded: run to the end on both ranks, not compared)
+ONE_FILE = [
+    TESTS / "fixtures" / name / "expected.py"
+    for name in ("data_factory_method_tuple", "data_factory_wrapped_method")
+]
 ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values())]
-MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values())]
+MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values())] + ONE_FILE
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -145,3 +150,12 @@ def test_experiment_ranks_stop_together_and_reload_the_finished_checkpoint(
         _same_within_tolerance(a, b) for a, b in zip(lines, printed, strict=True)
     ), f"{lines}\n{printed}\n{report}"
     assert not torchrun.stdout(migrated, 1).strip(), report
+
+
+@pytest.mark.parametrize("script", ONE_FILE, ids=[p.parent.name for p in ONE_FILE])
+def test_one_file_experiments_run_to_the_end_on_both_ranks(torchrun: Launch, script: Path) -> None:
+    """The goldens' evaluation loaders built whole on every rank, early stopping decided
+    alike and the reload behind its barrier: both ranks finish, rank 0 reports all 8 test
+    rows."""
+    _assert_ran(torchrun, script, 2)
+    assert "rows 8 " in torchrun.stdout(script, 0), torchrun.report(script, 2)
