@@ -198,6 +198,13 @@ class _Follow:
         its attributes carry it (`if early_stopping.early_stop: break`). Modules, functions
         and classes are not objects that keep it."""
         func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):  # `self.early_stopping(figure)`: the object the attribute holds, not `self`
+            self._taint_target(func, path)
+            return
         receiver = func.value if isinstance(func, cst.Attribute) else func
         if isinstance(receiver, cst.Attribute):
             if isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
