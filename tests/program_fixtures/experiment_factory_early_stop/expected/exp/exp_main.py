@@ -1,9 +1,10 @@
 """Issue 28/29 (real-world: zhouhaoyi/Informer2020@29f2a73, written anew): an experiment
 class whose one loader factory `_get_data(flag)` builds the training, validation and test
 loaders and returns `(dataset, loader)`; `vali()` returns the mean of this loop's per-batch
-losses (no `.eval()`, no `no_grad()`), which decides early stopping through an object of
-another module; the best checkpoint that object saved is reloaded after the epoch loop, and
-`test()` concatenates its predictions and saves them."""
+losses, which decides early stopping through an object of another module; the best
+checkpoint that object saved is reloaded after the epoch loop (behind a barrier: the
+`self.model.train()` calls are no calls of `train(setting)`, which would put the reload
+where not every rank arrives), and `test()` concatenates its predictions and saves them."""
 
 import os
 
@@ -22,6 +23,7 @@ from _dp2ddp import (
     ddp_per_rank_batch,
     ddp_same_random,
 )
+from exp.exp_basic import ExpBasic
 from utils.tools import EarlyStopping
 
 SIZES = {"train": 16, "val": 8, "test": 8}
@@ -34,11 +36,7 @@ def rows(flag):
     return TensorDataset(x, x.sum(1, keepdim=True) + torch.randn(n, 1, generator=generator))
 
 
-class Exp:
-    def __init__(self, args):
-        self.args = args
-        self.model = self._build_model()
-
+class Exp(ExpBasic):
     def _build_model(self):
         torch.manual_seed(0)
         model = nn.Linear(4, 1)
@@ -68,11 +66,13 @@ class Exp:
         return data_set, data_loader
 
     def vali(self, vali_data, vali_loader, criterion):
+        self.model.eval()
         total_loss = []
         for i, (x, y) in enumerate(vali_loader):
             loss = criterion(self.model(x).detach(), y)
             total_loss.append(loss.item())
         total_loss = np.average(total_loss)
+        self.model.train()  # no call of Exp.train(setting): `setting` is not passed
         return total_loss
 
     def train(self, setting):
@@ -88,6 +88,7 @@ class Exp:
         self.stopped = -1
         for epoch in range(self.args["epochs"]):
             train_loader.sampler.set_epoch(epoch)
+            self.model.train()
             for i, (x, y) in enumerate(train_loader):
                 optim.zero_grad()
                 loss = criterion(self.model(x), y)
