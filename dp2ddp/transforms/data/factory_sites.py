@@ -281,7 +281,7 @@ class FactorySites:
             # `return loader`, or `return dataset, loader` (unpacked at the calls)
             values = (
                 [e.value for e in node.value.elements]
-                if isinstance(node.value, cst.Tuple)
+                if isinstance(node.value, (cst.Tuple, cst.List))
                 else [node.value]
             )
             if any(isinstance(v, cst.Name) and v.value == name.value for v in values):
