@@ -81,7 +81,8 @@ class ProgramHints:
         a checkpoint (torch.save, there or through their module's own functions): rank 0
         alone writes it once migrated, so this module's loads after a call of one of them
         wait at a ddp_barrier() (rank_zero/barriers.py; thunlp/OpenNRE's example reloads
-        the checkpoint framework/sentence_re.py's train_model() saved).
+        the checkpoint framework/sentence_re.py's train_model() saved). `Cls.__call__` for
+        a class whose instances save when called (an EarlyStopping object).
     loaded_by: names of the functions and methods of the program's other modules that load
         a checkpoint (torch.load, there or through their module's own functions): a call of
         one after a save is a load too (`trainer.fit()`, then `utils.load_checkpoint(...)`).

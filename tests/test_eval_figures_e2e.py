@@ -11,6 +11,17 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
 - tests/program_fixtures/eval_helper_imported: validation() in evaluate.py, reached by
   train.py's whole loader and by evaluate.py's own; nothing is reduced, both loaders stay
   whole (DP015).
+- tests/program_fixtures/experiment_factory_early_stop (issues 28/29, the shape of
+  zhouhaoyi/Informer2020@29f2a73): one method `_get_data(flag)` returns `(dataset, loader)`
+  for training, validation and test; the validation mean decides early stopping through an
+  EarlyStopping object of utils/tools.py, which saves the best checkpoint on rank 0 that
+  train() reloads on every rank. Migrated before, every loader was sharded: each rank
+  stopped on its own half's figure, and one waited in the next all-reduce forever; and
+  rank 1 reloaded a checkpoint rank 0 had not finished (FileNotFoundError in the second
+  experiment, whose only save is right before the reload; rank 0 saves slowly there).
+- tests/program_fixtures/experiment_factory_other_module: the same experiment with the
+  factory `data_provider(args, flag)` in data_provider/data_factory.py, which `_get_data`
+  wraps (the layout of Informer2020's descendants): the flag is handed on to it.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -36,6 +47,24 @@ PROGRAMS = {
     "single_file": (SINGLE / "input.py", SINGLE / "expected.py"),
     "program": (PROGRAM / "input" / "train.py", PROGRAM / "expected" / "train.py"),
 }
+EXPERIMENT = TESTS / "program_fixtures" / "experiment_factory_early_stop"
+FACTORY_ELSEWHERE = TESTS / "program_fixtures" / "experiment_factory_other_module"
+#: (original, migration) of each experiment program
+EXPERIMENTS = {
+    "factory_method": (EXPERIMENT / "input" / "main.py", EXPERIMENT / "expected" / "main.py"),
+    "factory_other_module": (
+        FACTORY_ELSEWHERE / "input" / "main_exp.py",
+        FACTORY_ELSEWHERE / "expected" / "main_exp.py",
+    ),
+}
+#: One-file goldens of the same class (unseeded: run to the end on both ranks, not compared)
+ONE_FILE = [
+    TESTS / "fixtures" / name / "expected.py"
+    for name in ("data_factory_method_tuple", "data_factory_wrapped_method")
+]
+ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values())]
+MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values())] + ONE_FILE
+EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -43,14 +72,14 @@ NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_plain") / "out"
-    return _launch([sys.executable], out_dir, [o for o, _ in PROGRAMS.values()])
+    return _launch([sys.executable], out_dir, ORIGINALS)
 
 
 @pytest.fixture(scope="module")
 def torchrun(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     out_dir = tmp_path_factory.mktemp("figures_torchrun") / "out"
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    return _launch(prefix, out_dir, [m for _, m in PROGRAMS.values()])
+    return _launch(prefix, out_dir, MIGRATIONS)
 
 
 def _figures(text: str) -> list[str]:
@@ -67,7 +96,7 @@ def _same_within_tolerance(original: str, migrated: str) -> bool:
 
 
 def test_torchrun_launch_exits_cleanly(torchrun: Launch) -> None:
-    _assert_exited_cleanly(torchrun, [m for _, m in PROGRAMS.values()])
+    _assert_exited_cleanly(torchrun, MIGRATIONS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -83,3 +112,50 @@ def test_printed_figures_equal_the_originals(plain: Launch, torchrun: Launch, na
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
     assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_experiment_ranks_stop_together_and_reload_the_finished_checkpoint(
+    plain: Launch, torchrun: Launch, name: str
+) -> None:
+    """Both ranks ran both experiments to the end (no rank left waiting, no early reload),
+    stopped at the original's epoch and hold the same reloaded model and whole-set test
+    figures: every rank's digest (stop epoch, test rows, test mse, reloaded weights, per
+    experiment) equals the DataParallel run's, and rank 0 printed the original's lines."""
+    original, migrated = EXPERIMENTS[name]
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = plain.status(original, 0)
+    assert want is not None and isinstance(want["digest"], list), plain.report(original, 1)
+    assert want["digest"][:2] == [4, 8], want  # the first experiment stops early
+    for rank in (0, 1):
+        got = torchrun.status(migrated, rank)
+        assert got is not None and isinstance(got["digest"], list), report
+        pairs = zip(want["digest"], got["digest"], strict=True)
+        assert all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5) for a, b in pairs), (
+            f"rank {rank}: {got['digest']} != {want['digest']}\n{report}"
+        )
+    lines = [
+        line.strip()
+        for line in plain.stdout(original, 0).splitlines()
+        if EXPERIMENT_LINE.match(line)
+    ]
+    printed = [
+        line.strip()
+        for line in torchrun.stdout(migrated, 0).splitlines()
+        if EXPERIMENT_LINE.match(line)
+    ]
+    assert len(printed) == len(lines) and all(
+        _same_within_tolerance(a, b) for a, b in zip(lines, printed, strict=True)
+    ), f"{lines}\n{printed}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), report
+
+
+@pytest.mark.parametrize("script", ONE_FILE, ids=[p.parent.name for p in ONE_FILE])
+def test_one_file_experiments_run_to_the_end_on_both_ranks(torchrun: Launch, script: Path) -> None:
+    """The goldens' evaluation loaders built whole on every rank, early stopping decided
+    alike and the reload behind its barrier: both ranks finish, rank 0 reports all 8 test
+    rows."""
+    _assert_ran(torchrun, script, 2)
+    assert "rows 8 " in torchrun.stdout(script, 0), torchrun.report(script, 2)

@@ -10,7 +10,9 @@ the next gradient all-reduce forever (real-world: zhouhaoyi/Informer2020@29f2a73
 module follows the figures forward over the module's def-use view: through assignments, the
 `if`s they decide (what is assigned under them), a function's return to its call sites, a
 call's argument to the parameter of a function or method of this module, and `self.attr` to
-the reads of that attribute. A may-analysis: what it finds keeps the loader whole.
+the reads of that attribute. A figure handed to an object whose code is elsewhere (an
+instance of another module's EarlyStopping) taints the object: `if stopper.early_stop:`
+reads it. A may-analysis: what it finds keeps the loader whole.
 """
 
 from __future__ import annotations
@@ -174,6 +176,8 @@ class _Follow:
                     method = self.flow.method(owner, "__call__") if owner is not None else None
                     if method is not None:
                         callees.append(method)
+        if not callees:
+            self._taint_receiver(call, path)
         for callee in callees:
             params = [p for p in callee.params if p.star == ""]
             if callee.self_name is not None:
@@ -186,6 +190,35 @@ class _Follow:
                 param = params[index]
             if param is not None:
                 self._push(("name", self.flow.scope_of(param.name), param.name.value), path)
+
+    def _taint_receiver(self, call: cst.Call, path: tuple[cst.CSTNode, ...]) -> None:
+        """A figure handed to an object whose code this module does not have (an instance
+        of an imported class: `early_stopping(vali_loss, model, path)` with EarlyStopping
+        from utils/tools.py, or `tracker.update(vali_loss)`): the object may keep it, so
+        its attributes carry it (`if early_stopping.early_stop: break`). Modules, functions
+        and classes are not objects that keep it."""
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):  # `self.early_stopping(figure)`: the object the attribute holds, not `self`
+            self._taint_target(func, path)
+            return
+        receiver = func.value if isinstance(func, cst.Attribute) else func
+        if isinstance(receiver, cst.Attribute):
+            if isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+                self._taint_target(receiver, path)
+            return
+        if not isinstance(receiver, cst.Name):
+            return
+        definitions = self.flow.definitions(receiver)
+        if definitions and all(
+            d.kind not in ("import", "def", "class")
+            and (isinstance(func, cst.Attribute) or isinstance(d.value, cst.Call))
+            for d in definitions
+        ):
+            self._taint_target(receiver, path)
 
     def _taint_target(self, target: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> None:
         if isinstance(target, cst.Name):

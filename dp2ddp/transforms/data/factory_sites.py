@@ -23,6 +23,13 @@ passing False to the factory's `shuffle` parameter whose loader no training loop
 iterates passes `ddp_shard=False`, and the program migrates the factory's module again,
 told (state.loaders.evaluation_factories) to give the factory the parameter. Returning the
 loader, with no sampler of its own; anything else is sharded as before.
+
+A method of an experiment class is such a factory too (zhouhaoyi/Informer2020@29f2a73:
+`self._get_data(flag="train")`, `"val"`, `"test"`, each returning `(dataset, loader)` and
+unpacked at the call): the calls are found by the method's name on `self`, the loader by
+its place in the returned tuple. Before, the loops over them were not found, every loader
+was sharded as a training loader, and the validation mean that decides early stopping was
+each rank's own: the ranks stopped apart (one left waiting in the all-reduce).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from dp2ddp.transforms._support.nodes import enclosing_function, keyword, walk
 from dp2ddp.transforms.data.plan import LINE_LIMIT, SHARD_FLAG, Loader
 
 if TYPE_CHECKING:
+    from dp2ddp.result import LoaderExport
     from dp2ddp.transforms.data import ShardDataLoaders
 
 FLAG = SHARD_FLAG
@@ -57,6 +65,8 @@ class FactorySites:
         self._factories: dict[cst.Call, _Factory] = {}
         self._functions: set[cst.FunctionDef] = set()
         self._evaluation_calls: set[cst.Call] = set()
+        #: calls of another module's factory in a wrapper: they pass `ddp_shard=ddp_shard`
+        self._forwarding: set[cst.Call] = set()
 
     def evaluation_call(self, call: cst.Call, factory: str) -> None:
         """A call of another module's factory that builds an evaluation loader
@@ -69,6 +79,123 @@ class FactorySites:
             "DP015",
             f"{factory}() also builds training loaders; this evaluation loader is left "
             f"unsharded ({FLAG}=False): every rank goes through all of it",
+        )
+
+    def imported_sites(
+        self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
+    ) -> tuple[set[cst.Call], set[cst.Call]]:
+        """Calls that build another module's loader here, classified by their loops: (the
+        evaluation calls, the training calls of a wrapper). A call is an evaluation call
+        when loops of this module iterate its loader and every one evaluates (data/
+        evaluation's _evaluates: `eval()`, `no_grad()`, a figure deciding early stopping);
+        a training call when one of them trains.
+
+        The factory is called here directly (`data_provider(args, "val")`), or through a
+        function or method of this module that returns its loader (`self._get_data(flag)`
+        returning `data_provider(self.args, flag)`'s `(dataset, loader)`: the layout of the
+        experiment frameworks descended from zhouhaoyi/Informer2020@29f2a73). A wrapper
+        with both kinds of calls takes `ddp_shard=True` and hands it on to the factory; its
+        evaluation calls pass `ddp_shard=False` (DP015), and the program tells the
+        factory's module to take the parameter (state.evaluation_factories), so the loader
+        is built whole there as the original built it. Before, every loader of such a
+        factory was sharded: the validation mean deciding early stopping was each rank's
+        own, and the ranks stopped apart."""
+        t = self.t
+        factories = tuple(e for e in exported if e.function)
+        if not factories:
+            return set(), set()
+        #: a function of this module -> (the factory's call in it, the export, the slot of
+        #: its own return that holds the loader: (position, arity))
+        wrappers: dict[cst.FunctionDef, tuple[cst.Call, LoaderExport, int | None, int | None]]
+        wrappers = {}
+        for function in (n for n in nodes if isinstance(n, cst.FunctionDef)):
+            if any(
+                isinstance(p, cst.Param) and p.name.value == FLAG for p in walk(function.params)
+            ):
+                continue
+            for node in walk(function.body, skip_scopes=True):
+                if not isinstance(node, cst.Return) or node.value is None:
+                    continue
+                returned = node.value
+                items = returned.elements if isinstance(returned, cst.Tuple) else None
+                values = [e.value for e in items] if items is not None else [returned]
+                for position, value in enumerate(values):
+                    for inner, export in self._factory_calls(value, factories):
+                        if enclosing_function(inner, t) is function:
+                            wrappers[function] = (
+                                inner,
+                                export,
+                                position if items is not None else None,
+                                len(values) if items is not None else None,
+                            )
+        #: a call building a loader -> the kinds of the loops over it ("train", "eval"),
+        #: and the wrapper it calls (None: the factory itself)
+        kinds: dict[cst.Call, set[str]] = {}
+        owner_of: dict[cst.Call, cst.FunctionDef | None] = {}
+        sites = {f: set(t._callers(f)) for f in wrappers}
+        for loop in (n for n in nodes if isinstance(n, cst.For)):
+            kind = "train" if t._trains(loop) else "eval" if t._evaluates(loop) else "other"
+            for expr in t._iterated_through_names(loop.iter):
+                for origin in t._origins(expr, (), 0):
+                    site = origin.call
+                    if site is None:
+                        continue
+                    for function, (_, _, *slot) in wrappers.items():
+                        if site in sites[function] and [origin.position, origin.arity] == slot:
+                            kinds.setdefault(site, set()).add(kind)
+                            owner_of[site] = function
+                    if site not in owner_of and t._is_exported(origin, factories):
+                        kinds.setdefault(site, set()).add(kind)
+                        owner_of[site] = None
+        evaluation: set[cst.Call] = set()
+        training: set[cst.Call] = set()
+        for site, found in kinds.items():
+            owner = owner_of[site]
+            if found != {"eval"}:
+                if "train" in found and owner is not None:
+                    training.add(site)
+            elif owner is None or any("train" in kinds.get(s, ()) for s in sites[owner]):
+                evaluation.add(site)  # the factory's own call, or a wrapper of both kinds
+        wrapped: set[cst.FunctionDef] = set()
+        for site in sorted(evaluation, key=t._line):
+            self.evaluation_call(site, t.code(site.func))
+            owner = owner_of[site]
+            if owner is not None:
+                wrapped.add(owner)
+                export = wrappers[owner][1]
+            else:
+                export = next(e for e in factories if self._names(site, e))
+            name = f"{export.module}.{export.name}"
+            if name not in t.state.evaluation_factories:
+                t.state.evaluation_factories.append(name)
+        for function in wrapped:
+            self._functions.add(function)
+            self._forwarding.add(wrappers[function][0])
+        training = {c for c in training if owner_of[c] in wrapped}
+        return evaluation, training
+
+    def _factory_calls(
+        self, value: cst.BaseExpression, factories: tuple[LoaderExport, ...]
+    ) -> list[tuple[cst.Call, LoaderExport]]:
+        """The calls of an exported factory `value` is (or a name bound from), with the
+        export whose loader slot it holds."""
+        t = self.t
+        if isinstance(value, cst.Call):
+            origins = [t._call_origin(value, None, None)]
+        elif isinstance(value, cst.Name):
+            origins = t._origins(value, (), 0)
+        else:
+            return []
+        found = []
+        for origin in origins:
+            for export in factories:
+                if origin.call is not None and t._is_exported(origin, (export,)):
+                    found.append((origin.call, export))
+        return found
+
+    def _names(self, call: cst.Call, export: LoaderExport) -> bool:
+        return self.t._is_exported(
+            self.t._call_origin(call, export.position, export.arity), (export,)
         )
 
     def split(self, loaders: dict[cst.Call, Loader]) -> None:
@@ -88,6 +215,13 @@ class FactorySites:
                 self._functions.add(function)
                 continue
             sites = self.t._callers(function)
+            chain: list[tuple[cst.FunctionDef, cst.Call]] = []  # wrappers, innermost first
+            while len(sites) == 1 and len(chain) < 4:
+                outer = enclosing_function(sites[0], self.t)
+                if outer is None or outer is function or not self._hands_back(outer, sites[0]):
+                    break
+                chain.append((outer, sites[0]))
+                sites = self.t._callers(outer)
             if len(sites) < 2:
                 continue
             found = {site: Loader(site, {}, *self.t._binding(site), None) for site in sites}
@@ -111,18 +245,48 @@ class FactorySites:
             self._factories[loader.call] = _Factory(function, ordered)
             self._functions.add(function)
             self._evaluation_calls.update(ordered)
+            for outer, site in chain:
+                self._functions.add(outer)
+                self._forwarding.add(site)
+
+    def _hands_back(self, outer: cst.FunctionDef, call: cst.Call) -> bool:
+        """`outer` returns what `call` returns: `return call(...)`, or the names it binds
+        (`data_set, data_loader = data_provider(args, flag)` then `return data_set,
+        data_loader`): a wrapper of a factory, whose own calls are the factory's sites (a
+        factory called once, from a method of an experiment class: the layout of
+        zhouhaoyi/Informer2020@29f2a73's descendants)."""
+        parent = self.t.parent(call)
+        if isinstance(parent, cst.Return):
+            return True
+        if not (isinstance(parent, cst.Assign) and parent.value is call):
+            return False
+        bound = {n.value for t in parent.targets for n in walk(t.target) if isinstance(n, cst.Name)}
+        for node in walk(outer.body, skip_scopes=True):
+            if isinstance(node, cst.Return) and node.value is not None:
+                returned = {n.value for n in walk(node.value) if isinstance(n, cst.Name)}
+                if returned and returned <= bound:
+                    return True
+        return False
 
     def _returns(self, function: cst.FunctionDef, loader: Loader) -> bool:
         """The factory returns the loader: `return DataLoader(...)`, or its name."""
         if isinstance(self.t.parent(loader.call), cst.Return):
             return True
         name = loader.binding
-        return isinstance(name, cst.Name) and any(
-            isinstance(node, cst.Return)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == name.value
-            for node in walk(function.body, skip_scopes=True)
-        )
+        if not isinstance(name, cst.Name):
+            return False
+        for node in walk(function.body, skip_scopes=True):
+            if not isinstance(node, cst.Return):
+                continue
+            # `return loader`, or `return dataset, loader` (unpacked at the calls)
+            values = (
+                [e.value for e in node.value.elements]
+                if isinstance(node.value, (cst.Tuple, cst.List))
+                else [node.value]
+            )
+            if any(isinstance(v, cst.Name) and v.value == name.value for v in values):
+                return True
+        return False
 
     def finish(self, loader: Loader) -> None:
         """The planned edit of a factory's loader, made conditional on ddp_shard."""
@@ -169,7 +333,11 @@ class FactorySites:
         return start + len(self.t.code(rewritten)) > LINE_LIMIT
 
     def leave_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """An evaluation call of a factory passes ddp_shard=False."""
+        """An evaluation call of a factory passes ddp_shard=False; a wrapper's call of
+        another module's factory hands its own flag on."""
+        if original in self._forwarding:
+            args = list(updated.args)
+            return updated.with_changes(args=[*args, keyword(FLAG, cst.Name(FLAG), like=args)])
         if original not in self._evaluation_calls:
             return updated
         args = list(updated.args)

@@ -14,8 +14,10 @@ from typing import ClassVar
 import libcst as cst
 from libcst.metadata import Assignment, ProviderT, ScopeProvider
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
     enclosing_function,
     method_class,
     module_of,
@@ -93,17 +95,10 @@ class CallFlow(MigrationTransform):
             index = next(i for i, e in enumerate(items.elements) if e is holder)
             holder = self.parent(items)
         assign = self.parent(holder) if isinstance(holder, cst.AssignTarget) else None
-        if not (
-            isinstance(assign, cst.Assign)
-            and isinstance(assign.value, cst.Call)
-            and isinstance(assign.value.func, cst.Name)
-        ):
+        if not (isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call)):
             return []
         returned = []
-        for definition in self.referents(assign.value.func):
-            function = definition.node
-            if not isinstance(function, cst.FunctionDef):
-                continue
+        for function in self._called_functions(assign.value):
             for node in walk(function.body, skip_scopes=True):
                 value = node.value if isinstance(node, cst.Return) else None
                 if index is None and value is not None:
@@ -115,6 +110,38 @@ class CallFlow(MigrationTransform):
                 ):
                     returned.append(value.elements[index].value)
         return returned
+
+    def _called_functions(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of this module `call` runs: a plain function by name, or a method of
+        the calling class called on `self` (`self._get_data(flag)`, an experiment class's
+        loader factory: real-world zhouhaoyi/Informer2020@29f2a73) or of the class an
+        instance was made of (`exp._get_data(flag)` after `exp = Exp(args)`)."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return [d.node for d in self.referents(func) if isinstance(d.node, cst.FunctionDef)]
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return []
+        owners: list[cst.ClassDef] = []
+        if func.value.value == "self":
+            owner = enclosing_class(call, self)
+            owners = [owner] if owner is not None else []
+        else:  # `exp._get_data("test")` after `exp = Exp(args)`
+            module = module_of(call, self)
+            if isinstance(module, cst.Module):
+                flow = view(module)
+                for definition in flow.definitions(func.value):
+                    value = definition.value
+                    owner = flow.class_called(value) if isinstance(value, cst.Call) else None
+                    if owner is not None:
+                        owners.append(owner)
+        return [
+            statement
+            for owner in owners
+            for statement in walk(owner.body, skip_scopes=True)
+            if isinstance(statement, cst.FunctionDef)
+            and statement.name.value == func.attr.value
+            and method_class(statement, self) is owner
+        ]
 
     def referents(self, name: cst.Name) -> list[Assignment]:
         """The assignments (including params and defs) a name can refer to."""

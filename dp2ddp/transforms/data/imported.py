@@ -236,7 +236,8 @@ class LoaderImports(LoaderSetEpoch):
         if not exported and not unfollowed:
             return
         done: set[tuple[cst.CSTNode, str]] = set()
-        evaluation = self._evaluation_factory_calls(nodes, exported)
+        evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
+        evaluation |= self._evaluation_factory_calls(nodes, exported)
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
@@ -245,7 +246,7 @@ class LoaderImports(LoaderSetEpoch):
                 for origin in origins:
                     if origin.call in evaluation:
                         continue  # built whole (ddp_shard=False): no sampler to set
-                    if self._is_exported(origin, exported):
+                    if origin.call in wrapped or self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr, done)
                 if unfollowed and self._trains(loop):
                     self._warn_unfollowed(expr, origins, unfollowed)
@@ -340,6 +341,10 @@ class LoaderImports(LoaderSetEpoch):
             elif value is None:  # an import (`from data import train_loader`), a def...
                 found.append(Origin(None, expr, None, position, arity, path))
         return found
+
+    def _call_origin(self, call: cst.Call, position: int | None, arity: int | None) -> Origin:
+        """`call` itself as an origin, holding the loader at `position` of `arity` items."""
+        return Origin(call, call, None, position, arity, ())
 
     def _is_exported(self, origin: Origin, exported: tuple[LoaderExport, ...]) -> bool:
         """The origin is a loader a library exported (matched by qualified name)."""

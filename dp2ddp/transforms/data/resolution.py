@@ -95,10 +95,35 @@ class LoaderResolution(CallFlow):
                 assigned = assigned_value(target, self)
                 if isinstance(assigned, cst.Call) and assigned in loaders:
                     found.append((assigned, ()))
+                elif (unpacked := self._unpacked_loader(target, loaders)) is not None:
+                    found.append((unpacked, ()))
                 else:
                     for returned in self._returned(target):
                         found += self._resolve(returned, loaders, depth + 1)
         return found
+
+    def _unpacked_loader(
+        self, target: cst.CSTNode, loaders: dict[cst.Call, Loader]
+    ) -> cst.Call | None:
+        """`data, loader = factory(flag)` where `factory(flag)` is one of `loaders` (a
+        factory's call site, factory_sites.py) and the factory returns its loader in
+        `loader`'s place: that call; `data` is not the loader."""
+        holder = self.parent(target)
+        if not isinstance(holder, cst.Element):
+            return None
+        items = self.parent(holder)
+        target_of = self.parent(items) if isinstance(items, (cst.Tuple, cst.List)) else None
+        assign = self.parent(target_of) if isinstance(target_of, cst.AssignTarget) else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.value, cst.Call)
+            and assign.value in loaders
+        ):
+            return None
+        real = self._loaders
+        if any(self._resolve(r, real, 1) for r in self._returned(target)):
+            return assign.value
+        return None
 
     def _resolve_item(
         self, expr: cst.Subscript, loaders: dict[cst.Call, Loader]

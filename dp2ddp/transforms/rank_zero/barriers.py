@@ -18,7 +18,10 @@ resume at start-up, is left alone) gets a `ddp_barrier()` before it where every 
 reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
 `framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
 half-written or the previous epoch's file). "May follow" is seen, not guessed: a call of
-such a function earlier in the load's function (in its blocks, or a loop around it). A
+such a function earlier in the load's function (in its blocks, or a loop around it), or of
+an instance of another module's class whose `__call__` saves (`early_stopping(loss, model,
+path)` with EarlyStopping from utils/tools.py, whose best checkpoint train() reloads after
+the epoch loop: zhouhaoyi/Informer2020@29f2a73). A
 load with none before it is left as written: most often a file from elsewhere (OpenNRE's
 pretrain.get_model() loads downloaded models), and a helper module shared by two programs
 (one that saves, one that does not) must migrate the same way in both.
@@ -39,8 +42,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.flow import Definition, view
 from dp2ddp.transforms._support.nodes import (
     calls_under,
+    enclosing_class,
     enclosing_function,
     inside,
     statement_header,
@@ -381,7 +386,43 @@ class Barriers(Rule):
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
         func = call.func
         name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        return name if name in self._saved_elsewhere else ""
+        if name in self._saved_elsewhere:
+            return name
+        for cls in self._instance_classes(func):
+            if f"{cls}.__call__" in self._saved_elsewhere:
+                return f"{cls}.__call__"
+        return ""
+
+    def _instance_classes(self, func: cst.BaseExpression) -> list[str]:
+        """The class names `func` may be an instance of, called (`early_stopping(...)`
+        after `early_stopping = EarlyStopping(...)`, or `self.stopper(...)`): an imported
+        class whose `__call__` saves (zhouhaoyi/Informer2020@29f2a73: EarlyStopping in
+        utils/tools.py saves the best checkpoint, which train() reloads after the epoch
+        loop)."""
+        if not self._saved_elsewhere:
+            return []
+        flow = view(self.facts.module)
+        definitions: list[Definition] = []
+        if isinstance(func, cst.Name):
+            definitions = flow.definitions(func)
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            owner = enclosing_class(func, self.t)
+            if owner is not None:
+                definitions = flow.attribute_definitions(owner, func.attr.value)
+        found = []
+        for definition in definitions:
+            value = definition.value
+            if isinstance(value, cst.Call):
+                called = value.func
+                if isinstance(called, cst.Attribute):
+                    found.append(called.attr.value)
+                elif isinstance(called, cst.Name):
+                    found.append(called.value)
+        return found
 
     def _saver_before(self, statement: cst.CSTNode) -> str:
         """Another module's saving function called before `statement` in its function (or

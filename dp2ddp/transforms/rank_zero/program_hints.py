@@ -294,15 +294,20 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
 def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
     call what `direct` accepts (a call's func), directly or through others of them (`f()`,
-    `self.f()`)."""
+    `self.f()`); a class whose `__call__` does is named `Cls.__call__` too, for the calls of
+    its instances (`early_stopping(loss, model, path)`) in other modules."""
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    #: `Cls.__call__` for each class's `__call__`: an instance called (`stopper(loss)`)
+    calls_of_instances: dict[int, str] = {}
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append(statement)
         elif isinstance(statement, ast.ClassDef):
-            functions += [
-                s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
+            for s in statement.body:
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    functions.append(s)
+                    if s.name == "__call__":
+                        calls_of_instances[id(s)] = f"{statement.name}.__call__"
     calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
     found = {f.name for f in functions if any(direct(func) for func in calls[id(f)])}
     while True:
@@ -312,8 +317,15 @@ def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[
             if f.name not in found and any(_own_callee(func) in found for func in calls[id(f)])
         }
         if not more:
-            return frozenset(found)
+            break
         found |= more
+    found |= {
+        name
+        for f in functions
+        if (name := calls_of_instances.get(id(f)))
+        and any(direct(func) or _own_callee(func) in found for func in calls[id(f)])
+    }
+    return frozenset(found)
 
 
 def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
