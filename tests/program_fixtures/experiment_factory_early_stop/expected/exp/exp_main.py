@@ -21,7 +21,6 @@ from _dp2ddp import (
     ddp_barrier,
     ddp_is_main,
     ddp_per_rank_batch,
-    ddp_same_random,
 )
 from exp.exp_basic import ExpBasic
 from utils.tools import EarlyStopping
@@ -50,8 +49,7 @@ class Exp(ExpBasic):
         else:
             shuffle_flag = args["shuffle"]
             batch_size = args["batch_size"]
-        with ddp_same_random():
-            data_set = rows(flag)
+        data_set = rows(flag)
         data_loader = DataLoader(
             data_set,
             batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,

@@ -3,7 +3,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 SIZES = {"train": 16, "val": 8, "test": 8}
 
@@ -22,8 +22,7 @@ def data_provider(args, flag, ddp_shard=True):
     else:
         shuffle_flag = args["shuffle"]
         batch_size = args["batch_size"]
-    with ddp_same_random():
-        data_set = rows(flag)
+    data_set = rows(flag)
     data_loader = DataLoader(
         data_set,
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,
