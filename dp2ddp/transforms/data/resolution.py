@@ -123,7 +123,32 @@ class LoaderResolution(CallFlow):
                 and (keys is None or _literal_key(binding) in (*keys, None))
             ):
                 found.append((loader.call, ()))
+            elif binding is None and enclosing_class(loader.call, self) is owner:
+                key = self._dict_literal_key(loader.call, text)
+                if key is not False and (keys is None or key in (*keys, None)):
+                    found.append((loader.call, ()))
         return found
+
+    def _dict_literal_key(self, call: cst.Call, container: str) -> str | None | bool:
+        """`self.data_loader = {"train": DataLoader(...)}`: the key the loader is stored
+        under in a dict literal bound to `container` (None: not a string literal); False
+        where the loader is no value of such a dict."""
+        element = self.parent(call)
+        if not isinstance(element, cst.DictElement) or element.value is not call:
+            return False
+        literal = self.parent(element)
+        assign = self.parent(literal) if isinstance(literal, cst.Dict) else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and self.code(assign.targets[0].target) == container
+        ):
+            return False
+        key = element.key
+        if isinstance(key, cst.SimpleString):
+            value = key.evaluated_value
+            return value if isinstance(value, str) else None
+        return None
 
     def _possible_keys(self, item: cst.Subscript, depth: int) -> set[str] | None:
         """The string keys `item` may read: its literal key, or the strings a loop variable
