@@ -42,7 +42,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    call_named,
+    enclosing_class,
+    method_class,
+    name_of,
+    walk,
+)
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -73,10 +79,12 @@ def plan_chunk_sizes(
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
 ) -> ChunkPlan:
-    """Each loop over a sharded loader whose batch is cut into chunks of a global size:
-    the size's reads in the loop taken per rank (ChunkPlan)."""
+    """Each loop over a sharded loader whose batch is cut into chunks of a global size, and
+    each function of the module that such loops give their batch to (`self.step(data,
+    label)` cutting `data`): the size's reads taken per rank (ChunkPlan)."""
     plan = ChunkPlan()
     loaders = data._loaders
+    batches: dict[cst.For, set[str]] = {}  # each loop over a sharded loader -> its batch
     for loop in (n for n in nodes if isinstance(n, cst.For)):
         calls: list[cst.Call] = []
         for e in iterated_through(loop.iter):
@@ -85,34 +93,125 @@ def plan_chunk_sizes(
         if not any(c in sharded for c in calls):
             continue
         body = list(walk(loop.body, skip_scopes=True))
-        batch = _names(loop.target)
-        assigned: dict[str, list[cst.BaseExpression]] = {}
-        for node in body:
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    for name in _names(target.target):
-                        assigned.setdefault(name, []).append(node.value)
-            elif isinstance(node, (cst.AugAssign, cst.For)):
-                for name in _names(node.target):
-                    assigned.setdefault(name, []).append(node.target)
-        changed = True
-        while changed:  # names assigned from the batch (`data = data.float()`)
-            changed = False
-            for name, values in assigned.items():
-                if name not in batch and any(_names(v) & batch and not _sizes(v) for v in values):
-                    batch.add(name)
-                    changed = True
-        cuts: dict[str, list[cst.CSTNode]] = {}  # size -> the chunks it cuts
-        for node, terms in _chunks(data, body, batch, assigned):
-            if len(terms) == 1:
-                cuts.setdefault(terms[0], []).append(node)
-            else:  # a size computed from several global sizes: which one means what?
-                plan.warnings.append((node, _detail(data, node, ", ".join(terms))))
-        for term, chunks in cuts.items():
-            if not _scale(data, plan, loop, body, batch, assigned, term, chunks):
-                for chunk in dict.fromkeys(chunks):
-                    plan.warnings.append((chunk, _detail(data, chunk, term)))
+        batches[loop] = _plan_body(
+            data, plan, body, _names(loop.target), f"the loop over {data.code(loop.iter)}"
+        )
+    for function in (n for n in nodes if isinstance(n, cst.FunctionDef)):
+        given = _batch_params(data, function, batches)
+        if given is None:
+            continue
+        params, scale, arguments = given
+        body = list(walk(function.body, skip_scopes=True))
+        where = f"{function.name.value}(), given this rank's batch by every call"
+        _plan_body(data, plan, body, params, where, scale=scale, arguments=arguments)
     return plan
+
+
+def _plan_body(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    where: str,
+    scale: bool = True,
+    arguments: dict[str, list[cst.BaseExpression]] | None = None,
+) -> set[str]:
+    """Plan the chunks `body` cuts from `batch` (names, grown by the names assigned from
+    them); returns the grown batch names. `arguments`: a function's parameters -> what its
+    calls give them (a size given as a parameter is global where every call gives a
+    configured size, per rank already where every call gives a batch's size or a
+    constant, and not known where the calls differ)."""
+    batch = set(batch)
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for node in body:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                for name in _names(target.target):
+                    assigned.setdefault(name, []).append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.For)):
+            for name in _names(node.target):
+                assigned.setdefault(name, []).append(node.target)
+    changed = True
+    while changed:  # names assigned from the batch (`data = data.float()`)
+        changed = False
+        for name, values in assigned.items():
+            if name not in batch and any(_names(v) & batch and not _sizes(v) for v in values):
+                batch.add(name)
+                changed = True
+    cuts: dict[str, list[cst.CSTNode]] = {}  # size -> the chunks it cuts
+    for node, terms in _chunks(data, body, batch, assigned):
+        if len(terms) == 1:
+            cuts.setdefault(terms[0], []).append(node)
+        else:  # a size computed from several global sizes: which one means what?
+            plan.warnings.append((node, _detail(data, node, ", ".join(terms))))
+    for term, chunks in cuts.items():
+        given = (arguments or {}).get(term)
+        if given is not None:
+            local = [_sizes(a) or isinstance(a, (cst.Integer, cst.Float)) for a in given]
+            if all(local):
+                continue  # every call gives a size of its batch: per rank already
+            scale = scale and not any(local)
+        if not scale or not _scale(data, plan, where, body, batch, assigned, term, chunks):
+            for chunk in dict.fromkeys(chunks):
+                plan.warnings.append((chunk, _detail(data, chunk, term)))
+    return batch
+
+
+def _batch_params(
+    data: ShardDataLoaders, function: cst.FunctionDef, batches: dict[cst.For, set[str]]
+) -> tuple[set[str], bool, dict[str, list[cst.BaseExpression]]] | None:
+    """The parameters of `function` that calls in loops over sharded loaders give the
+    loop's batch, and whether every call is such (its chunk sizes can then be read per
+    rank; else only said). A method's calls are `self.name(...)` in its class."""
+    owner = method_class(function, data)
+    if owner is not None:
+        if function.name.value.startswith("__"):
+            return None
+        sites = [
+            c
+            for c in data._callers(function)
+            if isinstance(c.func, cst.Attribute)
+            and isinstance(c.func.value, cst.Name)
+            and c.func.value.value == "self"
+            and enclosing_class(c, data) is owner
+        ]
+    else:
+        sites = data._callers(function)
+    if not sites:
+        return None
+    params = [*function.params.posonly_params, *function.params.params]
+    found: set[str] | None = None
+    every = True
+    arguments: dict[str, list[cst.BaseExpression]] = {}
+    for site in sites:
+        for param in params:
+            argument = data._argument(function, site, param)
+            if argument is not None:
+                arguments.setdefault(param.name.value, []).append(argument)
+        loop = next(
+            (a for a in _ancestors(data, site) if isinstance(a, cst.For) and a in batches), None
+        )
+        if loop is None:
+            every = False
+            continue
+        here = {
+            p.name.value
+            for p in params
+            if isinstance(argument := data._argument(function, site, p), cst.Name)
+            and argument.value in batches[loop]
+        }
+        found = here if found is None else found & here
+    if not found:
+        return None
+    return found, every, arguments
+
+
+def _ancestors(data: ShardDataLoaders, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes around `node` within its function."""
+    current = data.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+        yield current
+        current = data.parent(current)
 
 
 def _chunks(
@@ -187,7 +286,7 @@ def _split_size(data: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | 
 def _scale(
     data: ShardDataLoaders,
     plan: ChunkPlan,
-    loop: cst.For,
+    where: str,
     body: list[cst.CSTNode],
     batch: set[str],
     assigned: dict[str, list[cst.BaseExpression]],
@@ -236,7 +335,7 @@ def _scale(
             f"{data.code(chunks[0])} cuts this rank's batch into chunks of {term}, a size of "
             "the global batch under DataParallel (which scattered each chunk over the "
             f"devices): read as this rank's part, {PER_RANK}({term}), where it cuts or "
-            f"counts this rank's batch in the loop over {data.code(loop.iter)}",
+            f"counts this rank's batch in {where}",
         )
     )
     return True
