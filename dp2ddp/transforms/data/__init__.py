@@ -203,30 +203,6 @@ class ShardDataLoaders(LoaderEvaluation):
                 found.append(expr)
         return found
 
-    def _read_through(
-        self, expr: cst.BaseExpression, loaders: dict[cst.Call, Loader]
-    ) -> set[cst.Call]:
-        """The loaders a local name holds when every binding of it reads one from somewhere
-        else (`loader = self.data_loader["train"]`, `loader = self.train_loader`, `loader =
-        train_loader`) rather than building or receiving it; empty otherwise. Such a loop is
-        not one of `_resolve`'s, whose expressions later passes spell in other functions
-        (set_epoch in the caller's epoch loop), where the local name does not exist; yet
-        what it shows of its batches is this rank's share (real-world: lshiwjx/2s-AGCN@953c14f
-        and kenziyuliu/MS-G3D@2f927f4 print the epoch's mean training loss, no DP030)."""
-        if not isinstance(expr, cst.Name):
-            return set()
-        values = [assigned_value(r.node, self) for r in self.referents(expr)]
-        if not values or not all(
-            isinstance(v, (cst.Name, cst.Attribute, cst.Subscript)) for v in values
-        ):
-            return set()
-        return {
-            call
-            for value in values
-            if value is not None
-            for call, _ in self._resolve(value, loaders, 1)
-        }
-
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
         args: dict[str, int] = {}
