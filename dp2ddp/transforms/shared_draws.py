@@ -253,13 +253,14 @@ class ShareDatasetDraws(MigrationTransform):
                         f"({DRAW_SHARE})",
                     )
                 continue
-            for call in unsharded:
+            for call in helper.sites:  # hazards left every call of it to here
                 if self._in_training_loop(call):
                     self.warn(
                         call,
                         "DP006",
-                        f"{code_of(call.func)}() draws {code_of(helper.draws[0].func)}() for a "
-                        "batch whose loader is not sharded: each rank draws its own",
+                        f"{code_of(call.func)}() draws {code_of(helper.draws[0].func)}() for "
+                        f"the batch it is given, and {code_of(unsharded[0])} gives it a batch "
+                        "of a loader that is not sharded: its draws stay per rank",
                     )
 
     def _loop_over_loader(self, node: cst.CSTNode, sizes: BatchSizes, size: str) -> cst.For | None:

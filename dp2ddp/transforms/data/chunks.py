@@ -221,7 +221,7 @@ def _chunks(
     assigned: dict[str, list[cst.BaseExpression]],
 ) -> Iterator[tuple[cst.CSTNode, list[str]]]:
     """(chunk, the global sizes it is cut by): slices of the batch by an inner range loop's
-    counter, `torch.split(x, size)` and `x.split(size)`."""
+    counter (or a name a `while` loop steps), `torch.split(x, size)` and `x.split(size)`."""
     for inner in body:
         if isinstance(inner, cst.Call) and _splits_batch(data, inner, batch):
             size = _split_size(data, inner)
@@ -230,13 +230,20 @@ def _chunks(
                 if terms:
                     yield inner, terms
             continue
-        if not (
+        if (
             isinstance(inner, cst.For)
             and isinstance(inner.iter, cst.Call)
             and name_of(inner.iter.func) == "range"
         ):
+            counter = _names(inner.target)
+        elif isinstance(inner, cst.While):  # `while start < len(x): ...; start += size`
+            counter = {
+                n.target.value
+                for n in walk(inner.body, skip_scopes=True)
+                if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name)
+            }
+        else:
             continue
-        counter = _names(inner.target)
         for node in walk(inner.body, skip_scopes=True):  # slices by the counter
             if not (
                 isinstance(node, cst.Subscript)
