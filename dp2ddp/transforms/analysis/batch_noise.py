@@ -315,20 +315,22 @@ def helper_noise(
     functions = {
         s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
     }
-    if not functions:
-        return []
-    uses: dict[str, list[cst.Name]] = {}
-    for node in walk(module):
-        if isinstance(node, cst.Name) and node.value in functions:
-            uses.setdefault(node.value, []).append(node)
-    found: list[HelperNoise] = []
+    candidates: dict[str, tuple[cst.FunctionDef, list[str], dict[cst.Call, str]]] = {}
     for name, function in functions.items():
         params = [p.name.value for p in function.params.params]
         if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
             continue
         sized = _param_draws(function, params, qualified_names, draws)
-        if not sized:
-            continue
+        if sized:
+            candidates[name] = (function, params, sized)
+    if not candidates:
+        return []  # the module is walked for uses only when a function may be one
+    uses: dict[str, list[cst.Name]] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Name) and node.value in candidates:
+            uses.setdefault(node.value, []).append(node)
+    found: list[HelperNoise] = []
+    for name, (function, params, sized) in candidates.items():
         sites: dict[cst.Call, cst.For] = {}
         for use in uses.get(name, []):
             if use is function.name:

@@ -96,7 +96,15 @@ def plan_chunk_sizes(
         batches[loop] = _plan_body(
             data, plan, body, _names(loop.target), f"the loop over {data.code(loop.iter)}"
         )
+    called = {  # names called in those loops: only their functions can be given a batch
+        name_of(n.func)
+        for loop in batches
+        for n in walk(loop.body, skip_scopes=True)
+        if isinstance(n, cst.Call)
+    }
     for function in (n for n in nodes if isinstance(n, cst.FunctionDef)):
+        if function.name.value not in called:
+            continue
         given = _batch_params(data, function, batches)
         if given is None:
             continue
