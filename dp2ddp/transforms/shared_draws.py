@@ -237,11 +237,7 @@ class ShareDatasetDraws(MigrationTransform):
         for helper in helper_noise(
             module, self.qualified_names, self.parent, sizes.bound, RANDOM_DRAWS
         ):
-            unsharded = [
-                call
-                for call, loop in helper.sites.items()
-                if loops_over(loop, sizes.sharded) is None
-            ]
+            unsharded = helper.unsharded(sizes.sharded)
             if not unsharded:
                 self._scaled.update(helper.draws)
                 for draw in helper.draws:

@@ -298,6 +298,10 @@ class HelperNoise:
     #: the calls of the function: each in a loop over a loader, given that loop's batch
     sites: dict[cst.Call, cst.For]
 
+    def unsharded(self, sharded: dict[str, str]) -> list[cst.Call]:
+        """The calls whose loop goes through none of the `sharded` loaders."""
+        return [c for c, loop in self.sites.items() if loops_over(loop, sharded) is None]
+
 
 def helper_noise(
     module: cst.Module,
