@@ -57,6 +57,7 @@ PER_RANK = "ddp_per_rank_batch"
 #: Operators whose right operand divides a count: with a global left operand the count is
 #: the global one and the size keeps its global value.
 _COUNTING = (cst.FloorDivide, cst.Divide, cst.Modulo)
+_UNKNOWN = "which of them is the batch's is not known"
 #: torch.split's and Tensor.split's keyword for the size.
 _SPLIT_SIZE = ("split_size", "split_size_or_sections")
 
@@ -110,7 +111,7 @@ def plan_chunk_sizes(
             continue
         params, scale, arguments = given
         body = list(walk(function.body, skip_scopes=True))
-        where = f"{function.name.value}(), given this rank's batch by every call"
+        where = f"{function.name.value}()" + (", given this rank's batch by every call" * scale)
         _plan_body(data, plan, body, params, where, scale=scale, arguments=arguments)
     return plan
 
@@ -151,7 +152,8 @@ def _plan_body(
         if len(terms) == 1:
             cuts.setdefault(terms[0], []).append(node)
         else:  # a size computed from several global sizes: which one means what?
-            plan.warnings.append((node, _detail(data, node, ", ".join(terms))))
+            why = "the size is computed from several configured sizes, " + _UNKNOWN
+            plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
     for term, chunks in cuts.items():
         given = (arguments or {}).get(term)
         if given is not None:
@@ -159,9 +161,14 @@ def _plan_body(
             if all(local):
                 continue  # every call gives a size of its batch: per rank already
             scale = scale and not any(local)
-        if not scale or not _scale(data, plan, where, body, batch, assigned, term, chunks):
-            for chunk in dict.fromkeys(chunks):
-                plan.warnings.append((chunk, _detail(data, chunk, term)))
+        if not scale:
+            why = f"not every call of {where} gives it this rank's batch and a configured {term}"
+        elif not _scale(data, plan, where, body, batch, assigned, term, chunks):
+            why = f"{term} meets another configured size in {where}, " + _UNKNOWN
+        else:
+            continue
+        for chunk in dict.fromkeys(chunks):
+            plan.warnings.append((chunk, _detail(data, chunk, term, why)))
     return batch
 
 
@@ -437,15 +444,14 @@ def _mixed(
     )
 
 
-def _detail(data: ShardDataLoaders, chunk: cst.CSTNode, term: str) -> str:
+def _detail(data: ShardDataLoaders, chunk: cst.CSTNode, size: str, why: str) -> str:
     return (
-        f"{data.code(chunk)} cuts this rank's batch into chunks of {term}, a size of the "
+        f"{data.code(chunk)} cuts this rank's batch into chunks of {size}, a size of the "
         "global batch under DataParallel (which scattered each chunk over the devices); "
         "each rank's batch is now batch_size // WORLD_SIZE, so a chunk holds WORLD_SIZE "
         "times DataParallel's per-device chunk, and where the size is the batch's, range() "
-        f"runs no chunk at all; {term} is not one size read on its own in the loop, so dp2ddp "
-        "cannot tell which read means the batch: scale it (// WORLD_SIZE) as the batch was "
-        "scaled"
+        f"runs no chunk at all. Not scaled: {why}; scale it (// WORLD_SIZE) as the batch "
+        "was scaled"
     )
 
 
