@@ -44,10 +44,12 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "Each process draws from its own generator (also inside a project function the loop "
         "calls, e.g. a mixup or CutMix helper: the warning names it and its draw): seeded "
         "alike (one fixed seed), every rank draws the same values; seeded apart, different "
-        "ones. Noise drawn for the batch (`z = torch.randn(batch_size, nz)`) is drawn as "
-        "DataParallel drew it where dp2ddp can show it is the global batch's, in a loop "
-        "over a loader it shards (ddp_draw_share: the whole batch's draw on rank 0's "
-        "stream, each rank keeping its rows); here it could not. Draw the global batch's "
+        "ones. Noise drawn for the batch (`z = torch.randn(batch_size, nz)`, "
+        "`torch.rand_like(x)`, `torch.randn(x.size(0), n)`, also inside a function of the "
+        "module every call of which gives it a loop's batch) is drawn as DataParallel drew "
+        "it where dp2ddp can show it is the global batch's, in a loop over a loader it "
+        "shards (ddp_draw_share: the whole batch's draw on rank 0's stream, each rank "
+        "keeping its rows); here it could not. Draw the global batch's "
         "values with `ddp_draw_share(lambda: ...)` yourself, seed per rank on purpose, or "
         "draw on rank 0 and broadcast if the values must agree.",
     ),
@@ -410,15 +412,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP051": (
         "a sharded batch cut into chunks of a global size",
         "The training loop cuts each batch into chunks (gradient accumulation, micro-batches: "
-        "`for i in range(batch_size // fbs): out = model(x[i * fbs:(i + 1) * fbs])`) by a "
+        "`for i in range(len(x) // fbs): out = model(x[i * fbs:(i + 1) * fbs])`) by a "
         "size that is not taken from the batch. Under DataParallel the batch was the global "
         "one and each chunk was scattered over the devices; migrated, each rank's batch is "
         "batch_size // WORLD_SIZE while the chunk size keeps its global value: a chunk holds "
-        "WORLD_SIZE times DataParallel's per-device chunk (BatchNorm normalises other "
-        "groups), and where the chunk size is the batch size, range() runs no chunk at all "
-        "(no training, silently) or the program's own assert fails. Scale the chunk size as "
-        "the batch was (fbs // WORLD_SIZE, DataParallel's per-device chunk), or take it from "
-        "the batch (`x.size(0) // splits`).",
+        "WORLD_SIZE times DataParallel's per-device chunk, and where the chunk size is the "
+        "batch size, range() runs no chunk at all (no training, silently) or the program's "
+        "own assert fails. dp2ddp reads one configured size as this rank's part, "
+        "ddp_per_rank_batch(fbs), wherever it cuts or counts this rank's batch (a count "
+        "made from the global sizes, `BATCH // fbs`, keeps them); this warning is left "
+        "where the chunk's size is computed from several configured sizes and which of them "
+        "is the batch's is not known. Scale the chunk size as the batch was (fbs // "
+        "WORLD_SIZE, DataParallel's per-device chunk), or take it from the batch "
+        "(`x.size(0) // splits`).",
     ),
     "DP052": (
         "an evaluation figure of a sharded loader decides when training stops",

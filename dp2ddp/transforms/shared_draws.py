@@ -49,16 +49,20 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DRAW_SHARE,
+    GLOBAL_LIKE,
+    LIKE_DRAWS,
     WHOLE_BATCH,
     BatchSizes,
     first_dimension,
     fixed_batch_loader,
     global_batch_sizes,
+    helper_noise,
     is_batch_noise,
+    like_argument,
     loops_over,
     per_rank_noise,
 )
@@ -265,8 +269,11 @@ class ShareDatasetDraws(MigrationTransform):
                     f"{code_of(node.func)}() draws {size} rows, a loader's global batch, in "
                     "a loop over no loader split by samples: each rank draws its own rows",
                 )
+        self._helper_noise(module, sizes)
         if self._noise or self._scaled:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
+        if any(self.qualified_names(c.func) & LIKE_DRAWS for c in self._scaled):
+            self.state.helpers.add("global_like")
         if self._fixed:
             self.state.helpers.update({"whole_batch", "same_random", "rank0_value"})
 
@@ -279,7 +286,10 @@ class ShareDatasetDraws(MigrationTransform):
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
             if isinstance(current, cst.For) and per_rank_noise(node, names, current, sizes.bound):
                 first = first_dimension(node, names)
-                assert first is not None
+                if first is None:  # a like-draw: its first dimension is its tensor's
+                    like = like_argument(node, names)
+                    assert like is not None
+                    first = cst.parse_expression(f"len({code_of(like)})")
                 if loops_over(current, sizes.sharded) is not None:
                     self._scaled.add(node)
                     self.record(
@@ -297,6 +307,37 @@ class ShareDatasetDraws(MigrationTransform):
                     )
                 return
             current = self.parent(current)
+
+    def _helper_noise(self, module: cst.Module, sizes: BatchSizes) -> None:
+        """A function of this module whose draws are sized by a batch it is given, called
+        only from loops over loaders with their batch (`loss = dsm(model, X, labels)` and
+        `torch.randn_like(samples)` inside): where every such loop's loader is sharded, its
+        draws take the global batch's rows on rank 0's stream and keep this rank's, as a
+        draw in the loop does; else DP006 at the calls (hazards left them to here)."""
+        for helper in helper_noise(
+            module, self.qualified_names, self.parent, sizes.bound, RANDOM_DRAWS
+        ):
+            unsharded = helper.unsharded(sizes.sharded)
+            if not unsharded:
+                self._scaled.update(helper.draws)
+                for draw in helper.draws:
+                    self.record(
+                        draw,
+                        f"{code_of(draw.func)}(...) in {helper.function.name.value}() draws "
+                        "for this rank's batch, which every call gives it: the global batch's "
+                        "rows are drawn on rank 0's stream, each rank keeps its own "
+                        f"({DRAW_SHARE})",
+                    )
+                continue
+            for call in helper.sites:  # hazards left every call of it to here
+                if self._in_training_loop(call):
+                    self.warn(
+                        call,
+                        "DP006",
+                        f"{code_of(call.func)}() draws {code_of(helper.draws[0].func)}() for "
+                        f"the batch it is given, and {code_of(unsharded[0])} gives it a batch "
+                        "of a loader that is not sharded: its draws stay per rank",
+                    )
 
     def _loop_over_loader(self, node: cst.CSTNode, sizes: BatchSizes, size: str) -> cst.For | None:
         """The loop around `node` (within its function) over a sharded loader whose global
@@ -357,7 +398,13 @@ class ShareDatasetDraws(MigrationTransform):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        if original_node in self._scaled:
+        if original_node in self._scaled and self.qualified_names(original_node.func) & LIKE_DRAWS:
+            like = like_argument(updated_node, self.qualified_names(original_node.func))
+            assert like is not None
+            updated_node = cast(
+                cst.Call, updated_node.deep_replace(like, call_named(GLOBAL_LIKE, cst.Arg(like)))
+            )
+        elif original_node in self._scaled:
             first = first_dimension(updated_node, self.qualified_names(original_node.func))
             assert first is not None
             scaled = cst.BinaryOperation(

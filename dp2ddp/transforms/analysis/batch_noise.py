@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 
@@ -61,12 +61,31 @@ _NUMPY_SIZED = {
     "numpy.random.random_sample": 0,
     "torch.randint": 2,
 }
-BATCH_DRAWS = _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED)
+#: Draws shaped like a tensor they are given (`torch.rand_like(X)`: ncsn's dequantisation
+#: noise, ermongroup/ncsn@7f27f4a): sized by that tensor's batch.
+LIKE_DRAWS = frozenset({"torch.rand_like", "torch.randn_like", "torch.randint_like"})
+BATCH_DRAWS = _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS
+#: The helper that shapes a like-draw's tensor as the global batch.
+GLOBAL_LIKE = "ddp_global_like"
+
+
+def like_argument(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | None:
+    """The tensor a `*_like` draw is shaped like (its first argument, or `input=`)."""
+    if not set(names) & LIKE_DRAWS or any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is None:
+            return arg.value
+        if arg.keyword.value == "input":
+            return arg.value
+    return None
 
 
 def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | None:
     """The expression a draw's first dimension is written as; None where not known."""
     names = set(names)
+    if names & LIKE_DRAWS:
+        return None  # no size written: shaped like a tensor (like_argument)
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     if any(a.star for a in call.args):
         return None
@@ -195,9 +214,7 @@ def fixed_batch_loader(
     return None if size is None else (loader, size, sizes.sites[code_of(loader)])
 
 
-def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
-    """`first` is the size of a batch the loop's target binds: `x.size(0)`, `x.size()[0]`,
-    `x.shape[0]`, `len(x)` (this rank's batch, once its loader is sharded)."""
+def _target_names(loop: cst.For) -> set[str]:
     names: set[str] = set()
     stack: list[cst.CSTNode] = [loop.target]
     while stack:
@@ -206,6 +223,18 @@ def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
             names.add(node.value)
         elif isinstance(node, (cst.Tuple, cst.List)):
             stack.extend(e.value for e in node.elements)
+    return names
+
+
+def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
+    """`first` is the size of a batch the loop's target binds: `x.size(0)`, `x.size()[0]`,
+    `x.shape[0]`, `len(x)` (this rank's batch, once its loader is sharded)."""
+    return batch_of_size(first) in _target_names(loop)
+
+
+def batch_of_size(first: cst.BaseExpression) -> str | None:
+    """The name whose batch size `first` is: `x.size(0)`, `x.size()[0]`, `x.shape[0]`,
+    `len(x)` -> "x"; None for anything else."""
     batch: cst.BaseExpression | None = None
     if isinstance(first, cst.Call) and len(first.args) == 1:
         argument = first.args[0].value
@@ -235,7 +264,7 @@ def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
                 and owner.func.attr.value == "size"
             ):
                 batch = owner.func.value
-    return isinstance(batch, cst.Name) and batch.value in names
+    return batch.value if isinstance(batch, cst.Name) else None
 
 
 def per_rank_noise(
@@ -244,7 +273,148 @@ def per_rank_noise(
     """A draw (no `generator=`) sized by a batch of `loop`, a loop over one of `loaders`."""
     if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
         return False
+    like = like_argument(call, names)
+    if like is not None:  # `torch.rand_like(x)` of a batch the loop's target binds
+        return (
+            isinstance(like, cst.Name)
+            and like.value in _target_names(loop)
+            and loops_over(loop, loaders) is not None
+        )
     first = first_dimension(call, names)
     return (
         first is not None and sized_by_batch(first, loop) and loops_over(loop, loaders) is not None
     )
+
+
+@dataclass
+class HelperNoise:
+    """A module-level function whose every draw is sized by a batch it is given
+    (`def dsm_loss(model, samples, ...): torch.randn_like(samples)`, ermongroup/ncsn@7f27f4a),
+    and whose every use is a call in a loop over a loader passing that loop's batch for it."""
+
+    function: cst.FunctionDef
+    #: the draws, each sized by a parameter
+    draws: list[cst.Call]
+    #: the calls of the function: each in a loop over a loader, given that loop's batch
+    sites: dict[cst.Call, cst.For]
+
+    def unsharded(self, sharded: dict[str, str]) -> list[cst.Call]:
+        """The calls whose loop goes through none of the `sharded` loaders."""
+        return [c for c, loop in self.sites.items() if loops_over(loop, sharded) is None]
+
+
+def helper_noise(
+    module: cst.Module,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    loaders: dict[str, str],
+    draws: frozenset[str],
+) -> list[HelperNoise]:
+    """The module's functions whose draws are noise for the batch they are given, drawn as
+    DataParallel drew it once every call site's loop is sharded (HelperNoise). A function
+    with any other draw, a parameter it rebinds, a use that is not a call, or a call given
+    something else than a batch of its loop is not one (DP006 at its calls stays)."""
+    if not loaders:
+        return []
+    functions = {
+        s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
+    }
+    candidates: dict[str, tuple[cst.FunctionDef, list[str], dict[cst.Call, str]]] = {}
+    for name, function in functions.items():
+        params = [p.name.value for p in function.params.params]
+        if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
+            continue
+        sized = _param_draws(function, params, qualified_names, draws)
+        if sized:
+            candidates[name] = (function, params, sized)
+    if not candidates:
+        return []  # the module is walked for uses only when a function may be one
+    uses: dict[str, list[cst.Name]] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Name) and node.value in candidates:
+            uses.setdefault(node.value, []).append(node)
+    found: list[HelperNoise] = []
+    for name, (function, params, sized) in candidates.items():
+        sites: dict[cst.Call, cst.For] = {}
+        for use in uses.get(name, []):
+            if use is function.name:
+                continue
+            call = parent(use)
+            if not isinstance(call, cst.Call) or call.func is not use:
+                break
+            loop = _batch_loop(call, function, sized, params, parent, loaders)
+            if loop is None:
+                break
+            sites[call] = loop
+        else:
+            if sites:
+                found.append(HelperNoise(function, list(sized), sites))
+    return found
+
+
+def _param_draws(
+    function: cst.FunctionDef,
+    params: list[str],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    draws: frozenset[str],
+) -> dict[cst.Call, str]:
+    """Every draw of the function -> the parameter it is sized by; empty when any draw is
+    not sized by one, or a parameter it is sized by is rebound in the function."""
+    sized: dict[cst.Call, str] = {}
+    bound: set[str] = set()
+    for node in walk(function.body):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return {}  # nested scopes: not followed
+        if isinstance(node, cst.AssignTarget | cst.AugAssign) and isinstance(node.target, cst.Name):
+            bound.add(node.target.value)
+        if not isinstance(node, cst.Call):
+            continue
+        names = qualified_names(node.func)
+        if not names & draws:
+            continue
+        if any(a.keyword is not None and a.keyword.value == "generator" for a in node.args):
+            continue  # its own generator: not the global stream
+        like = like_argument(node, names)
+        first = first_dimension(node, names) if like is None else None
+        param = None
+        if isinstance(like, cst.Name) and like.value in params:
+            param = like.value
+        elif first is not None:
+            param = batch_of_size(first)
+        if param is None or param not in params:
+            return {}
+        sized[node] = param
+    if any(p in bound for p in sized.values()):
+        return {}
+    return sized
+
+
+def _batch_loop(
+    call: cst.Call,
+    function: cst.FunctionDef,
+    sized: dict[cst.Call, str],
+    params: list[str],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    loaders: dict[str, str],
+) -> cst.For | None:
+    """The loop over one of `loaders` around `call` (in its function) whose target binds
+    every argument the function's draws are sized by; None where there is none."""
+    if any(a.star for a in call.args):
+        return None
+    given: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg.value
+        elif index < len(params):
+            given[params[index]] = arg.value
+    current = parent(call)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(current, cst.For) and loops_over(current, loaders) is not None:
+            names = _target_names(current)
+            for param in set(sized.values()):
+                argument = given.get(param)
+                if not isinstance(argument, cst.Name) or argument.value not in names:
+                    return None
+            return current
+        current = parent(current)
+    return None

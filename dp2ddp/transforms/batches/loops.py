@@ -97,8 +97,10 @@ class BatchLoops(LoaderImports):
         named like one (a loader factory's result): the data pass's (it shards or warns).
         A value built by a class or function of this module that names no DataLoader
         (`train_loader = BatchIterator(...)`) is not one, whatever its name."""
-        if self._resolve(expr, self._loader_calls, 0):
-            return True
+        if self._resolve(expr, self._loader_calls, 0) or self._read_through(
+            expr, self._loader_calls
+        ):
+            return True  # also through local names (`loader = self.loaders["train"]`)
         if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
             return True  # DP027 names it
         origins = self._origins(expr, (), 0)

@@ -100,7 +100,7 @@ from dp2ddp.transforms.data.batch_shard import (
     plan_batch_shard,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
-from dp2ddp.transforms.data.chunks import global_chunk_sizes
+from dp2ddp.transforms.data.chunks import ChunkPlan, plan_chunk_sizes
 from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
@@ -139,6 +139,7 @@ class ShardDataLoaders(LoaderEvaluation):
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._shards: dict[cst.Call, ShardEdit] = {}
+        self._chunk_sizes = ChunkPlan()
         self._lines = node.code.splitlines()
         self._module_node = node
         self._indent = node.default_indent
@@ -173,10 +174,11 @@ class ShardDataLoaders(LoaderEvaluation):
                 self, nodes, sharded, self._iterated_through_names
             ):
                 self.warn(name, "DP044", detail)
-            for chunk, detail in global_chunk_sizes(
-                self, nodes, sharded, self._iterated_through_names
-            ):
+            self._chunk_sizes = plan_chunk_sizes(self, nodes, sharded, self._iterated_through_names)
+            for chunk, detail in self._chunk_sizes.warnings:
                 self.warn(chunk, "DP051", detail)
+            for chunk, description in self._chunk_sizes.records:
+                self.record(chunk, description)
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -200,30 +202,6 @@ class ShardDataLoaders(LoaderEvaluation):
             else:
                 found.append(expr)
         return found
-
-    def _read_through(
-        self, expr: cst.BaseExpression, loaders: dict[cst.Call, Loader]
-    ) -> set[cst.Call]:
-        """The loaders a local name holds when every binding of it reads one from somewhere
-        else (`loader = self.data_loader["train"]`, `loader = self.train_loader`, `loader =
-        train_loader`) rather than building or receiving it; empty otherwise. Such a loop is
-        not one of `_resolve`'s, whose expressions later passes spell in other functions
-        (set_epoch in the caller's epoch loop), where the local name does not exist; yet
-        what it shows of its batches is this rank's share (real-world: lshiwjx/2s-AGCN@953c14f
-        and kenziyuliu/MS-G3D@2f927f4 print the epoch's mean training loss, no DP030)."""
-        if not isinstance(expr, cst.Name):
-            return set()
-        values = [assigned_value(r.node, self) for r in self.referents(expr)]
-        if not values or not all(
-            isinstance(v, (cst.Name, cst.Attribute, cst.Subscript)) for v in values
-        ):
-            return set()
-        return {
-            call
-            for value in values
-            if value is not None
-            for call, _ in self._resolve(value, loaders, 1)
-        }
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
@@ -582,6 +560,14 @@ class ShardDataLoaders(LoaderEvaluation):
             len(line) - len(before) + len(after) > max(LINE_LIMIT, len(line))
             for line, before, after in zip(source, old, new, strict=True)
         )
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._chunk_sizes.swaps.get(original_node, updated_node)
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self._chunk_sizes.swaps.get(original_node, updated_node)
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef

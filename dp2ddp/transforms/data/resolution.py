@@ -125,6 +125,33 @@ class LoaderResolution(CallFlow):
             return assign.value
         return None
 
+    def _read_through(
+        self, expr: cst.BaseExpression, loaders: dict[cst.Call, Loader], depth: int = 0
+    ) -> set[cst.Call]:
+        """The loaders a local name holds when every binding of it reads one from somewhere
+        else (`loader = self.data_loader["train"]`, `loader = self.train_loader`, `loader =
+        train_loader`, and a name for such a name: `process = loader`) rather than building
+        or receiving it; empty otherwise. Such a loop is not one of `_resolve`'s, whose
+        expressions later passes spell in other functions (set_epoch in the caller's epoch
+        loop), where the local name does not exist; yet what it shows of its batches is
+        this rank's share (real-world: lshiwjx/2s-AGCN@953c14f and kenziyuliu/MS-G3D@2f927f4
+        print the epoch's mean training loss, no DP030), its chunks are cut from this rank's
+        batch (data/chunks.py) and the batches pass must not split it again."""
+        if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
+            return set()
+        values = [assigned_value(r.node, self) for r in self.referents(expr)]
+        if not values or not all(
+            isinstance(v, (cst.Name, cst.Attribute, cst.Subscript)) for v in values
+        ):
+            return set()
+        found: set[cst.Call] = set()
+        for value in values:
+            if value is None:
+                continue
+            found |= {call for call, _ in self._resolve(value, loaders, 1)}
+            found |= self._read_through(value, loaders, depth + 1)
+        return found
+
     def _resolve_item(
         self, expr: cst.Subscript, loaders: dict[cst.Call, Loader]
     ) -> list[tuple[cst.Call, Path]]:
@@ -148,7 +175,32 @@ class LoaderResolution(CallFlow):
                 and (keys is None or _literal_key(binding) in (*keys, None))
             ):
                 found.append((loader.call, ()))
+            elif binding is None and enclosing_class(loader.call, self) is owner:
+                key = self._dict_literal_key(loader.call, text)
+                if key is not False and (keys is None or key in (*keys, None)):
+                    found.append((loader.call, ()))
         return found
+
+    def _dict_literal_key(self, call: cst.Call, container: str) -> str | None | bool:
+        """`self.data_loader = {"train": DataLoader(...)}`: the key the loader is stored
+        under in a dict literal bound to `container` (None: not a string literal); False
+        where the loader is no value of such a dict."""
+        element = self.parent(call)
+        if not isinstance(element, cst.DictElement) or element.value is not call:
+            return False
+        literal = self.parent(element)
+        assign = self.parent(literal) if isinstance(literal, cst.Dict) else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and self.code(assign.targets[0].target) == container
+        ):
+            return False
+        key = element.key
+        if isinstance(key, cst.SimpleString):
+            value = key.evaluated_value
+            return value if isinstance(value, str) else None
+        return None
 
     def _possible_keys(self, item: cst.Subscript, depth: int) -> set[str] | None:
         """The string keys `item` may read: its literal key, or the strings a loop variable

@@ -37,6 +37,7 @@ from dp2ddp.transforms._support.nodes import name_of, variables_under, wrap_targ
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
+    helper_noise,
     is_batch_noise,
     per_rank_noise,
 )
@@ -88,8 +89,13 @@ class FlagHazards(MigrationTransform):
         self._batch_sizes = BatchSizes()
 
     def visit_Module(self, node: cst.Module) -> bool:
+        self._helper_noise: set[cst.Call] = set()
         if self.state.text_count("DataLoader") != 0:
             self._batch_sizes = global_batch_sizes(node, self.matches)
+            for helper in helper_noise(
+                node, self.qualified_names, self.parent, self._batch_sizes.bound, RANDOM_DRAWS
+            ):
+                self._helper_noise.update(helper.sites)
         self._losses.enter_module(node)
         self._means.enter_module(node)
         self._draws = HelperDraws(
@@ -245,10 +251,14 @@ class FlagHazards(MigrationTransform):
         tensor filled in place from the global generator (`torch.FloatTensor(size)
         .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
         func = node.func
-        if is_batch_noise(node, names, self._batch_sizes.written) or any(
-            isinstance(info.node, cst.For)
-            and per_rank_noise(node, names, info.node, self._batch_sizes.bound)
-            for info in self._enclosing()
+        if (
+            is_batch_noise(node, names, self._batch_sizes.written)
+            or any(
+                isinstance(info.node, cst.For)
+                and per_rank_noise(node, names, info.node, self._batch_sizes.bound)
+                for info in self._enclosing()
+            )
+            or node in self._helper_noise
         ):
             return  # noise for the batch: shared_draws draws it as DataParallel did
 
