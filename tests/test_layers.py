@@ -20,6 +20,7 @@ TRANSFORMS = PACKAGE / "transforms"
 KNOWN: set[tuple[str, str]] = {
     # the dataset-draw finder (hazards' module_draws) -> transforms/analysis/draws.py
     ("dp2ddp.transforms.shared_draws", "dp2ddp.transforms.hazards.draws"),
+    ("dp2ddp.transforms.shared_draws.dataset_draws", "dp2ddp.transforms.hazards.draws"),
     # loop scopes (hazards.scopes) -> transforms/analysis/scopes.py
     ("dp2ddp.transforms.batches", "dp2ddp.transforms.hazards.scopes"),
     ("dp2ddp.transforms.batches.proof", "dp2ddp.transforms.hazards.scopes"),

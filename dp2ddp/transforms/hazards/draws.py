@@ -60,7 +60,7 @@ RANDOM_DRAWS = frozenset(
 def _own_generator(call: cst.Call) -> bool:
     """Whether a draw names its generator (`torch.randn(n, generator=g)`): it advances no
     global stream, so a helper that only draws so is no drawing helper, as such a draw
-    written where it is used is none (hazards/__init__.py, shared_draws.py)."""
+    written where it is used is none (hazards/__init__.py, shared_draws/)."""
     return any(a.keyword is not None and a.keyword.value == "generator" for a in call.args)
 
 

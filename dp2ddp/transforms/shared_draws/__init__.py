@@ -48,8 +48,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DRAW_SHARE,
@@ -68,34 +67,18 @@ from dp2ddp.transforms.analysis.batch_noise import (
 )
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.scopes import is_training_loop
+from dp2ddp.transforms.shared_draws.dataset_draws import (
+    SAME_RANDOM,
+    DatasetDrawFinder,
+    found_statements,
+)
 
-SAME_RANDOM = "ddp_same_random"
-DATASET_BASES = frozenset({"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"})
-RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
-#: Calls whose arguments decide what a dataset holds.
-DATASET_BUILDERS = (
-    DATALOADER
-    | RANDOM_SPLIT
-    | frozenset(
-        f"torch.utils.data{module}.{name}"
-        for module in ("", ".dataset")
-        for name in ("Subset", "TensorDataset", "ConcatDataset", "StackDataset")
-    )
-)
-#: Generators created here that seed themselves per process when given no seed.
-UNSEEDED_GENERATORS = frozenset(
-    {"numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
-)
 #: Names that read alike on every rank where a seeded draw may read them: the constants, and
 #: the device this pass's predecessor wrote for `torch.device("cuda" if ...)` (on whichever
 #: GPU, torch's seed seeds its generator alike).
 _UNIFORM_NAMES = frozenset({"True", "False", "None", "DEVICE"})
 #: Seeds every global generator torch draws from (CPU and CUDA).
 _TORCH_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
-#: Methods of a Dataset that run per sample or per pass, not while it is built.
-PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__len__", "__iter__", "__next__"})
-#: Receivers of calls that change no dataset (`torch.manual_seed(s)`, `np.random.seed(s)`).
-_MODULES = frozenset({"torch", "np", "numpy", "random", "os", "sys", "math", "logging"})
 
 
 class ShareDatasetDraws(MigrationTransform):
@@ -123,7 +106,7 @@ class ShareDatasetDraws(MigrationTransform):
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
-        finder = _Finder(self, node)
+        finder = DatasetDrawFinder(self, node)
         found = finder.run()
         self._spans = finder.method_bodies
         for draw, statement in found:
@@ -482,270 +465,6 @@ class ShareDatasetDraws(MigrationTransform):
         return body
 
 
-def found_statements(found: list[tuple[cst.Call, cst.CSTNode | None]]) -> list[cst.CSTNode]:
-    return [s for _, s in found if s is not None]
-
-
-class _Finder:
-    """The draws that decide a dataset, each with the statement to wrap (None: it cannot be
-    wrapped). Draws already inside `with ddp_same_random():` are not listed."""
-
-    def __init__(self, transform: ShareDatasetDraws, module: cst.Module) -> None:
-        self.t = transform
-        self.module = module
-        self.nodes = list(walk(module))
-        self.found: list[tuple[cst.Call, cst.CSTNode | None]] = []
-        self.seen: set[cst.Call] = set()
-        #: bodies of the Dataset methods that build it (__init__ and what it calls)
-        self.method_bodies: list[cst.IndentedBlock] = []
-
-    def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
-        classes = self._dataset_classes()
-        for cls in classes:
-            self._dataset_class(cls)
-        for node in self.nodes:
-            if isinstance(node, cst.Call) and self._is_split_without_generator(node):
-                self._add(node)
-        scopes: list[cst.CSTNode] = [self.module]
-        scopes += [n for n in self.nodes if isinstance(n, cst.FunctionDef)]
-        for scope in scopes:
-            self._slice(scope)
-        return self.found
-
-    # -- what is a draw -------------------------------------------------------------------
-    def _is_draw(self, call: cst.Call) -> bool:
-        names = self.t.qualified_names(call.func)
-        if names & RANDOM_SPLIT:
-            return self._is_split_without_generator(call)
-        if names & RANDOM_DRAWS:
-            return not any(
-                a.keyword is not None and a.keyword.value == "generator" for a in call.args
-            )
-        return self.t.helper_draw(call)
-
-    def _is_split_without_generator(self, call: cst.Call) -> bool:
-        if not self.t.matches(call.func, RANDOM_SPLIT):
-            return False
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        return len(positional) < 3 and not any(
-            a.star or (a.keyword is not None and a.keyword.value == "generator") for a in call.args
-        )
-
-    def _unseeded_generator(self, call: cst.Call) -> bool:
-        return not call.args and self.t.matches(call.func, UNSEEDED_GENERATORS)
-
-    # -- where it goes ------------------------------------------------------------------
-    def _add(self, call: cst.Call) -> None:
-        if call in self.seen:
-            return
-        self.seen.add(call)
-        if self._already_shared(call):
-            return
-        self.found.append((call, self._statement(call)))
-
-    def _already_shared(self, node: cst.CSTNode) -> bool:
-        current = self.t.parent(node)
-        while current is not None:
-            if isinstance(current, cst.With) and any(
-                isinstance(i.item, cst.Call) and name_of(i.item.func) == SAME_RANDOM
-                for i in current.items
-            ):
-                return True
-            current = self.t.parent(current)
-        return False
-
-    def _statement(self, call: cst.Call) -> cst.CSTNode | None:
-        """The innermost statement holding the draw, or the outermost loop around it that
-        trains nothing, within its function; None where it cannot be wrapped."""
-        node: cst.CSTNode | None = call
-        statement: cst.CSTNode | None = None
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            if isinstance(node, (cst.Lambda, cst.ClassDef)):
-                return None if statement is None else statement
-            if isinstance(node, (cst.For, cst.While)):
-                if self.t.is_training(node):
-                    break
-                statement = node
-            elif isinstance(node, cst.SimpleStatementLine | cst.BaseCompoundStatement):
-                if statement is None:
-                    statement = node
-            node = self.t.parent(node)
-        if statement is None:
-            return None
-        holder = self.t.parent(statement)
-        if not isinstance(holder, (cst.IndentedBlock, cst.Module)):
-            return None
-        return statement
-
-    # -- Dataset classes ------------------------------------------------------------------
-    def _dataset_classes(self) -> list[cst.ClassDef]:
-        classes = [n for n in self.nodes if isinstance(n, cst.ClassDef)]
-        found: list[cst.ClassDef] = []
-        names: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for cls in classes:
-                if cls in found:
-                    continue
-                for base in cls.bases:
-                    qualified = self.t.qualified_names(base.value)
-                    last = name_of(base.value)
-                    if (
-                        qualified & DATASET_BASES
-                        or (last.endswith("Dataset") and "Iterable" not in last)
-                        or last in names
-                    ):
-                        found.append(cls)
-                        names.add(cls.name.value)
-                        changed = True
-                        break
-        return found
-
-    def _dataset_class(self, cls: cst.ClassDef) -> None:
-        if not isinstance(cls.body, cst.IndentedBlock):
-            return
-        methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-        todo = ["__init__"]
-        done: set[str] = set()
-        while todo:
-            name = todo.pop()
-            if name in done or name not in methods or name in PER_SAMPLE:
-                continue
-            done.add(name)
-            body = methods[name].body
-            if isinstance(body, cst.IndentedBlock):
-                self.method_bodies.append(body)
-            for node in walk(methods[name].body, skip_scopes=True):
-                if not isinstance(node, cst.Call):
-                    continue
-                func = node.func
-                if (
-                    isinstance(func, cst.Attribute)
-                    and isinstance(func.value, cst.Name)
-                    and func.value.value == "self"
-                ):
-                    todo.append(func.attr.value)
-                self._check_call(node)
-
-    def _check_call(self, call: cst.Call) -> None:
-        if self._unseeded_generator(call):
-            if call not in self.seen and not self._already_shared(call):
-                self.seen.add(call)
-                self.t.warn(
-                    call,
-                    "DP036",
-                    f"{code_of(call)} seeds itself in each process, so each rank builds "
-                    "another dataset; give it a seed that every rank shares",
-                )
-        elif self._is_draw(call):
-            self._add(call)
-
-    # -- statements a dataset is built from -----------------------------------------------
-    def _slice(self, scope: cst.CSTNode) -> None:
-        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        lines = [n for n in walk(body, skip_scopes=True) if isinstance(n, cst.SimpleStatementLine)]
-        needed: set[str] = set()
-        in_slice: list[cst.SimpleStatementLine] = []
-        for line in lines:
-            for call in _calls(line):
-                if self._builds_dataset(call):
-                    needed |= _read_keys(call)
-                    in_slice.append(line)
-                    break
-        if not in_slice:
-            return
-        changed = True
-        while changed:
-            changed = False
-            for line in lines:
-                if line in in_slice:
-                    continue
-                if _written_keys(line) & needed:
-                    in_slice.append(line)
-                    needed |= _read_keys(line)
-                    changed = True
-        for line in in_slice:
-            if self._in_training_loop(line, scope):
-                continue  # per-step randomness (noise, augmentation) stays per rank
-            for call in _calls(line):
-                self._check_call(call)
-
-    def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
-        current = self.t.parent(node)
-        while current is not None and current is not scope:
-            if isinstance(current, (cst.For, cst.While)) and self.t.is_training(current):
-                return True
-            current = self.t.parent(current)
-        return False
-
-    def _builds_dataset(self, call: cst.Call) -> bool:
-        if self.t.matches(call.func, DATASET_BUILDERS):
-            return True
-        last = name_of(call.func)
-        return last.endswith("Dataset") and "Iterable" not in last
-
-
-def _calls(root: cst.CSTNode) -> Iterator[cst.Call]:
-    for node in walk(root, skip_scopes=True):
-        if isinstance(node, cst.Call):
-            yield node
-
-
-def _key(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and _key(node.value) is not None:
-        return code_of(node)
-    if isinstance(node, cst.Subscript):
-        return _key(node.value)
-    return None
-
-
-def _read_keys(root: cst.CSTNode) -> set[str]:
-    keys: set[str] = set()
-    for node in walk(root, skip_scopes=True):
-        key = _key(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if key is not None:
-            keys.add(key)
-    return keys
-
-
-def _targets(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {k for e in target.elements for k in _targets(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _targets(target.value)
-    key = _key(target)
-    return {key} if key is not None else set()
-
-
-def _written_keys(line: cst.SimpleStatementLine) -> set[str]:
-    """What the statement binds or changes in place (`files.append(x)`, `shuffle(files)`)."""
-    keys: set[str] = set()
-    for small in line.body:
-        if isinstance(small, cst.Assign):
-            for target in small.targets:
-                keys |= _targets(target.target)
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-            keys |= _targets(small.target)
-        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            call = small.value
-            if isinstance(call.func, cst.Attribute):
-                receiver = _key(call.func.value)
-                if (
-                    receiver is not None
-                    and receiver.split(".")[0] not in _MODULES
-                    and name_of(call.func) not in ("shuffle", "permutation")
-                ):
-                    keys.add(receiver)
-            if name_of(call.func) == "shuffle" and call.args:
-                first = _key(call.args[0].value)
-                if first is not None:
-                    keys.add(first)
-    return keys
-
-
 class _ReadDraws(ShareDatasetDraws):
     """Reads a module: its draws that decide a dataset and are not shared (changes nothing)."""
 
@@ -754,7 +473,8 @@ class _ReadDraws(ShareDatasetDraws):
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
         self.found = [
-            (self._position(draw)[0], code_of(draw.func)) for draw, _ in _Finder(self, node).run()
+            (self._position(draw)[0], code_of(draw.func))
+            for draw, _ in DatasetDrawFinder(self, node).run()
         ]
         return False
 
