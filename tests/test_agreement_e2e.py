@@ -6,7 +6,9 @@ Classes: a run directory stamped by the clock into an attribute, a dict item and
 return (stamped_attribute); a run directory named by the first free index
 (first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
 by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a run name
-from another module's helper and a checkpoint saved in another module (across_modules).
+from another module's helper and a checkpoint saved in another module (across_modules); a
+checkpoint helper of another module called under each rank's own clock (clock_checkpoint:
+no barrier in it, or the ranks hang).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -40,7 +42,7 @@ NAMES = (
     "decided_logdir",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
-PROGRAMS = ("across_modules",)
+PROGRAMS = ("across_modules", "clock_checkpoint")
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 #: The next line: decided_logdir's answer to "delete it?".
@@ -129,6 +131,20 @@ def test_across_modules_one_directory_and_a_finished_checkpoint(run: Path) -> No
     assert len(made) == 1, made
     assert [p.name for p in made[0].iterdir()] == ["best.pt"]
     assert _printed_in(folder) == ("runs: 1\n", "")
+
+
+def test_clock_checkpoint_ends_with_every_file(run: Path) -> None:
+    """Checkpoint.save() (clock_ckpt/store.py) is called under each rank's own wall-clock
+    test: it has no barrier, so the run ends (with one, 2 of 2 launches hung); the epoch
+    checkpoints, saved by every rank alike, keep theirs."""
+    folder = run.parent / "clock_checkpoint" / "train"
+    assert sorted(p.name for p in folder.glob("*.pt")) == [
+        "epoch0.pt",
+        "epoch1.pt",
+        "epoch2.pt",
+        "last.pt",
+    ]
+    assert _printed_in(folder)[0] == "epochs saved: 3\n"
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:

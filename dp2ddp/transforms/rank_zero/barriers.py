@@ -6,7 +6,8 @@ reached by every rank: it goes after the outermost `if` around the save, and fur
 after any statement whose condition or iteration may differ between ranks
 (analysis/uniformity.py proves what does not: `if acc > best:` on a metric summed over the
 ranks is fine, on a rank's own loss it is not). When no such place exists in the function
-(it can leave early, or is called under a rank-local condition) the barrier is left out,
+(it can leave early, or is called under a rank-local condition, in this module or in
+another module of the program: uniformity.py's unreached_elsewhere) the barrier is left out,
 said in the change record, and each load that may read the file (not a resume before any
 save) gets a `ddp_barrier()` before it, or DP031 where that load is not reached by every
 rank.
@@ -88,6 +89,8 @@ class Barriers(Rule):
         self._saved_elsewhere: frozenset[str] = frozenset()
         #: A save of this module has no barrier after it.
         self._local_unsynced = False
+        #: The first such save and why it has none, for DP031.
+        self._unsynced_why = ""
         #: Functions and methods of the program's other modules that load (ProgramHints).
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
@@ -113,8 +116,12 @@ class Barriers(Rule):
                 continue
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
-            if self.plan_after(call)[1] is not None:
+            omitted = self.plan_after(call)[1]
+            if omitted is not None:
                 self.before_loads = self._local_unsynced = True
+                if not self._unsynced_why:
+                    line = self.t.input_position(call)[0]
+                    self._unsynced_why = f"rank 0's save at line {line} ({omitted})"
 
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
@@ -287,6 +294,12 @@ class Barriers(Rule):
                 return None, (
                     f"{function.name.value}() is called{where} where not every rank may arrive"
                 )
+            elsewhere = self.facts.uniform.unreached_elsewhere(function)
+            if elsewhere is not None:
+                return None, (
+                    f"{function.name.value}() is called in {elsewhere} where not every rank "
+                    "may arrive"
+                )
         return anchor, None
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -433,16 +446,21 @@ class Barriers(Rule):
             if saver
             else "a rank-0 save above could have none after it"
         )
+        unsynced = "rank 0's save"
         if self.facts.uniform.rank_dependent_around(original) is not None or (
-            function is not None and self.facts.uniform.unreached_call(function) is not None
+            function is not None
+            and (
+                self.facts.uniform.unreached_call(function) is not None
+                or self.facts.uniform.unreached_elsewhere(function) is not None
+            )
         ):
             self.t.warn(
                 loads[0],
                 "DP031",
                 f"{why}, and this load is not reached by every rank"
                 if saver
-                else "rank 0's save has no barrier every rank reaches, and this load has none "
-                "either",
+                else f"{self._unsynced_why or unsynced} has no barrier every rank reaches, "
+                "and this load has none either",
             )
             return False
         self.t.state.helpers.add("barrier")
