@@ -18,8 +18,10 @@ that may follow one (a load before any call of a saving function of the program,
 resume at start-up, is left alone) gets a `ddp_barrier()` before it where every rank
 reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
 `framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
-half-written or the previous epoch's file). "May follow" is seen, not guessed: a call of
-such a function earlier in the load's function (in its blocks, or a loop around it). A
+half-written or the previous epoch's file). A function is named as it is defined too
+(`evaluate(args)` after `from linear_eval import main as evaluate`). "May follow" is seen,
+not guessed: a call of such a function earlier in the load's function (in its blocks, or a
+loop around it). A
 load with none before it is left as written: most often a file from elsewhere (OpenNRE's
 pretrain.get_model() loads downloaded models), and a helper module shared by two programs
 (one that saves, one that does not) must migrate the same way in both.
@@ -367,17 +369,26 @@ class Barriers(Rule):
 
     def _loader_call(self, call: cst.Call) -> bool:
         """A call of another module's loading function (`utils.load_checkpoint(...)`,
-        `load_best(...)`, `trainer.restore()`): it reads a checkpoint as torch.load does."""
-        func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        return name in self._loaded_elsewhere
+        `load_best(...)`, `trainer.restore()`, `evaluate(args)` of `from evaluate import
+        main as evaluate`): it reads a checkpoint as torch.load does."""
+        return bool(self._called_names(call) & self._loaded_elsewhere)
 
     def _saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
+        found = sorted(self._called_names(call) & self._saved_elsewhere)
+        return found[0] if found else ""
+
+    def _called_names(self, call: cst.Call) -> set[str]:
+        """The names a call may call a function of another module by: as written (`f` of
+        `f(...)`, `self.f(...)` or `x.f(...)`), and as defined there (`main` of
+        `evaluate(...)` after `from evaluate import main as evaluate`)."""
         func = call.func
         name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        return name if name in self._saved_elsewhere else ""
+        names = {name} if name else set()
+        if isinstance(func, cst.Name):
+            names |= {q.rpartition(".")[2] for q in self.t.qualified_names(func) if "." in q}
+        return names
 
     def _saver_before(self, statement: cst.CSTNode) -> str:
         """Another module's saving function called before `statement` in its function (or
@@ -505,6 +516,29 @@ def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
         if mode is None or any(c in mode for c in "wax+"):
             return None
     elif not names & (_READ_AT_FIRST | TORCH_LOAD):
+        return None
+    return call.args[0].value
+
+
+def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call writes a whole file at (`torch.save(obj, p)`, `open(p, "w")`,
+    `np.save(p, a)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args):
+        return None
+    if names & TORCH_SAVE:
+        for position, arg in enumerate(call.args):
+            if (arg.keyword is None and position == 1) or (
+                arg.keyword is not None and arg.keyword.value == "f"
+            ):
+                return arg.value
+        return None
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or not any(c in mode for c in "wax+"):
+            return None
+    elif not names & _WRITE_AT_FIRST:
         return None
     return call.args[0].value
 

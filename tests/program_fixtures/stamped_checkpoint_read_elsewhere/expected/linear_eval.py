@@ -1,0 +1,13 @@
+"""Loads the checkpoint another module named and saved (PatrickHua/SimSiam's linear_eval)."""
+
+import torch
+import torch.nn as nn
+
+from _dp2ddp import DEVICE, ddp_is_main
+
+
+def main(args):
+    head = nn.Linear(4, 1)
+    head.load_state_dict(torch.load(args.eval_from, map_location=DEVICE))
+    if ddp_is_main():
+        print("evaluated", args.eval_from)
