@@ -21,10 +21,10 @@ reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the che
 half-written or the previous epoch's file). A function is named as it is defined too
 (`evaluate(args)` after `from linear_eval import main as evaluate`). "May follow" is seen,
 not guessed: a call of such a function earlier in the load's function (in its blocks, or a
-loop around it). A
-load with none before it is left as written: most often a file from elsewhere (OpenNRE's
-pretrain.get_model() loads downloaded models), and a helper module shared by two programs
-(one that saves, one that does not) must migrate the same way in both.
+loop around it). A load with none before it is left as written: most often a file from
+elsewhere (OpenNRE's pretrain.get_model() loads downloaded models), and a helper module
+shared by two programs (one that saves, one that does not) must migrate the same way in
+both.
 
 Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np.save,
 `.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
