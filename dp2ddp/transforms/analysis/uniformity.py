@@ -270,9 +270,14 @@ class RankUniformity:
         imported library's function of that name, `torch.save`, is not one)."""
         func = call.func
         names = self.view.qualified_names(func)
-        qualified = f"{module_name}.{name}"
-        if any(n == qualified or n.startswith(f"{module_name}.") for n in names):
-            return True
+        if f"{module_name}.{name}" in names or (
+            method
+            and any(
+                n.startswith(f"{module_name}.") and n.endswith(f".{name}") and "<" not in n
+                for n in names
+            )
+        ):
+            return True  # `ckpt.save(...)` after `import pkg.ckpt as ckpt`, `Checkpoint.save`
         if isinstance(func, cst.Name):
             if method or func.value != name:
                 return False
