@@ -51,6 +51,12 @@ class Uniformity(Protocol):
         """Another program module stores or deletes attribute `attribute`."""
         ...
 
+    def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
+        """The path of a program module other than the one at `path` that calls its
+        function `name` (`method`: a method of one of its top-level classes) where not
+        every rank may arrive; None when none does."""
+        ...
+
 
 @dataclass(frozen=True)
 class ProgramHints:

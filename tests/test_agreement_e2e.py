@@ -8,7 +8,10 @@ return (stamped_attribute); a run directory named by the first free index
 by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
 directory removed on rank 0 and made again by every rank, and an exists-check that raises
 before a directory is made (rmtree_makedirs; at module level: rmtree_module_level); a run name
-from another module's helper and a checkpoint saved in another module (across_modules).
+from another module's helper and a checkpoint saved in another module (across_modules); a
+checkpoint helper of another module called under each rank's own clock (clock_checkpoint:
+no barrier in it, or the ranks hang); a checkpoint named by each rank's clock, saved on rank 0
+and loaded by another module through an attribute (stamped_checkpoint).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -44,7 +47,7 @@ NAMES = (
     "rmtree_module_level",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
-PROGRAMS = ("across_modules",)
+PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 #: The next line: decided_logdir's answer to "delete it?".
@@ -138,6 +141,28 @@ def test_across_modules_one_directory_and_a_finished_checkpoint(run: Path) -> No
     assert len(made) == 1, made
     assert [p.name for p in made[0].iterdir()] == ["best.pt"]
     assert _printed_in(folder) == ("runs: 1\n", "")
+
+
+def test_clock_checkpoint_ends_with_every_file(run: Path) -> None:
+    """Checkpoint.save() (clock_ckpt/store.py) is called under each rank's own wall-clock
+    test: it has no barrier, so the run ends (with one, 2 of 2 launches hung); the epoch
+    checkpoints, saved by every rank alike, keep theirs."""
+    folder = run.parent / "clock_checkpoint" / "train"
+    assert sorted(p.name for p in folder.glob("*.pt")) == [
+        "epoch0.pt",
+        "epoch1.pt",
+        "epoch2.pt",
+        "last.pt",
+    ]
+    assert _printed_in(folder)[0] == "epochs saved: 3\n"
+
+
+def test_stamped_checkpoint_loaded_by_every_rank(run: Path) -> None:
+    """model_path took rank 0's clock on every rank and the other module's torch.load ran
+    after the save (without: FileNotFoundError on rank 1, its own stamp): one checkpoint."""
+    folder = run.parent / "stamped_checkpoint" / "train"
+    assert len(list(folder.glob("ckpt_*.pth"))) == 1
+    assert _printed_in(folder) == ("evaluated True\n", "")
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:

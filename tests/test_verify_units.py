@@ -919,6 +919,19 @@ def test_mean_losses_are_the_ones_migrate_warned_when_verify_migrated() -> None:
     assert kept[1].endswith("input.py:20 nn.CrossEntropyLoss(ignore_index=255, reduction='mean')")
 
 
+def test_mean_losses_under_other_names_are_causes_too() -> None:
+    """The aliases DP043 knows (nn.NLLLoss2d, fyu/drn@d75db2e: "no known cause matched"; the
+    fused linear cross entropy) are verify's causes too: the lines DP043 warned in the
+    aliases fixture, and none of the losses without ignore_index or weight."""
+    source = Path(__file__).parent / "fixtures" / "hazards_mean_loss_aliases" / "input.py"
+    lines = [int(site.split(" ")[0].rsplit(":", 1)[1]) for site in scan.mean_losses(source)]
+    warned = [
+        int(line.split(":")[0])
+        for line in (source.parent / "warnings.txt").read_text().splitlines()
+    ]
+    assert lines == warned == [13, 14, 16, 21, 24, 34]
+
+
 # -- DataParallel's replicas, in-process (issue 16: ResNeXt, pytorch_stacked_hourglass) ------
 @pytest.fixture
 def replica_recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorder:

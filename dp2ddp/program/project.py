@@ -88,6 +88,10 @@ class RecordingUniformity:
     def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
         return bool(self._ask("attribute_assigned_elsewhere", path, attribute))
 
+    def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
+        answer = self._ask("unreached_elsewhere", path, name, method)
+        return answer if isinstance(answer, str) else None
+
 
 def same_answers(asked: list[Asked], uniform: Uniformity | None) -> bool:
     """`uniform` answers every recorded question as it was answered then."""

@@ -42,6 +42,7 @@ from dp2ddp.facts import ProgramFacts
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.module_index import NameUses
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -166,6 +167,23 @@ class ProgramUniformity:
             if attribute in stored:
                 return True
         return False
+
+    # -- call sites -----------------------------------------------------------------
+    def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
+        """The path of a program module other than the one at `path` that calls its
+        function `name` (`method`: a method of one of its top-level classes) where not
+        every rank may arrive, each module judged by its own RankUniformity; None when
+        none does. A module whose text never names `name` calls it nowhere."""
+        module = self._by_path(path)
+        if module is None:
+            return None
+        for other in self.program.modules:
+            if other.real == module.real or not mentions(other.source.text, name):
+                continue
+            key = ("sites", module.real, other.real, name, str(method))
+            if not self._ask(key, other, lambda u: u.sites_reached(module.name, name, method)):
+                return other.path
+        return None
 
     def _direct_calls(self, module: ProgramModule, class_name: str) -> int | None:
         return self.project.remembered(

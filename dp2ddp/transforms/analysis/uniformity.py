@@ -29,6 +29,10 @@ which one built an object could depend on the rank. An attribute set only from i
 call may be in another module, judged there by these rules, and a call of a top-level
 function of another program module (imported by name, or by the module's single `from m
 import *`) is uniform when every return of it is; in a single file the file is the program.
+A place in a function is reached by every rank only when every call of the function is, in
+this module (unreached_call) and in every other module of the program that may call it
+(unreached_elsewhere: a barrier in `Checkpoint.save` of pkg/ckpt.py hung the ranks when
+train.py called it under `if time.time() - t0 > every:`).
 Anything else (a loss, a per-rank metric, `time.time()`,
 `os.path.exists`, a value from a DataLoader, RANK) may differ between ranks.
 """
@@ -208,6 +212,83 @@ class RankUniformity:
             if caller is not None and (self._unreached_call(caller, seen)) is not None:
                 return call
         return None
+
+    def unreached_elsewhere(self, function: cst.FunctionDef) -> str | None:
+        """The path of another module of the program that calls `function`, or a function
+        of this module that leads to it (as unreached_call follows them), where not every
+        rank may arrive; None when no module does, or the module is no program's. A barrier
+        in a helper (`Checkpoint.save` in pkg/ckpt.py) is reached only as often as its
+        callers reach it: train.py calling it under `if time.time() - t0 > every:` hung
+        the ranks (LMescheder/GAN_stability@c1f64c9)."""
+        program = self._program()
+        if program is None:
+            return None
+        uniform, path = program
+        todo, seen = [function], set()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            method = self._importable(current)
+            if method is not None:
+                found = uniform.unreached_elsewhere(path, current.name.value, method)
+                if found is not None:
+                    return found
+            for call in self.index.call_sites(current):
+                caller = enclosing_function(call, self.view)
+                if caller is not None:
+                    todo.append(caller)
+        return None
+
+    def _importable(self, function: cst.FunctionDef) -> bool | None:
+        """Whether another module can call `function`: False for a top-level function, True
+        for a method of a top-level class, None for neither (a nested function)."""
+        if isinstance(self.view.parent(function), cst.Module):
+            return False
+        return True if self.index.top_level_class(function) is not None else None
+
+    def sites_reached(self, module_name: str, name: str, method: bool) -> bool:
+        """Every call in this module that may call function `name` of module `module_name`
+        (`method`: a method of one of its classes, `x.name(...)`) is reached by every rank,
+        and so is its function, here and program-wide."""
+        for call in self.index.calls:
+            if not self._may_call(call, module_name, name, method):
+                continue
+            if self.rank_dependent_around(call) is not None:
+                return False
+            caller = enclosing_function(call, self.view)
+            if caller is not None and (
+                self.unreached_call(caller) is not None
+                or self.unreached_elsewhere(caller) is not None
+            ):
+                return False
+        return True
+
+    def _may_call(self, call: cst.Call, module_name: str, name: str, method: bool) -> bool:
+        """`call` may call `name` of module `module_name` (a superset: a call of an
+        imported library's function of that name, `torch.save`, is not one)."""
+        func = call.func
+        names = self.view.qualified_names(func)
+        if f"{module_name}.{name}" in names or (
+            method
+            and any(
+                n.startswith(f"{module_name}.") and n.endswith(f".{name}") and "<" not in n
+                for n in names
+            )
+        ):
+            return True  # `ckpt.save(...)` after `import pkg.ckpt as ckpt`, `Checkpoint.save`
+        if isinstance(func, cst.Name):
+            if method or func.value != name:
+                return False
+            return self.index.imported_only(name) or not self.index.bound_anywhere(name)
+        if not isinstance(func, cst.Attribute) or func.attr.value != name:
+            return False
+        head = func.value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        # `torch.save(...)`: an attribute of an imported module that is not the helper's.
+        return not (isinstance(head, cst.Name) and self.index.imported_only(head.value) and names)
 
     def _while_uniform(self, loop: cst.While) -> bool:
         if not self.value(loop.test, loop):

@@ -1,7 +1,8 @@
 """Means over a count that depends on the data (DP043).
 
 `CrossEntropyLoss(ignore_index=255)` (VainF/DeepLabV3Plus-Pytorch's segmentation loss) and
-`weight=` class weights on CrossEntropyLoss / NLLLoss / F.cross_entropy / F.nll_loss divide
+`weight=` class weights on CrossEntropyLoss / NLLLoss (and its deprecated alias NLLLoss2d) /
+F.cross_entropy / F.nll_loss / LinearCrossEntropyLoss / F.linear_cross_entropy divide
 their sum by the batch's count of targets not ignored, or by the sum of its targets' class
 weights. DataParallel computed the loss once, on the gathered outputs: one mean over the
 whole batch. Under DDP each rank divides by its own part's count and DDP averages the ranks
@@ -29,8 +30,16 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of, walk
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
-_CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
+#: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
+#: deprecated alias of NLLLoss torch still has (fyu/drn@d75db2e's
+#: `nn.NLLLoss2d(ignore_index=255)` was missed).
+_CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss", "NLLLoss2d"})
 _FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
+#: The fused linear layer and cross entropy (torch 2.13): `weight=` and `ignore_index=`
+#: keyword-only, so no position names them.
+_LINEAR_CLASS = "LinearCrossEntropyLoss"
+_LINEAR_FUNCTION = "torch.nn.functional.linear_cross_entropy"
+_KEYWORD_POSITIONS = {"weight": -1, "ignore_index": -1, "reduction": -1}
 #: Positions of the arguments that matter, in the classes' and the functions' signatures.
 _CLASS_POSITIONS = {"weight": 0, "size_average": 1, "ignore_index": 2, "reduce": 3, "reduction": 4}
 _FUNCTION_POSITIONS = {
@@ -89,13 +98,21 @@ def data_dependent_mean(call: cst.Call, positions: dict[str, int]) -> tuple[cst.
     return None
 
 
-def mean_loss_kind(names: Iterable[str]) -> dict[str, int] | None:
-    """The argument positions of a torch loss whose mean may depend on the data, or None."""
+def mean_loss_kind(names: Iterable[str]) -> tuple[bool, dict[str, int]] | None:
+    """(whether it is a class, built once and called later; the positions of its
+    arguments) for a torch loss whose mean may depend on the data, or None."""
     names = set(names)
     if names & _FUNCTIONS:
-        return _FUNCTION_POSITIONS
-    if any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1] in _CLASSES for n in names):
-        return _CLASS_POSITIONS
+        return False, _FUNCTION_POSITIONS
+    if _LINEAR_FUNCTION in names:
+        return False, _KEYWORD_POSITIONS
+    for name in names:
+        if name.startswith("torch.nn."):
+            last = name.rsplit(".", 1)[-1]
+            if last in _CLASSES:
+                return True, _CLASS_POSITIONS
+            if last == _LINEAR_CLASS:
+                return True, _KEYWORD_POSITIONS
     return None
 
 
@@ -142,12 +159,12 @@ class MeanLosses:
         if built and self.losses.feeds_backward(node):
             for arg, detail in self._bound(node, built):
                 self._warn(arg, detail)
-        positions = mean_loss_kind(names)
-        if positions is _FUNCTION_POSITIONS:
-            found = data_dependent_mean(node, positions)
+        kind = mean_loss_kind(names)
+        if kind is not None and not kind[0]:
+            found = data_dependent_mean(node, kind[1])
             if found is not None and self.losses.feeds_backward(node):
                 self._warn(found[0], self._detail(node, *found))
-        elif positions is None and not any(n.startswith("torch.") for n in names):
+        elif kind is None and not any(n.startswith("torch.") for n in names):
             self._check_own_name(node)
 
     def _bound(
@@ -218,8 +235,9 @@ class _Constructions(cst.CSTVisitor):
         key = loss_key(node.func)
         if key:
             self.called.add(key)
-        if mean_loss_kind(self._names(node.func)) is _CLASS_POSITIONS:
-            found = data_dependent_mean(node, _CLASS_POSITIONS)
+        kind = mean_loss_kind(self._names(node.func))
+        if kind is not None and kind[0]:
+            found = data_dependent_mean(node, kind[1])
             if found is not None:
                 self.constructions.append((node, found))
 
@@ -243,19 +261,35 @@ def mean_loss_sites(source: str) -> list[tuple[int, str]]:
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     found: list[tuple[int, str]] = []
+    renamed = _renamed(wrapper.module)
     for node in walk(wrapper.module):
         if not isinstance(node, cst.Call):
             continue
         name = name_of(node.func)
+        last = renamed.get(name, name) if isinstance(node.func, cst.Name) else name
         kind = (
             _CLASS_POSITIONS
-            if name in _CLASSES
+            if last in _CLASSES
             else _FUNCTION_POSITIONS
-            if name in ("cross_entropy", "nll_loss")
+            if last in ("cross_entropy", "nll_loss")
+            else _KEYWORD_POSITIONS
+            if last in (_LINEAR_CLASS, "linear_cross_entropy")
             else None
         )
         found_arg = data_dependent_mean(node, kind) if kind is not None else None
         if found_arg is not None:  # at the argument's line, where DP043 points
             text = " ".join(module.code_for_node(node).split())
             found.append((positions[found_arg[0]].start.line, text))
+    return found
+
+
+def _renamed(module: cst.Module) -> dict[str, str]:
+    """The names a module imports under another name (`from torch.nn import NLLLoss2d as
+    SegLoss`): the local name -> the imported one."""
+    found: dict[str, str] = {}
+    for node in walk(module):
+        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    found[alias.asname.name.value] = name_of(alias.name)
     return found

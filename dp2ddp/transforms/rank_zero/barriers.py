@@ -6,7 +6,8 @@ reached by every rank: it goes after the outermost `if` around the save, and fur
 after any statement whose condition or iteration may differ between ranks
 (analysis/uniformity.py proves what does not: `if acc > best:` on a metric summed over the
 ranks is fine, on a rank's own loss it is not). When no such place exists in the function
-(it can leave early, or is called under a rank-local condition) the barrier is left out,
+(it can leave early, or is called under a rank-local condition, in this module or in
+another module of the program: uniformity.py's unreached_elsewhere) the barrier is left out,
 said in the change record, and each load that may read the file (not a resume before any
 save) gets a `ddp_barrier()` before it, or DP031 where that load is not reached by every
 rank.
@@ -17,12 +18,13 @@ that may follow one (a load before any call of a saving function of the program,
 resume at start-up, is left alone) gets a `ddp_barrier()` before it where every rank
 reaches it, DP031 where not (thunlp/OpenNRE@8e42fd7: the example reloads the checkpoint
 `framework.train_model()` wrote on rank 0 in framework/sentence_re.py, and rank 1 read a
-half-written or the previous epoch's file). "May follow" is seen, not guessed: a call of
-such a function earlier in the load's function (in its blocks, or a loop around it), or of
-an instance of another module's class whose `__call__` saves (`early_stopping(loss, model,
-path)` with EarlyStopping from utils/tools.py, whose best checkpoint train() reloads after
-the epoch loop: zhouhaoyi/Informer2020@29f2a73). A
-load with none before it is left as written: most often a file from elsewhere (OpenNRE's
+half-written or the previous epoch's file). A function is named as it is defined too
+(`evaluate(args)` after `from linear_eval import main as evaluate`). "May follow" is seen,
+not guessed: a call of such a function earlier in the load's function (in its blocks, or a
+loop around it), or of an instance of another module's class whose `__call__` saves
+(`early_stopping(loss, model, path)` with EarlyStopping from utils/tools.py, whose best
+checkpoint train() reloads after the epoch loop: zhouhaoyi/Informer2020@29f2a73). A load
+with none before it is left as written: most often a file from elsewhere (OpenNRE's
 pretrain.get_model() loads downloaded models), and a helper module shared by two programs
 (one that saves, one that does not) must migrate the same way in both.
 
@@ -93,6 +95,8 @@ class Barriers(Rule):
         self._saved_elsewhere: frozenset[str] = frozenset()
         #: A save of this module has no barrier after it.
         self._local_unsynced = False
+        #: The first such save and why it has none, for DP031.
+        self._unsynced_why = ""
         #: Functions and methods of the program's other modules that load (ProgramHints).
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
@@ -119,8 +123,12 @@ class Barriers(Rule):
                 continue
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
-            if self.plan_after(call)[1] is not None:
+            omitted = self.plan_after(call)[1]
+            if omitted is not None:
                 self.before_loads = self._local_unsynced = True
+                if not self._unsynced_why:
+                    line = self.t.input_position(call)[0]
+                    self._unsynced_why = f"rank 0's save at line {line} ({omitted})"
 
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
@@ -309,6 +317,12 @@ class Barriers(Rule):
                 return None, (
                     f"{function.name.value}() is called{where} where not every rank may arrive"
                 )
+            elsewhere = self.facts.uniform.unreached_elsewhere(function)
+            if elsewhere is not None:
+                return None, (
+                    f"{function.name.value}() is called in {elsewhere} where not every rank "
+                    "may arrive"
+                )
         return anchor, None
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -376,22 +390,31 @@ class Barriers(Rule):
 
     def _loader_call(self, call: cst.Call) -> bool:
         """A call of another module's loading function (`utils.load_checkpoint(...)`,
-        `load_best(...)`, `trainer.restore()`): it reads a checkpoint as torch.load does."""
-        func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        return name in self._loaded_elsewhere
+        `load_best(...)`, `trainer.restore()`, `evaluate(args)` of `from evaluate import
+        main as evaluate`): it reads a checkpoint as torch.load does."""
+        return bool(self._called_names(call) & self._loaded_elsewhere)
 
     def _saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
-        func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        if name in self._saved_elsewhere:
-            return name
-        for cls in self._instance_classes(func):
+        found = sorted(self._called_names(call) & self._saved_elsewhere)
+        if found:
+            return found[0]
+        for cls in self._instance_classes(call.func):
             if f"{cls}.__call__" in self._saved_elsewhere:
                 return f"{cls}.__call__"
         return ""
+
+    def _called_names(self, call: cst.Call) -> set[str]:
+        """The names a call may call a function of another module by: as written (`f` of
+        `f(...)`, `self.f(...)` or `x.f(...)`), and as defined there (`main` of
+        `evaluate(...)` after `from evaluate import main as evaluate`)."""
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
+        names = {name} if name else set()
+        if isinstance(func, cst.Name):
+            names |= {q.rpartition(".")[2] for q in self.t.qualified_names(func) if "." in q}
+        return names
 
     def _instance_classes(self, func: cst.BaseExpression) -> list[str]:
         """The class names `func` may be an instance of, called (`early_stopping(...)`
@@ -491,16 +514,21 @@ class Barriers(Rule):
             if saver
             else "a rank-0 save above could have none after it"
         )
+        unsynced = "rank 0's save"
         if self.facts.uniform.rank_dependent_around(original) is not None or (
-            function is not None and self.facts.uniform.unreached_call(function) is not None
+            function is not None
+            and (
+                self.facts.uniform.unreached_call(function) is not None
+                or self.facts.uniform.unreached_elsewhere(function) is not None
+            )
         ):
             self.t.warn(
                 loads[0],
                 "DP031",
                 f"{why}, and this load is not reached by every rank"
                 if saver
-                else "rank 0's save has no barrier every rank reaches, and this load has none "
-                "either",
+                else f"{self._unsynced_why or unsynced} has no barrier every rank reaches, "
+                "and this load has none either",
             )
             return False
         self.t.state.helpers.add("barrier")
@@ -545,6 +573,29 @@ def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
         if mode is None or any(c in mode for c in "wax+"):
             return None
     elif not names & (_READ_AT_FIRST | TORCH_LOAD):
+        return None
+    return call.args[0].value
+
+
+def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call writes a whole file at (`torch.save(obj, p)`, `open(p, "w")`,
+    `np.save(p, a)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args):
+        return None
+    if names & TORCH_SAVE:
+        for position, arg in enumerate(call.args):
+            if (arg.keyword is None and position == 1) or (
+                arg.keyword is not None and arg.keyword.value == "f"
+            ):
+                return arg.value
+        return None
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or not any(c in mode for c in "wax+"):
+            return None
+    elif not names & _WRITE_AT_FIRST:
         return None
     return call.args[0].value
 

@@ -11,6 +11,12 @@ apart still name one directory. Without that store a rank keeps its own reading,
 run-time warning. The helper pairs each rank's n-th call with rank 0's n-th, so a read
 under a condition that differs between ranks is DP053 instead, with the flow.
 
+A file rank 0 writes is such a sink too, wherever its name is read afterwards: a
+checkpoint named `f"ckpt_{datetime.now():%H%M%S%f}.pth"`, saved on rank 0 and loaded by
+another module through `args.eval_from` (PatrickHua/SimSiam@75a7c51: rank 1 loaded its own
+stamp, FileNotFoundError), or by another process. Only where every rank is proved to make
+the read as often (uniformity.py); elsewhere rank 0 alone uses the name here.
+
 The file system's state read in a condition that decides something the ranks share is the
 same flow with another sink: `if os.path.isdir(args.logdir):` around `input("delete it?")`
 and `shutil.rmtree(args.logdir)` (lshiwjx/2s-AGCN@953c14f, kenziyuliu/MS-G3D@2f927f4) was
@@ -35,6 +41,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
+    inside,
     statement_header,
     walk,
 )
@@ -45,7 +52,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
     reads_state,
 )
-from dp2ddp.transforms.rank_zero.barriers import read_path
+from dp2ddp.transforms.rank_zero.barriers import read_path, written_path
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -90,6 +97,10 @@ class RunDirValues(CallRule):
                 path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
                 path, what = read_path(call, names), "the file every rank reads"
+            written = False
+            if path is None:
+                path, what = written_path(call, names), "the file rank 0 writes"
+                written = path is not None
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
             if self._in_inserted_helper(call):
@@ -98,6 +109,8 @@ class RunDirValues(CallRule):
             elsewhere = self.t.state.hints.per_rank_returns
             for source, origin in per_process_sources(self.t, path, call, elsewhere):
                 if id(source) in sources or id(source) in warned:
+                    continue
+                if written and not self._every_rank_names(source, call):
                     continue
                 unshared = self._not_every_rank(source)
                 if unshared:
@@ -289,6 +302,23 @@ class RunDirValues(CallRule):
                 if made is not None and self.t.code(made) in checked:
                     return True
         return False
+
+    def _every_rank_names(self, source: cst.Call, write: cst.Call) -> bool:
+        """A read naming a file rank 0 writes is rank 0's value only where every rank is
+        proved to read it as often (uniformity.py): elsewhere only rank 0 uses the name
+        here (a read of it by every rank is a sink of its own, warned there), and
+        ddp_rank0_value would pair a rank's n-th read with another n-th. A read inside
+        the guarded write itself no other rank makes."""
+        if inside(source, write, self.t):
+            return False
+        uniform = self.facts.uniform
+        if uniform.rank_dependent_around(source) is not None:
+            return False
+        function = enclosing_function(source, self.t)
+        return function is None or (
+            uniform.unreached_call(function) is None
+            and uniform.unreached_elsewhere(function) is None
+        )
 
     def _not_every_rank(self, source: cst.CSTNode) -> str:
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
