@@ -303,7 +303,7 @@ class RunDirValues(CallRule):
                     return True
         return False
 
-    def _every_rank_names(self, source: cst.Call, write: cst.Call) -> bool:
+    def _every_rank_names(self, source: cst.CSTNode, write: cst.Call) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is
         proved to read it as often (uniformity.py): elsewhere only rank 0 uses the name
         here (a read of it by every rank is a sink of its own, warned there), and
