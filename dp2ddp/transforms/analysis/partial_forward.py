@@ -34,6 +34,7 @@ elements (read through its local names, flow-insensitively, and the methods it c
 A callee that returns no tuple literal, or whose dropped element shares every layer with a
 kept one (`out, attn = self.attention(x)`, attn feeding out), is not reported; nor are
 torch's layers (`out, (h, c) = self.lstm(x)`: the same weights feed every element).
+(analysis/dropped_outputs.py.)
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or when a class
@@ -48,6 +49,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms.analysis.dropped_outputs import (
+    DroppedOutput,
+    Outputs,
+    dropped_outputs,
+    held_classes,
+    outputs,
+    starved,
+)
 
 #: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
 _PARAMETER_FREE = frozenset(
@@ -105,26 +114,9 @@ class ClassFacts:
     #: What forward() returns when every `return` is a tuple literal of one length: per
     #: element, the (attribute, holds) pairs of the registered layers that feed it (holds
     #: as in `partial`); None otherwise.
-    outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
+    outputs: Outputs | None = None
     #: Calls of its submodules whose result forward() drops in part.
     dropped: tuple[DroppedOutput, ...] = ()
-
-
-@dataclass(frozen=True)
-class DroppedOutput:
-    """`self.attribute` (or an element of it, a loop over a container) called at `line`,
-    only the elements `kept` of its result read; `arity` is the unpacking's length (0 for
-    a subscript: any length)."""
-
-    cls: str
-    attribute: str
-    callees: tuple[str, ...]
-    kept: tuple[int, ...]
-    arity: int
-    line: int
-    path: str
-    call: str
-    last_pass: bool
 
 
 @dataclass
@@ -161,6 +153,7 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
     """Per class: its own partial use, else the first of the classes it builds
     (transitively)."""
     done: dict[str, PartialUse | None] = {}
+    outputs_of = {name: facts.outputs for name, facts in classes.items()}
 
     def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
         if name in done:
@@ -169,8 +162,11 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         if facts is None or name in seen:
             return None
         found = next((use for use, needs in facts.partial if not needs or needs in classes), None)
-        if found is None:
-            found = next(filter(None, (_starved(d, classes) for d in facts.dropped)), None)
+        for dropped in facts.dropped if found is None else ():
+            how = starved(dropped, outputs_of, classes)
+            if how is not None:
+                found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
+                break
         for child in facts.children:
             if found is not None:
                 break
@@ -179,37 +175,6 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         return found
 
     return {name: use for name in classes if (use := visit(name, frozenset())) is not None}
-
-
-def _starved(dropped: DroppedOutput, classes: Mapping[str, ClassFacts]) -> PartialUse | None:
-    """The use that leaves a callee's layers without a gradient: a layer that feeds only
-    the elements `dropped` leaves unread; None when every layer feeds a kept one."""
-    for callee in dropped.callees:
-        facts = classes.get(callee)
-        if facts is None or facts.outputs is None:
-            continue
-        outputs = facts.outputs
-        if dropped.arity and dropped.arity != len(outputs):
-            continue
-        kept = {pair for index in dropped.kept if index < len(outputs) for pair in outputs[index]}
-        kept_names = {attribute for attribute, _ in kept}
-        for index, element in enumerate(outputs):
-            if index in dropped.kept:
-                continue
-            alone = [
-                attribute
-                for attribute, holds in element
-                if attribute not in kept_names and (not holds or holds in classes)
-            ]
-            if alone:
-                which = "the last pass's element" if dropped.last_pass else "element"
-                layers = ", ".join(f"self.{a}" for a in alone)
-                how = (
-                    f"drops {which} {index} of what {{attr}} returns (`{dropped.call}`), "
-                    f"which {callee.rsplit('.', 1)[-1]}.forward() alone feeds from {layers}"
-                )
-                return PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
-    return None
 
 
 # -- one class -------------------------------------------------------------------------------
@@ -256,9 +221,9 @@ def _class_facts(
     if uses.opaque:
         return ClassFacts((), tuple(children))
     holders = _holders(init, me)
-    outputs = _outputs(forward, methods, registered, holders)
-    held_classes = _held_classes(init, me, imports, local, prefix)
-    dropped = _dropped_outputs(cls.name, forward, held_classes, path)
+    returned = outputs(forward, methods, registered, holders)
+    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
+    dropped = dropped_outputs(cls.name, forward, held, path)
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -285,235 +250,7 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    return ClassFacts(tuple(partial), tuple(children), outputs, dropped)
-
-
-# -- outputs a caller drops ------------------------------------------------------------------
-def _outputs(
-    forward: ast.FunctionDef | ast.AsyncFunctionDef,
-    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
-    registered: Mapping[str, tuple[int, str]],
-    holders: Mapping[str, set[str]],
-) -> tuple[tuple[tuple[str, str], ...], ...] | None:
-    """Per element of the tuple literal every `return` of forward() gives, the registered
-    layers feeding it (see ClassFacts.outputs): through forward()'s local names (every
-    assignment of a name counts: an over-approximation that may keep a layer from being
-    reported, never reports one that feeds a kept element) and the `self` methods it
-    calls; a layer held by one that feeds it (`self.body = nn.Sequential(self.conv)`)
-    feeds it too."""
-    if not forward.args.args:
-        return None
-    me = forward.args.args[0].arg
-    returns = [n for n in _own_nodes(forward) if isinstance(n, ast.Return)]
-    if not returns:
-        return None
-    lengths = set()
-    for each in returns:
-        if not isinstance(each.value, ast.Tuple) or any(
-            isinstance(e, ast.Starred) for e in each.value.elts
-        ):
-            return None
-        lengths.add(len(each.value.elts))
-    if len(lengths) != 1 or lengths == {1}:
-        return None
-    method_reads: dict[str, set[str]] = {}
-
-    def direct(node: ast.AST, seen: frozenset[str] = frozenset()) -> tuple[set[str], set[str]]:
-        """(self attributes, local names) `node` reads."""
-        attributes: set[str] = set()
-        names: set[str] = set()
-        for sub in ast.walk(node):
-            if _is_self_attribute(sub, me):
-                assert isinstance(sub, ast.Attribute)
-                attributes.add(sub.attr)
-                if sub.attr in methods and sub.attr not in seen:
-                    if sub.attr not in method_reads:
-                        method_reads[sub.attr] = direct(methods[sub.attr], seen | {sub.attr})[0]
-                    attributes |= method_reads[sub.attr]
-            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                names.add(sub.id)
-        return attributes, names
-
-    flows: list[tuple[set[str], ast.AST]] = []  # (names bound, the value they get)
-    for node in _own_nodes(forward):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            flows.append((bound, node.value))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            flows.append((set(_names(node.target)), node.iter))
-        elif isinstance(node, ast.NamedExpr):
-            flows.append(({node.target.id}, node.value))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            flows.append((set(_names(node.optional_vars)), node.context_expr))
-        elif (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Attribute)
-            and isinstance(node.value.func.value, ast.Name)
-        ):  # `out.add_(self.b(x))`
-            flows.append(({node.value.func.value.id}, node.value))
-    read = [(bound, direct(value)) for bound, value in flows]
-    of_name: dict[str, set[str]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for bound, (attributes, names) in read:
-            got = set(attributes)
-            for name in names:
-                got |= of_name.get(name, set())
-            for name in bound:
-                have = of_name.setdefault(name, set())
-                if not got <= have:
-                    have |= got
-                    changed = True
-    elements: list[set[str]] = [set() for _ in range(lengths.pop())]
-    for returned in returns:
-        assert isinstance(returned.value, ast.Tuple)
-        for index, value in enumerate(returned.value.elts):
-            attributes, names = direct(value)
-            elements[index] |= attributes
-            for name in names:
-                elements[index] |= of_name.get(name, set())
-    result = []
-    for element in elements:
-        grown = set(element)
-        size = -1
-        while size != len(grown):
-            size = len(grown)
-            grown |= {a for a, held_by in holders.items() if held_by & grown}
-        result.append(tuple(sorted((a, registered[a][1]) for a in grown if a in registered)))
-    return tuple(result)
-
-
-def _held_classes(
-    init: ast.FunctionDef | ast.AsyncFunctionDef,
-    me: str,
-    imports: Mapping[str, str],
-    local: set[str],
-    prefix: str,
-) -> dict[str, tuple[str, ...]]:
-    """`self.x` -> the project classes whose instances `__init__` builds into it
-    (`self.block = Block()`, `self.blocks = nn.ModuleList([Block() for _ in ...])`)."""
-    held: dict[str, list[str]] = {}
-    for node in ast.walk(init):
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if not _is_self_attribute(target, me):
-                continue
-            assert isinstance(target, ast.Attribute)
-            for call in ast.walk(node.value):
-                if isinstance(call, ast.Call):
-                    resolved = _resolve(call.func, imports, local, prefix)
-                    if resolved is not None and resolved[1]:
-                        names = held.setdefault(target.attr, [])
-                        if resolved[0] not in names:
-                            names.append(resolved[0])
-    return {k: tuple(v) for k, v in held.items()}
-
-
-def _dropped_outputs(
-    cls: str,
-    forward: ast.FunctionDef | ast.AsyncFunctionDef,
-    held_classes: Mapping[str, tuple[str, ...]],
-    path: str,
-) -> tuple[DroppedOutput, ...]:
-    """Calls in forward() of a submodule holding project classes (`self.x(...)`, or a loop
-    variable over `self.x`: `for block in self.blocks`, `enumerate(self.blocks)`) whose
-    result is unpacked into names some of which are never read after the call (`_` too),
-    or subscripted with a constant (`self.x(h)[0]`)."""
-    if not forward.args.args or not held_classes:
-        return ()
-    me = forward.args.args[0].arg
-    over: dict[str, str] = {}  # loop variable -> the attribute it runs over
-    for node in _own_nodes(forward):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            iterated, target = node.iter, node.target
-            if (
-                isinstance(iterated, ast.Call)
-                and isinstance(iterated.func, ast.Name)
-                and iterated.func.id == "enumerate"
-                and iterated.args
-                and isinstance(target, ast.Tuple)
-                and len(target.elts) == 2
-            ):
-                iterated, target = iterated.args[0], target.elts[1]
-            if _is_self_attribute(iterated, me) and isinstance(target, ast.Name):
-                assert isinstance(iterated, ast.Attribute)
-                over[target.id] = iterated.attr
-
-    def callee(call: ast.AST) -> str | None:
-        if not isinstance(call, ast.Call):
-            return None
-        if _is_self_attribute(call.func, me):
-            assert isinstance(call.func, ast.Attribute)
-            return call.func.attr
-        if isinstance(call.func, ast.Name):
-            return over.get(call.func.id)
-        return None
-
-    loads = [
-        (n.id, (n.lineno, n.col_offset))
-        for n in _own_nodes(forward)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    ]
-    found: list[DroppedOutput] = []
-    for node in _own_nodes(forward):
-        attribute: str | None = None
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], (ast.Tuple, ast.List))
-        ):
-            attribute = callee(node.value)
-            targets = node.targets[0].elts
-            if attribute is None or not all(isinstance(t, ast.Name) for t in targets):
-                continue
-            end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
-            kept, last_pass = [], False
-            for index, target in enumerate(targets):
-                assert isinstance(target, ast.Name)
-                if target.id != "_" and any(n == target.id and at > end for n, at in loads):
-                    kept.append(index)
-                elif any(n == target.id for n, _at in loads):
-                    last_pass = True  # read only before the call: in a loop, its last pass
-            if len(kept) == len(targets):
-                continue
-            arity = len(targets)
-        elif (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.slice, ast.Constant)
-            and type(node.slice.value) is int
-            and node.slice.value >= 0
-            and isinstance(node.ctx, ast.Load)
-        ):
-            attribute = callee(node.value)
-            if attribute is None:
-                continue
-            kept, last_pass, arity = [node.slice.value], False, 0
-        else:
-            continue
-        callees = held_classes.get(attribute, ())
-        if callees:
-            found.append(
-                DroppedOutput(
-                    cls, attribute, callees, tuple(kept), arity, node.lineno, path,
-                    ast.unparse(node).split("\n")[0], last_pass,
-                )
-            )  # fmt: skip
-    return tuple(found)
-
-
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:
-    """The nodes of `function`'s body, not those of the functions and classes it defines."""
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return ClassFacts(tuple(partial), tuple(children), returned, dropped)
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
