@@ -52,10 +52,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "draw on rank 0 and broadcast if the values must agree.",
     ),
     "DP007": (
-        "module state mutated in forward()",
+        "module state mutated in forward() or backward()",
         "DataParallel discarded such updates on its replicas; under DDP every process keeps "
         "its own copy and they drift apart. Register a buffer and reduce it, or move the "
-        "update out of forward().",
+        "update out of forward(). Also a custom torch.autograd.Function's forward() or "
+        "backward() changing in place a tensor it was handed (a memory bank "
+        "`index_copy_`'d in backward, as NCE codes do): applied in the model or on the "
+        "loss path, each rank changes its own copy by its own part of the batch only; "
+        "gather the batch's rows (all_gather of features and indices) before the update.",
     ),
     "DP008": (
         "BatchNorm statistics are per process",
