@@ -734,6 +734,23 @@ def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None
     plain.write_text("print('no DataParallel here')\n")
     with pytest.raises(VerifyError, match="nothing to migrate"):
         prepare_scripts(VerifyConfig(plain), tmp_path)
+    # A script migrate declines (DP003: its own DDP path; lemniscate.pytorch): said so, not
+    # "no DataParallel found".
+    own = tmp_path / "own_ddp.py"
+    own.write_text(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Linear(2, 2)\n"
+        "if torch.distributed.is_initialized():\n"
+        "    model = nn.parallel.DistributedDataParallel(model)\n"
+        "else:\n"
+        "    model = nn.DataParallel(model)\n"
+    )
+    with pytest.raises(VerifyError) as declined:
+        prepare_scripts(VerifyConfig(own), tmp_path / "declined")
+    message = str(declined.value)
+    assert "migrate declined it" in message and "DP003" in message, message
+    assert "own_ddp.py:" in message and "no DataParallel found" not in message, message
     broken = tmp_path / "broken.py"
     broken.write_text("def (:\n")
     with pytest.raises(VerifyError, match="broken.py:1"):
