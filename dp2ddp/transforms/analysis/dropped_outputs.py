@@ -174,24 +174,42 @@ def held_classes(
     resolve: Callable[[ast.expr], tuple[str, bool] | None],
 ) -> dict[str, tuple[str, ...]]:
     """`self.x` -> the project classes whose instances `__init__` builds into it
-    (`self.block = Block()`, `self.blocks = nn.ModuleList([Block() for _ in ...])`)."""
+    (`self.block = Block()`, `self.blocks = nn.ModuleList([Block() for _ in ...])`,
+    `self.blocks.append(Block())` in a loop: FloWaveNet's `self.res_blocks`,
+    `self.blocks[k] = Block()`)."""
     held: dict[str, list[str]] = {}
+
+    def hold(attribute: str, value: ast.AST) -> None:
+        for call in ast.walk(value):
+            if isinstance(call, ast.Call):
+                resolved = resolve(call.func)
+                if resolved is not None and resolved[1]:
+                    names = held.setdefault(attribute, [])
+                    if resolved[0] not in names:
+                        names.append(resolved[0])
+
     for node in ast.walk(init):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if _is_self_attribute(receiver, me) and node.func.attr in _FILLS:
+                assert isinstance(receiver, ast.Attribute)
+                for argument in node.args:
+                    hold(receiver.attr, argument)
+            continue
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            if not _is_self_attribute(target, me):
-                continue
-            assert isinstance(target, ast.Attribute)
-            for call in ast.walk(node.value):
-                if isinstance(call, ast.Call):
-                    resolved = resolve(call.func)
-                    if resolved is not None and resolved[1]:
-                        names = held.setdefault(target.attr, [])
-                        if resolved[0] not in names:
-                            names.append(resolved[0])
+            if isinstance(target, ast.Subscript):
+                target = target.value
+            if _is_self_attribute(target, me):
+                assert isinstance(target, ast.Attribute)
+                hold(target.attr, node.value)
     return {k: tuple(v) for k, v in held.items()}
+
+
+#: Container methods that put a module into `self.x`.
+_FILLS = frozenset({"append", "extend", "insert", "add_module", "update"})
 
 
 def dropped_outputs(
@@ -234,8 +252,9 @@ def dropped_outputs(
             return over.get(call.func.id)
         return None
 
+    branches = _branches(forward)
     loads = [
-        (n.id, (n.lineno, n.col_offset))
+        (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
         for n in _own_nodes(forward)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
@@ -253,12 +272,17 @@ def dropped_outputs(
                 continue
             end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
             kept, last_pass = [], False
+            taken = branches.get(id(node), frozenset())
             for index, target in enumerate(targets):
                 assert isinstance(target, ast.Name)
-                if target.id != "_" and any(n == target.id and at > end for n, at in loads):
+                if target.id != "_" and any(
+                    n == target.id and at > end and where <= taken for n, at, where in loads
+                ):
                     kept.append(index)
-                elif any(n == target.id for n, _at in loads):
-                    last_pass = True  # read only before the call: in a loop, its last pass
+                elif any(n == target.id for n, _at, _where in loads):
+                    last_pass = True  # read only before the call (in a loop: its last pass)
+                    # or on another branch: FloWaveNet's `if self.skip: h, s = f(h, c)` ...
+                    # `else: out = self.final_conv(h)`
             if len(kept) == len(targets):
                 continue
             arity = len(targets)
@@ -284,6 +308,44 @@ def dropped_outputs(
                 )
             )  # fmt: skip
     return tuple(found)
+
+
+def _branches(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> dict[int, frozenset[tuple[int, str]]]:
+    """id(node) -> the branches it is under: (id of an `if`, a conditional expression or a
+    `try`, which side). A read after a call counts as keeping its value only if it runs
+    whenever the call did: under no branch the call is not under too."""
+    under: dict[int, frozenset[tuple[int, str]]] = {}
+
+    def visit(node: ast.AST, where: frozenset[tuple[int, str]]) -> None:
+        under[id(node)] = where
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(node, (ast.If, ast.IfExp)):
+            visit(node.test, where)
+            sides: tuple[tuple[str, list[ast.AST]], ...] = (
+                ("body", list(node.body) if isinstance(node.body, list) else [node.body]),
+                ("orelse", list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]),
+            )
+            for side, children in sides:
+                for child in children:
+                    visit(child, where | {(id(node), side)})
+            return
+        if isinstance(node, ast.Try):
+            for child in node.body:
+                visit(child, where)
+            for handler in node.handlers:
+                visit(handler, where | {(id(node), f"except {id(handler)}")})
+            for child in (*node.orelse, *node.finalbody):
+                visit(child, where | {(id(node), "else")} if child in node.orelse else where)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, where)
+
+    for statement in function.body:
+        visit(statement, frozenset())
+    return under
 
 
 def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:

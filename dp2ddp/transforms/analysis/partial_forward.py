@@ -210,8 +210,12 @@ def _class_facts(
                 holds = _has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
+    # A call of a submodule whose output forward() drops: also in a class whose layers are
+    # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
+    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
+    dropped = dropped_outputs(cls.name, forward, held, path)
     if not registered:
-        return ClassFacts((), tuple(children))
+        return ClassFacts((), tuple(children), None, dropped)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
@@ -222,8 +226,6 @@ def _class_facts(
         return ClassFacts((), tuple(children))
     holders = _holders(init, me)
     returned = outputs(forward, methods, registered, holders)
-    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
-    dropped = dropped_outputs(cls.name, forward, held, path)
     elsewhere = {
         node.attr
         for name, method in methods.items()
