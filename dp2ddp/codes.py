@@ -54,10 +54,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "draw on rank 0 and broadcast if the values must agree.",
     ),
     "DP007": (
-        "module state mutated in forward()",
+        "module state mutated in forward() or backward()",
         "DataParallel discarded such updates on its replicas; under DDP every process keeps "
         "its own copy and they drift apart. Register a buffer and reduce it, or move the "
-        "update out of forward().",
+        "update out of forward(). Also a custom torch.autograd.Function's forward() or "
+        "backward() changing in place a tensor it was handed (a memory bank "
+        "`index_copy_`'d in backward, as NCE codes do): applied in the model or on the "
+        "loss path, each rank changes its own copy by its own part of the batch only; "
+        "gather the batch's rows (all_gather of features and indices) before the update.",
     ),
     "DP008": (
         "BatchNorm statistics are per process",
@@ -288,7 +292,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "for every parameter's gradient and fails at the next step (\"Expected to have "
         "finished reduction in the prior iteration\"). The model's forward() (or a module "
         "it builds) uses the layer named here only on some paths (a branch on a flag or on "
-        "the input, an early return) or never, so the DDP wrap gets "
+        "the input, an early return) or never, or drops an output of a submodule that only "
+        "some of its layers feed (`x, _ = self.block(x)`; a loop that reads each block's "
+        "output only as the next block's input drops the last one), so the DDP wrap gets "
         "find_unused_parameters=True (also when the model's class is not known statically "
         "and the program has such a module). It costs a graph traversal per step: drop it "
         "if every parameter gets a gradient in every step, or delete the layer that is "

@@ -551,3 +551,32 @@ def test_self_advancing_sampler_passes_verify_across_epochs(tmp_path: Path) -> N
     )
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_a_dropped_block_output_runs_past_step_two(tmp_path: Path) -> None:
+    """FloWaveNet's shape (docs/real-world.md, stop 28, L2): the last block's residual output
+    is dropped. Migrated with DP041's find_unused_parameters=True, both ranks train all 8
+    steps in sync; the same migration without it fails at step 2 with DDP's reduction error
+    (run last in the same launch: the driver stops there)."""
+    script, codes = _migrate("dropped_block_output", tmp_path)
+    assert "DP041" in codes, codes
+    text = script.read_text()
+    assert "find_unused_parameters=True" in text
+    without = tmp_path / "dropped_block_output_without.py"
+    without.write_text(text.replace("DEVICE_IDS, find_unused_parameters=True", "DEVICE_IDS"))
+    assert without.read_text().count("find_unused_parameters=True") == 1  # the docstring
+    returncode, console = _torchrun(tmp_path, [script, without])
+    assert returncode != 0, console[-6000:]
+    first, second = (_status(tmp_path, script, rank) for rank in (0, 1))
+    assert first["ok"] and second["ok"], console[-6000:]
+    assert first["digest"] and first["digest"] == second["digest"], (first, second)
+    assert first["digest"][0] == 8  # type: ignore[index]
+    failed = [
+        (tmp_path / "runs" / without.parent.name / without.stem / f"rank{rank}.status.json")
+        for rank in (0, 1)
+    ]
+    errors = [json.loads(path.read_text()).get("error", "") for path in failed if path.exists()]
+    assert any("Expected to have finished reduction" in error for error in errors), (
+        errors,
+        console[-6000:],
+    )

@@ -209,3 +209,116 @@ class Left(nn.Module):
         "Branch.forward() uses self.proj (in self.seq) only when `flag`"
     )
     assert found["Left"].startswith("Left.forward() never uses self.seq")
+
+
+DROPS = """
+import torch
+import torch.nn as nn
+
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        self.body = nn.Sequential(self.a)
+
+    def forward(self, x):
+        y = self.body(x)
+        return y, self.b(x)
+
+
+class KeepsFirst(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pair = Pair()
+
+    def forward(self, x):
+        out, unread = self.pair(x)
+        return out
+
+
+class ReadsBoth(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pairs = nn.ModuleList([Pair(), Pair()])
+
+    def forward(self, x):
+        total = 0
+        for i, pair in enumerate(self.pairs):
+            x, s = pair(x)
+            total = total + s
+        return total + x
+
+
+class DropsLast(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pairs = nn.ModuleList([Pair(), Pair()])
+
+    def forward(self, x):
+        total = 0
+        for i, pair in enumerate(self.pairs):
+            x, s = pair(x)
+            total = total + s
+        return total
+"""
+
+
+def test_a_dropped_output_fed_by_its_own_layers_is_partial() -> None:
+    """An unpacked name never read, and the last pass's residual of a loop, leave the layers
+    that feed only that element without a gradient; a layer reached through a container
+    (`self.body` holding `self.a`) feeds what the container does."""
+    found = _partial(DROPS)
+    assert set(found) == {"KeepsFirst", "DropsLast"}, found
+    assert found["KeepsFirst"] == (
+        "KeepsFirst.forward() drops element 1 of what self.pair returns (`out, unread = "
+        "self.pair(x)`), which Pair.forward() alone feeds from self.b (line 24)"
+    )
+    assert "the last pass's element 0" in found["DropsLast"]
+    assert "from self.a, self.body" in found["DropsLast"], found["DropsLast"]
+
+
+def test_outputs_sharing_their_layers_or_not_literal_tuples_are_not_partial() -> None:
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Shared(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 4)
+        self.o = nn.Linear(4, 4)
+
+    def forward(self, x):
+        w = torch.softmax(self.q(x), -1)
+        out = self.o(w * x)
+        return out, w
+
+
+class Opaque(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 4)
+        self.o = nn.Linear(4, 4)
+
+    def forward(self, x):
+        result = (self.q(x), self.o(x))
+        return result
+
+
+class User(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+        self.opaque = Opaque()
+        self.rnn = nn.LSTM(4, 4)
+
+    def forward(self, x):
+        y, _ = self.shared(x)
+        z = self.opaque(y)[0]
+        out, (h, c) = self.rnn(z)
+        return out
+"""
+    assert _partial(source) == {}

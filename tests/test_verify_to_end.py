@@ -176,3 +176,24 @@ def test_to_end_is_reported_when_the_step_comparison_fails(tmp_path: Path) -> No
     assert report.to_end["exits"].startswith("ok: ")
     assert report.to_end["files"].startswith("ok: each written by one rank (")
     assert report.to_end["files"].endswith("mlp.pt)")
+
+
+def test_a_status_the_script_chooses_is_compared_to_the_end(tmp_path: Path) -> None:
+    """`exit(3)` after training in the original and on the migrated ranks: compared to
+    the end, the exits matching, not "original run crashed" (V1)."""
+    report = _run(tmp_path, CASES / "restart_exit_dp.py", None, to_end=True)
+    assert report.exit_code == 0, report
+    assert not report.failures, report.failures
+    assert "status their script chose, 3" in report.to_end["exits"], report.to_end
+    assert report.to_end["output"].startswith("ok: "), report.to_end
+
+
+def test_a_memory_bank_apart_before_the_parameters_is_named(tmp_path: Path) -> None:
+    """The bank differs after step 1, the parameters from step 2: the cause names the
+    buffer (V3), and the migration's DP007 names the Function's backward."""
+    report = _run(tmp_path, CASES / "memory_bank_dp.py", None, steps=3)
+    assert report.exit_code == 1, report
+    assert report.first_diverging_step == 2, report
+    assert _keys(report)[0] == "buffer_diverged", report.causes
+    assert "MemoryBank.bank" in report.causes[0].title
+    assert any("DP007" in note and "Similarity.backward()" in note for note in report.notes)

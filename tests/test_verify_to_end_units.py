@@ -9,6 +9,7 @@ import os
 import sys
 from array import array
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -488,3 +489,50 @@ def test_to_end_rows_are_rendered_beside_a_failed_step_comparison() -> None:
     data = json.loads(to_json(report))
     assert data["to_end"]["files"] == "NOT once: features.mat by ranks 0, 1"
     assert data["first_diverging_step"] == 1 and not data["equivalent"]
+
+
+# -- a deliberate exit status (V1) -----------------------------------------------------------
+def _exited(rank: int, status: str | None, error: dict[str, str] | None = None) -> RankRecord:
+    data: dict[str, Any] = {"events": [{"index": 1}]}
+    if error is not None:
+        data["error"] = error
+    return RankRecord(rank, Path("/nonexistent"), status, data, {}, "", "")
+
+
+def _system_exit(code: object) -> dict[str, str]:
+    return {"time": "1.0", "type": "SystemExit", "message": f"exited with status {code}"}
+
+
+def test_a_status_both_runs_choose_is_an_end_not_a_crash(tmp_path: Path) -> None:
+    """LMescheder/GAN_stability ends by `exit(3)` (a restart protocol): the original exits 3
+    without a traceback, the migrated rank 0 exits 3 and torchrun stops rank 1 before it
+    saves. Compared to the end, with a note, no "crashed"; a different status, an
+    exception, or `sys.exit("message")` stay failures."""
+    from dp2ddp.verify import launch
+    from dp2ddp.verify.config import VerifyConfig
+    from dp2ddp.verify.failures import RunFailures, deliberate_exit, exit_status
+    from dp2ddp.verify.session import Scripts
+
+    original = _exited(0, protocol.ERROR, _system_exit(3))
+    ranks = [_exited(0, protocol.ERROR, _system_exit(3)), _exited(1, None)]
+    assert exit_status(original) == 3 and exit_status(ranks[1]) is None
+    assert deliberate_exit(original, ranks) == 3
+    assert deliberate_exit(original, [_exited(0, protocol.ERROR, _system_exit(4))]) is None
+    assert deliberate_exit(original, [_exited(0, protocol.FINISHED)]) is None
+    crash = {"time": "1.0", "type": "ValueError", "message": "bad"}
+    assert deliberate_exit(original, [ranks[0], _exited(1, protocol.ERROR, crash)]) is None
+    assert exit_status(_exited(0, protocol.ERROR, _system_exit("'stop'"))) is None
+
+    script = tmp_path / "train.py"
+    scripts = Scripts(script, script, script, str(script), "", "")
+    results = {
+        launch.ORIGINAL: launch.RunResult(launch.ORIGINAL, 3, 1.0),
+        launch.MIGRATED: launch.RunResult(launch.MIGRATED, 1, 1.0),
+    }
+    config = VerifyConfig(script, to_end=True)
+    judge = RunFailures(config, scripts, tmp_path, {})
+    assert judge.collect(results, original, ranks) == []
+    assert any("exited with status 3" in note and "deliberate" in note for note in judge.notes)
+    other = [_exited(0, protocol.ERROR, _system_exit(4)), _exited(1, None)]
+    failures = RunFailures(config, scripts, tmp_path, {}).collect(results, original, other)
+    assert [f.reason for f in failures] == ["crashed", "crashed"], failures

@@ -734,6 +734,23 @@ def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None
     plain.write_text("print('no DataParallel here')\n")
     with pytest.raises(VerifyError, match="nothing to migrate"):
         prepare_scripts(VerifyConfig(plain), tmp_path)
+    # A script migrate declines (DP003: its own DDP path; lemniscate.pytorch): said so, not
+    # "no DataParallel found".
+    own = tmp_path / "own_ddp.py"
+    own.write_text(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Linear(2, 2)\n"
+        "if torch.distributed.is_initialized():\n"
+        "    model = nn.parallel.DistributedDataParallel(model)\n"
+        "else:\n"
+        "    model = nn.DataParallel(model)\n"
+    )
+    with pytest.raises(VerifyError) as declined:
+        prepare_scripts(VerifyConfig(own), tmp_path / "declined")
+    message = str(declined.value)
+    assert "migrate declined it" in message and "DP003" in message, message
+    assert "own_ddp.py:" in message and "no DataParallel found" not in message, message
     broken = tmp_path / "broken.py"
     broken.write_text("def (:\n")
     with pytest.raises(VerifyError, match="broken.py:1"):
@@ -1335,3 +1352,40 @@ def test_batchnorm_over_chunks_the_program_cuts_itself_is_named(tmp_path: Path) 
     )
     evidence.migrated[0].data["windows"][0]["forwards"] = {"0": [2, 2]}  # the size divided
     assert "forward(s)" not in " ".join(c.detail for c in diagnose(evidence))
+
+
+def test_a_buffer_apart_before_the_parameters_is_named_not_rounding(tmp_path: Path) -> None:
+    """lemniscate's memory bank (stop 28, G5): the bank, a buffer changed in a custom
+    Function's backward by each rank's part of the batch, differs after step 1; the
+    parameters from step 2. Named (`buffer_diverged`, the buffer's name), not "likely float
+    rounding growing"; a buffer apart only after the parameters, or by rounding, is not."""
+    from dp2ddp.verify.buffers import buffer_divergence
+
+    def with_buffers(ev: Evidence, banks: list[tuple[float, float]]) -> Evidence:
+        for event in ev.original.events:
+            event["buffers"] = {"MemoryBank.bank": [10.0, 4.0], "bn.running_mean": [1.0, 1.0]}
+        for event, bank in zip(ev.migrated[0].events, banks, strict=True):
+            event["buffers"] = {"MemoryBank.bank": list(bank), "bn.running_mean": [1.0, 1.0]}
+        return ev
+
+    def evidence(where: Path) -> Evidence:
+        ev = _batchnorm_evidence(where, 2)
+        for window in ev.migrated[0].data["windows"]:
+            window["batchnorm"] = 0
+        return ev
+
+    ev = with_buffers(evidence(tmp_path / "a"), [(12.0, 4.5), (12.0, 4.5), (12.0, 4.5)])
+    assert buffer_divergence(ev.original.events, ev.migrated[0].events) == (
+        1, "MemoryBank.bank", 0.5,
+    )  # fmt: skip
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["buffer_diverged"], causes
+    assert "MemoryBank.bank" in causes[0].title
+    assert "after step 1" in causes[0].detail and "from step 2" in causes[0].detail
+    assert "all_gather" in causes[0].fix and "DP007" in causes[0].fix
+    # float rounding in a buffer: still the rounding explanation
+    ev = with_buffers(evidence(tmp_path / "b"), [(10.0 + 1e-7, 4.0)] * 3)
+    assert [c.key for c in diagnose(ev)] == ["rounding_growth"]
+    # a buffer apart only after the parameters: not its cause
+    ev = with_buffers(evidence(tmp_path / "c"), [(10.0, 4.0), (10.0, 4.0), (12.0, 4.5)])
+    assert [c.key for c in diagnose(ev)] == ["rounding_growth"]

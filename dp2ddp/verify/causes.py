@@ -19,6 +19,9 @@ only adds where to look):
 * the data split right, updates differ, and a loss of the program averages over a count
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
+* a buffer (not a parameter: a memory bank, running statistics kept by hand) differs
+  from the original's before the parameters do, or more -> that buffer is named, not
+  float rounding
 * dropout masks, BatchNorm batch statistics (over other groups: data_evidence.py), draws
   between steps -> named as such, with the neutralising flag.
 """
@@ -30,6 +33,7 @@ from typing import Any
 
 from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
+from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
@@ -64,6 +68,10 @@ class Evidence:
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
+
+    def windows_events(self, run: RankRecord) -> list[dict[str, Any]]:
+        """The events of the compared steps (their buffers' fingerprints)."""
+        return run.events[: max(self.numerics.steps_compared, 1)]
 
     def all_windows(self) -> list[dict[str, Any]]:
         out = self.windows(self.original)
@@ -106,7 +114,13 @@ def diagnose(ev: Evidence) -> list[Cause]:
     if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
         causes.append(_mean_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
-        causes += _amplified_rounding(ev) or _rounding_growth(ev)
+        causes += (
+            diverged_buffer(
+                ev.windows_events(ev.original), ev.windows_events(ev.migrated[0]), ev.numerics
+            )
+            or _amplified_rounding(ev)
+            or _rounding_growth(ev)
+        )
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         reasons = data.not_comparable(ev.original, split_right=True)
         if reasons:

@@ -30,6 +30,37 @@ def exit_aborts(result: launch.RunResult, records: list[RankRecord]) -> list[int
     )
 
 
+_EXIT_STATUS = re.compile(r"exited with status (-?\d+)")
+
+
+def exit_status(record: RankRecord) -> int | None:
+    """The status a script chose to exit with (`sys.exit(3)`, `exit(3)`: an int, not 0),
+    as the runner recorded it; None for anything else (an exception, `sys.exit("msg")`)."""
+    error = record.error or {}
+    if record.status != protocol.ERROR or error.get("type") != "SystemExit":
+        return None
+    found = _EXIT_STATUS.fullmatch(error.get("message", ""))
+    return int(found.group(1)) if found else None
+
+
+def deliberate_exits(records: list[RankRecord]) -> int | None:
+    """The exit status a run's script chose, when that is all that went wrong: at least one
+    process exited so (a restart protocol: LMescheder/GAN_stability's `exit(3)` after
+    `restart_every`), the others too or stopped by torchrun before they saved (status None);
+    None otherwise."""
+    codes = {exit_status(r) for r in records if r.status is not None}
+    if len(codes) != 1 or None in codes:
+        return None
+    return codes.pop()
+
+
+def deliberate_exit(original: RankRecord, ranks: list[RankRecord]) -> int | None:
+    """The status both runs chose to exit with: the original's and the migrated ranks'
+    deliberate exits agree (V1: such a run is compared to its end, not called a crash)."""
+    code = deliberate_exits([original])
+    return code if code is not None and deliberate_exits(ranks) == code else None
+
+
 def excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
     text = scripts.as_users(text.replace(str(scripts.migrated.resolve()), scripts.migrated_label))
     kept = text.rstrip().splitlines()[-lines:]
@@ -93,11 +124,19 @@ class RunFailures:
         ranks: list[RankRecord],
     ) -> list[Failure]:
         failures: list[Failure] = []
+        chosen = deliberate_exit(original, ranks)
+        if chosen is not None:
+            exited = ", ".join(str(r.rank) for r in ranks if exit_status(r) == chosen)
+            self.notes.append(
+                f"the original exited with status {chosen} (its own sys.exit, no traceback), "
+                f"and so did the migrated run (rank {exited}): a deliberate exit, the same in "
+                "both, compared as the end of the runs"
+            )
         for name, records in ((launch.ORIGINAL, [original]), (launch.MIGRATED, ranks)):
             result = results.get(name)
             if result is None or result.cancelled:
                 continue
-            failure = self._run_failure(result, records, name == launch.MIGRATED)
+            failure = self._run_failure(result, records, name == launch.MIGRATED, chosen)
             if failure is not None:
                 failures.append(failure)
         if not failures and any(r.cancelled for r in results.values()):
@@ -108,12 +147,22 @@ class RunFailures:
         return self.scripts.display(path)
 
     def _run_failure(
-        self, result: launch.RunResult, records: list[RankRecord], distributed: bool
+        self,
+        result: launch.RunResult,
+        records: list[RankRecord],
+        distributed: bool,
+        chosen: int | None = None,
     ) -> Failure | None:
+        """`chosen`: the exit status both runs chose (deliberate_exit): no failure."""
         run = result.name
         scripts, config = self.scripts, self.config
         rank_of = (lambda r: r.rank) if distributed else (lambda r: None)  # noqa: E731
-        failed = [r for r in records if r.status in (protocol.ERROR, protocol.HARNESS_ERROR)]
+        failed = [
+            r
+            for r in records
+            if r.status in (protocol.ERROR, protocol.HARNESS_ERROR)
+            and (chosen is None or exit_status(r) != chosen)
+        ]
         if failed:
             # The first to fail is the cause; the others typically lost their peer in a collective.
             record = min(failed, key=lambda r: float((r.error or {}).get("time", "inf")))
@@ -135,6 +184,8 @@ class RunFailures:
         if result.timed_out:
             return self._timed_out(result, records, distributed)
         if result.returncode != 0:
+            if chosen is not None:
+                return None  # the script's own exit status, the same in both runs (noted)
             if config.to_end and exit_aborts(result, records):
                 return None  # torch's known abort at exit, after every script ended (noted)
             silent = [r for r in records if r.status is None]
@@ -165,7 +216,10 @@ class RunFailures:
         unfinished = [
             r
             for r in records
-            if config.to_end and r.status != protocol.FINISHED and r.status != protocol.STOPPED
+            if config.to_end
+            and r.status != protocol.FINISHED
+            and r.status != protocol.STOPPED
+            and (chosen is None or exit_status(r) != chosen)
         ]
         if unfinished:
             return Failure(

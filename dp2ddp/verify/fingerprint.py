@@ -80,6 +80,8 @@ def install(recorder: Recorder) -> None:
                 done, output = chunked_forward(recorder, native_call, self, args, kwargs)
                 if done:
                     return output
+            else:
+                recorder.note_stateful(self)
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1

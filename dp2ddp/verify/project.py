@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -233,16 +233,14 @@ def migrate_copy(
     def as_users(text: str) -> str:
         return text.replace(str(copy), shown_root)
 
-    outcomes = _migrate_in_place(copied_entry, options)
-    outcomes = silence(outcomes, options.ignore)  # as `dp2ddp migrate` reports them
+    said = _migrate_in_place(copied_entry, options)
+    outcomes = silence(said, options.ignore)  # as `dp2ddp migrate` reports them
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         raise ProjectError(as_users(failed[0].error or f"{entry}: cannot migrate"))
     migrated = [o for o in outcomes if o.status == "migrated" and o.result is not None]
     if not migrated:
-        raise ProjectError(
-            f"{entry}: nothing to migrate (no DataParallel found), so nothing to verify"
-        )
+        raise ProjectError(_not_migrated(entry, said, as_users))
     warnings = tuple(
         as_users(d.format(o.path))
         for o in fold_unreached(migrated)  # DP034: one line for the modules left alone
@@ -252,3 +250,24 @@ def migrate_copy(
     code = copied_entry.read_text(encoding="utf-8")
     files = tuple(str(Path(o.path).resolve().relative_to(copy)) for o in migrated)
     return MigratedProject(root, copy, copied_entry, code, files, warnings, copied)
+
+
+def _not_migrated(
+    entry: Path, outcomes: Sequence[FileOutcome], as_users: Callable[[str], str]
+) -> str:
+    """Why nothing was migrated, as migrate said it: a script migrate declined (DP003: it
+    has its own DistributedDataParallel path; lemniscate.pytorch) is not one without
+    DataParallel."""
+    declined = [
+        as_users(d.format(o.path))
+        for o in outcomes
+        if o.result is not None
+        for d in o.result.diagnostics
+        if d.code == "DP003"
+    ]
+    if declined:
+        return (
+            f"{entry}: not migrated: migrate declined it ({declined[0]}; it leaves a program "
+            "that has a DistributedDataParallel path of its own as it is), so nothing to verify"
+        )
+    return f"{entry}: nothing to migrate (no DataParallel found), so nothing to verify"

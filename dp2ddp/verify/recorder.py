@@ -143,6 +143,10 @@ class Recorder:
         self.current = Window(1)
         self.wrappers: list[weakref.ref[torch.nn.Module]] = []  # DataParallel / DDP
         self.models: list[weakref.ref[torch.nn.Module]] = []  # outermost modules called
+        #: outermost modules called in training that hold buffers and no parameters (a memory
+        #: bank of a plain module): their buffers are fingerprinted with the models' (V3)
+        self.stateful: list[weakref.ref[torch.nn.Module]] = []
+        self._looked_at: weakref.WeakSet[torch.nn.Module] = weakref.WeakSet()
         self.wrapper_info: list[dict[str, JSONScalar]] = []
         self.samplers: list[dict[str, JSONScalar]] = []
         #: per DataLoader: batch size, sampler, dataset digest, its own generators (own_rngs)
@@ -193,6 +197,40 @@ class Recorder:
                 return ordinal
         self.models.append(weakref.ref(module))
         return len(self.models) - 1
+
+    def note_stateful(self, module: torch.nn.Module) -> None:
+        """An outermost module without parameters called in training: kept if it has
+        floating-point buffers (their state can diverge between the runs)."""
+        if module in self._looked_at:
+            return
+        self._looked_at.add(module)
+        if any(b.is_floating_point() for b in module.buffers()):
+            self.stateful.append(weakref.ref(module))
+
+    def _buffer_prints(self) -> dict[str, list[float]]:
+        """Per floating-point buffer of the models and stateful modules: [sum, L2 norm], in
+        float64 (names as the parameters', a stateful module's under its class name). Why:
+        a buffer changed per rank (a memory bank updated by each rank's part of the batch,
+        DP007) is the cause of a later parameter difference; compare.py names it."""
+        prints: dict[str, list[float]] = {}
+        models = [ref() for ref in self.models] or [ref() for ref in self.wrappers]
+        owners: list[tuple[str, torch.nn.Module | None]] = [
+            ("" if ordinal == 0 else f"model{ordinal}.", model)
+            for ordinal, model in enumerate(models)
+        ]
+        owners += [(f"{type(m).__name__}.", m) for m in (ref() for ref in self.stateful)]
+        for prefix, owner in owners:
+            if not isinstance(owner, torch.nn.Module):
+                continue
+            inner = owner.module if isinstance(owner, _WRAPPERS) else owner
+            for name, buffer in inner.named_buffers():
+                if buffer.is_floating_point() and buffer.numel():
+                    values = buffer.detach().double()
+                    prints.setdefault(
+                        prefix + name,
+                        [float(values.sum()), float(values.pow(2).sum().sqrt())],
+                    )
+        return prints
 
     def record_inputs(
         self, ordinal: int, digests: list[str], along_dim1: list[str] | None = None
@@ -301,6 +339,7 @@ class Recorder:
                     for group in opt.param_groups
                 ],
                 "param_hashes": {key: tensor_digest(p) for key, p in params},
+                "buffers": self._buffer_prints() if self.keep_tensors else {},
                 "finite": finite,
             }
         )

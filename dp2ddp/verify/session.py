@@ -22,7 +22,7 @@ from dp2ddp.transforms.shared_draws import unshared_draws
 from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
-from dp2ddp.verify.failures import RunFailures, exit_aborts
+from dp2ddp.verify.failures import RunFailures, deliberate_exit, deliberate_exits, exit_aborts
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
@@ -280,8 +280,12 @@ def _launch(
         return the_plan.nproc if name == launch.MIGRATED else 1
 
     def cancel_others(result: launch.RunResult) -> bool:
-        if not result.ok and not exit_aborts(
-            result, load_run(workdir / result.name, world(result.name))
+        records = load_run(workdir / result.name, world(result.name))
+        if (
+            not result.ok
+            and not exit_aborts(result, records)
+            # a status the script chose (a restart protocol): the other run may choose it too
+            and deliberate_exits(records) is None
         ):
             return True
         record = load_rank(workdir / result.name / protocol.rank_dir_name(0), 0)
@@ -514,6 +518,12 @@ def _to_end(
         f"ok: the original and all {len(ranks)} ranks ended their script and exited 0 "
         f"within {config.timeout:g} s"
     )
+    chosen = deliberate_exit(original, ranks)
+    if chosen is not None:
+        rows["exits"] = (
+            f"ok: the original and the migrated run exited with the status their script chose, "
+            f"{chosen}, within {config.timeout:g} s (matching: not a crash)"
+        )
     for name, which in aborted.items():
         if which:
             who = (

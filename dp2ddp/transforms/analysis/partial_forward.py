@@ -25,6 +25,17 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
   not judged. (The forward of a DenseNet-like model calls only `self.features`: its layers
   were all claimed unused, and find_unused_parameters=True was added for nothing.)
 
+A submodule's output the caller drops (FloWaveNet: `for block in self.blocks: x, s =
+block(x)`, the last block's `x` never read; `x, _ = self.block(x)`; `self.block(x)[0]`): the
+callee's forward() returns a tuple literal, and the parameters that feed only the dropped
+elements (read through its local names, flow-insensitively, and the methods it calls on
+`self`) get no gradient; the elements kept are those whose name is read after the call
+(a name read only before it, in a loop, is the previous pass's: the last pass's is dropped).
+A callee that returns no tuple literal, or whose dropped element shares every layer with a
+kept one (`out, attn = self.attention(x)`, attn feeding out), is not reported; nor are
+torch's layers (`out, (h, c) = self.lstm(x)`: the same weights feed every element).
+(analysis/dropped_outputs.py.)
+
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or when a class
 its `__init__` builds is (transitively, across the program's modules): `partial_models`
@@ -38,6 +49,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms.analysis.dropped_outputs import (
+    DroppedOutput,
+    Outputs,
+    dropped_outputs,
+    held_classes,
+    outputs,
+    starved,
+)
 
 #: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
 _PARAMETER_FREE = frozenset(
@@ -92,6 +111,12 @@ class ClassFacts:
     #: nn.Module class of the program; "" for torch.nn layers and parameters), in order.
     partial: tuple[tuple[PartialUse, str], ...] = ()
     children: tuple[str, ...] = ()
+    #: What forward() returns when every `return` is a tuple literal of one length: per
+    #: element, the (attribute, holds) pairs of the registered layers that feed it (holds
+    #: as in `partial`); None otherwise.
+    outputs: Outputs | None = None
+    #: Calls of its submodules whose result forward() drops in part.
+    dropped: tuple[DroppedOutput, ...] = ()
 
 
 @dataclass
@@ -128,6 +153,7 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
     """Per class: its own partial use, else the first of the classes it builds
     (transitively)."""
     done: dict[str, PartialUse | None] = {}
+    outputs_of = {name: facts.outputs for name, facts in classes.items()}
 
     def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
         if name in done:
@@ -136,6 +162,11 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         if facts is None or name in seen:
             return None
         found = next((use for use, needs in facts.partial if not needs or needs in classes), None)
+        for dropped in facts.dropped if found is None else ():
+            how = starved(dropped, outputs_of, classes)
+            if how is not None:
+                found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
+                break
         for child in facts.children:
             if found is not None:
                 break
@@ -179,8 +210,12 @@ def _class_facts(
                 holds = _has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
+    # A call of a submodule whose output forward() drops: also in a class whose layers are
+    # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
+    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
+    dropped = dropped_outputs(cls.name, forward, held, path)
     if not registered:
-        return ClassFacts((), tuple(children))
+        return ClassFacts((), tuple(children), None, dropped)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
@@ -189,6 +224,8 @@ def _class_facts(
         return ClassFacts((), tuple(children))
     if uses.opaque:
         return ClassFacts((), tuple(children))
+    holders = _holders(init, me)
+    returned = outputs(forward, methods, registered, holders)
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -196,7 +233,6 @@ def _class_facts(
         for node in ast.walk(method)
         if isinstance(node, ast.Attribute)
     }
-    holders = _holders(init, me)
     partial: list[tuple[PartialUse, str]] = []
     for attribute, (line, holds) in registered.items():
         if attribute in uses.always:
@@ -216,7 +252,7 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    return ClassFacts(tuple(partial), tuple(children))
+    return ClassFacts(tuple(partial), tuple(children), returned, dropped)
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:

@@ -47,6 +47,8 @@ from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import pair_losses
 from dp2ddp.transforms.hazards.scopes import (
+    AUTOGRAD_FUNCTIONS,
+    FunctionStateMutations,
     LoopInfo,
     SelfMutations,
     loop_info,
@@ -311,12 +313,30 @@ class FlagHazards(MigrationTransform):
 
     # -- the checks -----------------------------------------------------------------------
     def _check_forward(self, node: cst.FunctionDef) -> None:
-        """DP007: a forward() (a method) that assigns or mutates attributes of self."""
+        """DP007: a forward() (a method) that assigns or mutates attributes of self; the
+        forward() or backward() of a torch.autograd.Function that changes in place the
+        tensors it was handed (FunctionStateMutations): wherever such a function is applied,
+        in the model or on the loss path, each rank changes its own copy, by its own part
+        of the batch."""
         block = self.parent(node)
         cls = self.parent(block) if block is not None else None
-        if node.name.value != "forward" or not isinstance(cls, cst.ClassDef):
+        if node.name.value not in ("forward", "backward") or not isinstance(cls, cst.ClassDef):
             return
         if not node.params.params:
+            return
+        if any(self.qualified_names(base.value) & AUTOGRAD_FUNCTIONS for base in cls.bases):
+            changes = FunctionStateMutations(node, node.name.value == "backward")
+            node.body.visit(changes)
+            for where, what in changes.found:
+                self.warn(
+                    where,
+                    "DP007",
+                    f"{self.code(what)} in {cls.name.value}.{node.name.value}() (a "
+                    "torch.autograd.Function: each rank changes its own copy, by its part "
+                    "of the batch)",
+                )
+            return
+        if node.name.value != "forward":
             return
         mutations = SelfMutations(node.params.params[0].name.value)
         node.body.visit(mutations)

@@ -213,3 +213,116 @@ class SelfMutations(cst.CSTVisitor):
         in_place = (method.endswith("_") and not method.startswith("_")) or method in _MUTATORS
         if in_place and rooted_at(func.value, self.self_name):
             self.found.append((node, func.value))
+
+
+#: The base classes of a custom autograd function.
+AUTOGRAD_FUNCTIONS = frozenset(
+    {"torch.autograd.Function", "torch.autograd.function.Function",
+     "torch.autograd.function.InplaceFunction"}
+)  # fmt: skip
+
+
+class FunctionStateMutations(cst.CSTVisitor):
+    """In-place changes, in a `torch.autograd.Function`'s forward() or backward(), of the
+    tensors it was handed: what backward() reads from `ctx` (`ctx.saved_tensors`,
+    `ctx.memory`), and forward()'s inputs not declared with `ctx.mark_dirty` (an in-place
+    activation). A memory bank `index_copy_`'d in backward (lemniscate's NCE) is such state:
+    its rows move with each rank's batch. A name also bound from anything else (`grad =
+    grad.clone()`) is the function's own."""
+
+    def __init__(self, function: cst.FunctionDef, backward: bool) -> None:
+        super().__init__()
+        params = [p.name.value for p in function.params.params]
+        self.ctx = params[0] if params else ""
+        self.found: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        state: set[str] = set() if backward else set(params[1:])
+        other: set[str] = set()
+        for statement in _walk_statements(function.body):
+            if isinstance(statement, cst.Assign):
+                from_ctx = self._from_ctx(statement.value)
+                for target in statement.targets:
+                    for name in _bound_names(target.target):
+                        (state if from_ctx else other).add(name)
+            elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+                other |= _bound_names(statement.target)
+            elif isinstance(statement, cst.Call) and (
+                isinstance(statement.func, cst.Attribute)
+                and statement.func.attr.value == "mark_dirty"
+            ):
+                other |= {a.value.value for a in statement.args if isinstance(a.value, cst.Name)}
+        self.state = state - other
+
+    def _from_ctx(self, value: cst.BaseExpression) -> bool:
+        """`ctx.saved_tensors`, `ctx.saved_tensors[0]`, `ctx.memory`."""
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        return (
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name)
+            and value.value.value == self.ctx
+        )
+
+    def _is_state(self, node: cst.BaseExpression) -> bool:
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            if (
+                isinstance(node, cst.Attribute)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == self.ctx
+            ):
+                return True  # ctx.memory, ctx.saved_tensors[0]
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.state
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method.endswith("_") and not method.startswith("_") and self._is_state(func.value):
+            self.found.append((node, func.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Subscript) and self._is_state(target.target):
+                self.found.append((node, target.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._is_state(node.target) and not isinstance(node.target, cst.Name):
+            self.found.append((node, node.target))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def _walk_statements(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """Assignments and calls under `body`, not inside nested functions."""
+    found: list[cst.CSTNode] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            found.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.append(node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.append(node)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    body.visit(_Collect())
+    return found
+
+
+def _bound_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return set()

@@ -1,0 +1,368 @@
+"""Outputs of a submodule that a caller drops (DP041, with analysis/partial_forward.py).
+
+FloWaveNet (stop 28, L2): each flow block returns (residual output, skip output); the model
+reads each block's residual only as the next block's input, so the last block's is dropped
+and the layer that feeds only it gets no gradient: DDP fails at the second step. What is
+read, with `ast`: which registered layers feed each element of the tuple literal a
+forward() returns (`outputs`), and the calls in a caller's forward() whose result is
+unpacked into names not all read after the call, or subscripted with a constant
+(`dropped_outputs`); `starved` puts the two together across the program's classes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass
+
+#: Per element of what a forward() returns, the (attribute, holds) pairs of the registered
+#: layers feeding it (holds: "" for torch.nn layers and parameters, else the project class).
+Outputs = tuple[tuple[tuple[str, str], ...], ...]
+
+
+@dataclass(frozen=True)
+class DroppedOutput:
+    """`self.attribute` (or an element of it, a loop over a container) called at `line`,
+    only the elements `kept` of its result read; `arity` is the unpacking's length (0 for
+    a subscript: any length)."""
+
+    cls: str
+    attribute: str
+    callees: tuple[str, ...]
+    kept: tuple[int, ...]
+    arity: int
+    line: int
+    path: str
+    call: str
+    last_pass: bool
+
+
+def starved(
+    dropped: DroppedOutput, outputs_of: Mapping[str, Outputs | None], known: Container[str]
+) -> str | None:
+    """How `dropped` leaves a callee's layers without a gradient (a `PartialUse.how`): a
+    layer that feeds only the elements it leaves unread (a project class counts if it is
+    `known`); None when every layer feeds a kept one, or the callee's outputs are not
+    known."""
+    for callee in dropped.callees:
+        outputs = outputs_of.get(callee)
+        if outputs is None:
+            continue
+        if dropped.arity and dropped.arity != len(outputs):
+            continue
+        kept = {pair for index in dropped.kept if index < len(outputs) for pair in outputs[index]}
+        kept_names = {attribute for attribute, _ in kept}
+        for index, element in enumerate(outputs):
+            if index in dropped.kept:
+                continue
+            alone = [
+                attribute
+                for attribute, holds in element
+                if attribute not in kept_names and (not holds or holds in known)
+            ]
+            if alone:
+                which = "the last pass's element" if dropped.last_pass else "element"
+                layers = ", ".join(f"self.{a}" for a in alone)
+                how = (
+                    f"drops {which} {index} of what {{attr}} returns (`{dropped.call}`), "
+                    f"which {callee.rsplit('.', 1)[-1]}.forward() alone feeds from {layers}"
+                )
+                return how
+    return None
+
+
+def outputs(
+    forward: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    registered: Mapping[str, tuple[int, str]],
+    holders: Mapping[str, set[str]],
+) -> Outputs | None:
+    """Per element of the tuple literal every `return` of forward() gives, the registered
+    layers feeding it (see ClassFacts.outputs): through forward()'s local names (every
+    assignment of a name counts: an over-approximation that may keep a layer from being
+    reported, never reports one that feeds a kept element) and the `self` methods it
+    calls; a layer held by one that feeds it (`self.body = nn.Sequential(self.conv)`)
+    feeds it too."""
+    if not forward.args.args:
+        return None
+    me = forward.args.args[0].arg
+    returns = [n for n in _own_nodes(forward) if isinstance(n, ast.Return)]
+    if not returns:
+        return None
+    lengths = set()
+    for each in returns:
+        if not isinstance(each.value, ast.Tuple) or any(
+            isinstance(e, ast.Starred) for e in each.value.elts
+        ):
+            return None
+        lengths.add(len(each.value.elts))
+    if len(lengths) != 1 or lengths == {1}:
+        return None
+    method_reads: dict[str, set[str]] = {}
+
+    def direct(node: ast.AST, seen: frozenset[str] = frozenset()) -> tuple[set[str], set[str]]:
+        """(self attributes, local names) `node` reads."""
+        attributes: set[str] = set()
+        names: set[str] = set()
+        for sub in ast.walk(node):
+            if _is_self_attribute(sub, me):
+                assert isinstance(sub, ast.Attribute)
+                attributes.add(sub.attr)
+                if sub.attr in methods and sub.attr not in seen:
+                    if sub.attr not in method_reads:
+                        method_reads[sub.attr] = direct(methods[sub.attr], seen | {sub.attr})[0]
+                    attributes |= method_reads[sub.attr]
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                names.add(sub.id)
+        return attributes, names
+
+    flows: list[tuple[set[str], ast.AST]] = []  # (names bound, the value they get)
+    for node in _own_nodes(forward):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            flows.append((bound, node.value))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            flows.append((set(_names(node.target)), node.iter))
+        elif isinstance(node, ast.NamedExpr):
+            flows.append(({node.target.id}, node.value))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            flows.append((set(_names(node.optional_vars)), node.context_expr))
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and isinstance(node.value.func.value, ast.Name)
+        ):  # `out.add_(self.b(x))`
+            flows.append(({node.value.func.value.id}, node.value))
+    read = [(bound, direct(value)) for bound, value in flows]
+    of_name: dict[str, set[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for bound, (attributes, names) in read:
+            got = set(attributes)
+            for name in names:
+                got |= of_name.get(name, set())
+            for name in bound:
+                have = of_name.setdefault(name, set())
+                if not got <= have:
+                    have |= got
+                    changed = True
+    elements: list[set[str]] = [set() for _ in range(lengths.pop())]
+    for returned in returns:
+        assert isinstance(returned.value, ast.Tuple)
+        for index, value in enumerate(returned.value.elts):
+            attributes, names = direct(value)
+            elements[index] |= attributes
+            for name in names:
+                elements[index] |= of_name.get(name, set())
+    result = []
+    for element in elements:
+        grown = set(element)
+        size = -1
+        while size != len(grown):
+            size = len(grown)
+            grown |= {a for a, held_by in holders.items() if held_by & grown}
+        result.append(tuple(sorted((a, registered[a][1]) for a in grown if a in registered)))
+    return tuple(result)
+
+
+def held_classes(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    me: str,
+    resolve: Callable[[ast.expr], tuple[str, bool] | None],
+) -> dict[str, tuple[str, ...]]:
+    """`self.x` -> the project classes whose instances `__init__` builds into it
+    (`self.block = Block()`, `self.blocks = nn.ModuleList([Block() for _ in ...])`,
+    `self.blocks.append(Block())` in a loop: FloWaveNet's `self.res_blocks`,
+    `self.blocks[k] = Block()`)."""
+    held: dict[str, list[str]] = {}
+
+    def hold(attribute: str, value: ast.AST) -> None:
+        for call in ast.walk(value):
+            if isinstance(call, ast.Call):
+                resolved = resolve(call.func)
+                if resolved is not None and resolved[1]:
+                    names = held.setdefault(attribute, [])
+                    if resolved[0] not in names:
+                        names.append(resolved[0])
+
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if _is_self_attribute(receiver, me) and node.func.attr in _FILLS:
+                assert isinstance(receiver, ast.Attribute)
+                for argument in node.args:
+                    hold(receiver.attr, argument)
+            continue
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                target = target.value
+            if _is_self_attribute(target, me):
+                assert isinstance(target, ast.Attribute)
+                hold(target.attr, node.value)
+    return {k: tuple(v) for k, v in held.items()}
+
+
+#: Container methods that put a module into `self.x`.
+_FILLS = frozenset({"append", "extend", "insert", "add_module", "update"})
+
+
+def dropped_outputs(
+    cls: str,
+    forward: ast.FunctionDef | ast.AsyncFunctionDef,
+    held_classes: Mapping[str, tuple[str, ...]],
+    path: str,
+) -> tuple[DroppedOutput, ...]:
+    """Calls in forward() of a submodule holding project classes (`self.x(...)`, or a loop
+    variable over `self.x`: `for block in self.blocks`, `enumerate(self.blocks)`) whose
+    result is unpacked into names some of which are never read after the call (`_` too),
+    or subscripted with a constant (`self.x(h)[0]`)."""
+    if not forward.args.args or not held_classes:
+        return ()
+    me = forward.args.args[0].arg
+    over: dict[str, str] = {}  # loop variable -> the attribute it runs over
+    for node in _own_nodes(forward):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            iterated, target = node.iter, node.target
+            if (
+                isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name)
+                and iterated.func.id == "enumerate"
+                and iterated.args
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == 2
+            ):
+                iterated, target = iterated.args[0], target.elts[1]
+            if _is_self_attribute(iterated, me) and isinstance(target, ast.Name):
+                assert isinstance(iterated, ast.Attribute)
+                over[target.id] = iterated.attr
+
+    def callee(call: ast.AST) -> str | None:
+        if not isinstance(call, ast.Call):
+            return None
+        if _is_self_attribute(call.func, me):
+            assert isinstance(call.func, ast.Attribute)
+            return call.func.attr
+        if isinstance(call.func, ast.Name):
+            return over.get(call.func.id)
+        return None
+
+    branches = _branches(forward)
+    loads = [
+        (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
+        for n in _own_nodes(forward)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    ]
+    found: list[DroppedOutput] = []
+    for node in _own_nodes(forward):
+        attribute: str | None = None
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], (ast.Tuple, ast.List))
+        ):
+            attribute = callee(node.value)
+            targets = node.targets[0].elts
+            if attribute is None or not all(isinstance(t, ast.Name) for t in targets):
+                continue
+            end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+            kept, last_pass = [], False
+            taken = branches.get(id(node), frozenset())
+            for index, target in enumerate(targets):
+                assert isinstance(target, ast.Name)
+                if target.id != "_" and any(
+                    n == target.id and at > end and where <= taken for n, at, where in loads
+                ):
+                    kept.append(index)
+                elif any(n == target.id for n, _at, _where in loads):
+                    last_pass = True  # read only before the call (in a loop: its last pass)
+                    # or on another branch: FloWaveNet's `if self.skip: h, s = f(h, c)` ...
+                    # `else: out = self.final_conv(h)`
+            if len(kept) == len(targets):
+                continue
+            arity = len(targets)
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and type(node.slice.value) is int
+            and node.slice.value >= 0
+            and isinstance(node.ctx, ast.Load)
+        ):
+            attribute = callee(node.value)
+            if attribute is None:
+                continue
+            kept, last_pass, arity = [node.slice.value], False, 0
+        else:
+            continue
+        callees = held_classes.get(attribute, ())
+        if callees:
+            found.append(
+                DroppedOutput(
+                    cls, attribute, callees, tuple(kept), arity, node.lineno, path,
+                    ast.unparse(node).split("\n")[0], last_pass,
+                )
+            )  # fmt: skip
+    return tuple(found)
+
+
+def _branches(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> dict[int, frozenset[tuple[int, str]]]:
+    """id(node) -> the branches it is under: (id of an `if`, a conditional expression or a
+    `try`, which side). A read after a call counts as keeping its value only if it runs
+    whenever the call did: under no branch the call is not under too."""
+    under: dict[int, frozenset[tuple[int, str]]] = {}
+
+    def visit(node: ast.AST, where: frozenset[tuple[int, str]]) -> None:
+        under[id(node)] = where
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(node, (ast.If, ast.IfExp)):
+            visit(node.test, where)
+            sides: tuple[tuple[str, list[ast.AST]], ...] = (
+                ("body", list(node.body) if isinstance(node.body, list) else [node.body]),
+                ("orelse", list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]),
+            )
+            for side, children in sides:
+                for child in children:
+                    visit(child, where | {(id(node), side)})
+            return
+        if isinstance(node, ast.Try):
+            for child in node.body:
+                visit(child, where)
+            for handler in node.handlers:
+                visit(handler, where | {(id(node), f"except {id(handler)}")})
+            for child in (*node.orelse, *node.finalbody):
+                visit(child, where | {(id(node), "else")} if child in node.orelse else where)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, where)
+
+    for statement in function.body:
+        visit(statement, frozenset())
+    return under
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:
+    """The nodes of `function`'s body, not those of the functions and classes it defines."""
+    stack: list[ast.AST] = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _is_self_attribute(node: ast.AST, me: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )
+
+
+def _names(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
