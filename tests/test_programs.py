@@ -101,20 +101,43 @@ def test_config_attribute_not_proven_stays_warned(
 
 
 @pytest.mark.e2e
-def test_config_conditioned_penalty_runs_under_torchrun(tmp_path: Path) -> None:
+def test_config_conditioned_penalty_runs_under_torchrun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """gan_gp_config migrated (the penalty under `if self.adv_loss == "wgan-gp":`, the
     config from another module's parse_args()) runs to its end on two gloo ranks; left as
     it was, the forward after the penalty's backward fails on every rank ("Expected to have
     finished reduction in the prior iteration"). The same launch runs import_helper_literal
-    migrated (its DataParallel module reached through `import_class('...')`, st-gcn's shape)."""
+    migrated (its DataParallel module reached through `import_class('...')`, st-gcn's shape)
+    and import_helper_subproject migrated (the helper in the installable sub-project
+    mylib/, installed as `pip install -e mylib` would: its folder on the path), and
+    import_helper_installed migrated (the helper from a library outside the project)."""
     program = tmp_path / "program"
     shutil.copytree(PROGRAMS / "gan_gp_config" / "expected", program)
     helper = tmp_path / "helper"
     shutil.copytree(PROGRAMS / "import_helper_literal" / "expected", helper)
+    subproject = tmp_path / "subproject"
+    shutil.copytree(PROGRAMS / "import_helper_subproject" / "expected", subproject)
+    installed = tmp_path / "installed"
+    shutil.copytree(PROGRAMS / "import_helper_installed" / "expected", installed)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "labtools.py").write_text(
+        "import importlib\n\n\ndef import_class(path):\n"
+        "    module, _, name = path.rpartition('.')\n"
+        "    return getattr(importlib.import_module(module), name)\n"
+    )
+    path = [str(subproject / "mylib"), str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    scripts = [program / "main.py", helper / "main.py", subproject / "main.py"]
+    scripts.append(installed / "main.py")
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    launch = _launch(prefix, tmp_path / "out", [program / "main.py", helper / "main.py"])
-    _assert_ran(launch, program / "main.py", 2)
-    _assert_ran(launch, helper / "main.py", 2)
+    launch = _launch(prefix, tmp_path / "out", scripts)
+    for script in scripts:
+        _assert_ran(launch, script, 2)
+    for script in (subproject / "main.py", installed / "main.py"):
+        assert "final done" in launch.logs(script, 0)
+        assert "final done" not in launch.logs(script, 1)
 
 
 def test_there_are_program_fixtures() -> None:

@@ -46,6 +46,8 @@ from dp2ddp.program.resolver import Resolver
 from dp2ddp.program.sys_path import PathEdit, resolve_edits, sys_path_edits
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+#: What makes a child folder of the root an installable sub-project (installed_subprojects).
+_SUBPROJECT_MARKERS = ("setup.py", "pyproject.toml")
 #: Entries (files and folders) the search for unfollowed loader modules looks at, at most.
 UNFOLLOWED_SCAN_LIMIT = 50_000
 #: Walks of one program at most: each round may find modules that edit sys.path again.
@@ -146,6 +148,34 @@ def find_root(folder: str) -> str:
         if parent == current:
             return os.path.abspath(folder)
         current = parent
+
+
+def installed_subprojects(root: str) -> list[str]:
+    """The folders of the root's in-tree installable sub-projects, as their installed
+    packages import: a child folder of the root holding setup.py or pyproject.toml is a
+    library the project's README has you `pip install` (yysijie/st-gcn@221c0e1:
+    `torchlight/setup.py` beside `torchlight/torchlight/__init__.py`, and `main.py`'s
+    `from torchlight import import_class`). Its packages are then importable from
+    site-packages: searched after the entry's folder and the root (`src/` for a src
+    layout). Sorted, so each run resolves the same way."""
+    try:
+        children = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return []
+    found: list[str] = []
+    for child in children:
+        if child.name in SKIPPED_DIRS or child.name.startswith("."):
+            continue
+        try:
+            if not child.is_dir(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        if not any(os.path.isfile(os.path.join(child.path, m)) for m in _SUBPROJECT_MARKERS):
+            continue
+        src = os.path.join(child.path, "src")
+        found.append(src if os.path.isdir(src) else child.path)
+    return found
 
 
 def read_module(path: str, shown: str, name: str) -> ProgramModule:
@@ -334,6 +364,7 @@ class ImportGraph:
         self._edges: dict[tuple[int, str, str], tuple[tuple[Edge, ...], bool]] = {}
         self._unresolved: dict[tuple[int, str, str], frozenset[str]] = {}
         self._roots: dict[str, str] = {}
+        self._subprojects: dict[str, list[str]] = {}
         self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
         self._loader_modules: dict[tuple[str, str], str | None] = {}
         self._real: dict[str, str] = {}
@@ -387,6 +418,13 @@ class ImportGraph:
         found = self._roots.get(folder)
         if found is None:
             found = self._roots[folder] = find_root(folder)
+        return found
+
+    def subprojects(self, root: str) -> list[str]:
+        """installed_subprojects(root), once a root."""
+        found = self._subprojects.get(root)
+        if found is None:
+            found = self._subprojects[root] = installed_subprojects(root)
         return found
 
     def resolver(self, root: str, search: Sequence[str], shown_base: str | None) -> Resolver:
@@ -517,6 +555,7 @@ class ImportGraph:
             first = self.module(entry, shown, module_entry, read=first)
         else:
             search = [entry_dir, root]
+        search += self.subprojects(root)
         resolver = self.resolver(root, search, shown_base)
         return Start(first, entry_abs, entry_dir, root, resolver, module_entry)
 

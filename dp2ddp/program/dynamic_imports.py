@@ -270,6 +270,45 @@ def dotted_constants(tree: ast.Module) -> Iterator[str]:
                 yield node.value
 
 
+def foreign_string_calls(tree: ast.Module) -> tuple[tuple[str, str], ...]:
+    """(module, literal) for each call of a name an absolute import binds whose first
+    argument is a dotted string literal: `import_class('processor.recognition.Trainer')`
+    after `from torchlight import import_class` (yysijie/st-gcn@221c0e1 with torchlight
+    installed from PyPI rather than from the repository), `hydra.utils.get_class('...')`.
+    A library's helper that imports by a dotted name is invisible to discovery; the
+    literal is what names the project module it imports (DynamicImports.follow)."""
+    bound: dict[str, str] = {}
+    calls: list[ast.Call] = []
+    for node in walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    bound[top] = top
+        elif isinstance(node, ast.Call) and node.args:
+            calls.append(node)
+    found: list[tuple[str, str]] = []
+    for call in calls:
+        argument = call.args[0]
+        if not (
+            isinstance(argument, ast.Constant)
+            and isinstance(argument.value, str)
+            and _DOTTED.fullmatch(argument.value)
+        ):
+            continue
+        func = call.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if isinstance(func, ast.Name) and func.id in bound:
+            found.append((bound[func.id], argument.value))
+    return tuple(found)
+
+
 def top_level_names(tree: ast.Module) -> set[str]:
     """Names a module defines at its top level (def, class, assignment)."""
     names: set[str] = set()
@@ -394,6 +433,32 @@ class DynamicImports:
             for dotted in self._constants:
                 found += self._named(dotted)
             self._constants = []
+        if dotted_strings:
+            found += self._foreign(module, dotted_strings)
+        return found
+
+    def _foreign(self, module: ProgramModule, dotted: tuple[str, ...]) -> list[tuple[str, str]]:
+        """The project modules whose classes or functions the dotted literals of `module`
+        name (`'tasks.classify.Trainer'`) when a function from outside the project is
+        called with them (foreign_string_calls): imports by a name that no import call of
+        the project shows. The module is parsed again only when one of its dotted strings
+        names a project module's top-level name."""
+        # `module.Name` only (a class or function the module defines): a module's own
+        # name is what `logging.getLogger('tasks.classify')` is called with too.
+        named = {
+            d: modules
+            for d in dict.fromkeys(dotted)
+            if (modules := self._named(d)) and modules[-1][1] != d
+        }
+        if not named:
+            return []
+        calls = self.memo.foreign.get(module.real)
+        if calls is None:
+            calls = self.memo.foreign[module.real] = foreign_string_calls(module.passing_tree())
+        found: list[tuple[str, str]] = []
+        for source, literal in calls:
+            if literal in named and not self._absolute(source):
+                found += named[literal]
         return found
 
     def _members(self, prefix: str) -> list[tuple[str, str]] | None:
@@ -468,6 +533,8 @@ class DynamicMemo:
     members: dict[str, list[str]] = field(default_factory=dict)
     #: The import calls found in a file's tree, by its real path (any name it has).
     calls: dict[str, FoundCalls | None] = field(default_factory=dict)
+    #: foreign_string_calls of a file's tree, by its real path.
+    foreign: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 def _defined(path: str) -> set[str]:

@@ -60,9 +60,13 @@ class Resolver:
         return found
 
     def _find_absolute(self, dotted: str) -> list[tuple[str, str]]:
+        # A folder without __init__.py that holds the whole name is a namespace package:
+        # Python takes it only when no later folder has a regular package or module of
+        # that name (`torchlight/` at the root, a sub-project folder, and its installed
+        # package `torchlight/torchlight/`: see discovery.installed_subprojects).
         for base in self.search:
             found = self._under(base, dotted.split("."))
-            if found is not None:
+            if found:
                 return found
         return []
 

@@ -38,8 +38,15 @@ def ddp_setup():
 
 
 def ddp_cleanup():
-    """Leave the process group at exit, also when training raised."""
+    """Leave the process group at exit, also when training raised. On gloo, first let go
+    of the GIL a moment: a gloo worker thread may still need it to free the last
+    all-reduce, and one still waiting at interpreter exit aborts the process after the
+    script finished ("terminate called without an active exception", see dp2ddp's FAQ)."""
     if dist.is_initialized():
+        if dist.get_backend() == "gloo":
+            import time  # here: the script's own `time` may be another name
+
+            time.sleep(0.05)
         dist.destroy_process_group()
 
 

@@ -1,0 +1,1 @@
+from .loading import import_class
