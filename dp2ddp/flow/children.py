@@ -99,3 +99,30 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         elif isinstance(value, (tuple, list)):
             found.extend(item for item in value if isinstance(item, node_type))
     return found
+
+
+#: tree id -> (tree, its nodes): the tree is held so that its id is not reused while cached.
+_NODES: dict[int, tuple[cst.Module, tuple[cst.CSTNode, ...]]] = {}
+_NODES_SIZE = 16
+
+
+def tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
+    """Every node of `module` in source order (what a walk from the module yields), listed
+    once per tree: the passes' rules each ask for the whole module (the rank-zero rules
+    five times a pass), and the pipeline's copy-on-write hands an unchanged tree on."""
+    key = id(module)
+    found = _NODES.get(key)
+    if found is not None and found[0] is module:
+        _NODES[key] = _NODES.pop(key)  # most recently used last
+        return found[1]
+    listed: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        listed.append(node)
+        stack.extend(reversed(children_of(node)))
+    built = tuple(listed)
+    _NODES[key] = (module, built)
+    while len(_NODES) > _NODES_SIZE:
+        del _NODES[next(iter(_NODES))]
+    return built
