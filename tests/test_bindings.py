@@ -12,7 +12,6 @@ import libcst as cst
 from conftest import FIXTURES, ROOT
 from libcst.metadata import Assignment, MetadataWrapper, ScopeProvider
 
-from dp2ddp.flow import view
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.nodes import walk
 
@@ -77,7 +76,7 @@ decorated()
 def _check(source: str, label: str) -> int:
     module = cst.parse_module(source)
     scopes = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
-    answer = bindings(view(module))
+    answer = bindings(module)
     checked = 0
     for node in walk(module):
         if isinstance(node, cst.Name):

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.flow.children import children_of
-from dp2ddp.flow.defuse import Definition, DefUse
+from dp2ddp.flow.children import PerTree, children_of
+from dp2ddp.flow.defuse import Definition, DefUse, view
 
 #: What opens a scope in libcst's analysis.
 LibScope = (
@@ -463,19 +463,5 @@ def _dotted(node: cst.BaseExpression) -> list[str]:
     return parts[::-1]
 
 
-#: view id -> (view, bindings).
-_CACHE: dict[int, tuple[DefUse, Bindings]] = {}
-_CACHE_SIZE = 16
-
-
-def bindings(defuse: DefUse) -> Bindings:
-    """The libcst-compatible resolution over `defuse`, one per view (so per tree)."""
-    key = id(defuse)
-    found = _CACHE.get(key)
-    if found is not None and found[0] is defuse:
-        return found[1]
-    built = Bindings(defuse)
-    _CACHE[key] = (defuse, built)
-    while len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[next(iter(_CACHE))]
-    return built
+bindings = PerTree(lambda module: Bindings(view(module)))
+"""libcst's name resolution over a module's def-use view, once per tree."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import view
 from dp2ddp.flow.bindings import Bindings, Referent, bindings
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
@@ -118,7 +117,7 @@ class CallFlow(MigrationTransform):
     def bindings(self) -> Bindings:
         """Name resolution over the def-use view of this pass's input tree."""
         assert self._meta is not None, "asked outside the pass's metadata session"
-        return bindings(view(self._meta.wrapper.module))
+        return bindings(self._meta.wrapper.module)
 
     def _callers(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Calls of `function`: by name, any `x.name(...)` for a method, `Cls(...)` for
