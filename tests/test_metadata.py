@@ -18,9 +18,9 @@ from libcst.metadata import (
     QualifiedNameProvider,
 )
 
+from dp2ddp.flow.children import parent_map
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import positions
-from dp2ddp.transforms._support.metadata import parent_map
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
 CORNERS = '''"""Scoping corner cases."""

@@ -15,6 +15,13 @@ backward questions over it. The API:
     ``method(cls, name)``; ``parent(node)``, ``ancestors(node)``, ``scope_of(node)``,
     ``statement_of(node)``; ``imported(name)``; ``calls`` (every Call of the module).
 
+``bindings(module) -> Bindings``  (flow/bindings.py) which assignments a Name reads and
+    which uses an assignment has, with libcst's ScopeProvider's meaning, over the view (the
+    data and batch passes' `referents`; no scope analysis per pass).
+
+``tree_nodes(module)``, ``parent_map(module)``  (flow/children.py) every node in source
+    order and each node's parent, once per tree (``PerTree``), as the view and bindings are.
+
 ``origins(view, expr, stop=None) -> list[Origin]``  (flow/origins.py) the sources a value
     may come from: each ``Origin`` has a ``kind`` (constant, call, parameter, import, global,
     definition, instance, attribute, unknown), its ``node`` and ``path`` (``Step``s, source

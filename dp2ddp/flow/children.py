@@ -13,9 +13,11 @@ over every golden fixture's input and output.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Generic, TypeVar
 
 import libcst as cst
 
@@ -99,3 +101,83 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         elif isinstance(value, (tuple, list)):
             found.extend(item for item in value if isinstance(item, node_type))
     return found
+
+
+_T = TypeVar("_T")
+
+
+class PerTree(Generic[_T]):
+    """A fact of a whole tree, computed once per tree object: the pipeline's copy-on-write
+    hands an unchanged tree to the next pass, which then finds what the last one computed.
+    The last `size` trees are kept (each held, so that its id is not reused while cached)."""
+
+    def __init__(self, build: Callable[[cst.Module], _T], size: int = 16) -> None:
+        self._build = build
+        self._size = size
+        self._cache: dict[int, tuple[cst.Module, _T]] = {}
+
+    def __call__(self, module: cst.Module) -> _T:
+        key = id(module)
+        found = self._cache.get(key)
+        if found is not None and found[0] is module:
+            self._cache[key] = self._cache.pop(key)  # most recently used last
+            return found[1]
+        built = self._build(module)
+        self._cache[key] = (module, built)
+        while len(self._cache) > self._size:
+            del self._cache[next(iter(self._cache))]
+        return built
+
+
+def _tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
+    listed: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        listed.append(node)
+        stack.extend(reversed(children_of(node)))
+    return tuple(listed)
+
+
+tree_nodes = PerTree(_tree_nodes)
+"""Every node of a module in source order (what a walk from the module yields), listed
+once per tree: the passes' rules each ask for the whole module (the rank-zero rules five
+times a pass)."""
+
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+
+
+def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
+
+
+def _parent_map(module: cst.Module) -> Mapping[cst.CSTNode, cst.CSTNode] | None:
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack: list[cst.CSTNode] = [module]
+    node_type = cst.CSTNode
+    while stack:
+        node = stack.pop()
+        for name in _fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, node_type):
+                if value in parents:
+                    return None
+                parents[value] = node
+                stack.append(value)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, node_type):
+                        if item in parents:
+                            return None
+                        parents[item] = node
+                        stack.append(item)
+    return parents
+
+
+parent_map = PerTree(_parent_map)
+"""Each node's parent (what ParentNodeProvider gives), or None when a node object occurs
+twice in the tree (then metadata keyed by node would be ambiguous); once per tree, shared
+by the passes' metadata, the import edits and the def-use view. Read only."""

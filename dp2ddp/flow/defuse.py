@@ -19,12 +19,12 @@ right answer for "where may this value come from" (a loop's `i += n` reaches `x[
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.flow.children import children_of
+from dp2ddp.flow.children import PerTree, children_of, parent_map
 
 Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
 """A node that opens a scope."""
@@ -77,7 +77,9 @@ class DefUse:
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self._parent: dict[cst.CSTNode, cst.CSTNode] = {}
+        shared = parent_map(module)  # the passes' metadata has it for this tree already
+        self._own_parents = shared is None
+        self._parent: Mapping[cst.CSTNode, cst.CSTNode] = {} if shared is None else shared
         self._scope_of: dict[cst.CSTNode, Scope] = {}
         self._outer: dict[Scope, Scope | None] = {module: None}
         self._defs: dict[Scope, dict[str, list[Definition]]] = {}
@@ -93,6 +95,8 @@ class DefUse:
 
     # == building =======================================================================
     def _build(self) -> None:
+        own = self._parent if self._own_parents else None
+        assert own is None or isinstance(own, dict)
         stores: set[cst.CSTNode] = set()
         stack: list[tuple[cst.CSTNode, Scope]] = [(self.module, self.module)]
         while stack:
@@ -111,8 +115,10 @@ class DefUse:
             else:
                 self._statement(node, scope, stores)
             kids = children_of(node)
+            if own is not None:
+                for child in kids:
+                    own[child] = node
             for child in reversed(kids):
-                self._parent[child] = node
                 stack.append((child, inner))
 
     def _enter(self, node: cst.FunctionDef | cst.Lambda | cst.ClassDef, outer: Scope) -> None:
@@ -503,21 +509,6 @@ def _decorator(decorator: cst.Decorator) -> str:
     return value.value if isinstance(value, cst.Name) else ""
 
 
-#: tree id -> (tree, view): the tree is held so that its id is not reused while cached.
-_CACHE: dict[int, tuple[cst.Module, DefUse]] = {}
-_CACHE_SIZE = 16
-
-
-def view(module: cst.Module) -> DefUse:
-    """The def-use view of `module`, built once per tree: passes that leave the tree as it
-    was (the pipeline's copy-on-write) share it, and a changed tree gets a new one."""
-    key = id(module)
-    found = _CACHE.get(key)
-    if found is not None and found[0] is module:
-        _CACHE[key] = _CACHE.pop(key)  # most recently used last
-        return found[1]
-    built = DefUse(module)
-    _CACHE[key] = (module, built)
-    while len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[next(iter(_CACHE))]
-    return built
+view = PerTree(DefUse)
+"""The def-use view of a module, built once per tree: passes that leave the tree as it was
+(the pipeline's copy-on-write) share it, and a changed tree gets a new one."""

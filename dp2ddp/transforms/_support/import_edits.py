@@ -11,6 +11,7 @@ occurs in no name and no string outside import statements). Output is the same.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import cast
 
 import libcst as cst
@@ -18,8 +19,8 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_absolute_module_from_package_for_import
 
+from dp2ddp.flow.children import parent_map
 from dp2ddp.transforms._support.libcst_private import NoCopy
-from dp2ddp.transforms._support.metadata import parent_map
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
@@ -127,7 +128,7 @@ def remove_imports(context: CodemodContext, tree: cst.Module) -> cst.Module | No
     return remover.transform_module(tree)
 
 
-def _annotation(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+def _annotation(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> bool:
     """Might libcst read this string as a type annotation (a superset of when it does)?"""
     while node in parents:
         node = parents[node]

@@ -12,7 +12,6 @@ libcst's own.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
 
 import libcst as cst
@@ -25,17 +24,9 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from dp2ddp.flow.children import _fields, parent_map
 from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.qualified import QualifiedNames
-
-_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
-
-
-def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
 
 
 class PassMetadata:
@@ -113,28 +104,3 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
-
-
-def parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode] | None:
-    """Each node's parent (what ParentNodeProvider gives), or None when a node object
-    occurs twice in the tree (then metadata keyed by node would be ambiguous)."""
-    parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack: list[cst.CSTNode] = [module]
-    node_type = cst.CSTNode
-    while stack:
-        node = stack.pop()
-        for name in _fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, node_type):
-                if value in parents:
-                    return None
-                parents[value] = node
-                stack.append(value)
-            elif isinstance(value, (tuple, list)):
-                for item in value:
-                    if isinstance(item, node_type):
-                        if item in parents:
-                            return None
-                        parents[item] = node
-                        stack.append(item)
-    return parents

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.flow.children import tree_nodes
 from dp2ddp.transforms._support.children import children_of
 
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
@@ -58,7 +59,14 @@ class Shift(cst.CSTTransformer):
 
 
 def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNode]:
-    """All nodes under `root` in source order (optionally not entering defs and lambdas)."""
+    """All nodes under `root` in source order (optionally not entering defs and lambdas).
+    A whole module's are listed once per tree (flow.children.tree_nodes)."""
+    if type(root) is cst.Module and not skip_scopes:
+        return iter(tree_nodes(root))
+    return _walk(root, skip_scopes)
+
+
+def _walk(root: cst.CSTNode, skip_scopes: bool) -> Iterator[cst.CSTNode]:
     stack = [root]
     while stack:
         node = stack.pop()

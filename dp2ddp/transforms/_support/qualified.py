@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -69,7 +69,7 @@ _HINT_CALLS = frozenset({"cast", "NewType", "TypeVar"})
 class QualifiedNames:
     """Answers `names(node)` for the nodes of one tree (see the module docstring)."""
 
-    def __init__(self, module: cst.Module, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
         self._module = module
         self._parents = parents
         self._index: dict[cst.CSTNode, int] = {s: i for i, s in enumerate(module.body)}

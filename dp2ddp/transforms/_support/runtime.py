@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import os
 import re
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -147,28 +149,34 @@ def _render_module(chosen: tuple[str, ...]) -> str:
 
 def _brief_docstrings(text: str) -> str:
     """Each function's and class's docstring cut to its first paragraph: the module is read
-    as a list of helpers (the why of each is in docs/ and in the inline form's text)."""
-    return cst.parse_module(text).visit(_BriefDocstrings()).code
-
-
-class _BriefDocstrings(cst.CSTTransformer):
-    def leave_SimpleString(
-        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
-    ) -> cst.SimpleString:
-        raw = updated_node.value
+    as a list of helpers (the why of each is in docs/ and in the inline form's text). Every
+    plain triple-quoted string after the module's first statement (its docstring, kept
+    whole) with a blank line in it is cut; found by tokenize, not a libcst parse of the
+    whole module (a second per rendered module: a third of the rendering's time)."""
+    tree = ast.parse(text)
+    if not tree.body:
+        return text
+    first = tree.body[0]
+    after = (first.end_lineno or first.lineno, first.end_col_offset or 0)
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    pieces: list[str] = []
+    done = 0
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        raw = token.string
+        if token.type != tokenize.STRING or token.start < after:
+            continue
         if not raw.startswith('"""') or "\n\n" not in raw:
-            return updated_node
-        first = raw[3:-3].split("\n\n", 1)[0].rstrip()
+            continue
+        cut = raw[3:-3].split("\n\n", 1)[0].rstrip()
         indent = raw[raw.rindex("\n") + 1 : -3]
-        closing = f"\n{indent}" if "\n" in first else ""
-        return updated_node.with_changes(value=f'"""{first}{closing}"""')
-
-    def visit_Module(self, node: cst.Module) -> bool:
-        return True
-
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        # the module's own docstring stays whole
-        return updated_node.with_changes(body=[original_node.body[0], *updated_node.body[1:]])
+        closing = f"\n{indent}" if "\n" in cut else ""
+        begin = starts[token.start[0] - 1] + token.start[1]
+        end = starts[token.end[0] - 1] + token.end[1]
+        pieces += [text[done:begin], f'"""{cut}{closing}"""']
+        done = end
+    return "".join(pieces) + text[done:]
 
 
 def _digest(text: str) -> str:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 
@@ -130,7 +131,7 @@ def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        stack.extend(node.children)
+        stack.extend(children_of(node))
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             call = node.value
             binding: str | None = code_of(node.targets[0].target)

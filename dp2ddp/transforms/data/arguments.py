@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import (
     Shift,
@@ -58,9 +58,7 @@ class LoaderArguments(LoaderResolution):
 
     def _free_name(self, base: str, statement: cst.BaseStatement) -> str:
         taken = self._names(self._scope_root(statement))
-        scope = self.get_metadata(ScopeProvider, statement, None)
-        if scope is not None:
-            taken |= {a.name for a in scope.globals.assignments}
+        taken |= self.bindings().module_names()
         name, number = base, 1
         while name in taken:
             number += 1

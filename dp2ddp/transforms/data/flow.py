@@ -2,19 +2,18 @@
 
 A loader is often built in one function and iterated in another (passed as an argument,
 returned from a helper, stored on ``self``), and its epoch loop may sit in yet another
-caller. libcst's ScopeProvider says which assignment a name refers to; this base class
-adds the call graph on top: who calls a function, what each call passes for a parameter,
-and what a function returns.
+caller. Which assignment a name refers to comes from the module's def-use view
+(flow.bindings: libcst's ScopeProvider's answer, computed once per tree instead of a scope
+analysis per pass); this base class adds the call graph on top: who calls a function, what
+each call passes for a parameter, and what a function returns.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import libcst as cst
-from libcst.metadata import Assignment, ProviderT, ScopeProvider
 
 from dp2ddp.flow import view
+from dp2ddp.flow.bindings import Bindings, Referent, bindings
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     enclosing_class,
@@ -37,11 +36,6 @@ Around = cst.For | cst.While | cst.Module | None
 
 class CallFlow(MigrationTransform):
     """A transform that can follow values across function calls (call `index` first)."""
-
-    METADATA_DEPENDENCIES: ClassVar[tuple[ProviderT, ...]] = (  # type: ignore[assignment]
-        *MigrationTransform.METADATA_DEPENDENCIES,
-        ScopeProvider,
-    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -143,18 +137,14 @@ class CallFlow(MigrationTransform):
             and method_class(statement, self) is owner
         ]
 
-    def referents(self, name: cst.Name) -> list[Assignment]:
+    def referents(self, name: cst.Name) -> list[Referent]:
         """The assignments (including params and defs) a name can refer to."""
-        scope = self.get_metadata(ScopeProvider, name, None)
-        if scope is None:
-            return []
-        return [
-            referent
-            for access in scope.accesses[name]
-            if access.node is name
-            for referent in access.referents
-            if isinstance(referent, Assignment)
-        ]
+        return self.bindings().referents(name)
+
+    def bindings(self) -> Bindings:
+        """Name resolution over the def-use view of this pass's input tree."""
+        assert self._meta is not None, "asked outside the pass's metadata session"
+        return bindings(self._meta.wrapper.module)
 
     def _callers(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Calls of `function`: by name, any `x.name(...)` for a method, `Cls(...)` for
@@ -173,16 +163,12 @@ class CallFlow(MigrationTransform):
 
     def _calls_of(self, definition: cst.FunctionDef | cst.ClassDef) -> list[cst.Call]:
         """Calls of a def or class through the name it binds."""
-        scope = self.get_metadata(ScopeProvider, definition, None)
-        if scope is None:
-            return []
         sites = []
-        for assignment in scope.assignments[definition.name.value]:
-            if isinstance(assignment, Assignment) and assignment.node is definition:
-                for access in assignment.references:
-                    site = self.parent(access.node)
-                    if isinstance(site, cst.Call) and site.func is access.node:
-                        sites.append(site)
+        for referent in self.bindings().defined_by(definition):
+            for use in referent.references:
+                site = self.parent(use.node)
+                if isinstance(site, cst.Call) and site.func is use.node:
+                    sites.append(site)
         return sites
 
     def _attribute_values(self, owner: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:

@@ -7,11 +7,11 @@ statement ``with ddp_same_random():`` can hold (see the package's docstring for 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS
@@ -216,11 +216,12 @@ class DatasetDrawFinder:
     # -- statements a dataset is built from -----------------------------------------------
     def _slice(self, scope: cst.CSTNode) -> None:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        lines = [n for n in walk(body, skip_scopes=True) if isinstance(n, cst.SimpleStatementLine)]
+        calls_in = _line_calls(body)
+        lines = list(calls_in)
         needed: set[str] = set()
         in_slice: list[cst.SimpleStatementLine] = []
         for line in lines:
-            for call in _calls(line):
+            for call in calls_in[line]:
                 if self._builds_dataset(call):
                     needed |= _read_keys(call)
                     in_slice.append(line)
@@ -240,7 +241,7 @@ class DatasetDrawFinder:
         for line in in_slice:
             if self._in_training_loop(line, scope):
                 continue  # per-step randomness (noise, augmentation) stays per rank
-            for call in _calls(line):
+            for call in calls_in[line]:
                 self._check_call(call)
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
@@ -258,10 +259,21 @@ class DatasetDrawFinder:
         return last.endswith("Dataset") and "Iterable" not in last
 
 
-def _calls(root: cst.CSTNode) -> Iterator[cst.Call]:
-    for node in walk(root, skip_scopes=True):
-        if isinstance(node, cst.Call):
-            yield node
+def _line_calls(body: cst.CSTNode) -> dict[cst.SimpleStatementLine, list[cst.Call]]:
+    """The simple statement lines under `body` (not in nested defs, classes or lambdas), in
+    source order, each with its calls (in the line, not in its lambdas), from one walk."""
+    found: dict[cst.SimpleStatementLine, list[cst.Call]] = {}
+    stack: list[tuple[cst.CSTNode, list[cst.Call] | None]] = [(body, None)]
+    while stack:
+        node, calls = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            calls = found[node] = []
+        elif calls is not None and isinstance(node, cst.Call):
+            calls.append(node)
+        if node is not body and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend((child, calls) for child in reversed(children_of(node)))
+    return found
 
 
 def _key(node: cst.CSTNode) -> str | None:

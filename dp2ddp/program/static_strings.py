@@ -1,0 +1,201 @@
+"""Strings a program computes from literals at module level (the dotted names of dynamic
+imports): constants, f-strings and `+` of them, `%`/`.format` templates, each module's
+anchor for a relative name. Read by dynamic_imports.py."""
+
+from __future__ import annotations
+
+import ast
+
+
+def local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
+    """For each call inside a function: the function's names bound exactly once, by a plain
+    assignment, to their value (the innermost function wins)."""
+    found: dict[int, dict[str, ast.expr]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        counts: dict[str, int] = {}
+        values: dict[str, ast.expr] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, ast.arg):
+                counts[node.arg] = counts.get(node.arg, 0) + 2  # a parameter: never a value
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                values[node.targets[0].id] = node.value
+        single = {k: v for k, v in values.items() if counts.get(k) == 1}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                found[id(node)] = single
+    return found
+
+
+def module_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound once, to a string known statically."""
+    counts: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            values[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value:
+            values[stmt.target.id] = stmt.value
+    constants: dict[str, str] = {}
+    for _ in range(3):  # constants built from constants, a few levels deep
+        for name, value in values.items():
+            if counts.get(name) == 1 and name not in constants:
+                text = static_string(value, constants)
+                if text is not None:
+                    constants[name] = text
+    return constants
+
+
+def static_string(node: ast.expr, constants: dict[str, str]) -> str | None:
+    """The string value of an expression built from literals and constants, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = static_string(node.left, constants), static_string(node.right, constants)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+            elif (
+                isinstance(value, ast.FormattedValue)
+                and value.conversion == -1
+                and value.format_spec is None
+            ):
+                inner = static_string(value.value, constants)
+                if inner is None:
+                    return None
+                parts.append(inner)
+            else:
+                return None
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == 0
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "rpartition"
+        and node.value.args
+    ):
+        text = static_string(node.value.func.value, constants)
+        separator = static_string(node.value.args[0], constants)
+        return text.rpartition(separator)[0] if text is not None and separator else None
+    if is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template = static_string(node.func.value, constants)
+        args = [static_string(a, constants) for a in node.args]
+        if template is None or node.keywords or any(a is None for a in args):
+            return None
+        try:
+            return template.format(*args)
+        except (IndexError, KeyError, ValueError):
+            return None
+    return None
+
+
+def is_format(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    )
+
+
+def leading_text(node: ast.expr, constants: dict[str, str]) -> str:
+    """The static text a computed string starts with (`'models.' + x` -> 'models.')."""
+    whole = static_string(node, constants)
+    if whole is not None:
+        return whole
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = static_string(node.left, constants)
+        return left if left is not None else leading_text(node.left, constants)
+    if isinstance(node, ast.JoinedStr):
+        text = ""
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                text += value.value
+                continue
+            inner = (
+                static_string(value.value, constants)
+                if isinstance(value, ast.FormattedValue)
+                else None
+            )
+            if inner is None:
+                break
+            text += inner
+        return text
+    if is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template = static_string(node.func.value, constants)
+        return template.split("{", 1)[0] if template is not None else ""
+    return ""
+
+
+def dotted_name_of(
+    call: ast.Call, constants: dict[str, str], package: str, module: str, relative_ok: bool
+) -> tuple[str | None, str | None]:
+    """(whole absolute name, None) when static; (None, package prefix) for a computed name
+    under a static package; (None, None) when nothing is known."""
+    argument = call.args[0]
+    anchor = anchor_of(call, constants, package, module) if relative_ok else None
+    whole = static_string(argument, constants)
+    if whole is not None:
+        return absolute_name(whole, anchor), None
+    leading = leading_text(argument, constants)
+    if "." not in leading:
+        return None, None
+    head = leading.rpartition(".")[0]  # 'models.' -> 'models'; '.' -> ''
+    if leading.startswith("."):
+        absolute = absolute_name(head + ".x", anchor)
+        return None, absolute.rpartition(".")[0] if absolute else None
+    return None, head or None
+
+
+def anchor_of(call: ast.Call, constants: dict[str, str], package: str, module: str) -> str | None:
+    """The `package` argument of import_module: a literal or constant, `__package__` (the
+    calling module's package) or `__name__` (the module itself, the package for an
+    __init__)."""
+    node = call.args[1] if len(call.args) > 1 else None
+    for keyword in call.keywords:
+        if keyword.arg == "package":
+            node = keyword.value
+    if node is None:
+        return None
+    if isinstance(node, ast.Name) and node.id == "__package__":
+        return package
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return module
+    return static_string(node, constants)
+
+
+def absolute_name(name: str, anchor: str | None) -> str | None:
+    """`name` made absolute (importlib.util.resolve_name's rule); None when it cannot be."""
+    if not name.startswith("."):
+        return name
+    if not anchor:
+        return None
+    level = len(name) - len(name.lstrip("."))
+    parts = anchor.split(".")
+    if level - 1 > len(parts) - 1:
+        return None
+    base = ".".join(parts[: len(parts) - (level - 1)])
+    rest = name[level:]
+    return f"{base}.{rest}" if rest else base
