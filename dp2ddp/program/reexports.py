@@ -4,16 +4,15 @@
 data_utils import DataLoader` and calls `DataLoader(...)`. libcst's QualifiedNameProvider
 names that call `data_utils.DataLoader`, so a pass matching `torch.utils.data.DataLoader`
 missed it and the loader went unsharded, silently (docs/real-world.md, stop 28, S1). Here,
-once per program and with `ast` only, each module's module-level import bindings are read
-(`name -> the dotted name it imports`), and a dotted name that starts with a program
-module is followed through them, module after module, until it leaves the program:
-`data_utils.DataLoader -> torch.utils.data.DataLoader`. Each module is told
-(facts.Reexports) the names of the program modules it imports that lead outside the
-program, keyed as libcst spells them (relative imports keep their dots), and the passes'
-one qualified-name lookup (transforms/_support/metadata.py) adds the real name to what
-libcst gives: every torch name every pass matches (DataLoader, DataParallel, samplers,
-torch.save...) resolves
-through a re-export alike.
+once per program and from the import statements discovery kept (no parse), each module's
+module-level import bindings are read (`name -> the dotted name it imports`), and a dotted
+name that starts with a program module is followed through them, module after module, until
+it leaves the program: `data_utils.DataLoader -> torch.utils.data.DataLoader`. Each module
+is told (facts.Reexports) the names of the program modules it imports that lead outside the
+program, keyed as libcst spells them (relative imports keep their dots), and the passes' one
+qualified-name lookup (transforms/_support/metadata.py) adds the real name to what libcst
+gives: every torch name every pass matches (DataLoader, DataParallel, samplers,
+torch.save...) resolves through a re-export alike.
 
 Names that lead to another program module are left as libcst names them (the passes know
 project classes and functions by their own module's name). A name bound by a star import
@@ -24,29 +23,18 @@ answer): a DataParallel that may come from a star import is DP016 (detect.py), a
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable
 
 from dp2ddp.facts import Reexports
 from dp2ddp.program.discovery import Program, ProgramModule
 
+#: A name bound at column 0 otherwise than by an import: a def, a class, an assignment.
+_OTHER_BINDINGS = re.compile(
+    r"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE
+)
 #: Names followed through at most this many modules (a cycle of re-exports ends here).
 _DEPTH = 16
-
-
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module-level statements, into if/try/with blocks (an import under `try:` or
-    `if TYPE_CHECKING:` still binds at module level), not into defs or classes."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, (ast.If, ast.While, ast.For, ast.With)):
-            yield from _top_level(statement.body)
-            yield from _top_level(getattr(statement, "orelse", []))
-        elif isinstance(statement, ast.Try):
-            yield from _top_level(statement.body)
-            for handler in statement.handlers:
-                yield from _top_level(handler.body)
-            yield from _top_level(statement.orelse)
-            yield from _top_level(statement.finalbody)
 
 
 def absolute_base(module: ProgramModule, level: int, name: str | None) -> str | None:
@@ -61,13 +49,15 @@ def absolute_base(module: ProgramModule, level: int, name: str | None) -> str | 
     return ".".join([*package, *([name] if name else [])])
 
 
-def module_bindings(module: ProgramModule) -> tuple[dict[str, str], tuple[str, ...]]:
+def module_bindings(module: ProgramModule) -> dict[str, str]:
     """Names the module binds at module level by an import, with the absolute dotted name
-    each imports (names bound twice at module level are left out), and the absolute names
-    of the modules it star-imports."""
+    each imports. Read from the import statements discovery kept (no parse): those at
+    column 0 are the module level's (one under a module-level `try:` is left out, as one
+    in a function must be). A name the module also binds otherwise at column 0 (a def, a
+    class, an assignment: `DataLoader = MyLoader`), or imports twice, is left out: it has
+    no single answer."""
     bound: dict[str, str] = {}
     twice: set[str] = set()
-    stars: list[str] = []
 
     def bind(name: str, target: str | None) -> None:
         if name in bound or name in twice or target is None:
@@ -76,29 +66,22 @@ def module_bindings(module: ProgramModule) -> tuple[dict[str, str], tuple[str, .
         else:
             bound[name] = target
 
-    for statement in _top_level(module.passing_tree().body):
+    for statement in module.imports:
+        if statement.col_offset != 0:
+            continue
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname is not None:
                     bind(alias.asname, alias.name)
-        elif isinstance(statement, ast.ImportFrom):
-            base = absolute_base(module, statement.level, statement.module)
-            for alias in statement.names:
-                if alias.name == "*":
-                    if base is not None:
-                        stars.append(base)
-                    continue
+            continue
+        base = absolute_base(module, statement.level, statement.module)
+        for alias in statement.names:
+            if alias.name != "*":
                 bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else None)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if statement.name in bound:
-                bind(statement.name, None)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            for target in targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name) and node.id in bound:
-                        bind(node.id, None)
-    return bound, tuple(stars)
+    if bound:
+        for found in _OTHER_BINDINGS.finditer(module.source.text):
+            bound.pop(found.group(1) or found.group(2), None)
+    return bound
 
 
 def _join(spelled: str, name: str) -> str:
@@ -112,7 +95,7 @@ class ProgramReexports:
     def __init__(
         self,
         program: Program,
-        bindings: Callable[[ProgramModule], tuple[dict[str, str], tuple[str, ...]]],
+        bindings: Callable[[ProgramModule], dict[str, str]],
     ) -> None:
         self.program = program
         #: module name -> the module (each module's bindings are read when first asked)
@@ -122,7 +105,7 @@ class ProgramReexports:
 
     def bound(self, module: str) -> dict[str, str]:
         """Names program module `module` binds by import (module_bindings)."""
-        return self._bindings(self._modules[module])[0]
+        return self._bindings(self._modules[module])
 
     def _module_of(self, dotted: str) -> tuple[str, str] | None:
         """(program module, the rest) for the longest program module `dotted` starts with."""
