@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
+from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -90,11 +91,12 @@ class WrapModelInDDP(MigrationTransform):
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
         #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
         self._pairs = WrapPairs(self)
-        #: What this module's DataParallel wraps are assigned to (_wrapped_here).
-        self._wrap_targets: set[str] | None = None
+        #: Choices between the wrapped model and its `.module` (DP057).
+        self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
+        self._branches.module = node
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -398,7 +400,7 @@ class WrapModelInDDP(MigrationTransform):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if isinstance(self.parent(original_node), cst.If):
             return updated_node  # an elif: judged with the head of its chain
-        unwrapped = self._unwrap_branch(original_node, updated_node)
+        unwrapped = self._branches.unwrap_branch(original_node, updated_node)
         if unwrapped is not None:
             return unwrapped
         test = self.code(original_node.test)
@@ -437,30 +439,6 @@ class WrapModelInDDP(MigrationTransform):
             + (kept_note if messages else ""),
         )
         return cst.FlattenSentinel(body)
-
-    def _unwrap_branch(
-        self, original: cst.If, updated: cst.If
-    ) -> cst.FlattenSentinel[cst.BaseStatement] | None:
-        """`if args.num_gpu == 1: y = model.reverse(z)` / `else: y = model.module.reverse(z)`
-        -> `y = model.module.reverse(z)` (see _unwrap_side); None: not that shape."""
-        orelse = original.orelse
-        if not isinstance(orelse, cst.Else) or not isinstance(updated.orelse, cst.Else):
-            return None
-        body = cst.Module(body=_statements(original.body))
-        other = cst.Module(body=_statements(orelse.body))
-        side = self._unwrap_side(original.test, body, other)
-        if side is None:
-            self._warn_wrapper_attributes(original, original.test, body, other)
-            return None
-        kept = _statements(updated.body if side == "body" else updated.orelse.body)
-        first = kept[0]
-        kept[0] = first.with_changes(leading_lines=[*updated.leading_lines, *first.leading_lines])
-        test = self.code(original.test)
-        self.record(
-            original,
-            f"kept the .module branch of `if {test}`: the model is always wrapped now",
-        )
-        return cst.FlattenSentinel(kept)
 
     def _keep_other_terms(
         self, original: cst.If, updated: cst.If, kept: cst.BaseExpression, dropped: list[str]
@@ -621,19 +599,9 @@ class WrapModelInDDP(MigrationTransform):
         return {self.code(assign.targets[0].target)}
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
-        side = self._unwrap_side(original_node.test, original_node.body, original_node.orelse)
-        if side is None:
-            self._warn_wrapper_attributes(
-                original_node, original_node.test, original_node.body, original_node.orelse
-            )
-        else:
-            test = self.code(original_node.test)
-            self.record(
-                original_node,
-                f"unwrapped with .module whatever `{test}` is: the model is always wrapped now",
-            )
-            chosen = updated_node.body if side == "body" else updated_node.orelse
-            return chosen.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        chosen = self._branches.unwrap_choice(original_node, updated_node)
+        if chosen is not None:
+            return chosen
         if not self._is_dp_call(original_node.body):
             return updated_node
         test = self.code(original_node.test)
@@ -656,118 +624,6 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.with_changes(test=kept)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
-
-    def _unwrap_side(
-        self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode
-    ) -> str | None:
-        """ "body" or "orelse": the branch to keep of a choice on a GPU guard between the
-        wrapped model and its module (`net.module if use_cuda else net`; FloWaveNet's
-        `model.reverse(z) if args.num_gpu == 1 else model.module.reverse(z)`, and the same
-        as an if/else statement). The two branches differ only in `W.module` against `W`,
-        W a model wrapped in this module: the guard followed the wrap, which now always
-        happens, so the `.module` branch is right whatever the guard says (the other calls
-        a method DDP does not have). None: not that shape."""
-        code = self.code(test)
-        if not _GUARD.search(code) or _NOT_A_GUARD.search(code) or _TYPE_TEST.search(code):
-            return None
-        for side, unwrapped, other in (("body", body, orelse), ("orelse", orelse, body)):
-            for node in _module_accesses(unwrapped):
-                model = self.code(node.value)
-                if self._wrapped_here(model) and (
-                    _without_module(self.code(unwrapped), model) == self.code(other)
-                ):
-                    return side
-        return None
-
-    def _warn_wrapper_attributes(
-        self,
-        where: cst.CSTNode,
-        test: cst.BaseExpression,
-        body: cst.CSTNode,
-        orelse: cst.CSTNode,
-    ) -> None:
-        """DP057 where one branch unwraps a model wrapped here (`model.module.x`) and the
-        other asks the wrapper itself for an attribute only the inner module has
-        (`model.reverse(z)`): the original wrapped under a flag, the migration wraps always,
-        so that branch now fails with AttributeError on the DDP object (not the same call
-        on both sides, so _unwrap_side could not pick the branch). A condition that asks
-        the object itself (`hasattr(model, "module")`, `isinstance(model, ...)`) follows the
-        wrap: right as it is."""
-        if _TYPE_TEST.search(self.code(test)):
-            return
-        for unwrapped, other in ((body, orelse), (orelse, body)):
-            models = {self.code(a.value) for a in _module_accesses(unwrapped)}
-            models = {name for name in models if self._wrapped_here(name)}
-            if not models:
-                continue
-            for attribute in m.findall(other, m.Attribute()):
-                assert isinstance(attribute, cst.Attribute)
-                name = attribute.attr.value
-                if name in _WRAPPER_ATTRIBUTES or self.code(attribute.value) not in models:
-                    continue
-                model = self.code(attribute.value)
-                self.warn(
-                    where,
-                    "DP057",
-                    f"`{model}.{name}` in one branch, `{model}.module` in the other: "
-                    f"`{model}` is always a DistributedDataParallel now; use "
-                    f"`{model}.module.{name}`",
-                )
-                return
-
-    def _wrapped_here(self, model: str) -> bool:
-        """`model` is what some DataParallel wrap of this module is assigned to (the whole
-        module looked at once: a function defined above the wrap unwraps too)."""
-        if self._wrap_targets is None:
-            module = self._unused.module
-            calls = m.findall(module, m.Call()) if module is not None else []
-            self._wrap_targets = {
-                target
-                for call in calls
-                if isinstance(call, cst.Call) and self._is_dp_call(call)
-                for target in [wrap_target(call, self)]
-                if target is not None
-            }
-        return model in self._wrap_targets
-
-
-#: Attributes a DistributedDataParallel object has itself (nn.Module's and DDP's own): a
-#: branch that asks the wrapper for one of these is not broken by the wrap.
-_WRAPPER_ATTRIBUTES = frozenset(
-    {"module", "forward", "parameters", "named_parameters", "buffers", "named_buffers",
-     "children", "named_children", "modules", "named_modules", "state_dict",
-     "load_state_dict", "train", "eval", "training", "to", "cuda", "cpu", "half", "float",
-     "double", "bfloat16", "type", "zero_grad", "requires_grad_", "apply", "add_module",
-     "register_buffer", "register_parameter", "register_module", "register_forward_hook",
-     "register_forward_pre_hook", "register_backward_hook", "register_full_backward_hook",
-     "get_submodule", "get_parameter", "get_buffer", "share_memory", "extra_repr",
-     "no_sync", "join", "device_ids", "process_group", "dim", "__class__", "__dict__"}
-)  # fmt: skip
-
-
-def _statements(
-    suite: cst.BaseSuite,
-) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
-    """The statements of a block (a one-line `if x: a; b` suite as one statement line)."""
-    if isinstance(suite, cst.IndentedBlock):
-        return [
-            s
-            for s in suite.body
-            if isinstance(s, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
-        ]
-    assert isinstance(suite, cst.SimpleStatementSuite)
-    return [cst.SimpleStatementLine(body=suite.body)]
-
-
-def _module_accesses(node: cst.CSTNode) -> list[cst.Attribute]:
-    """The `X.module` attributes in `node`, outermost first."""
-    found = m.findall(node, m.Attribute(attr=m.Name("module")))
-    return [a for a in found if isinstance(a, cst.Attribute)]
-
-
-def _without_module(code: str, model: str) -> str:
-    """`code` with `model.module` read as `model` (whole names only)."""
-    return re.sub(rf"(?<![\w.]){re.escape(model)}\.module\b", model, code)
 
 
 def _is_device_term(term: str) -> bool:
