@@ -493,6 +493,15 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "line, or migrate the folder (`dp2ddp migrate DIR`). `--check` fails on the entry "
         "until then.",
     ),
+    "DP057": (
+        "a branch asks the DDP wrapper for an attribute only the inner module has",
+        "The original wrapped the model under a flag (`if args.num_gpu > 1:`) and later "
+        "chose by a condition between `model.x` and `model.module.x`; the migration wraps "
+        "on every process, so `model.x` (a method or attribute of the model's own class, "
+        "not of nn.Module) now raises AttributeError on the DistributedDataParallel object. "
+        "Where both branches make the same call, dp2ddp keeps the `.module` branch itself; "
+        "here they differ, so use `model.module.x` in that branch by hand.",
+    ),
     "DP058": (
         "running figure of batch means not summed over the ranks",
         "A figure of a sharded loader (one that also trains, so it cannot stay whole) adds "

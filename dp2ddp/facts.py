@@ -152,6 +152,34 @@ class ProgramLoaders:
 
 
 @dataclass(frozen=True)
+class Reexports:
+    """Names of program modules this module imports that are really names from outside
+    the program (program/reexports.py): `data_utils.DataLoader` ->
+    `torch.utils.data.DataLoader`, keyed as libcst's QualifiedNameProvider spells them
+    in this module (a relative import keeps its dots). The passes' qualified names include
+    the real name (transforms/_support/metadata.py)."""
+
+    names: tuple[tuple[str, str], ...] = ()
+
+    @cached_property
+    def table(self) -> dict[str, str]:
+        return dict(self.names)
+
+    def mentions(self, *fragments: str) -> bool:
+        """Some real name contains one of `fragments` (for the passes' text gates)."""
+        return any(f in target for _, target in self.names for f in fragments)
+
+    @cached_property
+    def lasts(self) -> dict[str, frozenset[str]]:
+        """Last part of a key -> last parts of what it names: a re-export under another
+        name (`from torch.utils.data import DataLoader as Loader`) is matched by `Loader`."""
+        found: dict[str, set[str]] = {}
+        for key, target in self.names:
+            found.setdefault(key.rpartition(".")[2], set()).add(target.rpartition(".")[2])
+        return {key: frozenset(value) for key, value in found.items()}
+
+
+@dataclass(frozen=True)
 class ModelClass:
     """An nn.Module class of the program (transforms/analysis/partial_forward.py): `partial`
     describes a use in its forward() (or a class it builds) that may leave parameters
@@ -190,6 +218,8 @@ class ProgramFacts:
     helpers_first_party: the project's import sorter counts the helpers module as the
         project's own (its folder is a source root: migrate/line_length.py), so the
         import of it goes in the first-party section; else with the third-party ones.
+    reexports: names of imported program modules that are really torch's (or another
+        outside module's): the passes match them by their real qualified names (Reexports).
     """
 
     role: Role | None = None
@@ -201,6 +231,7 @@ class ProgramFacts:
     models: tuple[ModelClass, ...] = ()
     uniform: Uniformity | None = field(default=None, compare=False, hash=False, repr=False)
     helpers_first_party: bool = True
+    reexports: Reexports = field(default_factory=Reexports)
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

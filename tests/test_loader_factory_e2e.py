@@ -11,6 +11,11 @@ trained on the whole set in silence.
 Fixture factory_conditional_return: `build()` returns one loader or a tuple of two, depending
 on a flag; the entry's epoch loop calls set_epoch on what it unpacks (the library exports it).
 
+Fixture reexported_torch_names (xcmyz/FastSpeech@1e1a61b's `from dataset import DataLoader`,
+docs/real-world.md stop 28 S1): the loader class, DataParallel and torch.save all come
+through the project's own package; the training loader must be sharded (it was left whole,
+silently) and the test loader, evaluated in the entry, is sharded with its sum reduced.
+
 The originals (input/) run in a plain process, the committed migrations (expected/, which
 tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/) under torchrun
 with two CPU (gloo) processes, all through tests/e2e_driver.py: the ranks split the
@@ -35,20 +40,23 @@ from test_examples import (
 )
 
 PROGRAMS = Path(__file__).parent / "program_fixtures"
-#: fixture -> (entry, {dataset size: samples the original draws}), training then evaluation.
-CASES = {
+#: fixture -> (entry, {dataset size: samples the original draws}), training then evaluation,
+#: and whether each rank evaluates half of the evaluation set (else all of it).
+CASES: dict[str, tuple[str, tuple[int, int], tuple[int, int], bool]] = {
     # 2 epochs over the 64 training samples; the 32 test samples evaluated after each.
-    "package_script_factory": ("mnist/train.py", (64, 2 * 64), (32, 2 * 32)),
+    "package_script_factory": ("mnist/train.py", (64, 2 * 64), (32, 2 * 32), False),
     # 3 epochs, then 2 of fine-tuning, then 2 over a loader looked up by key: all 64 samples;
     # the 32 validation samples evaluated after each of the first 3 epochs.
-    "factory_conditional_return": ("train.py", (64, 7 * 64), (32, 3 * 32)),
+    "factory_conditional_return": ("train.py", (64, 7 * 64), (32, 3 * 32), False),
+    # 2 epochs over 64 samples, the 32 test samples evaluated after each (sharded, reduced).
+    "reexported_torch_names": ("train.py", (64, 2 * 64), (32, 2 * 32), True),
 }
 
 
 def _copy(kind: str, root: Path) -> list[Path]:
     """Each fixture's tree under `root`/<fixture> (runs write __pycache__ and checkpoints)."""
     scripts = []
-    for name, (entry, _, _) in CASES.items():
+    for name, (entry, _, _, _) in CASES.items():
         tree = root / name
         shutil.copytree(PROGRAMS / name / kind, tree, ignore=shutil.ignore_patterns("__pycache__"))
         scripts.append(tree / entry)
@@ -79,6 +87,14 @@ def _drawn(launch: Launch, script: Path, rank: int) -> dict[str, int]:
     return counts
 
 
+def test_the_reexported_loader_class_is_sharded() -> None:
+    train = (PROGRAMS / "reexported_torch_names" / "expected" / "train.py").read_text()
+    assert re.search(r"sampler=DistributedSampler\(train_dataset, shuffle=True\)", train)
+    assert "    train_loader.sampler.set_epoch(epoch)\n" in train
+    assert "model = DistributedDataParallel(Net()" in train
+    assert re.search(r"if ddp_is_main\(\):\n( {12}.*\n)* {12}tools\.save\(", train)
+
+
 def test_the_committed_migrations_shard_the_factories_training_loaders() -> None:
     dataset = (
         PROGRAMS / "package_script_factory" / "expected" / "mnist" / "dataset.py"
@@ -102,7 +118,7 @@ def test_torchrun_exits_cleanly(
 def test_factory_loaders_split_the_training_set_between_the_ranks(
     original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch], index: int
 ) -> None:
-    _, (train_size, train_drawn), (eval_size, eval_drawn) = list(CASES.values())[index]
+    _, (train_size, train_drawn), (eval_size, eval_drawn), halved = list(CASES.values())[index]
     (befores, plain), (afters, ddp) = original, migrated
     before, after = befores[index], afters[index]
     _assert_ran(plain, before, 1)
@@ -115,8 +131,10 @@ def test_factory_loaders_split_the_training_set_between_the_ranks(
         f"DataParallel drew {train_drawn} training samples; under torchrun rank 0 drew "
         f"{rank0} and rank 1 {rank1}, not a half each\n{ddp.report(after, 2)}"
     )
-    # Evaluated in the entry, built in the library: every rank evaluates the whole set.
-    assert all(r[str(eval_size)] == eval_drawn for r in ranks), (drawn, ranks)
+    # Evaluated in the entry, built in the library: every rank evaluates the whole set;
+    # built and evaluated in the entry: each rank its half.
+    per_rank = eval_drawn // 2 if halved else eval_drawn
+    assert all(r[str(eval_size)] == per_rank for r in ranks), (drawn, ranks)
 
 
 @pytest.mark.e2e

@@ -152,6 +152,17 @@ def test_folder_equals_entries_one_by_one(tmp_path: Path, monkeypatch: pytest.Mo
     assert snapshot(work) == snapshot(PROGRAMS / "shared_module" / "expected")
 
 
+def test_folder_opens_the_gate_through_a_reexported_wrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train.py wraps with `DP` from lib/models.py (`from torch.nn import DataParallel as
+    DP`): no file wraps by its own text, the importer's program does (program/reexports.py);
+    the folder migrates as the entry alone does."""
+    work = copy_case("reexported_torch_names", tmp_path, monkeypatch)
+    assert run(".").exit_code == 0
+    assert snapshot(work) == snapshot(PROGRAMS / "reexported_torch_names" / "expected")
+
+
 def test_entries_of_a_folder_in_the_other_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,12 +11,14 @@ when a module already has a DistributedDataParallel path of its own (DP003).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.deep import FileTimeout, nesting_error, time_limit, timeout_error
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import ModuleVerdict, Project
+from dp2ddp.program.reexports import ProgramReexports, module_bindings
+from dp2ddp.transforms._support.identifiers import mentions
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -31,22 +33,32 @@ class ProgramGate:
     has_dataparallel: bool
     #: The module whose own DDP path shuts the gate, if any.
     ddp_path_in: ProgramModule | None
+    #: The program's re-exports (reexports.py), for every module's facts.
+    reexports: ProgramReexports | None = field(default=None, compare=False)
 
 
-def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
+def module_verdict(
+    module: ProgramModule, project: Project, reexports: ProgramReexports | None = None
+) -> ModuleVerdict:
     """The per-file detector's verdict (once a module); files the text pre-check rules out
-    are not parsed."""
-    if not project.may_use_dataparallel(module):
+    are not parsed. With the program's re-exports, a wrap by a DataParallel imported
+    through a project module (`from mymodels import DataParallel`) counts."""
+    told = reexports.told(module) if reexports is not None else None
+    if not project.may_use_dataparallel(module) and not (
+        told is not None and told.mentions("DataParallel", "data_parallel")
+    ):
         return ModuleVerdict()
 
     # The detector (libcst) loads only for a module the pre-check could not rule out.
     from libcst.codemod import CodemodContext
 
+    from dp2ddp.facts import ProgramFacts
     from dp2ddp.transforms._support.base import MigrationState
     from dp2ddp.transforms.detect import DetectDataParallel
 
     def detect(tree: cst.Module) -> ModuleVerdict:
-        state = MigrationState(options=project.options, text=module.source.text)
+        facts = ProgramFacts(reexports=told) if told is not None else ProgramFacts()
+        state = MigrationState(options=project.options, text=module.source.text, facts=facts)
         try:
             with time_limit(project.options.file_timeout):
                 detector = DetectDataParallel(CodemodContext(filename=module.path), state)
@@ -60,6 +72,12 @@ def module_verdict(module: ProgramModule, project: Project) -> ModuleVerdict:
         wraps = state.has_dataparallel and not state.skip and not state.checks_only
         return ModuleVerdict(wraps, state.skip, state.checks_only)
 
+    if told is not None and told.names:
+        # What the module is told decides the verdict: not the plain verdict's cache.
+        return project.remembered(
+            ("verdict_reexports", module.real, repr(told.names)),
+            lambda: detect(project.tree(module)),
+        )
     return project.verdict(module, detect)
 
 
@@ -67,11 +85,24 @@ def program_gate(program: Program, project: Project) -> ProgramGate:
     """Verdicts of every module and the gate. InputError when libcst cannot parse a module."""
     verdicts: dict[str, ModuleVerdict] = {}
     ddp_path_in = None
+    reexports = program_reexports(program, project)
+    # A wrap through a re-export needs a module that imports DataParallel by its name.
+    named = any(mentions(m.source.text, "DataParallel", "data_parallel") for m in program.modules)
     for module in program.modules:
-        found = module_verdict(module, project)
+        found = module_verdict(module, project, reexports if named else None)
         verdicts[module.real] = found
         if found.has_ddp_path and ddp_path_in is None:
             ddp_path_in = module
     wraps = any(f.has_dataparallel for f in verdicts.values())
     gate = (wraps or bool(program.uses_generated)) and ddp_path_in is None
-    return ProgramGate(verdicts, gate, ddp_path_in)
+    return ProgramGate(verdicts, gate, ddp_path_in, reexports)
+
+
+def program_reexports(program: Program, project: Project) -> ProgramReexports:
+    """The program's re-exports; each module's import bindings read once a project."""
+    return ProgramReexports(
+        program,
+        lambda m: project.remembered(
+            ("reexport_bindings", m.real, m.name), lambda: module_bindings(m)
+        ),
+    )

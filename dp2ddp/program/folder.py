@@ -22,7 +22,7 @@ from dp2ddp.migrate.discovery import Target, discover
 from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.analysis import module_verdict
+from dp2ddp.program.analysis import module_verdict, program_gate
 from dp2ddp.program.discovery import (
     ImportGraph,
     ProgramModule,
@@ -108,7 +108,11 @@ def _relevant(targets: list[Target], project: Project) -> list[Target]:
         texts[target] = data.decode("utf-8", "replace")
     mention = [t for t, text in texts.items() if may_use_dataparallel(text)]
     generated = [t for t, text in texts.items() if GENERATED_MODULE in text]
-    if not generated and not any(_opens_or_shuts(t, project) for t in mention):
+    if (
+        not generated
+        and not any(_opens_or_shuts(t, project) for t in mention)
+        and not _opens_through_reexport(texts, mention, project)
+    ):
         return []
     seeds = set(mention) | set(generated)
     found = [t for t, text in texts.items() if t in seeds or _imports_by_call(text)]
@@ -134,6 +138,25 @@ def _opens_or_shuts(target: Target, project: Project) -> bool:
     except InputError:
         return True
     return verdict.has_dataparallel or verdict.has_ddp_path
+
+
+def _opens_through_reexport(
+    texts: dict[Target, str], mention: list[Target], project: Project
+) -> bool:
+    """A file that imports one that mentions DataParallel but wraps nothing may wrap with
+    the DataParallel that one re-exports (`from mymodels import DP`, program/reexports.py):
+    its program's gate says. Asked only when no file opens a gate by itself."""
+    names = {_module_word(t.path) for t in mention}
+    for target, text in texts.items():
+        if target in mention or names.isdisjoint(_import_words(text)):
+            continue
+        try:
+            program = discover_program(target.path, project.graph)
+            if program_gate(program, project).has_dataparallel:
+                return True
+        except InputError:
+            return True  # left to the program's error reporting, as _opens_or_shuts does
+    return False
 
 
 def _imports_by_call(text: str) -> bool:

@@ -39,6 +39,7 @@ from dp2ddp.facts import (
     ProgramFacts,
     ProgramHints,
     ProgramLoaders,
+    Reexports,
     Role,
 )
 from dp2ddp.migrate.atomic import write_atomic
@@ -53,6 +54,7 @@ from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_pro
 from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
+from dp2ddp.program.reexports import ProgramReexports
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
@@ -351,9 +353,16 @@ class _Told:
     """What a program tells its modules, each part computed once for the program and only
     when asked for (a program whose gate is shut needs none of it)."""
 
-    def __init__(self, program: Program, project: Project, helpers: str | None = None) -> None:
+    def __init__(
+        self,
+        program: Program,
+        project: Project,
+        helpers: str | None = None,
+        reexports: ProgramReexports | None = None,
+    ) -> None:
         self.program = program
         self.project = project
+        self._reexports = reexports
         self._helpers = helpers
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
@@ -454,13 +463,14 @@ class _Told:
             self.uniform() if in_program and uniform else None,
             # an entry alone (role None) imports the module beside it just the same
             helpers_first_party(self.program.entry_dir, self.helpers),
+            self._reexports.told(module) if self._reexports is not None else Reexports(),
         )
 
 
 def _migrate(
     program: Program, gate: ProgramGate, project: Project, orphan: bool = False
 ) -> list[_Migrated]:
-    told = _Told(program, project, _orphan_helpers(program) if orphan else None)
+    told = _Told(program, project, _orphan_helpers(program) if orphan else None, gate.reexports)
     helpers = told.helpers
     if orphan and gate.has_dataparallel:
         library = [told.facts(m, "library", draws=False) for m in program.modules]

@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
+from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
 
 _GUARD = re.compile(
     r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
@@ -90,9 +91,12 @@ class WrapModelInDDP(MigrationTransform):
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
         #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
         self._pairs = WrapPairs(self)
+        #: Choices between the wrapped model and its `.module` (DP057).
+        self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
+        self._branches.module = node
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -396,6 +400,9 @@ class WrapModelInDDP(MigrationTransform):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if isinstance(self.parent(original_node), cst.If):
             return updated_node  # an elif: judged with the head of its chain
+        unwrapped = self._branches.unwrap_branch(original_node, updated_node)
+        if unwrapped is not None:
+            return unwrapped
         test = self.code(original_node.test)
         guard = bool(_GUARD.search(test)) and not _NOT_A_GUARD.search(test)
         dropped: list[str] = []
@@ -592,13 +599,9 @@ class WrapModelInDDP(MigrationTransform):
         return {self.code(assign.targets[0].target)}
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
-        if self._unwraps_under_guard(original_node):
-            test = self.code(original_node.test)
-            self.record(
-                original_node,
-                f"unwrapped with .module whatever `{test}` is: the model is always wrapped now",
-            )
-            return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        chosen = self._branches.unwrap_choice(original_node, updated_node)
+        if chosen is not None:
+            return chosen
         if not self._is_dp_call(original_node.body):
             return updated_node
         test = self.code(original_node.test)
@@ -621,20 +624,6 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.with_changes(test=kept)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
-
-    def _unwraps_under_guard(self, node: cst.IfExp) -> bool:
-        """`net.module if use_cuda else net`: the unwrap followed the guard the wrap was
-        under; the wrap is unconditional now, so the bare model is `.module` always."""
-        body, test = node.body, self.code(node.test)
-        return (
-            isinstance(body, cst.Attribute)
-            and body.attr.value == "module"
-            and self.code(body.value) == self.code(node.orelse)
-            and self.code(node.orelse) in self.state.wrapped
-            and bool(_GUARD.search(test))
-            and not _NOT_A_GUARD.search(test)
-            and not _TYPE_TEST.search(test)  # isinstance(net, DataParallel): still right
-        )
 
 
 def _is_device_term(term: str) -> bool:

@@ -144,8 +144,15 @@ class MigrationState:
 
     def text_count(self, fragment: str) -> int | None:
         """How often `fragment` occurs in the running pass's code; None when that code is
-        not known (a pass run alone, as tests do): then no gate applies."""
-        return self.text.count(fragment) if self.text else None
+        not known (a pass run alone, as tests do), or when the module may name it through
+        a project module's re-export (`from data_utils import Loader`, facts.Reexports):
+        then no gate applies."""
+        if not self.text:
+            return None
+        found = self.text.count(fragment)
+        if found == 0 and self.facts.reexports.mentions(fragment):
+            return None
+        return found
 
 
 class MigrationTransform(LibcstHooks, cst.CSTTransformer):
@@ -169,8 +176,13 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Whether the pass can change or warn about `code`: no TRIGGERS, or one occurs."""
-        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
+        """Whether the pass can change or warn about `code`: no TRIGGERS, or one occurs
+        (in the code or in the real name of a project module's re-export it imports)."""
+        return (
+            not cls.TRIGGERS
+            or any(trigger in code for trigger in cls.TRIGGERS)
+            or state.facts.reexports.mentions(*cls.TRIGGERS)
+        )
 
     METADATA_DEPENDENCIES = (
         PositionProvider,
@@ -233,7 +245,7 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         if shared is None or shared.source is not module:
             manager, filename = self.context.metadata_manager, self.context.filename
             cache = manager.get_cache_for_path(filename) if manager and filename else {}
-            shared = self.state.metadata = PassMetadata(module, cache)
+            shared = self.state.metadata = PassMetadata(module, cache, self.state.facts.reexports)
         old_wrapper = self.context.wrapper
         self.context = replace(self.context, wrapper=shared.wrapper)
         self._meta = shared
@@ -345,11 +357,19 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
                 head = head.value
             if isinstance(head, cst.Name) and hasattr(builtins, head.value):
                 return True
-            return node.attr.value in lasts
+            return node.attr.value in lasts or self._reexported_as(node.attr.value, lasts)
         assert isinstance(node, cst.Name)
         if node.value in lasts or self._meta is None:
             return True
+        if self._reexported_as(node.value, lasts):
+            return True
         return not lasts.isdisjoint(self._meta.import_aliases().get(node.value, ()))
+
+    def _reexported_as(self, name: str, lasts: frozenset[str]) -> bool:
+        """`name` is a program module's re-export of one ending in `lasts` under another
+        name (`from torch.utils.data import DataLoader as Loader` there, `Loader` here)."""
+        reexports = self._meta.reexports if self._meta is not None else None
+        return reexports is not None and not lasts.isdisjoint(reexports.lasts.get(name, ()))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._meta.parents.get(node) if self._meta is not None else None

@@ -24,6 +24,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from dp2ddp.facts import Reexports
 from dp2ddp.flow.children import _fields, parent_map
 from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.qualified import QualifiedNames
@@ -36,8 +37,15 @@ class PassMetadata:
     on the same module object), so analysis-only passes share one resolution.
     """
 
-    def __init__(self, module: cst.Module, cache: Mapping[ProviderT, object]) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        cache: Mapping[ProviderT, object],
+        reexports: Reexports | None = None,
+    ) -> None:
         self.source = module
+        #: Names of imported program modules that are really outside names (facts.py).
+        self.reexports = reexports if reexports is not None and reexports.names else None
         parents = parent_map(module)
         if parents is None:  # a node object occurs twice: copy, as libcst would
             module = module.deep_clone()
@@ -90,8 +98,26 @@ class PassMetadata:
             if names is None:
                 scope = self.wrapper.resolve(ScopeProvider).get(node)
                 names = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
+            if self.reexports is not None:
+                names = names | _real_names(names, self.reexports.table)
             self._qualified[node] = names
         return set(names)
+
+
+def _real_names(names: set[str], table: Mapping[str, str]) -> set[str]:
+    """What each of `names` really names where it starts with a re-exported name
+    (`data_utils.DataLoader` -> `torch.utils.data.DataLoader`; `mymodels.nn.DataParallel`
+    -> `torch.nn.DataParallel`): the longest re-exported prefix, with the rest kept."""
+    found: set[str] = set()
+    for name in names:
+        cut = len(name)
+        while cut > 0:
+            real = table.get(name[:cut])
+            if real is not None:
+                found.add(real + name[cut:])
+                break
+            cut = name.rfind(".", 0, cut)
+    return found
 
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

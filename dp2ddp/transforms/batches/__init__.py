@@ -243,7 +243,7 @@ class ShardBatches(BatchProof):
             if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
                 continue  # split at its source by the proof (`_split_source_of`)
             target = assign.targets[-1].target
-            self._split_after.setdefault(statement, []).append(self._split_statement(target))
+            self._split_after.setdefault(statement, []).extend(self._split_binding(assign))
             self.state.helpers.add("shard_batch")
             self.record(
                 statement,

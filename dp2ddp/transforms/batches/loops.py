@@ -183,6 +183,41 @@ class BatchLoops(LoaderImports):
             )
         return call_named(SHARD, *args)
 
+    def _split_binding(self, assign: cst.Assign) -> list[cst.SimpleStatementLine]:
+        """The statements that go right after `assign` to split the batch it binds: the
+        split, then the flattens it took back. A value flattened as it is bound
+        (`x, y = data[:, s:e], targets[:, s:e].contiguous().view(-1)`: a word-level LM's
+        targets, zihangdai/mos@9c0c608, docs/real-world.md stop 28 L1) has no batch
+        dimension left to split along, so the flatten moves after the split: the binding
+        keeps `targets[:, s:e].contiguous()`, and `y = y.view(-1)` follows the split, on
+        this rank's part (the order of the flattened elements is the original's within it).
+        """
+        target = assign.targets[-1].target
+        after: list[cst.SimpleStatementLine] = []
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        value = assign.value
+        if isinstance(target, cst.Name):
+            pairs.append((target, value))
+        elif (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+        ):
+            pairs.extend(
+                (t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)
+            )
+        for name, element in pairs:
+            if not isinstance(name, cst.Name) or not _flattens(element):
+                continue
+            assert isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute)
+            self._swap[element] = element.func.value
+            flatten = element.with_changes(
+                func=element.func.with_changes(value=cst.Name(name.value))
+            )
+            after.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], flatten)]))
+        return [self._split_statement(target), *after]
+
     def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
         if isinstance(target, cst.Tuple):
             target = target.with_changes(lpar=[], rpar=[])
@@ -192,6 +227,24 @@ class BatchLoops(LoaderImports):
         statement = cst.parse_statement(f"{text} = {shard}\n")
         assert isinstance(statement, cst.SimpleStatementLine)
         return statement
+
+
+def _flattens(value: cst.BaseExpression) -> bool:
+    """`t.view(-1)`, `t.reshape(-1)`, `t.flatten()`: the tensor made one-dimensional."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        return False
+    method, args = value.func.attr.value, value.args
+    if method == "flatten":
+        return not args
+    if method not in ("view", "reshape") or len(args) != 1 or args[0].keyword is not None:
+        return False
+    number = args[0].value
+    return (
+        isinstance(number, cst.UnaryOperation)
+        and isinstance(number.operator, cst.Minus)
+        and isinstance(number.expression, cst.Integer)
+        and number.expression.value == "1"
+    )
 
 
 def _plain_target(target: cst.BaseExpression) -> bool:

@@ -396,7 +396,7 @@ class BatchProof(BatchLoops):
         if not _plain_target(target) or len(statement.body) != 1:
             return False
         if statement not in self._split_after:
-            self._split_after[statement] = [self._split_statement(target)]
+            self._split_after[statement] = list(self._split_binding(assign))
             self.state.helpers.add("shard_batch")
             self.record(
                 statement,

@@ -55,28 +55,23 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.rule import Rule
-from dp2ddp.transforms.rank_zero.side_effects import OPEN, TORCH_LOAD, TORCH_SAVE, open_mode
-
-#: Calls that write a file at their first argument (checkpoints: TORCH_SAVE, above).
-_WRITE_AT_FIRST = frozenset(
-    {"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt"}
+from dp2ddp.transforms.rank_zero.side_effects import (
+    OPEN,
+    READS_AT_FIRST,
+    TORCH_LOAD,
+    TORCH_SAVE,
+    WRITES_AT_FIRST,
+    open_mode,
 )
+
+#: Calls that write a file at their first argument (checkpoints: TORCH_SAVE, above), and
+#: those that read one there: the lists of side_effects.py.
+_WRITE_AT_FIRST = WRITES_AT_FIRST
+_READ_AT_FIRST = READS_AT_FIRST
 #: Methods that write a file at their first argument (a data frame's), or at their object (a
 #: pathlib path's).
 _WRITE_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_json"})
 _PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes"})
-#: Calls that read a file at their first argument.
-_READ_AT_FIRST = frozenset(
-    {
-        "numpy.load",
-        "numpy.loadtxt",
-        "numpy.genfromtxt",
-        "pandas.read_csv",
-        "pandas.read_pickle",
-        "pandas.read_parquet",
-        "pandas.read_json",
-    }
-)
 _PATH_READ_METHODS = frozenset({"read_text", "read_bytes"})
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).

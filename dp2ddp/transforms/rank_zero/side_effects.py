@@ -29,9 +29,41 @@ PRINT: Final = frozenset(
     | {f"tqdm.{m}tqdm.write" for m in ("", "auto.", "autonotebook.", "notebook.", "std.")}
 )
 #: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
-#: FileNotFoundError when two ranks remove or move one file). Statement calls go on rank 0.
+#: FileNotFoundError when two ranks remove or move one file; two ranks' different contents
+#: racing for one path: FloWaveNet's `librosa.output.write_wav` of a per-rank sample, stop 28
+#: S2). Statement calls go on rank 0. The one declared list of file sinks, by qualified name
+#: (a library's alias, `import soundfile as sf`, resolves to it): a library that writes
+#: files is added here, nowhere else.
 FILE_WRITES: Final = frozenset(
     {
+        # audio
+        "librosa.output.write_wav",
+        "soundfile.write",
+        "scipy.io.wavfile.write",
+        "torchaudio.save",
+        # images and video
+        "imageio.v2.imwrite",
+        "imageio.v3.imwrite",
+        "imageio.mimsave",
+        "imageio.mimwrite",
+        "imageio.v2.mimsave",
+        "skimage.io.imsave",
+        "matplotlib.image.imsave",
+        "matplotlib.pyplot.imsave",
+        "tifffile.imwrite",
+        "tifffile.imsave",
+        "torchvision.io.write_png",
+        "torchvision.io.write_jpeg",
+        "torchvision.io.write_video",
+        "PIL.Image.Image.save",
+        "mmcv.imwrite",
+        # arrays, objects, models
+        "nibabel.save",
+        "joblib.dump",
+        "dill.dump",
+        "toml.dump",
+        "mmcv.dump",
+        "torch.onnx.export",
         "shutil.copyfile",
         "shutil.copy",
         "shutil.copy2",
@@ -60,6 +92,51 @@ FILE_WRITES: Final = frozenset(
         "scipy.misc.imsave",
         "scipy.io.savemat",
         "scipy.io.matlab.savemat",
+    }
+)
+#: The FILE_WRITES that write at their first argument, and calls that read a file at their
+#: first argument: a path written on rank 0 and read back by every rank in the module gets a
+#: barrier between them (barriers.py), or DP054.
+WRITES_AT_FIRST: Final = frozenset(
+    {
+        "numpy.save",
+        "numpy.savez",
+        "numpy.savez_compressed",
+        "numpy.savetxt",
+        "librosa.output.write_wav",
+        "soundfile.write",
+        "scipy.io.wavfile.write",
+        "torchaudio.save",
+        "cv2.imwrite",
+        "imageio.imwrite",
+        "imageio.v2.imwrite",
+        "imageio.v3.imwrite",
+        "imageio.imsave",
+        "skimage.io.imsave",
+        "tifffile.imwrite",
+    }
+)
+READS_AT_FIRST: Final = frozenset(
+    {
+        "numpy.load",
+        "numpy.loadtxt",
+        "numpy.genfromtxt",
+        "pandas.read_csv",
+        "pandas.read_pickle",
+        "pandas.read_parquet",
+        "pandas.read_json",
+        "librosa.load",
+        "soundfile.read",
+        "scipy.io.wavfile.read",
+        "torchaudio.load",
+        "cv2.imread",
+        "imageio.imread",
+        "imageio.v2.imread",
+        "imageio.v3.imread",
+        "skimage.io.imread",
+        "tifffile.imread",
+        "joblib.load",
+        "PIL.Image.open",
     }
 )
 #: PIL images: `Image.fromarray(x).save(path)`, or `img.save(path)` where `img` is bound from

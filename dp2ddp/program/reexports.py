@@ -1,0 +1,174 @@
+"""What a name imported from a project module really names: re-exports resolved.
+
+`data_utils.py` says `from torch.utils.data import DataLoader`; `main.py` says `from
+data_utils import DataLoader` and calls `DataLoader(...)`. libcst's QualifiedNameProvider
+names that call `data_utils.DataLoader`, so a pass matching `torch.utils.data.DataLoader`
+missed it and the loader went unsharded, silently (docs/real-world.md, stop 28, S1). Here,
+once per program and from the import statements discovery kept (no parse), each module's
+module-level import bindings are read (`name -> the dotted name it imports`), and a dotted
+name that starts with a program module is followed through them, module after module, until
+it leaves the program: `data_utils.DataLoader -> torch.utils.data.DataLoader`. Each module
+is told (facts.Reexports) the names of the program modules it imports that lead outside the
+program, keyed as libcst spells them (relative imports keep their dots), and the passes' one
+qualified-name lookup (transforms/_support/metadata.py) adds the real name to what libcst
+gives: every torch name every pass matches (DataLoader, DataParallel, samplers,
+torch.save...) resolves through a re-export alike.
+
+Names that lead to another program module are left as libcst names them (the passes know
+project classes and functions by their own module's name). A name bound by a star import
+(`from mymodels import *`) or bound twice at module level is not followed (no single
+answer): a DataParallel that may come from a star import is DP016 (detect.py), as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from dp2ddp.facts import Reexports
+from dp2ddp.program.discovery import Program, ProgramModule
+
+#: A name bound at column 0 otherwise than by an import: a def, a class, an assignment.
+_OTHER_BINDINGS = re.compile(
+    r"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE
+)
+#: Names followed through at most this many modules (a cycle of re-exports ends here).
+_DEPTH = 16
+
+
+def absolute_base(module: ProgramModule, level: int, name: str | None) -> str | None:
+    """The absolute module name `from <level dots><name> import ...` in `module` names."""
+    if level == 0:
+        return name
+    parts = module.name.split(".")
+    package = parts if module.is_package else parts[:-1]
+    if level - 1 > len(package):
+        return None
+    package = package[: len(package) - (level - 1)]
+    return ".".join([*package, *([name] if name else [])])
+
+
+def module_bindings(module: ProgramModule) -> dict[str, str]:
+    """Names the module binds at module level by an import, with the absolute dotted name
+    each imports. Read from the import statements discovery kept (no parse): those at
+    column 0 are the module level's (one under a module-level `try:` is left out, as one
+    in a function must be). A name the module also binds otherwise at column 0 (a def, a
+    class, an assignment: `DataLoader = MyLoader`), or imports twice, is left out: it has
+    no single answer."""
+    bound: dict[str, str] = {}
+    twice: set[str] = set()
+
+    def bind(name: str, target: str | None) -> None:
+        if name in bound or name in twice or target is None:
+            bound.pop(name, None)
+            twice.add(name)
+        else:
+            bound[name] = target
+
+    for statement in module.imports:
+        if statement.col_offset != 0:
+            continue
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname is not None:
+                    bind(alias.asname, alias.name)
+            continue
+        base = absolute_base(module, statement.level, statement.module)
+        for alias in statement.names:
+            if alias.name != "*":
+                bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else None)
+    if bound:
+        for found in _OTHER_BINDINGS.finditer(module.source.text):
+            bound.pop(found.group(1) or found.group(2), None)
+    return bound
+
+
+def _join(spelled: str, name: str) -> str:
+    """A name under a module as libcst spells it (`from . import x`: `.x`, not `..x`)."""
+    return spelled + name if spelled.endswith(".") else f"{spelled}.{name}"
+
+
+class ProgramReexports:
+    """The program's re-exports (see the module docstring), computed once per program."""
+
+    def __init__(
+        self,
+        program: Program,
+        bindings: Callable[[ProgramModule], dict[str, str]],
+    ) -> None:
+        self.program = program
+        #: module name -> the module (each module's bindings are read when first asked)
+        self._modules = {m.name: m for m in program.modules}
+        self._bindings = bindings
+        self._resolved: dict[str, str | None] = {}
+
+    def bound(self, module: str) -> dict[str, str]:
+        """Names program module `module` binds by import (module_bindings)."""
+        return self._bindings(self._modules[module])
+
+    def _module_of(self, dotted: str) -> tuple[str, str] | None:
+        """(program module, the rest) for the longest program module `dotted` starts with."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            head = ".".join(parts[:cut])
+            if head in self._modules:
+                return head, ".".join(parts[cut:])
+        return None
+
+    def resolve(self, dotted: str) -> str | None:
+        """The name outside the program that `dotted` (a program module's attribute)
+        really names through re-exports; None when it stays in the program or cannot be
+        told (star imports, a name the module defines itself)."""
+        if dotted not in self._resolved:
+            self._resolved[dotted] = None  # a cycle resolves to nothing
+            self._resolved[dotted] = self._follow(dotted, _DEPTH)
+        return self._resolved[dotted]
+
+    def _follow(self, dotted: str, depth: int) -> str | None:
+        if dotted in self._modules:
+            return None  # a program module itself
+        found = self._module_of(dotted)
+        if found is None:
+            return dotted  # outside the program
+        if depth == 0:
+            return None
+        module, rest = found
+        first, _, tail = rest.partition(".")
+        target = self.bound(module).get(first)
+        if target is None:
+            return None
+        return self._follow(f"{target}.{tail}" if tail else target, depth - 1)
+
+    def told(self, module: ProgramModule) -> Reexports:
+        """What `module` is told: the names of the program modules it imports that lead
+        outside the program, keyed as libcst spells them."""
+        names: dict[str, str] = {}
+        for node in module.imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self._add(alias.name, alias.name, names)
+                continue
+            base = absolute_base(module, node.level, node.module)
+            if base is None:
+                continue
+            spelled = "." * node.level + (node.module or "")
+            self._add(spelled, base, names)
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                self._add(
+                    _join(spelled, alias.name),
+                    f"{base}.{alias.name}" if base else alias.name,
+                    names,
+                )
+        return Reexports(tuple(sorted(names.items())))
+
+    def _add(self, spelled: str, absolute: str, names: dict[str, str]) -> None:
+        """The outside names of the names program module `absolute` binds by import."""
+        if absolute not in self._modules:
+            return
+        for name in self.bound(absolute):
+            target = self.resolve(f"{absolute}.{name}")
+            if target is not None:
+                names[_join(spelled, name)] = target

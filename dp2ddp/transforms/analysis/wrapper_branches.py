@@ -1,0 +1,196 @@
+"""Choices between a wrapped model and its `.module` that the wrap's guard used to decide.
+
+FloWaveNet (ksw0306/FloWaveNet@44061ca, docs/real-world.md stop 28 L3) wraps under `if
+args.num_gpu > 1:` and later picks `model.reverse(z) if args.num_gpu == 1 else
+model.module.reverse(z)`. The migration wraps on every process, so the first branch now asks
+a DistributedDataParallel object for `reverse` (AttributeError). model_wrap.py asks this
+collaborator, at each conditional expression and if/else, which branch to keep (the two
+differ only in `W.module` against `W`: the `.module` one), or warns DP057 where the branches
+differ otherwise and one asks the wrapper for an attribute only the inner module has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import libcst.matchers as m
+
+from dp2ddp.transforms._support.nodes import wrap_target
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+
+class WrapperBranches:
+    """Asked by the model-wrap pass `t` (which owns the warnings and records)."""
+
+    def __init__(
+        self,
+        t: MigrationTransform,
+        is_wrap: Callable[[cst.CSTNode], bool],
+        is_guard: Callable[[str], bool],
+        type_test: re.Pattern[str],
+    ) -> None:
+        self.t = t
+        self._is_wrap = is_wrap
+        self._is_guard = is_guard
+        self._type_test = type_test
+        #: The module being migrated (set by the pass as it starts).
+        self.module: cst.Module | None = None
+        #: What this module's DataParallel wraps are assigned to (wrapped_here).
+        self._wrap_targets: set[str] | None = None
+
+    def unwrap_choice(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression | None:
+        """`model.reverse(z) if args.num_gpu == 1 else model.module.reverse(z)` ->
+        `model.module.reverse(z)` (unwrap_side); None: not that shape (DP057 where it is
+        almost that shape)."""
+        side = self.unwrap_side(original.test, original.body, original.orelse)
+        if side is None:
+            self.warn_attributes(original, original.test, original.body, original.orelse)
+            return None
+        test = self.t.code(original.test)
+        self.t.record(
+            original,
+            f"unwrapped with .module whatever `{test}` is: the model is always wrapped now",
+        )
+        chosen = updated.body if side == "body" else updated.orelse
+        return chosen.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+    def unwrap_branch(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        """`if args.num_gpu == 1: y = model.reverse(z)` / `else: y = model.module.reverse(z)`
+        -> `y = model.module.reverse(z)` (unwrap_side); None: not that shape."""
+        orelse = original.orelse
+        if not isinstance(orelse, cst.Else) or not isinstance(updated.orelse, cst.Else):
+            return None
+        body = cst.Module(body=statements(original.body))
+        other = cst.Module(body=statements(orelse.body))
+        side = self.unwrap_side(original.test, body, other)
+        if side is None:
+            self.warn_attributes(original, original.test, body, other)
+            return None
+        kept = statements(updated.body if side == "body" else updated.orelse.body)
+        first = kept[0]
+        kept[0] = first.with_changes(leading_lines=[*updated.leading_lines, *first.leading_lines])
+        test = self.t.code(original.test)
+        self.t.record(
+            original,
+            f"kept the .module branch of `if {test}`: the model is always wrapped now",
+        )
+        return cst.FlattenSentinel(kept)
+
+    def unwrap_side(
+        self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode
+    ) -> str | None:
+        """ "body" or "orelse": the branch to keep of a choice on a GPU guard between the
+        wrapped model and its module (`net.module if use_cuda else net`; FloWaveNet's
+        `model.reverse(z) if args.num_gpu == 1 else model.module.reverse(z)`, and the same
+        as an if/else statement). The two branches differ only in `W.module` against `W`,
+        W a model wrapped in this module: the guard followed the wrap, which now always
+        happens, so the `.module` branch is right whatever the guard says (the other calls
+        a method DDP does not have). None: not that shape."""
+        code = self.t.code(test)
+        if not self._is_guard(code) or self._type_test.search(code):
+            return None
+        for side, unwrapped, other in (("body", body, orelse), ("orelse", orelse, body)):
+            for node in _module_accesses(unwrapped):
+                model = self.t.code(node.value)
+                if self.wrapped_here(model) and (
+                    _without_module(self.t.code(unwrapped), model) == self.t.code(other)
+                ):
+                    return side
+        return None
+
+    def warn_attributes(
+        self,
+        where: cst.CSTNode,
+        test: cst.BaseExpression,
+        body: cst.CSTNode,
+        orelse: cst.CSTNode,
+    ) -> None:
+        """DP057 where one branch unwraps a model wrapped here (`model.module.x`) and the
+        other asks the wrapper itself for an attribute only the inner module has
+        (`model.reverse(z)`): the original wrapped under a flag, the migration wraps always,
+        so that branch now fails with AttributeError on the DDP object (not the same call
+        on both sides, so unwrap_side could not pick the branch). A condition that asks
+        the object itself (`hasattr(model, "module")`, `isinstance(model, ...)`) follows the
+        wrap: right as it is."""
+        if self._type_test.search(self.t.code(test)):
+            return
+        for unwrapped, other in ((body, orelse), (orelse, body)):
+            models = {self.t.code(a.value) for a in _module_accesses(unwrapped)}
+            models = {name for name in models if self.wrapped_here(name)}
+            if not models:
+                continue
+            for attribute in m.findall(other, m.Attribute()):
+                assert isinstance(attribute, cst.Attribute)
+                name = attribute.attr.value
+                if name in _WRAPPER_ATTRIBUTES or self.t.code(attribute.value) not in models:
+                    continue
+                model = self.t.code(attribute.value)
+                self.t.warn(
+                    where,
+                    "DP057",
+                    f"`{model}.{name}` in one branch, `{model}.module` in the other: "
+                    f"`{model}` is always a DistributedDataParallel now; use "
+                    f"`{model}.module.{name}`",
+                )
+                return
+
+    def wrapped_here(self, model: str) -> bool:
+        """`model` is what some DataParallel wrap of this module is assigned to (the whole
+        module looked at once: a function defined above the wrap unwraps too)."""
+        if self._wrap_targets is None:
+            module = self.module
+            calls = m.findall(module, m.Call()) if module is not None else []
+            self._wrap_targets = {
+                target
+                for call in calls
+                if isinstance(call, cst.Call) and self._is_wrap(call)
+                for target in [wrap_target(call, self.t)]
+                if target is not None
+            }
+        return model in self._wrap_targets
+
+
+#: Attributes a DistributedDataParallel object has itself (nn.Module's and DDP's own): a
+#: branch that asks the wrapper for one of these is not broken by the wrap.
+_WRAPPER_ATTRIBUTES = frozenset(
+    {"module", "forward", "parameters", "named_parameters", "buffers", "named_buffers",
+     "children", "named_children", "modules", "named_modules", "state_dict",
+     "load_state_dict", "train", "eval", "training", "to", "cuda", "cpu", "half", "float",
+     "double", "bfloat16", "type", "zero_grad", "requires_grad_", "apply", "add_module",
+     "register_buffer", "register_parameter", "register_module", "register_forward_hook",
+     "register_forward_pre_hook", "register_backward_hook", "register_full_backward_hook",
+     "get_submodule", "get_parameter", "get_buffer", "share_memory", "extra_repr",
+     "no_sync", "join", "device_ids", "process_group", "dim", "__class__", "__dict__"}
+)  # fmt: skip
+
+
+def statements(
+    suite: cst.BaseSuite,
+) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
+    """The statements of a block (a one-line `if x: a; b` suite as one statement line)."""
+    if isinstance(suite, cst.IndentedBlock):
+        return [
+            s
+            for s in suite.body
+            if isinstance(s, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        ]
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=suite.body)]
+
+
+def _module_accesses(node: cst.CSTNode) -> list[cst.Attribute]:
+    """The `X.module` attributes in `node`, outermost first."""
+    found = m.findall(node, m.Attribute(attr=m.Name("module")))
+    return [a for a in found if isinstance(a, cst.Attribute)]
+
+
+def _without_module(code: str, model: str) -> str:
+    """`code` with `model.module` read as `model` (whole names only)."""
+    return re.sub(rf"(?<![\w.]){re.escape(model)}\.module\b", model, code)

@@ -1,0 +1,1 @@
+from torch import save
