@@ -143,7 +143,7 @@ class LossChecks:
             value = _unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             losses: list[cst.Call] = []
-            self._batch_statistics(values, facts.assigned)
+            statistic = self._batch_statistics(values, facts.assigned)
             if (
                 not keep
                 and values
@@ -160,9 +160,8 @@ class LossChecks:
                 )
                 continue
             for candidate in values:
-                if (
-                    self._is_loss_sum(candidate)
-                    and _batch_sum(candidate, facts.assigned, self.t) is not False
+                if self._is_loss_sum(candidate) and self._maybe_batch_sum(
+                    candidate, facts.assigned, statistic
                 ):
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
         return bool(facts.backward)
@@ -209,17 +208,36 @@ class LossChecks:
 
     def _batch_statistics(
         self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
-    ) -> None:
+    ) -> bool:
         """DP059: a mean over the batch dimension (`p.mean(0)`, `torch.mean(p, 0)`) under a
         non-linear call (`torch.log`, an `entropy()` helper) in what reaches backward().
         DataParallel computed it on the gathered batch; each DDP rank computes it on its
         own share, so the loss is a different function of the samples. A plain `.mean()` of
-        per-sample losses is linear and is not flagged."""
+        per-sample losses is linear and is not flagged. Returns whether one was found."""
+        found = False
         for value in values:
             for stat in _batch_means(value, assigned, self.t, False, 0):
+                found = True
                 if stat not in self._statistics:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
+        return found
+
+    def _maybe_batch_sum(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        statistic: bool,
+    ) -> bool:
+        """DP004 for an unscaled sum unless it is proved no batch sum: over other dims only,
+        or over what a batch mean left where DP059 already tells why (a batch mean found
+        through a name bound elsewhere in the scope proves too little to stay silent)."""
+        proved = _batch_sum(node, assigned, self.t)
+        if proved is not False:
+            return True
+        reduction = _reduction(node, self.t)
+        dims = reduction[1] if reduction is not None else None
+        return not statistic and dims is not None and (not dims or 0 in dims)
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
@@ -249,6 +267,7 @@ _LINEAR = frozenset(
     "clone contiguous detach cpu cuda".split()
 )
 _MEANS = frozenset({"mean", "nanmean"})
+_SUMS = frozenset({"sum", "nansum", "logsumexp"})
 
 
 def _reduction(
@@ -309,9 +328,10 @@ def _batch_sum(
     """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
     of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
     `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
-    reduction over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an entropy of the
-    batch's mean prediction: scaling it by WORLD_SIZE would double its gradient); None
-    where a dim is not a literal or is negative."""
+    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
+    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
+    gradient); None where a dim is not a literal or is negative, or a sum over the batch
+    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
     reduction = _reduction(node, transform)
     if reduction is None or not isinstance(node, cst.Call):
         return None
@@ -357,7 +377,9 @@ def _batch_intact(
         if dims is None or any(d < 0 for d in dims):
             result = None
         elif not dims or 0 in dims:
-            return False
+            if reduction[0] not in _SUMS:
+                return False  # a batch mean (max, norm): what is left is no batch to sum
+            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
     for child in node.children:
         found = _batch_intact(child, assigned, transform, depth, root)
         if found is False:
