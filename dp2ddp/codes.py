@@ -512,6 +512,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "keeps its own figure. Weight it by the batch size (`loss.item() * x.size(0)`) or use "
         "reduction='sum', then dp2ddp sums it over the ranks.",
     ),
+    "DP059": (
+        "the loss uses a statistic over the batch",
+        "A mean over the batch dimension (`p.mean(0)`, `torch.mean(p, 0)`, the batch's mean "
+        "prediction of an entropy term) goes through a non-linear function (a log, an "
+        "entropy helper) before the loss. DataParallel gathered the model's outputs and "
+        "computed it over the whole batch; under DDP each rank computes it over its own "
+        "share, so the loss is a different function of the samples and `dp2ddp verify` "
+        "reports NOT EQUIVALENT. A plain mean of per-sample losses is not affected (DDP "
+        "averages the gradients of equal shares). Where the whole batch's statistic "
+        "matters, gather the outputs from every rank first "
+        "(torch.distributed.nn.functional.all_gather passes the gradients back), or accept "
+        "the per-rank statistic.",
+    ),
 }
 
 

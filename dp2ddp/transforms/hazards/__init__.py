@@ -5,7 +5,11 @@ over the batch is multiplied by WORLD_SIZE where it is backpropagated (see hazar
 `keep_summed_loss` leaves it, warned). Each check is narrow on purpose; a warning must
 point at a real difference between one DataParallel process and WORLD_SIZE DDP processes:
 
-- DP004 a loss reduced with sum that is not scaled (see hazards.losses).
+- DP004 a loss reduced with sum that is not scaled (see hazards.losses); a `.sum()` is a
+  sum over the batch only where it sums dim 0 of a tensor no reduction took dim 0 from.
+- DP059 a mean over the batch dimension under a non-linear function (the entropy of the
+  batch's mean prediction) in a loss: each rank computes it over its own share
+  (see hazards.losses).
 - DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`):
   each rank averages over its own count (see hazards.mean_losses).
 - DP005 `X[i:i+bs]` indexed by a counter inside a training `while` loop: every rank would

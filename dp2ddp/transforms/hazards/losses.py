@@ -5,7 +5,10 @@ so a summed loss updates WORLD_SIZE times less. Found: `reduction="sum"` /
 `size_average=False` on torch.nn losses, unless the loss is only evaluated (under no_grad,
 turned into a number with `.item()`, or in an evaluate()/test() that calls no backward),
 and a `.sum()` whose result reaches `.backward()` (a sum of separate loss terms,
-`torch.stack(losses).sum()`, is not a batch reduction and is not flagged).
+`torch.stack(losses).sum()`, is not a batch reduction and is not flagged, nor is a sum over
+other dims only, `.sum(1)`, or a sum of what a reduction over the batch left: the entropy
+`-(p.mean(0) * p.mean(0).log()).sum()` sums over the classes, and multiplying it by
+WORLD_SIZE would double its gradient).
 
 Where what reaches `X.backward()` is summed on every path (each value the name is assigned
 in the scope is a summed loss, or a sum/difference of summed losses, possibly weighted),
@@ -56,6 +59,8 @@ class LossChecks:
         self.scaled: set[cst.Call] = set()
         #: Loss calls inside a scaled loss: no DP004 for them.
         self._covered: set[cst.Call] = set()
+        #: Batch means already reported (DP059).
+        self._statistics: set[cst.Call] = set()
 
     def enter_module(self, node: cst.Module) -> None:
         node.visit(_LossConstructors(self))
@@ -138,6 +143,7 @@ class LossChecks:
             value = _unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             losses: list[cst.Call] = []
+            statistic = self._batch_statistics(values, facts.assigned)
             if (
                 not keep
                 and values
@@ -154,7 +160,9 @@ class LossChecks:
                 )
                 continue
             for candidate in values:
-                if self._is_loss_sum(candidate):
+                if self._is_loss_sum(candidate) and self._maybe_batch_sum(
+                    candidate, facts.assigned, statistic
+                ):
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
         return bool(facts.backward)
 
@@ -187,7 +195,7 @@ class LossChecks:
             return False
         names = self.t.qualified_names(node.func)
         if (
-            self._is_loss_sum(node)
+            (self._is_loss_sum(node) and _batch_sum(node, assigned, self.t) is True)
             or loss_key(node.func) in self.sum_losses
             or (
                 any(n.startswith("torch.nn.functional.") for n in names)
@@ -197,6 +205,39 @@ class LossChecks:
             losses.append(node)
             return True
         return False
+
+    def _batch_statistics(
+        self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+    ) -> bool:
+        """DP059: a mean over the batch dimension (`p.mean(0)`, `torch.mean(p, 0)`) under a
+        non-linear call (`torch.log`, an `entropy()` helper) in what reaches backward().
+        DataParallel computed it on the gathered batch; each DDP rank computes it on its
+        own share, so the loss is a different function of the samples. A plain `.mean()` of
+        per-sample losses is linear and is not flagged. Returns whether one was found."""
+        found = False
+        for value in values:
+            for stat in _batch_means(value, assigned, self.t, False, 0):
+                found = True
+                if stat not in self._statistics:
+                    self._statistics.add(stat)
+                    self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
+        return found
+
+    def _maybe_batch_sum(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        statistic: bool,
+    ) -> bool:
+        """DP004 for an unscaled sum unless it is proved no batch sum: over other dims only,
+        or over what a batch mean left where DP059 already tells why (a batch mean found
+        through a name bound elsewhere in the scope proves too little to stay silent)."""
+        proved = _batch_sum(node, assigned, self.t)
+        if proved is not False:
+            return True
+        reduction = _reduction(node, self.t)
+        dims = reduction[1] if reduction is not None else None
+        return not statistic and dims is not None and (not dims or 0 in dims)
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
@@ -213,6 +254,183 @@ class LossChecks:
         ):
             return False
         return not (isinstance(summed, cst.Call) and self.t.matches(summed.func, _STACKING))
+
+
+#: Tensor reductions: over a dimension given as `dim`/`axis` (or the first argument of the
+#: method, the second of the torch function), else over every element.
+_REDUCTIONS = frozenset(
+    "sum mean nansum nanmean std var prod logsumexp amax amin max min norm median".split()
+)
+#: Calls that keep a batch statistic linear (or only reshape it): not what DP059 is about.
+_LINEAR = frozenset(
+    "sum mean nansum nanmean view reshape squeeze unsqueeze flatten to float double half "
+    "clone contiguous detach cpu cuda".split()
+)
+_MEANS = frozenset({"mean", "nanmean"})
+_SUMS = frozenset({"sum", "nansum", "logsumexp"})
+
+
+def _reduction(
+    node: cst.CSTNode, transform: MigrationTransform
+) -> tuple[str, tuple[int, ...] | None] | None:
+    """(name, dims) when `node` is a tensor reduction: dims () for every element, None
+    when not literal, negative dims kept as they are."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    positional = [a for a in node.args if a.keyword is None and a.star == ""]
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    torch_names = {
+        n.removeprefix("torch.") for n in transform.qualified_names(func) if n.startswith("torch.")
+    }
+    torch_names &= _REDUCTIONS
+    if torch_names:
+        name = next(iter(torch_names))
+        dim = positional[1].value if len(positional) > 1 else None
+    elif isinstance(func, cst.Attribute) and func.attr.value in _REDUCTIONS:
+        name = func.attr.value
+        dim = positional[0].value if positional else None
+    else:
+        return None
+    dim = keywords.get("dim", keywords.get("axis", dim))
+    if dim is None:
+        return (name, ())
+    return (name, _literal_dims(dim))
+
+
+def _literal_dims(node: cst.BaseExpression) -> tuple[int, ...] | None:
+    items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+    dims: list[int] = []
+    for item in items:
+        sign = 1
+        if isinstance(item, cst.UnaryOperation) and isinstance(item.operator, cst.Minus):
+            sign, item = -1, item.expression
+        if not isinstance(item, cst.Integer):
+            return None
+        dims.append(sign * int(item.value))
+    return tuple(dims)
+
+
+def _receiver(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
+    if isinstance(call.func, cst.Attribute) and not transform.qualified_names(call.func) & {
+        f"torch.{n}" for n in _REDUCTIONS
+    }:
+        return call.func.value
+    positional = [a for a in call.args if a.keyword is None]
+    return positional[0].value if positional else None
+
+
+def _batch_sum(
+    node: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+) -> bool | None:
+    """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
+    of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
+    `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
+    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
+    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
+    gradient); None where a dim is not a literal or is negative, or a sum over the batch
+    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
+    reduction = _reduction(node, transform)
+    if reduction is None or not isinstance(node, cst.Call):
+        return None
+    dims = reduction[1]
+    if dims is None or any(d < 0 for d in dims):
+        return None
+    if dims and 0 not in dims:
+        return False
+    receiver = _receiver(node, transform)
+    if receiver is None:
+        return None
+    return _batch_intact(receiver, assigned, transform, 0, node)
+
+
+def _batch_intact(
+    node: cst.CSTNode,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+    depth: int,
+    root: cst.Call,
+) -> bool | None:
+    """No reduction in `node` (names followed through the scope) takes dim 0 away. The
+    binding that is the sum itself (`loss = loss.sum()`) is not what it sums."""
+    if depth > 6:
+        return None
+    if isinstance(node, cst.Name):
+        result: bool | None = True
+        for bound in assigned.get(node.value, []):
+            if bound is root:
+                continue
+            found = _batch_intact(bound, assigned, transform, depth + 1, root)
+            if found is False:
+                return False
+            if found is None:
+                result = None
+        return result
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return True
+    result = True
+    reduction = _reduction(node, transform)
+    if reduction is not None:
+        dims = reduction[1]
+        if dims is None or any(d < 0 for d in dims):
+            result = None
+        elif not dims or 0 in dims:
+            if reduction[0] not in _SUMS:
+                return False  # a batch mean (max, norm): what is left is no batch to sum
+            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
+    for child in node.children:
+        found = _batch_intact(child, assigned, transform, depth, root)
+        if found is False:
+            return False
+        if found is None:
+            result = None
+    return result
+
+
+def _batch_means(
+    node: cst.CSTNode,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+    nonlinear: bool,
+    depth: int,
+) -> list[cst.Call]:
+    """The means over dim 0 in `node` (names followed) that a non-linear call encloses."""
+    if depth > 6 or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return []
+    if isinstance(node, cst.Name):
+        return [
+            found
+            for bound in assigned.get(node.value, [])
+            for found in _batch_means(bound, assigned, transform, nonlinear, depth + 1)
+        ]
+    found: list[cst.Call] = []
+    if isinstance(node, cst.Call):
+        reduction = _reduction(node, transform)
+        if (
+            nonlinear
+            and reduction is not None
+            and reduction[0] in _MEANS
+            and reduction[1] is not None
+            and 0 in reduction[1]
+        ):
+            found.append(node)
+        func = node.func
+        short = func.attr.value if isinstance(func, cst.Attribute) else ""
+        names = {n.rsplit(".", 1)[-1] for n in transform.qualified_names(func)}
+        linear = short in _LINEAR if short else bool(names) and names <= _LINEAR
+        if isinstance(func, cst.Attribute) and not linear:
+            # `mean_p.log()`: the receiver is what the non-linear method applies to.
+            found += _batch_means(func.value, assigned, transform, True, depth)
+        elif isinstance(func, cst.Attribute):
+            found += _batch_means(func.value, assigned, transform, nonlinear, depth)
+        for arg in node.args:
+            found += _batch_means(arg.value, assigned, transform, nonlinear or not linear, depth)
+        return found
+    for child in node.children:
+        found += _batch_means(child, assigned, transform, nonlinear, depth)
+    return found
 
 
 def _inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:

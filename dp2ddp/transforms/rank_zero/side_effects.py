@@ -27,6 +27,8 @@ PRINT: Final = frozenset(
     {"builtins.print", "pprint.pprint", "pprint.pp"}
     | {f"sys.{stream}.{method}" for stream in ("stdout", "stderr") for method in ("write", "flush")}
     | {f"tqdm.{m}tqdm.write" for m in ("", "auto.", "autonotebook.", "notebook.", "std.")}
+    # prints in colour: a print on every rank like the plain one
+    | {"termcolor.cprint", "rich.print"}
 )
 #: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
 #: FileNotFoundError when two ranks remove or move one file; two ranks' different contents
@@ -197,6 +199,15 @@ _PURE_PREFIXES: Final = (
     "textwrap.",
     "pprint.pformat",
     "getpass.getuser",
+    # text formatters of terminal output: a `print(colored("Epoch %d" % e, "yellow"))` is a
+    # print like the plain one next to it (the fresh round's M3: termcolor in SCAN-style
+    # training scripts); they only build strings from their arguments
+    "termcolor.colored",
+    "colorama.",
+    "tabulate.tabulate",
+    "humanize.",
+    "emoji.emojize",
+    "emoji.demojize",
     # metrics computed from arrays already gathered (shenweichen/DeepCTR-Torch's example:
     # `print("test LogLoss", round(log_loss(y, pred), 4))`)
     "sklearn.metrics.",
