@@ -303,6 +303,12 @@ class Barriers(Rule):
                 None,
                 f"`{statement_header(anchor)}` may differ between ranks and can leave early",
             )
+        left_before = self.facts.uniform.left_before(self._statement(save))
+        if left_before is not None:
+            return None, (
+                f"`{statement_header(left_before)}` before it may differ between ranks and "
+                "can return early"
+            )
         function = enclosing_function(save, self.t)
         if function is not None:
             call = self.facts.uniform.unreached_call(function)
