@@ -4,8 +4,8 @@ and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one l
 
 Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
 return (stamped_attribute); a run directory named by the first free index
-(first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
-by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
+(first_free_index); a preprocess-once cache (also one a method returns early from when it
+exists) and a feature file written on rank 0 and read by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
 directory removed on rank 0 and made again by every rank, and an exists-check that raises
 before a directory is made (rmtree_makedirs; at module level: rmtree_module_level); a run name
 from another module's helper and a checkpoint saved in another module (across_modules); a
@@ -198,8 +198,8 @@ def test_cache_written_once_and_read_finished(run: Path) -> None:
     """Both ranks read the cache and the features only after rank 0 had written them."""
     folder = run / "preprocess_cache"
     files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
-    assert files == ["cache.pkl", "features.npy", "vocab.json"]
-    want = "cache: ['cache.pkl', 'features.npy', 'vocab.json']\n"
+    assert files == ["cache.pkl", "cached.pkl", "features.npy", "vocab.json"]
+    want = "cache: ['cache.pkl', 'cached.pkl', 'features.npy', 'vocab.json']\n"
     assert _printed(run, "preprocess_cache") == (want, "")
 
 
