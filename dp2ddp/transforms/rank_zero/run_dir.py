@@ -54,6 +54,7 @@ from dp2ddp.transforms.analysis.per_process import (
 )
 from dp2ddp.transforms.rank_zero.barriers import read_path, written_path
 from dp2ddp.transforms.rank_zero.edits import call_through
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
@@ -297,6 +298,8 @@ class RunDirValues(CallRule):
                 if not isinstance(call, cst.Call):
                     continue
                 written = written_path(call, self.t.qualified_names(call.func))
+                if written is None and path_open_for_writing(call):
+                    written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
                 if written is not None and self.t.code(written) in checked:
                     return call
         return None
