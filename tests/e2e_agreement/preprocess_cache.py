@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -68,10 +69,32 @@ class Cached:
             return pickle.load(f)
 
 
+class PathCached:
+    """The same through pathlib: the file named by a local, written by `path.open("wb")`
+    and read by the caller through `self._path().open("rb")` (no barrier seen before:
+    FileNotFoundError on rank 1)."""
+
+    def _path(self):
+        return Path("pathcached.pkl")
+
+    def preprocess(self):
+        path = self._path()
+        if path.is_file():
+            return
+        slow("0")
+        with path.open("wb") as f:
+            pickle.dump([4, 5], f)
+
+    def load(self):
+        self.preprocess()
+        return pickle.load(self._path().open("rb"))
+
+
 def main():
     slow("1")
     assert vocabulary() == ["a", "b"]
     assert Cached().load() == [1, 2, 3]
+    assert PathCached().load() == [4, 5]
     if not os.path.isfile(CACHE):
         data = preprocess()
         slow("0")
