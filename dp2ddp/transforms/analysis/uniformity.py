@@ -197,12 +197,10 @@ class RankUniformity:
         return found
 
     def left_before(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
-        """An earlier statement of `node`'s function (before it in its block or a block
-        around it) that may `return` under a condition that differs between ranks: a rank
-        that returned there never reaches `node` (`if os.path.isfile(cache): return` before
-        a rank-0 write and its barrier: the rank that found rank 0's new file returned, the
-        other waited at the barrier forever). rank_dependent_statements sees only the
-        statements around `node`, not the exits before it; None when there is none."""
+        """An earlier statement of `node`'s function (in its block or one around it) that may
+        `return` under a condition that differs between ranks, so not every rank reaches
+        `node` (`if os.path.isfile(cache): return` before a rank-0 write and its barrier: a
+        hang). rank_dependent_statements sees only the statements around `node`."""
         child, parent = node, self.view.parent(node)
         while parent is not None and not isinstance(
             parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
@@ -217,26 +215,16 @@ class RankUniformity:
         return None
 
     def _returns_per_rank(self, statement: cst.BaseStatement) -> bool:
-        """A `return` in `statement` (not in a nested function) under a condition of it
-        that may differ between ranks."""
+        """A `return` in `statement` under a condition of it that may differ between ranks."""
         if not isinstance(statement, cst.BaseCompoundStatement):
             return False
+        nodes = list(walk(statement, skip_scopes=True))
+        within = {id(node) for node in nodes}
         return any(
             isinstance(exit_, cst.Return)
-            and any(
-                around is statement or self._inside(around, statement)
-                for around in self.rank_dependent_statements(exit_)
-            )
-            for exit_ in walk(statement, skip_scopes=True)
+            and any(id(around) in within for around in self.rank_dependent_statements(exit_))
+            for exit_ in nodes
         )
-
-    def _inside(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-        parent = self.view.parent(node)
-        while parent is not None:
-            if parent is outer:
-                return True
-            parent = self.view.parent(parent)
-        return False
 
     def unreached_call(self, function: cst.FunctionDef) -> cst.Call | None:
         """A call of `function` in this module that not every rank reaches (directly, or
