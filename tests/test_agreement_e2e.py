@@ -3,15 +3,16 @@ migrated and run under torchrun x2 from a clean folder, twice: once with rank 0 
 and once with rank 1 (E2E_SLOW_RANK, read by the scripts), every script in one launch each.
 
 Classes: a run directory stamped by the clock into an attribute, a dict item and a helper's
-return (stamped_attribute); a run directory named by the first free index
-(first_free_index); a preprocess-once cache and a feature file written on rank 0 and read
-by every rank (preprocess_cache); an answer piped into stdin (stdin_answer); a log
-directory removed on rank 0 and made again by every rank, and an exists-check that raises
-before a directory is made (rmtree_makedirs; at module level: rmtree_module_level); a run name
-from another module's helper and a checkpoint saved in another module (across_modules); a
-checkpoint helper of another module called under each rank's own clock (clock_checkpoint:
-no barrier in it, or the ranks hang); a checkpoint named by each rank's clock, saved on rank 0
-and loaded by another module through an attribute (stamped_checkpoint).
+return (stamped_attribute); a run directory named by the first free index (first_free_index); a
+preprocess-once cache (also one a method returns early from when it exists) and a feature file
+written on rank 0 and read by every rank (preprocess_cache); an answer piped into stdin
+(stdin_answer); a log directory removed on rank 0 and made again by every rank, and an exists-
+check that raises before a directory is made (rmtree_makedirs; at module level:
+rmtree_module_level); a run name from another module's helper and a checkpoint saved in another
+module (across_modules); a checkpoint helper of another module called under each rank's own
+clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint named by each
+rank's clock, saved on rank 0 and loaded by another module through an attribute
+(stamped_checkpoint).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -198,8 +199,8 @@ def test_cache_written_once_and_read_finished(run: Path) -> None:
     """Both ranks read the cache and the features only after rank 0 had written them."""
     folder = run / "preprocess_cache"
     files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
-    assert files == ["cache.pkl", "features.npy", "vocab.json"]
-    want = "cache: ['cache.pkl', 'features.npy', 'vocab.json']\n"
+    assert files == ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "vocab.json"]
+    want = "cache: ['cache.pkl', 'cached.pkl', 'features.npy', 'pathcached.pkl', 'vocab.json']\n"
     assert _printed(run, "preprocess_cache") == (want, "")
 
 

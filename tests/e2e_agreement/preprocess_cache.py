@@ -3,14 +3,18 @@
 `if not os.path.isfile(CACHE): ... pickle.dump(data, f)` then `pickle.load`: the write goes
 to rank 0, and every other rank read the file before rank 0 had finished it
 (FileNotFoundError, or a truncated pickle). The same with np.save in one function and
-np.load in another, and a vocabulary written in a `with` that does more than write. The rank
-named by E2E_SLOW_RANK is 1.1 s late (rank 0: while writing).
+np.load in another, and a vocabulary written in a `with` that does more than write. A
+method that returns early when its cache exists, else writes it, read back by its caller
+(the rank that found rank 0's new file returned and never reached the barrier after the
+write: a hang, unless the check is rank 0's reading). The rank named by E2E_SLOW_RANK is
+1.1 s late (rank 0: while writing; rank 1: before the method's check).
 """
 
 import json
 import os
 import pickle
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -48,9 +52,49 @@ def vocabulary():
         return json.load(f)
 
 
+class Cached:
+    path = "cached.pkl"
+
+    def preprocess(self):
+        slow("1")
+        if os.path.isfile(self.path):
+            return
+        slow("0")
+        with open(self.path, "wb") as f:
+            pickle.dump([1, 2, 3], f)
+
+    def load(self):
+        self.preprocess()
+        with open(self.path, "rb") as f:
+            return pickle.load(f)
+
+
+class PathCached:
+    """The same through pathlib: the file named by a local, written by `path.open("wb")`
+    and read by the caller through `self._path().open("rb")` (no barrier seen before:
+    FileNotFoundError on rank 1)."""
+
+    def _path(self):
+        return Path("pathcached.pkl")
+
+    def preprocess(self):
+        path = self._path()
+        if path.is_file():
+            return
+        slow("0")
+        with path.open("wb") as f:
+            pickle.dump([4, 5], f)
+
+    def load(self):
+        self.preprocess()
+        return pickle.load(self._path().open("rb"))
+
+
 def main():
     slow("1")
     assert vocabulary() == ["a", "b"]
+    assert Cached().load() == [1, 2, 3]
+    assert PathCached().load() == [4, 5]
     if not os.path.isfile(CACHE):
         data = preprocess()
         slow("0")

@@ -196,6 +196,36 @@ class RankUniformity:
             child, parent = parent, self.view.parent(parent)
         return found
 
+    def left_before(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+        """An earlier statement of `node`'s function (in its block or one around it) that may
+        `return` under a condition that differs between ranks, so not every rank reaches
+        `node` (`if os.path.isfile(cache): return` before a rank-0 write and its barrier: a
+        hang). rank_dependent_statements sees only the statements around `node`."""
+        child, parent = node, self.view.parent(node)
+        while parent is not None and not isinstance(
+            parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
+        ):
+            if isinstance(parent, cst.IndentedBlock):
+                for earlier in parent.body:
+                    if earlier is child:
+                        break
+                    if self._returns_per_rank(earlier):
+                        return earlier  # type: ignore[return-value]
+            child, parent = parent, self.view.parent(parent)
+        return None
+
+    def _returns_per_rank(self, statement: cst.BaseStatement) -> bool:
+        """A `return` in `statement` under a condition of it that may differ between ranks."""
+        if not isinstance(statement, cst.BaseCompoundStatement):
+            return False
+        nodes = list(walk(statement, skip_scopes=True))
+        within = {id(node) for node in nodes}
+        return any(
+            isinstance(exit_, cst.Return)
+            and any(id(around) in within for around in self.rank_dependent_statements(exit_))
+            for exit_ in nodes
+        )
+
     def unreached_call(self, function: cst.FunctionDef) -> cst.Call | None:
         """A call of `function` in this module that not every rank reaches (directly, or
         because its own function is called so); None when there is none."""

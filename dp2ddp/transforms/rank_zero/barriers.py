@@ -54,6 +54,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.rank_zero.edits import callee
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
@@ -202,9 +203,40 @@ class Barriers(Rule):
             if method not in wanted:
                 return None
             first = func.value
+        elif isinstance(func, cst.Attribute) and method == "open" and _path_object(names):
+            if write != path_open_for_writing(call) or (not write and not _reads_path(call)):
+                return None
+            first = func.value
         else:
             return None
-        return None if first is None else self.t.code(first)
+        return None if first is None else self._path_text(first, call)
+
+    def _path_text(self, path: cst.BaseExpression, call: cst.Call) -> str:
+        """The text a path is matched by: a local name bound once in the call's function
+        (`path = self._path()`) by the text of what it is bound to, so the write of
+        `path.open("wb")` meets its caller's `self._path().open("rb")`
+        (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: rank 1 read the cache rank 0 had not
+        written yet, FileNotFoundError 2 of 5)."""
+        function = enclosing_function(call, self.t)
+        if not isinstance(path, cst.Name) or function is None:
+            return self.t.code(path)
+        bound = [
+            node
+            for node in walk(function.body, skip_scopes=True)
+            if isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == path.value
+        ]
+        others = [  # any other binding of the name (`with ... as path`, a loop, `+=`)
+            node
+            for node in walk(function.body, skip_scopes=True)
+            if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr))
+            or (isinstance(node, (cst.AsName, cst.For)) and _binds(node, path.value))
+        ]
+        if len(bound) != 1 or others or path.value in _parameters(function):
+            return self.t.code(path)
+        return self.t.code(bound[0].value)
 
     def writes_read_file(self, nodes: list[cst.CSTNode]) -> cst.CSTNode | None:
         """The call of `nodes` (a guarded group) that writes a file every rank reads
@@ -302,6 +334,12 @@ class Barriers(Rule):
             return (
                 None,
                 f"`{statement_header(anchor)}` may differ between ranks and can leave early",
+            )
+        left_before = self.facts.uniform.left_before(self._statement(save))
+        if left_before is not None:
+            return None, (
+                f"`{statement_header(left_before)}` before it may differ between ranks and "
+                "can return early"
             )
         function = enclosing_function(save, self.t)
         if function is not None:
@@ -593,6 +631,37 @@ def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
     elif not names & _WRITE_AT_FIRST:
         return None
     return call.args[0].value
+
+
+def _reads_path(call: cst.Call) -> bool:
+    """`path.open()` / `path.open("rb")`: pathlib's open for reading (a literal mode, or
+    none)."""
+    positional = [a for a in call.args if a.keyword is None]
+    modes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+    value = positional[0].value if positional else (modes[0] if modes else None)
+    if value is None:
+        return not call.args
+    if not isinstance(value, cst.SimpleString):
+        return False
+    mode = value.evaluated_value
+    return isinstance(mode, str) and mode in {"r", "rb", "rt", "br", "tr"}
+
+
+def _path_object(names: set[str]) -> bool:
+    """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
+    most often), not a module's `open` (`gzip.open`, `io.open`)."""
+    return all("<locals>" in name or name.startswith("pathlib.") for name in names)
+
+
+def _binds(node: cst.AsName | cst.For, name: str) -> bool:
+    target = node.name if isinstance(node, cst.AsName) else node.target
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk(target))
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    return {p.name.value for p in every}
 
 
 def is_barrier(piece: object) -> bool:

@@ -54,6 +54,7 @@ from dp2ddp.transforms.analysis.per_process import (
 )
 from dp2ddp.transforms.rank_zero.barriers import read_path, written_path
 from dp2ddp.transforms.rank_zero.edits import call_through
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
@@ -274,17 +275,38 @@ class RunDirValues(CallRule):
             if isinstance(node, cst.Raise)
             or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
         ]
-        return exits[0] if exits and self._made_after(statement) else None
+        if exits and self._made_after(statement):
+            return exits[0]
+        if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
+            return self._written_after(statement)
+        return None
 
-    def _made_after(self, statement: cst.If) -> bool:
-        """A statement after `statement` in its block makes a directory whose path
-        `statement`'s test checks (by text)."""
+    def _written_after(self, statement: cst.If) -> cst.Call | None:
+        """A cache check (`if os.path.isfile(path): return`, then the file written): the
+        first call after `statement` in its block that writes the path its test checks (by
+        text; rank 0 alone writes it, side_effects.py), else None. A rank that read the file
+        rank 0 had just written returned, and never reached the barrier after the write
+        (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: 3 of 10 launches hung): rank 0's
+        reading takes every rank the same way, to the barrier or past it."""
         parent = self.t.parent(statement)
-        if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            return False
+        if not isinstance(parent, cst.IndentedBlock):
+            return None
         body = list(parent.body)
-        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
-        checked = {
+        checked = self._checked_paths(statement)
+        for later in body[next(i for i, s in enumerate(body) if s is statement) + 1 :]:
+            for call in walk(later, skip_scopes=True):
+                if not isinstance(call, cst.Call):
+                    continue
+                written = written_path(call, self.t.qualified_names(call.func))
+                if written is None and path_open_for_writing(call):
+                    written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
+                if written is not None and self.t.code(written) in checked:
+                    return call
+        return None
+
+    def _checked_paths(self, statement: cst.If) -> set[str]:
+        """The text of the paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`)."""
+        return {
             self.t.code(arg.value)
             for call in walk(statement.test)
             if isinstance(call, cst.Call)
@@ -294,6 +316,16 @@ class RunDirValues(CallRule):
             for call in walk(statement.test)
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
         }
+
+    def _made_after(self, statement: cst.If) -> bool:
+        """A statement after `statement` in its block makes a directory whose path
+        `statement`'s test checks (by text)."""
+        parent = self.t.parent(statement)
+        if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            return False
+        body = list(parent.body)
+        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        checked = self._checked_paths(statement)
         for later in following:
             for call in walk(later):
                 if not isinstance(call, cst.Call):
