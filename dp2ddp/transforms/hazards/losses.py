@@ -352,17 +352,23 @@ def _batch_intact(
     transform: MigrationTransform,
     depth: int,
     root: cst.Call,
+    following: frozenset[str] = frozenset(),
 ) -> bool | None:
     """No reduction in `node` (names followed through the scope) takes dim 0 away. The
-    binding that is the sum itself (`loss = loss.sum()`) is not what it sums."""
+    binding that is the sum itself (`loss = loss.sum()`) is not what it sums, and a name
+    met again while it is followed (`model = nn.DataParallel(model)`) adds nothing."""
     if depth > 6:
         return None
     if isinstance(node, cst.Name):
+        if node.value in following:
+            return True
         result: bool | None = True
         for bound in assigned.get(node.value, []):
             if bound is root:
                 continue
-            found = _batch_intact(bound, assigned, transform, depth + 1, root)
+            found = _batch_intact(
+                bound, assigned, transform, depth + 1, root, following | {node.value}
+            )
             if found is False:
                 return False
             if found is None:
@@ -381,7 +387,7 @@ def _batch_intact(
                 return False  # a batch mean (max, norm): what is left is no batch to sum
             result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
     for child in node.children:
-        found = _batch_intact(child, assigned, transform, depth, root)
+        found = _batch_intact(child, assigned, transform, depth, root, following)
         if found is False:
             return False
         if found is None:

@@ -40,8 +40,8 @@ def ddp_setup():
 def ddp_cleanup():
     """Leave the process group at exit, also when training raised. On gloo, first let go
     of the GIL a moment: a gloo worker thread may still need it to free the last
-    all-reduce, and one still waiting at interpreter exit aborts the process after the
-    script finished ("terminate called without an active exception", see dp2ddp's FAQ)."""
+    all-reduce; one still waiting at interpreter exit aborts the finished script
+    ("terminate called without an active exception"; see dp2ddp's FAQ)."""
     if dist.is_initialized():
         if dist.get_backend() == "gloo":
             import time  # here: the script's own `time` may be another name
