@@ -43,6 +43,7 @@ from dp2ddp.verify.toend import (
     shared_writes,
     stdin_readers,
     to_end_causes,
+    torchrun_console_shows_known_abort,
     torchrun_exit_codes,
 )
 from dp2ddp.verify.writes import WriteLog, _CountedStdin, ignored_write
@@ -281,6 +282,24 @@ def test_torchs_known_abort_at_exit_is_recognised_precisely() -> None:
     # the original (one process): its own exit code
     assert known_exit_aborts(-6, [True], [abort], {}, False) == [0]
     assert known_exit_aborts(-11, [True], [abort], {}, False) is None
+
+
+def test_a_torchrun_console_with_only_the_known_abort_is_recognised() -> None:
+    console = f"world 2 final 1.12\n{KNOWN_EXIT_ABORT}\n{TORCHRUN_FAILURE}"
+    assert torchrun_console_shows_known_abort(console, "train.py")
+    closed = console.replace(
+        "Root Cause", "  rank      : 0 (local_rank: 0)\n  exitcode  : -15\nRoot Cause"
+    )
+    assert torchrun_console_shows_known_abort(closed, "train.py")
+    # no abort message, another root cause, another rank's code, the script raised: a failure
+    assert not torchrun_console_shows_known_abort(TORCHRUN_FAILURE, "train.py")
+    assert not torchrun_console_shows_known_abort(
+        console.replace("-6 (pid", "-11 (pid"), "train.py"
+    )
+    other = closed.replace("exitcode  : -15", "exitcode  : 1")
+    assert not torchrun_console_shows_known_abort(other, "train.py")
+    raised = f'  File "/x/train.py", line 3, in <module>\n{console}'
+    assert not torchrun_console_shows_known_abort(raised, "train.py")
 
 
 def test_final_distance_reports_the_worst_parameter() -> None:

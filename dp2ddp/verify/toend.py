@@ -211,6 +211,22 @@ def known_exit_aborts(
     return sorted(codes)
 
 
+def torchrun_console_shows_known_abort(console: str, script: str) -> bool:
+    """A torchrun console whose only failure is torch's known abort at exit: the abort's
+    message, exit -6 as torchrun's root cause, the other failed ranks -6 too or -15 (the
+    SIGTERM torchrun sends once the first rank failed), and no traceback raised in
+    `script` (the file name torchrun ran). Shared by the tests and CI's newcomer run,
+    which read one console, not per-rank stderr (known_exit_aborts)."""
+    codes = torchrun_exit_codes(console)
+    return (
+        KNOWN_EXIT_ABORT in console
+        and "exitcode  : -6" in console.split("Root Cause", 1)[-1]
+        and bool(codes)
+        and set(codes.values()) <= {-6, -15}
+        and f'{script}", line' not in console
+    )
+
+
 def final_distance(
     original: dict[str, Vector], migrated: dict[str, Vector], names: dict[str, str]
 ) -> tuple[float, str] | None:
