@@ -137,16 +137,10 @@ def test_golden_outputs_add_no_import_order_finding_nor_long_line() -> None:
     assert sorted(KNOWN_LONG - set(long)) == [], "wrapped now: take it off KNOWN_LONG"
 
 
-#: Lines dp2ddp writes longer than 88 that migrate/wrapping.py cannot split yet: a statement
-#: whose last bracket pair is empty (`(...).mean()`, `.backward()`) and whose inner lines
-#: need a second split (black's right-hand split skips the empty trailer and recurses). The
-#: chunk sizes read per rank (`ddp_per_rank_batch(size)` at each use) made them. Each is named
-#: here with its length, and the test fails once one is wrapped: the list only shrinks.
-KNOWN_LONG = {
-    "data_chunks_global_size_module: 111",
-    "data_chunks_range_split: 147",
-    "shared_draws_like_noise: 177",
-}
+#: Lines dp2ddp writes longer than 88 that migrate/wrapping.py cannot split: none now (a
+#: statement whose last brackets are empty, `(...).mean().backward()`, is split at the pair
+#: before them, recursively). A line named here with its length fails once it is wrapped.
+KNOWN_LONG: set[str] = set()
 
 
 def test_a_call_that_already_spanned_lines_is_rewrapped_whole() -> None:
@@ -186,4 +180,35 @@ def test_a_commented_line_keeps_its_comment_after_the_split() -> None:
         "model = DistributedDataParallel(\n"
         "    model.to(DEVICE), device_ids=DEVICE_IDS\n"
         ")  # use every visible GPU\n"
+    )
+
+
+def test_empty_trailing_calls_and_operators_are_split_recursively() -> None:
+    """black's right-hand split passes over empty trailers (`.mean().backward()`) and splits
+    a body that still does not fit before its operators, recursing until every line fits."""
+    code = (
+        "for start in range(0, n, 2):\n"
+        "    ((model(x[start : start + ddp_per_rank_batch(args.micro)]) - "
+        "y[start : start + ddp_per_rank_batch(args.micro)]) ** 2).mean().backward()\n"
+        "perturbed = samples + ddp_draw_share(lambda: torch.randn_like(samples)) * used "
+        "+ 0.01 * ddp_draw_share(lambda: torch.randn(samples.size(0) * WORLD_SIZE, 1))\n"
+    )
+    assert wrap_long_lines("", code) == (
+        "for start in range(0, n, 2):\n"
+        "    (\n"
+        "        (\n"
+        "            model(x[start : start + ddp_per_rank_batch(args.micro)])\n"
+        "            - y[start : start + ddp_per_rank_batch(args.micro)]\n"
+        "        )\n"
+        "        ** 2\n"
+        "    ).mean().backward()\n"
+        "perturbed = (\n"
+        "    samples\n"
+        "    + ddp_draw_share(lambda: torch.randn_like(samples)) * used\n"
+        "    + 0.01 * ddp_draw_share(lambda: torch.randn(samples.size(0) * WORLD_SIZE, 1))\n"
+        ")\n"
+    )
+    # ruff format leaves that output as it is
+    assert wrap_long_lines("", "x = (f(aaaa) + g(bbbb)).mean()\n", width=20) == (
+        "x = (\n    f(aaaa)\n    + g(bbbb)\n).mean()\n"
     )

@@ -203,6 +203,7 @@ def _split(text: str, limit: int, continuation: bool) -> list[str] | None:
         _split_conditional(text, limit),
         _split_last_bracket(text, limit),
         _split_widest_bracket(text, limit),
+        _split_recursive(text, limit),
     ):
         if candidate is not None and all(len(line) <= limit for line in candidate):
             return candidate
@@ -454,3 +455,175 @@ def _split_at_commas(text: str, limit: int) -> list[str] | None:
         current = indent + current[cut + 1 :].lstrip()
     lines.append(current)
     return lines
+
+
+#: black's delimiter priorities (linegen/brackets.py): a body that does not fit is split
+#: before every operator of the highest priority present outside its brackets.
+_PRIORITIES = {
+    "or": 14, "and": 14,
+    "<": 10, ">": 10, "==": 10, "!=": 10, "<=": 10, ">=": 10, "in": 10, "is": 10,
+    "|": 9, "^": 8, "&": 7, "<<": 6, ">>": 6, "+": 5, "-": 5,
+    "*": 4, "/": 4, "//": 4, "%": 4, "@": 4, "**": 1,
+}  # fmt: skip
+_NOT_OPERANDS = frozenset(
+    {"and", "or", "not", "in", "is", "if", "else", "lambda", "await", "return", "yield"}
+)
+
+
+def _split_recursive(text: str, limit: int) -> list[str] | None:
+    """black's right-hand split, recursing where one split is not enough.
+
+    The last bracket pair that holds something is split (`(...).mean().backward()`: the
+    empty trailers stay on the closing line); an assignment or `return` whose last bracket
+    leaves a head too long is wrapped in parentheses instead (`x = (`, its value, `)`).
+    Each line of the body that is still too long is split again: after its commas, else
+    before its operators of the highest priority (black's delimiter split), else at its own
+    last bracket. None when some piece cannot be made to fit.
+    """
+    if len(text) <= limit:
+        return [text]
+    content = text.rstrip()
+    suffix = ""
+    if content.endswith((":", ",")):
+        content, suffix = content[:-1], content[-1]
+    scan = _scan(content)
+    if scan is None or scan.unbalanced or scan.comment is not None:
+        return None
+    indent = _indent_of(text)
+    attempts: list[tuple[str, str, str]] = []
+    opening = _last_full_bracket(content, scan)
+    if opening is not None:
+        close = _closing(scan, opening)
+        attempts.append((content[: opening + 1], content[opening + 1 : close], content[close:]))
+    value_at = _value_offset(content.strip())
+    if value_at is not None:
+        value = content.strip()[value_at:]
+        wrapped = (indent + content.strip()[:value_at] + "(", value, ")")
+        if _delimiters(value)[1] > 1 or not attempts or len(attempts[0][0]) > limit:
+            attempts.insert(0, wrapped)
+        else:
+            attempts.append(wrapped)
+    for head, body, tail in attempts:
+        body = body.strip()
+        if not body or len(head) > limit:
+            continue
+        lines = _split_body(indent + _INDENT, body, limit)
+        if lines is not None:
+            return [head, *lines, indent + tail.lstrip() + suffix]
+    return None
+
+
+def _value_offset(statement: str) -> int | None:
+    """Where the value of `target = value` (also annotated or augmented) or `return value`
+    starts in `statement`, one line of code."""
+    try:
+        node = ast.parse(statement).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Return):
+        return None
+    if node.value is None or not statement.isascii():
+        return None  # ast's offsets count bytes
+    return node.value.col_offset
+
+
+def _closing(scan: _Scan, opening: int) -> int:
+    return next(close for close, start in scan.pairs.items() if start == opening)
+
+
+def _last_full_bracket(content: str, scan: _Scan) -> int | None:
+    """The opening bracket of the last pair with contents, passing over empty trailing
+    calls and the names before them (`).mean().backward()`); None if the line does not end
+    in brackets."""
+    close = len(content) - 1
+    while close >= 0 and content[close] in _CLOSE:
+        opening = scan.pairs.get(close)
+        if opening is None:
+            return None
+        if content[opening + 1 : close].strip():
+            return opening
+        before = content[:opening].rstrip()
+        name = re.search(r"\.\s*[A-Za-z_]\w*$", before)
+        if name is None:
+            return None
+        close = len(before[: name.start()].rstrip()) - 1
+    return None
+
+
+def _delimiters(body: str) -> tuple[list[int], int]:
+    """Where `body` may be split before an operator outside its brackets (black's
+    delimiters of the highest priority present), and how many there are."""
+    import io
+    import tokenize
+
+    found: list[tuple[int, int]] = []  # (priority, offset)
+    depth = 0
+    previous: tokenize.TokenInfo | None = None
+    starts = [0]
+    for line in body.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return [], 0
+    for token in tokens:
+        if token.type in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT):
+            continue
+        text = token.string
+        if token.type == tokenize.OP and text in _OPEN:
+            depth += 1
+        elif token.type == tokenize.OP and text in _CLOSE:
+            depth -= 1
+        elif depth == 0 and text in _PRIORITIES and _after_operand(previous):
+            offset = starts[token.start[0] - 1] + token.start[1]
+            if text in ("in", "is") and previous is not None and previous.string == "not":
+                offset = starts[previous.start[0] - 1] + previous.start[1]
+            found.append((_PRIORITIES[text], offset))
+        elif depth == 0 and text == "lambda":
+            break  # a lambda's body runs to the end: black never splits inside it
+        previous = token
+    if not found:
+        return [], 0
+    best = max(priority for priority, _ in found)
+    offsets = [offset for priority, offset in found if priority == best]
+    return offsets, len(offsets)
+
+
+def _after_operand(token: object) -> bool:
+    """A binary operator follows an operand (a name, number, string or closing bracket)."""
+    import tokenize
+
+    if not isinstance(token, tokenize.TokenInfo):
+        return False
+    if token.type == tokenize.OP:
+        return token.string in _CLOSE
+    if token.type == tokenize.NAME:
+        return token.string not in _NOT_OPERANDS
+    ends = {tokenize.NUMBER, tokenize.STRING, getattr(tokenize, "FSTRING_END", tokenize.STRING)}
+    return token.type in ends
+
+
+def _split_body(inner: str, body: str, limit: int) -> list[str] | None:
+    """The contents of a bracket pair on lines at `inner` indentation, each within `limit`."""
+    if len(inner) + len(body) <= limit:
+        return [inner + body]
+    parts = _elements(body)
+    if parts is not None and len(parts) > 1 or body.rstrip().endswith(","):
+        lines: list[str] = []
+        for part in parts or []:
+            piece = _split_recursive(inner + part + ",", limit)
+            if piece is None:
+                return None
+            lines += piece
+        return lines
+    offsets, _ = _delimiters(body)
+    if offsets:
+        cuts = [0, *offsets, len(body)]
+        lines = []
+        for start, end in zip(cuts, cuts[1:], strict=False):
+            piece = _split_recursive(inner + body[start:end].strip(), limit)
+            if piece is None:
+                return None
+            lines += piece
+        return lines
+    return _split_recursive(inner + body, limit)
