@@ -15,6 +15,10 @@
   (barriers.py); the barriers that go before loads are placed in the same walk.
 - `if cond:` whose whole body went under the guard becomes `if cond and ddp_is_main():`
   (no `else`: the same statements run on the same ranks), one nested block less.
+- A group that is one `print(...)` over several lines becomes `ddp_print(...)` (rank 0
+  prints; templates/helpers/print.py.j2): its lines stay as they were instead of being
+  re-indented under a guard, so the diff shows one changed line. Its arguments are then
+  evaluated on every rank, as the original program evaluated them.
 - A group of standard-library log calls below WARNING (`logger.info(...)` of a module
   logger from `logging.getLogger`, `logging.debug(...)`) inside a function needs no guard
   where ddp_setup() quiets logging (quiet_logging.py drops those records off rank 0): it
@@ -28,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
@@ -49,6 +54,11 @@ from dp2ddp.transforms.rank_zero.side_effects import (
 )
 
 _SAVE = "torch.save"
+#: The helper a long print becomes (templates/helpers/print.py.j2).
+PRINT_HELPER, PRINT_FUNCTION = "print", "ddp_print"
+#: The width when the options name none (migrate/line_length.py's default), and the
+#: indentation a guard adds.
+_DEFAULT_WIDTH, _INDENT = 88, "    "
 #: Log methods below WARNING: ddp_quiet_logging()'s `logging.disable(logging.INFO)` drops
 #: their records off rank 0.
 _QUIET_METHODS = frozenset({"debug", "info"})
@@ -65,6 +75,16 @@ def _added_guard(test: cst.BaseExpression) -> bool:
         and not test.args
         and isinstance(test.func, cst.Name)
         and test.func.value == MAIN_FUNCTION
+    )
+
+
+def _joinable(original: cst.BaseExpression, test: cst.BaseExpression) -> bool:
+    """`if test:` may become `if test and ddp_is_main():` (merge_test)."""
+    if is_script_guard(original) or is_main_test(original):
+        return False
+    return bool(test.lpar) or not (
+        isinstance(test, (cst.IfExp, cst.Lambda, cst.NamedExpr))
+        or (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or))
     )
 
 
@@ -235,6 +255,12 @@ class StatementGuards(Rule):
             group.clear()
             return
         lines = [line for _, line, _ in group]
+        if len(group) == 1 and (printed := self._long_print(group[0][0], lines[0])) is not None:
+            self.t.state.helpers.add(PRINT_HELPER)
+            out.append(printed)
+            self.t.record(group[0][0], "print on rank 0 only (ddp_print)")
+            group.clear()
+            return
         leading = lines[0].leading_lines
         lines[0] = lines[0].with_changes(leading_lines=())
         out.append(
@@ -251,6 +277,56 @@ class StatementGuards(Rule):
         self.t.record(first, description)
         group.clear()
 
+    def _long_print(
+        self, original: cst.CSTNode, line: cst.SimpleStatementLine | cst.With
+    ) -> cst.SimpleStatementLine | None:
+        """`print(...)` over several lines (or that would be, under a guard), alone in its
+        group: as `ddp_print(...)`."""
+        if not (
+            isinstance(original, cst.SimpleStatementLine)
+            and isinstance(line, cst.SimpleStatementLine)
+        ):
+            return None
+        if len(line.body) != 1 or len(original.body) != 1:
+            return None
+        small, before = line.body[0], original.body[0]
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return None
+        if not (isinstance(before, cst.Expr) and isinstance(before.value, cst.Call)):
+            return None
+        if "builtins.print" not in self.t.qualified_names(before.value.func):
+            return None
+        if self._guard_joins_if(original):
+            return None  # `if cond and ddp_is_main():` leaves the print's lines as they are
+        if "\n" not in self.t.code(small.value) and not self._too_long_indented(original, line):
+            return None
+        call = small.value.with_changes(func=cst.Name(PRINT_FUNCTION))
+        return line.with_changes(body=[small.with_changes(value=call)])
+
+    def _guard_joins_if(self, original: cst.SimpleStatementLine) -> bool:
+        """`original` is all of an `if` body that merge_test joins with the guard."""
+        if any(line.comment is not None for line in original.leading_lines):
+            return False
+        block = self.t.parent(original)
+        owner = self.t.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(owner, cst.If) or owner.orelse is not None:
+            return False
+        assert isinstance(block, cst.IndentedBlock)
+        return len(block.body) == 1 and _joinable(owner.test, owner.test)
+
+    def _too_long_indented(
+        self, original: cst.SimpleStatementLine, line: cst.SimpleStatementLine
+    ) -> bool:
+        """The line would pass the width once indented under a guard (it would be split
+        over several lines then)."""
+        width = self.t.state.options.line_length or _DEFAULT_WIDTH
+        try:
+            column = self.t.get_metadata(PositionProvider, original).start.column
+        except KeyError:
+            return False
+        text = cst.Module(body=[]).code_for_node(line.with_changes(leading_lines=()))
+        return column + len(_INDENT) + len(text.rstrip("\r\n")) > width
+
     def merge_test(self, original: cst.If, updated: cst.If) -> cst.If:
         """`if cond:` holding nothing but the guard added here, `if ddp_is_main(): ...`,
         becomes `if cond and ddp_is_main(): ...` (`cond` still evaluated on every rank).
@@ -266,12 +342,7 @@ class StatementGuards(Rule):
         if any(line.comment is not None for line in guard.leading_lines):
             return updated
         test = updated.test
-        if is_script_guard(original.test) or is_main_test(original.test):
-            return updated
-        if not test.lpar and (
-            isinstance(test, (cst.IfExp, cst.Lambda, cst.NamedExpr))
-            or (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or))
-        ):
+        if not _joinable(original.test, test):
             return updated
         return updated.with_changes(
             test=cst.BooleanOperation(left=test, operator=cst.And(), right=guard.test),
