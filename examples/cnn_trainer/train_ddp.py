@@ -27,6 +27,7 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
 )
 
@@ -145,11 +146,10 @@ def main():
         train_loss = train(model, device, train_loader, optimizer, epoch, args.log_interval)
         test_loss, accuracy = evaluate(model, device, test_loader)
         scheduler.step()
-        if ddp_is_main():
-            print(
-                f"epoch {epoch}: train loss {train_loss:.4f} test loss {test_loss:.4f} "
-                f"accuracy {accuracy:.3f} ({time.time() - start:.1f}s)"
-            )
+        ddp_print(
+            f"epoch {epoch}: train loss {train_loss:.4f} test loss {test_loss:.4f} "
+            f"accuracy {accuracy:.3f} ({time.time() - start:.1f}s)"
+        )
         if accuracy >= best_acc:
             best_acc = accuracy
             model_to_save = model.module if hasattr(model, "module") else model

@@ -20,6 +20,7 @@ from _dp2ddp import (
     ddp_broadcast_module,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_same_random,
     ddp_setup,
 )
@@ -144,11 +145,10 @@ for epoch in range(num_epochs):
         D_G_z = output.mean().item()
         optimizerG.step()
 
-    if ddp_is_main():
-        print(
-            "[%d/%d]\tLoss_D: %.4f\tLoss_G: %.4f\tD(x): %.4f\tD(G(z)): %.4f"
-            % (epoch, num_epochs, errD.item(), errG.item(), D_x, D_G_z)
-        )
+    ddp_print(
+        "[%d/%d]\tLoss_D: %.4f\tLoss_G: %.4f\tD(x): %.4f\tD(G(z)): %.4f"
+        % (epoch, num_epochs, errD.item(), errG.item(), D_x, D_G_z)
+    )
 
 with torch.no_grad():
     samples = netG(fixed_noise).cpu()
