@@ -9,6 +9,7 @@ from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
 )
 from evaluate import validation
@@ -37,11 +38,10 @@ def main():
             optimizer.step()
         model.eval()
         valid_loss, accuracy, norm_distance, samples = validation(model, criterion, valid_loader)
-        if ddp_is_main():
-            print(
-                f"epoch {epoch} valid loss {valid_loss:.6f} accuracy {accuracy:.6f} "
-                f"norm {norm_distance:.6f} samples {samples}"
-            )
+        ddp_print(
+            f"epoch {epoch} valid loss {valid_loss:.6f} accuracy {accuracy:.6f} "
+            f"norm {norm_distance:.6f} samples {samples}"
+        )
         if norm_distance > best_norm:
             best_norm = norm_distance
             if ddp_is_main():

@@ -21,6 +21,7 @@ from _dp2ddp import (
     ddp_barrier,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
 )
 from exp.exp_basic import ExpBasic
 from utils.tools import EarlyStopping
@@ -94,12 +95,11 @@ class Exp(ExpBasic):
                 optim.step()
             vali_loss = self.vali(vali_data, vali_loader, criterion)
             test_loss = self.vali(test_data, test_loader, criterion)
-            if ddp_is_main():
-                print(
-                    "epoch {} vali {:.6f} test {:.6f}".format(
-                        epoch + 1, vali_loss, test_loss
-                    ),
-                )
+            ddp_print(
+                "epoch {} vali {:.6f} test {:.6f}".format(
+                    epoch + 1, vali_loss, test_loss
+                ),
+            )
             self.stopped = epoch + 1
             early_stopping(vali_loss, self.model, path)
             if early_stopping.early_stop:

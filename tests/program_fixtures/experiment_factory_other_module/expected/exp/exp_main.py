@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_barrier, ddp_is_main
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_barrier, ddp_is_main, ddp_print
 from data_provider.data_factory import data_provider
 from utils.tools import EarlyStopping
 
@@ -60,12 +60,11 @@ class Exp:
                 optim.step()
             vali_loss = self.vali(vali_data, vali_loader, criterion)
             test_loss = self.vali(test_data, test_loader, criterion)
-            if ddp_is_main():
-                print(
-                    "epoch {} vali {:.6f} test {:.6f}".format(
-                        epoch + 1, vali_loss, test_loss
-                    ),
-                )
+            ddp_print(
+                "epoch {} vali {:.6f} test {:.6f}".format(
+                    epoch + 1, vali_loss, test_loss
+                ),
+            )
             self.stopped = epoch + 1
             early_stopping(vali_loss, self.model, path)
             if early_stopping.early_stop:

@@ -5,7 +5,7 @@ import os
 
 import torch
 import torch.nn.functional as F
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_print, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 
 import dataset
@@ -38,9 +38,8 @@ for epoch in range(args.epochs):
     with torch.no_grad():
         for data, target in test_loader:
             correct += net(data).argmax(1).eq(target).sum().item()
-    if ddp_is_main():
-        print(
-            'epoch {} accuracy {}/{}'.format(epoch, correct, len(test_loader.dataset))
-        )
+    ddp_print(
+        'epoch {} accuracy {}/{}'.format(epoch, correct, len(test_loader.dataset))
+    )
 if ddp_is_main():
     torch.save(net.state_dict(), os.path.join(os.getcwd(), 'mlp.pth'))
