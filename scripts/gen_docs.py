@@ -303,7 +303,7 @@ def warnings_md(cases: list[Case]) -> str:
         "",
         "Once a reviewer has accepted a warning, silence it where it is: `# noqa: DP008` on",
         "the line it points at (several codes comma-separated; a bare `# noqa` silences every",
-        "code on that line), or for the whole project with `ignore = [\"DP008\"]` in",
+        'code on that line), or for the whole project with `ignore = ["DP008"]` in',
         "`[tool.dp2ddp]` or `--ignore DP008` (see [ci.md](ci.md#silencing-a-warning)).",
         "",
         "| Code | Warning |",
