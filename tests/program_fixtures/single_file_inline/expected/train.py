@@ -12,11 +12,7 @@ from helpers import lr_for
 LOCAL_RANK = int(os.environ.get("LOCAL_RANK", "0"))
 RANK = int(os.environ.get("RANK", "0"))
 WORLD_SIZE = int(os.environ.get("WORLD_SIZE", "1"))
-DEVICE = (
-    torch.device("cuda", LOCAL_RANK)
-    if torch.cuda.is_available()
-    else torch.device("cpu")
-)
+DEVICE = torch.device(f"cuda:{LOCAL_RANK}" if torch.cuda.is_available() else "cpu")
 DEVICE_IDS = [LOCAL_RANK] if torch.cuda.is_available() else None
 
 
@@ -39,9 +35,8 @@ def ddp_setup():
 
 def ddp_cleanup():
     """Leave the process group at exit, also when training raised. On gloo, first let go
-    of the GIL a moment: a gloo worker thread may still need it to free the last
-    all-reduce; one still waiting at interpreter exit aborts the finished script
-    ("terminate called without an active exception"; see dp2ddp's FAQ)."""
+    of the GIL a moment: a gloo thread still needing it to free the last all-reduce at
+    exit aborts the finished script ("terminate called without an active exception")."""
     if dist.is_initialized():
         if dist.get_backend() == "gloo":
             import time  # here: the script's own `time` may be another name
