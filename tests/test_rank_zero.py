@@ -467,3 +467,38 @@ def test_saving_functions_of_a_module_for_the_program() -> None:
     names = ModuleNames.of("lib", ast.parse(source), False)
     assert names.savers == {"write", "checkpoint", "fit", "save"}
     assert names.loaders == {"read", "evaluate"}
+
+
+_LONG_PRINTS = """\
+import torch.nn as nn
+
+model = nn.DataParallel(nn.Linear(2, 2))
+for epoch in range(2):
+    loss = model(x).sum()
+    print(
+        f"epoch {epoch}",
+        loss.item(),
+    )
+
+    print(epoch, loss.item(), "a message long enough to pass the width once indented")
+
+    print(epoch)
+    if epoch % 10 == 0:
+        print(
+            epoch,
+        )
+"""
+
+
+def test_a_print_over_several_lines_becomes_ddp_print() -> None:
+    """A print spanning lines (or that would once indented under a guard) is written as
+    `ddp_print(...)`, its lines as they were; a short one gets the guard; where the guard
+    joins an `if` test the print is left as it is."""
+    result = migrate_source(_LONG_PRINTS)
+    code = result.code
+    assert '    ddp_print(\n        f"epoch {epoch}",\n        loss.item(),\n    )\n' in code
+    assert '    ddp_print(\n        epoch, loss.item(), "a message long enough' in code
+    assert "    if ddp_is_main():\n        print(epoch)\n" in code
+    assert "    if epoch % 10 == 0 and ddp_is_main():\n        print(\n" in code
+    assert "def ddp_print(" in str(result.helpers_module)
+    assert migrate_source(code).code == code
