@@ -10,14 +10,11 @@ Nothing here raises for a bad file: every problem becomes a "failed" FileOutcome
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -33,6 +30,9 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome, MigrationResult
 
 if TYPE_CHECKING:  # the engine (libcst, every pass) loads only when a file is migrated
+    import multiprocessing.context
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     import libcst as cst
 
 #: Candidate text (characters) below which a pool costs more than it saves. Forked workers
@@ -282,6 +282,8 @@ def _run_pool(
 ) -> Iterator[_Done]:
     # Largest first: the slowest files start early, so no core idles at the end.
     ordered = sorted(tasks, key=lambda t: len(t.text), reverse=True)
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     import dp2ddp.migrate.migrate_source  # noqa: F401  (loaded before forking: workers inherit it)
 
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
@@ -314,6 +316,8 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 def _collect(future: Future[_Done], task: _Task) -> _Done:
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         return future.result()
     except BrokenProcessPool:  # a worker died (killed, out of memory): fail its files only
@@ -322,7 +326,11 @@ def _collect(future: Future[_Done], task: _Task) -> _Done:
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
-    """fork on Linux when single-threaded (workers inherit the imported codemod), else default."""
+    """fork on Linux when single-threaded (workers inherit the imported codemod), else default.
+    multiprocessing and concurrent.futures are imported here, when files are migrated: a
+    run with nothing to migrate (the pre-commit case) does without them."""
+    import multiprocessing
+
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
