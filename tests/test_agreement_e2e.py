@@ -199,8 +199,9 @@ def test_cache_written_once_and_read_finished(run: Path) -> None:
     """Both ranks read the cache and the features only after rank 0 had written them."""
     folder = run / "preprocess_cache"
     files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
-    assert files == ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "vocab.json"]
-    want = "cache: ['cache.pkl', 'cached.pkl', 'features.npy', 'pathcached.pkl', 'vocab.json']\n"
+    want = ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "table.csv", "vocab.json"]
+    assert files == want
+    want = f"cache: {want}\n"
     assert _printed(run, "preprocess_cache") == (want, "")
 
 

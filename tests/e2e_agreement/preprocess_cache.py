@@ -6,7 +6,8 @@ to rank 0, and every other rank read the file before rank 0 had finished it
 np.load in another, and a vocabulary written in a `with` that does more than write. A
 method that returns early when its cache exists, else writes it, read back by its caller
 (the rank that found rank 0's new file returned and never reached the barrier after the
-write: a hang, unless the check is rank 0's reading). The rank named by E2E_SLOW_RANK is
+write: a hang, unless the check is rank 0's reading). A helper that writes the file its
+parameter names, called with the path the caller then reads. The rank named by E2E_SLOW_RANK is
 1.1 s late (rank 0: while writing; rank 1: before the method's check).
 """
 
@@ -41,6 +42,12 @@ def save_features(x):
 
 def load_features():
     return torch.from_numpy(np.load("features.npy"))
+
+
+def write_table(name):
+    slow("0")
+    with open(name, "w") as f:
+        f.write("1,2\n")
 
 
 def vocabulary():
@@ -95,6 +102,9 @@ def main():
     assert vocabulary() == ["a", "b"]
     assert Cached().load() == [1, 2, 3]
     assert PathCached().load() == [4, 5]
+    write_table("table.csv")
+    with open("table.csv") as f:
+        assert f.read() == "1,2\n"
     if not os.path.isfile(CACHE):
         data = preprocess()
         slow("0")
