@@ -357,16 +357,37 @@ class RunDirValues(CallRule):
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
         "" otherwise. A condition the uniformity proof only cannot prove (`if run_id is
-        None:` on a parameter) is taken as every rank's: that is how programs name runs."""
-        for statement in self.facts.uniform.rank_dependent_statements(source):
+        None:` on a parameter) is taken as every rank's: that is how programs name runs. The
+        calls of the read's function count too, one call deep (`if time.time() - start <
+        limit: run_dir = new_run_dir()`)."""
+        differs = self._differs_around(source)
+        if differs is not None:
+            return f"read under `{statement_header(differs)}`, which differs between ranks"
+        function = enclosing_function(source, self.t)
+        if function is None:
+            return ""
+        for call in self.facts.uniform.index.call_sites(function):
+            differs = self._differs_around(call)
+            if differs is not None:
+                line = self.t.input_position(call)[0]
+                return (
+                    f"read in {function.name.value}(), called at line {line} under "
+                    f"`{statement_header(differs)}`, which differs between ranks"
+                )
+        return ""
+
+    def _differs_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+        """A statement around `node` whose condition tests the rank, reads per rank, or
+        is an exception handler (see _not_every_rank)."""
+        for statement in self.facts.uniform.rank_dependent_statements(node):
             condition: cst.CSTNode | None = None
             if isinstance(statement, (cst.If, cst.While)):
                 condition = statement.test
             elif isinstance(statement, cst.For):
                 condition = statement.iter
             if condition is None or mentions_rank(condition) or self._reads_per_rank(condition):
-                return f"read under `{statement_header(statement)}`, which differs between ranks"
-        return ""
+                return statement
+        return None
 
     def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
         return any(
