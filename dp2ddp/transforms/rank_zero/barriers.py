@@ -60,6 +60,7 @@ from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     READS_AT_FIRST,
+    REMOVALS,
     TORCH_LOAD,
     TORCH_SAVE,
     WRITES_AT_FIRST,
@@ -132,11 +133,14 @@ class Barriers(Rule):
         barrier after each, where every rank arrives, or DP054 naming the write and the read."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
+        removals: list[cst.Call] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
             if self.facts.in_except(call):
                 continue
+            if self.t.qualified_names(call.func) & REMOVALS:
+                removals.append(call)
             written = self._file_path(call, write=True)
             if written is not None:
                 writes.append((call, written))
@@ -175,6 +179,44 @@ class Barriers(Rule):
                 # barrier; it follows the `with`, or the statement every rank arrives after.
                 self.t.state.helpers.add("barrier")
                 self._after.add(id(anchor if anchor is not None else statement))
+
+        for removal in removals:
+            self._plan_removal(removal, reads)
+
+    def _plan_removal(self, removal: cst.Call, reads: dict[str, list[cst.Call]]) -> None:
+        """A path rank 0 removes after every rank read it, or a file in it, earlier in the
+        function (`np.load(os.path.join(tmp, "x.npy"))`, then `shutil.rmtree(tmp)`): a
+        barrier after the last such read, so no rank reads what rank 0 already removed
+        (FileNotFoundError on the late rank); DP054 where none can be placed."""
+        if not removal.args or removal.args[0].keyword is not None:
+            return
+        path = removal.args[0].value
+        index = self.facts.uniform.index  # a local by its own text too: reads join it
+        removed = (self.t.code(path), *path_texts(path, removal, self.t, self.t.code, index))
+        function = enclosing_function(removal, self.t)
+        before = [
+            (text, read)
+            for text, calls in reads.items()
+            if any(_names_within(text, root) for root in removed)
+            for read in calls
+            if enclosing_function(read, self.t) is function
+            and self.t._position(read) < self.t._position(removal)
+        ]
+        if not before:
+            return
+        text, read = max(before, key=lambda pair: self.t._position(pair[1]))
+        anchor, omitted = self.plan_after(read, leave_loops=True)
+        if omitted is not None:
+            line = self.t.input_position(read)[0]
+            self.t.warn(
+                removal,
+                "DP054",
+                f"removed on rank 0 here, read by every rank at line {line} (`{text}`) "
+                f"before it; no barrier between: {omitted}",
+            )
+            return
+        self.t.state.helpers.add("barrier")
+        self._after.add(id(anchor if anchor is not None else self._statement(read)))
 
     def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
@@ -632,6 +674,14 @@ def _path_object(names: set[str]) -> bool:
     """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
     most often), not a module's `open` (`gzip.open`, `io.open`)."""
     return all("<locals>" in name or name.startswith("pathlib.") for name in names)
+
+
+def _names_within(text: str, root: str) -> bool:
+    """A path written `text` names `root` or something in it, as programs spell a file in
+    a directory: `os.path.join(root, ...)`, `root / ...`, an f-string starting with it."""
+    return text == root or text.startswith(
+        (f"os.path.join({root},", f"{root} /", f'f"{{{root}}}/', f"f'{{{root}}}/")
+    )
 
 
 def is_barrier(piece: object) -> bool:

@@ -57,12 +57,11 @@ from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
+from dp2ddp.transforms.rank_zero.side_effects import REMOVALS, SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
 from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
-_REMOVALS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
 #: Calls that end the program, as a `raise` does.
 _EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
 
@@ -186,7 +185,7 @@ class RunDirValues(CallRule):
         written, read): a previous epoch's checkpoint removed and never named again needs
         no wait."""
         for call in walk(statement):
-            if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & _REMOVALS):
+            if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & REMOVALS):
                 continue
             if used_after and not self._named_after(statement, call):
                 continue
