@@ -46,6 +46,7 @@ NAMES = (
     "decided_logdir",
     "rmtree_makedirs",
     "rmtree_module_level",
+    "dataset_download",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
@@ -87,6 +88,8 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
     (out / "scripts" / "rmtree_module_level" / "logs" / "stale.txt").write_text("old\n")
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
+    # the dataset library dataset_download imports (not part of any migrated program)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CASES / "lib"), env.get("PYTHONPATH")]))
     command = [
         sys.executable,
         "-m",
@@ -193,6 +196,12 @@ def test_one_first_free_index_directory(run: Path) -> None:
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["exp_0"]
     assert [p.name for p in (folder / "exp_0").iterdir()] == ["model.pt"]
     assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
+
+
+def test_dataset_downloaded_once(run: Path) -> None:
+    """Rank 0 fetched the dataset's file, and rank 1 found it finished (without: both
+    fetched into one file, or rank 1 read it half-written)."""
+    assert _printed(run, "dataset_download") == ("fetched: ['fetched_by_rank0']\n", "")
 
 
 def test_cache_written_once_and_read_finished(run: Path) -> None:
