@@ -47,6 +47,7 @@ NAMES = (
     "rmtree_makedirs",
     "rmtree_module_level",
     "dataset_download",
+    "exists_exit",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
@@ -196,6 +197,13 @@ def test_one_first_free_index_directory(run: Path) -> None:
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["exp_0"]
     assert [p.name for p in (folder / "exp_0").iterdir()] == ["model.pt"]
     assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
+
+
+def test_exists_check_decided_by_rank0(run: Path) -> None:
+    """Rank 0's reading of `out.exists()` decided for both ranks: neither found the other's
+    new folder and exited (before: rc 1 with either rank late)."""
+    assert _printed(run, "exists_exit") == ("done\n", "")
+    assert [p.name for p in (run / "exists_exit" / "exp_out").iterdir()] == ["model.pt"]
 
 
 def test_dataset_downloaded_once(run: Path) -> None:

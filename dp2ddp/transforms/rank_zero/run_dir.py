@@ -317,13 +317,16 @@ class RunDirValues(CallRule):
         }
 
     def _made_after(self, statement: cst.If) -> bool:
-        """A statement after `statement` in its block makes a directory whose path
+        """A statement after `statement` in its block, or its `else` (`if out.exists():
+        sys.exit()` / `else: out.mkdir()`, yandex-research/rtdl-revisiting-models@e3ed46c:
+        the late rank found the other's folder and exited), makes a directory whose path
         `statement`'s test checks (by text)."""
         parent = self.t.parent(statement)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return False
         body = list(parent.body)
-        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        after = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        following: list[cst.CSTNode] = [*([statement.orelse] if statement.orelse else []), *after]
         checked = self._checked_paths(statement)
         for later in following:
             for call in walk(later):
