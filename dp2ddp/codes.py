@@ -525,6 +525,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.nn.functional.all_gather passes the gradients back), or accept "
         "the per-rank statistic.",
     ),
+    "DP065": (
+        "dataset that downloads its files built on every rank at once",
+        "A call passes `download=True` (a torchvision, torchaudio or torchtext dataset, or a "
+        "project's dataset factory): on first use it fetches an archive into its folder and "
+        "unpacks it. Under DataParallel one process did; under torchrun every process does, "
+        "at once, into the same files: a torn archive, a failed checksum, a tree read while "
+        "another process unpacks it. dp2ddp builds such a dataset with `ddp_rank0_first`: "
+        "rank 0 first, then the other ranks, who find the files. That waits at barriers, "
+        "so every rank must reach the call after the process group exists; here that is "
+        "not proved (the warning says why). Download the data before the launch, or build "
+        "the dataset where every rank arrives.",
+    ),
 }
 
 

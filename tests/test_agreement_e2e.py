@@ -46,6 +46,8 @@ NAMES = (
     "decided_logdir",
     "rmtree_makedirs",
     "rmtree_module_level",
+    "dataset_download",
+    "exists_exit",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
@@ -87,6 +89,8 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
     (out / "scripts" / "rmtree_module_level" / "logs" / "stale.txt").write_text("old\n")
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
+    # the dataset library dataset_download imports (not part of any migrated program)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CASES / "lib"), env.get("PYTHONPATH")]))
     command = [
         sys.executable,
         "-m",
@@ -195,12 +199,26 @@ def test_one_first_free_index_directory(run: Path) -> None:
     assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
 
 
+def test_exists_check_decided_by_rank0(run: Path) -> None:
+    """Rank 0's reading of `out.exists()` decided for both ranks: neither found the other's
+    new folder and exited (before: rc 1 with either rank late)."""
+    assert _printed(run, "exists_exit") == ("done\n", "")
+    assert [p.name for p in (run / "exists_exit" / "exp_out").iterdir()] == ["model.pt"]
+
+
+def test_dataset_downloaded_once(run: Path) -> None:
+    """Rank 0 fetched the dataset's file, and rank 1 found it finished (without: both
+    fetched into one file, or rank 1 read it half-written)."""
+    assert _printed(run, "dataset_download") == ("fetched: ['fetched_by_rank0']\n", "")
+
+
 def test_cache_written_once_and_read_finished(run: Path) -> None:
     """Both ranks read the cache and the features only after rank 0 had written them."""
     folder = run / "preprocess_cache"
     files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
-    assert files == ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "vocab.json"]
-    want = "cache: ['cache.pkl', 'cached.pkl', 'features.npy', 'pathcached.pkl', 'vocab.json']\n"
+    want = ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "table.csv", "vocab.json"]
+    assert files == want
+    want = f"cache: {want}\n"
     assert _printed(run, "preprocess_cache") == (want, "")
 
 

@@ -6,13 +6,18 @@ to rank 0, and every other rank read the file before rank 0 had finished it
 np.load in another, and a vocabulary written in a `with` that does more than write. A
 method that returns early when its cache exists, else writes it, read back by its caller
 (the rank that found rank 0's new file returned and never reached the barrier after the
-write: a hang, unless the check is rank 0's reading). The rank named by E2E_SLOW_RANK is
+write: a hang, unless the check is rank 0's reading). A helper that writes the file its
+parameter names, called with the path the caller then reads. Features cached in a
+temporary directory each process would make its own (`tempfile.mkdtemp()`), removed on
+rank 0 once read (not before every rank read it). The rank named by E2E_SLOW_RANK is
 1.1 s late (rank 0: while writing; rank 1: before the method's check).
 """
 
 import json
 import os
 import pickle
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,6 +46,22 @@ def save_features(x):
 
 def load_features():
     return torch.from_numpy(np.load("features.npy"))
+
+
+def write_table(name):
+    slow("0")
+    with open(name, "w") as f:
+        f.write("1,2\n")
+
+
+def temp_features():
+    tmp = tempfile.mkdtemp(prefix="dp2ddp_e2e_")
+    slow("0")
+    np.save(os.path.join(tmp, "t.npy"), np.arange(3))
+    slow("1")  # read late: rank 0 must not have removed the directory yet
+    values = np.load(os.path.join(tmp, "t.npy")).tolist()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return values
 
 
 def vocabulary():
@@ -95,6 +116,10 @@ def main():
     assert vocabulary() == ["a", "b"]
     assert Cached().load() == [1, 2, 3]
     assert PathCached().load() == [4, 5]
+    write_table("table.csv")
+    assert temp_features() == [0, 1, 2]
+    with open("table.csv") as f:
+        assert f.read() == "1,2\n"
     if not os.path.isfile(CACHE):
         data = preprocess()
         slow("0")

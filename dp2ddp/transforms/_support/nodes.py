@@ -486,3 +486,17 @@ def is_script_guard(test: cst.BaseExpression) -> bool:
             ],
         ),
     )
+
+
+def leaves_past(exit_: cst.CSTNode, within: set[int], view: NodeView) -> bool:
+    """`exit_` is a jump that leaves the statement whose nodes' ids are `within`, so what
+    follows that statement is not run: a `return` or `raise`, or a `break`/`continue` of a
+    loop around the statement (one of a loop inside it stays inside)."""
+    if isinstance(exit_, (cst.Return, cst.Raise)):
+        return True
+    if not isinstance(exit_, (cst.Break, cst.Continue)):
+        return False
+    loop = view.parent(exit_)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = view.parent(loop)
+    return loop is None or id(loop) not in within

@@ -23,9 +23,15 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NodeView, module_of, walk
 
-#: Calls whose value each process reads on its own: clocks, process ids, unseeded ids.
+#: Calls whose value each process reads on its own: clocks, process ids, unseeded ids, a
+#: new temporary directory (each process makes its own, randomly named: rank 0 wrote a cache
+#: into its `tempfile.mkdtemp()` and rank 1 read its own, empty one), the host's name (one per
+#: node: two nodes name two run directories).
 PER_PROCESS_CALLS: Final = frozenset(
     {
+        "tempfile.mkdtemp",
+        "socket.gethostname",
+        "platform.node",
         "datetime.datetime.now",
         "datetime.datetime.utcnow",
         "datetime.datetime.today",

@@ -47,7 +47,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.children import children_of
-from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    NodeView,
+    code_of,
+    enclosing_function,
+    leaves_past,
+    name_of,
+    walk,
+)
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
     BLOCKS,
@@ -101,13 +108,7 @@ _UNIFORM_METHODS: Final = frozenset(
 )
 #: What the inserted header defines, the same on every rank.
 _UNIFORM_GLOBALS: Final = frozenset({"WORLD_SIZE", "True", "False", "None", "__name__"})
-_LITERALS = (
-    cst.Integer,
-    cst.Float,
-    cst.Imaginary,
-    cst.SimpleString,
-    cst.Ellipsis,
-)
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
 _OPERATIONS = (
     cst.BinaryOperation,
     cst.UnaryOperation,
@@ -198,9 +199,9 @@ class RankUniformity:
 
     def left_before(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """An earlier statement of `node`'s function (in its block or one around it) that may
-        `return` under a condition that differs between ranks, so not every rank reaches
-        `node` (`if os.path.isfile(cache): return` before a rank-0 write and its barrier: a
-        hang). rank_dependent_statements sees only the statements around `node`."""
+        leave (return, raise, or break/continue a loop around `node`) under a condition that
+        differs between ranks, so not every rank reaches `node` (`if os.path.isfile(cache):
+        return` before a rank-0 write and its barrier: a hang)."""
         child, parent = node, self.view.parent(node)
         while parent is not None and not isinstance(
             parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
@@ -215,13 +216,13 @@ class RankUniformity:
         return None
 
     def _returns_per_rank(self, statement: cst.BaseStatement) -> bool:
-        """A `return` in `statement` under a condition of it that may differ between ranks."""
+        """A jump out of `statement` under a condition of it that may differ between ranks."""
         if not isinstance(statement, cst.BaseCompoundStatement):
             return False
         nodes = list(walk(statement, skip_scopes=True))
         within = {id(node) for node in nodes}
         return any(
-            isinstance(exit_, cst.Return)
+            leaves_past(exit_, within, self.view)
             and any(id(around) in within for around in self.rank_dependent_statements(exit_))
             for exit_ in nodes
         )

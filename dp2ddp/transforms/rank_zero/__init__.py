@@ -16,6 +16,7 @@ block). Each rule's module says what it does and why:
   a rank-0 file write every rank reads (DP054);
 - file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
+- downloads.py: datasets that download their files built by rank 0 first (DP065);
 - run_dir.py: the agreement proof: a per-rank read (clock, random, the file system's
   state) naming a shared path, or deciding a shared step (a read of stdin, an exit before
   the directory checked is made, a removal), is rank 0's value (DP053), a removal it
@@ -38,6 +39,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms.rank_zero.barriers import Barriers
+from dp2ddp.transforms.rank_zero.downloads import Downloads
 from dp2ddp.transforms.rank_zero.facts import RankZeroFacts
 from dp2ddp.transforms.rank_zero.file_writes import FileWrites
 from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
@@ -75,6 +77,7 @@ class RankZeroOnly(MigrationTransform):
             Writers(self),
             WandbRuns(self),
             Directories(self),
+            Downloads(self),
             self.file_writes,
         )
 

@@ -55,10 +55,12 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     READS_AT_FIRST,
+    REMOVALS,
     TORCH_LOAD,
     TORCH_SAVE,
     WRITES_AT_FIRST,
@@ -129,23 +131,30 @@ class Barriers(Rule):
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
         barrier after each, where every rank arrives, or DP054 naming the write and the read."""
-        writes: list[tuple[cst.Call, str]] = []
+        writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
+        removals: list[cst.Call] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
             if self.facts.in_except(call):
                 continue
+            if self.t.qualified_names(call.func) & REMOVALS:
+                removals.append(call)
             written = self._file_path(call, write=True)
             if written is not None:
                 writes.append((call, written))
             read = self._file_path(call, write=False)
             if read is not None and not self.facts.before_setup(call):
-                reads.setdefault(read, []).append(call)
-        for write, path in writes:
-            readers = [r for r in reads.get(path, ()) if self._may_follow(write, r)]
-            if not readers:
+                for text in read:
+                    reads.setdefault(text, []).append(call)
+        for write, texts in writes:
+            matched = [
+                (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
+            ]
+            if not matched:
                 continue
+            path, readers = matched[0][0], [r for _, r in matched]
             anchor, omitted = self.plan_after(write, leave_loops=True)
             read_line = self.t.input_position(readers[0])[0]
             early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
@@ -171,6 +180,44 @@ class Barriers(Rule):
                 self.t.state.helpers.add("barrier")
                 self._after.add(id(anchor if anchor is not None else statement))
 
+        for removal in removals:
+            self._plan_removal(removal, reads)
+
+    def _plan_removal(self, removal: cst.Call, reads: dict[str, list[cst.Call]]) -> None:
+        """A path rank 0 removes after every rank read it, or a file in it, earlier in the
+        function (`np.load(os.path.join(tmp, "x.npy"))`, then `shutil.rmtree(tmp)`): a
+        barrier after the last such read, so no rank reads what rank 0 already removed
+        (FileNotFoundError on the late rank); DP054 where none can be placed."""
+        if not removal.args or removal.args[0].keyword is not None:
+            return
+        path = removal.args[0].value
+        index = self.facts.uniform.index  # a local by its own text too: reads join it
+        removed = (self.t.code(path), *path_texts(path, removal, self.t, self.t.code, index))
+        function = enclosing_function(removal, self.t)
+        before = [
+            (text, read)
+            for text, calls in reads.items()
+            if any(_names_within(text, root) for root in removed)
+            for read in calls
+            if enclosing_function(read, self.t) is function
+            and self.t._position(read) < self.t._position(removal)
+        ]
+        if not before:
+            return
+        text, read = max(before, key=lambda pair: self.t._position(pair[1]))
+        anchor, omitted = self.plan_after(read, leave_loops=True)
+        if omitted is not None:
+            line = self.t.input_position(read)[0]
+            self.t.warn(
+                removal,
+                "DP054",
+                f"removed on rank 0 here, read by every rank at line {line} (`{text}`) "
+                f"before it; no barrier between: {omitted}",
+            )
+            return
+        self.t.state.helpers.add("barrier")
+        self._after.add(id(anchor if anchor is not None else self._statement(read)))
+
     def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
         function (called after it, or not: a barrier every rank reaches costs little)."""
@@ -178,9 +225,9 @@ class Barriers(Rule):
             return True
         return self.t._position(read) > self.t._position(write)
 
-    def _file_path(self, call: cst.Call, *, write: bool) -> str | None:
-        """The text of the path `call` writes (write=True) or reads a file at; None when
-        it does neither, or the path is not a plain argument."""
+    def _file_path(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
+        """The texts of the path `call` writes (write=True) or reads a file at
+        (path_texts.py); None when it does neither, or the path is not a plain argument."""
         if any(a.star for a in call.args):
             return None
         names = self.t.qualified_names(call.func)
@@ -209,34 +256,9 @@ class Barriers(Rule):
             first = func.value
         else:
             return None
-        return None if first is None else self._path_text(first, call)
-
-    def _path_text(self, path: cst.BaseExpression, call: cst.Call) -> str:
-        """The text a path is matched by: a local name bound once in the call's function
-        (`path = self._path()`) by the text of what it is bound to, so the write of
-        `path.open("wb")` meets its caller's `self._path().open("rb")`
-        (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: rank 1 read the cache rank 0 had not
-        written yet, FileNotFoundError 2 of 5)."""
-        function = enclosing_function(call, self.t)
-        if not isinstance(path, cst.Name) or function is None:
-            return self.t.code(path)
-        bound = [
-            node
-            for node in walk(function.body, skip_scopes=True)
-            if isinstance(node, cst.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-            and node.targets[0].target.value == path.value
-        ]
-        others = [  # any other binding of the name (`with ... as path`, a loop, `+=`)
-            node
-            for node in walk(function.body, skip_scopes=True)
-            if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr))
-            or (isinstance(node, (cst.AsName, cst.For)) and _binds(node, path.value))
-        ]
-        if len(bound) != 1 or others or path.value in _parameters(function):
-            return self.t.code(path)
-        return self.t.code(bound[0].value)
+        if first is None:
+            return None
+        return path_texts(first, call, self.t, self.t.code, self.facts.uniform.index)
 
     def writes_read_file(self, nodes: list[cst.CSTNode]) -> cst.CSTNode | None:
         """The call of `nodes` (a guarded group) that writes a file every rank reads
@@ -335,11 +357,12 @@ class Barriers(Rule):
                 None,
                 f"`{statement_header(anchor)}` may differ between ranks and can leave early",
             )
-        left_before = self.facts.uniform.left_before(self._statement(save))
+        # the barrier goes after `anchor`: what leaves from inside it was judged just above
+        left_before = self.facts.uniform.left_before(anchor or self._statement(save))
         if left_before is not None:
             return None, (
                 f"`{statement_header(left_before)}` before it may differ between ranks and "
-                "can return early"
+                "can leave early"
             )
         function = enclosing_function(save, self.t)
         if function is not None:
@@ -653,15 +676,12 @@ def _path_object(names: set[str]) -> bool:
     return all("<locals>" in name or name.startswith("pathlib.") for name in names)
 
 
-def _binds(node: cst.AsName | cst.For, name: str) -> bool:
-    target = node.name if isinstance(node, cst.AsName) else node.target
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(target))
-
-
-def _parameters(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    return {p.name.value for p in every}
+def _names_within(text: str, root: str) -> bool:
+    """A path written `text` names `root` or something in it, as programs spell a file in
+    a directory: `os.path.join(root, ...)`, `root / ...`, an f-string starting with it."""
+    return text == root or text.startswith(
+        (f"os.path.join({root},", f"{root} /", f'f"{{{root}}}/', f"f'{{{root}}}/")
+    )
 
 
 def is_barrier(piece: object) -> bool:

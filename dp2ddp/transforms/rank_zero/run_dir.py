@@ -57,12 +57,11 @@ from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
+from dp2ddp.transforms.rank_zero.side_effects import REMOVALS, SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
 from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
-_REMOVALS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
 #: Calls that end the program, as a `raise` does.
 _EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
 
@@ -186,7 +185,7 @@ class RunDirValues(CallRule):
         written, read): a previous epoch's checkpoint removed and never named again needs
         no wait."""
         for call in walk(statement):
-            if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & _REMOVALS):
+            if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & REMOVALS):
                 continue
             if used_after and not self._named_after(statement, call):
                 continue
@@ -318,13 +317,16 @@ class RunDirValues(CallRule):
         }
 
     def _made_after(self, statement: cst.If) -> bool:
-        """A statement after `statement` in its block makes a directory whose path
+        """A statement after `statement` in its block, or its `else` (`if out.exists():
+        sys.exit()` / `else: out.mkdir()`, yandex-research/rtdl-revisiting-models@e3ed46c:
+        the late rank found the other's folder and exited), makes a directory whose path
         `statement`'s test checks (by text)."""
         parent = self.t.parent(statement)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return False
         body = list(parent.body)
-        following = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        after = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+        following: list[cst.CSTNode] = [*([statement.orelse] if statement.orelse else []), *after]
         checked = self._checked_paths(statement)
         for later in following:
             for call in walk(later):
@@ -357,16 +359,37 @@ class RunDirValues(CallRule):
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
         "" otherwise. A condition the uniformity proof only cannot prove (`if run_id is
-        None:` on a parameter) is taken as every rank's: that is how programs name runs."""
-        for statement in self.facts.uniform.rank_dependent_statements(source):
+        None:` on a parameter) is taken as every rank's: that is how programs name runs. The
+        calls of the read's function count too, one call deep (`if time.time() - start <
+        limit: run_dir = new_run_dir()`)."""
+        differs = self._differs_around(source)
+        if differs is not None:
+            return f"read under `{statement_header(differs)}`, which differs between ranks"
+        function = enclosing_function(source, self.t)
+        if function is None:
+            return ""
+        for call in self.facts.uniform.index.call_sites(function):
+            differs = self._differs_around(call)
+            if differs is not None:
+                line = self.t.input_position(call)[0]
+                return (
+                    f"read in {function.name.value}(), called at line {line} under "
+                    f"`{statement_header(differs)}`, which differs between ranks"
+                )
+        return ""
+
+    def _differs_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+        """A statement around `node` whose condition tests the rank, reads per rank, or
+        is an exception handler (see _not_every_rank)."""
+        for statement in self.facts.uniform.rank_dependent_statements(node):
             condition: cst.CSTNode | None = None
             if isinstance(statement, (cst.If, cst.While)):
                 condition = statement.test
             elif isinstance(statement, cst.For):
                 condition = statement.iter
             if condition is None or mentions_rank(condition) or self._reads_per_rank(condition):
-                return f"read under `{statement_header(statement)}`, which differs between ranks"
-        return ""
+                return statement
+        return None
 
     def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
         return any(

@@ -96,6 +96,8 @@ FILE_WRITES: Final = frozenset(
         "scipy.io.matlab.savemat",
     }
 )
+#: The FILE_WRITES that remove the file or directory at their first argument.
+REMOVALS: Final = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
 #: The FILE_WRITES that write at their first argument, and calls that read a file at their
 #: first argument: a path written on rank 0 and read back by every rank in the module gets a
 #: barrier between them (barriers.py), or DP054.

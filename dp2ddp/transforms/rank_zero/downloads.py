@@ -1,0 +1,120 @@
+"""Datasets that download and unpack their files on first use: built by rank 0 first.
+
+`CIFAR10(root, download=True)`: under DataParallel one process fetched the archive into
+`root` and unpacked it. Under torchrun every process does, at once, into the same files:
+a torn archive, "File not found or corrupted", a tree read while another process still
+unpacks it; every first run on a new machine. A call that passes `download=` (anything but
+a literal False) becomes `ddp_rank0_first(CIFAR10, root, download=True)`
+(templates/helpers/rank0_first.py.j2): rank 0 builds it first, then each node's first
+process, then the rest, who find the files there and fetch nothing. That waits at
+barriers, so every rank must reach the call, after the process group exists
+(analysis/uniformity.py); where that is not proved, DP065 names the call and why, and the
+call is left as written.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import enclosing_function, statement_header, walk
+from dp2ddp.transforms.rank_zero.edits import is_false_literal
+from dp2ddp.transforms.rank_zero.rule import CallRule
+
+#: The helper a download call goes through (templates/helpers/rank0_first.py.j2).
+_HELPER = "ddp_rank0_first"
+
+
+class Downloads(CallRule):
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        if not downloads(original) or self.facts.under_guard(original):
+            return None
+        if any(name.rpartition(".")[2] == _HELPER for name in names) or (
+            isinstance(original.func, cst.Name) and original.func.value == _HELPER
+        ):
+            return updated  # migrated before: the helper's own call
+        why = self._not_every_rank(original)
+        if why is not None:
+            self.t.warn(
+                original,
+                "DP065",
+                f"`{self.t.code(original.func)}(..., download=...)` would fetch its files on "
+                f"every rank at once; not made rank 0's first: {why}",
+            )
+            return updated
+        self.t.state.helpers.add("rank0_first")
+        self.t.record(original, "dataset built by rank 0 first, then the other ranks")
+        func = cst.Name(_HELPER)
+        last = updated.args[-1].comma if updated.args else cst.MaybeSentinel.DEFAULT
+        exploded = isinstance(last, cst.Comma) and isinstance(
+            last.whitespace_after, cst.ParenthesizedWhitespace
+        )  # black's magic trailing comma: one argument a line, kept so
+        if exploded or any(isinstance(node, cst.Comment) for node in walk(updated)):
+            separator = cst.Comma(whitespace_after=updated.whitespace_before_args)
+            return updated.with_changes(
+                func=func, args=[cst.Arg(value=updated.func, comma=separator), *updated.args]
+            )
+        # no comment, no magic trailing comma: one line, as black joins it (the tidy step
+        # wraps it as black would where it is too long)
+        joined = updated.with_changes(
+            func=func,
+            args=[cst.Arg(value=updated.func), *updated.args],
+            whitespace_before_args=cst.SimpleWhitespace(""),
+        ).visit(_OneLine())
+        assert isinstance(joined, cst.Call)
+        *first, final = joined.args
+        return joined.with_changes(
+            args=[*first, final.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        )
+
+    def _not_every_rank(self, call: cst.Call) -> str | None:
+        """Why not every rank may reach `call` after the process group exists; None when
+        every rank does (ddp_rank0_first's barriers would wait for a rank that never came)."""
+        uniform = self.facts.uniform
+        if self.facts.before_setup(call):
+            return "it runs before ddp_setup()"
+        if self.facts.in_except(call):
+            return "it runs in an `except` (an exception raised on one rank)"
+        around = uniform.rank_dependent_around(call)
+        if around is not None:
+            return f"it runs under `{statement_header(around)}`, which may differ between ranks"
+        left = uniform.left_before(call)
+        if left is not None:
+            return f"`{statement_header(left)}` before it may differ between ranks"
+        function = enclosing_function(call, self.t)
+        if function is None:
+            return None
+        site = uniform.unreached_call(function)
+        if site is not None:
+            line = self.t.input_position(site)[0]
+            return (
+                f"{function.name.value}() is called at line {line}, where not every rank may arrive"
+            )
+        elsewhere = uniform.unreached_elsewhere(function)
+        if elsewhere is not None:
+            return (
+                f"{function.name.value}() is called in {elsewhere}, where not every rank may arrive"
+            )
+        return None
+
+
+class _OneLine(cst.CSTTransformer):
+    """Each comma followed by one space (the call holds no comment: no line break to keep)."""
+
+    def leave_Comma(self, original_node: cst.Comma, updated_node: cst.Comma) -> cst.Comma:
+        return updated_node.with_changes(
+            whitespace_before=cst.SimpleWhitespace(""),
+            whitespace_after=cst.SimpleWhitespace(" "),
+        )
+
+
+def downloads(call: cst.Call) -> bool:
+    """`call` passes `download=` with anything but a literal False (torchvision's,
+    torchaudio's and torchtext's datasets, a project's dataset factory)."""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == "download"
+        and not is_false_literal(arg.value)
+        for arg in call.args
+    )

@@ -1,0 +1,102 @@
+"""The texts by which a file's path is matched, for the barrier between a rank-0 write and
+every rank's read of the same file (barriers.py).
+
+A path is matched by its text, as written. Two spellings are followed to what they name:
+a local bound once in the function (`path = self._path()`, so the write of
+`path.open("wb")` meets its caller's `self._path().open("rb")`:
+jaywonchung/BERT4Rec-VAE-Pytorch@f66f253, rank 1 read the cache rank 0 had not written
+yet), and a parameter of the function, by what each call of the function in the module
+passes for it (`def build(name): ... pickle.dump(x, open(name, "wb"))` called as
+`build("b.pkl")` before `pickle.load(open("b.pkl", "rb"))`: with the path only as the
+parameter's text, no read matched, so no barrier and no warning; a race on the first run).
+A parameter is followed one call deep; a call that passes nothing for it (a default) or a
+star argument adds no text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import NodeView, enclosing_function, walk
+from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
+
+#: How many calls deep a parameter is followed to the texts its callers pass.
+_CALLS_DEEP = 1
+
+
+def path_texts(
+    path: cst.BaseExpression,
+    call: cst.Call,
+    view: NodeView,
+    code: Callable[[cst.CSTNode], str],
+    index: ModuleIndex,
+    depth: int = _CALLS_DEEP,
+) -> tuple[str, ...]:
+    """The texts `path` (an argument of `call`) is matched by: its own, or what it is bound
+    to (see the module's docstring)."""
+    function = enclosing_function(call, view)
+    own = code(path)
+    if not isinstance(path, cst.Name) or function is None:
+        return (own,)
+    bound = [
+        node
+        for node in walk(function.body, skip_scopes=True)
+        if isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0].target, cst.Name)
+        and node.targets[0].target.value == path.value
+    ]
+    others = [  # any other binding of the name (`with ... as path`, a loop, `+=`)
+        node
+        for node in walk(function.body, skip_scopes=True)
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr))
+        or (isinstance(node, (cst.AsName, cst.For)) and _binds(node, path.value))
+    ]
+    if others:
+        return (own,)
+    if path.value in _parameters(function):
+        if bound or depth <= 0:
+            return (own,)
+        return (own, *_passed_texts(function, path.value, view, code, index, depth - 1))
+    if len(bound) != 1:
+        return (own,)
+    return (code(bound[0].value),)
+
+
+def _passed_texts(
+    function: cst.FunctionDef,
+    name: str,
+    view: NodeView,
+    code: Callable[[cst.CSTNode], str],
+    index: ModuleIndex,
+    depth: int,
+) -> tuple[str, ...]:
+    """The texts of what the calls of `function` in this module pass for parameter `name`."""
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    position = positional.index(name) if name in positional else None
+    if position is not None and isinstance(
+        view.parent(view.parent(function) or function), cst.ClassDef
+    ):
+        position -= 1  # a method called on an instance: `self` is not passed
+    texts: list[str] = []
+    for site in index.call_sites(function):
+        if any(a.star for a in site.args):
+            continue
+        passed = argument(site, name, position)
+        if passed is not None:
+            texts.extend(path_texts(passed, site, view, code, index, depth))
+    return tuple(dict.fromkeys(texts))
+
+
+def _binds(node: cst.AsName | cst.For, name: str) -> bool:
+    target = node.name if isinstance(node, cst.AsName) else node.target
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk(target))
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    return {p.name.value for p in every}
