@@ -183,10 +183,14 @@ class Reexports:
 class ModelClass:
     """An nn.Module class of the program (transforms/analysis/partial_forward.py): `partial`
     describes a use in its forward() (or a class it builds) that may leave parameters
-    without a gradient; "" when none was found."""
+    without a gradient; "" when none was found. `outputs`: per element of the tuple its
+    forward() returns, the (attribute, holds) pairs of the layers feeding it (None when it
+    returns no tuple literal): a caller that drops an element starves the layers that feed
+    only it."""
 
     name: str
     partial: str = ""
+    outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -601,20 +601,30 @@ def test_a_dropped_block_output_runs_past_step_two(tmp_path: Path) -> None:
     """FloWaveNet's shape (docs/real-world.md, stop 28, L2): the last block's residual output
     is dropped. Migrated with DP041's find_unused_parameters=True, both ranks train all 8
     steps in sync; the same migration without it fails at step 2 with DDP's reduction error
-    (run last in the same launch: the driver stops there)."""
+    (run last in the same launch: the driver stops there). In the same launch, Transformer-
+    TTS's shape (N4): the training loop leaves the model's stop-token output out of the
+    loss; with DP041 both ranks end with the original's weights (before: rc 1 at step 2)."""
     script, codes = _migrate("dropped_block_output", tmp_path)
     assert "DP041" in codes, codes
     text = script.read_text()
     assert "find_unused_parameters=True" in text
+    unused, unused_codes = _migrate("unused_output", tmp_path)
+    assert "DP041" in unused_codes, unused_codes
+    assert "device_ids=DEVICE_IDS, find_unused_parameters=True" in unused.read_text()
     without = tmp_path / "dropped_block_output_without.py"
     without.write_text(text.replace("DEVICE_IDS, find_unused_parameters=True", "DEVICE_IDS"))
     assert without.read_text().count("find_unused_parameters=True") == 1  # the docstring
-    returncode, console = _torchrun(tmp_path, [script, without])
+    returncode, console = _torchrun(tmp_path, [script, unused, without])
     assert returncode != 0, console[-6000:]
     first, second = (_status(tmp_path, script, rank) for rank in (0, 1))
     assert first["ok"] and second["ok"], console[-6000:]
     assert first["digest"] and first["digest"] == second["digest"], (first, second)
     assert first["digest"][0] == 8  # type: ignore[index]
+    want = runpy.run_path(str(CASES / "unused_output.py"), run_name="__main__")["E2E_DIGEST"]
+    for rank in (0, 1):
+        status = _status(tmp_path, unused, rank)
+        assert status["ok"], console[-6000:]
+        assert status["digest"] == pytest.approx(want, abs=1e-4), (status, want)
     failed = [
         (tmp_path / "runs" / without.parent.name / without.stem / f"rank{rank}.status.json")
         for rank in (0, 1)

@@ -425,12 +425,14 @@ class _Told:
                 for name in classes
             }
             # Shared by every module's facts (see draws).
-            self._model_classes = tuple(ModelClass(n, use) for n, use in self._models.items())
+            self._model_classes = tuple(
+                ModelClass(n, use, classes[n].outputs) for n, use in self._models.items()
+            )
         prefix = f"{module.name}."
         own = [
-            ModelClass(name[len(prefix) :], use)
-            for name, use in self._models.items()
-            if name.startswith(prefix) and "." not in name[len(prefix) :]
+            ModelClass(each.name[len(prefix) :], each.partial, each.outputs)
+            for each in self._model_classes
+            if each.name.startswith(prefix) and "." not in each.name[len(prefix) :]
         ]
         return (*own, *self._model_classes)
 

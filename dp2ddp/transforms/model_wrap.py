@@ -179,7 +179,7 @@ class WrapModelInDDP(MigrationTransform):
             + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
         )
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
-        partial_use = self._unused.why(original_module)
+        partial_use = self._unused.why(original_module, target)
         if partial_use:
             keywords.append(("find_unused_parameters", cst.Name("True")))
             self.warn(original, "DP041", partial_use)

@@ -252,14 +252,82 @@ def dropped_outputs(
             return over.get(call.func.id)
         return None
 
-    branches = _branches(forward)
+    return tuple(
+        DroppedOutput(cls, attribute, callees, kept, arity, line, path, call, last_pass)
+        for attribute, kept, arity, line, call, last_pass in _unread(forward, callee)
+        if (callees := held_classes.get(attribute, ()))
+    )
+
+
+def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[DroppedOutput, ...]:
+    """Calls of the wrapped model `wrapped` (as spelled: `model`, `self.net`; also through
+    `.forward`) in `scope`'s functions and top level whose result is unpacked into names
+    some of which are never read after the call, or subscripted with a constant (the
+    training loop's `out, stop = model(x)` with `stop` left out of the loss:
+    soobinseo/Transformer-TTS@87bd9c9's stop-token head). `cls` and `callees` are left
+    empty: the wrap knows the class it built. A same-named model of another function counts
+    too (an over-approximation: at worst a find_unused_parameters=True for nothing)."""
+
+    def callee(call: ast.AST) -> str | None:
+        if not isinstance(call, ast.Call):
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        return wrapped if _spelled(func) == wrapped else None
+
+    bodies: list[ast.Module | ast.FunctionDef | ast.AsyncFunctionDef] = [scope]
+    bodies += [n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    quiet = _without_gradient(scope)
+    return tuple(
+        DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
+        for body in bodies
+        for attribute, kept, arity, line, call, last_pass in _unread(body, callee)
+        if not any(first <= line <= last for first, last in quiet)
+    )
+
+
+def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
+    """Line ranges run without a graph (`with torch.no_grad():`, `inference_mode`, a
+    function decorated so): a call there leaves no gradient to wait for (an evaluation
+    that drops an auxiliary output is no reason for find_unused_parameters)."""
+
+    def quiet(node: ast.expr) -> bool:
+        if isinstance(node, ast.Call):
+            node = node.func
+        return isinstance(node, (ast.Attribute, ast.Name)) and (
+            (node.attr if isinstance(node, ast.Attribute) else node.id)
+            in ("no_grad", "inference_mode")
+        )
+
+    ranges = []
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            quiet(item.context_expr) for item in node.items
+        ):
+            ranges.append((node.lineno, node.end_lineno or node.lineno))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            quiet(d) for d in node.decorator_list
+        ):
+            ranges.append((node.lineno, node.end_lineno or node.lineno))
+    return ranges
+
+
+def _unread(
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
+    callee: Callable[[ast.AST], str | None],
+) -> list[tuple[str, tuple[int, ...], int, int, str, bool]]:
+    """(callee, kept, arity, line, call, last_pass) of each call in `function`'s own body
+    that `callee` names whose result is unpacked into names not all read after it (`_`
+    too), or subscripted with a constant (see DroppedOutput)."""
+    branches = _branches(function)
     loads = [
         (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
-        for n in _own_nodes(forward)
+        for n in _own_nodes(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
-    found: list[DroppedOutput] = []
-    for node in _own_nodes(forward):
+    found: list[tuple[str, tuple[int, ...], int, int, str, bool]] = []
+    for node in _own_nodes(function):
         attribute: str | None = None
         if (
             isinstance(node, ast.Assign)
@@ -299,19 +367,21 @@ def dropped_outputs(
             kept, last_pass, arity = [node.slice.value], False, 0
         else:
             continue
-        callees = held_classes.get(attribute, ())
-        if callees:
-            found.append(
-                DroppedOutput(
-                    cls, attribute, callees, tuple(kept), arity, node.lineno, path,
-                    ast.unparse(node).split("\n")[0], last_pass,
-                )
-            )  # fmt: skip
-    return tuple(found)
+        found.append(
+            (
+                attribute,
+                tuple(kept),
+                arity,
+                node.lineno,
+                ast.unparse(node).split("\n")[0],
+                last_pass,
+            )
+        )
+    return found
 
 
 def _branches(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> dict[int, frozenset[tuple[int, str]]]:
     """id(node) -> the branches it is under: (id of an `if`, a conditional expression or a
     `try`, which side). A read after a call counts as keeping its value only if it runs
@@ -348,7 +418,9 @@ def _branches(
     return under
 
 
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:
+def _own_nodes(
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
+) -> Iterable[ast.AST]:
     """The nodes of `function`'s body, not those of the functions and classes it defines."""
     stack: list[ast.AST] = list(reversed(function.body))
     while stack:
@@ -356,6 +428,15 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _spelled(node: ast.AST) -> str | None:
+    """`model`, `self.net`: a name or an attribute of one, as written; None otherwise."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def _is_self_attribute(node: ast.AST, me: str) -> bool:
