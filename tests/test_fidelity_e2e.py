@@ -58,10 +58,14 @@ PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: model_wrap_guard_picks_module_branch: FloWaveNet's `model.reverse(z) if args.num_gpu == 1
 #: else model.module.reverse(z)` (ksw0306/FloWaveNet@44061ca) at its default flag, where
 #: the migrated model is a DDP object and `model.reverse` an AttributeError.
+#: data_running_figures_own_sampler (N7, DrQA's shape): a loader sharded through the
+#: program's own sampler; its epoch loss (summed over samples, divided by the dataset's
+#: size) is summed over the ranks and printed as the original printed it.
 #: Each with what rank 0 must print.
 GOLDENS = {
     "devices_string_uses": ("pin=False kind=cpu gpu=False first=cpu spare=False", "done True"),
     "model_wrap_guard_picks_module_branch": ("reverse same True",),
+    "data_running_figures_own_sampler": ("epoch 0 loss 1.3104", "epoch 1 loss 1.1436"),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
