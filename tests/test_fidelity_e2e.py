@@ -183,13 +183,22 @@ EVALS = (
 )
 
 
+#: The wrap in a method the script calls only under a GPU flag (N3; real-world:
+#: facebookresearch/DrQA@6d7c1b7's `if args.parallel: model.parallelize()`), run at the
+#: default (no flag): the call is hoisted, both ranks train the original's one model.
+FLAGS = ("wrap_method_flag",)
+
+
 @pytest.fixture(scope="module")
 def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], str]:
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, "second_backward"):
+    names = (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, *FLAGS, "second_backward")
+    for name in names:
         scripts[name], codes[name] = _migrate(name, out)
+    assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
+    assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
     chunked = scripts["chunk_forward_batch"].read_text()
     assert "chunk = ddp_per_rank_batch(self.arg.forward_batch_size)" in chunked
@@ -281,6 +290,20 @@ def test_batches_without_a_dataloader_train_as_dataparallel_did(
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FLAGS)
+def test_a_wrap_called_under_a_flag_trains_one_model_at_the_default(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """At the default, without the flag (before: two models, a weight sum per rank), both
+    ranks end with the original's weights."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    for status in statuses:
+        assert status["digest"] == pytest.approx(want, abs=1e-5), (status, want)
 
 
 @pytest.mark.parametrize("name", BATCHES)

@@ -369,6 +369,7 @@ class _Told:
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
+        self._wrap_functions: tuple[str, ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -466,7 +467,38 @@ class _Told:
             # an entry alone (role None) imports the module beside it just the same
             helpers_first_party(self.program.entry_dir, self.helpers),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
+            self.wrap_functions() if gate and models else (),
         )
+
+    def wrap_functions(self) -> tuple[str, ...]:
+        """Names of the program's functions and methods whose own body calls DataParallel
+        (ProgramFacts.wrap_functions), read with `ast` from the modules that name it, once."""
+        if self._wrap_functions is None:
+            import ast
+
+            found: set[str] = set()
+            for each in self.program.modules:
+                if "DataParallel" not in each.source.text:
+                    continue
+                try:
+                    tree = ast.parse(each.source.text)
+                except (SyntaxError, ValueError, RecursionError):
+                    continue
+                for function in ast.walk(tree):
+                    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                        isinstance(call, ast.Call)
+                        and (
+                            isinstance(call.func, ast.Name)
+                            and call.func.id == "DataParallel"
+                            or isinstance(call.func, ast.Attribute)
+                            and call.func.attr == "DataParallel"
+                        )
+                        for statement in function.body
+                        for call in ast.walk(statement)
+                    ):
+                        found.add(function.name)
+            self._wrap_functions = tuple(sorted(found))
+        return self._wrap_functions
 
 
 def _migrate(
