@@ -357,3 +357,47 @@ class Trainer:
     assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 2, "out, stop = model(x)")]
     drops = caller_drops(tree, "self.net")
     assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 0, "self.net(x)[0]")]
+
+
+def test_outputs_unpacked_from_a_submodule_are_followed_element_by_element() -> None:
+    """A forward() that returns what it unpacked from a submodule of the program's own
+    (Transformer-TTS's Model over its decoder): each returned name is fed by that element of
+    the submodule's outputs, so dropping the stop element starves `decoder.stop` alone;
+    dropping an element fed by layers a kept one uses too starves nothing."""
+    from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, starved
+
+    source = """
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mel = nn.Linear(4, 4)
+        self.stop = nn.Linear(4, 1)
+
+    def forward(self, h):
+        return self.mel(h), self.stop(h)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.decoder = Decoder()
+
+    def forward(self, x):
+        h = self.body(x)
+        mel, stop = self.decoder.forward(h)
+        return mel, stop, h
+"""
+    classes = module_classes("", "", source)
+    outputs_of = {name: facts.outputs for name, facts in classes.items()}
+
+    def drop(kept: tuple[int, ...]) -> str | None:
+        dropped = DroppedOutput("", "model", ("Net",), kept, 3, 1, "", "call", False)
+        return starved(dropped, outputs_of, classes)
+
+    assert "from self.decoder.stop" in (drop((0, 2)) or "")
+    assert drop((0, 1)) is None  # h: body feeds the kept mel too
+    assert "from self.decoder.mel" in (drop((1, 2)) or "")

@@ -10,15 +10,27 @@ import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
 
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mel = nn.Linear(4, 4)
+        self.stop = nn.Linear(4, 1)
+
+    def forward(self, h):
+        return self.mel(h), self.stop(h)
+
+
 class Net(nn.Module):
+    """Returns what it unpacks from its decoder, as Transformer-TTS's Model does."""
+
     def __init__(self):
         super().__init__()
         self.body = nn.Linear(4, 4)
-        self.stop = nn.Linear(4, 1)
+        self.decoder = Decoder()
 
     def forward(self, x):
-        h = self.body(x)
-        return h, self.stop(h)
+        mel, stop = self.decoder(self.body(x))
+        return mel, stop
 
 
 torch.manual_seed(0)
