@@ -401,3 +401,43 @@ class Net(nn.Module):
     assert "from self.decoder.stop" in (drop((0, 2)) or "")
     assert drop((0, 1)) is None  # h: body feeds the kept mel too
     assert "from self.decoder.mel" in (drop((1, 2)) or "")
+
+
+def test_a_layer_class_bound_by_a_star_import_is_the_project_s() -> None:
+    """Transformer-TTS's network.py: `from module import *`, then `self.stop_linear =
+    Linear(...)` of module.py: a layer of the program, so a dropped output it alone feeds
+    is found (before: not registered, nothing reported). A forward() that also reads
+    `self.parameters()` still tells what feeds its outputs."""
+    layers = """
+import torch.nn as nn
+
+
+class Linear(nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.linear = nn.Linear(i, o)
+
+    def forward(self, x):
+        return self.linear(x)
+"""
+    network = """
+from layers import *
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mel = Linear(4, 4)
+        self.stop_linear = Linear(4, 1)
+
+    def forward(self, h):
+        if next(self.parameters()).is_cuda:
+            h = h.cuda()
+        return self.mel(h), self.stop_linear(h)
+"""
+    classes = {**module_classes("layers", "layers.py", layers)}
+    classes.update(module_classes("network", "network.py", network))
+    assert classes["network.Decoder"].outputs == (
+        (("mel", "layers.Linear"),),
+        (("stop_linear", "layers.Linear"),),
+    )

@@ -70,7 +70,7 @@ class UnusedParameters:
         classes = self._model_classes()
         built = self._built_by(module)
         if built is not None and target is not None:
-            for name in sorted(self.t.qualified_names(built)):
+            for name in sorted(self._class_names(built, classes)):
                 if classes.get(name) == "" and self._outputs.get(name) is not None:
                     dropped = self._caller_drops(target, name)
                     if dropped:
@@ -90,6 +90,20 @@ class UnusedParameters:
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
 
+    def _class_names(self, built: cst.BaseExpression, classes: dict[str, str]) -> set[str]:
+        """The qualified names `built` may stand for; a bare name a star import binds
+        (Transformer-TTS's `from network import *`, then `Model()`) also as the one class
+        of the program of that name, if there is exactly one."""
+        names = set(self.t.qualified_names(built))
+        if isinstance(built, cst.Name):
+            names.add(built.value)  # a star import's name resolves to nothing
+        for name in list(names):
+            if name not in classes and "." not in name:
+                same = [c for c in classes if c.rsplit(".", 1)[-1] == name]
+                if len(same) == 1:
+                    names.add(same[0])
+        return names
+
     def _caller_drops(self, target: str, cls: str) -> str:
         """How a call of the wrapped model `target` (of class `cls`) in this module drops an
         output that only some of its layers feed; "" if none does."""
@@ -102,8 +116,8 @@ class UnusedParameters:
         for drop in caller_drops(self._tree, target):
             named = DroppedOutput(
                 short, drop.attribute, (cls,), drop.kept, drop.arity, drop.line, "",
-                drop.call, drop.last_pass,
-            )  # fmt: skip
+                drop.call, False,
+            )  # fmt: skip  # "the last pass's" tells a block loop's; here, a plain drop
             how = starved(named, self._outputs, self._outputs)
             if how is not None:
                 line = self.t.state.line_map(drop.line)
