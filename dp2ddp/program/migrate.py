@@ -471,32 +471,11 @@ class _Told:
         )
 
     def wrap_functions(self) -> tuple[str, ...]:
-        """Names of the program's functions and methods whose own body calls DataParallel
-        (ProgramFacts.wrap_functions), read with `ast` from the modules that name it, once."""
+        """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""
         if self._wrap_functions is None:
-            import ast
+            from dp2ddp.transforms.analysis.wrap_calls import functions_that_wrap
 
-            found: set[str] = set()
-            for each in self.program.modules:
-                if "DataParallel" not in each.source.text:
-                    continue
-                try:
-                    tree = ast.parse(each.source.text)
-                except (SyntaxError, ValueError, RecursionError):
-                    continue
-                for function in ast.walk(tree):
-                    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                        isinstance(call, ast.Call)
-                        and (
-                            isinstance(call.func, ast.Name)
-                            and call.func.id == "DataParallel"
-                            or isinstance(call.func, ast.Attribute)
-                            and call.func.attr == "DataParallel"
-                        )
-                        for statement in function.body
-                        for call in ast.walk(statement)
-                    ):
-                        found.add(function.name)
+            found = {n for m in self.program.modules for n in functions_that_wrap(m.source.text)}
             self._wrap_functions = tuple(sorted(found))
         return self._wrap_functions
 

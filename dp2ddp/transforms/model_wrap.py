@@ -42,14 +42,13 @@ from dp2ddp.transforms._support.names import (
 from dp2ddp.transforms._support.nodes import (
     code_of,
     is_script_guard,
-    name_of,
     replication_patch,
     scoped_name,
-    walk,
     wrap_target,
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
@@ -75,9 +74,7 @@ class WrapModelInDDP(MigrationTransform):
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Also a module that calls a function of the program that wraps
-        (ProgramFacts.wrap_functions: DrQA's train.py calls `model.parallelize()`, which
-        reader/model.py defines): the call under a GPU flag is hoisted as a wrap is."""
+        """Also a module calling a function of the program that wraps (wrap_calls.py)."""
         return super().triggered(code, state) or any(
             f"{name}(" in code for name in state.facts.wrap_functions
         )
@@ -102,7 +99,7 @@ class WrapModelInDDP(MigrationTransform):
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
         #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
         self._pairs = WrapPairs(self)
-        #: Functions whose own body wraps (see _functions_that_wrap), set by visit_Module.
+        #: Functions whose own body wraps (analysis/wrap_calls.py), set by visit_Module.
         self._wrapper_functions: frozenset[str] = frozenset()
         #: Choices between the wrapped model and its `.module` (DP057).
         self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
@@ -110,35 +107,9 @@ class WrapModelInDDP(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
         self._branches.module = node
-        self._wrapper_functions = self._functions_that_wrap(node)
+        own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
+        self._wrapper_functions = frozenset(own)
         return True
-
-    def _functions_that_wrap(self, module: cst.Module) -> frozenset[str]:
-        """Names of the functions and methods, of this module or (program mode) of the
-        program, whose own body calls DataParallel (DrQA's `DocReader.parallelize()`): a
-        call of one is a wrap where it is called, under a guard too (`if args.parallel:
-        model.parallelize()`)."""
-        found = set(self.state.facts.wrap_functions)
-        for function in walk(module):
-            if isinstance(function, cst.FunctionDef) and any(
-                self._is_dp_call(n) for n in walk(function.body, skip_scopes=True)
-            ):
-                found.add(function.name.value)
-        return frozenset(found)
-
-    def _calls_wrapper(self, stmt: cst.CSTNode) -> bool:
-        """`model.parallelize()` (or `parallelize(model)`) as a statement of its own, the
-        callee a function that wraps (see _functions_that_wrap)."""
-        if not (
-            isinstance(stmt, cst.SimpleStatementLine)
-            and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, cst.Call)
-        ):
-            return False
-        func = stmt.body[0].value.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else name_of(func)
-        return name is not None and name in self._wrapper_functions
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._pairs.note_assign(node)
@@ -426,17 +397,16 @@ class WrapModelInDDP(MigrationTransform):
 
     # -- guards -------------------------------------------------------------------------
     def _wraps_directly(self, block: cst.BaseSuite) -> bool:
-        """The block has a top-level statement that calls DataParallel."""
+        """The block has a top-level statement that calls DataParallel (or a function that
+        does: analysis/wrap_calls.py)."""
         if not isinstance(block, cst.IndentedBlock):
             return False
-        for stmt in block.body:
-            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
-                stmt, m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
-            ):
-                return True
-            if self._calls_wrapper(stmt):
-                return True
-        return False
+        wraps = m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
+        return any(
+            isinstance(stmt, cst.SimpleStatementLine)
+            and (m.findall(stmt, wraps) or calls_function(stmt, self._wrapper_functions))
+            for stmt in block.body
+        )
 
     def leave_If(
         self, original_node: cst.If, updated_node: cst.If
@@ -551,7 +521,7 @@ class WrapModelInDDP(MigrationTransform):
                 and m.findall(stmt, m.Call(func=m.Name(DDP_CLASS)))
             )
             or id(stmt) in self._kept_wrap_ifs
-            or self._calls_wrapper(stmt)
+            or calls_function(stmt, self._wrapper_functions)
         ]
         if not wraps:
             return updated
