@@ -183,10 +183,14 @@ class Reexports:
 class ModelClass:
     """An nn.Module class of the program (transforms/analysis/partial_forward.py): `partial`
     describes a use in its forward() (or a class it builds) that may leave parameters
-    without a gradient; "" when none was found."""
+    without a gradient; "" when none was found. `outputs`: per element of the tuple its
+    forward() returns, the (attribute, holds) pairs of the layers feeding it (None when it
+    returns no tuple literal): a caller that drops an element starves the layers that feed
+    only it."""
 
     name: str
     partial: str = ""
+    outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +216,10 @@ class ProgramFacts:
         importer spells it, and this module's own by their bare names: a wrap of one whose
         forward() may leave parameters without a gradient gets find_unused_parameters=True
         (DP041, transforms/model_wrap.py). Empty for a single file (the pass reads it).
+    wrap_functions: names of the functions and methods of the program's other modules
+        whose own body wraps with DataParallel (DrQA's `DocReader.parallelize()` in
+        reader/model.py): a call of one under a GPU flag is hoisted as a wrap is
+        (transforms/model_wrap.py). Empty for a single file (the pass reads its own).
     uniform: the program's cross-module rank-independence answers; None: unknown. Not
         part of the value's equality: the project model compares the answers a module's
         migration asked for instead (program/project.py).
@@ -232,6 +240,7 @@ class ProgramFacts:
     uniform: Uniformity | None = field(default=None, compare=False, hash=False, repr=False)
     helpers_first_party: bool = True
     reexports: Reexports = field(default_factory=Reexports)
+    wrap_functions: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

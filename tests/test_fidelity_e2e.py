@@ -58,10 +58,14 @@ PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: model_wrap_guard_picks_module_branch: FloWaveNet's `model.reverse(z) if args.num_gpu == 1
 #: else model.module.reverse(z)` (ksw0306/FloWaveNet@44061ca) at its default flag, where
 #: the migrated model is a DDP object and `model.reverse` an AttributeError.
+#: data_running_figures_own_sampler (N7, DrQA's shape): a loader sharded through the
+#: program's own sampler; its epoch loss (summed over samples, divided by the dataset's
+#: size) is summed over the ranks and printed as the original printed it.
 #: Each with what rank 0 must print.
 GOLDENS = {
     "devices_string_uses": ("pin=False kind=cpu gpu=False first=cpu spare=False", "done True"),
     "model_wrap_guard_picks_module_branch": ("reverse same True",),
+    "data_running_figures_own_sampler": ("epoch 0 loss 1.3104", "epoch 1 loss 1.1436"),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -179,13 +183,22 @@ EVALS = (
 )
 
 
+#: The wrap in a method the script calls only under a GPU flag (N3; real-world:
+#: facebookresearch/DrQA@6d7c1b7's `if args.parallel: model.parallelize()`), run at the
+#: default (no flag): the call is hoisted, both ranks train the original's one model.
+FLAGS = ("wrap_method_flag",)
+
+
 @pytest.fixture(scope="module")
 def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], str]:
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, "second_backward"):
+    names = (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, *FLAGS, "second_backward")
+    for name in names:
         scripts[name], codes[name] = _migrate(name, out)
+    assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
+    assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
     chunked = scripts["chunk_forward_batch"].read_text()
     assert "chunk = ddp_per_rank_batch(self.arg.forward_batch_size)" in chunked
@@ -277,6 +290,20 @@ def test_batches_without_a_dataloader_train_as_dataparallel_did(
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FLAGS)
+def test_a_wrap_called_under_a_flag_trains_one_model_at_the_default(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """At the default, without the flag (before: two models, a weight sum per rank), both
+    ranks end with the original's weights."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    for status in statuses:
+        assert status["digest"] == pytest.approx(want, abs=1e-5), (status, want)
 
 
 @pytest.mark.parametrize("name", BATCHES)
@@ -601,20 +628,30 @@ def test_a_dropped_block_output_runs_past_step_two(tmp_path: Path) -> None:
     """FloWaveNet's shape (docs/real-world.md, stop 28, L2): the last block's residual output
     is dropped. Migrated with DP041's find_unused_parameters=True, both ranks train all 8
     steps in sync; the same migration without it fails at step 2 with DDP's reduction error
-    (run last in the same launch: the driver stops there)."""
+    (run last in the same launch: the driver stops there). In the same launch, Transformer-
+    TTS's shape (N4): the training loop leaves the model's stop-token output out of the
+    loss; with DP041 both ranks end with the original's weights (before: rc 1 at step 2)."""
     script, codes = _migrate("dropped_block_output", tmp_path)
     assert "DP041" in codes, codes
     text = script.read_text()
     assert "find_unused_parameters=True" in text
+    unused, unused_codes = _migrate("unused_output", tmp_path)
+    assert "DP041" in unused_codes, unused_codes
+    assert "device_ids=DEVICE_IDS, find_unused_parameters=True" in unused.read_text()
     without = tmp_path / "dropped_block_output_without.py"
     without.write_text(text.replace("DEVICE_IDS, find_unused_parameters=True", "DEVICE_IDS"))
     assert without.read_text().count("find_unused_parameters=True") == 1  # the docstring
-    returncode, console = _torchrun(tmp_path, [script, without])
+    returncode, console = _torchrun(tmp_path, [script, unused, without])
     assert returncode != 0, console[-6000:]
     first, second = (_status(tmp_path, script, rank) for rank in (0, 1))
     assert first["ok"] and second["ok"], console[-6000:]
     assert first["digest"] and first["digest"] == second["digest"], (first, second)
     assert first["digest"][0] == 8  # type: ignore[index]
+    want = runpy.run_path(str(CASES / "unused_output.py"), run_name="__main__")["E2E_DIGEST"]
+    for rank in (0, 1):
+        status = _status(tmp_path, unused, rank)
+        assert status["ok"], console[-6000:]
+        assert status["digest"] == pytest.approx(want, abs=1e-4), (status, want)
     failed = [
         (tmp_path / "runs" / without.parent.name / without.stem / f"rank{rank}.status.json")
         for rank in (0, 1)

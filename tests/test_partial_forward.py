@@ -322,3 +322,122 @@ class User(nn.Module):
         return out
 """
     assert _partial(source) == {}
+
+
+def test_a_caller_leaving_an_output_unread_is_found_outside_no_grad() -> None:
+    """The training loop's `out, stop = model(x)` with `stop` never read (also through
+    `.forward` and `self.net`) drops element 1; the same call under `torch.no_grad()` or in
+    a function decorated with it builds no graph and is not counted; a name read after the
+    call is kept."""
+    import ast
+
+    from dp2ddp.transforms.analysis.dropped_outputs import caller_drops
+
+    tree = ast.parse(
+        """
+import torch
+for x, y in loader:
+    out, stop = model(x)
+    loss = (out - y).abs().mean()
+with torch.no_grad():
+    out, unread = model(x)
+@torch.no_grad()
+def evaluate(x):
+    a, b = model.forward(x)
+    return a
+class Trainer:
+    def step(self, x):
+        kept, head = self.net.forward(x)
+        return kept + head
+    def first(self, x):
+        return self.net(x)[0]
+"""
+    )
+    drops = caller_drops(tree, "model")
+    assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 2, "out, stop = model(x)")]
+    drops = caller_drops(tree, "self.net")
+    assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 0, "self.net(x)[0]")]
+
+
+def test_outputs_unpacked_from_a_submodule_are_followed_element_by_element() -> None:
+    """A forward() that returns what it unpacked from a submodule of the program's own
+    (Transformer-TTS's Model over its decoder): each returned name is fed by that element of
+    the submodule's outputs, so dropping the stop element starves `decoder.stop` alone;
+    dropping an element fed by layers a kept one uses too starves nothing."""
+    from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, starved
+
+    source = """
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mel = nn.Linear(4, 4)
+        self.stop = nn.Linear(4, 1)
+
+    def forward(self, h):
+        return self.mel(h), self.stop(h)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.decoder = Decoder()
+
+    def forward(self, x):
+        h = self.body(x)
+        mel, stop = self.decoder.forward(h)
+        return mel, stop, h
+"""
+    classes = module_classes("", "", source)
+    outputs_of = {name: facts.outputs for name, facts in classes.items()}
+
+    def drop(kept: tuple[int, ...]) -> str | None:
+        dropped = DroppedOutput("", "model", ("Net",), kept, 3, 1, "", "call", False)
+        return starved(dropped, outputs_of, classes)
+
+    assert "from self.decoder.stop" in (drop((0, 2)) or "")
+    assert drop((0, 1)) is None  # h: body feeds the kept mel too
+    assert "from self.decoder.mel" in (drop((1, 2)) or "")
+
+
+def test_a_layer_class_bound_by_a_star_import_is_the_project_s() -> None:
+    """Transformer-TTS's network.py: `from module import *`, then `self.stop_linear =
+    Linear(...)` of module.py: a layer of the program, so a dropped output it alone feeds
+    is found (before: not registered, nothing reported). A forward() that also reads
+    `self.parameters()` still tells what feeds its outputs."""
+    layers = """
+import torch.nn as nn
+
+
+class Linear(nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.linear = nn.Linear(i, o)
+
+    def forward(self, x):
+        return self.linear(x)
+"""
+    network = """
+from layers import *
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mel = Linear(4, 4)
+        self.stop_linear = Linear(4, 1)
+
+    def forward(self, h):
+        if next(self.parameters()).is_cuda:
+            h = h.cuda()
+        return self.mel(h), self.stop_linear(h)
+"""
+    classes = {**module_classes("layers", "layers.py", layers)}
+    classes.update(module_classes("network", "network.py", network))
+    assert classes["network.Decoder"].outputs == (
+        (("mel", "layers.Linear"),),
+        (("stop_linear", "layers.Linear"),),
+    )

@@ -369,6 +369,7 @@ class _Told:
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
+        self._wrap_functions: tuple[str, ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -425,12 +426,14 @@ class _Told:
                 for name in classes
             }
             # Shared by every module's facts (see draws).
-            self._model_classes = tuple(ModelClass(n, use) for n, use in self._models.items())
+            self._model_classes = tuple(
+                ModelClass(n, use, classes[n].outputs) for n, use in self._models.items()
+            )
         prefix = f"{module.name}."
         own = [
-            ModelClass(name[len(prefix) :], use)
-            for name, use in self._models.items()
-            if name.startswith(prefix) and "." not in name[len(prefix) :]
+            ModelClass(each.name[len(prefix) :], each.partial, each.outputs)
+            for each in self._model_classes
+            if each.name.startswith(prefix) and "." not in each.name[len(prefix) :]
         ]
         return (*own, *self._model_classes)
 
@@ -464,7 +467,17 @@ class _Told:
             # an entry alone (role None) imports the module beside it just the same
             helpers_first_party(self.program.entry_dir, self.helpers),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
+            self.wrap_functions() if gate and models else (),
         )
+
+    def wrap_functions(self) -> tuple[str, ...]:
+        """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""
+        if self._wrap_functions is None:
+            from dp2ddp.transforms.analysis.wrap_calls import functions_that_wrap
+
+            found = {n for m in self.program.modules for n in functions_that_wrap(m.source.text)}
+            self._wrap_functions = tuple(sorted(found))
+        return self._wrap_functions
 
 
 def _migrate(

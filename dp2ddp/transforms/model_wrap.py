@@ -31,7 +31,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
@@ -48,6 +48,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
@@ -71,6 +72,13 @@ class WrapModelInDDP(MigrationTransform):
     DESCRIPTION = "Wrap models in DistributedDataParallel instead of DataParallel."
     TRIGGERS = ("DataParallel",)
 
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Also a module calling a function of the program that wraps (wrap_calls.py)."""
+        return super().triggered(code, state) or any(
+            f"{name}(" in code for name in state.facts.wrap_functions
+        )
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: (what each wrap is assigned to, the wrap call), in order.
@@ -91,12 +99,16 @@ class WrapModelInDDP(MigrationTransform):
         self._submodule_wraps: list[tuple[cst.Call, str]] = []
         #: Which wraps never both run, or have an unwrap between them (DP022, DP042).
         self._pairs = WrapPairs(self)
+        #: Functions whose own body wraps (analysis/wrap_calls.py), set by visit_Module.
+        self._wrapper_functions: frozenset[str] = frozenset()
         #: Choices between the wrapped model and its `.module` (DP057).
         self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = node
         self._branches.module = node
+        own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
+        self._wrapper_functions = frozenset(own)
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -179,7 +191,7 @@ class WrapModelInDDP(MigrationTransform):
             + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
         )
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
-        partial_use = self._unused.why(original_module)
+        partial_use = self._unused.why(original_module, target)
         if partial_use:
             keywords.append(("find_unused_parameters", cst.Name("True")))
             self.warn(original, "DP041", partial_use)
@@ -385,15 +397,16 @@ class WrapModelInDDP(MigrationTransform):
 
     # -- guards -------------------------------------------------------------------------
     def _wraps_directly(self, block: cst.BaseSuite) -> bool:
-        """The block has a top-level statement that calls DataParallel."""
+        """The block has a top-level statement that calls DataParallel (or a function that
+        does: analysis/wrap_calls.py)."""
         if not isinstance(block, cst.IndentedBlock):
             return False
-        for stmt in block.body:
-            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
-                stmt, m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
-            ):
-                return True
-        return False
+        wraps = m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
+        return any(
+            isinstance(stmt, cst.SimpleStatementLine)
+            and (m.findall(stmt, wraps) or calls_function(stmt, self._wrapper_functions))
+            for stmt in block.body
+        )
 
     def leave_If(
         self, original_node: cst.If, updated_node: cst.If
@@ -508,6 +521,7 @@ class WrapModelInDDP(MigrationTransform):
                 and m.findall(stmt, m.Call(func=m.Name(DDP_CLASS)))
             )
             or id(stmt) in self._kept_wrap_ifs
+            or calls_function(stmt, self._wrapper_functions)
         ]
         if not wraps:
             return updated

@@ -50,14 +50,15 @@ def starved(
             continue
         if dropped.arity and dropped.arity != len(outputs):
             continue
-        kept = {pair for index in dropped.kept if index < len(outputs) for pair in outputs[index]}
+        expanded = [_expand(element, outputs_of) for element in outputs]
+        kept = {pair for index in dropped.kept if index < len(outputs) for pair in expanded[index]}
         kept_names = {attribute for attribute, _ in kept}
-        for index, element in enumerate(outputs):
+        for index, element in enumerate(expanded):
             if index in dropped.kept:
                 continue
             alone = [
                 attribute
-                for attribute, holds in element
+                for attribute, holds in sorted(element)
                 if attribute not in kept_names and (not holds or holds in known)
             ]
             if alone:
@@ -117,7 +118,20 @@ def outputs(
         return attributes, names
 
     flows: list[tuple[set[str], ast.AST]] = []  # (names bound, the value they get)
+    #: (name, token): a name unpacked from a call of a submodule of the program's own
+    #: (`a, b, stop = self.decoder(h)`) gets only its element, "decoder[2/3]" (see
+    #: _element_token), and what the call's arguments read.
+    unpacked: list[tuple[str, str]] = []
     for node in _own_nodes(forward):
+        member = _unpacked_member(node, me, registered)
+        if member is not None:
+            assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            targets = [t.id for t in node.targets[0].elts]  # type: ignore[attr-defined]
+            for index, name in enumerate(targets):
+                unpacked.append((name, _element_token(member, index, len(targets))))
+            arguments = [*node.value.args, *(k.value for k in node.value.keywords)]
+            flows.extend((set(targets), argument) for argument in arguments)
+            continue
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
@@ -137,6 +151,8 @@ def outputs(
             flows.append(({node.value.func.value.id}, node.value))
     read = [(bound, direct(value)) for bound, value in flows]
     of_name: dict[str, set[str]] = {}
+    for name, token in unpacked:
+        of_name.setdefault(name, set()).add(token)
     changed = True
     while changed:
         changed = False
@@ -164,8 +180,66 @@ def outputs(
         while size != len(grown):
             size = len(grown)
             grown |= {a for a, held_by in holders.items() if held_by & grown}
-        result.append(tuple(sorted((a, registered[a][1]) for a in grown if a in registered)))
+        pairs = {(a, registered[a][1]) for a in grown if a in registered}
+        pairs |= {(a, registered[_token_member(a)][1]) for a in grown if _token_member(a)}
+        result.append(tuple(sorted(pairs)))
     return tuple(result)
+
+
+def _unpacked_member(
+    node: ast.AST, me: str, registered: Mapping[str, tuple[int, str]]
+) -> str | None:
+    """`x, y = self.m(...)` (or `self.m.forward(...)`), all targets plain names and `m` a
+    registered instance of a project class: "m"; else None."""
+    if not (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], (ast.Tuple, ast.List))
+        and all(isinstance(t, ast.Name) for t in node.targets[0].elts)
+        and isinstance(node.value, ast.Call)
+    ):
+        return None
+    func = node.value.func
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        func = func.value
+    if not _is_self_attribute(func, me):
+        return None
+    assert isinstance(func, ast.Attribute)
+    return func.attr if registered.get(func.attr, (0, ""))[1] else None
+
+
+def _element_token(member: str, index: int, arity: int) -> str:
+    """Element `index` of the `arity` names unpacked from `self.member(...)`: a stand-in
+    for the layers of member's class that feed it, resolved by _expand once every class's
+    outputs are known."""
+    return f"{member}[{index}/{arity}]"
+
+
+def _token_member(token: str) -> str:
+    """The member of an element token ("decoder" of "decoder[3/5]"); "" for an attribute."""
+    return token.split("[", 1)[0] if token.endswith("]") and "[" in token else ""
+
+
+def _expand(
+    pairs: Iterable[tuple[str, str]], outputs_of: Mapping[str, Outputs | None], depth: int = 0
+) -> set[tuple[str, str]]:
+    """Element tokens replaced by the layers that feed that element of the member's class
+    (`decoder.stop_linear`), through nested members; a member whose class's outputs are
+    not known, or of another length, stands whole for its element (`decoder`)."""
+    found: set[tuple[str, str]] = set()
+    for attribute, holds in pairs:
+        member = _token_member(attribute)
+        if not member:
+            found.add((attribute, holds))
+            continue
+        index, arity = (int(n) for n in attribute[len(member) + 1 : -1].split("/"))
+        inner = outputs_of.get(holds)
+        if inner is None or len(inner) != arity or depth > 8:
+            found.add((member, holds))
+            continue
+        for layer, layer_holds in _expand(inner[index], outputs_of, depth + 1):
+            found.add((f"{member}.{layer}", layer_holds))
+    return found
 
 
 def held_classes(
@@ -252,14 +326,82 @@ def dropped_outputs(
             return over.get(call.func.id)
         return None
 
-    branches = _branches(forward)
+    return tuple(
+        DroppedOutput(cls, attribute, callees, kept, arity, line, path, call, last_pass)
+        for attribute, kept, arity, line, call, last_pass in _unread(forward, callee)
+        if (callees := held_classes.get(attribute, ()))
+    )
+
+
+def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[DroppedOutput, ...]:
+    """Calls of the wrapped model `wrapped` (as spelled: `model`, `self.net`; also through
+    `.forward`) in `scope`'s functions and top level whose result is unpacked into names
+    some of which are never read after the call, or subscripted with a constant (the
+    training loop's `out, stop = model(x)` with `stop` left out of the loss:
+    soobinseo/Transformer-TTS@87bd9c9's stop-token head). `cls` and `callees` are left
+    empty: the wrap knows the class it built. A same-named model of another function counts
+    too (an over-approximation: at worst a find_unused_parameters=True for nothing)."""
+
+    def callee(call: ast.AST) -> str | None:
+        if not isinstance(call, ast.Call):
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        return wrapped if _spelled(func) == wrapped else None
+
+    bodies: list[ast.Module | ast.FunctionDef | ast.AsyncFunctionDef] = [scope]
+    bodies += [n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    quiet = _without_gradient(scope)
+    return tuple(
+        DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
+        for body in bodies
+        for attribute, kept, arity, line, call, last_pass in _unread(body, callee)
+        if not any(first <= line <= last for first, last in quiet)
+    )
+
+
+def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
+    """Line ranges run without a graph (`with torch.no_grad():`, `inference_mode`, a
+    function decorated so): a call there leaves no gradient to wait for (an evaluation
+    that drops an auxiliary output is no reason for find_unused_parameters)."""
+
+    def quiet(node: ast.expr) -> bool:
+        if isinstance(node, ast.Call):
+            node = node.func
+        return isinstance(node, (ast.Attribute, ast.Name)) and (
+            (node.attr if isinstance(node, ast.Attribute) else node.id)
+            in ("no_grad", "inference_mode")
+        )
+
+    ranges = []
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            quiet(item.context_expr) for item in node.items
+        ):
+            ranges.append((node.lineno, node.end_lineno or node.lineno))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            quiet(d) for d in node.decorator_list
+        ):
+            ranges.append((node.lineno, node.end_lineno or node.lineno))
+    return ranges
+
+
+def _unread(
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
+    callee: Callable[[ast.AST], str | None],
+) -> list[tuple[str, tuple[int, ...], int, int, str, bool]]:
+    """(callee, kept, arity, line, call, last_pass) of each call in `function`'s own body
+    that `callee` names whose result is unpacked into names not all read after it (`_`
+    too), or subscripted with a constant (see DroppedOutput)."""
+    branches = _branches(function)
     loads = [
         (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
-        for n in _own_nodes(forward)
+        for n in _own_nodes(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
-    found: list[DroppedOutput] = []
-    for node in _own_nodes(forward):
+    found: list[tuple[str, tuple[int, ...], int, int, str, bool]] = []
+    for node in _own_nodes(function):
         attribute: str | None = None
         if (
             isinstance(node, ast.Assign)
@@ -299,19 +441,21 @@ def dropped_outputs(
             kept, last_pass, arity = [node.slice.value], False, 0
         else:
             continue
-        callees = held_classes.get(attribute, ())
-        if callees:
-            found.append(
-                DroppedOutput(
-                    cls, attribute, callees, tuple(kept), arity, node.lineno, path,
-                    ast.unparse(node).split("\n")[0], last_pass,
-                )
-            )  # fmt: skip
-    return tuple(found)
+        found.append(
+            (
+                attribute,
+                tuple(kept),
+                arity,
+                node.lineno,
+                ast.unparse(node).split("\n")[0],
+                last_pass,
+            )
+        )
+    return found
 
 
 def _branches(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> dict[int, frozenset[tuple[int, str]]]:
     """id(node) -> the branches it is under: (id of an `if`, a conditional expression or a
     `try`, which side). A read after a call counts as keeping its value only if it runs
@@ -348,7 +492,9 @@ def _branches(
     return under
 
 
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:
+def _own_nodes(
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
+) -> Iterable[ast.AST]:
     """The nodes of `function`'s body, not those of the functions and classes it defines."""
     stack: list[ast.AST] = list(reversed(function.body))
     while stack:
@@ -356,6 +502,15 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _spelled(node: ast.AST) -> str | None:
+    """`model`, `self.net`: a name or an attribute of one, as written; None otherwise."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def _is_self_attribute(node: ast.AST, me: str) -> bool:

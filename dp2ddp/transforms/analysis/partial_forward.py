@@ -222,10 +222,13 @@ def _class_facts(
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
         # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
         return ClassFacts((), tuple(children))
-    if uses.opaque:
-        return ClassFacts((), tuple(children))
     holders = _holders(init, me)
     returned = outputs(forward, methods, registered, holders)
+    if uses.opaque:
+        # Which layers it uses is not known, but what feeds its outputs is read all the
+        # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
+        # layer reached by name is missed, which can only report a dropped one for nothing.
+        return ClassFacts((), tuple(children), returned, dropped)
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -442,6 +445,10 @@ def _resolve(
     head = parts[0]
     if head in local and len(parts) == 1:
         return prefix + head, True
+    if head not in imports and "*" in imports and len(parts) == 1 and head[:1].isupper():
+        # A class name bound by nothing but a star import of the project's: that module's
+        # (it counts only if the program has such an nn.Module class: ClassFacts.partial).
+        return f"{imports['*']}.{head}", True
     if head not in imports:
         return None
     name = ".".join([imports[head], *parts[1:]])
@@ -467,6 +474,10 @@ def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, 
             for alias in node.names:
                 if alias.name != "*":
                     bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")
+                elif "*" not in bound and not base.startswith(("torch", "numpy")):
+                    # `from module import *` (soobinseo/Transformer-TTS's network.py, whose
+                    # layers are module.py's `Linear`, `Conv`): see _resolve.
+                    bound["*"] = base.lstrip(".")
     if "nn" not in bound:
         bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
     return bound

@@ -5,11 +5,18 @@ single file."""
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.analysis.dropped_outputs import (
+    DroppedOutput,
+    Outputs,
+    caller_drops,
+    starved,
+)
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
 if TYPE_CHECKING:
@@ -25,35 +32,51 @@ class UnusedParameters:
         self.module: cst.Module | None = None
         #: The program's nn.Module classes (see _model_classes), once.
         self._classes: dict[str, str] | None = None
+        #: What their forward() returns (see ModelClass.outputs), by the same names.
+        self._outputs: dict[str, Outputs | None] = {}
+        #: The module's code as `ast` (for the wrapped model's calls), once.
+        self._tree: ast.Module | None = None
 
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
         name -> what may leave parameters without a gradient ("" when nothing)."""
         if self._classes is None:
-            known = {c.name: c.partial for c in self.t.state.facts.models}
+            models = self.t.state.facts.models
+            known = {c.name: c.partial for c in models}
+            self._outputs = {c.name: c.outputs for c in models}
             if not known and self.module is not None:
                 source = self.t.state.text or self.module.code
                 own = module_classes("", "", source)
                 uses = partial_models(own)
                 known = {name: (uses[name].describe() if name in uses else "") for name in own}
+                self._outputs = {name: facts.outputs for name, facts in own.items()}
             self._classes = known
         return self._classes
 
-    def why(self, module: cst.BaseExpression | None) -> str:
+    def why(self, module: cst.BaseExpression | None, target: str | None = None) -> str:
         """Why the wrapped model may leave parameters without a gradient; "" if not known to.
 
         Its class is that of the call it was built by (`Net(...)`, also through a variable
         assigned from one in the same function). A class of the program is judged as
         analysis/partial_forward.py does; torch's and other libraries' are not; a model
         whose class is not known statically (built by a factory, a class picked by a
-        computed name) is judged by the program's classes: any such class counts.
+        computed name) is judged by the program's classes: any such class counts. A class
+        whose forward() uses every layer can still leave some without a gradient where the
+        program calls the wrapped model (`target`, as spelled) and drops an output that
+        only those layers feed (`out, stop = model(x)`, `stop` never read).
         """
         if module is None:
             return ""
         classes = self._model_classes()
+        built = self._built_by(module)
+        if built is not None and target is not None:
+            for name in sorted(self._class_names(built, classes)):
+                if classes.get(name) == "" and self._outputs.get(name) is not None:
+                    dropped = self._caller_drops(target, name)
+                    if dropped:
+                        return dropped
         if not any(classes.values()):
             return ""
-        built = self._built_by(module)
         if built is not None:
             names = self.t.qualified_names(built)
             for name in sorted(names):
@@ -66,6 +89,40 @@ class UnusedParameters:
                 return ""  # a library's class (torch, torchvision...): not judged
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
+
+    def _class_names(self, built: cst.BaseExpression, classes: dict[str, str]) -> set[str]:
+        """The qualified names `built` may stand for; a bare name a star import binds
+        (Transformer-TTS's `from network import *`, then `Model()`) also as the one class
+        of the program of that name, if there is exactly one."""
+        names = set(self.t.qualified_names(built))
+        if isinstance(built, cst.Name):
+            names.add(built.value)  # a star import's name resolves to nothing
+        for name in list(names):
+            if name not in classes and "." not in name:
+                same = [c for c in classes if c.rsplit(".", 1)[-1] == name]
+                if len(same) == 1:
+                    names.add(same[0])
+        return names
+
+    def _caller_drops(self, target: str, cls: str) -> str:
+        """How a call of the wrapped model `target` (of class `cls`) in this module drops an
+        output that only some of its layers feed; "" if none does."""
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self.t.state.text or (self.module or cst.Module([])).code)
+            except (SyntaxError, ValueError, RecursionError):
+                self._tree = ast.Module(body=[], type_ignores=[])
+        short = cls.rsplit(".", 1)[-1]
+        for drop in caller_drops(self._tree, target):
+            named = DroppedOutput(
+                short, drop.attribute, (cls,), drop.kept, drop.arity, drop.line, "",
+                drop.call, False,
+            )  # fmt: skip  # "the last pass's" tells a block loop's; here, a plain drop
+            how = starved(named, self._outputs, self._outputs)
+            if how is not None:
+                line = self.t.state.line_map(drop.line)
+                return f"the program {how.format(attr=target)} (line {line})"
+        return ""
 
     def _built_by(self, module: cst.BaseExpression) -> cst.BaseExpression | None:
         """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name

@@ -148,6 +148,9 @@ class ShardDataLoaders(LoaderEvaluation):
         self._iterable_classes = self._iterable_dataset_classes(nodes)
         loaders: dict[cst.Call, Loader] = self._loaders
         self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
+        #: Loaders sharded through their own sampler (DdpSamplerShard/DdpBatchShard): not
+        #: planned again, but their loops' figures are reduced or said (DP030) as others'.
+        self._sampler_sharded: dict[cst.Call, Loader] = {}
         for call in self._calls:
             if call in self._all_loaders:
                 loader = self._prepare(call)
@@ -155,17 +158,21 @@ class ShardDataLoaders(LoaderEvaluation):
                     loaders[call] = loader
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in self._iterated_through_names(loop.iter):
-                for call, path in self._resolve(expr, loaders, 0):
-                    if not any(seen is loop for seen, _, _ in loaders[call].loops):
-                        loaders[call].loops.append((loop, expr, path))
-                for call in self._read_through(expr, loaders):
-                    if loop not in loaders[call].read_loops:
-                        loaders[call].read_loops.append(loop)
+                for found in (loaders, self._sampler_sharded):
+                    for call, path in self._resolve(expr, found, 0):
+                        if not any(seen is loop for seen, _, _ in found[call].loops):
+                            found[call].loops.append((loop, expr, path))
+                    for call in self._read_through(expr, found):
+                        if loop not in found[call].read_loops:
+                            found[call].read_loops.append(loop)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
             self._plan(loader)
             self._factory_sites.finish(loader)
+        for loader in self._sampler_sharded.values():
+            self._plan_train_metrics(loader)
+            self._warn_running_figures(loader)
         self._plan_subclasses(nodes)
         self._plan_imported(nodes, loaders)
         if not self.state.options.per_process_batch:
@@ -243,6 +250,9 @@ class ShardDataLoaders(LoaderEvaluation):
                     self.warn(call, "DP009", planned)
                 else:
                     self._shards[call] = planned
+                    # Its loops' figures are this rank's parts of the batches: summed or said
+                    # as for a loader sharded by DistributedSampler (visit_Module).
+                    self._sampler_sharded[call] = Loader(call, args, *self._binding(call), None)
                     what = "batch sampler's batches" if key == "batch_sampler" else "sampler's"
                     self.record(
                         call,

@@ -1,0 +1,73 @@
+"""Calls of functions that wrap (N3: facebookresearch/DrQA@6d7c1b7's `DocReader.parallelize()`,
+called by the entry only under `if args.parallel:`, False by default).
+
+The model-wrap pass hoists a wrap out of a GPU-count guard: every rank wraps, as every
+DataParallel process would have used all its GPUs. A wrap inside a method the script calls
+under such a guard was left there: at the default the ranks trained apart, each its own
+model on its own shard, without a word. A call of a function whose own body calls
+DataParallel is a wrap where it is called: hoisted as one, or DP012 under another
+condition. The functions are this module's (libcst, `own_functions_that_wrap`) and, in
+program mode, the other modules' (`functions_that_wrap`, with `ast`, once per program:
+ProgramFacts.wrap_functions), matched by name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import name_of, walk
+
+
+def functions_that_wrap(source: str) -> set[str]:
+    """Names of the functions and methods of `source` whose own body calls DataParallel
+    (`DataParallel(...)`, `nn.DataParallel(...)`, by name)."""
+    if "DataParallel" not in source:
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    found: set[str] = set()
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(call, ast.Call)
+            and (
+                isinstance(call.func, ast.Name)
+                and call.func.id == "DataParallel"
+                or isinstance(call.func, ast.Attribute)
+                and call.func.attr == "DataParallel"
+            )
+            for statement in function.body
+            for call in ast.walk(statement)
+        ):
+            found.add(function.name)
+    return found
+
+
+def own_functions_that_wrap(module: cst.Module, is_wrap: Callable[[cst.CSTNode], bool]) -> set[str]:
+    """Names of `module`'s functions and methods whose own body has a call `is_wrap`
+    accepts (the pass's DataParallel, matched by qualified name)."""
+    return {
+        function.name.value
+        for function in walk(module)
+        if isinstance(function, cst.FunctionDef)
+        and any(is_wrap(n) for n in walk(function.body, skip_scopes=True))
+    }
+
+
+def calls_function(stmt: cst.CSTNode, names: frozenset[str]) -> bool:
+    """`model.parallelize()` (or `parallelize(model)`) as a statement of its own, the callee
+    one of `names`."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return False
+    func = stmt.body[0].value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else name_of(func)
+    return name is not None and name in names
