@@ -1,0 +1,391 @@
+"""Chunks of a global size cut from this rank's batch: the reads of the size taken per rank.
+
+Under DataParallel a training batch was the global one and each chunk a loop cut from it
+(gradient accumulation, micro-batches, a language model's column chunks) was scattered over
+the devices. Once each rank holds its part of the batch (a sharded loader: the data pass; a
+split where the batch is bound: the batches pass), a chunk size that kept its global value
+cuts WORLD_SIZE times DataParallel's per-device chunk, and a loop bound by the global width
+runs past this rank's part (empty chunks: the gradient shrinks by WORLD_SIZE, silently). The
+faithful reading: every size that cuts or counts this rank's batch is this rank's part,
+`ddp_per_rank_batch(size)`, so each rank runs the original's count of chunks, each its part
+of DataParallel's chunk; a ratio of two global sizes (a loss weight `chunk / batch`) keeps
+them, as it is the same ratio per rank. data/chunks.py (loaders) and batches/ (splits) use
+`plan_body` on the names a batch is bound to; the rules are in data/chunks.py's docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+
+PER_RANK = "ddp_per_rank_batch"
+#: Operators whose right operand divides a count: with a global left operand the count is
+#: the global one and the size keeps its global value.
+_COUNTING = (cst.FloorDivide, cst.Divide, cst.Modulo)
+_UNKNOWN = "which of them is the batch's is not known"
+#: torch.split's and Tensor.split's keyword for the size.
+_SPLIT_SIZE = ("split_size", "split_size_or_sections")
+
+
+@dataclass
+class ChunkPlan:
+    """The reads of global chunk sizes to take per rank, and the slices left to DP051."""
+
+    #: a read of the size (Name or Attribute of the input) -> ddp_per_rank_batch(read)
+    swaps: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
+    #: (node, description) of each scaled size, for the change records
+    records: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
+    #: (slice, detail) for DP051
+    warnings: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
+
+
+def plan_body(
+    data: MigrationTransform,
+    plan: ChunkPlan,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    where: str,
+    scale: bool = True,
+    arguments: dict[str, list[cst.BaseExpression]] | None = None,
+) -> set[str]:
+    """Plan the chunks `body` cuts from `batch` (names, grown by the names assigned from
+    them); returns the grown batch names. `arguments`: a function's parameters -> what its
+    calls give them (a size given as a parameter is global where every call gives a
+    configured size, per rank already where every call gives a batch's size or a
+    constant, and not known where the calls differ)."""
+    batch = set(batch)
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for node in body:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                for name in _names(target.target):
+                    assigned.setdefault(name, []).append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.For)):
+            for name in _names(node.target):
+                assigned.setdefault(name, []).append(node.target)
+    changed = True
+    while changed:  # names assigned from the batch (`data = data.float()`)
+        changed = False
+        for name, values in assigned.items():
+            if name not in batch and any(_names(v) & batch and not _sizes(v) for v in values):
+                batch.add(name)
+                changed = True
+    cuts: dict[str, list[cst.CSTNode]] = {}  # size -> the chunks it cuts
+    for node, terms in _chunks(data, body, batch, assigned):
+        if len(terms) == 1:
+            cuts.setdefault(terms[0], []).append(node)
+        else:  # a size computed from several global sizes: which one means what?
+            why = "the size is computed from several configured sizes, " + _UNKNOWN
+            plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
+    for term, chunks in cuts.items():
+        given = (arguments or {}).get(term)
+        if given is not None:
+            local = [_sizes(a) or isinstance(a, (cst.Integer, cst.Float)) for a in given]
+            if all(local):
+                continue  # every call gives a size of its batch: per rank already
+            scale = scale and not any(local)
+        if not scale:
+            why = f"not every call of {where} gives it this rank's batch and a configured {term}"
+        elif not _scale(data, plan, where, body, batch, assigned, term, chunks):
+            why = f"{term} meets another configured size in {where}, " + _UNKNOWN
+        else:
+            continue
+        for chunk in dict.fromkeys(chunks):
+            plan.warnings.append((chunk, _detail(data, chunk, term, why)))
+    return batch
+
+
+def _chunks(
+    data: MigrationTransform,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    assigned: dict[str, list[cst.BaseExpression]],
+) -> Iterator[tuple[cst.CSTNode, list[str]]]:
+    """(chunk, the global sizes it is cut by): slices of the batch by an inner range loop's
+    counter (or a name a `while` loop steps), `torch.split(x, size)` and `x.split(size)`."""
+    for inner in body:
+        if isinstance(inner, cst.Call) and _splits_batch(data, inner, batch):
+            size = _split_size(data, inner)
+            if size is not None:
+                terms, _ = _size_terms(data, size, assigned, batch, set(), 0)
+                if terms:
+                    yield inner, terms
+            continue
+        if (
+            isinstance(inner, cst.For)
+            and isinstance(inner.iter, cst.Call)
+            and name_of(inner.iter.func) == "range"
+        ):
+            counter = _names(inner.target)
+        elif isinstance(inner, cst.While):  # `while start < len(x): ...; start += size`
+            counter = {
+                n.target.value
+                for n in walk(inner.body, skip_scopes=True)
+                if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name)
+            }
+        else:
+            continue
+        for node in walk(inner.body, skip_scopes=True):  # slices by the counter
+            if not (
+                isinstance(node, cst.Subscript)
+                and isinstance(node.value, cst.Name)
+                and node.value.value in batch
+                and len(node.slice) >= 1
+                and isinstance(node.slice[0].slice, cst.Slice)
+            ):
+                continue
+            cut = node.slice[0].slice
+            bounds = [b for b in (cut.lower, cut.upper) if b is not None]
+            sizes: list[str] = []
+            reads_counter = False
+            for bound in bounds:
+                found, counts = _size_terms(data, bound, assigned, batch, counter, 0)
+                sizes += [t for t in found if t not in sizes]
+                reads_counter |= counts
+            if reads_counter and sizes:
+                yield node, sizes
+
+
+def _splits_batch(data: MigrationTransform, call: cst.Call, batch: set[str]) -> bool:
+    """`torch.split(x, n)` or `x.split(n)` of a batch."""
+    if "torch.split" in data.qualified_names(call.func):
+        first = call.args[0].value if call.args else None
+        return isinstance(first, cst.Name) and first.value in batch
+    return (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "split"
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value in batch
+    )
+
+
+def _split_size(data: MigrationTransform, call: cst.Call) -> cst.BaseExpression | None:
+    """The size argument of a split call; None when given by `*` or not at all."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in _SPLIT_SIZE:
+            return arg.value
+    positional = [a.value for a in call.args if a.keyword is None]
+    at = 1 if "torch.split" in data.qualified_names(call.func) else 0
+    return positional[at] if len(positional) > at else None
+
+
+def _scale(
+    data: MigrationTransform,
+    plan: ChunkPlan,
+    where: str,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    assigned: dict[str, list[cst.BaseExpression]],
+    term: str,
+    chunks: list[cst.CSTNode],
+) -> bool:
+    """Take the reads of the global size `term` in `loop` per rank; False where there is
+    none to take (the size is read elsewhere: DP051)."""
+    reads = [n for n in body if _reads(data, n, term)]
+    aliases = {
+        name
+        for name, values in assigned.items()
+        if len(values) == 1 and any(v is r for r in reads for v in values)
+    }
+    alias_reads = [
+        n for n in body if isinstance(n, cst.Name) and n.value in aliases and _is_read(data, n)
+    ]
+    if any(_mixed(data, r, batch, assigned) for r in [*reads, *alias_reads]):
+        return False
+    swaps: list[cst.CSTNode] = []
+    for read in reads:
+        holder = _alias_of(data, read, aliases)
+        if holder is None:
+            if not _global_count(data, read, batch, assigned):
+                swaps.append(read)
+        elif all(
+            not _global_count(data, r, batch, assigned) for r in alias_reads if r.value == holder
+        ):
+            swaps.append(read)  # the alias takes the per-rank value where it is bound
+        else:
+            swaps += [
+                r
+                for r in alias_reads
+                if r.value == holder and not _global_count(data, r, batch, assigned)
+            ]
+    if not swaps:
+        return False
+    for node in swaps:
+        if node not in plan.swaps:
+            assert isinstance(node, cst.BaseExpression)
+            plan.swaps[node] = call_named(PER_RANK, cst.Arg(node.deep_clone()))
+    data.state.helpers.add("per_rank_batch")
+    plan.records.append(
+        (
+            chunks[0],
+            f"{data.code(chunks[0])} cuts this rank's batch into chunks of {term}, a size of "
+            "the global batch under DataParallel (which scattered each chunk over the "
+            f"devices): read as this rank's part, {PER_RANK}({term}), where it cuts or "
+            f"counts this rank's batch in {where}",
+        )
+    )
+    return True
+
+
+def _reads(data: MigrationTransform, node: cst.CSTNode, term: str) -> bool:
+    """`node` reads the size spelled `term` (a whole Name or Attribute, not a part of a
+    longer one, not a binding)."""
+    if not isinstance(node, (cst.Name, cst.Attribute)) or data.code(node) != term:
+        return False
+    parent = data.parent(node)
+    if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
+        return False
+    return _is_read(data, node)
+
+
+def _is_read(data: MigrationTransform, node: cst.CSTNode) -> bool:
+    """Not a binding, an attribute's name or a keyword."""
+    parent = data.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.attr is node:
+        return False
+    if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.For)):
+        return parent.target is not node
+    if isinstance(parent, cst.Arg):
+        return parent.value is node
+    return not isinstance(parent, cst.Param)
+
+
+def _alias_of(data: MigrationTransform, read: cst.CSTNode, aliases: set[str]) -> str | None:
+    """The alias `read` is the whole value of (`chunk = self.arg.fbs`), if any."""
+    parent = data.parent(read)
+    if isinstance(parent, cst.Assign) and parent.value is read and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name) and target.value in aliases:
+            return target.value
+    return None
+
+
+def _global_count(
+    data: MigrationTransform,
+    read: cst.CSTNode,
+    batch: set[str],
+    assigned: dict[str, list[cst.BaseExpression]],
+) -> bool:
+    """`BATCH // read` (or `/`, `%`) whose left operand is no size of a batch: a count of
+    the global batch's chunks, which keeps the global size."""
+    parent = data.parent(read)
+    if not (
+        isinstance(parent, cst.BinaryOperation)
+        and parent.right is read
+        and isinstance(parent.operator, _COUNTING)
+    ):
+        return False
+    if _sizes(parent.left):
+        return False
+    for leaf in _leaves(parent.left):
+        if isinstance(leaf, cst.Name) and (
+            leaf.value in batch or any(_sizes(v) for v in assigned.get(leaf.value, []))
+        ):
+            return False
+    return True
+
+
+def _mixed(
+    data: MigrationTransform,
+    read: cst.CSTNode,
+    batch: set[str],
+    assigned: dict[str, list[cst.BaseExpression]],
+) -> bool:
+    """`read` meets another size of no batch in an operation and is not the divisor of a
+    count (`BATCH // MICRO` read at BATCH): which of the two is the global batch is not
+    known, so neither is scaled."""
+    parent = data.parent(read)
+    if not isinstance(parent, cst.BinaryOperation) or _global_count(data, read, batch, assigned):
+        return False
+    other = parent.right if parent.left is read else parent.left
+    if _sizes(other):
+        return False
+    return any(
+        isinstance(leaf, (cst.Name, cst.Attribute))
+        and not (_names(leaf) & batch)
+        and not (isinstance(leaf, cst.Name) and leaf.value in assigned)
+        for leaf in _leaves(other)
+    )
+
+
+def _detail(data: MigrationTransform, chunk: cst.CSTNode, size: str, why: str) -> str:
+    return (
+        f"{data.code(chunk)} cuts this rank's batch into chunks of {size}, a size of the "
+        "global batch under DataParallel (which scattered each chunk over the devices); "
+        "each rank's batch is now batch_size // WORLD_SIZE, so a chunk holds WORLD_SIZE "
+        "times DataParallel's per-device chunk, and where the size is the batch's, range() "
+        f"runs no chunk at all. Not scaled: {why}; scale it (// WORLD_SIZE) as the batch "
+        "was scaled"
+    )
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    return {n.value for n in walk(expr) if isinstance(n, cst.Name)}
+
+
+def _sizes(expr: cst.CSTNode) -> bool:
+    """Reads a size of a batch (`x.size(0)`, `len(x)`, `x.shape[0]`): per-rank already."""
+    for node in walk(expr):
+        if isinstance(node, cst.Call) and name_of(node.func) in ("len", "size"):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "size":
+                return True
+        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+            return True
+    return False
+
+
+def _size_terms(
+    data: MigrationTransform,
+    expr: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    batch: set[str],
+    counter: set[str],
+    depth: int,
+) -> tuple[list[str], bool]:
+    """The sizes (names, attributes) a bound reads that are not the batch's own, and whether
+    it reads the chunk loop's counter; through names assigned in the loop."""
+    if _sizes(expr):
+        return [], any(n in counter for n in _names(expr))
+    terms: list[str] = []
+    counts = False
+    for node in _leaves(expr):
+        if isinstance(node, cst.Name) and node.value in counter:
+            counts = True
+        elif isinstance(node, cst.Name) and node.value in assigned and depth < 4:
+            values = assigned[node.value]
+            if any(_sizes(v) for v in values):
+                continue  # sized by the batch: per-rank
+            for value in values:
+                more, more_counts = _size_terms(data, value, assigned, batch, counter, depth + 1)
+                terms += [t for t in more if t not in terms]
+                counts |= more_counts
+        elif isinstance(node, (cst.Name, cst.Attribute)) and not _names(node) & batch:
+            text = data.code(node)
+            if text not in terms:
+                terms.append(text)
+    return terms, counts
+
+
+def _leaves(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of an arithmetic expression: names and attributes, not their parts."""
+    if isinstance(expr, cst.BinaryOperation):
+        yield from _leaves(expr.left)
+        yield from _leaves(expr.right)
+    elif isinstance(expr, cst.UnaryOperation):
+        yield from _leaves(expr.expression)
+    elif isinstance(expr, (cst.Name, cst.Attribute)):
+        yield expr
+
+
+def names_of(expr: cst.CSTNode) -> set[str]:
+    """The names `expr` reads or binds (`x, (y, z)` -> x, y, z)."""
+    return _names(expr)
