@@ -52,12 +52,19 @@ def plan_body(
     where: str,
     scale: bool = True,
     arguments: dict[str, list[cst.BaseExpression]] | None = None,
+    dim: int = 0,
+    extents: bool = False,
 ) -> set[str]:
     """Plan the chunks `body` cuts from `batch` (names, grown by the names assigned from
     them); returns the grown batch names. `arguments`: a function's parameters -> what its
     calls give them (a size given as a parameter is global where every call gives a
     configured size, per rank already where every call gives a batch's size or a
-    constant, and not known where the calls differ)."""
+    constant, and not known where the calls differ). `dim`: the dim the batch was split
+    along (the slice at that position cuts the chunks). `extents`: the chunk loop's
+    extent is read too (`range(0, B, chunk)`, `while start < B`): a batch split where it
+    is bound keeps the global width B in the loop that walks it, where a loader's batch
+    is walked by its own size (`len(x)`); B is taken per rank with the chunk size, and a
+    ratio of the two (a loss weight `chunk / B`) keeps both, being the same per rank."""
     batch = set(batch)
     assigned: dict[str, list[cst.BaseExpression]] = {}
     for node in body:
@@ -76,12 +83,20 @@ def plan_body(
                 batch.add(name)
                 changed = True
     cuts: dict[str, list[cst.CSTNode]] = {}  # size -> the chunks it cuts
-    for node, terms in _chunks(data, body, batch, assigned):
+    walks: dict[cst.CSTNode, cst.BaseExpression | None] = {}  # chunk -> its loop's extent
+    for node, terms, loop in _chunks(data, body, batch, assigned, dim):
+        if extents and loop is not None:
+            walks[node] = _extent(data, loop, batch)
+            if walks[node] is None:
+                why = "the loop that walks the batch has no extent dp2ddp can read"
+                plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
+                continue
         if len(terms) == 1:
             cuts.setdefault(terms[0], []).append(node)
         else:  # a size computed from several global sizes: which one means what?
             why = "the size is computed from several configured sizes, " + _UNKNOWN
             plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
+    ratios = {data.code(e) for e in walks.values() if e is not None}
     for term, chunks in cuts.items():
         given = (arguments or {}).get(term)
         if given is not None:
@@ -91,9 +106,13 @@ def plan_body(
             scale = scale and not any(local)
         if not scale:
             why = f"not every call of {where} gives it this rank's batch and a configured {term}"
-        elif not _scale(data, plan, where, body, batch, assigned, term, chunks):
+        elif not _scale(data, plan, where, body, batch, assigned, term, chunks, ratios):
             why = f"{term} meets another configured size in {where}, " + _UNKNOWN
         else:
+            for chunk in chunks:
+                extent = walks.get(chunk)
+                if extent is not None and extent not in plan.swaps:
+                    plan.swaps[extent] = call_named(PER_RANK, cst.Arg(extent.deep_clone()))
             continue
         for chunk in dict.fromkeys(chunks):
             plan.warnings.append((chunk, _detail(data, chunk, term, why)))
@@ -105,16 +124,18 @@ def _chunks(
     body: list[cst.CSTNode],
     batch: set[str],
     assigned: dict[str, list[cst.BaseExpression]],
-) -> Iterator[tuple[cst.CSTNode, list[str]]]:
-    """(chunk, the global sizes it is cut by): slices of the batch by an inner range loop's
-    counter (or a name a `while` loop steps), `torch.split(x, size)` and `x.split(size)`."""
+    dim: int,
+) -> Iterator[tuple[cst.CSTNode, list[str], cst.For | cst.While | None]]:
+    """(chunk, the global sizes it is cut by, the loop walking the batch): slices of the
+    batch along `dim` by an inner range loop's counter (or a name a `while` loop steps or
+    tests), `torch.split(x, size)` and `x.split(size)` along `dim`."""
     for inner in body:
         if isinstance(inner, cst.Call) and _splits_batch(data, inner, batch):
             size = _split_size(data, inner)
-            if size is not None:
+            if size is not None and _split_dim(data, inner) == dim:
                 terms, _ = _size_terms(data, size, assigned, batch, set(), 0)
                 if terms:
-                    yield inner, terms
+                    yield inner, terms, None
             continue
         if (
             isinstance(inner, cst.For)
@@ -123,11 +144,21 @@ def _chunks(
         ):
             counter = _names(inner.target)
         elif isinstance(inner, cst.While):  # `while start < len(x): ...; start += size`
+            stepped = [n for n in walk(inner.body, skip_scopes=True)]
             counter = {
                 n.target.value
-                for n in walk(inner.body, skip_scopes=True)
+                for n in stepped
                 if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name)
             }
+            rebound = {  # `start = end` in the body, `start` tested: the loop's counter
+                name
+                for n in stepped
+                if isinstance(n, cst.Assign)
+                for t in n.targets
+                for name in _names(t.target)
+            }
+            if isinstance(inner.test, cst.Comparison) and isinstance(inner.test.left, cst.Name):
+                counter |= {inner.test.left.value} & rebound
         else:
             continue
         for node in walk(inner.body, skip_scopes=True):  # slices by the counter
@@ -135,11 +166,15 @@ def _chunks(
                 isinstance(node, cst.Subscript)
                 and isinstance(node.value, cst.Name)
                 and node.value.value in batch
-                and len(node.slice) >= 1
-                and isinstance(node.slice[0].slice, cst.Slice)
+                and len(node.slice) > dim
+                and isinstance(node.slice[dim].slice, cst.Slice)
+                and all(  # the positions before `dim` take everything (`x[:, a:b]`)
+                    _whole(e.slice) for e in node.slice[:dim]
+                )
             ):
                 continue
-            cut = node.slice[0].slice
+            cut = node.slice[dim].slice
+            assert isinstance(cut, cst.Slice)
             bounds = [b for b in (cut.lower, cut.upper) if b is not None]
             sizes: list[str] = []
             reads_counter = False
@@ -148,7 +183,53 @@ def _chunks(
                 sizes += [t for t in found if t not in sizes]
                 reads_counter |= counts
             if reads_counter and sizes:
-                yield node, sizes
+                yield node, sizes, inner
+
+
+def _whole(index: cst.BaseSlice) -> bool:
+    """`:` (every position of a dim)."""
+    return (
+        isinstance(index, cst.Slice)
+        and index.lower is None
+        and index.upper is None
+        and index.step is None
+    )
+
+
+def _split_dim(data: MigrationTransform, call: cst.Call) -> int | None:
+    """The dim a split call cuts along (0 unless given); None where not a literal."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dim":
+            return int(arg.value.value) if isinstance(arg.value, cst.Integer) else None
+    positional = [a.value for a in call.args if a.keyword is None]
+    at = 2 if "torch.split" in data.qualified_names(call.func) else 1
+    if len(positional) <= at:
+        return 0
+    given = positional[at]
+    return int(given.value) if isinstance(given, cst.Integer) else None
+
+
+def _extent(
+    data: MigrationTransform, loop: cst.For | cst.While, batch: set[str]
+) -> cst.BaseExpression | None:
+    """The global width a chunk loop walks (`range(0, B, chunk)`'s B, `while start < B`'s
+    B): a configured size (a name, an attribute, a literal), not the batch's own size;
+    None where the loop reads none such (its extent is not known)."""
+    extent: cst.BaseExpression | None = None
+    if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
+        positional = [a.value for a in loop.iter.args if a.keyword is None and not a.star]
+        if len(positional) in (2, 3):
+            extent = positional[1]
+    elif isinstance(loop, cst.While) and isinstance(loop.test, cst.Comparison):
+        if len(loop.test.comparisons) == 1 and isinstance(
+            loop.test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)
+        ):
+            extent = loop.test.comparisons[0].comparator
+    if extent is None or _sizes(extent) or _names(extent) & batch:
+        return None
+    if isinstance(extent, cst.Integer):
+        return extent if int(extent.value, 0) > 1 else None
+    return extent if isinstance(extent, (cst.Name, cst.Attribute)) else None
 
 
 def _splits_batch(data: MigrationTransform, call: cst.Call, batch: set[str]) -> bool:
@@ -185,10 +266,13 @@ def _scale(
     assigned: dict[str, list[cst.BaseExpression]],
     term: str,
     chunks: list[cst.CSTNode],
+    ratios: set[str] | frozenset[str] = frozenset(),
 ) -> bool:
     """Take the reads of the global size `term` in `loop` per rank; False where there is
-    none to take (the size is read elsewhere: DP051)."""
-    reads = [n for n in body if _reads(data, n, term)]
+    none to take (the size is read elsewhere: DP051). A read in one arithmetic expression
+    with a global extent of `ratios` (`loss * chunk / B`) is left: the ratio is the same
+    per rank."""
+    reads = [n for n in body if _reads(data, n, term) and not _in_ratio(data, n, ratios)]
     aliases = {
         name
         for name, values in assigned.items()
@@ -232,6 +316,23 @@ def _scale(
         )
     )
     return True
+
+
+def _in_ratio(
+    data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | frozenset[str]
+) -> bool:
+    """`read` is an operand of arithmetic (up through the operations around it) that
+    also reads one of `ratios` (`chunk / B`, `loss * chunk / B`)."""
+    if not ratios:
+        return False
+    top: cst.CSTNode = read
+    while isinstance(parent := data.parent(top), cst.BinaryOperation):
+        top = parent
+    return top is not read and any(
+        isinstance(n, (cst.Name, cst.Attribute, cst.Integer)) and data.code(n) in ratios
+        for n in walk(top)
+        if n is not read
+    )
 
 
 def _reads(data: MigrationTransform, node: cst.CSTNode, term: str) -> bool:

@@ -50,6 +50,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -132,7 +133,50 @@ class ShardBatches(BatchProof):
         self._same_random: set[cst.CSTNode] = set()
         if self._dim is not None:
             self._prove(node, nodes)
+            self._plan_chunks()
         return True
+
+    def _plan_chunks(self) -> None:
+        """Chunks of a global size cut from a batch split where it is bound (a language
+        model's column chunks: `for start in range(0, B, chunk): x = data[:, start:start +
+        chunk]`, the loss weighted `chunk / B`): each rank would walk the global width B
+        over its B // WORLD_SIZE columns, its chunks past its part empty, and the gradient
+        would shrink by WORLD_SIZE in silence. The chunk size and the width take this
+        rank's part (analysis/chunk_sizes.py, as the data pass reads chunks of a sharded
+        loader's batch): each rank runs the original's count of chunks, each its part of
+        DataParallel's chunk, and the weight `chunk / B` is the same ratio. DP051 where
+        that cannot be shown."""
+        if self._dim is None or self.state.options.per_process_batch:
+            return
+        splits: list[tuple[cst.For | cst.While, set[str]]] = []
+        for statement in self._split_after:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            loop = next(
+                (
+                    a
+                    for a in self._ancestors_to(statement, None)
+                    if isinstance(a, (cst.For, cst.While))
+                ),
+                None,
+            )
+            if isinstance(small, cst.Assign) and loop is not None:
+                names = {n for t in small.targets for n in target_names(t.target)}
+                splits.append((loop, names))
+        for top in self._split_top:
+            batch = self._batch_target(top)
+            if batch is not None:
+                splits.append((top, target_names(batch)))
+        plan = ChunkPlan()
+        for loop, names in splits:
+            where = f"the loop at line {self._position(loop)[0]}"
+            body = list(walk(loop.body, skip_scopes=True))
+            plan_body(self, plan, body, names, where, dim=self._dim, extents=True)
+        for read, swapped in plan.swaps.items():
+            self._swap.setdefault(read, swapped)
+        for chunk, detail in plan.warnings:
+            self.warn(chunk, "DP051", detail)
+        for chunk, description in plan.records:
+            self.record(chunk, description)
 
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""
