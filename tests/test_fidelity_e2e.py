@@ -143,8 +143,17 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: A batch cut into chunks of a configured forward batch equal to the batch (issue 28;
 #: real-world class: kenziyuliu/MS-G3D@2f927f4), the loaders in a dict literal read through
 #: a local name: sharded as it was, range(4 // 8) ran no forward at all and nothing trained;
-#: the chunk size read per rank, the weights end as the original's.
-CHUNKS = ("chunk_forward_batch",)
+#: the chunk size read per rank, the weights end as the original's. Column chunks of a
+#: batch split where it is bound, DataParallel(model, dim=1) (issue 28 class S3; real-world:
+#: zihangdai/mos@9c0c608): walked by `range(0, BATCH, CHUNK)`, by MoS's `while start <
+#: args.batch_size` with a measured weight, by `zip(data.chunk(K, 1), ...)`; before: half
+#: the original's gradient on every rank, silently.
+CHUNKS = (
+    "chunk_forward_batch",
+    "column_chunks_range",
+    "column_chunks_while",
+    "column_chunks_zip",
+)
 #: Noise shaped like the batch (`rand_like`, `randint(..., (X.shape[0],))`, a loss helper's
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
@@ -190,6 +199,13 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     chunked = scripts["chunk_forward_batch"].read_text()
     assert "chunk = ddp_per_rank_batch(self.arg.forward_batch_size)" in chunked
     assert "torch.split(data, ddp_per_rank_batch(self.arg.micro))" in chunked
+    columns = scripts["column_chunks_range"].read_text()
+    assert "range(0, ddp_per_rank_batch(BATCH), ddp_per_rank_batch(CHUNK))" in columns
+    assert "* CHUNK / BATCH" in columns  # the weight: a ratio of global sizes, kept
+    walked = scripts["column_chunks_while"].read_text()
+    assert "while start < ddp_per_rank_batch(args.batch_size):" in walked
+    assert "loss * cur_bs / ddp_per_rank_batch(args.batch_size)" in walked
+    assert "x.size(1) / ddp_per_rank_batch(batch_size)" in scripts["column_chunks_zip"].read_text()
     like = scripts["batch_noise_like"].read_text()
     assert "ddp_draw_share(lambda: torch.randn_like(ddp_global_like(samples)))" in like
     assert "ddp_draw_share(lambda: torch.rand_like(ddp_global_like(X)))" in like

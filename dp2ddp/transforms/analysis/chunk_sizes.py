@@ -75,8 +75,17 @@ def plan_body(
         elif isinstance(node, (cst.AugAssign, cst.For)):
             for name in _names(node.target):
                 assigned.setdefault(name, []).append(node.target)
+    iterated = {  # `for x, y in zip(data.chunk(k, 1), ...)`: x, y are parts of the batch
+        name: node.iter
+        for node in body
+        if extents and isinstance(node, cst.For)
+        for name in _names(node.target)
+    }
     changed = True
     while changed:  # names assigned from the batch (`data = data.float()`)
+        for name, source in iterated.items():
+            if name not in batch and _names(source) & batch and not _sizes(source):
+                batch.add(name)
         changed = False
         for name, values in assigned.items():
             if name not in batch and any(_names(v) & batch and not _sizes(v) for v in values):
@@ -116,7 +125,90 @@ def plan_body(
             continue
         for chunk in dict.fromkeys(chunks):
             plan.warnings.append((chunk, _detail(data, chunk, term, why)))
+    if extents and (walks or _chunked(data, body, batch, dim)):
+        _measured_weights(data, plan, body, batch, assigned, where)
     return batch
+
+
+def _chunked(data: MigrationTransform, body: list[cst.CSTNode], batch: set[str], dim: int) -> bool:
+    """The body cuts the batch into a number of chunks along `dim` (`x.chunk(k, dim)`,
+    `torch.chunk(x, k, dim)`): each rank's chunks are its part of DataParallel's."""
+    for node in body:
+        if not isinstance(node, cst.Call) or name_of(node.func) != "chunk":
+            continue
+        qualified = "torch.chunk" in data.qualified_names(node.func)
+        if qualified:
+            first = node.args[0].value if node.args else None
+        elif isinstance(node.func, cst.Attribute):
+            first = node.func.value
+        else:
+            continue
+        if isinstance(first, cst.Name) and first.value in batch:
+            positional = [a.value for a in node.args if a.keyword is None]
+            given = [a.value for a in node.args if a.keyword and a.keyword.value == "dim"]
+            at = 2 if qualified else 1
+            found = given or positional[at : at + 1]
+            if (int(found[0].value) if found and isinstance(found[0], cst.Integer) else 0) == dim:
+                return True
+    return False
+
+
+def _measured_weights(
+    data: MigrationTransform,
+    plan: ChunkPlan,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    assigned: dict[str, list[cst.BaseExpression]],
+    where: str,
+) -> None:
+    """A chunk's share measured on the chunk over a configured width (`loss * cur_bs /
+    batch_size`, `cur_bs = x.size(1)`): the chunk is this rank's part, so the width is
+    too (`ddp_per_rank_batch(batch_size)`): per rank the shares sum to 1, as the
+    original's did; with the global width every gradient would be WORLD_SIZE times too
+    small."""
+    for node in body:
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide)):
+            continue
+        width = node.right
+        if not isinstance(width, (cst.Name, cst.Attribute, cst.Integer)) or width in plan.swaps:
+            continue
+        if (
+            _sizes(width)
+            or _names(width) & batch
+            or isinstance(width, cst.Integer)
+            and int(width.value, 0) < 2
+        ):
+            continue
+        if isinstance(width, cst.Name) and width.value in assigned:
+            continue  # bound in the loop: not a configured width
+        if not _measures(node.left, batch, assigned):
+            continue
+        plan.swaps[width] = call_named(PER_RANK, cst.Arg(width.deep_clone()))
+        data.state.helpers.add("per_rank_batch")
+        plan.records.append(
+            (
+                node,
+                f"{data.code(node)}: a share measured on this rank's chunk over the global "
+                f"width {data.code(width)}: read as this rank's part, "
+                f"{PER_RANK}({data.code(width)}), in {where}",
+            )
+        )
+
+
+def _measures(
+    expr: cst.BaseExpression, batch: set[str], assigned: dict[str, list[cst.BaseExpression]]
+) -> bool:
+    """`expr` reads a size of the batch (`x.size(1)`, or a name bound to one)."""
+    for node in walk(expr):
+        if isinstance(node, cst.Call) and _sizes(node) and _names(node) & batch:
+            return True
+        if isinstance(node, cst.Subscript) and _sizes(node) and _names(node) & batch:
+            return True
+        if isinstance(node, cst.Name) and node.value not in batch:
+            values = assigned.get(node.value, [])
+            if values and all(_sizes(v) and _names(v) & batch for v in values):
+                return True
+    return False
 
 
 def _chunks(
