@@ -158,6 +158,9 @@ CHUNKS = (
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
 LIKE_DRAWS = ("batch_noise_like",)
+#: A (heads x batch)-row model output indexed at positions of the global batch (issue 28
+#: class N5; real-world: soobinseo/Transformer-TTS@87bd9c9): before, IndexError on every rank.
+INDICES = ("global_index_output",)
 #: Evaluation results concatenated over the loop and matched against the whole dataset,
 #: the loaders items of a dict read with a loop variable key (issue 28; real-world:
 #: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
@@ -193,7 +196,16 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, "second_backward"):
+    for name in (
+        *NAMES,
+        *BATCHES,
+        *DRAWS,
+        *EVALS,
+        *CHUNKS,
+        *LIKE_DRAWS,
+        *INDICES,
+        "second_backward",
+    ):
         scripts[name], codes[name] = _migrate(name, out)
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
     chunked = scripts["chunk_forward_batch"].read_text()
@@ -206,6 +218,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "while start < ddp_per_rank_batch(args.batch_size):" in walked
     assert "loss * cur_bs / ddp_per_rank_batch(args.batch_size)" in walked
     assert "x.size(1) / ddp_per_rank_batch(batch_size)" in scripts["column_chunks_zip"].read_text()
+    indexed = scripts["global_index_output"].read_text()
+    assert "probs[j * ddp_per_rank_batch(BATCH)]" in indexed
+    assert "for k in range(ddp_per_rank_batch(BATCH)):" in indexed
+    assert not codes["global_index_output"], codes["global_index_output"]
     like = scripts["batch_noise_like"].read_text()
     assert "ddp_draw_share(lambda: torch.randn_like(ddp_global_like(samples)))" in like
     assert "ddp_draw_share(lambda: torch.rand_like(ddp_global_like(X)))" in like
@@ -362,6 +378,20 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     their batch's rows); drawn whole on rank 0's stream and split, the two ranks' codes are
     the original's: to the end of training the weights are the original's, bit for bit up to
     the all-reduce's rounding."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", INDICES)
+def test_output_indexed_at_global_positions_reads_them_per_rank(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """The positions read the loader's size per rank: both ranks run to the end, in sync,
+    with the original's weights (the unshuffled loader's parts make the original's batches)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]

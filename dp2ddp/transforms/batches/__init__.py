@@ -134,7 +134,96 @@ class ShardBatches(BatchProof):
         if self._dim is not None:
             self._prove(node, nodes)
             self._plan_chunks()
+            self._plan_output_indices(nodes)
         return True
+
+    def _plan_output_indices(self, nodes: list[cst.CSTNode]) -> None:
+        """An index into a wrapped model's output built from the global batch size
+        (`probs[j * 8]` for head j of a (heads x batch) output, the loader's batch_size 8;
+        the class of soobinseo/Transformer-TTS@87bd9c9): DataParallel gathered the outputs
+        of the whole batch, each rank now holds those of its part, and the index runs past
+        them (IndexError on every rank). The size the data pass took per rank for the
+        loader (`batch_size=ddp_per_rank_batch(8)`) is read per rank in the index too, as
+        in a `range()` the index is drawn from."""
+        if self.state.options.per_process_batch:
+            return
+        sizes: set[str] = set()  # the global sizes of the loaders sharded here
+        for call in self._loader_calls:
+            given = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
+            if given and isinstance(given[0], cst.Call) and name_of(given[0].func) == PER_RANK:
+                if given[0].args:
+                    sizes.add(self.code(given[0].args[0].value))
+        if not sizes:
+            return
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if self.code(call.func) not in self.state.wrapped:
+                continue
+            loop = self._training_loop(call)
+            assign = self.parent(call)
+            if loop is None or not isinstance(assign, cst.Assign) or assign.value is not call:
+                continue
+            outputs = {n for t in assign.targets for n in target_names(t.target)}
+            for node in walk(loop.body):
+                if (
+                    isinstance(node, cst.Subscript)
+                    and isinstance(node.value, cst.Name)
+                    and node.value.value in outputs
+                    and node.slice
+                ):
+                    self._index_per_rank(node, node.slice[0].slice, sizes, call)
+
+    def _index_per_rank(
+        self, subscript: cst.Subscript, index: cst.BaseSlice, sizes: set[str], call: cst.Call
+    ) -> None:
+        """The reads of a global batch size in `index` (and in the `range()` its loop
+        variables come from) take this rank's part."""
+        parts = (
+            [index.value]
+            if isinstance(index, cst.Index)
+            else [b for b in (index.lower, index.upper) if b is not None]
+            if isinstance(index, cst.Slice)
+            else []
+        )
+        reads = [
+            n
+            for part in parts
+            for n in walk(part)
+            if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
+            and self.code(n) in sizes
+            and not (isinstance(self.parent(n), cst.Attribute))
+        ]
+        variables = {n.value for part in parts for n in walk(part) if isinstance(n, cst.Name)}
+        for ancestor in self._ancestors_to(subscript, None):
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+                break
+            fors = (
+                [ancestor]
+                if isinstance(ancestor, cst.For)
+                else [ancestor.for_in]
+                if isinstance(ancestor, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
+                else []
+            )
+            for loop in fors:
+                if target_names(loop.target) & variables and counts(loop.iter):
+                    reads += [
+                        n
+                        for n in walk(loop.iter)
+                        if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
+                        and self.code(n) in sizes
+                        and not isinstance(self.parent(n), cst.Attribute)
+                    ]
+        for read in reads:
+            if read in self._swap:
+                continue
+            assert isinstance(read, cst.BaseExpression)
+            self._swap[read] = call_named(PER_RANK, cst.Arg(read.deep_clone()))
+            self.state.helpers.add("per_rank_batch")
+            self.record(
+                read,
+                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output by the "
+                f"global batch size {self.code(read)}: each rank holds the output of its "
+                f"part, so the index reads {PER_RANK}({self.code(read)})",
+            )
 
     def _plan_chunks(self) -> None:
         """Chunks of a global size cut from a batch split where it is bound (a language
