@@ -148,13 +148,18 @@ class ShardBatches(BatchProof):
         if self.state.options.per_process_batch:
             return
         sizes: set[str] = set()  # the global sizes of the loaders sharded here
+        datasets: set[str] = set()  # and their datasets
         for call in self._loader_calls:
             given = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
             if given and isinstance(given[0], cst.Call) and name_of(given[0].func) == PER_RANK:
                 if given[0].args:
                     sizes.add(self.code(given[0].args[0].value))
+                first = [a.value for a in call.args if a.keyword is None][:1]
+                first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
+                datasets |= {self.code(d) for d in first}
         if not sizes:
             return
+        self._sized = (sizes, datasets)
         for call in (n for n in nodes if isinstance(n, cst.Call)):
             if self.code(call.func) not in self.state.wrapped:
                 continue
@@ -170,13 +175,19 @@ class ShardBatches(BatchProof):
                     and node.value.value in outputs
                     and node.slice
                 ):
-                    self._index_per_rank(node, node.slice[0].slice, sizes, call)
+                    self._index_per_rank(node, node.slice[0].slice, loop, call)
 
     def _index_per_rank(
-        self, subscript: cst.Subscript, index: cst.BaseSlice, sizes: set[str], call: cst.Call
+        self,
+        subscript: cst.Subscript,
+        index: cst.BaseSlice,
+        loop: cst.For | cst.While,
+        call: cst.Call,
     ) -> None:
-        """The reads of a global batch size in `index` (and in the `range()` its loop
-        variables come from) take this rank's part."""
+        """The reads of a global batch size in `index` (also through a name the loop binds
+        once, and in the `range()` its loop variables come from) take this rank's part; a
+        position counted over the dataset (`len(dataset)`) cannot be: DP060."""
+        sizes, datasets = self._sized
         parts = (
             [index.value]
             if isinstance(index, cst.Index)
@@ -184,6 +195,17 @@ class ShardBatches(BatchProof):
             if isinstance(index, cst.Slice)
             else []
         )
+        bound: dict[str, list[cst.BaseExpression]] = {}
+        for node in walk(loop.body):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, cst.Name):
+                    bound.setdefault(target.value, []).append(node.value)
+        parts += [
+            values[0]
+            for n in [m for part in parts for m in walk(part)]
+            if isinstance(n, cst.Name) and len(values := bound.get(n.value, [])) == 1
+        ]
         reads = [
             n
             for part in parts
@@ -203,15 +225,36 @@ class ShardBatches(BatchProof):
                 if isinstance(ancestor, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
                 else []
             )
-            for loop in fors:
-                if target_names(loop.target) & variables and counts(loop.iter):
+            for inner in fors:
+                if target_names(inner.target) & variables and counts(inner.iter):
                     reads += [
                         n
-                        for n in walk(loop.iter)
+                        for n in walk(inner.iter)
                         if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
                         and self.code(n) in sizes
                         and not isinstance(self.parent(n), cst.Attribute)
                     ]
+        counted = [
+            n
+            for part in parts
+            for n in walk(part)
+            if isinstance(n, cst.Call)
+            and name_of(n.func) == "len"
+            and n.args
+            and (
+                self.code(n.args[0].value) in datasets
+                or self.code(n.args[0].value).endswith(".dataset")
+            )
+        ]
+        if counted:
+            self.warn(
+                subscript,
+                "DP060",
+                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output at a "
+                f"position counted over the dataset ({self.code(counted[0])}): each rank "
+                "holds the output of its part of the batch only",
+            )
+            return
         for read in reads:
             if read in self._swap:
                 continue
