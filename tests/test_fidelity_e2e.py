@@ -146,13 +146,15 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: the chunk size read per rank, the weights end as the original's. Column chunks of a
 #: batch split where it is bound, DataParallel(model, dim=1) (issue 28 class S3; real-world:
 #: zihangdai/mos@9c0c608): walked by `range(0, BATCH, CHUNK)`, by MoS's `while start <
-#: args.batch_size` with a measured weight, by `zip(data.chunk(K, 1), ...)`; before: half
-#: the original's gradient on every rank, silently.
+#: args.batch_size` with a measured weight, by `zip(data.chunk(K, 1), ...)`, and MoS's loop
+#: with a hidden state per chunk at its default chunk (the whole batch); before: half the
+#: original's gradient on every rank, silently.
 CHUNKS = (
     "chunk_forward_batch",
     "column_chunks_range",
     "column_chunks_while",
     "column_chunks_zip",
+    "column_chunks_hidden",
 )
 #: Noise shaped like the batch (`rand_like`, `randint(..., (X.shape[0],))`, a loss helper's
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
@@ -218,6 +220,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "while start < ddp_per_rank_batch(args.batch_size):" in walked
     assert "loss * cur_bs / ddp_per_rank_batch(args.batch_size)" in walked
     assert "x.size(1) / ddp_per_rank_batch(batch_size)" in scripts["column_chunks_zip"].read_text()
+    hidden = scripts["column_chunks_hidden"].read_text()
+    assert "while start < ddp_per_rank_batch(args.batch_size):" in hidden
+    assert "loss *= args.small_batch_size / args.batch_size" in hidden
     indexed = scripts["global_index_output"].read_text()
     assert "probs[j * ddp_per_rank_batch(BATCH)]" in indexed
     assert "for k in range(ddp_per_rank_batch(BATCH)):" in indexed
