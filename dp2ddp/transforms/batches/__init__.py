@@ -26,6 +26,14 @@ and gives each rank its part of every global batch, along DataParallel's `dim` (
   (`model.init_hidden(B)`): each rank holds B // WORLD_SIZE columns, so it becomes
   `ddp_per_rank_batch(B)`.
 
+A batch split where it is bound may still be walked in chunks of the global width
+(`for start in range(0, B, chunk): data[:, start:start + chunk]`, MoS's `while start <
+args.batch_size`, `zip(data.chunk(k, 1), ...)`): the width, the chunk size and a weight
+measured on the chunk take this rank's part (analysis/chunk_sizes.py, shared with the data
+pass), a weight `chunk / B` is kept as the ratio it is. A model output indexed at a
+position of the global batch (`probs[j * B]`, `range(B)` over its rows, B a sharded
+loader's batch size) reads B per rank; a position counted over the dataset: DP060.
+
 With `--per-process-batch` each rank takes whole batches in turn instead
 (`for x, y in ddp_rank_batches(batches)`): the batch keeps its per-process size and the
 global batch is WORLD_SIZE of them, as for DataLoaders.
