@@ -95,8 +95,8 @@ def plan_body(
     walks: dict[cst.CSTNode, cst.BaseExpression | None] = {}  # chunk -> its loop's extent
     for node, terms, loop in _chunks(data, body, batch, assigned, dim):
         if extents and loop is not None:
-            walks[node] = _extent(data, loop, batch)
-            if walks[node] is None:
+            known, walks[node] = _extent(data, loop, batch)
+            if not known:
                 why = "the loop that walks the batch has no extent dp2ddp can read"
                 plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
                 continue
@@ -106,6 +106,8 @@ def plan_body(
             why = "the size is computed from several configured sizes, " + _UNKNOWN
             plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
     ratios = {data.code(e) for e in walks.values() if e is not None}
+    if extents:
+        ratios.add("")  # configured divisors too (`_in_ratio`)
     for term, chunks in cuts.items():
         given = (arguments or {}).get(term)
         if given is not None:
@@ -303,13 +305,17 @@ def _split_dim(data: MigrationTransform, call: cst.Call) -> int | None:
 
 def _extent(
     data: MigrationTransform, loop: cst.For | cst.While, batch: set[str]
-) -> cst.BaseExpression | None:
-    """The global width a chunk loop walks (`range(0, B, chunk)`'s B, `while start < B`'s
-    B): a configured size (a name, an attribute, a literal), not the batch's own size;
-    None where the loop reads none such (its extent is not known)."""
+) -> tuple[bool, cst.BaseExpression | None]:
+    """(known, the global width a chunk loop walks): `range(0, B, chunk)`'s B, `while start
+    < B`'s B, a configured size (a name, an attribute, a literal); (True, None) where the
+    width is the batch's own size (`range(0, x.size(1), chunk)`: per rank already) or the
+    loop counts chunks (`range(B // chunk)`: the original's count); (False, None) where
+    the loop's extent cannot be read."""
     extent: cst.BaseExpression | None = None
     if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
         positional = [a.value for a in loop.iter.args if a.keyword is None and not a.star]
+        if len(positional) == 1:
+            return True, None
         if len(positional) in (2, 3):
             extent = positional[1]
     elif isinstance(loop, cst.While) and isinstance(loop.test, cst.Comparison):
@@ -317,11 +323,15 @@ def _extent(
             loop.test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)
         ):
             extent = loop.test.comparisons[0].comparator
-    if extent is None or _sizes(extent) or _names(extent) & batch:
-        return None
-    if isinstance(extent, cst.Integer):
-        return extent if int(extent.value, 0) > 1 else None
-    return extent if isinstance(extent, (cst.Name, cst.Attribute)) else None
+    if extent is None:
+        return False, None
+    if _sizes(extent):
+        return True, None
+    if isinstance(extent, cst.Integer) and int(extent.value, 0) > 1:
+        return True, extent
+    if isinstance(extent, (cst.Name, cst.Attribute)) and not _names(extent) & batch:
+        return True, extent
+    return False, None
 
 
 def _splits_batch(data: MigrationTransform, call: cst.Call, batch: set[str]) -> bool:
@@ -414,16 +424,32 @@ def _in_ratio(
     data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | frozenset[str]
 ) -> bool:
     """`read` is an operand of arithmetic (up through the operations around it) that
-    also reads one of `ratios` (`chunk / B`, `loss * chunk / B`)."""
+    also reads one of `ratios` (`chunk / B`, `loss * chunk / B`) or, with `ratios` given
+    (a walked split batch), divides by another configured size (`loss * chunk /
+    BATCH` in a loop that walks `x.size(1)`): a weight, the same ratio per rank."""
     if not ratios:
         return False
     top: cst.CSTNode = read
     while isinstance(parent := data.parent(top), cst.BinaryOperation):
         top = parent
-    return top is not read and any(
-        isinstance(n, (cst.Name, cst.Attribute, cst.Integer)) and data.code(n) in ratios
+    if top is read:
+        return False
+    for node in walk(top):
+        if node is read or not isinstance(node, (cst.Name, cst.Attribute, cst.Integer)):
+            continue
+        if data.code(node) in ratios:
+            return True
+    return any(
+        isinstance(n, cst.BinaryOperation)
+        and isinstance(n.operator, cst.Divide)
+        and not _sizes(n.right)
+        and any(
+            isinstance(leaf, (cst.Name, cst.Attribute))
+            or (isinstance(leaf, cst.Integer) and int(leaf.value, 0) > 1)
+            for leaf in walk(n.right)
+            if leaf is not read
+        )
         for n in walk(top)
-        if n is not read
     )
 
 

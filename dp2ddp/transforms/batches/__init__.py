@@ -153,8 +153,8 @@ class ShardBatches(BatchProof):
         them (IndexError on every rank). The size the data pass took per rank for the
         loader (`batch_size=ddp_per_rank_batch(8)`) is read per rank in the index too, as
         in a `range()` the index is drawn from."""
-        if self.state.options.per_process_batch:
-            return
+        if self.state.options.per_process_batch or self._dim != 0:
+            return  # (along another dim, the output's first positions are not the batch's)
         sizes: set[str] = set()  # the global sizes of the loaders sharded here
         datasets: set[str] = set()  # and their datasets
         for call in self._loader_calls:
