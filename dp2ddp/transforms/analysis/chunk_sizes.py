@@ -105,9 +105,8 @@ def plan_body(
         else:  # a size computed from several global sizes: which one means what?
             why = "the size is computed from several configured sizes, " + _UNKNOWN
             plan.warnings.append((node, _detail(data, node, " and ".join(terms), why)))
-    ratios = {data.code(e) for e in walks.values() if e is not None}
-    if extents:
-        ratios.add("")  # configured divisors too (`_in_ratio`)
+    # the extents walked (`chunk / B` is a weight); None: no ratio is read as a weight
+    ratios = {data.code(e) for e in walks.values() if e is not None} if extents else None
     for term, chunks in cuts.items():
         given = (arguments or {}).get(term)
         if given is not None:
@@ -368,7 +367,7 @@ def _scale(
     assigned: dict[str, list[cst.BaseExpression]],
     term: str,
     chunks: list[cst.CSTNode],
-    ratios: set[str] | frozenset[str] = frozenset(),
+    ratios: set[str] | None = None,
 ) -> bool:
     """Take the reads of the global size `term` in `loop` per rank; False where there is
     none to take (the size is read elsewhere: DP051). A read in one arithmetic expression
@@ -420,14 +419,12 @@ def _scale(
     return True
 
 
-def _in_ratio(
-    data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | frozenset[str]
-) -> bool:
+def _in_ratio(data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | None) -> bool:
     """`read` is an operand of arithmetic (up through the operations around it) that
     also reads one of `ratios` (`chunk / B`, `loss * chunk / B`) or, with `ratios` given
     (a walked split batch), divides by another configured size (`loss * chunk /
     BATCH` in a loop that walks `x.size(1)`): a weight, the same ratio per rank."""
-    if not ratios:
+    if ratios is None:
         return False
     top: cst.CSTNode = read
     while isinstance(parent := data.parent(top), cst.BinaryOperation):
