@@ -527,6 +527,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.nn.functional.all_gather passes the gradients back), or accept "
         "the per-rank statistic.",
     ),
+    "DP060": (
+        "a model output indexed at a position of the global batch",
+        "DataParallel gathered the outputs of the whole batch, so a position counted over "
+        "the global batch (`out[j * batch_size]` for head j of a (heads x batch) output, "
+        "`range(batch_size)` over its rows) was in range; under DDP each rank holds the "
+        "outputs of its part only (batch_size // WORLD_SIZE rows per head), and the position "
+        "runs past them (IndexError on every rank) or picks another sample. dp2ddp reads a "
+        "sharded loader's batch size per rank in such a position "
+        "(`ddp_per_rank_batch(batch_size)`); this warning is left where the position is "
+        "counted over something else (the dataset's length). Count it over this rank's "
+        "output (`out.size(0)`) or gather the outputs first.",
+    ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
         "A call passes `download=True` (a torchvision, torchaudio or torchtext dataset, or a "

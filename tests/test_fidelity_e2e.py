@@ -147,12 +147,26 @@ DRAWS = ("batch_noise", "fixed_sample_batch")
 #: A batch cut into chunks of a configured forward batch equal to the batch (issue 28;
 #: real-world class: kenziyuliu/MS-G3D@2f927f4), the loaders in a dict literal read through
 #: a local name: sharded as it was, range(4 // 8) ran no forward at all and nothing trained;
-#: the chunk size read per rank, the weights end as the original's.
-CHUNKS = ("chunk_forward_batch",)
+#: the chunk size read per rank, the weights end as the original's. Column chunks of a
+#: batch split where it is bound, DataParallel(model, dim=1) (issue 28 class S3; real-world:
+#: zihangdai/mos@9c0c608): walked by `range(0, BATCH, CHUNK)`, by MoS's `while start <
+#: args.batch_size` with a measured weight, by `zip(data.chunk(K, 1), ...)`, and MoS's loop
+#: with a hidden state per chunk at its default chunk (the whole batch); before: half the
+#: original's gradient on every rank, silently.
+CHUNKS = (
+    "chunk_forward_batch",
+    "column_chunks_range",
+    "column_chunks_while",
+    "column_chunks_zip",
+    "column_chunks_hidden",
+)
 #: Noise shaped like the batch (`rand_like`, `randint(..., (X.shape[0],))`, a loss helper's
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
 LIKE_DRAWS = ("batch_noise_like",)
+#: A (heads x batch)-row model output indexed at positions of the global batch (issue 28
+#: class N5; real-world: soobinseo/Transformer-TTS@87bd9c9): before, IndexError on every rank.
+INDICES = ("global_index_output",)
 #: Evaluation results concatenated over the loop and matched against the whole dataset,
 #: the loaders items of a dict read with a loop variable key (issue 28; real-world:
 #: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
@@ -194,7 +208,17 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    names = (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, *FLAGS, "second_backward")
+    names = (
+        *NAMES,
+        *BATCHES,
+        *DRAWS,
+        *EVALS,
+        *CHUNKS,
+        *LIKE_DRAWS,
+        *FLAGS,
+        *INDICES,
+        "second_backward",
+    )
     for name in names:
         scripts[name], codes[name] = _migrate(name, out)
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
@@ -203,6 +227,20 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     chunked = scripts["chunk_forward_batch"].read_text()
     assert "chunk = ddp_per_rank_batch(self.arg.forward_batch_size)" in chunked
     assert "torch.split(data, ddp_per_rank_batch(self.arg.micro))" in chunked
+    columns = scripts["column_chunks_range"].read_text()
+    assert "range(0, ddp_per_rank_batch(BATCH), ddp_per_rank_batch(CHUNK))" in columns
+    assert "* CHUNK / BATCH" in columns  # the weight: a ratio of global sizes, kept
+    walked = scripts["column_chunks_while"].read_text()
+    assert "while start < ddp_per_rank_batch(args.batch_size):" in walked
+    assert "loss * cur_bs / ddp_per_rank_batch(args.batch_size)" in walked
+    assert "x.size(1) / ddp_per_rank_batch(batch_size)" in scripts["column_chunks_zip"].read_text()
+    hidden = scripts["column_chunks_hidden"].read_text()
+    assert "while start < ddp_per_rank_batch(args.batch_size):" in hidden
+    assert "loss *= args.small_batch_size / args.batch_size" in hidden
+    indexed = scripts["global_index_output"].read_text()
+    assert "probs[j * ddp_per_rank_batch(BATCH)]" in indexed
+    assert "for k in range(ddp_per_rank_batch(BATCH)):" in indexed
+    assert not codes["global_index_output"], codes["global_index_output"]
     like = scripts["batch_noise_like"].read_text()
     assert "ddp_draw_share(lambda: torch.randn_like(ddp_global_like(samples)))" in like
     assert "ddp_draw_share(lambda: torch.rand_like(ddp_global_like(X)))" in like
@@ -373,6 +411,20 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     their batch's rows); drawn whole on rank 0's stream and split, the two ranks' codes are
     the original's: to the end of training the weights are the original's, bit for bit up to
     the all-reduce's rounding."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", INDICES)
+def test_output_indexed_at_global_positions_reads_them_per_rank(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """The positions read the loader's size per rank: both ranks run to the end, in sync,
+    with the original's weights (the unshuffled loader's parts make the original's batches)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]

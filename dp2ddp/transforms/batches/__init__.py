@@ -26,6 +26,14 @@ and gives each rank its part of every global batch, along DataParallel's `dim` (
   (`model.init_hidden(B)`): each rank holds B // WORLD_SIZE columns, so it becomes
   `ddp_per_rank_batch(B)`.
 
+A batch split where it is bound may still be walked in chunks of the global width
+(`for start in range(0, B, chunk): data[:, start:start + chunk]`, MoS's `while start <
+args.batch_size`, `zip(data.chunk(k, 1), ...)`): the width, the chunk size and a weight
+measured on the chunk take this rank's part (analysis/chunk_sizes.py, shared with the data
+pass), a weight `chunk / B` is kept as the ratio it is. A model output indexed at a
+position of the global batch (`probs[j * B]`, `range(B)` over its rows, B a sharded
+loader's batch size) reads B per rank; a position counted over the dataset: DP060.
+
 With `--per-process-batch` each rank takes whole batches in turn instead
 (`for x, y in ddp_rank_batches(batches)`): the batch keeps its per-process size and the
 global batch is WORLD_SIZE of them, as for DataLoaders.
@@ -50,6 +58,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -132,7 +141,182 @@ class ShardBatches(BatchProof):
         self._same_random: set[cst.CSTNode] = set()
         if self._dim is not None:
             self._prove(node, nodes)
+            self._plan_chunks()
+            self._plan_output_indices(nodes)
         return True
+
+    def _plan_output_indices(self, nodes: list[cst.CSTNode]) -> None:
+        """An index into a wrapped model's output built from the global batch size
+        (`probs[j * 8]` for head j of a (heads x batch) output, the loader's batch_size 8;
+        the class of soobinseo/Transformer-TTS@87bd9c9): DataParallel gathered the outputs
+        of the whole batch, each rank now holds those of its part, and the index runs past
+        them (IndexError on every rank). The size the data pass took per rank for the
+        loader (`batch_size=ddp_per_rank_batch(8)`) is read per rank in the index too, as
+        in a `range()` the index is drawn from."""
+        if self.state.options.per_process_batch or self._dim != 0:
+            return  # (along another dim, the output's first positions are not the batch's)
+        sizes: set[str] = set()  # the global sizes of the loaders sharded here
+        datasets: set[str] = set()  # and their datasets
+        for call in self._loader_calls:
+            given = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
+            if given and isinstance(given[0], cst.Call) and name_of(given[0].func) == PER_RANK:
+                if given[0].args:
+                    sizes.add(self.code(given[0].args[0].value))
+                first = [a.value for a in call.args if a.keyword is None][:1]
+                first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
+                datasets |= {self.code(d) for d in first}
+        if not sizes:
+            return
+        self._sized = (sizes, datasets)
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if self.code(call.func) not in self.state.wrapped:
+                continue
+            loop = self._training_loop(call)
+            assign = self.parent(call)
+            if loop is None or not isinstance(assign, cst.Assign) or assign.value is not call:
+                continue
+            outputs = {n for t in assign.targets for n in target_names(t.target)}
+            for node in walk(loop.body):
+                if (
+                    isinstance(node, cst.Subscript)
+                    and isinstance(node.value, cst.Name)
+                    and node.value.value in outputs
+                    and node.slice
+                ):
+                    self._index_per_rank(node, node.slice[0].slice, loop, call)
+
+    def _index_per_rank(
+        self,
+        subscript: cst.Subscript,
+        index: cst.BaseSlice,
+        loop: cst.For | cst.While,
+        call: cst.Call,
+    ) -> None:
+        """The reads of a global batch size in `index` (also through a name the loop binds
+        once, and in the `range()` its loop variables come from) take this rank's part; a
+        position counted over the dataset (`len(dataset)`) cannot be: DP060."""
+        sizes, datasets = self._sized
+        parts = (
+            [index.value]
+            if isinstance(index, cst.Index)
+            else [b for b in (index.lower, index.upper) if b is not None]
+            if isinstance(index, cst.Slice)
+            else []
+        )
+        bound: dict[str, list[cst.BaseExpression]] = {}
+        for node in walk(loop.body):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, cst.Name):
+                    bound.setdefault(target.value, []).append(node.value)
+        parts += [
+            values[0]
+            for n in [m for part in parts for m in walk(part)]
+            if isinstance(n, cst.Name) and len(values := bound.get(n.value, [])) == 1
+        ]
+        reads = [
+            n
+            for part in parts
+            for n in walk(part)
+            if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
+            and self.code(n) in sizes
+            and not (isinstance(self.parent(n), cst.Attribute))
+        ]
+        variables = {n.value for part in parts for n in walk(part) if isinstance(n, cst.Name)}
+        for ancestor in self._ancestors_to(subscript, None):
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+                break
+            fors = (
+                [ancestor]
+                if isinstance(ancestor, cst.For)
+                else [ancestor.for_in]
+                if isinstance(ancestor, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
+                else []
+            )
+            for inner in fors:
+                if target_names(inner.target) & variables and counts(inner.iter):
+                    reads += [
+                        n
+                        for n in walk(inner.iter)
+                        if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
+                        and self.code(n) in sizes
+                        and not isinstance(self.parent(n), cst.Attribute)
+                    ]
+        counted = [
+            n
+            for part in parts
+            for n in walk(part)
+            if isinstance(n, cst.Call)
+            and name_of(n.func) == "len"
+            and n.args
+            and (
+                self.code(n.args[0].value) in datasets
+                or self.code(n.args[0].value).endswith(".dataset")
+            )
+        ]
+        if counted:
+            self.warn(
+                subscript,
+                "DP060",
+                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output at a "
+                f"position counted over the dataset ({self.code(counted[0])}): each rank "
+                "holds the output of its part of the batch only",
+            )
+            return
+        for read in reads:
+            if read in self._swap:
+                continue
+            assert isinstance(read, cst.BaseExpression)
+            self._swap[read] = call_named(PER_RANK, cst.Arg(read.deep_clone()))
+            self.state.helpers.add("per_rank_batch")
+            self.record(
+                read,
+                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output by the "
+                f"global batch size {self.code(read)}: each rank holds the output of its "
+                f"part, so the index reads {PER_RANK}({self.code(read)})",
+            )
+
+    def _plan_chunks(self) -> None:
+        """Chunks of a global size cut from a batch split where it is bound (a language
+        model's column chunks: `for start in range(0, B, chunk): x = data[:, start:start +
+        chunk]`, the loss weighted `chunk / B`): each rank would walk the global width B
+        over its B // WORLD_SIZE columns, its chunks past its part empty, and the gradient
+        would shrink by WORLD_SIZE in silence. The chunk size and the width take this
+        rank's part (analysis/chunk_sizes.py, as the data pass reads chunks of a sharded
+        loader's batch): each rank runs the original's count of chunks, each its part of
+        DataParallel's chunk, and the weight `chunk / B` is the same ratio. DP051 where
+        that cannot be shown."""
+        if self._dim is None or self.state.options.per_process_batch:
+            return
+        splits: list[tuple[cst.For | cst.While, set[str]]] = []
+        for statement in self._split_after:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            loop = next(
+                (
+                    a
+                    for a in self._ancestors_to(statement, None)
+                    if isinstance(a, (cst.For, cst.While))
+                ),
+                None,
+            )
+            if isinstance(small, cst.Assign) and loop is not None:
+                names = {n for t in small.targets for n in target_names(t.target)}
+                splits.append((loop, names))
+        for top in self._split_top:
+            batch = self._batch_target(top)
+            if batch is not None:
+                splits.append((top, target_names(batch)))
+        plan = ChunkPlan()
+        for loop, names in splits:
+            where = f"the loop at line {self._position(loop)[0]}"
+            body = list(walk(loop.body, skip_scopes=True))
+            plan_body(self, plan, body, names, where, dim=self._dim, extents=True)
+        for read, swapped in plan.swaps.items():
+            self._swap.setdefault(read, swapped)
+        for chunk, detail in plan.warnings:
+            self.warn(chunk, "DP051", detail)
+        for chunk, description in plan.records:
+            self.record(chunk, description)
 
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""

@@ -92,6 +92,7 @@ from dp2ddp.transforms._support.nodes import (
     statement_header,
     walk,
 )
+from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
     SAMPLER_SHARD,
@@ -100,7 +101,7 @@ from dp2ddp.transforms.data.batch_shard import (
     plan_batch_shard,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
-from dp2ddp.transforms.data.chunks import ChunkPlan, plan_chunk_sizes
+from dp2ddp.transforms.data.chunks import plan_chunk_sizes
 from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
