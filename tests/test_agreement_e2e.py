@@ -48,6 +48,7 @@ NAMES = (
     "rmtree_module_level",
     "dataset_download",
     "exists_exit",
+    "rmtree_in_branch",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
@@ -85,6 +86,10 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
     # rmtree_makedirs removes logs made by an earlier run
     (out / "scripts" / "rmtree_makedirs" / "logs" / "tb").mkdir(parents=True)
     (out / "scripts" / "rmtree_makedirs" / "logs" / "stale.txt").write_text("old\n")
+    stale = out / "scripts" / "rmtree_in_branch" / "exp" / "run"
+    stale.mkdir(parents=True)
+    for index in range(200):
+        (stale / f"old{index}.bin").write_text("x" * 100)
     (out / "scripts" / "rmtree_module_level" / "logs").mkdir(parents=True)
     (out / "scripts" / "rmtree_module_level" / "logs" / "stale.txt").write_text("old\n")
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
@@ -197,6 +202,13 @@ def test_one_first_free_index_directory(run: Path) -> None:
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["exp_0"]
     assert [p.name for p in (folder / "exp_0").iterdir()] == ["model.pt"]
     assert _printed(run, "first_free_index") == ("runs: ['exp_0']\n", "")
+
+
+def test_removed_in_branch_then_made(run: Path) -> None:
+    """Rank 0 removed exp/run (200 stale files) while no rank used it, then both made it
+    and wrote their log into the new folder."""
+    names = sorted(p.name for p in (run / "rmtree_in_branch" / "exp" / "run").iterdir())
+    assert names == ["rank0.log", "rank1.log"], names[:5]
 
 
 def test_exists_check_decided_by_rank0(run: Path) -> None:

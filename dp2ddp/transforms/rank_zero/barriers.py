@@ -102,6 +102,8 @@ class Barriers(Rule):
         #: ids of the file writes (not checkpoints) whose file every rank reads afterwards,
         #: and of the removals every rank waits for -> what rank 0 does there, for DP054.
         self._written_read: dict[int, str] = {}
+        #: ids of the removals among them whose barrier goes nearest (wait_for).
+        self._removals: set[int] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
@@ -267,11 +269,14 @@ class Barriers(Rule):
             return None
         return next((n for node in nodes for n in walk(node) if id(n) in self._written_read), None)
 
-    def wait_for(self, removal: cst.Call) -> None:
+    def wait_for(self, removal: cst.Call, *, nearest: bool = False) -> None:
         """Every rank waits for this rank-0 call before going on, as for a write of a file
         every rank reads: a shared directory removed on rank 0 (run_dir.py's decided
-        checks), which another rank would otherwise write into before it is gone."""
+        checks), which another rank would otherwise write into before it is gone. With
+        `nearest` the barrier goes right after the removal's guard (see plan_after)."""
         self._written_read[id(removal)] = "removed on rank 0 here, used by every rank after it"
+        if nearest:
+            self._removals.add(id(removal))
 
     def follows(self, statement: cst.CSTNode) -> bool:
         """A ddp_barrier() goes right after this original statement."""
@@ -296,7 +301,8 @@ class Barriers(Rule):
         if not (self.loads or file_read) or self.facts.in_except(first):
             return description
         leave_loops = file_read is not None and not checkpoint
-        anchor, omitted = self.plan_after(first, leave_loops=leave_loops)
+        nearest = file_read is not None and id(file_read) in self._removals
+        anchor, omitted = self.plan_after(first, leave_loops=leave_loops, nearest=nearest)
         if omitted is not None:
             description += f"; no ddp_barrier() after it: {omitted}"
             if checkpoint:
@@ -322,7 +328,7 @@ class Barriers(Rule):
         return description
 
     def plan_after(
-        self, save: cst.CSTNode, *, leave_loops: bool = False
+        self, save: cst.CSTNode, *, leave_loops: bool = False, nearest: bool = False
     ) -> tuple[cst.CSTNode | None, str | None]:
         """Where the ddp_barrier() after a rank-0 save goes: (the statement it follows, None
         for right after the save's guard; why there is none, None when there is one).
@@ -335,7 +341,9 @@ class Barriers(Rule):
         function is called where not every rank arrives: then the barrier is left out.
         With `leave_loops` (a file write whose reads are known: none inside the loop), a
         loop a rank may leave by `break` also counts as such a statement: the barrier goes
-        after it, where a rank that broke out arrives too.
+        after it, where a rank that broke out arrives too. With `nearest` (a removal the
+        ranks wait for: they use the path again right after it, in the same `if`), the
+        barrier goes right after the guard where every rank reaches it there.
         """
         chain: cst.CSTNode | None = None
         parent = self.t.parent(self._statement(save))
@@ -347,7 +355,7 @@ class Barriers(Rule):
         left = self._loop_left_per_rank(save) if leave_loops else None
         if left is not None and (dependent is None or inside(dependent, left, self.t)):
             dependent = left
-        anchor = chain
+        anchor = None if nearest else chain
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
         if anchor is not None and _leaves(anchor):
@@ -617,43 +625,6 @@ def _leaves(statement: cst.CSTNode) -> bool:
         inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
         stack += [(child, inner) for child in node.children]
     return False
-
-
-def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
-    """The path a call reads a whole file at (`open(p)`, `torch.load(p)`, `np.load(p)`,
-    `pd.read_csv(p)`), given the call's qualified names; None for any other call."""
-    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
-        return None
-    if names & OPEN:
-        mode = open_mode(call)
-        if mode is None or any(c in mode for c in "wax+"):
-            return None
-    elif not names & (_READ_AT_FIRST | TORCH_LOAD):
-        return None
-    return call.args[0].value
-
-
-def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
-    """The path a call writes a whole file at (`torch.save(obj, p)`, `open(p, "w")`,
-    `np.save(p, a)`), given the call's qualified names; None for any other call."""
-    if any(a.star for a in call.args):
-        return None
-    if names & TORCH_SAVE:
-        for position, arg in enumerate(call.args):
-            if (arg.keyword is None and position == 1) or (
-                arg.keyword is not None and arg.keyword.value == "f"
-            ):
-                return arg.value
-        return None
-    if not call.args or call.args[0].keyword is not None:
-        return None
-    if names & OPEN:
-        mode = open_mode(call)
-        if mode is None or not any(c in mode for c in "wax+"):
-            return None
-    elif not names & _WRITE_AT_FIRST:
-        return None
-    return call.args[0].value
 
 
 def _reads_path(call: cst.Call) -> bool:

@@ -10,7 +10,8 @@ passes for it (`def build(name): ... pickle.dump(x, open(name, "wb"))` called as
 `build("b.pkl")` before `pickle.load(open("b.pkl", "rb"))`: with the path only as the
 parameter's text, no read matched, so no barrier and no warning; a race on the first run).
 A parameter is followed one call deep; a call that passes nothing for it (a default) or a
-star argument adds no text.
+star argument adds no text. Also here: which argument of a call is the path it reads or
+writes a whole file at (read_path, written_path).
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NodeView, enclosing_function, walk
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
+from dp2ddp.transforms.rank_zero.side_effects import (
+    OPEN,
+    READS_AT_FIRST,
+    TORCH_LOAD,
+    TORCH_SAVE,
+    WRITES_AT_FIRST,
+    open_mode,
+)
 
 #: How many calls deep a parameter is followed to the texts its callers pass.
 _CALLS_DEEP = 1
@@ -100,3 +109,40 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     return {p.name.value for p in every}
+
+
+def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call reads a whole file at (`open(p)`, `torch.load(p)`, `np.load(p)`,
+    `pd.read_csv(p)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or any(c in mode for c in "wax+"):
+            return None
+    elif not names & (READS_AT_FIRST | TORCH_LOAD):
+        return None
+    return call.args[0].value
+
+
+def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path a call writes a whole file at (`torch.save(obj, p)`, `open(p, "w")`,
+    `np.save(p, a)`), given the call's qualified names; None for any other call."""
+    if any(a.star for a in call.args):
+        return None
+    if names & TORCH_SAVE:
+        for position, arg in enumerate(call.args):
+            if (arg.keyword is None and position == 1) or (
+                arg.keyword is not None and arg.keyword.value == "f"
+            ):
+                return arg.value
+        return None
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or not any(c in mode for c in "wax+"):
+            return None
+    elif not names & WRITES_AT_FIRST:
+        return None
+    return call.args[0].value

@@ -52,10 +52,10 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
     reads_state,
 )
-from dp2ddp.transforms.rank_zero.barriers import read_path, written_path
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
+from dp2ddp.transforms.rank_zero.path_texts import read_path, written_path
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import REMOVALS, SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
@@ -146,6 +146,13 @@ class RunDirValues(CallRule):
             if self._in_inserted_helper(statement):
                 continue
             sink = self._decided_sink(statement)
+            nearest = sink is None and self._removes_then_uses(statement)
+            if nearest:
+                # a removal whose path is used again inside the `if`: every rank
+                # takes rank 0's branch, so the barrier after the removal can come before
+                # that use (ermongroup/ddim@e8df66c: rank 1 made the folder, or opened a
+                # log in it, while rank 0 was removing it)
+                sink = next(c for c in walk(statement) if self._is_removal(c))
             if sink is None:
                 # A removal alone: rank 0 removes (side_effects.py) and every rank waits
                 # for it, so none makes or writes into the path before it is gone
@@ -176,21 +183,39 @@ class RunDirValues(CallRule):
                 for source in checks:
                     self.facts.uniform.share(source)
                 self._share_reads(statement)
-                self._wait_for_removals(statement)
+                self._wait_for_removals(statement, nearest=nearest)
 
-    def _wait_for_removals(self, statement: cst.If, *, used_after: bool = False) -> None:
+    def _is_removal(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and bool(self.t.qualified_names(node.func) & REMOVALS)
+
+    def _removes_then_uses(self, statement: cst.If) -> bool:
+        """`statement` removes a path in a branch that names it again after the removal,
+        inside `statement` (`shutil.rmtree(d)` then `os.makedirs(d)`): a barrier after the
+        whole `if` would come after that use."""
+        for removal in (c for c in walk(statement) if self._is_removal(c)):
+            assert isinstance(removal, cst.Call)
+            line = self.t.parent(removal)
+            while line is not None and not isinstance(line, cst.SimpleStatementLine):
+                line = self.t.parent(line)
+            if line is not None and self._named_after(line, removal, within=statement):
+                return True
+        return False
+
+    def _wait_for_removals(
+        self, statement: cst.If, *, used_after: bool = False, nearest: bool = False
+    ) -> None:
         """Every rank waits for the removals `statement` decides (a barrier, barriers.py);
         before the process group exists there is none to wait at: DP053 names the flow.
         With `used_after`, only for a removed path named again after `statement` (made,
         written, read): a previous epoch's checkpoint removed and never named again needs
-        no wait."""
+        no wait. With `nearest`, the barrier goes right after each removal's guard."""
         for call in walk(statement):
             if not (isinstance(call, cst.Call) and self.t.qualified_names(call.func) & REMOVALS):
                 continue
             if used_after and not self._named_after(statement, call):
                 continue
             if not self._before_process_group(statement):
-                self.t.barriers.wait_for(call)
+                self.t.barriers.wait_for(call, nearest=nearest)
                 continue
             self.t.warn(
                 call,
@@ -201,15 +226,20 @@ class RunDirValues(CallRule):
                 f"{self.t.input_position(statement)[0]} → {self.t.code(call)}",
             )
 
-    def _named_after(self, statement: cst.CSTNode, removal: cst.Call) -> bool:
+    def _named_after(
+        self, statement: cst.CSTNode, removal: cst.Call, within: cst.CSTNode | None = None
+    ) -> bool:
         """The path `removal` removes is named (not assigned) in a statement after
-        `statement`, in its block or a block around it in its function (by text)."""
+        `statement`, in its block or a block around it in its function (by text), or
+        only inside `within`."""
         if not removal.args or removal.args[0].keyword is not None:
             return False
         path = removal.args[0].value
         text, kind = self.t.code(path), type(path)
         child, parent = statement, self.t.parent(statement)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if child is within:
+                break
             if isinstance(parent, (cst.IndentedBlock, cst.Module)):
                 body = list(parent.body)
                 for later in body[next(i for i, s in enumerate(body) if s is child) + 1 :]:
