@@ -28,6 +28,7 @@ import tokenize
 from collections.abc import Iterable, Sequence
 
 from dp2ddp.codes import CODES, title
+from dp2ddp.migrate.suppress import ALL, parse_noqa
 from dp2ddp.result import Diagnostic, FileOutcome
 
 #: Codes the passes cannot re-derive from their own output, so the migration marks them.
@@ -91,7 +92,10 @@ def findings(source: str) -> list[Diagnostic]:
     for number, line in enumerate(lines, start=1):
         codes = marker_codes(line)
         if codes is not None:
-            pending.extend(codes)
+            silenced = parse_noqa(line[line.index("#") + 1 :])  # its noqa comment
+            pending.extend(
+                c for c in codes if not (silenced and (silenced is ALL or c in silenced))
+            )
             continue
         if pending and line.strip():
             col = len(line) - len(line.lstrip()) + 1
