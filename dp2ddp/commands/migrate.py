@@ -35,7 +35,6 @@ from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
 from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
-from dp2ddp.migrate.markers import with_markers
 from dp2ddp.migrate.review import render_markdown
 from dp2ddp.migrate.summary import EXIT_ERROR, Report, fold_unreached, is_new_file
 from dp2ddp.migrate.suppress import silence
@@ -177,7 +176,11 @@ def migrate(
         _err("Aborted: every file is either fully migrated or untouched.")
         ctx.exit(130)
 
-    outcomes = silence(with_markers(outcomes), options.ignore)
+    if any(o.result is not None and "dp2ddp:" in o.result.source for o in outcomes):
+        from dp2ddp.migrate.markers import with_markers  # only then: the no-op path is instant
+
+        outcomes = with_markers(outcomes)  # the warnings a migrated file's markers stand for
+    outcomes = silence(outcomes, options.ignore)
     report = Report(check=dry_run, fail_on_change=check, exit_zero=exit_zero).add_all(outcomes)
     if diff:
         _print_diffs(outcomes, _use_color(color))

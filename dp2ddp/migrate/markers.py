@@ -22,9 +22,7 @@ substring test and a regular expression, no parse: the no-op path stays instant.
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
-import tokenize
 from collections.abc import Iterable, Sequence
 
 from dp2ddp.codes import CODES, title
@@ -164,6 +162,9 @@ def _statement_spans(code: str) -> list[tuple[int, int]]:
     """(first, last) line of each logical line of `code`, in order (tokenize's NEWLINE
     ends one): a marker goes above the first line of the statement a warning is in, never
     inside a bracket, string or backslash continuation."""
+    import io
+    import tokenize  # here: the no-op path (no marker in the file) never needs it
+
     spans: list[tuple[int, int]] = []
     start: int | None = None
     try:
