@@ -1389,3 +1389,36 @@ def test_a_buffer_apart_before_the_parameters_is_named_not_rounding(tmp_path: Pa
     # a buffer apart only after the parameters: not its cause
     ev = with_buffers(evidence(tmp_path / "c"), [(10.0, 4.0), (10.0, 4.0), (12.0, 4.5)])
     assert [c.key for c in diagnose(ev)] == ["rounding_growth"]
+
+
+def test_migration_warnings_of_unchanged_modules_reach_the_causes(tmp_path: Path) -> None:
+    """A module the migration leaves unchanged (a trainer with no wrap of its own) keeps its
+    warnings in verify's evidence, with the line: DP043 names the loss as the cause
+    (fresh round V1: it was missing, and verify blamed float rounding)."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify import scan
+    from dp2ddp.verify.project import migrate_copy
+
+    (tmp_path / "src").mkdir()
+    entry = tmp_path / "src" / "main.py"
+    entry.write_text(
+        "import torch\nimport torch.nn as nn\nfrom trainer import Trainer\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 3))\ntrainer = Trainer(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+        "x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))\n"
+        "loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)\n"
+        "for xb, yb in loader:\n"
+        "    loss = trainer.loss(xb, yb)\n"
+        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+    )
+    (tmp_path / "src" / "trainer.py").write_text(
+        "import torch.nn as nn\n\n\nclass Trainer:\n    def __init__(self, model):\n"
+        "        self.model = model\n        self.ce = nn.CrossEntropyLoss(ignore_index=0)\n\n"
+        "    def loss(self, x, y):\n        return self.ce(self.model(x), y)\n"
+    )
+    project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
+    assert "trainer.py" not in project.files  # unchanged by the migration
+    (dp043,) = [w for w in project.warnings if ": DP043 " in w]
+    assert dp043.split(": DP043 ")[0].endswith("trainer.py:7:39")
+    (site,) = scan.mean_losses(entry, project.warnings)
+    assert site.split(" ")[0].endswith("trainer.py:7")
