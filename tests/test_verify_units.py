@@ -1422,3 +1422,25 @@ def test_migration_warnings_of_unchanged_modules_reach_the_causes(tmp_path: Path
     assert dp043.split(": DP043 ")[0].endswith("trainer.py:7:39")
     (site,) = scan.mean_losses(entry, project.warnings)
     assert site.split(" ")[0].endswith("trainer.py:7")
+
+
+def test_pair_losses_only_names_losses_the_program_uses(tmp_path: Path) -> None:
+    """A loss module's pair loss the program never instantiates is no cause (fresh round
+    V6: SCAN's SimCLRLoss was named from DP040); the one it uses is, also through an
+    attribute of the module."""
+    (tmp_path / "losses.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class SimCLRLoss(nn.Module):\n    def forward(self, x):\n"
+        "        return (x @ x.t()).logsumexp(1).mean()\n\n\n"
+        "class ContrastLoss(nn.Module):\n    def forward(self, x):\n"
+        "        return (x @ x.t()).logsumexp(1).mean()\n"
+    )
+    entry = tmp_path / "train.py"
+    entry.write_text(
+        "import torch.nn as nn\nimport losses\nfrom losses import SimCLRLoss\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 2))\ncriterion = losses.ContrastLoss()\n"
+    )
+    found = scan.pair_losses(entry)
+    assert [site.split(" ")[1] for site in found] == ["ContrastLoss.forward()"]
+    entry.write_text(entry.read_text().replace("losses.ContrastLoss()", "SimCLRLoss()"))
+    assert [site.split(" ")[1] for site in scan.pair_losses(entry)] == ["SimCLRLoss.forward()"]
