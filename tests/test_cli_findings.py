@@ -143,3 +143,5 @@ def test_markers_go_above_the_statement_never_inside_it() -> None:
     assert [(d.line, d.code) for d in findings(marked)] == [(2, "DP030"), (7, "DP030")]
     assert insert(code, [(3, "DP006")], 88) == code  # re-derived codes are not marked
     assert insert(code, [(3, "DP030")], 20).splitlines()[0] == "# dp2ddp: DP030"  # width
+    shebang = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\n"
+    assert insert(shebang, [(1, "DP025")], 20).splitlines()[2] == "# dp2ddp: DP025"

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from dp2ddp.codes import CODES, title
+from dp2ddp.migrate.linemap import input_to_output
 from dp2ddp.migrate.suppress import ALL, parse_noqa
 from dp2ddp.result import Diagnostic, FileOutcome
 
@@ -41,6 +42,7 @@ MARKED = frozenset(
         "DP015",
         "DP022",
         "DP024",
+        "DP025",
         "DP026",
         "DP027",
         "DP030",
@@ -130,6 +132,9 @@ def insert(code: str, warnings: Iterable[tuple[int, str]], width: int) -> str:
         if spans is None:
             spans = _statement_spans(code)
         start = _statement(spans, line)
+        if start == line and not any(first == line for first, _ in spans):
+            # a comment or blank line (a shebang, an encoding cookie): the next statement
+            start = next((first for first, _ in spans if first > line), line)
         codes = by_start.setdefault(start, [])
         if warned not in codes:
             codes.append(warned)
@@ -156,6 +161,15 @@ def insert(code: str, warnings: Iterable[tuple[int, str]], width: int) -> str:
             text = f"{text} {title(new[0])}"
         lines.insert(index, text + newline)
     return "".join(lines)
+
+
+def mark(source: str, code: str, warnings: Iterable[tuple[int, str]], width: int) -> str:
+    """`insert` for warnings at lines of `source`, of which `code` is the migration."""
+    wanted = [(line, warned) for line, warned in warnings if warned in MARKED]
+    if not wanted or code == source:
+        return code
+    to_new = input_to_output(source, code)
+    return insert(code, [(to_new(line), warned) for line, warned in wanted], width)
 
 
 def _statement_spans(code: str) -> list[tuple[int, int]]:

@@ -10,8 +10,8 @@ from libcst.codemod import CodemodContext
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_LINE_LENGTH
-from dp2ddp.migrate.linemap import LineMap, input_to_output
-from dp2ddp.migrate.markers import MARKED, insert
+from dp2ddp.migrate.linemap import LineMap
+from dp2ddp.migrate.markers import MARKED, mark
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
 from dp2ddp.migrate.suppress import filter_diagnostics
@@ -140,11 +140,8 @@ def _mark(source: str, code: str, warnings: list[Diagnostic], options: MigrateOp
         for d in (d.places or (d,))
         if d.code in MARKED
     ]
-    if not marked:
-        return code
-    to_new = input_to_output(source, code)
     width = options.line_length or DEFAULT_LINE_LENGTH
-    return insert(code, [(to_new(d.line), d.code) for d in marked], width)
+    return mark(source, code, [(d.line, d.code) for d in marked], width)
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:
