@@ -39,8 +39,6 @@ class Report:
     exit_zero: bool = False
 
     def add(self, outcome: FileOutcome) -> None:
-        if outcome.status != "failed" and outcome.result is not None:
-            self.findings += len(outcome.result.diagnostics)
         if is_new_file(outcome):
             self.created += 1
         elif outcome.status == "migrated":
@@ -56,8 +54,15 @@ class Report:
             self.failed += 1
 
     def add_all(self, outcomes: Iterable[FileOutcome]) -> Report:
+        outcomes = list(outcomes)
         for outcome in outcomes:
             self.add(outcome)
+        # the warnings as printed: a run's DP034 lines folded into one
+        self.findings += sum(
+            len(o.result.diagnostics)
+            for o in fold_unreached(outcomes)
+            if o.status != "failed" and o.result is not None
+        )
         return self
 
     @property
