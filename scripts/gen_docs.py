@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dp2ddp.codes import CODES
+from dp2ddp.migrate.markers import MARKED
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.templating import render, templates_dir
 from dp2ddp.transforms._support.names import SETUP_NAMES
@@ -305,6 +306,14 @@ def warnings_md(cases: list[Case]) -> str:
         "the line it points at (several codes comma-separated; a bare `# noqa` silences every",
         'code on that line), or for the whole project with `ignore = ["DP008"]` in',
         "`[tool.dp2ddp]` or `--ignore DP008` (see [ci.md](ci.md#silencing-a-warning)).",
+        "",
+        "Every warning left is a finding: `dp2ddp migrate --check` (the pre-commit hook) fails",
+        "on it, on migrated files too (`--exit-zero` prints warnings without failing). The",
+        "passes find most warnings again in the migrated code. For the codes they cannot",
+        f"({', '.join(sorted(MARKED))}), the migration leaves a",
+        "`# dp2ddp: DPxxx` comment above the statement it warned about, and only there: it",
+        "fails `--check` until the code is fixed and the comment deleted, or silenced with",
+        "`# noqa: DPxxx` on the comment or the statement below it.",
         "",
         "| Code | Warning |",
         "| --- | --- |",

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, fixture_cases, warning_lines
 
 from dp2ddp import MigrateOptions, migrate_source
+from dp2ddp.migrate.markers import with_markers
+from dp2ddp.program.folder import plan_paths
 
 CASES = fixture_cases()
 UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
@@ -39,8 +42,21 @@ def _options(case: Path) -> MigrateOptions:
     return MigrateOptions(**fields)
 
 
+def _checked(source: str, options: MigrateOptions, folder: Path) -> set[str]:
+    """The codes `dp2ddp migrate --check` reports on `source` migrated (as train.py, in the
+    form that imports its helpers: a program migrated before, which the passes analyse
+    again): the passes' warnings about it and its `# dp2ddp:` markers."""
+    path = folder / "train.py"
+    migrated = migrate_source(source, options, filename="train.py")
+    path.write_text(migrated.code)
+    if migrated.helpers_module:
+        (folder / "_dp2ddp.py").write_text(migrated.helpers_module)
+    outcomes = with_markers(plan_paths([str(path)], (), options).outcomes)
+    return {d.code for o in outcomes if o.result is not None for d in o.result.diagnostics}
+
+
 @pytest.mark.parametrize("name", CASES)
-def test_fixture(name: str) -> None:
+def test_fixture(name: str, tmp_path: Path) -> None:
     case = FIXTURES / name
     source = (case / "input.py").read_text()
     options = _options(case)
@@ -65,6 +81,12 @@ def test_fixture(name: str) -> None:
         compile(expected, str(expected_path), "exec")
         again = migrate_source(expected, options, filename="train.py")
         assert again.code == expected, "expected output is not a fixed point"
+        if result.diagnostics:
+            modular = (
+                options if not options.inline_helpers else replace(options, inline_helpers=False)
+            )
+            lost = {d.code for d in result.diagnostics} - _checked(source, modular, tmp_path)
+            assert not lost, f"--check on the migrated file loses {sorted(lost)}: add to MARKED"
     else:
         assert result.code == source, "no-op fixture changed"
     assert warnings_path.is_file(), f"{name} has no warnings.txt (write an empty one for none)"

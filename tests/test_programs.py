@@ -23,7 +23,6 @@ from click.testing import CliRunner
 from test_examples import _assert_ran, _launch
 
 from dp2ddp.cli import main
-from dp2ddp.codes import UNCONVERTED_DATAPARALLEL
 
 PROGRAMS = Path(__file__).parent / "program_fixtures"
 CASES = sorted(p.name for p in PROGRAMS.iterdir() if (p / "input").is_dir())
@@ -144,6 +143,13 @@ def test_there_are_program_fixtures() -> None:
     assert len(CASES) >= 6
 
 
+#: Warnings `--check` does not find again on a migrated program, by fixture (only shrinks).
+#: The single-file form (`--inline-helpers`, stdin) is not analysed again by `--check`: no
+#: import of the helpers module says it was migrated, so only its markers (the MARKED
+#: codes, dp2ddp/migrate/markers.py) remain; DP006 is re-derived in the module form only.
+KNOWN_LOST: dict[str, set[str]] = {"single_file_inline": {"DP006"}}
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_program_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     case = PROGRAMS / name
@@ -162,8 +168,12 @@ def test_program_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             compile(text, path, "exec")
     args = (case / "args.txt").read_text().split()
     again = CliRunner().invoke(main, ["migrate", "--check", *args], catch_exceptions=False)
-    # --check also fails on a DataParallel use left for the user to port (DP002, DP016).
-    unported = any(f" {code} " in warnings_text for code in UNCONVERTED_DATAPARALLEL)
-    assert again.exit_code == (1 if unported else 0), f"not a fixed point:\n{again.stderr}"
+    # Every warning of the migration is still a finding of --check on the migrated program
+    # (re-derived, or its `# dp2ddp:` marker), so --check fails while any is left.
+    warned = set(re.findall(r":\d+:\d+: (DP\d+) ", warnings_text))
+    found = set(re.findall(r":\d+:\d+: (DP\d+) ", again.stderr))
+    kept = warned - KNOWN_LOST.get(name, set())
+    assert kept <= found, f"--check loses {sorted(kept - found)}:\n{again.stderr}"
+    assert again.exit_code == (1 if kept else 0), f"not a fixed point:\n{again.stderr}"
     assert "would" not in again.stderr, f"not a fixed point:\n{again.stderr}"
     assert tree(work) == got

@@ -208,6 +208,13 @@ def test_a_directory_only_another_rank_made_and_stdin_read_off_rank_zero() -> No
     made = own_directories([["/r/runs", "/r/runs/exp-1"], ["/r/runs", "/r/runs/exp-2"]])
     assert made == {"/r/runs/exp-2": [1]}
     assert own_directories([["/r/a", "/r/a/b"], ["/r/a/b"]]) == {}
+    # every rank makes /r/out/cache with exist_ok, rank 1 first: it alone made /r/out (V5)
+    assert own_directories([["/r/out/cache"], ["/r/out", "/r/out/cache"]]) == {}
+    # ... but a sibling of rank 0's is still rank 1's own
+    assert own_directories([["/r/out/a"], ["/r/out", "/r/out/b"]]) == {"/r/out/b": [1]}
+    # `if not exists(d): makedirs(d)`, rank 1 first: rank 0 made nothing but writes into it
+    assert own_directories([[], ["/r/out"]], ["/r/out/model.pt"]) == {}
+    assert own_directories([[], ["/r/out-2"]], ["/r/out/model.pt"]) == {"/r/out-2": [1]}
     assert stdin_readers([1, 0]) == [] and stdin_readers([1, 2, 0]) == [1]
     causes = to_end_causes(
         check_output("", [""]), {}, lambda p: Path(p).name, made, stdin_readers([1, 1])

@@ -1389,3 +1389,58 @@ def test_a_buffer_apart_before_the_parameters_is_named_not_rounding(tmp_path: Pa
     # a buffer apart only after the parameters: not its cause
     ev = with_buffers(evidence(tmp_path / "c"), [(10.0, 4.0), (10.0, 4.0), (12.0, 4.5)])
     assert [c.key for c in diagnose(ev)] == ["rounding_growth"]
+
+
+def test_migration_warnings_of_unchanged_modules_reach_the_causes(tmp_path: Path) -> None:
+    """A module the migration leaves unchanged (a trainer with no wrap of its own) keeps its
+    warnings in verify's evidence, with the line: DP043 names the loss as the cause
+    (fresh round V1: it was missing, and verify blamed float rounding)."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify import scan
+    from dp2ddp.verify.project import migrate_copy
+
+    (tmp_path / "src").mkdir()
+    entry = tmp_path / "src" / "main.py"
+    entry.write_text(
+        "import torch\nimport torch.nn as nn\nfrom trainer import Trainer\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 3))\ntrainer = Trainer(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+        "x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))\n"
+        "loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)\n"
+        "for xb, yb in loader:\n"
+        "    loss = trainer.loss(xb, yb)\n"
+        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+    )
+    (tmp_path / "src" / "trainer.py").write_text(
+        "import torch.nn as nn\n\n\nclass Trainer:\n    def __init__(self, model):\n"
+        "        self.model = model\n        self.ce = nn.CrossEntropyLoss(ignore_index=0)\n\n"
+        "    def loss(self, x, y):\n        return self.ce(self.model(x), y)\n"
+    )
+    project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
+    assert "trainer.py" not in project.files  # unchanged by the migration
+    (dp043,) = [w for w in project.warnings if ": DP043 " in w]
+    assert dp043.split(": DP043 ")[0].endswith("trainer.py:7:39")
+    (site,) = scan.mean_losses(entry, project.warnings)
+    assert site.split(" ")[0].endswith("trainer.py:7")
+
+
+def test_pair_losses_only_names_losses_the_program_uses(tmp_path: Path) -> None:
+    """A loss module's pair loss the program never instantiates is no cause (fresh round
+    V6: SCAN's SimCLRLoss was named from DP040); the one it uses is, also through an
+    attribute of the module."""
+    (tmp_path / "losses.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class SimCLRLoss(nn.Module):\n    def forward(self, x):\n"
+        "        return (x @ x.t()).logsumexp(1).mean()\n\n\n"
+        "class ContrastLoss(nn.Module):\n    def forward(self, x):\n"
+        "        return (x @ x.t()).logsumexp(1).mean()\n"
+    )
+    entry = tmp_path / "train.py"
+    entry.write_text(
+        "import torch.nn as nn\nimport losses\nfrom losses import SimCLRLoss\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 2))\ncriterion = losses.ContrastLoss()\n"
+    )
+    found = scan.pair_losses(entry)
+    assert [site.split(" ")[1] for site in found] == ["ContrastLoss.forward()"]
+    entry.write_text(entry.read_text().replace("losses.ContrastLoss()", "SimCLRLoss()"))
+    assert [site.split(" ")[1] for site in scan.pair_losses(entry)] == ["SimCLRLoss.forward()"]

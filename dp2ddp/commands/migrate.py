@@ -6,7 +6,8 @@ the warnings (`path:line:col: CODE message`), the summary line, then the launch 
 (only when files were written: not with --check or --diff, so never in the pre-commit
 hook). Errors are single `path:line:col: error: message` lines. --quiet hides the summary,
 the progress and the notes, never the errors, the warnings or the files --check/--diff
-would change. Exit codes: 0 done or nothing to do, 1 --check found work,
+would change. Exit codes: 0 done or nothing to do, 1 --check found work (a file to
+migrate, or any warning left unsilenced, on migrated files too: migrate/markers.py),
 2 an input error (the other files are still processed; a failed file is never modified).
 --output-format json|github (commands/output_formats.py) prints the warnings on stdout as
 data instead of on stderr. The options come from [tool.dp2ddp] and the command line
@@ -64,7 +65,17 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
     "of in place.",
 )
 @click.option("--diff", is_flag=True, help="Print a unified diff to stdout; write nothing.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would be migrated.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if any file would be migrated or any warning is left "
+    "(migrated files too: their `# dp2ddp: DPxxx` markers); `# noqa: DPxxx` silences one.",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="With --check: warnings are printed but do not fail; a file to migrate still does.",
+)
 @migration_options
 @click.option(
     "-j",
@@ -112,6 +123,7 @@ def migrate(
     output: str | None,
     diff: bool,
     check: bool,
+    exit_zero: bool,
     flags: OptionFlags,
     jobs: int | None,
     exclude: tuple[str, ...],
@@ -126,7 +138,8 @@ def migrate(
     DataParallel are left byte for byte.
 
     \b
-    Exit status: 0 done or nothing to do; 1 --check found files to migrate;
+    Exit status: 0 done or nothing to do; 1 --check found files to migrate or warnings
+    left (unless --exit-zero);
     2 a file could not be read, decoded or parsed (the others are still migrated),
     or the settings ([tool.dp2ddp] in pyproject.toml, see --config) are wrong.
     """
@@ -163,8 +176,12 @@ def migrate(
         _err("Aborted: every file is either fully migrated or untouched.")
         ctx.exit(130)
 
+    if any(o.result is not None and "dp2ddp:" in o.result.source for o in outcomes):
+        from dp2ddp.migrate.markers import with_markers  # only then: the no-op path is instant
+
+        outcomes = with_markers(outcomes)  # the warnings a migrated file's markers stand for
     outcomes = silence(outcomes, options.ignore)
-    report = Report(check=dry_run, fail_on_change=check).add_all(outcomes)
+    report = Report(check=dry_run, fail_on_change=check, exit_zero=exit_zero).add_all(outcomes)
     if diff:
         _print_diffs(outcomes, _use_color(color))
     launch = (

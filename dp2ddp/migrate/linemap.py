@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 #: At most this many pairs of equal lines for SequenceMatcher in one comparison.
 _PAIRS = 100_000
@@ -56,6 +56,25 @@ class LineMap:
                     # or at the line before an insertion.
                     to_old[j] = min(i1 + offset, i2 - 1) + 1 if i2 > i1 else max(i1, 1)
         return LineMap([self(n) for n in to_old])
+
+
+def input_to_output(old: str, new: str) -> Callable[[int], int]:
+    """Line `n` (1-based) of `old` -> its line in `new`: the same line where it was kept,
+    else the first line of what replaced it (or the line where it was deleted)."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    to_new = list(range(1, len(old_lines) + 1))
+    for _tag, i1, i2, j1, j2 in opcodes(old_lines, new_lines):
+        for offset, i in enumerate(range(i1, i2)):
+            to_new[i] = j1 + min(offset, max(j2 - j1 - 1, 0)) + 1
+    last = max(len(new_lines), 1)
+
+    def mapped(line: int) -> int:
+        if not to_new:
+            return 1
+        return min(to_new[min(max(line, 1), len(to_new)) - 1], last)
+
+    return mapped
 
 
 def opcodes(old: Sequence[str], new: Sequence[str]) -> list[tuple[str, int, int, int, int]]:

@@ -11,8 +11,10 @@ from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from dp2ddp.migrate.linemap import LineMap
+from dp2ddp.migrate.markers import MARKED, mark
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
+from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
@@ -107,6 +109,8 @@ def migrate_parsed(
         code = tidy(source, code, width, state.facts.helpers_first_party)
     warnings = [_scatter_dim_note(d, changes, state) for d in warnings]
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
+    if code != source:
+        code = _mark(source, code, warnings, options)
     exports = tuple(state.exports) if code != source else ()
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
@@ -125,6 +129,19 @@ def migrate_parsed(
         helpers,
         helpers_module,
     )
+
+
+def _mark(source: str, code: str, warnings: list[Diagnostic], options: MigrateOptions) -> str:
+    """`code` with a `# dp2ddp: DPxxx` marker above each statement holding a warning the
+    passes cannot re-derive from `code` (migrate/markers.py), unless it is silenced."""
+    marked = [
+        d
+        for d in filter_diagnostics(warnings, source, options.ignore)
+        for d in (d.places or (d,))
+        if d.code in MARKED
+    ]
+    width = options.line_length or DEFAULT_LINE_LENGTH
+    return mark(source, code, [(d.line, d.code) for d in marked], width)
 
 
 def _remap(reports: list[RawReport], line_map: LineMap) -> list[Diagnostic]:

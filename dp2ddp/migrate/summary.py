@@ -32,6 +32,11 @@ class Report:
     left_with_dataparallel: int = 0
     #: The codes that say so (DP002, DP016, DP038), for the summary line.
     left_codes: set[str] = field(default_factory=set)
+    #: Warnings left after silencing (ruff's findings): `--check` fails on them too,
+    #: on unmigrated and migrated files alike (migrate/markers.py), unless `exit_zero`.
+    findings: int = 0
+    #: --exit-zero: warnings are printed but do not fail `--check` (files to migrate do).
+    exit_zero: bool = False
 
     def add(self, outcome: FileOutcome) -> None:
         if is_new_file(outcome):
@@ -49,8 +54,15 @@ class Report:
             self.failed += 1
 
     def add_all(self, outcomes: Iterable[FileOutcome]) -> Report:
+        outcomes = list(outcomes)
         for outcome in outcomes:
             self.add(outcome)
+        # the warnings as printed: a run's DP034 lines folded into one
+        self.findings += sum(
+            len(o.result.diagnostics)
+            for o in fold_unreached(outcomes)
+            if o.status != "failed" and o.result is not None
+        )
         return self
 
     @property
@@ -60,10 +72,13 @@ class Report:
     @property
     def return_code(self) -> int:
         """2 if any file failed (it takes precedence), 1 if --check found work (a file to
-        migrate, or one left with a DataParallel use it warns about), else 0."""
+        migrate, one left with a DataParallel use it warns about, or any warning left
+        unsilenced unless --exit-zero), else 0."""
         if self.failed:
             return EXIT_ERROR
         if self.fail_on_change and (self.migrated or self.created or self.left_with_dataparallel):
+            return EXIT_WOULD_CHANGE
+        if self.fail_on_change and self.findings and not self.exit_zero:
             return EXIT_WOULD_CHANGE
         return EXIT_OK
 
@@ -82,7 +97,20 @@ class Report:
             if count:
                 noun = "" if parts else (" file" if count == 1 else " files")
                 parts.append(f"{count}{noun} {would if self.check else done}")
-        return ", ".join(parts) + "." + self._left_note()
+        return ", ".join(parts) + "." + self._left_note() + self._findings_note()
+
+    def _findings_note(self) -> str:
+        """Why `--check` fails on files it would not change: warnings left (ruff's model).
+        Said only when they are the reason (no file to migrate, none failed)."""
+        n = self.findings
+        if not n or not self.fail_on_change or self.exit_zero:
+            return ""
+        if self.failed or self.migrated or self.created or self.left_with_dataparallel:
+            return ""
+        return (
+            f" {n} warning{'s' if n != 1 else ''} (above) fail{'s' if n == 1 else ''} "
+            "--check: resolve each, or silence it with `# noqa: DPxxx` on its line."
+        )
 
     def _left_note(self) -> str:
         """Why `--check` fails on unchanged files: they still use DataParallel."""

@@ -45,9 +45,12 @@ from dp2ddp.facts import (
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.discovery import describe_os_error
-from dp2ddp.migrate.files import migrate_decoded
+from dp2ddp.migrate.files import for_file, migrate_decoded
+from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_WIDTH
 from dp2ddp.migrate.line_length import helpers_first_party
+from dp2ddp.migrate.markers import mark
 from dp2ddp.migrate.summary import NOT_IMPORTED, SHOWN_UNREACHED, UNREACHED, unreached_message
+from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
@@ -499,7 +502,15 @@ def _migrate(
             add = f"from {helpers} import ddp_setup"
             note = _diagnostic("DP025", f"its importer must call ddp_setup() first: `{add}`")
             result = replace(first.result, diagnostics=(note, *first.result.diagnostics))
-            migrated[0] = replace(migrated[0], outcome=replace(first, result=result))
+            data = migrated[0].data
+            ignore = project.options.ignore
+            if result.changed and filter_diagnostics((note,), result.source, ignore):
+                # a program-level warning: kept as a marker, as the passes' are
+                width = for_file(project.options, first.path).line_length or DEFAULT_WIDTH
+                code = mark(result.source, result.code, [(note.line, note.code)], width)
+                result = replace(result, code=code)
+                data = program.modules[0].source.encode(code)
+            migrated[0] = _Migrated(replace(first, result=result), data)
         return [*migrated, _generated(program, migrated, helpers)]
     if not gate.has_dataparallel:
         migrated = [

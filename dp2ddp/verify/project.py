@@ -241,9 +241,12 @@ def migrate_copy(
     migrated = [o for o in outcomes if o.status == "migrated" and o.result is not None]
     if not migrated:
         raise ProjectError(_not_migrated(entry, said, as_users))
+    # The warnings of every module of the program, those the migration left unchanged too
+    # (a loss in a trainer module with no wrap of its own: DP043), so that a cause verify
+    # names from them (causes.py) is found wherever the program has it.
     warnings = tuple(
         as_users(d.format(o.path))
-        for o in fold_unreached(migrated)  # DP034: one line for the modules left alone
+        for o in fold_unreached(outcomes)  # DP034: one line for the modules left alone
         if o.result
         for d in o.result.diagnostics
     )

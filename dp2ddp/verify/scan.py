@@ -210,7 +210,27 @@ def pair_losses(entry: Path) -> tuple[str, ...]:
         f"{path}:{line} {name}() ({expression.splitlines()[0][:50]})"
         for path, text in sources
         for line, name, expression in pair_loss_sites(text)
+        if _used(name.partition(".")[0], [t for _, t in sources])
     )
+
+
+def _used(name: str, texts: list[str]) -> bool:
+    """`name` (a loss class or function) is used by the program: named in some module other
+    than by its own `def`/`class` line or an import (a loss module's other classes the
+    program never instantiates are no cause: fresh round V6, SCAN's SimCLRLoss)."""
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    definition = re.compile(rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b")
+    for text in texts:
+        if name not in text:
+            continue
+        for line in text.splitlines():
+            stripped = line.split("#", 1)[0]
+            if not word.search(stripped) or definition.match(stripped):
+                continue
+            if re.match(r"^\s*(?:from\s+\S+\s+)?import\s", stripped):
+                continue
+            return True
+    return False
 
 
 def mean_losses(entry: Path, warnings: tuple[str, ...] = ()) -> tuple[str, ...]:

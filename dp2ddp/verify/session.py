@@ -554,7 +554,10 @@ def _to_end(
             f" and {len(written) - 5} more" if len(written) > 5 else ""
         )
         rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
-    own = toend.own_directories([list(r.data.get("directories", [])) for r in ranks])
+    own = toend.own_directories(
+        [list(r.data.get("directories", [])) for r in ranks],
+        [w for r in ranks[:1] for w in r.data.get("writes", [])],
+    )
     if own:
         rows["directories"] = "NOT one: " + "; ".join(
             f"{scripts.display(path)} made by rank {', '.join(map(str, who))} only"

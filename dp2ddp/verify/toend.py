@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -116,9 +117,28 @@ def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
     return {path: who for path, who in sorted(ranks.items()) if len(who) > 1}
 
 
-def own_directories(directories: list[list[str]]) -> dict[str, list[int]]:
-    """Directories made by ranks other than rank 0 and not by rank 0: path -> those ranks."""
-    made = set(directories[0]) if directories else set()
+def own_directories(
+    directories: list[list[str]], rank0_writes: list[str] | tuple[str, ...] = ()
+) -> dict[str, list[int]]:
+    """Directories made by ranks other than rank 0 and not by rank 0: path -> those ranks.
+
+    Rank 0 asking for a directory asks for its parents too: `os.makedirs(p, exist_ok=True)`
+    and `Path(p).mkdir(parents=True)` make (and audit) only the parents missing at that
+    moment, so when every rank makes the same `runs/exp/ckpt` and rank 1 comes first, rank 1
+    alone was seen making `runs/exp`. A parent of a directory rank 0 made is rank 0's too
+    (fresh round V5: SCAN's `mkdir_if_missing` at import was "made by rank 1 only"). So is
+    a folder rank 0 wrote a file into (`rank0_writes`): rank 0 skipped making it only
+    because rank 1 had, after `if not os.path.exists(d)`; a second run directory (rank 1's
+    own clock or index) is one rank 0 never uses."""
+    made: set[str] = set()
+    starts = [*(directories[0] if directories else ()), *map(os.path.dirname, rank0_writes)]
+    for path in starts:
+        while path not in made:
+            made.add(path)
+            parent = os.path.dirname(path)
+            if parent == path:
+                break
+            path = parent
     found: dict[str, list[int]] = {}
     for rank, paths in enumerate(directories[1:], start=1):
         for path in dict.fromkeys(paths):

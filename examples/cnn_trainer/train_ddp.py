@@ -74,6 +74,7 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
                 "Train Epoch: %d [%d/%d]\tLoss: %.4f",
                 epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
             )
+    # dp2ddp: DP030 running figure printed from this rank's shard
     return running_loss / len(train_loader)
 
 

@@ -82,6 +82,7 @@ for epoch in range(4):
         total_loss += loss.item() * inputs.size(0)
         correct += (outputs.argmax(dim=1) == labels).sum().item()
         seen += inputs.size(0)
+    # dp2ddp: DP030 running figure printed from this rank's shard
     if ddp_is_main():
         print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
 

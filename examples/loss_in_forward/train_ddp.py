@@ -96,6 +96,7 @@ def train(args, train_dataset, model):
                 global_step += 1
 
                 if args.logging_steps > 0 and global_step % args.logging_steps == 0:
+                    # dp2ddp: DP030 running figure printed from this rank's shard
                     logger.info(
                         "step %d: loss %.4f lr %.6f",
                         global_step,
@@ -105,6 +106,7 @@ def train(args, train_dataset, model):
                     logging_loss = tr_loss
         logger.info("epoch %d done", epoch)
 
+    # dp2ddp: DP030 running figure printed from this rank's shard
     return global_step, tr_loss / global_step, model
 
 
@@ -114,6 +116,7 @@ def evaluate(args, model, eval_dataset):
     )
     model.eval()
     preds, out_label_ids = [], []
+    # dp2ddp: DP015 evaluation metrics not reduced
     for input_ids, labels in eval_dataloader:
         with torch.no_grad():
             logits = model(input_ids.to(args.device))[0]

@@ -66,6 +66,7 @@ for epoch in range(num_epochs):
         loss.backward()
         optimizer.step()
         running_loss += loss.item()
+    # dp2ddp: DP030 running figure printed from this rank's shard
     if ddp_is_main():
         print(f"epoch {epoch + 1}/{num_epochs} loss {running_loss / len(train_loader):.4f}")
 

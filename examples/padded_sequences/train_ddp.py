@@ -87,6 +87,7 @@ for epoch in range(3):
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
         optimizer.step()
         epoch_loss += loss.item()
+    # dp2ddp: DP030 running figure printed from this rank's shard
     if ddp_is_main():
         print(f"epoch {epoch}: mean loss {epoch_loss / len(train_loader):.4f}")
 

@@ -25,6 +25,7 @@ def make_set(size, seed):
     return TensorDataset(points, labels)
 
 
+# dp2ddp: DP015 evaluation metrics not reduced
 def accuracy(model, loader):
     model.eval()
     correct = total = 0

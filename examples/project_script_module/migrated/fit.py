@@ -24,6 +24,7 @@ if __name__ == "__main__":
         batch_size=ddp_per_rank_batch(32),
         sampler=DistributedSampler(train_dataset, shuffle=True),
     )
+    # dp2ddp: DP015 evaluation metrics not reduced
     val_loader = DataLoader(make_set(96, 2), batch_size=32)
     for epoch in range(3):
         train_loader.sampler.set_epoch(epoch)

@@ -10,6 +10,7 @@ def get_loader(batch_size):
     generator = torch.Generator().manual_seed(1)
     labels = torch.randint(0, 2, (256,), generator=generator)
     points = torch.randn(256, 8, generator=generator) + labels[:, None] * 1.5
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     dataset = TensorDataset(points, labels)
     return DataLoader(
         dataset,

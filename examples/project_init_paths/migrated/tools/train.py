@@ -23,11 +23,13 @@ def main():
     criterion = torch.nn.MSELoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=cfg.LR, momentum=0.9)
     train_dataset = dataset.KeypointSet(256, seed=0)
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_loader = DataLoader(
         train_dataset,
         batch_size=cfg.BATCH_SIZE_PER_GPU,
         sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True),
     )
+    # dp2ddp: DP015 evaluation metrics not reduced
     valid_loader = DataLoader(dataset.KeypointSet(96, seed=1), batch_size=32)
     for epoch in range(cfg.EPOCHS):
         train(cfg, train_loader, model, criterion, optimizer, epoch)

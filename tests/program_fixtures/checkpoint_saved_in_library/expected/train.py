@@ -33,6 +33,7 @@ def main():
     args = parser.parse_args()
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),
@@ -46,6 +47,7 @@ def main():
     )
     trainer.fit("best.pth")
     if trainer.last_loss < 1e-3:
+        # dp2ddp: DP031 checkpoint loaded without a barrier every rank reaches
         net.load_state_dict(torch.load("best.pth", map_location=DEVICE))
     ddp_barrier()
     net.load_state_dict(torch.load("best.pth", map_location=DEVICE))

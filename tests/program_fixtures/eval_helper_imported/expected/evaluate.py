@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_same_random, ddp_setup
 
 
+# dp2ddp: DP015 evaluation metrics not reduced
 def validation(model, criterion, evaluation_loader):
     n_correct = 0
     norm_distance = 0.0

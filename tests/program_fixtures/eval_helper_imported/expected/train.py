@@ -25,6 +25,7 @@ def main():
         batch_size=ddp_per_rank_batch(16),
         sampler=DdpDistributedSampler(train_set, shuffle=False),
     )
+    # dp2ddp: DP015 evaluation metrics not reduced
     valid_loader = DataLoader(valid_set, batch_size=8, shuffle=True)  # to see progress
     model = DistributedDataParallel(nn.Linear(6, 4).to(DEVICE), device_ids=DEVICE_IDS)
     criterion = nn.CrossEntropyLoss()

@@ -11,6 +11,7 @@ def synthetic(n, seed):
 
 def build(batch_size, with_val=True):
     """One loader, or the training and validation loaders: the return depends on a flag."""
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_dataset = synthetic(64, 0)
     train_loader = DataLoader(
         train_dataset,
@@ -19,12 +20,14 @@ def build(batch_size, with_val=True):
     )
     if not with_val:
         return train_loader
+    # dp2ddp: DP015 evaluation metrics not reduced
     val_loader = DataLoader(synthetic(32, 1), batch_size=batch_size)
     return train_loader, val_loader
 
 
 def build_by_split(batch_size):
     """Looked up by key: which loader comes out is not told, so no importer sets its epoch."""
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     dataset = synthetic(64, 2)
     loaders = {
         "train": DataLoader(

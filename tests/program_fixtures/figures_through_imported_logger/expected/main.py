@@ -40,6 +40,7 @@ def main():
             preds.append(logits.argmax(1).numpy())
         preds = np.concatenate(preds)
         scale = np.log(total)
+        # dp2ddp: DP030 running figure printed from this rank's shard
         io.cprint("epoch %d: loss %.4f, %d predictions" % (epoch, total, len(preds)))
         del scale
     io.close()

@@ -17,6 +17,7 @@ from _dp2ddp import (
 
 
 def main(config):
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     ddp_setup()
     with ddp_same_random():
         dataset = TensorDataset(torch.randn(32, 16))

@@ -31,6 +31,7 @@ def main():
     torch.manual_seed(0)
     tokens = torch.randint(0, NTOKEN, (164,), generator=torch.Generator().manual_seed(1))
     source = batchify(tokens, BATCH)
+    # dp2ddp: DP001 DataParallel dim is not 0
     model = DistributedDataParallel(LM().to(DEVICE), device_ids=DEVICE_IDS)
     opt = torch.optim.SGD(model.parameters(), lr=0.5)
     hidden = ddp_shard_batch(

@@ -1,3 +1,4 @@
+# dp2ddp: DP025 DataParallel module that no entry script imports
 from torch.nn.parallel import DistributedDataParallel
 
 from _dp2ddp import DEVICE, DEVICE_IDS

@@ -21,6 +21,7 @@ def train_step(model, opt, x, y):
 
 def fit(model, opt, loader, epochs):
     for epoch in range(epochs):
+        # dp2ddp: DP027 training loader from a module dp2ddp could not follow
         for x, y in loader:
             loss = train_step(model, opt, x, y)
         if ddp_is_main():

@@ -24,6 +24,7 @@ class InferenceModel(Generator):
 
 def create_model(opt):
     model = Generator() if opt.isTrain else InferenceModel()
+    # dp2ddp: DP012 DataParallel wrap kept under a condition
     if opt.isTrain and not opt.fp16:
         model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
     return model

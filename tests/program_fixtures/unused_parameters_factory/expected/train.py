@@ -26,6 +26,7 @@ def main():
     parser.add_argument("--network", default="pose")
     args = parser.parse_args()
     model = get_network(args.network)
+    # dp2ddp: DP041 some parameters may get no gradient: find_unused_parameters=True
     model = DistributedDataParallel(
         model.to(DEVICE), device_ids=DEVICE_IDS, find_unused_parameters=True
     )

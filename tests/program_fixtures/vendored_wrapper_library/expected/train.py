@@ -25,6 +25,7 @@ def main():
     model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
     if args.sync_bn:
         model = DataParallelWithCallback(model)
+    # dp2ddp: DP012 DataParallel wrap kept under a condition
     else:
         model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)

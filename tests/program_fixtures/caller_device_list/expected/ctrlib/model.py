@@ -26,6 +26,7 @@ class TinyCTR(nn.Module):
         optim = torch.optim.SGD(self.parameters(), lr=0.1)
         if self.gpus:
             if ddp_is_main():
+                # dp2ddp: DP045
                 print("parallel running on these gpus:", self.gpus)
         else:
             if ddp_is_main():

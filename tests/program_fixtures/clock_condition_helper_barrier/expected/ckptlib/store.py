@@ -23,4 +23,5 @@ class Checkpoint:
 
     def load(self, path):
         if os.path.exists(path):
+            # dp2ddp: DP031 checkpoint loaded without a barrier every rank reaches
             self.model.load_state_dict(torch.load(path, map_location=DEVICE))

@@ -42,7 +42,9 @@ class Exp:
 
     def train(self, setting):
         train_data, train_loader = self._get_data(flag="train")
+        # dp2ddp: DP015 evaluation metrics not reduced
         vali_data, vali_loader = self._get_data(flag="val", ddp_shard=False)
+        # dp2ddp: DP015 evaluation metrics not reduced
         test_data, test_loader = self._get_data(flag="test", ddp_shard=False)
         path = os.path.join(self.args["checkpoints"], setting)
         if not os.path.exists(path):
@@ -77,6 +79,7 @@ class Exp:
         return self.model
 
     def test(self, setting):
+        # dp2ddp: DP015 evaluation metrics not reduced
         test_data, test_loader = self._get_data(flag="test", ddp_shard=False)
         self.model.eval()
         preds = []

@@ -10,6 +10,7 @@ class IO:
     def __init__(self, argv):
         torch.manual_seed(0)
         data = TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         self.loader = DataLoader(
             data,
             batch_size=ddp_per_rank_batch(8),

@@ -14,9 +14,12 @@ class SentenceRE(nn.Module):
         super().__init__()
         self.max_epoch = max_epoch
         self.train_loader = SentenceLoader(32, 0, batch_size, True)
+        # dp2ddp: DP015 evaluation metrics not reduced
         self.val_loader = SentenceLoader(12, 1, batch_size, False, ddp_shard=False)
+        # dp2ddp: DP015 evaluation metrics not reduced
         self.test_loader = SentenceLoader(10, 2, batch_size, False, ddp_shard=False)
         self.model = model
+        # dp2ddp: DP022 wrapped model inside another wrapped model
         self.parallel_model = DistributedDataParallel(
             self.model.to(DEVICE), device_ids=DEVICE_IDS
         )

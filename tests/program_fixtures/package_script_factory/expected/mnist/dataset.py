@@ -18,6 +18,7 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
     ds = []
     if train:
         train_dataset = synthetic(n_train, 0)
+        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
             batch_size=ddp_per_rank_batch(batch_size),
@@ -28,6 +29,7 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
         )
         ds.append(train_loader)
     if val:
+        # dp2ddp: DP015 evaluation metrics not reduced
         test_loader = torch.utils.data.DataLoader(
             synthetic(n_test, 1),
             batch_size=batch_size, shuffle=True, **kwargs)

@@ -6,6 +6,7 @@ from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 
 def train_loader(batch_size):
     with ddp_same_random():
+        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
     return DataLoader(
         dataset,

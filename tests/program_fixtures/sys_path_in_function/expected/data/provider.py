@@ -14,6 +14,7 @@ def init(batch_size):
     sys.path.append(current_path)
     import ref as ds
 
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     with ddp_same_random():
         dataset = ds.load()
     return torch.utils.data.DataLoader(

@@ -10,9 +10,11 @@ def make_loaders(batch_size):
     train_set = TensorDataset(torch.randn(64, 8, generator=g), torch.randint(0, 2, (64,), generator=g))
     val_set = TensorDataset(torch.randn(32, 8, generator=g), torch.randint(0, 2, (32,), generator=g))
     if batch_size > 0:
+        # dp2ddp: DP011, DP015
         return DataLoader(
             train_set,
             batch_size=ddp_per_rank_batch(batch_size),
             sampler=DdpDistributedSampler(train_set, shuffle=True, advance_epoch=True),
         ), DataLoader(val_set)
+    # dp2ddp: DP015 evaluation metrics not reduced
     return None, DataLoader(val_set)

@@ -6,6 +6,7 @@ from tools._dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
 
 def fit(model):
     data = TensorDataset(torch.arange(32.0).view(16, 2), torch.arange(16) % 2)
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),
