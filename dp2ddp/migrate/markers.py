@@ -61,6 +61,7 @@ MARKED = frozenset(
         "DP054",
         "DP057",
         "DP058",
+        "DP060",
     }
 )
 PREFIX = "# dp2ddp: "
