@@ -16,6 +16,7 @@ data instead of on stderr. The options come from [tool.dp2ddp] and the command l
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shlex
@@ -150,6 +151,11 @@ def migrate(
     if output is not None and (check or diff):
         raise click.UsageError("-o/--output cannot be combined with --check or --diff")
     _check_output_format(output_format, paths, output, diff)
+    # A migration allocates millions of short-lived syntax nodes and keeps few: with
+    # Python's default threshold (700) the collector ran ~600 times on a 53-file
+    # monorepo, 6% of the run's CPU, finding little; one young collection per 100,000
+    # allocations costs 1.5% (mypy raises its threshold for the same reason).
+    gc.set_threshold(100_000, 50, 100)
     try:
         resolved = resolve(flags, paths)
     except SettingsError as exc:

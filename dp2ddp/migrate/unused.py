@@ -23,15 +23,13 @@ def drop_unused(source: str, code: str) -> str:
         original, tree = ast.parse(source), ast.parse(code)
     except (SyntaxError, ValueError):
         return code
-    if any(
-        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
-        for n in ast.walk(tree)
-    ):
+    facts = _TreeNames(tree)
+    if facts.star:
         return code
     lines = code.splitlines(keepends=True)
     original_lines = set(source.splitlines())
     used_before = _loaded_names(original)
-    used = _loaded_names(tree)
+    used = facts.loaded[None]
     mentioned = _words_in_strings_and_comments(code)
     if "__all__" in used | mentioned or any(_binds(n, "__all__") for n in tree.body):
         return code
@@ -55,11 +53,9 @@ def drop_unused(source: str, code: str) -> str:
         elif node.col_offset == 0 and ";" not in text and "#" not in text:
             removals[node.lineno - 1] = _import_text(node, keep) + text[len(text.rstrip()) :]
     constants = False
-    for function in ast.walk(tree):
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            for index in _unused_constants(function, lines, original_lines, mentioned, used_before):
-                removals[index] = None
-                constants = True
+    for index in _unused_constants(facts, lines, original_lines, mentioned, used_before):
+        removals[index] = None
+        constants = True
     if not removals:
         return code
     result: list[str] = []
@@ -79,6 +75,46 @@ def drop_unused(source: str, code: str) -> str:
     # a dropped `device = "cuda" if torch.cuda.is_available() ...` may have been the last
     # reader of an import: once more on the shorter code (each round removes lines)
     return drop_unused(source, new_code) if constants else new_code
+
+
+_FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class _TreeNames:
+    """One walk of a module's tree: whether it star-imports, the names each function reads
+    (its nested functions' included; key None: the whole module), and the assignments with
+    the function that holds them most closely. drop_unused walked the tree once for the
+    star import, once for the module's reads, and each function once for its reads and
+    once for its assignments (a nested function again for every function around it)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.star = False
+        self.loaded: dict[ast.AST | None, set[str]] = {None: set()}
+        #: (assignment, its innermost function) for assignments inside a function
+        self.assignments: list[tuple[ast.Assign, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+        outer: dict[ast.AST, ast.AST | None] = {}  # function -> the function around it
+        functions: list[ast.AST] = []
+        stack: list[tuple[ast.AST, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [(tree, None)]
+        while stack:
+            node, owner = stack.pop()
+            if isinstance(node, ast.Name):
+                if not isinstance(node.ctx, ast.Store):
+                    self.loaded[owner].add(node.id)
+            elif isinstance(node, ast.Global | ast.Nonlocal):
+                self.loaded[owner].update(node.names)
+            elif isinstance(node, ast.ImportFrom):
+                self.star = self.star or any(a.name == "*" for a in node.names)
+            elif isinstance(node, ast.Assign) and owner is not None:
+                self.assignments.append((node, owner))
+            inner = owner
+            if isinstance(node, _FUNCTION):
+                outer[node] = owner
+                functions.append(node)
+                self.loaded[node] = set()
+                inner = node
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        for function in reversed(functions):  # inner functions were found after outer ones
+            self.loaded[outer[function]] |= self.loaded[function]
 
 
 def _loaded_names(tree: ast.AST) -> set[str]:
@@ -136,21 +172,22 @@ def _import_text(node: ast.Import | ast.ImportFrom, keep: list[ast.alias]) -> st
 
 
 def _unused_constants(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    facts: _TreeNames,
     lines: list[str],
     original_lines: set[str],
     mentioned: set[str],
     used_before: set[str],
 ) -> list[int]:
-    """Lines dp2ddp wrote in `function` that bind a local to a name (`device = DEVICE`)
+    """Lines dp2ddp wrote in a function that bind a local to a name (`device = DEVICE`)
     that nothing in the function reads: ruff's F841. Also the program's own device string
     choice, read before the migration and by nothing after it: without side effects, so
-    dropping it changes nothing but the lint."""
-    loaded = _loaded_names(function)
-    if loaded & {"locals", "vars", "eval", "exec"}:
-        return []
+    dropping it changes nothing but the lint. Each assignment is judged by the function
+    that holds it most closely: the functions around it read all that one reads."""
     found = []
-    for node in ast.walk(function):
+    for node, function in facts.assignments:
+        loaded = facts.loaded[function]
+        if loaded & {"locals", "vars", "eval", "exec"}:
+            continue
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1

@@ -39,7 +39,7 @@ from dp2ddp.program.static_strings import (
     local_values,
     module_constants,
 )
-from dp2ddp.transforms._support.ast_nodes import walk
+from dp2ddp.transforms._support.ast_nodes import top_level_names, walk
 from dp2ddp.transforms._support.identifiers import mentions
 
 if TYPE_CHECKING:  # discovery imports this module
@@ -312,20 +312,6 @@ def foreign_string_calls(tree: ast.Module) -> tuple[tuple[str, str], ...]:
         if isinstance(func, ast.Name) and func.id in bound:
             found.append((bound[func.id], argument.value))
     return tuple(found)
-
-
-def top_level_names(tree: ast.Module) -> set[str]:
-    """Names a module defines at its top level (def, class, assignment)."""
-    names: set[str] = set()
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(stmt.name)
-        elif isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            names.add(stmt.target.id)
-    return names
 
 
 def package_members(folder: str) -> Iterator[str]:

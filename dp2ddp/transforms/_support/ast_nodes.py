@@ -66,3 +66,28 @@ def walk(tree: ast.AST) -> list[ast.AST]:
             elif isinstance(child, node_type):
                 push(child)
     return nodes
+
+
+def top_level_names(tree: ast.Module, *, every_binding: bool = False) -> set[str]:
+    """Names a module binds at its top level: its defs and classes, the names its
+    assignments' targets spell (`a, b = ...`; `x.y = ...` spells x) and a plainly annotated
+    name (`x: int = 0`). every_binding: also what augmented and other annotated targets
+    spell and what its imports bind (`import a.b` binds a; not `*`). The program hints
+    (pure functions) and the dynamic imports (names a module defines) each had a copy."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign) or (
+            every_binding and isinstance(statement, (ast.AnnAssign, ast.AugAssign))
+        ):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif every_binding and isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                if alias.name != "*":
+                    names.add((alias.asname or alias.name).partition(".")[0])
+    return names

@@ -63,29 +63,32 @@ def exported_names() -> frozenset[str]:
     """Every name the generated module defines (its top-level functions, classes and
     constants, read from the rendered template): what a migrated module may import."""
     names: set[str] = set()
-    for stmt in cst.parse_module(render_module()).body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            names.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    names.update(
-                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
-                    )
+    for stmt in ast.parse(render_module()).body:  # ast: a libcst parse costs ten times more
+        if isinstance(stmt, _DEFINITIONS):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
     assert SETUP_NAMES | {SETUP_FUNCTION} <= names, names
     return frozenset(names)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@cache
+def _helper_trees() -> dict[str, ast.Module]:
+    """Each helper template, rendered and parsed once (for _helper_defines and
+    _helper_calls)."""
+    return {helper: ast.parse(render(f"helpers/{helper}.py.j2")) for helper in helper_names()}
 
 
 @cache
 def _helper_defines() -> dict[str, frozenset[str]]:
     """The top-level names each helper template defines."""
-    defines: dict[str, frozenset[str]] = {}
-    for helper in helper_names():
-        tree = cst.parse_module(render(f"helpers/{helper}.py.j2"))
-        defines[helper] = frozenset(
-            s.name.value for s in tree.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))
-        )
-    return defines
+    return {
+        helper: frozenset(s.name for s in tree.body if isinstance(s, _DEFINITIONS))
+        for helper, tree in _helper_trees().items()
+    }
 
 
 @cache
@@ -94,8 +97,7 @@ def _helper_calls() -> dict[str, frozenset[str]]:
     ddp_loader_arguments builds a DdpDistributedSampler); docstrings do not count."""
     defines = _helper_defines()
     calls: dict[str, frozenset[str]] = {}
-    for helper in helper_names():
-        tree = ast.parse(render(f"helpers/{helper}.py.j2"))
+    for helper, tree in _helper_trees().items():
         words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         calls[helper] = frozenset(
             other for other, names in defines.items() if other != helper and names & words

@@ -243,7 +243,7 @@ class ModuleNames:
         return cls(
             as_entry,
             as_library,
-            frozenset(_top_level_bindings(tree)),
+            frozenset(ast_nodes.top_level_names(tree, every_binding=True)),
             _unread_functions(tree, list(ast.walk(tree)) if script else imported),
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
@@ -455,22 +455,6 @@ def _imports_logging(tree: ast.Module) -> bool:
         if any(name == "logging" or name.startswith("logging.") for name in names):
             return True
     return False
-
-
-def _top_level_bindings(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            for alias in statement.names:
-                if alias.name != "*":
-                    names.add((alias.asname or alias.name).partition(".")[0])
-    return names
 
 
 def _walk_imported(tree: ast.Module) -> list[ast.AST]:
