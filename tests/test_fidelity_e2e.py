@@ -201,6 +201,16 @@ EVALS = (
 #: facebookresearch/DrQA@6d7c1b7's `if args.parallel: model.parallelize()`), run at the
 #: default (no flag): the call is hoisted, both ranks train the original's one model.
 FLAGS = ("wrap_method_flag",)
+#: The fresh round's vision/generative classes (docs/real-world.md, stop 29, helper g),
+#: each with the original's weights at the end: F1, a generator building its own sharded
+#: DataLoader (before: split again after next(), 2 of 8 per rank); F5, a sample saved
+#: from the module the wrap was built from (before: by every rank); C1, a residual dropped
+#: in a helper forward() calls (before: "Expected to have finished reduction" at step 2).
+GENERATIVE = (
+    "generator_loader_batches",
+    "sample_from_inner_module",
+    "dropped_output_in_helper",
+)
 
 
 @pytest.fixture(scope="module")
@@ -217,6 +227,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *LIKE_DRAWS,
         *FLAGS,
         *INDICES,
+        *GENERATIVE,
         "second_backward",
     )
     for name in names:
@@ -254,6 +265,12 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         assert "DP023" not in codes[name], codes[name]
         text = scripts[name].read_text()
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
+    generated = scripts["generator_loader_batches"].read_text()
+    assert "ddp_shard_batch" not in generated and "ddp_per_rank_batch(batch_size)" in generated
+    assert "DP041" in codes["dropped_output_in_helper"], codes["dropped_output_in_helper"]
+    assert "find_unused_parameters=True" in scripts["dropped_output_in_helper"].read_text()
+    inner = scripts["sample_from_inner_module"].read_text()
+    assert re.search(r"if ddp_is_main\(\):\n\s+np\.save\(", inner), inner
     assert "DP026" in codes["second_backward"]
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
@@ -342,6 +359,35 @@ def test_a_wrap_called_under_a_flag_trains_one_model_at_the_default(
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     for status in statuses:
         assert status["digest"] == pytest.approx(want, abs=1e-5), (status, want)
+
+
+@pytest.mark.parametrize("name", GENERATIVE)
+def test_generative_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """To the end under torchrun x2, the ranks in sync and their weights the original's
+    (one DataParallel process, whole batches); the generator's batches reach each rank's
+    model once split (20 rows over 5 steps, the original's 40), the sample is written by
+    one process (one file per sample step)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    first, second = (status["digest"] for status in statuses)
+    assert isinstance(first, list) and first == second, statuses
+    monkeypatch.chdir(tmp_path)  # the original writes its samples here
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    if name == "generator_loader_batches":
+        assert first[0] * 2 == want[0], (first, want)  # each rank half of every batch
+        first, want = first[1:], want[1:]
+    assert first == pytest.approx(want, abs=1e-4), (first, want)
+    if name == "sample_from_inner_module":
+        workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
+        for step in (0, 2):
+            written = sorted(p.name for p in workdir.glob(f"sample_{step}_*.npy"))
+            assert len(written) == 1, written
 
 
 @pytest.mark.parametrize("name", BATCHES)

@@ -555,6 +555,29 @@ def test_cause_batch_not_divided_is_measured_on_the_loader(tmp_path: Path) -> No
     assert diagnose(evidence)[0].key == "batch_not_divided"
 
 
+def test_a_batch_split_again_after_the_loader_fails_on_the_model_inputs(tmp_path: Path) -> None:
+    """V4 (rosinality/glow-pytorch@97081ff, F1): the DataLoaders give 4+4 of the original's
+    8, then a second split after next() feeds each rank's model 2: counted on what reaches
+    the model, not on what the loaders gave, it is no "changed batch" but a failure, and the
+    cause says where the samples went."""
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    original, migrated = _pair(tmp_path, [u], [u / 2])
+    everything = list("abcdefgh")
+    original.data["windows"] = _loaded_windows(everything, everything, False)
+    migrated.data["windows"] = _loaded_windows(list("abcd"), ["a", "b"], False)
+    other = _record(1, windows=_loaded_windows(list("efgh"), ["e", "f"], False))
+    sharding = check_sharding(original, [migrated, other], 1)
+    assert sharding.failed and not sharding.changed_inputs
+    assert [(s.original, s.per_rank) for s in sharding.shrunk] == [(8, (2, 2))]
+    assert sharding.describe() == (
+        "step 1: the models were fed 2+2 samples, the original's 8; the DataLoaders gave "
+        "4+4 of its 8: the batch is cut again between the DataLoader and the model"
+    )
+    (tmp_path / "c").mkdir()
+    evidence = dataclasses.replace(_cutmix_evidence(tmp_path / "c", rng=False), sharding=sharding)
+    assert [c.key for c in diagnose(evidence)][0] == "batch_split_again"
+
+
 def test_cause_inputs_changed_without_draws(tmp_path: Path) -> None:
     causes = diagnose(_cutmix_evidence(tmp_path, rng=False))
     assert causes[0].key == "inputs_changed"

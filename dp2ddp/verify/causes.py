@@ -344,6 +344,18 @@ def _data(ev: Evidence) -> list[Cause]:
     if bad is None:
         return _changed_inputs(ev) if sh.changed_inputs and not ev.numerics.passed else []
     detail = sh.describe()
+    if sh.shrunk:
+        return [
+            Cause(
+                "batch_split_again",
+                "the model gets less of each batch than the DataLoader gives",
+                f"{detail}. The DataLoaders give each rank its share; a second split "
+                "after loading halves it again",
+                "Remove the split between the DataLoader and the model (a ddp_shard_batch "
+                "after next() of a generator that builds a sharded DataLoader): the loader "
+                "shards already.",
+            )
+        ]
     if sh.status == SAME_DATA:
         where = (
             ""

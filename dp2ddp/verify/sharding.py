@@ -50,6 +50,12 @@ class Sharding:
     #: The model-input steps that differed while the DataLoader batches were split right
     #: (then `steps` are the loader's and the status is theirs: the data is sharded).
     changed_inputs: list[StepShards] = field(default_factory=list)
+    #: Steps at which the ranks' models together got fewer rows than the original's model
+    #: while the DataLoader batches were split right (original: all rows the model got;
+    #: per_rank: each rank's): the batch was cut again between the loader and the model
+    #: (glow-pytorch's generator, a split after next() of a sharded loader: 2+2 of 8). Not
+    #: a changed batch (CutMix keeps the count): the check fails on the model's inputs.
+    shrunk: list[StepShards] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -89,6 +95,20 @@ class Sharding:
                 )
             return text
         ranks = ", ".join(f"rank {r}: {n}" for r, n in enumerate(bad.per_rank))
+        if self.shrunk:
+            cut = self.shrunk[0]
+            loaded = next((s for s in self.loader if s.step == cut.step), None)
+            given = (
+                f"; the DataLoaders gave {'+'.join(map(str, loaded.per_rank))} of its "
+                f"{loaded.original}"
+                if loaded is not None
+                else ""
+            )
+            return (
+                f"step {cut.step}: the models were fed {'+'.join(map(str, cut.per_rank))} "
+                f"samples, the original's {cut.original}{given}: the batch is cut again "
+                "between the DataLoader and the model"
+            )
         if bad.identical:
             what = "every rank fed the same samples"
         elif bad.overlapping:
@@ -192,8 +212,10 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
         ]  # fmt: skip
         result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
         if result.loader and all(s.ok for s in result.loader):
-            result.changed_inputs = bad
-            result.steps, result.source, bad = result.loader, "DataLoader batches", []
+            result.shrunk = _shrunk(original, ranks, bad)
+            if not result.shrunk:
+                result.changed_inputs = bad
+                result.steps, result.source, bad = result.loader, "DataLoader batches", []
     if not bad:
         result.status = OK
     elif len(ranks) > 1 and all(s.identical for s in bad):
@@ -203,6 +225,21 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     else:
         result.status = MISMATCH
     return result
+
+
+def _shrunk(
+    original: RankRecord, ranks: list[RankRecord], bad: list[StepShards]
+) -> list[StepShards]:
+    """Of the model-input steps that differ, those where the ranks' models got fewer rows
+    in all than the original's model (every row counted, loaded or not): the samples that
+    reach the model per step, not those the DataLoaders gave."""
+    found = []
+    for step in bad:
+        fed = [len(_inputs(r, step.step - 1, step.model, None)) for r in ranks]
+        whole = len(_inputs(original, step.step - 1, step.model, None))
+        if whole and sum(fed) < whole:
+            found.append(StepShards(step.step, step.model, whole, tuple(fed), False, 0, 0, 0, 0))
+    return found
 
 
 def _step(step: int, model: str, original: list[str], ranks: list[list[str]]) -> StepShards:

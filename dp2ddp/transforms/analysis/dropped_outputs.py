@@ -35,6 +35,10 @@ class DroppedOutput:
     path: str
     call: str
     last_pass: bool
+    #: The method of `cls` the call is in: forward(), or a method forward() calls on `self`
+    #: (ksw0306/ClariNet@df31b4c: `forward()` returns `self.wavenet(x)`, the helper drops
+    #: the last block's residual).
+    method: str = "forward"
 
 
 def starved(
@@ -64,8 +68,12 @@ def starved(
             if alone:
                 which = "the last pass's element" if dropped.last_pass else "element"
                 layers = ", ".join(f"self.{a}" for a in alone)
+                through = (
+                    "" if dropped.method == "forward" else f"through self.{dropped.method}(): "
+                )
                 how = (
-                    f"drops {which} {index} of what {{attr}} returns (`{dropped.call}`), "
+                    f"{through}drops {which} {index} of what {{attr}} returns "
+                    f"(`{dropped.call}`), "
                     f"which {callee.rsplit('.', 1)[-1]}.forward() alone feeds from {layers}"
                 )
                 return how
@@ -286,16 +294,46 @@ def held_classes(
 _FILLS = frozenset({"append", "extend", "insert", "add_module", "update"})
 
 
+def called_methods(
+    forward: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods of the class that forward() calls on `self` (`self.run(x)`), and those
+    they call, transitively, in order of first call; forward() itself not among them. A
+    layer whose output a helper drops starves as surely as one forward() drops itself."""
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    seen = {forward.name}
+    stack = [forward]
+    while stack:
+        function = stack.pop()
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        for node in _own_nodes(function):
+            if (
+                isinstance(node, ast.Call)
+                and _is_self_attribute(node.func, me)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in methods
+                and node.func.attr not in seen
+            ):
+                seen.add(node.func.attr)
+                found.append(methods[node.func.attr])
+                stack.append(methods[node.func.attr])
+    return found
+
+
 def dropped_outputs(
     cls: str,
     forward: ast.FunctionDef | ast.AsyncFunctionDef,
     held_classes: Mapping[str, tuple[str, ...]],
     path: str,
 ) -> tuple[DroppedOutput, ...]:
-    """Calls in forward() of a submodule holding project classes (`self.x(...)`, or a loop
-    variable over `self.x`: `for block in self.blocks`, `enumerate(self.blocks)`) whose
-    result is unpacked into names some of which are never read after the call (`_` too),
-    or subscripted with a constant (`self.x(h)[0]`)."""
+    """Calls in forward() (or in a method forward() calls: its name is kept) of a
+    submodule holding project classes (`self.x(...)`, or a loop variable over `self.x`:
+    `for block in self.blocks`, `enumerate(self.blocks)`) whose result is unpacked into
+    names some of which are never read after the call (`_` too), or subscripted with a
+    constant (`self.x(h)[0]`)."""
     if not forward.args.args or not held_classes:
         return ()
     me = forward.args.args[0].arg
@@ -327,7 +365,9 @@ def dropped_outputs(
         return None
 
     return tuple(
-        DroppedOutput(cls, attribute, callees, kept, arity, line, path, call, last_pass)
+        DroppedOutput(
+            cls, attribute, callees, kept, arity, line, path, call, last_pass, forward.name
+        )
         for attribute, kept, arity, line, call, last_pass in _unread(forward, callee)
         if (callees := held_classes.get(attribute, ()))
     )

@@ -26,7 +26,8 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
   were all claimed unused, and find_unused_parameters=True was added for nothing.)
 
 A submodule's output the caller drops (FloWaveNet: `for block in self.blocks: x, s =
-block(x)`, the last block's `x` never read; `x, _ = self.block(x)`; `self.block(x)[0]`): the
+block(x)`, the last block's `x` never read; `x, _ = self.block(x)`; `self.block(x)[0]`; in
+forward() or a method it calls on `self`, ClariNet's `self.wavenet(x)`): the
 callee's forward() returns a tuple literal, and the parameters that feed only the dropped
 elements (read through its local names, flow-insensitively, and the methods it calls on
 `self`) get no gradient; the elements kept are those whose name is read after the call
@@ -52,6 +53,7 @@ from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
+    called_methods,
     dropped_outputs,
     held_classes,
     outputs,
@@ -213,7 +215,11 @@ def _class_facts(
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
-    dropped = dropped_outputs(cls.name, forward, held, path)
+    dropped = tuple(
+        found
+        for function in (forward, *called_methods(forward, methods))
+        for found in dropped_outputs(cls.name, function, held, path)
+    )
     if not registered:
         return ClassFacts((), tuple(children), None, dropped)
     uses = _Uses()

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     call_named,
@@ -100,6 +101,7 @@ class ShardBatches(BatchProof):
         self._swap: dict[cst.CSTNode, cst.BaseExpression] = {}
         if not self.state.has_dataparallel and self.state.program is None:
             return False
+        self._module: cst.Module | None = node
         nodes = list(walk(node))
         self.index(nodes)
         self._loader_calls = {
@@ -476,13 +478,32 @@ class ShardBatches(BatchProof):
         return None
 
     def _next_of_batches(self, value: cst.BaseExpression) -> bool:
-        """`next(it)` of something that is not a DataLoader."""
+        """`next(it)` of something that is not a DataLoader, nor fed by one the data pass
+        sharded: the proof's question (`_from_sharded_loader`)."""
         return (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Name)
             and value.func.value == "next"
             and bool(value.args)
             and not any(self._is_loader(u) for u in self._unwrapped(value.args[0].value, 0))
+            and not self._from_sharded_loader(value)
+        )
+
+    def _from_sharded_loader(self, value: cst.BaseExpression) -> bool:
+        """The batch `value` gives flows from a DataLoader the data pass sharded, through a
+        generator or helper of this module (rosinality/glow-pytorch@97081ff: `sample_data()`
+        builds its own DataLoader and yields `next(loader)`): it is this rank's share
+        already, and a second split would halve it again (each rank trained on 2 of the
+        original's 8, in silence)."""
+        if self._module is None:
+            return False
+        flow = view(self._module)
+        return any(
+            isinstance(origin.node, cst.Call)
+            and self.matches(origin.node.func, DATALOADER)
+            and not origin.selects
+            and _sharded_here(self.code(origin.node))
+            for origin in origins(flow, value)
         )
 
     def _produces(self, value: cst.BaseExpression, counters: set[str]) -> bool:
@@ -570,3 +591,9 @@ class ShardBatches(BatchProof):
                 leading_lines=updated_node.leading_lines,
             )
         return super().on_leave(original_node, updated_node)
+
+
+def _sharded_here(loader: str) -> bool:
+    """A DataLoader call as the data pass left it sharded: a distributed sampler, or the
+    per-rank batch size."""
+    return "DistributedSampler" in loader or PER_RANK in loader or "ddp_eval_sampler" in loader

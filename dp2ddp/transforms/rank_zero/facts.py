@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     after_imports,
     calls_under,
@@ -52,6 +53,11 @@ class RankZeroFacts:
         #: every binding of that name there calls (`metrics = StreamSegMetrics(...)`);
         #: None once it is bound any other way (see instance_methods).
         self.instances: dict[tuple[int, str], frozenset[str] | None] = {}
+        #: (id of the enclosing function or 0, name) of the modules a wrap was built from
+        #: under another name (`model = DistributedDataParallel(model_single.to(DEVICE))`):
+        #: `model_single(z)` is `model.module(z)` spelled by its own name (see
+        #: instance_methods).
+        self.unwrapped: set[tuple[int, str]] = set()
         module.visit(_Collector(self))
         self.uniform = RankUniformity.for_pass(transform, module)
         self.pure: frozenset[str] | None = None  # see pure_functions
@@ -69,7 +75,30 @@ class RankZeroFacts:
             classes = self.instances.get((self.scope_id(node), node.value.value))
             if classes:
                 names = names | {f"{c}.{node.attr.value}" for c in classes}
+        inner = self.unwrapped_path(node)
+        if inner is not None:
+            names = names | {f"{_WRAPPED_MODULE}{inner}"}
         return names
+
+    def unwrapped_path(self, node: cst.CSTNode) -> str | None:
+        """`model_single` (and `.reverse` of `model_single.reverse`) where the name is a
+        module a wrap was built from under another name: the attribute path after it ("" for
+        the name itself), so that it reads as `model.module...` does (rosinality/glow-pytorch
+        @97081ff's sample grid from `model_single.reverse(z)` was written by every rank, the
+        same line through `model.module` on rank 0 alone). Bound in this function, or at
+        module level and not bound in this function (a global read in `train()`)."""
+        path = ""
+        while isinstance(node, cst.Attribute):
+            path = f".{node.attr.value}{path}"
+            node = node.value
+        if not isinstance(node, cst.Name) or not self.unwrapped:
+            return None
+        scope = self.scope_id(node)
+        if (scope, node.value) in self.unwrapped:
+            return path
+        if (0, node.value) in self.unwrapped and (scope, node.value) not in self.instances:
+            return path
+        return None
 
     def scope_id(self, node: cst.CSTNode) -> int:
         function = enclosing_function(node, self.t)
@@ -199,11 +228,34 @@ class _Collector(cst.CSTVisitor):
         self.facts = facts
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        inner = self._wrapped(node.value)
+        if inner is not None and all(
+            not isinstance(t.target, cst.Name) or t.target.value != inner for t in node.targets
+        ):
+            self.facts.unwrapped.add((self.facts.scope_id(node), inner))
         for target in node.targets:
             self.facts.track(target.target, node.value)
             single = target.target if len(node.targets) == 1 else None
             for name in _names_in(target.target):
                 self.facts.bind(node, name.value, node.value if name is single else None)
+
+    def _wrapped(self, value: cst.BaseExpression) -> str | None:
+        """The name a wrap `DistributedDataParallel(inner.to(DEVICE), ...)` (or a
+        DataParallel one) is built from, through calls that move it; None otherwise."""
+        if not (
+            isinstance(value, cst.Call)
+            and value.args
+            and self.t.matches(value.func, DISTRIBUTED_DATA_PARALLEL | DATAPARALLEL)
+        ):
+            return None
+        inner = value.args[0].value
+        while (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value in _MOVES
+        ):
+            inner = inner.func.value
+        return inner.value if isinstance(inner, cst.Name) else None
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.facts.track(node.target, node.value)
@@ -252,6 +304,13 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.value.value == "self":
                     self.facts.guarded_callees.add(func.attr.value)
+
+
+#: The qualified name `model.module` of a migrated wrap `model` resolves to: pure, as torch's
+#: names are (side_effects.pure_name), so a save of `model.module(z)` goes to rank 0.
+_WRAPPED_MODULE = "torch.nn.parallel.DistributedDataParallel.module"
+#: Calls that move or cast a module and return it: `DistributedDataParallel(m.to(DEVICE))`.
+_MOVES = frozenset({"cpu", "cuda", "to", "float", "half", "double", "eval", "train"})
 
 
 def _names_in(target: cst.BaseExpression) -> list[cst.Name]:
