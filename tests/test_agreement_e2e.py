@@ -230,8 +230,7 @@ def test_cache_written_once_and_read_finished(run: Path) -> None:
     files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
     want = ["cache.pkl", "cached.pkl", "features.npy", "pathcached.pkl", "table.csv", "vocab.json"]
     assert files == want
-    want = f"cache: {want}\n"
-    assert _printed(run, "preprocess_cache") == (want, "")
+    assert _printed(run, "preprocess_cache") == (f"cache: {want}\n", "")
 
 
 def test_decided_logdir_asked_once_and_removed_once(run: Path) -> None:
