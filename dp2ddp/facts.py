@@ -111,6 +111,10 @@ class ProgramHints:
     #: is shown as through print (DP030).
     printers: frozenset[str] = frozenset()
     per_rank_returns: frozenset[str] = frozenset()
+    #: Attribute names the paths that the program's modules make or write read
+    #: (`save_dir` of `os.makedirs(opts.save_dir)`): assigned from a per-process read in
+    #: any module, that read becomes rank 0's value (rank_zero/path_sinks.py, run_dir.py).
+    path_attributes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

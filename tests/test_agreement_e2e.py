@@ -151,6 +151,10 @@ def test_across_modules_one_directory_and_a_finished_checkpoint(run: Path) -> No
     assert len(made) == 1, made
     assert [p.name for p in made[0].iterdir()] == ["best.pt"]
     assert _printed_in(folder) == ("runs: 1\n", "")
+    # options.py stamped opts.save_dir with the clock; write_options() made it here
+    made = list((folder / "outputs").iterdir())
+    assert len(made) == 1, made
+    assert [p.name for p in made[0].iterdir()] == ["args.txt"]
 
 
 def test_clock_checkpoint_ends_with_every_file(run: Path) -> None:

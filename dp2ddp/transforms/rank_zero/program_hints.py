@@ -45,6 +45,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
+from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -98,6 +99,7 @@ def program_hints(
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
+    path_named = frozenset().union(*(n.path_attributes for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -111,6 +113,7 @@ def program_hints(
                 loaded_by=loaded_by,
                 printers=printers,
                 per_rank_returns=returns,
+                path_attributes=path_named,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -125,6 +128,7 @@ def program_hints(
             loaded_by,
             printers,
             returns,
+            path_named,
         )
     return hints
 
@@ -232,6 +236,8 @@ class ModuleNames:
     printers: frozenset[str] = frozenset()
     #: Top-level functions returning a value computed from a per-process read.
     per_rank: frozenset[str] = frozenset()
+    #: Attribute names its paths made or written read (path_sinks.py).
+    path_attributes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -254,6 +260,7 @@ class ModuleNames:
             _method_steps(name, tree, is_package),
             printing_functions(tree, table),
             per_rank_returns(tree, table),
+            path_attributes(tree, lambda f: _resolved(f, table) or getattr(f, "id", "")),
         )
 
 

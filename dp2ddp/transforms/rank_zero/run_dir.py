@@ -124,8 +124,45 @@ class RunDirValues(CallRule):
                     )
                     continue
                 sources[id(source)] = f"it names the path used at line {line}"
+        self._attribute_sinks(module, sources, warned)
         self._decided(module, sources, warned)
         self.sources = sources
+
+    def _attribute_sinks(
+        self, module: cst.Module, sources: dict[int, str], warned: set[int]
+    ) -> None:
+        """`opts.save_dir = os.path.join(..., opts.run_name)` where some module of the
+        program makes or writes a path that reads `.save_dir` (ProgramHints.
+        path_attributes, path_sinks.py): each per-process read the value comes from is
+        rank 0's, or DP053 where the ranks' n-th reads may not be the same read."""
+        named = self.t.state.hints.path_attributes
+        if not named:
+            return
+        elsewhere = self.t.state.hints.per_rank_returns
+        for assign in walk(module):
+            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+                continue
+            target = assign.targets[0].target
+            if not (isinstance(target, cst.Attribute) and target.attr.value in named):
+                continue
+            if self.facts.under_guard(assign) or self._in_inserted_helper(assign):
+                continue
+            line = self.t.input_position(assign)[0]
+            what = f"`{self.t.code(target)}` at line {line}, a path the program makes or writes"
+            for source, origin in per_process_sources(self.t, assign.value, assign, elsewhere):
+                if id(source) in sources or id(source) in warned:
+                    continue
+                unshared = self._not_every_rank(source)
+                if unshared:
+                    warned.add(id(source))
+                    self.t.warn(
+                        source,
+                        "DP053",
+                        f"`{self.t.code(source)}` names {what}; {unshared}; flow: "
+                        f"{origin.flow(self.t.input_position)} → {self.t.code(target)}",
+                    )
+                    continue
+                sources[id(source)] = f"it names {what}"
 
     def _decided(self, module: cst.Module, sources: dict[int, str], warned: set[int]) -> None:
         """The file system's state read in an `if` test that decides a read of stdin (in the
