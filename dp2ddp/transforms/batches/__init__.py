@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.names import DATALOADER, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     call_named,
     counts,
@@ -93,6 +93,7 @@ class ShardBatches(BatchProof):
             return False
         nodes = list(walk(node))
         self.index(nodes)
+        self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
         self._loader_calls = {
             c: Loader(c, {}, *self._binding(c), None)
             for c in self._calls
@@ -134,6 +135,19 @@ class ShardBatches(BatchProof):
             self._prove(node, nodes)
         return True
 
+    def _migrated_wraps(self, nodes: list[cst.CSTNode]) -> list[str]:
+        """The models a module migrated before wraps in DistributedDataParallel (`model =
+        DistributedDataParallel(...)`): its wrapped models, so that migrating it again
+        plans what its first migration planned and nothing more (a fixed point)."""
+        return [
+            self.code(t.target)
+            for n in nodes
+            if isinstance(n, cst.Assign)
+            and isinstance(n.value, cst.Call)
+            and self.matches(n.value.func, DISTRIBUTED_DATA_PARALLEL)
+            for t in n.targets
+        ]
+
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""
         sources = iterated(loop.iter)
@@ -142,7 +156,7 @@ class ShardBatches(BatchProof):
             return self._plan_range_loop(loop)
         if any(self._is_loader(s) for s in seen):
             return True  # the data pass shards it (or warns)
-        if self.state.wrapped and not self._feeds_wrapped(loop.body):
+        if self._models and not self._feeds_wrapped(loop.body):
             return False
         iterable = self.code(self._batch_source(loop.iter))
         batch = self._batch_target(loop)
