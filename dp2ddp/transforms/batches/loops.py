@@ -39,6 +39,8 @@ class BatchLoops(LoaderImports):
     _same_random: set[cst.CSTNode]
     #: loops DP037 was given for
     _warned: set[cst.CSTNode]
+    #: the codes given for batches not proved split (DP037, DP047)
+    _unproved: set[str]
     #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
     _models: list[str]
     _loader_calls: dict[cst.Call, Loader]

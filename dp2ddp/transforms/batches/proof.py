@@ -108,6 +108,7 @@ class BatchProof(BatchLoops):
                     per_rank = True
                 elif verdict == "batch":
                     if not self._split_on_path(flow, origin, loop):
+                        self._unproved.add("DP047")
                         self.warn(
                             call,
                             "DP047",
@@ -141,6 +142,7 @@ class BatchProof(BatchLoops):
                     if not origin.cut and not _constant_sizes(node):
                         continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
                 if not self._split_on_path(flow, origin, loop):
+                    self._unproved.add("DP047")
                     self.warn(
                         call,
                         "DP047",
