@@ -130,7 +130,8 @@ NAMES = (
 #: and batches cut from numpy arrays by an index array of a shared permutation; fresh round
 #: stop 29: numpy slices of a generator, the step done by a loss object (R1: before, no split
 #: and the summed loss doubled by WORLD_SIZE), and index batches of an index-loader class
-#: applied in a closure given to a step helper (R3: before, no split on the path taken).
+#: applied in a closure given to a step helper (R3: before, no split on the path taken), and
+#: slices given to a step helper that trains (before: no split).
 BATCHES = (
     "lm_batchify",
     "iterator_batches",
@@ -139,6 +140,7 @@ BATCHES = (
     "numpy_index_batches",
     "generator_numpy_slices",
     "step_closure_index_batches",
+    "step_helper_slices",
 )
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
 #: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed
@@ -206,7 +208,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "xmb, ymb = ddp_shard_batch((xmb, ymb))" in scripts["generator_numpy_slices"].read_text()
     closure = scripts["step_closure_index_batches"].read_text()
     assert "model(ddp_shard_batch(X[idx])).squeeze(-1), ddp_shard_batch(Y[idx])" in closure
-    for name in ("generator_numpy_slices", "step_closure_index_batches"):  # fixed points
+    helper = scripts["step_helper_slices"].read_text()
+    assert "F.mse_loss(model(ddp_shard_batch(xb)), ddp_shard_batch(yb))" in helper
+    for name in BATCHES[-3:]:  # fixed points
         again = migrate_source(scripts[name].read_text(), INLINE, filename=f"{name}.py")
         assert not again.changed, again.code
     for name in ("gradient_penalty", "gradient_penalty_update"):

@@ -98,8 +98,19 @@ class BatchProof(BatchLoops):
             # selected by an index each rank takes its own of (`for i in
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
-            for origin in found:
-                verdict = self._classify(flow, origin, wrapped)
+            verdicts = [self._classify(flow, o, wrapped) for o in found]
+            if not self._inside(call, loop) and {"sharded", "batch"} <= set(verdicts):
+                # a step helper given split batches by one caller and whole ones by another:
+                # a split at its model call would cut the split ones again
+                self._unproved.add("DP047")
+                self.warn(
+                    call,
+                    "DP047",
+                    f"{self.code(value)} in {self.code(call)} is given batches split by one "
+                    "caller and whole by another; every rank gets all of the whole ones",
+                )
+                return
+            for origin, verdict in zip(found, verdicts, strict=True):
                 if dealt and verdict == "batch":
                     verdict = "sharded"
                 if verdict == "state":
@@ -166,10 +177,33 @@ class BatchProof(BatchLoops):
         evaluation: left whole, as the loops' rules do). A loop trains when its body calls
         `.backward()`/`optimizer.step()`, itself or through the module's own functions,
         methods and callable objects (`compute(logits, y)` of a loss class that steps)."""
-        for ancestor in self._ancestors_to(call, None):
+        return self._loop_around(flow, call, set())
+
+    def _loop_around(
+        self, flow: DefUse, node: cst.CSTNode, seen: set[cst.CSTNode]
+    ) -> cst.For | cst.While | None:
+        """`_training_loop` for `node`; a function that trains itself (a step helper:
+        `def step(xb, yb): ... loss.backward()`) and has no such loop around `node`: the
+        training loop around a call of it in this module (`for ...: step(X[i:i + n], ...)`)."""
+        for ancestor in self._ancestors_to(node, None):
             if isinstance(ancestor, cst.Lambda) and isinstance(flow.parent(ancestor), cst.Arg):
                 continue
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(ancestor, cst.FunctionDef):
+                function = flow.functions.get(ancestor)
+                if (
+                    function is None
+                    or ancestor in seen
+                    or not trains(ancestor, self.qualified_names)
+                    or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
+                ):
+                    return None
+                seen.add(ancestor)
+                for site in flow.call_sites(function):
+                    loop = self._loop_around(flow, site, seen)
+                    if loop is not None:
+                        return loop
+                return None
+            if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
                 return None
             if isinstance(ancestor, cst.With) and any(
                 self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
@@ -251,7 +285,10 @@ class BatchProof(BatchLoops):
                     return False
 
         found: list[cst.BaseExpression] = []
-        for other in walk(loop.body):
+        region: cst.CSTNode = loop.body
+        if not self._inside(call, loop):  # in a step helper the loop calls: its body
+            region = next(a for a in flow.ancestors(call) if isinstance(a, cst.FunctionDef))
+        for other in walk(region):
             operands: list[cst.BaseExpression]
             if isinstance(other, cst.Call) and other is not call:
                 operands = [a.value for a in other.args if a.keyword is None and not a.star]
