@@ -14,6 +14,14 @@ call, as DataParallel's scatter did. The targets compared with the output follow
 A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
 `with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
 an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
+
+A training loop is one whose body trains, itself or through the module's own functions,
+methods and callable objects (a loss object whose `__call__` steps); a call in a lambda given
+as an argument runs in the loop around that call (`train_step(opt, lambda idx: (model(X[idx]),
+Y[idx]), batch)`: what a closure returns beside the output is a target); a call in a step
+helper that trains is proved from the helper's calls in training loops. Where a module has a
+batch not proved split (DP037, DP047), the batches pass takes back the hazards pass's
+`(loss * WORLD_SIZE).backward()` there (DP004): the scale is right only for a rank's part.
 """
 
 from __future__ import annotations
