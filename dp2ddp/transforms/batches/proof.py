@@ -26,6 +26,8 @@ batch not proved split (DP037, DP047), the batches pass takes back the hazards p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
@@ -79,14 +81,14 @@ class BatchProof(BatchLoops):
         for call in (n for n in nodes if isinstance(n, cst.Call)):
             if self.code(call.func) not in wrapped:
                 continue
-            flow = flow or view(module)
-            loop = self._training_loop(flow, call)
+            loop = self._training_loop(lambda: view(module), call)
             if loop is None or SHARD in self.code(loop.body):
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             if any(self._is_loader(u) for u in self._loop_sources(loop)):
                 continue
+            flow = flow or view(module)
             self._prove_call(flow, call, loop, wrapped)
 
     def _prove_call(
@@ -178,35 +180,39 @@ class BatchProof(BatchLoops):
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
 
-    def _training_loop(self, flow: DefUse, call: cst.Call) -> cst.For | cst.While | None:
+    def _training_loop(
+        self, flow: Callable[[], DefUse], call: cst.Call
+    ) -> cst.For | cst.While | None:
         """The innermost training loop around `call` in its own function (a lambda given
         as an argument runs where the call it is given to runs: `train_step(opt, lambda
         idx: model(X[idx]), batch)`); None for a call under `torch.no_grad()` (an
         evaluation: left whole, as the loops' rules do). A loop trains when its body calls
         `.backward()`/`optimizer.step()`, itself or through the module's own functions,
-        methods and callable objects (`compute(logits, y)` of a loss class that steps)."""
+        methods and callable objects (`compute(logits, y)` of a loss class that steps).
+        `flow` gives the module's view, built only where a loop does not say it trains."""
         return self._loop_around(flow, call, set())
 
     def _loop_around(
-        self, flow: DefUse, node: cst.CSTNode, seen: set[cst.CSTNode]
+        self, flow: Callable[[], DefUse], node: cst.CSTNode, seen: set[cst.CSTNode]
     ) -> cst.For | cst.While | None:
         """`_training_loop` for `node`; a function that trains itself (a step helper:
         `def step(xb, yb): ... loss.backward()`) and has no such loop around `node`: the
         training loop around a call of it in this module (`for ...: step(X[i:i + n], ...)`)."""
         for ancestor in self._ancestors_to(node, None):
-            if isinstance(ancestor, cst.Lambda) and isinstance(flow.parent(ancestor), cst.Arg):
+            if isinstance(ancestor, cst.Lambda) and isinstance(flow().parent(ancestor), cst.Arg):
                 continue
             if isinstance(ancestor, cst.FunctionDef):
-                function = flow.functions.get(ancestor)
                 if (
-                    function is None
-                    or ancestor in seen
+                    ancestor in seen
                     or not trains(ancestor, self.qualified_names)
                     or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
                 ):
                     return None
+                function = flow().functions.get(ancestor)
+                if function is None:
+                    return None
                 seen.add(ancestor)
-                for site in flow.call_sites(function):
+                for site in flow().call_sites(function):
                     loop = self._loop_around(flow, site, seen)
                     if loop is not None:
                         return loop
@@ -219,7 +225,7 @@ class BatchProof(BatchLoops):
                 return None
             if isinstance(ancestor, (cst.For, cst.While)) and (
                 is_training_loop(ancestor, self.qualified_names)
-                or self._trains_through(flow, ancestor)
+                or self._trains_through(flow(), ancestor)
             ):
                 return ancestor
         return None
