@@ -131,13 +131,20 @@ NAMES = (
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class; issue 28:
 #: the language model in a `while` loop with chunks each carrying a hidden state, in a
 #: `range` loop with the hidden state from model.init_hidden(batch_size) (per rank now),
-#: and batches cut from numpy arrays by an index array of a shared permutation.
+#: and batches cut from numpy arrays by an index array of a shared permutation; fresh round
+#: stop 29: numpy slices of a generator, the step done by a loss object (R1: before, no split
+#: and the summed loss doubled by WORLD_SIZE), and index batches of an index-loader class
+#: applied in a closure given to a step helper (R3: before, no split on the path taken), and
+#: slices given to a step helper that trains (before: no split).
 BATCHES = (
     "lm_batchify",
     "iterator_batches",
     "lm_while_chunks",
     "lm_range_hidden",
     "numpy_index_batches",
+    "generator_numpy_slices",
+    "step_closure_index_batches",
+    "step_helper_slices",
 )
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
 #: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed
@@ -260,6 +267,14 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "ddp_per_rank_batch(BATCH)" in scripts["lm_while_chunks"].read_text()
     assert "ddp_per_rank_batch(batch_size)" in scripts["lm_range_hidden"].read_text()
     assert "x = ddp_shard_batch(x)" in scripts["numpy_index_batches"].read_text()
+    assert "xmb, ymb = ddp_shard_batch((xmb, ymb))" in scripts["generator_numpy_slices"].read_text()
+    closure = scripts["step_closure_index_batches"].read_text()
+    assert "model(ddp_shard_batch(X[idx])).squeeze(-1), ddp_shard_batch(Y[idx])" in closure
+    helper = scripts["step_helper_slices"].read_text()
+    assert "F.mse_loss(model(ddp_shard_batch(xb)), ddp_shard_batch(yb))" in helper
+    for name in BATCHES[-3:]:  # fixed points
+        again = migrate_source(scripts[name].read_text(), INLINE, filename=f"{name}.py")
+        assert not again.changed, again.code
     for name in ("gradient_penalty", "gradient_penalty_update"):
         # rewritten, not warned: the penalty's forward through D.module, then the average
         assert "DP023" not in codes[name], codes[name]

@@ -478,7 +478,7 @@ def _print_scaled_losses(outcomes: Sequence[FileOutcome]) -> None:
     """Say where the gradients' scale changed on purpose (a summed loss times WORLD_SIZE)."""
     if not any(o.result is not None and o.result.changed for o in outcomes):
         return  # and the passes (libcst) stay unloaded: a no-op run is instant
-    from dp2ddp.transforms.hazards.losses import SCALED_LOSS
+    from dp2ddp.transforms._support.names import SCALED_LOSS
 
     scaled = [
         f"{outcome.path}:{change.line}"

@@ -99,6 +99,7 @@ def migrate_parsed(
         # reuses its metadata (state.metadata) instead of resolving it again.
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
+    changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source

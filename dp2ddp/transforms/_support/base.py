@@ -95,6 +95,10 @@ class MigrationState:
     skip: bool = False
     #: The file was migrated by dp2ddp before (it defines ddp_setup).
     already_migrated: bool = False
+    #: Changes an earlier pass recorded and a later one took back (how their descriptions
+    #: start): the batches pass undoes the WORLD_SIZE scale of a summed loss whose batch
+    #: is not proved split; the result does not list them.
+    withdrawn: set[str] = field(default_factory=set)
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
     #: The file is DataParallel machinery of the project's own (it defines a DataParallel

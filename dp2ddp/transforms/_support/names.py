@@ -55,3 +55,7 @@ INPLACE_RANDOM_FILLS: Final = frozenset(
     {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
      "log_normal_"}
 )  # fmt: skip
+
+#: How the hazards pass's record of a summed loss multiplied by WORLD_SIZE starts (the CLI's
+#: note reads it; the batches pass takes the scaling back where a batch is not proved split).
+SCALED_LOSS: Final = "scaled the summed loss"

@@ -50,7 +50,11 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import origins, view
-from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.names import (
+    DATALOADER,
+    DISTRIBUTED_DATA_PARALLEL,
+    SCALED_LOSS,
+)
 from dp2ddp.transforms._support.nodes import (
     call_named,
     counts,
@@ -104,6 +108,7 @@ class ShardBatches(BatchProof):
         self._module: cst.Module | None = node
         nodes = list(walk(node))
         self.index(nodes)
+        self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
         self._loader_calls = {
             c: Loader(c, {}, *self._binding(c), None)
             for c in self._calls
@@ -126,6 +131,7 @@ class ShardBatches(BatchProof):
         self._known = bool(dims)
         handled: list[cst.For | cst.While] = []
         self._warned: set[cst.CSTNode] = set()
+        self._unproved: set[str] = set()  # the codes saying a batch is not proved split
         for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
@@ -145,6 +151,8 @@ class ShardBatches(BatchProof):
             self._prove(node, nodes)
             self._plan_chunks()
             self._plan_output_indices(nodes)
+        if self._unproved:
+            self._keep_summed_losses(nodes)
         return True
 
     def _plan_output_indices(self, nodes: list[cst.CSTNode]) -> None:
@@ -320,6 +328,55 @@ class ShardBatches(BatchProof):
         for chunk, description in plan.records:
             self.record(chunk, description)
 
+    def _keep_summed_losses(self, nodes: list[cst.CSTNode]) -> None:
+        """A batch of this module is not proved this rank's part (DP037, DP047): every rank
+        may sum the whole batch, so the hazards pass's `(loss * WORLD_SIZE).backward()`
+        (right only for a rank summing its part) would multiply DataParallel's gradient by
+        WORLD_SIZE. Taken back to `loss.backward()`, with DP004 saying the scale is open."""
+        scaled = [
+            n
+            for n in nodes
+            if isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "backward"
+            and isinstance(n.func.value, cst.BinaryOperation)
+            and isinstance(n.func.value.operator, cst.Multiply)
+            and isinstance(n.func.value.right, cst.Name)
+            and n.func.value.right.value == "WORLD_SIZE"
+        ]
+        if not scaled:
+            return
+        for call in scaled:
+            assert isinstance(call.func, cst.Attribute)
+            product = call.func.value
+            assert isinstance(product, cst.BinaryOperation)
+            loss = product.left
+            if isinstance(loss, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+                loss = loss.with_changes(lpar=[], rpar=[])
+            elif not loss.lpar:
+                loss = loss.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            self._swap[call] = call.with_changes(func=call.func.with_changes(value=loss))
+            self.warn(
+                call,
+                "DP004",
+                f"{self.code(loss)} is summed over a batch not proved split over the ranks "
+                f"({', '.join(sorted(self._unproved))} in this module): left unscaled",
+            )
+        self.state.withdrawn.add(SCALED_LOSS)
+
+    def _migrated_wraps(self, nodes: list[cst.CSTNode]) -> list[str]:
+        """The models a module migrated before wraps in DistributedDataParallel (`model =
+        DistributedDataParallel(...)`): its wrapped models, so that migrating it again
+        plans what its first migration planned and nothing more (a fixed point)."""
+        return [
+            self.code(t.target)
+            for n in nodes
+            if isinstance(n, cst.Assign)
+            and isinstance(n.value, cst.Call)
+            and self.matches(n.value.func, DISTRIBUTED_DATA_PARALLEL)
+            for t in n.targets
+        ]
+
     def _plan_loop(self, loop: cst.For) -> bool:
         """Plan the split of one training loop; True when it is settled (split or warned)."""
         sources = iterated(loop.iter)
@@ -328,7 +385,7 @@ class ShardBatches(BatchProof):
             return self._plan_range_loop(loop)
         if any(self._is_loader(s) for s in seen):
             return True  # the data pass shards it (or warns)
-        if self.state.wrapped and not self._feeds_wrapped(loop.body):
+        if self._models and not self._feeds_wrapped(loop.body):
             return False
         iterable = self.code(self._batch_source(loop.iter))
         batch = self._batch_target(loop)
@@ -563,6 +620,7 @@ class ShardBatches(BatchProof):
 
     def _warn(self, loop: cst.For | cst.While, iterable: str, why: str) -> None:
         self._warned.add(loop)
+        self._unproved.add("DP037")
         self.warn(loop, "DP037", f"{iterable} ({why}); every rank trains on every batch")
 
     def on_leave(  # type: ignore[override]  # any node may become a FlattenSentinel

@@ -39,6 +39,10 @@ class BatchLoops(LoaderImports):
     _same_random: set[cst.CSTNode]
     #: loops DP037 was given for
     _warned: set[cst.CSTNode]
+    #: the codes given for batches not proved split (DP037, DP047)
+    _unproved: set[str]
+    #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
+    _models: list[str]
     _loader_calls: dict[cst.Call, Loader]
     _definitions: dict[str, cst.FunctionDef | cst.ClassDef]
     _dim: int | None
@@ -125,16 +129,26 @@ class BatchLoops(LoaderImports):
         )
 
     def _own_batches(self, call: cst.Call) -> bool:
-        """A call of a class or function of this module that names no DataLoader: batches
-        of the script's own making (an iterator class, a generator)."""
+        """A call of a class or function of this module that reads no loader: batches of
+        the script's own making (an iterator class, a generator). Its body and bases say
+        so, not its name (`IndexLoader(n, bs, shuffle)` yielding `randperm(n).split(bs)`
+        is not a loader the data pass shards; `InputFetcher(loader)` reading
+        `next(self.iter)` of a DataLoader is one)."""
         if not isinstance(call.func, cst.Name):
             return False
         definition = self._definitions.get(call.func.value)
-        return definition is not None and "loader" not in self.code(definition).lower()
+        if definition is None:
+            return False
+        parts: list[cst.CSTNode] = [definition.body]
+        if isinstance(definition, cst.ClassDef):
+            parts += definition.bases
+        else:
+            parts.append(definition.params)
+        return not any("loader" in self.code(p).lower() for p in parts)
 
     def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
         text = self.code(body)
-        return any(re.search(rf"(?<![\w.]){re.escape(w)}\b", text) for w in self.state.wrapped)
+        return any(re.search(rf"(?<![\w.]){re.escape(w)}\b", text) for w in self._models)
 
     def _batch_source(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """What yields the batches, through enumerate()/tqdm() (not zip: all of it)."""

@@ -14,13 +14,23 @@ call, as DataParallel's scatter did. The targets compared with the output follow
 A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
 `with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
 an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
+
+A training loop is one whose body trains, itself or through the module's own functions,
+methods and callable objects (a loss object whose `__call__` steps); a call in a lambda given
+as an argument runs in the loop around that call (`train_step(opt, lambda idx: (model(X[idx]),
+Y[idx]), batch)`: what a closure returns beside the output is a target); a call in a step
+helper that trains is proved from the helper's calls in training loops. Where a module has a
+batch not proved split (DP037, DP047), the batches pass takes back the hazards pass's
+`(loss * WORLD_SIZE).backward()` there (DP004): the scale is right only for a rank's part.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Origin, code, origins, view
+from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
 from dp2ddp.flow.origins import _argument
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
@@ -37,7 +47,7 @@ from dp2ddp.transforms.batches.loops import (
     BatchLoops,
     _plain_target,
 )
-from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
+from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names, trains
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -64,14 +74,14 @@ class BatchProof(BatchLoops):
         model's own output, a constant, state the loop builds (sized per rank here), or a
         batch nobody split: split it where it enters the loop (or, along a dim other than
         the one the loop steps along, where the source is built), else DP047 with the flow."""
-        if not self.state.wrapped:
+        if not self._models:
             return
-        wrapped = set(self.state.wrapped)
+        wrapped = set(self._models)
         flow: DefUse | None = None  # built for the first call that needs it
         for call in (n for n in nodes if isinstance(n, cst.Call)):
             if self.code(call.func) not in wrapped:
                 continue
-            loop = self._training_loop(call)
+            loop = self._training_loop(lambda: view(module), call)
             if loop is None or SHARD in self.code(loop.body):
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
@@ -98,8 +108,19 @@ class BatchProof(BatchLoops):
             # selected by an index each rank takes its own of (`for i in
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
-            for origin in found:
-                verdict = self._classify(flow, origin, wrapped)
+            verdicts = [self._classify(flow, o, wrapped) for o in found]
+            if not self._inside(call, loop) and {"sharded", "batch"} <= set(verdicts):
+                # a step helper given split batches by one caller and whole ones by another:
+                # a split at its model call would cut the split ones again
+                self._unproved.add("DP047")
+                self.warn(
+                    call,
+                    "DP047",
+                    f"{self.code(value)} in {self.code(call)} is given batches split by one "
+                    "caller and whole by another; every rank gets all of the whole ones",
+                )
+                return
+            for origin, verdict in zip(found, verdicts, strict=True):
                 if dealt and verdict == "batch":
                     verdict = "sharded"
                 if verdict == "state":
@@ -108,6 +129,7 @@ class BatchProof(BatchLoops):
                     per_rank = True
                 elif verdict == "batch":
                     if not self._split_on_path(flow, origin, loop):
+                        self._unproved.add("DP047")
                         self.warn(
                             call,
                             "DP047",
@@ -141,6 +163,7 @@ class BatchProof(BatchLoops):
                     if not origin.cut and not _constant_sizes(node):
                         continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
                 if not self._split_on_path(flow, origin, loop):
+                    self._unproved.add("DP047")
                     self.warn(
                         call,
                         "DP047",
@@ -157,21 +180,85 @@ class BatchProof(BatchLoops):
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
 
-    def _training_loop(self, call: cst.Call) -> cst.For | cst.While | None:
-        """The innermost training loop around `call` in its own function; None for a
-        call under `torch.no_grad()` (an evaluation: left whole, as the loops' rules do)."""
-        for ancestor in self._ancestors_to(call, None):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+    def _training_loop(
+        self, flow: Callable[[], DefUse], call: cst.Call
+    ) -> cst.For | cst.While | None:
+        """The innermost training loop around `call` in its own function (a lambda given
+        as an argument runs where the call it is given to runs: `train_step(opt, lambda
+        idx: model(X[idx]), batch)`); None for a call under `torch.no_grad()` (an
+        evaluation: left whole, as the loops' rules do). A loop trains when its body calls
+        `.backward()`/`optimizer.step()`, itself or through the module's own functions,
+        methods and callable objects (`compute(logits, y)` of a loss class that steps).
+        `flow` gives the module's view, built only where a loop does not say it trains."""
+        return self._loop_around(flow, call, set())
+
+    def _loop_around(
+        self, flow: Callable[[], DefUse], node: cst.CSTNode, seen: set[cst.CSTNode]
+    ) -> cst.For | cst.While | None:
+        """`_training_loop` for `node`; a function that trains itself (a step helper:
+        `def step(xb, yb): ... loss.backward()`) and has no such loop around `node`: the
+        training loop around a call of it in this module (`for ...: step(X[i:i + n], ...)`)."""
+        for ancestor in self._ancestors_to(node, None):
+            if isinstance(ancestor, cst.Lambda) and isinstance(flow().parent(ancestor), cst.Arg):
+                continue
+            if isinstance(ancestor, cst.FunctionDef):
+                if (
+                    ancestor in seen
+                    or not trains(ancestor, self.qualified_names)
+                    or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
+                ):
+                    return None
+                function = flow().functions.get(ancestor)
+                if function is None:
+                    return None
+                seen.add(ancestor)
+                for site in flow().call_sites(function):
+                    loop = self._loop_around(flow, site, seen)
+                    if loop is not None:
+                        return loop
+                return None
+            if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
                 return None
             if isinstance(ancestor, cst.With) and any(
                 self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
             ):
                 return None
-            if isinstance(ancestor, (cst.For, cst.While)) and is_training_loop(
-                ancestor, self.qualified_names
+            if isinstance(ancestor, (cst.For, cst.While)) and (
+                is_training_loop(ancestor, self.qualified_names)
+                or self._trains_through(flow(), ancestor)
             ):
                 return ancestor
         return None
+
+    def _trains_through(self, flow: DefUse, loop: cst.For | cst.While) -> bool:
+        """The loop's body calls a function, method or callable object of this module that
+        runs `.backward()` or `optimizer.step()` (at any depth of the module's own calls):
+        the model calls in it are training calls, whoever does the step."""
+        seen: set[cst.CSTNode] = set()
+        todo = [n for n in walk(loop.body) if isinstance(n, cst.Call)]
+        while todo:
+            call = todo.pop()
+            for function in self._runs(flow, call):
+                if function.node in seen:
+                    continue
+                seen.add(function.node)
+                if trains(function.node, self.qualified_names):
+                    return True
+                todo += [n for n in walk(function.node.body) if isinstance(n, cst.Call)]
+        return False
+
+    def _runs(self, flow: DefUse, call: cst.Call) -> list[Function]:
+        """The module's functions `call` may run: its callees, and for a name bound to an
+        instance of a class of this module (`compute = LossCompute(...)`), `__call__`."""
+        found = list(flow.callees(call))
+        if isinstance(call.func, cst.Name):
+            for definition in flow.definitions(call.func):
+                if definition.kind == "assign" and isinstance(definition.value, cst.Call):
+                    owner = flow.class_called(definition.value)
+                    method = flow.method(owner, "__call__") if owner is not None else None
+                    if method is not None:
+                        found.append(method)
+        return found
 
     def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
         if not isinstance(loop, cst.For):
@@ -183,7 +270,9 @@ class BatchProof(BatchLoops):
     ) -> list[cst.BaseExpression]:
         """What the model's output is compared with: the other operands of a call,
         operation or comparison given the output (`mse_loss(model(x), y)`,
-        `criterion(out.view(-1, n), t)`, `(model(x) - y)`)."""
+        `criterion(out.view(-1, n), t)`, `(model(x) - y)`), and what a step closure returns
+        beside it (`lambda idx: (model(X[idx]), Y[idx])`: the helper it is given compares
+        them)."""
         outputs: set[str] = set()
         statement = flow.statement_of(call)
         if isinstance(statement, cst.SimpleStatementLine):
@@ -210,13 +299,16 @@ class BatchProof(BatchLoops):
                     return False
 
         found: list[cst.BaseExpression] = []
-        for other in walk(loop.body):
+        region: cst.CSTNode = loop.body
+        if not self._inside(call, loop):  # in a step helper the loop calls: its body
+            region = next(a for a in flow.ancestors(call) if isinstance(a, cst.FunctionDef))
+        for other in walk(region):
             operands: list[cst.BaseExpression]
             if isinstance(other, cst.Call) and other is not call:
                 operands = [a.value for a in other.args if a.keyword is None and not a.star]
                 if (
                     len(operands) != 2
-                    or self.code(other.func) in self.state.wrapped
+                    or self.code(other.func) in self._models
                     or name_of(other.func) in _NOT_COMPARING
                     or any(
                         n.startswith("torch.autograd.") for n in self.qualified_names(other.func)
@@ -227,6 +319,10 @@ class BatchProof(BatchLoops):
                 operands = [other.left, other.right]
             elif isinstance(other, cst.Comparison):
                 operands = [other.left, *(c.comparator for c in other.comparisons)]
+            elif isinstance(other, cst.Tuple) and isinstance(
+                flow.parent(other), (cst.Lambda, cst.Return)
+            ):  # a step closure's `return out, y`: the caller compares them
+                operands = [e.value for e in other.elements if isinstance(e, cst.Element)]
             else:
                 continue
             if len(operands) < 2:
@@ -237,7 +333,7 @@ class BatchProof(BatchLoops):
                     for o in operands
                     if not given(o)
                     and not any(
-                        isinstance(n, cst.Call) and self.code(n.func) in self.state.wrapped
+                        isinstance(n, cst.Call) and self.code(n.func) in self._models
                         for n in walk(o)
                     )
                 ]

@@ -24,6 +24,7 @@ import re
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
@@ -31,7 +32,6 @@ _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
 )
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
-SCALED_LOSS = "scaled the summed loss"
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
 

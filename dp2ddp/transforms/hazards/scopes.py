@@ -73,6 +73,14 @@ def is_training_loop(loop: cst.For | cst.While, qualified_names: QualifiedNames)
     return visitor.found
 
 
+def trains(function: cst.FunctionDef | cst.Lambda, qualified_names: QualifiedNames) -> bool:
+    """The function's own body (not the functions nested in it) calls `.backward()` or
+    `optimizer.step()`: a step helper or a loss object that trains for its caller."""
+    visitor = _TrainingCalls(function, qualified_names)
+    function.body.visit(visitor)
+    return visitor.found
+
+
 def target_names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, cst.Name):
         return {target.value}
