@@ -77,6 +77,16 @@ def test_relative_imports_resolve_to_project_functions() -> None:
     assert pure == {"pkg.helpers.fmt", "pkg.user.show"}
 
 
+def test_a_packages_star_reexport_names_public_pure_functions_it_does_not_bind() -> None:
+    util = ast.parse(
+        "def summary(m):\n    return str(m)\n\ndef _hidden(m):\n    return m\n\n"
+        "def own(m):\n    return m\n"
+    )
+    init = ast.parse("from .util import *\n\ndef own(m):\n    m.append(1)\n")
+    pure = pure_functions([("lib.util", util, False), ("lib", init, True)])
+    assert pure == {"lib.util.summary", "lib.util._hidden", "lib.util.own", "lib.summary"}
+
+
 def test_unused_functions_follow_star_imports_and_shadowing() -> None:
     entry = ast.parse("from models import *\n\ndef test(epoch):\n    pass\n\ntest(1)\nbuild()\n")
     models = ast.parse(

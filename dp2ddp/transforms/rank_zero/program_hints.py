@@ -543,7 +543,7 @@ def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[s
     if not module or not is_package:
         return ()
     table = _import_table(tree, module, is_package)
-    return tuple(
+    named = tuple(
         (f"{module}.{local}", full)
         for statement in tree.body
         if isinstance(statement, ast.ImportFrom)
@@ -553,6 +553,36 @@ def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[s
         for full in [table.get(local)]
         if full is not None and full != f"{module}.{local}"
     )
+    return named + _star_reexports(module, tree)
+
+
+#: The alias a star re-export's pair carries after the package's name (see _star_reexports).
+_STAR = ".*"
+
+
+def _star_reexports(module: str, tree: ast.Module) -> tuple[tuple[str, str], ...]:
+    """`from .util import *` in package `lib`'s __init__.py: ("lib.*", "lib.util"), so a
+    pure `lib.util.make_summary` is pure as `lib.make_summary` too (yandex-research/
+    rtdl-revisiting-models@e3ed46c: `print(f'[{part}]', lib.make_summary(metrics))` stayed
+    on every rank). A star brings only public names; _pure_of also leaves out the names the
+    package binds itself (its own definition wins over the star's)."""
+    found: list[tuple[str, str]] = []
+    parts = module.split(".")
+    for statement in tree.body:
+        if not (
+            isinstance(statement, ast.ImportFrom)
+            and any(alias.name == "*" for alias in statement.names)
+        ):
+            continue
+        base = statement.module or ""
+        if statement.level:
+            keep = len(parts) - statement.level + 1  # a package's __init__: level 1 is itself
+            if keep < 0:
+                continue
+            base = ".".join([*parts[:keep], *([base] if base else [])])
+        if base and base != module:
+            found.append((module + _STAR, base))
+    return tuple(found)
 
 
 def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozenset[str]:
@@ -585,6 +615,17 @@ def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozense
     for _ in range(2):  # a re-export of a re-export
         for names in modules:
             for alias, full in names.reexports:
+                if alias.endswith(_STAR):  # `from .util import *`: public names it lacks
+                    package = alias[: -len(_STAR)]
+                    found |= {
+                        f"{package}.{tail}"
+                        for q in list(found)
+                        if q.startswith(full + ".")
+                        for tail in [q[len(full) + 1 :]]
+                        for first in [tail.partition(".")[0]]
+                        if not first.startswith("_") and first not in names.bound
+                    }
+                    continue
                 found |= {alias + q[len(full) :] for q in list(found) if q.startswith(full + ".")}
     return frozenset(found)
 
