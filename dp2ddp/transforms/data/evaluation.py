@@ -394,8 +394,17 @@ class LoaderEvaluation(LoopCounters):
             if name in SHOW_METHODS or name in WRITE_METHODS or name in methods:
                 return True
             # A method of another module's class that prints (`io.cprint`), not a library
-            # module's function of the same name (`np.log(total)`).
-            return name in self.state.hints.printers and not self._names_a_module(func.value)
+            # module's function of the same name (`np.log(total)`); a function of another
+            # module of the program called through it (`log_utils.log_values(total)`), by
+            # its qualified name (a relative import's `.log_utils.log_values` by its tail).
+            if not self._names_a_module(func.value):
+                return name in self.state.hints.printers
+            return any(
+                q in self.state.hints.printers
+                or q.startswith(".")
+                and any(p.endswith(q) for p in self.state.hints.printers)
+                for q in self.qualified_names(func)
+            )
         if isinstance(func, cst.Name):
             if func.value in functions:
                 return True

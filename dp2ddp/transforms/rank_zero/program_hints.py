@@ -89,7 +89,9 @@ def program_hints(
     pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
-    printers = frozenset().union(*(n.printers for n in names))
+    printers = frozenset().union(*(n.printers for n in names)) | _qualified_printers(
+        [m.name for m in modules], names
+    )
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -127,6 +129,33 @@ def program_hints(
             returns,
         )
     return hints
+
+
+def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
+    """The printing functions as another module's call through the module spells them
+    (`log_utils.log_values(...)` after `import log_utils`; "utils.log_values" where package
+    `utils` re-exports it, by name or by a star): a running figure handed to one is shown
+    as by print (DP030), as it is through `from log_utils import log_values`."""
+    found = {
+        f"{module}.{p}"
+        for module, n in zip(modules, names, strict=True)
+        if module
+        for p in n.printers
+    }
+    for n in names:
+        for alias, full in n.reexports:
+            if alias.endswith(_STAR):
+                package = alias[: -len(_STAR)]
+                found |= {
+                    f"{package}.{tail}"
+                    for q in list(found)
+                    if q.startswith(full + ".")
+                    for tail in [q[len(full) + 1 :]]
+                    if not tail.startswith("_") and tail not in n.bound
+                }
+            elif full in found:
+                found.add(alias)
+    return frozenset(found)
 
 
 def _by_module(named: list[frozenset[str]]) -> Callable[[int], frozenset[str]]:
