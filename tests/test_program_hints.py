@@ -82,9 +82,17 @@ def test_a_packages_star_reexport_names_public_pure_functions_it_does_not_bind()
         "def summary(m):\n    return str(m)\n\ndef _hidden(m):\n    return m\n\n"
         "def own(m):\n    return m\n"
     )
-    init = ast.parse("from .util import *\n\ndef own(m):\n    m.append(1)\n")
+    init = ast.parse(
+        "from .util import *\nfrom .util import summary as brief\n\ndef own(m):\n    m.append(1)\n"
+    )
     pure = pure_functions([("lib.util", util, False), ("lib", init, True)])
-    assert pure == {"lib.util.summary", "lib.util._hidden", "lib.util.own", "lib.summary"}
+    assert pure == {
+        "lib.util.summary",
+        "lib.util._hidden",
+        "lib.util.own",
+        "lib.summary",
+        "lib.brief",
+    }
 
 
 def test_unused_functions_follow_star_imports_and_shadowing() -> None:

@@ -55,3 +55,13 @@ INPLACE_RANDOM_FILLS: Final = frozenset(
     {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
      "log_normal_"}
 )  # fmt: skip
+#: Calls that show their arguments to the user: print and friends (DP030). One home for the
+#: data pass's own-module view (data/evaluation.py) and the program's printing functions
+#: (rank_zero/program_hints.py), which had two copies of it (one lacked tqdm.auto's write).
+PRINTS: Final = frozenset(
+    {"builtins.print", "sys.stdout.write", "sys.stderr.write", "pprint.pprint"}
+    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
+    | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
+)
+#: Methods that write their arguments out: a file's `write`, a csv writer's rows.
+WRITE_METHODS: Final = frozenset({"write", "writerow", "writerows"})

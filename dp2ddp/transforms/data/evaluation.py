@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     call_named,
@@ -19,13 +20,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.flow import MAX_DEPTH
-from dp2ddp.transforms.data.plan import (
-    PRINTER_NAME,
-    PRINTS,
-    SHOW_METHODS,
-    WRITE_METHODS,
-    Loader,
-)
+from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = "this rank's batches of a sharded loader"
@@ -446,7 +441,12 @@ class LoaderEvaluation(LoopCounters):
 
     def _printing_functions(self) -> tuple[set[str], set[str]]:
         """Functions, and methods of classes, of this module that print or write a file or
-        CSV row (directly or through each other: `f()`, `self.f()`)."""
+        CSV row (directly or through each other: `f()`, `self.f()`). The twin of
+        rank_zero/program_hints.printing_functions, with the same vocabulary (_support/
+        names.py: PRINTS, WRITE_METHODS): that one reads every module of a program with
+        `ast`, for ProgramHints.printers; this one the module being migrated, where no
+        program was discovered too (a one-file migration has no hints), telling functions
+        from methods, with its calls resolved by libcst's qualified names."""
         if self._printers is None:
             functions: list[tuple[cst.FunctionDef, bool]] = []
             for node in walk(self._module_node):

@@ -43,8 +43,10 @@ from typing import TYPE_CHECKING
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.identifiers import mentions
+from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
+from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
@@ -142,20 +144,16 @@ def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozens
         if module
         for p in n.printers
     }
-    for n in names:
-        for alias, full in n.reexports:
-            if alias.endswith(_STAR):
-                package = alias[: -len(_STAR)]
-                found |= {
-                    f"{package}.{tail}"
-                    for q in list(found)
-                    if q.startswith(full + ".")
-                    for tail in [q[len(full) + 1 :]]
-                    if not tail.startswith("_") and tail not in n.bound
-                }
-            elif full in found:
-                found.add(alias)
-    return frozenset(found)
+    return frozenset(_through_reexports(found, names))
+
+
+def _through_reexports(found: set[str], modules: list[ModuleNames]) -> set[str]:
+    """`found` and the names the packages' re-exports give its names (twice: a re-export of
+    a re-export)."""
+    for _ in range(2):
+        for names in modules:
+            found |= reexported_names(found, names.reexports, names.bound)
+    return found
 
 
 def _by_module(named: list[frozenset[str]]) -> Callable[[int], frozenset[str]]:
@@ -279,7 +277,7 @@ class ModuleNames:
             script,
             saving_functions(tree, table := _import_table(tree, name, is_package)),
             saving_functions(tree, table, "torch.load"),
-            _reexports(name, tree, is_package),
+            reexports_of(name, tree, is_package, table),
             _method_steps(name, tree, is_package),
             printing_functions(tree, table),
             per_rank_returns(tree, table),
@@ -294,14 +292,6 @@ def saving_functions(
     return _calling(tree, lambda func: _resolved(func, table) == target)
 
 
-#: What shows or writes its arguments: print, logging, a file's or a csv writer's write.
-_SHOWS = frozenset(
-    {"sys.stdout.write", "sys.stderr.write", "pprint.pprint", "tqdm.tqdm.write"}
-    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
-)
-_WRITES = frozenset({"write", "writerow", "writerows"})
-
-
 def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
     print, log or write a file or CSV row, directly or through others of them (`f()`,
@@ -313,8 +303,8 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
             and func.id == "print"
             and "print" not in table
             or isinstance(func, ast.Attribute)
-            and func.attr in _WRITES
-            or _resolved(func, table) in _SHOWS
+            and func.attr in WRITE_METHODS
+            or _resolved(func, table) in PRINTS
         )
 
     return _calling(tree, shows)
@@ -564,56 +554,6 @@ def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[str, str], ...]:
-    """`from .stream_metrics import StreamSegMetrics` in package `metrics`'s __init__.py:
-    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics"). A package's
-    only: a module's own imports are what it uses, not names it offers (and an entry's
-    would make each program's hints differ, so a shared library is migrated per program)."""
-    if not module or not is_package:
-        return ()
-    table = _import_table(tree, module, is_package)
-    named = tuple(
-        (f"{module}.{local}", full)
-        for statement in tree.body
-        if isinstance(statement, ast.ImportFrom)
-        for alias in statement.names
-        if alias.name != "*"
-        for local in [alias.asname or alias.name]
-        for full in [table.get(local)]
-        if full is not None and full != f"{module}.{local}"
-    )
-    return named + _star_reexports(module, tree)
-
-
-#: The alias a star re-export's pair carries after the package's name (see _star_reexports).
-_STAR = ".*"
-
-
-def _star_reexports(module: str, tree: ast.Module) -> tuple[tuple[str, str], ...]:
-    """`from .util import *` in package `lib`'s __init__.py: ("lib.*", "lib.util"), so a
-    pure `lib.util.make_summary` is pure as `lib.make_summary` too (yandex-research/
-    rtdl-revisiting-models@e3ed46c: `print(f'[{part}]', lib.make_summary(metrics))` stayed
-    on every rank). A star brings only public names; _pure_of also leaves out the names the
-    package binds itself (its own definition wins over the star's)."""
-    found: list[tuple[str, str]] = []
-    parts = module.split(".")
-    for statement in tree.body:
-        if not (
-            isinstance(statement, ast.ImportFrom)
-            and any(alias.name == "*" for alias in statement.names)
-        ):
-            continue
-        base = statement.module or ""
-        if statement.level:
-            keep = len(parts) - statement.level + 1  # a package's __init__: level 1 is itself
-            if keep < 0:
-                continue
-            base = ".".join([*parts[:keep], *([base] if base else [])])
-        if base and base != module:
-            found.append((module + _STAR, base))
-    return tuple(found)
-
-
 def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozenset[str]:
     """The pure functions of a program's modules: a function's steps in order, a project
     function's verdict found when first asked (a call back into a function being decided
@@ -640,23 +580,7 @@ def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozense
     def pure_or_known(qualified: str) -> bool:
         return pure(qualified) if qualified in functions else pure_name(qualified)
 
-    found = {q for q in functions if pure(q)}
-    for _ in range(2):  # a re-export of a re-export
-        for names in modules:
-            for alias, full in names.reexports:
-                if alias.endswith(_STAR):  # `from .util import *`: public names it lacks
-                    package = alias[: -len(_STAR)]
-                    found |= {
-                        f"{package}.{tail}"
-                        for q in list(found)
-                        if q.startswith(full + ".")
-                        for tail in [q[len(full) + 1 :]]
-                        for first in [tail.partition(".")[0]]
-                        if not first.startswith("_") and first not in names.bound
-                    }
-                    continue
-                found |= {alias + q[len(full) :] for q in list(found) if q.startswith(full + ".")}
-    return frozenset(found)
+    return frozenset(_through_reexports({q for q in functions if pure(q)}, modules))
 
 
 def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
