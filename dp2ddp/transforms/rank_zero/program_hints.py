@@ -47,7 +47,12 @@ from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
-from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
+from dp2ddp.transforms.rank_zero.side_effects import (
+    MUTATORS,
+    fresh_containers,
+    pure_method,
+    pure_name,
+)
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
     from dp2ddp.program.discovery import Program
@@ -630,19 +635,32 @@ def _steps(function: ast.FunctionDef, table: dict[str, str]) -> tuple[_Step, ...
     nodes = list(ast.walk(ast.Module(body=function.body, type_ignores=[])))
     local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    fresh = fresh_containers(
+        nodes, {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    )
     steps: list[_Step] = []
     for node in nodes:
         if isinstance(node, _IMPURE_NODES):
             return (*steps, False)
         if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Subscript) and _names(node.value, fresh):
+                continue  # `summary[k] = v` into the function's own dict
             return (*steps, False)  # a store into an object that may be shared (param_groups)
         if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+                if _names(func.value, fresh):
+                    continue  # `parts.append(x)` on the function's own list
             step = _pure_target(node.func, table, local)
             if step is False:
                 return (*steps, False)
             if step is not True:
                 steps.append(step)
     return tuple(steps)
+
+
+def _names(node: ast.expr, names: set[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _pure_target(func: ast.expr, table: dict[str, str], local: set[str]) -> _Step:

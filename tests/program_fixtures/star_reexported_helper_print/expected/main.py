@@ -1,9 +1,10 @@
 """Prints whose arguments call into the program's own package through a star re-export
 (`lib/__init__.py`: `from .util import *`), yandex-research/rtdl-revisiting-models@e3ed46c's
-`print(f'[{part}]', lib.make_summary(metrics))`. A pure helper (it only builds a string)
-is pure under the package's name too: that print is guarded like one with `str(m)`. A helper
-that steps a scheduler and one the package redefines itself (it records its argument) are
-not proved free of work every rank needs: those prints stay on every rank."""
+`print(f'[{part}]', lib.make_summary(metrics))`. A pure helper (it only builds a string, in
+a dict of its own) is pure under the package's name too: that print is guarded like one
+with `str(m)`. A helper that steps a scheduler and one the package redefines itself (it
+records its argument) are not proved free of work every rank needs: those prints stay on
+every rank."""
 
 import torch
 import torch.nn as nn
