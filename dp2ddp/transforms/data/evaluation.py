@@ -392,8 +392,10 @@ class LoaderEvaluation(LoopCounters):
             # module's function of the same name (`np.log(total)`); a function of another
             # module of the program called through it (`log_utils.log_values(total)`), by
             # its qualified name (a relative import's `.log_utils.log_values` by its tail).
+            if name not in self.state.hints.printers:
+                return False  # no printing function or method of the program is so named
             if not self._names_a_module(func.value):
-                return name in self.state.hints.printers
+                return True
             return any(
                 q in self.state.hints.printers
                 or q.startswith(".")
