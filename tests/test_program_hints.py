@@ -77,6 +77,38 @@ def test_relative_imports_resolve_to_project_functions() -> None:
     assert pure == {"pkg.helpers.fmt", "pkg.user.show"}
 
 
+def test_a_packages_star_reexport_names_public_pure_functions_it_does_not_bind() -> None:
+    util = ast.parse(
+        "def summary(m):\n    return str(m)\n\ndef _hidden(m):\n    return m\n\n"
+        "def own(m):\n    return m\n"
+    )
+    init = ast.parse(
+        "from .util import *\nfrom .util import summary as brief\n\ndef own(m):\n    m.append(1)\n"
+    )
+    pure = pure_functions([("lib.util", util, False), ("lib", init, True)])
+    assert pure == {
+        "lib.util.summary",
+        "lib.util._hidden",
+        "lib.util.own",
+        "lib.summary",
+        "lib.brief",
+    }
+
+
+def test_stores_into_the_functions_own_containers_keep_it_pure() -> None:
+    source = (
+        "def summary(metrics):\n    out = {}\n    parts = []\n"
+        "    for k, v in metrics.items():\n        if k.isdigit():\n            continue\n"
+        "        out[k] = round(v, 3)\n    parts.append(str(out.pop('score')))\n"
+        "    return ' | '.join(parts)\n\n"
+        "def into_argument(d):\n    d['x'] = 1\n    return d\n\n"
+        "def rebound(d):\n    out = {}\n    out = d\n    out['x'] = 1\n\n"
+        "def aliased(d):\n    out = {}\n    alias = out\n    alias.append(1)\n\n"
+        "def nested(d):\n    out = {'a': d}\n    out['a']['b'] = 1\n"
+    )
+    assert pure_functions([("m", ast.parse(source), False)]) == {"m.summary"}
+
+
 def test_unused_functions_follow_star_imports_and_shadowing() -> None:
     entry = ast.parse("from models import *\n\ndef test(epoch):\n    pass\n\ntest(1)\nbuild()\n")
     models = ast.parse(

@@ -59,3 +59,13 @@ INPLACE_RANDOM_FILLS: Final = frozenset(
 #: How the hazards pass's record of a summed loss multiplied by WORLD_SIZE starts (the CLI's
 #: note reads it; the batches pass takes the scaling back where a batch is not proved split).
 SCALED_LOSS: Final = "scaled the summed loss"
+#: Calls that show their arguments to the user: print and friends (DP030). One home for the
+#: data pass's own-module view (data/evaluation.py) and the program's printing functions
+#: (rank_zero/program_hints.py), which had two copies of it (one lacked tqdm.auto's write).
+PRINTS: Final = frozenset(
+    {"builtins.print", "sys.stdout.write", "sys.stderr.write", "pprint.pprint"}
+    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
+    | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
+)
+#: Methods that write their arguments out: a file's `write`, a csv writer's rows.
+WRITE_METHODS: Final = frozenset({"write", "writerow", "writerows"})

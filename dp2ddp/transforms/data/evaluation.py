@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     call_named,
@@ -19,13 +20,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.flow import MAX_DEPTH
-from dp2ddp.transforms.data.plan import (
-    PRINTER_NAME,
-    PRINTS,
-    SHOW_METHODS,
-    WRITE_METHODS,
-    Loader,
-)
+from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = "this rank's batches of a sharded loader"
@@ -394,8 +389,19 @@ class LoaderEvaluation(LoopCounters):
             if name in SHOW_METHODS or name in WRITE_METHODS or name in methods:
                 return True
             # A method of another module's class that prints (`io.cprint`), not a library
-            # module's function of the same name (`np.log(total)`).
-            return name in self.state.hints.printers and not self._names_a_module(func.value)
+            # module's function of the same name (`np.log(total)`); a function of another
+            # module of the program called through it (`log_utils.log_values(total)`), by
+            # its qualified name (a relative import's `.log_utils.log_values` by its tail).
+            if name not in self.state.hints.printers:
+                return False  # no printing function or method of the program is so named
+            if not self._names_a_module(func.value):
+                return True
+            return any(
+                q in self.state.hints.printers
+                or q.startswith(".")
+                and any(p.endswith(q) for p in self.state.hints.printers)
+                for q in self.qualified_names(func)
+            )
         if isinstance(func, cst.Name):
             if func.value in functions:
                 return True
@@ -437,7 +443,12 @@ class LoaderEvaluation(LoopCounters):
 
     def _printing_functions(self) -> tuple[set[str], set[str]]:
         """Functions, and methods of classes, of this module that print or write a file or
-        CSV row (directly or through each other: `f()`, `self.f()`)."""
+        CSV row (directly or through each other: `f()`, `self.f()`). The twin of
+        rank_zero/program_hints.printing_functions, with the same vocabulary (_support/
+        names.py: PRINTS, WRITE_METHODS): that one reads every module of a program with
+        `ast`, for ProgramHints.printers; this one the module being migrated, where no
+        program was discovered too (a one-file migration has no hints), telling functions
+        from methods, with its calls resolved by libcst's qualified names."""
         if self._printers is None:
             functions: list[tuple[cst.FunctionDef, bool]] = []
             for node in walk(self._module_node):

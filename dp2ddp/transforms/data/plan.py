@@ -30,20 +30,12 @@ EVAL_NAME = re.compile(
     r"(?:_|$|loader|dataloader|dl|set|data)",
     re.IGNORECASE,
 )
-#: Calls that show their arguments to the user (for DP030).
-PRINTS = frozenset(
-    {"builtins.print", "sys.stdout.write", "sys.stderr.write", "pprint.pprint"}
-    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
-    | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
-)
 #: Names of imported project functions that show their arguments (`progress_bar`, `log_metrics`).
 PRINTER_NAME = re.compile(r"(?:^|_)(?:print|progress|log|show|display|report)(?:_|$|bar)", re.I)
 #: Methods that show their arguments whatever their receiver: tqdm bars, loggers.
 SHOW_METHODS = frozenset(
     {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
 )
-#: Methods that write their arguments out: a file's `write`, a csv writer's rows.
-WRITE_METHODS = frozenset({"write", "writerow", "writerows"})
 POSITIONS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 #: A rewritten one-line loader longer than this gets one argument per line.
 LINE_LIMIT = 99

@@ -43,10 +43,17 @@ from typing import TYPE_CHECKING
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.identifiers import mentions
+from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
-from dp2ddp.transforms.rank_zero.side_effects import pure_method, pure_name
+from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
+from dp2ddp.transforms.rank_zero.side_effects import (
+    MUTATORS,
+    fresh_containers,
+    pure_method,
+    pure_name,
+)
 
 if TYPE_CHECKING:  # discovery imports the migration pipeline, which imports this module
     from dp2ddp.program.discovery import Program
@@ -90,7 +97,9 @@ def program_hints(
     pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
     logs = any(n.logs for n in names)
-    printers = frozenset().union(*(n.printers for n in names))
+    printers = frozenset().union(*(n.printers for n in names)) | _qualified_printers(
+        [m.name for m in modules], names
+    )
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -131,6 +140,32 @@ def program_hints(
             path_named,
         )
     return hints
+
+
+def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
+    """The printing functions as another module's call through the module spells them
+    (`log_utils.log_values(...)` after `import log_utils`; "utils.log_values" where package
+    `utils` re-exports it, by name or by a star): a running figure handed to one is shown
+    as by print (DP030), as it is through `from log_utils import log_values`."""
+    # Not the entry's (modules[0]): no module calls them through it, and named in the
+    # hints they would make each entry's hints differ, so that a library shared by the
+    # entries of a folder were migrated once per entry (the monorepo benchmark: 4.6 -> 11 s).
+    found = {
+        f"{module}.{p}"
+        for module, n in zip(modules[1:], names[1:], strict=True)
+        if module
+        for p in n.printers
+    }
+    return frozenset(_through_reexports(found, names))
+
+
+def _through_reexports(found: set[str], modules: list[ModuleNames]) -> set[str]:
+    """`found` and the names the packages' re-exports give its names (twice: a re-export of
+    a re-export)."""
+    for _ in range(2):
+        for names in modules:
+            found |= reexported_names(found, names.reexports, names.bound)
+    return found
 
 
 def _by_module(named: list[frozenset[str]]) -> Callable[[int], frozenset[str]]:
@@ -256,7 +291,7 @@ class ModuleNames:
             script,
             saving_functions(tree, table := _import_table(tree, name, is_package)),
             saving_functions(tree, table, "torch.load"),
-            _reexports(name, tree, is_package),
+            reexports_of(name, tree, is_package, table),
             _method_steps(name, tree, is_package),
             printing_functions(tree, table),
             per_rank_returns(tree, table),
@@ -272,14 +307,6 @@ def saving_functions(
     return _calling(tree, lambda func: _resolved(func, table) == target)
 
 
-#: What shows or writes its arguments: print, logging, a file's or a csv writer's write.
-_SHOWS = frozenset(
-    {"sys.stdout.write", "sys.stderr.write", "pprint.pprint", "tqdm.tqdm.write"}
-    | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
-)
-_WRITES = frozenset({"write", "writerow", "writerows"})
-
-
 def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
     print, log or write a file or CSV row, directly or through others of them (`f()`,
@@ -291,8 +318,8 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str
             and func.id == "print"
             and "print" not in table
             or isinstance(func, ast.Attribute)
-            and func.attr in _WRITES
-            or _resolved(func, table) in _SHOWS
+            and func.attr in WRITE_METHODS
+            or _resolved(func, table) in PRINTS
         )
 
     return _calling(tree, shows)
@@ -526,26 +553,6 @@ def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _reexports(module: str, tree: ast.Module, is_package: bool) -> tuple[tuple[str, str], ...]:
-    """`from .stream_metrics import StreamSegMetrics` in package `metrics`'s __init__.py:
-    ("metrics.StreamSegMetrics", "metrics.stream_metrics.StreamSegMetrics"). A package's
-    only: a module's own imports are what it uses, not names it offers (and an entry's
-    would make each program's hints differ, so a shared library is migrated per program)."""
-    if not module or not is_package:
-        return ()
-    table = _import_table(tree, module, is_package)
-    return tuple(
-        (f"{module}.{local}", full)
-        for statement in tree.body
-        if isinstance(statement, ast.ImportFrom)
-        for alias in statement.names
-        if alias.name != "*"
-        for local in [alias.asname or alias.name]
-        for full in [table.get(local)]
-        if full is not None and full != f"{module}.{local}"
-    )
-
-
 def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozenset[str]:
     """The pure functions of a program's modules: a function's steps in order, a project
     function's verdict found when first asked (a call back into a function being decided
@@ -572,12 +579,7 @@ def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozense
     def pure_or_known(qualified: str) -> bool:
         return pure(qualified) if qualified in functions else pure_name(qualified)
 
-    found = {q for q in functions if pure(q)}
-    for _ in range(2):  # a re-export of a re-export
-        for names in modules:
-            for alias, full in names.reexports:
-                found |= {alias + q[len(full) :] for q in list(found) if q.startswith(full + ".")}
-    return frozenset(found)
+    return frozenset(_through_reexports({q for q in functions if pure(q)}, modules))
 
 
 def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
@@ -627,19 +629,32 @@ def _steps(function: ast.FunctionDef, table: dict[str, str]) -> tuple[_Step, ...
     nodes = list(ast.walk(ast.Module(body=function.body, type_ignores=[])))
     local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    fresh = fresh_containers(
+        nodes, {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    )
     steps: list[_Step] = []
     for node in nodes:
         if isinstance(node, _IMPURE_NODES):
             return (*steps, False)
         if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Subscript) and _names(node.value, fresh):
+                continue  # `summary[k] = v` into the function's own dict
             return (*steps, False)  # a store into an object that may be shared (param_groups)
         if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+                if _names(func.value, fresh):
+                    continue  # `parts.append(x)` on the function's own list
             step = _pure_target(node.func, table, local)
             if step is False:
                 return (*steps, False)
             if step is not True:
                 steps.append(step)
     return tuple(steps)
+
+
+def _names(node: ast.expr, names: set[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _pure_target(func: ast.expr, table: dict[str, str], local: set[str]) -> _Step:

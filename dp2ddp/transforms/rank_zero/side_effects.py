@@ -8,6 +8,7 @@ known to be free of such effects are guarded; anything else keeps printing on ev
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Final
 
@@ -244,6 +245,7 @@ _PURE_METHODS: Final = frozenset(
         "size dim numel nelement view reshape squeeze unsqueeze flatten t eq ne gt lt ge le "
         "format format_map join strip lstrip rstrip upper lower title replace split "
         "startswith endswith zfill ljust rjust center encode decode "
+        "isdigit isnumeric isdecimal isalpha isalnum isspace islower isupper istitle "
         "keys values items get copy count index "
         "state_dict parameters named_parameters buffers get_last_lr get_lr "
         "total_seconds strftime isoformat timestamp read readlines read_text read_bytes"
@@ -282,6 +284,38 @@ def pure_name(name: str) -> bool:
 def pure_method(attribute: str) -> bool:
     """A method name that only reads its value (`loss.item()`, `"{}".format(x)`)."""
     return attribute in _PURE_METHODS
+
+
+#: Methods that change the container they are called on.
+MUTATORS: Final = frozenset(
+    "append extend insert pop popitem update setdefault add remove discard clear sort "
+    "reverse".split()
+)
+_FRESH = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+
+
+def fresh_containers(nodes: list[ast.AST], parameters: set[str]) -> set[str]:
+    """Locals bound only to a container the function builds itself (`summary = {}`,
+    `s = [...]`; every binding of the name is such an assignment): a store into one
+    (`summary[k] = v`) or a mutating method on it (`s.append(x)`) changes nothing a caller
+    or another rank shares (yandex-research/rtdl-revisiting-models@e3ed46c's
+    `lib.make_summary` builds its summary so)."""
+    values: dict[str, list[ast.expr]] = {}
+    stores: dict[str, int] = {}
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                values.setdefault(target.id, []).append(node.value)
+    return {
+        name
+        for name, bound in values.items()
+        if name not in parameters
+        and len(bound) == stores.get(name, 0)
+        and all(isinstance(v, _FRESH) for v in bound)
+    }
 
 
 def open_mode(call: cst.Call) -> str | None:

@@ -1,0 +1,1 @@
+from .log_utils import *  # noqa: F403
