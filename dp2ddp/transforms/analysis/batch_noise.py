@@ -65,7 +65,15 @@ _NUMPY_SIZED = {
 #: Draws shaped like a tensor they are given (`torch.rand_like(X)`: ncsn's dequantisation
 #: noise, ermongroup/ncsn@7f27f4a): sized by that tensor's batch.
 LIKE_DRAWS = frozenset({"torch.rand_like", "torch.randn_like", "torch.randint_like"})
-BATCH_DRAWS = _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS
+#: What a `d.sample(shape)` / `d.rsample(shape)` of a `torch.distributions` object is
+#: named as among a draw's qualified names (its own are the receiver's, unknown to libcst):
+#: its first dimension is the first of `sample_shape` (GAN_stability's
+#: `zdist.sample((batch_size,))`, class G1).
+DISTRIBUTION_SAMPLE = "torch.distributions.Distribution.sample"
+_DISTRIBUTION_METHODS = frozenset({"sample", "rsample"})
+BATCH_DRAWS = (
+    _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS | {DISTRIBUTION_SAMPLE}
+)
 #: The helper that shapes a like-draw's tensor as the global batch.
 GLOBAL_LIKE = "ddp_global_like"
 
@@ -92,7 +100,18 @@ def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression 
         return None
     keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     size: cst.BaseExpression | None = None
-    if names & _TORCH_SIZED:
+    if DISTRIBUTION_SAMPLE in names:
+        size = keyword.get("sample_shape") or (positional[0] if positional else None)
+        if (  # torch.Size([batch_size]): its one argument is the shape
+            isinstance(size, cst.Call)
+            and name_of(size.func) == "Size"
+            and len(size.args) == 1
+            and size.args[0].keyword is None
+        ):
+            size = size.args[0].value
+        if not isinstance(size, (cst.Tuple, cst.List)):
+            return None  # an empty or unknown sample_shape: no batch dimension written
+    elif names & _TORCH_SIZED:
         size = keyword.get("size") or (positional[0] if positional else None)
     elif names & _NUMPY_DIMS:
         size = positional[0] if positional else None
@@ -108,6 +127,74 @@ def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression 
             return None
         return size.elements[0].value
     return size
+
+
+def distribution_receivers(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> set[str]:
+    """What `torch.distributions` objects are bound to in `module` (`zdist`,
+    `self.zdist`): a name or attribute every assignment of which in the module is a call
+    of a `torch.distributions` class, or of a function of the module every `return` of
+    which is one (`zdist = get_zdist("gauss", 2)`). A binding also assigned anything else
+    is not one: its `.sample(...)` may be any object's (a dataset's, a model's)."""
+    makers: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            returns = [n for n in walk(statement.body) if isinstance(n, cst.Return)]
+            if returns and all(
+                r.value is not None and _makes_distribution(r.value, qualified_names, set())
+                for r in returns
+            ):
+                makers.add(statement.name.value)
+    verdict: dict[str, bool] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+            value: cst.BaseExpression | None = node.value
+        elif isinstance(node, cst.AnnAssign):
+            targets, value = [node.target], node.value
+        elif isinstance(node, cst.AugAssign):
+            targets, value = [node.target], None
+        else:
+            continue
+        for target in targets:
+            if not isinstance(target, (cst.Name, cst.Attribute)):
+                for leaf in walk(target):  # `a, zdist = ...`: not followed
+                    if isinstance(leaf, (cst.Name, cst.Attribute)):
+                        verdict[code_of(leaf)] = False
+                continue
+            made = value is not None and _makes_distribution(value, qualified_names, makers)
+            key = code_of(target)
+            verdict[key] = verdict.get(key, True) and made
+    return {key for key, made in verdict.items() if made}
+
+
+def _makes_distribution(
+    value: cst.BaseExpression,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    makers: set[str],
+) -> bool:
+    """`value` is a call of a `torch.distributions` class or of one of `makers`."""
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Name) and value.func.value in makers:
+        return True
+    return any(n.startswith("torch.distributions.") for n in qualified_names(value.func))
+
+
+def is_distribution_draw(
+    call: cst.Call, receivers: set[str], qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> bool:
+    """`d.sample(...)` / `d.rsample(...)` of a `torch.distributions` object: `d` one of
+    `receivers` (distribution_receivers) or a distribution built in place
+    (`Normal(0, 1).sample((n,))`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _DISTRIBUTION_METHODS:
+        return False
+    owner = func.value
+    if isinstance(owner, (cst.Name, cst.Attribute)):
+        return code_of(owner) in receivers
+    return _makes_distribution(owner, qualified_names, set())
 
 
 @dataclass

@@ -51,16 +51,19 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
+    DISTRIBUTION_SAMPLE,
     DRAW_SHARE,
     GLOBAL_LIKE,
     LIKE_DRAWS,
     WHOLE_BATCH,
     BatchSizes,
+    distribution_receivers,
     first_dimension,
     fixed_batch_loader,
     global_batch_sizes,
     helper_noise,
     is_batch_noise,
+    is_distribution_draw,
     like_argument,
     loops_over,
     per_rank_noise,
@@ -100,6 +103,8 @@ class ShareDatasetDraws(MigrationTransform):
         self._scaled: set[cst.Call] = set()
         #: `next(iter(loader))` outside loops -> the loader's global batch size
         self._fixed: dict[cst.Call, str] = {}
+        #: what `torch.distributions` objects are bound to (batch_noise)
+        self._receivers: set[str] = set()
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -206,6 +211,7 @@ class ShareDatasetDraws(MigrationTransform):
         sizes = global_batch_sizes(module, self.matches)
         if not sizes.written:
             return
+        self._receivers = distribution_receivers(module, self.qualified_names)
         for node in walk(module):
             if not isinstance(node, cst.Call):
                 continue
@@ -227,11 +233,12 @@ class ShareDatasetDraws(MigrationTransform):
                     f"({WHOLE_BATCH})",
                 )
                 continue
-            names = self.qualified_names(node.func)
+            names = self._draw_names(node)
             if not names & BATCH_DRAWS:
                 continue
             if not is_batch_noise(node, names, sizes.written):
-                self._per_rank_noise(node, names, sizes)
+                if not self._per_rank_noise(node, names, sizes) and DISTRIBUTION_SAMPLE in names:
+                    self._unsized_distribution_draw(node)
                 continue
             first = first_dimension(node, names)
             assert first is not None
@@ -245,7 +252,9 @@ class ShareDatasetDraws(MigrationTransform):
                     f"{code_of(loop.iter)}: drawn whole on rank 0's stream, each rank keeps "
                     f"its rows ({DRAW_SHARE})",
                 )
-            elif self._in_training_loop(node):
+            elif self._in_training_loop(node) or (
+                DISTRIBUTION_SAMPLE in names and self._feeds_wrapped_model(node)
+            ):
                 self.warn(
                     node,
                     "DP006",
@@ -255,12 +264,47 @@ class ShareDatasetDraws(MigrationTransform):
         self._helper_noise(module, sizes)
         if self._noise or self._scaled:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
-        if any(self.qualified_names(c.func) & LIKE_DRAWS for c in self._scaled):
+        if any(self._draw_names(c) & LIKE_DRAWS for c in self._scaled):
             self.state.helpers.add("global_like")
         if self._fixed:
             self.state.helpers.update({"whole_batch", "same_random", "rank0_value"})
 
-    def _per_rank_noise(self, node: cst.Call, names: set[str], sizes: BatchSizes) -> None:
+    def _draw_names(self, call: cst.Call) -> set[str]:
+        """The draw's qualified names; a `torch.distributions` object's `sample`/`rsample`
+        (batch_noise.is_distribution_draw) also named DISTRIBUTION_SAMPLE."""
+        names = self.qualified_names(call.func)
+        if is_distribution_draw(call, self._receivers, self.qualified_names):
+            names = {*names, DISTRIBUTION_SAMPLE}
+        return names
+
+    def _feeds_wrapped_model(self, node: cst.Call) -> bool:
+        """`node` is in a function that calls a wrapped model (`def step(self, x): z =
+        self.prior.rsample(...); D(G(z))`): a distribution's draw there feeds training
+        though no loop is in sight (hazards, which warns for torch's draws in functions a
+        training loop calls, does not know distributions)."""
+        function = self._function_of(node)
+        if function is None:
+            return False
+        wrapped = set(self.state.wrapped)
+        return any(
+            isinstance(call, cst.Call) and code_of(call.func) in wrapped
+            for call in walk(function.body)
+        )
+
+    def _unsized_distribution_draw(self, node: cst.Call) -> None:
+        """A distribution's draw in a training loop that is not shown to be the global
+        batch's or this rank's batch's (`zdist.sample((16,))`, `zdist.sample()`): each
+        rank draws its own, as DP006 says for torch's draws (hazards does not know
+        distributions)."""
+        if self._in_training_loop(node) or self._feeds_wrapped_model(node):
+            self.warn(
+                node,
+                "DP006",
+                f"{code_of(node.func)}() draws from a torch.distributions object in a "
+                "training loop, sized by no loader's batch: each rank draws its own values",
+            )
+
+    def _per_rank_noise(self, node: cst.Call, names: set[str], sizes: BatchSizes) -> bool:
         """Noise sized by this rank's batch (`torch.randn(real.size(0), nz)`) in a loop over
         a loader: over a sharded one, the global batch's rows (the size times WORLD_SIZE)
         are drawn on rank 0's stream and each rank keeps its own; over one left whole,
@@ -288,8 +332,9 @@ class ShareDatasetDraws(MigrationTransform):
                         f"{code_of(node.func)}() draws {code_of(first)} rows for a batch "
                         "whose loader is not sharded: each rank draws its own",
                     )
-                return
+                return True
             current = self.parent(current)
+        return False
 
     def _helper_noise(self, module: cst.Module, sizes: BatchSizes) -> None:
         """A function of this module whose draws are sized by a batch it is given, called
@@ -381,14 +426,14 @@ class ShareDatasetDraws(MigrationTransform):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        if original_node in self._scaled and self.qualified_names(original_node.func) & LIKE_DRAWS:
-            like = like_argument(updated_node, self.qualified_names(original_node.func))
+        if original_node in self._scaled and self._draw_names(original_node) & LIKE_DRAWS:
+            like = like_argument(updated_node, self._draw_names(original_node))
             assert like is not None
             updated_node = cast(
                 cst.Call, updated_node.deep_replace(like, call_named(GLOBAL_LIKE, cst.Arg(like)))
             )
         elif original_node in self._scaled:
-            first = first_dimension(updated_node, self.qualified_names(original_node.func))
+            first = first_dimension(updated_node, self._draw_names(original_node))
             assert first is not None
             scaled = cst.BinaryOperation(
                 left=first, operator=cst.Multiply(), right=cst.Name("WORLD_SIZE")
