@@ -50,6 +50,8 @@ PER_RANK_BATCH = "ddp_per_rank_batch"
 DRAW_SHARE = "ddp_draw_share"
 #: The helper that fetches a sharded loader's first global batch whole.
 WHOLE_BATCH = "ddp_whole_batch"
+#: The helper that reads a sharded loader's whole dataset in global batches.
+WHOLE_LOADER = "ddp_whole_loader"
 #: Draws whose first dimension is given as a size: (size, or the positional index of a
 #: size tuple, or -1: the dimensions themselves).
 _TORCH_SIZED = frozenset({"torch.randn", "torch.rand"})
@@ -506,3 +508,122 @@ def _batch_loop(
             return current
         current = parent(current)
     return None
+
+
+#: Methods a loop that gathers a fixed batch calls on what it gathers (lists, tensors):
+#: none of them reaches a model, a loss or an optimizer.
+_GATHER_METHODS = frozenset(
+    "append extend insert size numel dim to cpu cuda numpy item tolist view reshape clone "
+    "detach float long int half contiguous unsqueeze squeeze".split()
+)
+#: Builtins such a loop calls.
+_GATHER_BUILTINS = frozenset(
+    "len min max sum abs list tuple dict range enumerate zip next iter int float print".split()
+)
+
+
+def gathers_only(
+    root: cst.CSTNode,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    *,
+    returns: bool = False,
+) -> bool:
+    """Every call under `root` is a builtin that computes or iterates (`len`, `next`,
+    `iter`), a function of torch's (not torch.distributed's), or a method that collects
+    or reshapes (`xs.append(x)`, `x.size(0)`, `x.to(device)`); and nothing under it
+    yields or returns from inside (a generator or a `return batch` hands the batches on,
+    to a training loop as likely as not). Shown so, a loop over a loader under `root`
+    only reads samples: it trains nothing, and what it reads is what the original read,
+    the global batches of the whole dataset. With `returns`, `root` is a function's body
+    and may return what it gathered (the caller is then judged where it calls it)."""
+    for node in walk(root):
+        if isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(node, cst.Return) and not returns:
+            return False
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GATHER_METHODS:
+            continue
+        names = qualified_names(func)
+        if isinstance(func, cst.Name) and func.value in _GATHER_BUILTINS:
+            if names <= {f"builtins.{func.value}"}:
+                continue
+            return False
+        if names and all(
+            n.startswith("torch.") and not n.startswith("torch.distributed") for n in names
+        ):
+            continue
+        return False
+    return True
+
+
+def ends_with_break(loop: cst.For | cst.While) -> bool:
+    """A `break` of `loop` itself (not of a loop inside it) in its body: the loop stops
+    when it has what it came for, not at the end of the loader."""
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Break):
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def iterated_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """`iter(x)` -> x."""
+    if (
+        name_of(call.func) == "iter"
+        and isinstance(call.func, cst.Name)
+        and len(call.args) == 1
+        and call.args[0].keyword is None
+        and not call.args[0].star
+    ):
+        return call.args[0].value
+    return None
+
+
+def iterated_in(loop: cst.For) -> cst.BaseExpression:
+    """What a `for` loop goes through: `loader` of `for b in loader` and of `for i, b in
+    enumerate(loader)`."""
+    iterated = loop.iter
+    if (
+        isinstance(iterated, cst.Call)
+        and isinstance(iterated.func, cst.Name)
+        and iterated.func.value == "enumerate"
+        and iterated.args
+        and iterated.args[0].keyword is None
+    ):
+        return iterated.args[0].value
+    return iterated
+
+
+def reads_only_samples(
+    function: cst.FunctionDef, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> dict[int, str]:
+    """The parameters (position -> name) of a module function that reads samples from
+    what it is given and does nothing else with it (GAN_stability's `get_nsamples(loader,
+    n)`: `next(iter(loader))` until it has n): the function trains nothing
+    (gathers_only), and the parameter is only iterated, by `iter(p)` or `for ... in p`
+    (`enumerate(p)`), never rebound. Empty for any other function."""
+    if function.decorators or not gathers_only(function.body, qualified_names, returns=True):
+        return {}
+    params = {p.name.value: i for i, p in enumerate(function.params.params)}
+    iterated: dict[str, int] = {}
+    other: set[str] = set()
+    allowed: set[int] = set()
+    for node in walk(function.body):
+        if isinstance(node, cst.Call) and isinstance(arg := iterated_argument(node), cst.Name):
+            allowed.add(id(arg))
+        elif isinstance(node, cst.For) and isinstance(source := iterated_in(node), cst.Name):
+            allowed.add(id(source))
+    for node in walk(function.body):
+        if isinstance(node, cst.Name) and node.value in params:
+            if id(node) in allowed:
+                iterated[node.value] = params[node.value]
+            else:
+                other.add(node.value)
+    return {i: name for name, i in iterated.items() if name not in other}
