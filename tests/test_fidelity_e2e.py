@@ -149,6 +149,14 @@ CHUNKS = ("chunk_forward_batch",)
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
 LIKE_DRAWS = ("batch_noise_like",)
+#: Noise drawn through `torch.distributions` objects (`zdist.sample((batch_size,))`,
+#: `udist.rsample((x.size(0),))`) with one seed for every rank (issue 28, class G1;
+#: real-world: GAN_stability): each rank's rows of one draw for the global batch.
+DISTRIBUTION_DRAWS = ("distribution_noise",)
+#: A fixed batch gathered from the shuffled training loader where nothing trains (issue 28,
+#: class G4; GAN_stability's get_nsamples): a helper restarting the loader, a loop with
+#: `break`. Read whole in rank 0's order, both ranks' batches are the original's.
+GATHERED = ("gathered_batch",)
 #: Evaluation results concatenated over the loop and matched against the whole dataset,
 #: the loaders items of a dict read with a loop variable key (issue 28; real-world:
 #: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
@@ -184,7 +192,17 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     out = tmp_path_factory.mktemp("fidelity")
     scripts: dict[str, Path] = {}
     codes: dict[str, set[str]] = {}
-    for name in (*NAMES, *BATCHES, *DRAWS, *EVALS, *CHUNKS, *LIKE_DRAWS, "second_backward"):
+    for name in (
+        *NAMES,
+        *BATCHES,
+        *DRAWS,
+        *EVALS,
+        *CHUNKS,
+        *LIKE_DRAWS,
+        *DISTRIBUTION_DRAWS,
+        *GATHERED,
+        "second_backward",
+    ):
         scripts[name], codes[name] = _migrate(name, out)
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
     chunked = scripts["chunk_forward_batch"].read_text()
@@ -215,6 +233,13 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     )
     assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
+    drawn = scripts["distribution_noise"].read_text()
+    assert "ddp_draw_share(lambda: zdist.sample((batch_size,)))" in drawn
+    assert "udist.rsample((x.size(0) * WORLD_SIZE,))" in drawn
+    gathered = scripts["gathered_batch"].read_text()
+    assert "x_fixed = get_nsamples(ddp_whole_loader(loader, 8), 8)" in gathered
+    assert "for (x,) in ddp_whole_loader(loader, 8):" in gathered
+    assert not {"DP006", "DP030", "DP050"} & (codes["distribution_noise"] | codes["gathered_batch"])
     assert "DP015" in codes["eval_items_of_loader_dict"]
     assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
         scripts["eval_items_of_loader_dict"].read_text()
@@ -321,7 +346,7 @@ def test_chunks_of_a_global_size_pass_verify(tmp_path: Path, name: str) -> None:
     assert report.sharding_status == "ok", report
 
 
-@pytest.mark.parametrize("name", LIKE_DRAWS)
+@pytest.mark.parametrize("name", [*LIKE_DRAWS, *DISTRIBUTION_DRAWS])
 def test_noise_like_the_batch_is_each_ranks_rows_of_one_draw(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
@@ -352,6 +377,21 @@ def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", GATHERED)
+def test_fixed_batch_gathered_from_the_loader_is_the_originals(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks gather the original's samples, in its order (before: each rank's shard,
+    the helper's batch holding each sample twice)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert len(set(want[:8])) == 8, want
+    for status in statuses:
+        assert status["digest"] == want, (status, want)
 
 
 @pytest.mark.parametrize("name", EVALS)

@@ -33,10 +33,13 @@ draw cannot be shared this way: DP036 at it.
 
 The same pass draws what DataParallel drew for the global batch (analysis/batch_noise.py):
 noise drawn in a loop over a sharded loader for its global batch, `z = torch.randn(
-batch_size, nz)`, becomes `ddp_draw_share(lambda: ...)` (the whole batch's draw on rank
-0's stream, this rank's rows); a fixed batch fetched once outside the loops, `next(iter(
-loader))`, becomes `ddp_whole_batch(loader, batch_size)` (the global batch, whole, on every
-rank), or DP050 where the loader's batch size cannot be named at the fetch.
+batch_size, nz)` or `zdist.sample((batch_size,))` of a torch.distributions object, becomes
+`ddp_draw_share(lambda: ...)` (the whole batch's draw on rank 0's stream, this rank's rows);
+a fixed batch fetched once outside the loops, `next(iter(loader))`, becomes
+`ddp_whole_batch(loader, batch_size)` (the global batch, whole, on every rank), and a
+loader read where nothing trains (a fixed batch gathered from it) reads
+`ddp_whole_loader(loader, batch_size)` (whole_reads.py); DP050 where the loader's batch
+size cannot be named there.
 """
 
 from __future__ import annotations
