@@ -72,7 +72,7 @@ LIKE_DRAWS = frozenset({"torch.rand_like", "torch.randn_like", "torch.randint_li
 #: its first dimension is the first of `sample_shape` (GAN_stability's
 #: `zdist.sample((batch_size,))`, class G1).
 DISTRIBUTION_SAMPLE = "torch.distributions.Distribution.sample"
-_DISTRIBUTION_METHODS = frozenset({"sample", "rsample"})
+DISTRIBUTION_METHODS = frozenset({"sample", "rsample"})
 BATCH_DRAWS = (
     _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS | {DISTRIBUTION_SAMPLE}
 )
@@ -191,7 +191,7 @@ def is_distribution_draw(
     `receivers` (distribution_receivers) or a distribution built in place
     (`Normal(0, 1).sample((n,))`)."""
     func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in _DISTRIBUTION_METHODS:
+    if not isinstance(func, cst.Attribute) or func.attr.value not in DISTRIBUTION_METHODS:
         return False
     owner = func.value
     if isinstance(owner, (cst.Name, cst.Attribute)):

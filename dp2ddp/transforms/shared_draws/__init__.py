@@ -54,6 +54,7 @@ from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.nodes import call_named, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
+    DISTRIBUTION_METHODS,
     DISTRIBUTION_SAMPLE,
     DRAW_SHARE,
     GLOBAL_LIKE,
@@ -238,6 +239,7 @@ class ShareDatasetDraws(WholeReads):
                 continue
             names = self._draw_names(node)
             if not names & BATCH_DRAWS:
+                self._unproved_sample(node, sizes)
                 continue
             if not is_batch_noise(node, names, sizes.written):
                 if not self._per_rank_noise(node, names, sizes) and DISTRIBUTION_SAMPLE in names:
@@ -280,6 +282,37 @@ class ShareDatasetDraws(WholeReads):
         if is_distribution_draw(call, self._receivers, self.qualified_names):
             names = {*names, DISTRIBUTION_SAMPLE}
         return names
+
+    def _unproved_sample(self, node: cst.Call, sizes: BatchSizes) -> None:
+        """`zdist.sample((batch_size,))` in a loop over a sharded loader where `zdist` is
+        not shown to be a torch.distributions object (GAN_stability builds it with
+        `get_zdist(...)` of another module): sized by the loader's global batch or by this
+        rank's batch, as noise for the batch is, but drawn as written. DP006: it is not
+        rewritten on a guess (any object may have a `sample` method)."""
+        if not (
+            isinstance(node.func, cst.Attribute) and node.func.attr.value in DISTRIBUTION_METHODS
+        ):
+            return
+        first = first_dimension(node, {DISTRIBUTION_SAMPLE})
+        if first is None:
+            return
+        size = code_of(first)
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, cst.For) and loops_over(current, sizes.sharded) is not None:
+                if size in sizes.written or per_rank_noise(
+                    node, {DISTRIBUTION_SAMPLE}, current, sizes.sharded
+                ):
+                    self.warn(
+                        node,
+                        "DP006",
+                        f"{code_of(node.func)}() draws {size} rows for the batch of "
+                        f"{code_of(current.iter)}; if {code_of(node.func.value)} is a "
+                        "torch.distributions object (not shown here: bound elsewhere), "
+                        "every rank draws its own rows, not its part of the global batch's",
+                    )
+                return
+            current = self.parent(current)
 
     def _feeds_wrapped_model(self, node: cst.Call) -> bool:
         """`node` is in a function that calls a wrapped model (`def step(self, x): z =
