@@ -257,7 +257,7 @@ class ShareDatasetDraws(WholeReads):
                     f"{code_of(loop.iter)}: drawn whole on rank 0's stream, each rank keeps "
                     f"its rows ({DRAW_SHARE})",
                 )
-            elif self._in_training_loop(node) or (
+            elif self.in_training_loop(node) or (
                 DISTRIBUTION_SAMPLE in names and self._feeds_wrapped_model(node)
             ):
                 self.warn(
@@ -333,7 +333,7 @@ class ShareDatasetDraws(WholeReads):
         batch's or this rank's batch's (`zdist.sample((16,))`, `zdist.sample()`): each
         rank draws its own, as DP006 says for torch's draws (hazards does not know
         distributions)."""
-        if self._in_training_loop(node) or self._feeds_wrapped_model(node):
+        if self.in_training_loop(node) or self._feeds_wrapped_model(node):
             self.warn(
                 node,
                 "DP006",
@@ -362,7 +362,7 @@ class ShareDatasetDraws(WholeReads):
                         f"batch of {code_of(current.iter)}: the global batch's rows are drawn "
                         f"on rank 0's stream, each rank keeps its own ({DRAW_SHARE})",
                     )
-                elif self._in_training_loop(node):
+                elif self.in_training_loop(node):
                     self.warn(
                         node,
                         "DP006",
@@ -395,7 +395,7 @@ class ShareDatasetDraws(WholeReads):
                     )
                 continue
             for call in helper.sites:  # hazards left every call of it to here
-                if self._in_training_loop(call):
+                if self.in_training_loop(call):
                     self.warn(
                         call,
                         "DP006",
@@ -414,7 +414,7 @@ class ShareDatasetDraws(WholeReads):
             current = self.parent(current)
         return None
 
-    def _in_training_loop(self, node: cst.CSTNode) -> bool:
+    def in_training_loop(self, node: cst.CSTNode) -> bool:
         """Inside a loop that trains, within its function (as hazards' DP006 sees it)."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):

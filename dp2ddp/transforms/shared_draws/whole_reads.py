@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named, code_of, walk
+from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     WHOLE_LOADER,
     BatchSizes,
@@ -50,11 +50,15 @@ class WholeReads(MigrationTransform):
         that only gathers (batch_noise.gathers_only: no model, no loss, no optimizer, no
         generator) and either stops with `break` (`for x, _ in loader: ...; break`) or
         restarts the loader (`iter(loader)` inside it); or a call of a module function
-        that only reads samples from the loader it is given (reads_only_samples), made
-        outside the training loops. There the loader becomes `ddp_whole_loader(loader,
-        B)` (the whole dataset in global batches) and the reading statement runs in `with
+        that only reads samples from the loader it is given (reads_only_samples). Wherever
+        they are (a debug batch fetched in the epoch loop too), what they read is what the
+        original read there. The loader becomes `ddp_whole_loader(loader, B)` (the whole
+        dataset in global batches) and the reading statement runs in `with
         ddp_same_random():` (every rank reads rank 0's order, the original's). Where the
-        global batch size cannot be named at the read: DP050."""
+        global batch size cannot be named at the read: DP050; also where a loop that does
+        not visibly train restarts the loader for one batch (`next(iter(loader))`) and is
+        not shown to only gather: each restart reads this rank's same first batch (the
+        original's RandomSampler reshuffled at each)."""
         if not sizes.sharded:
             return
         readers: dict[str, dict[int, str]] = {}
@@ -71,7 +75,8 @@ class WholeReads(MigrationTransform):
                 loader = iterated_argument(node)
                 loop = self._enclosing_loop(node)
                 if loader is not None and loop is not None:
-                    self._whole_read(loader, loop, sizes)
+                    if not self._whole_read(loader, loop, sizes) and self._restarts(node):
+                        self._unproved_restart(loader, loop, sizes)
             elif isinstance(node, cst.For) and ends_with_break(node):
                 self._whole_read(iterated_in(node), node, sizes)
         if self._whole:
@@ -79,17 +84,50 @@ class WholeReads(MigrationTransform):
 
     def _whole_read(
         self, loader: cst.BaseExpression, loop: cst.For | cst.While, sizes: BatchSizes
-    ) -> None:
+    ) -> bool:
         """`loader` read in `loop`: read whole where it is a sharded loader and the loop
-        only gathers, outside the training loops (_find_whole_reads)."""
+        only gathers (_find_whole_reads). False where it is a sharded loader and the loop
+        is not shown to only gather."""
         size = self._sharded_size(loader, sizes)
         if size is None or loader in self._whole:
-            return
+            return True
         if not gathers_only(loop.body, self.qualified_names):
-            return
+            return False
         self._read_whole(
             loader, size, loop, sizes, f"a loop that only gathers from {code_of(loader)}"
         )
+        return True
+
+    def _restarts(self, call: cst.Call) -> bool:
+        """`iter(loader)` read once for one batch: `next(iter(loader))`."""
+        owner = self.parent(call)
+        if isinstance(owner, cst.Arg):
+            owner = self.parent(owner)
+        return isinstance(owner, cst.Call) and name_of(owner.func) == "next"
+
+    def _unproved_restart(
+        self, loader: cst.BaseExpression, loop: cst.For | cst.While, sizes: BatchSizes
+    ) -> None:
+        """DP050 at `next(iter(loader))` of a sharded loader in a loop that trains nothing
+        visibly and is not shown to only gather."""
+        if self.is_training(loop) or self.in_training_loop(loop):
+            return
+        size = self._sharded_size(loader, sizes)
+        self.warn(
+            loader,
+            "DP050",
+            f"next(iter({code_of(loader)})) restarts the loader in a loop dp2ddp cannot show "
+            f"to only gather samples: each restart reads this rank's same share of a batch "
+            f"of {size}, where the original reshuffled the whole dataset",
+        )
+
+    def is_training(self, loop: cst.For | cst.While) -> bool:
+        """The loop trains (the pass answers: hazards' view of a training loop)."""
+        raise NotImplementedError
+
+    def in_training_loop(self, node: cst.CSTNode) -> bool:
+        """Inside a loop that trains, within its function (the pass answers)."""
+        raise NotImplementedError
 
     def _reader_call(self, call: cst.Call, params: dict[int, str], sizes: BatchSizes) -> None:
         """`get_nsamples(loader, 8)`: a function that only reads samples from what it is
