@@ -410,7 +410,7 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
 
 
 @pytest.mark.parametrize(
-    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers"]
+    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
 )  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
