@@ -45,7 +45,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "calls, e.g. a mixup or CutMix helper: the warning names it and its draw): seeded "
         "alike (one fixed seed), every rank draws the same values; seeded apart, different "
         "ones. Noise drawn for the batch (`z = torch.randn(batch_size, nz)`, "
-        "`torch.rand_like(x)`, `torch.randn(x.size(0), n)`, also inside a function of the "
+        "`torch.rand_like(x)`, `torch.randn(x.size(0), n)`, `zdist.sample((batch_size,))` "
+        "of a torch.distributions object, also inside a function of the "
         "module every call of which gives it a loop's batch) is drawn as DataParallel drew "
         "it where dp2ddp can show it is the global batch's, in a loop over a loader it "
         "shards (ddp_draw_share: the whole batch's draw on rank 0's stream, each rank "
@@ -413,9 +414,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "grids or debugging) was the global batch in the original; from the sharded loader "
         "it is this rank's share, so a grid saved from it holds 1/WORLD_SIZE of the images. "
         "dp2ddp fetches it whole with ddp_whole_batch(loader, batch_size) where the loader's "
-        "global batch size can be named at the fetch; here it cannot (the loader is built in "
-        "another function from a local size). Fetch it from a loader over the same dataset "
-        "without the DistributedSampler, or call ddp_whole_batch(loader, B) yourself.",
+        "global batch size can be named at the fetch; so it reads a loop or a function that "
+        "only gathers samples from the loader (`get_nsamples(loader, n)`, `for x, _ in "
+        "loader: ...; break`) from ddp_whole_loader(loader, batch_size) in rank 0's order. "
+        "Here the size cannot be named (the loader is built in another function from a "
+        "local size). Fetch it from a loader over the same dataset without the "
+        "DistributedSampler, or call ddp_whole_batch(loader, B) / ddp_whole_loader(loader, "
+        "B) yourself.",
     ),
     "DP051": (
         "a sharded batch cut into chunks of a global size",

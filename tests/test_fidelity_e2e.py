@@ -174,6 +174,14 @@ LIKE_DRAWS = ("batch_noise_like",)
 #: A (heads x batch)-row model output indexed at positions of the global batch (issue 28
 #: class N5; real-world: soobinseo/Transformer-TTS@87bd9c9): before, IndexError on every rank.
 INDICES = ("global_index_output",)
+#: Noise drawn through `torch.distributions` objects (`zdist.sample((batch_size,))`,
+#: `udist.rsample((x.size(0),))`) with one seed for every rank (issue 28, class G1;
+#: real-world: GAN_stability): each rank's rows of one draw for the global batch.
+DISTRIBUTION_DRAWS = ("distribution_noise",)
+#: A fixed batch gathered from the shuffled training loader where nothing trains (issue 28,
+#: class G4; GAN_stability's get_nsamples): a helper restarting the loader, a loop with
+#: `break`. Read whole in rank 0's order, both ranks' batches are the original's.
+GATHERED = ("gathered_batch",)
 #: Evaluation results concatenated over the loop and matched against the whole dataset,
 #: the loaders items of a dict read with a loop variable key (issue 28; real-world:
 #: lshiwjx/2s-AGCN@953c14f): the test loader stays whole (DP015), every rank's figures are
@@ -235,6 +243,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FLAGS,
         *INDICES,
         *GENERATIVE,
+        *DISTRIBUTION_DRAWS,
+        *GATHERED,
         "second_backward",
     )
     for name in names:
@@ -298,6 +308,13 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     )
     assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
+    drawn = scripts["distribution_noise"].read_text()
+    assert "ddp_draw_share(lambda: zdist.sample((batch_size,)))" in drawn
+    assert "udist.rsample((x.size(0) * WORLD_SIZE,))" in drawn
+    gathered = scripts["gathered_batch"].read_text()
+    assert "x_fixed = get_nsamples(ddp_whole_loader(loader, 8), 8)" in gathered
+    assert "for (x,) in ddp_whole_loader(loader, 8):" in gathered
+    assert not {"DP006", "DP030", "DP050"} & (codes["distribution_noise"] | codes["gathered_batch"])
     assert "DP015" in codes["eval_items_of_loader_dict"]
     assert 'self.loaders["test"] = DataLoader(Feeder(10, 2), batch_size=4, shuffle=False)' in (
         scripts["eval_items_of_loader_dict"].read_text()
@@ -447,7 +464,7 @@ def test_chunks_of_a_global_size_pass_verify(tmp_path: Path, name: str) -> None:
     assert report.sharding_status == "ok", report
 
 
-@pytest.mark.parametrize("name", LIKE_DRAWS)
+@pytest.mark.parametrize("name", [*LIKE_DRAWS, *DISTRIBUTION_DRAWS])
 def test_noise_like_the_batch_is_each_ranks_rows_of_one_draw(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
@@ -494,6 +511,21 @@ def test_output_indexed_at_global_positions_reads_them_per_rank(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
+@pytest.mark.parametrize("name", GATHERED)
+def test_fixed_batch_gathered_from_the_loader_is_the_originals(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks gather the original's samples, in its order (before: each rank's shard,
+    the helper's batch holding each sample twice)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert len(set(want[:8])) == 8, want
+    for status in statuses:
+        assert status["digest"] == want, (status, want)
+
+
 @pytest.mark.parametrize("name", EVALS)
 def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
     launch: tuple[Path, dict[str, Path], str], name: str
@@ -510,7 +542,7 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
 
 
 @pytest.mark.parametrize(
-    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers"]
+    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
 )  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the

@@ -50,6 +50,8 @@ PER_RANK_BATCH = "ddp_per_rank_batch"
 DRAW_SHARE = "ddp_draw_share"
 #: The helper that fetches a sharded loader's first global batch whole.
 WHOLE_BATCH = "ddp_whole_batch"
+#: The helper that reads a sharded loader's whole dataset in global batches.
+WHOLE_LOADER = "ddp_whole_loader"
 #: Draws whose first dimension is given as a size: (size, or the positional index of a
 #: size tuple, or -1: the dimensions themselves).
 _TORCH_SIZED = frozenset({"torch.randn", "torch.rand"})
@@ -65,7 +67,15 @@ _NUMPY_SIZED = {
 #: Draws shaped like a tensor they are given (`torch.rand_like(X)`: ncsn's dequantisation
 #: noise, ermongroup/ncsn@7f27f4a): sized by that tensor's batch.
 LIKE_DRAWS = frozenset({"torch.rand_like", "torch.randn_like", "torch.randint_like"})
-BATCH_DRAWS = _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS
+#: What a `d.sample(shape)` / `d.rsample(shape)` of a `torch.distributions` object is
+#: named as among a draw's qualified names (its own are the receiver's, unknown to libcst):
+#: its first dimension is the first of `sample_shape` (GAN_stability's
+#: `zdist.sample((batch_size,))`, class G1).
+DISTRIBUTION_SAMPLE = "torch.distributions.Distribution.sample"
+DISTRIBUTION_METHODS = frozenset({"sample", "rsample"})
+BATCH_DRAWS = (
+    _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS | {DISTRIBUTION_SAMPLE}
+)
 #: The helper that shapes a like-draw's tensor as the global batch.
 GLOBAL_LIKE = "ddp_global_like"
 
@@ -92,7 +102,18 @@ def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression 
         return None
     keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     size: cst.BaseExpression | None = None
-    if names & _TORCH_SIZED:
+    if DISTRIBUTION_SAMPLE in names:
+        size = keyword.get("sample_shape") or (positional[0] if positional else None)
+        if (  # torch.Size([batch_size]): its one argument is the shape
+            isinstance(size, cst.Call)
+            and name_of(size.func) == "Size"
+            and len(size.args) == 1
+            and size.args[0].keyword is None
+        ):
+            size = size.args[0].value
+        if not isinstance(size, (cst.Tuple, cst.List)):
+            return None  # an empty or unknown sample_shape: no batch dimension written
+    elif names & _TORCH_SIZED:
         size = keyword.get("size") or (positional[0] if positional else None)
     elif names & _NUMPY_DIMS:
         size = positional[0] if positional else None
@@ -108,6 +129,74 @@ def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression 
             return None
         return size.elements[0].value
     return size
+
+
+def distribution_receivers(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> set[str]:
+    """What `torch.distributions` objects are bound to in `module` (`zdist`,
+    `self.zdist`): a name or attribute every assignment of which in the module is a call
+    of a `torch.distributions` class, or of a function of the module every `return` of
+    which is one (`zdist = get_zdist("gauss", 2)`). A binding also assigned anything else
+    is not one: its `.sample(...)` may be any object's (a dataset's, a model's)."""
+    makers: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            returns = [n for n in walk(statement.body) if isinstance(n, cst.Return)]
+            if returns and all(
+                r.value is not None and _makes_distribution(r.value, qualified_names, set())
+                for r in returns
+            ):
+                makers.add(statement.name.value)
+    verdict: dict[str, bool] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+            value: cst.BaseExpression | None = node.value
+        elif isinstance(node, cst.AnnAssign):
+            targets, value = [node.target], node.value
+        elif isinstance(node, cst.AugAssign):
+            targets, value = [node.target], None
+        else:
+            continue
+        for target in targets:
+            if not isinstance(target, (cst.Name, cst.Attribute)):
+                for leaf in walk(target):  # `a, zdist = ...`: not followed
+                    if isinstance(leaf, (cst.Name, cst.Attribute)):
+                        verdict[code_of(leaf)] = False
+                continue
+            made = value is not None and _makes_distribution(value, qualified_names, makers)
+            key = code_of(target)
+            verdict[key] = verdict.get(key, True) and made
+    return {key for key, made in verdict.items() if made}
+
+
+def _makes_distribution(
+    value: cst.BaseExpression,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    makers: set[str],
+) -> bool:
+    """`value` is a call of a `torch.distributions` class or of one of `makers`."""
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Name) and value.func.value in makers:
+        return True
+    return any(n.startswith("torch.distributions.") for n in qualified_names(value.func))
+
+
+def is_distribution_draw(
+    call: cst.Call, receivers: set[str], qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> bool:
+    """`d.sample(...)` / `d.rsample(...)` of a `torch.distributions` object: `d` one of
+    `receivers` (distribution_receivers) or a distribution built in place
+    (`Normal(0, 1).sample((n,))`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in DISTRIBUTION_METHODS:
+        return False
+    owner = func.value
+    if isinstance(owner, (cst.Name, cst.Attribute)):
+        return code_of(owner) in receivers
+    return _makes_distribution(owner, qualified_names, set())
 
 
 @dataclass
@@ -419,3 +508,122 @@ def _batch_loop(
             return current
         current = parent(current)
     return None
+
+
+#: Methods a loop that gathers a fixed batch calls on what it gathers (lists, tensors):
+#: none of them reaches a model, a loss or an optimizer.
+_GATHER_METHODS = frozenset(
+    "append extend insert size numel dim to cpu cuda numpy item tolist view reshape clone "
+    "detach float long int half contiguous unsqueeze squeeze".split()
+)
+#: Builtins such a loop calls.
+_GATHER_BUILTINS = frozenset(
+    "len min max sum abs list tuple dict range enumerate zip next iter int float print".split()
+)
+
+
+def gathers_only(
+    root: cst.CSTNode,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    *,
+    returns: bool = False,
+) -> bool:
+    """Every call under `root` is a builtin that computes or iterates (`len`, `next`,
+    `iter`), a function of torch's (not torch.distributed's), or a method that collects
+    or reshapes (`xs.append(x)`, `x.size(0)`, `x.to(device)`); and nothing under it
+    yields or returns from inside (a generator or a `return batch` hands the batches on,
+    to a training loop as likely as not). Shown so, a loop over a loader under `root`
+    only reads samples: it trains nothing, and what it reads is what the original read,
+    the global batches of the whole dataset. With `returns`, `root` is a function's body
+    and may return what it gathered (the caller is then judged where it calls it)."""
+    for node in walk(root):
+        if isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(node, cst.Return) and not returns:
+            return False
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GATHER_METHODS:
+            continue
+        names = qualified_names(func)
+        if isinstance(func, cst.Name) and func.value in _GATHER_BUILTINS:
+            if names <= {f"builtins.{func.value}"}:
+                continue
+            return False
+        if names and all(
+            n.startswith("torch.") and not n.startswith("torch.distributed") for n in names
+        ):
+            continue
+        return False
+    return True
+
+
+def ends_with_break(loop: cst.For | cst.While) -> bool:
+    """A `break` of `loop` itself (not of a loop inside it) in its body: the loop stops
+    when it has what it came for, not at the end of the loader."""
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Break):
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def iterated_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """`iter(x)` -> x."""
+    if (
+        name_of(call.func) == "iter"
+        and isinstance(call.func, cst.Name)
+        and len(call.args) == 1
+        and call.args[0].keyword is None
+        and not call.args[0].star
+    ):
+        return call.args[0].value
+    return None
+
+
+def iterated_in(loop: cst.For) -> cst.BaseExpression:
+    """What a `for` loop goes through: `loader` of `for b in loader` and of `for i, b in
+    enumerate(loader)`."""
+    iterated = loop.iter
+    if (
+        isinstance(iterated, cst.Call)
+        and isinstance(iterated.func, cst.Name)
+        and iterated.func.value == "enumerate"
+        and iterated.args
+        and iterated.args[0].keyword is None
+    ):
+        return iterated.args[0].value
+    return iterated
+
+
+def reads_only_samples(
+    function: cst.FunctionDef, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> dict[int, str]:
+    """The parameters (position -> name) of a module function that reads samples from
+    what it is given and does nothing else with it (GAN_stability's `get_nsamples(loader,
+    n)`: `next(iter(loader))` until it has n): the function trains nothing
+    (gathers_only), and the parameter is only iterated, by `iter(p)` or `for ... in p`
+    (`enumerate(p)`), never rebound. Empty for any other function."""
+    if function.decorators or not gathers_only(function.body, qualified_names, returns=True):
+        return {}
+    params = {p.name.value: i for i, p in enumerate(function.params.params)}
+    iterated: dict[str, int] = {}
+    other: set[str] = set()
+    allowed: set[int] = set()
+    for node in walk(function.body):
+        if isinstance(node, cst.Call) and isinstance(arg := iterated_argument(node), cst.Name):
+            allowed.add(id(arg))
+        elif isinstance(node, cst.For) and isinstance(source := iterated_in(node), cst.Name):
+            allowed.add(id(source))
+    for node in walk(function.body):
+        if isinstance(node, cst.Name) and node.value in params:
+            if id(node) in allowed:
+                iterated[node.value] = params[node.value]
+            else:
+                other.add(node.value)
+    return {i: name for name, i in iterated.items() if name not in other}

@@ -18,6 +18,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
@@ -243,6 +244,8 @@ class LoaderEvaluation(LoopCounters):
         loops = [loop for loop, _, _ in loader.loops]
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
         for loop in loops:
+            if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
+                continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
             objects = self._running_objects(loop)
             if not counters and not objects:

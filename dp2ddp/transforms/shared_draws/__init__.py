@@ -33,10 +33,13 @@ draw cannot be shared this way: DP036 at it.
 
 The same pass draws what DataParallel drew for the global batch (analysis/batch_noise.py):
 noise drawn in a loop over a sharded loader for its global batch, `z = torch.randn(
-batch_size, nz)`, becomes `ddp_draw_share(lambda: ...)` (the whole batch's draw on rank
-0's stream, this rank's rows); a fixed batch fetched once outside the loops, `next(iter(
-loader))`, becomes `ddp_whole_batch(loader, batch_size)` (the global batch, whole, on every
-rank), or DP050 where the loader's batch size cannot be named at the fetch.
+batch_size, nz)` or `zdist.sample((batch_size,))` of a torch.distributions object, becomes
+`ddp_draw_share(lambda: ...)` (the whole batch's draw on rank 0's stream, this rank's rows);
+a fixed batch fetched once outside the loops, `next(iter(loader))`, becomes
+`ddp_whole_batch(loader, batch_size)` (the global batch, whole, on every rank), and a
+loader read where nothing trains (a fixed batch gathered from it) reads
+`ddp_whole_loader(loader, batch_size)` (whole_reads.py); DP050 where the loader's batch
+size cannot be named there.
 """
 
 from __future__ import annotations
@@ -47,20 +50,24 @@ from typing import cast
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.nodes import call_named, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
+    DISTRIBUTION_METHODS,
+    DISTRIBUTION_SAMPLE,
     DRAW_SHARE,
     GLOBAL_LIKE,
     LIKE_DRAWS,
     WHOLE_BATCH,
     BatchSizes,
+    distribution_receivers,
     first_dimension,
     fixed_batch_loader,
     global_batch_sizes,
     helper_noise,
     is_batch_noise,
+    is_distribution_draw,
     like_argument,
     loops_over,
     per_rank_noise,
@@ -72,6 +79,7 @@ from dp2ddp.transforms.shared_draws.dataset_draws import (
     DatasetDrawFinder,
     found_statements,
 )
+from dp2ddp.transforms.shared_draws.whole_reads import WholeReads
 
 #: Names that read alike on every rank where a seeded draw may read them: the constants, and
 #: the device this pass's predecessor wrote for `torch.device("cuda" if ...)` (on whichever
@@ -81,17 +89,16 @@ _UNIFORM_NAMES = frozenset({"True", "False", "None", "DEVICE"})
 _TORCH_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 
 
-class ShareDatasetDraws(MigrationTransform):
+class ShareDatasetDraws(WholeReads):
     """Every rank draws rank 0's numbers where a dataset's content or order is decided."""
 
     NAME = "shared_draws"
     DESCRIPTION = "Draws that decide a dataset run alike on every rank (ddp_same_random)."
-    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(")
+    #: "break": a loop that gathers a fixed batch from a loader and stops (whole_reads.py)
+    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(", "break")
 
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
-        #: statement to wrap -> what it draws (for the change record)
-        self._wrap: dict[cst.CSTNode, str] = {}
         self._training: dict[cst.CSTNode, bool] = {}
         self._spans: list[cst.IndentedBlock] = []
         #: draws of the global batch's noise in a training loop (analysis/batch_noise.py)
@@ -100,6 +107,8 @@ class ShareDatasetDraws(MigrationTransform):
         self._scaled: set[cst.Call] = set()
         #: `next(iter(loader))` outside loops -> the loader's global batch size
         self._fixed: dict[cst.Call, str] = {}
+        #: what `torch.distributions` objects are bound to (batch_noise)
+        self._receivers: set[str] = set()
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -125,7 +134,7 @@ class ShareDatasetDraws(MigrationTransform):
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
-        return bool(self._wrap or self._noise or self._fixed or self._scaled)
+        return bool(self._wrap or self._noise or self._fixed or self._scaled or self._whole)
 
     def _seeded_before(self, statement: cst.CSTNode) -> bool:
         """`torch.manual_seed(<int>)` earlier in `statement`'s block, and from it to
@@ -206,6 +215,7 @@ class ShareDatasetDraws(MigrationTransform):
         sizes = global_batch_sizes(module, self.matches)
         if not sizes.written:
             return
+        self._receivers = distribution_receivers(module, self.qualified_names)
         for node in walk(module):
             if not isinstance(node, cst.Call):
                 continue
@@ -227,11 +237,13 @@ class ShareDatasetDraws(MigrationTransform):
                     f"({WHOLE_BATCH})",
                 )
                 continue
-            names = self.qualified_names(node.func)
+            names = self._draw_names(node)
             if not names & BATCH_DRAWS:
+                self._unproved_sample(node, sizes)
                 continue
             if not is_batch_noise(node, names, sizes.written):
-                self._per_rank_noise(node, names, sizes)
+                if not self._per_rank_noise(node, names, sizes) and DISTRIBUTION_SAMPLE in names:
+                    self._unsized_distribution_draw(node)
                 continue
             first = first_dimension(node, names)
             assert first is not None
@@ -245,7 +257,9 @@ class ShareDatasetDraws(MigrationTransform):
                     f"{code_of(loop.iter)}: drawn whole on rank 0's stream, each rank keeps "
                     f"its rows ({DRAW_SHARE})",
                 )
-            elif self._in_training_loop(node):
+            elif self.in_training_loop(node) or (
+                DISTRIBUTION_SAMPLE in names and self._feeds_wrapped_model(node)
+            ):
                 self.warn(
                     node,
                     "DP006",
@@ -253,14 +267,81 @@ class ShareDatasetDraws(MigrationTransform):
                     "a loop over no loader split by samples: each rank draws its own rows",
                 )
         self._helper_noise(module, sizes)
+        self._find_whole_reads(module, sizes)
         if self._noise or self._scaled:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
-        if any(self.qualified_names(c.func) & LIKE_DRAWS for c in self._scaled):
+        if any(self._draw_names(c) & LIKE_DRAWS for c in self._scaled):
             self.state.helpers.add("global_like")
         if self._fixed:
-            self.state.helpers.update({"whole_batch", "same_random", "rank0_value"})
+            self.state.helpers.update({"whole_batch", "whole_loader", "same_random", "rank0_value"})
 
-    def _per_rank_noise(self, node: cst.Call, names: set[str], sizes: BatchSizes) -> None:
+    def _draw_names(self, call: cst.Call) -> set[str]:
+        """The draw's qualified names; a `torch.distributions` object's `sample`/`rsample`
+        (batch_noise.is_distribution_draw) also named DISTRIBUTION_SAMPLE."""
+        names = self.qualified_names(call.func)
+        if is_distribution_draw(call, self._receivers, self.qualified_names):
+            names = {*names, DISTRIBUTION_SAMPLE}
+        return names
+
+    def _unproved_sample(self, node: cst.Call, sizes: BatchSizes) -> None:
+        """`zdist.sample((batch_size,))` in a loop over a sharded loader where `zdist` is
+        not shown to be a torch.distributions object (GAN_stability builds it with
+        `get_zdist(...)` of another module): sized by the loader's global batch or by this
+        rank's batch, as noise for the batch is, but drawn as written. DP006: it is not
+        rewritten on a guess (any object may have a `sample` method)."""
+        if not (
+            isinstance(node.func, cst.Attribute) and node.func.attr.value in DISTRIBUTION_METHODS
+        ):
+            return
+        first = first_dimension(node, {DISTRIBUTION_SAMPLE})
+        if first is None:
+            return
+        size = code_of(first)
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(current, cst.For) and loops_over(current, sizes.sharded) is not None:
+                if size in sizes.written or per_rank_noise(
+                    node, {DISTRIBUTION_SAMPLE}, current, sizes.sharded
+                ):
+                    self.warn(
+                        node,
+                        "DP006",
+                        f"{code_of(node.func)}() draws {size} rows for the batch of "
+                        f"{code_of(current.iter)}; if {code_of(node.func.value)} is a "
+                        "torch.distributions object (not shown here: bound elsewhere), "
+                        "every rank draws its own rows, not its part of the global batch's",
+                    )
+                return
+            current = self.parent(current)
+
+    def _feeds_wrapped_model(self, node: cst.Call) -> bool:
+        """`node` is in a function that calls a wrapped model (`def step(self, x): z =
+        self.prior.rsample(...); D(G(z))`): a distribution's draw there feeds training
+        though no loop is in sight (hazards, which warns for torch's draws in functions a
+        training loop calls, does not know distributions)."""
+        function = self._function_of(node)
+        if function is None:
+            return False
+        wrapped = set(self.state.wrapped)
+        return any(
+            isinstance(call, cst.Call) and code_of(call.func) in wrapped
+            for call in walk(function.body)
+        )
+
+    def _unsized_distribution_draw(self, node: cst.Call) -> None:
+        """A distribution's draw in a training loop that is not shown to be the global
+        batch's or this rank's batch's (`zdist.sample((16,))`, `zdist.sample()`): each
+        rank draws its own, as DP006 says for torch's draws (hazards does not know
+        distributions)."""
+        if self.in_training_loop(node) or self._feeds_wrapped_model(node):
+            self.warn(
+                node,
+                "DP006",
+                f"{code_of(node.func)}() draws from a torch.distributions object in a "
+                "training loop, sized by no loader's batch: each rank draws its own values",
+            )
+
+    def _per_rank_noise(self, node: cst.Call, names: set[str], sizes: BatchSizes) -> bool:
         """Noise sized by this rank's batch (`torch.randn(real.size(0), nz)`) in a loop over
         a loader: over a sharded one, the global batch's rows (the size times WORLD_SIZE)
         are drawn on rank 0's stream and each rank keeps its own; over one left whole,
@@ -281,15 +362,16 @@ class ShareDatasetDraws(MigrationTransform):
                         f"batch of {code_of(current.iter)}: the global batch's rows are drawn "
                         f"on rank 0's stream, each rank keeps its own ({DRAW_SHARE})",
                     )
-                elif self._in_training_loop(node):
+                elif self.in_training_loop(node):
                     self.warn(
                         node,
                         "DP006",
                         f"{code_of(node.func)}() draws {code_of(first)} rows for a batch "
                         "whose loader is not sharded: each rank draws its own",
                     )
-                return
+                return True
             current = self.parent(current)
+        return False
 
     def _helper_noise(self, module: cst.Module, sizes: BatchSizes) -> None:
         """A function of this module whose draws are sized by a batch it is given, called
@@ -313,7 +395,7 @@ class ShareDatasetDraws(MigrationTransform):
                     )
                 continue
             for call in helper.sites:  # hazards left every call of it to here
-                if self._in_training_loop(call):
+                if self.in_training_loop(call):
                     self.warn(
                         call,
                         "DP006",
@@ -332,38 +414,7 @@ class ShareDatasetDraws(MigrationTransform):
             current = self.parent(current)
         return None
 
-    def _visible(self, fixed: tuple[cst.BaseExpression, str, cst.Assign], call: cst.Call) -> bool:
-        """The loader's size expression means the same at `call`: both in one function, the
-        loader built at module level, or `self.` sizes in methods of one class."""
-        _, size, site = fixed
-        built, used = self._function_of(site), self._function_of(call)
-        if built is used or built is None:
-            return True
-        if size.startswith("self.") and used is not None:
-            return self._class_of(built) is self._class_of(used) is not None
-        return False
-
-    def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
-        current = self.parent(node)
-        while current is not None and not isinstance(current, cst.FunctionDef):
-            current = self.parent(current)
-        return current
-
-    def _class_of(self, function: cst.FunctionDef) -> cst.ClassDef | None:
-        block = self.parent(function)
-        owner = self.parent(block) if block is not None else None
-        return owner if isinstance(owner, cst.ClassDef) else None
-
-    def _in_loop(self, node: cst.CSTNode) -> bool:
-        """Inside a loop or a comprehension of its function (run more than once)."""
-        current = self.parent(node)
-        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, (cst.For, cst.While, cst.CompFor)):
-                return True
-            current = self.parent(current)
-        return False
-
-    def _in_training_loop(self, node: cst.CSTNode) -> bool:
+    def in_training_loop(self, node: cst.CSTNode) -> bool:
         """Inside a loop that trains, within its function (as hazards' DP006 sees it)."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
@@ -371,6 +422,11 @@ class ShareDatasetDraws(MigrationTransform):
                 return True
             current = self.parent(current)
         return False
+
+    def is_training(self, loop: cst.For | cst.While) -> bool:
+        if loop not in self._training:
+            self._training[loop] = is_training_loop(loop, self.qualified_names)
+        return self._training[loop]
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         size = self._fixed.get(original_node)
@@ -381,14 +437,14 @@ class ShareDatasetDraws(MigrationTransform):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        if original_node in self._scaled and self.qualified_names(original_node.func) & LIKE_DRAWS:
-            like = like_argument(updated_node, self.qualified_names(original_node.func))
+        if original_node in self._scaled and self._draw_names(original_node) & LIKE_DRAWS:
+            like = like_argument(updated_node, self._draw_names(original_node))
             assert like is not None
             updated_node = cast(
                 cst.Call, updated_node.deep_replace(like, call_named(GLOBAL_LIKE, cst.Arg(like)))
             )
         elif original_node in self._scaled:
-            first = first_dimension(updated_node, self.qualified_names(original_node.func))
+            first = first_dimension(updated_node, self._draw_names(original_node))
             assert first is not None
             scaled = cst.BinaryOperation(
                 left=first, operator=cst.Multiply(), right=cst.Name("WORLD_SIZE")
@@ -407,11 +463,6 @@ class ShareDatasetDraws(MigrationTransform):
                 return True
             node = self.parent(node)
         return False
-
-    def is_training(self, loop: cst.For | cst.While) -> bool:
-        if loop not in self._training:
-            self._training[loop] = is_training_loop(loop, self.qualified_names)
-        return self._training[loop]
 
     def helper_draw(self, call: cst.Call) -> bool:
         return self._draws.of_call(call) is not None
