@@ -178,10 +178,12 @@ class ShardBatches(BatchProof):
         if not sizes:
             return
         self._sized = (sizes, datasets)
+        module = self._module
+        assert module is not None
         for call in (n for n in nodes if isinstance(n, cst.Call)):
             if self.code(call.func) not in self.state.wrapped:
                 continue
-            loop = self._training_loop(call)
+            loop = self._training_loop(lambda: view(module), call)
             assign = self.parent(call)
             if loop is None or not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue

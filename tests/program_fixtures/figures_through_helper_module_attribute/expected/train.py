@@ -52,7 +52,9 @@ def main():
             loss = train_batch(model, opt, x, step)
             total += loss.item() * x.size(0)
             seen += x.size(0)
+            # dp2ddp: DP030 running figure printed from this rank's shard
             utils.log_running(step, total / seen)
+        # dp2ddp: DP030 running figure printed from this rank's shard
         log_utils.log_epoch(epoch, total, seen)
 
 
