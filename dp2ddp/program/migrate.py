@@ -49,21 +49,17 @@ from dp2ddp.migrate.files import for_file, migrate_decoded
 from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_WIDTH
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.migrate.markers import mark
-from dp2ddp.migrate.summary import NOT_IMPORTED, SHOWN_UNREACHED, UNREACHED, unreached_message
 from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
-from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.reexports import ProgramReexports
+from dp2ddp.program.unreached import unreached_notes
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
-
-#: An import through a helper by a run-time name, in a program that migrates nothing.
-HELPER_IMPORT = "DP056"
 
 # The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
 # the functions that need them: a program without DataParallel needs none of them.
@@ -213,44 +209,11 @@ def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
 def _unreached(
     program: Program, migrated: list[_Migrated], named: frozenset[str], has_dataparallel: bool
 ) -> list[_Migrated]:
-    """DP034 for each DataParallel module under the project root that the program does not
-    reach (nor the command line names): at the first import call discovery could not name
-    (the likely way in), else at the top of the entry. Asked for a DataParallel program or
-    one that imports by names known only at run time: `migrate ENTRY` never leaves
-    DataParallel behind in silence. A program with neither (a clean file checked by the
-    pre-commit hook) has nothing to do with the project's other modules."""
-    reached = {m.real for m in program.modules} | named
-    files = unreached_dataparallel(program.root, reached)
-    if not files:
+    """DP034/DP056 (program/unreached.py) added to the module they are said at."""
+    found = unreached_notes(program, named, has_dataparallel)
+    if found is None:
         return migrated
-    sites = program.dynamic_sites
-    if sites:
-        why = f"the program imports by names known only at run time: `{sites[0].code}`"
-        if len(sites) > 1:
-            why += f" (and {len(sites) - 1} more such calls)"
-        at = next(i for i, m in enumerate(program.modules) if m.path == sites[0].path)
-        line, col = sites[0].line, sites[0].col
-    else:
-        why = NOT_IMPORTED.format(it="it")
-        at, line, col = 0, 1, 1
-    base = os.getcwd() if not os.path.isabs(program.entry.path) else None
-    shown_files = []
-    for file in files:
-        shown = os.path.relpath(file, base) if base is not None else file
-        if shown.startswith(os.pardir):
-            shown = file
-        shown_files.append(shown)
-    helper = next((s for s in sites if s.helper is not None), None)
-    if helper is not None and not has_dataparallel:
-        # Nothing of the program changes: one line that fails --check (DP056), not DP034.
-        at = next(i for i, m in enumerate(program.modules) if m.path == helper.path)
-        notes = [
-            Diagnostic(helper.line, helper.col, HELPER_IMPORT, _helper_message(helper, shown_files))
-        ]
-    else:
-        notes = [
-            Diagnostic(line, col, UNREACHED, unreached_message(shown, why)) for shown in shown_files
-        ]
+    at, notes = found
     item = migrated[at]
     result = item.outcome.result
     if result is None:
@@ -259,18 +222,6 @@ def _unreached(
     migrated = list(migrated)
     migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
     return migrated
-
-
-def _helper_message(site: DynamicSite, files: list[str]) -> str:
-    """DP056's message: the helper call and the first SHOWN_UNREACHED modules, then a count."""
-    shown = ", ".join(files[:SHOWN_UNREACHED])
-    if len(files) > SHOWN_UNREACHED:
-        shown += f" and {len(files) - SHOWN_UNREACHED} more"
-    return (
-        f"{title(HELPER_IMPORT)}: `{site.code}` imports through `{site.helper}()` by a name "
-        f"known only at run time, and the program migrates nothing; the DataParallel "
-        f"modules it may reach: {shown}"
-    )
 
 
 def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:

@@ -1,0 +1,74 @@
+"""DataParallel modules under the project root that a program does not reach: DP034, or DP056
+when the program imports through a helper by a name known only at run time and migrates
+nothing. `migrate ENTRY` never leaves DataParallel behind in silence (program/migrate.py
+adds these to the module they are said at)."""
+
+from __future__ import annotations
+
+import os
+
+from dp2ddp.codes import title
+from dp2ddp.migrate.summary import NOT_IMPORTED, SHOWN_UNREACHED, UNREACHED, unreached_message
+from dp2ddp.program.discovery import Program
+from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel
+from dp2ddp.result import Diagnostic
+
+#: An import through a helper by a run-time name, in a program that migrates nothing.
+HELPER_IMPORT = "DP056"
+
+
+def unreached_notes(
+    program: Program, named: frozenset[str], has_dataparallel: bool
+) -> tuple[int, list[Diagnostic]] | None:
+    """DP034 for each DataParallel module under the project root that the program does not
+    reach (nor the command line names): at the first import call discovery could not name
+    (the likely way in), else at the top of the entry. Asked for a DataParallel program or
+    one that imports by names known only at run time: `migrate ENTRY` never leaves
+    DataParallel behind in silence. A program with neither (a clean file checked by the
+    pre-commit hook) has nothing to do with the project's other modules. Returns the index of
+    the module they are said at and the diagnostics; None when there are none."""
+    reached = {m.real for m in program.modules} | named
+    files = unreached_dataparallel(program.root, reached)
+    if not files:
+        return None
+    sites = program.dynamic_sites
+    if sites:
+        why = f"the program imports by names known only at run time: `{sites[0].code}`"
+        if len(sites) > 1:
+            why += f" (and {len(sites) - 1} more such calls)"
+        at = next(i for i, m in enumerate(program.modules) if m.path == sites[0].path)
+        line, col = sites[0].line, sites[0].col
+    else:
+        why = NOT_IMPORTED.format(it="it")
+        at, line, col = 0, 1, 1
+    base = os.getcwd() if not os.path.isabs(program.entry.path) else None
+    shown_files = []
+    for file in files:
+        shown = os.path.relpath(file, base) if base is not None else file
+        if shown.startswith(os.pardir):
+            shown = file
+        shown_files.append(shown)
+    helper = next((s for s in sites if s.helper is not None), None)
+    if helper is not None and not has_dataparallel:
+        # Nothing of the program changes: one line that fails --check (DP056), not DP034.
+        at = next(i for i, m in enumerate(program.modules) if m.path == helper.path)
+        notes = [
+            Diagnostic(helper.line, helper.col, HELPER_IMPORT, _helper_message(helper, shown_files))
+        ]
+    else:
+        notes = [
+            Diagnostic(line, col, UNREACHED, unreached_message(shown, why)) for shown in shown_files
+        ]
+    return at, notes
+
+
+def _helper_message(site: DynamicSite, files: list[str]) -> str:
+    """DP056's message: the helper call and the first SHOWN_UNREACHED modules, then a count."""
+    shown = ", ".join(files[:SHOWN_UNREACHED])
+    if len(files) > SHOWN_UNREACHED:
+        shown += f" and {len(files) - SHOWN_UNREACHED} more"
+    return (
+        f"{title(HELPER_IMPORT)}: `{site.code}` imports through `{site.helper}()` by a name "
+        f"known only at run time, and the program migrates nothing; the DataParallel "
+        f"modules it may reach: {shown}"
+    )
