@@ -30,6 +30,15 @@ unpacked at the call): the calls are found by the method's name on `self`, the l
 its place in the returned tuple. Before, the loops over them were not found, every loader
 was sharded as a training loader, and the validation mean that decides early stopping was
 each rank's own: the ranks stopped apart (one left waiting in the all-reduce).
+
+One epoch function for both kinds of passes (Cyanogenoid/pytorch-vqa@8ff1afa: `run(net,
+loader, ..., train=False)`, the step under `if train:`; class E1, docs/real-world.md stop 29,
+helper m): the one loop trains, so every loader it is given was taken for a training
+loader, and the validation loader, built by the same factory (`get_loader(val=True)`), was
+sharded: 8 of 16 answers saved, no warning. A loop is therefore classified per call of its
+function: when every backward of the loop is guarded by a parameter (`if train:`, `if mode
+== "train":`) and the call that brings the loader in passes a value that switches the guard
+off (`train=False`, the default False, `mode="val"`), the loop evaluates that loader.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_function, keyword, walk
+from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.plan import LINE_LIMIT, SHARD_FLAG, Loader
 
 if TYPE_CHECKING:
@@ -134,9 +144,9 @@ class FactorySites:
         owner_of: dict[cst.Call, cst.FunctionDef | None] = {}
         sites = {f: set(t._callers(f)) for f in wrappers}
         for loop in (n for n in nodes if isinstance(n, cst.For)):
-            kind = "train" if t._trains(loop) else "eval" if t._evaluates(loop) else "other"
             for expr in t._iterated_through_names(loop.iter):
                 for origin in t._origins(expr, (), 0):
+                    kind = self._kind(loop, origin.path)
                     site = origin.call
                     if site is None:
                         continue
@@ -173,6 +183,15 @@ class FactorySites:
             self._forwarding.add(wrappers[function][0])
         training = {c for c in training if owner_of[c] in wrapped}
         return evaluation, training
+
+    def _kind(self, loop: cst.For, path: Path) -> str:
+        """`train`, `eval` or `other` for `loop` iterating a loader that came in through the
+        calls of `path`: a training loop whose backward a parameter switches off at the call
+        evaluates (`run(net, val_loader, train=False)`)."""
+        t = self.t
+        if t._trains(loop):
+            return "eval" if guarded_off(t, loop, path) else "train"
+        return "eval" if t._evaluates(loop) else "other"
 
     def _factory_calls(
         self, value: cst.BaseExpression, factories: tuple[LoaderExport, ...]
@@ -229,10 +248,12 @@ class FactorySites:
             training: set[cst.Call] = set()
             loops_of: dict[int, set[cst.Call]] = {}
             for index, (loop, expr, _) in enumerate(loader.loops):
-                calls = {call for call, _ in self.t._resolve(expr, found, 0)}
-                loops_of[index] = calls
-                kind = evaluation if self.t._evaluates(loop) else training
-                kind.update(calls)
+                resolved = self.t._resolve(expr, found, 0)
+                loops_of[index] = {call for call, _ in resolved}
+                for call, path in resolved:
+                    off = guarded_off(self.t, loop, path)
+                    kind = evaluation if off or self.t._evaluates(loop) else training
+                    kind.add(call)
             evaluation -= training
             if not evaluation or not training:
                 continue
@@ -363,3 +384,74 @@ class FactorySites:
         else:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, flag])
         return updated.with_changes(params=params)
+
+
+def guarded_off(t: ShardDataLoaders, loop: cst.For, path: Path) -> bool:
+    """Every backward in `loop` lies under `if P:` (or `if P == "literal":`) for a parameter P
+    of the loop's function, and the call of that function in `path` (the calls through which
+    the loader came in) passes a value that makes the test false: `train=False`, nothing
+    for a parameter whose default is False, another string than the literal. Such a call
+    runs the loop as an evaluation pass."""
+    function = enclosing_function(loop, t)
+    if function is None:
+        return False
+    params = {p.name.value: p for p in walk(function.params) if isinstance(p, cst.Param)}
+    backwards = [
+        n
+        for n in walk(loop.body)
+        if isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "backward"
+    ]
+    if not backwards:
+        return False
+    guards: set[tuple[str, str | None]] = set()
+    for call in backwards:
+        guard = _guard(t, call, loop, params)
+        if guard is None:
+            return False
+        guards.add(guard)
+    if len(guards) != 1:
+        return False
+    ((name, literal),) = guards
+    callers = set(t._callers(function))
+    for site, _ in path:
+        if site not in callers:
+            continue
+        value = t._argument(function, site, params[name])
+        if value is None and not any(
+            a.keyword is not None and a.keyword.value == name for a in site.args
+        ):
+            if any(a.star for a in site.args):
+                return False
+            value = params[name].default
+        if literal is None:
+            return isinstance(value, cst.Name) and value.value in ("False", "None")
+        return isinstance(value, cst.SimpleString) and value.evaluated_value != literal
+    return False
+
+
+def _guard(
+    t: ShardDataLoaders, node: cst.CSTNode, loop: cst.For, params: dict[str, cst.Param]
+) -> tuple[str, str | None] | None:
+    """The parameter (and the string it is compared with) of the innermost `if` between
+    `node` and `loop` whose body holds `node`, when that test reads a parameter."""
+    child, parent = node, t.parent(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, cst.If) and child is parent.body:
+            test = parent.test
+            if isinstance(test, cst.Name) and test.value in params:
+                return test.value, None
+            if (
+                isinstance(test, cst.Comparison)
+                and isinstance(test.left, cst.Name)
+                and test.left.value in params
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Equal)
+                and isinstance(test.comparisons[0].comparator, cst.SimpleString)
+            ):
+                literal = test.comparisons[0].comparator.evaluated_value
+                if isinstance(literal, str):
+                    return test.left.value, literal
+        child, parent = parent, t.parent(parent)
+    return None
