@@ -18,7 +18,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.counters import LoopCounters
-from dp2ddp.transforms.data.flow import MAX_DEPTH
+from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import (
     PRINTER_NAME,
     PRINTS,
@@ -250,6 +250,13 @@ class LoaderEvaluation(LoopCounters):
         for loop in loops:
             counters = set(self._counters(loop)) - self._step_counters(loop)
             objects = self._running_objects(loop)
+            guard = self._guard_on_only(loader, loop)
+            if guard is not None:
+                # One epoch function for both passes (class E1): this loader comes in with
+                # the training flag on, so what only the evaluation branch feeds or shows
+                # stays empty or is not shown for it.
+                counters -= self._fed_only_off(loop, guard, counters)
+                objects -= self._fed_only_off(loop, guard, objects)
             if not counters and not objects:
                 continue
             reduced = self._reduced_after(loop)
@@ -264,7 +271,7 @@ class LoaderEvaluation(LoopCounters):
                 else:
                     continue
                 line = self.get_metadata(PositionProvider, node).start.line
-                if line < start:
+                if line < start or guard is not None and self._guarded_off(node, loop, guard):
                     continue
                 after = line > end
                 if isinstance(node, cst.Return) and not after:
@@ -293,6 +300,30 @@ class LoaderEvaluation(LoopCounters):
                     verb_s = "accumulates" if len(kept) == 1 else "accumulate"
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
+
+    def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
+        """The loop's training guard when every call bringing `loader` into `loop` turns it
+        on (`run(net, train_loader, opt, train=True)`)."""
+        paths = [path for other, _, path in loader.loops if other is loop]
+        if not paths or not all(self._guard_passed(loop, path) is True for path in paths):
+            return None
+        return self._training_guard(loop)
+
+    def _fed_only_off(self, loop: cst.For, guard: Guard, names: set[str]) -> set[str]:
+        """Those of `names` that the loop adds to or feeds only when `guard` is off."""
+        places: dict[str, list[cst.CSTNode]] = {}
+        for name, value in self._accumulated(loop):
+            places.setdefault(name, []).append(value)
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if isinstance(node.func.value, cst.Name):
+                    places.setdefault(node.func.value.value, []).append(node)
+        return {
+            name
+            for name in names
+            if places.get(name)
+            and all(self._guarded_off(node, loop, guard) for node in places[name])
+        }
 
     def _running_objects(self, loop: cst.For) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value

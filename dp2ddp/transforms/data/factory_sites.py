@@ -190,7 +190,7 @@ class FactorySites:
         evaluates (`run(net, val_loader, train=False)`)."""
         t = self.t
         if t._trains(loop):
-            return "eval" if guarded_off(t, loop, path) else "train"
+            return "eval" if t._guard_passed(loop, path) is False else "train"
         return "eval" if t._evaluates(loop) else "other"
 
     def _factory_calls(
@@ -251,7 +251,7 @@ class FactorySites:
                 resolved = self.t._resolve(expr, found, 0)
                 loops_of[index] = {call for call, _ in resolved}
                 for call, path in resolved:
-                    off = guarded_off(self.t, loop, path)
+                    off = self.t._guard_passed(loop, path) is False
                     kind = evaluation if off or self.t._evaluates(loop) else training
                     kind.add(call)
             evaluation -= training
@@ -384,74 +384,3 @@ class FactorySites:
         else:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, flag])
         return updated.with_changes(params=params)
-
-
-def guarded_off(t: ShardDataLoaders, loop: cst.For, path: Path) -> bool:
-    """Every backward in `loop` lies under `if P:` (or `if P == "literal":`) for a parameter P
-    of the loop's function, and the call of that function in `path` (the calls through which
-    the loader came in) passes a value that makes the test false: `train=False`, nothing
-    for a parameter whose default is False, another string than the literal. Such a call
-    runs the loop as an evaluation pass."""
-    function = enclosing_function(loop, t)
-    if function is None:
-        return False
-    params = {p.name.value: p for p in walk(function.params) if isinstance(p, cst.Param)}
-    backwards = [
-        n
-        for n in walk(loop.body)
-        if isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Attribute)
-        and n.func.attr.value == "backward"
-    ]
-    if not backwards:
-        return False
-    guards: set[tuple[str, str | None]] = set()
-    for call in backwards:
-        guard = _guard(t, call, loop, params)
-        if guard is None:
-            return False
-        guards.add(guard)
-    if len(guards) != 1:
-        return False
-    ((name, literal),) = guards
-    callers = set(t._callers(function))
-    for site, _ in path:
-        if site not in callers:
-            continue
-        value = t._argument(function, site, params[name])
-        if value is None and not any(
-            a.keyword is not None and a.keyword.value == name for a in site.args
-        ):
-            if any(a.star for a in site.args):
-                return False
-            value = params[name].default
-        if literal is None:
-            return isinstance(value, cst.Name) and value.value in ("False", "None")
-        return isinstance(value, cst.SimpleString) and value.evaluated_value != literal
-    return False
-
-
-def _guard(
-    t: ShardDataLoaders, node: cst.CSTNode, loop: cst.For, params: dict[str, cst.Param]
-) -> tuple[str, str | None] | None:
-    """The parameter (and the string it is compared with) of the innermost `if` between
-    `node` and `loop` whose body holds `node`, when that test reads a parameter."""
-    child, parent = node, t.parent(node)
-    while parent is not None and parent is not loop:
-        if isinstance(parent, cst.If) and child is parent.body:
-            test = parent.test
-            if isinstance(test, cst.Name) and test.value in params:
-                return test.value, None
-            if (
-                isinstance(test, cst.Comparison)
-                and isinstance(test.left, cst.Name)
-                and test.left.value in params
-                and len(test.comparisons) == 1
-                and isinstance(test.comparisons[0].operator, cst.Equal)
-                and isinstance(test.comparisons[0].comparator, cst.SimpleString)
-            ):
-                literal = test.comparisons[0].comparator.evaluated_value
-                if isinstance(literal, str):
-                    return test.left.value, literal
-        child, parent = parent, t.parent(parent)
-    return None
