@@ -51,7 +51,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_function, keyword, walk
 from dp2ddp.transforms.data.flow import Path
-from dp2ddp.transforms.data.plan import LINE_LIMIT, SHARD_FLAG, Loader
+from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
 
 if TYPE_CHECKING:
     from dp2ddp.result import LoaderExport
@@ -161,7 +161,8 @@ class FactorySites:
         training: set[cst.Call] = set()
         for site, found in kinds.items():
             owner = owner_of[site]
-            if found != {"eval"}:
+            flagged = found <= {"eval", "other"} and marks_evaluation(site)
+            if found != {"eval"} and not flagged:
                 if "train" in found and owner is not None:
                     training.add(site)
             elif owner is None or any("train" in kinds.get(s, ()) for s in sites[owner]):
@@ -252,7 +253,8 @@ class FactorySites:
                 loops_of[index] = {call for call, _ in resolved}
                 for call, path in resolved:
                     off = self.t._guard_passed(loop, path) is False
-                    kind = evaluation if off or self.t._evaluates(loop) else training
+                    flagged = marks_evaluation(call) and not self.t._trains(loop)
+                    kind = evaluation if off or flagged or self.t._evaluates(loop) else training
                     kind.add(call)
             evaluation -= training
             if not evaluation or not training:
@@ -384,3 +386,21 @@ class FactorySites:
         else:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, flag])
         return updated.with_changes(params=params)
+
+
+def marks_evaluation(call: cst.Call) -> bool:
+    """The call's own flag names an evaluation split: `get_loader(val=True)`, `train=False`,
+    `split="test"`, `data_provider(args, "val")`. Trusted only for a loader no loop trains
+    on: a loop that neither trains nor evaluates (a bare predict loop) is then an evaluation."""
+    for arg in call.args:
+        value, keyword = arg.value, arg.keyword
+        if isinstance(value, cst.SimpleString):
+            text = value.evaluated_value
+            if isinstance(text, str) and EVAL_NAME.search(text) and "/" not in text:
+                return True
+        elif isinstance(value, cst.Name) and keyword is not None:
+            if value.value == "True" and EVAL_NAME.search(keyword.value):
+                return True
+            if value.value == "False" and TRAIN_NAME.search(keyword.value):
+                return True
+    return False
