@@ -7,6 +7,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
+    assigned_value,
     call_named,
     enclosing_class,
     enclosing_function,
@@ -515,7 +516,7 @@ class LoaderEvaluation(LoopCounters):
         """`total / len(loader.dataset)` after a training loop: the counter must be global.
         Summed only where each term is a sum over samples; a mean per batch is DP058."""
         for loop, expr, _ in loader.loops:
-            if self._normalised_by_dataset(loop, expr):
+            if self._normalised_by_dataset(loop, expr) or self._normalised_by_sizes(loop, loader):
                 mean = None if self._reduced_after(loop) else self._batch_mean(loop)
                 if mean is not None:  # a training loader cannot stay whole: say it
                     where, why = mean
@@ -564,6 +565,57 @@ class LoaderEvaluation(LoopCounters):
             and self.get_metadata(PositionProvider, node).start.line > end
             for node in walk(self._scope_root(loop), skip_scopes=True)
         )
+
+    def _normalised_by_sizes(self, loop: cst.For, loader: Loader) -> bool:
+        """A figure divided after `loop` by `sizes[phase]`, `sizes` a dict comprehension of
+        the lengths of the very datasets the loader's comprehension builds its loaders from:
+        `{x: len(image_datasets[x]) for x in ...}` beside `{x: DataLoader(image_datasets[x],
+        ...) for x in ...}` (layumi/Person_reID_baseline_pytorch@82ff40f's epoch figures,
+        class E1). Before, the sums were this rank's, halved, without a word."""
+        built = self.parent(loader.call)
+        if not isinstance(built, cst.DictComp) or "dataset" not in loader.args:
+            return False
+        dataset = self._per_key(loader.call.args[loader.args["dataset"]].value, built)
+        if dataset is None:
+            return False
+        end = self.get_metadata(PositionProvider, loop).end.line
+        for node in walk(self._scope_root(loop), skip_scopes=True):
+            if not (
+                isinstance(node, cst.BinaryOperation)
+                and isinstance(node.operator, cst.Divide)
+                and isinstance(node.right, cst.Subscript)
+                and isinstance(node.right.value, cst.Name)
+                and self.get_metadata(PositionProvider, node).start.line > end
+            ):
+                continue
+            for referent in self.referents(node.right.value):
+                sizes = assigned_value(referent.node, self)
+                if not (
+                    isinstance(sizes, cst.DictComp)
+                    and isinstance(sizes.value, cst.Call)
+                    and name_of(sizes.value.func) == "len"
+                    and len(sizes.value.args) == 1
+                ):
+                    continue
+                if self._per_key(sizes.value.args[0].value, sizes) == dataset:
+                    return True
+        return False
+
+    def _per_key(self, value: cst.BaseExpression, built: cst.DictComp) -> str | None:
+        """`datasets` for `datasets[x]` read with the comprehension's own key `x`."""
+        target = built.for_in.target
+        if not (
+            isinstance(value, cst.Subscript)
+            and isinstance(target, cst.Name)
+            and len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Index)
+            and isinstance(key := value.slice[0].slice.value, cst.Name)
+            and key.value == target.value
+            and isinstance(built.key, cst.Name)
+            and built.key.value == target.value
+        ):
+            return None
+        return self.code(value.value)
 
     def _collected(self, loop: cst.For) -> list[str]:
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""
