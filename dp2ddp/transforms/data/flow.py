@@ -44,6 +44,7 @@ class CallFlow(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._calls: list[cst.Call] = []
         self._names_in: dict[cst.CSTNode, set[str]] = {}
+        self._training_guards: dict[cst.For, Guard | None] = {}
 
     def index(self, nodes: list[cst.CSTNode]) -> None:
         """Remember the module's calls (to find a method's callers)."""
@@ -233,7 +234,12 @@ class CallFlow(MigrationTransform):
         """The parameter of the loop's function under which every backward of `loop` runs
         (`if train:`, `if phase == "train":`, the `else` of `if not train:`): one epoch
         function for both passes, `run(net, loader, opt, train=False)` (Cyanogenoid/
-        pytorch-vqa@8ff1afa, class E1). None when a backward runs unguarded."""
+        pytorch-vqa@8ff1afa, class E1). None when a backward runs unguarded. Once per loop."""
+        if loop not in self._training_guards:
+            self._training_guards[loop] = self._find_training_guard(loop)
+        return self._training_guards[loop]
+
+    def _find_training_guard(self, loop: cst.For) -> Guard | None:
         function = enclosing_function(loop, self)
         if function is None:
             return None
