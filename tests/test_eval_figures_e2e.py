@@ -22,6 +22,10 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
 - tests/program_fixtures/experiment_factory_other_module: the same experiment with the
   factory `data_provider(args, flag)` in data_provider/data_factory.py, which `_get_data`
   wraps (the layout of Informer2020's descendants): the flag is handed on to it.
+- tests/fixtures/data_phase_loop_dict_comprehension (class E1, the shape of
+  layumi/Person_reID_baseline_pytorch@82ff40f): both loaders from one dict comprehension,
+  one `for phase in ["train", "val"]` loop for both, figures divided by a comprehension of
+  the split sizes. Before, the loop was not found: rank 0 printed its halved sums, silently.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -62,8 +66,11 @@ ONE_FILE = [
     TESTS / "fixtures" / name / "expected.py"
     for name in ("data_factory_method_tuple", "data_factory_wrapped_method")
 ]
-ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values())]
-MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values())] + ONE_FILE
+PHASES = TESTS / "fixtures" / "data_phase_loop_dict_comprehension"
+PHASE_LOOP = (PHASES / "input.py", PHASES / "expected.py")
+PHASE_LINE = re.compile(r"^(?:train|val) Loss")
+ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP)]
+MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP)] + ONE_FILE
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -112,6 +119,21 @@ def test_printed_figures_equal_the_originals(plain: Launch, torchrun: Launch, na
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
     assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
+
+
+def test_phase_loop_figures_equal_the_originals(plain: Launch, torchrun: Launch) -> None:
+    """Both phases' epoch figures (train and val, two epochs), summed over the ranks."""
+    original, migrated = PHASE_LOOP
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = [line for line in plain.stdout(original, 0).splitlines() if PHASE_LINE.match(line)]
+    got = [line for line in torchrun.stdout(migrated, 0).splitlines() if PHASE_LINE.match(line)]
+    assert len(want) == 4, plain.report(original, 1)
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

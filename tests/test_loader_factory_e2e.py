@@ -16,6 +16,15 @@ docs/real-world.md stop 28 S1): the loader class, DataParallel and torch.save al
 through the project's own package; the training loader must be sharded (it was left whole,
 silently) and the test loader, evaluated in the entry, is sharded with its sum reduced.
 
+Fixture factory_flag_run_eval (class E1, Cyanogenoid/pytorch-vqa@8ff1afa, docs/real-world.md
+stop 29, helper m): `data.get_loader(val=True)` builds the validation loader with the
+training loader's factory, and one `run(net, loader, opt, train=...)` runs both passes (the
+step under `if train:`); the validation answers are saved with the weights, the test
+answers after training. The validation and test loaders were sharded as training loaders:
+8 of 16 answers saved, silently. Each rank must now answer the whole split, and the saved
+answers equal the original's (the training set is one batch per epoch: the weights do not
+depend on the sample order the sampler draws).
+
 The originals (input/) run in a plain process, the committed migrations (expected/, which
 tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/) under torchrun
 with two CPU (gloo) processes, all through tests/e2e_driver.py: the ranks split the
@@ -50,6 +59,9 @@ CASES: dict[str, tuple[str, tuple[int, int], tuple[int, int], bool]] = {
     "factory_conditional_return": ("train.py", (64, 7 * 64), (32, 3 * 32), False),
     # 2 epochs over 64 samples, the 32 test samples evaluated after each (sharded, reduced).
     "reexported_torch_names": ("train.py", (64, 2 * 64), (32, 2 * 32), True),
+    # 2 epochs over the 32 training samples; the 16 validation samples answered after each
+    # and the 16 test samples once (both splits of 16: counted together).
+    "factory_flag_run_eval": ("train.py", (32, 2 * 32), (16, 3 * 16), False),
 }
 
 
@@ -152,3 +164,23 @@ def test_factory_program_prints_on_rank_zero_only(
     want = [line.split(" loss")[0] for line in plain.logs(before, 0).splitlines()]
     got = [line.split(" loss")[0] for line in ddp.logs(after, 0).splitlines()]
     assert [w.split(" accuracy")[0] for w in want] == [g.split(" accuracy")[0] for g in got], report
+
+
+@pytest.mark.e2e
+def test_answers_saved_by_one_run_function_equal_the_originals(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch]
+) -> None:
+    """factory_flag_run_eval: the answers rank 0 saves cover the whole validation and test
+    splits, in the original's order, with the original's values."""
+    import torch
+
+    index = list(CASES).index("factory_flag_run_eval")
+    (befores, plain), (afters, ddp) = original, migrated
+    before, after = befores[index], afters[index]
+    _assert_ran(plain, before, 1)
+    _assert_ran(ddp, after, 2)
+    for name in ("results.pth", "test_answers.pth"):
+        want = torch.load(plain._dir(before) / name)
+        got = torch.load(ddp._dir(after) / name)
+        assert got["idx"].tolist() == want["idx"].tolist() == list(range(16)), (name, got["idx"])
+        assert torch.equal(got["answers"], want["answers"]), (name, want, got)

@@ -384,7 +384,12 @@ class ShardDataLoaders(LoaderEvaluation):
         # still evaluated, and its figures (which may decide a best checkpoint) must be global.
         # A shuffled loader named like an evaluation set but iterated outside any evaluation
         # context (`train_val_loader` trained on) stays a training loader.
-        evaluated = bool(loader.loops) and all(self._evaluates(loop) for loop, _, _ in loader.loops)
+        # A loop that trains only under a flag its caller turns off (`run(net, val_loader,
+        # train=False)`: class E1) evaluates this loader.
+        evaluated = bool(loader.loops) and all(
+            self._evaluates(loop) or self._guard_passed(loop, path) is False
+            for loop, _, path in loader.loops
+        )
         if (
             self.state.program is not None
             and not loader.loops

@@ -8,6 +8,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
+    assigned_value,
     call_named,
     enclosing_class,
     enclosing_function,
@@ -20,7 +21,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.data.counters import LoopCounters
-from dp2ddp.transforms.data.flow import MAX_DEPTH
+from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
@@ -248,6 +249,13 @@ class LoaderEvaluation(LoopCounters):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
             objects = self._running_objects(loop)
+            guard = self._guard_on_only(loader, loop)
+            if guard is not None:
+                # One epoch function for both passes (class E1): this loader comes in with
+                # the training flag on, so what only the evaluation branch feeds or shows
+                # stays empty or is not shown for it.
+                counters -= self._fed_only_off(loop, guard, counters)
+                objects -= self._fed_only_off(loop, guard, objects)
             if not counters and not objects:
                 continue
             reduced = self._reduced_after(loop)
@@ -262,7 +270,7 @@ class LoaderEvaluation(LoopCounters):
                 else:
                     continue
                 line = self.get_metadata(PositionProvider, node).start.line
-                if line < start:
+                if line < start or guard is not None and self._guarded_off(node, loop, guard):
                     continue
                 after = line > end
                 if isinstance(node, cst.Return) and not after:
@@ -291,6 +299,30 @@ class LoaderEvaluation(LoopCounters):
                     verb_s = "accumulates" if len(kept) == 1 else "accumulate"
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
+
+    def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
+        """The loop's training guard when every call bringing `loader` into `loop` turns it
+        on (`run(net, train_loader, opt, train=True)`)."""
+        paths = [path for other, _, path in loader.loops if other is loop]
+        if not paths or not all(self._guard_passed(loop, path) is True for path in paths):
+            return None
+        return self._training_guard(loop)
+
+    def _fed_only_off(self, loop: cst.For, guard: Guard, names: set[str]) -> set[str]:
+        """Those of `names` that the loop adds to or feeds only when `guard` is off."""
+        places: dict[str, list[cst.CSTNode]] = {}
+        for name, value in self._accumulated(loop):
+            places.setdefault(name, []).append(value)
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if isinstance(node.func.value, cst.Name):
+                    places.setdefault(node.func.value.value, []).append(node)
+        return {
+            name
+            for name in names
+            if places.get(name)
+            and all(self._guarded_off(node, loop, guard) for node in places[name])
+        }
 
     def _running_objects(self, loop: cst.For) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value
@@ -498,7 +530,7 @@ class LoaderEvaluation(LoopCounters):
         """`total / len(loader.dataset)` after a training loop: the counter must be global.
         Summed only where each term is a sum over samples; a mean per batch is DP058."""
         for loop, expr, _ in loader.loops:
-            if self._normalised_by_dataset(loop, expr):
+            if self._normalised_by_dataset(loop, expr) or self._normalised_by_sizes(loop, loader):
                 mean = None if self._reduced_after(loop) else self._batch_mean(loop)
                 if mean is not None:  # a training loader cannot stay whole: say it
                     where, why = mean
@@ -547,6 +579,57 @@ class LoaderEvaluation(LoopCounters):
             and self.get_metadata(PositionProvider, node).start.line > end
             for node in walk(self._scope_root(loop), skip_scopes=True)
         )
+
+    def _normalised_by_sizes(self, loop: cst.For, loader: Loader) -> bool:
+        """A figure divided after `loop` by `sizes[phase]`, `sizes` a dict comprehension of
+        the lengths of the very datasets the loader's comprehension builds its loaders from:
+        `{x: len(image_datasets[x]) for x in ...}` beside `{x: DataLoader(image_datasets[x],
+        ...) for x in ...}` (layumi/Person_reID_baseline_pytorch@82ff40f's epoch figures,
+        class E1). Before, the sums were this rank's, halved, without a word."""
+        built = self.parent(loader.call)
+        if not isinstance(built, cst.DictComp) or "dataset" not in loader.args:
+            return False
+        dataset = self._per_key(loader.call.args[loader.args["dataset"]].value, built)
+        if dataset is None:
+            return False
+        end = self.get_metadata(PositionProvider, loop).end.line
+        for node in walk(self._scope_root(loop), skip_scopes=True):
+            if not (
+                isinstance(node, cst.BinaryOperation)
+                and isinstance(node.operator, cst.Divide)
+                and isinstance(node.right, cst.Subscript)
+                and isinstance(node.right.value, cst.Name)
+                and self.get_metadata(PositionProvider, node).start.line > end
+            ):
+                continue
+            for referent in self.referents(node.right.value):
+                sizes = assigned_value(referent.node, self)
+                if not (
+                    isinstance(sizes, cst.DictComp)
+                    and isinstance(sizes.value, cst.Call)
+                    and name_of(sizes.value.func) == "len"
+                    and len(sizes.value.args) == 1
+                ):
+                    continue
+                if self._per_key(sizes.value.args[0].value, sizes) == dataset:
+                    return True
+        return False
+
+    def _per_key(self, value: cst.BaseExpression, built: cst.DictComp) -> str | None:
+        """`datasets` for `datasets[x]` read with the comprehension's own key `x`."""
+        target = built.for_in.target
+        if not (
+            isinstance(value, cst.Subscript)
+            and isinstance(target, cst.Name)
+            and len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Index)
+            and isinstance(key := value.slice[0].slice.value, cst.Name)
+            and key.value == target.value
+            and isinstance(built.key, cst.Name)
+            and built.key.value == target.value
+        ):
+            return None
+        return self.code(value.value)
 
     def _collected(self, loop: cst.For) -> list[str]:
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""

@@ -30,6 +30,15 @@ unpacked at the call): the calls are found by the method's name on `self`, the l
 its place in the returned tuple. Before, the loops over them were not found, every loader
 was sharded as a training loader, and the validation mean that decides early stopping was
 each rank's own: the ranks stopped apart (one left waiting in the all-reduce).
+
+One epoch function for both kinds of passes (Cyanogenoid/pytorch-vqa@8ff1afa: `run(net,
+loader, ..., train=False)`, the step under `if train:`; class E1, docs/real-world.md stop 29,
+helper m): the one loop trains, so every loader it is given was taken for a training
+loader, and the validation loader, built by the same factory (`get_loader(val=True)`), was
+sharded: 8 of 16 answers saved, no warning. A loop is therefore classified per call of its
+function: when every backward of the loop is guarded by a parameter (`if train:`, `if mode
+== "train":`) and the call that brings the loader in passes a value that switches the guard
+off (`train=False`, the default False, `mode="val"`), the loop evaluates that loader.
 """
 
 from __future__ import annotations
@@ -41,7 +50,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_function, keyword, walk
-from dp2ddp.transforms.data.plan import LINE_LIMIT, SHARD_FLAG, Loader
+from dp2ddp.transforms.data.flow import Path
+from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
 
 if TYPE_CHECKING:
     from dp2ddp.result import LoaderExport
@@ -134,9 +144,9 @@ class FactorySites:
         owner_of: dict[cst.Call, cst.FunctionDef | None] = {}
         sites = {f: set(t._callers(f)) for f in wrappers}
         for loop in (n for n in nodes if isinstance(n, cst.For)):
-            kind = "train" if t._trains(loop) else "eval" if t._evaluates(loop) else "other"
             for expr in t._iterated_through_names(loop.iter):
                 for origin in t._origins(expr, (), 0):
+                    kind = self._kind(loop, origin.path)
                     site = origin.call
                     if site is None:
                         continue
@@ -151,7 +161,8 @@ class FactorySites:
         training: set[cst.Call] = set()
         for site, found in kinds.items():
             owner = owner_of[site]
-            if found != {"eval"}:
+            flagged = found <= {"eval", "other"} and marks_evaluation(site)
+            if found != {"eval"} and not flagged:
                 if "train" in found and owner is not None:
                     training.add(site)
             elif owner is None or any("train" in kinds.get(s, ()) for s in sites[owner]):
@@ -173,6 +184,15 @@ class FactorySites:
             self._forwarding.add(wrappers[function][0])
         training = {c for c in training if owner_of[c] in wrapped}
         return evaluation, training
+
+    def _kind(self, loop: cst.For, path: Path) -> str:
+        """`train`, `eval` or `other` for `loop` iterating a loader that came in through the
+        calls of `path`: a training loop whose backward a parameter switches off at the call
+        evaluates (`run(net, val_loader, train=False)`)."""
+        t = self.t
+        if t._trains(loop):
+            return "eval" if t._guard_passed(loop, path) is False else "train"
+        return "eval" if t._evaluates(loop) else "other"
 
     def _factory_calls(
         self, value: cst.BaseExpression, factories: tuple[LoaderExport, ...]
@@ -229,10 +249,13 @@ class FactorySites:
             training: set[cst.Call] = set()
             loops_of: dict[int, set[cst.Call]] = {}
             for index, (loop, expr, _) in enumerate(loader.loops):
-                calls = {call for call, _ in self.t._resolve(expr, found, 0)}
-                loops_of[index] = calls
-                kind = evaluation if self.t._evaluates(loop) else training
-                kind.update(calls)
+                resolved = self.t._resolve(expr, found, 0)
+                loops_of[index] = {call for call, _ in resolved}
+                for call, path in resolved:
+                    off = self.t._guard_passed(loop, path) is False
+                    flagged = marks_evaluation(call) and not self.t._trains(loop)
+                    kind = evaluation if off or flagged or self.t._evaluates(loop) else training
+                    kind.add(call)
             evaluation -= training
             if not evaluation or not training:
                 continue
@@ -363,3 +386,21 @@ class FactorySites:
         else:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, flag])
         return updated.with_changes(params=params)
+
+
+def marks_evaluation(call: cst.Call) -> bool:
+    """The call's own flag names an evaluation split: `get_loader(val=True)`, `train=False`,
+    `split="test"`, `data_provider(args, "val")`. Trusted only for a loader no loop trains
+    on: a loop that neither trains nor evaluates (a bare predict loop) is then an evaluation."""
+    for arg in call.args:
+        value, keyword = arg.value, arg.keyword
+        if isinstance(value, cst.SimpleString):
+            text = value.evaluated_value
+            if isinstance(text, str) and EVAL_NAME.search(text) and "/" not in text:
+                return True
+        elif isinstance(value, cst.Name) and keyword is not None:
+            if value.value == "True" and EVAL_NAME.search(keyword.value):
+                return True
+            if value.value == "False" and TRAIN_NAME.search(keyword.value):
+                return True
+    return False

@@ -186,6 +186,17 @@ class LoaderResolution(CallFlow):
         under in a dict literal bound to `container` (None: not a string literal); False
         where the loader is no value of such a dict."""
         element = self.parent(call)
+        if isinstance(element, cst.DictComp) and element.value is call:
+            # `{x: DataLoader(sets[x], ...) for x in ["train", "val"]}` (layumi/
+            # Person_reID_baseline_pytorch@82ff40f): one loader call for every key.
+            assign = self.parent(element)
+            if (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and self.code(assign.targets[0].target) == container
+            ):
+                return None
+            return False
         if not isinstance(element, cst.DictElement) or element.value is not call:
             return False
         literal = self.parent(element)
