@@ -18,7 +18,7 @@ loader = DataLoader(data, batch_size=opt.batchsize, shuffle=False)
 model = nn.DataParallel(nn.Linear(4, 2))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 steps = 0
-for epoch in range(2):
+for _epoch in range(2):
     for inputs, labels in loader:
         now_batch_size, features = inputs.shape
         if now_batch_size < opt.batchsize:  # skip the last, short batch
