@@ -12,9 +12,11 @@ loader's per-rank batch. So where one side is a size of the loop's batch (`x.siz
 `x.size()[0]`, `x.shape[0]`, `len(x)`, or a name the loop assigned from one, also by
 unpacking `n, c, h, w = x.shape`) and the other side is spelled as the batch_size the data
 pass made per rank (`batch_size=args.batch_size` -> `args.batch_size`), that side is read
-per rank: `ddp_per_rank_batch(args.batch_size)`. Proved or said: any other comparison of a
-batch's size with something that is not also a batch's size, a small constant (0 or 1) or
-the loop's per-rank batch is DP061 (the size may be the global one). With
+per rank: `ddp_per_rank_batch(args.batch_size)`. Proved or said: a comparison of a batch's
+size with another number the loop does not change (a literal above 1, a name or attribute
+not bound in the loop: a configured size, maybe the global one) is DP061. Left alone: a
+position or counter the loop binds (`while start < len(x)`), another tensor's size, 0 or 1,
+a computed value. With
 --per-process-batch the loaders keep their batch size: nothing to read per rank.
 """
 
@@ -54,8 +56,30 @@ def plan_size_guards(
             continue
         body = list(walk(loop.body, skip_scopes=True))
         batch, sizes = _batch_names(loop, body, data)
+        bound = _bound_in(loop, body, data)
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
-            _plan_compare(data, plan, compare, batch, sizes, globals_, data.code(loop.iter))
+            _plan_compare(data, plan, compare, batch, sizes, globals_, bound, data.code(loop.iter))
+
+
+def _bound_in(loop: cst.For, body: list[cst.CSTNode], data: ShardDataLoaders) -> set[str]:
+    """What the loop binds as it runs (`start += micro`, inner loop targets): positions and
+    counters, not configured sizes."""
+    targets: list[cst.CSTNode] = [loop.target]
+    for node in body:
+        if isinstance(node, cst.Assign):
+            targets += [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets.append(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets.append(node.target)
+        elif isinstance(node, cst.NamedExpr):
+            targets.append(node.target)
+    bound: set[str] = set()
+    for target in targets:
+        for node in walk(target):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                bound.add(data.code(node))
+    return bound
 
 
 def _global_size(data: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | None:
@@ -87,7 +111,7 @@ def _batch_names(
                 if not first <= sizes:
                     sizes |= first
                     changed = True
-            elif any(isinstance(n, cst.Name) and n.value in batch for n in walk(stmt.value)):
+            elif _carries_batch(stmt.value, batch):
                 targets = {
                     n.value for t in stmt.targets for n in walk(t.target) if isinstance(n, cst.Name)
                 }
@@ -95,6 +119,34 @@ def _batch_names(
                     batch |= targets
                     changed = True
     return batch, sizes
+
+
+#: Calls that hand their receiver's or argument's batch on whole (a device, a dtype, a wrapper).
+_CARRIERS = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "long", "int", "type", "contiguous",
+     "detach", "clone", "requires_grad_", "Variable", "as_tensor", "from_numpy"}
+)  # fmt: skip
+
+
+def _carries_batch(expr: cst.BaseExpression, batch: set[str]) -> bool:
+    """`expr` is the batch itself, moved or wrapped: `x`, `x.cuda()`, `x.to(device)`,
+    `Variable(x)`, `data[0]`, `(x, y)` - not a value computed from it (`model(x)`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in batch
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return any(_carries_batch(e.value, batch) for e in expr.elements)
+    if isinstance(expr, cst.Subscript):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        return (
+            isinstance(index, cst.Index)
+            and isinstance(index.value, cst.Integer)
+            and _carries_batch(expr.value, batch)
+        )
+    if isinstance(expr, cst.Call) and name_of(expr.func) in _CARRIERS:
+        if isinstance(expr.func, cst.Attribute) and _carries_batch(expr.func.value, batch):
+            return True
+        return bool(expr.args) and _carries_batch(expr.args[0].value, batch)
+    return False
 
 
 def _first_target(stmt: cst.Assign) -> set[str]:
@@ -180,6 +232,7 @@ def _plan_compare(
     batch: set[str],
     sizes: set[str],
     globals_: set[str],
+    bound: set[str],
     loop: str,
 ) -> None:
     left = compare.left
@@ -190,7 +243,7 @@ def _plan_compare(
                 if _size_read(size, batch, sizes, data) and not _size_read(
                     other, batch, sizes, data
                 ):
-                    _plan_side(data, plan, compare, size, other, globals_, loop)
+                    _plan_side(data, plan, compare, size, other, globals_, bound, loop)
         left = target.comparator
 
 
@@ -201,6 +254,7 @@ def _plan_side(
     size: cst.BaseExpression,
     other: cst.BaseExpression,
     globals_: set[str],
+    bound: set[str],
     loop: str,
 ) -> None:
     text = data.code(other)
@@ -217,6 +271,11 @@ def _plan_side(
                 (other, f"{text} compared with this rank's batch ({data.code(size)}): per rank")
             )
         return
+    if not (
+        (isinstance(other, cst.Integer) and isinstance(other.evaluated_value, int))
+        or (isinstance(other, (cst.Name, cst.Attribute)) and text not in bound)
+    ):
+        return  # a position or a computed value (`start < len(x)`), not a configured size
     plan.warnings.append(
         (
             compare,
