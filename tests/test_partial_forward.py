@@ -441,3 +441,66 @@ class Decoder(nn.Module):
         (("mel", "layers.Linear"),),
         (("stop_linear", "layers.Linear"),),
     )
+
+
+BACKBONE = """
+import torch.nn as nn
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Linear(4, 8)
+        self.pool = nn.ReLU()
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc(self.pool(self.conv1(x)))
+
+    def features(self, x):
+        return self.pool(self.conv1(x))
+"""
+
+
+def test_a_backbone_taken_apart_leaves_its_own_head_unused() -> None:
+    """Issue 28 class U1 (layumi/Person_reID_baseline_pytorch's ft_net): the backbone's
+    layers called one by one, in forward() or a method it calls, its head never."""
+    net = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.classifier(self.trunk(x))
+
+    def trunk(self, x):
+        x = self.model.conv1(x)
+        return self.model.pool(x)
+"""
+    found = _partial(BACKBONE + net)
+    assert found["Net"] == (
+        "Net.forward() never uses self.model.fc: it calls self.model.conv1, self.model.pool "
+        "one by one, never self.model whole (line 28)"
+    ), found
+
+
+def test_a_backbone_used_whole_or_through_its_methods_is_not_judged() -> None:
+    for body in (
+        "return self.classifier(self.model.pool(self.model.conv1(x)) + self.model(x)[:, :8])",
+        "return self.classifier(self.model.features(x))",
+        "x = self.model.pool(self.model.conv1(x))\n"
+        "        return self.model.fc(x) + self.classifier(x).sum()",
+    ):
+        net = f"""
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        {body}
+"""
+        assert "Net" not in _partial(BACKBONE + net), body

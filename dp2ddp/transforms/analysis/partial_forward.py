@@ -119,6 +119,29 @@ class ClassFacts:
     outputs: Outputs | None = None
     #: Calls of its submodules whose result forward() drops in part.
     dropped: tuple[DroppedOutput, ...] = ()
+    #: The attributes `__init__` registers that hold parameters (what a caller that takes
+    #: this module apart must reach).
+    registered: frozenset[str] = frozenset()
+    #: Submodules forward() takes apart (see TakenApart).
+    taken_apart: tuple[TakenApart, ...] = ()
+    #: Its methods: a caller taking it apart through one (`self.model.features(x)`)
+    #: reaches what that method reads, which is not followed.
+    methods: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class TakenApart:
+    """forward() never uses `self.attribute` whole (no call, no hand-on), only some of its
+    children `self.attribute.part` (layumi/Person_reID_baseline_pytorch's ft_net: a ResNet's
+    layers called one by one, its own `fc` never): the children of `holds` (a class of the
+    program) that are not among `parts` get no gradient."""
+
+    cls: str
+    attribute: str
+    holds: str
+    parts: frozenset[str]
+    line: int
+    path: str = ""
 
 
 @dataclass
@@ -169,6 +192,10 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
             if how is not None:
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
                 break
+        for apart in facts.taken_apart if found is None else ():
+            found = _unreached(apart, classes)
+            if found is not None:
+                break
         for child in facts.children:
             if found is not None:
                 break
@@ -177,6 +204,50 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         return found
 
     return {name: use for name in classes if (use := visit(name, frozenset())) is not None}
+
+
+def _unreached(apart: TakenApart, classes: Mapping[str, ClassFacts]) -> PartialUse | None:
+    """The first child of a submodule taken apart that forward() does not reach."""
+    facts = classes.get(apart.holds)
+    if facts is None:
+        return None
+    missing = sorted(facts.registered - apart.parts)
+    if not missing or apart.parts & facts.methods:
+        return None
+    used = ", ".join(f"self.{apart.attribute}.{p}" for p in sorted(apart.parts))
+    how = f"never uses {{attr}}: it calls {used} one by one, never self.{apart.attribute} whole"
+    return PartialUse(apart.cls, f"{apart.attribute}.{missing[0]}", how, apart.line, apart.path)
+
+
+def _taken_apart(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+    registered: Mapping[str, tuple[int, str]],
+) -> dict[str, tuple[frozenset[str], int]]:
+    """Registered project-class submodules that `functions` (forward() and the methods it
+    calls on self) read only as `self.x.part`: x -> (the parts, the first line)."""
+    parts: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
+    whole: set[str] = set()
+    for function in functions:
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        inner: set[int] = set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and _is_self_attribute(node.value, me):
+                assert isinstance(node.value, ast.Attribute)
+                inner.add(id(node.value))
+                parts.setdefault(node.value.attr, set()).add(node.attr)
+                lines.setdefault(node.value.attr, node.lineno)
+        for node in ast.walk(function):
+            if _is_self_attribute(node, me) and id(node) not in inner:
+                assert isinstance(node, ast.Attribute)
+                whole.add(node.attr)
+    return {
+        attribute: (frozenset(found), lines[attribute])
+        for attribute, found in parts.items()
+        if attribute not in whole and registered.get(attribute, (0, ""))[1]
+    }
 
 
 # -- one class -------------------------------------------------------------------------------
@@ -222,19 +293,27 @@ def _class_facts(
     )
     if not registered:
         return ClassFacts((), tuple(children), None, dropped)
+    own = frozenset(registered)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
         # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
-        return ClassFacts((), tuple(children))
+        return ClassFacts((), tuple(children), registered=own, methods=frozenset(methods))
     holders = _holders(init, me)
     returned = outputs(forward, methods, registered, holders)
     if uses.opaque:
         # Which layers it uses is not known, but what feeds its outputs is read all the
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
-        return ClassFacts((), tuple(children), returned, dropped)
+        return ClassFacts((), tuple(children), returned, dropped, own, (), frozenset(methods))
+    apart = tuple(
+        TakenApart(cls.name, attribute, registered[attribute][1], found, line, path)
+        for attribute, (found, line) in _taken_apart(
+            (forward, *called_methods(forward, methods)), registered
+        ).items()
+        if attribute not in holders
+    )
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -261,7 +340,9 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    return ClassFacts(tuple(partial), tuple(children), returned, dropped)
+    return ClassFacts(
+        tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
+    )
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
