@@ -504,3 +504,35 @@ class Net(nn.Module):
         {body}
 """
         assert "Net" not in _partial(BACKBONE + net), body
+
+
+def test_parameters_frozen_in_a_train_override_are_partial() -> None:
+    """Issue 28 class T1 (yjxiong/tsn-pytorch's partial BN): train() runs after the wrap."""
+    source = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 8)
+        self.norm = nn.BatchNorm1d(8)
+
+    def train(self, mode=True):
+        super().train(mode)
+        self._freeze()
+        return self
+
+    def _freeze(self):
+        for p in self.norm.parameters():
+            p.requires_grad_(False)
+
+    def forward(self, x):
+        return self.norm(self.a(x))
+"""
+    assert _partial(source)["Net"] == (
+        "Net.forward() runs without a gradient for p: _freeze() sets its requires_grad to "
+        "False (line 18), after the wrap registered it (line 18)"
+    )
+    frozen_in_init = source.replace("        super().train(mode)\n        self._freeze()\n", "")
+    assert "Net" not in _partial(frozen_in_init.replace("def _freeze(self)", "def freeze(self)"))

@@ -340,9 +340,60 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
+    partial += [(use, "") for use in _frozen_after_wrap(cls.name, methods, path)]
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
+
+
+def _frozen_after_wrap(
+    cls: str, methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef], path: str
+) -> list[PartialUse]:
+    """Parameters a `train()` override or forward() (or a method they call on self) freezes:
+    `self.bn.weight.requires_grad = False`, `p.requires_grad_(False)`. Such a method runs
+    after the wrap (the loop's `model.train()`), when DDP has already registered the
+    parameter: it then waits for a gradient that never comes (yjxiong/tsn-pytorch's partial
+    BN: "Expected to have finished reduction" at step 2). find_unused_parameters=True lets
+    the reducer skip them; the averaged update is DataParallel's."""
+    found: list[PartialUse] = []
+    roots = [methods[name] for name in ("train", "forward") if name in methods]
+    functions = [*roots, *(m for r in roots for m in called_methods(r, methods))]
+    seen: set[str] = set()
+    for function in functions:
+        if function.name in seen:
+            continue
+        seen.add(function.name)
+        for node in ast.walk(function):
+            target = _frozen(node)
+            if target is None:
+                continue
+            text = ast.unparse(target).replace("{", "{{").replace("}", "}}")
+            line = getattr(node, "lineno", function.lineno)
+            how = (
+                f"runs without a gradient for {text}: {function.name}() sets its "
+                f"requires_grad to False (line {line}), after the wrap registered it"
+            )
+            found.append(PartialUse(cls, text, how, line, path))
+            break
+    return found
+
+
+def _frozen(node: ast.AST) -> ast.expr | None:
+    """What `node` freezes: `x.requires_grad = False`, `x.requires_grad_(False)`."""
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+        if node.value.value is False:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "requires_grad":
+                    return target.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "requires_grad_"
+    ):
+        values = [*node.args, *(k.value for k in node.keywords)]
+        if values and isinstance(values[0], ast.Constant) and values[0].value is False:
+            return node.func.value
+    return None
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
