@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -119,29 +120,11 @@ class ClassFacts:
     outputs: Outputs | None = None
     #: Calls of its submodules whose result forward() drops in part.
     dropped: tuple[DroppedOutput, ...] = ()
-    #: The attributes `__init__` registers that hold parameters (what a caller that takes
-    #: this module apart must reach).
+    #: The layers `__init__` registers with parameters, the submodules forward() takes apart,
+    #: and its methods (a caller taking it apart reaches these: module_parts.py).
     registered: frozenset[str] = frozenset()
-    #: Submodules forward() takes apart (see TakenApart).
-    taken_apart: tuple[TakenApart, ...] = ()
-    #: Its methods: a caller taking it apart through one (`self.model.features(x)`)
-    #: reaches what that method reads, which is not followed.
+    taken_apart: tuple[module_parts.TakenApart, ...] = ()
     methods: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class TakenApart:
-    """forward() never uses `self.attribute` whole (no call, no hand-on), only some of its
-    children `self.attribute.part` (layumi/Person_reID_baseline_pytorch's ft_net: a ResNet's
-    layers called one by one, its own `fc` never): the children of `holds` (a class of the
-    program) that are not among `parts` get no gradient."""
-
-    cls: str
-    attribute: str
-    holds: str
-    parts: frozenset[str]
-    line: int
-    path: str = ""
 
 
 @dataclass
@@ -193,8 +176,9 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
                 break
         for apart in facts.taken_apart if found is None else ():
-            found = _unreached(apart, classes)
-            if found is not None:
+            missed = module_parts.unreached(apart, classes)
+            if missed is not None:
+                found = PartialUse(apart.cls, missed[0], missed[1], apart.line, apart.path)
                 break
         for child in facts.children:
             if found is not None:
@@ -204,50 +188,6 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         return found
 
     return {name: use for name in classes if (use := visit(name, frozenset())) is not None}
-
-
-def _unreached(apart: TakenApart, classes: Mapping[str, ClassFacts]) -> PartialUse | None:
-    """The first child of a submodule taken apart that forward() does not reach."""
-    facts = classes.get(apart.holds)
-    if facts is None:
-        return None
-    missing = sorted(facts.registered - apart.parts)
-    if not missing or apart.parts & facts.methods:
-        return None
-    used = ", ".join(f"self.{apart.attribute}.{p}" for p in sorted(apart.parts))
-    how = f"never uses {{attr}}: it calls {used} one by one, never self.{apart.attribute} whole"
-    return PartialUse(apart.cls, f"{apart.attribute}.{missing[0]}", how, apart.line, apart.path)
-
-
-def _taken_apart(
-    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
-    registered: Mapping[str, tuple[int, str]],
-) -> dict[str, tuple[frozenset[str], int]]:
-    """Registered project-class submodules that `functions` (forward() and the methods it
-    calls on self) read only as `self.x.part`: x -> (the parts, the first line)."""
-    parts: dict[str, set[str]] = {}
-    lines: dict[str, int] = {}
-    whole: set[str] = set()
-    for function in functions:
-        if not function.args.args:
-            continue
-        me = function.args.args[0].arg
-        inner: set[int] = set()
-        for node in ast.walk(function):
-            if isinstance(node, ast.Attribute) and _is_self_attribute(node.value, me):
-                assert isinstance(node.value, ast.Attribute)
-                inner.add(id(node.value))
-                parts.setdefault(node.value.attr, set()).add(node.attr)
-                lines.setdefault(node.value.attr, node.lineno)
-        for node in ast.walk(function):
-            if _is_self_attribute(node, me) and id(node) not in inner:
-                assert isinstance(node, ast.Attribute)
-                whole.add(node.attr)
-    return {
-        attribute: (frozenset(found), lines[attribute])
-        for attribute, found in parts.items()
-        if attribute not in whole and registered.get(attribute, (0, ""))[1]
-    }
 
 
 # -- one class -------------------------------------------------------------------------------
@@ -307,12 +247,8 @@ def _class_facts(
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
         return ClassFacts((), tuple(children), returned, dropped, own, (), frozenset(methods))
-    apart = tuple(
-        TakenApart(cls.name, attribute, registered[attribute][1], found, line, path)
-        for attribute, (found, line) in _taken_apart(
-            (forward, *called_methods(forward, methods)), registered
-        ).items()
-        if attribute not in holders
+    apart = module_parts.taken_apart(
+        cls.name, path, (forward, *called_methods(forward, methods)), registered, holders
     )
     elsewhere = {
         node.attr
@@ -340,60 +276,13 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    partial += [(use, "") for use in _frozen_after_wrap(cls.name, methods, path)]
+    partial += [
+        (PartialUse(cls.name, text, how, line, path), "")
+        for text, how, line in module_parts.frozen_after_wrap(methods)
+    ]
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
-
-
-def _frozen_after_wrap(
-    cls: str, methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef], path: str
-) -> list[PartialUse]:
-    """Parameters a `train()` override or forward() (or a method they call on self) freezes:
-    `self.bn.weight.requires_grad = False`, `p.requires_grad_(False)`. Such a method runs
-    after the wrap (the loop's `model.train()`), when DDP has already registered the
-    parameter: it then waits for a gradient that never comes (yjxiong/tsn-pytorch's partial
-    BN: "Expected to have finished reduction" at step 2). find_unused_parameters=True lets
-    the reducer skip them; the averaged update is DataParallel's."""
-    found: list[PartialUse] = []
-    roots = [methods[name] for name in ("train", "forward") if name in methods]
-    functions = [*roots, *(m for r in roots for m in called_methods(r, methods))]
-    seen: set[str] = set()
-    for function in functions:
-        if function.name in seen:
-            continue
-        seen.add(function.name)
-        for node in ast.walk(function):
-            target = _frozen(node)
-            if target is None:
-                continue
-            text = ast.unparse(target).replace("{", "{{").replace("}", "}}")
-            line = getattr(node, "lineno", function.lineno)
-            how = (
-                f"runs without a gradient for {text}: {function.name}() sets its "
-                f"requires_grad to False (line {line}), after the wrap registered it"
-            )
-            found.append(PartialUse(cls, text, how, line, path))
-            break
-    return found
-
-
-def _frozen(node: ast.AST) -> ast.expr | None:
-    """What `node` freezes: `x.requires_grad = False`, `x.requires_grad_(False)`."""
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-        if node.value.value is False:
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and target.attr == "requires_grad":
-                    return target.value
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "requires_grad_"
-    ):
-        values = [*node.args, *(k.value for k in node.keywords)]
-        if values and isinstance(values[0], ast.Constant) and values[0].value is False:
-            return node.func.value
-    return None
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
