@@ -536,3 +536,34 @@ class Net(nn.Module):
     )
     frozen_in_init = source.replace("        super().train(mode)\n        self._freeze()\n", "")
     assert "Net" not in _partial(frozen_in_init.replace("def _freeze(self)", "def freeze(self)"))
+
+
+def test_a_torchvision_backbone_taken_apart_leaves_its_head_unused() -> None:
+    """U1 as layumi/Person_reID_baseline_pytorch's ft_net writes it: a torchvision ResNet
+    (through a local name) whose layers forward() calls one by one, its `fc` never."""
+    source = """
+import torch.nn as nn
+from torchvision import models
+
+
+class ft_net(nn.Module):
+    def __init__(self, class_num):
+        super().__init__()
+        model_ft = models.resnet50(weights=None)
+        self.model = model_ft
+        self.classifier = nn.Linear(2048, class_num)
+
+    def forward(self, x):
+        x = self.model.conv1(x)
+        x = self.model.layer4(x)
+        x = self.model.avgpool(x)
+        return self.classifier(x.view(x.size(0), -1))
+"""
+    assert _partial(source)["ft_net"] == (
+        "ft_net.forward() never uses self.model.fc: it calls self.model.avgpool, "
+        "self.model.conv1, self.model.layer4 one by one, never self.model whole (line 14)"
+    )
+    whole = source.replace("x = self.model.conv1(x)", "x = self.model(x) + self.model.conv1(x)")
+    assert "ft_net" not in _partial(whole)
+    head = source.replace("x = self.model.avgpool(x)", "x = self.model.fc(self.model.avgpool(x))")
+    assert "ft_net" not in _partial(head)

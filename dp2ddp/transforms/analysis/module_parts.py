@@ -8,7 +8,7 @@ caller leaves out of a child (issue 28 class U1) and what is frozen late (class 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,7 +38,30 @@ def taken_apart(
     holders: Mapping[str, set[str]],
 ) -> tuple[TakenApart, ...]:
     """Registered project-class submodules that `functions` (forward() and the methods it
-    calls on self) read only as `self.x.part`: x -> (the parts, the first line)."""
+    calls on self) read only as `self.x.part`."""
+    parts, lines, whole = _parts_read(functions)
+    return tuple(
+        TakenApart(cls, name, registered[name][1], frozenset(found), lines[name], path)
+        for name, found in parts.items()
+        if name not in whole
+        and name not in holders  # held by a container: used as it is
+        and registered.get(name, (0, ""))[1]
+    )
+
+
+class Held(Protocol):
+    """What is known of the class a submodule taken apart holds (partial_forward's facts)."""
+
+    @property
+    def registered(self) -> frozenset[str]: ...
+    @property
+    def methods(self) -> frozenset[str]: ...
+
+
+def _parts_read(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> tuple[dict[str, set[str]], dict[str, int], set[str]]:
+    """`self.x.part` reads per x (with the first line), and the x read whole."""
     parts: dict[str, set[str]] = {}
     lines: dict[str, int] = {}
     whole: set[str] = set()
@@ -57,22 +80,60 @@ def taken_apart(
             if _is_self_attribute(node, me) and id(node) not in inner:
                 assert isinstance(node, ast.Attribute)
                 whole.add(node.attr)
-    return tuple(
-        TakenApart(cls, name, registered[name][1], frozenset(found), lines[name], path)
-        for name, found in parts.items()
-        if name not in whole
-        and name not in holders  # held by a container: used as it is
-        and registered.get(name, (0, ""))[1]
-    )
+    return parts, lines, whole
 
 
-class Held(Protocol):
-    """What is known of the class a submodule taken apart holds (partial_forward's facts)."""
+#: torchvision model families -> the head their forward() ends with.
+_HEADS = (
+    (("resnet", "resnext", "wide_resnet", "regnet", "shufflenet", "googlenet", "inception"), "fc"),
+    (("vgg", "alexnet", "densenet", "mobilenet", "efficientnet", "mnasnet", "squeezenet",
+      "convnext"), "classifier"),
+    (("vit_", "swin"), "heads"),
+)  # fmt: skip
 
-    @property
-    def registered(self) -> frozenset[str]: ...
-    @property
-    def methods(self) -> frozenset[str]: ...
+
+def torchvision_heads(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    resolve: Callable[[ast.expr], tuple[str, bool] | None],
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[tuple[str, str, int]]:
+    """(what, how, line) for a torchvision model `__init__` keeps (`self.model =
+    models.resnet50()`, also through a local name) whose layers forward() calls one by one,
+    never the model whole nor its head (layumi/Person_reID_baseline_pytorch's ft_net:
+    `self.model.conv1(x)` ... `self.model.avgpool(x)`, then its own classifier): the
+    head's parameters get no gradient."""
+    if not init.args.args:
+        return []
+    me = init.args.args[0].arg
+    built: dict[str, str] = {}  # local name or attribute -> the torchvision model's head
+    held: dict[str, tuple[str, int]] = {}
+    for node in init.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value, head = node.targets[0], node.value, None
+        if isinstance(value, ast.Call) and (resolved := resolve(value.func)) is not None:
+            name = resolved[0]
+            if name.startswith("torchvision.models."):
+                last = name.rsplit(".", 1)[-1]
+                head = next((h for prefixes, h in _HEADS if last.startswith(prefixes)), None)
+        elif isinstance(value, ast.Name):
+            head = built.get(value.id)
+        if head is None:
+            continue
+        if isinstance(target, ast.Name):
+            built[target.id] = head
+        elif _is_self_attribute(target, me):
+            assert isinstance(target, ast.Attribute)
+            held[target.attr] = (head, node.lineno)
+    parts, lines, whole = _parts_read(functions)
+    found: list[tuple[str, str, int]] = []
+    for attribute, (head, _line) in held.items():
+        if attribute in whole or attribute not in parts or head in parts[attribute]:
+            continue
+        used = ", ".join(f"self.{attribute}.{p}" for p in sorted(parts[attribute]))
+        how = f"never uses {{attr}}: it calls {used} one by one, never self.{attribute} whole"
+        found.append((f"{attribute}.{head}", how, lines[attribute]))
+    return found
 
 
 def unreached(apart: TakenApart, classes: Mapping[str, Held]) -> tuple[str, str] | None:

@@ -276,10 +276,12 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    partial += [
-        (PartialUse(cls.name, text, how, line, path), "")
-        for text, how, line in module_parts.frozen_after_wrap(methods)
-    ]
+    late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
+        init,
+        lambda f: _resolve(f, imports, local, prefix),
+        (forward, *called_methods(forward, methods)),
+    )
+    partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )

@@ -49,16 +49,55 @@ def plan_size_guards(
     """Add to `plan` the global batch sizes that comparisons with a sharded batch's size
     read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
     loaders: dict[cst.Call, Loader] = data._loaders
+    every = {data.code(g) for c in data._edits if (g := _global_size(data, c)) is not None}
+    if not every:
+        return
     for loop in (n for n in nodes if isinstance(n, cst.For)):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
+        calls += [c for e in iterated_through(loop.iter) for c in data._read_through(e, loaders)]
         globals_ = {data.code(g) for c in calls if (g := _global_size(data, c)) is not None}
-        if not globals_:
-            continue
+        if calls and not globals_:
+            continue  # loops over loaders left whole: their batches are global
         body = list(walk(loop.body, skip_scopes=True))
         batch, sizes = _batch_names(loop, body, data)
         bound = _bound_in(loop, body, data)
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
-            _plan_compare(data, plan, compare, batch, sizes, globals_, bound, data.code(loop.iter))
+            if globals_:
+                what = data.code(loop.iter)
+                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
+            else:
+                _unknown_loop(data, plan, compare, batch, sizes, every, loop)
+
+
+def _unknown_loop(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    compare: cst.Comparison,
+    batch: set[str],
+    sizes: set[str],
+    every: set[str],
+    loop: cst.For,
+) -> None:
+    """A loop over something not followed to a loader (a dict built by a comprehension,
+    read with a phase key: layumi's `dataloaders[phase]`) comparing its batch's size with a
+    batch_size the data pass made per rank: which loader it iterates, sharded or whole, is
+    not known, so the size is not rewritten but said (DP061)."""
+    left = compare.left
+    for target in compare.comparisons:
+        right = target.comparator
+        for size, other in ((left, right), (right, left)):
+            text = data.code(other)
+            if text in every and _size_read(size, batch, sizes, data):
+                plan.warnings.append(
+                    (
+                        compare,
+                        f"`{data.code(compare)}`: {text} is a DataLoader's global batch_size, "
+                        f"each rank's loader gives ddp_per_rank_batch({text}); which loader "
+                        f"{data.code(loop.iter)} is was not followed",
+                    )
+                )
+                return
+        left = right
 
 
 def _bound_in(loop: cst.For, body: list[cst.CSTNode], data: ShardDataLoaders) -> set[str]:
