@@ -567,3 +567,30 @@ class ft_net(nn.Module):
     assert "ft_net" not in _partial(whole)
     head = source.replace("x = self.model.avgpool(x)", "x = self.model.fc(self.model.avgpool(x))")
     assert "ft_net" not in _partial(head)
+
+
+def test_a_backbone_of_another_module_taken_apart_is_found_across_modules() -> None:
+    net = """
+import torch.nn as nn
+from .backbone import Backbone
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.classifier(self.model.pool(self.model.conv1(x)))
+"""
+    classes = {
+        **module_classes("models.backbone", "models/backbone.py", BACKBONE),
+        **module_classes("models.net", "models/net.py", net),
+    }
+    found = partial_models(classes)
+    assert set(found) == {"models.net.Net"}
+    assert found["models.net.Net"].describe() == (
+        "Net.forward() never uses self.model.fc: it calls self.model.conv1, self.model.pool "
+        "one by one, never self.model whole (models/net.py:13)"
+    )
