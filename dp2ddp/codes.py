@@ -544,6 +544,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "counted over something else (the dataset's length). Count it over this rank's "
         "output (`out.size(0)`) or gather the outputs first.",
     ),
+    "DP061": (
+        "a batch's size compared with a size that may be the global batch size",
+        "Under DataParallel the loader gave the whole batch, so `if x.size(0) < batch_size: "
+        "continue` skipped only the last, short batch. Migrated, each rank's loader gives "
+        "batch_size // WORLD_SIZE samples: compared with the global size, every batch is "
+        "short (no training, exit 0, nothing said), and an equality never holds. dp2ddp "
+        "reads the other side per rank, ddp_per_rank_batch(B), where it is spelled as the "
+        "loop's loader's batch_size; this warning is left where it is not (another name, a "
+        "number, a computed size). Compare with ddp_per_rank_batch(B), or with the size of "
+        "the batch the loader was built to give.",
+    ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
         "A call passes `download=True` (a torchvision, torchaudio or torchtext dataset, or a "

@@ -227,6 +227,14 @@ GENERATIVE = (
     "dropped_output_in_helper",
 )
 
+#: The third fresh round's classes (docs/real-world.md, stop 29, helper m), each with the
+#: original's weights at the end: B1, a loop skipping a batch smaller than the configured
+#: batch size (before: every rank's batch was smaller, no step at all, exit 0); U1, a
+#: backbone's layers called one by one, its own head never (before: no DP041, "Expected to
+#: have finished reduction" at step 2); T1, parameters frozen in a train() override the loop
+#: calls after the wrap (before: the same error at step 2, only DP008).
+FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
+
 
 @pytest.fixture(scope="module")
 def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], str]:
@@ -245,6 +253,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *GENERATIVE,
         *DISTRIBUTION_DRAWS,
         *GATHERED,
+        *FRESH3,
         "second_backward",
     )
     for name in names:
@@ -294,6 +303,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "ddp_shard_batch" not in generated and "ddp_per_rank_batch(batch_size)" in generated
     assert "DP041" in codes["dropped_output_in_helper"], codes["dropped_output_in_helper"]
     assert "find_unused_parameters=True" in scripts["dropped_output_in_helper"].read_text()
+    assert "< ddp_per_rank_batch(opt.batchsize):" in scripts["short_batch_guard"].read_text()
+    for name in ("backbone_taken_apart", "frozen_in_train_override"):
+        assert "DP041" in codes[name], codes[name]
+        assert "find_unused_parameters=True" in scripts[name].read_text()
     inner = scripts["sample_from_inner_module"].read_text()
     assert re.search(r"if ddp_is_main\(\):\n\s+np\.save\(", inner), inner
     assert "DP026" in codes["second_backward"]
@@ -352,6 +365,20 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
                 assert _status(out, script, rank)["ok"], console[-6000:]
         assert EXIT_ABORT in console, console[-6000:]
     return out, scripts, console
+
+
+@pytest.mark.parametrize("name", FRESH3)
+def test_third_fresh_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks run to the end with the original's weights (short_batch_guard: its count
+    of optimizer steps first)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -441,3 +441,156 @@ class Decoder(nn.Module):
         (("mel", "layers.Linear"),),
         (("stop_linear", "layers.Linear"),),
     )
+
+
+BACKBONE = """
+import torch.nn as nn
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Linear(4, 8)
+        self.pool = nn.ReLU()
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc(self.pool(self.conv1(x)))
+
+    def features(self, x):
+        return self.pool(self.conv1(x))
+"""
+
+
+def test_a_backbone_taken_apart_leaves_its_own_head_unused() -> None:
+    """Issue 28 class U1 (layumi/Person_reID_baseline_pytorch's ft_net): the backbone's
+    layers called one by one, in forward() or a method it calls, its head never."""
+    net = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.classifier(self.trunk(x))
+
+    def trunk(self, x):
+        x = self.model.conv1(x)
+        return self.model.pool(x)
+"""
+    found = _partial(BACKBONE + net)
+    assert found["Net"] == (
+        "Net.forward() never uses self.model.fc: it calls self.model.conv1, self.model.pool "
+        "one by one, never self.model whole (line 28)"
+    ), found
+
+
+def test_a_backbone_used_whole_or_through_its_methods_is_not_judged() -> None:
+    for body in (
+        "return self.classifier(self.model.pool(self.model.conv1(x)) + self.model(x)[:, :8])",
+        "return self.classifier(self.model.features(x))",
+        "x = self.model.pool(self.model.conv1(x))\n"
+        "        return self.model.fc(x) + self.classifier(x).sum()",
+    ):
+        net = f"""
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        {body}
+"""
+        assert "Net" not in _partial(BACKBONE + net), body
+
+
+def test_parameters_frozen_in_a_train_override_are_partial() -> None:
+    """Issue 28 class T1 (yjxiong/tsn-pytorch's partial BN): train() runs after the wrap."""
+    source = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 8)
+        self.norm = nn.BatchNorm1d(8)
+
+    def train(self, mode=True):
+        super().train(mode)
+        self._freeze()
+        return self
+
+    def _freeze(self):
+        for p in self.norm.parameters():
+            p.requires_grad_(False)
+
+    def forward(self, x):
+        return self.norm(self.a(x))
+"""
+    assert _partial(source)["Net"] == (
+        "Net.forward() runs without a gradient for p: _freeze() sets its requires_grad to "
+        "False (line 18), after the wrap registered it (line 18)"
+    )
+    frozen_in_init = source.replace("        super().train(mode)\n        self._freeze()\n", "")
+    assert "Net" not in _partial(frozen_in_init.replace("def _freeze(self)", "def freeze(self)"))
+
+
+def test_a_torchvision_backbone_taken_apart_leaves_its_head_unused() -> None:
+    """U1 as layumi/Person_reID_baseline_pytorch's ft_net writes it: a torchvision ResNet
+    (through a local name) whose layers forward() calls one by one, its `fc` never."""
+    source = """
+import torch.nn as nn
+from torchvision import models
+
+
+class ft_net(nn.Module):
+    def __init__(self, class_num):
+        super().__init__()
+        model_ft = models.resnet50(weights=None)
+        self.model = model_ft
+        self.classifier = nn.Linear(2048, class_num)
+
+    def forward(self, x):
+        x = self.model.conv1(x)
+        x = self.model.layer4(x)
+        x = self.model.avgpool(x)
+        return self.classifier(x.view(x.size(0), -1))
+"""
+    assert _partial(source)["ft_net"] == (
+        "ft_net.forward() never uses self.model.fc: it calls self.model.avgpool, "
+        "self.model.conv1, self.model.layer4 one by one, never self.model whole (line 14)"
+    )
+    whole = source.replace("x = self.model.conv1(x)", "x = self.model(x) + self.model.conv1(x)")
+    assert "ft_net" not in _partial(whole)
+    head = source.replace("x = self.model.avgpool(x)", "x = self.model.fc(self.model.avgpool(x))")
+    assert "ft_net" not in _partial(head)
+
+
+def test_a_backbone_of_another_module_taken_apart_is_found_across_modules() -> None:
+    net = """
+import torch.nn as nn
+from .backbone import Backbone
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Backbone()
+        self.classifier = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.classifier(self.model.pool(self.model.conv1(x)))
+"""
+    classes = {
+        **module_classes("models.backbone", "models/backbone.py", BACKBONE),
+        **module_classes("models.net", "models/net.py", net),
+    }
+    found = partial_models(classes)
+    assert set(found) == {"models.net.Net"}
+    assert found["models.net.Net"].describe() == (
+        "Net.forward() never uses self.model.fc: it calls self.model.conv1, self.model.pool "
+        "one by one, never self.model whole (models/net.py:13)"
+    )

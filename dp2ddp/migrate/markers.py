@@ -62,6 +62,7 @@ MARKED = frozenset(
         "DP057",
         "DP058",
         "DP060",
+        "DP061",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -119,6 +120,11 @@ class ClassFacts:
     outputs: Outputs | None = None
     #: Calls of its submodules whose result forward() drops in part.
     dropped: tuple[DroppedOutput, ...] = ()
+    #: The layers `__init__` registers with parameters, the submodules forward() takes apart,
+    #: and its methods (a caller taking it apart reaches these: module_parts.py).
+    registered: frozenset[str] = frozenset()
+    taken_apart: tuple[module_parts.TakenApart, ...] = ()
+    methods: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -168,6 +174,11 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
             how = starved(dropped, outputs_of, classes)
             if how is not None:
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
+                break
+        for apart in facts.taken_apart if found is None else ():
+            missed = module_parts.unreached(apart, classes)
+            if missed is not None:
+                found = PartialUse(apart.cls, missed[0], missed[1], apart.line, apart.path)
                 break
         for child in facts.children:
             if found is not None:
@@ -222,19 +233,23 @@ def _class_facts(
     )
     if not registered:
         return ClassFacts((), tuple(children), None, dropped)
+    own = frozenset(registered)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
         # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
-        return ClassFacts((), tuple(children))
+        return ClassFacts((), tuple(children), registered=own, methods=frozenset(methods))
     holders = _holders(init, me)
     returned = outputs(forward, methods, registered, holders)
     if uses.opaque:
         # Which layers it uses is not known, but what feeds its outputs is read all the
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
-        return ClassFacts((), tuple(children), returned, dropped)
+        return ClassFacts((), tuple(children), returned, dropped, own, (), frozenset(methods))
+    apart = module_parts.taken_apart(
+        cls.name, path, (forward, *called_methods(forward, methods)), registered, holders
+    )
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -261,7 +276,15 @@ def _class_facts(
         elif attribute not in elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    return ClassFacts(tuple(partial), tuple(children), returned, dropped)
+    late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
+        init,
+        lambda f: _resolve(f, imports, local, prefix),
+        (forward, *called_methods(forward, methods)),
+    )
+    partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
+    return ClassFacts(
+        tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
+    )
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:

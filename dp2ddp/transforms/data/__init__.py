@@ -116,6 +116,7 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
+from dp2ddp.transforms.data.size_guards import plan_size_guards
 
 
 class ShardDataLoaders(LoaderEvaluation):
@@ -185,6 +186,12 @@ class ShardDataLoaders(LoaderEvaluation):
             self._chunk_sizes = plan_chunk_sizes(self, nodes, sharded, self._iterated_through_names)
             for chunk, detail in self._chunk_sizes.warnings:
                 self.warn(chunk, "DP051", detail)
+            guards = ChunkPlan()
+            plan_size_guards(self, nodes, self._iterated_through_names, guards)
+            for compare, detail in guards.warnings:
+                self.warn(compare, "DP061", detail)
+            self._chunk_sizes.swaps.update(guards.swaps)
+            self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:
                 self.record(chunk, description)
         return True

@@ -1,0 +1,208 @@
+"""What forward() reaches of a submodule it takes apart, and what a method run after the wrap
+freezes: two ways a parameter DDP registered gets no gradient (DP041, partial_forward.py).
+
+Its own module: partial_forward.py reads where forward() uses each layer; these read what a
+caller leaves out of a child (issue 28 class U1) and what is frozen late (class T1).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from dp2ddp.transforms.analysis.dropped_outputs import called_methods
+
+
+@dataclass(frozen=True)
+class TakenApart:
+    """forward() never uses `self.attribute` whole (no call, no hand-on), only some of its
+    children `self.attribute.part` (layumi/Person_reID_baseline_pytorch's ft_net: a ResNet's
+    layers called one by one, its own `fc` never): the children of `holds` (a class of the
+    program) that are not among `parts` get no gradient."""
+
+    cls: str
+    attribute: str
+    holds: str
+    parts: frozenset[str]
+    line: int
+    path: str = ""
+
+
+def taken_apart(
+    cls: str,
+    path: str,
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+    registered: Mapping[str, tuple[int, str]],
+    holders: Mapping[str, set[str]],
+) -> tuple[TakenApart, ...]:
+    """Registered project-class submodules that `functions` (forward() and the methods it
+    calls on self) read only as `self.x.part`."""
+    parts, lines, whole = _parts_read(functions)
+    return tuple(
+        TakenApart(cls, name, registered[name][1], frozenset(found), lines[name], path)
+        for name, found in parts.items()
+        if name not in whole
+        and name not in holders  # held by a container: used as it is
+        and registered.get(name, (0, ""))[1]
+    )
+
+
+class Held(Protocol):
+    """What is known of the class a submodule taken apart holds (partial_forward's facts)."""
+
+    @property
+    def registered(self) -> frozenset[str]: ...
+    @property
+    def methods(self) -> frozenset[str]: ...
+
+
+def _parts_read(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> tuple[dict[str, set[str]], dict[str, int], set[str]]:
+    """`self.x.part` reads per x (with the first line), and the x read whole."""
+    parts: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
+    whole: set[str] = set()
+    for function in functions:
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        inner: set[int] = set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and _is_self_attribute(node.value, me):
+                assert isinstance(node.value, ast.Attribute)
+                inner.add(id(node.value))
+                parts.setdefault(node.value.attr, set()).add(node.attr)
+                lines.setdefault(node.value.attr, node.lineno)
+        for node in ast.walk(function):
+            if _is_self_attribute(node, me) and id(node) not in inner:
+                assert isinstance(node, ast.Attribute)
+                whole.add(node.attr)
+    return parts, lines, whole
+
+
+#: torchvision model families -> the head their forward() ends with.
+_HEADS = (
+    (("resnet", "resnext", "wide_resnet", "regnet", "shufflenet", "googlenet", "inception"), "fc"),
+    (("vgg", "alexnet", "densenet", "mobilenet", "efficientnet", "mnasnet", "squeezenet",
+      "convnext"), "classifier"),
+    (("vit_", "swin"), "heads"),
+)  # fmt: skip
+
+
+def torchvision_heads(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    resolve: Callable[[ast.expr], tuple[str, bool] | None],
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[tuple[str, str, int]]:
+    """(what, how, line) for a torchvision model `__init__` keeps (`self.model =
+    models.resnet50()`, also through a local name) whose layers forward() calls one by one,
+    never the model whole nor its head (layumi/Person_reID_baseline_pytorch's ft_net:
+    `self.model.conv1(x)` ... `self.model.avgpool(x)`, then its own classifier): the
+    head's parameters get no gradient."""
+    if not init.args.args:
+        return []
+    me = init.args.args[0].arg
+    built: dict[str, str] = {}  # local name or attribute -> the torchvision model's head
+    held: dict[str, tuple[str, int]] = {}
+    for node in init.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value, head = node.targets[0], node.value, None
+        if isinstance(value, ast.Call) and (resolved := resolve(value.func)) is not None:
+            name = resolved[0]
+            if name.startswith("torchvision.models."):
+                last = name.rsplit(".", 1)[-1]
+                head = next((h for prefixes, h in _HEADS if last.startswith(prefixes)), None)
+        elif isinstance(value, ast.Name):
+            head = built.get(value.id)
+        if head is None:
+            continue
+        if isinstance(target, ast.Name):
+            built[target.id] = head
+        elif _is_self_attribute(target, me):
+            assert isinstance(target, ast.Attribute)
+            held[target.attr] = (head, node.lineno)
+    parts, lines, whole = _parts_read(functions)
+    found: list[tuple[str, str, int]] = []
+    for attribute, (head, _line) in held.items():
+        if attribute in whole or attribute not in parts or head in parts[attribute]:
+            continue
+        used = ", ".join(f"self.{attribute}.{p}" for p in sorted(parts[attribute]))
+        how = f"never uses {{attr}}: it calls {used} one by one, never self.{attribute} whole"
+        found.append((f"{attribute}.{head}", how, lines[attribute]))
+    return found
+
+
+def unreached(apart: TakenApart, classes: Mapping[str, Held]) -> tuple[str, str] | None:
+    """(the first child of the submodule taken apart that forward() does not reach, how);
+    None when its class is not known, all are reached, or a method of it is called (what
+    that reads is not followed)."""
+    held = classes.get(apart.holds)
+    if held is None:
+        return None
+    missing = sorted(held.registered - apart.parts)
+    if not missing or apart.parts & held.methods:
+        return None
+    used = ", ".join(f"self.{apart.attribute}.{p}" for p in sorted(apart.parts))
+    how = f"never uses {{attr}}: it calls {used} one by one, never self.{apart.attribute} whole"
+    return f"{apart.attribute}.{missing[0]}", how
+
+
+def frozen_after_wrap(
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[tuple[str, str, int]]:
+    """(what, how, line) for the parameters a `train()` override or forward() (or a method
+    they call on self) freezes:
+    `self.bn.weight.requires_grad = False`, `p.requires_grad_(False)`. Such a method runs
+    after the wrap (the loop's `model.train()`), when DDP has already registered the
+    parameter: it then waits for a gradient that never comes (yjxiong/tsn-pytorch's partial
+    BN: "Expected to have finished reduction" at step 2). find_unused_parameters=True lets
+    the reducer skip them; the averaged update is DataParallel's."""
+    found: list[tuple[str, str, int]] = []
+    roots = [methods[name] for name in ("train", "forward") if name in methods]
+    functions = [*roots, *(m for r in roots for m in called_methods(r, methods))]
+    seen: set[str] = set()
+    for function in functions:
+        if function.name in seen:
+            continue
+        seen.add(function.name)
+        for node in ast.walk(function):
+            target = _frozen(node)
+            if target is None:
+                continue
+            text = ast.unparse(target).replace("{", "{{").replace("}", "}}")
+            line = getattr(node, "lineno", function.lineno)
+            how = (
+                f"runs without a gradient for {text}: {function.name}() sets its "
+                f"requires_grad to False (line {line}), after the wrap registered it"
+            )
+            found.append((text, how, line))
+            break
+    return found
+
+
+def _frozen(node: ast.AST) -> ast.expr | None:
+    """What `node` freezes: `x.requires_grad = False`, `x.requires_grad_(False)`."""
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+        if node.value.value is False:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "requires_grad":
+                    return target.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "requires_grad_"
+    ):
+        values = [*node.args, *(k.value for k in node.keywords)]
+        if values and isinstance(values[0], ast.Constant) and values[0].value is False:
+            return node.func.value
+    return None
+
+
+def _is_self_attribute(node: ast.AST, me: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )

@@ -1,0 +1,329 @@
+"""A sharded batch's size compared with the global batch size: read per rank (DP061 else).
+
+layumi/Person_reID_baseline_pytorch (train.py): inside the loop over the training loader,
+`if now_batch_size < opt.batchsize: continue` (`now_batch_size, c, h, w = inputs.shape`)
+skips the last, short batch. Under DataParallel the loader gave the whole batch, so only the
+short one was skipped; migrated, each rank's loader gives `ddp_per_rank_batch(opt.batchsize)`
+samples and every batch is smaller than the global size: every batch is skipped, the run
+ends with exit 0 and no optimizer step, and nothing says so.
+
+What the comparison meant is "a batch smaller than the loader's batch": per rank that is the
+loader's per-rank batch. So where one side is a size of the loop's batch (`x.size(0)`,
+`x.size()[0]`, `x.shape[0]`, `len(x)`, or a name the loop assigned from one, also by
+unpacking `n, c, h, w = x.shape`) and the other side is spelled as the batch_size the data
+pass made per rank (`batch_size=args.batch_size` -> `args.batch_size`), that side is read
+per rank: `ddp_per_rank_batch(args.batch_size)`. Proved or said: a comparison of a batch's
+size with another number the loop does not change (a literal above 1, a name or attribute
+not bound in the loop: a configured size, maybe the global one) is DP061. Left alone: a
+position or counter the loop binds (`while start < len(x)`), another tensor's size, 0 or 1,
+a computed value. With
+--per-process-batch the loaders keep their batch size: nothing to read per rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.batch_sized import _target_names
+from dp2ddp.transforms.data.plan import Loader
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+
+PER_RANK = "ddp_per_rank_batch"
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_EQUALITY = (cst.Equal, cst.NotEqual)
+
+
+def plan_size_guards(
+    data: ShardDataLoaders,
+    nodes: list[cst.CSTNode],
+    iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
+    plan: ChunkPlan,
+) -> None:
+    """Add to `plan` the global batch sizes that comparisons with a sharded batch's size
+    read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
+    loaders: dict[cst.Call, Loader] = data._loaders
+    every = {data.code(g) for c in data._edits if (g := _global_size(data, c)) is not None}
+    if not every:
+        return
+    for loop in (n for n in nodes if isinstance(n, cst.For)):
+        calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
+        calls += [c for e in iterated_through(loop.iter) for c in data._read_through(e, loaders)]
+        globals_ = {data.code(g) for c in calls if (g := _global_size(data, c)) is not None}
+        if calls and not globals_:
+            continue  # loops over loaders left whole: their batches are global
+        body = list(walk(loop.body, skip_scopes=True))
+        batch, sizes = _batch_names(loop, body, data)
+        bound = _bound_in(loop, body, data)
+        for compare in (n for n in body if isinstance(n, cst.Comparison)):
+            if globals_:
+                what = data.code(loop.iter)
+                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
+            else:
+                _unknown_loop(data, plan, compare, batch, sizes, every, loop)
+
+
+def _unknown_loop(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    compare: cst.Comparison,
+    batch: set[str],
+    sizes: set[str],
+    every: set[str],
+    loop: cst.For,
+) -> None:
+    """A loop over something not followed to a loader (a dict built by a comprehension,
+    read with a phase key: layumi's `dataloaders[phase]`) comparing its batch's size with a
+    batch_size the data pass made per rank: which loader it iterates, sharded or whole, is
+    not known, so the size is not rewritten but said (DP061)."""
+    left = compare.left
+    for target in compare.comparisons:
+        right = target.comparator
+        for size, other in ((left, right), (right, left)):
+            text = data.code(other)
+            if text in every and _size_read(size, batch, sizes, data):
+                plan.warnings.append(
+                    (
+                        compare,
+                        f"`{data.code(compare)}`: {text} is a DataLoader's global batch_size, "
+                        f"each rank's loader gives ddp_per_rank_batch({text}); which loader "
+                        f"{data.code(loop.iter)} is was not followed",
+                    )
+                )
+                return
+        left = right
+
+
+def _bound_in(loop: cst.For, body: list[cst.CSTNode], data: ShardDataLoaders) -> set[str]:
+    """What the loop binds as it runs (`start += micro`, inner loop targets): positions and
+    counters, not configured sizes."""
+    targets: list[cst.CSTNode] = [loop.target]
+    for node in body:
+        if isinstance(node, cst.Assign):
+            targets += [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets.append(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets.append(node.target)
+        elif isinstance(node, cst.NamedExpr):
+            targets.append(node.target)
+    bound: set[str] = set()
+    for target in targets:
+        for node in walk(target):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                bound.add(data.code(node))
+    return bound
+
+
+def _global_size(data: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | None:
+    """The loader's batch_size as written, where the data pass reads it per rank."""
+    edit = data._edits.get(call)
+    loader = data._loaders.get(call)
+    if edit is None or edit.batch is None or loader is None or "batch_size" not in loader.args:
+        return None
+    new = edit.batch[1]
+    if not (isinstance(new, cst.Call) and name_of(new.func) == PER_RANK):
+        return None  # `B * n_gpu` -> `B`: the comparison's global size is not spelled alike
+    return call.args[loader.args["batch_size"]].value
+
+
+def _batch_names(
+    loop: cst.For, body: list[cst.CSTNode], data: ShardDataLoaders
+) -> tuple[set[str], set[str]]:
+    """The names holding the loop's batch (its targets, names assigned from them) and the
+    names holding a size of it (`n = x.size(0)`, `n, c, h, w = x.shape`)."""
+    batch = _target_names(loop.target)
+    sizes: set[str] = set()
+    assignments = [n for n in body if isinstance(n, cst.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assignments:
+            if _size_read(stmt.value, batch, sizes, data) or _shape_unpacked(stmt, batch):
+                first = _first_target(stmt)
+                if not first <= sizes:
+                    sizes |= first
+                    changed = True
+            elif _carries_batch(stmt.value, batch):
+                targets = {
+                    n.value for t in stmt.targets for n in walk(t.target) if isinstance(n, cst.Name)
+                }
+                if not targets <= batch:  # `x = x.cuda()`, `inputs = Variable(x)`
+                    batch |= targets
+                    changed = True
+    return batch, sizes
+
+
+#: Calls that hand their receiver's or argument's batch on whole (a device, a dtype, a wrapper).
+_CARRIERS = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "long", "int", "type", "contiguous",
+     "detach", "clone", "requires_grad_", "Variable", "as_tensor", "from_numpy"}
+)  # fmt: skip
+
+
+def _carries_batch(expr: cst.BaseExpression, batch: set[str]) -> bool:
+    """`expr` is the batch itself, moved or wrapped: `x`, `x.cuda()`, `x.to(device)`,
+    `Variable(x)`, `data[0]`, `(x, y)` - not a value computed from it (`model(x)`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in batch
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return any(_carries_batch(e.value, batch) for e in expr.elements)
+    if isinstance(expr, cst.Subscript):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        return (
+            isinstance(index, cst.Index)
+            and isinstance(index.value, cst.Integer)
+            and _carries_batch(expr.value, batch)
+        )
+    if isinstance(expr, cst.Call) and name_of(expr.func) in _CARRIERS:
+        if isinstance(expr.func, cst.Attribute) and _carries_batch(expr.func.value, batch):
+            return True
+        return bool(expr.args) and _carries_batch(expr.args[0].value, batch)
+    return False
+
+
+def _first_target(stmt: cst.Assign) -> set[str]:
+    """`n = ...` -> {n}; `n, c, h, w = x.shape` -> {n} (the batch dimension)."""
+    found: set[str] = set()
+    for target in stmt.targets:
+        node: cst.BaseExpression = target.target
+        if isinstance(node, (cst.Tuple, cst.List)) and node.elements:
+            node = node.elements[0].value
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+    return found
+
+
+def _shape_unpacked(stmt: cst.Assign, batch: set[str]) -> bool:
+    value = stmt.value
+    if isinstance(value, cst.Call) and not value.args:  # `n, c = x.size()`
+        value = value.func
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "size"):
+            return False
+    return (
+        isinstance(value, cst.Attribute)
+        and value.attr.value in ("shape", "size")
+        and isinstance(value.value, cst.Name)
+        and value.value.value in batch
+        and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in stmt.targets)
+    )
+
+
+def _size_read(
+    expr: cst.BaseExpression, batch: set[str], sizes: set[str], data: ShardDataLoaders
+) -> bool:
+    """`expr` is the batch dimension of a batch name: `x.size(0)`, `x.size()[0]`,
+    `x.shape[0]`, `len(x)`; or a name holding one."""
+    if isinstance(expr, cst.Name):
+        return expr.value in sizes
+    return _dimension_zero_of(expr, data) in batch
+
+
+def _dimension_zero_of(expr: cst.BaseExpression, data: ShardDataLoaders) -> str | None:
+    """The name whose batch dimension `expr` reads, if it reads one."""
+    if isinstance(expr, cst.Call):
+        if name_of(expr.func) == "len" and len(expr.args) == 1:
+            arg = expr.args[0].value
+            return arg.value if isinstance(arg, cst.Name) else None
+        func = expr.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "size"
+            and isinstance(func.value, cst.Name)
+            and len(expr.args) == 1
+            and _is_zero(expr.args[0].value)
+        ):
+            return func.value.value
+        return None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if not (isinstance(index, cst.Index) and _is_zero(index.value)):
+            return None
+        inner = expr.value
+        if isinstance(inner, cst.Call) and not inner.args:
+            inner = inner.func
+            attribute = "size"
+        else:
+            attribute = "shape"
+        if (
+            isinstance(inner, cst.Attribute)
+            and inner.attr.value == attribute
+            and isinstance(inner.value, cst.Name)
+        ):
+            return inner.value.value
+    return None
+
+
+def _is_zero(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and expr.evaluated_value == 0
+
+
+def _plan_compare(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    compare: cst.Comparison,
+    batch: set[str],
+    sizes: set[str],
+    globals_: set[str],
+    bound: set[str],
+    loop: str,
+) -> None:
+    left = compare.left
+    for target in compare.comparisons:
+        if isinstance(target.operator, _ORDERING + _EQUALITY):
+            right = target.comparator
+            for size, other in ((left, right), (right, left)):
+                if _size_read(size, batch, sizes, data) and not _size_read(
+                    other, batch, sizes, data
+                ):
+                    _plan_side(data, plan, compare, size, other, globals_, bound, loop)
+        left = target.comparator
+
+
+def _plan_side(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    compare: cst.Comparison,
+    size: cst.BaseExpression,
+    other: cst.BaseExpression,
+    globals_: set[str],
+    bound: set[str],
+    loop: str,
+) -> None:
+    text = data.code(other)
+    if isinstance(other, cst.Integer) and other.evaluated_value in (0, 1):
+        return
+    if isinstance(other, cst.Call) and name_of(other.func) == PER_RANK:
+        return  # already per rank
+    if _other_dimension_size(other, data):
+        return  # another tensor's size: per rank as well, or DP044's business
+    if text in globals_ and isinstance(other, (cst.Name, cst.Attribute)):
+        if other not in plan.swaps:
+            plan.swaps[other] = call_named(PER_RANK, cst.Arg(other.deep_clone()))
+            plan.records.append(
+                (other, f"{text} compared with this rank's batch ({data.code(size)}): per rank")
+            )
+        return
+    if not (
+        (isinstance(other, cst.Integer) and isinstance(other.evaluated_value, int))
+        or (isinstance(other, (cst.Name, cst.Attribute)) and text not in bound)
+    ):
+        return  # a position or a computed value (`start < len(x)`), not a configured size
+    plan.warnings.append(
+        (
+            compare,
+            f"`{data.code(compare)}`: {data.code(size)} is this rank's share of a batch of "
+            f"{loop}; {text} is not spelled as its batch_size",
+        )
+    )
+
+
+def _other_dimension_size(expr: cst.BaseExpression, data: ShardDataLoaders) -> bool:
+    """A size read of a tensor (`y.size(0)`, `len(y)`): not a configured number."""
+    return _dimension_zero_of(expr, data) is not None
