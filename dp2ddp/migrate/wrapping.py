@@ -607,6 +607,13 @@ def _split_body(inner: str, body: str, limit: int) -> list[str] | None:
     """The contents of a bracket pair on lines at `inner` indentation, each within `limit`."""
     if len(inner) + len(body) <= limit:
         return [inner + body]
+    clauses = _comprehension_clauses(body)
+    if clauses is not None:  # black: the element, then each `for` / `if` on a line
+        element, *rest = clauses
+        head = _split_recursive(inner + element, limit)
+        if head is None or any(len(inner + clause) > limit for clause in rest):
+            return None
+        return [*head, *(inner + clause for clause in rest)]
     parts = _elements(body)
     if parts is not None and len(parts) > 1 or body.rstrip().endswith(","):
         lines: list[str] = []
@@ -627,3 +634,43 @@ def _split_body(inner: str, body: str, limit: int) -> list[str] | None:
             lines += piece
         return lines
     return _split_recursive(inner + body, limit)
+
+
+def _comprehension_clauses(body: str) -> list[str] | None:
+    """The body of a comprehension's brackets cut before each of its `for` and `if`
+    clauses (`x: f(x)`, `for x in xs`, `if x`); None when `body` is no comprehension."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if "\n" in body.strip():
+        return None
+    cuts: list[int] = []
+    depth = 0
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in _OPEN:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSE:
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME:
+            if token.string == "for" or (token.string == "if" and cuts):
+                cut = token.start[1]
+                if token.string == "for" and body[:cut].rstrip().endswith("async"):
+                    cut = body[:cut].rstrip().rfind("async")
+                cuts.append(cut)
+    if not cuts:
+        return None
+    for opening, closing in ("[]", "{}"):
+        try:
+            tree = ast.parse(f"{opening}{body}{closing}", mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(tree, ast.ListComp | ast.SetComp | ast.DictComp):
+            break
+    else:
+        return None
+    edges = [0, *cuts, len(body)]
+    return [body[a:b].strip() for a, b in zip(edges, edges[1:], strict=False) if body[a:b].strip()]
