@@ -55,12 +55,12 @@ def _defined(text: str) -> set[str]:
 
 def test_the_result_carries_only_the_helpers_the_script_uses() -> None:
     result = migrate_source(WRAP, filename="train.py")
-    assert "from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup" in result.code
+    assert "from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup" in result.code
     assert "def ddp_setup" not in result.code
-    assert result.helpers == ()
+    assert result.helpers == ("print",)
     module = result.helpers_module
     assert module.startswith(MARKER)
-    assert _defined(module) == {"ddp_setup", "ddp_cleanup", "ddp_is_main"}
+    assert _defined(module) == {"ddp_setup", "ddp_cleanup", "ddp_is_main", "ddp_print"}
     compile(module, "_dp2ddp.py", "exec")
     loader = migrate_source(LOADER, filename="train.py")
     assert "per_rank_batch" in loader.helpers

@@ -107,7 +107,7 @@ def test_guarded_call_with_side_effects_stays_on_every_rank() -> None:
         "    print('done', len(loader))\n"
     )
     out = _rank_zero(code)
-    assert "    print('acc', evaluate(model, loader))\n    if ddp_is_main():\n" in out
+    assert "    print('acc', evaluate(model, loader))\n    ddp_print('done', len(loader))\n" in out
 
 
 @pytest.mark.parametrize(
@@ -491,14 +491,14 @@ for epoch in range(2):
 
 
 def test_a_print_over_several_lines_becomes_ddp_print() -> None:
-    """A print spanning lines (or that would once indented under a guard) is written as
-    `ddp_print(...)`, its lines as they were; a short one gets the guard; where the guard
-    joins an `if` test the print is left as it is."""
+    """A print alone in its group is written as `ddp_print(...)`, its lines as they were
+    (one changed line, not a guard and the print re-indented); where the guard joins an
+    `if` test the print is left as it is."""
     result = migrate_source(_LONG_PRINTS)
     code = result.code
     assert '    ddp_print(\n        f"epoch {epoch}",\n        loss.item(),\n    )\n' in code
     assert '    ddp_print(\n        epoch, loss.item(), "a message long enough' in code
-    assert "    if ddp_is_main():\n        print(epoch)\n" in code
+    assert "    ddp_print(epoch)\n" in code
     assert "    if epoch % 10 == 0 and ddp_is_main():\n        print(\n" in code
     assert "def ddp_print(" in str(result.helpers_module)
     assert migrate_source(code).code == code

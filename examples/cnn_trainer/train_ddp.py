@@ -167,12 +167,10 @@ def main():
     restored.load_state_dict(checkpoint["model"])
     restored.to(device)
     _, restored_acc = evaluate(restored, device, test_loader)
-    if ddp_is_main():
-        print(f"restored epoch {checkpoint['epoch']} checkpoint: accuracy {restored_acc:.3f}")
+    ddp_print(f"restored epoch {checkpoint['epoch']} checkpoint: accuracy {restored_acc:.3f}")
     if os.path.exists(args.checkpoint) and ddp_is_main():
         print(f"checkpoint size {os.path.getsize(args.checkpoint) // 1024} KiB")
-    if ddp_is_main():
-        print(f"final accuracy {best_acc:.3f}")
+    ddp_print(f"final accuracy {best_acc:.3f}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,15 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_same_random,
+    ddp_setup,
+)
 
 ddp_setup()
 
@@ -83,8 +91,7 @@ for epoch in range(4):
         correct += (outputs.argmax(dim=1) == labels).sum().item()
         seen += inputs.size(0)
     # dp2ddp: DP030 running figure printed from this rank's shard
-    if ddp_is_main():
-        print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
+    ddp_print(f"epoch {epoch} loss {total_loss / seen:.4f} train acc {correct / seen:.3f}")
 
 custom = model.module.custom_layer
 if ddp_is_main():

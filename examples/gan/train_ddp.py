@@ -112,8 +112,7 @@ fake_label = 0.0
 optimizerD = optim.Adam(netD.parameters(), lr=lr, betas=(beta1, 0.999))
 optimizerG = optim.Adam(netG.parameters(), lr=lr, betas=(beta1, 0.999))
 
-if ddp_is_main():
-    print("Starting Training Loop...")
+ddp_print("Starting Training Loop...")
 for epoch in range(num_epochs):
     dataloader.sampler.set_epoch(epoch)
     for i, (real,) in enumerate(dataloader, 0):

@@ -14,7 +14,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -77,8 +77,7 @@ for step, (input_tensor, target) in enumerate(loader):
     optimizer.step()
     end_time = time.time()
     step_times.append(end_time - start_time)
-    if ddp_is_main():
-        print(f"Step {step + 1}: loss = {loss.item():.4f}, time = {end_time - start_time:.4f} s")
+    ddp_print(f"Step {step + 1}: loss = {loss.item():.4f}, time = {end_time - start_time:.4f} s")
 
 if ddp_is_main():
     print(f"mean step time {sum(step_times) / len(step_times):.4f} s")

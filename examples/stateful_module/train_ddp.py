@@ -13,7 +13,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -58,8 +58,7 @@ for epoch in range(3):
         loss = criterion(model(x), y)
         loss.backward()
         optimizer.step()
-    if ddp_is_main():
-        print(f"epoch {epoch} loss {loss.item():.4f}")
+    ddp_print(f"epoch {epoch} loss {loss.item():.4f}")
 
 inner = model.module
 if ddp_is_main():

@@ -25,6 +25,7 @@ from _dp2ddp import (
     ddp_eval_sampler,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
 )
 
@@ -90,8 +91,7 @@ class Trainer:
             self.train_loader.sampler.set_epoch(epoch)
             train_loss = self.train_epoch()
             val_loss = self.validate()
-            if ddp_is_main():
-                print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
+            ddp_print(f"epoch {epoch}: train mse {train_loss:.4f} val mse {val_loss:.4f}")
         return val_loss
 
 

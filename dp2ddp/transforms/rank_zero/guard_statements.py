@@ -15,10 +15,10 @@
   (barriers.py); the barriers that go before loads are placed in the same walk.
 - `if cond:` whose whole body went under the guard becomes `if cond and ddp_is_main():`
   (no `else`: the same statements run on the same ranks), one nested block less.
-- A group that is one `print(...)` over several lines becomes `ddp_print(...)` (rank 0
-  prints; templates/helpers/print.py.j2): its lines stay as they were instead of being
-  re-indented under a guard, so the diff shows one changed line. Its arguments are then
-  evaluated on every rank, as the original program evaluated them.
+- A group that is one `print(...)` becomes `ddp_print(...)` (rank 0 prints;
+  templates/helpers/print.py.j2): its lines stay as they were instead of being
+  re-indented under a guard, so the diff shows one changed line, not two or more. Its
+  arguments are then evaluated on every rank, as the original program evaluated them.
 - A group of standard-library log calls below WARNING (`logger.info(...)` of a module
   logger from `logging.getLogger`, `logging.debug(...)`) inside a function needs no guard
   where ddp_setup() quiets logging (quiet_logging.py drops those records off rank 0): it
@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
@@ -280,8 +279,7 @@ class StatementGuards(Rule):
     def _long_print(
         self, original: cst.CSTNode, line: cst.SimpleStatementLine | cst.With
     ) -> cst.SimpleStatementLine | None:
-        """`print(...)` over several lines (or that would be, under a guard), alone in its
-        group: as `ddp_print(...)`."""
+        """`print(...)` alone in its group: as `ddp_print(...)`."""
         if not (
             isinstance(original, cst.SimpleStatementLine)
             and isinstance(line, cst.SimpleStatementLine)
@@ -298,8 +296,6 @@ class StatementGuards(Rule):
             return None
         if self._guard_joins_if(original):
             return None  # `if cond and ddp_is_main():` leaves the print's lines as they are
-        if "\n" not in self.t.code(small.value) and not self._too_long_indented(original, line):
-            return None
         call = small.value.with_changes(func=cst.Name(PRINT_FUNCTION))
         return line.with_changes(body=[small.with_changes(value=call)])
 
@@ -313,19 +309,6 @@ class StatementGuards(Rule):
             return False
         assert isinstance(block, cst.IndentedBlock)
         return len(block.body) == 1 and _joinable(owner.test, owner.test)
-
-    def _too_long_indented(
-        self, original: cst.SimpleStatementLine, line: cst.SimpleStatementLine
-    ) -> bool:
-        """The line would pass the width once indented under a guard (it would be split
-        over several lines then)."""
-        width = self.t.state.options.line_length or _DEFAULT_WIDTH
-        try:
-            column = self.t.get_metadata(PositionProvider, original).start.column
-        except KeyError:
-            return False
-        text = cst.Module(body=[]).code_for_node(line.with_changes(leading_lines=()))
-        return column + len(_INDENT) + len(text.rstrip("\r\n")) > width
 
     def merge_test(self, original: cst.If, updated: cst.If) -> cst.If:
         """`if cond:` holding nothing but the guard added here, `if ddp_is_main(): ...`,

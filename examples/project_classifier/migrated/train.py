@@ -4,7 +4,7 @@ import argparse
 
 import torch
 
-from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, ddp_is_main, ddp_print, ddp_setup
 from data import get_loaders
 from models import build_model
 
@@ -42,8 +42,7 @@ def main():
             loss.backward()
             optimizer.step()
         accuracy = evaluate(model, val_loader, device)
-        if ddp_is_main():
-            print(f"epoch {epoch}: loss {loss.item():.4f} val accuracy {accuracy:.3f}")
+        ddp_print(f"epoch {epoch}: loss {loss.item():.4f} val accuracy {accuracy:.3f}")
     if ddp_is_main():
         torch.save(model.state_dict(), "classifier.pt")
         print(f"final val accuracy {accuracy:.3f}")

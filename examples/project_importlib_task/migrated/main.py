@@ -6,7 +6,7 @@ import importlib
 
 import torch
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_print, ddp_setup
 
 TASK = "tasks.classify"
 
@@ -25,10 +25,8 @@ def main():
     for epoch in range(args.epochs):
         for x, y in train_loader:
             loss = task.train_step(model, optimizer, x, y)
-        if ddp_is_main():
-            print(f"epoch {epoch}: loss {loss:.4f}")
-    if ddp_is_main():
-        print(f"final loss {loss:.4f}")
+        ddp_print(f"epoch {epoch}: loss {loss:.4f}")
+    ddp_print(f"final loss {loss:.4f}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 
 class Net(nn.Module):
@@ -42,5 +42,4 @@ if __name__ == "__main__":
     model = DistributedDataParallel(Net().to(DEVICE), device_ids=DEVICE_IDS)
     loader = DataLoader(make_set(96, 2), batch_size=32)
     score = accuracy(model, loader)
-    if ddp_is_main():
-        print(f"final accuracy of a fresh network {score:.3f}")
+    ddp_print(f"final accuracy of a fresh network {score:.3f}")

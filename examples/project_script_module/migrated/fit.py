@@ -9,7 +9,7 @@ from evaluate import *
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -35,7 +35,5 @@ if __name__ == "__main__":
             loss.backward()
             optimizer.step()
         score = accuracy(model, val_loader)
-        if ddp_is_main():
-            print(f"epoch {epoch}: loss {loss.item():.4f} val accuracy {score:.3f}")
-    if ddp_is_main():
-        print(f"final val accuracy {score:.3f}")
+        ddp_print(f"epoch {epoch}: loss {loss.item():.4f} val accuracy {score:.3f}")
+    ddp_print(f"final val accuracy {score:.3f}")

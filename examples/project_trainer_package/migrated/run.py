@@ -3,7 +3,7 @@
 import argparse
 import logging
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_print, ddp_setup
 from trainer.engine import Trainer
 
 
@@ -16,8 +16,7 @@ def main():
     trainer = Trainer(batch_size=24)
     loss = trainer.fit(args.epochs)
     trainer.save("regressor.pt")
-    if ddp_is_main():
-        print(f"final loss {loss:.4f}")
+    ddp_print(f"final loss {loss:.4f}")
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ from _dp2ddp import (
     DEVICE_IDS,
     DdpDistributedSampler,
     ddp_barrier,
-    ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
 )
 from evaluate import load_best
@@ -52,8 +52,7 @@ def main():
     ddp_barrier()
     net.load_state_dict(torch.load("best.pth", map_location=DEVICE))
     load_best(net, "best.pth")
-    if ddp_is_main():
-        print("weights", float(net.weight.sum()))
+    ddp_print("weights", float(net.weight.sum()))
 
 
 if __name__ == "__main__":

@@ -47,8 +47,7 @@ def main():
             best_norm = norm_distance
             if ddp_is_main():
                 torch.save(model.state_dict(), "best_norm.pth")
-    if ddp_is_main():
-        print(f"best norm {best_norm:.6f}")
+    ddp_print(f"best norm {best_norm:.6f}")
 
 
 if __name__ == "__main__":

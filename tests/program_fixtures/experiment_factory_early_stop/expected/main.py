@@ -1,7 +1,7 @@
 """Two experiments, as an experiment framework's `--itr` runs them: the first stops early,
 the second trains one epoch, so its best checkpoint is written right before the reload."""
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_print, ddp_setup
 from exp.exp_main import Exp
 
 ddp_setup()
@@ -17,5 +17,4 @@ for ii, (epochs, lr) in enumerate(((12, 0.1), (1, 0.05))):
     rows, mse = exp.test(setting)
     weights = sum(float(p.detach().sum()) for p in model.parameters())
     E2E_DIGEST += [exp.stopped, rows, round(mse, 5), round(weights, 5)]
-if ddp_is_main():
-    print("final", E2E_DIGEST)
+ddp_print("final", E2E_DIGEST)

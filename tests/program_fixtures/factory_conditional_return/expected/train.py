@@ -3,7 +3,7 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 import data
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 
 def train_one_epoch(model, opt, loader):
@@ -34,8 +34,7 @@ def main():
         train_loader.sampler.set_epoch(epoch)
         loss = train_one_epoch(model, opt, train_loader)
         correct = evaluate(model, val_loader)
-        if ddp_is_main():
-            print(f"epoch {epoch} loss {loss:.4f} correct {correct}")
+        ddp_print(f"epoch {epoch} loss {loss:.4f} correct {correct}")
     # fine-tune on the training set alone, with smaller batches
     loader = data.build(8, with_val=False)
     for _ in range(2):

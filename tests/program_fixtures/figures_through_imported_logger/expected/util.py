@@ -1,7 +1,7 @@
 """The program's own logger (DGCNN's IOStream shape): a method that prints and writes a
 log file. A running figure handed to it from another module is shown as through print."""
 import os
-from _dp2ddp import ddp_is_main
+from _dp2ddp import ddp_is_main, ddp_print
 
 
 class IOStream:
@@ -14,13 +14,11 @@ class IOStream:
         self.f.flush()
 
     def show(self, text):
-        if ddp_is_main():
-            print(text)
+        ddp_print(text)
 
     def close(self):
         self.f.close()
 
 
 def log(text):
-    if ddp_is_main():
-        print(text)
+    ddp_print(text)

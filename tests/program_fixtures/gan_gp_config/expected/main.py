@@ -9,8 +9,8 @@ from trainer import Trainer
 # isort: split
 from _dp2ddp import (
     DdpDistributedSampler,
-    ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_same_random,
     ddp_setup,
 )
@@ -33,6 +33,5 @@ def main(config):
 
 if __name__ == "__main__":
     config = get_parameters()
-    if ddp_is_main():
-        print(config)
+    ddp_print(config)
     main(config)

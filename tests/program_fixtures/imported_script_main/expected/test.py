@@ -2,7 +2,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 
 class Net(nn.Module):
@@ -22,8 +22,7 @@ def evaluate(model, data):
 def main():
     model = DistributedDataParallel(Net().to(DEVICE), device_ids=DEVICE_IDS)
     score = evaluate(model, torch.randn(8, 4).to(DEVICE))
-    if ddp_is_main():
-        print("score", score)
+    ddp_print("score", score)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from test import *
 # isort: split
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -18,5 +18,4 @@ if __name__ == "__main__":
         (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
         optimizer.step()
     score = evaluate(model, torch.randn(8, 4))
-    if ddp_is_main():
-        print("score", score)
+    ddp_print("score", score)

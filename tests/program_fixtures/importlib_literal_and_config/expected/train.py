@@ -3,7 +3,7 @@ import importlib
 
 import torch
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_is_main, ddp_print, ddp_setup
 
 EXPERIMENT = "pose"
 
@@ -12,8 +12,7 @@ def train(func, data_func, config):
     for epoch in range(config["train"]["epochs"]):
         for batch in data_func("train"):
             loss = func(batch)
-        if ddp_is_main():
-            print("epoch", epoch, "loss", loss)
+        ddp_print("epoch", epoch, "loss", loss)
 
 
 def init():

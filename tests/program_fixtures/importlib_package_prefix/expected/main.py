@@ -3,7 +3,7 @@ from importlib import import_module
 
 import torch
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_print, ddp_setup
 
 
 def main():
@@ -22,8 +22,7 @@ def main():
             loss = torch.nn.functional.mse_loss(model(x), y)
             loss.backward()
             optimizer.step()
-        if ddp_is_main():
-            print(f"epoch {epoch} loss {loss.item():.3f}")
+        ddp_print(f"epoch {epoch} loss {loss.item():.3f}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup, ddp_shard_batch
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup, ddp_shard_batch
 from lm_utils import batchify, get_batch
 
 NTOKEN, BATCH, CHUNK, HIDDEN = 10, 4, 2, 8
@@ -53,8 +53,7 @@ def main():
             loss = F.cross_entropy(out.view(-1, NTOKEN), y) * CHUNK / BATCH
             loss.backward()
         opt.step()
-    if ddp_is_main():
-        print(f"loss {loss.item():.4f}")
+    ddp_print(f"loss {loss.item():.4f}")
     global E2E_DIGEST
     E2E_DIGEST = [round(float(p.detach().sum()), 5) for p in model.parameters()]
 

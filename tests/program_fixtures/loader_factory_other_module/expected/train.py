@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 import nre
-from _dp2ddp import DEVICE, ddp_barrier, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, ddp_barrier, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -24,6 +24,5 @@ framework.model.load_state_dict(
     torch.load("ckpt.pth", map_location=DEVICE)["state_dict"]
 )
 result = framework.eval_model(framework.test_loader)
-if ddp_is_main():
-    print("test acc", result["acc"])
+ddp_print("test acc", result["acc"])
 E2E_DIGEST = [float(p.sum()) for p in framework.model.parameters()]

@@ -3,7 +3,7 @@ import argparse
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 from data import PairLoader, make_set
 
 
@@ -25,8 +25,7 @@ def main():
             optimizer.step()
         with torch.no_grad():
             total = sum(torch.nn.functional.mse_loss(model(x), y).item() for x, y in valid_loader)
-        if ddp_is_main():
-            print(epoch, total)
+        ddp_print(epoch, total)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 import math
 
-from _dp2ddp import ddp_is_main
+from _dp2ddp import ddp_print
 
 
 def learning_rate(init, epoch):
@@ -22,5 +22,4 @@ def set_lr(optimizer, lr):
 
 
 def show(message):
-    if ddp_is_main():
-        print("| " + message)
+    ddp_print("| " + message)

@@ -16,7 +16,7 @@ from models import *
 # isort: split
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -28,8 +28,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 elapsed = 0.0
 for epoch in range(2):
     start = time.time()
-    if ddp_is_main():
-        print("=> Epoch #%d, LR=%.4f" % (epoch, cf.learning_rate(0.1, epoch)))
+    ddp_print("=> Epoch #%d, LR=%.4f" % (epoch, cf.learning_rate(0.1, epoch)))
     cf.set_lr(optimizer, cf.learning_rate(0.1, epoch))
     loss = model(torch.ones(8, 4)).pow(2).mean()
     optimizer.zero_grad()
@@ -37,5 +36,4 @@ for epoch in range(2):
     optimizer.step()
     logger.info("epoch %d loss %.4f", epoch, loss.item())
     elapsed += time.time() - start
-    if ddp_is_main():
-        print("| Elapsed time : %d:%02d:%02d" % (cf.get_hms(elapsed)))
+    ddp_print("| Elapsed time : %d:%02d:%02d" % (cf.get_hms(elapsed)))

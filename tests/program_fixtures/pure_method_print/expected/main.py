@@ -7,7 +7,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 from metrics import StreamSegMetrics
 
 
@@ -19,8 +19,7 @@ def main():
         preds = model(torch.ones(2, 4)).argmax(1).numpy()
     print("pixels", metrics.update([np.array([0, 1])], [preds]))
     val_score = metrics.get_results()
-    if ddp_is_main():
-        print(metrics.to_str(val_score))
+    ddp_print(metrics.to_str(val_score))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print
 
 
 def build():
@@ -30,5 +30,4 @@ def fit(model, epochs):
             opt.zero_grad()
             nn.functional.mse_loss(model(x), y).backward()
             opt.step()
-        if ddp_is_main():
-            print(f"epoch {epoch}")
+        ddp_print(f"epoch {epoch}")

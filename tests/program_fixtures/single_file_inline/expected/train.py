@@ -50,6 +50,12 @@ def ddp_is_main():
     return RANK == 0
 
 
+def ddp_print(*args, **kwargs):
+    """print() on rank 0 only; the arguments are evaluated on every rank, as before."""
+    if RANK == 0:
+        print(*args, **kwargs)
+
+
 ddp_setup()
 
 
@@ -59,5 +65,4 @@ for epoch in range(2):
     opt.zero_grad()
     (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
     opt.step()
-    if ddp_is_main():
-        print(f"epoch {epoch}")
+    ddp_print(f"epoch {epoch}")

@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_print, ddp_setup
 from helpers import lr_for
 
 ddp_setup()
@@ -14,5 +14,4 @@ for epoch in range(2):
     opt.zero_grad()
     (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
     opt.step()
-    if ddp_is_main():
-        print(f"epoch {epoch}")
+    ddp_print(f"epoch {epoch}")

@@ -6,14 +6,13 @@ import argparse
 import torch
 import torch.nn as nn
 
-from _dp2ddp import DEVICE, ddp_is_main
+from _dp2ddp import DEVICE, ddp_print
 
 
 def main(args):
     head = nn.Linear(4, 1)
     head.load_state_dict(torch.load(args.eval_from, map_location=DEVICE))
-    if ddp_is_main():
-        print("evaluated", args.eval_from)
+    ddp_print("evaluated", args.eval_from)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_print
 
 __all__ = ["make_data", "loader_for", "report"]
 
@@ -21,5 +21,4 @@ def loader_for(dataset, batch_size):
 
 
 def report(epoch):
-    if ddp_is_main():
-        print(f"epoch {epoch} done")
+    ddp_print(f"epoch {epoch} done")

@@ -11,7 +11,7 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 import lib
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 ddp_setup()
 
@@ -26,7 +26,6 @@ X = {"val": torch.randn(12, 4), "test": torch.randn(12, 4)}
 with torch.no_grad():
     metrics = {part: {"score": float(model(x).mean())} for part, x in X.items()}
 for part, part_metrics in metrics.items():
-    if ddp_is_main():
-        print(f"[{part:<5}]", lib.make_summary(part_metrics))
+    ddp_print(f"[{part:<5}]", lib.make_summary(part_metrics))
 print("lr", lib.step_and_read(sched))
 print(lib.shout("done"))

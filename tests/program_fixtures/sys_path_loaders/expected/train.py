@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "common"))
 from loaders import make_loaders  # noqa: E402
@@ -23,8 +23,7 @@ def fit(model, opt, loader, epochs):
     for epoch in range(epochs):
         for x, y in loader:
             loss = train_step(model, opt, x, y)
-        if ddp_is_main():
-            print(f"epoch {epoch} loss {loss.item():.4f}")
+        ddp_print(f"epoch {epoch} loss {loss.item():.4f}")
 
 
 def main():

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 
 sys.path.insert(0, os.environ.get("LOADERS_DIR", "common"))
 from loaders import make_loaders  # noqa: E402
@@ -24,8 +24,7 @@ def fit(model, opt, loader, epochs):
         # dp2ddp: DP027 training loader from a module dp2ddp could not follow
         for x, y in loader:
             loss = train_step(model, opt, x, y)
-        if ddp_is_main():
-            print(f"epoch {epoch} loss {loss.item():.4f}")
+        ddp_print(f"epoch {epoch} loss {loss.item():.4f}")
 
 
 def main():

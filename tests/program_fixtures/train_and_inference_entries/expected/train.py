@@ -2,7 +2,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import ddp_per_rank_batch, ddp_print, ddp_setup
 from models import create_model
 from options import parse
 
@@ -26,6 +26,5 @@ for epoch in range(opt.niter):
         loss = (model(x) - y).pow(2).mean()
         loss.backward()
         optimizer.step()
-    if ddp_is_main():
-        print("epoch %d loss %.4f" % (epoch, loss.item()))
+    ddp_print("epoch %d loss %.4f" % (epoch, loss.item()))
 E2E_DIGEST = [round(p.sum().item(), 6) for p in model.parameters()]

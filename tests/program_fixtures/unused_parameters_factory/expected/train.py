@@ -12,8 +12,8 @@ from torch.utils.data.distributed import DistributedSampler
 from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
-    ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_same_random,
     ddp_setup,
 )
@@ -44,8 +44,7 @@ def main():
             optimizer.zero_grad()
             nn.functional.mse_loss(model(x), y).backward()
             optimizer.step()
-        if ddp_is_main():
-            print("epoch", epoch)
+        ddp_print("epoch", epoch)
 
 
 if __name__ == "__main__":

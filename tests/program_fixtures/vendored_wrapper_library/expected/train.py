@@ -6,7 +6,14 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_setup,
+)
 from utils import bare
 
 
@@ -36,8 +43,7 @@ def main():
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        if ddp_is_main():
-            print("epoch", epoch, loss.item())
+        ddp_print("epoch", epoch, loss.item())
     if ddp_is_main():
         torch.save(bare(model).state_dict(), "model.pt")
 

@@ -7,6 +7,7 @@ from _dp2ddp import (
     DdpNullWriter,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
 )
 from trainer import Trainer
@@ -31,8 +32,7 @@ def main():
     ) as summary:
         if ddp_is_main():
             summary.add_text("status", "done")
-    if ddp_is_main():
-        print("final weight sum", trainer.model.module.weight.sum().item())
+    ddp_print("final weight sum", trainer.model.module.weight.sum().item())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 BaseModel): `gpus` is checked against `device`, given to the wrap and multiplies the batch."""
 import torch
 import torch.nn as nn
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
@@ -25,12 +25,10 @@ class TinyCTR(nn.Module):
         model = self.train()
         optim = torch.optim.SGD(self.parameters(), lr=0.1)
         if self.gpus:
-            if ddp_is_main():
-                # dp2ddp: DP045
-                print("parallel running on these gpus:", self.gpus)
+            ddp_print("parallel running on these gpus:", self.gpus)
+        # dp2ddp: DP045 device list passed by the caller keeps DataParallel's meaning
         else:
-            if ddp_is_main():
-                print(self.device)
+            ddp_print(self.device)
         model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
         if self.gpus:
             batch_size *= len(self.gpus)  # input `batch_size` is batch_size per gpu
@@ -48,5 +46,4 @@ class TinyCTR(nn.Module):
                 optim.zero_grad()
                 loss.backward()
                 optim.step()
-            if ddp_is_main():
-                print("epoch", epoch, "loss", loss.item())
+            ddp_print("epoch", epoch, "loss", loss.item())

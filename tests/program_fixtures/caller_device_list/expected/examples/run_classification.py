@@ -1,7 +1,7 @@
 """The library's example with the documented multi-GPU use: `device='cuda:0'` when CUDA is
 there (a string, as the library's check needs), `gpus=[0, 1]`."""
 import torch
-from _dp2ddp import DEVICE, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, ddp_print, ddp_setup
 
 from ctrlib import TinyCTR
 
@@ -15,8 +15,7 @@ if __name__ == "__main__":
     device = "cpu"
     use_cuda = True
     if use_cuda and torch.cuda.is_available():
-        if ddp_is_main():
-            print("cuda ready...")
+        ddp_print("cuda ready...")
         device = str(DEVICE)
     model = TinyCTR(8, device=device, gpus=[0, 1])
     model.fit(x, y, batch_size=8, epochs=2)

@@ -70,8 +70,7 @@ class Exp:
             self.stopped = epoch + 1
             early_stopping(vali_loss, self.model, path)
             if early_stopping.early_stop:
-                if ddp_is_main():
-                    print("early stopping")
+                ddp_print("early stopping")
                 break
         best_model_path = path + "/" + "checkpoint.pth"
         ddp_barrier()
@@ -91,8 +90,7 @@ class Exp:
         preds = np.concatenate(preds)
         trues = np.concatenate(trues)
         mse = float(np.mean((preds - trues) ** 2))
-        if ddp_is_main():
-            print("rows {} mse {:.6f}".format(preds.shape[0], mse))
+        ddp_print("rows {} mse {:.6f}".format(preds.shape[0], mse))
         folder_path = "./results/" + setting + "/"
         if not os.path.exists(folder_path):
             os.makedirs(folder_path, exist_ok=True)

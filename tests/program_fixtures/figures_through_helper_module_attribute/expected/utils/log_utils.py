@@ -1,9 +1,8 @@
-from _dp2ddp import ddp_is_main
+from _dp2ddp import ddp_print
 
 def log_values(cost, step):
     avg_cost = cost.mean().item()
-    if ddp_is_main():
-        print("step: {}, avg_cost: {:.6f}, rows: {}".format(step, avg_cost, len(cost)))
+    ddp_print("step: {}, avg_cost: {:.6f}, rows: {}".format(step, avg_cost, len(cost)))
 
 
 def log_running(step, mean):
@@ -15,5 +14,4 @@ def log_epoch(epoch, total, seen):
 
 
 def _show(text):
-    if ddp_is_main():
-        print(text)
+    ddp_print(text)

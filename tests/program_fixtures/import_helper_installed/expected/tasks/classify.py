@@ -4,7 +4,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print
 
 
 class Trainer:
@@ -30,7 +30,5 @@ class Trainer:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-            if ddp_is_main():
-                print(f"epoch {epoch} loss {loss.item():.4f}")
-        if ddp_is_main():
-            print("final done")
+            ddp_print(f"epoch {epoch} loss {loss.item():.4f}")
+        ddp_print("final done")

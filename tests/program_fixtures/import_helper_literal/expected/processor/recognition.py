@@ -1,6 +1,6 @@
 import torch
 
-from _dp2ddp import ddp_is_main
+from _dp2ddp import ddp_print
 from processor.io import IO
 
 
@@ -11,11 +11,9 @@ class REC_Processor(IO):
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
-        if ddp_is_main():
-            print(f"epoch {epoch} loss {loss.item():.4f}")
+        ddp_print(f"epoch {epoch} loss {loss.item():.4f}")
 
     def start(self):
         for epoch in range(2):
             self.train(epoch)
-        if ddp_is_main():
-            print("final done")
+        ddp_print("final done")

@@ -2,7 +2,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_print
 
 from .data_loader import SentenceLoader
 
@@ -37,14 +37,12 @@ class SentenceRE(nn.Module):
                 self.optimizer.step()
                 self.optimizer.zero_grad()
             result = self.eval_model(self.val_loader)
-            if ddp_is_main():
-                print("epoch", epoch, "val acc", result["acc"])
+            ddp_print("epoch", epoch, "val acc", result["acc"])
             if result["acc"] >= best:
                 best = result["acc"]
                 if ddp_is_main():
                     torch.save({"state_dict": self.model.state_dict()}, "ckpt.pth")
-        if ddp_is_main():
-            print("best val acc", best)
+        ddp_print("best val acc", best)
 
     def eval_model(self, eval_loader):
         self.eval()

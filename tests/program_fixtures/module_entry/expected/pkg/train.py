@@ -1,6 +1,6 @@
 import torch
 
-from pkg._dp2ddp import WORLD_SIZE, ddp_is_main, ddp_setup
+from pkg._dp2ddp import WORLD_SIZE, ddp_print, ddp_setup
 
 from .model import build
 
@@ -13,8 +13,7 @@ def main():
         opt.zero_grad()
         (model(torch.randn(4, 2)).sum() * WORLD_SIZE).backward()
         opt.step()
-        if ddp_is_main():
-            print(f"step {step}")
+        ddp_print(f"step {step}")
 
 
 if __name__ == "__main__":

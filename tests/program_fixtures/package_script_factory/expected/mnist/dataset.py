@@ -1,7 +1,7 @@
 # The shape of aaron-xichen/pytorch-playground@5d47629 mnist/dataset.py: a factory that
 # returns one loader or a list of two, a dataset built inline, **kwargs passed through.
 import torch
-from _dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
+from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_print
 from torch.utils.data import TensorDataset
 
 
@@ -13,8 +13,7 @@ def synthetic(n, seed):
 def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
     kwargs.pop('input_size', None)
     num_workers = kwargs.setdefault('num_workers', 0)
-    if ddp_is_main():
-        print("Building the data loaders with {} workers".format(num_workers))
+    ddp_print("Building the data loaders with {} workers".format(num_workers))
     ds = []
     if train:
         train_dataset = synthetic(n_train, 0)

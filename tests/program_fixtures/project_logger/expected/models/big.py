@@ -1,14 +1,13 @@
 import torch
 import torch.nn as nn
 
-from _dp2ddp import ddp_is_main
+from _dp2ddp import ddp_print
 
 
 class Big(nn.Module):
     def __init__(self, width):
         super().__init__()
-        if ddp_is_main():
-            print("| Big %d" % width)
+        ddp_print("| Big %d" % width)
         self.fc = nn.Linear(4, width)
         self.bn = nn.BatchNorm1d(width)
 

@@ -1,7 +1,7 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from tools._dp2ddp import DdpDistributedSampler, ddp_is_main, ddp_per_rank_batch
+from tools._dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_print
 
 
 def fit(model):
@@ -19,6 +19,5 @@ def fit(model):
         torch.nn.functional.cross_entropy(model(x), y).backward()
         optimizer.step()
         seen += x[:, 0].tolist()
-    if ddp_is_main():
-        print("done", len(seen))
+    ddp_print("done", len(seen))
     return {"train": seen, "weight": model.module.weight.sum().item()}
