@@ -286,6 +286,11 @@ def test_torchs_known_abort_at_exit_is_recognised_precisely() -> None:
     assert known_exit_aborts(1, [True, False], ["", abort], codes, True) is None
     assert known_exit_aborts(1, [True, True], ["", abort], {}, True) is None
     assert known_exit_aborts(0, [True, True], ["", ""], {}, True) is None
+    # a finished rank torchrun stopped (-15) after the other's abort; never -15 alone
+    assert known_exit_aborts(1, [True, True], ["", abort], {0: -15, 1: -6}, True) == [0, 1]
+    assert known_exit_aborts(1, [True, True], ["", ""], {0: -15, 1: -6}, True) is None
+    assert known_exit_aborts(1, [True, True], ["", abort], {0: -15}, True) is None
+    assert known_exit_aborts(1, [True, False], ["", abort], {0: -15, 1: -6}, True) is None
     # the original (one process): its own exit code
     assert known_exit_aborts(-6, [True], [abort], {}, False) == [0]
     assert known_exit_aborts(-11, [True], [abort], {}, False) is None

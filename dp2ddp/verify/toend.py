@@ -39,6 +39,8 @@ _NUMBER = re.compile(
 )
 KNOWN_EXIT_ABORT = "terminate called without an active exception"
 _SIGABRT = -6
+#: torchrun's SIGTERM to the other ranks once one has failed.
+_SIGTERM = -15
 _EXAMPLES = 3
 
 
@@ -218,16 +220,18 @@ def known_exit_aborts(
     """The ranks whose non-zero exit is torch's known abort at exit (None: not that case).
 
     `finished[r]`: rank r saved its result as finished (its script ended normally); `codes`:
-    torchrun's per-rank exit codes (ignored for the original, a single process)."""
+    torchrun's per-rank exit codes (ignored for the original, a single process). A finished
+    rank torchrun stopped with SIGTERM (-15) once another had aborted counts too, as in
+    torchrun_console_shows_known_abort; at least one rank must show the abort itself."""
     if returncode in (0, None) or not finished or not all(finished):
         return None
     if not distributed:
         return [0] if returncode == _SIGABRT and ends_with_known_abort(stderrs[0]) else None
     if not codes or any(rank >= len(stderrs) for rank in codes):
         return None
-    for rank, code in codes.items():
-        if code != _SIGABRT or not ends_with_known_abort(stderrs[rank]):
-            return None
+    aborted = [r for r, c in codes.items() if c == _SIGABRT and ends_with_known_abort(stderrs[r])]
+    if not aborted or any(c != _SIGTERM for r, c in codes.items() if r not in aborted):
+        return None
     return sorted(codes)
 
 
