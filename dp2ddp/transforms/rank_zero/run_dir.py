@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dp2ddp.flow import Origin
 from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
@@ -112,18 +113,13 @@ class RunDirValues(CallRule):
                     continue
                 if written and not self._every_rank_names(source, call):
                     continue
-                unshared = self._not_every_rank(source)
-                if unshared:
-                    warned.add(id(source))
-                    self.t.warn(
-                        source,
-                        "DP053",
-                        f"`{self.t.code(source)}` names {what} at line {line}; {unshared}; "
-                        f"flow: {origin.flow(self.t.input_position)} → "
-                        f"{self.t.code(call)} at line {line}",
-                    )
-                    continue
-                sources[id(source)] = f"it names the path used at line {line}"
+                self._share_or_warn(
+                    source,
+                    origin,
+                    (f"{what} at line {line}", f"{self.t.code(call)} at line {line}"),
+                    f"it names the path used at line {line}",
+                    (sources, warned),
+                )
         self._attribute_sinks(module, sources, warned)
         self._decided(module, sources, warned)
         self.sources = sources
@@ -152,17 +148,37 @@ class RunDirValues(CallRule):
             for source, origin in per_process_sources(self.t, assign.value, assign, elsewhere):
                 if id(source) in sources or id(source) in warned:
                     continue
-                unshared = self._not_every_rank(source)
-                if unshared:
-                    warned.add(id(source))
-                    self.t.warn(
-                        source,
-                        "DP053",
-                        f"`{self.t.code(source)}` names {what}; {unshared}; flow: "
-                        f"{origin.flow(self.t.input_position)} → {self.t.code(target)}",
-                    )
-                    continue
-                sources[id(source)] = f"it names {what}"
+                self._share_or_warn(
+                    source,
+                    origin,
+                    (what, self.t.code(target)),
+                    f"it names {what}",
+                    (sources, warned),
+                )
+
+    def _share_or_warn(
+        self,
+        source: cst.CSTNode,
+        origin: Origin,
+        named: tuple[str, str],
+        reason: str,
+        found: tuple[dict[int, str], set[int]],
+    ) -> None:
+        """A per-process read that names a shared path (`named`: what it names, and the
+        sink the flow ends at): rank 0's value on every rank (`reason` kept in `sources`),
+        or DP053 with the flow where the ranks' n-th reads may not be the same read."""
+        sources, warned = found
+        unshared = self._not_every_rank(source)
+        if not unshared:
+            sources[id(source)] = reason
+            return
+        warned.add(id(source))
+        self.t.warn(
+            source,
+            "DP053",
+            f"`{self.t.code(source)}` names {named[0]}; {unshared}; flow: "
+            f"{origin.flow(self.t.input_position)} → {named[1]}",
+        )
 
     def _decided(self, module: cst.Module, sources: dict[int, str], warned: set[int]) -> None:
         """The file system's state read in an `if` test that decides a read of stdin (in the
