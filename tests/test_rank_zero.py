@@ -436,6 +436,44 @@ def test_a_parameter_is_uniform_only_if_the_value_a_rank_gets_is(calls: str, pro
     assert _flag_verdicts(source) == [proven]
 
 
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("def f():\n    work()\n\n\nf()\n", None),
+        (
+            "import time\nif time.time() > 1:\n    work()\n",
+            "it runs under `if time.time() > 1`, which may differ between ranks",
+        ),
+        (
+            "import os\ndef f():\n    if os.path.exists('c'):\n        return\n    work()\n",
+            "`if os.path.exists('c')` before it may differ between ranks and can leave early",
+        ),
+        (
+            "import time\ndef f():\n    work()\n\n\nif time.time() > 1:\n    f()\n",
+            "f() is called under `if time.time() > 1` where not every rank may arrive",
+        ),
+        (
+            "import time\ndef f():\n    work()\n\n\ndef g():\n    f()\n\n\n"
+            "if time.time() > 1:\n    g()\n",
+            "f() is called where not every rank may arrive",
+        ),
+    ],
+)
+def test_why_a_place_is_not_reached_by_every_rank(source: str, why: str | None) -> None:
+    """RankUniformity.why_not_reached, the one reason downloads (DP065) and barriers
+    (DP031/DP054) give for leaving out what every rank would have to reach."""
+    view = PassMetadata(cst.parse_module(source), {})
+    module = view.wrapper.module
+    (work,) = [
+        node
+        for node in walk(module)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "work"
+    ]
+    assert RankUniformity(module, view).why_not_reached(work) == why
+
+
 def test_saving_functions_of_a_module_for_the_program() -> None:
     """ProgramHints.saved_by (loaded_by): functions and methods that call torch.save
     (torch.load) under any import spelling, or through the module's own functions

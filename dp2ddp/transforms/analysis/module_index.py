@@ -71,6 +71,31 @@ class ModuleIndex:
             ):
                 yield call
 
+    def may_call(self, call: cst.Call, module_name: str, name: str, method: bool) -> bool:
+        """`call` may call `name` of module `module_name` (a superset: a call of an
+        imported library's function of that name, `torch.save`, is not one)."""
+        func = call.func
+        names = self.view.qualified_names(func)
+        if f"{module_name}.{name}" in names or (
+            method
+            and any(
+                n.startswith(f"{module_name}.") and n.endswith(f".{name}") and "<" not in n
+                for n in names
+            )
+        ):
+            return True  # `ckpt.save(...)` after `import pkg.ckpt as ckpt`, `Checkpoint.save`
+        if isinstance(func, cst.Name):
+            if method or func.value != name:
+                return False
+            return self.imported_only(name) or not self.bound_anywhere(name)
+        if not isinstance(func, cst.Attribute) or func.attr.value != name:
+            return False
+        head = func.value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        # `torch.save(...)`: an attribute of an imported module that is not the helper's.
+        return not (isinstance(head, cst.Name) and self.imported_only(head.value) and names)
+
     def top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
         """The class `function` is a method of, when that class is defined at top level."""
         block = self.view.parent(function)

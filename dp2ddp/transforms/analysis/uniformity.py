@@ -53,6 +53,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     leaves_past,
     name_of,
+    statement_header,
     walk,
 )
 from dp2ddp.transforms.analysis.guards import mentions_rank
@@ -272,6 +273,30 @@ class RankUniformity:
                     todo.append(caller)
         return None
 
+    def why_not_reached(self, node: cst.CSTNode, *, conditions: bool = True) -> str | None:
+        """Why not every rank may reach `node` (a collective there would hang), for a warning;
+        None when every rank does. `conditions=False`: the caller placed it outside them."""
+        around = self.rank_dependent_around(node) if conditions else None
+        if around is not None:
+            return f"it runs under `{statement_header(around)}`, which may differ between ranks"
+        left = self.left_before(node)
+        if left is not None:
+            return (
+                f"`{statement_header(left)}` before it may differ between ranks and can leave early"
+            )
+        function = enclosing_function(node, self.view)
+        if function is None:
+            return None
+        call = self.unreached_call(function)
+        if call is not None:
+            around = self.rank_dependent_around(call)
+            where = f" under `{statement_header(around)}`" if around is not None else ""
+        elif (elsewhere := self.unreached_elsewhere(function)) is not None:
+            where = f" in {elsewhere}"
+        else:
+            return None
+        return f"{function.name.value}() is called{where} where not every rank may arrive"
+
     def _importable(self, function: cst.FunctionDef) -> bool | None:
         """Whether another module can call `function`: False for a top-level function, True
         for a method of a top-level class, None for neither (a nested function)."""
@@ -284,7 +309,7 @@ class RankUniformity:
         (`method`: a method of one of its classes, `x.name(...)`) is reached by every rank,
         and so is its function, here and program-wide."""
         for call in self.index.calls:
-            if not self._may_call(call, module_name, name, method):
+            if not self.index.may_call(call, module_name, name, method):
                 continue
             if self.rank_dependent_around(call) is not None:
                 return False
@@ -295,31 +320,6 @@ class RankUniformity:
             ):
                 return False
         return True
-
-    def _may_call(self, call: cst.Call, module_name: str, name: str, method: bool) -> bool:
-        """`call` may call `name` of module `module_name` (a superset: a call of an
-        imported library's function of that name, `torch.save`, is not one)."""
-        func = call.func
-        names = self.view.qualified_names(func)
-        if f"{module_name}.{name}" in names or (
-            method
-            and any(
-                n.startswith(f"{module_name}.") and n.endswith(f".{name}") and "<" not in n
-                for n in names
-            )
-        ):
-            return True  # `ckpt.save(...)` after `import pkg.ckpt as ckpt`, `Checkpoint.save`
-        if isinstance(func, cst.Name):
-            if method or func.value != name:
-                return False
-            return self.index.imported_only(name) or not self.index.bound_anywhere(name)
-        if not isinstance(func, cst.Attribute) or func.attr.value != name:
-            return False
-        head = func.value
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        # `torch.save(...)`: an attribute of an imported module that is not the helper's.
-        return not (isinstance(head, cst.Name) and self.index.imported_only(head.value) and names)
 
     def _while_uniform(self, loop: cst.While) -> bool:
         if not self.value(loop.test, loop):

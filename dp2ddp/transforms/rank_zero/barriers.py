@@ -365,28 +365,11 @@ class Barriers(Rule):
                 None,
                 f"`{statement_header(anchor)}` may differ between ranks and can leave early",
             )
-        # the barrier goes after `anchor`: what leaves from inside it was judged just above
-        left_before = self.facts.uniform.left_before(anchor or self._statement(save))
-        if left_before is not None:
-            return None, (
-                f"`{statement_header(left_before)}` before it may differ between ranks and "
-                "can leave early"
-            )
-        function = enclosing_function(save, self.t)
-        if function is not None:
-            call = self.facts.uniform.unreached_call(function)
-            if call is not None:
-                around = self.facts.uniform.rank_dependent_around(call)
-                where = f" under `{statement_header(around)}`" if around is not None else ""
-                return None, (
-                    f"{function.name.value}() is called{where} where not every rank may arrive"
-                )
-            elsewhere = self.facts.uniform.unreached_elsewhere(function)
-            if elsewhere is not None:
-                return None, (
-                    f"{function.name.value}() is called in {elsewhere} where not every rank "
-                    "may arrive"
-                )
+        # the barrier goes after `anchor`: what leaves from inside it was judged just above,
+        # and no condition around it may differ between ranks
+        why = self.facts.uniform.why_not_reached(anchor or self._statement(save), conditions=False)
+        if why is not None:
+            return None, why
         return anchor, None
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, statement_header, walk
+from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.rank_zero.edits import is_false_literal
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -71,32 +71,11 @@ class Downloads(CallRule):
     def _not_every_rank(self, call: cst.Call) -> str | None:
         """Why not every rank may reach `call` after the process group exists; None when
         every rank does (ddp_rank0_first's barriers would wait for a rank that never came)."""
-        uniform = self.facts.uniform
         if self.facts.before_setup(call):
             return "it runs before ddp_setup()"
         if self.facts.in_except(call):
             return "it runs in an `except` (an exception raised on one rank)"
-        around = uniform.rank_dependent_around(call)
-        if around is not None:
-            return f"it runs under `{statement_header(around)}`, which may differ between ranks"
-        left = uniform.left_before(call)
-        if left is not None:
-            return f"`{statement_header(left)}` before it may differ between ranks"
-        function = enclosing_function(call, self.t)
-        if function is None:
-            return None
-        site = uniform.unreached_call(function)
-        if site is not None:
-            line = self.t.input_position(site)[0]
-            return (
-                f"{function.name.value}() is called at line {line}, where not every rank may arrive"
-            )
-        elsewhere = uniform.unreached_elsewhere(function)
-        if elsewhere is not None:
-            return (
-                f"{function.name.value}() is called in {elsewhere}, where not every rank may arrive"
-            )
-        return None
+        return self.facts.uniform.why_not_reached(call)
 
 
 class _OneLine(cst.CSTTransformer):
