@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from dp2ddp.program.discovery import discover_program
+from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.program_hints import (
     program_hints,
     pure_functions,
@@ -133,3 +134,36 @@ def test_the_entrys_own_functions_are_never_unused(tmp_path: Path) -> None:
     entry, lib = (hints[m.real] for m in program.modules)
     assert (entry.unused, entry.imported, entry.logs) == (frozenset(), False, False)
     assert (lib.unused, lib.imported) == (frozenset({"demo"}), True)
+
+
+def test_path_attributes_name_what_a_module_makes_writes_or_copies() -> None:
+    """path_sinks.path_attributes reads side_effects' tables of writers (np.savetxt is one),
+    both ends of a copy, a SummaryWriter's log_dir, torch.save's file and open for writing;
+    a read names no sink."""
+    tree = ast.parse(
+        "import numpy as np, os, shutil, torch\n"
+        "from torch.utils.tensorboard import SummaryWriter\n"
+        "os.makedirs(opts.save_dir)\n"
+        "np.savetxt(opts.table, x)\n"
+        "shutil.copy(opts.config, opts.copy_dir)\n"
+        "SummaryWriter(log_dir=opts.logs)\n"
+        "torch.save(m, opts.ckpt)\n"
+        "open(opts.report, 'w')\n"
+        "open(opts.data).read()\n"
+        "np.load(opts.inputs)\n"
+    )
+    aliases = {"np": "numpy", "SummaryWriter": "torch.utils.tensorboard.SummaryWriter"}
+
+    def resolved(func: ast.expr) -> str:
+        parts = ast.unparse(func).split(".")
+        return ".".join([aliases.get(parts[0], parts[0]), *parts[1:]])
+
+    assert path_attributes(tree, resolved) == {
+        "save_dir",
+        "table",
+        "config",
+        "copy_dir",
+        "logs",
+        "ckpt",
+        "report",
+    }

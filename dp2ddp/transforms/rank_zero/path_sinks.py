@@ -17,19 +17,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-#: Calls that make a directory or write a file at their first argument.
-_AT_FIRST = frozenset(
-    {
-        "os.makedirs",
-        "os.mkdir",
-        "numpy.save",
-        "numpy.savez",
-        "shutil.copy",
-        "shutil.copyfile",
-        "torch.utils.tensorboard.SummaryWriter",
-        "tensorboardX.SummaryWriter",
-    }
+from dp2ddp.transforms.rank_zero.side_effects import (
+    COPIES,
+    MAKEDIRS,
+    MKDIR,
+    OPEN,
+    SUMMARY_WRITER,
+    TORCH_SAVE,
+    WRITES_AT_FIRST,
 )
+
+#: Calls that make a directory or write a file at their first argument (side_effects.py's
+#: tables, the one list of what writes where).
+_AT_FIRST = MAKEDIRS | MKDIR | WRITES_AT_FIRST | SUMMARY_WRITER
 
 
 def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
@@ -49,13 +49,16 @@ def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
 def _paths(call: ast.Call, name: str) -> list[ast.expr]:
     positional = [a for a in call.args if not isinstance(a, ast.Starred)]
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if name in COPIES:  # both ends: the file copied and the copy
+        ends = [*positional[:2], *(keywords[k] for k in ("src", "dst") if k in keywords)]
+        return ends[:2]
     if name in _AT_FIRST:
         first = positional[0] if positional else keywords.get("log_dir", keywords.get("name"))
         return [first] if first is not None else []
-    if name == "torch.save":
+    if name in TORCH_SAVE:
         second = positional[1] if len(positional) > 1 else keywords.get("f")
         return [second] if second is not None else []
-    if name in ("open", "builtins.open") and positional:
+    if (name in OPEN or name == "open") and positional:
         mode = positional[1] if len(positional) > 1 else keywords.get("mode")
         writes = isinstance(mode, ast.Constant) and isinstance(mode.value, str)
         if writes and any(c in mode.value for c in "wax+"):  # type: ignore[union-attr]

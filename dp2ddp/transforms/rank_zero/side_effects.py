@@ -31,71 +31,73 @@ PRINT: Final = frozenset(
     # prints in colour: a print on every rank like the plain one
     | {"termcolor.cprint", "rich.print"}
 )
+#: Calls that copy or move a file or tree from their first argument to their second.
+COPIES: Final = frozenset(
+    {"shutil.copyfile", "shutil.copy", "shutil.copy2", "shutil.copytree", "shutil.move"}
+)
 #: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
 #: FileNotFoundError when two ranks remove or move one file; two ranks' different contents
 #: racing for one path: FloWaveNet's `librosa.output.write_wav` of a per-rank sample, stop 28
 #: S2). Statement calls go on rank 0. The one declared list of file sinks, by qualified name
 #: (a library's alias, `import soundfile as sf`, resolves to it): a library that writes
 #: files is added here, nowhere else.
-FILE_WRITES: Final = frozenset(
-    {
-        # audio
-        "librosa.output.write_wav",
-        "soundfile.write",
-        "scipy.io.wavfile.write",
-        "torchaudio.save",
-        # images and video
-        "imageio.v2.imwrite",
-        "imageio.v3.imwrite",
-        "imageio.mimsave",
-        "imageio.mimwrite",
-        "imageio.v2.mimsave",
-        "skimage.io.imsave",
-        "matplotlib.image.imsave",
-        "matplotlib.pyplot.imsave",
-        "tifffile.imwrite",
-        "tifffile.imsave",
-        "torchvision.io.write_png",
-        "torchvision.io.write_jpeg",
-        "torchvision.io.write_video",
-        "PIL.Image.Image.save",
-        "mmcv.imwrite",
-        # arrays, objects, models
-        "nibabel.save",
-        "joblib.dump",
-        "dill.dump",
-        "toml.dump",
-        "mmcv.dump",
-        "torch.onnx.export",
-        "shutil.copyfile",
-        "shutil.copy",
-        "shutil.copy2",
-        "shutil.copytree",
-        "shutil.move",
-        "shutil.rmtree",
-        "os.remove",
-        "os.unlink",
-        "os.rename",
-        "os.replace",
-        "os.rmdir",
-        "numpy.save",
-        "numpy.savez",
-        "numpy.savez_compressed",
-        "numpy.savetxt",
-        "pickle.dump",
-        "json.dump",
-        "yaml.dump",
-        "yaml.safe_dump",
-        "torch.jit.save",
-        "torchvision.utils.save_image",
-        "matplotlib.pyplot.savefig",
-        "cv2.imwrite",
-        "imageio.imwrite",
-        "imageio.imsave",
-        "scipy.misc.imsave",
-        "scipy.io.savemat",
-        "scipy.io.matlab.savemat",
-    }
+FILE_WRITES: Final = (
+    frozenset(
+        {
+            # audio
+            "librosa.output.write_wav",
+            "soundfile.write",
+            "scipy.io.wavfile.write",
+            "torchaudio.save",
+            # images and video
+            "imageio.v2.imwrite",
+            "imageio.v3.imwrite",
+            "imageio.mimsave",
+            "imageio.mimwrite",
+            "imageio.v2.mimsave",
+            "skimage.io.imsave",
+            "matplotlib.image.imsave",
+            "matplotlib.pyplot.imsave",
+            "tifffile.imwrite",
+            "tifffile.imsave",
+            "torchvision.io.write_png",
+            "torchvision.io.write_jpeg",
+            "torchvision.io.write_video",
+            "PIL.Image.Image.save",
+            "mmcv.imwrite",
+            # arrays, objects, models
+            "nibabel.save",
+            "joblib.dump",
+            "dill.dump",
+            "toml.dump",
+            "mmcv.dump",
+            "torch.onnx.export",
+            "shutil.rmtree",
+            "os.remove",
+            "os.unlink",
+            "os.rename",
+            "os.replace",
+            "os.rmdir",
+            "numpy.save",
+            "numpy.savez",
+            "numpy.savez_compressed",
+            "numpy.savetxt",
+            "pickle.dump",
+            "json.dump",
+            "yaml.dump",
+            "yaml.safe_dump",
+            "torch.jit.save",
+            "torchvision.utils.save_image",
+            "matplotlib.pyplot.savefig",
+            "cv2.imwrite",
+            "imageio.imwrite",
+            "imageio.imsave",
+            "scipy.misc.imsave",
+            "scipy.io.savemat",
+            "scipy.io.matlab.savemat",
+        }
+    )
+    | COPIES
 )
 #: The FILE_WRITES that remove the file or directory at their first argument.
 REMOVALS: Final = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
