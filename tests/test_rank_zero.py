@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import is_main_test, is_not_main_test
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero import RankZeroOnly
+from dp2ddp.transforms.rank_zero.edits import call_through
 
 
 @pytest.mark.parametrize(
@@ -540,3 +541,19 @@ def test_a_print_over_several_lines_becomes_ddp_print() -> None:
     assert "    if epoch % 10 == 0 and ddp_is_main():\n        print(\n" in code
     assert "def ddp_print(" in str(result.helpers_module)
     assert migrate_source(code).code == code
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("f()", "h(f)"),
+        ("a.f(x, y=1)", "h(a.f, x, y=1)"),
+        ("f(\n    x,\n    y,\n)", "h(\n    f,\n    x,\n    y,\n)"),
+    ],
+)
+def test_call_through_puts_the_function_first_in_the_calls_layout(code: str, expected: str) -> None:
+    """edits.call_through, the one argument insertion of ddp_mkdir, ddp_rank0_first,
+    ddp_stdin and ddp_rank0_value: one argument a line stays so."""
+    call = cst.parse_expression(code)
+    assert isinstance(call, cst.Call)
+    assert cst.Module([]).code_for_node(call_through("h", call)) == expected

@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import walk
-from dp2ddp.transforms.rank_zero.edits import is_false_literal
+from dp2ddp.transforms.rank_zero.edits import call_through, is_false_literal
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
 #: The helper a download call goes through (templates/helpers/rank0_first.py.j2).
@@ -45,22 +45,16 @@ class Downloads(CallRule):
             return updated
         self.t.state.helpers.add("rank0_first")
         self.t.record(original, "dataset built by rank 0 first, then the other ranks")
-        func = cst.Name(_HELPER)
         last = updated.args[-1].comma if updated.args else cst.MaybeSentinel.DEFAULT
         exploded = isinstance(last, cst.Comma) and isinstance(
             last.whitespace_after, cst.ParenthesizedWhitespace
         )  # black's magic trailing comma: one argument a line, kept so
         if exploded or any(isinstance(node, cst.Comment) for node in walk(updated)):
-            separator = cst.Comma(whitespace_after=updated.whitespace_before_args)
-            return updated.with_changes(
-                func=func, args=[cst.Arg(value=updated.func, comma=separator), *updated.args]
-            )
+            return call_through(_HELPER, updated)
         # no comment, no magic trailing comma: one line, as black joins it (the tidy step
         # wraps it as black would where it is too long)
-        joined = updated.with_changes(
-            func=func,
-            args=[cst.Arg(value=updated.func), *updated.args],
-            whitespace_before_args=cst.SimpleWhitespace(""),
+        joined = call_through(
+            _HELPER, updated.with_changes(whitespace_before_args=cst.SimpleWhitespace(""))
         ).visit(_OneLine())
         assert isinstance(joined, cst.Call)
         *first, final = joined.args

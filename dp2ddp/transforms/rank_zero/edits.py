@@ -70,16 +70,15 @@ def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.
 
 def call_through(helper: str, call: cst.Call) -> cst.Call:
     """`f(a, b)` -> `helper(f, a, b)`: the call made by a generated helper that decides on
-    which rank it runs (`ddp_rank0_value`, `ddp_stdin`)."""
+    which rank, or when, it runs (`ddp_rank0_value`, `ddp_stdin`, `ddp_mkdir`,
+    `ddp_rank0_first`). `f` goes first, laid out as the arguments are: on a line of its own
+    where they start on one (one argument a line), else followed by one space."""
+    if not call.args:
+        comma: cst.Comma | cst.MaybeSentinel = cst.MaybeSentinel.DEFAULT
+    elif isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        comma = cst.Comma(whitespace_after=call.whitespace_before_args)
+    else:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return call.with_changes(
-        func=cst.Name(helper),
-        args=[
-            cst.Arg(
-                value=call.func,
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                if call.args
-                else cst.MaybeSentinel.DEFAULT,
-            ),
-            *call.args,
-        ],
+        func=cst.Name(helper), args=[cst.Arg(value=call.func, comma=comma), *call.args]
     )

@@ -14,7 +14,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from dp2ddp.transforms.rank_zero.edits import append_keyword, is_false_literal, is_true_literal
+from dp2ddp.transforms.rank_zero.edits import (
+    append_keyword,
+    call_through,
+    is_false_literal,
+    is_true_literal,
+)
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import MAKEDIRS, MKDIR
 
@@ -84,16 +89,9 @@ class Directories(CallRule):
         """`path.mkdir(parents=True, exist_ok=flag)` ->
         `ddp_mkdir(path.mkdir, parents=True, exist_ok=flag)`: the program's own call,
         passed with its arguments, made on rank 0 only (see _idempotent_mkdir)."""
-        if isinstance(updated.whitespace_before_args, cst.ParenthesizedWhitespace):
-            separator = cst.Comma(whitespace_after=updated.whitespace_before_args)
-        else:
-            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         self.t.state.helpers.add("mkdir")
         self.t.record(original, description)
-        return updated.with_changes(
-            func=cst.Name("ddp_mkdir"),
-            args=[cst.Arg(value=updated.func, comma=separator), *updated.args],
-        )
+        return call_through("ddp_mkdir", updated)
 
 
 def made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
