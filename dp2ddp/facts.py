@@ -115,6 +115,10 @@ class ProgramHints:
     #: (`save_dir` of `os.makedirs(opts.save_dir)`): assigned from a per-process read in
     #: any module, that read becomes rank 0's value (rank_zero/path_sinks.py, run_dir.py).
     path_attributes: frozenset[str] = frozenset()
+    #: This module's own functions and methods that print or write a file, (class or "",
+    #: name) (transforms/analysis/printing.py), found by the program model; None where no
+    #: program told it (a file migrated alone): the data pass finds them itself.
+    printing: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True)

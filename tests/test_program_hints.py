@@ -7,8 +7,11 @@ import ast
 from pathlib import Path
 
 from dp2ddp.program.discovery import discover_program
+from dp2ddp.transforms._support.ast_nodes import import_table
+from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.program_hints import (
+    printer_names,
     program_hints,
     pure_functions,
     unused_functions,
@@ -134,6 +137,9 @@ def test_the_entrys_own_functions_are_never_unused(tmp_path: Path) -> None:
     entry, lib = (hints[m.real] for m in program.modules)
     assert (entry.unused, entry.imported, entry.logs) == (frozenset(), False, False)
     assert (lib.unused, lib.imported) == (frozenset({"demo"}), True)
+    # each module's own printing functions, told to its data pass (DP030) once
+    assert entry.printing == frozenset()
+    assert lib.printing == frozenset({("", "report"), ("", "demo")})
 
 
 def test_path_attributes_name_what_a_module_makes_writes_or_copies() -> None:
@@ -166,4 +172,63 @@ def test_path_attributes_name_what_a_module_makes_writes_or_copies() -> None:
         "logs",
         "ckpt",
         "report",
+    }
+
+
+PRINTING = """
+import logging as log
+from tqdm import tqdm
+
+
+def report(x):
+    log.info(x)
+
+
+def train():
+    def step(loss):
+        tqdm.write(str(loss))
+
+    step(1)
+
+
+def quiet(x):
+    return x
+
+
+class Stream:
+    def cprint(self, text):
+        self.f.write(text)
+
+    def epoch(self, text):
+        self.cprint(text)
+
+    def __call__(self, text):
+        self.epoch(text)
+
+    def cprint_not(self, text):
+        cprint(text)
+"""
+
+
+def test_printing_functions_of_a_module_and_the_names_other_modules_call() -> None:
+    """analysis/printing.py, the one walk the program model and the data pass's DP030 share:
+    nested functions and `self.` methods count; other modules call only the top-level ones
+    (and `Cls.__call__` for an instance called)."""
+    tree = ast.parse(PRINTING)
+    found = printing_functions(tree, import_table(tree, "", False))
+    assert found == {
+        ("", "report"),
+        ("", "step"),
+        ("", "train"),
+        ("Stream", "cprint"),
+        ("Stream", "epoch"),
+        ("Stream", "__call__"),
+    }
+    assert printer_names(tree, found) == {
+        "report",
+        "train",
+        "cprint",
+        "epoch",
+        "__call__",
+        "Stream.__call__",
     }

@@ -91,3 +91,52 @@ def top_level_names(tree: ast.Module, *, every_binding: bool = False) -> set[str
                 if alias.name != "*":
                     names.add((alias.asname or alias.name).partition(".")[0])
     return names
+
+
+def import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
+    """Local name -> dotted name it stands for, from the module's top-level imports and
+    its own functions (`module`: its dotted name, "" for a file migrated alone)."""
+    table: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    table[alias.asname] = alias.name
+                else:
+                    head = alias.name.partition(".")[0]
+                    table[head] = head
+        elif isinstance(statement, ast.ImportFrom):
+            base = statement.module or ""
+            if statement.level:
+                parts = module.split(".") if module else []
+                keep = len(parts) - statement.level + (1 if is_package else 0)
+                if keep < 0:
+                    continue
+                base = ".".join([*parts[:keep], *([base] if base else [])])
+            for alias in statement.names:
+                if alias.name != "*":
+                    full = f"{base}.{alias.name}" if base else alias.name
+                    table[alias.asname or alias.name] = full
+        elif isinstance(statement, ast.FunctionDef):
+            table[statement.name] = f"{module}.{statement.name}" if module else statement.name
+    return table
+
+
+def resolved_name(func: ast.expr, table: dict[str, str]) -> str:
+    """The dotted name a call's target stands for through the module's imports (`table`:
+    import_table's); "" when its root name is none of them."""
+    parts = dotted(func)
+    if parts is None or parts[0] not in table:
+        return ""
+    return ".".join([table[parts[0]], *parts[1:]])
+
+
+def dotted(node: ast.expr) -> list[str] | None:
+    """["a", "b", "c"] of `a.b.c`; None when its root is not a name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]

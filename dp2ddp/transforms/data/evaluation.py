@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.ast_nodes import import_table
 from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
@@ -20,6 +23,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
+from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
@@ -478,52 +482,17 @@ class LoaderEvaluation(LoopCounters):
 
     def _printing_functions(self) -> tuple[set[str], set[str]]:
         """Functions, and methods of classes, of this module that print or write a file or
-        CSV row (directly or through each other: `f()`, `self.f()`). The twin of
-        rank_zero/program_hints.printing_functions, with the same vocabulary (_support/
-        names.py: PRINTS, WRITE_METHODS): that one reads every module of a program with
-        `ast`, for ProgramHints.printers; this one the module being migrated, where no
-        program was discovered too (a one-file migration has no hints), telling functions
-        from methods, with its calls resolved by libcst's qualified names."""
+        CSV row (analysis/printing.py): as the program model found them (ProgramHints.
+        printing), or, in a file migrated alone, found here once."""
         if self._printers is None:
-            functions: list[tuple[cst.FunctionDef, bool]] = []
-            for node in walk(self._module_node):
-                if isinstance(node, cst.FunctionDef):
-                    block = self.parent(node)
-                    owner = self.parent(block) if block is not None else None
-                    functions.append((node, isinstance(owner, cst.ClassDef)))
-            calls = {
-                id(f): [c.func for c in walk(f.body) if isinstance(c, cst.Call)]
-                for f, _ in functions
-            }
-            printers: set[str] = set()
-            methods: set[str] = set()
-            while True:
-                more = (
-                    {
-                        (f.name.value, is_method)
-                        for f, is_method in functions
-                        if any(
-                            self.matches(func, PRINTS)
-                            or isinstance(func, cst.Attribute)
-                            and (
-                                func.attr.value in WRITE_METHODS
-                                or func.attr.value in methods
-                                and isinstance(func.value, cst.Name)
-                                and func.value.value == "self"
-                            )
-                            or isinstance(func, cst.Name)
-                            and func.value in printers
-                            for func in calls[id(f)]
-                        )
-                    }
-                    - {(n, False) for n in printers}
-                    - {(n, True) for n in methods}
-                )
-                if not more:
-                    break
-                printers |= {name for name, is_method in more if not is_method}
-                methods |= {name for name, is_method in more if is_method}
-            self._printers = (printers, methods)
+            found = self.state.hints.printing
+            if found is None:
+                tree = ast.parse(self._module_node.code)
+                found = printing_functions(tree, import_table(tree, "", False))
+            self._printers = (
+                {name for owner, name in found if not owner},
+                {name for owner, name in found if owner},
+            )
         return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:

@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_name
 from dp2ddp.transforms._support.identifiers import mentions
-from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
+from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -123,6 +124,7 @@ def program_hints(
                 printers=printers,
                 per_rank_returns=returns,
                 path_attributes=path_named,
+                printing=names[index].printing,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -138,6 +140,7 @@ def program_hints(
             printers,
             returns,
             path_named,
+            names[index].printing,
         )
     return hints
 
@@ -273,6 +276,8 @@ class ModuleNames:
     per_rank: frozenset[str] = frozenset()
     #: Attribute names its paths made or written read (path_sinks.py).
     path_attributes: frozenset[str] = frozenset()
+    #: Its own printing functions and methods, (class or "", name) (analysis/printing.py).
+    printing: Printing = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -289,13 +294,14 @@ class ModuleNames:
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
-            saving_functions(tree, table := _import_table(tree, name, is_package)),
+            saving_functions(tree, table := import_table(tree, name, is_package)),
             saving_functions(tree, table, "torch.load"),
             reexports_of(name, tree, is_package, table),
             _method_steps(name, tree, is_package),
-            printing_functions(tree, table),
+            printer_names(tree, printing := printing_functions(tree, table)),
             per_rank_returns(tree, table),
-            path_attributes(tree, lambda f: _resolved(f, table) or getattr(f, "id", "")),
+            path_attributes(tree, lambda f: resolved_name(f, table) or getattr(f, "id", "")),
+            printing,
         )
 
 
@@ -304,25 +310,25 @@ def saving_functions(
 ) -> frozenset[str]:
     """Names of the module's top-level functions and its top-level classes' methods that
     call `target` (torch.save), directly or through others of them (`f()`, `self.f()`)."""
-    return _calling(tree, lambda func: _resolved(func, table) == target)
+    return _calling(tree, lambda func: resolved_name(func, table) == target)
 
 
-def printing_functions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
-    """Names of the module's top-level functions and its top-level classes' methods that
-    print, log or write a file or CSV row, directly or through others of them (`f()`,
-    `self.f()`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
-
-    def shows(func: ast.expr) -> bool:
-        return (
-            isinstance(func, ast.Name)
-            and func.id == "print"
-            and "print" not in table
-            or isinstance(func, ast.Attribute)
-            and func.attr in WRITE_METHODS
-            or _resolved(func, table) in PRINTS
-        )
-
-    return _calling(tree, shows)
+def printer_names(tree: ast.Module, printing: Printing) -> frozenset[str]:
+    """The names other modules call the module's printing functions and methods by
+    (analysis/printing.py finds them): its top-level functions and its top-level classes'
+    methods, and `Cls.__call__` for a class whose instances print when called
+    (`stopper(loss)`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
+    top = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
+    found = {name for owner, name in printing if (owner in classes if owner else name in top)}
+    return frozenset(
+        found
+        | {
+            f"{owner}.__call__"
+            for owner, name in printing
+            if name == "__call__" and owner in classes
+        }
+    )
 
 
 def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[str]:
@@ -376,7 +382,7 @@ def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
             if isinstance(inner, ast.Name) and inner.id in tainted:
                 return True
             if isinstance(inner, ast.Call):
-                name = _resolved(inner.func, table)
+                name = resolved_name(inner.func, table)
                 if reads_per_process(name) or name in FILE_SYSTEM_STATE:
                     return True
                 if isinstance(inner.func, ast.Name) and inner.func.id in found:
@@ -406,14 +412,6 @@ def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
                 found.add(function.name)
                 changed = True
     return frozenset(found)
-
-
-def _resolved(func: ast.expr, table: dict[str, str]) -> str:
-    """The dotted name a call's target stands for through the module's imports."""
-    parts = _dotted(func)
-    if parts is None or parts[0] not in table:
-        return ""
-    return ".".join([table[parts[0]], *parts[1:]])
 
 
 def _own_callee(func: ast.expr) -> str:
@@ -514,7 +512,7 @@ def _function_steps(
     module: str, tree: ast.Module, is_package: bool
 ) -> tuple[tuple[str, tuple[_Step, ...]], ...]:
     """Each top-level function's qualified name and the steps deciding its purity."""
-    table = _import_table(tree, module, is_package)
+    table = import_table(tree, module, is_package)
     return tuple(
         (f"{module}.{statement.name}" if module else statement.name, _steps(statement, table))
         for statement in tree.body
@@ -531,7 +529,7 @@ def _method_steps(
     like any other, so a method that only reads it and builds a value is pure; one that
     calls another method of `self` is not (`pure_method` knows reading methods of values,
     not the class's own)."""
-    table = _import_table(tree, module, is_package)
+    table = import_table(tree, module, is_package)
     prefix = f"{module}." if module else ""
     found: list[tuple[str, tuple[_Step, ...]]] = []
     for statement in tree.body:
@@ -582,45 +580,6 @@ def _pure_of(modules: list[ModuleNames], entry_methods: bool = True) -> frozense
     return frozenset(_through_reexports({q for q in functions if pure(q)}, modules))
 
 
-def _import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
-    """Local name -> dotted name it stands for, from the module's top-level imports and
-    its own functions."""
-    table: dict[str, str] = {}
-    for statement in tree.body:
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.asname:
-                    table[alias.asname] = alias.name
-                else:
-                    head = alias.name.partition(".")[0]
-                    table[head] = head
-        elif isinstance(statement, ast.ImportFrom):
-            base = statement.module or ""
-            if statement.level:
-                parts = module.split(".") if module else []
-                keep = len(parts) - statement.level + (1 if is_package else 0)
-                if keep < 0:
-                    continue
-                base = ".".join([*parts[:keep], *([base] if base else [])])
-            for alias in statement.names:
-                if alias.name != "*":
-                    full = f"{base}.{alias.name}" if base else alias.name
-                    table[alias.asname or alias.name] = full
-        elif isinstance(statement, ast.FunctionDef):
-            table[statement.name] = f"{module}.{statement.name}" if module else statement.name
-    return table
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
-
-
 def _steps(function: ast.FunctionDef, table: dict[str, str]) -> tuple[_Step, ...]:
     """What decides whether `function` is pure, in the order its body is walked, up to the
     first impure node (False): the project functions it calls, by qualified name."""
@@ -660,7 +619,7 @@ def _names(node: ast.expr, names: set[str]) -> bool:
 def _pure_target(func: ast.expr, table: dict[str, str], local: set[str]) -> _Step:
     """True or False when the call's target decides; else the qualified name whose
     purity does (pure_name's or a project function's verdict)."""
-    parts = _dotted(func)
+    parts = dotted(func)
     if parts is not None and parts[0] not in local:
         head = table.get(parts[0])
         if head is not None:
