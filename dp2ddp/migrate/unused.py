@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
+from dp2ddp.transforms._support.ast_nodes import import_binding
+
 
 def drop_unused(source: str, code: str) -> str:
     """`code` without the imports and local constants the migration left unused (see the
@@ -159,9 +161,9 @@ def _binds(node: ast.stmt, name: str) -> bool:
 
 
 def _bound(alias: ast.alias, node: ast.Import | ast.ImportFrom) -> str:
-    if alias.asname:
-        return alias.asname
-    return alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name
+    if isinstance(node, ast.Import):
+        return import_binding(alias)[0]
+    return alias.asname or alias.name
 
 
 def _import_text(node: ast.Import | ast.ImportFrom, keep: list[ast.alias]) -> str:

@@ -39,7 +39,7 @@ from dp2ddp.program.static_strings import (
     local_values,
     module_constants,
 )
-from dp2ddp.transforms._support.ast_nodes import top_level_names, walk
+from dp2ddp.transforms._support.ast_nodes import import_binding, top_level_names, walk
 from dp2ddp.transforms._support.identifiers import mentions
 
 if TYPE_CHECKING:  # discovery imports this module
@@ -289,12 +289,7 @@ def foreign_string_calls(tree: ast.Module) -> tuple[tuple[str, str], ...]:
             for alias in node.names:
                 bound[alias.asname or alias.name] = node.module
         elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    bound[top] = top
+            bound.update(import_binding(alias) for alias in node.names)
         elif isinstance(node, ast.Call) and node.args:
             calls.append(node)
     found: list[tuple[str, str]] = []

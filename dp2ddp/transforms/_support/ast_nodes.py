@@ -93,18 +93,22 @@ def top_level_names(tree: ast.Module, *, every_binding: bool = False) -> set[str
     return names
 
 
+def import_binding(alias: ast.alias) -> tuple[str, str]:
+    """(the name an `import` binds, the module it stands for): `import a.b as c` binds c
+    to a.b, `import a.b` binds a to a."""
+    if alias.asname:
+        return alias.asname, alias.name
+    head = alias.name.partition(".")[0]
+    return head, head
+
+
 def import_table(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
     """Local name -> dotted name it stands for, from the module's top-level imports and
     its own functions (`module`: its dotted name, "" for a file migrated alone)."""
     table: dict[str, str] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.asname:
-                    table[alias.asname] = alias.name
-                else:
-                    head = alias.name.partition(".")[0]
-                    table[head] = head
+            table.update(import_binding(alias) for alias in statement.names)
         elif isinstance(statement, ast.ImportFrom):
             base = statement.module or ""
             if statement.level:

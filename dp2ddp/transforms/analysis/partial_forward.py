@@ -49,7 +49,7 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from dp2ddp.transforms._support.ast_nodes import from_import_base
+from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
 from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -491,11 +491,7 @@ def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, 
     bound: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
+            bound.update(import_binding(alias) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = from_import_base(package, node)
             if base is None:
