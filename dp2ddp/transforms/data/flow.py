@@ -210,6 +210,18 @@ class CallFlow(MigrationTransform):
             return None
         return values[index]
 
+    def _passed(self, param: cst.Param) -> list[tuple[cst.Call, cst.BaseExpression]]:
+        """(call, argument) for each call of `param`'s function that passes a value for it:
+        where a parameter's value comes from."""
+        function = enclosing_function(param, self)
+        if function is None:
+            return []
+        return [
+            (site, argument)
+            for site in self._callers(function)
+            if (argument := self._argument(function, site, param)) is not None
+        ]
+
     def _scope_root(self, node: cst.CSTNode) -> cst.CSTNode:
         """The function `node` is in, else the module."""
         return enclosing_function(node, self) or module_of(node, self)

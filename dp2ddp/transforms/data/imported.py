@@ -313,13 +313,8 @@ class LoaderImports(LoaderSetEpoch):
         for referent in self.referents(expr):
             target = referent.node
             if isinstance(target, cst.Param):
-                function = enclosing_function(target, self)
-                if function is None:
-                    continue
-                for site in self._callers(function):
-                    argument = self._argument(function, site, target)
-                    if argument is not None:
-                        found += self._origins(argument, ((site, argument), *path), depth + 1)
+                for site, argument in self._passed(target):
+                    found += self._origins(argument, ((site, argument), *path), depth + 1)
                 continue
             position = arity = None
             holder = self.parent(target)

@@ -81,16 +81,11 @@ class LoaderResolution(CallFlow):
         for assignment in self.referents(expr):
             target = assignment.node
             if isinstance(target, cst.Param):
-                function = enclosing_function(target, self)
-                if function is None:
-                    continue
-                for site in self._callers(function):
-                    argument = self._argument(function, site, target)
-                    if argument is not None:
-                        found += [
-                            (call, ((site, argument), *path))
-                            for call, path in self._resolve(argument, loaders, depth + 1)
-                        ]
+                for site, argument in self._passed(target):
+                    found += [
+                        (call, ((site, argument), *path))
+                        for call, path in self._resolve(argument, loaders, depth + 1)
+                    ]
             else:
                 assigned = assigned_value(target, self)
                 if isinstance(assigned, cst.Call) and assigned in loaders:
