@@ -53,6 +53,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Second-order gradients: with create_graph=True a gradient penalty (WGAN-GP, R1) follows.
@@ -138,7 +139,7 @@ class RoutePenaltyAroundDDP(MigrationTransform):
         at = next(i for i, s in enumerate(body) if s is statement)
         if any(_averages(later) for later in body[at + 1 :]):
             return None
-        outputs = _argument(grad, "outputs", 0)
+        outputs = argument(grad, "outputs", 0)
         if outputs is None:
             return "its outputs are not given"
         forwards = self._wrapped_calls(outputs)
@@ -348,15 +349,6 @@ def creates_graph(node: cst.Call) -> bool:
         ):
             return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
     return False
-
-
-def _argument(call: cst.Call, keyword: str, index: int) -> cst.BaseExpression | None:
-    for position, arg in enumerate(call.args):
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-        if arg.keyword is None and not arg.star and position == index:
-            return arg.value
-    return None
 
 
 def _last_assigned(statements: Sequence[cst.CSTNode], name: str) -> cst.BaseExpression | None:

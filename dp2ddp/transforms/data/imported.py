@@ -35,6 +35,7 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     walk,
 )
+from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
@@ -277,7 +278,7 @@ class LoaderImports(LoaderSetEpoch):
                 origin = Origin(call, call, None, None, None, ())
                 if not self._is_exported(origin, (export,)):
                     continue
-                value = self._argument_value(call, export.shuffle, export.shuffle_index)
+                value = argument(call, export.shuffle, export.shuffle_index)
                 if isinstance(value, cst.Name) and value.value == "False":
                     found.add(call)
                     self._factory_sites.evaluation_call(call, self.code(call.func))
@@ -285,15 +286,6 @@ class LoaderImports(LoaderSetEpoch):
                     if name not in self.state.evaluation_factories:
                         self.state.evaluation_factories.append(name)
         return found
-
-    @staticmethod
-    def _argument_value(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression | None:
-        for position, arg in enumerate(call.args):
-            if arg.keyword is not None and arg.keyword.value == name:
-                return arg.value
-            if arg.keyword is None and not arg.star and position == index:
-                return arg.value
-        return None
 
     def _origins(self, expr: cst.BaseExpression, path: Path, depth: int) -> list[Origin]:
         """The bindings `expr` can come from, through parameters to the calls passing them."""
@@ -313,8 +305,8 @@ class LoaderImports(LoaderSetEpoch):
         for referent in self.referents(expr):
             target = referent.node
             if isinstance(target, cst.Param):
-                for site, argument in self._passed(target):
-                    found += self._origins(argument, ((site, argument), *path), depth + 1)
+                for site, passed in self._passed(target):
+                    found += self._origins(passed, ((site, passed), *path), depth + 1)
                 continue
             position = arity = None
             holder = self.parent(target)
