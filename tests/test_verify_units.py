@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp2ddp.cli import main
-from dp2ddp.verify import arrays, probes, protocol, render, replicas, scan
+from dp2ddp.verify import arrays, fingerprint, probes, protocol, render, replicas, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
@@ -1467,3 +1467,14 @@ def test_pair_losses_only_names_losses_the_program_uses(tmp_path: Path) -> None:
     assert [site.split(" ")[1] for site in found] == ["ContrastLoss.forward()"]
     entry.write_text(entry.read_text().replace("losses.ContrastLoss()", "SimCLRLoss()"))
     assert [site.split(" ")[1] for site in scan.pair_losses(entry)] == ["SimCLRLoss.forward()"]
+
+
+def test_tensors_in_arguments_in_order_and_what_is_too_deep() -> None:
+    """replicas.tensors_in, the one walk of a forward's arguments: fingerprint.first_tensor
+    passes over a value too deep to follow, the chunked forward gives up on it."""
+    a, b = torch.zeros(1), torch.ones(1)
+    assert fingerprint.first_tensor(((1, [a]), {"k": b})) is a
+    assert replicas._tensors(((1, [a]), {"k": b})) == [a, b]
+    deep = [[[[[[a]]]]]]
+    assert fingerprint.first_tensor((deep, b)) is b
+    assert replicas._tensors((deep, b)) is None

@@ -13,7 +13,6 @@ constructors are wrapped too: to name parameters and to know DataParallel's devi
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -21,27 +20,13 @@ from torch.nn.parallel import DataParallel, DistributedDataParallel
 
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.recorder import Recorder
-from dp2ddp.verify.replicas import chunked_forward
+from dp2ddp.verify.replicas import chunked_forward, tensors_in
 
 
-def first_tensor(value: object, depth: int = 0) -> torch.Tensor | None:
-    """The first tensor in positional args, then keyword args (through lists/tuples/dicts)."""
-    if isinstance(value, torch.Tensor):
-        return value
-    if depth > 4:
-        return None
-    items: list[object]
-    if isinstance(value, Mapping):
-        items = list(value.values())
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        return None
-    for item in items:
-        found = first_tensor(item, depth + 1)
-        if found is not None:
-            return found
-    return None
+def first_tensor(value: object) -> torch.Tensor | None:
+    """The first tensor in positional args, then keyword args (through lists/tuples/dicts;
+    a value too deep to follow is passed over)."""
+    return next((t for t in tensors_in(value) if t is not None), None)
 
 
 #: Dim 1 is hashed per index too (a DataParallel(dim=1) batch is its columns) when it is no

@@ -28,7 +28,7 @@ runs as the replica whose chunk it holds (`install`), as it does on its GPU and 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
@@ -48,27 +48,23 @@ class _Ungatherable(Exception):
     expects it on one device."""
 
 
-def _tensors(value: object, depth: int = 0) -> list[torch.Tensor] | None:
-    """Every tensor in args/kwargs (through lists, tuples, dicts); None where a container is
-    too deep to follow."""
+def tensors_in(value: object, depth: int = 0) -> Iterator[torch.Tensor | None]:
+    """The tensors in args/kwargs, in order, through lists, tuples and dicts; a None for
+    each value too deep to follow (past four containers). Lazy: fingerprint.first_tensor
+    stops at the first."""
     if isinstance(value, torch.Tensor):
-        return [value]
-    if depth > 4:
-        return None
-    items: list[object]
-    if isinstance(value, Mapping):
-        items = list(value.values())
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        return []
-    found: list[torch.Tensor] = []
-    for item in items:
-        inner = _tensors(item, depth + 1)
-        if inner is None:
-            return None
-        found += inner
-    return found
+        yield value
+    elif depth > 4:
+        yield None
+    elif isinstance(value, Mapping | list | tuple):
+        for item in value.values() if isinstance(value, Mapping) else value:
+            yield from tensors_in(item, depth + 1)
+
+
+def _tensors(value: object) -> list[torch.Tensor] | None:
+    """Every tensor in args/kwargs; None where a container is too deep to follow."""
+    found = list(tensors_in(value))
+    return None if any(t is None for t in found) else [t for t in found if t is not None]
 
 
 def _chunk(value: Any, chunks: int, index: int) -> Any:
