@@ -567,6 +567,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "not proved (the warning says why). Download the data before the launch, or build "
         "the dataset where every rank arrives.",
     ),
+    "DP066": (
+        "an optimizer updates a model that is not the wrapped one",
+        "The optimizer's parameters come from a model built here that no DataParallel call "
+        "wraps (a knowledge-distillation student beside a wrapped teacher, a second network "
+        "of a pair). DataParallel's one process trained it on every whole batch; migrated, "
+        "the training loader is sharded for the wrapped model, so each rank trains its own "
+        "copy on its share with no gradient averaging: the copies differ from the first step "
+        '(`dp2ddp verify`: "ranks in sync NO") and the saved one is rank 0\'s. Wrap that '
+        "model in DistributedDataParallel too (wrapping it in nn.DataParallel before "
+        "migrating does the same), or keep its loader whole if it must train alone.",
+    ),
 }
 
 

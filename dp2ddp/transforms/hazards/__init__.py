@@ -21,6 +21,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
+- DP066 an optimizer over a model built here that no DataParallel call wraps: each rank
+  trains its own copy on its share (see hazards.unwrapped).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -57,6 +59,7 @@ from dp2ddp.transforms.hazards.scopes import (
     SelfMutations,
     loop_info,
 )
+from dp2ddp.transforms.hazards.unwrapped import unwrapped_optimizers
 
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
@@ -150,6 +153,16 @@ class FlagHazards(MigrationTransform):
                 f"outputs of {self.code(site.forward.func)}(...) at line {line}: its "
                 "gradients are not all-reduced",
             )
+        if self._first_wrap is not None:
+            for optimizer, model in unwrapped_optimizers(
+                original_node, self._is_optimizer, self._is_wrap
+            ):
+                self.warn(
+                    optimizer,
+                    "DP066",
+                    f"{self.code(optimizer.func)}({model}.parameters(), ...): {model} is "
+                    "not wrapped, so each rank would train its own copy",
+                )
         for function, name, expression in pair_losses(original_node, self.code):
             self.warn(
                 function,
@@ -168,6 +181,16 @@ class FlagHazards(MigrationTransform):
             places = [(bn, self.code(bn.func)) for bn in self._batchnorms] if more else []
             self.warn(first, "DP008", detail, places)
         return updated_node
+
+    def _is_wrap(self, call: cst.Call) -> bool:
+        return bool(self.qualified_names(call.func) & DATAPARALLEL)
+
+    def _is_optimizer(self, call: cst.Call) -> bool:
+        """A class of torch.optim (not a scheduler), by qualified name."""
+        return any(
+            n.startswith("torch.optim.") and n.count(".") == 2 and "lr_scheduler" not in n
+            for n in self.qualified_names(call.func)
+        )
 
     def _may_backward_twice(self) -> bool:
         """DP026 needs two backward calls. A module whose code names `backward` once, as
