@@ -567,6 +567,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "not proved (the warning says why). Download the data before the launch, or build "
         "the dataset where every rank arrives.",
     ),
+    "DP067": (
+        "the wrapped model is pickled whole",
+        "A save pickles the wrapper object itself (`torch.save(model, path)`, "
+        "`torch.save(nn.Sequential(model), path)`, a dict or list holding it, "
+        "`net.module if use_cuda else net` on the branch that keeps the wrapper), not its "
+        "`state_dict()` or `.module`. The original's file held a DataParallel, which loads "
+        "in any process; migrated, it holds the DistributedDataParallel object, and "
+        '`torch.load` fails outside a process group ("Default process group has not been '
+        'initialized"). Nothing fails while training. Save `model.module` (the inner '
+        "module) or its state_dict instead, and load it the same way.",
+    ),
     "DP066": (
         "an optimizer updates a model that is not the wrapped one",
         "The optimizer's parameters come from a model built here that no DataParallel call "

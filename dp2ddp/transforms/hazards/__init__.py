@@ -23,6 +23,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP066 an optimizer over a model built here that no DataParallel call wraps: each rank
   trains its own copy on its share (see hazards.unwrapped).
+- DP067 `torch.save` of an object holding a wrapped model itself (not its `.module` or
+  state_dict): the migrated file pickles the DDP object, which loads only in a process group.
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -39,7 +41,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
-from dp2ddp.transforms._support.nodes import name_of, variables_under, wrap_target
+from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
@@ -73,6 +75,19 @@ _BATCHNORM = frozenset(
 _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
+)
+#: Containers a wrapped model may be put in and pickled with (DP067).
+_CONTAINERS = frozenset(
+    {
+        "torch.nn.Sequential",
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+        "torch.nn.modules.container.Sequential",
+        "builtins.dict",
+        "builtins.list",
+        "builtins.tuple",
+        "collections.OrderedDict",
+    }
 )
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
@@ -182,6 +197,42 @@ class FlagHazards(MigrationTransform):
             self.warn(first, "DP008", detail, places)
         return updated_node
 
+    def _check_pickled_wrapper(self, save: cst.Call, saved: cst.BaseExpression) -> None:
+        """DP067: the saved object holds a wrapped model (as assigned, `model` or
+        `self.model`) itself: that name anywhere in it but as the object of an attribute
+        (`model.module`, `model.state_dict()`) or of a call (`model(x)`), or the argument
+        of a call that reads it (`model.state_dict` through a helper is not proved: a call
+        of a function other than a container's constructor is skipped)."""
+        for node in walk(saved):
+            if (
+                not isinstance(node, (cst.Name, cst.Attribute))
+                or self.code(node) not in self._wrapped
+            ):
+                continue
+            parent = self.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                continue
+            if isinstance(parent, cst.Call) and parent.func is node:
+                continue
+            if isinstance(parent, cst.IfExp):
+                continue  # `m.module if guard else m`: the wrap pass keeps `.module` (DP057)
+            if isinstance(parent, cst.Arg):
+                call = self.parent(parent)
+                if (
+                    isinstance(call, cst.Call)
+                    and call is not save
+                    and not (self.qualified_names(call.func) & _CONTAINERS)
+                ):
+                    continue
+            held = self.code(node)
+            where = held if saved is node else f"{held} in {self.code(saved)[:60]}"
+            self.warn(
+                save,
+                "DP067",
+                f"{where}: the file would hold the DDP object, which loads only in a process group",
+            )
+            return
+
     def _is_wrap(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
 
@@ -266,6 +317,8 @@ class FlagHazards(MigrationTransform):
             target = wrap_target(node, self)
             if target is not None:
                 self._wrapped.add(target)
+        if "torch.save" in names and node.args and self._wrapped:
+            self._check_pickled_wrapper(node, node.args[0].value)
         self._losses.check_call(node, names)
         self._means.check_call(node, names)
         if self._in_training_loop():
