@@ -68,6 +68,27 @@ def calls_function(stmt: cst.CSTNode, names: frozenset[str]) -> bool:
         and isinstance(stmt.body[0].value, cst.Call)
     ):
         return False
-    func = stmt.body[0].value.func
+    call = stmt.body[0].value
+    func = call.func
+    if isinstance(func, cst.Attribute) and _is_mode_switch(call, func.attr.value):
+        return False
     name = func.attr.value if isinstance(func, cst.Attribute) else name_of(func)
     return name is not None and name in names
+
+
+def _is_mode_switch(call: cst.Call, method: str) -> bool:
+    """`net.train(False)`, `net.train()`, `net.eval()`: nn.Module's mode switch, not the
+    program's own `def train(config)` that wraps (thuml/CDAN@c904cd3: `base_network
+    .train(False)` in an `if` of the loop was taken for a wrap, a false DP012). A call with
+    another argument (`engine.train(config)`) is still matched by name."""
+    if method == "eval":
+        return not call.args
+    if method != "train" or len(call.args) > 1:
+        return False
+    if not call.args:
+        return True
+    value = call.args[0].value
+    keyword = call.args[0].keyword
+    return (keyword is None or keyword.value == "mode") and (
+        isinstance(value, cst.Name) and value.value in ("True", "False")
+    )
