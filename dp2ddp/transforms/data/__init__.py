@@ -403,15 +403,17 @@ class ShardDataLoaders(LoaderEvaluation):
             and not shuffled
             and not (TRAIN_NAME.search(loader.name) and not EVAL_NAME.search(loader.name))
         ):
-            # -- program mode: iterated in another module, where its counters cannot be
+            # -- program mode: iterated in another module (or by hand: thuml/CDAN@c904cd3's
+            # 10-crop test walks `iter(loader)` with next()), where its counters cannot be
             # summed over the ranks. Unless its name says it trains (then it is sharded as
             # any training loader), every rank goes through all of it, so the figures stay
             # right, and DP015 says so: a training loader left whole is never silent.
             self.warn(
                 call,
                 "DP015",
-                f"{label} is iterated in another module, where its metrics are not summed "
-                "over the ranks; left unsharded (every rank goes through all of it)",
+                f"{label} is iterated by no loop of this module (another module's, or by "
+                "hand with next()), where its metrics are not summed over the ranks; left "
+                "unsharded (every rank goes through all of it)",
             )
             return
         evaluation = evaluated or (
