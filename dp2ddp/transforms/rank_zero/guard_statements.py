@@ -50,6 +50,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
+    WRITER_FUNCTIONS,
 )
 
 _SAVE = "torch.save"
@@ -102,6 +103,8 @@ class StatementGuards(Rule):
             return FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
+        if names & WRITER_FUNCTIONS:
+            return _WRITER
         if isinstance(func, cst.Attribute):
             receiver = func.value
             new_logger = isinstance(receiver, cst.Call) and self.t.matches(

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER, WRITER_FUNCTIONS
+
 #: Calls that make a directory or write a file at their first argument.
 _AT_FIRST = frozenset(
     {
@@ -26,9 +28,9 @@ _AT_FIRST = frozenset(
         "numpy.savez",
         "shutil.copy",
         "shutil.copyfile",
-        "torch.utils.tensorboard.SummaryWriter",
-        "tensorboardX.SummaryWriter",
     }
+    | SUMMARY_WRITER
+    | {name for name in WRITER_FUNCTIONS if name.endswith(".configure")}
 )
 
 
@@ -50,7 +52,8 @@ def _paths(call: ast.Call, name: str) -> list[ast.expr]:
     positional = [a for a in call.args if not isinstance(a, ast.Starred)]
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     if name in _AT_FIRST:
-        first = positional[0] if positional else keywords.get("log_dir", keywords.get("name"))
+        named = (keywords.get(k) for k in ("log_dir", "logdir", "name"))
+        first = positional[0] if positional else next((v for v in named if v), None)
         return [first] if first is not None else []
     if name == "torch.save":
         second = positional[1] if len(positional) > 1 else keywords.get("f")
