@@ -106,8 +106,7 @@ class ShardBatches(BatchProof):
         if not self.state.has_dataparallel and self.state.program is None:
             return False
         self._module: cst.Module | None = node
-        #: ids of the nodes data passes through into a wrapped model's call (_reaches_model)
-        self._fed: set[int | str] | None = None
+        self._fed = None
         nodes = list(walk(node))
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
@@ -397,7 +396,7 @@ class ShardBatches(BatchProof):
             used = {n.value for n in variables_under(loop.body)}
             if not target_names(batch) & used:
                 return False  # a step count, not a batch (`for step in bar:`)
-            if not self._reaches_model(batch):
+            if self._models and not self._reaches_model(batch):
                 # a phase name (`for phase in ["train", "val"]:` selecting
                 # `loaders[phase]`), a key: no model is given it as data (the proof
                 # follows what the model is given)
@@ -414,41 +413,6 @@ class ShardBatches(BatchProof):
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
         return True
-
-    def _reaches_model(self, batch: cst.BaseExpression) -> bool:
-        """Some name `batch` binds reaches a wrapped model's call as data (dp2ddp/flow:
-        through assignments, unpacking, helpers' parameters), not only as a key, an index
-        or a flag (`loaders[phase]`, `if phase == "train"`), nor not at all. What flows
-        into the module's model calls is found once a module; where some of it was not
-        followed (an `unknown` source), any target may be data."""
-        if self._fed is None:
-            self._fed = self._fed_nodes()
-        if "unknown" in self._fed:
-            return True
-        return any(isinstance(n, cst.Name) and id(n) in self._fed for n in walk(batch))
-
-    def _fed_nodes(self) -> set[int | str]:
-        """ids of the nodes data passes through into the wrapped models' calls ("unknown"
-        among them where a source was not followed)."""
-        found: set[int | str] = set()
-        if self._module is None:
-            return found
-        flow = view(self._module)
-        wrapped = set(self._models)
-
-        def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
-            return self.code(other.func) in wrapped
-
-        for call in self._calls:
-            if self.code(call.func) not in wrapped:
-                continue
-            for arg in call.args:
-                for origin in origins(flow, arg.value, stop):
-                    if origin.kind == "unknown":
-                        found.add("unknown")
-                    elif not origin.selects:
-                        found.update(id(step.node) for step in origin.path)
-        return found
 
     def _taken_whole(self, loop: cst.For, iterable: str, names: set[str]) -> bool:
         """True where the loop's batches are not split: micro-batches cut from them (DP037,
