@@ -439,7 +439,10 @@ class _Told:
                 key = ("sample_readers", each.real, each.name)
                 found.update(
                     self.project.remembered(
-                        key, partial(module_sample_readers, each.name, each.source.text)
+                        key,
+                        partial(
+                            module_sample_readers, each.name, each.source.text, each.passing_tree
+                        ),
                     )
                 )
             self._sample_readers = tuple(sorted(found.items()))

@@ -315,33 +315,36 @@ class _ReadReaders(MigrationTransform):
         return False
 
 
-def module_sample_readers(import_name: str, source: str) -> dict[str, tuple[tuple[int, str], ...]]:
+def module_sample_readers(
+    import_name: str, source: str, tree: Callable[[], ast.Module] | None = None
+) -> dict[str, tuple[tuple[int, str], ...]]:
     """The functions of another module of the program that only read samples from a
     loader they are given (GAN_stability's `get_nsamples(loader, n)` in utils.py), by the
     qualified name an importer resolves (`utils.get_nsamples`), each with the parameters
     (position, name) it reads. The same proof as for the module's own (reads_only_samples:
     what the function does, not its name). A module that does not parse has none here (its
-    own migration reports the error)."""
-    if "iter(" not in source and "for " not in source or not _may_read(source):
+    own migration reports the error). `tree`: the module's `ast` tree where the caller
+    has it (the project model's), else it is parsed here."""
+    if "iter(" not in source and "for " not in source or not _may_read(source, tree):
         return {}
     try:
-        tree = cst.parse_module(source)
+        module = cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError):
         return {}
     reader = _ReadReaders(CodemodContext(), MigrationState(MigrateOptions()))
-    reader.transform_module(tree)
+    reader.transform_module(module)
     return {
         f"{import_name}.{name}": tuple(sorted(params.items()))
         for name, params in reader.found.items()
     }
 
 
-def _may_read(source: str) -> bool:
+def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
     """Some undecorated top-level function iterates one of its parameters (`iter(p)`, `for
     ... in p`, `for ... in enumerate(p)`) and has no `yield`: by Python's own parser, much
     cheaper than libcst's parse and metadata, so only such a module is read with them."""
     try:
-        tree = ast.parse(source)
+        tree = parsed() if parsed is not None else ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for statement in tree.body:
