@@ -24,6 +24,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
+    GATHER_METHODS,
     WHOLE_LOADER,
     BatchSizes,
     ends_with_break,
@@ -340,13 +341,18 @@ def module_sample_readers(
 
 
 def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
-    """Some undecorated top-level function iterates one of its parameters (`iter(p)`, `for
-    ... in p`, `for ... in enumerate(p)`) and has no `yield`: by Python's own parser, much
-    cheaper than libcst's parse and metadata, so only such a module is read with them."""
+    """Some undecorated top-level function may only read samples from a parameter, by
+    Python's own parser (much cheaper than libcst's parse and metadata, so only such a
+    module is read with them): it iterates the parameter (`iter(p)`, `for ... in p`, `for
+    ... in enumerate(p)`), and every call in it may be one gathers_only accepts (a method
+    of GATHER_METHODS, a GATHER_BUILTINS name or any other plain name, an attribute of a
+    name the module imports from torch); no yield, lambda, nested def or class. A superset
+    of what reads_only_samples finds: a training function (`opt.step()`) is not read."""
     try:
         tree = parsed() if parsed is not None else ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+    torch_names = _torch_names(tree)
     for statement in tree.body:
         if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
             continue
@@ -354,7 +360,10 @@ def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
         params |= {a.arg for a in statement.args.kwonlyargs}
         iterated: set[str] = set()
         for node in ast.walk(statement):
-            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            if node is not statement and isinstance(node, _NOT_GATHERING):
+                iterated = set()
+                break
+            if isinstance(node, ast.Call) and not _may_gather(node.func, torch_names):
                 iterated = set()
                 break
             source_of = None
@@ -369,6 +378,43 @@ def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
         if iterated & params:
             return True
     return False
+
+
+#: What gathers_only never accepts inside a reading function.
+_NOT_GATHERING = (
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def _may_gather(func: ast.expr, torch_names: set[str]) -> bool:
+    """A call of `func` may be one gathers_only accepts (see _may_read)."""
+    if isinstance(func, ast.Name):
+        return True  # a builtin, or a name from torch (`from torch import cat`)
+    if isinstance(func, ast.Attribute) and func.attr in GATHER_METHODS:
+        return True
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in torch_names
+
+
+def _torch_names(tree: ast.Module) -> set[str]:
+    """Names the module's imports bind to torch or a torch module (`torch`, `nn` of `import
+    torch.nn as nn` or `from torch import nn`, `F`)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "torch":
+                    names.add(alias.asname or "torch")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            names.update(alias.asname or alias.name for alias in node.names)
+    return names
 
 
 def _named(func: ast.expr, name: str) -> bool:
