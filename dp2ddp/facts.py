@@ -236,6 +236,11 @@ class ProgramFacts:
         import of it goes in the first-party section; else with the third-party ones.
     reexports: names of imported program modules that are really torch's (or another
         outside module's): the passes match them by their real qualified names (Reexports).
+    sample_readers: functions of the program's other modules that only read samples from
+        a loader they are given (GAN_stability's `utils.get_nsamples(loader, n)`), by
+        qualified name as an importer spells it, each with the parameters (position,
+        name) it reads: given a sharded loader, such a call reads it whole
+        (shared_draws/whole_reads.py). Empty for a single file.
     """
 
     role: Role | None = None
@@ -249,11 +254,17 @@ class ProgramFacts:
     helpers_first_party: bool = True
     reexports: Reexports = field(default_factory=Reexports)
     wrap_functions: tuple[str, ...] = ()
+    sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:
         """`draws` by qualified name."""
         return dict(self.draws)
+
+    @cached_property
+    def readers(self) -> Mapping[str, dict[int, str]]:
+        """`sample_readers` by qualified name: position -> parameter name."""
+        return {name: dict(params) for name, params in self.sample_readers}
 
     @property
     def in_program(self) -> bool:

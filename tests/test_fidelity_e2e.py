@@ -44,12 +44,17 @@ PROGRAMS = {
     "checkpoint_saved_in_library": ("train.py",),
     "figures_through_imported_logger": ("main.py",),
     "lm_flattened_targets": ("main.py",),
+    "gathered_batch_other_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
 #: stream whose targets are flattened as they are bound (zihangdai/mos@9c0c608; before: the
 #: split came after the flatten, ValueError at the first step on both ranks).
-DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py"}
+#: gathered_batch_other_module: a fixed batch gathered by helpers of another module that
+#: only read the loader they are given (class G4 across modules, GAN_stability's
+#: `utils.get_nsamples(train_loader, ntest)`; before: each rank's shard, silently): the
+#: original's samples, in its order, on both ranks.
+DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py", "gathered_batch_other_module": "train.py"}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
 #: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,

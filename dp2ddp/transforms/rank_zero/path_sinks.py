@@ -24,12 +24,19 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     SUMMARY_WRITER,
     TORCH_SAVE,
+    WRITER_FUNCTIONS,
     WRITES_AT_FIRST,
 )
 
 #: Calls that make a directory or write a file at their first argument (side_effects.py's
 #: tables, the one list of what writes where).
-_AT_FIRST = MAKEDIRS | MKDIR | WRITES_AT_FIRST | SUMMARY_WRITER
+_AT_FIRST = (
+    MAKEDIRS
+    | MKDIR
+    | WRITES_AT_FIRST
+    | SUMMARY_WRITER
+    | {name for name in WRITER_FUNCTIONS if name.endswith(".configure")}
+)
 
 
 def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
@@ -53,7 +60,8 @@ def _paths(call: ast.Call, name: str) -> list[ast.expr]:
         ends = [*positional[:2], *(keywords[k] for k in ("src", "dst") if k in keywords)]
         return ends[:2]
     if name in _AT_FIRST:
-        first = positional[0] if positional else keywords.get("log_dir", keywords.get("name"))
+        named = (keywords.get(k) for k in ("log_dir", "logdir", "name"))
+        first = positional[0] if positional else next((v for v in named if v), None)
         return [first] if first is not None else []
     if name in TORCH_SAVE:
         second = positional[1] if len(positional) > 1 else keywords.get("f")

@@ -167,7 +167,19 @@ SUMMARY_WRITER: Final = frozenset(
         "torch.utils.tensorboard.writer.SummaryWriter",
         "tensorboardX.SummaryWriter",
         "tensorboardX.writer.SummaryWriter",
+        # tensorboard_logger's own writer class (`Logger(logdir, flush_secs=2)`,
+        # `logger.log_value(name, value, step)`): a SummaryWriter by another name
+        "tensorboard_logger.Logger",
+        "tensorboard_logger.tensorboard_logger.Logger",
     }
+)
+#: tensorboard_logger's module functions: `configure(logdir)` makes the default Logger,
+#: `log_value(...)` and its kin write through it. Rank 0's, as a SummaryWriter's calls:
+#: on every rank, the ranks of one host write one events file (named by host and second).
+WRITER_FUNCTIONS: Final = frozenset(
+    f"{module}.{name}"
+    for module in ("tensorboard_logger", "tensorboard_logger.tensorboard_logger")
+    for name in ("configure", "log_value", "log_histogram", "log_images", "unconfigure")
 )
 WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
 
