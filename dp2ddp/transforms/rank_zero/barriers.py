@@ -55,6 +55,14 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.path_shapes import (
+    LOOP_NAME,
+    listed_directory,
+    loop_pattern,
+    may_name_same,
+    names_within,
+    suffix,
+)
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -132,31 +140,51 @@ class Barriers(Rule):
 
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
-        barrier after each, where every rank arrives, or DP054 naming the write and the read."""
+        barrier after each, where every rank arrives, or DP054 naming the write and the read;
+        DP066 where the read may be the written file and no text shows it (path_shapes.py)."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
+        listings: list[tuple[cst.Call, str, str]] = []
         removals: list[cst.Call] = []
+        iterables: dict[str, int] = {}
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
             if self.facts.in_except(call):
                 continue
-            if self.t.qualified_names(call.func) & REMOVALS:
+            names = self.t.qualified_names(call.func)
+            if names & REMOVALS:
                 removals.append(call)
             written = self._file_path(call, write=True)
             if written is not None:
-                writes.append((call, written))
+                writes.append((call, self._with_pattern(written, call, iterables)))
+            if self.facts.before_setup(call):
+                continue
             read = self._file_path(call, write=False)
-            if read is not None and not self.facts.before_setup(call):
-                for text in read:
+            if read is not None:
+                for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
+            listed = listed_directory(call, names, self.t.code)
+            if listed is not None:
+                listings.append((call, *listed))
         for write, texts in writes:
             matched = [
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
             ]
+            matched += [
+                (f"{t}` in `{self.t.code(listing)}", listing)
+                for t in texts
+                for listing, directory, wanted in listings
+                if names_within(t, directory)
+                and not (wanted and suffix(t) and suffix(t) != wanted)
+                and self._may_follow(write, listing)
+            ]
             if not matched:
+                self._maybe_read(write, texts, reads)
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
+            if LOOP_NAME in path:
+                path = texts[0]
             anchor, omitted = self.plan_after(write, leave_loops=True)
             read_line = self.t.input_position(readers[0])[0]
             early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
@@ -199,7 +227,7 @@ class Barriers(Rule):
         before = [
             (text, read)
             for text, calls in reads.items()
-            if any(_names_within(text, root) for root in removed)
+            if any(names_within(text, root) for root in removed)
             for read in calls
             if enclosing_function(read, self.t) is function
             and self.t._position(read) < self.t._position(removal)
@@ -219,6 +247,39 @@ class Barriers(Rule):
             return
         self.t.state.helpers.add("barrier")
         self._after.add(id(anchor if anchor is not None else self._statement(read)))
+
+    def _with_pattern(
+        self, texts: tuple[str, ...], call: cst.Call, iterables: dict[str, int]
+    ) -> tuple[str, ...]:
+        """`texts`, and the first one's loop pattern (path_shapes.loop_pattern) if a loop
+        around `call` binds a name of it."""
+        pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
+        return texts if pattern is None else (*texts, pattern)
+
+    def _maybe_read(
+        self, write: cst.Call, texts: tuple[str, ...], reads: dict[str, list[cst.Call]]
+    ) -> None:
+        """DP066 on a rank-0 write no read matched, at the first later read on every rank
+        whose path may name the same file (path_shapes.may_name_same)."""
+        for text in texts:
+            for read_text, calls in reads.items():
+                if not may_name_same(text, read_text):
+                    continue
+                later = [r for r in calls if self._may_follow(write, r)]
+                if not later:
+                    continue
+                write_line = self.t.input_position(write)[0]
+                read_line = self.t.input_position(later[0])[0]
+                shown = texts[0] if LOOP_NAME in text else text
+                read_shown = self.t.code(later[0])
+                self.t.warn(
+                    write,
+                    "DP066",
+                    f"written on rank 0 at line {write_line} (`{shown}`), maybe the file every "
+                    f"rank reads at line {read_line} (`{read_shown}`): the paths could not be "
+                    "matched, so no barrier between",
+                )
+                return
 
     def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
@@ -645,14 +706,6 @@ def _path_object(names: set[str]) -> bool:
     """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
     most often), not a module's `open` (`gzip.open`, `io.open`)."""
     return all("<locals>" in name or name.startswith("pathlib.") for name in names)
-
-
-def _names_within(text: str, root: str) -> bool:
-    """A path written `text` names `root` or something in it, as programs spell a file in
-    a directory: `os.path.join(root, ...)`, `root / ...`, an f-string starting with it."""
-    return text == root or text.startswith(
-        (f"os.path.join({root},", f"{root} /", f'f"{{{root}}}/', f"f'{{{root}}}/")
-    )
 
 
 def is_barrier(piece: object) -> bool:

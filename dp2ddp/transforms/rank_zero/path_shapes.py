@@ -1,0 +1,262 @@
+"""Paths the barrier planning cannot match by their text (barriers.py), matched by their
+shape, or judged as maybe naming the same file (issue 29).
+
+path_texts.py matches a rank-0 write and every rank's later read of one file by the path's
+text. Three spellings name one file in a way the text does not show:
+
+- a path built from a loop variable: `for split in splits: np.save(f"{split}.npy", ...)`, read
+  back by `for name in splits: np.load(f"{name}.npy")`. Each name a `for` (or a
+  comprehension) around the call binds is replaced by what it iterates (`loop_pattern`): the
+  two paths then read alike, and the write gets its barrier;
+- a listing of the directory the write goes into (`glob.glob(os.path.join(OUT, "*.npy"))`,
+  `os.listdir(OUT)`, `Path(OUT).glob("*.npy")`, `.iterdir()`): a rank that lists before
+  rank 0 has written sees a part of the files, or none (`listed_directory`);
+- the rest, which no text can settle: the same helper called with other arguments
+  (`cache_file(a)` then `cache_file(b)`), the same attribute or item of another object
+  (`self.out` then `cfg.out`, `paths["cache"]` then `opts["cache"]`), a loop over another
+  iterable. `may_name_same` says these may be one file: DP066 names the write and the read,
+  as no barrier is placed. Paths taken as apart are not: another extension at the end, or the
+  same helper (`os.path.join` too) given two other literals in one place (`cache_file("a")`,
+  `cache_file("b")`: a helper that ignores what tells its files apart is not assumed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import NodeView, walk
+
+#: Listing calls: the directory (or pattern) is their first argument.
+LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
+#: A pathlib path's listing methods (`Path(d).glob("*.npy")`): the directory is the object.
+_PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
+#: A name a loop binds, in a pattern: replaced by `LOOP_NAME` and the iterable's number.
+LOOP_NAME = "__dp2ddp_in_"
+_PLACEHOLDER = re.compile(rf"{LOOP_NAME}\d+__")
+#: The extension a path's text ends with (`f"{split}.npy"`, `os.path.join(d, "a.pkl")`).
+_SUFFIX = re.compile(r"\.([A-Za-z0-9_]{1,10})[\"']\)*$")
+
+
+def loop_pattern(
+    text: str,
+    site: cst.CSTNode,
+    view: NodeView,
+    code: Callable[[cst.CSTNode], str],
+    iterables: dict[str, int],
+) -> str | None:
+    """A path's text (as path_texts.py gives it for `site`) with each name bound by a loop
+    around `site` replaced by a placeholder for the loop's iterable (numbered in `iterables`,
+    shared by the module's paths); None when no loop binds a name of it."""
+    bound = _loop_names(site, view, code)
+    if not bound:
+        return None
+    try:
+        path = cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return None
+    used = {n.value for n in walk(path) if isinstance(n, cst.Name)} & set(bound)
+    if not used:
+        return None
+    numbers = {name: iterables.setdefault(bound[name], len(iterables)) for name in used}
+    names = {name: f"{LOOP_NAME}{number}__" for name, number in numbers.items()}
+    replaced = path.visit(_Replace(names))
+    return code(replaced) if isinstance(replaced, cst.CSTNode) else None
+
+
+def wildcard(text: str) -> str:
+    """A pattern's text with every loop placeholder alike: two loops over other iterables."""
+    return _PLACEHOLDER.sub(LOOP_NAME, text)
+
+
+def _loop_names(
+    site: cst.CSTNode, view: NodeView, code: Callable[[cst.CSTNode], str]
+) -> dict[str, str]:
+    """Name -> the text of what the innermost loop binding it around `site` iterates
+    (`enumerate(xs)[1]` for `name` of `for i, name in enumerate(xs)`): `for` statements in
+    its function, and the comprehension `site` is in."""
+    found: dict[str, str] = {}
+    child, parent = site, view.parent(site)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+        loops: list[tuple[cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
+        if isinstance(parent, cst.For) and child is parent.body:
+            loops.append((parent.target, parent.iter))
+        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            comp: cst.CompFor | None = parent.for_in
+            while comp is not None:
+                loops.append((comp.target, comp.iter))
+                comp = comp.inner_for_in
+        for target, iterable in loops:
+            text = code(iterable)
+            for name, where in _targets(target, text):
+                found.setdefault(name, where)
+        child, parent = parent, view.parent(parent)
+    return found
+
+
+def _targets(target: cst.BaseExpression, text: str) -> list[tuple[str, str]]:
+    if isinstance(target, cst.Name):
+        return [(target.value, text)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [
+            pair
+            for index, element in enumerate(target.elements)
+            for pair in _targets(element.value, f"{text}[{index}]")
+        ]
+    return []
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        new = self.names.get(original_node.value)
+        return updated_node.with_changes(value=new) if new is not None else updated_node
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)  # `x.split`: not a loop's
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+
+def listed_directory(
+    call: cst.Call, names: set[str], code: Callable[[cst.CSTNode], str]
+) -> tuple[str, str] | None:
+    """(the text of the directory `call` lists, the extension its pattern asks for or "");
+    None when `call` lists no directory."""
+    if any(a.star for a in call.args):
+        return None
+    func = call.func
+    if names & LISTINGS:
+        if not call.args or call.args[0].keyword is not None:
+            return None
+        return _directory(call.args[0].value, code)
+    if names or not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_LISTINGS:
+        return None
+    owner = func.value
+    if isinstance(owner, cst.Call) and code(owner.func) in ("Path", "pathlib.Path"):
+        if len(owner.args) != 1 or owner.args[0].keyword is not None or owner.args[0].star:
+            return None
+        owner = owner.args[0].value
+    pattern = call.args[0].value if call.args else None
+    suffix = ""
+    if isinstance(pattern, cst.SimpleString) and isinstance(pattern.evaluated_value, str):
+        suffix = _pattern_suffix(pattern.evaluated_value)
+    return code(owner), suffix
+
+
+def _directory(
+    pattern: cst.BaseExpression, code: Callable[[cst.CSTNode], str]
+) -> tuple[str, str] | None:
+    """The directory of a glob pattern or a listed path: `d` of `os.path.join(d, "*.npy")`,
+    `d + "/*.npy"`, `f"{d}/*.npy"`, or the path itself; and the extension asked for."""
+    if isinstance(pattern, cst.Call) and code(pattern.func) == "os.path.join":
+        args = [a for a in pattern.args if a.keyword is None and not a.star]
+        if len(args) >= 2 and isinstance(args[-1].value, cst.SimpleString):
+            last = args[-1].value.evaluated_value
+            if isinstance(last, str) and "*" in last:
+                return code(args[0].value), _pattern_suffix(last)
+        return code(pattern), ""
+    if isinstance(pattern, cst.BinaryOperation) and isinstance(pattern.operator, cst.Add):
+        right = pattern.right
+        if isinstance(right, cst.SimpleString) and isinstance(right.evaluated_value, str):
+            if right.evaluated_value.startswith("/") and "*" in right.evaluated_value:
+                return code(pattern.left), _pattern_suffix(right.evaluated_value)
+    if isinstance(pattern, cst.FormattedString) and len(pattern.parts) == 2:
+        head, tail = pattern.parts
+        if isinstance(head, cst.FormattedStringExpression) and isinstance(
+            tail, cst.FormattedStringText
+        ):
+            if tail.value.startswith("/") and "*" in tail.value:
+                return code(head.expression), _pattern_suffix(tail.value)
+    if isinstance(pattern, cst.SimpleString) and isinstance(pattern.evaluated_value, str):
+        text = pattern.evaluated_value
+        if "*" in text:
+            folder = text.split("*", 1)[0].rstrip("/")  # as a double-quoted literal's text
+            return json.dumps(folder) if folder else '"."', _pattern_suffix(text)
+    return code(pattern), ""
+
+
+def _pattern_suffix(pattern: str) -> str:
+    match = re.search(r"\*\.([A-Za-z0-9_]{1,10})$", pattern)
+    return match.group(1) if match else ""
+
+
+def names_within(text: str, root: str) -> bool:
+    """A path written `text` names `root` or something in it, as programs spell a file in
+    a directory: `os.path.join(root, ...)`, `root / ...`, `Path(root) / ...`, an f-string
+    starting with it, `root + "/..."`."""
+    return text == root or text.startswith(
+        (
+            f"os.path.join({root},",
+            f"{root} /",
+            f"Path({root}) /",
+            f'f"{{{root}}}/',
+            f"f'{{{root}}}/",
+            f'{root} + "/',
+            f"{root} + '/",
+        )
+    )
+
+
+def suffix(text: str) -> str:
+    """The extension a path's text ends with, or ""."""
+    match = _SUFFIX.search(text)
+    return match.group(1) if match else ""
+
+
+def apart(first: str, second: str) -> bool:
+    """Two paths' texts end with other extensions: never one file."""
+    a, b = suffix(first), suffix(second)
+    return bool(a and b and a != b)
+
+
+def may_name_same(write: str, read: str) -> bool:
+    """The paths written `write` and `read` (texts that differ) may name one file, and no
+    text shows it (see the module's docstring): loops over other iterables, the same helper
+    called with other arguments, the same attribute or item of another object."""
+    if write == read or apart(write, read):
+        return False
+    if LOOP_NAME in write or LOOP_NAME in read:
+        return wildcard(write) == wildcard(read)
+    try:
+        left, right = cst.parse_expression(write), cst.parse_expression(read)
+    except cst.ParserSyntaxError:
+        return False
+    return _same_shape(left, right)
+
+
+def _same_shape(left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
+    code = cst.Module([]).code_for_node
+    if isinstance(left, cst.Call) and isinstance(right, cst.Call):
+        if code(left.func) != code(right.func) or len(left.args) != len(right.args):
+            return False
+        differ = [
+            (a.value, b.value)
+            for a, b in zip(left.args, right.args, strict=True)
+            if code(a.value) != code(b.value)
+        ]
+        return not any(_literal(a) and _literal(b) for a, b in differ)
+    if isinstance(left, cst.Attribute) and isinstance(right, cst.Attribute):
+        return left.attr.value == right.attr.value
+    if isinstance(left, cst.Subscript) and isinstance(right, cst.Subscript):
+        keys = [code(s.slice[0]) for s in (left, right) if len(s.slice) == 1]
+        return len(keys) == 2 and keys[0] == keys[1] and _literal_key(left)
+    return False
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.ConcatenatedString))
+
+
+def _literal_key(subscript: cst.Subscript) -> bool:
+    index = subscript.slice[0].slice
+    return isinstance(index, cst.Index) and _literal(index.value)
