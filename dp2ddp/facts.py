@@ -115,6 +115,10 @@ class ProgramHints:
     #: (`save_dir` of `os.makedirs(opts.save_dir)`): assigned from a per-process read in
     #: any module, that read becomes rank 0's value (rank_zero/path_sinks.py, run_dir.py).
     path_attributes: frozenset[str] = frozenset()
+    #: `name:position:parameter` of the top-level functions of the program's other modules
+    #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
+    #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
+    file_read_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
