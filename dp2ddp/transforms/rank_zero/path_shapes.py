@@ -22,6 +22,7 @@ text. Three spellings name one file in a way the text does not show:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -54,9 +55,8 @@ def loop_pattern(
     bound = _loop_names(site, view, code)
     if not bound:
         return None
-    try:
-        path = cst.parse_expression(text)
-    except cst.ParserSyntaxError:
+    path = _parsed(text)
+    if path is None:
         return None
     used = {n.value for n in walk(path) if isinstance(n, cst.Name)} & set(bound)
     if not used:
@@ -227,11 +227,17 @@ def may_name_same(write: str, read: str) -> bool:
         return False
     if LOOP_NAME in write or LOOP_NAME in read:
         return wildcard(write) == wildcard(read)
+    left, right = _parsed(write), _parsed(read)
+    return left is not None and right is not None and _same_shape(left, right)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> cst.BaseExpression | None:
+    """A path's text parsed back (once: a module's reads meet each of its writes)."""
     try:
-        left, right = cst.parse_expression(write), cst.parse_expression(read)
+        return cst.parse_expression(text)
     except cst.ParserSyntaxError:
-        return False
-    return _same_shape(left, right)
+        return None
 
 
 def _same_shape(left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
