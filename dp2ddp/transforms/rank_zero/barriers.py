@@ -62,10 +62,13 @@ from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_paths import called_names, file_path, read_elsewhere
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
+    concrete_paths,
     listed_directory,
     loop_pattern,
     may_name_same,
     names_within,
+    spelled_same,
+    string_constants,
     suffix,
 )
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
@@ -85,6 +88,10 @@ class Barriers(Rule):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Original statements after which a ddp_barrier() goes (see plan_after).
         self._after: set[int] = set()
+        #: The module's string constants, and each file call's path spelled out, for the
+        #: paths no text matches (path_shapes.concrete_paths).
+        self._constants: dict[str, tuple[str, ...]] = {}
+        self._spelled: dict[int, tuple[str, ...] | None] = {}
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
         self._saving_functions: set[str] = set()
@@ -139,6 +146,8 @@ class Barriers(Rule):
         removals: list[cst.Call] = []
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
+        self._constants = string_constants(module, index.bound_in_functions)
+        first_read: list[tuple[cst.Call, str]] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
@@ -156,6 +165,7 @@ class Barriers(Rule):
                 call, self.t, index, self.t.state.hints.file_read_by
             )
             if read is not None:
+                first_read.append((call, read[0]))
                 for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
             listed = listed_directory(call, names, self.t.code)
@@ -173,8 +183,16 @@ class Barriers(Rule):
                 and not (wanted and suffix(t) and suffix(t) != wanted)
                 and self._may_follow(write, listing)
             ]
+            spelled = self._spell(write, texts[0])
+            maybe: list[cst.Call] = []
+            for reader, first in first_read if not matched and spelled else ():
+                verdict = spelled_same(spelled or (), self._spell(reader, first) or ())
+                if verdict and self._may_follow(write, reader):
+                    if verdict == "same":
+                        matched.append((texts[0], reader))
+                    maybe.append(reader)
             if not matched:
-                self._maybe_read(write, texts, reads)
+                self._maybe_read(write, texts, reads, maybe[:1])
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
             if LOOP_NAME in path:
@@ -250,16 +268,35 @@ class Barriers(Rule):
         pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
         return texts if pattern is None else (*texts, pattern)
 
+    def _spell(self, call: cst.Call, text: str) -> tuple[str, ...] | None:
+        """The paths `text` (the first text of `call`'s path) spells out
+        (path_shapes.concrete_paths), once a call."""
+        if id(call) not in self._spelled:
+            self._spelled[id(call)] = concrete_paths(text, call, self.t, self._constants)
+        return self._spelled[id(call)]
+
     def _maybe_read(
-        self, write: cst.Call, texts: tuple[str, ...], reads: dict[str, list[cst.Call]]
+        self,
+        write: cst.Call,
+        texts: tuple[str, ...],
+        reads: dict[str, list[cst.Call]],
+        spelled: list[cst.Call],
     ) -> None:
         """DP066 on a rank-0 write no read matched, at the first later read on every rank
-        whose path may name the same file (path_shapes.may_name_same)."""
+        whose path may name the same file (`spelled`: a loop's wildcard matched it;
+        path_shapes.may_name_same). Not where both paths spell out and differ."""
+        written = self._spell(write, texts[0])
         for text in texts:
             for read_text, calls in reads.items():
-                if not may_name_same(text, read_text):
+                if spelled:
+                    calls, text = spelled, texts[0]
+                elif not may_name_same(text, read_text):
                     continue
-                later = [r for r in calls if self._may_follow(write, r)]
+                later = [
+                    r
+                    for r in calls
+                    if self._may_follow(write, r) and not _apart(written, self._spelled.get(id(r)))
+                ]
                 if not later:
                     continue
                 write_line = self.t.input_position(write)[0]
@@ -634,6 +671,13 @@ def _leaves(statement: cst.CSTNode) -> bool:
         inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
         stack += [(child, inner) for child in node.children]
     return False
+
+
+def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
+    """Both paths spell out without a wildcard, and share no spelling: never one file."""
+    if not written or not read or any("*" in p for p in (*written, *read)):
+        return False
+    return not set(written) & set(read)
 
 
 def is_barrier(piece: object) -> bool:

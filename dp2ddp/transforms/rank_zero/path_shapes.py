@@ -8,6 +8,11 @@ text. Three spellings name one file in a way the text does not show:
   back by `for name in splits: np.load(f"{name}.npy")`. Each name a `for` (or a
   comprehension) around the call binds is replaced by what it iterates (`loop_pattern`): the
   two paths then read alike, and the write gets its barrier;
+- a path spelled out (concrete_paths: literals, f-strings, `+`, os.path.join, the module's
+  string constants): a loop over a list of strings writes each of them
+  (`for split in SPLITS: np.save(f"{split}.npy", ...)` writes `train.npy`, which
+  `np.load("train.npy")` reads); a loop over anything else writes a wildcard (`*.npy`) a
+  read may match (DP066), and two spelled-out paths that differ are never one file;
 - a listing of the directory the write goes into (`glob.glob(os.path.join(OUT, "*.npy"))`,
   `os.listdir(OUT)`, `Path(OUT).glob("*.npy")`, `.iterdir()`): a rank that lists before
   rank 0 has written sees a part of the files, or none (`listed_directory`);
@@ -78,7 +83,13 @@ def _loop_names(
     """Name -> the text of what the innermost loop binding it around `site` iterates
     (`enumerate(xs)[1]` for `name` of `for i, name in enumerate(xs)`): `for` statements in
     its function, and the comprehension `site` is in."""
-    found: dict[str, str] = {}
+    return {name: code(node) + where for name, (node, where) in _loops(site, view).items()}
+
+
+def _loops(site: cst.CSTNode, view: NodeView) -> dict[str, tuple[cst.BaseExpression, str]]:
+    """Name -> (what the innermost loop binding it around `site` iterates, "" for the loop's
+    target itself or `[i]` for the i-th name of a tuple target)."""
+    found: dict[str, tuple[cst.BaseExpression, str]] = {}
     child, parent = site, view.parent(site)
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
         loops: list[tuple[cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
@@ -90,21 +101,20 @@ def _loop_names(
                 loops.append((comp.target, comp.iter))
                 comp = comp.inner_for_in
         for target, iterable in loops:
-            text = code(iterable)
-            for name, where in _targets(target, text):
-                found.setdefault(name, where)
+            for name, where in _targets(target, ""):
+                found.setdefault(name, (iterable, where))
         child, parent = parent, view.parent(parent)
     return found
 
 
-def _targets(target: cst.BaseExpression, text: str) -> list[tuple[str, str]]:
+def _targets(target: cst.BaseExpression, where: str) -> list[tuple[str, str]]:
     if isinstance(target, cst.Name):
-        return [(target.value, text)]
+        return [(target.value, where)]
     if isinstance(target, (cst.Tuple, cst.List)):
         return [
             pair
             for index, element in enumerate(target.elements)
-            for pair in _targets(element.value, f"{text}[{index}]")
+            for pair in _targets(element.value, f"{where}[{index}]")
         ]
     return []
 
@@ -125,6 +135,150 @@ class _Replace(cst.CSTTransformer):
 
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
         return updated_node.with_changes(keyword=original_node.keyword)
+
+
+#: The most strings a path is spelled out to (a loop over a long list is a wildcard).
+_MOST = 64
+
+
+def string_constants(
+    module: cst.Module, bound_in_functions: Callable[[str], bool]
+) -> dict[str, tuple[str, ...]]:
+    """The module's top-level names bound once to a string, or to a list or tuple of them
+    (`SPLITS = ["train", "val"]`), and nowhere else: what concrete_paths spells them as."""
+    seen: dict[str, int] = {}
+    found: dict[str, tuple[str, ...]] = {}
+    for statement in module.body:
+        for node in walk(statement, skip_scopes=True):
+            if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For)):
+                continue
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            for target in targets:
+                for name in (n.value for n in walk(target) if isinstance(n, cst.Name)):
+                    seen[name] = seen.get(name, 0) + 1
+            if isinstance(node, cst.Assign) and len(targets) == 1:
+                target = targets[0]
+                strings = _strings(node.value)
+                if isinstance(target, cst.Name) and strings is not None:
+                    found[target.value] = strings
+    return {
+        name: strings
+        for name, strings in found.items()
+        if seen.get(name) == 1 and not bound_in_functions(name)
+    }
+
+
+def _strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return (node.evaluated_value,)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        items = [
+            e.value.evaluated_value
+            for e in node.elements
+            if isinstance(e, cst.Element)
+            and isinstance(e.value, cst.SimpleString)
+            and isinstance(e.value.evaluated_value, str)
+        ]
+        return tuple(items) if len(items) == len(node.elements) else None
+    return None
+
+
+def concrete_paths(
+    text: str, site: cst.CSTNode, view: NodeView, constants: dict[str, tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    """The paths a path's text (as path_texts.py gives it for `site`) spells out: string
+    literals, f-strings, `+` and os.path.join over them, the module's string constants, and
+    names a loop around `site` binds: each string of a literal list it iterates, or `*` (a
+    glob wildcard) for any other iterable. None where any other value takes part."""
+    path = _parsed(text)
+    if path is None:
+        return None
+    loops = _loops(site, view)
+    spelled = _spell(path, loops, constants)
+    return None if spelled is None else tuple(dict.fromkeys(spelled))
+
+
+def _spell(
+    node: cst.BaseExpression,
+    loops: dict[str, tuple[cst.BaseExpression, str]],
+    constants: dict[str, tuple[str, ...]],
+) -> list[str] | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) else None
+    if isinstance(node, cst.Name):
+        if node.value in loops:
+            iterable, where = loops[node.value]
+            strings = None if where else _iterated(iterable, constants)
+            return ["*"] if strings is None else list(strings)
+        strings = constants.get(node.value)
+        return list(strings) if strings is not None and len(strings) == 1 else None
+    parts: list[list[str] | None] = []
+    joiner = ""
+    if isinstance(node, cst.FormattedString):
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append([part.value])
+            elif (
+                isinstance(part, cst.FormattedStringExpression)
+                and part.format_spec is None
+                and part.conversion is None
+            ):
+                parts.append(_spell(part.expression, loops, constants))
+            else:
+                return None
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        parts = [_spell(node.left, loops, constants), _spell(node.right, loops, constants)]
+    elif isinstance(node, cst.ConcatenatedString):
+        parts = [_spell(node.left, loops, constants), _spell(node.right, loops, constants)]
+    elif (
+        isinstance(node, cst.Call)
+        and cst.Module([]).code_for_node(node.func) == "os.path.join"
+        and node.args
+        and all(a.keyword is None and not a.star for a in node.args)
+    ):
+        parts, joiner = [_spell(a.value, loops, constants) for a in node.args], "/"
+    else:
+        return None
+    spelled = [""]
+    for index, options in enumerate(parts):
+        if options is None or len(spelled) * len(options) > _MOST:
+            return None
+        glue = joiner if index else ""
+        spelled = [f"{head}{glue}{option}" for head in spelled for option in options]
+    return spelled
+
+
+def _iterated(
+    iterable: cst.BaseExpression, constants: dict[str, tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    if isinstance(iterable, cst.Name):
+        return constants.get(iterable.value)
+    return _strings(iterable)
+
+
+def spelled_same(written: tuple[str, ...], read: tuple[str, ...]) -> str:
+    """ "same" when a spelled-out path is both written and read; "maybe" when a loop's
+    wildcard on one side only may stand for the other (`out/*.npy` written, `out/train.npy`
+    read), a wildcard standing for one whole name between `/` and `.` and the pattern
+    naming more than the wildcard; "" otherwise."""
+    if set(written) & {p for p in read if "*" not in p}:
+        return "same"
+    for w in written:
+        for r in read:
+            pattern, path = (w, r) if "*" in w else (r, w)
+            if "*" in path or "*" not in pattern or not pattern.strip("*/."):
+                continue
+            if _wildcard(pattern).fullmatch(path):
+                return "maybe"
+    return ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _wildcard(pattern: str) -> re.Pattern[str]:
+    return re.compile("[^/.]+".join(re.escape(piece) for piece in pattern.split("*")))
 
 
 def listed_directory(
