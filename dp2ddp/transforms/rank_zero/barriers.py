@@ -90,7 +90,7 @@ class Barriers(Rule):
         self._after: set[int] = set()
         #: The module's string constants, and each file call's path spelled out, for the
         #: paths no text matches (path_shapes.concrete_paths).
-        self._constants: dict[str, tuple[str, ...]] = {}
+        self._constants: dict[str, tuple[str, ...]] | None = None
         self._spelled: dict[int, tuple[str, ...] | None] = {}
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
@@ -146,7 +146,6 @@ class Barriers(Rule):
         removals: list[cst.Call] = []
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
-        self._constants = string_constants(module, index.bound_in_functions)
         first_read: list[tuple[cst.Call, str]] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
@@ -271,6 +270,9 @@ class Barriers(Rule):
     def _spell(self, call: cst.Call, text: str) -> tuple[str, ...] | None:
         """The paths `text` (the first text of `call`'s path) spells out
         (path_shapes.concrete_paths), once a call."""
+        if self._constants is None:  # only for a write no text matched
+            index = self.facts.uniform.index
+            self._constants = string_constants(self.facts.module, index.bound_in_functions)
         if id(call) not in self._spelled:
             self._spelled[id(call)] = concrete_paths(text, call, self.t, self._constants)
         return self._spelled[id(call)]
