@@ -194,11 +194,12 @@ def test_unmatched_paths_read_finished(run: Path) -> None:
 
 
 def test_cache_read_through_another_module(run: Path) -> None:
-    """cache_reader_lib.load_cache(CACHE) read the cache rank 0 wrote, on every rank, after
-    the write (without the barrier before the call: FileNotFoundError on the rank not
-    slowed)."""
+    """cache_reader_lib.load_cache(CACHE) and cache_reader_lib.Vocab(path) read the files
+    rank 0 wrote, on every rank, after the write (without the barrier before the call:
+    FileNotFoundError on the rank not slowed; the vocabulary's assert checks it was whole)."""
     folder = run.parent / "cache_reader" / "train"
     assert (folder / "reader_cache.pkl").is_file()
+    assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
     assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
 
 

@@ -48,11 +48,20 @@ _READ_AT_FIRST = READS_AT_FIRST | {"open", "builtins.open", "io.open"}
 def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
     """`name:position:parameter` for each top-level function of the module that reads a
     whole file at a parameter it never rebinds (`open(path)`, `open(path, "rb")`,
-    `np.load(path)`, `pd.read_csv(path)`)."""
+    `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose `__init__`
+    does (named by the class, the position not counting `self`)."""
     found: set[str] = set()
-    for function in tree.body:
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append((statement.name, statement, 0))
+        elif isinstance(statement, ast.ClassDef):  # built with the path: `CachedSet(CACHE)`
+            functions += [
+                (statement.name, s, 1)
+                for s in statement.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ]
+    for name, function, skipped in functions:
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
         names = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
@@ -62,10 +71,12 @@ def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> froze
             first = call.args[0]
             if not isinstance(first, ast.Name) or first.id not in params or first.id in stored:
                 continue
-            name = resolved(call.func)
-            if name not in _READ_AT_FIRST or (name.endswith("open") and not _reads(call)):
+            called = resolved(call.func)
+            if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
                 continue
-            found.add(f"{function.name}:{params.index(first.id)}:{first.id}")
+            position = params.index(first.id) - skipped
+            if position >= 0:
+                found.add(f"{name}:{position}:{first.id}")
     return frozenset(found)
 
 

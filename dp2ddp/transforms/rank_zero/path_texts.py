@@ -12,7 +12,9 @@ parameter's text, no read matched, so no barrier and no warning; a race on the f
 A parameter is followed one call deep; a call that passes nothing for it (a default) or a
 star argument adds no text. An item of a dict display bound once in the function
 (`paths = {"cache": cfg.out}`, then `open(paths["cache"], "wb")`) is matched by its value's
-text too, so `open(cfg.out, "rb")` reads it. Also here: which argument of a call is the path
+text too, so `open(cfg.out, "rb")` reads it. A parameter of a top-level class's `__init__` is
+followed to what each construction of the class passes (a dataset that reads its file when
+built: `LocalSet("local.pkl")`). Also here: which argument of a call is the path
 it reads or writes a whole file at (read_path, written_path).
 """
 
@@ -135,13 +137,28 @@ def _passed_texts(
     ):
         position -= 1  # a method called on an instance: `self` is not passed
     texts: list[str] = []
-    for site in index.call_sites(function):
+    for site in _sites(function, index):
         if any(a.star for a in site.args):
             continue
         passed = argument(site, name, position)
         if passed is not None:
             texts.extend(path_texts(passed, site, view, code, index, depth))
     return tuple(dict.fromkeys(texts))
+
+
+def _sites(function: cst.FunctionDef, index: ModuleIndex) -> list[cst.Call]:
+    """The calls of `function` in the module; for a top-level class's `__init__`, the class
+    constructed (`LocalSet("local.pkl")`: a dataset that reads its file when built)."""
+    owner = index.top_level_class(function) if function.name.value == "__init__" else None
+    if owner is None:
+        return list(index.call_sites(function))
+    name = owner.name.value
+    return [
+        call
+        for call in index.calls
+        if (isinstance(call.func, cst.Name) and call.func.value == name)
+        or (isinstance(call.func, cst.Attribute) and call.func.attr.value == name)
+    ]
 
 
 def _binds(node: cst.AsName | cst.For, name: str) -> bool:

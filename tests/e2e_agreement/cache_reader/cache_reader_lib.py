@@ -6,3 +6,9 @@ import pickle
 def load_cache(path):
     with open(path, "rb") as f:
         return pickle.load(f)
+
+
+class Vocab:
+    def __init__(self, path):
+        with open(path) as f:
+            self.words = f.read().split()

@@ -1,7 +1,8 @@
 """A preprocess-once cache written on rank 0 here and read by every rank through another
 module's function (issue 29): `cache_reader_lib.load_cache(CACHE)` reads the file at its
-parameter, so a ddp_barrier() goes before that call. Without it the rank not slowed read
-the cache before rank 0 had written it (FileNotFoundError). E2E_SLOW_RANK: that rank is 1.1 s
+parameter, so a ddp_barrier() goes before that call; so does `cache_reader_lib.Vocab(path)`,
+a class that reads its file in `__init__`. Without them the rank not slowed read the file
+before rank 0 had written it (FileNotFoundError). E2E_SLOW_RANK: that rank is 1.1 s
 late (rank 0: while writing; rank 1: at the start)."""
 
 import os
@@ -27,6 +28,11 @@ def main():
         with open(CACHE, "wb") as f:
             pickle.dump([1, 2, 3], f)
     data = cache_reader_lib.load_cache(CACHE)
+    with open("reader_vocab.txt", "w") as f:
+        slow("0")
+        f.write("a b c\n")
+    vocab = cache_reader_lib.Vocab("reader_vocab.txt")
+    assert vocab.words == ["a", "b", "c"], vocab.words
     model = nn.DataParallel(nn.Linear(3, 1))
     model(torch.tensor([data], dtype=torch.float32)).sum().backward()
     print("read:", data)

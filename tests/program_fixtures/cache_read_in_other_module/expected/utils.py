@@ -15,3 +15,9 @@ def load_features(path):
 def load_table(name):
     with open("table.pkl", "rb") as f:
         return pickle.load(f), name
+
+
+class CachedSet:
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.items = pickle.load(f)
