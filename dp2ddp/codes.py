@@ -555,6 +555,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "number, a computed size). Compare with ddp_per_rank_batch(B), or with the size of "
         "the batch the loader was built to give.",
     ),
+    "DP066": (
+        "file written on rank 0 may be the one every rank reads, and the paths do not match",
+        "The write goes to rank 0 only, and every rank later reads a file whose path may be "
+        "the same one, but the two paths are not spelled so dp2ddp can tell: a loop over "
+        'another iterable (`for s in splits: np.save(f"{s}.npy", ...)`, read back in a loop '
+        "over another list), the same helper called with other arguments (`cache_file(a)`, "
+        "`cache_file(b)`), the same attribute or item of another object (`self.out`, "
+        "`cfg.out`). Where the paths are one file, a rank that gets to the read first reads a "
+        "file rank 0 has not finished (FileNotFoundError, a truncated pickle) or the previous "
+        "run's; dp2ddp places a `ddp_barrier()` only between paths it matches. The warning "
+        "names the write and the read. Spell both paths alike (one variable, one loop over "
+        "the same list), or put `ddp_barrier()` after the write where every rank arrives.",
+    ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
         "A call passes `download=True` (a torchvision, torchaudio or torchtext dataset, or a "

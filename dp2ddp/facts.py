@@ -119,6 +119,10 @@ class ProgramHints:
     #: name) (transforms/analysis/printing.py), found by the program model; None where no
     #: program told it (a file migrated alone): the data pass finds them itself.
     printing: frozenset[tuple[str, str]] | None = None
+    #: `name:position:parameter` of the top-level functions of the program's other modules
+    #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
+    #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
+    file_read_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
