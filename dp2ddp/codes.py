@@ -259,12 +259,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP035": (
         "training loader from a DataLoader subclass not sharded",
         "This loader is built from a project class that subclasses DataLoader, with "
-        "`shuffle=`: a training loader. dp2ddp shards `DataLoader(...)` calls, not calls of "
-        "such classes, so every rank trains on the whole set. Pass "
+        "`shuffle=`, or a `sampler=` or `batch_sampler=` of its own: a training loader. "
+        "dp2ddp shards `DataLoader(...)` calls, not calls of such classes, so every rank "
+        "trains on the whole set. Pass "
         "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
         "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
         "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
-        "each epoch.",
+        "each epoch; with a batch_sampler of your own, let each rank take its part of every "
+        "batch it yields (`batch[RANK::WORLD_SIZE]`), the ranks drawing the same batches.",
     ),
     "DP036": (
         "dataset drawn with a generator each process seeds itself",
