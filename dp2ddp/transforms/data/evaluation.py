@@ -21,7 +21,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.data.counters import LoopCounters
-from dp2ddp.transforms.data.decisions import trains
+from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
@@ -657,22 +657,8 @@ class LoaderEvaluation(LoopCounters):
         return body[at + 1] if at + 1 < len(body) else None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `with torch.no_grad()`/`inference_mode()`, or after `model.eval()`; or the
-        loop does not train and runs its work under `no_grad()` inside its own body
-        (`for x, y in loader: with torch.no_grad(): out = model(x)`, the caller having
-        switched `.eval()`: ming024/FastSpeech2@d4e79eb's evaluate.py). Sharded as training
-        data, such a loop's figures were this rank's share, summed by nothing (class Q2).
-        Training is looked for in the body and in the module's functions it calls
-        (`train_step(model, batch)`), so a training loop with a no_grad block of its own
-        (a metric, a weight clamp) stays one."""
-        if (
-            not trains(loop)
-            and not self._trains(loop)
-            and any(
-                isinstance(n, cst.With) and any(self._is_no_grad(item.item) for item in n.items)
-                for n in walk(loop.body, skip_scopes=True)
-            )
-        ):
+        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it."""
+        if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
             return True
         node = self.parent(loop)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
