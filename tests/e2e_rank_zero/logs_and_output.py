@@ -1,8 +1,9 @@
 """Logs and console output written once (issue 10 items 2 and 3).
 
 A CSV log opened with "w"/"a", a JSON summary, a progress helper writing with
-sys.stdout.write, pprint, and a print of a method of the script's own class that only
-reads `self` (VainF/DeepLabV3Plus-Pytorch's `print(metrics.to_str(...))`): the files and
+sys.stdout.write, pprint, a print of a method of the script's own class that only
+reads `self` (VainF/DeepLabV3Plus-Pytorch's `print(metrics.to_str(...))`), prints of string
+methods (`key.capitalize()`, `str(data.__len__())`): the files and
 the console must read as plain python's, and rank 1 must print nothing.
 """
 
@@ -38,6 +39,10 @@ with open("runs/log.csv", "w") as f:
     f.write("epoch,step\n")
 pprint({"lr": 0.1, "epochs": 2})
 data = TensorDataset(torch.randn(64, 4), torch.randint(0, 2, (64,)))
+# string methods only build text (srviest/char-cnn-text-classification-pytorch@f269894)
+print("\nNumber of training samples: {}".format(str(data.__len__())))
+for key, value in sorted({"batch_size": 16, "learning_rate": 0.1}.items()):
+    print("\t{}:".format(key.capitalize().replace("_", " ")).ljust(18) + "{}".format(value))
 loader = DataLoader(data, batch_size=16, shuffle=True)
 model = nn.DataParallel(nn.Linear(4, 2))
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
