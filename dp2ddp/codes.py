@@ -437,9 +437,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_per_rank_batch(fbs), wherever it cuts or counts this rank's batch (a count "
         "made from the global sizes, `BATCH // fbs`, keeps them); this warning is left "
         "where the chunk's size is computed from several configured sizes and which of them "
-        "is the batch's is not known. Scale the chunk size as the batch was (fbs // "
+        "is the batch's is not known, and where the loader's own collate_fn cuts its batch "
+        "into the parts the loop trains on (`for batch in batches`: the size is decided "
+        "there, not rewritten). Scale the chunk size as the batch was (fbs // "
         "WORLD_SIZE, DataParallel's per-device chunk), or take it from the batch "
-        "(`x.size(0) // splits`).",
+        "(`x.size(0) // splits`, a number of parts).",
     ),
     "DP052": (
         "an evaluation figure of a sharded loader decides when training stops",
