@@ -3,13 +3,16 @@
 A CSV log opened with "w"/"a", a JSON summary, a progress helper writing with
 sys.stdout.write, pprint, a print of a method of the script's own class that only
 reads `self` (VainF/DeepLabV3Plus-Pytorch's `print(metrics.to_str(...))`), prints of string
-methods (`key.capitalize()`, `str(data.__len__())`): the files and
+methods (`key.capitalize()`, `str(data.__len__())`), a log file every process configures
+with filemode "w", one of them a second late: the files and
 the console must read as plain python's, and rank 1 must print nothing.
 """
 
 import json
+import logging
 import os
 import sys
+import time
 from pprint import pprint
 
 import torch
@@ -46,6 +49,12 @@ for key, value in sorted({"batch_size": 16, "learning_rate": 0.1}.items()):
 loader = DataLoader(data, batch_size=16, shuffle=True)
 model = nn.DataParallel(nn.Linear(4, 2))
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
+# a log file every process configures with "w" (gentaiscool/end2end-asr-pytorch@2f78c6b's
+# `logging.basicConfig(filename=..., filemode='w+')`); a second process comes a second late
+if os.environ.get("RANK") == "1":
+    time.sleep(1.0)
+logging.basicConfig(filename="runs/train.log", filemode="w", format="%(message)s", level=20)
+logging.info("start")
 log = open("runs/steps.txt", "a")
 for epoch in range(2):
     for i, (x, y) in enumerate(loader):
@@ -55,6 +64,7 @@ for epoch in range(2):
         opt.step()
         log.write(f"{epoch} {loss.item() > 0}\n")
     progress_bar(epoch, 2, "epoch")
+    logging.info("epoch %d", epoch)
     sys.stdout.write(f"epoch {epoch} done\n")
     with open("runs/log.csv", "a") as f:
         f.write(f"{epoch},done\n")
