@@ -259,12 +259,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP035": (
         "training loader from a DataLoader subclass not sharded",
         "This loader is built from a project class that subclasses DataLoader, with "
-        "`shuffle=`: a training loader. dp2ddp shards `DataLoader(...)` calls, not calls of "
-        "such classes, so every rank trains on the whole set. Pass "
+        "`shuffle=`, or a `sampler=` or `batch_sampler=` of its own: a training loader. "
+        "dp2ddp shards `DataLoader(...)` calls, not calls of such classes, so every rank "
+        "trains on the whole set. Pass "
         "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
         "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
         "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
-        "each epoch.",
+        "each epoch; with a batch_sampler of your own, let each rank take its part of every "
+        "batch it yields (`batch[RANK::WORLD_SIZE]`), the ranks drawing the same batches.",
     ),
     "DP036": (
         "dataset drawn with a generator each process seeds itself",
@@ -435,9 +437,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_per_rank_batch(fbs), wherever it cuts or counts this rank's batch (a count "
         "made from the global sizes, `BATCH // fbs`, keeps them); this warning is left "
         "where the chunk's size is computed from several configured sizes and which of them "
-        "is the batch's is not known. Scale the chunk size as the batch was (fbs // "
+        "is the batch's is not known, and where the loader's own collate_fn cuts its batch "
+        "into the parts the loop trains on (`for batch in batches`: the size is decided "
+        "there, not rewritten). Scale the chunk size as the batch was (fbs // "
         "WORLD_SIZE, DataParallel's per-device chunk), or take it from the batch "
-        "(`x.size(0) // splits`).",
+        "(`x.size(0) // splits`, a number of parts).",
     ),
     "DP052": (
         "an evaluation figure of a sharded loader decides when training stops",

@@ -25,6 +25,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
+from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
@@ -625,7 +626,9 @@ class LoaderEvaluation(LoopCounters):
         return body[at + 1] if at + 1 < len(body) else None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `with torch.no_grad()`/`inference_mode()`, or after `model.eval()`."""
+        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it."""
+        if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
+            return True
         node = self.parent(loop)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
             if isinstance(node, cst.With) and any(

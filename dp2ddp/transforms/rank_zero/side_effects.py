@@ -256,6 +256,8 @@ _PURE_METHODS: Final = frozenset(
         "mean sum std var max min argmax argmin norm abs sqrt exp log round "
         "size dim numel nelement view reshape squeeze unsqueeze flatten t eq ne gt lt ge le "
         "format format_map join strip lstrip rstrip upper lower title replace split "
+        "capitalize casefold swapcase expandtabs splitlines partition rpartition rsplit "
+        "__len__ __str__ __repr__ __format__ "
         "startswith endswith zfill ljust rjust center encode decode "
         "isdigit isnumeric isdecimal isalpha isalnum isspace islower isupper istitle "
         "keys values items get copy count index "
