@@ -567,6 +567,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "not proved (the warning says why). Download the data before the launch, or build "
         "the dataset where every rank arrives.",
     ),
+    "DP066": (
+        "parameters trained outside DistributedDataParallel, their sync not proved reached",
+        "The optimizer trains a module no DDP wrapper holds (a loss with trainable "
+        "parameters such as proxies or class centres, a head left unwrapped). DataParallel "
+        "ran it once on the gathered batch, so its gradient was the whole batch's; under "
+        "torchrun each rank's backward gives its own share's gradient and the ranks' copies "
+        "drift apart. dp2ddp adds `ddp_sync_module(X)` after the statement that hands "
+        "`X.parameters()` to the optimizer (rank 0's values, every gradient averaged over "
+        "the ranks as backward accumulates it), a collective every rank must reach; here "
+        "that is not proved (the warning says why). Call `ddp_sync_module(X)` where every "
+        "rank arrives, wrap X in DistributedDataParallel as well, or make it part of the "
+        "wrapped model.",
+    ),
 }
 
 

@@ -63,6 +63,7 @@ MARKED = frozenset(
         "DP058",
         "DP060",
         "DP061",
+        "DP066",
     }
 )
 PREFIX = "# dp2ddp: "
