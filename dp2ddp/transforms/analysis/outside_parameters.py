@@ -23,7 +23,7 @@ The same drift hits parameters of the wrapped model that are frozen when DDP wra
 (`requires_grad` False: a frozen BatchNorm, a warm-up) and unfrozen later: DDP's reducer
 holds the parameters that required grad at the wrap, so it never averages theirs
 (Proxy-Anchor unfreezes its backbone, BatchNorm weights included, after a warm-up epoch).
-In a module that sets `requires_grad` to True outside a class, `ddp_sync_frozen(T)` follows
+In a module that sets `requires_grad` to True on parameters, `ddp_sync_frozen(T)` follows
 each wrap (templates/helpers/sync_frozen.py.j2): it hooks the averaging onto the parameters
 frozen then. Right after the wrap, it is reached as the wrap (itself a collective) is.
 """
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk, wrap_target
+from dp2ddp.transforms._support.nodes import code_of, walk, wrap_target
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -254,26 +254,46 @@ def _built(module: cst.Module, x: str, t: MigrationTransform) -> bool:
 
 
 def _unfreezes(module: cst.Module) -> bool:
-    """The module sets `requires_grad` to True somewhere outside a class (`p.requires_grad =
-    True`, `p.requires_grad_()`, `p.requires_grad_(True)`): a warm-up or staged fine-tuning
-    that unfreezes parameters, possibly after the wrap."""
+    """The module sets `requires_grad` to True on parameters (`p.requires_grad
+    = True` or `p.requires_grad_()` with `p` a loop variable over `.parameters()`, or on an
+    attribute chain: `model.backbone.requires_grad_(True)`, `m.weight.requires_grad = True`):
+    a warm-up or staged fine-tuning, possibly after the wrap. Not an input tensor made to
+    require grad (`x.requires_grad_(True)`, `real.clone().requires_grad_()`: a penalty)."""
+    params = {
+        target.value
+        for node in walk(module)
+        if isinstance(node, cst.For)
+        and any(
+            isinstance(c, cst.Attribute) and c.attr.value in ("parameters", "named_parameters")
+            for c in walk(node.iter)
+        )
+        for target in walk(node.target)
+        if isinstance(target, cst.Name)
+    }
+
+    def parameter(expr: cst.BaseExpression) -> bool:
+        return (
+            isinstance(expr, cst.Attribute)
+            and _chain(expr)
+            or (isinstance(expr, cst.Name) and expr.value in params)
+        )
+
     for node in walk(module):
-        if isinstance(node, cst.ClassDef):
-            continue
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name):
             if node.value.value == "True" and any(
-                isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad"
+                isinstance(t.target, cst.Attribute)
+                and t.target.attr.value == "requires_grad"
+                and parameter(t.target.value)
                 for t in node.targets
             ):
                 return True
         if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "requires_grad_"
-            and (
-                not node.args
-                or (isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "True")
-            )
+            isinstance(node, cst.Expr)
+            and isinstance(node.value, cst.Call)
+            and isinstance(node.value.func, cst.Attribute)
+            and node.value.func.attr.value == "requires_grad_"
+            and parameter(node.value.func.value)
+            and (not node.value.args or code_of(node.value.args[0].value) == "True")
         ):
             return True
     return False
