@@ -108,7 +108,7 @@ class WrapModelInDDP(MigrationTransform):
         self._unused.module = self._branches.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
-        self._outside.plan(node)
+        self._outside.plan(node, self._wrapper_functions)
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:

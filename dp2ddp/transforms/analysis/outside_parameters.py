@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk, wrap_target
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -84,8 +84,9 @@ class OutsideParameters:
         #: into the same blocks: `after` inserts both.
         self.reinit = ReinitBroadcasts(t)
 
-    def plan(self, module: cst.Module) -> None:
-        """Find the modules to sync in `module` (its original tree, before any edit)."""
+    def plan(self, module: cst.Module, wrappers: frozenset[str]) -> None:
+        """Find the modules to sync in `module` (its original tree, before any edit);
+        `wrappers`: the program's functions that return a wrap (`self._build_model()`)."""
         t = self.t
         wraps = [n for n in walk(module) if isinstance(n, cst.Call) and self._is_wrap(n)]
         if not wraps:
@@ -142,7 +143,9 @@ class OutsideParameters:
             x = t.code(node.func.value)
             if x == "self" or _within(x, wrapped) or x in owners:
                 continue
-            if any(x.endswith(m) or m + "." in x for m in members) or not _built(module, x, t):
+            if any(x.endswith(m) or m + "." in x for m in members):
+                continue
+            if not _built(module, x, t, wrappers):
                 continue
             line = self._line(node)
             if line is None or (id(line), x) in done:
@@ -233,10 +236,11 @@ class OutsideParameters:
         return out
 
 
-def _built(module: cst.Module, x: str, t: MigrationTransform) -> bool:
+def _built(module: cst.Module, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
     """Every binding of `x` in the module builds an object with a call (`ProxyLoss(...)`,
-    `losses.X(...).to(DEVICE)`), and there is one: a name handed on (`self.model = model`,
-    a function's parameter) may be the wrapped model under another name."""
+    `losses.X(...).to(DEVICE)`) of no function that wraps, and there is one: a name handed
+    on (`self.model = model`, a function's parameter) or a wrapping builder's return
+    (`self.model = self._build_model()`) may be the wrapped model under another name."""
     values: list[cst.BaseExpression | None] = []
     for node in walk(module):
         if isinstance(node, cst.Assign):
@@ -250,7 +254,10 @@ def _built(module: cst.Module, x: str, t: MigrationTransform) -> bool:
                 values.append(None)
         elif isinstance(node, cst.Param) and node.name.value == x:
             values.append(None)
-    return bool(values) and all(isinstance(v, cst.Call) for v in values)
+    return bool(values) and all(
+        isinstance(v, cst.Call) and name_of(v.func, through=(cst.Call,)) not in wrappers
+        for v in values
+    )
 
 
 def _unfreezes(module: cst.Module) -> bool:
