@@ -580,6 +580,20 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "rank arrives, wrap X in DistributedDataParallel as well, or make it part of the "
         "wrapped model.",
     ),
+    "DP067": (
+        "per-sample random draws of a Dataset alike on every rank",
+        "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
+        "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
+        "crop, a rotation. Under DataParallel one process drew the global batch's samples one "
+        "after the other from one stream, each its own draw. Under torchrun every rank "
+        "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
+        "sample of a sharded loader gets every other rank's k-th draw: each draw twice in a "
+        "batch of two ranks. Loader workers seeded from the shared seed (or by a "
+        "`worker_init_fn` of a constant seed) do the same. dp2ddp leaves it: seed per rank "
+        "on purpose (e.g. `np.random.seed(seed + RANK)` after the model and the dataset are "
+        "built), or draw from a generator seeded per rank; or add `# noqa: DP067` where "
+        "alike is meant.",
+    ),
 }
 
 
