@@ -584,6 +584,33 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "not proved (the warning says why). Download the data before the launch, or build "
         "the dataset where every rank arrives.",
     ),
+    "DP067": (
+        "per-sample random draws of a Dataset alike on every rank",
+        "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
+        "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
+        "crop, a rotation. Under DataParallel one process drew the global batch's samples one "
+        "after the other from one stream, each its own draw. Under torchrun every rank "
+        "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
+        "sample of a sharded loader gets every other rank's k-th draw: each draw twice in a "
+        "batch of two ranks. Loader workers seeded from the shared seed (or by a "
+        "`worker_init_fn` of a constant seed) do the same. dp2ddp leaves it: seed per rank "
+        "on purpose (e.g. `np.random.seed(seed + RANK)` after the model and the dataset are "
+        "built), or draw from a generator seeded per rank; or add `# noqa: DP067` where "
+        "alike is meant.",
+    ),
+    "DP068": (
+        "parameters trained outside DistributedDataParallel, their sync not proved reached",
+        "The optimizer trains a module no DDP wrapper holds (a loss with trainable "
+        "parameters such as proxies or class centres, a head left unwrapped). DataParallel "
+        "ran it once on the gathered batch, so its gradient was the whole batch's; under "
+        "torchrun each rank's backward gives its own share's gradient and the ranks' copies "
+        "drift apart. dp2ddp adds `ddp_sync_module(X)` after the statement that hands "
+        "`X.parameters()` to the optimizer (rank 0's values, every gradient averaged over "
+        "the ranks as backward accumulates it), a collective every rank must reach; here "
+        "that is not proved (the warning says why). Call `ddp_sync_module(X)` where every "
+        "rank arrives, wrap X in DistributedDataParallel as well, or make it part of the "
+        "wrapped model.",
+    ),
 }
 
 

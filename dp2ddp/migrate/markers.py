@@ -64,6 +64,7 @@ MARKED = frozenset(
         "DP060",
         "DP061",
         "DP066",
+        "DP068",
     }
 )
 PREFIX = "# dp2ddp: "
