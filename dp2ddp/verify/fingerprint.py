@@ -30,22 +30,6 @@ def first_tensor(value: object) -> torch.Tensor | None:
     return next((t for t in tensors_in(value) if t is not None), None)
 
 
-def tensors_in(value: object, depth: int = 0) -> list[torch.Tensor]:
-    """Every tensor in positional args, then keyword args (through lists/tuples/dicts), in
-    first_tensor's order."""
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if depth > 4:
-        return []
-    if isinstance(value, Mapping):
-        items = list(value.values())
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        return []
-    return [t for item in items for t in tensors_in(item, depth + 1)]
-
-
 def sample_tensor(value: object) -> torch.Tensor | None:
     """The tensor whose rows tell a batch's samples apart: the first tensor, unless it
     holds one value per sample (an id, a label, a length: alike for many samples) and a
@@ -60,7 +44,11 @@ def sample_tensor(value: object) -> torch.Tensor | None:
         return first
     rows = first.shape[0]
     return next(
-        (t for t in tensors_in(value) if t.dim() > 0 and t.shape[0] == rows and t[0].numel() > 1),
+        (
+            t
+            for t in tensors_in(value)
+            if t is not None and t.dim() > 0 and t.shape[0] == rows and t[0].numel() > 1
+        ),
         first,
     )
 
