@@ -26,7 +26,7 @@ from typing import Any
 
 import libcst as cst
 
-from dp2ddp.transforms._support.children import children_of, visits
+from dp2ddp.transforms._support.children import KIND, NODE, SEQUENCE, children_of, visits
 
 _Result = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[Any]
 
@@ -38,7 +38,9 @@ def visit_tree(visitor: cst.CSTTransformer, node: cst.CSTNode) -> _Result:
     else:
         updated = node
     result = visitor.on_leave(node, updated)
-    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+    if KIND[type(result)] != NODE and not isinstance(
+        result, (cst.RemovalSentinel, cst.FlattenSentinel)
+    ):
         raise cst.CSTValidationError(
             "Expected a node of type CSTNode or a RemovalSentinel, "
             + f"but got a return value of {type(result).__name__}"
@@ -51,14 +53,16 @@ def _children(visitor: cst.CSTTransformer, node: cst.CSTNode) -> cst.CSTNode:
     if fields is None:
         return node._visit_and_replace_children(visitor)  # libcst's own rebuilding
     changes: dict[str, Any] | None = None
+    kinds = KIND
     for name, how in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = kinds[type(value)]
+        if kind == NODE:
             result = visit_tree(visitor, value)
             if result is value:
                 continue
             new: Any = _single(result, value, how)
-        elif isinstance(value, (tuple, list)):
+        elif kind == SEQUENCE:
             new = _sequence(visitor, value, body=how == "body_sequence")
             if new is None:
                 continue
