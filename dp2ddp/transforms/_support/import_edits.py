@@ -11,6 +11,7 @@ occurs in no name and no string outside import statements). Output is the same.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import cast
 
@@ -71,6 +72,24 @@ class TopLevelAddImports(NoCopy, AddImportsVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         return descend and (isinstance(node, cst.Module) or node in self._descend)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        # libcst parses the new import lines with the module's parser configuration, which
+        # refuses an indent other than spaces and tabs; a form feed in the first indented
+        # line (valid Python: the tokenizer resets the column there) is taken into the
+        # module's default_indent, and adding an import failed with a ValueError. Import
+        # lines are not indented: parse them with four spaces, keep the module's own.
+        indent = updated_node.default_indent
+        if _INDENT.fullmatch(indent):
+            return super().leave_Module(original_node, updated_node)
+        added = super().leave_Module(
+            original_node, updated_node.with_changes(default_indent="    ")
+        )
+        return added.with_changes(default_indent=indent)
+
+
+#: What libcst's parser configuration accepts as an indent.
+_INDENT = re.compile(r"[ \t]+")
 
 
 class KnownUnusedRemoveImports(NoCopy, RemoveImportsVisitor):
