@@ -38,6 +38,7 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import name_of, variables_under, wrap_target
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
@@ -330,7 +331,7 @@ class FlagHazards(MigrationTransform):
             return
         if any(self.qualified_names(base.value) & AUTOGRAD_FUNCTIONS for base in cls.bases):
             changes = FunctionStateMutations(node, node.name.value == "backward")
-            node.body.visit(changes)
+            read_tree(node.body, changes)
             for where, what in changes.found:
                 self.warn(
                     where,
@@ -343,7 +344,7 @@ class FlagHazards(MigrationTransform):
         if node.name.value != "forward":
             return
         mutations = SelfMutations(node.params.params[0].name.value)
-        node.body.visit(mutations)
+        read_tree(node.body, mutations)
         for where, what in mutations.found:
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
 

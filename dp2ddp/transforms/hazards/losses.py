@@ -26,6 +26,7 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
@@ -63,7 +64,7 @@ class LossChecks:
         self._statistics: set[cst.Call] = set()
 
     def enter_module(self, node: cst.Module) -> None:
-        node.visit(_LossConstructors(self))
+        read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
 
@@ -135,7 +136,7 @@ class LossChecks:
         Returns whether the scope calls backward() at all.
         """
         facts = ScopeFacts(scope, self.t.qualified_names)
-        scope.visit(facts)
+        read_tree(scope, facts)
         keep = self.t.state.options.keep_summed_loss
         for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
             if _scaled_by_world_size(receiver):
