@@ -115,6 +115,10 @@ class ProgramHints:
     #: (`save_dir` of `os.makedirs(opts.save_dir)`): assigned from a per-process read in
     #: any module, that read becomes rank 0's value (rank_zero/path_sinks.py, run_dir.py).
     path_attributes: frozenset[str] = frozenset()
+    #: "module.Class" of the program's classes that move their own tensors with a `cuda()`
+    #: of their own: `.cuda()` on one of their objects stays `.cuda()`
+    #: (analysis/device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
@@ -109,6 +110,7 @@ def program_hints(
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
+    own_device = frozenset().union(*(n.own_device for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -123,6 +125,7 @@ def program_hints(
                 printers=printers,
                 per_rank_returns=returns,
                 path_attributes=path_named,
+                own_device=own_device,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -138,6 +141,7 @@ def program_hints(
             printers,
             returns,
             path_named,
+            own_device,
         )
     return hints
 
@@ -273,6 +277,8 @@ class ModuleNames:
     per_rank: frozenset[str] = frozenset()
     #: Attribute names its paths made or written read (path_sinks.py).
     path_attributes: frozenset[str] = frozenset()
+    #: Its classes with a `cuda()` of their own (device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -296,6 +302,7 @@ class ModuleNames:
             printing_functions(tree, table),
             per_rank_returns(tree, table),
             path_attributes(tree, lambda f: _resolved(f, table) or getattr(f, "id", "")),
+            own_device_classes(name, tree),
         )
 
 
