@@ -234,6 +234,12 @@ GENERATIVE = (
 #: have finished reduction" at step 2); T1, parameters frozen in a train() override the loop
 #: calls after the wrap (before: the same error at step 2, only DP008).
 FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
+#: The fourth fresh round's classes (docs/real-world.md, stop 30, helper p): L1, a loss summed
+#: over the elements and divided by the batch's count of positive ones, uneven over the
+#: ranks' parts and 0 in one (before: no warning, every rank's weights NaN); D1, an object
+#: of the program moving its own tensors with a cuda() of its own and no to() (before:
+#: `.to(DEVICE)`, AttributeError at start on both ranks).
+FRESH4 = ("count_normalised_loss", "own_cuda_method")
 
 
 @pytest.fixture(scope="module")
@@ -254,10 +260,14 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *DISTRIBUTION_DRAWS,
         *GATHERED,
         *FRESH3,
+        *FRESH4,
         "second_backward",
     )
     for name in names:
         scripts[name], codes[name] = _migrate(name, out)
+    assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
+    assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
+    assert not set().union(*(codes[name] for name in FRESH4)), {n: codes[n] for n in FRESH4}
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
@@ -373,6 +383,19 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
 ) -> None:
     """Both ranks run to the end with the original's weights (short_batch_guard: its count
     of optimizer steps first)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FRESH4)
+def test_fourth_fresh_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks run to the end with the original's weights."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
