@@ -238,8 +238,10 @@ FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override
 #: over the elements and divided by the batch's count of positive ones, uneven over the
 #: ranks' parts and 0 in one (before: no warning, every rank's weights NaN); D1, an object
 #: of the program moving its own tensors with a cuda() of its own and no to() (before:
-#: `.to(DEVICE)`, AttributeError at start on both ranks).
-FRESH4 = ("count_normalised_loss", "own_cuda_method")
+#: `.to(DEVICE)`, AttributeError at start on both ranks); U1 (new spelling), a backbone
+#: from a table of constructors walked child by child until a `break` (before: no DP041,
+#: "Expected to have finished reduction" at step 2).
+FRESH4 = ("count_normalised_loss", "own_cuda_method", "children_walk_break")
 
 
 @pytest.fixture(scope="module")
@@ -267,7 +269,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         scripts[name], codes[name] = _migrate(name, out)
     assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
     assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
-    assert not set().union(*(codes[name] for name in FRESH4)), {n: codes[n] for n in FRESH4}
+    assert not codes["count_normalised_loss"] | codes["own_cuda_method"], codes
+    assert "find_unused_parameters=True" in scripts["children_walk_break"].read_text()
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
