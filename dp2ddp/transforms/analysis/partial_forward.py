@@ -226,17 +226,11 @@ def _class_facts(
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
-    dropped = tuple(
-        found
-        for function in (forward, *called_methods(forward, methods))
-        for found in dropped_outputs(cls.name, function, held, path)
-    )
     reached = (forward, *called_methods(forward, methods))
-    # A walk over a submodule's children that may break leaves the rest unused whatever
-    # else is known (a backbone from a factory, layers built under a flag).
+    dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
+    # A children walk that may break leaves the rest unused, whatever else is known.
     walked = tuple(
-        (PartialUse(cls.name, text, how, line, path), "")
-        for text, how, line in module_parts.walked_with_break(reached)
+        (PartialUse(cls.name, *w, path), "") for w in module_parts.walked_with_break(reached)
     )
     if not registered:
         return ClassFacts(walked, tuple(children), None, dropped)
@@ -254,9 +248,7 @@ def _class_facts(
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
         return ClassFacts(walked, tuple(children), returned, dropped, own, (), frozenset(methods))
-    apart = module_parts.taken_apart(
-        cls.name, path, (forward, *called_methods(forward, methods)), registered, holders
-    )
+    apart = module_parts.taken_apart(cls.name, path, reached, registered, holders)
     elsewhere = {
         node.attr
         for name, method in methods.items()
