@@ -362,7 +362,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the global count: `(target != ignore_index).sum()` (or the targets' weights "
         "summed) all-reduced over the ranks with torch.distributed.all_reduce, and multiply "
         "by WORLD_SIZE, as DDP averages the ranks' gradients; or accept the per-rank "
-        "weighting (close to DataParallel's when the ranks' shares are alike).",
+        "weighting (close to DataParallel's when the ranks' shares are alike). The same "
+        "for a mean written by hand, a sum divided by a count of a mask (`loss / num_pos`, "
+        "`num_pos = (target > 0).sum()`: detection and masked losses), where a part with no "
+        "element divides by 0 and the all-reduced inf makes every rank's weights NaN. "
+        "dp2ddp divides by ddp_count_share(count) (the count summed over the ranks, over "
+        "WORLD_SIZE: DataParallel's loss) where the numerator is a sum over the batch and "
+        "every rank reaches the division as often; the warning names why it did not.",
     ),
     "DP044": (
         "tensor sized by a per-rank training batch meets a whole batch",

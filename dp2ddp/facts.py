@@ -123,6 +123,10 @@ class ProgramHints:
     #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
     #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
     file_read_by: frozenset[str] = frozenset()
+    #: "module.Class" of the program's classes that move their own tensors with a `cuda()`
+    #: of their own: `.cuda()` on one of their objects stays `.cuda()`
+    #: (analysis/device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

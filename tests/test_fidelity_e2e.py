@@ -239,12 +239,24 @@ GENERATIVE = (
 #: have finished reduction" at step 2); T1, parameters frozen in a train() override the loop
 #: calls after the wrap (before: the same error at step 2, only DP008).
 FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
-#: The fourth fresh round's classes (docs/real-world.md, stop 30, helper s), each with the
-#: original's weights at the end: S1, a loss module's trainable proxies in the optimizer,
+#: The fourth fresh round's classes (docs/real-world.md, stop 30, helpers s and p), each with
+#: the original's weights at the end. S1, a loss module's trainable proxies in the optimizer,
 #: outside the wrap (before: each rank stepped on its own half's gradient, the proxies drifted
 #: apart and no rank ended with the original's); S5, a layer frozen at the wrap and unfrozen
-#: after the first epoch (before: DDP never averaged it, the ranks drifted apart).
-FRESH4 = ("loss_module_parameters", "unfrozen_after_wrap")
+#: after the first epoch (before: DDP never averaged it, the ranks drifted apart). L1, a loss
+#: summed over the elements and divided by the batch's count of positive ones, uneven over the
+#: ranks' parts and 0 in one (before: no warning, every rank's weights NaN); D1, an object
+#: of the program moving its own tensors with a cuda() of its own and no to() (before:
+#: `.to(DEVICE)`, AttributeError at start on both ranks); U1 (new spelling), a backbone
+#: from a table of constructors walked child by child until a `break` (before: no DP041,
+#: "Expected to have finished reduction" at step 2).
+FRESH4 = (
+    "loss_module_parameters",
+    "unfrozen_after_wrap",
+    "count_normalised_loss",
+    "own_cuda_method",
+    "children_walk_break",
+)
 
 
 @pytest.fixture(scope="module")
@@ -270,6 +282,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     )
     for name in names:
         scripts[name], codes[name] = _migrate(name, out)
+    assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
+    assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
+    assert not codes["count_normalised_loss"] | codes["own_cuda_method"], codes
+    assert "find_unused_parameters=True" in scripts["children_walk_break"].read_text()
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
@@ -399,7 +415,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
 def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
-    """Both ranks run to the end holding the same weights and proxies, the original's."""
+    """Both ranks run to the end with the original's weights (and a loss module's proxies)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]

@@ -47,6 +47,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     per_rank_noise,
 )
 from dp2ddp.transforms.hazards.backward import second_backwards
+from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
@@ -84,6 +85,7 @@ class FlagHazards(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._losses = LossChecks(self)
         self._means = MeanLosses(self, self._losses)
+        self._counts = CountMeans(self, self._losses)
         #: Enclosing loops, innermost last; None marks a function boundary.
         self._loops: list[LoopInfo | None] = []
         self._sliced_loops: set[int] = set()
@@ -105,6 +107,7 @@ class FlagHazards(MigrationTransform):
                 self._helper_noise.update(helper.sites)
         self._losses.enter_module(node)
         self._means.enter_module(node)
+        self._counts.enter_module(node)
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
@@ -135,6 +138,16 @@ class FlagHazards(MigrationTransform):
         return updated_node.with_changes(
             args=[first.with_changes(value=scaled), *updated_node.args[1:]]
         )
+
+    def leave_BinaryOperation(
+        self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
+    ) -> cst.BaseExpression:
+        return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_AugAssign(
+        self, original_node: cst.AugAssign, updated_node: cst.AugAssign
+    ) -> cst.AugAssign:
+        return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         sites = (
@@ -181,6 +194,7 @@ class FlagHazards(MigrationTransform):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._loops.append(None)
         self._losses.enter_function(node)
+        self._counts.enter_function(node)
         self._check_forward(node)
 
     def leave_FunctionDef(

@@ -77,6 +77,25 @@ class LossChecks:
     def leave_function(self) -> None:
         self._trains.pop()
 
+    @property
+    def trains(self) -> bool:
+        """A loss computed in the current scope may reach backward()."""
+        return bool(self._trains) and self._trains[-1]
+
+    def summed(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        losses: list[cst.Call],
+    ) -> bool:
+        """`node` is a loss summed over the batch (see _summed); its summed loss calls are
+        added to `losses`."""
+        return self._summed(node, assigned, losses, 0)
+
+    def cover(self, losses: list[cst.Call]) -> None:
+        """No DP004 for these summed loss calls: another pass made their loss right."""
+        self._covered.update(losses)
+
     def check_call(self, node: cst.Call, names: set[str]) -> None:
         if node in self._covered:
             return
@@ -149,7 +168,7 @@ class LossChecks:
                 not keep
                 and values
                 and all(self._summed(v, facts.assigned, losses, 0) for v in values)
-                and not _inside_no_grad(backward, self.t)
+                and not inside_no_grad(backward, self.t)
             ):
                 self.scaled.add(backward)
                 self._covered.update(losses)
@@ -446,7 +465,7 @@ def _batch_means(
     return found
 
 
-def _inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
+def inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
     current = transform.parent(node)
     while current is not None:
         if isinstance(current, cst.With) and any(

@@ -45,6 +45,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_name
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
@@ -111,6 +112,7 @@ def program_hints(
     per_rank = _by_module([n.per_rank for n in names])
     readers = _by_module([n.file_readers for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
+    own_device = frozenset().union(*(n.own_device for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -128,6 +130,7 @@ def program_hints(
                 path_attributes=path_named,
                 printing=names[index].printing,
                 file_read_by=read_by,
+                own_device=own_device,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -145,6 +148,7 @@ def program_hints(
             path_named,
             names[index].printing,
             read_by,
+            own_device,
         )
     return hints
 
@@ -284,6 +288,8 @@ class ModuleNames:
     printing: Printing = frozenset()
     #: Its top-level functions that read a file at a parameter (path_sinks.file_readers).
     file_readers: frozenset[str] = frozenset()
+    #: Its classes with a `cuda()` of their own (device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -314,6 +320,7 @@ class ModuleNames:
             path_attributes(tree, resolved),
             printing,
             file_readers(tree, resolved),
+            own_device_classes(name, tree),
         )
 
 

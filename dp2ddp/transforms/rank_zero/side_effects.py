@@ -161,6 +161,10 @@ TQDM: Final = frozenset(
 )
 TORCH_SAVE: Final = frozenset({"torch.save", "torch.serialization.save"})
 TORCH_LOAD: Final = frozenset({"torch.load", "torch.serialization.load"})
+#: TensorBoard writers: torch's, tensorboardX's, and tensorboard_logger's Logger (the
+#: CMC/CRD family's `tb_logger.Logger(logdir=..., flush_secs=2)` then `log_value(...)`:
+#: created on every rank, each process wrote its own event file of its own figures into
+#: the same directory; HobbitLong/CMC@7b227be, fresh round stop 30, class K1).
 SUMMARY_WRITER: Final = frozenset(
     {
         "torch.utils.tensorboard.SummaryWriter",
