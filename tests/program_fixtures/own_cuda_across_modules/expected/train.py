@@ -2,7 +2,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 from nce.alias import AliasTable
 from nce.bank import Bank
 
@@ -20,4 +20,4 @@ for step in range(2):
     loss = bank(model(x))
     loss.backward()
     opt.step()
-print(sampler.draw(2).shape)
+ddp_print(sampler.draw(2).shape)
