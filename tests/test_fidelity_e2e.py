@@ -234,6 +234,10 @@ GENERATIVE = (
 #: have finished reduction" at step 2); T1, parameters frozen in a train() override the loop
 #: calls after the wrap (before: the same error at step 2, only DP008).
 FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
+#: The fourth fresh round's classes (docs/real-world.md, stop 30, helper r): S1, a loss dict
+#: a wrapped module returns, its items re-bound by `torch.mean` and combined with a weight
+#: (before: the weighted term split as a target, ValueError at the first step on both ranks).
+FRESH4 = ("output_loss_terms",)
 
 
 @pytest.fixture(scope="module")
@@ -254,6 +258,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *DISTRIBUTION_DRAWS,
         *GATHERED,
         *FRESH3,
+        *FRESH4,
         "second_backward",
     )
     for name in names:
@@ -310,6 +315,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     inner = scripts["sample_from_inner_module"].read_text()
     assert re.search(r"if ddp_is_main\(\):\n\s+np\.save\(", inner), inner
     assert "DP026" in codes["second_backward"]
+    assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
+    assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
@@ -373,6 +380,20 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
 ) -> None:
     """Both ranks run to the end with the original's weights (short_batch_guard: its count
     of optimizer steps first)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FRESH4)
+def test_fourth_fresh_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks run to the end with the original's weights (before: S1 raised at the first
+    step on both ranks)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
