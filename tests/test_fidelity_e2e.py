@@ -236,8 +236,10 @@ GENERATIVE = (
 FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
 #: The fourth fresh round's classes (docs/real-world.md, stop 30, helper r): S1, a loss dict
 #: a wrapped module returns, its items re-bound by `torch.mean` and combined with a weight
-#: (before: the weighted term split as a target, ValueError at the first step on both ranks).
-FRESH4 = ("output_loss_terms",)
+#: (before: the weighted term split as a target, ValueError at the first step on both ranks);
+#: U2, a generator whose output its module's forward() reads only detached (before: no DP041,
+#: "Expected to have finished reduction" at step 2).
+FRESH4 = ("output_loss_terms", "detached_generator")
 
 
 @pytest.fixture(scope="module")
@@ -317,6 +319,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP026" in codes["second_backward"]
     assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
+    assert "DP041" in codes["detached_generator"], codes["detached_generator"]
+    assert "find_unused_parameters=True" in scripts["detached_generator"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
@@ -393,7 +397,7 @@ def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
     """Both ranks run to the end with the original's weights (before: S1 raised at the first
-    step on both ranks)."""
+    step on both ranks, U2 at the second)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
