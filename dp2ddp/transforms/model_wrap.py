@@ -331,11 +331,17 @@ class WrapModelInDDP(MigrationTransform):
         if target.startswith("self."):
             owner = self._enclosing_class(call)
             if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
+                # Whether the owner is wrapped may be another module's fact: both outcomes
+                # are said (D1, fresh round stop 30: BMSG-GAN wraps its critic's blocks one by
+                # one and not the critic, whose head then trained apart on every rank).
+                name = owner.name.value
                 self.warn(
                     call,
                     "DP022",
-                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: a wrapped "
-                    f"{owner.name.value} would hold a DDP inside a DDP; wrap only the outer model",
+                    f"{target} is wrapped inside {name}, an nn.Module: where {name} is wrapped "
+                    f"too, a DDP would hold a DDP; where it is not, only {target}'s gradients "
+                    f"are averaged over the ranks and {name}'s other parameters train apart on "
+                    f"each rank; wrap {name} whole instead of its parts",
                 )
                 return
         for other, other_call in self._wraps:
