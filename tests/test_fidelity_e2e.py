@@ -238,8 +238,9 @@ FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override
 #: a wrapped module returns, its items re-bound by `torch.mean` and combined with a weight
 #: (before: the weighted term split as a target, ValueError at the first step on both ranks);
 #: U2, a generator whose output its module's forward() reads only detached (before: no DP041,
-#: "Expected to have finished reduction" at step 2).
-FRESH4 = ("output_loss_terms", "detached_generator")
+#: "Expected to have finished reduction" at step 2); L1, a log file named by the clock in a
+#: helper (before: one file per rank).
+FRESH4 = ("output_loss_terms", "detached_generator", "clock_log_file")
 
 
 @pytest.fixture(scope="module")
@@ -394,16 +395,24 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
 
 @pytest.mark.parametrize("name", FRESH4)
 def test_fourth_fresh_round_classes_train_as_dataparallel_did(
-    launch: tuple[Path, dict[str, Path], str], name: str
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Both ranks run to the end with the original's weights (before: S1 raised at the first
-    step on both ranks, U2 at the second)."""
+    step on both ranks, U2 at the second; L1 wrote a log file per rank)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    monkeypatch.chdir(tmp_path)  # the original writes its log here
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+    if name == "clock_log_file":
+        workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
+        logs = sorted(p.name for p in (workdir / "logs").iterdir())
+        assert len(logs) == 1, logs
 
 
 @pytest.mark.parametrize("name", NAMES)
