@@ -257,13 +257,8 @@ def _class_facts(
         for node in ast.walk(method)
         if isinstance(node, ast.Attribute)
     }
-    detached = _detached_only((forward, *called_methods(forward, methods)), set(registered))
     partial: list[tuple[PartialUse, str]] = []
     for attribute, (line, holds) in registered.items():
-        if attribute in detached:
-            how = "reads {attr}'s output only through .detach(), so it gets no gradient"
-            partial.append((PartialUse(cls.name, attribute, how, detached[attribute], path), holds))
-            continue
         if attribute in uses.always:
             continue
         if attribute in holders:
@@ -286,69 +281,10 @@ def _class_facts(
         lambda f: _resolve(f, imports, local, prefix),
         (forward, *called_methods(forward, methods)),
     )
+    late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
-    )
-
-
-def _detached_only(
-    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef], registered: set[str]
-) -> dict[str, int]:
-    """Registered submodules every call of which (in forward() and the methods it calls on
-    `self`) reaches the rest only through `.detach()`: `self.gen(x).detach()`, or
-    `fake = self.gen(x)` with every read of `fake` in that function a `fake.detach()`
-    (U2, fresh round stop 30: a generator and its critic in one module, the critic's loss
-    on the generator's output detached: DataParallel did not mind that the generator got
-    no gradient, DDP fails at step 2). A call whose output is read otherwise, or kept in
-    anything but a plain local name, counts as a use. Name -> the line of its first call."""
-    detached: dict[str, int] = {}
-    used: set[str] = set()
-    for function in functions:
-        if not function.args.args:
-            continue
-        me = function.args.args[0].arg
-        parents = {
-            child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
-        }
-        loads: dict[str, list[ast.Name]] = {}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                loads.setdefault(node.id, []).append(node)
-
-        for node in ast.walk(function):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and _is_self_attribute(node.func, me)
-                and node.func.attr in registered
-            ):
-                continue
-            name = node.func.attr
-            parent = parents.get(node)
-            only = _is_detach(node, parents)
-            if (
-                not only
-                and isinstance(parent, ast.Assign)
-                and len(parent.targets) == 1
-                and isinstance(parent.targets[0], ast.Name)
-            ):
-                reads = loads.get(parent.targets[0].id, [])
-                only = bool(reads) and all(_is_detach(read, parents) for read in reads)
-            if only:
-                detached.setdefault(name, node.lineno)
-            else:
-                used.add(name)
-    return {name: line for name, line in detached.items() if name not in used}
-
-
-def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
-    """`node.detach()`: the receiver of a call of `.detach`."""
-    attribute = parents.get(node)
-    return (
-        isinstance(attribute, ast.Attribute)
-        and attribute.attr == "detach"
-        and isinstance(parents.get(attribute), ast.Call)
     )
 
 
