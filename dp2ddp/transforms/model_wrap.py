@@ -331,18 +331,12 @@ class WrapModelInDDP(MigrationTransform):
         if target.startswith("self."):
             owner = self._enclosing_class(call)
             if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
-                # Whether the owner is wrapped may be another module's fact: both outcomes
-                # are said (D1, fresh round stop 30: BMSG-GAN wraps its critic's blocks one by
-                # one and not the critic, whose head then trained apart on every rank).
-                name = owner.name.value
-                self.warn(
-                    call,
-                    "DP022",
-                    f"{target} is wrapped inside {name}, an nn.Module: where {name} is wrapped "
-                    f"too, a DDP would hold a DDP; where it is not, only {target}'s gradients "
-                    f"are averaged over the ranks and {name}'s other parameters train apart on "
-                    f"each rank; wrap {name} whole instead of its parts",
+                message = (  # D1 (stop 30): whether the owner is wrapped may be unknown here
+                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: wrapped too, it "
+                    f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
+                    "averaged, its other parameters train apart on each rank; wrap it whole instead"
                 )
+                self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)
