@@ -331,12 +331,12 @@ class WrapModelInDDP(MigrationTransform):
         if target.startswith("self."):
             owner = self._enclosing_class(call)
             if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
-                self.warn(
-                    call,
-                    "DP022",
-                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: a wrapped "
-                    f"{owner.name.value} would hold a DDP inside a DDP; wrap only the outer model",
+                message = (  # D1 (stop 30): whether the owner is wrapped may be unknown here
+                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: wrapped too, it "
+                    f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
+                    "averaged, its other parameters train apart on each rank; wrap it whole instead"
                 )
+                self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)

@@ -8,7 +8,7 @@ caller leaves out of a child (issue 28 class U1) and what is frozen late (class 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -276,4 +276,65 @@ def _frozen(node: ast.AST) -> ast.expr | None:
 def _is_self_attribute(node: ast.AST, me: str) -> bool:
     return (
         isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )
+
+
+def detached_only(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef], registered: Container[str]
+) -> list[tuple[str, str, int]]:
+    """Registered submodules every call of which (in forward() and the methods it calls on
+    `self`) reaches the rest only through `.detach()`: `self.gen(x).detach()`, or
+    `fake = self.gen(x)` with every read of `fake` in that function a `fake.detach()`
+    (U2, fresh round stop 30: a generator and its critic in one module, the critic's loss
+    on the generator's output detached: DataParallel did not mind that the generator got
+    no gradient, DDP fails at step 2). A call whose output is read otherwise, or kept in
+    anything but a plain local name, counts as a use. (name, how, the line of its first call)."""
+    detached: dict[str, int] = {}
+    used: set[str] = set()
+    for function in functions:
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        parents = {
+            child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+        }
+        loads: dict[str, list[ast.Name]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads.setdefault(node.id, []).append(node)
+
+        for node in ast.walk(function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and _is_self_attribute(node.func, me)
+                and node.func.attr in registered
+            ):
+                continue
+            name = node.func.attr
+            parent = parents.get(node)
+            only = _is_detach(node, parents)
+            if (
+                not only
+                and isinstance(parent, ast.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)
+            ):
+                reads = loads.get(parent.targets[0].id, [])
+                only = bool(reads) and all(_is_detach(read, parents) for read in reads)
+            if only:
+                detached.setdefault(name, node.lineno)
+            else:
+                used.add(name)
+    how = "reads {attr}'s output only through .detach(), so it gets no gradient"
+    return [(name, how, line) for name, line in detached.items() if name not in used]
+
+
+def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """`node.detach()`: the receiver of a call of `.detach`."""
+    attribute = parents.get(node)
+    return (
+        isinstance(attribute, ast.Attribute)
+        and attribute.attr == "detach"
+        and isinstance(parents.get(attribute), ast.Call)
     )

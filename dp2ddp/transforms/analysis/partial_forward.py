@@ -278,6 +278,7 @@ def _class_facts(
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
         init, lambda f: _resolve(f, imports, local, prefix), reached
     )
+    late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     partial += walked
     return ClassFacts(
