@@ -259,12 +259,14 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "DP035": (
         "training loader from a DataLoader subclass not sharded",
         "This loader is built from a project class that subclasses DataLoader, with "
-        "`shuffle=`: a training loader. dp2ddp shards `DataLoader(...)` calls, not calls of "
-        "such classes, so every rank trains on the whole set. Pass "
+        "`shuffle=`, or a `sampler=` or `batch_sampler=` of its own: a training loader. "
+        "dp2ddp shards `DataLoader(...)` calls, not calls of such classes, so every rank "
+        "trains on the whole set. Pass "
         "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
         "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
         "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "
-        "each epoch.",
+        "each epoch; with a batch_sampler of your own, let each rank take its part of every "
+        "batch it yields (`batch[RANK::WORLD_SIZE]`), the ranks drawing the same batches.",
     ),
     "DP036": (
         "dataset drawn with a generator each process seeds itself",
@@ -360,7 +362,13 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the global count: `(target != ignore_index).sum()` (or the targets' weights "
         "summed) all-reduced over the ranks with torch.distributed.all_reduce, and multiply "
         "by WORLD_SIZE, as DDP averages the ranks' gradients; or accept the per-rank "
-        "weighting (close to DataParallel's when the ranks' shares are alike).",
+        "weighting (close to DataParallel's when the ranks' shares are alike). The same "
+        "for a mean written by hand, a sum divided by a count of a mask (`loss / num_pos`, "
+        "`num_pos = (target > 0).sum()`: detection and masked losses), where a part with no "
+        "element divides by 0 and the all-reduced inf makes every rank's weights NaN. "
+        "dp2ddp divides by ddp_count_share(count) (the count summed over the ranks, over "
+        "WORLD_SIZE: DataParallel's loss) where the numerator is a sum over the batch and "
+        "every rank reaches the division as often; the warning names why it did not.",
     ),
     "DP044": (
         "tensor sized by a per-rank training batch meets a whole batch",
@@ -435,9 +443,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "ddp_per_rank_batch(fbs), wherever it cuts or counts this rank's batch (a count "
         "made from the global sizes, `BATCH // fbs`, keeps them); this warning is left "
         "where the chunk's size is computed from several configured sizes and which of them "
-        "is the batch's is not known. Scale the chunk size as the batch was (fbs // "
+        "is the batch's is not known, and where the loader's own collate_fn cuts its batch "
+        "into the parts the loop trains on (`for batch in batches`: the size is decided "
+        "there, not rewritten). Scale the chunk size as the batch was (fbs // "
         "WORLD_SIZE, DataParallel's per-device chunk), or take it from the batch "
-        "(`x.size(0) // splits`).",
+        "(`x.size(0) // splits`, a number of parts).",
     ),
     "DP052": (
         "an evaluation figure of a sharded loader decides when training stops",
@@ -555,6 +565,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "number, a computed size). Compare with ddp_per_rank_batch(B), or with the size of "
         "the batch the loader was built to give.",
     ),
+    "DP066": (
+        "file written on rank 0 may be the one every rank reads, and the paths do not match",
+        "The write goes to rank 0 only, and every rank later reads a file whose path may be "
+        "the same one, but the two paths are not spelled so dp2ddp can tell: a loop over "
+        'another iterable (`for s in splits: np.save(f"{s}.npy", ...)`, read back in a loop '
+        "over another list), the same helper called with other arguments (`cache_file(a)`, "
+        "`cache_file(b)`), the same attribute or item of another object (`self.out`, "
+        "`cfg.out`). Where the paths are one file, a rank that gets to the read first reads a "
+        "file rank 0 has not finished (FileNotFoundError, a truncated pickle) or the previous "
+        "run's; dp2ddp places a `ddp_barrier()` only between paths it matches. The warning "
+        "names the write and the read. Spell both paths alike (one variable, one loop over "
+        "the same list), or put `ddp_barrier()` after the write where every rank arrives.",
+    ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
         "A call passes `download=True` (a torchvision, torchaudio or torchtext dataset, or a "
@@ -568,17 +591,33 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the dataset where every rank arrives.",
     ),
     "DP067": (
-        "the wrapped model is pickled whole",
-        "A save pickles the wrapper object itself (`torch.save(model, path)`, "
-        "`torch.save(nn.Sequential(model), path)`, a dict or list holding it, "
-        "`net.module if use_cuda else net` on the branch that keeps the wrapper), not its "
-        "`state_dict()` or `.module`. The original's file held a DataParallel, which loads "
-        "in any process; migrated, it holds the DistributedDataParallel object, and "
-        '`torch.load` fails outside a process group ("Default process group has not been '
-        'initialized"). Nothing fails while training. Save `model.module` (the inner '
-        "module) or its state_dict instead, and load it the same way.",
+        "per-sample random draws of a Dataset alike on every rank",
+        "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
+        "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
+        "crop, a rotation. Under DataParallel one process drew the global batch's samples one "
+        "after the other from one stream, each its own draw. Under torchrun every rank "
+        "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
+        "sample of a sharded loader gets every other rank's k-th draw: each draw twice in a "
+        "batch of two ranks. Loader workers seeded from the shared seed (or by a "
+        "`worker_init_fn` of a constant seed) do the same. dp2ddp leaves it: seed per rank "
+        "on purpose (e.g. `np.random.seed(seed + RANK)` after the model and the dataset are "
+        "built), or draw from a generator seeded per rank; or add `# noqa: DP067` where "
+        "alike is meant.",
     ),
-    "DP066": (
+    "DP068": (
+        "parameters trained outside DistributedDataParallel, their sync not proved reached",
+        "The optimizer trains a module no DDP wrapper holds (a loss with trainable "
+        "parameters such as proxies or class centres, a head left unwrapped). DataParallel "
+        "ran it once on the gathered batch, so its gradient was the whole batch's; under "
+        "torchrun each rank's backward gives its own share's gradient and the ranks' copies "
+        "drift apart. dp2ddp adds `ddp_sync_module(X)` after the statement that hands "
+        "`X.parameters()` to the optimizer (rank 0's values, every gradient averaged over "
+        "the ranks as backward accumulates it), a collective every rank must reach; here "
+        "that is not proved (the warning says why). Call `ddp_sync_module(X)` where every "
+        "rank arrives, wrap X in DistributedDataParallel as well, or make it part of the "
+        "wrapped model.",
+    ),
+    "DP069": (
         "an optimizer updates a model that is not the wrapped one",
         "The optimizer's parameters come from a model built here that no DataParallel call "
         "wraps (a knowledge-distillation student beside a wrapped teacher, a second network "
@@ -588,6 +627,17 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         '(`dp2ddp verify`: "ranks in sync NO") and the saved one is rank 0\'s. Wrap that '
         "model in DistributedDataParallel too (wrapping it in nn.DataParallel before "
         "migrating does the same), or keep its loader whole if it must train alone.",
+    ),
+    "DP070": (
+        "the wrapped model is pickled whole",
+        "A save pickles the wrapper object itself (`torch.save(model, path)`, "
+        "`torch.save(nn.Sequential(model), path)`, a dict or list holding it, "
+        "`net.module if use_cuda else net` on the branch that keeps the wrapper), not its "
+        "`state_dict()` or `.module`. The original's file held a DataParallel, which loads "
+        "in any process; migrated, it holds the DistributedDataParallel object, and "
+        '`torch.load` fails outside a process group ("Default process group has not been '
+        'initialized"). Nothing fails while training. Save `model.module` (the inner '
+        "module) or its state_dict instead, and load it the same way.",
     ),
 }
 

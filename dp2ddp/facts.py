@@ -119,6 +119,14 @@ class ProgramHints:
     #: name) (transforms/analysis/printing.py), found by the program model; None where no
     #: program told it (a file migrated alone): the data pass finds them itself.
     printing: frozenset[tuple[str, str]] | None = None
+    #: `name:position:parameter` of the top-level functions of the program's other modules
+    #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
+    #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
+    file_read_by: frozenset[str] = frozenset()
+    #: "module.Class" of the program's classes that move their own tensors with a `cuda()`
+    #: of their own: `.cuda()` on one of their objects stays `.cuda()`
+    #: (analysis/device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -236,6 +244,11 @@ class ProgramFacts:
         import of it goes in the first-party section; else with the third-party ones.
     reexports: names of imported program modules that are really torch's (or another
         outside module's): the passes match them by their real qualified names (Reexports).
+    sample_readers: functions of the program's other modules that only read samples from
+        a loader they are given (GAN_stability's `utils.get_nsamples(loader, n)`), by
+        qualified name as an importer spells it, each with the parameters (position,
+        name) it reads: given a sharded loader, such a call reads it whole
+        (shared_draws/whole_reads.py). Empty for a single file.
     """
 
     role: Role | None = None
@@ -249,11 +262,17 @@ class ProgramFacts:
     helpers_first_party: bool = True
     reexports: Reexports = field(default_factory=Reexports)
     wrap_functions: tuple[str, ...] = ()
+    sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:
         """`draws` by qualified name."""
         return dict(self.draws)
+
+    @cached_property
+    def readers(self) -> Mapping[str, dict[int, str]]:
+        """`sample_readers` by qualified name: position -> parameter name."""
+        return {name: dict(params) for name, params in self.sample_readers}
 
     @property
     def in_program(self) -> bool:

@@ -12,7 +12,9 @@ rmtree_module_level); a run name from another module's helper and a checkpoint s
 module (across_modules); a checkpoint helper of another module called under each rank's own
 clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint named by each
 rank's clock, saved on rank 0 and loaded by another module through an attribute
-(stamped_checkpoint).
+(stamped_checkpoint); files read back through paths no text matches: a loop variable, a
+listing of the written directory, a dict item (unmatched_paths); a cache read through another
+module's function that reads the file at its parameter (cache_reader).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -49,9 +51,10 @@ NAMES = (
     "dataset_download",
     "exists_exit",
     "rmtree_in_branch",
+    "unmatched_paths",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
-PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint")
+PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint", "cache_reader")
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 #: The next line: decided_logdir's answer to "delete it?".
@@ -177,6 +180,27 @@ def test_stamped_checkpoint_loaded_by_every_rank(run: Path) -> None:
     folder = run.parent / "stamped_checkpoint" / "train"
     assert len(list(folder.glob("ckpt_*.pth"))) == 1
     assert _printed_in(folder) == ("evaluated True\n", "")
+
+
+def test_unmatched_paths_read_finished(run: Path) -> None:
+    """Both ranks read the loop's files, listed all three shards and read the dict item's
+    file only after rank 0 had written them (without the barriers: FileNotFoundError, or a
+    listing of fewer shards, on the rank not slowed)."""
+    folder = run / "unmatched_paths"
+    files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("rank"))
+    assert files == ["item.pkl", "shards", "train.npy", "val.npy"]
+    printed = "paths: ['item.pkl', 'shards', 'train.npy', 'val.npy'] ['0.npy', '1.npy', '2.npy']\n"
+    assert _printed(run, "unmatched_paths") == (printed, "")
+
+
+def test_cache_read_through_another_module(run: Path) -> None:
+    """cache_reader_lib.load_cache(CACHE) and cache_reader_lib.Vocab(path) read the files
+    rank 0 wrote, on every rank, after the write (without the barrier before the call:
+    FileNotFoundError on the rank not slowed; the vocabulary's assert checks it was whole)."""
+    folder = run.parent / "cache_reader" / "train"
+    assert (folder / "reader_cache.pkl").is_file()
+    assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
+    assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:

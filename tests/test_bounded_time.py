@@ -59,6 +59,14 @@ SHAPES: dict[str, tuple[str, tuple[int, ...], str]] = {
         (0,),
         "migrated",
     ),
+    # found by the fuzz test below: a form feed in the first indented line became part of
+    # libcst's default indent, which its parser configuration refuses (adding an import
+    # ended in an internal error)
+    "form_feed_in_indent": (
+        HEAD + "class A:\n\x0c    pass\n\n" + WRAP,
+        (0,),
+        "migrated",
+    ),
     "terms_5000_on_one_line": (
         HEAD + "x = " + " + ".join(["1"] * 5000) + "\n" + WRAP,
         (2,),
@@ -220,5 +228,15 @@ def test_fuzz_generated_programs(source: str) -> None:
     except InputError:
         return
     assert time.perf_counter() - start < 20
+    compile(result.code, "<migrated>", "exec")
+    assert migrate_source(result.code).code == result.code
+
+
+def test_form_feed_in_indent_is_kept() -> None:
+    """The fuzz test's find, as text: the import is added and the form feed kept."""
+    source = "import torch\n\nclass A:\n\x0c\tpass\n\nmodel = torch.nn.DataParallel(model)\n"
+    result = migrate_source(source)
+    assert "\x0c\tpass" in result.code
+    assert "DistributedDataParallel(" in result.code
     compile(result.code, "<migrated>", "exec")
     assert migrate_source(result.code).code == result.code

@@ -1,6 +1,8 @@
 """`children_of` (transforms/_support/children.py) gives what libcst's `node.children` gives,
 node for node and in the same order, on every golden fixture's input and output and on
-a few of dp2ddp's own modules (which use most of Python's syntax)."""
+a few of dp2ddp's own modules (which use most of Python's syntax); `read_tree` calls a
+read-only visitor's hooks as libcst's `node.visit` does; the walks' type tests agree with
+isinstance."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ import libcst as cst
 import pytest
 from conftest import FIXTURES, ROOT
 
-from dp2ddp.transforms._support.children import _VISITS, children_of
+from dp2ddp.flow.bindings import _COUNTED_KINDS
+from dp2ddp.flow.defuse import LEAF_KINDS
+from dp2ddp.transforms._support.children import _VISITS, KIND, NODE, SEQUENCE, children_of
+from dp2ddp.transforms._support.visiting import read_tree
 
 
 def _sources() -> list[Path]:
@@ -52,3 +57,66 @@ def test_field_order_differs_from_declaration(source: str) -> None:
         node = stack.pop()
         assert list(children_of(node)) == list(node.children)
         stack.extend(node.children)
+
+
+class _Hooks(cst.CSTVisitor):
+    """Records every hook call libcst makes on a read-only visitor; skips into no Lambda
+    (a visit that returns False)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, cst.CSTNode]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.calls.append(("visit", node))
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.calls.append(("leave", original_node))
+        super().on_leave(original_node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def test_read_tree_calls_the_hooks_libcst_calls() -> None:
+    """read_tree: the same hooks on the same nodes in the same order as `node.visit`."""
+    calls = 0
+    for path in _sources():
+        module = cst.parse_module(path.read_text(encoding="utf-8"))
+        expected, got = _Hooks(), _Hooks()
+        module.visit(expected)
+        read_tree(module, got)
+        assert len(got.calls) == len(expected.calls), path
+        assert all(
+            a[0] == b[0] and a[1] is b[1] for a, b in zip(got.calls, expected.calls, strict=True)
+        ), path
+        calls += len(got.calls)
+    assert calls > 100_000
+
+
+def test_read_tree_leaves_field_hooks_to_libcst() -> None:
+    class FieldHook(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.seen = 0
+
+        def visit_Call_func(self, node: cst.Call) -> None:
+            self.seen += 1
+
+    visitor = FieldHook()
+    read_tree(cst.parse_module("f(g(x))\n"), visitor)
+    assert visitor.seen == 2
+
+
+def test_exact_type_checks_name_leaf_classes() -> None:
+    """Where a walk matches `type(node) is X` (or `in` a set of types) instead of
+    isinstance, X has no subclass: the two agree."""
+    kinds = {*LEAF_KINDS, *_COUNTED_KINDS}
+    assert all(isinstance(kind, type) and not kind.__subclasses__() for kind in kinds)
+
+
+def test_kind_table_agrees_with_isinstance() -> None:
+    values: list[object] = [cst.Name("x"), cst.MaybeSentinel.DEFAULT, None, "x", (), [], 1]
+    values += [cst.SimpleWhitespace(" "), cst.Newline(), cst.parse_module("x\n")]
+    for value in values:
+        assert (KIND[type(value)] == NODE) == isinstance(value, cst.CSTNode)
+        assert (KIND[type(value)] == SEQUENCE) == isinstance(value, (tuple, list))

@@ -145,3 +145,39 @@ def test_markers_go_above_the_statement_never_inside_it() -> None:
     assert insert(code, [(3, "DP030")], 20).splitlines()[0] == "# dp2ddp: DP030"  # width
     shebang = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\n"
     assert insert(shebang, [(1, "DP025")], 20).splitlines()[2] == "# dp2ddp: DP025"
+
+
+#: DP066 (a file written on rank 0 that a later read on every rank may name by another
+#: spelling): marked as DP054 is.
+MAYBE_READ = (
+    "import numpy as np\n"
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "def features(names):\n"
+    "    for name in names:\n"
+    "        np.save(f'{name}.feat.npy', np.arange(2))\n"
+    "    return np.load('a.feat.npy')\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    nn.DataParallel(nn.Linear(4, 2))\n"
+    "    features(['a'])\n"
+)
+
+
+def test_a_maybe_read_is_marked_and_fails_check(tmp_path: Path) -> None:
+    """DP066 names the write's and the read's lines, and fails --check once migrated."""
+    train = tmp_path / "train.py"
+    train.write_text(MAYBE_READ)
+    first = run(str(train))
+    assert first.exit_code == 0 and _codes(first) == ["DP066"]
+    assert "written on rank 0 at line 7" in first.stderr
+    assert "reads at line 8" in first.stderr
+    lines = train.read_text().splitlines()
+    (marker,) = [i for i, line in enumerate(lines) if marker_codes(line) is not None]
+    assert lines[marker].strip() == "# dp2ddp: DP066"
+    assert not any("ddp_barrier()" in line for line in lines[marker:])  # none placed
+    check = run("--check", str(train))
+    assert check.exit_code == 1 and _codes(check) == ["DP066"], check.stderr
+    assert run("--check", "--ignore", "DP066", str(train)).exit_code == 0

@@ -26,6 +26,10 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   layumi/Person_reID_baseline_pytorch@82ff40f): both loaders from one dict comprehension,
   one `for phase in ["train", "val"]` loop for both, figures divided by a comprehension of
   the split sizes. Before, the loop was not found: rank 0 printed its halved sums, silently.
+- tests/fixtures/data_eval_no_grad_inside_loop (class Q2, the shape of
+  ming024/FastSpeech2@d4e79eb's evaluate.py): an evaluation function's `no_grad()` inside
+  its loop (the caller switched `.eval()`), its sums in a list. Before, the loop was taken
+  for training: its loader sharded, nothing summed, rank 0 printed its half, silently.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -69,8 +73,11 @@ ONE_FILE = [
 PHASES = TESTS / "fixtures" / "data_phase_loop_dict_comprehension"
 PHASE_LOOP = (PHASES / "input.py", PHASES / "expected.py")
 PHASE_LINE = re.compile(r"^(?:train|val) Loss")
-ORIGINALS = [o for o, _ in (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP)]
-MIGRATIONS = [m for _, m in (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP)] + ONE_FILE
+NO_GRAD_INSIDE = TESTS / "fixtures" / "data_eval_no_grad_inside_loop"
+NO_GRAD_LOOP = (NO_GRAD_INSIDE / "input.py", NO_GRAD_INSIDE / "expected.py")
+_PAIRS = (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP, NO_GRAD_LOOP)
+ORIGINALS = [o for o, _ in _PAIRS]
+MIGRATIONS = [m for _, m in _PAIRS] + ONE_FILE
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
 FIGURE_LINE = re.compile(r"^(?:epoch \d+ valid loss|best )")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -134,6 +141,21 @@ def test_phase_loop_figures_equal_the_originals(plain: Launch, torchrun: Launch)
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
     assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
+
+
+def test_no_grad_inside_loop_figures_equal_the_originals(plain: Launch, torchrun: Launch) -> None:
+    """Class Q2: both epochs' validation figures are the whole set's, printed by rank 0."""
+    original, migrated = NO_GRAD_LOOP
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = _figures(plain.stdout(original, 0))
+    got = _figures(torchrun.stdout(migrated, 0))
+    assert len(want) == 2, plain.report(original, 1)
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

@@ -44,12 +44,17 @@ PROGRAMS = {
     "checkpoint_saved_in_library": ("train.py",),
     "figures_through_imported_logger": ("main.py",),
     "lm_flattened_targets": ("main.py",),
+    "gathered_batch_other_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
 #: stream whose targets are flattened as they are bound (zihangdai/mos@9c0c608; before: the
 #: split came after the flatten, ValueError at the first step on both ranks).
-DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py"}
+#: gathered_batch_other_module: a fixed batch gathered by helpers of another module that
+#: only read the loader they are given (class G4 across modules, GAN_stability's
+#: `utils.get_nsamples(train_loader, ntest)`; before: each rank's shard, silently): the
+#: original's samples, in its order, on both ranks.
+DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py", "gathered_batch_other_module": "train.py"}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
 #: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,
@@ -234,6 +239,31 @@ GENERATIVE = (
 #: have finished reduction" at step 2); T1, parameters frozen in a train() override the loop
 #: calls after the wrap (before: the same error at step 2, only DP008).
 FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override")
+#: The fourth fresh round's classes (docs/real-world.md, stop 30, helpers s, p and r), each with the
+#: original's weights at the end. Helper s's S1, a loss module's trainable proxies in the optimizer,
+#: outside the wrap (before: each rank stepped on its own half's gradient, the proxies drifted apart
+#: and no rank ended with the original's); S5, a layer frozen at the wrap and unfrozen after the
+#: first epoch (before: DDP never averaged it, the ranks drifted apart). Helper p's L1, a loss
+#: summed over the elements and divided by the batch's count of positive ones, uneven over the
+#: ranks' parts and 0 in one (before: no warning, every rank's weights NaN); D1, an object of the
+#: program moving its own tensors with a cuda() of its own and no to() (before: `.to(DEVICE)`,
+#: AttributeError at start on both ranks); U1 (new spelling), a backbone from a table of
+#: constructors walked child by child until a `break` (before: no DP041, "Expected to have finished
+#: reduction" at step 2). Helper r's S1, a loss dict a wrapped module returns, its items re-bound by
+#: `torch.mean` and combined with a weight (before: the weighted term split as a target, ValueError
+#: at the first step on both ranks); U2, a generator whose output its module's forward() reads only
+#: detached (before: no DP041, "Expected to have finished reduction" at step 2); L1, a log file
+#: named by the clock in a helper (before: one file per rank).
+FRESH4 = (
+    "loss_module_parameters",
+    "unfrozen_after_wrap",
+    "count_normalised_loss",
+    "own_cuda_method",
+    "children_walk_break",
+    "output_loss_terms",
+    "detached_generator",
+    "clock_log_file",
+)
 
 
 @pytest.fixture(scope="module")
@@ -254,10 +284,15 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *DISTRIBUTION_DRAWS,
         *GATHERED,
         *FRESH3,
+        *FRESH4,
         "second_backward",
     )
     for name in names:
         scripts[name], codes[name] = _migrate(name, out)
+    assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
+    assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
+    assert not codes["count_normalised_loss"] | codes["own_cuda_method"], codes
+    assert "find_unused_parameters=True" in scripts["children_walk_break"].read_text()
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
     assert not {"DP051", "DP006"} & set().union(*(codes[n] for n in (*CHUNKS, *LIKE_DRAWS)))
@@ -310,6 +345,12 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     inner = scripts["sample_from_inner_module"].read_text()
     assert re.search(r"if ddp_is_main\(\):\n\s+np\.save\(", inner), inner
     assert "DP026" in codes["second_backward"]
+    assert "    ddp_sync_module(criterion)\n" in scripts["loss_module_parameters"].read_text()
+    assert "    ddp_sync_frozen(model)\n" in scripts["unfrozen_after_wrap"].read_text()
+    assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
+    assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
+    assert "DP041" in codes["detached_generator"], codes["detached_generator"]
+    assert "find_unused_parameters=True" in scripts["detached_generator"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
@@ -379,6 +420,28 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FRESH4)
+def test_fourth_fresh_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both ranks run to the end with the original's weights (before: S1 raised at the first
+    step on both ranks, U2 at the second; L1 wrote a log file per rank)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    monkeypatch.chdir(tmp_path)  # the original writes its log here
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+    if name == "clock_log_file":
+        workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
+        logs = sorted(p.name for p in (workdir / "logs").iterdir())
+        assert len(logs) == 1, logs
 
 
 @pytest.mark.parametrize("name", NAMES)

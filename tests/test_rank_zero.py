@@ -100,15 +100,24 @@ def test_only_acts_on_dataparallel_scripts() -> None:
     assert result.code == code and not result.changes
 
 
-def test_guarded_call_with_side_effects_stays_on_every_rank() -> None:
+def test_print_with_side_effects_evaluates_on_every_rank() -> None:
+    """`evaluate()` may do work every rank needs: the print becomes ddp_print, which
+    evaluates its arguments on every rank and prints once (issue 28)."""
     code = (
         "import torch\n"
         "def main(model, loader):\n"
         "    print('acc', evaluate(model, loader))\n"
         "    print('done', len(loader))\n"
+        "    try:\n"
+        "        pass\n"
+        "    except ValueError:\n"
+        "        print('failed', evaluate(model, loader))\n"
     )
     out = _rank_zero(code)
-    assert "    print('acc', evaluate(model, loader))\n    ddp_print('done', len(loader))\n" in out
+    assert "    ddp_print('acc', evaluate(model, loader))\n" in out
+    assert "    ddp_print('done', len(loader))\n" in out
+    assert "if ddp_is_main()" not in out
+    assert "        print('failed', evaluate(model, loader))\n" in out  # per process
 
 
 @pytest.mark.parametrize(

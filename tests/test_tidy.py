@@ -212,3 +212,19 @@ def test_empty_trailing_calls_and_operators_are_split_recursively() -> None:
     assert wrap_long_lines("", "x = (f(aaaa) + g(bbbb)).mean()\n", width=20) == (
         "x = (\n    f(aaaa)\n    + g(bbbb)\n).mean()\n"
     )
+
+
+def test_a_comprehension_in_a_last_bracket_is_split_by_its_clauses() -> None:
+    """A list comprehension whose last bracket holds a call: black's split (the element, then
+    the `for` clause), never the element list's trailing comma, a syntax error there."""
+    line = (
+        "    first = [np.load(p) for p in sorted(ddp_rank0_value(glob.glob, "
+        'os.path.join(OUT, "*.npy")))]'
+    )
+    assert wrap_long_lines("", f"def f():\n{line}\n") == (
+        "def f():\n"
+        "    first = [\n"
+        "        np.load(p)\n"
+        '        for p in sorted(ddp_rank0_value(glob.glob, os.path.join(OUT, "*.npy")))\n'
+        "    ]\n"
+    )

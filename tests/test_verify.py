@@ -156,6 +156,18 @@ def test_a_datasets_own_generator_is_seeded_per_sample(tmp_path: Path) -> None:
     ), report.notes
 
 
+def test_samples_told_apart_when_the_first_input_is_alike_for_all(tmp_path: Path) -> None:
+    """Class V-Q1 (stop 30): every speaker id 0 as the model's first input. The samples are
+    told apart by the next input of the batch's size; the right migration is EQUIVALENT,
+    its ranks fed disjoint samples (before: "same data on every rank")."""
+    report = _verify(tmp_path, None, original=CASES / "constant_first_input_dp.py", steps=3)
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report.sharding
+    assert "ranks fed disjoint samples (4+4) forming the original's batch of 8" in (
+        report.sharding
+    ), report.sharding
+
+
 @pytest.mark.parametrize(
     "case", ["validation_between_steps_dp.py", "validation_between_steps_module_eval_dp.py"]
 )

@@ -29,6 +29,7 @@ from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.fingerprint import sample_tensor
 from dp2ddp.verify.proctree import ProcessTree, _start_time
 from dp2ddp.verify.recorder import Recorder, rng_digest, save_tensors
 from dp2ddp.verify.records import RankRecord
@@ -138,6 +139,20 @@ def test_sharding_same_data_on_every_rank() -> None:
     result = check_sharding(original, ranks, 1)
     assert result.status == SAME_DATA and result.failed
     assert "every rank fed the same samples" in result.describe()
+
+
+def test_samples_told_apart_by_a_later_input_when_the_first_holds_one_value_each() -> None:
+    """ming024/FastSpeech2@d4e79eb's `model(speakers, texts, lengths)`: every speaker id 0.
+    Hashed alone, the ids made every rank's samples "the same"; the texts tell them apart,
+    for the model's arguments and for a loader's batch of the same tensors alike."""
+    speakers = torch.zeros(4, dtype=torch.long)
+    texts = torch.arange(12).reshape(4, 3)
+    lengths = torch.tensor([3, 2, 3, 1])
+    assert sample_tensor(((speakers, lengths, 7, texts), {})) is texts
+    assert sample_tensor([speakers, texts, torch.randn(4, 1)]) is texts
+    assert sample_tensor(((texts, speakers), {})) is texts  # the first already tells
+    assert sample_tensor(((speakers, lengths), {})) is speakers  # nothing tells better
+    assert sample_tensor(((speakers, torch.randn(3, 5)), {})) is speakers  # another size
 
 
 def test_sharding_undivided_batch_and_overlap() -> None:

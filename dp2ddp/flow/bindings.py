@@ -18,6 +18,7 @@ and only for the names asked about.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -54,6 +55,7 @@ _COUNTED = (
     cst.Parameters,
     cst.WithItem,
 )
+_COUNTED_KINDS = frozenset(_COUNTED)
 
 
 @dataclass(eq=False)
@@ -113,18 +115,22 @@ class Bindings:
             if leaving:
                 order[node] = (enter.pop(node), tick)
                 parent = parent_of(node)
-                if isinstance(node, _COUNTED) and not (
-                    isinstance(node, cst.CompFor) and not isinstance(parent, cst.CompFor)
+                # exact types: each is a leaf class of libcst (tests/test_children.py), and
+                # isinstance on libcst's ABCs is a Python-level check at every node
+                kind, parent_kind = type(node), type(parent)
+                if kind in _COUNTED_KINDS and not (
+                    kind is cst.CompFor and parent_kind is not cst.CompFor
                 ):  # a comprehension's first `for` counts after its target (below)
                     counted.setdefault(self._counting_scope(node), []).append(tick)
-                if isinstance(parent, cst.For) and parent.target is node:
-                    counted.setdefault(self.scope_at(parent), []).append(tick)
+                if parent_kind is cst.For and cast(cst.For, parent).target is node:
+                    counted.setdefault(self.scope_at(cast(cst.For, parent)), []).append(tick)
                 elif (
-                    isinstance(parent, cst.CompFor)
-                    and parent.target is node
-                    and not isinstance(parent_of(parent), cst.CompFor)
+                    parent_kind is cst.CompFor
+                    and cast(cst.CompFor, parent).target is node
+                    and type(parent_of(cast(cst.CompFor, parent))) is not cst.CompFor
                 ):
-                    counted.setdefault(self._comprehension_of(parent), []).append(tick)
+                    compfor = cast(cst.CompFor, parent)
+                    counted.setdefault(self._comprehension_of(compfor), []).append(tick)
                 continue
             enter[node] = tick
             if type(node) is cst.Nonlocal:
@@ -139,9 +145,10 @@ class Bindings:
                 self._bare.setdefault(node.target.value, []).append(
                     Definition(node.target, None, "annassign", node)
                 )
-            if isinstance(node, cst.Name) and id(node) in uses and not in_import:
-                loads.setdefault(node.value, []).append(node)
-            inner = in_import or isinstance(node, (cst.Import, cst.ImportFrom))
+            kind = type(node)
+            if kind is cst.Name and id(node) in uses and not in_import:
+                loads.setdefault(cast(cst.Name, node).value, []).append(cast(cst.Name, node))
+            inner = in_import or kind is cst.Import or kind is cst.ImportFrom
             stack.append((node, True, in_import))
             for child in reversed(children_of(node)):
                 stack.append((child, False, inner))

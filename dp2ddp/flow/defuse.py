@@ -21,12 +21,41 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
 from dp2ddp.flow.children import PerTree, children_of, parent_map
 
 Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
+
+#: The node types that open a scope, and those `_statement` binds names for: matched by
+#: exact type (each is a leaf class of libcst: tests/test_children.py), as isinstance on
+#: libcst's ABCs costs a Python-level check at every node of the walk.
+_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+_STATEMENTS = frozenset(
+    {
+        cst.Assign,
+        cst.AugAssign,
+        cst.AnnAssign,
+        cst.For,
+        cst.CompFor,
+        cst.WithItem,
+        cst.NamedExpr,
+        cst.ExceptHandler,
+        cst.Import,
+        cst.ImportFrom,
+        cst.Global,
+        cst.Nonlocal,
+        cst.Return,
+        cst.Yield,
+    }
+)
+#: A Name under one of these is no load.
+_NOT_LOADS = frozenset({cst.ImportAlias, cst.AsName, cst.NameItem})
+LEAF_KINDS = (
+    _SCOPES | _STATEMENTS | _NOT_LOADS | {cst.Name, cst.Call, cst.Attribute, cst.Arg, cst.Param}
+)
 """A node that opens a scope."""
 
 
@@ -103,16 +132,20 @@ class DefUse:
             node, scope = stack.pop()
             self._scope_of[node] = scope
             inner: Scope = scope
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            kind = type(node)  # exact types (LEAF_KINDS): no ABC instance check a node
+            if kind in _SCOPES:
+                assert isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
                 inner = node
                 self._outer[node] = scope
                 self._enter(node, scope)
-            elif isinstance(node, cst.Name):
+            elif kind is cst.Name:
+                assert isinstance(node, cst.Name)
                 if node not in stores and self._loads(node):
                     self._uses.setdefault(scope, {}).setdefault(node.value, []).append(node)
-            elif isinstance(node, cst.Call):
+            elif kind is cst.Call:
+                assert isinstance(node, cst.Call)
                 self.calls.append(node)
-            else:
+            elif kind in _STATEMENTS:
                 self._statement(node, scope, stores)
             kids = children_of(node)
             if own is not None:
@@ -279,15 +312,16 @@ class DefUse:
 
     def _loads(self, node: cst.Name) -> bool:
         parent = self._parent.get(node)
-        if isinstance(parent, cst.Attribute) and parent.attr is node:
-            return False
-        if isinstance(parent, (cst.Arg, cst.Param)) and (
-            getattr(parent, "keyword", None) is node or getattr(parent, "name", None) is node
-        ):
-            return False
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
-            return False
-        return not isinstance(parent, (cst.ImportAlias, cst.AsName, cst.NameItem))
+        kind = type(parent)  # exact types: each is a leaf class of libcst (LEAF_KINDS)
+        if kind is cst.Attribute:
+            return cast(cst.Attribute, parent).attr is not node
+        if kind is cst.Arg or kind is cst.Param:
+            return getattr(parent, "keyword", None) is not node and (
+                getattr(parent, "name", None) is not node
+            )
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            return cast(cst.FunctionDef | cst.ClassDef, parent).name is not node
+        return kind not in _NOT_LOADS
 
     # == questions ======================================================================
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -64,7 +64,9 @@ MARKED = frozenset(
         "DP060",
         "DP061",
         "DP066",
-        "DP067",
+        "DP068",
+        "DP069",
+        "DP070",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -360,6 +360,8 @@ def _split_last_bracket(text: str, limit: int) -> list[str] | None:
     pieces = _split_string(inner + body, limit)
     if pieces is not None:  # one long string: `print(f"...")`
         return [head, *pieces, indent + tail]
+    if _comprehension_clauses(body) is not None:
+        return None  # no element list: `_split_recursive` puts each clause on a line
     parts = _elements(body)
     if parts is None:
         return None

@@ -5,8 +5,9 @@ subclasses DataLoader and forwards its arguments (kaituoxu/Conv-TasNet@0d9d9dc:
 `class AudioDataLoader(data.DataLoader)` in data.py, adding a collate_fn; train.py builds
 `AudioDataLoader(tr_dataset, batch_size=1, shuffle=args.shuffle)`) is not a DataLoader
 call, so its loader stays whole and every rank trains on all of it. Until the data pass
-follows such classes, each call of one that passes `shuffle=` (a training loader) is named,
-in a program that uses DataParallel: never in silence.
+follows such classes, each call of one that passes `shuffle=`, or a `sampler=` or
+`batch_sampler=` of its own (a training loader), is named, in a program that uses
+DataParallel: never in silence.
 """
 
 from __future__ import annotations
@@ -50,14 +51,29 @@ def loader_subclasses(modules: Iterable[tuple[str, ast.Module]]) -> dict[str, st
 
 
 def shuffled_subclass_calls(tree: ast.Module, classes: dict[str, str]) -> Iterator[SubclassCall]:
-    """Calls of those classes in `tree` that pass `shuffle=` with a value other than False."""
+    """Calls of those classes in `tree` that build a training loader: `shuffle=` with a value
+    other than False, or a `sampler=` / `batch_sampler=` of their own (not None, not a
+    SequentialSampler). gentaiscool/end2end-asr-pytorch@2f78c6b builds its training loader
+    as `AudioDataLoader(train_data, num_workers=..., batch_sampler=train_sampler)`, a project
+    BucketingSampler of fixed bins: no `shuffle=`, so it was left whole without a word and
+    every rank trained on every batch (class Q3)."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         name = last_name(node.func)
         if name not in classes:
             continue
-        shuffle = next((k.value for k in node.keywords if k.arg == "shuffle"), None)
-        if shuffle is None or (isinstance(shuffle, ast.Constant) and shuffle.value is False):
-            continue
-        yield SubclassCall(node.lineno, node.col_offset + 1, name, classes[name])
+        if any(_trains_from(k.arg, k.value) for k in node.keywords):
+            yield SubclassCall(node.lineno, node.col_offset + 1, name, classes[name])
+
+
+def _trains_from(keyword: str | None, value: ast.expr) -> bool:
+    """The keyword argument makes the loader a training one: a shuffle that is not False,
+    or a sampler that is neither None nor a SequentialSampler (which evaluation uses)."""
+    if keyword == "shuffle":
+        return not (isinstance(value, ast.Constant) and value.value is False)
+    if keyword in ("sampler", "batch_sampler"):
+        if isinstance(value, ast.Constant) and value.value is None:
+            return False
+        return not (isinstance(value, ast.Call) and last_name(value.func) == "SequentialSampler")
+    return False

@@ -320,6 +320,7 @@ class _Told:
         self._helpers = helpers
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
+        self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -422,7 +423,31 @@ class _Told:
             helpers_first_party(self.program.entry_dir, self.helpers),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
+            self.sample_readers(module) if draws else (),
         )
+
+    def sample_readers(
+        self, module: ProgramModule
+    ) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
+        """Functions of the program's other modules that only read samples from a loader
+        they are given (ProgramFacts.sample_readers), each module read once a project."""
+        if self._sample_readers is None:
+            from dp2ddp.transforms.shared_draws.whole_reads import module_sample_readers
+
+            found: dict[str, tuple[tuple[int, str], ...]] = {}
+            for each in self.program.modules:
+                key = ("sample_readers", each.real, each.name)
+                found.update(
+                    self.project.remembered(
+                        key,
+                        partial(
+                            module_sample_readers, each.name, each.source.text, each.passing_tree
+                        ),
+                    )
+                )
+            self._sample_readers = tuple(sorted(found.items()))
+        prefix = f"{module.name}."
+        return tuple(item for item in self._sample_readers if not item[0].startswith(prefix))
 
     def wrap_functions(self) -> tuple[str, ...]:
         """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dp2ddp.errors import InputError
@@ -44,6 +45,8 @@ if TYPE_CHECKING:  # libcst and the passes load only when a module needs parsing
 TREE_CHARS = 3_000_000
 
 _T = TypeVar("_T")
+#: hazards/draws.py's module_draws: (import name, path, text, the tree or None) -> draws
+DrawFinder = Callable[[str, str, str, "Callable[[], cst.Module | None]"], dict[str, HelperDraw]]
 
 
 @dataclass(frozen=True)
@@ -178,15 +181,22 @@ class Project:
         kept = self._trees.get(module.real)
         return kept[0] if kept is not None else None
 
-    def draws(
-        self, module: ProgramModule, find: Callable[[str, str, str], dict[str, HelperDraw]]
-    ) -> dict[str, HelperDraw]:
-        """`find`'s drawing helpers of the module (hazards/draws.py), once a module."""
+    def draws(self, module: ProgramModule, find: DrawFinder) -> dict[str, HelperDraw]:
+        """`find`'s drawing helpers of the module (hazards/draws.py), once a module, read
+        from the tree its migration uses (`tree`: parsed once)."""
         key = (module.real, module.name, module.path)
         found = self._draws.get(key)
         if found is None:
-            found = self._draws[key] = find(module.name, module.path, module.source.text)
+            found = self._draws[key] = find(
+                module.name, module.path, module.source.text, partial(self._tree_or_none, module)
+            )
         return found
+
+    def _tree_or_none(self, module: ProgramModule) -> cst.Module | None:
+        try:
+            return self.tree(module)
+        except InputError:
+            return None
 
     def remembered(self, key: tuple[str, ...], compute: Callable[[], _T]) -> _T:
         """`compute()`, once for `key` (a fact of one module: its real path is in the key)."""

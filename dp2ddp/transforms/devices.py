@@ -17,7 +17,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named
+from dp2ddp.transforms._support.nodes import (
+    call_named,
+    enclosing_class,
+    enclosing_function,
+    method_class,
+    walk,
+)
+from dp2ddp.transforms.analysis.device_methods import local_device_classes
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -60,6 +67,87 @@ class PinDevices(MigrationTransform):
     def _is_device_value(self, node: cst.BaseExpression) -> bool:
         return _is_cuda_string(node) or self._is_cuda_choice(node)
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._own_device = local_device_classes(node)
+        self._module = node
+
+    # -- objects that move their own tensors (analysis/device_methods.py) -------------
+    def _own_device_class(self, func: cst.BaseExpression) -> bool:
+        """`func` (a constructor call's callee) names a class of the program with a
+        `cuda()` of its own: one of this module, or of another module by its qualified
+        name (a relative import's `.x.C` by its tail)."""
+        others = self.state.hints.own_device
+        if isinstance(func, cst.Name) and func.value in self._own_device:
+            return True
+        return bool(others) and any(
+            q in others or (q.startswith(".") and any(p.endswith(q) for p in others))
+            for q in self.qualified_names(func)
+        )
+
+    def _bindings(self, receiver: cst.BaseExpression, at: cst.CSTNode) -> list[cst.BaseExpression]:
+        """Every value assigned to `receiver` where `at` can see it: a plain name in its
+        function (or the module's top level), `self.attr` in the methods of its class;
+        [] for anything else, or where a binding is not a plain assignment."""
+        if isinstance(receiver, cst.Name):
+            scope: cst.CSTNode = enclosing_function(at, self) or self._module
+            skip = scope is self._module
+
+            def target(t: cst.BaseExpression) -> bool:
+                return isinstance(t, cst.Name) and t.value == receiver.value
+
+        elif (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value == "self"
+        ):
+            function = enclosing_function(at, self)
+            owner = method_class(function, self) if function is not None else None
+            if owner is None:
+                return []
+            scope, skip = owner, False
+            attr = receiver.attr.value
+
+            def target(t: cst.BaseExpression) -> bool:
+                return (
+                    isinstance(t, cst.Attribute)
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == "self"
+                    and t.attr.value == attr
+                )
+
+        else:
+            return []
+        values: list[cst.BaseExpression] = []
+        for node in walk(scope, skip_scopes=skip):
+            if isinstance(node, cst.Assign) and any(target(t.target) for t in node.targets):
+                if len(node.targets) != 1:
+                    return []
+                values.append(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and target(node.target):
+                return []
+        return values
+
+    def _moves_itself(self, call: cst.Call) -> bool:
+        """`x.cuda()` where `x` is proved an object of such a class: built by such a
+        class's call in place, or every binding of the name or `self` attribute is one
+        (`self.multinomial = AliasMethod(...)`, `A() if c else B()`); `self.cuda()` in such
+        a class's method."""
+        assert isinstance(call.func, cst.Attribute)
+        receiver = call.func.value
+        if isinstance(receiver, cst.Call):
+            return self._builds_own(receiver)
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            owner = enclosing_class(call, self)
+            return owner is not None and owner.name.value in self._own_device
+        values = self._bindings(receiver, call)
+        return bool(values) and all(self._builds_own(v) for v in values)
+
+    def _builds_own(self, value: cst.BaseExpression) -> bool:
+        """`value` builds such an object: a call of such a class, or a choice of two."""
+        if isinstance(value, cst.IfExp):
+            return self._builds_own(value.body) and self._builds_own(value.orelse)
+        return isinstance(value, cst.Call) and self._own_device_class(value.func)
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = original_node.func
         if self.matches(func, _TORCH_DEVICE):
@@ -78,6 +166,13 @@ class PinDevices(MigrationTransform):
             return updated_node
         if isinstance(func, cst.Attribute) and isinstance(updated_node.func, cst.Attribute):
             if func.attr.value == "cuda" and not self.qualified_names(func) & {"torch.cuda"}:
+                if self._moves_itself(original_node):
+                    self.record(
+                        original_node,
+                        f"{self.code(original_node)} kept: the object's own cuda() moves "
+                        "its tensors (migrated to DEVICE there)",
+                    )
+                    return updated_node
                 return self._dot_cuda(original_node, updated_node)
             if func.attr.value == "to":
                 return self._dot_to(original_node, updated_node)

@@ -47,7 +47,7 @@ from dp2ddp.transforms._support.nodes import (
     wrap_target,
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
-from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
 from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
@@ -91,8 +91,6 @@ class WrapModelInDDP(MigrationTransform):
         #: The wraps migrated here, by scope (see scoped_name): a replication patch on one
         #: of them goes.
         self._migrated_wraps: set[tuple[int, str]] = set()
-        #: Weights re-initialised after the wrap: broadcast from rank 0 (analysis/reinit.py).
-        self._reinit = ReinitBroadcasts(self)
         #: What may leave the wrapped models' parameters without a gradient (DP041).
         self._unused = UnusedParameters(self)
         #: `x.sub = DataParallel(x.sub)` wraps (DP042 once the module's wraps are known).
@@ -103,12 +101,14 @@ class WrapModelInDDP(MigrationTransform):
         self._wrapper_functions: frozenset[str] = frozenset()
         #: Choices between the wrapped model and its `.module` (DP057).
         self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
+        #: Syncs of modules trained outside the wraps (DP068); `.reinit`: re-init broadcasts.
+        self._outside = OutsideParameters(self, self._is_dp_call)
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._unused.module = node
-        self._branches.module = node
+        self._unused.module = self._branches.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
+        self._outside.plan(node, self._wrapper_functions)
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -135,7 +135,7 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if self._is_dp_call(original_node):
             return self._rewrite_wrap(original_node, updated_node)
-        self._reinit.note(original_node, updated_node)
+        self._outside.reinit.note(original_node, updated_node)
         func = original_node.func
         if (
             isinstance(func, cst.Attribute)
@@ -218,12 +218,12 @@ class WrapModelInDDP(MigrationTransform):
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
-        body = self._reinit.broadcast_after(updated_node.body)
+        body = self._outside.after(original_node.body, updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         self._warn_submodule_wraps()
-        body = self._reinit.broadcast_after(updated_node.body)
+        body = self._outside.after(original_node.body, updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def _check_submodule_wrap(
@@ -331,12 +331,12 @@ class WrapModelInDDP(MigrationTransform):
         if target.startswith("self."):
             owner = self._enclosing_class(call)
             if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
-                self.warn(
-                    call,
-                    "DP022",
-                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: a wrapped "
-                    f"{owner.name.value} would hold a DDP inside a DDP; wrap only the outer model",
+                message = (  # D1 (stop 30): whether the owner is wrapped may be unknown here
+                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: wrapped too, it "
+                    f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
+                    "averaged, its other parameters train apart on each rank; wrap it whole instead"
                 )
+                self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)

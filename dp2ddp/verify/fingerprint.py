@@ -3,7 +3,8 @@
 `nn.Module.__call__` is wrapped: on every *outermost* call of a module that has parameters,
 with grad enabled (a training forward: the DDP or DataParallel wrapper, or the bare model
 when the original only wraps with several GPUs), the first tensor argument is hashed per
-sample (dim 0; and per index along dim 1, for DataParallel(dim=1)'s sequence-first batches).
+sample (dim 0; and per index along dim 1, for DataParallel(dim=1)'s sequence-first batches;
+a later one of the batch's size where the first holds one value per sample: sample_tensor).
 Nested calls, and DataParallel's replicas on its worker threads, are inside
 an outermost call and are skipped. The harness then checks that the DDP ranks' samples at
 each step are disjoint and together are the original's batch. The DataParallel/DDP
@@ -29,6 +30,29 @@ def first_tensor(value: object) -> torch.Tensor | None:
     return next((t for t in tensors_in(value) if t is not None), None)
 
 
+def sample_tensor(value: object) -> torch.Tensor | None:
+    """The tensor whose rows tell a batch's samples apart: the first tensor, unless it
+    holds one value per sample (an id, a label, a length: alike for many samples) and a
+    later tensor of the same batch size holds more. ming024/FastSpeech2@d4e79eb calls
+    `model(speakers, texts, ...)` with every speaker id 0 (a one-speaker set): hashed, the
+    ids made every rank's samples "the same", and verify blamed a missing
+    DistributedSampler that was there. Chosen by shapes, not values, and alike for a
+    model's arguments and a DataLoader's batch (the same tensors in the same order), so
+    the samples the model is fed are still found among those loaded."""
+    first = first_tensor(value)
+    if first is None or first.dim() == 0 or first.shape[0] == 0 or first[0].numel() > 1:
+        return first
+    rows = first.shape[0]
+    return next(
+        (
+            t
+            for t in tensors_in(value)
+            if t is not None and t.dim() > 0 and t.shape[0] == rows and t[0].numel() > 1
+        ),
+        first,
+    )
+
+
 #: Dim 1 is hashed per index too (a DataParallel(dim=1) batch is its columns) when it is no
 #: longer than this: a batch size, not a feature vector's length.
 MAX_DIM1_SAMPLES = 4096
@@ -52,7 +76,7 @@ def install(recorder: Recorder) -> None:
         _Depth.value += 1
         try:
             if next(self.parameters(), None) is not None:
-                tensor = first_tensor((args, kwargs))
+                tensor = sample_tensor((args, kwargs))
                 if tensor is not None:
                     recorder.record_inputs(
                         recorder.model_ordinal(self),

@@ -281,6 +281,10 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         return None
 
     # -- reporting -----------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The line `node` starts at, in the user's source."""
+        return self._position(node)[0]
+
     def _position(self, node: cst.CSTNode) -> tuple[int, int]:
         try:
             start = self.get_metadata(PositionProvider, node).start

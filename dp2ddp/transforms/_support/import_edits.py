@@ -11,12 +11,14 @@ occurs in no name and no string outside import statements). Output is the same.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors._add_imports import _GatherTopImportsBeforeStatements
 from libcst.helpers import get_absolute_module_from_package_for_import
 
 from dp2ddp.flow.children import parent_map
@@ -40,11 +42,54 @@ class TopLevelAddImports(NoCopy, AddImportsVisitor):
         body = node.body
         stop = next((i for i in range(1, len(body)) if not _is_import_line(body[i])), len(body))
         self._descend = frozenset(s for s in body if _is_import_line(s))
-        super().visit_Module(node.with_changes(body=body[:stop]))
+        # AddImportsVisitor.visit_Module (libcst 1.9), with its gatherer's only hook called
+        # directly: `leave_Module` reads the statements itself, so libcst's visit of every
+        # import on the way (each node rebuilt, then dropped) bought nothing and cost more
+        # than the rest of adding an import.
+        gatherer = _GatherTopImportsBeforeStatements(self.context)
+        gatherer.leave_Module(node.with_changes(body=body[:stop]))
+        self.all_imports = gatherer.all_imports
+        self.module_imports = self.module_imports - gatherer.module_imports
+        for module, alias in gatherer.module_aliases.items():
+            if module in self.module_aliases and self.module_aliases[module] == alias:
+                del self.module_aliases[module]
+        for module, aliases in gatherer.alias_mapping.items():
+            for obj, alias in aliases:
+                if module in self.alias_mapping and (obj, alias) in self.alias_mapping[module]:
+                    self.alias_mapping[module].remove((obj, alias))
+                    if len(self.alias_mapping[module]) == 0:
+                        del self.alias_mapping[module]
+        for module, imports in gatherer.object_mapping.items():
+            if module not in self.module_mapping:
+                continue
+            if "*" in imports:
+                del self.module_mapping[module]
+            else:
+                self.module_mapping[module] = self.module_mapping[module] - imports
+                if not self.module_mapping[module]:
+                    del self.module_mapping[module]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         return descend and (isinstance(node, cst.Module) or node in self._descend)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        # libcst parses the new import lines with the module's parser configuration, which
+        # refuses an indent other than spaces and tabs; a form feed in the first indented
+        # line (valid Python: the tokenizer resets the column there) is taken into the
+        # module's default_indent, and adding an import failed with a ValueError. Import
+        # lines are not indented: parse them with four spaces, keep the module's own.
+        indent = updated_node.default_indent
+        if _INDENT.fullmatch(indent):
+            return super().leave_Module(original_node, updated_node)
+        added = super().leave_Module(
+            original_node, updated_node.with_changes(default_indent="    ")
+        )
+        return added.with_changes(default_indent=indent)
+
+
+#: What libcst's parser configuration accepts as an indent.
+_INDENT = re.compile(r"[ \t]+")
 
 
 class KnownUnusedRemoveImports(NoCopy, RemoveImportsVisitor):

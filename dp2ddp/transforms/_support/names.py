@@ -66,6 +66,8 @@ PRINTS: Final = frozenset(
     {"builtins.print", "sys.stdout.write", "sys.stderr.write", "pprint.pprint"}
     | {f"logging.{name}" for name in ("debug", "info", "warning", "error", "critical", "log")}
     | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
+    # an experiment tracker shows its figures too (Proxy-Anchor-CVPR2020's epoch loss)
+    | {"wandb.log", "mlflow.log_metric", "mlflow.log_metrics"}
 )
 #: Methods that write their arguments out: a file's `write`, a csv writer's rows.
 WRITE_METHODS: Final = frozenset({"write", "writerow", "writerows"})

@@ -13,15 +13,20 @@ as another object: a pass that changes nothing returns the very tree it was give
 
 Used for passes without per-field hooks (`visit_<Type>_<field>`); the fields each node
 type visits, and how, come from transforms/_support/children.py.
+
+`read_tree` is the same for a read-only `CSTVisitor` (the passes' helper visitors that
+collect facts): libcst's `node.visit(visitor)` rebuilds every node it passes there too, and
+drops the copies; here the hooks are called on the nodes themselves and nothing is built.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import libcst as cst
 
-from dp2ddp.transforms._support.children import visits
+from dp2ddp.transforms._support.children import KIND, NODE, SEQUENCE, children_of, visits
 
 _Result = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[Any]
 
@@ -33,7 +38,9 @@ def visit_tree(visitor: cst.CSTTransformer, node: cst.CSTNode) -> _Result:
     else:
         updated = node
     result = visitor.on_leave(node, updated)
-    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+    if KIND[type(result)] != NODE and not isinstance(
+        result, (cst.RemovalSentinel, cst.FlattenSentinel)
+    ):
         raise cst.CSTValidationError(
             "Expected a node of type CSTNode or a RemovalSentinel, "
             + f"but got a return value of {type(result).__name__}"
@@ -46,14 +53,16 @@ def _children(visitor: cst.CSTTransformer, node: cst.CSTNode) -> cst.CSTNode:
     if fields is None:
         return node._visit_and_replace_children(visitor)  # libcst's own rebuilding
     changes: dict[str, Any] | None = None
+    kinds = KIND
     for name, how in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = kinds[type(value)]
+        if kind == NODE:
             result = visit_tree(visitor, value)
             if result is value:
                 continue
             new: Any = _single(result, value, how)
-        elif isinstance(value, (tuple, list)):
+        elif kind == SEQUENCE:
             new = _sequence(visitor, value, body=how == "body_sequence")
             if new is None:
                 continue
@@ -114,3 +123,37 @@ def _sequence(
         else:
             found.append(new)
     return tuple(found) if changed else None
+
+
+_ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
+#: visitor class -> whether it has per-field hooks (then libcst's own visit calls them)
+_FIELD_HOOKS: dict[type[cst.CSTVisitor], bool] = {}
+
+
+def read_tree(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for a read-only visitor: `on_visit(node)`, the children in
+    libcst's visiting order (unless on_visit said False), then `on_leave(node)`, as libcst
+    calls them, without libcst rebuilding each node on the way. A visitor with per-field
+    hooks (`visit_<Type>_<field>`, its own on_visit_attribute) is left to libcst."""
+    kind = type(visitor)
+    hooks = _FIELD_HOOKS.get(kind)
+    if hooks is None:
+        hooks = _FIELD_HOOKS[kind] = (
+            kind.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
+            or kind.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute
+            or any(
+                _ATTRIBUTE_HOOK.match(name) and not getattr(getattr(kind, name), "_is_no_op", False)
+                for name in dir(kind)
+            )
+        )
+    if hooks:
+        node.visit(visitor)
+    else:
+        _read(visitor, node)
+
+
+def _read(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
+    if visitor.on_visit(node):
+        for child in children_of(node):
+            _read(visitor, child)
+    visitor.on_leave(node)

@@ -512,12 +512,12 @@ def _batch_loop(
 
 #: Methods a loop that gathers a fixed batch calls on what it gathers (lists, tensors):
 #: none of them reaches a model, a loss or an optimizer.
-_GATHER_METHODS = frozenset(
+GATHER_METHODS = frozenset(
     "append extend insert size numel dim to cpu cuda numpy item tolist view reshape clone "
     "detach float long int half contiguous unsqueeze squeeze".split()
 )
 #: Builtins such a loop calls.
-_GATHER_BUILTINS = frozenset(
+GATHER_BUILTINS = frozenset(
     "len min max sum abs list tuple dict range enumerate zip next iter int float print".split()
 )
 
@@ -544,10 +544,10 @@ def gathers_only(
         if not isinstance(node, cst.Call):
             continue
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _GATHER_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in GATHER_METHODS:
             continue
         names = qualified_names(func)
-        if isinstance(func, cst.Name) and func.value in _GATHER_BUILTINS:
+        if isinstance(func, cst.Name) and func.value in GATHER_BUILTINS:
             if names <= {f"builtins.{func.value}"}:
                 continue
             return False

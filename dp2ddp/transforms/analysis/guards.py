@@ -13,7 +13,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms._support.nodes import code_of, name_of
+from dp2ddp.transforms._support.nodes import NodeView, code_of, name_of
 
 MAIN_FUNCTION = "ddp_is_main"
 
@@ -141,3 +141,23 @@ def exits_block(node: cst.If) -> bool:
         return False
     exits = (cst.Return, cst.Continue, cst.Break, cst.Raise)
     return len(small) == 1 and isinstance(small[0], exits)
+
+
+#: Progress bars: iterating one gives its iterable's items, whatever the bar's own options.
+PROGRESS_BARS = frozenset(
+    f"tqdm.{module}{name}"
+    for module in ("", "auto.", "std.", "notebook.", "autonotebook.", "rich.")
+    for name in ("tqdm", "trange")
+)
+
+
+def bar_iterable(expr: cst.BaseExpression, view: NodeView) -> cst.BaseExpression | None:
+    """What a progress bar (`tqdm(range(n), disable=not ddp_is_main())`) iterates, for
+    uniformity.py: the same on every rank when that is, whatever the bar's options (the
+    migration's `disable=` differs by rank by design; Beckschen/TransUNet@02ef001's epochs
+    came from `tqdm(range(max_epoch))` and got a false DP032). None for anything else, and
+    for a bar without an iterable (`tqdm(total=n)`, updated by hand)."""
+    if not (isinstance(expr, cst.Call) and view.qualified_names(expr.func) & PROGRESS_BARS):
+        return None
+    args = [a for a in expr.args if a.keyword is None or a.keyword.value == "iterable"]
+    return args[0].value if args and args[0].star == "" else None

@@ -8,7 +8,7 @@ caller leaves out of a child (issue 28 class U1) and what is frozen late (class 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -151,6 +151,77 @@ def unreached(apart: TakenApart, classes: Mapping[str, Held]) -> tuple[str, str]
     return f"{apart.attribute}.{missing[0]}", how
 
 
+#: How a loop walks a submodule's children in registration order.
+_CHILD_WALKS = frozenset({"children", "named_children"})
+_MODULES_WALKS = frozenset({"items", "values"})
+
+
+def walked_with_break(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[tuple[str, str, int]]:
+    """(what, how, line) for a loop of forward() (or a method it calls on self) over a
+    submodule's children in order (`self.base._modules.items()`, `.values()`,
+    `self.base.children()`, `.named_children()`) that may leave at a `break` of its own
+    (Cysu/open-reid's ResNet: `for name, module in self.base._modules.items(): if name ==
+    'avgpool': break`, the torchvision backbone's `fc` never reached). The children after
+    the break get no gradient whatever the submodule's class, which a factory may hide
+    (`ResNet.__factory[depth]`): DDP stopped at step 2, "Expected to have finished
+    reduction", with no DP041."""
+    found: list[tuple[str, str, int]] = []
+    for function in functions:
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        for node in ast.walk(function):
+            if not isinstance(node, (ast.For, ast.AsyncFor)):
+                continue
+            walked = _walked_children(node.iter, me)
+            stop = _own_break(node.body)
+            if walked is None or stop is None:
+                continue
+            text = ast.unparse(node.iter).replace("{", "{{").replace("}", "}}")
+            how = (
+                f"walks {text} one by one and may leave the loop at a break (line "
+                f"{stop.lineno}): the children registered after it get no gradient"
+            )
+            found.append((f"{walked} (its children after the break)", how, node.lineno))
+    return found
+
+
+def _walked_children(node: ast.expr, me: str) -> str | None:
+    """The submodule attribute (`base`) whose children `node` yields in order, or None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    owner, method = node.func.value, node.func.attr
+    if method in _CHILD_WALKS and _is_self_attribute(owner, me):
+        assert isinstance(owner, ast.Attribute)
+        return owner.attr
+    if (
+        method in _MODULES_WALKS
+        and isinstance(owner, ast.Attribute)
+        and owner.attr == "_modules"
+        and _is_self_attribute(owner.value, me)
+    ):
+        assert isinstance(owner.value, ast.Attribute)
+        return owner.value.attr
+    return None
+
+
+def _own_break(body: list[ast.stmt]) -> ast.Break | None:
+    """A `break` that leaves this loop (not one of a loop nested in it)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return node
+        if isinstance(
+            node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return None
+
+
 def frozen_after_wrap(
     methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
 ) -> list[tuple[str, str, int]]:
@@ -205,4 +276,65 @@ def _frozen(node: ast.AST) -> ast.expr | None:
 def _is_self_attribute(node: ast.AST, me: str) -> bool:
     return (
         isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )
+
+
+def detached_only(
+    functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef], registered: Container[str]
+) -> list[tuple[str, str, int]]:
+    """Registered submodules every call of which (in forward() and the methods it calls on
+    `self`) reaches the rest only through `.detach()`: `self.gen(x).detach()`, or
+    `fake = self.gen(x)` with every read of `fake` in that function a `fake.detach()`
+    (U2, fresh round stop 30: a generator and its critic in one module, the critic's loss
+    on the generator's output detached: DataParallel did not mind that the generator got
+    no gradient, DDP fails at step 2). A call whose output is read otherwise, or kept in
+    anything but a plain local name, counts as a use. (name, how, the line of its first call)."""
+    detached: dict[str, int] = {}
+    used: set[str] = set()
+    for function in functions:
+        if not function.args.args:
+            continue
+        me = function.args.args[0].arg
+        parents = {
+            child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+        }
+        loads: dict[str, list[ast.Name]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads.setdefault(node.id, []).append(node)
+
+        for node in ast.walk(function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and _is_self_attribute(node.func, me)
+                and node.func.attr in registered
+            ):
+                continue
+            name = node.func.attr
+            parent = parents.get(node)
+            only = _is_detach(node, parents)
+            if (
+                not only
+                and isinstance(parent, ast.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)
+            ):
+                reads = loads.get(parent.targets[0].id, [])
+                only = bool(reads) and all(_is_detach(read, parents) for read in reads)
+            if only:
+                detached.setdefault(name, node.lineno)
+            else:
+                used.add(name)
+    how = "reads {attr}'s output only through .detach(), so it gets no gradient"
+    return [(name, how, line) for name, line in detached.items() if name not in used]
+
+
+def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """`node.detach()`: the receiver of a call of `.detach`."""
+    attribute = parents.get(node)
+    return (
+        isinstance(attribute, ast.Attribute)
+        and attribute.attr == "detach"
+        and isinstance(parents.get(attribute), ast.Call)
     )

@@ -226,13 +226,14 @@ def _class_facts(
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
-    dropped = tuple(
-        found
-        for function in (forward, *called_methods(forward, methods))
-        for found in dropped_outputs(cls.name, function, held, path)
+    reached = (forward, *called_methods(forward, methods))
+    dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
+    # A children walk that may break leaves the rest unused, whatever else is known.
+    walked = tuple(
+        (PartialUse(cls.name, *w, path), "") for w in module_parts.walked_with_break(reached)
     )
     if not registered:
-        return ClassFacts((), tuple(children), None, dropped)
+        return ClassFacts(walked, tuple(children), None, dropped)
     own = frozenset(registered)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
@@ -246,10 +247,8 @@ def _class_facts(
         # Which layers it uses is not known, but what feeds its outputs is read all the
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
-        return ClassFacts((), tuple(children), returned, dropped, own, (), frozenset(methods))
-    apart = module_parts.taken_apart(
-        cls.name, path, (forward, *called_methods(forward, methods)), registered, holders
-    )
+        return ClassFacts(walked, tuple(children), returned, dropped, own, (), frozenset(methods))
+    apart = module_parts.taken_apart(cls.name, path, reached, registered, holders)
     elsewhere = {
         node.attr
         for name, method in methods.items()
@@ -277,11 +276,11 @@ def _class_facts(
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
-        init,
-        lambda f: _resolve(f, imports, local, prefix),
-        (forward, *called_methods(forward, methods)),
+        init, lambda f: _resolve(f, imports, local, prefix), reached
     )
+    late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
+    partial += walked
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )

@@ -32,9 +32,8 @@ import *`) is uniform when every return of it is; in a single file the file is t
 A place in a function is reached by every rank only when every call of the function is, in
 this module (unreached_call) and in every other module of the program that may call it
 (unreached_elsewhere: a barrier in `Checkpoint.save` of pkg/ckpt.py hung the ranks when
-train.py called it under `if time.time() - t0 > every:`).
-Anything else (a loss, a per-rank metric, `time.time()`,
-`os.path.exists`, a value from a DataLoader, RANK) may differ between ranks.
+train.py called it under `if time.time() - t0 > every:`). Anything else (a loss, a per-rank
+metric, `time.time()`, `os.path.exists`, a value from a DataLoader, RANK) may differ between ranks.
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ from dp2ddp.transforms._support.nodes import (
     statement_header,
     walk,
 )
-from dp2ddp.transforms.analysis.guards import mentions_rank
+from dp2ddp.transforms.analysis.guards import bar_iterable, mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
     BLOCKS,
     ModuleIndex,
@@ -339,6 +338,8 @@ class RankUniformity:
         return result
 
     def _value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        if (iterated := bar_iterable(expr, self.view)) is not None:
+            return self.value(iterated, at)  # a progress bar: its own options do not count
         if mentions_rank(expr):
             return False
         if isinstance(expr, _LITERALS):

@@ -85,8 +85,15 @@ class UnusedParameters:
             variable = isinstance(built, cst.Name) and (
                 built.value[:1].islower() or self._assigned_value(built, built.value) is not None
             )
-            if any(not name.startswith(".") for name in names) and not variable:
-                return ""  # a library's class (torch, torchvision...): not judged
+            # A library's class (torch, torchvision...) is not judged; a callable of the
+            # program's own packages (Cysu/open-reid's `models.create(args.arch)`, a
+            # factory in reid/models/) builds a class of the program, any of them.
+            roots = {c.split(".", 1)[0] for c in classes if "." in c and not c.startswith(".")}
+            library = any(
+                not name.startswith(".") and name.split(".", 1)[0] not in roots for name in names
+            )
+            if library and not variable:
+                return ""
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
 

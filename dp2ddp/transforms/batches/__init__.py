@@ -106,6 +106,7 @@ class ShardBatches(BatchProof):
         if not self.state.has_dataparallel and self.state.program is None:
             return False
         self._module: cst.Module | None = node
+        self._fed = None
         nodes = list(walk(node))
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
@@ -395,6 +396,11 @@ class ShardBatches(BatchProof):
             used = {n.value for n in variables_under(loop.body)}
             if not target_names(batch) & used:
                 return False  # a step count, not a batch (`for step in bar:`)
+            if self._models and not self._reaches_model(batch):
+                # a phase name (`for phase in ["train", "val"]:` selecting
+                # `loaders[phase]`), a key: no model is given it as data (the proof
+                # follows what the model is given)
+                return False
         if batch is None or not _plain_target(batch):
             self._warn(loop, iterable, "the loop's batch is not bound to plain names")
             return True

@@ -9,6 +9,7 @@ import re
 
 import libcst as cst
 
+from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
@@ -16,6 +17,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     name_of,
     variables_under,
+    walk,
 )
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import Loader
@@ -45,7 +47,10 @@ class BatchLoops(LoaderImports):
     _models: list[str]
     _loader_calls: dict[cst.Call, Loader]
     _definitions: dict[str, cst.FunctionDef | cst.ClassDef]
+    _module: cst.Module | None
     _dim: int | None
+    #: ids of the nodes data passes through into a wrapped model's call (_reaches_model)
+    _fed: set[int | str] | None
     _dim_text: str
     _wraps_here: bool
     _known: bool
@@ -168,6 +173,41 @@ class BatchLoops(LoaderImports):
                 return target.elements[1].value
             return None
         return target
+
+    def _reaches_model(self, batch: cst.BaseExpression) -> bool:
+        """Some name `batch` binds reaches a wrapped model's call as data (dp2ddp/flow:
+        through assignments, unpacking, helpers' parameters), not only as a key, an index
+        or a flag (`loaders[phase]`, `if phase == "train"`), nor not at all. What flows
+        into the module's model calls is found once a module; where some of it was not
+        followed (an `unknown` source), any target may be data."""
+        if self._fed is None:
+            self._fed = self._fed_nodes()
+        if "unknown" in self._fed:
+            return True
+        return any(isinstance(n, cst.Name) and id(n) in self._fed for n in walk(batch))
+
+    def _fed_nodes(self) -> set[int | str]:
+        """ids of the nodes data passes through into the wrapped models' calls ("unknown"
+        among them where a source was not followed)."""
+        found: set[int | str] = set()
+        if self._module is None:
+            return found
+        flow = view(self._module)
+        wrapped = set(self._models)
+
+        def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
+            return self.code(other.func) in wrapped
+
+        for call in self._calls:
+            if self.code(call.func) not in wrapped:
+                continue
+            for arg in call.args:
+                for origin in origins(flow, arg.value, stop):
+                    if origin.kind == "unknown":
+                        found.add("unknown")
+                    elif not origin.selects:
+                        found.update(id(step.node) for step in origin.path)
+        return found
 
     def _along(self) -> str:
         where = (

@@ -156,6 +156,8 @@ class BatchProof(BatchLoops):
                     or self._is_loader(node)
                 ):
                     continue
+                if self._from_output(flow, origin, stop):
+                    continue  # computed from this rank's output: not a target to split
                 if isinstance(node, cst.Call) and name_of(node.func) in _FACTORIES | _LIKE:
                     if self._state_factory(origin) and (not origin.cut or origin.entered()):
                         states.append(origin)
@@ -328,10 +330,14 @@ class BatchProof(BatchLoops):
             if len(operands) < 2:
                 continue
             if any(given(o) for o in operands):
+                # an operand built from the output (`losses['l1'] * w` beside `losses['mse']`)
+                # is not compared with it: the leaves of its own operations are the targets
                 found += [
                     o
                     for o in operands
-                    if not given(o)
+                    if not any(
+                        given(n) if isinstance(n, cst.BaseExpression) else False for n in walk(o)
+                    )
                     and not any(
                         isinstance(n, cst.Call) and self.code(n.func) in self._models
                         for n in walk(o)
@@ -362,12 +368,33 @@ class BatchProof(BatchLoops):
             spelled = self.code(node.func)
             if spelled in wrapped:
                 return "ok"  # the model's output: this rank's already
+            if self._from_output(flow, origin, lambda c: self.code(c.func) in wrapped):
+                return "ok"  # computed from the model's output: this rank's too
             if name_of(node.func).startswith("ddp_") or self._is_loader(node):
                 return "sharded"
 
             if name_of(node.func) in _SCALARS:
                 return "ok"
         return "batch"
+
+    def _from_output(self, flow: DefUse, origin: Origin, stop: Callable[[cst.Call], bool]) -> bool:
+        """A library call the walk stopped at (`torch.mean(losses[k])`, `out.sum()` spelled
+        as a function) whose arguments come from a wrapped model's output: a value computed
+        from this rank's output is this rank's (DataParallel computed it from the gathered
+        output, each rank from its part), never a batch nobody split nor a target to cut.
+        Splitting it anyway cuts a loss (a 0-dim tensor: no dim to split) or a reduced
+        figure. A call with no argument from an output (`np.load(path)`) stays a source."""
+        node = origin.node
+        if origin.kind != "call" or not isinstance(node, cst.Call):
+            return False
+        given: list[cst.BaseExpression] = [a.value for a in node.args]
+        if isinstance(node.func, cst.Attribute):
+            given.append(node.func.value)  # a method's receiver (`np.mean` has none of note)
+        for value in given:
+            for found in origins(flow, value, stop):
+                if isinstance(found.node, cst.Call) and stop(found.node):
+                    return True
+        return False
 
     def _state_factory(self, origin: Origin) -> bool:
         return isinstance(origin.node, cst.Call) and self._sized_along_dim(origin.node) is not None

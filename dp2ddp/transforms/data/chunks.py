@@ -43,6 +43,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import enclosing_class, method_class, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, names_of, plan_body
+from dp2ddp.transforms.data.decisions import trains
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -71,6 +72,7 @@ def plan_chunk_sizes(
         batches[loop] = plan_body(
             data, plan, body, names_of(loop.target), f"the loop over {data.code(loop.iter)}"
         )
+        _warn_collated_parts(data, plan, loop, [c for c in calls if c in sharded])
     called = {  # names called in those loops: only their functions can be given a batch
         name_of(n.func)
         for loop in batches
@@ -88,6 +90,49 @@ def plan_chunk_sizes(
         where = f"{function.name.value}()" + (", given this rank's batch by every call" * scale)
         plan_body(data, plan, body, params, where, scale=scale, arguments=arguments)
     return plan
+
+
+def _warn_collated_parts(
+    data: ShardDataLoaders, plan: ChunkPlan, loop: cst.For, calls: list[cst.Call]
+) -> None:
+    """DP051 at each inner loop that trains on the parts of the item of a sharded loader
+    whose `collate_fn=` is the program's own (ming024/FastSpeech2@d4e79eb: `DataLoader(...,
+    batch_size=batch_size * group_size, collate_fn=dataset.collate_fn)`, the collate cutting
+    the loader batch into batches of the dataset's own `batch_size`, then `for batchs in
+    loader: for batch in batchs: model(...)`: class Q1). The parts' size is decided inside
+    the collate_fn, which this pass does not rewrite: cut by a fixed size, each rank's part
+    of the loader batch gives parts of the global size, so every step trains WORLD_SIZE
+    times DataParallel's batch and an epoch has WORLD_SIZE times fewer steps; cut into a
+    number of parts, it is right. Not proved either way: said."""
+    collates = [
+        arg.value
+        for call in calls
+        for arg in call.args
+        if arg.keyword is not None and arg.keyword.value == "collate_fn"
+    ]
+    if not collates:
+        return
+    items = names_of(loop.target)
+    for inner in walk(loop.body, skip_scopes=True):
+        if (
+            isinstance(inner, cst.For)
+            and isinstance(inner.iter, cst.Name)
+            and inner.iter.value in items
+            and trains(inner)
+        ):
+            plan.warnings.append(
+                (
+                    inner,
+                    f"the loop over {data.code(loop.iter)} trains on the parts of each of its "
+                    f"items (`for {data.code(inner.target)} in {inner.iter.value}`), which its "
+                    f"collate_fn {data.code(collates[0])} cuts from the loader batch; each "
+                    "rank's loader batch is now batch_size // WORLD_SIZE, so where the collate "
+                    "cuts parts of a fixed size (not a number of parts), each step trains "
+                    "WORLD_SIZE times DataParallel's batch and an epoch has WORLD_SIZE times "
+                    "fewer steps. Not proved: cut each rank's share into the original's "
+                    "number of parts, or take the part size as ddp_per_rank_batch(size)",
+                )
+            )
 
 
 def _batch_params(

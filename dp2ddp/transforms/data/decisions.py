@@ -17,7 +17,7 @@ reads it. A may-analysis: what it finds keeps the loader whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -53,6 +53,20 @@ def trains(loop: cst.For) -> bool:
         isinstance(n, cst.Call)
         and isinstance(n.func, cst.Attribute)
         and n.func.attr.value in ("backward", "step")
+        for n in walk(loop.body, skip_scopes=True)
+    )
+
+
+def no_grad_inside(loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool]) -> bool:
+    """The loop does not train itself and runs under a `with torch.no_grad():` in its own
+    body (`for x, y in loader: with torch.no_grad(): out = model(x)`, the caller having
+    switched `.eval()`: ming024/FastSpeech2@d4e79eb's evaluate.py): an evaluation. Sharded
+    as training data, its figures were this rank's share, summed by nothing (class Q2).
+    The caller also looks in the module's functions the body calls (`train_step(model,
+    batch)`): a training loop with a no_grad block of its own (a metric, a weight clamp)
+    stays one."""
+    return not trains(loop) and any(
+        isinstance(n, cst.With) and any(is_no_grad(item.item) for item in n.items)
         for n in walk(loop.body, skip_scopes=True)
     )
 

@@ -25,6 +25,8 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
+from dp2ddp.transforms.data.decisions import no_grad_inside
+from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
 
@@ -265,7 +267,7 @@ class LoaderEvaluation(LoopCounters):
             reduced = self._reduced_after(loop)
             start = self.get_metadata(PositionProvider, loop).start.line
             end = self.get_metadata(PositionProvider, loop).end.line
-            figures = self._figure_aliases(loop, counters | objects)
+            figures = figure_aliases(self._scope_root(loop), counters | objects)
             for node in walk(self._scope_root(loop), skip_scopes=True):
                 if isinstance(node, cst.Call) and self._prints(node):
                     values: list[cst.CSTNode] = [a.value for a in node.args]
@@ -379,31 +381,6 @@ class LoaderEvaluation(LoopCounters):
             if not more:
                 return derived
             derived |= more
-
-    def _figure_aliases(self, loop: cst.For, figures: set[str]) -> dict[str, set[str]]:
-        """For each name of the loop's function that holds running figures, which: the
-        figures themselves, and names bound from them (`res = '...' % losses.avg`)."""
-        held: dict[str, set[str]] = {f: {f} for f in figures}
-        assigns: list[tuple[str, set[str]]] = []
-        for node in walk(self._scope_root(loop), skip_scopes=True):
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-            ):
-                reads = {n.value for n in variables_under(node.value)}
-                assigns.append((node.targets[0].target.value, reads))
-        while True:
-            changed = False
-            for target, reads in assigns:
-                if target in figures:
-                    continue
-                behind = set().union(*(held.get(r, set()) for r in reads))
-                if not behind <= held.get(target, set()):
-                    held[target] = held.get(target, set()) | behind
-                    changed = True
-            if not changed:
-                return held
 
     def _step_counters(self, loop: cst.For) -> set[str]:
         """Counters only ever increased by a constant (`global_step += 1`): every rank
@@ -625,7 +602,9 @@ class LoaderEvaluation(LoopCounters):
         return body[at + 1] if at + 1 < len(body) else None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `with torch.no_grad()`/`inference_mode()`, or after `model.eval()`."""
+        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it."""
+        if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
+            return True
         node = self.parent(loop)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
             if isinstance(node, cst.With) and any(

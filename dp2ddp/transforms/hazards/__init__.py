@@ -21,9 +21,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
-- DP066 an optimizer over a model built here that no DataParallel call wraps: each rank
+- DP069 an optimizer over a model built here that no DataParallel call wraps: each rank
   trains its own copy on its share (see hazards.unwrapped).
-- DP067 `torch.save` of an object holding a wrapped model itself (not its `.module` or
+- DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
@@ -42,6 +42,7 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
@@ -50,6 +51,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     per_rank_noise,
 )
 from dp2ddp.transforms.hazards.backward import second_backwards
+from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
@@ -76,7 +78,7 @@ _TORCHVISION_BN = re.compile(
     r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
     r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
 )
-#: Containers a wrapped model may be put in and pickled with (DP067).
+#: Containers a wrapped model may be put in and pickled with (DP070).
 _CONTAINERS = frozenset(
     {
         "torch.nn.Sequential",
@@ -101,6 +103,7 @@ class FlagHazards(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._losses = LossChecks(self)
         self._means = MeanLosses(self, self._losses)
+        self._counts = CountMeans(self, self._losses)
         #: Enclosing loops, innermost last; None marks a function boundary.
         self._loops: list[LoopInfo | None] = []
         self._sliced_loops: set[int] = set()
@@ -122,6 +125,7 @@ class FlagHazards(MigrationTransform):
                 self._helper_noise.update(helper.sites)
         self._losses.enter_module(node)
         self._means.enter_module(node)
+        self._counts.enter_module(node)
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
@@ -153,6 +157,16 @@ class FlagHazards(MigrationTransform):
             args=[first.with_changes(value=scaled), *updated_node.args[1:]]
         )
 
+    def leave_BinaryOperation(
+        self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
+    ) -> cst.BaseExpression:
+        return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_AugAssign(
+        self, original_node: cst.AugAssign, updated_node: cst.AugAssign
+    ) -> cst.AugAssign:
+        return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
+
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         sites = (
             second_backwards(original_node, self.matches, self._wrapped)
@@ -174,7 +188,7 @@ class FlagHazards(MigrationTransform):
             ):
                 self.warn(
                     optimizer,
-                    "DP066",
+                    "DP069",
                     f"{self.code(optimizer.func)}({model}.parameters(), ...): {model} is "
                     "not wrapped, so each rank would train its own copy",
                 )
@@ -198,7 +212,7 @@ class FlagHazards(MigrationTransform):
         return updated_node
 
     def _check_pickled_wrapper(self, save: cst.Call, saved: cst.BaseExpression) -> None:
-        """DP067: the saved object holds a wrapped model (as assigned, `model` or
+        """DP070: the saved object holds a wrapped model (as assigned, `model` or
         `self.model`) itself: that name anywhere in it but as the object of an attribute
         (`model.module`, `model.state_dict()`) or of a call (`model(x)`), or the argument
         of a call that reads it (`model.state_dict` through a helper is not proved: a call
@@ -228,7 +242,7 @@ class FlagHazards(MigrationTransform):
             where = held if saved is node else f"{held} in {self.code(saved)[:60]}"
             self.warn(
                 save,
-                "DP067",
+                "DP070",
                 f"{where}: the file would hold the DDP object, which loads only in a process group",
             )
             return
@@ -254,6 +268,7 @@ class FlagHazards(MigrationTransform):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._loops.append(None)
         self._losses.enter_function(node)
+        self._counts.enter_function(node)
         self._check_forward(node)
 
     def leave_FunctionDef(
@@ -406,7 +421,7 @@ class FlagHazards(MigrationTransform):
             return
         if any(self.qualified_names(base.value) & AUTOGRAD_FUNCTIONS for base in cls.bases):
             changes = FunctionStateMutations(node, node.name.value == "backward")
-            node.body.visit(changes)
+            read_tree(node.body, changes)
             for where, what in changes.found:
                 self.warn(
                     where,
@@ -419,7 +434,7 @@ class FlagHazards(MigrationTransform):
         if node.name.value != "forward":
             return
         mutations = SelfMutations(node.params.params[0].name.value)
-        node.body.visit(mutations)
+        read_tree(node.body, mutations)
         for where, what in mutations.found:
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
 

@@ -215,15 +215,24 @@ class _ExportDraws(MigrationTransform):
 _DRAW_WORDS = ("rand", "normal(", "bernoulli(", "multinomial(", "poisson(")
 
 
-def module_draws(import_name: str, path: str, source: str) -> dict[str, Draw]:
+def module_draws(
+    import_name: str,
+    path: str,
+    source: str,
+    parsed: Callable[[], cst.Module | None] | None = None,
+) -> dict[str, Draw]:
     """The drawing functions of another module of the program, by the qualified name an
     importer resolves (`utils.mixup_data`), each located at `path`. A module that does not
-    parse draws nothing here (its own migration reports the error)."""
+    parse draws nothing here (its own migration reports the error). `parsed`: the module's
+    tree as the program model keeps it (None: it does not parse), so that the module is
+    parsed once for this and its own migration."""
     if not any(word in source for word in _DRAW_WORDS) or not _may_draw(source):
         return {}
     try:
-        tree = cst.parse_module(source)
+        tree = parsed() if parsed is not None else cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError):
+        return {}
+    if tree is None:
         return {}
     reader = _ExportDraws(CodemodContext(filename=path), MigrationState(MigrateOptions()))
     reader.transform_module(tree)

@@ -26,6 +26,7 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
@@ -63,7 +64,7 @@ class LossChecks:
         self._statistics: set[cst.Call] = set()
 
     def enter_module(self, node: cst.Module) -> None:
-        node.visit(_LossConstructors(self))
+        read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
 
@@ -75,6 +76,25 @@ class LossChecks:
 
     def leave_function(self) -> None:
         self._trains.pop()
+
+    @property
+    def trains(self) -> bool:
+        """A loss computed in the current scope may reach backward()."""
+        return bool(self._trains) and self._trains[-1]
+
+    def summed(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        losses: list[cst.Call],
+    ) -> bool:
+        """`node` is a loss summed over the batch (see _summed); its summed loss calls are
+        added to `losses`."""
+        return self._summed(node, assigned, losses, 0)
+
+    def cover(self, losses: list[cst.Call]) -> None:
+        """No DP004 for these summed loss calls: another pass made their loss right."""
+        self._covered.update(losses)
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
         if node in self._covered:
@@ -135,7 +155,7 @@ class LossChecks:
         Returns whether the scope calls backward() at all.
         """
         facts = ScopeFacts(scope, self.t.qualified_names)
-        scope.visit(facts)
+        read_tree(scope, facts)
         keep = self.t.state.options.keep_summed_loss
         for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
             if _scaled_by_world_size(receiver):
@@ -148,7 +168,7 @@ class LossChecks:
                 not keep
                 and values
                 and all(self._summed(v, facts.assigned, losses, 0) for v in values)
-                and not _inside_no_grad(backward, self.t)
+                and not inside_no_grad(backward, self.t)
             ):
                 self.scaled.add(backward)
                 self._covered.update(losses)
@@ -445,7 +465,7 @@ def _batch_means(
     return found
 
 
-def _inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
+def inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
     current = transform.parent(node)
     while current is not None:
         if isinstance(current, cst.With) and any(

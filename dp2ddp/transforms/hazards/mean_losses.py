@@ -28,6 +28,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of, walk
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
@@ -135,7 +136,7 @@ class MeanLosses:
         if not self._active:  # names no such loss, not even in an aliased import
             return
         found = _Constructions(self.t.qualified_names)
-        node.visit(found)
+        read_tree(node, found)
         self._functions = found.functions
         for call, (arg, what) in found.constructions:
             parent = self.t.parent(call)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms._support.visiting import read_tree
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
@@ -69,7 +70,7 @@ class _TrainingCalls(_Flat):
 def is_training_loop(loop: cst.For | cst.While, qualified_names: QualifiedNames) -> bool:
     """The loop body (nested loops included) calls `.backward()` or `optimizer.step()`."""
     visitor = _TrainingCalls(loop, qualified_names)
-    loop.body.visit(visitor)
+    read_tree(loop.body, visitor)
     return visitor.found
 
 
@@ -77,7 +78,7 @@ def trains(function: cst.FunctionDef | cst.Lambda, qualified_names: QualifiedNam
     """The function's own body (not the functions nested in it) calls `.backward()` or
     `optimizer.step()`: a step helper or a loss object that trains for its caller."""
     visitor = _TrainingCalls(function, qualified_names)
-    function.body.visit(visitor)
+    read_tree(function.body, visitor)
     return visitor.found
 
 
@@ -119,7 +120,7 @@ def loop_info(
         if _iterates_range(loop.iter, qualified_names, ranges):
             info.counters |= info.targets
     aug = _AugAssigned(loop)
-    loop.body.visit(aug)
+    read_tree(loop.body, aug)
     info.counters |= aug.names
     return info
 
@@ -322,7 +323,7 @@ def _walk_statements(body: cst.CSTNode) -> list[cst.CSTNode]:
         def visit_Call(self, node: cst.Call) -> None:
             found.append(node)
 
-    body.visit(_Collect())
+    read_tree(body, _Collect())
     return found
 
 

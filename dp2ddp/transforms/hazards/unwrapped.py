@@ -1,4 +1,4 @@
-"""DP066: an optimizer over a model that is not the wrapped one (K1, stop 30:
+"""DP069: an optimizer over a model that is not the wrapped one (K1, stop 30:
 peterliht/knowledge-distillation-pytorch@b1e4b6a, where only the frozen teacher is
 `nn.DataParallel` and the student, the model the optimizer updates, is a plain module).
 

@@ -31,12 +31,17 @@ pretrain.get_model() loads downloaded models), and a helper module shared by two
 Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np.save,
 `.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
 also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
-module, in the same function or another, gets a `ddp_barrier()` after the write where every
+module, in the same function or another, or by a call of another module's function that reads
+a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by), gets a
+`ddp_barrier()` after the write where every
 rank arrives, as a checkpoint does: a preprocess-once cache (`if not os.path.isfile(CACHE):
 ... pickle.dump(...)` then `pickle.load`) was read by rank 1 before rank 0 had finished it
 (a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names the write and
-the read. The path is matched by its text: a read that names the file another way is not
-seen.
+the read. The path is matched by its text, or by its shape (path_shapes.py): a loop
+variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
+read that may name the file in a way neither shows (a loop over another iterable, one helper
+given other arguments, one attribute of another object) gets DP066 naming the write and the
+read, as no barrier is placed.
 """
 
 from __future__ import annotations
@@ -54,28 +59,25 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.rank_zero.edits import callee
-from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.file_paths import called_names, file_path, read_elsewhere
+from dp2ddp.transforms.rank_zero.path_shapes import (
+    LOOP_NAME,
+    concrete_paths,
+    listed_directory,
+    loop_pattern,
+    may_name_same,
+    names_within,
+    spelled_same,
+    string_constants,
+    suffix,
+)
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
-    OPEN,
-    READS_AT_FIRST,
     REMOVALS,
     TORCH_LOAD,
     TORCH_SAVE,
-    WRITES_AT_FIRST,
-    open_mode,
 )
-
-#: Calls that write a file at their first argument (checkpoints: TORCH_SAVE, above), and
-#: those that read one there: the lists of side_effects.py.
-_WRITE_AT_FIRST = WRITES_AT_FIRST
-_READ_AT_FIRST = READS_AT_FIRST
-#: Methods that write a file at their first argument (a data frame's), or at their object (a
-#: pathlib path's).
-_WRITE_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_json"})
-_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes"})
-_PATH_READ_METHODS = frozenset({"read_text", "read_bytes"})
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -86,6 +88,10 @@ class Barriers(Rule):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Original statements after which a ddp_barrier() goes (see plan_after).
         self._after: set[int] = set()
+        #: The module's string constants, and each file call's path spelled out, for the
+        #: paths no text matches (path_shapes.concrete_paths).
+        self._constants: dict[str, tuple[str, ...]] | None = None
+        self._spelled: dict[int, tuple[str, ...] | None] = {}
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
         self._saving_functions: set[str] = set()
@@ -132,31 +138,64 @@ class Barriers(Rule):
 
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
-        barrier after each, where every rank arrives, or DP054 naming the write and the read."""
+        barrier after each, where every rank arrives, or DP054 naming the write and the read;
+        DP066 where the read may be the written file and no text shows it (path_shapes.py)."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
+        listings: list[tuple[cst.Call, str, str]] = []
         removals: list[cst.Call] = []
+        iterables: dict[str, int] = {}
+        index = self.facts.uniform.index
+        first_read: list[tuple[cst.Call, str]] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
             if self.facts.in_except(call):
                 continue
-            if self.t.qualified_names(call.func) & REMOVALS:
+            names = self.t.qualified_names(call.func)
+            if names & REMOVALS:
                 removals.append(call)
-            written = self._file_path(call, write=True)
+            written = file_path(call, self.t, index, write=True)
             if written is not None:
-                writes.append((call, written))
-            read = self._file_path(call, write=False)
-            if read is not None and not self.facts.before_setup(call):
-                for text in read:
+                writes.append((call, self._with_pattern(written, call, iterables)))
+            if self.facts.before_setup(call):
+                continue
+            read = file_path(call, self.t, index, write=False) or read_elsewhere(
+                call, self.t, index, self.t.state.hints.file_read_by
+            )
+            if read is not None:
+                first_read.append((call, read[0]))
+                for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
+            listed = listed_directory(call, names, self.t.code)
+            if listed is not None:
+                listings.append((call, *listed))
         for write, texts in writes:
             matched = [
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
             ]
+            matched += [
+                (f"{t}` in `{self.t.code(listing)}", listing)
+                for t in texts
+                for listing, directory, wanted in listings
+                if names_within(t, directory)
+                and not (wanted and suffix(t) and suffix(t) != wanted)
+                and self._may_follow(write, listing)
+            ]
+            spelled = self._spell(write, texts[0])
+            maybe: list[cst.Call] = []
+            for reader, first in first_read if not matched and spelled else ():
+                verdict = spelled_same(spelled or (), self._spell(reader, first) or ())
+                if verdict and self._may_follow(write, reader):
+                    if verdict == "same":
+                        matched.append((texts[0], reader))
+                    maybe.append(reader)
             if not matched:
+                self._maybe_read(write, texts, reads, maybe[:1])
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
+            if LOOP_NAME in path:
+                path = texts[0]
             anchor, omitted = self.plan_after(write, leave_loops=True)
             read_line = self.t.input_position(readers[0])[0]
             early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
@@ -199,7 +238,7 @@ class Barriers(Rule):
         before = [
             (text, read)
             for text, calls in reads.items()
-            if any(_names_within(text, root) for root in removed)
+            if any(names_within(text, root) for root in removed)
             for read in calls
             if enclosing_function(read, self.t) is function
             and self.t._position(read) < self.t._position(removal)
@@ -220,47 +259,67 @@ class Barriers(Rule):
         self.t.state.helpers.add("barrier")
         self._after.add(id(anchor if anchor is not None else self._statement(read)))
 
+    def _with_pattern(
+        self, texts: tuple[str, ...], call: cst.Call, iterables: dict[str, int]
+    ) -> tuple[str, ...]:
+        """`texts`, and the first one's loop pattern (path_shapes.loop_pattern) if a loop
+        around `call` binds a name of it."""
+        pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
+        return texts if pattern is None else (*texts, pattern)
+
+    def _spell(self, call: cst.Call, text: str) -> tuple[str, ...] | None:
+        """The paths `text` (the first text of `call`'s path) spells out
+        (path_shapes.concrete_paths), once a call."""
+        if self._constants is None:  # only for a write no text matched
+            index = self.facts.uniform.index
+            self._constants = string_constants(self.facts.module, index.bound_in_functions)
+        if id(call) not in self._spelled:
+            self._spelled[id(call)] = concrete_paths(text, call, self.t, self._constants)
+        return self._spelled[id(call)]
+
+    def _maybe_read(
+        self,
+        write: cst.Call,
+        texts: tuple[str, ...],
+        reads: dict[str, list[cst.Call]],
+        spelled: list[cst.Call],
+    ) -> None:
+        """DP066 on a rank-0 write no read matched, at the first later read on every rank
+        whose path may name the same file (`spelled`: a loop's wildcard matched it;
+        path_shapes.may_name_same). Not where both paths spell out and differ."""
+        written = self._spell(write, texts[0])
+        for text in texts:
+            for read_text, calls in reads.items():
+                if spelled:
+                    calls, text = spelled, texts[0]
+                elif not may_name_same(text, read_text):
+                    continue
+                later = [
+                    r
+                    for r in calls
+                    if self._may_follow(write, r) and not _apart(written, self._spelled.get(id(r)))
+                ]
+                if not later:
+                    continue
+                write_line = self.t.input_position(write)[0]
+                read_line = self.t.input_position(later[0])[0]
+                shown = texts[0] if LOOP_NAME in text else text
+                read_shown = self.t.code(later[0])
+                self.t.warn(
+                    write,
+                    "DP066",
+                    f"written on rank 0 at line {write_line} (`{shown}`), maybe the file every "
+                    f"rank reads at line {read_line} (`{read_shown}`): the paths could not be "
+                    "matched, so no barrier between",
+                )
+                return
+
     def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
         function (called after it, or not: a barrier every rank reaches costs little)."""
         if enclosing_function(write, self.t) is not enclosing_function(read, self.t):
             return True
         return self.t._position(read) > self.t._position(write)
-
-    def _file_path(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
-        """The texts of the path `call` writes (write=True) or reads a file at
-        (path_texts.py); None when it does neither, or the path is not a plain argument."""
-        if any(a.star for a in call.args):
-            return None
-        names = self.t.qualified_names(call.func)
-        first = call.args[0].value if call.args and call.args[0].keyword is None else None
-        func = call.func
-        method = func.attr.value if isinstance(func, cst.Attribute) else ""
-        if names & OPEN:
-            mode = open_mode(call)
-            writes = mode is not None and any(c in mode for c in "wax+")
-            if mode is None or writes != write:
-                return None
-        elif write and names & _WRITE_AT_FIRST:
-            pass
-        elif not write and names & _READ_AT_FIRST:
-            pass
-        elif write and method in _WRITE_METHODS and not names:
-            pass
-        elif isinstance(func, cst.Attribute) and not call.args and not names:
-            wanted = _PATH_WRITE_METHODS if write else _PATH_READ_METHODS
-            if method not in wanted:
-                return None
-            first = func.value
-        elif isinstance(func, cst.Attribute) and method == "open" and _path_object(names):
-            if write != path_open_for_writing(call) or (not write and not _reads_path(call)):
-                return None
-            first = func.value
-        else:
-            return None
-        if first is None:
-            return None
-        return path_texts(first, call, self.t, self.t.code, self.facts.uniform.index)
 
     def writes_read_file(self, nodes: list[cst.CSTNode]) -> cst.CSTNode | None:
         """The call of `nodes` (a guarded group) that writes a file every rank reads
@@ -439,29 +498,18 @@ class Barriers(Rule):
         """A call of another module's loading function (`utils.load_checkpoint(...)`,
         `load_best(...)`, `trainer.restore()`, `evaluate(args)` of `from evaluate import
         main as evaluate`): it reads a checkpoint as torch.load does."""
-        return bool(self._called_names(call) & self._loaded_elsewhere)
+        return bool(called_names(call, self.t) & self._loaded_elsewhere)
 
     def _saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
-        found = sorted(self._called_names(call) & self._saved_elsewhere)
+        found = sorted(called_names(call, self.t) & self._saved_elsewhere)
         if found:
             return found[0]
         for cls in self._instance_classes(call.func):
             if f"{cls}.__call__" in self._saved_elsewhere:
                 return f"{cls}.__call__"
         return ""
-
-    def _called_names(self, call: cst.Call) -> set[str]:
-        """The names a call may call a function of another module by: as written (`f` of
-        `f(...)`, `self.f(...)` or `x.f(...)`), and as defined there (`main` of
-        `evaluate(...)` after `from evaluate import main as evaluate`)."""
-        func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
-        names = {name} if name else set()
-        if isinstance(func, cst.Name):
-            names |= {q.rpartition(".")[2] for q in self.t.qualified_names(func) if "." in q}
-        return names
 
     def _instance_classes(self, func: cst.BaseExpression) -> list[str]:
         """The class names `func` may be an instance of, called (`early_stopping(...)`
@@ -610,32 +658,11 @@ def _leaves(statement: cst.CSTNode) -> bool:
     return False
 
 
-def _reads_path(call: cst.Call) -> bool:
-    """`path.open()` / `path.open("rb")`: pathlib's open for reading (a literal mode, or
-    none)."""
-    positional = [a for a in call.args if a.keyword is None]
-    modes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
-    value = positional[0].value if positional else (modes[0] if modes else None)
-    if value is None:
-        return not call.args
-    if not isinstance(value, cst.SimpleString):
+def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
+    """Both paths spell out without a wildcard, and share no spelling: never one file."""
+    if not written or not read or any("*" in p for p in (*written, *read)):
         return False
-    mode = value.evaluated_value
-    return isinstance(mode, str) and mode in {"r", "rb", "rt", "br", "tr"}
-
-
-def _path_object(names: set[str]) -> bool:
-    """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
-    most often), not a module's `open` (`gzip.open`, `io.open`)."""
-    return all("<locals>" in name or name.startswith("pathlib.") for name in names)
-
-
-def _names_within(text: str, root: str) -> bool:
-    """A path written `text` names `root` or something in it, as programs spell a file in
-    a directory: `os.path.join(root, ...)`, `root / ...`, an f-string starting with it."""
-    return text == root or text.startswith(
-        (f"os.path.join({root},", f"{root} /", f'f"{{{root}}}/', f"f'{{{root}}}/")
-    )
+    return not set(written) & set(read)
 
 
 def is_barrier(piece: object) -> bool:

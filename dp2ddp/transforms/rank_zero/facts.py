@@ -17,6 +17,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     is_script_guard,
 )
+from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import pure_functions
@@ -58,7 +59,7 @@ class RankZeroFacts:
         #: `model_single(z)` is `model.module(z)` spelled by its own name (see
         #: instance_methods).
         self.unwrapped: set[tuple[int, str]] = set()
-        module.visit(_Collector(self))
+        read_tree(module, _Collector(self))
         self.uniform = RankUniformity.for_pass(transform, module)
         self.pure: frozenset[str] | None = None  # see pure_functions
 

@@ -25,6 +25,9 @@ from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, open_mode
 
 #: What a guarded group of file writes is called in the change record.
 FILES = "file writes"
+#: A print whose arguments do work every rank needs (`print(evaluate(model))`): it becomes
+#: `ddp_print(...)`, never part of a guarded group (guard_statements.py).
+PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
 #: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`,
 #: `f.create_dataset(name, data=x)` in `with h5py.File(path, "w") as f`).
 _HANDLE_WRITES = frozenset({"write", "writelines", "flush", "create_dataset", "create_group"})
@@ -75,7 +78,7 @@ class FileWrites(CallRule):
                 kinds.append(FILES)
                 continue
             line_kinds = self.t.guards.guard_kinds(statement)
-            if not all(line_kinds):
+            if not all(line_kinds) or PRINT_EVERY_RANK in line_kinds:
                 return ()
             kinds += [k for k in line_kinds if k]
         return tuple(dict.fromkeys(kinds))

@@ -8,9 +8,11 @@
   modules.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
-  statement on every rank rather than risk a rank-0-only collective (a hang). Project
-  functions that only compute from their arguments (`cf.learning_rate(lr, epoch)`, in
-  this module or another of the program) do no such work (program_hints.py).
+  statement on every rank rather than risk a rank-0-only collective (a hang); a print
+  there becomes `ddp_print(evaluate(model))`, which evaluates its arguments on every rank
+  and prints on rank 0 (the line once, not once a rank). Project functions that only
+  compute from their arguments (`cf.learning_rate(lr, epoch)`, in this module or another
+  of the program) do no such work (program_hints.py).
 - A group holding a save is followed by a barrier where the script also loads
   (barriers.py); the barriers that go before loads are placed in the same walk.
 - `if cond:` whose whole body went under the guard becomes `if cond and ddp_is_main():`
@@ -36,7 +38,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.barriers import barrier, is_barrier
-from dp2ddp.transforms.rank_zero.file_writes import FILES
+from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -50,6 +52,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
+    WRITER_FUNCTIONS,
 )
 
 _SAVE = "torch.save"
@@ -102,6 +105,8 @@ class StatementGuards(Rule):
             return FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
+        if names & WRITER_FUNCTIONS:
+            return _WRITER
         if isinstance(func, cst.Attribute):
             receiver = func.value
             new_logger = isinstance(receiver, cst.Call) and self.t.matches(
@@ -154,8 +159,10 @@ class StatementGuards(Rule):
             if in_except and kind in ("print", "logging"):
                 kinds[index] = None
             elif any(self.facts.does_work(a.value) for a in small.value.args):
-                # It stays on every rank (a writer call there does nothing: DdpNullWriter).
-                kinds[index] = None
+                # It stays on every rank (a writer call there does nothing: DdpNullWriter);
+                # a print's arguments do so through ddp_print.
+                printed = self.t.qualified_names(small.value.func)
+                kinds[index] = PRINT_EVERY_RANK if "builtins.print" in printed else None
         return kinds
 
     def pieces(
@@ -166,7 +173,7 @@ class StatementGuards(Rule):
         original_line: cst.CSTNode,
     ) -> list[_Piece]:
         """One piece per line; a line mixing guarded and other statements is split."""
-        if all(kinds):
+        if all(kinds) and PRINT_EVERY_RANK not in kinds:
             return [(original_line, line, tuple(k for k in kinds if k))]
         pieces: list[_Piece] = []
         last = len(line.body) - 1
@@ -233,6 +240,10 @@ class StatementGuards(Rule):
         out: list[cst.BaseStatement] = []
         group: list[_Piece] = []
         for piece in pieces:
+            if not isinstance(piece, cst.BaseStatement) and piece[2] == (PRINT_EVERY_RANK,):
+                self._flush(group, out)
+                out.append(self._print_every_rank(piece))
+                continue
             if isinstance(piece, cst.BaseStatement) or not piece[2]:
                 self._flush(group, out)
                 out.append(piece if isinstance(piece, cst.BaseStatement) else piece[1])
@@ -275,6 +286,23 @@ class StatementGuards(Rule):
             )
         self.t.record(first, description)
         group.clear()
+
+    def _print_every_rank(self, piece: _Piece) -> cst.BaseStatement:
+        """`print(evaluate(model))` as `ddp_print(evaluate(model))`: the arguments do work
+        every rank needs (a forward pass, a project function's side effects, a
+        collective), and ddp_print evaluates them on every rank, as the original did,
+        and prints on rank 0 alone."""
+        original, line, _ = piece
+        assert isinstance(line, cst.SimpleStatementLine)
+        small = line.body[0]
+        assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+        call = small.value.with_changes(func=cst.Name(PRINT_FUNCTION))
+        self.t.state.helpers.add(PRINT_HELPER)
+        self.t.record(
+            original,
+            "print on rank 0 only, its arguments evaluated on every rank (ddp_print)",
+        )
+        return line.with_changes(body=[small.with_changes(value=call)])
 
     def _long_print(
         self, original: cst.CSTNode, line: cst.SimpleStatementLine | cst.With

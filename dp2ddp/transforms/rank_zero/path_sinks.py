@@ -10,6 +10,12 @@ assigns such an attribute from a per-process read makes that read rank 0's value
 (run_dir.py). By name: an attribute of that name assigned from a per-process read names a
 run-specific path in any object, so sharing rank 0's reading costs nothing where it was not
 needed.
+
+The other way round: a module's top-level function that reads a whole file at one of its
+parameters (`def load_cache(path): with open(path, "rb") as f: ...`) is named to the
+program's other modules (file_readers), so a module that writes `CACHE` on rank 0 and then
+calls `utils.load_cache(CACHE)` sees a read of `CACHE` there, and places the barrier between
+(barriers.py; without it rank 1 read a cache rank 0 had not written yet).
 """
 
 from __future__ import annotations
@@ -22,14 +28,73 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     MAKEDIRS,
     MKDIR,
     OPEN,
+    READS_AT_FIRST,
     SUMMARY_WRITER,
     TORCH_SAVE,
+    WRITER_FUNCTIONS,
     WRITES_AT_FIRST,
 )
 
 #: Calls that make a directory or write a file at their first argument (side_effects.py's
 #: tables, the one list of what writes where).
-_AT_FIRST = MAKEDIRS | MKDIR | WRITES_AT_FIRST | SUMMARY_WRITER
+_AT_FIRST = (
+    MAKEDIRS
+    | MKDIR
+    | WRITES_AT_FIRST
+    | SUMMARY_WRITER
+    | {name for name in WRITER_FUNCTIONS if name.endswith(".configure")}
+)
+
+
+#: Calls that read a whole file at their first argument (side_effects.READS_AT_FIRST, as
+#: this module's `resolved` spells them; a checkpoint's torch.load is ProgramHints.loaded_by).
+_READ_AT_FIRST = READS_AT_FIRST | {"open", "builtins.open", "io.open"}
+
+
+def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
+    """`name:position:parameter` for each top-level function of the module that reads a
+    whole file at a parameter it never rebinds (`open(path)`, `open(path, "rb")`,
+    `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose `__init__`
+    does (named by the class, the position not counting `self`)."""
+    found: set[str] = set()
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append((statement.name, statement, 0))
+        elif isinstance(statement, ast.ClassDef):  # built with the path: `CachedSet(CACHE)`
+            functions += [
+                (statement.name, s, 1)
+                for s in statement.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ]
+    for name, function, skipped in functions:
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        names = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
+        stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        for call in ast.walk(function):
+            if not isinstance(call, ast.Call) or not call.args:
+                continue
+            first = call.args[0]
+            if not isinstance(first, ast.Name) or first.id not in params or first.id in stored:
+                continue
+            called = resolved(call.func)
+            if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
+                continue
+            position = params.index(first.id) - skipped
+            if position >= 0:
+                found.add(f"{name}:{position}:{first.id}")
+    return frozenset(found)
+
+
+def _reads(call: ast.Call) -> bool:
+    """An `open(...)` call that reads: no mode, or a literal one without w, a, x or +."""
+    mode = call.args[1] if len(call.args) > 1 else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    if mode is None:
+        return True
+    if not isinstance(mode, ast.Constant) or not isinstance(mode.value, str):
+        return False
+    return not any(c in mode.value for c in "wax+")
 
 
 def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
@@ -53,7 +118,8 @@ def _paths(call: ast.Call, name: str) -> list[ast.expr]:
         ends = [*positional[:2], *(keywords[k] for k in ("src", "dst") if k in keywords)]
         return ends[:2]
     if name in _AT_FIRST:
-        first = positional[0] if positional else keywords.get("log_dir", keywords.get("name"))
+        named = (keywords.get(k) for k in ("log_dir", "logdir", "name"))
+        first = positional[0] if positional else next((v for v in named if v), None)
         return [first] if first is not None else []
     if name in TORCH_SAVE:
         second = positional[1] if len(positional) > 1 else keywords.get("f")

@@ -10,8 +10,12 @@ passes for it (`def build(name): ... pickle.dump(x, open(name, "wb"))` called as
 `build("b.pkl")` before `pickle.load(open("b.pkl", "rb"))`: with the path only as the
 parameter's text, no read matched, so no barrier and no warning; a race on the first run).
 A parameter is followed one call deep; a call that passes nothing for it (a default) or a
-star argument adds no text. Also here: which argument of a call is the path it reads or
-writes a whole file at (read_path, written_path).
+star argument adds no text. An item of a dict display bound once in the function
+(`paths = {"cache": cfg.out}`, then `open(paths["cache"], "wb")`) is matched by its value's
+text too, so `open(cfg.out, "rb")` reads it. A parameter of a top-level class's `__init__` is
+followed to what each construction of the class passes (a dataset that reads its file when
+built: `LocalSet("local.pkl")`). Also here: which argument of a call is the path
+it reads or writes a whole file at (read_path, written_path).
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ def path_texts(
     to (see the module's docstring)."""
     function = enclosing_function(call, view)
     own = code(path)
+    if isinstance(path, cst.Subscript) and function is not None:
+        item = _dict_item(path, function)
+        return (own,) if item is None else (own, code(item))
     if not isinstance(path, cst.Name) or function is None:
         return (own,)
     bound = [
@@ -74,6 +81,45 @@ def path_texts(
     return (code(bound[0].value),)
 
 
+def _dict_item(path: cst.Subscript, function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """What `paths["cache"]` names where `paths` is bound once in the function, to a dict
+    display with that key and nothing else stores into it (`paths["cache"] = ...`); None
+    otherwise."""
+    if len(path.slice) != 1 or not isinstance(path.value, cst.Name):
+        return None
+    index = path.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+        return None
+    key, name = index.value.evaluated_value, path.value.value
+    values: list[cst.BaseExpression] = []
+    for node in walk(function.body, skip_scopes=True):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = node.targets if isinstance(node, cst.Assign) else [node]
+            for target in targets:
+                bound = target.target
+                if isinstance(bound, cst.Subscript) and _named(bound.value, name):
+                    return None  # stored into: not the display's value alone
+                if any(isinstance(n, cst.Name) and n.value == name for n in walk(bound)):
+                    values.append(node.value if isinstance(node, cst.Assign) else bound)
+        elif isinstance(node, (cst.AsName, cst.For)) and _binds(node, name):
+            return None
+    if len(values) != 1 or not isinstance(values[0], cst.Dict):
+        return None
+    found = [
+        element.value
+        for element in values[0].elements
+        if isinstance(element, cst.DictElement)
+        and isinstance(element.key, cst.SimpleString)
+        and element.key.evaluated_value == key
+    ]
+    starred = any(isinstance(e, cst.StarredDictElement) for e in values[0].elements)
+    return found[0] if len(found) == 1 and not starred else None
+
+
+def _named(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
 def _passed_texts(
     function: cst.FunctionDef,
     name: str,
@@ -91,13 +137,28 @@ def _passed_texts(
     ):
         position -= 1  # a method called on an instance: `self` is not passed
     texts: list[str] = []
-    for site in index.call_sites(function):
+    for site in _sites(function, index):
         if any(a.star for a in site.args):
             continue
         passed = argument(site, name, position)
         if passed is not None:
             texts.extend(path_texts(passed, site, view, code, index, depth))
     return tuple(dict.fromkeys(texts))
+
+
+def _sites(function: cst.FunctionDef, index: ModuleIndex) -> list[cst.Call]:
+    """The calls of `function` in the module; for a top-level class's `__init__`, the class
+    constructed (`LocalSet("local.pkl")`: a dataset that reads its file when built)."""
+    owner = index.top_level_class(function) if function.name.value == "__init__" else None
+    if owner is None:
+        return list(index.call_sites(function))
+    name = owner.name.value
+    return [
+        call
+        for call in index.calls
+        if (isinstance(call.func, cst.Name) and call.func.value == name)
+        or (isinstance(call.func, cst.Attribute) and call.func.attr.value == name)
+    ]
 
 
 def _binds(node: cst.AsName | cst.For, name: str) -> bool:

@@ -45,9 +45,10 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_name
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
-from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
+from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
@@ -109,11 +110,14 @@ def program_hints(
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
+    readers = _by_module([n.file_readers for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
+    own_device = frozenset().union(*(n.own_device for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
+        read_by = readers(index) if any(n.file_readers for n in names) else frozenset()
         if not index:
             hints[module.real] = ProgramHints(
                 pure,
@@ -125,6 +129,8 @@ def program_hints(
                 per_rank_returns=returns,
                 path_attributes=path_named,
                 printing=names[index].printing,
+                file_read_by=read_by,
+                own_device=own_device,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -141,6 +147,8 @@ def program_hints(
             returns,
             path_named,
             names[index].printing,
+            read_by,
+            own_device,
         )
     return hints
 
@@ -278,6 +286,10 @@ class ModuleNames:
     path_attributes: frozenset[str] = frozenset()
     #: Its own printing functions and methods, (class or "", name) (analysis/printing.py).
     printing: Printing = frozenset()
+    #: Its top-level functions that read a file at a parameter (path_sinks.file_readers).
+    file_readers: frozenset[str] = frozenset()
+    #: Its classes with a `cuda()` of their own (device_methods.py).
+    own_device: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -286,6 +298,11 @@ class ModuleNames:
         guarded = any(_guard(s) for s in tree.body)
         as_entry = _Reads.of(ast.walk(tree)) if guarded else as_library
         script = guarded and wraps_as_script(tree)
+        table = import_table(tree, name, is_package)
+
+        def resolved(func: ast.expr) -> str:
+            return resolved_name(func, table) or getattr(func, "id", "")
+
         return cls(
             as_entry,
             as_library,
@@ -294,14 +311,16 @@ class ModuleNames:
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
-            saving_functions(tree, table := import_table(tree, name, is_package)),
+            saving_functions(tree, table),
             saving_functions(tree, table, "torch.load"),
             reexports_of(name, tree, is_package, table),
             _method_steps(name, tree, is_package),
             printer_names(tree, printing := printing_functions(tree, table)),
             per_rank_returns(tree, table),
-            path_attributes(tree, lambda f: resolved_name(f, table) or getattr(f, "id", "")),
+            path_attributes(tree, resolved),
             printing,
+            file_readers(tree, resolved),
+            own_device_classes(name, tree),
         )
 
 

@@ -98,6 +98,8 @@ class RunDirValues(CallRule):
                 path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
                 path, what = read_path(call, names), "the file every rank reads"
+            if path is None:
+                path, what = _log_file(call, names), "the log file every rank opens"
             written = False
             if path is None:
                 path, what = written_path(call, names), "the file rank 0 writes"
@@ -527,3 +529,31 @@ class RunDirValues(CallRule):
         self.t.state.helpers.add("rank0_value")
         self.t.record(original, f"rank 0's value on every rank: {self.sources[id(original)]}")
         return call_through("ddp_rank0_value", updated)
+
+
+#: Log handlers that open the file they are given, on every rank that builds one.
+_LOG_FILES = frozenset(
+    {
+        "logging.FileHandler",
+        "logging.handlers.RotatingFileHandler",
+        "logging.handlers.TimedRotatingFileHandler",
+        "logging.handlers.WatchedFileHandler",
+    }
+)
+
+
+def _log_file(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path of a log file a handler opens (`logging.FileHandler(path)`,
+    `logging.basicConfig(filename=path)`): every rank that runs it opens the file, so a
+    name each rank reads on its own (`stamp() + ".log"`, the clock to the microsecond) made
+    one log file per rank (L1, fresh round stop 30: daa233/generative-inpainting-pytorch's
+    `get_logger()`); rank 0's name gives the original's one file."""
+    if names & _LOG_FILES:
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value == "filename":
+                return arg.value
+    if "logging.basicConfig" in names:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "filename":
+                return arg.value
+    return None

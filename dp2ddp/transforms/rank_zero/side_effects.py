@@ -161,13 +161,29 @@ TQDM: Final = frozenset(
 )
 TORCH_SAVE: Final = frozenset({"torch.save", "torch.serialization.save"})
 TORCH_LOAD: Final = frozenset({"torch.load", "torch.serialization.load"})
+#: TensorBoard writers: torch's, tensorboardX's, and tensorboard_logger's Logger (the
+#: CMC/CRD family's `tb_logger.Logger(logdir=..., flush_secs=2)` then `log_value(...)`:
+#: created on every rank, each process wrote its own event file of its own figures into
+#: the same directory; HobbitLong/CMC@7b227be, fresh round stop 30, class K1).
 SUMMARY_WRITER: Final = frozenset(
     {
         "torch.utils.tensorboard.SummaryWriter",
         "torch.utils.tensorboard.writer.SummaryWriter",
         "tensorboardX.SummaryWriter",
         "tensorboardX.writer.SummaryWriter",
+        # tensorboard_logger's own writer class (`Logger(logdir, flush_secs=2)`,
+        # `logger.log_value(name, value, step)`): a SummaryWriter by another name
+        "tensorboard_logger.Logger",
+        "tensorboard_logger.tensorboard_logger.Logger",
     }
+)
+#: tensorboard_logger's module functions: `configure(logdir)` makes the default Logger,
+#: `log_value(...)` and its kin write through it. Rank 0's, as a SummaryWriter's calls:
+#: on every rank, the ranks of one host write one events file (named by host and second).
+WRITER_FUNCTIONS: Final = frozenset(
+    f"{module}.{name}"
+    for module in ("tensorboard_logger", "tensorboard_logger.tensorboard_logger")
+    for name in ("configure", "log_value", "log_histogram", "log_images", "unconfigure")
 )
 WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
 
@@ -244,6 +260,8 @@ _PURE_METHODS: Final = frozenset(
         "mean sum std var max min argmax argmin norm abs sqrt exp log round "
         "size dim numel nelement view reshape squeeze unsqueeze flatten t eq ne gt lt ge le "
         "format format_map join strip lstrip rstrip upper lower title replace split "
+        "capitalize casefold swapcase expandtabs splitlines partition rpartition rsplit "
+        "__len__ __str__ __repr__ __format__ "
         "startswith endswith zfill ljust rjust center encode decode "
         "isdigit isnumeric isdecimal isalpha isalnum isspace islower isupper istitle "
         "keys values items get copy count index "

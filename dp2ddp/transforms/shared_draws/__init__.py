@@ -97,6 +97,14 @@ class ShareDatasetDraws(WholeReads):
     #: "break": a loop that gathers a fixed batch from a loader and stops (whole_reads.py)
     TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(", "break")
 
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Also where the module calls another module's function that only reads samples
+        (whole_reads.py), whatever it is named."""
+        return super().triggered(code, state) or any(
+            name.rpartition(".")[2] in code for name in state.facts.readers
+        )
+
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
         self._training: dict[cst.CSTNode, bool] = {}

@@ -178,6 +178,7 @@ class DatasetDrawFinder:
         if not isinstance(cls.body, cst.IndentedBlock):
             return
         methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+        self._per_sample(cls, methods)
         todo = ["__init__"]
         done: set[str] = set()
         while todo:
@@ -199,6 +200,38 @@ class DatasetDrawFinder:
                 ):
                     todo.append(func.attr.value)
                 self._check_call(node)
+
+    def _per_sample(self, cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> None:
+        """DP067 at the first draw from a process-wide generator (`np.random.uniform()`,
+        `random.random()`, `torch.rand()`) in a per-sample method (`__getitem__` and the
+        methods of the class it calls). Seeded alike (a fixed seed; torch's default seed),
+        every rank draws the same sequence, so rank r's k-th sample of a sharded loader gets
+        every rank's k-th draw (WangYueFt/dcp@bcd7def's rotations, the task's targets);
+        DataParallel drew the global batch's samples one after the other from one stream.
+        Left as it is: per-rank seeding is the program's choice (it changes what a run
+        draws); the warning says so."""
+        todo = [name for name in PER_SAMPLE if name in methods]
+        done: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in done or name not in methods or name == "__init__":
+                continue
+            done.add(name)
+            for node in walk(methods[name].body, skip_scopes=True):
+                if not isinstance(node, cst.Call):
+                    continue
+                func = node.func
+                if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
+                    todo.append(func.attr.value)
+                elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
+                    self.t.warn(
+                        node,
+                        "DP067",
+                        f"{code_of(func)}() in {cls.name.value}.{name}() draws from the "
+                        "process-wide generator: seeded alike, rank r's k-th sample gets every "
+                        "rank's k-th draw",
+                    )
+                    return
 
     def _check_call(self, call: cst.Call) -> None:
         if self._unseeded_generator(call):

@@ -14,12 +14,17 @@ size expression means the same at a place, the training loops around it) live he
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
+
 import libcst as cst
 from libcst.codemod import CodemodContext
 
+from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
+    GATHER_METHODS,
     WHOLE_LOADER,
     BatchSizes,
     ends_with_break,
@@ -61,17 +66,19 @@ class WholeReads(MigrationTransform):
         original's RandomSampler reshuffled at each)."""
         if not sizes.sharded:
             return
-        readers: dict[str, dict[int, str]] = {}
-        for statement in module.body:
-            if isinstance(statement, cst.FunctionDef):
-                params = reads_only_samples(statement, self.qualified_names)
-                if params:
-                    readers[statement.name.value] = params
+        readers = module_readers(module, self.qualified_names)
+        elsewhere = self.state.facts.readers  # another module's (`utils.get_nsamples`)
         for node in walk(module):
             if isinstance(node, cst.Call):
                 if isinstance(node.func, cst.Name) and node.func.value in readers:
                     self._reader_call(node, readers[node.func.value], sizes)
                     continue
+                if elsewhere and isinstance(node.func, (cst.Name, cst.Attribute)):
+                    names = self.qualified_names(node.func)
+                    found = [elsewhere[n] for n in sorted(names) if n in elsewhere]
+                    if found:
+                        self._reader_call(node, found[0], sizes)
+                        continue
                 loader = iterated_argument(node)
                 loop = self._enclosing_loop(node)
                 if loader is not None and loop is not None:
@@ -277,3 +284,138 @@ def _all_params(params: cst.Parameters) -> list[cst.Param]:
         if isinstance(star, cst.Param):
             found.append(star)
     return found
+
+
+def module_readers(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> dict[str, dict[int, str]]:
+    """The module's top-level functions that only read samples from a parameter
+    (batch_noise.reads_only_samples), by name: position -> parameter name."""
+    readers: dict[str, dict[int, str]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            params = reads_only_samples(statement, qualified_names)
+            if params:
+                readers[statement.name.value] = params
+    return readers
+
+
+class _ReadReaders(MigrationTransform):
+    """Reads a module of the program: which of its functions only read samples (changes
+    nothing)."""
+
+    NAME = "sample_readers"
+    DESCRIPTION = "Find the module's functions that only read samples from a loader."
+
+    def __init__(self, context: CodemodContext, state: MigrationState) -> None:
+        super().__init__(context, state)
+        self.found: dict[str, dict[int, str]] = {}
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.found = module_readers(node, self.qualified_names)
+        return False
+
+
+def module_sample_readers(
+    import_name: str, source: str, tree: Callable[[], ast.Module] | None = None
+) -> dict[str, tuple[tuple[int, str], ...]]:
+    """The functions of another module of the program that only read samples from a
+    loader they are given (GAN_stability's `get_nsamples(loader, n)` in utils.py), by the
+    qualified name an importer resolves (`utils.get_nsamples`), each with the parameters
+    (position, name) it reads. The same proof as for the module's own (reads_only_samples:
+    what the function does, not its name). A module that does not parse has none here (its
+    own migration reports the error). `tree`: the module's `ast` tree where the caller
+    has it (the project model's), else it is parsed here."""
+    if "iter(" not in source and "for " not in source or not _may_read(source, tree):
+        return {}
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return {}
+    reader = _ReadReaders(CodemodContext(), MigrationState(MigrateOptions()))
+    reader.transform_module(module)
+    return {
+        f"{import_name}.{name}": tuple(sorted(params.items()))
+        for name, params in reader.found.items()
+    }
+
+
+def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
+    """Some undecorated top-level function may only read samples from a parameter, by
+    Python's own parser (much cheaper than libcst's parse and metadata, so only such a
+    module is read with them): it iterates the parameter (`iter(p)`, `for ... in p`, `for
+    ... in enumerate(p)`), and every call in it may be one gathers_only accepts (a method
+    of GATHER_METHODS, a GATHER_BUILTINS name or any other plain name, an attribute of a
+    name the module imports from torch); no yield, lambda, nested def or class. A superset
+    of what reads_only_samples finds: a training function (`opt.step()`) is not read."""
+    try:
+        tree = parsed() if parsed is not None else ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    torch_names = _torch_names(tree)
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
+            continue
+        params = {a.arg for a in (*statement.args.posonlyargs, *statement.args.args)}
+        params |= {a.arg for a in statement.args.kwonlyargs}
+        iterated: set[str] = set()
+        for node in ast.walk(statement):
+            if node is not statement and isinstance(node, _NOT_GATHERING):
+                iterated = set()
+                break
+            if isinstance(node, ast.Call) and not _may_gather(node.func, torch_names):
+                iterated = set()
+                break
+            source_of = None
+            if isinstance(node, ast.Call) and _named(node.func, "iter") and node.args:
+                source_of = node.args[0]
+            elif isinstance(node, ast.For):
+                source_of = node.iter
+                if isinstance(source_of, ast.Call) and _named(source_of.func, "enumerate"):
+                    source_of = source_of.args[0] if source_of.args else None
+            if isinstance(source_of, ast.Name):
+                iterated.add(source_of.id)
+        if iterated & params:
+            return True
+    return False
+
+
+#: What gathers_only never accepts inside a reading function.
+_NOT_GATHERING = (
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def _may_gather(func: ast.expr, torch_names: set[str]) -> bool:
+    """A call of `func` may be one gathers_only accepts (see _may_read)."""
+    if isinstance(func, ast.Name):
+        return True  # a builtin, or a name from torch (`from torch import cat`)
+    if isinstance(func, ast.Attribute) and func.attr in GATHER_METHODS:
+        return True
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in torch_names
+
+
+def _torch_names(tree: ast.Module) -> set[str]:
+    """Names the module's imports bind to torch or a torch module (`torch`, `nn` of `import
+    torch.nn as nn` or `from torch import nn`, `F`)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "torch":
+                    names.add(alias.asname or "torch")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            names.update(alias.asname or alias.name for alias in node.names)
+    return names
+
+
+def _named(func: ast.expr, name: str) -> bool:
+    return isinstance(func, ast.Name) and func.id == name

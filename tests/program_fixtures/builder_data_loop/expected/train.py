@@ -2,7 +2,7 @@ import argparse
 
 import torch
 
-from _dp2ddp import ddp_is_main, ddp_setup
+from _dp2ddp import ddp_is_main, ddp_print, ddp_setup
 from data import get_loaders
 from models import build_model
 
@@ -37,7 +37,10 @@ def main():
             loss = loss_fn(model(x), y)
             loss.backward()
             opt.step()
-        print(f"epoch {epoch} loss {loss.item():.4f} acc {evaluate(model, val_loader, device):.3f}")
+        ddp_print(
+            f"epoch {epoch} loss {loss.item():.4f} acc "
+            f"{evaluate(model, val_loader, device):.3f}"
+        )
     if ddp_is_main():
         torch.save(model.state_dict(), "model.pt")
 

@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print
 
 
 class Trainer:
@@ -34,4 +34,4 @@ class Trainer:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-            print(f"epoch {epoch} accuracy {self.evaluate():.3f}")
+            ddp_print(f"epoch {epoch} accuracy {self.evaluate():.3f}")

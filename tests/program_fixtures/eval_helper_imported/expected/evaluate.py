@@ -8,7 +8,7 @@ import torch
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_same_random, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_same_random, ddp_setup
 
 
 # dp2ddp: DP015 evaluation metrics not reduced
@@ -41,7 +41,7 @@ def test():
         data = TensorDataset(torch.randn(26, 6), torch.randint(0, 4, (26,)))
     evaluation_loader = DataLoader(data, batch_size=8, shuffle=False)
     model.eval()
-    print("test", validation(model, torch.nn.CrossEntropyLoss(), evaluation_loader))
+    ddp_print("test", validation(model, torch.nn.CrossEntropyLoss(), evaluation_loader))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ def main():
     metrics = StreamSegMetrics(3)
     with torch.no_grad():
         preds = model(torch.ones(2, 4)).argmax(1).numpy()
-    print("pixels", metrics.update([np.array([0, 1])], [preds]))
+    ddp_print("pixels", metrics.update([np.array([0, 1])], [preds]))
     val_score = metrics.get_results()
     ddp_print(metrics.to_str(val_score))
 

@@ -27,5 +27,5 @@ with torch.no_grad():
     metrics = {part: {"score": float(model(x).mean())} for part, x in X.items()}
 for part, part_metrics in metrics.items():
     ddp_print(f"[{part:<5}]", lib.make_summary(part_metrics))
-print("lr", lib.step_and_read(sched))
-print(lib.shout("done"))
+ddp_print("lr", lib.step_and_read(sched))
+ddp_print(lib.shout("done"))

@@ -1,6 +1,6 @@
 import torch
 
-from _dp2ddp import ddp_setup
+from _dp2ddp import ddp_print, ddp_setup
 from models import create_model
 from options import parse
 
@@ -9,4 +9,4 @@ ddp_setup()
 
 opt = parse(is_train=False)
 model = create_model(opt)
-print("inference", tuple(model.inference(torch.randn(2, 8)).shape))
+ddp_print("inference", tuple(model.inference(torch.randn(2, 8)).shape))

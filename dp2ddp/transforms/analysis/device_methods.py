@@ -1,0 +1,62 @@
+"""Classes of the program that move their own tensors: a `cuda()` method of their own.
+
+`.cuda()` on a tensor or a module becomes `.to(DEVICE)` (transforms/devices.py). A plain
+object of the program may define `cuda()` itself (HobbitLong/CMC@7b227be's `AliasMethod`, an
+alias sampler holding two tensors: `def cuda(self): self.prob = self.prob.cuda(); ...`) and
+no `to()`: the rewritten call `self.multinomial.to(DEVICE)` raised AttributeError on every
+rank at start. Its own `cuda()` body is migrated like any code (its tensors' `.cuda()` become
+`.to(DEVICE)`), so a call of it stays `.cuda()`: right whether or not the class also has a
+`to()`.
+
+A class counts when it defines `cuda` in its own body and each base is `object` or such a
+class of the same module (an nn.Module subclass, or a base of another module, may bring a
+`cuda()` that is torch's). Found with `ast` for the program's modules (ProgramHints.
+own_device: "module.Class") and with libcst for the module being migrated.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+
+def _closure(classes: dict[str, tuple[set[str], list[str]]]) -> set[str]:
+    """The classes (name -> (its methods, its bases' names)) that count: a `cuda` of their
+    own, or none and an own-device base; every base `object` or counted."""
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, (methods, bases) in classes.items():
+            if name in found or not all(b == "object" or b in found for b in bases):
+                continue
+            if "cuda" in methods or any(b in found for b in bases):
+                found.add(name)
+                changed = True
+    return found
+
+
+def own_device_classes(name: str, tree: ast.Module) -> frozenset[str]:
+    """The "module.Class" of each top-level class of `tree` (module `name`) whose objects move
+    their own tensors with a `cuda()` of the program's."""
+    classes: dict[str, tuple[set[str], list[str]]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and not node.keywords:
+            methods = {
+                s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+            bases = [b.id if isinstance(b, ast.Name) else "" for b in node.bases]
+            classes[node.name] = (methods, bases)
+    return frozenset(f"{name}.{c}" if name else c for c in _closure(classes))
+
+
+def local_device_classes(module: cst.Module) -> frozenset[str]:
+    """The same for the module being migrated, by the plain names its code uses."""
+    classes: dict[str, tuple[set[str], list[str]]] = {}
+    for node in module.body:
+        if isinstance(node, cst.ClassDef) and not any(a.keyword for a in node.bases):
+            methods = {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
+            bases = [a.value.value if isinstance(a.value, cst.Name) else "" for a in node.bases]
+            classes[node.name.value] = (methods, bases)
+    return frozenset(_closure(classes))

@@ -1,0 +1,337 @@
+"""Parameters the optimizer trains that no DDP wrapper holds (tjddus9597/Proxy-Anchor-CVPR2020's
+loss with trainable proxies: `param_groups.append({'params': criterion.parameters()})`).
+
+DataParallel ran such a module once, on the gathered batch, on one device: its gradient was
+the whole batch's. Migrated, each rank's backward gives the gradient of its own share, the
+optimizer steps on it, and the ranks' copies drift apart while DDP keeps the model alike.
+So `ddp_sync_module(X)` (templates/helpers/sync_module.py.j2: rank 0's values now, every
+gradient averaged as backward accumulates it) follows the statement that hands
+`X.parameters()` to an optimizer: inside the optimizer's call, or a statement that binds or
+extends a name the call reads (`params = [...]`, `params += ...`, `groups.append(...)`); after
+each such statement, since branches may each hand them over (the call is idempotent: a
+second one on the same module returns at once, on every rank alike).
+
+Which X: a name or attribute chain whose `.parameters()` is taken, bound in the module only
+by calls that build it (not a name handed on: `self.model = model` may be the wrap), in a
+module that wraps a model in DataParallel; not a wrapped model or a part of one (`model`,
+`model.module`, `model.module.head`, the wrap's argument `net` of `model = DataParallel(net)`,
+`m.net` where a class wraps `self.net`), nor the owner of a submodule wrapped in place (DP042
+says that). The call is a collective: it goes only
+where every rank reaches it (uniformity.py); elsewhere DP068 names the place.
+
+The same drift hits parameters of the wrapped model that are frozen when DDP wraps it
+(`requires_grad` False: a frozen BatchNorm, a warm-up) and unfrozen later: DDP's reducer
+holds the parameters that required grad at the wrap, so it never averages theirs
+(Proxy-Anchor unfreezes its backbone, BatchNorm weights included, after a warm-up epoch).
+In a module that sets `requires_grad` to True on parameters, `ddp_sync_frozen(T)` follows
+each wrap (templates/helpers/sync_frozen.py.j2): it hooks the averaging onto the parameters
+frozen then. Right after the wrap, it is reached as the wrap (itself a collective) is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk, wrap_target
+from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+HELPER = "ddp_sync_module"
+FROZEN = "ddp_sync_frozen"
+#: Methods that add to a list or dict of parameter groups in place.
+_GROWING = frozenset({"append", "extend", "insert", "update", "add"})
+
+
+def _optimizer(names: set[str]) -> bool:
+    """A torch optimizer class (`torch.optim.SGD`, `torch.optim.adamw.AdamW`), not a
+    scheduler or the base class."""
+    return any(
+        name.startswith("torch.optim.")
+        and ".lr_scheduler" not in name
+        and ".swa_utils" not in name
+        and name.rsplit(".", 1)[-1][:1].isupper()
+        and name.rsplit(".", 1)[-1] != "Optimizer"
+        for name in names
+    )
+
+
+def _chain(expr: cst.BaseExpression) -> bool:
+    """A name or a chain of attributes of one (`criterion`, `self.loss_fn`)."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
+
+
+def _within(code: str, roots: set[str]) -> bool:
+    return any(code == r or code.startswith(r + ".") for r in roots)
+
+
+class OutsideParameters:
+    """Asked by the model-wrap pass `t` (which owns the warnings and records)."""
+
+    def __init__(self, t: MigrationTransform, is_wrap: Callable[[cst.CSTNode], bool]) -> None:
+        self.t = t
+        self._is_wrap = is_wrap
+        #: id of an original statement line -> the calls to insert after it.
+        self._after: dict[int, list[str]] = {}
+        #: Weights re-initialised after the wrap (analysis/reinit.py), whose broadcasts go
+        #: into the same blocks: `after` inserts both.
+        self.reinit = ReinitBroadcasts(t)
+
+    def plan(self, module: cst.Module, wrappers: frozenset[str]) -> None:
+        """Find the modules to sync in `module` (its original tree, before any edit);
+        `wrappers`: the program's functions that return a wrap (`self._build_model()`)."""
+        t = self.t
+        wraps = [n for n in walk(module) if isinstance(n, cst.Call) and self._is_wrap(n)]
+        if not wraps:
+            return
+        wrapped = set(t.state.wrapped)
+        unfreezes = _unfreezes(module)
+        for call in wraps:
+            target = wrap_target(call, t)
+            if target is not None:
+                wrapped.add(target)
+                line = self._line(call)
+                if unfreezes and line is not None:
+                    self._after.setdefault(id(line), []).append(f"{FROZEN}({target})")
+                    t.state.helpers.add("sync_frozen")
+                    t.record(
+                        call,
+                        f"parameters of {target} frozen at the wrap and unfrozen later: "
+                        f"{FROZEN}({target}) after the wrap averages their gradients",
+                    )
+            first = next(
+                (a for a in call.args if a.keyword is None or a.keyword.value == "module"), None
+            )
+            if first is not None:
+                wrapped.add(t.code(first.value))
+        owners = {w.rsplit(".", 1)[0] for w in wrapped if "." in w}
+        # `self.net = DataParallel(self.net)` in a class: `model.net` outside it is that wrap
+        members = {w[len("self") :] for w in wrapped if w.startswith("self.")}
+        optimizers = [
+            n
+            for n in walk(module)
+            if isinstance(n, cst.Call) and _optimizer(t.qualified_names(n.func))
+        ]
+        if not optimizers:
+            return
+        inside = {id(node) for call in optimizers for node in walk(call)}
+        read = {
+            node.value
+            for call in optimizers
+            for arg in call.args
+            for node in walk(arg.value)
+            if isinstance(node, cst.Name)
+        }
+        uniform: RankUniformity | None = None
+        done: set[tuple[int, str]] = set()
+        for node in walk(module):
+            if not (
+                isinstance(node, cst.Call)
+                and not node.args
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "parameters"
+                and _chain(node.func.value)
+            ):
+                continue
+            x = t.code(node.func.value)
+            if x == "self" or _within(x, wrapped) or x in owners:
+                continue
+            if any(x.endswith(m) or m + "." in x for m in members):
+                continue
+            if not _built(module, x, t, wrappers):
+                continue
+            line = self._line(node)
+            if line is None or (id(line), x) in done:
+                continue
+            if not (id(node) in inside or _feeds(line, read)):
+                continue
+            done.add((id(line), x))
+            uniform = uniform or RankUniformity.for_pass(t, module)
+            where = self._unreached(node, line, uniform)
+            if where is None:
+                self._after.setdefault(id(line), []).append(f"{HELPER}({x})")
+                t.state.helpers.add("sync_module")
+                t.record(
+                    node,
+                    f"{x}'s parameters are trained outside DistributedDataParallel: "
+                    f"{HELPER}({x}) after they reach the optimizer (rank 0's values, "
+                    "gradients averaged over the ranks)",
+                )
+            else:
+                t.warn(
+                    node,
+                    "DP068",
+                    f"{x}.parameters() reaches the optimizer {where}, so {HELPER}({x}) "
+                    "could not be placed where every rank reaches it",
+                )
+
+    def _line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The statement line holding `node`, when it stands in a block of statements."""
+        current = self.t.parent(node)
+        while current is not None and not isinstance(current, cst.SimpleStatementLine):
+            if isinstance(
+                current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseCompoundStatement)
+            ):
+                return None
+            current = self.t.parent(current)
+        if current is None or not isinstance(
+            self.t.parent(current), (cst.IndentedBlock, cst.Module)
+        ):
+            return None
+        return current
+
+    def _unreached(
+        self, node: cst.CSTNode, line: cst.SimpleStatementLine, uniform: RankUniformity
+    ) -> str | None:
+        """Why not every rank may reach the statement after `line` (None: every rank does)."""
+        around = uniform.rank_dependent_around(line)
+        if around is not None:
+            return "under a condition or loop that may differ between ranks"
+        if uniform.left_before(line) is not None:
+            return "after a statement that may leave early on some ranks"
+        if any(isinstance(s, cst.Raise) for s in line.body):
+            return "in a statement that raises"
+        function = _function(node, self.t)
+        if function is not None and (
+            uniform.unreached_call(function) is not None
+            or uniform.unreached_elsewhere(function) is not None
+        ):
+            return f"in {function.name.value}(), which not every rank calls"
+        return None
+
+    def after(
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+    ) -> list[cst.BaseStatement] | None:
+        """A block's statements (`original`, and as this pass left them, `updated`) with the
+        re-initialisations' broadcasts and the planned calls inserted (None: unchanged). The
+        pass removes a statement only for a replication patch: where the two lengths differ,
+        lines are matched by identity alone and a planned line there is dropped with DP068."""
+        planned: dict[int, list[str]] = {}
+        if len(original) == len(updated):
+            for old, new in zip(original, updated, strict=True):
+                if id(old) in self._after:
+                    planned[id(new)] = self._after.pop(id(old))
+        else:
+            for old in original:
+                for call in self._after.pop(id(old), ()):
+                    self.t.warn(old, "DP068", f"{call} was not placed (the block changed)")
+        edited = self.reinit.broadcast_after(updated)
+        if not planned:
+            return edited
+        out: list[cst.BaseStatement] = []
+        for stmt in updated if edited is None else edited:
+            syncs = [cst.parse_statement(f"{c}\n") for c in planned.pop(id(stmt), ())]
+            returns = isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(s, cst.Return) for s in stmt.body
+            )
+            # `return torch.optim.SGD(...)`: X exists before the line, so the sync goes first
+            out.extend([*syncs, stmt] if returns else [stmt, *syncs])
+        return out
+
+
+def _built(module: cst.Module, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
+    """Every binding of `x` in the module builds an object with a call (`ProxyLoss(...)`,
+    `losses.X(...).to(DEVICE)`) of no function that wraps, and there is one: a name handed
+    on (`self.model = model`, a function's parameter) or a wrapping builder's return
+    (`self.model = self._build_model()`) may be the wrapped model under another name."""
+    values: list[cst.BaseExpression | None] = []
+    for node in walk(module):
+        if isinstance(node, cst.Assign):
+            if any(t.code(target.target) == x for target in node.targets):
+                values.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and t.code(node.target) == x:
+            values.append(node.value)
+        elif isinstance(node, (cst.For, cst.WithItem)):
+            bound = node.target if isinstance(node, cst.For) else node.asname
+            if bound is not None and x in t.code(bound):
+                values.append(None)
+        elif isinstance(node, cst.Param) and node.name.value == x:
+            values.append(None)
+    return bool(values) and all(
+        isinstance(v, cst.Call) and name_of(v.func, through=(cst.Call,)) not in wrappers
+        for v in values
+    )
+
+
+def _unfreezes(module: cst.Module) -> bool:
+    """The module sets `requires_grad` to True on parameters (`p.requires_grad
+    = True` or `p.requires_grad_()` with `p` a loop variable over `.parameters()`, or on an
+    attribute chain: `model.backbone.requires_grad_(True)`, `m.weight.requires_grad = True`):
+    a warm-up or staged fine-tuning, possibly after the wrap. Not an input tensor made to
+    require grad (`x.requires_grad_(True)`, `real.clone().requires_grad_()`: a penalty)."""
+    params = {
+        target.value
+        for node in walk(module)
+        if isinstance(node, cst.For)
+        and any(
+            isinstance(c, cst.Attribute) and c.attr.value in ("parameters", "named_parameters")
+            for c in walk(node.iter)
+        )
+        for target in walk(node.target)
+        if isinstance(target, cst.Name)
+    }
+
+    def parameter(expr: cst.BaseExpression) -> bool:
+        return (
+            isinstance(expr, cst.Attribute)
+            and _chain(expr)
+            or (isinstance(expr, cst.Name) and expr.value in params)
+        )
+
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name):
+            if node.value.value == "True" and any(
+                isinstance(t.target, cst.Attribute)
+                and t.target.attr.value == "requires_grad"
+                and parameter(t.target.value)
+                for t in node.targets
+            ):
+                return True
+        if (
+            isinstance(node, cst.Expr)
+            and isinstance(node.value, cst.Call)
+            and isinstance(node.value.func, cst.Attribute)
+            and node.value.func.attr.value == "requires_grad_"
+            and parameter(node.value.func.value)
+            and (not node.value.args or code_of(node.value.args[0].value) == "True")
+        ):
+            return True
+    return False
+
+
+def _feeds(line: cst.SimpleStatementLine, read: set[str]) -> bool:
+    """`line` binds or grows a name an optimizer's call reads (`groups.append(...)`,
+    `params = ...`, `params += ...`, `groups[0] = ...`)."""
+    for stmt in line.body:
+        targets: list[cst.BaseExpression] = []
+        if isinstance(stmt, cst.Assign):
+            targets = [t.target for t in stmt.targets]
+        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+            targets = [stmt.target]
+        elif (
+            isinstance(stmt, cst.Expr)
+            and isinstance(stmt.value, cst.Call)
+            and isinstance(stmt.value.func, cst.Attribute)
+            and stmt.value.func.attr.value in _GROWING
+        ):
+            targets = [stmt.value.func.value]
+        for target in targets:
+            while isinstance(target, cst.Subscript):
+                target = target.value
+            if isinstance(target, cst.Name) and target.value in read:
+                return True
+    return False
+
+
+def _function(node: cst.CSTNode, t: MigrationTransform) -> cst.FunctionDef | None:
+    current = t.parent(node)
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        current = t.parent(current)
+    return current

@@ -1,0 +1,44 @@
+"""Names holding a loop's running figures, for DP030 (data/evaluation.py): the figures,
+names bound from them, and lists fed with them."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import variables_under, walk
+
+
+def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
+    """For each name of the function (`root`) that holds running figures, which: the
+    figures themselves, and names bound from them (`res = '...' % losses.avg`) or
+    lists fed with them (`history.append(np.mean(losses))`, read as `history[-1]`:
+    tjddus9597/Proxy-Anchor-CVPR2020's epoch loss, logged through `wandb.log`)."""
+    held: dict[str, set[str]] = {f: {f} for f in figures}
+    assigns: list[tuple[str, set[str]]] = []
+    for node in walk(root, skip_scopes=True):
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+        ):
+            reads = {n.value for n in variables_under(node.value)}
+            assigns.append((node.targets[0].target.value, reads))
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("append", "extend", "insert")
+            and isinstance(node.func.value, cst.Name)
+        ):
+            reads = {n.value for a in node.args for n in variables_under(a.value)}
+            assigns.append((node.func.value.value, reads))
+    while True:
+        changed = False
+        for target, reads in assigns:
+            if target in figures:
+                continue
+            behind = set().union(*(held.get(r, set()) for r in reads))
+            if not behind <= held.get(target, set()):
+                held[target] = held.get(target, set()) | behind
+                changed = True
+        if not changed:
+            return held

@@ -1,0 +1,462 @@
+"""A loss divided by a count the batch decides: the whole batch's count, or DP043.
+
+A detection loss sums over its anchors and divides by the batch's number of positive ones
+(kuangliu/pytorch-retinanet@2d7c663: `loss = (loc_loss + cls_loss) / num_pos` with
+`num_pos = (cls_targets > 0).long().sum()`); a masked loss divides a sum by `mask.sum()`.
+DataParallel computed it once, on the gathered outputs: the whole batch's sum over the whole
+batch's count. Under DDP each rank divides its own part's sum by its own part's count and
+DDP averages the ranks: every element is weighted by its rank's count, and a part with no
+positive element divides by 0, an inf whose all-reduced gradient turns every rank's weights
+into NaN (the retinanet run under `dp2ddp verify` did; the migration gave no warning for it).
+
+Found: a division `S / C` (or `S /= C`) in a scope that may train (hazards.losses: not
+no_grad, not an evaluation function without backward) whose value reaches what the scope
+returns or backpropagates, through sums, differences and constant factors only; `C` a total
+count of a mask (`m.sum()`, `torch.sum(m)`, `m.count_nonzero()`; `m` a comparison, an
+`eq/ne/gt/...` call, `~`, `&`, `|` of such, through casts, views and names) through casts
+(`.float()`, `.item()`, `.clamp(min=1)`, `float()`, `max(C, 1)`, `+ eps`) and names; `S` not
+itself such a count (`correct / total` is a rate: a figure, not a loss).
+
+Rewritten where it is proved right: `S / C` written as a division (`S /= C`: DP043, as the
+name's other bindings decide whether hazards.losses scales its backward), `S` a sum over
+the batch (hazards.losses' proof: a summed reduction, a name bound only to such, their sums,
+differences and constant weights; also a method of the same class or a function of the
+module every return of which is one), and the division reached by every rank as often:
+under conditions the same on every rank (analysis/uniformity.py, in this module and the
+program's others), or once per step of a loop that backpropagates (every rank takes as
+many, or DDP's own all-reduce would wait). Then `C` becomes `ddp_count_share(C)`: the count
+summed over the ranks divided by WORLD_SIZE. Each rank's loss is its part's sum times
+WORLD_SIZE over the whole batch's count, and DDP's average of the ranks' gradients is
+DataParallel's gradient; the inf is gone with the zero count. Evaluated on the same
+batches on every rank (an unsharded evaluation loader) it gives the original's value too:
+WORLD_SIZE equal counts summed and divided by WORLD_SIZE. Elsewhere DP043, naming the
+division and why it was left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad
+from dp2ddp.transforms.hazards.scopes import ScopeFacts, is_backward_call
+
+#: The inserted call (templates/helpers/count_share.py.j2).
+COUNT_SHARE = "ddp_count_share"
+#: A mask's truth per element, by method or torch function.
+_MASK_CALLS = frozenset(
+    "eq ne gt ge lt le logical_and logical_or logical_not logical_xor isfinite isnan isinf "
+    "bool".split()
+)
+#: Calls that keep a mask a mask (casts, views, a copy).
+_MASK_KEEPS = frozenset(
+    "long float int double byte half data detach clone cpu cuda to type_as unsqueeze "
+    "squeeze expand expand_as view view_as reshape flatten contiguous".split()
+)
+#: Calls that keep a count a count (casts, a floor against division by zero).
+_COUNT_KEEPS = frozenset(
+    "long float int double half item detach clone cpu cuda to type_as clamp clamp_min "
+    "clamp_".split()
+)
+_COUNTING = frozenset({"sum", "count_nonzero"})
+#: Every value assigned to each name of a scope (ScopeFacts.assigned).
+_Assigned = dict[str, list[cst.BaseExpression]]
+
+
+def _method(call: cst.Call) -> str:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+
+
+def _no_dims(call: cst.Call) -> bool:
+    """A total: no positional argument, no `dim=`/`axis=` (`m.sum(1)` counts per row)."""
+    return not any(a.keyword is None or a.keyword.value in ("dim", "axis") for a in call.args)
+
+
+class CountMeans:
+    """DP043 (hand-written) or `ddp_count_share`, for FlagHazards beside its LossChecks."""
+
+    def __init__(self, transform: MigrationTransform, losses: LossChecks) -> None:
+        self.t = transform
+        self.losses = losses
+        #: Divisions whose count becomes the whole batch's.
+        self.shares: set[cst.CSTNode] = set()
+        self._uniform: RankUniformity | None = None
+        self._module: cst.Module | None = None
+        self._active = True
+
+    # -- visits ---------------------------------------------------------------------------
+    def enter_module(self, node: cst.Module) -> None:
+        text = self.t.state.text
+        self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
+        self._module = node
+        self._uniform = None
+        if self._active:
+            self._check_scope(node, None)
+
+    def enter_function(self, node: cst.FunctionDef) -> None:
+        if self._active:
+            self._check_scope(node, node)
+
+    def rewrite(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        """The division with its count replaced by `ddp_count_share(count)`."""
+        if original not in self.shares:
+            return updated
+        if isinstance(updated, cst.BinaryOperation):
+            return updated.with_changes(right=_share(updated.right))
+        return updated
+
+    # -- the check ------------------------------------------------------------------------
+    def _check_scope(
+        self, scope: cst.Module | cst.FunctionDef, function: cst.FunctionDef | None
+    ) -> None:
+        if not self.losses.trains:
+            return
+        facts = ScopeFacts(scope, self.t.qualified_names)
+        scope.visit(facts)
+        reaching = _reaching_names(scope, facts)
+        for node in walk(scope, skip_scopes=True):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+                numerator, count = node.left, node.right
+            elif (
+                isinstance(node, cst.AugAssign)
+                and isinstance(node.operator, cst.DivideAssign)
+                and isinstance(node.target, cst.Name)
+            ):
+                numerator, count = node.target, node.value
+            else:
+                continue
+            if not self._count(count, facts.assigned, 0) or self._count(
+                numerator, facts.assigned, 0
+            ):
+                continue
+            if not self._reaches(node, reaching) or inside_no_grad(node, self.t):
+                continue
+            self._decide(node, numerator, count, facts, function)
+
+    def _decide(
+        self,
+        node: cst.CSTNode,
+        numerator: cst.BaseExpression,
+        count: cst.BaseExpression,
+        facts: ScopeFacts,
+        function: cst.FunctionDef | None,
+    ) -> None:
+        losses: list[cst.Call] = []
+        summed = self._sum(numerator, facts.assigned, losses, 0)
+        division = self.t.code(node).strip().splitlines()[0][:80]
+        shown = self.t.code(count)
+        why: str | None
+        if isinstance(node, cst.AugAssign):
+            # `loss /= n`: the name's other bindings decide whether backward() is scaled by
+            # WORLD_SIZE as a summed loss (hazards.losses); a share here could scale twice.
+            why = f"an in-place division of {self.t.code(numerator)} (write it as a / b)"
+        elif not summed:
+            why = f"{self.t.code(numerator)} is not shown to be a sum over the batch"
+        else:
+            why = self._unreached(node, function)
+        if why is None:
+            self.shares.add(node)
+            self.losses.cover(losses)
+            self.t.state.helpers.add("count_share")
+            self.t.record(
+                node,
+                f"{division}: the count {shown} is the whole batch's "
+                f"({COUNT_SHARE}: summed over the ranks, over WORLD_SIZE), as DataParallel "
+                "divided the whole batch's sum by it",
+            )
+            return
+        self.t.warn(
+            count,
+            "DP043",
+            f"{division}: each rank divides by its own part's count ({shown}), DataParallel "
+            "by the whole batch's; a part with none divides by 0. Not rewritten: " + why,
+        )
+
+    def _unreached(self, node: cst.CSTNode, function: cst.FunctionDef | None) -> str | None:
+        """Why not every rank may reach `node` as often (None: every rank does).
+
+        Every rank reaches it as often when it is reached under conditions the same on every
+        rank (analysis/uniformity.py), or once per step of a loop whose body backpropagates
+        at its own level: the loop over a sharded loader is not proved uniform, but each of
+        its steps all-reduces the DDP model's gradients, so every rank takes as many steps
+        (or DDP itself would wait). Its function's calls are judged so in this module (its
+        callers' too) and in the program's other modules (uniformity.unreached_elsewhere)."""
+        if self._uniform is None:
+            assert self._module is not None
+            self._uniform = RankUniformity.for_pass(self.t, self._module)
+        uniform = self._uniform
+        if not self._per_step(node) or uniform.left_before(node) is not None:
+            return "not every rank reaches it (a condition or loop of this rank's own values)"
+        if function is None:
+            return None
+        for call in uniform.index.call_sites(function):
+            caller = enclosing_function(call, self.t)
+            if (
+                not self._per_step(call)
+                or uniform.left_before(call) is not None
+                or (caller is not None and uniform.unreached_call(caller) is not None)
+            ):
+                line = self.t.line_of(call)
+                name = function.name.value
+                return f"{name}() is called at line {line} where not every rank arrives"
+        elsewhere = uniform.unreached_elsewhere(function)
+        if elsewhere is not None:
+            return f"{function.name.value}() is called in {elsewhere} where not every rank arrives"
+        return None
+
+    def _per_step(self, node: cst.CSTNode) -> bool:
+        """Every statement around `node` (in its function) whose condition may differ between
+        ranks is a `for` loop whose body calls backward() at its own level."""
+        assert self._uniform is not None
+        return all(
+            isinstance(s, cst.For) and _backpropagates(s.body, self.t)
+            for s in self._uniform.rank_dependent_statements(node)
+        )
+
+    # -- what reaches the loss ------------------------------------------------------------
+    def _reaches(self, node: cst.CSTNode, reaching: set[str]) -> bool:
+        """The division's value is (a term of) what the scope returns or backpropagates:
+        only sums, differences, negation and constant factors between them."""
+        if isinstance(node, cst.AugAssign):
+            return isinstance(node.target, cst.Name) and node.target.value in reaching
+        child, parent = node, self.t.parent(node)
+        while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            if isinstance(parent, cst.BinaryOperation):
+                if isinstance(parent.operator, (cst.Multiply, cst.Divide)):
+                    other = parent.right if parent.left is child else parent.left
+                    if parent.right is child or not _constant(other):
+                        return False
+                elif not isinstance(parent.operator, (cst.Add, cst.Subtract)):
+                    return False
+            elif not isinstance(parent.operator, cst.Minus):
+                return False
+            child, parent = parent, self.t.parent(parent)
+        if isinstance(parent, (cst.Tuple, cst.List)):
+            child, parent = parent, self.t.parent(parent)
+        if isinstance(parent, cst.Return):
+            return True
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
+            return True
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            return isinstance(target, cst.Name) and target.value in reaching
+        if isinstance(parent, cst.AugAssign) and isinstance(parent.target, cst.Name):
+            return parent.target.value in reaching
+        return False
+
+    # -- counts, masks, sums ----------------------------------------------------------------
+    def _count(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        """`node` is a total count of a mask (see the module's docstring)."""
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._count(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            return self._count(node.value, assigned, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            sides = (node.left, node.right)
+            return any(_number(s) for s in sides) and any(
+                self._count(s, assigned, depth + 1) for s in sides
+            )
+        if not isinstance(node, cst.Call):
+            return False
+        method = _method(node)
+        names = self.t.qualified_names(node.func)
+        args = [a.value for a in node.args if a.keyword is None]
+        if method in _COUNTING and _no_dims(node):
+            assert isinstance(node.func, cst.Attribute)
+            return self._mask(node.func.value, assigned, depth + 1)
+        if names & {"torch.sum", "torch.count_nonzero"}:
+            return len(node.args) == 1 and self._mask(args[0], assigned, depth + 1)
+        if method in _COUNT_KEEPS:
+            assert isinstance(node.func, cst.Attribute)
+            return self._count(node.func.value, assigned, depth + 1)
+        if names & {"builtins.float", "builtins.int"} and len(args) == 1:
+            return self._count(args[0], assigned, depth + 1)
+        if "builtins.max" in names and len(args) == 2:
+            return any(_number(a) for a in args) and any(
+                self._count(a, assigned, depth + 1) for a in args
+            )
+        return False
+
+    def _mask(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        """`node` is a boolean mask of the batch's elements (a comparison, through casts,
+        views, `~`, `&`, `|` and names)."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Comparison):
+            return True
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._mask(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            return self._mask(node.value, assigned, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return self._mask(node.value, assigned, depth + 1)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self._mask(node.expression, assigned, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(
+            node.operator, (cst.BitAnd, cst.BitOr, cst.Multiply)
+        ):
+            return self._mask(node.left, assigned, depth + 1) and self._mask(
+                node.right, assigned, depth + 1
+            )
+        if not isinstance(node, cst.Call):
+            return False
+        method = _method(node)
+        if method in _MASK_CALLS:
+            return True
+        names = self.t.qualified_names(node.func)
+        if any(n.startswith("torch.") and n.rsplit(".", 1)[-1] in _MASK_CALLS for n in names):
+            return True
+        if method in _MASK_KEEPS:
+            assert isinstance(node.func, cst.Attribute)
+            return self._mask(node.func.value, assigned, depth + 1)
+        return False
+
+    def _sum(
+        self,
+        node: cst.BaseExpression,
+        assigned: dict[str, list[cst.BaseExpression]],
+        losses: list[cst.Call],
+        depth: int,
+    ) -> bool:
+        """A sum over the batch: hazards.losses' proof, also through the names, sums and
+        weights of this scope down to a call of a method of the same class or a function
+        of the module every return of which is such a sum (`self.focal_loss(x, y)`)."""
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._sum(v, assigned, losses, depth + 1) for v in bound)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.Add, cst.Subtract)):
+                return self._sum(node.left, assigned, losses, depth + 1) and self._sum(
+                    node.right, assigned, losses, depth + 1
+                )
+            if isinstance(node.operator, cst.Multiply):
+                return (
+                    _constant(node.right) and self._sum(node.left, assigned, losses, depth + 1)
+                ) or (_constant(node.left) and self._sum(node.right, assigned, losses, depth + 1))
+            return False
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return self._sum(node.expression, assigned, losses, depth + 1)
+        if not isinstance(node, cst.Call):
+            return False
+        found: list[cst.Call] = []
+        if self.losses.summed(node, assigned, found):
+            losses.extend(found)
+            return True
+        helper = self._helper(node)
+        if helper is None:
+            return False
+        facts = ScopeFacts(helper, self.t.qualified_names)
+        helper.visit(facts)
+        returns = list(_returns(helper))
+        return bool(returns) and all(
+            r.value is not None and self._sum(r.value, facts.assigned, losses, depth + 1)
+            for r in returns
+        )
+
+    def _helper(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The function `call` calls: `self.m(...)` a method of the enclosing class, `f(...)`
+        a top-level function of the module; None for anything else or more than one."""
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            function = enclosing_function(call, self.t)
+            owner = method_class(function, self.t) if function is not None else None
+            body = owner.body.body if owner is not None else ()
+            name = func.attr.value
+        elif isinstance(func, cst.Name) and self._module is not None:
+            body, name = self._module.body, func.value
+        else:
+            return None
+        found = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+        return found[0] if len(found) == 1 and not found[0].decorators else None
+
+
+def _backpropagates(body: cst.BaseSuite, transform: MigrationTransform) -> bool:
+    """A statement of `body` itself (not one nested in a branch) calls backward()."""
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    return any(
+        isinstance(line, cst.SimpleStatementLine)
+        and any(
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and is_backward_call(small.value, transform.qualified_names)
+            for small in line.body
+        )
+        for line in body.body
+    )
+
+
+def _returns(function: cst.FunctionDef) -> Iterator[cst.Return]:
+    for node in walk(function.body, skip_scopes=True):
+        if isinstance(node, cst.Return):
+            yield node
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    """A factor the same for every element: a number, a name or an attribute (`self.alpha`,
+    `args.weight`), not a tensor computed here."""
+    if isinstance(node, cst.UnaryOperation):
+        return _constant(node.expression)
+    return _number(node) or (
+        isinstance(node, (cst.Name, cst.Attribute)) and not name_of(node).endswith("]")
+    )
+
+
+def _reaching_names(scope: cst.Module | cst.FunctionDef, facts: ScopeFacts) -> set[str]:
+    """Names whose value flows (through sums, products and tuples) into what the scope
+    returns or backpropagates."""
+    names: set[str] = set()
+    for node in walk(scope, skip_scopes=True):
+        if isinstance(node, cst.Return) and node.value is not None:
+            names |= _operands(node.value)
+    for receiver in facts.backward:
+        names |= _operands(receiver)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(names):
+            for value in facts.assigned.get(name, []):
+                more = _operands(value) - names
+                if more:
+                    names |= more
+                    changed = True
+    return names
+
+
+def _operands(node: cst.BaseExpression) -> set[str]:
+    """Names in `node` reached through arithmetic and tuples only (not a call's
+    arguments: `loss.item()`, `print(loss)` use a value, they do not become it)."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.BinaryOperation):
+        return _operands(node.left) | _operands(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _operands(node.expression)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return set().union(*(_operands(e.value) for e in node.elements))
+    return set()
+
+
+def _share(count: cst.BaseExpression) -> cst.Call:
+    return cst.Call(
+        func=cst.Name(COUNT_SHARE),
+        args=[cst.Arg(count.with_changes(lpar=[], rpar=[]) if count.lpar else count)],
+    )

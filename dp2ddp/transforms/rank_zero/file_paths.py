@@ -1,0 +1,124 @@
+"""Which file a call writes or reads, as the texts its path is matched by (barriers.py).
+
+A write: open for writing, np.save and the other WRITES_AT_FIRST, a data frame's `.to_csv`,
+a pathlib path's `.write_text()` or `.open("wb")`. A read: open for reading, np.load and the
+other READS_AT_FIRST, `.read_text()`, `.open()`, and a call of another module's function that
+reads a file at one of its parameters (`utils.load_cache(CACHE)`: ProgramHints.file_read_by,
+found by path_sinks.file_readers). The texts come from path_texts.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
+from dp2ddp.transforms.rank_zero.edits import callee
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.path_texts import path_texts
+from dp2ddp.transforms.rank_zero.side_effects import (
+    OPEN,
+    READS_AT_FIRST,
+    WRITES_AT_FIRST,
+    open_mode,
+)
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
+
+#: Methods that write a file at their first argument (a data frame's), or at their object (a
+#: pathlib path's).
+_WRITE_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_json"})
+_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes"})
+_PATH_READ_METHODS = frozenset({"read_text", "read_bytes"})
+
+
+def file_path(
+    call: cst.Call, t: RankZeroOnly, index: ModuleIndex, *, write: bool
+) -> tuple[str, ...] | None:
+    """The texts of the path `call` writes (write=True) or reads a file at
+    (path_texts.py); None when it does neither, or the path is not a plain argument."""
+    if any(a.star for a in call.args):
+        return None
+    names = t.qualified_names(call.func)
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    func = call.func
+    method = func.attr.value if isinstance(func, cst.Attribute) else ""
+    if names & OPEN:
+        mode = open_mode(call)
+        writes = mode is not None and any(c in mode for c in "wax+")
+        if mode is None or writes != write:
+            return None
+    elif write and names & WRITES_AT_FIRST:
+        pass
+    elif not write and names & READS_AT_FIRST:
+        pass
+    elif write and method in _WRITE_METHODS and not names:
+        pass
+    elif isinstance(func, cst.Attribute) and not call.args and not names:
+        wanted = _PATH_WRITE_METHODS if write else _PATH_READ_METHODS
+        if method not in wanted:
+            return None
+        first = func.value
+    elif isinstance(func, cst.Attribute) and method == "open" and _path_object(names):
+        if write != path_open_for_writing(call) or (not write and not _reads_path(call)):
+            return None
+        first = func.value
+    else:
+        return None
+    if first is None:
+        return None
+    return path_texts(first, call, t, t.code, index)
+
+
+def read_elsewhere(
+    call: cst.Call, t: RankZeroOnly, index: ModuleIndex, readers: frozenset[str]
+) -> tuple[str, ...] | None:
+    """The texts of the path a call of another module's function reads a file at
+    (`readers`: ProgramHints.file_read_by; `utils.load_cache(CACHE)` reads CACHE); None
+    when the call reads none."""
+    if not readers or any(a.star for a in call.args):
+        return None
+    called = called_names(call, t)
+    texts: list[str] = []
+    for reader in readers:
+        name, position, parameter = reader.split(":")
+        if name not in called:
+            continue
+        passed = argument(call, parameter, int(position))
+        if passed is not None:
+            texts += path_texts(passed, call, t, t.code, index)
+    return tuple(dict.fromkeys(texts)) or None
+
+
+def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:
+    """The names a call may call a function of another module by: as written (`f` of
+    `f(...)`, `self.f(...)` or `x.f(...)`), and as defined there (`main` of
+    `evaluate(...)` after `from evaluate import main as evaluate`)."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else callee(call)
+    names = {name} if name else set()
+    if isinstance(func, cst.Name):
+        names |= {q.rpartition(".")[2] for q in t.qualified_names(func) if "." in q}
+    return names
+
+
+def _reads_path(call: cst.Call) -> bool:
+    """`path.open()` / `path.open("rb")`: pathlib's open for reading (a literal mode, or
+    none)."""
+    positional = [a for a in call.args if a.keyword is None]
+    modes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+    value = positional[0].value if positional else (modes[0] if modes else None)
+    if value is None:
+        return not call.args
+    if not isinstance(value, cst.SimpleString):
+        return False
+    mode = value.evaluated_value
+    return isinstance(mode, str) and mode in {"r", "rb", "rt", "br", "tr"}
+
+
+def _path_object(names: set[str]) -> bool:
+    """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
+    most often), not a module's `open` (`gzip.open`, `io.open`)."""
+    return all("<locals>" in name or name.startswith("pathlib.") for name in names)

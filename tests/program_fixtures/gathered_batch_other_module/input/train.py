@@ -1,0 +1,28 @@
+"""A fixed batch gathered by helpers of another module (class G4 across modules, issue 28:
+GAN_stability's `x_real = utils.get_nsamples(train_loader, ntest)`). From the sharded loader
+each rank would gather its own shard, the restarting helper the same samples twice,
+silently. Migrated, the loader each helper only reads from is read whole, in rank 0's
+order: E2E_DIGEST (the gathered samples) is the original's on both ranks. train_epoch()
+trains: its loader stays sharded."""
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+import utils
+from utils import get_nsamples
+
+torch.manual_seed(0)
+dataset = TensorDataset(torch.arange(64.0).view(64, 1))
+loader = DataLoader(dataset, batch_size=8, shuffle=True)
+model = nn.DataParallel(nn.Linear(1, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.001)
+
+x_fixed = get_nsamples(loader, 8)
+first = utils.first_batches(loader, 2)
+for epoch in range(2):
+    x = utils.train_epoch(model, opt, loader)
+    with torch.no_grad():
+        grid = model(x_fixed)
+    print(f"epoch {epoch}: grid {grid.shape[0]}, last batch {x.shape[0]}")
+E2E_DIGEST = [*x_fixed.view(-1).tolist(), *first.view(-1).tolist()]
+print("fixed", E2E_DIGEST)

@@ -1,0 +1,17 @@
+"""An alias sampler that moves its own tensors (HobbitLong/CMC's AliasMethod): no `to()`."""
+import torch
+
+from _dp2ddp import DEVICE
+
+
+class AliasTable(object):
+    def __init__(self, probs):
+        self.prob = probs / probs.sum()
+        self.alias = torch.zeros(len(probs), dtype=torch.long)
+
+    def cuda(self):
+        self.prob = self.prob.to(DEVICE)
+        self.alias = self.alias.to(DEVICE)
+
+    def draw(self, n):
+        return torch.multinomial(self.prob, n, replacement=True)
