@@ -70,6 +70,8 @@ class DatasetDrawFinder:
         self.seen: set[cst.Call] = set()
         #: bodies of the Dataset methods that build it (__init__ and what it calls)
         self.method_bodies: list[cst.IndentedBlock] = []
+        #: this module's transform classes that draw per call (_drawing_transform)
+        self._drawing: list[str] | None = None
 
     def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
         classes = self._dataset_classes()
@@ -222,7 +224,20 @@ class DatasetDrawFinder:
                     continue
                 func = node.func
                 if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
-                    todo.append(func.attr.value)
+                    if func.attr.value in methods:
+                        todo.append(func.attr.value)
+                        continue
+                    drawing = self._drawing_transform()
+                    if drawing:
+                        self.t.warn(
+                            node,
+                            "DP067",
+                            f"{code_of(func)}() in {cls.name.value}.{name}() may be a transform "
+                            f"of this module that draws from the process-wide generator "
+                            f"({', '.join(drawing)}): seeded alike, rank r's k-th sample gets "
+                            "every rank's k-th draw",
+                        )
+                        return
                 elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
                     self.t.warn(
                         node,
@@ -232,6 +247,43 @@ class DatasetDrawFinder:
                         "rank's k-th draw",
                     )
                     return
+
+    def _drawing_transform(self) -> list[str]:
+        """`Cls.__call__` of this module's classes that draw from a
+        process-wide generator (directly or in the methods of the class they call), and
+        whose class is built somewhere in the module (`RandomFlip()`, also inside a
+        `Compose([...])`): the transform objects `self.transform(sample)` may call per
+        sample. A transform of a library is not seen (docs/limitations.md)."""
+        if self._drawing is not None:
+            return self._drawing
+        built = {
+            name_of(n.func)
+            for n in self.nodes
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+        }
+        self._drawing = []
+        for cls in (n for n in self.nodes if isinstance(n, cst.ClassDef)):
+            if cls.name.value not in built or not isinstance(cls.body, cst.IndentedBlock):
+                continue
+            methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+            todo = ["__call__"] if "__call__" in methods else []
+            done: set[str] = set()
+            while todo:
+                name = todo.pop()
+                if name in done or name not in methods:
+                    continue
+                done.add(name)
+                for node in walk(methods[name].body, skip_scopes=True):
+                    if not isinstance(node, cst.Call):
+                        continue
+                    func = node.func
+                    if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
+                        todo.append(func.attr.value)
+                    elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
+                        self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
+                        todo = []
+                        break
+        return self._drawing
 
     def _check_call(self, call: cst.Call) -> None:
         if self._unseeded_generator(call):
