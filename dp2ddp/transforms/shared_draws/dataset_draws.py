@@ -249,36 +249,36 @@ class DatasetDrawFinder:
                     return
 
     def _drawing_transform(self) -> list[str]:
-        """`Cls.__call__` of this module's classes that draw from a
-        process-wide generator (directly or in the methods of the class they call), and
-        whose class is built somewhere in the module (`RandomFlip()`, also inside a
-        `Compose([...])`): the transform objects `self.transform(sample)` may call per
-        sample. A transform of a library is not seen (docs/limitations.md)."""
+        """The classes of this module whose `__call__` draws from a process-wide generator,
+        directly, in the methods of the class it calls or in the module's top-level
+        functions it calls (`random_rot_flip(image, label)`: TransUNet@02ef001's
+        `RandomGenerator`, defined beside its Dataset and built in another module): the
+        transform objects `self.transform(sample)` may call per sample. A transform of a
+        library or of another module is not seen (docs/limitations.md)."""
         if self._drawing is not None:
             return self._drawing
-        built = {
-            name_of(n.func)
-            for n in self.nodes
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
-        }
+        functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
         self._drawing = []
         for cls in (n for n in self.nodes if isinstance(n, cst.ClassDef)):
-            if cls.name.value not in built or not isinstance(cls.body, cst.IndentedBlock):
+            if not isinstance(cls.body, cst.IndentedBlock):
                 continue
             methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-            todo = ["__call__"] if "__call__" in methods else []
-            done: set[str] = set()
+            todo: list[cst.FunctionDef] = [methods["__call__"]] if "__call__" in methods else []
+            done: set[cst.FunctionDef] = set()
             while todo:
-                name = todo.pop()
-                if name in done or name not in methods:
+                function = todo.pop()
+                if function in done:
                     continue
-                done.add(name)
-                for node in walk(methods[name].body, skip_scopes=True):
+                done.add(function)
+                for node in walk(function.body, skip_scopes=True):
                     if not isinstance(node, cst.Call):
                         continue
                     func = node.func
                     if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
-                        todo.append(func.attr.value)
+                        if func.attr.value in methods:
+                            todo.append(methods[func.attr.value])
+                    elif isinstance(func, cst.Name) and func.value in functions:
+                        todo.append(functions[func.value])
                     elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
                         self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
                         todo = []
