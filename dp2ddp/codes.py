@@ -595,7 +595,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
         "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
         "crop, a rotation; also where it calls a transform object (`self.transform(sample)`) "
-        "and its module builds a class of its own whose `__call__` draws so (a library's "
+        "and its module defines a class whose `__call__` draws so (a library's "
         "transforms are not seen). Under DataParallel one process drew the global batch's "
         "samples one after the other from one stream, each its own draw. Under torchrun every rank "
         "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
