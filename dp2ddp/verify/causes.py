@@ -30,7 +30,6 @@ only adds where to look):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
+from dp2ddp.verify.ratio_cause import batch_ratios, warned
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
@@ -116,9 +116,9 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(_pair_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
         causes.append(_mean_losses(ev))
-    ratios = _warned(ev, "DP071")
+    ratios = warned(ev.migration_warnings, "DP071")
     if not ev.numerics.passed and not ev.sharding.failed and ratios:
-        causes.append(_batch_ratios(ratios))
+        causes.append(batch_ratios(ratios))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += (
             diverged_buffer(
@@ -294,30 +294,6 @@ def _mean_losses(ev: Evidence) -> Cause:
         "Divide a summed loss by the count all-reduced over the ranks, times WORLD_SIZE, "
         "to keep DataParallel's loss, or accept the per-rank weighting; verify then cannot "
         "show equivalence for this loss.",
-    )
-
-
-def _warned(ev: Evidence, code: str) -> list[str]:
-    """`path:line` of each of verify's own migration warnings of `code` (every module of
-    the program: a loss module without a wrap of its own too)."""
-    pattern = re.compile(rf"^(.*?):(\d+):\d+: {code} ")
-    return [f"{m[1]}:{m[2]}" for m in (pattern.match(w) for w in ev.migration_warnings) if m]
-
-
-def _batch_ratios(places: list[str]) -> Cause:
-    """The data split right, the updates differ, and a loss divides one sum over the batch
-    by another (Dice, IoU: DP071): the mean of the ranks' gradients of their parts' ratios
-    is not the gradient of the whole batch's ratio (TransUNet: "no known cause" before)."""
-    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
-    return Cause(
-        "batch_ratio_loss",
-        "a loss divides one sum over the batch by another",
-        f"{shown}: under DDP each rank takes the ratio of its own part's sums (a Dice or "
-        "IoU loss) and DDP averages the ranks' gradients; DataParallel's loss was the whole "
-        "batch's ratio, whose gradient differs (DP071)",
-        "All-reduce both sums over the ranks (torch.distributed.nn.functional.all_reduce "
-        "keeps the gradients) before dividing, times WORLD_SIZE, or accept per-rank ratios; "
-        "verify then cannot show equivalence for this loss.",
     )
 
 
