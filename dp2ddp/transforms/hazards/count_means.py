@@ -31,6 +31,13 @@ DataParallel's gradient; the inf is gone with the zero count. Evaluated on the s
 batches on every rank (an unsharded evaluation loader) it gives the original's value too:
 WORLD_SIZE equal counts summed and divided by WORLD_SIZE. Elsewhere DP043, naming the
 division and why it was left.
+
+DP071 (never rewritten): a division `S / T` whose denominator is itself a sum over the
+whole batch (`x.sum()`, `torch.sum(x)` with no dims, through names, `+ smooth` and constant
+factors) as is its numerator, reaching the loss as above: a Dice or IoU loss (Beckschen/
+TransUNet@02ef001's `DiceLoss`). DDP's mean of the ranks' gradients of their parts' ratios
+is not the gradient of the whole batch's ratio, and no count share makes it one. Not for a
+ratio per sample (`.sum(dim=1)`), averaged over the batch: unchanged under DDP.
 """
 
 from __future__ import annotations
