@@ -594,8 +594,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "per-sample random draws of a Dataset alike on every rank",
         "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
         "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
-        "crop, a rotation. Under DataParallel one process drew the global batch's samples one "
-        "after the other from one stream, each its own draw. Under torchrun every rank "
+        "crop, a rotation; also where it calls a transform object (`self.transform(sample)`) "
+        "and its module defines a class whose `__call__` draws so (a library's "
+        "transforms are not seen). Under DataParallel one process drew the global batch's "
+        "samples one after the other from one stream, each its own draw. Under torchrun every rank "
         "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
         "sample of a sharded loader gets every other rank's k-th draw: each draw twice in a "
         "batch of two ranks. Loader workers seeded from the shared seed (or by a "
@@ -638,6 +640,23 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         '`torch.load` fails outside a process group ("Default process group has not been '
         'initialized"). Nothing fails while training. Save `model.module` (the inner '
         "module) or its state_dict instead, and load it the same way.",
+    ),
+    "DP071": (
+        "loss is a ratio of two sums over the batch",
+        "A loss dividing one sum over the whole batch by another (Dice: `2 * (p * t).sum() "
+        "/ (p.sum() + t.sum())`, IoU/Jaccard: `inter / (p.sum() + t.sum() - inter)`) is "
+        "not a mean of per-sample terms. DataParallel computed it once, on the gathered "
+        "outputs: the whole batch's ratio. Under DDP each rank takes the ratio of its own "
+        "part's sums and DDP averages the ranks' gradients, which is not the gradient of "
+        "the whole batch's ratio: the training differs from the original's, silently "
+        "(`dp2ddp verify` reports NOT EQUIVALENT). A ratio per sample averaged over the "
+        "batch (`.sum(dim=(1, 2))` ratios, then `.mean()`) is unchanged under DDP and is "
+        "not warned about. To keep DataParallel's loss, all-reduce both sums over the "
+        "ranks (torch.distributed.nn.functional.all_reduce passes the gradients back) "
+        "before dividing, and multiply by WORLD_SIZE as DDP averages the ranks' "
+        "gradients; or accept per-rank ratios (switching to a per-sample ratio changes "
+        "the loss itself). Marked in the migrated file: `--check` fails until it is "
+        "resolved or silenced with `# noqa: DP071`.",
     ),
 }
 

@@ -1493,3 +1493,28 @@ def test_tensors_in_arguments_in_order_and_what_is_too_deep() -> None:
     deep = [[[[[[a]]]]]]
     assert fingerprint.first_tensor((deep, b)) is b
     assert replicas._tensors((deep, b)) is None
+
+
+def test_cause_batch_ratio_loss_from_the_migrations_dp071(tmp_path: Path) -> None:
+    """Updates that differ unevenly, and verify's own migration warned DP071 (a Dice loss in
+    a module without a wrap): named as the cause, at the warning's place (TransUNet said
+    "no known cause"); without the warning it is not named."""
+    warning = "utils.py:28:44: DP071 loss is a ratio of two sums over the batch: (2 * i) / (z + y)"
+    u = torch.tensor([1e-3, -2e-3, 5e-4, 1e-3])
+    uneven = u * torch.tensor([1.0, 1.2, 0.9, 1.0])
+    for warnings, named in (((warning,), True), ((), False)):
+        folder = tmp_path / str(named)
+        folder.mkdir()
+        original, migrated = _pair(folder, [u], [uneven])
+        numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+        ranks = [migrated, _record(1, inputs=[[]])]
+        original.data["windows"][0]["inputs"] = {"0": ["a", "b"]}
+        migrated.data["windows"][0]["inputs"] = {"0": ["a"]}
+        ranks[1].data["windows"][0]["inputs"] = {"0": ["b"]}
+        ev = Evidence(2, numerics, check_sharding(original, ranks, 1), True, "", original,
+                      ranks, [], [], migration_warnings=warnings)  # fmt: skip
+        keys = [c.key for c in diagnose(ev)]
+        assert ("batch_ratio_loss" in keys) is named, keys
+        if named:
+            cause = next(c for c in diagnose(ev) if c.key == "batch_ratio_loss")
+            assert "utils.py:28" in cause.detail and "DP071" in cause.detail

@@ -67,6 +67,7 @@ MARKED = frozenset(
         "DP068",
         "DP069",
         "DP070",
+        "DP071",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -18,6 +18,8 @@ only adds where to look):
   samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
 * the data split right, updates differ, and a loss of the program averages over a count
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
+* the data split right, updates differ, and verify's own migration warned of a loss that
+  divides one sum over the batch by another (Dice, IoU: DP071) -> per-rank ratios
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
 * a buffer (not a parameter: a memory bank, running statistics kept by hand) differs
   from the original's before the parameters do, or more -> that buffer is named, not
@@ -35,6 +37,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
+from dp2ddp.verify.ratio_cause import batch_ratios, warned
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
@@ -113,6 +116,9 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(_pair_losses(ev))
     if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
         causes.append(_mean_losses(ev))
+    ratios = warned(ev.migration_warnings, "DP071")
+    if not ev.numerics.passed and not ev.sharding.failed and ratios:
+        causes.append(batch_ratios(ratios))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += (
             diverged_buffer(

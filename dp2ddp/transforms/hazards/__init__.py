@@ -23,6 +23,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP069 an optimizer over a model built here that no DataParallel call wraps: each rank
   trains its own copy on its share (see hazards.unwrapped).
+- DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
+  over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its

@@ -31,6 +31,13 @@ DataParallel's gradient; the inf is gone with the zero count. Evaluated on the s
 batches on every rank (an unsharded evaluation loader) it gives the original's value too:
 WORLD_SIZE equal counts summed and divided by WORLD_SIZE. Elsewhere DP043, naming the
 division and why it was left.
+
+DP071 (never rewritten): a division `S / T` whose denominator is itself a sum over the
+whole batch (`x.sum()`, `torch.sum(x)` with no dims, through names, `+ smooth` and constant
+factors) as is its numerator, reaching the loss as above: a Dice or IoU loss (Beckschen/
+TransUNet@02ef001's `DiceLoss`). DDP's mean of the ranks' gradients of their parts' ratios
+is not the gradient of the whole batch's ratio, and no count share makes it one. Not for a
+ratio per sample (`.sum(dim=1)`), averaged over the batch: unchanged under DDP.
 """
 
 from __future__ import annotations
@@ -129,9 +136,13 @@ class CountMeans:
                 numerator, count = node.target, node.value
             else:
                 continue
-            if not self._count(count, facts.assigned, 0) or self._count(
-                numerator, facts.assigned, 0
-            ):
+            if not self._count(count, facts.assigned, 0):
+                if isinstance(node, cst.BinaryOperation) and self._batch_ratio(
+                    node, numerator, count, facts, reaching
+                ):
+                    self._warn_ratio(node, count)
+                continue
+            if self._count(numerator, facts.assigned, 0):
                 continue
             if not self._reaches(node, reaching) or inside_no_grad(node, self.t):
                 continue
@@ -215,6 +226,72 @@ class CountMeans:
         return all(
             isinstance(s, cst.For) and _backpropagates(s.body, self.t)
             for s in self._uniform.rank_dependent_statements(node)
+        )
+
+    # -- a ratio of two batch sums (DP071) ----------------------------------------------------
+    def _batch_ratio(
+        self,
+        node: cst.BinaryOperation,
+        numerator: cst.BaseExpression,
+        denominator: cst.BaseExpression,
+        facts: ScopeFacts,
+        reaching: set[str],
+    ) -> bool:
+        """`S / T` with both a sum over the whole batch (Dice, IoU) whose value reaches the
+        loss of a scope that may train, out of no_grad. Not a rate of two mask counts
+        (`correct / total`: a figure), nor a ratio per sample (a sum over some dims only,
+        `p.sum(dim=(1, 2))`: averaged over the batch, it is unchanged under DDP)."""
+        assigned = facts.assigned
+        if not (self._total(numerator, assigned, 0) and self._total(denominator, assigned, 0)):
+            return False
+        if self._count(numerator, assigned, 0):
+            return False
+        return self._reaches(node, reaching) and not inside_no_grad(node, self.t)
+
+    def _total(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        """`node` is a total over every element of the batch: `x.sum()` or `torch.sum(x)`
+        with no dims, through names, sums and differences of totals (`+ smooth`, `+ eps`
+        beside one) and constant factors."""
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._total(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.BinaryOperation):
+            sides = (node.left, node.right)
+            if isinstance(node.operator, (cst.Add, cst.Subtract)):
+                totals = [self._total(s, assigned, depth + 1) for s in sides]
+                return any(totals) and all(
+                    t or _constant(s) for t, s in zip(totals, sides, strict=True)
+                )
+            if isinstance(node.operator, cst.Multiply):
+                return any(
+                    _constant(a) and self._total(b, assigned, depth + 1)
+                    for a, b in (sides, sides[::-1])
+                )
+            return False
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return self._total(node.expression, assigned, depth + 1)
+        if not isinstance(node, cst.Call):
+            return False
+        method = _method(node)
+        if method == "sum" and _no_dims(node):
+            return True
+        if self.t.qualified_names(node.func) & {"torch.sum"}:
+            return len(node.args) == 1 and node.args[0].keyword is None
+        if method in _COUNT_KEEPS - {"item", "detach"}:  # a detached value trains nothing
+            assert isinstance(node.func, cst.Attribute)
+            return self._total(node.func.value, assigned, depth + 1)
+        return False
+
+    def _warn_ratio(self, node: cst.BinaryOperation, denominator: cst.BaseExpression) -> None:
+        division = self.t.code(node).strip().splitlines()[0][:80]
+        self.t.warn(
+            denominator,
+            "DP071",
+            f"{division}: each rank divides its own part's sum by its own part's "
+            f"{self.t.code(denominator)} and DDP averages the ranks' gradients; "
+            "DataParallel took the whole batch's ratio: the gradient differs",
         )
 
     # -- what reaches the loss ------------------------------------------------------------

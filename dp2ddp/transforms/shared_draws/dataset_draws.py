@@ -70,6 +70,8 @@ class DatasetDrawFinder:
         self.seen: set[cst.Call] = set()
         #: bodies of the Dataset methods that build it (__init__ and what it calls)
         self.method_bodies: list[cst.IndentedBlock] = []
+        #: this module's transform classes that draw per call (_drawing_transform)
+        self._drawing: list[str] | None = None
 
     def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
         classes = self._dataset_classes()
@@ -222,7 +224,20 @@ class DatasetDrawFinder:
                     continue
                 func = node.func
                 if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
-                    todo.append(func.attr.value)
+                    if func.attr.value in methods:
+                        todo.append(func.attr.value)
+                        continue
+                    drawing = self._drawing_transform()
+                    if drawing:
+                        self.t.warn(
+                            node,
+                            "DP067",
+                            f"{code_of(func)}() in {cls.name.value}.{name}() may be a transform "
+                            f"of this module that draws from the process-wide generator "
+                            f"({', '.join(drawing)}): seeded alike, rank r's k-th sample gets "
+                            "every rank's k-th draw",
+                        )
+                        return
                 elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
                     self.t.warn(
                         node,
@@ -232,6 +247,43 @@ class DatasetDrawFinder:
                         "rank's k-th draw",
                     )
                     return
+
+    def _drawing_transform(self) -> list[str]:
+        """The classes of this module whose `__call__` draws from a process-wide generator,
+        directly, in the methods of the class it calls or in the module's top-level
+        functions it calls (`random_rot_flip(image, label)`: TransUNet@02ef001's
+        `RandomGenerator`, defined beside its Dataset and built in another module): the
+        transform objects `self.transform(sample)` may call per sample. A transform of a
+        library or of another module is not seen (docs/limitations.md)."""
+        if self._drawing is not None:
+            return self._drawing
+        functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
+        self._drawing = []
+        for cls in (n for n in self.nodes if isinstance(n, cst.ClassDef)):
+            if not isinstance(cls.body, cst.IndentedBlock):
+                continue
+            methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+            todo: list[cst.FunctionDef] = [methods["__call__"]] if "__call__" in methods else []
+            done: set[cst.FunctionDef] = set()
+            while todo:
+                function = todo.pop()
+                if function in done:
+                    continue
+                done.add(function)
+                for node in walk(function.body, skip_scopes=True):
+                    if not isinstance(node, cst.Call):
+                        continue
+                    func = node.func
+                    if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
+                        if func.attr.value in methods:
+                            todo.append(methods[func.attr.value])
+                    elif isinstance(func, cst.Name) and func.value in functions:
+                        todo.append(functions[func.value])
+                    elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
+                        self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
+                        todo = []
+                        break
+        return self._drawing
 
     def _check_call(self, call: cst.Call) -> None:
         if self._unseeded_generator(call):
