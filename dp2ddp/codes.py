@@ -626,7 +626,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "copy on its share with no gradient averaging: the copies differ from the first step "
         '(`dp2ddp verify`: "ranks in sync NO") and the saved one is rank 0\'s. Wrap that '
         "model in DistributedDataParallel too (wrapping it in nn.DataParallel before "
-        "migrating does the same), or keep its loader whole if it must train alone.",
+        "migrating does the same), call `ddp_sync_module(X)` where every rank arrives, "
+        "or keep its loader whole if it must train alone. Where the model is built by a "
+        "call on each of its bindings in the module and handed to the optimizer where "
+        "every rank is, dp2ddp adds `ddp_sync_module(X)` itself (see DP068) and gives no "
+        "DP069.",
     ),
     "DP070": (
         "the wrapped model is pickled whole",

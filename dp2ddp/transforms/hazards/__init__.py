@@ -22,7 +22,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP069 an optimizer over a model built here that no DataParallel call wraps: each rank
-  trains its own copy on its share (see hazards.unwrapped).
+  trains its own copy on its share (see hazards.unwrapped). The model-wrap pass withdraws it
+  where it syncs that model itself (`ddp_sync_module`) or says with DP068 why it cannot.
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
