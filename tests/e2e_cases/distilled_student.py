@@ -3,10 +3,10 @@ knowledge-distillation-pytorch@b1e4b6a): knowledge distillation where only the f
 is DataParallel and the student, the one model the optimizer trains, is a plain module built
 by an `if`-expression (the teacher has no dropout or BatchNorm: no `.eval()`, which makes
 the loop read as an evaluation, left unsharded). DataParallel trained the student in one
-process on whole batches; migrated, ddp_sync_module(student) starts it from rank 0's values and averages its gradients
-over the ranks. Before: DP069 alone, each rank trained its own student on its share and the
-ranks' students drifted apart from step 1. The student's final weights are kept in
-E2E_DIGEST."""
+process on whole batches; migrated, ddp_sync_module(student) starts it from rank 0's values
+and averages its gradients over the ranks. Before: DP069 alone, each rank trained its own
+student on its share and the ranks' students drifted apart from step 1. The student's final
+weights are kept in E2E_DIGEST."""
 
 import torch
 import torch.nn as nn
