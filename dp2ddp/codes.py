@@ -641,7 +641,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "in any process; migrated, it holds the DistributedDataParallel object, and "
         '`torch.load` fails outside a process group ("Default process group has not been '
         'initialized"). Nothing fails while training. Save `model.module` (the inner '
-        "module) or its state_dict instead, and load it the same way.",
+        "module) or its state_dict instead, and load it the same way. Where the saved object is "
+        "the wrapped name itself, bound only to the wrap in the module, dp2ddp saves its "
+        "`.module` (the inner model) and gives no DP070.",
     ),
 }
 
