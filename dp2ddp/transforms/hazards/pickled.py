@@ -32,7 +32,7 @@ def only_wrapped(module: cst.Module, held: str, is_wrap: Callable[[cst.Call], bo
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if code_of(target.target) == held:
-                    if not _wraps(node.value, is_wrap):
+                    if not _wraps(node.value, is_wrap, held):
                         return False
                     bound = True
                 elif _names(target.target, held):
@@ -43,7 +43,7 @@ def only_wrapped(module: cst.Module, held: str, is_wrap: Callable[[cst.Call], bo
                     isinstance(node, cst.AnnAssign)
                     and code_of(node.target) == held
                     and node.value is not None
-                    and _wraps(node.value, is_wrap)
+                    and _wraps(node.value, is_wrap, held)
                 ):
                     return False
                 bound = True
@@ -68,11 +68,15 @@ def _names(node: cst.CSTNode, held: str) -> bool:
     return any(isinstance(n, (cst.Name, cst.Attribute)) and code_of(n) == held for n in walk(node))
 
 
-def _wraps(value: cst.BaseExpression, is_wrap: Callable[[cst.Call], bool]) -> bool:
+def _wraps(value: cst.BaseExpression, is_wrap: Callable[[cst.Call], bool], held: str) -> bool:
+    """A wrap, or the wrapper moved (`net = net.cuda()`: a module's move returns itself)."""
+    moved = False
     while (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in _MOVES
     ):
-        value = value.func.value
+        value, moved = value.func.value, True
+    if moved and isinstance(value, (cst.Name, cst.Attribute)) and code_of(value) == held:
+        return True
     return isinstance(value, cst.Call) and is_wrap(value)
