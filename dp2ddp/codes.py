@@ -628,7 +628,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "copy on its share with no gradient averaging: the copies differ from the first step "
         '(`dp2ddp verify`: "ranks in sync NO") and the saved one is rank 0\'s. Wrap that '
         "model in DistributedDataParallel too (wrapping it in nn.DataParallel before "
-        "migrating does the same), or keep its loader whole if it must train alone.",
+        "migrating does the same), call `ddp_sync_module(X)` where every rank arrives, "
+        "or keep its loader whole if it must train alone. Where the model is built by a "
+        "call on each of its bindings in the module and handed to the optimizer where "
+        "every rank is, dp2ddp adds `ddp_sync_module(X)` itself (see DP068) and gives no "
+        "DP069.",
     ),
     "DP070": (
         "the wrapped model is pickled whole",
@@ -639,7 +643,9 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "in any process; migrated, it holds the DistributedDataParallel object, and "
         '`torch.load` fails outside a process group ("Default process group has not been '
         'initialized"). Nothing fails while training. Save `model.module` (the inner '
-        "module) or its state_dict instead, and load it the same way.",
+        "module) or its state_dict instead, and load it the same way. Where the saved object is "
+        "the wrapped name itself, bound only to the wrap in the module, dp2ddp saves its "
+        "`.module` (the inner model) and gives no DP070.",
     ),
     "DP071": (
         "loss is a ratio of two sums over the batch",

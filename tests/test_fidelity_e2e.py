@@ -253,7 +253,8 @@ FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override
 #: `torch.mean` and combined with a weight (before: the weighted term split as a target, ValueError
 #: at the first step on both ranks); U2, a generator whose output its module's forward() reads only
 #: detached (before: no DP041, "Expected to have finished reduction" at step 2); L1, a log file
-#: named by the clock in a helper (before: one file per rank).
+#: named by the clock in a helper (before: one file per rank). Helper x's K1, a distillation
+#: student beside a wrapped teacher (before: DP069, each rank's student its own after step 1).
 FRESH4 = (
     "loss_module_parameters",
     "unfrozen_after_wrap",
@@ -263,6 +264,7 @@ FRESH4 = (
     "output_loss_terms",
     "detached_generator",
     "clock_log_file",
+    "distilled_student",
 )
 
 
@@ -347,6 +349,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP026" in codes["second_backward"]
     assert "    ddp_sync_module(criterion)\n" in scripts["loss_module_parameters"].read_text()
     assert "    ddp_sync_frozen(model)\n" in scripts["unfrozen_after_wrap"].read_text()
+    assert "    ddp_sync_module(student)\n" in scripts["distilled_student"].read_text()
+    assert "DP069" not in codes["distilled_student"], codes["distilled_student"]
     assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["detached_generator"], codes["detached_generator"]

@@ -121,7 +121,8 @@ class OutsideParameters:
         ]
         if not optimizers:
             return
-        inside = {id(node) for call in optimizers for node in walk(call)}
+        #: id of a node inside an optimizer's call -> that call
+        inside = {id(node): call for call in optimizers for node in walk(call)}
         read = {
             node.value
             for call in optimizers
@@ -153,6 +154,12 @@ class OutsideParameters:
             if not (id(node) in inside or _feeds(line, read)):
                 continue
             done.add((id(line), x))
+            optimizer = inside.get(id(node))
+            if optimizer is not None:
+                # the hazards pass's DP069 (x not wrapped) is this sync, or DP068's place
+                t.state.withdrawn_warnings.add(
+                    (t.input_position(optimizer)[0], "DP069", f"({x}.parameters(), ...)")
+                )
             uniform = uniform or RankUniformity.for_pass(t, module)
             where = self._unreached(node, line, uniform)
             if where is None:
@@ -254,10 +261,15 @@ def _built(module: cst.Module, x: str, t: MigrationTransform, wrappers: frozense
                 values.append(None)
         elif isinstance(node, cst.Param) and node.name.value == x:
             values.append(None)
-    return bool(values) and all(
-        isinstance(v, cst.Call) and name_of(v.func, through=(cst.Call,)) not in wrappers
-        for v in values
-    )
+    return bool(values) and all(_builds(v, wrappers) for v in values)
+
+
+def _builds(value: cst.BaseExpression | None, wrappers: frozenset[str]) -> bool:
+    """`value` is a call of no wrapping function, or an `if`-expression both of whose
+    sides are (`Net().cuda() if use_gpu else Net()`: a distillation's student)."""
+    if isinstance(value, cst.IfExp):
+        return _builds(value.body, wrappers) and _builds(value.orelse, wrappers)
+    return isinstance(value, cst.Call) and name_of(value.func, through=(cst.Call,)) not in wrappers
 
 
 def _unfreezes(module: cst.Module) -> bool:

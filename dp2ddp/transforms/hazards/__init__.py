@@ -22,11 +22,14 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP069 an optimizer over a model built here that no DataParallel call wraps: each rank
-  trains its own copy on its share (see hazards.unwrapped).
+  trains its own copy on its share (see hazards.unwrapped). The model-wrap pass withdraws it
+  where it syncs that model itself (`ddp_sync_module`) or says with DP068 why it cannot.
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
+  `torch.save(net, path)` of a name bound only to the wrap saves `net.module` instead
+  (see hazards.pickled).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -58,6 +61,7 @@ from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import pair_losses
+from dp2ddp.transforms.hazards.pickled import only_wrapped
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
     FunctionStateMutations,
@@ -116,8 +120,12 @@ class FlagHazards(MigrationTransform):
         self._draws: HelperDraws | None = None
         #: DataLoaders' global batch sizes, as written (analysis/batch_noise.py)
         self._batch_sizes = BatchSizes()
+        #: `torch.save(net, path)` calls that save `net.module` instead (hazards.pickled).
+        self._inner_saves: set[cst.Call] = set()
+        self._module: cst.Module | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
+        self._module = node
         self._helper_noise: set[cst.Call] = set()
         if self.state.text_count("DataLoader") != 0:
             self._batch_sizes = global_batch_sizes(node, self.matches)
@@ -134,6 +142,12 @@ class FlagHazards(MigrationTransform):
         return True
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node in self._inner_saves:
+            first = updated_node.args[0]
+            inner = cst.Attribute(value=first.value, attr=cst.Name("module"))
+            return updated_node.with_changes(
+                args=[first.with_changes(value=inner), *updated_node.args[1:]]
+            )
         if original_node not in self._losses.scaled:
             return updated_node
         scale = cst.Name("WORLD_SIZE")
@@ -241,6 +255,18 @@ class FlagHazards(MigrationTransform):
                 ):
                     continue
             held = self.code(node)
+            if (
+                saved is node
+                and self._module is not None
+                and only_wrapped(self._module, held, self._is_wrap)
+            ):
+                self._inner_saves.add(save)
+                self.record(
+                    save,
+                    f"torch.save({held}.module, ...): the file holds the inner model, loadable "
+                    "without a process group (the DDP object would need one)",
+                )
+                return
             where = held if saved is node else f"{held} in {self.code(saved)[:60]}"
             self.warn(
                 save,
