@@ -3,8 +3,8 @@
 `print(f'[{part}]', lib.make_summary(metrics))`. A pure helper (it only builds a string, in
 a dict of its own) is pure under the package's name too: that print is guarded like one
 with `str(m)`. A helper that steps a scheduler and one the package redefines itself (it
-records its argument) are not proved free of work every rank needs: those prints stay on
-every rank."""
+records its argument) are not proved free of work every rank needs: those prints become
+ddp_print, their arguments evaluated on every rank and the line printed by rank 0."""
 
 import torch
 import torch.nn as nn
