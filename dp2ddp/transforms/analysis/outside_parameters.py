@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, name_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    enclosing_function,
+    name_of,
+    walk,
+    wrap_target,
+)
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -205,7 +211,7 @@ class OutsideParameters:
             return "after a statement that may leave early on some ranks"
         if any(isinstance(s, cst.Raise) for s in line.body):
             return "in a statement that raises"
-        function = _function(node, self.t)
+        function = enclosing_function(node, self.t)
         if function is not None and (
             uniform.unreached_call(function) is not None
             or uniform.unreached_elsewhere(function) is not None
@@ -340,10 +346,3 @@ def _feeds(line: cst.SimpleStatementLine, read: set[str]) -> bool:
             if isinstance(target, cst.Name) and target.value in read:
                 return True
     return False
-
-
-def _function(node: cst.CSTNode, t: MigrationTransform) -> cst.FunctionDef | None:
-    current = t.parent(node)
-    while current is not None and not isinstance(current, cst.FunctionDef):
-        current = t.parent(current)
-    return current
