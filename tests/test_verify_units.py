@@ -1518,3 +1518,26 @@ def test_cause_batch_ratio_loss_from_the_migrations_dp071(tmp_path: Path) -> Non
         if named:
             cause = next(c for c in diagnose(ev) if c.key == "batch_ratio_loss")
             assert "utils.py:28" in cause.detail and "DP071" in cause.detail
+
+
+def test_sample_digests_ignore_per_batch_padding_width() -> None:
+    """A collate that pads each batch to its longest sample pads a sample to another width
+    on each rank than in the original's whole batch: the same sample, the same digest
+    (V_pad_per_batch_collate); samples that differ in content or dtype stay apart."""
+    from dp2ddp.verify.digest import sample_digests
+
+    whole = torch.tensor([[4, 5, 0, 0], [6, 0, 0, 0], [7, 8, 9, 1]])
+    rank0 = torch.tensor([[4, 5], [6, 0]])  # padded to its own longest, 2
+    rank1 = torch.tensor([[7, 8, 9, 1]])
+    assert sample_digests(whole) == sample_digests(rank0) + sample_digests(rank1)
+    # padded along the time axis of a (time, feature) sample, as pad_sequence does
+    features = torch.zeros(2, 5, 3)
+    features[0, :2] = 1.0
+    features[1, :4] = 2.0
+    assert sample_digests(features)[0] == sample_digests(features[:1, :2])[0]
+    assert len(set(sample_digests(features))) == 2
+    assert sample_digests(torch.tensor([[4, 5]])) != sample_digests(torch.tensor([[4, 6]]))
+    assert sample_digests(torch.tensor([[4, 5]])) != sample_digests(torch.tensor([[4.0, 5.0]]))
+    # an unpadded batch (images) is hashed in one pass; its samples stay apart
+    images = torch.arange(2 * 3 * 4 * 4, dtype=torch.float32).reshape(2, 3, 4, 4) + 1
+    assert len(set(sample_digests(images))) == 2
