@@ -592,19 +592,21 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP067": (
         "per-sample random draws of a Dataset alike on every rank",
-        "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide "
-        "generator (`np.random`, `random`, torch's global one): an augmentation, a random "
-        "crop, a rotation; also where it calls a transform object (`self.transform(sample)`) "
-        "and its module defines a class whose `__call__` draws so (a library's "
-        "transforms are not seen). Under DataParallel one process drew the global batch's "
-        "samples one after the other from one stream, each its own draw. Under torchrun every rank "
-        "seeds that stream alike (a fixed seed, or torch's default one), so rank r's k-th "
-        "sample of a sharded loader gets every other rank's k-th draw: each draw twice in a "
-        "batch of two ranks. Loader workers seeded from the shared seed (or by a "
-        "`worker_init_fn` of a constant seed) do the same. dp2ddp leaves it: seed per rank "
-        "on purpose (e.g. `np.random.seed(seed + RANK)` after the model and the dataset are "
-        "built), or draw from a generator seeded per rank; or add `# noqa: DP067` where "
-        "alike is meant.",
+        "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide generator "
+        "(`np.random`, `random`, torch's global one): an augmentation, a random crop, a "
+        "rotation; also where it calls a transform object (`self.transform(sample)`) and its "
+        "module defines a class whose `__call__` draws so (a library's transforms are not "
+        "seen). Under DataParallel one process drew the global batch's samples one after the "
+        "other from one stream, each its own draw. Under torchrun, where every rank seeds that "
+        "stream alike (a fixed seed, or torch's default one), rank r's k-th sample of a sharded"
+        " loader gets every other rank's k-th draw: each draw twice in a batch of two ranks. "
+        "Loader workers seeded from the shared seed (or by a `worker_init_fn` of a constant "
+        "seed) do the same. Given only where that is proved: numpy's and Python's `random` "
+        "streams start from OS entropy in each process, so a program that never seeds them (no "
+        "seed call at module level or in a function it calls) and starts no loader workers "
+        "draws differently on each rank: no warning. dp2ddp leaves it: seed per rank on purpose"
+        " (e.g. `np.random.seed(seed + RANK)` after the model and the dataset are built), or "
+        "draw from a generator seeded per rank; or add `# noqa: DP067` where alike is meant.",
     ),
     "DP068": (
         "parameters trained outside DistributedDataParallel, their sync not proved reached",

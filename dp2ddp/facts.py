@@ -249,6 +249,9 @@ class ProgramFacts:
         qualified name as an importer spells it, each with the parameters (position,
         name) it reads: given a sharded loader, such a call reads it whole
         (shared_draws/whole_reads.py). Empty for a single file.
+    seeded_streams: the process-wide random streams ("torch", "numpy", "random") every
+        rank provably seeds alike anywhere in the program (transforms/analysis/
+        seeded_streams.py): DP067's proof. None for a single file (the pass reads its own).
     """
 
     role: Role | None = None
@@ -263,6 +266,7 @@ class ProgramFacts:
     reexports: Reexports = field(default_factory=Reexports)
     wrap_functions: tuple[str, ...] = ()
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
+    seeded_streams: frozenset[str] | None = None
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
     from dp2ddp.transforms._support.runtime import Generated
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+    from dp2ddp.transforms.analysis.seeded_streams import ModuleStreams
 
 
 @dataclass
@@ -303,6 +304,12 @@ def _gate(program: Program, project: Project) -> ProgramGate:
         raise exc if exc.path else exc.with_path(program.entry.path) from None
 
 
+def _module_streams(module: ProgramModule) -> ModuleStreams:
+    from dp2ddp.transforms.analysis.seeded_streams import module_streams
+
+    return module_streams(module.passing_tree())
+
+
 class _Told:
     """What a program tells its modules, each part computed once for the program and only
     when asked for (a program whose gate is shut needs none of it)."""
@@ -325,6 +332,7 @@ class _Told:
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
         self._wrap_functions: tuple[str, ...] | None = None
+        self._seeded: frozenset[str] | None = None
 
     @property
     def helpers(self) -> str:
@@ -424,7 +432,23 @@ class _Told:
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
             self.sample_readers(module) if draws else (),
+            self.seeded_streams() if in_program else None,
         )
+
+    def seeded_streams(self) -> frozenset[str]:
+        """The random streams every rank seeds alike in the program (ProgramFacts.
+        seeded_streams), each module read once a project."""
+        if self._seeded is None:
+            from dp2ddp.transforms.analysis.seeded_streams import seeded_streams
+
+            self._seeded = seeded_streams(
+                self.project.remembered(
+                    ("module_streams", each.real, each.name),
+                    partial(_module_streams, each),
+                )
+                for each in self.program.modules
+            )
+        return self._seeded
 
     def sample_readers(
         self, module: ProgramModule

@@ -14,6 +14,7 @@ import libcst as cst
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ class DatasetDrawFinder:
         self.method_bodies: list[cst.IndentedBlock] = []
         #: this module's transform classes that draw per call (_drawing_transform)
         self._drawing: list[str] | None = None
+        #: the streams every rank seeds alike (analysis/seeded_streams.py), once
+        self._alike: frozenset[str] | None = None
 
     def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
         classes = self._dataset_classes()
@@ -107,6 +110,22 @@ class DatasetDrawFinder:
 
     def _unseeded_generator(self, call: cst.Call) -> bool:
         return not call.args and self.t.matches(call.func, UNSEEDED_GENERATORS)
+
+    def _alike_draw(self, call: cst.Call) -> bool:
+        """The draw reads a process-wide stream every rank provably seeds alike: the
+        program's (ProgramFacts.seeded_streams), else this module's own reading."""
+        if self._alike is None:
+            told = self.t.state.facts.seeded_streams
+            if told is None:
+                import ast
+
+                try:
+                    told = seeded_streams([module_streams(ast.parse(self.module.code))])
+                except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
+                    told = frozenset({"torch", "numpy", "random"})
+            self._alike = told
+        stream = stream_of(self.t.qualified_names(call.func))
+        return stream is None or stream in self._alike
 
     # -- where it goes ------------------------------------------------------------------
     def _add(self, call: cst.Call) -> None:
@@ -210,8 +229,11 @@ class DatasetDrawFinder:
         every rank draws the same sequence, so rank r's k-th sample of a sharded loader gets
         every rank's k-th draw (WangYueFt/dcp@bcd7def's rotations, the task's targets);
         DataParallel drew the global batch's samples one after the other from one stream.
-        Left as it is: per-rank seeding is the program's choice (it changes what a run
-        draws); the warning says so."""
+        Only where the stream is proved seeded alike (analysis/seeded_streams.py): numpy's
+        and `random`'s start from OS entropy in each process unless the program seeds them
+        or a loader's workers do (AnTao97/dgcnn.pytorch@07d534c seeds torch only and loads
+        in the main process: its ranks draw differently). Left as it is: per-rank seeding
+        is the program's choice (it changes what a run draws); the warning says so."""
         todo = [name for name in PER_SAMPLE if name in methods]
         done: set[str] = set()
         while todo:
@@ -238,7 +260,11 @@ class DatasetDrawFinder:
                             "every rank's k-th draw",
                         )
                         return
-                elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
+                elif (
+                    self.t.qualified_names(func) & RANDOM_DRAWS
+                    and self._is_draw(node)
+                    and self._alike_draw(node)
+                ):
                     self.t.warn(
                         node,
                         "DP067",
@@ -279,7 +305,11 @@ class DatasetDrawFinder:
                             todo.append(methods[func.attr.value])
                     elif isinstance(func, cst.Name) and func.value in functions:
                         todo.append(functions[func.value])
-                    elif self.t.qualified_names(func) & RANDOM_DRAWS and self._is_draw(node):
+                    elif (
+                        self.t.qualified_names(func) & RANDOM_DRAWS
+                        and self._is_draw(node)
+                        and self._alike_draw(node)
+                    ):
                         self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
                         todo = []
                         break

@@ -1,0 +1,160 @@
+"""Which process-wide random streams every rank provably seeds alike (DP067's proof).
+
+A per-sample draw in a Dataset (`np.random.uniform()` in `__getitem__`) gives every rank the
+same numbers only where the stream it reads starts alike in every process:
+
+* torch's global generator: always. Unseeded it starts from torch's fixed default seed in
+  every process; `torch.manual_seed(s)` seeds it alike; a loader's workers seed their torch
+  generator from the base seed the loader drew from it (torch/utils/data/_utils/worker.py:
+  `torch.manual_seed(base_seed + worker_id)`).
+* Python's `random` and numpy's global stream: seeded from OS entropy in each process, so
+  the ranks draw differently, unless (a) the program seeds that stream with a value
+  (`random.seed(s)`, `np.random.seed(s)`, `np.random.set_state(...)`) at module level or in
+  a function the program calls by name, or (b) some DataLoader of the program may start
+  workers (`num_workers` other than a literal 0): each worker seeds `random` with
+  `base_seed + worker_id` and numpy with a state derived from the same two (worker.py's
+  `_generate_state`, torch >= 1.9), the base seed drawn from torch's generator, alike on
+  every rank.
+
+`module_streams` reads one module (each module once; the program combines them:
+`seeded_streams`). What is not proved different is counted as alike: a seed with a per-rank
+value (`np.random.seed(seed + rank)`) still counts as seeding, a `worker_init_fn` that
+reseeds from entropy is not read; both give a DP067 that `# noqa: DP067` can mark.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: The streams a draw's qualified name reads, by prefix.
+STREAMS = (("torch.", "torch"), ("numpy.random.", "numpy"), ("random.", "random"))
+
+#: Calls that seed a stream alike wherever their argument is alike.
+_SEEDS = {
+    "numpy.random.seed": "numpy",
+    "numpy.random.set_state": "numpy",
+    "random.seed": "random",
+    "random.setstate": "random",
+}
+
+#: DataLoader's `num_workers` position (dataset, batch_size, shuffle, sampler,
+#: batch_sampler, num_workers).
+_WORKERS_POSITION = 5
+
+
+def stream_of(qualified: Iterable[str]) -> str | None:
+    """The stream ("torch", "numpy", "random") a draw of these qualified names reads."""
+    for name in qualified:
+        for prefix, stream in STREAMS:
+            if name.startswith(prefix):
+                return stream
+    return None
+
+
+@dataclass(frozen=True)
+class ModuleStreams:
+    """What one module tells about the process-wide streams.
+
+    seeds: (function, stream) per call that seeds `stream` with a value; function "" at
+        module level (or in a class body), else the bare name of the enclosing function.
+    called: the bare names of every function or method the module calls.
+    workers: some DataLoader of the module may start worker processes.
+    """
+
+    seeds: tuple[tuple[str, str], ...] = ()
+    called: frozenset[str] = frozenset()
+    workers: bool = False
+
+
+def _imports(module: ast.Module) -> dict[str, str]:
+    """Local name -> the module or object an import binds it to, anywhere in the module."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    bound[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    bound[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _dotted(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        inner = _dotted(func.value)
+        return f"{inner}.{func.attr}" if inner else ""
+    return ""
+
+
+def _qualified(func: ast.expr, bound: dict[str, str]) -> str:
+    head, _, rest = _dotted(func).partition(".")
+    if head not in bound:
+        return ""
+    return f"{bound[head]}.{rest}" if rest else bound[head]
+
+
+def _may_start_workers(call: ast.Call) -> bool:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return True
+    value: ast.expr | None = None
+    if len(call.args) > _WORKERS_POSITION:
+        value = call.args[_WORKERS_POSITION]
+    else:
+        value = next((k.value for k in call.keywords if k.arg == "num_workers"), None)
+    return value is not None and not (isinstance(value, ast.Constant) and value.value == 0)
+
+
+def module_streams(module: ast.Module) -> ModuleStreams:
+    """One module's seeds of the `random` and numpy streams, the names it calls, and
+    whether a DataLoader of it may start workers (one walk of its ast)."""
+    bound = _imports(module)
+    seeds: set[tuple[str, str]] = set()
+    called: set[str] = set()
+    workers = False
+    stack: list[tuple[ast.AST, str]] = [(module, "")]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                called.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                called.add(func.attr)
+            qualified = _qualified(func, bound)
+            stream = _SEEDS.get(qualified)
+            if stream is not None and (node.args or node.keywords):
+                seeds.add((function, stream))
+            last = qualified.rpartition(".")[2] or _dotted(func).rpartition(".")[2]
+            if last.endswith("DataLoader"):
+                workers = workers or _may_start_workers(node)
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
+    return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers)
+
+
+def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
+    """The streams every rank provably seeds alike in a program of these modules: torch's
+    always; `random` and numpy where seeded at module level or in a function some module
+    calls by name, or where a loader may start workers (the module's docstring)."""
+    every = list(modules)
+    called = frozenset().union(*(m.called for m in every))
+    alike = {"torch"}
+    if any(m.workers for m in every):
+        alike |= {"numpy", "random"}
+    for m in every:
+        for function, stream in m.seeds:
+            if not function or function in called:
+                alike.add(stream)
+    return frozenset(alike)
