@@ -292,3 +292,12 @@ def test_known_good_pair_on_gpus_with_nccl(tmp_path: Path) -> None:
     assert report.backend == "nccl"
     bad = _verify(tmp_path, "mlp_ddp_no_sampler.py", sub="bad", backend="nccl", nproc=2)
     assert _causes(bad)[0] == "sampler_missing"
+
+
+def test_per_batch_padding_width_is_not_other_samples(tmp_path: Path) -> None:
+    """V_pad_per_batch_collate: each rank pads its part of the batch to its own longest
+    sequence; the samples are the original's (digests without trailing zero padding), so
+    the sharding line says ok and the migration is EQUIVALENT, not "samples missing"."""
+    report = _verify(tmp_path, None, original=CASES / "pad_per_batch_collate_dp.py", steps=3)
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report.sharding
