@@ -301,3 +301,12 @@ def test_per_batch_padding_width_is_not_other_samples(tmp_path: Path) -> None:
     report = _verify(tmp_path, None, original=CASES / "pad_per_batch_collate_dp.py", steps=3)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
+
+
+def test_optimizer_order_per_process_matched_by_name(tmp_path: Path) -> None:
+    """V6: the optimizer lists the parameters in another order in every process (a set's
+    order); verify keys them by their names in the model, not by their place: the ranks
+    are in sync and the updates the original's."""
+    report = _verify(tmp_path, None, original=CASES / "optimizer_order_per_process_dp.py", steps=3)
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report.sharding

@@ -122,6 +122,7 @@ class Recorder:
         #: id(parameter) -> (the parameter, its key): a strong reference, so that an id is
         #: never reused for another tensor, and the final parameters can be read at the end.
         self._keys: dict[int, tuple[torch.Tensor, str]] = {}
+        self._unnamed = 0  # parameters keyed by their place (no model names them)
         self._before: list[torch.Tensor] = []
         self._grads: dict[str, torch.Tensor] = {}
         #: False once the K compared steps are recorded (--to-end: the script goes on).
@@ -242,14 +243,33 @@ class Recorder:
 
     # -- optimizer hooks ---------------------------------------------------------------------
     def _params(self, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
+        """The optimizer's parameters, each with its key: its name in the wrapped model
+        where it has one, else its place among the unnamed ones. Not its place in the
+        optimizer: a program that builds its groups from a set (`list(set(model.
+        parameters()).difference(...))`, tjddus9597/Proxy-Anchor-CVPR2020@51db570) orders
+        them by object id, another order in every process, and parameters matched by
+        place were compared with other parameters (V6: "the runs optimize different
+        parameters", "ranks in sync NO" while the ranks held identical parameters)."""
         params = []
+        names: dict[int, str] | None = None
         for group in opt.param_groups:
             for p in group["params"]:
                 if not isinstance(p, torch.Tensor):
                     continue
                 known = self._keys.get(id(p))
                 if known is None or known[0] is not p:
-                    known = (p, f"p{len(self._keys)}")
+                    if names is None:
+                        names = self._param_names()
+                        used = {key for _, key in self._keys.values()}
+                    key = names.get(id(p))
+                    if key is None or key in used:
+                        key = f"p{self._unnamed}"
+                        self._unnamed += 1
+                        while key in used:
+                            key = f"p{self._unnamed}"
+                            self._unnamed += 1
+                    used.add(key)
+                    known = (p, key)
                     self._keys[id(p)] = known
                 params.append((known[1], p))
         return params
