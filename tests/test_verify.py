@@ -310,3 +310,12 @@ def test_optimizer_order_per_process_matched_by_name(tmp_path: Path) -> None:
     report = _verify(tmp_path, None, original=CASES / "optimizer_order_per_process_dp.py", steps=3)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
+
+
+def test_nonzero_padding_names_the_collate(tmp_path: Path) -> None:
+    """Padding each rank's part with a non-zero id: the samples cannot be identified, so
+    verify says the batches differ and names the program's collate_fn, not the loader."""
+    report = _verify(tmp_path, None, original=CASES / "pad_nonzero_collate_dp.py", steps=3)
+    assert report.exit_code == 1, report
+    assert _causes(report)[0] == "collate_per_part", report.causes
+    assert "pad_collate" in report.causes[0].detail

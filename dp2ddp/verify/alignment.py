@@ -93,6 +93,16 @@ def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
 _DATASET_PROBES = 8
 
 
+def _own_collate(collate: Any) -> str | None:
+    """The name of a loader's collate_fn where it is not torch's own (`default_collate`,
+    `default_convert`): one that builds a batch from the samples it is given as a whole
+    (pads them to the batch's longest) collates each rank's part on its own."""
+    module = getattr(collate, "__module__", "") or ""
+    if module.startswith("torch.utils.data"):
+        return None
+    return str(getattr(collate, "__qualname__", None) or type(collate).__name__)
+
+
 def dataset_digest(dataset: Any, seed: int) -> tuple[str | None, bool | None]:
     """A hash of what a map-style dataset holds at a few indices spread over it (each read
     under its index's seed, so augmentation draws alike): equal on two ranks that built the
@@ -212,6 +222,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
                 "dataset_class": type(self.dataset).__name__,
                 "own_rngs": [own.record() for own in own_rngs.find(self.dataset)],
                 "batched_read": _batched_read(self.dataset),
+                "collate": _own_collate(self.collate_fn),
             }
         )
 

@@ -87,6 +87,11 @@ def not_comparable_cause(detail: str, reasons: list[tuple[str, str]]) -> Cause:
     )
 
 
+def own_collates(original: RankRecord) -> list[str]:
+    """The program's own collate functions of the original's loaders (alignment.py)."""
+    return sorted({str(c) for loader in _loaders(original) if (c := loader.get("collate"))})
+
+
 def data_checked(original: RankRecord, rank0: RankRecord, rng_in_loop: bool) -> str:
     """What verify ruled out before blaming the loader: said with the evidence."""
     seeded = [
