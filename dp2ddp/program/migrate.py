@@ -69,7 +69,6 @@ if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
     from dp2ddp.transforms._support.runtime import Generated
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
-    from dp2ddp.transforms.analysis.seeded_streams import ModuleStreams
 
 
 @dataclass
@@ -304,12 +303,6 @@ def _gate(program: Program, project: Project) -> ProgramGate:
         raise exc if exc.path else exc.with_path(program.entry.path) from None
 
 
-def _module_streams(module: ProgramModule) -> ModuleStreams:
-    from dp2ddp.transforms.analysis.seeded_streams import module_streams
-
-    return module_streams(module.passing_tree())
-
-
 class _Told:
     """What a program tells its modules, each part computed once for the program and only
     when asked for (a program whose gate is shut needs none of it)."""
@@ -436,17 +429,13 @@ class _Told:
         )
 
     def seeded_streams(self) -> frozenset[str]:
-        """The random streams every rank seeds alike in the program (ProgramFacts.
-        seeded_streams), each module read once a project."""
+        """ProgramFacts.seeded_streams, each module read once a project."""
         if self._seeded is None:
-            from dp2ddp.transforms.analysis.seeded_streams import seeded_streams
+            from dp2ddp.transforms.analysis.seeded_streams import seeded_streams, tree_streams
 
             self._seeded = seeded_streams(
-                self.project.remembered(
-                    ("module_streams", each.real, each.name),
-                    partial(_module_streams, each),
-                )
-                for each in self.program.modules
+                self.project.remembered(("streams", m.real), partial(tree_streams, m.passing_tree))
+                for m in self.program.modules
             )
         return self._seeded
 

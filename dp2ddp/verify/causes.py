@@ -445,25 +445,15 @@ def _data(ev: Evidence) -> list[Cause]:
                 "and W processes. Draw them on rank 0 and broadcast, or seed per rank on purpose.",
             )
         ]
-    collates = data.own_collates(ev.original)
-    if collates and bad.missing == bad.extra and sum(bad.per_rank) == bad.original:
-        return [
-            Cause(
-                "collate_per_part",
-                "the loader's collate_fn builds each batch as a whole, each rank from its part",
-                f"{detail}: every rank loaded its share of the original's batch, but "
-                f"{', '.join(collates)} changes the samples by their batch (padding to the "
-                "batch's longest sample with a value other than zero, normalising by the "
-                f"batch); {data.data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))}",
-                "Each rank collates its own part: pad to a fixed width or with zeros (verify "
-                "identifies zero-padded samples), or make the collate treat each sample alone.",
-            )
-        ]
+    checked = data.data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))
+    collated = data.collate_cause(ev.original, detail, checked, bad.missing == bad.extra)
+    if collated is not None and sum(bad.per_rank) == bad.original:
+        return [collated]
     return [
         Cause(
             "data_differs",
             "the ranks' batches are not the original's batch",
-            f"{detail}; {data.data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))}",
+            f"{detail}; {checked}",
             "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
             "B // WORLD_SIZE, with a DistributedSampler.",
         )

@@ -87,9 +87,23 @@ def not_comparable_cause(detail: str, reasons: list[tuple[str, str]]) -> Cause:
     )
 
 
-def own_collates(original: RankRecord) -> list[str]:
-    """The program's own collate functions of the original's loaders (alignment.py)."""
-    return sorted({str(c) for loader in _loaders(original) if (c := loader.get("collate"))})
+def collate_cause(original: RankRecord, detail: str, checked: str, swapped: bool) -> Cause | None:
+    """The program's own collate_fn (alignment.py records it) as the cause where the ranks
+    loaded their share but as many samples differ from the original's as are missing: each
+    rank collates its own part (pads to its part's longest sample with a value other than
+    zero, which verify's digests cannot tell from content)."""
+    collates = sorted({str(c) for each in _loaders(original) if (c := each.get("collate"))})
+    if not collates or not swapped:
+        return None
+    return Cause(
+        "collate_per_part",
+        "the loader's collate_fn builds each batch as a whole, each rank from its part",
+        f"{detail}: every rank loaded its share of the original's batch, but "
+        f"{', '.join(collates)} changes the samples by their batch (padding to the batch's "
+        f"longest sample with a value other than zero, normalising by the batch); {checked}",
+        "Each rank collates its own part: pad to a fixed width or with zeros (verify "
+        "identifies zero-padded samples), or make the collate treat each sample alone.",
+    )
 
 
 def data_checked(original: RankRecord, rank0: RankRecord, rng_in_loop: bool) -> str:

@@ -25,7 +25,7 @@ reseeds from entropy is not read; both give a DP067 that `# noqa: DP067` can mar
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 #: The streams a draw's qualified name reads, by prefix.
@@ -142,6 +142,11 @@ def module_streams(module: ast.Module) -> ModuleStreams:
                 workers = workers or _may_start_workers(node)
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers)
+
+
+def tree_streams(tree: Callable[[], ast.Module]) -> ModuleStreams:
+    """`module_streams` of the tree `tree()` gives (the project model's, parsed once)."""
+    return module_streams(tree())
 
 
 def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
