@@ -36,6 +36,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.facts import (
     HelperDraw,
     ModelClass,
+    PickledParam,
     ProgramFacts,
     ProgramHints,
     ProgramLoaders,
@@ -321,6 +322,7 @@ class _Told:
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
         self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
+        self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -424,7 +426,34 @@ class _Told:
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
             self.sample_readers(module) if draws else (),
+            self.pickling(module) if gate else (),
         )
+
+    def pickling(self, module: ProgramModule) -> tuple[tuple[str, tuple[PickledParam, ...]], ...]:
+        """Functions of the program's other modules that pickle a parameter whole
+        (ProgramFacts.pickling: class W2), each module read once a project, from the tree
+        its own migration uses."""
+        if self._pickling is None:
+            from dp2ddp.transforms.analysis.pickled_params import module_pickled_params
+
+            found: dict[str, tuple[PickledParam, ...]] = {}
+            for each in self.program.modules:
+                key = ("pickled_params", each.real, each.name, each.path)
+                found.update(
+                    self.project.remembered(
+                        key,
+                        partial(
+                            module_pickled_params,
+                            each.name,
+                            each.path,
+                            each.source.text,
+                            partial(self.project.parsed_or_none, each),
+                        ),
+                    )
+                )
+            self._pickling = tuple(sorted(found.items()))
+        prefix = f"{module.name}."
+        return tuple(item for item in self._pickling if not item[0].startswith(prefix))
 
     def sample_readers(
         self, module: ProgramModule

@@ -192,6 +192,10 @@ class Project:
             )
         return found
 
+    def parsed_or_none(self, module: ProgramModule) -> cst.Module | None:
+        """The module's tree (parsed once, see tree); None where it does not parse."""
+        return self._tree_or_none(module)
+
     def _tree_or_none(self, module: ProgramModule) -> cst.Module | None:
         try:
             return self.tree(module)
