@@ -116,6 +116,8 @@ def function_pickles(
             uses.setdefault(node.value, []).append(node)
     # what is pickled whole, each with the save that pickles it
     pickled: dict[cst.CSTNode, cst.Call] = {}
+    #: pickled in a local container that is also used otherwise (returned, passed on)
+    escaped: set[cst.CSTNode] = set()
     for save in saves:
         saved = saved_object(save)
         if saved is None:
@@ -123,16 +125,19 @@ def function_pickles(
         for part in whole_parts(saved, qualified_names):
             pickled[part] = save
             if isinstance(part, cst.Name) and part.value not in names:
-                for value in _filled_container(part.value, uses, saved, parent):
+                values, escapes = _filled_container(part.value, uses, saved, parent)
+                for value in values:
                     for inner in whole_parts(value, qualified_names):
                         pickled[inner] = save
+                        if escapes:
+                            escaped.add(inner)
     found: list[PickledParam] = []
     for name, position in params:
         held = uses.get(name, [])
         saved_at = [pickled[u] for u in held if u in pickled]
         if not saved_at:
             continue
-        only = all(u in pickled or _reads_state(u, parent) for u in held)
+        only = all((u in pickled and u not in escaped) or _reads_state(u, parent) for u in held)
         found.append(PickledParam(name, position, line_of(saved_at[0]), only, path))
     return tuple(found)
 
@@ -164,21 +169,21 @@ def _reads_state(use: cst.Name, parent: Parent) -> bool:
 
 def _filled_container(
     name: str, uses: dict[str, list[cst.Name]], saved: cst.BaseExpression, parent: Parent
-) -> list[cst.BaseExpression]:
+) -> tuple[list[cst.BaseExpression], bool]:
     """What local container `name` (saved as `saved`) is filled with: its one binding's
-    value and `name[key] = value` stores. Empty where it is used otherwise (read, passed,
-    returned): what it holds may then escape the save."""
+    value and `name[key] = value` stores; and whether it is also used otherwise (read,
+    passed, returned, bound again): what it holds may then escape the save."""
     values: list[cst.BaseExpression] = []
     bound = 0
+    escapes = False
     for use in uses.get(name, []):
         if use is saved:
             continue
         above = parent(use)
         if isinstance(above, cst.AssignTarget) and above.target is use:
             assign = parent(above)
-            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-                return []
-            values.append(assign.value)
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                values.append(assign.value)
             bound += 1
             continue
         if isinstance(above, cst.Subscript) and above.value is use:
@@ -187,8 +192,8 @@ def _filled_container(
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
                 values.append(assign.value)
                 continue
-        return []
-    return values if bound == 1 else []
+        escapes = True
+    return values, escapes or bound != 1
 
 
 class _ReadPicklers(MigrationTransform):

@@ -28,8 +28,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
-  `torch.save(net, path)` of a name bound only to the wrap saves `net.module` instead
-  (see hazards.pickled).
+  `torch.save(net, path)` (or a dict/list holding `net`) where the wrap is proved to reach
+  the save saves `net.module` instead (see hazards.pickled); so does a call passing `net`
+  to a function that only pickles that parameter whole (analysis/pickled_params.py, W2).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -366,7 +367,11 @@ class FlagHazards(MigrationTransform):
                     "process group",
                 )
                 continue
-            why = "" if param.only else " and also uses it otherwise"
+            why = (
+                f" ({held} is not proved to be the wrapper at this call)"
+                if param.only
+                else " and also uses it otherwise"
+            )
             self.warn(
                 call,
                 "DP070",
