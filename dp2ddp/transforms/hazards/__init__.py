@@ -42,6 +42,7 @@ with DP023, by its own pass: transforms/gradient_penalty.py.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import libcst as cst
 
@@ -304,6 +305,24 @@ class FlagHazards(MigrationTransform):
             )
             return
 
+    def _imported_pickler(self, names: set[str]) -> tuple[PickledParam, ...]:
+        """Another module's function that pickles a parameter whole, by qualified name; a
+        relative one (`.ckpt.save_checkpoint`, as `from .ckpt import save_checkpoint`
+        spells it) by the program's names ending so. Where several do, which is called is
+        not known: the first one's parameters, none proved only pickled (DP070, not
+        `.module`)."""
+        picklers = self.state.facts.picklers
+        found = [picklers[n] for n in sorted(names) if n in picklers]
+        if found:
+            return found[0]
+        for name in sorted(names):
+            if name.startswith("."):
+                tail = "." + name.lstrip(".")
+                found.extend(picklers[n] for n in sorted(picklers) if n.endswith(tail))
+        if len(found) > 1:
+            return tuple(replace(p, only=False) for p in found[0])
+        return found[0] if found else ()
+
     def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
         """`node` (a wrapped name) holds the wrapper where it is read: every binding of it
         in the module is a wrap (only_wrapped), or the one binding reaching it is
@@ -333,9 +352,7 @@ class FlagHazards(MigrationTransform):
                 )
             params = self._own_picklers.get(call.func.value, ())
         if not params and self.state.facts.pickling:
-            picklers = self.state.facts.picklers
-            found = [picklers[n] for n in sorted(self.qualified_names(call.func)) if n in picklers]
-            params = found[0] if found else ()
+            params = self._imported_pickler(self.qualified_names(call.func))
         if not params:
             return
         for index, arg in enumerate(call.args):
