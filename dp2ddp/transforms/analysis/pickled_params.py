@@ -118,17 +118,21 @@ def function_pickles(
     pickled: dict[cst.CSTNode, cst.Call] = {}
     #: pickled in a local container that is also used otherwise (returned, passed on)
     escaped: set[cst.CSTNode] = set()
-    for save in saves:
-        saved = saved_object(save)
-        if saved is None:
-            continue
-        for part in whole_parts(saved, qualified_names):
-            pickled[part] = save
+    objects = {save: saved_object(save) for save in saves}
+    parts = {
+        save: whole_parts(saved, qualified_names)
+        for save, saved in objects.items()
+        if saved is not None
+    }
+    every: set[cst.CSTNode] = {part for held in parts.values() for part in held}
+    for save, saved_parts in parts.items():
+        for part in saved_parts:
+            pickled.setdefault(part, save)
             if isinstance(part, cst.Name) and part.value not in names:
-                values, escapes = _filled_container(part.value, uses, saved, parent)
+                values, escapes = _filled_container(part.value, uses, every, parent)
                 for value in values:
                     for inner in whole_parts(value, qualified_names):
-                        pickled[inner] = save
+                        pickled.setdefault(inner, save)
                         if escapes:
                             escaped.add(inner)
     found: list[PickledParam] = []
@@ -168,16 +172,16 @@ def _reads_state(use: cst.Name, parent: Parent) -> bool:
 
 
 def _filled_container(
-    name: str, uses: dict[str, list[cst.Name]], saved: cst.BaseExpression, parent: Parent
+    name: str, uses: dict[str, list[cst.Name]], saved: set[cst.CSTNode], parent: Parent
 ) -> tuple[list[cst.BaseExpression], bool]:
-    """What local container `name` (saved as `saved`) is filled with: its one binding's
+    """What local container `name` (pickled as one of `saved`) is filled with: its one binding's
     value and `name[key] = value` stores; and whether it is also used otherwise (read,
     passed, returned, bound again): what it holds may then escape the save."""
     values: list[cst.BaseExpression] = []
     bound = 0
     escapes = False
     for use in uses.get(name, []):
-        if use is saved:
+        if use in saved:
             continue
         above = parent(use)
         if isinstance(above, cst.AssignTarget) and above.target is use:
