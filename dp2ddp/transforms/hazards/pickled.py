@@ -90,66 +90,84 @@ def wrap_reaches(
     """The one binding of `use`'s name that reaches it is a DataParallel wrap (class W2's
     `model = nn.Linear(4, 2)` then `model = nn.DataParallel(model)`, where only_wrapped
     fails): the nearest binding before `use` in the blocks around it, within its function,
-    is a statement `name = DataParallel(...)` (or the wrapper moved), and nothing binds the
-    name after that statement anywhere in the function (no later assignment, loop target,
-    `global`/`nonlocal`, nested scope's rebinding), so no other value can reach `use`,
-    whatever the branches and loops."""
+    is a statement `name = DataParallel(...)`, or the wrapper moved (`name = name.to(d)`,
+    which holds what reaches it: then the same is asked of that statement), and nothing
+    binds the name after the wrap anywhere in the function but those moves (no later
+    assignment, loop target, `global`/`nonlocal`, nested scope's rebinding), so no other
+    value can reach `use`, whatever the branches and loops. A wrap in one branch of an `if`
+    (foamliu/Transformer's resume: `else: model = checkpoint['model']`) is not in a block
+    around the use: not proved."""
     held = use.value
-    wrap: cst.SimpleStatementLine | None = None
+    wrap: cst.CSTNode | None = None
+    moves: list[cst.CSTNode] = []
     node: cst.CSTNode = use
-    scope: cst.CSTNode | None = None
     while wrap is None:
         above = parent(node)
-        if above is None:
-            return False
-        if isinstance(above, (cst.Lambda, cst.ClassDef)):
+        if above is None or isinstance(above, (cst.Lambda, cst.ClassDef)):
             return False
         if isinstance(above, (cst.IndentedBlock, cst.Module)) and node in above.body:
             index = list(above.body).index(node)  # type: ignore[arg-type]
             for statement in reversed(above.body[:index]):
                 if not any(_binds(n, held) for n in walk(statement)):
                     continue
-                if _is_wrap_statement(statement, held, is_wrap):
-                    wrap = statement  # type: ignore[assignment]
+                kind = _binding_kind(statement, held, is_wrap)
+                if kind == "wrap":
+                    wrap = statement
                     break
-                return False
-        if isinstance(above, (cst.FunctionDef, cst.Module)):
-            scope = above
-            if wrap is None:
-                return False
+                if kind != "move":
+                    return False
+                moves.append(statement)
+        if isinstance(above, (cst.FunctionDef, cst.Module)) and wrap is None:
+            return False
         node = above
-    if scope is None:
-        while not isinstance(node, (cst.FunctionDef, cst.Module)):
-            found = parent(node)
-            if found is None:
-                return False
-            node = found
-        scope = node
+    while not isinstance(node, (cst.FunctionDef, cst.Module)):
+        found = parent(node)
+        if found is None:
+            return False
+        node = found
     after = False
-    for each in walk(scope):
+    for each in walk(node):
         if each is wrap:
             after = True
             continue
         if isinstance(each, (cst.Global, cst.Nonlocal)) and _names(each, held):
             return False
-        if after and _binds(each, held) and not _within(each, wrap, parent):
+        if (
+            after
+            and _binds(each, held)
+            and not any(_within(each, kept, parent) for kept in (wrap, *moves))
+        ):
             return False
     return after
 
 
-def _is_wrap_statement(
+def _binding_kind(
     statement: cst.CSTNode, held: str, is_wrap: Callable[[cst.Call], bool]
-) -> bool:
+) -> str | None:
+    """ "wrap": `held = DataParallel(...)` (moved or not); "move": `held = held.to(d)`;
+    None: another binding."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return False
+        return None
     assign = statement.body[0]
-    return (
+    if not (
         isinstance(assign, cst.Assign)
         and len(assign.targets) == 1
         and isinstance(assign.targets[0].target, cst.Name)
         and assign.targets[0].target.value == held
-        and _wraps(assign.value, is_wrap, held)
-    )
+    ):
+        return None
+    value, moved = assign.value, False
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MOVES
+    ):
+        value, moved = value.func.value, True
+    if isinstance(value, cst.Call) and is_wrap(value):
+        return "wrap"
+    if moved and isinstance(value, cst.Name) and value.value == held:
+        return "move"
+    return None
 
 
 def _within(
