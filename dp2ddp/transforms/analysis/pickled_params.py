@@ -44,6 +44,16 @@ PICKLERS = frozenset(
 _CONTAINER_CALLS = frozenset(
     {"builtins.dict", "builtins.list", "builtins.tuple", "collections.OrderedDict"}
 )
+#: Modules built around their arguments (W1: `torch.save(nn.Sequential(model))`): a
+#: parameter in one is pickled whole, but its readers may rely on the container's shape.
+_MODULE_CONTAINERS = frozenset(
+    {
+        "torch.nn.Sequential",
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+        "torch.nn.modules.container.Sequential",
+    }
+)
 #: Reads of a module's state that `.module` answers the same (its weights).
 _STATE_READS = frozenset({"state_dict"})
 
@@ -80,6 +90,25 @@ def whole_parts(
             stack.extend(e.value for e in node.elements if isinstance(e, cst.DictElement))
         elif isinstance(node, cst.Call) and qualified_names(node.func) & _CONTAINER_CALLS:
             stack.extend(a.value for a in node.args if not a.star)
+    return found
+
+
+def _in_module_containers(
+    saved: cst.BaseExpression | None, qualified_names: QualifiedNames, parent: Parent
+) -> list[cst.Name]:
+    """Names `saved` holds as an argument of a module container (`nn.Sequential(net)`)."""
+    if saved is None:
+        return []
+    found: list[cst.Name] = []
+    for node in walk(saved):
+        above = parent(node)
+        call = parent(above) if isinstance(above, cst.Arg) else None
+        if (
+            isinstance(node, cst.Name)
+            and isinstance(call, cst.Call)
+            and qualified_names(call.func) & _MODULE_CONTAINERS
+        ):
+            found.append(node)
     return found
 
 
@@ -125,6 +154,10 @@ def function_pickles(
         if saved is not None
     }
     every: set[cst.CSTNode] = {part for held in parts.values() for part in held}
+    for save, saved in objects.items():
+        for inside in _in_module_containers(saved, qualified_names, parent):
+            pickled.setdefault(inside, save)
+            escaped.add(inside)  # pickled, but `.module` changes the saved module's shape
     for save, saved_parts in parts.items():
         for part in saved_parts:
             pickled.setdefault(part, save)
