@@ -387,7 +387,7 @@ class FlagHazards(MigrationTransform):
             why = (
                 f" ({held} is not proved to be the wrapper at this call)"
                 if param.only
-                else " and also uses it otherwise"
+                else " and does more with it (a use other than pickling it, or a module container)"
             )
             self.warn(
                 call,
