@@ -646,8 +646,15 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         '`torch.load` fails outside a process group ("Default process group has not been '
         'initialized"). Nothing fails while training. Save `model.module` (the inner '
         "module) or its state_dict instead, and load it the same way. Where the saved object is "
-        "the wrapped name itself, bound only to the wrap in the module, dp2ddp saves its "
-        "`.module` (the inner model) and gives no DP070.",
+        "the wrapped name itself or an element of a plain dict, list or tuple saved with it, "
+        "and the wrap is proved to be what the name holds there (bound only to the wrap in "
+        "the module, or the one binding reaching the save), dp2ddp saves its `.module` (the "
+        "inner model) and gives no DP070. The same for a wrapped model passed to a function "
+        "of the program that pickles that parameter whole (`save_checkpoint(epoch, model, "
+        "optimizer)` putting it in a dict it `torch.save`s, in this module or another): the "
+        "call passes `model.module` where all the function does with it is pickle it or read "
+        "its `state_dict()`; where it also uses it otherwise (a forward, `.module`, another "
+        "call), DP070 is given at the call, naming the function's save.",
     ),
     "DP071": (
         "loss is a ratio of two sums over the batch",

@@ -149,6 +149,25 @@ class HelperDraw:
 
 
 @dataclass(frozen=True)
+class PickledParam:
+    """A parameter a project function pickles whole (class W2: foamliu's
+    `save_checkpoint(epoch, model, optimizer)` puts `model` in a dict and `torch.save`s it):
+    `name` at `position` (None: keyword-only), first pickled at `line` (of `path` when the
+    function lives in another module). `only`: all the function does with it is pickle it
+    (in that save, or a container it saves) or read `.state_dict()`; a caller may then pass
+    a wrapped model's `.module` (transforms/analysis/pickled_params.py)."""
+
+    name: str
+    position: int | None
+    line: int
+    only: bool
+    path: str | None = None
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+
+
+@dataclass(frozen=True)
 class ProgramLoaders:
     """What the data pass of one module is told about the loaders of the rest of its program.
 
@@ -252,6 +271,9 @@ class ProgramFacts:
     seeded_streams: the process-wide random streams ("torch", "numpy", "random") every
         rank provably seeds alike anywhere in the program (transforms/analysis/
         seeded_streams.py): DP067's proof. None for a single file (the pass reads its own).
+    pickling: functions of the program's other modules that pickle a parameter whole
+        (PickledParam), by qualified name as an importer spells it: a wrapped model passed
+        to one is passed as its `.module`, or warned DP070 (transforms/hazards/pickled.py).
     """
 
     role: Role | None = None
@@ -267,6 +289,7 @@ class ProgramFacts:
     wrap_functions: tuple[str, ...] = ()
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     seeded_streams: frozenset[str] | None = None
+    pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:
@@ -277,6 +300,11 @@ class ProgramFacts:
     def readers(self) -> Mapping[str, dict[int, str]]:
         """`sample_readers` by qualified name: position -> parameter name."""
         return {name: dict(params) for name, params in self.sample_readers}
+
+    @cached_property
+    def picklers(self) -> Mapping[str, tuple[PickledParam, ...]]:
+        """`pickling` by qualified name."""
+        return dict(self.pickling)
 
     @property
     def in_program(self) -> bool:

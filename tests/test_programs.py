@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -110,7 +111,11 @@ def test_config_conditioned_penalty_runs_under_torchrun(
     migrated (its DataParallel module reached through `import_class('...')`, st-gcn's shape)
     and import_helper_subproject migrated (the helper in the installable sub-project
     mylib/, installed as `pip install -e mylib` would: its folder on the path), and
-    import_helper_installed migrated (the helper from a library outside the project)."""
+    import_helper_installed migrated (the helper from a library outside the project), and
+    wrapper_pickled_via_helper migrated (class W2: the wrapped model handed to another
+    module's save_checkpoint(), which pickles it whole in a dict): its checkpoint loads in
+    a plain `python` process, holds the inner model with rank 0's final weights, and those
+    are the weights the original's DataParallel checkpoint held (_assert_inner_pickled)."""
     program = tmp_path / "program"
     shutil.copytree(PROGRAMS / "gan_gp_config" / "expected", program)
     helper = tmp_path / "helper"
@@ -130,6 +135,9 @@ def test_config_conditioned_penalty_runs_under_torchrun(
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
     scripts = [program / "main.py", helper / "main.py", subproject / "main.py"]
     scripts.append(installed / "main.py")
+    pickled = tmp_path / "pickled"
+    shutil.copytree(PROGRAMS / "wrapper_pickled_via_helper" / "expected", pickled)
+    scripts.append(pickled / "train.py")
     prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     launch = _launch(prefix, tmp_path / "out", scripts)
     for script in scripts:
@@ -137,6 +145,53 @@ def test_config_conditioned_penalty_runs_under_torchrun(
     for script in (subproject / "main.py", installed / "main.py"):
         assert "final done" in launch.logs(script, 0)
         assert "final done" not in launch.logs(script, 1)
+    _assert_inner_pickled(tmp_path, launch.logs(pickled / "train.py", 0))
+
+
+#: Loads W2's checkpoints as a user would, in a process with no process group.
+_LOAD = """
+import pickle, sys, torch
+for path in sys.argv[1:]:
+    c = torch.load(path, weights_only=False)
+    m = c["model"]
+    print(type(m).__name__, [round(v, 5) for v in m.weight.flatten().tolist()])
+with open("weights.pkl", "rb") as f:
+    print("pickled", type(pickle.load(f)["model"]).__name__)
+"""
+
+
+def _assert_inner_pickled(tmp_path: Path, rank0: str) -> None:
+    """wrapper_pickled_via_helper, run under torchrun by the shared launch (`rank0`: what
+    rank 0 printed): the migrated checkpoint loads without a process group and holds the
+    inner nn.Linear with rank 0's final weights, equal to those in the DataParallel object
+    that the original (run here with plain python) pickled."""
+    original = tmp_path / "pickled_original"
+    shutil.copytree(PROGRAMS / "wrapper_pickled_via_helper" / "input", original)
+    ran = subprocess.run(
+        [sys.executable, "train.py"], cwd=original, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    workdir = tmp_path / "out" / "pickled" / "train"
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOAD, str(workdir / "checkpoint.tar")],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    migrated, pickled_line = loaded.stdout.splitlines()
+    assert pickled_line == "pickled Linear"
+    kind, weights = migrated.split(" ", 1)
+    assert kind == "Linear", migrated
+    final = re.search(r"^final (\[.*\])$", rank0, re.M)
+    assert final is not None, rank0
+    assert weights == final.group(1)
+    want = re.search(r"^final (\[.*\])$", ran.stdout, re.M)
+    assert want is not None, ran.stdout
+    got_values = [float(v) for v in weights.strip("[]").split(",")]
+    want_values = [float(v) for v in want.group(1).strip("[]").split(",")]
+    assert got_values == pytest.approx(want_values, abs=2e-5)
 
 
 def test_there_are_program_fixtures() -> None:

@@ -36,6 +36,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.facts import (
     HelperDraw,
     ModelClass,
+    PickledParam,
     ProgramFacts,
     ProgramHints,
     ProgramLoaders,
@@ -54,7 +55,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
-from dp2ddp.program.project import Project, RecordingUniformity
+from dp2ddp.program.project import Project, RecordingUniformity, others
 from dp2ddp.program.reexports import ProgramReexports
 from dp2ddp.program.unreached import unreached_notes
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
@@ -321,6 +322,7 @@ class _Told:
         self._hints: dict[str, ProgramHints] | None = None
         self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
         self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
+        self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -359,8 +361,7 @@ class _Told:
             # hold 1,700 modules and thousands of drawing helpers, and new pairs for each
             # module took memory quadratic in the program.
             self._draws = tuple(draws.items())
-        prefix = f"{module.name}."
-        return tuple(item for item in self._draws if not item[0].startswith(prefix))
+        return others(self._draws, module)
 
     def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
         """The program's nn.Module classes, with what may leave parameters of each without
@@ -426,6 +427,7 @@ class _Told:
             self.wrap_functions() if gate and models else (),
             self.sample_readers(module) if draws else (),
             self.seeded_streams() if in_program else None,
+            self.pickling(module) if gate else (),
         )
 
     def seeded_streams(self) -> frozenset[str]:
@@ -439,28 +441,35 @@ class _Told:
             )
         return self._seeded
 
+    def pickling(self, module: ProgramModule) -> tuple[tuple[str, tuple[PickledParam, ...]], ...]:
+        """Functions of the program's other modules that pickle a parameter whole
+        (ProgramFacts.pickling: class W2), read from the tree each module's migration uses."""
+        if self._pickling is None:
+            from dp2ddp.transforms.analysis.pickled_params import module_pickled_params as find
+
+            self._pickling = self.project.per_module(
+                self.program.modules,
+                "pickled_params",
+                lambda m: find(
+                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return others(self._pickling, module)
+
     def sample_readers(
         self, module: ProgramModule
     ) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
         """Functions of the program's other modules that only read samples from a loader
-        they are given (ProgramFacts.sample_readers), each module read once a project."""
+        they are given (ProgramFacts.sample_readers)."""
         if self._sample_readers is None:
-            from dp2ddp.transforms.shared_draws.whole_reads import module_sample_readers
+            from dp2ddp.transforms.shared_draws.whole_reads import module_sample_readers as find
 
-            found: dict[str, tuple[tuple[int, str], ...]] = {}
-            for each in self.program.modules:
-                key = ("sample_readers", each.real, each.name)
-                found.update(
-                    self.project.remembered(
-                        key,
-                        partial(
-                            module_sample_readers, each.name, each.source.text, each.passing_tree
-                        ),
-                    )
-                )
-            self._sample_readers = tuple(sorted(found.items()))
-        prefix = f"{module.name}."
-        return tuple(item for item in self._sample_readers if not item[0].startswith(prefix))
+            self._sample_readers = self.project.per_module(
+                self.program.modules,
+                "sample_readers",
+                lambda m: find(m.name, m.source.text, m.passing_tree),
+            )
+        return others(self._sample_readers, module)
 
     def wrap_functions(self) -> tuple[str, ...]:
         """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""

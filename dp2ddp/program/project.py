@@ -23,7 +23,7 @@ Nothing here is global: a Project lives for one run (one `plan_paths` / `plan_pr
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -192,6 +192,24 @@ class Project:
             )
         return found
 
+    def per_module(
+        self,
+        modules: Sequence[ProgramModule],
+        kind: str,
+        find: Callable[[ProgramModule], dict[str, _T]],
+    ) -> tuple[tuple[str, _T], ...]:
+        """`find`'s facts (by qualified name) of every module of `modules`, each module's
+        computed once a project (`kind` names the fact)."""
+        found: dict[str, _T] = {}
+        for each in modules:
+            key = (kind, each.real, each.name, each.path)
+            found.update(self.remembered(key, partial(find, each)))
+        return tuple(sorted(found.items()))
+
+    def parsed_or_none(self, module: ProgramModule) -> cst.Module | None:
+        """The module's tree (parsed once, see tree); None where it does not parse."""
+        return self._tree_or_none(module)
+
     def _tree_or_none(self, module: ProgramModule) -> cst.Module | None:
         try:
             return self.tree(module)
@@ -233,3 +251,9 @@ def _key(module: ProgramModule, facts: ProgramFacts) -> tuple[str, str, ProgramF
     """What a module's migration depends on besides its uniformity answers: its text (one
     a run, by real path), the path it is shown as, its facts, and whether it may ask."""
     return (module.real, module.path, facts, facts.uniform is None)
+
+
+def others(items: tuple[tuple[str, _T], ...], module: ProgramModule) -> tuple[tuple[str, _T], ...]:
+    """`items` less `module`'s own (keyed by qualified names `module.name.x`)."""
+    prefix = f"{module.name}."
+    return tuple(item for item in items if not item[0].startswith(prefix))

@@ -28,8 +28,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
-  `torch.save(net, path)` of a name bound only to the wrap saves `net.module` instead
-  (see hazards.pickled).
+  `torch.save(net, path)` (or a dict/list holding `net`) where the wrap is proved to reach
+  the save saves `net.module` instead (see hazards.pickled); so does a call passing `net`
+  to a function that only pickles that parameter whole (analysis/pickled_params.py, W2).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
@@ -41,9 +42,11 @@ with DP023, by its own pass: transforms/gradient_penalty.py.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import libcst as cst
 
+from dp2ddp.facts import PickledParam
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
@@ -55,13 +58,19 @@ from dp2ddp.transforms.analysis.batch_noise import (
     is_batch_noise,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.pickled_params import (
+    PICKLERS,
+    module_picklers,
+    saved_object,
+    whole_parts,
+)
 from dp2ddp.transforms.hazards.backward import second_backwards
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import pair_losses
-from dp2ddp.transforms.hazards.pickled import only_wrapped
+from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
     FunctionStateMutations,
@@ -122,6 +131,12 @@ class FlagHazards(MigrationTransform):
         self._batch_sizes = BatchSizes()
         #: `torch.save(net, path)` calls that save `net.module` instead (hazards.pickled).
         self._inner_saves: set[cst.Call] = set()
+        #: Wrapped names pickled whole that are saved as their `.module` instead: in a
+        #: container literal saved here, or passed to a function that only pickles that
+        #: parameter (class W2, analysis/pickled_params.py).
+        self._inner_values: set[cst.CSTNode] = set()
+        #: This module's top-level functions that pickle a parameter whole, once.
+        self._own_picklers: dict[str, tuple[PickledParam, ...]] | None = None
         self._module: cst.Module | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
@@ -172,6 +187,18 @@ class FlagHazards(MigrationTransform):
         return updated_node.with_changes(
             args=[first.with_changes(value=scaled), *updated_node.args[1:]]
         )
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        if self._inner_values and original_node in self._inner_values:
+            return cst.Attribute(value=updated_node, attr=cst.Name("module"))
+        return updated_node
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        if self._inner_values and original_node in self._inner_values:
+            return cst.Attribute(value=updated_node, attr=cst.Name("module"))
+        return updated_node
 
     def leave_BinaryOperation(
         self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
@@ -232,7 +259,11 @@ class FlagHazards(MigrationTransform):
         `self.model`) itself: that name anywhere in it but as the object of an attribute
         (`model.module`, `model.state_dict()`) or of a call (`model(x)`), or the argument
         of a call that reads it (`model.state_dict` through a helper is not proved: a call
-        of a function other than a container's constructor is skipped)."""
+        of a function other than a container's constructor is skipped). Where it is the
+        saved object itself, or an element of a plain container saved with it (`{'model':
+        model, 'epoch': e}`), and proved the wrapper there (_proved_wrapper), its `.module`
+        is saved instead: what the original's DataParallel held, loadable anywhere."""
+        parts = set(whole_parts(saved, self.qualified_names))
         for node in walk(saved):
             if (
                 not isinstance(node, (cst.Name, cst.Attribute))
@@ -255,18 +286,17 @@ class FlagHazards(MigrationTransform):
                 ):
                     continue
             held = self.code(node)
-            if (
-                saved is node
-                and self._module is not None
-                and only_wrapped(self._module, held, self._is_wrap)
-            ):
-                self._inner_saves.add(save)
+            if node in parts and self._proved_wrapper(node):
+                if saved is node:
+                    self._inner_saves.add(save)
+                else:
+                    self._inner_values.add(node)
                 self.record(
-                    save,
-                    f"torch.save({held}.module, ...): the file holds the inner model, loadable "
+                    node,
+                    f"torch.save of {held}.module: the file holds the inner model, loadable "
                     "without a process group (the DDP object would need one)",
                 )
-                return
+                continue
             where = held if saved is node else f"{held} in {self.code(saved)[:60]}"
             self.warn(
                 save,
@@ -274,6 +304,98 @@ class FlagHazards(MigrationTransform):
                 f"{where}: the file would hold the DDP object, which loads only in a process group",
             )
             return
+
+    def _imported_pickler(self, names: set[str]) -> tuple[PickledParam, ...]:
+        """Another module's function that pickles a parameter whole, by qualified name; a
+        relative one (`.ckpt.save_checkpoint`, as `from .ckpt import save_checkpoint`
+        spells it) by the program's names ending so. Where several do, which is called is
+        not known: the first one's parameters, none proved only pickled (DP070, not
+        `.module`)."""
+        picklers = self.state.facts.picklers
+        found = [picklers[n] for n in sorted(names) if n in picklers]
+        if found:
+            return found[0]
+        for name in sorted(names):
+            if name.startswith("."):
+                tail = "." + name.lstrip(".")
+                found.extend(picklers[n] for n in sorted(picklers) if n.endswith(tail))
+        if len(found) > 1:
+            return tuple(replace(p, only=False) for p in found[0])
+        return found[0] if found else ()
+
+    def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
+        """`node` (a wrapped name) holds the wrapper where it is read: every binding of it
+        in the module is a wrap (only_wrapped), or the one binding reaching it is
+        (wrap_reaches)."""
+        if self._module is None:
+            return False
+        held = self.code(node)
+        if only_wrapped(self._module, held, self._is_wrap):
+            return True
+        return isinstance(node, cst.Name) and wrap_reaches(node, self.parent, self._is_wrap)
+
+    def _check_pickling_call(self, call: cst.Call) -> None:
+        """A wrapped model passed to a function that pickles that parameter whole (class
+        W2, analysis/pickled_params.py: this module's own top-level functions, or another
+        module's from ProgramFacts.pickling): where the function only pickles it (or reads
+        its state_dict) and the argument is proved the wrapper, the call passes its
+        `.module`, which the file then holds as the original's DataParallel held the same
+        weights; else DP070 at the call, naming the function's save."""
+        if self._module is None:
+            return
+        params: tuple[PickledParam, ...] = ()
+        function = self.code(call.func)
+        if isinstance(call.func, cst.Name):
+            if self._own_picklers is None:
+                self._own_picklers = module_picklers(
+                    self._module, self.qualified_names, self.parent, lambda n: self._position(n)[0]
+                )
+            params = self._own_picklers.get(call.func.value, ())
+        if not params and self.state.facts.pickling:
+            params = self._imported_pickler(self.qualified_names(call.func))
+        if not params:
+            return
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return  # which parameter each later argument meets is not known
+            value = arg.value
+            if not isinstance(value, (cst.Name, cst.Attribute)):
+                continue
+            held = self.code(value)
+            if held not in self._wrapped:
+                continue
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            param = next(
+                (
+                    p
+                    for p in params
+                    if (p.name == keyword if keyword is not None else p.position == index)
+                ),
+                None,
+            )
+            if param is None:
+                continue
+            if param.only and self._proved_wrapper(value):
+                self._inner_values.add(value)
+                self.record(
+                    value,
+                    f"{function}({held}.module, ...): {function}() pickles {param.name} whole "
+                    f"at {param.where()}; the file holds the inner model, loadable without a "
+                    "process group",
+                )
+                continue
+            why = (
+                f" ({held} is not proved to be the wrapper at this call)"
+                if param.only
+                else " and does more with it (a use other than pickling it, or a module container)"
+            )
+            self.warn(
+                call,
+                "DP070",
+                f"{held} passed to {function}() as {param.name}, which pickles it whole at "
+                f"{param.where()}{why}: the file would hold the DDP object, which loads only "
+                "in a process group",
+            )
 
     def _is_wrap(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
@@ -360,8 +482,13 @@ class FlagHazards(MigrationTransform):
             target = wrap_target(node, self)
             if target is not None:
                 self._wrapped.add(target)
-        if "torch.save" in names and node.args and self._wrapped:
-            self._check_pickled_wrapper(node, node.args[0].value)
+        if self._wrapped and node.args:
+            if names & PICKLERS:
+                saved = saved_object(node)
+                if saved is not None:
+                    self._check_pickled_wrapper(node, saved)
+            else:
+                self._check_pickling_call(node)
         self._losses.check_call(node, names)
         self._means.check_call(node, names)
         if self._in_training_loop():

@@ -80,3 +80,136 @@ def _wraps(value: cst.BaseExpression, is_wrap: Callable[[cst.Call], bool], held:
     if moved and isinstance(value, (cst.Name, cst.Attribute)) and code_of(value) == held:
         return True
     return isinstance(value, cst.Call) and is_wrap(value)
+
+
+def wrap_reaches(
+    use: cst.Name,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    is_wrap: Callable[[cst.Call], bool],
+) -> bool:
+    """The one binding of `use`'s name that reaches it is a DataParallel wrap (class W2's
+    `model = nn.Linear(4, 2)` then `model = nn.DataParallel(model)`, where only_wrapped
+    fails): the nearest binding before `use` in the blocks around it, within its function,
+    is a statement `name = DataParallel(...)`, or the wrapper moved (`name = name.to(d)`,
+    which holds what reaches it: then the same is asked of that statement), and nothing
+    binds the name after the wrap anywhere in the function but those moves (no later
+    assignment, loop target, `global`/`nonlocal`, nested scope's rebinding), so no other
+    value can reach `use`, whatever the branches and loops. A wrap in one branch of an `if`
+    (foamliu/Transformer's resume: `else: model = checkpoint['model']`) is not in a block
+    around the use: not proved."""
+    held = use.value
+    wrap: cst.CSTNode | None = None
+    moves: list[cst.CSTNode] = []
+    node: cst.CSTNode = use
+    while wrap is None:
+        above = parent(node)
+        if above is None or isinstance(above, (cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(above, (cst.IndentedBlock, cst.Module)) and node in above.body:
+            index = list(above.body).index(node)  # type: ignore[arg-type]
+            for statement in reversed(above.body[:index]):
+                if not any(_binds(n, held) for n in walk(statement)):
+                    continue
+                kind = _binding_kind(statement, held, is_wrap)
+                if kind == "wrap":
+                    wrap = statement
+                    break
+                if kind != "move":
+                    return False
+                moves.append(statement)
+        if isinstance(above, (cst.FunctionDef, cst.Module)) and wrap is None:
+            return False
+        node = above
+    while not isinstance(node, (cst.FunctionDef, cst.Module)):
+        found = parent(node)
+        if found is None:
+            return False
+        node = found
+    after = False
+    for each in walk(node):
+        if each is wrap:
+            after = True
+            continue
+        if isinstance(each, (cst.Global, cst.Nonlocal)) and _names(each, held):
+            return False
+        if (
+            after
+            and _binds(each, held)
+            and not any(_within(each, kept, parent) for kept in (wrap, *moves))
+        ):
+            return False
+    return after
+
+
+def _binding_kind(
+    statement: cst.CSTNode, held: str, is_wrap: Callable[[cst.Call], bool]
+) -> str | None:
+    """ "wrap": `held = DataParallel(...)` (moved or not); "move": `held = held.to(d)`;
+    None: another binding."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and assign.targets[0].target.value == held
+    ):
+        return None
+    value, moved = assign.value, False
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MOVES
+    ):
+        value, moved = value.func.value, True
+    if isinstance(value, cst.Call) and is_wrap(value):
+        return "wrap"
+    if moved and isinstance(value, cst.Name) and value.value == held:
+        return "move"
+    return None
+
+
+def _within(
+    node: cst.CSTNode, root: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]
+) -> bool:
+    found: cst.CSTNode | None = node
+    while found is not None:
+        if found is root:
+            return True
+        found = parent(found)
+    return False
+
+
+def _binds(node: cst.CSTNode, held: str) -> bool:
+    """`node` binds the name `held` (an assignment's, loop's, `with`'s, walrus's,
+    handler's, import's or definition's target, a parameter, a `del`)."""
+    targets: list[cst.CSTNode] = []
+    if isinstance(node, cst.AssignTarget):
+        targets.append(node.target)
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+        targets.append(node.target)
+    elif isinstance(node, (cst.For, cst.CompFor)):
+        targets.append(node.target)
+    elif isinstance(node, cst.AsName):
+        targets.append(node.name)
+    elif isinstance(node, cst.Del):
+        targets.append(node.target)
+    elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        return node.name.value == held
+    elif isinstance(node, cst.ImportAlias):
+        return node.asname is None and code_of(node.name).split(".", 1)[0] == held
+    elif isinstance(node, cst.ImportStar):
+        return True
+    return any(held in _target_names(target) for target in targets)
+
+
+def _target_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment target binds (an attribute or subscript binds none)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
