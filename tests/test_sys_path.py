@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from dp2ddp.program.sys_path import resolve_edits, sys_path_edits
+from dp2ddp.program.sys_path import PathEdit, path_facts, resolve_edits, sys_path_edits
 
 FILE = "/repo/tools/_init_paths.py"
 
 
 def edits(source: str) -> list[tuple[bool, str]]:
-    return list(sys_path_edits(ast.parse(source), FILE))
+    return [(e.in_front, e.folder) for e in sys_path_edits(ast.parse(source), FILE)]
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,11 @@ def test_unknown_edits_are_not_guessed(source: str) -> None:
 def test_resolved_against_the_root_and_kept_only_when_the_folder_exists(tmp_path: Path) -> None:
     (tmp_path / "lib").mkdir()
     front, back = resolve_edits(
-        ((True, "lib"), (False, str(tmp_path / "tools" / ".." / "lib")), (False, "missing")),
+        (
+            PathEdit(True, "lib"),
+            PathEdit(False, str(tmp_path / "tools" / ".." / "lib")),
+            PathEdit(False, "missing"),
+        ),
         str(tmp_path),
     )
     assert front == [str(tmp_path / "lib")]
