@@ -177,7 +177,7 @@ def _hidden(
     index, module = first
     edit = module.unfollowed_edits[0]
     shown = "; ".join(
-        f"`import {n}` ({at}) while {resolver.shown(c)} exists" for n, at, c in names[:_SHOWN]
+        f"`import {n}` ({at}), while {resolver.shown(c)} exists" for n, at, c in names[:_SHOWN]
     )
     if len(names) > _SHOWN:
         shown += f" (and {len(names) - _SHOWN} more)"
@@ -185,9 +185,9 @@ def _hidden(
         index,
         edit.line,
         edit.col,
-        f"`{edit.code}` changes sys.path in a way dp2ddp does not follow, and the program "
-        f"imports modules it cannot find in its files: {shown}; if they are those, they "
-        "are not migrated: their writes, prints and loaders run on every rank",
+        f"`{edit.code}` changes sys.path in a way dp2ddp does not follow, and no file of "
+        f"the program answers {shown}: if the program imports that code, it is not "
+        "migrated: its writes, prints and loaders run on every rank",
     )
 
 

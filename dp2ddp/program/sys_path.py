@@ -72,7 +72,7 @@ def path_facts(
     among them (each call counted once: an edit is followed or it is listed)."""
     followed: set[int] = set()
     edits = _edits(tree, file, followed)
-    return tuple(edits), tuple(_unfollowed(tree, followed))
+    return tuple(edits), tuple(sorted(_unfollowed(tree, followed)))
 
 
 def _edits(tree: ast.Module, file: str, followed: set[int]) -> list[PathEdit]:
