@@ -110,7 +110,7 @@ def incomplete(
     """DP076 findings of a program whose modules edit sys.path (see the module docstring).
     `modules`: each module with its absolute path; `base`: the root before widening."""
     found = list(_outside(graph, resolver, modules, base))
-    hidden = _hidden(graph, resolver, modules)
+    hidden = _hidden(graph, resolver, modules, base)
     if hidden is not None:
         found.append(hidden)
     return tuple(found)
@@ -154,11 +154,32 @@ def _outside(
 
 
 def _hidden(
-    graph: ImportGraph, resolver: Resolver, modules: Sequence[tuple[ProgramModule, str]]
+    graph: ImportGraph,
+    resolver: Resolver,
+    modules: Sequence[tuple[ProgramModule, str]],
+    base: str,
 ) -> Incomplete | None:
-    """An unfollowed sys.path change and imports of names no file of the program has while
-    a project module of that name lies nearby: one finding, at the first such change."""
-    first = next(((i, m) for i, (m, _) in enumerate(modules) if m.unfollowed_edits), None)
+    """An unfollowed sys.path change (or an edit whose folder does not exist where it was
+    computed: the working folder may not be the one taken) and imports of names no file of
+    the program has while a project module of that name lies nearby: one finding, at the
+    first such change."""
+    first = None
+    for index, (module, _) in enumerate(modules):
+        missing = [
+            (e.line, e.col, f"the folder this line puts on sys.path, {e.folder!r}, does not "
+             "exist" + ("" if os.path.isabs(e.folder) else f" in {base} (the working folder "
+                        "taken: the project root)"))
+            for e in module.path_edits
+            if resolve_edit(e, base) is None
+        ]  # fmt: skip
+        unfollowed = [
+            (u.line, u.col, f"`{u.code}` changes sys.path in a way dp2ddp does not follow")
+            for u in module.unfollowed_edits
+        ]
+        changes = sorted((*unfollowed, *missing))
+        if changes:
+            first = (index, changes[0])
+            break
     if first is None:
         return None
     names: list[tuple[str, str, str]] = []  # (name, where it is imported, what lies nearby)
@@ -174,8 +195,7 @@ def _hidden(
                 names.append((name, f"{module.path}:{_import_line(module, name)}", candidate))
     if not names:
         return None
-    index, module = first
-    edit = module.unfollowed_edits[0]
+    index, (line, col, lead) = first
     shown = "; ".join(
         f"`import {n}` ({at}), while {resolver.shown(c)} exists" for n, at, c in names[:_SHOWN]
     )
@@ -183,11 +203,10 @@ def _hidden(
         shown += f" (and {len(names) - _SHOWN} more)"
     return Incomplete(
         index,
-        edit.line,
-        edit.col,
-        f"`{edit.code}` changes sys.path in a way dp2ddp does not follow, and no file of "
-        f"the program answers {shown}: if the program imports that code, it is not "
-        "migrated: its writes, prints and loaders run on every rank",
+        line,
+        col,
+        f"{lead}, and no file of the program answers {shown}: if the program imports that "
+        "code, it is not migrated: its writes, prints and loaders run on every rank",
     )
 
 
