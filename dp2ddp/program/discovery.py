@@ -400,6 +400,8 @@ class ImportGraph:
         self._real: dict[str, str] = {}
         #: Each module's import calls, scanned once (DynamicImports.memo).
         self.dynamic_memo = DynamicMemo()
+        #: The folders near each root (search_path.neighbourhood), listed once a root.
+        self.near: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
 
     # -- files --------------------------------------------------------------------------
     def realpath(self, path: str) -> str:

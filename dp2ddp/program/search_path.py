@@ -230,8 +230,14 @@ _Folder = tuple[str, frozenset[str], frozenset[str]]
 def neighbourhood(graph: ImportGraph, root: str) -> list[_Folder]:
     """The folders a module the program imports may lie in, nearby: those under `root`
     (the bounded walk discovery shares), then the folders up to _LEVELS_ABOVE above it and
-    their sub-folders; each listed once."""
-    return [*graph.folders(root), *((f, *_entries(f)) for f in _above(root))]
+    their sub-folders; each listed once, and once a run (the graph keeps them)."""
+    found = graph.near.get(root)
+    if found is None:
+        found = graph.near[root] = [
+            *graph.folders(root),
+            *((f, *_entries(f)) for f in _above(root)),
+        ]
+    return found
 
 
 def nearby(region: list[_Folder], name: str) -> str | None:
