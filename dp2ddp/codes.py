@@ -673,6 +673,23 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the loss itself). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP071`.",
     ),
+    "DP076": (
+        "the program may reach project code dp2ddp does not migrate",
+        "The program's modules change sys.path, and dp2ddp cannot show which files its "
+        "imports then reach. It follows a folder put on sys.path when it can compute it "
+        "(built from `__file__`, `os.path`/pathlib calls, literals: HRNet's "
+        "`_init_paths.py` inserting `osp.join(this_dir, '..', 'lib')`) and widens the "
+        "project root to cover it; here either an import reaches, through such an edit, a "
+        "file outside the project root (an absolute folder of one machine, or one above "
+        "the home folder), or a sys.path change it does not follow (a folder known at run "
+        "time only, `sys.path = ...`, an edit in a function) comes with an import that "
+        "resolves to no file of the program while a project module of that name lies "
+        "nearby. If the program imports that code, it is not migrated: its file writes, "
+        "prints and DataLoaders run on every rank as written. Make the edit computable "
+        "(a path built from `__file__`), or migrate that module yourself (its writes "
+        "under `if ddp_is_main():`, its loaders sharded), then silence the warning with "
+        "`# noqa: DP076` on the line it names.",
+    ),
 }
 
 

@@ -45,6 +45,7 @@ PROGRAMS = {
     "figures_through_imported_logger": ("main.py",),
     "lm_flattened_targets": ("main.py",),
     "gathered_batch_other_module": ("train.py",),
+    "init_paths_parent_dir": ("scripts/train_pose.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -778,6 +779,23 @@ def test_factory_in_another_module_shards_training_only(
         status = _status(out, scripts["loader_factory_other_module/train.py"], rank)
         assert status["ok"], console[-6000:]
         assert status["indices_by_size"] == {"32": 32, "12": 24, "10": 10}, status
+
+
+def test_packages_put_on_sys_path_by_init_paths_write_once(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """Class Y1 (docs/real-world.md, stop 30, vision): no root marker, and `_init_paths`
+    puts the entry's parent folder and `../lib` on sys.path (pytorch-pose's and HRNet's
+    layouts). The packages found there are migrated (the root widens to cover them), so
+    their appends run on rank 0 only: as many lines as the original wrote (before: the
+    packages were not followed, every rank appended, 4 lines for 2)."""
+    out, scripts, console = launch
+    script = scripts["init_paths_parent_dir/scripts/train_pose.py"]
+    for rank in (0, 1):
+        assert _status(out, script, rank)["ok"], console[-6000:]
+    workdir = out / "runs" / "scripts" / "train_pose"
+    assert (workdir / "log.txt").read_text() == "epoch 0 done\nepoch 1 done\n"
+    assert (workdir / "summary.txt").read_text() == "finished\n"
 
 
 def test_checkpoint_saved_in_another_module_is_read_whole(

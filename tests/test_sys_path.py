@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from dp2ddp.program.sys_path import resolve_edits, sys_path_edits
+from dp2ddp.program.discovery import discover_program
+from dp2ddp.program.sys_path import PathEdit, path_facts, resolve_edits, sys_path_edits
 
 FILE = "/repo/tools/_init_paths.py"
 
 
 def edits(source: str) -> list[tuple[bool, str]]:
-    return list(sys_path_edits(ast.parse(source), FILE))
+    return [(e.in_front, e.folder) for e in sys_path_edits(ast.parse(source), FILE)]
 
 
 @pytest.mark.parametrize(
@@ -81,8 +82,118 @@ def test_unknown_edits_are_not_guessed(source: str) -> None:
 def test_resolved_against_the_root_and_kept_only_when_the_folder_exists(tmp_path: Path) -> None:
     (tmp_path / "lib").mkdir()
     front, back = resolve_edits(
-        ((True, "lib"), (False, str(tmp_path / "tools" / ".." / "lib")), (False, "missing")),
+        (
+            PathEdit(True, "lib"),
+            PathEdit(False, str(tmp_path / "tools" / ".." / "lib")),
+            PathEdit(False, "missing"),
+        ),
         str(tmp_path),
     )
     assert front == [str(tmp_path / "lib")]
     assert back == [os.path.normpath(tmp_path / "lib")]
+
+
+def test_an_edit_is_anchored_unless_it_is_an_absolute_literal() -> None:
+    source = (
+        "import os, sys\nhere = os.path.dirname(__file__)\nfixed = '/opt/shared'\n"
+        "sys.path.insert(0, os.path.join(here, '..'))\nsys.path.append('lib')\n"
+        "sys.path.append(fixed)\nsys.path.extend([os.path.join(here, 'a'), '/srv/b'])\n"
+    )
+    found = [(e.folder, e.anchored, e.line) for e in sys_path_edits(ast.parse(source), FILE)]
+    assert found == [
+        ("/repo/tools/..", True, 4),
+        ("lib", True, 5),
+        ("/opt/shared", False, 6),
+        ("/repo/tools/a", True, 7),
+        ("/srv/b", False, 7),
+    ]
+
+
+def test_changes_not_followed_are_listed_with_their_line() -> None:
+    source = (
+        "import os, sys, site\n"
+        "def add_path(p):\n    sys.path.insert(0, p)\n"
+        "add_path(os.path.dirname(__file__))\n"  # followed
+        "sys.path.append(args.lib)\n"  # known at run time only
+        "def main():\n    add_path(cfg.root)\n    sys.path.append('x')\n"
+        "sys.path = ['a'] + sys.path\n"
+        "site.addsitedir(os.environ['SITE'])\n"
+    )
+    edits, unfollowed = path_facts(ast.parse(source), FILE)
+    assert [e.folder for e in edits] == ["/repo/tools"]
+    assert [(u.line, u.code) for u in unfollowed] == [
+        (5, "sys.path.append(args.lib)"),
+        (7, "add_path(cfg.root)"),
+        (8, "sys.path.append('x')"),
+        (9, "sys.path = ['a'] + sys.path"),
+        (10, "site.addsitedir(os.environ['SITE'])"),
+    ]
+
+
+def _project(tmp_path: Path, init_paths: str) -> Path:
+    """scripts/train.py importing `_init_paths` (given) then `pkg.io`; no root marker."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "_init_paths.py").write_text(init_paths)
+    (tmp_path / "scripts" / "train.py").write_text("import _init_paths\nfrom pkg.io import log\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "io.py").write_text("def log(p):\n    open(p, 'a').write('x')\n")
+    return tmp_path / "scripts" / "train.py"
+
+
+def test_the_root_widens_to_the_folder_an_anchored_edit_reaches(tmp_path: Path) -> None:
+    entry = _project(
+        tmp_path,
+        "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\n",
+    )
+    program = discover_program(str(entry))
+    assert program.root == str(tmp_path / "scripts")  # the root as found: no marker
+    assert program.files_root == str(tmp_path)
+    assert [os.path.relpath(m.real, tmp_path) for m in program.modules] == [
+        "scripts/train.py",
+        "scripts/_init_paths.py",
+        "pkg/__init__.py",
+        "pkg/io.py",
+    ]
+    assert program.incomplete == ()
+
+
+def test_an_import_outside_the_root_is_said(tmp_path: Path) -> None:
+    """An absolute folder of one machine: not a widening; the import reaching it is DP076."""
+    entry = _project(tmp_path, f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\n")
+    program = discover_program(str(entry))
+    assert program.files_root == str(tmp_path / "scripts")
+    assert [m.name for m in program.modules] == ["train", "_init_paths"]
+    (gap,) = program.incomplete
+    assert (gap.module, gap.line, gap.col) == (1, 2, 1)
+    assert "`import pkg` in " in gap.detail and "outside the program's root" in gap.detail
+
+
+def test_the_root_never_widens_to_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    entry = _project(tmp_path, "import sys\nfrom pathlib import Path\n"
+                     "sys.path.append(str(Path(__file__).parent.parent))\n")  # fmt: skip
+    program = discover_program(str(entry))
+    assert program.files_root == str(tmp_path / "scripts")
+    (gap,) = program.incomplete
+    assert gap.line == 3 and "outside the program's root" in gap.detail
+
+
+def test_an_unfollowed_change_with_a_module_nearby_is_said(tmp_path: Path) -> None:
+    entry = _project(tmp_path, "import os, sys\nsys.path.insert(0, os.environ['ROOT'])\n")
+    program = discover_program(str(entry))
+    (gap,) = program.incomplete
+    assert (gap.module, gap.line) == (1, 2)
+    assert "`import pkg` (" in gap.detail and f"{tmp_path / 'pkg'} exists" in gap.detail
+
+
+def test_an_unfollowed_change_without_a_module_nearby_is_not_said(tmp_path: Path) -> None:
+    base = tmp_path / "deep" / "er"  # the folders above it hold nothing else
+    base.mkdir(parents=True)
+    entry = _project(base, "import os, sys\nsys.path.insert(0, os.environ['ROOT'])\n")
+    (base / "pkg" / "io.py").unlink()
+    (base / "pkg" / "__init__.py").unlink()
+    (base / "pkg").rmdir()
+    assert discover_program(str(entry)).incomplete == ()

@@ -462,6 +462,73 @@ def test_the_copy_never_copies_itself(tmp_path: Path) -> None:
     assert not (copy / "work" / "project").exists()
 
 
+def _git_marked_project(tmp_path: Path) -> Path:
+    """.git is the only root marker; scripts/train.py puts `lib` (relative to the working
+    folder, the root) on sys.path and imports lib/pkg/io.py, which appends to a file."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "scripts").mkdir()
+    (root / "lib" / "pkg").mkdir(parents=True)
+    (root / "lib" / "pkg" / "__init__.py").write_text("")
+    (root / "lib" / "pkg" / "io.py").write_text(
+        "def log_line(path, text):\n    with open(path, 'a') as f:\n        f.write(text)\n"
+    )
+    entry = root / "scripts" / "train.py"
+    entry.write_text(
+        "import sys\n\nimport torch\nimport torch.nn as nn\n\nsys.path.insert(0, 'lib')\n"
+        "from pkg.io import log_line  # noqa: E402\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 1))\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "loss = model(torch.randn(8, 4)).sum()\nloss.backward()\nopt.step()\n"
+        "log_line('log.txt', 'done\\n')\n"
+    )
+    return entry
+
+
+def test_verify_migrates_the_program_migrate_migrates(tmp_path: Path) -> None:
+    """V1 (docs/real-world.md, stop 30): the copy leaves .git out, its only root marker; the
+    copy's migration must still take the folder migrate took for the root, and migrate the
+    same files (before: the entry's folder, `lib` not found, lib/pkg/io.py left as it was
+    and its append run by every rank: a false NOT EQUIVALENT)."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.program.folder import plan_paths
+    from dp2ddp.verify.project import migrate_copy
+
+    entry = _git_marked_project(tmp_path)
+    root = entry.parent.parent
+    plan = plan_paths([str(entry)], (), MigrateOptions())
+    by_migrate = sorted(os.path.relpath(p, root) for p in plan.changed_paths())
+    assert by_migrate == ["lib/pkg/io.py", "scripts/_dp2ddp.py", "scripts/train.py"]
+    project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
+    assert project.root == root.resolve()
+    assert not (project.copy / ".git").exists()
+    assert sorted(project.files) == by_migrate
+    assert "ddp_is_main()" in (project.copy / "lib" / "pkg" / "io.py").read_text()
+    assert entry.read_text().count("DataParallel") == 1  # the user's files are only read
+
+
+def test_verify_copies_the_folders_the_program_reaches(tmp_path: Path) -> None:
+    """Without a root marker the root is the entry's folder; `_init_paths` puts its parent
+    on sys.path (Y1): verify copies and migrates the widened root, as migrate does."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.project import migrate_copy
+
+    entry = _git_marked_project(tmp_path)
+    root = entry.parent.parent
+    for marker in (root / ".git" / "HEAD", root / ".git"):
+        marker.unlink() if marker.is_file() else marker.rmdir()
+    text = entry.read_text().replace("sys.path.insert(0, 'lib')", "import _init_paths")
+    entry.write_text(text)
+    (entry.parent / "_init_paths.py").write_text(
+        "import os.path as osp\nimport sys\n\n"
+        "sys.path.insert(0, osp.join(osp.dirname(__file__), '..', 'lib'))\n"
+    )
+    project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
+    assert project.root == root.resolve()
+    assert sorted(project.files) == ["lib/pkg/io.py", "scripts/_dp2ddp.py", "scripts/train.py"]
+
+
 # -- process trees ---------------------------------------------------------------------------
 def test_children_are_read_from_the_parent_alone() -> None:
     """observe() follows /proc/PID/task/*/children (a few reads) instead of every process's

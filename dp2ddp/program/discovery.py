@@ -1,7 +1,9 @@
 """From an entry script to the ordered list of project modules its program imports.
 
 The project root is the nearest folder up from the entry holding pyproject.toml, setup.py or
-.git, else the entry's folder. Imports resolve the way Python would run the entry:
+.git, else the entry's folder; the program's files lie under it, widened to cover the folders
+its sys.path edits reach (search_path.py; DP076 where that cannot be shown). Imports resolve
+the way Python would run the entry:
 - a script (`python train.py`): against the entry's folder (sys.path[0]), then the root;
 - a module of a package (`python -m pkg.train`, chosen when the entry's folder has an
   __init__.py): against the folder above the top package, then the root. Unless the entry
@@ -43,7 +45,13 @@ from dp2ddp.program.dynamic_imports import (
 )
 from dp2ddp.program.entry_scripts import is_entry_script
 from dp2ddp.program.resolver import Resolver
-from dp2ddp.program.sys_path import PathEdit, resolve_edits, sys_path_edits
+from dp2ddp.program.search_path import (
+    Incomplete,
+    incomplete,
+    search_with_edits,
+    widened_root,
+)
+from dp2ddp.program.sys_path import PathEdit, UnfollowedEdit, path_facts
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: What makes a child folder of the root an installable sub-project (installed_subprojects).
@@ -85,6 +93,8 @@ class ProgramModule:
     #: Its string constants shaped like dotted names (dynamic_imports.dotted_constants),
     #: taken from the ast parsed when the file was read.
     dotted: tuple[str, ...] = ()
+    #: Its changes of sys.path that discovery does not follow (sys_path.py).
+    unfollowed_edits: tuple[UnfollowedEdit, ...] = ()
 
     @cached_property
     def tree(self) -> ast.Module:
@@ -119,6 +129,11 @@ class Program:
     #: `importlib.import_module(...)`/`__import__(...)` calls whose module discovery could
     #: not name (dynamic_imports.py): DP034 points at them.
     dynamic_sites: tuple[DynamicSite, ...] = ()
+    #: The folder every file of the program lies under: the root, widened to cover the
+    #: folders the program's sys.path edits reach (search_path.py). Empty: the root.
+    files_root: str = ""
+    #: Where the program may reach project code it does not hold (DP076, search_path.py).
+    incomplete: tuple[Incomplete, ...] = ()
 
     @property
     def libraries(self) -> tuple[ProgramModule, ...]:
@@ -138,11 +153,13 @@ class Program:
         return f"-m {self.module_entry}" if self.module_entry else self.entry.path
 
 
-def find_root(folder: str) -> str:
-    """The nearest folder up from `folder` with a project marker, else `folder` itself."""
+def find_root(folder: str, marked: frozenset[str] = frozenset()) -> str:
+    """The nearest folder up from `folder` with a project marker, else `folder` itself.
+    `marked`: folders taken as marked (verify's copy of a project whose marker, .git, it
+    does not copy: it migrates with the root `migrate` found in the original)."""
     current = os.path.abspath(folder)
     while True:
-        if any(os.path.exists(os.path.join(current, m)) for m in ROOT_MARKERS):
+        if current in marked or any(os.path.exists(os.path.join(current, m)) for m in ROOT_MARKERS):
             return current
         parent = os.path.dirname(current)
         if parent == current:
@@ -186,7 +203,15 @@ def read_module(path: str, shown: str, name: str) -> ProgramModule:
 #: What reading a file gave: its text, import statements, whether it is an entry script
 #: and its stamp, or the error (without a path).
 _Loaded = (
-    tuple[SourceFile, tuple[ImportNode, ...], bool, Stamp, tuple[PathEdit, ...], tuple[str, ...]]
+    tuple[
+        SourceFile,
+        tuple[ImportNode, ...],
+        bool,
+        Stamp,
+        tuple[PathEdit, ...],
+        tuple[str, ...],
+        tuple[UnfollowedEdit, ...],
+    ]
     | InputError
 )
 
@@ -203,9 +228,12 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
         return exc
     imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
     imports.sort(key=lambda n: (n.lineno, n.col_offset))
-    edits = sys_path_edits(tree, path) if "sys.path" in source.text else ()
+    edits: tuple[PathEdit, ...] = ()
+    unfollowed: tuple[UnfollowedEdit, ...] = ()
+    if "sys.path" in source.text or "addsitedir" in source.text:
+        edits, unfollowed = path_facts(tree, path)
     dotted = tuple(dotted_constants(tree))
-    return source, tuple(imports), is_entry_script(tree), stamp, edits, dotted
+    return source, tuple(imports), is_entry_script(tree), stamp, edits, dotted, unfollowed
 
 
 #: A file's bytes and stamp, or why it could not be read.
@@ -225,12 +253,11 @@ def _read(path: str) -> _Read:
 def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModule:
     if isinstance(loaded, InputError):
         raise loaded.with_path(shown)
-    source, imports, entry_script, stamp, edits, dotted = loaded
+    source, imports, entry_script, stamp, edits, dotted, unfollowed = loaded
     real = os.path.realpath(path)
-    is_package = os.path.basename(path) == "__init__.py"
-    return ProgramModule(
-        shown, real, name, source, imports, stamp, is_package, entry_script, edits, dotted
-    )
+    package = os.path.basename(path) == "__init__.py"
+    read = (source, imports, stamp, package, entry_script, edits, dotted, unfollowed)
+    return ProgramModule(shown, real, name, *read)
 
 
 def parse_tree(text: str, shown: str) -> ast.Module:
@@ -356,13 +383,16 @@ class ImportGraph:
     `discover_program` walks it from an entry.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, marked: frozenset[str] = frozenset()) -> None:
+        #: Folders taken as root markers (find_root).
+        self.marked = frozenset(os.path.abspath(m) for m in marked)
         self._bytes: dict[str, _Read] = {}
         self._loaded: dict[str, _Loaded] = {}
         self._modules: dict[tuple[str, str], ProgramModule] = {}
         self._resolvers: dict[tuple[str, tuple[str, ...], str | None], Resolver] = {}
         self._edges: dict[tuple[int, str, str], tuple[tuple[Edge, ...], bool]] = {}
         self._unresolved: dict[tuple[int, str, str], frozenset[str]] = {}
+        self._outside: dict[tuple[int, str, str], tuple[tuple[str, str], ...]] = {}
         self._roots: dict[str, str] = {}
         self._subprojects: dict[str, list[str]] = {}
         self._walks: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
@@ -370,6 +400,8 @@ class ImportGraph:
         self._real: dict[str, str] = {}
         #: Each module's import calls, scanned once (DynamicImports.memo).
         self.dynamic_memo = DynamicMemo()
+        #: The folders near each root (search_path.neighbourhood), listed once a root.
+        self.near: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
 
     # -- files --------------------------------------------------------------------------
     def realpath(self, path: str) -> str:
@@ -417,7 +449,7 @@ class ImportGraph:
         """find_root(folder), asked once per folder."""
         found = self._roots.get(folder)
         if found is None:
-            found = self._roots[folder] = find_root(folder)
+            found = self._roots[folder] = find_root(folder, self.marked)
         return found
 
     def subprojects(self, root: str) -> list[str]:
@@ -451,14 +483,17 @@ class ImportGraph:
         found = self._edges.get(key)
         if found is None:
             edges: list[Edge] = []
+            outside: list[tuple[str, str]] = []
             generated = False
             for file, name in resolver.imports(module, path):
                 if name.rsplit(".", 1)[-1] == GENERATED_MODULE:
                     generated = True
                     continue
                 if not resolver.inside(file):
+                    outside.append((file, name))
                     continue
                 edges.append(self.edge(resolver, file, name))
+            self._outside[key] = tuple(outside)
             # Also when the module is missing (deleted to be regenerated): the import says it.
             generated = generated or _names_generated(module.imports)
             found = self._edges[key] = (tuple(edges), generated)
@@ -467,6 +502,14 @@ class ImportGraph:
     def edge(self, resolver: Resolver, file: str, name: str) -> Edge:
         """An import of `file` as `name`: with its real path and the path shown for it."""
         return (file, name, self.realpath(file), resolver.shown(os.path.abspath(file)))
+
+    def outside(
+        self, resolver: Resolver, module: ProgramModule, path: str
+    ) -> tuple[tuple[str, str], ...]:
+        """(file, module name) of what `module` imports that `resolver` finds outside its
+        root (through a sys.path edit): not followed."""
+        self._resolved(resolver, module, path)
+        return self._outside[(id(resolver), path, module.name)]
 
     def unresolved(self, resolver: Resolver, module: ProgramModule) -> frozenset[str]:
         key = (id(resolver), module.real, module.name)
@@ -506,6 +549,10 @@ class ImportGraph:
                     if _builds_loader(candidate):
                         return candidate
         return None
+
+    def folders(self, root: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+        """The bounded walk of `root` (see _walk), shared with search_path.py."""
+        return self._walk(root)
 
     def _walk(self, root: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
         """The folders of `root` (sorted, skipped folders left out), their files and
@@ -573,16 +620,20 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     resolver = start.resolver
     base = list(resolver.search)
     for _ in range(_SYS_PATH_ROUNDS):
-        modules, uses_generated, dynamic = _walk_imports(graph, start, resolver)
-        search = _search_with_edits(base, modules, start.root)
-        if search == resolver.search:
+        modules, paths, uses_generated, dynamic = _walk_imports(graph, start, resolver)
+        search = search_with_edits(base, modules, start.root)
+        root = widened_root(resolver.root, modules, start.root)
+        if search == resolver.search and root == resolver.root:
             break
-        resolver = graph.resolver(start.root, search, resolver.shown_base)
+        resolver = graph.resolver(root, search, resolver.shown_base)
     else:  # still widening after the last round: the program as the widest search finds it
-        modules, uses_generated, dynamic = _walk_imports(graph, start, resolver)
+        modules, paths, uses_generated, dynamic = _walk_imports(graph, start, resolver)
     unresolved: set[str] = set()
     for module in modules:
         unresolved |= graph.unresolved(resolver, module)
+    gaps: tuple[Incomplete, ...] = ()
+    if any(m.path_edits or m.unfollowed_edits for m in modules):
+        gaps = incomplete(graph, resolver, list(zip(modules, paths, strict=True)), start.root)
     return Program(
         start.entry,
         start.root,
@@ -590,32 +641,21 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
         start.module_entry,
         start.entry_dir,
         frozenset(uses_generated),
-        graph.unfollowed(unresolved, start.root, resolver) if unresolved else (),
+        graph.unfollowed(unresolved, resolver.root, resolver) if unresolved else (),
         tuple(dynamic.sites),
+        resolver.root,
+        gaps,
     )
-
-
-def _search_with_edits(base: list[str], modules: list[ProgramModule], root: str) -> list[str]:
-    """`base` (how the entry runs) with the folders `modules` put on sys.path: those
-    inserted in front first (the last insert first, as Python searches them), appended
-    ones last; each folder once."""
-    front: list[str] = []
-    back: list[str] = []
-    for module in modules:
-        if module.path_edits:
-            more_front, more_back = resolve_edits(module.path_edits, root)
-            front += more_front
-            back += more_back
-    search = [*reversed(front), *base, *back]
-    return [s for i, s in enumerate(search) if s not in search[:i]]
 
 
 def _walk_imports(
     graph: ImportGraph, start: Start, resolver: Resolver
-) -> tuple[list[ProgramModule], set[str], DynamicImports]:
+) -> tuple[list[ProgramModule], list[str], set[str], DynamicImports]:
     """The entry and the project modules it imports, breadth first, the way `resolver`
-    resolves them; the modules that import the generated helpers; the import calls."""
+    resolves them, and their absolute paths; the modules that import the generated
+    helpers; the import calls."""
     modules = [start.entry]
+    paths = [start.entry_abs]
     seen = {start.entry.real}
     uses_generated: set[str] = set()
     queue = deque([(start.entry, start.entry_abs)])
@@ -631,8 +671,9 @@ def _walk_imports(
             seen.add(real)
             found = graph.module(file, shown, name, real=real)
             modules.append(found)
-            queue.append((found, os.path.abspath(file)))
-    return modules, uses_generated, dynamic
+            paths.append(os.path.abspath(file))
+            queue.append((found, paths[-1]))
+    return modules, paths, uses_generated, dynamic
 
 
 def _dynamic_edges(

@@ -43,15 +43,17 @@ def plan_paths(
     jobs: int | None = None,
     sink: Sink | None = None,
     progress: Progress | None = None,
+    marked: frozenset[str] = frozenset(),
 ) -> ProgramPlan:
     """Migrate (in memory) every program the paths name; outcomes in a stable order.
 
     Files of a folder that cannot belong to a DataParallel program (see `_relevant`) go
     through the per-file runner as before: `jobs` worker processes, `progress`, and `sink`
     writes each of them at once (they are single files); program files wait for write_plan.
+    `marked`: folders taken as root markers (verify's copy of a project: ImportGraph).
     """
     plan = ProgramPlan()
-    project = Project(options)
+    project = Project(options, ImportGraph(marked))
     targets = discover(paths, exclude)
     named = frozenset(os.path.realpath(t.path) for t in targets if t.explicit)
     for target in targets:

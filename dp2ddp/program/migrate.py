@@ -150,6 +150,7 @@ def _plan_one(
             migrated = _unreached(program, migrated, named, gate.has_dataparallel)
         if gate.has_dataparallel:
             migrated = _subclassed_loaders(program, migrated)
+            migrated = _incomplete(program, migrated)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -214,14 +215,26 @@ def _unreached(
     found = unreached_notes(program, named, has_dataparallel)
     if found is None:
         return migrated
-    at, notes = found
-    item = migrated[at]
+    return _noted(migrated, *found)
+
+
+def _incomplete(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+    """DP076 (program/search_path.py) at the sys.path edit each finding is about."""
+    for gap in program.incomplete:
+        note = Diagnostic(gap.line, gap.col, "DP076", f"{title('DP076')}: {gap.detail}")
+        migrated = _noted(migrated, gap.module, [note])
+    return migrated
+
+
+def _noted(migrated: list[_Migrated], index: int, notes: Sequence[Diagnostic]) -> list[_Migrated]:
+    """`migrated` with `notes` added to the diagnostics of its module `index`."""
+    item = migrated[index]
     result = item.outcome.result
     if result is None:
         return migrated
     result = replace(result, diagnostics=(*result.diagnostics, *notes))
     migrated = list(migrated)
-    migrated[at] = replace(item, outcome=replace(item.outcome, result=result))
+    migrated[index] = replace(item, outcome=replace(item.outcome, result=result))
     return migrated
 
 
@@ -233,26 +246,15 @@ def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Mi
     classes = loader_subclasses((m.path, m.passing_tree()) for m in program.modules)
     if not classes:
         return migrated
-    migrated = list(migrated)
     for index, module in enumerate(program.modules):
         if not mentions(module.source.text, *classes):
             continue  # calls only what it names
         calls = list(shuffled_subclass_calls(module.passing_tree(), classes))
-        result = migrated[index].outcome.result
-        if not calls or result is None:
-            continue
-        notes = tuple(
-            Diagnostic(
-                c.line,
-                c.col,
-                "DP035",
-                f"{title('DP035')}: {c.cls} (a DataLoader subclass, {c.defined_in})",
-            )
-            for c in calls
-        )
-        result = replace(result, diagnostics=(*result.diagnostics, *notes))
-        item = migrated[index]
-        migrated[index] = replace(item, outcome=replace(item.outcome, result=result))
+        what = f"{title('DP035')}: {{}} (a DataLoader subclass, {{}})"
+        notes = [
+            Diagnostic(c.line, c.col, "DP035", what.format(c.cls, c.defined_in)) for c in calls
+        ]
+        migrated = _noted(migrated, index, notes) if notes else migrated
     return migrated
 
 

@@ -14,8 +14,15 @@ a top-level function that passes its parameter to `sys.path.insert`/`append`, as
 string literals, `__file__`, `os.path.{join,dirname,abspath,realpath,normpath}` (any alias
 ending in `path`, or `osp`) and pathlib (`Path(...)`, `.parent`, `.parents[n]`,
 `.resolve()`, `.absolute()`, `/`, `str(...)`). A relative literal is relative to the
-working folder, taken to be the project root (where such projects are run from). Anything
-else is not an edit dp2ddp can follow (DP027 stays where it applies).
+working folder, taken to be the project root (where such projects are run from; without a
+root marker, the entry's folder). An edit built from `__file__` or a relative literal is
+anchored in the project: discovery widens the root to cover its folder (search_path.py).
+
+Anything else is not an edit dp2ddp can follow: `unfollowed_edits` lists those sys.path
+changes (a path known at run time only, `sys.path = ...`, an edit in a function discovery
+does not follow, `site.addsitedir`), so that an import that then resolves to no file of the
+program while a project folder of its name lies nearby is said (DP076) instead of leaving
+that folder's code unmigrated in silence.
 """
 
 from __future__ import annotations
@@ -23,32 +30,121 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
 
 #: os.path functions whose result is a path built from their (path) arguments.
 _PATH_FUNCTIONS = frozenset({"join", "dirname", "abspath", "realpath", "normpath"})
 _PATHLIB = frozenset({"Path", "PurePath", "PosixPath"})
 
-#: (in front: sys.path.insert(0, ...), a folder as written: absolute, or relative to the
-#: working folder)
-PathEdit = tuple[bool, str]
+
+class PathEdit(NamedTuple):
+    """One folder a module puts on sys.path."""
+
+    #: sys.path.insert(0, ...): searched before the entry's folder.
+    in_front: bool
+    #: As computed: absolute, or relative to the working folder.
+    folder: str
+    #: Built from `__file__` or a relative literal (a folder of the project wherever it
+    #: lies), not an absolute literal (a folder of one machine): only an anchored edit
+    #: widens the program's root.
+    anchored: bool = True
+    line: int = 0
+    col: int = 0
+
+
+class UnfollowedEdit(NamedTuple):
+    """A change of sys.path discovery does not follow: where, and its source text."""
+
+    line: int
+    col: int
+    code: str
 
 
 def sys_path_edits(tree: ast.Module, file: str) -> tuple[PathEdit, ...]:
     """The folders `tree` (the module at `file`) adds to sys.path, in order."""
+    return path_facts(tree, file)[0]
+
+
+def path_facts(
+    tree: ast.Module, file: str
+) -> tuple[tuple[PathEdit, ...], tuple[UnfollowedEdit, ...]]:
+    """The folders `tree` adds to sys.path, and the sys.path changes it makes that are not
+    among them (each call counted once: an edit is followed or it is listed)."""
+    followed: set[int] = set()
+    edits = _edits(tree, file, followed)
+    return tuple(edits), tuple(sorted(_unfollowed(tree, followed)))
+
+
+def _edits(tree: ast.Module, file: str, followed: set[int]) -> list[PathEdit]:
     env: dict[str, str] = {}
-    edits = _statement_edits(tree.body, env, file, _adders(tree.body))
+    from_file: set[str] = set()
+    adders = _adders(tree.body)
+    # An adder's own sys.path call puts its parameter there: its calls are what is followed.
+    followed |= {adder.inner for adder in adders.values()}
+    edits = _statement_edits(tree.body, (env, from_file), file, adders, followed)
     # A top-level function that extends sys.path and then imports (pytorch_stacked_hourglass's
     # data/MPII/dp.py: `sys.path.append(os.path.dirname(os.path.abspath(__file__)))`, then
     # `import ref` in `init()`): its folder is searched too, appended whatever the call
     # says (the function may not run before other imports, so it must not shadow another
     # module: appended, it only resolves imports nothing else resolves). A function that
-    # imports nothing after its edit is left out, as before.
+    # imports nothing after its edit is left out, as before (an unfollowed edit).
     for function in tree.body:
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inside = _statement_edits(function.body, dict(env), file, {})
+            seen: set[int] = set()
+            inside = _statement_edits(function.body, (dict(env), set(from_file)), file, {}, seen)
             if inside and _imports_after_edit(function):
-                edits += [(False, folder) for _, folder in inside]
-    return tuple(edits)
+                edits += [edit._replace(in_front=False) for edit in inside]
+                followed |= seen
+    return edits
+
+
+def _unfollowed(tree: ast.Module, followed: set[int]) -> Iterator[UnfollowedEdit]:
+    """Every change of sys.path in `tree` that is not a followed edit (`followed`: the ids
+    of the calls that are): a call of one of sys.path's methods that change it, an
+    assignment to sys.path or to an item of it, `site.addsitedir(...)`, and a call of a
+    function that puts its parameter on sys.path (an adder) that was not computed."""
+    adders = set(_adders(tree.body))
+    for node in ast.walk(tree):
+        found = False
+        if isinstance(node, ast.Call):
+            func = node.func
+            found = id(node) not in followed and (
+                _sys_path_method(func)
+                or (isinstance(func, ast.Attribute) and func.attr == "addsitedir")
+                or (isinstance(func, ast.Name) and func.id in adders)
+            )
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found = any(
+                _is_sys_path(t) or (isinstance(t, ast.Subscript) and _is_sys_path(t.value))
+                for t in targets
+            )
+        if found:
+            assert isinstance(node, (ast.expr, ast.stmt))
+            yield UnfollowedEdit(node.lineno, node.col_offset + 1, _code(node))
+
+
+def _code(node: ast.AST) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_sys_path(expr: ast.AST) -> bool:
+    return (
+        isinstance(expr, ast.Attribute)
+        and expr.attr == "path"
+        and isinstance(expr.value, ast.Name)
+        and expr.value.id == "sys"
+    )
+
+
+#: sys.path's methods that change it.
+_CHANGES = frozenset({"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"})
+
+
+def _sys_path_method(func: ast.expr) -> bool:
+    """`sys.path.<a method that changes the list>`."""
+    return isinstance(func, ast.Attribute) and _is_sys_path(func.value) and func.attr in _CHANGES
 
 
 def _imports_after_edit(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -64,23 +160,49 @@ def _imports_after_edit(function: ast.FunctionDef | ast.AsyncFunctionDef) -> boo
     )
 
 
+#: The names bound to known paths at the top of a module (name -> path), and those of them
+#: built from `__file__`.
+_Names = tuple[dict[str, str], set[str]]
+
+
+class _Adder(NamedTuple):
+    """A top-level function that puts a parameter on sys.path (HRNet's `add_path`)."""
+
+    position: int
+    in_front: bool
+    #: id of its own sys.path call
+    inner: int
+
+
 def _statement_edits(
-    body: list[ast.stmt], env: dict[str, str], file: str, adders: dict[str, tuple[int, bool]]
+    body: list[ast.stmt],
+    names: _Names,
+    file: str,
+    adders: dict[str, _Adder],
+    followed: set[int],
 ) -> list[PathEdit]:
     """The sys.path edits among `body`'s statements (into `if`/`try` blocks, not into the
-    helpers they call but `adders`), keeping `env`, the names bound to known paths."""
+    helpers they call but `adders`), keeping `names`, the names bound to known paths; the
+    ids of the calls computed go into `followed`."""
+    env, from_file = names
     edits: list[PathEdit] = []
     for statement in _top_level(body):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name):
                 value = _path(statement.value, env, file)
+                from_file.discard(target.id)
                 if value is None:
                     env.pop(target.id, None)
                 else:
                     env[target.id] = value
+                    if _uses_file(statement.value, from_file):
+                        from_file.add(target.id)
         elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            edits += _edit(statement.value, env, file, adders)
+            found = _edit(statement.value, names, file, adders)
+            if found:
+                followed.add(id(statement.value))
+                edits += found
     return edits
 
 
@@ -88,11 +210,17 @@ def resolve_edits(edits: tuple[PathEdit, ...], root: str) -> tuple[list[str], li
     """(folders put in front, folders appended): absolute, existing folders only."""
     front: list[str] = []
     back: list[str] = []
-    for in_front, folder in edits:
-        folder = os.path.normpath(os.path.join(root, folder))
-        if os.path.isdir(folder):
-            (front if in_front else back).append(folder)
+    for edit in edits:
+        folder = resolve_edit(edit, root)
+        if folder is not None:
+            (front if edit.in_front else back).append(folder)
     return front, back
+
+
+def resolve_edit(edit: PathEdit, root: str) -> str | None:
+    """The edit's folder, absolute (a relative one against `root`), if it exists."""
+    folder = os.path.normpath(os.path.join(root, edit.folder))
+    return folder if os.path.isdir(folder) else None
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -105,10 +233,9 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level(statement.body)
 
 
-def _adders(body: list[ast.stmt]) -> dict[str, tuple[int, bool]]:
-    """Top-level functions that put a parameter on sys.path: name -> (the parameter's
-    position, in front)."""
-    found: dict[str, tuple[int, bool]] = {}
+def _adders(body: list[ast.stmt]) -> dict[str, _Adder]:
+    """Top-level functions that put a parameter on sys.path, by name."""
+    found: dict[str, _Adder] = {}
     for statement in body:
         if not isinstance(statement, ast.FunctionDef):
             continue
@@ -121,20 +248,14 @@ def _adders(body: list[ast.stmt]) -> dict[str, tuple[int, bool]]:
                 continue
             in_front, value = edit
             if isinstance(value, ast.Name) and value.id in params:
-                found[statement.name] = (params.index(value.id), in_front)
+                found[statement.name] = _Adder(params.index(value.id), in_front, id(node))
     return found
 
 
 def _sys_path_call(call: ast.Call) -> tuple[bool, ast.expr] | None:
     """`sys.path.insert(i, x)` -> (i == 0, x); `sys.path.append(x)` -> (False, x)."""
     func = call.func
-    if not (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Attribute)
-        and func.value.attr == "path"
-        and isinstance(func.value.value, ast.Name)
-        and func.value.value.id == "sys"
-    ):
+    if not (isinstance(func, ast.Attribute) and _is_sys_path(func.value)):
         return None
     if func.attr == "append" and len(call.args) == 1:
         return False, call.args[0]
@@ -145,21 +266,44 @@ def _sys_path_call(call: ast.Call) -> tuple[bool, ast.expr] | None:
     return None
 
 
-def _edit(
-    call: ast.Call, env: dict[str, str], file: str, adders: dict[str, tuple[int, bool]]
-) -> list[PathEdit]:
+def _edit(call: ast.Call, names: _Names, file: str, adders: dict[str, _Adder]) -> list[PathEdit]:
+    env, from_file = names
     direct = _sys_path_call(call)
     if direct is not None:
         in_front, expr = direct
+        exprs = [expr]
+    elif (
+        isinstance(call.func, ast.Attribute)
+        and _is_sys_path(call.func.value)
+        and call.func.attr == "extend"
+        and len(call.args) == 1
+        and isinstance(call.args[0], (ast.List, ast.Tuple))
+    ):
+        in_front, exprs = False, list(call.args[0].elts)
     elif isinstance(call.func, ast.Name) and call.func.id in adders:
-        position, in_front = adders[call.func.id]
-        if position >= len(call.args):
+        adder = adders[call.func.id]
+        if adder.position >= len(call.args):
             return []
-        expr = call.args[position]
+        in_front, exprs = adder.in_front, [call.args[adder.position]]
     else:
         return []
-    value = _path(expr, env, file)
-    return [] if value is None else [(in_front, value)]
+    edits = []
+    for expr in exprs:
+        value = _path(expr, env, file)
+        if value is None:
+            return []  # one unknown folder: the call is not followed (listed)
+        anchored = not os.path.isabs(value) or _uses_file(expr, from_file)
+        edits.append(PathEdit(in_front, value, anchored, call.lineno, call.col_offset + 1))
+    return edits
+
+
+def _uses_file(expr: ast.expr, from_file: set[str]) -> bool:
+    """`expr` is built from `__file__` (directly or through a name in `from_file`, the names
+    bound to such paths)."""
+    return any(
+        isinstance(node, ast.Name) and (node.id == "__file__" or node.id in from_file)
+        for node in ast.walk(expr)
+    )
 
 
 def _path(expr: ast.expr, env: dict[str, str], file: str) -> str | None:

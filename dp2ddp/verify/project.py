@@ -7,11 +7,17 @@ copy with the very code path of `dp2ddp migrate ENTRY.py` (so a migration of the
 program, entry and imported modules, is verified as soon as `migrate` does it), and runs the
 migrated entry from the copy. The user's files are only read.
 
-`project_root` is the one definition of "the project" (the migrate side may share it).
-The copy skips the folders that migrate's discovery never walks (.git, virtual environments,
-caches, build output), links what .gitignore or --exclude leave out (data, checkpoints; not
-Python code) instead of copying it, and stops with an error naming the largest folders above
-COPY_LIMIT_BYTES.
+The project is the program's: `program_roots` asks migrate's discovery for the folder every
+file of the program lies under (its root, widened by the program's sys.path edits:
+program/search_path.py) and copies that folder. The copy skips the folders that migrate's
+discovery never walks (.git, virtual environments, caches, build output), links what
+.gitignore or --exclude leave out (data, checkpoints; not Python code) instead of copying
+it, and stops with an error naming the largest folders above COPY_LIMIT_BYTES. As .git
+is not copied, the folder migrate took for the root (found by its marker, perhaps .git
+alone) is marked in the copy (ImportGraph's `marked`), so that the
+copy's migration has the root, the search path and the files `dp2ddp migrate` has (before,
+a project marked by .git alone was migrated in the copy as the entry's folder: a smaller
+program, and a false NOT EQUIVALENT; docs/real-world.md, stop 30, V1).
 """
 
 from __future__ import annotations
@@ -28,27 +34,31 @@ from pathlib import Path
 # progress bar) and the folders its discovery skips. verify sits beside the migrate command,
 # not above it: it imports the engine, never dp2ddp.commands. Re-point these imports when the
 # migrate package moves.
+from dp2ddp.errors import InputError
 from dp2ddp.gitignore import ignored_under
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.migrate.files import write_in_place
 from dp2ddp.migrate.summary import fold_unreached
 from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
+from dp2ddp.program.discovery import ROOT_MARKERS, discover_program, find_root
 from dp2ddp.result import FileOutcome
 
 
-def _migrate_in_place(entry: Path, options: MigrateOptions) -> list[FileOutcome]:
-    """What `dp2ddp migrate ENTRY.py` does to the files, quietly and in one process."""
+def _migrate_in_place(entry: Path, options: MigrateOptions, root: Path) -> list[FileOutcome]:
+    """What `dp2ddp migrate ENTRY.py` does to the files, quietly and in one process, with
+    `root` taken as the project's root wherever the walk up from ENTRY reaches it."""
     from dp2ddp.program.folder import plan_paths
     from dp2ddp.program.migrate import write_plan
 
-    plan = plan_paths([str(entry)], (), options, jobs=1, sink=write_in_place)
+    marked = frozenset({str(root)})
+    plan = plan_paths([str(entry)], (), options, jobs=1, sink=write_in_place, marked=marked)
     write_plan(plan)
     return plan.outcomes
 
 
-#: Files that mark a project's root folder.
-PROJECT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+#: Files that mark a project's root folder (discovery's).
+PROJECT_MARKERS = ROOT_MARKERS
 #: Largest project verify copies (bytes, the skipped folders not counted).
 COPY_LIMIT_BYTES = 512 * 1024 * 1024
 
@@ -59,12 +69,21 @@ class ProjectError(Exception):
 
 def project_root(entry: Path) -> Path:
     """The nearest folder up from `entry` holding pyproject.toml, setup.py or .git; else the
-    entry's own folder."""
-    start = entry.resolve().parent
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
-            return folder
-    return start
+    entry's own folder (discovery.find_root: the root `dp2ddp migrate` finds)."""
+    return Path(find_root(str(entry.resolve().parent)))
+
+
+def program_roots(entry: Path) -> tuple[Path, Path]:
+    """(the folder verify copies, the root migrate finds) for ENTRY: every file of ENTRY's
+    program lies under the first (the root, widened by the program's sys.path edits), which
+    holds the second. A program discovery cannot read is copied from its root (the
+    migration in the copy then reports the error)."""
+    root = project_root(entry)
+    try:
+        program = discover_program(str(entry.resolve()))
+    except InputError:
+        return root, root
+    return Path(program.files_root or program.root), root
 
 
 @dataclass
@@ -220,7 +239,7 @@ def migrate_copy(
 ) -> MigratedProject:
     """Copy ENTRY's project into `workdir` and migrate ENTRY there as `dp2ddp migrate` does."""
     entry = entry.resolve()
-    root = project_root(entry)
+    root, found = program_roots(entry)
     copy = workdir / "project"
     try:
         copied = copy_project(root, copy, exclude=exclude)
@@ -233,7 +252,7 @@ def migrate_copy(
     def as_users(text: str) -> str:
         return text.replace(str(copy), shown_root)
 
-    said = _migrate_in_place(copied_entry, options)
+    said = _migrate_in_place(copied_entry, options, copy / found.relative_to(root))
     outcomes = silence(said, options.ignore)  # as `dp2ddp migrate` reports them
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
