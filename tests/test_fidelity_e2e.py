@@ -45,6 +45,7 @@ PROGRAMS = {
     "figures_through_imported_logger": ("main.py",),
     "lm_flattened_targets": ("main.py",),
     "gathered_batch_other_module": ("train.py",),
+    "figures_loader_from_factory_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -54,7 +55,14 @@ PROGRAMS = {
 #: only read the loader they are given (class G4 across modules, GAN_stability's
 #: `utils.get_nsamples(train_loader, ntest)`; before: each rank's shard, silently): the
 #: original's samples, in its order, on both ranks.
-DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py", "gathered_batch_other_module": "train.py"}
+#: figures_loader_from_factory_module (class R1, PatchTST's layout): an epoch loss divided by
+#: the dataset's size over a loader another module's factory builds and shards; before: rank
+#: 0's share, silently; now summed over the ranks after the loop: the original's figure.
+DIGEST_PROGRAMS = {
+    "lm_flattened_targets": "main.py",
+    "gathered_batch_other_module": "train.py",
+    "figures_loader_from_factory_module": "train.py",
+}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
 #: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,

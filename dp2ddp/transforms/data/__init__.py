@@ -176,7 +176,11 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
         self._plan_subclasses(nodes)
-        self._plan_imported(nodes, loaders)
+        for loader in self._plan_imported(nodes, loaders):
+            # Sharded by the module that builds it (a program fact, state.loaders.exported):
+            # its loops here sum or show this rank's share only, as a loader of this module.
+            self._plan_train_metrics(loader)
+            self._warn_running_figures(loader)
         if not self.state.options.per_process_batch:
             sharded = set(self._edits) | set(self._shards)
             for name, detail in batch_sized_meetings(

@@ -230,15 +230,23 @@ class LoaderImports(LoaderSetEpoch):
         return only if isinstance(only, cst.Call) and only in all_loaders else None
 
     # == importer side ==================================================================
-    def _plan_imported(self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]) -> None:
-        """set_epoch for exported loaders iterated here; DP027 for unfollowed ones."""
+    def _plan_imported(
+        self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]
+    ) -> list[Loader]:
+        """set_epoch for exported loaders iterated here; DP027 for unfollowed ones. Returns
+        the loaders of other modules that the program shards, as bound here by a call of
+        their factory, with the loops over them: their running figures are this rank's
+        share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
         exported = self.state.loaders.exported
         unfollowed = dict(self.state.loaders.unfollowed)
         if not exported and not unfollowed:
-            return
+            return []
         done: set[tuple[cst.CSTNode, str]] = set()
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
+        #: The sharded loaders of other modules iterated here, one per binding call: their
+        #: loops' running figures are this rank's share as for this module's own loaders.
+        sharded: dict[cst.Call, Loader] = {}
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
@@ -249,8 +257,19 @@ class LoaderImports(LoaderSetEpoch):
                         continue  # built whole (ddp_shard=False): no sampler to set
                     if origin.call in wrapped or self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr, done)
+                    elif origin.call not in self._factory_sites.forwarded:
+                        continue  # not proved sharded: none of its figures is said here
+                    if origin.call is None:
+                        continue  # a module-level name (`from data import loader`)
+                    found = sharded.setdefault(
+                        origin.call,
+                        Loader(origin.call, {}, origin.binding, origin.statement, None),
+                    )
+                    if not any(seen is loop for seen, _, _ in found.loops):
+                        found.loops.append((loop, expr, origin.path))
                 if unfollowed and self._trains(loop):
                     self._warn_unfollowed(expr, origins, unfollowed)
+        return list(sharded.values())
 
     def _evaluation_factory_calls(
         self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
