@@ -273,6 +273,7 @@ FRESH4 = (
     "detached_generator",
     "clock_log_file",
     "distilled_student",
+    "distilled_student_teacher_eval",
 )
 
 
@@ -302,6 +303,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
     assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
     assert not codes["count_normalised_loss"] | codes["own_cuda_method"], codes
+    assert not codes["distilled_student_teacher_eval"], codes["distilled_student_teacher_eval"]
     assert "find_unused_parameters=True" in scripts["children_walk_break"].read_text()
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
@@ -454,6 +456,20 @@ def test_fourth_fresh_round_classes_train_as_dataparallel_did(
         workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
         logs = sorted(p.name for p in (workdir / "logs").iterdir())
         assert len(logs) == 1, logs
+
+
+def test_a_teacher_in_eval_mode_leaves_the_student_loop_training(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """distilled_student_teacher_eval: the teacher's `.eval()` before the loop that trains
+    the student does not make the loop an evaluation; its loader is sharded, each rank
+    drawing its 16 of the 32 samples per epoch (before: all 32 on every rank, DP015), and
+    the student ends with the original's weights (test_fourth_fresh_round_...)."""
+    out, scripts, console = launch
+    name = "distilled_student_teacher_eval"
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert [status["indices"] for status in statuses] == [2 * 16, 2 * 16], statuses
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -602,7 +602,14 @@ class LoaderEvaluation(LoopCounters):
         return body[at + 1] if at + 1 < len(body) else None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it."""
+        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it.
+
+        A `.eval()` decides nothing for a loop that backpropagates (`_trains`): whatever mode
+        some model is in, a loop whose backward runs trains, and its loader is training
+        data. Knowledge distillation switches its frozen teacher to eval mode before the
+        loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
+        @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
+        trained on the whole batch."""
         if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
             return True
         node = self.parent(loop)
@@ -630,7 +637,7 @@ class LoaderEvaluation(LoopCounters):
                         and is_false(call.args[0].value)
                     )
                     mode = "eval" if call.func.attr.value == "eval" or off else "train"
-            return mode == "eval"
+            return mode == "eval" and not self._trains(loop)
         return False
 
     def _is_no_grad(self, expr: cst.BaseExpression) -> bool:
