@@ -532,8 +532,10 @@ class LoaderEvaluation(LoopCounters):
         `{x: len(image_datasets[x]) for x in ...}` beside `{x: DataLoader(image_datasets[x],
         ...) for x in ...}` (layumi/Person_reID_baseline_pytorch@82ff40f's epoch figures,
         class E1). Before, the sums were this rank's, halved, without a word."""
+        if "dataset" not in loader.args:  # another module's loader (data/imported.py)
+            return False
         built = self.parent(loader.call)
-        if not isinstance(built, cst.DictComp) or "dataset" not in loader.args:
+        if not isinstance(built, cst.DictComp):
             return False
         dataset = self._per_key(loader.call.args[loader.args["dataset"]].value, built)
         if dataset is None:

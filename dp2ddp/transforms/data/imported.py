@@ -107,7 +107,40 @@ class LoaderImports(LoaderSetEpoch):
                     self.state.exports.append(
                         LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
                     )
+                    self._export_bound_names(function, position, arity)
         return len(self.state.exports) > before
+
+    def _export_bound_names(
+        self, function: cst.FunctionDef, position: int | None, arity: int | None
+    ) -> None:
+        """The module-level names this module binds to the exported factory's loader
+        (`shared_set, shared_loader = data_provider("train")` beside `def data_provider`):
+        importers reach that loader by name, and its loops there are sharded loops."""
+        module = self.parent(function)
+        if not isinstance(module, cst.Module):
+            return
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.value, cst.Call)
+                    and isinstance(small.value.func, cst.Name)
+                    and small.value.func.value == function.name.value
+                ):
+                    continue
+                target = small.targets[0].target
+                bound: cst.BaseExpression | None
+                if position is None:
+                    bound = target if arity is None else None
+                elif isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == arity:
+                    bound = target.elements[position].value
+                else:
+                    bound = None
+                if isinstance(bound, cst.Name):
+                    self.state.exports.append(LoaderExport(bound.value, False))
 
     def _shuffle_parameter(
         self, loader: Loader, function: cst.FunctionDef
@@ -246,7 +279,7 @@ class LoaderImports(LoaderSetEpoch):
         evaluation |= self._evaluation_factory_calls(nodes, exported)
         #: The sharded loaders of other modules iterated here, one per binding call: their
         #: loops' running figures are this rank's share as for this module's own loaders.
-        sharded: dict[cst.Call, Loader] = {}
+        sharded: dict[cst.CSTNode | str, Loader] = {}
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
@@ -259,11 +292,17 @@ class LoaderImports(LoaderSetEpoch):
                         self._imported_set_epoch(origin, loop, expr, done)
                     elif origin.call not in self._factory_sites.forwarded:
                         continue  # not proved sharded: none of its figures is said here
-                    if origin.call is None:
-                        continue  # a module-level name (`from data import loader`)
+                    call = origin.call
+                    key: cst.CSTNode | str
+                    if call is not None:
+                        key = call
+                    else:  # a module-level name: `from data import train_loader`
+                        key = self.code(origin.binding)
+                        # A stand-in, in no tree: the figure rule reads no argument of a
+                        # Loader that has none (`args` empty).
+                        call = cst.Call(func=cst.Name("DataLoader"))
                     found = sharded.setdefault(
-                        origin.call,
-                        Loader(origin.call, {}, origin.binding, origin.statement, None),
+                        key, Loader(call, {}, origin.binding, origin.statement, None)
                     )
                     if not any(seen is loop for seen, _, _ in found.loops):
                         found.loops.append((loop, expr, origin.path))

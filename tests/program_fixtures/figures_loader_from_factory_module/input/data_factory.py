@@ -1,6 +1,6 @@
 """The loader factory of an experiment framework (PatchTST, Informer): `data_provider(flag)`
 returns (dataset, loader). The training loader is shuffled, so the migration shards it here;
-the loops over it are in train.py."""
+the loops over it are in train.py, as over `shared_loader`, bound at the module's top level."""
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -12,3 +12,6 @@ def data_provider(flag):
     data_set = TensorDataset(x, torch.zeros(32, 1))
     data_loader = DataLoader(data_set, batch_size=8, shuffle=shuffle_flag, drop_last=True)
     return data_set, data_loader
+
+
+shared_set, shared_loader = data_provider("train")

@@ -2,14 +2,15 @@
 figures over a training loader that a factory of another module builds and the migration
 shards there. Each rank's loop sees its share of the batches, so a figure kept in a list or
 summed and then printed is rank 0's share (DP030), and one divided by the dataset's size is
-summed over the ranks after its loop, as for a loader built in this module. lr 0: the figures
+summed over the ranks after its loop, as for a loader built in this module; also over a loader
+the factory's module binds at its top level and this one imports by name. lr 0: the figures
 depend on the data alone, not on the order the sampler draws it in."""
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from data_factory import data_provider
+from data_factory import data_provider, shared_loader
 
 torch.manual_seed(0)
 
@@ -73,3 +74,10 @@ epoch = epoch_loss(model, opt)
 print("epoch loss", round(epoch, 4))
 E2E_DIGEST = [round(epoch, 5)]
 Exp().train()
+seen = 0
+for xb, yb in shared_loader:
+    opt.zero_grad()
+    ((model(xb) - yb) ** 2).mean().backward()
+    opt.step()
+    seen += xb.size(0)
+print("samples seen", seen)
