@@ -46,6 +46,8 @@ PROGRAMS = {
     "lm_flattened_targets": ("main.py",),
     "gathered_batch_other_module": ("train.py",),
     "init_paths_parent_dir": ("scripts/train_pose.py",),
+
+    "figures_loader_from_factory_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -55,7 +57,14 @@ PROGRAMS = {
 #: only read the loader they are given (class G4 across modules, GAN_stability's
 #: `utils.get_nsamples(train_loader, ntest)`; before: each rank's shard, silently): the
 #: original's samples, in its order, on both ranks.
-DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py", "gathered_batch_other_module": "train.py"}
+#: figures_loader_from_factory_module (class R1, PatchTST's layout): an epoch loss divided by
+#: the dataset's size over a loader another module's factory builds and shards; before: rank
+#: 0's share, silently; now summed over the ranks after the loop: the original's figure.
+DIGEST_PROGRAMS = {
+    "lm_flattened_targets": "main.py",
+    "gathered_batch_other_module": "train.py",
+    "figures_loader_from_factory_module": "train.py",
+}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
 #: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,
@@ -266,6 +275,7 @@ FRESH4 = (
     "detached_generator",
     "clock_log_file",
     "distilled_student",
+    "distilled_student_teacher_eval",
 )
 
 
@@ -295,6 +305,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "return err / ddp_count_share(num_pos)" in scripts["count_normalised_loss"].read_text()
     assert "        self.table.cuda()\n" in scripts["own_cuda_method"].read_text()
     assert not codes["count_normalised_loss"] | codes["own_cuda_method"], codes
+    assert not codes["distilled_student_teacher_eval"], codes["distilled_student_teacher_eval"]
     assert "find_unused_parameters=True" in scripts["children_walk_break"].read_text()
     assert "\nmodel.parallelize()\n" in scripts["wrap_method_flag"].read_text()
     assert "DP012" not in codes["wrap_method_flag"], codes["wrap_method_flag"]
@@ -447,6 +458,20 @@ def test_fourth_fresh_round_classes_train_as_dataparallel_did(
         workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
         logs = sorted(p.name for p in (workdir / "logs").iterdir())
         assert len(logs) == 1, logs
+
+
+def test_a_teacher_in_eval_mode_leaves_the_student_loop_training(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """distilled_student_teacher_eval: the teacher's `.eval()` before the loop that trains
+    the student does not make the loop an evaluation; its loader is sharded, each rank
+    drawing its 16 of the 32 samples per epoch (before: all 32 on every rank, DP015), and
+    the student ends with the original's weights (test_fourth_fresh_round_...)."""
+    out, scripts, console = launch
+    name = "distilled_student_teacher_eval"
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert [status["indices"] for status in statuses] == [2 * 16, 2 * 16], statuses
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,12 +1,12 @@
 """e2e case (fresh round stop 30, helper x; class K1, real-world: peterliht/
 knowledge-distillation-pytorch@b1e4b6a): knowledge distillation where only the frozen teacher
 is DataParallel and the student, the one model the optimizer trains, is a plain module built
-by an `if`-expression (the teacher has no dropout or BatchNorm: no `.eval()`, which makes
-the loop read as an evaluation, left unsharded). DataParallel trained the student in one
-process on whole batches; migrated, ddp_sync_module(student) starts it from rank 0's values
-and averages its gradients over the ranks. Before: DP069 alone, each rank trained its own
-student on its share and the ranks' students drifted apart from step 1. The student's final
-weights are kept in E2E_DIGEST."""
+by an `if`-expression (the teacher has no dropout or BatchNorm: no `.eval()`; the case
+distilled_student_teacher_eval has one, before a loop that still trains). DataParallel
+trained the student in one process on whole batches; migrated, ddp_sync_module(student)
+starts it from rank 0's values and averages its gradients over the ranks. Before: DP069
+alone, each rank trained its own student on its share and the ranks' students drifted apart
+from step 1. The student's final weights are kept in E2E_DIGEST."""
 
 import torch
 import torch.nn as nn

@@ -28,7 +28,8 @@ modules dp2ddp could not follow.
   so each process loads 1 and the global batch is WORLD_SIZE (said in the change record).
 * An evaluation loader is found by use before its shuffle flag: named val/valid/test/eval/dev,
   or only iterated under ``torch.no_grad()``/``inference_mode`` or after ``.eval()`` (a
-  validation set shuffled "to see progress" is still evaluated). It gets
+  validation set shuffled "to see progress" is still evaluated); a loop that backpropagates
+  trains, whatever model was switched to ``.eval()`` before it (a distilling teacher). It gets
   ``ddp_eval_sampler(dataset)``: a strided shard without the padding DistributedSampler adds,
   so no sample counts twice (a ``range``: O(1) memory too). Counters bound to a number or a
   zero tensor before its loop and added to in it (``total += n`` or ``total = total + n``) are
@@ -176,7 +177,11 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
         self._plan_subclasses(nodes)
-        self._plan_imported(nodes, loaders)
+        for loader in self._plan_imported(nodes, loaders):
+            # Sharded by the module that builds it (a program fact, state.loaders.exported):
+            # its loops here sum or show this rank's share only, as a loader of this module.
+            self._plan_train_metrics(loader)
+            self._warn_running_figures(loader)
         if not self.state.options.per_process_batch:
             sharded = set(self._edits) | set(self._shards)
             for name, detail in batch_sized_meetings(

@@ -532,8 +532,10 @@ class LoaderEvaluation(LoopCounters):
         `{x: len(image_datasets[x]) for x in ...}` beside `{x: DataLoader(image_datasets[x],
         ...) for x in ...}` (layumi/Person_reID_baseline_pytorch@82ff40f's epoch figures,
         class E1). Before, the sums were this rank's, halved, without a word."""
+        if "dataset" not in loader.args:  # another module's loader (data/imported.py)
+            return False
         built = self.parent(loader.call)
-        if not isinstance(built, cst.DictComp) or "dataset" not in loader.args:
+        if not isinstance(built, cst.DictComp):
             return False
         dataset = self._per_key(loader.call.args[loader.args["dataset"]].value, built)
         if dataset is None:
@@ -602,7 +604,14 @@ class LoaderEvaluation(LoopCounters):
         return body[at + 1] if at + 1 < len(body) else None
 
     def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it."""
+        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it.
+
+        A `.eval()` decides nothing for a loop that backpropagates (`_trains`): whatever mode
+        some model is in, a loop whose backward runs trains, and its loader is training
+        data. Knowledge distillation switches its frozen teacher to eval mode before the
+        loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
+        @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
+        trained on the whole batch."""
         if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
             return True
         node = self.parent(loop)
@@ -630,7 +639,7 @@ class LoaderEvaluation(LoopCounters):
                         and is_false(call.args[0].value)
                     )
                     mode = "eval" if call.func.attr.value == "eval" or off else "train"
-            return mode == "eval"
+            return mode == "eval" and not self._trains(loop)
         return False
 
     def _is_no_grad(self, expr: cst.BaseExpression) -> bool:

@@ -77,6 +77,10 @@ class FactorySites:
         self._evaluation_calls: set[cst.Call] = set()
         #: calls of another module's factory in a wrapper: they pass `ddp_shard=ddp_shard`
         self._forwarding: set[cst.Call] = set()
+        #: calls of a wrapper of this module (`self._get_data(flag="train")`) that return the
+        #: sharded loader of another module's factory (imported_sites): their loops' figures
+        #: are this rank's share (data/imported.py).
+        self.forwarded: set[cst.Call] = set()
 
     def evaluation_call(self, call: cst.Call, factory: str) -> None:
         """A call of another module's factory that builds an evaluation loader
@@ -183,6 +187,9 @@ class FactorySites:
             self._functions.add(function)
             self._forwarding.add(wrappers[function][0])
         training = {c for c in training if owner_of[c] in wrapped}
+        self.forwarded = {
+            site for site, owner in owner_of.items() if owner is not None and site not in evaluation
+        }
         return evaluation, training
 
     def _kind(self, loop: cst.For, path: Path) -> str:

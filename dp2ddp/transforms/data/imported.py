@@ -107,7 +107,40 @@ class LoaderImports(LoaderSetEpoch):
                     self.state.exports.append(
                         LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
                     )
+                    self._export_bound_names(function, position, arity)
         return len(self.state.exports) > before
+
+    def _export_bound_names(
+        self, function: cst.FunctionDef, position: int | None, arity: int | None
+    ) -> None:
+        """The module-level names this module binds to the exported factory's loader
+        (`shared_set, shared_loader = data_provider("train")` beside `def data_provider`):
+        importers reach that loader by name, and its loops there are sharded loops."""
+        module = self.parent(function)
+        if not isinstance(module, cst.Module):
+            return
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.value, cst.Call)
+                    and isinstance(small.value.func, cst.Name)
+                    and small.value.func.value == function.name.value
+                ):
+                    continue
+                target = small.targets[0].target
+                bound: cst.BaseExpression | None
+                if position is None:
+                    bound = target if arity is None else None
+                elif isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == arity:
+                    bound = target.elements[position].value
+                else:
+                    bound = None
+                if isinstance(bound, cst.Name):
+                    self.state.exports.append(LoaderExport(bound.value, False))
 
     def _shuffle_parameter(
         self, loader: Loader, function: cst.FunctionDef
@@ -230,15 +263,23 @@ class LoaderImports(LoaderSetEpoch):
         return only if isinstance(only, cst.Call) and only in all_loaders else None
 
     # == importer side ==================================================================
-    def _plan_imported(self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]) -> None:
-        """set_epoch for exported loaders iterated here; DP027 for unfollowed ones."""
+    def _plan_imported(
+        self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]
+    ) -> list[Loader]:
+        """set_epoch for exported loaders iterated here; DP027 for unfollowed ones. Returns
+        the loaders of other modules that the program shards, as bound here by a call of
+        their factory, with the loops over them: their running figures are this rank's
+        share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
         exported = self.state.loaders.exported
         unfollowed = dict(self.state.loaders.unfollowed)
         if not exported and not unfollowed:
-            return
+            return []
         done: set[tuple[cst.CSTNode, str]] = set()
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
+        #: The sharded loaders of other modules iterated here, one per binding call: their
+        #: loops' running figures are this rank's share as for this module's own loaders.
+        sharded: dict[cst.CSTNode | str, Loader] = {}
         for loop in (n for n in nodes if isinstance(n, cst.For)):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
@@ -249,8 +290,25 @@ class LoaderImports(LoaderSetEpoch):
                         continue  # built whole (ddp_shard=False): no sampler to set
                     if origin.call in wrapped or self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr, done)
+                    elif origin.call not in self._factory_sites.forwarded:
+                        continue  # not proved sharded: none of its figures is said here
+                    call = origin.call
+                    key: cst.CSTNode | str
+                    if call is not None:
+                        key = call
+                    else:  # a module-level name: `from data import train_loader`
+                        key = self.code(origin.binding)
+                        # A stand-in, in no tree: the figure rule reads no argument of a
+                        # Loader that has none (`args` empty).
+                        call = cst.Call(func=cst.Name("DataLoader"))
+                    found = sharded.setdefault(
+                        key, Loader(call, {}, origin.binding, origin.statement, None)
+                    )
+                    if not any(seen is loop for seen, _, _ in found.loops):
+                        found.loops.append((loop, expr, origin.path))
                 if unfollowed and self._trains(loop):
                     self._warn_unfollowed(expr, origins, unfollowed)
+        return list(sharded.values())
 
     def _evaluation_factory_calls(
         self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
