@@ -46,7 +46,6 @@ PROGRAMS = {
     "lm_flattened_targets": ("main.py",),
     "gathered_batch_other_module": ("train.py",),
     "init_paths_parent_dir": ("scripts/train_pose.py",),
-
     "figures_loader_from_factory_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
