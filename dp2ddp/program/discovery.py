@@ -203,9 +203,10 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
         return exc
     imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
     imports.sort(key=lambda n: (n.lineno, n.col_offset))
-    edits = sys_path_edits(tree, path) if "sys.path" in source.text else ()
+    entry_script = is_entry_script(tree)
+    edits = sys_path_edits(tree, path, entry_script) if "sys.path" in source.text else ()
     dotted = tuple(dotted_constants(tree))
-    return source, tuple(imports), is_entry_script(tree), stamp, edits, dotted
+    return source, tuple(imports), entry_script, stamp, edits, dotted
 
 
 #: A file's bytes and stamp, or why it could not be read.

@@ -14,8 +14,12 @@ a top-level function that passes its parameter to `sys.path.insert`/`append`, as
 string literals, `__file__`, `os.path.{join,dirname,abspath,realpath,normpath}` (any alias
 ending in `path`, or `osp`) and pathlib (`Path(...)`, `.parent`, `.parents[n]`,
 `.resolve()`, `.absolute()`, `/`, `str(...)`). A relative literal is relative to the
-working folder, taken to be the project root (where such projects are run from). Anything
-else is not an edit dp2ddp can follow (DP027 stays where it applies).
+working folder, taken to be the project root (where such projects are run from).
+`sys.path[0]` is the folder of the script Python runs: in a module that is an entry script
+(a `__main__` guard or training code at top level), its own folder
+(qiuqiangkong/audioset_tagging_cnn@d2f4b8c, pytorch/main.py: `sys.path.insert(1,
+os.path.join(sys.path[0], '../utils'))`, then `from utilities import ...`); elsewhere it is
+not known. Anything else is not an edit dp2ddp can follow (DP027 stays where it applies).
 """
 
 from __future__ import annotations
@@ -28,14 +32,20 @@ from collections.abc import Iterator
 _PATH_FUNCTIONS = frozenset({"join", "dirname", "abspath", "realpath", "normpath"})
 _PATHLIB = frozenset({"Path", "PurePath", "PosixPath"})
 
+#: The key of `env` that holds `sys.path[0]` (not a Python name, so no binding shadows it).
+_SCRIPT_FOLDER = "sys.path[0]"
+
 #: (in front: sys.path.insert(0, ...), a folder as written: absolute, or relative to the
 #: working folder)
 PathEdit = tuple[bool, str]
 
 
-def sys_path_edits(tree: ast.Module, file: str) -> tuple[PathEdit, ...]:
-    """The folders `tree` (the module at `file`) adds to sys.path, in order."""
+def sys_path_edits(tree: ast.Module, file: str, script: bool = False) -> tuple[PathEdit, ...]:
+    """The folders `tree` (the module at `file`) adds to sys.path, in order. `script`: the
+    module is an entry script, so `sys.path[0]` is its folder."""
     env: dict[str, str] = {}
+    if script:
+        env[_SCRIPT_FOLDER] = os.path.dirname(os.path.abspath(file))
     edits = _statement_edits(tree.body, env, file, _adders(tree.body))
     # A top-level function that extends sys.path and then imports (pytorch_stacked_hourglass's
     # data/MPII/dp.py: `sys.path.append(os.path.dirname(os.path.abspath(__file__)))`, then
@@ -170,6 +180,8 @@ def _path(expr: ast.expr, env: dict[str, str], file: str) -> str | None:
         if expr.id == "__file__":
             return os.path.abspath(file)
         return env.get(expr.id)
+    if _is_script_folder(expr):
+        return env.get(_SCRIPT_FOLDER)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # pathlib's `/`
         left, right = _path(expr.left, env, file), _path(expr.right, env, file)
         return None if left is None or right is None else os.path.join(left, right)
@@ -220,6 +232,19 @@ def _called(call: ast.Call, env: dict[str, str], file: str) -> str | None:
         return os.path.dirname(values[0])
     # abspath/realpath of a relative path: relative to the working folder, resolved later.
     return os.path.normpath(values[0])
+
+
+def _is_script_folder(expr: ast.expr) -> bool:
+    """`sys.path[0]`."""
+    return (
+        isinstance(expr, ast.Subscript)
+        and isinstance(expr.value, ast.Attribute)
+        and expr.value.attr == "path"
+        and isinstance(expr.value.value, ast.Name)
+        and expr.value.value.id == "sys"
+        and isinstance(expr.slice, ast.Constant)
+        and expr.slice.value == 0
+    )
 
 
 def _is_os_path(expr: ast.expr) -> bool:
