@@ -86,3 +86,12 @@ def test_resolved_against_the_root_and_kept_only_when_the_folder_exists(tmp_path
     )
     assert front == [str(tmp_path / "lib")]
     assert back == [os.path.normpath(tmp_path / "lib")]
+
+
+def test_sys_path_zero_is_the_script_folder_of_an_entry_script() -> None:
+    """`sys.path[0]` (audioset_tagging_cnn's `os.path.join(sys.path[0], '../utils')`) is the
+    entry script's folder; in a module that is not run as a script it stays unknown."""
+    source = "import os, sys\nsys.path.insert(1, os.path.join(sys.path[0], '../utils'))\n"
+    tree = ast.parse(source)
+    assert sys_path_edits(tree, FILE, script=True) == ((False, "/repo/tools/../utils"),)
+    assert sys_path_edits(tree, FILE) == ()
