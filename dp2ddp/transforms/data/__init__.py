@@ -193,8 +193,8 @@ class ShardDataLoaders(LoaderEvaluation):
                 self.warn(compare, "DP061", detail)
             unknown: list[tuple[cst.CSTNode, str]] = []
             plan_batch_shapes(self, nodes, self._iterated_through_names, guards, unknown)
-            for call, detail in unknown:
-                self.warn(call, "DP085", detail)
+            for shaped, detail in unknown:
+                self.warn(shaped, "DP085", detail)
             self._chunk_sizes.swaps.update(guards.swaps)
             self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:
