@@ -690,6 +690,20 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "under `if ddp_is_main():`, its loaders sharded), then silence the warning with "
         "`# noqa: DP076` on the line it names.",
     ),
+    "DP085": (
+        "a tensor shaped by the global batch size in a loop whose loader was not followed",
+        "Under DataParallel the loader gave the whole batch, so a tensor built or reshaped "
+        "with the loader's batch_size as a dimension (`np.zeros([batch_size, n_mels, 1])` "
+        "concatenated to the batch, `torch.ones(batch_size, 1)` as targets, `x.view("
+        "batch_size, -1)`) had one row per sample. Migrated, each rank's loader gives "
+        "batch_size // WORLD_SIZE samples: the shapes differ (a crash on every rank at the "
+        "first step) or broadcast to the global size silently. In a loop over a loader it "
+        "shards, dp2ddp reads that dimension per rank, ddp_per_rank_batch(B); this warning "
+        "is left where the loop iterates something not followed to a loader, so which "
+        "loader it is, sharded or whole, is not known. Size the tensor from the batch "
+        "itself (`x.size(0)`), or by ddp_per_rank_batch(B) where the loop's loader is "
+        "sharded.",
+    ),
 }
 
 

@@ -276,6 +276,10 @@ FRESH4 = (
     "distilled_student",
     "distilled_student_teacher_eval",
 )
+#: Fresh round stop 31 (helper g): A1, an endless batch sampler of the program's own (before:
+#: DdpBatchShard listed it, no step and memory without bound); T1, the loader's batch_size as
+#: a tensor's batch dimension in its loop (before: numpy's concatenate failed on both ranks).
+FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 
 
 @pytest.fixture(scope="module")
@@ -297,6 +301,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *GATHERED,
         *FRESH3,
         *FRESH4,
+        *FRESH5,
         "second_backward",
     )
     for name in names:
@@ -429,6 +434,19 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
 ) -> None:
     """Both ranks run to the end with the original's weights (short_batch_guard: its count
     of optimizer steps first)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FRESH5)
+def test_fifth_fresh_round_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], name: str
+) -> None:
+    """Both ranks run to the end with the original's weights."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]

@@ -197,3 +197,13 @@ def test_an_unfollowed_change_without_a_module_nearby_is_not_said(tmp_path: Path
     (base / "pkg" / "__init__.py").unlink()
     (base / "pkg").rmdir()
     assert discover_program(str(entry)).incomplete == ()
+
+
+def test_sys_path_zero_is_the_script_folder_of_an_entry_script() -> None:
+    """`sys.path[0]` (audioset_tagging_cnn's `os.path.join(sys.path[0], '../utils')`) is the
+    entry script's folder; in a module that is not run as a script it stays unknown."""
+    source = "import os, sys\nsys.path.insert(1, os.path.join(sys.path[0], '../utils'))\n"
+    tree = ast.parse(source)
+    found = [(e.in_front, e.folder, e.anchored) for e in sys_path_edits(tree, FILE, script=True)]
+    assert found == [(False, "/repo/tools/../utils", True)]
+    assert sys_path_edits(tree, FILE) == ()

@@ -1541,3 +1541,28 @@ def test_sample_digests_ignore_per_batch_padding_width() -> None:
     # an unpadded batch (images) is hashed in one pass; its samples stay apart
     images = torch.arange(2 * 3 * 4 * 4, dtype=torch.float32).reshape(2, 3, 4, 4) + 1
     assert len(set(sample_digests(images))) == 2
+
+
+def test_the_copy_keeps_a_git_root_so_helpers_beside_the_entry_folder_migrate(
+    tmp_path: Path,
+) -> None:
+    """A project whose only root marker is .git (a clone): the copy skips .git, so without
+    one the entry's folder became the copy's root and `../utils`, put on sys.path through
+    sys.path[0], was left out of the verified migration (fresh round stop 31:
+    qiuqiangkong/audioset_tagging_cnn@d2f4b8c, whose statistics verify saw written twice)."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.project import migrate_copy
+
+    clone = tmp_path / "clone"  # beside verify's work folder, not above it
+    (clone / ".git").mkdir(parents=True)
+    (clone / "scripts").mkdir()
+    (clone / "utils").mkdir()
+    entry = clone / "scripts" / "train.py"
+    entry.write_text(
+        "import os\nimport sys\n\nsys.path.insert(1, os.path.join(sys.path[0], '../utils'))\n"
+        "import torch.nn as nn\nfrom helpers import say\n\n"
+        "model = nn.DataParallel(nn.Linear(4, 3))\nsay('built')\n"
+    )
+    (clone / "utils" / "helpers.py").write_text("def say(text):\n    print(text)\n")
+    project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
+    assert os.path.join("utils", "helpers.py") in project.files, project.files

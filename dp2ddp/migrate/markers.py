@@ -68,6 +68,7 @@ MARKED = frozenset(
         "DP069",
         "DP070",
         "DP071",
+        "DP085",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -228,12 +228,13 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
         return exc
     imports = [n for n in _statements(tree.body) if isinstance(n, _IMPORTS)]
     imports.sort(key=lambda n: (n.lineno, n.col_offset))
+    entry_script = is_entry_script(tree)
     edits: tuple[PathEdit, ...] = ()
     unfollowed: tuple[UnfollowedEdit, ...] = ()
     if "sys.path" in source.text or "addsitedir" in source.text:
-        edits, unfollowed = path_facts(tree, path)
+        edits, unfollowed = path_facts(tree, path, entry_script)
     dotted = tuple(dotted_constants(tree))
-    return source, tuple(imports), is_entry_script(tree), stamp, edits, dotted, unfollowed
+    return source, tuple(imports), entry_script, stamp, edits, dotted, unfollowed
 
 
 #: A file's bytes and stamp, or why it could not be read.

@@ -23,6 +23,12 @@ changes (a path known at run time only, `sys.path = ...`, an edit in a function 
 does not follow, `site.addsitedir`), so that an import that then resolves to no file of the
 program while a project folder of its name lies nearby is said (DP076) instead of leaving
 that folder's code unmigrated in silence.
+
+`sys.path[0]` is the folder of the script Python runs: in a module that is an entry script
+(a `__main__` guard or training code at top level), its own folder
+(qiuqiangkong/audioset_tagging_cnn@d2f4b8c, pytorch/main.py: `sys.path.insert(1,
+os.path.join(sys.path[0], '../utils'))`, then `from utilities import ...`), anchored like
+`__file__`; elsewhere it is not known.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from typing import NamedTuple
 #: os.path functions whose result is a path built from their (path) arguments.
 _PATH_FUNCTIONS = frozenset({"join", "dirname", "abspath", "realpath", "normpath"})
 _PATHLIB = frozenset({"Path", "PurePath", "PosixPath"})
+
+#: The key of `env` that holds `sys.path[0]` (not a Python name, so no binding shadows it).
+_SCRIPT_FOLDER = "sys.path[0]"
 
 
 class PathEdit(NamedTuple):
@@ -60,23 +69,27 @@ class UnfollowedEdit(NamedTuple):
     code: str
 
 
-def sys_path_edits(tree: ast.Module, file: str) -> tuple[PathEdit, ...]:
-    """The folders `tree` (the module at `file`) adds to sys.path, in order."""
-    return path_facts(tree, file)[0]
+def sys_path_edits(tree: ast.Module, file: str, script: bool = False) -> tuple[PathEdit, ...]:
+    """The folders `tree` (the module at `file`) adds to sys.path, in order. `script`: the
+    module is an entry script, so `sys.path[0]` is its folder."""
+    return path_facts(tree, file, script)[0]
 
 
 def path_facts(
-    tree: ast.Module, file: str
+    tree: ast.Module, file: str, script: bool = False
 ) -> tuple[tuple[PathEdit, ...], tuple[UnfollowedEdit, ...]]:
     """The folders `tree` adds to sys.path, and the sys.path changes it makes that are not
-    among them (each call counted once: an edit is followed or it is listed)."""
+    among them (each call counted once: an edit is followed or it is listed). `script`: the
+    module is an entry script, so `sys.path[0]` is its folder."""
     followed: set[int] = set()
-    edits = _edits(tree, file, followed)
+    edits = _edits(tree, file, followed, script)
     return tuple(edits), tuple(sorted(_unfollowed(tree, followed)))
 
 
-def _edits(tree: ast.Module, file: str, followed: set[int]) -> list[PathEdit]:
+def _edits(tree: ast.Module, file: str, followed: set[int], script: bool) -> list[PathEdit]:
     env: dict[str, str] = {}
+    if script:
+        env[_SCRIPT_FOLDER] = os.path.dirname(os.path.abspath(file))
     from_file: set[str] = set()
     adders = _adders(tree.body)
     # An adder's own sys.path call puts its parameter there: its calls are what is followed.
@@ -301,7 +314,8 @@ def _uses_file(expr: ast.expr, from_file: set[str]) -> bool:
     """`expr` is built from `__file__` (directly or through a name in `from_file`, the names
     bound to such paths)."""
     return any(
-        isinstance(node, ast.Name) and (node.id == "__file__" or node.id in from_file)
+        (isinstance(node, ast.Name) and (node.id == "__file__" or node.id in from_file))
+        or _is_script_folder(node)
         for node in ast.walk(expr)
     )
 
@@ -335,7 +349,22 @@ def _path(expr: ast.expr, env: dict[str, str], file: str) -> str | None:
         return inner
     if isinstance(expr, ast.Call):
         return _called(expr, env, file)
+    if _is_script_folder(expr):
+        return env.get(_SCRIPT_FOLDER)
     return None
+
+
+def _is_script_folder(expr: ast.AST) -> bool:
+    """`sys.path[0]`."""
+    return (
+        isinstance(expr, ast.Subscript)
+        and isinstance(expr.value, ast.Attribute)
+        and expr.value.attr == "path"
+        and isinstance(expr.value.value, ast.Name)
+        and expr.value.value.id == "sys"
+        and isinstance(expr.slice, ast.Constant)
+        and expr.slice.value == 0
+    )
 
 
 def _called(call: ast.Call, env: dict[str, str], file: str) -> str | None:

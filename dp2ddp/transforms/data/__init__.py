@@ -94,6 +94,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.batch_shapes import plan_batch_shapes
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
     SAMPLER_SHARD,
@@ -195,6 +196,10 @@ class ShardDataLoaders(LoaderEvaluation):
             plan_size_guards(self, nodes, self._iterated_through_names, guards)
             for compare, detail in guards.warnings:
                 self.warn(compare, "DP061", detail)
+            unknown: list[tuple[cst.CSTNode, str]] = []
+            plan_batch_shapes(self, nodes, self._iterated_through_names, guards, unknown)
+            for shaped, detail in unknown:
+                self.warn(shaped, "DP085", detail)
             self._chunk_sizes.swaps.update(guards.swaps)
             self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:

@@ -22,7 +22,7 @@ a computed value. With
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -48,6 +48,27 @@ def plan_size_guards(
 ) -> None:
     """Add to `plan` the global batch sizes that comparisons with a sharded batch's size
     read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
+    for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
+        body = list(walk(loop.body, skip_scopes=True))
+        batch, sizes = _batch_names(loop, body, data)
+        for compare in (n for n in body if isinstance(n, cst.Comparison)):
+            if globals_:
+                what = data.code(loop.iter)
+                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
+            else:
+                _unknown_loop(data, plan, compare, batch, sizes, every, loop)
+
+
+def sharded_loops(
+    data: ShardDataLoaders,
+    nodes: list[cst.CSTNode],
+    iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
+) -> Iterator[tuple[cst.For, set[str], set[str], set[str]]]:
+    """(loop, the global batch sizes of the sharded loaders it iterates, every global batch
+    size the data pass made per rank, what the loop binds) for each loop that may iterate a
+    sharded loader: one followed to such loaders (its global sizes), or one followed to no
+    loader at all (no global sizes: which loader it is, is not known). Loops over loaders
+    left whole are not listed (their batches are global)."""
     loaders: dict[cst.Call, Loader] = data._loaders
     every = {data.code(g) for c in data._edits if (g := _global_size(data, c)) is not None}
     if not every:
@@ -59,14 +80,7 @@ def plan_size_guards(
         if calls and not globals_:
             continue  # loops over loaders left whole: their batches are global
         body = list(walk(loop.body, skip_scopes=True))
-        batch, sizes = _batch_names(loop, body, data)
-        bound = _bound_in(loop, body, data)
-        for compare in (n for n in body if isinstance(n, cst.Comparison)):
-            if globals_:
-                what = data.code(loop.iter)
-                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
-            else:
-                _unknown_loop(data, plan, compare, batch, sizes, every, loop)
+        yield loop, globals_, every, _bound_in(loop, body, data)
 
 
 def _unknown_loop(
