@@ -246,13 +246,6 @@ def migrate_copy(
     except OSError as exc:
         raise ProjectError(f"{root}: cannot copy the project: {exc}") from None
     copied_entry = copy / entry.relative_to(root)
-    if not any((copy / marker).exists() for marker in PROJECT_MARKERS):
-        # The copy skips .git; an empty one keeps the root migrate's discovery finds where
-        # .git was the project's only marker (else the entry's folder would be the root,
-        # and a helpers folder beside it, put on sys.path, left out of the program:
-        # qiuqiangkong/audioset_tagging_cnn@d2f4b8c's ../utils).
-        if any((root / marker).exists() for marker in PROJECT_MARKERS):
-            (copy / ".git").mkdir(exist_ok=True)
 
     shown_root = _shown(root)
 
