@@ -266,6 +266,11 @@ FRESH4 = (
     "clock_log_file",
     "distilled_student",
 )
+#: The fifth fresh round's classes (docs/real-world.md, stop 31, helper h), each with the
+#: original's weights at the end: D1, per-sample codes (an nn.Embedding) trained outside the
+#: wrap in a param-group dict while another function has a parameter of the same name (before:
+#: no sync and no warning, each rank trained its own codes).
+FRESH5_H = ("latent_codes_scoped",)
 
 
 @pytest.fixture(scope="module")
@@ -287,6 +292,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *GATHERED,
         *FRESH3,
         *FRESH4,
+        *FRESH5_H,
         "second_backward",
     )
     for name in names:
@@ -351,6 +357,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "    ddp_sync_frozen(model)\n" in scripts["unfrozen_after_wrap"].read_text()
     assert "    ddp_sync_module(student)\n" in scripts["distilled_student"].read_text()
     assert "DP069" not in codes["distilled_student"], codes["distilled_student"]
+    assert "    ddp_sync_module(codes)\n" in scripts["latent_codes_scoped"].read_text()
     assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["detached_generator"], codes["detached_generator"]
@@ -446,6 +453,24 @@ def test_fourth_fresh_round_classes_train_as_dataparallel_did(
         workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
         logs = sorted(p.name for p in (workdir / "logs").iterdir())
         assert len(logs) == 1, logs
+
+
+@pytest.mark.parametrize("name", FRESH5_H)
+def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both ranks run to the end with the original's weights (before: D1's codes apart on
+    the two ranks from the first step)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    monkeypatch.chdir(tmp_path)
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
 @pytest.mark.parametrize("name", NAMES)
