@@ -67,6 +67,7 @@ from dp2ddp.transforms.hazards.scopes import (
     FunctionStateMutations,
     LoopInfo,
     SelfMutations,
+    forward_helpers,
     loop_info,
 )
 from dp2ddp.transforms.hazards.unwrapped import unwrapped_optimizers
@@ -465,6 +466,16 @@ class FlagHazards(MigrationTransform):
         read_tree(node.body, mutations)
         for where, what in mutations.found:
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
+        for helper in forward_helpers(cls, node):
+            mutations = SelfMutations(helper.params.params[0].name.value)
+            read_tree(helper.body, mutations)
+            for where, what in mutations.found:
+                self.warn(
+                    where,
+                    "DP007",
+                    f"{self.code(what)} in {cls.name.value}.{helper.name.value}(), which "
+                    f"{cls.name.value}.forward() calls",
+                )
 
     def _sets_visible_devices(self, node: cst.Call) -> bool:
         if not node.args:
