@@ -664,6 +664,19 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "the loss itself). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP071`.",
     ),
+    "DP088": (
+        "a count of samples from this rank's batches sets the learning rate",
+        "A count grown by the size of each training batch (`global_step += x.size(0)`) "
+        "drives the learning rate: a scheduler stepped with it (`scheduler.step(global_step)` "
+        "for a warm-up counted in samples) or an `lr` computed from it. Under DataParallel "
+        "the batch was the whole batch; migrated, each rank's batch is its share, so the "
+        "count grows by 1/WORLD_SIZE of the original's per step and every step's learning "
+        "rate is the one the original had at fewer samples: the warm-up or decay takes "
+        'WORLD_SIZE times the steps, silently (`dp2ddp verify`: "learning rate changed"). '
+        "Count the global batch (`x.size(0) * WORLD_SIZE`, or all-reduce the count), or "
+        "count steps. Marked in the migrated file: `--check` fails until it is resolved or "
+        "silenced with `# noqa: DP088`.",
+    ),
 }
 
 
