@@ -677,6 +677,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "count steps. Marked in the migrated file: `--check` fails until it is resolved or "
         "silenced with `# noqa: DP088`.",
     ),
+    "DP089": (
+        "embedding rows renormalised in place by each rank's lookups (max_norm)",
+        "An embedding built with `max_norm` (`nn.Embedding(n, d, max_norm=1.0)`, "
+        "`F.embedding(..., max_norm=...)`) renormalises, in place and in forward, the rows "
+        "each lookup reads. DataParallel looked up the whole batch's rows once (on the "
+        "module itself, or on replicas sharing its weight); migrated, each rank "
+        "renormalises only the rows of its own share, so the ranks' tables differ in the "
+        "rows the other ranks looked up, whether the embedding is in the wrapped model or "
+        'synced beside it (`dp2ddp verify`: "ranks in sync NO"). Renormalise the rows '
+        "yourself outside forward on every rank alike (after the optimizer's step, on the "
+        "whole table or on the all-gathered indices), or drop `max_norm`.",
+    ),
 }
 
 
