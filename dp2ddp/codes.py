@@ -666,28 +666,22 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP088": (
         "a count of samples from this rank's batches sets the learning rate",
-        "A count grown by the size of each training batch (`global_step += x.size(0)`) "
-        "drives the learning rate: a scheduler stepped with it (`scheduler.step(global_step)` "
-        "for a warm-up counted in samples) or an `lr` computed from it. Under DataParallel "
-        "the batch was the whole batch; migrated, each rank's batch is its share, so the "
-        "count grows by 1/WORLD_SIZE of the original's per step and every step's learning "
-        "rate is the one the original had at fewer samples: the warm-up or decay takes "
-        'WORLD_SIZE times the steps, silently (`dp2ddp verify`: "learning rate changed"). '
-        "Count the global batch (`x.size(0) * WORLD_SIZE`, or all-reduce the count), or "
-        "count steps. Marked in the migrated file: `--check` fails until it is resolved or "
-        "silenced with `# noqa: DP088`.",
+        "A count grown by each training batch's size (`global_step += x.size(0)`) drives the "
+        "learning rate (`scheduler.step(global_step)`, an `lr` computed from it). Migrated, "
+        "each rank's batch is its share: the count grows by 1/WORLD_SIZE of the original's "
+        "per step, so warm-up or decay takes WORLD_SIZE times the steps, silently (`dp2ddp "
+        'verify`: "learning rate changed"). Count the global batch (`x.size(0) * '
+        "WORLD_SIZE`, or all-reduce it), or count steps. Marked in the migrated file: "
+        "`--check` fails until it is resolved or silenced with `# noqa: DP088`.",
     ),
     "DP089": (
         "embedding rows renormalised in place by each rank's lookups (max_norm)",
-        "An embedding built with `max_norm` (`nn.Embedding(n, d, max_norm=1.0)`, "
-        "`F.embedding(..., max_norm=...)`) renormalises, in place and in forward, the rows "
-        "each lookup reads. DataParallel looked up the whole batch's rows once (on the "
-        "module itself, or on replicas sharing its weight); migrated, each rank "
-        "renormalises only the rows of its own share, so the ranks' tables differ in the "
-        "rows the other ranks looked up, whether the embedding is in the wrapped model or "
-        'synced beside it (`dp2ddp verify`: "ranks in sync NO"). Renormalise the rows '
-        "yourself outside forward on every rank alike (after the optimizer's step, on the "
-        "whole table or on the all-gathered indices), or drop `max_norm`.",
+        "An embedding given `max_norm` (`nn.Embedding(n, d, max_norm=1.0)`, `F.embedding`) "
+        "renormalises in place, in forward, the rows each lookup reads. DataParallel looked "
+        "up the whole batch's rows; migrated, each rank renormalises its own share's rows "
+        "only, so the ranks' tables drift apart, in the wrapped model or synced beside it "
+        '(`dp2ddp verify`: "ranks in sync NO"). Renormalise outside forward on every '
+        "rank alike (after the step, the whole table), or drop `max_norm`.",
     ),
 }
 
