@@ -704,6 +704,25 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "itself (`x.size(0)`), or by ddp_per_rank_batch(B) where the loop's loader is "
         "sharded.",
     ),
+    "DP088": (
+        "a count of samples from this rank's batches sets the learning rate",
+        "A count grown by each training batch's size (`global_step += x.size(0)`) drives the "
+        "learning rate (`scheduler.step(global_step)`, an `lr` computed from it). Migrated, "
+        "each rank's batch is its share: the count grows by 1/WORLD_SIZE of the original's "
+        "per step, so warm-up or decay takes WORLD_SIZE times the steps, silently (`dp2ddp "
+        'verify`: "learning rate changed"). Count the global batch (`x.size(0) * '
+        "WORLD_SIZE`, or all-reduce it), or count steps. Marked in the migrated file: "
+        "`--check` fails until it is resolved or silenced with `# noqa: DP088`.",
+    ),
+    "DP089": (
+        "embedding rows renormalised in place by each rank's lookups (max_norm)",
+        "An embedding given `max_norm` (`nn.Embedding(n, d, max_norm=1.0)`, `F.embedding`) "
+        "renormalises in place, in forward, the rows each lookup reads. DataParallel looked "
+        "up the whole batch's rows; migrated, each rank renormalises its own share's rows "
+        "only, so the ranks' tables drift apart, in the wrapped model or synced beside it "
+        '(`dp2ddp verify`: "ranks in sync NO"). Renormalise outside forward on every '
+        "rank alike (after the step, the whole table), or drop `max_norm`.",
+    ),
 }
 
 

@@ -281,6 +281,12 @@ FRESH4 = (
 #: a tensor's batch dimension in its loop (before: numpy's concatenate failed on both ranks).
 FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 
+#: The fifth fresh round's classes (docs/real-world.md, stop 31, helper h), each with the
+#: original's weights at the end: D1, per-sample codes (an nn.Embedding) trained outside the
+#: wrap in a param-group dict while another function has a parameter of the same name (before:
+#: no sync and no warning, each rank trained its own codes).
+FRESH5_H = ("latent_codes_scoped",)
+
 
 @pytest.fixture(scope="module")
 def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], str]:
@@ -302,6 +308,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH3,
         *FRESH4,
         *FRESH5,
+        *FRESH5_H,
         "second_backward",
     )
     for name in names:
@@ -367,6 +374,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "    ddp_sync_frozen(model)\n" in scripts["unfrozen_after_wrap"].read_text()
     assert "    ddp_sync_module(student)\n" in scripts["distilled_student"].read_text()
     assert "DP069" not in codes["distilled_student"], codes["distilled_student"]
+    assert "    ddp_sync_module(codes)\n" in scripts["latent_codes_scoped"].read_text()
     assert "= ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["detached_generator"], codes["detached_generator"]
@@ -489,6 +497,24 @@ def test_a_teacher_in_eval_mode_leaves_the_student_loop_training(
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
     assert [status["indices"] for status in statuses] == [2 * 16, 2 * 16], statuses
+
+
+@pytest.mark.parametrize("name", FRESH5_H)
+def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both ranks run to the end with the original's weights (before: D1's codes apart on
+    the two ranks from the first step)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    monkeypatch.chdir(tmp_path)
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
 @pytest.mark.parametrize("name", NAMES)

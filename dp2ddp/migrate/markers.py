@@ -69,6 +69,7 @@ MARKED = frozenset(
         "DP070",
         "DP071",
         "DP085",
+        "DP088",
     }
 )
 PREFIX = "# dp2ddp: "

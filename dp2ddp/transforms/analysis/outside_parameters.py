@@ -152,7 +152,7 @@ class OutsideParameters:
                 continue
             if any(x.endswith(m) or m + "." in x for m in members):
                 continue
-            if not _built(module, x, t, wrappers):
+            if not _built(_scope(node, x, t) or module, x, t, wrappers):
                 continue
             line = self._line(node)
             if line is None or (id(line), x) in done:
@@ -249,8 +249,61 @@ class OutsideParameters:
         return out
 
 
-def _built(module: cst.Module, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
-    """Every binding of `x` in the module builds an object with a call (`ProxyLoss(...)`,
+def _scope(node: cst.CSTNode, x: str, t: MigrationTransform) -> cst.FunctionDef | None:
+    """The function whose local `x` (a bare name) the read at `node` is: the innermost one
+    around it that binds `x` itself (a parameter, or a binding in its own body); None: the
+    name is the module's, or `x` is an attribute chain. Another function's parameter or local
+    of the same name is another variable (DeepSDF's `load_latent_vectors(..., lat_vecs)`
+    beside `main_function`'s `lat_vecs = torch.nn.Embedding(...)`, stop 31 class D1)."""
+    if "." in x:
+        return None
+    function = enclosing_function(node, t)
+    while function is not None:
+        if _binds_locally(function, x):
+            return function
+        function = enclosing_function(function, t)
+    return None
+
+
+def _binds_locally(function: cst.FunctionDef, x: str) -> bool:
+    """`x` is local to `function`: one of its parameters, or bound in its own body (not in a
+    nested scope) and not declared `global`/`nonlocal` there."""
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    if any(p.name.value == x for p in (*every, *stars)):
+        return True
+    bound = False
+    for node in walk(function.body, skip_scopes=True):
+        if isinstance(node, (cst.Global, cst.Nonlocal)) and any(
+            n.name.value == x for n in node.names
+        ):
+            return False
+        if isinstance(node, cst.AssignTarget):
+            bound = bound or _names(node.target, x)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
+            bound = bound or _names(node.target, x)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            bound = bound or _names(node.asname.name, x)
+        elif isinstance(node, cst.NamedExpr):
+            bound = bound or _names(node.target, x)
+    return bound
+
+
+def _names(target: cst.CSTNode, x: str) -> bool:
+    """`target` (a name, or a tuple or list of them) binds `x`."""
+    if isinstance(target, cst.Name):
+        return target.value == x
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_names(e.value, x) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value, x)
+    return False
+
+
+def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
+    """Every binding of `x` in `module` (the module, or the function whose local `x` is:
+    `_scope`) builds an object with a call (`ProxyLoss(...)`,
     `losses.X(...).to(DEVICE)`) of no function that wraps, and there is one: a name handed
     on (`self.model = model`, a function's parameter) or a wrapping builder's return
     (`self.model = self._build_model()`) may be the wrapped model under another name."""

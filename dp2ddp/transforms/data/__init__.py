@@ -117,6 +117,7 @@ from dp2ddp.transforms.data.plan import (
     CallEdit,
     Loader,
 )
+from dp2ddp.transforms.data.sample_counts import lr_sample_counts
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import plan_size_guards
 
@@ -189,6 +190,10 @@ class ShardDataLoaders(LoaderEvaluation):
                 self, nodes, sharded, self._iterated_through_names
             ):
                 self.warn(name, "DP044", detail)
+            for grow, detail in lr_sample_counts(
+                self, nodes, sharded, self._iterated_through_names
+            ):
+                self.warn(grow, "DP088", detail)
             self._chunk_sizes = plan_chunk_sizes(self, nodes, sharded, self._iterated_through_names)
             for chunk, detail in self._chunk_sizes.warnings:
                 self.warn(chunk, "DP051", detail)

@@ -76,10 +76,18 @@ from dp2ddp.transforms.hazards.scopes import (
     FunctionStateMutations,
     LoopInfo,
     SelfMutations,
+    forward_helpers,
     loop_info,
 )
 from dp2ddp.transforms.hazards.unwrapped import unwrapped_optimizers
 
+#: Embedding lookups that renormalise the rows they read in place when given `max_norm`
+#: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
+_RENORMED_EMBEDDINGS = frozenset(
+    {"torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.functional.embedding",
+     "torch.nn.EmbeddingBag", "torch.nn.modules.sparse.EmbeddingBag",
+     "torch.nn.functional.embedding_bag"}
+)  # fmt: skip
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 _BATCHNORM = frozenset(
@@ -497,6 +505,19 @@ class FlagHazards(MigrationTransform):
             self._batchnorms.append(node)
         if names & _ENV_SETTERS and self._sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
+        if names & _RENORMED_EMBEDDINGS:
+            bound = next(
+                (a for a in node.args if a.keyword is not None and a.keyword.value == "max_norm"),
+                None,
+            )
+            if bound is not None and not (
+                isinstance(bound.value, cst.Name) and bound.value.value == "None"
+            ):
+                self.warn(
+                    node,
+                    "DP089",
+                    f"{self.code(node.func)}(..., max_norm={self.code(bound.value)})",
+                )
 
     def _check_draw(self, node: cst.Call, names: set[str]) -> None:
         """DP006: a draw in the loop, or a call of a project helper that draws. Also a
@@ -592,6 +613,16 @@ class FlagHazards(MigrationTransform):
         read_tree(node.body, mutations)
         for where, what in mutations.found:
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
+        for helper in forward_helpers(cls, node):
+            mutations = SelfMutations(helper.params.params[0].name.value)
+            read_tree(helper.body, mutations)
+            for where, what in mutations.found:
+                self.warn(
+                    where,
+                    "DP007",
+                    f"{self.code(what)} in {cls.name.value}.{helper.name.value}(), which "
+                    f"{cls.name.value}.forward() calls",
+                )
 
     def _sets_visible_devices(self, node: cst.Call) -> bool:
         if not node.args:

@@ -1,0 +1,138 @@
+"""A count of samples seen, accumulated from the sizes of a sharded loader's batches, that sets
+the learning rate (DP088).
+
+chrischute/glow@faffa5b (stop 31, class G1): inside the loop over the training loader,
+`global_step += x.size(0)` counts the samples seen, and `scheduler.step(global_step)` drives
+a warm-up `LambdaLR(optimizer, lambda s: min(1., s / args.warm_up))`. Under DataParallel
+`x` was the whole batch; migrated, each rank's `x` is its share, so the count grows by
+1/WORLD_SIZE of the original's per step and every step's learning rate is the original's at
+fewer samples: the warm-up takes WORLD_SIZE times the steps. Nothing fails.
+
+Found in one scope (a function, or the module's top level): a loop over a loader this pass
+shards; a name it grows by a size of its batch (`n += x.size(0)`, `x.shape[0]`, `len(x)`,
+a name the loop assigns from one: data/batch_sized.py's sized names); and, in the same
+scope, a read of that name (or of a name assigned from it) that sets a learning rate: the
+argument of a `.step(...)` call (an optimizer's step takes no count: a scheduler's), or the
+value of an assignment to a `["lr"]` item or an `.lr` attribute. Warned, not rewritten:
+the count may also be printed or saved, where each rank's share may be what is meant.
+With --per-process-batch the training batch keeps its size: nothing to warn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.data.batch_sized import (
+    _counted,
+    _scope,
+    _size_expression,
+    _size_of,
+    _sized_names,
+    _target_names,
+)
+from dp2ddp.transforms.data.plan import Loader
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+
+
+def lr_sample_counts(
+    data: ShardDataLoaders,
+    nodes: list[cst.CSTNode],
+    sharded: set[cst.Call],
+    iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
+) -> Iterator[tuple[cst.AugAssign, str]]:
+    """(the statement growing the count, the warning's detail) for each count of a sharded
+    loader's batch sizes that reaches a learning rate."""
+    if not sharded:
+        return
+    loaders = {c: Loader(c, {}, data._binding(c)[0], None, None) for c in data._all_loaders}
+    for loop in (n for n in nodes if isinstance(n, cst.For)):
+        calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
+        if not any(c in sharded for c in calls):
+            continue
+        batch = _target_names(loop.target)
+        sized = _sized_names(loop, data, "")
+        for grow in walk(loop.body, skip_scopes=True):
+            if not (
+                isinstance(grow, cst.AugAssign)
+                and isinstance(grow.operator, cst.AddAssign)
+                and isinstance(grow.target, cst.Name)
+            ):
+                continue
+            size = _batch_size(grow.value, batch, sized, data)
+            if size is None:
+                continue
+            count = grow.target.value
+            use = _learning_rate_use(_scope(loop, data), count, data)
+            if use is not None:
+                yield (
+                    grow,
+                    f"{count} grows by {size}, this rank's share of each batch, and sets the "
+                    f"learning rate ({use}): the schedule runs at 1/WORLD_SIZE of the "
+                    "original's pace",
+                )
+
+
+def _batch_size(
+    value: cst.BaseExpression, batch: set[str], sized: Mapping[str, object], data: ShardDataLoaders
+) -> str | None:
+    """The size of the loop's batch that `value` reads (its code), if any."""
+    for name in walk(value):
+        if not isinstance(name, cst.Name) or not _counted(name, value, data):
+            continue
+        if name.value in batch and _size_of(name, data):
+            return _size_expression(name, data)
+        if name.value in sized:
+            return name.value
+    return None
+
+
+def _learning_rate_use(scope: cst.CSTNode, count: str, data: ShardDataLoaders) -> str | None:
+    """The code of a statement in `scope` where `count` (or a name assigned from it) sets a
+    learning rate: a `.step(...)` argument, or an `["lr"]` item or `.lr` attribute assigned."""
+    names = {count}
+    statements = list(walk(scope, skip_scopes=True))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in statements:
+            if isinstance(stmt, cst.Assign) and _reads(stmt.value, names):
+                new = {n for t in stmt.targets for n in _target_names(t.target)} - names
+                if new and all(isinstance(t.target, cst.Name) for t in stmt.targets):
+                    names |= new
+                    changed = True
+    for stmt in statements:
+        if (
+            isinstance(stmt, cst.Call)
+            and isinstance(stmt.func, cst.Attribute)
+            and stmt.func.attr.value == "step"
+            and any(_reads(a.value, names) for a in stmt.args)
+        ):
+            return data.code(stmt)
+        if isinstance(stmt, cst.Assign) and _reads(stmt.value, names):
+            if any(_sets_lr(t.target) for t in stmt.targets):
+                return data.code(stmt).strip()
+    return None
+
+
+def _reads(expr: cst.CSTNode, names: set[str]) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+
+
+def _sets_lr(target: cst.BaseExpression) -> bool:
+    """`group["lr"]`, `optimizer.param_groups[0]["lr"]`, `opt.lr`."""
+    if isinstance(target, cst.Attribute):
+        return target.attr.value == "lr"
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1:
+        index = target.slice[0].slice
+        return (
+            isinstance(index, cst.Index)
+            and isinstance(index.value, cst.SimpleString)
+            and index.value.evaluated_value in ("lr", b"lr")
+        )
+    return False
