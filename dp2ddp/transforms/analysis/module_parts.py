@@ -176,7 +176,7 @@ def walked_with_break(
             if not isinstance(node, (ast.For, ast.AsyncFor)):
                 continue
             walked = _walked_children(node.iter, me)
-            stop = _own_break(node.body)
+            stop = own_break(node.body)
             if walked is None or stop is None:
                 continue
             text = ast.unparse(node.iter).replace("{", "{{").replace("}", "}}")
@@ -207,7 +207,7 @@ def _walked_children(node: ast.expr, me: str) -> str | None:
     return None
 
 
-def _own_break(body: list[ast.stmt]) -> ast.Break | None:
+def own_break(body: list[ast.stmt]) -> ast.Break | None:
     """A `break` that leaves this loop (not one of a loop nested in it)."""
     stack: list[ast.AST] = list(body)
     while stack:

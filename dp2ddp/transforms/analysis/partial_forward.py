@@ -133,6 +133,13 @@ class _Uses:
     #: attribute -> (how, line) of its first use that is not on every path.
     sometimes: dict[str, tuple[str, int]] = field(default_factory=dict)
     opaque: bool = False
+    #: ids of the `self.x[i]` reads whose index provably walks every entry of `self.x`
+    #: (see _covering_reads), shared by the branches' own _Uses.
+    covered: set[int] = field(default_factory=set)
+
+    def inner(self) -> _Uses:
+        """The uses of one branch (an `if` arm, a conditional expression's arm)."""
+        return _Uses(covered=self.covered)
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
@@ -514,12 +521,14 @@ def _scan_function(
     uses: _Uses,
     inlined: set[str],
     conditional: bool,
+    why: str = "",
 ) -> None:
     if not function.args.args:
         return
     me = function.args.args[0].arg
     inlined = inlined | {function.name}
-    _scan_block(function.body, me, methods, uses, inlined, conditional, "")
+    uses.covered |= _covering_reads(function, me)
+    _scan_block(function.body, me, methods, uses, inlined, conditional, why)
 
 
 def _scan_block(
@@ -548,7 +557,7 @@ def _scan_block(
                 (statement.body, body_why, training is True),
                 (statement.orelse, else_why, training is False),
             ):
-                inner = _Uses()
+                inner = uses.inner()
                 _scan_block(block, me, methods, inner, inlined, conditional, why, loop_vars)
                 branch_uses.append((inner, block, branch_why, taken))
                 uses.opaque = uses.opaque or inner.opaque
@@ -583,7 +592,19 @@ def _scan_block(
             )
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
             head = statement.test if isinstance(statement, ast.While) else statement.iter
-            _expression(head, me, methods, uses, inlined, conditional, why)
+            stop = module_parts.own_break(statement.body)
+            if stop is not None and not conditional and not isinstance(statement, ast.While):
+                # The containers the loop walks (`for i, b in enumerate(self.blocks)`): the
+                # entries after a `break` get no gradient (rosinality's progressive
+                # generator leaves at `if i == step: break`).
+                text = ast.unparse(head).replace("{", "{{").replace("}", "}}")
+                _expression(
+                    head, me, methods, uses, inlined, True,
+                    f"walks {text} in a loop that may leave at the break at line "
+                    f"{stop.lineno}: {{attr}}'s entries after it get no gradient",
+                )  # fmt: skip
+            else:
+                _expression(head, me, methods, uses, inlined, conditional, why)
             inner_vars = loop_vars
             if not isinstance(statement, ast.While):
                 inner_vars = loop_vars | _names(statement.target)
@@ -592,7 +613,23 @@ def _scan_block(
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
                 _expression(item.context_expr, me, methods, uses, inlined, conditional, why)
-            _scan_block(statement.body, me, methods, uses, inlined, conditional, why, loop_vars)
+            off = next(
+                (grad for item in statement.items if (grad := _grad_off(item, me)) is not None),
+                None,
+            )
+            inner_why = why
+            if off is not None and not conditional:
+                # A layer run with gradients off (or only when an argument turns them on:
+                # BigGAN's G_D, `with torch.set_grad_enabled(train_G):`) gets no gradient
+                # from this use: it is not proved to get one in every step.
+                inner_why = (
+                    f"uses {{attr}} only under `with {off}` (line {statement.lineno}), "
+                    "where it may get no gradient"
+                )
+            _scan_block(
+                statement.body, me, methods, uses, inlined, conditional or off is not None,
+                inner_why, loop_vars,
+            )  # fmt: skip
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             _expression(statement, me, methods, uses, inlined, conditional, why)
         else:
@@ -617,7 +654,7 @@ def _expression(
         test = ast.unparse(node.test)
         arms = []
         for arm in (node.body, node.orelse):
-            inner = _Uses()
+            inner = uses.inner()
             _expression(arm, me, methods, inner, inlined, conditional, why)
             arms.append(inner)
             uses.opaque = uses.opaque or inner.opaque
@@ -644,7 +681,39 @@ def _expression(
             and func.attr in methods
             and func.attr not in inlined
         ):
-            _scan_function(methods[func.attr], methods, uses, inlined, conditional)
+            _scan_function(methods[func.attr], methods, uses, inlined, conditional, why)
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "len"
+            and len(node.args) == 1
+            and _is_self_attribute(node.args[0], me)
+        ):
+            return  # counting a container's entries runs none of them
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and _is_self_attribute(node.value, me)
+        and not _fixed_index(node.slice)
+        and id(node) not in uses.covered
+    ):
+        # `self.blocks[n - i - 1]`: an entry picked at run time (rosinality's progressive
+        # discriminator, `self.progression[index]` for the steps grown so far): the other
+        # entries are not proved to get a gradient.
+        assert isinstance(node.value, ast.Attribute)
+        attribute = node.value.attr
+        if attribute not in _SELF_BY_NAME and attribute not in uses.always:
+            index = ast.unparse(node.slice).replace("{", "{{").replace("}", "}}")
+            uses.sometimes.setdefault(
+                attribute,
+                (
+                    why
+                    or f"uses {{attr}} only at the index `{index}` computed at run time: "
+                    "its other entries may get no gradient",
+                    node.lineno,
+                ),
+            )
+        _expression(node.slice, me, methods, uses, inlined, conditional, why)
+        return
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
         if node.attr in _SELF_BY_NAME:
             uses.opaque = True
@@ -656,6 +725,100 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
+
+
+def _grad_off(item: ast.withitem, me: str) -> str | None:
+    """The context manager of `item` when it may turn gradients off: `torch.no_grad()`,
+    `torch.inference_mode()`, `torch.set_grad_enabled(flag)` with a flag not proved True
+    (`True`, `self.training` are: a step trains); None otherwise."""
+    call = item.context_expr
+    if not isinstance(call, ast.Call):
+        return None
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    values = [*call.args, *(k.value for k in call.keywords)]
+    on = bool(values) and (
+        (isinstance(values[0], ast.Constant) and values[0].value is True)
+        or _training_side(values[0], me) is True
+    )
+    off = {
+        "no_grad": True,
+        "inference_mode": not (
+            values and isinstance(values[0], ast.Constant) and values[0].value is False
+        ),
+        "set_grad_enabled": bool(values) and not on,
+    }.get(name, False)
+    return ast.unparse(call).replace("{", "{{").replace("}", "}}") if off else None
+
+
+def _fixed_index(index: ast.expr) -> bool:
+    """An index or slice made of literals only (`[0]`, `["c"]`, `[-1]`, `[:2]`): the same
+    entries in every step."""
+    return all(
+        isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load))
+        for n in ast.walk(index)
+    )
+
+
+def _covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> set[int]:
+    """ids of the `self.x[i]` reads in `function` whose loop walks every position of a
+    container: `for i in range(len(self.x))`, `for i, _ in enumerate(self.y)`, with `i` not
+    bound again in the loop and the loop not left early (a `break`, a `return`). A container
+    read at the position of another one it is built beside (`self.norms[i]` in a loop over
+    `self.blocks`) is taken as aligned with it: its sizes are not compared (a longer one's
+    last entries would be missed)."""
+    covered: set[int] = set()
+    for loop in ast.walk(function):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or module_parts.own_break(loop.body):
+            continue
+        walked = _index_walk(loop, me)
+        if walked is None:
+            continue
+        index = walked
+        inside = [n for stmt in loop.body for n in ast.walk(stmt)]
+        if any(isinstance(n, ast.Return) for n in inside) or any(
+            isinstance(n, ast.Name) and n.id == index and not isinstance(n.ctx, ast.Load)
+            for n in inside
+        ):
+            continue
+        for node in inside:
+            if (
+                isinstance(node, ast.Subscript)
+                and _is_self_attribute(node.value, me)
+                and isinstance(node.value, ast.Attribute)
+                and isinstance(node.slice, ast.Name)
+                and node.slice.id == index
+            ):
+                covered.add(id(node))
+    return covered
+
+
+def _index_walk(loop: ast.For | ast.AsyncFor, me: str) -> str | None:
+    """The index name of `for i in range(len(self.x))` or `for i, _ in enumerate(self.x)`;
+    None for any other loop."""
+    it, target = loop.iter, loop.target
+    if not isinstance(it, ast.Call) or not isinstance(it.func, ast.Name) or it.keywords:
+        return None
+    if it.func.id == "range" and len(it.args) == 1 and isinstance(target, ast.Name):
+        counted = it.args[0]
+        if (
+            isinstance(counted, ast.Call)
+            and isinstance(counted.func, ast.Name)
+            and counted.func.id == "len"
+            and len(counted.args) == 1
+            and _is_self_attribute(counted.args[0], me)
+        ):
+            return target.id
+    if (
+        it.func.id == "enumerate"
+        and len(it.args) == 1
+        and _is_self_attribute(it.args[0], me)
+        and isinstance(target, ast.Tuple)
+        and target.elts
+        and isinstance(target.elts[0], ast.Name)
+    ):
+        return target.elts[0].id
+    return None
 
 
 def _training_side(test: ast.expr, me: str) -> bool | None:
