@@ -255,6 +255,9 @@ FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override
 #: detached (before: no DP041, "Expected to have finished reduction" at step 2); L1, a log file
 #: named by the clock in a helper (before: one file per rank). Helper x's K1, a distillation
 #: student beside a wrapped teacher (before: DP069, each rank's student its own after step 1).
+#: Helper y3's U3, a generator run under `torch.set_grad_enabled(train_g)` in its module's
+#: forward(), alternate steps training it, and U4, layers picked from a ModuleList by an index
+#: computed from the step (before: no DP041, "Expected to have finished reduction" at step 2).
 FRESH4 = (
     "loss_module_parameters",
     "unfrozen_after_wrap",
@@ -265,6 +268,8 @@ FRESH4 = (
     "detached_generator",
     "clock_log_file",
     "distilled_student",
+    "grad_disabled_child",
+    "computed_index_layers",
 )
 
 
