@@ -249,6 +249,10 @@ class ProgramFacts:
         qualified name as an importer spells it, each with the parameters (position,
         name) it reads: given a sharded loader, such a call reads it whole
         (shared_draws/whole_reads.py). Empty for a single file.
+    grad_toggles: statements in functions of the program's other modules that may switch
+        parameters' gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
+        grad_toggles), as (text, "path:line"): any may run after a wrap, so the wraps get
+        find_unused_parameters=True (DP041). Empty for a single file.
     """
 
     role: Role | None = None
@@ -263,6 +267,7 @@ class ProgramFacts:
     reexports: Reexports = field(default_factory=Reexports)
     wrap_functions: tuple[str, ...] = ()
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
+    grad_toggles: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

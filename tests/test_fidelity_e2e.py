@@ -45,6 +45,7 @@ PROGRAMS = {
     "figures_through_imported_logger": ("main.py",),
     "lm_flattened_targets": ("main.py",),
     "gathered_batch_other_module": ("train.py",),
+    "grad_toggled_in_helper_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
