@@ -55,7 +55,14 @@ PROGRAMS = {
 #: only read the loader they are given (class G4 across modules, GAN_stability's
 #: `utils.get_nsamples(train_loader, ntest)`; before: each rank's shard, silently): the
 #: original's samples, in its order, on both ranks.
-DIGEST_PROGRAMS = {"lm_flattened_targets": "main.py", "gathered_batch_other_module": "train.py"}
+#: grad_toggled_in_helper_module: parameters of the wrapped module switched off between steps
+#: by a helper of another module (class U3's toggle form, BigGAN's utils.toggle_grad; before:
+#: no DP041, "Expected to have finished reduction" at step 2).
+DIGEST_PROGRAMS = {
+    "lm_flattened_targets": "main.py",
+    "gathered_batch_other_module": "train.py",
+    "grad_toggled_in_helper_module": "train.py",
+}
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
 #: are: a device chosen as a string and read as one (`'cuda' in device`, `.startswith`,

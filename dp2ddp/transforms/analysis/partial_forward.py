@@ -15,7 +15,13 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
 - where forward() uses them (and the methods of the class it calls on `self`, inlined):
   on every path, or only on some: under an `if` one of whose branches does not use it
   (a branch on `self.training` counts as its training side), after an early `return`,
-  in one arm of a conditional expression, in an `except` handler;
+  in one arm of a conditional expression, in an `except` handler; only with gradients off
+  (`with torch.no_grad():`, `with torch.set_grad_enabled(flag):` with a flag not proved
+  True: BigGAN's G_D runs its generator so, class U3); only at an index computed at run
+  time (`self.blocks[n - i - 1]`, rosinality's progressive discriminator, class U4; a
+  literal index, or one walking every position, `for i in range(len(self.x))` or
+  `enumerate(self.x)` with no break, is proved); in a loop over it that may leave at a
+  `break` (the entries after it); `len(self.x)` runs none of them;
 - a registered submodule that forward() never uses, and no other method of the class
   uses either (a layer built and left behind);
 - a layer `__init__` hands on to something it keeps (`self.features = nn.Sequential(

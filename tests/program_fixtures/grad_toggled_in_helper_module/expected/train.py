@@ -60,8 +60,10 @@ def main():
         opt_g.zero_grad()
         (-d_fake.mean()).backward()
         opt_g.step()
-    ddp_print("checksum", round(sum(p.sum().item() for p in gd.parameters()), 4))
+    digest = [round(float(p.detach().sum()), 5) for p in gd.parameters()]
+    ddp_print("final", digest)
+    return digest
 
 
 if __name__ == "__main__":
-    main()
+    E2E_DIGEST = main()
