@@ -74,14 +74,23 @@ class UnusedParameters:
 
     def _toggled(self, module: cst.BaseExpression) -> str:
         """A statement of the program that may switch gradients off after the wrap (see
-        module_parts.grad_toggles): in this module, one after the wrap's line or in another
-        function than the wrap's own (a function may run at any time), not in a constructor;
+        module_parts.grad_toggles): in this module, one in another function than the wrap's
+        own (a function may run at any time) or after the wrap's line in its own function or
+        at module level when the wrap is there (module level runs at import, before a
+        function that wraps), not in a constructor;
         in another module, one in a function (what runs at import runs before the wrap).
         Which model's parameters it switches is not followed: any may be the wrapped one's."""
         line = self.t._position(module)[0]
+        in_function = any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            for node in ast.walk(self._ast())
+        )
         for toggle in self._own_toggles():
             if toggle.function == "__init__":
                 continue
+            if not toggle.function and in_function:
+                continue  # module level: runs at import, before the function that wraps
             before = toggle.line < line
             if before and (not toggle.function or toggle.span[0] <= line <= toggle.span[1]):
                 continue  # frozen before the wrap: DDP does not register it
