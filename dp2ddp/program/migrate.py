@@ -325,7 +325,6 @@ class _Told:
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
         self._wrap_functions: tuple[str, ...] | None = None
-        self._grad_toggles: dict[str, tuple[tuple[str, str], ...]] | None = None
 
     @property
     def helpers(self) -> str:
@@ -425,27 +424,7 @@ class _Told:
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
             self.sample_readers(module) if draws else (),
-            self.grad_toggles(module) if gate and models else (),
-        )
-
-    def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
-        """Statements in functions of the program's other modules that may switch gradients
-        off (ProgramFacts.grad_toggles), each module read once a project."""
-        if self._grad_toggles is None:
-            from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
-
-            self._grad_toggles = {
-                each.name: self.project.remembered(
-                    ("grad_toggles", each.real, each.name),
-                    partial(module_grad_toggles, each.path, each.source.text),
-                )
-                for each in self.program.modules
-            }
-        return tuple(
-            item
-            for name, found in self._grad_toggles.items()
-            if name != module.name
-            for item in found
+            self.project.grad_toggles(self.program.modules, module) if gate and models else (),
         )
 
     def sample_readers(

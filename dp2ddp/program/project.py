@@ -23,7 +23,7 @@ Nothing here is global: a Project lives for one run (one `plan_paths` / `plan_pr
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -191,6 +191,23 @@ class Project:
                 module.name, module.path, module.source.text, partial(self._tree_or_none, module)
             )
         return found
+
+    def grad_toggles(
+        self, modules: Sequence[ProgramModule], module: ProgramModule
+    ) -> tuple[tuple[str, str], ...]:
+        """The toggles in functions of `modules` but `module` (ProgramFacts.grad_toggles),
+        each module read once a project."""
+        from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
+
+        return tuple(
+            item
+            for m in modules
+            if m.name != module.name
+            for item in self.remembered(
+                ("grad_toggles", m.real, m.name),
+                partial(module_grad_toggles, m.path, m.source.text),
+            )
+        )
 
     def _tree_or_none(self, module: ProgramModule) -> cst.Module | None:
         try:

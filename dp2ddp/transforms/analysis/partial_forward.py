@@ -55,7 +55,6 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
 from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -66,28 +65,14 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     outputs,
     starved,
 )
-
-#: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
-_PARAMETER_FREE = frozenset(
-    {
-        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
-        "Tanh", "Softmax", "Softmax2d", "LogSoftmax", "Softplus", "Softsign", "Hardtanh",
-        "Hardswish", "Hardsigmoid", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink",
-        "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-        "FeatureAlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
-        "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
-        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
-        "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Identity", "Flatten", "Unflatten",
-        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-        "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
-        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
-        "ReplicationPad2d", "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance",
-        "ChannelShuffle", "Fold", "Unfold",
-    }
-)  # fmt: skip
-_CONTAINERS = frozenset(
-    {"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"}
+from dp2ddp.transforms.analysis.grad_paths import (
+    covering_reads,
+    fixed_index,
+    grad_off,
+    training_side,
 )
+from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+
 #: forward() reaching its children by name: which of them it uses is not known.
 _BY_NAME = frozenset({"getattr", "vars", "setattr"})
 _SELF_BY_NAME = frozenset(
@@ -158,7 +143,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     except (SyntaxError, ValueError, RecursionError):
         return {}
     is_package = path.endswith("__init__.py")
-    imports = _imports(tree, import_name, is_package)
+    imports = module_imports(tree, import_name, is_package)
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     prefix = f"{import_name}." if import_name else ""
     found: dict[str, ClassFacts] = {}
@@ -218,7 +203,7 @@ def _class_facts(
     me = init.args.args[0].arg
     for node in ast.walk(init):
         if isinstance(node, ast.Call):
-            resolved = _resolve(node.func, imports, local, prefix)
+            resolved = resolve(node.func, imports, local, prefix)
             if resolved is not None and resolved[1] and resolved[0] not in children:
                 children.append(resolved[0])
     # Only what __init__ builds on every path: a layer built under a flag is typically used
@@ -233,12 +218,12 @@ def _class_facts(
                 and isinstance(target.value, ast.Name)
                 and target.value.id == me
             ):
-                holds = _has_parameters(node.value, imports, local, prefix)
+                holds = has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
-    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
+    held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
     reached = (forward, *called_methods(forward, methods))
     dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
     # A children walk that may break leaves the rest unused, whatever else is known.
@@ -289,7 +274,7 @@ def _class_facts(
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
-        init, lambda f: _resolve(f, imports, local, prefix), reached
+        init, lambda f: resolve(f, imports, local, prefix), reached
     )
     late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
@@ -441,85 +426,6 @@ def _is_self_attribute(node: ast.AST, me: str) -> bool:
     )
 
 
-def _has_parameters(
-    value: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
-) -> str | None:
-    """Whether `value` builds a module with parameters (or a parameter): "" for a torch.nn
-    layer that has some, a container or nn.Parameter; the qualified name for a class of the
-    project (it counts if that is an nn.Module class); None for anything else."""
-    if not isinstance(value, ast.Call):
-        return None
-    resolved = _resolve(value.func, imports, local, prefix)
-    if resolved is None:
-        return None
-    name, project = resolved
-    if project:
-        return name
-    if not name.startswith("torch.nn."):
-        return None
-    last = name.rsplit(".", 1)[-1]
-    if last in _CONTAINERS:
-        return "" if value.args or value.keywords else None
-    parameterized = (
-        last not in _PARAMETER_FREE
-        and not last.endswith("Loss")
-        and last[:1].isupper()
-        and ".functional." not in name
-    )
-    return "" if parameterized else None
-
-
-def _resolve(
-    func: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
-) -> tuple[str, bool] | None:
-    """The qualified name `func` names, and whether it may be a class of the project (a
-    local class, or a name imported from somewhere that is not torch)."""
-    parts: list[str] = []
-    node = func
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    head = parts[0]
-    if head in local and len(parts) == 1:
-        return prefix + head, True
-    if head not in imports and "*" in imports and len(parts) == 1 and head[:1].isupper():
-        # A class name bound by nothing but a star import of the project's: that module's
-        # (it counts only if the program has such an nn.Module class: ClassFacts.partial).
-        return f"{imports['*']}.{head}", True
-    if head not in imports:
-        return None
-    name = ".".join([imports[head], *parts[1:]])
-    project = not name.startswith(("torch.", "numpy.", "math.", "collections.", "functools."))
-    return name, project and parts[-1][:1].isupper()
-
-
-def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, str]:
-    """Name bound at module level -> the qualified name it stands for."""
-    package = import_name if is_package else import_name.rpartition(".")[0]
-    bound: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            bound.update(import_binding(alias) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = from_import_base(package, node)
-            if base is None:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")
-                elif "*" not in bound and not base.startswith(("torch", "numpy")):
-                    # `from module import *` (soobinseo/Transformer-TTS's network.py, whose
-                    # layers are module.py's `Linear`, `Conv`): see _resolve.
-                    bound["*"] = base.lstrip(".")
-    if "nn" not in bound:
-        bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
-    return bound
-
-
 # -- where forward() uses what ---------------------------------------------------------------
 def _scan_function(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -533,7 +439,7 @@ def _scan_function(
         return
     me = function.args.args[0].arg
     inlined = inlined | {function.name}
-    uses.covered |= _covering_reads(function, me)
+    uses.covered |= covering_reads(function, me)
     _scan_block(function.body, me, methods, uses, inlined, conditional, why)
 
 
@@ -554,7 +460,7 @@ def _scan_block(
         if isinstance(statement, ast.If):
             _expression(statement.test, me, methods, uses, inlined, conditional, why)
             test = ast.unparse(statement.test)
-            training = _training_side(statement.test, me)
+            training = training_side(statement.test, me)
             per_pass = bool(loop_vars & _names(statement.test))
             body_why = f"uses {{attr}} only when `{test}`"
             else_why = f"uses {{attr}} only when not `{test}`"
@@ -620,7 +526,7 @@ def _scan_block(
             for item in statement.items:
                 _expression(item.context_expr, me, methods, uses, inlined, conditional, why)
             off = next(
-                (grad for item in statement.items if (grad := _grad_off(item, me)) is not None),
+                (grad for item in statement.items if (grad := grad_off(item, me)) is not None),
                 None,
             )
             inner_why = why
@@ -699,7 +605,7 @@ def _expression(
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
         and _is_self_attribute(node.value, me)
-        and not _fixed_index(node.slice)
+        and not fixed_index(node.slice)
         and id(node) not in uses.covered
     ):
         # `self.blocks[n - i - 1]`: an entry picked at run time (rosinality's progressive
@@ -731,115 +637,6 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
-
-
-def _grad_off(item: ast.withitem, me: str) -> str | None:
-    """The context manager of `item` when it may turn gradients off: `torch.no_grad()`,
-    `torch.inference_mode()`, `torch.set_grad_enabled(flag)` with a flag not proved True
-    (`True`, `self.training` are: a step trains); None otherwise."""
-    call = item.context_expr
-    if not isinstance(call, ast.Call):
-        return None
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    values = [*call.args, *(k.value for k in call.keywords)]
-    on = bool(values) and (
-        (isinstance(values[0], ast.Constant) and values[0].value is True)
-        or _training_side(values[0], me) is True
-    )
-    off = {
-        "no_grad": True,
-        "inference_mode": not (
-            values and isinstance(values[0], ast.Constant) and values[0].value is False
-        ),
-        "set_grad_enabled": bool(values) and not on,
-    }.get(name, False)
-    return ast.unparse(call).replace("{", "{{").replace("}", "}}") if off else None
-
-
-def _fixed_index(index: ast.expr) -> bool:
-    """An index or slice made of literals only (`[0]`, `["c"]`, `[-1]`, `[:2]`): the same
-    entries in every step."""
-    return all(
-        isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load))
-        for n in ast.walk(index)
-    )
-
-
-def _covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> set[int]:
-    """ids of the `self.x[i]` reads in `function` whose loop walks every position of a
-    container: `for i in range(len(self.x))`, `for i, _ in enumerate(self.y)`, with `i` not
-    bound again in the loop and the loop not left early (a `break`, a `return`). A container
-    read at the position of another one it is built beside (`self.norms[i]` in a loop over
-    `self.blocks`) is taken as aligned with it: its sizes are not compared (a longer one's
-    last entries would be missed)."""
-    covered: set[int] = set()
-    for loop in ast.walk(function):
-        if not isinstance(loop, (ast.For, ast.AsyncFor)) or module_parts.own_break(loop.body):
-            continue
-        walked = _index_walk(loop, me)
-        if walked is None:
-            continue
-        index = walked
-        inside = [n for stmt in loop.body for n in ast.walk(stmt)]
-        if any(isinstance(n, ast.Return) for n in inside) or any(
-            isinstance(n, ast.Name) and n.id == index and not isinstance(n.ctx, ast.Load)
-            for n in inside
-        ):
-            continue
-        for node in inside:
-            if (
-                isinstance(node, ast.Subscript)
-                and _is_self_attribute(node.value, me)
-                and isinstance(node.value, ast.Attribute)
-                and isinstance(node.slice, ast.Name)
-                and node.slice.id == index
-            ):
-                covered.add(id(node))
-    return covered
-
-
-def _index_walk(loop: ast.For | ast.AsyncFor, me: str) -> str | None:
-    """The index name of `for i in range(len(self.x))` or `for i, _ in enumerate(self.x)`;
-    None for any other loop."""
-    it, target = loop.iter, loop.target
-    if not isinstance(it, ast.Call) or not isinstance(it.func, ast.Name) or it.keywords:
-        return None
-    if it.func.id == "range" and len(it.args) == 1 and isinstance(target, ast.Name):
-        counted = it.args[0]
-        if (
-            isinstance(counted, ast.Call)
-            and isinstance(counted.func, ast.Name)
-            and counted.func.id == "len"
-            and len(counted.args) == 1
-            and _is_self_attribute(counted.args[0], me)
-        ):
-            return target.id
-    if (
-        it.func.id == "enumerate"
-        and len(it.args) == 1
-        and _is_self_attribute(it.args[0], me)
-        and isinstance(target, ast.Tuple)
-        and target.elts
-        and isinstance(target.elts[0], ast.Name)
-    ):
-        return target.elts[0].id
-    return None
-
-
-def _training_side(test: ast.expr, me: str) -> bool | None:
-    """True: `if self.training:`; False: `if not self.training:`; None: another test."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _training_side(test.operand, me)
-        return None if inner is None else not inner
-    if (
-        isinstance(test, ast.Attribute)
-        and test.attr == "training"
-        and isinstance(test.value, ast.Name)
-        and test.value.id == me
-    ):
-        return True
-    return None
 
 
 def _exits(statement: ast.If) -> bool:
