@@ -274,6 +274,11 @@ class ProgramFacts:
     pickling: functions of the program's other modules that pickle a parameter whole
         (PickledParam), by qualified name as an importer spells it: a wrapped model passed
         to one is passed as its `.module`, or warned DP070 (transforms/hazards/pickled.py).
+
+    grad_toggles: statements in functions of the program's other modules that may switch
+        parameters' gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
+        grad_toggles), as (text, "path:line"): any may run after a wrap, so the wraps get
+        find_unused_parameters=True (DP041). Empty for a single file.
     """
 
     role: Role | None = None
@@ -290,6 +295,8 @@ class ProgramFacts:
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     seeded_streams: frozenset[str] | None = None
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
+
+    grad_toggles: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -47,6 +47,7 @@ PROGRAMS = {
     "gathered_batch_other_module": ("train.py",),
     "init_paths_parent_dir": ("scripts/train_pose.py",),
     "figures_loader_from_factory_module": ("train.py",),
+    "grad_toggled_in_helper_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -59,10 +60,14 @@ PROGRAMS = {
 #: figures_loader_from_factory_module (class R1, PatchTST's layout): an epoch loss divided by
 #: the dataset's size over a loader another module's factory builds and shards; before: rank
 #: 0's share, silently; now summed over the ranks after the loop: the original's figure.
+#: grad_toggled_in_helper_module: parameters of the wrapped module switched off between steps
+#: by a helper of another module (class U3's toggle form, BigGAN's utils.toggle_grad; before:
+#: no DP041, "Expected to have finished reduction" at step 2).
 DIGEST_PROGRAMS = {
     "lm_flattened_targets": "main.py",
     "gathered_batch_other_module": "train.py",
     "figures_loader_from_factory_module": "train.py",
+    "grad_toggled_in_helper_module": "train.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
@@ -264,6 +269,9 @@ FRESH3 = ("short_batch_guard", "backbone_taken_apart", "frozen_in_train_override
 #: detached (before: no DP041, "Expected to have finished reduction" at step 2); L1, a log file
 #: named by the clock in a helper (before: one file per rank). Helper x's K1, a distillation
 #: student beside a wrapped teacher (before: DP069, each rank's student its own after step 1).
+#: Helper y3's U3, a generator run under `torch.set_grad_enabled(train_g)` in its module's
+#: forward(), alternate steps training it, and U4, layers picked from a ModuleList by an index
+#: computed from the step (before: no DP041, "Expected to have finished reduction" at step 2).
 FRESH4 = (
     "loss_module_parameters",
     "unfrozen_after_wrap",
@@ -275,6 +283,8 @@ FRESH4 = (
     "clock_log_file",
     "distilled_student",
     "distilled_student_teacher_eval",
+    "grad_disabled_child",
+    "computed_index_layers",
 )
 #: Fresh round stop 31 (helper g): A1, an endless batch sampler of the program's own (before:
 #: DdpBatchShard listed it, no step and memory without bound); T1, the loader's batch_size as

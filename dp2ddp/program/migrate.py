@@ -430,6 +430,7 @@ class _Told:
             self.sample_readers(module) if draws else (),
             self.seeded_streams() if in_program else None,
             self.pickling(module) if gate else (),
+            self.project.grad_toggles(self.program.modules, module) if gate and models else (),
         )
 
     def seeded_streams(self) -> frozenset[str]:

@@ -176,7 +176,7 @@ def walked_with_break(
             if not isinstance(node, (ast.For, ast.AsyncFor)):
                 continue
             walked = _walked_children(node.iter, me)
-            stop = _own_break(node.body)
+            stop = own_break(node.body)
             if walked is None or stop is None:
                 continue
             text = ast.unparse(node.iter).replace("{", "{{").replace("}", "}}")
@@ -207,7 +207,7 @@ def _walked_children(node: ast.expr, me: str) -> str | None:
     return None
 
 
-def _own_break(body: list[ast.stmt]) -> ast.Break | None:
+def own_break(body: list[ast.stmt]) -> ast.Break | None:
     """A `break` that leaves this loop (not one of a loop nested in it)."""
     stack: list[ast.AST] = list(body)
     while stack:
@@ -337,4 +337,78 @@ def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
         isinstance(attribute, ast.Attribute)
         and attribute.attr == "detach"
         and isinstance(parents.get(attribute), ast.Call)
+    )
+
+
+@dataclass(frozen=True)
+class GradToggle:
+    """A statement setting parameters' requires_grad to a value not proved True (`p.
+    requires_grad = on`, `m.requires_grad_(False)`): at `line`, in `function` ("" at module
+    level; `__init__` when a constructor's)."""
+
+    line: int
+    text: str
+    function: str
+    #: The lines the enclosing function spans (0, 0 at module level).
+    span: tuple[int, int] = (0, 0)
+
+
+def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
+    """Every statement of the module that may switch parameters' gradients off (U3, fresh
+    round stop 30: ajbrock/BigGAN-PyTorch's `toggle_grad(net, on)` between a critic's and a
+    generator's steps of one wrapped G_D). A parameter DDP registered at the wrap and frozen
+    later gets no gradient in that step: the next step fails ("Expected to have finished
+    reduction"), unless the wrap has find_unused_parameters=True. Setting it to True
+    (unfreezing) is not one: what was frozen at the wrap DDP never registered."""
+    found: list[GradToggle] = []
+
+    def visit(node: ast.AST, function: str, span: tuple[int, int]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                end = child.end_lineno or child.lineno
+                visit(child, child.name, (child.lineno, end))
+                continue
+            value = _toggled_to(child)
+            if value is not None:
+                text = ast.unparse(child).replace("{", "{{").replace("}", "}}")
+                found.append(GradToggle(getattr(child, "lineno", 0), text, function, span))
+            visit(child, function, span)
+
+    visit(tree, "", (0, 0))
+    return tuple(found)
+
+
+def _toggled_to(node: ast.AST) -> ast.expr | None:
+    """The value `node` sets requires_grad to, when not the literal True: `x.requires_grad =
+    v`, `x.requires_grad_(v)`; None otherwise (`requires_grad_()` turns it on)."""
+    value: ast.expr | None = None
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in targets):
+            value = node.value
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "requires_grad_"
+    ):
+        values = [*node.args, *(k.value for k in node.keywords)]
+        value = values[0] if values else None
+    if value is None or (isinstance(value, ast.Constant) and value.value is True):
+        return None
+    return value
+
+
+def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str], ...]:
+    """A module's toggles in functions other than constructors, as the program tells other
+    modules (ProgramFacts.grad_toggles): (text, "path:line")."""
+    if "requires_grad" not in source:
+        return ()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    return tuple(
+        (toggle.text, f"{path}:{toggle.line}")
+        for toggle in grad_toggles(tree)
+        if toggle.function not in ("", "__init__")
     )

@@ -15,7 +15,13 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
 - where forward() uses them (and the methods of the class it calls on `self`, inlined):
   on every path, or only on some: under an `if` one of whose branches does not use it
   (a branch on `self.training` counts as its training side), after an early `return`,
-  in one arm of a conditional expression, in an `except` handler;
+  in one arm of a conditional expression, in an `except` handler; only with gradients off
+  (`with torch.no_grad():`, `with torch.set_grad_enabled(flag):` with a flag not proved
+  True: BigGAN's G_D runs its generator so, class U3); only at an index computed at run
+  time (`self.blocks[n - i - 1]`, rosinality's progressive discriminator, class U4; a
+  literal index, or one walking every position, `for i in range(len(self.x))` or
+  `enumerate(self.x)` with no break, is proved); in a loop over it that may leave at a
+  `break` (the entries after it); `len(self.x)` runs none of them;
 - a registered submodule that forward() never uses, and no other method of the class
   uses either (a layer built and left behind);
 - a layer `__init__` hands on to something it keeps (`self.features = nn.Sequential(
@@ -49,7 +55,6 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
 from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -60,28 +65,14 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     outputs,
     starved,
 )
-
-#: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
-_PARAMETER_FREE = frozenset(
-    {
-        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
-        "Tanh", "Softmax", "Softmax2d", "LogSoftmax", "Softplus", "Softsign", "Hardtanh",
-        "Hardswish", "Hardsigmoid", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink",
-        "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-        "FeatureAlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
-        "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
-        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
-        "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Identity", "Flatten", "Unflatten",
-        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-        "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
-        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
-        "ReplicationPad2d", "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance",
-        "ChannelShuffle", "Fold", "Unfold",
-    }
-)  # fmt: skip
-_CONTAINERS = frozenset(
-    {"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"}
+from dp2ddp.transforms.analysis.grad_paths import (
+    covering_reads,
+    fixed_index,
+    grad_off,
+    training_side,
 )
+from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+
 #: forward() reaching its children by name: which of them it uses is not known.
 _BY_NAME = frozenset({"getattr", "vars", "setattr"})
 _SELF_BY_NAME = frozenset(
@@ -133,6 +124,13 @@ class _Uses:
     #: attribute -> (how, line) of its first use that is not on every path.
     sometimes: dict[str, tuple[str, int]] = field(default_factory=dict)
     opaque: bool = False
+    #: ids of the `self.x[i]` reads whose index provably walks every entry of `self.x`
+    #: (see _covering_reads), shared by the branches' own _Uses.
+    covered: set[int] = field(default_factory=set)
+
+    def inner(self) -> _Uses:
+        """The uses of one branch (an `if` arm, a conditional expression's arm)."""
+        return _Uses(covered=self.covered)
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
@@ -145,7 +143,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     except (SyntaxError, ValueError, RecursionError):
         return {}
     is_package = path.endswith("__init__.py")
-    imports = _imports(tree, import_name, is_package)
+    imports = module_imports(tree, import_name, is_package)
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     prefix = f"{import_name}." if import_name else ""
     found: dict[str, ClassFacts] = {}
@@ -205,7 +203,7 @@ def _class_facts(
     me = init.args.args[0].arg
     for node in ast.walk(init):
         if isinstance(node, ast.Call):
-            resolved = _resolve(node.func, imports, local, prefix)
+            resolved = resolve(node.func, imports, local, prefix)
             if resolved is not None and resolved[1] and resolved[0] not in children:
                 children.append(resolved[0])
     # Only what __init__ builds on every path: a layer built under a flag is typically used
@@ -220,12 +218,12 @@ def _class_facts(
                 and isinstance(target.value, ast.Name)
                 and target.value.id == me
             ):
-                holds = _has_parameters(node.value, imports, local, prefix)
+                holds = has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
-    held = held_classes(init, me, lambda func: _resolve(func, imports, local, prefix))
+    held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
     reached = (forward, *called_methods(forward, methods))
     dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
     # A children walk that may break leaves the rest unused, whatever else is known.
@@ -276,7 +274,7 @@ def _class_facts(
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
-        init, lambda f: _resolve(f, imports, local, prefix), reached
+        init, lambda f: resolve(f, imports, local, prefix), reached
     )
     late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
@@ -428,85 +426,6 @@ def _is_self_attribute(node: ast.AST, me: str) -> bool:
     )
 
 
-def _has_parameters(
-    value: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
-) -> str | None:
-    """Whether `value` builds a module with parameters (or a parameter): "" for a torch.nn
-    layer that has some, a container or nn.Parameter; the qualified name for a class of the
-    project (it counts if that is an nn.Module class); None for anything else."""
-    if not isinstance(value, ast.Call):
-        return None
-    resolved = _resolve(value.func, imports, local, prefix)
-    if resolved is None:
-        return None
-    name, project = resolved
-    if project:
-        return name
-    if not name.startswith("torch.nn."):
-        return None
-    last = name.rsplit(".", 1)[-1]
-    if last in _CONTAINERS:
-        return "" if value.args or value.keywords else None
-    parameterized = (
-        last not in _PARAMETER_FREE
-        and not last.endswith("Loss")
-        and last[:1].isupper()
-        and ".functional." not in name
-    )
-    return "" if parameterized else None
-
-
-def _resolve(
-    func: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
-) -> tuple[str, bool] | None:
-    """The qualified name `func` names, and whether it may be a class of the project (a
-    local class, or a name imported from somewhere that is not torch)."""
-    parts: list[str] = []
-    node = func
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    head = parts[0]
-    if head in local and len(parts) == 1:
-        return prefix + head, True
-    if head not in imports and "*" in imports and len(parts) == 1 and head[:1].isupper():
-        # A class name bound by nothing but a star import of the project's: that module's
-        # (it counts only if the program has such an nn.Module class: ClassFacts.partial).
-        return f"{imports['*']}.{head}", True
-    if head not in imports:
-        return None
-    name = ".".join([imports[head], *parts[1:]])
-    project = not name.startswith(("torch.", "numpy.", "math.", "collections.", "functools."))
-    return name, project and parts[-1][:1].isupper()
-
-
-def _imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, str]:
-    """Name bound at module level -> the qualified name it stands for."""
-    package = import_name if is_package else import_name.rpartition(".")[0]
-    bound: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            bound.update(import_binding(alias) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = from_import_base(package, node)
-            if base is None:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")
-                elif "*" not in bound and not base.startswith(("torch", "numpy")):
-                    # `from module import *` (soobinseo/Transformer-TTS's network.py, whose
-                    # layers are module.py's `Linear`, `Conv`): see _resolve.
-                    bound["*"] = base.lstrip(".")
-    if "nn" not in bound:
-        bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
-    return bound
-
-
 # -- where forward() uses what ---------------------------------------------------------------
 def _scan_function(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -514,12 +433,14 @@ def _scan_function(
     uses: _Uses,
     inlined: set[str],
     conditional: bool,
+    why: str = "",
 ) -> None:
     if not function.args.args:
         return
     me = function.args.args[0].arg
     inlined = inlined | {function.name}
-    _scan_block(function.body, me, methods, uses, inlined, conditional, "")
+    uses.covered |= covering_reads(function, me)
+    _scan_block(function.body, me, methods, uses, inlined, conditional, why)
 
 
 def _scan_block(
@@ -539,7 +460,7 @@ def _scan_block(
         if isinstance(statement, ast.If):
             _expression(statement.test, me, methods, uses, inlined, conditional, why)
             test = ast.unparse(statement.test)
-            training = _training_side(statement.test, me)
+            training = training_side(statement.test, me)
             per_pass = bool(loop_vars & _names(statement.test))
             body_why = f"uses {{attr}} only when `{test}`"
             else_why = f"uses {{attr}} only when not `{test}`"
@@ -548,7 +469,7 @@ def _scan_block(
                 (statement.body, body_why, training is True),
                 (statement.orelse, else_why, training is False),
             ):
-                inner = _Uses()
+                inner = uses.inner()
                 _scan_block(block, me, methods, inner, inlined, conditional, why, loop_vars)
                 branch_uses.append((inner, block, branch_why, taken))
                 uses.opaque = uses.opaque or inner.opaque
@@ -583,7 +504,19 @@ def _scan_block(
             )
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
             head = statement.test if isinstance(statement, ast.While) else statement.iter
-            _expression(head, me, methods, uses, inlined, conditional, why)
+            stop = module_parts.own_break(statement.body)
+            if stop is not None and not conditional and not isinstance(statement, ast.While):
+                # The containers the loop walks (`for i, b in enumerate(self.blocks)`): the
+                # entries after a `break` get no gradient (rosinality's progressive
+                # generator leaves at `if i == step: break`).
+                text = ast.unparse(head).replace("{", "{{").replace("}", "}}")
+                _expression(
+                    head, me, methods, uses, inlined, True,
+                    f"walks {text} in a loop that may leave at the break at line "
+                    f"{stop.lineno}: {{attr}}'s entries after it get no gradient",
+                )  # fmt: skip
+            else:
+                _expression(head, me, methods, uses, inlined, conditional, why)
             inner_vars = loop_vars
             if not isinstance(statement, ast.While):
                 inner_vars = loop_vars | _names(statement.target)
@@ -592,7 +525,23 @@ def _scan_block(
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
                 _expression(item.context_expr, me, methods, uses, inlined, conditional, why)
-            _scan_block(statement.body, me, methods, uses, inlined, conditional, why, loop_vars)
+            off = next(
+                (grad for item in statement.items if (grad := grad_off(item, me)) is not None),
+                None,
+            )
+            inner_why = why
+            if off is not None and not conditional:
+                # A layer run with gradients off (or only when an argument turns them on:
+                # BigGAN's G_D, `with torch.set_grad_enabled(train_G):`) gets no gradient
+                # from this use: it is not proved to get one in every step.
+                inner_why = (
+                    f"uses {{attr}} only under `with {off}` (line {statement.lineno}), "
+                    "where it may get no gradient"
+                )
+            _scan_block(
+                statement.body, me, methods, uses, inlined, conditional or off is not None,
+                inner_why, loop_vars,
+            )  # fmt: skip
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             _expression(statement, me, methods, uses, inlined, conditional, why)
         else:
@@ -617,7 +566,7 @@ def _expression(
         test = ast.unparse(node.test)
         arms = []
         for arm in (node.body, node.orelse):
-            inner = _Uses()
+            inner = uses.inner()
             _expression(arm, me, methods, inner, inlined, conditional, why)
             arms.append(inner)
             uses.opaque = uses.opaque or inner.opaque
@@ -644,7 +593,39 @@ def _expression(
             and func.attr in methods
             and func.attr not in inlined
         ):
-            _scan_function(methods[func.attr], methods, uses, inlined, conditional)
+            _scan_function(methods[func.attr], methods, uses, inlined, conditional, why)
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "len"
+            and len(node.args) == 1
+            and _is_self_attribute(node.args[0], me)
+        ):
+            return  # counting a container's entries runs none of them
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and _is_self_attribute(node.value, me)
+        and not fixed_index(node.slice)
+        and id(node) not in uses.covered
+    ):
+        # `self.blocks[n - i - 1]`: an entry picked at run time (rosinality's progressive
+        # discriminator, `self.progression[index]` for the steps grown so far): the other
+        # entries are not proved to get a gradient.
+        assert isinstance(node.value, ast.Attribute)
+        attribute = node.value.attr
+        if attribute not in _SELF_BY_NAME and attribute not in uses.always:
+            index = ast.unparse(node.slice).replace("{", "{{").replace("}", "}}")
+            uses.sometimes.setdefault(
+                attribute,
+                (
+                    why
+                    or f"uses {{attr}} only at the index `{index}` computed at run time: "
+                    "its other entries may get no gradient",
+                    node.lineno,
+                ),
+            )
+        _expression(node.slice, me, methods, uses, inlined, conditional, why)
+        return
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
         if node.attr in _SELF_BY_NAME:
             uses.opaque = True
@@ -656,21 +637,6 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
-
-
-def _training_side(test: ast.expr, me: str) -> bool | None:
-    """True: `if self.training:`; False: `if not self.training:`; None: another test."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _training_side(test.operand, me)
-        return None if inner is None else not inner
-    if (
-        isinstance(test, ast.Attribute)
-        and test.attr == "training"
-        and isinstance(test.value, ast.Name)
-        and test.value.id == me
-    ):
-        return True
-    return None
 
 
 def _exits(statement: ast.If) -> bool:

@@ -17,6 +17,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     caller_drops,
     starved,
 )
+from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class UnusedParameters:
         self._outputs: dict[str, Outputs | None] = {}
         #: The module's code as `ast` (for the wrapped model's calls), once.
         self._tree: ast.Module | None = None
+        #: This module's statements that may switch gradients off, once.
+        self._toggles: tuple[GradToggle, ...] | None = None
 
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
@@ -67,6 +70,59 @@ class UnusedParameters:
         """
         if module is None:
             return ""
+        return self._class_why(module, target) or self._toggled(module)
+
+    def _toggled(self, module: cst.BaseExpression) -> str:
+        """A statement of the program that may switch gradients off after the wrap (see
+        module_parts.grad_toggles): in this module, one in another function than the wrap's
+        own (a function may run at any time) or after the wrap's line in its own function or
+        at module level when the wrap is there (module level runs at import, before a
+        function that wraps), not in a constructor;
+        in another module, one in a function (what runs at import runs before the wrap).
+        Which model's parameters it switches is not followed: any may be the wrapped one's."""
+        line = self.t._position(module)[0]
+        in_function = any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            for node in ast.walk(self._ast())
+        )
+        for toggle in self._own_toggles():
+            if toggle.function == "__init__":
+                continue
+            if not toggle.function and in_function:
+                continue  # module level: runs at import, before the function that wraps
+            before = toggle.line < line
+            if before and (not toggle.function or toggle.span[0] <= line <= toggle.span[1]):
+                continue  # frozen before the wrap: DDP does not register it
+            where = f"line {self.t.state.line_map(toggle.line)}"
+            return self._toggle_text(toggle.text, where)
+        for text, where in self.t.state.facts.grad_toggles:
+            return self._toggle_text(text, where)
+        return ""
+
+    @staticmethod
+    def _toggle_text(text: str, where: str) -> str:
+        return (
+            f"the program sets requires_grad to a value not proved True, `{text}` ({where}), "
+            "where it may run after the wrap: the parameters it switches off get no gradient "
+            "in those steps"
+        )
+
+    def _own_toggles(self) -> tuple[GradToggle, ...]:
+        if self._toggles is None:
+            self._toggles = grad_toggles(self._ast())
+        return self._toggles
+
+    def _ast(self) -> ast.Module:
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self.t.state.text or (self.module or cst.Module([])).code)
+            except (SyntaxError, ValueError, RecursionError):
+                self._tree = ast.Module(body=[], type_ignores=[])
+        return self._tree
+
+    def _class_why(self, module: cst.BaseExpression, target: str | None) -> str:
+        """Why the wrapped model's class may leave parameters without a gradient (why())."""
         classes = self._model_classes()
         built = self._built_by(module)
         if built is not None and target is not None:
@@ -114,13 +170,8 @@ class UnusedParameters:
     def _caller_drops(self, target: str, cls: str) -> str:
         """How a call of the wrapped model `target` (of class `cls`) in this module drops an
         output that only some of its layers feed; "" if none does."""
-        if self._tree is None:
-            try:
-                self._tree = ast.parse(self.t.state.text or (self.module or cst.Module([])).code)
-            except (SyntaxError, ValueError, RecursionError):
-                self._tree = ast.Module(body=[], type_ignores=[])
         short = cls.rsplit(".", 1)[-1]
-        for drop in caller_drops(self._tree, target):
+        for drop in caller_drops(self._ast(), target):
             named = DroppedOutput(
                 short, drop.attribute, (cls,), drop.kept, drop.arity, drop.line, "",
                 drop.call, False,

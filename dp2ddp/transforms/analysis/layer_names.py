@@ -1,0 +1,109 @@
+"""Which torch.nn layers hold parameters, and what a module's names stand for: the
+facts partial_forward.py reads `__init__` with (a layer of a parameter-free class left unused
+costs DDP nothing)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
+
+#: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
+PARAMETER_FREE = frozenset(
+    {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
+        "Tanh", "Softmax", "Softmax2d", "LogSoftmax", "Softplus", "Softsign", "Hardtanh",
+        "Hardswish", "Hardsigmoid", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink",
+        "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+        "FeatureAlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
+        "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+        "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Identity", "Flatten", "Unflatten",
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+        "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+        "ReplicationPad2d", "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance",
+        "ChannelShuffle", "Fold", "Unfold",
+    }
+)  # fmt: skip
+CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"})
+
+
+def has_parameters(
+    value: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
+) -> str | None:
+    """Whether `value` builds a module with parameters (or a parameter): "" for a torch.nn
+    layer that has some, a container or nn.Parameter; the qualified name for a class of the
+    project (it counts if that is an nn.Module class); None for anything else."""
+    if not isinstance(value, ast.Call):
+        return None
+    resolved = resolve(value.func, imports, local, prefix)
+    if resolved is None:
+        return None
+    name, project = resolved
+    if project:
+        return name
+    if not name.startswith("torch.nn."):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    if last in CONTAINERS:
+        return "" if value.args or value.keywords else None
+    parameterized = (
+        last not in PARAMETER_FREE
+        and not last.endswith("Loss")
+        and last[:1].isupper()
+        and ".functional." not in name
+    )
+    return "" if parameterized else None
+
+
+def resolve(
+    func: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
+) -> tuple[str, bool] | None:
+    """The qualified name `func` names, and whether it may be a class of the project (a
+    local class, or a name imported from somewhere that is not torch)."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    head = parts[0]
+    if head in local and len(parts) == 1:
+        return prefix + head, True
+    if head not in imports and "*" in imports and len(parts) == 1 and head[:1].isupper():
+        # A class name bound by nothing but a star import of the project's: that module's
+        # (it counts only if the program has such an nn.Module class: ClassFacts.partial).
+        return f"{imports['*']}.{head}", True
+    if head not in imports:
+        return None
+    name = ".".join([imports[head], *parts[1:]])
+    project = not name.startswith(("torch.", "numpy.", "math.", "collections.", "functools."))
+    return name, project and parts[-1][:1].isupper()
+
+
+def module_imports(tree: ast.Module, import_name: str, is_package: bool) -> dict[str, str]:
+    """Name bound at module level -> the qualified name it stands for."""
+    package = import_name if is_package else import_name.rpartition(".")[0]
+    bound: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            bound.update(import_binding(alias) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = from_import_base(package, node)
+            if base is None:
+                continue
+            for alias in node.names:
+                if alias.name != "*":
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}".lstrip(".")
+                elif "*" not in bound and not base.startswith(("torch", "numpy")):
+                    # `from module import *` (soobinseo/Transformer-TTS's network.py, whose
+                    # layers are module.py's `Linear`, `Conv`): see _resolve.
+                    bound["*"] = base.lstrip(".")
+    if "nn" not in bound:
+        bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
+    return bound
