@@ -266,6 +266,10 @@ FRESH4 = (
     "clock_log_file",
     "distilled_student",
 )
+#: Fresh round stop 31 (helper f): 31f2, a distiller handed its teacher, which it reads only
+#: through `.detach()` of a method's output (before: no DP041, "Expected to have finished
+#: reduction" at step 2).
+FRESH5 = ("handed_in_teacher",)
 
 
 @pytest.fixture(scope="module")
@@ -287,6 +291,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *GATHERED,
         *FRESH3,
         *FRESH4,
+        *FRESH5,
         "second_backward",
     )
     for name in names:
@@ -355,6 +360,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["detached_generator"], codes["detached_generator"]
     assert "find_unused_parameters=True" in scripts["detached_generator"].read_text()
+    assert "DP041" in codes["handed_in_teacher"], codes["handed_in_teacher"]
+    assert "find_unused_parameters=True" in scripts["handed_in_teacher"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
@@ -426,7 +433,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", FRESH4)
+@pytest.mark.parametrize("name", (*FRESH4, *FRESH5))
 def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str],
     name: str,
