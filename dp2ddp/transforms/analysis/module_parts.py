@@ -387,3 +387,33 @@ def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
         and attribute.attr == "detach"
         and isinstance(parents.get(attribute), ast.Call)
     )
+
+
+def handed_in(
+    init: ast.FunctionDef | ast.AsyncFunctionDef, me: str, registered: Container[str]
+) -> set[str]:
+    """Attributes `__init__` binds to one of its parameters (`self.t_net = t_net`,
+    `self.a, self.b = a, b`): modules handed in, whose class this one does not know."""
+    args = init.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args[1:], *args.kwonlyargs)}
+    found: set[str] = set()
+    for node in init.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        for target in node.targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                if len(target.elts) == len(node.value.elts):
+                    pairs += list(zip(target.elts, node.value.elts, strict=True))
+            else:
+                pairs.append((target, node.value))
+        found |= {
+            target.attr
+            for target, value in pairs
+            if _is_self_attribute(target, me)
+            and isinstance(target, ast.Attribute)
+            and isinstance(value, ast.Name)
+            and value.id in params
+            and target.attr not in registered
+        }
+    return found

@@ -232,29 +232,11 @@ def _class_facts(
     walked = tuple(
         (PartialUse(cls.name, *w, path), "") for w in module_parts.walked_with_break(reached)
     )
-    # A module handed in (`self.t_net = t_net`, an `__init__` parameter) whose calls in
-    # forward() reach the rest only through `.detach()` or no_grad gets no gradient either
-    # (31f2: a distiller's teacher): its class is not known here, so only that is judged.
-    params = {a.arg for a in (*init.args.posonlyargs, *init.args.args[1:], *init.args.kwonlyargs)}
-    handed_in = {
-        target.attr
-        for node in init.body
-        if isinstance(node, ast.Assign)
-        for target, value in _pairs(node)
-        if isinstance(target, ast.Attribute)
-        and isinstance(target.value, ast.Name)
-        and target.value.id == me
-        and isinstance(value, ast.Name)
-        and value.id in params
-        and target.attr not in registered
-    }
-    reached_all = (forward, *called_methods(forward, methods))
-    starved = [
-        (PartialUse(cls.name, text, how, line, path), "")
-        for text, how, line in module_parts.detached_only(reached_all, handed_in)
-    ]
+    # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
+    handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
+    known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
     if not registered:
-        return ClassFacts((*walked, *starved), tuple(children), None, dropped)
+        return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
@@ -268,10 +250,7 @@ def _class_facts(
         # Which layers it uses is not known, but what feeds its outputs is read all the
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
-        # A module handed in and read only detached is known all the same.
-        return ClassFacts(
-            (*walked, *starved), tuple(children), returned, dropped, own, (), frozenset(methods)
-        )
+        return ClassFacts(known, tuple(children), returned, dropped, own, (), frozenset(methods))
     apart = module_parts.taken_apart(cls.name, path, reached, registered, holders)
     elsewhere = {
         node.attr
@@ -304,23 +283,10 @@ def _class_facts(
     )
     late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
-    partial += walked
-    partial += starved
+    partial += known
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
-
-
-def _pairs(node: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
-    """(target, value) of an assignment: `self.a = a` and `self.a, self.b = a, b`."""
-    pairs: list[tuple[ast.expr, ast.expr]] = []
-    for target in node.targets:
-        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
-            if len(target.elts) == len(node.value.elts):
-                pairs += list(zip(target.elts, node.value.elts, strict=True))
-        else:
-            pairs.append((target, node.value))
-    return pairs
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
