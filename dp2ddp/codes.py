@@ -728,6 +728,24 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         '(`dp2ddp verify`: "ranks in sync NO"). Renormalise outside forward on every '
         "rank alike (after the step, the whole table), or drop `max_norm`.",
     ),
+    "DP082": (
+        "batch rows read by position in a batch a sampler of the program composed",
+        "A loader with a sampler or batch sampler of the program's own is sharded as "
+        "DataParallel scattered its batches: every rank draws the same batch and keeps its "
+        "contiguous part (DdpBatchShard, DdpSamplerShard). DataParallel gathered the outputs, "
+        "so the code after the model call ran on the whole batch; under DDP it runs on one "
+        "rank's part. Where the sampler composes its batches by position (a two-stream "
+        "sampler: labeled indices first, then unlabeled ones), a slice of the batch or of "
+        "the model's output (`out[:labeled_bs]` for a supervised loss, `out[labeled_bs:]` "
+        "for a consistency loss) selects other samples on each rank: a rank whose part "
+        "holds no labeled sample gives the supervised loss to unlabeled ones, silently. "
+        "dp2ddp cannot show what the positions mean. Make each rank's part keep the "
+        "batch's composition (a sampler that yields, per rank, its share of each stream: "
+        "`DistributedSampler`s on each index set, or a batch sampler that takes the rank's "
+        "part of each stream and concatenates them), or select by what the sample is (a "
+        "mask on the label, `target != NO_LABEL`) instead of where it is; then delete the "
+        "marker or add `# noqa: DP082`.",
+    ),
 }
 
 

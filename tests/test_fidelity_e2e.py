@@ -296,6 +296,10 @@ FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 #: wrap in a param-group dict while another function has a parameter of the same name (before:
 #: no sync and no warning, each rank trained its own codes).
 FRESH5_H = ("latent_codes_scoped",)
+#: Fresh round stop 31 (helper f): 31f2, a distiller handed its teacher, which it reads only
+#: through `.detach()` of a method's output (before: no DP041, "Expected to have finished
+#: reduction" at step 2).
+FRESH5_F = ("handed_in_teacher",)
 
 
 @pytest.fixture(scope="module")
@@ -319,6 +323,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH4,
         *FRESH5,
         *FRESH5_H,
+        *FRESH5_F,
         "second_backward",
     )
     for name in names:
@@ -389,6 +394,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "+ ddp_shard_batch(" not in scripts["output_loss_terms"].read_text()
     assert "DP041" in codes["detached_generator"], codes["detached_generator"]
     assert "find_unused_parameters=True" in scripts["detached_generator"].read_text()
+    assert "DP041" in codes["handed_in_teacher"], codes["handed_in_teacher"]
+    assert "find_unused_parameters=True" in scripts["handed_in_teacher"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
@@ -473,7 +480,7 @@ def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", FRESH4)
+@pytest.mark.parametrize("name", (*FRESH4, *FRESH5_F))
 def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str],
     name: str,

@@ -288,7 +288,14 @@ def detached_only(
     (U2, fresh round stop 30: a generator and its critic in one module, the critic's loss
     on the generator's output detached: DataParallel did not mind that the generator got
     no gradient, DDP fails at step 2). A call whose output is read otherwise, or kept in
-    anything but a plain local name, counts as a use. (name, how, the line of its first call)."""
+    anything but a plain local name, counts as a use. (name, how, the line of its first call).
+
+    Also (31f2, fresh round stop 31: clovaai/overhaul-distillation's Distiller): a call of a
+    method of the submodule (`self.t_net.extract_feature(x)`: its layers run as in a call
+    of it), outputs unpacked into names each of which is never read or read only as
+    `.detach()`'s receiver, also through an item (`t_feats[i].detach()`), or measured
+    (`len(t_feats)`, `.shape`), and a call under
+    `with torch.no_grad():` (no graph at all)."""
     detached: dict[str, int] = {}
     used: set[str] = set()
     for function in functions:
@@ -304,30 +311,72 @@ def detached_only(
                 loads.setdefault(node.id, []).append(node)
 
         for node in ast.walk(function):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and _is_self_attribute(node.func, me)
-                and node.func.attr in registered
-            ):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
-            name = node.func.attr
+            owner = node.func
+            if not _is_self_attribute(owner, me) and isinstance(owner.value, ast.Attribute):
+                owner = owner.value  # `self.t_net.extract_feature(x)`: a method of it
+            if not (_is_self_attribute(owner, me) and owner.attr in registered):
+                continue
+            name = owner.attr
             parent = parents.get(node)
-            only = _is_detach(node, parents)
-            if (
-                not only
-                and isinstance(parent, ast.Assign)
-                and len(parent.targets) == 1
-                and isinstance(parent.targets[0], ast.Name)
-            ):
-                reads = loads.get(parent.targets[0].id, [])
-                only = bool(reads) and all(_is_detach(read, parents) for read in reads)
+            only = _is_detach(node, parents) or _under_no_grad(node, parents)
+            if not only and isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+                names = [
+                    n.id
+                    for n in ast.walk(parent.targets[0])
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                ]
+                plain = isinstance(parent.targets[0], ast.Name) or all(
+                    isinstance(e, (ast.Name, ast.Starred))
+                    for e in getattr(parent.targets[0], "elts", [None])
+                )
+                reads = [read for n in names for read in loads.get(n, [])]
+                only = (
+                    plain
+                    and bool(reads)
+                    and all(
+                        _is_detach(_through_items(read, parents), parents)
+                        or _measured(read, parents)
+                        for read in reads
+                    )
+                )
             if only:
                 detached.setdefault(name, node.lineno)
             else:
                 used.add(name)
-    how = "reads {attr}'s output only through .detach(), so it gets no gradient"
+    how = "reads {attr}'s output only through .detach() or under no_grad, so it gets no gradient"
     return [(name, how, line) for name, line in detached.items() if name not in used]
+
+
+def _through_items(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.AST:
+    """`t_feats[i]` for `t_feats` read as the value of an item (`t_feats[i].detach()`)."""
+    while isinstance(parent := parents.get(node), ast.Subscript) and parent.value is node:
+        node = parent
+    return node
+
+
+def _measured(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """`len(t_feats)`, `t.shape`, `t.size(0)`: a size read, no gradient path."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return isinstance(parent.func, ast.Name) and parent.func.id == "len"
+    return isinstance(parent, ast.Attribute) and parent.attr in ("shape", "size", "dtype", "device")
+
+
+def _under_no_grad(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """`node` inside `with torch.no_grad():` (or `inference_mode`): it builds no graph."""
+    current = parents.get(node)
+    while current is not None:
+        if isinstance(current, (ast.With, ast.AsyncWith)):
+            for item in current.items:
+                called = item.context_expr
+                func = called.func if isinstance(called, ast.Call) else called
+                last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if last in ("no_grad", "inference_mode"):
+                    return True
+        current = parents.get(current)
+    return False
 
 
 def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
@@ -412,3 +461,33 @@ def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str], ...]:
         for toggle in grad_toggles(tree)
         if toggle.function not in ("", "__init__")
     )
+
+
+def handed_in(
+    init: ast.FunctionDef | ast.AsyncFunctionDef, me: str, registered: Container[str]
+) -> set[str]:
+    """Attributes `__init__` binds to one of its parameters (`self.t_net = t_net`,
+    `self.a, self.b = a, b`): modules handed in, whose class this one does not know."""
+    args = init.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args[1:], *args.kwonlyargs)}
+    found: set[str] = set()
+    for node in init.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        for target in node.targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                if len(target.elts) == len(node.value.elts):
+                    pairs += list(zip(target.elts, node.value.elts, strict=True))
+            else:
+                pairs.append((target, node.value))
+        found |= {
+            target.attr
+            for target, value in pairs
+            if _is_self_attribute(target, me)
+            and isinstance(target, ast.Attribute)
+            and isinstance(value, ast.Name)
+            and value.id in params
+            and target.attr not in registered
+        }
+    return found

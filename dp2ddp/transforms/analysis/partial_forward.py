@@ -230,8 +230,11 @@ def _class_facts(
     walked = tuple(
         (PartialUse(cls.name, *w, path), "") for w in module_parts.walked_with_break(reached)
     )
+    # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
+    handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
+    known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
     if not registered:
-        return ClassFacts(walked, tuple(children), None, dropped)
+        return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
     uses = _Uses()
     _scan_function(forward, methods, uses, set(), False)
@@ -245,7 +248,7 @@ def _class_facts(
         # Which layers it uses is not known, but what feeds its outputs is read all the
         # same (`if next(self.parameters()).is_cuda:` in Transformer-TTS's MelDecoder): a
         # layer reached by name is missed, which can only report a dropped one for nothing.
-        return ClassFacts(walked, tuple(children), returned, dropped, own, (), frozenset(methods))
+        return ClassFacts(known, tuple(children), returned, dropped, own, (), frozenset(methods))
     apart = module_parts.taken_apart(cls.name, path, reached, registered, holders)
     elsewhere = {
         node.attr
@@ -278,7 +281,7 @@ def _class_facts(
     )
     late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
-    partial += walked
+    partial += known
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )

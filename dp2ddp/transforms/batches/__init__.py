@@ -73,7 +73,7 @@ from dp2ddp.transforms.batches.loops import (
     _slices_with,
     _values,
 )
-from dp2ddp.transforms.batches.proof import BatchProof
+from dp2ddp.transforms.batches.positions import BatchPositions
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
 
@@ -87,7 +87,7 @@ _RESHAPES = frozenset(
 __all__ = ["PER_RANK", "ROUNDS", "SHARD", "ShardBatches"]
 
 
-class ShardBatches(BatchProof):
+class ShardBatches(BatchPositions):
     """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
     modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
 
@@ -152,6 +152,7 @@ class ShardBatches(BatchProof):
             self._prove(node, nodes)
             self._plan_chunks()
             self._plan_output_indices(nodes)
+            self._warn_batch_positions(nodes)
         if self._unproved:
             self._keep_summed_losses(nodes)
         return True

@@ -1,0 +1,165 @@
+"""Positions read in a batch a sampler of the program's own composed (DP082).
+
+DataParallel scattered each batch in contiguous chunks, one per GPU, and gathered the
+outputs: the code after the model call (losses, slices, asserts) ran on the whole batch.
+The data pass keeps the scatter's chunks for a loader with a sampler or batch sampler of
+the program's own (DdpBatchShard, DdpSamplerShard: every rank draws the same batch and
+keeps its contiguous part), so every sample is trained on once; but the code after the
+model call now runs on one rank's part. Where the sampler composes its batches by position
+(a two-stream sampler: the labeled indices first, then the unlabeled ones, as in
+CuriousAI/mean-teacher@546348f), a position read in the batch (`out[:labeled_bs]` for the
+supervised loss, `out[labeled_bs:]` for the consistency loss) selects other samples on each
+rank: rank 1's first rows are unlabeled ones, given the supervised loss, silently. Nothing
+here can show what the sampler's positions mean, so a training loop over such a loader that
+reads rows of the batch or of the model's output by position (a slice with a bound along
+the batch dim) gets DP082 at the first such read, naming the loader. A whole-row slice
+(`out[:, 0]`) and an item of a tuple output (`out[0]`) are no positions of the batch.
+
+What is followed: the loop's targets (the enumerate counter left out) and the wrapped
+model's outputs, then the names the loop body binds from them (`logit1, logit2 =
+model_out`, `t = target.cuda()`), in order. The loop's iterable is resolved to the loaders
+of the module; a loader given as an argument (`train(train_loader, ...)`) that cannot be
+resolved is taken to be the module's shard-wrapped one where the module has one (at worst a
+warning for a loader sharded otherwise).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.batches.proof import BatchProof
+
+#: The data pass's shard helpers (templates/helpers/batch_shard.py.j2), by name: what it
+#: wrote in the loader, read back here (a pass does not import another).
+_SHARDS = ("DdpBatchShard", "DdpSamplerShard")
+
+
+class BatchPositions(BatchProof):
+    """DP082: see the module docstring."""
+
+    def _warn_batch_positions(self, nodes: list[cst.CSTNode]) -> None:
+        if self._dim != 0 or self._module is None:
+            return
+        shards = [call for call in self._loader_calls if self._shard_of(call) is not None]
+        if not shards:
+            return
+        module = self._module
+        seen: set[cst.CSTNode] = set()
+        for call in (n for n in nodes if isinstance(n, cst.Call)):
+            if self.code(call.func) not in self._models:
+                continue
+            loop = self._training_loop(lambda: view(module), call)
+            if not isinstance(loop, cst.For) or loop in seen:
+                continue
+            loader = self._sharded_source(loop, shards)
+            if loader is None:
+                continue
+            seen.add(loop)
+            reads = self._position_reads(loop, call)
+            if not reads:
+                continue
+            shard = self._shard_of(loader)
+            assert shard is not None
+            where = self._position(loader)
+            at = f" at {where[0]}" if where else ""
+            shown = ", ".join(f"`{self.code(r)}`" for r in reads[:3])
+            more = f" and {len(reads) - 3} more" if len(reads) > 3 else ""
+            self.warn(
+                reads[0],
+                "DP082",
+                f"{shown}{more} read rows of the batch by position; the loader{at} keeps a "
+                f"contiguous part of each batch of {self.code(shard)} on each rank, and this "
+                "code ran on the whole gathered batch in DataParallel: not proved that the "
+                "positions select the same samples in a rank's part",
+            )
+
+    def _shard_of(self, loader: cst.Call) -> cst.BaseExpression | None:
+        """The sampler a shard helper wraps in the loader's `sampler=`/`batch_sampler=`."""
+        for arg in loader.args:
+            if (
+                arg.keyword is not None
+                and arg.keyword.value in ("sampler", "batch_sampler")
+                and isinstance(arg.value, cst.Call)
+                and name_of(arg.value.func) in _SHARDS
+                and arg.value.args
+            ):
+                return arg.value.args[0].value
+        return None
+
+    def _sharded_source(self, loop: cst.For, shards: list[cst.Call]) -> cst.Call | None:
+        """The shard-wrapped loader the loop iterates: resolved, or (a loader the module
+        cannot resolve, given as an argument) the module's first shard-wrapped one."""
+        sources = self._loop_sources(loop)
+        resolved = [c for u in sources for c, _ in self._resolve(u, self._loader_calls, 0)]
+        if resolved:
+            return next((c for c in resolved if c in shards), None)
+        if any(self._is_loader(u) for u in sources):
+            return shards[0]
+        return None
+
+    def _position_reads(self, loop: cst.For, call: cst.Call) -> list[cst.Subscript]:
+        """Slices with a bound along dim 0 of the loop's batch, the model's output, or a
+        name the loop body binds from them, in source order."""
+        tracked = _batch_names(loop)
+        assign = self.parent(call)
+        if isinstance(assign, cst.Assign) and assign.value is call:
+            tracked |= {n for t in assign.targets for n in target_names(t.target)}
+        for node in walk(loop.body):  # names bound from them, in order
+            if isinstance(node, cst.Assign) and any(
+                isinstance(n, cst.Name) and n.value in tracked for n in walk(node.value)
+            ):
+                if _reduces(node.value):
+                    continue
+                for target in node.targets:
+                    tracked |= target_names(target.target)
+        reads: list[cst.Subscript] = []
+        for node in walk(loop.body):
+            if not isinstance(node, cst.Subscript) or not node.slice:
+                continue
+            root = node.value
+            while isinstance(root, cst.Attribute):  # `target_var.data[:k]`
+                root = root.value
+            if not (isinstance(root, cst.Name) and root.value in tracked):
+                continue
+            first = node.slice[0].slice
+            if isinstance(first, cst.Slice) and (
+                first.lower is not None or first.upper is not None or first.step is not None
+            ):
+                reads.append(node)
+        return reads
+
+
+def _batch_names(loop: cst.For) -> set[str]:
+    """The loop's targets, less enumerate's counter (`for i, (x, y) in enumerate(loader)`)."""
+    target = loop.target
+    if (
+        isinstance(loop.iter, cst.Call)
+        and name_of(loop.iter.func) == "enumerate"
+        and isinstance(target, (cst.Tuple, cst.List))
+        and len(target.elements) == 2
+    ):
+        return target_names(target.elements[1].value)
+    return target_names(target)
+
+
+def _reduces(value: cst.BaseExpression) -> bool:
+    """A number from the batch, not rows of it (`n = len(target)`, `x.size(0)`, `.item()`)."""
+    return isinstance(value, cst.Call) and name_of(value.func) in (
+        "len",
+        "size",
+        "item",
+        "sum",
+        "mean",
+        "numel",
+    )
+
+
+def target_names(target: cst.BaseExpression) -> set[str]:
+    """The names an assignment or loop target binds (`a, (b, c)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in target_names(element.value)}
+    return set()
