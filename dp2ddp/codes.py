@@ -743,8 +743,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "batch's composition (a sampler that yields, per rank, its share of each stream: "
         "`DistributedSampler`s on each index set, or a batch sampler that takes the rank's "
         "part of each stream and concatenates them), or select by what the sample is (a "
-        "mask on the label, `target != NO_LABEL`) instead of where it is; then delete the "
-        "marker or add `# noqa: DP082`.",
+        "mask on the label, `target != NO_LABEL`) instead of where it is; then silence the "
+        "warning with `# noqa: DP082` (it is said again at each `--check`).",
     ),
 }
 
