@@ -1,4 +1,4 @@
-"""Generate docs/transforms.md and docs/warnings.md from the golden fixtures and codes.py.
+"""Generate docs/transforms.md and docs/warnings.md from the golden fixtures and dp2ddp/codes/.
 
 The examples are the golden fixtures (tests/fixtures/<case>/input.py -> expected.py and
 warnings.txt) that tests/test_fixtures.py checks against the tool, so the docs show what
@@ -289,7 +289,7 @@ def _title(code: str) -> str:
 # -- warnings.md -------------------------------------------------------------------------------
 def warnings_md(cases: list[Case]) -> str:
     out = [
-        BANNER.format(sources="dp2ddp/codes.py and tests/fixtures/"),
+        BANNER.format(sources="dp2ddp/codes/ and tests/fixtures/"),
         "# Warnings",
         "",
         "dp2ddp rewrites only what it can rewrite safely. Everything else is reported as a",

@@ -155,15 +155,16 @@ def test_codes_are_distinct_and_each_is_documented() -> None:
     """A repeated key in the CODES literal would silently replace the first entry."""
     import ast
 
-    tree = ast.parse((ROOT / "dp2ddp" / "codes.py").read_text())
     keys = [
         key.value
-        for node in ast.walk(tree)
+        for path in sorted((ROOT / "dp2ddp" / "codes").glob("dp*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Dict)
         for key in node.keys
         if isinstance(key, ast.Constant)
     ]
-    assert keys == list(CODES), "a code is defined twice in codes.py"
+    assert keys == list(CODES), "a code is defined twice in dp2ddp/codes/"
+    assert keys == sorted(keys), "each code in its file, in order"
     assert all(re.fullmatch(r"DP\d{3}", code) for code in CODES)
     titles = [title for title, _ in CODES.values()]
     assert len(set(titles)) == len(titles)

@@ -1,0 +1,24 @@
+"""The warning codes. Each transform reports with one of these; docs/warnings.md explains them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from dp2ddp.codes.dp001_to_dp049 import FIRST
+from dp2ddp.codes.dp050_on import LATER
+
+#: code -> (short title, what the user should do); the texts live in this package's modules.
+CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER}
+
+
+#: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
+#: needs work, so `migrate --check` fails on it (the pre-commit hook catches it).
+UNCONVERTED_DATAPARALLEL: Final = frozenset({"DP002", "DP016", "DP038", "DP056"})
+
+
+def title(code: str) -> str:
+    return CODES[code][0]
+
+
+def explanation(code: str) -> str:
+    return CODES[code][1]

@@ -1,0 +1,207 @@
+"""What a program tells each of its modules (ProgramFacts), each part computed once for the
+program and only when asked for: the program migration's questions to the project model."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from dp2ddp.facts import (
+    HelperDraw,
+    ModelClass,
+    PickledParam,
+    ProgramFacts,
+    ProgramHints,
+    ProgramLoaders,
+    Reexports,
+    Role,
+)
+from dp2ddp.migrate.line_length import helpers_first_party
+from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.project import Project, others
+from dp2ddp.program.reexports import ProgramReexports
+from dp2ddp.result import LoaderExport
+
+# The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
+# the functions that need them: a program without DataParallel needs none of them.
+if TYPE_CHECKING:
+    from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+
+
+class ProgramTeller:
+    """What a program tells its modules, each part computed once for the program and only
+    when asked for (a program whose gate is shut needs none of it)."""
+
+    def __init__(
+        self,
+        program: Program,
+        project: Project,
+        helpers: str | None = None,
+        reexports: ProgramReexports | None = None,
+    ) -> None:
+        self.program = program
+        self.project = project
+        self._reexports = reexports
+        self._helpers = helpers
+        self._hints: dict[str, ProgramHints] | None = None
+        self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
+        self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
+        self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
+        self._uniform: ProgramUniformity | None = None
+        self._models: dict[str, str] | None = None
+        self._model_classes: tuple[ModelClass, ...] = ()
+        self._wrap_functions: tuple[str, ...] | None = None
+        self._seeded: frozenset[str] | None = None
+
+    @property
+    def helpers(self) -> str:
+        return self._helpers or self.program.helpers_import
+
+    def hints(self, module: ProgramModule) -> ProgramHints:
+        if self._hints is None:
+            from dp2ddp.transforms.rank_zero.program_hints import program_hints
+
+            self._hints = program_hints(self.program, self.project.names)
+        return self._hints[module.real]
+
+    def uniform(self) -> ProgramUniformity:
+        if self._uniform is None:
+            from dp2ddp.program.uniformity import ProgramUniformity
+
+            self._uniform = ProgramUniformity(self.program, self.project)
+        return self._uniform
+
+    def draws(self, module: ProgramModule) -> tuple[tuple[str, HelperDraw], ...]:
+        """Functions of the program's other modules that draw random numbers, by qualified
+        name: a training loop in one module that calls a drawing helper of another gets
+        DP006."""
+        if self._draws is None:
+            from dp2ddp.transforms.hazards.draws import module_draws
+
+            draws: dict[str, HelperDraw] = {}
+            for each in self.program.modules:
+                draws.update(self.project.draws(each, module_draws))
+            # One (name, draw) pair each, shared by every module's facts: torch's programs
+            # hold 1,700 modules and thousands of drawing helpers, and new pairs for each
+            # module took memory quadratic in the program.
+            self._draws = tuple(draws.items())
+        return others(self._draws, module)
+
+    def models(self, module: ProgramModule) -> tuple[ModelClass, ...]:
+        """The program's nn.Module classes, with what may leave parameters of each without
+        a gradient (DP041); `module`'s own classes also by their bare names."""
+        if self._models is None:
+            from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+
+            classes: dict[str, ClassFacts] = {}
+            for each in self.program.modules:
+                key = ("model_classes", each.real, each.name)
+                classes.update(
+                    self.project.remembered(
+                        key, partial(module_classes, each.name, each.path, each.source.text)
+                    )
+                )
+            partial_uses = partial_models(classes)
+            self._models = {
+                name: (partial_uses[name].describe() if name in partial_uses else "")
+                for name in classes
+            }
+            # Shared by every module's facts (see draws).
+            self._model_classes = tuple(
+                ModelClass(n, use, classes[n].outputs) for n, use in self._models.items()
+            )
+        prefix = f"{module.name}."
+        own = [
+            ModelClass(each.name[len(prefix) :], each.partial, each.outputs)
+            for each in self._model_classes
+            if each.name.startswith(prefix) and "." not in each.name[len(prefix) :]
+        ]
+        return (*own, *self._model_classes)
+
+    def facts(
+        self,
+        module: ProgramModule,
+        role: Role | None,
+        exported: tuple[LoaderExport, ...] = (),
+        split: tuple[str, ...] = (),
+        *,
+        hints: bool = True,
+        draws: bool = True,
+        uniform: bool = True,
+        gate: bool = True,
+        models: bool = True,
+    ) -> ProgramFacts:
+        """The one value `module` is told (role None: migrated as a single file; hints,
+        draws, uniform, models: with the program's hints, other modules' drawing helpers,
+        uniformity answers and nn.Module classes (DP041); gate: the gate is open; split:
+        the module's factories other modules call for evaluation loaders)."""
+        in_program = role is not None
+        return ProgramFacts(
+            role,
+            gate and in_program,
+            self.helpers,
+            self.hints(module) if hints else ProgramHints(),
+            self.draws(module) if draws else (),
+            ProgramLoaders(exported, self.program.unfollowed, split),
+            self.models(module) if gate and models else (),
+            self.uniform() if in_program and uniform else None,
+            # an entry alone (role None) imports the module beside it just the same
+            helpers_first_party(self.program.entry_dir, self.helpers),
+            self._reexports.told(module) if self._reexports is not None else Reexports(),
+            self.wrap_functions() if gate and models else (),
+            self.sample_readers(module) if draws else (),
+            self.seeded_streams() if in_program else None,
+            self.pickling(module) if gate else (),
+            self.project.grad_toggles(self.program.modules, module) if gate and models else (),
+        )
+
+    def seeded_streams(self) -> frozenset[str]:
+        """ProgramFacts.seeded_streams, each module read once a project."""
+        if self._seeded is None:
+            from dp2ddp.transforms.analysis.seeded_streams import seeded_streams, tree_streams
+
+            self._seeded = seeded_streams(
+                self.project.remembered(("streams", m.real), partial(tree_streams, m.passing_tree))
+                for m in self.program.modules
+            )
+        return self._seeded
+
+    def pickling(self, module: ProgramModule) -> tuple[tuple[str, tuple[PickledParam, ...]], ...]:
+        """Functions of the program's other modules that pickle a parameter whole
+        (ProgramFacts.pickling: class W2), read from the tree each module's migration uses."""
+        if self._pickling is None:
+            from dp2ddp.transforms.analysis.pickled_params import module_pickled_params as find
+
+            self._pickling = self.project.per_module(
+                self.program.modules,
+                "pickled_params",
+                lambda m: find(
+                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return others(self._pickling, module)
+
+    def sample_readers(
+        self, module: ProgramModule
+    ) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
+        """Functions of the program's other modules that only read samples from a loader
+        they are given (ProgramFacts.sample_readers)."""
+        if self._sample_readers is None:
+            from dp2ddp.transforms.shared_draws.whole_reads import module_sample_readers as find
+
+            self._sample_readers = self.project.per_module(
+                self.program.modules,
+                "sample_readers",
+                lambda m: find(m.name, m.source.text, m.passing_tree),
+            )
+        return others(self._sample_readers, module)
+
+    def wrap_functions(self) -> tuple[str, ...]:
+        """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""
+        if self._wrap_functions is None:
+            from dp2ddp.transforms.analysis.wrap_calls import functions_that_wrap
+
+            found = {n for m in self.program.modules for n in functions_that_wrap(m.source.text)}
+            self._wrap_functions = tuple(sorted(found))
+        return self._wrap_functions
