@@ -32,6 +32,7 @@ class Trainer:
             loss.backward()
             self.optimizer.step()
             total += loss.item()
+        # dp2ddp: DP030 running figure printed from this rank's shard
         return total / len(self.loader)
 
     def fit(self, epochs):
