@@ -295,7 +295,10 @@ FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 #: original's weights at the end: D1, per-sample codes (an nn.Embedding) trained outside the
 #: wrap in a param-group dict while another function has a parameter of the same name (before:
 #: no sync and no warning, each rank trained its own codes).
-FRESH5_H = ("latent_codes_scoped",)
+#: lr_sample_count (class G1, glow's warm-up): a schedule stepped by a count of samples grown
+#: by each batch's size counts the global batch (ddp_global_count): the original's learning
+#: rate at every step (before: DP088, half the count per step).
+FRESH5_H = ("latent_codes_scoped", "lr_sample_count")
 #: Fresh round stop 31 (helper f): 31f2, a distiller handed its teacher, which it reads only
 #: through `.detach()` of a method's output (before: no DP041, "Expected to have finished
 #: reduction" at step 2).
@@ -524,7 +527,7 @@ def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Both ranks run to the end with the original's weights (before: D1's codes apart on
-    the two ranks from the first step)."""
+    the two ranks from the first step) and learning rates (G1)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
