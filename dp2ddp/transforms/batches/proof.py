@@ -103,11 +103,14 @@ class BatchProof(BatchLoops):
         `cat([real, fake])` weighs the fakes twice). Such an input is split as DataParallel
         scattered it (after its binding in the loop, else at the call), so the model's
         output is this rank's part like the loader's batch; else DP047 naming the flow.
-        Targets and state are the data pass's here (its batch-size rules)."""
+        Where an input is split so, a target compared with the output that is cut from such
+        data too (`t_all[k * bs:(k + 1) * bs]`) is split alike, else DP047; other targets
+        and state are the data pass's here (its batch-size rules)."""
 
         def stop(other: cst.Call) -> bool:
             return self.code(other.func) in wrapped
 
+        split = False
         for value in (a.value for a in call.args):
             found = origins(flow, value, stop)
             # cut or shaped by the loader's batch (`noise[: real.size(0)]`): already sized
@@ -121,11 +124,13 @@ class BatchProof(BatchLoops):
                 None,
             )
             for origin in found:
+                split = split or self._split_here(flow, origin)
                 if self._classify(flow, origin, wrapped) != "batch" or not origin.cut:
                     continue
                 if self._from_loader_loop(flow, origin) is not None:
                     continue  # a loader's batch (through a loop's target): sharded
                 if per_rank is None and self._split_on_path(flow, origin, loop):
+                    split = True
                     continue
                 sized = (
                     f", cut or shaped by {code(per_rank)}, this rank's part of the loader's "
@@ -141,6 +146,26 @@ class BatchProof(BatchLoops):
                     f"{code(origin.node)} ({origin.kind}): "
                     f"{origin.flow(self._position)}, beside the loader's batch{sized}; "
                     "every rank gets all of it" + self._per_process_note(),
+                )
+                return
+        if not split:
+            return
+        for value in self._targets(flow, call, loop):
+            for origin in origins(flow, value, stop):
+                if (
+                    self._classify(flow, origin, wrapped) != "batch"
+                    or not origin.cut
+                    or self._from_loader_loop(flow, origin) is not None
+                    or self._split_on_path(flow, origin, loop)
+                ):
+                    continue
+                self._unproved.add("DP047")
+                self.warn(
+                    call,
+                    "DP047",
+                    f"the target {self.code(value)} compared with {self.code(call)}'s "
+                    f"output comes from {code(origin.node)} ({origin.kind}): "
+                    f"{origin.flow(self._position)}; it cannot be split as the batch is",
                 )
                 return
 
@@ -229,6 +254,13 @@ class BatchProof(BatchLoops):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
+
+    def _split_here(self, flow: DefUse, origin: Origin) -> bool:
+        """The path goes through a split this pass plans (after a binding, or at a call)."""
+        return any(
+            flow.statement_of(step.node) in self._split_after or step.node in self._swap
+            for step in origin.path
+        )
 
     def _from_loader_loop(self, flow: DefUse, origin: Origin) -> cst.CSTNode | None:
         """The node of the path in the target of a loop over a loader (`for x, y in loader`,
