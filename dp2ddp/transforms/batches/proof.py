@@ -11,6 +11,11 @@ data nobody split: split along a dim other than 0 where its source is bound when
 only slices rows of it (each rank steps through its columns), else where it enters the loop
 (after the statement binding it, at the top of the loop whose target it is), else at the
 call, as DataParallel's scatter did. The targets compared with the output follow the input.
+In a loop over a loader (whose batch the data pass shards) each input is followed the same
+way: one cut from data nobody split, not through a loader loop's target (noise drawn once
+before the loop, `z = z_all[k * bs:(k + 1) * bs]` by a step counter), is split as above, and
+the targets of that call cut alike with it; one cut or shaped by the loader's batch
+(`noise[:real.size(0)]`, this rank's size, the same rows on every rank): DP047.
 A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
 `with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
 an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
