@@ -186,9 +186,8 @@ class SecondBackwards:
         arguments: frozenset[int] = frozenset()
         for arg in call.args:
             arguments |= self._expression(arg.value, flow)
-        if (
-            isinstance(func, cst.Attribute) and func.attr.value in _GRAPHLESS
-        ) or code_of(func) == "len":
+        graphless = isinstance(func, cst.Attribute) and func.attr.value in _GRAPHLESS
+        if graphless or code_of(func) == "len":
             self._expression(func, flow)
             return frozenset()
         if self._matches(func, _AUTOGRAD_BACKWARD):
