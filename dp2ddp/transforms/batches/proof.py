@@ -44,6 +44,7 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     walk,
 )
+from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -93,86 +94,9 @@ class BatchProof(BatchLoops):
                 continue  # DP037 said it
             flow = flow or view(module)
             if any(self._is_loader(u) for u in self._loop_sources(loop)):
-                self._prove_beside_loader(flow, call, loop, wrapped)
+                prove_beside_loader(self, flow, call, loop, wrapped)
                 continue
             self._prove_call(flow, call, loop, wrapped)
-
-    def _prove_beside_loader(
-        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
-    ) -> None:
-        """A model call in a loop over a loader: the loader's batch is the data pass's
-        (sharded there), but another input may be cut from data nobody split, per step by a
-        counter (`z = z_all[k * bs:(k + 1) * bs]`, noise drawn once before the loop for
-        every step): not the loader's batch. Every rank would feed the whole slice beside
-        its share of the loader's batch, so the step's parts disagree (a critic given
-        `cat([real, fake])` weighs the fakes twice). Such an input is split as DataParallel
-        scattered it (after its binding in the loop, else at the call), so the model's
-        output is this rank's part like the loader's batch; else DP047 naming the flow.
-        Where an input is split so, a target compared with the output that is cut from such
-        data too (`t_all[k * bs:(k + 1) * bs]`) is split alike, else DP047; other targets
-        and state are the data pass's here (its batch-size rules)."""
-
-        def stop(other: cst.Call) -> bool:
-            return self.code(other.func) in wrapped
-
-        split = False
-        for value in (a.value for a in call.args):
-            found = origins(flow, value, stop)
-            # cut or shaped by the loader's batch (`noise[: real.size(0)]`): already sized
-            # by this rank's part, and the same rows on every rank; a split would halve it
-            per_rank = next(
-                (
-                    n
-                    for o in found
-                    if o.selects and (n := self._from_loader_loop(flow, o)) is not None
-                ),
-                None,
-            )
-            for origin in found:
-                split = split or self._split_here(flow, origin)
-                if self._classify(flow, origin, wrapped) != "batch" or not origin.cut:
-                    continue
-                if self._from_loader_loop(flow, origin) is not None:
-                    continue  # a loader's batch (through a loop's target): sharded
-                if per_rank is None and self._split_on_path(flow, origin, loop):
-                    split = True
-                    continue
-                sized = (
-                    f", cut or shaped by {code(per_rank)}, this rank's part of the loader's "
-                    "batch: the same rows on every rank"
-                    if per_rank is not None
-                    else ""
-                )
-                self._unproved.add("DP047")
-                self.warn(
-                    call,
-                    "DP047",
-                    f"{self.code(value)} in {self.code(call)} comes from "
-                    f"{code(origin.node)} ({origin.kind}): "
-                    f"{origin.flow(self._position)}, beside the loader's batch{sized}; "
-                    "every rank gets all of it" + self._per_process_note(),
-                )
-                return
-        if not split:
-            return
-        for value in self._targets(flow, call, loop):
-            for origin in origins(flow, value, stop):
-                if (
-                    self._classify(flow, origin, wrapped) != "batch"
-                    or not origin.cut
-                    or self._from_loader_loop(flow, origin) is not None
-                    or self._split_on_path(flow, origin, loop)
-                ):
-                    continue
-                self._unproved.add("DP047")
-                self.warn(
-                    call,
-                    "DP047",
-                    f"the target {self.code(value)} compared with {self.code(call)}'s "
-                    f"output comes from {code(origin.node)} ({origin.kind}): "
-                    f"{origin.flow(self._position)}; it cannot be split as the batch is",
-                )
-                return
 
     def _prove_call(
         self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
@@ -259,27 +183,6 @@ class BatchProof(BatchLoops):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
-
-    def _split_here(self, flow: DefUse, origin: Origin) -> bool:
-        """The path goes through a split this pass plans (after a binding, or at a call)."""
-        return any(
-            flow.statement_of(step.node) in self._split_after or step.node in self._swap
-            for step in origin.path
-        )
-
-    def _from_loader_loop(self, flow: DefUse, origin: Origin) -> cst.CSTNode | None:
-        """The node of the path in the target of a loop over a loader (`for x, y in loader`,
-        in this function or a caller's): the data pass's batch, sharded there; None when
-        the path goes through none."""
-        for node in (step.node for step in origin.path):
-            for ancestor in flow.ancestors(node):
-                if (
-                    isinstance(ancestor, cst.For)
-                    and (node is ancestor.target or self._inside(node, ancestor.target))
-                    and any(self._is_loader(u) for u in self._loop_sources(ancestor))
-                ):
-                    return node
-        return None
 
     def _per_process_note(self) -> str:
         if self.state.options.per_process_batch:
