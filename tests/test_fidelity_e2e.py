@@ -295,7 +295,14 @@ FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 #: original's weights at the end: D1, per-sample codes (an nn.Embedding) trained outside the
 #: wrap in a param-group dict while another function has a parameter of the same name (before:
 #: no sync and no warning, each rank trained its own codes).
-FRESH5_H = ("latent_codes_scoped",)
+#: lr_sample_count (class G1, glow's warm-up): a schedule stepped by a count of samples grown
+#: by each batch's size counts the global batch (ddp_global_count): the original's learning
+#: rate at every step (before: DP088, half the count per step).
+FRESH5_H = ("latent_codes_scoped", "lr_sample_count")
+#: noise_sliced_by_counter (issue 28, found by helper d): noise drawn once before the loop
+#: and sliced per step by a counter, beside a loader's batch, is split after its binding
+#: (before: the whole slice on every rank, the critic weighing the fakes twice, silently).
+FRESH5_I = ("noise_sliced_by_counter",)
 #: Fresh round stop 31 (helper f): 31f2, a distiller handed its teacher, which it reads only
 #: through `.detach()` of a method's output (before: no DP041, "Expected to have finished
 #: reduction" at step 2).
@@ -323,6 +330,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH4,
         *FRESH5,
         *FRESH5_H,
+        *FRESH5_I,
         *FRESH5_F,
         "second_backward",
     )
@@ -361,6 +369,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "ddp_per_rank_batch(BATCH)" in scripts["lm_while_chunks"].read_text()
     assert "ddp_per_rank_batch(batch_size)" in scripts["lm_range_hidden"].read_text()
     assert "x = ddp_shard_batch(x)" in scripts["numpy_index_batches"].read_text()
+    assert "z = ddp_shard_batch(z)" in scripts["noise_sliced_by_counter"].read_text()
+    assert "t = ddp_shard_batch(t)" in scripts["noise_sliced_by_counter"].read_text()
     assert "xmb, ymb = ddp_shard_batch((xmb, ymb))" in scripts["generator_numpy_slices"].read_text()
     closure = scripts["step_closure_index_batches"].read_text()
     assert "model(ddp_shard_batch(X[idx])).squeeze(-1), ddp_shard_batch(Y[idx])" in closure
@@ -516,7 +526,7 @@ def test_a_teacher_in_eval_mode_leaves_the_student_loop_training(
     assert [status["indices"] for status in statuses] == [2 * 16, 2 * 16], statuses
 
 
-@pytest.mark.parametrize("name", FRESH5_H)
+@pytest.mark.parametrize("name", (*FRESH5_H, *FRESH5_I))
 def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str],
     name: str,
@@ -524,7 +534,8 @@ def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Both ranks run to the end with the original's weights (before: D1's codes apart on
-    the two ranks from the first step)."""
+    the two ranks from the first step) and learning rates (G1); noise sliced by a counter
+    is each rank's part of the slice (helper d's class, issue 28)."""
     out, scripts, console = launch
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]

@@ -320,8 +320,11 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "learning rate (`scheduler.step(global_step)`, an `lr` computed from it). Migrated, "
         "each rank's batch is its share: the count grows by 1/WORLD_SIZE of the original's "
         "per step, so warm-up or decay takes WORLD_SIZE times the steps, silently (`dp2ddp "
-        'verify`: "learning rate changed"). Count the global batch (`x.size(0) * '
-        "WORLD_SIZE`, or all-reduce it), or count steps. Marked in the migrated file: "
+        'verify`: "learning rate changed"). Where every rank provably reaches the increment '
+        "once per step, dp2ddp counts the global batch itself (`ddp_global_count(size)`, "
+        "summed over the ranks); this warning is where that was not proved (a loop left, "
+        "or the statement reached, under a condition that may differ between ranks). Count "
+        "the global batch (all-reduce it), or count steps. Marked in the migrated file: "
         "`--check` fails until it is resolved or silenced with `# noqa: DP088`.",
     ),
     "DP089": (

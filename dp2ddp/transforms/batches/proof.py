@@ -11,6 +11,11 @@ data nobody split: split along a dim other than 0 where its source is bound when
 only slices rows of it (each rank steps through its columns), else where it enters the loop
 (after the statement binding it, at the top of the loop whose target it is), else at the
 call, as DataParallel's scatter did. The targets compared with the output follow the input.
+In a loop over a loader (whose batch the data pass shards) each input is followed the same
+way: one cut from data nobody split, not through a loader loop's target (noise drawn once
+before the loop, `z = z_all[k * bs:(k + 1) * bs]` by a step counter), is split as above, and
+the targets of that call cut alike with it; one cut or shaped by the loader's batch
+(`noise[:real.size(0)]`, this rank's size, the same rows on every rank): DP047.
 A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
 `with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
 an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
@@ -39,6 +44,7 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     walk,
 )
+from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -86,9 +92,10 @@ class BatchProof(BatchLoops):
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
-            if any(self._is_loader(u) for u in self._loop_sources(loop)):
-                continue
             flow = flow or view(module)
+            if any(self._is_loader(u) for u in self._loop_sources(loop)):
+                prove_beside_loader(self, flow, call, loop, wrapped)
+                continue
             self._prove_call(flow, call, loop, wrapped)
 
     def _prove_call(

@@ -117,7 +117,7 @@ from dp2ddp.transforms.data.plan import (
     CallEdit,
     Loader,
 )
-from dp2ddp.transforms.data.sample_counts import lr_sample_counts
+from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import plan_size_guards
 
@@ -145,6 +145,8 @@ class ShardDataLoaders(LoaderEvaluation):
     def visit_Module(self, node: cst.Module) -> bool:
         self._shards: dict[cst.Call, ShardEdit] = {}
         self._chunk_sizes = ChunkPlan()
+        #: `count += size` statements whose size becomes the global batch's (sample_counts.py).
+        self._global_counts: set[cst.AugAssign] = set()
         self._lines = node.code.splitlines()
         self._module_node = node
         self._indent = node.default_indent
@@ -190,10 +192,15 @@ class ShardDataLoaders(LoaderEvaluation):
                 self, nodes, sharded, self._iterated_through_names
             ):
                 self.warn(name, "DP044", detail)
-            for grow, detail in lr_sample_counts(
-                self, nodes, sharded, self._iterated_through_names
+            for grow, detail, summed in lr_sample_counts(
+                self, nodes, sharded, self._iterated_through_names, node
             ):
-                self.warn(grow, "DP088", detail)
+                if summed:
+                    self._global_counts.add(grow)
+                    self.state.helpers.add("global_count")
+                    self.record(grow, detail)
+                else:
+                    self.warn(grow, "DP088", detail)
             self._chunk_sizes = plan_chunk_sizes(self, nodes, sharded, self._iterated_through_names)
             for chunk, detail in self._chunk_sizes.warnings:
                 self.warn(chunk, "DP051", detail)
@@ -608,6 +615,15 @@ class ShardDataLoaders(LoaderEvaluation):
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
         return self._chunk_sizes.swaps.get(original_node, updated_node)
+
+    def leave_AugAssign(
+        self, original_node: cst.AugAssign, updated_node: cst.AugAssign
+    ) -> cst.AugAssign:
+        if original_node not in self._global_counts:
+            return updated_node
+        return updated_node.with_changes(
+            value=call_named(GLOBAL_COUNT, cst.Arg(updated_node.value))
+        )
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef

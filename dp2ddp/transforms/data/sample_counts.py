@@ -13,8 +13,23 @@ shards; a name it grows by a size of its batch (`n += x.size(0)`, `x.shape[0]`, 
 a name the loop assigns from one: data/batch_sized.py's sized names); and, in the same
 scope, a read of that name (or of a name assigned from it) that sets a learning rate: the
 argument of a `.step(...)` call (an optimizer's step takes no count: a scheduler's), or the
-value of an assignment to a `["lr"]` item or an `.lr` attribute. Warned, not rewritten:
-the count may also be printed or saved, where each rank's share may be what is meant.
+value of an assignment to a `["lr"]` item or an `.lr` attribute.
+
+Proved, the increment is rewritten to count the global batch as DataParallel saw it:
+`seen += ddp_global_count(x.size(0))` (templates/helpers/global_count.py.j2), the sizes of
+the ranks' shares summed by an all-reduce. A sum, not `x.size(0) * WORLD_SIZE`: the
+DistributedSampler gives every rank equal shares, but a loader sharded through its own
+sampler (DdpBatchShard) splits each global batch as DataParallel's scatter did, so the last
+batch's parts may differ (7 as 4 + 3). The sum is exact for both. It is a collective, so
+every rank must reach the statement as often: proved when every statement around it whose
+condition may differ between ranks (analysis/uniformity.py) is a loop over the sharded
+loader whose body calls backward() at its own level (each step all-reduces the DDP model's
+gradients, so every rank takes as many steps, or DDP itself would wait), no statement
+before it in the loop or function may leave early on one rank, no exit of the loop
+(`break`, `return`, `raise`) is under such a condition, and its function is reached by
+every rank (its callers, in this module and in the program). Where this is not proved,
+DP088 as before, naming what was not. The count's other reads (a print, a checkpoint) then
+see the global count, as in the original.
 With --per-process-batch the training batch keeps its size: nothing to warn.
 """
 
@@ -25,7 +40,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.batch_sized import (
     _counted,
     _scope,
@@ -39,17 +55,23 @@ from dp2ddp.transforms.data.plan import Loader
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
+#: The inserted call (templates/helpers/global_count.py.j2).
+GLOBAL_COUNT = "ddp_global_count"
+
 
 def lr_sample_counts(
     data: ShardDataLoaders,
     nodes: list[cst.CSTNode],
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
-) -> Iterator[tuple[cst.AugAssign, str]]:
-    """(the statement growing the count, the warning's detail) for each count of a sharded
-    loader's batch sizes that reaches a learning rate."""
+    module: cst.Module,
+) -> Iterator[tuple[cst.AugAssign, str, bool]]:
+    """(the statement growing the count, the warning's detail or the record, whether it is
+    rewritten) for each count of a sharded loader's batch sizes that reaches a learning
+    rate."""
     if not sharded:
         return
+    uniform: RankUniformity | None = None
     loaders = {c: Loader(c, {}, data._binding(c)[0], None, None) for c in data._all_loaders}
     for loop in (n for n in nodes if isinstance(n, cst.For)):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
@@ -62,20 +84,69 @@ def lr_sample_counts(
                 isinstance(grow, cst.AugAssign)
                 and isinstance(grow.operator, cst.AddAssign)
                 and isinstance(grow.target, cst.Name)
-            ):
+            ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
                 continue
             size = _batch_size(grow.value, batch, sized, data)
             if size is None:
                 continue
             count = grow.target.value
             use = _learning_rate_use(_scope(loop, data), count, data)
-            if use is not None:
+            if use is None:
+                continue
+            uniform = uniform or RankUniformity.for_pass(data, module)
+            why = _unreached(grow, loop, uniform, data)
+            if why is None:
                 yield (
                     grow,
-                    f"{count} grows by {size}, this rank's share of each batch, and sets the "
-                    f"learning rate ({use}): the schedule runs at 1/WORLD_SIZE of the "
-                    "original's pace",
+                    f"{count} += {GLOBAL_COUNT}({size}): the learning rate ({use}) follows "
+                    "the count of samples of the global batch, as DataParallel's did",
+                    True,
                 )
+                continue
+            yield (
+                grow,
+                f"{count} grows by {size}, this rank's share of each batch, and sets the "
+                f"learning rate ({use}): the schedule runs at 1/WORLD_SIZE of the "
+                f"original's pace; not summed over the ranks: {why}",
+                False,
+            )
+
+
+def _unreached(
+    grow: cst.AugAssign, loop: cst.For, uniform: RankUniformity, data: ShardDataLoaders
+) -> str | None:
+    """Why not every rank may reach `grow` as often (a collective there would hang); None
+    when every rank does (see the module docstring)."""
+    for around in uniform.rank_dependent_statements(grow):
+        if not (around is loop and _backpropagates(loop)):
+            return f"the statement at line {data.line_of(around)} may differ between ranks"
+    if uniform.left_before(grow) is not None:
+        return "a statement before it may leave early on one rank"
+    for exit_ in walk(loop.body, skip_scopes=True):
+        if isinstance(exit_, (cst.Break, cst.Return, cst.Raise)) and any(
+            around is not loop for around in uniform.rank_dependent_statements(exit_)
+        ):
+            return f"the loop may be left early on one rank (line {data.line_of(exit_)})"
+    function = enclosing_function(loop, data)
+    if function is None:
+        return None
+    return uniform.why_not_reached(function.body, conditions=False)
+
+
+def _backpropagates(loop: cst.For) -> bool:
+    """A statement of the loop's body itself (not one nested in a branch) calls
+    `....backward()`: each step all-reduces the DDP model's gradients."""
+    if not isinstance(loop.body, cst.IndentedBlock):
+        return False
+    return any(
+        isinstance(small, cst.Expr)
+        and isinstance(small.value, cst.Call)
+        and isinstance(small.value.func, cst.Attribute)
+        and small.value.func.attr.value == "backward"
+        for line in loop.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+    )
 
 
 def _batch_size(

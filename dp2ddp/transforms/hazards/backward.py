@@ -33,8 +33,11 @@ from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
-#: Methods whose result carries no autograd graph.
-_GRAPHLESS = frozenset({"detach", "item", "tolist", "numpy"})
+#: Methods whose result carries no autograd graph (a size read of an output: labels sized
+#: `torch.zeros(fake.size(0), 1)` for a critic given `cat([real, fake.detach()])`).
+_GRAPHLESS = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel"})
+#: Attributes that carry no graph: `.data`, a shape.
+_GRAPHLESS_ATTRIBUTES = frozenset({"data", "shape", "ndim", "device", "dtype"})
 _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
 
 
@@ -165,7 +168,7 @@ class SecondBackwards:
         if isinstance(node, cst.Call):
             return self._call(node, flow)
         if isinstance(node, cst.Attribute):
-            if node.attr.value == "data":
+            if node.attr.value in _GRAPHLESS_ATTRIBUTES:
                 return frozenset()
             spelled = code_of(node)
             if spelled in flow.carries:
@@ -183,8 +186,9 @@ class SecondBackwards:
         arguments: frozenset[int] = frozenset()
         for arg in call.args:
             arguments |= self._expression(arg.value, flow)
-        if isinstance(func, cst.Attribute) and func.attr.value in _GRAPHLESS:
-            self._expression(func.value, flow)
+        graphless = isinstance(func, cst.Attribute) and func.attr.value in _GRAPHLESS
+        if graphless or code_of(func) == "len":
+            self._expression(func, flow)
             return frozenset()
         if self._matches(func, _AUTOGRAD_BACKWARD):
             self._backward(call, arguments, flow)

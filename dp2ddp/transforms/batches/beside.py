@@ -1,0 +1,111 @@
+"""The sharding proof in a loop over a loader (batches/proof.py's `_prove` hands these calls
+here): the loader's batch is the data pass's, sharded there; any other input of a wrapped
+model's call is followed to its source like the proof's, and split or said."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Origin, code, origins
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.batches.proof import BatchProof
+
+
+def prove_beside_loader(
+    proof: BatchProof, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
+) -> None:
+    """A model call in a loop over a loader: the loader's batch is the data pass's
+    (sharded there), but another input may be cut from data nobody split, per step by a
+    counter (`z = z_all[k * bs:(k + 1) * bs]`, noise drawn once before the loop for
+    every step): not the loader's batch. Every rank would feed the whole slice beside
+    its share of the loader's batch, so the step's parts disagree (a critic given
+    `cat([real, fake])` weighs the fakes twice). Such an input is split as DataParallel
+    scattered it (after its binding in the loop, else at the call), so the model's
+    output is this rank's part like the loader's batch; else DP047 naming the flow.
+    Where an input is split so, a target compared with the output that is cut from such
+    data too (`t_all[k * bs:(k + 1) * bs]`) is split alike, else DP047; other targets
+    and state are the data pass's here (its batch-size rules)."""
+
+    def stop(other: cst.Call) -> bool:
+        return proof.code(other.func) in wrapped
+
+    split = False
+    for value in (a.value for a in call.args):
+        found = origins(flow, value, stop)
+        # cut or shaped by the loader's batch (`noise[: real.size(0)]`): already sized
+        # by this rank's part, and the same rows on every rank; a split would halve it
+        per_rank = next(
+            (n for o in found if o.selects and (n := from_loader_loop(proof, flow, o)) is not None),
+            None,
+        )
+        for origin in found:
+            split = split or _split_here(proof, flow, origin)
+            if proof._classify(flow, origin, wrapped) != "batch" or not origin.cut:
+                continue
+            if from_loader_loop(proof, flow, origin) is not None:
+                continue  # a loader's batch (through a loop's target): sharded
+            if per_rank is None and proof._split_on_path(flow, origin, loop):
+                split = True
+                continue
+            sized = (
+                f", cut or shaped by {code(per_rank)}, this rank's part of the loader's "
+                "batch: the same rows on every rank"
+                if per_rank is not None
+                else ""
+            )
+            proof._unproved.add("DP047")
+            proof.warn(
+                call,
+                "DP047",
+                f"{proof.code(value)} in {proof.code(call)} comes from "
+                f"{code(origin.node)} ({origin.kind}): "
+                f"{origin.flow(proof._position)}, beside the loader's batch{sized}; "
+                "every rank gets all of it" + proof._per_process_note(),
+            )
+            return
+    if not split:
+        return
+    for value in proof._targets(flow, call, loop):
+        for origin in origins(flow, value, stop):
+            if (
+                proof._classify(flow, origin, wrapped) != "batch"
+                or not origin.cut
+                or from_loader_loop(proof, flow, origin) is not None
+                or proof._split_on_path(flow, origin, loop)
+            ):
+                continue
+            proof._unproved.add("DP047")
+            proof.warn(
+                call,
+                "DP047",
+                f"the target {proof.code(value)} compared with {proof.code(call)}'s "
+                f"output comes from {code(origin.node)} ({origin.kind}): "
+                f"{origin.flow(proof._position)}; it cannot be split as the batch is",
+            )
+            return
+
+
+def _split_here(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:
+    """The path goes through a split this pass plans (after a binding, or at a call)."""
+    return any(
+        flow.statement_of(step.node) in proof._split_after or step.node in proof._swap
+        for step in origin.path
+    )
+
+
+def from_loader_loop(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.CSTNode | None:
+    """The node of the path in the target of a loop over a loader (`for x, y in loader`,
+    in this function or a caller's): the data pass's batch, sharded there; None when
+    the path goes through none."""
+    for node in (step.node for step in origin.path):
+        for ancestor in flow.ancestors(node):
+            if (
+                isinstance(ancestor, cst.For)
+                and (node is ancestor.target or proof._inside(node, ancestor.target))
+                and any(proof._is_loader(u) for u in proof._loop_sources(ancestor))
+            ):
+                return node
+    return None
