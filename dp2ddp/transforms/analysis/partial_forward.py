@@ -649,7 +649,7 @@ def _exits(statement: ast.If, training: bool | None = None) -> bool:
     on `self.training` whose side is evaluation (`if not self.training: return f`,
     AlignedReID's ResNet50; the `else:` of `if self.training:`) never runs in a training
     step, the only steps DDP's reducer sees (`training`: `training_side` of the test)."""
-    blocks = (statement.body, statement.orelse)
+    blocks: tuple[list[ast.stmt], ...] = (statement.body, statement.orelse)
     if training is not None:
         blocks = (statement.body,) if training else (statement.orelse,)
     return any(
