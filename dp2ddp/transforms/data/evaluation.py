@@ -380,8 +380,10 @@ class LoaderEvaluation(LoopCounters):
         after the loop each holds what this rank's batches made of it, as a running sum
         does. Only arithmetic folds (the value's root an operator) that read a name the loop
         binds from its batches (`_batch_derived`) besides `x`: `lr = lr * 0.9` reads no batch
-        and `h = model(x, h)` is no figure."""
+        and `h = model(x, h)` is no figure. Sums (`+=`, `x = x + v`) stay the counters'
+        (`_counters`: a sum of a value handed in, `seen += x.size(0)`, is DP088's)."""
         batch = self._batch_derived(loop)
+        sums = {name for name, _ in self._accumulated(loop)}
         found: set[str] = set()
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
@@ -399,7 +401,7 @@ class LoaderEvaluation(LoopCounters):
                 continue
             if any(n.value in batch and n.value != name for n in variables_under(value)):
                 found.add(name)
-        return found
+        return found - sums
 
     def _batch_derived(self, loop: cst.For) -> set[str]:
         """Names the loop binds from its batches: its target, and what the body computes
