@@ -186,9 +186,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "per-sample random draws of a Dataset alike on every rank",
         "A Dataset's `__getitem__` (or a method it calls) draws from a process-wide generator "
         "(`np.random`, `random`, torch's global one): an augmentation, a random crop, a "
-        "rotation; also where it calls a transform object (`self.transform(sample)`) and its "
-        "module defines a class whose `__call__` draws so (a library's transforms are not "
-        "seen). Under DataParallel one process drew the global batch's samples one after the "
+        "rotation; also where it calls a function of the program that draws so, itself or through "
+        "the functions it calls, of its module or another (AugMix's `aug()`), and where it calls"
+        " a transform object (`self.transform(sample)`) and its module defines a class whose "
+        "`__call__` draws so (a library's transforms are not seen). Under DataParallel one process drew the global batch's samples one after the "
         "other from one stream, each its own draw. Under torchrun, where every rank seeds that "
         "stream alike (a fixed seed, or torch's default one), rank r's k-th sample of a sharded"
         " loader gets every other rank's k-th draw: each draw twice in a batch of two ranks. "
