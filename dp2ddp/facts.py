@@ -142,6 +142,9 @@ class HelperDraw:
     what: str
     line: int
     path: str | None = None
+    #: the process-wide stream it reads ("torch", "numpy", "random"; None: not told), so
+    #: that DP067 asks whether every rank seeds that stream alike
+    stream: str | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"

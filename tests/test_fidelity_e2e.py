@@ -305,8 +305,9 @@ FRESH5_H = ("latent_codes_scoped", "lr_sample_count")
 FRESH5_I = ("noise_sliced_by_counter",)
 #: Fresh round stop 31 (helper f): 31f2, a distiller handed its teacher, which it reads only
 #: through `.detach()` of a method's output (before: no DP041, "Expected to have finished
-#: reduction" at step 2).
-FRESH5_F = ("handed_in_teacher",)
+#: reduction" at step 2). Validation round stop 31, F1: forward() returns early only in
+#: evaluation (before: DP041 and find_unused_parameters=True, not needed).
+FRESH5_F = ("handed_in_teacher", "eval_only_return")
 
 
 @pytest.fixture(scope="module")
@@ -406,6 +407,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "find_unused_parameters=True" in scripts["detached_generator"].read_text()
     assert "DP041" in codes["handed_in_teacher"], codes["handed_in_teacher"]
     assert "find_unused_parameters=True" in scripts["handed_in_teacher"].read_text()
+    # Validation round stop 31, F1: an early return only in evaluation leaves nothing unused.
+    assert "DP041" not in codes["eval_only_return"], codes["eval_only_return"]
+    assert "find_unused_parameters" not in scripts["eval_only_return"].read_text()
     assert "DP041" in codes["unused_parameters"]
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])

@@ -219,8 +219,10 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "class's `io.cprint(outstr)`, a `log_string()` helper, in any of its modules). The "
         "same for a figure printed or returned after the loop that dp2ddp could not sum over "
         "the ranks: an averaging object or a list fed with the batches' losses or errors "
-        "(`losses.update(loss.item(), n)` ... `return losses.avg`), or a running sum the "
-        "function returns, which its caller then prints or writes to a results file. The "
+        "(`losses.update(loss.item(), n)` ... `return losses.avg`), a running sum the "
+        "function returns, which its caller then prints or writes to a results file, or a "
+        "figure folded from the batches by another arithmetic recurrence (a moving average, "
+        "`ema = ema * 0.9 + float(loss) * 0.1`). The "
         "figures after an evaluation loop are summed over the ranks where dp2ddp can (see "
         "DP015); sum running figures with torch.distributed.all_reduce yourself, or read "
         "them as rank 0's sample.",

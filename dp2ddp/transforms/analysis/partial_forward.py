@@ -488,7 +488,7 @@ def _scan_block(
                         uses.sometimes.setdefault(name, (why, statement.lineno))
                     else:
                         uses.sometimes.setdefault(name, (branch_why, statement.lineno))
-            if not conditional and not per_pass and _exits(statement):
+            if not conditional and not per_pass and _exits(statement, training):
                 conditional = True
                 why = (
                     f"uses {{attr}} only when the early return at line {statement.lineno} "
@@ -642,13 +642,19 @@ def _expression(
         _expression(child, me, methods, uses, inlined, conditional, why)
 
 
-def _exits(statement: ast.If) -> bool:
-    """Some branch of `statement` returns (so what follows may not run in a step that goes
-    on to its backward). A branch that raises ends no step normally: an input check
-    (thunlp/OpenNRE's CNNEncoder) leaves nothing unused."""
+def _exits(statement: ast.If, training: bool | None = None) -> bool:
+    """Some branch of `statement` that a training step may take returns (so what follows
+    may not run in a step that goes on to its backward). A branch that raises ends no step
+    normally: an input check (thunlp/OpenNRE's CNNEncoder) leaves nothing unused. A branch
+    on `self.training` whose side is evaluation (`if not self.training: return f`,
+    AlignedReID's ResNet50; the `else:` of `if self.training:`) never runs in a training
+    step, the only steps DDP's reducer sees (`training`: `training_side` of the test)."""
+    blocks: tuple[list[ast.stmt], ...] = (statement.body, statement.orelse)
+    if training is not None:
+        blocks = (statement.body,) if training else (statement.orelse,)
     return any(
         isinstance(node, ast.Return)
-        for block in (statement.body, statement.orelse)
+        for block in blocks
         for top in block
         for node in ast.walk(top)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))

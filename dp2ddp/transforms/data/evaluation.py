@@ -255,6 +255,8 @@ class LoaderEvaluation(LoopCounters):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
             objects = self._running_objects(loop)
+            folded = self._recurrences(loop) - counters - objects
+            objects |= folded
             guard = self._guard_on_only(loader, loop)
             if guard is not None:
                 # One epoch function for both passes (class E1): this loader comes in with
@@ -297,10 +299,16 @@ class LoaderEvaluation(LoopCounters):
                 verb = "returned" if isinstance(node, cst.Return) else "printed"
                 where = "after the loop" if after else "while the loop runs"
                 summed = sorted(set(shown) & counters)
-                kept = sorted(set(shown) - counters)
+                kept = sorted(set(shown) - counters - folded)
+                recurrent = sorted(set(shown) & folded)
                 parts = []
                 if summed:
                     parts.append(f"{', '.join(summed)} summed over this rank's batches only")
+                if recurrent:
+                    parts.append(
+                        f"{', '.join(recurrent)} folded from this rank's batches only "
+                        "(a recurrence over the loop's steps)"
+                    )
                 if kept:
                     verb_s = "accumulates" if len(kept) == 1 else "accumulate"
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
@@ -363,6 +371,37 @@ class LoaderEvaluation(LoopCounters):
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
         return found
+
+    def _recurrences(self, loop: cst.For) -> set[str]:
+        """Names the loop folds its batches' figures into by an arithmetic recurrence
+        `x = f(x, per_batch)` other than a sum (a moving average, `loss_ema = loss_ema * 0.9
+        + float(loss) * 0.1`: google-research/augmix@9b9824c's train() returns it and the
+        caller prints it and writes it to its CSV), or `x op= per_batch` for another `op`:
+        after the loop each holds what this rank's batches made of it, as a running sum
+        does. Only arithmetic folds (the value's root an operator) that read a name the loop
+        binds from its batches (`_batch_derived`) besides `x`: `lr = lr * 0.9` reads no batch
+        and `h = model(x, h)` is no figure. Sums (`+=`, `x = x + v`) stay the counters'
+        (`_counters`: a sum of a value handed in, `seen += x.size(0)`, is DP088's)."""
+        batch = self._batch_derived(loop)
+        sums = {name for name, _ in self._accumulated(loop)}
+        found: set[str] = set()
+        for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                name, value = node.target.value, node.value
+            elif (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.BinaryOperation)
+            ):
+                name, value = node.targets[0].target.value, node.value
+                if name not in {n.value for n in variables_under(value)}:
+                    continue
+            else:
+                continue
+            if any(n.value in batch and n.value != name for n in variables_under(value)):
+                found.add(name)
+        return found - sums
 
     def _batch_derived(self, loop: cst.For) -> set[str]:
         """Names the loop binds from its batches: its target, and what the body computes

@@ -26,6 +26,7 @@ from dp2ddp.facts import HelperDraw as Draw
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.hazards.scopes import is_training_loop
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
@@ -129,10 +130,13 @@ class HelperDraws:
                 names = self._qualified_names(node.func)
                 if names & RANDOM_DRAWS and not _own_generator(node):
                     what = code_of(node.func)
-                    return Draw(f"{cls}.{method.name.value}", what, self._position(node)[0])
+                    return Draw(
+                        f"{cls}.{method.name.value}", what, self._position(node)[0],
+                        stream=stream_of(names),
+                    )  # fmt: skip
                 inner = self._callee_draw(names, set())
                 if inner is not None:
-                    return Draw(f"{cls}.{method.name.value}", inner.what, inner.line, inner.path)
+                    return replace(inner, helper=f"{cls}.{method.name.value}")
         return None
 
     def exported(self) -> dict[str, Draw]:
@@ -174,11 +178,13 @@ class HelperDraws:
         for node in self._calls(self._functions[name].body):
             names = self._qualified_names(node.func)
             if names & RANDOM_DRAWS and not _own_generator(node):
-                draw = Draw(name, code_of(node.func), self._position(node)[0])
+                draw = Draw(
+                    name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
+                )
                 break
             inner = self._callee_draw(names, seen)
             if inner is not None:
-                draw = Draw(name, inner.what, inner.line, inner.path)
+                draw = replace(inner, helper=name)
                 break
         if draw is not None or complete:
             self._found[name] = draw

@@ -50,6 +50,7 @@ from typing import cast
 import libcst as cst
 from libcst.codemod import CodemodContext
 
+from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.nodes import call_named, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
@@ -474,6 +475,10 @@ class ShareDatasetDraws(WholeReads):
 
     def helper_draw(self, call: cst.Call) -> bool:
         return self._draws.of_call(call) is not None
+
+    def helper_draw_of(self, call: cst.Call) -> HelperDraw | None:
+        """The draw behind a call of a function of the program (of this module or another)."""
+        return self._draws.of_call(call)
 
     # == rewriting ======================================================================
     def leave_IndentedBlock(

@@ -7,10 +7,12 @@ statement ``with ddp_same_random():`` can hold (see the package's docstring for 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
@@ -114,6 +116,17 @@ class DatasetDrawFinder:
     def _alike_draw(self, call: cst.Call) -> bool:
         """The draw reads a process-wide stream every rank provably seeds alike: the
         program's (ProgramFacts.seeded_streams), else this module's own reading."""
+        return self._alike_stream(stream_of(self.t.qualified_names(call.func)))
+
+    def _describe(self, helper: HelperDraw) -> str:
+        """The helper's draw, its line in the user's file where it is this module's (this
+        pass reads the module after earlier passes added lines)."""
+        if helper.path is None:
+            helper = replace(helper, line=self.t.state.line_map(helper.line))
+        return helper.describe()
+
+    def _alike_stream(self, stream: str | None) -> bool:
+        """`stream` (None: not known) is one every rank provably seeds alike."""
         if self._alike is None:
             told = self.t.state.facts.seeded_streams
             if told is None:
@@ -124,7 +137,6 @@ class DatasetDrawFinder:
                 except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
                     told = frozenset({"torch", "numpy", "random"})
             self._alike = told
-        stream = stream_of(self.t.qualified_names(call.func))
         return stream is None or stream in self._alike
 
     # -- where it goes ------------------------------------------------------------------
@@ -273,6 +285,20 @@ class DatasetDrawFinder:
                         "rank's k-th draw",
                     )
                     return
+                elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
+                    helper.stream
+                ):
+                    # A function of the program that draws, itself or through the functions
+                    # it calls, of this module or another (AugMix's `aug(image, preprocess)`,
+                    # google-research/augmix@9b9824c): a draw per sample all the same.
+                    self.t.warn(
+                        node,
+                        "DP067",
+                        f"{code_of(func)}() in {cls.name.value}.{name}() draws from the "
+                        f"process-wide generator ({self._describe(helper)}): seeded alike, rank "
+                        "r's k-th sample gets every rank's k-th draw",
+                    )
+                    return
 
     def _drawing_transform(self) -> list[str]:
         """The classes of this module whose `__call__` draws from a process-wide generator,
@@ -311,6 +337,13 @@ class DatasetDrawFinder:
                         and self._alike_draw(node)
                     ):
                         self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
+                        todo = []
+                        break
+                    elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
+                        helper.stream
+                    ):
+                        # a function of another module (or this one's, reached by an alias)
+                        self._drawing.append(f"{cls.name.value}: {self._describe(helper)}")
                         todo = []
                         break
         return self._drawing

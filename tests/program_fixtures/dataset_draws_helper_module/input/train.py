@@ -1,0 +1,35 @@
+"""The Dataset calls another module's augmentation per sample, numpy seeded alike in main():
+every rank's k-th sample gets the same draw (DP067 at the call in __getitem__)."""
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+from augment import augment
+
+
+class Augmented(Dataset):
+    def __init__(self, n):
+        self.x = torch.arange(n, dtype=torch.float32).view(n, 1).repeat(1, 4)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return augment(self.x[i])
+
+
+def main():
+    np.random.seed(0)
+    loader = DataLoader(Augmented(16), batch_size=8, shuffle=True)
+    model = nn.DataParallel(nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for x in loader:
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
