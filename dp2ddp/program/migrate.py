@@ -427,7 +427,8 @@ def _feeds(
 ) -> dict[str, tuple[LoaderFeed, ...]]:
     """Per library (import name), what the program's call sites pass its top-level
     functions' parameters (facts.LoaderFeed): only where some site passes a sharded loader
-    (a whole one alone is the batch pass's unknown source, split at the model call)."""
+    of the module (whole ones alone are the batch pass's unknown source, split at the
+    model call)."""
     names = {m.name for m in libraries}
     sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
     for each in migrated:
@@ -442,10 +443,13 @@ def _feeds(
             (sharded if handoff.sharded else whole).append(where)
     fed: dict[str, list[LoaderFeed]] = {}
     for (module_name, function, position, keyword), (sharded, whole) in sites.items():
-        if sharded:
-            feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
-            fed.setdefault(module_name, []).append(feed)
-    return {name: tuple(feeds) for name, feeds in fed.items()}
+        feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
+        fed.setdefault(module_name, []).append(feed)
+    # a site passing by keyword and another by position meet in the batch pass (it knows
+    # the parameters): a module is told all its sites once one passes a sharded loader
+    return {
+        name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)
+    }
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
