@@ -447,9 +447,7 @@ def _feeds(
         fed.setdefault(module_name, []).append(feed)
     # a site passing by keyword and another by position meet in the batch pass (it knows
     # the parameters): a module is told all its sites once one passes a sharded loader
-    return {
-        name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)
-    }
+    return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
