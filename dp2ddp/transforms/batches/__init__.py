@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.facts import LoaderFeed
 from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.names import (
     DATALOADER,
@@ -65,6 +64,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
+from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -388,11 +388,11 @@ class ShardBatches(BatchPositions):
         seen = [u for s in sources for u in self._unwrapped(s, 0)]
         if any(counts(s) for s in seen):
             return self._plan_range_loop(loop)
-        fed = self._fed_loader(loop, seen)
+        fed = fed_loader(self, loop, seen)
         if fed is None and any(self._is_loader(s) for s in seen):
             return True  # the data pass shards it (or warns)
         if fed is not None and fed.sharded:
-            return self._plan_fed(loop, fed)
+            return plan_fed(self, loop, fed)
         if self._models and not self._feeds_wrapped(loop.body):
             return False
         iterable = self.code(self._batch_source(loop.iter))
@@ -417,76 +417,6 @@ class ShardBatches(BatchPositions):
         self._split_top[loop] = [self._split_statement(batch)]
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
-        return True
-
-    def _fed_loader(self, loop: cst.For, seen: list[cst.BaseExpression]) -> LoaderFeed | None:
-        """What the program's call sites pass the parameter the loop iterates (a program
-        fact, facts.LoaderFeed), where it iterates a parameter of a top-level function of
-        this module that another module hands a DataLoader: its batches' source is then
-        known, not the unknown a split at the model call stands in for."""
-        feeds = self.state.loaders.fed
-        if not feeds:
-            return None
-        function = next((f for f in self._functions.values() if self._inside(loop, f)), None)
-        if function is None:
-            return None
-        params = [*function.params.posonly_params, *function.params.params]
-        names = {n.value for n in seen if isinstance(n, cst.Name)}
-        found: LoaderFeed | None = None
-        for feed in feeds:
-            if feed.function != function.name.value:
-                continue
-            if feed.keyword is not None:
-                name = feed.keyword
-            elif feed.position is not None and feed.position < len(params):
-                name = params[feed.position].name.value
-            else:
-                continue
-            if name in names and any(
-                isinstance(n, cst.Name) and n.value == name and self._parameter_of(n, function)
-                for n in seen
-            ):
-                found = (
-                    feed
-                    if found is None
-                    else LoaderFeed(
-                        feed.function,
-                        feed.position,
-                        feed.keyword,
-                        found.sharded + feed.sharded,
-                        found.whole + feed.whole,
-                    )
-                )
-        return found
-
-    def _parameter_of(self, name: cst.Name, function: cst.FunctionDef) -> bool:
-        """`name` reads the parameter of `function` (no other binding reaches it)."""
-        referents = self.referents(name)
-        return bool(referents) and all(
-            isinstance(r.node, cst.Param) and self._inside(r.node, function) for r in referents
-        )
-
-    def _plan_fed(self, loop: cst.For, fed: LoaderFeed) -> bool:
-        """A loop over a parameter the program's calls pass a sharded loader: its batches
-        are this rank's share, not split again; where another call passes a whole one,
-        DP077 names both (one function cannot split one and not the other)."""
-        iterable = self.code(self._batch_source(loop.iter))
-        sharded = ", ".join(fed.sharded)
-        if fed.whole:
-            self.warn(
-                loop,
-                "DP077",
-                f"{iterable} is a loader sharded at {sharded} (this rank's share) but "
-                f"whole at {', '.join(fed.whole)}: its batches are not split at the model "
-                "call, so the whole loader trains every rank on every batch",
-            )
-            self._warned.add(loop)
-            return True
-        self.record(
-            loop,
-            f"batches of {iterable} left as they come: every call of the function passes "
-            f"a loader sharded there ({sharded}), each batch is this rank's share",
-        )
         return True
 
     def _taken_whole(self, loop: cst.For, iterable: str, names: set[str]) -> bool:
