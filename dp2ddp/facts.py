@@ -171,6 +171,22 @@ class PickledParam:
 
 
 @dataclass(frozen=True)
+class LoaderFeed:
+    """What the program's call sites pass to one parameter of a top-level function of this
+    module (result.LoaderHandoff): `function`'s argument at `position` (or `keyword`) is a
+    DataLoader at each of `sharded` (this rank's share: the other module shards it) and
+    `whole` (every rank's whole data), as "path:line". The batch pass splits a batch at the
+    model call only where it is whole at every site, and says so where the sites disagree
+    (DP077)."""
+
+    function: str
+    position: int | None
+    keyword: str | None
+    sharded: tuple[str, ...] = ()
+    whole: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ProgramLoaders:
     """What the data pass of one module is told about the loaders of the rest of its program.
 
@@ -182,11 +198,14 @@ class ProgramLoaders:
     evaluation_factories: names of this module's top-level loader factories that another
         module calls for an evaluation loader with `ddp_shard=False`: each takes that
         parameter (data/factory_sites.py), as a factory called both ways in its own module.
+    fed: the loaders other modules pass to this module's top-level functions (LoaderFeed):
+        a loop over such a parameter takes a sharded loader's batches as this rank's share.
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
     unfollowed: tuple[tuple[str, str], ...] = field(default=())
     evaluation_factories: tuple[str, ...] = field(default=())
+    fed: tuple[LoaderFeed, ...] = field(default=())
 
 
 @dataclass(frozen=True)

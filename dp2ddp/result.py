@@ -33,6 +33,26 @@ class LoaderExport:
 
 
 @dataclass(frozen=True)
+class LoaderHandoff:
+    """A DataLoader of this module passed to a function of another module
+    (`train_model(model, loader, opt)`): the program tells the callee's module whether each
+    of its call sites hands it this rank's share (a sharded loader) or the whole data, so
+    its batches are split at the model call only where they are whole (facts.LoaderFeed).
+
+    callee: the function's qualified name as this module's imports spell it; position or
+    keyword: where the loader is passed; sharded: the migration shards it (or it was
+    sharded before); line: the call's line in the input; path: set by the program model.
+    """
+
+    callee: str
+    position: int | None
+    keyword: str | None
+    sharded: bool
+    line: int
+    path: str = ""
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """Something the codemod could not convert safely, at a position of the *input* file."""
 
@@ -70,6 +90,8 @@ class MigrationResult:
     #: `ddp_shard=False`, as "module.function" (program mode): the program migrates the
     #: factory's module again, told to take that parameter.
     evaluation_factories: tuple[str, ...] = ()
+    #: DataLoaders this module passes to functions of other modules (LoaderHandoff).
+    handoffs: tuple[LoaderHandoff, ...] = ()
     #: The helpers (templates/helpers/ names) the migrated module needs from the generated
     #: helpers module, with those they call; empty when it imports nothing from it.
     helpers: tuple[str, ...] = ()

@@ -48,6 +48,8 @@ PROGRAMS = {
     "init_paths_parent_dir": ("scripts/train_pose.py",),
     "figures_loader_from_factory_module": ("train.py",),
     "grad_toggled_in_helper_module": ("train.py",),
+    "loader_sharded_passed_to_trainer": ("main.py",),
+    "loader_whole_passed_to_trainer": ("main.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -63,11 +65,17 @@ PROGRAMS = {
 #: grad_toggled_in_helper_module: parameters of the wrapped module switched off between steps
 #: by a helper of another module (class U3's toggle form, BigGAN's utils.toggle_grad; before:
 #: no DP041, "Expected to have finished reduction" at step 2).
+#: loader_sharded_passed_to_trainer (class J1, Jungjee/RawNet's shape): the entry shards the
+#: training loader and hands it to train_model() of trainer.py; before: trainer.py split
+#: each batch again (1 sample per rank and step, weights off the original's). Its inverse,
+#: loader_whole_passed_to_trainer: a loader left whole there is split at the model call.
 DIGEST_PROGRAMS = {
     "lm_flattened_targets": "main.py",
     "gathered_batch_other_module": "train.py",
     "figures_loader_from_factory_module": "train.py",
     "grad_toggled_in_helper_module": "train.py",
+    "loader_sharded_passed_to_trainer": "main.py",
+    "loader_whole_passed_to_trainer": "main.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they

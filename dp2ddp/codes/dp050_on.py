@@ -284,6 +284,20 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "under `if ddp_is_main():`, its loaders sharded), then silence the warning with "
         "`# noqa: DP076` on the line it names.",
     ),
+    "DP077": (
+        "a function's batches are this rank's share at one call site and whole at another",
+        "A training loop iterates a parameter of its function, and the program passes that "
+        "function a DataLoader the migration shards at one call site (DistributedSampler, "
+        "the per-rank batch: each batch is this rank's share already) and a loader left "
+        "whole (an evaluation loader, or one every rank goes through) at another. "
+        "DataParallel scattered every batch at the model call; under DDP the sharded "
+        "loader's batches must not be split again (each rank would train on 1/WORLD_SIZE "
+        "of its share) while the whole loader's must be (else every rank trains on the "
+        "whole batch). One function cannot do both, so dp2ddp does neither and names both "
+        "call sites. Shard both loaders (or neither) where they are built, or split the "
+        "whole one's batches in its caller (`ddp_shard_batch`), then silence the warning "
+        "with `# noqa: DP077`. Marked in the migrated file: `--check` fails until then.",
+    ),
     "DP082": (
         "batch rows read by position in a batch a sampler of the program composed",
         "A loader with a sampler or batch sampler of the program's own is sharded as "

@@ -135,6 +135,8 @@ def migrate_parsed(
         tuple(changes),
         exports,
         factories,
+        # also unchanged (migrated before): its callees' batches are its loaders' shares
+        tuple(state.handoffs),
         helpers,
         helpers_module,
     )

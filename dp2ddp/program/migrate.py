@@ -29,11 +29,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
 from dp2ddp.facts import (
+    LoaderFeed,
     ProgramFacts,
 )
 from dp2ddp.migrate.atomic import write_atomic
@@ -358,10 +360,15 @@ def _migrate(
         for name in outcome.evaluation_factories if outcome is not None else ():
             module_name, _, function = name.rpartition(".")
             split.setdefault(module_name, []).append(function)
+    # A loader another module passes to one of a library's functions (data/handoffs.py):
+    # its batches there are this rank's share where it is sharded, so the library is
+    # migrated again, told so (its batch pass splits only whole data at the model call).
+    fed = _feeds(program.libraries, [*done.values(), entry])
     for module in program.libraries:
-        if module.name in split:
-            told_split = tuple(dict.fromkeys(split[module.name]))
-            facts = told.facts(module, "library", before[module.real], told_split)
+        if module.name in split or module.name in fed:
+            told_split = tuple(dict.fromkeys(split.get(module.name, [])))
+            feeds = fed.get(module.name, ())
+            facts = told.facts(module, "library", before[module.real], told_split, feeds)
             done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
     migrated = [entry, *libraries]
@@ -413,6 +420,34 @@ def _imported_names(module: ProgramModule) -> list[str]:
             names.append(base)
         names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
     return names
+
+
+def _feeds(
+    libraries: Sequence[ProgramModule], migrated: Sequence[_Migrated]
+) -> dict[str, tuple[LoaderFeed, ...]]:
+    """Per library (import name), what the program's call sites pass its top-level
+    functions' parameters (facts.LoaderFeed): only where some site passes a sharded loader
+    of the module (whole ones alone are the batch pass's unknown source, split at the
+    model call)."""
+    names = {m.name for m in libraries}
+    sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
+    for each in migrated:
+        outcome = each.outcome.result
+        for handoff in outcome.handoffs if outcome is not None else ():
+            module_name, _, function = handoff.callee.rpartition(".")
+            if module_name not in names:
+                continue
+            key = (module_name, function, handoff.position, handoff.keyword)
+            sharded, whole = sites.setdefault(key, ([], []))
+            where = f"{PurePath(each.outcome.path).name}:{handoff.line}"
+            (sharded if handoff.sharded else whole).append(where)
+    fed: dict[str, list[LoaderFeed]] = {}
+    for (module_name, function, position, keyword), (sharded, whole) in sites.items():
+        feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
+        fed.setdefault(module_name, []).append(feed)
+    # a site passing by keyword and another by position meet in the batch pass (it knows
+    # the parameters): a module is told all its sites once one passes a sharded loader
+    return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
     HelperDraw,
+    LoaderFeed,
     ModelClass,
     PickledParam,
     ProgramFacts,
@@ -125,6 +126,7 @@ class ProgramTeller:
         role: Role | None,
         exported: tuple[LoaderExport, ...] = (),
         split: tuple[str, ...] = (),
+        fed: tuple[LoaderFeed, ...] = (),
         *,
         hints: bool = True,
         draws: bool = True,
@@ -135,7 +137,8 @@ class ProgramTeller:
         """The one value `module` is told (role None: migrated as a single file; hints,
         draws, uniform, models: with the program's hints, other modules' drawing helpers,
         uniformity answers and nn.Module classes (DP041); gate: the gate is open; split:
-        the module's factories other modules call for evaluation loaders)."""
+        the module's factories other modules call for evaluation loaders; fed: the loaders
+        other modules pass to its functions)."""
         in_program = role is not None
         return ProgramFacts(
             role,
@@ -143,7 +146,7 @@ class ProgramTeller:
             self.helpers,
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
-            ProgramLoaders(exported, self.program.unfollowed, split),
+            ProgramLoaders(exported, self.program.unfollowed, split, fed),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
             # an entry alone (role None) imports the module beside it just the same

@@ -28,7 +28,7 @@ from libcst.metadata import (
 from dp2ddp.codes import CODES
 from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders
 from dp2ddp.options import MigrateOptions
-from dp2ddp.result import LoaderExport
+from dp2ddp.result import LoaderExport, LoaderHandoff
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -129,6 +129,9 @@ class MigrationState:
     #: Factories of other modules called here for an evaluation loader (`ddp_shard=False`),
     #: as "module.function" (program mode; data/imported.py).
     evaluation_factories: list[str] = field(default_factory=list)
+    #: DataLoaders this module passes to other modules' functions (program mode;
+    #: data/handoffs.py).
+    handoffs: list[LoaderHandoff] = field(default_factory=list)
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

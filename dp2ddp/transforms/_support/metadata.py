@@ -29,6 +29,24 @@ from dp2ddp.flow.children import _fields, parent_map
 from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
+#: Libraries' public names a star import binds (their `__all__`), for those the passes
+#: match by qualified name: a call through `from tqdm import *` is matched as a named one.
+STAR_EXPORTS: Mapping[str, tuple[str, ...]] = {
+    "tqdm": ("tqdm", "trange"),
+    "tqdm.auto": ("tqdm", "trange"),
+    "tqdm.autonotebook": ("tqdm", "trange"),
+    "tqdm.notebook": ("tqdm", "trange"),
+    "tqdm.std": ("tqdm", "trange"),
+}
+
+
+def code_of_dotted(node: cst.Attribute | cst.Name) -> str:
+    """`a.b.c` of a dotted module name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    assert isinstance(node.value, (cst.Attribute, cst.Name))
+    return f"{code_of_dotted(node.value)}.{node.attr.value}"
+
 
 class PassMetadata:
     """The metadata of one pass's input tree, resolved as it is asked for.
@@ -58,6 +76,7 @@ class PassMetadata:
         self._qualified: dict[cst.CSTNode, set[str]] = {}
         self._names: QualifiedNames | None = None
         self._aliases: dict[str, set[str]] | None = None
+        self._stars: dict[str, str] | None = None
 
     def resolve(self, provider: type[BaseMetadataProvider[object]]) -> None:
         if provider not in self.resolved:
@@ -87,6 +106,26 @@ class PassMetadata:
                         self._aliases.setdefault(alias.value, set()).add(last)
         return self._aliases
 
+    def star_names(self) -> dict[str, str]:
+        """Names a module-level `from X import *` of a library whose exports are known
+        (STAR_EXPORTS) binds, with what each names: `from tqdm import *` then `tqdm(...)`
+        is tqdm.tqdm, as after `from tqdm import tqdm` (libcst's scope analysis sees no
+        assignment of it: every rank drew the bar, where the named import was gated)."""
+        if self._stars is None:
+            self._stars = {}
+            for statement in self.wrapper.module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if not isinstance(small, cst.ImportFrom) or small.relative:
+                        continue
+                    if not isinstance(small.names, cst.ImportStar) or small.module is None:
+                        continue
+                    module = code_of_dotted(small.module)
+                    for name in STAR_EXPORTS.get(module, ()):
+                        self._stars[name] = f"{module}.{name}"
+        return self._stars
+
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What QualifiedNameProvider gives for `node` (names only), computed for this node
         alone: by QualifiedNames where it can tell, else by libcst's scope analysis."""
@@ -100,6 +139,10 @@ class PassMetadata:
                 names = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
             if self.reexports is not None:
                 names = names | _real_names(names, self.reexports.table)
+            if type(node) is cst.Name and not any("." in n for n in names):
+                star = self.star_names().get(node.value)
+                if star is not None:
+                    names = names | {star}
             self._qualified[node] = names
         return set(names)
 

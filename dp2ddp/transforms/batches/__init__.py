@@ -64,6 +64,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
+from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -387,8 +388,11 @@ class ShardBatches(BatchPositions):
         seen = [u for s in sources for u in self._unwrapped(s, 0)]
         if any(counts(s) for s in seen):
             return self._plan_range_loop(loop)
-        if any(self._is_loader(s) for s in seen):
+        fed = fed_loader(self, loop, seen)
+        if fed is None and any(self._is_loader(s) for s in seen):
             return True  # the data pass shards it (or warns)
+        if fed is not None and fed.sharded:
+            return plan_fed(self, loop, fed)
         if self._models and not self._feeds_wrapped(loop.body):
             return False
         iterable = self.code(self._batch_source(loop.iter))

@@ -107,6 +107,7 @@ from dp2ddp.transforms.data.chunks import plan_chunk_sizes
 from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
+from dp2ddp.transforms.data.handoffs import loader_handoffs
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -181,6 +182,12 @@ class ShardDataLoaders(LoaderEvaluation):
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
         self._plan_subclasses(nodes)
+        every = {
+            c: loaders.get(c) or Loader(c, {}, self._binding(c)[0], None, None)
+            for c in self._all_loaders
+        }
+        sharded_here = set(self._edits) | set(self._shards) | set(self._sampler_sharded)
+        self.state.handoffs += loader_handoffs(self, every, sharded_here)
         for loader in self._plan_imported(nodes, loaders):
             # Sharded by the module that builds it (a program fact, state.loaders.exported):
             # its loops here sum or show this rank's share only, as a loader of this module.

@@ -1,0 +1,38 @@
+"""train_model() of trainer.py is given a shuffled training loader (sharded here) and, for
+a fine-tuning pass, a loader in order that no loop of this module iterates (left whole):
+one function cannot split one's batches and not the other's, so DP077 names both calls."""
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_per_rank_batch,
+    ddp_setup,
+)
+from trainer import train_model
+
+
+def main():
+    ddp_setup()
+    ds = TensorDataset(torch.arange(16).float().unsqueeze(1), torch.arange(16).float())
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
+    batches = DataLoader(
+        ds,
+        batch_size=ddp_per_rank_batch(4),
+        sampler=DdpDistributedSampler(ds, shuffle=True, advance_epoch=True),
+    )
+    # dp2ddp: DP015 evaluation metrics not reduced
+    extra = DataLoader(ds, batch_size=4)
+    model = DistributedDataParallel(nn.Linear(1, 1).to(DEVICE), device_ids=DEVICE_IDS)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for epoch in range(2):
+        train_model(model, batches, opt)
+    train_model(model, db_gen=extra, opt=opt)
+
+
+if __name__ == "__main__":
+    main()

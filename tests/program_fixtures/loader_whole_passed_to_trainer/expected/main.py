@@ -1,0 +1,29 @@
+"""A loader in order that no loop of this module iterates is left whole (DP015) and handed
+to train_model() of trainer.py: its batches are every rank's whole batch, so trainer.py
+splits them at the model call as DataParallel scattered them."""
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+from trainer import train_model
+
+
+def main():
+    ddp_setup()
+    torch.manual_seed(0)
+    ds = TensorDataset(torch.arange(16).float().unsqueeze(1), torch.arange(16).float())
+    # dp2ddp: DP015 evaluation metrics not reduced
+    ordered = DataLoader(ds, batch_size=4)
+    model = DistributedDataParallel(nn.Linear(1, 1).to(DEVICE), device_ids=DEVICE_IDS)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    steps = 0
+    for epoch in range(2):
+        steps += train_model(model, ordered, opt)
+    return [*model.module.weight.view(-1).tolist(), *model.module.bias.tolist(), steps]
+
+
+if __name__ == "__main__":
+    E2E_DIGEST = main()
+    ddp_print("digest", E2E_DIGEST)
