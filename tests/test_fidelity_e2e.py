@@ -316,6 +316,10 @@ FRESH5_I = ("noise_sliced_by_counter",)
 #: reduction" at step 2). Validation round stop 31, F1: forward() returns early only in
 #: evaluation (before: DP041 and find_unused_parameters=True, not needed).
 FRESH5_F = ("handed_in_teacher", "eval_only_return")
+#: Validation round stop 31 (helper j): T1, `x, y = next(it)` in try/except StopIteration
+#: given to `model.forward(x)` (chaitjo/graph-convnet-tsp@8976ffd's shape; before: every
+#: rank trained on all of each batch, silently). It prints the rows of every step.
+FRESH5_J = ("next_in_try_forward",)
 
 
 @pytest.fixture(scope="module")
@@ -341,6 +345,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_H,
         *FRESH5_I,
         *FRESH5_F,
+        *FRESH5_J,
         "second_backward",
     )
     for name in names:
@@ -552,6 +557,28 @@ def test_fifth_fresh_round_helper_h_classes_train_as_dataparallel_did(
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    monkeypatch.chdir(tmp_path)
+    want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
+    assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+@pytest.mark.parametrize("name", FRESH5_J)
+def test_batches_given_to_forward_are_each_ranks_share(
+    launch: tuple[Path, dict[str, Path], str],
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rank 0's batch at every step is its half of the original's (8 rows: 4), and
+    rank 0 ends with the original's weights (one DataParallel process, whole batches)."""
+    out, scripts, console = launch
+    statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), console[-6000:]
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
+    run = out / "runs" / scripts[name].parent.name / scripts[name].stem
+    # printed by rank 0 only (the printing pass); rank 1's share is the other half
+    rows = re.findall(r"^rows (\d+)$", (run / "rank0.stdout").read_text(), re.M)
+    assert rows == ["4"] * 8, rows
     monkeypatch.chdir(tmp_path)
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)

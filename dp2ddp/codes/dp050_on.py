@@ -298,6 +298,16 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "whole one's batches in its caller (`ddp_shard_batch`), then silence the warning "
         "with `# noqa: DP077`. Marked in the migrated file: `--check` fails until then.",
     ),
+    "DP080": (
+        "a library object's write/print/log runs on every rank",
+        "A statement calls `.write()`, `.print()` or `.log()` of an object built by a library "
+        "dp2ddp does not know (`bar = SomeBar(...)`; `bar.write(line)`). Such a method "
+        "usually prints or logs a line, as fastprogress's `master_bar.write` does; "
+        "migrated, it runs on every rank, so the line is printed WORLD_SIZE times (or the "
+        "log written by every rank). Put it under `if ddp_is_main():` where it prints. "
+        "Marked in the migrated file: `--check` fails until it is resolved or silenced "
+        "with `# noqa: DP080`.",
+    ),
     "DP082": (
         "batch rows read by position in a batch a sampler of the program composed",
         "A loader with a sampler or batch sampler of the program's own is sharded as "

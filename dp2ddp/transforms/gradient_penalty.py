@@ -46,8 +46,10 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     call_named,
+    calls_model,
     enclosing_function,
     inside,
+    model_called,
     name_of,
     statement_header,
     variables_under,
@@ -169,8 +171,9 @@ class RoutePenaltyAroundDDP(MigrationTransform):
         """Calls of a model dp2ddp wrapped (`D(x)`, `self.D(x)`) under `expr`."""
         found = []
         for node in walk(expr, skip_scopes=True):
-            if isinstance(node, cst.Call) and self.code(node.func) in self.state.wrapped:
-                found.append((node, self.code(node.func)))
+            if calls_model(node, self.state.wrapped):
+                assert isinstance(node, cst.Call)
+                found.append((node, self.code(model_called(node.func))))
         return found
 
     def _unproven_place(
@@ -246,7 +249,7 @@ class RoutePenaltyAroundDDP(MigrationTransform):
             if (
                 isinstance(node, cst.Call)
                 and node is not rerouted
-                and self.code(node.func) == model
+                and self.code(model_called(node.func)) == model
             ):
                 return True
         if depth == 0:
@@ -301,9 +304,15 @@ class RoutePenaltyAroundDDP(MigrationTransform):
         model = self._reroute.get(id(original_node))
         if model is None:
             return updated_node
-        return updated_node.with_changes(
-            func=cst.Attribute(value=updated_node.func, attr=cst.Name("module"))
-        )
+        func = updated_node.func
+        if isinstance(func, cst.Attribute) and model_called(func) is not func:
+            # `D.forward(x)` -> `D.module.forward(x)`
+            return updated_node.with_changes(
+                func=func.with_changes(
+                    value=cst.Attribute(value=func.value, attr=cst.Name("module"))
+                )
+            )
+        return updated_node.with_changes(func=cst.Attribute(value=func, attr=cst.Name("module")))
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock

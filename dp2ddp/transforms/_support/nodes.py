@@ -4,7 +4,7 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
@@ -119,6 +119,22 @@ def name_of(
 def code_of(node: cst.CSTNode) -> str:
     """The source text of `node` as it stands (no surrounding module needed)."""
     return _EMPTY_MODULE.code_for_node(node)
+
+
+def model_called(func: cst.BaseExpression) -> cst.BaseExpression:
+    """The model a call's `func` runs: `net` for `net(x)` and for `net.forward(x)`.
+    nn.Module.__call__ runs forward, and both wrappers do their work in forward itself
+    (DataParallel's scatter, DistributedDataParallel's _pre_forward/_post_forward, torch
+    2.13), so an explicit `.forward(...)` is a call of the model like any other: the one
+    spelling every question "is this a call of a wrapped model" asks through."""
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        return func.value
+    return func
+
+
+def calls_model(call: cst.CSTNode, models: Collection[str]) -> bool:
+    """`call` is a call of one of `models` (their source text): `m(x)` or `m.forward(x)`."""
+    return isinstance(call, cst.Call) and code_of(model_called(call.func)) in models
 
 
 def calls_under(root: cst.CSTNode) -> list[cst.Call]:

@@ -15,6 +15,7 @@ from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
     assigned_value,
     call_named,
+    calls_model,
     name_of,
     variables_under,
     walk,
@@ -196,10 +197,10 @@ class BatchLoops(LoaderImports):
         wrapped = set(self._models)
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
-            return self.code(other.func) in wrapped
+            return calls_model(other, wrapped)
 
         for call in self._calls:
-            if self.code(call.func) not in wrapped:
+            if not calls_model(call, wrapped):
                 continue
             for arg in call.args:
                 for origin in origins(flow, arg.value, stop):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms._support.nodes import calls_model, name_of, walk
 from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The data pass's shard helpers (templates/helpers/batch_shard.py.j2), by name: what it
@@ -48,7 +48,7 @@ class BatchPositions(BatchProof):
         module = self._module
         seen: set[cst.CSTNode] = set()
         for call in (n for n in nodes if isinstance(n, cst.Call)):
-            if self.code(call.func) not in self._models:
+            if not calls_model(call, self._models):
                 continue
             loop = self._training_loop(lambda: view(module), call)
             if not isinstance(loop, cst.For) or loop in seen:

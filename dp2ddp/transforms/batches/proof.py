@@ -40,6 +40,7 @@ from dp2ddp.flow.origins import _argument
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     call_named,
+    calls_model,
     iterated,
     name_of,
     walk,
@@ -85,7 +86,7 @@ class BatchProof(BatchLoops):
         wrapped = set(self._models)
         flow: DefUse | None = None  # built for the first call that needs it
         for call in (n for n in nodes if isinstance(n, cst.Call)):
-            if self.code(call.func) not in wrapped:
+            if not calls_model(call, wrapped):
                 continue
             loop = self._training_loop(lambda: view(module), call)
             if loop is None or SHARD in self.code(loop.body):
@@ -108,7 +109,7 @@ class BatchProof(BatchLoops):
         states: list[Origin] = []
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
-            return self.code(other.func) in wrapped
+            return calls_model(other, wrapped)
 
         for value in (a.value for a in call.args):
             found = origins(flow, value, stop)
@@ -158,7 +159,7 @@ class BatchProof(BatchLoops):
                     continue
                 node = origin.node
                 if isinstance(node, cst.Call) and (
-                    self.code(node.func) in wrapped
+                    calls_model(node, wrapped)
                     or name_of(node.func).startswith("ddp_")
                     or self._is_loader(node)
                 ):
@@ -317,7 +318,7 @@ class BatchProof(BatchLoops):
                 operands = [a.value for a in other.args if a.keyword is None and not a.star]
                 if (
                     len(operands) != 2
-                    or self.code(other.func) in self._models
+                    or calls_model(other, self._models)
                     or name_of(other.func) in _NOT_COMPARING
                     or any(
                         n.startswith("torch.autograd.") for n in self.qualified_names(other.func)
@@ -345,10 +346,7 @@ class BatchProof(BatchLoops):
                     if not any(
                         given(n) if isinstance(n, cst.BaseExpression) else False for n in walk(o)
                     )
-                    and not any(
-                        isinstance(n, cst.Call) and self.code(n.func) in self._models
-                        for n in walk(o)
-                    )
+                    and not any(calls_model(n, self._models) for n in walk(o))
                 ]
         return found
 
@@ -372,10 +370,9 @@ class BatchProof(BatchLoops):
             return "ok"
         node = origin.node
         if origin.kind == "call" and isinstance(node, cst.Call):
-            spelled = self.code(node.func)
-            if spelled in wrapped:
+            if calls_model(node, wrapped):
                 return "ok"  # the model's output: this rank's already
-            if self._from_output(flow, origin, lambda c: self.code(c.func) in wrapped):
+            if self._from_output(flow, origin, lambda c: calls_model(c, wrapped)):
                 return "ok"  # computed from the model's output: this rank's too
             if name_of(node.func).startswith("ddp_") or self._is_loader(node):
                 return "sharded"

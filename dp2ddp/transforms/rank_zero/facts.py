@@ -23,6 +23,7 @@ from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import pure_functions
 from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_GET_LOGGER,
+    OTHER_BARS,
     PIL_IMAGES,
     SUMMARY_WRITER,
     TORCH_LOAD,
@@ -135,7 +136,7 @@ class RankZeroFacts:
             return "writer"
         if names & WANDB_INIT:
             return "run"
-        if names & TQDM:
+        if names & (TQDM | OTHER_BARS):
             return "bar"
         if names & PIL_IMAGES:
             return "image"

@@ -31,7 +31,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -44,16 +46,21 @@ from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     FILE_WRITE_METHODS,
     FILE_WRITES,
+    KNOWN_PACKAGES,
     LOG_METHODS,
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
+    OUTPUT_METHODS,
     PIL_IMAGES,
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
     WRITER_FUNCTIONS,
 )
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
 
 _SAVE = "torch.save"
 #: The helper a long print becomes (templates/helpers/print.py.j2).
@@ -91,6 +98,11 @@ def _joinable(original: cst.BaseExpression, test: cst.BaseExpression) -> bool:
 
 
 class StatementGuards(Rule):
+    def __init__(self, transform: RankZeroOnly) -> None:
+        super().__init__(transform)
+        #: ids of the calls DP080 was given for (kind() is asked more than once per line)
+        self.said: set[int] = set()
+
     def kind(self, small: cst.BaseSmallStatement) -> str | None:
         """What a statement does that belongs on rank 0, if that is all it does."""
         if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
@@ -128,9 +140,37 @@ class StatementGuards(Rule):
                 return FILES
             if func.attr.value == "save" and self.image(receiver):
                 return FILES
+            if func.attr.value in OUTPUT_METHODS:
+                self.unknown_output(small.value, receiver)
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
+
+    def unknown_output(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        """DP080 for `bar.write(line)` (`.print`, `.log`) where `bar` was bound, in this
+        scope, to an object of an imported library the rules do not know: it may print a
+        line, as fastprogress's master_bar.write does, and nothing proves that it prints it
+        once. Said, not guarded: what the method does is not known."""
+        if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
+            return
+        key = (self.facts.scope_id(call), receiver.value)
+        classes = self.facts.instances.get(key)
+        if not classes or any(
+            "." not in name  # the module's own class
+            or name.split(".")[0] in KNOWN_PACKAGES | sys.stdlib_module_names  # open(), io
+            for name in classes
+        ):
+            return
+        if id(call) in self.said:
+            return
+        self.said.add(id(call))
+        library = min(classes)
+        self.t.warn(
+            call,
+            "DP080",
+            f"{self.t.code(call.func)}() of {receiver.value}, an object of {library}, runs "
+            "on every rank; not proved to print or log only once",
+        )
 
     def image(self, receiver: cst.BaseExpression) -> bool:
         """A PIL image: `Image.fromarray(x)`, or a name bound from Image.open/fromarray/new."""

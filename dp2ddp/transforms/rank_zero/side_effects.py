@@ -154,6 +154,22 @@ FILE_WRITE_METHODS: Final = frozenset({"savefig", "to_csv", "to_json", "write_te
 OPEN: Final = frozenset({"builtins.open", "io.open"})
 MAKEDIRS: Final = frozenset({"os.makedirs"})
 MKDIR: Final = frozenset({"os.mkdir"})
+#: Progress bars of other libraries whose `.write(line)` prints a line under the bar, as
+#: tqdm's does (fastprogress's master_bar: chaitjo/graph-convnet-tsp@8976ffd, stop 31 T2).
+OTHER_BARS: Final = frozenset(
+    f"fastprogress.{module}{name}"
+    for module in ("", "fastprogress.")
+    for name in ("master_bar", "progress_bar")
+)
+#: Methods by which an object of a library prints or logs a line (`bar.write(...)`,
+#: `console.print(...)`, `run.log(...)`): such a call of an object dp2ddp does not know is
+#: not proved to print once (DP080).
+OUTPUT_METHODS: Final = frozenset({"write", "print", "log"})
+#: Top-level packages whose objects' output methods the rank-0 rules already know or that
+#: print nothing (tensors' and arrays' `.log()` compute).
+KNOWN_PACKAGES: Final = frozenset(
+    {"torch", "torchvision", "numpy", "tqdm", "logging", "wandb", "tensorboardX", "PIL"}
+)
 TQDM: Final = frozenset(
     f"tqdm.{module}{name}"
     for module in ("", "auto.", "autonotebook.", "notebook.", "std.", "rich.", "asyncio.")

@@ -52,7 +52,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.base import MigrationState
-from dp2ddp.transforms._support.nodes import call_named, code_of, walk
+from dp2ddp.transforms._support.nodes import call_named, calls_model, code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DISTRIBUTION_METHODS,
@@ -332,10 +332,7 @@ class ShareDatasetDraws(WholeReads):
         if function is None:
             return False
         wrapped = set(self.state.wrapped)
-        return any(
-            isinstance(call, cst.Call) and code_of(call.func) in wrapped
-            for call in walk(function.body)
-        )
+        return any(calls_model(call, wrapped) for call in walk(function.body))
 
     def _unsized_distribution_draw(self, node: cst.Call) -> None:
         """A distribution's draw in a training loop that is not shown to be the global
