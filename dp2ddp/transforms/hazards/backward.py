@@ -178,7 +178,7 @@ class SecondBackwards:
                     self._summary.actions.append(("forward", what))
             elif isinstance(what, frozenset):
                 # a backward of the callee's own forwards only: its own run reports it
-                self._backward(call, self._map(what, passed), flow, quiet=min(what, default=0) >= 0)
+                self._backward(call, self._map(what, passed), flow, quiet=min(what) >= 0)
         return self._map(summary.returned, passed)
 
     # -- statements -----------------------------------------------------------------------
