@@ -198,7 +198,12 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "after each backward, all-reduce each `.grad` of the parameters its optimizer steps "
         "and divide it by WORLD_SIZE (the original's updates exactly); (2) one forward per "
         "backward (a forward for G's losses, another for D's; find_unused_parameters=True "
-        "where a forward leaves parameters without a gradient): D then sees G after its step.",
+        "where a forward leaves parameters without a gradient): D then sees G after its step. "
+        "The same holds for two backwards through DIFFERENT forwards of one DDP model before "
+        "its next forward (a GAN's dis_loss over D(real) and D(fake.detach()), then "
+        "gen_loss over D(fake)): DDP prepares its reducer in each forward and all-reduces "
+        "the first backward after the latest one only; backward the sum once, or run one "
+        "forward per backward.",
     ),
     "DP027": (
         "training loader from a module dp2ddp could not follow",

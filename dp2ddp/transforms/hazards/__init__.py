@@ -226,6 +226,18 @@ class FlagHazards(MigrationTransform):
         )
         for site in sites:
             line, _ = self._position(site.forward)
+            if site.earlier is not None:
+                earlier, _ = self._position(site.earlier)
+                self.warn(
+                    site.backward,
+                    "DP026",
+                    f"{self.code(site.backward.func)}() is the second backward through "
+                    f"forwards of {self.code(site.forward.func)} (line {line}) since its "
+                    f"latest forward (the first went through line {earlier}): DDP "
+                    "all-reduces only the first, these gradients stay per rank "
+                    "(backward the sum once, or one forward per backward)",
+                )
+                continue
             self.warn(
                 site.backward,
                 "DP026",

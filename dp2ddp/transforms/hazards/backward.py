@@ -18,7 +18,14 @@ but D then sees G after its step, as most GAN loops do).
 The analysis is a flow over each function's statements in order (and the module's): an
 assignment from a call of a wrapped model opens a forward, names computed from its outputs
 carry it (not through `.detach()`, `.item()`, `.data` or under no_grad), and each
-`.backward()` counts against the forwards its tensor carries. if/else branches are
+`.backward()` counts against the forwards its tensor carries. The same holds across
+forwards of one wrapped model (a GAN's D(real), D(fake.detach()), D(fake), then
+dis_loss.backward() and gen_loss.backward() before the step; the flat reproduction of
+stop 31, B2, measured under torchrun x2: D's weights differ between the ranks): DDP's
+reducer is prepared by each forward, so the first backward after the model's latest
+forward is all-reduced and a second one before its next forward is not. Per model the
+flow counts the backwards since its latest forward; one backward of the sum, or a forward
+per backward, keeps the count at one. if/else branches are
 alternatives (the larger count of the two); a loop body is read once.
 """
 
@@ -47,9 +54,12 @@ class _Flow:
     carries: dict[str, frozenset[int]] = field(default_factory=dict)
     #: forward -> backward passes through its outputs so far.
     backwards: dict[int, int] = field(default_factory=dict)
+    #: wrapped model -> (backward passes through its forwards since its latest forward,
+    #: the forward the first of them went through).
+    since: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def copy(self) -> _Flow:
-        return _Flow(dict(self.carries), dict(self.backwards))
+        return _Flow(dict(self.carries), dict(self.backwards), dict(self.since))
 
     def merge(self, other: _Flow) -> None:
         """After an if/else: either branch ran (names: either value; counts: the larger)."""
@@ -57,14 +67,20 @@ class _Flow:
             self.carries[name] = self.carries.get(name, frozenset()) | forwards
         for forward, count in other.backwards.items():
             self.backwards[forward] = max(self.backwards.get(forward, 0), count)
+        for model, (count, first) in other.since.items():
+            if count > self.since.get(model, (0, first))[0]:
+                self.since[model] = (count, first)
 
 
 @dataclass(frozen=True)
 class SecondBackward:
-    """A backward call that is the second through the outputs of `forward`."""
+    """A backward call that is the second through the outputs of `forward` or, when
+    `earlier` is set, the second through forwards of one wrapped model since its latest
+    forward (`earlier`: the forward the first backward went through)."""
 
     backward: cst.Call
     forward: cst.Call
+    earlier: cst.Call | None = None
 
 
 class SecondBackwards:
@@ -199,15 +215,31 @@ class SecondBackwards:
         receiver = self._expression(func, flow)
         if code_of(func) in self.wrapped and not self._no_grad:
             self._forwards[id(call)] = call
+            flow.since.pop(code_of(func), None)
             return arguments | receiver | {id(call)}
         return arguments | receiver
 
     def _backward(self, call: cst.Call, forwards: frozenset[int], flow: _Flow) -> None:
+        reported = False
         for forward in sorted(forwards):
             count = flow.backwards.get(forward, 0) + 1
             flow.backwards[forward] = count
             if count == 2:
                 self.found.append(SecondBackward(call, self._forwards[forward]))
+                reported = True
+        # DDP prepares its reducer in each forward; the first backward after the model's
+        # latest forward all-reduces, any further one before its next forward does not,
+        # whichever of its forwards (real, fake) it goes through.
+        models: dict[str, int] = {}
+        for forward in sorted(forwards):
+            models.setdefault(code_of(self._forwards[forward].func), forward)
+        for model, forward in models.items():
+            count, first = flow.since.get(model, (0, forward))
+            flow.since[model] = (count + 1, first)
+            if count + 1 == 2 and not reported:
+                self.found.append(
+                    SecondBackward(call, self._forwards[forward], self._forwards[first])
+                )
 
     def _is_no_grad(self, item: cst.BaseExpression) -> bool:
         func = item.func if isinstance(item, cst.Call) else item
