@@ -210,23 +210,6 @@ class Project:
         """The module's tree (parsed once, see tree); None where it does not parse."""
         return self._tree_or_none(module)
 
-    def grad_toggles(
-        self, modules: Sequence[ProgramModule], module: ProgramModule
-    ) -> tuple[tuple[str, str], ...]:
-        """The toggles in functions of `modules` but `module` (ProgramFacts.grad_toggles),
-        each module read once a project."""
-        from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
-
-        return tuple(
-            item
-            for m in modules
-            if m.name != module.name
-            for item in self.remembered(
-                ("grad_toggles", m.real, m.name),
-                partial(module_grad_toggles, m.path, m.source.text),
-            )
-        )
-
     def _tree_or_none(self, module: ProgramModule) -> cst.Module | None:
         try:
             return self.tree(module)

@@ -358,10 +358,7 @@ def _is_script_folder(expr: ast.AST) -> bool:
     """`sys.path[0]`."""
     return (
         isinstance(expr, ast.Subscript)
-        and isinstance(expr.value, ast.Attribute)
-        and expr.value.attr == "path"
-        and isinstance(expr.value.value, ast.Name)
-        and expr.value.value.id == "sys"
+        and _is_sys_path(expr.value)
         and isinstance(expr.slice, ast.Constant)
         and expr.slice.value == 0
     )

@@ -156,7 +156,22 @@ class ProgramTeller:
             self.sample_readers(module) if draws else (),
             self.seeded_streams() if in_program else None,
             self.pickling(module) if gate else (),
-            self.project.grad_toggles(self.program.modules, module) if gate and models else (),
+            self.grad_toggles(module) if gate and models else (),
+        )
+
+    def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
+        """The toggles in functions of the program's other modules (ProgramFacts.grad_toggles),
+        each module read once a project."""
+        from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
+
+        return tuple(
+            item
+            for m in self.program.modules
+            if m.name != module.name
+            for item in self.project.remembered(
+                ("grad_toggles", m.real, m.name),
+                partial(module_grad_toggles, m.path, m.source.text),
+            )
         )
 
     def seeded_streams(self) -> frozenset[str]:
