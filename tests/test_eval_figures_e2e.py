@@ -30,6 +30,10 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   ming024/FastSpeech2@d4e79eb's evaluate.py): an evaluation function's `no_grad()` inside
   its loop (the caller switched `.eval()`), its sums in a list. Before, the loop was taken
   for training: its loader sharded, nothing summed, rank 0 printed its half, silently.
+- tests/fixtures/data_eval_counter_progbar_figures (class E1 of stop 31, the shape of
+  knazeri/edge-connect@3142579's eval()): a batch counter beside figures handed to the
+  program's own progress bar. Before, the loader was sharded and the counter summed while
+  the bar printed rank 0's half, silently; now the loader stays whole (DP015).
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -75,7 +79,9 @@ PHASE_LOOP = (PHASES / "input.py", PHASES / "expected.py")
 PHASE_LINE = re.compile(r"^(?:train|val) Loss")
 NO_GRAD_INSIDE = TESTS / "fixtures" / "data_eval_no_grad_inside_loop"
 NO_GRAD_LOOP = (NO_GRAD_INSIDE / "input.py", NO_GRAD_INSIDE / "expected.py")
-_PAIRS = (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP, NO_GRAD_LOOP)
+PROGBAR = TESTS / "fixtures" / "data_eval_counter_progbar_figures"
+PROGBAR_LOOP = (PROGBAR / "input.py", PROGBAR / "expected.py")
+_PAIRS = (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP, NO_GRAD_LOOP, PROGBAR_LOOP)
 ORIGINALS = [o for o, _ in _PAIRS]
 MIGRATIONS = [m for _, m in _PAIRS] + ONE_FILE
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
@@ -156,6 +162,24 @@ def test_no_grad_inside_loop_figures_equal_the_originals(plain: Launch, torchrun
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
     assert not _figures(torchrun.stdout(migrated, 1)), f"rank 1 printed figures\n{report}"
+
+
+def test_progress_bar_figures_beside_a_batch_counter_are_the_originals(
+    plain: Launch, torchrun: Launch
+) -> None:
+    """Class E1 of stop 31: the bar's lines (seen/total, the counter's and the error's
+    running means) of both evaluations are the whole set's, printed by rank 0 only."""
+    original, migrated = PROGBAR_LOOP
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = [s for s in plain.stdout(original, 0).splitlines() if s.startswith("valid ")]
+    got = [s for s in torchrun.stdout(migrated, 0).splitlines() if s.startswith("valid ")]
+    assert len(want) == 4 and want[-1].startswith("valid 8/8 "), plain.report(original, 1)
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
