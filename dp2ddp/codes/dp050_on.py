@@ -267,6 +267,22 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the loss itself). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP071`.",
     ),
+    "DP074": (
+        "a generator's loader batches not followed to their use",
+        "A loop over a DataLoader yields its batches from a generator of the module (`def "
+        "create_iterator(self, bs): while True: for item in DataLoader(self, bs): yield "
+        "item`), and dp2ddp could not follow the generator's batches to where they are "
+        "used: no function of this module calls it (another module does), or a call hands "
+        "the generator or its batch on. The loader is sharded as training data. Where its "
+        "batches feed a training that is right; where they are a fixed batch for sample "
+        "outputs or an evaluation, each rank gets its share only (the saved samples hold "
+        "1/WORLD_SIZE of the rows). dp2ddp keeps such a loader whole itself, with no "
+        "warning, where each `next()` of the generator (or `for` over it) is taken in a "
+        "function of this module that never backpropagates, runs the model under "
+        "`no_grad()` or after `.eval()` and keeps the batch to itself. Otherwise build "
+        "the sample loader without the DistributedSampler yourself, or, if it trains, "
+        "silence the warning with `# noqa: DP074`.",
+    ),
     "DP076": (
         "the program may reach project code dp2ddp does not migrate",
         "The program's modules change sys.path, and dp2ddp cannot show which files its "

@@ -68,6 +68,7 @@ MARKED = frozenset(
         "DP069",
         "DP070",
         "DP071",
+        "DP074",
         "DP077",
         "DP080",
         "DP085",

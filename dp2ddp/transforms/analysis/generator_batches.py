@@ -1,0 +1,262 @@
+"""The role of a loader whose batches a generator of the module hands on, from their uses.
+
+A Dataset's own generator method builds a DataLoader and yields its batches
+(`def create_iterator(self, bs): while True: for item in DataLoader(self, bs): yield item`);
+the trainer keeps the generator (`self.sample_iterator = val_set.create_iterator(n)`) and
+draws a fixed batch from it to save sample outputs (`x = next(self.sample_iterator)` in
+`sample()`, the model under `no_grad()` or after `.eval()`). Nothing at the loader says
+whether it is training data: read as such, it was sharded and the saved samples held this
+rank's rows only (real-world: knazeri/edge-connect@3142579, class S1 of stop 31). The role
+comes from how the batches are used: each call of the generator is followed to where its
+batches are taken (`next(...)` of it or of the name or `self.attr` it is kept in, a `for`
+over it), and the function taking them is judged:
+
+* TRAINS: it (or a function of this module it calls) runs `.backward()`/`.step()`;
+* SHOWS: it does not train, its batch's values leave it by no `return`/`yield`/`self.x =`,
+  and it runs the model in evaluation context (`no_grad()` around, `.eval()` before);
+* UNKNOWN: anything else (a generator of the module nobody here calls, a batch handed on).
+
+A may-analysis over the module's def-use view (flow/defuse.py): one answer per loop, cached
+per view (`generator_role`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from enum import Enum
+from weakref import WeakKeyDictionary
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Function
+from dp2ddp.transforms._support.nodes import variables_under, walk
+
+
+class Role(Enum):
+    TRAINS = "trains"
+    SHOWS = "shows"
+    UNKNOWN = "unknown"
+
+
+#: How many functions a call chain is followed into when asking whether it trains.
+_MAX_DEPTH = 3
+_CACHE: WeakKeyDictionary[DefUse, dict[cst.For, tuple[Role, str] | None]] = WeakKeyDictionary()
+
+
+def generator_role(
+    flow: DefUse, loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool]
+) -> tuple[Role, str] | None:
+    """(role, generator name) of the batches `loop` yields from inside a generator function
+    of the module; None when the loop does not yield its batches."""
+    cache = _CACHE.setdefault(flow, {})
+    if loop not in cache:
+        cache[loop] = _Roles(flow, is_no_grad).of(loop)
+    return cache[loop]
+
+
+class _Roles:
+    def __init__(self, flow: DefUse, is_no_grad: Callable[[cst.BaseExpression], bool]) -> None:
+        self.flow = flow
+        self.is_no_grad = is_no_grad
+
+    def of(self, loop: cst.For) -> tuple[Role, str] | None:
+        if not any(isinstance(n, cst.Yield) for n in walk(loop.body, skip_scopes=True)):
+            return None
+        function = self._function_of(loop)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return None
+        name = function.node.name.value
+        sites = self.flow.call_sites(function)
+        if name == "__iter__" and function.owner is not None:
+            # Iterated by protocol: its batches are taken where the instances are.
+            sites = [c for c in self.flow.calls if self.flow.class_called(c) is function.owner]
+        if not sites:
+            return Role.UNKNOWN, name
+        roles = set()
+        for site in sites:
+            for taken in self._taken(site):
+                roles.add(self._judge(taken))
+        if not roles or Role.UNKNOWN in roles - {Role.TRAINS}:
+            return (Role.TRAINS if Role.TRAINS in roles else Role.UNKNOWN), name
+        return (Role.TRAINS if Role.TRAINS in roles else Role.SHOWS), name
+
+    def _function_of(self, node: cst.CSTNode) -> Function | None:
+        for ancestor in self.flow.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return self.flow.functions.get(ancestor)
+        return None
+
+    # -- where the generator's batches are taken ------------------------------------------
+    def _taken(self, site: cst.Call) -> Iterator[cst.CSTNode | None]:
+        """The `next(...)` calls and `for` loops that take the batches of the generator
+        `site` returns; None for a use that is neither (handed on: not followed)."""
+        holder = self._unwrap_iter(site)
+        parent = self.flow.parent(holder)
+        if self._taking(holder) is not None:
+            yield self._taking(holder)
+            return
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            uses: list[cst.CSTNode]
+            if isinstance(target, cst.Name):
+                uses = list(self.flow.uses(self.flow.scope_of(target), target.value))
+            elif self._self_attribute(target) is not None:
+                uses = list(self._attribute_reads(target))
+            else:
+                uses = []
+            if not uses:
+                yield None
+            for use in uses:
+                yield self._taking(self._unwrap_iter(use))
+            return
+        yield None
+
+    def _unwrap_iter(self, node: cst.CSTNode) -> cst.CSTNode:
+        parent = self.flow.parent(node)
+        arg = parent
+        call = self.flow.parent(arg) if isinstance(arg, cst.Arg) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "iter"
+            and len(call.args) == 1
+        ):
+            return call
+        return node
+
+    def _taking(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """`next(node)` or `for ... in node`, else None."""
+        parent = self.flow.parent(node)
+        if isinstance(parent, cst.For) and parent.iter is node:
+            return parent
+        call = self.flow.parent(parent) if isinstance(parent, cst.Arg) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "next"
+            and call.args[0].value is node
+        ):
+            return call
+        return None
+
+    def _self_attribute(self, node: cst.BaseExpression) -> str | None:
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        ):
+            return node.attr.value
+        return None
+
+    def _attribute_reads(self, target: cst.BaseExpression) -> Iterator[cst.Attribute]:
+        """The other `self.attr` expressions of the class whose method binds `target`."""
+        attr = self._self_attribute(target)
+        owner = next((a for a in self.flow.ancestors(target) if isinstance(a, cst.ClassDef)), None)
+        if owner is None or attr is None:
+            return
+        for node in walk(owner.body):
+            if node is not target and self._self_attribute(node) == attr:  # type: ignore[arg-type]
+                yield node  # type: ignore[misc]
+
+    # -- what the taker does with them ----------------------------------------------------
+    def _judge(self, taken: cst.CSTNode | None) -> Role:
+        if taken is None:
+            return Role.UNKNOWN
+        function = self._function_of(taken)
+        scope_body: cst.CSTNode = (
+            taken if isinstance(taken, cst.For) else function.node if function else taken
+        )
+        if self._trains(scope_body, 0):
+            return Role.TRAINS
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return Role.UNKNOWN
+        batch = self._batch_names(function.node, taken)
+        if self._escapes(function.node, batch):
+            return Role.UNKNOWN
+        return Role.SHOWS if self._evaluation_context(function.node, taken) else Role.UNKNOWN
+
+    def _trains(self, node: cst.CSTNode, depth: int) -> bool:
+        for call in walk(node, skip_scopes=True):
+            if not isinstance(call, cst.Call):
+                continue
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in (
+                "backward",
+                "step",
+            ):
+                return True
+            if depth < _MAX_DEPTH:
+                for callee in self._own_callees(call):
+                    if self._trains(callee.body, depth + 1):
+                        return True
+        return False
+
+    def _own_callees(self, call: cst.Call) -> Iterator[cst.FunctionDef]:
+        """The module's functions `call` runs: a plain function, or a method of the
+        caller's own class called on `self` (`self.model.train()` is the model's mode
+        switch, not the trainer's `train` method of the same name)."""
+        func = call.func
+        owner = next((a for a in self.flow.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+        for callee in self.flow.callees(call):
+            if not isinstance(callee.node, cst.FunctionDef):
+                continue
+            if isinstance(func, cst.Name) or (
+                self._self_attribute(func) is not None and callee.owner is owner
+            ):
+                yield callee.node
+
+    def _batch_names(self, function: cst.FunctionDef, taken: cst.CSTNode) -> set[str]:
+        """Names of `function` bound from the batch `taken` gives and from those."""
+        if isinstance(taken, cst.For):
+            derived = {n.value for n in variables_under(taken.target)}
+        else:
+            statement = self.flow.parent(taken)
+            derived = (
+                {n.value for t in statement.targets for n in variables_under(t.target)}
+                if isinstance(statement, cst.Assign)
+                else set()
+            )
+        assigns = [
+            (
+                {n.value for t in node.targets for n in variables_under(t.target)},
+                {n.value for n in variables_under(node.value)},
+            )
+            for node in walk(function.body, skip_scopes=True)
+            if isinstance(node, cst.Assign)
+        ]
+        while True:
+            more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
+            if not more:
+                return derived
+            derived |= more
+
+    def _escapes(self, function: cst.FunctionDef, batch: set[str]) -> bool:
+        """A value of the batch leaves the function: returned, yielded, or kept in an
+        attribute (`self.batch = x`) for another method."""
+        for node in walk(function.body, skip_scopes=True):
+            value: cst.BaseExpression | None = None
+            if isinstance(node, (cst.Return, cst.Yield)):
+                value = node.value if isinstance(node.value, cst.BaseExpression) else None
+            elif isinstance(node, cst.Assign) and any(
+                isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in node.targets
+            ):
+                value = node.value
+            if value is not None and any(n.value in batch for n in variables_under(value)):
+                return True
+        return False
+
+    def _evaluation_context(self, function: cst.FunctionDef, taken: cst.CSTNode) -> bool:
+        """`no_grad()` decorates the function or surrounds a statement of it, or a `.eval()`
+        call is in it (the model switched to evaluation before the forward)."""
+        if any(self.is_no_grad(d.decorator) for d in function.decorators):
+            return True
+        for node in walk(function.body, skip_scopes=True):
+            if isinstance(node, cst.With) and any(self.is_no_grad(i.item) for i in node.items):
+                return True
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "eval"
+                and not node.args
+            ):
+                return True
+        return False
