@@ -34,6 +34,10 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   knazeri/edge-connect@3142579's eval()): a batch counter beside figures handed to the
   program's own progress bar. Before, the loader was sharded and the counter summed while
   the bar printed rank 0's half, silently; now the loader stays whole (DP015).
+- tests/fixtures/data_sample_generator_method (class S1 of stop 31, the shape of
+  edge-connect's create_iterator/sample): a fixed sample batch drawn from a Dataset's own
+  generator method that builds a DataLoader. Before, that loader was sharded and the saved
+  samples held half the rows, silently; now it stays whole (its batches feed no training).
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -81,7 +85,16 @@ NO_GRAD_INSIDE = TESTS / "fixtures" / "data_eval_no_grad_inside_loop"
 NO_GRAD_LOOP = (NO_GRAD_INSIDE / "input.py", NO_GRAD_INSIDE / "expected.py")
 PROGBAR = TESTS / "fixtures" / "data_eval_counter_progbar_figures"
 PROGBAR_LOOP = (PROGBAR / "input.py", PROGBAR / "expected.py")
-_PAIRS = (*PROGRAMS.values(), *EXPERIMENTS.values(), PHASE_LOOP, NO_GRAD_LOOP, PROGBAR_LOOP)
+SAMPLES = TESTS / "fixtures" / "data_sample_generator_method"
+SAMPLE_ITERATOR = (SAMPLES / "input.py", SAMPLES / "expected.py")
+_PAIRS = (
+    *PROGRAMS.values(),
+    *EXPERIMENTS.values(),
+    PHASE_LOOP,
+    NO_GRAD_LOOP,
+    PROGBAR_LOOP,
+    SAMPLE_ITERATOR,
+)
 ORIGINALS = [o for o, _ in _PAIRS]
 MIGRATIONS = [m for _, m in _PAIRS] + ONE_FILE
 EXPERIMENT_LINE = re.compile(r"^(?:epoch \d+ vali |early stopping|rows |final )")
@@ -179,6 +192,24 @@ def test_progress_bar_figures_beside_a_batch_counter_are_the_originals(
     assert len(got) == len(want), f"{want}\n{got}\n{report}"
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
+
+
+def test_sample_batch_of_a_generator_method_is_the_originals(
+    plain: Launch, torchrun: Launch
+) -> None:
+    """Class S1 of stop 31: each epoch's sample outputs hold the original's 4 rows (their
+    sum the original's), printed (and saved) by rank 0 only."""
+    original, migrated = SAMPLE_ITERATOR
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = [s for s in plain.stdout(original, 0).splitlines() if s.startswith("sample ")]
+    got = [s for s in torchrun.stdout(migrated, 0).splitlines() if s.startswith("sample ")]
+    assert len(want) == 2 and " rows 4 " in want[0], plain.report(original, 1)
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"sample outputs differ, as (original, migrated): {wrong}\n{report}"
     assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
 
 

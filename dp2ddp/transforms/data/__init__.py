@@ -94,7 +94,6 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
-from dp2ddp.transforms.analysis.generator_batches import Role, generator_role
 from dp2ddp.transforms.data.batch_shapes import plan_batch_shapes
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
@@ -120,6 +119,7 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
+from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import plan_size_guards
 
@@ -407,44 +407,6 @@ class ShardDataLoaders(LoaderEvaluation):
                 "may decide apart, and one would wait in the next all-reduce forever",
             )
 
-    def _fed_to_samples_only(self, loader: Loader, label: str) -> bool:
-        """The loader's loops only yield its batches from a generator of this module, and
-        its batches are proved to feed no training (analysis/generator_batches.py: each
-        `next()` of the generator is taken in a function that never backpropagates, under
-        `no_grad()` or after `.eval()`, and keeps the batch to itself): a fixed sample batch
-        (knazeri/edge-connect@3142579's `create_iterator`, class S1 of stop 31). It stays
-        whole, as the original drew it, and the outputs built from it are the original's
-        (the rank-zero pass writes them on rank 0). A generator whose batches are not
-        followed to a training or a sample use is said (DP074), sharded as before."""
-        module = module_of(loader.call, self)
-        if not loader.loops or not isinstance(module, cst.Module):
-            return False
-        roles = [
-            generator_role(view(module), loop, self._is_no_grad) for loop, _, _ in loader.loops
-        ]
-        if any(found is None for found in roles):
-            return False
-        kinds = {found[0] for found in roles if found is not None}
-        names = sorted({f"{found[1]}()" for found in roles if found is not None})
-        if kinds == {Role.SHOWS}:
-            self.record(
-                loader.call,
-                f"{label} left whole: its batches, through {', '.join(names)}, feed no "
-                "training (taken where nothing backpropagates, the model under no_grad() "
-                "or eval()): every rank draws the original's batches",
-            )
-            return True
-        if Role.UNKNOWN in kinds and Role.TRAINS not in kinds:
-            self.warn(
-                loader.call,
-                "DP074",
-                f"{label} is sharded as training data, but the batches {', '.join(names)} "
-                "yields were not followed to a training or to a sample/evaluation use "
-                "(called from no function of this module, or the batch handed on): if "
-                "they are for samples or evaluation, each rank gets its share only",
-            )
-        return False
-
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
@@ -461,7 +423,7 @@ class ShardDataLoaders(LoaderEvaluation):
         # context (`train_val_loader` trained on) stays a training loader.
         # A loop that trains only under a flag its caller turns off (`run(net, val_loader,
         # train=False)`: class E1) evaluates this loader.
-        if self._fed_to_samples_only(loader, label):
+        if fed_to_samples_only(self, loader, label):
             return
         evaluated = bool(loader.loops) and all(
             self._evaluates(loop) or self._guard_passed(loop, path) is False

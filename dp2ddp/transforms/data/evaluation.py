@@ -29,9 +29,10 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
+from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
-_SHARE = "this rank's batches of a sharded loader"
+_SHARE = SHARE
 
 #: Libraries whose metric objects sum their state over the processes when read.
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
@@ -63,7 +64,7 @@ class LoaderEvaluation(LoopCounters):
             kept = self._objects_updated_and_read_after(loop)
             if kept is not None:
                 return kept, f"{kept.value} would accumulate only {_SHARE}"
-            handed = self._figures_handed_on(loop)
+            handed = figures_handed_on(self, loop)
             if handed is not None:
                 return handed
             outside = self._fed_from_outside(expr, 0)
@@ -123,32 +124,6 @@ class LoaderEvaluation(LoopCounters):
                 and not self._receiver_of_call_statement(node)
             ):
                 return node
-        return None
-
-    def _figures_handed_on(self, loop: cst.For) -> tuple[cst.CSTNode, str] | None:
-        """A figure of the batches that summing the loop's counters does not make global,
-        as (where, why): handed to an object fed in the loop (`progbar.add(n,
-        values=[("mae", mae)])`, the program's own progress bar, which averages and prints
-        what it is given) or shown per batch (`print(loss.item())`). Counters summed after
-        the loop (`iteration += 1`) would be global while these stay this rank's batches:
-        the figures printed are rank 0's half (real-world: knazeri/edge-connect@3142579's
-        eval(), class E1 of stop 31), so the loader stays whole (DP015)."""
-        batch = self._batch_derived(loop) - set(self._counters(loop)) - _index_of(loop)
-        objects = self._running_objects(loop)
-        for node in walk(loop.body, skip_scopes=True):
-            if not isinstance(node, cst.Call):
-                continue
-            func = node.func
-            if (
-                isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value in objects
-            ):
-                return node, f"{func.value.value} would be fed only {_SHARE}"
-            if self._prints(node) and any(
-                n.value in batch for a in node.args for n in variables_under(a.value)
-            ):
-                return node, f"{self.code(func)}() would show only {_SHARE}"
         return None
 
     def _receiver_of_call_statement(self, name: cst.Name) -> bool:
@@ -720,17 +695,3 @@ class LoaderEvaluation(LoopCounters):
             and len(expr.args) == 1
             and is_false(expr.args[0].value)
         )
-
-
-def _index_of(loop: cst.For) -> set[str]:
-    """The step index `enumerate()` hands the loop (`for i, (x, y) in enumerate(loader)`):
-    a position in this rank's batches, not a figure of them."""
-    if (
-        isinstance(loop.iter, cst.Call)
-        and name_of(loop.iter.func) == "enumerate"
-        and isinstance(loop.target, cst.Tuple)
-        and loop.target.elements
-        and isinstance(loop.target.elements[0].value, cst.Name)
-    ):
-        return {loop.target.elements[0].value.value}
-    return set()

@@ -1,0 +1,103 @@
+"""Where a loader's batches and figures go decides its role, beyond the loop over it.
+
+* fed_to_samples_only: a loader whose loops only yield its batches from a generator of the
+  module takes its role from the generator's takers (analysis/generator_batches.py).
+* figures_handed_on: an evaluation loop's figures handed to an object fed in the loop or
+  shown per batch, which summing the loop's counters would not make global.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.nodes import module_of, name_of, variables_under, walk
+from dp2ddp.transforms.analysis.generator_batches import Role, generator_role
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+    from dp2ddp.transforms.data.evaluation import LoaderEvaluation
+    from dp2ddp.transforms.data.plan import Loader
+
+#: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
+SHARE = "this rank's batches of a sharded loader"
+
+
+def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool:
+    """The loader's loops only yield its batches from a generator of this module, and
+    its batches are proved to feed no training (analysis/generator_batches.py: each
+    `next()` of the generator is taken in a function that never backpropagates, under
+    `no_grad()` or after `.eval()`, and keeps the batch to itself): a fixed sample batch
+    (knazeri/edge-connect@3142579's `create_iterator`, class S1 of stop 31). It stays
+    whole, as the original drew it, and the outputs built from it are the original's
+    (the rank-zero pass writes them on rank 0). A generator whose batches are not
+    followed to a training or a sample use is said (DP074), sharded as before."""
+    module = module_of(loader.call, t)
+    if not loader.loops or not isinstance(module, cst.Module):
+        return False
+    roles = [generator_role(view(module), loop, t._is_no_grad) for loop, _, _ in loader.loops]
+    if any(found is None for found in roles):
+        return False
+    kinds = {found[0] for found in roles if found is not None}
+    names = sorted({f"{found[1]}()" for found in roles if found is not None})
+    if kinds == {Role.SHOWS}:
+        t.record(
+            loader.call,
+            f"{label} left whole: its batches, through {', '.join(names)}, feed no "
+            "training (taken where nothing backpropagates, the model under no_grad() "
+            "or eval()): every rank draws the original's batches",
+        )
+        return True
+    if Role.UNKNOWN in kinds and Role.TRAINS not in kinds:
+        t.warn(
+            loader.call,
+            "DP074",
+            f"{label} is sharded as training data, but the batches {', '.join(names)} "
+            "yields were not followed to a training or to a sample/evaluation use "
+            "(called from no function of this module, or the batch handed on): if "
+            "they are for samples or evaluation, each rank gets its share only",
+        )
+    return False
+
+
+def figures_handed_on(t: LoaderEvaluation, loop: cst.For) -> tuple[cst.CSTNode, str] | None:
+    """A figure of the batches that summing the loop's counters does not make global,
+    as (where, why): handed to an object fed in the loop (`progbar.add(n,
+    values=[("mae", mae)])`, the program's own progress bar, which averages and prints
+    what it is given) or shown per batch (`print(loss.item())`). Counters summed after
+    the loop (`iteration += 1`) would be global while these stay this rank's batches:
+    the figures printed are rank 0's half (real-world: knazeri/edge-connect@3142579's
+    eval(), class E1 of stop 31), so the loader stays whole (DP015)."""
+    batch = t._batch_derived(loop) - set(t._counters(loop)) - _index_of(loop)
+    objects = t._running_objects(loop)
+    for node in walk(loop.body, skip_scopes=True):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in objects
+        ):
+            return node, f"{func.value.value} would be fed only {SHARE}"
+        if t._prints(node) and any(
+            n.value in batch for a in node.args for n in variables_under(a.value)
+        ):
+            return node, f"{t.code(func)}() would show only {SHARE}"
+    return None
+
+
+def _index_of(loop: cst.For) -> set[str]:
+    """The step index `enumerate()` hands the loop (`for i, (x, y) in enumerate(loader)`):
+    a position in this rank's batches, not a figure of them."""
+    if (
+        isinstance(loop.iter, cst.Call)
+        and name_of(loop.iter.func) == "enumerate"
+        and isinstance(loop.target, cst.Tuple)
+        and loop.target.elements
+        and isinstance(loop.target.elements[0].value, cst.Name)
+    ):
+        return {loop.target.elements[0].value.value}
+    return set()
