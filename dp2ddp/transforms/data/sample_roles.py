@@ -43,13 +43,7 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
     kinds = {found[0] for found in roles if found is not None}
     names = sorted({f"{found[1]}()" for found in roles if found is not None})
     if kinds == {Role.SHOWS}:
-        t.record(
-            loader.call,
-            f"{label} left whole: its batches, through {', '.join(names)}, feed no "
-            "training (taken where nothing backpropagates, the model under no_grad() "
-            "or eval()): every rank draws the original's batches",
-        )
-        return True
+        return True  # nothing changes at the loader: no record (a rerun changes nothing)
     if Role.UNKNOWN in kinds and Role.TRAINS not in kinds:
         t.warn(
             loader.call,
