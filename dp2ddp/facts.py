@@ -200,12 +200,17 @@ class ProgramLoaders:
         parameter (data/factory_sites.py), as a factory called both ways in its own module.
     fed: the loaders other modules pass to this module's top-level functions (LoaderFeed):
         a loop over such a parameter takes a sharded loader's batches as this rank's share.
+    generator_takers: (qualified call name, role) of other modules' calls of a generator by
+        a name this program's modules define with loops that yield a loader's batches
+        ("trains", "shows", "unknown": analysis/generator_batches.py): a sample iterator
+        (`dataset.create_iterator(n)`) drawn where nothing trains keeps its loader whole.
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
     unfollowed: tuple[tuple[str, str], ...] = field(default=())
     evaluation_factories: tuple[str, ...] = field(default=())
     fed: tuple[LoaderFeed, ...] = field(default=())
+    generator_takers: tuple[tuple[str, str], ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,9 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
 - tests/fixtures/data_sample_generator_method (class S1 of stop 31, the shape of
   edge-connect's create_iterator/sample): a fixed sample batch drawn from a Dataset's own
   generator method that builds a DataLoader. Before, that loader was sharded and the saved
-  samples held half the rows, silently; now it stays whole (its batches feed no training).
+  samples held half the rows, silently; now it stays whole (its batches feed no training);
+  tests/program_fixtures/sample_iterator_other_module: the same with the Dataset in another
+  module (edge-connect's layout), told by the program how train.py uses the batches.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -86,14 +88,19 @@ NO_GRAD_LOOP = (NO_GRAD_INSIDE / "input.py", NO_GRAD_INSIDE / "expected.py")
 PROGBAR = TESTS / "fixtures" / "data_eval_counter_progbar_figures"
 PROGBAR_LOOP = (PROGBAR / "input.py", PROGBAR / "expected.py")
 SAMPLES = TESTS / "fixtures" / "data_sample_generator_method"
-SAMPLE_ITERATOR = (SAMPLES / "input.py", SAMPLES / "expected.py")
+SAMPLES_ACROSS = TESTS / "program_fixtures" / "sample_iterator_other_module"
+#: (original, migration) of each sample-iterator program: in one file, across modules
+SAMPLE_ITERATORS = {
+    "single_file": (SAMPLES / "input.py", SAMPLES / "expected.py"),
+    "program": (SAMPLES_ACROSS / "input" / "train.py", SAMPLES_ACROSS / "expected" / "train.py"),
+}
 _PAIRS = (
     *PROGRAMS.values(),
     *EXPERIMENTS.values(),
     PHASE_LOOP,
     NO_GRAD_LOOP,
     PROGBAR_LOOP,
-    SAMPLE_ITERATOR,
+    *SAMPLE_ITERATORS.values(),
 )
 ORIGINALS = [o for o, _ in _PAIRS]
 MIGRATIONS = [m for _, m in _PAIRS] + ONE_FILE
@@ -195,12 +202,14 @@ def test_progress_bar_figures_beside_a_batch_counter_are_the_originals(
     assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
 
 
+@pytest.mark.parametrize("name", sorted(SAMPLE_ITERATORS))
 def test_sample_batch_of_a_generator_method_is_the_originals(
-    plain: Launch, torchrun: Launch
+    plain: Launch, torchrun: Launch, name: str
 ) -> None:
     """Class S1 of stop 31: each epoch's sample outputs hold the original's 4 rows (their
-    sum the original's), printed (and saved) by rank 0 only."""
-    original, migrated = SAMPLE_ITERATOR
+    sum the original's), printed (and saved) by rank 0 only; also where the generator is
+    another module's (the program tells it how its batches are used)."""
+    original, migrated = SAMPLE_ITERATORS[name]
     _assert_ran(plain, original, 1)
     _assert_ran(torchrun, migrated, 2)
     report = torchrun.report(migrated, 2)

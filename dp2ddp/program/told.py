@@ -54,6 +54,7 @@ class ProgramTeller:
         self._model_classes: tuple[ModelClass, ...] = ()
         self._wrap_functions: tuple[str, ...] | None = None
         self._seeded: frozenset[str] | None = None
+        self._generator_takers: tuple[tuple[str, str], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -146,7 +147,13 @@ class ProgramTeller:
             self.helpers,
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
-            ProgramLoaders(exported, self.program.unfollowed, split, fed),
+            ProgramLoaders(
+                exported,
+                self.program.unfollowed,
+                split,
+                fed,
+                self.generator_takers(module) if gate and in_program else (),
+            ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
             # an entry alone (role None) imports the module beside it just the same
@@ -158,6 +165,36 @@ class ProgramTeller:
             self.pickling(module) if gate else (),
             self.grad_toggles(module) if gate and models else (),
         )
+
+    def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
+        """ProgramLoaders.generator_takers: the other modules' calls of the program's loader
+        generators, each module read once a project (class S1 of stop 31: edge-connect's
+        `create_iterator` in dataset.py, its sample iterator drawn in edge_connect.py)."""
+        if self._generator_takers is None:
+            from dp2ddp.transforms.analysis.generator_batches import (
+                loader_generators,
+                module_generator_takers,
+            )
+
+            defined: set[str] = set()
+            for m in self.program.modules:
+                tree = self.project.parsed_or_none(m)
+                if tree is not None and "yield" in m.source.text:
+                    defined |= self.project.remembered(
+                        ("loader_generators", m.real, m.name), partial(loader_generators, tree)
+                    )
+            names = frozenset(defined)
+
+            def find(m: ProgramModule) -> dict[str, str]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or not any(n in m.source.text for n in names):
+                    return {}
+                return module_generator_takers(m.name, tree, set(names))
+
+            self._generator_takers = self.project.per_module(
+                self.program.modules, "generator_takers:" + ",".join(sorted(names)), find
+            )
+        return others(self._generator_takers, module)
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """The toggles in functions of the program's other modules (ProgramFacts.grad_toggles),

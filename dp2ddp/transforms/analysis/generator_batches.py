@@ -28,7 +28,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function
+from dp2ddp.flow import DefUse, Function, view
 from dp2ddp.transforms._support.nodes import variables_under, walk
 
 
@@ -44,14 +44,81 @@ _CACHE: WeakKeyDictionary[DefUse, dict[cst.For, tuple[Role, str] | None]] = Weak
 
 
 def generator_role(
-    flow: DefUse, loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool]
+    flow: DefUse,
+    loop: cst.For,
+    is_no_grad: Callable[[cst.BaseExpression], bool],
+    told: tuple[tuple[str, str], ...] = (),
 ) -> tuple[Role, str] | None:
     """(role, generator name) of the batches `loop` yields from inside a generator function
-    of the module; None when the loop does not yield its batches."""
+    of the module; None when the loop does not yield its batches. `told`: (qualified
+    name, role) of the calls other modules of the program make of generators by a name
+    (ProgramLoaders.generator_takers; `module_generator_takers` there)."""
     cache = _CACHE.setdefault(flow, {})
     if loop not in cache:
-        cache[loop] = _Roles(flow, is_no_grad).of(loop)
+        cache[loop] = _Roles(flow, is_no_grad).of(loop, told)
     return cache[loop]
+
+
+def loader_generators(tree: cst.Module) -> set[str]:
+    """Names of the module's functions whose loops yield their batches, in a module that
+    names a DataLoader (what other modules' calls are read for: `module_generator_takers`)."""
+    if "DataLoader" not in tree.code:
+        return set()
+    return {
+        node.name.value
+        for node in walk(tree)
+        if isinstance(node, cst.FunctionDef)
+        and any(
+            isinstance(loop, cst.For)
+            and any(isinstance(n, cst.Yield) for n in walk(loop.body, skip_scopes=True))
+            for loop in walk(node.body, skip_scopes=True)
+        )
+    }
+
+
+def module_generator_takers(module: str, tree: cst.Module, names: set[str]) -> dict[str, str]:
+    """For a program module: the role of the batches taken from its calls of generators by
+    one of `names` (defined in other modules), keyed `module.name`: "trains" where one
+    call's batches reach a training, else "unknown" where one's are not followed, else
+    "shows". The no_grad contexts are recognised by their names here (the module's
+    qualified names are its own pass's)."""
+    if not names:
+        return {}
+    flow = view(tree)
+    roles = _Roles(flow, _named_no_grad)
+    found: dict[str, set[Role]] = {}
+    for call in flow.calls:
+        func = call.func
+        name = (
+            func.value
+            if isinstance(func, cst.Name)
+            else func.attr.value
+            if isinstance(func, cst.Attribute)
+            else None
+        )
+        if name in names and not flow.callees(call):
+            found.setdefault(name, set()).update(roles.of_sites([call]))
+    return {f"{module}.{name}": _verdict(kinds).value for name, kinds in found.items()}
+
+
+def _named_no_grad(expr: cst.BaseExpression) -> bool:
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    if name in ("no_grad", "inference_mode"):
+        return True
+    return (
+        name == "set_grad_enabled"
+        and isinstance(expr, cst.Call)
+        and len(expr.args) == 1
+        and isinstance(expr.args[0].value, cst.Name)
+        and expr.args[0].value.value == "False"
+    )
+
+
+def _verdict(roles: set[Role]) -> Role:
+    if not roles or Role.TRAINS in roles:
+        return Role.TRAINS if roles else Role.UNKNOWN
+    return Role.UNKNOWN if Role.UNKNOWN in roles else Role.SHOWS
 
 
 class _Roles:
@@ -59,7 +126,7 @@ class _Roles:
         self.flow = flow
         self.is_no_grad = is_no_grad
 
-    def of(self, loop: cst.For) -> tuple[Role, str] | None:
+    def of(self, loop: cst.For, told: tuple[tuple[str, str], ...]) -> tuple[Role, str] | None:
         if not any(isinstance(n, cst.Yield) for n in walk(loop.body, skip_scopes=True)):
             return None
         function = self._function_of(loop)
@@ -70,15 +137,13 @@ class _Roles:
         if name == "__iter__" and function.owner is not None:
             # Iterated by protocol: its batches are taken where the instances are.
             sites = [c for c in self.flow.calls if self.flow.class_called(c) is function.owner]
-        if not sites:
-            return Role.UNKNOWN, name
-        roles = set()
-        for site in sites:
-            for taken in self._taken(site):
-                roles.add(self._judge(taken))
-        if not roles or Role.UNKNOWN in roles - {Role.TRAINS}:
-            return (Role.TRAINS if Role.TRAINS in roles else Role.UNKNOWN), name
-        return (Role.TRAINS if Role.TRAINS in roles else Role.SHOWS), name
+        roles = self.of_sites(sites)
+        roles |= {Role(role) for key, role in told if key.rpartition(".")[2] == name}
+        return _verdict(roles), name
+
+    def of_sites(self, sites: list[cst.Call]) -> set[Role]:
+        """The roles of the batches taken from the generators `sites` return."""
+        return {self._judge(taken) for site in sites for taken in self._taken(site)}
 
     def _function_of(self, node: cst.CSTNode) -> Function | None:
         for ancestor in self.flow.ancestors(node):

@@ -37,7 +37,8 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
     module = module_of(loader.call, t)
     if not loader.loops or not isinstance(module, cst.Module):
         return False
-    roles = [generator_role(view(module), loop, t._is_no_grad) for loop, _, _ in loader.loops]
+    told = t.state.loaders.generator_takers
+    roles = [generator_role(view(module), loop, t._is_no_grad, told) for loop, _, _ in loader.loops]
     if any(found is None for found in roles):
         return False
     kinds = {found[0] for found in roles if found is not None}
@@ -50,7 +51,7 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
             "DP074",
             f"{label} is sharded as training data, but the batches {', '.join(names)} "
             "yields were not followed to a training or to a sample/evaluation use "
-            "(called from no function of this module, or the batch handed on): if "
+            "(called from no function of the program, or the batch handed on): if "
             "they are for samples or evaluation, each rank gets its share only",
         )
     return False
