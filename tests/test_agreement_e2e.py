@@ -14,7 +14,8 @@ clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint name
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
 listing of the written directory, a dict item (unmatched_paths); a cache read through another
-module's function that reads the file at its parameter (cache_reader).
+module's function that reads the file at its parameter (cache_reader); a learning rate decided
+by an evaluation in an order each process drew unseeded in another module (eval_order_lr).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -54,7 +55,13 @@ NAMES = (
     "unmatched_paths",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
-PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint", "cache_reader")
+PROGRAMS = (
+    "across_modules",
+    "clock_checkpoint",
+    "stamped_checkpoint",
+    "cache_reader",
+    "eval_order_lr",
+)
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 #: The next line: decided_logdir's answer to "delete it?".
@@ -201,6 +208,17 @@ def test_cache_read_through_another_module(run: Path) -> None:
     assert (folder / "reader_cache.pkl").is_file()
     assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
     assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
+
+
+def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:
+    """valreader.ValReader draws its order from numpy's unseeded generator in each process;
+    the figure it gives decides the learning rate: rank 0's figure on every rank, so both
+    end with one learning rate and the same weights (before: apart in 3 of 3 launches)."""
+    folder = run.parent / "eval_order_lr" / "train"
+    migrated = (run.parent.parent / "eval_order_lr" / "train.py").read_text()
+    assert "ddp_rank0_value(evaluate, net, vx, vy)" in migrated
+    digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
+    assert digests[0] and digests[0] == digests[1], digests
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:
