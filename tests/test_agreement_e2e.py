@@ -16,6 +16,7 @@ rank's clock, saved on rank 0 and loaded by another module through an attribute
 listing of the written directory, a dict item (unmatched_paths); a cache read through another
 module's function that reads the file at its parameter (cache_reader); a learning rate decided
 by an evaluation in an order each process drew unseeded in another module (eval_order_lr).
+Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -42,6 +43,7 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_agreement"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 NAMES = (
+    "import_time_loader",  # first: its module-level sampler must find no group set up yet
     "stamped_attribute",
     "first_free_index",
     "preprocess_cache",
@@ -219,6 +221,17 @@ def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:
     assert "ddp_rank0_value(evaluate, net, vx, vy)" in migrated
     digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
     assert digests[0] and digests[0] == digests[1], digests
+
+
+def test_setup_at_import_for_a_loader_built_at_import(run: Path) -> None:
+    """import_time_loader's module-level DistributedSampler found the process group: the
+    script ran first in the launch and ended on both ranks (checked by `run`), ddp_setup()
+    at module level, not in main()."""
+    assert NAMES[0] == "import_time_loader"
+    migrated = (run.parent.parent / "scripts" / "import_time_loader.py").read_text()
+    assert "\nddp_setup()\n" in migrated and "    ddp_setup()" not in migrated
+    printed = _printed(run, "import_time_loader")[0]
+    assert printed.startswith("weight sum "), printed
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:

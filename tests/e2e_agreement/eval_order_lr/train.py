@@ -25,7 +25,7 @@ def main():
     lr = 0.1
     optimizer = torch.optim.SGD(net.parameters(), lr=lr)
     val_loss_old = 1e6
-    for epoch in range(8):
+    for _ in range(8):
         for x, y in loader:
             loss = nn.functional.mse_loss(net(x), y)
             optimizer.zero_grad()
