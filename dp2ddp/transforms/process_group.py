@@ -216,9 +216,10 @@ _NEEDS_GROUP = frozenset(
 
 def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
     """The first call that needs the process group (_NEEDS_GROUP) among what the module
-    runs at import, before main() is called: its top-level statements, the statements of
-    its `if __name__ == "__main__":` block before the one calling main(), and the module's
-    functions those call by name (transitively). Found there, ddp_setup() must run at
+    runs at import before main() is called: its top-level statements before the first
+    that calls main() or is its `if __name__ == "__main__":` block, that block's statements
+    before the one calling main(), and the module's functions those call by name
+    (transitively; main() itself aside). Found there, ddp_setup() must run at
     import too: first thing in main() is too late (L1, stop 31: a module-level loader's
     inserted DistributedSampler, "Default process group has not been initialized" on
     every rank). None when nothing does."""
@@ -228,13 +229,13 @@ def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(statement, cst.If) and is_script_guard(statement.test):
-            for inner in statement.body.body:
-                if _calls(inner, "main"):
-                    break
-                todo.append(inner)
-            continue
+            inner = statement.body.body
+            todo += inner[: next((i for i, s in enumerate(inner) if _runs_main(s)), len(inner))]
+            break
+        if _runs_main(statement):
+            break
         todo.append(statement)
-    seen: set[str] = set()
+    seen: set[str] = {"main"}
     while todo:
         for node in walk(todo.pop(0), skip_scopes=True):
             if not isinstance(node, cst.Call):
@@ -248,6 +249,15 @@ def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
                 seen.add(name)
                 todo.append(functions[name].body)
     return None
+
+
+def _runs_main(statement: cst.CSTNode) -> bool:
+    """`statement` calls main() (`main()`, `E2E_DIGEST = main()`): ddp_setup() in main()
+    runs before what follows it."""
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "main"
+        for n in walk(statement, skip_scopes=True)
+    )
 
 
 def _main_function(body: Sequence[cst.CSTNode]) -> int | None:

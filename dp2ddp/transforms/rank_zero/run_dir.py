@@ -158,21 +158,40 @@ class RunDirValues(CallRule):
             if self.facts.under_guard(site) or self._in_inserted_helper(site):
                 continue
             line = self.t.input_position(write)[0]
-            for source, origin in per_process_sources(self.t, expr, site, elsewhere):
-                if isinstance(source, cst.Call) and not self._drawn_apart(source, alike):
-                    continue
-                figure = self._nearest_figure(origin, site) or source
+            named = (f"the learning rate set at line {line}", self.t.code(write))
+            reason = f"it decides the learning rate set at line {line}, which the ranks share"
+            cut: set[int] = set()  # the figures made rank 0's: the walk stops there
+            while True:  # one more figure each round, until no per-process read is left
+                found = self._first_figure(expr, site, elsewhere, alike, frozenset(cut))
+                if found is None:
+                    break
+                figure, origin = found
+                cut.add(id(figure))
                 if id(figure) in sources or id(figure) in warned:
                     continue
-                self._share_or_warn(
-                    figure,
-                    origin,
-                    (f"the learning rate set at line {line}", self.t.code(write)),
-                    f"it decides the learning rate set at line {line}, which the ranks share",
-                    (sources, warned),
-                )
+                self._share_or_warn(figure, origin, named, reason, (sources, warned))
                 if id(figure) in sources and isinstance(figure, cst.Call):
                     self.facts.uniform.share(figure)
+
+    def _first_figure(
+        self,
+        expr: cst.BaseExpression,
+        site: cst.CSTNode,
+        elsewhere: frozenset[str],
+        alike: frozenset[str],
+        cut: frozenset[int],
+    ) -> tuple[cst.Call | cst.Attribute, Origin] | None:
+        """The first per-process read `expr` comes from, past the calls in `cut`, as the
+        figure to share: the first call on its flow in `site`'s function (every other way
+        from the read to `site` goes through it, or is found in a next round)."""
+        for source, origin in per_process_sources(self.t, expr, site, elsewhere, cut):
+            if isinstance(source, cst.Call) and not self._drawn_apart(source, alike):
+                continue
+            nearest = self._nearest_figure(origin, site)
+            figure = source if nearest is None or id(nearest) in cut else nearest
+            if id(figure) not in cut:
+                return figure, origin
+        return None
 
     def _alike_streams(self) -> frozenset[str]:
         """The random streams every rank seeds alike (analysis/seeded_streams.py)."""
@@ -193,11 +212,12 @@ class RunDirValues(CallRule):
         return stream is None or stream not in alike
 
     def _nearest_figure(self, origin: Origin, site: cst.CSTNode) -> cst.Call | None:
-        """The call on the flow nearest the decision, in the decision's own function:
-        `evaluate(net, vx, vy)` of `val_loss = evaluate(...)`; None when there is none,
-        or when its value is also differentiated (a loss: rank 0's copy has no graph)."""
+        """The first call on the flow from the read that is in the decision's own function:
+        `evaluate(net, vx, vy)` of `val_loss = evaluate(...)` (not `min(best, val_loss)`
+        after it: `val_loss` is read too); None when there is none, or when its value is
+        also differentiated (a loss: rank 0's copy has no graph)."""
         function = enclosing_function(site, self.t)
-        for step in reversed(origin.path):
+        for step in origin.path:
             node = step.node
             if isinstance(node, cst.Call) and enclosing_function(node, self.t) is function:
                 assign = self.t.parent(node)
