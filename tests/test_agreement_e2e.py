@@ -15,7 +15,8 @@ rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
 listing of the written directory, a dict item (unmatched_paths); a cache read through another
 module's function that reads the file at its parameter (cache_reader); a learning rate decided
-by an evaluation in an order each process drew unseeded in another module (eval_order_lr).
+by an evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
+ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -63,6 +64,7 @@ PROGRAMS = (
     "stamped_checkpoint",
     "cache_reader",
     "eval_order_lr",
+    "plateau_figure",
 )
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
@@ -219,6 +221,16 @@ def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:
     folder = run.parent / "eval_order_lr" / "train"
     migrated = (run.parent.parent / "eval_order_lr" / "train.py").read_text()
     assert "ddp_rank0_value(evaluate, net, vx, vy)" in migrated
+    digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
+    assert digests[0] and digests[0] == digests[1], digests
+
+
+def test_plateau_stepped_with_rank0s_figure(run: Path) -> None:
+    """scheduler.step(evaluate(...)) over samples each process draws with `random`: rank 0's
+    figure on every rank, one learning rate and the same weights on both."""
+    folder = run.parent / "plateau_figure" / "train"
+    migrated = (run.parent.parent / "plateau_figure" / "train.py").read_text()
+    assert "scheduler.step(ddp_rank0_value(evaluate, net, vx, vy))" in migrated
     digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
     assert digests[0] and digests[0] == digests[1], digests
 

@@ -8,18 +8,24 @@ stop 31: a whole evaluation on every rank, in an order each process drew unseede
 rate with `if val_loss > best: lr /= 2; for g in optimizer.param_groups: g["lr"] = lr`).
 
 `rate_sets` finds the writes of a parameter group's rate (`g["lr"] = ...` with `g` iterated
-over `*.param_groups`, `opt.param_groups[0]["lr"] = ...`); `deciding_tests` the `if` tests
-that decide them: an `if` holding such a write, or a binding of the name one writes. The
-rank_zero pass follows what those tests and written values are computed from back to the
-per-process reads (analysis/per_process.py) and makes the figure rank 0's value
-(rank_zero/run_dir.py).
+over `*.param_groups`, `opt.param_groups[0]["lr"] = ...`); `plateau_steps` the figures a
+ReduceLROnPlateau is stepped with (`scheduler.step(val_loss)`: the figure decides when the
+rate drops); `deciding_tests` the `if` tests that decide the writes: an `if` holding such
+a write, or a binding of the name one writes. The rank_zero pass follows what those tests,
+written values and figures are computed from back to the per-process reads
+(analysis/per_process.py) and makes the figure rank 0's value (rank_zero/run_dir.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, walk
+
+#: The scheduler that lowers the rate when the figure it is stepped with stops improving.
+_PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
 
 
 def _rate_key(node: cst.BaseExpression) -> bool:
@@ -105,3 +111,39 @@ def deciding_tests(
             if isinstance(statement, cst.If) and _binds(statement, {value.value}):
                 found.setdefault(id(statement), (statement, write))
     return list(found.values())
+
+
+def plateau_steps(
+    module: cst.Module, names: Callable[[cst.BaseExpression], set[str]]
+) -> list[tuple[cst.Call, cst.BaseExpression]]:
+    """Each `sched.step(figure)` (or `metrics=figure`) of a ReduceLROnPlateau the module
+    builds (`sched = ReduceLROnPlateau(...)`, `self.sched = ...`; matched by the
+    receiver's text), with the figure; `names`: an expression's qualified names."""
+    built: set[str] = set()
+    steps: list[cst.Call] = []
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            if _PLATEAU in names(node.value.func):
+                built |= {code_of(t.target) for t in node.targets}
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "step"
+        ):
+            steps.append(node)
+    found: list[tuple[cst.Call, cst.BaseExpression]] = []
+    for call in steps:
+        if code_of(call.func.value) not in built:  # type: ignore[attr-defined]
+            continue
+        figure = next(
+            (
+                a.value
+                for a in call.args
+                if (a.keyword is None and not a.star)
+                or (a.keyword is not None and a.keyword.value == "metrics")
+            ),
+            None,
+        )
+        if figure is not None:
+            found.append((call, figure))
+    return found

@@ -54,7 +54,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_state,
 )
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
-from dp2ddp.transforms.rank_zero.decisions import deciding_tests, rate_sets
+from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
@@ -140,7 +140,8 @@ class RunDirValues(CallRule):
         it is still every rank's); DP053 with the flow where the ranks' n-th calls may not
         be the same call."""
         sets = rate_sets(self.t, module)
-        if not sets:
+        plateaus = plateau_steps(module, self.t.qualified_names)
+        if not sets and not plateaus:
             return
         alike = self._alike_streams()
         classes = {
@@ -154,6 +155,7 @@ class RunDirValues(CallRule):
             for statement, write in deciding_tests(self.t, module, sets)
         ]
         sinks += [(write.value, write, write) for write in sets]
+        sinks += [(figure, call, call) for call, figure in plateaus]
         for expr, site, write in sinks:
             if self.facts.under_guard(site) or self._in_inserted_helper(site):
                 continue
