@@ -127,6 +127,11 @@ class ProgramHints:
     #: of their own: `.cuda()` on one of their objects stays `.cuda()`
     #: (analysis/device_methods.py).
     own_device: frozenset[str] = frozenset()
+    #: `Class:stream` of the program's classes whose methods keep a draw from Python's or
+    #: numpy's global stream in an attribute (program_hints.per_rank_classes): a figure
+    #: computed from one of their objects decides the learning rate apart on each rank
+    #: where the program does not seed that stream (rank_zero/run_dir.py, issue 29).
+    per_rank_classes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

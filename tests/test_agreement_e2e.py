@@ -14,7 +14,10 @@ clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint name
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
 listing of the written directory, a dict item (unmatched_paths); a cache read through another
-module's function that reads the file at its parameter (cache_reader).
+module's function that reads the file at its parameter (cache_reader); a learning rate decided
+by an evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
+ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure).
+Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
 finished file (a rank that reads too early raises, and the driver records it).
@@ -41,6 +44,7 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_agreement"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 NAMES = (
+    "import_time_loader",  # first: its module-level sampler must find no group set up yet
     "stamped_attribute",
     "first_free_index",
     "preprocess_cache",
@@ -54,7 +58,14 @@ NAMES = (
     "unmatched_paths",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
-PROGRAMS = ("across_modules", "clock_checkpoint", "stamped_checkpoint", "cache_reader")
+PROGRAMS = (
+    "across_modules",
+    "clock_checkpoint",
+    "stamped_checkpoint",
+    "cache_reader",
+    "eval_order_lr",
+    "plateau_figure",
+)
 #: The answer piped into the launch's stdin (stdin_answer reads it).
 ANSWER = "exp42"
 #: The next line: decided_logdir's answer to "delete it?".
@@ -201,6 +212,38 @@ def test_cache_read_through_another_module(run: Path) -> None:
     assert (folder / "reader_cache.pkl").is_file()
     assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
     assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
+
+
+def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:
+    """valreader.ValReader draws its order from numpy's unseeded generator in each process;
+    the figure it gives decides the learning rate: rank 0's figure on every rank, so both
+    end with one learning rate and the same weights (before: apart in 3 of 3 launches)."""
+    folder = run.parent / "eval_order_lr" / "train"
+    migrated = (run.parent.parent / "eval_order_lr" / "train.py").read_text()
+    assert "ddp_rank0_value(evaluate, net, vx, vy)" in migrated
+    digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
+    assert digests[0] and digests[0] == digests[1], digests
+
+
+def test_plateau_stepped_with_rank0s_figure(run: Path) -> None:
+    """scheduler.step(evaluate(...)) over samples each process draws with `random`: rank 0's
+    figure on every rank, one learning rate and the same weights on both."""
+    folder = run.parent / "plateau_figure" / "train"
+    migrated = (run.parent.parent / "plateau_figure" / "train.py").read_text()
+    assert "scheduler.step(ddp_rank0_value(evaluate, net, vx, vy))" in migrated
+    digests = [json.loads((folder / f"rank{r}.status.json").read_text())["digest"] for r in (0, 1)]
+    assert digests[0] and digests[0] == digests[1], digests
+
+
+def test_setup_at_import_for_a_loader_built_at_import(run: Path) -> None:
+    """import_time_loader's module-level DistributedSampler found the process group: the
+    script ran first in the launch and ended on both ranks (checked by `run`), ddp_setup()
+    at module level, not in main()."""
+    assert NAMES[0] == "import_time_loader"
+    migrated = (run.parent.parent / "scripts" / "import_time_loader.py").read_text()
+    assert "\nddp_setup()\n" in migrated and "    ddp_setup()" not in migrated
+    printed = _printed(run, "import_time_loader")[0]
+    assert printed.startswith("weight sum "), printed
 
 
 def _printed(folder: Path, name: str) -> tuple[str, str]:

@@ -71,10 +71,13 @@ class InsertProcessGroup(MigrationTransform):
         at = after_imports(body)
         main_index = _main_function(body)
         setup_call = render_statements("setup_call.py.j2")
-        if main_index is None or self.state.module_level_wrap:
+        needed = _needs_group_at_import(body) if main_index is not None else None
+        if main_index is None or self.state.module_level_wrap or needed is not None:
             setup_call[0] = _two_blank_lines_before(setup_call[0])
             header = [*header, *setup_call]
             where = "at import time, after the setup block"
+            if needed is not None and not self.state.module_level_wrap:
+                where += f" ({needed}, run at import, needs the process group)"
         else:
             body[main_index] = _prepend_to_function(body[main_index], setup_call)  # type: ignore[arg-type]
             where = "first thing in main()"
@@ -101,7 +104,8 @@ class InsertProcessGroup(MigrationTransform):
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
         if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
             main_index = _main_function(body)
-            if main_index is None or self.state.module_level_wrap:
+            needed = _needs_group_at_import(body) if main_index is not None else None
+            if main_index is None or self.state.module_level_wrap or needed is not None:
                 at = after_imports(body)
                 setup_call = render_statements("setup_call.py.j2")
                 setup_call[0] = _two_blank_lines_before(setup_call[0])
@@ -109,7 +113,10 @@ class InsertProcessGroup(MigrationTransform):
                     body[at] = _two_blank_lines_before(body[at])
                 body[at:at] = setup_call
                 node = original.body[at - 1] if at else original
-                self.record(node, "ddp_setup() runs at import time of the entry, after its imports")
+                why = f" ({needed}, run at import, needs the process group)" if needed else ""
+                self.record(
+                    node, f"ddp_setup() runs at import time of the entry, after its imports{why}"
+                )
             else:
                 statements: list[cst.BaseStatement] = list(render_statements("setup_call.py.j2"))
                 main = body[main_index]
@@ -184,6 +191,73 @@ class InsertProcessGroup(MigrationTransform):
             for target in targets:
                 if isinstance(target, cst.Name) and target.value in SETUP_NAMES:
                     self.warn(target, "DP014", target.value)
+
+
+#: What the migration inserts that needs the process group when it runs: DDP's classes
+#: (a DistributedSampler asks the group for the world size) and the helpers that run a
+#: collective (templates/helpers/).
+_NEEDS_GROUP = frozenset(
+    {
+        "DistributedSampler",
+        "DdpDistributedSampler",
+        "DistributedDataParallel",
+        "ddp_all_reduce_sum",
+        "ddp_average_gradients",
+        "ddp_barrier",
+        "ddp_broadcast_module",
+        "ddp_count_share",
+        "ddp_global_count",
+        "ddp_rank0_first",
+        "ddp_sync_frozen",
+        "ddp_sync_module",
+    }
+)
+
+
+def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
+    """The first call that needs the process group (_NEEDS_GROUP) among what the module
+    runs at import before main() is called: its top-level statements before the first
+    that calls main() or is its `if __name__ == "__main__":` block, that block's statements
+    before the one calling main(), and the module's functions those call by name
+    (transitively; main() itself aside). Found there, ddp_setup() must run at
+    import too: first thing in main() is too late (L1, stop 31: a module-level loader's
+    inserted DistributedSampler, "Default process group has not been initialized" on
+    every rank). None when nothing does."""
+    functions = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+    todo: list[cst.CSTNode] = []
+    for statement in body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.If) and is_script_guard(statement.test):
+            inner = statement.body.body
+            todo += inner[: next((i for i, s in enumerate(inner) if _runs_main(s)), len(inner))]
+            break
+        if _runs_main(statement):
+            break
+        todo.append(statement)
+    seen: set[str] = {"main"}
+    while todo:
+        for node in walk(todo.pop(0), skip_scopes=True):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else ""
+            name = func.value if isinstance(func, cst.Name) else name
+            if name in _NEEDS_GROUP:
+                return f"{name}(...)"
+            if isinstance(func, cst.Name) and name in functions and name not in seen:
+                seen.add(name)
+                todo.append(functions[name].body)
+    return None
+
+
+def _runs_main(statement: cst.CSTNode) -> bool:
+    """`statement` calls main() (`main()`, `E2E_DIGEST = main()`): ddp_setup() in main()
+    runs before what follows it."""
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "main"
+        for n in walk(statement, skip_scopes=True)
+    )
 
 
 def _main_function(body: Sequence[cst.CSTNode]) -> int | None:

@@ -18,6 +18,12 @@ summed in one order, two halves averaged in another) becomes an update differenc
 update differs still passes when its gradients agreed at this step and every earlier one,
 and the difference stays within the optimizer's own step bound (`rounding`); and the first
 step at which the gradients differ is reported (`gradient_first_diverging_step`).
+
+A gradient that is zero up to rounding in both runs (a conv bias right before BatchNorm:
+BatchNorm takes the mean out, so what is left is summation noise, V8, Jungjee/RawNet) has no
+relative error to compare: noise against noise. Such a gradient, at most _ROUNDING_LEVEL
+units of its dtype's eps of the step's largest gradient (rms) in both runs, is not compared:
+it counts as agreeing, and the report names it with its sizes (`rounding_level`).
 """
 
 from __future__ import annotations
@@ -92,6 +98,9 @@ class Numerics:
     gradient_errors: list[tuple[float, str]] = field(default_factory=list)
     #: the gradients' scale fit at that step (an adaptive optimizer's updates hide a scale)
     gradient_scale: ScaleFit = ScaleFit(None, False)
+    #: name -> (step, rms of the original's gradient, of the migration's, the step's largest
+    #: gradient rms): gradients zero up to rounding in both runs, not compared
+    rounding_level: dict[str, tuple[int, float, float, float]] = field(default_factory=dict)
 
     @property
     def rounding(self) -> list[StepDiff]:
@@ -174,10 +183,12 @@ def compare_updates(
 
 
 def rounding_note(numerics: Numerics) -> str | None:
-    """The report's note for the updates passed on their gradients (`rounding`)."""
+    """The report's note for the updates passed on their gradients (`rounding`), and the
+    gradients not compared, zero up to rounding in both runs (`rounding_level`)."""
     excused = numerics.rounding
+    level = _level_note(numerics.rounding_level)
     if not excused:
-        return None
+        return level
     params = sorted({d.name for d in excused})
     worst = max(excused, key=lambda d: d.rel_error)
     grads = max((rel for rel, _ in numerics.gradient_errors), default=0.0)
@@ -188,6 +199,22 @@ def rounding_note(numerics: Numerics) -> str | None:
         f"bound) where every gradient agreed with the original's (rel. error <= {grads:.3g}): "
         "m / (sqrt(v) + eps) turns float rounding in near-zero gradients into update "
         "differences up to lr, so these were judged on their gradients"
+    ) + (f"; {level}" if level else "")
+
+
+def _level_note(level: dict[str, tuple[int, float, float, float]]) -> str | None:
+    """The gradients not compared (zero up to rounding in both runs), with their sizes."""
+    if not level:
+        return None
+    shown = [
+        f"{name} (step {step}: rms {o:.2g} original, {m:.2g} migrated, against {top:.2g})"
+        for name, (step, o, m, top) in sorted(level.items())[:3]
+    ]
+    more = f" and {len(level) - 3} more" if len(level) > 3 else ""
+    return (
+        f"not comparable: the gradients of {', '.join(shown)}{more} are zero up to rounding "
+        f"in both runs (below {_ROUNDING_LEVEL:g} eps of the step's largest gradient rms, "
+        "e.g. a bias right before BatchNorm): their updates are rounding noise"
     )
 
 
@@ -224,10 +251,18 @@ def _gradients(
         return {}
     agree: dict[str, bool] = {}
     worst = (0.0, "")
+    largest = max((_rms_of(g) for g in orig_t.grads[index].values()), default=0.0)
     for key, g_o in orig_t.grads[index].items():
         g_m = mig_t.grads[index].get(key)
         if g_m is None or g_m.shape != g_o.shape:
             agree[key] = False
+            continue
+        level = _ROUNDING_LEVEL * orig_t.eps.get(key, 0.0) * largest
+        if max(_rms_of(g_o), _rms_of(g_m)) <= level and level > 0:
+            agree[key] = True  # noise against noise: nothing to compare
+            result.rounding_level.setdefault(
+                names.get(key, key), (index + 1, _rms_of(g_o), _rms_of(g_m), largest)
+            )
             continue
         err = arrays.distance(g_o.values, g_m.values)
         ref = arrays.norm(g_o.values)
@@ -241,6 +276,16 @@ def _gradients(
             result.gradient_first_diverging_step = index + 1
             result.gradient_scale = fit_scale(orig_t.grads[index], mig_t.grads[index])
     return agree
+
+
+#: A gradient at most this many eps (of its dtype) of the step's largest gradient rms is
+#: zero up to rounding: a sum of terms of the largest's size that cancel (BatchNorm's mean)
+#: keeps about eps * sqrt(terms) of them.
+_ROUNDING_LEVEL = 64.0
+
+
+def _rms_of(vector: Vector) -> float:
+    return _rms(arrays.norm(vector.values), len(vector.values))
 
 
 def _check_structure(original: RankRecord, migrated: RankRecord, result: Numerics) -> None:

@@ -83,6 +83,7 @@ def per_process_sources(
     path: cst.BaseExpression,
     site: cst.CSTNode,
     elsewhere: frozenset[str] = frozenset(),
+    stop: frozenset[int] = frozenset(),
 ) -> list[tuple[cst.Call | cst.Attribute, Origin]]:
     """The calls reading a per-process value that `path` (of a mkdir or a read at `site`)
     comes from, each with the flow from it to `path` (for a warning's text), in the order
@@ -100,13 +101,15 @@ def per_process_sources(
     (ProgramHints.per_rank_returns): a call of one is such a read itself. A wandb run's
     name, id or folder (`wandb.run.name`, `run.dir` of `run = wandb.init(...)`) is a
     per-process read too, once the migration disables the run off rank 0: the attribute
-    read is the source (an Attribute, not a Call).
+    read is the source (an Attribute, not a Call). `stop`: ids of calls the walk does not
+    go through (made rank 0's value already).
     """
     module = module_of(site, transform)
     if not isinstance(module, cst.Module):
         return []
     found: dict[int, tuple[cst.Call | cst.Attribute, Origin]] = {}
-    for origin in _through_properties(view(module), origins(view(module), path)):
+    halt = (lambda call: id(call) in stop) if stop else None
+    for origin in _through_properties(view(module), origins(view(module), path, halt)):
         named = _run_attribute(transform, origin)
         if named is not None:
             found.setdefault(id(named), (named, origin))

@@ -163,3 +163,50 @@ def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
             if not function or function in called:
                 alike.add(stream)
     return frozenset(alike)
+
+
+def per_rank_classes(tree: ast.Module) -> frozenset[str]:
+    """`Class:stream` for the module's top-level classes whose methods keep a draw from
+    Python's or numpy's global stream (`stream`) in an attribute of the object
+    (`self.vx = vx[np.random.permutation(n)]`, through local names): whatever a method of
+    such an object returns may carry the draw, and where the program does not seed that
+    stream (seeded_streams) each process draws its own (T3, stop 31: a reader
+    that shuffles its set in each process, as graph-convnet-tsp's does)."""
+    bound = _imports(tree)
+    found: set[str] = set()
+
+    def draws(node: ast.AST, tainted: set[str]) -> str:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and inner.id in tainted:
+                return tainted_by[inner.id]
+            if isinstance(inner, ast.Call):
+                stream = stream_of([_qualified(inner.func, bound)])
+                if stream in ("numpy", "random"):
+                    return stream
+        return ""
+
+    for owner in (s for s in tree.body if isinstance(s, ast.ClassDef)):
+        for method in (s for s in owner.body if isinstance(s, ast.FunctionDef)):
+            assigns = [n for n in ast.walk(method) if isinstance(n, ast.Assign)]
+            tainted_by: dict[str, str] = {}
+            for _ in range(len(assigns) + 1):  # each pass taints one more name, or stops
+                more = {
+                    t.id: stream
+                    for a in assigns
+                    if (stream := draws(a.value, set(tainted_by)))
+                    for t in ast.walk(ast.Tuple(elts=a.targets))
+                    if isinstance(t, ast.Name) and t.id not in tainted_by
+                }
+                if not more:
+                    break
+                tainted_by.update(more)
+            found |= {
+                f"{owner.name}:{stream}"
+                for a in assigns
+                if (stream := draws(a.value, set(tainted_by)))
+                for target in ast.walk(ast.Tuple(elts=a.targets))
+                if isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            }
+    return frozenset(found)

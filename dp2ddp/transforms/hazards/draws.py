@@ -101,8 +101,19 @@ class HelperDraws:
         self._instances: dict[str, str] | None = None
 
     def of_call(self, call: cst.Call) -> Draw | None:
-        """The draw behind `call` when it calls a project helper that draws; else None."""
-        return self._callee_draw(self._qualified_names(call.func), set())
+        """The draw behind `call` when it calls a project helper that draws; else None.
+        `ddp_rank0_value(helper, ...)` (a figure the migration made rank 0's) still calls
+        the helper on every rank: `--check` reports the DP006 the migration reported."""
+        func = call.func
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "ddp_rank0_value"
+            and call.args
+            and call.args[0].keyword is None
+            and not call.args[0].star
+        ):
+            func = call.args[0].value
+        return self._callee_draw(self._qualified_names(func), set())
 
     def of_iterator(self, source: cst.BaseExpression) -> Draw | None:
         """The draw made on each step of an iterator of the module's own class that `source`

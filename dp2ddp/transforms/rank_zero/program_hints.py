@@ -48,6 +48,7 @@ from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
+from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -113,6 +114,7 @@ def program_hints(
     readers = _by_module([n.file_readers for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
+    drawing = frozenset().union(*(n.per_rank_classes for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -131,6 +133,7 @@ def program_hints(
                 printing=names[index].printing,
                 file_read_by=read_by,
                 own_device=own_device,
+                per_rank_classes=drawing,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -149,6 +152,7 @@ def program_hints(
             names[index].printing,
             read_by,
             own_device,
+            drawing,
         )
     return hints
 
@@ -290,6 +294,8 @@ class ModuleNames:
     file_readers: frozenset[str] = frozenset()
     #: Its classes with a `cuda()` of their own (device_methods.py).
     own_device: frozenset[str] = frozenset()
+    #: `Class:stream` of its classes keeping a random draw in an attribute (per_rank_classes).
+    per_rank_classes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -321,6 +327,7 @@ class ModuleNames:
             printing,
             file_readers(tree, resolved),
             own_device_classes(name, tree),
+            per_rank_classes(tree),
         )
 
 

@@ -53,6 +53,8 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
     reads_state,
 )
+from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
+from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
@@ -124,7 +126,114 @@ class RunDirValues(CallRule):
                 )
         self._attribute_sinks(module, sources, warned)
         self._decided(module, sources, warned)
+        self._rate_decisions(module, sources, warned)
         self.sources = sources
+
+    def _rate_decisions(
+        self, module: cst.Module, sources: dict[int, str], warned: set[int]
+    ) -> None:
+        """A learning rate decided or computed from a per-process read (decisions.py): an
+        unseeded draw, or a figure computed from one (an evaluation in an order each
+        process drew, through another module's object: ProgramHints.per_rank_classes).
+        The call nearest the decision in its function that gives the figure (`val_loss =
+        evaluate(...)`) becomes rank 0's value, still made on every rank (a collective in
+        it is still every rank's); DP053 with the flow where the ranks' n-th calls may not
+        be the same call."""
+        sets = rate_sets(self.t, module)
+        plateaus = plateau_steps(module, self.t.qualified_names)
+        if not sets and not plateaus:
+            return
+        alike = self._alike_streams()
+        classes = {
+            name: stream
+            for name, _, stream in (c.partition(":") for c in self.t.state.hints.per_rank_classes)
+            if stream not in alike
+        }
+        elsewhere = self.t.state.hints.per_rank_returns | frozenset(classes)
+        sinks: list[tuple[cst.BaseExpression, cst.CSTNode, cst.CSTNode]] = [
+            (statement.test, statement, write)
+            for statement, write in deciding_tests(self.t, module, sets)
+        ]
+        sinks += [(write.value, write, write) for write in sets]
+        sinks += [(figure, call, call) for call, figure in plateaus]
+        for expr, site, write in sinks:
+            if self.facts.under_guard(site) or self._in_inserted_helper(site):
+                continue
+            line = self.t.input_position(write)[0]
+            named = (f"the learning rate set at line {line}", self.t.code(write))
+            reason = f"it decides the learning rate set at line {line}, which the ranks share"
+            cut: set[int] = set()  # the figures made rank 0's: the walk stops there
+            while True:  # one more figure each round, until no per-process read is left
+                found = self._first_figure(expr, site, elsewhere, alike, frozenset(cut))
+                if found is None:
+                    break
+                figure, origin = found
+                cut.add(id(figure))
+                if id(figure) in sources or id(figure) in warned:
+                    continue
+                self._share_or_warn(figure, origin, named, reason, (sources, warned))
+                if id(figure) in sources and isinstance(figure, cst.Call):
+                    self.facts.uniform.share(figure)
+
+    def _first_figure(
+        self,
+        expr: cst.BaseExpression,
+        site: cst.CSTNode,
+        elsewhere: frozenset[str],
+        alike: frozenset[str],
+        cut: frozenset[int],
+    ) -> tuple[cst.Call | cst.Attribute, Origin] | None:
+        """The first per-process read `expr` comes from, past the calls in `cut`, as the
+        figure to share: the first call on its flow in `site`'s function (every other way
+        from the read to `site` goes through it, or is found in a next round)."""
+        for source, origin in per_process_sources(self.t, expr, site, elsewhere, cut):
+            if isinstance(source, cst.Call) and not self._drawn_apart(source, alike):
+                continue
+            nearest = self._nearest_figure(origin, site)
+            figure = source if nearest is None or id(nearest) in cut else nearest
+            if id(figure) not in cut:
+                return figure, origin
+        return None
+
+    def _alike_streams(self) -> frozenset[str]:
+        """The random streams every rank seeds alike (analysis/seeded_streams.py)."""
+        told = self.t.state.facts.seeded_streams
+        if told is None:
+            import ast
+
+            try:
+                told = seeded_streams([module_streams(ast.parse(self.facts.module.code))])
+            except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
+                told = frozenset({"torch", "numpy", "random"})
+        return told
+
+    def _drawn_apart(self, source: cst.Call, alike: frozenset[str]) -> bool:
+        """A source call read apart on each rank: not a draw from a stream every rank
+        seeds alike (`np.random.rand()` after `np.random.seed(0)` draws alike)."""
+        stream = stream_of(self.t.qualified_names(source.func))
+        return stream is None or stream not in alike
+
+    def _nearest_figure(self, origin: Origin, site: cst.CSTNode) -> cst.Call | None:
+        """The first call on the flow from the read that is in the decision's own function:
+        `evaluate(net, vx, vy)` of `val_loss = evaluate(...)` (not `min(best, val_loss)`
+        after it: `val_loss` is read too); None when there is none, or when its value is
+        also differentiated (a loss: rank 0's copy has no graph)."""
+        function = enclosing_function(site, self.t)
+        for step in origin.path:
+            node = step.node
+            if isinstance(node, cst.Call) and enclosing_function(node, self.t) is function:
+                assign = self.t.parent(node)
+                if isinstance(assign, cst.Assign) and function is not None:
+                    targets = {self.t.code(t.target) for t in assign.targets}
+                    if any(
+                        isinstance(n, cst.Attribute)
+                        and n.attr.value == "backward"
+                        and self.t.code(n.value) in targets
+                        for n in walk(function)
+                    ):
+                        return None
+                return node
+        return None
 
     def _attribute_sinks(
         self, module: cst.Module, sources: dict[int, str], warned: set[int]
