@@ -138,9 +138,17 @@ class RankZeroFacts:
             return "run"
         if names & (TQDM | OTHER_BARS):
             return "bar"
-        if names & PIL_IMAGES:
+        if names & PIL_IMAGES or self.image_maker(names):
             return "image"
         return None
+
+    def image_maker(self, names: set[str]) -> bool:
+        """A function of the program whose every return is a PIL image (`stitch_images`,
+        ProgramHints.image_makers), by its qualified name (a relative import's by its tail)."""
+        makers = self.t.state.hints.image_makers
+        return any(
+            q in makers or q.startswith(".") and any(m.endswith(q) for m in makers) for q in names
+        )
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""

@@ -46,12 +46,14 @@ from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
+    PIL_IMAGES,
     fresh_containers,
     pure_method,
     pure_name,
@@ -102,6 +104,10 @@ def program_hints(
     printers = frozenset().union(*(n.printers for n in names)) | _qualified_printers(
         [m.name for m in modules], names
     )
+    images = frozenset().union(*(n.images for n in names)) | _qualified_printers(
+        [m.name for m in modules], names, "images"
+    )
+    keepers = frozenset().union(*(n.keepers for n in names))
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -131,6 +137,8 @@ def program_hints(
                 printing=names[index].printing,
                 file_read_by=read_by,
                 own_device=own_device,
+                image_makers=images,
+                keepers=keepers,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -149,11 +157,15 @@ def program_hints(
             names[index].printing,
             read_by,
             own_device,
+            images,
+            keepers,
         )
     return hints
 
 
-def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
+def _qualified_printers(
+    modules: list[str], names: list[ModuleNames], field: str = "printers"
+) -> frozenset[str]:
     """The printing functions as another module's call through the module spells them
     (`log_utils.log_values(...)` after `import log_utils`; "utils.log_values" where package
     `utils` re-exports it, by name or by a star): a running figure handed to one is shown
@@ -165,7 +177,7 @@ def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozens
         f"{module}.{p}"
         for module, n in zip(modules[1:], names[1:], strict=True)
         if module
-        for p in n.printers
+        for p in getattr(n, field)
     }
     return frozenset(_through_reexports(found, names))
 
@@ -290,6 +302,10 @@ class ModuleNames:
     file_readers: frozenset[str] = frozenset()
     #: Its classes with a `cuda()` of their own (device_methods.py).
     own_device: frozenset[str] = frozenset()
+    #: Its functions returning a PIL image; its classes' methods keeping what they are
+    #: given, "Class.method" (analysis/object_returns.py).
+    images: frozenset[str] = frozenset()
+    keepers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -321,6 +337,8 @@ class ModuleNames:
             printing,
             file_readers(tree, resolved),
             own_device_classes(name, tree),
+            object_functions(tree, table, PIL_IMAGES),
+            keeping_methods(tree),
         )
 
 

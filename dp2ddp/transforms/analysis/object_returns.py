@@ -1,0 +1,149 @@
+"""Which functions of a module hand back a library object, and which methods of its classes
+keep what they are given: computed once per module (the program model, ProgramHints).
+
+A PIL image a project helper returns (`images = stitch_images(...)`, whose every return is
+`Image.fromarray(...)`: knazeri/edge-connect@3142579's sample grids) is saved by its own
+`.save(path)`, a file write like `Image.fromarray(x).save(path)` (rank_zero/facts.py).
+An object of the program fed a loop's per-batch figures through a method that stores them
+in its own state (`progbar.add(n, values=logs)`, whose `add` sums them into `self.sums`;
+a meter's `update`) holds running figures: shown through its own printing method, they are
+this rank's share as a printed sum is (DP030, data/evaluation.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from dp2ddp.transforms._support.ast_nodes import resolved_name
+
+#: PIL image methods whose result is another image (`img.convert("RGB")`).
+_IMAGE_METHODS = frozenset({"convert", "resize", "crop", "rotate", "transpose", "copy"})
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The function's nodes, not those of functions or classes nested in it."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def object_functions(
+    tree: ast.Module, table: dict[str, str], makers: frozenset[str]
+) -> frozenset[str]:
+    """Names of the module's top-level functions whose every `return` hands back an object
+    one of `makers` (qualified names: `PIL.Image.fromarray`) builds: directly, through a
+    name the function binds only to such objects, a method of the object returning another
+    (`.convert(...)`), or another such function of the module (followed to a fixed point).
+    `table`: the module's import_table."""
+    functions = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nodes = {id(f): _own_nodes(f) for f in functions}
+    found: set[str] = set()
+
+    def made(value: ast.expr | None, names: set[str]) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in names
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Name) and func.id in found:
+            return True
+        if isinstance(func, ast.Attribute) and func.attr in _IMAGE_METHODS:
+            if made(func.value, names):
+                return True
+        return resolved_name(func, table) in makers
+
+    def returns_objects(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        own = nodes[id(function)]
+        values: dict[str, list[ast.expr | None]] = {}
+        for node in own:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name):
+                            single = isinstance(target, ast.Name)
+                            values.setdefault(n.id, []).append(node.value if single else None)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
+                for n in ast.walk(node.target if not isinstance(node, ast.With) else node):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        values.setdefault(n.id, []).append(None)
+        names: set[str] = set()
+        while True:
+            more = {
+                name
+                for name, bound in values.items()
+                if name not in names and all(made(v, names) for v in bound)
+            }
+            if not more:
+                break
+            names |= more
+        returns = [n for n in own if isinstance(n, ast.Return)]
+        return bool(returns) and all(made(r.value, names) for r in returns)
+
+    while True:
+        more = {f.name for f in functions if f.name not in found and returns_objects(f)}
+        if not more:
+            return frozenset(found)
+        found |= more
+
+
+def keeping_methods(tree: ast.Module) -> frozenset[str]:
+    """ "Class.method" of the methods of the module's classes that store what they are given
+    in the object: an assignment to an attribute or item of `self` whose value reads one of
+    the method's parameters, or a name bound from them (`for k, v in values: self.sums[k] =
+    self.sums.get(k, 0.0) + v * n`; `self.avg = self.avg * m + val * (1 - m)`). A method
+    that only writes its argument out (`self.f.write(msg)`) keeps nothing."""
+    found: set[str] = set()
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = [a.arg for a in method.args.args + method.args.kwonlyargs]
+            if not params or method.name == "__init__":
+                continue
+            if _keeps(method, params[0], set(params[1:])):
+                found.add(f"{cls.name}.{method.name}")
+    return frozenset(found)
+
+
+def _keeps(method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, given: set[str]) -> bool:
+    own = _own_nodes(method)
+    binds: list[tuple[ast.AST, ast.AST]] = []
+    for node in own:
+        if isinstance(node, ast.Assign):
+            binds += [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            binds.append((node.target, node.value))
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            binds.append((node.target, node.iter))
+
+    def reads(value: ast.AST, names: set[str]) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
+
+    derived = set(given)
+    while True:
+        more = {
+            n.id
+            for target, value in binds
+            if isinstance(target, (ast.Name, ast.Tuple, ast.List)) and reads(value, derived)
+            for n in ast.walk(target)
+            if isinstance(n, ast.Name) and n.id not in derived
+        }
+        if not more:
+            break
+        derived |= more
+    for target, value in binds:
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        stores_in_me = isinstance(root, ast.Name) and root.id == me and root is not target
+        if stores_in_me and reads(value, derived):
+            return True
+    return False
