@@ -93,23 +93,35 @@ def object_functions(
 
 
 def keeping_methods(tree: ast.Module) -> frozenset[str]:
-    """ "Class.method" of the methods of the module's classes that store what they are given
+    """`Class.method` of the methods of the module's classes that store what they are given
     in the object: an assignment to an attribute or item of `self` whose value reads one of
     the method's parameters, or a name bound from them (`for k, v in values: self.sums[k] =
     self.sums.get(k, 0.0) + v * n`; `self.avg = self.avg * m + val * (1 - m)`). A method
-    that only writes its argument out (`self.f.write(msg)`) keeps nothing."""
+    that only writes its argument out (`self.f.write(msg)`) keeps nothing. Also
+    `Class.method()` for each method that reads its object's data (`self.sums`, not a
+    method `self.m`): what a printing one shows may be what was kept; one reading none
+    (`f.write("finished")`) shows none of it."""
     found: set[str] = set()
     for cls in ast.walk(tree):
         if not isinstance(cls, ast.ClassDef):
             continue
-        for method in cls.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
+        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        own = {m.name for m in methods}
+        for method in methods:
             params = [a.arg for a in method.args.args + method.args.kwonlyargs]
             if not params or method.name == "__init__":
                 continue
             if _keeps(method, params[0], set(params[1:])):
                 found.add(f"{cls.name}.{method.name}")
+            if any(
+                isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name)
+                and n.value.id == params[0]
+                and isinstance(n.ctx, ast.Load)
+                and n.attr not in own
+                for n in _own_nodes(method)
+            ):
+                found.add(f"{cls.name}.{method.name}()")
     return frozenset(found)
 
 

@@ -31,16 +31,6 @@ def _reduction_sum(call: cst.Call) -> bool:
     )
 
 
-def receiver_in(call: cst.Call, names: set[str]) -> list[cst.BaseExpression]:
-    """[`progbar`] of `progbar.add(n, values=logs)` when `progbar` is one of `names` (an
-    object keeping running figures, _kept_objects): its own method shows what it kept."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-        if func.value.value in names:
-            return [func.value]
-    return []
-
-
 class LoopCounters(LoaderImports):
     """A loop's running sums and counts, each proved a sum over samples or not."""
 
@@ -126,17 +116,18 @@ class LoopCounters(LoaderImports):
                 return value
         return None
 
-    def _kept_objects(self, loop: cst.For, objects: set[str]) -> set[str]:
+    def _kept_objects(self, loop: cst.For, objects: set[str]) -> dict[str, str]:
         """Those of `objects` the loop feeds through a method of their class (a class of
         the program) that stores what it is given (ProgramHints.keepers: a progress bar's
-        `add(n, values=logs)` summing into `self.sums`, a meter's `update`): the object's
-        own printing method shows running figures (edge-connect's Progbar)."""
+        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
+        class's name: the object's own printing methods show running figures
+        (edge-connect's Progbar)."""
         if self._keepers is None:
             keepers = self.state.hints.keepers
             if self.state.hints.printing is None:  # no program told: this module's own
                 keepers = keepers | keeping_methods(ast.parse(self._module_node.code))
             self._keepers = keepers
-        kept: set[str] = set()
+        kept: dict[str, str] = {}
         for node in walk(loop.body, skip_scopes=True):
             if not (
                 isinstance(node, cst.Call)
@@ -148,9 +139,22 @@ class LoopCounters(LoaderImports):
             name = node.func.value.value
             initial = self._initial_value(loop, name) or self._module_value(loop, name)
             if isinstance(initial, cst.Call):
-                if f"{name_of(initial.func)}.{node.func.attr.value}" in self._keepers:
-                    kept.add(name)
+                owner = name_of(initial.func)
+                if f"{owner}.{node.func.attr.value}" in self._keepers:
+                    kept[name] = owner
         return kept
+
+    def _kept_shown(self, call: cst.Call, kept: dict[str, str]) -> list[cst.BaseExpression]:
+        """[`progbar`] of `progbar.add(n, values=logs)` when `progbar` keeps running
+        figures (`kept`: _kept_objects) and the method reads its object's data
+        (ProgramHints.keepers' "Class.method()"): it shows what was kept. A method reading
+        none of it (`meter.append_to(path)` writing "finished") shows none."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            owner = kept.get(func.value.value)
+            if owner is not None and f"{owner}.{func.attr.value}()" in (self._keepers or ()):
+                return [func.value]
+        return []
 
     def _is_counter(self, value: cst.BaseExpression | None) -> bool:
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):

@@ -24,7 +24,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.analysis.printing import printing_functions
-from dp2ddp.transforms.data.counters import LoopCounters, receiver_in
+from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
@@ -274,7 +274,7 @@ class LoaderEvaluation(LoopCounters):
             keeping = self._kept_objects(loop, objects)
             for node in walk(self._scope_root(loop), skip_scopes=True):
                 if isinstance(node, cst.Call) and self._prints(node):
-                    values = [a.value for a in node.args] + receiver_in(node, keeping)
+                    values = [a.value for a in node.args] + self._kept_shown(node, keeping)
                 elif isinstance(node, cst.Return) and node.value is not None:
                     values = [node.value]
                 else:
