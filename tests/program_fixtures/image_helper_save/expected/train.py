@@ -9,21 +9,14 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    ddp_is_main,
-    ddp_per_rank_batch,
-    ddp_same_random,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 from imaging import stitch_images
 
 
 def main():
     ddp_setup()
-    with ddp_same_random():
-        data = TensorDataset(torch.rand(16, 8))
+    torch.manual_seed(0)
+    data = TensorDataset(torch.rand(16, 8))
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(4),
@@ -34,6 +27,7 @@ def main():
     )
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     fixed = torch.rand(4, 8)
+    os.makedirs("samples", exist_ok=True)
     for epoch in range(2):
         loader.sampler.set_epoch(epoch)
         for (x,) in loader:

@@ -11,11 +11,13 @@ from imaging import stitch_images
 
 
 def main():
+    torch.manual_seed(0)
     data = TensorDataset(torch.rand(16, 8))
     loader = DataLoader(data, batch_size=4, shuffle=True)
     model = nn.DataParallel(nn.Sequential(nn.Linear(8, 8), nn.Sigmoid()))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     fixed = torch.rand(4, 8)
+    os.makedirs("samples", exist_ok=True)
     for epoch in range(2):
         for (x,) in loader:
             loss = (model(x) - x).pow(2).mean()
