@@ -1,11 +1,11 @@
 """`dp2ddp verify` beyond the first K steps, end to end under real torchrun (gloo on CPU).
 
 One launch per case: `--to-end` on a good migration and on one that prints and saves on every
-rank; a helper's PIL image saved by one rank; a rank-0-only barrier after training (a real hang, read from the ranks' stacks, and the
-gloo variant where the peer has exited); a project whose optimizer is re-created every epoch
-(verify copies the project, migrates the entry there and stops after K global steps); a run
-that goes NaN in both scripts; a migration without a sampler whose to-end checks are
-reported beside the failed step comparison.
+rank; a helper's PIL image saved by one rank; a rank-0-only barrier after training (a real
+hang, read from the ranks' stacks, and the gloo variant where the peer has exited); a project
+whose optimizer is re-created every epoch (verify copies the project, migrates the entry there
+and stops after K global steps); a run that goes NaN in both scripts; a migration without a
+sampler whose to-end checks are reported beside the failed step comparison.
 """
 
 from __future__ import annotations
