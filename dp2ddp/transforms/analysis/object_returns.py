@@ -13,8 +13,13 @@ this rank's share as a printed sum is (DP030, data/evaluation.py).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import TypeVar
 
 from dp2ddp.transforms._support.ast_nodes import resolved_name
+from dp2ddp.transforms.analysis.printing import Printing
+
+_T = TypeVar("_T")
 
 #: PIL image methods whose result is another image (`img.convert("RGB")`).
 _IMAGE_METHODS = frozenset({"convert", "resize", "crop", "rotate", "transpose", "copy"})
@@ -92,40 +97,73 @@ def object_functions(
         found |= more
 
 
-def keeping_methods(tree: ast.Module) -> frozenset[str]:
+def keeping_methods(tree: ast.Module, printing: Printing) -> frozenset[str]:
     """`Class.method` of the methods of the module's classes that store what they are given
     in the object: an assignment to an attribute or item of `self` whose value reads one of
     the method's parameters, or a name bound from them (`for k, v in values: self.sums[k] =
-    self.sums.get(k, 0.0) + v * n`; `self.avg = self.avg * m + val * (1 - m)`). A method
-    that only writes its argument out (`self.f.write(msg)`) keeps nothing. Also
-    `Class.method()` for each method that reads its object's data (`self.sums`, not a
-    method `self.m`): what a printing one shows may be what was kept; one reading none
-    (`f.write("finished")`) shows none of it."""
+    self.sums.get(k, 0.0) + v * n`; `self.avg = self.avg * m + val * (1 - m)`), or a call
+    handing them to another such method (`add(n, values)` calling `self.update(..., values)`:
+    edge-connect's Progbar). A method that only writes its argument out
+    (`self.f.write(msg)`) keeps nothing. Also `Class.method()` for each method that prints
+    (`printing`: analysis/printing.py) and reads its object's data (`self.sums`, not a
+    method `self.m`), itself or through another method that does: it shows what was kept;
+    one reading none (`f.write("finished")`) shows none of it."""
     found: set[str] = set()
     for cls in ast.walk(tree):
         if not isinstance(cls, ast.ClassDef):
             continue
         methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         own = {m.name for m in methods}
+        stores: dict[str, list[tuple[ast.AST | None, ast.AST]]] = {}
+        reads: dict[str, tuple[bool, set[str]]] = {}
         for method in methods:
             params = [a.arg for a in method.args.args + method.args.kwonlyargs]
             if not params or method.name == "__init__":
                 continue
-            if _keeps(method, params[0], set(params[1:])):
-                found.add(f"{cls.name}.{method.name}")
-            if any(
-                isinstance(n, ast.Attribute)
+            stores[method.name] = _stores(method, params[0], set(params[1:]))
+            mine = [
+                n
+                for n in _own_nodes(method)
+                if isinstance(n, ast.Attribute)
                 and isinstance(n.value, ast.Name)
                 and n.value.id == params[0]
-                and isinstance(n.ctx, ast.Load)
-                and n.attr not in own
-                for n in _own_nodes(method)
-            ):
-                found.add(f"{cls.name}.{method.name}()")
+            ]
+            reads[method.name] = (
+                any(isinstance(n.ctx, ast.Load) and n.attr not in own for n in mine),
+                {n.attr for n in mine if n.attr in own},
+            )
+        keeping = _fixpoint(
+            stores, lambda pairs, known: any(t is not None or _called(v) in known for t, v in pairs)
+        )
+        reading = _fixpoint(reads, lambda pair, known: pair[0] or bool(pair[1] & known))
+        found |= {f"{cls.name}.{name}" for name in keeping}
+        found |= {f"{cls.name}.{name}()" for name in reading if (cls.name, name) in printing}
     return frozenset(found)
 
 
-def _keeps(method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, given: set[str]) -> bool:
+def _fixpoint(facts: dict[str, _T], holds: Callable[[_T, set[str]], bool]) -> set[str]:
+    """The names whose fact `holds`, given the names found so far, until none is added."""
+    known: set[str] = set()
+    while True:
+        more = {name for name, fact in facts.items() if name not in known and holds(fact, known)}
+        if not more:
+            return known
+        known |= more
+
+
+def _called(node: ast.AST) -> str:
+    """ "m" of a call `self.m(...)` (the receiver checked by _stores); "" otherwise."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return ""
+
+
+def _stores(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, given: set[str]
+) -> list[tuple[ast.AST | None, ast.AST]]:
+    """What the method keeps of `given` (its parameters): (target, value) of each store in
+    `me` (its object) whose value reads them or a name bound from them, and (None, call)
+    of each call of one of `me`'s methods handed them (`self.update(seen, values)`)."""
     own = _own_nodes(method)
     binds: list[tuple[ast.AST, ast.AST]] = []
     for node in own:
@@ -151,11 +189,21 @@ def _keeps(method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, given: set[s
         if not more:
             break
         derived |= more
+    found: list[tuple[ast.AST | None, ast.AST]] = []
     for target, value in binds:
         root = target
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
         stores_in_me = isinstance(root, ast.Name) and root.id == me and root is not target
         if stores_in_me and reads(value, derived):
-            return True
-    return False
+            found.append((target, value))
+    for node in own:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == me
+            and any(reads(a, derived) for a in [*node.args, *(k.value for k in node.keywords)])
+        ):
+            found.append((None, node))
+    return found

@@ -8,8 +8,10 @@ import ast
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.ast_nodes import import_table
 from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.object_returns import keeping_methods
+from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import ZERO_TENSOR
@@ -125,7 +127,9 @@ class LoopCounters(LoaderImports):
         if self._keepers is None:
             keepers = self.state.hints.keepers
             if self.state.hints.printing is None:  # no program told: this module's own
-                keepers = keepers | keeping_methods(ast.parse(self._module_node.code))
+                tree = ast.parse(self._module_node.code)
+                printing = printing_functions(tree, import_table(tree, "", False))
+                keepers = keepers | keeping_methods(tree, printing)
             self._keepers = keepers
         kept: dict[str, str] = {}
         for node in walk(loop.body, skip_scopes=True):

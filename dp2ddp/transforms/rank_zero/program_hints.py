@@ -338,7 +338,7 @@ class ModuleNames:
             file_readers(tree, resolved),
             own_device_classes(name, tree),
             object_functions(tree, table, PIL_IMAGES),
-            keeping_methods(tree),
+            keeping_methods(tree, printing),
         )
 
 
