@@ -113,6 +113,10 @@ class LoopCounters(LoaderImports):
             if any(n.value == name for t in targets for n in variables_under(t)):
                 return None
         for statement in reversed(self._module_node.body):
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                if statement.name.value == name:
+                    return None
+                continue  # its own names, not the module's
             bound, value = bound_value(statement, name)
             if bound:
                 return value
