@@ -69,6 +69,7 @@ MARKED = frozenset(
         "DP070",
         "DP071",
         "DP077",
+        "DP078",
         "DP080",
         "DP085",
         "DP088",
