@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.ast_nodes import import_table
-from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
+from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     assigned_value,
@@ -28,7 +28,7 @@ from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
-from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
+from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = "this rank's batches of a sharded loader"
