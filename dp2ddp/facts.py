@@ -132,6 +132,14 @@ class ProgramHints:
     #: computed from one of their objects decides the learning rate apart on each rank
     #: where the program does not seed that stream (rank_zero/run_dir.py, issue 29).
     per_rank_classes: frozenset[str] = frozenset()
+    #: Names of the program's functions whose every return is a PIL image
+    #: (`stitch_images`, "utils.stitch_images"): `images.save(path)` of their result writes
+    #: a file (rank_zero/facts.py).
+    image_makers: frozenset[str] = frozenset()
+    #: "Class.method" of the program's methods that store what they are given in their
+    #: object (a progress bar's `add`, a meter's `update`): an object fed a loop's figures
+    #: through one holds running figures (DP030).
+    keepers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

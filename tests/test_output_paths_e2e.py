@@ -14,6 +14,9 @@ prints in one plain process. One plain launch and one torchrun launch run both p
   warnings, checked here too) and printed by rank 0 alone; the per-batch figure printed by
   the helper is rank 0's share of the batch (4 rows of the original's 8), exactly as
   `print(loss.item())` of the batch is: guarded, not warned.
+- tests/program_fixtures/figures_through_imported_progbar (knazeri/edge-connect@3142579's
+  Progbar of another module, `progbar.add(n, values=logs)` keeping running means): DP030 at
+  the call (before stop 32: none); rank 0 alone prints, its share (8 of the 16 samples).
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ pytestmark = pytest.mark.e2e
 PROGRAMS = Path(__file__).resolve().parent / "program_fixtures"
 SUMMARY = PROGRAMS / "star_reexported_helper_print"
 LOGGER = PROGRAMS / "figures_through_helper_module_attribute"
+PROGBAR = PROGRAMS / "figures_through_imported_progbar"
 #: (original, migration) of each program
 CASES = {
     "summary": (SUMMARY / "input" / "main.py", SUMMARY / "expected" / "main.py"),
     "logger": (LOGGER / "input" / "train.py", LOGGER / "expected" / "train.py"),
+    "progbar": (PROGBAR / "input" / "fit.py", PROGBAR / "expected" / "fit.py"),
 }
 METRIC_LINE = re.compile(r"^\[(?:val  |test )\] score = ")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -118,4 +123,27 @@ def test_running_figures_through_a_module_helper_are_warned_and_printed_once(
     assert [line.rsplit(" ", 1)[1] for line in _lines(torchrun.stdout(migrated, 0), step)] == [
         "4"
     ] * 4, report
+    assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
+
+
+def test_running_means_of_an_imported_progress_bar_are_warned_and_printed_once(
+    plain: Launch, torchrun: Launch
+) -> None:
+    original, migrated = CASES["progbar"]
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    source = original.read_text().splitlines()
+    warned = [
+        source[int(line.split(":")[1]) - 1].strip()
+        for line in (PROGBAR / "warnings.txt").read_text().splitlines()
+        if " DP030 " in line
+    ]
+    assert warned == ['progbar.add(len(x), values=[("loss", loss.item())])'], warned
+    line = re.compile(r"^\d+/16 - loss: ")
+    want = [text.split(" ")[0] for text in _lines(plain.stdout(original, 0), line)]
+    got = [text.split(" ")[0] for text in _lines(torchrun.stdout(migrated, 0), line)]
+    assert want == ["4/16", "8/16", "12/16", "16/16"], plain.report(original, 1)
+    # DP030 said it: rank 0's running means are over its own 8 samples of the 16.
+    assert got == ["2/16", "4/16", "6/16", "8/16"], f"{got}\n{report}"
     assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"

@@ -1,11 +1,11 @@
 """`dp2ddp verify` beyond the first K steps, end to end under real torchrun (gloo on CPU).
 
 One launch per case: `--to-end` on a good migration and on one that prints and saves on every
-rank; a rank-0-only barrier after training (a real hang, read from the ranks' stacks, and the
-gloo variant where the peer has exited); a project whose optimizer is re-created every epoch
-(verify copies the project, migrates the entry there and stops after K global steps); a run
-that goes NaN in both scripts; a migration without a sampler whose to-end checks are
-reported beside the failed step comparison.
+rank; a helper's PIL image saved by one rank; a rank-0-only barrier after training (a real
+hang, read from the ranks' stacks, and the gloo variant where the peer has exited); a project
+whose optimizer is re-created every epoch (verify copies the project, migrates the entry there
+and stops after K global steps); a run that goes NaN in both scripts; a migration without a
+sampler whose to-end checks are reported beside the failed step comparison.
 """
 
 from __future__ import annotations
@@ -79,6 +79,20 @@ def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
     after = _tree(project)
     assert after.pop("checkpoints/last.pt")
     assert after == before
+
+
+def test_to_end_a_helpers_pil_image_is_saved_by_one_rank(tmp_path: Path) -> None:
+    """tests/program_fixtures/image_helper_save (knazeri/edge-connect@3142579's sample grids,
+    `images = stitch_images(...)` returning a PIL image, `images.save(name)`): migrated, the
+    grids are written by rank 0 alone (before: by every rank, "files NOT once")."""
+    pytest.importorskip("PIL")
+    project = tmp_path / "project"
+    shutil.copytree(Path(__file__).parent / "program_fixtures/image_helper_save/input", project)
+    report = _run(tmp_path, project / "train.py", None, cwd=project, to_end=True, steps=2)
+    assert report.to_end["exits"].startswith("ok: "), report
+    assert report.to_end["files"] == (
+        "ok: each written by one rank (samples/000.png, samples/001.png)"
+    ), report
 
 
 def test_to_end_finds_output_and_files_written_by_every_rank(tmp_path: Path) -> None:

@@ -316,6 +316,17 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "whole one's batches in its caller (`ddp_shard_batch`), then silence the warning "
         "with `# noqa: DP077`. Marked in the migrated file: `--check` fails until then.",
     ),
+    "DP078": (
+        "a save(path) of an object of unproved type runs on every rank",
+        "A statement calls `.save(path)` of an object a function returned "
+        "(`images = make_grid_image(...)`; `images.save(name)`) whose returns dp2ddp does "
+        "not prove to be a known kind (a PIL image from `Image.fromarray`, followed through "
+        "the program's own helpers, is saved by rank 0 alone). If the method writes the "
+        "file, every rank writes it once migrated: the ranks race on one file. Put the "
+        "call under `if ddp_is_main():` (or name one file per rank on purpose), then "
+        "silence the warning with `# noqa: DP078`. Marked in the migrated file: `--check` "
+        "fails until then.",
+    ),
     "DP080": (
         "a library object's write/print/log runs on every rank",
         "A statement calls `.write()`, `.print()` or `.log()` of an object built by a library "

@@ -70,6 +70,7 @@ MARKED = frozenset(
         "DP071",
         "DP074",
         "DP077",
+        "DP078",
         "DP080",
         "DP085",
         "DP088",

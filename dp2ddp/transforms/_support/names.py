@@ -71,3 +71,11 @@ PRINTS: Final = frozenset(
 )
 #: Methods that write their arguments out: a file's `write`, a csv writer's rows.
 WRITE_METHODS: Final = frozenset({"write", "writerow", "writerows"})
+#: Methods that show their arguments whatever their receiver: tqdm bars, loggers, and
+#: TensorBoard writers (`writer.add_scalar(tag, total / n, step)`; tensorboard_logger's
+#: `log_value`): a running figure handed to one is shown as by print (DP030), in the data
+#: pass's own-module view and in the program's printing functions (analysis/printing.py).
+SHOW_METHODS: Final = frozenset(
+    {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
+    | {"add_scalar", "add_scalars", "log_value"}
+)

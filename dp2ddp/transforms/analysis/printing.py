@@ -15,7 +15,7 @@ import ast
 from typing import TypeAlias
 
 from dp2ddp.transforms._support.ast_nodes import resolved_name
-from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
+from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 
 #: (class, name) of a method that prints; ("", name) of a function that does.
 Printing: TypeAlias = frozenset[tuple[str, str]]
@@ -24,8 +24,9 @@ Printing: TypeAlias = frozenset[tuple[str, str]]
 def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
     """Every function of the module (nested ones too) and every method of its classes
     that prints, logs or writes a file or CSV row (_support/names.py: PRINTS,
-    WRITE_METHODS), directly or through others of them: a function by its plain call
-    (`f()`), a method by `self.m()`. `table`: the module's import_table."""
+    WRITE_METHODS, SHOW_METHODS: a logger's `info`, a bar's postfix, a TensorBoard
+    scalar), directly or through others of them: a function by its plain call (`f()`), a
+    method by `self.m()`. `table`: the module's import_table."""
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -48,7 +49,7 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
     def shows(func: ast.expr) -> bool:
         if isinstance(func, ast.Name) and func.id == "print":
             return "print" not in table
-        return (isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS) or (
+        return (isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS | SHOW_METHODS) or (
             resolved_name(func, table) in PRINTS
         )
 

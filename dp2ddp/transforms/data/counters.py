@@ -3,10 +3,15 @@ evaluation loader's figures may be summed over the ranks (evaluation.py)."""
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.ast_nodes import import_table
 from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
+from dp2ddp.transforms.analysis.object_returns import keeping_methods
+from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import ZERO_TENSOR
@@ -82,6 +87,82 @@ class LoopCounters(LoaderImports):
                         return value
             child, node = node, self.parent(node)
         return None
+
+    def _module_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+        """The value `name` is bound to at module level, when the function holding `loop`
+        does not bind it: a module's meter (`loss_meter = RunningAverageMeter()`) fed in
+        `train()`'s loop keeps its figures across the calls (rtqichen/residual-flows)."""
+        node = self.parent(loop)
+        while node is not None and not isinstance(node, cst.FunctionDef):
+            node = self.parent(node)
+        if node is None:
+            return None  # a loop at module level: _initial_value sees its bindings
+        params = node.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        star = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        if name in {p.name.value for p in every + star}:
+            return None
+        for inner in walk(node.body, skip_scopes=True):
+            targets: list[cst.CSTNode] = []
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, (cst.AugAssign, cst.AnnAssign, cst.For)):
+                targets = [inner.target]
+            elif isinstance(inner, cst.WithItem) and inner.asname is not None:
+                targets = [inner.asname.name]
+            if any(n.value == name for t in targets for n in variables_under(t)):
+                return None
+        for statement in reversed(self._module_node.body):
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                if statement.name.value == name:
+                    return None
+                continue  # its own names, not the module's
+            bound, value = bound_value(statement, name)
+            if bound:
+                return value
+        return None
+
+    def _kept_objects(self, loop: cst.For, objects: set[str]) -> dict[str, str]:
+        """Those of `objects` the loop feeds through a method of their class (a class of
+        the program) that stores what it is given (ProgramHints.keepers: a progress bar's
+        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
+        class's name: the object's own printing methods show running figures
+        (edge-connect's Progbar)."""
+        if self._keepers is None:
+            keepers = self.state.hints.keepers
+            if self.state.hints.printing is None:  # no program told: this module's own
+                tree = ast.parse(self._module_node.code)
+                printing = printing_functions(tree, import_table(tree, "", False))
+                keepers = keepers | keeping_methods(tree, printing)
+            self._keepers = keepers
+        kept: dict[str, str] = {}
+        for node in walk(loop.body, skip_scopes=True):
+            if not (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.value.value in objects
+            ):
+                continue
+            name = node.func.value.value
+            initial = self._initial_value(loop, name) or self._module_value(loop, name)
+            if isinstance(initial, cst.Call):
+                owner = name_of(initial.func)
+                if f"{owner}.{node.func.attr.value}" in self._keepers:
+                    kept[name] = owner
+        return kept
+
+    def _kept_shown(self, call: cst.Call, kept: dict[str, str]) -> list[cst.BaseExpression]:
+        """[`progbar`] of `progbar.add(n, values=logs)` when `progbar` keeps running
+        figures (`kept`: _kept_objects) and the method reads its object's data
+        (ProgramHints.keepers' "Class.method()"): it shows what was kept. A method reading
+        none of it (`meter.append_to(path)` writing "finished") shows none."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            owner = kept.get(func.value.value)
+            if owner is not None and f"{owner}.{func.attr.value}()" in (self._keepers or ()):
+                return [func.value]
+        return []
 
     def _is_counter(self, value: cst.BaseExpression | None) -> bool:
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):

@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.ast_nodes import import_table
-from dp2ddp.transforms._support.names import PRINTS, WRITE_METHODS
+from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     assigned_value,
@@ -28,7 +28,7 @@ from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
-from dp2ddp.transforms.data.plan import PRINTER_NAME, SHOW_METHODS, Loader
+from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
@@ -249,7 +249,8 @@ class LoaderEvaluation(LoopCounters):
         it when it was not summed over the ranks; an averaging object or a list fed with the
         batches' figures (`losses.update(loss.item(), n)`) printed in the loop or read after
         it (`return losses.avg`: the caller writes rank 0's share to its results file,
-        real-world: efficient_densenet_pytorch's results.csv). The figures are read through
+        real-world: efficient_densenet_pytorch's results.csv) or shown by its own printing
+        method when it keeps what it is fed (_kept_objects). The figures are read through
         the names the function binds from them (`res = 'Loss %.4f' % losses.avg`). Also the
         loops over a local name read from the loader (`Loader.read_loops`)."""
         loops = [loop for loop, _, _ in loader.loops]
@@ -274,9 +275,10 @@ class LoaderEvaluation(LoopCounters):
             start = self.get_metadata(PositionProvider, loop).start.line
             end = self.get_metadata(PositionProvider, loop).end.line
             figures = figure_aliases(self._scope_root(loop), counters | objects)
+            keeping = self._kept_objects(loop, objects)
             for node in walk(self._scope_root(loop), skip_scopes=True):
                 if isinstance(node, cst.Call) and self._prints(node):
-                    values: list[cst.CSTNode] = [a.value for a in node.args]
+                    values = [a.value for a in node.args] + self._kept_shown(node, keeping)
                 elif isinstance(node, cst.Return) and node.value is not None:
                     values = [node.value]
                 else:
@@ -360,7 +362,7 @@ class LoaderEvaluation(LoopCounters):
             ):
                 continue
             name = node.func.value.value
-            initial = self._initial_value(loop, name)
+            initial = self._initial_value(loop, name) or self._module_value(loop, name)
             if not (
                 isinstance(initial, cst.Call)
                 or isinstance(initial, cst.List)

@@ -10,7 +10,8 @@ from dp2ddp.transforms._support.nodes import variables_under, walk
 
 def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
     """For each name of the function (`root`) that holds running figures, which: the
-    figures themselves, and names bound from them (`res = '...' % losses.avg`) or
+    figures themselves, and names bound from them (`res = '...' % losses.avg`, also in
+    parts: `s += ...`, rtqichen/residual-flows's log line) or
     lists fed with them (`history.append(np.mean(losses))`, read as `history[-1]`:
     tjddus9597/Proxy-Anchor-CVPR2020's epoch loss, logged through `wandb.log`)."""
     held: dict[str, set[str]] = {f: {f} for f in figures}
@@ -23,6 +24,10 @@ def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
         ):
             reads = {n.value for n in variables_under(node.value)}
             assigns.append((node.targets[0].target.value, reads))
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            # a line built in parts: `s += ' | Bits/dim {m.avg:.4f}'.format(m=bpd_meter)`
+            reads = {n.value for n in variables_under(node.value)}
+            assigns.append((node.target.value, reads))
         elif (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Attribute)

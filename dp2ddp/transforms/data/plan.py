@@ -32,10 +32,6 @@ EVAL_NAME = re.compile(
 )
 #: Names of imported project functions that show their arguments (`progress_bar`, `log_metrics`).
 PRINTER_NAME = re.compile(r"(?:^|_)(?:print|progress|log|show|display|report)(?:_|$|bar)", re.I)
-#: Methods that show their arguments whatever their receiver: tqdm bars, loggers.
-SHOW_METHODS = frozenset(
-    {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
-)
 POSITIONS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 #: A rewritten one-line loader longer than this gets one argument per line.
 LINE_LIMIT = 99

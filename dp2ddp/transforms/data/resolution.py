@@ -37,6 +37,8 @@ class LoaderResolution(CallFlow):
         self._decisions: dict[cst.For, Decision | None] = {}
         #: functions, methods of the module that print or write a file
         self._printers: tuple[set[str], set[str]] | None = None
+        #: "Class.method" of the methods keeping what they are given (counters.py).
+        self._keepers: frozenset[str] | None = None
         self._imported_names: set[str] | None = None  # names the module's imports bind
         self._module_node: cst.Module = cst.Module(body=[])
         self._top: dict[cst.For, list[cst.BaseStatement]] = {}

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.ast_nodes import import_table
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     after_imports,
@@ -19,6 +20,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
+from dp2ddp.transforms.analysis.object_returns import object_functions
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import pure_functions
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -42,6 +44,8 @@ class RankZeroFacts:
     def __init__(self, transform: RankZeroOnly, module: cst.Module) -> None:
         self.t = transform
         self.module = module
+        #: Functions returning a PIL image (image_maker), found once.
+        self.makers: frozenset[str] | None = None
         #: Module statements before the setup block.
         self.early: list[cst.BaseStatement] = list(module.body[: after_imports(list(module.body))])
         self.loggers: set[str] = set()  # names/attributes bound to a logger
@@ -138,9 +142,23 @@ class RankZeroFacts:
             return "run"
         if names & (TQDM | OTHER_BARS):
             return "bar"
-        if names & PIL_IMAGES:
+        if names & PIL_IMAGES or self.image_maker(names):
             return "image"
         return None
+
+    def image_maker(self, names: set[str]) -> bool:
+        """A function of the program whose every return is a PIL image (`stitch_images`,
+        ProgramHints.image_makers), by its qualified name (a relative import's by its tail)."""
+        if self.makers is None:
+            self.makers = self.t.state.hints.image_makers
+            if self.t.state.hints.printing is None:  # no program told: this module's own
+                tree = ast.parse(self.module.code)
+                table = import_table(tree, "", False)
+                self.makers |= object_functions(tree, table, PIL_IMAGES)
+        makers = self.makers
+        return any(
+            q in makers or q.startswith(".") and any(m.endswith(q) for m in makers) for q in names
+        )
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""

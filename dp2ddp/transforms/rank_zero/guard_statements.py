@@ -41,6 +41,7 @@ from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.barriers import barrier, is_barrier
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
+from dp2ddp.transforms.rank_zero.object_saves import returned_by, saved_path
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -140,6 +141,8 @@ class StatementGuards(Rule):
                 return FILES
             if func.attr.value == "save" and self.image(receiver):
                 return FILES
+            if func.attr.value == "save":
+                self.unproven_save(small.value, receiver)
             if func.attr.value in OUTPUT_METHODS:
                 self.unknown_output(small.value, receiver)
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
@@ -170,6 +173,39 @@ class StatementGuards(Rule):
             "DP080",
             f"{self.t.code(call.func)}() of {receiver.value}, an object of {library}, runs "
             "on every rank; not proved to print or log only once",
+        )
+
+    def unproven_save(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        """DP078 for `images.save(path)` where `images` was bound, in this scope, to what a
+        function returned whose type no rule proves (object_saves.py): the file may be
+        written by every rank. Said, not guarded: what the method does is not known."""
+        if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
+            return
+        path = saved_path(call)
+        classes = self.facts.instances.get((self.facts.scope_id(call), receiver.value))
+        maker = returned_by(classes, KNOWN_PACKAGES | sys.stdlib_module_names)
+        if path is None or maker is None or id(call) in self.said or self.own_save():
+            return
+        self.said.add(id(call))
+        self.t.warn(
+            call,
+            "DP078",
+            f"{self.t.code(call.func)}({self.t.code(path)}) of {receiver.value}, returned by "
+            f"{maker}(), runs on every rank; not proved to be an object whose save is "
+            "known, so the file is not proved written once",
+        )
+
+    def own_save(self) -> bool:
+        """The program defines a `save` of its own that saves a checkpoint (ProgramHints.
+        saved_by), or this module a method of that name: `x.save(path)` may be it, whose
+        writes are migrated where they are."""
+        if any(n.rsplit(".", 1)[-1] == "save" for n in self.t.state.hints.saved_by):
+            return True
+        return any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "save"
+            for c in self.facts.module.body
+            if isinstance(c, cst.ClassDef)
+            for s in c.body.body
         )
 
     def image(self, receiver: cst.BaseExpression) -> bool:

@@ -46,6 +46,7 @@ from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
@@ -53,6 +54,7 @@ from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
+    PIL_IMAGES,
     fresh_containers,
     pure_method,
     pure_name,
@@ -103,6 +105,10 @@ def program_hints(
     printers = frozenset().union(*(n.printers for n in names)) | _qualified_printers(
         [m.name for m in modules], names
     )
+    images = frozenset().union(*(n.images for n in names)) | _qualified_printers(
+        [m.name for m in modules], names, "images"
+    )
+    keepers = frozenset().union(*(n.keepers for n in names))
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -134,6 +140,9 @@ def program_hints(
                 file_read_by=read_by,
                 own_device=own_device,
                 per_rank_classes=drawing,
+
+                image_makers=images,
+                keepers=keepers,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -153,11 +162,15 @@ def program_hints(
             read_by,
             own_device,
             drawing,
+            images,
+            keepers,
         )
     return hints
 
 
-def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
+def _qualified_printers(
+    modules: list[str], names: list[ModuleNames], field: str = "printers"
+) -> frozenset[str]:
     """The printing functions as another module's call through the module spells them
     (`log_utils.log_values(...)` after `import log_utils`; "utils.log_values" where package
     `utils` re-exports it, by name or by a star): a running figure handed to one is shown
@@ -169,7 +182,7 @@ def _qualified_printers(modules: list[str], names: list[ModuleNames]) -> frozens
         f"{module}.{p}"
         for module, n in zip(modules[1:], names[1:], strict=True)
         if module
-        for p in n.printers
+        for p in getattr(n, field)
     }
     return frozenset(_through_reexports(found, names))
 
@@ -296,6 +309,10 @@ class ModuleNames:
     own_device: frozenset[str] = frozenset()
     #: `Class:stream` of its classes keeping a random draw in an attribute (per_rank_classes).
     per_rank_classes: frozenset[str] = frozenset()
+    #: Its functions returning a PIL image; its classes' methods keeping what they are
+    #: given, "Class.method" (analysis/object_returns.py).
+    images: frozenset[str] = frozenset()
+    keepers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -328,6 +345,8 @@ class ModuleNames:
             file_readers(tree, resolved),
             own_device_classes(name, tree),
             per_rank_classes(tree),
+            object_functions(tree, table, PIL_IMAGES),
+            keeping_methods(tree, printing),
         )
 
 
