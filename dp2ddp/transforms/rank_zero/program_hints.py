@@ -140,7 +140,6 @@ def program_hints(
                 file_read_by=read_by,
                 own_device=own_device,
                 per_rank_classes=drawing,
-
                 image_makers=images,
                 keepers=keepers,
             )
