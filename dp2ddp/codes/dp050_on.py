@@ -391,4 +391,16 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         '(`dp2ddp verify`: "ranks in sync NO"). Renormalise outside forward on every '
         "rank alike (after the step, the whole table), or drop `max_norm`.",
     ),
+    "DP090": (
+        "the learning rate decided by a figure this rank computes from its own batches",
+        "A figure of the training loop (a sum of this rank's losses, a draw made for its "
+        "batch) decides the learning rate (`if total > best: lr /= 2`, a write to a "
+        "parameter group's `lr`, `ReduceLROnPlateau.step(figure)`). DataParallel computed it "
+        "once, over the whole batch; migrated, each rank computes it from its own share, so "
+        "the ranks may set different learning rates and their weights part, silently. "
+        "dp2ddp does not make it rank 0's value: inside the training loop that value is also "
+        "this rank's data. All-reduce the figure first (`dist.all_reduce`, averaged), or "
+        "decide on a figure every rank computes alike. Marked in the migrated file: "
+        "`--check` fails until it is resolved.",
+    ),
 }

@@ -74,6 +74,7 @@ MARKED = frozenset(
         "DP080",
         "DP085",
         "DP088",
+        "DP090",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -20,28 +20,44 @@ from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Calls whose result differs between processes even on the same input.
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
+#: The inserted helpers whose value is the same on every rank (a sum over the ranks, rank
+#: 0's value): what they return is no rank's own figure.
+_AGREED: Final = frozenset({"ddp_all_reduce_sum", "ddp_global_count", "ddp_rank0_value"})
+
+
+def _agreed(expr: cst.BaseExpression | None) -> bool:
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value in _AGREED
+    )
 
 
 def computed_per_rank(
-    u: RankUniformity, test: cst.BaseExpression, loop: cst.For | cst.While
+    u: RankUniformity,
+    test: cst.BaseExpression,
+    loop: cst.For | cst.While,
+    *,
+    batches_only: bool = False,
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
     Values from before the loop and counters (`step += args.batch`) do not count: this
-    is for a warning about leaving the loop, and a loss is the usual culprit."""
-    return _loop_local(u, test, loop, set())
+    is for a warning about leaving the loop, and a loss is the usual culprit.
+    `batches_only`: only what comes from the batches (a rank or clock test is left to the
+    agreement proof, which makes such reads rank 0's)."""
+    return _loop_local(u, test, loop, set(), batches_only)
 
 
 def _loop_local(
-    u: RankUniformity, expr: cst.BaseExpression, loop: cst.For | cst.While, seen: set[str]
+    u: RankUniformity,
+    expr: cst.BaseExpression,
+    loop: cst.For | cst.While,
+    seen: set[str],
+    batches_only: bool = False,
 ) -> bool:
-    if mentions_rank(expr):
+    if not batches_only and _read_per_process(u, expr):
         return True
-    for call in walk(expr):
-        if isinstance(call, cst.Call) and any(
-            n.startswith(_PER_PROCESS) for n in u.view.qualified_names(call.func)
-        ):
-            return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
     seen |= names
     for node in walk(loop, skip_scopes=True):
@@ -55,7 +71,9 @@ def _loop_local(
         targets = node.targets if isinstance(node, cst.Assign) else [node]
         if not any(binds_name(t.target, n) for t in targets for n in names):
             continue
-        if node.value is None or _loop_local(u, node.value, loop, seen):
+        if _agreed(node.value):
+            continue
+        if node.value is None or _loop_local(u, node.value, loop, seen, batches_only):
             return True
         child: cst.CSTNode = node
         parent = u.view.parent(node)
@@ -63,8 +81,17 @@ def _loop_local(
             if (
                 isinstance(parent, cst.If)
                 and child is not parent.test
-                and _loop_local(u, parent.test, loop, seen)
+                and _loop_local(u, parent.test, loop, seen, batches_only)
             ):
                 return True
             child, parent = parent, u.view.parent(parent)
     return False
+
+
+def _read_per_process(u: RankUniformity, expr: cst.BaseExpression) -> bool:
+    """`expr` tests the rank or reads the clock, a random draw, the file system."""
+    return mentions_rank(expr) or any(
+        isinstance(call, cst.Call)
+        and any(n.startswith(_PER_PROCESS) for n in u.view.qualified_names(call.func))
+        for call in walk(expr)
+    )

@@ -53,6 +53,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
     reads_state,
 )
+from dp2ddp.transforms.analysis.per_rank import computed_per_rank
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
@@ -156,10 +157,22 @@ class RunDirValues(CallRule):
         ]
         sinks += [(write.value, write, write) for write in sets]
         sinks += [(figure, call, call) for call, figure in plateaus]
+        said: set[int] = set()  # the lines of the rates DP090 was given for
         for expr, site, write in sinks:
             if self.facts.under_guard(site) or self._in_inserted_helper(site):
                 continue
             line = self.t.input_position(write)[0]
+            if line in said or self._from_own_batches(expr, site):
+                if line not in said:
+                    said.add(line)
+                    self.t.warn(
+                        site,
+                        "DP090",
+                        f"`{self.t.code(expr)}` decides the learning rate set at line {line} "
+                        "from this rank's own batches in its training loop: the ranks may set "
+                        "different rates; all-reduce the figure first",
+                    )
+                continue
             named = (f"the learning rate set at line {line}", self.t.code(write))
             reason = f"it decides the learning rate set at line {line}, which the ranks share"
             cut: set[int] = set()  # the figures made rank 0's: the walk stops there
@@ -174,6 +187,24 @@ class RunDirValues(CallRule):
                 self._share_or_warn(figure, origin, named, reason, (sources, warned))
                 if id(figure) in sources and isinstance(figure, cst.Call):
                     self.facts.uniform.share(figure)
+
+    def _from_own_batches(self, expr: cst.BaseExpression, site: cst.CSTNode) -> bool:
+        """`expr` reads a figure a loop around `site` that trains (calls `.backward()`)
+        computes from this rank's batches or draws (analysis/per_rank.py): a sum of its
+        losses. Rank 0's value would replace the other ranks' data, not name a shared
+        thing, so the decision is said (DP090), not shared."""
+        function = enclosing_function(site, self.t)
+        node = self.t.parent(site)
+        while node is not None and node is not function:
+            if isinstance(node, (cst.For, cst.While)) and any(
+                isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"
+                for call in walk(node.body)
+                if isinstance(call, cst.Call)
+            ):
+                if computed_per_rank(self.facts.uniform, expr, node, batches_only=True):
+                    return True
+            node = self.t.parent(node)
+        return False
 
     def _first_figure(
         self,
