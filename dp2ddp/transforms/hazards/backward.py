@@ -168,6 +168,17 @@ class SecondBackwards:
         self.found: list[SecondBackward] = []
         self._functions = functions or {}
         self._classes = classes or {}
+        #: class -> its `self.x` bound to an instance of a class of the module, in any method
+        self._held = {
+            name: {
+                k: v
+                for method in methods.values()
+                if isinstance(method.body, cst.IndentedBlock)
+                for k, v in _instances(method.body.body, self._classes).items()
+                if k.startswith("self.")
+            }
+            for name, methods in self._classes.items()
+        }
         self._summaries: dict[int, _Summary | None] = {}
         self._frame = _Frame(None, {})
         self._placeholders = 0
@@ -186,7 +197,7 @@ class SecondBackwards:
         self._summaries[key] = None
         outer, outer_no_grad = self._frame, self._no_grad
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-        frame = _Frame(cls, _instances(body, self._classes))
+        frame = _Frame(cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)})
         self._frame, self._no_grad = frame, 0
         flow = _Flow()
         params = function.params
@@ -389,9 +400,9 @@ class SecondBackwards:
         """The module's own function `func` names: (it, its class, the receiver)."""
         if isinstance(func, cst.Name) and func.value in self._functions:
             return self._functions[func.value], None, ""
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        if not isinstance(func, cst.Attribute):
             return None
-        owner = func.value.value
+        owner = code_of(func.value)  # `model`, `self`, `self.inpaint_model`
         cls = self._frame.cls if owner == "self" else self._frame.instances.get(owner)
         method = self._classes.get(cls or "", {}).get(func.attr.value)
         return (method, cls, owner) if method is not None else None
@@ -479,20 +490,29 @@ class SecondBackwards:
 
 
 def _instances(body: Iterable[cst.BaseStatement], classes: Collection[str]) -> dict[str, str]:
-    """Locals of one function (or the module) bound to an instance of one of the module's
-    classes, `model = GanModel(...)`: the class whose methods `model.m(...)` calls."""
+    """Names of one function (or the module) bound to an instance of one of the module's
+    classes, `model = GanModel(...)` or `self.model = GanModel(cfg).to(device)`: the class
+    whose methods `model.m(...)` calls."""
     instances: dict[str, str] = {}
     for statement in body:
         for node in walk(statement, skip_scopes=True):
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-                and isinstance(node.value, cst.Call)
-                and isinstance(node.value.func, cst.Name)
-                and node.value.func.value in classes
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            value = node.value
+            while (  # through `.to(device)`, `.cuda()`
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Call)
             ):
-                instances[node.targets[0].target.value] = node.value.func.value
+                value = value.func.value
+            target = code_of(node.targets[0].target)
+            if (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and value.func.value in classes
+                and (target.isidentifier() or target.startswith("self."))
+            ):
+                instances[target] = value.func.value
     return instances
 
 
