@@ -223,6 +223,47 @@ class SecondBackwards:
         self._summaries[key] = summary
         return summary
 
+    def callees_first(
+        self, roots: list[tuple[cst.FunctionDef, str | None]]
+    ) -> list[tuple[cst.FunctionDef, str | None]]:
+        """`roots` and the functions they call, each once, every callee before its callers
+        (an iterative depth-first post-order over the calls `_resolve` finds)."""
+        order: list[tuple[cst.FunctionDef, str | None]] = []
+        seen: set[int] = set()
+        for root in roots:
+            if id(root[0]) in seen:
+                continue
+            seen.add(id(root[0]))
+            stack = [(root, iter(self._calls_of(*root)))]
+            while stack:
+                (function, cls), pending = stack[-1]
+                callee = next(pending, None)
+                if callee is None:
+                    stack.pop()
+                    order.append((function, cls))
+                elif id(callee[0]) not in seen:
+                    seen.add(id(callee[0]))
+                    stack.append((callee, iter(self._calls_of(*callee))))
+        return order
+
+    def _calls_of(
+        self, function: cst.FunctionDef, cls: str | None
+    ) -> list[tuple[cst.FunctionDef, str | None]]:
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        outer = self._frame
+        self._frame = _Frame(
+            cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)}
+        )
+        found = []
+        for statement in body:
+            for node in walk(statement, skip_scopes=True):
+                if isinstance(node, cst.Call):
+                    resolved = self._resolve(node.func)
+                    if resolved is not None:
+                        found.append((resolved[0], resolved[1]))
+        self._frame = outer
+        return found
+
     def _placeholder(self, name: str) -> int:
         self._placeholders -= 1
         self._frame.inputs[self._placeholders] = name
@@ -588,9 +629,11 @@ def second_backwards(
     finder = SecondBackwards(matches, known | _registered(module, known), functions, classes)
     if not finder.wrapped:
         return []
-    finder.run(module.body)
     owners = {id(f): cls for cls, methods in classes.items() for f in methods.values()}
-    for node in walk(module):
-        if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock):
-            finder.run_function(node, owners.get(id(node)))
+    defs = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    # callees first (a post-order without recursion): a call chain as deep as the module
+    # is long reads each function once, never nested deeper than one call
+    for function, cls in finder.callees_first([(f, owners.get(id(f))) for f in defs]):
+        finder.run_function(function, cls)
+    finder.run(module.body)
     return finder.found
