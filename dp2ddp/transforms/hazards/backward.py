@@ -472,10 +472,10 @@ class SecondBackwards:
                     out |= given.get(name, frozenset())
             return frozenset(out)
 
-        if self._no_grad:
-            return frozenset()
         for carried, inner in summary.input_backwards:
             self._backward(call, mapped(carried), flow, inner)
+        if self._no_grad:  # its forwards make no graph here (its backwards still run)
+            return frozenset()
         for model, (count, first, latest) in summary.forwards.items():
             flow.since.pop(model, None)
             flow.latest[model] = latest
