@@ -226,6 +226,7 @@ class FlagHazards(MigrationTransform):
         )
         for site in sites:
             line, _ = self._position(site.forward)
+            model = site.model or self.code(site.forward.func)
             if site.inner is not None and site.earlier is not None:
                 inner, _ = self._position(site.inner)
                 earlier, _ = self._position(site.earlier)
@@ -234,8 +235,8 @@ class FlagHazards(MigrationTransform):
                     "DP026",
                     f"{self.code(site.backward.func)}(...) runs "
                     f"{self.code(site.inner.func)}() (line {inner}), the second backward "
-                    f"through forwards of {self.code(site.forward.func)} (line {line}) "
-                    f"since its latest forward (the first went through line {earlier}): "
+                    f"through forwards of {model} (line {line}) since its latest forward "
+                    f"(the first went through line {earlier}): "
                     "DDP all-reduces only the first, these gradients stay per rank "
                     "(backward the sum once, or one forward per backward)",
                 )
@@ -257,7 +258,8 @@ class FlagHazards(MigrationTransform):
                     site.backward,
                     "DP026",
                     f"{self.code(site.backward.func)}() is the second backward through "
-                    f"forwards of {self.code(site.forward.func)} (line {line}) since its "
+                    f"forwards of {model} (line {line}) "
+                    "since its "
                     f"latest forward (the first went through line {earlier}): DDP "
                     "all-reduces only the first, these gradients stay per rank "
                     "(backward the sum once, or one forward per backward)",

@@ -105,6 +105,8 @@ class SecondBackward:
     forward: cst.Call
     earlier: cst.Call | None = None
     inner: cst.Call | None = None
+    #: the wrapped model as the caller spells it (a helper's parameter given `D`: `D`)
+    model: str = ""
 
 
 #: At most this many backwards through a function's inputs are kept in its summary (two
@@ -141,6 +143,9 @@ class _Frame:
 
     cls: str | None
     instances: dict[str, str]
+    #: its parameters (not `self`): a call of one is a forward of `@name`, a model the
+    #: caller may pass (a wrapped one: that model's forward there)
+    params: frozenset[str] = frozenset()
     inputs: dict[int, str] = field(default_factory=dict)
     input_backwards: list[tuple[frozenset[int], cst.Call]] = field(default_factory=list)
     returns: frozenset[int] = frozenset()
@@ -182,6 +187,8 @@ class SecondBackwards:
         self._summaries: dict[int, _Summary | None] = {}
         self._frame = _Frame(None, {})
         self._placeholders = 0
+        #: ids of the forwards a call of a summarised function makes (above any address)
+        self._fresh = 1 << 62
         #: per element of a call's returned tuple, for the assignment it feeds
         self._items: dict[int, tuple[frozenset[int], ...]] = {}
 
@@ -202,7 +209,9 @@ class SecondBackwards:
         flow = _Flow()
         params = function.params
         named = [*params.posonly_params, *params.params, *params.kwonly_params]
-        for param in named[1:] if cls is not None else named:  # not `self`
+        named = named[1:] if cls is not None else named  # not `self`
+        frame.params = frozenset(param.name.value for param in named)
+        for param in named:
             flow.carries[param.name.value] = frozenset({self._placeholder(param.name.value)})
         self._block(body, flow)
         self._frame, self._no_grad = outer, outer_no_grad
@@ -416,8 +425,10 @@ class SecondBackwards:
         if resolved is not None:  # `model.backward(g, d)` of the model's own class too
             function, cls, owner = resolved
             summary = self.run_function(function, cls)
-            given = _bound(function, call, passed, method=cls is not None)
-            return self._apply(call, summary, given, owner, flow)
+            bound = _bound(function, call, method=cls is not None)
+            given = {name: passed[index] for name, index in bound.items()}
+            models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
+            return self._apply(call, summary, given, owner, flow, models)
         if self._matches(func, _AUTOGRAD_BACKWARD):
             self._backward(call, arguments, flow)
             return frozenset()
@@ -428,7 +439,17 @@ class SecondBackwards:
         if code_of(func) in self.wrapped and not self._no_grad:
             self._forward(call, code_of(func), flow)
             return arguments | receiver | {id(call)}
+        if isinstance(func, cst.Name) and func.value in self._frame.params and not self._no_grad:
+            self._forward(call, "@" + func.value, flow)  # `net(x)` of `def step(net, x)`
+            return arguments | receiver | {id(call)}
         return arguments | receiver
+
+    def _passed_model(self, value: cst.BaseExpression) -> str | None:
+        """The model an argument passes: a wrapped one, or this function's parameter."""
+        spelled = code_of(value)
+        if spelled in self.wrapped:
+            return spelled
+        return "@" + spelled if spelled in self._frame.params else None
 
     def _forward(self, forward: cst.Call, model: str, flow: _Flow) -> None:
         self._forwards[id(forward)] = (forward, model)
@@ -455,17 +476,37 @@ class SecondBackwards:
         given: dict[str, frozenset[int]],
         owner: str,
         flow: _Flow,
+        models: dict[str, str | None],
     ) -> frozenset[int]:
         """A call of a function read into `summary`: its inputs become what this call
-        passes (`given`, and `owner`'s attributes), then its backwards and forwards count
-        here, in that order."""
+        passes (`given`, and `owner`'s attributes; `models`: the model each parameter is
+        given), then its backwards and forwards count here, in that order. Its forwards
+        are this call's own (fresh ids: two calls of one helper are two forwards)."""
+        fresh: dict[int, int | None] = {}
+
+        def renamed(model: str) -> str | None:
+            return models.get(model[1:]) if model.startswith("@") else model
+
+        def this_call(forward: int) -> int | None:
+            if forward not in fresh:
+                node, model = self._forwards[forward]
+                here = renamed(model)
+                fresh[forward] = None
+                if here is not None:
+                    self._fresh += 1
+                    fresh[forward] = self._fresh
+                    self._forwards[self._fresh] = (node, here)
+                    self._order[self._fresh] = len(self._order)
+            return fresh[forward]
 
         def mapped(forwards: frozenset[int]) -> frozenset[int]:
             out: set[int] = set()
             for forward in forwards:
                 name = summary.inputs.get(forward)
                 if name is None:
-                    out.add(forward)
+                    here = this_call(forward)
+                    if here is not None:
+                        out.add(here)
                 elif name.startswith("self."):
                     out |= flow.carries.get(owner + name[4:], frozenset()) if owner else set()
                 else:
@@ -477,12 +518,17 @@ class SecondBackwards:
         if self._no_grad:  # its forwards make no graph here (its backwards still run)
             return frozenset()
         for model, (count, first, latest) in summary.forwards.items():
-            flow.since.pop(model, None)
-            flow.latest[model] = latest
+            here, first_here, latest_here = renamed(model), this_call(first), this_call(latest)
+            if here is None or first_here is None or latest_here is None:
+                continue
+            flow.since.pop(here, None)
+            flow.latest[here] = latest_here
             if count:
-                flow.since[model] = (count, first)
+                flow.since[here] = (count, first_here)
         for forward, count in summary.backwards.items():
-            flow.backwards[forward] = count
+            made = this_call(forward)
+            if made is not None:
+                flow.backwards[made] = count
         if owner:
             for name, carried in summary.attributes.items():
                 flow.carries[owner + name[4:]] = mapped(carried)
@@ -505,7 +551,7 @@ class SecondBackwards:
         for forward in sorted(forwards, key=self._order.__getitem__):
             count = flow.backwards.get(forward, 0) + 1
             flow.backwards[forward] = count
-            if count == 2:
+            if count == 2 and not self._forwards[forward][1].startswith("@"):
                 found = self._forwards[forward][0]
                 self.found.append(SecondBackward(call, found, inner=inner))
                 reported = True
@@ -518,10 +564,10 @@ class SecondBackwards:
         for model, forward in models.items():
             count, first = flow.since.get(model, (0, forward))
             flow.since[model] = (count + 1, first)
-            if count + 1 == 2 and not reported:
+            if count + 1 == 2 and not reported and not model.startswith("@"):
                 self.found.append(
                     SecondBackward(
-                        call, self._forwards[forward][0], self._forwards[first][0], inner
+                        call, self._forwards[forward][0], self._forwards[first][0], inner, model
                     )
                 )
 
@@ -557,23 +603,22 @@ def _instances(body: Iterable[cst.BaseStatement], classes: Collection[str]) -> d
     return instances
 
 
-def _bound(
-    function: cst.FunctionDef, call: cst.Call, passed: list[frozenset[int]], *, method: bool
-) -> dict[str, frozenset[int]]:
-    """What `call` passes to each parameter of `function` (by position, then keyword)."""
+def _bound(function: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, int]:
+    """Which argument of `call` each parameter of `function` gets (by position, then
+    keyword): parameter -> the argument's index."""
     params = function.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
     if method:
         positional = positional[1:]
-    given: dict[str, frozenset[int]] = {}
-    for index, (arg, carried) in enumerate(zip(call.args, passed, strict=True)):
+    bound: dict[str, int] = {}
+    for index, arg in enumerate(call.args):
         if arg.keyword is not None:
-            given[arg.keyword.value] = carried
+            bound[arg.keyword.value] = index
         elif arg.star:
             break
         elif index < len(positional):
-            given[positional[index]] = carried
-    return given
+            bound[positional[index]] = index
+    return bound
 
 
 def read_through_module(root: cst.CSTNode) -> set[str]:
