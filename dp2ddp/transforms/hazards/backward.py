@@ -209,7 +209,7 @@ class SecondBackwards:
         flow = _Flow()
         params = function.params
         named = [*params.posonly_params, *params.params, *params.kwonly_params]
-        named = named[1:] if cls is not None else named  # not `self`
+        named = named[1:] if _takes_self(function, cls) else named  # not `self`
         frame.params = frozenset(param.name.value for param in named)
         for param in named:
             flow.carries[param.name.value] = frozenset({self._placeholder(param.name.value)})
@@ -425,7 +425,7 @@ class SecondBackwards:
         if resolved is not None:  # `model.backward(g, d)` of the model's own class too
             function, cls, owner = resolved
             summary = self.run_function(function, cls)
-            bound = _bound(function, call, method=cls is not None)
+            bound = _bound(function, call, method=_takes_self(function, cls))
             given = {name: passed[index] for name, index in bound.items()}
             models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
             return self._apply(call, summary, given, owner, flow, models)
@@ -601,6 +601,14 @@ def _instances(body: Iterable[cst.BaseStatement], classes: Collection[str]) -> d
             ):
                 instances[target] = value.func.value
     return instances
+
+
+def _takes_self(function: cst.FunctionDef, cls: str | None) -> bool:
+    """A method's first parameter is its receiver (`self`, a classmethod's `cls`), not a
+    staticmethod's."""
+    return cls is not None and not any(
+        code_of(d.decorator) == "staticmethod" for d in function.decorators
+    )
 
 
 def _bound(function: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, int]:
