@@ -93,6 +93,7 @@ GOLDENS = {
     "devices_string_uses": ("pin=False kind=cpu gpu=False first=cpu spare=False", "done True"),
     "model_wrap_guard_picks_module_branch": ("reverse same True",),
     "data_running_figures_own_sampler": ("epoch 0 loss 1.3104", "epoch 1 loss 1.1436"),
+    "model_wrap_layer_two_names": ("trained 4",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -347,6 +348,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_F,
         *FRESH5_J,
         "second_backward",
+        "second_backward_across_methods",
     )
     for name in names:
         scripts[name], codes[name] = _migrate(name, out)
@@ -409,6 +411,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     inner = scripts["sample_from_inner_module"].read_text()
     assert re.search(r"if ddp_is_main\(\):\n\s+np\.save\(", inner), inner
     assert "DP026" in codes["second_backward"]
+    assert "DP026" in codes["second_backward_across_methods"]
     assert "    ddp_sync_module(criterion)\n" in scripts["loss_module_parameters"].read_text()
     assert "    ddp_sync_frozen(model)\n" in scripts["unfrozen_after_wrap"].read_text()
     assert "    ddp_sync_module(student)\n" in scripts["distilled_student"].read_text()
@@ -839,6 +842,11 @@ def test_second_backward_through_one_forward_is_what_dp026_says(
     assert all(isinstance(digest, list) and len(digest) == 2 for digest in digests), digests
     d_rank0, d_rank1 = (float(digest[1]) for digest in digests)  # type: ignore[index]
     assert abs(d_rank0 - d_rank1) > 1e-4, digests
+    # the same across methods (process() forwards, backward() backwards: stop 32)
+    across = [_status(out, scripts["second_backward_across_methods"], r) for r in (0, 1)]
+    assert all(status["ok"] for status in across), console[-6000:]
+    d_parts = [status["digest"][1] for status in across]  # type: ignore[index]
+    assert abs(float(d_parts[0]) - float(d_parts[1])) > 1e-4, across
     original = runpy.run_path(str(CASES / "second_backward.py"), run_name="__main__")
     want = original["E2E_DIGEST"]
     for status in fixed:

@@ -121,3 +121,19 @@ def test_a_helper_with_its_own_training_loop_is_warned_inside_only() -> None:
     )
     found = [(d.line, d.message) for d in migrate_source(source).diagnostics if d.code == "DP006"]
     assert [(line, message.partition(": ")[2]) for line, message in found] == [(10, "torch.rand()")]
+
+
+def test_second_backward_through_a_deep_call_chain_is_found_without_recursion() -> None:
+    """DP026's function summaries are read callees first: a chain of calls longer than
+    Python's recursion allows nested (1200 functions, the last one the forward) neither
+    fails nor hides the second backward through the one forward the chain returns."""
+    lines = ["import torch", "import torch.nn as nn", "net = nn.DataParallel(nn.Linear(4, 1))"]
+    for i in range(1200):
+        lines += [
+            f"def f{i}(x):",
+            f"    return f{i + 1}(x) * 2" if i < 1199 else "    return net(x)",
+        ]
+    lines += ["y = f0(torch.zeros(8, 4)).sum()", "y.backward(retain_graph=True)", "y.backward()"]
+    result = migrate_source("\n".join(lines) + "\n")
+    found = [d for d in result.diagnostics if d.code == "DP026"]
+    assert [d.line for d in found] == [len(lines)], result.diagnostics

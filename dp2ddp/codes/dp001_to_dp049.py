@@ -203,7 +203,12 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "its next forward (a GAN's dis_loss over D(real) and D(fake.detach()), then "
         "gen_loss over D(fake)): DDP prepares its reducer in each forward and all-reduces "
         "the first backward after the latest one only; backward the sum once, or run one "
-        "forward per backward.",
+        "forward per backward. Forwards and backwards are followed through the functions "
+        "and methods of the loop's module (a model's process() making D's forwards, its "
+        "backward() running both backwards): the warning then marks the call in the loop "
+        "and names the backward inside. A D step between the two backwards, with D's "
+        "gradients zeroed before its next step, would discard the part left per rank; "
+        "dp2ddp does not prove that, and warns there too.",
     ),
     "DP027": (
         "training loader from a module dp2ddp could not follow",

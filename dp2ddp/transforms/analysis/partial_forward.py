@@ -199,6 +199,9 @@ def _class_facts(
     if init is None or forward is None or not init.args.args or not forward.args.args:
         return None
     registered: dict[str, tuple[int, str]] = {}
+    #: the names a chained assignment binds one layer to (`self.conv1 = self.features =
+    #: nn.Sequential(...)`): one module, used when any of its names is
+    aliases: dict[str, frozenset[str]] = {}
     children: list[str] = []
     me = init.args.args[0].arg
     for node in ast.walk(init):
@@ -212,6 +215,9 @@ def _class_facts(
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = frozenset(
+            t.attr for t in targets if isinstance(t, ast.Attribute) and _is_self_attribute(t, me)
+        )
         for target in targets:
             if (
                 isinstance(target, ast.Attribute)
@@ -221,6 +227,7 @@ def _class_facts(
                 holds = has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
+                    aliases[target.attr] = names
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
@@ -258,9 +265,12 @@ def _class_facts(
         if isinstance(node, ast.Attribute)
     }
     partial: list[tuple[PartialUse, str]] = []
+    judged: set[str] = set()
     for attribute, (line, holds) in registered.items():
-        if attribute in uses.always:
-            continue
+        names = aliases.get(attribute, frozenset({attribute}))
+        if names & judged or names & uses.always:
+            continue  # one layer under two names: judged once, used if either is
+        judged.add(attribute)
         if attribute in holders:
             # Held by a container or another module `__init__` builds: used as its holders
             # are. A holder forward() never uses is reported itself; one that is not known
@@ -270,10 +280,11 @@ def _class_facts(
                 how, where = through
                 partial.append((PartialUse(cls.name, attribute, how, where, path), holds))
             continue
-        if attribute in uses.sometimes:
-            how, where = uses.sometimes[attribute]
-            partial.append((PartialUse(cls.name, attribute, how, where, path), holds))
-        elif attribute not in elsewhere:
+        sometimes = [n for n in (attribute, *sorted(names)) if n in uses.sometimes]
+        if sometimes:
+            how, where = uses.sometimes[sometimes[0]]
+            partial.append((PartialUse(cls.name, sometimes[0], how, where, path), holds))
+        elif not names & elsewhere:
             how = "never uses {attr}, which __init__ builds"
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(

@@ -226,13 +226,40 @@ class FlagHazards(MigrationTransform):
         )
         for site in sites:
             line, _ = self._position(site.forward)
+            model = site.model or self.code(site.forward.func)
+            if site.inner is not None and site.earlier is not None:
+                inner, _ = self._position(site.inner)
+                earlier, _ = self._position(site.earlier)
+                self.warn(
+                    site.backward,
+                    "DP026",
+                    f"{self.code(site.backward.func)}(...) runs "
+                    f"{self.code(site.inner.func)}() (line {inner}), the second backward "
+                    f"through forwards of {model} (line {line}) since its latest forward "
+                    f"(the first went through line {earlier}): "
+                    "DDP all-reduces only the first, these gradients stay per rank "
+                    "(backward the sum once, or one forward per backward)",
+                )
+                continue
+            if site.inner is not None:
+                inner, _ = self._position(site.inner)
+                self.warn(
+                    site.backward,
+                    "DP026",
+                    f"{self.code(site.backward.func)}(...) runs "
+                    f"{self.code(site.inner.func)}() (line {inner}), the second backward "
+                    f"through the outputs of {self.code(site.forward.func)}(...) at line "
+                    f"{line}: its gradients are not all-reduced",
+                )
+                continue
             if site.earlier is not None:
                 earlier, _ = self._position(site.earlier)
                 self.warn(
                     site.backward,
                     "DP026",
                     f"{self.code(site.backward.func)}() is the second backward through "
-                    f"forwards of {self.code(site.forward.func)} (line {line}) since its "
+                    f"forwards of {model} (line {line}) "
+                    "since its "
                     f"latest forward (the first went through line {earlier}): DDP "
                     "all-reduces only the first, these gradients stay per rank "
                     "(backward the sum once, or one forward per backward)",
@@ -429,10 +456,14 @@ class FlagHazards(MigrationTransform):
 
     def _may_backward_twice(self) -> bool:
         """DP026 needs two backward calls. A module whose code names `backward` once, as
-        `.backward(`, has one; so has one that never names it (an alias imported under
-        another name still names it once, in its import, and is analysed)."""
+        `.backward(` outside any function, has one; so has one that never names it (an
+        alias imported under another name still names it once, in its import, and is
+        analysed)."""
         named = self.state.text_count("backward")
-        return named is None or named >= 2 or (named == 1 and ".backward(" not in self.state.text)
+        if named is None or named >= 2:
+            return True
+        # one `.backward(` inside a function may run twice per step (called twice)
+        return named == 1 and (".backward(" not in self.state.text or "def " in self.state.text)
 
     # -- scopes and loops -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -27,11 +27,29 @@ forward is all-reduced and a second one before its next forward is not. Per mode
 flow counts the backwards since its latest forward; one backward of the sum, or a forward
 per backward, keeps the count at one. if/else branches are
 alternatives (the larger count of the two); a loop body is read once.
+
+Across functions (stop 32, B2 across methods: edge-connect's `process()` makes D's forwards
+and returns both losses, `backward()` backwards them, both called from the loop body): each
+function of the module is read once, in its own flow, into a summary its callers apply at
+the call, never by replaying its body. Its parameters and the `self.` attributes it reads
+before binding are inputs (placeholder forwards); the summary keeps the wrapped models it
+forwards with the backwards counted since each one's latest forward in it, the backwards
+through its inputs in order (at most a few), and what its return value and its `self.`
+attributes carry. A caller maps the inputs to its arguments (and its receiver's
+attributes), so `model.backward(gen_loss, dis_loss)` counts two backwards through D's
+forwards made in `model.process(x)`, and DP026 names the call and the backward inside.
+Calls resolve to the module's own functions: a plain name, `self.m` in a class, and `v.m`
+for `v = C(...)` of one of its classes, in the same function; recursion reads as a call
+to nothing. Not followed: other modules' functions, inherited methods, a backward through
+an input made before the callee's own forward of that model. Stepping D between the two
+backwards (its per-rank gradient then waits for the next zero_grad) is not treated as
+safe: torch rejects that backward anyway (D's weights changed in place), and a zero_grad
+between the backwards does not help (D then steps on the unreduced second one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -57,9 +75,11 @@ class _Flow:
     #: wrapped model -> (backward passes through its forwards since its latest forward,
     #: the forward the first of them went through).
     since: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: wrapped model -> its latest forward.
+    latest: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> _Flow:
-        return _Flow(dict(self.carries), dict(self.backwards), dict(self.since))
+        return _Flow(dict(self.carries), dict(self.backwards), dict(self.since), dict(self.latest))
 
     def merge(self, other: _Flow) -> None:
         """After an if/else: either branch ran (names: either value; counts: the larger)."""
@@ -70,31 +90,193 @@ class _Flow:
         for model, (count, first) in other.since.items():
             if count > self.since.get(model, (0, first))[0]:
                 self.since[model] = (count, first)
+        for model, forward in other.latest.items():
+            self.latest.setdefault(model, forward)
 
 
 @dataclass(frozen=True)
 class SecondBackward:
     """A backward call that is the second through the outputs of `forward` or, when
     `earlier` is set, the second through forwards of one wrapped model since its latest
-    forward (`earlier`: the forward the first backward went through)."""
+    forward (`earlier`: the forward the first backward went through). `inner`: the backward
+    inside the function that `backward` (then a call of it) runs."""
 
     backward: cst.Call
     forward: cst.Call
     earlier: cst.Call | None = None
+    inner: cst.Call | None = None
+    #: the wrapped model as the caller spells it (a helper's parameter given `D`: `D`)
+    model: str = ""
+
+
+#: At most this many backwards through a function's inputs are kept in its summary (two
+#: through one model are what DP026 needs; the cap keeps nested calls linear).
+_KEPT_INPUT_BACKWARDS = 4
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """What a call of one function does to its caller's flow (see the module docstring)."""
+
+    #: placeholder forward -> the parameter name or `self.` attribute it stands for.
+    inputs: dict[int, str]
+    #: wrapped model (as spelled inside) -> (backwards since its latest forward there, the
+    #: forward the first of them went through, the latest forward).
+    forwards: dict[str, tuple[int, int, int]]
+    #: backwards through inputs, in order: (the forwards carried, the backward call).
+    input_backwards: tuple[tuple[frozenset[int], cst.Call], ...]
+    returns: frozenset[int]
+    #: per element, where every return is a tuple of one length (`return g_loss, d_loss`)
+    items: tuple[frozenset[int], ...] | None
+    attributes: dict[str, frozenset[int]]
+    #: backward passes so far through each forward the return value or attributes carry.
+    backwards: dict[int, int]
+
+
+_EMPTY = _Summary({}, {}, (), frozenset(), None, {}, {})
+
+
+@dataclass
+class _Frame:
+    """One function being read: its class (for `self.m`), its locals bound to a class of
+    the module (for `v.m`), its inputs, the backwards through them."""
+
+    cls: str | None
+    instances: dict[str, str]
+    #: its parameters (not `self`): a call of one is a forward of `@name`, a model the
+    #: caller may pass (a wrapped one: that model's forward there)
+    params: frozenset[str] = frozenset()
+    inputs: dict[int, str] = field(default_factory=dict)
+    input_backwards: list[tuple[frozenset[int], cst.Call]] = field(default_factory=list)
+    returns: frozenset[int] = frozenset()
+    #: per element of the tuples returned; () before any return, None when they differ
+    items: tuple[frozenset[int], ...] | None = ()
 
 
 class SecondBackwards:
     """Find the second backward passes through one forward in a module (see above)."""
 
-    def __init__(self, matches: Matches, wrapped: Iterable[str]) -> None:
+    def __init__(
+        self,
+        matches: Matches,
+        wrapped: Iterable[str],
+        functions: dict[str, cst.FunctionDef] | None = None,
+        classes: dict[str, dict[str, cst.FunctionDef]] | None = None,
+    ) -> None:
         self._matches = matches
         self.wrapped = frozenset(wrapped)
-        self._forwards: dict[int, cst.Call] = {}
+        #: forward id -> (its call, the wrapped model as spelled where it is counted)
+        self._forwards: dict[int, tuple[cst.Call, str]] = {}
+        #: forward id -> when it was first read (ids are addresses: sort by this instead)
+        self._order: dict[int, int] = {}
         self._no_grad = 0
         self.found: list[SecondBackward] = []
+        self._functions = functions or {}
+        self._classes = classes or {}
+        #: class -> its `self.x` bound to an instance of a class of the module, in any method
+        self._held = {
+            name: {
+                k: v
+                for method in methods.values()
+                if isinstance(method.body, cst.IndentedBlock)
+                for k, v in _instances(method.body.body, self._classes).items()
+                if k.startswith("self.")
+            }
+            for name, methods in self._classes.items()
+        }
+        self._summaries: dict[int, _Summary | None] = {}
+        self._frame = _Frame(None, {})
+        self._placeholders = 0
+        #: ids of the forwards a call of a summarised function makes (above any address)
+        self._fresh = 1 << 62
+        #: per element of a call's returned tuple, for the assignment it feeds
+        self._items: dict[int, tuple[frozenset[int], ...]] = {}
 
     def run(self, body: Iterable[cst.BaseStatement]) -> None:
+        self._frame = _Frame(None, _instances(body, self._classes))
         self._block(body, _Flow())
+
+    def run_function(self, function: cst.FunctionDef, cls: str | None) -> _Summary:
+        """Read `function` once (memoised): its own DP026 sites and its summary."""
+        key = id(function)
+        if key in self._summaries:
+            return self._summaries[key] or _EMPTY  # None: recursion, a call to nothing
+        self._summaries[key] = None
+        outer, outer_no_grad = self._frame, self._no_grad
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        frame = _Frame(cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)})
+        self._frame, self._no_grad = frame, 0
+        flow = _Flow()
+        params = function.params
+        named = [*params.posonly_params, *params.params, *params.kwonly_params]
+        named = named[1:] if _takes_self(function, cls) else named  # not `self`
+        frame.params = frozenset(param.name.value for param in named)
+        for param in named:
+            flow.carries[param.name.value] = frozenset({self._placeholder(param.name.value)})
+        self._block(body, flow)
+        self._frame, self._no_grad = outer, outer_no_grad
+        attributes = {k: v for k, v in flow.carries.items() if k.startswith("self.") and v}
+        kept = frame.returns.union(*attributes.values())
+        summary = _Summary(
+            inputs=frame.inputs,
+            forwards={
+                model: (*flow.since.get(model, (0, latest)), latest)
+                for model, latest in flow.latest.items()
+            },
+            input_backwards=tuple(frame.input_backwards),
+            returns=frame.returns,
+            items=frame.items or None,
+            attributes=attributes,
+            backwards={f: n for f, n in flow.backwards.items() if f in kept},
+        )
+        self._summaries[key] = summary
+        return summary
+
+    def callees_first(
+        self, roots: list[tuple[cst.FunctionDef, str | None]]
+    ) -> list[tuple[cst.FunctionDef, str | None]]:
+        """`roots` and the functions they call, each once, every callee before its callers
+        (an iterative depth-first post-order over the calls `_resolve` finds)."""
+        order: list[tuple[cst.FunctionDef, str | None]] = []
+        seen: set[int] = set()
+        for root in roots:
+            if id(root[0]) in seen:
+                continue
+            seen.add(id(root[0]))
+            stack = [(root, iter(self._calls_of(*root)))]
+            while stack:
+                (function, cls), pending = stack[-1]
+                callee = next(pending, None)
+                if callee is None:
+                    stack.pop()
+                    order.append((function, cls))
+                elif id(callee[0]) not in seen:
+                    seen.add(id(callee[0]))
+                    stack.append((callee, iter(self._calls_of(*callee))))
+        return order
+
+    def _calls_of(
+        self, function: cst.FunctionDef, cls: str | None
+    ) -> list[tuple[cst.FunctionDef, str | None]]:
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        outer = self._frame
+        self._frame = _Frame(
+            cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)}
+        )
+        found = []
+        for statement in body:
+            for node in walk(statement, skip_scopes=True):
+                if isinstance(node, cst.Call):
+                    resolved = self._resolve(node.func)
+                    if resolved is not None:
+                        found.append((resolved[0], resolved[1]))
+        self._frame = outer
+        return found
+
+    def _placeholder(self, name: str) -> int:
+        self._placeholders -= 1
+        self._frame.inputs[self._placeholders] = name
+        return self._placeholders
 
     # -- statements -----------------------------------------------------------------------
     def _block(self, body: Iterable[cst.BaseStatement], flow: _Flow) -> None:
@@ -152,16 +334,46 @@ class SecondBackwards:
     def _small(self, small: cst.BaseSmallStatement, flow: _Flow) -> None:
         if isinstance(small, cst.Assign):
             forwards = self._expression(small.value, flow)
+            items = self._items.pop(id(small.value), None)
             for target in small.targets:
-                self._bind(target.target, forwards, flow)
+                elements = target.target
+                if (
+                    items is not None
+                    and isinstance(elements, (cst.Tuple, cst.List))
+                    and len(elements.elements) == len(items)
+                    and not any(isinstance(e, cst.StarredElement) for e in elements.elements)
+                ):  # `g_loss, d_loss = model.process(x)`: each its own
+                    for element, carried in zip(elements.elements, items, strict=True):
+                        self._bind(element.value, carried, flow)
+                else:
+                    self._bind(target.target, forwards, flow)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._bind(small.target, self._expression(small.value, flow), flow)
         elif isinstance(small, cst.AugAssign):
             forwards = self._expression(small.value, flow)
             name = code_of(small.target)
             self._bind(small.target, forwards | flow.carries.get(name, frozenset()), flow)
-        elif isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
+        elif isinstance(small, cst.Return) and small.value is not None:
+            self._return(small.value, flow)
+        elif isinstance(small, cst.Expr):
             self._expression(small.value, flow)
+
+    def _return(self, value: cst.BaseExpression, flow: _Flow) -> None:
+        frame = self._frame
+        if not isinstance(value, cst.Tuple) or any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            frame.returns |= self._expression(value, flow)
+            frame.items = None
+            return
+        items = tuple(self._expression(e.value, flow) for e in value.elements)
+        frame.returns = frame.returns.union(*items)
+        if frame.items == ():
+            frame.items = items
+        elif frame.items is not None and len(frame.items) == len(items):
+            frame.items = tuple(a | b for a, b in zip(frame.items, items, strict=True))
+        else:
+            frame.items = None
 
     def _bind(self, target: cst.BaseExpression, forwards: frozenset[int], flow: _Flow) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -189,6 +401,10 @@ class SecondBackwards:
             spelled = code_of(node)
             if spelled in flow.carries:
                 return flow.carries[spelled]
+            if self._frame.cls is not None and code_of(node.value) == "self":
+                # an attribute another method bound: an input of this one
+                flow.carries[spelled] = frozenset({self._placeholder(spelled)})
+                return flow.carries[spelled]
             return self._expression(node.value, flow)
         if isinstance(node, cst.Name):
             return flow.carries.get(node.value, frozenset())
@@ -199,13 +415,20 @@ class SecondBackwards:
 
     def _call(self, call: cst.Call, flow: _Flow) -> frozenset[int]:
         func = call.func
-        arguments: frozenset[int] = frozenset()
-        for arg in call.args:
-            arguments |= self._expression(arg.value, flow)
+        passed = [self._expression(arg.value, flow) for arg in call.args]
+        arguments: frozenset[int] = frozenset().union(*passed)
         graphless = isinstance(func, cst.Attribute) and func.attr.value in _GRAPHLESS
         if graphless or code_of(func) == "len":
             self._expression(func, flow)
             return frozenset()
+        resolved = self._resolve(func)
+        if resolved is not None:  # `model.backward(g, d)` of the model's own class too
+            function, cls, owner = resolved
+            summary = self.run_function(function, cls)
+            bound = _bound(function, call, method=_takes_self(function, cls))
+            given = {name: passed[index] for name, index in bound.items()}
+            models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
+            return self._apply(call, summary, given, owner, flow, models)
         if self._matches(func, _AUTOGRAD_BACKWARD):
             self._backward(call, arguments, flow)
             return frozenset()
@@ -214,36 +437,196 @@ class SecondBackwards:
             return frozenset()
         receiver = self._expression(func, flow)
         if code_of(func) in self.wrapped and not self._no_grad:
-            self._forwards[id(call)] = call
-            flow.since.pop(code_of(func), None)
+            self._forward(call, code_of(func), flow)
+            return arguments | receiver | {id(call)}
+        if isinstance(func, cst.Name) and func.value in self._frame.params and not self._no_grad:
+            self._forward(call, "@" + func.value, flow)  # `net(x)` of `def step(net, x)`
             return arguments | receiver | {id(call)}
         return arguments | receiver
 
-    def _backward(self, call: cst.Call, forwards: frozenset[int], flow: _Flow) -> None:
+    def _passed_model(self, value: cst.BaseExpression) -> str | None:
+        """The model an argument passes: a wrapped one, or this function's parameter."""
+        spelled = code_of(value)
+        if spelled in self.wrapped:
+            return spelled
+        return "@" + spelled if spelled in self._frame.params else None
+
+    def _forward(self, forward: cst.Call, model: str, flow: _Flow) -> None:
+        self._forwards[id(forward)] = (forward, model)
+        self._order.setdefault(id(forward), len(self._order))
+        flow.since.pop(model, None)
+        flow.latest[model] = id(forward)
+        flow.backwards[id(forward)] = 0
+
+    def _resolve(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, str | None, str] | None:
+        """The module's own function `func` names: (it, its class, the receiver)."""
+        if isinstance(func, cst.Name) and func.value in self._functions:
+            return self._functions[func.value], None, ""
+        if not isinstance(func, cst.Attribute):
+            return None
+        owner = code_of(func.value)  # `model`, `self`, `self.inpaint_model`
+        cls = self._frame.cls if owner == "self" else self._frame.instances.get(owner)
+        method = self._classes.get(cls or "", {}).get(func.attr.value)
+        return (method, cls, owner) if method is not None else None
+
+    def _apply(
+        self,
+        call: cst.Call,
+        summary: _Summary,
+        given: dict[str, frozenset[int]],
+        owner: str,
+        flow: _Flow,
+        models: dict[str, str | None],
+    ) -> frozenset[int]:
+        """A call of a function read into `summary`: its inputs become what this call
+        passes (`given`, and `owner`'s attributes; `models`: the model each parameter is
+        given), then its backwards and forwards count here, in that order. Its forwards
+        are this call's own (fresh ids: two calls of one helper are two forwards)."""
+        fresh: dict[int, int | None] = {}
+
+        def renamed(model: str) -> str | None:
+            return models.get(model[1:]) if model.startswith("@") else model
+
+        def this_call(forward: int) -> int | None:
+            if forward not in fresh:
+                node, model = self._forwards[forward]
+                here = renamed(model)
+                fresh[forward] = None
+                if here is not None:
+                    self._fresh += 1
+                    fresh[forward] = self._fresh
+                    self._forwards[self._fresh] = (node, here)
+                    self._order[self._fresh] = len(self._order)
+            return fresh[forward]
+
+        def mapped(forwards: frozenset[int]) -> frozenset[int]:
+            out: set[int] = set()
+            for forward in forwards:
+                name = summary.inputs.get(forward)
+                if name is None:
+                    here = this_call(forward)
+                    if here is not None:
+                        out.add(here)
+                elif name.startswith("self."):
+                    out |= flow.carries.get(owner + name[4:], frozenset()) if owner else set()
+                else:
+                    out |= given.get(name, frozenset())
+            return frozenset(out)
+
+        for carried, inner in summary.input_backwards:
+            self._backward(call, mapped(carried), flow, inner)
+        if self._no_grad:  # its forwards make no graph here (its backwards still run)
+            return frozenset()
+        for model, (count, first, latest) in summary.forwards.items():
+            here, first_here, latest_here = renamed(model), this_call(first), this_call(latest)
+            if here is None or first_here is None or latest_here is None:
+                continue
+            flow.since.pop(here, None)
+            flow.latest[here] = latest_here
+            if count:
+                flow.since[here] = (count, first_here)
+        for forward, count in summary.backwards.items():
+            made = this_call(forward)
+            if made is not None:
+                flow.backwards[made] = count
+        if owner:
+            for name, carried in summary.attributes.items():
+                flow.carries[owner + name[4:]] = mapped(carried)
+        if summary.items is not None:
+            self._items[id(call)] = tuple(mapped(item) for item in summary.items)
+        return mapped(summary.returns)
+
+    def _backward(
+        self,
+        call: cst.Call,
+        forwards: frozenset[int],
+        flow: _Flow,
+        inner: cst.Call | None = None,
+    ) -> None:
+        inputs = frozenset(forward for forward in forwards if forward < 0)
+        if inputs and len(self._frame.input_backwards) < _KEPT_INPUT_BACKWARDS:
+            self._frame.input_backwards.append((inputs, inner or call))
+        forwards = forwards - inputs
         reported = False
-        for forward in sorted(forwards):
+        for forward in sorted(forwards, key=self._order.__getitem__):
             count = flow.backwards.get(forward, 0) + 1
             flow.backwards[forward] = count
-            if count == 2:
-                self.found.append(SecondBackward(call, self._forwards[forward]))
+            if count == 2 and not self._forwards[forward][1].startswith("@"):
+                found = self._forwards[forward][0]
+                self.found.append(SecondBackward(call, found, inner=inner))
                 reported = True
         # DDP prepares its reducer in each forward; the first backward after the model's
         # latest forward all-reduces, any further one before its next forward does not,
         # whichever of its forwards (real, fake) it goes through.
         models: dict[str, int] = {}
-        for forward in sorted(forwards):
-            models.setdefault(code_of(self._forwards[forward].func), forward)
+        for forward in sorted(forwards, key=self._order.__getitem__):
+            models.setdefault(self._forwards[forward][1], forward)
         for model, forward in models.items():
             count, first = flow.since.get(model, (0, forward))
             flow.since[model] = (count + 1, first)
-            if count + 1 == 2 and not reported:
+            if count + 1 == 2 and not reported and not model.startswith("@"):
                 self.found.append(
-                    SecondBackward(call, self._forwards[forward], self._forwards[first])
+                    SecondBackward(
+                        call, self._forwards[forward][0], self._forwards[first][0], inner, model
+                    )
                 )
 
     def _is_no_grad(self, item: cst.BaseExpression) -> bool:
         func = item.func if isinstance(item, cst.Call) else item
         return self._matches(func, NO_GRAD)
+
+
+def _instances(body: Iterable[cst.BaseStatement], classes: Collection[str]) -> dict[str, str]:
+    """Names of one function (or the module) bound to an instance of one of the module's
+    classes, `model = GanModel(...)` or `self.model = GanModel(cfg).to(device)`: the class
+    whose methods `model.m(...)` calls."""
+    instances: dict[str, str] = {}
+    for statement in body:
+        for node in walk(statement, skip_scopes=True):
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            value = node.value
+            while (  # through `.to(device)`, `.cuda()`
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Call)
+            ):
+                value = value.func.value
+            target = code_of(node.targets[0].target)
+            if (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and value.func.value in classes
+                and (target.isidentifier() or target.startswith("self."))
+            ):
+                instances[target] = value.func.value
+    return instances
+
+
+def _takes_self(function: cst.FunctionDef, cls: str | None) -> bool:
+    """A method's first parameter is its receiver (`self`, a classmethod's `cls`), not a
+    staticmethod's."""
+    return cls is not None and not any(
+        code_of(d.decorator) == "staticmethod" for d in function.decorators
+    )
+
+
+def _bound(function: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, int]:
+    """Which argument of `call` each parameter of `function` gets (by position, then
+    keyword): parameter -> the argument's index."""
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    if method:
+        positional = positional[1:]
+    bound: dict[str, int] = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = index
+        elif arg.star:
+            break
+        elif index < len(positional):
+            bound[positional[index]] = index
+    return bound
 
 
 def read_through_module(root: cst.CSTNode) -> set[str]:
@@ -256,15 +639,54 @@ def read_through_module(root: cst.CSTNode) -> set[str]:
     }
 
 
+def _registered(module: cst.Module, wrapped: set[str]) -> set[str]:
+    """`self.n` for a wrapped model kept as a submodule under another name in a method:
+    `self.add_module("n", d)`, `setattr(self, "n", d)`, `self.n = d` (edge-connect's
+    `discriminator = nn.DataParallel(discriminator); self.add_module(...)`)."""
+    names: set[str] = set()
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and code_of(node.value) in wrapped:
+            for target in node.targets:
+                spelled = code_of(target.target)
+                if spelled.startswith("self."):
+                    names.add(spelled)
+        if not isinstance(node, cst.Call):
+            continue
+        func, args = code_of(node.func), node.args
+        if func == "self.add_module" and len(args) == 2:
+            name, value = args
+        elif func == "setattr" and len(args) == 3 and code_of(args[0].value) == "self":
+            name, value = args[1], args[2]
+        else:
+            continue
+        if isinstance(name.value, cst.SimpleString) and code_of(value.value) in wrapped:
+            names.add("self." + str(name.value.evaluated_value))
+    return names
+
+
 def second_backwards(
     module: cst.Module, matches: Matches, wrapped: set[str]
 ) -> list[SecondBackward]:
-    """DP026 sites of `module`: its top-level code and each function, each on its own."""
-    finder = SecondBackwards(matches, wrapped | read_through_module(module))
+    """DP026 sites of `module`: its top-level code and each function, each read once; a
+    call of the module's own function applies that function's summary."""
+    functions: dict[str, cst.FunctionDef] = {}
+    classes: dict[str, dict[str, cst.FunctionDef]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            functions[statement.name.value] = statement
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            classes[statement.name.value] = {
+                s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
+            }
+    known = wrapped | read_through_module(module)
+    finder = SecondBackwards(matches, known | _registered(module, known), functions, classes)
     if not finder.wrapped:
         return []
+    owners = {id(f): cls for cls, methods in classes.items() for f in methods.values()}
+    defs = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    # callees first (a post-order without recursion): a call chain as deep as the module
+    # is long reads each function once, never nested deeper than one call
+    for function, cls in finder.callees_first([(f, owners.get(id(f))) for f in defs]):
+        finder.run_function(function, cls)
     finder.run(module.body)
-    for node in walk(module):
-        if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock):
-            finder.run(node.body.body)
     return finder.found
