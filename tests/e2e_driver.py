@@ -89,8 +89,17 @@ def _forget_project_modules(folder: Path) -> None:
             del sys.modules[name]
 
 
+def workdir_of(script: Path) -> Path:
+    """OUT_DIR's folder of `script`, relative: <example>/<stem>; a program fixture's
+    input/ or expected/ scripts also carry the fixture's name (two fixtures' train.py of
+    one launch would otherwise share a folder, and one's output hide the other's)."""
+    if script.parent.name in ("input", "expected"):
+        return Path(f"{script.parent.parent.name}-{script.parent.name}") / script.stem
+    return Path(script.parent.name) / script.stem
+
+
 def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
-    workdir = out_dir / script.parent.name / script.stem
+    workdir = out_dir / workdir_of(script)
     workdir.mkdir(parents=True, exist_ok=True)
     old_cwd, old_argv, old_path = os.getcwd(), sys.argv, list(sys.path)
     status: dict[str, object] = {"script": str(script), "rank": rank, "ok": False}

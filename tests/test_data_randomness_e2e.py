@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_driver import workdir_of
 
 import dp2ddp.migrate.migrate_source as migrate_module
 from dp2ddp import MigrateOptions, migrate_source
@@ -107,7 +108,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
     console = proc.stdout + proc.stderr
     statuses: dict[str, list[dict[str, Any]]] = {}
     for script in scripts:
-        folder = out / "runs" / script.parent.name / script.stem
+        folder = out / "runs" / workdir_of(script)
         ranks = []
         for rank in (0, 1):
             path = folder / f"rank{rank}.status.json"

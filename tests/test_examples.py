@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from e2e_driver import workdir_of
 
 from dp2ddp import MigrationResult, migrate_source
 from dp2ddp.migrate.line_length import line_length
@@ -158,7 +159,7 @@ class Launch:
         return self.stdout(script, rank) + _without_warnings(self.stderr(script, rank))
 
     def _dir(self, script: Path) -> Path:
-        return self.out_dir / script.parent.name / script.stem
+        return self.out_dir / workdir_of(script)
 
     def report(self, script: Path, ranks: int) -> str:
         """Everything a reader needs when an example failed."""

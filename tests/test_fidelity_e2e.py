@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from e2e_driver import workdir_of
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
@@ -131,7 +132,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
-    path = out / "runs" / script.parent.name / script.stem / f"rank{rank}.status.json"
+    path = out / "runs" / workdir_of(script) / f"rank{rank}.status.json"
     assert path.exists(), f"{script.name} did not run on rank {rank}"
     status = json.loads(path.read_text())
     assert isinstance(status, dict)
@@ -527,7 +528,7 @@ def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     want = runpy.run_path(str(CASES / f"{name}.py"), run_name="__main__")["E2E_DIGEST"]
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
     if name == "clock_log_file":
-        workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
+        workdir = out / "runs" / workdir_of(scripts[name])
         logs = sorted(p.name for p in (workdir / "logs").iterdir())
         assert len(logs) == 1, logs
 
@@ -578,7 +579,7 @@ def test_batches_given_to_forward_are_each_ranks_share(
     statuses = [_status(out, scripts[name], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), console[-6000:]
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
-    run = out / "runs" / scripts[name].parent.name / scripts[name].stem
+    run = out / "runs" / workdir_of(scripts[name])
     # printed by rank 0 only (the printing pass); rank 1's share is the other half
     rows = re.findall(r"^rows (\d+)$", (run / "rank0.stdout").read_text(), re.M)
     assert rows == ["4"] * 8, rows
@@ -649,7 +650,7 @@ def test_generative_round_classes_train_as_dataparallel_did(
         first, want = first[1:], want[1:]
     assert first == pytest.approx(want, abs=1e-4), (first, want)
     if name == "sample_from_inner_module":
-        workdir = out / "runs" / scripts[name].parent.name / scripts[name].stem
+        workdir = out / "runs" / workdir_of(scripts[name])
         for step in (0, 2):
             written = sorted(p.name for p in workdir.glob(f"sample_{step}_*.npy"))
             assert len(written) == 1, written
@@ -1058,8 +1059,7 @@ def test_a_dropped_block_output_runs_past_step_two(tmp_path: Path) -> None:
         assert status["ok"], console[-6000:]
         assert status["digest"] == pytest.approx(want, abs=1e-4), (status, want)
     failed = [
-        (tmp_path / "runs" / without.parent.name / without.stem / f"rank{rank}.status.json")
-        for rank in (0, 1)
+        (tmp_path / "runs" / workdir_of(without) / f"rank{rank}.status.json") for rank in (0, 1)
     ]
     errors = [json.loads(path.read_text()).get("error", "") for path in failed if path.exists()]
     assert any("Expected to have finished reduction" in error for error in errors), (

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from e2e_driver import workdir_of
 
 from dp2ddp import MigrateOptions, migrate_source
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
@@ -53,7 +54,7 @@ class Run:
 
     def folder(self, script: Path) -> Path:
         """Where the driver ran `script`: OUT/<its folder's name>/<its stem>."""
-        return self.out / script.parent.name / script.stem
+        return self.out / workdir_of(script)
 
     def finished(self, script: Path, rank: int) -> bool:
         status = self.folder(script) / f"rank{rank}.status.json"
