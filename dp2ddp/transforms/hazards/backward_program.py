@@ -88,6 +88,14 @@ class ProgramForeign:
     def _classes(self) -> frozenset[str]:
         return frozenset(k.rpartition(".")[0] for k, s in self._table.items() if s.method)
 
+    @cached_property
+    def _by_last(self) -> dict[str, list[str]]:
+        """Keys and class names by their last part (a relative name's candidates)."""
+        found: dict[str, list[str]] = {}
+        for key in sorted({*self._table, *self._classes}):
+            found.setdefault(key.rpartition(".")[2], []).append(key)
+        return found
+
     def _find(self, names: set[str], known: Collection[str]) -> str | None:
         for name in sorted(names):
             if name in known:
@@ -95,7 +103,8 @@ class ProgramForeign:
         for name in sorted(names):
             if name.startswith("."):
                 tail = "." + name.lstrip(".")
-                found = sorted(k for k in known if k.endswith(tail))
+                candidates = self._by_last.get(tail.rpartition(".")[2], [])
+                found = [k for k in candidates if k in known and k.endswith(tail)]
                 if len(found) == 1:
                     return found[0]
         return None
