@@ -14,6 +14,7 @@ module's summaries see its own functions only), inherited methods.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Collection
 from functools import cached_property
 
@@ -291,6 +292,9 @@ def module_backward_summaries(
     that does not parse has none here (its own migration reports the error)."""
     if "def " not in source or "torch" not in source:
         return {}
+    if not any(word in source for word in ("backward", "DataParallel", ".module")):
+        if not _calls_a_parameter(source):
+            return {}
     try:
         module = parsed() if parsed is not None else cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError):
@@ -302,6 +306,29 @@ def module_backward_summaries(
     reader = _ExportSummaries(CodemodContext(filename=path), state, path)
     reader.transform_module(module)
     return {f"{import_name}.{name}": summary for name, summary in reader.found.items()}
+
+
+def _calls_a_parameter(source: str) -> bool:
+    """Some function calls one of its own parameters (`def loss_of(D, x): D(x)`: a
+    forward of the model a caller passes), by Python's own parser (cheaper than libcst's
+    metadata). Without a backward, a wrap or a `.module`, only such a function makes a
+    forward DP026 counts; a text that does not parse is left to libcst."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+            if any(
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in params
+                for call in ast.walk(node)
+            ):
+                return True
+    return False
 
 
 def dp026_message(
