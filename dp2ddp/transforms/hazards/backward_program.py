@@ -222,8 +222,8 @@ def _portable(
             index[forward] = site(node, model)
         return index[forward]
 
-    def of(forwards: frozenset[int]) -> tuple[int, ...]:
-        return tuple(sorted(one(f) for f in forwards))
+    def of(forwards: frozenset[int]) -> tuple[int, ...]:  # (an input of another: none)
+        return tuple(sorted(one(f) for f in forwards if f >= 0 or f in index))
 
     forwards = tuple(
         (model, count, one(first), one(latest))
