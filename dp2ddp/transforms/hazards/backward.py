@@ -317,6 +317,10 @@ class SecondBackwards:
         self._frame = outer
         return found
 
+    def read_order(self, forward: int) -> int:
+        """When a forward id was first read (ids are addresses: sort by this)."""
+        return self._order[forward]
+
     def forward_site(self, forward: int) -> tuple[Site, str]:
         """The call a forward id stands for, and its model as spelled where counted."""
         return self._forwards[forward]
@@ -625,6 +629,11 @@ class SecondBackwards:
                     out |= given.get(name, frozenset())
             return frozenset(out)
 
+        reads = {f for _, first, latest in summary.forwards.values() for f in (first, latest)}
+        reads |= summary.returns.union(*summary.attributes.values(), *summary.items or ())
+        reads |= {*summary.backwards}.union(*(c for c, _ in summary.input_backwards))
+        for forward in sorted(reads & self._order.keys(), key=self._order.__getitem__):
+            this_call(forward)  # this call's forwards in the order they were read
         for carried, inner in summary.input_backwards:
             self._backward(call, mapped(carried), flow, inner)
         if self._no_grad:  # its forwards make no graph here (its backwards still run)

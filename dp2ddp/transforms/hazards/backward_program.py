@@ -216,6 +216,13 @@ def _portable(
             sites.append((line_of(node), code_of(node.func), model))
         return len(sites) - 1
 
+    made = {f for _, first, latest in summary.forwards.values() for f in (first, latest)}
+    made |= carried.union(*summary.items or (), *(c for c, _ in summary.input_backwards))
+    made |= {*summary.backwards}
+    for forward in sorted((f for f in made - {*index} if f >= 0), key=finder.read_order):
+        node, model = finder.forward_site(forward)  # in the order they were read
+        index[forward] = site(node, model)
+
     def one(forward: int) -> int:
         if forward not in index:
             node, model = finder.forward_site(forward)
