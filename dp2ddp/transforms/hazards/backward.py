@@ -46,7 +46,7 @@ attributes), so `model.backward(gen_loss, dis_loss)` counts two backwards throug
 forwards made in `model.process(x)`, and DP026 names the call and the backward inside.
 Calls resolve to the module's own functions: a plain name, `self.m` in a class, and `v.m`
 for `v = C(...)` of one of its classes, in the same function; recursion reads as a call
-to nothing. Not followed: other modules' functions, inherited methods, a backward through
+to nothing. Not followed: inherited methods, a backward through
 an input made before the callee's own forward of that model. Stepping D between the two
 backwards (its per-rank gradient then waits for the next zero_grad) is not treated as
 safe: torch rejects that backward anyway (D's weights changed in place), and a zero_grad
