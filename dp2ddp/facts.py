@@ -165,6 +165,36 @@ class HelperDraw:
 
 
 @dataclass(frozen=True)
+class BackwardSummary:
+    """What a call of one function of another module does to DP026's flow (stop 32, B2
+    across modules: edge-connect's `EdgeConnect.train()` in edge_connect.py calls
+    `InpaintingModel.process()`/`.backward()` of models.py), read once per module
+    (transforms/hazards/backward_program.py) in a form that crosses modules: forwards and
+    backward calls are indexes into `sites`, the function's inputs negative numbers.
+
+    sites: (line, code, model) of each forward (model: the wrapped model as spelled
+        inside, `@p` for a parameter's) and each backward call (model "") in `path`.
+    params: its positional parameters (not `self`); method: it takes its receiver first.
+    inputs: placeholder -> the parameter or `self.` attribute it stands for.
+    forwards: (model, backwards since its latest forward, the forward the first of them
+        went through, the latest forward). input_backwards: (forwards carried, backward).
+    returns, items, attributes, backwards: as hazards/backward.py's _Summary.
+    """
+
+    path: str
+    params: tuple[str, ...]
+    method: bool
+    sites: tuple[tuple[int, str, str], ...]
+    inputs: tuple[tuple[int, str], ...]
+    forwards: tuple[tuple[str, int, int, int], ...]
+    input_backwards: tuple[tuple[tuple[int, ...], int], ...]
+    returns: tuple[int, ...]
+    items: tuple[tuple[int, ...], ...] | None
+    attributes: tuple[tuple[str, tuple[int, ...]], ...]
+    backwards: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class PickledParam:
     """A parameter a project function pickles whole (class W2: foamliu's
     `save_checkpoint(epoch, model, optimizer)` puts `model` in a dict and `torch.save`s it):
@@ -337,6 +367,10 @@ class ProgramFacts:
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
 
     grad_toggles: tuple[tuple[str, str], ...] = ()
+    #: Summaries of the functions and methods of the program's other modules for DP026
+    #: (BackwardSummary), by qualified name as an importer spells it
+    #: ("models.InpaintingModel.process"). Empty for a single file.
+    backward_summaries: tuple[tuple[str, BackwardSummary], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -7,6 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
+    BackwardSummary,
     HelperDraw,
     LoaderFeed,
     ModelClass,
@@ -49,6 +50,7 @@ class ProgramTeller:
         self._draws: tuple[tuple[str, HelperDraw], ...] | None = None
         self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
         self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
+        self._backward: tuple[tuple[str, BackwardSummary], ...] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -164,6 +166,7 @@ class ProgramTeller:
             self.seeded_streams() if in_program else None,
             self.pickling(module) if gate else (),
             self.grad_toggles(module) if gate and models else (),
+            self.backward_summaries(module) if gate and in_program else (),
         )
 
     def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
@@ -236,6 +239,21 @@ class ProgramTeller:
                 ),
             )
         return others(self._pickling, module)
+
+    def backward_summaries(self, module: ProgramModule) -> tuple[tuple[str, BackwardSummary], ...]:
+        """The summaries of the functions of the program's other modules for DP026
+        (ProgramFacts.backward_summaries: B2 across modules), each module read once."""
+        if self._backward is None:
+            from dp2ddp.transforms.hazards.backward_program import module_backward_summaries
+
+            self._backward = self.project.per_module(
+                self.program.modules,
+                "backward_summaries",
+                lambda m: module_backward_summaries(
+                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return others(self._backward, module)
 
     def sample_readers(
         self, module: ProgramModule

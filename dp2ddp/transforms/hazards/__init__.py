@@ -64,7 +64,11 @@ from dp2ddp.transforms.analysis.pickled_params import (
     saved_object,
     whole_parts,
 )
-from dp2ddp.transforms.hazards.backward import second_backwards
+from dp2ddp.transforms.hazards.backward_program import (
+    ProgramForeign,
+    dp026_message,
+    second_backwards,
+)
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
@@ -219,59 +223,16 @@ class FlagHazards(MigrationTransform):
         return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        told = self.state.facts.backward_summaries
+        foreign = ProgramForeign(told, self.qualified_names) if told else None
         sites = (
-            second_backwards(original_node, self.matches, self._wrapped)
+            second_backwards(original_node, self.matches, self._wrapped, foreign)
             if self._may_backward_twice()
             else []
         )
         for site in sites:
-            line, _ = self._position(site.forward)
-            model = site.model or self.code(site.forward.func)
-            if site.inner is not None and site.earlier is not None:
-                inner, _ = self._position(site.inner)
-                earlier, _ = self._position(site.earlier)
-                self.warn(
-                    site.backward,
-                    "DP026",
-                    f"{self.code(site.backward.func)}(...) runs "
-                    f"{self.code(site.inner.func)}() (line {inner}), the second backward "
-                    f"through forwards of {model} (line {line}) since its latest forward "
-                    f"(the first went through line {earlier}): "
-                    "DDP all-reduces only the first, these gradients stay per rank "
-                    "(backward the sum once, or one forward per backward)",
-                )
-                continue
-            if site.inner is not None:
-                inner, _ = self._position(site.inner)
-                self.warn(
-                    site.backward,
-                    "DP026",
-                    f"{self.code(site.backward.func)}(...) runs "
-                    f"{self.code(site.inner.func)}() (line {inner}), the second backward "
-                    f"through the outputs of {self.code(site.forward.func)}(...) at line "
-                    f"{line}: its gradients are not all-reduced",
-                )
-                continue
-            if site.earlier is not None:
-                earlier, _ = self._position(site.earlier)
-                self.warn(
-                    site.backward,
-                    "DP026",
-                    f"{self.code(site.backward.func)}() is the second backward through "
-                    f"forwards of {model} (line {line}) "
-                    "since its "
-                    f"latest forward (the first went through line {earlier}): DDP "
-                    "all-reduces only the first, these gradients stay per rank "
-                    "(backward the sum once, or one forward per backward)",
-                )
-                continue
-            self.warn(
-                site.backward,
-                "DP026",
-                f"{self.code(site.backward.func)}() is the second backward through the "
-                f"outputs of {self.code(site.forward.func)}(...) at line {line}: its "
-                "gradients are not all-reduced",
-            )
+            message = dp026_message(site, self.code, lambda n: self._position(n)[0])
+            self.warn(site.backward, "DP026", message)
         if self._first_wrap is not None:
             for optimizer, model in unwrapped_optimizers(
                 original_node, self._is_optimizer, self._is_wrap
@@ -460,7 +421,7 @@ class FlagHazards(MigrationTransform):
         alias imported under another name still names it once, in its import, and is
         analysed)."""
         named = self.state.text_count("backward")
-        if named is None or named >= 2:
+        if named is None or named >= 2 or self.state.facts.backward_summaries:
             return True
         # one `.backward(` inside a function may run twice per step (called twice)
         return named == 1 and (".backward(" not in self.state.text or "def " in self.state.text)

@@ -28,6 +28,12 @@ flow counts the backwards since its latest forward; one backward of the sum, or 
 per backward, keeps the count at one. if/else branches are
 alternatives (the larger count of the two); a loop body is read once.
 
+Across modules (stop 32, edge-connect's `EdgeConnect.train()` in edge_connect.py calling
+`InpaintingModel.process()`/`.backward()` of models.py): each module's summaries are read
+once into a portable form (facts.BackwardSummary, backward_program.py) that the program
+model hands to every other module; a call resolving to one by qualified name (a function
+imported, `v.m` for `v = C(...)`, `self.v = C(...)` of another module's class) applies it.
+
 Across functions (stop 32, B2 across methods: edge-connect's `process()` makes D's forwards
 and returns both losses, `backward()` backwards them, both called from the loop body): each
 function of the module is read once, in its own flow, into a summary its callers apply at
@@ -40,7 +46,7 @@ attributes), so `model.backward(gen_loss, dis_loss)` counts two backwards throug
 forwards made in `model.process(x)`, and DP026 names the call and the backward inside.
 Calls resolve to the module's own functions: a plain name, `self.m` in a class, and `v.m`
 for `v = C(...)` of one of its classes, in the same function; recursion reads as a call
-to nothing. Not followed: other modules' functions, inherited methods, a backward through
+to nothing. Not followed: inherited methods, a backward through
 an input made before the callee's own forward of that model. Stepping D between the two
 backwards (its per-rank gradient then waits for the next zero_grad) is not treated as
 safe: torch rejects that backward anyway (D's weights changed in place), and a zero_grad
@@ -49,15 +55,49 @@ between the backwards does not help (D then steps on the unreduced second one).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 
+from dp2ddp.facts import BackwardSummary
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
+from dp2ddp.transforms.hazards.backward_binding import (
+    bound_arguments,
+    bound_names,
+    instances_of,
+    takes_self,
+)
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
+
+
+@dataclass(frozen=True)
+class ForeignSite:
+    """A forward or backward call in another module (a BackwardSummary's site)."""
+
+    path: str
+    line: int
+    text: str
+
+
+#: A forward or backward call: this module's node, or another module's site.
+Site = cst.Call | ForeignSite
+
+
+class Foreign(Protocol):
+    """The summaries of other modules' functions (ProgramFacts.backward_summaries), found
+    by the qualified names of what a call names (backward_program.py)."""
+
+    def function(self, func: cst.BaseExpression) -> BackwardSummary | None: ...
+
+    def cls(self, func: cst.BaseExpression) -> str | None: ...
+
+    def method(self, cls: str, name: str) -> BackwardSummary | None: ...
+
+
 #: Methods whose result carries no autograd graph (a size read of an output: labels sized
 #: `torch.zeros(fake.size(0), 1)` for a critic given `cat([real, fake.detach()])`).
 _GRAPHLESS = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel"})
@@ -102,9 +142,9 @@ class SecondBackward:
     inside the function that `backward` (then a call of it) runs."""
 
     backward: cst.Call
-    forward: cst.Call
-    earlier: cst.Call | None = None
-    inner: cst.Call | None = None
+    forward: Site
+    earlier: Site | None = None
+    inner: Site | None = None
     #: the wrapped model as the caller spells it (a helper's parameter given `D`: `D`)
     model: str = ""
 
@@ -124,7 +164,7 @@ class _Summary:
     #: forward the first of them went through, the latest forward).
     forwards: dict[str, tuple[int, int, int]]
     #: backwards through inputs, in order: (the forwards carried, the backward call).
-    input_backwards: tuple[tuple[frozenset[int], cst.Call], ...]
+    input_backwards: tuple[tuple[frozenset[int], Site], ...]
     returns: frozenset[int]
     #: per element, where every return is a tuple of one length (`return g_loss, d_loss`)
     items: tuple[frozenset[int], ...] | None
@@ -147,7 +187,7 @@ class _Frame:
     #: caller may pass (a wrapped one: that model's forward there)
     params: frozenset[str] = frozenset()
     inputs: dict[int, str] = field(default_factory=dict)
-    input_backwards: list[tuple[frozenset[int], cst.Call]] = field(default_factory=list)
+    input_backwards: list[tuple[frozenset[int], Site]] = field(default_factory=list)
     returns: frozenset[int] = frozenset()
     #: per element of the tuples returned; () before any return, None when they differ
     items: tuple[frozenset[int], ...] | None = ()
@@ -162,24 +202,28 @@ class SecondBackwards:
         wrapped: Iterable[str],
         functions: dict[str, cst.FunctionDef] | None = None,
         classes: dict[str, dict[str, cst.FunctionDef]] | None = None,
+        foreign: Foreign | None = None,
     ) -> None:
         self._matches = matches
         self.wrapped = frozenset(wrapped)
         #: forward id -> (its call, the wrapped model as spelled where it is counted)
-        self._forwards: dict[int, tuple[cst.Call, str]] = {}
+        self._forwards: dict[int, tuple[Site, str]] = {}
         #: forward id -> when it was first read (ids are addresses: sort by this instead)
         self._order: dict[int, int] = {}
         self._no_grad = 0
         self.found: list[SecondBackward] = []
         self._functions = functions or {}
         self._classes = classes or {}
+        self._foreign = foreign
+        #: another module's summaries as read here (by id), each once
+        self._imported: dict[int, _Summary] = {}
         #: class -> its `self.x` bound to an instance of a class of the module, in any method
         self._held = {
             name: {
                 k: v
                 for method in methods.values()
                 if isinstance(method.body, cst.IndentedBlock)
-                for k, v in _instances(method.body.body, self._classes).items()
+                for k, v in instances_of(method.body.body, self._class_of).items()
                 if k.startswith("self.")
             }
             for name, methods in self._classes.items()
@@ -193,7 +237,7 @@ class SecondBackwards:
         self._items: dict[int, tuple[frozenset[int], ...]] = {}
 
     def run(self, body: Iterable[cst.BaseStatement]) -> None:
-        self._frame = _Frame(None, _instances(body, self._classes))
+        self._frame = _Frame(None, instances_of(body, self._class_of))
         self._block(body, _Flow())
 
     def run_function(self, function: cst.FunctionDef, cls: str | None) -> _Summary:
@@ -204,12 +248,12 @@ class SecondBackwards:
         self._summaries[key] = None
         outer, outer_no_grad = self._frame, self._no_grad
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-        frame = _Frame(cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)})
+        frame = _Frame(cls, {**self._held.get(cls or "", {}), **instances_of(body, self._class_of)})
         self._frame, self._no_grad = frame, 0
         flow = _Flow()
         params = function.params
         named = [*params.posonly_params, *params.params, *params.kwonly_params]
-        named = named[1:] if _takes_self(function, cls) else named  # not `self`
+        named = named[1:] if takes_self(function, cls) else named  # not `self`
         frame.params = frozenset(param.name.value for param in named)
         for param in named:
             flow.carries[param.name.value] = frozenset({self._placeholder(param.name.value)})
@@ -261,7 +305,7 @@ class SecondBackwards:
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
         outer = self._frame
         self._frame = _Frame(
-            cls, {**self._held.get(cls or "", {}), **_instances(body, self._classes)}
+            cls, {**self._held.get(cls or "", {}), **instances_of(body, self._class_of)}
         )
         found = []
         for statement in body:
@@ -272,6 +316,14 @@ class SecondBackwards:
                         found.append((resolved[0], resolved[1]))
         self._frame = outer
         return found
+
+    def read_order(self, forward: int) -> int:
+        """When a forward id was first read (ids are addresses: sort by this)."""
+        return self._order[forward]
+
+    def forward_site(self, forward: int) -> tuple[Site, str]:
+        """The call a forward id stands for, and its model as spelled where counted."""
+        return self._forwards[forward]
 
     def _placeholder(self, name: str) -> int:
         self._placeholders -= 1
@@ -425,7 +477,15 @@ class SecondBackwards:
         if resolved is not None:  # `model.backward(g, d)` of the model's own class too
             function, cls, owner = resolved
             summary = self.run_function(function, cls)
-            bound = _bound(function, call, method=_takes_self(function, cls))
+            bound = bound_arguments(function, call, method=takes_self(function, cls))
+            given = {name: passed[index] for name, index in bound.items()}
+            models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
+            return self._apply(call, summary, given, owner, flow, models)
+        imported = self._resolve_foreign(func)
+        if imported is not None:  # another module's function or method (its summary)
+            foreign, owner = imported
+            summary = self._import(foreign)
+            bound = bound_names(foreign.params, call)
             given = {name: passed[index] for name, index in bound.items()}
             models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
             return self._apply(call, summary, given, owner, flow, models)
@@ -469,6 +529,60 @@ class SecondBackwards:
         method = self._classes.get(cls or "", {}).get(func.attr.value)
         return (method, cls, owner) if method is not None else None
 
+    def _class_of(self, func: cst.BaseExpression) -> str | None:
+        """The class `func(...)` builds an instance of: one of the module's, or another
+        module's ("=" and its qualified name)."""
+        if isinstance(func, cst.Name) and func.value in self._classes:
+            return func.value
+        found = self._foreign.cls(func) if self._foreign is not None else None
+        return "=" + found if found is not None else None
+
+    def _resolve_foreign(self, func: cst.BaseExpression) -> tuple[BackwardSummary, str] | None:
+        """Another module's function `func` names (its summary, the receiver)."""
+        if self._foreign is None:
+            return None
+        if isinstance(func, cst.Attribute):
+            owner = code_of(func.value)
+            cls = self._frame.instances.get(owner, "")
+            if cls.startswith("="):
+                found = self._foreign.method(cls[1:], func.attr.value)
+                return (found, owner) if found is not None else None
+        found = self._foreign.function(func)
+        return (found, "") if found is not None else None
+
+    def _import(self, foreign: BackwardSummary) -> _Summary:
+        """`foreign` in this finder's terms: its sites as forwards of their own (ids above
+        any address), its inputs as placeholders; once per summary."""
+        if id(foreign) in self._imported:
+            return self._imported[id(foreign)]
+        ids: dict[int, int] = {}
+        for index, (line, text, model) in enumerate(foreign.sites):
+            self._fresh += 1
+            ids[index] = self._fresh
+            self._forwards[self._fresh] = (ForeignSite(foreign.path, line, text), model)
+            self._order[self._fresh] = len(self._order)
+        for placeholder, _ in foreign.inputs:
+            self._placeholders -= 1
+            ids[placeholder] = self._placeholders
+
+        def of(items: Iterable[int]) -> frozenset[int]:
+            return frozenset(ids[i] for i in items)
+
+        summary = _Summary(
+            inputs={ids[p]: name for p, name in foreign.inputs},
+            forwards={m: (n, ids[a], ids[b]) for m, n, a, b in foreign.forwards},
+            input_backwards=tuple(
+                (of(carried), self._forwards[ids[site]][0])
+                for carried, site in foreign.input_backwards
+            ),
+            returns=of(foreign.returns),
+            items=tuple(of(i) for i in foreign.items) if foreign.items is not None else None,
+            attributes={name: of(carried) for name, carried in foreign.attributes},
+            backwards={ids[f]: n for f, n in foreign.backwards},
+        )
+        self._imported[id(foreign)] = summary
+        return summary
+
     def _apply(
         self,
         call: cst.Call,
@@ -484,7 +598,9 @@ class SecondBackwards:
         are this call's own (fresh ids: two calls of one helper are two forwards)."""
         fresh: dict[int, int | None] = {}
 
-        def renamed(model: str) -> str | None:
+        def renamed(model: str) -> str | None:  # `self.d` of `model.m()`: `model.d`
+            if model.startswith("self.") and owner not in ("", "self"):
+                return owner + model[4:]
             return models.get(model[1:]) if model.startswith("@") else model
 
         def this_call(forward: int) -> int | None:
@@ -513,6 +629,11 @@ class SecondBackwards:
                     out |= given.get(name, frozenset())
             return frozenset(out)
 
+        reads = {f for _, first, latest in summary.forwards.values() for f in (first, latest)}
+        reads |= summary.returns.union(*summary.attributes.values(), *summary.items or ())
+        reads |= {*summary.backwards}.union(*(c for c, _ in summary.input_backwards))
+        for forward in sorted(reads & self._order.keys(), key=self._order.__getitem__):
+            this_call(forward)  # this call's forwards in the order they were read
         for carried, inner in summary.input_backwards:
             self._backward(call, mapped(carried), flow, inner)
         if self._no_grad:  # its forwards make no graph here (its backwards still run)
@@ -541,7 +662,7 @@ class SecondBackwards:
         call: cst.Call,
         forwards: frozenset[int],
         flow: _Flow,
-        inner: cst.Call | None = None,
+        inner: Site | None = None,
     ) -> None:
         inputs = frozenset(forward for forward in forwards if forward < 0)
         if inputs and len(self._frame.input_backwards) < _KEPT_INPUT_BACKWARDS:
@@ -574,119 +695,3 @@ class SecondBackwards:
     def _is_no_grad(self, item: cst.BaseExpression) -> bool:
         func = item.func if isinstance(item, cst.Call) else item
         return self._matches(func, NO_GRAD)
-
-
-def _instances(body: Iterable[cst.BaseStatement], classes: Collection[str]) -> dict[str, str]:
-    """Names of one function (or the module) bound to an instance of one of the module's
-    classes, `model = GanModel(...)` or `self.model = GanModel(cfg).to(device)`: the class
-    whose methods `model.m(...)` calls."""
-    instances: dict[str, str] = {}
-    for statement in body:
-        for node in walk(statement, skip_scopes=True):
-            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
-                continue
-            value = node.value
-            while (  # through `.to(device)`, `.cuda()`
-                isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Attribute)
-                and isinstance(value.func.value, cst.Call)
-            ):
-                value = value.func.value
-            target = code_of(node.targets[0].target)
-            if (
-                isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Name)
-                and value.func.value in classes
-                and (target.isidentifier() or target.startswith("self."))
-            ):
-                instances[target] = value.func.value
-    return instances
-
-
-def _takes_self(function: cst.FunctionDef, cls: str | None) -> bool:
-    """A method's first parameter is its receiver (`self`, a classmethod's `cls`), not a
-    staticmethod's."""
-    return cls is not None and not any(
-        code_of(d.decorator) == "staticmethod" for d in function.decorators
-    )
-
-
-def _bound(function: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, int]:
-    """Which argument of `call` each parameter of `function` gets (by position, then
-    keyword): parameter -> the argument's index."""
-    params = function.params
-    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    if method:
-        positional = positional[1:]
-    bound: dict[str, int] = {}
-    for index, arg in enumerate(call.args):
-        if arg.keyword is not None:
-            bound[arg.keyword.value] = index
-        elif arg.star:
-            break
-        elif index < len(positional):
-            bound[positional[index]] = index
-    return bound
-
-
-def read_through_module(root: cst.CSTNode) -> set[str]:
-    """What `.module` is read from (`model` of `model.module.optimizer_G`): a wrapper, by
-    the DataParallel idiom, also where it was built in another module (create_model)."""
-    return {
-        code_of(node.value)
-        for node in walk(root)
-        if isinstance(node, cst.Attribute) and node.attr.value == "module"
-    }
-
-
-def _registered(module: cst.Module, wrapped: set[str]) -> set[str]:
-    """`self.n` for a wrapped model kept as a submodule under another name in a method:
-    `self.add_module("n", d)`, `setattr(self, "n", d)`, `self.n = d` (edge-connect's
-    `discriminator = nn.DataParallel(discriminator); self.add_module(...)`)."""
-    names: set[str] = set()
-    for node in walk(module):
-        if isinstance(node, cst.Assign) and code_of(node.value) in wrapped:
-            for target in node.targets:
-                spelled = code_of(target.target)
-                if spelled.startswith("self."):
-                    names.add(spelled)
-        if not isinstance(node, cst.Call):
-            continue
-        func, args = code_of(node.func), node.args
-        if func == "self.add_module" and len(args) == 2:
-            name, value = args
-        elif func == "setattr" and len(args) == 3 and code_of(args[0].value) == "self":
-            name, value = args[1], args[2]
-        else:
-            continue
-        if isinstance(name.value, cst.SimpleString) and code_of(value.value) in wrapped:
-            names.add("self." + str(name.value.evaluated_value))
-    return names
-
-
-def second_backwards(
-    module: cst.Module, matches: Matches, wrapped: set[str]
-) -> list[SecondBackward]:
-    """DP026 sites of `module`: its top-level code and each function, each read once; a
-    call of the module's own function applies that function's summary."""
-    functions: dict[str, cst.FunctionDef] = {}
-    classes: dict[str, dict[str, cst.FunctionDef]] = {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            functions[statement.name.value] = statement
-        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-            classes[statement.name.value] = {
-                s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
-            }
-    known = wrapped | read_through_module(module)
-    finder = SecondBackwards(matches, known | _registered(module, known), functions, classes)
-    if not finder.wrapped:
-        return []
-    owners = {id(f): cls for cls, methods in classes.items() for f in methods.values()}
-    defs = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
-    # callees first (a post-order without recursion): a call chain as deep as the module
-    # is long reads each function once, never nested deeper than one call
-    for function, cls in finder.callees_first([(f, owners.get(id(f))) for f in defs]):
-        finder.run_function(function, cls)
-    finder.run(module.body)
-    return finder.found
