@@ -45,7 +45,7 @@ def file_path(
     if any(a.star for a in call.args):
         return None
     names = t.qualified_names(call.func)
-    first = whole_file_path(call, names, write=write)
+    first = whole_file_path(call, names, write=write, torch=False)
     func = call.func
     method = func.attr.value if isinstance(func, cst.Attribute) else ""
     if first is not None or names & OPEN:
@@ -69,12 +69,12 @@ def file_path(
 
 
 def whole_file_path(
-    call: cst.Call, names: set[str], *, write: bool, torch: bool = False
+    call: cst.Call, names: set[str], *, write: bool, torch: bool = True
 ) -> cst.BaseExpression | None:
     """The argument a call writes (write=True) or reads a whole file at, given the call's
     qualified names: `open(p, mode)` by its mode, np.save and the other WRITES_AT_FIRST or
-    np.load and the other READS_AT_FIRST at their first argument, and with `torch`
-    `torch.save(obj, p)` / `torch.load(p)`; None for any other call."""
+    np.load and the other READS_AT_FIRST at their first argument, and unless `torch` is
+    False `torch.save(obj, p)` / `torch.load(p)`; None for any other call."""
     if any(a.star for a in call.args):
         return None
     if write and torch and names & TORCH_SAVE:

@@ -100,16 +100,12 @@ class RunDirValues(CallRule):
             if path is None and names & SUMMARY_WRITER:
                 path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
-                path, what = (
-                    whole_file_path(call, names, write=False, torch=True),
-                    "the file every rank reads",
-                )
+                path, what = whole_file_path(call, names, write=False), "the file every rank reads"
             if path is None:
                 path, what = _log_file(call, names), "the log file every rank opens"
             written = False
             if path is None:
-                path = whole_file_path(call, names, write=True, torch=True)
-                what = "the file rank 0 writes"
+                path, what = whole_file_path(call, names, write=True), "the file rank 0 writes"
                 written = path is not None
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
@@ -525,9 +521,7 @@ class RunDirValues(CallRule):
             for call in walk(later, skip_scopes=True):
                 if not isinstance(call, cst.Call):
                     continue
-                written = whole_file_path(
-                    call, self.t.qualified_names(call.func), write=True, torch=True
-                )
+                written = whole_file_path(call, self.t.qualified_names(call.func), write=True)
                 if written is None and path_open_for_writing(call):
                     written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
                 if written is not None and self.t.code(written) in checked:
