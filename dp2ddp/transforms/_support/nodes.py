@@ -149,6 +149,23 @@ def variables_under(root: cst.CSTNode) -> list[cst.Name]:
     return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in attributes]
 
 
+def bound_names(target: cst.CSTNode) -> list[cst.Name]:
+    """The plain names a binding target binds, in order: `a`, `a, *b`, `[a, (b, c)]`; none
+    for `x.attr` or `x[i]`. The one reading of what an assignment, a loop or a `with` binds."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in bound_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return bound_names(target.value)
+    return []
+
+
+def target_names(target: cst.CSTNode) -> set[str]:
+    """What `target` binds (bound_names), by name."""
+    return {n.value for n in bound_names(target)}
+
+
 def is_simple(expr: cst.BaseExpression) -> bool:
     """A name, attribute or constant subscript: evaluating it again gives the same object."""
     if isinstance(expr, cst.Name):

@@ -57,6 +57,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -317,25 +318,14 @@ def _binds_locally(function: cst.FunctionDef, x: str) -> bool:
         ):
             return False
         if isinstance(node, cst.AssignTarget):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            bound = bound or _names(node.asname.name, x)
+            bound = bound or binds_name(node.asname.name, x)
         elif isinstance(node, cst.NamedExpr):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
     return bound
-
-
-def _names(target: cst.CSTNode, x: str) -> bool:
-    """`target` (a name, or a tuple or list of them) binds `x`."""
-    if isinstance(target, cst.Name):
-        return target.value == x
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_names(e.value, x) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value, x)
-    return False
 
 
 def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
