@@ -52,7 +52,14 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.base import MigrationState
-from dp2ddp.transforms._support.nodes import bound_names, call_named, calls_model, code_of, walk
+from dp2ddp.transforms._support.nodes import (
+    bound_names,
+    call_named,
+    calls_model,
+    code_of,
+    parsed_or_none,
+    walk,
+)
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DISTRIBUTION_METHODS,
@@ -546,9 +553,8 @@ def unshared_draws(source: str) -> list[tuple[int, str]]:
     Source that does not parse has none."""
     if not any(word in source for word in ShareDatasetDraws.TRIGGERS):
         return []
-    try:
-        tree = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
+    tree = parsed_or_none(source)
+    if tree is None:
         return []
     from dp2ddp.options import MigrateOptions
 
