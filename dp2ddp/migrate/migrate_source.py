@@ -100,14 +100,6 @@ def migrate_parsed(
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
-    warnings = [
-        w
-        for w in warnings
-        if not any(
-            (w.line, w.code) == (line, code) and text in w.message
-            for line, code, text in state.withdrawn_warnings
-        )
-    ]
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source

@@ -99,10 +99,6 @@ class MigrationState:
     #: start): the batches pass undoes the WORLD_SIZE scale of a summed loss whose batch
     #: is not proved split; the result does not list them.
     withdrawn: set[str] = field(default_factory=set)
-    #: Warnings an earlier pass gave and a later one made needless or said better:
-    #: (input line, code, text its message holds). The model-wrap pass syncs a model the
-    #: hazards pass's DP069 named as trained unwrapped (or names with DP068 why it cannot).
-    withdrawn_warnings: set[tuple[int, str, str]] = field(default_factory=set)
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
     #: The file is DataParallel machinery of the project's own (it defines a DataParallel

@@ -4,7 +4,7 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
@@ -147,6 +147,35 @@ def variables_under(root: cst.CSTNode) -> list[cst.Name]:
     nodes = list(walk(root))
     attributes = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
     return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in attributes]
+
+
+def parsed_or_none(
+    source: str, parsed: Callable[[], cst.Module | None] | None = None
+) -> cst.Module | None:
+    """`source`'s tree (`parsed()`: as the program model keeps it, parsed once), or None
+    where it does not parse: a reader of another module's facts skips such a module, whose
+    own migration reports the error."""
+    try:
+        return parsed() if parsed is not None else cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
+
+
+def bound_names(target: cst.CSTNode) -> list[cst.Name]:
+    """The plain names a binding target binds, in order: `a`, `a, *b`, `[a, (b, c)]`; none
+    for `x.attr` or `x[i]`. The one reading of what an assignment, a loop or a `with` binds."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in bound_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return bound_names(target.value)
+    return []
+
+
+def target_names(target: cst.CSTNode) -> set[str]:
+    """What `target` binds (bound_names), by name."""
+    return {n.value for n in bound_names(target)}
 
 
 def is_simple(expr: cst.BaseExpression) -> bool:

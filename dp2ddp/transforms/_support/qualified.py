@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms._support.nodes import bound_names, name_of
 
 _Import = cst.Import | cst.ImportFrom
 _Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef | cst.BaseComp
@@ -106,11 +106,11 @@ class QualifiedNames:
             node,
             (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr),
         ):
-            for name in _stored(node.target):
+            for name in bound_names(node.target):
                 self._bind(name)
         elif isinstance(node, cst.AsName):
             if not isinstance(self._parents[node], cst.ImportAlias):
-                for name in _stored(node.name):
+                for name in bound_names(node.name):
                     self._bind(name)
         elif isinstance(node, (cst.NameItem, cst.MatchAs, cst.MatchStar)):
             # global / nonlocal names, and match captures (libcst records no binding)
@@ -365,17 +365,6 @@ class QualifiedNames:
 
 def _position(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
     return next(i for i, item in enumerate(body) if item is node)
-
-
-def _stored(target: cst.CSTNode) -> Iterator[cst.Name]:
-    """Names a target binds: `a`, `a, *b`, `[a, (b, c)]` (not `a.x` or `a[i]`)."""
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _stored(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _stored(target.value)
 
 
 def _dotted(name: cst.Attribute | cst.Name) -> list[str]:

@@ -40,7 +40,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, target_names, walk
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 
@@ -304,22 +304,10 @@ def fixed_batch_loader(
     return None if size is None else (loader, size, sizes.sites[code_of(loader)])
 
 
-def _target_names(loop: cst.For) -> set[str]:
-    names: set[str] = set()
-    stack: list[cst.CSTNode] = [loop.target]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            stack.extend(e.value for e in node.elements)
-    return names
-
-
 def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
     """`first` is the size of a batch the loop's target binds: `x.size(0)`, `x.size()[0]`,
     `x.shape[0]`, `len(x)` (this rank's batch, once its loader is sharded)."""
-    return batch_of_size(first) in _target_names(loop)
+    return batch_of_size(first) in target_names(loop.target)
 
 
 def batch_of_size(first: cst.BaseExpression) -> str | None:
@@ -367,7 +355,7 @@ def per_rank_noise(
     if like is not None:  # `torch.rand_like(x)` of a batch the loop's target binds
         return (
             isinstance(like, cst.Name)
-            and like.value in _target_names(loop)
+            and like.value in target_names(loop.target)
             and loops_over(loop, loaders) is not None
         )
     first = first_dimension(call, names)
@@ -500,7 +488,7 @@ def _batch_loop(
     current = parent(call)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
         if isinstance(current, cst.For) and loops_over(current, loaders) is not None:
-            names = _target_names(current)
+            names = target_names(current.target)
             for param in set(sized.values()):
                 argument = given.get(param)
                 if not isinstance(argument, cst.Name) or argument.value not in names:

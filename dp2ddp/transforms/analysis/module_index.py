@@ -16,7 +16,7 @@ import libcst.matchers as m
 
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.children import children_of
-from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
+from dp2ddp.transforms._support.nodes import NodeView, bound_names, name_of, walk
 
 #: Where statements sit.
 BLOCKS = (cst.IndentedBlock, cst.Module)
@@ -242,13 +242,7 @@ def bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 def binds_name(target: cst.CSTNode, name: str) -> bool:
     """`target` (a Name, or a tuple/list of them) binds `name`."""
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(binds_name(e.value, name) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return binds_name(target.value, name)
-    return False
+    return any(n.value == name for n in bound_names(target))
 
 
 def imports_name(node: cst.Import | cst.ImportFrom, name: str) -> bool:

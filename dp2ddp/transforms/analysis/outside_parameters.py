@@ -26,11 +26,26 @@ holds the parameters that required grad at the wrap, so it never averages theirs
 In a module that sets `requires_grad` to True on parameters, `ddp_sync_frozen(T)` follows
 each wrap (templates/helpers/sync_frozen.py.j2): it hooks the averaging onto the parameters
 frozen then. Right after the wrap, it is reached as the wrap (itself a collective) is.
+
+DP069 (`unwrapped_optimizers`): an optimizer over a model that is not the wrapped one and
+that no sync above covers (K1, stop 30: peterliht/knowledge-distillation-pytorch@b1e4b6a,
+where only the frozen teacher is `nn.DataParallel` and the student, the model the optimizer
+updates, is a plain module). Migrated, each rank trains its own copy of it on its share, with
+no gradient averaging: the copies drift apart from the first step and the saved one is rank
+0's. Nothing fails. Its proof is narrow on purpose, within one scope (a function, or the
+module's top level): the optimizer's parameters are `name.parameters()` (also inside
+`filter`/`list`/a list), and every binding of `name` in that scope is a construction that
+does not wrap: a call (through `.cuda()`/`.to()`, either side of an `if`-expression) that is
+not DataParallel and not a function known to wrap, and that is not handed `name` itself. A
+name that any DataParallel call of the module takes or is assigned to is the wrapped model
+(`opt = SGD(net.parameters()); model = DataParallel(net)`), as is a parameter of the scope
+(the caller's object). Where the sync's wider proof covers the same optimizer and model, the
+sync (or DP068's place) is the answer and DP069 is not given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -42,6 +57,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -92,11 +108,35 @@ class OutsideParameters:
 
     def plan(self, module: cst.Module, wrappers: frozenset[str]) -> None:
         """Find the modules to sync in `module` (its original tree, before any edit);
-        `wrappers`: the program's functions that return a wrap (`self._build_model()`)."""
+        `wrappers`: the program's functions that return a wrap (`self._build_model()`).
+        Then DP069 for each optimizer over a model proved unwrapped (`unwrapped_optimizers`)
+        that no sync here covers: one answer to which trained models DDP keeps alike."""
+        synced = self._plan_syncs(module, wrappers)
+        for optimizer, model in unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap):
+            if (self.t.input_position(optimizer)[0], model) not in synced:
+                self.t.warn(
+                    optimizer,
+                    "DP069",
+                    f"{self.t.code(optimizer.func)}({model}.parameters(), ...): {model} is "
+                    "not wrapped, so each rank would train its own copy",
+                )
+
+    def _plain_optimizer(self, call: cst.Call) -> bool:
+        """DP069's optimizer: a class of torch.optim spelled at its top level (not a
+        scheduler), by qualified name."""
+        return any(
+            n.startswith("torch.optim.") and n.count(".") == 2 and "lr_scheduler" not in n
+            for n in self.t.qualified_names(call.func)
+        )
+
+    def _plan_syncs(self, module: cst.Module, wrappers: frozenset[str]) -> set[tuple[int, str]]:
+        """Plan the syncs; returns (input line of the optimizer's call, X) for each X whose
+        `X.parameters()` an optimizer's call takes and this plan syncs, or names with DP068."""
         t = self.t
+        synced: set[tuple[int, str]] = set()
         wraps = [n for n in walk(module) if isinstance(n, cst.Call) and self._is_wrap(n)]
         if not wraps:
-            return
+            return synced
         wrapped = set(t.state.wrapped)
         unfreezes = _unfreezes(module)
         for call in wraps:
@@ -126,7 +166,7 @@ class OutsideParameters:
             if isinstance(n, cst.Call) and _optimizer(t.qualified_names(n.func))
         ]
         if not optimizers:
-            return
+            return synced
         #: id of a node inside an optimizer's call -> that call
         inside = {id(node): call for call in optimizers for node in walk(call)}
         read = {
@@ -162,10 +202,7 @@ class OutsideParameters:
             done.add((id(line), x))
             optimizer = inside.get(id(node))
             if optimizer is not None:
-                # the hazards pass's DP069 (x not wrapped) is this sync, or DP068's place
-                t.state.withdrawn_warnings.add(
-                    (t.input_position(optimizer)[0], "DP069", f"({x}.parameters(), ...)")
-                )
+                synced.add((t.input_position(optimizer)[0], x))  # no DP069: synced, or DP068
             uniform = uniform or RankUniformity.for_pass(t, module)
             where = self._unreached(node, line, uniform)
             if where is None:
@@ -184,6 +221,7 @@ class OutsideParameters:
                     f"{x}.parameters() reaches the optimizer {where}, so {HELPER}({x}) "
                     "could not be placed where every rank reaches it",
                 )
+        return synced
 
     def _line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The statement line holding `node`, when it stands in a block of statements."""
@@ -280,25 +318,14 @@ def _binds_locally(function: cst.FunctionDef, x: str) -> bool:
         ):
             return False
         if isinstance(node, cst.AssignTarget):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            bound = bound or _names(node.asname.name, x)
+            bound = bound or binds_name(node.asname.name, x)
         elif isinstance(node, cst.NamedExpr):
-            bound = bound or _names(node.target, x)
+            bound = bound or binds_name(node.target, x)
     return bound
-
-
-def _names(target: cst.CSTNode, x: str) -> bool:
-    """`target` (a name, or a tuple or list of them) binds `x`."""
-    if isinstance(target, cst.Name):
-        return target.value == x
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_names(e.value, x) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value, x)
-    return False
 
 
 def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozenset[str]) -> bool:
@@ -399,3 +426,95 @@ def _feeds(line: cst.SimpleStatementLine, read: set[str]) -> bool:
             if isinstance(target, cst.Name) and target.value in read:
                 return True
     return False
+
+
+#: Calls that move a module and return it (`Net().cuda()`, `Net().to(device)`).
+_MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "train", "eval"})
+
+
+def _wrapped_names(call: cst.Call) -> Iterator[str]:
+    """The module a DataParallel call takes, as a bare name (through `.cuda()`/`.to()`)."""
+    if not call.args:
+        return
+    value: cst.BaseExpression = call.args[0].value
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value not in _MOVES:
+            return
+        value = value.func.value
+    if isinstance(value, cst.Name):
+        yield value.value
+
+
+def _parameters_of(expr: cst.BaseExpression) -> str | None:
+    """`name` of `name.parameters()` inside an optimizer's first argument."""
+    for node in walk(expr):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "parameters"
+            and isinstance(node.func.value, cst.Name)
+        ):
+            return node.func.value.value
+    return None
+
+
+def _constructs(value: cst.BaseExpression, name: str, is_wrap: Callable[[cst.Call], bool]) -> bool:
+    """`value` builds a module without wrapping it (see the module's docstring)."""
+    if isinstance(value, cst.IfExp):
+        return _constructs(value.body, name, is_wrap) and _constructs(value.orelse, name, is_wrap)
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MOVES
+    ):
+        value = value.func.value
+    if not isinstance(value, cst.Call) or is_wrap(value):
+        return False
+    return not any(isinstance(n, cst.Name) and n.value == name for n in walk(value))
+
+
+def _binds(target: cst.AssignTarget, name: str) -> bool:
+    return isinstance(target.target, cst.Name) and target.target.value == name
+
+
+def unwrapped_optimizers(
+    module: cst.Module,
+    is_optimizer: Callable[[cst.Call], bool],
+    is_wrap: Callable[[cst.Call], bool],
+) -> list[tuple[cst.Call, str]]:
+    """Optimizer calls over a module proved not to be the wrapped one, with its name."""
+    wraps = [n for n in walk(module) if isinstance(n, cst.Call) and is_wrap(n)]
+    if not wraps:
+        return []
+    wrapped: set[str] = set()
+    for call in wraps:
+        wrapped.update(_wrapped_names(call))
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and any(
+            isinstance(n, cst.Call) and is_wrap(n) for n in walk(node.value)
+        ):
+            wrapped.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    scopes: list[cst.CSTNode] = [module]
+    scopes += [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    found: list[tuple[cst.Call, str]] = []
+    for scope in scopes:
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        params = (
+            {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)}
+            if isinstance(scope, cst.FunctionDef)
+            else set()
+        )
+        nodes = list(walk(body, skip_scopes=True))
+        calls = [n for n in nodes if isinstance(n, cst.Call) and n.args and is_optimizer(n)]
+        for call in calls:
+            name = _parameters_of(call.args[0].value)
+            if name is None or name in wrapped or name in params:
+                continue
+            bindings = [
+                n.value
+                for n in nodes
+                if isinstance(n, cst.Assign) and any(_binds(t, name) for t in n.targets)
+            ]
+            if bindings and all(_constructs(v, name, is_wrap) for v in bindings):
+                found.append((call, name))
+    return found

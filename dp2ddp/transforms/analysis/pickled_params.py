@@ -28,7 +28,7 @@ from libcst.codemod import CodemodContext
 from dp2ddp.facts import PickledParam
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import parsed_or_none, walk
 
 #: Calls that pickle their first argument (`obj`) whole.
 PICKLERS = frozenset(
@@ -282,10 +282,7 @@ def module_pickled_params(
     it, so that the module is parsed once for this and its own migration."""
     if ("save(" not in source and "dump(" not in source) or "def " not in source:
         return {}
-    try:
-        module = parsed() if parsed is not None else cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
-        return {}
+    module = parsed_or_none(source, parsed)
     if module is None:
         return {}
     reader = _ReadPicklers(CodemodContext(filename=path), MigrationState(MigrateOptions()), path)

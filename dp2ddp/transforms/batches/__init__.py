@@ -60,6 +60,7 @@ from dp2ddp.transforms._support.nodes import (
     counts,
     iterated,
     name_of,
+    target_names,
     variables_under,
     walk,
 )
@@ -76,7 +77,7 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.positions import BatchPositions
 from dp2ddp.transforms.data.plan import Loader
-from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names
+from dp2ddp.transforms.hazards.scopes import is_training_loop
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
 #: batch along its dimension.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import calls_model, name_of, walk
+from dp2ddp.transforms._support.nodes import calls_model, name_of, target_names, walk
 from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The data pass's shard helpers (templates/helpers/batch_shard.py.j2), by name: what it
@@ -154,12 +154,3 @@ def _reduces(value: cst.BaseExpression) -> bool:
         "mean",
         "numel",
     )
-
-
-def target_names(target: cst.BaseExpression) -> set[str]:
-    """The names an assignment or loop target binds (`a, (b, c)`)."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in target_names(element.value)}
-    return set()

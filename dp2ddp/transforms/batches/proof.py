@@ -43,6 +43,7 @@ from dp2ddp.transforms._support.nodes import (
     calls_model,
     iterated,
     name_of,
+    target_names,
     walk,
 )
 from dp2ddp.transforms.batches.beside import prove_beside_loader
@@ -54,7 +55,7 @@ from dp2ddp.transforms.batches.loops import (
     BatchLoops,
     _plain_target,
 )
-from dp2ddp.transforms.hazards.scopes import is_training_loop, target_names, trains
+from dp2ddp.transforms.hazards.scopes import is_training_loop, trains
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})

@@ -21,9 +21,6 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
 - DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
-- DP069 an optimizer over a model built here that no DataParallel call wraps: each rank
-  trains its own copy on its share (see hazards.unwrapped). The model-wrap pass withdraws it
-  where it syncs that model itself (`ddp_sync_module`) or says with DP068 why it cannot.
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
@@ -34,6 +31,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced, and the weights it updates drift apart across ranks
   (see hazards.backward).
+
+An optimizer over a model no DataParallel call wraps (DP069) is the model-wrap pass's, with
+the syncs that answer it (analysis/outside_parameters.py).
 
 A gradient penalty (`torch.autograd.grad(..., create_graph=True)`) is rewritten, or warned
 with DP023, by its own pass: transforms/gradient_penalty.py.
@@ -83,7 +83,6 @@ from dp2ddp.transforms.hazards.scopes import (
     forward_helpers,
     loop_info,
 )
-from dp2ddp.transforms.hazards.unwrapped import unwrapped_optimizers
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -233,16 +232,6 @@ class FlagHazards(MigrationTransform):
         for site in sites:
             message = dp026_message(site, self.code, lambda n: self._position(n)[0])
             self.warn(site.backward, "DP026", message)
-        if self._first_wrap is not None:
-            for optimizer, model in unwrapped_optimizers(
-                original_node, self._is_optimizer, self._is_wrap
-            ):
-                self.warn(
-                    optimizer,
-                    "DP069",
-                    f"{self.code(optimizer.func)}({model}.parameters(), ...): {model} is "
-                    "not wrapped, so each rank would train its own copy",
-                )
         for function, name, expression in pair_losses(original_node, self.code):
             self.warn(
                 function,
@@ -407,13 +396,6 @@ class FlagHazards(MigrationTransform):
 
     def _is_wrap(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
-
-    def _is_optimizer(self, call: cst.Call) -> bool:
-        """A class of torch.optim (not a scheduler), by qualified name."""
-        return any(
-            n.startswith("torch.optim.") and n.count(".") == 2 and "lr_scheduler" not in n
-            for n in self.qualified_names(call.func)
-        )
 
     def _may_backward_twice(self) -> bool:
         """DP026 needs two backward calls. A module whose code names `backward` once, as

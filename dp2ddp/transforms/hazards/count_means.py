@@ -49,7 +49,7 @@ import libcst as cst
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
-from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad
+from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
 from dp2ddp.transforms.hazards.scopes import ScopeFacts, is_backward_call
 
 #: The inserted call (templates/helpers/count_share.py.j2).
@@ -157,7 +157,7 @@ class CountMeans:
         function: cst.FunctionDef | None,
     ) -> None:
         losses: list[cst.Call] = []
-        summed = self._sum(numerator, facts.assigned, losses, 0)
+        summed = self._sum(numerator, facts.assigned, losses)
         division = self.t.code(node).strip().splitlines()[0][:80]
         shown = self.t.code(count)
         why: str | None
@@ -401,44 +401,27 @@ class CountMeans:
         node: cst.BaseExpression,
         assigned: dict[str, list[cst.BaseExpression]],
         losses: list[cst.Call],
-        depth: int,
     ) -> bool:
-        """A sum over the batch: hazards.losses' proof, also through the names, sums and
-        weights of this scope down to a call of a method of the same class or a function
-        of the module every return of which is such a sum (`self.focal_loss(x, y)`)."""
-        if depth > 4:
-            return False
-        if isinstance(node, cst.Name):
-            bound = assigned.get(node.value, [])
-            return bool(bound) and all(self._sum(v, assigned, losses, depth + 1) for v in bound)
-        if isinstance(node, cst.BinaryOperation):
-            if isinstance(node.operator, (cst.Add, cst.Subtract)):
-                return self._sum(node.left, assigned, losses, depth + 1) and self._sum(
-                    node.right, assigned, losses, depth + 1
-                )
-            if isinstance(node.operator, cst.Multiply):
-                return (
-                    _constant(node.right) and self._sum(node.left, assigned, losses, depth + 1)
-                ) or (_constant(node.left) and self._sum(node.right, assigned, losses, depth + 1))
-            return False
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            return self._sum(node.expression, assigned, losses, depth + 1)
-        if not isinstance(node, cst.Call):
-            return False
-        found: list[cst.Call] = []
-        if self.losses.summed(node, assigned, found):
-            losses.extend(found)
-            return True
-        helper = self._helper(node)
-        if helper is None:
-            return False
-        facts = ScopeFacts(helper, self.t.qualified_names)
-        helper.visit(facts)
-        returns = list(_returns(helper))
-        return bool(returns) and all(
-            r.value is not None and self._sum(r.value, facts.assigned, losses, depth + 1)
-            for r in returns
-        )
+        """A sum over the batch: hazards.losses' proof with constant weights only, also
+        down to a call of a method of the same class or a function of the module every
+        return of which is such a sum (`self.focal_loss(x, y)`), through its own names."""
+
+        def summed(call: cst.Call, bound: dict[str, list[cst.BaseExpression]], depth: int) -> bool:
+            if self.losses.summed(call, bound, losses):
+                return True
+            helper = self._helper(call)
+            if helper is None:
+                return False
+            facts = ScopeFacts(helper, self.t.qualified_names)
+            helper.visit(facts)
+            returns = list(_returns(helper))
+            return bool(returns) and all(
+                r.value is not None
+                and sum_through(r.value, facts.assigned, summed, _constant, depth + 1)
+                for r in returns
+            )
+
+        return sum_through(node, assigned, summed, _constant)
 
     def _helper(self, call: cst.Call) -> cst.FunctionDef | None:
         """The function `call` calls: `self.m(...)` a method of the enclosing class, `f(...)`

@@ -25,7 +25,7 @@ from libcst.codemod import CodemodContext
 from dp2ddp.facts import HelperDraw as Draw
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.hazards.scopes import is_training_loop
 
@@ -245,10 +245,7 @@ def module_draws(
     parsed once for this and its own migration."""
     if not any(word in source for word in _DRAW_WORDS) or not _may_draw(source):
         return {}
-    try:
-        tree = parsed() if parsed is not None else cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
-        return {}
+    tree = parsed_or_none(source, parsed)
     if tree is None:
         return {}
     reader = _ExportDraws(CodemodContext(filename=path), MigrationState(MigrateOptions()))

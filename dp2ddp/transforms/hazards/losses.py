@@ -20,6 +20,7 @@ loss built elsewhere) keeps DP004, as does every summed loss with `keep_summed_l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -34,6 +35,50 @@ _STACKING = frozenset(
 )
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
+
+
+#: The proof of a summed call of one scope (its bindings, how deep it is followed).
+SummedCall = Callable[[cst.Call, dict[str, list[cst.BaseExpression]], int], bool]
+
+
+def sum_through(
+    node: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    summed: SummedCall,
+    factor: Callable[[cst.BaseExpression], bool],
+    depth: int = 0,
+) -> bool:
+    """`node` is a sum over the batch built from calls `summed` proves: a name every binding
+    of which in the scope (`assigned`) is one, their sums and differences, a negation, or one
+    times a weight `factor` accepts; followed four levels deep. The one proof of DP004's
+    scaling (any factor) and of hazards.count_means' numerator (constant factors, and calls
+    of the module's own functions, which `summed` follows with their own bindings)."""
+    if depth > 4:
+        return False
+    if isinstance(node, cst.Name):
+        bound = assigned.get(node.value, [])
+        return bool(bound) and all(
+            sum_through(v, assigned, summed, factor, depth + 1) for v in bound
+        )
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            return sum_through(node.left, assigned, summed, factor, depth + 1) and sum_through(
+                node.right, assigned, summed, factor, depth + 1
+            )
+        if isinstance(node.operator, cst.Multiply):
+            return (
+                factor(node.right) and sum_through(node.left, assigned, summed, factor, depth + 1)
+            ) or (
+                factor(node.left) and sum_through(node.right, assigned, summed, factor, depth + 1)
+            )
+        return False
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return sum_through(node.expression, assigned, summed, factor, depth + 1)
+    return isinstance(node, cst.Call) and summed(node, assigned, depth)
+
+
+def _any_factor(node: cst.BaseExpression) -> bool:
+    return True
 
 
 def string_value(node: cst.BaseExpression) -> str | None:
@@ -84,13 +129,25 @@ class LossChecks:
 
     def summed(
         self,
-        node: cst.BaseExpression,
+        node: cst.Call,
         assigned: dict[str, list[cst.BaseExpression]],
         losses: list[cst.Call],
     ) -> bool:
-        """`node` is a loss summed over the batch (see _summed); its summed loss calls are
-        added to `losses`."""
-        return self._summed(node, assigned, losses, 0)
+        """`node` is a loss call summed over the batch: a sum over dim 0, a loss object built
+        with a sum reduction, a torch.nn.functional loss reducing with a sum. It is added to
+        `losses` when it is one."""
+        names = self.t.qualified_names(node.func)
+        if (
+            (self._is_loss_sum(node) and _batch_sum(node, assigned, self.t) is True)
+            or loss_key(node.func) in self.sum_losses
+            or (
+                any(n.startswith("torch.nn.functional.") for n in names)
+                and self.sum_reduction(node) is not None
+            )
+        ):
+            losses.append(node)
+            return True
+        return False
 
     def cover(self, losses: list[cst.Call]) -> None:
         """No DP004 for these summed loss calls: another pass made their loss right."""
@@ -167,7 +224,7 @@ class LossChecks:
             if (
                 not keep
                 and values
-                and all(self._summed(v, facts.assigned, losses, 0) for v in values)
+                and all(self._summed(v, facts.assigned, losses) for v in values)
                 and not inside_no_grad(backward, self.t)
             ):
                 self.scaled.add(backward)
@@ -191,40 +248,12 @@ class LossChecks:
         node: cst.BaseExpression,
         assigned: dict[str, list[cst.BaseExpression]],
         losses: list[cst.Call],
-        depth: int,
     ) -> bool:
-        """`node` is a loss summed over the batch: a summed reduction, a name bound only to
-        such, their sums and differences, or one weighted by a factor."""
-        if depth > 4:
-            return False
-        if isinstance(node, cst.Name):
-            bound = assigned.get(node.value, [])
-            return bool(bound) and all(self._summed(v, assigned, losses, depth + 1) for v in bound)
-        if isinstance(node, cst.BinaryOperation):
-            if isinstance(node.operator, (cst.Add, cst.Subtract)):
-                return self._summed(node.left, assigned, losses, depth + 1) and self._summed(
-                    node.right, assigned, losses, depth + 1
-                )
-            if isinstance(node.operator, cst.Multiply):
-                left = self._summed(node.left, assigned, losses, depth + 1)
-                return left or self._summed(node.right, assigned, losses, depth + 1)
-            return False
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            return self._summed(node.expression, assigned, losses, depth + 1)
-        if not isinstance(node, cst.Call):
-            return False
-        names = self.t.qualified_names(node.func)
-        if (
-            (self._is_loss_sum(node) and _batch_sum(node, assigned, self.t) is True)
-            or loss_key(node.func) in self.sum_losses
-            or (
-                any(n.startswith("torch.nn.functional.") for n in names)
-                and self.sum_reduction(node) is not None
-            )
-        ):
-            losses.append(node)
-            return True
-        return False
+        """`node` is a loss summed over the batch: a summed loss call (`summed`), a name
+        bound only to such, their sums and differences, or one weighted by any factor."""
+        return sum_through(
+            node, assigned, lambda call, bound, _: self.summed(call, bound, losses), _any_factor
+        )
 
     def _batch_statistics(
         self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]

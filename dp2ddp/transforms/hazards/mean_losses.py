@@ -27,7 +27,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import enclosing_function, is_none, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    enclosing_function,
+    is_none,
+    name_of,
+    parsed_or_none,
+    walk,
+)
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
@@ -255,9 +261,8 @@ def mean_loss_sites(source: str) -> list[tuple[int, str]]:
         and any(name in source for name in _MAY_MATCH)
     ):
         return []
-    try:
-        module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
+    module = parsed_or_none(source)
+    if module is None:
         return []
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms._support.nodes import name_of, parsed_or_none, walk
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
@@ -56,9 +56,8 @@ def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:
     when a migration's updates differ); nothing for a file that does not parse."""
     if not (_NAMED.search(source) and _MAY_COMPARE.search(source)):
         return []
-    try:
-        module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
+    module = parsed_or_none(source)
+    if module is None:
         return []
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)

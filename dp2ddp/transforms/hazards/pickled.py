@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, target_names, walk
 
 #: Calls that move a module and return it (`DataParallel(net).cuda()`).
 _MOVES = frozenset({"cuda", "to", "cpu"})
@@ -201,15 +201,4 @@ def _binds(node: cst.CSTNode, held: str) -> bool:
         return node.asname is None and code_of(node.name).split(".", 1)[0] == held
     elif isinstance(node, cst.ImportStar):
         return True
-    return any(held in _target_names(target) for target in targets)
-
-
-def _target_names(target: cst.CSTNode) -> list[str]:
-    """The names an assignment target binds (an attribute or subscript binds none)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
+    return any(held in target_names(target) for target in targets)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
@@ -80,14 +80,6 @@ def trains(function: cst.FunctionDef | cst.Lambda, qualified_names: QualifiedNam
     visitor = _TrainingCalls(function, qualified_names)
     read_tree(function.body, visitor)
     return visitor.found
-
-
-def target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in target_names(element.value)}
-    return set()
 
 
 @dataclass
@@ -287,10 +279,10 @@ class FunctionStateMutations(cst.CSTVisitor):
             if isinstance(statement, cst.Assign):
                 from_ctx = self._from_ctx(statement.value)
                 for target in statement.targets:
-                    for name in _bound_names(target.target):
+                    for name in target_names(target.target):
                         (state if from_ctx else other).add(name)
             elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
-                other |= _bound_names(statement.target)
+                other |= target_names(statement.target)
             elif isinstance(statement, cst.Call) and (
                 isinstance(statement.func, cst.Attribute)
                 and statement.func.attr.value == "mark_dirty"
@@ -362,13 +354,3 @@ def _walk_statements(body: cst.CSTNode) -> list[cst.CSTNode]:
 
     read_tree(body, _Collect())
     return found
-
-
-def _bound_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _bound_names(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return set()

@@ -14,6 +14,7 @@ from dp2ddp.transforms._support.ast_nodes import import_table
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     after_imports,
+    bound_names,
     calls_under,
     enclosing_function,
     is_script_guard,
@@ -256,7 +257,7 @@ class _Collector(cst.CSTVisitor):
         for target in node.targets:
             self.facts.track(target.target, node.value)
             single = target.target if len(node.targets) == 1 else None
-            for name in _names_in(target.target):
+            for name in bound_names(target.target):
                 self.facts.bind(node, name.value, node.value if name is single else None)
 
     def _wrapped(self, value: cst.BaseExpression) -> str | None:
@@ -279,22 +280,22 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.facts.track(node.target, node.value)
-        for name in _names_in(node.target):
+        for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        for name in _names_in(node.target):
+        for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 
     def visit_For(self, node: cst.For) -> None:
-        for name in _names_in(node.target):
+        for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 
     def visit_Param(self, node: cst.Param) -> None:
         self.facts.bind(node, node.name.value, None)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        for name in _names_in(node.target):
+        for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
@@ -307,7 +308,7 @@ class _Collector(cst.CSTVisitor):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.facts.track(node.asname.name, node.item)
-            for name in _names_in(node.asname.name):
+            for name in bound_names(node.asname.name):
                 self.facts.bind(node, name.value, None)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -331,14 +332,3 @@ class _Collector(cst.CSTVisitor):
 _WRAPPED_MODULE = "torch.nn.parallel.DistributedDataParallel.module"
 #: Calls that move or cast a module and return it: `DistributedDataParallel(m.to(DEVICE))`.
 _MOVES = frozenset({"cpu", "cuda", "to", "float", "half", "double", "eval", "train"})
-
-
-def _names_in(target: cst.BaseExpression) -> list[cst.Name]:
-    """The plain names a binding target binds (`a`, `a, b`, `[a, *b]`); not `x.attr`/`x[i]`."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names_in(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return []

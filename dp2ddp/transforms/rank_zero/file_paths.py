@@ -1,4 +1,5 @@
-"""Which file a call writes or reads, as the texts its path is matched by (barriers.py).
+"""Which file a call writes or reads: the argument (whole_file_path, for run_dir.py too), and
+the texts its path is matched by (file_path, read_elsewhere: barriers.py).
 
 A write: open for writing, np.save and the other WRITES_AT_FIRST, a data frame's `.to_csv`,
 a pathlib path's `.write_text()` or `.open("wb")`. A read: open for reading, np.load and the
@@ -20,6 +21,8 @@ from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     READS_AT_FIRST,
+    TORCH_LOAD,
+    TORCH_SAVE,
     WRITES_AT_FIRST,
     open_mode,
 )
@@ -42,20 +45,13 @@ def file_path(
     if any(a.star for a in call.args):
         return None
     names = t.qualified_names(call.func)
-    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    first = whole_file_path(call, names, write=write, torch=False)
     func = call.func
     method = func.attr.value if isinstance(func, cst.Attribute) else ""
-    if names & OPEN:
-        mode = open_mode(call)
-        writes = mode is not None and any(c in mode for c in "wax+")
-        if mode is None or writes != write:
-            return None
-    elif write and names & WRITES_AT_FIRST:
-        pass
-    elif not write and names & READS_AT_FIRST:
-        pass
+    if first is not None or names & OPEN:
+        pass  # a whole file's argument, or an open() in the other mode
     elif write and method in _WRITE_METHODS and not names:
-        pass
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
     elif isinstance(func, cst.Attribute) and not call.args and not names:
         wanted = _PATH_WRITE_METHODS if write else _PATH_READ_METHODS
         if method not in wanted:
@@ -70,6 +66,35 @@ def file_path(
     if first is None:
         return None
     return path_texts(first, call, t, t.code, index)
+
+
+def whole_file_path(
+    call: cst.Call, names: set[str], *, write: bool, torch: bool = True
+) -> cst.BaseExpression | None:
+    """The argument a call writes (write=True) or reads a whole file at, given the call's
+    qualified names: `open(p, mode)` by its mode, np.save and the other WRITES_AT_FIRST or
+    np.load and the other READS_AT_FIRST at their first argument, and unless `torch` is
+    False `torch.save(obj, p)` / `torch.load(p)`; None for any other call."""
+    if any(a.star for a in call.args):
+        return None
+    if write and torch and names & TORCH_SAVE:
+        for position, arg in enumerate(call.args):
+            if (arg.keyword is None and position == 1) or (
+                arg.keyword is not None and arg.keyword.value == "f"
+            ):
+                return arg.value
+        return None
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    if names & OPEN:
+        mode = open_mode(call)
+        if mode is None or any(c in mode for c in "wax+") != write:
+            return None
+    elif write and not names & WRITES_AT_FIRST:
+        return None
+    elif not write and not names & (READS_AT_FIRST | TORCH_LOAD if torch else READS_AT_FIRST):
+        return None
+    return call.args[0].value
 
 
 def read_elsewhere(

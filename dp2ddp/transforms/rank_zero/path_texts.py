@@ -14,8 +14,8 @@ star argument adds no text. An item of a dict display bound once in the function
 (`paths = {"cache": cfg.out}`, then `open(paths["cache"], "wb")`) is matched by its value's
 text too, so `open(cfg.out, "rb")` reads it. A parameter of a top-level class's `__init__` is
 followed to what each construction of the class passes (a dataset that reads its file when
-built: `LocalSet("local.pkl")`). Also here: which argument of a call is the path
-it reads or writes a whole file at (read_path, written_path).
+built: `LocalSet("local.pkl")`). Which argument of a call is a path it reads or writes is
+file_paths.py's question.
 """
 
 from __future__ import annotations
@@ -26,14 +26,6 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NodeView, enclosing_function, walk
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
-from dp2ddp.transforms.rank_zero.side_effects import (
-    OPEN,
-    READS_AT_FIRST,
-    TORCH_LOAD,
-    TORCH_SAVE,
-    WRITES_AT_FIRST,
-    open_mode,
-)
 
 #: How many calls deep a parameter is followed to the texts its callers pass.
 _CALLS_DEEP = 1
@@ -170,40 +162,3 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     return {p.name.value for p in every}
-
-
-def read_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
-    """The path a call reads a whole file at (`open(p)`, `torch.load(p)`, `np.load(p)`,
-    `pd.read_csv(p)`), given the call's qualified names; None for any other call."""
-    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
-        return None
-    if names & OPEN:
-        mode = open_mode(call)
-        if mode is None or any(c in mode for c in "wax+"):
-            return None
-    elif not names & (READS_AT_FIRST | TORCH_LOAD):
-        return None
-    return call.args[0].value
-
-
-def written_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
-    """The path a call writes a whole file at (`torch.save(obj, p)`, `open(p, "w")`,
-    `np.save(p, a)`), given the call's qualified names; None for any other call."""
-    if any(a.star for a in call.args):
-        return None
-    if names & TORCH_SAVE:
-        for position, arg in enumerate(call.args):
-            if (arg.keyword is None and position == 1) or (
-                arg.keyword is not None and arg.keyword.value == "f"
-            ):
-                return arg.value
-        return None
-    if not call.args or call.args[0].keyword is not None:
-        return None
-    if names & OPEN:
-        mode = open_mode(call)
-        if mode is None or not any(c in mode for c in "wax+"):
-            return None
-    elif not names & WRITES_AT_FIRST:
-        return None
-    return call.args[0].value

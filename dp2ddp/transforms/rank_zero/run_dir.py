@@ -57,9 +57,9 @@ from dp2ddp.transforms.analysis.per_rank import computed_per_rank
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
+from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
-from dp2ddp.transforms.rank_zero.path_texts import read_path, written_path
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import REMOVALS, SUMMARY_WRITER
 from dp2ddp.transforms.rank_zero.stdin import STDIN_READS
@@ -100,12 +100,12 @@ class RunDirValues(CallRule):
             if path is None and names & SUMMARY_WRITER:
                 path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
-                path, what = read_path(call, names), "the file every rank reads"
+                path, what = whole_file_path(call, names, write=False), "the file every rank reads"
             if path is None:
                 path, what = _log_file(call, names), "the log file every rank opens"
             written = False
             if path is None:
-                path, what = written_path(call, names), "the file rank 0 writes"
+                path, what = whole_file_path(call, names, write=True), "the file rank 0 writes"
                 written = path is not None
             if path is None or self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
@@ -521,7 +521,7 @@ class RunDirValues(CallRule):
             for call in walk(later, skip_scopes=True):
                 if not isinstance(call, cst.Call):
                     continue
-                written = written_path(call, self.t.qualified_names(call.func))
+                written = whole_file_path(call, self.t.qualified_names(call.func), write=True)
                 if written is None and path_open_for_writing(call):
                     written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
                 if written is not None and self.t.code(written) in checked:

@@ -52,7 +52,14 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.base import MigrationState
-from dp2ddp.transforms._support.nodes import call_named, calls_model, code_of, walk
+from dp2ddp.transforms._support.nodes import (
+    bound_names,
+    call_named,
+    calls_model,
+    code_of,
+    parsed_or_none,
+    walk,
+)
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DISTRIBUTION_METHODS,
@@ -188,9 +195,9 @@ class ShareDatasetDraws(WholeReads):
             targets: list[cst.Name] = []
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    targets += _target_names(target.target)
+                    targets += bound_names(target.target)
             elif isinstance(small, cst.AnnAssign):
-                targets += _target_names(small.target)
+                targets += bound_names(small.target)
             skip = {id(t) for t in targets}
             for node in walk(small):
                 if isinstance(node, cst.Call):
@@ -546,9 +553,8 @@ def unshared_draws(source: str) -> list[tuple[int, str]]:
     Source that does not parse has none."""
     if not any(word in source for word in ShareDatasetDraws.TRIGGERS):
         return []
-    try:
-        tree = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
+    tree = parsed_or_none(source)
+    if tree is None:
         return []
     from dp2ddp.options import MigrateOptions
 
@@ -556,15 +562,6 @@ def unshared_draws(source: str) -> list[tuple[int, str]]:
     reader.found = []
     reader.transform_module(tree)
     return sorted(set(reader.found))
-
-
-def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
-    """The names an assignment target binds (`x`, `x, y`); none for `self.x` or `a[i]`."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []
 
 
 def _all_targets(small: cst.BaseSmallStatement) -> Iterator[cst.BaseExpression]:

@@ -22,7 +22,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     GATHER_METHODS,
     WHOLE_LOADER,
@@ -328,9 +328,8 @@ def module_sample_readers(
     has it (the project model's), else it is parsed here."""
     if "iter(" not in source and "for " not in source or not _may_read(source, tree):
         return {}
-    try:
-        module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError):
+    module = parsed_or_none(source)
+    if module is None:
         return {}
     reader = _ReadReaders(CodemodContext(), MigrationState(MigrateOptions()))
     reader.transform_module(module)
