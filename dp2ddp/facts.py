@@ -140,6 +140,10 @@ class ProgramHints:
     #: object (a progress bar's `add`, a meter's `update`): an object fed a loop's figures
     #: through one holds running figures (DP030).
     keepers: frozenset[str] = frozenset()
+    #: "module.Class.method" of the methods the top-level classes of the program's other
+    #: modules define themselves (undecorated or static): `bar.write(line)` of an object
+    #: of one runs the program's own method, migrated in its module (no DP080).
+    class_methods: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

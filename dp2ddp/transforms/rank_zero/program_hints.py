@@ -109,6 +109,7 @@ def program_hints(
         [m.name for m in modules], names, "images"
     )
     keepers = frozenset().union(*(n.keepers for n in names))
+    methods = _class_methods([m.name for m in modules], names)
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -142,6 +143,7 @@ def program_hints(
                 per_rank_classes=drawing,
                 image_makers=images,
                 keepers=keepers,
+                class_methods=methods,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -163,6 +165,7 @@ def program_hints(
             drawing,
             images,
             keepers,
+            methods,
         )
     return hints
 
@@ -182,6 +185,20 @@ def _qualified_printers(
         for module, n in zip(modules[1:], names[1:], strict=True)
         if module
         for p in getattr(n, field)
+    }
+    return frozenset(_through_reexports(found, names))
+
+
+def _class_methods(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
+    """The "module.Class.method" of the methods the top-level classes of the program's modules
+    (not the entry's, as _qualified_printers) define themselves, also as re-exports name
+    them: `console.write(line)` of such an object runs the program's own method, whose
+    prints the program's migration puts on rank 0 in its module (no DP080)."""
+    found = {
+        qualified
+        for module, n in zip(modules[1:], names[1:], strict=True)
+        if module
+        for qualified, _ in n.methods
     }
     return frozenset(_through_reexports(found, names))
 
