@@ -341,6 +341,11 @@ class ProgramFacts:
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
 
     grad_toggles: tuple[tuple[str, str], ...] = ()
+    #: (line of a wrap's model, a toggle as the passes name it: "line N" in this module,
+    #: "path:line" in another) where the toggle is proved not to reach the wrap's model
+    #: (transforms/analysis/toggled_models.py): that toggle gives it no DP041. None: not
+    #: told (a single file: the pass reads its own).
+    untouched_toggles: tuple[tuple[int, str], ...] | None = None
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

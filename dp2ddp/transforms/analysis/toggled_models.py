@@ -1,0 +1,404 @@
+"""Which wraps a `requires_grad` toggle may reach: the objects it toggles, tied to the
+objects a wrap holds, once per program (DP041).
+
+A toggle (`p.requires_grad = on`, module_parts.grad_toggles) switches off the gradients of
+some model's parameters after the wrap; a wrap holding them needs
+find_unused_parameters=True. Toggles used to give every wrap of the program the flag
+(ajbrock/BigGAN-PyTorch@9845943: `utils.toggle_grad(D, False)` between a critic's and a
+generator's steps also flagged the inception network's wrap, which the toggles never
+reach). Here each object is named by the call that built it (its "site": `Disc(...)`,
+`G_D(G, D)`, `inception_v3(...)`), in the scope where a name is bound to it: a name's
+objects are those of all its bindings in its function (flow-insensitive), a parameter's
+those of the arguments at every call of its function in the program, a free variable's
+those of the enclosing function's binding. An object holds the objects its constructor
+was given (its arguments, not `**config`) and those stored into it later (`x.d = D`,
+`x.add_module(...)`, `x.append(...)`): the set of a site is closed over both. A toggle of
+`M.parameters()` (or of `M.x.weight`) reaches the sites of M; a wrap of W holds the sites of
+W; the toggle may reach the wrap when the two sets meet. Anything not read so (a method's
+`self`, a function passed as a value, a for-loop's item, an object from another module's
+global) is unknown: the wrap keeps the flag, as before.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
+from dp2ddp.transforms.analysis.module_parts import grad_toggles
+
+#: Calls that return their receiver (moved, cast or switched): `Disc().to(device)` is Disc's.
+_MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "eval", "train", "type"})
+#: Methods that store what they are given into their receiver (`layers.append(D)`).
+_STORES = frozenset(
+    {"add_module", "register_module", "append", "extend", "insert", "update", "setdefault"}
+)
+#: Methods whose result holds the receiver's parameters (`for p in D.parameters()`).
+_PARTS = frozenset({"parameters", "named_parameters", "modules", "children", "named_modules"})
+#: Sites of one program: (module index, "line:callee").
+Sites = frozenset[tuple[int, str]]
+_Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+
+
+@dataclass
+class _Module:
+    tree: ast.Module
+    table: dict[str, str]
+    name: str
+    #: node id -> the function (or module) whose scope it is in
+    scope: dict[int, _Scope] = field(default_factory=dict)
+    #: function (class) id -> the function, class or module it is in
+    outer: dict[int, ast.AST] = field(default_factory=dict)
+    #: scope id -> name -> the values bound to it (None: a binding not read)
+    binds: dict[int, dict[str, list[ast.expr | None]]] = field(default_factory=dict)
+    #: scope id -> name -> values stored into its object later
+    stored: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+
+
+class ToggledModels:
+    """The program's modules `(dotted name, tree, is_package)`, read once."""
+
+    def __init__(self, modules: Sequence[tuple[str, ast.Module, bool]]) -> None:
+        self.modules = [_index(n, t, p) for n, t, p in modules]
+        #: simple name -> (module index, node) of every Name load and attribute of that name
+        self.mentions: dict[str, list[tuple[int, ast.AST, ast.Call | None]]] = {}
+        for index, module in enumerate(self.modules):
+            calls = {id(n.func): n for n in ast.walk(module.tree) if isinstance(n, ast.Call)}
+            for node in ast.walk(module.tree):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    named = node.id
+                elif isinstance(node, ast.Attribute):
+                    named = node.attr
+                else:
+                    continue
+                self.mentions.setdefault(named, []).append((index, node, calls.get(id(node))))
+        self._memo: dict[tuple[int, int, str], Sites | None] = {}
+        self._busy: set[tuple[int, int, str]] = set()
+
+    def toggles(self, index: int) -> Iterator[tuple[int, Sites | None]]:
+        """(line, the sites it reaches, None: unknown) of each toggle of module `index`."""
+        module = self.modules[index]
+        for toggle in grad_toggles(module.tree):
+            node = _statement_at(module.tree, toggle.line)
+            yield toggle.line, None if node is None else self._toggled(index, node)
+
+    def wraps(self, index: int) -> Iterator[tuple[int, Sites | None]]:
+        """(line, the sites its model holds, None: unknown) of each DataParallel call."""
+        module = self.modules[index]
+        for node in ast.walk(module.tree):
+            if (
+                isinstance(node, ast.Call)
+                and _callee(node.func) == "DataParallel"
+                and node.args
+                and not isinstance(node.args[0], ast.Starred)
+            ):
+                yield node.lineno, self.sites(index, node.args[0])
+
+    def _toggled(self, index: int, statement: ast.AST) -> Sites | None:
+        """The sites the toggle `statement` switches: `M` of `for p in M.parameters():
+        p.requires_grad = v`, of `M.requires_grad_(v)`, of `M.w.requires_grad = v`."""
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            func = statement.value.func
+            target = func.value if isinstance(func, ast.Attribute) else None
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            found = [t for t in targets if isinstance(t, ast.Attribute)]
+            target = found[0].value if len(found) == 1 else None
+        else:
+            target = None
+        if target is None:
+            return None
+        if isinstance(target, ast.Name):
+            loop = self._loop_over(index, statement, target.id)
+            if loop is not None:
+                return self.sites(index, loop)
+        return self.sites(index, target)
+
+    def _loop_over(self, index: int, statement: ast.AST, name: str) -> ast.expr | None:
+        """`M` where `name` is the item of `for ... in M.parameters()` around `statement`."""
+        module = self.modules[index]
+        scope = module.scope.get(id(statement), module.tree)
+        for node in ast.walk(scope):
+            if not isinstance(node, (ast.For, ast.AsyncFor)):
+                continue
+            if not any(inner is statement for inner in ast.walk(node)):
+                continue  # the toggle is not in this loop
+            names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            it = node.iter
+            if isinstance(it, ast.Call) and _callee(it.func) in ("list", "tuple") and it.args:
+                it = it.args[0]
+            if (
+                name in names
+                and isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Attribute)
+                and it.func.attr in _PARTS
+            ):
+                return it.func.value
+        return None
+
+    def sites(self, index: int, node: ast.expr) -> Sites | None:
+        """The sites of the objects `node` (in module `index`) may hold; None: unknown."""
+        module = self.modules[index]
+        scope = module.scope.get(id(node), module.tree)
+        return self._sites(index, scope, node)
+
+    def _sites(self, index: int, scope: _Scope, node: ast.expr) -> Sites | None:
+        if isinstance(node, (ast.Constant, ast.JoinedStr, ast.Lambda, ast.Compare)):
+            return frozenset()
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            return self._sites(index, scope, node.value)
+        if isinstance(node, ast.Name):
+            return self._name(index, scope, node.id)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return self._union(index, scope, node.elts)
+        if isinstance(node, ast.BoolOp):
+            return self._union(index, scope, node.values)
+        if isinstance(node, ast.IfExp):
+            return self._union(index, scope, [node.body, node.orelse])
+        if isinstance(node, ast.BinOp):
+            return self._union(index, scope, [node.left, node.right])
+        if isinstance(node, ast.UnaryOp):
+            return self._sites(index, scope, node.operand)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+                return self._sites(index, scope, func.value)
+            given = list(node.args)
+            given += [k.value for k in node.keywords if k.arg is not None]  # not **config
+            inner = self._union(index, scope, given)
+            if inner is None:
+                return None
+            return inner | {(index, f"{node.lineno}:{_callee(func)}")}
+        return None
+
+    def _union(self, index: int, scope: _Scope, nodes: Sequence[ast.expr]) -> Sites | None:
+        found: set[tuple[int, str]] = set()
+        for node in nodes:
+            sites = self._sites(index, scope, node)
+            if sites is None:
+                return None
+            found |= sites
+        return frozenset(found)
+
+    def _name(self, index: int, scope: _Scope, name: str) -> Sites | None:
+        """The sites of `name` read in `scope`: its bindings there, or in the functions
+        around it, or at module level; a parameter's through the calls of its function."""
+        module = self.modules[index]
+        while name not in module.binds.get(id(scope), {}):
+            if isinstance(scope, ast.Module):
+                return frozenset() if name in _BUILTINS else None
+            outer = module.outer[id(scope)]
+            while isinstance(outer, ast.ClassDef):  # a class's names are not a method's
+                outer = module.outer[id(outer)]
+            assert isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
+            scope = outer
+        key = (index, id(scope), name)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return frozenset()  # a cycle adds nothing the other bindings do not
+        self._busy.add(key)
+        found: set[tuple[int, str]] | None = set()
+        values = [*module.binds[id(scope)][name], *module.stored.get(id(scope), {}).get(name, [])]
+        for value in values:
+            sites = (
+                self._parameter(index, scope, name)
+                if value is _PARAMETER
+                else None
+                if value is None
+                else self._sites(index, scope, value)
+            )
+            if sites is None or found is None:
+                found = None
+                break
+            found |= sites
+        self._busy.discard(key)
+        result = None if found is None else frozenset(found)
+        self._memo[key] = result
+        return result
+
+    def _parameter(self, index: int, scope: _Scope, name: str) -> Sites | None:
+        """A parameter's sites: the arguments of every call of its function in the
+        program; unknown for a method, or a function also named other than by a call."""
+        module = self.modules[index]
+        if isinstance(scope, ast.Module) or isinstance(module.outer[id(scope)], ast.ClassDef):
+            return None
+        args = scope.args
+        if args.vararg or args.kwarg or args.posonlyargs:
+            return None
+        positions = [a.arg for a in args.args]
+        position = positions.index(name) if name in positions else None
+        with_default = positions[len(positions) - len(args.defaults) :]
+        defaults = dict(zip(with_default, args.defaults, strict=True))
+        defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d}
+        outer = module.outer[id(scope)]
+        nested = not isinstance(outer, ast.Module)
+        wanted = f"{module.name}.{scope.name}" if module.name else scope.name
+        found: set[tuple[int, str]] = set()
+        for where, node, call in self.mentions.get(scope.name, []):
+            caller = self.modules[where]
+            if call is None:
+                return None  # named, not called: a callback, a re-export
+            if nested:
+                if where != index or not isinstance(node, ast.Name):
+                    return None
+            elif isinstance(node, ast.Name) and where == index:
+                pass
+            elif resolved_name(call.func, caller.table) != wanted:
+                return None
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            ):
+                return None
+            value: ast.expr | None = next((k.value for k in call.keywords if k.arg == name), None)
+            if value is None and position is not None and position < len(call.args):
+                value = call.args[position]
+            if value is None:
+                value = defaults.get(name)
+                if value is None:
+                    continue
+                sites = self.sites(index, value)
+            else:
+                sites = self.sites(where, value)
+            if sites is None:
+                return None
+            found |= sites
+        return frozenset(found)
+
+
+def untouched(
+    modules: Sequence[tuple[str, ast.Module, bool]], keys: Sequence[str]
+) -> tuple[tuple[int, tuple[tuple[int, str], ...]], ...]:
+    """For each module of the program (by position): (wrap line, toggle) pairs the toggle is
+    proved not to reach, the toggle named as the passes name it: f"line {line}" in the
+    wrap's own module, f"{keys[j]}:{line}" in module j (module_grad_toggles's "path:line")."""
+    toggled = ToggledModels(modules)
+    toggles = [
+        (j, line, sites)
+        for j in range(len(modules))
+        for line, sites in toggled.toggles(j)
+        if sites is not None
+    ]
+    found: list[tuple[int, tuple[tuple[int, str], ...]]] = []
+    for index in range(len(modules)):
+        pairs = [
+            (wrap, f"line {line}" if j == index else f"{keys[j]}:{line}")
+            for wrap, held in toggled.wraps(index)
+            if held is not None
+            for j, line, sites in toggles
+            if not held & sites
+        ]
+        found.append((index, tuple(pairs)))
+    return tuple(found)
+
+
+#: Marks a parameter among a name's bindings.
+_PARAMETER = ast.Constant(value=None)
+_BUILTINS = frozenset({"True", "False", "None", "print", "len", "range", "list", "dict"})
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.AST | None:
+    """The toggle statement at `line` (its Assign, or the Expr of its call)."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", 0) != line:
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in targets):
+                return node
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "requires_grad_":
+                return node
+    return None
+
+
+def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
+    """Each node's scope, and each scope's bindings and stores, in one walk."""
+    module = _Module(tree, import_table(tree, name, is_package), name)
+
+    def bind(scope: _Scope, target: ast.expr, value: ast.expr | None) -> None:
+        names = module.binds.setdefault(id(scope), {})
+        if isinstance(target, ast.Name):
+            names.setdefault(target.id, []).append(value)
+            return
+        if isinstance(target, (ast.Attribute, ast.Subscript)):
+            root: ast.expr = target
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(root, ast.Name) and value is not None:
+                module.stored.setdefault(id(scope), {}).setdefault(root.id, []).append(value)
+            return
+        for inner in ast.walk(target):
+            if isinstance(inner, ast.Name):
+                names.setdefault(inner.id, []).append(None)
+
+    def visit(node: ast.AST, scope: _Scope, owner: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            module.scope[id(child)] = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(
+                    ast.Constant(value=None)
+                )
+                module.outer[id(child)] = owner if isinstance(owner, ast.ClassDef) else scope
+                params = module.binds.setdefault(id(child), {})
+                every = [*child.args.posonlyargs, *child.args.args, *child.args.kwonlyargs]
+                for extra in (child.args.vararg, child.args.kwarg):
+                    if extra is not None:
+                        every.append(extra)
+                for arg in every:
+                    params.setdefault(arg.arg, []).append(_PARAMETER)
+                visit(child, child, child)
+                continue
+            if isinstance(child, ast.ClassDef):
+                module.outer[id(child)] = owner if isinstance(owner, ast.ClassDef) else scope
+                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(
+                    ast.Constant(value=None)
+                )
+                visit(child, scope, child)
+                continue
+            if isinstance(child, ast.Assign):
+                for target in child.targets:
+                    bind(scope, target, child.value)
+            elif isinstance(child, (ast.AnnAssign, ast.AugAssign)):
+                bind(scope, child.target, child.value if isinstance(child, ast.AnnAssign) else None)
+            elif isinstance(child, (ast.For, ast.AsyncFor, ast.comprehension)):
+                bind(scope, child.target, None)
+            elif isinstance(child, ast.withitem) and child.optional_vars is not None:
+                bind(scope, child.optional_vars, None)
+            elif isinstance(child, ast.NamedExpr):
+                bind(scope, child.target, None)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                for alias in child.names:
+                    plain = isinstance(child, ast.Import) and alias.asname is None
+                    bound = (alias.asname or alias.name).partition(".")[0]
+                    # a module is no model; a name imported from one may be an object
+                    modules = isinstance(child, ast.Import) or plain
+                    value = ast.Constant(value=None) if modules else None
+                    module.binds.setdefault(id(scope), {}).setdefault(bound, []).append(value)
+            elif isinstance(child, (ast.Global, ast.Nonlocal)):
+                for name in child.names:
+                    module.binds.setdefault(id(scope), {}).setdefault(name, []).append(None)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(None)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+                receiver = child.func.value
+                if child.func.attr in _STORES and isinstance(receiver, ast.Name):
+                    stores = module.stored.setdefault(id(scope), {}).setdefault(receiver.id, [])
+                    stores += [a for a in child.args if not isinstance(a, ast.Starred)]
+                    stores += [k.value for k in child.keywords]
+            elif isinstance(child, ast.Call) and _callee(child.func) == "setattr" and child.args:
+                if isinstance(child.args[0], ast.Name) and len(child.args) == 3:
+                    stored = module.stored.setdefault(id(scope), {})
+                    stored.setdefault(child.args[0].id, []).append(child.args[2])
+            visit(child, scope, owner)
+
+    visit(tree, tree, tree)
+    return module
