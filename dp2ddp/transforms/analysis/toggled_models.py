@@ -30,10 +30,6 @@ from dp2ddp.transforms.analysis.module_parts import grad_toggles
 
 #: Calls that return their receiver (moved, cast or switched): `Disc().to(device)` is Disc's.
 _MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "eval", "train", "type"})
-#: Methods that store what they are given into their receiver (`layers.append(D)`).
-_STORES = frozenset(
-    {"add_module", "register_module", "append", "extend", "insert", "update", "setdefault"}
-)
 #: Methods whose result holds the receiver's parameters (`for p in D.parameters()`).
 _PARTS = frozenset({"parameters", "named_parameters", "modules", "children", "named_modules"})
 #: Sites of one program: (module index, "line:callee").
@@ -51,7 +47,7 @@ class _Module:
     #: function (class) id -> the function, class or module it is in
     outer: dict[int, ast.AST] = field(default_factory=dict)
     #: scope id -> name -> the values bound to it (None: a binding not read)
-    binds: dict[int, dict[str, list[ast.expr | None]]] = field(default_factory=dict)
+    binds: dict[int, dict[str, list[_Bound]]] = field(default_factory=dict)
     #: scope id -> name -> values stored into its object later
     stored: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
 
@@ -61,6 +57,7 @@ class ToggledModels:
 
     def __init__(self, modules: Sequence[tuple[str, ast.Module, bool]]) -> None:
         self.modules = [_index(n, t, p) for n, t, p in modules]
+        self.by_name = {m.name: i for i, m in enumerate(self.modules) if m.name}
         #: simple name -> (module index, node) of every Name load and attribute of that name
         self.mentions: dict[str, list[tuple[int, ast.AST, ast.Call | None]]] = {}
         for index, module in enumerate(self.modules):
@@ -161,16 +158,112 @@ class ToggledModels:
         if isinstance(node, ast.UnaryOp):
             return self._sites(index, scope, node.operand)
         if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in _MOVES:
-                return self._sites(index, scope, func.value)
-            given = list(node.args)
-            given += [k.value for k in node.keywords if k.arg is not None]  # not **config
-            inner = self._union(index, scope, given)
-            if inner is None:
-                return None
-            return inner | {(index, f"{node.lineno}:{_callee(func)}")}
+            return self._call(index, scope, node)
         return None
+
+    def _call(self, index: int, scope: _Scope, node: ast.Call) -> Sites | None:
+        """A call's result: a new object (its site) holding its arguments (not `**config`);
+        a method's may be (part of) its receiver; a program function's, what it returns."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+            return self._sites(index, scope, func.value)
+        given = list(node.args)
+        given += [k.value for k in node.keywords if k.arg is not None]
+        inner = self._union(index, scope, given)
+        if inner is None:
+            return None
+        found = inner | {(index, f"{node.lineno}:{_callee(func)}")}
+        function = self._function(index, scope, func)
+        if function is not None:
+            returned = self._returns(*function)
+            return None if returned is None else found | returned
+        if isinstance(func, ast.Name):
+            bound = self._bindings(index, scope, func.id)
+            if bound is not None and not all(isinstance(v, (_Def, _Imported)) for v in bound[1]):
+                return None  # a callable held in a variable (a parameter): unknown
+            return found
+        if isinstance(func, ast.Attribute):
+            resolved = resolved_name(func, self.modules[index].table)
+            if resolved and self._program_name(resolved) is None:
+                return found  # a library's function or class: a new object
+            receiver = self._sites(index, scope, func.value)
+            return None if receiver is None else found | receiver
+        return found
+
+    def _program_name(self, qualified: str) -> tuple[int, str] | None:
+        """(module index, name) of "module.name" when module is one of the program's."""
+        head, _, name = qualified.rpartition(".")
+        index = self.by_name.get(head)
+        return None if index is None else (index, name)
+
+    def _function(
+        self, index: int, scope: _Scope, func: ast.expr
+    ) -> tuple[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The program's function a call's target names (not a class, not a method)."""
+        module = self.modules[index]
+        if isinstance(func, ast.Name):
+            bound = self._bindings(index, scope, func.id)
+            if bound is None:
+                return None
+            values = bound[1]
+            if len(values) == 1 and isinstance(values[0], _Def) and values[0].node:
+                return index, values[0].node
+            if len(values) == 1 and isinstance(values[0], _Imported):
+                named = self._program_name(values[0].name)
+                if named is not None:
+                    return self._top_function(*named)
+            return None
+        resolved = resolved_name(func, module.table)
+        named = self._program_name(resolved) if resolved else None
+        return None if named is None else self._top_function(*named)
+
+    def _top_function(
+        self, index: int, name: str
+    ) -> tuple[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        module = self.modules[index]
+        values = module.binds.get(id(module.tree), {}).get(name, [])
+        if len(values) == 1 and isinstance(values[0], _Def) and values[0].node:
+            return index, values[0].node
+        return None
+
+    def _returns(
+        self, index: int, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Sites | None:
+        """What a function of the program returns (a global, an argument, a new object)."""
+        key = (index, id(function), "<return>")
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return frozenset()
+        self._busy.add(key)
+        found: set[tuple[int, str]] | None = set()
+        for node in _own_nodes(function):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                found = None
+                break
+            if isinstance(node, ast.Return) and node.value is not None:
+                sites = self._sites(index, function, node.value)
+                if sites is None or found is None:
+                    found = None
+                    break
+                found |= sites
+        self._busy.discard(key)
+        result = None if found is None else frozenset(found)
+        self._memo[key] = result
+        return result
+
+    def _bindings(self, index: int, scope: _Scope, name: str) -> tuple[_Scope, list[_Bound]] | None:
+        """The scope binding `name` as read in `scope`, and its values; None: unbound."""
+        module = self.modules[index]
+        while name not in module.binds.get(id(scope), {}):
+            if isinstance(scope, ast.Module):
+                return None
+            outer = module.outer[id(scope)]
+            while isinstance(outer, ast.ClassDef):  # a class's names are not a method's
+                outer = module.outer[id(outer)]
+            assert isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
+            scope = outer
+        return scope, module.binds[id(scope)][name]
 
     def _union(self, index: int, scope: _Scope, nodes: Sequence[ast.expr]) -> Sites | None:
         found: set[tuple[int, str]] = set()
@@ -185,14 +278,10 @@ class ToggledModels:
         """The sites of `name` read in `scope`: its bindings there, or in the functions
         around it, or at module level; a parameter's through the calls of its function."""
         module = self.modules[index]
-        while name not in module.binds.get(id(scope), {}):
-            if isinstance(scope, ast.Module):
-                return frozenset() if name in _BUILTINS else None
-            outer = module.outer[id(scope)]
-            while isinstance(outer, ast.ClassDef):  # a class's names are not a method's
-                outer = module.outer[id(outer)]
-            assert isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
-            scope = outer
+        bound = self._bindings(index, scope, name)
+        if bound is None:
+            return frozenset() if name in _BUILTINS else None
+        scope = bound[0]
         key = (index, id(scope), name)
         if key in self._memo:
             return self._memo[key]
@@ -200,15 +289,11 @@ class ToggledModels:
             return frozenset()  # a cycle adds nothing the other bindings do not
         self._busy.add(key)
         found: set[tuple[int, str]] | None = set()
-        values = [*module.binds[id(scope)][name], *module.stored.get(id(scope), {}).get(name, [])]
+        values: list[_Bound] = list(bound[1])
+        if not all(isinstance(v, _Imported) for v in values):  # no store into a module
+            values += module.stored.get(id(scope), {}).get(name, [])
         for value in values:
-            sites = (
-                self._parameter(index, scope, name)
-                if value is _PARAMETER
-                else None
-                if value is None
-                else self._sites(index, scope, value)
-            )
+            sites = self._bound(index, scope, name, value)
             if sites is None or found is None:
                 found = None
                 break
@@ -218,6 +303,23 @@ class ToggledModels:
         self._memo[key] = result
         return result
 
+    def _bound(self, index: int, scope: _Scope, name: str, value: _Bound) -> Sites | None:
+        if value is _PARAMETER:
+            return self._parameter(index, scope, name)
+        if isinstance(value, _Def):
+            return frozenset()
+        if isinstance(value, _Imported):
+            named = self._program_name(value.name)
+            if (
+                named is not None
+                and named[1] in self.modules[named[0]].binds[id(self.modules[named[0]].tree)]
+            ):
+                return self._name(named[0], self.modules[named[0]].tree, named[1])
+            return frozenset({(-1, value.name)})  # one object under one name everywhere
+        if value is None:
+            return None
+        return self._sites(index, scope, value)
+
     def _parameter(self, index: int, scope: _Scope, name: str) -> Sites | None:
         """A parameter's sites: the arguments of every call of its function in the
         program; unknown for a method, or a function also named other than by a call."""
@@ -225,6 +327,8 @@ class ToggledModels:
         if isinstance(scope, ast.Module) or isinstance(module.outer[id(scope)], ast.ClassDef):
             return None
         args = scope.args
+        if scope.decorator_list:
+            return None  # registered somewhere: called by what is not read here
         if args.vararg or args.kwarg or args.posonlyargs:
             return None
         positions = [a.arg for a in args.args]
@@ -293,8 +397,35 @@ def untouched(
     return tuple(found)
 
 
+@dataclass(frozen=True)
+class _Def:
+    """A name bound by a def (or a class: node None)."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None
+
+
+@dataclass(frozen=True)
+class _Imported:
+    """A name bound by an import, to the dotted name it stands for."""
+
+    name: str
+
+
 #: Marks a parameter among a name's bindings.
 _PARAMETER = ast.Constant(value=None)
+_Bound = ast.expr | _Def | _Imported | None
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, not those of functions or classes in it."""
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 _BUILTINS = frozenset({"True", "False", "None", "print", "len", "range", "list", "dict"})
 
 
@@ -344,9 +475,10 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
         for child in ast.iter_child_nodes(node):
             module.scope[id(child)] = scope
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(
-                    ast.Constant(value=None)
-                )
+                if not isinstance(owner, ast.ClassDef):  # a method is no name of the scope
+                    module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(
+                        _Def(child)
+                    )
                 module.outer[id(child)] = owner if isinstance(owner, ast.ClassDef) else scope
                 params = module.binds.setdefault(id(child), {})
                 every = [*child.args.posonlyargs, *child.args.args, *child.args.kwonlyargs]
@@ -359,9 +491,7 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
                 continue
             if isinstance(child, ast.ClassDef):
                 module.outer[id(child)] = owner if isinstance(owner, ast.ClassDef) else scope
-                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(
-                    ast.Constant(value=None)
-                )
+                module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(_Def(None))
                 visit(child, scope, child)
                 continue
             if isinstance(child, ast.Assign):
@@ -377,12 +507,17 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
                 bind(scope, child.target, None)
             elif isinstance(child, (ast.Import, ast.ImportFrom)):
                 for alias in child.names:
-                    plain = isinstance(child, ast.Import) and alias.asname is None
+                    if alias.name == "*":
+                        continue
                     bound = (alias.asname or alias.name).partition(".")[0]
-                    # a module is no model; a name imported from one may be an object
-                    modules = isinstance(child, ast.Import) or plain
-                    value = ast.Constant(value=None) if modules else None
-                    module.binds.setdefault(id(scope), {}).setdefault(bound, []).append(value)
+                    if isinstance(child, ast.Import):
+                        full = alias.name if alias.asname else bound
+                    else:
+                        full = f"{'.' * child.level}{child.module or ''}.{alias.name}"
+                    if scope is tree:
+                        full = module.table.get(bound, full)
+                    names = module.binds.setdefault(id(scope), {})
+                    names.setdefault(bound, []).append(_Imported(full))
             elif isinstance(child, (ast.Global, ast.Nonlocal)):
                 for name in child.names:
                     module.binds.setdefault(id(scope), {}).setdefault(name, []).append(None)
@@ -390,7 +525,8 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
                 module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(None)
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                 receiver = child.func.value
-                if child.func.attr in _STORES and isinstance(receiver, ast.Name):
+                # any method may keep what it is given (`w.attach(D)`), not a move's
+                if child.func.attr not in _MOVES and isinstance(receiver, ast.Name):
                     stores = module.stored.setdefault(id(scope), {}).setdefault(receiver.id, [])
                     stores += [a for a in child.args if not isinstance(a, ast.Starred)]
                     stores += [k.value for k in child.keywords]
