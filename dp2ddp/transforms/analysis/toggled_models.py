@@ -22,6 +22,7 @@ global) is unknown: the wrap keeps the flag, as before.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -48,6 +49,8 @@ class _Module:
     outer: dict[int, ast.AST] = field(default_factory=dict)
     #: scope id -> name -> the values bound to it (None: a binding not read)
     binds: dict[int, dict[str, list[_Bound]]] = field(default_factory=dict)
+    #: it has a star import
+    star: bool = False
     #: scope id -> name -> values stored into its object later
     stored: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
 
@@ -143,12 +146,25 @@ class ToggledModels:
     def _sites(self, index: int, scope: _Scope, node: ast.expr) -> Sites | None:
         if isinstance(node, (ast.Constant, ast.JoinedStr, ast.Lambda, ast.Compare)):
             return frozenset()
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            bound = self._bindings(index, scope, node.value.id)
+            if (
+                bound is not None
+                and bound[1]
+                and all(isinstance(v, _Imported) and v.module for v in bound[1])
+            ):  # `models.netD`: a module's global, one object
+                names = {v.name for v in bound[1] if isinstance(v, _Imported)}
+                return self._union_bound(index, scope, names, node.attr)
         if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
             return self._sites(index, scope, node.value)
         if isinstance(node, ast.Name):
             return self._name(index, scope, node.id)
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return self._union(index, scope, node.elts)
+        if isinstance(node, ast.Dict):
+            return self._union(index, scope, [*(k for k in node.keys if k), *node.values])
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self._sites(index, scope, node.elt)
         if isinstance(node, ast.BoolOp):
             return self._union(index, scope, node.values)
         if isinstance(node, ast.IfExp):
@@ -303,10 +319,26 @@ class ToggledModels:
         self._memo[key] = result
         return result
 
+    def _union_bound(self, index: int, scope: _Scope, modules: set[str], attr: str) -> Sites | None:
+        """`module.attr`: a program module's global as bound there; a library module's
+        attribute holds no object of the program (a function, a class, a constant)."""
+        found: set[tuple[int, str]] = set()
+        for module in modules:
+            named = self._program_name(f"{module}.{attr}")
+            if named is None:
+                continue
+            sites = self._bound(index, scope, attr, _Imported(f"{module}.{attr}"))
+            if sites is None:
+                return None
+            found |= sites
+        return frozenset(found)
+
     def _bound(self, index: int, scope: _Scope, name: str, value: _Bound) -> Sites | None:
         if value is _PARAMETER:
             return self._parameter(index, scope, name)
         if isinstance(value, _Def):
+            return frozenset()
+        if isinstance(value, _Imported) and value.module:
             return frozenset()
         if isinstance(value, _Imported):
             named = self._program_name(value.name)
@@ -342,15 +374,19 @@ class ToggledModels:
         found: set[tuple[int, str]] = set()
         for where, node, call in self.mentions.get(scope.name, []):
             caller = self.modules[where]
+            if where == index and isinstance(node, ast.Name):
+                pass
+            elif nested:
+                continue  # a nested function is named in its module alone, by its name
+            elif isinstance(node, ast.Name):
+                if caller.table.get(node.id) != wanted:
+                    if node.id not in caller.table and caller.star:
+                        return None  # it may come from a star import
+                    continue
+            elif not isinstance(node, ast.expr) or resolved_name(node, caller.table) != wanted:
+                continue  # another object's attribute of that name
             if call is None:
                 return None  # named, not called: a callback, a re-export
-            if nested:
-                if where != index or not isinstance(node, ast.Name):
-                    return None
-            elif isinstance(node, ast.Name) and where == index:
-                pass
-            elif resolved_name(call.func, caller.table) != wanted:
-                return None
             if any(isinstance(a, ast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords
             ):
@@ -409,6 +445,8 @@ class _Imported:
     """A name bound by an import, to the dotted name it stands for."""
 
     name: str
+    #: `import x`: a module, no model; an attribute of it is read as "x.attr"
+    module: bool = False
 
 
 #: Marks a parameter among a name's bindings.
@@ -426,7 +464,8 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
             todo.extend(ast.iter_child_nodes(node))
 
 
-_BUILTINS = frozenset({"True", "False", "None", "print", "len", "range", "list", "dict"})
+#: Builtins hold no model (`type=str` handed to argparse).
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _callee(func: ast.expr) -> str:
@@ -467,9 +506,9 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
             if isinstance(root, ast.Name) and value is not None:
                 module.stored.setdefault(id(scope), {}).setdefault(root.id, []).append(value)
             return
-        for inner in ast.walk(target):
+        for inner in ast.walk(target):  # unpacked: each name may be any part of it
             if isinstance(inner, ast.Name):
-                names.setdefault(inner.id, []).append(None)
+                names.setdefault(inner.id, []).append(value)
 
     def visit(node: ast.AST, scope: _Scope, owner: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
@@ -500,14 +539,15 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
             elif isinstance(child, (ast.AnnAssign, ast.AugAssign)):
                 bind(scope, child.target, child.value if isinstance(child, ast.AnnAssign) else None)
             elif isinstance(child, (ast.For, ast.AsyncFor, ast.comprehension)):
-                bind(scope, child.target, None)
+                bind(scope, child.target, child.iter)  # an item is part of what is walked
             elif isinstance(child, ast.withitem) and child.optional_vars is not None:
-                bind(scope, child.optional_vars, None)
+                bind(scope, child.optional_vars, child.context_expr)
             elif isinstance(child, ast.NamedExpr):
                 bind(scope, child.target, None)
             elif isinstance(child, (ast.Import, ast.ImportFrom)):
                 for alias in child.names:
                     if alias.name == "*":
+                        module.star = True
                         continue
                     bound = (alias.asname or alias.name).partition(".")[0]
                     if isinstance(child, ast.Import):
@@ -517,7 +557,8 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
                     if scope is tree:
                         full = module.table.get(bound, full)
                     names = module.binds.setdefault(id(scope), {})
-                    names.setdefault(bound, []).append(_Imported(full))
+                    plain = isinstance(child, ast.Import)
+                    names.setdefault(bound, []).append(_Imported(full, plain))
             elif isinstance(child, (ast.Global, ast.Nonlocal)):
                 for name in child.names:
                     module.binds.setdefault(id(scope), {}).setdefault(name, []).append(None)
