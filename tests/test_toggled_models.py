@@ -27,7 +27,7 @@ def toggle(net, on):
 
 def _spared(*modules: tuple[str, str]) -> dict[str, set[int]]:
     """Module name -> the lines of its wraps no toggle reaches."""
-    parsed = [(n, ast.parse(textwrap.dedent(s)), False) for n, s in modules]
+    parsed = [(n, lambda s=s: ast.parse(textwrap.dedent(s)), False, s) for n, s in modules]
     found = untouched(parsed, [f"{n}.py" for n, _ in modules])
     toggles = sum(s.count(".requires_grad =") for _, s in modules)
     result: dict[str, set[int]] = {}

@@ -224,7 +224,7 @@ class ProgramTeller:
                 from dp2ddp.transforms.analysis.toggled_models import untouched
 
                 found = untouched(
-                    [(m.name, m.passing_tree(), m.is_package) for m in modules],
+                    [(m.name, m.passing_tree, m.is_package, m.source.text) for m in modules],
                     [m.path for m in modules],
                 )
                 self._untouched = {modules[i].real: pairs for i, pairs in found}

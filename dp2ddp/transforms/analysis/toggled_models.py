@@ -14,16 +14,21 @@ those of the enclosing function's binding. An object holds the objects its const
 was given (its arguments, not `**config`) and those stored into it later (`x.d = D`,
 `x.add_module(...)`, `x.append(...)`): the set of a site is closed over both. A toggle of
 `M.parameters()` (or of `M.x.weight`) reaches the sites of M; a wrap of W holds the sites of
-W; the toggle may reach the wrap when the two sets meet. Anything not read so (a method's
-`self`, a function passed as a value, a for-loop's item, an object from another module's
-global) is unknown: the wrap keeps the flag, as before.
+W; the toggle may reach the wrap when the two sets meet. A call of a program function is
+also what it returns (a getter handing out one global is one object), a method call's
+result may be its receiver, a method call keeps its arguments in its receiver
+(`w.attach(D)`), a loop's item is part of what it walks, a module's global is one object
+under every spelling. Anything not read so (a method's `self`, a callable held in a
+variable, a decorated function's or a star-imported function's callers) is unknown: every
+wrap keeps the flag, as before. Not followed (taken as holding no model): what `**kwargs`
+hands a constructor, and a library module's attributes.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
@@ -51,49 +56,58 @@ class _Module:
     binds: dict[int, dict[str, list[_Bound]]] = field(default_factory=dict)
     #: it has a star import
     star: bool = False
+    #: name -> its Name loads and attributes, each with the call it is the target of
+    mentions: dict[str, list[tuple[ast.AST, ast.Call | None]]] = field(default_factory=dict)
+    #: its DataParallel calls with a model
+    wraps: list[ast.Call] = field(default_factory=list)
+    #: id of a call's target -> the call
+    calls: dict[int, ast.Call] = field(default_factory=dict)
     #: scope id -> name -> values stored into its object later
     stored: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
 
 
 class ToggledModels:
-    """The program's modules `(dotted name, tree, is_package)`, read once."""
+    """The program's modules `(dotted name, tree, is_package, source text)`, each read
+    (one walk) only when the answer needs it: a module whose text does not name a
+    function is not searched for its calls."""
 
-    def __init__(self, modules: Sequence[tuple[str, ast.Module, bool]]) -> None:
-        self.modules = [_index(n, t, p) for n, t, p in modules]
-        self.by_name = {m.name: i for i, m in enumerate(self.modules) if m.name}
-        #: simple name -> (module index, node) of every Name load and attribute of that name
-        self.mentions: dict[str, list[tuple[int, ast.AST, ast.Call | None]]] = {}
-        for index, module in enumerate(self.modules):
-            calls = {id(n.func): n for n in ast.walk(module.tree) if isinstance(n, ast.Call)}
-            for node in ast.walk(module.tree):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    named = node.id
-                elif isinstance(node, ast.Attribute):
-                    named = node.attr
-                else:
-                    continue
-                self.mentions.setdefault(named, []).append((index, node, calls.get(id(node))))
+    def __init__(self, modules: Sequence[tuple[str, Callable[[], ast.Module], bool, str]]) -> None:
+        self.inputs = modules
+        self._modules: dict[int, _Module] = {}
+        self.by_name = {name: i for i, (name, _, _, _) in enumerate(modules) if name}
         self._memo: dict[tuple[int, int, str], Sites | None] = {}
         self._busy: set[tuple[int, int, str]] = set()
 
+    def module(self, index: int) -> _Module:
+        found = self._modules.get(index)
+        if found is None:
+            name, tree, is_package, _ = self.inputs[index]
+            found = self._modules[index] = _index(name, tree(), is_package)
+        return found
+
     def toggles(self, index: int) -> Iterator[tuple[int, Sites | None]]:
         """(line, the sites it reaches, None: unknown) of each toggle of module `index`."""
-        module = self.modules[index]
+        if "requires_grad" not in self.inputs[index][3]:
+            return
+        module = self.module(index)
         for toggle in grad_toggles(module.tree):
             node = _statement_at(module.tree, toggle.line)
             yield toggle.line, None if node is None else self._toggled(index, node)
 
     def wraps(self, index: int) -> Iterator[tuple[int, Sites | None]]:
         """(line, the sites its model holds, None: unknown) of each DataParallel call."""
-        module = self.modules[index]
-        for node in ast.walk(module.tree):
-            if (
-                isinstance(node, ast.Call)
-                and _callee(node.func) == "DataParallel"
-                and node.args
-                and not isinstance(node.args[0], ast.Starred)
-            ):
-                yield node.lineno, self.sites(index, node.args[0])
+        if "DataParallel" not in self.inputs[index][3]:
+            return
+        for node in self.module(index).wraps:
+            yield node.args[0].lineno, self.sites(index, node.args[0])
+
+    def _mentions(self, name: str) -> Iterator[tuple[int, ast.AST, ast.Call | None]]:
+        """Every Name load and attribute spelled `name` in the program, with the call it
+        is the target of: in the modules whose text holds the name."""
+        for index, (_, _, _, text) in enumerate(self.inputs):
+            if name in text:
+                for node, call in self.module(index).mentions.get(name, []):
+                    yield index, node, call
 
     def _toggled(self, index: int, statement: ast.AST) -> Sites | None:
         """The sites the toggle `statement` switches: `M` of `for p in M.parameters():
@@ -117,7 +131,7 @@ class ToggledModels:
 
     def _loop_over(self, index: int, statement: ast.AST, name: str) -> ast.expr | None:
         """`M` where `name` is the item of `for ... in M.parameters()` around `statement`."""
-        module = self.modules[index]
+        module = self.module(index)
         scope = module.scope.get(id(statement), module.tree)
         for node in ast.walk(scope):
             if not isinstance(node, (ast.For, ast.AsyncFor)):
@@ -139,7 +153,7 @@ class ToggledModels:
 
     def sites(self, index: int, node: ast.expr) -> Sites | None:
         """The sites of the objects `node` (in module `index`) may hold; None: unknown."""
-        module = self.modules[index]
+        module = self.module(index)
         scope = module.scope.get(id(node), module.tree)
         return self._sites(index, scope, node)
 
@@ -199,7 +213,7 @@ class ToggledModels:
                 return None  # a callable held in a variable (a parameter): unknown
             return found
         if isinstance(func, ast.Attribute):
-            resolved = resolved_name(func, self.modules[index].table)
+            resolved = resolved_name(func, self.module(index).table)
             if resolved and self._program_name(resolved) is None:
                 return found  # a library's function or class: a new object
             receiver = self._sites(index, scope, func.value)
@@ -216,7 +230,7 @@ class ToggledModels:
         self, index: int, scope: _Scope, func: ast.expr
     ) -> tuple[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The program's function a call's target names (not a class, not a method)."""
-        module = self.modules[index]
+        module = self.module(index)
         if isinstance(func, ast.Name):
             bound = self._bindings(index, scope, func.id)
             if bound is None:
@@ -236,7 +250,7 @@ class ToggledModels:
     def _top_function(
         self, index: int, name: str
     ) -> tuple[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-        module = self.modules[index]
+        module = self.module(index)
         values = module.binds.get(id(module.tree), {}).get(name, [])
         if len(values) == 1 and isinstance(values[0], _Def) and values[0].node:
             return index, values[0].node
@@ -270,7 +284,7 @@ class ToggledModels:
 
     def _bindings(self, index: int, scope: _Scope, name: str) -> tuple[_Scope, list[_Bound]] | None:
         """The scope binding `name` as read in `scope`, and its values; None: unbound."""
-        module = self.modules[index]
+        module = self.module(index)
         while name not in module.binds.get(id(scope), {}):
             if isinstance(scope, ast.Module):
                 return None
@@ -293,7 +307,7 @@ class ToggledModels:
     def _name(self, index: int, scope: _Scope, name: str) -> Sites | None:
         """The sites of `name` read in `scope`: its bindings there, or in the functions
         around it, or at module level; a parameter's through the calls of its function."""
-        module = self.modules[index]
+        module = self.module(index)
         bound = self._bindings(index, scope, name)
         if bound is None:
             return frozenset() if name in _BUILTINS else None
@@ -344,9 +358,9 @@ class ToggledModels:
             named = self._program_name(value.name)
             if (
                 named is not None
-                and named[1] in self.modules[named[0]].binds[id(self.modules[named[0]].tree)]
+                and named[1] in self.module(named[0]).binds[id(self.module(named[0]).tree)]
             ):
-                return self._name(named[0], self.modules[named[0]].tree, named[1])
+                return self._name(named[0], self.module(named[0]).tree, named[1])
             return frozenset({(-1, value.name)})  # one object under one name everywhere
         if value is None:
             return None
@@ -355,7 +369,7 @@ class ToggledModels:
     def _parameter(self, index: int, scope: _Scope, name: str) -> Sites | None:
         """A parameter's sites: the arguments of every call of its function in the
         program; unknown for a method, or a function also named other than by a call."""
-        module = self.modules[index]
+        module = self.module(index)
         if isinstance(scope, ast.Module) or isinstance(module.outer[id(scope)], ast.ClassDef):
             return None
         args = scope.args
@@ -372,8 +386,8 @@ class ToggledModels:
         nested = not isinstance(outer, ast.Module)
         wanted = f"{module.name}.{scope.name}" if module.name else scope.name
         found: set[tuple[int, str]] = set()
-        for where, node, call in self.mentions.get(scope.name, []):
-            caller = self.modules[where]
+        for where, node, call in self._mentions(scope.name):
+            caller = self.module(where)
             if where == index and isinstance(node, ast.Name):
                 pass
             elif nested:
@@ -408,11 +422,12 @@ class ToggledModels:
 
 
 def untouched(
-    modules: Sequence[tuple[str, ast.Module, bool]], keys: Sequence[str]
+    modules: Sequence[tuple[str, Callable[[], ast.Module], bool, str]], keys: Sequence[str]
 ) -> tuple[tuple[int, tuple[tuple[int, str], ...]], ...]:
     """For each module of the program (by position): (wrap line, toggle) pairs the toggle is
     proved not to reach, the toggle named as the passes name it: f"line {line}" in the
-    wrap's own module, f"{keys[j]}:{line}" in module j (module_grad_toggles's "path:line")."""
+    wrap's own module, f"{keys[j]}:{line}" in module j (module_grad_toggles's "path:line").
+    `modules`: (dotted name, its tree, is a package, its text)."""
     toggled = ToggledModels(modules)
     toggles = [
         (j, line, sites)
@@ -424,7 +439,7 @@ def untouched(
     for index in range(len(modules)):
         pairs = [
             (wrap, f"line {line}" if j == index else f"{keys[j]}:{line}")
-            for wrap, held in toggled.wraps(index)
+            for wrap, held in (toggled.wraps(index) if toggles else ())
             if held is not None
             for j, line, sites in toggles
             if not held & sites
@@ -513,6 +528,22 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
     def visit(node: ast.AST, scope: _Scope, owner: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
             module.scope[id(child)] = scope
+            if isinstance(child, ast.Call):
+                module.calls[id(child.func)] = child
+                if (
+                    _callee(child.func) == "DataParallel"
+                    and child.args
+                    and not isinstance(child.args[0], ast.Starred)
+                ):
+                    module.wraps.append(child)
+            elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                module.mentions.setdefault(child.id, []).append(
+                    (child, module.calls.get(id(child)))
+                )
+            elif isinstance(child, ast.Attribute):
+                module.mentions.setdefault(child.attr, []).append(
+                    (child, module.calls.get(id(child)))
+                )
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not isinstance(owner, ast.ClassDef):  # a method is no name of the scope
                     module.binds.setdefault(id(scope), {}).setdefault(child.name, []).append(

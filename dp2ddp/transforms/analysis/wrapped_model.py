@@ -113,8 +113,11 @@ class UnusedParameters:
         (ProgramFacts.untouched_toggles), or read from this file alone."""
         if self._spared is None:
             told = self.t.state.facts.untouched_toggles
+            if told is None and not self._own_toggles():
+                told = ()  # no toggle of its own to tie, none told
             if told is None:
-                found = untouched([("", self._ast(), False)], [""])[0][1]
+                text = self.t.state.text or (self.module or cst.Module([])).code
+                found = untouched([("", self._ast, False, text)], [""])[0][1]
                 mapped = self.t.state.line_map
                 told = tuple(
                     (mapped(wrap), f"line {mapped(int(where.split()[1]))}") for wrap, where in found
