@@ -32,7 +32,7 @@ def _spared(*modules: tuple[str, str]) -> dict[str, set[int]]:
     toggles = sum(s.count(".requires_grad =") for _, s in modules)
     result: dict[str, set[int]] = {}
     for index, pairs in found:
-        lines = {w for w, _ in pairs}
+        lines = {w for w, _ in pairs if w}
         result[modules[index][0]] = {w for w in lines if sum(x == w for x, _ in pairs) == toggles}
     return result
 

@@ -426,8 +426,9 @@ def untouched(
 ) -> tuple[tuple[int, tuple[tuple[int, str], ...]], ...]:
     """For each module of the program (by position): (wrap line, toggle) pairs the toggle is
     proved not to reach, the toggle named as the passes name it: f"line {line}" in the
-    wrap's own module, f"{keys[j]}:{line}" in module j (module_grad_toggles's "path:line").
-    `modules`: (dotted name, its tree, is a package, its text)."""
+    wrap's own module, f"{keys[j]}:{line}" in module j (module_grad_toggles's "path:line");
+    (0, toggle) for each toggle whose objects were read. `modules`: (dotted name, its tree,
+    is a package, its text)."""
     toggled = ToggledModels(modules)
     toggles = [
         (j, line, sites)
@@ -437,7 +438,10 @@ def untouched(
     ]
     found: list[tuple[int, tuple[tuple[int, str], ...]]] = []
     for index in range(len(modules)):
-        pairs = [
+        read = [
+            (0, f"line {line}" if j == index else f"{keys[j]}:{line}") for j, line, _ in toggles
+        ]
+        pairs = read + [
             (wrap, f"line {line}" if j == index else f"{keys[j]}:{line}")
             for wrap, held in (toggled.wraps(index) if toggles else ())
             if held is not None

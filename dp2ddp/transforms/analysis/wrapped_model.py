@@ -102,10 +102,10 @@ class UnusedParameters:
                 continue  # frozen before the wrap: DDP does not register it
             where = f"line {self.t.state.line_map(toggle.line)}"
             if (at, where) not in spared:
-                return self._toggle_text(toggle.text, where)
+                return self._toggle_text(toggle.text, where, (0, where) in spared)
         for text, where in self.t.state.facts.grad_toggles:
             if (at, where) not in spared:
-                return self._toggle_text(text, where)
+                return self._toggle_text(text, where, (0, where) in spared)
         return ""
 
     def _untouched(self) -> frozenset[tuple[int, str]]:
@@ -120,17 +120,25 @@ class UnusedParameters:
                 found = untouched([("", self._ast, False, text)], [""])[0][1]
                 mapped = self.t.state.line_map
                 told = tuple(
-                    (mapped(wrap), f"line {mapped(int(where.split()[1]))}") for wrap, where in found
+                    (mapped(wrap) if wrap else 0, f"line {mapped(int(where.split()[1]))}")
+                    for wrap, where in found
                 )
             self._spared = frozenset(told)
         return self._spared
 
     @staticmethod
-    def _toggle_text(text: str, where: str) -> str:
+    def _toggle_text(text: str, where: str, read: bool) -> str:
+        """`read`: the objects the toggle switches were read (this wrap holds some of
+        them); else which model it switches is not known, and every wrap is flagged."""
+        which = (
+            "the parameters it switches off"
+            if read
+            else "which model it switches is not read (every wrap is flagged); the parameters "
+            "it switches off"
+        )
         return (
             f"the program sets requires_grad to a value not proved True, `{text}` ({where}), "
-            "where it may run after the wrap: the parameters it switches off get no gradient "
-            "in those steps"
+            f"where it may run after the wrap: {which} get no gradient in those steps"
         )
 
     def _own_toggles(self) -> tuple[GradToggle, ...]:
