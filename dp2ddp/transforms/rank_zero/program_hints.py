@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_fu
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
+from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -109,7 +110,15 @@ def program_hints(
         [m.name for m in modules], names, "images"
     )
     keepers = frozenset().union(*(n.keepers for n in names))
-    methods = _class_methods([m.name for m in modules], names)
+    methods = frozenset(
+        _through_reexports(
+            class_methods(
+                (m.name, m.source.text, [q for q, _ in n.methods])
+                for m, n in zip(modules[1:], names[1:], strict=True)
+            ),
+            names,
+        )
+    )
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -185,20 +194,6 @@ def _qualified_printers(
         for module, n in zip(modules[1:], names[1:], strict=True)
         if module
         for p in getattr(n, field)
-    }
-    return frozenset(_through_reexports(found, names))
-
-
-def _class_methods(modules: list[str], names: list[ModuleNames]) -> frozenset[str]:
-    """The "module.Class.method" of the methods the top-level classes of the program's modules
-    (not the entry's, as _qualified_printers) define themselves, also as re-exports name
-    them: `console.write(line)` of such an object runs the program's own method, whose
-    prints the program's migration puts on rank 0 in its module (no DP080)."""
-    found = {
-        qualified
-        for module, n in zip(modules[1:], names[1:], strict=True)
-        if module
-        for qualified, _ in n.methods
     }
     return frozenset(_through_reexports(found, names))
 
