@@ -140,6 +140,10 @@ class ProgramHints:
     #: object (a progress bar's `add`, a meter's `update`): an object fed a loop's figures
     #: through one holds running figures (DP030).
     keepers: frozenset[str] = frozenset()
+    #: "module.Class.method" of the methods the top-level classes of the program's other
+    #: modules define themselves (undecorated or static): `bar.write(line)` of an object
+    #: of one runs the program's own method, migrated in its module (no DP080).
+    class_methods: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -371,6 +375,12 @@ class ProgramFacts:
     #: (BackwardSummary), by qualified name as an importer spells it
     #: ("models.InpaintingModel.process"). Empty for a single file.
     backward_summaries: tuple[tuple[str, BackwardSummary], ...] = ()
+
+    #: (line of a wrap's model, a toggle as the passes name it: "line N" in this module,
+    #: "path:line" in another) where the toggle is proved not to reach the wrap's model
+    #: (transforms/analysis/toggled_models.py): that toggle gives it no DP041. None: not
+    #: told (a single file: the pass reads its own).
+    untouched_toggles: tuple[tuple[int, str], ...] | None = None
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

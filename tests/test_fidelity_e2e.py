@@ -49,6 +49,7 @@ PROGRAMS = {
     "init_paths_parent_dir": ("scripts/train_pose.py",),
     "figures_loader_from_factory_module": ("train.py",),
     "grad_toggled_in_helper_module": ("train.py",),
+    "grad_toggled_one_model": ("train.py",),
     "loader_sharded_passed_to_trainer": ("main.py",),
     "loader_whole_passed_to_trainer": ("main.py",),
 }
@@ -65,7 +66,9 @@ PROGRAMS = {
 #: 0's share, silently; now summed over the ranks after the loop: the original's figure.
 #: grad_toggled_in_helper_module: parameters of the wrapped module switched off between steps
 #: by a helper of another module (class U3's toggle form, BigGAN's utils.toggle_grad; before:
-#: no DP041, "Expected to have finished reduction" at step 2).
+#: no DP041, "Expected to have finished reduction" at step 2). grad_toggled_one_model: the
+#: toggle tied to the critic it switches (analysis/toggled_models.py): the generator's and a
+#: feature network's wraps without find_unused_parameters, the weights the original's.
 #: loader_sharded_passed_to_trainer (class J1, Jungjee/RawNet's shape): the entry shards the
 #: training loader and hands it to train_model() of trainer.py; before: trainer.py split
 #: each batch again (1 sample per rank and step, weights off the original's). Its inverse,
@@ -75,6 +78,7 @@ DIGEST_PROGRAMS = {
     "gathered_batch_other_module": "train.py",
     "figures_loader_from_factory_module": "train.py",
     "grad_toggled_in_helper_module": "train.py",
+    "grad_toggled_one_model": "train.py",
     "loader_sharded_passed_to_trainer": "main.py",
     "loader_whole_passed_to_trainer": "main.py",
 }

@@ -57,6 +57,7 @@ class ProgramTeller:
         self._wrap_functions: tuple[str, ...] | None = None
         self._seeded: frozenset[str] | None = None
         self._generator_takers: tuple[tuple[str, str], ...] | None = None
+        self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
 
     @property
     def helpers(self) -> str:
@@ -167,6 +168,7 @@ class ProgramTeller:
             self.pickling(module) if gate else (),
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
+            self.untouched(module) if gate and models else None,
         )
 
     def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
@@ -213,6 +215,23 @@ class ProgramTeller:
                 partial(module_grad_toggles, m.path, m.source.text),
             )
         )
+
+    def untouched(self, module: ProgramModule) -> tuple[tuple[int, str], ...]:
+        """ProgramFacts.untouched_toggles: the program's toggles tied to the objects they
+        switch (analysis/toggled_models.py), once a program; only where some module sets
+        requires_grad."""
+        if self._untouched is None:
+            self._untouched = {}
+            modules = self.program.modules
+            if any("requires_grad" in m.source.text for m in modules):
+                from dp2ddp.transforms.analysis.toggled_models import untouched
+
+                found = untouched(
+                    [(m.name, m.passing_tree, m.is_package, m.source.text) for m in modules],
+                    [m.path for m in modules],
+                )
+                self._untouched = {modules[i].real: pairs for i, pairs in found}
+        return self._untouched.get(module.real, ())
 
     def seeded_streams(self) -> frozenset[str]:
         """ProgramFacts.seeded_streams, each module read once a project."""

@@ -19,6 +19,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 )
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -39,6 +40,8 @@ class UnusedParameters:
         self._tree: ast.Module | None = None
         #: This module's statements that may switch gradients off, once.
         self._toggles: tuple[GradToggle, ...] | None = None
+        #: Toggles proved not to reach a wrap, once (see _untouched).
+        self._spared: frozenset[tuple[int, str]] | None = None
 
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
@@ -79,8 +82,11 @@ class UnusedParameters:
         at module level when the wrap is there (module level runs at import, before a
         function that wraps), not in a constructor;
         in another module, one in a function (what runs at import runs before the wrap).
-        Which model's parameters it switches is not followed: any may be the wrapped one's."""
+        A toggle proved not to reach the wrapped model's objects (analysis/toggled_models.py:
+        it switches another model's parameters) is passed over; one not proved so counts."""
         line = self.t._position(module)[0]
+        spared = self._untouched()
+        at = self.t.state.line_map(line)
         in_function = any(
             isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.lineno <= line <= (node.end_lineno or node.lineno)
@@ -95,17 +101,44 @@ class UnusedParameters:
             if before and (not toggle.function or toggle.span[0] <= line <= toggle.span[1]):
                 continue  # frozen before the wrap: DDP does not register it
             where = f"line {self.t.state.line_map(toggle.line)}"
-            return self._toggle_text(toggle.text, where)
+            if (at, where) not in spared:
+                return self._toggle_text(toggle.text, where, (0, where) in spared)
         for text, where in self.t.state.facts.grad_toggles:
-            return self._toggle_text(text, where)
+            if (at, where) not in spared:
+                return self._toggle_text(text, where, (0, where) in spared)
         return ""
 
+    def _untouched(self) -> frozenset[tuple[int, str]]:
+        """(wrap line, toggle) pairs proved apart, input lines: as the program told
+        (ProgramFacts.untouched_toggles), or read from this file alone."""
+        if self._spared is None:
+            told = self.t.state.facts.untouched_toggles
+            if told is None and not self._own_toggles():
+                told = ()  # no toggle of its own to tie, none told
+            if told is None:
+                text = self.t.state.text or (self.module or cst.Module([])).code
+                found = untouched([("", self._ast, False, text)], [""])[0][1]
+                mapped = self.t.state.line_map
+                told = tuple(
+                    (mapped(wrap) if wrap else 0, f"line {mapped(int(where.split()[1]))}")
+                    for wrap, where in found
+                )
+            self._spared = frozenset(told)
+        return self._spared
+
     @staticmethod
-    def _toggle_text(text: str, where: str) -> str:
+    def _toggle_text(text: str, where: str, read: bool) -> str:
+        """`read`: the objects the toggle switches were read (this wrap holds some of
+        them); else which model it switches is not known, and every wrap is flagged."""
+        which = (
+            "the parameters it switches off"
+            if read
+            else "which model it switches is not read (every wrap is flagged); the parameters "
+            "it switches off"
+        )
         return (
             f"the program sets requires_grad to a value not proved True, `{text}` ({where}), "
-            "where it may run after the wrap: the parameters it switches off get no gradient "
-            "in those steps"
+            f"where it may run after the wrap: {which} get no gradient in those steps"
         )
 
     def _own_toggles(self) -> tuple[GradToggle, ...]:

@@ -158,9 +158,11 @@ class StatementGuards(Rule):
             return
         key = (self.facts.scope_id(call), receiver.value)
         classes = self.facts.instances.get(key)
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
         if not classes or any(
             "." not in name  # the module's own class
             or name.split(".")[0] in KNOWN_PACKAGES | sys.stdlib_module_names  # open(), io
+            or self.own_method(name, method)
             for name in classes
         ):
             return
@@ -173,6 +175,18 @@ class StatementGuards(Rule):
             "DP080",
             f"{self.t.code(call.func)}() of {receiver.value}, an object of {library}, runs "
             "on every rank; not proved to print or log only once",
+        )
+
+    def own_method(self, cls: str, method: str) -> bool:
+        """`cls` is a class of another module of the program that defines `method` itself
+        (ProgramHints.class_methods; a relative import's name by its tail): the call runs
+        the program's own method, whose prints and writes the program's migration put on
+        rank 0 in that module, as for a class of this module; one that prints nothing is
+        no output."""
+        wanted = f"{cls}.{method}"
+        known = self.t.state.hints.class_methods
+        return wanted in known or (
+            wanted.startswith(".") and any(m.endswith(wanted) for m in known)
         )
 
     def unproven_save(self, call: cst.Call, receiver: cst.BaseExpression) -> None:

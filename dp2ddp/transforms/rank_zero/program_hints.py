@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_fu
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
+from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -109,6 +110,15 @@ def program_hints(
         [m.name for m in modules], names, "images"
     )
     keepers = frozenset().union(*(n.keepers for n in names))
+    methods = frozenset(
+        _through_reexports(
+            class_methods(
+                (m.name, m.source.text, [q for q, _ in n.methods])
+                for m, n in zip(modules[1:], names[1:], strict=True)
+            ),
+            names,
+        )
+    )
     # Only a module whose text names DataParallel can call it.
     dims = scatter_dims(
         m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
@@ -142,6 +152,7 @@ def program_hints(
                 per_rank_classes=drawing,
                 image_makers=images,
                 keepers=keepers,
+                class_methods=methods,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -163,6 +174,7 @@ def program_hints(
             drawing,
             images,
             keepers,
+            methods,
         )
     return hints
 
