@@ -375,7 +375,6 @@ class ProgramFacts:
     #: (BackwardSummary), by qualified name as an importer spells it
     #: ("models.InpaintingModel.process"). Empty for a single file.
     backward_summaries: tuple[tuple[str, BackwardSummary], ...] = ()
-
     #: (line of a wrap's model, a toggle as the passes name it: "line N" in this module,
     #: "path:line" in another) where the toggle is proved not to reach the wrap's model
     #: (transforms/analysis/toggled_models.py): that toggle gives it no DP041. None: not
