@@ -38,7 +38,10 @@ pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).resolve().parent / "e2e_rank_zero"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
+#: log_in_main_argument runs first: the driver runs the scripts in one process, and a
+#: script's ddp_setup() quiets rank 1's logging for those after it (logging.disable).
 NAMES = (
+    "log_in_main_argument",
     "mkdir_race",
     "best_checkpoint",
     "partial_reduce",
@@ -250,6 +253,16 @@ def test_output_and_logs_written_once(original: Run, migrated: Run) -> None:
         want = (original.folder("logs_and_output") / log).read_text()
         got = (migrated.folder("logs_and_output") / log).read_text()
         assert got == want, log
+
+
+def test_a_line_logged_in_mains_argument_comes_once(original: Run, migrated: Run) -> None:
+    """`main(get_args())` with get_args() logging: ddp_setup() runs before the call, so
+    rank 1's INFO line is dropped before the argument is evaluated (fresh6 class Z4)."""
+    _finished(migrated, "log_in_main_argument", 2)
+    want = original.stdout("log_in_main_argument", 0)
+    assert want == "epochs: 1\ndone\n", want
+    assert migrated.stdout("log_in_main_argument", 0) == want
+    assert migrated.stdout("log_in_main_argument", 1) == ""
 
 
 def test_project_logger_logs_once(original: Run, migrated: Run) -> None:

@@ -37,7 +37,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
 from dp2ddp.verify import own_rngs
 from dp2ddp.verify.digest import sample_digests, tensor_digest
-from dp2ddp.verify.fingerprint import first_tensor, sample_tensor
+from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_tensor
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
@@ -243,7 +243,11 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
             recorder.loaded_batch = tensor.size(0) if tensor.dim() else None
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
-            recorder.current.loaded.extend(sample_digests(told if told is not None else tensor))
+            loaded = told if told is not None else tensor
+            recorder.current.loaded.extend(sample_digests(loaded))
+            if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES:
+                # time-major batches (T, B): the samples are its columns (sharding.py)
+                recorder.current.loaded_dim1.extend(sample_digests(loaded.transpose(0, 1)))
         return batch
 
     def shutdown_workers() -> None:

@@ -65,6 +65,8 @@ class Window:
     #: per-sample digests of the first tensor of every batch a DataLoader yielded for training
     #: (gradients on, not every wrapped model in eval mode: alignment._training)
     loaded: list[str] = field(default_factory=list)
+    #: the same, per index along dim 1 (a time-major batch for DataParallel(dim=1))
+    loaded_dim1: list[str] = field(default_factory=list)
     dropout: int = 0  # dropout calls that drew a mask
     batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
     #: the original: BatchNorm calls normalised per DataParallel chunk (probes)

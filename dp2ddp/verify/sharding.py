@@ -136,8 +136,9 @@ def _window(record: RankRecord, index: int) -> dict[str, Any]:
     return windows[index] if index < len(windows) else {}
 
 
-def _loaded(record: RankRecord, steps: int) -> set[str]:
-    return {d for i in range(steps) for d in _window(record, i).get("loaded", [])}
+def _loaded(record: RankRecord, steps: int, dim: int = 0) -> set[str]:
+    key = "loaded" if dim == 0 else "loaded_dim1"
+    return {d for i in range(steps) for d in _window(record, i).get(key, [])}
 
 
 def scatter_dim(original: RankRecord) -> int:
@@ -155,28 +156,31 @@ def _inputs(
     fakes)."""
     window = _window(record, index)
     if model == LOADER:
-        digests: list[str] = window.get("loaded", [])
+        digests: list[str] = window.get("loaded" if dim == 0 else "loaded_dim1", [])
         return digests
     fed: list[str] = window.get("inputs" if dim == 0 else "inputs_dim1", {}).get(model, [])
     return fed if data is None else [d for d in fed if d in data]
 
 
-def sources(original: RankRecord, ranks: list[RankRecord], steps: int) -> tuple[list[str], bool]:
+def sources(
+    original: RankRecord, ranks: list[RankRecord], steps: int, dim: int = 0
+) -> tuple[list[str], bool]:
     """Which samples to compare: (models, filter by loaded data).
 
     The models fed with DataLoader samples, restricted to those samples (inputs drawn at
     random, like a generator's noise, say nothing about sharding); else the DataLoader
     batches themselves (the script transforms the batch before the model); else, with no
-    DataLoader (data sliced by hand), everything the models were fed.
+    DataLoader (data sliced by hand), everything the models were fed. Samples are the
+    indices along `dim`, DataParallel's: the columns of a time-major batch for dim=1.
     """
-    loaded = _loaded(original, steps)
+    loaded = _loaded(original, steps, dim)
     models = sorted(
         {m for i in range(steps) for m in _window(original, i).get("inputs", {})}
         | {m for r in ranks for i in range(steps) for m in _window(r, i).get("inputs", {})}
     )
     if loaded:
         fed = [
-            m for m in models if any(set(_inputs(original, i, m, None)) & loaded
+            m for m in models if any(set(_inputs(original, i, m, None, dim)) & loaded
                                      for i in range(steps))
         ]  # fmt: skip
         return (fed, True) if fed else ([LOADER], False)
@@ -184,12 +188,16 @@ def sources(original: RankRecord, ranks: list[RankRecord], steps: int) -> tuple[
 
 
 def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) -> Sharding:
-    models, filtered = sources(original, ranks, steps)
-    dim = 0 if filtered else scatter_dim(original)
+    # The samples are the indices along the original DataParallel's dim, in the model
+    # inputs and in the DataLoader batches alike: a time-major loader's rows are time
+    # steps, which every rank's shard has (fresh6 class V10: "ranks overlap" on a right
+    # migration).
+    dim = scatter_dim(original)
+    models, filtered = sources(original, ranks, steps, dim)
     result = Sharding(source="DataLoader batches" if models == [LOADER] else "model inputs")
     if dim:
         result.source += " along dim 1 (DataParallel's dim)"
-    data = {id(r): _loaded(r, steps) if filtered else None for r in (original, *ranks)}
+    data = {id(r): _loaded(r, steps, dim) if filtered else None for r in (original, *ranks)}
     for index in range(min(steps, len(original.windows))):
         for model in models:
             result.steps.append(
@@ -206,13 +214,13 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     bad = [s for s in result.steps if not s.ok]
     if bad and filtered:
         result.loader = [
-            _step(index + 1, LOADER, _inputs(original, index, LOADER, None),
-                  [_inputs(r, index, LOADER, None) for r in ranks])
+            _step(index + 1, LOADER, _inputs(original, index, LOADER, None, dim),
+                  [_inputs(r, index, LOADER, None, dim) for r in ranks])
             for index in range(min(steps, len(original.windows)))
         ]  # fmt: skip
         result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
         if result.loader and all(s.ok for s in result.loader):
-            result.shrunk = _shrunk(original, ranks, bad)
+            result.shrunk = _shrunk(original, ranks, bad, dim)
             if not result.shrunk:
                 result.changed_inputs = bad
                 result.steps, result.source, bad = result.loader, "DataLoader batches", []
@@ -228,15 +236,15 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
 
 
 def _shrunk(
-    original: RankRecord, ranks: list[RankRecord], bad: list[StepShards]
+    original: RankRecord, ranks: list[RankRecord], bad: list[StepShards], dim: int = 0
 ) -> list[StepShards]:
     """Of the model-input steps that differ, those where the ranks' models got fewer rows
     in all than the original's model (every row counted, loaded or not): the samples that
     reach the model per step, not those the DataLoaders gave."""
     found = []
     for step in bad:
-        fed = [len(_inputs(r, step.step - 1, step.model, None)) for r in ranks]
-        whole = len(_inputs(original, step.step - 1, step.model, None))
+        fed = [len(_inputs(r, step.step - 1, step.model, None, dim)) for r in ranks]
+        whole = len(_inputs(original, step.step - 1, step.model, None, dim))
         if whole and sum(fed) < whole:
             found.append(StepShards(step.step, step.model, whole, tuple(fed), False, 0, 0, 0, 0))
     return found

@@ -17,13 +17,11 @@ def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
     held: dict[str, set[str]] = {f: {f} for f in figures}
     assigns: list[tuple[str, set[str]]] = []
     for node in walk(root, skip_scopes=True):
-        if (
-            isinstance(node, cst.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-        ):
-            reads = {n.value for n in variables_under(node.value)}
-            assigns.append((node.targets[0].target.value, reads))
+        if isinstance(node, cst.Assign):
+            for assigned in node.targets:
+                assigns += bindings(assigned.target, node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.NamedExpr)) and node.value is not None:
+            assigns += bindings(node.target, node.value)
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             # a line built in parts: `s += ' | Bits/dim {m.avg:.4f}'.format(m=bpd_meter)`
             reads = {n.value for n in variables_under(node.value)}
@@ -47,3 +45,27 @@ def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
                 changed = True
         if not changed:
             return held
+
+
+def bindings(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str, set[str]]]:
+    """The names `target` binds from `value`, each with the names it reads: element-wise
+    through a tuple or list unpacking of a tuple or list of as many elements (`avg, text =
+    meter.average(), meter.text()`: `text` holds `meter`, fresh6 class Z1), every element
+    reading all of `value` otherwise (`a, *rest = parts`, `x, y = pair`): a name is never
+    left out of what it may hold."""
+    if isinstance(target, cst.Name):
+        return [(target.value, {n.value for n in variables_under(value)})]
+    if isinstance(target, cst.StarredElement):
+        return bindings(target.value, value)
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    elements = [e.value for e in target.elements]
+    if (
+        isinstance(value, (cst.Tuple, cst.List))
+        and len(value.elements) == len(elements)
+        and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+    ):
+        pairs = zip(elements, (e.value for e in value.elements), strict=True)
+        return [b for t, v in pairs for b in bindings(t, v)]
+    return [b for t in elements for b in bindings(t, value)]

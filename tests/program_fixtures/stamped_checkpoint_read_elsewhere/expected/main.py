@@ -53,4 +53,5 @@ def main(args):
 
 
 if __name__ == "__main__":
+    ddp_setup()
     main(argparse.Namespace(eval=True, eval_from=None))
