@@ -21,6 +21,9 @@ class LoaderExport:
     shuffle: the factory's parameter its DataLoader takes `shuffle=` from, and its position
         (`shuffle_index`): a call of the factory passing False there, and iterated by no
         training loop, builds an evaluation loader (thunlp/OpenNRE's SentenceRELoader).
+    attribute: the loader is this attribute of what `name` returns: `name` is a top-level
+        class whose methods bind `self.<attribute>` to it only, or a top-level function
+        returning only instances of that class (`d = data.create(8); d.trainloader`).
     """
 
     name: str
@@ -30,6 +33,7 @@ class LoaderExport:
     module: str = ""
     shuffle: str = ""
     shuffle_index: int | None = None
+    attribute: str = ""
 
 
 @dataclass(frozen=True)

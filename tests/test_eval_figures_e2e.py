@@ -40,6 +40,9 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   samples held half the rows, silently; now it stays whole (its batches feed no training);
   tests/program_fixtures/sample_iterator_other_module: the same with the Dataset in another
   module (edge-connect's layout), told by the program how train.py uses the batches.
+- tests/fixtures/data_eval_meters_in_list (class S2, fresh round 6): averaging objects
+  updated through a list of them beside a sample count. Before, the loader was sharded,
+  the count summed and rank 0 printed its half's averages, silently; now it stays whole.
 The committed expected output is run (test_fixtures/test_programs prove it current). The
 training loaders are sequential, so sharded training sees DataParallel's global batches
 and the model, hence every figure, is the original's within float tolerance.
@@ -87,6 +90,8 @@ NO_GRAD_INSIDE = TESTS / "fixtures" / "data_eval_no_grad_inside_loop"
 NO_GRAD_LOOP = (NO_GRAD_INSIDE / "input.py", NO_GRAD_INSIDE / "expected.py")
 PROGBAR = TESTS / "fixtures" / "data_eval_counter_progbar_figures"
 PROGBAR_LOOP = (PROGBAR / "input.py", PROGBAR / "expected.py")
+METERS = TESTS / "fixtures" / "data_eval_meters_in_list"
+METERS_LOOP = (METERS / "input.py", METERS / "expected.py")
 SAMPLES = TESTS / "fixtures" / "data_sample_generator_method"
 SAMPLES_ACROSS = TESTS / "program_fixtures" / "sample_iterator_other_module"
 #: (original, migration) of each sample-iterator program: in one file, across modules
@@ -100,6 +105,7 @@ _PAIRS = (
     PHASE_LOOP,
     NO_GRAD_LOOP,
     PROGBAR_LOOP,
+    METERS_LOOP,
     *SAMPLE_ITERATORS.values(),
 )
 ORIGINALS = [o for o, _ in _PAIRS]
@@ -196,6 +202,22 @@ def test_progress_bar_figures_beside_a_batch_counter_are_the_originals(
     want = [s for s in plain.stdout(original, 0).splitlines() if s.startswith("valid ")]
     got = [s for s in torchrun.stdout(migrated, 0).splitlines() if s.startswith("valid ")]
     assert len(want) == 4 and want[-1].startswith("valid 8/8 "), plain.report(original, 1)
+    assert len(got) == len(want), f"{want}\n{got}\n{report}"
+    wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
+    assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"
+    assert not torchrun.stdout(migrated, 1).strip(), f"rank 1 printed\n{report}"
+
+
+def test_meters_updated_through_a_list_print_the_originals(plain: Launch, torchrun: Launch) -> None:
+    """Class S2: the evaluation averages fed through a list of meters are the original's,
+    printed by rank 0 only (the loader stays whole)."""
+    original, migrated = METERS_LOOP
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    report = torchrun.report(migrated, 2)
+    want = [s for s in plain.stdout(original, 0).splitlines() if s.startswith("valid ")]
+    got = [s for s in torchrun.stdout(migrated, 0).splitlines() if s.startswith("valid ")]
+    assert len(want) == 2 and want[-1].endswith(" n 8"), plain.report(original, 1)
     assert len(got) == len(want), f"{want}\n{got}\n{report}"
     wrong = [(a, b) for a, b in zip(want, got, strict=True) if not _same_within_tolerance(a, b)]
     assert not wrong, f"printed figures differ, as (original, migrated): {wrong}\n{report}"

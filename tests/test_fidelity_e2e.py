@@ -52,6 +52,7 @@ PROGRAMS = {
     "grad_toggled_one_model": ("train.py",),
     "loader_sharded_passed_to_trainer": ("main.py",),
     "loader_whole_passed_to_trainer": ("main.py",),
+    "figures_loader_attribute_other_module": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -73,6 +74,8 @@ PROGRAMS = {
 #: training loader and hands it to train_model() of trainer.py; before: trainer.py split
 #: each batch again (1 sample per rank and step, weights off the original's). Its inverse,
 #: loader_whole_passed_to_trainer: a loader left whole there is split at the model call.
+#: figures_loader_attribute_other_module (class C1): a loader another module's class binds
+#: to an attribute of its instances, iterated here in an epoch loop: set_epoch runs there.
 DIGEST_PROGRAMS = {
     "lm_flattened_targets": "main.py",
     "gathered_batch_other_module": "train.py",

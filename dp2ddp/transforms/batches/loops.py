@@ -113,10 +113,11 @@ class BatchLoops(LoaderImports):
             return True  # also through local names (`loader = self.loaders["train"]`)
         if any(name in self.code(expr) for name, _ in self.state.loaders.unfollowed):
             return True  # DP027 names it
-        origins = self._origins(expr, (), 0)
+        origins = self._origins(expr, (), 0, attributes=True)
         for origin in origins:
             if self._is_exported(origin, self.state.loaders.exported):
                 return True
+        origins = [o for o in origins if not o.attribute]
         inner = expr
         if isinstance(inner, cst.Call) and name_of(inner.func) == "iter" and inner.args:
             inner = inner.args[0].value

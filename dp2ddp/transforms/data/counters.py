@@ -88,6 +88,10 @@ class LoopCounters(LoaderImports):
             child, node = node, self.parent(node)
         return None
 
+    def _bound_before(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+        """What `name` holds when `loop` starts: its value before it, else the module's."""
+        return self._initial_value(loop, name) or self._module_value(loop, name)
+
     def _module_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
         """The value `name` is bound to at module level, when the function holding `loop`
         does not bind it: a module's meter (`loss_meter = RunningAverageMeter()`) fed in

@@ -27,6 +27,7 @@ from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
+from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
@@ -362,7 +363,7 @@ class LoaderEvaluation(LoopCounters):
             ):
                 continue
             name = node.func.value.value
-            initial = self._initial_value(loop, name) or self._module_value(loop, name)
+            initial = self._bound_before(loop, name)
             if not (
                 isinstance(initial, cst.Call)
                 or isinstance(initial, cst.List)
@@ -376,7 +377,7 @@ class LoaderEvaluation(LoopCounters):
                 continue  # compute() gathers every process's state itself
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
-        return found
+        return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)
 
     def _recurrences(self, loop: cst.For) -> set[str]:
         """Names the loop folds its batches' figures into by an arithmetic recurrence

@@ -63,6 +63,9 @@ class Origin:
     position: int | None
     arity: int | None
     path: Path
+    #: the loader is this attribute of what `call` returns (`d = data.create(8)`, then
+    #: `d.trainloader`): matched only by an export of that attribute (LoaderExport)
+    attribute: str = ""
 
 
 class LoaderImports(LoaderSetEpoch):
@@ -85,7 +88,8 @@ class LoaderImports(LoaderSetEpoch):
                     self.state.exports.append(LoaderExport(loader.binding.value, False))
             return len(self.state.exports) > before
         if not isinstance(self.parent(function), cst.Module):
-            return False  # a method, a nested function: importers do not call it by name
+            self._export_attribute(loader, function)
+            return len(self.state.exports) > before  # importers call no method by name
         try:
             shapes = [
                 shape
@@ -109,6 +113,48 @@ class LoaderImports(LoaderSetEpoch):
                     )
                     self._export_bound_names(function, position, arity)
         return len(self.state.exports) > before
+
+    def _export_attribute(self, loader: Loader, method: cst.FunctionDef) -> None:
+        """A loader a method of a top-level class binds to `self.<name>` (class C1:
+        `self.trainloader = DataLoader(...)` in `Data.__init__`), every assignment of that
+        attribute in the class being this loader: importers reach it as the attribute of
+        an instance, built by the class or by a top-level function returning only its
+        instances (`def create(n): return Data(n)`)."""
+        owner = enclosing_class(loader.call, self)
+        binding = loader.binding
+        if (
+            owner is None
+            or not isinstance(self.parent(owner), cst.Module)
+            or enclosing_function(owner, self) is not None
+            or not isinstance(binding, cst.Attribute)
+            or not isinstance(binding.value, cst.Name)
+            or not method.params.params
+            or method.params.params[0].name.value != binding.value.value
+        ):
+            return
+        attribute = binding.attr.value
+        values = self._attribute_values(owner, self.code(binding))
+        if not values or any(value is not loader.call for value in values):
+            return
+        self.state.exports.append(LoaderExport(owner.name.value, True, attribute=attribute))
+        module = self.parent(owner)
+        assert isinstance(module, cst.Module)
+        for statement in module.body:
+            if not isinstance(statement, cst.FunctionDef):
+                continue
+            returns = [
+                node.value
+                for node in walk(statement.body, skip_scopes=True)
+                if isinstance(node, cst.Return)
+            ]
+            if returns and all(
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and value.func.value == owner.name.value
+                for value in returns
+            ):
+                name = statement.name.value
+                self.state.exports.append(LoaderExport(name, True, attribute=attribute))
 
     def _export_bound_names(
         self, function: cst.FunctionDef, position: int | None, arity: int | None
@@ -284,8 +330,10 @@ class LoaderImports(LoaderSetEpoch):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
                     continue  # a loader of this module: planned with the others
-                origins = self._origins(expr, (), 0)
+                origins = self._origins(expr, (), 0, attributes=True)
                 for origin in origins:
+                    if origin.attribute and not self._is_exported(origin, exported):
+                        continue  # an attribute of another call's result: not proved
                     if origin.call in evaluation:
                         continue  # built whole (ddp_shard=False): no sampler to set
                     if origin.call in wrapped or self._is_exported(origin, exported):
@@ -345,8 +393,12 @@ class LoaderImports(LoaderSetEpoch):
                         self.state.evaluation_factories.append(name)
         return found
 
-    def _origins(self, expr: cst.BaseExpression, path: Path, depth: int) -> list[Origin]:
-        """The bindings `expr` can come from, through parameters to the calls passing them."""
+    def _origins(
+        self, expr: cst.BaseExpression, path: Path, depth: int, attributes: bool = False
+    ) -> list[Origin]:
+        """The bindings `expr` can come from, through parameters to the calls passing them.
+        `attributes`: also an attribute of what a call returns (`d = data.create(8)`, then
+        `d.trainloader`: Origin.attribute), for the exports of a class's loader."""
         found: list[Origin] = []
         if depth > MAX_DEPTH:
             return found
@@ -357,14 +409,18 @@ class LoaderImports(LoaderSetEpoch):
                     if isinstance(assigned, cst.Call):
                         found.append(Origin(assigned, expr, None, None, None, path))
                 return found
-            return [Origin(None, expr, None, None, None, path)]  # `data.train_loader`
+            found.append(Origin(None, expr, None, None, None, path))  # `data.train_loader`
+            if attributes:
+                found += self._attribute_origins(expr, path, depth)
+            return found
         if not isinstance(expr, cst.Name):
             return found
         for referent in self.referents(expr):
             target = referent.node
             if isinstance(target, cst.Param):
                 for site, passed in self._passed(target):
-                    found += self._origins(passed, ((site, passed), *path), depth + 1)
+                    step = ((site, passed), *path)
+                    found += self._origins(passed, step, depth + 1, attributes)
                 continue
             position = arity = None
             holder = self.parent(target)
@@ -385,7 +441,18 @@ class LoaderImports(LoaderSetEpoch):
                 found.append(Origin(value, expr, statement, position, arity, path))
             elif value is None:  # an import (`from data import train_loader`), a def...
                 found.append(Origin(None, expr, None, position, arity, path))
+            elif attributes and position is None and isinstance(value, cst.Attribute):
+                found += self._attribute_origins(value, path, depth)  # `x = d.trainloader`
         return found
+
+    def _attribute_origins(self, expr: cst.Attribute, path: Path, depth: int) -> list[Origin]:
+        """`obj.name` where `obj` is bound from a call (through names and parameters): that
+        call, holding the loader as its result's attribute `name`."""
+        return [
+            Origin(origin.call, expr, origin.statement, None, None, origin.path, expr.attr.value)
+            for origin in self._origins(expr.value, path, depth + 1)
+            if origin.call is not None and origin.position is None
+        ]
 
     def _call_origin(self, call: cst.Call, position: int | None, arity: int | None) -> Origin:
         """`call` itself as an origin, holding the loader at `position` of `arity` items."""
@@ -404,6 +471,8 @@ class LoaderImports(LoaderSetEpoch):
                 names.add("/" + name)  # matched whole only
         for export in exported:
             if export.function != (origin.call is not None):
+                continue
+            if export.attribute != origin.attribute:
                 continue
             if export.function and (export.position, export.arity) != (
                 origin.position,
