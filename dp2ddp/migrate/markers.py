@@ -75,6 +75,7 @@ MARKED = frozenset(
         "DP085",
         "DP088",
         "DP090",
+        "DP091",
     }
 )
 PREFIX = "# dp2ddp: "
