@@ -76,6 +76,7 @@ MARKED = frozenset(
         "DP088",
         "DP090",
         "DP091",
+        "DP092",
     }
 )
 PREFIX = "# dp2ddp: "
