@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
+from dp2ddp.transforms._support.nodes import COUNTING, enclosing_function, name_of, walk
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.batch_sized import (
     _counted,
@@ -69,15 +69,69 @@ def lr_sample_counts(
     """(the statement growing the count, the warning's detail or the record, whether it is
     rewritten, the warning's code) for each count of a sharded loader's batch sizes that
     reaches a learning rate or decides when to log or save."""
-    if not sharded:
-        return
     cache: list[RankUniformity] = []
     loaders = {c: Loader(c, {}, data._binding(c)[0], None, None) for c in data._all_loaders}
     for loop in (n for n in nodes if isinstance(n, cst.For)):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
-        if not any(c in sharded for c in calls):
-            continue
-        yield from loop_sample_counts(data, loop, module, cache)
+        if any(c in sharded for c in calls):
+            yield from loop_sample_counts(data, loop, module, cache)
+        elif not calls and _backpropagates(loop) and not _counting(loop.iter):
+            yield from _unfollowed_counts(data, loop, module, cache)
+
+
+def _item_size(
+    value: cst.BaseExpression, loop: cst.For, batch: set[str], data: ShardDataLoaders
+) -> str | None:
+    """`value` is the first dimension of an item of the loop's batch (`data["A"].size(0)`,
+    `x.shape[0]`, `len(x)`), or a name the loop assigns from one (`batch_size =
+    data["A"].size(0)`): its code."""
+    if isinstance(value, cst.Name):
+        for node in walk(loop.body, skip_scopes=True):
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and node.targets[0].target.value == value.value
+            ):
+                return value.value if _item_size(node.value, loop, batch, data) else None
+        return None
+    if not isinstance(value, cst.Call):
+        return None
+    func, item = value.func, None
+    if isinstance(func, cst.Name) and func.value == "len" and len(value.args) == 1:
+        item = value.args[0].value
+    elif isinstance(func, cst.Attribute) and func.attr.value == "size":
+        first = value.args[0].value if len(value.args) == 1 else None
+        if isinstance(first, cst.Integer) and first.value == "0":
+            item = func.value
+    while isinstance(item, (cst.Subscript, cst.Attribute)):
+        item = item.value
+    return data.code(value) if isinstance(item, cst.Name) and item.value in batch else None
+
+
+def _counting(it: cst.BaseExpression) -> bool:
+    """`range(n)`, `enumerate(range(n))`: steps, not batches."""
+    while isinstance(it, cst.Call) and name_of(it.func) in ("enumerate", "tqdm") and it.args:
+        it = it.args[0].value
+    return isinstance(it, cst.Call) and name_of(it.func) in COUNTING
+
+
+def _unfollowed_counts(
+    data: ShardDataLoaders, loop: cst.For, module: cst.Module, cache: list[RankUniformity]
+) -> Iterator[tuple[cst.AugAssign, str, bool, str]]:
+    """A training loop over what this module does not follow to a loader (an object of
+    another module's loader wrapper class, CUT's `for data in dataset:` over a class whose
+    generator `__iter__` yields its DataLoader's batches, class K3 of stop 32): a count of
+    its batch sizes that sets a rate or a cadence is said, never silently a share."""
+    where = data.code(loop.iter)
+    for grow, detail, _, code in loop_sample_counts(data, loop, module, cache, prove=False):
+        yield (
+            grow,
+            f"{detail.split('; not summed')[0]}, if the batches of {where} (not followed to "
+            "a loader) come from a sharded one",
+            False,
+            code,
+        )
 
 
 def loop_sample_counts(
@@ -85,6 +139,7 @@ def loop_sample_counts(
     loop: cst.For,
     module: cst.Module,
     cache: list[RankUniformity] | None = None,
+    prove: bool = True,
 ) -> Iterator[tuple[cst.AugAssign, str, bool, str]]:
     """lr_sample_counts' answers for one loop over a sharded loader, with the warning's
     code: DP088 for a count reaching a learning rate, DP092 for one deciding a cadence.
@@ -100,6 +155,8 @@ def loop_sample_counts(
         ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
             continue
         size = _batch_size(grow.value, batch, sized, data)
+        if size is None and not prove:
+            size = _item_size(grow.value, loop, batch, data)
         if size is None:
             continue
         count = grow.target.value
@@ -109,9 +166,9 @@ def loop_sample_counts(
             use, what, code = _cadence_use(loop, count, data), "when to log or save", "DP092"
         if use is None:
             continue
-        if not cache:
+        if prove and not cache:
             cache.append(RankUniformity.for_pass(data, module))
-        why = _unreached(grow, loop, cache[0], data)
+        why = _unreached(grow, loop, cache[0], data) if prove else "not followed"
         if why is None:
             yield (
                 grow,
