@@ -314,8 +314,9 @@ FRESH5 = ("endless_batch_sampler", "global_batch_dimension")
 #: no sync and no warning, each rank trained its own codes).
 #: lr_sample_count (class G1, glow's warm-up): a schedule stepped by a count of samples grown
 #: by each batch's size counts the global batch (ddp_global_count): the original's learning
-#: rate at every step (before: DP088, half the count per step).
-FRESH5_H = ("latent_codes_scoped", "lr_sample_count")
+#: rate at every step (before: DP088, half the count per step). sample_count_cadence (K3 of
+#: stop 32): such a count deciding when to log is the original's (before: half the logs).
+FRESH5_H = ("latent_codes_scoped", "lr_sample_count", "sample_count_cadence")
 #: noise_sliced_by_counter (issue 28, found by helper d): noise drawn once before the loop
 #: and sliced per step by a counter, beside a loader's batch, is split after its binding
 #: (before: the whole slice on every rank, the critic weighing the fakes twice, silently).

@@ -403,4 +403,30 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "decide on a figure every rank computes alike. Marked in the migrated file: "
         "`--check` fails until it is resolved.",
     ),
+    "DP091": (
+        "a sample batch fetched once through an iterator object may be this rank's share",
+        "A batch is taken once, before the training loop, from an object of the program's "
+        "own iterator class (`fetcher_val = InputFetcher(loaders['val'])`, `inputs_val = "
+        "next(fetcher_val)`) and read only under `no_grad()`: a fixed batch for debug or "
+        "sample outputs. DataParallel saw the whole batch; migrated, if the loader behind "
+        "the object is sharded like the training loaders (one helper builds both), the "
+        "batch holds this rank's share and the outputs saved from it 1/WORLD_SIZE of the "
+        "rows, silently. dp2ddp does not follow the loader through the object. Keep that "
+        "loader whole (no DistributedSampler), or gather the batch "
+        "(`dist.all_gather`). Marked in the migrated file: `--check` fails until it is "
+        "resolved or silenced with `# noqa: DP091`.",
+    ),
+    "DP092": (
+        "a count of samples from this rank's batches decides when to log or save",
+        "A count grown by each training batch's size (`total_iters += x.size(0)`) decides "
+        "when to log, show or save (`if total_iters % print_freq == 0:`) and is printed. "
+        "Migrated, each rank's batch is its share: the count grows by 1/WORLD_SIZE of the "
+        "original's per step, so the logs, sample outputs and checkpoints come at "
+        "1/WORLD_SIZE of the rate and the printed counts shrink, silently. Where every rank "
+        "provably reaches the increment once per step, dp2ddp counts the global batch "
+        "itself (`ddp_global_count(size)`, summed over the ranks); this warning is where "
+        "that was not proved. Count the global batch (all-reduce it), or count steps. "
+        "Marked in the migrated file: `--check` fails until it is resolved or silenced "
+        "with `# noqa: DP092`.",
+    ),
 }

@@ -75,6 +75,8 @@ MARKED = frozenset(
         "DP085",
         "DP088",
         "DP090",
+        "DP091",
+        "DP092",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -200,7 +200,7 @@ class ShardDataLoaders(LoaderEvaluation):
                 self, nodes, sharded, self._iterated_through_names
             ):
                 self.warn(name, "DP044", detail)
-            for grow, detail, summed in lr_sample_counts(
+            for grow, detail, summed, code in lr_sample_counts(
                 self, nodes, sharded, self._iterated_through_names, node
             ):
                 if summed:
@@ -208,7 +208,7 @@ class ShardDataLoaders(LoaderEvaluation):
                     self.state.helpers.add("global_count")
                     self.record(grow, detail)
                 else:
-                    self.warn(grow, "DP088", detail)
+                    self.warn(grow, code, detail)
             self._chunk_sizes = plan_chunk_sizes(self, nodes, sharded, self._iterated_through_names)
             for chunk, detail in self._chunk_sizes.warnings:
                 self.warn(chunk, "DP051", detail)

@@ -45,6 +45,15 @@ class LoopCounters(LoaderImports):
                 names.append(name)
         return [n for n in names if self._is_counter(self._initial_value(loop, n))]
 
+    def _step_counters(self, loop: cst.For) -> set[str]:
+        """Counters only ever increased by a constant (`global_step += 1`): every rank
+        counts the same steps."""
+        constant: dict[str, bool] = {}
+        for name, value in self._accumulated(loop):
+            literal = isinstance(value, (cst.Integer, cst.Float))
+            constant[name] = constant.get(name, True) and literal
+        return {name for name, yes in constant.items() if yes}
+
     def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
         """(name, what is added) for each running sum in the loop body, in both spellings:
         `total += n` and `total = total + n` (or `n + total`). Knowing only the first

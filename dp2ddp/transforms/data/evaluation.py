@@ -30,6 +30,7 @@ from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
+from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
@@ -260,6 +261,7 @@ class LoaderEvaluation(LoopCounters):
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
+            counters -= summed_counts(self, loader, loop)  # type: ignore[arg-type]
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             objects |= folded
@@ -427,15 +429,6 @@ class LoaderEvaluation(LoopCounters):
             if not more:
                 return derived
             derived |= more
-
-    def _step_counters(self, loop: cst.For) -> set[str]:
-        """Counters only ever increased by a constant (`global_step += 1`): every rank
-        counts the same steps."""
-        constant: dict[str, bool] = {}
-        for name, value in self._accumulated(loop):
-            literal = isinstance(value, (cst.Integer, cst.Float))
-            constant[name] = constant.get(name, True) and literal
-        return {name for name, yes in constant.items() if yes}
 
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
+from dp2ddp.transforms._support.nodes import COUNTING, enclosing_function, name_of, walk
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.batch_sized import (
     _counted,
@@ -65,51 +65,147 @@ def lr_sample_counts(
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
     module: cst.Module,
-) -> Iterator[tuple[cst.AugAssign, str, bool]]:
+) -> Iterator[tuple[cst.AugAssign, str, bool, str]]:
     """(the statement growing the count, the warning's detail or the record, whether it is
-    rewritten) for each count of a sharded loader's batch sizes that reaches a learning
-    rate."""
-    if not sharded:
-        return
-    uniform: RankUniformity | None = None
+    rewritten, the warning's code) for each count of a sharded loader's batch sizes that
+    reaches a learning rate or decides when to log or save."""
+    cache: list[RankUniformity] = []
     loaders = {c: Loader(c, {}, data._binding(c)[0], None, None) for c in data._all_loaders}
     for loop in (n for n in nodes if isinstance(n, cst.For)):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
-        if not any(c in sharded for c in calls):
+        if any(c in sharded for c in calls):
+            yield from loop_sample_counts(data, loop, module, cache)
+        elif not calls and _backpropagates(loop) and not _counting(loop.iter):
+            yield from _unfollowed_counts(data, loop, module, cache)
+
+
+def _item_size(
+    value: cst.BaseExpression, loop: cst.For, batch: set[str], data: ShardDataLoaders
+) -> str | None:
+    """`value` is the first dimension of an item of the loop's batch (`data["A"].size(0)`,
+    `x.shape[0]`, `len(x)`), or a name the loop assigns from one (`batch_size =
+    data["A"].size(0)`): its code."""
+    if isinstance(value, cst.Name):
+        for node in walk(loop.body, skip_scopes=True):
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and node.targets[0].target.value == value.value
+            ):
+                return value.value if _item_size(node.value, loop, batch, data) else None
+        return None
+    if not isinstance(value, cst.Call):
+        return None
+    func, item = value.func, None
+    if isinstance(func, cst.Name) and func.value == "len" and len(value.args) == 1:
+        item = value.args[0].value
+    elif isinstance(func, cst.Attribute) and func.attr.value == "size":
+        first = value.args[0].value if len(value.args) == 1 else None
+        if isinstance(first, cst.Integer) and first.value == "0":
+            item = func.value
+    while isinstance(item, (cst.Subscript, cst.Attribute)):
+        item = item.value
+    return data.code(value) if isinstance(item, cst.Name) and item.value in batch else None
+
+
+def _counting(it: cst.BaseExpression) -> bool:
+    """`range(n)`, `enumerate(range(n))`: steps, not batches."""
+    while isinstance(it, cst.Call) and name_of(it.func) in ("enumerate", "tqdm") and it.args:
+        it = it.args[0].value
+    return isinstance(it, cst.Call) and name_of(it.func) in COUNTING
+
+
+def _unfollowed_counts(
+    data: ShardDataLoaders, loop: cst.For, module: cst.Module, cache: list[RankUniformity]
+) -> Iterator[tuple[cst.AugAssign, str, bool, str]]:
+    """A training loop over what this module does not follow to a loader (an object of
+    another module's loader wrapper class, CUT's `for data in dataset:` over a class whose
+    generator `__iter__` yields its DataLoader's batches, class K3 of stop 32): a count of
+    its batch sizes that sets a rate or a cadence is said, never silently a share."""
+    where = data.code(loop.iter)
+    for grow, detail, _, code in loop_sample_counts(data, loop, module, cache, prove=False):
+        yield (
+            grow,
+            f"{detail.split('; not summed')[0]}, if the batches of {where} (not followed to "
+            "a loader) come from a sharded one",
+            False,
+            code,
+        )
+
+
+def loop_sample_counts(
+    data: ShardDataLoaders,
+    loop: cst.For,
+    module: cst.Module,
+    cache: list[RankUniformity] | None = None,
+    prove: bool = True,
+) -> Iterator[tuple[cst.AugAssign, str, bool, str]]:
+    """lr_sample_counts' answers for one loop over a sharded loader, with the warning's
+    code: DP088 for a count reaching a learning rate, DP092 for one deciding a cadence.
+    `cache` keeps the module's RankUniformity between loops."""
+    cache = [] if cache is None else cache
+    batch = _target_names(loop.target)
+    sized = _sized_names(loop, data, "")
+    for grow in walk(loop.body, skip_scopes=True):
+        if not (
+            isinstance(grow, cst.AugAssign)
+            and isinstance(grow.operator, cst.AddAssign)
+            and isinstance(grow.target, cst.Name)
+        ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
             continue
-        batch = _target_names(loop.target)
-        sized = _sized_names(loop, data, "")
-        for grow in walk(loop.body, skip_scopes=True):
-            if not (
-                isinstance(grow, cst.AugAssign)
-                and isinstance(grow.operator, cst.AddAssign)
-                and isinstance(grow.target, cst.Name)
-            ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
-                continue
-            size = _batch_size(grow.value, batch, sized, data)
-            if size is None:
-                continue
-            count = grow.target.value
-            use = _learning_rate_use(_scope(loop, data), count, data)
-            if use is None:
-                continue
-            uniform = uniform or RankUniformity.for_pass(data, module)
-            why = _unreached(grow, loop, uniform, data)
-            if why is None:
-                yield (
-                    grow,
-                    f"{count} += {GLOBAL_COUNT}({size}): the learning rate ({use}) follows "
-                    "the count of samples of the global batch, as DataParallel's did",
-                    True,
-                )
-                continue
+        size = _batch_size(grow.value, batch, sized, data)
+        if size is None and not prove:
+            size = _item_size(grow.value, loop, batch, data)
+        if size is None:
+            continue
+        count = grow.target.value
+        use = _learning_rate_use(_scope(loop, data), count, data)
+        what, code = "the learning rate", "DP088"
+        if use is None:
+            use, what, code = _cadence_use(loop, count, data), "when to log or save", "DP092"
+        if use is None:
+            continue
+        if prove and not cache:
+            cache.append(RankUniformity.for_pass(data, module))
+        why = _unreached(grow, loop, cache[0], data) if prove else "not followed"
+        if why is None:
             yield (
                 grow,
-                f"{count} grows by {size}, this rank's share of each batch, and sets the "
-                f"learning rate ({use}): the schedule runs at 1/WORLD_SIZE of the "
-                f"original's pace; not summed over the ranks: {why}",
-                False,
+                f"{count} += {GLOBAL_COUNT}({size}): {what} ({use}) follows "
+                "the count of samples of the global batch, as DataParallel's did",
+                True,
+                code,
             )
+            continue
+        effect = (
+            "sets the learning rate ({}): the schedule runs at 1/WORLD_SIZE of the original's pace"
+            if code == "DP088"
+            else "decides when to log or save ({}): they come at 1/WORLD_SIZE of the "
+            "original's rate"
+        ).format(use)
+        yield (
+            grow,
+            f"{count} grows by {size}, this rank's share of each batch, and {effect}; "
+            f"not summed over the ranks: {why}",
+            False,
+            code,
+        )
+
+
+def summed_counts(data: ShardDataLoaders, loader: Loader, loop: cst.For) -> set[str]:
+    """Counts of `loop`'s batch sizes the pass makes global (`seen += ddp_global_count(n)`):
+    shown, they are the original's, so no DP030 for them (asked while the loader is planned,
+    after its shard edit is registered)."""
+    if data.state.options.per_process_batch or loader.call not in (
+        set(data._edits) | set(data._shards)
+    ):
+        return set()
+    return {
+        grow.target.value
+        for grow, _, summed, _ in loop_sample_counts(data, loop, data._module_node)
+        if summed and isinstance(grow.target, cst.Name)
+    }
 
 
 def _unreached(
@@ -188,6 +284,22 @@ def _learning_rate_use(scope: cst.CSTNode, count: str, data: ShardDataLoaders) -
         if isinstance(stmt, cst.Assign) and _reads(stmt.value, names):
             if any(_sets_lr(t.target) for t in stmt.targets):
                 return data.code(stmt).strip()
+    return None
+
+
+def _cadence_use(loop: cst.For, count: str, data: ShardDataLoaders) -> str | None:
+    """The test of an `if` in the loop that takes `count` modulo a period (`if seen %
+    print_freq == 0:`): the count decides when to log, show or save (CUT/CycleGAN's
+    `total_iters`, class K3 of stop 32): counting this rank's share, those come at
+    1/WORLD_SIZE of the original's rate and print the count shrunk."""
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.If) and any(
+            isinstance(n, cst.BinaryOperation)
+            and isinstance(n.operator, cst.Modulo)
+            and _reads(n.left, {count})
+            for n in walk(node.test)
+        ):
+            return data.code(node.test)
     return None
 
 

@@ -71,6 +71,7 @@ from dp2ddp.transforms.hazards.backward_program import (
 )
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
+from dp2ddp.transforms.hazards.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import pair_losses
@@ -165,6 +166,8 @@ class FlagHazards(MigrationTransform):
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
+        for call, source, made in fixed_fetches(node, self.qualified_names):
+            self.warn(call, "DP091", f"next({source}) of a {made} object, before the loop")
         return True
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
