@@ -1,4 +1,4 @@
-"""A loss class of another module averaging over the valid pixels (a masked selection)."""
+"""A loss class of another module: a mean over the valid pixels (a masked selection)."""
 import torch.nn as nn
 
 
