@@ -14,8 +14,9 @@ clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint name
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
 listing of the written directory, a dict item (unmatched_paths); a cache read through another
-module's function that reads the file at its parameter (cache_reader); a learning rate decided
-by an evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
+module's function that reads the file at its parameter (cache_reader); a frame drawn and read
+per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
+evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
 ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
@@ -56,6 +57,7 @@ NAMES = (
     "exists_exit",
     "rmtree_in_branch",
     "unmatched_paths",
+    "sample_draws",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (
@@ -106,6 +108,10 @@ def _launch(root: Path, slow_rank: int) -> tuple[int, str, Path]:
         (stale / f"old{index}.bin").write_text("x" * 100)
     (out / "scripts" / "rmtree_module_level" / "logs").mkdir(parents=True)
     (out / "scripts" / "rmtree_module_level" / "logs" / "stale.txt").write_text("old\n")
+    frames = out / "scripts" / "sample_draws" / "frames"  # the even frames sample_draws reads
+    frames.mkdir(parents=True)
+    for index in range(0, 16, 2):
+        (frames / f"{index:02d}.txt").write_text(str(index))
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", E2E_SLOW_RANK=str(slow_rank))
     # the dataset library dataset_download imports (not part of any migrated program)
@@ -347,3 +353,12 @@ def test_piped_answer_used_on_every_rank(run: Path) -> None:
     for rank in (0, 1):
         assert (folder / f"answer{rank}.txt").read_text() == ANSWER
     assert _printed(run, "stdin_answer") == (f"experiment name: runs: ['{ANSWER}']\n", "")
+
+
+def test_sample_draws_are_each_ranks_own(run: Path) -> None:
+    """near()'s per-sample draw names a file only read: each rank draws for its own samples
+    (made rank 0's value, rank 1's draws were rank 0's sequence, 8 of 8 offsets equal)."""
+    zero, one = ((run / "sample_draws" / f"draws{rank}.txt").read_text().split() for rank in (0, 1))
+    assert len(zero) >= 8 and len(one) >= 8, (zero, one)
+    shorter = min(len(zero), len(one))
+    assert zero[:shorter] != one[:shorter], (zero, one)

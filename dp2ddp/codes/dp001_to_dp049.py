@@ -385,6 +385,9 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "for a mean written by hand, a sum divided by a count of a mask (`loss / num_pos`, "
         "`num_pos = (target > 0).sum()`: detection and masked losses), where a part with no "
         "element divides by 0 and the all-reduced inf makes every rank's weights NaN. "
+        "Also a mean over a masked selection (`diff[target > 0]`, `x.masked_select(m)`, "
+        "`x[m.nonzero(as_tuple=True)]`, then `(d ** 2).mean()`): it divides by the count "
+        "the mask selects; warned, not rewritten. "
         "dp2ddp divides by ddp_count_share(count) (the count summed over the ranks, over "
         "WORLD_SIZE: DataParallel's loss) where the numerator is a sum over the batch and "
         "every rank reaches the division as often; the warning names why it did not.",

@@ -10,8 +10,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP059 a mean over the batch dimension under a non-linear function (the entropy of the
   batch's mean prediction) in a loss: each rank computes it over its own share
   (see hazards.losses).
-- DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`):
-  each rank averages over its own count (see hazards.mean_losses).
+- DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`,
+  a mean over a masked selection): each rank averages over its own count (see
+  hazards.mean_losses, hazards.masked_means).
 - DP005 `X[i:i+bs]` indexed by a counter inside a training `while` loop: every rank would
   train on the same samples (a `for` loop's hand-cut batches are split by transforms/batches.py,
   or warned DP037 there).

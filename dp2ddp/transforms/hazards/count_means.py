@@ -50,6 +50,7 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
+from dp2ddp.transforms.hazards.masked_means import masked_selection, warn_masked_mean
 from dp2ddp.transforms.hazards.scopes import ScopeFacts, is_backward_call
 
 #: The inserted call (templates/helpers/count_share.py.j2).
@@ -99,6 +100,7 @@ class CountMeans:
     def enter_module(self, node: cst.Module) -> None:
         text = self.t.state.text
         self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
+        self._active = self._active or "mean(" in text  # masked_means.py
         self._module = node
         self._uniform = None
         if self._active:
@@ -126,6 +128,13 @@ class CountMeans:
         scope.visit(facts)
         reaching = _reaching_names(scope, facts)
         for node in walk(scope, skip_scopes=True):
+            if isinstance(node, cst.Call):  # a mean over a masked selection (masked_means.py)
+                selected = masked_selection(
+                    node, facts.assigned, self._mask, self.t.qualified_names
+                )
+                if selected and self._reaches(node, reaching) and not inside_no_grad(node, self.t):
+                    warn_masked_mean(self.t, node, selected)
+                continue
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
                 numerator, count = node.left, node.right
             elif (

@@ -2,36 +2,33 @@
 
 A clock, random, uuid, pid or file-system-state read that the path of a directory made on
 every rank (a SummaryWriter's log directory too: DdpNullWriter makes it off rank 0), or of
-a file every rank reads, is computed from (`args.save = "{}-{}".format(
-args.save, time.strftime(...))`, a first-free-index `while` loop, another module's
-`run_name()`; analysis/per_process.py on the flow view) becomes
-`ddp_rank0_value(time.strftime, ...)`: rank 0's reading on every rank, passed through
-torchrun's rendezvous store (no collective, so also before ddp_setup()), so ranks a second
-apart still name one directory. Without that store a rank keeps its own reading, with a
-run-time warning. The helper pairs each rank's n-th call with rank 0's n-th, so a read
-under a condition that differs between ranks is DP053 instead, with the flow.
+a file every rank reads, is computed from (`args.save = "{}-{}".format(args.save,
+time.strftime(...))`, a first-free-index loop, another module's `run_name()`;
+analysis/per_process.py) becomes `ddp_rank0_value(time.strftime, ...)`: rank 0's reading
+on every rank, through torchrun's rendezvous store (no collective), so ranks a second apart
+name one directory; without that store a rank keeps its own, with a run-time warning. The
+helper pairs each rank's n-th call with rank 0's n-th, so a read under a condition that
+differs between ranks is DP053 instead. A file only read per sample (analysis/sample_code.py)
+is this rank's data, not a shared name: its path stays this rank's own.
 
-A file rank 0 writes is such a sink too, wherever its name is read afterwards: a
-checkpoint named `f"ckpt_{datetime.now():%H%M%S%f}.pth"`, saved on rank 0 and loaded by
-another module through `args.eval_from` (PatrickHua/SimSiam@75a7c51: rank 1 loaded its own
-stamp, FileNotFoundError), or by another process. Only where every rank is proved to make
-the read as often (uniformity.py); elsewhere rank 0 alone uses the name here.
+A file rank 0 writes is such a sink too, wherever its name is read afterwards: a checkpoint
+`f"ckpt_{datetime.now():%H%M%S%f}.pth"` saved on rank 0, loaded through `args.eval_from`
+(PatrickHua/SimSiam@75a7c51: rank 1 loaded its own stamp). Only where every rank is proved
+to make the read as often (uniformity.py); elsewhere rank 0 alone uses the name here.
 
 The file system's state read in a condition that decides something the ranks share is the
 same flow with another sink: `if os.path.isdir(args.logdir):` around `input("delete it?")`
 and `shutil.rmtree(args.logdir)` (lshiwjx/2s-AGCN@953c14f, kenziyuliu/MS-G3D@2f927f4) was
 true on the rank that came second, after rank 0 had made the directory, so that rank alone
-waited for an answer rank 0 never read. The check becomes
-`ddp_rank0_value(os.path.isdir, args.logdir)`: every rank takes rank 0's branch, and the
-other ranks' reading waits for rank 0's, so it comes before rank 0 removes or makes the
-directory. The sink is a read of stdin (each rank's n-th read takes rank 0's n-th answer,
-so a rank that reads where rank 0 did not waits for nothing), or an exit before the program
-makes the directory it checked (`if os.path.exists(d): raise ...; os.makedirs(d)`: rank 1
-found rank 0's new folder and raised): every rank stops, or none does. A removal alone is
-no sink: it goes to rank 0 (side_effects.py), so the other ranks' reading decides nothing
-there, but it is waited for all the same. A removal the check decides is
-followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof), so
-no rank writes into the directory before rank 0 has removed it.
+waited for an answer rank 0 never read. The check becomes `ddp_rank0_value(os.path.isdir,
+args.logdir)`: every rank takes rank 0's branch, the other ranks' reading waiting for rank
+0's, before rank 0 removes or makes the directory. The sink is a read of stdin (each rank's
+n-th read takes rank 0's n-th answer, so a rank that reads where rank 0 did not waits for
+nothing), or an exit before the program makes the directory it checked (`if
+os.path.exists(d): raise ...; os.makedirs(d)`: rank 1 found rank 0's new folder and
+raised): every rank stops, or none does. A removal alone is no sink: it goes to rank 0
+(side_effects.py), but it is waited for all the same: a removal the check decides is
+followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof).
 """
 
 from __future__ import annotations
@@ -54,6 +51,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_state,
 )
 from dp2ddp.transforms.analysis.per_rank import computed_per_rank
+from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
@@ -91,6 +89,7 @@ class RunDirValues(CallRule):
         names the same path (analysis/per_process.py)."""
         sources: dict[int, str] = {}
         warned: set[int] = set()
+        per_sample = per_sample_functions(module, self.t.qualified_names)
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
                 continue
@@ -101,6 +100,8 @@ class RunDirValues(CallRule):
                 path, what = writer_log_dir(call), "the writer's log directory"
             if path is None:
                 path, what = whole_file_path(call, names, write=False), "the file every rank reads"
+                if path is not None and id(enclosing_function(call, self.t)) in per_sample:
+                    continue  # one sample's input, this rank's data (analysis/sample_code.py)
             if path is None:
                 path, what = _log_file(call, names), "the log file every rank opens"
             written = False

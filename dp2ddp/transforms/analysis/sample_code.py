@@ -1,0 +1,117 @@
+"""The functions of a module a data loader runs per sample: a Dataset's own data (issue 29).
+
+A Dataset's `__getitem__` (and the other per-sample methods), the methods of its class it
+calls and the module's functions it calls by name, transitively, run once per sample of
+this rank's shard. A value read there names this rank's data: a random nearby frame that
+`get_near(index)` draws and then opens (fangchangma/self-supervised-depth-completion's
+`get_rgb_near`) is one sample's input, not a name the ranks share. Made rank 0's value, rank
+1's k-th sample would take rank 0's k-th draw, made for another sample, and wait for the
+store's timeout where it draws more often than rank 0 did (rank_zero/run_dir.py skips such
+reads). Whether the ranks draw alike there is DP067's question (shared_draws).
+
+A function also called outside per-sample code is not listed: its other calls may name a
+shared file, and the agreement rule keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+
+#: The bases that make a class a map-style or iterable Dataset.
+_DATASET_BASES = frozenset(
+    f"torch.utils.data{module}.{name}"
+    for module in ("", ".dataset")
+    for name in ("Dataset", "IterableDataset")
+)
+
+#: Methods a loader calls per sample or per pass.
+_PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+
+
+def per_sample_functions(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> frozenset[int]:
+    """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring)."""
+    classes = [n for n in walk(module) if isinstance(n, cst.ClassDef)]
+    datasets: set[str] = set()
+    changed = True
+    while changed:  # a subclass of a Dataset of this module is one too
+        changed = False
+        for cls in classes:
+            if cls.name.value in datasets:
+                continue
+            for base in cls.bases:
+                last = name_of(base.value)
+                if (
+                    qualified_names(base.value) & _DATASET_BASES
+                    or last.endswith("Dataset")
+                    or last in datasets
+                ):
+                    datasets.add(cls.name.value)
+                    changed = True
+                    break
+    functions = {
+        s.name.value: s
+        for s in (module.body if isinstance(module, cst.Module) else [])
+        if isinstance(s, cst.FunctionDef)
+    }
+    todo: list[cst.FunctionDef] = []
+    for cls in classes:
+        if cls.name.value not in datasets or not isinstance(cls.body, cst.IndentedBlock):
+            continue
+        methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+        todo += [methods[name] for name in _PER_SAMPLE if name in methods]
+        todo += _self_callees(cls, methods, todo)
+    found: dict[int, cst.FunctionDef] = {}
+    while todo:
+        function = todo.pop()
+        if id(function) in found:
+            continue
+        found[id(function)] = function
+        for call in walk(function.body, skip_scopes=True):
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
+                callee = functions.get(call.func.value)
+                if callee is not None:
+                    todo.append(callee)
+    kept = dict(found)
+    calls = [
+        (call, call.func.value)
+        for call in walk(module)
+        if isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value in functions
+    ]
+    while True:  # a function called outside kept code runs there too, and so do its callees
+        inside = {id(node) for function in kept.values() for node in walk(function)}
+        elsewhere = {name for call, name in calls if id(call) not in inside}
+        dropped = [
+            key
+            for key, function in kept.items()
+            if functions.get(function.name.value) is function and function.name.value in elsewhere
+        ]
+        if not dropped:
+            return frozenset(kept)
+        for key in dropped:
+            del kept[key]
+
+
+def _self_callees(
+    cls: cst.ClassDef, methods: dict[str, cst.FunctionDef], roots: list[cst.FunctionDef]
+) -> list[cst.FunctionDef]:
+    """The methods of `cls` the per-sample methods call through `self.` (transitively)."""
+    found: list[cst.FunctionDef] = []
+    todo = [r for r in roots if r in methods.values()]
+    while todo:
+        for call in walk(todo.pop().body, skip_scopes=True):
+            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+                continue
+            callee = methods.get(call.func.attr.value)
+            if code_of(call.func.value) == "self" and callee is not None:
+                if callee not in found and callee.name.value != "__init__":
+                    found.append(callee)
+                    todo.append(callee)
+    return found

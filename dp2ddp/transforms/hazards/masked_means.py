@@ -1,0 +1,134 @@
+"""A mean over a masked selection of the batch: a mean over a count the data decides (DP043).
+
+A depth-completion loss keeps the pixels whose target is valid and averages over them
+(fangchangma/self-supervised-depth-completion's `MaskedMSELoss`: `diff = diff[target > 0]`;
+`(diff ** 2).mean()`). The mean's denominator is the number of elements the mask selects:
+DataParallel took it once over the whole batch; under DDP each rank divides by its own
+part's count and DDP averages the ranks, so every element is weighted by its rank's count
+(a rank with fewer valid pixels weighs each more), and a part with none gives NaN. As for
+`S / mask.sum()` (count_means.py), this is DP043; not rewritten (the mean would become a
+sum over a shared count), so it is said.
+
+Found: `X.mean()` or `torch.mean(X)` with no dims, where `X` is, through names (any of their
+bindings: `diff = diff[valid]` rebinds one), elementwise arithmetic (`** 2`, `a[m] - b[m]`,
+`-`, constant factors) and elementwise calls (`.abs()`, `.pow(2)`, `.square()`, casts), a
+selection: `x[m]` with `m` a boolean mask (count_means' proof of a mask), `x[i]` with `i`
+from `nonzero()` or one-argument `torch.where`, `x.masked_select(m)` or
+`torch.masked_select(x, m)`. A mean that reaches what a scope that may train returns or
+backpropagates (count_means decides that and calls `masked_selection`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.base import MigrationTransform
+
+_Assigned = dict[str, list[cst.BaseExpression]]
+_IsMask = Callable[[cst.BaseExpression, _Assigned, int], bool]
+_Names = Callable[[cst.CSTNode], set[str]]
+
+#: Calls that keep each selected element one element (no reduction).
+_ELEMENTWISE = frozenset(
+    "abs pow square sqrt exp log float double half detach clone contiguous to cpu cuda "
+    "flatten view reshape".split()
+)
+_TORCH_ELEMENTWISE = frozenset(f"torch.{name}" for name in ("abs", "pow", "square", "sqrt"))
+_INDICES = frozenset({"nonzero", "argwhere"})
+
+
+def masked_selection(
+    call: cst.Call, assigned: _Assigned, is_mask: _IsMask, names: _Names
+) -> str | None:
+    """The code of the selection `call` (a mean with no dims) averages over, or None."""
+    if names(call.func) & {"torch.mean"}:
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            return None
+        return _selected(call.args[0].value, assigned, is_mask, names, set())
+    if any(a.keyword is None or a.keyword.value in ("dim", "axis") for a in call.args):
+        return None
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "mean":
+        return _selected(call.func.value, assigned, is_mask, names, set())
+    return None
+
+
+def _selected(
+    node: cst.BaseExpression, assigned: _Assigned, is_mask: _IsMask, names: _Names, seen: set[str]
+) -> str | None:
+    def again(inner: cst.BaseExpression) -> str | None:
+        return _selected(inner, assigned, is_mask, names, seen)
+
+    if isinstance(node, cst.Name):
+        if node.value in seen or len(seen) > 8:
+            return None
+        seen.add(node.value)
+        for value in assigned.get(node.value, []):
+            found = again(value)
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, cst.BinaryOperation):
+        return again(node.left) or (
+            None if isinstance(node.operator, cst.Power) else again(node.right)
+        )
+    if isinstance(node, cst.UnaryOperation):
+        return again(node.expression)
+    if isinstance(node, cst.Subscript):
+        return _indexed(node, assigned, is_mask, names)
+    if not isinstance(node, cst.Call):
+        return None
+    qualified = names(node.func)
+    if qualified & {"torch.masked_select"} or (
+        isinstance(node.func, cst.Attribute) and node.func.attr.value == "masked_select"
+    ):
+        return cst.Module([]).code_for_node(node)
+    if qualified & _TORCH_ELEMENTWISE and node.args:
+        return again(node.args[0].value)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ELEMENTWISE:
+        return again(node.func.value)
+    return None
+
+
+def _indexed(
+    node: cst.Subscript, assigned: _Assigned, is_mask: _IsMask, names: _Names
+) -> str | None:
+    """`x[m]`: a boolean mask or the indices of one (`m.nonzero()`, `torch.where(m)`)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    if is_mask(index, assigned, 0) or _indices(index, assigned, names, 0):
+        return cst.Module([]).code_for_node(node)
+    return None
+
+
+def _indices(node: cst.BaseExpression, assigned: _Assigned, names: _Names, depth: int) -> bool:
+    if depth > 6:
+        return False
+    if isinstance(node, cst.Name):
+        bound = assigned.get(node.value, [])
+        return bool(bound) and all(_indices(v, assigned, names, depth + 1) for v in bound)
+    if isinstance(node, cst.Subscript):  # `m.nonzero(as_tuple=True)[0]`
+        return _indices(node.value, assigned, names, depth + 1)
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in _INDICES:
+        return True
+    qualified = names(node.func)
+    if qualified & {"torch.nonzero", "torch.argwhere"}:
+        return True
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("squeeze", "view"):
+        return _indices(node.func.value, assigned, names, depth + 1)
+    return bool(qualified & {"torch.where"}) and len(node.args) == 1
+
+
+def warn_masked_mean(transform: MigrationTransform, call: cst.Call, selected: str) -> None:
+    mean = transform.code(call).strip().splitlines()[0][:80]
+    transform.warn(
+        call,
+        "DP043",
+        f"{mean} averages over {selected[:60]}, a selection whose size the data decides: each "
+        "rank divides by its own part's count, DataParallel by the whole batch's; take the "
+        "sum over the selection and divide by its count all-reduced over the ranks",
+    )
