@@ -104,7 +104,13 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
-from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
+from dp2ddp.transforms.data.decisions import (
+    LIBRARY_ROOTS,
+    Decision,
+    deciding_break,
+    never_trains,
+    trains,
+)
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.handoffs import loader_handoffs
@@ -376,8 +382,32 @@ class ShardDataLoaders(LoaderEvaluation):
         must be the same on every rank: as an evaluation loader's, they are summed over the
         ranks or the loader stays whole (DP015). Sharded as training data, each rank would
         decide on its own batches, and one would leave the training loop while the others
-        wait in the all-reduce forever."""
-        return self._in_eval_context(loop) or self._decision(loop) is not None
+        wait in the all-reduce forever.
+        A loop proved never to backpropagate (`never_trains`) is no training loop either:
+        its loader is evaluated, summed over the ranks or left whole (DP015).
+        """
+        return (
+            self._in_eval_context(loop)
+            or self._decision(loop) is not None
+            or never_trains(loop, self._package_call, self._runs_module)
+        )
+
+    def _package_call(self, call: cst.Call) -> bool:
+        """A package's function: `np.save`, `os.path.join`, `len`."""
+        return any(q.split(".")[0] in LIBRARY_ROOTS for q in self.qualified_names(call.func))
+
+    def _runs_module(self, call: cst.Call) -> bool:
+        """A call of a name bound only to a torch object (`model = nn.DataParallel(Net())`):
+        its forward."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        referents = self.referents(call.func)
+        return bool(referents) and all(
+            isinstance(r.node, cst.Name)
+            and isinstance(bound := assigned_value(r.node, self), cst.Call)
+            and any(q.split(".")[0] == "torch" for q in self.qualified_names(bound.func))
+            for r in referents
+        )
 
     def _decision(self, loop: cst.For) -> Decision | None:
         """The `break` out of the training loop that `loop`'s figures decide, once per loop."""
