@@ -180,6 +180,10 @@ class ShardDataLoaders(LoaderEvaluation):
                     for call in self._read_through(expr, found):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
+        for taker in (n for n in nodes if isinstance(n, cst.While)):
+            for call in self._next_loaders(taker, loaders):
+                if not any(seen is taker for seen in loaders[call].next_loops):
+                    loaders[call].next_loops.append(taker)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
@@ -358,6 +362,30 @@ class ShardDataLoaders(LoaderEvaluation):
                             f"global batches alike and takes its contiguous part ({BATCH_SHARD})",
                         )
                     break
+
+    def _next_loaders(self, loop: cst.While, loaders: dict[cst.Call, Loader]) -> set[cst.Call]:
+        """The loaders whose batches `loop` takes with `next(it)`, `it` bound only to
+        `iter(loader)` (`while True: try: x, y = next(it) except StopIteration: it =
+        iter(dl)`): the loop consumes their batches as a `for` over them does (class H2)."""
+        found: set[cst.Call] = set()
+        for node in walk(loop.body, skip_scopes=True):
+            if not (
+                isinstance(node, cst.Call)
+                and name_of(node.func) == "next"
+                and node.args
+                and isinstance(it := node.args[0].value, cst.Name)
+            ):
+                continue
+            bound = [assigned_value(r.node, self) for r in self.referents(it)]
+            if not bound or not all(
+                isinstance(b, cst.Call) and name_of(b.func) == "iter" and len(b.args) == 1
+                for b in bound
+            ):
+                continue
+            for b in bound:
+                assert isinstance(b, cst.Call)
+                found.update(call for call, _ in self._resolve(b.args[0].value, loaders, 0))
+        return found
 
     def _always_none(self, value: cst.BaseExpression) -> bool:
         """`None`, or a name every assignment of which binds None (`sampler = None` ...

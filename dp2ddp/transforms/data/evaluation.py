@@ -222,7 +222,7 @@ class LoaderEvaluation(LoopCounters):
                 continue
             self._reduce_after(loop, self._counters(loop), "after evaluation")
 
-    def _reduced_after(self, loop: cst.For) -> bool:
+    def _reduced_after(self, loop: cst.For | cst.While) -> bool:
         """The loop's counters are summed already (another loader shares it, or dp2ddp's own
         earlier run)."""
         if loop in self._after and any(reduces_counters(s) for s in self._after[loop]):
@@ -253,8 +253,9 @@ class LoaderEvaluation(LoopCounters):
         method when it keeps what it is fed (_kept_objects). The figures are read through
         the names the function binds from them (`res = 'Loss %.4f' % losses.avg`). Also the
         loops over a local name read from the loader (`Loader.read_loops`)."""
-        loops = [loop for loop, _, _ in loader.loops]
+        loops: list[cst.For | cst.While] = [loop for loop, _, _ in loader.loops]
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
+        loops += loader.next_loops
         for loop in loops:
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
@@ -320,15 +321,17 @@ class LoaderEvaluation(LoopCounters):
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
 
-    def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
+    def _guard_on_only(self, loader: Loader, loop: cst.For | cst.While) -> Guard | None:
         """The loop's training guard when every call bringing `loader` into `loop` turns it
         on (`run(net, train_loader, opt, train=True)`)."""
+        if isinstance(loop, cst.While):
+            return None  # a `next(it)` loop: no call brings the loader in with a flag
         paths = [path for other, _, path in loader.loops if other is loop]
         if not paths or not all(self._guard_passed(loop, path) is True for path in paths):
             return None
         return self._training_guard(loop)
 
-    def _fed_only_off(self, loop: cst.For, guard: Guard, names: set[str]) -> set[str]:
+    def _fed_only_off(self, loop: cst.For | cst.While, guard: Guard, names: set[str]) -> set[str]:
         """Those of `names` that the loop adds to or feeds only when `guard` is off."""
         places: dict[str, list[cst.CSTNode]] = {}
         for name, value in self._accumulated(loop):
@@ -344,7 +347,7 @@ class LoaderEvaluation(LoopCounters):
             and all(self._guarded_off(node, loop, guard) for node in places[name])
         }
 
-    def _running_objects(self, loop: cst.For) -> set[str]:
+    def _running_objects(self, loop: cst.For | cst.While) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value
         computed from the batches: `losses.update(loss.item(), n)`, `losses.append(...)`.
         A meter of the time per batch (`batch_time.update(time.time() - end)`) is not a
@@ -378,7 +381,7 @@ class LoaderEvaluation(LoopCounters):
                 found.add(name)
         return found
 
-    def _recurrences(self, loop: cst.For) -> set[str]:
+    def _recurrences(self, loop: cst.For | cst.While) -> set[str]:
         """Names the loop folds its batches' figures into by an arithmetic recurrence
         `x = f(x, per_batch)` other than a sum (a moving average, `loss_ema = loss_ema * 0.9
         + float(loss) * 0.1`: google-research/augmix@9b9824c's train() returns it and the
@@ -409,10 +412,10 @@ class LoaderEvaluation(LoopCounters):
                 found.add(name)
         return found - sums
 
-    def _batch_derived(self, loop: cst.For) -> set[str]:
+    def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
         """Names the loop binds from its batches: its target, and what the body computes
         from them (`output = model(input)`, `loss = criterion(output, target)`)."""
-        derived = {n.value for n in variables_under(loop.target)}
+        derived = self._batch_names(loop)
         assigns: list[tuple[set[str], set[str]]] = []
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.Assign):
@@ -427,7 +430,22 @@ class LoaderEvaluation(LoopCounters):
                 return derived
             derived |= more
 
-    def _step_counters(self, loop: cst.For) -> set[str]:
+    @staticmethod
+    def _batch_names(loop: cst.For | cst.While) -> set[str]:
+        """A `for` loop's target; in a `while` loop, what it binds from `next(it)`."""
+        if isinstance(loop, cst.For):
+            return {n.value for n in variables_under(loop.target)}
+        return {
+            n.value
+            for node in walk(loop.body, skip_scopes=True)
+            if isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Call)
+            and name_of(node.value.func) == "next"
+            for t in node.targets
+            for n in variables_under(t.target)
+        }
+
+    def _step_counters(self, loop: cst.For | cst.While) -> set[str]:
         """Counters only ever increased by a constant (`global_step += 1`): every rank
         counts the same steps."""
         constant: dict[str, bool] = {}
