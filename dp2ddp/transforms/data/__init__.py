@@ -105,7 +105,6 @@ from dp2ddp.transforms.data.batch_shard import (
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
 from dp2ddp.transforms.data.decisions import (
-    LIBRARY_ROOTS,
     Decision,
     deciding_break,
     never_trains,
@@ -114,6 +113,7 @@ from dp2ddp.transforms.data.decisions import (
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.handoffs import loader_handoffs
+from dp2ddp.transforms.data.loop_takers import next_loaders, package_call, runs_module
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -181,7 +181,7 @@ class ShardDataLoaders(LoaderEvaluation):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
         for taker in (n for n in nodes if isinstance(n, cst.While)):
-            for call in self._next_loaders(taker, loaders):
+            for call in next_loaders(self, taker, loaders):
                 if not any(seen is taker for seen in loaders[call].next_loops):
                     loaders[call].next_loops.append(taker)
         self._factory_sites = FactorySites(self)
@@ -363,30 +363,6 @@ class ShardDataLoaders(LoaderEvaluation):
                         )
                     break
 
-    def _next_loaders(self, loop: cst.While, loaders: dict[cst.Call, Loader]) -> set[cst.Call]:
-        """The loaders whose batches `loop` takes with `next(it)`, `it` bound only to
-        `iter(loader)` (`while True: try: x, y = next(it) except StopIteration: it =
-        iter(dl)`): the loop consumes their batches as a `for` over them does (class H2)."""
-        found: set[cst.Call] = set()
-        for node in walk(loop.body, skip_scopes=True):
-            if not (
-                isinstance(node, cst.Call)
-                and name_of(node.func) == "next"
-                and node.args
-                and isinstance(it := node.args[0].value, cst.Name)
-            ):
-                continue
-            bound = [assigned_value(r.node, self) for r in self.referents(it)]
-            if not bound or not all(
-                isinstance(b, cst.Call) and name_of(b.func) == "iter" and len(b.args) == 1
-                for b in bound
-            ):
-                continue
-            for b in bound:
-                assert isinstance(b, cst.Call)
-                found.update(call for call, _ in self._resolve(b.args[0].value, loaders, 0))
-        return found
-
     def _always_none(self, value: cst.BaseExpression) -> bool:
         """`None`, or a name every assignment of which binds None (`sampler = None` ...
         `DataLoader(ds, shuffle=sampler is None, sampler=sampler)`): no sampler at all."""
@@ -417,24 +393,7 @@ class ShardDataLoaders(LoaderEvaluation):
         return (
             self._in_eval_context(loop)
             or self._decision(loop) is not None
-            or never_trains(loop, self._package_call, self._runs_module)
-        )
-
-    def _package_call(self, call: cst.Call) -> bool:
-        """A package's function: `np.save`, `os.path.join`, `len`."""
-        return any(q.split(".")[0] in LIBRARY_ROOTS for q in self.qualified_names(call.func))
-
-    def _runs_module(self, call: cst.Call) -> bool:
-        """A call of a name bound only to a torch object (`model = nn.DataParallel(Net())`):
-        its forward."""
-        if not isinstance(call.func, cst.Name):
-            return False
-        referents = self.referents(call.func)
-        return bool(referents) and all(
-            isinstance(r.node, cst.Name)
-            and isinstance(bound := assigned_value(r.node, self), cst.Call)
-            and any(q.split(".")[0] == "torch" for q in self.qualified_names(bound.func))
-            for r in referents
+            or never_trains(loop, lambda c: package_call(self, c), lambda c: runs_module(self, c))
         )
 
     def _decision(self, loop: cst.For) -> Decision | None:

@@ -28,6 +28,7 @@ from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.loop_takers import batch_derived
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 
@@ -263,7 +264,7 @@ class LoaderEvaluation(LoopCounters):
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             objects |= folded
-            guard = self._guard_on_only(loader, loop)
+            guard = self._guard_on_only(loader, loop) if isinstance(loop, cst.For) else None
             if guard is not None:
                 # One epoch function for both passes (class E1): this loader comes in with
                 # the training flag on, so what only the evaluation branch feeds or shows
@@ -321,11 +322,9 @@ class LoaderEvaluation(LoopCounters):
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
 
-    def _guard_on_only(self, loader: Loader, loop: cst.For | cst.While) -> Guard | None:
+    def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
         """The loop's training guard when every call bringing `loader` into `loop` turns it
         on (`run(net, train_loader, opt, train=True)`)."""
-        if isinstance(loop, cst.While):
-            return None  # a `next(it)` loop: no call brings the loader in with a flag
         paths = [path for other, _, path in loader.loops if other is loop]
         if not paths or not all(self._guard_passed(loop, path) is True for path in paths):
             return None
@@ -413,37 +412,8 @@ class LoaderEvaluation(LoopCounters):
         return found - sums
 
     def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
-        """Names the loop binds from its batches: its target, and what the body computes
-        from them (`output = model(input)`, `loss = criterion(output, target)`)."""
-        derived = self._batch_names(loop)
-        assigns: list[tuple[set[str], set[str]]] = []
-        for node in walk(loop.body, skip_scopes=True):
-            if isinstance(node, cst.Assign):
-                targets = {n.value for t in node.targets for n in variables_under(t.target)}
-                assigns.append((targets, {n.value for n in variables_under(node.value)}))
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-                targets = {n.value for n in variables_under(node.target)}
-                assigns.append((targets, {n.value for n in variables_under(node.value)}))
-        while True:
-            more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
-            if not more:
-                return derived
-            derived |= more
-
-    @staticmethod
-    def _batch_names(loop: cst.For | cst.While) -> set[str]:
-        """A `for` loop's target; in a `while` loop, what it binds from `next(it)`."""
-        if isinstance(loop, cst.For):
-            return {n.value for n in variables_under(loop.target)}
-        return {
-            n.value
-            for node in walk(loop.body, skip_scopes=True)
-            if isinstance(node, cst.Assign)
-            and isinstance(node.value, cst.Call)
-            and name_of(node.value.func) == "next"
-            for t in node.targets
-            for n in variables_under(t.target)
-        }
+        """Names bound from the batches (loop_takers.batch_derived), for sample_roles."""
+        return batch_derived(loop)
 
     def _step_counters(self, loop: cst.For | cst.While) -> set[str]:
         """Counters only ever increased by a constant (`global_step += 1`): every rank
