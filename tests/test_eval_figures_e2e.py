@@ -34,6 +34,8 @@ the number of ranks (real-world: deep-text-recognition-benchmark printed norm_ED
   knazeri/edge-connect@3142579's eval()): a batch counter beside figures handed to the
   program's own progress bar. Before, the loader was sharded and the counter summed while
   the bar printed rank 0's half, silently; now the loader stays whole (DP015).
+- tests/fixtures/data_shuffled_eval_never_trains (class H1 of stop 32): a loop over a
+  shuffled loader that never backpropagates writes one file per sample: every file written.
 - tests/fixtures/data_sample_generator_method (class S1 of stop 31, the shape of
   edge-connect's create_iterator/sample): a fixed sample batch drawn from a Dataset's own
   generator method that builds a DataLoader. Before, that loader was sharded and the saved
@@ -99,6 +101,8 @@ SAMPLE_ITERATORS = {
     "single_file": (SAMPLES / "input.py", SAMPLES / "expected.py"),
     "program": (SAMPLES_ACROSS / "input" / "train.py", SAMPLES_ACROSS / "expected" / "train.py"),
 }
+NEVER_TRAINS = TESTS / "fixtures" / "data_shuffled_eval_never_trains"
+NEVER_TRAINS_LOOP = (NEVER_TRAINS / "input.py", NEVER_TRAINS / "expected.py")
 _PAIRS = (
     *PROGRAMS.values(),
     *EXPERIMENTS.values(),
@@ -107,6 +111,7 @@ _PAIRS = (
     PROGBAR_LOOP,
     METERS_LOOP,
     *SAMPLE_ITERATORS.values(),
+    NEVER_TRAINS_LOOP,
 )
 ORIGINALS = [o for o, _ in _PAIRS]
 MIGRATIONS = [m for _, m in _PAIRS] + ONE_FILE
@@ -289,3 +294,15 @@ def test_one_file_experiments_run_to_the_end_on_both_ranks(torchrun: Launch, scr
     rows."""
     _assert_ran(torchrun, script, 2)
     assert "rows 8 " in torchrun.stdout(script, 0), torchrun.report(script, 2)
+
+
+def test_per_sample_files_of_a_shuffled_loop_that_never_trains_are_all_written(
+    plain: Launch, torchrun: Launch
+) -> None:
+    """Class H1 of stop 32: the 12 files (2 epochs x 6 samples) the original writes are all
+    written; sharded as training data, rank 0 wrote its 6 only."""
+    original, migrated = NEVER_TRAINS_LOOP
+    _assert_ran(plain, original, 1)
+    _assert_ran(torchrun, migrated, 2)
+    assert "files 12" in plain.stdout(original, 0), plain.report(original, 1)
+    assert "files 12" in torchrun.stdout(migrated, 0), torchrun.report(migrated, 2)

@@ -104,10 +104,16 @@ from dp2ddp.transforms.data.batch_shard import (
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
-from dp2ddp.transforms.data.decisions import Decision, deciding_break, trains
+from dp2ddp.transforms.data.decisions import (
+    Decision,
+    deciding_break,
+    never_trains,
+    trains,
+)
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.handoffs import loader_handoffs
+from dp2ddp.transforms.data.loop_takers import next_loaders, package_call, runs_module
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -174,6 +180,10 @@ class ShardDataLoaders(LoaderEvaluation):
                     for call in self._read_through(expr, found):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
+        for taker in (n for n in nodes if isinstance(n, cst.While)):
+            for call in next_loaders(self, taker, loaders):
+                if not any(seen is taker for seen in loaders[call].next_loops):
+                    loaders[call].next_loops.append(taker)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
@@ -376,8 +386,15 @@ class ShardDataLoaders(LoaderEvaluation):
         must be the same on every rank: as an evaluation loader's, they are summed over the
         ranks or the loader stays whole (DP015). Sharded as training data, each rank would
         decide on its own batches, and one would leave the training loop while the others
-        wait in the all-reduce forever."""
-        return self._in_eval_context(loop) or self._decision(loop) is not None
+        wait in the all-reduce forever.
+        A loop proved never to backpropagate (`never_trains`) is no training loop either:
+        its loader is evaluated, summed over the ranks or left whole (DP015).
+        """
+        return (
+            self._in_eval_context(loop)
+            or self._decision(loop) is not None
+            or never_trains(loop, lambda c: package_call(self, c), lambda c: runs_module(self, c))
+        )
 
     def _decision(self, loop: cst.For) -> Decision | None:
         """The `break` out of the training loop that `loop`'s figures decide, once per loop."""

@@ -36,7 +36,7 @@ def _reduction_sum(call: cst.Call) -> bool:
 class LoopCounters(LoaderImports):
     """A loop's running sums and counts, each proved a sum over samples or not."""
 
-    def _counters(self, loop: cst.For) -> list[str]:
+    def _counters(self, loop: cst.For | cst.While) -> list[str]:
         """Running sums and counts of the loop: accumulated in it, bound to a number or a
         zero tensor before it."""
         names: list[str] = []
@@ -45,7 +45,7 @@ class LoopCounters(LoaderImports):
                 names.append(name)
         return [n for n in names if self._is_counter(self._initial_value(loop, n))]
 
-    def _step_counters(self, loop: cst.For) -> set[str]:
+    def _step_counters(self, loop: cst.For | cst.While) -> set[str]:
         """Counters only ever increased by a constant (`global_step += 1`): every rank
         counts the same steps."""
         constant: dict[str, bool] = {}
@@ -54,7 +54,7 @@ class LoopCounters(LoaderImports):
             constant[name] = constant.get(name, True) and literal
         return {name for name, yes in constant.items() if yes}
 
-    def _accumulated(self, loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
+    def _accumulated(self, loop: cst.For | cst.While) -> list[tuple[str, cst.BaseExpression]]:
         """(name, what is added) for each running sum in the loop body, in both spellings:
         `total += n` and `total = total + n` (or `n + total`). Knowing only the first
         left `length_of_data = length_of_data + batch_size` a per-rank count while the sums
@@ -82,7 +82,7 @@ class LoopCounters(LoaderImports):
                     found.append((target.value, left))
         return found
 
-    def _initial_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+    def _initial_value(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
         """The value `name` was last bound to before `loop`, in its block or an outer one."""
         child: cst.CSTNode = loop
         node = self.parent(loop)
@@ -97,11 +97,11 @@ class LoopCounters(LoaderImports):
             child, node = node, self.parent(node)
         return None
 
-    def _bound_before(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+    def _bound_before(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
         """What `name` holds when `loop` starts: its value before it, else the module's."""
         return self._initial_value(loop, name) or self._module_value(loop, name)
 
-    def _module_value(self, loop: cst.For, name: str) -> cst.BaseExpression | None:
+    def _module_value(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
         """The value `name` is bound to at module level, when the function holding `loop`
         does not bind it: a module's meter (`loss_meter = RunningAverageMeter()`) fed in
         `train()`'s loop keeps its figures across the calls (rtqichen/residual-flows)."""
@@ -135,7 +135,7 @@ class LoopCounters(LoaderImports):
                 return value
         return None
 
-    def _kept_objects(self, loop: cst.For, objects: set[str]) -> dict[str, str]:
+    def _kept_objects(self, loop: cst.For | cst.While, objects: set[str]) -> dict[str, str]:
         """Those of `objects` the loop feeds through a method of their class (a class of
         the program) that stores what it is given (ProgramHints.keepers: a progress bar's
         `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its

@@ -286,3 +286,57 @@ def _assigned(node: cst.CSTNode) -> list[cst.CSTNode]:
         else:
             found.extend(variables_under(target))
     return found
+
+
+#: Packages whose functions never backpropagate for their caller: what a loop calls of
+#: them cannot make it train.
+LIBRARY_ROOTS = frozenset(
+    {
+        "builtins", "os", "sys", "math", "time", "json", "pickle", "csv", "shutil",
+        "pathlib", "logging", "random", "numpy", "torch", "torchvision", "PIL", "cv2",
+        "imageio", "scipy", "skimage", "matplotlib", "h5py", "tqdm",
+    }
+)  # fmt: skip
+#: Methods of tensors, arrays and strings that read or convert, never train.
+_READING_METHODS = frozenset(
+    {
+        "detach", "cpu", "cuda", "to", "numpy", "item", "tolist", "float", "double",
+        "long", "int", "half", "squeeze", "unsqueeze", "argmax", "argmin", "max", "min",
+        "sum", "mean", "view", "reshape", "permute", "transpose", "clone", "contiguous",
+        "sigmoid", "softmax", "round", "astype", "format", "join", "size", "numel",
+        "clamp", "flatten", "exp", "log", "abs", "eq", "ne", "gt", "lt", "ge", "le",
+        "append", "extend", "split", "replace", "strip", "startswith", "endswith",
+    }
+)  # fmt: skip
+
+
+def never_trains(
+    loop: cst.For,
+    is_package: Callable[[cst.Call], bool],
+    runs_module: Callable[[cst.Call], bool],
+) -> bool:
+    """Proved: the loop runs a model (`runs_module`: a call of a torch module object, its
+    forward) and backpropagates nowhere. No `.backward()`/`.step()` in its body, and every
+    other call it makes is `is_package` (a package function such as `np.save`) or a
+    reading method of a tensor, array or string (`y.detach().numpy()`); nothing yielded
+    or returned. A call of the program's own code (`train_step(batch)`, `trainer.fit(x)`)
+    may train, and then nothing is proved; a loop that runs no model (`pass`, batches
+    collected) is no evaluation either. Such a loop is not training, whatever its loader's
+    shuffle (class H1, stop 32: sharded as training data, a per-sample write gated to
+    rank 0 lost the other rank's files)."""
+    if trains(loop):
+        return False
+    ran = False
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, (cst.Yield, cst.Return)):
+            return False  # the batches are handed on, to a use not seen here
+        if not isinstance(node, cst.Call) or is_package(node):
+            continue
+        if runs_module(node):
+            ran = True
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _READING_METHODS:
+            continue
+        return False
+    return ran

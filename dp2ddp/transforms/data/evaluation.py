@@ -29,6 +29,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.loop_takers import batch_derived
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
@@ -224,7 +225,7 @@ class LoaderEvaluation(LoopCounters):
                 continue
             self._reduce_after(loop, self._counters(loop), "after evaluation")
 
-    def _reduced_after(self, loop: cst.For) -> bool:
+    def _reduced_after(self, loop: cst.For | cst.While) -> bool:
         """The loop's counters are summed already (another loader shares it, or dp2ddp's own
         earlier run)."""
         if loop in self._after and any(reduces_counters(s) for s in self._after[loop]):
@@ -255,8 +256,9 @@ class LoaderEvaluation(LoopCounters):
         method when it keeps what it is fed (_kept_objects). The figures are read through
         the names the function binds from them (`res = 'Loss %.4f' % losses.avg`). Also the
         loops over a local name read from the loader (`Loader.read_loops`)."""
-        loops = [loop for loop, _, _ in loader.loops]
+        loops: list[cst.For | cst.While] = [loop for loop, _, _ in loader.loops]
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
+        loops += loader.next_loops
         for loop in loops:
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
@@ -265,7 +267,7 @@ class LoaderEvaluation(LoopCounters):
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             objects |= folded
-            guard = self._guard_on_only(loader, loop)
+            guard = self._guard_on_only(loader, loop) if isinstance(loop, cst.For) else None
             if guard is not None:
                 # One epoch function for both passes (class E1): this loader comes in with
                 # the training flag on, so what only the evaluation branch feeds or shows
@@ -331,7 +333,7 @@ class LoaderEvaluation(LoopCounters):
             return None
         return self._training_guard(loop)
 
-    def _fed_only_off(self, loop: cst.For, guard: Guard, names: set[str]) -> set[str]:
+    def _fed_only_off(self, loop: cst.For | cst.While, guard: Guard, names: set[str]) -> set[str]:
         """Those of `names` that the loop adds to or feeds only when `guard` is off."""
         places: dict[str, list[cst.CSTNode]] = {}
         for name, value in self._accumulated(loop):
@@ -347,7 +349,7 @@ class LoaderEvaluation(LoopCounters):
             and all(self._guarded_off(node, loop, guard) for node in places[name])
         }
 
-    def _running_objects(self, loop: cst.For) -> set[str]:
+    def _running_objects(self, loop: cst.For | cst.While) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value
         computed from the batches: `losses.update(loss.item(), n)`, `losses.append(...)`.
         A meter of the time per batch (`batch_time.update(time.time() - end)`) is not a
@@ -381,7 +383,7 @@ class LoaderEvaluation(LoopCounters):
                 found.add(name)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)
 
-    def _recurrences(self, loop: cst.For) -> set[str]:
+    def _recurrences(self, loop: cst.For | cst.While) -> set[str]:
         """Names the loop folds its batches' figures into by an arithmetic recurrence
         `x = f(x, per_batch)` other than a sum (a moving average, `loss_ema = loss_ema * 0.9
         + float(loss) * 0.1`: google-research/augmix@9b9824c's train() returns it and the
@@ -412,23 +414,9 @@ class LoaderEvaluation(LoopCounters):
                 found.add(name)
         return found - sums
 
-    def _batch_derived(self, loop: cst.For) -> set[str]:
-        """Names the loop binds from its batches: its target, and what the body computes
-        from them (`output = model(input)`, `loss = criterion(output, target)`)."""
-        derived = {n.value for n in variables_under(loop.target)}
-        assigns: list[tuple[set[str], set[str]]] = []
-        for node in walk(loop.body, skip_scopes=True):
-            if isinstance(node, cst.Assign):
-                targets = {n.value for t in node.targets for n in variables_under(t.target)}
-                assigns.append((targets, {n.value for n in variables_under(node.value)}))
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-                targets = {n.value for n in variables_under(node.target)}
-                assigns.append((targets, {n.value for n in variables_under(node.value)}))
-        while True:
-            more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
-            if not more:
-                return derived
-            derived |= more
+    def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
+        """Names bound from the batches (loop_takers.batch_derived), for sample_roles."""
+        return batch_derived(loop)
 
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file

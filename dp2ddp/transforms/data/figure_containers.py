@@ -17,11 +17,11 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import name_of, variables_under, walk
 
 #: What a name was bound to before a loop (counters.py: _bound_before).
-InitialValue = Callable[[cst.For, str], cst.BaseExpression | None]
+InitialValue = Callable[[cst.For | cst.While, str], cst.BaseExpression | None]
 
 
 def container_updates(
-    loop: cst.For, root: cst.CSTNode, batch: set[str], initial: InitialValue
+    loop: cst.For | cst.While, root: cst.CSTNode, batch: set[str], initial: InitialValue
 ) -> set[str]:
     """Containers of averaging objects `loop` feeds through their elements with figures of
     its batches (`batch`: the names it binds from them), with the names they hold and the

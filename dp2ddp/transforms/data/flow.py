@@ -303,7 +303,7 @@ class CallFlow(MigrationTransform):
             return None
         return None
 
-    def _guarded_off(self, node: cst.CSTNode, loop: cst.For, guard: Guard) -> bool:
+    def _guarded_off(self, node: cst.CSTNode, loop: cst.For | cst.While, guard: Guard) -> bool:
         """`node` (inside the loop's function) runs only when `guard` is off: under `if not
         train:`, in the `else` of `if train:`."""
         function = enclosing_function(loop, self)

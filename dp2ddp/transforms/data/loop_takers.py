@@ -1,0 +1,96 @@
+"""Which loops take a loader's batches and what they run, beyond `for x in loader`
+(data pass): a `while` loop that takes them with `next(it)` of `iter(loader)` (class H2
+of stop 32), and the calls a loop proved never to train may make (class H1)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import assigned_value, name_of, variables_under, walk
+from dp2ddp.transforms.data.decisions import LIBRARY_ROOTS
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+    from dp2ddp.transforms.data.plan import Loader
+
+
+def next_loaders(
+    t: ShardDataLoaders, loop: cst.While, loaders: dict[cst.Call, Loader]
+) -> set[cst.Call]:
+    """The loaders whose batches `loop` takes with `next(it)`, `it` bound only to
+    `iter(loader)` (`while True: try: x, y = next(it) except StopIteration: it =
+    iter(dl)`): the loop consumes their batches as a `for` over them does (class H2)."""
+    found: set[cst.Call] = set()
+    for node in walk(loop.body, skip_scopes=True):
+        if not (
+            isinstance(node, cst.Call)
+            and name_of(node.func) == "next"
+            and node.args
+            and isinstance(it := node.args[0].value, cst.Name)
+        ):
+            continue
+        bound = [assigned_value(r.node, t) for r in t.referents(it)]
+        if not bound or not all(
+            isinstance(b, cst.Call) and name_of(b.func) == "iter" and len(b.args) == 1
+            for b in bound
+        ):
+            continue
+        for b in bound:
+            assert isinstance(b, cst.Call)
+            found.update(call for call, _ in t._resolve(b.args[0].value, loaders, 0))
+    return found
+
+
+def package_call(t: ShardDataLoaders, call: cst.Call) -> bool:
+    """A package's function: `np.save`, `os.path.join`, `len`."""
+    return any(q.split(".")[0] in LIBRARY_ROOTS for q in t.qualified_names(call.func))
+
+
+def runs_module(t: ShardDataLoaders, call: cst.Call) -> bool:
+    """A call of a name bound only to a torch object (`model = nn.DataParallel(Net())`):
+    its forward."""
+    if not isinstance(call.func, cst.Name):
+        return False
+    referents = t.referents(call.func)
+    return bool(referents) and all(
+        isinstance(r.node, cst.Name)
+        and isinstance(bound := assigned_value(r.node, t), cst.Call)
+        and any(q.split(".")[0] == "torch" for q in t.qualified_names(bound.func))
+        for r in referents
+    )
+
+
+def batch_names(loop: cst.For | cst.While) -> set[str]:
+    """A `for` loop's target; in a `while` loop, what it binds from `next(it)`."""
+    if isinstance(loop, cst.For):
+        return {n.value for n in variables_under(loop.target)}
+    return {
+        n.value
+        for node in walk(loop.body, skip_scopes=True)
+        if isinstance(node, cst.Assign)
+        and isinstance(node.value, cst.Call)
+        and name_of(node.value.func) == "next"
+        for t in node.targets
+        for n in variables_under(t.target)
+    }
+
+
+def batch_derived(loop: cst.For | cst.While) -> set[str]:
+    """Names the loop binds from its batches: its target, and what the body computes
+    from them (`output = model(input)`, `loss = criterion(output, target)`)."""
+    derived = batch_names(loop)
+    assigns: list[tuple[set[str], set[str]]] = []
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Assign):
+            targets = {n.value for t in node.targets for n in variables_under(t.target)}
+            assigns.append((targets, {n.value for n in variables_under(node.value)}))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+            targets = {n.value for n in variables_under(node.target)}
+            assigns.append((targets, {n.value for n in variables_under(node.value)}))
+    while True:
+        more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
+        if not more:
+            return derived
+        derived |= more
