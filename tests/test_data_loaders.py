@@ -140,7 +140,9 @@ _SAMPLER_HEAD = (
     "model = nn.DataParallel(nn.Linear(2, 1))\n"
     "ds = TensorDataset(torch.randn(8, 2))\n"
 )
-_SAMPLER_LOOP = "for epoch in range(2):\n    for (x,) in loader:\n        model(x)\n"
+_SAMPLER_LOOP = (
+    "for epoch in range(2):\n    for (x,) in loader:\n        model(x).sum().backward()\n"
+)
 
 
 def _sampler_case(body: str) -> tuple[str, list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import Origin, code, origins, view
+from dp2ddp.flow.origins import Step
 
 SOURCE = """
 import time
@@ -126,3 +127,17 @@ def test_deep_tree_is_walked_without_recursion() -> None:
     flow = view(module)
     (call,) = [c for c in flow.calls if code(c.func) == "model"]
     assert {o.kind for o in origins(flow, call.args[0].value)} == {"constant"}
+
+
+def test_flow_text_tells_each_hop_once_and_keeps_the_ends() -> None:
+    """A name rebound from itself is walked around its loop: the path repeats its hops
+    (one warning line of 210 KB in a public repository). The text tells a hop once, and a
+    long path its source's end and its sink's."""
+    names = [cst.Name(f"v{i}") for i in range(40)]
+    lines = {id(node): i + 1 for i, node in enumerate(names)}
+    steps = tuple(Step(node, node.value) for node in names)
+    looped = Origin("unknown", names[0], steps[:3] * 500)
+    assert looped.flow(lambda node: (lines[id(node)], 0)) == "v0 at 1:0 → v1 at 2:0 → v2 at 3:0"
+    text = Origin("unknown", names[0], steps).flow(lambda node: None)
+    assert text.startswith("v0 → v1 → ") and text.endswith(" → v38 → v39")
+    assert " → … → " in text and len(text.split(" → ")) == 16

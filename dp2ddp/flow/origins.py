@@ -59,6 +59,10 @@ BUDGET = 20_000
 MAX_CALLS = 6
 
 
+#: The most hops a flow's text tells (Origin.flow): the source's end and the sink's.
+_FLOW_HOPS = 16
+
+
 @dataclass(frozen=True, eq=False)
 class Step:
     """One hop of a flow: the node the value passed through and how (`what`)."""
@@ -106,15 +110,20 @@ class Origin:
 
     def flow(self, position: Callable[[cst.CSTNode], tuple[int, int] | None]) -> str:
         """`source at 12:8 → x at 13:0 → model(x) at 14:4`: the path as a warning's text;
-        `position` gives a node's 1-based line and 0-based column (the pass's positions)."""
-        parts = []
-        last = ""
+        `position` gives a node's 1-based line and 0-based column (the pass's positions).
+        A hop already told is not told again (a name rebound from itself, `batch = {k:
+        v for k, v in batch.items()}`, is walked around the loop: a path of thousands of
+        hops once made one warning line of 210 KB), and a long path keeps its ends."""
+        parts: list[str] = []
+        told: set[str] = set()
         for step in self.path:
             where = position(step.node)
             text = step.what + (f" at {where[0]}:{where[1]}" if where else "")
-            if text != last:
+            if text not in told:
                 parts.append(text)
-            last = text
+                told.add(text)
+        if len(parts) > _FLOW_HOPS:
+            parts = [*parts[: _FLOW_HOPS // 2], "…", *parts[1 - _FLOW_HOPS // 2 :]]
         return " → ".join(parts)
 
 
