@@ -3,6 +3,7 @@ program and only when asked for: the program migration's questions to the projec
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,7 @@ class ProgramTeller:
         self._sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] | None = None
         self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
         self._backward: tuple[tuple[str, BackwardSummary], ...] | None = None
+        self._owners: dict[str, str] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -272,7 +274,31 @@ class ProgramTeller:
                     m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
                 ),
             )
-        return others(self._backward, module)
+        owners = self._backward_owners()
+        named = {
+            last
+            for last in set(owners.values())
+            if re.search(rf"\b{re.escape(last)}\b", module.source.text)
+        }
+        return tuple(
+            item for item in others(self._backward, module) if owners.get(item[0], "") in named
+        )
+
+    def _backward_owners(self) -> dict[str, str]:
+        """For each summary, the last dotted part of the module defining it, once a program.
+        A module is told only the summaries of the modules its text names (only a module
+        it imports can own what its calls reach): a library shared by several entries is
+        told the same by each program and migrated once (an entry's own summaries differ
+        per program)."""
+        if self._owners is None:
+            modules = {m.name for m in self.program.modules}
+            self._owners = {}
+            for key, _ in self._backward or ():
+                owner = key
+                while "." in owner and owner not in modules:
+                    owner = owner.rsplit(".", 1)[0]
+                self._owners[key] = owner.rsplit(".", 1)[-1]
+        return self._owners
 
     def sample_readers(
         self, module: ProgramModule
