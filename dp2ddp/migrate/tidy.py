@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from dp2ddp.migrate.unused import drop_unused
 from dp2ddp.migrate.wrapping import DEFAULT_WIDTH, wrap_long_lines
+from dp2ddp.transforms._support.ast_nodes import parse_python
 
 _INDENT = "    "
 
@@ -189,7 +190,7 @@ def place_imports(
 ) -> str:
     """Move the imports dp2ddp added into isort's places (see the module docstring)."""
     try:
-        original_tree, tree = ast.parse(source), ast.parse(code)
+        original_tree, tree = parse_python(source), parse_python(code)
     except (SyntaxError, ValueError):
         return code
     original_nodes, nodes = _leading_imports(original_tree), _leading_imports(tree)
@@ -251,7 +252,7 @@ def place_imports(
             after = [newline] * blank + after[gap:]
     new = "".join(lines[:first]) + block + newline + "".join(after)
     try:
-        if _import_set(ast.parse(new)) != _import_set(tree):
+        if _import_set(parse_python(new)) != _import_set(tree):
             return code
     except SyntaxError:
         return code

@@ -15,14 +15,14 @@ from __future__ import annotations
 import ast
 import re
 
-from dp2ddp.transforms._support.ast_nodes import import_binding
+from dp2ddp.transforms._support.ast_nodes import import_binding, parse_python
 
 
 def drop_unused(source: str, code: str) -> str:
     """`code` without the imports and local constants the migration left unused (see the
     module docstring). Nothing is removed from a module with a star import or `__all__`."""
     try:
-        original, tree = ast.parse(source), ast.parse(code)
+        original, tree = parse_python(source), parse_python(code)
     except (SyntaxError, ValueError):
         return code
     facts = _TreeNames(tree)
@@ -71,7 +71,7 @@ def drop_unused(source: str, code: str) -> str:
                 result.pop()  # no double blank line where a group was
     new_code = "".join(result)
     try:
-        ast.parse(new_code)
+        parse_python(new_code)
     except SyntaxError:
         return code
     # a dropped `device = "cuda" if torch.cuda.is_available() ...` may have been the last

@@ -7,6 +7,17 @@ the passes' libcst spelling of the same tests lives in `nodes.py`.
 from __future__ import annotations
 
 import ast
+import functools
+
+
+@functools.lru_cache(maxsize=4)
+def parse_python(source: str) -> ast.Module:
+    """`ast.parse(source)`, once per text. A migration reads the same text with `ast` from
+    several places (the passes' cheap pre-readers of the original module, the tidying of the
+    output): each parse of a large module costs as much as printing it, so a module's text
+    is parsed once. The tree is shared: its readers never change it. A text that does not
+    parse raises each time (lru_cache keeps no exception)."""
+    return ast.parse(source)
 
 
 def is_script_guard(test: ast.expr) -> bool:

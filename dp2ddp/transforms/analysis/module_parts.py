@@ -12,6 +12,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
 
 
@@ -453,7 +454,7 @@ def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str], ...]:
     if "requires_grad" not in source:
         return ()
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return ()
     return tuple(

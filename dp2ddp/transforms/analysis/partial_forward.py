@@ -55,6 +55,7 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis import module_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -139,7 +140,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     if "forward" not in source:
         return {}
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return {}
     is_package = path.endswith("__init__.py")

@@ -38,13 +38,13 @@ metric, `time.time()`, `os.path.exists`, a value from a DataLoader, RANK) may di
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import (
     NodeView,
@@ -637,7 +637,7 @@ class RankUniformity:
             return uniform.init_parameter(path, owner.name.value, index, name)
         if self.program is not None:
             return False  # a module of a program without the program's facts
-        if direct_calls(ast.parse(self.module.code), owner.name.value) != 1:
+        if direct_calls(parse_python(self.module.code), owner.name.value) != 1:
             return False
         return self.construction_argument_uniform(owner.name.value, index, name)
 

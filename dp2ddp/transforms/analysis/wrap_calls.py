@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import name_of, walk
 
 
@@ -27,7 +28,7 @@ def functions_that_wrap(source: str) -> set[str]:
     if "DataParallel" not in source:
         return set()
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return set()
     found: set[str] = set()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -149,7 +150,7 @@ class UnusedParameters:
     def _ast(self) -> ast.Module:
         if self._tree is None:
             try:
-                self._tree = ast.parse(self.t.state.text or (self.module or cst.Module([])).code)
+                self._tree = parse_python(self.t.state.text or (self.module or cst.Module([])).code)
             except (SyntaxError, ValueError, RecursionError):
                 self._tree = ast.Module(body=[], type_ignores=[])
         return self._tree

@@ -3,12 +3,10 @@ evaluation loader's figures may be summed over the ranks (evaluation.py)."""
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.ast_nodes import import_table
+from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.object_returns import keeping_methods
 from dp2ddp.transforms.analysis.printing import printing_functions
@@ -144,7 +142,7 @@ class LoopCounters(LoaderImports):
         if self._keepers is None:
             keepers = self.state.hints.keepers
             if self.state.hints.printing is None:  # no program told: this module's own
-                tree = ast.parse(self._module_node.code)
+                tree = parse_python(self._module_node.code)
                 printing = printing_functions(tree, import_table(tree, "", False))
                 keepers = keepers | keeping_methods(tree, printing)
             self._keepers = keepers

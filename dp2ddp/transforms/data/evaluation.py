@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.ast_nodes import import_table
+from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
@@ -491,7 +489,7 @@ class LoaderEvaluation(LoopCounters):
         if self._printers is None:
             found = self.state.hints.printing
             if found is None:
-                tree = ast.parse(self._module_node.code)
+                tree = parse_python(self._module_node.code)
                 found = printing_functions(tree, import_table(tree, "", False))
             self._printers = (
                 {name for owner, name in found if not owner},

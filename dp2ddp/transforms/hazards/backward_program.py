@@ -23,6 +23,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import BackwardSummary
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import code_of, walk, wrap_target
@@ -321,7 +322,7 @@ def _calls_a_parameter(source: str) -> bool:
     metadata). Without a backward, a wrap or a `.module`, only such a function makes a
     forward DP026 counts; a text that does not parse is left to libcst."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     for node in ast.walk(tree):

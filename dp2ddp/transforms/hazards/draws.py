@@ -24,6 +24,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw as Draw
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
@@ -273,7 +274,7 @@ def _may_draw(source: str) -> bool:
     nothing here. (ast reads identifiers NFKC-normalised, libcst as written: ast can only
     see more such calls.) A text that does not parse is left to libcst."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     names = set(_DRAW_TAILS)

@@ -5,12 +5,11 @@ inserted setup block)."""
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.ast_nodes import import_table
+from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     after_imports,
@@ -125,7 +124,7 @@ class RankZeroFacts:
         """Functions of this module and the program safe to skip off rank 0 (lazily: an
         ast parse of the module, only when a guarded call's arguments call something)."""
         if self.pure is None:
-            tree = ast.parse(self.module.code)
+            tree = parse_python(self.module.code)
             self.pure = self.t.state.hints.pure | pure_functions([("", tree, False)])
         return self.pure
 
@@ -153,7 +152,7 @@ class RankZeroFacts:
         if self.makers is None:
             self.makers = self.t.state.hints.image_makers
             if self.t.state.hints.printing is None:  # no program told: this module's own
-                tree = ast.parse(self.module.code)
+                tree = parse_python(self.module.code)
                 table = import_table(tree, "", False)
                 self.makers |= object_functions(tree, table, PIL_IMAGES)
         makers = self.makers

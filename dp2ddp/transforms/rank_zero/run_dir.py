@@ -36,6 +36,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import Origin
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
@@ -231,10 +232,8 @@ class RunDirValues(CallRule):
         """The random streams every rank seeds alike (analysis/seeded_streams.py)."""
         told = self.t.state.facts.seeded_streams
         if told is None:
-            import ast
-
             try:
-                told = seeded_streams([module_streams(ast.parse(self.facts.module.code))])
+                told = seeded_streams([module_streams(parse_python(self.facts.module.code))])
             except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
                 told = frozenset({"torch", "numpy", "random"})
         return told

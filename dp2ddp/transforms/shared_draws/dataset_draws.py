@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
@@ -130,10 +131,8 @@ class DatasetDrawFinder:
         if self._alike is None:
             told = self.t.state.facts.seeded_streams
             if told is None:
-                import ast
-
                 try:
-                    told = seeded_streams([module_streams(ast.parse(self.module.code))])
+                    told = seeded_streams([module_streams(parse_python(self.module.code))])
                 except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
                     told = frozenset({"torch", "numpy", "random"})
             self._alike = told

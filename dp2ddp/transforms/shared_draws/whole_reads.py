@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.batch_noise import (
@@ -348,7 +349,7 @@ def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
     name the module imports from torch); no yield, lambda, nested def or class. A superset
     of what reads_only_samples finds: a training function (`opt.step()`) is not read."""
     try:
-        tree = parsed() if parsed is not None else ast.parse(source)
+        tree = parsed() if parsed is not None else parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     torch_names = _torch_names(tree)
