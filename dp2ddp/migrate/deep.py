@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from typing import TypeVar
 
 from dp2ddp.errors import InputError
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support.ast_nodes import parse_python
 
 _T = TypeVar("_T")
 
@@ -54,9 +56,12 @@ def call_deep(work: Callable[[], _T]) -> _T:
         _inside.active = True
         _inside.limit = limit
         try:
-            outcome.append(work())
+            with fewer_collections():
+                outcome.append(work())
         except BaseException as exc:  # handed to the caller's thread
             failure.append(exc)
+        finally:
+            parse_python.cache_clear()  # a file's trees die with its migration
 
     with _lock:
         limit = sys.getrecursionlimit()
@@ -82,6 +87,25 @@ def call_deep(work: Callable[[], _T]) -> _T:
     if failure:
         raise failure[0]
     return outcome[0]
+
+
+#: The collector's thresholds while a file is migrated (CPython's default: 700, 10, 10).
+FEWER_COLLECTIONS = (100_000, 50, 1_000)
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """The cyclic garbage collector runs rarely while one file is migrated, as mypy's build
+    does. A file's libcst trees are hundreds of thousands of live objects, nearly all freed
+    by reference counting; each full collection walks all of them, so the collector's cost
+    grew faster than the file (bench_size, 20k lines: 14.6 CPU s, 11.8 s without collections,
+    same peak memory). The caller's thresholds come back afterwards."""
+    before = gc.get_threshold()
+    gc.set_threshold(*FEWER_COLLECTIONS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 @contextmanager
