@@ -137,9 +137,10 @@ def calls_model(call: cst.CSTNode, models: Collection[str]) -> bool:
     return isinstance(call, cst.Call) and code_of(model_called(call.func)) in models
 
 
-def calls_under(root: cst.CSTNode) -> list[cst.Call]:
-    """Every call under `root` (itself included), in source order."""
-    return [node for node in walk(root) if isinstance(node, cst.Call)]
+def calls_under(root: cst.CSTNode, *, skip_scopes: bool = False) -> list[cst.Call]:
+    """Every call under `root` (itself included), in source order (optionally not in the
+    defs, classes and lambdas under it: walk's `skip_scopes`)."""
+    return [node for node in walk(root, skip_scopes=skip_scopes) if isinstance(node, cst.Call)]
 
 
 def variables_under(root: cst.CSTNode) -> list[cst.Name]:
