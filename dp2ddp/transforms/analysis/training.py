@@ -7,23 +7,28 @@ run at some other time), a backward pass runs (`loss.backward()`,
 by the same calls in its own body: a step helper, or a loss object that trains for its
 caller.
 
-Before stop 33 five checks asked this each their own way (the review of stop 32); they now
-ask here, and where they differed:
+Before stop 33 seven checks asked this each their own way (the review of stop 32); they now
+ask here (goldens, examples and check_after_migrate unchanged), and where they differed:
 - hazards' `is_training_loop`/`trains` (DP006, the batch proof, the draws): this definition.
-- data's `decisions.trains` (early stopping, chunked batches, `never_trains`) counted any
-  `.step()`, a scheduler's or an environment's too: a loop over a loader that only steps a
-  scheduler is no training loop, so its figures are an evaluation's as any other.
-- rank_zero's DP032 (`loop_exits`) and DP090 (`run_dir`) counted `.backward()` only, also
-  in the loop's header and in lambdas and functions defined in the loop; a loop that steps
-  an optimizer trains too, and a `def` in a loop trains only where it is called.
-- data/imported's DP027 check also looked one call deep into the module's functions: it
-  asks `trains_through`, which follows the module's own functions at any depth (as the
-  batch proof does), each function read once.
+- data's `decisions.trains` (early stopping, DP051's chunked batches, `never_trains`)
+  counted any `.step()`, a scheduler's or an environment's too: a loop over a loader that
+  only steps a scheduler is no training loop, its figures are an evaluation's.
+- rank_zero's DP032 (`loop_exits`) and DP090 (`run_dir`) counted `.backward()` only
+  (DP032 in the loop's header too), also in the lambdas and functions defined in the loop:
+  a loop that steps an optimizer trains, and a `def` in a loop trains where it is called.
+- hazards' `fixed_fetch` (DP091) asked a function for `.backward()` only.
+- data's `imported._trains` (the `.eval()` context, DP027, evaluation factory calls)
+  looked one call deep into the module's functions; it asks `trains_through` now, which
+  follows the module's own functions at any depth (the batch proof's
+  `_trains_through`, now here), each function read once.
 
 None of them follows another module's functions: a loop whose backward runs in a function
 of another module (`trainer.step(batch)`) is not proved to train here. The checks that
-need a proof of the other side (data's `never_trains`: no backward anywhere) take any call
-of the program's own code as one that may train.
+need the other side proved (data's `never_trains`: no backward anywhere) take any call of
+the program's own code as one that may train. The backward summaries of the program's
+functions (hazards/backward.py, DP026) are no answer to this question: they keep a
+backward only where it goes through a wrapped model's forward or a function's input, not
+every backward a function runs.
 """
 
 from __future__ import annotations
