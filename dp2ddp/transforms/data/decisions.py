@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
 
@@ -129,19 +129,13 @@ class _Follow:
             return False
         for definition in self.flow.definitions(value):
             if definition.kind == "param" and value.value == "self":
-                function = self._function_of(definition.target)
+                function = self.flow.function_around(definition.target)
                 if function is not None and function.owner is owner:
                     return True
             if isinstance(definition.value, cst.Call):
                 if self.flow.class_called(definition.value) is owner:
                     return True
         return False
-
-    def _function_of(self, node: cst.CSTNode) -> Function | None:
-        for ancestor in self.flow.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                return self.flow.functions.get(ancestor)
-        return None
 
     def _climb(self, use: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> Decision | None:
         """Where the value read at `use` goes: up its expression to the statement."""
@@ -157,7 +151,7 @@ class _Follow:
                         self._taint_target(target, path + (parent,))
                 return None
             elif isinstance(parent, cst.Return):
-                function = self._function_of(parent)
+                function = self.flow.function_around(parent)
                 if function is not None:
                     self._push(("call", function.node), path + (parent,))
                 return None
@@ -238,7 +232,7 @@ class _Follow:
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
         ):
-            function = self._function_of(target)
+            function = self.flow.function_around(target)
             owner = function.owner if function is not None else None
             if owner is not None:
                 self._push(("attr", owner, target.attr.value), path)
