@@ -21,10 +21,6 @@ KNOWN: set[tuple[str, str]] = {
     # the dataset-draw finder (hazards' module_draws) -> transforms/analysis/draws.py
     ("dp2ddp.transforms.shared_draws", "dp2ddp.transforms.hazards.draws"),
     ("dp2ddp.transforms.shared_draws.dataset_draws", "dp2ddp.transforms.hazards.draws"),
-    # loop scopes (hazards.scopes) -> transforms/analysis/scopes.py
-    ("dp2ddp.transforms.batches", "dp2ddp.transforms.hazards.scopes"),
-    ("dp2ddp.transforms.batches.proof", "dp2ddp.transforms.hazards.scopes"),
-    ("dp2ddp.transforms.shared_draws", "dp2ddp.transforms.hazards.scopes"),
     # batches reads the data pass's loader resolution (LoaderImports, plan patterns): both go
     # to an analysis of loaders once the data chain is split into planners (review problem 2)
     ("dp2ddp.transforms.batches", "dp2ddp.transforms.data.plan"),

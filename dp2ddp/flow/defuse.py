@@ -350,6 +350,13 @@ class DefUse:
             yield current
             current = self._parent.get(current)
 
+    def function_around(self, node: cst.CSTNode) -> Function | None:
+        """The innermost function or lambda holding `node`; None at module level."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return self.functions.get(ancestor)
+        return None
+
     def _scope_defining(self, scope: Scope, name: str) -> Scope:
         """Python's lookup: the scope, then enclosing function scopes (not class bodies),
         then the module; where none defines it, the module."""

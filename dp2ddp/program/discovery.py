@@ -44,7 +44,7 @@ from dp2ddp.program.dynamic_imports import (
     dotted_constants,
 )
 from dp2ddp.program.entry_scripts import is_entry_script
-from dp2ddp.program.resolver import Resolver
+from dp2ddp.program.resolver import Resolver, absolute_names
 from dp2ddp.program.search_path import (
     Incomplete,
     incomplete,
@@ -347,13 +347,7 @@ def _runs_as_script(imports: Sequence[ImportNode], beside: Resolver, above: Reso
     the root.
     """
     for node in imports:
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        for name in names:
+        for name in absolute_names(node):
             top = name.split(".")[0]
             if beside.absolute(top) and not above.absolute(top):
                 return True

@@ -17,6 +17,14 @@ if TYPE_CHECKING:  # discovery.py builds the modules and imports this module
     from dp2ddp.program.discovery import ProgramModule
 
 
+def absolute_names(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The modules an import statement names absolutely: each of `import a.b, c`, the
+    `x` of `from x import y`; none for a relative import (`from . import y`)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return [node.module] if node.level == 0 and node.module else []
+
+
 class Resolver:
     """Map import statements of project modules to project files (never outside the root)."""
 
@@ -110,13 +118,7 @@ class Resolver:
     def unresolved(self, module: ProgramModule) -> Iterator[str]:
         """First components of `module`'s absolute imports that resolve to no project file."""
         for node in module.imports:
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
+            for name in absolute_names(node):
                 top = name.split(".")[0]
                 if not self.absolute(top):
                     yield top

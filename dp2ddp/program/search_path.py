@@ -24,7 +24,6 @@ What the proof cannot cover is said (`incomplete`, DP076 at the edit):
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -32,11 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
+from dp2ddp.program.resolver import Resolver, absolute_names
 from dp2ddp.program.sys_path import PathEdit, resolve_edit, resolve_edits
 
 if TYPE_CHECKING:  # discovery.py imports this module
     from dp2ddp.program.discovery import ImportGraph, ProgramModule
-    from dp2ddp.program.resolver import Resolver
 
 #: Folders above the root searched for a module an unfollowed edit may reach.
 _LEVELS_ABOVE = 2
@@ -212,13 +211,7 @@ def _hidden(
 
 def _import_line(module: ProgramModule, name: str) -> int:
     for node in module.imports:
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        if any(n.split(".")[0] == name for n in names):
+        if any(n.split(".")[0] == name for n in absolute_names(node)):
             return node.lineno
     return 1
 

@@ -3,7 +3,6 @@ program and only when asked for: the program migration's questions to the projec
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from dp2ddp.facts import (
 )
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.import_reach import reached
 from dp2ddp.program.project import Project, others
 from dp2ddp.program.reexports import ProgramReexports
 from dp2ddp.result import LoaderExport
@@ -53,6 +53,7 @@ class ProgramTeller:
         self._pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] | None = None
         self._backward: tuple[tuple[str, BackwardSummary], ...] | None = None
         self._owners: dict[str, str] | None = None
+        self._reach: dict[str, frozenset[str]] | None = None
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
@@ -275,21 +276,11 @@ class ProgramTeller:
                 ),
             )
         owners = self._backward_owners()
-        named = {
-            last
-            for last in set(owners.values())
-            if re.search(rf"\b{re.escape(last)}\b", module.source.text)
-        }
-        return tuple(
-            item for item in others(self._backward, module) if owners.get(item[0], "") in named
-        )
+        told = self._backward_reach().get(module.name, frozenset())
+        return tuple(item for item in others(self._backward, module) if owners.get(item[0]) in told)
 
     def _backward_owners(self) -> dict[str, str]:
-        """For each summary, the last dotted part of the module defining it, once a program.
-        A module is told only the summaries of the modules its text names (only a module
-        it imports can own what its calls reach): a library shared by several entries is
-        told the same by each program and migrated once (an entry's own summaries differ
-        per program)."""
+        """For each summary, the module of the program defining it, once a program."""
         if self._owners is None:
             modules = {m.name for m in self.program.modules}
             self._owners = {}
@@ -297,8 +288,20 @@ class ProgramTeller:
                 owner = key
                 while "." in owner and owner not in modules:
                     owner = owner.rsplit(".", 1)[0]
-                self._owners[key] = owner.rsplit(".", 1)[-1]
+                self._owners[key] = owner
         return self._owners
+
+    def _backward_reach(self) -> dict[str, frozenset[str]]:
+        """For each module, the modules owning summaries that it imports, directly or
+        through the modules it imports (import_reach.py), once a program. A module is told
+        only those: a call can resolve to another module's function by qualified name only
+        through an import (`pkg.models.Model` after `import pkg`, whose `__init__` imports
+        `.models`), and a library shared by several entries is told the same by each
+        program and migrated once (an entry's own summaries differ per program)."""
+        if self._reach is None:
+            owners = set(self._backward_owners().values())
+            self._reach = reached(self.program, owners) if owners else {}
+        return self._reach
 
     def sample_readers(
         self, module: ProgramModule

@@ -137,9 +137,10 @@ def calls_model(call: cst.CSTNode, models: Collection[str]) -> bool:
     return isinstance(call, cst.Call) and code_of(model_called(call.func)) in models
 
 
-def calls_under(root: cst.CSTNode) -> list[cst.Call]:
-    """Every call under `root` (itself included), in source order."""
-    return [node for node in walk(root) if isinstance(node, cst.Call)]
+def calls_under(root: cst.CSTNode, *, skip_scopes: bool = False) -> list[cst.Call]:
+    """Every call under `root` (itself included), in source order (optionally not in the
+    defs, classes and lambdas under it: walk's `skip_scopes`)."""
+    return [node for node in walk(root, skip_scopes=skip_scopes) if isinstance(node, cst.Call)]
 
 
 def variables_under(root: cst.CSTNode) -> list[cst.Name]:
@@ -147,6 +148,25 @@ def variables_under(root: cst.CSTNode) -> list[cst.Name]:
     nodes = list(walk(root))
     attributes = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
     return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in attributes]
+
+
+def derived_names(root: cst.CSTNode, seed: set[str]) -> set[str]:
+    """`seed` and the names assigned under `root` (not in the scopes defined there) from
+    them, at any remove: `output = model(input)`, then `loss = criterion(output, y)`."""
+    assigns: list[tuple[set[str], set[str]]] = []
+    for node in walk(root, skip_scopes=True):
+        if isinstance(node, cst.Assign):
+            targets = {n.value for t in node.targets for n in variables_under(t.target)}
+            assigns.append((targets, {n.value for n in variables_under(node.value)}))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+            targets = {n.value for n in variables_under(node.target)}
+            assigns.append((targets, {n.value for n in variables_under(node.value)}))
+    derived = set(seed)
+    while True:
+        more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
+        if not more:
+            return derived
+        derived |= more
 
 
 def parsed_or_none(

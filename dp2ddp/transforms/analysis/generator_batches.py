@@ -28,8 +28,8 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function, view
-from dp2ddp.transforms._support.nodes import variables_under, walk
+from dp2ddp.flow import DefUse, view
+from dp2ddp.transforms._support.nodes import derived_names, variables_under, walk
 
 
 class Role(Enum):
@@ -129,7 +129,7 @@ class _Roles:
     def of(self, loop: cst.For, told: tuple[tuple[str, str], ...]) -> tuple[Role, str] | None:
         if not any(isinstance(n, cst.Yield) for n in walk(loop.body, skip_scopes=True)):
             return None
-        function = self._function_of(loop)
+        function = self.flow.function_around(loop)
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return None
         name = function.node.name.value
@@ -144,12 +144,6 @@ class _Roles:
     def of_sites(self, sites: list[cst.Call]) -> set[Role]:
         """The roles of the batches taken from the generators `sites` return."""
         return {self._judge(taken) for site in sites for taken in self._taken(site)}
-
-    def _function_of(self, node: cst.CSTNode) -> Function | None:
-        for ancestor in self.flow.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                return self.flow.functions.get(ancestor)
-        return None
 
     # -- where the generator's batches are taken ------------------------------------------
     def _taken(self, site: cst.Call) -> Iterator[cst.CSTNode | None]:
@@ -227,7 +221,7 @@ class _Roles:
     def _judge(self, taken: cst.CSTNode | None) -> Role:
         if taken is None:
             return Role.UNKNOWN
-        function = self._function_of(taken)
+        function = self.flow.function_around(taken)
         scope_body: cst.CSTNode = (
             taken if isinstance(taken, cst.For) else function.node if function else taken
         )
@@ -280,19 +274,7 @@ class _Roles:
                 if isinstance(statement, cst.Assign)
                 else set()
             )
-        assigns = [
-            (
-                {n.value for t in node.targets for n in variables_under(t.target)},
-                {n.value for n in variables_under(node.value)},
-            )
-            for node in walk(function.body, skip_scopes=True)
-            if isinstance(node, cst.Assign)
-        ]
-        while True:
-            more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
-            if not more:
-                return derived
-            derived |= more
+        return derived_names(function.body, derived)
 
     def _escapes(self, function: cst.FunctionDef, batch: set[str]) -> bool:
         """A value of the batch leaves the function: returned, yielded, or kept in an

@@ -9,6 +9,8 @@ the agreement proof's: rank_zero/run_dir.py makes it rank 0's.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 import libcst as cst
@@ -34,19 +36,22 @@ def _agreed(expr: cst.BaseExpression | None) -> bool:
 
 
 def computed_per_rank(
-    u: RankUniformity,
-    test: cst.BaseExpression,
-    loop: cst.For | cst.While,
-    *,
-    batches_only: bool = False,
+    u: RankUniformity, test: cst.BaseExpression, loop: cst.For | cst.While
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
     Values from before the loop and counters (`step += args.batch`) do not count: this
-    is for a warning about leaving the loop, and a loss is the usual culprit.
-    `batches_only`: only what comes from the batches (a rank or clock test is left to the
-    agreement proof, which makes such reads rank 0's)."""
-    return _loop_local(u, test, loop, set(), batches_only)
+    is for a warning about leaving the loop, and a loss is the usual culprit."""
+    return _loop_local(u, test, loop, set(), partial(_read_per_process, u))
+
+
+def from_own_batches(
+    u: RankUniformity, expr: cst.BaseExpression, loop: cst.For | cst.While
+) -> bool:
+    """`expr` reads a value `loop` computes from this rank's own batches (a loss, a model
+    output), what `computed_per_rank` finds but a rank or clock test read directly: that
+    is left to the agreement proof, which makes such reads rank 0's (DP090's question)."""
+    return _loop_local(u, expr, loop, set(), lambda _: False)
 
 
 def _loop_local(
@@ -54,9 +59,11 @@ def _loop_local(
     expr: cst.BaseExpression,
     loop: cst.For | cst.While,
     seen: set[str],
-    batches_only: bool = False,
+    direct: Callable[[cst.BaseExpression], bool],
 ) -> bool:
-    if not batches_only and _read_per_process(u, expr):
+    """`expr` is `direct` or reads a name `loop` binds from such a value, from its batches
+    or under an `if` whose test is (`seen`: the names asked already)."""
+    if direct(expr):
         return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
     seen |= names
@@ -73,7 +80,7 @@ def _loop_local(
             continue
         if _agreed(node.value):
             continue
-        if node.value is None or _loop_local(u, node.value, loop, seen, batches_only):
+        if node.value is None or _loop_local(u, node.value, loop, seen, direct):
             return True
         child: cst.CSTNode = node
         parent = u.view.parent(node)
@@ -81,7 +88,7 @@ def _loop_local(
             if (
                 isinstance(parent, cst.If)
                 and child is not parent.test
-                and _loop_local(u, parent.test, loop, seen, batches_only)
+                and _loop_local(u, parent.test, loop, seen, direct)
             ):
                 return True
             child, parent = parent, u.view.parent(parent)

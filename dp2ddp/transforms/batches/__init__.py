@@ -65,6 +65,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -77,7 +78,6 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.positions import BatchPositions
 from dp2ddp.transforms.data.plan import Loader
-from dp2ddp.transforms.hazards.scopes import is_training_loop
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
 #: batch along its dimension.
@@ -138,7 +138,7 @@ class ShardBatches(BatchPositions):
         for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
-            if not is_training_loop(loop, self.qualified_names):
+            if not loop_trains(loop, self.qualified_names):
                 continue
             header = loop.iter if isinstance(loop, cst.For) else loop.test
             if SHARD in self.code(loop.body) or ROUNDS in self.code(header):

@@ -46,6 +46,7 @@ from dp2ddp.transforms._support.nodes import (
     target_names,
     walk,
 )
+from dp2ddp.transforms.analysis.training import function_trains, trains_through
 from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -55,7 +56,6 @@ from dp2ddp.transforms.batches.loops import (
     BatchLoops,
     _plain_target,
 )
-from dp2ddp.transforms.hazards.scopes import is_training_loop, trains
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -215,7 +215,7 @@ class BatchProof(BatchLoops):
             if isinstance(ancestor, cst.FunctionDef):
                 if (
                     ancestor in seen
-                    or not trains(ancestor, self.qualified_names)
+                    or not function_trains(ancestor, self.qualified_names)
                     or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
                 ):
                     return None
@@ -234,29 +234,13 @@ class BatchProof(BatchLoops):
                 self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
             ):
                 return None
-            if isinstance(ancestor, (cst.For, cst.While)) and (
-                is_training_loop(ancestor, self.qualified_names)
-                or self._trains_through(flow(), ancestor)
+            if isinstance(ancestor, (cst.For, cst.While)) and trains_through(
+                ancestor,
+                self.qualified_names,
+                lambda call: [f.node for f in self._runs(flow(), call)],
             ):
                 return ancestor
         return None
-
-    def _trains_through(self, flow: DefUse, loop: cst.For | cst.While) -> bool:
-        """The loop's body calls a function, method or callable object of this module that
-        runs `.backward()` or `optimizer.step()` (at any depth of the module's own calls):
-        the model calls in it are training calls, whoever does the step."""
-        seen: set[cst.CSTNode] = set()
-        todo = [n for n in walk(loop.body) if isinstance(n, cst.Call)]
-        while todo:
-            call = todo.pop()
-            for function in self._runs(flow, call):
-                if function.node in seen:
-                    continue
-                seen.add(function.node)
-                if trains(function.node, self.qualified_names):
-                    return True
-                todo += [n for n in walk(function.node.body) if isinstance(n, cst.Call)]
-        return False
 
     def _runs(self, flow: DefUse, call: cst.Call) -> list[Function]:
         """The module's functions `call` may run: its callees, and for a name bound to an

@@ -68,6 +68,7 @@ modules dp2ddp could not follow.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
@@ -108,7 +109,6 @@ from dp2ddp.transforms.data.decisions import (
     Decision,
     deciding_break,
     never_trains,
-    trains,
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
@@ -390,10 +390,11 @@ class ShardDataLoaders(LoaderEvaluation):
         A loop proved never to backpropagate (`never_trains`) is no training loop either:
         its loader is evaluated, summed over the ranks or left whole (DP015).
         """
+        runs = partial(runs_module, self)
         return (
             self._in_eval_context(loop)
             or self._decision(loop) is not None
-            or never_trains(loop, lambda c: package_call(self, c), lambda c: runs_module(self, c))
+            or never_trains(loop, self.qualified_names, partial(package_call, self), runs)
         )
 
     def _decision(self, loop: cst.For) -> Decision | None:
@@ -401,8 +402,8 @@ class ShardDataLoaders(LoaderEvaluation):
         if loop not in self._decisions:
             module = module_of(loop, self)
             found = None
-            if isinstance(module, cst.Module) and not trains(loop):
-                found = deciding_break(view(module), loop)
+            if isinstance(module, cst.Module):
+                found = deciding_break(partial(view, module), loop, self.qualified_names)
             self._decisions[loop] = found
         return self._decisions[loop]
 

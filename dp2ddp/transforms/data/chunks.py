@@ -43,7 +43,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import enclosing_class, method_class, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, names_of, plan_body
-from dp2ddp.transforms.data.decisions import trains
+from dp2ddp.transforms.analysis.training import loop_trains
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -118,7 +118,7 @@ def _warn_collated_parts(
             isinstance(inner, cst.For)
             and isinstance(inner.iter, cst.Name)
             and inner.iter.value in items
-            and trains(inner)
+            and loop_trains(inner, data.qualified_names)
         ):
             plan.warnings.append(
                 (

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.nodes import variables_under, walk
+from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
 
 #: How far the figure is followed (items: a name, a function's return, an attribute).
 _MAX_ITEMS = 200
@@ -39,25 +40,20 @@ class Decision:
     path: tuple[cst.CSTNode, ...]
 
 
-def deciding_break(flow: DefUse, loop: cst.For) -> Decision | None:
+def deciding_break(
+    flow: Callable[[], DefUse], loop: cst.For, names: QualifiedNames
+) -> Decision | None:
     """The first `if` whose test reads a figure of `loop` and whose body leaves a loop that
     trains (calls `.backward()`); None when no figure of the loop reaches one, or when
-    `loop` trains itself (a training loss deciding a break is DP032's)."""
-    return None if trains(loop) else _Follow(flow).run(loop)
+    `loop` trains itself (analysis/training.py; a training loss deciding a break is
+    DP032's). `flow` gives the module's view, asked for only where the loop does not
+    train (a training loop costs one walk of its body)."""
+    return None if loop_trains(loop, names) else _Follow(flow()).run(loop)
 
 
-def trains(loop: cst.For) -> bool:
-    """The loop's body calls `.backward()` or `.step()`: it trains (checked before the
-    module's view is asked for, so a training loop costs one walk of its body)."""
-    return any(
-        isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Attribute)
-        and n.func.attr.value in ("backward", "step")
-        for n in walk(loop.body, skip_scopes=True)
-    )
-
-
-def no_grad_inside(loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool]) -> bool:
+def no_grad_inside(
+    loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool], names: QualifiedNames
+) -> bool:
     """The loop does not train itself and runs under a `with torch.no_grad():` in its own
     body (`for x, y in loader: with torch.no_grad(): out = model(x)`, the caller having
     switched `.eval()`: ming024/FastSpeech2@d4e79eb's evaluate.py): an evaluation. Sharded
@@ -65,7 +61,7 @@ def no_grad_inside(loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], boo
     The caller also looks in the module's functions the body calls (`train_step(model,
     batch)`): a training loop with a no_grad block of its own (a metric, a weight clamp)
     stays one."""
-    return not trains(loop) and any(
+    return not loop_trains(loop, names) and any(
         isinstance(n, cst.With) and any(is_no_grad(item.item) for item in n.items)
         for n in walk(loop.body, skip_scopes=True)
     )
@@ -133,19 +129,13 @@ class _Follow:
             return False
         for definition in self.flow.definitions(value):
             if definition.kind == "param" and value.value == "self":
-                function = self._function_of(definition.target)
+                function = self.flow.function_around(definition.target)
                 if function is not None and function.owner is owner:
                     return True
             if isinstance(definition.value, cst.Call):
                 if self.flow.class_called(definition.value) is owner:
                     return True
         return False
-
-    def _function_of(self, node: cst.CSTNode) -> Function | None:
-        for ancestor in self.flow.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                return self.flow.functions.get(ancestor)
-        return None
 
     def _climb(self, use: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> Decision | None:
         """Where the value read at `use` goes: up its expression to the statement."""
@@ -161,7 +151,7 @@ class _Follow:
                         self._taint_target(target, path + (parent,))
                 return None
             elif isinstance(parent, cst.Return):
-                function = self._function_of(parent)
+                function = self.flow.function_around(parent)
                 if function is not None:
                     self._push(("call", function.node), path + (parent,))
                 return None
@@ -242,7 +232,7 @@ class _Follow:
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
         ):
-            function = self._function_of(target)
+            function = self.flow.function_around(target)
             owner = function.owner if function is not None else None
             if owner is not None:
                 self._push(("attr", owner, target.attr.value), path)
@@ -312,6 +302,7 @@ _READING_METHODS = frozenset(
 
 def never_trains(
     loop: cst.For,
+    names: QualifiedNames,
     is_package: Callable[[cst.Call], bool],
     runs_module: Callable[[cst.Call], bool],
 ) -> bool:
@@ -324,7 +315,7 @@ def never_trains(
     collected) is no evaluation either. Such a loop is not training, whatever its loader's
     shuffle (class H1, stop 32: sharded as training data, a per-sample write gated to
     rank 0 lost the other rank's files)."""
-    if trains(loop):
+    if loop_trains(loop, names):
         return False
     ran = False
     for node in walk(loop.body, skip_scopes=True):

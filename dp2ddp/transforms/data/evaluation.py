@@ -637,7 +637,7 @@ class LoaderEvaluation(LoopCounters):
         loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
         @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
         trained on the whole batch."""
-        if no_grad_inside(loop, self._is_no_grad) and not self._trains(loop):
+        if no_grad_inside(loop, self._is_no_grad, self.qualified_names) and not self._trains(loop):
             return True
         node = self.parent(loop)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):

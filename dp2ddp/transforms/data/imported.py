@@ -36,6 +36,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.module_index import argument
+from dp2ddp.transforms.analysis.training import trains_through
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
@@ -523,22 +524,12 @@ class LoaderImports(LoaderSetEpoch):
                 return
 
     def _trains(self, loop: cst.For) -> bool:
-        """The loop backpropagates: `.backward()` in its body, or in a function of this
-        module that its body calls (`train_step(model, batch)`)."""
-        for node in walk(loop.body):
-            if not isinstance(node, cst.Call):
-                continue
-            if _is_backward(node):
-                return True
-            if isinstance(node.func, cst.Name):
-                for definition in self.referents(node.func):
-                    if isinstance(definition.node, cst.FunctionDef) and any(
-                        isinstance(inner, cst.Call) and _is_backward(inner)
-                        for inner in walk(definition.node.body)
-                    ):
-                        return True
-        return False
+        """The loop trains (analysis/training.py), itself or through the functions of this
+        module its body calls (`train_step(model, batch)`)."""
+        return trains_through(loop, self.qualified_names, self._functions_called)
 
-
-def _is_backward(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"
+    def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions a call of a plain name may run (its definitions in this module)."""
+        if not isinstance(call.func, cst.Name):
+            return []
+        return [d.node for d in self.referents(call.func) if isinstance(d.node, cst.FunctionDef)]

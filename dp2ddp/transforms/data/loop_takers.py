@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import assigned_value, name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import (
+    assigned_value,
+    derived_names,
+    name_of,
+    variables_under,
+    walk,
+)
 from dp2ddp.transforms.data.decisions import LIBRARY_ROOTS
 
 if TYPE_CHECKING:
@@ -80,17 +86,4 @@ def batch_names(loop: cst.For | cst.While) -> set[str]:
 def batch_derived(loop: cst.For | cst.While) -> set[str]:
     """Names the loop binds from its batches: its target, and what the body computes
     from them (`output = model(input)`, `loss = criterion(output, target)`)."""
-    derived = batch_names(loop)
-    assigns: list[tuple[set[str], set[str]]] = []
-    for node in walk(loop.body, skip_scopes=True):
-        if isinstance(node, cst.Assign):
-            targets = {n.value for t in node.targets for n in variables_under(t.target)}
-            assigns.append((targets, {n.value for n in variables_under(node.value)}))
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-            targets = {n.value for n in variables_under(node.target)}
-            assigns.append((targets, {n.value for n in variables_under(node.value)}))
-    while True:
-        more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
-        if not more:
-            return derived
-        derived |= more
+    return derived_names(loop.body, batch_names(loop))

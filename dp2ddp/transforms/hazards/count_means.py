@@ -48,10 +48,11 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
 from dp2ddp.transforms.hazards.masked_means import masked_selection, warn_masked_mean
-from dp2ddp.transforms.hazards.scopes import ScopeFacts, is_backward_call
+from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 #: The inserted call (templates/helpers/count_share.py.j2).
 COUNT_SHARE = "ddp_count_share"

@@ -28,7 +28,7 @@ from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
-from dp2ddp.transforms.hazards.scopes import is_training_loop
+from dp2ddp.transforms.analysis.training import loop_trains
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]
@@ -169,7 +169,7 @@ class HelperDraws:
             if isinstance(parent, (cst.For, cst.While)):
                 training = self._training_loops.get(id(parent))
                 if training is None:
-                    training = is_training_loop(parent, self._qualified_names)
+                    training = loop_trains(parent, self._qualified_names)
                     self._training_loops[id(parent)] = training
                 if training:
                     return True

@@ -14,8 +14,9 @@ object (a parameter of another module's class), so the batch is said, not change
 Said where, in one function: the `next(x)` is a statement of the function's own body (no
 loop or branch around it: fetched once), `x` is bound there to a call of a class (not a
 library's: a class of this module, or a name imported from no package the environment
-knows as a library), the function trains (a `.backward()` in it), and every read of the
-batch is under `no_grad()`/`inference_mode()` (it feeds no backward: a sample batch).
+knows as a library), the function trains (a backward or an optimizer step in its own body:
+analysis/training.py), and every read of the batch is under `no_grad()`/`inference_mode()`
+(it feeds no backward: a sample batch).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NO_GRAD, walk
+from dp2ddp.transforms.analysis.training import function_trains
 
 #: Import roots of libraries whose iterators a trainer may also draw once from.
 _LIBRARIES = frozenset({"torch", "torchvision", "numpy", "tqdm", "itertools", "builtins"})
@@ -43,7 +45,9 @@ def fixed_fetches(
     for function in walk(module):
         if not isinstance(function, cst.FunctionDef):
             continue
-        if not isinstance(function.body, cst.IndentedBlock) or not _trains(function):
+        if not isinstance(function.body, cst.IndentedBlock) or not function_trains(
+            function, qualified_names
+        ):
             continue
         built: dict[str, str] = {}
         for statement in function.body.body:
@@ -66,15 +70,6 @@ def fixed_fetches(
 
 def _defines_next(c: cst.ClassDef) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == "__next__" for s in c.body.body)
-
-
-def _trains(function: cst.FunctionDef) -> bool:
-    return any(
-        isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Attribute)
-        and n.func.attr.value == "backward"
-        for n in walk(function.body, skip_scopes=True)
-    )
 
 
 def _single_assign(statement: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:

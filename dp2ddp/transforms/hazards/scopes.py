@@ -1,4 +1,4 @@
-"""Small read-only analyses the hazard checks share: training loops, scopes, self mutations.
+"""Small read-only analyses the hazard checks share: loop facts, scopes, self mutations.
 
 Each looks at one function (or the module) at a time and never descends into nested
 functions, classes or lambdas, whose code runs at some other time.
@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import name_of, target_names, walk
+from dp2ddp.transforms._support.nodes import target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
@@ -21,7 +22,6 @@ _MUTATORS = frozenset(
     "append extend insert pop remove clear update setdefault popitem appendleft extendleft "
     "discard".split()
 )
-_STEP_RECEIVER = ("opt", "scaler")
 
 
 class _Flat(cst.CSTVisitor):
@@ -39,47 +39,6 @@ class _Flat(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
-
-
-def is_backward_call(call: cst.Call, qualified_names: QualifiedNames) -> bool:
-    func = call.func
-    return (isinstance(func, cst.Attribute) and func.attr.value == "backward") or (
-        "torch.autograd.backward" in qualified_names(func)
-    )
-
-
-def is_optimizer_step(call: cst.Call) -> bool:
-    func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
-        return False
-    receiver = name_of(func.value, through=(cst.Subscript,)).lower()
-    return any(word in receiver for word in _STEP_RECEIVER)
-
-
-class _TrainingCalls(_Flat):
-    def __init__(self, root: cst.CSTNode, qualified_names: QualifiedNames) -> None:
-        super().__init__(root)
-        self.qualified_names = qualified_names
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if is_backward_call(node, self.qualified_names) or is_optimizer_step(node):
-            self.found = True
-
-
-def is_training_loop(loop: cst.For | cst.While, qualified_names: QualifiedNames) -> bool:
-    """The loop body (nested loops included) calls `.backward()` or `optimizer.step()`."""
-    visitor = _TrainingCalls(loop, qualified_names)
-    read_tree(loop.body, visitor)
-    return visitor.found
-
-
-def trains(function: cst.FunctionDef | cst.Lambda, qualified_names: QualifiedNames) -> bool:
-    """The function's own body (not the functions nested in it) calls `.backward()` or
-    `optimizer.step()`: a step helper or a loss object that trains for its caller."""
-    visitor = _TrainingCalls(function, qualified_names)
-    read_tree(function.body, visitor)
-    return visitor.found
 
 
 @dataclass
@@ -106,7 +65,7 @@ class _AugAssigned(_Flat):
 def loop_info(
     loop: cst.For | cst.While, qualified_names: QualifiedNames, ranges: frozenset[str]
 ) -> LoopInfo:
-    info = LoopInfo(loop, is_training_loop(loop, qualified_names))
+    info = LoopInfo(loop, loop_trains(loop, qualified_names))
     if isinstance(loop, cst.For):
         info.targets = target_names(loop.target)
         if _iterates_range(loop.iter, qualified_names, ranges):

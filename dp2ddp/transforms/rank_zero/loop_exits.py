@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import calls_under, statement_header
+from dp2ddp.transforms._support.nodes import statement_header
 from dp2ddp.transforms.analysis.per_rank import computed_per_rank
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.rule import Rule
 
 
@@ -28,11 +29,7 @@ class LoopExits(Rule):
         if not local:
             return
         dependent = local[-1]
-        trains = any(
-            isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward"
-            for c in calls_under(parent)
-        )
-        if trains:
+        if loop_trains(parent, self.t.qualified_names):
             self.t.warn(
                 dependent,
                 "DP032",

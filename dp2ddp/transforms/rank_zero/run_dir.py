@@ -51,9 +51,10 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_per_process,
     reads_state,
 )
-from dp2ddp.transforms.analysis.per_rank import computed_per_rank
+from dp2ddp.transforms.analysis.per_rank import from_own_batches
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
@@ -191,20 +192,19 @@ class RunDirValues(CallRule):
                     self.facts.uniform.share(figure)
 
     def _from_own_batches(self, expr: cst.BaseExpression, site: cst.CSTNode) -> bool:
-        """`expr` reads a figure a loop around `site` that trains (calls `.backward()`)
-        computes from this rank's batches or draws (analysis/per_rank.py): a sum of its
-        losses. Rank 0's value would replace the other ranks' data, not name a shared
-        thing, so the decision is said (DP090), not shared."""
+        """`expr` reads a figure a loop around `site` that trains (analysis/training.py)
+        computes from this rank's batches (analysis/per_rank.py): a sum of its losses.
+        Rank 0's value would replace the other ranks' data, not name a shared thing, so
+        the decision is said (DP090), not shared."""
         function = enclosing_function(site, self.t)
         node = self.t.parent(site)
         while node is not None and node is not function:
-            if isinstance(node, (cst.For, cst.While)) and any(
-                isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"
-                for call in walk(node.body)
-                if isinstance(call, cst.Call)
+            if (
+                isinstance(node, (cst.For, cst.While))
+                and loop_trains(node, self.t.qualified_names)
+                and from_own_batches(self.facts.uniform, expr, node)
             ):
-                if computed_per_rank(self.facts.uniform, expr, node, batches_only=True):
-                    return True
+                return True
             node = self.t.parent(node)
         return False
 

@@ -80,8 +80,8 @@ from dp2ddp.transforms.analysis.batch_noise import (
     loops_over,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
-from dp2ddp.transforms.hazards.scopes import is_training_loop
 from dp2ddp.transforms.shared_draws.dataset_draws import (
     SAME_RANDOM,
     DatasetDrawFinder,
@@ -438,7 +438,7 @@ class ShareDatasetDraws(WholeReads):
 
     def is_training(self, loop: cst.For | cst.While) -> bool:
         if loop not in self._training:
-            self._training[loop] = is_training_loop(loop, self.qualified_names)
+            self._training[loop] = loop_trains(loop, self.qualified_names)
         return self._training[loop]
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:

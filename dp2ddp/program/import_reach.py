@@ -1,0 +1,101 @@
+"""Which of a program's modules each module imports, directly or through the modules it
+imports: the program's import graph, read from the import statements discovery kept.
+
+`import a.b.c` runs `a`, `a.b` and `a.b.c`; `from p import x` runs `p` and its parents,
+and `p.x` where that is a module of the program. An import runs every module the imported
+one imports in turn, so what a module may name at run time (`pkg.models.Model` after
+`import pkg`, whose `__init__` imports `.models`) is what it reaches in this graph. The
+edges are the program's own modules only; a module reached by an import call
+(importlib) is not an edge here (a name from it is not resolved by qualified name).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterator
+
+from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.reexports import absolute_base
+
+
+def imported_names(module: ProgramModule) -> Iterator[str]:
+    """The absolute dotted names `module`'s import statements run (each package above)."""
+    for node in module.imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield from _with_parents(alias.name)
+            continue
+        base = absolute_base(module, node.level, node.module)
+        if not base:
+            continue
+        yield from _with_parents(base)
+        yield from (f"{base}.{a.name}" for a in node.names if a.name != "*")
+
+
+def _with_parents(dotted: str) -> Iterator[str]:
+    parts = dotted.split(".")
+    yield from (".".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+def reached(program: Program, targets: Collection[str]) -> dict[str, frozenset[str]]:
+    """For each module of `program` (by name), the modules of `targets` it imports,
+    directly or through others (itself only through a cycle of imports). One pass over
+    the graph's strongly connected components (Tarjan's, without recursion: an import
+    chain as long as the program), each module's answer built once from its callees'."""
+    names = {m.name for m in program.modules}
+    edges = {
+        m.name: sorted({n for n in imported_names(m) if n in names and n != m.name})
+        for m in program.modules
+    }
+    wanted = frozenset(targets)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: dict[str, frozenset[str]] = {}
+    for root in edges:
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(edges[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            nxt = next(pending, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(edges[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] != index[node]:
+                continue
+            component: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            inside = set(component)
+            reach: set[str] = set()
+            for member in component:
+                for callee in edges[member]:
+                    if callee in wanted:
+                        reach.add(callee)
+                    if callee not in inside:
+                        reach |= found[callee]
+            if len(component) > 1:  # a cycle: each member imports the others
+                reach |= inside & wanted
+            answer = frozenset(reach)
+            for member in component:
+                found[member] = answer
+    return found

@@ -1,0 +1,1 @@
+from . import nets  # noqa: F401
