@@ -3,7 +3,7 @@ import torch.nn as nn
 
 
 class BatchCriterion(nn.Module):
-    """Every other row of the batch is a negative; the positive of row i is row i + n/2."""
+    """Every other row of the batch a negative; row i + n/2 the positive of row i."""
 
     def __init__(self, temperature, batch_size):
         super().__init__()
