@@ -295,11 +295,14 @@ class ModelClass:
     without a gradient; "" when none was found. `outputs`: per element of the tuple its
     forward() returns, the (attribute, holds) pairs of the layers feeding it (None when it
     returns no tuple literal): a caller that drops an element starves the layers that feed
-    only it."""
+    only it. `pairs`: where its forward() compares the rows of its batch with each other
+    (analysis/batch_pairs.py), "" when it does not: called on a wrapped model's output, it
+    is a loss over pairs of samples (DP040, hazards/pairs.py)."""
 
     name: str
     partial: str = ""
     outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
+    pairs: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
 LAYERS = """
@@ -594,3 +596,27 @@ class Net(nn.Module):
         "Net.forward() never uses self.model.fc: it calls self.model.conv1, self.model.pool "
         "one by one, never self.model whole (models/net.py:13)"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("every = torch.mm(x, x.t().data)", True),
+        ("every = x.matmul(y.detach().T)", True),
+        ("every = x @ y.transpose(0, 1)", True),
+        ("every = torch.cdist(x, x)", True),
+        ("every = x.mm(self.centers.t())", False),  # samples against class centres
+        ("every = torch.bmm(x, y.transpose(1, 2))", False),  # per sample
+        ("every = torch.mm(x, w)", False),
+    ],
+)
+def test_forward_pairs_finds_a_comparison_of_rows(line: str, found: bool) -> None:
+    """Stop 33 class P1: where a criterion class's forward() compares the batch's rows
+    (ModelClass.pairs), whatever the class's name; an attribute operand is a table."""
+    source = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Crit(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n\n"
+        f"    def forward(self, x, y):\n        {line}\n        return every.sum()\n"
+    )
+    pairs = module_classes("", "crit.py", source)["Crit"].pairs
+    assert (pairs == f"crit.py:10: {line.split(' = ')[1]}") if found else pairs == ""

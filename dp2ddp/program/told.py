@@ -117,11 +117,12 @@ class ProgramTeller:
             }
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
-                ModelClass(n, use, classes[n].outputs) for n, use in self._models.items()
+                ModelClass(n, use, classes[n].outputs, classes[n].pairs)
+                for n, use in self._models.items()
             )
         prefix = f"{module.name}."
         own = [
-            ModelClass(each.name[len(prefix) :], each.partial, each.outputs)
+            ModelClass(each.name[len(prefix) :], each.partial, each.outputs, each.pairs)
             for each in self._model_classes
             if each.name.startswith(prefix) and "." not in each.name[len(prefix) :]
         ]

@@ -53,10 +53,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis import module_parts
+from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -117,6 +118,9 @@ class ClassFacts:
     registered: frozenset[str] = frozenset()
     taken_apart: tuple[module_parts.TakenApart, ...] = ()
     methods: frozenset[str] = frozenset()
+    #: Where forward() compares the rows of its batch with each other
+    #: (analysis/batch_pairs.py), "path:line: expression"; "" when it does not.
+    pairs: str = ""
 
 
 @dataclass
@@ -152,7 +156,10 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
         if isinstance(node, ast.ClassDef):
             facts = _class_facts(node, imports, local, prefix, path)
             if facts is not None:
-                found[prefix + node.name] = facts
+                forward = next(
+                    n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
+                )
+                found[prefix + node.name] = replace(facts, pairs=forward_pairs(forward, path))
     return found
 
 

@@ -123,6 +123,10 @@ class LoaderSetEpoch(LoaderBatchSize):
         if statement is not None and inside(statement, loop.body, self):
             # The loader is rebuilt every epoch: set its epoch once it exists.
             self._after.setdefault(statement, []).append(call)
+        elif any(self.code(c) == self.code(call) for c in self._top.get(loop, [])):
+            # The name is bound in several branches (one loader per data set, stop 33's
+            # rfs): one call serves them all.
+            return None
         else:
             self._top.setdefault(loop, []).append(call)
         self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")

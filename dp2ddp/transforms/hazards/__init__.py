@@ -49,7 +49,11 @@ import libcst as cst
 
 from dp2ddp.facts import PickledParam
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.names import (
+    DATAPARALLEL,
+    DISTRIBUTED_DATA_PARALLEL,
+    INPLACE_RANDOM_FILLS,
+)
 from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
@@ -75,7 +79,7 @@ from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
-from dp2ddp.transforms.hazards.pairs import pair_losses
+from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_pairs, pair_losses
 from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
@@ -139,6 +143,8 @@ class FlagHazards(MigrationTransform):
         self._first_wrap: cst.Call | None = None
         #: What DataParallel wraps are assigned to (DP026 follows their forwards).
         self._wrapped: set[str] = set()
+        #: ... and DDP wraps, a migrated file's (DP040 at a criterion call re-derived).
+        self._ddp_wrapped: set[str] = set()
         self._draws: HelperDraws | None = None
         #: DataLoaders' global batch sizes, as written (analysis/batch_noise.py)
         self._batch_sizes = BatchSizes()
@@ -242,6 +248,21 @@ class FlagHazards(MigrationTransform):
                 "DP040",
                 f"{name}() ({expression.splitlines()[0][:60]}): each rank's "
                 "loss sees its own part of each batch, DataParallel's saw the whole batch",
+            )
+        pairs_of = ClassPairs(
+            self.state.facts.models,
+            lambda: self.state.text or original_node.code,
+            self.qualified_names,
+        )
+        for call, instance, compared in criterion_pairs(
+            original_node, self._wrapped | self._ddp_wrapped, pairs_of, self.code
+        ):
+            self.warn(
+                call,
+                "DP040",
+                f"{instance}() is called on the wrapped model's output and its class's "
+                f"forward() compares the batch's rows ({compared}): each rank's loss sees its "
+                "own part of each batch, DataParallel's saw the whole batch",
             )
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
@@ -480,6 +501,8 @@ class FlagHazards(MigrationTransform):
             target = wrap_target(node, self)
             if target is not None:
                 self._wrapped.add(target)
+        elif names & DISTRIBUTED_DATA_PARALLEL and (target := wrap_target(node, self)):
+            self._ddp_wrapped.add(target)
         if self._wrapped and node.args:
             if names & PICKLERS:
                 saved = saved_object(node)

@@ -14,6 +14,13 @@ per GPU under DataParallel too):
   `dist.addmm_(1, -2, x, y.t())`, `x @ y.t()`, both plain names (a weight or a table of
   class centres is an attribute: `x.mm(self.centers.t())` compares samples with classes);
 * `labels.expand(n, n)` (an n x n mask), `x.unsqueeze(1) - x.unsqueeze(0)`.
+
+A criterion class is also judged by its use, whatever its name (criterion_pairs, stop 33
+class P1: mangye16/Unsupervised_Embedding_Learning's `BatchCriterion`, every other row of
+the batch a negative): an instance called on a wrapped model's output whose forward()
+compares the batch's rows (analysis/batch_pairs.py, told program-wide as ModelClass.pairs)
+gets DP040 at the call. A comparison inside the model (attention) ran per GPU under
+DataParallel too, and is not called on the wrap's output.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.facts import ModelClass
 from dp2ddp.transforms._support.nodes import name_of, parsed_or_none, walk
+from dp2ddp.transforms.analysis.partial_forward import module_classes
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
@@ -145,3 +154,106 @@ def _unsqueezed(node: cst.BaseExpression) -> tuple[str, str] | None:
     ):
         return node.func.value.value, node.args[0].value.value
     return None
+
+
+def criterion_pairs(
+    module: cst.Module,
+    wrapped: set[str],
+    described: Callable[[cst.Call], str],
+    code: Callable[[cst.CSTNode], str],
+) -> Iterator[tuple[cst.Call, str, str]]:
+    """Each call of a criterion object on a wrapped model's output whose class's forward()
+    compares the rows of its batch (stop 33 class P1): (the call, the instance as spelled,
+    where its forward compares). The class is decided by its use, whatever its name: an
+    instance bound by `name = Cls(...)` (`described(call)`: ModelClass.pairs of the class,
+    "" when not such a class), called with an argument that reads a wrapped model's call
+    (`crit(net(x))`) or a name bound, in the same scope, from one (`feats = net(inputs)`,
+    then `feats = feats / feats.norm(...)`: the binding closes over names so fed). A class
+    whose name already says loss or metric learning is left to pair_losses (DP040 at its
+    definition, in its own module)."""
+    instances: dict[str, str] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            how = described(node.value)
+            if how and not _NAMED.search(name_of(node.value.func) or ""):
+                for target in node.targets:
+                    instances[code(target.target)] = how
+    if not instances or not wrapped:
+        return
+    scopes: list[cst.CSTNode] = [module]
+    scopes += [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    for scope in scopes:
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        nodes = list(walk(body, skip_scopes=True))
+        fed = _fed_names(nodes, wrapped, code)
+        for node in nodes:
+            if not isinstance(node, cst.Call):
+                continue
+            instance = code(node.func)
+            if instance in instances and any(
+                _reads_output(arg.value, wrapped, fed, code) for arg in node.args
+            ):
+                yield node, instance, instances[instance]
+
+
+def _fed_names(
+    nodes: list[cst.CSTNode], wrapped: set[str], code: Callable[[cst.CSTNode], str]
+) -> set[str]:
+    """Names the scope binds from a wrapped model's output, to a fixed point."""
+    fed: set[str] = set()
+    assigns = [n for n in nodes if isinstance(n, cst.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if not _reads_output(node.value, wrapped, fed, code):
+                continue
+            for target in node.targets:
+                for name in walk(target.target):
+                    if isinstance(name, cst.Name) and name.value not in fed:
+                        fed.add(name.value)
+                        changed = True
+    return fed
+
+
+def _reads_output(
+    expr: cst.CSTNode, wrapped: set[str], fed: set[str], code: Callable[[cst.CSTNode], str]
+) -> bool:
+    return any(
+        (isinstance(n, cst.Call) and code(n.func) in wrapped)
+        or (isinstance(n, cst.Name) and n.value in fed)
+        for n in walk(expr, skip_scopes=True)
+    )
+
+
+class ClassPairs:
+    """ModelClass.pairs of the class a call builds, by its qualified names: the program's
+    classes as told (ProgramFacts.models), or this file's own for a single file (read once,
+    when first asked)."""
+
+    def __init__(
+        self,
+        models: tuple[ModelClass, ...],
+        source: Callable[[], str],
+        qualified_names: Callable[[cst.CSTNode], set[str]],
+    ) -> None:
+        self._told = {c.name: c.pairs for c in models if c.pairs}
+        self._single = not models
+        self._source = source
+        self._qualified_names = qualified_names
+        self._own: dict[str, str] | None = None
+
+    def __call__(self, call: cst.Call) -> str:
+        known = self._told
+        if self._single:
+            if self._own is None:
+                self._own = {
+                    name: facts.pairs
+                    for name, facts in module_classes("", "", self._source()).items()
+                    if facts.pairs
+                }
+            known = self._own
+        if not known:
+            return ""
+        names = self._qualified_names(call.func) | {name_of(call.func) or ""}
+        return next((known[n] for n in sorted(names) if n in known), "")

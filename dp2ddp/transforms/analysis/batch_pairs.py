@@ -1,0 +1,85 @@
+"""Where an nn.Module class's forward() compares the rows of a batch with each other.
+
+A criterion module called on a wrapped model's gathered output (`loss = criterion(features,
+idx)`, features from `net(inputs)`) saw the whole batch under DataParallel; under DDP it sees
+each rank's part. For a loss over single samples nothing changes; for one over pairs of
+samples (an instance-discrimination loss whose negatives are every other row of the batch,
+`torch.mm(x, x.t())`) each rank's loss has fewer negatives and a mask sized by the global
+batch no longer fits (stop 33 class P1, mangye16/Unsupervised_Embedding_Learning@29de398's
+`BatchCriterion`). Whether the class is such a loss is decided by its use, not its name:
+hazards/pairs.py warns (DP040) where the program calls an instance of it on a wrapped
+model's output. This module only finds the comparison, once per class
+(analysis/partial_forward.py keeps it in ClassFacts, the program tells it as
+ModelClass.pairs):
+
+* a product of a value and a transposed value, `torch.mm(x, y.t())`, `x.matmul(y.T)`,
+  `x @ y.transpose(0, 1)`, also through `.data`, `.detach()`, `.clone()` of the transposed
+  operand; both operands plain names (a weight or a table of class centres is an attribute:
+  `x.mm(self.centers.t())` compares samples with classes);
+* torch.cdist / torch.pdist.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_PRODUCTS = frozenset({"mm", "matmul"})
+_DISTANCES = frozenset({"cdist", "pdist"})
+#: Calls and attributes that keep the rows of a tensor where they are.
+_SAME_ROWS = frozenset({"data", "detach", "clone", "contiguous", "float", "double"})
+
+
+def forward_pairs(forward: ast.FunctionDef | ast.AsyncFunctionDef, path: str) -> str:
+    """`path:line: expression` of the first comparison of rows in `forward`; "" if none."""
+    for node in ast.walk(forward):
+        if isinstance(node, ast.expr) and _compares(node):
+            return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}"
+    return ""
+
+
+def _compares(node: ast.AST) -> bool:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        return isinstance(node.left, ast.Name) and _transposed(node.right)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last in _DISTANCES:
+        return True
+    if last not in _PRODUCTS:
+        return False
+    if isinstance(func, ast.Attribute) and not (
+        isinstance(func.value, ast.Name) and func.value.id == "torch"
+    ):
+        operands = [func.value, *node.args[:1]]  # x.mm(y.t())
+    else:
+        operands = list(node.args[:2])  # torch.mm(x, y.t())
+    return len(operands) == 2 and isinstance(operands[0], ast.Name) and _transposed(operands[1])
+
+
+def _transposed(node: ast.expr) -> bool:
+    """`y.t()`, `y.T`, `y.transpose(0, 1)` of a plain name, through `.data`/`.detach()`."""
+    node = _rows_kept(node)
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return isinstance(_rows_kept(node.value), ast.Name)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        attr, count = node.func.attr, len(node.args)
+        if (attr == "t" and count == 0) or (attr == "transpose" and count == 2):
+            return isinstance(_rows_kept(node.func.value), ast.Name)
+    return False
+
+
+def _rows_kept(node: ast.expr) -> ast.expr:
+    """`x` of `x.data`, `x.detach()`, `x.clone()` (repeatedly)."""
+    while True:
+        if isinstance(node, ast.Attribute) and node.attr in _SAME_ROWS:
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _SAME_ROWS
+            and not node.args
+        ):
+            node = node.func.value
+        else:
+            return node
