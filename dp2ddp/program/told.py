@@ -60,6 +60,7 @@ class ProgramTeller:
         self._seeded: frozenset[str] | None = None
         self._generator_takers: tuple[tuple[str, str], ...] | None = None
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
+        self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -158,6 +159,7 @@ class ProgramTeller:
                 split,
                 fed,
                 self.generator_takers(module) if gate and in_program else (),
+                self.fetchers(module) if gate and in_program else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -202,6 +204,25 @@ class ProgramTeller:
                 self.program.modules, "generator_takers:" + ",".join(sorted(names)), find
             )
         return others(self._generator_takers, module)
+
+    def fetchers(
+        self, module: ProgramModule
+    ) -> tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...]:
+        """ProgramLoaders.fetchers: the program's iterator classes drawing from the loaders
+        their constructors are handed (analysis/fixed_fetch.py), each module read once a
+        project (class S7 of stop 32: stargan-v2's InputFetcher in data_loader.py, its
+        fixed batch fetched in solver.py)."""
+        if self._fetchers is None:
+            from dp2ddp.transforms.analysis.fixed_fetch import iterator_classes
+
+            def find(m: ProgramModule) -> dict[str, tuple[tuple[int | None, str], ...]]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or "__next__" not in m.source.text:
+                    return {}
+                return {f"{m.name}.{c}": p for c, p in iterator_classes(tree).items()}
+
+            self._fetchers = self.project.per_module(self.program.modules, "fetchers", find)
+        return others(self._fetchers, module)
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """The toggles in functions of the program's other modules (ProgramFacts.grad_toggles),
