@@ -255,6 +255,8 @@ class ProgramLoaders:
         loaders handed to its constructor, by qualified name, with those parameters
         ((position, name): analysis/fixed_fetch.py): a sample batch fetched once from one
         of them is fetched from the unsharded loader (class S7), not said (DP091).
+    no_grad_functions: the program's top-level functions decorated `@torch.no_grad()`, by
+        qualified name: a fetched batch handed to one is read without gradients (S7).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -263,6 +265,7 @@ class ProgramLoaders:
     fed: tuple[LoaderFeed, ...] = field(default=())
     generator_takers: tuple[tuple[str, str], ...] = field(default=())
     fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] = field(default=())
+    no_grad_functions: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

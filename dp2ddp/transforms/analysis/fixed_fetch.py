@@ -30,12 +30,13 @@ the original's): the batch DataParallel had. Not proved (a class of no program m
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NO_GRAD, walk
+from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 
 #: Import roots of libraries whose iterators a trainer may also draw once from.
 _LIBRARIES = frozenset({"torch", "torchvision", "numpy", "tqdm", "itertools", "builtins"})
@@ -70,14 +71,28 @@ def iterator_classes(tree: cst.Module) -> dict[str, Params]:
     return found
 
 
+def no_grad_functions(tree: cst.Module) -> set[str]:
+    """The module's top-level functions decorated `@torch.no_grad()` (or
+    `inference_mode()`): a batch handed to one is read without gradients, as under `with
+    no_grad():` (stargan-v2's `utils.debug_image(nets_ema, args, inputs=inputs_val)`)."""
+    return {
+        s.name.value
+        for s in tree.body
+        if isinstance(s, cst.FunctionDef) and any(named_no_grad(d.decorator) for d in s.decorators)
+    }
+
+
 def fixed_fetches(
     module: cst.Module,
     qualified_names: Callable[[cst.CSTNode], set[str]],
     told: Mapping[str, Params] = {},  # noqa: B006 - read only
+    sampling: Collection[str] = (),
 ) -> Iterator[FixedFetch]:
     """Each batch fetched once from an iterator object of the program and read only
     without gradients; `told`: other modules' iterator classes by qualified name
-    (ProgramLoaders.fetchers)."""
+    (ProgramLoaders.fetchers); `sampling`: other modules' functions decorated with
+    `no_grad()` by qualified name (ProgramLoaders.no_grad_functions)."""
+    samplers = (no_grad_functions(module), sampling)
     own = {
         c.name.value: c for c in walk(module) if isinstance(c, cst.ClassDef) and _defines_next(c)
     }
@@ -102,7 +117,7 @@ def fixed_fetches(
             source = _next_of(value, qualified_names)
             if source is None or source not in built:
                 continue
-            if _sample_only(function, target, qualified_names):
+            if _sample_only(function, target, qualified_names, samplers):
                 made, construct = built[source]
                 params = _class_params(construct.func, proved, told, qualified_names)
                 loaders = _arguments(construct, params) if _read_once(function, source) else ()
@@ -233,7 +248,8 @@ def _class_params(
 
 
 def _arguments(construct: cst.Call, params: Params) -> tuple[cst.Arg, ...]:
-    """The arguments of `construct` passed to `params`; () where one is not found."""
+    """The arguments of `construct` passed to `params` (but a literal None: no loader; a
+    parameter not passed keeps its default); () where a star argument hides them."""
     if not params or any(a.star for a in construct.args):
         return ()
     found: list[cst.Arg] = []
@@ -243,8 +259,9 @@ def _arguments(construct: cst.Call, params: Params) -> tuple[cst.Arg, ...]:
         if arg is None and position is not None and position < len(positional):
             arg = positional[position]
         if arg is None:
-            return ()
-        found.append(arg)
+            continue  # its default: no loader handed in here
+        if not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+            found.append(arg)  # `InputFetcher(loaders.val, None, ...)`: no loader there
     return tuple(found)
 
 
@@ -310,10 +327,16 @@ def _next_of(call: cst.Call, qualified_names: Callable[[cst.CSTNode], set[str]])
 
 
 def _sample_only(
-    function: cst.FunctionDef, name: str, qualified_names: Callable[[cst.CSTNode], set[str]]
+    function: cst.FunctionDef,
+    name: str,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    samplers: tuple[set[str], Collection[str]] = (set(), ()),
 ) -> bool:
     """Every read of `name` in `function` after its binding is inside a `with no_grad():`
-    (and there is one)."""
+    or an argument of a call of a function decorated with `no_grad()` (this module's
+    `samplers[0]` by name, another module's `samplers[1]` by qualified name), and there is
+    one."""
+    own, others = samplers
     guarded: set[int] = set()
     for node in walk(function.body, skip_scopes=True):
         if isinstance(node, cst.With) and any(
@@ -321,6 +344,13 @@ def _sample_only(
             for item in node.items
         ):
             guarded.update(id(n) for n in walk(node.body))
+        elif isinstance(node, cst.Call) and (
+            isinstance(node.func, cst.Name)
+            and node.func.value in own
+            and qualified_names(node.func) <= {node.func.value}
+            or any(q in others for q in qualified_names(node.func))
+        ):
+            guarded.update(id(n) for a in node.args for n in walk(a.value))
     reads = [
         n
         for n in walk(function.body, skip_scopes=True)

@@ -168,7 +168,9 @@ class FlagHazards(MigrationTransform):
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
         told = dict(self.state.loaders.fetchers)
-        for fetch in fixed_fetches(node, self.qualified_names, told):
+        for fetch in fixed_fetches(
+            node, self.qualified_names, told, self.state.loaders.no_grad_functions
+        ):
             if not fetch.loaders:  # proved: fetched whole (shared_draws pass)
                 what = f"next({fetch.source}) of a {fetch.made} object, before the loop"
                 self.warn(fetch.call, "DP091", what)

@@ -61,7 +61,9 @@ class WholeReads(MigrationTransform):
         if "next(" not in module.code:
             return
         told = dict(self.state.loaders.fetchers)
-        for fetch in fixed_fetches(module, self.qualified_names, told):
+        for fetch in fixed_fetches(
+            module, self.qualified_names, told, self.state.loaders.no_grad_functions
+        ):
             if not fetch.loaders:
                 continue
             self._unsharded.update(fetch.loaders)

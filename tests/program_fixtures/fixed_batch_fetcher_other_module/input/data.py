@@ -9,8 +9,9 @@ def get_loader(dataset, batch_size, shuffle=True):
 
 
 class Fetcher:
-    def __init__(self, loader, latent_dim=4):
+    def __init__(self, loader, loader_ref=None, latent_dim=4):
         self.loader = loader
+        self.loader_ref = loader_ref
         self.latent_dim = latent_dim
 
     def _fetch(self):
@@ -21,8 +22,19 @@ class Fetcher:
             x, y = next(self.iter)
         return x, y
 
+    def _fetch_refs(self):
+        try:
+            x, y = next(self.iter_ref)
+        except (AttributeError, StopIteration):
+            self.iter_ref = iter(self.loader_ref)
+            x, y = next(self.iter_ref)
+        return x, y
+
     def __next__(self):
         x, y = self._fetch()
+        if self.loader_ref is not None:
+            x_ref, _ = self._fetch_refs()
+            return {"x": x, "y": y, "x_ref": x_ref}
         return {"x": x, "y": y}
 
 

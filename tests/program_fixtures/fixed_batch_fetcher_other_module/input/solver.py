@@ -3,6 +3,7 @@
 import torch
 import torch.nn as nn
 
+import utils
 from data import Fetcher, Numbered
 
 
@@ -12,8 +13,10 @@ class Solver:
         self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
 
     def train(self, loaders, iters=4):
-        fetcher = Fetcher(loaders["src"])
-        fetcher_val = Fetcher(latent_dim=8, loader=loaders["val"])
+        fetcher = Fetcher(loaders["src"], loaders["src"])
+        fetcher_val = Fetcher(loaders["val"], None, 8)
+        fetcher_test = Fetcher(latent_dim=8, loader=loaders["val"])
+        inputs_test = next(fetcher_test)
         inputs_val = next(fetcher_val)
         numbered = Numbered(loaders["val"])
         count = next(numbered)
@@ -24,6 +27,7 @@ class Solver:
             loss.backward()
             self.opt.step()
             with torch.no_grad():
-                out = self.net(inputs_val["x"])
+                out = self.net(inputs_test["x"])
                 print(count)
             torch.save(out, "sample_%d.pt" % i)
+            utils.debug_image(self.net, inputs=inputs_val, step=i)
