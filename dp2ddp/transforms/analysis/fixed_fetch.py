@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD, walk
+from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, walk
 from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 
 #: Import roots of libraries whose iterators a trainer may also draw once from.
@@ -186,8 +186,12 @@ def _drawn_params(c: cst.ClassDef) -> Params:
         drawn = [iterated(value, method) for method, value in bound]
         if all(drawn):
             iterators[attr] = {d for d in drawn if d is not None}
+    based = any(name_of(b.value) != "object" for b in c.bases)
+    reached = _reached(first, methods, based)
+    if reached is None:
+        return ()
     used: set[str] = set()
-    for method in _reached(first, methods):
+    for method in reached:
         for node in walk(method.body, skip_scopes=True):
             if not (
                 isinstance(node, cst.Call)
@@ -209,14 +213,18 @@ def _drawn_params(c: cst.ClassDef) -> Params:
 
 
 def _reached(
-    first: cst.FunctionDef, methods: Mapping[str, cst.FunctionDef]
-) -> list[cst.FunctionDef]:
-    """`first` and the class's methods it calls on `self`, transitively."""
+    first: cst.FunctionDef, methods: Mapping[str, cst.FunctionDef], based: bool
+) -> list[cst.FunctionDef] | None:
+    """`first` and the class's methods it calls on `self`, transitively; None where the
+    class has a base and a method called on `self` is not its own (a base's method may
+    take batches from anything)."""
     reached = [first]
     for method in reached:
         for node in walk(method.body, skip_scopes=True):
             if isinstance(node, cst.Call) and (attr := _self_attribute(node.func)) is not None:
                 callee = methods.get(attr)
+                if callee is None and based:
+                    return None
                 if callee is not None and callee not in reached:
                     reached.append(callee)
     return reached
