@@ -251,6 +251,12 @@ class ProgramLoaders:
         a name this program's modules define with loops that yield a loader's batches
         ("trains", "shows", "unknown": analysis/generator_batches.py): a sample iterator
         (`dataset.create_iterator(n)`) drawn where nothing trains keeps its loader whole.
+    fetchers: the program's iterator classes whose `__next__` draws its batches only from
+        loaders handed to its constructor, by qualified name, with those parameters
+        ((position, name): analysis/fixed_fetch.py): a sample batch fetched once from one
+        of them is fetched from the unsharded loader (class S7), not said (DP091).
+    no_grad_functions: the program's top-level functions decorated `@torch.no_grad()`, by
+        qualified name: a fetched batch handed to one is read without gradients (S7).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -258,6 +264,8 @@ class ProgramLoaders:
     evaluation_factories: tuple[str, ...] = field(default=())
     fed: tuple[LoaderFeed, ...] = field(default=())
     generator_takers: tuple[tuple[str, str], ...] = field(default=())
+    fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] = field(default=())
+    no_grad_functions: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

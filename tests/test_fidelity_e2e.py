@@ -187,6 +187,10 @@ BATCHES = (
 #: batch fetched once before training for sample images stays the global batch
 #: (ddp_whole_batch): its digest (size, sum) leads E2E_DIGEST.
 DRAWS = ("batch_noise", "fixed_sample_batch")
+#: A fixed sample batch fetched once through the program's own fetcher object over a loader
+#: handed in (issue 28, class S7): the fetcher gets the unsharded loader (before: each
+#: rank's grids held 4 of the original's 8 images, DP091 only).
+FETCHED = ("fixed_batch_fetcher",)
 #: A batch cut into chunks of a configured forward batch equal to the batch (issue 28;
 #: real-world class: kenziyuliu/MS-G3D@2f927f4), the loaders in a dict literal read through
 #: a local name: sharded as it was, range(4 // 8) ran no forward at all and nothing trained;
@@ -341,6 +345,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *NAMES,
         *BATCHES,
         *DRAWS,
+        *FETCHED,
         *EVALS,
         *CHUNKS,
         *LIKE_DRAWS,
@@ -445,6 +450,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         "torch.randn(real.size(0) * WORLD_SIZE, 8)" in scripts["batch_noise_per_sample"].read_text()
     )
     assert "fixed_x, _ = ddp_whole_batch(loader, 16)" in scripts["fixed_sample_batch"].read_text()
+    fetched = scripts["fixed_batch_fetcher"].read_text()
+    assert 'fetcher_val = Fetcher(ddp_unsharded_loader(loaders["val"]))' in fetched
+    assert "DP091" not in codes["fixed_batch_fetcher"], codes["fixed_batch_fetcher"]
     assert "find_unused_parameters" not in scripts["layers_in_containers"].read_text()
     drawn = scripts["distribution_noise"].read_text()
     assert "ddp_draw_share(lambda: zdist.sample((batch_size,)))" in drawn
@@ -723,7 +731,7 @@ def test_noise_like_the_batch_is_each_ranks_rows_of_one_draw(
     assert [*first, *second] == pytest.approx(want, abs=1e-5), (first, second, want)
 
 
-@pytest.mark.parametrize("name", DRAWS)
+@pytest.mark.parametrize("name", [*DRAWS, *FETCHED])
 def test_batch_noise_is_drawn_as_dataparallel_drew_it(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:

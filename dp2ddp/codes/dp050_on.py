@@ -411,7 +411,12 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "sample outputs. DataParallel saw the whole batch; migrated, if the loader behind "
         "the object is sharded like the training loaders (one helper builds both), the "
         "batch holds this rank's share and the outputs saved from it 1/WORLD_SIZE of the "
-        "rows, silently. dp2ddp does not follow the loader through the object. Keep that "
+        "rows, silently. Where the class's `__next__` (and the methods it calls on `self`) "
+        "is shown to draw only by `next()` of `iter()` of a loader its constructor is "
+        "handed, and the object serves that one fetch, dp2ddp hands the constructor "
+        "`ddp_unsharded_loader(loader)` and fetches in `with ddp_same_random():` (the "
+        "original's whole batch, no warning); here it was not shown (a class of no program "
+        "module, a `__next__` drawing from anything else, the object used again). Keep that "
         "loader whole (no DistributedSampler), or gather the batch "
         "(`dist.all_gather`). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP091`.",

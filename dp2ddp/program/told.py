@@ -61,6 +61,8 @@ class ProgramTeller:
         self._seeded: frozenset[str] | None = None
         self._generator_takers: tuple[tuple[str, str], ...] | None = None
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
+        self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
+        self._no_grad: tuple[tuple[str, bool], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -160,6 +162,8 @@ class ProgramTeller:
                 split,
                 fed,
                 self.generator_takers(module) if gate and in_program else (),
+                self.fetchers(module) if gate and in_program else (),
+                self.no_grad_functions(module) if gate and in_program else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -204,6 +208,40 @@ class ProgramTeller:
                 self.program.modules, "generator_takers:" + ",".join(sorted(names)), find
             )
         return others(self._generator_takers, module)
+
+    def fetchers(
+        self, module: ProgramModule
+    ) -> tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...]:
+        """ProgramLoaders.fetchers: the program's iterator classes drawing from the loaders
+        their constructors are handed (analysis/fixed_fetch.py), each module read once a
+        project (class S7 of stop 32: stargan-v2's InputFetcher in data_loader.py, its
+        fixed batch fetched in solver.py)."""
+        if self._fetchers is None:
+            from dp2ddp.transforms.analysis.fixed_fetch import iterator_classes
+
+            def find(m: ProgramModule) -> dict[str, tuple[tuple[int | None, str], ...]]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or "__next__" not in m.source.text:
+                    return {}
+                return {f"{m.name}.{c}": p for c, p in iterator_classes(tree).items()}
+
+            self._fetchers = self.project.per_module(self.program.modules, "fetchers", find)
+        return others(self._fetchers, module)
+
+    def no_grad_functions(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.no_grad_functions, each module read once a project (S7:
+        stargan-v2's `debug_image` in core/utils.py, handed the fixed batch in solver.py)."""
+        if self._no_grad is None:
+            from dp2ddp.transforms.analysis.fixed_fetch import no_grad_functions
+
+            def find(m: ProgramModule) -> dict[str, bool]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or "@" not in m.source.text:  # decorated functions only
+                    return {}
+                return {f"{m.name}.{f}": True for f in no_grad_functions(tree)}
+
+            self._no_grad = self.project.per_module(self.program.modules, "no_grad", find)
+        return tuple(name for name, _ in others(self._no_grad, module))
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """The toggles in functions of the program's other modules (ProgramFacts.grad_toggles),

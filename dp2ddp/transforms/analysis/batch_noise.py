@@ -52,6 +52,8 @@ DRAW_SHARE = "ddp_draw_share"
 WHOLE_BATCH = "ddp_whole_batch"
 #: The helper that reads a sharded loader's whole dataset in global batches.
 WHOLE_LOADER = "ddp_whole_loader"
+#: The fetcher constructor's loader of a fixed sample batch (analysis/fixed_fetch.py).
+UNSHARDED_LOADER = "ddp_unsharded_loader"
 #: Draws whose first dimension is given as a size: (size, or the positional index of a
 #: size tuple, or -1: the dimensions themselves).
 _TORCH_SIZED = frozenset({"torch.randn", "torch.rand"})

@@ -85,7 +85,7 @@ def module_generator_takers(module: str, tree: cst.Module, names: set[str]) -> d
     if not names:
         return {}
     flow = view(tree)
-    roles = _Roles(flow, _named_no_grad)
+    roles = _Roles(flow, named_no_grad)
     found: dict[str, set[Role]] = {}
     for call in flow.calls:
         func = call.func
@@ -101,7 +101,9 @@ def module_generator_takers(module: str, tree: cst.Module, names: set[str]) -> d
     return {f"{module}.{name}": _verdict(kinds).value for name, kinds in found.items()}
 
 
-def _named_no_grad(expr: cst.BaseExpression) -> bool:
+def named_no_grad(expr: cst.BaseExpression) -> bool:
+    """`no_grad()`, `inference_mode()`, `set_grad_enabled(False)` by their names (a with
+    item or a decorator; for a module read without its pass's qualified names)."""
     func = expr.func if isinstance(expr, cst.Call) else expr
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
     if name in ("no_grad", "inference_mode"):

@@ -63,6 +63,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     is_batch_noise,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
     module_picklers,
@@ -76,7 +77,6 @@ from dp2ddp.transforms.hazards.backward_program import (
 )
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
-from dp2ddp.transforms.hazards.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_pairs, pair_losses
@@ -173,8 +173,13 @@ class FlagHazards(MigrationTransform):
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
-        for call, source, made in fixed_fetches(node, self.qualified_names):
-            self.warn(call, "DP091", f"next({source}) of a {made} object, before the loop")
+        told = dict(self.state.loaders.fetchers)
+        for fetch in fixed_fetches(
+            node, self.qualified_names, told, self.state.loaders.no_grad_functions
+        ):
+            if not fetch.loaders:  # proved: fetched whole (shared_draws pass)
+                what = f"next({fetch.source}) of a {fetch.made} object, before the loop"
+                self.warn(fetch.call, "DP091", what)
         return True
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:

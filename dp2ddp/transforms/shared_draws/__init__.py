@@ -108,9 +108,16 @@ class ShareDatasetDraws(WholeReads):
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
         """Also where the module calls another module's function that only reads samples
-        (whole_reads.py), whatever it is named."""
-        return super().triggered(code, state) or any(
-            name.rpartition(".")[2] in code for name in state.facts.readers
+        (whole_reads.py), whatever it is named, or fetches from an iterator class of the
+        program (analysis/fixed_fetch.py)."""
+        return (
+            super().triggered(code, state)
+            or any(name.rpartition(".")[2] in code for name in state.facts.readers)
+            or "next(" in code
+            and (
+                "__next__" in code
+                or any(name.rpartition(".")[2] in code for name, _ in state.loaders.fetchers)
+            )
         )
 
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
@@ -150,6 +157,7 @@ class ShareDatasetDraws(WholeReads):
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
         self._find_batch_noise(node)
+        self._find_fixed_fetches(node)
         return bool(self._wrap or self._noise or self._fixed or self._scaled or self._whole)
 
     def _seeded_before(self, statement: cst.CSTNode) -> bool:

@@ -26,6 +26,7 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     GATHER_METHODS,
+    UNSHARDED_LOADER,
     WHOLE_LOADER,
     BatchSizes,
     ends_with_break,
@@ -34,6 +35,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     iterated_in,
     reads_only_samples,
 )
+from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 
 
 class WholeReads(MigrationTransform):
@@ -46,6 +48,46 @@ class WholeReads(MigrationTransform):
         #: a sharded loader read where nothing trains (a fixed batch gathered from it) ->
         #: its global batch size: read whole (ddp_whole_loader)
         self._whole: dict[cst.CSTNode, str] = {}
+        #: a constructor argument of a fetcher whose fixed sample batch is fetched whole
+        #: (class S7, analysis/fixed_fetch.py): handed the unsharded loader
+        self._unsharded: set[cst.Arg] = set()
+
+    def _find_fixed_fetches(self, module: cst.Module) -> None:
+        """A sample batch fetched once through an iterator object whose `__next__` is
+        proved to draw from the loaders its constructor is handed (class S7,
+        analysis/fixed_fetch.py): the constructor is handed the unsharded loaders
+        (ddp_unsharded_loader) and the fetch runs in `with ddp_same_random():`, so the
+        batch is the whole one DataParallel's program fetched, in rank 0's order (the
+        original's). Where not proved the hazards pass says so (DP091)."""
+        if "next(" not in module.code:
+            return
+        told = dict(self.state.loaders.fetchers)
+        for fetch in fixed_fetches(
+            module, self.qualified_names, told, self.state.loaders.no_grad_functions
+        ):
+            if not fetch.loaders:
+                continue
+            self._unsharded.update(fetch.loaders)
+            self._wrap[fetch.statement] = ""
+            loaders = ", ".join(code_of(a.value) for a in fetch.loaders)
+            self.record(
+                fetch.call,
+                f"next({fetch.source}) fetches a sample batch once from a {fetch.made} "
+                f"object, whose __next__ draws from {loaders}: fetched from the unsharded "
+                f"loader in rank 0's order, the whole batch the original fetched "
+                f"({UNSHARDED_LOADER})",
+            )
+        if self._unsharded:
+            self.state.helpers.update(
+                {"unsharded_loader", "whole_loader", "same_random", "rank0_value"}
+            )
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        if original_node not in self._unsharded:
+            return updated_node
+        return updated_node.with_changes(
+            value=call_named(UNSHARDED_LOADER, cst.Arg(updated_node.value))
+        )
 
     def _find_whole_reads(self, module: cst.Module, sizes: BatchSizes) -> None:
         """A sharded loader read where nothing trains, to gather a fixed batch (class G4,
