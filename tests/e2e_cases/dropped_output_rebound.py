@@ -2,8 +2,8 @@
 the loop (kan-bayashi/PytorchWaveNetVocoder@d071ed3's WaveNet: `output, skip = ...` per
 block, then `output = sum(skip_connections)`), so the last block's residual layer gets
 no gradient. Before: no warning, DDP failed at step 2 ("Expected to have finished
-reduction in the prior iteration"). Migrated with DP041's find_unused_parameters=True: to
-the end, the weights the original's."""
+reduction in the prior iteration"). Migrated with DP041's
+find_unused_parameters=True: to the end, the weights the original's."""
 
 import torch
 from torch import nn
