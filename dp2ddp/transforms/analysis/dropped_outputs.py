@@ -440,6 +440,7 @@ def _unread(
         for n in _own_nodes(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
+    stores = _rebindings(function, branches)
     found: list[tuple[str, tuple[int, ...], int, int, str, bool]] = []
     for node in _own_nodes(function):
         attribute: str | None = None
@@ -458,7 +459,11 @@ def _unread(
             for index, target in enumerate(targets):
                 assert isinstance(target, ast.Name)
                 if target.id != "_" and any(
-                    n == target.id and at > end and where <= taken for n, at, where in loads
+                    n == target.id
+                    and at > end
+                    and where <= taken
+                    and not _rebound(stores, n, end, at, where)
+                    for n, at, where in loads
                 ):
                     kept.append(index)
                 elif any(n == target.id for n, _at, _where in loads):
@@ -492,6 +497,48 @@ def _unread(
             )
         )
     return found
+
+
+#: A name bound by a plain assignment: (name, where the statement ends, its branches).
+_Store = tuple[str, tuple[int, int], frozenset[tuple[int, str]]]
+
+
+def _rebindings(
+    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
+    branches: Mapping[int, frozenset[tuple[int, str]]],
+) -> list[_Store]:
+    """The names `function`'s own plain assignments (`x = ...`, `a, b = ...`, `x: T = ...`)
+    bind, each at the end of its statement: its value is read before the name is bound
+    (`h = f(h)` reads the old `h`). Augmented assignments read the name: no rebinding."""
+    stores: list[_Store] = []
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Assign):
+            targets: list[ast.expr] = list(node.targets)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+        where = branches.get(id(node), frozenset())
+        for target in targets:
+            if isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                stores.extend((name, end, where) for name in _names(target))
+    return stores
+
+
+def _rebound(
+    stores: list[_Store],
+    name: str,
+    after: tuple[int, int],
+    before: tuple[int, int],
+    where: frozenset[tuple[int, str]],
+) -> bool:
+    """`name` is bound again between a call (ending at `after`) and a read (at `before`,
+    under the branches `where`) by an assignment that runs whenever the read does (under no
+    branch the read is not under): the read sees that value, not the call's. WaveNet's
+    `output, skip = self._residual(output, ...)` in the loop, then `output =
+    sum(skips)`: the last pass's residual reaches nothing."""
+    return any(n == name and after < at < before and under <= where for n, at, under in stores)
 
 
 def _branches(
