@@ -53,6 +53,7 @@ PROGRAMS = {
     "loader_sharded_passed_to_trainer": ("main.py",),
     "loader_whole_passed_to_trainer": ("main.py",),
     "figures_loader_attribute_other_module": ("train.py",),
+    "model_class_from_module_by_name": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -84,6 +85,7 @@ DIGEST_PROGRAMS = {
     "grad_toggled_one_model": "train.py",
     "loader_sharded_passed_to_trainer": "main.py",
     "loader_whole_passed_to_trainer": "main.py",
+    "model_class_from_module_by_name": "train.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they

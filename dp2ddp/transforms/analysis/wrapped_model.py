@@ -164,6 +164,9 @@ class UnusedParameters:
                     dropped = self._caller_drops(target, name)
                     if dropped:
                         return dropped
+        held = self._held_module(built, classes)
+        if held is not None:
+            return held
         if not any(classes.values()):
             return ""
         if built is not None:
@@ -185,6 +188,37 @@ class UnusedParameters:
                 return ""
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
+
+    def _held_module(
+        self, built: cst.BaseExpression | None, classes: dict[str, str]
+    ) -> str | None:
+        """`model_file.Net` where `model_file` is a variable holding a module (erfnet's
+        `model_file = importlib.import_module(args.model)`, class E1): a module named by a
+        program module (`model_file = net`) is read as `net.Net`; one imported by a name
+        known only at run time is not read at all, so its forward() may leave layers
+        without a gradient, and find_unused_parameters=True is what runs either way (for
+        one forward per backward). None: not such a class (judged as before)."""
+        if not isinstance(built, cst.Attribute) or not isinstance(built.value, cst.Name):
+            return None
+        holder = built.value.value
+        value = self._assigned_value(built, holder)
+        if isinstance(value, cst.Name):
+            names = {f"{n}.{built.attr.value}" for n in self.t.qualified_names(value)}
+            found = sorted(n for n in names if n in classes)
+            return classes[found[0]] if found else None
+        if not isinstance(value, cst.Call) or not {
+            "importlib.import_module",
+            "builtins.__import__",
+        } & set(self.t.qualified_names(value.func)):
+            return None
+        line = self.t.state.line_map(self.t._position(value)[0])
+        return (
+            f"the model's class `{self.t.code(built)}` comes from a module imported by a "
+            f"name known only at run time (`{holder} = {self.t.code(value)}`, line {line}): "
+            "its forward() was not read, so whether it leaves a layer without a gradient "
+            "is not known (DDP then fails at the next step); find_unused_parameters=True "
+            "runs either way, more slowly"
+        )
 
     def _class_names(self, built: cst.BaseExpression, classes: dict[str, str]) -> set[str]:
         """The qualified names `built` may stand for; a bare name a star import binds
