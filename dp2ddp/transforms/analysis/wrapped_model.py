@@ -189,9 +189,7 @@ class UnusedParameters:
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
 
-    def _held_module(
-        self, built: cst.BaseExpression | None, classes: dict[str, str]
-    ) -> str | None:
+    def _held_module(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str | None:
         """`model_file.Net` where `model_file` is a variable holding a module (erfnet's
         `model_file = importlib.import_module(args.model)`, class E1): a module named by a
         program module (`model_file = net`) is read as `net.Net`; one imported by a name
