@@ -18,7 +18,12 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
-from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+from dp2ddp.transforms.analysis.partial_forward import (
+    BACKWARD_INSIDE,
+    module_classes,
+    partial_models,
+)
+from dp2ddp.transforms.analysis.repeated_forwards import forwards_before_backward
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
@@ -42,6 +47,9 @@ class UnusedParameters:
         self._toggles: tuple[GradToggle, ...] | None = None
         #: Toggles proved not to reach a wrap, once (see _untouched).
         self._spared: frozenset[tuple[int, str]] | None = None
+        #: What the last why() asked for: the DDP keyword set True and the warning's code
+        #: (static_graph and DP096 for a model called several times before one backward).
+        self.flag, self.code = "find_unused_parameters", "DP041"
 
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
@@ -71,9 +79,34 @@ class UnusedParameters:
         program calls the wrapped model (`target`, as spelled) and drops an output that
         only those layers feed (`out, stop = model(x)`, `stop` never read).
         """
+        self.flag, self.code = "find_unused_parameters", "DP041"
         if module is None:
             return ""
-        return self._class_why(module, target) or self._toggled(module)
+        why = self._class_why(module, target)
+        if not why:
+            return self._toggled(module)
+        if BACKWARD_INSIDE in why:
+            self.code = "DP097"
+            return (
+                f"{why}: DDP averages the gradients of a backward that runs after forward() "
+                "returns, none runs this right: with find_unused_parameters=True it raises "
+                '"marked as ready twice", without it "initialize_buckets must NOT be called '
+                "during autograd execution\", and static_graph=True runs with each rank's own "
+                "gradients; return the loss from forward() and call backward() after the call"
+            )
+        lines = forwards_before_backward(self._ast(), target) if target else ()
+        if not lines:
+            return why
+        self.flag, self.code = "static_graph", "DP096"
+        where = ", ".join(str(self.t.state.line_map(line)) for line in lines)
+        return (
+            f"`{target}` runs {len(lines)} forwards before one backward (lines {where}) and "
+            f"{why}: with find_unused_parameters=True DDP marks ready, at the last call, the "
+            "parameters that call does not reach, and again when the backward reaches them "
+            'through an earlier call (RuntimeError "marked as ready twice"); '
+            "static_graph=True averages each once, while every step uses the same "
+            "parameters (DDP raises at a step whose use differs)"
+        )
 
     def _toggled(self, module: cst.BaseExpression) -> str:
         """A statement of the program that may switch gradients off after the wrap (see
