@@ -72,6 +72,7 @@ from dp2ddp.transforms.analysis.grad_paths import (
     training_side,
 )
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
 #: forward() reaching its children by name: which of them it uses is not known.
 _BY_NAME = frozenset({"getattr", "vars", "setattr"})
@@ -240,7 +241,8 @@ def _class_facts(
     # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
     handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
-    known = (*_backward_inside(cls.name, reached, path), *known)
+    inside = backward_inside(reached)
+    known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
@@ -298,30 +300,6 @@ def _class_facts(
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
-
-
-#: What the reason of a class that back-propagates in its own forward() says (DP097).
-BACKWARD_INSIDE = "inside forward(), before DDP can average it"
-
-
-def _backward_inside(
-    name: str, reached: tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...], path: str
-) -> tuple[tuple[PartialUse, str], ...]:
-    """FUNIT's FUNITModel: forward() (or a method it calls on self) computes the losses
-    and calls `loss.backward()` itself. DDP averages the gradients of a backward that
-    runs after forward() returns, so no DDP setting runs this right (DP097); the first
-    such call, as a partial use that names it (it wins over the others)."""
-    for function in reached:
-        for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "backward"
-            ):
-                text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
-                how = f"calls `{text}` {BACKWARD_INSIDE}"
-                return ((PartialUse(name, "", how, node.lineno, path), ""),)
-    return ()
 
 
 def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:

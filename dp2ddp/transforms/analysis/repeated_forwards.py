@@ -87,3 +87,28 @@ def _grad_off(expr: ast.expr) -> bool:
         and isinstance(expr.args[0], ast.Constant)
         and expr.args[0].value is False
     )
+
+
+#: What the reason of a class that back-propagates in its own forward() says (DP097).
+BACKWARD_INSIDE = "inside forward(), before DDP can average it"
+
+
+def backward_inside(
+    reached: tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...],
+) -> tuple[tuple[str, int], ...]:
+    """FUNIT's FUNITModel: forward() (or a method it calls on self) computes the losses
+    and calls `loss.backward()` itself. DDP averages the gradients of a backward that
+    runs after forward() returns, so no DDP setting runs this right (DP097); the first
+    such call: (how, line), a partial use of analysis/partial_forward.py that names it
+    (it wins over the others)."""
+    for function in reached:
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "backward"
+            ):
+                text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
+                how = f"calls `{text}` {BACKWARD_INSIDE}"
+                return ((how, node.lineno),)
+    return ()

@@ -18,12 +18,11 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
-from dp2ddp.transforms.analysis.partial_forward import (
+from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+from dp2ddp.transforms.analysis.repeated_forwards import (
     BACKWARD_INSIDE,
-    module_classes,
-    partial_models,
+    forwards_before_backward,
 )
-from dp2ddp.transforms.analysis.repeated_forwards import forwards_before_backward
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
