@@ -1,8 +1,9 @@
-"""Validation round stop 32, class L5 (taesungp/contrastive-unpaired-translation@b3ac297):
-a generator called three times before one backward (a translation pass, then two
-encode-only passes for a feature loss) leaves its decoder unused in the last calls.
-Before: DP041 and find_unused_parameters=True, "marked as ready twice" at the first
-backward on both ranks. Now DP096 and static_graph=True: the original's weights."""
+"""Validation round stop 32, class L5 (CUT,
+taesungp/contrastive-unpaired-translation@b3ac297): a generator called three times
+before one backward (a translation pass, then two encode-only passes for a feature
+loss) leaves its decoder unused in the last calls. Before: DP041 and
+find_unused_parameters=True, "marked as ready twice" at the first backward on both
+ranks. Now DP096 and static_graph=True: the original's weights."""
 
 import torch
 from torch import nn
@@ -35,6 +36,6 @@ for _epoch in range(2):
         opt.zero_grad()
         loss.backward()
         opt.step()
-    codes = net(x, encode_only=True)  # an evaluation after the step: no backward follows
+    codes = net(x, encode_only=True)  # after the last backward: not counted
 E2E_DIGEST = [round(float(p.detach().sum()), 5) for p in net.parameters()]
 print("final", E2E_DIGEST)

@@ -1,7 +1,8 @@
-"""Validation round stop 32, class E1 (Eromera/erfnet_pytorch@d4a46fa): the model's class
-comes from a module imported by a name given at run time, and its forward() leaves the
-decoder unused when only the encoder is trained. Before: no DP041, "Expected to have
-finished reduction" at step 2 on both ranks. Now find_unused_parameters=True, said."""
+"""Validation round stop 32, class E1 (Eromera/erfnet_pytorch@d4a46fa): the model's
+class comes from a module imported by a name given at run time, and its forward()
+leaves the decoder unused when only the encoder is trained. Before: no DP041,
+"Expected to have finished reduction" at step 2 on both ranks. Now
+find_unused_parameters=True, said (DP041)."""
 
 import importlib
 import sys
