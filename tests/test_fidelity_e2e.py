@@ -53,6 +53,7 @@ PROGRAMS = {
     "loader_sharded_passed_to_trainer": ("main.py",),
     "loader_whole_passed_to_trainer": ("main.py",),
     "figures_loader_attribute_other_module": ("train.py",),
+    "model_class_from_module_by_name": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -84,6 +85,7 @@ DIGEST_PROGRAMS = {
     "grad_toggled_one_model": "train.py",
     "loader_sharded_passed_to_trainer": "main.py",
     "loader_whole_passed_to_trainer": "main.py",
+    "model_class_from_module_by_name": "train.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
@@ -336,6 +338,10 @@ FRESH5_F = ("handed_in_teacher", "eval_only_return")
 #: given to `model.forward(x)` (chaitjo/graph-convnet-tsp@8976ffd's shape; before: every
 #: rank trained on all of each batch, silently). It prints the rows of every step.
 FRESH5_J = ("next_in_try_forward",)
+#: Validation round stop 32 (stop 33, helper l): L5, a generator called three times before one
+#: backward, its decoder unused in the last calls (before: DP041's find_unused_parameters=True,
+#: "marked as ready twice" at the first backward on both ranks; now DP096, static_graph=True).
+STOP33_L = ("forwards_before_backward",)
 
 
 @pytest.fixture(scope="module")
@@ -363,6 +369,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_I,
         *FRESH5_F,
         *FRESH5_J,
+        *STOP33_L,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -444,6 +451,8 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "DP041" not in codes["eval_only_return"], codes["eval_only_return"]
     assert "find_unused_parameters" not in scripts["eval_only_return"].read_text()
     assert "DP041" in codes["unused_parameters"]
+    assert "DP096" in codes["forwards_before_backward"], codes["forwards_before_backward"]
+    assert "static_graph=True" in scripts["forwards_before_backward"].read_text()
     assert "find_unused_parameters=True" in scripts["unused_parameters"].read_text()
     assert not {"DP041"} & (codes["cuda_guard"] | codes["gradient_penalty"])
     assert "DP041" not in codes["layers_in_containers"], codes["layers_in_containers"]
@@ -517,7 +526,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", FRESH5)
+@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L))
 def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:

@@ -434,4 +434,33 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP092`.",
     ),
+    "DP096": (
+        "a model called several times before one backward: static_graph=True",
+        "The wrapped model may leave some parameters without a gradient (as DP041 says) and "
+        "the program calls it two or more times, with gradients on, before one backward "
+        "(a translation pass and encode-only passes for a feature loss). "
+        "find_unused_parameters=True makes DDP mark ready, when a call returns, the "
+        "parameters its output does not reach: a layer an earlier call used is then marked "
+        'at the last call and again in the backward, and DDP raises "Expected to mark a '
+        'variable ready only once" at the first backward; without it DDP waits for '
+        "parameters a step leaves unused. dp2ddp passes static_graph=True: DDP records the "
+        "first step's use and averages each gradient once; it raises at a step whose "
+        "parameters differ from the first step's (a use that changes from step to step). "
+        "Marked in the migrated file: `--check` fails until it is resolved or silenced "
+        "with `# noqa: DP096`.",
+    ),
+    "DP097": (
+        "the wrapped model calls backward() inside its own forward()",
+        "The model's forward() (or a method it calls) computes its losses and back-propagates "
+        "them itself (`loss.backward()`), returning the losses. DataParallel ran that "
+        "backward through its replicas; DDP averages gradients in a backward that runs "
+        "after forward() returns, and none of its settings runs this one right: with "
+        'find_unused_parameters=True DDP raises "marked as ready twice", without it '
+        '"initialize_buckets must NOT be called during autograd execution", and with '
+        "static_graph=True it runs, each rank stepping on its own gradients (silently; "
+        "measured under torchrun x2, torch 2.13). dp2ddp keeps find_unused_parameters=True "
+        "(it fails at the first step). Return the loss from forward() and call backward() "
+        "after the call. Marked in the migrated file: `--check` fails until it is resolved "
+        "or silenced with `# noqa: DP097`.",
+    ),
 }

@@ -77,6 +77,8 @@ MARKED = frozenset(
         "DP090",
         "DP091",
         "DP092",
+        "DP096",
+        "DP097",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -193,8 +193,8 @@ class WrapModelInDDP(MigrationTransform):
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
         partial_use = self._unused.why(original_module, target)
         if partial_use:
-            keywords.append(("find_unused_parameters", cst.Name("True")))
-            self.warn(original, "DP041", partial_use)
+            keywords.append((self._unused.flag, cst.Name("True")))
+            self.warn(original, self._unused.code, partial_use)
         return cst.Call(
             func=cst.Name(DDP_CLASS),
             args=[

@@ -74,6 +74,7 @@ from dp2ddp.transforms.analysis.grad_paths import (
     training_side,
 )
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
 #: forward() reaching its children by name: which of them it uses is not known.
 _BY_NAME = frozenset({"getattr", "vars", "setattr"})
@@ -248,6 +249,8 @@ def _class_facts(
     # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
     handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
+    inside = backward_inside(reached)
+    known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
@@ -301,6 +304,7 @@ def _class_facts(
     late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     partial += known
+    partial.sort(key=lambda use: BACKWARD_INSIDE not in use[0].how)  # named first (DP097)
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )

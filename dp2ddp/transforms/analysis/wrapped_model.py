@@ -20,6 +20,10 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 )
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+from dp2ddp.transforms.analysis.repeated_forwards import (
+    BACKWARD_INSIDE,
+    forwards_before_backward,
+)
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
@@ -43,6 +47,9 @@ class UnusedParameters:
         self._toggles: tuple[GradToggle, ...] | None = None
         #: Toggles proved not to reach a wrap, once (see _untouched).
         self._spared: frozenset[tuple[int, str]] | None = None
+        #: What the last why() asked for: the DDP keyword set True and the warning's code
+        #: (static_graph and DP096 for a model called several times before one backward).
+        self.flag, self.code = "find_unused_parameters", "DP041"
 
     def _model_classes(self) -> dict[str, str]:
         """The program's nn.Module classes (facts), or this file's own for a single file:
@@ -72,9 +79,34 @@ class UnusedParameters:
         program calls the wrapped model (`target`, as spelled) and drops an output that
         only those layers feed (`out, stop = model(x)`, `stop` never read).
         """
+        self.flag, self.code = "find_unused_parameters", "DP041"
         if module is None:
             return ""
-        return self._class_why(module, target) or self._toggled(module)
+        why = self._class_why(module, target)
+        if not why:
+            return self._toggled(module)
+        if BACKWARD_INSIDE in why:
+            self.code = "DP097"
+            return (
+                f"{why}: DDP averages the gradients of a backward that runs after forward() "
+                "returns, none runs this right: with find_unused_parameters=True it raises "
+                '"marked as ready twice", without it "initialize_buckets must NOT be called '
+                "during autograd execution\", and static_graph=True runs with each rank's own "
+                "gradients; return the loss from forward() and call backward() after the call"
+            )
+        lines = forwards_before_backward(self._ast(), target) if target else ()
+        if not lines:
+            return why
+        self.flag, self.code = "static_graph", "DP096"
+        where = ", ".join(str(self.t.state.line_map(line)) for line in lines)
+        return (
+            f"`{target}` runs {len(lines)} forwards before one backward (lines {where}) and "
+            f"{why}: with find_unused_parameters=True DDP marks ready, at the last call, the "
+            "parameters that call does not reach, and again when the backward reaches them "
+            'through an earlier call (RuntimeError "marked as ready twice"); '
+            "static_graph=True averages each once, while every step uses the same "
+            "parameters (DDP raises at a step whose use differs)"
+        )
 
     def _toggled(self, module: cst.BaseExpression) -> str:
         """A statement of the program that may switch gradients off after the wrap (see
@@ -165,6 +197,9 @@ class UnusedParameters:
                     dropped = self._caller_drops(target, name)
                     if dropped:
                         return dropped
+        held = self._held_module(built, classes)
+        if held is not None:
+            return held
         if not any(classes.values()):
             return ""
         if built is not None:
@@ -186,6 +221,35 @@ class UnusedParameters:
                 return ""
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
+
+    def _held_module(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str | None:
+        """`model_file.Net` where `model_file` is a variable holding a module (erfnet's
+        `model_file = importlib.import_module(args.model)`, class E1): a module named by a
+        program module (`model_file = net`) is read as `net.Net`; one imported by a name
+        known only at run time is not read at all, so its forward() may leave layers
+        without a gradient, and find_unused_parameters=True is what runs either way (for
+        one forward per backward). None: not such a class (judged as before)."""
+        if not isinstance(built, cst.Attribute) or not isinstance(built.value, cst.Name):
+            return None
+        holder = built.value.value
+        value = self._assigned_value(built, holder)
+        if isinstance(value, cst.Name):
+            names = {f"{n}.{built.attr.value}" for n in self.t.qualified_names(value)}
+            found = sorted(n for n in names if n in classes)
+            return classes[found[0]] if found else None
+        if not isinstance(value, cst.Call) or not {
+            "importlib.import_module",
+            "builtins.__import__",
+        } & set(self.t.qualified_names(value.func)):
+            return None
+        line = self.t.state.line_map(self.t._position(value)[0])
+        return (
+            f"the model's class `{self.t.code(built)}` comes from a module imported by a "
+            f"name known only at run time (`{holder} = {self.t.code(value)}`, line {line}): "
+            "its forward() was not read, so whether it leaves a layer without a gradient "
+            "is not known (DDP then fails at the next step); find_unused_parameters=True "
+            "runs either way, more slowly"
+        )
 
     def _class_names(self, built: cst.BaseExpression, classes: dict[str, str]) -> set[str]:
         """The qualified names `built` may stand for; a bare name a star import binds

@@ -1,0 +1,114 @@
+"""Calls of a wrapped model that run several times before one backward (DP096, with DP041).
+
+DDP with `find_unused_parameters=True` looks, when a forward returns, for the parameters
+its output does not reach and marks them ready at once. A model called several times
+before one backward (CUT's generator: a translation pass, then two encode-only passes for
+a feature loss) has those marks made at its last call: a layer an earlier call used but
+the last does not reach is marked ready there and again when the backward reaches it
+("Expected to mark a variable ready only once", the first backward, on every rank).
+Without the flag DDP waits for every parameter, which a step that leaves one unused
+never gives; `static_graph=True` records the first step's use and replays it, which
+runs both shapes and raises (loudly) at a step whose use differs (measured under torchrun
+x2, torch 2.13: docs/real-world.md, stop 33).
+
+What is read, with `ast`, in each function and at module level: the calls of the wrapped
+model as the program spells it (`net(x)`, `self.netG(x)`, also `.forward(x)`) with
+gradients on (not inside `with torch.no_grad()` / `torch.inference_mode()`), and the
+`backward()` calls between them, in source order. Two or more such calls with no
+backward between them are "several forwards before one backward", whether the backward
+follows in the same function or, in a function with no backward of its own, after it
+returns (CUT calls its generator twice in `calculate_NCE_loss` and back-propagates in
+`optimize_parameters`). Calls after a function's last backward are not counted (an
+evaluation after training). A call repeated by a
+loop, with the backward after the loop (gradient accumulation), is not read here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_NO_GRAD = frozenset({"no_grad", "inference_mode"})
+
+
+def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
+    """Lines of the first run of two or more gradient-enabled calls of `target` (as
+    spelled) with no backward() between them; () when no function has one."""
+    scopes: list[ast.AST] = [tree]
+    scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for scope in scopes:
+        events: list[tuple[int, int, bool]] = []  # (line, column, is the model's call)
+        _collect(scope, target, events, top=True)
+        run: list[int] = []
+        for line, _col, is_call in sorted(events):
+            if not is_call:
+                if len(run) > 1:
+                    return tuple(run)
+                run = []
+            else:
+                run.append(line)
+        backward = any(not is_call for _line, _col, is_call in events)
+        if len(run) > 1 and scope is not tree and not backward:
+            return tuple(run)  # the backward runs after this function returns
+    return ()
+
+
+def _collect(node: ast.AST, target: str, events: list[tuple[int, int, bool]], top: bool) -> None:
+    """The calls of `target` and of backward() under `node`, not in nested scopes nor in a
+    block with gradients off."""
+    if not top and isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    ):
+        return
+    if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+        _grad_off(item.context_expr) for item in node.items
+    ):
+        return
+    if isinstance(node, ast.Call):
+        spelled = ast.unparse(node.func)
+        if spelled in (target, f"{target}.forward"):
+            events.append((node.lineno, node.col_offset, True))
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+            events.append((node.lineno, node.col_offset, False))
+    for child in ast.iter_child_nodes(node):
+        _collect(child, target, events, top=False)
+
+
+def _grad_off(expr: ast.expr) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`."""
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name in _NO_GRAD:
+        return True
+    return (
+        name == "set_grad_enabled"
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Constant)
+        and expr.args[0].value is False
+    )
+
+
+#: What the reason of a class that back-propagates in its own forward() says (DP097).
+BACKWARD_INSIDE = "inside forward(), before DDP can average it"
+
+
+def backward_inside(
+    reached: tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...],
+) -> tuple[tuple[str, int], ...]:
+    """FUNIT's FUNITModel: forward() (or a method it calls on self) computes the losses
+    and calls `loss.backward()` itself. DDP averages the gradients of a backward that
+    runs after forward() returns, so no DDP setting runs this right (DP097); the first
+    such call: (how, line), a partial use of analysis/partial_forward.py that names it
+    (it wins over the others)."""
+    for function in reached:
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "backward"
+            ):
+                text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
+                how = f"calls `{text}` {BACKWARD_INSIDE}"
+                return ((how, node.lineno),)
+    return ()
