@@ -113,7 +113,7 @@ from dp2ddp.transforms.data.decisions import (
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.handoffs import loader_handoffs
-from dp2ddp.transforms.data.loop_takers import next_loaders, package_call, runs_module
+from dp2ddp.transforms.data.loop_takers import package_call, register_next_loops, runs_module
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -180,10 +180,7 @@ class ShardDataLoaders(LoaderEvaluation):
                     for call in self._read_through(expr, found):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
-        for taker in (n for n in nodes if isinstance(n, cst.While)):
-            for call in next_loaders(self, taker, loaders):
-                if not any(seen is taker for seen in loaders[call].next_loops):
-                    loaders[call].next_loops.append(taker)
+        register_next_loops(self, nodes, loaders)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():

@@ -265,7 +265,10 @@ class LoaderEvaluation(LoopCounters):
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             objects |= folded
-            guard = self._guard_on_only(loader, loop) if isinstance(loop, cst.For) else None
+            over = not any(loop is n for n in loader.next_loops)
+            guard = (
+                self._guard_on_only(loader, loop) if isinstance(loop, cst.For) and over else None
+            )
             if guard is not None:
                 # One epoch function for both passes (class E1): this loader comes in with
                 # the training flag on, so what only the evaluation branch feeds or shows

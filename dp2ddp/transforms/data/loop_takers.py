@@ -22,12 +22,32 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data.plan import Loader
 
 
+def register_next_loops(
+    t: ShardDataLoaders, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]
+) -> None:
+    """Each loader's `next_loops`: the `while` loops, and the `for` loops not over a loader,
+    that take its batches with `next(it)` (next_loaders)."""
+    over_loaders = {id(loop) for found in loaders.values() for loop, _, _ in found.loops}
+    for taker in nodes:
+        if not (
+            isinstance(taker, cst.While)
+            or isinstance(taker, cst.For)
+            and id(taker) not in over_loaders
+        ):
+            continue
+        for call in next_loaders(t, taker, loaders):
+            if not any(seen is taker for seen in loaders[call].next_loops):
+                loaders[call].next_loops.append(taker)
+
+
 def next_loaders(
-    t: ShardDataLoaders, loop: cst.While, loaders: dict[cst.Call, Loader]
+    t: ShardDataLoaders, loop: cst.While | cst.For, loaders: dict[cst.Call, Loader]
 ) -> set[cst.Call]:
     """The loaders whose batches `loop` takes with `next(it)`, `it` bound only to
     `iter(loader)` (`while True: try: x, y = next(it) except StopIteration: it =
-    iter(dl)`): the loop consumes their batches as a `for` over them does (class H2)."""
+    iter(dl)`): the loop consumes their batches as a `for` over them does (class H2). Also
+    a `for` loop over something else, `for i in range(n):` (class D1, stop 33:
+    deeplab-pytorch's iterations, each taking ITER_SIZE batches so)."""
     found: set[cst.Call] = set()
     for node in walk(loop.body, skip_scopes=True):
         if not (
@@ -69,10 +89,10 @@ def runs_module(t: ShardDataLoaders, call: cst.Call) -> bool:
 
 
 def batch_names(loop: cst.For | cst.While) -> set[str]:
-    """A `for` loop's target; in a `while` loop, what it binds from `next(it)`."""
-    if isinstance(loop, cst.For):
-        return {n.value for n in variables_under(loop.target)}
-    return {
+    """A `for` loop's target; what the loop binds from `next(it)` (a `while` loop's
+    batches, or a `for` loop's over `range` that takes them so)."""
+    target = variables_under(loop.target) if isinstance(loop, cst.For) else []
+    return {n.value for n in target} | {
         n.value
         for node in walk(loop.body, skip_scopes=True)
         if isinstance(node, cst.Assign)

@@ -55,9 +55,11 @@ class Loader:
     #: on (set_epoch and evaluation sums need the loader's own spelling), but their running
     #: figures are this rank's share all the same (DP030).
     read_loops: list[cst.For] = field(default_factory=list)
-    #: `while` loops taking its batches with `next(it)` of an `iter(loader)`: their
-    #: running figures are this rank's share as a `for` loop's (DP030).
-    next_loops: list[cst.While] = field(default_factory=list)
+    #: `while` loops taking its batches with `next(it)` of an `iter(loader)`, and `for`
+    #: loops over something else doing so (`for i in range(n):` ... `next(it)`, the
+    #: iterator re-made on StopIteration: deeplab-pytorch): their running figures are
+    #: this rank's share as a `for` loop's over the loader (DP030).
+    next_loops: list[cst.While | cst.For] = field(default_factory=list)
 
     @property
     def name(self) -> str:

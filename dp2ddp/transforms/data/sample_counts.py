@@ -196,10 +196,11 @@ def loop_sample_counts(
 def summed_counts(data: ShardDataLoaders, loader: Loader, loop: cst.For | cst.While) -> set[str]:
     """Counts of `loop`'s batch sizes the pass makes global (`seen += ddp_global_count(n)`):
     shown, they are the original's, so no DP030 for them (asked while the loader is planned,
-    after its shard edit is registered). None in a `while` loop taking `next()` batches: the
-    proof is made for `for` loops over the loader."""
+    after its shard edit is registered). None in a loop taking `next()` batches: the proof
+    is made for `for` loops over the loader."""
     if (
         not isinstance(loop, cst.For)
+        or any(loop is taker for taker in loader.next_loops)
         or data.state.options.per_process_batch
         or loader.call not in (set(data._edits) | set(data._shards))
     ):

@@ -101,7 +101,7 @@ class CountMeans:
     def enter_module(self, node: cst.Module) -> None:
         text = self.t.state.text
         self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
-        self._active = self._active or "mean(" in text  # masked_means.py
+        self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
         self._module = node
         self._uniform = None
         if self._active:
@@ -314,8 +314,11 @@ class CountMeans:
         while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
             if isinstance(parent, cst.BinaryOperation):
                 if isinstance(parent.operator, (cst.Multiply, cst.Divide)):
+                    # a constant weight on either side of a product (`0.5 * loss`); a
+                    # division only by a constant
                     other = parent.right if parent.left is child else parent.left
-                    if parent.right is child or not _constant(other):
+                    divided = isinstance(parent.operator, cst.Divide) and parent.right is child
+                    if divided or not _constant(other):
                         return False
                 elif not isinstance(parent.operator, (cst.Add, cst.Subtract)):
                     return False
@@ -357,9 +360,12 @@ class CountMeans:
         args = [a.value for a in node.args if a.keyword is None]
         if method in _COUNTING and _no_dims(node):
             assert isinstance(node.func, cst.Attribute)
-            return self._mask(node.func.value, assigned, depth + 1)
+            receiver = node.func.value
+            return self._mask(receiver, assigned, depth + 1) or self._partial(receiver, assigned, 0)
         if names & {"torch.sum", "torch.count_nonzero"}:
-            return len(node.args) == 1 and self._mask(args[0], assigned, depth + 1)
+            return len(node.args) == 1 and (
+                self._mask(args[0], assigned, depth + 1) or self._partial(args[0], assigned, 0)
+            )
         if method in _COUNT_KEEPS:
             assert isinstance(node.func, cst.Attribute)
             return self._count(node.func.value, assigned, depth + 1)
@@ -369,6 +375,27 @@ class CountMeans:
             return any(_number(a) for a in args) and any(
                 self._count(a, assigned, depth + 1) for a in args
             )
+        return False
+
+    def _partial(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        """`node` counts a mask along some dims (`m.long().sum(1, keepdim=True)`: the positive
+        anchors per image of Retinaface's MultiBoxLoss, biubug6/Pytorch_Retinaface@b984b4b):
+        its total is the mask's total count. Through names, `.data` and casts (its own depth:
+        it never calls _count)."""
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._partial(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            return self._partial(node.value, assigned, depth + 1)
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return False
+        method = _method(node)
+        if method in _COUNTING:
+            return self._mask(node.func.value, assigned, 0)
+        if method in _COUNT_KEEPS:
+            return self._partial(node.func.value, assigned, depth + 1)
         return False
 
     def _mask(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:

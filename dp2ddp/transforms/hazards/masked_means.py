@@ -16,6 +16,12 @@ selection: `x[m]` with `m` a boolean mask (count_means' proof of a mask), `x[i]`
 from `nonzero()` or one-argument `torch.where`, `x.masked_select(m)` or
 `torch.masked_select(x, m)`. A mean that reaches what a scope that may train returns or
 backpropagates (count_means decides that and calls `masked_selection`).
+
+Also a loss FUNCTION that averages (JiaRenChang/PSMNet@87ac909: `F.smooth_l1_loss(out[mask],
+gt[mask], size_average=True)`, mask = gt < maxdisp): `torch.nn.functional.<loss>` whose
+reduction is the mean (no `reduction=`, `reduction='mean'`, no `size_average=False` or
+`reduce=False`) with its input or target such a selection: the same mean over a count the
+data decides.
 """
 
 from __future__ import annotations
@@ -37,12 +43,23 @@ _ELEMENTWISE = frozenset(
 )
 _TORCH_ELEMENTWISE = frozenset(f"torch.{name}" for name in ("abs", "pow", "square", "sqrt"))
 _INDICES = frozenset({"nonzero", "argwhere"})
+#: Loss functions of torch.nn.functional whose default reduction is the mean over elements.
+_MEAN_LOSSES = frozenset(
+    f"torch.nn.functional.{name}"
+    for name in (
+        "l1_loss mse_loss smooth_l1_loss huber_loss binary_cross_entropy "
+        "binary_cross_entropy_with_logits cross_entropy nll_loss soft_margin_loss "
+        "gaussian_nll_loss poisson_nll_loss"
+    ).split()
+)
 
 
 def masked_selection(
     call: cst.Call, assigned: _Assigned, is_mask: _IsMask, names: _Names
 ) -> str | None:
     """The code of the selection `call` (a mean with no dims) averages over, or None."""
+    if names(call.func) & _MEAN_LOSSES:
+        return _loss_selection(call, assigned, is_mask, names)
     if names(call.func) & {"torch.mean"}:
         if len(call.args) != 1 or call.args[0].keyword is not None:
             return None
@@ -52,6 +69,36 @@ def masked_selection(
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "mean":
         return _selected(call.func.value, assigned, is_mask, names, set())
     return None
+
+
+def _loss_selection(
+    call: cst.Call, assigned: _Assigned, is_mask: _IsMask, names: _Names
+) -> str | None:
+    """A loss function averaging over elements (its reduction the mean) whose input or
+    target is a masked selection: the selection's code, or None."""
+    operands: list[cst.BaseExpression] = []
+    for position, arg in enumerate(call.args):
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword is None and position < 2 or keyword in ("input", "target"):
+            operands.append(arg.value)
+        elif keyword == "reduction" and not _literal(arg.value, "mean"):
+            return None
+        elif keyword in ("size_average", "reduce") and not _literal(arg.value, True, None):
+            return None
+    for operand in operands:
+        found = _selected(operand, assigned, is_mask, names, set())
+        if found is not None:
+            return found
+    return None
+
+
+def _literal(node: cst.BaseExpression, *values: object) -> bool:
+    """`node` is a literal among `values` (a string, True/False/None)."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value in values
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value] in values
+    return False
 
 
 def _selected(
