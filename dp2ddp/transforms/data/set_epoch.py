@@ -108,13 +108,13 @@ class LoaderSetEpoch(LoaderBatchSize):
         ):
             return None
         target = self.code(loop.target)
-        if "epoch" not in target.lower() and self._repeated(loop):
-            # `for epoch: for aug in range(n): for x in loader`: `aug` starts again at 0 in
-            # each epoch, so set_epoch(aug) would draw the same permutation every epoch
-            return f"`{target}` restarts in each pass of the loop around it: no epoch number"
         epoch = self._epoch_variable(loop)
         if epoch is None:
             return f"`{target}` is not an epoch number"
+        if "epoch" not in epoch.lower() and self._repeated(loop):
+            # `for epoch: for aug in range(n): for x in loader`: `aug` starts again at 0 in
+            # each epoch, so set_epoch(aug) would draw the same permutation every epoch
+            return f"`{target}` restarts in each pass of the loop around it: no epoch number"
         sampler = cst.Attribute(value=bare(receiver.deep_clone()), attr=cst.Name("sampler"))
         call = cst.SimpleStatementLine(
             body=[
