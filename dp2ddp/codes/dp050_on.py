@@ -285,6 +285,18 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the sample loader without the DistributedSampler yourself, or, if it trains, "
         "silence the warning with `# noqa: DP074`.",
     ),
+    "DP075": (
+        "optimizer step taken on a rank-local value",
+        "`optimizer.step()` runs under a condition computed from this rank's own batches "
+        "(`if loss.item() < skip_threshold * last_loss:`, a rule that skips unstable "
+        "batches). DataParallel decided once, on the whole batch's figure; under DDP each "
+        "rank decides on its own shard's, so some ranks step and others do not, and from "
+        "then on the ranks hold different weights (DDP averages gradients, it never "
+        "re-syncs weights), silently. Decide on a figure that is the same on every rank: "
+        "sum the loss (and the batch size) over the ranks with "
+        "torch.distributed.all_reduce before comparing; then silence the warning with "
+        "`# noqa: DP075`.",
+    ),
     "DP076": (
         "the program may reach project code dp2ddp does not migrate",
         "The program's modules change sys.path, and dp2ddp cannot show which files its "

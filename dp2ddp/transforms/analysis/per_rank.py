@@ -36,12 +36,15 @@ def _agreed(expr: cst.BaseExpression | None) -> bool:
 
 
 def computed_per_rank(
-    u: RankUniformity, test: cst.BaseExpression, loop: cst.For | cst.While
+    u: RankUniformity,
+    test: cst.BaseExpression,
+    loop: cst.For | cst.While | cst.FunctionDef,
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
     Values from before the loop and counters (`step += args.batch`) do not count: this
-    is for a warning about leaving the loop, and a loss is the usual culprit."""
+    is for a warning about leaving the loop, and a loss is the usual culprit. `loop` may be
+    a function (DP075: a `train_step()` that backpropagates, then decides on its loss)."""
     return _loop_local(u, test, loop, set(), partial(_read_per_process, u))
 
 
@@ -57,7 +60,7 @@ def from_own_batches(
 def _loop_local(
     u: RankUniformity,
     expr: cst.BaseExpression,
-    loop: cst.For | cst.While,
+    loop: cst.For | cst.While | cst.FunctionDef,
     seen: set[str],
     direct: Callable[[cst.BaseExpression], bool],
 ) -> bool:

@@ -1,7 +1,8 @@
 """set_epoch(epoch) placed in the epoch loop around the loop over a shuffled loader.
 
 Where no such place is found (no loop around the loop over the loader, a `while` loop, the
-loader reached under another name, a loop variable that is no epoch number...), the loader's
+loader reached under another name, a loop variable that is no epoch number, a counter that
+restarts because another loop repeats its loop...), the loader's
 sampler becomes DdpDistributedSampler(..., advance_epoch=True), which advances its epoch on
 each pass by itself (DP011 says so, for review).
 """
@@ -106,9 +107,14 @@ class LoaderSetEpoch(LoaderBatchSize):
             for n in walk(loop.body)
         ):
             return None
+        target = self.code(loop.target)
         epoch = self._epoch_variable(loop)
         if epoch is None:
-            return f"`{self.code(loop.target)}` is not an epoch number"
+            return f"`{target}` is not an epoch number"
+        if "epoch" not in epoch.lower() and self._repeated(loop):
+            # `for epoch: for aug in range(n): for x in loader`: `aug` starts again at 0 in
+            # each epoch, so set_epoch(aug) would draw the same permutation every epoch
+            return f"`{target}` restarts in each pass of the loop around it: no epoch number"
         sampler = cst.Attribute(value=bare(receiver.deep_clone()), attr=cst.Name("sampler"))
         call = cst.SimpleStatementLine(
             body=[
@@ -131,6 +137,14 @@ class LoaderSetEpoch(LoaderBatchSize):
             self._top.setdefault(loop, []).append(call)
         self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")
         return None
+
+    def _repeated(self, loop: cst.For) -> bool:
+        """Another loop runs `loop` again (around it in its function, or around a call of
+        its function): its counter then numbers the passes of one round only."""
+        return any(
+            isinstance(around, (cst.For, cst.While))
+            for around, _ in self._loops_around(loop, None, (), 0)
+        )
 
     def _epoch_variable(self, loop: cst.For) -> str | None:
         target = loop.target

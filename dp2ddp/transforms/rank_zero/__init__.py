@@ -26,7 +26,8 @@ block). Each rule's module says what it does and why:
 - wandb_runs.py: wandb runs disabled off rank 0;
 - tqdm_bars.py: progress bars drawn by rank 0;
 - map_location.py: torch.load onto this process's DEVICE (DP019);
-- loop_exits.py: DP032, a training loop left on a rank-local condition;
+- loop_exits.py: DP032, a training loop left on a rank-local condition; DP075, an
+  optimizer step taken on one;
 - quiet_logging.py: log records below WARNING dropped off rank 0 by ddp_setup().
 
 The call rules are asked in that order (run_dir first: its clock reads are known by node);
@@ -123,6 +124,9 @@ class RankZeroOnly(MigrationTransform):
 
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.loop_exits.visit_call(node)
 
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:

@@ -1,18 +1,80 @@
 """DP032: a training loop left on a condition that may differ between ranks (a rank's own
 loss, a clock read): that rank leaves while the others wait in the next gradient
-all-reduce."""
+all-reduce. DP075: the optimizer step taken on such a condition (`if loss.item() < k * last:
+opt.step()`, a "skip unstable batches" rule): DataParallel decided once, on the whole batch's
+figure; each rank decides on its own shard's, some step and some do not, and from then on the
+ranks hold different weights (DDP syncs gradients, never weights)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import statement_header
+from dp2ddp.transforms._support.nodes import calls_under, code_of, name_of, statement_header
 from dp2ddp.transforms.analysis.per_rank import computed_per_rank
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.rule import Rule
 
 
+def _optimizer_step(call: cst.Call) -> bool:
+    """`opt.step()`, `self.optimizer.step()`, `optimizers[i].step()` (a receiver named as an
+    optimizer; a scaler's `step(opt)` takes the optimizer as an argument and is not one)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "step") or call.args:
+        return False
+    return "opt" in name_of(func.value, through=(cst.Subscript,)).lower()
+
+
 class LoopExits(Rule):
+    def visit_call(self, node: cst.Call) -> None:
+        """DP075: an optimizer step taken on a condition that may differ between ranks."""
+        if not _optimizer_step(node):
+            return
+        ifs: list[cst.If] = []
+        child: cst.CSTNode = node
+        parent = self.t.parent(node)
+        while parent is not None and not isinstance(
+            parent, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        ):
+            if isinstance(parent, cst.If) and child is not parent.test:
+                ifs.append(parent)
+            child, parent = parent, self.t.parent(parent)
+        if not isinstance(parent, (cst.For, cst.While, cst.FunctionDef)):
+            return
+        if not ifs or self.facts.under_guard(node):
+            return
+        # the scope whose values the test reads: the enclosing loop, or the function (a
+        # `train_step()` method that backpropagates, then decides whether to step)
+        uniform = self.facts.uniform
+        local = [
+            i
+            for i in ifs
+            if computed_per_rank(uniform, i.test, parent)
+            # in a function (a `train_step(self, x, y)` its caller feeds), the test must be
+            # proved the same on every rank: the batch comes in through the parameters
+            or (isinstance(parent, cst.FunctionDef) and not uniform.value(i.test, i))
+        ]
+        if not local:
+            return
+        dependent = local[-1]
+        # the backward runs outside that condition: every rank took part in the gradient
+        # all-reduce, only the step is rank-local (a backward under the condition too is
+        # another hazard: the ranks would wait on each other, not part silently)
+        inside = {id(c) for c in calls_under(dependent)}
+        if not any(
+            isinstance(c.func, cst.Attribute)
+            and c.func.attr.value == "backward"
+            and id(c) not in inside
+            for c in calls_under(parent)
+        ):
+            return
+        self.t.warn(
+            dependent,
+            "DP075",
+            f"`{statement_header(dependent)}` may differ between ranks: "
+            f"`{code_of(node)}` would run on some ranks only, and their weights part for good "
+            "(DataParallel decided once, on the whole batch)",
+        )
+
     def visit_break(self, node: cst.Break) -> None:
         """DP032: a training loop left on a condition that may differ between ranks."""
         ifs: list[cst.If] = []
