@@ -42,7 +42,10 @@ def computed_per_rank(
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
-    Values from before the loop and counters (`step += args.batch`) do not count: this
+    An object the loop calls with such a value holds it (`stopper(val_loss)` then `if
+    stopper.early_stop:`; Z2, stop 32: an early-stopping object fed a figure each rank
+    computed over its own shuffled order). Values from before the loop and counters
+    (`step += args.batch`) do not count: this
     is for a warning about leaving the loop, and a loss is the usual culprit.
     `batches_only`: only what comes from the batches (a rank or clock test is left to the
     agreement proof, which makes such reads rank 0's)."""
@@ -60,7 +63,19 @@ def _loop_local(
         return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
     seen |= names
+    # objects whose state `expr` reads (`stopper` of `stopper.early_stop`)
+    held = {
+        n.value.value
+        for n in walk(expr)
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+    } & names
     for node in walk(loop, skip_scopes=True):
+        if (
+            isinstance(node, cst.Call)
+            and _receiver(node.func) in held
+            and any(_loop_local(u, a.value, loop, seen, batches_only) for a in node.args)
+        ):
+            return True  # `stopper(val_loss)`: the object keeps a per-rank figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
             if any(not u.counts_passes(node, n) and not u.value(node.iter, node) for n in bound):
@@ -86,6 +101,13 @@ def _loop_local(
                 return True
             child, parent = parent, u.view.parent(parent)
     return False
+
+
+def _receiver(func: cst.BaseExpression) -> str | None:
+    """The object a call is given to: `stopper` of `stopper(x)` and `stopper.step(x)`."""
+    if isinstance(func, cst.Attribute):
+        func = func.value
+    return func.value if isinstance(func, cst.Name) else None
 
 
 def _read_per_process(u: RankUniformity, expr: cst.BaseExpression) -> bool:
