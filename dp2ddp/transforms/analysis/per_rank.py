@@ -49,7 +49,13 @@ def computed_per_rank(
     is for a warning about leaving the loop, and a loss is the usual culprit.
     `batches_only`: only what comes from the batches (a rank or clock test is left to the
     agreement proof, which makes such reads rank 0's)."""
-    return _loop_local(u, test, loop, set(), batches_only)
+    # objects whose state the test reads (`stopper` of `stopper.early_stop`)
+    held = {
+        n.value.value
+        for n in walk(test)
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+    } - {"self"}
+    return _loop_local(u, test, loop, set(), batches_only, frozenset(held))
 
 
 def _loop_local(
@@ -58,24 +64,20 @@ def _loop_local(
     loop: cst.For | cst.While,
     seen: set[str],
     batches_only: bool = False,
+    held: frozenset[str] = frozenset(),
 ) -> bool:
     if not batches_only and _read_per_process(u, expr):
         return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
     seen |= names
-    # objects whose state `expr` reads (`stopper` of `stopper.early_stop`)
-    held = {
-        n.value.value
-        for n in walk(expr)
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
-    } & names
     for node in walk(loop, skip_scopes=True):
+        call = node.value if isinstance(node, cst.Expr) else None
         if (
-            isinstance(node, cst.Call)
-            and _receiver(node.func) in held
-            and any(_loop_local(u, a.value, loop, seen, batches_only) for a in node.args)
+            isinstance(call, cst.Call)
+            and _receiver(call.func) in held
+            and any(_loop_local(u, a.value, loop, seen, batches_only) for a in call.args)
         ):
-            return True  # `stopper(val_loss)`: the object keeps a per-rank figure
+            return True  # `stopper(val_loss)` as a statement: the object keeps the figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
             if any(not u.counts_passes(node, n) and not u.value(node.iter, node) for n in bound):
