@@ -17,7 +17,8 @@ listing of the written directory, a dict item (unmatched_paths); a cache read th
 module's function that reads the file at its parameter (cache_reader); a frame drawn and read
 per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
-ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure).
+ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure); a
+training loop ended by a time budget each rank's clock read (time_budget).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -58,6 +59,7 @@ NAMES = (
     "rmtree_in_branch",
     "unmatched_paths",
     "sample_draws",
+    "time_budget",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (
@@ -258,6 +260,13 @@ def _printed(folder: Path, name: str) -> tuple[str, str]:
 
 def _printed_in(folder: Path) -> tuple[str, str]:
     return (folder / "rank0.stdout").read_text(), (folder / "rank1.stdout").read_text()
+
+
+def test_time_budget_ends_every_rank_at_one_step(run: Path) -> None:
+    """The clock reads of `if time.time() - start > 0.6: break` are rank 0's: every rank
+    left the loop at the same step and ended (before: the other rank failed in its next
+    all-reduce, rc 1, with either rank slower)."""
+    assert _printed(run, "time_budget") == ("stopped: True\n", "")
 
 
 def test_one_stamped_directory_each(run: Path) -> None:

@@ -42,10 +42,19 @@ def computed_per_rank(
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
-    Values from before the loop and counters (`step += args.batch`) do not count: this
-    is for a warning about leaving the loop, and a loss is the usual culprit. `loop` may be
-    a function (DP075: a `train_step()` that backpropagates, then decides on its loss)."""
-    return _loop_local(u, test, loop, set(), partial(_read_per_process, u))
+    An object the loop calls with such a value holds it (`stopper(val_loss)` then `if
+    stopper.early_stop:`; Z2, stop 32: an early-stopping object fed a figure each rank
+    computed over its own shuffled order). Values from before the loop and counters
+    (`step += args.batch`) do not count: this is for a warning about leaving the loop, and
+    a loss is the usual culprit. `loop` may be a function (DP075: a `train_step()` that
+    backpropagates, then decides on its loss)."""
+    # objects whose state the test reads (`stopper` of `stopper.early_stop`)
+    held = {
+        n.value.value
+        for n in walk(test)
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+    } - {"self"}
+    return _loop_local(u, test, loop, set(), partial(_read_per_process, u), frozenset(held))
 
 
 def from_own_batches(
@@ -63,6 +72,7 @@ def _loop_local(
     loop: cst.For | cst.While | cst.FunctionDef,
     seen: set[str],
     direct: Callable[[cst.BaseExpression], bool],
+    held: frozenset[str] = frozenset(),
 ) -> bool:
     """`expr` is `direct` or reads a name `loop` binds from such a value, from its batches
     or under an `if` whose test is (`seen`: the names asked already)."""
@@ -71,6 +81,13 @@ def _loop_local(
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
     seen |= names
     for node in walk(loop, skip_scopes=True):
+        call = node.value if isinstance(node, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and _receiver(call.func) in held
+            and any(_loop_local(u, a.value, loop, seen, direct) for a in call.args)
+        ):
+            return True  # `stopper(val_loss)` as a statement: the object keeps the figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
             if any(not u.counts_passes(node, n) and not u.value(node.iter, node) for n in bound):
@@ -96,6 +113,13 @@ def _loop_local(
                 return True
             child, parent = parent, u.view.parent(parent)
     return False
+
+
+def _receiver(func: cst.BaseExpression) -> str | None:
+    """The object a call is given to: `stopper` of `stopper(x)` and `stopper.step(x)`."""
+    if isinstance(func, cst.Attribute):
+        func = func.value
+    return func.value if isinstance(func, cst.Name) else None
 
 
 def _read_per_process(u: RankUniformity, expr: cst.BaseExpression) -> bool:

@@ -147,3 +147,31 @@ def _path_object(names: set[str]) -> bool:
     """`x.open(...)` on a value (a local, an attribute, a call's result: a pathlib path
     most often), not a module's `open` (`gzip.open`, `io.open`)."""
     return all("<locals>" in name or name.startswith("pathlib.") for name in names)
+
+
+#: Log handlers that open the file they are given, on every rank that builds one.
+_LOG_FILES = frozenset(
+    {
+        "logging.FileHandler",
+        "logging.handlers.RotatingFileHandler",
+        "logging.handlers.TimedRotatingFileHandler",
+        "logging.handlers.WatchedFileHandler",
+    }
+)
+
+
+def log_file_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """The path of a log file a handler opens (`logging.FileHandler(path)`,
+    `logging.basicConfig(filename=path)`): every rank that runs it opens the file, so a
+    name each rank reads on its own (`stamp() + ".log"`, the clock to the microsecond) made
+    one log file per rank (L1, fresh round stop 30: daa233/generative-inpainting-pytorch's
+    `get_logger()`); rank 0's name gives the original's one file."""
+    if names & _LOG_FILES:
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value == "filename":
+                return arg.value
+    if "logging.basicConfig" in names:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "filename":
+                return arg.value
+    return None

@@ -1,17 +1,27 @@
 """DP032: a training loop left on a condition that may differ between ranks (a rank's own
 loss, a clock read): that rank leaves while the others wait in the next gradient
-all-reduce. DP075: the optimizer step taken on such a condition (`if loss.item() < k * last:
-opt.step()`, a "skip unstable batches" rule): DataParallel decided once, on the whole batch's
-figure; each rank decides on its own shard's, some step and some do not, and from then on the
-ranks hold different weights (DDP syncs gradients, never weights)."""
+all-reduce. The loop trains when a backward or an optimizer step runs in it or in a function
+it calls (loop_decisions.py). A test whose per-process reads run_dir.py made rank 0's value
+(a time budget) is every rank's: the uniformity proof says so, and no DP032 is given. DP075:
+the optimizer step taken on such a condition (`if loss.item() < k * last: opt.step()`, a
+"skip unstable batches" rule): DataParallel decided once, on the whole batch's figure; each
+rank decides on its own shard's, some step and some do not, and from then on the ranks hold
+different weights (DDP syncs gradients, never weights)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import calls_under, code_of, name_of, statement_header
+from dp2ddp.transforms._support.nodes import (
+    calls_under,
+    code_of,
+    name_of,
+    statement_header,
+    walk,
+)
 from dp2ddp.transforms.analysis.per_rank import computed_per_rank
-from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.rank_zero.loop_decisions import loop_trains
 from dp2ddp.transforms.rank_zero.rule import Rule
 
 
@@ -87,14 +97,28 @@ class LoopExits(Rule):
             parent = self.t.parent(parent)
         if parent is None or self.facts.under_guard(node):
             return
-        local = [i for i in ifs if computed_per_rank(self.facts.uniform, i.test, parent)]
+        uniform = self.facts.uniform
+        local = [
+            i
+            for i in ifs
+            if computed_per_rank(uniform, i.test, parent) and not _shared_reads(uniform, i.test)
+        ]
         if not local:
             return
         dependent = local[-1]
-        if loop_trains(parent, self.t.qualified_names):
+        if loop_trains(uniform.index, parent, self.t.qualified_names):
             self.t.warn(
                 dependent,
                 "DP032",
                 f"`{statement_header(dependent)}` may differ between ranks: one rank would leave "
                 "the training loop while the others wait in the next gradient all-reduce",
             )
+
+
+def _shared_reads(uniform: RankUniformity, test: cst.BaseExpression) -> bool:
+    """`test` is proved the same on every rank (uniformity.py), and reads something made
+    rank 0's value (a clock read shared by run_dir.py): without such a read, the
+    warning's own judgement (computed_per_rank) stands."""
+    return uniform.value(test, test) and any(
+        isinstance(call, cst.Call) and uniform.value(call, call) for call in walk(test)
+    )

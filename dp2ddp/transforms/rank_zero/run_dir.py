@@ -57,8 +57,9 @@ from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_str
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
-from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
+from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.loop_decisions import exit_tests
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import REMOVALS, SUMMARY_WRITER
@@ -105,7 +106,7 @@ class RunDirValues(CallRule):
                 if path is not None and id(enclosing_function(call, self.t)) in per_sample:
                     continue  # one sample's input, this rank's data (analysis/sample_code.py)
             if path is None:
-                path, what = _log_file(call, names), "the log file every rank opens"
+                path, what = log_file_path(call, names), "the log file every rank opens"
             written = False
             if path is None:
                 path, what = whole_file_path(call, names, write=True), "the file rank 0 writes"
@@ -131,7 +132,35 @@ class RunDirValues(CallRule):
         self._attribute_sinks(module, sources, warned)
         self._decided(module, sources, warned)
         self._rate_decisions(module, sources, warned)
+        self._exit_decisions(module, sources, warned)
         self.sources = sources
+
+    def _exit_decisions(
+        self, module: cst.Module, sources: dict[int, str], warned: set[int]
+    ) -> None:
+        """A training loop's end decided by a per-process read (loop_decisions.py: a time
+        budget, `if time.time() - t0 > limit: break`): each read (the clock, an unseeded
+        draw, the file system) becomes rank 0's value, so every rank leaves at the same
+        iteration; DP053 where the ranks' n-th reads may not be the same read. A test on
+        this rank's own batches is DP032's (loop_exits.py)."""
+        alike = self._alike_streams()
+        elsewhere = self.t.state.hints.per_rank_returns
+        for test, site, _ in exit_tests(
+            self.t, self.facts.uniform.index, module, self.t.qualified_names
+        ):
+            if self.facts.under_guard(site) or self._in_inserted_helper(site):
+                continue
+            line = self.t.input_position(site)[0]
+            named = (f"the end of the training loop at line {line}", statement_header(site))
+            reason = f"it decides at line {line} when the training loop ends, on every rank"
+            for source, origin in per_process_sources(self.t, test, site, elsewhere):
+                if isinstance(source, cst.Call) and not self._drawn_apart(source, alike):
+                    continue
+                if id(source) in sources or id(source) in warned:
+                    continue
+                self._share_or_warn(source, origin, named, reason, (sources, warned))
+                if id(source) in sources and isinstance(source, cst.Call):
+                    self.facts.uniform.share(source)
 
     def _rate_decisions(
         self, module: cst.Module, sources: dict[int, str], warned: set[int]
@@ -669,31 +698,3 @@ class RunDirValues(CallRule):
         self.t.state.helpers.add("rank0_value")
         self.t.record(original, f"rank 0's value on every rank: {self.sources[id(original)]}")
         return call_through("ddp_rank0_value", updated)
-
-
-#: Log handlers that open the file they are given, on every rank that builds one.
-_LOG_FILES = frozenset(
-    {
-        "logging.FileHandler",
-        "logging.handlers.RotatingFileHandler",
-        "logging.handlers.TimedRotatingFileHandler",
-        "logging.handlers.WatchedFileHandler",
-    }
-)
-
-
-def _log_file(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
-    """The path of a log file a handler opens (`logging.FileHandler(path)`,
-    `logging.basicConfig(filename=path)`): every rank that runs it opens the file, so a
-    name each rank reads on its own (`stamp() + ".log"`, the clock to the microsecond) made
-    one log file per rank (L1, fresh round stop 30: daa233/generative-inpainting-pytorch's
-    `get_logger()`); rank 0's name gives the original's one file."""
-    if names & _LOG_FILES:
-        for arg in call.args:
-            if arg.keyword is None or arg.keyword.value == "filename":
-                return arg.value
-    if "logging.basicConfig" in names:
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "filename":
-                return arg.value
-    return None
