@@ -25,30 +25,59 @@ def _on_self(node: ast.expr, me: str) -> bool:
     return isinstance(node, ast.Name) and node.id == me
 
 
-def _builds(value: ast.expr, holds: Holds) -> bool:
-    """`value` builds a layer or parameter, also inside a list or comprehension."""
-    return any(isinstance(n, ast.Call) and holds(n) is not None for n in ast.walk(value))
+def _builds(value: ast.expr, holds: Holds, built: set[str]) -> bool:
+    """`value` builds a layer or parameter, also inside a list or comprehension, or names a
+    local `built` holds (see _built_locals)."""
+    return any(
+        (isinstance(n, ast.Call) and holds(n) is not None)
+        or (isinstance(n, ast.Name) and n.id in built)
+        for n in ast.walk(value)
+    )
 
 
-def _registration(node: ast.AST, me: str, holds: Holds) -> bool:
+def _registers_on(call: ast.Call, holds: Holds, built: set[str]) -> bool:
+    """`x.add_module(n, m)`, `x.register_parameter(n, p)`, `x.append(layer)` on any `x`."""
+    attr = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    return attr in REGISTERS or (attr in FILLS and any(_builds(a, holds, built) for a in call.args))
+
+
+def _built_locals(method: ast.AST, holds: Holds) -> set[str]:
+    """The method's local names that hold new layers: assigned a layer (`m = nn.Sequential()`
+    counts once something is added to it), or given one (`m.add_module(n, block)`,
+    GenerativeSkinLesion's `new_model = deepcopy_exclude(...)` then
+    `new_model.add_module('fadein', Fadein())`)."""
+    built: set[str] = set()
+    for node in ast.walk(method):
+        if isinstance(node, ast.Assign) and _builds(node.value, holds, set()):
+            built.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and _registers_on(node, holds, set())
+        ):
+            built.add(node.func.value.id)
+    return built
+
+
+def _registration(node: ast.AST, me: str, holds: Holds, built: set[str]) -> bool:
     """Whether the statement or call `node` registers parameters on `self` (one of its
-    submodules): `self.x = nn.Linear(...)`, `setattr(self, n, layer)`,
-    `self.body.add_module(n, layer)`, `self.blocks.append(Block())`."""
+    submodules): `self.x = nn.Linear(...)` (or a local holding new layers),
+    `setattr(self, n, layer)`, `self.body.add_module(n, layer)`,
+    `self.blocks.append(Block())`."""
     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return any(
             isinstance(t, (ast.Attribute, ast.Subscript)) and _on_self(t, me) for t in targets
-        ) and _builds(node.value, holds)
+        ) and _builds(node.value, holds, built)
     if not isinstance(node, ast.Call):
         return False
     func = node.func
     if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
-        return _on_self(node.args[0], me) and _builds(node.args[2], holds)
+        return _on_self(node.args[0], me) and _builds(node.args[2], holds, built)
     if not isinstance(func, ast.Attribute) or not _on_self(func.value, me):
         return False
-    if func.attr in REGISTERS:
-        return True
-    return func.attr in FILLS and any(_builds(a, holds) for a in node.args)
+    return _registers_on(node, holds, built)
 
 
 def growing_methods(cls: ast.ClassDef, holds: Holds) -> tuple[tuple[str, int], ...]:
@@ -66,8 +95,9 @@ def growing_methods(cls: ast.ClassDef, holds: Holds) -> tuple[tuple[str, int], .
         if name == "__init__":
             continue
         me = method.args.args[0].arg
+        built = _built_locals(method, holds)
         for node in ast.walk(method):
-            if name not in found and _registration(node, me, holds):
+            if name not in found and _registration(node, me, holds, built):
                 found[name] = getattr(node, "lineno", method.lineno)
             if (
                 isinstance(node, ast.Call)

@@ -33,10 +33,11 @@ class GrownModels:
     def __init__(self, t: MigrationTransform, is_wrap: Callable[[cst.CSTNode], bool]) -> None:
         self.t = t
         self._is_wrap = is_wrap
-        #: The wrap target (as spelled) -> the input line of its first wrap.
-        self._wraps: dict[str, int] = {}
-        #: Method name -> (class, where it registers: "line N" or "path:line"), once.
-        self._growers: Mapping[str, tuple[str, str]] | None = None
+        #: The wrap target (as spelled) -> the input lines of its wraps.
+        self._wraps: dict[str, list[int]] = {}
+        #: Method name -> "Class: where it registers" ("line N" or "path:line") for each
+        #: class of the program that defines it, once.
+        self._growers: Mapping[str, list[str]] | None = None
 
     def plan(self, module: cst.Module) -> None:
         """The module's wraps (`T = DataParallel(...)`) and their lines."""
@@ -44,7 +45,7 @@ class GrownModels:
             if isinstance(node, cst.Call) and self._is_wrap(node):
                 target = wrap_target(node, self.t)
                 if target is not None:
-                    self._wraps.setdefault(target, self.t.input_position(node)[0])
+                    self._wraps.setdefault(target, []).append(self.t.input_position(node)[0])
 
     def note(self, call: cst.Call) -> None:
         """DP098 at `T.module[.sub].m(...)` (T a wrap target of this module; `.module`
@@ -68,12 +69,15 @@ class GrownModels:
             grower = self._methods().get(method)
             if grower is None:
                 return
-            how = f"`{grower[0]}.{method}` registers new parameters on it ({grower[1]})"
+            how = f"`{method}` registers new parameters on it (as defined by {'; '.join(grower)})"
+        line = self.t.input_position(call)[0]
+        wraps = self._wraps[target]
+        wrap = max((w for w in wraps if w < line), default=wraps[0])
         self.t.warn(
             call,
             "DP098",
             f"`{self.t.code(call)}` grows `{target}` after its wrap (line "
-            f"{self._wraps[target]}): {how}; DDP synchronizes only the parameters the "
+            f"{wrap}): {how}; DDP synchronizes only the parameters the "
             "module had at the wrap, so each rank draws and trains its own new layers. "
             "Wrap the grown module again after the call (and rebuild the optimizer over "
             "the new wrapper's parameters)",
@@ -92,20 +96,22 @@ class GrownModels:
             for n in walk(a.value)
         )
 
-    def _methods(self) -> Mapping[str, tuple[str, str]]:
+    def _methods(self) -> Mapping[str, list[str]]:
         """The growing methods of the program's nn.Module classes (ProgramFacts.models), or
         of this file's own for a single file."""
         if self._growers is None:
-            found: dict[str, tuple[str, str]] = {}
+            found: dict[str, list[str]] = {}
             models = self.t.state.facts.models
             for model in models:
                 for method, where in model.grows:
-                    found.setdefault(method, (model.name.rsplit(".", 1)[-1], where))
+                    short = model.name.rsplit(".", 1)[-1]
+                    if not any(g.startswith(f"{short}: ") for g in found.get(method, [])):
+                        found.setdefault(method, []).append(f"{short}: {where}")
             if not models:
                 text = self.t.state.text or ""
                 for name, facts in module_classes("", "", text).items():
                     for method, line in facts.grows:
                         where = f"line {self.t.state.line_map(line)}"
-                        found.setdefault(method, (name, where))
+                        found.setdefault(method, []).append(f"{name}: {where}")
             self._growers = found
         return self._growers
