@@ -305,12 +305,15 @@ class ModelClass:
     returns no tuple literal): a caller that drops an element starves the layers that feed
     only it. `pairs`: where its forward() compares the rows of its batch with each other
     (analysis/batch_pairs.py), "" when it does not: called on a wrapped model's output, it
-    is a loss over pairs of samples (DP040, hazards/pairs.py)."""
+    is a loss over pairs of samples (DP040, hazards/pairs.py). `grows`: its methods that
+    register parameters outside __init__, each with where ("path:line"): one called
+    through a wrapped model's `.module` grows it after the wrap (DP098)."""
 
     name: str
     partial: str = ""
     outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
     pairs: str = ""
+    grows: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -475,4 +475,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "after the call. Marked in the migrated file: `--check` fails until it is resolved "
         "or silenced with `# noqa: DP097`.",
     ),
+    "DP098": (
+        "a wrapped model grown after the wrap: its new layers are not synchronized",
+        "A call through the wrapped model's `.module` adds parameters to it after the wrap "
+        "(a progressive GAN's `model.module.grow_network()`, a method that assigns a new "
+        "layer to `self`, `add_module`, `register_parameter`, or appends a layer to a "
+        "ModuleList). DDP broadcasts rank 0's parameters and builds its gradient reducer "
+        "over the parameters the module has at the wrap only: each rank draws the new "
+        "layers from its own random stream and trains them on its own shard, so they "
+        "part (silently; measured up to 6.2 apart under torchrun x2). The warning names "
+        "the call, the wrap's line and the registering line. Wrap the grown module again "
+        "after the call (`model = DistributedDataParallel(model.module, ...)`, which "
+        "broadcasts rank 0's new weights) and rebuild the optimizer over its parameters. "
+        "Marked in the migrated file: `--check` fails until it is resolved or silenced "
+        "with `# noqa: DP098`.",
+    ),
 }

@@ -79,6 +79,7 @@ MARKED = frozenset(
         "DP092",
         "DP096",
         "DP097",
+        "DP098",
     }
 )
 PREFIX = "# dp2ddp: "

@@ -3,6 +3,7 @@ program and only when asked for: the program migration's questions to the projec
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -105,13 +106,14 @@ class ProgramTeller:
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
+            paths: dict[str, str] = {}
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
-                classes.update(
-                    self.project.remembered(
-                        key, partial(module_classes, each.name, each.path, each.source.text)
-                    )
+                read = self.project.remembered(
+                    key, partial(module_classes, each.name, each.path, each.source.text)
                 )
+                classes.update(read)
+                paths.update(dict.fromkeys(read, each.path))
             partial_uses = partial_models(classes)
             self._models = {
                 name: (partial_uses[name].describe() if name in partial_uses else "")
@@ -119,12 +121,18 @@ class ProgramTeller:
             }
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
-                ModelClass(n, use, classes[n].outputs, classes[n].pairs)
+                ModelClass(
+                    n,
+                    use,
+                    classes[n].outputs,
+                    classes[n].pairs,
+                    tuple((m, f"{paths[n]}:{line}") for m, line in classes[n].grows),
+                )  # fmt: skip
                 for n, use in self._models.items()
             )
         prefix = f"{module.name}."
         own = [
-            ModelClass(each.name[len(prefix) :], each.partial, each.outputs, each.pairs)
+            replace(each, name=each.name[len(prefix) :])
             for each in self._model_classes
             if each.name.startswith(prefix) and "." not in each.name[len(prefix) :]
         ]

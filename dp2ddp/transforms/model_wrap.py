@@ -135,7 +135,7 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if self._is_dp_call(original_node):
             return self._rewrite_wrap(original_node, updated_node)
-        self._outside.reinit.note(original_node, updated_node)
+        self._outside.note(original_node, updated_node)
         func = original_node.func
         if (
             isinstance(func, cst.Attribute)

@@ -57,6 +57,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -105,6 +106,13 @@ class OutsideParameters:
         #: Weights re-initialised after the wrap (analysis/reinit.py), whose broadcasts go
         #: into the same blocks: `after` inserts both.
         self.reinit = ReinitBroadcasts(t)
+        #: Calls that grow a wrapped model after its wrap (DP098).
+        self.grown = GrownModels(t, is_wrap)
+
+    def note(self, original: cst.Call, updated: cst.Call) -> None:
+        """A call the pass left (not a wrap): asked for re-inits and growth."""
+        self.reinit.note(original, updated)
+        self.grown.note(original)
 
     def plan(self, module: cst.Module, wrappers: frozenset[str]) -> None:
         """Find the modules to sync in `module` (its original tree, before any edit);
@@ -112,6 +120,7 @@ class OutsideParameters:
         Then DP069 for each optimizer over a model proved unwrapped (`unwrapped_optimizers`)
         that no sync here covers: one answer to which trained models DDP keeps alike."""
         synced = self._plan_syncs(module, wrappers)
+        self.grown.plan(module)
         for optimizer, model in unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap):
             if (self.t.input_position(optimizer)[0], model) not in synced:
                 self.t.warn(

@@ -73,6 +73,7 @@ from dp2ddp.transforms.analysis.grad_paths import (
     grad_off,
     training_side,
 )
+from dp2ddp.transforms.analysis.growing_methods import growing_methods
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -122,6 +123,8 @@ class ClassFacts:
     #: Where forward() compares the rows of its batch with each other
     #: (analysis/batch_pairs.py), "path:line: expression"; "" when it does not.
     pairs: str = ""
+    #: Its methods that register parameters outside __init__, with a line (DP098).
+    grows: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
@@ -160,7 +163,10 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 forward = next(
                     n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
                 )
-                found[prefix + node.name] = replace(facts, pairs=forward_pairs(forward, path))
+                grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
+                found[prefix + node.name] = replace(
+                    facts, pairs=forward_pairs(forward, path), grows=grows
+                )
     return found
 
 

@@ -1,0 +1,117 @@
+"""Models grown after the DDP wrap (class G1 of stop 33, SaoYan/GenerativeSkinLesion's
+progressive GAN: `model.module.grow_network()` adds layers mid-training). DDP broadcasts rank
+0's parameters and builds its reducer over the parameters the module has at the wrap only:
+a layer registered later is drawn by each rank from its own stream and trained on that
+rank's shard alone, so the ranks' new layers part, silently. The proof it would take (every
+rank draws the same weights and averages their gradients) is out of reach, so such a call is
+warned DP098 at its line, naming the wrap's.
+
+Two halves: `growing_methods` reads an nn.Module class (`ast`, once per module, with the
+program's model classes: partial_forward.module_classes) for the methods that register
+parameters on `self` outside `__init__`; `GrownModels` is asked by the model-wrap pass at
+each call it leaves whether the call grows a wrapped model through its `.module`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import walk, wrap_target
+from dp2ddp.transforms.analysis.growing_methods import FILLS, REGISTERS
+from dp2ddp.transforms.analysis.partial_forward import module_classes
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+
+class GrownModels:
+    """Asked by the model-wrap pass `t` (which owns the warnings) through
+    outside_parameters.py: `plan` on the original module, then each call it leaves."""
+
+    def __init__(self, t: MigrationTransform, is_wrap: Callable[[cst.CSTNode], bool]) -> None:
+        self.t = t
+        self._is_wrap = is_wrap
+        #: The wrap target (as spelled) -> the input lines of its wraps.
+        self._wraps: dict[str, list[int]] = {}
+        #: Method name -> "Class: where it registers" ("line N" or "path:line") for each
+        #: class of the program that defines it, once.
+        self._growers: Mapping[str, list[str]] | None = None
+
+    def plan(self, module: cst.Module) -> None:
+        """The module's wraps (`T = DataParallel(...)`) and their lines."""
+        for node in walk(module):
+            if isinstance(node, cst.Call) and self._is_wrap(node):
+                target = wrap_target(node, self.t)
+                if target is not None:
+                    self._wraps.setdefault(target, []).append(self.t.input_position(node)[0])
+
+    def note(self, call: cst.Call) -> None:
+        """DP098 at `T.module[.sub].m(...)` (T a wrap target of this module; `.module`
+        exists on the wrapper only, so the call runs after the wrap):
+        m a method of one of the program's nn.Module classes that registers parameters,
+        or a registering call itself (`T.module.body.add_module(n, layer)`)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not self._wraps:
+            return
+        owner = self.t.code(func.value)
+        target = next(
+            (w for w in self._wraps if owner == f"{w}.module" or owner.startswith(f"{w}.module.")),
+            None,
+        )
+        if target is None:
+            return
+        method = func.attr.value
+        if method in REGISTERS or (method in FILLS and self._fills_layer(call)):
+            how = f"`{method}` registers new parameters on it"
+        else:
+            grower = self._methods().get(method)
+            if grower is None:
+                return
+            how = f"`{method}` registers new parameters on it (as defined by {'; '.join(grower)})"
+        line = self.t.input_position(call)[0]
+        wraps = self._wraps[target]
+        wrap = max((w for w in wraps if w < line), default=wraps[0])
+        self.t.warn(
+            call,
+            "DP098",
+            f"`{self.t.code(call)}` grows `{target}` after its wrap (line "
+            f"{wrap}): {how}; DDP synchronizes only the parameters the "
+            "module had at the wrap, so each rank draws and trains its own new layers. "
+            "Wrap the grown module again after the call (and rebuild the optimizer over "
+            "the new wrapper's parameters)",
+        )
+
+    def _fills_layer(self, call: cst.Call) -> bool:
+        return any(
+            isinstance(n, cst.Call)
+            and any(
+                q.startswith("torch.nn.")
+                and ".functional." not in q
+                and q.rsplit(".", 1)[-1][:1].isupper()
+                for q in self.t.qualified_names(n.func)
+            )
+            for a in call.args
+            for n in walk(a.value)
+        )
+
+    def _methods(self) -> Mapping[str, list[str]]:
+        """The growing methods of the program's nn.Module classes (ProgramFacts.models), or
+        of this file's own for a single file."""
+        if self._growers is None:
+            found: dict[str, list[str]] = {}
+            models = self.t.state.facts.models
+            for model in models:
+                for method, where in model.grows:
+                    short = model.name.rsplit(".", 1)[-1]
+                    if not any(g.startswith(f"{short}: ") for g in found.get(method, [])):
+                        found.setdefault(method, []).append(f"{short}: {where}")
+            if not models:
+                text = self.t.state.text or ""
+                for name, facts in module_classes("", "", text).items():
+                    for method, line in facts.grows:
+                        where = f"line {self.t.state.line_map(line)}"
+                        found.setdefault(method, []).append(f"{name}: {where}")
+            self._growers = found
+        return self._growers
