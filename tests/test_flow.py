@@ -141,3 +141,20 @@ def test_flow_text_tells_each_hop_once_and_keeps_the_ends() -> None:
     text = Origin("unknown", names[0], steps).flow(lambda node: None)
     assert text.startswith("v0 → v1 → ") and text.endswith(" → v38 → v39")
     assert " → … → " in text and len(text.split(" → ")) == 16
+
+
+def test_element_taken_out_of_a_store_is_unknown_not_its_construction() -> None:
+    """`self.queue.get()` returns what a thread put: the queue's construction is not its
+    source (once taken for a value the same at every step). A keyed `d.get("x")` is still
+    what `d` holds."""
+    module = cst.parse_module(
+        "import queue\nimport numpy as np\nq = queue.Queue(4)\nd = np.load('x.npz')\n"
+        "model(q.get())\nmodel(q.get(timeout=1))\nmodel(d.get('x'))\n"
+    )
+    flow = view(module)
+    got = [origins(flow, c.args[0].value) for c in flow.calls if code(c.func) == "model"]
+    for found in got[:2]:
+        assert [(o.kind, o.cut) for o in found] == [("unknown", True)]
+        assert "not followed" in found[0].flow(lambda node: None)
+    assert _data(got[2]) == {"call np.load('x.npz')"}
+    assert all(o.kind != "unknown" for o in got[2])

@@ -28,8 +28,9 @@ node is the Call), `parameter` (a parameter no call of this module binds), `impo
 bound by an import: what another module gives; the program model answers for those),
 `global` (a name with no binding in the module: a builtin), `definition` (a function or
 class object), `instance` (an instance of a class of this module), `attribute` (`self.x`
-never bound in the class), `unknown` (the walk's bound was reached, or an expression it does
-not read: say so, never assume).
+never bound in the class), `unknown` (the walk's bound was reached, an expression it does
+not read, or an element taken out of a store other code fills, `self.queue.get()`: say
+so, never assume).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ TRANSPARENT = frozenset(
         "FloatTensor", "Tensor", "to_tensor", "autocast",
     }
 )  # fmt: skip
+#: Methods that take out an element some code put into their receiver (a queue, a deque,
+#: a list: `q.get()`, `q.popleft()`, `items.pop()`), given no key or index.
+TAKEN = frozenset({"get", "get_nowait", "popleft", "pop"})
 #: Calls that take an element of what they are given.
 ELEMENT = frozenset({"next", "iter"})
 #: The most work items one question visits (a module's size bounds it anyway).
@@ -495,6 +499,15 @@ class _Walk:
             if methods and depth < MAX_CALLS:
                 for callee in methods:
                     self._enter(item, call, callee)
+                return
+            if last in TAKEN and not any(a.keyword is None for a in call.args):
+                # `self.queue.get()`, `pending.popleft()`: an element some other code put
+                # into a store (a thread's queue); the store's construction says nothing of
+                # what it holds, and the puts are not followed: say so, never assume
+                what = f"{code(call)} (what other code put into {code(func.value)}: not followed)"
+                steps = (*item.steps, Step(call, what, cut=True))
+                taken = _Item(call, steps, (), False, selects=item.selects)
+                self._source("unknown", taken)
                 return
             # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
             self._go(item, func.value, f"{code(func.value)}.{last}()")
