@@ -73,6 +73,7 @@ from dp2ddp.transforms.analysis.grad_paths import (
     grad_off,
     training_side,
 )
+from dp2ddp.transforms.analysis.layer_arguments import filled_containers, layers_as_arguments
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -249,6 +250,10 @@ def _class_facts(
     # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
     handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
+    layers = {a: h for a, (_, h) in registered.items()}  # handed to a method, output dropped
+    layers |= {a: "" for a in filled_containers(init, lambda f: resolve(f, imports, local, prefix))}
+    handed_to = layers_as_arguments(reached, methods, layers)
+    known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
