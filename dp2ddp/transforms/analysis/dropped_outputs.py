@@ -360,11 +360,23 @@ def dropped_outputs(
 
 def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, str]:
     """Loop variable -> the attribute of `me` it runs over (`for block in self.blocks`,
-    `for i, block in enumerate(self.blocks)`)."""
+    `for i, block in enumerate(self.blocks)`, `for a, b in zip(self.a, self.b)`)."""
     over: dict[str, str] = {}
     for node in _own_nodes(function):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             iterated, target = node.iter, node.target
+            if (
+                isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name)
+                and iterated.func.id == "zip"
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(iterated.args)
+            ):
+                for each, name in zip(iterated.args, target.elts, strict=True):
+                    if _is_self_attribute(each, me) and isinstance(name, ast.Name):
+                        assert isinstance(each, ast.Attribute)
+                        over[name.id] = each.attr
+                continue
             if (
                 isinstance(iterated, ast.Call)
                 and isinstance(iterated.func, ast.Name)
