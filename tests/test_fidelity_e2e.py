@@ -263,12 +263,14 @@ FLAGS = ("wrap_method_flag",)
 #: DataLoader (before: split again after next(), 2 of 8 per rank); F5, a sample saved
 #: from the module the wrap was built from (before: by every rank); C1, a residual dropped
 #: in a helper forward() calls (before: "Expected to have finished reduction" at step 2).
-#: Stop 33's M2: the carried residual's name bound again after the loop (the same error).
+#: Stop 33's M2: the carried residual's name bound again after the loop, or its layers
+#: handed to a helper method as arguments (the same error).
 GENERATIVE = (
     "generator_loader_batches",
     "sample_from_inner_module",
     "dropped_output_in_helper",
     "dropped_output_rebound",
+    "dropped_output_argument",
 )
 
 #: The third fresh round's classes (docs/real-world.md, stop 29, helper m), each with the
@@ -425,7 +427,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
     generated = scripts["generator_loader_batches"].read_text()
     assert "ddp_shard_batch" not in generated and "ddp_per_rank_batch(batch_size)" in generated
-    for name in ("dropped_output_in_helper", "dropped_output_rebound"):
+    for name in ("dropped_output_in_helper", "dropped_output_rebound", "dropped_output_argument"):
         assert "DP041" in codes[name], codes[name]
         assert "find_unused_parameters=True" in scripts[name].read_text()
     assert "< ddp_per_rank_batch(opt.batchsize):" in scripts["short_batch_guard"].read_text()

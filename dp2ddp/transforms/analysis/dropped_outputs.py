@@ -337,22 +337,7 @@ def dropped_outputs(
     if not forward.args.args or not held_classes:
         return ()
     me = forward.args.args[0].arg
-    over: dict[str, str] = {}  # loop variable -> the attribute it runs over
-    for node in _own_nodes(forward):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            iterated, target = node.iter, node.target
-            if (
-                isinstance(iterated, ast.Call)
-                and isinstance(iterated.func, ast.Name)
-                and iterated.func.id == "enumerate"
-                and iterated.args
-                and isinstance(target, ast.Tuple)
-                and len(target.elts) == 2
-            ):
-                iterated, target = iterated.args[0], target.elts[1]
-            if _is_self_attribute(iterated, me) and isinstance(target, ast.Name):
-                assert isinstance(iterated, ast.Attribute)
-                over[target.id] = iterated.attr
+    over = _loop_variables(forward, me)
 
     def callee(call: ast.AST) -> str | None:
         if not isinstance(call, ast.Call):
@@ -368,9 +353,43 @@ def dropped_outputs(
         DroppedOutput(
             cls, attribute, callees, kept, arity, line, path, call, last_pass, forward.name
         )
-        for attribute, kept, arity, line, call, last_pass in _unread(forward, callee)
+        for attribute, kept, arity, line, call, last_pass, _node in _unread(forward, callee)
         if (callees := held_classes.get(attribute, ()))
     )
+
+
+def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, str]:
+    """Loop variable -> the attribute of `me` it runs over (`for block in self.blocks`,
+    `for i, block in enumerate(self.blocks)`, `for a, b in zip(self.a, self.b)`)."""
+    over: dict[str, str] = {}
+    for node in _own_nodes(function):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            iterated, target = node.iter, node.target
+            if (
+                isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name)
+                and iterated.func.id == "zip"
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(iterated.args)
+            ):
+                for each, name in zip(iterated.args, target.elts, strict=True):
+                    if _is_self_attribute(each, me) and isinstance(name, ast.Name):
+                        assert isinstance(each, ast.Attribute)
+                        over[name.id] = each.attr
+                continue
+            if (
+                isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name)
+                and iterated.func.id == "enumerate"
+                and iterated.args
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == 2
+            ):
+                iterated, target = iterated.args[0], target.elts[1]
+            if _is_self_attribute(iterated, me) and isinstance(target, ast.Name):
+                assert isinstance(iterated, ast.Attribute)
+                over[target.id] = iterated.attr
+    return over
 
 
 def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[DroppedOutput, ...]:
@@ -396,7 +415,7 @@ def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[Dropp
     return tuple(
         DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
         for body in bodies
-        for attribute, kept, arity, line, call, last_pass in _unread(body, callee)
+        for attribute, kept, arity, line, call, last_pass, _node in _unread(body, callee)
         if not any(first <= line <= last for first, last in quiet)
     )
 
@@ -430,10 +449,10 @@ def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
 def _unread(
     function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
     callee: Callable[[ast.AST], str | None],
-) -> list[tuple[str, tuple[int, ...], int, int, str, bool]]:
-    """(callee, kept, arity, line, call, last_pass) of each call in `function`'s own body
-    that `callee` names whose result is unpacked into names not all read after it (`_`
-    too), or subscripted with a constant (see DroppedOutput)."""
+) -> list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call]]:
+    """(callee, kept, arity, line, call, last_pass, the call) of each call in `function`'s
+    own body that `callee` names whose result is unpacked into names not all read after it
+    (`_` too), or subscripted with a constant (see DroppedOutput)."""
     branches = _branches(function)
     loads = [
         (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
@@ -441,7 +460,7 @@ def _unread(
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
     stores = _rebindings(function, branches)
-    found: list[tuple[str, tuple[int, ...], int, int, str, bool]] = []
+    found: list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call]] = []
     for node in _own_nodes(function):
         attribute: str | None = None
         if (
@@ -494,6 +513,7 @@ def _unread(
                 node.lineno,
                 ast.unparse(node).split("\n")[0],
                 last_pass,
+                node.value,  # type: ignore[arg-type]
             )
         )
     return found

@@ -40,8 +40,8 @@ elements (read through its local names, flow-insensitively, and the methods it c
 (a name read only before it, in a loop, is the previous pass's: the last pass's is dropped).
 A callee that returns no tuple literal, or whose dropped element shares every layer with a
 kept one (`out, attn = self.attention(x)`, attn feeding out), is not reported; nor are
-torch's layers (`out, (h, c) = self.lstm(x)`: the same weights feed every element).
-(analysis/dropped_outputs.py.)
+torch's layers (`out, (h, c) = self.lstm(x)`: the same weights feed every element;
+analysis/dropped_outputs.py, and analysis/layer_arguments.py for layers handed to a method).
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or when a class
@@ -67,13 +67,9 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     outputs,
     starved,
 )
-from dp2ddp.transforms.analysis.grad_paths import (
-    covering_reads,
-    fixed_index,
-    grad_off,
-    training_side,
-)
+from dp2ddp.transforms.analysis.grad_paths import covering_reads, fixed_index, grad_off, training_side
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
+from dp2ddp.transforms.analysis.layer_arguments import filled_containers, layers_as_arguments
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -163,10 +159,9 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 forward = next(
                     n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
                 )
+                pairs = forward_pairs(forward, path)
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
-                found[prefix + node.name] = replace(
-                    facts, pairs=forward_pairs(forward, path), grows=grows
-                )
+                found[prefix + node.name] = replace(facts, pairs=pairs, grows=grows)
     return found
 
 
@@ -255,6 +250,10 @@ def _class_facts(
     # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
     handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
+    layers = {a: h for a, (_, h) in registered.items()}  # handed to a method, output dropped
+    layers |= {a: "" for a in filled_containers(init, lambda f: resolve(f, imports, local, prefix))}
+    handed_to = layers_as_arguments(reached, methods, layers)
+    known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
