@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms.analysis import module_parts
+from dp2ddp.transforms.analysis import grad_paths, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -67,7 +67,6 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     outputs,
     starved,
 )
-from dp2ddp.transforms.analysis.grad_paths import covering_reads, fixed_index, grad_off, training_side
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
 from dp2ddp.transforms.analysis.layer_arguments import filled_containers, layers_as_arguments
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
@@ -470,7 +469,7 @@ def _scan_function(
         return
     me = function.args.args[0].arg
     inlined = inlined | {function.name}
-    uses.covered |= covering_reads(function, me)
+    uses.covered |= grad_paths.covering_reads(function, me)
     _scan_block(function.body, me, methods, uses, inlined, conditional, why)
 
 
@@ -491,7 +490,7 @@ def _scan_block(
         if isinstance(statement, ast.If):
             _expression(statement.test, me, methods, uses, inlined, conditional, why)
             test = ast.unparse(statement.test)
-            training = training_side(statement.test, me)
+            training = grad_paths.training_side(statement.test, me)
             per_pass = bool(loop_vars & _names(statement.test))
             body_why = f"uses {{attr}} only when `{test}`"
             else_why = f"uses {{attr}} only when not `{test}`"
@@ -557,7 +556,11 @@ def _scan_block(
             for item in statement.items:
                 _expression(item.context_expr, me, methods, uses, inlined, conditional, why)
             off = next(
-                (grad for item in statement.items if (grad := grad_off(item, me)) is not None),
+                (
+                    grad
+                    for item in statement.items
+                    if (grad := grad_paths.grad_off(item, me)) is not None
+                ),
                 None,
             )
             inner_why = why
@@ -636,7 +639,7 @@ def _expression(
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
         and _is_self_attribute(node.value, me)
-        and not fixed_index(node.slice)
+        and not grad_paths.fixed_index(node.slice)
         and id(node) not in uses.covered
     ):
         # `self.blocks[n - i - 1]`: an entry picked at run time (rosinality's progressive
