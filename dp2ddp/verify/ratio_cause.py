@@ -53,7 +53,8 @@ def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
     codes = ", ".join(sorted({m[3] for m in found}))
     return Cause(
         "migration_warned",
-        f"no measured cause matched; dp2ddp migrate warned ({codes}): a candidate cause",
+        f"no measured cause matched; dp2ddp migrate warned ({codes}): "
+        + ("candidate causes" if len(found) > 1 else "a candidate cause"),
         f"{detail}. The migration left warnings that fail --check, each a place it could "
         f"not prove right: {shown}",
         "Resolve those warnings (docs/warnings.md says what each means) and verify again; "
