@@ -36,6 +36,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
 from dp2ddp.verify import own_rngs
+from dp2ddp.verify.config import torch_seed
 from dp2ddp.verify.digest import sample_digests, tensor_digest
 from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_tensor
 from dp2ddp.verify.recorder import Recorder
@@ -58,7 +59,7 @@ def process_seed(seed: int, rank: int) -> int:
 
 def seed_everything(seed: int) -> None:
     random.seed(seed)
-    torch.manual_seed(seed)
+    torch.manual_seed(torch_seed(seed))
     try:
         import numpy
     except ImportError:
@@ -298,7 +299,7 @@ def _read_seeded(read: Callable[[], Any], index: object, seed: int, dataset: Any
     py_state = random.getstate()
     np_state = numpy.random.get_state() if numpy is not None else None
     sample_seed = _sample_seed(seed, index)
-    torch.default_generator.manual_seed(sample_seed)
+    torch.default_generator.manual_seed(torch_seed(sample_seed))
     random.seed(sample_seed)
     if numpy is not None:
         numpy.random.seed(sample_seed)

@@ -20,6 +20,8 @@ only adds where to look):
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
 * the data split right, updates differ, and verify's own migration warned of a loss that
   divides one sum over the batch by another (Dice, IoU: DP071) -> per-rank ratios
+* the data split right, updates differ, nothing above matched, and verify's own migration
+  left warnings that fail --check -> those warnings, named as the candidate causes
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
 * a buffer (not a parameter: a memory bank, running statistics kept by hand) differs
   from the original's before the parameters do, or more -> that buffer is named, not
@@ -37,7 +39,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
-from dp2ddp.verify.ratio_cause import batch_ratios, warned
+from dp2ddp.verify.ratio_cause import batch_ratios, warned, warned_causes
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
@@ -137,8 +139,10 @@ def diagnose(ev: Evidence) -> list[Cause]:
         if worst:
             detail += f", worst parameter {worst[0].name} (relative error {worst[0].rel_error:.3g})"
         detail += _gradient_evidence(ev.numerics)
+        named = warned_causes(ev.migration_warnings, detail) if not ev.sharding.failed else None
         causes.append(
-            Cause(
+            named
+            or Cause(
                 "unexplained",
                 "updates differ and no known cause matched",
                 detail,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,3 +59,14 @@ class VerifyConfig:
     exclude: tuple[str, ...] = ()
     #: Told what verify is doing as it goes (the command prints it to stderr).
     progress: Callable[[str], None] | None = field(default=None, compare=False)
+
+
+def torch_seed(seed: int) -> int:
+    """The 64-bit seed torch gets for `seed`: like the one torch picks itself in a plain
+    `python` run (a random 64-bit value), so `torch.initial_seed()` is at least 2**32 and the
+    common `np.random.seed(torch.initial_seed() // 2**32 - 1)` (or `% 2**32`) gets a seed
+    numpy accepts. A small seed made that -1 and crashed the original under verify alone
+    (saoyan/generativeskinlesion@d0df9c0: "Seed must be between 0 and 2**32 - 1", V10)."""
+    digest = hashlib.blake2b(f"{seed}:torch".encode(), digest_size=8).digest()
+    low = int.from_bytes(digest, "little")
+    return (1 << 62) | (low & ((1 << 62) - 1))

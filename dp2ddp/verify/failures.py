@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp2ddp.verify import hang, launch, protocol, toend
-from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.config import VerifyConfig, torch_seed
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause, Failure
 
@@ -65,6 +65,41 @@ def excerpt(text: str, scripts: Scripts, lines: int = 25) -> str:
     text = scripts.as_users(text.replace(str(scripts.migrated.resolve()), scripts.migrated_label))
     kept = text.rstrip().splitlines()[-lines:]
     return "\n".join(kept)
+
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+#: Frames of Python, its packages and verify's harness: not the script's own line.
+_LIBRARY = ("site-packages", "dist-packages", "/lib/python", "<frozen", "dp2ddp/verify/")
+
+
+def _script_line(text: str) -> str:
+    """`path:line: code` of the innermost traceback frame in the script's own files."""
+    lines = text.splitlines()
+    found = ""
+    for i, line in enumerate(lines):
+        frame = _FRAME.match(line.lstrip("| "))
+        if frame and frame[1].endswith(".py") and not any(p in frame[1] for p in _LIBRARY):
+            code = lines[i + 1].lstrip("| ").strip() if i + 1 < len(lines) else ""
+            code = "" if _FRAME.match(code) else code
+            found = f"{frame[1]}:{frame[2]}" + (f": {code}" if code else "")
+    return found
+
+
+def seeded_crash_note(seed: int, message: str, text: str) -> str:
+    """What verify did to the original before it crashed, said with its error line: verify
+    seeds every RNG, so a crash may be the seeding's, not the program's; never left as a
+    bare "the original crashed" (saoyan/generativeskinlesion@d0df9c0, V10)."""
+    where = _script_line(text)
+    return (
+        f"the original failed under verify's seeding ({message}"
+        + (f", at {where}" if where else "")
+        + f"): verify ran it with random.seed({seed}), numpy.random.seed({seed}), "
+        f"torch.manual_seed({torch_seed(seed)}) (so torch.initial_seed() is that 64-bit "
+        "value, as in a plain run), its DataLoaders' order and each sample's draws seeded "
+        "alike in both runs. Run the original alone (python ORIGINAL ARGS): if it fails "
+        "there too the program is at fault; if not, the seeding is (try another --seed) "
+        "and verify could not compare the runs"
+    )
 
 
 #: What DDP's reducer says when a parameter got no gradient in the step before.
@@ -175,6 +210,9 @@ class RunFailures:
                 cause = unused_parameters_cause(f"{message}\n{error.get('excerpt') or ''}")
                 if cause is not None:
                     self.causes.append(cause)
+            elif record.status == protocol.ERROR and exit_status(record) is None:
+                text = excerpt(error.get("excerpt") or record.stderr, scripts)
+                self.notes.append(seeded_crash_note(config.seed, message, text))
             return Failure(
                 run, rank_of(record), reason, message,
                 excerpt(error.get("excerpt") or record.stderr, scripts),

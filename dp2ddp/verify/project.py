@@ -38,6 +38,7 @@ from dp2ddp.errors import InputError
 from dp2ddp.gitignore import ignored_under
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, is_virtualenv
 from dp2ddp.migrate.files import write_in_place
+from dp2ddp.migrate.sourcefile import decode
 from dp2ddp.migrate.summary import fold_unreached
 from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
@@ -269,7 +270,7 @@ def migrate_copy(
         if o.result
         for d in o.result.diagnostics
     )
-    code = copied_entry.read_text(encoding="utf-8")
+    code = decode(copied_entry.read_bytes()).text  # as migrate read it: a BOM, CRLF
     files = tuple(str(Path(o.path).resolve().relative_to(copy)) for o in migrated)
     return MigratedProject(root, copy, copied_entry, code, files, warnings, copied)
 

@@ -30,3 +30,37 @@ def batch_ratios(places: list[str]) -> Cause:
         "keeps the gradients) before dividing, times WORLD_SIZE, or accept per-rank ratios; "
         "verify then cannot show equivalence for this loss.",
     )
+
+
+#: Codes no cause of a difference in the updates: DP034 names modules the run never reaches.
+_NOT_CAUSES = frozenset({"DP034"})
+_WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$")
+
+
+def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
+    """The warnings of verify's own migration, as the candidate causes of updates that differ
+    where no measured signature matched (`detail`: the first diverging step, the worst
+    parameter). Each of them fails `dp2ddp migrate --check`: migrate could not prove that
+    place right, so it is where to look first, not "no known cause" (JiaRenChang/PSMNet@87ac909:
+    DP043 at a masked mean loss; biubug6/Pytorch_Retinaface@b984b4b: DP004 at a loss divided by
+    each rank's count). None without such a warning."""
+    found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] not in _NOT_CAUSES]
+    if not found:
+        return None
+    shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:5])
+    if len(found) > 5:
+        shown += f"; and {len(found) - 5} more"
+    codes = ", ".join(sorted({m[3] for m in found}))
+    return Cause(
+        "migration_warned",
+        f"no measured cause matched; dp2ddp migrate warned ({codes}): "
+        + ("candidate causes" if len(found) > 1 else "a candidate cause"),
+        f"{detail}. The migration left warnings that fail --check, each a place it could "
+        f"not prove right: {shown}",
+        "Resolve those warnings (docs/warnings.md says what each means) and verify again; "
+        "the data split right, so the difference is in what each rank computes from its part.",
+    )
+
+
+def _short(message: str, limit: int = 90) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"

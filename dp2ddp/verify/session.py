@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dp2ddp.errors import error_line
+from dp2ddp.errors import InputError, error_line
+from dp2ddp.migrate.sourcefile import decode
 from dp2ddp.transforms.shared_draws import unshared_draws
 from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
@@ -126,10 +127,17 @@ def plan(config: VerifyConfig) -> Plan:
 
 
 def _read(path: Path) -> str:
+    """The text of a source file as `dp2ddp migrate` reads it (migrate.sourcefile: a UTF-8
+    BOM, an encoding cookie, CRLF endings), so a script migrate accepts verify accepts too
+    (paper99/srfbn_cvpr19@046f693's train.py starts with a BOM: "cannot parse" before)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise VerifyError(f"{path}: cannot read: {exc}") from None
+    try:
+        return decode(data).text
+    except InputError as exc:
+        raise VerifyError(exc.format(str(path))) from None
 
 
 def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
