@@ -110,6 +110,10 @@ class Barriers(Rule):
         self._written_read: dict[int, str] = {}
         #: ids of the removals among them whose barrier goes nearest (wait_for).
         self._removals: set[int] = set()
+        #: ids of the module's file reads and listings, and the names of its functions:
+        #: a loop holding none is a writing block its barrier may follow (plan_after).
+        self._file_reads: set[int] = set()
+        self._own_functions: set[str] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
@@ -170,6 +174,11 @@ class Barriers(Rule):
             listed = listed_directory(call, names, self.t.code)
             if listed is not None:
                 listings.append((call, *listed))
+            if read is not None or listed is not None:
+                self._file_reads.add(id(call))
+        self._own_functions = {
+            node.name.value for node in walk(module) if isinstance(node, cst.FunctionDef)
+        }
         for write, texts in writes:
             matched = [
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
@@ -417,6 +426,8 @@ class Barriers(Rule):
         anchor = None if nearest else chain
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
+        if leave_loops and not nearest:
+            anchor = self._writing_block(anchor or self._statement(save)) or anchor
         if anchor is not None and _leaves(anchor):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
@@ -430,6 +441,30 @@ class Barriers(Rule):
         if why is not None:
             return None, why
         return anchor, None
+
+    def _writing_block(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The outermost loop around `node` in its function that reads no file and lists no
+        directory, calls none of this module's functions, and is left only at its end or
+        by its own `break`: the writing block (`for i in range(n): np.save(...)` filling a
+        cache folder). One barrier after it, where every rank that entered it arrives,
+        instead of one per file; None where no loop is around `node`."""
+        found: cst.CSTNode | None = None
+        parent = self.t.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While)):
+                calls = [c for c in walk(parent) if isinstance(c, cst.Call)]
+                if (
+                    _leaves(parent)
+                    or any(id(c) in self._file_reads for c in calls)
+                    or any(
+                        self.t.code(c.func).split(".")[-1] in self._own_functions
+                        for c in calls
+                    )
+                ):
+                    break
+                found = parent
+            parent = self.t.parent(parent)
+        return found
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """The outermost loop around `node` (in its function) that a rank may leave on its

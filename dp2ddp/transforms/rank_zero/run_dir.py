@@ -501,6 +501,9 @@ class RunDirValues(CallRule):
         ]
         if exits and self._made_after(statement):
             return exits[0]
+        written = self._made_and_written_in(statement)
+        if written is not None:
+            return written
         if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
             return self._written_after(statement)
         return None
@@ -525,6 +528,35 @@ class RunDirValues(CallRule):
                 if written is None and path_open_for_writing(call):
                     written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
                 if written is not None and self.t.code(written) in checked:
+                    return call
+        return None
+
+    def _made_and_written_in(self, statement: cst.If) -> cst.Call | None:
+        """A cache made once (`if not os.path.exists(cache): os.makedirs(cache)`, then files
+        written into it): a branch of `statement` makes a directory its test checks (by
+        text) on every rank, and writes a file, which rank 0 alone does (side_effects.py).
+        The first write, else None. Rank 1 made the folder before rank 0 read the test, so
+        rank 0 skipped its writes and every rank listed an empty folder (paper99/SRFBN's
+        get_image_paths shape; or a partial listing, ranks' datasets apart): rank 0's
+        reading, taken before any rank makes the folder, takes every rank into the branch
+        (the barrier after it, barriers.py, then waits for the writes)."""
+        checked = self._checked_paths(statement)
+        branches: list[cst.CSTNode] = [statement.body]
+        if isinstance(statement.orelse, cst.Else):
+            branches.append(statement.orelse)
+        for branch in branches:
+            calls = [c for c in walk(branch, skip_scopes=True) if isinstance(c, cst.Call)]
+            made = False
+            for call in calls:
+                names = self.t.qualified_names(call.func)
+                directory = made_directory(call, names)
+                if directory is not None and self.t.code(directory) in checked:
+                    made = True
+                    continue
+                if not made:
+                    continue
+                written = whole_file_path(call, names, write=True)
+                if written is not None or path_open_for_writing(call):
                     return call
         return None
 
