@@ -13,8 +13,8 @@ module (across_modules); a checkpoint helper of another module called under each
 clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint named by each
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
-listing of the written directory, a dict item (unmatched_paths); a cache folder made under an exists-check, filled and listed
-(cache_dir_listing); a cache read through another
+listing of the written directory, a dict item (unmatched_paths); a cache folder made under
+an exists-check, filled and listed (cache_dir_listing); a cache read through another
 module's function that reads the file at its parameter (cache_reader); a frame drawn and read
 per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a

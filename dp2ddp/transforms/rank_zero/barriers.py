@@ -456,10 +456,7 @@ class Barriers(Rule):
                 if (
                     _leaves(parent)
                     or any(id(c) in self._file_reads for c in calls)
-                    or any(
-                        self.t.code(c.func).split(".")[-1] in self._own_functions
-                        for c in calls
-                    )
+                    or any(self.t.code(c.func).split(".")[-1] in self._own_functions for c in calls)
                 ):
                     break
                 found = parent

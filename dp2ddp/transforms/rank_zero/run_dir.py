@@ -536,10 +536,11 @@ class RunDirValues(CallRule):
         written into it): a branch of `statement` makes a directory its test checks (by
         text) on every rank, and writes a file, which rank 0 alone does (side_effects.py).
         The first write, else None. Rank 1 made the folder before rank 0 read the test, so
-        rank 0 skipped its writes and every rank listed an empty folder (paper99/SRFBN's
-        get_image_paths shape; or a partial listing, ranks' datasets apart): rank 0's
-        reading, taken before any rank makes the folder, takes every rank into the branch
-        (the barrier after it, barriers.py, then waits for the writes)."""
+        rank 0 skipped its writes and every rank listed an empty folder
+        (paper99/srfbn_cvpr19@046f693's get_image_paths shape; or a partial listing, ranks'
+        datasets apart): rank 0's reading, taken before any rank makes the folder, takes
+        every rank into the branch (the barrier after it, barriers.py, then waits for the
+        writes)."""
         checked = self._checked_paths(statement)
         branches: list[cst.CSTNode] = [statement.body]
         if isinstance(statement.orelse, cst.Else):
