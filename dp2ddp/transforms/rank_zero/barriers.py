@@ -78,6 +78,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_LOAD,
     TORCH_SAVE,
 )
+from dp2ddp.transforms.rank_zero.writing_block import leaves, writing_block
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -427,8 +428,13 @@ class Barriers(Rule):
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
         if leave_loops and not nearest:
-            anchor = self._writing_block(anchor or self._statement(save)) or anchor
-        if anchor is not None and _leaves(anchor):
+            anchor = (
+                writing_block(
+                    self.t, anchor or self._statement(save), self._file_reads, self._own_functions
+                )
+                or anchor
+            )
+        if anchor is not None and leaves(anchor):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
             return (
@@ -441,27 +447,6 @@ class Barriers(Rule):
         if why is not None:
             return None, why
         return anchor, None
-
-    def _writing_block(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        """The outermost loop around `node` in its function that reads no file and lists no
-        directory, calls none of this module's functions, and is left only at its end or
-        by its own `break`: the writing block (`for i in range(n): np.save(...)` filling a
-        cache folder). One barrier after it, where every rank that entered it arrives,
-        instead of one per file; None where no loop is around `node`."""
-        found: cst.CSTNode | None = None
-        parent = self.t.parent(node)
-        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
-            if isinstance(parent, (cst.For, cst.While)):
-                calls = [c for c in walk(parent) if isinstance(c, cst.Call)]
-                if (
-                    _leaves(parent)
-                    or any(id(c) in self._file_reads for c in calls)
-                    or any(self.t.code(c.func).split(".")[-1] in self._own_functions for c in calls)
-                ):
-                    break
-                found = parent
-            parent = self.t.parent(parent)
-        return found
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """The outermost loop around `node` (in its function) that a rank may leave on its
@@ -669,25 +654,6 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
-
-
-def _leaves(statement: cst.CSTNode) -> bool:
-    """Control can leave `statement` other than at its end: a return or raise in it, or a
-    break/continue of a loop around it. A loop's own `break` lands right after the loop, so
-    a barrier there is still reached."""
-    loop = isinstance(statement, (cst.For, cst.While))
-    stack: list[tuple[cst.CSTNode, bool]] = [(statement, False)]
-    while stack:
-        node, nested = stack.pop()
-        if isinstance(node, (cst.Return, cst.Raise)):
-            return True
-        if isinstance(node, (cst.Break, cst.Continue)) and not nested and not loop:
-            return True
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
-        stack += [(child, inner) for child in node.children]
-    return False
 
 
 def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
