@@ -13,7 +13,8 @@ module (across_modules); a checkpoint helper of another module called under each
 clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint named by each
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
-listing of the written directory, a dict item (unmatched_paths); a cache read through another
+listing of the written directory, a dict item (unmatched_paths); a cache folder made under
+an exists-check, filled and listed (cache_dir_listing); a cache read through another
 module's function that reads the file at its parameter (cache_reader); a frame drawn and read
 per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
@@ -60,6 +61,7 @@ NAMES = (
     "unmatched_paths",
     "sample_draws",
     "time_budget",
+    "cache_dir_listing",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (
@@ -220,6 +222,13 @@ def test_cache_read_through_another_module(run: Path) -> None:
     assert (folder / "reader_cache.pkl").is_file()
     assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
     assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
+
+
+def test_cache_dir_listed_whole(run: Path) -> None:
+    """Both ranks took rank 0's exists-check into the branch and listed the folder after
+    the barrier that follows the writing loop: all six files (before: "no cached files"
+    on both ranks, rank 1 had made the folder first, or a partial listing)."""
+    assert _printed(run, "cache_dir_listing") == ("listed 6 globbed 6\n", "")
 
 
 def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:

@@ -78,6 +78,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_LOAD,
     TORCH_SAVE,
 )
+from dp2ddp.transforms.rank_zero.writing_block import leaves, writing_block
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -110,6 +111,10 @@ class Barriers(Rule):
         self._written_read: dict[int, str] = {}
         #: ids of the removals among them whose barrier goes nearest (wait_for).
         self._removals: set[int] = set()
+        #: ids of the module's file reads and listings, and the names of its functions:
+        #: a loop holding none is a writing block its barrier may follow (plan_after).
+        self._file_reads: set[int] = set()
+        self._own_functions: set[str] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
@@ -170,6 +175,11 @@ class Barriers(Rule):
             listed = listed_directory(call, names, self.t.code)
             if listed is not None:
                 listings.append((call, *listed))
+            if read is not None or listed is not None:
+                self._file_reads.add(id(call))
+        self._own_functions = {
+            node.name.value for node in walk(module) if isinstance(node, cst.FunctionDef)
+        }
         for write, texts in writes:
             matched = [
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
@@ -417,7 +427,14 @@ class Barriers(Rule):
         anchor = None if nearest else chain
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
-        if anchor is not None and _leaves(anchor):
+        if leave_loops and not nearest:
+            anchor = (
+                writing_block(
+                    self.t, anchor or self._statement(save), self._file_reads, self._own_functions
+                )
+                or anchor
+            )
+        if anchor is not None and leaves(anchor):
             if dependent is None:
                 return None, None  # every rank takes the same branches: next to the save
             return (
@@ -637,25 +654,6 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
-
-
-def _leaves(statement: cst.CSTNode) -> bool:
-    """Control can leave `statement` other than at its end: a return or raise in it, or a
-    break/continue of a loop around it. A loop's own `break` lands right after the loop, so
-    a barrier there is still reached."""
-    loop = isinstance(statement, (cst.For, cst.While))
-    stack: list[tuple[cst.CSTNode, bool]] = [(statement, False)]
-    while stack:
-        node, nested = stack.pop()
-        if isinstance(node, (cst.Return, cst.Raise)):
-            return True
-        if isinstance(node, (cst.Break, cst.Continue)) and not nested and not loop:
-            return True
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        inner = nested or (node is not statement and isinstance(node, (cst.For, cst.While)))
-        stack += [(child, inner) for child in node.children]
-    return False
 
 
 def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:

@@ -293,7 +293,10 @@ def listed_directory(
         if not call.args or call.args[0].keyword is not None:
             return None
         return _directory(call.args[0].value, code)
-    if names or not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_LISTINGS:
+    # a local's or a module variable's own name (`cache.iterdir` of `cache = Path(d)`)
+    # names no library: what the object is, the method says
+    library = {n for n in names if "<locals>" not in n and n != code(func)}
+    if library or not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_LISTINGS:
         return None
     owner = func.value
     if isinstance(owner, cst.Call) and code(owner.func) in ("Path", "pathlib.Path"):

@@ -55,10 +55,14 @@ from dp2ddp.transforms.analysis.per_rank import from_own_batches
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.rank_zero.decided_paths import (
+    made_after,
+    made_and_written_in,
+    written_after,
+)
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
-from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.loop_decisions import exit_tests
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -528,68 +532,14 @@ class RunDirValues(CallRule):
             if isinstance(node, cst.Raise)
             or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
         ]
-        if exits and self._made_after(statement):
+        if exits and made_after(self.t, statement):
             return exits[0]
+        written = made_and_written_in(self.t, statement)
+        if written is not None:
+            return written
         if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
-            return self._written_after(statement)
+            return written_after(self.t, statement)
         return None
-
-    def _written_after(self, statement: cst.If) -> cst.Call | None:
-        """A cache check (`if os.path.isfile(path): return`, then the file written): the
-        first call after `statement` in its block that writes the path its test checks (by
-        text; rank 0 alone writes it, side_effects.py), else None. A rank that read the file
-        rank 0 had just written returned, and never reached the barrier after the write
-        (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: 3 of 10 launches hung): rank 0's
-        reading takes every rank the same way, to the barrier or past it."""
-        parent = self.t.parent(statement)
-        if not isinstance(parent, cst.IndentedBlock):
-            return None
-        body = list(parent.body)
-        checked = self._checked_paths(statement)
-        for later in body[next(i for i, s in enumerate(body) if s is statement) + 1 :]:
-            for call in walk(later, skip_scopes=True):
-                if not isinstance(call, cst.Call):
-                    continue
-                written = whole_file_path(call, self.t.qualified_names(call.func), write=True)
-                if written is None and path_open_for_writing(call):
-                    written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
-                if written is not None and self.t.code(written) in checked:
-                    return call
-        return None
-
-    def _checked_paths(self, statement: cst.If) -> set[str]:
-        """The text of the paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`)."""
-        return {
-            self.t.code(arg.value)
-            for call in walk(statement.test)
-            if isinstance(call, cst.Call)
-            for arg in call.args[:1]
-        } | {
-            self.t.code(call.func.value)
-            for call in walk(statement.test)
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-        }
-
-    def _made_after(self, statement: cst.If) -> bool:
-        """A statement after `statement` in its block, or its `else` (`if out.exists():
-        sys.exit()` / `else: out.mkdir()`, yandex-research/rtdl-revisiting-models@e3ed46c:
-        the late rank found the other's folder and exited), makes a directory whose path
-        `statement`'s test checks (by text)."""
-        parent = self.t.parent(statement)
-        if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            return False
-        body = list(parent.body)
-        after = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
-        following: list[cst.CSTNode] = [*([statement.orelse] if statement.orelse else []), *after]
-        checked = self._checked_paths(statement)
-        for later in following:
-            for call in walk(later):
-                if not isinstance(call, cst.Call):
-                    continue
-                made = made_directory(call, self.t.qualified_names(call.func))
-                if made is not None and self.t.code(made) in checked:
-                    return True
-        return False
 
     def _every_rank_names(self, source: cst.CSTNode, write: cst.Call) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is

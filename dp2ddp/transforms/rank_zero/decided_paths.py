@@ -1,0 +1,112 @@
+"""What an exists-check decides, found by the paths it checks (issue 29; run_dir.py).
+
+An `if` whose test reads the file system's state (`os.path.exists(p)`, `p.is_dir()`) is
+rank 0's reading where the branch taken changes what the ranks share: a directory made
+after it, a file written after it, or a folder its branch makes and fills. These functions
+find that sink by the text of the paths the test checks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.mkdir import made_directory
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
+
+
+def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
+    """A cache check (`if os.path.isfile(path): return`, then the file written): the
+    first call after `statement` in its block that writes the path its test checks (by
+    text; rank 0 alone writes it, side_effects.py), else None. A rank that read the file
+    rank 0 had just written returned, and never reached the barrier after the write
+    (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: 3 of 10 launches hung): rank 0's
+    reading takes every rank the same way, to the barrier or past it."""
+    parent = t.parent(statement)
+    if not isinstance(parent, cst.IndentedBlock):
+        return None
+    body = list(parent.body)
+    checked = checked_paths(t, statement)
+    for later in body[next(i for i, s in enumerate(body) if s is statement) + 1 :]:
+        for call in walk(later, skip_scopes=True):
+            if not isinstance(call, cst.Call):
+                continue
+            written = whole_file_path(call, t.qualified_names(call.func), write=True)
+            if written is None and path_open_for_writing(call):
+                written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
+            if written is not None and t.code(written) in checked:
+                return call
+    return None
+
+
+def made_and_written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
+    """A cache made once (`if not os.path.exists(cache): os.makedirs(cache)`, then files
+    written into it): a branch of `statement` makes a directory its test checks (by
+    text) on every rank, and writes a file, which rank 0 alone does (side_effects.py).
+    The first write, else None. Rank 1 made the folder before rank 0 read the test, so
+    rank 0 skipped its writes and every rank listed an empty folder
+    (paper99/srfbn_cvpr19@046f693's get_image_paths shape; or a partial listing, ranks'
+    datasets apart): rank 0's reading, taken before any rank makes the folder, takes
+    every rank into the branch (the barrier after it, barriers.py, then waits for the
+    writes)."""
+    checked = checked_paths(t, statement)
+    branches: list[cst.CSTNode] = [statement.body]
+    if isinstance(statement.orelse, cst.Else):
+        branches.append(statement.orelse)
+    for branch in branches:
+        calls = [c for c in walk(branch, skip_scopes=True) if isinstance(c, cst.Call)]
+        made = False
+        for call in calls:
+            names = t.qualified_names(call.func)
+            directory = made_directory(call, names)
+            if directory is not None and t.code(directory) in checked:
+                made = True
+                continue
+            if not made:
+                continue
+            written = whole_file_path(call, names, write=True)
+            if written is not None or path_open_for_writing(call):
+                return call
+    return None
+
+
+def checked_paths(t: RankZeroOnly, statement: cst.If) -> set[str]:
+    """The text of the paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`)."""
+    return {
+        t.code(arg.value)
+        for call in walk(statement.test)
+        if isinstance(call, cst.Call)
+        for arg in call.args[:1]
+    } | {
+        t.code(call.func.value)
+        for call in walk(statement.test)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+    }
+
+
+def made_after(t: RankZeroOnly, statement: cst.If) -> bool:
+    """A statement after `statement` in its block, or its `else` (`if out.exists():
+    sys.exit()` / `else: out.mkdir()`, yandex-research/rtdl-revisiting-models@e3ed46c:
+    the late rank found the other's folder and exited), makes a directory whose path
+    `statement`'s test checks (by text)."""
+    parent = t.parent(statement)
+    if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return False
+    body = list(parent.body)
+    after = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
+    following: list[cst.CSTNode] = [*([statement.orelse] if statement.orelse else []), *after]
+    checked = checked_paths(t, statement)
+    for later in following:
+        for call in walk(later):
+            if not isinstance(call, cst.Call):
+                continue
+            made = made_directory(call, t.qualified_names(call.func))
+            if made is not None and t.code(made) in checked:
+                return True
+    return False
