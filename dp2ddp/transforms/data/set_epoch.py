@@ -8,6 +8,8 @@ each pass by itself (DP011 says so, for review).
 
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import (
@@ -61,9 +63,40 @@ class LoaderSetEpoch(LoaderBatchSize):
                 where = f"no loop over {label} in this module (importers that iterate it in "
                 where += "an epoch loop call set_epoch there)"
             failures.insert(0, (loader.call, where))
+        rebuilt = self._rebuilt_in(loader)
+        advances = "its sampler advances its epoch on each pass"
+        if rebuilt is not None:
+            line = self.input_position(rebuilt)[0]
+            advances += (
+                f", and the loader is built anew in the loop at line {line}:"
+                " each new sampler starts at the epoch after its predecessor's last pass"
+            )
         for node, detail in failures:
-            self.warn(node, "DP011", f"{detail}; its sampler advances its epoch on each pass")
+            self.warn(node, "DP011", f"{detail}; {advances}")
         return not failures
+
+    def _rebuilt_in(self, loader: Loader) -> cst.For | cst.While | None:
+        """The innermost loop of the loader's own function (or module) whose body builds
+        it: each round builds a new sampler, whose first pass would be epoch 0 again."""
+        current = self.parent(loader.call)
+        while current is not None and not isinstance(
+            current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
+        ):
+            if isinstance(current, (cst.For, cst.While)) and inside(
+                loader.call, current.body, self
+            ):
+                return current
+            current = self.parent(current)
+        return None
+
+    def rebuilt_key(self, loader: Loader) -> str | None:
+        """`file:line` of a loader built anew in a loop (DdpDistributedSampler's `rebuilt`:
+        its samplers count the rebuilds there); None where it is built once."""
+        if self._rebuilt_in(loader) is None:
+            return None
+        name = "".join(c for c in os.path.basename(self.context.filename or "") if c not in '"\\')
+        line = self.input_position(loader.call)[0]
+        return f"{name}:{line}" if name else str(line)
 
     def _keyed_elsewhere(
         self, loop: cst.For, epoch_loop: cst.For | cst.While, receiver: cst.BaseExpression | None
