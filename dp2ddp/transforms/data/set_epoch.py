@@ -63,7 +63,7 @@ class LoaderSetEpoch(LoaderBatchSize):
                 where = f"no loop over {label} in this module (importers that iterate it in "
                 where += "an epoch loop call set_epoch there)"
             failures.insert(0, (loader.call, where))
-        rebuilt = self._rebuilt_in(loader)
+        rebuilt = self._rebuilt_in(loader.call)
         advances = "its sampler advances its epoch on each pass"
         if rebuilt is not None:
             line = self.input_position(rebuilt)[0]
@@ -75,28 +75,45 @@ class LoaderSetEpoch(LoaderBatchSize):
             self.warn(node, "DP011", f"{detail}; {advances}")
         return not failures
 
-    def _rebuilt_in(self, loader: Loader) -> cst.For | cst.While | None:
+    def _rebuilt_in(self, call: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop of the loader's own function (or module) whose body builds
         it: each round builds a new sampler, whose first pass would be epoch 0 again."""
-        current = self.parent(loader.call)
+        current = self.parent(call)
         while current is not None and not isinstance(
             current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
         ):
-            if isinstance(current, (cst.For, cst.While)) and inside(
-                loader.call, current.body, self
-            ):
+            if isinstance(current, (cst.For, cst.While)) and inside(call, current.body, self):
                 return current
             current = self.parent(current)
         return None
 
     def rebuilt_key(self, loader: Loader) -> str | None:
-        """`file:line` of a loader built anew in a loop (DdpDistributedSampler's `rebuilt`:
-        its samplers count the rebuilds there); None where it is built once."""
-        if self._rebuilt_in(loader) is None:
-            return None
+        """DdpDistributedSampler's `rebuilt` ("file:line"), whose samplers count the
+        rebuilds: for the loaders over one dataset in one function (or module) of which one
+        is built anew in a loop (`loader = iter(DataLoader(ds))` first, again in `except
+        StopIteration:`), the line of the first; None where none is rebuilt."""
+        scope = enclosing_function(loader.call, self)
+        dataset = self._dataset_code(loader.call)
+        siblings = [
+            c
+            for c in self._all_loaders
+            if enclosing_function(c, self) is scope and self._dataset_code(c) == dataset
+        ]
+        if dataset is None or not any(self._rebuilt_in(c) for c in siblings):
+            siblings = [loader.call]
+            if self._rebuilt_in(loader.call) is None:
+                return None
+        line = min(self.input_position(c)[0] for c in siblings)
         name = "".join(c for c in os.path.basename(self.context.filename or "") if c not in '"\\')
-        line = self.input_position(loader.call)[0]
         return f"{name}:{line}" if name else str(line)
+
+    def _dataset_code(self, call: cst.Call) -> str | None:
+        for arg in call.args:
+            if arg.star:
+                return None
+            if arg.keyword is None or arg.keyword.value == "dataset":
+                return self.code(arg.value)
+        return None
 
     def _keyed_elsewhere(
         self, loop: cst.For, epoch_loop: cst.For | cst.While, receiver: cst.BaseExpression | None
