@@ -290,3 +290,95 @@ def test_verify_aligns_the_lazy_sampler_like_distributed_sampler(tmp_path: Path)
         timeout=120,
     )
     assert result.stdout.strip() == "ok", result.stderr
+
+
+# -- a loader built anew each epoch (R2 of stop 33, biubug6/Pytorch_Retinaface@b984b4b) ----
+
+
+def test_samplers_rebuilt_at_one_place_count_the_rebuilds() -> None:
+    """A new sampler with `rebuilt` starts at the epoch after its predecessor's last pass
+    (without it each new sampler drew epoch 0's order again); ranks agree on the epoch."""
+    cls: Any = _sampler_class()  # its own keywords, which DistributedSampler has not
+    cls.rebuilt_epochs.clear()
+    orders = []
+    for _ in range(3):
+        sampler = cls(_Sized(16), 2, 0, shuffle=True, advance_epoch=True, rebuilt="t.py:1")
+        orders.append(list(sampler))
+    assert len({tuple(o) for o in orders}) == 3, orders
+    for epoch, order in enumerate(orders):
+        twin: DistributedSampler[int] = DistributedSampler(_Sized(16), 2, 0, shuffle=True)
+        twin.set_epoch(epoch)
+        assert order == list(twin)
+    fresh = cls(_Sized(16), 2, 0, shuffle=True, advance_epoch=True)
+    assert list(fresh) == orders[0]  # no key: epoch 0 again
+
+
+_REBUILT = """\
+import math
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+SEEN = {"inline": [], "flat": []}
+data = TensorDataset(torch.arange(8.0).view(8, 1))
+model = torch.nn.DataParallel(torch.nn.Linear(1, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for epoch in range(2):
+    SEEN["inline"].append([])
+    for (x,) in DataLoader(data, 4, shuffle=True):
+        SEEN["inline"][-1] += [int(v) for v in x.view(-1)]
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+epoch_size = math.ceil(len(data) / 4)
+for it in range(2 * epoch_size):
+    if it % epoch_size == 0:
+        batches = iter(DataLoader(data, 4, shuffle=True))
+        SEEN["flat"].append([])
+    (x,) = next(batches)
+    SEEN["flat"][-1] += [int(v) for v in x.view(-1)]
+    loss = model(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.e2e
+def test_a_loader_rebuilt_each_epoch_reshuffles_each_epoch_under_torchrun(
+    tmp_path: Path,
+) -> None:
+    """Two gloo ranks: built anew each epoch (inline in the epoch loop's `for`, and
+    `iter(DataLoader(...))` in a flat iteration loop), the loader's second epoch has
+    another order than its first (before: the same, as each new sampler began at epoch
+    0), and in each epoch the ranks' samples are disjoint and cover the data set."""
+    script = tmp_path / "train_ddp.py"
+    result = migrate_source(_REBUILT, filename="train.py")
+    assert {d.code for d in result.diagnostics} == {"DP011"}  # the truth, for review
+    assert result.code.count('rebuilt="train.py:12"') == 2
+    script.write_text(result.code + _RECORD)
+    (tmp_path / "_dp2ddp.py").write_text(result.helpers_module)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    command += ["--nproc_per_node=2", str(DRIVER), str(out), str(script)]
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env["OMP_NUM_THREADS"] = "1"
+    proc = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
+    )
+    workdir = out / tmp_path.name / script.stem
+    seen = []
+    for rank in range(2):
+        status_file = workdir / f"rank{rank}.status.json"
+        assert status_file.exists(), proc.stdout + proc.stderr
+        status = json.loads(status_file.read_text())
+        assert status["ok"], (status, (workdir / f"rank{rank}.stderr").read_text())
+        seen.append(json.loads((workdir / f"seen.{rank}.json").read_text()))
+    for form in ("inline", "flat"):
+        for rank in range(2):
+            first, second = seen[rank][form]
+            assert first != second, (form, rank, seen[rank][form])
+        for epoch in range(2):
+            parts = [set(seen[rank][form][epoch]) for rank in range(2)]
+            assert not parts[0] & parts[1] and parts[0] | parts[1] == set(range(8)), parts

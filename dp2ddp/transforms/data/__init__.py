@@ -531,11 +531,11 @@ class ShardDataLoaders(LoaderEvaluation):
         self._warn_running_figures(loader)
         exported = shuffled and self._export(loader, self._all_loaders)
         if shuffled and not self._plan_set_epoch(loader, exported):
-            advancing = call_named(
-                DDP_DISTRIBUTED_SAMPLER,
-                *sampler.args,
-                keyword("advance_epoch", cst.Name("True")),
-            )
+            extra = [keyword("advance_epoch", cst.Name("True"))]
+            rebuilt = self.rebuilt_key(loader)
+            if rebuilt is not None:
+                extra.append(keyword("rebuilt", cst.SimpleString(f'"{rebuilt}"')))
+            advancing = call_named(DDP_DISTRIBUTED_SAMPLER, *sampler.args, *extra)
             if own is not None:
                 self._samplers[own.call] = advancing
             else:

@@ -9,6 +9,8 @@ each pass by itself (DP011 says so, for review).
 
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import (
@@ -62,9 +64,57 @@ class LoaderSetEpoch(LoaderBatchSize):
                 where = f"no loop over {label} in this module (importers that iterate it in "
                 where += "an epoch loop call set_epoch there)"
             failures.insert(0, (loader.call, where))
+        rebuilt = self._rebuilt_in(loader.call)
+        advances = "its sampler advances its epoch on each pass"
+        if rebuilt is not None:
+            line = self.input_position(rebuilt)[0]
+            advances += (
+                f", and the loader is built anew in the loop at line {line}:"
+                " each new sampler starts at the epoch after its predecessor's last pass"
+            )
         for node, detail in failures:
-            self.warn(node, "DP011", f"{detail}; its sampler advances its epoch on each pass")
+            self.warn(node, "DP011", f"{detail}; {advances}")
         return not failures
+
+    def _rebuilt_in(self, call: cst.Call) -> cst.For | cst.While | None:
+        """The innermost loop of the loader's own function (or module) whose body builds
+        it: each round builds a new sampler, whose first pass would be epoch 0 again."""
+        current = self.parent(call)
+        while current is not None and not isinstance(
+            current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
+        ):
+            if isinstance(current, (cst.For, cst.While)) and inside(call, current.body, self):
+                return current
+            current = self.parent(current)
+        return None
+
+    def rebuilt_key(self, loader: Loader) -> str | None:
+        """DdpDistributedSampler's `rebuilt` ("file:line"), whose samplers count the
+        rebuilds: for the loaders over one dataset in one function (or module) of which one
+        is built anew in a loop (`loader = iter(DataLoader(ds))` first, again in `except
+        StopIteration:`), the line of the first; None where none is rebuilt."""
+        scope = enclosing_function(loader.call, self)
+        dataset = self._dataset_code(loader.call)
+        siblings = [
+            c
+            for c in self._all_loaders
+            if enclosing_function(c, self) is scope and self._dataset_code(c) == dataset
+        ]
+        if dataset is None or not any(self._rebuilt_in(c) for c in siblings):
+            siblings = [loader.call]
+            if self._rebuilt_in(loader.call) is None:
+                return None
+        line = min(self.input_position(c)[0] for c in siblings)
+        name = "".join(c for c in os.path.basename(self.context.filename or "") if c not in '"\\')
+        return f"{name}:{line}" if name else str(line)
+
+    def _dataset_code(self, call: cst.Call) -> str | None:
+        for arg in call.args:
+            if arg.star:
+                return None
+            if arg.keyword is None or arg.keyword.value == "dataset":
+                return self.code(arg.value)
+        return None
 
     def _keyed_elsewhere(
         self, loop: cst.For, epoch_loop: cst.For | cst.While, receiver: cst.BaseExpression | None
