@@ -297,7 +297,9 @@ def test_a_load_only_some_ranks_reach_after_an_unsynced_save_is_dp031() -> None:
         ("patience >= 2", False),
         ("i >= args.max_steps", False),
         ("epoch == args.epochs - 1", False),
-        ("time.time() > 100", True),
+        # a clock read deciding the loop's end is made rank 0's value (ddp_rank0_value):
+        # every rank leaves at the same step, nothing to warn (stop 33, issue 29)
+        ("time.time() > 100", False),
         ("patience > 3 and loss.item() > 1", True),
     ],
 )
