@@ -18,20 +18,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NodeView, walk
+from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
 from dp2ddp.transforms.analysis.module_index import ModuleIndex
 from dp2ddp.transforms.analysis.training import QualifiedNames, trains_through
 
 Loop = cst.For | cst.While
-
-
-def _called(call: cst.Call) -> str | None:
-    """The name a call calls: `step(...)`, `self.step(...)`, `trainer.step(...)`."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
 
 
 def loop_trains(index: ModuleIndex, loop: Loop, qualified_names: QualifiedNames) -> bool:
@@ -39,7 +30,7 @@ def loop_trains(index: ModuleIndex, loop: Loop, qualified_names: QualifiedNames)
     module it calls (by name; methods by their attribute name), however deep
     (analysis/training.trains_through)."""
     return trains_through(
-        loop, qualified_names, lambda call: index.functions.get(_called(call) or "", [])
+        loop, qualified_names, lambda call: index.functions.get(name_of(call.func), [])
     )
 
 
