@@ -113,11 +113,37 @@ class _Kinds(dict[type, int]):
 KIND = _Kinds()
 
 
+#: id(node) -> (node, its children): libcst nodes are immutable, so a node's children are
+#: read once. The node is held with them, so its id is not reused while remembered.
+_REMEMBERED: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
+#: Nodes remembered at most (a few files' trees); then the memory starts over.
+REMEMBERED_NODES = 400_000
+
+
 def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """`node.children`: the node's direct children, in source (visiting) order."""
+    """`node.children`: the node's direct children, in source (visiting) order.
+
+    The passes walk the same trees many times (a tree a pass leaves unchanged is the next
+    pass's): each node's children are read once and remembered (`forget_children`)."""
+    remembered = _REMEMBERED.get(id(node))
+    if remembered is not None and remembered[0] is node:
+        return remembered[1]
+    found = _read_children(node)
+    if len(_REMEMBERED) >= REMEMBERED_NODES:
+        _REMEMBERED.clear()
+    _REMEMBERED[id(node)] = (node, found)
+    return found
+
+
+def forget_children() -> None:
+    """Drop the remembered children (a file's trees die with its migration)."""
+    _REMEMBERED.clear()
+
+
+def _read_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     fields = visits(type(node))
     if fields is None:
-        return node.children
+        return tuple(node.children)
     found: list[cst.CSTNode] = []
     kinds = KIND
     for name, _ in fields:
@@ -127,7 +153,7 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
             found.append(value)
         elif kind == SEQUENCE:
             found.extend(item for item in value if kinds[type(item)] == NODE)
-    return found
+    return tuple(found)
 
 
 _T = TypeVar("_T")

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from dp2ddp.errors import InputError
+from dp2ddp.flow.children import forget_children
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.ast_nodes import parse_python
 
@@ -62,6 +63,7 @@ def call_deep(work: Callable[[], _T]) -> _T:
             failure.append(exc)
         finally:
             parse_python.cache_clear()  # a file's trees die with its migration
+            forget_children()
 
     with _lock:
         limit = sys.getrecursionlimit()
