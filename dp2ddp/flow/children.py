@@ -17,7 +17,7 @@ import dataclasses
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import libcst as cst
 
@@ -136,8 +136,9 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
 
 
 def forget_children() -> None:
-    """Drop the remembered children (a file's trees die with its migration)."""
+    """Drop the remembered children and listings (a file's trees die with its migration)."""
     _REMEMBERED.clear()
+    _LISTED.clear()
 
 
 def _read_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -182,20 +183,63 @@ class PerTree(Generic[_T]):
         return built
 
 
-def _tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
+class Listing(NamedTuple):
+    """A tree's nodes in source order, and where each node's subtree ends in that order
+    (`ends[i]`: the index after the last node under `nodes[i]`)."""
+
+    nodes: tuple[cst.CSTNode, ...]
+    ends: tuple[int, ...]
+
+
+#: id(node) -> (the listing it is in, its index there), for each node of the trees
+#: listed lately: a walk from any node of such a tree is a slice of the listing.
+_LISTED: dict[int, tuple[Listing, int]] = {}
+
+
+def _listing(module: cst.Module) -> Listing:
     listed: list[cst.CSTNode] = []
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         listed.append(node)
         stack.extend(reversed(children_of(node)))
-    return tuple(listed)
+    # a subtree's size is its node's own (a node object found twice has the same subtree
+    # at both places); children come after their parent, so a reverse pass has them
+    sizes: dict[int, int] = {}
+    ends = [0] * len(listed)
+    for index in range(len(listed) - 1, -1, -1):
+        node = listed[index]
+        size = 1
+        for child in children_of(node):
+            size += sizes[id(child)]
+        sizes[id(node)] = size
+        ends[index] = index + size
+    listing = Listing(tuple(listed), tuple(ends))
+    if len(_LISTED) + len(listed) > REMEMBERED_NODES:
+        _LISTED.clear()
+    for index, node in enumerate(listing.nodes):
+        _LISTED[id(node)] = (listing, index)
+    return listing
 
 
-tree_nodes = PerTree(_tree_nodes)
-"""Every node of a module in source order (what a walk from the module yields), listed
-once per tree: the passes' rules each ask for the whole module (the rank-zero rules five
-times a pass)."""
+_listings = PerTree(_listing)
+
+
+def tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
+    """Every node of a module in source order (what a walk from the module yields), listed
+    once per tree: the passes' rules each ask for the whole module (the rank-zero rules five
+    times a pass)."""
+    return _listings(module).nodes
+
+
+def listed_subtree(root: cst.CSTNode) -> tuple[Listing, int] | None:
+    """The listing of a tree lately listed (`tree_nodes`) that holds `root`, and `root`'s
+    index there; None when no such listing is remembered (then walk its children)."""
+    found = _LISTED.get(id(root))
+    if found is None or found[0].nodes[found[1]] is not root:
+        return None
+    return found
+
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 
