@@ -93,11 +93,7 @@ def fixed_fetches(
     without gradients; `told`: other modules' iterator classes by qualified name
     (ProgramLoaders.fetchers); `sampling`: other modules' functions decorated with
     `no_grad()` by qualified name (ProgramLoaders.no_grad_functions)."""
-    samplers = (no_grad_functions(module), sampling)
-    own = {
-        c.name.value: c for c in walk(module) if isinstance(c, cst.ClassDef) and _defines_next(c)
-    }
-    proved = iterator_classes(module)
+    read: tuple[tuple[set[str], Collection[str]], set[str], dict[str, Params]] | None = None
     for function in walk(module):
         if not isinstance(function, cst.FunctionDef):
             continue
@@ -105,6 +101,14 @@ def fixed_fetches(
             function, qualified_names
         ):
             continue
+        if read is None:  # the module's classes, read once and only where a function trains
+            own = {
+                c.name.value
+                for c in walk(module)
+                if isinstance(c, cst.ClassDef) and _defines_next(c)
+            }
+            read = ((no_grad_functions(module), sampling), own, iterator_classes(module))
+        samplers, own, proved = read
         built: dict[str, tuple[str, cst.Call]] = {}
         for statement in function.body.body:
             assign = _single_assign(statement)
@@ -113,7 +117,7 @@ def fixed_fetches(
             target, value = assign
             if not isinstance(value, cst.Call):
                 continue
-            made = _program_class(value.func, set(own), qualified_names)
+            made = _program_class(value.func, own, qualified_names)
             if made is not None:
                 built[target] = (made, value)
                 continue
