@@ -84,7 +84,9 @@ class CallFlow(MigrationTransform):
                 if path:
                     sites: list[tuple[cst.Call, cst.BaseExpression | None]] = [path[0]]
                 else:
-                    sites = [(s, rebase(receiver, s)) for s in self._callers(current)]
+                    own = self._local_to(receiver, current)
+                    callers = self._callers(current)
+                    sites = [(s, None if own else rebase(receiver, s)) for s in callers]
                 found = [
                     result
                     for site, outer in sites
@@ -97,6 +99,20 @@ class CallFlow(MigrationTransform):
                 return [(current, receiver)]
             child, current = current, self.parent(current)
         return [(None, receiver)]
+
+    def _local_to(self, receiver: cst.BaseExpression | None, function: cst.FunctionDef) -> bool:
+        """`receiver` is rooted in a variable `function` binds for itself (`loader =
+        DataLoader(...)` in a train function called each epoch): no caller can name it,
+        and the same name there, if any, is another object."""
+        root = receiver
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value == "self":
+            return False
+        found = self.referents(root)
+        return bool(found) and all(
+            r.scope is function and not isinstance(r.node, cst.Param) for r in found
+        )
 
     def _returned(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
         """`a, b = make_loaders()`: for `b`, the second item each `return` of it gives."""

@@ -69,8 +69,14 @@ class LoaderSetEpoch(LoaderBatchSize):
         advances = "its sampler advances its epoch on each pass"
         if rebuilt is not None:
             line = self.input_position(rebuilt)[0]
+            builder = enclosing_function(loader.call, self)
+            through = (
+                f" (each call of {builder.name.value}())"
+                if builder is not None and not inside(rebuilt, builder, self)
+                else ""
+            )
             advances += (
-                f", and the loader is built anew in the loop at line {line}:"
+                f", and the loader is built anew in the loop at line {line}{through}:"
                 " each new sampler starts at the epoch after its predecessor's last pass"
             )
         for node, detail in failures:
@@ -78,15 +84,13 @@ class LoaderSetEpoch(LoaderBatchSize):
         return not failures
 
     def _rebuilt_in(self, call: cst.Call) -> cst.For | cst.While | None:
-        """The loop that runs the loader's construction again, in its own function (or
-        module): each round builds a new sampler, whose first pass would be epoch 0 again."""
-        function = enclosing_function(call, self)
+        """The loop that runs the loader's construction again: around it in its own
+        function (or module), or around a call of the function that builds it (`def
+        make(): return DataLoader(...)` called in the epoch loop; a train function building
+        its own loader, called each epoch). Each round builds a new sampler, whose first
+        pass would be epoch 0 again."""
         for loop, _ in self._loops_around(call, None, (), 0):
-            if (
-                isinstance(loop, (cst.For, cst.While))
-                and enclosing_function(loop, self) is function
-                and inside(call, loop.body, self)
-            ):
+            if isinstance(loop, (cst.For, cst.While)):
                 return loop
         return None
 
@@ -146,11 +150,31 @@ class LoaderSetEpoch(LoaderBatchSize):
         branches, one loader per data set, stop 33's rfs; the passes of one loader; an
         importer's loops): the same answer for each asker; a loader built inside the loop
         gets its own call after its statement."""
+        statement = self._bound_in(loop, receiver) or statement
         within = statement if statement is not None and inside(statement, loop.body, self) else None
         key = (loop, self.code(receiver) if receiver is not None else "", within)
         if key not in self._placed:
             self._placed[key] = self._insert_set_epoch(statement, loop, receiver)
         return self._placed[key]
+
+    def _bound_in(
+        self, loop: cst.For | cst.While, receiver: cst.BaseExpression | None
+    ) -> cst.BaseStatement | None:
+        """The statement of `loop`'s body that binds the loader's name there (`loader =
+        make()` in the epoch loop, the loader built by a function): set_epoch goes after
+        it, not at the top, where the name is not bound yet or names last epoch's loader."""
+        if not isinstance(receiver, cst.Name):
+            return None
+        for referent in self.referents(receiver):
+            if inside(referent.node, loop.body, self):
+                current: cst.CSTNode | None = referent.node
+                while current is not None and not isinstance(
+                    current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+                ):
+                    current = self.parent(current)
+                if isinstance(current, cst.SimpleStatementLine):
+                    return current
+        return None
 
     def _insert_set_epoch(
         self,
