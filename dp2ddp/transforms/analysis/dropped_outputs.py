@@ -16,6 +16,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
+from dp2ddp.transforms.analysis.growing_methods import put_into
 
 #: Per element of what a forward() returns, the (attribute, holds) pairs of the registered
 #: layers feeding it (holds: "" for torch.nn layers and parameters, else the project class).
@@ -273,27 +274,17 @@ def held_classes(
                         names.append(resolved[0])
 
     for node in ast.walk(init):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            receiver = node.func.value
-            if is_self_attribute(receiver, me) and node.func.attr in _FILLS:
+        put = put_into(node)
+        if put is None or put[1] == "setattr":
+            continue
+        for receiver in put[0]:
+            if put[1] == "=" and isinstance(receiver, ast.Subscript):
+                receiver = receiver.value
+            if is_self_attribute(receiver, me):
                 assert isinstance(receiver, ast.Attribute)
-                for argument in node.args:
-                    hold(receiver.attr, argument)
-            continue
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if isinstance(target, ast.Subscript):
-                target = target.value
-            if is_self_attribute(target, me):
-                assert isinstance(target, ast.Attribute)
-                hold(target.attr, node.value)
+                for value in put[2]:
+                    hold(receiver.attr, value)
     return {k: tuple(v) for k, v in held.items()}
-
-
-#: Container methods that put a module into `self.x`.
-_FILLS = frozenset({"append", "extend", "insert", "add_module", "update"})
 
 
 def called_methods(
