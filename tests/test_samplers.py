@@ -319,7 +319,7 @@ import math
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-SEEN = {"inline": [], "flat": []}
+SEEN = {"inline": [], "flat": [], "made": [], "named": [], "own": []}
 data = TensorDataset(torch.arange(8.0).view(8, 1))
 model = torch.nn.DataParallel(torch.nn.Linear(1, 1))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -342,6 +342,37 @@ for it in range(2 * epoch_size):
     opt.zero_grad()
     loss.backward()
     opt.step()
+
+
+def step(form, x):
+    SEEN[form][-1] += [int(v) for v in x.view(-1)]
+    model(x).pow(2).mean().backward()
+
+
+def make():
+    return DataLoader(data, 4, shuffle=True)
+
+
+def make_named():
+    return DataLoader(data, 4, shuffle=True)
+
+
+def train_one():
+    loader = DataLoader(data, 4, shuffle=True)
+    for (x,) in loader:
+        step("own", x)
+
+
+for epoch in range(2):
+    SEEN["made"].append([])
+    for (x,) in make():
+        step("made", x)
+    SEEN["named"].append([])
+    loader = make_named()
+    for (x,) in loader:
+        step("named", x)
+    SEEN["own"].append([])
+    train_one()
 """
 
 
@@ -352,11 +383,14 @@ def test_a_loader_rebuilt_each_epoch_reshuffles_each_epoch_under_torchrun(
     """Two gloo ranks: built anew each epoch (inline in the epoch loop's `for`, and
     `iter(DataLoader(...))` in a flat iteration loop), the loader's second epoch has
     another order than its first (before: the same, as each new sampler began at epoch
-    0), and in each epoch the ranks' samples are disjoint and cover the data set."""
+    0), and in each epoch the ranks' samples are disjoint and cover the data set. Also
+    built by a function the epoch loop calls (R2's rest, stop 34): inline `make()`,
+    named `loader = make_named()` (set_epoch after it), a train function's own loader."""
     script = tmp_path / "train_ddp.py"
     result = migrate_source(_REBUILT, filename="train.py")
     assert {d.code for d in result.diagnostics} == {"DP011"}  # the truth, for review
     assert result.code.count('rebuilt="train.py:12"') == 2
+    assert "loader = make_named()\n    loader.sampler.set_epoch(epoch)" in result.code
     script.write_text(result.code + _RECORD)
     (tmp_path / "_dp2ddp.py").write_text(result.helpers_module)
     out = tmp_path / "out"
@@ -375,7 +409,7 @@ def test_a_loader_rebuilt_each_epoch_reshuffles_each_epoch_under_torchrun(
         status = json.loads(status_file.read_text())
         assert status["ok"], (status, (workdir / f"rank{rank}.stderr").read_text())
         seen.append(json.loads((workdir / f"seen.{rank}.json").read_text()))
-    for form in ("inline", "flat"):
+    for form in ("inline", "flat", "made", "named", "own"):
         for rank in range(2):
             first, second = seen[rank][form]
             assert first != second, (form, rank, seen[rank][form])

@@ -90,7 +90,8 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "loader got DdpDistributedSampler(advance_epoch=True), which advances its epoch on "
         "each pass over the loader "
         "(as RandomSampler draws a new order on each pass); a loader built anew in a loop "
-        '(each epoch, or as a flat iteration loop starts one) also gets rebuilt="file:line": '
+        "(each epoch, in the loop or by a function or method it calls, or as a flat "
+        'iteration loop starts one) also gets rebuilt="file:line": '
         "each new sampler starts at the epoch after its predecessor's last pass. Check that "
         "one pass is one epoch, or call loader.sampler.set_epoch(epoch) at the top of your "
         "epoch loop.",

@@ -48,6 +48,14 @@ def from_import_base(package: str, node: ast.ImportFrom) -> str | None:
     return ".".join([*parts[:keep], *([base] if base else [])])
 
 
+def is_self_attribute(node: ast.AST, me: str) -> bool:
+    """`self.x` (`me` is the method's first parameter's name): one attribute of the object,
+    the one test every ast reader of a module class asks."""
+    return (
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
+    )
+
+
 def last_name(node: ast.AST) -> str:
     """The name a `Name` or `Attribute` ends with (`x.y.name` -> "name"); "" otherwise."""
     if isinstance(node, ast.Name):

@@ -457,6 +457,17 @@ def replication_patch(call: cst.Call, transform: MigrationTransform) -> str | No
     return None
 
 
+def self_attribute(node: cst.CSTNode) -> str | None:
+    """`x` of `self.x`, else None."""
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return node.attr.value
+    return None
+
+
 def rebase(receiver: cst.BaseExpression | None, site: cst.Call) -> cst.BaseExpression | None:
     """`self.loader` seen from a caller `trainer.fit()` is `trainer.loader`."""
     if receiver is None:

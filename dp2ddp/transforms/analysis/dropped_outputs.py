@@ -15,6 +15,9 @@ import ast
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute
+from dp2ddp.transforms.analysis.growing_methods import put_into
+
 #: Per element of what a forward() returns, the (attribute, holds) pairs of the registered
 #: layers feeding it (holds: "" for torch.nn layers and parameters, else the project class).
 Outputs = tuple[tuple[tuple[str, str], ...], ...]
@@ -114,7 +117,7 @@ def outputs(
         attributes: set[str] = set()
         names: set[str] = set()
         for sub in ast.walk(node):
-            if _is_self_attribute(sub, me):
+            if is_self_attribute(sub, me):
                 assert isinstance(sub, ast.Attribute)
                 attributes.add(sub.attr)
                 if sub.attr in methods and sub.attr not in seen:
@@ -210,7 +213,7 @@ def _unpacked_member(
     func = node.value.func
     if isinstance(func, ast.Attribute) and func.attr == "forward":
         func = func.value
-    if not _is_self_attribute(func, me):
+    if not is_self_attribute(func, me):
         return None
     assert isinstance(func, ast.Attribute)
     return func.attr if registered.get(func.attr, (0, ""))[1] else None
@@ -271,27 +274,17 @@ def held_classes(
                         names.append(resolved[0])
 
     for node in ast.walk(init):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            receiver = node.func.value
-            if _is_self_attribute(receiver, me) and node.func.attr in _FILLS:
+        put = put_into(node)
+        if put is None or put[1] == "setattr":
+            continue
+        for receiver in put[0]:
+            if put[1] == "=" and isinstance(receiver, ast.Subscript):
+                receiver = receiver.value
+            if is_self_attribute(receiver, me):
                 assert isinstance(receiver, ast.Attribute)
-                for argument in node.args:
-                    hold(receiver.attr, argument)
-            continue
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if isinstance(target, ast.Subscript):
-                target = target.value
-            if _is_self_attribute(target, me):
-                assert isinstance(target, ast.Attribute)
-                hold(target.attr, node.value)
+                for value in put[2]:
+                    hold(receiver.attr, value)
     return {k: tuple(v) for k, v in held.items()}
-
-
-#: Container methods that put a module into `self.x`.
-_FILLS = frozenset({"append", "extend", "insert", "add_module", "update"})
 
 
 def called_methods(
@@ -312,7 +305,7 @@ def called_methods(
         for node in _own_nodes(function):
             if (
                 isinstance(node, ast.Call)
-                and _is_self_attribute(node.func, me)
+                and is_self_attribute(node.func, me)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in methods
                 and node.func.attr not in seen
@@ -342,7 +335,7 @@ def dropped_outputs(
     def callee(call: ast.AST) -> str | None:
         if not isinstance(call, ast.Call):
             return None
-        if _is_self_attribute(call.func, me):
+        if is_self_attribute(call.func, me):
             assert isinstance(call.func, ast.Attribute)
             return call.func.attr
         if isinstance(call.func, ast.Name):
@@ -373,7 +366,7 @@ def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -
                 and len(target.elts) == len(iterated.args)
             ):
                 for each, name in zip(iterated.args, target.elts, strict=True):
-                    if _is_self_attribute(each, me) and isinstance(name, ast.Name):
+                    if is_self_attribute(each, me) and isinstance(name, ast.Name):
                         assert isinstance(each, ast.Attribute)
                         over[name.id] = each.attr
                 continue
@@ -386,7 +379,7 @@ def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -
                 and len(target.elts) == 2
             ):
                 iterated, target = iterated.args[0], target.elts[1]
-            if _is_self_attribute(iterated, me) and isinstance(target, ast.Name):
+            if is_self_attribute(iterated, me) and isinstance(target, ast.Name):
                 assert isinstance(iterated, ast.Attribute)
                 over[target.id] = iterated.attr
     return over
@@ -618,12 +611,6 @@ def _spelled(node: ast.AST) -> str | None:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         return f"{node.value.id}.{node.attr}"
     return None
-
-
-def _is_self_attribute(node: ast.AST, me: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
-    )
 
 
 def _names(node: ast.AST) -> frozenset[str]:

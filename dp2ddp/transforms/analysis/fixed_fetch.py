@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, walk
+from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, self_attribute, walk
 from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import function_trains
 
@@ -159,7 +159,7 @@ def _drawn_params(c: cst.ClassDef) -> Params:
                 targets = [node.target]
             for target in targets:
                 for leaf in walk(target):
-                    attr = _self_attribute(leaf)
+                    attr = self_attribute(leaf)
                     if attr is not None:
                         one = value if len(targets) == 1 and leaf is target else None
                         bindings.setdefault(attr, []).append((method, one))
@@ -175,7 +175,7 @@ def _drawn_params(c: cst.ClassDef) -> Params:
     def loader_param(expr: cst.BaseExpression, method: cst.FunctionDef) -> str | None:
         if isinstance(expr, cst.Name) and method is init and expr.value in params:
             return expr.value
-        attr = _self_attribute(expr)
+        attr = self_attribute(expr)
         return holds.get(attr) if attr is not None else None
 
     def iterated(expr: cst.BaseExpression | None, method: cst.FunctionDef) -> str | None:
@@ -209,7 +209,7 @@ def _drawn_params(c: cst.ClassDef) -> Params:
             if not node.args:
                 return ()
             arg = node.args[0].value
-            attr = _self_attribute(arg)
+            attr = self_attribute(arg)
             if attr is not None and attr in iterators:
                 used |= iterators[attr]
             elif (param := iterated(arg, method)) is not None:
@@ -228,23 +228,13 @@ def _reached(
     reached = [first]
     for method in reached:
         for node in walk(method.body, skip_scopes=True):
-            if isinstance(node, cst.Call) and (attr := _self_attribute(node.func)) is not None:
+            if isinstance(node, cst.Call) and (attr := self_attribute(node.func)) is not None:
                 callee = methods.get(attr)
                 if callee is None and based:
                     return None
                 if callee is not None and callee not in reached:
                     reached.append(callee)
     return reached
-
-
-def _self_attribute(node: cst.CSTNode) -> str | None:
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return node.attr.value
-    return None
 
 
 # -- the fetch ------------------------------------------------------------------------------

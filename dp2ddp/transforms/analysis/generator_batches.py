@@ -29,7 +29,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.nodes import derived_names, variables_under, walk
+from dp2ddp.transforms._support.nodes import derived_names, self_attribute, variables_under, walk
 
 
 class Role(Enum):
@@ -161,7 +161,7 @@ class _Roles:
             uses: list[cst.CSTNode]
             if isinstance(target, cst.Name):
                 uses = list(self.flow.uses(self.flow.scope_of(target), target.value))
-            elif self._self_attribute(target) is not None:
+            elif self_attribute(target) is not None:
                 uses = list(self._attribute_reads(target))
             else:
                 uses = []
@@ -200,24 +200,16 @@ class _Roles:
             return call
         return None
 
-    def _self_attribute(self, node: cst.BaseExpression) -> str | None:
-        if (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-        ):
-            return node.attr.value
-        return None
-
     def _attribute_reads(self, target: cst.BaseExpression) -> Iterator[cst.Attribute]:
         """The other `self.attr` expressions of the class whose method binds `target`."""
-        attr = self._self_attribute(target)
+        attr = self_attribute(target)
         owner = next((a for a in self.flow.ancestors(target) if isinstance(a, cst.ClassDef)), None)
         if owner is None or attr is None:
             return
         for node in walk(owner.body):
-            if node is not target and self._self_attribute(node) == attr:  # type: ignore[arg-type]
-                yield node  # type: ignore[misc]
+            if node is not target and isinstance(node, cst.Attribute):
+                if self_attribute(node) == attr:
+                    yield node
 
     # -- what the taker does with them ----------------------------------------------------
     def _judge(self, taken: cst.CSTNode | None) -> Role:
@@ -261,7 +253,7 @@ class _Roles:
             if not isinstance(callee.node, cst.FunctionDef):
                 continue
             if isinstance(func, cst.Name) or (
-                self._self_attribute(func) is not None and callee.owner is owner
+                self_attribute(func) is not None and callee.owner is owner
             ):
                 yield callee.node
 

@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
-
-
-def _is_self_attribute(node: ast.AST, me: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
-    )
 
 
 def grad_off(item: ast.withitem, me: str) -> str | None:
@@ -72,7 +67,7 @@ def covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) ->
         for node in inside:
             if (
                 isinstance(node, ast.Subscript)
-                and _is_self_attribute(node.value, me)
+                and is_self_attribute(node.value, me)
                 and isinstance(node.value, ast.Attribute)
                 and isinstance(node.slice, ast.Name)
                 and node.slice.id == index
@@ -94,13 +89,13 @@ def index_walk(loop: ast.For | ast.AsyncFor, me: str) -> str | None:
             and isinstance(counted.func, ast.Name)
             and counted.func.id == "len"
             and len(counted.args) == 1
-            and _is_self_attribute(counted.args[0], me)
+            and is_self_attribute(counted.args[0], me)
         ):
             return target.id
     if (
         it.func.id == "enumerate"
         and len(it.args) == 1
-        and _is_self_attribute(it.args[0], me)
+        and is_self_attribute(it.args[0], me)
         and isinstance(target, ast.Tuple)
         and target.elts
         and isinstance(target.elts[0], ast.Name)

@@ -35,10 +35,35 @@ def _builds(value: ast.expr, holds: Holds, built: set[str]) -> bool:
     )
 
 
+def put_into(node: ast.AST) -> tuple[list[ast.expr], str, list[ast.expr]] | None:
+    """The one reading of "this statement puts something into an object", for DP098's
+    registrations outside `__init__` (growing_methods) and the holders `__init__` builds
+    (dropped_outputs.held_classes): (the receivers, how, what goes in) for `x.add_module(n,
+    m)`, `x.register_parameter(n, p)`, `x.append(m)` and the other fills (how: the method;
+    every argument), `setattr(x, n, v)` ("setattr", [v]), `x.a = v`, `x[k] = v` ("=", each
+    such target, [v]); None for anything else."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
+            return [node.args[0]], "setattr", [node.args[2]]
+        if isinstance(func, ast.Attribute) and func.attr in REGISTERS | FILLS:
+            return [func.value], func.attr, list(node.args)
+        return None
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        found: list[ast.expr] = [
+            t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript))
+        ]
+        return (found, "=", [node.value]) if found else None
+    return None
+
+
 def _registers_on(call: ast.Call, holds: Holds, built: set[str]) -> bool:
     """`x.add_module(n, m)`, `x.register_parameter(n, p)`, `x.append(layer)` on any `x`."""
-    attr = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-    return attr in REGISTERS or (attr in FILLS and any(_builds(a, holds, built) for a in call.args))
+    put = put_into(call)
+    if put is None or put[1] in ("setattr", "="):
+        return False
+    return put[1] in REGISTERS or any(_builds(a, holds, built) for a in put[2])
 
 
 def _built_locals(method: ast.AST, holds: Holds) -> set[str]:
@@ -65,19 +90,10 @@ def _registration(node: ast.AST, me: str, holds: Holds, built: set[str]) -> bool
     submodules): `self.x = nn.Linear(...)` (or a local holding new layers),
     `setattr(self, n, layer)`, `self.body.add_module(n, layer)`,
     `self.blocks.append(Block())`."""
-    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return any(
-            isinstance(t, (ast.Attribute, ast.Subscript)) and _on_self(t, me) for t in targets
-        ) and _builds(node.value, holds, built)
-    if not isinstance(node, ast.Call):
+    put = put_into(node)
+    if put is None or not any(_on_self(r, me) for r in put[0]):
         return False
-    func = node.func
-    if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
-        return _on_self(node.args[0], me) and _builds(node.args[2], holds, built)
-    if not isinstance(func, ast.Attribute) or not _on_self(func.value, me):
-        return False
-    return _registers_on(node, holds, built)
+    return put[1] in REGISTERS or any(_builds(v, holds, built) for v in put[2])
 
 
 def growing_methods(cls: ast.ClassDef, holds: Holds) -> tuple[tuple[str, int], ...]:

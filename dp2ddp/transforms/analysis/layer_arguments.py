@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Container, Iterable, Mapping
 
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis.dropped_outputs import (
-    _is_self_attribute,
     _loop_variables,
     _names,
     _own_nodes,
@@ -43,7 +43,7 @@ def filled_containers(
                 found |= {
                     t.attr
                     for t in node.targets
-                    if isinstance(t, ast.Attribute) and _is_self_attribute(t, me)
+                    if isinstance(t, ast.Attribute) and is_self_attribute(t, me)
                 }
     return found
 
@@ -72,7 +72,7 @@ def layers_as_arguments(
 
         def layer_of(argument: ast.expr, me: str = me, over: dict[str, str] = over) -> str:
             node = argument.value if isinstance(argument, ast.Subscript) else argument
-            if _is_self_attribute(node, me):
+            if is_self_attribute(node, me):
                 assert isinstance(node, ast.Attribute)
                 return node.attr if node.attr in registered else ""
             if isinstance(argument, ast.Name) and over.get(argument.id, "") in registered:
@@ -82,7 +82,7 @@ def layers_as_arguments(
         def callee(call: ast.AST, me: str = me) -> str | None:
             if not (
                 isinstance(call, ast.Call)
-                and _is_self_attribute(call.func, me)
+                and is_self_attribute(call.func, me)
                 and isinstance(call.func, ast.Attribute)
                 and call.func.attr not in registered
             ):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
 
 
@@ -72,13 +72,13 @@ def _parts_read(
         me = function.args.args[0].arg
         inner: set[int] = set()
         for node in ast.walk(function):
-            if isinstance(node, ast.Attribute) and _is_self_attribute(node.value, me):
+            if isinstance(node, ast.Attribute) and is_self_attribute(node.value, me):
                 assert isinstance(node.value, ast.Attribute)
                 inner.add(id(node.value))
                 parts.setdefault(node.value.attr, set()).add(node.attr)
                 lines.setdefault(node.value.attr, node.lineno)
         for node in ast.walk(function):
-            if _is_self_attribute(node, me) and id(node) not in inner:
+            if is_self_attribute(node, me) and id(node) not in inner:
                 assert isinstance(node, ast.Attribute)
                 whole.add(node.attr)
     return parts, lines, whole
@@ -123,7 +123,7 @@ def torchvision_heads(
             continue
         if isinstance(target, ast.Name):
             built[target.id] = head
-        elif _is_self_attribute(target, me):
+        elif is_self_attribute(target, me):
             assert isinstance(target, ast.Attribute)
             held[target.attr] = (head, node.lineno)
     parts, lines, whole = _parts_read(functions)
@@ -194,14 +194,14 @@ def _walked_children(node: ast.expr, me: str) -> str | None:
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return None
     owner, method = node.func.value, node.func.attr
-    if method in _CHILD_WALKS and _is_self_attribute(owner, me):
+    if method in _CHILD_WALKS and is_self_attribute(owner, me):
         assert isinstance(owner, ast.Attribute)
         return owner.attr
     if (
         method in _MODULES_WALKS
         and isinstance(owner, ast.Attribute)
         and owner.attr == "_modules"
-        and _is_self_attribute(owner.value, me)
+        and is_self_attribute(owner.value, me)
     ):
         assert isinstance(owner.value, ast.Attribute)
         return owner.value.attr
@@ -274,12 +274,6 @@ def _frozen(node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _is_self_attribute(node: ast.AST, me: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
-    )
-
-
 def detached_only(
     functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef], registered: Container[str]
 ) -> list[tuple[str, str, int]]:
@@ -315,9 +309,9 @@ def detached_only(
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             owner = node.func
-            if not _is_self_attribute(owner, me) and isinstance(owner.value, ast.Attribute):
+            if not is_self_attribute(owner, me) and isinstance(owner.value, ast.Attribute):
                 owner = owner.value  # `self.t_net.extract_feature(x)`: a method of it
-            if not (_is_self_attribute(owner, me) and owner.attr in registered):
+            if not (is_self_attribute(owner, me) and owner.attr in registered):
                 continue
             name = owner.attr
             parent = parents.get(node)
@@ -485,7 +479,7 @@ def handed_in(
         found |= {
             target.attr
             for target, value in pairs
-            if _is_self_attribute(target, me)
+            if is_self_attribute(target, me)
             and isinstance(target, ast.Attribute)
             and isinstance(value, ast.Name)
             and value.id in params

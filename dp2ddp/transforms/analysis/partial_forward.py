@@ -55,7 +55,7 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis import grad_paths, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
@@ -225,7 +225,7 @@ def _class_facts(
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = frozenset(
-            t.attr for t in targets if isinstance(t, ast.Attribute) and _is_self_attribute(t, me)
+            t.attr for t in targets if isinstance(t, ast.Attribute) and is_self_attribute(t, me)
         )
         for target in targets:
             if (
@@ -344,7 +344,7 @@ def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str,
             if isinstance(current, ast.Call):
                 stack.extend(current.args)
                 stack.extend(k.value for k in current.keywords)
-                if not _is_self_attribute(current.func, me):
+                if not is_self_attribute(current.func, me):
                     stack.append(current.func)
                 continue
             if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
@@ -389,7 +389,7 @@ def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str,
             for target in targets:
                 root = target
                 while isinstance(root, (ast.Subscript, ast.Attribute)) and not (
-                    _is_self_attribute(root, me)
+                    is_self_attribute(root, me)
                 ):
                     root = root.value
                 if isinstance(root, ast.Attribute):  # self.h = ..., self.h[k] = ...
@@ -417,7 +417,7 @@ def _hand_on_call(
     if not attributes:
         return
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-    if receiver is not None and _is_self_attribute(receiver, me):
+    if receiver is not None and is_self_attribute(receiver, me):
         assert isinstance(receiver, ast.Attribute)
         hold(attributes, receiver.attr)
     elif isinstance(receiver, ast.Name) and receiver.id != me:
@@ -448,12 +448,6 @@ def _through_holders(
                 sometimes = (how.replace("{attr}", f"{{attr}} (in self.{holder})"), line)
             stack.append(holder)
     return sometimes
-
-
-def _is_self_attribute(node: ast.AST, me: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me
-    )
 
 
 # -- where forward() uses what ---------------------------------------------------------------
@@ -632,13 +626,13 @@ def _expression(
             isinstance(func, ast.Name)
             and func.id == "len"
             and len(node.args) == 1
-            and _is_self_attribute(node.args[0], me)
+            and is_self_attribute(node.args[0], me)
         ):
             return  # counting a container's entries runs none of them
     if (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
-        and _is_self_attribute(node.value, me)
+        and is_self_attribute(node.value, me)
         and not grad_paths.fixed_index(node.slice)
         and id(node) not in uses.covered
     ):

@@ -45,6 +45,8 @@ class CallFlow(MigrationTransform):
         self._calls: list[cst.Call] = []
         self._names_in: dict[cst.CSTNode, set[str]] = {}
         self._training_guards: dict[cst.For, Guard | None] = {}
+        #: (node, receiver, path) -> `_loops_around`'s answer, asked from depth 0
+        self._around_of: dict[object, list[tuple[Around, cst.BaseExpression | None]]] = {}
 
     def index(self, nodes: list[cst.CSTNode]) -> None:
         """Remember the module's calls (to find a method's callers)."""
@@ -59,7 +61,21 @@ class CallFlow(MigrationTransform):
         passed (through `path`), or `self.x` rebased onto the caller's object. The Module
         stands for "no loop, runs once at top level"; None for "cannot tell" (no callers
         found, too deep, a lambda or class body).
+
+        This is the one fact of what repeats a node (a loader's construction, a pass over
+        it, an epoch loop): set_epoch's epoch loop, its "counter restarts" test and its
+        "loader built anew" key all ask it, computed once per node and receiver.
         """
+        if depth == 0:
+            key = (node, receiver, path)
+            if key not in self._around_of:
+                self._around_of[key] = self._find_loops_around(node, receiver, path, 0)
+            return self._around_of[key]
+        return self._find_loops_around(node, receiver, path, depth)
+
+    def _find_loops_around(
+        self, node: cst.CSTNode, receiver: cst.BaseExpression | None, path: Path, depth: int
+    ) -> list[tuple[Around, cst.BaseExpression | None]]:
         child, current = node, self.parent(node)
         while current is not None:
             if isinstance(current, (cst.For, cst.While)) and child is current.body:
@@ -68,7 +84,9 @@ class CallFlow(MigrationTransform):
                 if path:
                     sites: list[tuple[cst.Call, cst.BaseExpression | None]] = [path[0]]
                 else:
-                    sites = [(s, rebase(receiver, s)) for s in self._callers(current)]
+                    own = self._local_to(receiver, current)
+                    callers = self._callers(current)
+                    sites = [(s, None if own else rebase(receiver, s)) for s in callers]
                 found = [
                     result
                     for site, outer in sites
@@ -81,6 +99,20 @@ class CallFlow(MigrationTransform):
                 return [(current, receiver)]
             child, current = current, self.parent(current)
         return [(None, receiver)]
+
+    def _local_to(self, receiver: cst.BaseExpression | None, function: cst.FunctionDef) -> bool:
+        """`receiver` is rooted in a variable `function` binds for itself (`loader =
+        DataLoader(...)` in a train function called each epoch): no caller can name it,
+        and the same name there, if any, is another object."""
+        root = receiver
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value == "self":
+            return False
+        found = self.referents(root)
+        return bool(found) and all(
+            r.scope is function and not isinstance(r.node, cst.Param) for r in found
+        )
 
     def _returned(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
         """`a, b = make_loaders()`: for `b`, the second item each `return` of it gives."""

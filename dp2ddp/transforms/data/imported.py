@@ -321,7 +321,6 @@ class LoaderImports(LoaderSetEpoch):
         unfollowed = dict(self.state.loaders.unfollowed)
         if not exported and not unfollowed:
             return []
-        done: set[tuple[cst.CSTNode, str]] = set()
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
         #: The sharded loaders of other modules iterated here, one per binding call: their
@@ -338,7 +337,7 @@ class LoaderImports(LoaderSetEpoch):
                     if origin.call in evaluation:
                         continue  # built whole (ddp_shard=False): no sampler to set
                     if origin.call in wrapped or self._is_exported(origin, exported):
-                        self._imported_set_epoch(origin, loop, expr, done)
+                        self._imported_set_epoch(origin, loop, expr)
                     elif origin.call not in self._factory_sites.forwarded:
                         continue  # not proved sharded: none of its figures is said here
                     call = origin.call
@@ -490,16 +489,12 @@ class LoaderImports(LoaderSetEpoch):
         origin: Origin,
         loop: cst.For,
         expr: cst.BaseExpression,
-        done: set[tuple[cst.CSTNode, str]],
     ) -> None:
         """`loader.sampler.set_epoch(epoch)` in each epoch loop found around `loop`. Where
         none is found the library's sampler advances its epoch by itself (its DP011)."""
         for epoch_loop, receiver in self._loops_around(loop, expr, origin.path, 0):
             if isinstance(epoch_loop, cst.For):
-                key = (epoch_loop, self.code(receiver) if receiver is not None else "")
-                if key not in done:
-                    done.add(key)
-                    self._insert_set_epoch(origin.statement, epoch_loop, receiver)
+                self._place_set_epoch(origin.statement, epoch_loop, receiver)
 
     def _warn_unfollowed(
         self, expr: cst.BaseExpression, origins: list[Origin], modules: dict[str, str]

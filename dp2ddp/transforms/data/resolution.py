@@ -12,6 +12,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     is_none,
     name_of,
+    walk,
 )
 from dp2ddp.transforms.data.decisions import Decision
 from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
@@ -59,7 +60,15 @@ class LoaderResolution(CallFlow):
         if depth > MAX_DEPTH:
             return found
         if isinstance(expr, cst.Call):
-            return [(expr, ())] if expr in loaders else found
+            if expr in loaders:
+                return [(expr, ())]
+            # `for x in make():` a function (or method) of this module returning a loader
+            # builds a new one on each call (the epoch loop's passes over it: set_epoch)
+            for function in self._called_functions(expr):
+                for node in walk(function.body, skip_scopes=True):
+                    if isinstance(node, cst.Return) and node.value is not None:
+                        found += self._resolve(node.value, loaders, depth + 1)
+            return found
         if isinstance(expr, cst.Attribute):
             text, owner = self.code(expr), enclosing_class(expr, self)
             found += [

@@ -31,6 +31,11 @@ from dp2ddp.transforms.data.plan import (
 class LoaderSetEpoch(LoaderBatchSize):
     """Where `sampler.set_epoch(epoch)` goes."""
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        #: (epoch loop, loader name, its statement inside the loop) -> why no set_epoch
+        self._placed: dict[tuple[cst.CSTNode, str, cst.CSTNode | None], str | None] = {}
+
     # -- set_epoch ------------------------------------------------------------------------
     def _plan_set_epoch(self, loader: Loader, exported: bool = False) -> bool:
         """Place set_epoch; False where some pass over the loader has no place for it (the
@@ -38,21 +43,17 @@ class LoaderSetEpoch(LoaderBatchSize):
         library's loader its importers are told about (set_epoch in their epoch loops)."""
         found = unknown = False
         failures: list[tuple[cst.CSTNode, str]] = []
-        done: set[tuple[cst.CSTNode, str]] = set()
         for loop, expr, path in loader.loops:
             for epoch_loop, receiver in self._loops_around(loop, expr, path, 0):
                 if epoch_loop is None:
                     unknown = True
                 elif not isinstance(epoch_loop, cst.Module):  # the module: a single pass
                     found = True
-                    key = (epoch_loop, self.code(receiver) if receiver is not None else "")
-                    if key not in done:
-                        done.add(key)
-                        failure = self._keyed_elsewhere(loop, epoch_loop, receiver)
-                        if failure is None:
-                            failure = self._insert_set_epoch(loader.statement, epoch_loop, receiver)
-                        if failure is not None:
-                            failures.append((epoch_loop, failure))
+                    failure = self._keyed_elsewhere(loop, epoch_loop, receiver)
+                    if failure is None:
+                        failure = self._place_set_epoch(loader.statement, epoch_loop, receiver)
+                    if failure is not None and (epoch_loop, failure) not in failures:
+                        failures.append((epoch_loop, failure))
         if not found and (unknown or not loader.loops):
             label = self.code(loader.binding) if loader.binding is not None else "this loader"
             where = (
@@ -68,8 +69,14 @@ class LoaderSetEpoch(LoaderBatchSize):
         advances = "its sampler advances its epoch on each pass"
         if rebuilt is not None:
             line = self.input_position(rebuilt)[0]
+            builder = enclosing_function(loader.call, self)
+            through = (
+                f" (each call of {builder.name.value}())"
+                if builder is not None and not inside(rebuilt, builder, self)
+                else ""
+            )
             advances += (
-                f", and the loader is built anew in the loop at line {line}:"
+                f", and the loader is built anew in the loop at line {line}{through}:"
                 " each new sampler starts at the epoch after its predecessor's last pass"
             )
         for node, detail in failures:
@@ -77,15 +84,14 @@ class LoaderSetEpoch(LoaderBatchSize):
         return not failures
 
     def _rebuilt_in(self, call: cst.Call) -> cst.For | cst.While | None:
-        """The innermost loop of the loader's own function (or module) whose body builds
-        it: each round builds a new sampler, whose first pass would be epoch 0 again."""
-        current = self.parent(call)
-        while current is not None and not isinstance(
-            current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
-        ):
-            if isinstance(current, (cst.For, cst.While)) and inside(call, current.body, self):
-                return current
-            current = self.parent(current)
+        """The loop that runs the loader's construction again: around it in its own
+        function (or module), or around a call of the function that builds it (`def
+        make(): return DataLoader(...)` called in the epoch loop; a train function building
+        its own loader, called each epoch). Each round builds a new sampler, whose first
+        pass would be epoch 0 again."""
+        for loop, _ in self._loops_around(call, None, (), 0):
+            if isinstance(loop, (cst.For, cst.While)):
+                return loop
         return None
 
     def rebuilt_key(self, loader: Loader) -> str | None:
@@ -134,6 +140,42 @@ class LoaderSetEpoch(LoaderBatchSize):
                 return f"the loader is {self.code(receiver)}, read with a key of another function"
         return None
 
+    def _place_set_epoch(
+        self,
+        statement: cst.BaseStatement | None,
+        loop: cst.For | cst.While,
+        receiver: cst.BaseExpression | None,
+    ) -> str | None:
+        """`_insert_set_epoch` once per epoch loop and loader name (a name bound in several
+        branches, one loader per data set, stop 33's rfs; the passes of one loader; an
+        importer's loops): the same answer for each asker; a loader built inside the loop
+        gets its own call after its statement."""
+        statement = self._bound_in(loop, receiver) or statement
+        within = statement if statement is not None and inside(statement, loop.body, self) else None
+        key = (loop, self.code(receiver) if receiver is not None else "", within)
+        if key not in self._placed:
+            self._placed[key] = self._insert_set_epoch(statement, loop, receiver)
+        return self._placed[key]
+
+    def _bound_in(
+        self, loop: cst.For | cst.While, receiver: cst.BaseExpression | None
+    ) -> cst.BaseStatement | None:
+        """The statement of `loop`'s body that binds the loader's name there (`loader =
+        make()` in the epoch loop, the loader built by a function): set_epoch goes after
+        it, not at the top, where the name is not bound yet or names last epoch's loader."""
+        if not isinstance(receiver, cst.Name):
+            return None
+        for referent in self.referents(receiver):
+            if inside(referent.node, loop.body, self):
+                current: cst.CSTNode | None = referent.node
+                while current is not None and not isinstance(
+                    current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+                ):
+                    current = self.parent(current)
+                if isinstance(current, cst.SimpleStatementLine):
+                    return current
+        return None
+
     def _insert_set_epoch(
         self,
         statement: cst.BaseStatement | None,
@@ -179,10 +221,6 @@ class LoaderSetEpoch(LoaderBatchSize):
         if statement is not None and inside(statement, loop.body, self):
             # The loader is rebuilt every epoch: set its epoch once it exists.
             self._after.setdefault(statement, []).append(call)
-        elif any(self.code(c) == self.code(call) for c in self._top.get(loop, [])):
-            # The name is bound in several branches (one loader per data set, stop 33's
-            # rfs): one call serves them all.
-            return None
         else:
             self._top.setdefault(loop, []).append(call)
         self.record(loop, f"{prefix}.sampler.set_epoch({epoch}) reshuffles every epoch")
@@ -192,8 +230,7 @@ class LoaderSetEpoch(LoaderBatchSize):
         """Another loop runs `loop` again (around it in its function, or around a call of
         its function): its counter then numbers the passes of one round only."""
         return any(
-            isinstance(around, (cst.For, cst.While))
-            for around, _ in self._loops_around(loop, None, (), 0)
+            isinstance(a, (cst.For, cst.While)) for a, _ in self._loops_around(loop, None, (), 0)
         )
 
     def _epoch_variable(self, loop: cst.For) -> str | None:
