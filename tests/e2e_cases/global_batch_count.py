@@ -1,8 +1,8 @@
-"""Validation round stop 34, class B1 (csqiangwen/DeepFillv2_Pytorch@e505471's masks): inside
-the loop over a loader of batch_size=B, a tensor of the batch's rows filled by `for i in
-range(B): mask[i] = ...`. Migrated, each rank's batch is B / 2: `mask[2]` raised IndexError on
-both ranks at the first step. Now the count is read per rank (ddp_per_rank_batch(B)): the
-original's weights."""
+"""Validation round stop 34, class B1 (csqiangwen/DeepFillv2_Pytorch@e505471's masks):
+inside the loop over a loader of batch_size=B, a tensor of the batch's rows filled by
+`for i in range(B): mask[i] = ...`. Migrated, each rank's batch is B / 2: `mask[2]`
+raised IndexError on both ranks at the first step. Now the count is read per rank
+(ddp_per_rank_batch(B)): the original's weights."""
 
 import argparse
 

@@ -1,8 +1,9 @@
-"""The entry imports the program's data module after code of its own, then trains in a step
-loop that takes each batch with `next(iter(train_loader))` (FFA-Net's main.py). Migrated,
-ddp_setup() must run before `from data import *`: the DistributedSampler the migration gives
-the module-level loader asks for the process group when data.py is imported (before: setup
-after the imports, "Default process group has not been initialized" on every rank)."""
+"""The entry imports the program's data module after code of its own, then trains in a
+step loop that takes each batch with `next(iter(train_loader))` (FFA-Net's main.py).
+Migrated, ddp_setup() must run before `from data import *`: the DistributedSampler the
+migration gives the module-level loader asks for the process group when data.py is
+imported (before: setup after the imports, "Default process group has not been
+initialized" on every rank)."""
 
 import warnings
 
@@ -28,7 +29,8 @@ def main():
         loss.backward()
         opt.step()
     with torch.no_grad():
-        error = sum(float(((model(x) - y) ** 2).sum()) for x, y in test_loader)  # noqa: F405
+        pairs = test_loader  # noqa: F405
+        error = sum(float(((model(x) - y) ** 2).sum()) for x, y in pairs)
     ddp_print(f"steps 4 test error {error:.4f}")
 
 
