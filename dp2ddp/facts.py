@@ -394,6 +394,12 @@ class ProgramFacts:
     #: (transforms/analysis/toggled_models.py): that toggle gives it no DP041. None: not
     #: told (a single file: the pass reads its own).
     untouched_toggles: tuple[tuple[int, str], ...] | None = None
+    #: The program modules (import names) whose import runs code the migration made need
+    #: the process group (a module-level loader's DistributedSampler, a wrap at module level),
+    #: themselves or through a program module they import (program/migrate.py
+    #: _group_at_import): the entry calls ddp_setup() before its first import of one
+    #: (transforms/process_group.py). Empty for a single file and a library.
+    group_at_import: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

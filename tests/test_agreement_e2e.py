@@ -380,3 +380,27 @@ def test_sample_draws_are_each_ranks_own(run: Path) -> None:
     assert len(zero) >= 8 and len(one) >= 8, (zero, one)
     shorter = min(len(zero), len(one))
     assert zero[:shorter] != one[:shorter], (zero, one)
+
+
+def test_loader_built_at_import_of_another_module(tmp_path: Path) -> None:
+    """Class S1 (stop 34, zhilin007/FFA-Net@6651bcf): the program fixture
+    loader_built_at_import_of_module, whose data.py builds its training loader (and so the
+    migration's DistributedSampler) at import. Its entry calls ddp_setup() before `from data
+    import *`: both ranks train and end (before: setup after the imports, "Default process
+    group has not been initialized" on both at the import). Its own launch: in the shared one
+    an earlier script has set the group up already."""
+    work = tmp_path / "program"
+    fixture = Path(__file__).resolve().parent / "program_fixtures"
+    shutil.copytree(fixture / "loader_built_at_import_of_module" / "expected", work)
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    proc = subprocess.run(
+        [*command, "train.py"], cwd=work, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+    console = proc.stdout + proc.stderr
+    assert "Default process group has not been initialized" not in console, console[-3000:]
+    if proc.returncode != 0:  # torch's known abort at process exit, after the script ended
+        assert KNOWN_EXIT_ABORT in console, console[-3000:]
+    printed = [line for line in proc.stdout.splitlines() if line.startswith("steps 4 test error")]
+    assert len(printed) == 1, console[-3000:]  # rank 0 alone prints, after both trained

@@ -344,6 +344,9 @@ FRESH5_J = ("next_in_try_forward",)
 #: backward, its decoder unused in the last calls (before: DP041's find_unused_parameters=True,
 #: "marked as ready twice" at the first backward on both ranks; now DP096, static_graph=True).
 STOP33_L = ("forwards_before_backward",)
+#: Validation round stop 34 (helper v3): B1, a tensor of the batch's rows filled by a loop over
+#: the loader's batch_size (before: IndexError on both ranks at the first step).
+STOP34_V3 = ("global_batch_count",)
 
 
 @pytest.fixture(scope="module")
@@ -372,6 +375,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_F,
         *FRESH5_J,
         *STOP33_L,
+        *STOP34_V3,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -528,7 +532,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L))
+@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3))
 def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:

@@ -351,6 +351,9 @@ def _migrate(
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
+    needing = _group_at_import(program.libraries, done) if multi else ()
+    if needing:
+        entry_facts = replace(entry_facts, group_at_import=needing)
     entry = _module(program.entry, entry_facts, gate, project)
     # A factory another module calls for an evaluation loader (ddp_shard=False there, see
     # data/imported.py) takes that parameter: its module is migrated again, told so.
@@ -375,6 +378,40 @@ def _migrate(
     if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
         return migrated  # the inline form, or nothing to migrate
     return [*migrated, _generated(program, migrated, helpers)]
+
+
+def _group_at_import(
+    libraries: Sequence[ProgramModule], done: dict[str, _Migrated]
+) -> tuple[str, ...]:
+    """The libraries whose import runs what their migration made need the process group
+    (process_group.group_needed_at_import over the migrated module: a module-level loader's
+    DistributedSampler), or imports such a library (any import of it counts: ddp_setup()
+    earlier than needed costs nothing). The entry calls ddp_setup() before its first
+    import of one: after its imports is too late (S1, stop 34, zhilin007/FFA-Net's
+    data_utils.py builds its loaders at import; "Default process group has not been
+    initialized" on every rank at `from data_utils import *`)."""
+    import libcst as cst
+
+    from dp2ddp.transforms.process_group import NEEDS_GROUP, group_needed_at_import
+
+    needing: set[str] = set()
+    for module in libraries:
+        result = done[module.real].outcome.result
+        if result is None or not result.changed:
+            continue
+        if not any(name in result.code for name in NEEDS_GROUP):
+            continue  # the parse below only where a name that needs the group is written
+        tree = cst.parse_module(result.code)
+        if group_needed_at_import(tree.body, library=True) is not None:
+            needing.add(module.name)
+    grown = bool(needing)
+    while grown:
+        grown = False
+        for module in libraries:
+            if module.name not in needing and needing.intersection(_imported_names(module)):
+                needing.add(module.name)
+                grown = True
+    return tuple(sorted(needing))
 
 
 def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModule]:

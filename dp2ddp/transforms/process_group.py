@@ -7,6 +7,7 @@ from typing import Any
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
+from libcst.helpers import get_full_name_for_node
 
 from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.templating import Statement, render_statements
@@ -72,7 +73,7 @@ class InsertProcessGroup(MigrationTransform):
         at = after_imports(body)
         main_index = _main_function(body)
         setup_call = render_statements("setup_call.py.j2")
-        needed = _needs_group_at_import(body) if main_index is not None else None
+        needed = group_needed_at_import(body) if main_index is not None else None
         if main_index is None or self.state.module_level_wrap or needed is not None:
             setup_call[0] = _two_blank_lines_before(setup_call[0])
             header = [*header, *setup_call]
@@ -105,9 +106,24 @@ class InsertProcessGroup(MigrationTransform):
 
         self._check_collisions(original)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
-        if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
+        early = _first_import_of(body, self.state.facts.group_at_import, helpers)
+        if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body) and early:
+            index, module = early
+            statements: list[cst.BaseStatement] = [
+                cst.parse_statement(f"from {helpers} import {SETUP_FUNCTION}\n"),
+                *render_statements("setup_call.py.j2"),
+            ]
+            statements[0] = statements[0].with_changes(leading_lines=body[index].leading_lines)
+            body[index] = body[index].with_changes(leading_lines=())
+            body[index:index] = statements  # type: ignore[assignment]
+            self.record(
+                original,
+                f"ddp_setup() runs at import time of the entry, before its import of {module}: "
+                "importing it runs code that needs the process group",
+            )
+        elif role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
             main_index = _main_function(body)
-            needed = _needs_group_at_import(body) if main_index is not None else None
+            needed = group_needed_at_import(body) if main_index is not None else None
             if main_index is None or self.state.module_level_wrap or needed is not None:
                 at = after_imports(body)
                 setup_call = render_statements("setup_call.py.j2")
@@ -121,7 +137,7 @@ class InsertProcessGroup(MigrationTransform):
                     node, f"ddp_setup() runs at import time of the entry, after its imports{why}"
                 )
             else:
-                statements: list[cst.BaseStatement] = list(render_statements("setup_call.py.j2"))
+                statements = list(render_statements("setup_call.py.j2"))
                 main = body[main_index]
                 assert isinstance(main, cst.FunctionDef)
                 body[main_index] = _prepend_to_function(main, statements)
@@ -204,7 +220,7 @@ class InsertProcessGroup(MigrationTransform):
 #: What the migration inserts that needs the process group when it runs: DDP's classes
 #: (a DistributedSampler asks the group for the world size) and the helpers that run a
 #: collective (templates/helpers/).
-_NEEDS_GROUP = frozenset(
+NEEDS_GROUP = frozenset(
     {
         "DistributedSampler",
         "DdpDistributedSampler",
@@ -222,21 +238,24 @@ _NEEDS_GROUP = frozenset(
 )
 
 
-def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
-    """The first call that needs the process group (_NEEDS_GROUP) among what the module
+def group_needed_at_import(body: Sequence[cst.BaseStatement], library: bool = False) -> str | None:
+    """The first call that needs the process group (NEEDS_GROUP) among what the module
     runs at import before main() is called: its top-level statements before the first
     that calls main() or is its `if __name__ == "__main__":` block, that block's statements
     before the one calling main(), and the module's functions those call by name
     (transitively; main() itself aside). Found there, ddp_setup() must run at
     import too: first thing in main() is too late (L1, stop 31: a module-level loader's
     inserted DistributedSampler, "Default process group has not been initialized" on
-    every rank). None when nothing does."""
+    every rank). None when nothing does. library: the module is imported, not run, so its
+    `__main__` block never runs at import (program/migrate.py asks so of a library)."""
     functions = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
     todo: list[cst.CSTNode] = []
     for statement in body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(statement, cst.If) and is_script_guard(statement.test):
+            if library:
+                continue
             inner = statement.body.body
             todo += inner[: next((i for i, s in enumerate(inner) if _runs_main(s)), len(inner))]
             break
@@ -251,12 +270,51 @@ def _needs_group_at_import(body: Sequence[cst.BaseStatement]) -> str | None:
             func = node.func
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             name = func.value if isinstance(func, cst.Name) else name
-            if name in _NEEDS_GROUP:
+            if name in NEEDS_GROUP:
                 return f"{name}(...)"
             if isinstance(func, cst.Name) and name in functions and name not in seen:
                 seen.add(name)
                 todo.append(functions[name].body)
     return None
+
+
+def _first_import_of(
+    body: Sequence[cst.BaseStatement], modules: Sequence[str], helpers: str
+) -> tuple[int, str] | None:
+    """The first top-level statement of the entry that imports one of `modules` (the
+    program modules whose import needs the process group, ProgramFacts.group_at_import),
+    with that module's name: ddp_setup() must run before it. None when none does, or when
+    the helpers module is a package's (`pkg._dp2ddp`), importable only after the entry's
+    own sys.path edit, which may come later."""
+    if not modules or "." in helpers:
+        return None
+    wanted = set(modules)
+    for index, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            for name in _imported_modules(small):
+                if name in wanted:
+                    return index, name
+    return None
+
+
+def _imported_modules(small: cst.BaseSmallStatement) -> list[str]:
+    """The modules an absolute import statement imports (a `from a.b import c` may import
+    a.b and a.b.c; `import a.b` imports a and a.b); a relative import: none (the entry is
+    a script)."""
+    if isinstance(small, cst.Import):
+        names: list[str] = []
+        for alias in small.names:
+            parts = (get_full_name_for_node(alias.name) or "").split(".")
+            names += [".".join(parts[: i + 1]) for i in range(len(parts))]
+        return names
+    if not isinstance(small, cst.ImportFrom) or small.relative or small.module is None:
+        return []
+    base = get_full_name_for_node(small.module) or ""
+    if isinstance(small.names, cst.ImportStar):
+        return [base]
+    return [base, *(f"{base}.{get_full_name_for_node(a.name)}" for a in small.names)]
 
 
 def _runs_main(statement: cst.CSTNode) -> bool:

@@ -280,7 +280,7 @@ class ShardBatches(BatchPositions):
             )
             return
         for read in reads:
-            if read in self._swap:
+            if read in self._swap or self._read_per_rank(read):
                 continue
             assert isinstance(read, cst.BaseExpression)
             self._swap[read] = call_named(PER_RANK, cst.Arg(read.deep_clone()))
@@ -291,6 +291,14 @@ class ShardBatches(BatchPositions):
                 f"global batch size {self.code(read)}: each rank holds the output of its "
                 f"part, so the index reads {PER_RANK}({self.code(read)})",
             )
+
+    def _read_per_rank(self, read: cst.CSTNode) -> bool:
+        """`read` is already ddp_per_rank_batch's argument: the data pass read the count of
+        a loop over the batch's samples per rank (data/batch_shapes.py, `for k in
+        range(B)`), and reading it per rank again would halve it twice."""
+        arg = self.parent(read)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and name_of(call.func) == PER_RANK
 
     def _plan_chunks(self) -> None:
         """Chunks of a global size cut from a batch split where it is bound (a language

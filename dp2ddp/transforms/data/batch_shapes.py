@@ -79,6 +79,17 @@ def plan_batch_shapes(
             if not globals_ and _not_a_loader(loop.iter):
                 continue
             call = _shaped_call(node, data)
+            counted = _counted_range(node, data) if call is None and globals_ else None
+            if counted is not None:
+                plan.swaps[node] = call_named(PER_RANK, cst.Arg(node.deep_clone()))
+                plan.records.append(
+                    (
+                        node,
+                        f"{text} as the count of `{data.code(counted)}` in the loop over "
+                        f"{data.code(loop.iter)}: one pass per sample of this rank's batch",
+                    )
+                )
+                continue
             if call is None:
                 continue
             if globals_:
@@ -132,15 +143,38 @@ def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:
     return None
 
 
+def _counted_range(node: cst.CSTNode, data: ShardDataLoaders) -> cst.For | None:
+    """The inner `for` that `node` counts: `for i in range(B)` (B its stop: `range(B)`,
+    `range(0, B)`), in the body of the loop over a sharded loader. Under DataParallel B
+    passes were one per sample of the whole batch (DeepFillv2's `for i in range(
+    opt.batch_size): mask[i] = ...` filling a tensor of `img.shape[0]` rows); per rank the
+    batch has ddp_per_rank_batch(B) samples, so B passes index past this rank's rows
+    (IndexError at the first step, class B1, stop 34) or make B per-sample items for
+    B // WORLD_SIZE samples. None for B anywhere else."""
+    arg = data.parent(node)
+    if not isinstance(arg, cst.Arg) or arg.keyword is not None:
+        return None
+    call = data.parent(arg)
+    if not isinstance(call, cst.Call) or name_of(call.func) != "range":
+        return None
+    args = list(call.args)
+    if len(args) not in (1, 2) or args[-1] is not arg or any(a.star for a in args):
+        return None
+    loop = data.parent(call)
+    return loop if isinstance(loop, cst.For) and loop.iter is call else None
+
+
 def _innermost_loop(node: cst.CSTNode, data: ShardDataLoaders) -> cst.For | None:
-    """The nearest `for` around `node` in its function (None past a def or a lambda)."""
-    parent = data.parent(node)
+    """The nearest `for` around `node` in its function (None past a def or a lambda); a
+    `for` whose iterable holds `node` is not around it (the iterable is evaluated once,
+    in the loop around that `for`)."""
+    child, parent = node, data.parent(node)
     while parent is not None:
-        if isinstance(parent, cst.For):
+        if isinstance(parent, cst.For) and child is not parent.iter:
             return parent
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return None
-        parent = data.parent(parent)
+        child, parent = parent, data.parent(parent)
     return None
 
 

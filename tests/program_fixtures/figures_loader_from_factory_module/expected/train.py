@@ -9,13 +9,12 @@ depend on the data alone, not on the order the sampler draws it in."""
 import numpy as np
 import torch
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
 
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_all_reduce_sum, ddp_print, ddp_setup
-from data_factory import data_provider, shared_loader
 
 ddp_setup()
-
+from data_factory import data_provider, shared_loader
+from torch.nn.parallel import DistributedDataParallel
 
 torch.manual_seed(0)
 

@@ -1,11 +1,12 @@
 import torch
 
 from _dp2ddp import ddp_print, ddp_setup
+
+ddp_setup()
 from net import MODEL
 
 
 def main():
-    ddp_setup()
     out = MODEL(torch.randn(3, 2))
     ddp_print(out.shape)
 
