@@ -232,3 +232,52 @@ def test_program_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert again.exit_code == (1 if kept else 0), f"not a fixed point:\n{again.stderr}"
     assert "would" not in again.stderr, f"not a fixed point:\n{again.stderr}"
     assert tree(work) == got
+
+
+def _migrated_with_pythonpath(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pythonpath_folders_unreached migrated as its shell script would run it: data/ and
+    solver/ on PYTHONPATH, relative, as path.sh exports them."""
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "pythonpath_folders_unreached" / "input", work)
+    monkeypatch.chdir(work)
+    path = ["data", "solver", *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    result = CliRunner().invoke(main, ["migrate", "bin/train.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "DP076" not in result.stderr
+    assert "migrated data/loaders.py" in result.output, result.output
+    assert "migrated solver/solver.py" in result.output, result.output
+    return work
+
+
+def test_pythonpath_folders_are_part_of_the_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Class X1 (kaituoxu/X-Punctuator, docs/real-world.md stop 34): the folders a shell
+    script puts on PYTHONPATH, under the working folder, are searched as Python searches
+    them (the root, bin/ here, widens to cover them): the loader is sharded and the
+    solver's writes go to rank 0. Without them (the fixture pythonpath_folders_unreached)
+    DP076 is said at the imports."""
+    work = _migrated_with_pythonpath(tmp_path, monkeypatch)
+    assert "DdpDistributedSampler" in (work / "data" / "loaders.py").read_text()
+    assert "if ddp_is_main():" in (work / "solver" / "solver.py").read_text()
+
+
+@pytest.mark.e2e
+def test_pythonpath_folders_run_under_torchrun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """X1 migrated with its PYTHONPATH runs to the end on two gloo ranks with each rank on
+    half of every batch (left as it was, each rank took the whole batch of 8 and both wrote
+    the log), the log written once per epoch."""
+    work = _migrated_with_pythonpath(tmp_path, monkeypatch)
+    path = [str(work / "data"), str(work / "solver"), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, path)))
+    script = work / "bin" / "train.py"
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    launch = _launch(prefix, tmp_path / "out", [script])
+    _assert_ran(launch, script, 2)
+    assert launch.logs(script, 0).count("batch of 4") == 8, launch.logs(script, 0)
+    assert "batch of" not in launch.logs(script, 1)
+    log = tmp_path / "out" / "bin" / "train" / "exp" / "log.txt"
+    assert log.read_text() == "epoch 0\nepoch 1\n"

@@ -308,11 +308,15 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the home folder), or a sys.path change it does not follow (a folder known at run "
         "time only, `sys.path = ...`, an edit in a function) comes with an import that "
         "resolves to no file of the program while a project module of that name lies "
-        "nearby. If the program imports that code, it is not migrated: its file writes, "
-        "prints and DataLoaders run on every rank as written. Make the edit computable "
-        "(a path built from `__file__`), or migrate that module yourself (its writes "
-        "under `if ddp_is_main():`, its loaders sharded), then silence the warning with "
-        "`# noqa: DP076` on the line it names.",
+        "nearby. Or the program changes no sys.path and such an import comes with a "
+        "project module of that name nearby that no installed module answers: a folder a "
+        "shell script puts on PYTHONPATH (kaituoxu/X-Punctuator's path.sh); the folders of "
+        "the PYTHONPATH migrate runs with, under the working folder, are followed, so run "
+        "migrate with the program's PYTHONPATH. If the program imports that code, it is "
+        "not migrated: its file writes, prints and DataLoaders run on every rank as "
+        "written. Make the edit computable (a path built from `__file__`), or migrate that "
+        "module yourself (its writes under `if ddp_is_main():`, its loaders sharded), then "
+        "silence the warning with `# noqa: DP076` on the line it names.",
     ),
     "DP077": (
         "a function's batches are this rank's share at one call site and whole at another",

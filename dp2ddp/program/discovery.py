@@ -4,7 +4,7 @@ The project root is the nearest folder up from the entry holding pyproject.toml,
 .git, else the entry's folder; the program's files lie under it, widened to cover the folders
 its sys.path edits reach (search_path.py; DP076 where that cannot be shown). Imports resolve
 the way Python would run the entry:
-- a script (`python train.py`): against the entry's folder (sys.path[0]), then the root;
+- a script (`python train.py`): the entry's folder (sys.path[0]), PYTHONPATH, the root;
 - a module of a package (`python -m pkg.train`, chosen when the entry's folder has an
   __init__.py): against the folder above the top package, then the root. Unless the entry
   imports a sibling by its bare name (`import dataset`), which only a script can: then it
@@ -47,8 +47,10 @@ from dp2ddp.program.entry_scripts import is_entry_script
 from dp2ddp.program.resolver import Resolver, absolute_names
 from dp2ddp.program.search_path import (
     Incomplete,
+    environment_search,
     incomplete,
     search_with_edits,
+    unreached,
     widened_root,
 )
 from dp2ddp.program.sys_path import PathEdit, UnfollowedEdit, path_facts
@@ -597,8 +599,9 @@ class ImportGraph:
             first = self.module(entry, shown, module_entry, read=first)
         else:
             search = [entry_dir, root]
+        searched_root, search[1:1] = environment_search(root)  # a shell's PYTHONPATH (X1)
         search += self.subprojects(root)
-        resolver = self.resolver(root, search, shown_base)
+        resolver = self.resolver(searched_root, search, shown_base)
         return Start(first, entry_abs, entry_dir, root, resolver, module_entry)
 
 
@@ -629,6 +632,8 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     gaps: tuple[Incomplete, ...] = ()
     if any(m.path_edits or m.unfollowed_edits for m in modules):
         gaps = incomplete(graph, resolver, list(zip(modules, paths, strict=True)), start.root)
+    else:  # no sys.path edit: a folder on a PYTHONPATH migrate did not run with
+        gaps = unreached(graph, resolver, modules, paths)
     return Program(
         start.entry,
         start.root,

@@ -20,10 +20,21 @@ What the proof cannot cover is said (`incomplete`, DP076 at the edit):
   program resolves to no file of it and a project module of that name lies nearby (under
   the root, or in the two folders above it and their sub-folders): if the import reaches
   that module, the program is incomplete and its writes may run on every rank.
+
+A folder can also reach the search from outside the code: a shell script exporting
+PYTHONPATH before `python src/bin/train.py` (kaituoxu/X-Punctuator's path.sh puts src/data,
+src/model, src/solver on it). Those of its folders under the root or the working folder, as
+migrate runs with them, are searched after the entry's folder, as Python searches them, the
+root widened to cover them, never above the working folder (`environment_search`). Without
+them, an import that resolves to no file of the program and to no installed module while a
+project module of that name lies nearby is said at the import (`unreached`, DP076): the
+loader module and the training loop were left unmigrated with no word (docs/real-world.md,
+stop 34, class X1).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -69,6 +80,28 @@ def search_with_edits(base: list[str], modules: Sequence[ProgramModule], root: s
             back += more_back
     search = [*reversed(front), *base, *back]
     return [s for i, s in enumerate(search) if s not in search[:i]]
+
+
+def environment_search(root: str) -> tuple[str, list[str]]:
+    """The folders of the PYTHONPATH migrate runs with (relative ones against the working
+    folder, as Python takes them) that exist under `root` or under the working folder,
+    outside the folders dp2ddp does not walk: the program's own folders a shell script put
+    there; and `root` widened to cover them, never above the working folder (a script in
+    src/bin/ has its root there when no marker is found; src/data/ is then outside it)."""
+    cwd = os.getcwd()
+    found: list[str] = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        folder = os.path.abspath(entry) if entry else ""
+        if not folder or not os.path.isdir(folder):
+            continue
+        if not _under(folder, root):
+            wider = os.path.commonpath([root, folder])
+            if not _under(folder, cwd) or not _under(wider, cwd) or not _may_widen(wider):
+                continue
+            root = wider
+        if not any(part in SKIPPED_DIRS for part in os.path.relpath(folder, root).split(os.sep)):
+            found.append(folder)
+    return root, found
 
 
 def widened_root(root: str, modules: Sequence[ProgramModule], base: str) -> str:
@@ -209,10 +242,81 @@ def _hidden(
     )
 
 
+def unreached(
+    graph: ImportGraph,
+    resolver: Resolver,
+    modules: Sequence[ProgramModule],
+    paths: Sequence[str],
+) -> tuple[Incomplete, ...]:
+    """DP076 for a program that edits no sys.path: at the first import that resolves to no
+    file of the program and to no installed module while a project module of that name lies
+    nearby (`neighbourhood`: a folder on a PYTHONPATH migrate did not run with) and holds
+    none of the program's files (`paths`: a namespace package such as `utils/` holding
+    the `utils.misc` the program imports is the program's)."""
+    names: list[tuple[int, str, str]] = []  # (importing module, name, the project module)
+    region: list[_Folder] | None = None
+    for index, module in enumerate(modules):
+        for name in sorted(graph.unresolved(resolver, module)):
+            if name in sys.stdlib_module_names or any(n == name for _, n, _ in names):
+                continue
+            if region is None:
+                region = neighbourhood(graph, resolver.root)
+            candidate = nearby(region, name)
+            if candidate is None or any(_under(p, candidate) for p in paths):
+                continue
+            if not _installed(name, resolver.root):
+                names.append((index, name, candidate))
+    if not names:
+        return ()
+    index, first, _ = names[0]
+    module = modules[index]
+    shown = "; ".join(
+        f"`import {n}` ({modules[i].path}:{_import_line(modules[i], n)}), while "
+        f"{resolver.shown(c)} exists"
+        for i, n, c in names[:_SHOWN]
+    )
+    if len(names) > _SHOWN:
+        shown += f" (and {len(names) - _SHOWN} more)"
+    return (
+        Incomplete(
+            index,
+            _import_line(module, first),
+            _import_col(module, first),
+            f"no file of the program answers {shown}, and the program puts no folder on "
+            "sys.path: if it runs with that code's folder on PYTHONPATH (a shell script), "
+            "that code is not migrated: its writes, prints and loaders run on every rank; "
+            "run `dp2ddp migrate` with the PYTHONPATH the program runs with",
+        ),
+    )
+
+
+def _installed(name: str, root: str) -> bool:
+    """`name` imports, here, a module outside `root` (a library), or a built-in one."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    origin = spec.origin
+    if origin is None and spec.submodule_search_locations:
+        origin = next(iter(spec.submodule_search_locations), None)
+    if origin is None or not os.path.isabs(origin):
+        return origin is not None  # "built-in", "frozen"
+    return not _under(os.path.abspath(origin), root)
+
+
 def _import_line(module: ProgramModule, name: str) -> int:
     for node in module.imports:
         if any(n.split(".")[0] == name for n in absolute_names(node)):
             return node.lineno
+    return 1
+
+
+def _import_col(module: ProgramModule, name: str) -> int:
+    for node in module.imports:
+        if any(n.split(".")[0] == name for n in absolute_names(node)):
+            return node.col_offset + 1
     return 1
 
 

@@ -352,6 +352,11 @@ def bound_value(statement: cst.BaseStatement, name: str) -> tuple[bool, cst.Base
                 if isinstance(small.target, cst.Name) and small.target.value == name:
                     return True, small.value if isinstance(small, cst.AnnAssign) else None
         return False, None
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        # Binds its own name only: what its body binds is its own scope's (a `val()`
+        # with a local `loss_avg` before the module's loop that feeds the module's
+        # `loss_avg`: meijieru/crnn.pytorch, class F1 of stop 34).
+        return statement.name.value == name, None
     for node in walk(statement, skip_scopes=True):
         targets: list[cst.CSTNode] = []
         if isinstance(node, cst.Assign):

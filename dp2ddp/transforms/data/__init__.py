@@ -181,6 +181,7 @@ class ShardDataLoaders(LoaderEvaluation):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
         register_next_loops(self, nodes, loaders)
+        register_next_loops(self, nodes, self._sampler_sharded)  # their figures too (F1)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():

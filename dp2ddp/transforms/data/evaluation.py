@@ -27,7 +27,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
-from dp2ddp.transforms.data.loop_takers import batch_derived
+from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
@@ -417,7 +417,7 @@ class LoaderEvaluation(LoopCounters):
 
     def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
         """Names bound from the batches (loop_takers.batch_derived), for sample_roles."""
-        return batch_derived(loop)
+        return batch_derived(loop, helper_batch_names(self, loop))  # type: ignore[arg-type]
 
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file

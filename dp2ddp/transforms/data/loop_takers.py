@@ -47,9 +47,12 @@ def next_loaders(
     `iter(loader)` (`while True: try: x, y = next(it) except StopIteration: it =
     iter(dl)`): the loop consumes their batches as a `for` over them does (class H2). Also
     a `for` loop over something else, `for i in range(n):` (class D1, stop 33:
-    deeplab-pytorch's iterations, each taking ITER_SIZE batches so)."""
+    deeplab-pytorch's iterations, each taking ITER_SIZE batches so). The `next(it)` may
+    also be in a function of this module the loop calls, `it` then a module-level name
+    (class F1, stop 34: meijieru/crnn.pytorch's `cost = trainBatch(...)`, whose first line
+    is `data = train_iter.next()`): the loop takes a batch each time it calls it."""
     found: set[cst.Call] = set()
-    for node in walk(loop.body, skip_scopes=True):
+    for node in (n for body in _step_bodies(t, loop) for n in walk(body, skip_scopes=True)):
         if not (
             isinstance(node, cst.Call)
             and name_of(node.func) == "next"
@@ -67,6 +70,18 @@ def next_loaders(
             assert isinstance(b, cst.Call)
             found.update(call for call, _ in t._resolve(b.args[0].value, loaders, 0))
     return found
+
+
+def _step_bodies(t: ShardDataLoaders, loop: cst.While | cst.For) -> list[cst.CSTNode]:
+    """The loop's body and the bodies of this module's functions it calls by name or on
+    `self` (one level: a step helper), those holding the loop left out."""
+    bodies: list[cst.CSTNode] = [loop.body]
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Call):
+            for function in t._called_functions(node):
+                if not any(n is loop for n in walk(function.body)):
+                    bodies.append(function.body)
+    return bodies
 
 
 def package_call(t: ShardDataLoaders, call: cst.Call) -> bool:
@@ -103,7 +118,42 @@ def batch_names(loop: cst.For | cst.While) -> set[str]:
     }
 
 
-def batch_derived(loop: cst.For | cst.While) -> set[str]:
+def batch_derived(loop: cst.For | cst.While, taken: frozenset[str] = frozenset()) -> set[str]:
     """Names the loop binds from its batches: its target, and what the body computes
-    from them (`output = model(input)`, `loss = criterion(output, target)`)."""
-    return derived_names(loop.body, batch_names(loop))
+    from them (`output = model(input)`, `loss = criterion(output, target)`); `taken`: more
+    names bound from them (helper_batch_names)."""
+    return derived_names(loop.body, batch_names(loop) | taken)
+
+
+def helper_batch_names(t: ShardDataLoaders, loop: cst.For | cst.While) -> frozenset[str]:
+    """Names the loop binds from a call of a step helper of this module that takes a
+    batch with `next(it)` and returns something computed from it (class F1, stop 34:
+    `cost = trainBatch(crnn, criterion, optimizer)`, the batch read inside)."""
+    found: set[str] = set()
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            if any(_returns_batch_figure(f) for f in t._called_functions(node.value)):
+                found |= {n.value for tg in node.targets for n in variables_under(tg.target)}
+    return frozenset(found)
+
+
+def _returns_batch_figure(function: cst.FunctionDef) -> bool:
+    """`function` binds a batch from `next(it)` and returns a value computed from it."""
+    taken = {
+        n.value
+        for node in walk(function.body, skip_scopes=True)
+        if isinstance(node, cst.Assign)
+        and isinstance(node.value, cst.Call)
+        and name_of(node.value.func) == "next"
+        for tg in node.targets
+        for n in variables_under(tg.target)
+    }
+    if not taken:
+        return False
+    derived = derived_names(function.body, taken)
+    return any(
+        isinstance(node, cst.Return)
+        and node.value is not None
+        and any(isinstance(n, cst.Name) and n.value in derived for n in walk(node.value))
+        for node in walk(function.body, skip_scopes=True)
+    )
