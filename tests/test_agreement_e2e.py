@@ -19,7 +19,8 @@ module's function that reads the file at its parameter (cache_reader); a frame d
 per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
 ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure); a
-training loop ended by a time budget each rank's clock read (time_budget).
+training loop ended by a time budget each rank's clock read (time_budget); exists-checks of
+folders another rank makes, raising or printing (exists_made_elsewhere).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -62,6 +63,7 @@ NAMES = (
     "sample_draws",
     "time_budget",
     "cache_dir_listing",
+    "exists_made_elsewhere",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (
@@ -311,6 +313,17 @@ def test_exists_check_decided_by_rank0(run: Path) -> None:
     new folder and exited (before: rc 1 with either rank late)."""
     assert _printed(run, "exists_exit") == ("done\n", "")
     assert [p.name for p in (run / "exists_exit" / "exp_out").iterdir()] == ["model.pt"]
+
+
+def test_exists_checks_of_folders_made_elsewhere(run: Path) -> None:
+    """Rank 0's readings decided: no rank raised for the folder another rank's helper had
+    made, and rank 0 printed both "creating folder" lines whichever rank came first
+    (before: rc 1 with either rank late; the lines missing with rank 0 late)."""
+    printed = "creating folder logs\ncreating folder logs/ckpt\ndone\n"
+    assert _printed(run, "exists_made_elsewhere") == (printed, "")
+    assert [p.name for p in (run / "exists_made_elsewhere" / "saved" / "run").iterdir()] == [
+        "log.txt"
+    ]
 
 
 def test_dataset_downloaded_once(run: Path) -> None:

@@ -45,7 +45,7 @@ PROGRAM = HERE / "program_fixtures" / "dataset_draws_module" / "expected"
 #: A package entry run by its path (`torchrun tools/train.py`) that puts the project root on
 #: sys.path itself: the helpers import `tools._dp2ddp` must follow that edit.
 SYS_PATH_ENTRY = HERE / "program_fixtures" / "sys_path_package_entry" / "expected"
-DRAWN = ("shuffled_dataset", "random_split_dataset")
+DRAWN = ("shuffled_dataset", "random_split_dataset", "nested_shared_draws")
 #: case -> samples one epoch of its sampler covers, and the per-rank loader.batch_size
 OWN_SAMPLERS: dict[str, tuple[set[int] | int | None, int | None]] = {
     "pk_sampler": (set(range(96)), 8),

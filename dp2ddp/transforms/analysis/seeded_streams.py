@@ -29,7 +29,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 #: The streams a draw's qualified name reads, by prefix.
-STREAMS = (("torch.", "torch"), ("numpy.random.", "numpy"), ("random.", "random"))
+STREAMS = (
+    ("torch.", "torch"),
+    ("numpy.random.", "numpy"),
+    ("random.", "random"),
+    ("sklearn.", "numpy"),  # hazards/draws.py LIBRARY_DRAWS: numpy's global RandomState
+)
 
 #: Calls that seed a stream alike wherever their argument is alike.
 _SEEDS = {

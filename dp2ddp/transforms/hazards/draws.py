@@ -34,6 +34,18 @@ QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
 
+#: Library functions that draw from numpy's process-wide stream unless given a
+#: `random_state` (scikit-learn's `check_random_state(None)` is `np.random`'s global
+#: RandomState): a split or resample of a dataset drawn per process (zhutmost/lsq-net@1f644e9:
+#: `train_test_split(indices, test_size=..., stratify=targets)` with numpy never seeded).
+LIBRARY_DRAWS = frozenset(
+    f"sklearn.{name}"
+    for name in (
+        "model_selection.train_test_split model_selection._split.train_test_split "
+        "cross_validation.train_test_split utils.shuffle utils.resample"
+    ).split()
+)
+
 #: Global-RNG draws: each process advances its own generator.
 RANDOM_DRAWS = frozenset(
     [
@@ -56,6 +68,7 @@ RANDOM_DRAWS = frozenset(
         for name in "random uniform randint randrange choice choices shuffle sample gauss "
         "normalvariate betavariate".split()
     ]
+    + list(LIBRARY_DRAWS)
 )
 
 
@@ -63,7 +76,25 @@ def _own_generator(call: cst.Call) -> bool:
     """Whether a draw names its generator (`torch.randn(n, generator=g)`): it advances no
     global stream, so a helper that only draws so is no drawing helper, as such a draw
     written where it is used is none (hazards/__init__.py, shared_draws/)."""
-    return any(a.keyword is not None and a.keyword.value == "generator" for a in call.args)
+    return own_stream(call)
+
+
+def own_stream(call: cst.Call) -> bool:
+    """Whether a call of RANDOM_DRAWS leaves the process-wide streams alone: it names its
+    generator (`generator=g`), a library draw is given its seed or generator
+    (`random_state=0`; `random_state=None`, scikit-learn's default, is numpy's global
+    stream), or it is told not to shuffle (`train_test_split(..., shuffle=False)`)."""
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        key, value = arg.keyword.value, arg.value
+        if key == "generator":
+            return True
+        if key == "random_state" and not (isinstance(value, cst.Name) and value.value == "None"):
+            return True
+        if key == "shuffle" and isinstance(value, cst.Name) and value.value == "False":
+            return True
+    return False
 
 
 class HelperDraws:
@@ -230,7 +261,17 @@ class _ExportDraws(MigrationTransform):
 
 #: A module whose text has none of these draws nothing RANDOM_DRAWS names (not parsed):
 #: numpy's and Python's draws go through a `random` module, torch's are named rand*...
-_DRAW_WORDS = ("rand", "normal(", "bernoulli(", "multinomial(", "poisson(")
+#: (scikit-learn's LIBRARY_DRAWS by their own names).
+_DRAW_WORDS = (
+    "rand",
+    "normal(",
+    "bernoulli(",
+    "multinomial(",
+    "poisson(",
+    "_split(",
+    "shuffle(",
+    "resample(",
+)
 
 
 def module_draws(

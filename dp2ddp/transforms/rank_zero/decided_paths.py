@@ -90,23 +90,30 @@ def checked_paths(t: RankZeroOnly, statement: cst.If) -> set[str]:
     }
 
 
-def made_after(t: RankZeroOnly, statement: cst.If) -> bool:
-    """A statement after `statement` in its block, or its `else` (`if out.exists():
-    sys.exit()` / `else: out.mkdir()`, yandex-research/rtdl-revisiting-models@e3ed46c:
-    the late rank found the other's folder and exited), makes a directory whose path
-    `statement`'s test checks (by text)."""
-    parent = t.parent(statement)
-    if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
-        return False
-    body = list(parent.body)
-    after = body[next(i for i, s in enumerate(body) if s is statement) + 1 :]
-    following: list[cst.CSTNode] = [*([statement.orelse] if statement.orelse else []), *after]
+def made_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
+    """The first call in a branch of `statement` that makes a directory its test checks
+    (by text: `if not os.path.exists(d): print(...); os.makedirs(d)`) where that branch
+    also does something else, else None. A branch that only makes the folder does the same
+    on every rank, whichever branch a rank took (the make is idempotent, mkdir.py)."""
     checked = checked_paths(t, statement)
-    for later in following:
-        for call in walk(later):
-            if not isinstance(call, cst.Call):
-                continue
-            made = made_directory(call, t.qualified_names(call.func))
-            if made is not None and t.code(made) in checked:
-                return True
-    return False
+    branches: list[cst.BaseSuite] = [statement.body]
+    if isinstance(statement.orelse, cst.Else):
+        branches.append(statement.orelse.body)
+    for branch in branches:
+        made: cst.Call | None = None
+        other = False
+        for line in branch.body if isinstance(branch, cst.IndentedBlock) else [branch]:
+            makes = [
+                call
+                for call in walk(line, skip_scopes=True)
+                if isinstance(call, cst.Call)
+                and (directory := made_directory(call, t.qualified_names(call.func))) is not None
+                and t.code(directory) in checked
+            ]
+            if makes and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                made = made or makes[0]
+            else:
+                other = True
+        if made is not None and other:
+            return made
+    return None

@@ -56,8 +56,8 @@ from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decided_paths import (
-    made_after,
     made_and_written_in,
+    made_in,
     written_after,
 )
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
@@ -532,8 +532,21 @@ class RunDirValues(CallRule):
             if isinstance(node, cst.Raise)
             or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
         ]
-        if exits and made_after(self.t, statement):
+        if exits:
+            # Whether or not the program makes the path after it: ranks that
+            # read the file system apart exit apart, and a rank left alone waits in its
+            # first collective or runs a job the others left. A helper of another function
+            # may make the folder (LeeDoYup/FixMatch-pytorch@f167d64: `if os.path.exists(
+            # save_path) and not args.overwrite: raise`, then utils.get_logger()'s
+            # `os.makedirs(save_path, exist_ok=True)`: rank 0, later, raised).
             return exits[0]
+        made = made_in(self.t, statement)
+        if made is not None and not any(self._is_removal(c) for c in walk(statement)):
+            # The branch makes the folder its test checks, on every rank: another rank's
+            # make turns the test, and what else the branch does (kaidic/LDAM-DRW@2536330:
+            # rank 0's "creating folder" line) happens on the ranks that came first. (A
+            # removal in it: _removes_then_uses places the barrier right after it.)
+            return made
         written = made_and_written_in(self.t, statement)
         if written is not None:
             return written

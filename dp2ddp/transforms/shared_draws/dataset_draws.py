@@ -18,7 +18,7 @@ from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
-from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS
+from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.shared_draws import ShareDatasetDraws
@@ -98,9 +98,7 @@ class DatasetDrawFinder:
         if names & RANDOM_SPLIT:
             return self._is_split_without_generator(call)
         if names & RANDOM_DRAWS:
-            return not any(
-                a.keyword is not None and a.keyword.value == "generator" for a in call.args
-            )
+            return not own_stream(call)
         return self.t.helper_draw(call)
 
     def _is_split_without_generator(self, call: cst.Call) -> bool:
