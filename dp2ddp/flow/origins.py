@@ -29,8 +29,9 @@ bound by an import: what another module gives; the program model answers for tho
 `global` (a name with no binding in the module: a builtin), `definition` (a function or
 class object), `instance` (an instance of a class of this module), `attribute` (`self.x`
 never bound in the class), `unknown` (the walk's bound was reached, an expression it does
-not read, or an element taken out of a store other code fills, `self.queue.get()`: say
-so, never assume).
+not read, or an element taken out of a store other code fills, `self.queue.get()`, where
+not all its puts are known (flow/stores.py; where they are, the values put are followed):
+say so, never assume).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
+from dp2ddp.flow.stores import puts
 
 #: Calls whose result holds (a part of) what their arguments hold.
 TRANSPARENT = frozenset(
@@ -504,10 +506,30 @@ class _Walk:
                 # `self.queue.get()`, `pending.popleft()`: an element some other code put
                 # into a store (a thread's queue); the store's construction says nothing of
                 # what it holds, and the puts are not followed: say so, never assume
-                what = f"{code(call)} (what other code put into {code(func.value)}: not followed)"
-                steps = (*item.steps, Step(call, what, cut=True))
-                taken = _Item(call, steps, (), False, selects=item.selects)
-                self._source("unknown", taken)
+                filled = puts(self.view, func.value)
+                if filled is None:
+                    what = (
+                        f"{code(call)} (what other code put into {code(func.value)}: not followed)"
+                    )
+                    steps = (*item.steps, Step(call, what, cut=True))
+                    taken = _Item(call, steps, (), False, selects=item.selects)
+                    self._source("unknown", taken)
+                    return
+                # every put of a store one producer fills is known (flow/stores.py): an
+                # element is one of the values put, in the producer's order
+                entered = _Item(
+                    call, (*item.steps, Step(call, code(call))), (), False, item.pick, item.selects
+                )
+                for put in filled:
+                    for arg in put.args:
+                        self._go(
+                            entered,
+                            arg.value,
+                            f"{code(put)} puts",
+                            element=False,
+                            context=(),
+                            cut=True,
+                        )
                 return
             # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
             self._go(item, func.value, f"{code(func.value)}.{last}()")
