@@ -131,10 +131,15 @@ class _Uses:
     #: ids of the `self.x[i]` reads whose index provably walks every entry of `self.x`
     #: (see _covering_reads), shared by the branches' own _Uses.
     covered: set[int] = field(default_factory=set)
+    #: The module's own functions (`def run(layers, x)` at module level): a layer handed
+    #: to one is used only where the parameter it binds is read there.
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    #: attribute -> (how, line): handed only to such functions, to parameters never read.
+    unread: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def inner(self) -> _Uses:
         """The uses of one branch (an `if` arm, a conditional expression's arm)."""
-        return _Uses(covered=self.covered)
+        return _Uses(covered=self.covered, functions=self.functions, unread=self.unread)
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
@@ -149,11 +154,14 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     is_package = path.endswith("__init__.py")
     imports = module_imports(tree, import_name, is_package)
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    functions = {
+        n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     prefix = f"{import_name}." if import_name else ""
     found: dict[str, ClassFacts] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            facts = _class_facts(node, imports, local, prefix, path)
+            facts = _class_facts(node, imports, local, prefix, path, functions)
             if facts is not None:
                 forward = next(
                     n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
@@ -199,7 +207,12 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
 
 # -- one class -------------------------------------------------------------------------------
 def _class_facts(
-    cls: ast.ClassDef, imports: Mapping[str, str], local: set[str], prefix: str, path: str
+    cls: ast.ClassDef,
+    imports: Mapping[str, str],
+    local: set[str],
+    prefix: str,
+    path: str,
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
 ) -> ClassFacts | None:
     methods = {
         n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -251,14 +264,14 @@ def _class_facts(
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
     layers = {a: h for a, (_, h) in registered.items()}  # handed to a method, output dropped
     layers |= {a: "" for a in filled_containers(init, lambda f: resolve(f, imports, local, prefix))}
-    handed_to = layers_as_arguments(reached, methods, layers)
+    handed_to = layers_as_arguments(reached, methods, layers, functions or {})
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
-    uses = _Uses()
+    uses = _Uses(functions=functions or {})
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
@@ -301,6 +314,8 @@ def _class_facts(
             partial.append((PartialUse(cls.name, sometimes[0], how, where, path), holds))
         elif not names & elsewhere:
             how = "never uses {attr}, which __init__ builds"
+            if attribute in uses.unread:
+                how, line = uses.unread[attribute]
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
         init, lambda f: resolve(f, imports, local, prefix), reached
@@ -635,6 +650,25 @@ def _expression(
             and _is_self_attribute(node.args[0], me)
         ):
             return  # counting a container's entries runs none of them
+        if isinstance(func, ast.Name) and func.id in uses.functions and func.id not in inlined:
+            unread = _unread_parameters(uses.functions[func.id], node)
+            if unread:
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    if id(argument) not in unread:
+                        _expression(argument, me, methods, uses, inlined, conditional, why)
+                        continue
+                    inside = argument.value if isinstance(argument, ast.Subscript) else argument
+                    if _is_self_attribute(inside, me):
+                        assert isinstance(inside, ast.Attribute)
+                        uses.unread.setdefault(
+                            inside.attr,
+                            (
+                                f"hands {{attr}} to {func.id}(), which never reads its "
+                                f"parameter {unread[id(argument)]}",
+                                node.lineno,
+                            ),
+                        )
+                return
     if (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
@@ -671,6 +705,36 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
+
+
+def _unread_parameters(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
+) -> dict[int, str]:
+    """id of each argument of `call` bound to a parameter `function` never reads (not
+    a `*args`/`**kwargs` catch-all, nor a starred argument: those are not matched),
+    -> the parameter's name. `def run(layers, x): return x * 2`, `run(self.blocks, x)`:
+    the layers run nowhere."""
+    arguments = function.args
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return {}
+    positional = [*arguments.posonlyargs, *arguments.args]
+    bound: dict[str, ast.expr] = {}
+    for parameter, argument in zip(positional, call.args, strict=False):
+        bound[parameter.arg] = argument
+    if len(call.args) > len(positional):
+        return {}
+    names = {p.arg for p in (*positional, *arguments.kwonlyargs)}
+    for keyword in call.keywords:
+        if keyword.arg in names:
+            bound[keyword.arg] = keyword.value
+    read = {
+        n.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+    }
+    return {id(a): name for name, a in bound.items() if name not in read}
 
 
 def _exits(statement: ast.If, training: bool | None = None) -> bool:
