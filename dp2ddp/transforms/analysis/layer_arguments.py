@@ -202,3 +202,63 @@ def _fed_by_parameters(
             for name in _names(value):
                 elements[index] += [given[p] for p in of_name.get(name, ()) if p in given]
     return elements
+
+
+def read_arguments(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    call: ast.Call,
+    me: str,
+    unread: dict[str, tuple[str, int]],
+) -> list[ast.expr] | None:
+    """A call in forward() of the module-level `function`: the arguments it reads (to
+    scan for uses of `self.x`), with each layer (`self.x`, `self.x[i]`) handed to a
+    parameter the function never reads recorded in `unread` (attribute -> (how, line)):
+    it runs nowhere (`def scaled(layers, x, s): return x * s`, `scaled(self.blocks, x,
+    2.0)`). None where every parameter is read (the whole call is scanned as before)."""
+    names = _unread_parameters(function, call)
+    if not names:
+        return None
+    read: list[ast.expr] = []
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        if id(argument) not in names:
+            read.append(argument)
+            continue
+        inside = argument.value if isinstance(argument, ast.Subscript) else argument
+        if _is_self_attribute(inside, me):
+            assert isinstance(inside, ast.Attribute)
+            how = (
+                f"hands {{attr}} to {function.name}(), which never reads its parameter "
+                f"{names[id(argument)]}"
+            )
+            unread.setdefault(inside.attr, (how, call.lineno))
+    return read
+
+
+def _unread_parameters(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
+) -> dict[int, str]:
+    """id of each argument of `call` bound to a parameter `function` never reads (not
+    a `*args`/`**kwargs` catch-all, nor a starred argument: those are not matched),
+    -> the parameter's name. `def run(layers, x): return x * 2`, `run(self.blocks, x)`:
+    the layers run nowhere."""
+    arguments = function.args
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return {}
+    positional = [*arguments.posonlyargs, *arguments.args]
+    bound: dict[str, ast.expr] = {}
+    for parameter, argument in zip(positional, call.args, strict=False):
+        bound[parameter.arg] = argument
+    if len(call.args) > len(positional):
+        return {}
+    names = {p.arg for p in (*positional, *arguments.kwonlyargs)}
+    for keyword in call.keywords:
+        if keyword.arg in names:
+            bound[keyword.arg] = keyword.value
+    read = {
+        n.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+    }
+    return {id(a): name for name, a in bound.items() if name not in read}

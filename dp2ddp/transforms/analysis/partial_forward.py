@@ -61,6 +61,7 @@ from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
+    _names,
     called_methods,
     dropped_outputs,
     held_classes,
@@ -68,7 +69,11 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
-from dp2ddp.transforms.analysis.layer_arguments import filled_containers, layers_as_arguments
+from dp2ddp.transforms.analysis.layer_arguments import (
+    filled_containers,
+    layers_as_arguments,
+    read_arguments,
+)
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -131,8 +136,7 @@ class _Uses:
     #: ids of the `self.x[i]` reads whose index provably walks every entry of `self.x`
     #: (see _covering_reads), shared by the branches' own _Uses.
     covered: set[int] = field(default_factory=set)
-    #: The module's own functions (`def run(layers, x)` at module level): a layer handed
-    #: to one is used only where the parameter it binds is read there.
+    #: The module's functions: a layer handed to one is used where its parameter is read.
     functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     #: attribute -> (how, line): handed only to such functions, to parameters never read.
     unread: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -154,9 +158,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     is_package = path.endswith("__init__.py")
     imports = module_imports(tree, import_name, is_package)
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    functions = {
-        n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     prefix = f"{import_name}." if import_name else ""
     found: dict[str, ClassFacts] = {}
     for node in tree.body:
@@ -530,7 +532,7 @@ def _scan_block(
                         uses.sometimes.setdefault(name, (why, statement.lineno))
                     else:
                         uses.sometimes.setdefault(name, (branch_why, statement.lineno))
-            if not conditional and not per_pass and _exits(statement, training):
+            if not conditional and not per_pass and grad_paths.exits(statement, training):
                 conditional = True
                 why = (
                     f"uses {{attr}} only when the early return at line {statement.lineno} "
@@ -651,23 +653,10 @@ def _expression(
         ):
             return  # counting a container's entries runs none of them
         if isinstance(func, ast.Name) and func.id in uses.functions and func.id not in inlined:
-            unread = _unread_parameters(uses.functions[func.id], node)
-            if unread:
-                for argument in [*node.args, *(k.value for k in node.keywords)]:
-                    if id(argument) not in unread:
-                        _expression(argument, me, methods, uses, inlined, conditional, why)
-                        continue
-                    inside = argument.value if isinstance(argument, ast.Subscript) else argument
-                    if _is_self_attribute(inside, me):
-                        assert isinstance(inside, ast.Attribute)
-                        uses.unread.setdefault(
-                            inside.attr,
-                            (
-                                f"hands {{attr}} to {func.id}(), which never reads its "
-                                f"parameter {unread[id(argument)]}",
-                                node.lineno,
-                            ),
-                        )
+            read = read_arguments(uses.functions[func.id], node, me, uses.unread)
+            if read is not None:  # a layer handed to a parameter never read: not a use
+                for argument in read:
+                    _expression(argument, me, methods, uses, inlined, conditional, why)
                 return
     if (
         isinstance(node, ast.Subscript)
@@ -705,59 +694,6 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
-
-
-def _unread_parameters(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
-) -> dict[int, str]:
-    """id of each argument of `call` bound to a parameter `function` never reads (not
-    a `*args`/`**kwargs` catch-all, nor a starred argument: those are not matched),
-    -> the parameter's name. `def run(layers, x): return x * 2`, `run(self.blocks, x)`:
-    the layers run nowhere."""
-    arguments = function.args
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return {}
-    positional = [*arguments.posonlyargs, *arguments.args]
-    bound: dict[str, ast.expr] = {}
-    for parameter, argument in zip(positional, call.args, strict=False):
-        bound[parameter.arg] = argument
-    if len(call.args) > len(positional):
-        return {}
-    names = {p.arg for p in (*positional, *arguments.kwonlyargs)}
-    for keyword in call.keywords:
-        if keyword.arg in names:
-            bound[keyword.arg] = keyword.value
-    read = {
-        n.id
-        for n in ast.walk(function)
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
-    }
-    return {id(a): name for name, a in bound.items() if name not in read}
-
-
-def _exits(statement: ast.If, training: bool | None = None) -> bool:
-    """Some branch of `statement` that a training step may take returns (so what follows
-    may not run in a step that goes on to its backward). A branch that raises ends no step
-    normally: an input check (thunlp/OpenNRE's CNNEncoder) leaves nothing unused. A branch
-    on `self.training` whose side is evaluation (`if not self.training: return f`,
-    AlignedReID's ResNet50; the `else:` of `if self.training:`) never runs in a training
-    step, the only steps DDP's reducer sees (`training`: `training_side` of the test)."""
-    blocks: tuple[list[ast.stmt], ...] = (statement.body, statement.orelse)
-    if training is not None:
-        blocks = (statement.body,) if training else (statement.orelse,)
-    return any(
-        isinstance(node, ast.Return)
-        for block in blocks
-        for top in block
-        for node in ast.walk(top)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-    )
-
-
-def _names(node: ast.AST) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
 def _mentions(node: ast.AST, me: str) -> bool:
