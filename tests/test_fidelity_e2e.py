@@ -155,7 +155,9 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: (DP041: find_unused_parameters=True; without it, DDP fails at the second step with that
 #: same error); a model whose layers are all used, some through the containers __init__
 #: builds from them (no DP041, no find_unused_parameters=True); instance noise sized by the
-#: rank's batch, drawn for the global batch (ddp_draw_share).
+#: rank's batch, drawn for the global batch (ddp_draw_share); stop 34 (P2): the model's
+#: output squeezed with no dim under a sharded test loader whose last batch leaves a rank
+#: one sample (before: IndexError on both ranks; now ddp_squeeze keeps the batch dim).
 NAMES = (
     "cuda_guard",
     "cuda_guard_else",
@@ -164,6 +166,7 @@ NAMES = (
     "unused_parameters",
     "layers_in_containers",
     "batch_noise_per_sample",
+    "squeezed_rank_part",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class; issue 28:
@@ -433,6 +436,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
     generated = scripts["generator_loader_batches"].read_text()
     assert "ddp_shard_batch" not in generated and "ddp_per_rank_batch(batch_size)" in generated
+    assert "output = ddp_squeeze(output3)" in scripts["squeezed_rank_part"].read_text()
     queued = scripts["thread_queue_batches"].read_text()
     assert "inputs, targets = ddp_shard_batch((inputs, targets))" in queued
     for name in (

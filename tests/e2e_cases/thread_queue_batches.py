@@ -40,7 +40,7 @@ def main():
     model = nn.DataParallel(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     loader = Prefetcher(batches(x, y, 8))
-    for step in range(8):
+    for _step in range(8):
         inputs, targets = loader.next()
         optimizer.zero_grad()
         loss = nn.functional.mse_loss(model(inputs), targets)
