@@ -20,6 +20,8 @@ module-level naming it).
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import libcst as cst
 
 from dp2ddp.flow.children import tree_nodes
@@ -33,14 +35,34 @@ _EMPTY = frozenset({"Queue", "SimpleQueue", "LifoQueue", "PriorityQueue", "Joina
 _REPEATS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+#: Per view, per store (its class and attribute, or its name's binding): the answer, so
+#: a store taken from in many places is read once.
+_ANSWERS: WeakKeyDictionary[DefUse, dict[tuple[int, str], list[cst.Call] | None]] = (
+    WeakKeyDictionary()
+)
+
+
 def puts(view: DefUse, store: cst.BaseExpression) -> list[cst.Call] | None:
     """The `put`/`append` calls filling `store` (a `self.attr` or a name), or None where
     what the store holds cannot be told from them (see the module docstring)."""
+    key: tuple[int, str] | None = None
     if isinstance(store, cst.Attribute) and isinstance(store.value, cst.Name):
-        return _attribute_puts(view, store)
-    if isinstance(store, cst.Name):
-        return _name_puts(view, store)
-    return None
+        function = view.function_around(store)
+        owner = function.owner if function is not None else None
+        key = (id(owner), store.attr.value)
+    elif isinstance(store, cst.Name):
+        found = view.definitions(store)
+        key = (id(found[0].target) if len(found) == 1 else id(store), store.value)
+    if key is None:
+        return None
+    answers = _ANSWERS.setdefault(view, {})
+    if key not in answers:
+        if isinstance(store, cst.Attribute):
+            answers[key] = _attribute_puts(view, store)
+        else:
+            assert isinstance(store, cst.Name)
+            answers[key] = _name_puts(view, store)
+    return answers[key]
 
 
 def _empty(definition: Definition) -> bool:
