@@ -57,6 +57,15 @@ TRANSPARENT = frozenset(
 #: Methods that take out an element some code put into their receiver (a queue, a deque,
 #: a list: `q.get()`, `q.popleft()`, `items.pop()`), given no key or index.
 TAKEN = frozenset({"get", "get_nowait", "popleft", "pop"})
+#: Decorators (by their last name) that leave what a function returns as it is.
+_KEEP_RETURNS = frozenset(
+    {
+        "no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "wraps",
+        "lru_cache", "cache", "cached_property", "property", "staticmethod", "classmethod",
+        "abstractmethod", "overload", "override", "script", "ignore", "unused", "export",
+        "autocast", "custom_fwd", "custom_bwd", "compile", "njit", "jit", "timeit",
+    }
+)  # fmt: skip
 #: Calls that take an element of what they are given.
 ELEMENT = frozenset({"next", "iter"})
 #: The most work items one question visits (a module's size bounds it anyway).
@@ -452,6 +461,15 @@ class _Walk:
             self._instance(item, call, owner)
             return
         callees = self.view.callees(call)
+        hidden = [d for c in callees for d in self._opaque_decorators(c)]
+        if isinstance(func, cst.Name) and hidden:
+            # `@background()` imported from another module of the program (a thread
+            # filling a queue, kan-bayashi/PytorchWaveNetVocoder): what the call gives is
+            # what the decorator's wrapper returns, not the function's own returns
+            what = f"{code(call)} (decorated by @{code(hidden[0])}: not followed)"
+            steps = (*item.steps, Step(call, what, cut=True))
+            self._source("unknown", _Item(call, steps, (), False, selects=item.selects))
+            return
         if isinstance(func, cst.Name) and callees and depth < MAX_CALLS:
             for callee in callees:
                 self._enter(item, call, callee)
@@ -553,6 +571,28 @@ class _Walk:
         for arg in call.args:
             shapes = arg.keyword is not None
             self._go(entered, arg.value, code(arg.value), pick=(), shapes=shapes)
+
+    def _opaque_decorators(self, callee: Function) -> list[cst.BaseExpression]:
+        """The decorators of `callee` imported from elsewhere that may replace what it
+        returns (not `torch.no_grad()`, `functools.wraps`, `staticmethod`...)."""
+        node = callee.node
+        if not isinstance(node, cst.FunctionDef):
+            return []
+        found = []
+        for decorator in node.decorators:
+            value = decorator.decorator
+            called = value.func if isinstance(value, cst.Call) else value
+            root = called
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            last = called.attr.value if isinstance(called, cst.Attribute) else code(called)
+            if (
+                isinstance(root, cst.Name)
+                and self.view.imported(root)
+                and last not in _KEEP_RETURNS
+            ):
+                found.append(called)
+        return found
 
     def _method_of_receiver(self, callee: Function, receiver: cst.BaseExpression) -> bool:
         """`receiver.m(...)` runs `callee` (a method named m): the receiver is `self` of
