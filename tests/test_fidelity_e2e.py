@@ -155,7 +155,9 @@ def _status(out: Path, script: Path, rank: int) -> dict[str, object]:
 #: (DP041: find_unused_parameters=True; without it, DDP fails at the second step with that
 #: same error); a model whose layers are all used, some through the containers __init__
 #: builds from them (no DP041, no find_unused_parameters=True); instance noise sized by the
-#: rank's batch, drawn for the global batch (ddp_draw_share).
+#: rank's batch, drawn for the global batch (ddp_draw_share); stop 34 (P2): the model's
+#: output squeezed with no dim under a sharded test loader whose last batch leaves a rank
+#: one sample (before: IndexError on both ranks; now ddp_squeeze keeps the batch dim).
 NAMES = (
     "cuda_guard",
     "cuda_guard_else",
@@ -164,6 +166,7 @@ NAMES = (
     "unused_parameters",
     "layers_in_containers",
     "batch_noise_per_sample",
+    "squeezed_rank_part",
 )
 #: Training batches that do not come from a DataLoader (issue 20): a sequence-first language
 #: model batchified by hand with DataParallel(model, dim=1), and an iterator class; issue 28:
@@ -173,7 +176,9 @@ NAMES = (
 #: stop 29: numpy slices of a generator, the step done by a loss object (R1: before, no split
 #: and the summed loss doubled by WORLD_SIZE), and index batches of an index-loader class
 #: applied in a closure given to a step helper (R3: before, no split on the path taken), and
-#: slices given to a step helper that trains (before: no split).
+#: slices given to a step helper that trains (before: no split). Stop 34 (M1): batches a
+#: background thread puts into a queue, taken out with `.next()` (before: DP047, every rank
+#: trained on the whole batch; now split where taken, the weights the original's).
 BATCHES = (
     "lm_batchify",
     "iterator_batches",
@@ -183,6 +188,7 @@ BATCHES = (
     "generator_numpy_slices",
     "step_closure_index_batches",
     "step_helper_slices",
+    "thread_queue_batches",
 )
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
 #: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed
@@ -264,13 +270,16 @@ FLAGS = ("wrap_method_flag",)
 #: from the module the wrap was built from (before: by every rank); C1, a residual dropped
 #: in a helper forward() calls (before: "Expected to have finished reduction" at step 2).
 #: Stop 33's M2: the carried residual's name bound again after the loop, or its layers
-#: handed to a helper method as arguments (the same error).
+#: handed to a helper method as arguments (the same error). Stop 34: layers handed to a
+#: module-level function that never reads their parameter, or whose element they alone
+#: feed is dropped (the same error, no DP041 before).
 GENERATIVE = (
     "generator_loader_batches",
     "sample_from_inner_module",
     "dropped_output_in_helper",
     "dropped_output_rebound",
     "dropped_output_argument",
+    "layers_to_module_function",
 )
 
 #: The third fresh round's classes (docs/real-world.md, stop 29, helper m), each with the
@@ -431,7 +440,15 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         assert "D.module(interpolated)" in text and "ddp_average_gradients(D)" in text
     generated = scripts["generator_loader_batches"].read_text()
     assert "ddp_shard_batch" not in generated and "ddp_per_rank_batch(batch_size)" in generated
-    for name in ("dropped_output_in_helper", "dropped_output_rebound", "dropped_output_argument"):
+    assert "output = ddp_squeeze(output3)" in scripts["squeezed_rank_part"].read_text()
+    queued = scripts["thread_queue_batches"].read_text()
+    assert "inputs, targets = ddp_shard_batch((inputs, targets))" in queued
+    for name in (
+        "dropped_output_in_helper",
+        "dropped_output_rebound",
+        "dropped_output_argument",
+        "layers_to_module_function",
+    ):
         assert "DP041" in codes[name], codes[name]
         assert "find_unused_parameters=True" in scripts[name].read_text()
     assert "< ddp_per_rank_batch(opt.batchsize):" in scripts["short_batch_guard"].read_text()

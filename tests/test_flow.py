@@ -158,3 +158,25 @@ def test_element_taken_out_of_a_store_is_unknown_not_its_construction() -> None:
         assert "not followed" in found[0].flow(lambda node: None)
     assert _data(got[2]) == {"call np.load('x.npz')"}
     assert all(o.kind != "unknown" for o in got[2])
+
+
+def test_element_of_a_store_whose_puts_are_all_known_is_what_was_put() -> None:
+    """A queue made empty here, named only as the receiver of its methods, filled by one
+    producer started once: its element is what the producer put (a loader's batch). Handed
+    on to a thread (`args=(q,)`) or filled by threads started in a loop: not followed."""
+    module = cst.parse_module(
+        "import queue, threading\nq = queue.Queue(2)\nr = queue.Queue()\np = queue.Queue()\n"
+        "def fill():\n    for batch in loader:\n        q.put(batch)\n    q.put(None)\n"
+        "def race():\n    p.put(X)\n"
+        "threading.Thread(target=fill).start()\n"
+        "threading.Thread(target=work, args=(r,)).start()\n"
+        "for _ in range(2):\n    threading.Thread(target=race).start()\n"
+        "model(q.get())\nmodel(r.get())\nmodel(p.get())\n"
+    )
+    flow = view(module)
+    got = [origins(flow, c.args[0].value) for c in flow.calls if code(c.func) == "model"]
+    kinds = {(o.kind, code(o.node)) for o in got[0]}
+    assert kinds == {("global", "loader"), ("constant", "None")}, kinds
+    assert all(o.cut for o in got[0] if o.kind == "global")
+    for found in got[1:]:
+        assert [(o.kind, o.cut) for o in found] == [("unknown", True)]

@@ -450,6 +450,21 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP092`.",
     ),
+    "DP095": (
+        "a squeeze with no dim of a model's output whose batch is a rank's part",
+        "`torch.squeeze(out)` / `out.squeeze()` with no dim, `out` a wrapped model's output "
+        "(through names and methods that keep its dims) given this rank's part of a batch. "
+        "DataParallel squeezed the gathered output of the whole batch, which kept its batch "
+        "dim; a rank's part may hold one sample (the last batch of a sharded loader, a batch "
+        "of WORLD_SIZE), whose batch dim the squeeze drops, and the code after it reads "
+        "another shape (JiaRenChang/PSMNet@87ac909: IndexError on both ranks at its test). "
+        "Where the loaders' global batch sizes are literals above 1 the migration keeps the "
+        "batch dim (`ddp_squeeze(out)`) and says nothing; a size of 1 is left as written. "
+        "Warned where the global size is not a literal or the batch is split by the "
+        "migration. Give squeeze the dims it means (`out.squeeze(1)`). Marked in the "
+        "migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP095`.",
+    ),
     "DP096": (
         "a model called several times before one backward: static_graph=True",
         "The wrapped model may leave some parameters without a gradient (as DP041 says) and "

@@ -29,8 +29,9 @@ bound by an import: what another module gives; the program model answers for tho
 `global` (a name with no binding in the module: a builtin), `definition` (a function or
 class object), `instance` (an instance of a class of this module), `attribute` (`self.x`
 never bound in the class), `unknown` (the walk's bound was reached, an expression it does
-not read, or an element taken out of a store other code fills, `self.queue.get()`: say
-so, never assume).
+not read, or an element taken out of a store other code fills, `self.queue.get()`, where
+not all its puts are known (flow/stores.py; where they are, the values put are followed):
+say so, never assume).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
+from dp2ddp.flow.stores import puts
 
 #: Calls whose result holds (a part of) what their arguments hold.
 TRANSPARENT = frozenset(
@@ -55,6 +57,15 @@ TRANSPARENT = frozenset(
 #: Methods that take out an element some code put into their receiver (a queue, a deque,
 #: a list: `q.get()`, `q.popleft()`, `items.pop()`), given no key or index.
 TAKEN = frozenset({"get", "get_nowait", "popleft", "pop"})
+#: Decorators (by their last name) that leave what a function returns as it is.
+_KEEP_RETURNS = frozenset(
+    {
+        "no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "wraps",
+        "lru_cache", "cache", "cached_property", "property", "staticmethod", "classmethod",
+        "abstractmethod", "overload", "override", "script", "ignore", "unused", "export",
+        "autocast", "custom_fwd", "custom_bwd", "compile", "njit", "jit", "timeit",
+    }
+)  # fmt: skip
 #: Calls that take an element of what they are given.
 ELEMENT = frozenset({"next", "iter"})
 #: The most work items one question visits (a module's size bounds it anyway).
@@ -450,6 +461,15 @@ class _Walk:
             self._instance(item, call, owner)
             return
         callees = self.view.callees(call)
+        hidden = [d for c in callees for d in self._opaque_decorators(c)]
+        if isinstance(func, cst.Name) and hidden:
+            # `@background()` imported from another module of the program (a thread
+            # filling a queue, kan-bayashi/PytorchWaveNetVocoder): what the call gives is
+            # what the decorator's wrapper returns, not the function's own returns
+            what = f"{code(call)} (decorated by @{code(hidden[0])}: not followed)"
+            steps = (*item.steps, Step(call, what, cut=True))
+            self._source("unknown", _Item(call, steps, (), False, selects=item.selects))
+            return
         if isinstance(func, cst.Name) and callees and depth < MAX_CALLS:
             for callee in callees:
                 self._enter(item, call, callee)
@@ -504,10 +524,30 @@ class _Walk:
                 # `self.queue.get()`, `pending.popleft()`: an element some other code put
                 # into a store (a thread's queue); the store's construction says nothing of
                 # what it holds, and the puts are not followed: say so, never assume
-                what = f"{code(call)} (what other code put into {code(func.value)}: not followed)"
-                steps = (*item.steps, Step(call, what, cut=True))
-                taken = _Item(call, steps, (), False, selects=item.selects)
-                self._source("unknown", taken)
+                filled = puts(self.view, func.value)
+                if filled is None:
+                    what = (
+                        f"{code(call)} (what other code put into {code(func.value)}: not followed)"
+                    )
+                    steps = (*item.steps, Step(call, what, cut=True))
+                    taken = _Item(call, steps, (), False, selects=item.selects)
+                    self._source("unknown", taken)
+                    return
+                # every put of a store one producer fills is known (flow/stores.py): an
+                # element is one of the values put, in the producer's order
+                entered = _Item(
+                    call, (*item.steps, Step(call, code(call))), (), False, item.pick, item.selects
+                )
+                for put in filled:
+                    for arg in put.args:
+                        self._go(
+                            entered,
+                            arg.value,
+                            f"{code(put)} puts",
+                            element=False,
+                            context=(),
+                            cut=True,
+                        )
                 return
             # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
             self._go(item, func.value, f"{code(func.value)}.{last}()")
@@ -531,6 +571,28 @@ class _Walk:
         for arg in call.args:
             shapes = arg.keyword is not None
             self._go(entered, arg.value, code(arg.value), pick=(), shapes=shapes)
+
+    def _opaque_decorators(self, callee: Function) -> list[cst.BaseExpression]:
+        """The decorators of `callee` imported from elsewhere that may replace what it
+        returns (not `torch.no_grad()`, `functools.wraps`, `staticmethod`...)."""
+        node = callee.node
+        if not isinstance(node, cst.FunctionDef):
+            return []
+        found = []
+        for decorator in node.decorators:
+            value = decorator.decorator
+            called = value.func if isinstance(value, cst.Call) else value
+            root = called
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            last = called.attr.value if isinstance(called, cst.Attribute) else code(called)
+            if (
+                isinstance(root, cst.Name)
+                and self.view.imported(root)
+                and last not in _KEEP_RETURNS
+            ):
+                found.append(called)
+        return found
 
     def _method_of_receiver(self, callee: Function, receiver: cst.BaseExpression) -> bool:
         """`receiver.m(...)` runs `callee` (a method named m): the receiver is `self` of

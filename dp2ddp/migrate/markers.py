@@ -77,6 +77,7 @@ MARKED = frozenset(
         "DP090",
         "DP091",
         "DP092",
+        "DP095",
         "DP096",
         "DP097",
         "DP098",

@@ -117,3 +117,22 @@ def training_side(test: ast.expr, me: str) -> bool | None:
     ):
         return True
     return None
+
+
+def exits(statement: ast.If, training: bool | None = None) -> bool:
+    """Some branch of `statement` that a training step may take returns (so what follows
+    may not run in a step that goes on to its backward). A branch that raises ends no step
+    normally: an input check (thunlp/OpenNRE's CNNEncoder) leaves nothing unused. A branch
+    on `self.training` whose side is evaluation (`if not self.training: return f`,
+    AlignedReID's ResNet50; the `else:` of `if self.training:`) never runs in a training
+    step, the only steps DDP's reducer sees (`training`: `training_side` of the test)."""
+    blocks: tuple[list[ast.stmt], ...] = (statement.body, statement.orelse)
+    if training is not None:
+        blocks = (statement.body,) if training else (statement.orelse,)
+    return any(
+        isinstance(node, ast.Return)
+        for block in blocks
+        for top in block
+        for node in ast.walk(top)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    )

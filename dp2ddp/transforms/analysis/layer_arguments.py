@@ -52,6 +52,7 @@ def layers_as_arguments(
     reached: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
     methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
     registered: Container[str],
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
 ) -> list[tuple[str, str, int]]:
     """(attribute, how, line) of each registered layer handed as an argument to a call on
     `self` (`output, skip = self._block(output, self.res[l], self.skip[l])`,
@@ -62,7 +63,10 @@ def layers_as_arguments(
     (flow-insensitively, as `outputs` does); a layer whose parameter feeds only dropped
     elements gets no gradient. A callee that cannot be read that way (not a method of
     the class, no tuple literal of the unpacking's length, arguments it cannot match to
-    parameters) leaves every layer handed to it possibly unused: the safe flag."""
+    parameters) leaves every layer handed to it possibly unused: the safe flag. A
+    module-level function of `functions` given the layers (`h, _ = pair(self.a, self.b,
+    x)`) is read the same way, with no `self` to skip."""
+    functions = functions or {}
     found: list[tuple[str, str, int]] = []
     for function in reached:
         if not function.args.args:
@@ -80,6 +84,13 @@ def layers_as_arguments(
             return ""
 
         def callee(call: ast.AST, me: str = me) -> str | None:
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in functions
+            ):
+                given = [*call.args, *(k.value for k in call.keywords)]
+                return call.func.id if any(layer_of(a) for a in given) else None
             if not (
                 isinstance(call, ast.Call)
                 and is_self_attribute(call.func, me)
@@ -91,10 +102,13 @@ def layers_as_arguments(
             return call.func.attr if any(layer_of(a) for a in given) else None
 
         for name, kept, arity, line, text, last_pass, call in _unread(function, callee):
-            fed = _fed_by_parameters(methods.get(name), call, arity)
+            plain = isinstance(call.func, ast.Name)
+            method = functions.get(name) if plain else methods.get(name)
+            fed = _fed_by_parameters(method, call, arity, on_self=not plain)
             which = "the last pass's element" if last_pass else "element"
             dropped = [i for i in range(len(fed) if fed else max(arity, 1)) if i not in kept]
-            what = f"drops {which} {', '.join(map(str, dropped))} of what self.{name}()"
+            called = f"{name}()" if plain else f"self.{name}()"
+            what = f"drops {which} {', '.join(map(str, dropped))} of what {called}"
             for argument in [*call.args, *(k.value for k in call.keywords)]:
                 attribute = layer_of(argument)
                 if not attribute:
@@ -113,7 +127,10 @@ def layers_as_arguments(
 
 
 def _fed_by_parameters(
-    method: ast.FunctionDef | ast.AsyncFunctionDef | None, call: ast.Call, arity: int
+    method: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    call: ast.Call,
+    arity: int,
+    on_self: bool = True,
 ) -> list[list[ast.expr]] | None:
     """Per element of the tuple literal every `return` of `method` gives, the arguments
     of `call` whose parameters feed it (through its local names, flow-insensitively);
@@ -134,7 +151,7 @@ def _fed_by_parameters(
         return None
     statics = {"staticmethod"}
     static = any(isinstance(d, ast.Name) and d.id in statics for d in method.decorator_list)
-    positional = [*method.args.posonlyargs, *method.args.args][0 if static else 1 :]
+    positional = [*method.args.posonlyargs, *method.args.args][0 if static or not on_self else 1 :]
     if len(call.args) > len(positional):
         return None
     given = {p.arg: a for p, a in zip(positional, call.args, strict=False)}
@@ -185,3 +202,63 @@ def _fed_by_parameters(
             for name in _names(value):
                 elements[index] += [given[p] for p in of_name.get(name, ()) if p in given]
     return elements
+
+
+def read_arguments(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    call: ast.Call,
+    me: str,
+    unread: dict[str, tuple[str, int]],
+) -> list[ast.expr] | None:
+    """A call in forward() of the module-level `function`: the arguments it reads (to
+    scan for uses of `self.x`), with each layer (`self.x`, `self.x[i]`) handed to a
+    parameter the function never reads recorded in `unread` (attribute -> (how, line)):
+    it runs nowhere (`def scaled(layers, x, s): return x * s`, `scaled(self.blocks, x,
+    2.0)`). None where every parameter is read (the whole call is scanned as before)."""
+    names = _unread_parameters(function, call)
+    if not names:
+        return None
+    read: list[ast.expr] = []
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        if id(argument) not in names:
+            read.append(argument)
+            continue
+        inside = argument.value if isinstance(argument, ast.Subscript) else argument
+        if _is_self_attribute(inside, me):
+            assert isinstance(inside, ast.Attribute)
+            how = (
+                f"hands {{attr}} to {function.name}(), which never reads its parameter "
+                f"{names[id(argument)]}"
+            )
+            unread.setdefault(inside.attr, (how, call.lineno))
+    return read
+
+
+def _unread_parameters(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
+) -> dict[int, str]:
+    """id of each argument of `call` bound to a parameter `function` never reads (not
+    a `*args`/`**kwargs` catch-all, nor a starred argument: those are not matched),
+    -> the parameter's name. `def run(layers, x): return x * 2`, `run(self.blocks, x)`:
+    the layers run nowhere."""
+    arguments = function.args
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return {}
+    positional = [*arguments.posonlyargs, *arguments.args]
+    bound: dict[str, ast.expr] = {}
+    for parameter, argument in zip(positional, call.args, strict=False):
+        bound[parameter.arg] = argument
+    if len(call.args) > len(positional):
+        return {}
+    names = {p.arg for p in (*positional, *arguments.kwonlyargs)}
+    for keyword in call.keywords:
+        if keyword.arg in names:
+            bound[keyword.arg] = keyword.value
+    read = {
+        n.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+    }
+    return {id(a): name for name, a in bound.items() if name not in read}

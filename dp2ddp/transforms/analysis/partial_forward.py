@@ -61,6 +61,7 @@ from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
+    _names,
     called_methods,
     dropped_outputs,
     held_classes,
@@ -68,7 +69,11 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
-from dp2ddp.transforms.analysis.layer_arguments import filled_containers, layers_as_arguments
+from dp2ddp.transforms.analysis.layer_arguments import (
+    filled_containers,
+    layers_as_arguments,
+    read_arguments,
+)
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -131,10 +136,14 @@ class _Uses:
     #: ids of the `self.x[i]` reads whose index provably walks every entry of `self.x`
     #: (see _covering_reads), shared by the branches' own _Uses.
     covered: set[int] = field(default_factory=set)
+    #: The module's functions: a layer handed to one is used where its parameter is read.
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    #: attribute -> (how, line): handed only to such functions, to parameters never read.
+    unread: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def inner(self) -> _Uses:
         """The uses of one branch (an `if` arm, a conditional expression's arm)."""
-        return _Uses(covered=self.covered)
+        return _Uses(covered=self.covered, functions=self.functions, unread=self.unread)
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
@@ -149,11 +158,12 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     is_package = path.endswith("__init__.py")
     imports = module_imports(tree, import_name, is_package)
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     prefix = f"{import_name}." if import_name else ""
     found: dict[str, ClassFacts] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            facts = _class_facts(node, imports, local, prefix, path)
+            facts = _class_facts(node, imports, local, prefix, path, functions)
             if facts is not None:
                 forward = next(
                     n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
@@ -199,7 +209,12 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
 
 # -- one class -------------------------------------------------------------------------------
 def _class_facts(
-    cls: ast.ClassDef, imports: Mapping[str, str], local: set[str], prefix: str, path: str
+    cls: ast.ClassDef,
+    imports: Mapping[str, str],
+    local: set[str],
+    prefix: str,
+    path: str,
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
 ) -> ClassFacts | None:
     methods = {
         n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -251,14 +266,14 @@ def _class_facts(
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
     layers = {a: h for a, (_, h) in registered.items()}  # handed to a method, output dropped
     layers |= {a: "" for a in filled_containers(init, lambda f: resolve(f, imports, local, prefix))}
-    handed_to = layers_as_arguments(reached, methods, layers)
+    handed_to = layers_as_arguments(reached, methods, layers, functions or {})
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
-    uses = _Uses()
+    uses = _Uses(functions=functions or {})
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
@@ -301,6 +316,8 @@ def _class_facts(
             partial.append((PartialUse(cls.name, sometimes[0], how, where, path), holds))
         elif not names & elsewhere:
             how = "never uses {attr}, which __init__ builds"
+            if attribute in uses.unread:
+                how, line = uses.unread[attribute]
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
         init, lambda f: resolve(f, imports, local, prefix), reached
@@ -509,7 +526,7 @@ def _scan_block(
                         uses.sometimes.setdefault(name, (why, statement.lineno))
                     else:
                         uses.sometimes.setdefault(name, (branch_why, statement.lineno))
-            if not conditional and not per_pass and _exits(statement, training):
+            if not conditional and not per_pass and grad_paths.exits(statement, training):
                 conditional = True
                 why = (
                     f"uses {{attr}} only when the early return at line {statement.lineno} "
@@ -629,6 +646,12 @@ def _expression(
             and is_self_attribute(node.args[0], me)
         ):
             return  # counting a container's entries runs none of them
+        if isinstance(func, ast.Name) and func.id in uses.functions and func.id not in inlined:
+            read = read_arguments(uses.functions[func.id], node, me, uses.unread)
+            if read is not None:  # a layer handed to a parameter never read: not a use
+                for argument in read:
+                    _expression(argument, me, methods, uses, inlined, conditional, why)
+                return
     if (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
@@ -665,29 +688,6 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
-
-
-def _exits(statement: ast.If, training: bool | None = None) -> bool:
-    """Some branch of `statement` that a training step may take returns (so what follows
-    may not run in a step that goes on to its backward). A branch that raises ends no step
-    normally: an input check (thunlp/OpenNRE's CNNEncoder) leaves nothing unused. A branch
-    on `self.training` whose side is evaluation (`if not self.training: return f`,
-    AlignedReID's ResNet50; the `else:` of `if self.training:`) never runs in a training
-    step, the only steps DDP's reducer sees (`training`: `training_side` of the test)."""
-    blocks: tuple[list[ast.stmt], ...] = (statement.body, statement.orelse)
-    if training is not None:
-        blocks = (statement.body,) if training else (statement.orelse,)
-    return any(
-        isinstance(node, ast.Return)
-        for block in blocks
-        for top in block
-        for node in ast.walk(top)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-    )
-
-
-def _names(node: ast.AST) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
 def _mentions(node: ast.AST, me: str) -> bool:

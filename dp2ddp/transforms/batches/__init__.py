@@ -76,7 +76,7 @@ from dp2ddp.transforms.batches.loops import (
     _slices_with,
     _values,
 )
-from dp2ddp.transforms.batches.positions import BatchPositions
+from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.data.plan import Loader
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
@@ -89,7 +89,7 @@ _RESHAPES = frozenset(
 __all__ = ["PER_RANK", "ROUNDS", "SHARD", "ShardBatches"]
 
 
-class ShardBatches(BatchPositions):
+class ShardBatches(BatchSqueezes):
     """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
     modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
 
@@ -155,6 +155,7 @@ class ShardBatches(BatchPositions):
             self._plan_chunks()
             self._plan_output_indices(nodes)
             self._warn_batch_positions(nodes)
+            self._keep_batch_dims(nodes)
         if self._unproved:
             self._keep_summed_losses(nodes)
         return True

@@ -126,7 +126,7 @@ class BatchLoops(LoaderImports):
         calls = [o.call for o in origins if o.call is not None]
         if isinstance(inner, cst.Call):
             calls.append(inner)
-        if calls and all(self._own_batches(call) for call in calls):
+        if calls and all(self._own_batches(c) or self._of_own(c) for c in calls):
             return False
         if "loader" in self.code(expr).lower():
             return True
@@ -152,6 +152,15 @@ class BatchLoops(LoaderImports):
         else:
             parts.append(definition.params)
         return not any("loader" in self.code(p).lower() for p in parts)
+
+    def _of_own(self, call: cst.Call) -> bool:
+        """`loader.next()`, a method of an instance of the module's own batch class (a
+        thread filling a queue from a generator): the receiver's making says, not its name."""
+        if not isinstance(call.func, cst.Attribute):
+            return False
+        held = self._origins(call.func.value, (), 0, attributes=True)
+        made = [o.call for o in held if not o.attribute and o.call is not None]
+        return bool(made) and len(made) == len(held) and all(self._own_batches(c) for c in made)
 
     def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
         text = self.code(body)
