@@ -224,7 +224,7 @@ def read_arguments(
             read.append(argument)
             continue
         inside = argument.value if isinstance(argument, ast.Subscript) else argument
-        if _is_self_attribute(inside, me):
+        if is_self_attribute(inside, me):
             assert isinstance(inside, ast.Attribute)
             how = (
                 f"hands {{attr}} to {function.name}(), which never reads its parameter "
