@@ -54,6 +54,7 @@ PROGRAMS = {
     "loader_whole_passed_to_trainer": ("main.py",),
     "figures_loader_attribute_other_module": ("train.py",),
     "model_class_from_module_by_name": ("train.py",),
+    "dataset_split_registry_package": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -948,6 +949,19 @@ def test_migrated_program_trains_as_dataparallel_did(
     assert original.returncode == 0, original.stderr
     want = json.loads(original.stdout.strip().splitlines()[-1])
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
+
+
+def test_split_drawn_through_registry_is_alike_on_every_rank(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    """Class R1 of stop 34 (FlowNetPytorch): the train/test split drawn from numpy's unseeded
+    generator two modules away, reached by `datasets.__dict__[name](...)`: both ranks hold
+    rank 0's split (before: each rank its own, the shards overlapping)."""
+    out, scripts, console = launch
+    script = scripts["dataset_split_registry_package/train.py"]
+    statuses = [_status(out, script, rank) for rank in (0, 1)]
+    assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
+    assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
 
 
 @pytest.mark.parametrize("case", GOLDENS)

@@ -67,6 +67,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
+from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -76,6 +77,8 @@ from dp2ddp.transforms.batches.loops import (
     _slices_with,
     _values,
 )
+from dp2ddp.transforms.batches.positions import BatchPositions
+from dp2ddp.transforms.batches.returned_wraps import returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.data.plan import Loader
 
@@ -112,6 +115,7 @@ class ShardBatches(BatchSqueezes):
         nodes = list(walk(node))
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
+        self._models += returned_wraps(nodes, self._models)
         self._loader_calls = {
             c: Loader(c, {}, *self._binding(c), None)
             for c in self._calls
@@ -427,6 +431,8 @@ class ShardBatches(BatchSqueezes):
         self._split_top[loop] = [self._split_statement(batch)]
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
+        for reshape, detail in global_reshapes(loop.body, set(self._models), self.code):
+            self.warn(reshape, "DP085", detail)  # stop 34, M1
         return True
 
     def _taken_whole(self, loop: cst.For, iterable: str, names: set[str]) -> bool:

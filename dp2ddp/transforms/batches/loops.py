@@ -128,12 +128,38 @@ class BatchLoops(LoaderImports):
             calls.append(inner)
         if calls and all(self._own_batches(c) or self._of_own(c) for c in calls):
             return False
+        if isinstance(inner, cst.Call) and self._calls_an_object(inner):
+            return False
         if "loader" in self.code(expr).lower():
             return True
         return any(
             self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()
             for call in calls
         )
+
+    def _calls_an_object(self, call: cst.Call) -> bool:
+        """`dloader(epoch)` where `dloader` is a value this module binds from a call of
+        something that is no DataLoader (`dloader = data_loader(dataset=...)`, an instance of
+        a class of another module): the object's `__call__` returns what it returns, which
+        its name does not prove to be a loader the data pass shards (stop 34, M1:
+        MetaOptNet's FewShotDataloader returns torchnet's `.parallel()` DataLoader, which
+        no pass of the program builds)."""
+        if not isinstance(call.func, cst.Name) or call.func.value in self._definitions:
+            return False
+        referents = list(self.referents(call.func))
+        if not referents:
+            return False
+        for referent in referents:
+            value = assigned_value(referent.node, self)
+            if not isinstance(value, cst.Call) or self.matches(value.func, DATALOADER):
+                return False
+            if (
+                isinstance(value.func, cst.Name)
+                and value.func.value in self._definitions
+                and not self._own_batches(value)
+            ):
+                return False  # a class of this module that builds a loader (data pass)
+        return True
 
     def _own_batches(self, call: cst.Call) -> bool:
         """A call of a class or function of this module that reads no loader: batches of

@@ -1,0 +1,80 @@
+"""Wrapped models handed back by the module's own factories (stop 34, M1: MetaOptNet).
+
+`get_model()` wraps the embedding net (`network = DataParallel(network)`) and returns it
+beside an unwrapped head, `return (network, cls_head)`; the entry binds `(embedding_net,
+cls_head) = get_model(opt)` and calls `embedding_net(...)` in its training loop. The model
+pass knows the wrap by the name it is assigned to in the factory (`network`), so the batch
+proof saw no call of a wrapped model in the loop and proved nothing: every rank trained on
+every episode, without a word. Here the names a module binds from a call of one of its own
+module-level functions whose `return` gives a wrapped name (the whole value, or an element
+of a returned tuple or list, by position) are wrapped models too: `embedding_net` above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import code_of, walk
+
+
+def _returned_positions(function: cst.FunctionDef, wrapped: set[str]) -> set[int | None]:
+    """Positions of the returned tuple that hold a wrapped name (None: the whole value)."""
+    found: set[int | None] = set()
+    for node in walk(function.body, skip_scopes=True):
+        if not isinstance(node, cst.Return) or node.value is None:
+            continue
+        value = node.value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            for index, element in enumerate(value.elements):
+                if isinstance(element, cst.Element) and code_of(element.value) in wrapped:
+                    found.add(index)
+        elif code_of(value) in wrapped:
+            found.add(None)
+    return found
+
+
+def returned_wraps(nodes: Iterable[cst.CSTNode], wrapped: list[str]) -> list[str]:
+    """The names bound from calls of the module's functions that return a wrapped model,
+    not already in `wrapped` (see the module docstring)."""
+    nodes = list(nodes)
+    known = set(wrapped)
+    if not known:
+        return []
+    positions: dict[str, set[int | None]] = {}
+    for node in nodes:
+        if isinstance(node, cst.FunctionDef):
+            found = _returned_positions(node, known)
+            if found:
+                positions[node.name.value] = found
+    if not positions:
+        return []
+    names: list[str] = []
+    for node in nodes:
+        if not (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.value, cst.Call)
+            and isinstance(node.value.func, cst.Name)
+            and node.value.func.value in positions
+        ):
+            continue
+        target = node.targets[0].target
+        for position in positions[node.value.func.value]:
+            if position is None and isinstance(target, (cst.Name, cst.Attribute)):
+                bound: cst.BaseExpression | None = target
+            elif (
+                position is not None
+                and isinstance(target, (cst.Tuple, cst.List))
+                and position < len(target.elements)
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+            ):
+                bound = target.elements[position].value
+            else:
+                bound = None
+            if isinstance(bound, (cst.Name, cst.Attribute)):
+                name = code_of(bound)
+                if name not in known and name not in names:
+                    names.append(name)
+    return names
