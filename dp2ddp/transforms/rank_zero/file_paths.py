@@ -10,6 +10,7 @@ found by path_sinks.file_readers). The texts come from path_texts.py.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -108,13 +109,25 @@ def read_elsewhere(
     called = called_names(call, t)
     texts: list[str] = []
     for reader in readers:
-        name, position, parameter = reader.split(":")
+        name, position, parameter = reader.split(":", 2)
         if name not in called:
+            continue
+        if position == "=":  # a fixed path: its text as a literal spells it
+            texts.append(json.dumps(parameter))
             continue
         passed = argument(call, parameter, int(position))
         if passed is not None:
             texts += path_texts(passed, call, t, t.code, index)
     return tuple(dict.fromkeys(texts)) or None
+
+
+def written_elsewhere(
+    call: cst.Call, t: RankZeroOnly, index: ModuleIndex, writers: frozenset[str]
+) -> tuple[str, ...] | None:
+    """The texts of the path a call of another module's function writes a whole file at
+    (`writers`: ProgramHints.file_written_by; `prep.build_cache(CACHE)` writes CACHE, rank 0
+    alone once migrated); None when the call writes none. Read as read_elsewhere reads."""
+    return read_elsewhere(call, t, index, writers)
 
 
 def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:
