@@ -67,6 +67,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     read_elsewhere,
     written_elsewhere,
 )
+from dp2ddp.transforms.rank_zero.path_forms import form_within, listing_form
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
@@ -74,6 +75,7 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
     loop_pattern,
     may_name_same,
     names_within,
+    spelled_apart,
     spelled_same,
     string_constants,
     suffix,
@@ -157,7 +159,7 @@ class Barriers(Rule):
         DP066 where the read may be the written file and no text shows it (path_shapes.py)."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
-        listings: list[tuple[cst.Call, str, str]] = []
+        listings: list[tuple[cst.Call, str, str, str]] = []
         removals: list[cst.Call] = []
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
@@ -188,8 +190,8 @@ class Barriers(Rule):
                 for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
             listed = listed_directory(call, names, self.t.code)
-            if listed is not None:
-                listings.append((call, *listed))
+            if listed is not None:  # and its folder's form (path_forms.py)
+                listings.append((call, *listed, listing_form(call, self.t) or ""))
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
         self._own_functions = {
@@ -202,8 +204,8 @@ class Barriers(Rule):
             matched += [
                 (f"{t}` in `{self.t.code(listing)}", listing)
                 for t in texts
-                for listing, directory, wanted in listings
-                if names_within(t, directory)
+                for listing, directory, wanted, folder in listings
+                if (names_within(t, directory) or form_within(t, folder))
                 and not (wanted and suffix(t) and suffix(t) != wanted)
                 and self._may_follow(write, listing)
             ]
@@ -330,7 +332,8 @@ class Barriers(Rule):
                 later = [
                     r
                     for r in calls
-                    if self._may_follow(write, r) and not _apart(written, self._spelled.get(id(r)))
+                    if self._may_follow(write, r)
+                    and not spelled_apart(written, self._spelled.get(id(r)))
                 ]
                 if not later:
                     continue
@@ -677,13 +680,6 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
-
-
-def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
-    """Both paths spell out without a wildcard, and share no spelling: never one file."""
-    if not written or not read or any("*" in p for p in (*written, *read)):
-        return False
-    return not set(written) & set(read)
 
 
 def is_barrier(piece: object) -> bool:

@@ -18,6 +18,7 @@ import libcst as cst
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.path_forms import path_form
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
@@ -66,7 +67,15 @@ def file_path(
         return None
     if first is None:
         return None
-    return path_texts(first, call, t, t.code, index)
+    return _with_form(path_texts(first, call, t, t.code, index), first, t)
+
+
+def _with_form(
+    texts: tuple[str, ...], path: cst.BaseExpression, t: RankZeroOnly
+) -> tuple[str, ...]:
+    """`texts` and the path's form (path_forms.py: one text for its spellings)."""
+    form = path_form(path, t)
+    return texts if form is None or form in texts else (*texts, form)
 
 
 def whole_file_path(
@@ -117,7 +126,7 @@ def read_elsewhere(
             continue
         passed = argument(call, parameter, int(position))
         if passed is not None:
-            texts += path_texts(passed, call, t, t.code, index)
+            texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
 
 
