@@ -144,6 +144,11 @@ class ProgramHints:
     #: modules define themselves (undecorated or static): `bar.write(line)` of an object
     #: of one runs the program's own method, migrated in its module (no DP080).
     class_methods: frozenset[str] = frozenset()
+    #: As file_read_by, for the top-level functions of the program's other modules that write a
+    #: whole file (path_sinks.file_writers), and `name:=:path` for a fixed path, read or
+    #: written: a call of one, rank 0 alone writing there, gets a barrier before every
+    #: rank's read of that file (rank_zero/barriers.py, issue 29 item 2).
+    file_written_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ clock (clock_checkpoint: no barrier in it, or the ranks hang); a checkpoint name
 rank's clock, saved on rank 0 and loaded by another module through an attribute
 (stamped_checkpoint); files read back through paths no text matches: a loop variable, a
 listing of the written directory, a dict item (unmatched_paths); a cache folder made under
-an exists-check, filled and listed (cache_dir_listing); a cache read through another
-module's function that reads the file at its parameter (cache_reader); a frame drawn and read
+an exists-check, filled and listed (cache_dir_listing), or named one way where filled and
+another where read or listed (cache_dir_spelled); a cache read through another
+module's function that reads the file at its parameter, and files written by another
+module's functions and read after their call (cache_reader); a frame drawn and read
 per sample by a Dataset, each rank's own draw (sample_draws); a learning rate decided by an
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
 ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure); a
@@ -64,6 +66,7 @@ NAMES = (
     "time_budget",
     "cache_dir_listing",
     "exists_made_elsewhere",
+    "cache_dir_spelled",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (
@@ -224,6 +227,9 @@ def test_cache_read_through_another_module(run: Path) -> None:
     assert (folder / "reader_cache.pkl").is_file()
     assert (folder / "reader_vocab.txt").read_text() == "a b c\n"
     assert _printed_in(folder) == ("read: [1, 2, 3]\n", "")
+    # written by cache_reader_lib's functions (at a parameter, at a fixed path) and read
+    # after the call, here and in cache_stats_lib: the barrier after each writing call
+    assert (folder / "reader_table.pkl").is_file() and (folder / "reader_stats.json").is_file()
 
 
 def test_cache_dir_listed_whole(run: Path) -> None:
@@ -231,6 +237,13 @@ def test_cache_dir_listed_whole(run: Path) -> None:
     the barrier that follows the writing loop: all six files (before: "no cached files"
     on both ranks, rank 1 had made the folder first, or a partial listing)."""
     assert _printed(run, "cache_dir_listing") == ("listed 6 globbed 6\n", "")
+
+
+def test_cache_dir_spelled_apart_read_whole(run: Path) -> None:
+    """Each folder, named another way where it is read or listed, was read whole after the
+    barrier that follows its writing loop (before: FileNotFoundError on the rank not
+    slowed, or a part of the table listed)."""
+    assert _printed(run, "cache_dir_spelled") == ("rows 6 listed 3\n", "")
 
 
 def test_learning_rate_decided_by_rank0s_figure(run: Path) -> None:

@@ -62,7 +62,9 @@ def _keys(report: VerifyReport) -> list[str]:
 
 def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
     """ENTRY alone: migrated in a copy of its project (relative data path, local module),
-    both runs go to their end: exits, output once, checkpoint written once."""
+    both runs go to their end: exits, output once, checkpoint written once; the log file
+    rank 1's handler opened (appending) and never wrote into is rank 0's alone (before:
+    "NOT once: train.log by ranks 0, 1")."""
     project = _project(tmp_path)
     before = _tree(project)
     report = _run(tmp_path, project / "train.py", None, "--epochs", "3", cwd=project, to_end=True)
@@ -73,11 +75,12 @@ def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
     assert end["steps"] == "3 compared, then 15 more in the original, 15 in the migration"
     assert end["exits"].startswith("ok: ")
     assert end["output"] == "ok: rank 0 alone printed the original's 3 lines"
-    assert end["files"] == "ok: each written by one rank (checkpoints/last.pt)"
+    assert end["files"] == "ok: each written by one rank (train.log, checkpoints/last.pt)"
     assert "ranks identical at the end" in end["final params"]
     # the original ran in the user's project and wrote its checkpoint there; nothing else changed
     after = _tree(project)
     assert after.pop("checkpoints/last.pt")
+    assert after.pop("train.log") == b"saved checkpoints/last.pt\n"
     assert after == before
 
 

@@ -5,7 +5,9 @@ project copy of `dp2ddp verify ENTRY.py`."""
 
 from __future__ import annotations
 
+import ast
 import os
+import subprocess
 import sys
 from array import array
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Any
 import pytest
 import torch
 
-from dp2ddp.verify import protocol
+from dp2ddp.verify import protocol, toend
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import nonfinite_cause
 from dp2ddp.verify.compare import NonFinite, nonfinite
@@ -260,6 +262,43 @@ def test_write_log_keeps_outputs_and_ignores_noise(tmp_path: Path) -> None:
     assert ignored_write("/dev/null", ()) and ignored_write("/x/.cache.lock", ())
     assert ignored_write("/tmp/torchinductor_root/abc.py", ())
     assert not ignored_write("/x/checkpoints/last.pt", ("/x/check",))
+
+
+_APPEND_ONLY = """
+import logging, os, subprocess, sys
+from dp2ddp.verify.writes import WriteLog
+log = WriteLog(())
+log.install()
+def other_process(code):  # another rank: its opens are not this process's
+    subprocess.run([sys.executable, "-c", code], check=True)
+other_process("open('shared.log', 'w').close()")
+kept = [logging.FileHandler("shared.log")]  # never written (a quieted rank's handler)
+other_process("open('shared.log', 'a').write('rank 0')")
+kept.append(logging.FileHandler("fresh.log"))  # made empty here, never written
+logging.FileHandler("closed.log").close()
+written = logging.FileHandler("written.log")
+written.emit(logging.makeLogRecord({"msg": "a line"}))
+with open("appended.txt", "a") as f:
+    f.write("x")
+with open("over.txt", "w"):
+    pass
+print(sorted(os.path.basename(p) for p in log.outputs()))
+"""
+
+
+def test_a_file_only_opened_to_append_to_is_not_written(tmp_path: Path) -> None:
+    """verify --to-end's false alarm (rnn-transducer: rank 1's FileHandler on rank 0's log,
+    no line written): an append-only open is a write when this process's bytes went in
+    (its descriptor moved), or the file, closed, changed since; any other open for writing
+    is one. Run in a child process: install() hooks its process for good."""
+    done = subprocess.run(
+        [sys.executable, "-c", _APPEND_ONLY], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    outputs = ast.literal_eval(done.stdout.strip())
+    assert outputs == ["appended.txt", "over.txt", "written.log"]
+    written = ["appended.txt", "written.log"]
+    assert toend.shared_writes([outputs, written]) == {p: [0, 1] for p in written}
 
 
 # -- exits ------------------------------------------------------------------------------------

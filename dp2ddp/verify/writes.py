@@ -16,12 +16,23 @@ whether it read stdin (audit event "builtins.input", and sys.stdin's own read me
 through a thin wrapper): a rank other than rank 0 making a directory rank 0 did not is a
 second run directory; a rank other than rank 0 reading stdin gets a line rank 0 did not (or
 end of file, or waits at a terminal).
+
+A file a process opens only to append to (`logging.FileHandler`'s default mode "a") is
+written only if bytes went in: a rank other than rank 0 builds the same handler on the same
+log file, and its logger (quieted off rank 0) writes no line (ZhengkunTian/rnn-transducer
+@317ec9a: "`train.log` by ranks 0, 1" while rank 1 wrote nothing). So an append-only open
+counts when this process's descriptor of the file moved past where it was opened, or, one
+of its opens closed again, when the file changed since the first (any rank's bytes:
+counted, as not told apart). Bytes still in a Python buffer when the script ends are not
+seen (a file object flushed at exit only). Any other open for writing counts, as it may
+truncate or overwrite.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import stat
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -52,22 +63,51 @@ class WriteLog:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         self.ignored_roots = tuple(os.path.abspath(r) for r in (*ignored_roots, cache))
         self.paths: dict[str, None] = {}
+        #: Paths opened append-only: the file's (size, mtime_ns) at each such open, None
+        #: where it did not exist yet; `overwritten`: the paths opened any other way.
+        self.appended: dict[str, list[tuple[int, int] | None]] = {}
+        self.overwritten: set[str] = set()
         #: Directories this process made (asked to make: an existing one counts), in order.
         self.directories: dict[str, None] = {}
         #: Reads of stdin by this process (input(), sys.stdin.read/readline/readlines/iter).
         self.stdin_reads = 0
 
-    def record(self, path: object) -> None:
+    def record(self, path: object, flags: int | None = None) -> None:
+        """A file opened for writing (`flags`: the open's, None for a write of its own, such
+        as torch.save)."""
         if not isinstance(path, str | bytes | os.PathLike):  # a file descriptor, ...
             return
         name = os.fsdecode(os.fspath(path))
         absolute = os.path.abspath(name)
-        if absolute not in self.paths and not ignored_write(absolute, self.ignored_roots):
-            self.paths[absolute] = None
+        if absolute in self.overwritten or ignored_write(absolute, self.ignored_roots):
+            return
+        self.paths.setdefault(absolute, None)
+        if flags is not None and flags & os.O_APPEND and not flags & os.O_TRUNC:
+            self.appended.setdefault(absolute, []).append(_state(absolute))
+        else:
+            self.overwritten.add(absolute)
 
     def outputs(self) -> list[str]:
-        """The written files that still exist: a temporary file removed again is no output."""
-        return [path for path in self.paths if os.path.lexists(path)]
+        """The written files that still exist (a temporary file removed again is no output),
+        not those only opened to append to that got no byte from this process."""
+        return [path for path in self.paths if os.path.lexists(path) and self.wrote(path)]
+
+    def wrote(self, path: str) -> bool:
+        """This process wrote into `path` (see the module's docstring)."""
+        if path in self.overwritten or path not in self.appended:
+            return True
+        opened = self.appended[path]
+        positions = _positions(path)
+        if positions is None:  # not told (no /proc): counted
+            return True
+        # where an unwritten descriptor stands: where it was opened
+        unmoved = {0, *(state[0] for state in opened if state is not None)}
+        if any(position not in unmoved for position in positions):
+            return True
+        if len(positions) >= len(opened):  # every open still open, none moved
+            return False
+        now = _state(path)  # one closed again: the file changed since the first open
+        return now != opened[0] and not (opened[0] is None and now is not None and not now[0])
 
     def made_directories(self) -> list[str]:
         """The directories this process made that still exist."""
@@ -76,7 +116,7 @@ class WriteLog:
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and len(args) == 3 and isinstance(args[2], int):
             if args[2] & _WRITE_FLAGS:
-                self.record(args[0])
+                self.record(args[0], args[2])
         elif event == "os.mkdir" and args and isinstance(args[0], str | bytes | os.PathLike):
             path = os.path.abspath(os.fsdecode(os.fspath(args[0])))
             if not ignored_write(path, self.ignored_roots):
@@ -100,6 +140,37 @@ class WriteLog:
 
         torch.save = save
         torch.serialization.save = save
+
+
+def _state(path: str) -> tuple[int, int] | None:
+    """The file's size and modification time, None where it does not exist."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _positions(path: str) -> list[int] | None:
+    """Where each of this process's open descriptors of the file `path` stands; None where
+    the open descriptors cannot be listed (no /proc)."""
+    try:
+        wanted = os.stat(path)
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    positions = []
+    for name in descriptors:
+        try:
+            found = os.fstat(int(name))
+            if stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) == (
+                wanted.st_dev,
+                wanted.st_ino,
+            ):
+                positions.append(os.lseek(int(name), 0, os.SEEK_CUR))
+        except (OSError, ValueError):
+            continue
+    return positions
 
 
 class _CountedStdin:

@@ -33,9 +33,11 @@ Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np
 also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
 module, in the same function or another, or by a call of another module's function that reads
 a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by), gets a
-`ddp_barrier()` after the write where every
-rank arrives, as a checkpoint does: a preprocess-once cache (`if not os.path.isfile(CACHE):
-... pickle.dump(...)` then `pickle.load`) was read by rank 1 before rank 0 had finished it
+`ddp_barrier()` after the write where every rank arrives, as a checkpoint does; so does a
+call of another module's function that writes one (`prep.build_cache(CACHE)`, at a parameter
+or a fixed path: ProgramHints.file_written_by), the barrier after the call. A
+preprocess-once cache (`if not os.path.isfile(CACHE): ... pickle.dump(...)` then
+`pickle.load`) was read by rank 1 before rank 0 had finished it
 (a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names the write and
 the read. The path is matched by its text, or by its shape (path_shapes.py): a loop
 variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
@@ -59,7 +61,13 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.rank_zero.edits import callee
-from dp2ddp.transforms.rank_zero.file_paths import called_names, file_path, read_elsewhere
+from dp2ddp.transforms.rank_zero.file_paths import (
+    called_names,
+    file_path,
+    read_elsewhere,
+    written_elsewhere,
+)
+from dp2ddp.transforms.rank_zero.path_forms import form_within, listing_form
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
@@ -67,6 +75,7 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
     loop_pattern,
     may_name_same,
     names_within,
+    spelled_apart,
     spelled_same,
     string_constants,
     suffix,
@@ -115,6 +124,9 @@ class Barriers(Rule):
         #: a loop holding none is a writing block its barrier may follow (plan_after).
         self._file_reads: set[int] = set()
         self._own_functions: set[str] = set()
+        #: ids of the calls of another module's function that writes a file (rank 0
+        #: alone, once migrated: ProgramHints.file_written_by).
+        self._elsewhere: set[int] = set()
 
     def plan(self, module: cst.Module) -> None:
         """Whether some rank-0 save has no barrier after it, or another module of the
@@ -147,7 +159,7 @@ class Barriers(Rule):
         DP066 where the read may be the written file and no text shows it (path_shapes.py)."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
-        listings: list[tuple[cst.Call, str, str]] = []
+        listings: list[tuple[cst.Call, str, str, str]] = []
         removals: list[cst.Call] = []
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
@@ -161,6 +173,11 @@ class Barriers(Rule):
             if names & REMOVALS:
                 removals.append(call)
             written = file_path(call, self.t, index, write=True)
+            if written is None:
+                hints = self.t.state.hints
+                written = written_elsewhere(call, self.t, index, hints.file_written_by)
+                if written is not None:
+                    self._elsewhere.add(id(call))
             if written is not None:
                 writes.append((call, self._with_pattern(written, call, iterables)))
             if self.facts.before_setup(call):
@@ -173,8 +190,8 @@ class Barriers(Rule):
                 for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
             listed = listed_directory(call, names, self.t.code)
-            if listed is not None:
-                listings.append((call, *listed))
+            if listed is not None:  # and its folder's form (path_forms.py)
+                listings.append((call, *listed, listing_form(call, self.t) or ""))
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
         self._own_functions = {
@@ -187,8 +204,8 @@ class Barriers(Rule):
             matched += [
                 (f"{t}` in `{self.t.code(listing)}", listing)
                 for t in texts
-                for listing, directory, wanted in listings
-                if names_within(t, directory)
+                for listing, directory, wanted, folder in listings
+                if (names_within(t, directory) or form_within(t, folder))
                 and not (wanted and suffix(t) and suffix(t) != wanted)
                 and self._may_follow(write, listing)
             ]
@@ -219,6 +236,14 @@ class Barriers(Rule):
                     f"written on rank 0 here, read by every rank at line {read_line} "
                     f"(`{path}`); no barrier between: {omitted}",
                 )
+                continue
+            if id(write) in self._elsewhere:
+                # Every rank calls it; rank 0 alone writes in there: the barrier follows it
+                # (or the statement every rank arrives after), before the read.
+                self.t.state.helpers.add("barrier")
+                self._after.add(id(anchor if anchor is not None else self._statement(write)))
+                why = f"writes `{path}` on rank 0 (another module), read at line {read_line}"
+                self.t.record(write, f"ddp_barrier() after it: it {why}")
                 continue
             self._written_read[id(write)] = (
                 f"written on rank 0 here, read by every rank at line {read_line}"
@@ -307,7 +332,8 @@ class Barriers(Rule):
                 later = [
                     r
                     for r in calls
-                    if self._may_follow(write, r) and not _apart(written, self._spelled.get(id(r)))
+                    if self._may_follow(write, r)
+                    and not spelled_apart(written, self._spelled.get(id(r)))
                 ]
                 if not later:
                     continue
@@ -654,13 +680,6 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
-
-
-def _apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
-    """Both paths spell out without a wildcard, and share no spelling: never one file."""
-    if not written or not read or any("*" in p for p in (*written, *read)):
-        return False
-    return not set(written) & set(read)
 
 
 def is_barrier(piece: object) -> bool:

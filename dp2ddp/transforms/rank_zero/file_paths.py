@@ -10,6 +10,7 @@ found by path_sinks.file_readers). The texts come from path_texts.py.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -17,6 +18,7 @@ import libcst as cst
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.path_forms import path_form
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
@@ -65,7 +67,15 @@ def file_path(
         return None
     if first is None:
         return None
-    return path_texts(first, call, t, t.code, index)
+    return _with_form(path_texts(first, call, t, t.code, index), first, t)
+
+
+def _with_form(
+    texts: tuple[str, ...], path: cst.BaseExpression, t: RankZeroOnly
+) -> tuple[str, ...]:
+    """`texts` and the path's form (path_forms.py: one text for its spellings)."""
+    form = path_form(path, t)
+    return texts if form is None or form in texts else (*texts, form)
 
 
 def whole_file_path(
@@ -108,13 +118,25 @@ def read_elsewhere(
     called = called_names(call, t)
     texts: list[str] = []
     for reader in readers:
-        name, position, parameter = reader.split(":")
+        name, position, parameter = reader.split(":", 2)
         if name not in called:
+            continue
+        if position == "=":  # a fixed path: its text as a literal spells it
+            texts.append(json.dumps(parameter))
             continue
         passed = argument(call, parameter, int(position))
         if passed is not None:
-            texts += path_texts(passed, call, t, t.code, index)
+            texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
+
+
+def written_elsewhere(
+    call: cst.Call, t: RankZeroOnly, index: ModuleIndex, writers: frozenset[str]
+) -> tuple[str, ...] | None:
+    """The texts of the path a call of another module's function writes a whole file at
+    (`writers`: ProgramHints.file_written_by; `prep.build_cache(CACHE)` writes CACHE, rank 0
+    alone once migrated); None when the call writes none. Read as read_elsewhere reads."""
+    return read_elsewhere(call, t, index, writers)
 
 
 def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:

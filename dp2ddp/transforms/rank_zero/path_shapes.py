@@ -276,6 +276,13 @@ def spelled_same(written: tuple[str, ...], read: tuple[str, ...]) -> str:
     return ""
 
 
+def spelled_apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None) -> bool:
+    """Both paths spell out without a wildcard, and share no spelling: never one file."""
+    if not written or not read or any("*" in p for p in (*written, *read)):
+        return False
+    return not set(written) & set(read)
+
+
 @functools.lru_cache(maxsize=1024)
 def _wildcard(pattern: str) -> re.Pattern[str]:
     return re.compile("[^/.]+".join(re.escape(piece) for piece in pattern.split("*")))

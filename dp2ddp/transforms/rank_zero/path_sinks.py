@@ -16,6 +16,15 @@ parameters (`def load_cache(path): with open(path, "rb") as f: ...`) is named to
 program's other modules (file_readers), so a module that writes `CACHE` on rank 0 and then
 calls `utils.load_cache(CACHE)` sees a read of `CACHE` there, and places the barrier between
 (barriers.py; without it rank 1 read a cache rank 0 had not written yet).
+
+And the write side (file_writers, issue 29 item 2): a module's top-level function that
+writes a whole file at a parameter (`def build_cache(path): ... pickle.dump(x, open(path,
+"wb"))`), or at a fixed path (a literal, or a string constant of its module), is named to
+the others: once migrated, rank 0 alone writes it there, so a module that calls
+`prep.build_cache(CACHE)` and then reads CACHE (itself, or through another module's reader)
+gets a barrier after that call. A reader of a fixed path is named the same way
+(`name:=:path`), so `write_stats()` of one module and `read_scale()` of another, both at
+"stats.json", meet in the module that calls them.
 """
 
 from __future__ import annotations
@@ -55,13 +64,46 @@ def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> froze
     """`name:position:parameter` for each top-level function of the module that reads a
     whole file at a parameter it never rebinds (`open(path)`, `open(path, "rb")`,
     `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose `__init__`
-    does (named by the class, the position not counting `self`)."""
+    does (named by the class, the position not counting `self`); `name:=:path` for a
+    top-level function that reads one at a fixed path."""
+    return _file_calls(tree, resolved, _read_at)
+
+
+def file_writers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
+    """As file_readers, for the top-level functions that write a whole file (open for
+    writing, np.save and the other WRITES_AT_FIRST; not a checkpoint's torch.save, which
+    ProgramHints.saved_by names) at a parameter or at a fixed path."""
+    return _file_calls(tree, resolved, _written_at, classes=False)
+
+
+def _read_at(call: ast.Call, called: str) -> ast.expr | None:
+    if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
+        return None
+    return call.args[0]
+
+
+def _written_at(call: ast.Call, called: str) -> ast.expr | None:
+    if called in WRITES_AT_FIRST or (called in _OPENS and _writes(call)):
+        return call.args[0]
+    return None
+
+
+def _file_calls(
+    tree: ast.Module,
+    resolved: Callable[[ast.expr], str],
+    path_of: Callable[[ast.Call, str], ast.expr | None],
+    *,
+    classes: bool = True,
+) -> frozenset[str]:
+    """The entries of file_readers or file_writers: `path_of` gives the path a call reads
+    (writes) a whole file at, or None."""
+    constants = _string_constants(tree)
     found: set[str] = set()
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((statement.name, statement, 0))
-        elif isinstance(statement, ast.ClassDef):  # built with the path: `CachedSet(CACHE)`
+        elif classes and isinstance(statement, ast.ClassDef):  # `CachedSet(CACHE)`
             functions += [
                 (statement.name, s, 1)
                 for s in statement.body
@@ -74,16 +116,60 @@ def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> froze
         for call in ast.walk(function):
             if not isinstance(call, ast.Call) or not call.args:
                 continue
-            first = call.args[0]
+            first = path_of(call, resolved(call.func))
+            fixed = _fixed(first, constants, stored)
+            if fixed is not None and not skipped:
+                found.add(f"{name}:=:{fixed}")
             if not isinstance(first, ast.Name) or first.id not in params or first.id in stored:
-                continue
-            called = resolved(call.func)
-            if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
                 continue
             position = params.index(first.id) - skipped
             if position >= 0:
                 found.add(f"{name}:{position}:{first.id}")
     return frozenset(found)
+
+
+#: open() as a module's `resolved` spells it.
+_OPENS = frozenset({"open", "builtins.open", "io.open"})
+
+
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """The module's top-level names bound once, to a string literal."""
+    bound: dict[str, list[ast.expr]] = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name) and statement.value is not None:
+                        bound.setdefault(node.id, []).append(statement.value)
+    return {
+        name: values[0].value
+        for name, values in bound.items()
+        if len(values) == 1
+        and isinstance(values[0], ast.Constant)
+        and isinstance(values[0].value, str)
+    }
+
+
+def _fixed(path: ast.expr | None, constants: dict[str, str], stored: set[str]) -> str | None:
+    """The path a call's argument names in every call of its function: a string literal, or
+    a string constant of the module the function does not rebind; None otherwise."""
+    if isinstance(path, ast.Constant) and isinstance(path.value, str):
+        return path.value
+    if isinstance(path, ast.Name) and path.id not in stored:
+        return constants.get(path.id)
+    return None
+
+
+def _writes(call: ast.Call) -> bool:
+    """An `open(...)` call with a literal mode that writes (w, a, x or +)."""
+    mode = call.args[1] if len(call.args) > 1 else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    return (
+        isinstance(mode, ast.Constant)
+        and isinstance(mode.value, str)
+        and any(c in mode.value for c in "wax+")
+    )
 
 
 def _reads(call: ast.Call) -> bool:

@@ -51,7 +51,7 @@ from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
-from dp2ddp.transforms.rank_zero.path_sinks import file_readers, path_attributes
+from dp2ddp.transforms.rank_zero.path_sinks import file_readers, file_writers, path_attributes
 from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
@@ -128,6 +128,7 @@ def program_hints(
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
     readers = _by_module([n.file_readers for n in names])
+    writers = _by_module([n.file_writers for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
@@ -136,6 +137,7 @@ def program_hints(
         loaded_by = loaders(index)
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
         read_by = readers(index) if any(n.file_readers for n in names) else frozenset()
+        written_by = writers(index) if any(n.file_writers for n in names) else frozenset()
         if not index:
             hints[module.real] = ProgramHints(
                 pure,
@@ -153,6 +155,7 @@ def program_hints(
                 image_makers=images,
                 keepers=keepers,
                 class_methods=methods,
+                file_written_by=written_by,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -175,6 +178,7 @@ def program_hints(
             images,
             keepers,
             methods,
+            file_written_by=written_by,
         )
     return hints
 
@@ -324,6 +328,8 @@ class ModuleNames:
     #: given, "Class.method" (analysis/object_returns.py).
     images: frozenset[str] = frozenset()
     keepers: frozenset[str] = frozenset()
+    #: Its top-level functions that write a file at a parameter (path_sinks.file_writers).
+    file_writers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -358,6 +364,7 @@ class ModuleNames:
             per_rank_classes(tree),
             object_functions(tree, table, PIL_IMAGES),
             keeping_methods(tree, printing),
+            file_writers(tree, resolved),
         )
 
 

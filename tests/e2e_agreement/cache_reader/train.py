@@ -3,7 +3,12 @@ module's function (issue 29): `cache_reader_lib.load_cache(CACHE)` reads the fil
 parameter, so a ddp_barrier() goes before that call; so does `cache_reader_lib.Vocab(path)`,
 a class that reads its file in `__init__`. Without them the rank not slowed read the file
 before rank 0 had written it (FileNotFoundError). E2E_SLOW_RANK: that rank is 1.1 s
-late (rank 0: while writing; rank 1: at the start)."""
+late (rank 0: while writing; rank 1: at the start).
+
+Written in another module (issue 29 item 2): `cache_reader_lib.write_table(path)` writes at
+its parameter and `write_stats()` at a fixed path, rank 0 alone; every rank reads them after
+the call (here, and in a third module, cache_stats_lib.read_stats()): a ddp_barrier() after
+each writing call."""
 
 import os
 import pickle
@@ -11,6 +16,7 @@ import time
 
 import cache_reader_lib
 import torch
+from cache_stats_lib import read_stats
 import torch.nn as nn
 
 CACHE = "reader_cache.pkl"
@@ -33,6 +39,11 @@ def main():
         f.write("a b c\n")
     vocab = cache_reader_lib.Vocab("reader_vocab.txt")
     assert vocab.words == ["a", "b", "c"], vocab.words
+    cache_reader_lib.write_table("reader_table.pkl")
+    with open("reader_table.pkl", "rb") as f:
+        assert pickle.load(f) == {"rows": 4}
+    cache_reader_lib.write_stats()
+    assert read_stats() == {"scale": 0.5}
     model = nn.DataParallel(nn.Linear(3, 1))
     model(torch.tensor([data], dtype=torch.float32)).sum().backward()
     print("read:", data)

@@ -2,10 +2,13 @@
 
 The data is read by a path relative to the working directory, the model comes from the
 project's own `netlib` module, and the optimizer is created anew at every epoch (its momentum
-restarts), as some real scripts do. Run from this folder: `python train.py --epochs 3`.
+restarts), as some real scripts do. A log file's handler is built on every rank (appending;
+rank 0 alone logs once migrated): verify --to-end counts it written by rank 0 alone. Run from
+this folder: `python train.py --epochs 3`.
 """
 
 import argparse
+import logging
 import os
 
 import torch
@@ -19,6 +22,9 @@ def main():
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--lr", type=float, default=0.05)
     args = parser.parse_args()
+    log = logging.getLogger("points")
+    log.setLevel(logging.INFO)
+    log.addHandler(logging.FileHandler("train.log"))
 
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = Net()
@@ -39,6 +45,7 @@ def main():
         print(f"epoch {epoch}: loss {loss.item():.4f}")
     os.makedirs("checkpoints", exist_ok=True)
     torch.save(model.state_dict(), "checkpoints/last.pt")
+    log.info("saved checkpoints/last.pt")
 
 
 if __name__ == "__main__":
