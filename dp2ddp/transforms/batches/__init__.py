@@ -77,7 +77,6 @@ from dp2ddp.transforms.batches.loops import (
     _slices_with,
     _values,
 )
-from dp2ddp.transforms.batches.positions import BatchPositions
 from dp2ddp.transforms.batches.returned_wraps import returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.data.plan import Loader
