@@ -22,7 +22,8 @@ per sample by a Dataset, each rank's own draw (sample_draws); a learning rate de
 evaluation in an order each process drew unseeded in another module (eval_order_lr), and a
 ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure); a
 training loop ended by a time budget each rank's clock read (time_budget); exists-checks of
-folders another rank makes, raising or printing (exists_made_elsewhere).
+folders another rank makes, raising or printing (exists_made_elsewhere); a checkpoint saved
+and loaded back in a `while flag:` loop whose body sets the flag (while_flag_checkpoint).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the
@@ -67,6 +68,7 @@ NAMES = (
     "cache_dir_listing",
     "exists_made_elsewhere",
     "cache_dir_spelled",
+    "while_flag_checkpoint",
 )
 #: Multi-module programs (folders), each run through its train.py, migrated as a program.
 PROGRAMS = (

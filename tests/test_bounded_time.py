@@ -105,6 +105,29 @@ def test_a_deep_file_fails_alone(tmp_path: Path) -> None:
     assert "DistributedDataParallel" in (tmp_path / "train.py").read_text()
 
 
+def test_endless_recursion_on_a_shallow_file_is_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A RecursionError on a file that nests a few levels is a dp2ddp bug (a pass asking
+    itself without end), not "too deeply nested": said as an internal error, the file
+    untouched, the others of the run migrated."""
+    import dp2ddp.migrate.migrate_source as migrate_source
+
+    def endless(*args: object, **kwargs: object) -> object:
+        return endless(*args, **kwargs)
+
+    monkeypatch.setattr(migrate_source, "migrate_source", endless)
+    monkeypatch.setattr(migrate_source, "migrate_parsed", endless)
+    source = HEAD + WRAP
+    (tmp_path / "train.py").write_text(source)
+    result = CliRunner().invoke(main, ["migrate", str(tmp_path / "train.py"), "--jobs", "1"])
+    assert result.exit_code == 2, result.output
+    assert "internal error: the migration recursed without end" in result.output
+    assert "too deeply nested" not in result.output
+    assert "Traceback" not in result.output
+    assert (tmp_path / "train.py").read_text() == source
+
+
 def test_file_timeout_fails_that_file_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file whose migration runs past --file-timeout fails alone, with one line (here a
     detector made to spin on it: the guard is for bugs no shape above shows)."""

@@ -148,11 +148,24 @@ def too_deep(source: str) -> InputError | None:
     return InputError(f"too deeply nested at line {deepest[1]}", deepest[1])
 
 
+#: A file nested no deeper than this (levels of Python's tree) cannot use up
+#: RECURSION_LIMIT frames: a RecursionError on it is a dp2ddp bug, not the file's depth.
+SHALLOW_LEVELS = 300
+
+
 def nesting_error(source: str) -> InputError:
     """The one-line error for a file nested deeper than the migration can follow: at the
-    line of its deepest node (by an iterative walk of Python's own tree)."""
+    line of its deepest node (by an iterative walk of Python's own tree). A shallow file
+    (a recursion without end in a pass: RAFT's `while flag:` loop in stop 34 was reported
+    as "too deeply nested at line 169") gets an internal error that says so instead."""
     deepest = _deepest(source)
     line = deepest[1] if deepest is not None else 1
+    if deepest is not None and deepest[0] <= SHALLOW_LEVELS:
+        return InputError(
+            f"internal error: the migration recursed without end, though the file nests only "
+            f"{deepest[0]} levels (please report this bug)",
+            1,
+        )
     return InputError(f"too deeply nested at line {line}", line)
 
 

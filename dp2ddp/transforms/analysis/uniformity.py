@@ -39,7 +39,7 @@ metric, `time.time()`, `os.path.exists`, a value from a DataLoader, RANK) may di
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import libcst as cst
 import libcst.matchers as m
@@ -66,6 +66,12 @@ from dp2ddp.transforms.analysis.module_index import (
     imports_name,
     operands,
 )
+from dp2ddp.transforms.analysis.uniform_names import (
+    UNIFORM_CALLS,
+    UNIFORM_GLOBALS,
+    UNIFORM_METHODS,
+    UNIFORM_PREFIXES,
+)
 
 if TYPE_CHECKING:
     from dp2ddp.facts import ProgramFacts, Uniformity
@@ -73,41 +79,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RankUniformity", "direct_calls"]
 
-#: Calls whose result depends only on their (uniform) arguments.
-_UNIFORM_CALLS: Final = frozenset(
-    f"builtins.{name}"
-    for name in (
-        "abs all any bool dict divmod enumerate float format int isinstance len list max min "
-        "range reversed round set sorted str sum tuple zip getattr hasattr"
-    ).split()
-) | frozenset(
-    {
-        "os.path.join",
-        "os.path.basename",
-        "os.path.dirname",
-        "os.path.splitext",
-        "os.environ.get",
-        "argparse.ArgumentParser",
-        "json.loads",
-        "torch.load",
-        "torch.serialization.load",
-        "torch.distributed.get_world_size",
-        "torch.distributed.is_initialized",
-        "torch.cuda.is_available",
-        "torch.cuda.device_count",
-    }
-)
-_UNIFORM_PREFIXES: Final = ("math.",)
-#: Methods that compute from their receiver and arguments only.
-_UNIFORM_METHODS: Final = frozenset(
-    (
-        "item tolist float int double long mean sum max min abs round sqrt exp log "
-        "format join split strip lower upper replace startswith endswith get keys values "
-        "items copy index count parse_args parse_known_args"
-    ).split()
-)
-#: What the inserted header defines, the same on every rank.
-_UNIFORM_GLOBALS: Final = frozenset({"WORLD_SIZE", "True", "False", "None", "__name__"})
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
 _OPERATIONS = (
     cst.BinaryOperation,
@@ -321,10 +292,21 @@ class RankUniformity:
         return True
 
     def _while_uniform(self, loop: cst.While) -> bool:
-        if not self.value(loop.test, loop):
-            return False
+        """Every rank runs the loop's passes alike: its test is uniform, and so is each
+        binding of the test's names in its body. A binding in the body asks whether every
+        rank reaches it, which asks this loop again (`while go: ... go = False`): asked
+        again while it is being decided, the loop is taken as uniform, and the answer is
+        the other parts' (as `value` decides a value defined through itself)."""
+        key = ("while", id(loop))
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = True
         names = {n.value for n in walk(loop.test) if isinstance(n, cst.Name)}
-        return all(self._bindings_uniform(name, loop.body) for name in names)
+        uniform = self.value(loop.test, loop) and all(
+            self._bindings_uniform(name, loop.body) for name in names
+        )
+        self._memo[key] = uniform
+        return uniform
 
     # -- values ---------------------------------------------------------------------------
     def value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
@@ -381,7 +363,7 @@ class RankUniformity:
             return True  # rank 0's value on every rank (share)
         args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
-        if names & _UNIFORM_CALLS or any(n.startswith(_UNIFORM_PREFIXES) for n in names):
+        if names & UNIFORM_CALLS or any(n.startswith(UNIFORM_PREFIXES) for n in names):
             return args
         if isinstance(func, cst.Name) and func.value in self.index.functions:
             # Its parameters are judged at every call site (see _parameter).
@@ -389,7 +371,7 @@ class RankUniformity:
         if self._external_call(func):
             return args
         if isinstance(func, cst.Attribute):
-            if func.attr.value in _UNIFORM_METHODS:
+            if func.attr.value in UNIFORM_METHODS:
                 return args and self.value(func.value, at)
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 defined = self.index.functions.get(func.attr.value, [])
@@ -417,7 +399,7 @@ class RankUniformity:
 
     # -- names --------------------------------------------------------------------------------
     def _name(self, name: str, at: cst.CSTNode) -> bool:
-        if name in _UNIFORM_GLOBALS:
+        if name in UNIFORM_GLOBALS:
             return True
         function = at if isinstance(at, cst.FunctionDef) else enclosing_function(at, self.view)
         if function is not None and self.index.declared_global(function, name):

@@ -49,7 +49,6 @@ read, as no barrier is placed.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from dp2ddp.flow import Definition, view
 from dp2ddp.transforms._support.nodes import (
@@ -87,7 +86,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_LOAD,
     TORCH_SAVE,
 )
-from dp2ddp.transforms.rank_zero.writing_block import leaves, writing_block
+from dp2ddp.transforms.rank_zero.writing_block import barrier, is_barrier, leaves, writing_block
 
 #: Nodes between a guarded statement and the `if` chain it sits in (see _barrier_anchor).
 _IF_PARTS = (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -146,7 +145,9 @@ class Barriers(Rule):
                 continue
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
-            omitted = self.plan_after(call)[1]
+            anchor, omitted = self.plan_after(call)
+            if omitted is None and anchor is not None and self._loads_inside(anchor):
+                omitted = f"its barrier goes after `{statement_header(anchor)}`, past a load in it"
             if omitted is not None:
                 self.before_loads = self._local_unsynced = True
                 if not self._unsynced_why:
@@ -474,6 +475,16 @@ class Barriers(Rule):
             return None, why
         return anchor, None
 
+    def _loads_inside(self, anchor: cst.CSTNode) -> bool:
+        """A load inside the statement the barrier follows (a loop that saves, then loads
+        back in a later statement or pass): the barrier after it comes too late for that
+        load, which then waits at one of its own, or gets DP031 (before_load)."""
+        return any(
+            isinstance(call, cst.Call)
+            and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
+            for call in walk(anchor, skip_scopes=True)
+        )
+
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """The outermost loop around `node` (in its function) that a rank may leave on its
         own: a `break`, `return` or `raise` in it under a condition that may differ between
@@ -680,14 +691,3 @@ class Barriers(Rule):
         if self.before_loads and self.saves(statement):
             return False
         return synced
-
-
-def is_barrier(piece: object) -> bool:
-    """A `ddp_barrier()` statement line (inserted, or already there)."""
-    return isinstance(piece, cst.SimpleStatementLine) and m.matches(
-        piece, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name("ddp_barrier")))])
-    )
-
-
-def barrier() -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name("ddp_barrier")))])

@@ -39,7 +39,6 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
-from dp2ddp.transforms.rank_zero.barriers import barrier, is_barrier
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.object_saves import returned_by, saved_path
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
@@ -59,6 +58,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     WANDB_INIT,
     WRITER_FUNCTIONS,
 )
+from dp2ddp.transforms.rank_zero.writing_block import barrier, is_barrier
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly

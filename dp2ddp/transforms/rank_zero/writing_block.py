@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
+import libcst.matchers as m
 
 from dp2ddp.transforms._support.nodes import walk
 
@@ -58,3 +59,14 @@ def writing_block(
             found = parent
         parent = t.parent(parent)
     return found
+
+
+def is_barrier(piece: object) -> bool:
+    """A `ddp_barrier()` statement line (inserted, or already there)."""
+    return isinstance(piece, cst.SimpleStatementLine) and m.matches(
+        piece, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name("ddp_barrier")))])
+    )
+
+
+def barrier() -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name("ddp_barrier")))])
