@@ -154,4 +154,17 @@ def chained_draws(
     for module_name, keys in by_module.items():
         if module_name in in_program:
             names[f"{module_name}.{_NAMESPACE}"] = names[min(keys)]
-    return {k: v for k, v in names.items() if k not in draws}
+    # The entry's own chains are told to no module when none imports it: entries sharing a
+    # library then tell it the same facts, and it is migrated once (tests/test_project.py).
+    entry = program.entry.name
+    imported = any(
+        t == entry or t.startswith(f"{entry}.")
+        for module in program.modules
+        if module.name != entry
+        for t in bound[module.name].values()
+    )
+    return {
+        k: v
+        for k, v in names.items()
+        if k not in draws and (imported or k.rpartition(".")[0] != entry)
+    }
