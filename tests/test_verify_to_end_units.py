@@ -217,6 +217,12 @@ def test_a_directory_only_another_rank_made_and_stdin_read_off_rank_zero() -> No
     # `if not exists(d): makedirs(d)`, rank 1 first: rank 0 made nothing but writes into it
     assert own_directories([[], ["/r/out"]], ["/r/out/model.pt"]) == {}
     assert own_directories([[], ["/r/out-2"]], ["/r/out/model.pt"]) == {"/r/out-2": [1]}
+    # folders the original made too, rank 1 first, rank 0 none of its own (stop 34, FFA-Net)
+    original = ["/r/logs", "/r/samples"]
+    assert own_directories([[], ["/r/logs", "/r/samples"]], [], original) == {}
+    # a first free index in the wrong order: rank 0's exp_1 is no original's
+    made_apart = own_directories([["/r/exp_1"], ["/r/exp_0"]], [], ["/r/exp_0"])
+    assert made_apart == {"/r/exp_0": [1]}
     assert stdin_readers([1, 0]) == [] and stdin_readers([1, 2, 0]) == [1]
     causes = to_end_causes(
         check_output("", [""]), {}, lambda p: Path(p).name, made, stdin_readers([1, 1])

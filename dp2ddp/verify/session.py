@@ -237,6 +237,16 @@ def _migrated_cwd(cwd: Path, scripts: Scripts) -> Path:
     return cwd
 
 
+def _in_migrated_copy(path: str, copy: tuple[Path, Path] | None) -> str:
+    """A path of the original run (in the user's project) at its place in the migrated
+    run's copy, to compare what each made."""
+    if copy is None:
+        return path
+    migrated, root = copy
+    resolved = Path(path)
+    return str(migrated / resolved.relative_to(root)) if resolved.is_relative_to(root) else path
+
+
 def _launch(
     config: VerifyConfig,
     the_plan: Plan,
@@ -565,6 +575,7 @@ def _to_end(
     own = toend.own_directories(
         [list(r.data.get("directories", [])) for r in ranks],
         [w for r in ranks[:1] for w in r.data.get("writes", [])],
+        [_in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
     )
     if own:
         rows["directories"] = "NOT one: " + "; ".join(

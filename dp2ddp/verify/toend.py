@@ -120,7 +120,9 @@ def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
 
 
 def own_directories(
-    directories: list[list[str]], rank0_writes: list[str] | tuple[str, ...] = ()
+    directories: list[list[str]],
+    rank0_writes: list[str] | tuple[str, ...] = (),
+    original: list[str] | tuple[str, ...] = (),
 ) -> dict[str, list[int]]:
     """Directories made by ranks other than rank 0 and not by rank 0: path -> those ranks.
 
@@ -131,9 +133,16 @@ def own_directories(
     (fresh round V5: SCAN's `mkdir_if_missing` at import was "made by rank 1 only"). So is
     a folder rank 0 wrote a file into (`rank0_writes`): rank 0 skipped making it only
     because rank 1 had, after `if not os.path.exists(d)`; a second run directory (rank 1's
-    own clock or index) is one rank 0 never uses."""
+    own clock or index) is one rank 0 never uses. So is a directory the original made too
+    (`original`, as paths of the migrated copy) when rank 0 made none the original did not:
+    every rank named the original's folders and rank 1 came first (stop 34, FFA-Net's
+    `logs`, `samples` under exists-checks); a first free index taken in the wrong order
+    (rank 0 `exp_1`, rank 1 `exp_0`) still counts, rank 0's `exp_1` being no original's."""
     made: set[str] = set()
-    starts = [*(directories[0] if directories else ()), *map(os.path.dirname, rank0_writes)]
+    rank0 = directories[0] if directories else []
+    starts = [*rank0, *map(os.path.dirname, rank0_writes)]
+    if original and set(rank0) <= set(original):
+        starts += original
     for path in starts:
         while path not in made:
             made.add(path)
