@@ -22,7 +22,6 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from dp2ddp.errors import InputError
-from dp2ddp.flow.children import forget_children
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.ast_nodes import parse_python
 
@@ -63,7 +62,11 @@ def call_deep(work: Callable[[], _T]) -> _T:
             failure.append(exc)
         finally:
             parse_python.cache_clear()  # a file's trees die with its migration
-            forget_children()
+            # so do the nodes' remembered children (the module holds libcst: a run with
+            # nothing to migrate never loads it, tests/test_noop_imports.py)
+            children = sys.modules.get("dp2ddp.flow.children")
+            if children is not None:
+                children.forget_children()
 
     with _lock:
         limit = sys.getrecursionlimit()
