@@ -35,6 +35,7 @@ from dataclasses import replace
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.transforms._support.ast_nodes import dotted
 
 #: Rounds of following chains and re-exports (a longer chain is not followed further).
 _ROUNDS = 16
@@ -55,18 +56,6 @@ def _plain_imports(module: ProgramModule) -> dict[str, str]:
     return bound
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
-    """`a.b.c` -> ["a", "b", "c"]; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
 def _function_calls(module: ProgramModule, bound: Mapping[str, str]) -> dict[str, list[str]]:
     """Each module-level function of `module` (not one that runs `.backward()`) with the
     absolute names of what it calls, in source order."""
@@ -82,7 +71,7 @@ def _function_calls(module: ProgramModule, bound: Mapping[str, str]) -> dict[str
         for node in ast.walk(statement):
             if not isinstance(node, ast.Call):
                 continue
-            parts = _dotted(node.func)
+            parts = dotted(node.func)
             if parts is None:
                 continue
             if parts[-1] == "backward" and len(parts) > 1:
