@@ -107,9 +107,14 @@ def batch_names(loop: cst.For | cst.While) -> set[str]:
     """A `for` loop's target; what the loop binds from `next(it)` (a `while` loop's
     batches, or a `for` loop's over `range` that takes them so)."""
     target = variables_under(loop.target) if isinstance(loop, cst.For) else []
-    return {n.value for n in target} | {
+    return {n.value for n in target} | next_bound(loop.body)
+
+
+def next_bound(body: cst.CSTNode) -> set[str]:
+    """The names `body` (not the scopes defined in it) binds from `next(it)`."""
+    return {
         n.value
-        for node in walk(loop.body, skip_scopes=True)
+        for node in walk(body, skip_scopes=True)
         if isinstance(node, cst.Assign)
         and isinstance(node.value, cst.Call)
         and name_of(node.value.func) == "next"
@@ -139,15 +144,7 @@ def helper_batch_names(t: ShardDataLoaders, loop: cst.For | cst.While) -> frozen
 
 def _returns_batch_figure(function: cst.FunctionDef) -> bool:
     """`function` binds a batch from `next(it)` and returns a value computed from it."""
-    taken = {
-        n.value
-        for node in walk(function.body, skip_scopes=True)
-        if isinstance(node, cst.Assign)
-        and isinstance(node.value, cst.Call)
-        and name_of(node.value.func) == "next"
-        for tg in node.targets
-        for n in variables_under(tg.target)
-    }
+    taken = next_bound(function.body)
     if not taken:
         return False
     derived = derived_names(function.body, taken)

@@ -479,11 +479,16 @@ class Barriers(Rule):
         """A load inside the statement the barrier follows (a loop that saves, then loads
         back in a later statement or pass): the barrier after it comes too late for that
         load, which then waits at one of its own, or gets DP031 (before_load)."""
-        return any(
-            isinstance(call, cst.Call)
+        return bool(self._loads(anchor))
+
+    def _loads(self, root: cst.CSTNode) -> list[cst.Call]:
+        """The checkpoint loads under `root`: torch.load, or another module's loader."""
+        return [
+            call
+            for call in walk(root, skip_scopes=True)
+            if isinstance(call, cst.Call)
             and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
-            for call in walk(anchor, skip_scopes=True)
-        )
+        ]
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """The outermost loop around `node` (in its function) that a rank may leave on its
@@ -640,12 +645,7 @@ class Barriers(Rule):
         none after it; False (with DP031 where it is needed) when it cannot."""
         if not self.before_loads or not isinstance(original, cst.SimpleStatementLine):
             return False
-        loads = [
-            call
-            for call in walk(original, skip_scopes=True)
-            if isinstance(call, cst.Call)
-            and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
-        ]
+        loads = self._loads(original)
         if not loads or self.facts.under_guard(original) or self.facts.before_setup(original):
             return False
         if self._before_any_save(original):

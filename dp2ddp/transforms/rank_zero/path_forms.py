@@ -25,6 +25,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms.analysis.module_index import argument
+from dp2ddp.transforms.rank_zero.path_shapes import LISTINGS, PATH_LISTINGS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -78,7 +79,7 @@ def listing_form(call: cst.Call, t: RankZeroOnly) -> str | None:
     """The form of the folder a listing lists: `os.listdir(d)`, `glob.glob(pattern)` (the
     pattern's folder, before its first `*`), `Path(d).glob(...)`, `d.iterdir()`."""
     names = t.qualified_names(call.func)
-    if names & {"os.listdir", "os.scandir", "glob.glob", "glob.iglob"}:
+    if names & LISTINGS:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
         form = path_form(call.args[0].value, t)
@@ -88,7 +89,7 @@ def listing_form(call: cst.Call, t: RankZeroOnly) -> str | None:
         folder = head.rsplit("/", 1)[0] if "/" in head else ""
         return None if not folder or folder in ('f"', '"') else folder + '"'
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("glob", "rglob", "iterdir"):
+    if isinstance(func, cst.Attribute) and func.attr.value in PATH_LISTINGS:
         return path_form(func.value, t)
     return None
 

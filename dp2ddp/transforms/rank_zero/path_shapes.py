@@ -39,7 +39,7 @@ from dp2ddp.transforms._support.nodes import NodeView, walk
 #: Listing calls: the directory (or pattern) is their first argument.
 LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
 #: A pathlib path's listing methods (`Path(d).glob("*.npy")`): the directory is the object.
-_PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
+PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
 #: A name a loop binds, in a pattern: replaced by `LOOP_NAME` and the iterable's number.
 LOOP_NAME = "__dp2ddp_in_"
 _PLACEHOLDER = re.compile(rf"{LOOP_NAME}\d+__")
@@ -303,7 +303,7 @@ def listed_directory(
     # a local's or a module variable's own name (`cache.iterdir` of `cache = Path(d)`)
     # names no library: what the object is, the method says
     library = {n for n in names if "<locals>" not in n and n != code(func)}
-    if library or not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_LISTINGS:
+    if library or not isinstance(func, cst.Attribute) or func.attr.value not in PATH_LISTINGS:
         return None
     owner = func.value
     if isinstance(owner, cst.Call) and code(owner.func) in ("Path", "pathlib.Path"):
