@@ -17,7 +17,7 @@ import dataclasses
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 import libcst as cst
 
@@ -113,38 +113,11 @@ class _Kinds(dict[type, int]):
 KIND = _Kinds()
 
 
-#: id(node) -> (node, its children): libcst nodes are immutable, so a node's children are
-#: read once. The node is held with them, so its id is not reused while remembered.
-_REMEMBERED: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
-#: Nodes remembered at most (a few files' trees); then the memory starts over.
-REMEMBERED_NODES = 400_000
-
-
 def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """`node.children`: the node's direct children, in source (visiting) order.
-
-    The passes walk the same trees many times (a tree a pass leaves unchanged is the next
-    pass's): each node's children are read once and remembered (`forget_children`)."""
-    remembered = _REMEMBERED.get(id(node))
-    if remembered is not None and remembered[0] is node:
-        return remembered[1]
-    found = _read_children(node)
-    if len(_REMEMBERED) >= REMEMBERED_NODES:
-        _REMEMBERED.clear()
-    _REMEMBERED[id(node)] = (node, found)
-    return found
-
-
-def forget_children() -> None:
-    """Drop the remembered children and listings (a file's trees die with its migration)."""
-    _REMEMBERED.clear()
-    _LISTED.clear()
-
-
-def _read_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """`node.children`: the node's direct children, in source (visiting) order."""
     fields = visits(type(node))
     if fields is None:
-        return tuple(node.children)
+        return node.children
     found: list[cst.CSTNode] = []
     kinds = KIND
     for name, _ in fields:
@@ -154,7 +127,7 @@ def _read_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
             found.append(value)
         elif kind == SEQUENCE:
             found.extend(item for item in value if kinds[type(item)] == NODE)
-    return tuple(found)
+    return found
 
 
 _T = TypeVar("_T")
@@ -183,63 +156,20 @@ class PerTree(Generic[_T]):
         return built
 
 
-class Listing(NamedTuple):
-    """A tree's nodes in source order, and where each node's subtree ends in that order
-    (`ends[i]`: the index after the last node under `nodes[i]`)."""
-
-    nodes: tuple[cst.CSTNode, ...]
-    ends: tuple[int, ...]
-
-
-#: id(node) -> (the listing it is in, its index there), for each node of the trees
-#: listed lately: a walk from any node of such a tree is a slice of the listing.
-_LISTED: dict[int, tuple[Listing, int]] = {}
-
-
-def _listing(module: cst.Module) -> Listing:
+def _tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
     listed: list[cst.CSTNode] = []
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         listed.append(node)
         stack.extend(reversed(children_of(node)))
-    # a subtree's size is its node's own (a node object found twice has the same subtree
-    # at both places); children come after their parent, so a reverse pass has them
-    sizes: dict[int, int] = {}
-    ends = [0] * len(listed)
-    for index in range(len(listed) - 1, -1, -1):
-        node = listed[index]
-        size = 1
-        for child in children_of(node):
-            size += sizes[id(child)]
-        sizes[id(node)] = size
-        ends[index] = index + size
-    listing = Listing(tuple(listed), tuple(ends))
-    if len(_LISTED) + len(listed) > REMEMBERED_NODES:
-        _LISTED.clear()
-    for index, node in enumerate(listing.nodes):
-        _LISTED[id(node)] = (listing, index)
-    return listing
+    return tuple(listed)
 
 
-_listings = PerTree(_listing)
-
-
-def tree_nodes(module: cst.Module) -> tuple[cst.CSTNode, ...]:
-    """Every node of a module in source order (what a walk from the module yields), listed
-    once per tree: the passes' rules each ask for the whole module (the rank-zero rules five
-    times a pass)."""
-    return _listings(module).nodes
-
-
-def listed_subtree(root: cst.CSTNode) -> tuple[Listing, int] | None:
-    """The listing of a tree lately listed (`tree_nodes`) that holds `root`, and `root`'s
-    index there; None when no such listing is remembered (then walk its children)."""
-    found = _LISTED.get(id(root))
-    if found is None or found[0].nodes[found[1]] is not root:
-        return None
-    return found
-
+tree_nodes = PerTree(_tree_nodes)
+"""Every node of a module in source order (what a walk from the module yields), listed
+once per tree: the passes' rules each ask for the whole module (the rank-zero rules five
+times a pass)."""
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 

@@ -62,11 +62,6 @@ def call_deep(work: Callable[[], _T]) -> _T:
             failure.append(exc)
         finally:
             parse_python.cache_clear()  # a file's trees die with its migration
-            # so do the nodes' remembered children (the module holds libcst: a run with
-            # nothing to migrate never loads it, tests/test_noop_imports.py)
-            children = sys.modules.get("dp2ddp.flow.children")
-            if children is not None:
-                children.forget_children()
 
     with _lock:
         limit = sys.getrecursionlimit()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.flow.children import Listing, listed_subtree, tree_nodes
+from dp2ddp.flow.children import tree_nodes
 from dp2ddp.transforms._support.children import children_of
 
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
@@ -63,25 +63,7 @@ def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNod
     A whole module's are listed once per tree (flow.children.tree_nodes)."""
     if type(root) is cst.Module and not skip_scopes:
         return iter(tree_nodes(root))
-    listed = listed_subtree(root)
-    if listed is not None:
-        return _walk_listed(*listed, skip_scopes)
     return _walk(root, skip_scopes)
-
-
-def _walk_listed(listing: Listing, start: int, skip_scopes: bool) -> Iterator[cst.CSTNode]:
-    """`_walk` as a slice of a listed tree (each subtree's end known: a scope is skipped
-    in one step)."""
-    nodes, ends = listing
-    yield nodes[start]
-    index, end = start + 1, ends[start]
-    while index < end:
-        node = nodes[index]
-        yield node
-        if skip_scopes and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            index = ends[index]
-        else:
-            index += 1
 
 
 def _walk(root: cst.CSTNode, skip_scopes: bool) -> Iterator[cst.CSTNode]:
