@@ -263,6 +263,57 @@ def test_pythonpath_folders_are_part_of_the_program(
     assert "if ddp_is_main():" in (work / "solver" / "solver.py").read_text()
 
 
+def _pythonpath_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pythonpath_folders_unreached unmigrated, run from its folder with data/ and solver/ on
+    PYTHONPATH (relative), as its shell script would run it."""
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "pythonpath_folders_unreached" / "input", work)
+    monkeypatch.chdir(work)
+    path = ["data", "solver", *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    return work
+
+
+def test_verify_migrates_the_pythonpath_folders_in_its_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify's copy is migrated with the PYTHONPATH folders moved into it (X1's verify:
+    before, the copy's migration missed data/ and solver/, and the migrated run imported the
+    user's unmigrated modules, so verify reported failures of a migration that runs right),
+    and the user's files are left as they were."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.in_copy import migrated_environ
+    from dp2ddp.verify.project import migrate_copy
+
+    work = _pythonpath_program(tmp_path, monkeypatch)
+    before = (work / "data" / "loaders.py").read_text()
+    project = migrate_copy(work / "bin" / "train.py", tmp_path / "verify", MigrateOptions())
+    assert sorted(project.files) == [
+        "bin/_dp2ddp.py",
+        "bin/train.py",
+        "data/loaders.py",
+        "solver/solver.py",
+    ]
+    assert (work / "data" / "loaders.py").read_text() == before
+    assert Path.cwd() == work and os.environ["PYTHONPATH"].startswith("data" + os.pathsep)
+    path = migrated_environ(work, (project.copy, project.root))["PYTHONPATH"].split(os.pathsep)
+    assert path[:2] == [str(project.copy / "data"), str(project.copy / "solver")]
+
+
+@pytest.mark.e2e
+def test_verify_runs_the_pythonpath_program_equivalent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dp2ddp verify --nproc 2` of X1 run with its PYTHONPATH: the copy's migrated modules are
+    the ones the migrated run imports, and the updates match DataParallel's."""
+    work = _pythonpath_program(tmp_path, monkeypatch)
+    result = CliRunner().invoke(
+        main, ["verify", "--nproc", "2", "--steps", "2", "bin/train.py"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "EQUIVALENT" in result.output and "NOT EQUIVALENT" not in result.output, result.output
+
+
 @pytest.mark.e2e
 def test_pythonpath_folders_run_under_torchrun(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

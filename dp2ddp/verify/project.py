@@ -22,6 +22,7 @@ program, and a false NOT EQUIVALENT; docs/real-world.md, stop 30, V1).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.discovery import ROOT_MARKERS, discover_program, find_root
 from dp2ddp.result import FileOutcome
+from dp2ddp.verify.in_copy import search_path_in_copy
 
 
 def _migrate_in_place(entry: Path, options: MigrateOptions, root: Path) -> list[FileOutcome]:
@@ -225,6 +227,23 @@ class MigratedProject:
     copied: CopyPlan = field(default_factory=CopyPlan)
 
 
+@contextlib.contextmanager
+def _as_run_in_copy(cwd: Path, root: Path, copy: Path) -> Iterator[None]:
+    """Migrate in the copy with the search path and working folder `dp2ddp migrate` would
+    have there (program/search_path.environment_search reads both)."""
+    before_cwd, before_path = Path.cwd(), os.environ.get("PYTHONPATH")
+    if before_path:
+        os.environ["PYTHONPATH"] = search_path_in_copy(before_path, cwd, root, copy)
+    if cwd.resolve().is_relative_to(root):
+        os.chdir(copy / cwd.resolve().relative_to(root))
+    try:
+        yield
+    finally:
+        os.chdir(before_cwd)
+        if before_path is not None:
+            os.environ["PYTHONPATH"] = before_path
+
+
 def _shown(root: Path) -> str:
     """The project's root as the user's paths are printed: relative to the working folder
     when it is inside it (`.` itself), else absolute."""
@@ -236,9 +255,14 @@ def _shown(root: Path) -> str:
 
 
 def migrate_copy(
-    entry: Path, workdir: Path, options: MigrateOptions, exclude: Sequence[str] = ()
+    entry: Path,
+    workdir: Path,
+    options: MigrateOptions,
+    exclude: Sequence[str] = (),
+    cwd: Path | None = None,
 ) -> MigratedProject:
-    """Copy ENTRY's project into `workdir` and migrate ENTRY there as `dp2ddp migrate` does."""
+    """Copy ENTRY's project into `workdir` and migrate ENTRY there as `dp2ddp migrate` does,
+    run from `cwd` (the current folder) with the current PYTHONPATH, both moved into the copy."""
     entry = entry.resolve()
     root, found = program_roots(entry)
     copy = workdir / "project"
@@ -253,7 +277,8 @@ def migrate_copy(
     def as_users(text: str) -> str:
         return text.replace(str(copy), shown_root)
 
-    said = _migrate_in_place(copied_entry, options, copy / found.relative_to(root))
+    with _as_run_in_copy(cwd or Path.cwd(), root.resolve(), copy.resolve()):
+        said = _migrate_in_place(copied_entry, options, copy / found.relative_to(root))
     outcomes = silence(said, options.ignore)  # as `dp2ddp migrate` reports them
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:

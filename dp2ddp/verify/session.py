@@ -24,6 +24,7 @@ from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, deliberate_exit, deliberate_exits, exit_aborts
+from dp2ddp.verify.in_copy import in_migrated_copy, migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
@@ -163,7 +164,9 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
     from dp2ddp.verify.project import ProjectError, migrate_copy  # libcst: only needed here
 
     try:
-        project = migrate_copy(config.original, workdir, config.migrate_options, config.exclude)
+        project = migrate_copy(
+            config.original, workdir, config.migrate_options, config.exclude, config.cwd
+        )
     except ProjectError as exc:
         raise VerifyError(str(exc)) from None
     notes = tuple(f"migration warning: {w}" for w in project.warnings)
@@ -226,27 +229,6 @@ def replica_chunks(config: VerifyConfig, the_plan: Plan, migrated_source: str) -
     return Chunks(batchnorm, 0 if config.no_dropout else the_plan.nproc)
 
 
-def _migrated_cwd(cwd: Path, scripts: Scripts) -> Path:
-    """The migrated run's working directory: the same place in the project's copy."""
-    if scripts.copy is None:
-        return cwd
-    copy, root = scripts.copy
-    resolved = cwd.resolve()
-    if resolved.is_relative_to(root):
-        return copy / resolved.relative_to(root)
-    return cwd
-
-
-def _in_migrated_copy(path: str, copy: tuple[Path, Path] | None) -> str:
-    """A path of the original run (in the user's project) at its place in the migrated
-    run's copy, to compare what each made."""
-    if copy is None:
-        return path
-    migrated, root = copy
-    resolved = Path(path)
-    return str(migrated / resolved.relative_to(root)) if resolved.is_relative_to(root) else path
-
-
 def _launch(
     config: VerifyConfig,
     the_plan: Plan,
@@ -256,6 +238,9 @@ def _launch(
 ) -> dict[str, launch.RunResult]:
     env = launch.run_env(os.environ, the_plan.cuda_visible, the_plan.backend == "gloo")
     cwd = config.cwd or Path.cwd()
+    migrated_env = launch.run_env(
+        migrated_environ(cwd, scripts.copy), the_plan.cuda_visible, the_plan.backend == "gloo"
+    )
     chunks = replica_chunks(config, the_plan, scripts.migrated_source)
     original = protocol.RunnerOptions(
         out=str(workdir / launch.ORIGINAL),
@@ -290,7 +275,7 @@ def _launch(
             launch.torchrun_argv(
                 migrated, scripts.migrated.resolve(), config.script_args, the_plan.nproc
             ),
-            env, _migrated_cwd(cwd, scripts), workdir / "migrated.log", config.timeout,
+            migrated_env, migrated_cwd(cwd, scripts.copy), workdir / "migrated.log", config.timeout,
         ),
     ]  # fmt: skip
 
@@ -575,7 +560,7 @@ def _to_end(
     own = toend.own_directories(
         [list(r.data.get("directories", [])) for r in ranks],
         [w for r in ranks[:1] for w in r.data.get("writes", [])],
-        [_in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
+        [in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
     )
     if own:
         rows["directories"] = "NOT one: " + "; ".join(
