@@ -279,6 +279,20 @@ def test_cause_sampler_missing_even_when_numbers_match(tmp_path: Path) -> None:
     assert "not data-parallel" in causes[0].detail
 
 
+def test_cause_of_the_same_data_is_the_warning_migrate_said(tmp_path: Path) -> None:
+    """V2 (kaituoxu/PyTorch-ASR-AM, stop 34): every rank trained on the same streams and the
+    migration had said so (DP001 at a dim=1 wrap with no split); the cause is that warning's
+    line, not a DistributedSampler for a program with no DataLoader."""
+    said = ("train.py:41:9: DP001 DataParallel(dim=1); no batch of this module split",)
+    causes = diagnose(_evidence(tmp_path, 1.0, rank1_inputs=["a"], migration_warnings=said))
+    assert [c.key for c in causes] == ["batches_not_split"]
+    assert "train.py:41 DP001" in causes[0].detail and "DataLoader" not in causes[0].fix
+    other = ("train.py:7:1: DP008 BatchNorm statistics are per process",)
+    (tmp_path / "b").mkdir()
+    causes = diagnose(_evidence(tmp_path / "b", 1.0, rank1_inputs=["a"], migration_warnings=other))
+    assert [c.key for c in causes] == ["sampler_missing"]
+
+
 # -- adaptive optimizers and amplified rounding (issue 16: retinanet, ResNeXt) -------------
 _ADAM = {"lr": 1e-3, "betas": [0.9, 0.999], "eps": 1e-8}
 

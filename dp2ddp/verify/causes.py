@@ -39,7 +39,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
-from dp2ddp.verify.ratio_cause import batch_ratios, warned, warned_causes
+from dp2ddp.verify.ratio_cause import batch_ratios, unsplit_batches, warned, warned_causes
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
@@ -367,6 +367,8 @@ def _data(ev: Evidence) -> list[Cause]:
             )
         ]
     if sh.status == SAME_DATA:
+        if said := unsplit_batches(ev.migration_warnings, detail):
+            return [said]
         where = (
             ""
             if any(f.kind == scan.DISTRIBUTED_SAMPLER for f in ev.findings_migrated)

@@ -1,7 +1,9 @@
-"""The cause verify names from its own migration's DP071: a loss that divides one sum over
-the batch by another (Dice, IoU). The mean of the ranks' gradients of their parts' ratios is
-not the gradient of the whole batch's ratio, so the updates differ from step 1
-(Beckschen/TransUNet@02ef001: "no known cause matched" before)."""
+"""The causes verify names from its own migration's warnings: DP071, a loss that divides one
+sum over the batch by another (Dice, IoU): the mean of the ranks' gradients of their parts'
+ratios is not the gradient of the whole batch's ratio, so the updates differ from step 1
+(Beckschen/TransUNet@02ef001: "no known cause matched" before); a batch the migration said
+reaches every rank whole (`unsplit_batches`); and, where nothing measured matched, every
+warning as a candidate (`warned_causes`)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,31 @@ def batch_ratios(places: list[str]) -> Cause:
         "All-reduce both sums over the ranks (torch.distributed.nn.functional.all_reduce "
         "keeps the gradients) before dividing, times WORLD_SIZE, or accept per-rank ratios; "
         "verify then cannot show equivalence for this loss.",
+    )
+
+
+#: Codes saying that a batch reaches every rank whole (docs/warnings.md): a DataParallel dim
+#: the migration did not split along, data sliced by hand, a loader subclass left unsharded,
+#: batches not split, a function whose batches are whole at one of its call sites.
+UNSPLIT_CODES = ("DP001", "DP005", "DP035", "DP037", "DP077")
+
+
+def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
+    """The ranks trained on the same data and the migration said where: its warning's line is
+    the cause, not a missing DistributedSampler (kaituoxu/PyTorch-ASR-AM@2ea24e9, DP001 at a
+    `DataParallel(dim=1)` over numpy streams: verify offered a DataLoader fix for a program with
+    no DataLoader, docs/real-world.md stop 34, V2). None where no such warning was said."""
+    found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] in UNSPLIT_CODES]
+    if not found:
+        return None
+    shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:3])
+    return Cause(
+        "batches_not_split",
+        "every rank trains on the same data, as dp2ddp migrate warned",
+        f"{detail}. The migration could not split these batches over the ranks and said so: "
+        f"{shown}. This is not data-parallel training, whatever the numbers.",
+        "Do what the warning at that line says (docs/warnings.md): give each rank its part of "
+        "the batch there, then verify again.",
     )
 
 
