@@ -971,6 +971,18 @@ def test_sample_digests_of_a_transposed_batch_of_one() -> None:
     assert digests == sample_digests(batch.transpose(0, 1).contiguous().clone())
 
 
+def test_digests_leave_the_programs_buffer_resizable() -> None:
+    """V1 (meijieru/crnn.pytorch, stop 34): a preallocated input buffer the program grows
+    with `resize_` after verify hashed it; `Tensor.numpy()` on a view of it had made its
+    storage unresizable ("Trying to resize storage that is not resizable")."""
+    from dp2ddp.verify.digest import float64_bytes, sample_digests, tensor_digest
+
+    buffer = torch.zeros(4, 3, 8, dtype=torch.float64)
+    sample_digests(buffer), tensor_digest(buffer), float64_bytes(buffer)
+    buffer.resize_(4, 3, 12).zero_()
+    assert buffer.shape == (4, 3, 12)
+
+
 def test_mean_losses_are_the_ones_migrate_warned_when_verify_migrated() -> None:
     """DP043's losses for verify's cause: every CrossEntropyLoss/NLLLoss/cross_entropy/
     nll_loss with ignore_index= or weight= and a mean, at the argument's line; with the

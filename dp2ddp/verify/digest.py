@@ -8,9 +8,13 @@ import torch
 
 
 def _row_bytes(rows: torch.Tensor) -> list[bytes]:
-    """Bytes of each row of a 2-D uint8 CPU tensor."""
+    """Bytes of each row of a 2-D uint8 CPU tensor. Read from a copy: `Tensor.numpy()` marks
+    the storage it views as not resizable for good, and `rows` may view the program's own
+    tensor: a preallocated input buffer the program later `resize_`s (meijieru/crnn.pytorch's
+    `loadData`) then raised "Trying to resize storage that is not resizable" under verify
+    only (docs/real-world.md, stop 34, V1)."""
     try:
-        array = rows.numpy()
+        array = rows.clone().numpy()
     except (RuntimeError, TypeError):  # torch built without numpy
         return [bytes(row.tolist()) for row in rows]
     return [row.tobytes() for row in array]
