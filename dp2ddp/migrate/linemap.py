@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -22,6 +23,8 @@ from collections.abc import Callable, Sequence
 _PAIRS = 100_000
 #: And at most this many lines on either side.
 _LINES = 4_000
+#: Old × new lines of one rewritten block aligned by resemblance (else by position).
+_ALIGNED_PAIRS = 400
 #: Myers' diff gives up (the lines then count as replaced) after this many steps.
 _MYERS_STEPS = 1_000_000
 
@@ -64,7 +67,12 @@ def input_to_output(old: str, new: str) -> Callable[[int], int]:
     old_lines = old.splitlines()
     new_lines = new.splitlines()
     to_new = list(range(1, len(old_lines) + 1))
-    for _tag, i1, i2, j1, j2 in opcodes(old_lines, new_lines):
+    for tag, i1, i2, j1, j2 in opcodes(old_lines, new_lines):
+        if tag == "replace" and (i2 - i1) * (j2 - j1) <= _ALIGNED_PAIRS:
+            aligned = _aligned(old_lines[i1:i2], new_lines[j1:j2])
+            for offset, j in enumerate(aligned):
+                to_new[i1 + offset] = j1 + j + 1
+            continue
         for offset, i in enumerate(range(i1, i2)):
             to_new[i] = j1 + min(offset, max(j2 - j1 - 1, 0)) + 1
     last = max(len(new_lines), 1)
@@ -75,6 +83,44 @@ def input_to_output(old: str, new: str) -> Callable[[int], int]:
         return min(to_new[min(max(line, 1), len(to_new)) - 1], last)
 
     return mapped
+
+
+def _aligned(old: Sequence[str], new: Sequence[str]) -> list[int]:
+    """For each line of `old`, the index of the line of `new` that most resembles it, in
+    order (several old lines may share one): a rewritten block keeps its lines' order, but a
+    statement wrapped in a new `if` moves down by one. By position alone, a warning about the
+    second of two rewritten lines (a checkpoint load after a save now under `if
+    ddp_is_main():`) had its marker above the save (tests/fixtures/
+    rank_zero_save_load_in_while_flag_loop)."""
+    n, m = len(old), len(new)
+    score = [[_resemblance(a.strip(), b.strip()) for b in new] for a in old]
+    step = 1 if m >= n else 0  # one new line each where there are enough, else shared
+    # best[i][j]: the most resemblance of old[i:] mapped in order onto new[j:]
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+
+    def take(i: int, j: int) -> float:
+        return score[i][j] + best[i + 1][j + step]
+
+    for i in range(n - 1, -1, -1):
+        best[i][m] = float("-inf")
+        for j in range(m - 1, -1, -1):
+            best[i][j] = max(take(i, j), best[i][j + 1])
+    found: list[int] = []
+    j = 0
+    for i in range(n):
+        while j < m - 1 and take(i, j) < best[i][j]:  # the earliest best line
+            j += 1
+        found.append(j)
+        j = min(j + step, m - 1)
+    return found
+
+
+def _resemblance(old: str, new: str) -> float:
+    """How much of `old`'s start `new` keeps: a rewrite keeps a statement's head (`loader =
+    DataLoader(` of a call now split over lines, `torch.save(` now under an `if`) and changes
+    its arguments; the whole-line ratio favoured a long neighbour over the short first line
+    of the same statement."""
+    return len(os.path.commonprefix([old, new])) / max(len(old), 1)
 
 
 def opcodes(old: Sequence[str], new: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
