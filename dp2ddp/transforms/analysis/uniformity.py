@@ -66,6 +66,7 @@ from dp2ddp.transforms.analysis.module_index import (
     imports_name,
     operands,
 )
+from dp2ddp.transforms.analysis.sharded_passes import sharded_passes_alike
 from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_CALLS,
     UNIFORM_GLOBALS,
@@ -154,7 +155,7 @@ class RankUniformity:
                 if not self.value(parent.test, parent):
                     found.append(parent)
             elif isinstance(parent, cst.For) and child is not parent.iter:
-                if not self.value(parent.iter, parent):
+                if not self.value(parent.iter, parent) and not self._passes_alike(parent):
                     found.append(parent)
             elif isinstance(parent, cst.While) and child is not parent.test:
                 if not self._while_uniform(parent):
@@ -307,6 +308,16 @@ class RankUniformity:
         )
         self._memo[key] = uniform
         return uniform
+
+    def _passes_alike(self, loop: cst.For) -> bool:
+        """Every rank runs as many passes of a loop over a sharded loader
+        (sharded_passes.py); asked again while it is being decided, taken as so (as
+        _while_uniform)."""
+        key = ("passes", id(loop))
+        if key not in self._memo:
+            self._memo[key] = True
+            self._memo[key] = sharded_passes_alike(self, loop)
+        return self._memo[key]
 
     # -- values ---------------------------------------------------------------------------
     def value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:

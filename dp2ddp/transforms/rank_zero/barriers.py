@@ -452,6 +452,10 @@ class Barriers(Rule):
         if left is not None and (dependent is None or inside(dependent, left, self.t)):
             dependent = left
         anchor = None if nearest else chain
+        if chain is not None and dependent is None and not leave_loops and self._loads(chain):
+            # every rank takes the chain's branches alike, and a load in it follows the
+            # save: the barrier goes next to the save, before that load
+            anchor = None
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
         if leave_loops and not nearest:
