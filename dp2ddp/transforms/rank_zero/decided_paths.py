@@ -3,7 +3,9 @@
 An `if` whose test reads the file system's state (`os.path.exists(p)`, `p.is_dir()`) is
 rank 0's reading where the branch taken changes what the ranks share: a directory made
 after it, a file written after it, or a folder its branch makes and fills. These functions
-find that sink by the text of the paths the test checks.
+find that sink by the paths the test checks, each by its text or its form (path_forms.py:
+`os.path.exists(cache)` of `cache = os.path.join(root, "cache")` checks the folder
+`os.makedirs(f"{root}/cache")` makes).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
+from dp2ddp.transforms.rank_zero.path_forms import path_form
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -40,7 +43,7 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
             written = whole_file_path(call, t.qualified_names(call.func), write=True)
             if written is None and path_open_for_writing(call):
                 written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
-            if written is not None and t.code(written) in checked:
+            if written is not None and spelled(t, written) & checked:
                 return call
     return None
 
@@ -65,7 +68,7 @@ def made_and_written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
         for call in calls:
             names = t.qualified_names(call.func)
             directory = made_directory(call, names)
-            if directory is not None and t.code(directory) in checked:
+            if directory is not None and spelled(t, directory) & checked:
                 made = True
                 continue
             if not made:
@@ -77,17 +80,21 @@ def made_and_written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
 
 
 def checked_paths(t: RankZeroOnly, statement: cst.If) -> set[str]:
-    """The text of the paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`)."""
-    return {
-        t.code(arg.value)
-        for call in walk(statement.test)
-        if isinstance(call, cst.Call)
-        for arg in call.args[:1]
-    } | {
-        t.code(call.func.value)
-        for call in walk(statement.test)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-    }
+    """The paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`), spelled."""
+    checked: set[str] = set()
+    for call in walk(statement.test):
+        if isinstance(call, cst.Call):
+            for arg in call.args[:1]:
+                checked |= spelled(t, arg.value)
+            if isinstance(call.func, cst.Attribute):
+                checked |= spelled(t, call.func.value)
+    return checked
+
+
+def spelled(t: RankZeroOnly, path: cst.BaseExpression) -> set[str]:
+    """A path's text and its form (path_forms.py), by which two spellings of it meet."""
+    form = path_form(path, t, bare=True)
+    return {t.code(path)} if form is None else {t.code(path), form}
 
 
 def made_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
@@ -108,7 +115,7 @@ def made_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
                 for call in walk(line, skip_scopes=True)
                 if isinstance(call, cst.Call)
                 and (directory := made_directory(call, t.qualified_names(call.func))) is not None
-                and t.code(directory) in checked
+                and spelled(t, directory) & checked
             ]
             if makes and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
                 made = made or makes[0]
