@@ -51,7 +51,7 @@ def sharded_passes_alike(uniform: RankUniformity, loop: cst.For) -> bool:
     definitions = _bindings(uniform, iterated)
     if not definitions or not all(_sharded(uniform, d) for d in definitions):
         return False
-    return not _left_per_rank(uniform, loop)
+    return not left_per_rank(uniform, loop)
 
 
 def _loader_of(uniform: RankUniformity, expr: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -114,9 +114,10 @@ def _distributed_sampler(uniform: RankUniformity, call: cst.Call) -> bool:
     )
 
 
-def _left_per_rank(uniform: RankUniformity, loop: cst.For) -> bool:
+def left_per_rank(uniform: RankUniformity, loop: cst.For | cst.While) -> bool:
     """A `break`, `return` or `raise` leaving `loop` under a condition inside it that may
-    differ between ranks: that rank runs fewer passes."""
+    differ between ranks: that rank runs fewer passes (asked of a `while` too: its test
+    alike on every rank does not make its passes alike)."""
     within = {id(node) for node in walk(loop.body)}
     for exit_ in walk(loop.body, skip_scopes=True):
         if isinstance(exit_, cst.Continue) or not leaves_past(exit_, within, uniform.view):
