@@ -23,7 +23,8 @@ evaluation in an order each process drew unseeded in another module (eval_order_
 ReduceLROnPlateau stepped with a figure over samples each process drew (plateau_figure); a
 training loop ended by a time budget each rank's clock read (time_budget); exists-checks of
 folders another rank makes, raising or printing (exists_made_elsewhere); a checkpoint saved
-and loaded back in a `while flag:` loop whose body sets the flag (while_flag_checkpoint).
+and loaded back in the same pass of a `while flag:` loop over a sharded loader whose body sets
+the flag, the barrier inside the loop (while_flag_checkpoint).
 Also where ddp_setup() goes: a loader built at import (import_time_loader, run first).
 Each run must
 end on every rank with one run directory, each file written once, and every read seeing the

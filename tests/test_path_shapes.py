@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
 from dp2ddp.transforms.rank_zero.path_shapes import (
     apart,
-    listed_directory,
     may_name_same,
     names_within,
     spelled_same,
@@ -48,28 +46,6 @@ def test_may_name_same(write: str, read: str, expected: bool) -> None:
 )
 def test_spelled_same(written: tuple[str, ...], read: tuple[str, ...], expected: str) -> None:
     assert spelled_same(written, read) == expected
-
-
-@pytest.mark.parametrize(
-    ("call", "expected"),
-    [
-        ('glob.glob(os.path.join(OUT, "*.npy"))', ("OUT", "npy")),
-        ('glob.glob(OUT + "/*.npy")', ("OUT", "npy")),
-        ('glob.glob(f"{OUT}/*.npy")', ("OUT", "npy")),
-        ('glob.glob("shards/*.pt")', ('"shards"', "pt")),
-        ("os.listdir(OUT)", ("OUT", "")),
-        ('Path(OUT).glob("*.npy")', ("OUT", "npy")),
-        ("out.iterdir()", ("out", "")),
-        ("os.walk(OUT)", None),
-    ],
-)
-def test_listed_directory(call: str, expected: tuple[str, str] | None) -> None:
-    node = cst.parse_expression(call)
-    assert isinstance(node, cst.Call)
-    code = cst.Module([]).code_for_node
-    name = code(node.func)
-    names = {name} if name.startswith(("glob.", "os.")) else set()
-    assert listed_directory(node, names, code) == expected
 
 
 def test_names_within_and_apart() -> None:

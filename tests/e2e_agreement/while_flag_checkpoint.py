@@ -3,11 +3,12 @@ body sets (princeton-vl/RAFT's shape, stop 34).
 
 Before: migrate failed with "too deeply nested" (the uniformity proof asked the loop about
 the flag's binding inside the loop, which asked the loop again, without end). Migrated,
-each save is rank 0's, a barrier every rank reaches follows the loop, and every rank
-loads the last checkpoint after it: the rank named by E2E_SLOW_RANK sleeps before each
-save, and a load before the save finished raises (a checkpoint name new at each save).
-(A load inside the loop, right after the save, gets DP031: the barrier after the loop comes
-too late for it; golden fixture rank_zero_save_load_in_while_flag_loop.)
+each save is rank 0's, and every rank loads it back in the same pass, and the last one
+after the loop: the rank named by E2E_SLOW_RANK sleeps before each save, and a load before
+the save finished raises (a checkpoint name new at each save). The barrier goes right after
+the save, inside the loop: the loop over the sharded loader runs as many passes on every
+rank (analysis/sharded_passes.py; stop 34 gave the load inside the loop DP031 instead;
+golden fixture rank_zero_save_load_in_while_flag_loop).
 """
 
 import os
@@ -38,6 +39,7 @@ def main():
                     time.sleep(0.5)
                 path = f"checkpoints/{steps}.pth"
                 torch.save(model.state_dict(), path)
+                model.load_state_dict(torch.load(path))
             if steps >= 7:
                 keep_training = False
                 break

@@ -66,6 +66,7 @@ from dp2ddp.transforms.analysis.module_index import (
     imports_name,
     operands,
 )
+from dp2ddp.transforms.analysis.sharded_passes import left_per_rank, sharded_passes_alike
 from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_CALLS,
     UNIFORM_GLOBALS,
@@ -154,7 +155,7 @@ class RankUniformity:
                 if not self.value(parent.test, parent):
                     found.append(parent)
             elif isinstance(parent, cst.For) and child is not parent.iter:
-                if not self.value(parent.iter, parent):
+                if not self.value(parent.iter, parent) and not self._passes_alike(parent):
                     found.append(parent)
             elif isinstance(parent, cst.While) and child is not parent.test:
                 if not self._while_uniform(parent):
@@ -293,20 +294,34 @@ class RankUniformity:
 
     def _while_uniform(self, loop: cst.While) -> bool:
         """Every rank runs the loop's passes alike: its test is uniform, and so is each
-        binding of the test's names in its body. A binding in the body asks whether every
-        rank reaches it, which asks this loop again (`while go: ... go = False`): asked
-        again while it is being decided, the loop is taken as uniform, and the answer is
-        the other parts' (as `value` decides a value defined through itself)."""
+        binding of the test's names in its body, and no rank leaves it on its own
+        (sharded_passes.left_per_rank: `if loss.item() < limit: break`). A binding in the
+        body asks whether every rank reaches it, which asks this loop again (`while go:
+        ... go = False`): asked again while it is being decided, the loop is taken as
+        uniform, and the answer is the other parts' (as `value` decides a value defined
+        through itself)."""
         key = ("while", id(loop))
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = True
         names = {n.value for n in walk(loop.test) if isinstance(n, cst.Name)}
-        uniform = self.value(loop.test, loop) and all(
-            self._bindings_uniform(name, loop.body) for name in names
+        uniform = (
+            self.value(loop.test, loop)
+            and all(self._bindings_uniform(name, loop.body) for name in names)
+            and not left_per_rank(self, loop)
         )
         self._memo[key] = uniform
         return uniform
+
+    def _passes_alike(self, loop: cst.For) -> bool:
+        """Every rank runs as many passes of a loop over a sharded loader
+        (sharded_passes.py); asked again while it is being decided, taken as so (as
+        _while_uniform)."""
+        key = ("passes", id(loop))
+        if key not in self._memo:
+            self._memo[key] = True
+            self._memo[key] = sharded_passes_alike(self, loop)
+        return self._memo[key]
 
     # -- values ---------------------------------------------------------------------------
     def value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:

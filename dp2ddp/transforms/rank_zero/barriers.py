@@ -61,22 +61,22 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_paths import (
+    argument_elsewhere,
     called_names,
     file_path,
+    path_argument,
     read_elsewhere,
     written_elsewhere,
 )
-from dp2ddp.transforms.rank_zero.path_forms import form_within, listing_form
+from dp2ddp.transforms.rank_zero.path_forms import form_within, listing
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
-    listed_directory,
     loop_pattern,
     may_name_same,
     names_within,
     spelled_apart,
     spelled_same,
-    string_constants,
     suffix,
 )
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
@@ -97,9 +97,8 @@ class Barriers(Rule):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Original statements after which a ddp_barrier() goes (see plan_after).
         self._after: set[int] = set()
-        #: The module's string constants, and each file call's path spelled out, for the
-        #: paths no text matches (path_shapes.concrete_paths).
-        self._constants: dict[str, tuple[str, ...]] | None = None
+        #: Each file call's path spelled out, for the paths no text matches
+        #: (path_shapes.concrete_paths).
         self._spelled: dict[int, tuple[str, ...] | None] = {}
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
@@ -160,11 +159,11 @@ class Barriers(Rule):
         DP066 where the read may be the written file and no text shows it (path_shapes.py)."""
         writes: list[tuple[cst.Call, tuple[str, ...]]] = []
         reads: dict[str, list[cst.Call]] = {}
-        listings: list[tuple[cst.Call, str, str, str]] = []
+        listings: list[tuple[cst.Call, str, str]] = []
         removals: list[cst.Call] = []
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
-        first_read: list[tuple[cst.Call, str]] = []
+        first_read: list[cst.Call] = []
         for call in walk(module):
             if not isinstance(call, cst.Call) or self.facts.under_guard(call):
                 continue
@@ -187,12 +186,12 @@ class Barriers(Rule):
                 call, self.t, index, self.t.state.hints.file_read_by
             )
             if read is not None:
-                first_read.append((call, read[0]))
+                first_read.append(call)
                 for text in self._with_pattern(read, call, iterables):
                     reads.setdefault(text, []).append(call)
-            listed = listed_directory(call, names, self.t.code)
-            if listed is not None:  # and its folder's form (path_forms.py)
-                listings.append((call, *listed, listing_form(call, self.t) or ""))
+            listed = listing(call, self.t)  # its folder's form (path_forms.py)
+            if listed is not None:
+                listings.append((call, *listed))
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
         self._own_functions = {
@@ -203,17 +202,17 @@ class Barriers(Rule):
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
             ]
             matched += [
-                (f"{t}` in `{self.t.code(listing)}", listing)
+                (f"{texts[0]}` in `{self.t.code(lister)}", lister)
                 for t in texts
-                for listing, directory, wanted, folder in listings
-                if (names_within(t, directory) or form_within(t, folder))
+                for lister, folder, wanted in listings
+                if form_within(t, folder)
                 and not (wanted and suffix(t) and suffix(t) != wanted)
-                and self._may_follow(write, listing)
+                and self._may_follow(write, lister)
             ]
-            spelled = self._spell(write, texts[0])
+            spelled = self._spell(write, write=True)
             maybe: list[cst.Call] = []
-            for reader, first in first_read if not matched and spelled else ():
-                verdict = spelled_same(spelled or (), self._spell(reader, first) or ())
+            for reader in first_read if not matched and spelled else ():
+                verdict = spelled_same(spelled or (), self._spell(reader, write=False) or ())
                 if verdict and self._may_follow(write, reader):
                     if verdict == "same":
                         matched.append((texts[0], reader))
@@ -303,14 +302,15 @@ class Barriers(Rule):
         pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
         return texts if pattern is None else (*texts, pattern)
 
-    def _spell(self, call: cst.Call, text: str) -> tuple[str, ...] | None:
-        """The paths `text` (the first text of `call`'s path) spells out
-        (path_shapes.concrete_paths), once a call."""
-        if self._constants is None:  # only for a write no text matched
-            index = self.facts.uniform.index
-            self._constants = string_constants(self.facts.module, index.bound_in_functions)
+    def _spell(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
+        """The paths `call` writes or reads at, spelled out (path_shapes.concrete_paths),
+        once a call."""
         if id(call) not in self._spelled:
-            self._spelled[id(call)] = concrete_paths(text, call, self.t, self._constants)
+            hints = self.t.state.hints
+            path = path_argument(call, self.t, write=write) or argument_elsewhere(
+                call, self.t, hints.file_written_by if write else hints.file_read_by
+            )
+            self._spelled[id(call)] = concrete_paths(path, call, self.t)
         return self._spelled[id(call)]
 
     def _maybe_read(
@@ -323,7 +323,7 @@ class Barriers(Rule):
         """DP066 on a rank-0 write no read matched, at the first later read on every rank
         whose path may name the same file (`spelled`: a loop's wildcard matched it;
         path_shapes.may_name_same). Not where both paths spell out and differ."""
-        written = self._spell(write, texts[0])
+        written = self._spell(write, write=True)
         for text in texts:
             for read_text, calls in reads.items():
                 if spelled:
@@ -452,6 +452,10 @@ class Barriers(Rule):
         if left is not None and (dependent is None or inside(dependent, left, self.t)):
             dependent = left
         anchor = None if nearest else chain
+        if chain is not None and dependent is None and not leave_loops and self._loads(chain):
+            # every rank takes the chain's branches alike, and a load in it follows the
+            # save: the barrier goes next to the save, before that load
+            anchor = None
         if dependent is not None and (chain is None or inside(chain, dependent, self.t)):
             anchor = dependent
         if leave_loops and not nearest:

@@ -3,7 +3,13 @@
 An `if` whose test reads the file system's state (`os.path.exists(p)`, `p.is_dir()`) is
 rank 0's reading where the branch taken changes what the ranks share: a directory made
 after it, a file written after it, or a folder its branch makes and fills. These functions
-find that sink by the text of the paths the test checks.
+find that sink by the paths the test checks, each by its text or its form (path_forms.py:
+`os.path.exists(cache)` of `cache = os.path.join(root, "cache")` checks the folder
+`os.makedirs(f"{root}/cache")` makes).
+
+Why a module of its own, not the agreement rule's value flow (analysis/per_process.py,
+which follows what a shared path is computed from): here the read decides which branch
+runs, and what the ranks share is an effect of that branch, found by what it does.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
+from dp2ddp.transforms.rank_zero.path_forms import path_form
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -40,80 +47,72 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
             written = whole_file_path(call, t.qualified_names(call.func), write=True)
             if written is None and path_open_for_writing(call):
                 written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
-            if written is not None and t.code(written) in checked:
-                return call
-    return None
-
-
-def made_and_written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
-    """A cache made once (`if not os.path.exists(cache): os.makedirs(cache)`, then files
-    written into it): a branch of `statement` makes a directory its test checks (by
-    text) on every rank, and writes a file, which rank 0 alone does (side_effects.py).
-    The first write, else None. Rank 1 made the folder before rank 0 read the test, so
-    rank 0 skipped its writes and every rank listed an empty folder
-    (paper99/srfbn_cvpr19@046f693's get_image_paths shape; or a partial listing, ranks'
-    datasets apart): rank 0's reading, taken before any rank makes the folder, takes
-    every rank into the branch (the barrier after it, barriers.py, then waits for the
-    writes)."""
-    checked = checked_paths(t, statement)
-    branches: list[cst.CSTNode] = [statement.body]
-    if isinstance(statement.orelse, cst.Else):
-        branches.append(statement.orelse)
-    for branch in branches:
-        calls = [c for c in walk(branch, skip_scopes=True) if isinstance(c, cst.Call)]
-        made = False
-        for call in calls:
-            names = t.qualified_names(call.func)
-            directory = made_directory(call, names)
-            if directory is not None and t.code(directory) in checked:
-                made = True
-                continue
-            if not made:
-                continue
-            written = whole_file_path(call, names, write=True)
-            if written is not None or path_open_for_writing(call):
+            if written is not None and spelled(t, written) & checked:
                 return call
     return None
 
 
 def checked_paths(t: RankZeroOnly, statement: cst.If) -> set[str]:
-    """The text of the paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`)."""
-    return {
-        t.code(arg.value)
-        for call in walk(statement.test)
-        if isinstance(call, cst.Call)
-        for arg in call.args[:1]
-    } | {
-        t.code(call.func.value)
-        for call in walk(statement.test)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-    }
+    """The paths `statement`'s test checks (`os.path.isdir(p)`, `p.exists()`), spelled."""
+    checked: set[str] = set()
+    for call in walk(statement.test):
+        if isinstance(call, cst.Call):
+            for arg in call.args[:1]:
+                checked |= spelled(t, arg.value)
+            if isinstance(call.func, cst.Attribute):
+                checked |= spelled(t, call.func.value)
+    return checked
 
 
-def made_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
-    """The first call in a branch of `statement` that makes a directory its test checks
-    (by text: `if not os.path.exists(d): print(...); os.makedirs(d)`) where that branch
-    also does something else, else None. A branch that only makes the folder does the same
-    on every rank, whichever branch a rank took (the make is idempotent, mkdir.py)."""
+def spelled(t: RankZeroOnly, path: cst.BaseExpression) -> set[str]:
+    """A path's text and its form (path_forms.py), by which two spellings of it meet."""
+    form = path_form(path, t, bare=True)
+    return {t.code(path)} if form is None else {t.code(path), form}
+
+
+def made_in(t: RankZeroOnly, statement: cst.If) -> tuple[cst.Call | None, cst.Call | None]:
+    """(the first call in a branch of `statement` that makes a directory its test checks
+    where that branch also does something else; the first write after such a make), each
+    None where there is none.
+
+    `if not os.path.exists(d): print(...); os.makedirs(d)`: a branch that only makes the
+    folder does the same on every rank, whichever branch a rank took (the make is
+    idempotent, mkdir.py); one that does more did it on the ranks that came first
+    (kaidic/LDAM-DRW@2536330: rank 0's "creating folder" line lost). A cache made once
+    (`if not os.path.exists(cache): os.makedirs(cache)`, then files written into it, which
+    rank 0 alone does): rank 1 made the folder before rank 0 read the test, so rank 0
+    skipped its writes and every rank listed an empty folder (paper99/srfbn_cvpr19@046f693's
+    get_image_paths shape): rank 0's reading takes every rank into the branch (the barrier
+    after it, barriers.py, then waits for the writes)."""
     checked = checked_paths(t, statement)
     branches: list[cst.BaseSuite] = [statement.body]
     if isinstance(statement.orelse, cst.Else):
         branches.append(statement.orelse.body)
+    found: cst.Call | None = None
+    written: cst.Call | None = None
     for branch in branches:
         made: cst.Call | None = None
-        other = False
+        other = made_before = False
         for line in branch.body if isinstance(branch, cst.IndentedBlock) else [branch]:
-            makes = [
-                call
-                for call in walk(line, skip_scopes=True)
-                if isinstance(call, cst.Call)
-                and (directory := made_directory(call, t.qualified_names(call.func))) is not None
-                and t.code(directory) in checked
-            ]
+            makes: list[cst.Call] = []
+            for call in walk(line, skip_scopes=True):
+                if not isinstance(call, cst.Call):
+                    continue
+                names = t.qualified_names(call.func)
+                directory = made_directory(call, names)
+                if directory is not None and spelled(t, directory) & checked:
+                    makes.append(call)
+                    made_before = True
+                elif made_before and written is None and _writes(call, names):
+                    written = call
             if makes and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
                 made = made or makes[0]
             else:
                 other = True
-        if made is not None and other:
-            return made
-    return None
+        if made is not None and other and found is None:
+            found = made
+    return found, written
+
+
+def _writes(call: cst.Call, names: set[str]) -> bool:
+    return whole_file_path(call, names, write=True) is not None or path_open_for_writing(call)

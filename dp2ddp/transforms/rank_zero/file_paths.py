@@ -44,6 +44,14 @@ def file_path(
 ) -> tuple[str, ...] | None:
     """The texts of the path `call` writes (write=True) or reads a file at
     (path_texts.py); None when it does neither, or the path is not a plain argument."""
+    first = path_argument(call, t, write=write)
+    if first is None:
+        return None
+    return _with_form(path_texts(first, call, t, t.code, index), first, t)
+
+
+def path_argument(call: cst.Call, t: RankZeroOnly, *, write: bool) -> cst.BaseExpression | None:
+    """The argument (or the pathlib object) `call` writes (write=True) or reads a file at."""
     if any(a.star for a in call.args):
         return None
     names = t.qualified_names(call.func)
@@ -65,9 +73,7 @@ def file_path(
         first = func.value
     else:
         return None
-    if first is None:
-        return None
-    return _with_form(path_texts(first, call, t, t.code, index), first, t)
+    return first
 
 
 def _with_form(
@@ -128,6 +134,26 @@ def read_elsewhere(
         if passed is not None:
             texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
+
+
+def argument_elsewhere(
+    call: cst.Call, t: RankZeroOnly, functions: frozenset[str]
+) -> cst.BaseExpression | str | None:
+    """The argument a call of another module's function (`functions`: ProgramHints.
+    file_read_by or file_written_by) reads or writes a file at, or the fixed path itself."""
+    if not functions or any(a.star for a in call.args):
+        return None
+    called = called_names(call, t)
+    for function in functions:
+        name, position, parameter = function.split(":", 2)
+        if name not in called:
+            continue
+        if position == "=":
+            return parameter
+        passed = argument(call, parameter, int(position))
+        if passed is not None:
+            return passed
+    return None
 
 
 def written_elsewhere(

@@ -7,6 +7,12 @@ overwrite an existing run) is kept: the call becomes `ddp_mkdir(path.mkdir, ...)
 rank 0 as written while the other ranks wait, bounded, for that directory instead of racing
 it. No process group is needed, so this holds in a config parser that runs before
 ddp_setup(). An exists-check that raises before it is rank 0's reading (run_dir.py).
+
+Not folded into the agreement rule (run_dir.py), which makes a value each process reads on
+its own rank 0's: a make with exist_ok=True reads nothing that differs between ranks, and a
+make whose exist_ok the program computes is an effect rank 0 alone must have, not a value to
+hand over (rank 0 raising FileExistsError as written, not each rank by its own finding). The
+directory's path is one of the rule's sinks (made_directory).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ rank 0 had not filled yet (FileNotFoundError, or a part of the files), with `--c
 
 `path_form` follows the def-use view (dp2ddp/flow) to what the path is built of: string
 literals and the module's string constants, `os.path.join`, `pathlib.Path(...)` and its `/`,
-`+`, f-strings, `str()`/`os.fspath()`, a local or `self.x` bound once, and a parameter every
-call of its function in the module passes one form for; anything else stays a name
+`+`, f-strings, `str()`/`os.fspath()`, a local or `self.x` bound once, a parameter every
+call of its function in the module passes one form for, and a loop's name over a
+comprehension (`for f in files` of `files = [os.path.join(d, f"{i}.npy") for i in ...]`:
+each item's form); anything else stays a name
 (`{root}`, a loop's `{i}`). The form is written as an f-string's text with `/` between the
 parts (`f"{root}/cache/{i}.npy"`), so two spellings of one path have one form, and
 barriers.py matches writes and reads by it as by their texts (file_paths.py adds it to them).
@@ -19,17 +21,21 @@ their texts are (path_texts.py).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms.analysis.module_index import argument
-from dp2ddp.transforms.rank_zero.path_shapes import LISTINGS, PATH_LISTINGS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
 
+#: Listing calls: the directory (or pattern) is their first argument.
+LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
+#: A pathlib path's listing methods (`Path(d).glob("*.npy")`): the directory is the object.
+PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
 #: Calls joining their arguments with `/`, and calls returning their argument's path.
 _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath"})
 _SAME = frozenset({"str", "builtins.str", "os.fspath"})
@@ -40,15 +46,18 @@ _DEPTH = 6
 _Piece = tuple[bool, str]
 
 
-def path_form(node: cst.BaseExpression, t: RankZeroOnly) -> str | None:
+def path_form(node: cst.BaseExpression, t: RankZeroOnly, *, bare: bool = False) -> str | None:
     """The form of the path `node` (see the module's docstring), or None where no literal
-    takes part (a bare name, a call of anything else: its text says as much)."""
+    takes part (a bare name, a call of anything else: its text says as much), unless `bare`
+    (a folder listed: `f"{out}"`, whatever its paths within are spelled by)."""
     pieces = _pieces(node, t, _DEPTH)
-    if pieces is None or not any(literal for literal, _ in pieces):
+    if pieces is None or not (bare or any(literal for literal, _ in pieces)):
         return None
     text = ""
     for literal, part in pieces:
         if not literal:
+            if '"' in part and "'" not in part:
+                part = part.replace('"', "'")  # `{"%03d.npy" % i}`: the other quote
             if '"' in part or "\\" in part or "{" in part:
                 return None  # not writable inside one f-string's braces
             text += "{" + part + "}"
@@ -66,6 +75,8 @@ def path_form(node: cst.BaseExpression, t: RankZeroOnly) -> str | None:
 
 def form_within(path: str, directory: str) -> bool:
     """A path's form names something in `directory`'s form (a listing's folder)."""
+    if not (path.endswith('"') and path.startswith(('"', 'f"'))):
+        return False  # a text, not a form
     inner, folder = _inner(path), _inner(directory)
     return bool(folder) and inner.startswith(folder.rstrip("/") + "/")
 
@@ -75,23 +86,72 @@ def _inner(form: str) -> str:
     return form[2:-1] if form.startswith('f"') else form[1:-1].replace("{", "{{").replace("}", "}}")
 
 
-def listing_form(call: cst.Call, t: RankZeroOnly) -> str | None:
-    """The form of the folder a listing lists: `os.listdir(d)`, `glob.glob(pattern)` (the
-    pattern's folder, before its first `*`), `Path(d).glob(...)`, `d.iterdir()`."""
+def listing(call: cst.Call, t: RankZeroOnly) -> tuple[str, str] | None:
+    """(the form of the folder a listing lists, the extension its pattern asks for or ""):
+    `os.listdir(d)`, `glob.glob(pattern)` (the pattern's folder, before its first `*`),
+    `Path(d).glob("*.npy")`, `d.iterdir()`; None for any other call. A path written in that
+    folder is one whose form is within it (form_within), however either is spelled."""
+    if any(a.star for a in call.args):
+        return None
     names = t.qualified_names(call.func)
-    if names & LISTINGS:
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            return None
-        form = path_form(call.args[0].value, t)
-        if form is None or "*" not in form:
-            return form
-        head = form.split("*", 1)[0]
-        folder = head.rsplit("/", 1)[0] if "/" in head else ""
-        return None if not folder or folder in ('f"', '"') else folder + '"'
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in PATH_LISTINGS:
-        return path_form(func.value, t)
-    return None
+    if names & LISTINGS:
+        if not call.args or call.args[0].keyword is not None:
+            return None
+        form = path_form(call.args[0].value, t, bare=True)
+        if form is None or "*" not in form:
+            return None if form is None else (form, "")
+        head, _, tail = form.partition("*")
+        folder = head.rsplit("/", 1)[0] if "/" in head else ""
+        if not folder or folder in ('f"', '"'):
+            return None
+        return folder + '"', _pattern_suffix("*" + tail[:-1])
+    # a local's or a module variable's own name (`cache.iterdir` of `cache = Path(d)`)
+    # names no library: what the object is, the method says
+    library = {n for n in names if "<locals>" not in n and n != t.code(func)}
+    if library or not isinstance(func, cst.Attribute) or func.attr.value not in PATH_LISTINGS:
+        return None
+    form = path_form(func.value, t, bare=True)
+    if form is None:
+        return None
+    pattern = call.args[0].value if call.args else None
+    wanted = ""
+    if isinstance(pattern, cst.SimpleString) and isinstance(pattern.evaluated_value, str):
+        wanted = _pattern_suffix(pattern.evaluated_value)
+    return form, wanted
+
+
+def _pattern_suffix(pattern: str) -> str:
+    match = re.search(r"\*\.([A-Za-z0-9_]{1,10})$", pattern)
+    return match.group(1) if match else ""
+
+
+def pieces(node: cst.BaseExpression, t: RankZeroOnly) -> list[_Piece] | None:
+    """What the path `node` is built of, in order: (True, a literal's text) or (False, a
+    name's or an expression's text), followed as path_form follows it; None where a part
+    cannot be read (a bytes literal, a formatted value with a conversion)."""
+    return _pieces(node, t, _DEPTH)
+
+
+def iterated_strings(iterable: cst.BaseExpression, t: RankZeroOnly) -> tuple[str, ...] | None:
+    """The strings a loop over `iterable` binds: a literal list or tuple of strings, or a
+    name bound once to one (`SPLITS = ["train", "val"]`); None for anything else."""
+    if isinstance(iterable, cst.Name):
+        definitions = view(t.facts.module).definitions(iterable)
+        if len(definitions) != 1 or definitions[0].kind != "assign" or definitions[0].element:
+            return None
+        value = definitions[0].value
+        return None if value is None else iterated_strings(value, t)
+    if not isinstance(iterable, (cst.List, cst.Tuple)):
+        return None
+    strings = [
+        e.value.evaluated_value
+        for e in iterable.elements
+        if isinstance(e, cst.Element)
+        and isinstance(e.value, cst.SimpleString)
+        and isinstance(e.value.evaluated_value, str)
+    ]
+    return tuple(strings) if len(strings) == len(iterable.elements) else None
 
 
 def _pieces(node: cst.BaseExpression, t: RankZeroOnly, depth: int) -> list[_Piece] | None:
@@ -170,7 +230,23 @@ def _bound(node: cst.Name, t: RankZeroOnly, depth: int) -> list[_Piece]:
             return _pieces(definition.value, t, depth - 1) or [(False, node.value)]
     if definition.kind == "param" and isinstance(definition.target, cst.Param):
         return _passed(definition.target, t, depth) or [(False, node.value)]
+    if definition.kind == "for" and not definition.element and definition.value is not None:
+        element = _element(definition.value, t)  # `for f in files` of `files = [... for i]`
+        if element is not None:
+            return _pieces(element, t, depth - 1) or [(False, node.value)]
     return [(False, node.value)]
+
+
+def _element(iterable: cst.BaseExpression, t: RankZeroOnly) -> cst.BaseExpression | None:
+    """What each item of a comprehension is, given directly or by a name bound once."""
+    if isinstance(iterable, cst.Name):
+        definitions = view(t.facts.module).definitions(iterable)
+        if len(definitions) != 1 or definitions[0].kind != "assign" or definitions[0].element:
+            return None
+        iterable = definitions[0].value or iterable
+    if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return iterable.elt
+    return None
 
 
 def _passed(param: cst.Param, t: RankZeroOnly, depth: int) -> list[_Piece] | None:

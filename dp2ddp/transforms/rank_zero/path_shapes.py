@@ -8,14 +8,17 @@ text. Three spellings name one file in a way the text does not show:
   back by `for name in splits: np.load(f"{name}.npy")`. Each name a `for` (or a
   comprehension) around the call binds is replaced by what it iterates (`loop_pattern`): the
   two paths then read alike, and the write gets its barrier;
-- a path spelled out (concrete_paths: literals, f-strings, `+`, os.path.join, the module's
-  string constants): a loop over a list of strings writes each of them
-  (`for split in SPLITS: np.save(f"{split}.npy", ...)` writes `train.npy`, which
+- a path spelled out (concrete_paths, over path_forms.py's reading of what the path is
+  built of: literals, f-strings, `+`, os.path.join, pathlib, strings bound once): a loop
+  over a list of strings writes each of them (`for split in SPLITS:
+  np.save(f"{split}.npy", ...)` writes `train.npy`, which
   `np.load("train.npy")` reads); a loop over anything else writes a wildcard (`*.npy`) a
   read may match (DP066), and two spelled-out paths that differ are never one file;
 - a listing of the directory the write goes into (`glob.glob(os.path.join(OUT, "*.npy"))`,
   `os.listdir(OUT)`, `Path(OUT).glob("*.npy")`, `.iterdir()`): a rank that lists before
-  rank 0 has written sees a part of the files, or none (`listed_directory`);
+  rank 0 has written sees a part of the files, or none. Which folder a listing lists, and
+  whether a path is in it, is path_forms.py's reading (`listing`, `form_within`): one
+  reading of what a path is built of, for every spelling;
 - the rest, which no text can settle: the same helper called with other arguments
   (`cache_file(a)` then `cache_file(b)`), the same attribute or item of another object
   (`self.out` then `cfg.out`, `paths["cache"]` then `opts["cache"]`), a loop over another
@@ -28,18 +31,18 @@ text. Three spellings name one file in a way the text does not show:
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NodeView, walk
+from dp2ddp.transforms.rank_zero.path_forms import iterated_strings, pieces
 
-#: Listing calls: the directory (or pattern) is their first argument.
-LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
-#: A pathlib path's listing methods (`Path(d).glob("*.npy")`): the directory is the object.
-PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
+
 #: A name a loop binds, in a pattern: replaced by `LOOP_NAME` and the iterable's number.
 LOOP_NAME = "__dp2ddp_in_"
 _PLACEHOLDER = re.compile(rf"{LOOP_NAME}\d+__")
@@ -141,122 +144,31 @@ class _Replace(cst.CSTTransformer):
 _MOST = 64
 
 
-def string_constants(
-    module: cst.Module, bound_in_functions: Callable[[str], bool]
-) -> dict[str, tuple[str, ...]]:
-    """The module's top-level names bound once to a string, or to a list or tuple of them
-    (`SPLITS = ["train", "val"]`), and nowhere else: what concrete_paths spells them as."""
-    seen: dict[str, int] = {}
-    found: dict[str, tuple[str, ...]] = {}
-    for statement in module.body:
-        for node in walk(statement, skip_scopes=True):
-            if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For)):
-                continue
-            targets = (
-                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
-            for target in targets:
-                for name in (n.value for n in walk(target) if isinstance(n, cst.Name)):
-                    seen[name] = seen.get(name, 0) + 1
-            if isinstance(node, cst.Assign) and len(targets) == 1:
-                target = targets[0]
-                strings = _strings(node.value)
-                if isinstance(target, cst.Name) and strings is not None:
-                    found[target.value] = strings
-    return {
-        name: strings
-        for name, strings in found.items()
-        if seen.get(name) == 1 and not bound_in_functions(name)
-    }
-
-
-def _strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-        return (node.evaluated_value,)
-    if isinstance(node, (cst.List, cst.Tuple)):
-        items = [
-            e.value.evaluated_value
-            for e in node.elements
-            if isinstance(e, cst.Element)
-            and isinstance(e.value, cst.SimpleString)
-            and isinstance(e.value.evaluated_value, str)
-        ]
-        return tuple(items) if len(items) == len(node.elements) else None
-    return None
-
-
 def concrete_paths(
-    text: str, site: cst.CSTNode, view: NodeView, constants: dict[str, tuple[str, ...]]
+    path: cst.BaseExpression | str | None, site: cst.CSTNode, t: RankZeroOnly
 ) -> tuple[str, ...] | None:
-    """The paths a path's text (as path_texts.py gives it for `site`) spells out: string
-    literals, f-strings, `+` and os.path.join over them, the module's string constants, and
-    names a loop around `site` binds: each string of a literal list it iterates, or `*` (a
-    glob wildcard) for any other iterable. None where any other value takes part."""
-    path = _parsed(text)
-    if path is None:
+    """The paths `path` (at `site`) spells out. What it is built of is path_forms.py's
+    reading (`pieces`: literals, the module's and a function's strings bound once,
+    os.path.join, pathlib, `+`, f-strings); each name a loop around `site` binds stands for
+    each string of a literal list it iterates (or a name bound once to one), or for `*` (a
+    glob wildcard) for any other iterable. None where any other value takes part, or no
+    path is given; a string is another module's fixed path (ProgramHints), itself."""
+    if path is None or isinstance(path, str):
+        return None if path is None else (path,)
+    parts = pieces(path, t)
+    if parts is None:
         return None
-    loops = _loops(site, view)
-    spelled = _spell(path, loops, constants)
-    return None if spelled is None else tuple(dict.fromkeys(spelled))
-
-
-def _spell(
-    node: cst.BaseExpression,
-    loops: dict[str, tuple[cst.BaseExpression, str]],
-    constants: dict[str, tuple[str, ...]],
-) -> list[str] | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return [value] if isinstance(value, str) else None
-    if isinstance(node, cst.Name):
-        if node.value in loops:
-            iterable, where = loops[node.value]
-            strings = None if where else _iterated(iterable, constants)
-            return ["*"] if strings is None else list(strings)
-        strings = constants.get(node.value)
-        return list(strings) if strings is not None and len(strings) == 1 else None
-    parts: list[list[str] | None] = []
-    joiner = ""
-    if isinstance(node, cst.FormattedString):
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                parts.append([part.value])
-            elif (
-                isinstance(part, cst.FormattedStringExpression)
-                and part.format_spec is None
-                and part.conversion is None
-            ):
-                parts.append(_spell(part.expression, loops, constants))
-            else:
-                return None
-    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        parts = [_spell(node.left, loops, constants), _spell(node.right, loops, constants)]
-    elif isinstance(node, cst.ConcatenatedString):
-        parts = [_spell(node.left, loops, constants), _spell(node.right, loops, constants)]
-    elif (
-        isinstance(node, cst.Call)
-        and cst.Module([]).code_for_node(node.func) == "os.path.join"
-        and node.args
-        and all(a.keyword is None and not a.star for a in node.args)
-    ):
-        parts, joiner = [_spell(a.value, loops, constants) for a in node.args], "/"
-    else:
-        return None
+    loops = _loops(site, t)
     spelled = [""]
-    for index, options in enumerate(parts):
+    for literal, part in parts:
+        options: tuple[str, ...] | None = (part,) if literal else None
+        if not literal and part in loops:
+            iterable, where = loops[part]
+            options = (None if where else iterated_strings(iterable, t)) or ("*",)
         if options is None or len(spelled) * len(options) > _MOST:
             return None
-        glue = joiner if index else ""
-        spelled = [f"{head}{glue}{option}" for head in spelled for option in options]
-    return spelled
-
-
-def _iterated(
-    iterable: cst.BaseExpression, constants: dict[str, tuple[str, ...]]
-) -> tuple[str, ...] | None:
-    if isinstance(iterable, cst.Name):
-        return constants.get(iterable.value)
-    return _strings(iterable)
+        spelled = [f"{head}{option}" for head in spelled for option in options]
+    return tuple(dict.fromkeys(spelled))
 
 
 def spelled_same(written: tuple[str, ...], read: tuple[str, ...]) -> str:
@@ -286,72 +198,6 @@ def spelled_apart(written: tuple[str, ...] | None, read: tuple[str, ...] | None)
 @functools.lru_cache(maxsize=1024)
 def _wildcard(pattern: str) -> re.Pattern[str]:
     return re.compile("[^/.]+".join(re.escape(piece) for piece in pattern.split("*")))
-
-
-def listed_directory(
-    call: cst.Call, names: set[str], code: Callable[[cst.CSTNode], str]
-) -> tuple[str, str] | None:
-    """(the text of the directory `call` lists, the extension its pattern asks for or "");
-    None when `call` lists no directory."""
-    if any(a.star for a in call.args):
-        return None
-    func = call.func
-    if names & LISTINGS:
-        if not call.args or call.args[0].keyword is not None:
-            return None
-        return _directory(call.args[0].value, code)
-    # a local's or a module variable's own name (`cache.iterdir` of `cache = Path(d)`)
-    # names no library: what the object is, the method says
-    library = {n for n in names if "<locals>" not in n and n != code(func)}
-    if library or not isinstance(func, cst.Attribute) or func.attr.value not in PATH_LISTINGS:
-        return None
-    owner = func.value
-    if isinstance(owner, cst.Call) and code(owner.func) in ("Path", "pathlib.Path"):
-        if len(owner.args) != 1 or owner.args[0].keyword is not None or owner.args[0].star:
-            return None
-        owner = owner.args[0].value
-    pattern = call.args[0].value if call.args else None
-    suffix = ""
-    if isinstance(pattern, cst.SimpleString) and isinstance(pattern.evaluated_value, str):
-        suffix = _pattern_suffix(pattern.evaluated_value)
-    return code(owner), suffix
-
-
-def _directory(
-    pattern: cst.BaseExpression, code: Callable[[cst.CSTNode], str]
-) -> tuple[str, str] | None:
-    """The directory of a glob pattern or a listed path: `d` of `os.path.join(d, "*.npy")`,
-    `d + "/*.npy"`, `f"{d}/*.npy"`, or the path itself; and the extension asked for."""
-    if isinstance(pattern, cst.Call) and code(pattern.func) == "os.path.join":
-        args = [a for a in pattern.args if a.keyword is None and not a.star]
-        if len(args) >= 2 and isinstance(args[-1].value, cst.SimpleString):
-            last = args[-1].value.evaluated_value
-            if isinstance(last, str) and "*" in last:
-                return code(args[0].value), _pattern_suffix(last)
-        return code(pattern), ""
-    if isinstance(pattern, cst.BinaryOperation) and isinstance(pattern.operator, cst.Add):
-        right = pattern.right
-        if isinstance(right, cst.SimpleString) and isinstance(right.evaluated_value, str):
-            if right.evaluated_value.startswith("/") and "*" in right.evaluated_value:
-                return code(pattern.left), _pattern_suffix(right.evaluated_value)
-    if isinstance(pattern, cst.FormattedString) and len(pattern.parts) == 2:
-        head, tail = pattern.parts
-        if isinstance(head, cst.FormattedStringExpression) and isinstance(
-            tail, cst.FormattedStringText
-        ):
-            if tail.value.startswith("/") and "*" in tail.value:
-                return code(head.expression), _pattern_suffix(tail.value)
-    if isinstance(pattern, cst.SimpleString) and isinstance(pattern.evaluated_value, str):
-        text = pattern.evaluated_value
-        if "*" in text:
-            folder = text.split("*", 1)[0].rstrip("/")  # as a double-quoted literal's text
-            return json.dumps(folder) if folder else '"."', _pattern_suffix(text)
-    return code(pattern), ""
-
-
-def _pattern_suffix(pattern: str) -> str:
-    match = re.search(r"\*\.([A-Za-z0-9_]{1,10})$", pattern)
-    return match.group(1) if match else ""
 
 
 def names_within(text: str, root: str) -> bool:

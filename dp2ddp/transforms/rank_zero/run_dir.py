@@ -29,9 +29,18 @@ os.path.exists(d): raise ...; os.makedirs(d)`: rank 1 found rank 0's new folder 
 raised): every rank stops, or none does. A removal alone is no sink: it goes to rank 0
 (side_effects.py), but it is waited for all the same: a removal the check decides is
 followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof).
+
+One rule, one loop (`_share_flows` over `_Sink`s): every sink (a path made, opened, read or
+written; an attribute another module makes a path of; a training loop's end, loop_decisions.py)
+has its per-process reads found by per_process_sources and each made rank 0's or DP053.
+Two sinks keep their own walk because what they share is decided, not computed: an `if` on
+the file system's state deciding a branch (decided_paths.py), and a learning rate decided
+by a figure (decisions.py), shared at the call nearest the decision.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -56,7 +65,6 @@ from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decided_paths import (
-    made_and_written_in,
     made_in,
     written_after,
 )
@@ -75,6 +83,18 @@ from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 _EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
 
 
+class _Sink(NamedTuple):
+    """What the ranks share, computed from or decided by `expr` at `site`; `named` for DP053
+    (what, and where the flow ends), `reason` for the change record."""
+
+    expr: cst.BaseExpression
+    site: cst.CSTNode
+    named: tuple[str, str]
+    reason: str
+    written: bool = False
+    decides: bool = False
+
+
 class RunDirValues(CallRule):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -90,12 +110,22 @@ class RunDirValues(CallRule):
         return None
 
     def plan(self, module: cst.Module) -> None:
-        """The clock or random reads (`datetime.now()`) that the path of a directory made on
-        every rank, or of a file every rank reads (a checkpoint rank 0 saved), is computed
-        from, each with the line of that use: they become ddp_rank0_value(...) so every rank
-        names the same path (analysis/per_process.py)."""
+        """One rule over the sinks (see the module's docstring): a path made, opened, read or
+        written; an attribute naming one elsewhere; a shared step, a learning rate or a
+        training loop's end decided."""
         sources: dict[int, str] = {}
         warned: set[int] = set()
+        found = (sources, warned)
+        self._share_flows([*self._path_sinks(module), *self._attribute_sinks()], found)
+        self._decided(module, sources, warned)
+        self._rate_decisions(module, sources, warned)
+        self._share_flows(self._exit_sinks(module), found)
+        self.sources = sources
+
+    def _path_sinks(self, module: cst.Module) -> list[_Sink]:
+        """The path of a directory made on every rank (a SummaryWriter's log directory), of
+        a file every rank reads or opens as its log, or of a file rank 0 writes."""
+        sinks: list[_Sink] = []
         per_sample = per_sample_functions(module, self.t.qualified_names)
         for call in walk(module):
             if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
@@ -120,35 +150,15 @@ class RunDirValues(CallRule):
             if self._in_inserted_helper(call):
                 continue  # the inline setup block's own code (DdpNullWriter's default name)
             line = self.t.input_position(call)[0]
-            elsewhere = self.t.state.hints.per_rank_returns
-            for source, origin in per_process_sources(self.t, path, call, elsewhere):
-                if id(source) in sources or id(source) in warned:
-                    continue
-                if written and not self._every_rank_names(source, call):
-                    continue
-                self._share_or_warn(
-                    source,
-                    origin,
-                    (f"{what} at line {line}", f"{self.t.code(call)} at line {line}"),
-                    f"it names the path used at line {line}",
-                    (sources, warned),
-                )
-        self._attribute_sinks(module, sources, warned)
-        self._decided(module, sources, warned)
-        self._rate_decisions(module, sources, warned)
-        self._exit_decisions(module, sources, warned)
-        self.sources = sources
+            named = (f"{what} at line {line}", f"{self.t.code(call)} at line {line}")
+            reason = f"it names the path used at line {line}"
+            sinks.append(_Sink(path, call, named, reason, written=written))
+        return sinks
 
-    def _exit_decisions(
-        self, module: cst.Module, sources: dict[int, str], warned: set[int]
-    ) -> None:
-        """A training loop's end decided by a per-process read (loop_decisions.py: a time
-        budget, `if time.time() - t0 > limit: break`): each read (the clock, an unseeded
-        draw, the file system) becomes rank 0's value, so every rank leaves at the same
-        iteration; DP053 where the ranks' n-th reads may not be the same read. A test on
-        this rank's own batches is DP032's (loop_exits.py)."""
-        alike = self._alike_streams()
-        elsewhere = self.t.state.hints.per_rank_returns
+    def _exit_sinks(self, module: cst.Module) -> list[_Sink]:
+        """A training loop's end (loop_decisions.py: `if time.time() - t0 > limit: break`);
+        a test on this rank's own batches is DP032's (loop_exits.py)."""
+        sinks: list[_Sink] = []
         for test, site, _ in exit_tests(
             self.t, self.facts.uniform.index, module, self.t.qualified_names
         ):
@@ -157,13 +167,27 @@ class RunDirValues(CallRule):
             line = self.t.input_position(site)[0]
             named = (f"the end of the training loop at line {line}", statement_header(site))
             reason = f"it decides at line {line} when the training loop ends, on every rank"
-            for source, origin in per_process_sources(self.t, test, site, elsewhere):
-                if isinstance(source, cst.Call) and not self._drawn_apart(source, alike):
-                    continue
+            sinks.append(_Sink(test, site, named, reason, decides=True))
+        return sinks
+
+    def _share_flows(self, sinks: list[_Sink], found: tuple[dict[int, str], set[int]]) -> None:
+        """Each per-process read a sink's value comes from, rank 0's (_share_or_warn); one
+        deciding a step, unless drawn alike (a seeded stream), also every rank's condition
+        (uniformity.py)."""
+        sources, warned = found
+        elsewhere = self.t.state.hints.per_rank_returns
+        alike = self._alike_streams() if any(sink.decides for sink in sinks) else frozenset()
+        for sink in sinks:
+            for source, origin in per_process_sources(self.t, sink.expr, sink.site, elsewhere):
+                if sink.decides and isinstance(source, cst.Call):
+                    if not self._drawn_apart(source, alike):
+                        continue
                 if id(source) in sources or id(source) in warned:
                     continue
-                self._share_or_warn(source, origin, named, reason, (sources, warned))
-                if id(source) in sources and isinstance(source, cst.Call):
+                if sink.written and not self._every_rank_names(source, sink.site):
+                    continue
+                self._share_or_warn(source, origin, sink.named, sink.reason, found)
+                if sink.decides and id(source) in sources and isinstance(source, cst.Call):
                     self.facts.uniform.share(source)
 
     def _rate_decisions(
@@ -299,18 +323,14 @@ class RunDirValues(CallRule):
                 return node
         return None
 
-    def _attribute_sinks(
-        self, module: cst.Module, sources: dict[int, str], warned: set[int]
-    ) -> None:
-        """`opts.save_dir = os.path.join(..., opts.run_name)` where some module of the
-        program makes or writes a path that reads `.save_dir` (ProgramHints.
-        path_attributes, path_sinks.py): each per-process read the value comes from is
-        rank 0's, or DP053 where the ranks' n-th reads may not be the same read."""
+    def _attribute_sinks(self) -> list[_Sink]:
+        """`opts.save_dir = ...` where some module of the program makes or writes a path
+        that reads `.save_dir` (ProgramHints.path_attributes, path_sinks.py)."""
         named = self.t.state.hints.path_attributes
         if not named:
-            return
-        elsewhere = self.t.state.hints.per_rank_returns
-        for assign in walk(module):
+            return []
+        sinks: list[_Sink] = []
+        for assign in walk(self.facts.module):
             if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
                 continue
             target = assign.targets[0].target
@@ -320,16 +340,10 @@ class RunDirValues(CallRule):
                 continue
             line = self.t.input_position(assign)[0]
             what = f"`{self.t.code(target)}` at line {line}, a path the program makes or writes"
-            for source, origin in per_process_sources(self.t, assign.value, assign, elsewhere):
-                if id(source) in sources or id(source) in warned:
-                    continue
-                self._share_or_warn(
-                    source,
-                    origin,
-                    (what, self.t.code(target)),
-                    f"it names {what}",
-                    (sources, warned),
-                )
+            sinks.append(
+                _Sink(assign.value, assign, (what, self.t.code(target)), f"it names {what}")
+            )
+        return sinks
 
     def _share_or_warn(
         self,
@@ -540,21 +554,19 @@ class RunDirValues(CallRule):
             # save_path) and not args.overwrite: raise`, then utils.get_logger()'s
             # `os.makedirs(save_path, exist_ok=True)`: rank 0, later, raised).
             return exits[0]
-        made = made_in(self.t, statement)
+        made, written = made_in(self.t, statement)
         if made is not None and not any(self._is_removal(c) for c in walk(statement)):
             # The branch makes the folder its test checks, on every rank: another rank's
-            # make turns the test, and what else the branch does (kaidic/LDAM-DRW@2536330:
-            # rank 0's "creating folder" line) happens on the ranks that came first. (A
-            # removal in it: _removes_then_uses places the barrier right after it.)
+            # make turns the test (decided_paths.made_in). (A removal in it:
+            # _removes_then_uses places the barrier right after it.)
             return made
-        written = made_and_written_in(self.t, statement)
         if written is not None:
             return written
         if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
             return written_after(self.t, statement)
         return None
 
-    def _every_rank_names(self, source: cst.CSTNode, write: cst.Call) -> bool:
+    def _every_rank_names(self, source: cst.CSTNode, write: cst.CSTNode) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is
         proved to read it as often (uniformity.py): elsewhere only rank 0 uses the name
         here (a read of it by every rank is a sink of its own, warned there), and

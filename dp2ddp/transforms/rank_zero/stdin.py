@@ -9,6 +9,11 @@ prompt, the others take its answer through torchrun's rendezvous store (no colle
 also in a config parser before ddp_setup()). A read already on rank 0 only stays. What
 cannot be shared that way, stdin iterated or handed on as a file (`for line in
 sys.stdin`, `json.load(sys.stdin)`), is DP055.
+
+Not folded into the agreement rule's `ddp_rank0_value` (run_dir.py), which reads on every
+rank and hands over rank 0's value: a terminal read must happen on rank 0 alone (another
+rank would wait at the terminal, or get EOFError), so ddp_stdin reads there only. A read of
+stdin is one of that rule's sinks: a check of the file system that decides it is rank 0's.
 """
 
 from __future__ import annotations

@@ -1,0 +1,127 @@
+"""A loop over a sharded loader runs as many passes on every rank (issue 29, uniformity.py).
+
+Its batches differ between ranks, so uniformity.py cannot prove `for x, y in loader:` by
+the value it iterates; yet a barrier in such a loop (after a checkpoint saved on rank 0 and
+loaded back in the same pass: princeton-vl/RAFT's loop, stop 34) needs only that every rank
+runs as many passes. That is proved here, from how the loader is built, never assumed:
+
+- the loop iterates a loader (through `enumerate(...)`, or a progress bar), a name or
+  `self.x` every binding of which in the module is `DataLoader(..., sampler=S(...))` with S
+  torch's DistributedSampler or the header's DdpDistributedSampler, no `batch_sampler=`,
+  at most the dataset and the batch size positional, and each binding reached by every rank;
+- its batch size (`ddp_per_rank_batch(B)` or any other), `drop_last`, and the sampler's
+  `num_replicas` and `drop_last` are the same on every rank (uniformity.py's values);
+- no rank leaves the loop early on its own: no `break`, `return` or `raise` leaving it under
+  a condition (inside it) that may differ between ranks (`if loss.item() < limit: break`).
+
+A DistributedSampler hands each rank `ceil(len(dataset) / WORLD_SIZE)` indices (the list
+padded; `floor` with drop_last), whatever its rank; the loader cuts them into batches by its
+batch size and drop_last: the same count on every rank. That rests on `len(dataset)` being
+the same on every rank, the premise of sharding by index itself: the data pass builds every
+rank's dataset alike (`ddp_same_random`) or warns where it cannot, and a dataset listed from
+files rank 0 writes is waited for (barriers.py) or warned (DP054, DP066).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import Definition, view
+from dp2ddp.transforms._support.names import (
+    DATALOADER,
+    DDP_DISTRIBUTED_SAMPLER,
+    DISTRIBUTED_SAMPLER,
+)
+from dp2ddp.transforms._support.nodes import leaves_past, name_of, walk
+from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
+from dp2ddp.transforms.analysis.guards import bar_iterable
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.analysis.uniformity import RankUniformity
+
+
+def sharded_passes_alike(uniform: RankUniformity, loop: cst.For) -> bool:
+    """`loop` goes through a sharded loader whose length is the same on every rank, and no
+    rank leaves it on its own (see the module's docstring)."""
+    iterated = _loader_of(uniform, loop.iter)
+    if iterated is None:
+        return False
+    definitions = _bindings(uniform, iterated)
+    if not definitions or not all(_sharded(uniform, d) for d in definitions):
+        return False
+    return not left_per_rank(uniform, loop)
+
+
+def _loader_of(uniform: RankUniformity, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The loader `expr` iterates: itself, or through `enumerate(loader[, start])` or a
+    progress bar (`tqdm(loader, ...)`): each yields once per batch."""
+    bar = bar_iterable(expr, uniform.view)
+    if bar is not None:
+        return _loader_of(uniform, bar)
+    if isinstance(expr, cst.Call):
+        if not uniform.view.qualified_names(expr.func) & {"builtins.enumerate"}:
+            return None
+        args = [a for a in expr.args if a.keyword is None and not a.star]
+        if not args or len(args) != len(expr.args):
+            return None
+        return _loader_of(uniform, args[0].value)
+    return expr if isinstance(expr, (cst.Name, cst.Attribute)) else None
+
+
+def _bindings(uniform: RankUniformity, loader: cst.BaseExpression) -> list[Definition]:
+    """Every binding of the loader's name (or of `self.x` in its class's methods)."""
+    flow = view(uniform.module)
+    if isinstance(loader, cst.Name):
+        return flow.definitions(loader)
+    if not (isinstance(loader, cst.Attribute) and isinstance(loader.value, cst.Name)):
+        return []
+    function = flow.function_around(loader)
+    if function is None or function.owner is None or loader.value.value != function.self_name:
+        return []
+    return flow.attribute_definitions(function.owner, loader.attr.value)
+
+
+def _sharded(uniform: RankUniformity, definition: Definition) -> bool:
+    """A binding of a DataLoader over a DistributedSampler whose length is every rank's."""
+    call = definition.value
+    if definition.kind != "assign" or definition.element or not isinstance(call, cst.Call):
+        return False
+    if not uniform.view.qualified_names(call.func) & DATALOADER:
+        return False
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > 2 or "batch_sampler" in keywords:
+        return False
+    sampler = keywords.get("sampler")
+    if not (isinstance(sampler, cst.Call) and _distributed_sampler(uniform, sampler)):
+        return False
+    size = keywords.get("batch_size", positional[1] if len(positional) > 1 else None)
+    if isinstance(size, cst.Call) and name_of(size.func) == PER_RANK_BATCH and size.args:
+        size = size.args[0].value  # the global batch over WORLD_SIZE: every rank's
+    at = definition.statement
+    sampled = {a.keyword.value: a.value for a in sampler.args if a.keyword is not None}
+    alike = [size, keywords.get("drop_last"), sampled.get("num_replicas"), sampled.get("drop_last")]
+    if not all(value is None or uniform.value(value, at) for value in alike):
+        return False
+    return uniform.rank_dependent_around(at) is None
+
+
+def _distributed_sampler(uniform: RankUniformity, call: cst.Call) -> bool:
+    return name_of(call.func) == DDP_DISTRIBUTED_SAMPLER or bool(
+        uniform.view.qualified_names(call.func) & DISTRIBUTED_SAMPLER
+    )
+
+
+def left_per_rank(uniform: RankUniformity, loop: cst.For | cst.While) -> bool:
+    """A `break`, `return` or `raise` leaving `loop` under a condition inside it that may
+    differ between ranks: that rank runs fewer passes (asked of a `while` too: its test
+    alike on every rank does not make its passes alike)."""
+    within = {id(node) for node in walk(loop.body)}
+    for exit_ in walk(loop.body, skip_scopes=True):
+        if isinstance(exit_, cst.Continue) or not leaves_past(exit_, within, uniform.view):
+            continue
+        if any(id(s) in within for s in uniform.rank_dependent_statements(exit_)):
+            return True
+    return False
