@@ -357,6 +357,11 @@ STOP33_L = ("forwards_before_backward",)
 #: Validation round stop 34 (helper v3): B1, a tensor of the batch's rows filled by a loop over
 #: the loader's batch_size (before: IndexError on both ranks at the first step).
 STOP34_V3 = ("global_batch_count",)
+#: Stop 39 (helper x), X2 of the stop-34 round: an EMA teacher switched off in a trainer
+#: object's constructor, wrapped beside the student (before: DDP's constructor raised on
+#: both ranks, "not needed when a module doesn't have any parameter that requires a
+#: gradient"; now ddp_wrap_trainable holds it without DDP).
+STOP39_X = ("frozen_ema_teacher",)
 
 
 @pytest.fixture(scope="module")
@@ -386,6 +391,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_J,
         *STOP33_L,
         *STOP34_V3,
+        *STOP39_X,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -550,7 +556,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3))
+@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3, *STOP39_X))
 def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
