@@ -219,7 +219,9 @@ CHUNKS = (
 #: Noise shaped like the batch (`rand_like`, `randint(..., (X.shape[0],))`, a loss helper's
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
-LIKE_DRAWS = ("batch_noise_like",)
+#: Stop 39 (helper x): the shape read from a batch unpacked in the loop (RAFT's
+#: `torch.randn(*image1.shape)`, `torch.rand(x.size())`, `torch.randn(x.shape)`; before: DP006).
+LIKE_DRAWS = ("batch_noise_like", "batch_noise_shape_of")
 #: A (heads x batch)-row model output indexed at positions of the global batch (issue 28
 #: class N5; real-world: soobinseo/Transformer-TTS@87bd9c9): before, IndexError on every rank.
 INDICES = ("global_index_output",)
@@ -834,7 +836,14 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
 
 
 @pytest.mark.parametrize(
-    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
+    "name",
+    [
+        *DRAWS,
+        "batch_noise_per_sample",
+        "batch_noise_shape_of",
+        "layers_in_containers",
+        *DISTRIBUTION_DRAWS,
+    ],
 )  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
