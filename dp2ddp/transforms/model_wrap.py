@@ -269,11 +269,9 @@ class WrapModelInDDP(MigrationTransform):
                 for w, other in self._wraps
             ):
                 continue
-            self.warn(
-                call,
-                "DP042",
-                f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
-            )
+            text = self._unused.holder_text(call, target, owner)
+            if text:
+                self.warn(call, "DP042", text)
 
     # -- patch_replication_callback(model) on a model that is DDP now ---------------------
     def leave_SimpleStatementLine(

@@ -161,6 +161,47 @@ class UnusedParameters:
         )
         return WRAP_TRAINABLE
 
+    def holder_text(self, call: cst.Call, target: str, owner: str) -> str:
+        """DP042's text for `owner.x = DataParallel(owner.x)` (`target` is `owner.x`): ""
+        where `owner` is proved a plain object (built in this file by a class of its own
+        with no base class: a trainer holding models, LeeDoYup/FixMatch-pytorch@f167d64's
+        `FixMatch`), whose other attributes are no parameters of the wrapped model's; the
+        plain claim where its class is one of the program's nn.Module classes; else said
+        as what it is, a question of `owner`'s class."""
+        kind = self._owner_class(owner)
+        if kind == "plain":
+            return ""
+        claim = f"`{target}` is part of `{owner}`, whose other parameters DDP does not average"
+        if kind == "module":
+            return claim
+        return (
+            f"`{target}` is an attribute of `{owner}`, whose class is not read here: if it is "
+            f"an nn.Module, its other parameters DDP does not average (a plain object holding "
+            "models is no concern: wrap each model it trains)"
+        )
+
+    def _owner_class(self, owner: str) -> str:
+        """ "module" where some binding of `owner` (a name) in this file calls one of the
+        program's nn.Module classes; "plain" where every binding calls one class of this
+        file with no base class; "" (not known) otherwise."""
+        if "." in owner:
+            return ""
+        built = {
+            ast.unparse(node.value.func)
+            for node in ast.walk(self._ast())
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and any(isinstance(t, ast.Name) and t.id == owner for t in node.targets)
+        }
+        classes = self._model_classes()
+        if any(name in classes or name.rsplit(".", 1)[-1] in classes for name in built):
+            return "module"
+        own = [n for n in self._ast().body if isinstance(n, ast.ClassDef) and n.name in built]
+        plain = len(built) == 1 and len(own) == 1 and not own[0].keywords
+        if plain and all(isinstance(b, ast.Name) and b.id == "object" for b in own[0].bases):
+            return "plain"
+        return ""
+
     def freezing(self, module: cst.BaseExpression) -> str:
         """A toggle of the program that may switch off the wrapped model's parameters
         before the wrap (`for p in ema.parameters(): p.requires_grad = False`, an EMA or
