@@ -368,10 +368,12 @@ class ProgramFacts:
         (PickledParam), by qualified name as an importer spells it: a wrapped model passed
         to one is passed as its `.module`, or warned DP070 (transforms/hazards/pickled.py).
 
-    grad_toggles: statements in functions of the program's other modules that may switch
-        parameters' gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
-        grad_toggles), as (text, "path:line"): any may run after a wrap, so the wraps get
-        find_unused_parameters=True (DP041). Empty for a single file.
+    grad_toggles: statements of the program's other modules that may switch parameters'
+        gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
+        grad_toggles), as (text, "path:line", early): one in a function (not early) may run
+        after a wrap, so the wraps get find_unused_parameters=True (DP041); any may freeze
+        a model before its wrap (the wrap becomes ddp_wrap_trainable). Empty for a single
+        file.
     """
 
     role: Role | None = None
@@ -389,7 +391,7 @@ class ProgramFacts:
     seeded_streams: frozenset[str] | None = None
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
 
-    grad_toggles: tuple[tuple[str, str], ...] = ()
+    grad_toggles: tuple[tuple[str, str, bool], ...] = ()
     #: Summaries of the functions and methods of the program's other modules for DP026
     #: (BackwardSummary), by qualified name as an importer spells it
     #: ("models.InpaintingModel.process"). Empty for a single file.

@@ -219,7 +219,9 @@ CHUNKS = (
 #: Noise shaped like the batch (`rand_like`, `randint(..., (X.shape[0],))`, a loss helper's
 #: `randn_like(samples)`) with one seed for every rank (issue 28; real-world class:
 #: ermongroup/ncsn@7f27f4a): each rank's rows of one draw for the global batch.
-LIKE_DRAWS = ("batch_noise_like",)
+#: Stop 39 (helper x): the shape read from a batch unpacked in the loop (RAFT's
+#: `torch.randn(*image1.shape)`, `torch.rand(x.size())`, `torch.randn(x.shape)`; before: DP006).
+LIKE_DRAWS = ("batch_noise_like", "batch_noise_shape_of")
 #: A (heads x batch)-row model output indexed at positions of the global batch (issue 28
 #: class N5; real-world: soobinseo/Transformer-TTS@87bd9c9): before, IndexError on every rank.
 INDICES = ("global_index_output",)
@@ -357,6 +359,11 @@ STOP33_L = ("forwards_before_backward",)
 #: Validation round stop 34 (helper v3): B1, a tensor of the batch's rows filled by a loop over
 #: the loader's batch_size (before: IndexError on both ranks at the first step).
 STOP34_V3 = ("global_batch_count",)
+#: Stop 39 (helper x), X2 of the stop-34 round: an EMA teacher switched off in a trainer
+#: object's constructor, wrapped beside the student (before: DDP's constructor raised on
+#: both ranks, "not needed when a module doesn't have any parameter that requires a
+#: gradient"; now ddp_wrap_trainable holds it without DDP).
+STOP39_X = ("frozen_ema_teacher",)
 
 
 @pytest.fixture(scope="module")
@@ -386,6 +393,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *FRESH5_J,
         *STOP33_L,
         *STOP34_V3,
+        *STOP39_X,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -550,7 +558,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3))
+@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3, *STOP39_X))
 def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
@@ -828,7 +836,14 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
 
 
 @pytest.mark.parametrize(
-    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
+    "name",
+    [
+        *DRAWS,
+        "batch_noise_per_sample",
+        "batch_noise_shape_of",
+        "layers_in_containers",
+        *DISTRIBUTION_DRAWS,
+    ],
 )  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the

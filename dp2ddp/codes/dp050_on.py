@@ -450,6 +450,21 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP092`.",
     ),
+    "DP093": (
+        "a Dataset's own state advanced by sample positions",
+        "A per-sample method of a Dataset (`__getitem__` and the methods it calls) changes "
+        "state that outlives the sample (a global, an attribute of `self`) under a condition "
+        "on the sample's index: `if index % batch_size == 0: SEED += 2` (csqiangwen/"
+        "deepfillv2_pytorch@e505471: a seed advanced once per batch, read to draw one crop "
+        "size for the batch). DataParallel's one process saw every index of an epoch, in "
+        "the sampler's order, and advanced the state at the positions the program counts "
+        "on. Migrated, a DistributedSampler gives each rank every WORLD_SIZE-th index, and "
+        "each rank advances its own copy at its own indices: a rank may never meet the "
+        "condition (rank 1 of 2 never sees a multiple of 4) and never advance it, and the "
+        "values read from it differ from the original's. Derive what it decides from "
+        "something every rank has (the epoch, the step, the index itself: "
+        "`seed = index // batch_size`), or silence the warning with `# noqa: DP093`.",
+    ),
     "DP095": (
         "a squeeze with no dim of a model's output whose batch is a rank's part",
         "`torch.squeeze(out)` / `out.squeeze()` with no dim, `out` a wrapped model's output "

@@ -255,9 +255,9 @@ class ProgramTeller:
             self._no_grad = self.project.per_module(self.program.modules, "no_grad", find)
         return tuple(name for name, _ in others(self._no_grad, module))
 
-    def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
-        """The toggles in functions of the program's other modules (ProgramFacts.grad_toggles),
-        each module read once a project."""
+    def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str, bool], ...]:
+        """The toggles of the program's other modules (ProgramFacts.grad_toggles), each
+        module read once a project."""
         from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
 
         return tuple(

@@ -36,6 +36,7 @@ from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
     DDP_CLASS,
+    DDP_WRAPS,
     DISTRIBUTED_DATA_PARALLEL,
     REPLICATION_PATCHES,
 )
@@ -175,7 +176,6 @@ class WrapModelInDDP(MigrationTransform):
         if self.state.options.sync_batchnorm:
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
-        AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
         target = wrap_target(original, self)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)
@@ -195,8 +195,9 @@ class WrapModelInDDP(MigrationTransform):
         if partial_use:
             keywords.append((self._unused.flag, cst.Name("True")))
             self.warn(original, self._unused.code, partial_use)
+        wrap = self._unused.wrap_call(original, original_module, self.code(module))
         return cst.Call(
-            func=cst.Name(DDP_CLASS),
+            func=cst.Name(wrap),
             args=[
                 cst.Arg(moved),
                 *(
@@ -268,11 +269,9 @@ class WrapModelInDDP(MigrationTransform):
                 for w, other in self._wraps
             ):
                 continue
-            self.warn(
-                call,
-                "DP042",
-                f"`{target}` is part of `{owner}`, whose other parameters DDP does not average",
-            )
+            text = self._unused.holder_text(call, target, owner)
+            if text:
+                self.warn(call, "DP042", text)
 
     # -- patch_replication_callback(model) on a model that is DDP now ---------------------
     def leave_SimpleStatementLine(
@@ -518,7 +517,7 @@ class WrapModelInDDP(MigrationTransform):
             for i, stmt in enumerate(body)
             if (
                 isinstance(stmt, cst.SimpleStatementLine)
-                and m.findall(stmt, m.Call(func=m.Name(DDP_CLASS)))
+                and m.findall(stmt, m.Call(func=m.OneOf(*map(m.Name, DDP_WRAPS))))
             )
             or id(stmt) in self._kept_wrap_ifs
             or calls_function(stmt, self._wrapper_functions)
@@ -608,7 +607,7 @@ class WrapModelInDDP(MigrationTransform):
         assign = stmt.body[0]
         if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
             return set()
-        if not m.findall(assign.value, m.Call(func=m.Name(DDP_CLASS))):
+        if not m.findall(assign.value, m.Call(func=m.OneOf(*map(m.Name, DDP_WRAPS)))):
             return set()
         return {self.code(assign.targets[0].target)}
 

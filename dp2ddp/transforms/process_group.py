@@ -234,6 +234,7 @@ NEEDS_GROUP = frozenset(
         "ddp_rank0_first",
         "ddp_sync_frozen",
         "ddp_sync_module",
+        "ddp_wrap_trainable",
     }
 )
 

@@ -26,6 +26,11 @@ DISTRIBUTED_DATA_PARALLEL: Final = frozenset(
 #: by their last name: the package is the project's own copy, wherever it sits.
 #: The name a migrated wrap calls DistributedDataParallel by (imported from torch.nn.parallel).
 DDP_CLASS: Final = "DistributedDataParallel"
+#: The call a wrap becomes where a toggle may have switched off every parameter before it
+#: (templates/helpers/wrap_trainable.py.j2): DDP_CLASS's call, or a DdpFrozen holder.
+WRAP_TRAINABLE: Final = "ddp_wrap_trainable"
+#: The calls a migrated wrap is spelled by.
+DDP_WRAPS: Final = frozenset({DDP_CLASS, WRAP_TRAINABLE})
 REPLICATION_PATCHES: Final = frozenset({"patch_replication_callback"})
 INIT_PROCESS_GROUP: Final = frozenset({"torch.distributed.init_process_group"})
 DATALOADER: Final = frozenset(

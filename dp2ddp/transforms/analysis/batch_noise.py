@@ -83,8 +83,23 @@ GLOBAL_LIKE = "ddp_global_like"
 
 
 def like_argument(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | None:
-    """The tensor a `*_like` draw is shaped like (its first argument, or `input=`)."""
-    if not set(names) & LIKE_DRAWS or any(a.star for a in call.args):
+    """The tensor a draw is shaped like: a `*_like` draw's first argument (or `input=`);
+    X of a sized draw given X's whole shape (`torch.randn(*X.shape)`, princeton-vl/
+    RAFT@3fa0bb0's image noise, `torch.rand(X.size())`, `torch.randn(size=X.shape)`)."""
+    names = set(names)
+    if names & _TORCH_SIZED:
+        given = [a for a in call.args if a.keyword is None or a.keyword.value == "size"]
+        if len(given) != 1 or given[0].star not in ("", "*"):
+            return None
+        shape = given[0].value
+        if isinstance(shape, cst.Call) and not shape.args:  # X.size()
+            shape = shape.func
+        if isinstance(shape, cst.Attribute) and shape.attr.value in ("shape", "size"):
+            if (shape.attr.value == "size") == (shape is given[0].value):
+                return None  # `X.size` uncalled, `X.shape()`
+            return shape.value
+        return None
+    if not names & LIKE_DRAWS or any(a.star for a in call.args):
         return None
     for arg in call.args:
         if arg.keyword is None:
@@ -97,7 +112,7 @@ def like_argument(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | 
 def first_dimension(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | None:
     """The expression a draw's first dimension is written as; None where not known."""
     names = set(names)
-    if names & LIKE_DRAWS:
+    if names & LIKE_DRAWS or like_argument(call, names) is not None:
         return None  # no size written: shaped like a tensor (like_argument)
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     if any(a.star for a in call.args):
@@ -357,13 +372,54 @@ def per_rank_noise(
     if like is not None:  # `torch.rand_like(x)` of a batch the loop's target binds
         return (
             isinstance(like, cst.Name)
-            and like.value in target_names(loop.target)
+            and like.value in batch_rows(loop, call)
             and loops_over(loop, loaders) is not None
         )
     first = first_dimension(call, names)
     return (
         first is not None and sized_by_batch(first, loop) and loops_over(loop, loaders) is not None
     )
+
+
+def batch_rows(loop: cst.For, before: cst.CSTNode) -> set[str]:
+    """Names holding the rows of a batch of `loop` where `before` runs: its target's, and
+    those its body binds before `before` (in order, one pass) by moving or unpacking them:
+    `x = x.cuda()`, `a, b = blob`, `a, b, f = [x.cuda() for x in blob]` (RAFT's images from
+    a loader's collated tuple). A name bound otherwise there is no longer one."""
+    rows = target_names(loop.target)
+    for node in walk(loop.body, skip_scopes=True):
+        if node is before:
+            break
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+            continue
+        if any(inner is before for inner in walk(node.value)):
+            break  # `x = x + torch.randn(*x.shape)`: the draw reads x before the binding
+        target, value = node.targets[0].target, node.value
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            inner = value.for_in
+            each = target_names(inner.target)
+            if inner.inner_for_in is None and not inner.ifs and _moved(value.elt) in each:
+                value = inner.iter
+        names = target_names(target)
+        if _moved(value) in rows and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+            rows |= names
+        else:
+            rows -= names
+    return rows
+
+
+def _moved(value: cst.BaseExpression) -> str | None:
+    """X of `X`, `X.cuda()`, `X.to(device)`, `X.float()` (a move or cast keeps the rows)."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _ROW_KEEPING
+    ):
+        value = value.func.value
+    return value.value if isinstance(value, cst.Name) else None
+
+
+_ROW_KEEPING = frozenset({"cuda", "to", "cpu", "float", "double", "half", "long", "detach"})
 
 
 @dataclass

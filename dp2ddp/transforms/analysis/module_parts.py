@@ -442,9 +442,11 @@ def _toggled_to(node: ast.AST) -> ast.expr | None:
     return value
 
 
-def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str], ...]:
-    """A module's toggles in functions other than constructors, as the program tells other
-    modules (ProgramFacts.grad_toggles): (text, "path:line")."""
+def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str, bool], ...]:
+    """A module's toggles, as the program tells other modules (ProgramFacts.grad_toggles):
+    (text, "path:line", early), early when it is in a constructor or at module level (it
+    runs before a function that wraps: no DP041, but it may freeze a model before its wrap,
+    see model_wrap.py's ddp_wrap_trainable)."""
     if "requires_grad" not in source:
         return ()
     try:
@@ -452,9 +454,8 @@ def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str], ...]:
     except (SyntaxError, ValueError, RecursionError):
         return ()
     return tuple(
-        (toggle.text, f"{path}:{toggle.line}")
+        (toggle.text, f"{path}:{toggle.line}", toggle.function in ("", "__init__"))
         for toggle in grad_toggles(tree)
-        if toggle.function not in ("", "__init__")
     )
 
 

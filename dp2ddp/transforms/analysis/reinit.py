@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.names import DDP_CLASS, INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.names import DDP_WRAPS, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import walk
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[
         if isinstance(node, cst.Assign)
         and isinstance(node.value, cst.Call)
         and isinstance(node.value.func, cst.Name)
-        and node.value.func.value == DDP_CLASS
+        and node.value.func.value in DDP_WRAPS
         for target in node.targets
     }
 

@@ -38,6 +38,8 @@ from dp2ddp.transforms.analysis.module_parts import grad_toggles
 _MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "eval", "train", "type"})
 #: Methods whose result holds the receiver's parameters (`for p in D.parameters()`).
 _PARTS = frozenset({"parameters", "named_parameters", "modules", "children", "named_modules"})
+#: Calls whose result is a new object holding copies of what they were given.
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 #: Sites of one program: (module index, "line:callee").
 Sites = frozenset[tuple[int, str]]
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
@@ -197,6 +199,8 @@ class ToggledModels:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _MOVES:
             return self._sites(index, scope, func.value)
+        if self._copies(index, scope, func):  # a new object: a toggle of it spares the original
+            return frozenset({(index, f"{node.lineno}:{_callee(func)}")})
         given = list(node.args)
         given += [k.value for k in node.keywords if k.arg is not None]
         inner = self._union(index, scope, given)
@@ -219,6 +223,18 @@ class ToggledModels:
             receiver = self._sites(index, scope, func.value)
             return None if receiver is None else found | receiver
         return found
+
+    def _copies(self, index: int, scope: _Scope, func: ast.expr) -> bool:
+        """`copy.deepcopy` / `copy.copy` (also imported by name): its result holds copies,
+        not the objects it was given (an EMA or teacher copy of the student)."""
+        if isinstance(func, ast.Attribute):
+            return resolved_name(func, self.module(index).table) in _COPIES
+        if isinstance(func, ast.Name):
+            bound = self._bindings(index, scope, func.id)
+            return bound is not None and all(
+                isinstance(v, _Imported) and v.name in _COPIES for v in bound[1]
+            )
+        return False
 
     def _program_name(self, qualified: str) -> tuple[int, str] | None:
         """(module index, name) of "module.name" when module is one of the program's."""

@@ -9,8 +9,10 @@ import ast
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -136,9 +138,89 @@ class UnusedParameters:
             where = f"line {self.t.state.line_map(toggle.line)}"
             if (at, where) not in spared:
                 return self._toggle_text(toggle.text, where, (0, where) in spared)
-        for text, where in self.t.state.facts.grad_toggles:
-            if (at, where) not in spared:
+        for text, where, early in self.t.state.facts.grad_toggles:
+            if not early and (at, where) not in spared:
                 return self._toggle_text(text, where, (0, where) in spared)
+        return ""
+
+    def wrap_call(self, call: cst.Call, module: cst.BaseExpression | None, spelled: str) -> str:
+        """What the wrap `call` of `module` (`spelled` as migrated) calls: DDP_CLASS, or
+        WRAP_TRAINABLE where a toggle may have switched off every parameter before it
+        (freezing; X2, stop 34: DDP refuses a module none of whose parameters requires a
+        gradient), with the helper and a record; DDP_CLASS's import where it is that."""
+        freezing = self.freezing(module) if module is not None else ""
+        if not freezing:
+            AddImportsVisitor.add_needed_import(self.t.context, "torch.nn.parallel", DDP_CLASS)
+            return DDP_CLASS
+        self.t.state.helpers.update({"wrap_trainable", "frozen_holder"})
+        self.t.record(
+            call,
+            f"{freezing} may switch off every parameter of {spelled} before the wrap: "
+            f"{WRAP_TRAINABLE}(...) wraps it in DistributedDataParallel only where some "
+            "parameter requires a gradient (DDP refuses it otherwise)",
+        )
+        return WRAP_TRAINABLE
+
+    def holder_text(self, call: cst.Call, target: str, owner: str) -> str:
+        """DP042's text for `owner.x = DataParallel(owner.x)` (`target` is `owner.x`): ""
+        where `owner` is proved a plain object (built in this file by a class of its own
+        with no base class: a trainer holding models, LeeDoYup/FixMatch-pytorch@f167d64's
+        `FixMatch`), whose other attributes are no parameters of the wrapped model's; the
+        plain claim where its class is one of the program's nn.Module classes; else said
+        as what it is, a question of `owner`'s class."""
+        kind = self._owner_class(owner)
+        if kind == "plain":
+            return ""
+        claim = f"`{target}` is part of `{owner}`, whose other parameters DDP does not average"
+        if kind == "module":
+            return claim
+        return (
+            f"`{target}` is an attribute of `{owner}`, whose class is not read here: if it is "
+            f"an nn.Module, its other parameters DDP does not average (a plain object holding "
+            "models is no concern: wrap each model it trains)"
+        )
+
+    def _owner_class(self, owner: str) -> str:
+        """ "module" where some binding of `owner` (a name) in this file calls one of the
+        program's nn.Module classes; "plain" where every binding calls one class of this
+        file with no base class; "" (not known) otherwise."""
+        if "." in owner:
+            return ""
+        built = {
+            ast.unparse(node.value.func)
+            for node in ast.walk(self._ast())
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and any(isinstance(t, ast.Name) and t.id == owner for t in node.targets)
+        }
+        classes = self._model_classes()
+        if any(name in classes or name.rsplit(".", 1)[-1] in classes for name in built):
+            return "module"
+        own = [n for n in self._ast().body if isinstance(n, ast.ClassDef) and n.name in built]
+        plain = len(built) == 1 and len(own) == 1 and not own[0].keywords
+        if plain and all(isinstance(b, ast.Name) and b.id == "object" for b in own[0].bases):
+            return "plain"
+        return ""
+
+    def freezing(self, module: cst.BaseExpression) -> str:
+        """A toggle of the program that may switch off the wrapped model's parameters
+        before the wrap (`for p in ema.parameters(): p.requires_grad = False`, an EMA or
+        teacher copy, in a constructor, at module level, in main()), named "`text` (where)";
+        "" when every toggle is proved not to reach it (analysis/toggled_models.py) or
+        there is none. Where every parameter is off at the wrap, DistributedDataParallel's
+        constructor raises on every rank ("DistributedDataParallel is not needed when a
+        module doesn't have any parameter that requires a gradient"); whether every one is
+        depends on the flow (a loop over a `zip` of two models' parameters, a flag), so the
+        wrap asks at run time (ddp_wrap_trainable) and this only says where it must."""
+        line = self.t._position(module)[0]
+        at, spared = self.t.state.line_map(line), self._untouched()
+        for toggle in self._own_toggles():
+            where = f"line {self.t.state.line_map(toggle.line)}"
+            if (at, where) not in spared:
+                return f"`{toggle.text}` ({where})"
+        for text, where, _ in self.t.state.facts.grad_toggles:
+            if (at, where) not in spared:
+                return f"`{text}` ({where})"
         return ""
 
     def _untouched(self) -> frozenset[tuple[int, str]]:

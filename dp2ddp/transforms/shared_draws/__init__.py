@@ -66,7 +66,6 @@ from dp2ddp.transforms.analysis.batch_noise import (
     DISTRIBUTION_SAMPLE,
     DRAW_SHARE,
     GLOBAL_LIKE,
-    LIKE_DRAWS,
     WHOLE_BATCH,
     BatchSizes,
     distribution_receivers,
@@ -294,7 +293,7 @@ class ShareDatasetDraws(WholeReads):
         self._find_whole_reads(module, sizes)
         if self._noise or self._scaled:
             self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
-        if any(self._draw_names(c) & LIKE_DRAWS for c in self._scaled):
+        if any(like_argument(c, self._draw_names(c)) is not None for c in self._scaled):
             self.state.helpers.add("global_like")
         if self._fixed:
             self.state.helpers.update({"whole_batch", "whole_loader", "same_random", "rank0_value"})
@@ -458,9 +457,8 @@ class ShareDatasetDraws(WholeReads):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        if original_node in self._scaled and self._draw_names(original_node) & LIKE_DRAWS:
-            like = like_argument(updated_node, self._draw_names(original_node))
-            assert like is not None
+        like = like_argument(updated_node, self._draw_names(original_node))
+        if original_node in self._scaled and like is not None:
             updated_node = cast(
                 cst.Call, updated_node.deep_replace(like, call_named(GLOBAL_LIKE, cst.Arg(like)))
             )

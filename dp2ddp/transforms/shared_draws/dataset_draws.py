@@ -16,7 +16,7 @@ from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
@@ -208,7 +208,8 @@ class DatasetDrawFinder:
         if not isinstance(cls.body, cst.IndentedBlock):
             return
         methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-        self._per_sample(cls, methods)
+        if not self._position_state(cls, methods):
+            self._per_sample(cls, methods)
         todo = ["__init__"]
         done: set[str] = set()
         while todo:
@@ -230,6 +231,56 @@ class DatasetDrawFinder:
                 ):
                     todo.append(func.attr.value)
                 self._check_call(node)
+
+    def _position_state(self, cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> bool:
+        """DP093 at state a per-sample method (PER_SAMPLE) advances under a condition on its
+        sample's index (its first parameter after self): a global it declares, an attribute
+        of `self` (D1 of stop 34, DeepFill v2's `if index % self.opt.batch_size == 0: SEED
+        += 2`). A sharded sampler gives each rank its own indices, so each rank's copy
+        advances at other positions than the original's (one may never). True where said:
+        what the class draws then depends on that state, and DP067's reading (draws alike
+        from a stream seeded alike) is not what goes wrong there."""
+        for name in sorted(PER_SAMPLE & methods.keys()):
+            method = methods[name]
+            params = [p.name.value for p in method.params.params]
+            if len(params) < 2 or params[0] != "self":
+                continue
+            index = params[1]
+            declared = {
+                n.name.value
+                for node in walk(method.body, skip_scopes=True)
+                if isinstance(node, cst.Global)
+                for n in node.names
+            }
+            for node in walk(method.body, skip_scopes=True):
+                if not isinstance(node, cst.If) or index not in _names_in(node.test):
+                    continue
+                for inner in walk(node.body, skip_scopes=True):
+                    targets = (
+                        [inner.target]
+                        if isinstance(inner, cst.AugAssign)
+                        else [t.target for t in inner.targets]
+                        if isinstance(inner, cst.Assign)
+                        else []
+                    )
+                    kept = [
+                        t
+                        for t in targets
+                        if (isinstance(t, cst.Name) and t.value in declared)
+                        or (isinstance(t, cst.Attribute) and code_of(t.value) == "self")
+                    ]
+                    if kept:
+                        self.t.warn(
+                            inner,
+                            "DP093",
+                            f"`{code_of(kept[0])}` in {cls.name.value}.{name}() changes when "
+                            f"`{code_of(node.test)}` holds, a condition on the sample's index: "
+                            "each rank's sampler shard holds other indices, so each rank's "
+                            "copy advances at its own samples, not at the original's (a rank "
+                            "may never advance it)",
+                        )
+                        return True
+        return False
 
     def _per_sample(self, cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> None:
         """DP067 at the first draw from a process-wide generator (`np.random.uniform()`,
@@ -473,3 +524,8 @@ def _written_keys(line: cst.SimpleStatementLine) -> set[str]:
                 if first is not None:
                     keys.add(first)
     return keys
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names `node` reads (`index % self.bs == 0` -> index, self)."""
+    return {n.value for n in variables_under(node)}

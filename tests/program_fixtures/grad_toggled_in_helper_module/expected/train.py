@@ -2,7 +2,6 @@
 switching the other's gradients off with a helper of another module (utils.toggle_grad)."""
 import torch
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
 import utils
@@ -16,6 +15,7 @@ from _dp2ddp import (
     ddp_print,
     ddp_same_random,
     ddp_setup,
+    ddp_wrap_trainable,
 )
 
 
@@ -36,7 +36,7 @@ def main():
     opt_g = torch.optim.SGD(gd.g.parameters(), lr=0.1)
     opt_d = torch.optim.SGD(gd.d.parameters(), lr=0.1)
     # dp2ddp: DP041 some parameters may get no gradient: find_unused_parameters=True
-    model = DistributedDataParallel(
+    model = ddp_wrap_trainable(
         gd.to(DEVICE), device_ids=DEVICE_IDS, find_unused_parameters=True
     )
     with ddp_same_random():

@@ -16,6 +16,7 @@ from _dp2ddp import (
     ddp_per_rank_batch,
     ddp_print,
     ddp_setup,
+    ddp_wrap_trainable,
 )
 from models import D, Features, G
 
@@ -25,7 +26,7 @@ def main():
     torch.manual_seed(0)
     netG = DistributedDataParallel(G().to(DEVICE), device_ids=DEVICE_IDS)
     # dp2ddp: DP041 some parameters may get no gradient: find_unused_parameters=True
-    netD = DistributedDataParallel(
+    netD = ddp_wrap_trainable(
         D().to(DEVICE), device_ids=DEVICE_IDS, find_unused_parameters=True
     )
     feats = DistributedDataParallel(
