@@ -49,6 +49,7 @@ NAMES = (
     "run_dir",
     "exists_checked_run_dir",
     "loader_factory_eval",
+    "image_write_converted",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
@@ -95,6 +96,9 @@ def _launch(prefix: list[str], root: Path, scripts: list[Path]) -> Run:
     out = root / "out"
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    # image_write_converted's cv2 (OpenCV is not installed here)
+    stand_ins = str(CASES / "stand_ins")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (stand_ins, env.get("PYTHONPATH")) if p)
     command = [*prefix, str(DRIVER), str(out), *map(str, scripts)]
     proc = subprocess.Popen(
         command,
@@ -253,6 +257,19 @@ def test_output_and_logs_written_once(original: Run, migrated: Run) -> None:
         want = (original.folder("logs_and_output") / log).read_text()
         got = (migrated.folder("logs_and_output") / log).read_text()
         assert got == want, log
+
+
+def test_images_written_through_a_conversion_once(original: Run, migrated: Run) -> None:
+    """`cv2.imwrite(path, cv2.cvtColor(img, ...))`: OpenCV's conversion is no work the other
+    ranks need, so the write goes on rank 0 (stop 39 v2-A: both ranks wrote every image)."""
+    _finished(migrated, "image_write_converted", 2)
+
+    def writes(run: Run) -> list[str]:
+        log = run.folder("image_write_converted") / "writes.log"
+        return sorted(line.split()[1] for line in log.read_text().splitlines())
+
+    assert writes(original) == ["sample_0.png", "sample_1.png"]
+    assert writes(migrated) == writes(original)
 
 
 def test_a_line_logged_in_mains_argument_comes_once(original: Run, migrated: Run) -> None:

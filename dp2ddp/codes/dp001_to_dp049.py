@@ -162,7 +162,11 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "A gradient penalty (WGAN-GP, R1) computes torch.autograd.grad(..., create_graph=True) "
         "through the model; backpropagated on its own after the model's forward, it fails "
         'under DDP at the next forward: "Expected to have finished reduction in the prior '
-        'iteration" (static_graph=True does not help). dp2ddp rewrites the usual shape: the '
+        'iteration". Where the wrap has static_graph=True (DP096 sets it for a model called '
+        "several times before one backward, as a critic on real, fake and interpolated "
+        "samples is), it does not fail: the ranks' weights drift apart from the first step, "
+        "silently (AttGAN's critic, stop 39: `gradient_penalty(self.D, real, fake)` computing "
+        "`f(x)`). dp2ddp rewrites the usual shape: the "
         "penalty's forward runs through `model.module` and ddp_average_gradients(model) "
         "follows the penalty's backward. This warning means it did not, for the reason given: "
         "the differentiated output is not a call of a model dp2ddp wrapped in the same block, "
@@ -170,7 +174,8 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "inserted average (a collective) might not be reached by every rank. Ways out that "
         "keep the ranks in sync (checked under torchrun with gloo): (1) one backward per "
         "forward: add the penalty to the loss of the same backward, `(d_loss + gp).backward()`, "
-        "where the algorithm allows it; (2) compute the penalty through `model.module` (no DDP "
+        "where the algorithm allows it, with no static_graph=True on the wrap; (2) compute "
+        "the penalty through `model.module` (no DDP "
         "hooks) and, after its backward and before the optimizer step, all-reduce every "
         "`.grad` divided by WORLD_SIZE on every rank (what dp2ddp inserts); (3) run the "
         "penalty's forward and backward under `with model.no_sync():` and then all-reduce "

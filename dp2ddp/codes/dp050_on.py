@@ -343,6 +343,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "silence the warning with `# noqa: DP078`. Marked in the migrated file: `--check` "
         "fails until then.",
     ),
+    "DP079": (
+        "a file write left on every rank: its arguments may do work",
+        "A statement writes a file (`cv2.imwrite(path, convert(img))`, `np.save(path, "
+        "make(x))`) and would go on rank 0 alone, but an argument calls something dp2ddp "
+        "does not prove free of work every rank needs (a collective, a DDP forward, a random "
+        "draw): guarded, the other ranks would skip that work; so the write stays on every "
+        "rank, and every rank writes the file: the ranks race on one path, and what is left "
+        "is any rank's content (SR3's validation images: each rank sampled its own and both "
+        "wrote the same PNGs, stop 39). Compute the value on every rank and write it on "
+        "rank 0: `value = convert(img)`, then `if ddp_is_main(): cv2.imwrite(path, value)` "
+        "(or name one file per rank on purpose), then silence the warning with "
+        "`# noqa: DP079`. Marked in the migrated file: `--check` fails until then.",
+    ),
     "DP080": (
         "a library object's write/print/log runs on every rank",
         "A statement calls `.write()`, `.print()` or `.log()` of an object built by a library "
@@ -492,6 +505,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "parameters a step leaves unused. dp2ddp passes static_graph=True: DDP records the "
         "first step's use and averages each gradient once; it raises at a step whose "
         "parameters differ from the first step's (a use that changes from step to step). "
+        "It does not raise, and the ranks drift apart, where one of the calls is "
+        "differentiated by torch.autograd.grad(..., create_graph=True) (a gradient penalty "
+        "dp2ddp did not rewrite: DP023 at it; AttGAN's critic, stop 39): remove "
+        "static_graph=True there and follow DP023. "
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP096`.",
     ),

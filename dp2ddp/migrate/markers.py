@@ -71,6 +71,7 @@ MARKED = frozenset(
         "DP074",
         "DP077",
         "DP078",
+        "DP079",
         "DP080",
         "DP085",
         "DP088",

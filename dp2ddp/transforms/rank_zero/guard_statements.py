@@ -51,12 +51,14 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
+    OPEN,
     OUTPUT_METHODS,
     PIL_IMAGES,
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
     WRITER_FUNCTIONS,
+    working_call,
 )
 from dp2ddp.transforms.rank_zero.writing_block import barrier, is_barrier
 
@@ -257,7 +259,39 @@ class StatementGuards(Rule):
                 # a print's arguments do so through ddp_print.
                 printed = self.t.qualified_names(small.value.func)
                 kinds[index] = PRINT_EVERY_RANK if "builtins.print" in printed else None
+                if kind == FILES:
+                    self.write_every_rank(small.value)
         return kinds
+
+    def write_every_rank(self, call: cst.Call) -> None:
+        """DP079 for a file write left on every rank because an argument may do work the
+        other ranks need: every rank then writes the file (SR3's `cv2.imwrite(path,
+        cv2.cvtColor(img, ...))` before cv2 was known, stop 39). Said, not guarded."""
+        if id(call) in self.said:
+            return
+        self.said.add(id(call))
+        # an `open(path, "w")` argument writes to os.devnull on the other ranks
+        # (file_writes.py): the file is written once, through it
+        known = self.facts.pure_functions() | OPEN
+        work = next(
+            (
+                found
+                for arg in call.args
+                if (found := working_call(arg.value, self.facts.instance_methods, known))
+                is not None
+            ),
+            None,
+        )
+        if work is None:
+            return
+        what = f"{self.t.code(work.func)}(...)"
+        self.t.warn(
+            call,
+            "DP079",
+            f"{self.t.code(call.func)}() writes a file on every rank: {what} in its "
+            "arguments is not proved free of work every rank needs, so the write was not "
+            "put on rank 0",
+        )
 
     def pieces(
         self,

@@ -270,6 +270,12 @@ _IMPURE_TORCH: Final = (
     "torch.multinomial",
     "torch.poisson",
 )
+#: OpenCV calls that draw from its generator (skipped on rank r, its draws drift apart) or
+#: wait on a window's events.
+_IMPURE_CV2: Final = frozenset(
+    f"cv2.{name}"
+    for name in ("randn", "randu", "randShuffle", "setRNGSeed", "theRNG", "RNG", "waitKey")
+)
 _PURE_METHODS: Final = frozenset(
     (
         "item tolist numpy cpu detach float double int long half bool to clone "
@@ -298,12 +304,22 @@ def has_side_effects(
     (program_hints.py), e.g. a `cf.learning_rate(lr, epoch)` printed each epoch."""
     if m.findall(node, m.NamedExpr() | m.Yield() | m.Await()):
         return True
+    return working_call(node, qualified_names, pure_functions) is not None
+
+
+def working_call(
+    node: cst.CSTNode,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    pure_functions: frozenset[str] = frozenset(),
+) -> cst.Call | None:
+    """The first call in `node` not known to be free of work other ranks need: what a
+    warning names when a statement stays on every rank for it (DP079)."""
     for call in m.findall(node, m.Call()):
         assert isinstance(call, cst.Call)
         names = qualified_names(call.func)
         if not (names & pure_functions or _pure_call(call, names)):
-            return True
-    return False
+            return call
+    return None
 
 
 def pure_name(name: str) -> bool:
@@ -312,6 +328,11 @@ def pure_name(name: str) -> bool:
         return False  # a draw: skipped on other ranks, their generators would drift apart
     if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
         return True
+    if name.startswith("cv2."):
+        # OpenCV computes on the arrays it is given (a colour conversion, a resize before
+        # `cv2.imwrite`: SR3's validation images, stop 39) and holds no collective; its
+        # own generator's draws and windows' event loop are not skipped on other ranks
+        return name not in _IMPURE_CV2
     return name.startswith("torch.") and not name.startswith(_IMPURE_TORCH)
 
 
