@@ -390,17 +390,21 @@ class CountMeans:
             )
         return False
 
-    def _loose_count(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> str:
+    def _loose_count(
+        self, node: cst.BaseExpression, assigned: _Assigned, depth: int, floored: bool = False
+    ) -> str:
         """Why `node` is a count of a mask that _count could not prove a whole-part total
-        ("" when it is none): taken along a dim (`torch.sum(m, dim=-1)`: the total only of
-        a 1-D mask), or floored by a tensor (`torch.max(n, one)`: DataParallel floored the
-        whole batch's count, a share of per-rank floors is not it). Such a division is
-        said (DP043), not rewritten."""
+        ("" when it is none): floored by a tensor (`torch.max(n, one)`: DataParallel floored
+        the whole batch's count, a share of per-rank floors is not it), also of a count
+        along a dim (`torch.max(torch.sum(m, dim=-1), one)`: the total of a 1-D mask). A
+        count along a dim alone is left (`(l * m).sum(-1) / m.sum(-1)`, averaged later, is a
+        ratio per sample: unchanged under DDP). Such a division is said (DP043), not
+        rewritten."""
         if depth > 6:
             return ""
         if isinstance(node, cst.Name):
             bound = assigned.get(node.value, [])
-            found = [self._loose_count(v, assigned, depth + 1) for v in bound]
+            found = [self._loose_count(v, assigned, depth + 1, floored) for v in bound]
             return found[0] if found and all(found) else ""
         if self._count(node, assigned, depth):
             return "a count"
@@ -410,19 +414,19 @@ class CountMeans:
         names = self.t.qualified_names(node.func)
         args = [a.value for a in node.args if a.keyword is None]
         shown = self.t.code(node)
-        if method in _COUNTING and isinstance(node.func, cst.Attribute):
+        if floored and method in _COUNTING and isinstance(node.func, cst.Attribute):
             if self._mask(node.func.value, assigned, 0):
                 return f"{shown} counts along a dim"
-        if names & {"torch.sum", "torch.count_nonzero"} and args:
+        if floored and names & {"torch.sum", "torch.count_nonzero"} and args:
             if self._mask(args[0], assigned, 0):
                 return f"{shown} counts along a dim"
         if names & _FLOORS and args:
-            if self._loose_count(args[0], assigned, depth + 1):
+            if self._loose_count(args[0], assigned, depth + 1, True):
                 return f"{shown} floors each rank's own count"
         if method in _COUNT_KEEPS and isinstance(node.func, cst.Attribute):
-            return self._loose_count(node.func.value, assigned, depth + 1)
+            return self._loose_count(node.func.value, assigned, depth + 1, floored)
         if names & {"builtins.float", "builtins.int", "builtins.max"} and args:
-            return self._loose_count(args[0], assigned, depth + 1)
+            return self._loose_count(args[0], assigned, depth + 1, floored)
         return ""
 
     def _warn_loose(self, node: cst.CSTNode, count: cst.BaseExpression, why: str) -> None:
