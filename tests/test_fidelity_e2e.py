@@ -105,6 +105,13 @@ GOLDENS = {
     "model_wrap_guard_picks_module_branch": ("reverse same True",),
     "data_running_figures_own_sampler": ("epoch 0 loss 1.3104", "epoch 1 loss 1.1436"),
     "model_wrap_layer_two_names": ("trained 4",),
+    # v1-A (stop 39): masks spelled `1 - cmp.float()` and `ones` kept through `.to()`, each
+    # divided by its total count: ddp_count_share, the weights the original's (before: each
+    # rank its own count, rank 0's even samples all masked out, silently)
+    "hazards_count_mean_complement": ("weights 13.3283",),
+    # v1-B (stop 39): minGPT's `self.tokens += (y >= 0).sum()` driving the lr: the global
+    # batch's tokens (before: each rank its share, the decay at half the pace, silently)
+    "data_lr_token_count": ("final lr 0.010000",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

@@ -136,3 +136,20 @@ def exits(statement: ast.If, training: bool | None = None) -> bool:
         for node in ast.walk(top)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     )
+
+
+def parameter_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> frozenset[str]:
+    """The attributes `__init__` binds to `nn.Parameter(...)` (any spelling ending so):
+    indexing one picks elements of a tensor, the Parameter gets its gradient whole."""
+    found: set[str] = set()
+    for node in ast.walk(init):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        value = node.value
+        if not (isinstance(value, ast.Call) and ast.unparse(value.func).endswith("Parameter")):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        found |= {
+            t.attr for t in targets if isinstance(t, ast.Attribute) and is_self_attribute(t, me)
+        }
+    return frozenset(found)

@@ -140,10 +140,14 @@ class _Uses:
     functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     #: attribute -> (how, line): handed only to such functions, to parameters never read.
     unread: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: nn.Parameter attributes: indexed, still one parameter with a gradient (v1-D).
+    tensors: frozenset[str] = frozenset()
 
     def inner(self) -> _Uses:
         """The uses of one branch (an `if` arm, a conditional expression's arm)."""
-        return _Uses(covered=self.covered, functions=self.functions, unread=self.unread)
+        return _Uses(
+            covered=self.covered, functions=self.functions, unread=self.unread, tensors=self.tensors
+        )
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
@@ -273,7 +277,7 @@ def _class_facts(
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
-    uses = _Uses(functions=functions or {})
+    uses = _Uses(functions=functions or {}, tensors=grad_paths.parameter_attributes(init, me))
     _scan_function(forward, methods, uses, set(), False)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
@@ -658,6 +662,7 @@ def _expression(
         and is_self_attribute(node.value, me)
         and not grad_paths.fixed_index(node.slice)
         and id(node) not in uses.covered
+        and not (isinstance(node.value, ast.Attribute) and node.value.attr in uses.tensors)
     ):
         # `self.blocks[n - i - 1]`: an entry picked at run time (rosinality's progressive
         # discriminator, `self.progression[index]` for the steps grown so far): the other

@@ -75,7 +75,7 @@ def lr_sample_counts(
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
         if any(c in sharded for c in calls):
             yield from loop_sample_counts(data, loop, module, cache)
-        elif not calls and _backpropagates(loop) and not _counting(loop.iter):
+        elif not calls and _backpropagates_within(loop) and not _counting(loop.iter):
             yield from _unfollowed_counts(data, loop, module, cache)
 
 
@@ -151,15 +151,17 @@ def loop_sample_counts(
         if not (
             isinstance(grow, cst.AugAssign)
             and isinstance(grow.operator, cst.AddAssign)
-            and isinstance(grow.target, cst.Name)
+            and _counter(grow.target)
         ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
             continue
         size = _batch_size(grow.value, batch, sized, data)
         if size is None and not prove:
             size = _item_size(grow.value, loop, batch, data)
         if size is None:
+            size = _element_count(grow.value, batch, data)
+        if size is None:
             continue
-        count = grow.target.value
+        count = data.code(grow.target).strip()
         use = _learning_rate_use(_scope(loop, data), count, data)
         what, code = "the learning rate", "DP088"
         if use is None:
@@ -231,6 +233,18 @@ def _unreached(
     if function is None:
         return None
     return uniform.why_not_reached(function.body, conditions=False)
+
+
+def _backpropagates_within(loop: cst.For) -> bool:
+    """Some statement of the loop's body, also under a branch (`if is_train:
+    loss.backward()`, minGPT's run_epoch), calls `....backward()`: a training loop, for a
+    count that is only said (DP088/DP092), never rewritten."""
+    return any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "backward"
+        for n in walk(loop.body, skip_scopes=True)
+    )
 
 
 def _backpropagates(loop: cst.For) -> bool:
@@ -308,7 +322,59 @@ def _cadence_use(loop: cst.For, count: str, data: ShardDataLoaders) -> str | Non
 
 
 def _reads(expr: cst.CSTNode, names: set[str]) -> bool:
-    return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+    """`expr` reads one of `names`: a name, or an attribute of `self` (`self.tokens`)."""
+    return any(
+        (isinstance(n, cst.Name) and n.value in names)
+        or (isinstance(n, cst.Attribute) and _attribute_code(n) in names)
+        for n in walk(expr)
+    )
+
+
+def _attribute_code(node: cst.Attribute) -> str:
+    return f"self.{node.attr.value}" if _counter(node) else ""
+
+
+def _counter(target: cst.BaseExpression) -> bool:
+    """A count kept in a name or in an attribute of `self` (minGPT's trainer keeps
+    `self.tokens`)."""
+    return isinstance(target, cst.Name) or (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+    )
+
+
+def _element_count(
+    value: cst.BaseExpression, batch: set[str], data: ShardDataLoaders
+) -> str | None:
+    """`value` counts elements of an item of the loop's batch: a total with no dims over
+    it or a comparison of it (`(y >= 0).sum()`, `y.numel()`, `torch.count_nonzero(y !=
+    pad)`), through `.item()`, `int()`, `float()` (karpathy/minGPT@3ed14b2's tokens seen,
+    which drive its learning-rate decay). Each rank's batch holds its share of them."""
+    while isinstance(value, cst.Call):
+        method = value.func.attr.value if isinstance(value.func, cst.Attribute) else ""
+        if method in ("item", "long", "float", "int") and not value.args:
+            assert isinstance(value.func, cst.Attribute)
+            value = value.func.value
+            continue
+        if name_of(value.func) in ("int", "float") and len(value.args) == 1:
+            value = value.args[0].value
+            continue
+        break
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("sum", "numel", "count_nonzero"):
+        counted: cst.BaseExpression | None = func.value if not value.args else None
+    elif name_of(func) in ("sum", "numel", "count_nonzero") and len(value.args) == 1:
+        counted = value.args[0].value
+    else:
+        counted = None
+    while isinstance(counted, (cst.Comparison, cst.Subscript)):
+        counted = counted.left if isinstance(counted, cst.Comparison) else counted.value
+    if isinstance(counted, cst.Name) and counted.value in batch:
+        return data.code(value)
+    return None
 
 
 def _sets_lr(target: cst.BaseExpression) -> bool:

@@ -298,7 +298,9 @@ class FlagHazards(MigrationTransform):
             ):
                 continue
             parent = self.parent(node)
-            if isinstance(parent, cst.Attribute) and parent.value is node:
+            if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
+                # `model.state_dict()` reads the wrapper; the `model` of `self.model` is an
+                # attribute's name, not the wrapped local (UDA_pytorch's Trainer, class v1-C)
                 continue
             if isinstance(parent, cst.Call) and parent.func is node:
                 continue

@@ -63,12 +63,16 @@ _MASK_CALLS = frozenset(
 )
 #: Calls that keep a mask a mask (casts, views, a copy).
 _MASK_KEEPS = frozenset(
-    "long float int double byte half data detach clone cpu cuda to type_as unsqueeze "
+    "long float int double byte half data detach clone cpu cuda to type type_as unsqueeze "
     "squeeze expand expand_as view view_as reshape flatten contiguous".split()
 )
+#: Tensors every element of which is 1: a mask that keeps everything (`torch.ones_like(y)`).
+_ONES = frozenset({"torch.ones", "torch.ones_like"})
+#: A floor against division by zero taken with a tensor (`torch.max(n, one)`), not a number.
+_FLOORS = frozenset({"torch.max", "torch.maximum", "torch.clamp", "torch.clamp_min"})
 #: Calls that keep a count a count (casts, a floor against division by zero).
 _COUNT_KEEPS = frozenset(
-    "long float int double half item detach clone cpu cuda to type_as clamp clamp_min "
+    "long float int double half item detach clone cpu cuda to type type_as clamp clamp_min "
     "clamp_".split()
 )
 _COUNTING = frozenset({"sum", "count_nonzero"})
@@ -151,6 +155,15 @@ class CountMeans:
                     node, numerator, count, facts, reaching
                 ):
                     self._warn_ratio(node, count)
+                    continue
+                loose = self._loose_count(count, facts.assigned, 0)
+                if (
+                    loose
+                    and not self._loose_count(numerator, facts.assigned, 0)
+                    and self._reaches(node, reaching)
+                    and not inside_no_grad(node, self.t)
+                ):
+                    self._warn_loose(node, count, loose)
                 continue
             if self._count(numerator, facts.assigned, 0):
                 continue
@@ -377,6 +390,55 @@ class CountMeans:
             )
         return False
 
+    def _loose_count(
+        self, node: cst.BaseExpression, assigned: _Assigned, depth: int, floored: bool = False
+    ) -> str:
+        """Why `node` is a count of a mask that _count could not prove a whole-part total
+        ("" when it is none): floored by a tensor (`torch.max(n, one)`: DataParallel floored
+        the whole batch's count, a share of per-rank floors is not it), also of a count
+        along a dim (`torch.max(torch.sum(m, dim=-1), one)`: the total of a 1-D mask). A
+        count along a dim alone is left (`(l * m).sum(-1) / m.sum(-1)`, averaged later, is a
+        ratio per sample: unchanged under DDP). Such a division is said (DP043), not
+        rewritten."""
+        if depth > 6:
+            return ""
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            found = [self._loose_count(v, assigned, depth + 1, floored) for v in bound]
+            return found[0] if found and all(found) else ""
+        if self._count(node, assigned, depth):
+            return "a count"
+        if not isinstance(node, cst.Call):
+            return ""
+        method = _method(node)
+        names = self.t.qualified_names(node.func)
+        args = [a.value for a in node.args if a.keyword is None]
+        shown = self.t.code(node)
+        if floored and method in _COUNTING and isinstance(node.func, cst.Attribute):
+            if self._mask(node.func.value, assigned, 0):
+                return f"{shown} counts along a dim"
+        if floored and names & {"torch.sum", "torch.count_nonzero"} and args:
+            if self._mask(args[0], assigned, 0):
+                return f"{shown} counts along a dim"
+        if names & _FLOORS and args:
+            if self._loose_count(args[0], assigned, depth + 1, True):
+                return f"{shown} floors each rank's own count"
+        if method in _COUNT_KEEPS and isinstance(node.func, cst.Attribute):
+            return self._loose_count(node.func.value, assigned, depth + 1, floored)
+        if names & {"builtins.float", "builtins.int", "builtins.max"} and args:
+            return self._loose_count(args[0], assigned, depth + 1, floored)
+        return ""
+
+    def _warn_loose(self, node: cst.CSTNode, count: cst.BaseExpression, why: str) -> None:
+        division = self.t.code(node).strip().splitlines()[0][:80]
+        self.t.warn(
+            count,
+            "DP043",
+            f"{division}: each rank divides by its own part's count ({self.t.code(count)}), "
+            "DataParallel by the whole batch's; a part with none divides by its floor. Not "
+            f"rewritten: {why}, not proved the whole part's total",
+        )
+
     def _partial(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
         """`node` counts a mask along some dims (`m.long().sum(1, keepdim=True)`: the positive
         anchors per image of Retinaface's MultiBoxLoss, biubug6/Pytorch_Retinaface@b984b4b):
@@ -406,7 +468,8 @@ class CountMeans:
         if isinstance(node, cst.Comparison):
             return True
         if isinstance(node, cst.Name):
-            bound = assigned.get(node.value, [])
+            # `m = m.to(device)` keeps whatever m was bound to before
+            bound = [v for v in assigned.get(node.value, []) if not _kept(node.value, v)]
             return bool(bound) and all(self._mask(v, assigned, depth + 1) for v in bound)
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             return self._mask(node.value, assigned, depth + 1)
@@ -420,12 +483,20 @@ class CountMeans:
             return self._mask(node.left, assigned, depth + 1) and self._mask(
                 node.right, assigned, depth + 1
             )
+        if (  # the complement of a 0/1 mask, `1 - m.float()` (UDA_pytorch's TSA mask)
+            isinstance(node, cst.BinaryOperation)
+            and isinstance(node.operator, cst.Subtract)
+            and _literal_one(node.left)
+        ):
+            return self._mask(node.right, assigned, depth + 1)
         if not isinstance(node, cst.Call):
             return False
         method = _method(node)
         if method in _MASK_CALLS:
             return True
         names = self.t.qualified_names(node.func)
+        if names & _ONES:
+            return True
         if any(n.startswith("torch.") and n.rsplit(".", 1)[-1] in _MASK_CALLS for n in names):
             return True
         if method in _MASK_KEEPS:
@@ -501,6 +572,21 @@ def _returns(function: cst.FunctionDef) -> Iterator[cst.Return]:
     for node in walk(function.body, skip_scopes=True):
         if isinstance(node, cst.Return):
             yield node
+
+
+def _kept(name: str, value: cst.BaseExpression) -> bool:
+    """`value` is `name` itself through casts and views (`m.to(device)`, `m.float()`)."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MASK_KEEPS
+    ):
+        value = value.func.value
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _literal_one(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.value) == 1.0
 
 
 def _number(node: cst.BaseExpression) -> bool:
