@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_binding, parse_python
 
 
@@ -122,7 +123,7 @@ class _TreeNames:
 def _loaded_names(tree: ast.AST) -> set[str]:
     """Every name the code reads (`torch` of `torch.cuda`), deletes or declares global."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             found.add(node.id)
         elif isinstance(node, ast.Global | ast.Nonlocal):

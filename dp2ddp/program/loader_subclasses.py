@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 
 
@@ -33,7 +34,7 @@ def loader_subclasses(modules: Iterable[tuple[str, ast.Module]]) -> dict[str, st
     classes), to a fixed point."""
     classes: list[tuple[str, str, list[str]]] = []
     for path, tree in modules:
-        for node in ast.walk(tree):
+        for node in ast_nodes.listed(tree):
             if isinstance(node, ast.ClassDef):
                 bases = [last_name(b) for b in node.bases]
                 classes.append((node.name, path, [b for b in bases if b]))
@@ -57,7 +58,7 @@ def shuffled_subclass_calls(tree: ast.Module, classes: dict[str, str]) -> Iterat
     as `AudioDataLoader(train_data, num_workers=..., batch_sampler=train_sampler)`, a project
     BucketingSampler of fixed bins: no `shuffle=`, so it was left whole without a word and
     every rank trained on every batch (class Q3)."""
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call):
             continue
         name = last_name(node.func)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support import ast_nodes
+
 
 def local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
     """For each call inside a function: the function's names bound exactly once, by a plain
     assignment, to their value (the innermost function wins)."""
     found: dict[int, dict[str, ast.expr]] = {}
-    for function in ast.walk(tree):
+    for function in ast_nodes.listed(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         counts: dict[str, int] = {}
@@ -38,7 +40,7 @@ def module_constants(tree: ast.Module) -> dict[str, str]:
     """Module-level names bound once, to a string known statically."""
     counts: dict[str, int] = {}
     values: dict[str, ast.expr] = {}
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             counts[node.id] = counts.get(node.id, 0) + 1
     for stmt in tree.body:

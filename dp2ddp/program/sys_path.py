@@ -38,6 +38,8 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from dp2ddp.transforms._support import ast_nodes
+
 #: os.path functions whose result is a path built from their (path) arguments.
 _PATH_FUNCTIONS = frozenset({"join", "dirname", "abspath", "realpath", "normpath"})
 _PATHLIB = frozenset({"Path", "PurePath", "PosixPath"})
@@ -117,7 +119,7 @@ def _unfollowed(tree: ast.Module, followed: set[int]) -> Iterator[UnfollowedEdit
     assignment to sys.path or to an item of it, `site.addsitedir(...)`, and a call of a
     function that puts its parameter on sys.path (an adder) that was not computed."""
     adders = set(_adders(tree.body))
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         found = False
         if isinstance(node, ast.Call):
             func = node.func

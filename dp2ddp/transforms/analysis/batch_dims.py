@@ -7,12 +7,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from dp2ddp.transforms._support import ast_nodes
+
 
 def scatter_dims(trees: Iterable[ast.Module]) -> frozenset[str]:
     """The `dim` of every `DataParallel(...)` call, as written ("0" where not given)."""
     dims: set[str] = set()
     for tree in trees:
-        for node in ast.walk(tree):
+        for node in ast_nodes.listed(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func

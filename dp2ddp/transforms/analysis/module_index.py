@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NodeView, bound_names, name_of, walk
@@ -305,7 +306,7 @@ class NameUses:
         calls: dict[str, int] = {}
         called: set[int] = set()
         reinit = False
-        for node in ast.walk(tree):
+        for node in ast_nodes.listed(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -325,7 +326,7 @@ class NameUses:
                 reinit = True
         other = frozenset(
             last_name(node)
-            for node in ast.walk(tree)
+            for node in ast_nodes.listed(tree)
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called
         )
         return cls(calls, other, reinit)

@@ -16,6 +16,7 @@ import ast
 from collections.abc import Callable
 from typing import TypeVar
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
 from dp2ddp.transforms.analysis.printing import Printing
 
@@ -109,7 +110,7 @@ def keeping_methods(tree: ast.Module, printing: Printing) -> frozenset[str]:
     method `self.m`), itself or through another method that does: it shows what was kept;
     one reading none (`f.write("finished")`) shows none of it."""
     found: set[str] = set()
-    for cls in ast.walk(tree):
+    for cls in ast_nodes.listed(tree):
         if not isinstance(cls, ast.ClassDef):
             continue
         methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]

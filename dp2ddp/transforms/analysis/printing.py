@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TypeAlias
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
 from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 
@@ -28,7 +29,7 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
     scalar), directly or through others of them: a function by its plain call (`f()`), a
     method by `self.m()`. `table`: the module's import_table."""
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, ast.ClassDef):
             functions += [
                 (node.name, s)
@@ -38,7 +39,7 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
     methods = {id(f) for _, f in functions}
     functions += [
         ("", node)
-        for node in ast.walk(tree)
+        for node in ast_nodes.listed(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in methods
     ]
     calls = {

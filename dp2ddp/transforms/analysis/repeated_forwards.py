@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support import ast_nodes
+
 _NO_GRAD = frozenset({"no_grad", "inference_mode"})
 
 
@@ -34,7 +36,9 @@ def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
     """Lines of the first run of two or more gradient-enabled calls of `target` (as
     spelled) with no backward() between them; () when no function has one."""
     scopes: list[ast.AST] = [tree]
-    scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    scopes += [
+        n for n in ast_nodes.listed(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     for scope in scopes:
         events: list[tuple[int, int, bool]] = []  # (line, column, is the model's call)
         _collect(scope, target, events, top=True)

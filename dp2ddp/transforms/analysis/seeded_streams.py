@@ -28,6 +28,8 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support import ast_nodes
+
 #: The streams a draw's qualified name reads, by prefix.
 STREAMS = (
     ("torch.", "torch"),
@@ -76,7 +78,7 @@ class ModuleStreams:
 def _imports(module: ast.Module) -> dict[str, str]:
     """Local name -> the module or object an import binds it to, anywhere in the module."""
     bound: dict[str, str] = {}
-    for node in ast.walk(module):
+    for node in ast_nodes.listed(module):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname is not None:

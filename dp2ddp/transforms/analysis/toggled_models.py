@@ -31,6 +31,7 @@ import builtins
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
 from dp2ddp.transforms.analysis.module_parts import grad_toggles
 
@@ -511,7 +512,7 @@ def _callee(func: ast.expr) -> str:
 
 def _statement_at(tree: ast.Module, line: int) -> ast.AST | None:
     """The toggle statement at `line` (its Assign, or the Expr of its call)."""
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if getattr(node, "lineno", 0) != line:
             continue
         if isinstance(node, (ast.Assign, ast.AnnAssign)):

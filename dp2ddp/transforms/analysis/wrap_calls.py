@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import name_of, walk
 
@@ -32,7 +33,7 @@ def functions_that_wrap(source: str) -> set[str]:
     except (SyntaxError, ValueError, RecursionError):
         return set()
     found: set[str] = set()
-    for function in ast.walk(tree):
+    for function in ast_nodes.listed(tree):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             isinstance(call, ast.Call)
             and (

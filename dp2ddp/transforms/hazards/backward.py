@@ -65,6 +65,7 @@ from dp2ddp.facts import BackwardSummary
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
 from dp2ddp.transforms.hazards.backward_binding import (
+    FunctionInstances,
     bound_arguments,
     bound_names,
     instances_of,
@@ -217,13 +218,14 @@ class SecondBackwards:
         self._foreign = foreign
         #: another module's summaries as read here (by id), each once
         self._imported: dict[int, _Summary] = {}
+        self._instances = FunctionInstances(self._class_of)
         #: class -> its `self.x` bound to an instance of a class of the module, in any method
         self._held = {
             name: {
                 k: v
                 for method in methods.values()
                 if isinstance(method.body, cst.IndentedBlock)
-                for k, v in instances_of(method.body.body, self._class_of).items()
+                for k, v in self._instances(method).items()
                 if k.startswith("self.")
             }
             for name, methods in self._classes.items()
@@ -248,7 +250,7 @@ class SecondBackwards:
         self._summaries[key] = None
         outer, outer_no_grad = self._frame, self._no_grad
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-        frame = _Frame(cls, {**self._held.get(cls or "", {}), **instances_of(body, self._class_of)})
+        frame = _Frame(cls, {**self._held.get(cls or "", {}), **self._instances(function)})
         self._frame, self._no_grad = frame, 0
         flow = _Flow()
         params = function.params
@@ -304,9 +306,7 @@ class SecondBackwards:
     ) -> list[tuple[cst.FunctionDef, str | None]]:
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
         outer = self._frame
-        self._frame = _Frame(
-            cls, {**self._held.get(cls or "", {}), **instances_of(body, self._class_of)}
-        )
+        self._frame = _Frame(cls, {**self._held.get(cls or "", {}), **self._instances(function)})
         found = []
         for statement in body:
             for node in walk(statement, skip_scopes=True):

@@ -35,6 +35,23 @@ def instances_of(
     return instances
 
 
+class FunctionInstances:
+    """`instances_of` each function's body, read once a function (by id: the tree that
+    holds the functions outlives the reader): a module's DP026 reading asks for a method's
+    instances for its class's held ones, for its call order and for its own reading."""
+
+    def __init__(self, class_of: Callable[[cst.BaseExpression], str | None]) -> None:
+        self._class_of = class_of
+        self._found: dict[int, dict[str, str]] = {}
+
+    def __call__(self, function: cst.FunctionDef) -> dict[str, str]:
+        found = self._found.get(id(function))
+        if found is None:
+            body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+            found = self._found[id(function)] = instances_of(body, self._class_of)
+        return found
+
+
 def takes_self(function: cst.FunctionDef, cls: str | None) -> bool:
     """A method's first parameter is its receiver (`self`, a classmethod's `cls`), not a
     staticmethod's."""

@@ -23,6 +23,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import BackwardSummary
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
@@ -325,7 +326,7 @@ def _calls_a_parameter(source: str) -> bool:
         tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}

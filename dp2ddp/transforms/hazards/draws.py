@@ -24,6 +24,7 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw as Draw
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, parsed_or_none, walk
@@ -319,7 +320,7 @@ def _may_draw(source: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     names = set(_DRAW_TAILS)
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(
                 alias.asname

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms.rank_zero.side_effects import (
     COPIES,
     MAKEDIRS,
@@ -189,7 +190,7 @@ def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
     os.makedirs, `Path(...).mkdir()`, a SummaryWriter's log directory). `resolved` gives a
     call target's dotted name through the module's imports."""
     found: set[str] = set()
-    for call in ast.walk(tree):
+    for call in ast_nodes.listed(tree):
         if not isinstance(call, ast.Call):
             continue
         for path in _paths(call, resolved(call.func)):

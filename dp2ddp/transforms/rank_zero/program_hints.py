@@ -336,7 +336,7 @@ class ModuleNames:
         imported = _walk_imported(tree)
         as_library = _Reads.of(imported)
         guarded = any(_guard(s) for s in tree.body)
-        as_entry = _Reads.of(ast.walk(tree)) if guarded else as_library
+        as_entry = _Reads.of(ast_nodes.listed(tree)) if guarded else as_library
         script = guarded and wraps_as_script(tree)
         table = import_table(tree, name, is_package)
 
@@ -347,7 +347,7 @@ class ModuleNames:
             as_entry,
             as_library,
             frozenset(ast_nodes.top_level_names(tree, every_binding=True)),
-            _unread_functions(tree, list(ast.walk(tree)) if script else imported),
+            _unread_functions(tree, list(ast_nodes.listed(tree)) if script else imported),
             _function_steps(name, tree, is_package),
             _imports_logging(tree),
             script,
@@ -540,7 +540,7 @@ def unused_functions(trees: list[ast.Module]) -> list[frozenset[str]]:
 
 
 def _imports_logging(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
@@ -449,7 +450,7 @@ def _torch_names(tree: ast.Module) -> set[str]:
     """Names the module's imports bind to torch or a torch module (`torch`, `nn` of `import
     torch.nn as nn` or `from torch import nn`, `F`)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "torch":
