@@ -458,8 +458,11 @@ class LoaderEvaluation(LoopCounters):
             if func.value in functions:
                 return True
             # Imported from another module of the project: judged by what it does, or by
-            # its name where the program does not tell (a module migrated alone).
-            imported = any(not n.startswith("builtins.") for n in self.qualified_names(func))
+            # its name where the program does not tell (a module migrated alone). No name
+            # at all: a star import's (`from utils import *`; GwcNet's `save_scalars` writing
+            # TensorBoard scalars, class v3-B of stop 39), which the program tells bare.
+            names = self.qualified_names(func)
+            imported = not names or any(not n.startswith("builtins.") for n in names)
             return imported and (
                 func.value in self.state.hints.printers or bool(PRINTER_NAME.search(func.value))
             )
