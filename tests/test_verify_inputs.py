@@ -127,6 +127,17 @@ def test_not_equivalent_names_the_migrations_warnings_as_candidate_causes(
     assert [c.key for c in causes] == ["migration_warned"]
     assert "train.py:12 DP043" in causes[0].detail and "DP043" in causes[0].title
     assert "first diverging step 1" in causes[0].detail
+    # what verify measures itself (BatchNorm per chunk, DP008; a sampler's epoch, DP011)
+    # comes after the rest (FaceBoxes, class v3-C of stop 39: DP043 was shown last)
+    (tmp_path / "c").mkdir()
+    listed = (
+        "train.py:105:35: DP011 no epoch loop found for sampler.set_epoch",
+        "models.py:11:19: DP008 BatchNorm statistics are per process",
+        "loss.py:105:19: DP043 mean loss over a count that depends on the data",
+    )
+    (named,) = diagnose(_uneven_evidence(tmp_path / "c", listed))
+    assert "(DP043, DP011, DP008)" in named.title
+    assert named.detail.index("loss.py:105 DP043") < named.detail.index("train.py:105 DP011")
     # DP034 (a module the run never reaches) is no candidate; nothing left: unexplained
     (tmp_path / "b").mkdir()
     unreached = ("lib.py:3:1: DP034 DataParallel in a module the program does not import",)

@@ -241,7 +241,8 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "(`losses.update(loss.item(), n)` ... `return losses.avg`), a running sum the "
         "function returns, which its caller then prints or writes to a results file, or a "
         "figure folded from the batches by another arithmetic recurrence (a moving average, "
-        "`ema = ema * 0.9 + float(loss) * 0.1`). The "
+        "`ema = ema * 0.9 + float(loss) * 0.1`), or sums kept item by item in a list or "
+        "dict of numbers (`total_losses[i] += loss.item()`). The "
         "figures after an evaluation loop are summed over the ranks where dp2ddp can (see "
         "DP015); sum running figures with torch.distributed.all_reduce yourself, or read "
         "them as rank 0's sample.",

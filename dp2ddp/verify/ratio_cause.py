@@ -61,6 +61,12 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
 
 #: Codes no cause of a difference in the updates: DP034 names modules the run never reaches.
 _NOT_CAUSES = frozenset({"DP034"})
+#: Codes whose effect verify reproduces or measures itself, listed after the others: the
+#: original normalises BatchNorm per DataParallel chunk as the ranks do (DP008), and a
+#: sampler's epoch (DP011) changes no batch the sharding check found right. FaceBoxes
+#: (zisianw/FaceBoxes.PyTorch@22efc6a, class v3-C of stop 39) had DP011 and DP008 shown
+#: first and the true cause, DP043's per-rank positives count, last.
+_MEASURED = frozenset({"DP008", "DP011"})
 _WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$")
 
 
@@ -74,10 +80,11 @@ def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
     found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] not in _NOT_CAUSES]
     if not found:
         return None
+    found.sort(key=lambda m: m[3] in _MEASURED)
     shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:5])
     if len(found) > 5:
         shown += f"; and {len(found) - 5} more"
-    codes = ", ".join(sorted({m[3] for m in found}))
+    codes = ", ".join(dict.fromkeys(m[3] for m in found))
     return Cause(
         "migration_warned",
         f"no measured cause matched; dp2ddp migrate warned ({codes}): "
