@@ -173,6 +173,15 @@ def test_rank_0_alone_printing_the_original_passes() -> None:
     assert result.describe() == "ok: rank 0 alone printed the original's 2 lines"
 
 
+def test_the_printed_wrapper_of_the_model_is_the_originals() -> None:
+    """Stop 39, v4-E: `print(model)` writes `DataParallel(` in the original and
+    `DistributedDataParallel(` migrated: the same line, not one rank 0 lacks."""
+    original = "DataParallel(\n  (module): Linear(in_features=4, out_features=1, bias=True)\n)\n"
+    rank0 = original.replace("DataParallel(", "DistributedDataParallel(")
+    assert check_output(original, [rank0, ""]).passed
+    assert not check_output(original, [rank0, rank0]).passed  # rank 1 printing it too
+
+
 def test_duplicated_and_missing_lines_are_found() -> None:
     original = "start\nepoch 0: loss 0.5\nepoch 1: loss 0.25\n"
     duplicated = check_output(original, [original, "epoch 0: loss 0.4\nrank 1 ready\n"])
