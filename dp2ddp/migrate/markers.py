@@ -73,6 +73,7 @@ MARKED = frozenset(
         "DP078",
         "DP080",
         "DP085",
+        "DP086",
         "DP088",
         "DP090",
         "DP091",
