@@ -332,3 +332,20 @@ def test_pythonpath_folders_run_under_torchrun(
     assert "batch of" not in launch.logs(script, 1)
     log = tmp_path / "out" / "bin" / "train" / "exp" / "log.txt"
     assert log.read_text() == "epoch 0\nepoch 1\n"
+
+
+@pytest.mark.e2e
+def test_namespace_package_module_runs_under_torchrun(tmp_path: Path) -> None:
+    """Stop 39, v4-B (Tencent/MedicalNet@20f76aa's `from models import resnet`, models/
+    without __init__.py): the namespace package's module is the program's and is migrated.
+    At 19261f8d it was left (DP076) and both ranks printed every step and saved; now rank 0
+    alone prints the 4 steps and saves once, on half of each batch."""
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "namespace_package_module" / "expected", work)
+    script = work / "train.py"
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    launch = _launch(prefix, tmp_path / "out", [script])
+    _assert_ran(launch, script, 2)
+    assert launch.logs(script, 0).count("step ") == 4, launch.logs(script, 0)
+    assert launch.logs(script, 0).count("saved") == 1
+    assert "step " not in launch.logs(script, 1) and "saved" not in launch.logs(script, 1)

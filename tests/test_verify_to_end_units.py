@@ -173,6 +173,15 @@ def test_rank_0_alone_printing_the_original_passes() -> None:
     assert result.describe() == "ok: rank 0 alone printed the original's 2 lines"
 
 
+def test_the_printed_wrapper_of_the_model_is_the_originals() -> None:
+    """Stop 39, v4-E: `print(model)` writes `DataParallel(` in the original and
+    `DistributedDataParallel(` migrated: the same line, not one rank 0 lacks."""
+    original = "DataParallel(\n  (module): Linear(in_features=4, out_features=1, bias=True)\n)\n"
+    rank0 = original.replace("DataParallel(", "DistributedDataParallel(")
+    assert check_output(original, [rank0, ""]).passed
+    assert not check_output(original, [rank0, rank0]).passed  # rank 1 printing it too
+
+
 def test_duplicated_and_missing_lines_are_found() -> None:
     original = "start\nepoch 0: loss 0.5\nepoch 1: loss 0.25\n"
     duplicated = check_output(original, [original, "epoch 0: loss 0.4\nrank 1 ready\n"])
@@ -679,3 +688,27 @@ def test_a_status_both_runs_choose_is_an_end_not_a_crash(tmp_path: Path) -> None
     other = [_exited(0, protocol.ERROR, _system_exit(4)), _exited(1, None)]
     failures = RunFailures(config, scripts, tmp_path, {}).collect(results, original, other)
     assert [f.reason for f in failures] == ["crashed", "crashed"], failures
+
+
+def test_a_wrap_reached_only_by_a_run_time_import_is_named_not_denied(tmp_path: Path) -> None:
+    """Stop 39, v4-D (haoxiangsnr/Wave-U-Net-for-Speech-Enhancement@64e1aa2): the trainer
+    that wraps is imported by a name from the configuration; migrate says DP034, so verify
+    names that module instead of "no DataParallel found"."""
+    from dp2ddp.options import MigrateOptions
+    from dp2ddp.verify.project import migrate_copy
+
+    project = tmp_path / "p"
+    (project / "trainer").mkdir(parents=True)
+    (project / "trainer" / "__init__.py").write_text("")
+    (project / "trainer" / "base.py").write_text(
+        "import torch\n\n\nclass Trainer:\n    def __init__(self, model):\n"
+        "        self.model = torch.nn.DataParallel(model)\n"
+    )
+    (project / "train.py").write_text(
+        "import importlib\nimport json\n\nimport torch\n\n\n"
+        "def main():\n    config = json.load(open('config.json'))\n"
+        "    cls = importlib.import_module(config['module']).Trainer\n"
+        "    cls(torch.nn.Linear(1, 1))\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    with pytest.raises(ProjectError, match=r"not migrated: .*DP034.*trainer/base\.py"):
+        migrate_copy(project / "train.py", tmp_path / "work", MigrateOptions())

@@ -398,6 +398,20 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "itself (`x.size(0)`), or by ddp_per_rank_batch(B) where the loop's loader is "
         "sharded.",
     ),
+    "DP086": (
+        "model read in a device guard's else, before the hoisted wrap",
+        "The wrap stood in a device guard (`if not args.no_cuda:`, `if use_cuda:`) whose "
+        "else branch ran the program without DataParallel. Every process must wrap, on CPU "
+        "too, so dp2ddp moves the wrap after the `if`; the else branch still runs first and "
+        "reads the model unwrapped: a `state_dict()` taken there has no `module.` keys, and "
+        "the code after the `if` meets a DistributedDataParallel model (`model."
+        'load_state_dict(net_dict)`: "Missing key(s) ... module.conv1.weight" on every '
+        "rank, Tencent/MedicalNet with `--no_cuda`). Running the branch after the wrap "
+        "instead would change what it reads (keys the original's path never matched). "
+        "Move the read after the wrap, or read `model.module`, as the path means. Marked in "
+        "the migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP086`.",
+    ),
     "DP088": (
         "a count of samples from this rank's batches sets the learning rate",
         "A count grown by each training batch's size (`global_step += x.size(0)`) drives the "

@@ -74,6 +74,7 @@ MARKED = frozenset(
         "DP079",
         "DP080",
         "DP085",
+        "DP086",
         "DP088",
         "DP090",
         "DP091",

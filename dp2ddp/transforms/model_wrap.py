@@ -48,6 +48,11 @@ from dp2ddp.transforms._support.nodes import (
     wrap_target,
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
+from dp2ddp.transforms.analysis.guarded_wraps import (
+    read_before_wrap,
+    wrap_assignments,
+    wraps_on_every_path,
+)
 from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
 from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
@@ -492,7 +497,7 @@ class WrapModelInDDP(MigrationTransform):
             else:
                 branches.append((node, f"else of if {head_test}", node.body))
                 node = None
-        wrapping = [b for b in branches if self._wraps_directly(b[2])]
+        wrapping = [b for b in branches if wraps_on_every_path(b[2], self._wraps_directly)]
         if len(wrapping) == len(branches) and isinstance(branches[-1][0], cst.Else):
             return
         for where, condition, _ in wrapping:
@@ -530,7 +535,7 @@ class WrapModelInDDP(MigrationTransform):
             body[wraps[-1] + 1 :],
         )
         test = self.code(original.test)
-        updated, else_note = self._drop_else_wraps(updated, hoisted)
+        updated, else_note = self._drop_else_wraps(original, updated, hoisted)
         out: list[cst.BaseStatement] = []
         if before:
             out.append(updated.with_changes(body=updated.body.with_changes(body=before)))
@@ -581,35 +586,29 @@ class WrapModelInDDP(MigrationTransform):
         return cst.FlattenSentinel(out)
 
     def _drop_else_wraps(
-        self, updated: cst.If, hoisted: list[cst.BaseStatement]
+        self, original: cst.If, updated: cst.If, hoisted: list[cst.BaseStatement]
     ) -> tuple[cst.If, str]:
-        """`if cuda: m = DP(m).cuda() else: m = DP(m)`: the else branch wraps the same model
-        on the other path. Once the wrap is hoisted out of the guard every path wraps, so the
-        else branch's wrap goes (kept, the model would be wrapped twice on CPU)."""
+        """`if cuda: m = DP(m).cuda() else: m = DP(m)`: hoisted, every path wraps, so the else
+        branch's wrap goes (twice on CPU else); DP086 where the rest reads the wrapped name."""
         orelse = updated.orelse
         if not isinstance(orelse, cst.Else) or not isinstance(orelse.body, cst.IndentedBlock):
             return updated, ""
-        targets = {t for stmt in hoisted for t in self._wrap_assignments(stmt)}
-        rest = [
-            stmt
-            for stmt in orelse.body.body
-            if not (self._wrap_assignments(stmt) and self._wrap_assignments(stmt) <= targets)
+        targets = {t for stmt in hoisted for t in wrap_assignments(stmt)}
+        kept = [
+            i
+            for i, stmt in enumerate(orelse.body.body)
+            if not (wrap_assignments(stmt) and wrap_assignments(stmt) <= targets)
         ]
+        rest = [orelse.body.body[i] for i in kept]
+        read = read_before_wrap(rest, targets)
+        if read is not None and original.orelse is not None:  # the marker above `else:`
+            stmt, test = rest[read], self.code(original.test)
+            why = f"`{self.code(stmt).strip().splitlines()[0]}` in the else of `if {test}` reads"
+            self.warn(original.orelse, "DP086", why + " the model before the wrap after the `if`")
         if len(rest) == len(orelse.body.body):
             return updated, ""
         new_else = orelse.with_changes(body=orelse.body.with_changes(body=rest)) if rest else None
         return updated.with_changes(orelse=new_else), " (the else branch's wrap of it dropped)"
-
-    def _wrap_assignments(self, stmt: cst.BaseStatement) -> set[str]:
-        """`m = DDP(...)` (one simple assignment whose value wraps) -> {"m"}; else empty."""
-        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-            return set()
-        assign = stmt.body[0]
-        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-            return set()
-        if not m.findall(assign.value, m.Call(func=m.OneOf(*map(m.Name, DDP_WRAPS)))):
-            return set()
-        return {self.code(assign.targets[0].target)}
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
         chosen = self._branches.unwrap_choice(original_node, updated_node)

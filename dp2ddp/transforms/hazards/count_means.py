@@ -48,6 +48,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
@@ -99,6 +100,7 @@ class CountMeans:
         self.shares: set[cst.CSTNode] = set()
         self._uniform: RankUniformity | None = None
         self._module: cst.Module | None = None
+        self._per_sample: frozenset[int] | None = None
         self._active = True
 
     # -- visits ---------------------------------------------------------------------------
@@ -108,12 +110,23 @@ class CountMeans:
         self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
         self._module = node
         self._uniform = None
+        self._per_sample = None
         if self._active:
             self._check_scope(node, None)
 
     def enter_function(self, node: cst.FunctionDef) -> None:
-        if self._active:
+        if self._active and not self._runs_per_sample(node):
             self._check_scope(node, node)
+
+    def _runs_per_sample(self, function: cst.FunctionDef) -> bool:
+        """A Dataset's per-sample code (analysis/sample_code.py: `__getitem__`, what it
+        calls, not called elsewhere) sees one sample, never the batch: a mean there
+        (Tencent/MedicalNet's `pixels = volume[volume > 0]; pixels.mean()` normalising a
+        volume) is one sample's, the same under DDP, and no loss (stop 39, v4-A)."""
+        if self._per_sample is None:
+            assert self._module is not None
+            self._per_sample = per_sample_functions(self._module, self.t.qualified_names)
+        return id(function) in self._per_sample
 
     def rewrite(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """The division with its count replaced by `ddp_count_share(count)`."""

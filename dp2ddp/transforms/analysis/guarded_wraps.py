@@ -1,0 +1,88 @@
+"""Which branches of a wrap's guard wrap, and what a hoisted wrap leaves before it.
+
+Two facts model_wrap.py asks about an `if` around a DataParallel wrap:
+
+* Whether a branch wraps on every path through it: at its top level, or by an inner
+  if/elif/else chain with an else every branch of which does (Tencent/MedicalNet@20f76aa's
+  `if not opt.no_cuda: if len(opt.gpu_id) > 1: wrap … else: wrap …`). The inner chain is
+  no condition on the wrap (every path through it wraps), but the outer `if` is: a program
+  that wraps under `if not args.cpu:` and trains unwrapped in its `else` needs DP012 as
+  much as one that wraps at the outer `if`'s own level (stop 39, v4-C: with `--cpu` each
+  rank trained its shard unsynchronised, `--check` passed).
+* What of the guard's else branch takes the wrapped model's names (DP086). A device guard's wrap is
+  hoisted after the `if/else` so that every process wraps, on CPU too; the else branch (the
+  original's path without DataParallel) still runs first, so what it takes from the model
+  (`net_dict = model.state_dict()`: keys without `module.`) describes the unwrapped model,
+  and the code after the `if` now meets a wrapped one (`model.load_state_dict(net_dict)`:
+  "Missing key(s) … module.conv1.weight" on every rank, MedicalNet with `--no_cuda`).
+  Running the else branch after the wrap instead would load what the original's path never
+  loaded (the pretrained `module.` keys), so it is said, not rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+import libcst.matchers as m
+
+from dp2ddp.transforms._support.names import DDP_WRAPS
+from dp2ddp.transforms._support.nodes import code_of, walk
+
+
+def wraps_on_every_path(
+    block: cst.BaseSuite, wraps_directly: Callable[[cst.BaseSuite], bool], depth: int = 0
+) -> bool:
+    """`block` wraps at its top level, or holds an if/elif/else chain ending in an else
+    every branch of which wraps on every path (the module docstring)."""
+    if wraps_directly(block):
+        return True
+    if depth > 8 or not isinstance(block, cst.IndentedBlock):
+        return False
+    for stmt in block.body:
+        node: cst.If | cst.Else | None = stmt if isinstance(stmt, cst.If) else None
+        if node is None:
+            continue
+        every = True
+        while isinstance(node, cst.If):
+            every = every and wraps_on_every_path(node.body, wraps_directly, depth + 1)
+            node = node.orelse
+        if every and isinstance(node, cst.Else):
+            return wraps_on_every_path(node.body, wraps_directly, depth + 1)
+    return False
+
+
+def wrap_assignments(stmt: cst.BaseStatement) -> set[str]:
+    """`m = DDP(...)` or `m = ddp_wrap_trainable(...)` (one simple assignment whose value
+    wraps) -> {"m"}; else empty."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return set()
+    assign = stmt.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return set()
+    if not m.findall(assign.value, m.Call(func=m.OneOf(*map(m.Name, DDP_WRAPS)))):
+        return set()
+    return {code_of(assign.targets[0].target)}
+
+
+#: Reads whose result carries the module's names, which the wrap prefixes with `module.`.
+_NAMED = frozenset(
+    {"state_dict", "named_parameters", "named_buffers", "named_modules", "named_children"}
+)
+
+
+def read_before_wrap(kept: list[cst.BaseStatement], targets: set[str]) -> int | None:
+    """The index in `kept` (what stays of the else branch) of the first statement that takes
+    the names of a model the hoisted wrap binds (`model.state_dict()`, `named_parameters()`):
+    it now runs before the wrap, and what it took has no `module.` prefix. A move or a cast
+    (`critic = critic.cpu()`) reads the model too, but nothing in it depends on the wrap."""
+    for index, stmt in enumerate(kept):
+        for node in walk(stmt):
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _NAMED
+                and code_of(node.func.value) in targets
+            ):
+                return index
+    return None
