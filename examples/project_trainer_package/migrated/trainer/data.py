@@ -8,8 +8,8 @@ def make_loader(batch_size):
     g = torch.Generator().manual_seed(7)
     x = torch.randn(192, 8, generator=g)
     y = x @ torch.linspace(-1, 1, 8).unsqueeze(1) + 0.1 * torch.randn(192, 1, generator=g)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     dataset = TensorDataset(x, y)
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),
