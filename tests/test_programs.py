@@ -306,7 +306,7 @@ def test_verify_runs_the_pythonpath_program_equivalent(
 ) -> None:
     """`dp2ddp verify --nproc 2` of X1 run with its PYTHONPATH: the copy's migrated modules are
     the ones the migrated run imports, and the updates match DataParallel's."""
-    work = _pythonpath_program(tmp_path, monkeypatch)
+    _pythonpath_program(tmp_path, monkeypatch)
     result = CliRunner().invoke(
         main, ["verify", "--nproc", "2", "--steps", "2", "bin/train.py"], catch_exceptions=False
     )

@@ -412,6 +412,17 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP086`.",
     ),
+    "DP087": (
+        "a child process (os.system, subprocess) runs on every rank",
+        "A statement runs a shell command or another program (`os.system('cp main.py ' + "
+        "folder)`, `subprocess.run([...])`) and drops its result. Under DataParallel one "
+        "process ran it once; under torchrun every rank runs it, and dp2ddp does not read what "
+        "the command does: a copy, a `mkdir`, a script that writes files is repeated by every "
+        "rank at once (GDANet's backups of its source files, stop 39). If it writes or "
+        "changes files, run it on rank 0 (`if ddp_is_main(): os.system(...)`) and, when other "
+        "ranks read what it made, `ddp_barrier()` after it where every rank arrives; if every "
+        "rank must run it, say so with `# noqa: DP087`.",
+    ),
     "DP088": (
         "a count of samples from this rank's batches sets the learning rate",
         "A count grown by each training batch's size (`global_step += x.size(0)`) drives the "

@@ -44,6 +44,7 @@ from dp2ddp.transforms.rank_zero.object_saves import returned_by, saved_path
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
+    CHILD_PROCESSES,
     FILE_WRITE_METHODS,
     FILE_WRITES,
     KNOWN_PACKAGES,
@@ -125,6 +126,9 @@ class StatementGuards(Rule):
             return "logging"
         if names & WRITER_FUNCTIONS:
             return _WRITER
+        if names & CHILD_PROCESSES:
+            self.child_every_rank(small.value)
+            return None
         if isinstance(func, cst.Attribute):
             receiver = func.value
             new_logger = isinstance(receiver, cst.Call) and self.t.matches(
@@ -181,6 +185,22 @@ class StatementGuards(Rule):
             "DP080",
             f"{self.t.code(call.func)}() of {receiver.value}, an object of {library}, runs "
             "on every rank; not proved to print or log only once",
+        )
+
+    def child_every_rank(self, call: cst.Call) -> None:
+        """DP087 for a statement that runs a child process (`os.system(cmd)`,
+        `subprocess.run(args)`) on every rank: what the command does is not read, so nothing
+        proves it safe to repeat (GDANet's `cp` backups ran once per rank, stop 39, v4-F), nor
+        that rank 0 alone may run it (a script whose output every rank reads). Said, not
+        guarded."""
+        if self.facts.under_guard(call) or id(call) in self.said:
+            return
+        self.said.add(id(call))
+        self.t.warn(
+            call,
+            "DP087",
+            f"{self.t.code(call.func)}() runs a child process on every rank; what it does is "
+            "not read, so it is neither proved safe to repeat nor put on rank 0",
         )
 
     def own_method(self, cls: str, method: str) -> bool:

@@ -31,6 +31,19 @@ PRINT: Final = frozenset(
     # prints in colour: a print on every rank like the plain one
     | {"termcolor.cprint", "rich.print"}
 )
+#: Calls that run a shell command or another program as a child process, their result
+#: dropped: what the child does (GDANet's `os.system('cp main.py ' + folder)` backups, a
+#: script that saves) is not read here, and each rank runs it (stop 39, v4-F): DP087.
+CHILD_PROCESSES: Final = frozenset(
+    {
+        "os.system",
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+    }
+)
 #: Calls that copy or move a file or tree from their first argument to their second.
 COPIES: Final = frozenset(
     {"shutil.copyfile", "shutil.copy", "shutil.copy2", "shutil.copytree", "shutil.move"}
