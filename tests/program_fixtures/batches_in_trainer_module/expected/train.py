@@ -19,8 +19,8 @@ class Model(nn.Module):
 
 
 def main():
-    # dp2ddp: DP001 DataParallel dim is not 0
     ddp_setup()
+    # dp2ddp: DP001 DataParallel dim is not 0
     model = DistributedDataParallel(Model().to(DEVICE), device_ids=DEVICE_IDS)
     Trainer(model, torch.randint(0, 20, (400,))).fit(2)
 

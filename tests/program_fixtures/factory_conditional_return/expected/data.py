@@ -11,8 +11,8 @@ def synthetic(n, seed):
 
 def build(batch_size, with_val=True):
     """One loader, or the training and validation loaders: the return depends on a flag."""
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_dataset = synthetic(64, 0)
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_loader = DataLoader(
         train_dataset,
         batch_size=ddp_per_rank_batch(batch_size),
@@ -27,8 +27,8 @@ def build(batch_size, with_val=True):
 
 def build_by_split(batch_size):
     """Looked up by key: which loader comes out is not told, so no importer sets its epoch."""
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     dataset = synthetic(64, 2)
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loaders = {
         "train": DataLoader(
             dataset,

@@ -17,10 +17,10 @@ from _dp2ddp import (
 
 
 def main(config):
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     ddp_setup()
     with ddp_same_random():
         dataset = TensorDataset(torch.randn(32, 16))
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(8),

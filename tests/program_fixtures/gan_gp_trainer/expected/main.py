@@ -20,9 +20,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--total_step", type=int, default=4)
     config = parser.parse_args()
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     with ddp_same_random():
         dataset = TensorDataset(torch.randn(32, 16))
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(8),

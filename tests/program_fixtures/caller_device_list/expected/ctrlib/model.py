@@ -26,9 +26,9 @@ class TinyCTR(nn.Module):
         optim = torch.optim.SGD(self.parameters(), lr=0.1)
         if self.gpus:
             ddp_print("parallel running on these gpus:", self.gpus)
-        # dp2ddp: DP045 device list passed by the caller keeps DataParallel's meaning
         else:
             ddp_print(self.device)
+        # dp2ddp: DP045 device list passed by the caller keeps DataParallel's meaning
         model = DistributedDataParallel(model.to(DEVICE), device_ids=DEVICE_IDS)
         if self.gpus:
             batch_size *= len(self.gpus)  # input `batch_size` is batch_size per gpu

@@ -6,8 +6,8 @@ from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch, ddp_same_random
 
 def init(config):
     with ddp_same_random():
-        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(config["train"]["batchsize"]),

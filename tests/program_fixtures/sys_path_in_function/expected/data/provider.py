@@ -14,9 +14,9 @@ def init(batch_size):
     sys.path.append(current_path)
     import ref as ds
 
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     with ddp_same_random():
         dataset = ds.load()
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return torch.utils.data.DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),
