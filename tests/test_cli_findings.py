@@ -88,7 +88,8 @@ def test_a_marked_warning_fails_check_until_resolved_or_silenced(tmp_path: Path)
     lines = migrated.splitlines()
     (marker,) = [i for i, line in enumerate(lines) if marker_codes(line) is not None]
     assert lines[marker].strip() == "# dp2ddp: DP054"
-    assert lines[marker + 1].strip() == "if ddp_is_main():"  # the statement it is about
+    assert lines[marker - 1].strip() == "if ddp_is_main():"
+    assert lines[marker + 1].strip().startswith("with open(")  # the write it is about
     check = run("--check", str(train))
     assert check.exit_code == 1, check.stderr
     (warning,) = [line for line in check.stderr.splitlines() if ": DP054 " in line]
