@@ -176,9 +176,8 @@ class StatementGuards(Rule):
             for name in classes
         ):
             return
-        if id(call) in self.said:
+        if not self.first_saying(call):
             return
-        self.said.add(id(call))
         library = min(classes)
         self.t.warn(
             call,
@@ -187,15 +186,22 @@ class StatementGuards(Rule):
             "on every rank; not proved to print or log only once",
         )
 
+    def first_saying(self, call: cst.Call) -> bool:
+        """Whether `call` was not yet given its warning (kind() is asked more than once per
+        line); it counts as given from now on."""
+        if id(call) in self.said:
+            return False
+        self.said.add(id(call))
+        return True
+
     def child_every_rank(self, call: cst.Call) -> None:
         """DP087 for a statement that runs a child process (`os.system(cmd)`,
         `subprocess.run(args)`) on every rank: what the command does is not read, so nothing
         proves it safe to repeat (GDANet's `cp` backups ran once per rank, stop 39, v4-F), nor
         that rank 0 alone may run it (a script whose output every rank reads). Said, not
         guarded."""
-        if self.facts.under_guard(call) or id(call) in self.said:
+        if self.facts.under_guard(call) or not self.first_saying(call):
             return
-        self.said.add(id(call))
         self.t.warn(
             call,
             "DP087",
@@ -224,9 +230,8 @@ class StatementGuards(Rule):
         path = saved_path(call)
         classes = self.facts.instances.get((self.facts.scope_id(call), receiver.value))
         maker = returned_by(classes, KNOWN_PACKAGES | sys.stdlib_module_names)
-        if path is None or maker is None or id(call) in self.said or self.own_save():
+        if path is None or maker is None or self.own_save() or not self.first_saying(call):
             return
-        self.said.add(id(call))
         self.t.warn(
             call,
             "DP078",
@@ -287,9 +292,8 @@ class StatementGuards(Rule):
         """DP079 for a file write left on every rank because an argument may do work the
         other ranks need: every rank then writes the file (SR3's `cv2.imwrite(path,
         cv2.cvtColor(img, ...))` before cv2 was known, stop 39). Said, not guarded."""
-        if id(call) in self.said:
+        if not self.first_saying(call):
             return
-        self.said.add(id(call))
         # an `open(path, "w")` argument writes to os.devnull on the other ranks
         # (file_writes.py): the file is written once, through it
         known = self.facts.pure_functions() | OPEN
