@@ -306,13 +306,7 @@ def _not_migrated(
     """Why nothing was migrated, as migrate said it: a script migrate declined (DP003: it
     has its own DistributedDataParallel path; lemniscate.pytorch), or whose DataParallel
     module it does not reach (DP034), is not one without DataParallel."""
-    declined = [
-        as_users(d.format(o.path))
-        for o in outcomes
-        if o.result is not None
-        for d in o.result.diagnostics
-        if d.code == "DP003"
-    ]
+    declined = _said(outcomes, "DP003", as_users)
     if declined:
         return (
             f"{entry}: not migrated: migrate declined it ({declined[0]}; it leaves a program "
@@ -322,16 +316,21 @@ def _not_migrated(
     # (`importlib.import_module(cfg["module"])`, haoxiangsnr/Wave-U-Net-for-Speech-
     # Enhancement: stop 39, v4-D): migrate left it and said so (DP034); "no DataParallel
     # found" would send the user looking for a wrap that is there.
-    unreached = [
-        as_users(d.format(o.path))
-        for o in fold_unreached(outcomes)
-        if o.result is not None
-        for d in o.result.diagnostics
-        if d.code == "DP034"
-    ]
+    unreached = _said(fold_unreached(outcomes), "DP034", as_users)
     if unreached:
         return (
             f"{entry}: not migrated: its DataParallel is in a module the program does not "
             f"reach as migrate follows it ({unreached[0]}), so nothing to verify"
         )
     return f"{entry}: nothing to migrate (no DataParallel found), so nothing to verify"
+
+
+def _said(outcomes: Sequence[FileOutcome], code: str, as_users: Callable[[str], str]) -> list[str]:
+    """Each warning of `code` migrate gave, as the user's `path:line:col: CODE message`."""
+    return [
+        as_users(d.format(o.path))
+        for o in outcomes
+        if o.result is not None
+        for d in o.result.diagnostics
+        if d.code == code
+    ]
