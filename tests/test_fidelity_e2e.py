@@ -112,6 +112,9 @@ GOLDENS = {
     # v1-B (stop 39): minGPT's `self.tokens += (y >= 0).sum()` driving the lr: the global
     # batch's tokens (before: each rank its share, the decay at half the pace, silently)
     "data_lr_token_count": ("final lr 0.010000",),
+    # v1-D (stop 40): a ModuleList read at the variable of a loop over the count it was built
+    # with gets no find_unused_parameters; the run's weights are the original's
+    "hazards_unused_counted_loop": ("weights 7.2987",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

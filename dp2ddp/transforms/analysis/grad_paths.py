@@ -5,6 +5,7 @@ position of a container."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
@@ -43,20 +44,32 @@ def fixed_index(index: ast.expr) -> bool:
     )
 
 
-def covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> set[int]:
+def covering_reads(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    me: str,
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
+) -> set[int]:
     """ids of the `self.x[i]` reads in `function` whose loop walks every position of a
     container: `for i in range(len(self.x))`, `for i, _ in enumerate(self.y)`, with `i` not
     bound again in the loop and the loop not left early (a `break`, a `return`). A container
     read at the position of another one it is built beside (`self.norms[i]` in a loop over
     `self.blocks`) is taken as aligned with it: its sizes are not compared (a longer one's
-    last entries would be missed)."""
+    last entries would be missed). With the class's `methods`, also `for i in range(self.n)`
+    over a container `__init__` built by a comprehension over that same count (QANet's
+    Highway: `nn.ModuleList([... for _ in range(self.n)])`; see `counted_containers`)."""
     covered: set[int] = set()
+    counted: dict[str, str] | None = None
     for loop in ast.walk(function):
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or module_parts.own_break(loop.body):
             continue
         walked = index_walk(loop, me)
+        bound = None
+        if walked is None and methods is not None:
+            walked, bound = _count_walk(loop, me)
         if walked is None:
             continue
+        if bound is not None and counted is None:
+            counted = counted_containers(methods or {})
         index = walked
         inside = [n for stmt in loop.body for n in ast.walk(stmt)]
         if any(isinstance(n, ast.Return) for n in inside) or any(
@@ -71,9 +84,96 @@ def covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) ->
                 and isinstance(node.value, ast.Attribute)
                 and isinstance(node.slice, ast.Name)
                 and node.slice.id == index
+                and (bound is None or (counted or {}).get(node.value.attr) == bound)
             ):
                 covered.add(id(node))
     return covered
+
+
+def _count_walk(loop: ast.For | ast.AsyncFor, me: str) -> tuple[str | None, str | None]:
+    """(`i`, "n") for `for i in range(self.n)`; (None, None) for any other loop."""
+    it, target = loop.iter, loop.target
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and len(it.args) == 1
+        and not it.keywords
+        and isinstance(target, ast.Name)
+        and is_self_attribute(it.args[0], me)
+        and isinstance(it.args[0], ast.Attribute)
+    ):
+        return target.id, it.args[0].attr
+    return None, None
+
+
+def counted_containers(
+    methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> dict[str, str]:
+    """attribute -> count attribute, for containers `__init__` builds with exactly as many
+    entries as `self.<count>` holds: `self.x = nn.ModuleList([f() for _ in range(self.n)])`
+    (or `range(n)` where `__init__` set `self.n = n` and never rebinds `n`), each bound once in
+    the class and in no other method, the comprehension with one unfiltered `for`. A loop
+    `for i in range(self.n)` then reads every entry of `self.x`."""
+    init = methods.get("__init__")
+    if init is None or not init.args.args:
+        return {}
+    me = init.args.args[0].arg
+    stores: dict[str, int] = {}
+    for method in methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                stores[node.attr] = stores.get(node.attr, 0) + 1
+    rebound = {
+        n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    aliases: dict[str, str] = {}  # parameter -> count attribute
+    for stmt in init.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and is_self_attribute(stmt.targets[0], me)
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id not in rebound
+        ):
+            aliases[stmt.value.id] = stmt.targets[0].attr  # type: ignore[attr-defined]
+    built: dict[str, str] = {}
+    for stmt in init.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and is_self_attribute(stmt.targets[0], me)
+        ):
+            continue
+        value = stmt.value
+        if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]  # nn.ModuleList([...]) / nn.ParameterList(...)
+        if not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or len(value.generators) != 1:
+            continue
+        loop = value.generators[0]
+        it = loop.iter
+        if (
+            loop.ifs
+            or loop.is_async
+            or not (
+                isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name)
+                and it.func.id == "range"
+                and len(it.args) == 1
+                and not it.keywords
+            )
+        ):
+            continue
+        count = it.args[0]
+        name = None
+        if isinstance(count, ast.Attribute) and is_self_attribute(count, me):
+            name = count.attr
+        elif isinstance(count, ast.Name):
+            name = aliases.get(count.id)
+        if name is not None and stores.get(name) == 1:
+            built[stmt.targets[0].attr] = name
+    return {attr: count for attr, count in built.items() if stores.get(attr) == 1}
 
 
 def index_walk(loop: ast.For | ast.AsyncFor, me: str) -> str | None:

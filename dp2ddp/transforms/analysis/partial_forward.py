@@ -484,7 +484,7 @@ def _scan_function(
         return
     me = function.args.args[0].arg
     inlined = inlined | {function.name}
-    uses.covered |= grad_paths.covering_reads(function, me)
+    uses.covered |= grad_paths.covering_reads(function, me, methods)
     _scan_block(function.body, me, methods, uses, inlined, conditional, why)
 
 
