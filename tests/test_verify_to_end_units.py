@@ -193,6 +193,23 @@ def test_duplicated_and_missing_lines_are_found() -> None:
     assert "rank 0 did not print 1 of them" in missing.describe()
 
 
+def test_figures_are_compared_within_their_printed_precision() -> None:
+    """Stop 39 (v3-A, lightweight OpenPose): rank 0 printed the original's lines with rank 0's
+    half of an epoch figure, and the output check, which counts lines, said "ok". The figures
+    check reads the numbers: the last printed digit's rounding passes, another value is shown
+    with both lines, a clock's line is left out."""
+    original = "epoch 0 loss 0.7131\ndev f1 34.86\nepoch took 3.2 s\nstart\n"
+    rank0 = "epoch 0 loss 0.7132\ndev f1 32.50\nepoch took 1.9 s\nstart\n"
+    figures = toend.check_figures(original, rank0)
+    assert figures.compared == 2
+    assert figures.differing == [("dev f1 34.86", "dev f1 32.50")]
+    assert "1 of 2 lines hold other numbers ('dev f1 34.86' -> 'dev f1 32.50')" in (
+        figures.describe()
+    )
+    same = toend.check_figures(original, original)
+    assert not same.differing and same.describe().startswith("the same numbers in the 2 lines")
+
+
 def test_the_copys_paths_are_written_as_the_users() -> None:
     original = "saved /home/u/proj/ckpt.pt\n"
     result = check_output(

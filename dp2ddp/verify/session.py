@@ -545,6 +545,16 @@ def _to_end(
         else (),
     )
     rows["output"] = output.describe()
+    if ranks:
+        figures = toend.check_figures(
+            original.stdout,
+            ranks[0].stdout,
+            replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
+            if scripts.copy
+            else (),
+        )
+        if figures.compared:
+            rows["figures"] = figures.describe()
     shared = toend.shared_writes([list(r.data.get("writes", [])) for r in ranks])
     written = [scripts.display(w) for r in ranks[:1] for w in r.data.get("writes", [])]
     if shared:

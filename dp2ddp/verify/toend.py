@@ -117,6 +117,75 @@ def check_output(
     return OutputCheck(duplicated, kept[::-1], len(wanted))
 
 
+#: Words of lines whose numbers are a clock's, not training's: never compared.
+_CLOCK = re.compile(
+    r"\b(?:time|times|timing|took|elapsed|eta|sec|secs|seconds|ms|min|mins|minutes|hours?|"
+    r"it/s|s/it|fps|speed|throughput|date)\b|\d+:\d\d",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class FigureCheck:
+    """The numbers of the lines rank 0 printed as the original did (the same line with its
+    numbers masked, paired in order of appearance): where the output check counts lines,
+    this reads what they hold (stop 39: lightweight OpenPose's epoch figures were rank 0's
+    half, and "output ok"). Information only: a run's own randomness (dropout, draws the
+    ranks do not share) also moves figures."""
+
+    compared: int = 0
+    #: (the original's line, rank 0's line) whose numbers differ beyond their printed precision
+    differing: list[tuple[str, str]] = field(default_factory=list)
+
+    def describe(self) -> str:
+        if not self.differing:
+            return f"the same numbers in the {self.compared} lines compared (clock lines left out)"
+        shown = "; ".join(f"{a!r} -> {b!r}" for a, b in self.differing[:_EXAMPLES])
+        return (
+            f"information only: {len(self.differing)} of {self.compared} lines hold other "
+            f"numbers ({shown}): a figure of rank 0's share alone, or randomness the runs do "
+            "not share"
+        )
+
+
+def _close(a: str, b: str) -> bool:
+    """Equal within what was printed: one unit of the last printed digit, or 0.1%."""
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return a == b
+    if x != x or y != y:
+        return (x != x) == (y != y)
+    decimals = max(len(t.partition(".")[2].partition("e")[0]) for t in (a.lower(), b.lower()))
+    return abs(x - y) <= max(1.5 * 10.0**-decimals, 1e-3 * max(abs(x), abs(y)))
+
+
+def check_figures(
+    original: str, rank0: str, replacements: tuple[tuple[str, str], ...] = ()
+) -> FigureCheck:
+    """Pair each line the original printed with rank 0's line of the same masked form (the
+    k-th with the k-th) and compare their numbers; lines naming a clock are left out."""
+    ours: dict[str, list[str]] = {}
+    for line in _lines(rank0, (*replacements, WRAPPER_REPR)):
+        ours.setdefault(mask_numbers(line), []).append(line)
+    taken: Counter[str] = Counter()
+    compared = 0
+    differing: list[tuple[str, str]] = []
+    for line in _lines(original):
+        key = mask_numbers(line)
+        if key not in ours or taken[key] >= len(ours[key]):
+            continue
+        mine = ours[key][taken[key]]
+        taken[key] += 1
+        if _CLOCK.search(line) or "#" not in key:
+            continue
+        compared += 1
+        numbers = zip(_NUMBER.findall(line), _NUMBER.findall(mine), strict=False)
+        if not all(_close(a, b) for a, b in numbers):
+            differing.append((line.strip(), mine.strip()))
+    return FigureCheck(compared, differing)
+
+
 def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
     """Paths opened for writing by more than one rank: path -> the ranks, in path order."""
     ranks: dict[str, list[int]] = {}
