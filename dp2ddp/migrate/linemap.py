@@ -24,7 +24,7 @@ _PAIRS = 100_000
 #: And at most this many lines on either side.
 _LINES = 4_000
 #: Old × new lines of one rewritten block aligned by resemblance (else by position).
-_ALIGNED_PAIRS = 400
+_ALIGNED_PAIRS = 20_000
 #: Myers' diff gives up (the lines then count as replaced) after this many steps.
 _MYERS_STEPS = 1_000_000
 

@@ -40,6 +40,7 @@ MARKED = frozenset(
         "DP012",
         "DP013",
         "DP015",
+        "DP018",
         "DP022",
         "DP024",
         "DP025",

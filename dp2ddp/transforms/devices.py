@@ -34,11 +34,43 @@ _CUDA_DEVICE_CONTEXT = frozenset({"torch.cuda.device"})
 
 
 def _is_cuda_string(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.SimpleString) and bool(_CUDA_STRING.match(node.value))
+    return (isinstance(node, cst.SimpleString) and bool(_CUDA_STRING.match(node.value))) or (
+        _run_time_index(node)
+    )
+
+
+def _run_time_index(node: cst.BaseExpression) -> bool:
+    """A CUDA device string whose index is computed at run time: `f"cuda:{gpu}"`,
+    `"cuda:{}".format(gpu)`, `"cuda:%d" % gpu`, `"cuda:" + str(gpu)` (cure-lab/LTSF-Linear
+    @0c11366's `torch.device('cuda:{}'.format(self.args.gpu))`: under DataParallel the master
+    GPU, picked by a flag; left as it was, every DDP process would put its batches on that one
+    GPU while its model sits on its own, and rank 1 crashes at the loss)."""
+    if isinstance(node, cst.FormattedString):
+        head = node.parts[0] if node.parts else None
+        return (
+            isinstance(head, cst.FormattedStringText)
+            and head.value == "cuda:"
+            and len(node.parts) == 2
+            and isinstance(node.parts[1], cst.FormattedStringExpression)
+        )
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "format"
+        and isinstance(node.func.value, cst.SimpleString)
+    ):
+        return node.func.value.evaluated_value in ("cuda:{}", "cuda:{0}") and len(node.args) == 1
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.left, cst.SimpleString):
+        text = node.left.evaluated_value
+        if isinstance(node.operator, cst.Modulo):
+            return text in ("cuda:%d", "cuda:%s", "cuda:%i")
+        if isinstance(node.operator, cst.Add):
+            return text == "cuda:"
+    return False
 
 
 def _has_index(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.SimpleString) and ":" in node.value
+    return (isinstance(node, cst.SimpleString) and ":" in node.value) or _run_time_index(node)
 
 
 def _choices(node: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
@@ -181,16 +213,22 @@ class PinDevices(MigrationTransform):
     def _torch_device(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         args = original.args
         if len(args) == 1 and args[0].keyword is None and self._is_device_value(args[0].value):
+            self._said_run_time_index(args[0].value)
             self.record(original, f"{self.code(original)} -> DEVICE")
             return _device()
-        if (
-            len(args) == 2
-            and _is_cuda_string(args[0].value)
-            and isinstance(args[1].value, cst.Integer)
-        ):
+        if len(args) == 2 and _is_cuda_string(args[0].value) and args[1].keyword is None:
+            if not isinstance(args[1].value, cst.Integer):
+                self.warn(original, "DP018", self.code(original))
             self.record(original, f"{self.code(original)} -> DEVICE")
             return _device()
         return updated
+
+    def _said_run_time_index(self, value: cst.BaseExpression) -> None:
+        """DP018 for a device whose index the program computes (`f"cuda:{gpu}"`, also as
+        one side of a `... if ... else "cpu"` choice): DEVICE replaces the GPU it picked."""
+        for node in (value, *_choices(value)):
+            if _run_time_index(node):
+                self.warn(node, "DP018", self.code(node))
 
     def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         assert isinstance(updated.func, cst.Attribute)
@@ -217,6 +255,8 @@ class PinDevices(MigrationTransform):
             if (positional_device or keyword_device) and self._is_device_value(arg.value):
                 if _has_index(arg.value):
                     self.warn(arg, "DP018", self.code(arg.value))
+                else:
+                    self._said_run_time_index(arg.value)
                 self.record(original, f".to({self.code(arg.value)}) -> .to(DEVICE)")
                 args[index] = args[index].with_changes(value=_device())
         return updated.with_changes(args=args)
@@ -230,6 +270,7 @@ class PinDevices(MigrationTransform):
                 and arg.keyword.value in _DEVICE_KEYWORDS
                 and self._is_device_value(arg.value)
             ):
+                self._said_run_time_index(arg.value)
                 self.record(arg, f"{arg.keyword.value}={self.code(arg.value)} -> DEVICE")
                 args[index] = args[index].with_changes(value=_device())
                 changed = True
@@ -258,5 +299,6 @@ class PinDevices(MigrationTransform):
         indexed = [n for n in (value, *_choices(value)) if _has_index(n)]
         if not indexed:
             return updated_node
+        self._said_run_time_index(value)
         self.record(original_node, f"{self.code(value)} -> str(DEVICE), a string as it was")
         return updated_node.with_changes(value=call_named("str", cst.Arg(_device())))
