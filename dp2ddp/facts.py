@@ -262,6 +262,11 @@ class ProgramLoaders:
         of them is fetched from the unsharded loader (class S7), not said (DP091).
     no_grad_functions: the program's top-level functions decorated `@torch.no_grad()`, by
         qualified name: a fetched batch handed to one is read without gradients (S7).
+    consumers: every top-level function and class of the program's other modules, by
+        qualified name, with the loops there that iterate its parameters: (position without
+        `self`, name, "trains"/"evaluates"/"unknown", the loop's line) each
+        (analysis/loader_consumers.py). A loader handed to one takes its role from those
+        loops (class v1-F of stop 39), or is said (DP084) where none iterates it.
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -271,6 +276,9 @@ class ProgramLoaders:
     generator_takers: tuple[tuple[str, str], ...] = field(default=())
     fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] = field(default=())
     no_grad_functions: tuple[str, ...] = field(default=())
+    consumers: tuple[tuple[str, tuple[tuple[int | None, str, str, int], ...]], ...] = field(
+        default=()
+    )
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ PROGRAMS = {
 #: feature network's wraps without find_unused_parameters, the weights the original's.
 #: loader_sharded_passed_to_trainer (class J1, Jungjee/RawNet's shape): the entry shards the
 #: training loader and hands it to train_model() of trainer.py; before: trainer.py split
-#: each batch again (1 sample per rank and step, weights off the original's). Its inverse,
-#: loader_whole_passed_to_trainer: a loader left whole there is split at the model call.
+#: each batch again (1 sample per rank and step, weights off the original's).
+#: loader_whole_passed_to_trainer: a loader in order, handed on to the same training loop,
+#: is sharded too (class v1-F of stop 39: its role from that loop, not its shuffle flag).
 #: figures_loader_attribute_other_module (class C1): a loader another module's class binds
 #: to an attribute of its instances, iterated here in an epoch loop: set_epoch runs there.
 DIGEST_PROGRAMS = {

@@ -25,6 +25,16 @@ answers after training. The validation and test loaders were sharded as training
 answers equal the original's (the training set is one batch per epoch: the weights do not
 depend on the sample order the sampler draws).
 
+Fixture loader_role_from_consumers (class v1-F of stop 39, BangLiu/QANet-PyTorch@0ce11ca):
+the dev loader is built by the training loader's factory (data.py) and handed to a Trainer
+class (trainer.py) that scores it under no_grad() and keeps the best score; a held-out
+loader built in the entry is handed to trainer.evaluate(). Each loader's role comes from
+the loops that consume it in trainer.py, not from its shuffle flag: before, the shuffled
+dev and held-out loaders were sharded (rank 0 printed 62.50 and 87.50 where the original
+printed 75.00 and 81.25) and the training loader, in order, was left whole with DP015's
+"evaluation" text. The training set is in order and its loss a mean, so the weights and
+every printed figure equal the original's.
+
 The originals (input/) run in a plain process, the committed migrations (expected/, which
 tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/) under torchrun
 with two CPU (gloo) processes, all through tests/e2e_driver.py: the ranks split the
@@ -62,6 +72,9 @@ CASES: dict[str, tuple[str, tuple[int, int], tuple[int, int], bool]] = {
     # 2 epochs over the 32 training samples; the 16 validation samples answered after each
     # and the 16 test samples once (both splits of 16: counted together).
     "factory_flag_run_eval": ("train.py", (32, 2 * 32), (16, 3 * 16), False),
+    # 2 epochs over the 32 training samples (in order: sharded all the same); the 16 dev
+    # samples scored after each and the 16 held-out samples once, by trainer.py's loops.
+    "loader_role_from_consumers": ("train.py", (32, 2 * 32), (16, 3 * 16), False),
 }
 
 
@@ -184,3 +197,20 @@ def test_answers_saved_by_one_run_function_equal_the_originals(
         got = torch.load(ddp._dir(after) / name)
         assert got["idx"].tolist() == want["idx"].tolist() == list(range(16)), (name, got["idx"])
         assert torch.equal(got["answers"], want["answers"]), (name, want, got)
+
+
+@pytest.mark.e2e
+def test_loaders_handed_to_another_modules_loops_keep_the_original_figures(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch]
+) -> None:
+    """loader_role_from_consumers: rank 0 prints the original's dev and held-out
+    accuracies (each loader evaluated whole by the loops trainer.py runs over it), and the
+    training set is split between the ranks (test above)."""
+    index = list(CASES).index("loader_role_from_consumers")
+    (befores, plain), (afters, ddp) = original, migrated
+    before, after = befores[index], afters[index]
+    _assert_ran(plain, before, 1)
+    _assert_ran(ddp, after, 2)
+    want = plain.logs(before, 0).splitlines()
+    assert len(want) == 3 and all("accuracy" in line for line in want), want
+    assert ddp.logs(after, 0).splitlines() == want, ddp.report(after, 2)

@@ -384,6 +384,23 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "mask on the label, `target != NO_LABEL`) instead of where it is; then silence the "
         "warning with `# noqa: DP082` (it is said again at each `--check`).",
     ),
+    "DP084": (
+        "a loader handed to another module, not followed to the loops that use it",
+        "A DataLoader this module builds (or gets from a loader factory) and does not "
+        "iterate itself is handed to a function or class of another module of the program "
+        "(`Trainer(model, opt, train_loader, dev_loader)`), and dp2ddp did not prove what "
+        "the loops there do with it: no loop of that module iterates the parameter "
+        "(kept for later, handed on further, iterated by hand with next()), a loop over it "
+        "neither trains nor runs in evaluation context, or one loop trains on it and "
+        "another evaluates it. Where the loops are found, they decide the loader's role: "
+        "training loops get it sharded, evaluation loops (under `no_grad()` or after "
+        "`.eval()`) get it whole, with the original's figures (DP015). Here the role was "
+        "left as the loader's `shuffle` flag says (shuffled: sharded as training data; in "
+        "order: whole, its batches split at the model call), which may be wrong: an "
+        "evaluation set sharded prints and compares rank 0's share of its figures, a "
+        "training set left whole loads every sample on every rank. Check what the other "
+        "module does with it; then silence the warning with `# noqa: DP084`.",
+    ),
     "DP085": (
         "a tensor shaped by the global batch size in a loop whose loader was not followed",
         "Under DataParallel the loader gave the whole batch, so a tensor built or reshaped "

@@ -693,3 +693,8 @@ def _argument(call: cst.Call, function: Function, param: cst.Param) -> cst.BaseE
         if position == index:
             return arg.value
     return None
+
+
+def argument_for(call: cst.Call, function: Function, param: cst.Param) -> cst.BaseExpression | None:
+    """What `call` passes for `param` of `function` (None: nothing), for other walks."""
+    return _argument(call, function, param)

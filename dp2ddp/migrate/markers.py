@@ -74,6 +74,7 @@ MARKED = frozenset(
         "DP078",
         "DP079",
         "DP080",
+        "DP084",
         "DP085",
         "DP086",
         "DP088",

@@ -21,7 +21,7 @@ from dp2ddp.facts import (
 )
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
-from dp2ddp.program.import_reach import reached
+from dp2ddp.program.import_reach import imported_names, reached
 from dp2ddp.program.project import Project, others
 from dp2ddp.program.reexports import ProgramReexports
 from dp2ddp.result import LoaderExport
@@ -30,6 +30,7 @@ from dp2ddp.result import LoaderExport
 # the functions that need them: a program without DataParallel needs none of them.
 if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms.analysis.loader_consumers import Consumer
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 
 
@@ -64,6 +65,7 @@ class ProgramTeller:
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
+        self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -176,6 +178,9 @@ class ProgramTeller:
                 self.generator_takers(module) if gate and in_program else (),
                 self.fetchers(module) if gate and in_program else (),
                 self.no_grad_functions(module) if gate and in_program else (),
+                # also for an entry migrated as a single file (its libraries unchanged):
+                # the loaders it hands them take their roles from their loops all the same
+                self.consumers(module) if gate else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -254,6 +259,30 @@ class ProgramTeller:
 
             self._no_grad = self.project.per_module(self.program.modules, "no_grad", find)
         return tuple(name for name, _ in others(self._no_grad, module))
+
+    def consumers(self, module: ProgramModule) -> tuple[tuple[str, tuple[Consumer, ...]], ...]:
+        """ProgramLoaders.consumers: the loops of the program's modules over what their
+        functions and classes are handed, each module read once a project (class v1-F of
+        stop 39: QANet's Trainer iterating its dev loader under no_grad)."""
+        if self._consumers is None:
+            from dp2ddp.transforms.analysis.loader_consumers import module_loader_consumers
+
+            def find(m: ProgramModule) -> dict[str, tuple[Consumer, ...]]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None:
+                    return {}
+                return module_loader_consumers(m.name, tree)
+
+            self._consumers = self.project.per_module(self.program.modules, "consumers", find)
+        # Only the callables of the modules it imports: a loader is handed to one by a call
+        # through an import, and a library shared by several entries is told the same by
+        # each program (and migrated once).
+        imported = set(imported_names(module))
+        return tuple(
+            item
+            for item in others(self._consumers, module)
+            if item[0].rpartition(".")[0] in imported
+        )
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str, bool], ...]:
         """The toggles of the program's other modules (ProgramFacts.grad_toggles), each

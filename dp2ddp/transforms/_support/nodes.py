@@ -35,8 +35,10 @@ NO_GRAD: frozenset[str] = frozenset(
     for path in ("", "autograd.", "autograd.grad_mode.")
     for name in ("no_grad", "inference_mode")
 )
-#: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`.
-ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track"})
+#: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`,
+#: `cycle(loader)` (itertools', or a program's own `def cycle(dl): while True: for b in dl:
+#: yield b`: its items are the loader's batches all the same).
+ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track", "cycle"})
 #: Calls whose items are integers, so their loop variable can feed `set_epoch`.
 COUNTING = frozenset({"range", "trange", "count"})
 

@@ -29,7 +29,14 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.nodes import derived_names, self_attribute, variables_under, walk
+from dp2ddp.transforms._support.nodes import (
+    ITER_WRAPPERS,
+    derived_names,
+    name_of,
+    self_attribute,
+    variables_under,
+    walk,
+)
 
 
 class Role(Enum):
@@ -57,6 +64,58 @@ def generator_role(
     if loop not in cache:
         cache[loop] = _Roles(flow, is_no_grad).of(loop, told)
     return cache[loop]
+
+
+def generator_takers(flow: DefUse, loop: cst.For) -> list[cst.CSTNode]:
+    """The `for` loops and `next()` calls of the module taking the batches `loop` yields
+    from inside a generator function (`def repeat(self, it): while True: for x in it:
+    yield x`, kept as `self.sup_iter = self.repeat(loader)`, then `for i, batch in
+    enumerate(tqdm(self.sup_iter))`): they take its loader's batches as a `for` over
+    the loader does, so their running figures are this rank's share (DP030)."""
+    return _Roles(flow, named_no_grad).takers(loop)
+
+
+def loop_role(flow: DefUse, loop: cst.For | cst.FunctionDef) -> str:
+    """What a loop does with the batches it takes: "trains" (it, or a function of this
+    module it calls, runs `.backward()`/`.step()`), "evaluates" (not that, and in
+    evaluation context: `no_grad()` in or around its function, `.eval()` there), else
+    "unknown" (analysis/loader_consumers.py)."""
+    roles = _Roles(flow, named_no_grad)
+    if roles._trains(loop, 0):
+        # `if train: loss.backward()`: one loop for both passes (class E1), its role
+        # decided by each call's flag, not proved here
+        return "unknown" if _guarded_steps(flow, loop) else "trains"
+    function = loop if isinstance(loop, cst.FunctionDef) else flow.function_around(loop)
+    node = (
+        function.node
+        if function is not None and not isinstance(function, cst.FunctionDef)
+        else function
+    )
+    if isinstance(node, cst.FunctionDef) and roles._evaluation_context(node, loop):
+        return "evaluates"
+    return "unknown"
+
+
+def _guarded_steps(flow: DefUse, loop: cst.For | cst.FunctionDef) -> bool:
+    """Every `.backward()`/`.step()` written in `loop` runs under an `if` inside it."""
+    steps = [
+        n
+        for n in walk(loop.body, skip_scopes=True)
+        if isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value in ("backward", "step")
+    ]
+    return bool(steps) and all(
+        any(isinstance(a, cst.If) for a in _between(flow, step, loop)) for step in steps
+    )
+
+
+def _between(flow: DefUse, node: cst.CSTNode, top: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The ancestors of `node` below `top`."""
+    for above in flow.ancestors(node):
+        if above is top:
+            return
+        yield above
 
 
 def loader_generators(tree: cst.Module) -> set[str]:
@@ -143,6 +202,19 @@ class _Roles:
         roles |= {Role(role) for key, role in told if key.rpartition(".")[2] == name}
         return _verdict(roles), name
 
+    def takers(self, loop: cst.For) -> list[cst.CSTNode]:
+        """The `for` loops and `next()` calls of the module that take the batches `loop`
+        yields from inside a generator function (empty when it yields none)."""
+        if not any(isinstance(n, cst.Yield) for n in walk(loop.body, skip_scopes=True)):
+            return []
+        function = self.flow.function_around(loop)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return []
+        sites = self.flow.call_sites(function)
+        if function.node.name.value == "__iter__" and function.owner is not None:
+            return []  # taken where the instances are iterated: not followed here
+        return [t for site in sites for t in self._taken(site) if t is not None]
+
     def of_sites(self, sites: list[cst.Call]) -> set[Role]:
         """The roles of the batches taken from the generators `sites` return."""
         return {self._judge(taken) for site in sites for taken in self._taken(site)}
@@ -173,17 +245,24 @@ class _Roles:
         yield None
 
     def _unwrap_iter(self, node: cst.CSTNode) -> cst.CSTNode:
-        parent = self.flow.parent(node)
-        arg = parent
-        call = self.flow.parent(arg) if isinstance(arg, cst.Arg) else None
-        if (
-            isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Name)
-            and call.func.value == "iter"
-            and len(call.args) == 1
-        ):
-            return call
-        return node
+        """The outermost of the wrappers around `node` that hand its items on as they come
+        (`iter(g)`, `enumerate(tqdm(self.unsup_iter))`, `zip(g, h)`, `cycle(g)`): a `for`
+        over them or a `next()` of them takes the generator's batches (class v1-E of stop
+        39: UDA_pytorch's `for i, batch in enumerate(tqdm(self.unsup_iter))` was no taker,
+        its generator's batches "not followed" (DP074), its running loss not said)."""
+        while True:
+            arg = self.flow.parent(node)
+            call = self.flow.parent(arg) if isinstance(arg, cst.Arg) else None
+            if not (
+                isinstance(call, cst.Call)
+                and isinstance(arg, cst.Arg)
+                and name_of(call.func) in ITER_WRAPPERS
+                and arg.keyword is None
+                and not arg.star
+                and (name_of(call.func) == "zip" or call.args[0] is arg)
+            ):
+                return node
+            node = call
 
     def _taking(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """`next(node)` or `for ... in node`, else None."""

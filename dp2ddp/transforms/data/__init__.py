@@ -84,7 +84,6 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     insert_arg,
     is_false,
-    is_none,
     iterated,
     keyword,
     module_of,
@@ -112,8 +111,13 @@ from dp2ddp.transforms.data.decisions import (
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
-from dp2ddp.transforms.data.handoffs import loader_handoffs
-from dp2ddp.transforms.data.loop_takers import package_call, register_next_loops, runs_module
+from dp2ddp.transforms.data.handoffs import loader_handoffs, plan_handed
+from dp2ddp.transforms.data.loop_takers import (
+    package_call,
+    register_generator_loops,
+    register_next_loops,
+    runs_module,
+)
 from dp2ddp.transforms.data.plan import (
     EVAL_NAME,
     EVAL_SAMPLER,
@@ -182,6 +186,8 @@ class ShardDataLoaders(LoaderEvaluation):
                             found[call].read_loops.append(loop)
         register_next_loops(self, nodes, loaders)
         register_next_loops(self, nodes, self._sampler_sharded)  # their figures too (F1)
+        register_generator_loops(self, loaders)
+        register_generator_loops(self, self._sampler_sharded)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
@@ -361,21 +367,6 @@ class ShardDataLoaders(LoaderEvaluation):
                         )
                     break
 
-    def _always_none(self, value: cst.BaseExpression) -> bool:
-        """`None`, or a name every assignment of which binds None (`sampler = None` ...
-        `DataLoader(ds, shuffle=sampler is None, sampler=sampler)`): no sampler at all."""
-        if is_none(value):
-            return True
-        if not isinstance(value, cst.Name):
-            return False
-        referents = self.referents(value)
-        return bool(referents) and all(
-            isinstance(r.node, cst.Name)
-            and (bound := assigned_value(r.node, self)) is not None
-            and is_none(bound)
-            for r in referents
-        )
-
     def _evaluates(self, loop: cst.For) -> bool:
         """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it
         does not train and its figures decide a `break` out of the training loop (early
@@ -441,12 +432,16 @@ class ShardDataLoaders(LoaderEvaluation):
         # train=False)`: class E1) evaluates this loader.
         if fed_to_samples_only(self, loader, label):
             return
+        handed = plan_handed(self, loader, label, shuffled)
+        if handed in ("evaluates", "whole"):
+            return
         evaluated = bool(loader.loops) and all(
             self._evaluates(loop) or self._guard_passed(loop, path) is False
             for loop, _, path in loader.loops
         )
         if (
             self.state.program is not None
+            and handed is None
             and not loader.loops
             and not shuffled
             and not (TRAIN_NAME.search(loader.name) and not EVAL_NAME.search(loader.name))
@@ -464,8 +459,8 @@ class ShardDataLoaders(LoaderEvaluation):
                 "unsharded (every rank goes through all of it)",
             )
             return
-        evaluation = evaluated or (
-            bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
+        evaluation = handed != "trains" and (
+            evaluated or bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )
         if not evaluation:
             self._warn_split_decisions(loader, label)

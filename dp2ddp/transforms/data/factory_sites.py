@@ -82,17 +82,19 @@ class FactorySites:
         #: are this rank's share (data/imported.py).
         self.forwarded: set[cst.Call] = set()
 
-    def evaluation_call(self, call: cst.Call, factory: str) -> None:
+    def evaluation_call(self, call: cst.Call, factory: str, why: str = "") -> None:
         """A call of another module's factory that builds an evaluation loader
-        (data/imported.py): it passes ddp_shard=False."""
+        (data/imported.py): it passes ddp_shard=False. `why`: the loops of another module
+        it is handed to, where they decided it (handoffs.handed_on)."""
         if call in self._evaluation_calls:
             return
         self._evaluation_calls.add(call)
+        because = f" ({why}, where its figures are not summed over the ranks)" if why else ""
         self.t.warn(
             call,
             "DP015",
-            f"{factory}() also builds training loaders; this evaluation loader is left "
-            f"unsharded ({FLAG}=False): every rank goes through all of it",
+            f"{factory}() also builds training loaders; this evaluation loader{because} is "
+            f"left unsharded ({FLAG}=False): every rank goes through all of it",
         )
 
     def imported_sites(

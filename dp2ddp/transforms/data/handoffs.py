@@ -12,6 +12,8 @@ tells the callee's module (facts.LoaderFeed) and the batch pass splits only whol
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -20,6 +22,7 @@ from dp2ddp.result import LoaderHandoff
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
+    from dp2ddp.transforms.data.flow import CallFlow
     from dp2ddp.transforms.data.plan import Loader
 
 #: What a DataLoader call left sharded spells (the data pass's own edits, or a migration
@@ -60,3 +63,127 @@ def loader_handoffs(
 
 def _spelled_sharded(code: str) -> bool:
     return any(s in code for s in SHARDED_SPELLINGS)
+
+
+@dataclass(frozen=True)
+class Handed:
+    """A value this module hands to a function or class of another module of the program:
+    the call, the callee (its qualified name as the program tells it) and the loops there
+    over the parameter it lands in, as (role, line); empty: none found (facts.
+    ProgramLoaders.consumers, analysis/loader_consumers.py)."""
+
+    site: cst.Call
+    callee: str
+    loops: tuple[tuple[str, int], ...]
+
+    def text(self) -> str:
+        """`trainer.Trainer() (its loop at line 32 evaluates it)`, for the warnings."""
+        if not self.loops:
+            return f"{self.callee}() (no loop of its module iterates it)"
+        told = ", ".join(f"its loop at line {line} {_DOES[role]}" for role, line in self.loops)
+        return f"{self.callee}() ({told})"
+
+
+#: What a loop of another module does with a loader it is handed, as the warnings say it.
+_DOES = {
+    "trains": "trains on it",
+    "evaluates": "evaluates it",
+    "unknown": "neither trains nor evaluates in a way proved",
+}
+
+
+def handed_on(t: CallFlow, holds: Callable[[cst.BaseExpression], bool]) -> list[Handed]:
+    """The calls of this module handing a value `holds` accepts (a loader, a factory's
+    result) to a function or class of another module of the program, with the loops that
+    iterate it there. A loop's role there decides the loader's here (class v1-F of stop
+    39): `Trainer(..., dev_data_loader=dev)` whose `_valid_epoch` iterates it under
+    `no_grad()` evaluates it, whatever its `shuffle` flag."""
+    told = dict(t.state.loaders.consumers)
+    if not told:
+        return []
+    found: list[Handed] = []
+    for call in t._calls:
+        callee = _told_callee(t.qualified_names(call.func), told)
+        if callee is None:
+            continue
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            at = None if keyword is not None else position
+            position += keyword is None
+            read = t.state.facts.readers.get(callee, {})
+            if at in read or keyword in read.values() or not holds(arg.value):
+                continue  # a helper that only reads samples from it (whole_reads.py): no role
+            loops = tuple(
+                (role, line)
+                for slot, name, role, line in told[callee]
+                if (name == keyword if keyword is not None else slot == at)
+            )
+            found.append(Handed(call, callee, loops))
+    return found
+
+
+def handed_role(handed: list[Handed]) -> str | None:
+    """ "trains" or "evaluates" where every loop the value is handed to does so; None
+    where one is not found, not proved, or they disagree (DP084)."""
+    roles = {role for each in handed for role, _ in each.loops}
+    if not handed or any(not each.loops for each in handed) or len(roles) != 1:
+        return None
+    role = roles.pop()
+    return role if role in ("trains", "evaluates") else None
+
+
+def _told_callee(names: set[str], told: Mapping[str, object]) -> str | None:
+    """The key of `told` a call's qualified names name: the same name, or, for a relative
+    import (`.trainer.Trainer`: the package is not told), the key ending so."""
+    for name in sorted(names):
+        if name in told:
+            return name
+        if name.startswith("."):
+            for key in told:
+                if key.endswith(name):
+                    return key
+    return None
+
+
+def plan_handed(t: ShardDataLoaders, loader: Loader, label: str, shuffled: bool) -> str | None:
+    """The role of a loader no loop of this module iterates, from the loops of the other
+    modules it is handed to (class v1-F of stop 39): "trains" (sharded, whatever its
+    `shuffle` flag), "evaluates" (left whole, DP015: its figures are summed in no loop of
+    this module), "whole" (not proved, in order: left whole as before, DP084), "sharded"
+    (not proved, shuffled: sharded as before, DP084); None where it is handed to no
+    function or class of the program (the flag and the name decide, as before)."""
+    if loader.loops:
+        return None
+    only = {loader.call: loader}
+    handed = handed_on(t, lambda e: bool(t._resolve(e, only, 0)))
+    if not handed:
+        return None
+    role = handed_role(handed)
+    where = "; ".join(f"{h.text()} at line {t._line(h.site)}" for h in handed)
+    if role == "trains":
+        t.record(loader.call, f"{label} is handed to {where}: training data, sharded")
+        return role
+    if role == "evaluates":
+        t.warn(
+            loader.call,
+            "DP015",
+            f"{label} is handed to {where}, where its figures are not summed over the "
+            "ranks; left unsharded: every rank evaluates all of it, and its figures are "
+            "the original's",
+        )
+        return role
+    done = (
+        "sharded as training data (shuffled): if it is evaluated there, its figures are "
+        "this rank's share"
+        if shuffled
+        else "left unsharded (in order): if it trains there, every rank loads all of it"
+    )
+    t.warn(
+        loader.call,
+        "DP084",
+        f"{label} is handed to {where}: not proved to train or to evaluate there; {done}",
+    )
+    return "sharded" if shuffled else "whole"

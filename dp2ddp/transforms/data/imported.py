@@ -38,6 +38,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.training import trains_through
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
+from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
 
@@ -385,13 +386,39 @@ class LoaderImports(LoaderSetEpoch):
                 if not self._is_exported(origin, (export,)):
                     continue
                 value = argument(call, export.shuffle, export.shuffle_index)
-                if isinstance(value, cst.Name) and value.value == "False":
+                ordered = isinstance(value, cst.Name) and value.value == "False"
+                why = self._handed_evaluates(call, ordered)
+                if why is not None:
                     found.add(call)
-                    self._factory_sites.evaluation_call(call, self.code(call.func))
+                    self._factory_sites.evaluation_call(call, self.code(call.func), why)
                     name = f"{export.module}.{export.name}"
                     if name not in self.state.evaluation_factories:
                         self.state.evaluation_factories.append(name)
         return found
+
+    def _handed_evaluates(self, call: cst.Call, ordered: bool) -> str | None:
+        """Whether the loader a factory `call` builds is an evaluation loader (None: no;
+        else why, "" for its flag): by the loops of the other modules its result is handed
+        to, where it is handed to some (class v1-F of stop 39: QANet's `get_loader(dev,
+        shuffle=True)` handed to a Trainer that evaluates it under `no_grad()`); else, as
+        before, by its `shuffle=False` (`ordered`). Handed on where no loop is proved to
+        train or to evaluate it: the flag decides, and DP084 says so at the call."""
+        handed = handed_on(self, lambda e: any(o.call is call for o in self._origins(e, (), 0)))
+        where = "; ".join(f"{h.text()} at line {self.line_of(h.site)}" for h in handed)
+        flag = "" if ordered else None
+        if not handed:
+            return flag
+        role = handed_role(handed)
+        if role is not None:
+            return f"handed to {where}" if role == "evaluates" else None
+        done = "left unsharded (shuffle=False)" if ordered else "sharded as training data"
+        self.warn(
+            call,
+            "DP084",
+            f"the loader {self.code(call.func)}() builds is handed to {where}: not proved "
+            f"to train or to evaluate there; {done}",
+        )
+        return flag
 
     def _origins(
         self, expr: cst.BaseExpression, path: Path, depth: int, attributes: bool = False

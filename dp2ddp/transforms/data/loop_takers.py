@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     derived_names,
+    module_of,
     name_of,
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.data.decisions import LIBRARY_ROOTS
 
 if TYPE_CHECKING:
@@ -38,6 +41,42 @@ def register_next_loops(
         for call in next_loaders(t, taker, loaders):
             if not any(seen is taker for seen in loaders[call].next_loops):
                 loaders[call].next_loops.append(taker)
+
+
+def register_generator_loops(t: ShardDataLoaders, loaders: dict[cst.Call, Loader]) -> None:
+    """The loops that take a loader's batches from a generator of this module yielding
+    them (analysis/generator_batches.generator_takers: `for i, batch in
+    enumerate(tqdm(self.sup_iter))` after `self.sup_iter = self.repeat(loader)`, or
+    `batch = next(it)` in a loop after `it = repeat(loader)`): a `for` taker is one of
+    the loader's `read_loops`, the loop around a `next()` taker one of its `next_loops`.
+    Their running figures are this rank's share as a loop's over the loader (DP030;
+    class v1-E of stop 39, SanghunYun/UDA_pytorch@0ba5cf8's "Average Loss", before: no
+    word)."""
+    for loader in loaders.values():
+        module = module_of(loader.call, t)
+        if not isinstance(module, cst.Module):
+            continue
+        for loop, _, _ in list(loader.loops):
+            for taker in generator_takers(view(module), loop):
+                if isinstance(taker, cst.For):
+                    if not any(taker is seen for seen in loader.read_loops):
+                        loader.read_loops.append(taker)
+                    continue
+                around = _loop_around(t, taker)
+                if around is not None and not any(around is s for s in loader.next_loops):
+                    loader.next_loops.append(around)
+
+
+def _loop_around(t: ShardDataLoaders, node: cst.CSTNode) -> cst.For | cst.While | None:
+    """The innermost loop around `node` in its own function (None: none there)."""
+    child, current = node, t.parent(node)
+    while current is not None and not isinstance(
+        current, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+    ):
+        if isinstance(current, (cst.For, cst.While)) and child is current.body:
+            return current
+        child, current = current, t.parent(current)
+    return None
 
 
 def next_loaders(

@@ -314,6 +314,21 @@ class LoaderResolution(CallFlow):
             node = above
         return binding, None
 
+    def _always_none(self, value: cst.BaseExpression) -> bool:
+        """`None`, or a name every assignment of which binds None (`sampler = None` ...
+        `DataLoader(ds, shuffle=sampler is None, sampler=sampler)`): no sampler at all."""
+        if is_none(value):
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        referents = self.referents(value)
+        return bool(referents) and all(
+            isinstance(r.node, cst.Name)
+            and (bound := assigned_value(r.node, self)) is not None
+            and is_none(bound)
+            for r in referents
+        )
+
     def _is_ours(self, sampler: cst.BaseExpression) -> bool:
         """Already a DistributedSampler or dp2ddp's evaluation sampler (a second run), also
         as a factory's `<sampler> if ddp_shard else None` (factory_sites.py)."""

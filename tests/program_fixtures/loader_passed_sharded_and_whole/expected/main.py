@@ -1,6 +1,9 @@
-"""train_model() of trainer.py is given a shuffled training loader (sharded here) and, for
-a fine-tuning pass, a loader in order that no loop of this module iterates (left whole):
-one function cannot split one's batches and not the other's, so DP077 names both calls."""
+"""train_model() of trainer.py is given a shuffled training loader and, for a fine-tuning
+pass, a loader in order that no loop of this module iterates. Its loop steps only under its
+`train` flag (one loop for both passes, class E1): it is not proved to train on what it is
+given, so each loader keeps the role its flag gives it, said at each call (DP084): the
+shuffled one is sharded, the other left whole. One function cannot split one's batches and
+not the other's, so DP077 names both calls."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -19,13 +22,13 @@ from trainer import train_model
 def main():
     ddp_setup()
     ds = TensorDataset(torch.arange(16).float().unsqueeze(1), torch.arange(16).float())
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
+    # dp2ddp: DP011, DP084
     batches = DataLoader(
         ds,
         batch_size=ddp_per_rank_batch(4),
         sampler=DdpDistributedSampler(ds, shuffle=True, advance_epoch=True),
     )
-    # dp2ddp: DP015 evaluation metrics not reduced
+    # dp2ddp: DP084
     extra = DataLoader(ds, batch_size=4)
     model = DistributedDataParallel(nn.Linear(1, 1).to(DEVICE), device_ids=DEVICE_IDS)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)

@@ -1,7 +1,8 @@
-def train_model(model, db_gen, opt):
+def train_model(model, db_gen, opt, train=True):
     model.train()
     for x, y in db_gen:
         loss = ((model(x).squeeze(1) - y) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        if train:
+            opt.zero_grad()
+            loss.backward()
+            opt.step()

@@ -1,6 +1,9 @@
-"""train_model() of trainer.py is given a shuffled training loader (sharded here) and, for
-a fine-tuning pass, a loader in order that no loop of this module iterates (left whole):
-one function cannot split one's batches and not the other's, so DP077 names both calls."""
+"""train_model() of trainer.py is given a shuffled training loader and, for a fine-tuning
+pass, a loader in order that no loop of this module iterates. Its loop steps only under its
+`train` flag (one loop for both passes, class E1): it is not proved to train on what it is
+given, so each loader keeps the role its flag gives it, said at each call (DP084): the
+shuffled one is sharded, the other left whole. One function cannot split one's batches and
+not the other's, so DP077 names both calls."""
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset

@@ -1,12 +1,21 @@
-"""A loader in order that no loop of this module iterates is left whole (DP015) and handed
-to train_model() of trainer.py: its batches are every rank's whole batch, so trainer.py
-splits them at the model call as DataParallel scattered them."""
+"""A loader in order that no loop of this module iterates, handed to train_model() of
+trainer.py, whose loop trains on it: its role comes from that loop, not from its shuffle
+flag (class v1-F of stop 39), so it is sharded, and trainer.py does not split its batches
+again (before: left whole with DP015's "evaluation" text, its batches split at the model
+call). The weights (E2E_DIGEST) are the original's either way."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_setup,
+)
 from trainer import train_model
 
 
@@ -14,8 +23,11 @@ def main():
     ddp_setup()
     torch.manual_seed(0)
     ds = TensorDataset(torch.arange(16).float().unsqueeze(1), torch.arange(16).float())
-    # dp2ddp: DP015 evaluation metrics not reduced
-    ordered = DataLoader(ds, batch_size=4)
+    ordered = DataLoader(
+        ds,
+        batch_size=ddp_per_rank_batch(4),
+        sampler=DdpDistributedSampler(ds, shuffle=False),
+    )
     model = DistributedDataParallel(nn.Linear(1, 1).to(DEVICE), device_ids=DEVICE_IDS)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     steps = 0

@@ -1,10 +1,7 @@
-from _dp2ddp import ddp_shard_batch
-
 def train_model(model, db_gen, opt):
     model.train()
     steps = 0
     for x, y in db_gen:
-        x, y = ddp_shard_batch((x, y))
         loss = ((model(x).squeeze(1) - y) ** 2).mean()
         opt.zero_grad()
         loss.backward()

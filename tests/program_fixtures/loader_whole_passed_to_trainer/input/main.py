@@ -1,6 +1,8 @@
-"""A loader in order that no loop of this module iterates is left whole (DP015) and handed
-to train_model() of trainer.py: its batches are every rank's whole batch, so trainer.py
-splits them at the model call as DataParallel scattered them."""
+"""A loader in order that no loop of this module iterates, handed to train_model() of
+trainer.py, whose loop trains on it: its role comes from that loop, not from its shuffle
+flag (class v1-F of stop 39), so it is sharded, and trainer.py does not split its batches
+again (before: left whole with DP015's "evaluation" text, its batches split at the model
+call). The weights (E2E_DIGEST) are the original's either way."""
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset

@@ -17,7 +17,7 @@ def main():
     ddp_setup()
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(64, 4), torch.randn(64, 2))
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
+    # dp2ddp: DP011, DP084
     loader = DataLoader(
         data,
         batch_size=ddp_per_rank_batch(8),

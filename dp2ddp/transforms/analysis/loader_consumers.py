@@ -1,0 +1,187 @@
+"""What the loops of a module do with an iterable its callables are handed (program mode).
+
+A loader is often built in one module and handed to a function or a class of another
+(`Trainer(model, opt, train_loader, dev_loader)`), whose loops iterate it there: `for x, y in
+self.train_data_loader` in `train()`, `for batch in data_loader` in `_valid_epoch(self,
+data_loader)` under `no_grad()`. The loader's role (training data, sharded; an evaluation
+set, whole) is decided by those loops, not by its `shuffle` flag (class v1-F of stop 39:
+BangLiu/QANet-PyTorch@0ce11ca's dev loader, shuffled, was sharded and its figures chose the
+best checkpoint from rank 0's half).
+
+For each top-level function and top-level class (its `__init__`) of a module, each parameter
+that a `for` loop of the module iterates (through `enumerate`/`tqdm`), or that an `iter(x)`
+takes items from, followed backward over the def-use view (flow/defuse.py: names,
+`self.x = param` bound in the class, a method's parameter that calls on `self` pass it to):
+the role of each such loop (of the function around an `iter(x)`; "evaluates" for one
+taken under `no_grad()`) —
+
+* "trains": it (or a function of this module it calls) runs `.backward()`/`.step()`;
+* "evaluates": it does not, and runs in evaluation context (`no_grad()` around, `.eval()`);
+* "unknown": neither proved.
+
+A parameter no loop of the module is proved to iterate is not listed: the data pass says
+where it hands a loader to such a parameter (DP084), never decides silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from dp2ddp.flow import view
+from dp2ddp.flow.defuse import DefUse
+from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.nodes import iterated, name_of, walk
+from dp2ddp.transforms.analysis.generator_batches import loop_role, named_no_grad
+
+#: The most values one question follows back (a module's size bounds it anyway).
+_BOUND = 200
+#: One parameter's consumers: (position among the positional parameters without `self`,
+#: or None for a keyword-only one; its name; the role; the line of the loop).
+Consumer = tuple[int | None, str, str, int]
+
+
+def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tuple[Consumer, ...]]:
+    """Every top-level function and class of the module (by the qualified name an importer
+    resolves, `trainer.Trainer`), with the loops iterating its parameters (see the module
+    docstring); a callable none of whose parameters a loop iterates has no entries: a
+    loader handed to it is not followed (the data pass says so)."""
+    flow = view(tree)
+    found: dict[str, list[Consumer]] = {}
+    for statement in tree.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            found[f"{import_name}.{statement.name.value}"] = []
+    if not found:
+        return {}
+    lines = _line_starts(tree)
+    for taker, iterable in _takers(tree):
+        role: str | None = None
+        for slot_name, position, param in _parameters(flow, iterable):
+            if role is None:
+                role = "evaluates" if _under_no_grad(flow, iterable) else loop_role(flow, taker)
+            entry = (position, param, role, lines(taker))
+            if entry not in found.setdefault(f"{import_name}.{slot_name}", []):
+                found[f"{import_name}.{slot_name}"].append(entry)
+    return {name: tuple(entries) for name, entries in found.items()}
+
+
+def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.BaseExpression]]:
+    """What takes an iterable's items, with the iterable: a `for` loop over it (through
+    `enumerate`/`tqdm`...), or the function around an `iter(x)` (its `next()` calls take
+    them: a training loop drawing `next(data_iter)`)."""
+    for node in walk(tree):
+        if isinstance(node, cst.For):
+            for expr in iterated(node.iter):
+                if isinstance(expr, (cst.Name, cst.Attribute)):
+                    yield node, expr  # `range(n)`, a call's result: nothing handed in as is
+        elif (
+            isinstance(node, cst.Call)
+            and name_of(node.func) == "iter"
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, (cst.Name, cst.Attribute))
+        ):
+            function = view(tree).function_around(node)
+            if function is not None and isinstance(function.node, cst.FunctionDef):
+                yield function.node, node.args[0].value
+
+
+def _under_no_grad(flow: DefUse, node: cst.CSTNode) -> bool:
+    """`node` is taken inside `with torch.no_grad():` of its own function (a batch drawn
+    with `next(iter(self.held_out))` to score)."""
+    for above in flow.ancestors(node):
+        if isinstance(above, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(above, cst.With) and any(named_no_grad(i.item) for i in above.items):
+            return True
+    return False
+
+
+def _parameters(flow: DefUse, expr: cst.BaseExpression) -> Iterator[tuple[str, int | None, str]]:
+    """(callable, position, name) of each parameter of a top-level function or class
+    whose value `expr` is, as it was handed in: through names, `self.x = param` bound in
+    the class, and parameters of its methods that calls on `self` pass it to (the
+    def-use view; whatever calls of this module also pass there)."""
+    seen: set[cst.CSTNode] = set()
+    todo: list[cst.BaseExpression] = [expr]
+    while todo and len(seen) < _BOUND:
+        value = todo.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if isinstance(value, cst.Name):
+            for definition in flow.definitions(value):
+                if isinstance(definition.target, cst.Param):
+                    param = definition.target
+                    slot = _slot(flow, param)
+                    if slot is not None:
+                        yield slot[0], slot[1], param.name.value
+                    todo += _passed(flow, param)
+                elif definition.kind == "assign" and not definition.element:
+                    if isinstance(definition.value, (cst.Name, cst.Attribute)):
+                        todo.append(definition.value)
+        elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            function = flow.function_around(value)
+            if function is None or function.owner is None:
+                continue
+            if function.self_name != value.value.value:
+                continue
+            for definition in flow.attribute_definitions(function.owner, value.attr.value):
+                if isinstance(definition.value, (cst.Name, cst.Attribute)):
+                    todo.append(definition.value)
+
+
+def _passed(flow: DefUse, param: cst.Param) -> list[cst.BaseExpression]:
+    """What this module's calls of a method on `self` pass for its parameter `param`
+    (`self._valid_epoch(self.dev_data_loader)`)."""
+    function = flow.function_around(param)
+    if function is None or function.owner is None or function.self_name is None:
+        return []
+    passed: list[cst.BaseExpression] = []
+    for call in flow.call_sites(function):
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            if func.value.value == function.self_name:
+                argument = argument_for(call, function, param)
+                if isinstance(argument, (cst.Name, cst.Attribute)):
+                    passed.append(argument)
+    return passed
+
+
+def _slot(flow: DefUse, param: cst.Param) -> tuple[str, int | None] | None:
+    """(the callable an importer calls, the parameter's position as it counts them) for a
+    parameter of a top-level function, or of a top-level class's `__init__`; None else."""
+    function = flow.function_around(param)
+    if function is None or not isinstance(function.node, cst.FunctionDef):
+        return None
+    params = function.params
+    if function.owner is not None:
+        if function.node.name.value != "__init__" or flow.parent(function.owner) is not flow.module:
+            return None
+        name = function.owner.name.value
+        params = params[1:] if function.self_name is not None else params
+    elif flow.parent(function.node) is flow.module:
+        name = function.node.name.value
+    else:
+        return None
+    positional = [*function.node.params.posonly_params, *function.node.params.params]
+    position = next(
+        (i for i, p in enumerate(p for p in positional if p in params) if p is param), None
+    )
+    return name, position
+
+
+def _line_starts(tree: cst.Module) -> Callable[[cst.CSTNode], int]:
+    """The 1-based line a loop starts on (positions resolved once, where a loop needs one)."""
+    positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    def line(loop: cst.CSTNode) -> int:
+        nonlocal positions
+        if positions is None:
+            wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+            positions = wrapper.resolve(PositionProvider)
+        found = positions.get(loop)
+        return found.start.line if found is not None else 0
+
+    return line
