@@ -727,7 +727,17 @@ def test_generative_round_classes_train_as_dataparallel_did(
             assert len(written) == 1, written
 
 
-@pytest.mark.parametrize("name", BATCHES)
+#: The BATCHES that verify runs too, one per way verify sees their batches: the columns
+#: (dim 1) of a chunked sequence-first model, rows cut by an index array of numpy's global
+#: generator (seeded alike in both runs), rows a background thread produced. The other
+#: spellings reach the model as plain rows of each step's batch, as these do; each still
+#: runs in the shared launch, its weights the original's at the end
+#: (test_batches_without_a_dataloader_train_as_dataparallel_did), its migration checked by
+#: the launch fixture's asserts (a verify run costs an original run and a torchrun launch).
+VERIFIED_BATCHES = ("lm_batchify", "numpy_index_batches", "thread_queue_batches")
+
+
+@pytest.mark.parametrize("name", VERIFIED_BATCHES)
 def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> None:
     """verify finds the ranks splitting the original's batches (along dim 1 for the
     sequence-first model: its batch is the columns) and the updates equal."""
@@ -758,7 +768,15 @@ def test_chunks_of_a_global_size_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", CHUNKS)
+#: The CHUNKS that verify runs too: chunks of rows, and the columns of MoS's loop with a
+#: hidden state per chunk (a `while` over the chunks); column_chunks_range, _while and _zip
+#: walk the same columns by other loops, checked in the shared launch (the original's
+#: weights: test_chunks_of_a_global_size_train_as_dataparallel_did) and by the fixture's
+#: asserts on their migrated lines.
+VERIFIED_CHUNKS = ("chunk_forward_batch", "column_chunks_hidden")
+
+
+@pytest.mark.parametrize("name", VERIFIED_CHUNKS)
 def test_chunks_of_a_global_size_pass_verify(tmp_path: Path, name: str) -> None:
     temp_root = tmp_path / "tmp"
     temp_root.mkdir()
@@ -847,18 +865,16 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
 
 
 @pytest.mark.parametrize(
-    "name",
-    [
-        *DRAWS,
-        "batch_noise_per_sample",
-        "batch_noise_shape_of",
-        "layers_in_containers",
-        *DISTRIBUTION_DRAWS,
-    ],
+    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
 )  # issue 28
 def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
-    original's batch."""
+    original's batch. batch_noise_shape_of is not run here: its draws take the path of
+    batch_noise's (ddp_draw_share of the global batch's draw), and the shared launch checks
+    them row by row against the original's one draw
+    (test_noise_like_the_batch_is_each_ranks_rows_of_one_draw). batch_noise_per_sample
+    stays: its strided sampler pairs rows and samples apart from the original's order, so
+    only verify's alignment shows its updates are the original's."""
     temp_root = tmp_path / "tmp"
     temp_root.mkdir()
     report = verify(
