@@ -262,6 +262,10 @@ class ProgramLoaders:
         of them is fetched from the unsharded loader (class S7), not said (DP091).
     no_grad_functions: the program's top-level functions decorated `@torch.no_grad()`, by
         qualified name: a fetched batch handed to one is read without gradients (S7).
+    batch_classes: the program's top-level classes whose code names no loader, by qualified
+        name (analysis/fixed_fetch.py `own_batch_classes`): an object of one built here
+        yields the program's own batches, not a sharded loader's, whatever the class is
+        called (a class `DataLoader` of the program: class v2-A of stop 40).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -271,6 +275,7 @@ class ProgramLoaders:
     generator_takers: tuple[tuple[str, str], ...] = field(default=())
     fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] = field(default=())
     no_grad_functions: tuple[str, ...] = field(default=())
+    batch_classes: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

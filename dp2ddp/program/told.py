@@ -64,6 +64,7 @@ class ProgramTeller:
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
+        self._batch_classes: tuple[tuple[str, bool], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -176,6 +177,7 @@ class ProgramTeller:
                 self.generator_takers(module) if gate and in_program else (),
                 self.fetchers(module) if gate and in_program else (),
                 self.no_grad_functions(module) if gate and in_program else (),
+                self.batch_classes(module) if gate else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -220,6 +222,24 @@ class ProgramTeller:
                 self.program.modules, "generator_takers:" + ",".join(sorted(names)), find
             )
         return others(self._generator_takers, module)
+
+    def batch_classes(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.batch_classes: the other modules' classes that name no loader,
+        each module read once a project (class v2-A of stop 40: NER-BERT's own `DataLoader`
+        class in data_loader.py, its batches taken in train.py)."""
+        if self._batch_classes is None:
+            from dp2ddp.transforms.analysis.fixed_fetch import own_batch_classes
+
+            def find(m: ProgramModule) -> dict[str, bool]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or "class " not in m.source.text:
+                    return {}
+                return {f"{m.name}.{c}": True for c in own_batch_classes(tree)}
+
+            self._batch_classes = self.project.per_module(
+                self.program.modules, "batch_classes", find
+            )
+        return tuple(name for name, _ in others(self._batch_classes, module))
 
     def fetchers(
         self, module: ProgramModule
