@@ -267,6 +267,10 @@ class ProgramLoaders:
         `self`, name, "trains"/"evaluates"/"unknown", the loop's line) each
         (analysis/loader_consumers.py). A loader handed to one takes its role from those
         loops (class v1-F of stop 39), or is said (DP084) where none iterates it.
+    batch_classes: the program's top-level classes whose code names no loader, by qualified
+        name (analysis/fixed_fetch.py `own_batch_classes`): an object of one built here
+        yields the program's own batches, not a sharded loader's, whatever the class is
+        called (a class `DataLoader` of the program: class v2-A of stop 40).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -279,6 +283,7 @@ class ProgramLoaders:
     consumers: tuple[tuple[str, tuple[tuple[int | None, str, str, int], ...]], ...] = field(
         default=()
     )
+    batch_classes: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,10 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
     "DP003": (
         "script already has a DistributedDataParallel path",
         "Left unchanged: launch the existing DDP path with torchrun and delete the DataParallel "
-        "fallback.",
+        "fallback. Under torchrun that path must take each process's rank from the "
+        "environment torchrun sets (LOCAL_RANK, RANK, WORLD_SIZE): a `--local_rank` argument "
+        "is torch.distributed.launch's, and torchrun does not pass it (with one, every process "
+        "would keep its default and take the DataParallel path).",
     ),
     "DP004": (
         "loss reduced with sum",

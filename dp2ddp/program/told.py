@@ -66,6 +66,7 @@ class ProgramTeller:
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
+        self._batch_classes: tuple[tuple[str, bool], ...] | None = None
 
     @property
     def helpers(self) -> str:
@@ -181,6 +182,7 @@ class ProgramTeller:
                 # also for an entry migrated as a single file (its libraries unchanged):
                 # the loaders it hands them take their roles from their loops all the same
                 self.consumers(module) if gate else (),
+                self.batch_classes(module) if gate else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -225,6 +227,24 @@ class ProgramTeller:
                 self.program.modules, "generator_takers:" + ",".join(sorted(names)), find
             )
         return others(self._generator_takers, module)
+
+    def batch_classes(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.batch_classes: the other modules' classes that name no loader,
+        each module read once a project (class v2-A of stop 40: NER-BERT's own `DataLoader`
+        class in data_loader.py, its batches taken in train.py)."""
+        if self._batch_classes is None:
+            from dp2ddp.transforms.analysis.fixed_fetch import own_batch_classes
+
+            def find(m: ProgramModule) -> dict[str, bool]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None or "class " not in m.source.text:
+                    return {}
+                return {f"{m.name}.{c}": True for c in own_batch_classes(tree)}
+
+            self._batch_classes = self.project.per_module(
+                self.program.modules, "batch_classes", find
+            )
+        return tuple(name for name, _ in others(self._batch_classes, module))
 
     def fetchers(
         self, module: ProgramModule

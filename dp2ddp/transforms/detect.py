@@ -33,6 +33,7 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     replication_patch,
     scoped_name,
+    walk,
     wrap_target,
 )
 
@@ -288,7 +289,7 @@ class DetectDataParallel(MigrationTransform):
             and not self.state.already_migrated
             and self._first_use is not None
         ):
-            self.warn(self._first_use, "DP003")
+            self.warn(self._first_use, "DP003", _launch_argument(original_node))
             self.state.skip = True
         # -- program mode (dp2ddp/program/): the DataParallel gate is the program's --------
         program = self.state.program
@@ -321,4 +322,44 @@ def _in_isinstance(node: cst.CSTNode, transform: MigrationTransform) -> bool:
         and len(call.args) == 2
         and call.args[1] is parent
         and current is parent.value
+    )
+
+
+#: The argument torch.distributed.launch passed each process its GPU by (`--local-rank` in
+#: torch 2): torchrun passes none; it sets LOCAL_RANK (and RANK, WORLD_SIZE) instead.
+_LAUNCH_ARGUMENTS = frozenset({"--local_rank", "--local-rank"})
+
+
+def _launch_argument(module: cst.Module) -> str | None:
+    """DP003's detail where the module's DDP path is chosen by torch.distributed.launch's
+    argument and nothing reads LOCAL_RANK from the environment: under torchrun the argument
+    keeps its default, so every process takes the DataParallel path and trains all of it
+    (lonePatient/albert_pytorch@46de9ec: `if args.local_rank == -1: ... DataParallel`,
+    class v2-B of stop 40). None otherwise."""
+    declared = None
+    for node in walk(module):
+        if isinstance(node, cst.SimpleString) and node.evaluated_value == "LOCAL_RANK":
+            return None  # the rank is read from torchrun's environment somewhere
+        if (
+            declared is None
+            and isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "add_argument"
+        ):
+            names = {
+                a.value.evaluated_value
+                for a in node.args
+                if a.keyword is None and isinstance(a.value, cst.SimpleString)
+            }
+            found = sorted(n for n in names if n in _LAUNCH_ARGUMENTS)
+            if found:
+                declared = found[0]
+    if declared is None:
+        return None
+    return (
+        f"its DDP path is chosen by the `{declared}` argument of torch.distributed.launch, "
+        "which torchrun does not pass (it sets LOCAL_RANK in the environment): launched with "
+        "torchrun as written, every process keeps the argument's default and trains the "
+        "whole program on the DataParallel path. Default the argument to "
+        '`int(os.environ.get("LOCAL_RANK", <its default>))` before launching that path'
     )

@@ -354,3 +354,26 @@ def _sample_only(
     ]
     reads = reads[1:]  # the first is the binding (a statement of the body)
     return bool(reads) and all(id(n) in guarded for n in reads)
+
+
+def names_no_loader(definition: cst.ClassDef | cst.FunctionDef) -> bool:
+    """A class (its bases and body) or a function (its parameters and body) whose code names
+    no loader: what it yields or returns is batches of the program's own making (an
+    iterator class, a generator cutting an index list), not a loader the data pass shards,
+    whatever it is called (`IndexLoader(n, bs)` yielding `randperm(n).split(bs)`; a class
+    `DataLoader` of the program whose `data_iterator()` cuts its own batches:
+    lemonhu/NER-BERT-pytorch@5f7577b, class v2-A of stop 40). Its code says, not its name."""
+    parts: list[cst.CSTNode] = [definition.body]
+    if isinstance(definition, cst.ClassDef):
+        parts += definition.bases
+    else:
+        parts.append(definition.params)
+    empty = cst.Module([])
+    return not any("loader" in empty.code_for_node(p).lower() for p in parts)
+
+
+def own_batch_classes(tree: cst.Module) -> set[str]:
+    """The module's top-level classes that name no loader (`names_no_loader`): told to the
+    program's other modules as ProgramLoaders.batch_classes, where an object of one is
+    built and its batches taken (the batches pass's `_own_batches`)."""
+    return {s.name.value for s in tree.body if isinstance(s, cst.ClassDef) and names_no_loader(s)}

@@ -20,6 +20,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.fixed_fetch import names_no_loader
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import Loader
 
@@ -162,22 +163,25 @@ class BatchLoops(LoaderImports):
         return True
 
     def _own_batches(self, call: cst.Call) -> bool:
-        """A call of a class or function of this module that reads no loader: batches of
-        the script's own making (an iterator class, a generator). Its body and bases say
-        so, not its name (`IndexLoader(n, bs, shuffle)` yielding `randperm(n).split(bs)`
-        is not a loader the data pass shards; `InputFetcher(loader)` reading
-        `next(self.iter)` of a DataLoader is one)."""
+        """A call of a class or function of this module, or of a class of another module of
+        the program (ProgramLoaders.batch_classes), that reads no loader: batches of the
+        program's own making (an iterator class, a generator). Its code says so, not its
+        name (`IndexLoader(n, bs, shuffle)` yielding `randperm(n).split(bs)` is not a
+        loader the data pass shards; `InputFetcher(loader)` reading `next(self.iter)` of a
+        DataLoader is one; NER-BERT's own class `DataLoader`, imported from data_loader.py,
+        is none: class v2-A of stop 40). Another module's class must be given no loader
+        either (its body is not read here)."""
         if not isinstance(call.func, cst.Name):
             return False
         definition = self._definitions.get(call.func.value)
         if definition is None:
-            return False
-        parts: list[cst.CSTNode] = [definition.body]
-        if isinstance(definition, cst.ClassDef):
-            parts += definition.bases
-        else:
-            parts.append(definition.params)
-        return not any("loader" in self.code(p).lower() for p in parts)
+            told = self.state.loaders.batch_classes
+            return (
+                bool(told)
+                and bool(self.qualified_names(call.func) & set(told))
+                and not any("loader" in self.code(a.value).lower() for a in call.args)
+            )
+        return names_no_loader(definition)
 
     def _of_own(self, call: cst.Call) -> bool:
         """`loader.next()`, a method of an instance of the module's own batch class (a
@@ -186,6 +190,14 @@ class BatchLoops(LoaderImports):
             return False
         held = self._origins(call.func.value, (), 0, attributes=True)
         made = [o.call for o in held if not o.attribute and o.call is not None]
+        if not held and self._module is not None:
+            # a parameter the names of this module do not bind (`loader` of
+            # `train_and_evaluate(model, loader, ...)`, given `DataLoader(...)` at its call):
+            # the shared def-use view follows it to the values its callers give
+            # (a call of an own batch class ends the walk: its arguments are not the object)
+            found = origins(view(self._module), call.func.value, self._own_batches)
+            made = [o.node for o in found if isinstance(o.node, cst.Call)]
+            return bool(made) and len(made) == len(found) and all(map(self._own_batches, made))
         return bool(made) and len(made) == len(held) and all(self._own_batches(c) for c in made)
 
     def _feeds_wrapped(self, body: cst.CSTNode) -> bool:
