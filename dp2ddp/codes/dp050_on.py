@@ -551,6 +551,13 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "differentiated by torch.autograd.grad(..., create_graph=True) (a gradient penalty "
         "dp2ddp did not rewrite: DP023 at it; AttGAN's critic, stop 39): remove "
         "static_graph=True there and follow DP023. "
+        'It raises too, at the third step on every rank ("Expected to have finished '
+        'reduction in the prior iteration"), where forward computes an output that no loss '
+        "uses (the heads of the scales a multi-scale loss leaves out, `--num-scales 1`: "
+        "SC-SfMLearner's depth decoder, stop 40): those parameters are in every call's "
+        "graph and get no gradient. There, where every call reaches the same parameters, "
+        "find_unused_parameters=True in place of static_graph=True is the setting that runs "
+        "(and trains as DataParallel did). "
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP096`.",
     ),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
     DATA_PARALLEL_FUNCTION,
@@ -268,6 +269,37 @@ class DetectDataParallel(MigrationTransform):
         if target is not None:
             self._wrap_targets.add(scoped_name(call, target, self))
 
+    def _switched_off(self, module: cst.Module) -> str | None:
+        """Where the program's own DDP path runs only under `if flag:` and every binding of
+        the flag in the module is the literal False (bubbliiiing/unet-pytorch@5bcd6b4's
+        `distributed = False` in its settings block, class v1-E of stop 40): launched as it
+        is with torchrun, every rank takes the DataParallel branch and trains on all the
+        data. Said with the flag's line; None where the path is not switched off so."""
+        assert self._ddp_use is not None
+        flow = view(module)
+        for outer in flow.ancestors(self._ddp_use):
+            if not isinstance(outer, cst.If) or not isinstance(outer.test, cst.Name):
+                continue
+            if any(self._inside(self._ddp_use, branch) for branch in _else_of(outer)):
+                continue  # the DDP path is in the branch taken when the flag is false
+            found = flow.definitions(outer.test)
+            if found and all(
+                d.kind == "assign" and isinstance(d.value, cst.Name) and d.value.value == "False"
+                for d in found
+            ):
+                line = self.line_of(found[0].statement)
+                name = outer.test.value
+                return (
+                    f"its DistributedDataParallel path runs only when {name} is true, and "
+                    f"{name} = False (line {line}): launched with torchrun as it is, every "
+                    f"rank runs the DataParallel path on all the data; set {name} = True "
+                    "first"
+                )
+        return None
+
+    def _inside(self, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+        return any(node is inner for inner in walk(block))
+
     def _use(self, node: cst.CSTNode) -> None:
         self.state.has_dataparallel = True
         self._first_use = self._first_use or node
@@ -289,7 +321,11 @@ class DetectDataParallel(MigrationTransform):
             and not self.state.already_migrated
             and self._first_use is not None
         ):
-            self.warn(self._first_use, "DP003", _launch_argument(original_node))
+            self.warn(
+                self._first_use,
+                "DP003",
+                self._switched_off(original_node) or _launch_argument(original_node),
+            )
             self.state.skip = True
         # -- program mode (dp2ddp/program/): the DataParallel gate is the program's --------
         program = self.state.program
@@ -363,3 +399,6 @@ def _launch_argument(module: cst.Module) -> str | None:
         "whole program on the DataParallel path. Default the argument to "
         '`int(os.environ.get("LOCAL_RANK", <its default>))` before launching that path'
     )
+def _else_of(branch: cst.If) -> list[cst.CSTNode]:
+    """The else part of an if statement (an elif chain or an else block), as a list."""
+    return [] if branch.orelse is None else [branch.orelse]

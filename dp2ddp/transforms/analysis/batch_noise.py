@@ -38,9 +38,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, target_names, walk
+from dp2ddp.transforms.analysis.handed_loaders import handed_loader
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 
@@ -278,10 +280,11 @@ def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
     return found
 
 
-def loops_over(loop: cst.For, loaders: dict[str, str]) -> str | None:
+def loops_over(loop: cst.For, loaders: dict[str, str], flow: DefUse | None = None) -> str | None:
     """The global batch size of the loader (of `loaders`: binding -> size) `loop` goes
-    through (`for x in loader`, `enumerate(loader)`, `tqdm(self.loader)`); None where it
-    goes through none."""
+    through (`for x in loader`, `enumerate(loader)`, `tqdm(self.loader)`); given the
+    module's `flow`, also a loader handed to the loop's function (handed_loader); None where
+    it goes through none."""
     stack: list[cst.CSTNode] = [loop.iter]
     while stack:
         node = stack.pop()
@@ -290,7 +293,7 @@ def loops_over(loop: cst.For, loaders: dict[str, str]) -> str | None:
             if size is not None:
                 return size
         stack.extend(node.children)
-    return None
+    return None if flow is None else handed_loader(loop, loaders, flow)
 
 
 def is_batch_noise(call: cst.Call, names: Iterable[str], sizes: set[str]) -> bool:
@@ -363,9 +366,14 @@ def batch_of_size(first: cst.BaseExpression) -> str | None:
 
 
 def per_rank_noise(
-    call: cst.Call, names: Iterable[str], loop: cst.For, loaders: dict[str, str]
+    call: cst.Call,
+    names: Iterable[str],
+    loop: cst.For,
+    loaders: dict[str, str],
+    flow: DefUse | None = None,
 ) -> bool:
-    """A draw (no `generator=`) sized by a batch of `loop`, a loop over one of `loaders`."""
+    """A draw (no `generator=`) sized by a batch of `loop`, a loop over one of `loaders`
+    (or one handed to its function: loops_over with `flow`)."""
     if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
         return False
     like = like_argument(call, names)
@@ -373,11 +381,13 @@ def per_rank_noise(
         return (
             isinstance(like, cst.Name)
             and like.value in batch_rows(loop, call)
-            and loops_over(loop, loaders) is not None
+            and loops_over(loop, loaders, flow) is not None
         )
     first = first_dimension(call, names)
     return (
-        first is not None and sized_by_batch(first, loop) and loops_over(loop, loaders) is not None
+        first is not None
+        and sized_by_batch(first, loop)
+        and loops_over(loop, loaders, flow) is not None
     )
 
 

@@ -48,6 +48,7 @@ from dataclasses import replace
 import libcst as cst
 
 from dp2ddp.facts import PickledParam
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
@@ -539,6 +540,11 @@ class FlagHazards(MigrationTransform):
                     f"{self.code(node.func)}(..., max_norm={self.code(bound.value)})",
                 )
 
+    def _flow(self) -> DefUse | None:
+        """The module's def-use view (built once per tree): a loop over a loader handed to
+        its function (batch_noise.handed_loader)."""
+        return None if self._module is None else view(self._module)
+
     def _check_draw(self, node: cst.Call, names: set[str]) -> None:
         """DP006: a draw in the loop, or a call of a project helper that draws. Also a
         tensor filled in place from the global generator (`torch.FloatTensor(size)
@@ -548,7 +554,7 @@ class FlagHazards(MigrationTransform):
             is_batch_noise(node, names, self._batch_sizes.written)
             or any(
                 isinstance(info.node, cst.For)
-                and per_rank_noise(node, names, info.node, self._batch_sizes.bound)
+                and per_rank_noise(node, names, info.node, self._batch_sizes.bound, self._flow())
                 for info in self._enclosing()
             )
             or node in self._helper_noise

@@ -117,6 +117,10 @@ REMOVALS: Final = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdi
 #: barrier between them (barriers.py), or DP054.
 WRITES_AT_FIRST: Final = frozenset(
     {
+        # MATLAB files (scipy.io.savemat, read back by loadmat: Xiaoccer/MobileFaceNet_Pytorch
+        # @26bd8d2's LFW features, class v1-B of stop 40)
+        "scipy.io.savemat",
+        "scipy.io.matlab.savemat",
         "numpy.save",
         "numpy.savez",
         "numpy.savez_compressed",
@@ -136,6 +140,8 @@ WRITES_AT_FIRST: Final = frozenset(
 )
 READS_AT_FIRST: Final = frozenset(
     {
+        "scipy.io.loadmat",
+        "scipy.io.matlab.loadmat",
         "numpy.load",
         "numpy.loadtxt",
         "numpy.genfromtxt",

@@ -51,6 +51,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.nodes import (
     bound_names,
@@ -131,6 +132,8 @@ class ShareDatasetDraws(WholeReads):
         self._fixed: dict[cst.Call, str] = {}
         #: what `torch.distributions` objects are bound to (batch_noise)
         self._receivers: set[str] = set()
+        #: the module's def-use view, where it has loaders (batch_noise.handed_loader)
+        self._flow: DefUse | None = None
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -238,6 +241,7 @@ class ShareDatasetDraws(WholeReads):
         sizes = global_batch_sizes(module, self.matches)
         if not sizes.written:
             return
+        self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
         self._receivers = distribution_receivers(module, self.qualified_names)
         for node in walk(module):
             if not isinstance(node, cst.Call):
@@ -322,9 +326,12 @@ class ShareDatasetDraws(WholeReads):
         size = code_of(first)
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, cst.For) and loops_over(current, sizes.sharded) is not None:
+            if (
+                isinstance(current, cst.For)
+                and loops_over(current, sizes.sharded, self._flow) is not None
+            ):
                 if size in sizes.written or per_rank_noise(
-                    node, {DISTRIBUTION_SAMPLE}, current, sizes.sharded
+                    node, {DISTRIBUTION_SAMPLE}, current, sizes.sharded, self._flow
                 ):
                     self.warn(
                         node,
@@ -368,13 +375,15 @@ class ShareDatasetDraws(WholeReads):
         DP006 (hazards left it to here)."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, cst.For) and per_rank_noise(node, names, current, sizes.bound):
+            if isinstance(current, cst.For) and per_rank_noise(
+                node, names, current, sizes.bound, self._flow
+            ):
                 first = first_dimension(node, names)
                 if first is None:  # a like-draw: its first dimension is its tensor's
                     like = like_argument(node, names)
                     assert like is not None
                     first = cst.parse_expression(f"len({code_of(like)})")
-                if loops_over(current, sizes.sharded) is not None:
+                if loops_over(current, sizes.sharded, self._flow) is not None:
                     self._scaled.add(node)
                     self.record(
                         node,
@@ -429,7 +438,10 @@ class ShareDatasetDraws(WholeReads):
         batch is `size`."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, cst.For) and loops_over(current, sizes.sharded) == size:
+            if (
+                isinstance(current, cst.For)
+                and loops_over(current, sizes.sharded, self._flow) == size
+            ):
                 return current
             current = self.parent(current)
         return None
