@@ -24,7 +24,14 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import (
+    call_named,
+    code_of,
+    name_of,
+    nodes_of,
+    parsed_or_none,
+    walk,
+)
 from dp2ddp.transforms.analysis.batch_noise import (
     GATHER_METHODS,
     UNSHARDED_LOADER,
@@ -112,7 +119,7 @@ class WholeReads(MigrationTransform):
             return
         readers = module_readers(module, self.qualified_names)
         elsewhere = self.state.facts.readers  # another module's (`utils.get_nsamples`)
-        for node in walk(module):
+        for node in nodes_of(module, (cst.Call, cst.For)):
             if isinstance(node, cst.Call):
                 if isinstance(node.func, cst.Name) and node.func.value in readers:
                     self._reader_call(node, readers[node.func.value], sizes)
