@@ -16,8 +16,8 @@ import ast
 import dataclasses
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Generic, TypeVar, overload
 
 import libcst as cst
 
@@ -131,6 +131,8 @@ def children_of(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
 
 
 _T = TypeVar("_T")
+_N = TypeVar("_N", bound=cst.CSTNode)
+_M = TypeVar("_M", bound=cst.CSTNode)
 
 
 class PerTree(Generic[_T]):
@@ -258,3 +260,42 @@ parent_map = PerTree(_parent_map)
 """Each node's parent (what ParentNodeProvider gives), or None when a node object occurs
 twice in the tree (then metadata keyed by node would be ambiguous); once per tree, shared
 by the passes' metadata, the import edits and the def-use view. Read only."""
+
+
+class ModuleNodes(Sequence[cst.CSTNode]):
+    """A module's nodes in source order (tree_nodes), and those of given kinds
+    (`of`: module_nodes_of): what a pass hands its rules for the whole module, so that each
+    rule asks for the loops, the calls or the classes it reads instead of testing every
+    node of the module again."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._nodes = tree_nodes(module)
+
+    @overload
+    def __getitem__(self, index: int) -> cst.CSTNode: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[cst.CSTNode]: ...
+
+    def __getitem__(self, index: int | slice) -> cst.CSTNode | Sequence[cst.CSTNode]:
+        return self._nodes[index]
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(self._nodes)
+
+    @overload
+    def of(self, kinds: type[_N]) -> tuple[_N, ...]: ...
+
+    @overload
+    def of(self, kinds: tuple[type[_N], type[_M]]) -> tuple[_N | _M, ...]: ...
+
+    @overload
+    def of(self, kinds: tuple[type[cst.CSTNode], ...]) -> tuple[cst.CSTNode, ...]: ...
+
+    def of(self, kinds: Kinds) -> tuple[cst.CSTNode, ...]:
+        """The module's nodes of `kinds`, in source order, once per tree."""
+        return module_nodes_of(self.module, kinds)

@@ -11,6 +11,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.flow.children import SCOPE_KINDS, Kinds, module_nodes_of, tree_nodes, type_test
+from dp2ddp.flow.children import ModuleNodes as ModuleNodes  # the passes' home of it
 from dp2ddp.transforms._support.children import children_of
 
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
@@ -78,10 +79,17 @@ def _walk(root: cst.CSTNode, skip_scopes: bool) -> Iterator[cst.CSTNode]:
 
 
 _N = TypeVar("_N", bound=cst.CSTNode)
+_M = TypeVar("_M", bound=cst.CSTNode)
 
 
 @overload
 def nodes_of(root: cst.CSTNode, kinds: type[_N], *, skip_scopes: bool = ...) -> Sequence[_N]: ...
+
+
+@overload
+def nodes_of(
+    root: cst.CSTNode, kinds: tuple[type[_N], type[_M]], *, skip_scopes: bool = ...
+) -> Sequence[_N | _M]: ...
 
 
 @overload

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
 
@@ -39,7 +40,7 @@ def fixed_index(index: ast.expr) -> bool:
     entries in every step."""
     return all(
         isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load))
-        for n in ast.walk(index)
+        for n in ast_nodes.walk(index)
     )
 
 
@@ -51,14 +52,14 @@ def covering_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) ->
     `self.blocks`) is taken as aligned with it: its sizes are not compared (a longer one's
     last entries would be missed)."""
     covered: set[int] = set()
-    for loop in ast.walk(function):
+    for loop in ast_nodes.walk(function):
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or module_parts.own_break(loop.body):
             continue
         walked = index_walk(loop, me)
         if walked is None:
             continue
         index = walked
-        inside = [n for stmt in loop.body for n in ast.walk(stmt)]
+        inside = [n for stmt in loop.body for n in ast_nodes.walk(stmt)]
         if any(isinstance(n, ast.Return) for n in inside) or any(
             isinstance(n, ast.Name) and n.id == index and not isinstance(n.ctx, ast.Load)
             for n in inside
@@ -133,7 +134,7 @@ def exits(statement: ast.If, training: bool | None = None) -> bool:
         isinstance(node, ast.Return)
         for block in blocks
         for top in block
-        for node in ast.walk(top)
+        for node in ast_nodes.walk(top)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     )
 
@@ -142,7 +143,7 @@ def parameter_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) 
     """The attributes `__init__` binds to `nn.Parameter(...)` (any spelling ending so):
     indexing one picks elements of a tensor, the Parameter gets its gradient whole."""
     found: set[str] = set()
-    for node in ast.walk(init):
+    for node in ast_nodes.walk(init):
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         value = node.value

@@ -43,7 +43,7 @@ def functions_that_wrap(source: str) -> set[str]:
                 and call.func.attr == "DataParallel"
             )
             for statement in function.body
-            for call in ast.walk(statement)
+            for call in ast_nodes.walk(statement)
         ):
             found.add(function.name)
     return found

@@ -332,7 +332,7 @@ def _calls_a_parameter(source: str) -> bool:
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Name)
                 and call.func.id in params
-                for call in ast.walk(node)
+                for call in ast_nodes.walk(node)
             ):
                 return True
     return False

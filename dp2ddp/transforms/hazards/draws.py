@@ -329,7 +329,7 @@ def _may_draw(source: str) -> bool:
     for statement in tree.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if isinstance(node, ast.Call) and (
                 (isinstance(node.func, ast.Name) and node.func.id in names)
                 or (isinstance(node.func, ast.Attribute) and node.func.attr in names)

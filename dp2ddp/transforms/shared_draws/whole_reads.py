@@ -409,7 +409,7 @@ def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
         params = {a.arg for a in (*statement.args.posonlyargs, *statement.args.args)}
         params |= {a.arg for a in statement.args.kwonlyargs}
         iterated: set[str] = set()
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if node is not statement and isinstance(node, _NOT_GATHERING):
                 iterated = set()
                 break
