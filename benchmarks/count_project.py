@@ -127,7 +127,9 @@ def count_calls(folder: Path, code: Path, profile: Path) -> tuple[int, int, int,
     """(calls, primitive calls, exit code, output digest) of the command under cProfile;
     the merged statistics are written to `profile`."""
     command = [sys.executable, "-c", CHILD, str(profile.resolve()), *COMMAND]
-    done = subprocess.run(command, cwd=folder, env=environment(code), capture_output=True, text=True)
+    done = subprocess.run(
+        command, cwd=folder, env=environment(code), capture_output=True, text=True
+    )
     match = re.search(r"calls (\d+) (\d+) exit", done.stderr)
     if match is None:
         sys.exit(f"no call count:\n{done.stderr[-3000:]}")
