@@ -6,6 +6,7 @@ isinstance."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -14,7 +15,16 @@ from conftest import FIXTURES, ROOT
 
 from dp2ddp.flow.bindings import _COUNTED_KINDS
 from dp2ddp.flow.defuse import LEAF_KINDS
-from dp2ddp.transforms._support.children import _VISITS, KIND, NODE, SEQUENCE, children_of
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.children import (
+    _VISITS,
+    KIND,
+    NODE,
+    SCOPE_KINDS,
+    SEQUENCE,
+    children_of,
+)
+from dp2ddp.transforms._support.nodes import ModuleNodes, nodes_of, walk
 from dp2ddp.transforms._support.visiting import read_tree
 
 
@@ -110,7 +120,7 @@ def test_read_tree_leaves_field_hooks_to_libcst() -> None:
 def test_exact_type_checks_name_leaf_classes() -> None:
     """Where a walk matches `type(node) is X` (or `in` a set of types) instead of
     isinstance, X has no subclass: the two agree."""
-    kinds = {*LEAF_KINDS, *_COUNTED_KINDS}
+    kinds = {*LEAF_KINDS, *_COUNTED_KINDS, *SCOPE_KINDS}
     assert all(isinstance(kind, type) and not kind.__subclasses__() for kind in kinds)
 
 
@@ -120,3 +130,32 @@ def test_kind_table_agrees_with_isinstance() -> None:
     for value in values:
         assert (KIND[type(value)] == NODE) == isinstance(value, cst.CSTNode)
         assert (KIND[type(value)] == SEQUENCE) == isinstance(value, (tuple, list))
+
+
+#: Kinds asked of nodes_of: a leaf class, a pair, and libcst's abstract bases.
+_ASKED: list[type[cst.CSTNode] | tuple[type[cst.CSTNode], ...]] = [
+    cst.Call,
+    (cst.For, cst.While),
+    cst.BaseExpression,
+    (cst.BaseCompoundStatement, cst.Name),
+]
+
+
+def test_nodes_of_is_walk_filtered_by_isinstance() -> None:
+    """nodes_of (a module's answer kept per tree, a subtree's walked) and ModuleNodes.of
+    give what `[n for n in walk(root) if isinstance(n, kinds)]` gives, in that order, with
+    and without skip_scopes; ast_nodes.walk gives ast.walk's nodes in its order."""
+    for path in _sources()[::7]:
+        text = path.read_text(encoding="utf-8")
+        module = cst.parse_module(text)
+        functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+        for kinds in _ASKED:
+            for root in (module, *functions[:5]):
+                for skip in (False, True):
+                    expected = [n for n in walk(root, skip_scopes=skip) if isinstance(n, kinds)]
+                    assert list(nodes_of(root, kinds, skip_scopes=skip)) == expected
+            expected = [n for n in walk(module) if isinstance(n, kinds)]
+            assert list(nodes_of(module, kinds)) == expected  # kept: asked again
+            assert list(ModuleNodes(module).of(kinds)) == expected
+        tree = ast.parse(text)
+        assert ast_nodes.walk(tree) == list(ast.walk(tree))

@@ -35,6 +35,7 @@ from dataclasses import replace
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted
 
 #: Rounds of following chains and re-exports (a longer chain is not followed further).
@@ -68,7 +69,7 @@ def _function_calls(module: ProgramModule, bound: Mapping[str, str]) -> dict[str
             continue
         found: list[tuple[int, int, str]] = []
         training = False
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if not isinstance(node, ast.Call):
                 continue
             parts = dotted(node.func)

@@ -39,6 +39,7 @@ from dp2ddp.program.static_strings import (
     local_values,
     module_constants,
 )
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_binding, top_level_names, walk
 from dp2ddp.transforms._support.identifiers import mentions
 
@@ -192,7 +193,7 @@ def _helpers(
             continue
         parameter = function.args.args[0].arg
         parent: set[str] = set()
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             target, value = node.targets[0], node.value
@@ -213,7 +214,7 @@ def _helpers(
                 parent.add(target.id)  # mod = name.rpartition('.')[0]
         imported: list[ast.Call] = []
         kinds: set[bool] = set()
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if isinstance(node, ast.Call) and id(node) in ids:
                 argument = node.args[0]
                 if isinstance(argument, ast.Name) and argument.id == parameter:

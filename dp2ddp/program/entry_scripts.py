@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_script_guard
 
 _TOP_LEVEL_CODE = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
@@ -35,7 +36,7 @@ def _has_top_level_code(body: list[ast.stmt]) -> bool:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
             isinstance(n, ast.Attribute | ast.Name)
             and (n.attr if isinstance(n, ast.Attribute) else n.id) == "DataParallel"
-            for n in ast.walk(stmt)
+            for n in ast_nodes.walk(stmt)
         ):
             return True
     return False

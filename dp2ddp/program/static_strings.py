@@ -18,7 +18,7 @@ def local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
             continue
         counts: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 counts[node.id] = counts.get(node.id, 0) + 1
             elif isinstance(node, ast.arg):
@@ -30,7 +30,7 @@ def local_values(tree: ast.Module) -> dict[int, dict[str, ast.expr]]:
             ):
                 values[node.targets[0].id] = node.value
         single = {k: v for k, v in values.items() if counts.get(k) == 1}
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if isinstance(node, ast.Call):
                 found[id(node)] = single
     return found

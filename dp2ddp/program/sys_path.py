@@ -165,13 +165,13 @@ def _sys_path_method(func: ast.expr) -> bool:
 def _imports_after_edit(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """An import statement of `function` after its first sys.path call (source order)."""
     first = None
-    for node in ast.walk(function):
+    for node in ast_nodes.walk(function):
         if isinstance(node, ast.Call) and _sys_path_call(node) is not None:
             at = (node.lineno, node.col_offset)
             first = at if first is None or at < first else first
     return first is not None and any(
         isinstance(node, (ast.Import, ast.ImportFrom)) and (node.lineno, node.col_offset) > first
-        for node in ast.walk(function)
+        for node in ast_nodes.walk(function)
     )
 
 
@@ -255,7 +255,7 @@ def _adders(body: list[ast.stmt]) -> dict[str, _Adder]:
         if not isinstance(statement, ast.FunctionDef):
             continue
         params = [a.arg for a in statement.args.args]
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if not isinstance(node, ast.Call):
                 continue
             edit = _sys_path_call(node)
@@ -318,7 +318,7 @@ def _uses_file(expr: ast.expr, from_file: set[str]) -> bool:
     return any(
         (isinstance(node, ast.Name) and (node.id == "__file__" or node.id in from_file))
         or _is_script_folder(node)
-        for node in ast.walk(expr)
+        for node in ast_nodes.walk(expr)
     )
 
 

@@ -41,6 +41,7 @@ from libcst.codemod import CodemodContext
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.module_index import NameUses
@@ -204,7 +205,7 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
     """The module each `from X import *` of `module` names (None: relative, or none)."""
     return tuple(
         node.module if node.level == 0 else None
-        for node in ast.walk(module.passing_tree())
+        for node in ast_nodes.walk(module.passing_tree())
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
     )
 
@@ -212,7 +213,7 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
 def _stored(module: ProgramModule) -> frozenset[str]:
     """Attributes `module` stores or deletes (`x.a = ...`, `del x.a`, `setattr(x, "a", v)`)."""
     found: set[str] = set()
-    for node in ast.walk(module.passing_tree()):
+    for node in ast_nodes.walk(module.passing_tree()):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             found.add(node.attr)
         elif (

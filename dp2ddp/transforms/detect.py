@@ -399,6 +399,8 @@ def _launch_argument(module: cst.Module) -> str | None:
         "whole program on the DataParallel path. Default the argument to "
         '`int(os.environ.get("LOCAL_RANK", <its default>))` before launching that path'
     )
+
+
 def _else_of(branch: cst.If) -> list[cst.CSTNode]:
     """The else part of an if statement (an elif chain or an else block), as a list."""
     return [] if branch.orelse is None else [branch.orelse]

@@ -130,7 +130,7 @@ def top_level_names(tree: ast.Module, *, every_binding: bool = False) -> set[str
         ):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                names.update(n.id for n in walk(target) if isinstance(n, ast.Name))
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             names.add(statement.target.id)
         elif every_binding and isinstance(statement, (ast.Import, ast.ImportFrom)):

@@ -5,12 +5,13 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.flow.children import tree_nodes
+from dp2ddp.flow.children import SCOPE_KINDS, Kinds, module_nodes_of, tree_nodes, type_test
+from dp2ddp.flow.children import ModuleNodes as ModuleNodes  # the passes' home of it
 from dp2ddp.transforms._support.children import children_of
 
 if TYPE_CHECKING:  # base imports import_edits, which walks trees with this module
@@ -70,16 +71,43 @@ def walk(root: cst.CSTNode, *, skip_scopes: bool = False) -> Iterator[cst.CSTNod
 
 def _walk(root: cst.CSTNode, skip_scopes: bool) -> Iterator[cst.CSTNode]:
     stack = [root]
+    scopes = SCOPE_KINDS if skip_scopes else frozenset()
     while stack:
         node = stack.pop()
         yield node
-        if (
-            skip_scopes
-            and node is not root
-            and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-        ):
+        if type(node) in scopes and node is not root:  # exact types: leaf classes
             continue
         stack.extend(reversed(children_of(node)))
+
+
+_N = TypeVar("_N", bound=cst.CSTNode)
+_M = TypeVar("_M", bound=cst.CSTNode)
+
+
+@overload
+def nodes_of(root: cst.CSTNode, kinds: type[_N], *, skip_scopes: bool = ...) -> Sequence[_N]: ...
+
+
+@overload
+def nodes_of(
+    root: cst.CSTNode, kinds: tuple[type[_N], type[_M]], *, skip_scopes: bool = ...
+) -> Sequence[_N | _M]: ...
+
+
+@overload
+def nodes_of(
+    root: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...], *, skip_scopes: bool = ...
+) -> Sequence[cst.CSTNode]: ...
+
+
+def nodes_of(root: cst.CSTNode, kinds: Kinds, *, skip_scopes: bool = False) -> Sequence[Any]:
+    """The nodes under `root` (itself included) that are `kinds`, in source order: what
+    `[n for n in walk(root) if isinstance(n, kinds)]` gives, tested by type once a type
+    (flow.children.TypeTest), and for a whole module once per tree. Read only."""
+    if type(root) is cst.Module and not skip_scopes:
+        return module_nodes_of(root, kinds)
+    test = type_test(kinds)
+    return [n for n in _walk(root, skip_scopes) if test[type(n)]]
 
 
 def iterated(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -142,7 +170,7 @@ def calls_model(call: cst.CSTNode, models: Collection[str]) -> bool:
 def calls_under(root: cst.CSTNode, *, skip_scopes: bool = False) -> list[cst.Call]:
     """Every call under `root` (itself included), in source order (optionally not in the
     defs, classes and lambdas under it: walk's `skip_scopes`)."""
-    return [node for node in walk(root, skip_scopes=skip_scopes) if isinstance(node, cst.Call)]
+    return list(nodes_of(root, cst.Call, skip_scopes=skip_scopes))
 
 
 def variables_under(root: cst.CSTNode) -> list[cst.Name]:

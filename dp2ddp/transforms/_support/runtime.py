@@ -30,6 +30,7 @@ import libcst as cst
 from dp2ddp.errors import InputError
 from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.templating import render, templates_dir
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import SETUP_FUNCTION, SETUP_NAMES
 
@@ -98,7 +99,7 @@ def _helper_calls() -> dict[str, frozenset[str]]:
     defines = _helper_defines()
     calls: dict[str, frozenset[str]] = {}
     for helper, tree in _helper_trees().items():
-        words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        words = {n.id for n in ast_nodes.walk(tree) if isinstance(n, ast.Name)}
         calls[helper] = frozenset(
             other for other, names in defines.items() if other != helper and names & words
         )

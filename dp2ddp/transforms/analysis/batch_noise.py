@@ -39,9 +39,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dp2ddp.flow import DefUse
-from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, target_names, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, target_names, walk
 from dp2ddp.transforms.analysis.handed_loaders import handed_loader
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
@@ -168,7 +167,7 @@ def distribution_receivers(
             ):
                 makers.add(statement.name.value)
     verdict: dict[str, bool] = {}
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
             value: cst.BaseExpression | None = node.value
@@ -236,10 +235,9 @@ class BatchSizes:
 def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
     """The module's DataLoaders' batch sizes (BatchSizes)."""
     found = BatchSizes()
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        stack.extend(children_of(node))
+    # latest first, so that a binding's first loader in the source is the one kept (an
+    # assignment holds no other)
+    for node in reversed(nodes_of(module, (cst.Assign, cst.Call))):
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             call = node.value
             binding: str | None = code_of(node.targets[0].target)
@@ -476,8 +474,8 @@ def helper_noise(
     if not candidates:
         return []  # the module is walked for uses only when a function may be one
     uses: dict[str, list[cst.Name]] = {}
-    for node in walk(module):
-        if isinstance(node, cst.Name) and node.value in candidates:
+    for node in nodes_of(module, cst.Name):
+        if node.value in candidates:
             uses.setdefault(node.value, []).append(node)
     found: list[HelperNoise] = []
     for name, (function, params, sized) in candidates.items():

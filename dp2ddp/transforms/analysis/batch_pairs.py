@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ast
 
+from dp2ddp.transforms._support import ast_nodes
+
 _PRODUCTS = frozenset({"mm", "matmul"})
 _DISTANCES = frozenset({"cdist", "pdist"})
 #: Calls and attributes that keep the rows of a tensor where they are.
@@ -31,7 +33,7 @@ _SAME_ROWS = frozenset({"data", "detach", "clone", "contiguous", "float", "doubl
 
 def forward_pairs(forward: ast.FunctionDef | ast.AsyncFunctionDef, path: str) -> str:
     """`path:line: expression` of the first comparison of rows in `forward`; "" if none."""
-    for node in ast.walk(forward):
+    for node in ast_nodes.walk(forward):
         if isinstance(node, ast.expr) and _compares(node):
             return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}"
     return ""

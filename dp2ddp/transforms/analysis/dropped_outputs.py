@@ -15,6 +15,7 @@ import ast
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis.growing_methods import put_into
 
@@ -116,7 +117,7 @@ def outputs(
         """(self attributes, local names) `node` reads."""
         attributes: set[str] = set()
         names: set[str] = set()
-        for sub in ast.walk(node):
+        for sub in ast_nodes.walk(node):
             if is_self_attribute(sub, me):
                 assert isinstance(sub, ast.Attribute)
                 attributes.add(sub.attr)
@@ -145,7 +146,7 @@ def outputs(
             continue
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            bound = {n.id for t in targets for n in ast_nodes.walk(t) if isinstance(n, ast.Name)}
             flows.append((bound, node.value))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             flows.append((set(_names(node.target)), node.iter))
@@ -265,7 +266,7 @@ def held_classes(
     held: dict[str, list[str]] = {}
 
     def hold(attribute: str, value: ast.AST) -> None:
-        for call in ast.walk(value):
+        for call in ast_nodes.walk(value):
             if isinstance(call, ast.Call):
                 resolved = resolve(call.func)
                 if resolved is not None and resolved[1]:
@@ -273,7 +274,7 @@ def held_classes(
                     if resolved[0] not in names:
                         names.append(resolved[0])
 
-    for node in ast.walk(init):
+    for node in ast_nodes.walk(init):
         put = put_into(node)
         if put is None or put[1] == "setattr":
             continue
@@ -403,7 +404,9 @@ def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[Dropp
         return wrapped if _spelled(func) == wrapped else None
 
     bodies: list[ast.Module | ast.FunctionDef | ast.AsyncFunctionDef] = [scope]
-    bodies += [n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    bodies += [
+        n for n in ast_nodes.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     quiet = _without_gradient(scope)
     return tuple(
         DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
@@ -427,7 +430,7 @@ def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
         )
 
     ranges = []
-    for node in ast.walk(scope):
+    for node in ast_nodes.walk(scope):
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
             quiet(item.context_expr) for item in node.items
         ):
@@ -614,4 +617,4 @@ def _spelled(node: ast.AST) -> str | None:
 
 
 def _names(node: ast.AST) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    return frozenset(n.id for n in ast_nodes.walk(node) if isinstance(n, ast.Name))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, self_attribute, walk
+from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, nodes_of, self_attribute, walk
 from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import function_trains
 
@@ -94,19 +94,13 @@ def fixed_fetches(
     (ProgramLoaders.fetchers); `sampling`: other modules' functions decorated with
     `no_grad()` by qualified name (ProgramLoaders.no_grad_functions)."""
     read: tuple[tuple[set[str], Collection[str]], set[str], dict[str, Params]] | None = None
-    for function in walk(module):
-        if not isinstance(function, cst.FunctionDef):
-            continue
+    for function in nodes_of(module, cst.FunctionDef):
         if not isinstance(function.body, cst.IndentedBlock) or not function_trains(
             function, qualified_names
         ):
             continue
         if read is None:  # the module's classes, read once and only where a function trains
-            own = {
-                c.name.value
-                for c in walk(module)
-                if isinstance(c, cst.ClassDef) and _defines_next(c)
-            }
+            own = {c.name.value for c in nodes_of(module, cst.ClassDef) if _defines_next(c)}
             read = ((no_grad_functions(module), sampling), own, iterator_classes(module))
         samplers, own, proved = read
         built: dict[str, tuple[str, cst.Call]] = {}

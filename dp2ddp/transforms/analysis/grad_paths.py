@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
 
@@ -40,7 +41,7 @@ def fixed_index(index: ast.expr) -> bool:
     entries in every step."""
     return all(
         isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load))
-        for n in ast.walk(index)
+        for n in ast_nodes.walk(index)
     )
 
 
@@ -59,7 +60,7 @@ def covering_reads(
     Highway: `nn.ModuleList([... for _ in range(self.n)])`; see `counted_containers`)."""
     covered: set[int] = set()
     counted: dict[str, str] | None = None
-    for loop in ast.walk(function):
+    for loop in ast_nodes.walk(function):
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or module_parts.own_break(loop.body):
             continue
         walked = index_walk(loop, me)
@@ -71,7 +72,7 @@ def covering_reads(
         if bound is not None and counted is None:
             counted = counted_containers(methods or {})
         index = walked
-        inside = [n for stmt in loop.body for n in ast.walk(stmt)]
+        inside = [n for stmt in loop.body for n in ast_nodes.walk(stmt)]
         if any(isinstance(n, ast.Return) for n in inside) or any(
             isinstance(n, ast.Name) and n.id == index and not isinstance(n.ctx, ast.Load)
             for n in inside
@@ -121,11 +122,13 @@ def counted_containers(
     me = init.args.args[0].arg
     stores: dict[str, int] = {}
     for method in methods.values():
-        for node in ast.walk(method):
+        for node in ast_nodes.walk(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 stores[node.attr] = stores.get(node.attr, 0) + 1
     rebound = {
-        n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        n.id
+        for n in ast_nodes.walk(init)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     aliases: dict[str, str] = {}  # parameter -> count attribute
     for stmt in init.body:
@@ -233,7 +236,7 @@ def exits(statement: ast.If, training: bool | None = None) -> bool:
         isinstance(node, ast.Return)
         for block in blocks
         for top in block
-        for node in ast.walk(top)
+        for node in ast_nodes.walk(top)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     )
 
@@ -242,7 +245,7 @@ def parameter_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) 
     """The attributes `__init__` binds to `nn.Parameter(...)` (any spelling ending so):
     indexing one picks elements of a tensor, the Parameter gets its gradient whole."""
     found: set[str] = set()
-    for node in ast.walk(init):
+    for node in ast_nodes.walk(init):
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         value = node.value

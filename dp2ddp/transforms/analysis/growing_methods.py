@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from dp2ddp.transforms._support import ast_nodes
+
 #: Calls on a module that register what they are given (any argument counts).
 REGISTERS = frozenset({"add_module", "register_module", "register_parameter"})
 #: Calls on a container that add an entry (it counts when the entry holds parameters).
@@ -31,7 +33,7 @@ def _builds(value: ast.expr, holds: Holds, built: set[str]) -> bool:
     return any(
         (isinstance(n, ast.Call) and holds(n) is not None)
         or (isinstance(n, ast.Name) and n.id in built)
-        for n in ast.walk(value)
+        for n in ast_nodes.walk(value)
     )
 
 
@@ -72,7 +74,7 @@ def _built_locals(method: ast.AST, holds: Holds) -> set[str]:
     GenerativeSkinLesion's `new_model = deepcopy_exclude(...)` then
     `new_model.add_module('fadein', Fadein())`)."""
     built: set[str] = set()
-    for node in ast.walk(method):
+    for node in ast_nodes.walk(method):
         if isinstance(node, ast.Assign) and _builds(node.value, holds, set()):
             built.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif (
@@ -112,7 +114,7 @@ def growing_methods(cls: ast.ClassDef, holds: Holds) -> tuple[tuple[str, int], .
             continue
         me = method.args.args[0].arg
         built = _built_locals(method, holds)
-        for node in ast.walk(method):
+        for node in ast_nodes.walk(method):
             if name not in found and _registration(node, me, holds, built):
                 found[name] = getattr(node, "lineno", method.lineno)
             if (

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk, wrap_target
+from dp2ddp.transforms._support.nodes import nodes_of, walk, wrap_target
 from dp2ddp.transforms.analysis.growing_methods import FILLS, REGISTERS
 from dp2ddp.transforms.analysis.partial_forward import module_classes
 
@@ -41,8 +41,8 @@ class GrownModels:
 
     def plan(self, module: cst.Module) -> None:
         """The module's wraps (`T = DataParallel(...)`) and their lines."""
-        for node in walk(module):
-            if isinstance(node, cst.Call) and self._is_wrap(node):
+        for node in nodes_of(module, cst.Call):
+            if self._is_wrap(node):
                 target = wrap_target(node, self.t)
                 if target is not None:
                     self._wraps.setdefault(target, []).append(self.t.input_position(node)[0])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Container, Iterable, Mapping
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis.dropped_outputs import (
     _loop_variables,
@@ -34,7 +35,7 @@ def filled_containers(
         return set()
     me = init.args.args[0].arg
     found = set()
-    for node in ast.walk(init):
+    for node in ast_nodes.walk(init):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             resolved = resolve(node.value.func)
             if resolved is None or resolved[1] or not resolved[0].startswith("torch.nn."):
@@ -258,7 +259,7 @@ def _unread_parameters(
             bound[keyword.arg] = keyword.value
     read = {
         n.id
-        for n in ast.walk(function)
+        for n in ast_nodes.walk(function)
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
     }
     return {id(a): name for name, a in bound.items() if name not in read}

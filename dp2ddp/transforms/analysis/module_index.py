@@ -17,7 +17,7 @@ import libcst.matchers as m
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.children import children_of
-from dp2ddp.transforms._support.nodes import NodeView, bound_names, name_of, walk
+from dp2ddp.transforms._support.nodes import NodeView, bound_names, name_of, nodes_of, walk
 
 #: Where statements sit.
 BLOCKS = (cst.IndentedBlock, cst.Module)
@@ -35,7 +35,8 @@ class ModuleIndex:
         self.calls: list[cst.Call] = []
         #: attribute name -> (statement or setattr call, value stored; None when unknown).
         self.attribute_sets: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None]]] = {}
-        for node in walk(module):
+        kinds = (cst.FunctionDef, cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign)
+        for node in nodes_of(module, kinds):
             if isinstance(node, cst.FunctionDef):
                 self.functions.setdefault(node.name.value, []).append(node)
             elif isinstance(node, cst.Call):
@@ -46,12 +47,9 @@ class ModuleIndex:
             elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = node.targets if isinstance(node, cst.Assign) else [node]
                 for target in targets:
-                    for bound in walk(target.target):
-                        if isinstance(bound, cst.Attribute):
-                            value = None if isinstance(node, cst.AugAssign) else node.value
-                            self.attribute_sets.setdefault(bound.attr.value, []).append(
-                                (node, value)
-                            )
+                    for bound in nodes_of(target.target, cst.Attribute):
+                        value = None if isinstance(node, cst.AugAssign) else node.value
+                        self.attribute_sets.setdefault(bound.attr.value, []).append((node, value))
         self._bound: dict[int, frozenset[str]] = {}
         self._globals: dict[int, frozenset[str]] = {}
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
 
@@ -71,13 +72,13 @@ def _parts_read(
             continue
         me = function.args.args[0].arg
         inner: set[int] = set()
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if isinstance(node, ast.Attribute) and is_self_attribute(node.value, me):
                 assert isinstance(node.value, ast.Attribute)
                 inner.add(id(node.value))
                 parts.setdefault(node.value.attr, set()).add(node.attr)
                 lines.setdefault(node.value.attr, node.lineno)
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if is_self_attribute(node, me) and id(node) not in inner:
                 assert isinstance(node, ast.Attribute)
                 whole.add(node.attr)
@@ -173,7 +174,7 @@ def walked_with_break(
         if not function.args.args:
             continue
         me = function.args.args[0].arg
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if not isinstance(node, (ast.For, ast.AsyncFor)):
                 continue
             walked = _walked_children(node.iter, me)
@@ -241,7 +242,7 @@ def frozen_after_wrap(
         if function.name in seen:
             continue
         seen.add(function.name)
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             target = _frozen(node)
             if target is None:
                 continue
@@ -298,14 +299,14 @@ def detached_only(
             continue
         me = function.args.args[0].arg
         parents = {
-            child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+            child: node for node in ast_nodes.walk(function) for child in ast.iter_child_nodes(node)
         }
         loads: dict[str, list[ast.Name]] = {}
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 loads.setdefault(node.id, []).append(node)
 
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             owner = node.func
@@ -319,7 +320,7 @@ def detached_only(
             if not only and isinstance(parent, ast.Assign) and len(parent.targets) == 1:
                 names = [
                     n.id
-                    for n in ast.walk(parent.targets[0])
+                    for n in ast_nodes.walk(parent.targets[0])
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                 ]
                 plain = isinstance(parent.targets[0], ast.Name) or all(

@@ -70,12 +70,12 @@ def object_functions(
         for node in own:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    for n in ast.walk(target):
+                    for n in ast_nodes.walk(target):
                         if isinstance(n, ast.Name):
                             single = isinstance(target, ast.Name)
                             values.setdefault(n.id, []).append(node.value if single else None)
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
-                for n in ast.walk(node.target if not isinstance(node, ast.With) else node):
+                for n in ast_nodes.walk(node.target if not isinstance(node, ast.With) else node):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                         values.setdefault(n.id, []).append(None)
         names: set[str] = set()
@@ -176,7 +176,7 @@ def _stores(
             binds.append((node.target, node.iter))
 
     def reads(value: ast.AST, names: set[str]) -> bool:
-        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
+        return any(isinstance(n, ast.Name) and n.id in names for n in ast_nodes.walk(value))
 
     derived = set(given)
     while True:
@@ -184,7 +184,7 @@ def _stores(
             n.id
             for target, value in binds
             if isinstance(target, (ast.Name, ast.Tuple, ast.List)) and reads(value, derived)
-            for n in ast.walk(target)
+            for n in ast_nodes.walk(target)
             if isinstance(n, ast.Name) and n.id not in derived
         }
         if not more:

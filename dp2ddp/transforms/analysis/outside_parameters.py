@@ -54,6 +54,7 @@ from dp2ddp.transforms._support.nodes import (
     code_of,
     enclosing_function,
     name_of,
+    nodes_of,
     walk,
     wrap_target,
 )
@@ -143,7 +144,7 @@ class OutsideParameters:
         `X.parameters()` an optimizer's call takes and this plan syncs, or names with DP068."""
         t = self.t
         synced: set[tuple[int, str]] = set()
-        wraps = [n for n in walk(module) if isinstance(n, cst.Call) and self._is_wrap(n)]
+        wraps = [n for n in nodes_of(module, cst.Call) if self._is_wrap(n)]
         if not wraps:
             return synced
         wrapped = set(t.state.wrapped)
@@ -170,9 +171,7 @@ class OutsideParameters:
         # `self.net = DataParallel(self.net)` in a class: `model.net` outside it is that wrap
         members = {w[len("self") :] for w in wrapped if w.startswith("self.")}
         optimizers = [
-            n
-            for n in walk(module)
-            if isinstance(n, cst.Call) and _optimizer(t.qualified_names(n.func))
+            n for n in nodes_of(module, cst.Call) if _optimizer(t.qualified_names(n.func))
         ]
         if not optimizers:
             return synced
@@ -187,10 +186,9 @@ class OutsideParameters:
         }
         uniform: RankUniformity | None = None
         done: set[tuple[int, str]] = set()
-        for node in walk(module):
+        for node in nodes_of(module, cst.Call):
             if not (
-                isinstance(node, cst.Call)
-                and not node.args
+                not node.args
                 and isinstance(node.func, cst.Attribute)
                 and node.func.attr.value == "parameters"
                 and _chain(node.func.value)
@@ -344,7 +342,8 @@ def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozens
     on (`self.model = model`, a function's parameter) or a wrapping builder's return
     (`self.model = self._build_model()`) may be the wrapped model under another name."""
     values: list[cst.BaseExpression | None] = []
-    for node in walk(module):
+    kinds = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.Param)
+    for node in nodes_of(module, kinds):
         if isinstance(node, cst.Assign):
             if any(t.code(target.target) == x for target in node.targets):
                 values.append(node.value)
@@ -375,9 +374,8 @@ def _unfreezes(module: cst.Module) -> bool:
     require grad (`x.requires_grad_(True)`, `real.clone().requires_grad_()`: a penalty)."""
     params = {
         target.value
-        for node in walk(module)
-        if isinstance(node, cst.For)
-        and any(
+        for node in nodes_of(module, cst.For)
+        if any(
             isinstance(c, cst.Attribute) and c.attr.value in ("parameters", "named_parameters")
             for c in walk(node.iter)
         )
@@ -392,7 +390,7 @@ def _unfreezes(module: cst.Module) -> bool:
             or (isinstance(expr, cst.Name) and expr.value in params)
         )
 
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Assign, cst.Expr)):
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name):
             if node.value.value == "True" and any(
                 isinstance(t.target, cst.Attribute)
@@ -492,19 +490,17 @@ def unwrapped_optimizers(
     is_wrap: Callable[[cst.Call], bool],
 ) -> list[tuple[cst.Call, str]]:
     """Optimizer calls over a module proved not to be the wrapped one, with its name."""
-    wraps = [n for n in walk(module) if isinstance(n, cst.Call) and is_wrap(n)]
+    wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
     if not wraps:
         return []
     wrapped: set[str] = set()
     for call in wraps:
         wrapped.update(_wrapped_names(call))
-    for node in walk(module):
-        if isinstance(node, cst.Assign) and any(
-            isinstance(n, cst.Call) and is_wrap(n) for n in walk(node.value)
-        ):
+    for node in nodes_of(module, cst.Assign):
+        if any(is_wrap(n) for n in nodes_of(node.value, cst.Call)):
             wrapped.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
     scopes: list[cst.CSTNode] = [module]
-    scopes += [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    scopes += nodes_of(module, cst.FunctionDef)
     found: list[tuple[cst.Call, str]] = []
     for scope in scopes:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope

@@ -55,6 +55,7 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis import grad_paths, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
@@ -232,7 +233,7 @@ def _class_facts(
     aliases: dict[str, frozenset[str]] = {}
     children: list[str] = []
     me = init.args.args[0].arg
-    for node in ast.walk(init):
+    for node in ast_nodes.walk(init):
         if isinstance(node, ast.Call):
             resolved = resolve(node.func, imports, local, prefix)
             if resolved is not None and resolved[1] and resolved[0] not in children:
@@ -295,7 +296,7 @@ def _class_facts(
         node.attr
         for name, method in methods.items()
         if name not in ("__init__", "forward")
-        for node in ast.walk(method)
+        for node in ast_nodes.walk(method)
         if isinstance(node, ast.Attribute)
     }
     partial: list[tuple[PartialUse, str]] = []
@@ -380,7 +381,7 @@ def _holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str,
 
     statements = [
         node
-        for node in ast.walk(init)
+        for node in ast_nodes.walk(init)
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
         and node.value is not None
         or isinstance(node, ast.Expr)
@@ -696,4 +697,4 @@ def _expression(
 
 
 def _mentions(node: ast.AST, me: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == me for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == me for n in ast_nodes.walk(node))

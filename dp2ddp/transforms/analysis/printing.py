@@ -43,7 +43,7 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in methods
     ]
     calls = {
-        id(f): [n.func for s in f.body for n in ast.walk(s) if isinstance(n, ast.Call)]
+        id(f): [n.func for s in f.body for n in ast_nodes.walk(s) if isinstance(n, ast.Call)]
         for _, f in functions
     }
 

@@ -106,7 +106,7 @@ def backward_inside(
     such call: (how, line), a partial use of analysis/partial_forward.py that names it
     (it wins over the others)."""
     for function in reached:
-        for node in ast.walk(function):
+        for node in ast_nodes.walk(function):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
 
 #: The bases that make a class a map-style or iterable Dataset.
 _DATASET_BASES = frozenset(
@@ -36,7 +36,7 @@ def per_sample_functions(
     module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
 ) -> frozenset[int]:
     """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring)."""
-    classes = [n for n in walk(module) if isinstance(n, cst.ClassDef)]
+    classes = nodes_of(module, cst.ClassDef)
     datasets: set[str] = set()
     changed = True
     while changed:  # a subclass of a Dataset of this module is one too
@@ -80,10 +80,8 @@ def per_sample_functions(
     kept = dict(found)
     calls = [
         (call, call.func.value)
-        for call in walk(module)
-        if isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Name)
-        and call.func.value in functions
+        for call in nodes_of(module, cst.Call)
+        if isinstance(call.func, cst.Name) and call.func.value in functions
     ]
     while True:  # a function called outside kept code runs there too, and so do its callees
         inside = {id(node) for function in kept.values() for node in walk(function)}

@@ -183,7 +183,7 @@ def per_rank_classes(tree: ast.Module) -> frozenset[str]:
     found: set[str] = set()
 
     def draws(node: ast.AST, tainted: set[str]) -> str:
-        for inner in ast.walk(node):
+        for inner in ast_nodes.walk(node):
             if isinstance(inner, ast.Name) and inner.id in tainted:
                 return tainted_by[inner.id]
             if isinstance(inner, ast.Call):
@@ -194,14 +194,14 @@ def per_rank_classes(tree: ast.Module) -> frozenset[str]:
 
     for owner in (s for s in tree.body if isinstance(s, ast.ClassDef)):
         for method in (s for s in owner.body if isinstance(s, ast.FunctionDef)):
-            assigns = [n for n in ast.walk(method) if isinstance(n, ast.Assign)]
+            assigns = [n for n in ast_nodes.walk(method) if isinstance(n, ast.Assign)]
             tainted_by: dict[str, str] = {}
             for _ in range(len(assigns) + 1):  # each pass taints one more name, or stops
                 more = {
                     t.id: stream
                     for a in assigns
                     if (stream := draws(a.value, set(tainted_by)))
-                    for t in ast.walk(ast.Tuple(elts=a.targets))
+                    for t in ast_nodes.walk(ast.Tuple(elts=a.targets))
                     if isinstance(t, ast.Name) and t.id not in tainted_by
                 }
                 if not more:
@@ -211,7 +211,7 @@ def per_rank_classes(tree: ast.Module) -> frozenset[str]:
                 f"{owner.name}:{stream}"
                 for a in assigns
                 if (stream := draws(a.value, set(tainted_by)))
-                for target in ast.walk(ast.Tuple(elts=a.targets))
+                for target in ast_nodes.walk(ast.Tuple(elts=a.targets))
                 if isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
                 and target.value.id == "self"

@@ -136,12 +136,12 @@ class ToggledModels:
         """`M` where `name` is the item of `for ... in M.parameters()` around `statement`."""
         module = self.module(index)
         scope = module.scope.get(id(statement), module.tree)
-        for node in ast.walk(scope):
+        for node in ast_nodes.walk(scope):
             if not isinstance(node, (ast.For, ast.AsyncFor)):
                 continue
-            if not any(inner is statement for inner in ast.walk(node)):
+            if not any(inner is statement for inner in ast_nodes.walk(node)):
                 continue  # the toggle is not in this loop
-            names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            names = {n.id for n in ast_nodes.walk(node.target) if isinstance(n, ast.Name)}
             it = node.iter
             if isinstance(it, ast.Call) and _callee(it.func) in ("list", "tuple") and it.args:
                 it = it.args[0]
@@ -542,7 +542,7 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
             if isinstance(root, ast.Name) and value is not None:
                 module.stored.setdefault(id(scope), {}).setdefault(root.id, []).append(value)
             return
-        for inner in ast.walk(target):  # unpacked: each name may be any part of it
+        for inner in ast_nodes.walk(target):  # unpacked: each name may be any part of it
             if isinstance(inner, ast.Name):
                 names.setdefault(inner.id, []).append(value)
 

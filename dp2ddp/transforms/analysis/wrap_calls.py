@@ -20,7 +20,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk
 
 
 def functions_that_wrap(source: str) -> set[str]:
@@ -43,7 +43,7 @@ def functions_that_wrap(source: str) -> set[str]:
                 and call.func.attr == "DataParallel"
             )
             for statement in function.body
-            for call in ast.walk(statement)
+            for call in ast_nodes.walk(statement)
         ):
             found.add(function.name)
     return found
@@ -54,9 +54,8 @@ def own_functions_that_wrap(module: cst.Module, is_wrap: Callable[[cst.CSTNode],
     accepts (the pass's DataParallel, matched by qualified name)."""
     return {
         function.name.value
-        for function in walk(module)
-        if isinstance(function, cst.FunctionDef)
-        and any(is_wrap(n) for n in walk(function.body, skip_scopes=True))
+        for function in nodes_of(module, cst.FunctionDef)
+        if any(is_wrap(n) for n in walk(function.body, skip_scopes=True))
     }
 
 

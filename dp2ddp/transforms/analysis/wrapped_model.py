@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import walk
@@ -125,7 +126,7 @@ class UnusedParameters:
         in_function = any(
             isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.lineno <= line <= (node.end_lineno or node.lineno)
-            for node in ast.walk(self._ast())
+            for node in ast_nodes.walk(self._ast())
         )
         for toggle in self._own_toggles():
             if toggle.function == "__init__":
@@ -188,7 +189,7 @@ class UnusedParameters:
             return ""
         built = {
             ast.unparse(node.value.func)
-            for node in ast.walk(self._ast())
+            for node in ast_nodes.walk(self._ast())
             if isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call)
             and any(isinstance(t, ast.Name) and t.id == owner for t in node.targets)

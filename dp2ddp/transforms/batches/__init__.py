@@ -56,6 +56,7 @@ from dp2ddp.transforms._support.names import (
     SCALED_LOSS,
 )
 from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
     call_named,
     counts,
     iterated,
@@ -111,7 +112,7 @@ class ShardBatches(BatchSqueezes):
             return False
         self._module: cst.Module | None = node
         self._fed = None
-        nodes = list(walk(node))
+        nodes = ModuleNodes(node)
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
         self._models += returned_wraps(nodes, self._models)
@@ -138,7 +139,7 @@ class ShardBatches(BatchSqueezes):
         handled: list[cst.For | cst.While] = []
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
-        for loop in (n for n in nodes if isinstance(n, (cst.For, cst.While))):
+        for loop in nodes.of((cst.For, cst.While)):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
             if not loop_trains(loop, self.qualified_names):
@@ -163,7 +164,7 @@ class ShardBatches(BatchSqueezes):
             self._keep_summed_losses(nodes)
         return True
 
-    def _plan_output_indices(self, nodes: list[cst.CSTNode]) -> None:
+    def _plan_output_indices(self, nodes: ModuleNodes) -> None:
         """An index into a wrapped model's output built from the global batch size
         (`probs[j * 8]` for head j of a (heads x batch) output, the loader's batch_size 8;
         the class of soobinseo/Transformer-TTS@87bd9c9): DataParallel gathered the outputs
@@ -188,7 +189,7 @@ class ShardBatches(BatchSqueezes):
         self._sized = (sizes, datasets)
         module = self._module
         assert module is not None
-        for call in (n for n in nodes if isinstance(n, cst.Call)):
+        for call in nodes.of(cst.Call):
             if self.code(call.func) not in self.state.wrapped:
                 continue
             loop = self._training_loop(lambda: view(module), call)
@@ -346,16 +347,15 @@ class ShardBatches(BatchSqueezes):
         for chunk, description in plan.records:
             self.record(chunk, description)
 
-    def _keep_summed_losses(self, nodes: list[cst.CSTNode]) -> None:
+    def _keep_summed_losses(self, nodes: ModuleNodes) -> None:
         """A batch of this module is not proved this rank's part (DP037, DP047): every rank
         may sum the whole batch, so the hazards pass's `(loss * WORLD_SIZE).backward()`
         (right only for a rank summing its part) would multiply DataParallel's gradient by
         WORLD_SIZE. Taken back to `loss.backward()`, with DP004 saying the scale is open."""
         scaled = [
             n
-            for n in nodes
-            if isinstance(n, cst.Call)
-            and isinstance(n.func, cst.Attribute)
+            for n in nodes.of(cst.Call)
+            if isinstance(n.func, cst.Attribute)
             and n.func.attr.value == "backward"
             and isinstance(n.func.value, cst.BinaryOperation)
             and isinstance(n.func.value.operator, cst.Multiply)
@@ -382,15 +382,14 @@ class ShardBatches(BatchSqueezes):
             )
         self.state.withdrawn.add(SCALED_LOSS)
 
-    def _migrated_wraps(self, nodes: list[cst.CSTNode]) -> list[str]:
+    def _migrated_wraps(self, nodes: ModuleNodes) -> list[str]:
         """The models a module migrated before wraps in DistributedDataParallel (`model =
         DistributedDataParallel(...)`): its wrapped models, so that migrating it again
         plans what its first migration planned and nothing more (a fixed point)."""
         return [
             self.code(t.target)
-            for n in nodes
-            if isinstance(n, cst.Assign)
-            and isinstance(n.value, cst.Call)
+            for n in nodes.of(cst.Assign)
+            if isinstance(n.value, cst.Call)
             and self.matches(n.value.func, DISTRIBUTED_DATA_PARALLEL)
             for t in n.targets
         ]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import calls_model, name_of, target_names, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of, target_names, walk
 from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The data pass's shard helpers (templates/helpers/batch_shard.py.j2), by name: what it
@@ -39,7 +39,7 @@ _SHARDS = ("DdpBatchShard", "DdpSamplerShard")
 class BatchPositions(BatchProof):
     """DP082: see the module docstring."""
 
-    def _warn_batch_positions(self, nodes: list[cst.CSTNode]) -> None:
+    def _warn_batch_positions(self, nodes: ModuleNodes) -> None:
         if self._dim != 0 or self._module is None:
             return
         shards = [call for call in self._loader_calls if self._shard_of(call) is not None]
@@ -47,7 +47,7 @@ class BatchPositions(BatchProof):
             return
         module = self._module
         seen: set[cst.CSTNode] = set()
-        for call in (n for n in nodes if isinstance(n, cst.Call)):
+        for call in nodes.of(cst.Call):
             if not calls_model(call, self._models):
                 continue
             loop = self._training_loop(lambda: view(module), call)

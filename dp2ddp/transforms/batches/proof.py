@@ -39,6 +39,7 @@ from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
 from dp2ddp.flow.origins import _argument
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
+    ModuleNodes,
     call_named,
     calls_model,
     iterated,
@@ -75,7 +76,7 @@ _TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"
 class BatchProof(BatchLoops):
     """The proof's questions and edits (see the module docstring); `_prove` runs it."""
 
-    def _prove(self, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
+    def _prove(self, module: cst.Module, nodes: ModuleNodes) -> None:
         """For each call of a wrapped model in a training loop, follow every tensor it is
         given (and the targets its output is compared with) back to its sources
         (dp2ddp/flow): a loader (the data pass shards it), a split of this pass, the
@@ -86,7 +87,7 @@ class BatchProof(BatchLoops):
             return
         wrapped = set(self._models)
         flow: DefUse | None = None  # built for the first call that needs it
-        for call in (n for n in nodes if isinstance(n, cst.Call)):
+        for call in nodes.of(cst.Call):
             if not calls_model(call, wrapped):
                 continue
             loop = self._training_loop(lambda: view(module), call)

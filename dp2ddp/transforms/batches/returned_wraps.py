@@ -12,11 +12,9 @@ of a returned tuple or list, by position) are wrapped models too: `embedding_net
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, code_of, walk
 
 
 def _returned_positions(function: cst.FunctionDef, wrapped: set[str]) -> set[int | None]:
@@ -35,26 +33,23 @@ def _returned_positions(function: cst.FunctionDef, wrapped: set[str]) -> set[int
     return found
 
 
-def returned_wraps(nodes: Iterable[cst.CSTNode], wrapped: list[str]) -> list[str]:
+def returned_wraps(nodes: ModuleNodes, wrapped: list[str]) -> list[str]:
     """The names bound from calls of the module's functions that return a wrapped model,
     not already in `wrapped` (see the module docstring)."""
-    nodes = list(nodes)
     known = set(wrapped)
     if not known:
         return []
     positions: dict[str, set[int | None]] = {}
-    for node in nodes:
-        if isinstance(node, cst.FunctionDef):
-            found = _returned_positions(node, known)
-            if found:
-                positions[node.name.value] = found
+    for function in nodes.of(cst.FunctionDef):
+        found = _returned_positions(function, known)
+        if found:
+            positions[function.name.value] = found
     if not positions:
         return []
     names: list[str] = []
-    for node in nodes:
+    for node in nodes.of(cst.Assign):
         if not (
-            isinstance(node, cst.Assign)
-            and len(node.targets) == 1
+            len(node.targets) == 1
             and isinstance(node.value, cst.Call)
             and isinstance(node.value.func, cst.Name)
             and node.value.func.value in positions

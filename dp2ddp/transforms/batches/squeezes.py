@@ -30,7 +30,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, view
 from dp2ddp.flow import origins as flow_origins
-from dp2ddp.transforms._support.nodes import call_named, calls_model, name_of
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, calls_model, name_of
 from dp2ddp.transforms.batches.loops import PER_RANK
 from dp2ddp.transforms.batches.positions import BatchPositions
 
@@ -48,12 +48,12 @@ _HOPS = 6
 class BatchSqueezes(BatchPositions):
     """DP095 and ddp_squeeze: see the module docstring."""
 
-    def _keep_batch_dims(self, nodes: list[cst.CSTNode]) -> None:
+    def _keep_batch_dims(self, nodes: ModuleNodes) -> None:
         module = self._module
         if module is None or self._dim is None or not self._models:
             return
         flow: DefUse | None = None
-        for call in (n for n in nodes if isinstance(n, cst.Call)):
+        for call in nodes.of(cst.Call):
             squeezed = self._squeezed(call)
             if squeezed is None or SQUEEZE in self.code(call):
                 continue

@@ -79,6 +79,7 @@ from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
+    ModuleNodes,
     assigned_value,
     call_named,
     enclosing_function,
@@ -162,7 +163,7 @@ class ShardDataLoaders(LoaderEvaluation):
         self._lines = node.code.splitlines()
         self._module_node = node
         self._indent = node.default_indent
-        nodes = list(walk(node))
+        nodes = ModuleNodes(node)
         self.index(nodes)
         self._iterable_classes = self._iterable_dataset_classes(nodes)
         loaders: dict[cst.Call, Loader] = self._loaders
@@ -175,7 +176,7 @@ class ShardDataLoaders(LoaderEvaluation):
                 loader = self._prepare(call)
                 if loader is not None:
                     loaders[call] = loader
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
+        for loop in nodes.of(cst.For):
             for expr in self._iterated_through_names(loop.iter):
                 for found in (loaders, self._sampler_sharded):
                     for call, path in self._resolve(expr, found, 0):
@@ -329,11 +330,11 @@ class ShardDataLoaders(LoaderEvaluation):
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
 
-    def _plan_subclasses(self, nodes: list[cst.CSTNode]) -> None:
+    def _plan_subclasses(self, nodes: ModuleNodes) -> None:
         """A DataLoader subclass that builds its own sampler and passes it to
         `super().__init__(..., sampler=...)` (victoresque/pytorch-template's BaseDataLoader):
         the sampler is sharded as a loader's own (DdpBatchShard)."""
-        for cls in (n for n in nodes if isinstance(n, cst.ClassDef)):
+        for cls in nodes.of(cst.ClassDef):
             if not any(self.matches(b.value, DATALOADER) for b in cls.bases):
                 continue
             for call in walk(cls.body):

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.size_guards import PER_RANK, sharded_loops
 
@@ -56,7 +56,7 @@ _SIZE_KEYWORDS = frozenset({"size", "shape"})
 
 def plan_batch_shapes(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
     plan: ChunkPlan,
     unknown: list[tuple[cst.CSTNode, str]],

@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, iterated, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
+    enclosing_function,
+    iterated,
+    name_of,
+    walk,
+)
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -55,7 +61,7 @@ class _Origin:
 
 def batch_sized_meetings(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
 ) -> Iterator[tuple[cst.Name, str]]:
@@ -75,7 +81,7 @@ def batch_sized_meetings(
 
     sharded_loops: list[tuple[cst.For, cst.Call]] = []
     whole_sources: list[tuple[cst.CSTNode, set[str], _Origin]] = []  # (node, names, origin)
-    for node in nodes:
+    for node in nodes.of((cst.For, cst.Call)):
         if isinstance(node, cst.For):
             calls = [c for e in iterated_through(node.iter) for c in resolved(e)]
             if any(c in sharded for c in calls):

@@ -41,7 +41,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_class, method_class, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
+    enclosing_class,
+    method_class,
+    name_of,
+    walk,
+)
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, names_of, plan_body
 from dp2ddp.transforms.analysis.training import loop_trains
 
@@ -51,7 +57,7 @@ if TYPE_CHECKING:
 
 def plan_chunk_sizes(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
 ) -> ChunkPlan:
@@ -61,7 +67,7 @@ def plan_chunk_sizes(
     plan = ChunkPlan()
     loaders = data._loaders
     batches: dict[cst.For, set[str]] = {}  # each loop over a sharded loader -> its batch
-    for loop in (n for n in nodes if isinstance(n, cst.For)):
+    for loop in nodes.of(cst.For):
         calls: list[cst.Call] = []
         for e in iterated_through(loop.iter):
             calls += [c for c, _ in data._resolve(e, loaders, 0)]
@@ -79,7 +85,7 @@ def plan_chunk_sizes(
         for n in walk(loop.body, skip_scopes=True)
         if isinstance(n, cst.Call)
     }
-    for function in (n for n in nodes if isinstance(n, cst.FunctionDef)):
+    for function in nodes.of(cst.FunctionDef):
         if function.name.value not in called:
             continue
         given = _batch_params(data, function, batches)

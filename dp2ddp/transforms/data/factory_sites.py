@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import enclosing_function, keyword, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, enclosing_function, keyword, walk
 from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
 
@@ -98,7 +98,7 @@ class FactorySites:
         )
 
     def imported_sites(
-        self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
+        self, nodes: ModuleNodes, exported: tuple[LoaderExport, ...]
     ) -> tuple[set[cst.Call], set[cst.Call]]:
         """Calls that build another module's loader here, classified by their loops: (the
         evaluation calls, the training calls of a wrapper). A call is an evaluation call
@@ -124,7 +124,7 @@ class FactorySites:
         #: its own return that holds the loader: (position, arity))
         wrappers: dict[cst.FunctionDef, tuple[cst.Call, LoaderExport, int | None, int | None]]
         wrappers = {}
-        for function in (n for n in nodes if isinstance(n, cst.FunctionDef)):
+        for function in nodes.of(cst.FunctionDef):
             if any(
                 isinstance(p, cst.Param) and p.name.value == FLAG for p in walk(function.params)
             ):
@@ -149,7 +149,7 @@ class FactorySites:
         kinds: dict[cst.Call, set[str]] = {}
         owner_of: dict[cst.Call, cst.FunctionDef | None] = {}
         sites = {f: set(t._callers(f)) for f in wrappers}
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
+        for loop in nodes.of(cst.For):
             for expr in t._iterated_through_names(loop.iter):
                 for origin in t._origins(expr, (), 0):
                     kind = self._kind(loop, origin.path)

@@ -16,6 +16,7 @@ from dp2ddp.flow import view
 from dp2ddp.flow.bindings import Bindings, Referent, bindings
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
     enclosing_class,
     enclosing_function,
     method_class,
@@ -48,9 +49,9 @@ class CallFlow(MigrationTransform):
         #: (node, receiver, path) -> `_loops_around`'s answer, asked from depth 0
         self._around_of: dict[object, list[tuple[Around, cst.BaseExpression | None]]] = {}
 
-    def index(self, nodes: list[cst.CSTNode]) -> None:
+    def index(self, nodes: ModuleNodes) -> None:
         """Remember the module's calls (to find a method's callers)."""
-        self._calls = [n for n in nodes if isinstance(n, cst.Call)]
+        self._calls = list(nodes.of(cst.Call))
 
     def _loops_around(
         self, node: cst.CSTNode, receiver: cst.BaseExpression | None, path: Path, depth: int

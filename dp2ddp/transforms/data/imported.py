@@ -28,6 +28,7 @@ import libcst as cst
 
 from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
     assigned_value,
     enclosing_class,
     enclosing_function,
@@ -311,9 +312,7 @@ class LoaderImports(LoaderSetEpoch):
         return only if isinstance(only, cst.Call) and only in all_loaders else None
 
     # == importer side ==================================================================
-    def _plan_imported(
-        self, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]
-    ) -> list[Loader]:
+    def _plan_imported(self, nodes: ModuleNodes, loaders: dict[cst.Call, Loader]) -> list[Loader]:
         """set_epoch for exported loaders iterated here; DP027 for unfollowed ones. Returns
         the loaders of other modules that the program shards, as bound here by a call of
         their factory, with the loops over them: their running figures are this rank's
@@ -327,7 +326,7 @@ class LoaderImports(LoaderSetEpoch):
         #: The sharded loaders of other modules iterated here, one per binding call: their
         #: loops' running figures are this rank's share as for this module's own loaders.
         sharded: dict[cst.CSTNode | str, Loader] = {}
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
+        for loop in nodes.of(cst.For):
             for expr in iterated(loop.iter):
                 if self._resolve(expr, loaders, 0):
                     continue  # a loader of this module: planned with the others
@@ -360,7 +359,7 @@ class LoaderImports(LoaderSetEpoch):
         return list(sharded.values())
 
     def _evaluation_factory_calls(
-        self, nodes: list[cst.CSTNode], exported: tuple[LoaderExport, ...]
+        self, nodes: ModuleNodes, exported: tuple[LoaderExport, ...]
     ) -> set[cst.Call]:
         """Calls of another module's loader factory that build an evaluation loader: the
         factory takes `shuffle=` from a parameter, this call passes False there, and no
@@ -373,12 +372,12 @@ class LoaderImports(LoaderSetEpoch):
         if not factories:
             return found
         trained: set[cst.Call] = set()
-        for loop in (n for n in nodes if isinstance(n, cst.For)):
+        for loop in nodes.of(cst.For):
             if not self._trains(loop):
                 continue
             for expr in iterated(loop.iter):
                 trained.update(o.call for o in self._origins(expr, (), 0) if o.call is not None)
-        for call in (n for n in nodes if isinstance(n, cst.Call)):
+        for call in nodes.of(cst.Call):
             if call in trained:
                 continue
             for export in factories:

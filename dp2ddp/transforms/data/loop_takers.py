@@ -10,6 +10,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
     assigned_value,
     derived_names,
     module_of,
@@ -26,17 +27,13 @@ if TYPE_CHECKING:
 
 
 def register_next_loops(
-    t: ShardDataLoaders, nodes: list[cst.CSTNode], loaders: dict[cst.Call, Loader]
+    t: ShardDataLoaders, nodes: ModuleNodes, loaders: dict[cst.Call, Loader]
 ) -> None:
     """Each loader's `next_loops`: the `while` loops, and the `for` loops not over a loader,
     that take its batches with `next(it)` (next_loaders)."""
     over_loaders = {id(loop) for found in loaders.values() for loop, _, _ in found.loops}
-    for taker in nodes:
-        if not (
-            isinstance(taker, cst.While)
-            or isinstance(taker, cst.For)
-            and id(taker) not in over_loaders
-        ):
+    for taker in nodes.of((cst.For, cst.While)):
+        if isinstance(taker, cst.For) and id(taker) in over_loaders:
             continue
         for call in next_loaders(t, taker, loaders):
             if not any(seen is taker for seen in loaders[call].next_loops):

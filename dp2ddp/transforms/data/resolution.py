@@ -6,6 +6,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
     assigned_value,
     dict_keys,
     enclosing_class,
@@ -366,8 +367,8 @@ class LoaderResolution(CallFlow):
                 return None  # kwargs.update(...), kwargs["shuffle"] = ...
         return dict_keys(assigned_value(referents[0].node, self))
 
-    def _iterable_dataset_classes(self, nodes: list[cst.CSTNode]) -> set[str]:
-        classes = [n for n in nodes if isinstance(n, cst.ClassDef)]
+    def _iterable_dataset_classes(self, nodes: ModuleNodes) -> set[str]:
+        classes = list(nodes.of(cst.ClassDef))
         found: set[str] = set()
         changed = True
         while changed:

@@ -40,7 +40,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import COUNTING, enclosing_function, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    COUNTING,
+    ModuleNodes,
+    enclosing_function,
+    name_of,
+    walk,
+)
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.batch_sized import (
     _counted,
@@ -61,7 +67,7 @@ GLOBAL_COUNT = "ddp_global_count"
 
 def lr_sample_counts(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     sharded: set[cst.Call],
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
     module: cst.Module,
@@ -71,7 +77,7 @@ def lr_sample_counts(
     reaches a learning rate or decides when to log or save."""
     cache: list[RankUniformity] = []
     loaders = {c: Loader(c, {}, data._binding(c)[0], None, None) for c in data._all_loaders}
-    for loop in (n for n in nodes if isinstance(n, cst.For)):
+    for loop in nodes.of(cst.For):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
         if any(c in sharded for c in calls):
             yield from loop_sample_counts(data, loop, module, cache)

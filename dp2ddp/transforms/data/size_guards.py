@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_sized import _target_names
 from dp2ddp.transforms.data.plan import Loader
@@ -42,7 +42,7 @@ _EQUALITY = (cst.Equal, cst.NotEqual)
 
 def plan_size_guards(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
     plan: ChunkPlan,
 ) -> None:
@@ -61,7 +61,7 @@ def plan_size_guards(
 
 def sharded_loops(
     data: ShardDataLoaders,
-    nodes: list[cst.CSTNode],
+    nodes: ModuleNodes,
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
 ) -> Iterator[tuple[cst.For, set[str], set[str], set[str]]]:
     """(loop, the global batch sizes of the sharded loaders it iterates, every global batch
@@ -73,7 +73,7 @@ def sharded_loops(
     every = {data.code(g) for c in data._edits if (g := _global_size(data, c)) is not None}
     if not every:
         return
-    for loop in (n for n in nodes if isinstance(n, cst.For)):
+    for loop in nodes.of(cst.For):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
         calls += [c for e in iterated_through(loop.iter) for c in data._read_through(e, loaders)]
         globals_ = {data.code(g) for c in calls if (g := _global_size(data, c)) is not None}

@@ -27,7 +27,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
-from dp2ddp.transforms._support.nodes import code_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import code_of, nodes_of, wrap_target
 from dp2ddp.transforms.hazards.backward import (
     ForeignSite,
     Matches,
@@ -45,9 +45,7 @@ def read_through_module(root: cst.CSTNode) -> set[str]:
     """What `.module` is read from (`model` of `model.module.optimizer_G`): a wrapper, by
     the DataParallel idiom, also where it was built in another module (create_model)."""
     return {
-        code_of(node.value)
-        for node in walk(root)
-        if isinstance(node, cst.Attribute) and node.attr.value == "module"
+        code_of(node.value) for node in nodes_of(root, cst.Attribute) if node.attr.value == "module"
     }
 
 
@@ -56,7 +54,7 @@ def _registered(module: cst.Module, wrapped: set[str]) -> set[str]:
     `self.add_module("n", d)`, `setattr(self, "n", d)`, `self.n = d` (edge-connect's
     `discriminator = nn.DataParallel(discriminator); self.add_module(...)`)."""
     names: set[str] = set()
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Assign, cst.Call)):
         if isinstance(node, cst.Assign) and code_of(node.value) in wrapped:
             for target in node.targets:
                 spelled = code_of(target.target)
@@ -150,7 +148,7 @@ def _finder(
     tops: dict[str, object] = {str(id(f)): name for name, f in functions.items()}
     for cls, methods in classes.items():
         tops.update({str(id(f)): f"{cls}.{name}" for name, f in methods.items()})
-    defs = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    defs = nodes_of(module, cst.FunctionDef)
     # callees first (a post-order without recursion): a call chain as deep as the module
     # is long reads each function once, never nested deeper than one call
     return finder, finder.callees_first([(f, owners.get(id(f))) for f in defs]), tops
@@ -278,8 +276,8 @@ class _ExportSummaries(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         wrapped: set[str] = set()
         if "DataParallel" in self.state.text or not self.state.text:
-            for call in walk(node):
-                if isinstance(call, cst.Call) and self.qualified_names(call.func) & DATAPARALLEL:
+            for call in nodes_of(node, cst.Call):
+                if self.qualified_names(call.func) & DATAPARALLEL:
                     target = wrap_target(call, self)
                     if target is not None:
                         wrapped.add(target)
@@ -334,7 +332,7 @@ def _calls_a_parameter(source: str) -> bool:
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Name)
                 and call.func.id in params
-                for call in ast.walk(node)
+                for call in ast_nodes.walk(node)
             ):
                 return True
     return False

@@ -27,7 +27,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import code_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import code_of, nodes_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 
@@ -157,15 +157,14 @@ class HelperDraws:
             return None
         if self._instances is None:
             self._instances = {}
-            for node in walk(self._module):
+            for assign in nodes_of(self._module, cst.Assign):
                 if (
-                    isinstance(node, cst.Assign)
-                    and len(node.targets) == 1
-                    and isinstance(node.value, cst.Call)
-                    and isinstance(node.value.func, cst.Name)
-                    and node.value.func.value in self._steps
+                    len(assign.targets) == 1
+                    and isinstance(assign.value, cst.Call)
+                    and isinstance(assign.value.func, cst.Name)
+                    and assign.value.func.value in self._steps
                 ):
-                    self._instances[code_of(node.targets[0].target)] = node.value.func.value
+                    self._instances[code_of(assign.targets[0].target)] = assign.value.func.value
         cls = self._instances.get(code_of(source))
         if cls is None:
             return None
@@ -330,7 +329,7 @@ def _may_draw(source: str) -> bool:
     for statement in tree.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if isinstance(node, ast.Call) and (
                 (isinstance(node.func, ast.Name) and node.func.id in names)
                 or (isinstance(node.func, ast.Attribute) and node.func.attr in names)

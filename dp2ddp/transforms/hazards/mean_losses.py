@@ -31,6 +31,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     is_none,
     name_of,
+    nodes_of,
     parsed_or_none,
     walk,
 )
@@ -293,8 +294,8 @@ def _renamed(module: cst.Module) -> dict[str, str]:
     """The names a module imports under another name (`from torch.nn import NLLLoss2d as
     SegLoss`): the local name -> the imported one."""
     found: dict[str, str] = {}
-    for node in walk(module):
-        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+    for node in nodes_of(module, cst.ImportFrom):
+        if not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     found[alias.asname.name.value] = name_of(alias.name)

@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import ModelClass
-from dp2ddp.transforms._support.nodes import name_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import name_of, nodes_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.partial_forward import module_classes
 
 _NAMED = re.compile(
@@ -172,16 +172,16 @@ def criterion_pairs(
     whose name already says loss or metric learning is left to pair_losses (DP040 at its
     definition, in its own module)."""
     instances: dict[str, str] = {}
-    for node in walk(module):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-            how = described(node.value)
-            if how and not _NAMED.search(name_of(node.value.func) or ""):
-                for target in node.targets:
+    for assign in nodes_of(module, cst.Assign):
+        if isinstance(assign.value, cst.Call):
+            how = described(assign.value)
+            if how and not _NAMED.search(name_of(assign.value.func) or ""):
+                for target in assign.targets:
                     instances[code(target.target)] = how
     if not instances or not wrapped:
         return
     scopes: list[cst.CSTNode] = [module]
-    scopes += [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    scopes += nodes_of(module, cst.FunctionDef)
     for scope in scopes:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         nodes = list(walk(body, skip_scopes=True))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, target_names, walk
+from dp2ddp.transforms._support.nodes import code_of, nodes_of, target_names, walk
 
 #: Calls that move a module and return it (`DataParallel(net).cuda()`).
 _MOVES = frozenset({"cuda", "to", "cpu"})
@@ -28,7 +28,16 @@ def only_wrapped(module: cst.Module, held: str, is_wrap: Callable[[cst.Call], bo
     (through `.cuda()`/`.to()`), and there is one."""
     bound = False
     root = held.split(".", 1)[0]
-    for node in walk(module):
+    binders: tuple[type[cst.CSTNode], ...] = (
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.For,
+        cst.WithItem,
+        cst.NamedExpr,
+    )
+    binders += (cst.Param, cst.ImportAlias, cst.Global, cst.Nonlocal, cst.Del)
+    for node in nodes_of(module, binders):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if code_of(target.target) == held:

@@ -56,6 +56,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
     inside,
+    nodes_of,
     statement_header,
     walk,
 )
@@ -132,15 +133,15 @@ class Barriers(Rule):
         self._plan_files(module)
         self._loaded_elsewhere = self.t.state.hints.loaded_by
         self.loads = self.facts.loads or any(
-            isinstance(call, cst.Call) and self._loader_call(call) for call in walk(module)
+            self._loader_call(call) for call in nodes_of(module, cst.Call)
         )
         if not self.loads:
             return
         self._saved_elsewhere = self.t.state.hints.saved_by
         if self._saved_elsewhere:
             self.before_loads = True
-        for call in walk(module):
-            if not (isinstance(call, cst.Call) and self.t.matches(call.func, TORCH_SAVE)):
+        for call in nodes_of(module, cst.Call):
+            if not self.t.matches(call.func, TORCH_SAVE):
                 continue
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
@@ -164,8 +165,8 @@ class Barriers(Rule):
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
         first_read: list[cst.Call] = []
-        for call in walk(module):
-            if not isinstance(call, cst.Call) or self.facts.under_guard(call):
+        for call in nodes_of(module, cst.Call):
+            if self.facts.under_guard(call):
                 continue
             if self.facts.in_except(call):
                 continue
@@ -194,9 +195,7 @@ class Barriers(Rule):
                 listings.append((call, *listed))
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
-        self._own_functions = {
-            node.name.value for node in walk(module) if isinstance(node, cst.FunctionDef)
-        }
+        self._own_functions = {node.name.value for node in nodes_of(module, cst.FunctionDef)}
         for write, texts in writes:
             matched = [
                 (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
@@ -532,19 +531,14 @@ class Barriers(Rule):
         if not self._saving_functions:
             saving = {
                 function.name.value
-                for function in walk(self.facts.module)
-                if isinstance(function, cst.FunctionDef)
-                and any(
-                    isinstance(c, cst.Call) and self.t.matches(c.func, TORCH_SAVE)
-                    for c in walk(function)
-                )
+                for function in nodes_of(self.facts.module, cst.FunctionDef)
+                if any(self.t.matches(c.func, TORCH_SAVE) for c in nodes_of(function, cst.Call))
             }
             while True:
                 more = {
                     function.name.value
-                    for function in walk(self.facts.module)
-                    if isinstance(function, cst.FunctionDef)
-                    and any(callee(c) in saving for c in calls_under(function))
+                    for function in nodes_of(self.facts.module, cst.FunctionDef)
+                    if any(callee(c) in saving for c in nodes_of(function, cst.Call))
                 } - saving
                 if not more:
                     break

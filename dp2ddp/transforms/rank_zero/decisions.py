@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, walk
+from dp2ddp.transforms._support.nodes import NodeView, code_of, enclosing_function, nodes_of, walk
 
 #: The scheduler that lowers the rate when the figure it is stepped with stops improving.
 _PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
@@ -62,7 +62,7 @@ def _is_group(view: NodeView, group: cst.BaseExpression, site: cst.CSTNode) -> b
 def rate_sets(view: NodeView, module: cst.Module) -> list[cst.Assign | cst.AugAssign]:
     """Every write of a parameter group's learning rate in `module`, in its text's order."""
     found: list[cst.Assign | cst.AugAssign] = []
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Assign, cst.AugAssign)):
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
         elif isinstance(node, cst.AugAssign):
@@ -121,7 +121,7 @@ def plateau_steps(
     receiver's text), with the figure; `names`: an expression's qualified names."""
     built: set[str] = set()
     steps: list[cst.Call] = []
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Assign, cst.Call)):
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
             if _PLATEAU in names(node.value.func):
                 built |= {code_of(t.target) for t in node.targets}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NodeView, name_of, walk
+from dp2ddp.transforms._support.nodes import NodeView, name_of, nodes_of
 from dp2ddp.transforms.analysis.module_index import ModuleIndex
 from dp2ddp.transforms.analysis.training import QualifiedNames, trains_through
 
@@ -50,7 +50,7 @@ def exit_tests(
         return trains[id(loop)]
 
     seen: set[int] = set()
-    for node in walk(module):
+    for node in nodes_of(module, (cst.While, cst.Break)):
         if isinstance(node, cst.While) and training(node):
             found.append((node.test, node, node))
         if not isinstance(node, cst.Break):

@@ -112,9 +112,10 @@ def _file_calls(
             ]
     for name, function, skipped in functions:
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        names = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
+        walked = ast_nodes.walk(function)
+        names = [n for n in walked if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
-        for call in ast.walk(function):
+        for call in walked:
             if not isinstance(call, ast.Call) or not call.args:
                 continue
             first = path_of(call, resolved(call.func))
@@ -140,7 +141,7 @@ def _string_constants(tree: ast.Module) -> dict[str, str]:
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                for node in ast.walk(target):
+                for node in ast_nodes.walk(target):
                     if isinstance(node, ast.Name) and statement.value is not None:
                         bound.setdefault(node.id, []).append(statement.value)
     return {
@@ -194,7 +195,7 @@ def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
         if not isinstance(call, ast.Call):
             continue
         for path in _paths(call, resolved(call.func)):
-            found.update(n.attr for n in ast.walk(path) if isinstance(n, ast.Attribute))
+            found.update(n.attr for n in ast_nodes.walk(path) if isinstance(n, ast.Attribute))
     return frozenset(found)
 
 

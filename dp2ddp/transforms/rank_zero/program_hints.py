@@ -239,7 +239,7 @@ def wraps_as_script(tree: ast.Module) -> bool:
     todo: list[ast.AST] = list(blocks)
     seen: set[str] = set()
     while todo:
-        for node in ast.walk(todo.pop()):
+        for node in ast_nodes.walk(todo.pop()):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -411,7 +411,9 @@ def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[
                     functions.append(s)
                     if s.name == "__call__":
                         calls_of_instances[id(s)] = f"{statement.name}.__call__"
-    calls = {id(f): [n.func for n in ast.walk(f) if isinstance(n, ast.Call)] for f in functions}
+    calls = {
+        id(f): [n.func for n in ast_nodes.walk(f) if isinstance(n, ast.Call)] for f in functions
+    }
     found = {f.name for f in functions if any(direct(func) for func in calls[id(f)])}
     while True:
         more = {
@@ -441,7 +443,7 @@ def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     found: set[str] = set()
 
     def reads(node: ast.AST, tainted: set[str]) -> bool:
-        for inner in ast.walk(node):
+        for inner in ast_nodes.walk(node):
             if isinstance(inner, ast.Name) and inner.id in tainted:
                 return True
             if isinstance(inner, ast.Call):
@@ -459,7 +461,7 @@ def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
             if function.name in found:
                 continue
             tainted: set[str] = set()
-            assigns = [n for n in ast.walk(function) if isinstance(n, ast.Assign)]
+            assigns = [n for n in ast_nodes.walk(function) if isinstance(n, ast.Assign)]
             grew = True
             while grew:
                 grew = False
@@ -470,7 +472,7 @@ def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
                         grew = True
             if any(
                 isinstance(n, ast.Return) and n.value is not None and reads(n.value, tainted)
-                for n in ast.walk(function)
+                for n in ast_nodes.walk(function)
             ):
                 found.add(function.name)
                 changed = True
@@ -500,7 +502,7 @@ def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, .
         name = statement.name
         inside = sum(
             1
-            for node in ast.walk(statement)
+            for node in ast_nodes.walk(statement)
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
         )
         if reads.get(name, 0) - inside <= 0:
@@ -556,7 +558,7 @@ def _walk_imported(tree: ast.Module) -> list[ast.AST]:
     """The module's nodes that run when it is imported: not its `__main__` block (the demo
     that calls `test()` when the file is run as a script)."""
     body = [s for s in tree.body if not _guard(s)]
-    return list(ast.walk(ast.Module(body=body, type_ignores=[])))
+    return list(ast_nodes.walk(ast.Module(body=body, type_ignores=[])))
 
 
 def _guard(statement: ast.stmt) -> bool:
@@ -648,11 +650,11 @@ def _steps(function: ast.FunctionDef, table: dict[str, str]) -> tuple[_Step, ...
     first impure node (False): the project functions it calls, by qualified name."""
     if function.decorator_list:
         return (False,)
-    nodes = list(ast.walk(ast.Module(body=function.body, type_ignores=[])))
-    local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    nodes = list(ast_nodes.walk(ast.Module(body=function.body, type_ignores=[])))
+    local = {a.arg for a in ast_nodes.walk(function.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     fresh = fresh_containers(
-        nodes, {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        nodes, {a.arg for a in ast_nodes.walk(function.args) if isinstance(a, ast.arg)}
     )
     steps: list[_Step] = []
     for node in nodes:

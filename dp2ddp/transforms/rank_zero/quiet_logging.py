@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import nodes_of
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -32,7 +32,7 @@ HELPER = "quiet_logging"
 
 def logging_import(module: cst.Module) -> cst.CSTNode | None:
     """The first statement importing the standard `logging` package (or a submodule)."""
-    for node in walk(module):
+    for node in nodes_of(module, (cst.Import, cst.ImportFrom)):
         if isinstance(node, cst.Import):
             names = [alias.evaluated_name for alias in node.names]
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:

@@ -50,6 +50,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
     inside,
+    nodes_of,
     statement_header,
     walk,
 )
@@ -127,8 +128,8 @@ class RunDirValues(CallRule):
         a file every rank reads or opens as its log, or of a file rank 0 writes."""
         sinks: list[_Sink] = []
         per_sample = per_sample_functions(module, self.t.qualified_names)
-        for call in walk(module):
-            if not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
+        for call in nodes_of(module, cst.Call):
+            if any(arg.star for arg in call.args):
                 continue
             names = self.t.qualified_names(call.func)
             path = made_directory(call, names)
@@ -330,8 +331,8 @@ class RunDirValues(CallRule):
         if not named:
             return []
         sinks: list[_Sink] = []
-        for assign in walk(self.facts.module):
-            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+        for assign in nodes_of(self.facts.module, cst.Assign):
+            if len(assign.targets) != 1:
                 continue
             target = assign.targets[0].target
             if not (isinstance(target, cst.Attribute) and target.attr.value in named):
@@ -373,15 +374,13 @@ class RunDirValues(CallRule):
         """The file system's state read in an `if` test that decides a read of stdin (in the
         test or either branch): rank 0's reading, or DP053 where
         the ranks' n-th readings may not be the same reading."""
-        for statement in walk(module):
-            if not isinstance(statement, cst.If) or self.facts.under_guard(statement):
+        for statement in nodes_of(module, cst.If):
+            if self.facts.under_guard(statement):
                 continue
             checks = [
                 call
-                for call in walk(statement.test)
-                if isinstance(call, cst.Call)
-                and not any(arg.star for arg in call.args)
-                and reads_state(self.t, call)
+                for call in nodes_of(statement.test, cst.Call)
+                if not any(arg.star for arg in call.args) and reads_state(self.t, call)
             ]
             if not checks:
                 continue

@@ -22,7 +22,7 @@ from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.rank_zero.edits import call_through
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -60,9 +60,7 @@ class StdinReads(CallRule):
 
     def plan(self, module: cst.Module) -> None:
         """DP055 for stdin read other than by one call that returns the answer."""
-        for node in walk(module):
-            if not isinstance(node, (cst.Attribute, cst.Call)):
-                continue
+        for node in nodes_of(module, (cst.Attribute, cst.Call)):
             target = node.func if isinstance(node, cst.Call) else node
             if not self.t.may_name(target, _STDIN):
                 continue  # told without resolving: most calls cannot name stdin

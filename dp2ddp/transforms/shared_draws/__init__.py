@@ -58,6 +58,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     calls_model,
     code_of,
+    nodes_of,
     parsed_or_none,
     walk,
 )
@@ -243,9 +244,7 @@ class ShareDatasetDraws(WholeReads):
             return
         self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
         self._receivers = distribution_receivers(module, self.qualified_names)
-        for node in walk(module):
-            if not isinstance(node, cst.Call):
-                continue
+        for node in nodes_of(module, cst.Call):
             fixed = fixed_batch_loader(node, sizes)
             if fixed is not None and not self._in_loop(node):
                 if not self._visible(fixed, node):

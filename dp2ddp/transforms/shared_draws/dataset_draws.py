@@ -8,15 +8,15 @@ statement ``with ddp_same_random():`` can hold (see the package's docstring for 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms._support.children import children_of
+from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, variables_under, walk
 from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
@@ -69,7 +69,6 @@ class DatasetDrawFinder:
     def __init__(self, transform: ShareDatasetDraws, module: cst.Module) -> None:
         self.t = transform
         self.module = module
-        self.nodes = list(walk(module))
         self.found: list[tuple[cst.Call, cst.CSTNode | None]] = []
         self.seen: set[cst.Call] = set()
         #: bodies of the Dataset methods that build it (__init__ and what it calls)
@@ -83,11 +82,11 @@ class DatasetDrawFinder:
         classes = self._dataset_classes()
         for cls in classes:
             self._dataset_class(cls)
-        for node in self.nodes:
-            if isinstance(node, cst.Call) and self._is_split_without_generator(node):
+        for node in nodes_of(self.module, cst.Call):
+            if self._is_split_without_generator(node):
                 self._add(node)
         scopes: list[cst.CSTNode] = [self.module]
-        scopes += [n for n in self.nodes if isinstance(n, cst.FunctionDef)]
+        scopes += nodes_of(self.module, cst.FunctionDef)
         for scope in scopes:
             self._slice(scope)
         return self.found
@@ -181,7 +180,7 @@ class DatasetDrawFinder:
 
     # -- Dataset classes ------------------------------------------------------------------
     def _dataset_classes(self) -> list[cst.ClassDef]:
-        classes = [n for n in self.nodes if isinstance(n, cst.ClassDef)]
+        classes = nodes_of(self.module, cst.ClassDef)
         found: list[cst.ClassDef] = []
         names: set[str] = set()
         changed = True
@@ -359,7 +358,7 @@ class DatasetDrawFinder:
             return self._drawing
         functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
         self._drawing = []
-        for cls in (n for n in self.nodes if isinstance(n, cst.ClassDef)):
+        for cls in nodes_of(self.module, cst.ClassDef):
             if not isinstance(cls.body, cst.IndentedBlock):
                 continue
             methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
@@ -460,13 +459,14 @@ def _line_calls(body: cst.CSTNode) -> dict[cst.SimpleStatementLine, list[cst.Cal
     source order, each with its calls (in the line, not in its lambdas), from one walk."""
     found: dict[cst.SimpleStatementLine, list[cst.Call]] = {}
     stack: list[tuple[cst.CSTNode, list[cst.Call] | None]] = [(body, None)]
-    while stack:
+    while stack:  # exact types: leaf classes (no ABC check a node)
         node, calls = stack.pop()
-        if isinstance(node, cst.SimpleStatementLine):
-            calls = found[node] = []
-        elif calls is not None and isinstance(node, cst.Call):
-            calls.append(node)
-        if node is not body and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            calls = found[cast(cst.SimpleStatementLine, node)] = []
+        elif calls is not None and kind is cst.Call:
+            calls.append(cast(cst.Call, node))
+        if kind in SCOPE_KINDS and node is not body:
             continue
         stack.extend((child, calls) for child in reversed(children_of(node)))
     return found

@@ -24,7 +24,14 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import call_named, code_of, name_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import (
+    call_named,
+    code_of,
+    name_of,
+    nodes_of,
+    parsed_or_none,
+    walk,
+)
 from dp2ddp.transforms.analysis.batch_noise import (
     GATHER_METHODS,
     UNSHARDED_LOADER,
@@ -112,7 +119,7 @@ class WholeReads(MigrationTransform):
             return
         readers = module_readers(module, self.qualified_names)
         elsewhere = self.state.facts.readers  # another module's (`utils.get_nsamples`)
-        for node in walk(module):
+        for node in nodes_of(module, (cst.Call, cst.For)):
             if isinstance(node, cst.Call):
                 if isinstance(node.func, cst.Name) and node.func.value in readers:
                     self._reader_call(node, readers[node.func.value], sizes)
@@ -402,7 +409,7 @@ def _may_read(source: str, parsed: Callable[[], ast.Module] | None) -> bool:
         params = {a.arg for a in (*statement.args.posonlyargs, *statement.args.args)}
         params |= {a.arg for a in statement.args.kwonlyargs}
         iterated: set[str] = set()
-        for node in ast.walk(statement):
+        for node in ast_nodes.walk(statement):
             if node is not statement and isinstance(node, _NOT_GATHERING):
                 iterated = set()
                 break
