@@ -503,6 +503,26 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "something every rank has (the epoch, the step, the index itself: "
         "`seed = index // batch_size`), or silence the warning with `# noqa: DP093`.",
     ),
+    "DP094": (
+        "a loader left whole: the program's DataParallel may be in a module imported by a "
+        "name known only at run time",
+        "The program builds this DataLoader and wraps no model itself, but it imports a "
+        "module by a name dp2ddp cannot read (`importlib.import_module(cfg['module'])`), "
+        "and the project holds DataParallel modules it does not otherwise reach: a trainer "
+        "chosen by a name in its configuration (haoxiangsnr/Wave-U-Net-for-Speech-"
+        "Enhancement@64e1aa2). Migrated as a folder, that module gets the DDP wrap while "
+        "this loader keeps its batch size and no DistributedSampler: every rank trains on "
+        "all the data, and the gradient average is one rank's (no data parallelism, "
+        "silently). dp2ddp follows such a call where the program's configuration names the "
+        "module at the keys the call reads (a JSON string in the code, or a JSON or YAML "
+        "file under the project root when the program imports a reader of them: "
+        "`initialize(config['trainer'])` with `import_module(cfg['module'])` reads "
+        "`trainer.module`); this warning is where it could not. Import the module by a "
+        "name dp2ddp can read, put the name in such a file, or shard the loader by hand "
+        "(DistributedSampler, batch size divided by WORLD_SIZE), and launch the entry "
+        "script under torchrun. Not marked: it is derived again on every run; `--check` "
+        "fails until it is resolved or silenced with `# noqa: DP094`.",
+    ),
     "DP095": (
         "a squeeze with no dim of a model's output whose batch is a rank's part",
         "`torch.squeeze(out)` / `out.squeeze()` with no dim, `out` a wrapped model's output "
