@@ -586,4 +586,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP098`.",
     ),
+    "DP099": (
+        "a library's printed report of a model runs on every rank",
+        "A call of a library function that runs the model's forward and prints a report, "
+        "its result dropped (`torchsummary.summary(model, sizes)`, `torchinfo.summary`, "
+        "ptflops' `get_model_complexity_info`, thop's `profile`), prints on every rank "
+        "(elvisyjlin/AttGAN-PyTorch@be2d6c6: `summary(self.G, ...)` in a class's "
+        "`__init__`). dp2ddp puts it on rank 0 where the model it runs is proved not to be "
+        "the DDP wrap there: the call comes after the model is built and before its wrap "
+        "in the same function, or it runs the wrap's `.module`. Elsewhere it is left on "
+        "every rank and said: a forward of the DDP wrap on rank 0 alone broadcasts buffers "
+        "and waits for the other ranks (a hang). Run the report on the unwrapped model "
+        "(`model.module`) under `if ddp_is_main():`, or before the wrap. Marked in the "
+        "migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP099`.",
+    ),
 }
