@@ -71,12 +71,12 @@ def configured_imports(dynamic: DynamicImports, modules: Sequence[ProgramModule]
     opaque = [s for s in dynamic.sites if s.opaque and not s.configured]
     if not opaque:
         return {}
-    trees = {m.path: m.passing_tree() for m in modules}
+    trees = _Trees(modules)
     reals = {m.path: m.real for m in modules}
     paths = {site: _key_paths(site, trees) for site in opaque}
     if not any(paths.values()):
         return {}
-    documents = _literal_documents(trees.values())
+    documents = _literal_documents(trees.mentioning("loads"))
     if any(_reads_files(m) for m in modules):
         documents += _file_documents(dynamic.resolver.root, dynamic.memo.configs)
     found: Configured = {}
@@ -86,6 +86,28 @@ def configured_imports(dynamic: DynamicImports, modules: Sequence[ProgramModule]
         if imported and site.path in reals:
             found[(reals[site.path], site.line, site.col)] = imported
     return found
+
+
+class _Trees:
+    """The program's module trees, parsed when asked (a program of a large tree holds
+    thousands of modules; only those that mention what is looked for are parsed)."""
+
+    def __init__(self, modules: Sequence[ProgramModule]) -> None:
+        self.modules = {m.path: m for m in modules}
+        self.parsed: dict[str, ast.Module] = {}
+
+    def get(self, path: str) -> ast.Module | None:
+        module = self.modules.get(path)
+        if module is None:
+            return None
+        if path not in self.parsed:
+            self.parsed[path] = module.passing_tree()
+        return self.parsed[path]
+
+    def mentioning(self, word: str) -> list[ast.Module]:
+        """The trees of the modules whose text holds `word`."""
+        found = [self.get(p) for p, m in self.modules.items() if word in m.source.text]
+        return [tree for tree in found if tree is not None]
 
 
 # -- the key paths a program's code leads to an import call by ---------------------------
@@ -115,7 +137,7 @@ def _chain(node: ast.expr) -> tuple[str, Keys] | None:
     return node.id, tuple(reversed(keys))
 
 
-def _key_paths(site: DynamicSite, trees: dict[str, ast.Module]) -> list[Keys]:
+def _key_paths(site: DynamicSite, trees: _Trees) -> list[Keys]:
     """The key paths that lead to `site`'s name: its argument's own keys, each call of the
     function it is in putting its argument's keys in front where the name is a parameter."""
     try:
@@ -138,7 +160,7 @@ def _key_paths(site: DynamicSite, trees: dict[str, ast.Module]) -> list[Keys]:
     index = parameters.index(name)
     bound = index > 0 and parameters[0] in ("self", "cls")
     found: list[Keys] = []
-    for other in trees.values():
+    for other in trees.mentioning(function.name):
         for node in ast.walk(other):
             argument = _argument(node, function.name, name, index, bound)
             outer = _chain(argument) if argument is not None else None
