@@ -349,3 +349,31 @@ def test_namespace_package_module_runs_under_torchrun(tmp_path: Path) -> None:
     assert launch.logs(script, 0).count("step ") == 4, launch.logs(script, 0)
     assert launch.logs(script, 0).count("saved") == 1
     assert "step " not in launch.logs(script, 1) and "saved" not in launch.logs(script, 1)
+
+
+@pytest.mark.e2e
+def test_config_named_trainer_shards_the_entrys_loader(tmp_path: Path) -> None:
+    """Stop 39, v4-G (haoxiangsnr/Wave-U-Net-for-Speech-Enhancement@64e1aa2, `migrate .`):
+    the entry builds the loader and hands it to a trainer imported by the name its JSON
+    configuration gives (`importlib.import_module(module_cfg["module"])`). At 07b3041a the
+    trainer was migrated, the entry left whole: each rank trained on all 16 samples. Now
+    the configuration's name is followed: each rank draws its 8, and rank 0 ends on the
+    original's weight."""
+    original = tmp_path / "original"
+    shutil.copytree(PROGRAMS / "importlib_config_file_trainer" / "input", original)
+    plain = _launch([sys.executable], tmp_path / "plain", [original / "train.py"])
+    _assert_ran(plain, original / "train.py", 1)
+    want = plain.logs(original / "train.py", 0)
+    assert want.startswith(f"seen {list(range(16))} weight "), want
+    work = tmp_path / "work"
+    shutil.copytree(PROGRAMS / "importlib_config_file_trainer" / "expected", work)
+    script = work / "train.py"
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    launch = _launch(prefix, tmp_path / "out", [script])
+    _assert_ran(launch, script, 2)
+    got = launch.logs(script, 0)
+    assert got == f"seen {list(range(0, 16, 2))} weight {want.split()[-1]}\n", got
+    assert launch.logs(script, 1) == ""
+    for rank in (0, 1):
+        status = launch.status(script, rank)
+        assert status is not None and status["indices"] == 8, status

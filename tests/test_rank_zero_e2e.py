@@ -50,6 +50,7 @@ NAMES = (
     "exists_checked_run_dir",
     "loader_factory_eval",
     "image_write_converted",
+    "library_report",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
@@ -96,7 +97,7 @@ def _launch(prefix: list[str], root: Path, scripts: list[Path]) -> Run:
     out = root / "out"
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-    # image_write_converted's cv2 (OpenCV is not installed here)
+    # image_write_converted's cv2, library_report's torchsummary (neither is installed here)
     stand_ins = str(CASES / "stand_ins")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (stand_ins, env.get("PYTHONPATH")) if p)
     command = [*prefix, str(DRIVER), str(out), *map(str, scripts)]
@@ -270,6 +271,16 @@ def test_images_written_through_a_conversion_once(original: Run, migrated: Run) 
 
     assert writes(original) == ["sample_0.png", "sample_1.png"]
     assert writes(migrated) == writes(original)
+
+
+def test_a_library_report_of_the_unwrapped_model_prints_once(original: Run, migrated: Run) -> None:
+    """`summary(self.G, ...)` before the wrap (stop 39 v2-C): rank 0 alone runs it; no
+    forward of the DDP wrap runs on one rank (the run finishes, no hang)."""
+    _finished(migrated, "library_report", 2)
+    want = original.stdout("library_report", 0)
+    assert want == "SUMMARY Linear (4, 3)\ndone\n", want
+    assert migrated.stdout("library_report", 0) == want
+    assert migrated.stdout("library_report", 1) == ""
 
 
 def test_a_line_logged_in_mains_argument_comes_once(original: Run, migrated: Run) -> None:

@@ -520,6 +520,26 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "something every rank has (the epoch, the step, the index itself: "
         "`seed = index // batch_size`), or silence the warning with `# noqa: DP093`.",
     ),
+    "DP094": (
+        "a loader left whole: the program's DataParallel may be in a module imported by a "
+        "name known only at run time",
+        "The program builds this DataLoader and wraps no model itself, but it imports a "
+        "module by a name dp2ddp cannot read (`importlib.import_module(cfg['module'])`), "
+        "and the project holds DataParallel modules it does not otherwise reach: a trainer "
+        "chosen by a name in its configuration (haoxiangsnr/Wave-U-Net-for-Speech-"
+        "Enhancement@64e1aa2). Migrated as a folder, that module gets the DDP wrap while "
+        "this loader keeps its batch size and no DistributedSampler: every rank trains on "
+        "all the data, and the gradient average is one rank's (no data parallelism, "
+        "silently). dp2ddp follows such a call where the program's configuration names the "
+        "module at the keys the call reads (a JSON string in the code, or a JSON or YAML "
+        "file under the project root when the program imports a reader of them: "
+        "`initialize(config['trainer'])` with `import_module(cfg['module'])` reads "
+        "`trainer.module`); this warning is where it could not. Import the module by a "
+        "name dp2ddp can read, put the name in such a file, or shard the loader by hand "
+        "(DistributedSampler, batch size divided by WORLD_SIZE), and launch the entry "
+        "script under torchrun. Not marked: it is derived again on every run; `--check` "
+        "fails until it is resolved or silenced with `# noqa: DP094`.",
+    ),
     "DP095": (
         "a squeeze with no dim of a model's output whose batch is a rank's part",
         "`torch.squeeze(out)` / `out.squeeze()` with no dim, `out` a wrapped model's output "
@@ -589,5 +609,20 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "broadcasts rank 0's new weights) and rebuild the optimizer over its parameters. "
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP098`.",
+    ),
+    "DP099": (
+        "a library's printed report of a model runs on every rank",
+        "A call of a library function that runs the model's forward and prints a report, "
+        "its result dropped (`torchsummary.summary(model, sizes)`, `torchinfo.summary`, "
+        "ptflops' `get_model_complexity_info`, thop's `profile`), prints on every rank "
+        "(elvisyjlin/AttGAN-PyTorch@be2d6c6: `summary(self.G, ...)` in a class's "
+        "`__init__`). dp2ddp puts it on rank 0 where the model it runs is proved not to be "
+        "the DDP wrap there: the call comes after the model is built and before its wrap "
+        "in the same function, or it runs the wrap's `.module`. Elsewhere it is left on "
+        "every rank and said: a forward of the DDP wrap on rank 0 alone broadcasts buffers "
+        "and waits for the other ranks (a hang). Run the report on the unwrapped model "
+        "(`model.module`) under `if ddp_is_main():`, or before the wrap. Marked in the "
+        "migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP099`.",
     ),
 }

@@ -85,6 +85,7 @@ MARKED = frozenset(
         "DP096",
         "DP097",
         "DP098",
+        "DP099",
     }
 )
 PREFIX = "# dp2ddp: "

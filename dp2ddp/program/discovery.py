@@ -37,6 +37,7 @@ from dp2ddp.migrate.deep import nesting_error
 from dp2ddp.migrate.discovery import SKIPPED_DIRS, describe_os_error
 from dp2ddp.migrate.parse import python_syntax_error
 from dp2ddp.migrate.sourcefile import SourceFile, decode
+from dp2ddp.program.config_names import Configured, configured_imports
 from dp2ddp.program.dynamic_imports import (
     DynamicImports,
     DynamicMemo,
@@ -626,6 +627,9 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
         resolver = graph.resolver(root, search, resolver.shown_base)
     else:  # still widening after the last round: the program as the widest search finds it
         modules, paths, uses_generated, dynamic = _walk_imports(graph, start, resolver)
+    configured = configured_imports(dynamic, modules)  # names the configuration gives
+    if configured:
+        modules, paths, uses_generated, dynamic = _walk_imports(graph, start, resolver, configured)
     unresolved: set[str] = set()
     for module in modules:
         unresolved |= graph.unresolved(resolver, module)
@@ -649,22 +653,22 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
 
 
 def _walk_imports(
-    graph: ImportGraph, start: Start, resolver: Resolver
+    graph: ImportGraph, start: Start, resolver: Resolver, configured: Configured | None = None
 ) -> tuple[list[ProgramModule], list[str], set[str], DynamicImports]:
     """The entry and the project modules it imports, breadth first, the way `resolver`
     resolves them, and their absolute paths; the modules that import the generated
-    helpers; the import calls."""
+    helpers; the import calls (with what the configuration names at them: `configured`)."""
     modules = [start.entry]
     paths = [start.entry_abs]
     seen = {start.entry.real}
     uses_generated: set[str] = set()
     queue = deque([(start.entry, start.entry_abs)])
-    dynamic = DynamicImports(resolver, memo=graph.dynamic_memo)
+    dynamic = DynamicImports(resolver, memo=graph.dynamic_memo, configured=configured or {})
     while queue:
         module, path = queue.popleft()
         if graph.uses_generated(resolver, module, path):
             uses_generated.add(module.real)
-        edges = [*graph.imports(resolver, module, path), *_dynamic_edges(dynamic, module, graph)]
+        edges = [*graph.imports(resolver, module, path), *dynamic_edges(dynamic, module, graph)]
         for file, name, real, shown in edges:
             if real in seen:
                 continue
@@ -676,9 +680,7 @@ def _walk_imports(
     return modules, paths, uses_generated, dynamic
 
 
-def _dynamic_edges(
-    dynamic: DynamicImports, module: ProgramModule, graph: ImportGraph
-) -> list[Edge]:
+def dynamic_edges(dynamic: DynamicImports, module: ProgramModule, graph: ImportGraph) -> list[Edge]:
     """The project modules `module` imports by import calls (dynamic_imports.py)."""
     resolver = dynamic.resolver
     edges: list[Edge] = []

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.program.static_strings import (
@@ -67,6 +68,8 @@ class DynamicSite:
     prefix: str | None = None
     #: The helper function the call is a call of, when it imports through one (_helpers).
     helper: str | None = None
+    #: The module names the program's configuration gives an opaque call (config_names.py).
+    configured: tuple[str, ...] = ()
 
     @property
     def opaque(self) -> bool:
@@ -328,9 +331,11 @@ def package_members(folder: str) -> Iterator[str]:
                     yield path
 
 
-def unreached_dataparallel(root: str, reached: set[str]) -> list[str]:
+def unreached_dataparallel(root: str, reached: set[str], *, migrated: bool = False) -> list[str]:
     """Files under `root` (real paths not in `reached`) that wrap with DataParallel, sorted:
-    `migrate ENTRY` names each one its program leaves as it is (DP034)."""
+    `migrate ENTRY` names each one its program leaves as it is (DP034). `migrated`: also
+    those dp2ddp migrated (a DDP wrap and the generated helpers), so that `--check` finds a
+    warning about them again (DP094)."""
     found: list[str] = []
     seen = 0
     for current, dirs, files in os.walk(root):
@@ -345,7 +350,10 @@ def unreached_dataparallel(root: str, reached: set[str]) -> list[str]:
             if os.path.realpath(path) in reached:
                 continue
             text = _read(path)
-            if "DataParallel" in text and may_use_dataparallel(text):
+            if "DataParallel" in text and (
+                may_use_dataparallel(text)
+                or (migrated and "DistributedDataParallel" in text and GENERATED_MODULE in text)
+            ):
                 found.append(path)
     return found
 
@@ -376,6 +384,9 @@ class DynamicImports:
     _looked: set[str] = field(default_factory=set)
     #: What is the same for every program of a project (ImportGraph shares one).
     memo: DynamicMemo = field(default_factory=lambda: DynamicMemo())
+    #: What the program's configuration names at an opaque call, by (real path, line,
+    #: column): imported there as a static name is (config_names.py).
+    configured: dict[tuple[str, int, int], list[tuple[str, str]]] = field(default_factory=dict)
 
     def _scan(self, module: ProgramModule) -> tuple[tuple[DynamicSite, ...], tuple[str, ...]]:
         key = (module.real, module.name, module.is_package)
@@ -410,15 +421,17 @@ class DynamicImports:
                     continue  # a package outside the project (torchvision.models...)
                 found += members
             else:
+                given = self.configured.get((module.real, site.line, site.col), [])
+                found += given
                 self._opaque = True
-                self.sites.append(site)
+                self.sites.append(replace(site, configured=tuple(n for _, n in given)))
         for dotted in dotted_strings:
             if dotted not in self._looked:
                 self._looked.add(dotted)
                 self._constants.append(dotted)
         if self._opaque:
             for dotted in self._constants:
-                found += self._named(dotted)
+                found += self.named(dotted)
             self._constants = []
         if dotted_strings:
             found += self._foreign(module, dotted_strings)
@@ -435,7 +448,7 @@ class DynamicImports:
         named = {
             d: modules
             for d in dict.fromkeys(dotted)
-            if (modules := self._named(d)) and modules[-1][1] != d
+            if (modules := self.named(d)) and modules[-1][1] != d
         }
         if not named:
             return []
@@ -473,7 +486,7 @@ class DynamicImports:
             found = self.memo.members[folder] = list(package_members(folder))
         return found
 
-    def _named(self, dotted: str) -> list[tuple[str, str]]:
+    def named(self, dotted: str) -> list[tuple[str, str]]:
         """The project module a dotted string names: `a.b` itself, or `a` when the string
         is `a.Name` and module `a` defines Name at its top level."""
         parts = dotted.split(".")
@@ -522,6 +535,8 @@ class DynamicMemo:
     calls: dict[str, FoundCalls | None] = field(default_factory=dict)
     #: foreign_string_calls of a file's tree, by its real path.
     foreign: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: The configuration documents under a root, by its path (config_names.py).
+    configs: dict[str, tuple[object, ...]] = field(default_factory=dict)
 
 
 def _defined(path: str) -> set[str]:

@@ -28,8 +28,10 @@ from dp2ddp.program.discovery import (
     ProgramModule,
     Start,
     discover_program,
+    dynamic_edges,
     in_skipped_dir,
 )
+from dp2ddp.program.dynamic_imports import DynamicImports
 from dp2ddp.program.migrate import ProgramPlan, plan_one
 from dp2ddp.program.project import Project
 from dp2ddp.result import FileOutcome
@@ -254,8 +256,12 @@ def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
     reaches it, so the walk is exact when every way of reaching a file resolves its
     imports to the same files: each is checked, and None (discover each target on its
     own) when two do not, or when a module edits sys.path (discovery then walks again).
+    Import calls are edges too (a trainer module imported by its name is no entry); one
+    whose name is opaque sends each target to discovery (the name may be in the program's
+    configuration, which is the program's own: config_names.py).
     """
     resolver = group[0].resolver
+    dynamic = DynamicImports(resolver, memo=graph.dynamic_memo)
     successors: dict[str, frozenset[str]] = {}
     visited: set[tuple[str, str, str]] = set()
     broken: set[str] = set()
@@ -268,7 +274,9 @@ def _walk(group: list[Start], graph: ImportGraph) -> set[str] | None:
         visited.add(variant)
         if module.path_edits:
             return None  # it may widen the import search: discovery re-walks with it
-        edges = graph.imports(resolver, module, path)
+        edges = [*graph.imports(resolver, module, path), *dynamic_edges(dynamic, module, graph)]
+        if dynamic.sites:
+            return None  # a name only the program's own configuration gives (config_names.py)
         reals = frozenset(real for _, _, real, _ in edges)
         if successors.setdefault(module.real, reals) != reals:
             return None

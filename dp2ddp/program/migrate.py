@@ -51,7 +51,7 @@ from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_pro
 from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
-from dp2ddp.program.unreached import unreached_notes
+from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
@@ -143,6 +143,9 @@ def _plan_one(
         if gate.has_dataparallel:
             migrated = _subclassed_loaders(program, migrated)
             migrated = _incomplete(program, migrated)
+        elif not orphan:
+            for index, notes in dynamic_loader_notes(program):  # DP094
+                migrated = _noted(migrated, index, notes)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None

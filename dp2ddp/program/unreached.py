@@ -5,6 +5,7 @@ adds these to the module they are said at)."""
 
 from __future__ import annotations
 
+import ast
 import os
 
 from dp2ddp.codes import title
@@ -15,6 +16,8 @@ from dp2ddp.result import Diagnostic
 
 #: An import through a helper by a run-time name, in a program that migrates nothing.
 HELPER_IMPORT = "DP056"
+#: A loader of a program whose DataParallel may be reached only by a run-time name.
+DYNAMIC_LOADER = "DP094"
 
 
 def unreached_notes(
@@ -72,3 +75,46 @@ def _helper_message(site: DynamicSite, files: list[str]) -> str:
         f"known only at run time, and the program migrates nothing; the DataParallel "
         f"modules it may reach: {shown}"
     )
+
+
+def dynamic_loader_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]:
+    """DP094 at each DataLoader of a program that wraps no model itself, imports by a name
+    neither its code nor its configuration gives (config_names.py), and leaves DataParallel
+    modules of the project unreached: the wrap may be one of them, run on every rank over a
+    loader left whole (v4-G). By module index, each module's notes."""
+    sites = [s for s in program.dynamic_sites if s.opaque and not s.configured]
+    if not sites:
+        return []
+    reached = {m.real for m in program.modules}
+    files = unreached_dataparallel(program.root, reached, migrated=True)
+    if not files:
+        return []
+    site = sites[0]
+    shown = ", ".join(os.path.relpath(f, program.root) for f in files[:SHOWN_UNREACHED])
+    if len(files) > SHOWN_UNREACHED:
+        shown += f" and {len(files) - SHOWN_UNREACHED} more"
+    message = (
+        f"{title(DYNAMIC_LOADER)}: every rank goes through all of it; "
+        f"`{site.code}` ({site.where()}) imports a module by a name neither the code nor a "
+        f"configuration file gives at the keys it reads, and the project's DataParallel "
+        f"module(s) {shown} may be it"
+    )
+    found: list[tuple[int, list[Diagnostic]]] = []
+    for index, module in enumerate(program.modules):
+        if "DataLoader" not in module.source.text:
+            continue
+        notes = [
+            Diagnostic(node.lineno, node.col_offset + 1, DYNAMIC_LOADER, message)
+            for node in ast.walk(module.passing_tree())
+            if isinstance(node, ast.Call) and _names_loader(node.func)
+        ]
+        if notes:
+            found.append((index, sorted(notes, key=lambda d: (d.line, d.col))))
+    return found
+
+
+def _names_loader(func: ast.expr) -> bool:
+    """`DataLoader(...)` or `data.DataLoader(...)`."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "DataLoader"
+    return isinstance(func, ast.Name) and func.id == "DataLoader"

@@ -1,11 +1,12 @@
 """Statements that only print, log, save or track: grouped under one `if ddp_is_main():`.
 
 - print / logging / tqdm.write (also a bar's `bar.write`), `sys.stdout.write` /
-  `sys.stderr.write`, `pprint`, `torch.save`, SummaryWriter and wandb-run method calls and
-  file writes (file_writes.py) are guarded; consecutive ones form one group, a blank line
-  or comment starts a new one. Inside a project function (a `progress_bar(i, n, msg)`
-  helper) the prints in its body are guarded, so every call site is covered, also in other
-  modules.
+  `sys.stderr.write`, `pprint`, a library's printed report of an unwrapped model
+  (`torchsummary.summary`, library_prints.py; DP099 where not proved), `torch.save`,
+  SummaryWriter and wandb-run method calls and file writes (file_writes.py) are guarded;
+  consecutive ones form one group, a blank line or comment starts a new one. Inside a
+  project function (a `progress_bar(i, n, msg)` helper) the prints in its body are guarded,
+  so every call site is covered, also in other modules.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
   statement on every rank rather than risk a rank-0-only collective (a hang); a print
@@ -40,6 +41,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
+from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
 from dp2ddp.transforms.rank_zero.object_saves import returned_by, saved_path
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
@@ -118,6 +120,12 @@ class StatementGuards(Rule):
         names = self.t.qualified_names(func)
         if names & PRINT:
             return "print"
+        model = report_model(self.t, small.value)
+        if model is not None:  # torchsummary's summary(model, ...): a forward, then a print
+            if unwrapped_at(self.t, self.facts, small.value, model):
+                return "print"
+            self.report_every_rank(small.value, model)
+            return None
         if names & TORCH_SAVE:
             return _SAVE
         if names & FILE_WRITES:
@@ -207,6 +215,21 @@ class StatementGuards(Rule):
             "DP087",
             f"{self.t.code(call.func)}() runs a child process on every rank; what it does is "
             "not read, so it is neither proved safe to repeat nor put on rank 0",
+        )
+
+    def report_every_rank(self, call: cst.Call, model: cst.BaseExpression) -> None:
+        """DP099 for a library report (`summary(model, ...)`, library_prints.py) left on
+        every rank: it runs the model's forward, and `model` is not proved unwrapped there,
+        so rank 0 alone may not run it (a DDP forward on one rank waits for the others).
+        Said, not guarded."""
+        if self.facts.under_guard(call) or not self.first_saying(call):
+            return
+        self.t.warn(
+            call,
+            "DP099",
+            f"{self.t.code(call.func)}() runs a forward of {self.t.code(model)} and prints "
+            f"on every rank; {self.t.code(model)} is not proved to be the unwrapped model "
+            "there (before its DDP wrap, or its .module), so the call was not put on rank 0",
         )
 
     def own_method(self, cls: str, method: str) -> bool:
