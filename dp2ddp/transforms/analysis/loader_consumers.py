@@ -48,15 +48,18 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
     resolves, `trainer.Trainer`), with the loops iterating its parameters (see the module
     docstring); a callable none of whose parameters a loop iterates has no entries: a
     loader handed to it is not followed (the data pass says so)."""
-    flow = view(tree)
     found: dict[str, list[Consumer]] = {}
     for statement in tree.body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             found[f"{import_name}.{statement.name.value}"] = []
     if not found:
         return {}
+    takers = list(_takers(tree))
+    if not takers:  # a module of models and helpers: no def-use view built for it
+        return {name: () for name in found}
+    flow = view(tree)
     lines = _line_starts(tree)
-    for taker, iterable in _takers(tree):
+    for taker, iterable in takers:
         role: str | None = None
         for slot_name, position, param in _parameters(flow, iterable):
             if role is None:
