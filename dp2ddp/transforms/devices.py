@@ -24,6 +24,7 @@ from dp2ddp.transforms._support.nodes import (
     method_class,
     walk,
 )
+from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.device_methods import local_device_classes
 
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
@@ -111,10 +112,7 @@ class PinDevices(MigrationTransform):
         others = self.state.hints.own_device
         if isinstance(func, cst.Name) and func.value in self._own_device:
             return True
-        return bool(others) and any(
-            q in others or (q.startswith(".") and any(p.endswith(q) for p in others))
-            for q in self.qualified_names(func)
-        )
+        return bool(others) and told_name(self.qualified_names(func), others) is not None
 
     def _bindings(self, receiver: cst.BaseExpression, at: cst.CSTNode) -> list[cst.BaseExpression]:
         """Every value assigned to `receiver` where `at` can see it: a plain name in its

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -361,6 +361,21 @@ class QualifiedNames:
             node = self._parents[node]
             chain.append(node)
         return chain
+
+
+def told_name(names: Iterable[str], known: Collection[str]) -> str | None:
+    """The entry of `known` (qualified names another module of the program was told by)
+    that one of a call's qualified `names` names: the same name, or, for a relative import
+    (`.trainer.Trainer`, whose package is not told), the entry ending so; None for none.
+    Names are tried in sorted order, the first match wins."""
+    for name in sorted(names):
+        if name in known:
+            return name
+        if name.startswith("."):
+            for entry in known:
+                if entry.endswith(name):
+                    return entry
+    return None
 
 
 def _position(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:

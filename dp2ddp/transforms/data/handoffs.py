@@ -12,13 +12,14 @@ tells the callee's module (facts.LoaderFeed) and the batch pass splits only whol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.result import LoaderHandoff
+from dp2ddp.transforms._support.qualified import told_name
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -103,7 +104,7 @@ def handed_on(t: CallFlow, holds: Callable[[cst.BaseExpression], bool]) -> list[
         return []
     found: list[Handed] = []
     for call in t._calls:
-        callee = _told_callee(t.qualified_names(call.func), told)
+        callee = told_name(t.qualified_names(call.func), told)
         if callee is None:
             continue
         position = 0
@@ -133,19 +134,6 @@ def handed_role(handed: list[Handed]) -> str | None:
         return None
     role = roles.pop()
     return role if role in ("trains", "evaluates") else None
-
-
-def _told_callee(names: set[str], told: Mapping[str, object]) -> str | None:
-    """The key of `told` a call's qualified names name: the same name, or, for a relative
-    import (`.trainer.Trainer`: the package is not told), the key ending so."""
-    for name in sorted(names):
-        if name in told:
-            return name
-        if name.startswith("."):
-            for key in told:
-                if key.endswith(name):
-                    return key
-    return None
 
 
 def plan_handed(t: ShardDataLoaders, loader: Loader, label: str, shuffled: bool) -> str | None:

@@ -18,6 +18,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     is_script_guard,
 )
+from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
 from dp2ddp.transforms.analysis.object_returns import object_functions
@@ -155,10 +156,7 @@ class RankZeroFacts:
                 tree = parse_python(self.module.code)
                 table = import_table(tree, "", False)
                 self.makers |= object_functions(tree, table, PIL_IMAGES)
-        makers = self.makers
-        return any(
-            q in makers or q.startswith(".") and any(m.endswith(q) for m in makers) for q in names
-        )
+        return told_name(names, self.makers) is not None
 
     def track(self, target: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         """Remember `x` of `x = SummaryWriter()`; `.x` for `self.x = ...` (any owner)."""

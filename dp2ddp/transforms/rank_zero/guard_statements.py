@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
+from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
@@ -238,11 +239,7 @@ class StatementGuards(Rule):
         the program's own method, whose prints and writes the program's migration put on
         rank 0 in that module, as for a class of this module; one that prints nothing is
         no output."""
-        wanted = f"{cls}.{method}"
-        known = self.t.state.hints.class_methods
-        return wanted in known or (
-            wanted.startswith(".") and any(m.endswith(wanted) for m in known)
-        )
+        return told_name((f"{cls}.{method}",), self.t.state.hints.class_methods) is not None
 
     def unproven_save(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
         """DP078 for `images.save(path)` where `images` was bound, in this scope, to what a
