@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import DefUse
-from dp2ddp.flow.origins import _argument
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import code_of, walk
 
 
@@ -53,7 +53,7 @@ def _handed_size(
         return None
     found: set[str | None] = set()
     for call in sites:
-        argument = _argument(call, function, param)
+        argument = argument_for(call, function, param)
         if argument is None:
             return None
         size = loaders.get(code_of(argument))

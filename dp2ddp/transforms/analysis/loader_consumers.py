@@ -28,11 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.nodes import iterated, name_of, walk
 from dp2ddp.transforms.analysis.generator_batches import loop_role, named_no_grad
 
@@ -176,15 +177,15 @@ def _slot(flow: DefUse, param: cst.Param) -> tuple[str, int | None] | None:
 
 
 def _line_starts(tree: cst.Module) -> Callable[[cst.CSTNode], int]:
-    """The 1-based line a loop starts on (positions resolved once, where a loop needs one)."""
-    positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    """The 1-based line a loop starts on (positions resolved once, where a loop needs one,
+    by the pipeline's own position pass: libcst_private.positions)."""
+    resolved: Mapping[cst.CSTNode, CodeRange] | None = None
 
     def line(loop: cst.CSTNode) -> int:
-        nonlocal positions
-        if positions is None:
-            wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-            positions = wrapper.resolve(PositionProvider)
-        found = positions.get(loop)
+        nonlocal resolved
+        if resolved is None:
+            resolved = positions(tree)
+        found = resolved.get(loop)
         return found.start.line if found is not None else 0
 
     return line

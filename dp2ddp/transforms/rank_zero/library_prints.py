@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.names import (
+    DATAPARALLEL,
+    DISTRIBUTED_DATA_PARALLEL,
+    WRAP_TRAINABLE,
+)
 from dp2ddp.transforms._support.nodes import enclosing_function
 
 if TYPE_CHECKING:
@@ -38,8 +42,6 @@ PRINTING_REPORTS: dict[str, int] = {
     "thop.profile.profile": 0,
     "torchstat.stat": 0,
 }
-#: The helper a trainable-only wrap is built by (templates/helpers/wrap_trainable.py.j2).
-_WRAP_HELPERS = frozenset({"ddp_wrap_trainable"})
 
 
 def report_model(t: RankZeroOnly, call: cst.Call) -> cst.BaseExpression | None:
@@ -122,6 +124,6 @@ def _is_wrap(value: cst.BaseExpression, t: RankZeroOnly) -> bool:
     """A DataParallel or DDP wrap (dp2ddp's trainable-only helper too)."""
     if not isinstance(value, cst.Call):
         return False
-    if isinstance(value.func, cst.Name) and value.func.value in _WRAP_HELPERS:
+    if isinstance(value.func, cst.Name) and value.func.value == WRAP_TRAINABLE:
         return True
     return t.matches(value.func, DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL)
