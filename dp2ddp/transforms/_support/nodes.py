@@ -174,10 +174,13 @@ def calls_under(root: cst.CSTNode, *, skip_scopes: bool = False) -> list[cst.Cal
 
 
 def variables_under(root: cst.CSTNode) -> list[cst.Name]:
-    """Names under `root` that are variables: of `self.bs` only `self`, in source order."""
+    """Names under `root` that are variables, in source order: of `self.bs` only `self`, of
+    `DataLoader(ds, batch_size=n)` not the keyword `batch_size` (a parameter's name, not a
+    read of the variable of that name: MobileFaceNet's `batch_size = img.size(0)` global)."""
     nodes = list(walk(root))
-    attributes = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
-    return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in attributes]
+    spelled = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    spelled |= {id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return [n for n in nodes if isinstance(n, cst.Name) and id(n) not in spelled]
 
 
 def derived_names(root: cst.CSTNode, seed: set[str]) -> set[str]:

@@ -33,6 +33,8 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     iterated,
     name_of,
+    target_names,
+    variables_under,
     walk,
 )
 from dp2ddp.transforms.data.plan import Loader
@@ -112,7 +114,7 @@ def batch_sized_meetings(
         for stmt in outside:
             if not isinstance(stmt, cst.BaseSmallStatement):
                 continue
-            names = [n for n in walk(stmt) if isinstance(n, cst.Name)]
+            names = variables_under(stmt)
             meets = [
                 (n, batches[n.value])
                 for n in names
@@ -148,7 +150,7 @@ def _scope(loop: cst.For, data: ShardDataLoaders) -> cst.CSTNode:
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
-    return {n.value for n in walk(target) if isinstance(n, cst.Name)}
+    return target_names(target)
 
 
 def _assigned(stmt: cst.Assign) -> set[str]:
@@ -230,7 +232,7 @@ def _sized_names(loop: cst.For, data: ShardDataLoaders, loader: str) -> dict[str
     batch = _target_names(loop.target)
     assignments = [n for n in walk(loop.body, skip_scopes=True) if isinstance(n, cst.Assign)]
     for stmt in assignments:  # names holding the batch: `real = Variable(x.type(Tensor))`
-        if any(isinstance(n, cst.Name) and n.value in batch for n in walk(stmt.value)):
+        if any(n.value in batch for n in variables_under(stmt.value)):
             if not any(isinstance(n, cst.Call) and _reduces(n) for n in walk(stmt.value)):
                 batch |= _assigned(stmt)
     sized: dict[str, _Origin] = {}
@@ -241,7 +243,7 @@ def _sized_names(loop: cst.For, data: ShardDataLoaders, loader: str) -> dict[str
             targets = _assigned(stmt) - set(sized)
             if not targets:
                 continue
-            for name in (n for n in walk(stmt.value) if isinstance(n, cst.Name)):
+            for name in variables_under(stmt.value):
                 if _reduced(name, stmt.value, data):
                     continue
                 if name.value in sized:
@@ -291,10 +293,11 @@ def _whole_names(
             targets = _assigned(stmt) - set(names)
             if not targets:
                 continue
+            variables = {id(n) for n in variables_under(stmt.value)}
             for node in walk(stmt.value):
                 found = next(iter(_sources_in(node, sources)), None)
-                if found is None and isinstance(node, cst.Name) and node.value in names:
-                    if _counted(node, stmt.value, data):
+                if found is None and isinstance(node, cst.Name) and id(node) in variables:
+                    if node.value in names and _counted(node, stmt.value, data):
                         found = names[node.value]
                 if found is not None:
                     names.update(dict.fromkeys(targets, found))
