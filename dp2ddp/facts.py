@@ -335,6 +335,30 @@ class ModelClass:
 
 
 @dataclass(frozen=True)
+class CommandArgument:
+    """One `add_argument(...)` of an option (transforms/analysis/command_line.py).
+
+    options: as written (`-r`, `--local_rank`); dest: the attribute it sets; off: its value
+    is false unless given (`action="store_true"`, `default=False` or `None`); path, line:
+    where it is declared."""
+
+    options: tuple[str, ...]
+    dest: str
+    off: bool
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The argparse options of a module or a program, and whether its code names
+    LOCAL_RANK (the rank torchrun sets in the environment)."""
+
+    arguments: tuple[CommandArgument, ...] = ()
+    reads_local_rank: bool = False
+
+
+@dataclass(frozen=True)
 class ProgramFacts:
     """Everything one module is told about its program (the default: a single file).
 
@@ -420,6 +444,11 @@ class ProgramFacts:
     #: _group_at_import): the entry calls ddp_setup() before its first import of one
     #: (transforms/process_group.py). Empty for a single file and a library.
     group_at_import: tuple[str, ...] = ()
+    #: The program's argparse options and whether any module names LOCAL_RANK
+    #: (transforms/analysis/command_line.py), for DP003's way out where the option is
+    #: parsed in another module than the DDP path's (told also to the module whose DDP path
+    #: shuts the program's gate, migrated as a single file). None: the module's own only.
+    command_line: CommandLine | None = None
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -507,7 +507,11 @@ def _shut(module: ProgramModule, gate: ProgramGate, told: ProgramTeller) -> Prog
     verdict = gate.modules[module.real]
     if (verdict.has_dataparallel or verdict.checks_only) and gate.ddp_path_in is not None:
         return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
-    return told.facts(module, None, hints=False, draws=False, models=False)
+    facts = told.facts(module, None, hints=False, draws=False, models=False)
+    if gate.ddp_path_in is not None and module.real == gate.ddp_path_in.real:
+        # DP003's way out names the program's `--local_rank`, parsed in another module
+        facts = replace(facts, command_line=told.command_line())
+    return facts
 
 
 def _unchanged(module: ProgramModule) -> _Migrated:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
     BackwardSummary,
+    CommandArgument,
+    CommandLine,
     HelperDraw,
     LoaderFeed,
     ModelClass,
@@ -67,6 +69,7 @@ class ProgramTeller:
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
+        self._command_line: CommandLine | None = None
 
     @property
     def helpers(self) -> str:
@@ -196,7 +199,26 @@ class ProgramTeller:
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
             self.untouched(module) if gate and models else None,
+            command_line=self.command_line() if in_program else None,
         )
+
+    def command_line(self) -> CommandLine:
+        """ProgramFacts.command_line: every module's argparse options, read once a project
+        (DP003 names the module that parses torch.distributed.launch's `--local_rank`)."""
+        if self._command_line is None:
+            from dp2ddp.transforms.analysis.command_line import declared
+
+            arguments: list[CommandArgument] = []
+            reads = False
+            for each in self.program.modules:
+                found = self.project.remembered(
+                    ("command_line", each.real, each.path),
+                    partial(declared, each.source.text, each.path),
+                )
+                arguments.extend(found.arguments)
+                reads = reads or found.reads_local_rank
+            self._command_line = CommandLine(tuple(arguments), reads)
+        return self._command_line
 
     def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """ProgramLoaders.generator_takers: the other modules' calls of the program's loader

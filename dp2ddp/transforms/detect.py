@@ -21,7 +21,6 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
     DATA_PARALLEL_FUNCTION,
@@ -34,9 +33,9 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     replication_patch,
     scoped_name,
-    walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.existing_ddp import way_out
 
 _CUSTOM_PARALLEL = frozenset(
     {
@@ -269,37 +268,6 @@ class DetectDataParallel(MigrationTransform):
         if target is not None:
             self._wrap_targets.add(scoped_name(call, target, self))
 
-    def _switched_off(self, module: cst.Module) -> str | None:
-        """Where the program's own DDP path runs only under `if flag:` and every binding of
-        the flag in the module is the literal False (bubbliiiing/unet-pytorch@5bcd6b4's
-        `distributed = False` in its settings block, class v1-E of stop 40): launched as it
-        is with torchrun, every rank takes the DataParallel branch and trains on all the
-        data. Said with the flag's line; None where the path is not switched off so."""
-        assert self._ddp_use is not None
-        flow = view(module)
-        for outer in flow.ancestors(self._ddp_use):
-            if not isinstance(outer, cst.If) or not isinstance(outer.test, cst.Name):
-                continue
-            if any(self._inside(self._ddp_use, branch) for branch in _else_of(outer)):
-                continue  # the DDP path is in the branch taken when the flag is false
-            found = flow.definitions(outer.test)
-            if found and all(
-                d.kind == "assign" and isinstance(d.value, cst.Name) and d.value.value == "False"
-                for d in found
-            ):
-                line = self.line_of(found[0].statement)
-                name = outer.test.value
-                return (
-                    f"its DistributedDataParallel path runs only when {name} is true, and "
-                    f"{name} = False (line {line}): launched with torchrun as it is, every "
-                    f"rank runs the DataParallel path on all the data; set {name} = True "
-                    "first"
-                )
-        return None
-
-    def _inside(self, node: cst.CSTNode, block: cst.CSTNode) -> bool:
-        return any(node is inner for inner in walk(block))
-
     def _use(self, node: cst.CSTNode) -> None:
         self.state.has_dataparallel = True
         self._first_use = self._first_use or node
@@ -324,7 +292,7 @@ class DetectDataParallel(MigrationTransform):
             self.warn(
                 self._first_use,
                 "DP003",
-                self._switched_off(original_node) or _launch_argument(original_node),
+                way_out(self, original_node, self._ddp_use),
             )
             self.state.skip = True
         # -- program mode (dp2ddp/program/): the DataParallel gate is the program's --------
@@ -359,48 +327,3 @@ def _in_isinstance(node: cst.CSTNode, transform: MigrationTransform) -> bool:
         and call.args[1] is parent
         and current is parent.value
     )
-
-
-#: The argument torch.distributed.launch passed each process its GPU by (`--local-rank` in
-#: torch 2): torchrun passes none; it sets LOCAL_RANK (and RANK, WORLD_SIZE) instead.
-_LAUNCH_ARGUMENTS = frozenset({"--local_rank", "--local-rank"})
-
-
-def _launch_argument(module: cst.Module) -> str | None:
-    """DP003's detail where the module's DDP path is chosen by torch.distributed.launch's
-    argument and nothing reads LOCAL_RANK from the environment: under torchrun the argument
-    keeps its default, so every process takes the DataParallel path and trains all of it
-    (lonePatient/albert_pytorch@46de9ec: `if args.local_rank == -1: ... DataParallel`,
-    class v2-B of stop 40). None otherwise."""
-    declared = None
-    for node in walk(module):
-        if isinstance(node, cst.SimpleString) and node.evaluated_value == "LOCAL_RANK":
-            return None  # the rank is read from torchrun's environment somewhere
-        if (
-            declared is None
-            and isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "add_argument"
-        ):
-            names = {
-                a.value.evaluated_value
-                for a in node.args
-                if a.keyword is None and isinstance(a.value, cst.SimpleString)
-            }
-            found = sorted(n for n in names if n in _LAUNCH_ARGUMENTS)
-            if found:
-                declared = found[0]
-    if declared is None:
-        return None
-    return (
-        f"its DDP path is chosen by the `{declared}` argument of torch.distributed.launch, "
-        "which torchrun does not pass (it sets LOCAL_RANK in the environment): launched with "
-        "torchrun as written, every process keeps the argument's default and trains the "
-        "whole program on the DataParallel path. Default the argument to "
-        '`int(os.environ.get("LOCAL_RANK", <its default>))` before launching that path'
-    )
-
-
-def _else_of(branch: cst.If) -> list[cst.CSTNode]:
-    """The else part of an if statement (an elif chain or an else block), as a list."""
-    return [] if branch.orelse is None else [branch.orelse]
