@@ -144,6 +144,22 @@ def test_launch_hint_of_a_module_entry_uses_dash_m(
     assert "torchrun --standalone --nproc_per_node=auto -m pkg.train" in result.stderr
 
 
+def test_launch_hint_of_a_module_imported_by_a_run_time_name_names_the_importer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The DP094 case: the trainer has top-level code, so folder mode migrates it as an entry
+    of its own, but it runs only under train.py, which imports it by a name given at run
+    time: the hint names train.py, not `-m trainer.base` (open item of stop 40, helper b)."""
+    work = copy_case("importlib_unknown_name_loader", tmp_path, monkeypatch)
+    base = work / "trainer" / "base.py"
+    base.write_text('import os\nos.environ.setdefault("OMP_NUM_THREADS", "1")\n' + base.read_text())
+    result = run(".")
+    assert "DP094" in result.stderr
+    hint = result.stderr.split("Launch with torchrun", 1)[1]
+    assert "torchrun --standalone --nproc_per_node=auto train.py" in hint, hint
+    assert "trainer.base" not in hint and "base.py" not in hint, hint
+
+
 # -- folder mode ------------------------------------------------------------------------------
 def test_folder_equals_entries_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work = copy_case("shared_module", tmp_path / "each", monkeypatch)

@@ -249,7 +249,7 @@ def migrate_paths(
         )
     if not dry_run:
         write_plan(plan)
-    return plan.outcomes + notebooks, plan.launch
+    return plan.outcomes + notebooks, plan.launch_targets()
 
 
 def _notebook_outcomes(paths: Sequence[str], exclude: Sequence[str]) -> list[FileOutcome]:

@@ -73,10 +73,27 @@ class ProgramPlan:
     data: dict[str, bytes] = field(default_factory=dict)
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     launch: list[str] = field(default_factory=list)
+    #: The real path of each `launch` target's entry.
+    launch_entries: list[str] = field(default_factory=list)
+    #: DataParallel modules a DP094 program may import by a name known only at run time
+    #: (real path -> that program's launch target): the launch hint names the importer.
+    imported_by_name: dict[str, str] = field(default_factory=dict)
     #: Programs whose migration touches more than the entry (use the generated module).
     multi_module: int = 0
     #: Outcome index of each file already planned, by real path.
     _planned: dict[str, int] = field(default_factory=dict)
+
+    def launch_targets(self) -> list[str]:
+        """What follows `torchrun ...` for each migrated program, once each. A module that
+        a program imports by a name known only at run time (DP094) runs under that
+        program's entry, not as a script of its own, though its top-level code made it an
+        entry of its own here (Wave-U-Net's trainer before stop 40's change): the hint
+        names the importing entry, whose usual arguments give the name."""
+        targets = [
+            self.imported_by_name.get(real, target)
+            for target, real in zip(self.launch, self.launch_entries, strict=True)
+        ]
+        return list(dict.fromkeys(targets))
 
     def changed_paths(self) -> list[str]:
         return [o.path for o in self.outcomes if o.status == "migrated"]
@@ -144,8 +161,11 @@ def _plan_one(
             migrated = _subclassed_loaders(program, migrated)
             migrated = _incomplete(program, migrated)
         elif not orphan:
-            for index, notes in dynamic_loader_notes(program):  # DP094
+            candidates, found = dynamic_loader_notes(program)  # DP094
+            for index, notes in found:
                 migrated = _noted(migrated, index, notes)
+            for real in candidates:
+                plan.imported_by_name.setdefault(real, program.launch_target)
     except InputError as exc:
         plan.outcomes.append(FileOutcome(exc.path or entry, "failed", error=exc.format()))
         return None
@@ -181,6 +201,7 @@ def _plan_one(
         and any(m.outcome.status == "migrated" for m in migrated)
     ):
         plan.launch.append(program.launch_target)
+        plan.launch_entries.append(program.entry.real)
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program

@@ -77,18 +77,21 @@ def _helper_message(site: DynamicSite, files: list[str]) -> str:
     )
 
 
-def dynamic_loader_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]:
+def dynamic_loader_notes(
+    program: Program,
+) -> tuple[list[str], list[tuple[int, list[Diagnostic]]]]:
     """DP094 at each DataLoader of a program that wraps no model itself, imports by a name
     neither its code nor its configuration gives (config_names.py), and leaves DataParallel
     modules of the project unreached: the wrap may be one of them, run on every rank over a
-    loader left whole (v4-G). By module index, each module's notes."""
+    loader left whole (v4-G). The real paths of those modules (the launch hint names this
+    program's entry for them, not their own), and by module index each module's notes."""
     sites = [s for s in program.dynamic_sites if s.opaque and not s.configured]
     if not sites:
-        return []
+        return [], []
     reached = {m.real for m in program.modules}
     files = unreached_dataparallel(program.root, reached, migrated=True)
     if not files:
-        return []
+        return [], []
     site = sites[0]
     shown = ", ".join(os.path.relpath(f, program.root) for f in files[:SHOWN_UNREACHED])
     if len(files) > SHOWN_UNREACHED:
@@ -110,7 +113,7 @@ def dynamic_loader_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]
         ]
         if notes:
             found.append((index, sorted(notes, key=lambda d: (d.line, d.col))))
-    return found
+    return [os.path.realpath(f) for f in files], found
 
 
 def _names_loader(func: ast.expr) -> bool:
