@@ -488,6 +488,35 @@ def test_batchnorm_rounding_is_not_claimed_when_step_one_differs(tmp_path: Path)
     assert [c.key for c in diagnose(ev)] == ["unexplained"]
 
 
+def test_batchnorm_over_two_values_is_named_from_step_one(tmp_path: Path) -> None:
+    """MobileFaceNet's shape (v1-D of stop 40): a 1x1 head's BatchNorm over 2 samples per
+    rank; the updates differ from step 1 with the data split right and the ranks in sync.
+    Named from the measured shape, with --freeze-batchnorm; not at 3 values per channel."""
+    ev = _batchnorm_evidence(tmp_path / "a", 1)
+    for window in ev.migrated[0].data["windows"]:
+        window["batchnorm_fewest"] = [2, 128, 1, 1]
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["batchnorm_two_values"]
+    assert "(2, 128, 1, 1)" in causes[0].detail and "from step 1" in causes[0].detail
+    assert "--freeze-batchnorm" in causes[0].fix
+    ev = _batchnorm_evidence(tmp_path / "b", 1)
+    for window in ev.migrated[0].data["windows"]:
+        window["batchnorm_fewest"] = [3, 128, 1, 1]
+    assert [c.key for c in diagnose(ev)] == ["unexplained"]
+
+
+def test_batchnorm_probe_keeps_the_fewest_values_per_channel() -> None:
+    from types import SimpleNamespace
+
+    from dp2ddp.verify.probes import _note_values
+    from dp2ddp.verify.recorder import Window
+
+    recorder = SimpleNamespace(current=Window(1))
+    for shape in ((2, 8, 4, 4), (2, 128, 1, 1), (4, 16)):
+        _note_values(recorder, torch.zeros(shape))  # type: ignore[arg-type]
+    assert recorder.current.batchnorm_fewest == [2, 128, 1, 1]
+
+
 def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:
     causes = diagnose(_evidence(tmp_path, 1.3, window={"dropout": 3}))
     assert "dropout" in [c.key for c in causes]

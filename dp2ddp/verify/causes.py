@@ -42,6 +42,13 @@ from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.ratio_cause import batch_ratios, unsplit_batches, warned, warned_causes
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
+from dp2ddp.verify.rounding import (
+    amplified_rounding,
+    batchnorm_aligned,
+    findings_where,
+    rounding_growth,
+    two_values,
+)
 from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
 
 
@@ -89,11 +96,6 @@ def _near(value: float | None, target: float, tol: float = 0.05) -> bool:
     return value is not None and abs(value - target) <= tol * abs(target)
 
 
-def _where(findings: list[scan.Finding], kind: str, script: str) -> str:
-    text = scan.lines(findings, kind)
-    return f" ({script}: {text})" if text else ""
-
-
 def diagnose(ev: Evidence) -> list[Cause]:
     causes: list[Cause] = []
     causes += _structure(ev)
@@ -126,8 +128,9 @@ def diagnose(ev: Evidence) -> list[Cause]:
             diverged_buffer(
                 ev.windows_events(ev.original), ev.windows_events(ev.migrated[0]), ev.numerics
             )
-            or _amplified_rounding(ev)
-            or _rounding_growth(ev)
+            or two_values(ev)
+            or amplified_rounding(ev)
+            or rounding_growth(ev)
         )
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         reasons = data.not_comparable(ev.original, split_right=True)
@@ -165,103 +168,6 @@ def _gradient_evidence(numerics: Numerics) -> str:
         "the difference is in what the optimizer receives (loss, model, data), not in the "
         "optimizer, whose first update (about lr * sign(g) for Adam) hid it"
     )
-
-
-def _step_worst(numerics: Numerics, step: int) -> float:
-    return max((d.rel_error for d in numerics.diffs if d.step == step), default=0.0)
-
-
-def _amplified_rounding(ev: Evidence) -> list[Cause]:
-    """BatchNorm with batch statistics, aligned with DataParallel's chunks but not run as
-    replicas (replicas.py: an output that is not batch-first), step 1 equal (updates, and
-    gradients where recorded), a later step not: float rounding, not the migration. The
-    original normalises each chunk apart but runs every other layer over the whole batch,
-    each rank over its chunk: their rounding differs by ~1e-7, and BatchNorm over small
-    chunks amplifies it from step to step in float32 (prlz77/ResNeXt.pytorch: 1e-6 at step
-    1, 6e-3 at step 2, 0.17 at step 3 in float32; 4e-14 at every step in float64, the same
-    emulation)."""
-    n = ev.numerics
-    first = n.first_diverging_step
-    batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
-    if (
-        first is None
-        or first < 2
-        or n.structure
-        or not n.initial_equal
-        or not ev.in_sync
-        or not batchnorm
-        or ev.freeze_batchnorm
-        or not _batchnorm_aligned(ev)
-        or (n.gradient_first_diverging_step or first) < 2
-        # the replicas ran every layer per chunk, as the ranks do: no such rounding left
-        or any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
-    ):
-        return []
-    worst = max((d for d in n.diffs if d.step == first), key=lambda d: d.rel_error)
-    grads = f", gradients {n.gradient_errors[0][0]:.2g}" if n.gradient_errors else ""
-    return [
-        Cause(
-            "batchnorm_rounding",
-            "float rounding amplified by per-chunk BatchNorm",
-            f"step 1 agreed (worst relative error: updates {_step_worst(n, 1):.2g}{grads}); "
-            f"from step {first} the updates differ ({worst.name}: {worst.rel_error:.3g}). "
-            f"BatchNorm normalised each of the {ev.world} chunks with its own statistics in "
-            "both runs, as DataParallel does, but the original runs every other layer over the "
-            "whole batch where each rank runs its chunk: their float rounding differs by "
-            "about 1e-7, and batch statistics over small chunks amplify it from step to step",
-            "Rerun with --freeze-batchnorm: BatchNorm then uses running statistics in both "
-            "runs, and EQUIVALENT there checks everything else (data, loss, optimizer); "
-            "--steps 1 checks the per-chunk statistics before the rounding grows.",
-        )
-    ]
-
-
-def _rounding_growth(ev: Evidence) -> list[Cause]:
-    """Step 1 equal, updates and the gradients the optimizer received alike; a later step
-    not, with the ranks in sync and the data split right, and no known cause: the likely
-    cause is float32 rounding that grows from step to step, named with that evidence and
-    how to check it, never as proven (the verdict stays NOT EQUIVALENT). The original runs
-    each layer over the whole batch, each rank over its share: their sums round apart by
-    about 1e-7, and training amplifies it (yhenon/pytorch-retinanet@0348a9d: gradients
-    equal to 8.5e-6 at step 1, 7.7e-4 apart at step 2, updates 9.4e-3; the same gap between
-    one batch and its halves in one process is 2e-15 in float64). Not claimed where the
-    original ran as DataParallel's replicas (every layer per chunk, as the ranks: their
-    rounding is the ranks')."""
-    n = ev.numerics
-    first = n.first_diverging_step
-    if (
-        first is None
-        or first < 2
-        or n.structure
-        or not n.initial_equal
-        or not ev.in_sync
-        or not n.gradient_errors
-        or (n.gradient_first_diverging_step or first) < 2
-        or any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
-    ):
-        return []
-    worst = max((d for d in n.diffs if d.step == first), key=lambda d: d.rel_error)
-    later = ""
-    if len(n.gradient_errors) >= first:
-        rel, name = n.gradient_errors[first - 1]
-        later = f"; the gradients at step {first}: {rel:.2g} ({name})"
-    return [
-        Cause(
-            "rounding_growth",
-            "likely float rounding growing after an equal first step (not proven)",
-            f"step 1 agreed (worst relative error: updates {_step_worst(n, 1):.2g}, gradients "
-            f"{n.gradient_errors[0][0]:.2g}); from step {first} the updates differ "
-            f"({worst.name}: {worst.rel_error:.3g}){later}. The data split right, the ranks "
-            "are in sync, and no migration defect verify knows matched. The original runs "
-            "each layer over the whole batch, each rank over its share: their float32 sums "
-            "round apart by about 1e-7, and training can amplify that from step to step",
-            "Check it: --steps 1 compares the step before the rounding grows (data, loss "
-            "scale, randomness and per-chunk statistics all show at step 1); a looser "
-            "--rtol (1e-2) tolerates the growth. A difference that only appears later "
-            "(a scheduler or optimizer state handled otherwise) would look the same: "
-            "compare the two scripts' per-step code if it persists.",
-        )
-    ]
 
 
 def _pair_losses(ev: Evidence) -> Cause:
@@ -446,7 +352,7 @@ def _data(ev: Evidence) -> list[Cause]:
                 "random_inputs",
                 "model inputs drawn at random inside the training loop",
                 f"{detail}; no sample matched the original's, and the RNG advanced between "
-                f"steps{_where(ev.findings_original, scan.RANDOM_IN_LOOP, 'original')}",
+                f"steps{findings_where(ev.findings_original, scan.RANDOM_IN_LOOP, 'original')}",
                 "Each process draws its own random inputs: this cannot be aligned between 1 "
                 "and W processes. Draw them on rank 0 and broadcast, or seed per rank on purpose.",
             )
@@ -513,7 +419,7 @@ def _hyper(ev: Evidence) -> list[Cause]:
                 Cause(
                     "lr_changed",
                     "learning rate changed",
-                    text + _where(ev.findings_migrated, scan.WORLD_SIZE_LR, "migrated"),
+                    text + findings_where(ev.findings_migrated, scan.WORLD_SIZE_LR, "migrated"),
                     "Keep the original learning rate: with the batch divided by WORLD_SIZE the "
                     "global batch is unchanged, so nothing needs rescaling.",
                 )
@@ -546,7 +452,7 @@ def _scale(ev: Evidence, found: list[Cause]) -> list[Cause]:
                 "loss summed, not averaged",
                 f"{ratio} = 1/WORLD_SIZE: DDP averages the ranks' gradients, so a loss summed "
                 "over each rank's share of the batch updates WORLD_SIZE times less than under "
-                "DataParallel" + _where(ev.findings_original, scan.SUM_LOSS, "original"),
+                "DataParallel" + findings_where(ev.findings_original, scan.SUM_LOSS, "original"),
                 "Multiply the summed loss by WORLD_SIZE in the migration, or use "
                 "reduction='mean' in both scripts.",
             )
@@ -592,20 +498,20 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
                     if aligned
                     else f"one process and {ev.world} processes draw different masks"
                 )
-                + _where(ev.findings_original, scan.DROPOUT, "original"),
+                + findings_where(ev.findings_original, scan.DROPOUT, "original"),
                 "Rerun with --no-dropout to switch dropout off in both runs for the check.",
             )
         )
     batchnorm = sum(int(w.get("batchnorm", 0)) for r in ev.migrated for w in ev.windows(r))
     chunks = data.forward_chunks(ev.original, ev.migrated[0], ev.world)
-    if batchnorm and not ev.freeze_batchnorm and (chunks or not _batchnorm_aligned(ev)):
+    if batchnorm and not ev.freeze_batchnorm and (chunks or not batchnorm_aligned(ev)):
         causes.append(
             Cause(
                 "batchnorm",
                 "BatchNorm statistics are per process",
                 (chunks or f"BatchNorm normalised with batch statistics {batchnorm} times: each "
                  "DDP rank over its own share, the original over its whole batch")
-                + _where(ev.findings_original, scan.BATCHNORM, "original"),
+                + findings_where(ev.findings_original, scan.BATCHNORM, "original"),
                 "Rerun with --freeze-batchnorm to normalise with running statistics in both "
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )
@@ -622,7 +528,7 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         for where, code, message in (w.partition(": DP006 ") for w in ev.migration_warnings)
         if code
     ]
-    where = _where(ev.findings_original, scan.RANDOM_IN_LOOP, "original")
+    where = findings_where(ev.findings_original, scan.RANDOM_IN_LOOP, "original")
     if drawn:
         where += f"; DP006 from dp2ddp migrate at {'; '.join(drawn[:3])}"
         where += f" and {len(drawn) - 3} more" if len(drawn) > 3 else ""
@@ -634,22 +540,6 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         + where,
         "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
         "broadcast, or accept the difference.",
-    )
-
-
-def _batchnorm_aligned(ev: Evidence) -> bool:
-    """On GPUs DataParallel also normalises per device: aligned when it used W devices and
-    each rank got DataParallel's chunk (a known per-rank batch)."""
-    wrappers = ev.original.data.get("wrappers", [])
-    devices = wrappers[0].get("devices", 0) if wrappers else 0
-    chunked = any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
-    samplers = [
-        s for s in ev.migrated[0].data.get("samplers", []) if s.get("kind") == "DistributedSampler"
-    ]
-    return (
-        (devices == ev.world or chunked)
-        and bool(samplers)
-        and all(s.get("per_rank_batch") for s in samplers)
     )
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -188,18 +189,22 @@ def _batch_norm_probe(
         x: torch.Tensor = bound.arguments["input"]
         if recorder.replica is not None:  # the original, one replica's chunk (replicas.py)
             recorder.current.batchnorm_chunked += 1
+            _note_values(recorder, x)
             if recorder.replica:  # DataParallel keeps the first replica's running statistics
                 bound.arguments["running_mean"] = None
                 bound.arguments["running_var"] = None
             return native(*bound.args, **bound.kwargs)
         if chunks < 2 or x.dim() < 2:
+            _note_values(recorder, x)
             return native(*bound.args, **bound.kwargs)
         pieces = torch.chunk(x, chunks, 0)
         if len(pieces) < 2:
+            _note_values(recorder, x)
             return native(*bound.args, **bound.kwargs)
         recorder.current.batchnorm_chunked += 1
         outputs = []
         for index, piece in enumerate(pieces):
+            _note_values(recorder, piece)
             bound.arguments["input"] = piece
             if index == 1:  # DataParallel keeps the first replica's running statistics
                 bound.arguments["running_mean"] = None
@@ -208,3 +213,18 @@ def _batch_norm_probe(
         return torch.cat(outputs, 0)
 
     return batch_norm
+
+
+def _note_values(recorder: Recorder, x: torch.Tensor) -> None:
+    """Keep the shape of the BatchNorm input with the fewest values per channel (all but
+    dim 1): MobileFaceNet's 1x1 head normalises 2 samples x 1 x 1 per chunk at batch 4."""
+    if x.dim() < 2 or not x.size(1):
+        return
+    fewest = recorder.current.batchnorm_fewest
+    values = x.numel() // x.size(1)
+    if not fewest or values < _values(fewest):
+        recorder.current.batchnorm_fewest = list(x.shape)
+
+
+def _values(shape: list[int]) -> int:
+    return math.prod(shape) // shape[1]

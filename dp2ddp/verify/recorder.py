@@ -71,6 +71,9 @@ class Window:
     batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
     #: the original: BatchNorm calls normalised per DataParallel chunk (probes)
     batchnorm_chunked: int = 0
+    #: the shape of the training BatchNorm input (each chunk, each rank's) with the fewest
+    #: values per channel (probes): two values normalise to +-1 whatever they are (causes)
+    batchnorm_fewest: list[int] = field(default_factory=list)
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
     dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
     #: the original: training forwards run chunk by chunk as DataParallel's replicas (replicas)
