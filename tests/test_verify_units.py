@@ -498,6 +498,10 @@ def test_batchnorm_over_two_values_is_named_from_step_one(tmp_path: Path) -> Non
     causes = diagnose(ev)
     assert [c.key for c in causes] == ["batchnorm_two_values"]
     assert "(2, 128, 1, 1)" in causes[0].detail and "from step 1" in causes[0].detail
+    ev = dataclasses.replace(
+        ev, migration_warnings=("./core/model.py:17:13: DP008 BatchNorm statistics",)
+    )
+    assert "BatchNorm layers: ./core/model.py:17, DP008" in diagnose(ev)[0].detail
     assert "--freeze-batchnorm" in causes[0].fix
     ev = _batchnorm_evidence(tmp_path / "b", 1)
     for window in ev.migrated[0].data["windows"]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.verify import scan
 from dp2ddp.verify.compare import Numerics
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
 if TYPE_CHECKING:
@@ -127,14 +128,23 @@ def two_values(ev: Evidence) -> list[Cause]:
             "they are about +-1 whatever they are, so the gradient it passes back is a "
             "difference of nearly equal terms that float32 rounding decides; the original "
             "and the ranks round apart, so every layer before it gets another gradient from "
-            f"step {first} ({worst.name}: {worst.rel_error:.3g})"
-            + findings_where(ev.findings_original, scan.BATCHNORM, "original"),
+            f"step {first} ({worst.name}: {worst.rel_error:.3g})" + _batchnorm_places(ev),
             "Rerun with --freeze-batchnorm (running statistics in both runs: EQUIVALENT there "
             "checks data, loss and optimizer), or give each rank more than 2 values per "
             "channel there (a larger batch size after `--`). At this batch DataParallel's "
             "own chunks train on the same rounding noise.",
         )
     ]
+
+
+def _batchnorm_places(ev: Evidence) -> str:
+    """Where the BatchNorm layers are: the scan's lines in the entry, else the DP008 that
+    verify's own migration gave in the model's module (MobileFaceNet's core/model.py)."""
+    found = findings_where(ev.findings_original, scan.BATCHNORM, "original")
+    if found:
+        return found
+    places = warned(ev.migration_warnings, "DP008")
+    return f" (BatchNorm layers: {', '.join(places[:3])}, DP008)" if places else ""
 
 
 def rounding_growth(ev: Evidence) -> list[Cause]:
