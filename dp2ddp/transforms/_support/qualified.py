@@ -365,17 +365,35 @@ class QualifiedNames:
 
 def told_name(names: Iterable[str], known: Collection[str]) -> str | None:
     """The entry of `known` (qualified names another module of the program was told by)
-    that one of a call's qualified `names` names: the same name, or, for a relative import
-    (`.trainer.Trainer`, whose package is not told), the entry ending so; None for none.
-    Names are tried in sorted order, the first match wins."""
-    for name in sorted(names):
-        if name in known:
-            return name
-        if name.startswith("."):
-            for entry in known:
-                if entry.endswith(name):
-                    return entry
-    return None
+    that one of a call's qualified `names` names (told_matches), the first; None for none."""
+    return next(iter(told_matches(names, known)), None)
+
+
+def told_matches(
+    names: Iterable[str],
+    known: Collection[str],
+    by_last: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """The one reading of 'which told entries does a call's qualified `names` name': the
+    names themselves where `known` holds any (sorted); else, for a relative import's name
+    (`.trainer.Trainer`, `..ckpt.save`: its package is not told), every entry ending with
+    its dotted tail, sorted. `by_last`: `known` by its last part, where the caller keeps
+    that index (a program's thousands of summaries). The askers differ only in what they do
+    with several relative matches, which may each be the one called: the first
+    (told_name), none (hazards' backward summaries: a wrong summary asserts a backward),
+    every one, none proved (hazards' picklers: DP070 rather than `.module`)."""
+    names = sorted(names)
+    exact = [n for n in names if n in known]
+    if exact:
+        return exact
+    found: list[str] = []
+    for name in names:
+        if not name.startswith("."):
+            continue
+        tail = "." + name.lstrip(".")
+        pool = by_last.get(tail.rpartition(".")[2], ()) if by_last is not None else known
+        found.extend(e for e in pool if e in known and e.endswith(tail) and e not in found)
+    return sorted(found)
 
 
 def _position(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse
+from dp2ddp.flow import DefUse, Function
 from dp2ddp.flow.origins import argument_for
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, variables_under
 
 
 def handed_loader(loop: cst.For, loaders: dict[str, str], flow: DefUse) -> str | None:
@@ -24,29 +24,22 @@ def handed_loader(loop: cst.For, loaders: dict[str, str], flow: DefUse) -> str |
     the module must pass a loader of `loaders` (or a parameter of its own function handed
     one the same way), all of one batch size; a function with no call here, a call that
     passes anything else, or loaders of two sizes: None (not shown)."""
-    scope: cst.CSTNode | None = flow.parent(loop)
-    while scope is not None and not isinstance(scope, cst.FunctionDef):
-        scope = flow.parent(scope)
-    if scope is None:
+    function = flow.function_around(loop)  # a loop is in no lambda: its def
+    if function is None:
         return None
-    names = {n.value for n in walk(loop.iter) if isinstance(n, cst.Name)}
-    sizes = {_handed_size(scope, name, loaders, flow, 3) for name in names}
+    names = {n.value for n in variables_under(loop.iter)}
+    sizes = {_handed_size(function, name, loaders, flow, 3) for name in names}
     sizes.discard("")  # a name that is no parameter of the function (`enumerate`)
     return sizes.pop() if len(sizes) == 1 and None not in sizes else None
 
 
 def _handed_size(
-    scope: cst.FunctionDef, name: str, loaders: dict[str, str], flow: DefUse, depth: int
+    function: Function, name: str, loaders: dict[str, str], flow: DefUse, depth: int
 ) -> str | None:
-    """What `name` in `scope` is handed by every call: a loader's batch size, "" where
-    `name` is no parameter of `scope` (bound nowhere else in it), None where not shown."""
-    function = flow.functions.get(scope)
-    param = (
-        None
-        if function is None
-        else next((p for p in function.params if p.name.value == name), None)
-    )
-    if function is None or param is None:
+    """What `name` in `function` is handed by every call: a loader's batch size, "" where
+    `name` is no parameter of `function`, None where not shown."""
+    param = next((p for p in function.params if p.name.value == name), None)
+    if param is None:
         return ""
     sites = flow.call_sites(function)
     if not sites or depth == 0:
@@ -58,10 +51,18 @@ def _handed_size(
             return None
         size = loaders.get(code_of(argument))
         if size is None and isinstance(argument, cst.Name):
-            outer: cst.CSTNode | None = flow.parent(call)
-            while outer is not None and not isinstance(outer, cst.FunctionDef):
-                outer = flow.parent(outer)
+            outer = _parameter_of(argument, flow)
             if outer is not None:
                 size = _handed_size(outer, argument.value, loaders, flow, depth - 1) or None
         found.add(size)
     return found.pop() if len(found) == 1 else None
+
+
+def _parameter_of(name: cst.Name, flow: DefUse) -> Function | None:
+    """The function whose parameter the argument `name` reads, by the def-use view's own
+    lookup (Python's: through a lambda or a closure to the def that binds it); None where
+    it reads no parameter."""
+    for definition in flow.definitions(name):
+        if definition.kind == "param":
+            return flow.function_around(definition.target)
+    return None

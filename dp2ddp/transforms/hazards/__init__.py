@@ -56,6 +56,7 @@ from dp2ddp.transforms._support.names import (
     INPLACE_RANDOM_FILLS,
 )
 from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
@@ -342,16 +343,12 @@ class FlagHazards(MigrationTransform):
         not known: the first one's parameters, none proved only pickled (DP070, not
         `.module`)."""
         picklers = self.state.facts.picklers
-        found = [picklers[n] for n in sorted(names) if n in picklers]
-        if found:
-            return found[0]
-        for name in sorted(names):
-            if name.startswith("."):
-                tail = "." + name.lstrip(".")
-                found.extend(picklers[n] for n in sorted(picklers) if n.endswith(tail))
-        if len(found) > 1:
-            return tuple(replace(p, only=False) for p in found[0])
-        return found[0] if found else ()
+        matched = told_matches(names, picklers)
+        if not matched:
+            return ()
+        if len(matched) > 1 and matched[0] not in names:
+            return tuple(replace(p, only=False) for p in picklers[matched[0]])
+        return picklers[matched[0]]
 
     def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
         """`node` (a wrapped name) holds the wrapper where it is read: every binding of it

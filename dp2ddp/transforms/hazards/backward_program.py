@@ -28,6 +28,7 @@ from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import code_of, nodes_of, wrap_target
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.hazards.backward import (
     ForeignSite,
     Matches,
@@ -98,17 +99,10 @@ class ProgramForeign:
         return found
 
     def _find(self, names: set[str], known: Collection[str]) -> str | None:
-        for name in sorted(names):
-            if name in known:
-                return name
-        for name in sorted(names):
-            if name.startswith("."):
-                tail = "." + name.lstrip(".")
-                candidates = self._by_last.get(tail.rpartition(".")[2], [])
-                found = [k for k in candidates if k in known and k.endswith(tail)]
-                if len(found) == 1:
-                    return found[0]
-        return None
+        """The summary a call names (qualified.told_matches); of several relative matches
+        none: a summary of another function would assert a backward it does not run."""
+        found = told_matches(names, known, self._by_last)
+        return found[0] if len(found) == 1 or (found and found[0] in names) else None
 
     def function(self, func: cst.BaseExpression) -> BackwardSummary | None:
         if not isinstance(func, (cst.Name, cst.Attribute)):
