@@ -64,7 +64,10 @@ def _argument(call: ast.Call, path: str) -> CommandArgument | None:
     action = _constant(keywords.get("action"))
     if "default" in keywords:
         default = keywords["default"]
-        off = isinstance(default, ast.Constant) and default.value in (False, None)
+        # False or None, not 0: a valued option (`--gpus 0`) is no switch to pass
+        off = isinstance(default, ast.Constant) and (
+            default.value is False or default.value is None
+        )
         off = off and action != "store_false"
     else:
         off = action == "store_true"
