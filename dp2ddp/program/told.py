@@ -134,6 +134,7 @@ class ProgramTeller:
                     classes[n].outputs,
                     classes[n].pairs,
                     tuple((m, f"{paths[n]}:{line}") for m, line in classes[n].grows),
+                    classes[n].several,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

@@ -104,7 +104,7 @@ def outputs(
         return None
     lengths = set()
     for each in returns:
-        if not isinstance(each.value, ast.Tuple) or any(
+        if not isinstance(each.value, (ast.Tuple, ast.List)) or any(
             isinstance(e, ast.Starred) for e in each.value.elts
         ):
             return None
@@ -179,7 +179,7 @@ def outputs(
                     changed = True
     elements: list[set[str]] = [set() for _ in range(lengths.pop())]
     for returned in returns:
-        assert isinstance(returned.value, ast.Tuple)
+        assert isinstance(returned.value, (ast.Tuple, ast.List))
         for index, value in enumerate(returned.value.elts):
             attributes, names = direct(value)
             elements[index] |= attributes
@@ -196,6 +196,67 @@ def outputs(
         pairs |= {(a, registered[_token_member(a)][1]) for a in grown if _token_member(a)}
         result.append(tuple(sorted(pairs)))
     return tuple(result)
+
+
+def several_outputs(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """How forward() returns several outputs whose layers `outputs` does not map to
+    elements: a comprehension (`[head(h) for head in self.heads]`), a list or dict built
+    by appends or item assignments in forward() (a multi-scale decoder's `outputs`), a
+    dict literal, a tuple or list with a starred part; "" for anything else (one tensor,
+    a tuple literal `outputs` reads). A caller that keeps only part of such a value may
+    leave the layers feeding the rest without a gradient (analysis/kept_outputs.py)."""
+    built: dict[str, str] = {}
+    for node in _own_nodes(forward):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                kind = _container(node.value)
+                if kind:
+                    built[target.id] = kind
+                elif isinstance(node.value, (ast.List, ast.Dict)) or (
+                    isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Name)
+                    and node.value.func.id in ("list", "dict")
+                    and not node.value.args
+                ):
+                    built.setdefault(target.id, "")
+    for node in _own_nodes(forward):
+        grown = ""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend", "insert")
+            and isinstance(node.func.value, ast.Name)
+        ):
+            grown = node.func.value.id
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            value = node.targets[0].value
+            grown = value.id if isinstance(value, ast.Name) else ""
+        if grown in built and not built[grown]:
+            built[grown] = f"`{grown}`, built by `{ast.unparse(node).splitlines()[0][:60]}`"
+    for each in ast_nodes.walk(forward):
+        if not isinstance(each, ast.Return) or each.value is None:
+            continue
+        value = each.value
+        kind = _container(value)
+        if kind:
+            return kind
+        if isinstance(value, ast.Name) and built.get(value.id):
+            return built[value.id]
+    return ""
+
+
+def _container(value: ast.expr) -> str:
+    """A value of several outputs whose elements are not listed one by one."""
+    if isinstance(value, (ast.ListComp, ast.DictComp, ast.GeneratorExp)):
+        return f"a comprehension, `{ast.unparse(value)[:60]}`"
+    if isinstance(value, ast.Dict) and len(value.keys) > 1:
+        return f"a dict, `{ast.unparse(value)[:60]}`"
+    if isinstance(value, (ast.Tuple, ast.List)) and any(
+        isinstance(e, ast.Starred) for e in value.elts
+    ):
+        return f"a sequence with a starred part, `{ast.unparse(value)[:60]}`"
+    return ""
 
 
 def _unpacked_member(
@@ -386,62 +447,6 @@ def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -
     return over
 
 
-def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[DroppedOutput, ...]:
-    """Calls of the wrapped model `wrapped` (as spelled: `model`, `self.net`; also through
-    `.forward`) in `scope`'s functions and top level whose result is unpacked into names
-    some of which are never read after the call, or subscripted with a constant (the
-    training loop's `out, stop = model(x)` with `stop` left out of the loss:
-    soobinseo/Transformer-TTS@87bd9c9's stop-token head). `cls` and `callees` are left
-    empty: the wrap knows the class it built. A same-named model of another function counts
-    too (an over-approximation: at worst a find_unused_parameters=True for nothing)."""
-
-    def callee(call: ast.AST) -> str | None:
-        if not isinstance(call, ast.Call):
-            return None
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "forward":
-            func = func.value
-        return wrapped if _spelled(func) == wrapped else None
-
-    bodies: list[ast.Module | ast.FunctionDef | ast.AsyncFunctionDef] = [scope]
-    bodies += [
-        n for n in ast_nodes.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
-    quiet = _without_gradient(scope)
-    return tuple(
-        DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
-        for body in bodies
-        for attribute, kept, arity, line, call, last_pass, _node in _unread(body, callee)
-        if not any(first <= line <= last for first, last in quiet)
-    )
-
-
-def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
-    """Line ranges run without a graph (`with torch.no_grad():`, `inference_mode`, a
-    function decorated so): a call there leaves no gradient to wait for (an evaluation
-    that drops an auxiliary output is no reason for find_unused_parameters)."""
-
-    def quiet(node: ast.expr) -> bool:
-        if isinstance(node, ast.Call):
-            node = node.func
-        return isinstance(node, (ast.Attribute, ast.Name)) and (
-            (node.attr if isinstance(node, ast.Attribute) else node.id)
-            in ("no_grad", "inference_mode")
-        )
-
-    ranges = []
-    for node in ast_nodes.walk(scope):
-        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-            quiet(item.context_expr) for item in node.items
-        ):
-            ranges.append((node.lineno, node.end_lineno or node.lineno))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            quiet(d) for d in node.decorator_list
-        ):
-            ranges.append((node.lineno, node.end_lineno or node.lineno))
-    return ranges
-
-
 def _unread(
     function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
     callee: Callable[[ast.AST], str | None],
@@ -605,15 +610,6 @@ def _own_nodes(
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _spelled(node: ast.AST) -> str | None:
-    """`model`, `self.net`: a name or an attribute of one, as written; None otherwise."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _names(node: ast.AST) -> frozenset[str]:

@@ -67,6 +67,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     dropped_outputs,
     held_classes,
     outputs,
+    several_outputs,
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
@@ -126,6 +127,9 @@ class ClassFacts:
     pairs: str = ""
     #: Its methods that register parameters outside __init__, with a line (DP098).
     grows: tuple[tuple[str, int], ...] = ()
+    #: How forward() returns several outputs `outputs` does not map (a comprehension, a
+    #: list built by appends: dropped_outputs.several_outputs); "" when it does not.
+    several: str = ""
 
 
 @dataclass
@@ -175,7 +179,10 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 )
                 pairs = forward_pairs(forward, path)
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
-                found[prefix + node.name] = replace(facts, pairs=pairs, grows=grows)
+                several = "" if facts.outputs is not None else several_outputs(forward)
+                found[prefix + node.name] = replace(
+                    facts, pairs=pairs, grows=grows, several=several
+                )
     return found
 
 
