@@ -46,10 +46,10 @@ class Trainer:
         return self.net(x)[0]
 """
     [found] = _kept(source)
-    assert (found.whole, found.kept, found.arity, found.unknown) == (False, {0}, 2, "")
+    assert (found.whole, found.kept, found.arity, found.unknown) == (False, frozenset({0}), 2, "")
     whole, first = _kept(source, "self.net")
     assert whole.whole
-    assert (first.kept, first.arity, first.unknown) == ({0}, 0, "")
+    assert (first.kept, first.arity, first.unknown) == (frozenset({0}), 0, "")
 
 
 def test_a_name_is_followed_through_a_helper_and_its_reads_joined() -> None:
@@ -63,7 +63,7 @@ for x, y in loader:
     loss = loss_of(out, y)
 """
     [found] = _kept(source)
-    assert (found.whole, found.kept, found.unknown) == (False, {0, 2}, "")
+    assert (found.whole, found.kept, found.unknown) == (False, frozenset({0, 2}), "")
     [found] = _kept(source.replace("= loss_of(out, y)", "= loss_of(out, y) + sum(out)"))
     assert found.whole
 
@@ -76,9 +76,9 @@ def test_slices_comprehensions_and_returns() -> None:
     [found] = _kept("depths = [model(img)[:num_scales] for img in images]\n")
     assert found.unknown == "a slice bounded at run time"
     [found] = _kept("loss = model(x)[:2]\n")
-    assert found.kept == {0, 1}
+    assert found.kept == frozenset({0, 1})
     [found] = _kept("outs = [model(i) for i in images]\nloss = outs[0][1]\n")
-    assert (found.kept, found.unknown) == ({1}, "")
+    assert (found.kept, found.unknown) == (frozenset({1}), "")
     [found] = _kept("def run(x):\n    return model(x)\n")
     assert found.unknown == "returned"
     [found] = _kept("def run(x):\n    return model(x)\nloss = sum(run(x))\n")

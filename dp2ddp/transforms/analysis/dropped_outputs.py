@@ -51,7 +51,9 @@ def starved(
     """How `dropped` leaves a callee's layers without a gradient (a `PartialUse.how`): a
     layer that feeds only the elements it leaves unread (a project class counts if it is
     `known`); None when every layer feeds a kept one, or the callee's outputs are not
-    known."""
+    known. A callee that is no class `known` (a library's) is said (unread_callee)."""
+    if dropped.callees and not any(c in known for c in dropped.callees):
+        return unread_callee(dropped)
     for callee in dropped.callees:
         outputs = outputs_of.get(callee)
         if outputs is None:
@@ -82,6 +84,20 @@ def starved(
                 )
                 return how
     return None
+
+
+def unread_callee(dropped: DroppedOutput) -> str:
+    """How `dropped` may starve layers of a model whose class no module of the program
+    defines (a library's: `seq, _ = self.bert(x)` over pytorch_pretrained_bert's BertModel,
+    class v2-C, stop 41): its forward() is not read, so what feeds the element left out is
+    not known."""
+    callee = dropped.callees[0]
+    return (
+        f"drops part of what {{attr}} returns (`{dropped.call}`), a model of "
+        f"`{callee}`, whose forward() is not read (no file of the program: a library): "
+        "the layers that feed only what is dropped get no gradient (a BERT's pooler when "
+        "its pooled output is dropped)"
+    )
 
 
 def outputs(
@@ -198,52 +214,84 @@ def outputs(
     return tuple(result)
 
 
-def several_outputs(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """How forward() returns several outputs whose layers `outputs` does not map to
-    elements: a comprehension (`[head(h) for head in self.heads]`), a list or dict built
-    by appends or item assignments in forward() (a multi-scale decoder's `outputs`), a
-    dict literal, a tuple or list with a starred part; "" for anything else (one tensor,
-    a tuple literal `outputs` reads). A caller that keeps only part of such a value may
-    leave the layers feeding the rest without a gradient (analysis/kept_outputs.py)."""
+def several_outputs(
+    cls: ast.ClassDef, resolve: Callable[[ast.expr], tuple[str, bool] | None]
+) -> str:
+    """How `cls`'s forward() returns several outputs whose layers `outputs` does not map
+    to elements: a comprehension (`[head(h) for head in self.heads]`), a list or dict
+    built by appends or item assignments in forward() (also on `self`, returned sliced:
+    JiawangBian/SC-SfMLearner-Release@681a0e7's decoder, `self.outputs[::-1]`), a dict
+    literal, a tuple or list with a starred part; "@attr@A,B" where it returns what its
+    submodule `self.attr` (of the program's classes A, B) returns (resolve_several); ""
+    for anything else (one tensor, a tuple literal `outputs` reads). A caller keeping
+    only part of such a value may starve layers (analysis/kept_outputs.py)."""
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    forward, init = methods.get("forward"), methods.get("__init__")
+    if forward is None or init is None or not forward.args.args or not init.args.args:
+        return ""
+    me = forward.args.args[0].arg
     built: dict[str, str] = {}
+    passed: dict[str, str] = {}  # a name bound to `self.attr(...)`: attr
     for node in _own_nodes(forward):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                kind = _container(node.value)
-                if kind:
-                    built[target.id] = kind
-                elif isinstance(node.value, (ast.List, ast.Dict)) or (
-                    isinstance(node.value, ast.Call)
-                    and isinstance(node.value.func, ast.Name)
-                    and node.value.func.id in ("list", "dict")
-                    and not node.value.args
-                ):
-                    built.setdefault(target.id, "")
+            key, value = ast.unparse(node.targets[0]), node.value
+            if _container(value):
+                built[key] = _container(value)
+            elif isinstance(value, (ast.List, ast.Dict)) or (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in ("list", "dict")
+                and not value.args
+            ):
+                built.setdefault(key, "")
+            elif isinstance(value, ast.Call) and is_self_attribute(value.func, me):
+                passed[key] = value.func.attr  # type: ignore[attr-defined]
     for node in _own_nodes(forward):
         grown = ""
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("append", "extend", "insert")
-            and isinstance(node.func.value, ast.Name)
         ):
-            grown = node.func.value.id
+            grown = ast.unparse(node.func.value)
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            value = node.targets[0].value
-            grown = value.id if isinstance(value, ast.Name) else ""
+            grown = ast.unparse(node.targets[0].value)
         if grown in built and not built[grown]:
             built[grown] = f"`{grown}`, built by `{ast.unparse(node).splitlines()[0][:60]}`"
-    for each in ast_nodes.walk(forward):
+    held = held_classes(init, init.args.args[0].arg, resolve)
+    for each in _own_nodes(forward):
         if not isinstance(each, ast.Return) or each.value is None:
             continue
         value = each.value
-        kind = _container(value)
-        if kind:
-            return kind
-        if isinstance(value, ast.Name) and built.get(value.id):
-            return built[value.id]
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+            value = value.value  # `self.outputs[::-1]`: the same outputs, reordered
+        key = ast.unparse(value)
+        if _container(value) or built.get(key):
+            return _container(value) or built[key]
+        if isinstance(value, ast.Call) and is_self_attribute(value.func, me):
+            key = passed.setdefault(key, value.func.attr)  # type: ignore[attr-defined]
+        if passed.get(key) in held:
+            return f"@{passed[key]}@{','.join(held[passed[key]])}"
     return ""
+
+
+def resolve_several(several: Mapping[str, str]) -> dict[str, str]:
+    """several_outputs' answers with each "@attr@A,B" (forward() returns what its
+    submodule returns) replaced by that class's, "what self.attr returns: ..." ("" where
+    none of them returns several outputs), across the program's classes."""
+
+    def answer(name: str, depth: int) -> str:
+        text = several.get(name, "")
+        if not text.startswith("@") or depth > 8:
+            return "" if text.startswith("@") else text
+        _, attr, classes = text.split("@", 2)
+        for each in classes.split(","):
+            inner = answer(each, depth + 1)
+            if inner:
+                return f"what self.{attr} returns: {inner}"
+        return ""
+
+    return {name: answer(name, 0) for name in several}
 
 
 def _container(value: ast.expr) -> str:

@@ -16,7 +16,12 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import walk
-from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, Outputs, starved
+from dp2ddp.transforms.analysis.dropped_outputs import (
+    DroppedOutput,
+    Outputs,
+    resolve_several,
+    starved,
+)
 from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
@@ -69,7 +74,7 @@ class UnusedParameters:
                 uses = partial_models(own)
                 known = {name: (uses[name].describe() if name in uses else "") for name in own}
                 self._outputs = {name: facts.outputs for name, facts in own.items()}
-                self._several = {name: facts.several for name, facts in own.items()}
+                self._several = resolve_several({n: f.several for n, f in own.items()})
             self._classes = known
         return self._classes
 
@@ -293,6 +298,11 @@ class UnusedParameters:
         held = self._held_module(built, classes)
         if held is not None:
             return held
+        unread = self._library(built, classes)
+        if unread:
+            self.code = "DP102"
+            self._caller = True
+            return unread
         if not any(classes.values()):
             return ""
         if built is not None:
@@ -447,6 +457,36 @@ class UnusedParameters:
                 return True  # an object of a class of this module: its forward not followed
             return None if None in makers else any(makers)
         return None
+
+    def _library(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str:
+        """DP102's text where the wrapped model is built by an imported callable of no
+        module of the program (a library's class or factory: `BertForTokenClassification.
+        from_pretrained(...)`, `models.resnet18()`), whose forward() is not read; "" for
+        torch.nn's own layers, the program's classes and what is not imported (class v2-C,
+        stop 40: lemonhu/NER-BERT-pytorch@5f7577b, whose BERT pooler gets no gradient under
+        token classification; DDP failed at the second step with no word)."""
+        if built is None or self.module is None:
+            return ""
+        root = built
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or not view(self.module).imported(root):
+            return ""
+        names = sorted(n for n in self.t.qualified_names(built) if not n.startswith("."))
+        roots = self._program_roots()
+        if not names or any(n.split(".", 1)[0] in roots or n in classes for n in names):
+            return ""
+        name = names[0]
+        if name.startswith("torch.nn.") or name.split(".", 1)[0] == "dp2ddp":
+            return ""
+        return (
+            f"the model is built by `{name}`, from {name.split('.', 1)[0]} (no file of the "
+            "program: a library), whose forward() dp2ddp does not read: whether it leaves "
+            "some parameters without a gradient in a step is not known (a library BERT's "
+            "pooler under token classification gets none: DDP fails at the second step); "
+            "find_unused_parameters=True runs either way, at the cost of one walk of the "
+            "autograd graph per step"
+        )
 
     def _program_roots(self) -> set[str]:
         return {
