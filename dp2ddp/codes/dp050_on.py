@@ -626,10 +626,12 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "`# noqa: DP099`.",
     ),
     "DP102": (
-        "a wrapped model from a library: find_unused_parameters=True",
+        "a wrapped model whose forward() is not read: find_unused_parameters=True",
         "The wrapped model is built by a class or factory of a library (an installed "
         "package, no file of the program: `BertForTokenClassification.from_pretrained(...)`, "
-        "`torchvision.models.resnet50()`, `timm.create_model(...)`). dp2ddp reads the "
+        "`torchvision.models.resnet50()`, `timm.create_model(...)`), or loaded whole "
+        "(`torch.load`, `torch.jit.load`, `torch.hub.load`: its class is not known "
+        "statically). dp2ddp reads the "
         "forward() of the program's own classes to prove that every parameter gets a "
         "gradient in each step (DP041 where not); a library's it does not read: its code "
         "depends on the version installed where the program runs, not on the program. A "

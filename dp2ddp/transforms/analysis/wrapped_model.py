@@ -6,12 +6,13 @@ single file."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from dp2ddp.flow import view
+from dp2ddp.flow import code, view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
@@ -409,7 +410,8 @@ class UnusedParameters:
         )
         for choice in choices:
             arity = kept.arity if not kept.unknown else 0
-            named = DroppedOutput(short, target, (cls,), choice, arity, 0, "", "", False)
+            spelled = code(kept.node, 60) if kept.node is not None and not kept.unknown else ""
+            named = DroppedOutput(short, target, (cls,), choice, arity, 0, "", spelled, False)
             how = starved(named, self._outputs, self._outputs)
             if how is not None:
                 return how.replace(" (``)", "")
@@ -476,17 +478,45 @@ class UnusedParameters:
         roots = self._program_roots()
         if not names or any(n.split(".", 1)[0] in roots or n in classes for n in names):
             return ""
-        name = names[0]
-        if name.startswith("torch.nn.") or name.split(".", 1)[0] == "dp2ddp":
-            return ""
+        name, package = names[0], names[0].split(".", 1)[0]
+        if package in sys.stdlib_module_names or package == "dp2ddp" or self._handed(built):
+            return ""  # `copy.deepcopy(model)`, a library wrapper of a model built here
+        if name in ("torch.load", "torch.jit.load", "torch.hub.load"):
+            how = f"comes from `{name}`: its class is not known statically"
+        elif package == "torch":
+            return ""  # torch.nn's own layers, `torch.compile(model)`
+        else:
+            how = f"is built by `{name}`, from {package} (no file of the program: a library)"
         return (
-            f"the model is built by `{name}`, from {name.split('.', 1)[0]} (no file of the "
-            "program: a library), whose forward() dp2ddp does not read: whether it leaves "
-            "some parameters without a gradient in a step is not known (a library BERT's "
-            "pooler under token classification gets none: DDP fails at the second step); "
+            f"the model {how}, and its forward() is not read: whether it leaves some "
+            "parameters without a gradient in a step is not known (a library BERT's pooler "
+            "under token classification gets none: DDP fails at the second step); "
             "find_unused_parameters=True runs either way, at the cost of one walk of the "
             "autograd graph per step"
         )
+
+    def _handed(self, built: cst.BaseExpression) -> bool:
+        """The call of `built` is handed a model built in this file (`Wrapper(model)`,
+        `model` assigned from a call of a class of the program), or rebinds the name it is
+        handed (`model = Wrapper(model)`): it wraps that model, judged as before."""
+        call = self.t.parent(built)
+        if not isinstance(call, cst.Call):
+            return False
+        bound = self.t.parent(call)
+        rebinds = isinstance(bound, cst.Assign) and {
+            t.target.value for t in bound.targets if isinstance(t.target, cst.Name)
+        }  # `model = Wrapper(model)`: the model it was handed, under a library's wrapper
+        for arg in call.args:
+            if rebinds and isinstance(arg.value, cst.Name) and arg.value.value in rebinds:
+                return True
+            if arg.keyword is None and isinstance(arg.value, (cst.Name, cst.Call)):
+                inner = self._built_by(arg.value)
+                names = self.t.qualified_names(inner) if inner is not None else set()
+                if isinstance(inner, cst.Name):
+                    names = names | {inner.value}
+                if any(n in self._model_classes() for n in names):
+                    return True
+        return False
 
     def _program_roots(self) -> set[str]:
         return {
