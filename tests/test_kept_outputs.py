@@ -96,3 +96,15 @@ def test_what_is_not_followed_is_said() -> None:
     assert found.unknown == "collected"
     [found] = _kept("out = model(x)\nloss = criterion(out, y)\n")
     assert found.whole
+
+
+def test_a_loop_over_the_outputs_carries_each_one() -> None:
+    """SC-SfMLearner's `[1 / disp for disp in disp_net(img)]`: each output, computed on, in
+    a comprehension with no filter is the list of the outputs again: followed, here to a
+    callable not followed; read whole by a library call, every output is reached."""
+    [found] = _kept("depths = [1 / d for d in model(x)]\nloss = other.loss(depths)\n")
+    assert found.unknown == "handed on"
+    [found] = _kept("depths = [1 / d for d in model(x)]\nloss = depths[0].mean()\n")
+    assert (found.kept, found.unknown) == (frozenset({0}), "")
+    [found] = _kept("loss = sum(1 / d for d in model(x))\n")
+    assert found.whole

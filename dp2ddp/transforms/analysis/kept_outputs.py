@@ -94,11 +94,14 @@ class _Follow:
 
     def value(self, expr: cst.CSTNode, level: int, depth: int) -> Kept:
         """Follow `expr`, a value holding the outputs `level` containers deep (0: the
-        call's result itself)."""
+        call's result itself; -1: one output, or a value computed from it, taken by a loop
+        over them: `[1 / d for d in net(x)]` is again a list of the outputs)."""
         if depth > _DEPTH or (id(expr), level) in self.seen:
             return Kept(unknown="followed too far", node=expr, how="not followed further")
         self.seen.add((id(expr), level))
         parent = self.view.parent(expr)
+        if level < 0:
+            return self.element(expr, parent, depth)
         if isinstance(parent, cst.Subscript) and parent.value is expr:
             if level:
                 return self.value(parent, level - 1, depth + 1)
@@ -124,10 +127,38 @@ class _Follow:
                 return self.value(holder, level + 1, depth + 1)
         if isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and parent.elt is expr:
             return self.value(parent, level + 1, depth + 1)
-        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is expr and level:
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is expr:
             return self.target(parent.target, parent, level - 1, depth)
         if isinstance(parent, cst.Expr) and not level:
             return Kept(node=parent, how=f"`{code(parent)}` reads none of its outputs")
+        return _WHOLE
+
+    def element(self, expr: cst.CSTNode, parent: cst.CSTNode | None, depth: int) -> Kept:
+        """One output (level -1): arithmetic keeps it one; a comprehension of such, with
+        no filter or nested loop, is a list of the outputs again (level 0); a name, a
+        helper's parameter, a return are followed; any other read reaches it, and the loop
+        reads every one of them."""
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            return self.value(parent, -1, depth + 1)
+        if (
+            isinstance(parent, (cst.ListComp, cst.GeneratorExp))
+            and parent.elt is expr
+            and parent.for_in.inner_for_in is None
+            and not parent.for_in.ifs
+        ):
+            return self.value(parent, 0, depth + 1)
+        if isinstance(parent, cst.Assign) and parent.value is expr:
+            targets = [t.target for t in parent.targets]
+            if all(isinstance(t, cst.Name) for t in targets):
+                found = Kept(node=parent)
+                for each in targets:
+                    assert isinstance(each, cst.Name)
+                    found = found.join(self.name(each, -1, depth))
+                return found
+        if isinstance(parent, cst.Arg) and parent.value is expr:
+            return self.argument(parent, -1, depth)
+        if isinstance(parent, cst.Return) and parent.value is expr:
+            return self.returned(expr, -1, depth)
         return _WHOLE
 
     def target(self, target: cst.CSTNode, statement: cst.CSTNode, level: int, depth: int) -> Kept:
@@ -136,6 +167,8 @@ class _Follow:
         holds outputs); anything else (an attribute, an item) is not followed."""
         if isinstance(target, cst.Name):
             return self.name(target, level, depth)
+        if level < 0:
+            return _WHOLE  # an output unpacked: its parts are tensors of it
         if isinstance(target, (cst.Tuple, cst.List)):
             if level:
                 found = Kept(node=statement)
@@ -147,15 +180,13 @@ class _Follow:
                 return found
             kept: set[int] = set()
             for index, element in enumerate(target.elements):
-                if isinstance(element, cst.StarredElement) or not isinstance(
-                    element.value, cst.Name
+                if isinstance(element, cst.StarredElement):
+                    return _WHOLE
+                if not isinstance(element.value, cst.Name) or (
+                    element.value.value != "_" and self._reads(element.value)
                 ):
-                    return _WHOLE if isinstance(element, cst.StarredElement) else Kept(
-                        unknown="unpacked into a nested target", node=statement,
-                        how=_how(statement),
-                    )  # fmt: skip
-                if element.value.value != "_" and self._reads(element.value):
-                    kept.add(index)
+                    kept.add(index)  # read, or stored on (a state carried: `hidden[i]`),
+                    # or unpacked again (`(loss_g, loss_d), _ = model(x)`): reached
             if len(kept) == len(target.elements):
                 return _WHOLE
             return Kept(
@@ -171,7 +202,7 @@ class _Follow:
         """The reads of a name bound to the value (those the binding may reach)."""
         uses = self._uses(target)
         if not uses:
-            if level:
+            if level:  # a container never read: judged where it is made; an output: each
                 return _WHOLE  # a container of outputs never read: judged where it is made
             return Kept(node=target, how=f"`{target.value}` is never read")
         found: Kept | None = None

@@ -307,7 +307,7 @@ class UnusedParameters:
         if not any(classes.values()):
             return ""
         if built is not None:
-            names = self.t.qualified_names(built)
+            names = self._class_names(built, classes)
             for name in sorted(names):
                 if name in classes:
                     return classes[name]
@@ -363,8 +363,9 @@ class UnusedParameters:
         if isinstance(built, cst.Name):
             names.add(built.value)  # a star import's name resolves to nothing
         for name in list(names):
-            if name not in classes and "." not in name:
-                same = [c for c in classes if c.rsplit(".", 1)[-1] == name]
+            if name not in classes:  # also re-exported: `models.DispResNet` (a package's)
+                last = name.rsplit(".", 1)[-1]
+                same = [c for c in classes if c.rsplit(".", 1)[-1] == last]
                 if len(same) == 1:
                     names.add(same[0])
         return names
@@ -476,8 +477,13 @@ class UnusedParameters:
             return ""
         names = sorted(n for n in self.t.qualified_names(built) if not n.startswith("."))
         roots = self._program_roots()
-        if not names or any(n.split(".", 1)[0] in roots or n in classes for n in names):
-            return ""
+        known = {*classes, *(name for name, _ in self.t.state.loaders.consumers)}
+        roots |= {k.split(".", 1)[0] for k in known}
+        if not names or any(
+            n.split(".", 1)[0] in roots or any(k == n or k.endswith(f".{n}") for k in known)
+            for n in names
+        ):
+            return ""  # the program's own (a module of a package, a script's sibling)
         name, package = names[0], names[0].split(".", 1)[0]
         if package in sys.stdlib_module_names or package == "dp2ddp" or self._handed(built):
             return ""  # `copy.deepcopy(model)`, a library wrapper of a model built here
