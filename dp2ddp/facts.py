@@ -332,6 +332,10 @@ class ModelClass:
     outputs: tuple[tuple[tuple[str, str], ...], ...] | None = None
     pairs: str = ""
     grows: tuple[tuple[str, str], ...] = ()
+    #: How its forward() returns several outputs `outputs` does not map to layers (a
+    #: comprehension over a ModuleList, a list built by appends); "" when it does not: a
+    #: caller keeping part of them may starve layers (analysis/kept_outputs.py).
+    several: str = ""
 
 
 @dataclass(frozen=True)

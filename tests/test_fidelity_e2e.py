@@ -116,6 +116,15 @@ GOLDENS = {
     # v1-D (stop 40): a ModuleList read at the variable of a loop over the count it was built
     # with gets no find_unused_parameters; the run's weights are the original's
     "hazards_unused_counted_loop": ("weights 7.2987",),
+    # v1-F (stop 41): outputs the training code leaves out (a slice bounded at run time of a
+    # comprehension over heads, element 0 of a list built by appends read by a helper):
+    # find_unused_parameters=True, the original's weights (before: no warning, "Expected to
+    # have finished reduction" at the second step on both ranks)
+    "model_wrap_kept_outputs": ("weights 5.1791",),
+    # v2-C (stop 41): a model of a library (tests/e2e_cases/tokenlib.py, copied next to it:
+    # a token tagger whose pooler no loss uses) gets find_unused_parameters=True with DP102,
+    # the original's weights (before: "Expected to have finished reduction" at step 2)
+    "model_wrap_library_model": ("weights 16.8278",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
@@ -546,6 +555,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for case in GOLDENS:
         scripts[case] = out / f"{case}.py"
         shutil.copy(GOLDEN_FIXTURES / case / "expected.py", scripts[case])
+    shutil.copy(CASES / "tokenlib.py", out / "tokenlib.py")  # model_wrap_library_model's
     returncode, console = _torchrun(out, list(scripts.values()))
     if returncode != 0:
         for script in scripts.values():

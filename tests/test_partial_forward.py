@@ -326,41 +326,6 @@ class User(nn.Module):
     assert _partial(source) == {}
 
 
-def test_a_caller_leaving_an_output_unread_is_found_outside_no_grad() -> None:
-    """The training loop's `out, stop = model(x)` with `stop` never read (also through
-    `.forward` and `self.net`) drops element 1; the same call under `torch.no_grad()` or in
-    a function decorated with it builds no graph and is not counted; a name read after the
-    call is kept."""
-    import ast
-
-    from dp2ddp.transforms.analysis.dropped_outputs import caller_drops
-
-    tree = ast.parse(
-        """
-import torch
-for x, y in loader:
-    out, stop = model(x)
-    loss = (out - y).abs().mean()
-with torch.no_grad():
-    out, unread = model(x)
-@torch.no_grad()
-def evaluate(x):
-    a, b = model.forward(x)
-    return a
-class Trainer:
-    def step(self, x):
-        kept, head = self.net.forward(x)
-        return kept + head
-    def first(self, x):
-        return self.net(x)[0]
-"""
-    )
-    drops = caller_drops(tree, "model")
-    assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 2, "out, stop = model(x)")]
-    drops = caller_drops(tree, "self.net")
-    assert [(d.kept, d.arity, d.call) for d in drops] == [((0,), 0, "self.net(x)[0]")]
-
-
 def test_outputs_unpacked_from_a_submodule_are_followed_element_by_element() -> None:
     """A forward() that returns what it unpacked from a submodule of the program's own
     (Transformer-TTS's Model over its decoder): each returned name is fed by that element of

@@ -625,4 +625,29 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP099`.",
     ),
+    "DP102": (
+        "a wrapped model whose forward() is not read: find_unused_parameters=True",
+        "The wrapped model is built by a class or factory of a library (an installed "
+        "package, no file of the program: `BertForTokenClassification.from_pretrained(...)`, "
+        "`torchvision.models.resnet50()`, `timm.create_model(...)`), or loaded whole "
+        "(`torch.load`, `torch.jit.load`, `torch.hub.load`: its class is not known "
+        "statically). dp2ddp reads the "
+        "forward() of the program's own classes to prove that every parameter gets a "
+        "gradient in each step (DP041 where not); a library's it does not read: its code "
+        "depends on the version installed where the program runs, not on the program. A "
+        "library model may compute parameters no loss uses (the pooler of "
+        "pytorch_pretrained_bert's BertForTokenClassification, lemonhu/NER-BERT-pytorch@"
+        '5f7577b: both ranks failed at the second step with "Expected to have finished '
+        'reduction in the prior iteration", no warning before stop 41). dp2ddp passes '
+        "find_unused_parameters=True, which runs either way: a model that uses every "
+        "parameter pays one walk of the autograd graph per step (and torch warns once); "
+        "a crash is the other cost. Where the model is known to use every parameter in "
+        "every step, remove the keyword (or keep it) and silence the warning with "
+        "`# noqa: DP102`; `dp2ddp verify --nproc 2` without the keyword names the "
+        "parameters that got no gradient, if any. A model built by the program's own "
+        "class that holds a library model (`self.bert = BertModel(config)`) is judged by "
+        "its forward(): what it does with the library model's outputs (DP041). Marked in "
+        "the migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP102`.",
+    ),
 }

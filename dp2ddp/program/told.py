@@ -113,6 +113,7 @@ class ProgramTeller:
         """The program's nn.Module classes, with what may leave parameters of each without
         a gradient (DP041); `module`'s own classes also by their bare names."""
         if self._models is None:
+            from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
@@ -125,6 +126,7 @@ class ProgramTeller:
                 classes.update(read)
                 paths.update(dict.fromkeys(read, each.path))
             partial_uses = partial_models(classes)
+            several = resolve_several({n: facts.several for n, facts in classes.items()})
             self._models = {
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
@@ -137,6 +139,7 @@ class ProgramTeller:
                     classes[n].outputs,
                     classes[n].pairs,
                     tuple((m, f"{paths[n]}:{line}") for m, line in classes[n].grows),
+                    several[n],
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

@@ -51,7 +51,9 @@ def starved(
     """How `dropped` leaves a callee's layers without a gradient (a `PartialUse.how`): a
     layer that feeds only the elements it leaves unread (a project class counts if it is
     `known`); None when every layer feeds a kept one, or the callee's outputs are not
-    known."""
+    known. A callee that is no class `known` (a library's) is said (unread_callee)."""
+    if dropped.callees and not any(c in known for c in dropped.callees):
+        return unread_callee(dropped)
     for callee in dropped.callees:
         outputs = outputs_of.get(callee)
         if outputs is None:
@@ -84,6 +86,20 @@ def starved(
     return None
 
 
+def unread_callee(dropped: DroppedOutput) -> str:
+    """How `dropped` may starve layers of a model whose class no module of the program
+    defines (a library's: `seq, _ = self.bert(x)` over pytorch_pretrained_bert's BertModel,
+    class v2-C, stop 41): its forward() is not read, so what feeds the element left out is
+    not known."""
+    callee = dropped.callees[0]
+    return (
+        f"drops part of what {{attr}} returns (`{dropped.call}`), a model of "
+        f"`{callee}`, whose forward() is not read (no file of the program: a library): "
+        "the layers that feed only what is dropped get no gradient (a BERT's pooler when "
+        "its pooled output is dropped)"
+    )
+
+
 def outputs(
     forward: ast.FunctionDef | ast.AsyncFunctionDef,
     methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
@@ -104,7 +120,7 @@ def outputs(
         return None
     lengths = set()
     for each in returns:
-        if not isinstance(each.value, ast.Tuple) or any(
+        if not isinstance(each.value, (ast.Tuple, ast.List)) or any(
             isinstance(e, ast.Starred) for e in each.value.elts
         ):
             return None
@@ -179,7 +195,7 @@ def outputs(
                     changed = True
     elements: list[set[str]] = [set() for _ in range(lengths.pop())]
     for returned in returns:
-        assert isinstance(returned.value, ast.Tuple)
+        assert isinstance(returned.value, (ast.Tuple, ast.List))
         for index, value in enumerate(returned.value.elts):
             attributes, names = direct(value)
             elements[index] |= attributes
@@ -196,6 +212,99 @@ def outputs(
         pairs |= {(a, registered[_token_member(a)][1]) for a in grown if _token_member(a)}
         result.append(tuple(sorted(pairs)))
     return tuple(result)
+
+
+def several_outputs(
+    cls: ast.ClassDef, resolve: Callable[[ast.expr], tuple[str, bool] | None]
+) -> str:
+    """How `cls`'s forward() returns several outputs whose layers `outputs` does not map
+    to elements: a comprehension (`[head(h) for head in self.heads]`), a list or dict
+    built by appends or item assignments in forward() (also on `self`, returned sliced:
+    JiawangBian/SC-SfMLearner-Release@681a0e7's decoder, `self.outputs[::-1]`), a dict
+    literal, a tuple or list with a starred part; "@attr@A,B" where it returns what its
+    submodule `self.attr` (of the program's classes A, B) returns (resolve_several); ""
+    for anything else (one tensor, a tuple literal `outputs` reads). A caller keeping
+    only part of such a value may starve layers (analysis/kept_outputs.py)."""
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    forward, init = methods.get("forward"), methods.get("__init__")
+    if forward is None or init is None or not forward.args.args or not init.args.args:
+        return ""
+    me = forward.args.args[0].arg
+    built: dict[str, str] = {}
+    passed: dict[str, str] = {}  # a name bound to `self.attr(...)`: attr
+    for node in _own_nodes(forward):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            key, value = ast.unparse(node.targets[0]), node.value
+            if _container(value):
+                built[key] = _container(value)
+            elif isinstance(value, (ast.List, ast.Dict)) or (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in ("list", "dict")
+                and not value.args
+            ):
+                built.setdefault(key, "")
+            elif isinstance(value, ast.Call) and is_self_attribute(value.func, me):
+                passed[key] = value.func.attr  # type: ignore[attr-defined]
+    for node in _own_nodes(forward):
+        grown = ""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend", "insert")
+        ):
+            grown = ast.unparse(node.func.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            grown = ast.unparse(node.targets[0].value)
+        if grown in built and not built[grown]:
+            built[grown] = f"`{grown}`, built by `{ast.unparse(node).splitlines()[0][:60]}`"
+    held = held_classes(init, init.args.args[0].arg, resolve)
+    for each in _own_nodes(forward):
+        if not isinstance(each, ast.Return) or each.value is None:
+            continue
+        value = each.value
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+            value = value.value  # `self.outputs[::-1]`: the same outputs, reordered
+        key = ast.unparse(value)
+        if _container(value) or built.get(key):
+            return _container(value) or built[key]
+        if isinstance(value, ast.Call) and is_self_attribute(value.func, me):
+            key = passed.setdefault(key, value.func.attr)  # type: ignore[attr-defined]
+        if passed.get(key) in held:
+            return f"@{passed[key]}@{','.join(held[passed[key]])}"
+    return ""
+
+
+def resolve_several(several: Mapping[str, str]) -> dict[str, str]:
+    """several_outputs' answers with each "@attr@A,B" (forward() returns what its
+    submodule returns) replaced by that class's, "what self.attr returns: ..." ("" where
+    none of them returns several outputs), across the program's classes."""
+
+    def answer(name: str, depth: int) -> str:
+        text = several.get(name, "")
+        if not text.startswith("@") or depth > 8:
+            return "" if text.startswith("@") else text
+        _, attr, classes = text.split("@", 2)
+        for each in classes.split(","):
+            inner = answer(each, depth + 1)
+            if inner:
+                return f"what self.{attr} returns: {inner}"
+        return ""
+
+    return {name: answer(name, 0) for name in several}
+
+
+def _container(value: ast.expr) -> str:
+    """A value of several outputs whose elements are not listed one by one."""
+    if isinstance(value, (ast.ListComp, ast.DictComp, ast.GeneratorExp)):
+        return f"a comprehension, `{ast.unparse(value)[:60]}`"
+    if isinstance(value, ast.Dict) and len(value.keys) > 1:
+        return f"a dict, `{ast.unparse(value)[:60]}`"
+    if isinstance(value, (ast.Tuple, ast.List)) and any(
+        isinstance(e, ast.Starred) for e in value.elts
+    ):
+        return f"a sequence with a starred part, `{ast.unparse(value)[:60]}`"
+    return ""
 
 
 def _unpacked_member(
@@ -386,62 +495,6 @@ def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -
     return over
 
 
-def caller_drops(scope: ast.Module, wrapped: str, path: str = "") -> tuple[DroppedOutput, ...]:
-    """Calls of the wrapped model `wrapped` (as spelled: `model`, `self.net`; also through
-    `.forward`) in `scope`'s functions and top level whose result is unpacked into names
-    some of which are never read after the call, or subscripted with a constant (the
-    training loop's `out, stop = model(x)` with `stop` left out of the loss:
-    soobinseo/Transformer-TTS@87bd9c9's stop-token head). `cls` and `callees` are left
-    empty: the wrap knows the class it built. A same-named model of another function counts
-    too (an over-approximation: at worst a find_unused_parameters=True for nothing)."""
-
-    def callee(call: ast.AST) -> str | None:
-        if not isinstance(call, ast.Call):
-            return None
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "forward":
-            func = func.value
-        return wrapped if _spelled(func) == wrapped else None
-
-    bodies: list[ast.Module | ast.FunctionDef | ast.AsyncFunctionDef] = [scope]
-    bodies += [
-        n for n in ast_nodes.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
-    quiet = _without_gradient(scope)
-    return tuple(
-        DroppedOutput("", attribute, (), kept, arity, line, path, call, last_pass)
-        for body in bodies
-        for attribute, kept, arity, line, call, last_pass, _node in _unread(body, callee)
-        if not any(first <= line <= last for first, last in quiet)
-    )
-
-
-def _without_gradient(scope: ast.Module) -> list[tuple[int, int]]:
-    """Line ranges run without a graph (`with torch.no_grad():`, `inference_mode`, a
-    function decorated so): a call there leaves no gradient to wait for (an evaluation
-    that drops an auxiliary output is no reason for find_unused_parameters)."""
-
-    def quiet(node: ast.expr) -> bool:
-        if isinstance(node, ast.Call):
-            node = node.func
-        return isinstance(node, (ast.Attribute, ast.Name)) and (
-            (node.attr if isinstance(node, ast.Attribute) else node.id)
-            in ("no_grad", "inference_mode")
-        )
-
-    ranges = []
-    for node in ast_nodes.walk(scope):
-        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-            quiet(item.context_expr) for item in node.items
-        ):
-            ranges.append((node.lineno, node.end_lineno or node.lineno))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            quiet(d) for d in node.decorator_list
-        ):
-            ranges.append((node.lineno, node.end_lineno or node.lineno))
-    return ranges
-
-
 def _unread(
     function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
     callee: Callable[[ast.AST], str | None],
@@ -605,15 +658,6 @@ def _own_nodes(
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _spelled(node: ast.AST) -> str | None:
-    """`model`, `self.net`: a name or an attribute of one, as written; None otherwise."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _names(node: ast.AST) -> frozenset[str]:

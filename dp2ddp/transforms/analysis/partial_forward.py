@@ -21,27 +21,22 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
   time (`self.blocks[n - i - 1]`, rosinality's progressive discriminator, class U4; a
   literal index, or one walking every position, `for i in range(len(self.x))` or
   `enumerate(self.x)` with no break, is proved); in a loop over it that may leave at a
-  `break` (the entries after it); `len(self.x)` runs none of them;
-- a registered submodule that forward() never uses, and no other method of the class
-  uses either (a layer built and left behind);
+  `break` (the entries after it); `len(self.x)` runs none of them; a layer left behind;
 - a layer `__init__` hands on to something it keeps (`self.features = nn.Sequential(
   self.conv1, self.bn1)`, a list filled in a loop, a ModuleDict, `self.blocks.append(
   self.fc2)`, another module holding it: `self.head = Head(self.shared)`) is used as its
   holders are; handed to something not known (`register(self.fc)`, `add_module`), it is
-  not judged. (The forward of a DenseNet-like model calls only `self.features`: its layers
-  were all claimed unused, and find_unused_parameters=True was added for nothing.)
+  not judged (a DenseNet-like forward calls only `self.features`: not all unused).
 
 A submodule's output the caller drops (FloWaveNet: `for block in self.blocks: x, s =
 block(x)`, the last block's `x` never read; `x, _ = self.block(x)`; `self.block(x)[0]`; in
 forward() or a method it calls on `self`, ClariNet's `self.wavenet(x)`): the
-callee's forward() returns a tuple literal, and the parameters that feed only the dropped
-elements (read through its local names, flow-insensitively, and the methods it calls on
-`self`) get no gradient; the elements kept are those whose name is read after the call
-(a name read only before it, in a loop, is the previous pass's: the last pass's is dropped).
-A callee that returns no tuple literal, or whose dropped element shares every layer with a
-kept one (`out, attn = self.attention(x)`, attn feeding out), is not reported; nor are
-torch's layers (`out, (h, c) = self.lstm(x)`: the same weights feed every element;
-analysis/dropped_outputs.py, and analysis/layer_arguments.py for layers handed to a method).
+callee's forward() returns a tuple literal; the parameters feeding only the dropped elements
+(read through its local names and the methods it calls on `self`) get no gradient; kept are
+the elements whose name is read after the call (read only before it, in a loop: the last
+pass's is dropped). Not reported: a callee returning no tuple literal, a dropped element
+sharing every layer with a kept one (`out, attn = self.attention(x)`), torch's layers (`out,
+(h, c) = self.lstm(x)`); a library's model is said (analysis/dropped_outputs.py).
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or when a class
@@ -67,6 +62,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     dropped_outputs,
     held_classes,
     outputs,
+    several_outputs,
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
@@ -126,6 +122,7 @@ class ClassFacts:
     pairs: str = ""
     #: Its methods that register parameters outside __init__, with a line (DP098).
     grows: tuple[tuple[str, int], ...] = ()
+    several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
 
 
 @dataclass
@@ -173,9 +170,12 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 forward = next(
                     n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
                 )
+                several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
                 pairs = forward_pairs(forward, path)
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
-                found[prefix + node.name] = replace(facts, pairs=pairs, grows=grows)
+                found[prefix + node.name] = replace(
+                    facts, pairs=pairs, grows=grows, several=several
+                )
     return found
 
 

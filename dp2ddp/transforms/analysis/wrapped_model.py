@@ -6,11 +6,13 @@ single file."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.flow import code, view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
@@ -18,9 +20,10 @@ from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
-    caller_drops,
+    resolve_several,
     starved,
 )
+from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 from dp2ddp.transforms.analysis.repeated_forwards import (
@@ -44,6 +47,10 @@ class UnusedParameters:
         self._classes: dict[str, str] | None = None
         #: What their forward() returns (see ModelClass.outputs), by the same names.
         self._outputs: dict[str, Outputs | None] = {}
+        #: How their forward() returns several outputs not mapped to layers ("" if not).
+        self._several: dict[str, str] = {}
+        #: The last why() came from the program's reading of the outputs (never DP096).
+        self._caller = False
         #: The module's code as `ast` (for the wrapped model's calls), once.
         self._tree: ast.Module | None = None
         #: This module's statements that may switch gradients off, once.
@@ -61,12 +68,14 @@ class UnusedParameters:
             models = self.t.state.facts.models
             known = {c.name: c.partial for c in models}
             self._outputs = {c.name: c.outputs for c in models}
+            self._several = {c.name: c.several for c in models}
             if not known and self.module is not None:
                 source = self.t.state.text or self.module.code
                 own = module_classes("", "", source)
                 uses = partial_models(own)
                 known = {name: (uses[name].describe() if name in uses else "") for name in own}
                 self._outputs = {name: facts.outputs for name, facts in own.items()}
+                self._several = resolve_several({n: f.several for n, f in own.items()})
             self._classes = known
         return self._classes
 
@@ -83,11 +92,17 @@ class UnusedParameters:
         only those layers feed (`out, stop = model(x)`, `stop` never read).
         """
         self.flag, self.code = "find_unused_parameters", "DP041"
+        self._caller = False
         if module is None:
             return ""
         why = self._class_why(module, target)
         if not why:
             return self._toggled(module)
+        if self._caller:
+            # Outputs a step leaves out: static_graph=True raises at the third step there;
+            # find_unused_parameters=True runs, also for several calls before one backward
+            # that leave out the same ones (v1-F, stop 41).
+            return why
         if BACKWARD_INSIDE in why:
             self.code = "DP097"
             return (
@@ -276,17 +291,23 @@ class UnusedParameters:
         built = self._built_by(module)
         if built is not None and target is not None:
             for name in sorted(self._class_names(built, classes)):
-                if classes.get(name) == "" and self._outputs.get(name) is not None:
+                if self._outputs.get(name) is not None or self._several.get(name):
                     dropped = self._caller_drops(target, name)
                     if dropped:
+                        self._caller = True
                         return dropped
         held = self._held_module(built, classes)
         if held is not None:
             return held
+        unread = self._library(built, classes)
+        if unread:
+            self.code = "DP102"
+            self._caller = True
+            return unread
         if not any(classes.values()):
             return ""
         if built is not None:
-            names = self.t.qualified_names(built)
+            names = self._class_names(built, classes)
             for name in sorted(names):
                 if name in classes:
                     return classes[name]
@@ -342,26 +363,171 @@ class UnusedParameters:
         if isinstance(built, cst.Name):
             names.add(built.value)  # a star import's name resolves to nothing
         for name in list(names):
-            if name not in classes and "." not in name:
-                same = [c for c in classes if c.rsplit(".", 1)[-1] == name]
+            if name not in classes:  # also re-exported: `models.DispResNet` (a package's)
+                last = name.rsplit(".", 1)[-1]
+                same = [c for c in classes if c.rsplit(".", 1)[-1] == last]
                 if len(same) == 1:
                     names.add(same[0])
         return names
 
     def _caller_drops(self, target: str, cls: str) -> str:
-        """How a call of the wrapped model `target` (of class `cls`) in this module drops an
-        output that only some of its layers feed; "" if none does."""
+        """How the program's calls of the wrapped model `target` (of class `cls`) may leave
+        out an output that only some of its layers feed (analysis/kept_outputs.py): proved
+        dropped, or not followed to the loss where some output is fed by layers of its own;
+        "" where every call's outputs are proved read."""
+        if self.module is None:
+            return ""
         short = cls.rsplit(".", 1)[-1]
-        for drop in caller_drops(self._ast(), target):
-            named = DroppedOutput(
-                short, drop.attribute, (cls,), drop.kept, drop.arity, drop.line, "",
-                drop.call, False,
-            )  # fmt: skip  # "the last pass's" tells a block loop's; here, a plain drop
+        outputs, several = self._outputs.get(cls), self._several.get(cls, "")
+        flow = view(self.module)
+        for call in model_calls(flow, target):
+            kept = kept_outputs(flow, call, self._program)
+            if kept.whole:
+                continue
+            line = self.t.state.line_map(self.t._position(kept.node or call)[0])
+            if outputs is None:
+                return (
+                    f"{short}.forward() returns several outputs ({several}), and the program "
+                    f"{self._part(kept, target)} (line {line}): the layers that feed only "
+                    "the others get no gradient in that step"
+                )
+            how = self._starved(kept, cls, short, target, len(outputs))
+            if how:
+                if not kept.unknown:
+                    return f"the program {how.format(attr=target)} (line {line})"
+                return (
+                    f"the program {self._part(kept, target)} (line {line}): if a step "
+                    f"{how.format(attr=target)}, those layers get no gradient in it"
+                )
+        return ""
+
+    def _starved(self, kept: Kept, cls: str, short: str, target: str, length: int) -> str:
+        """starved()'s text for what `kept` keeps; where which is not known, for the first
+        element whose layers feed it alone."""
+        choices = (
+            [tuple(sorted(kept.kept))]
+            if not kept.unknown
+            else [tuple(j for j in range(length) if j != i) for i in range(length)]
+        )
+        for choice in choices:
+            arity = kept.arity if not kept.unknown else 0
+            spelled = code(kept.node, 60) if kept.node is not None and not kept.unknown else ""
+            named = DroppedOutput(short, target, (cls,), choice, arity, 0, "", spelled, False)
             how = starved(named, self._outputs, self._outputs)
             if how is not None:
-                line = self.t.state.line_map(drop.line)
-                return f"the program {how.format(attr=target)} (line {line})"
+                return how.replace(" (``)", "")
         return ""
+
+    @staticmethod
+    def _part(kept: Kept, target: str) -> str:
+        if kept.unknown and isinstance(kept.node, cst.Subscript):
+            return f"keeps only part of what `{target}` returns ({kept.how}, {kept.unknown})"
+        if kept.unknown:
+            return f"reads what `{target}` returns in a way not followed to the loss ({kept.how})"
+        if isinstance(kept.node, cst.Subscript):
+            return f"keeps only part of what `{target}` returns ({kept.how})"
+        return f"keeps only part of what `{target}` returns ({kept.how})"
+
+    def _program(self, call: cst.Call) -> bool | None:
+        """Whether `call` runs code of the program that kept_outputs does not follow (True),
+        a library's or a builtin (False: it reads what it is given whole), or not known
+        (None: a method of an object whose class is not read)."""
+        func: cst.BaseExpression = call.func
+        if isinstance(func, cst.Call):
+            return self._program(func)  # `nn.MSELoss()(out, y)`: what the inner call makes
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return None
+        flow = view(self.module) if self.module is not None else None
+        if flow is None:
+            return None
+        found = flow.definitions(root)
+        if not found:
+            return False  # a builtin: sum(out), len(out)
+        if all(d.kind == "import" for d in found):
+            roots = self._program_roots()
+            names = self.t.qualified_names(func) or {root.value}
+            return any(n.startswith(".") or n.split(".", 1)[0] in roots for n in names)
+        if func is root and all(isinstance(d.value, cst.Call) for d in found):
+            makers = [self._program(d.value) for d in found if isinstance(d.value, cst.Call)]
+            if any(
+                flow.class_called(d.value) is not None
+                for d in found
+                if isinstance(d.value, cst.Call)
+            ):
+                return True  # an object of a class of this module: its forward not followed
+            return None if None in makers else any(makers)
+        return None
+
+    def _library(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str:
+        """DP102's text where the wrapped model is built by an imported callable of no
+        module of the program (a library's class or factory: `BertForTokenClassification.
+        from_pretrained(...)`, `models.resnet18()`), whose forward() is not read; "" for
+        torch.nn's own layers, the program's classes and what is not imported (class v2-C,
+        stop 40: lemonhu/NER-BERT-pytorch@5f7577b, whose BERT pooler gets no gradient under
+        token classification; DDP failed at the second step with no word)."""
+        if built is None or self.module is None:
+            return ""
+        root = built
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or not view(self.module).imported(root):
+            return ""
+        names = sorted(n for n in self.t.qualified_names(built) if not n.startswith("."))
+        roots = self._program_roots()
+        known = {*classes, *(name for name, _ in self.t.state.loaders.consumers)}
+        roots |= {k.split(".", 1)[0] for k in known}
+        if not names or any(
+            n.split(".", 1)[0] in roots or any(k == n or k.endswith(f".{n}") for k in known)
+            for n in names
+        ):
+            return ""  # the program's own (a module of a package, a script's sibling)
+        name, package = names[0], names[0].split(".", 1)[0]
+        if package in sys.stdlib_module_names or package == "dp2ddp" or self._handed(built):
+            return ""  # `copy.deepcopy(model)`, a library wrapper of a model built here
+        if name in ("torch.load", "torch.jit.load", "torch.hub.load"):
+            how = f"comes from `{name}`: its class is not known statically"
+        elif package == "torch":
+            return ""  # torch.nn's own layers, `torch.compile(model)`
+        else:
+            how = f"is built by `{name}`, from {package} (no file of the program: a library)"
+        return (
+            f"the model {how}, and its forward() is not read: whether it leaves some "
+            "parameters without a gradient in a step is not known (a library BERT's pooler "
+            "under token classification gets none: DDP fails at the second step); "
+            "find_unused_parameters=True runs either way, at the cost of one walk of the "
+            "autograd graph per step"
+        )
+
+    def _handed(self, built: cst.BaseExpression) -> bool:
+        """The call of `built` is handed a model built in this file (`Wrapper(model)`,
+        `model` assigned from a call of a class of the program), or rebinds the name it is
+        handed (`model = Wrapper(model)`): it wraps that model, judged as before."""
+        call = self.t.parent(built)
+        if not isinstance(call, cst.Call):
+            return False
+        bound = self.t.parent(call)
+        rebinds = isinstance(bound, cst.Assign) and {
+            t.target.value for t in bound.targets if isinstance(t.target, cst.Name)
+        }  # `model = Wrapper(model)`: the model it was handed, under a library's wrapper
+        for arg in call.args:
+            if rebinds and isinstance(arg.value, cst.Name) and arg.value.value in rebinds:
+                return True
+            if arg.keyword is None and isinstance(arg.value, (cst.Name, cst.Call)):
+                inner = self._built_by(arg.value)
+                names = self.t.qualified_names(inner) if inner is not None else set()
+                if isinstance(inner, cst.Name):
+                    names = names | {inner.value}
+                if any(n in self._model_classes() for n in names):
+                    return True
+        return False
+
+    def _program_roots(self) -> set[str]:
+        return {
+            c.split(".", 1)[0] for c in self._model_classes() if "." in c and not c.startswith(".")
+        }
 
     def _built_by(self, module: cst.BaseExpression) -> cst.BaseExpression | None:
         """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
