@@ -112,7 +112,7 @@ from dp2ddp.transforms.data.decisions import (
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
-from dp2ddp.transforms.data.handoffs import loader_handoffs, plan_handed
+from dp2ddp.transforms.data.handoffs import fed_loaders, loader_handoffs, plan_handed
 from dp2ddp.transforms.data.loop_takers import (
     package_call,
     register_generator_loops,
@@ -152,6 +152,7 @@ class ShardDataLoaders(LoaderEvaluation):
             super().triggered(code, state)
             or any(n in code for n, _ in state.loaders.unfollowed)
             or any(e.name in code for e in state.loaders.exported)
+            or any(f.function in code for f in state.loaders.fed)
         )
 
     # == analysis =======================================================================
@@ -207,6 +208,11 @@ class ShardDataLoaders(LoaderEvaluation):
         for loader in self._plan_imported(nodes, loaders):
             # Sharded by the module that builds it (a program fact, state.loaders.exported):
             # its loops here sum or show this rank's share only, as a loader of this module.
+            self._plan_train_metrics(loader)
+            self._warn_running_figures(loader)
+        for loader in fed_loaders(self, nodes):
+            # Handed sharded by the modules that call this one's functions (a program fact,
+            # state.loaders.fed): their loops here go through this rank's share.
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
         if not self.state.options.per_process_batch:

@@ -93,29 +93,59 @@ class LoaderImports(LoaderSetEpoch):
         if not isinstance(self.parent(function), cst.Module):
             self._export_attribute(loader, function)
             return len(self.state.exports) > before  # importers call no method by name
+        alike = {loader.call} | self._alike_loaders(loader, function)
         try:
             shapes = [
                 shape
                 for node in walk(function.body, skip_scopes=True)
                 if isinstance(node, cst.Return) and node.value is not None
-                for shape in self._shapes(node.value, function, all_loaders, {})
+                for shape in self._shapes(node.value, function, all_loaders, {}, alike)
             ]
         except _Unknown:
             return False
         name = function.name.value
         shuffle, shuffle_index = self._shuffle_parameter(loader, function)
+        exported = False
         arities = {arity for arity, _ in shapes}
         for arity in sorted(arities, key=lambda a: -1 if a is None else a):
             same = [slots for a, slots in shapes if a == arity]
             positions = [None] if arity is None else list(range(arity))
             for position in positions:
                 index = 0 if position is None else position
-                if all(slots[index] is loader.call for slots in same):
-                    self.state.exports.append(
-                        LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
-                    )
-                    self._export_bound_names(function, position, arity)
-        return len(self.state.exports) > before
+                held = [slots[index] for slots in same]
+                if all(c in alike for c in held) and any(c is loader.call for c in held):
+                    export = LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
+                    exported = True
+                    if export not in self.state.exports:  # a sibling's, alike (below)
+                        self.state.exports.append(export)
+                        self._export_bound_names(function, position, arity)
+        return exported or len(self.state.exports) > before
+
+    def _alike_loaders(self, loader: Loader, function: cst.FunctionDef) -> set[cst.Call]:
+        """The other DataLoader calls of `function` that this pass shards as `loader`: one
+        per branch of a factory (`if args.task_name == ...: data_loader = DataLoader(...)`,
+        each branch `return data_set, data_loader`; thuml/Time-Series-Library@4e938a1's
+        data_provider, class v3-B of stop 41), each with the same `shuffle=` argument, no
+        sampler of its own and no loop of this module over it. Whatever branch runs, the
+        slot holds a loader sharded alike, so the factory is exported as for one loader;
+        before, it was not exported, and its evaluation calls in the importer were sharded
+        as training data, silently."""
+
+        def shuffle_of(other: Loader) -> str | None:
+            index = other.args.get("shuffle")
+            return None if index is None else self.code(other.call.args[index].value)
+
+        return {
+            call
+            for call, other in self._loaders.items()
+            if call is not loader.call
+            and enclosing_function(call, self) is function
+            and not other.loops
+            and other.own is None
+            and "sampler" not in other.args
+            and "batch_sampler" not in other.args
+            and shuffle_of(other) == shuffle_of(loader)
+        }
 
     def _export_attribute(self, loader: Loader, method: cst.FunctionDef) -> None:
         """A loader a method of a top-level class binds to `self.<name>` (class C1:
@@ -215,6 +245,7 @@ class LoaderImports(LoaderSetEpoch):
         function: cst.FunctionDef,
         all_loaders: set[cst.Call],
         memo: dict[cst.CSTNode, list[Shape] | None],
+        alike: set[cst.Call] | None = None,
     ) -> list[Shape]:
         """The shapes `value` can have (see Shape); _Unknown when one cannot be told.
         `memo`: shapes by binding, None while one is being read (a binding that refers to
@@ -226,16 +257,16 @@ class LoaderImports(LoaderSetEpoch):
         if isinstance(value, (cst.Tuple, cst.List)):
             if any(isinstance(e, cst.StarredElement) for e in value.elements):
                 raise _Unknown
-            slots = tuple(self._loader_of(e.value, all_loaders) for e in value.elements)
+            slots = tuple(self._loader_of(e.value, all_loaders, alike) for e in value.elements)
             return [(len(slots), slots)]
         if isinstance(value, cst.IfExp):
             return [
-                *self._shapes(value.body, function, all_loaders, memo),
-                *self._shapes(value.orelse, function, all_loaders, memo),
+                *self._shapes(value.body, function, all_loaders, memo, alike),
+                *self._shapes(value.orelse, function, all_loaders, memo, alike),
             ]
         if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
             # An item of a list of loaders (`ds[0]`): one value, which loader is not told.
-            for shape in self._shapes(value.value, function, all_loaders, memo):
+            for shape in self._shapes(value.value, function, all_loaders, memo, alike):
                 if shape[0] is None or not all(s is not None for s in shape[1]):
                     raise _Unknown
             return [(None, (None,))]
@@ -257,7 +288,7 @@ class LoaderImports(LoaderSetEpoch):
             if isinstance(bound, cst.List) and not bound.elements:
                 found = [self._appended(value.value, function, all_loaders)]
             else:
-                found = self._shapes(bound, function, all_loaders, memo)
+                found = self._shapes(bound, function, all_loaders, memo, alike)
             memo[target] = found
             shapes += found
         return shapes
@@ -301,13 +332,22 @@ class LoaderImports(LoaderSetEpoch):
             current = self.parent(current)
         return False
 
-    def _loader_of(self, value: cst.BaseExpression, all_loaders: set[cst.Call]) -> cst.Call | None:
-        """The DataLoader call `value` is (itself, or a name every binding of which is it)."""
+    def _loader_of(
+        self,
+        value: cst.BaseExpression,
+        all_loaders: set[cst.Call],
+        alike: set[cst.Call] | None = None,
+    ) -> cst.Call | None:
+        """The DataLoader call `value` is (itself, or a name every binding of which is it).
+        A name bound to several of `alike` (loaders sharded alike, one per branch of a
+        factory: _alike_loaders) is any one of them: they stand for each other."""
         if isinstance(value, cst.Call):
             return value if value in all_loaders else None
         if not isinstance(value, cst.Name):
             return None
         bound = {assigned_value(r.node, self) for r in self.referents(value)}
+        if alike and len(bound) > 1 and bound <= alike:
+            return next(c for c in alike if c in bound)
         only = bound.pop() if len(bound) == 1 else None
         return only if isinstance(only, cst.Call) and only in all_loaders else None
 

@@ -1,0 +1,34 @@
+"""Class v3-C of stop 41 (hengyuan-hu/bottom-up-attention-vqa@3925206): a shuffled loader
+named as an evaluation set, handed to train() of another module, which hands it on to its
+own evaluate(). Not followed there (DP084); its name leaves it whole, and DP084 says so
+(it said "sharded as training data" beside DP015's "left unsharded")."""
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_per_rank_batch,
+    ddp_setup,
+)
+from train import train
+
+ddp_setup()
+
+
+torch.manual_seed(0)
+x = torch.randn(16, 6)
+y = (x.sum(1, keepdim=True) > 0).float()
+model = DistributedDataParallel(nn.Linear(6, 1).to(DEVICE), device_ids=DEVICE_IDS)
+train_dataset = TensorDataset(x, y)
+train_loader = DataLoader(
+    train_dataset,
+    ddp_per_rank_batch(4),
+    sampler=DdpDistributedSampler(train_dataset, shuffle=False),
+)
+# dp2ddp: DP084 a loader handed to another module, not followed to the loops that use it
+eval_loader = DataLoader(TensorDataset(x[:8], y[:8]), 4, shuffle=True)
+train(model, train_loader, eval_loader, 2)

@@ -1,0 +1,81 @@
+"""Classes v3-A and v3-B of the stop-41 validation round (docs/real-world.md, helper v3), end
+to end: the originals (program fixtures' input/) in a plain process, the committed migrations
+(expected/, which tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/)
+under torchrun with two CPU (gloo) processes, through tests/e2e_driver.py.
+
+figures_handed_loader_other_module (v3-A, hengyuan-hu/bottom-up-attention-vqa@3925206): the
+entry hands its sharded loader to train() of train.py, whose epoch figures are sums over the
+batches divided by the dataset's size, written by the program's own Logger. Before: rank 0
+wrote its own half (train_loss 0.4006 for the original's 0.7691), no DP030. Now the sums are
+reduced over the ranks in train.py, and rank 0 writes the original's lines.
+
+factory_loader_per_branch (v3-B, thuml/Time-Series-Library@4e938a1's data_provider): one
+DataLoader per branch of the factory, called through an experiment method for train, val and
+test (the validation set two equal batches: its mean of batch means does not depend on its
+shuffled order). Before: all three sharded as training data (the factory was not exported),
+rank 0 printed the validation mean of its half and "test shape: (6, 1)" of 12, no warning.
+Now the val and test calls pass ddp_shard=False (DP015) and every rank evaluates the whole
+split; the training set is one global batch per epoch, so the weights, and every printed
+figure, are the original's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from test_examples import Launch, _assert_exited_cleanly, _assert_ran, _launch
+
+PROGRAMS = Path(__file__).parent / "program_fixtures"
+#: fixture -> entry
+CASES = {"figures_handed_loader_other_module": "main.py", "factory_loader_per_branch": "run.py"}
+
+pytestmark = pytest.mark.e2e
+
+
+def _copy(kind: str, root: Path) -> list[Path]:
+    scripts = []
+    for name, entry in CASES.items():
+        tree = root / name
+        shutil.copytree(PROGRAMS / name / kind, tree, ignore=shutil.ignore_patterns("__pycache__"))
+        scripts.append(tree / entry)
+    return scripts
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Launch]:
+    root = tmp_path_factory.mktemp("v3_input")
+    scripts = _copy("input", root)
+    return scripts, _launch([sys.executable], root / "out", scripts)
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Launch]:
+    root = tmp_path_factory.mktemp("v3_expected")
+    scripts = _copy("expected", root)
+    prefix = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    return scripts, _launch(prefix, root / "out", scripts)
+
+
+def test_torchrun_exits_cleanly(migrated: tuple[list[Path], Launch]) -> None:
+    scripts, ddp = migrated
+    _assert_exited_cleanly(ddp, scripts)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=list(CASES))
+def test_rank_zero_prints_the_originals_figures(
+    original: tuple[list[Path], Launch], migrated: tuple[list[Path], Launch], index: int
+) -> None:
+    (befores, plain), (afters, ddp) = original, migrated
+    before, after = befores[index], afters[index]
+    _assert_ran(plain, before, 1)
+    _assert_ran(ddp, after, 2)
+    report = ddp.report(after, 2)
+    assert not ddp.logs(after, 1), f"rank 1 printed; only rank 0 should\n{report}"
+    want = plain.logs(before, 0).splitlines()
+    assert want, plain.report(before, 1)
+    assert ddp.logs(after, 0).splitlines() == want, report
+    digests = [ddp.status(after, rank)["digest"] for rank in (0, 1)]  # type: ignore[index]
+    assert digests[0] == digests[1] == plain.status(before, 0)["digest"], digests  # type: ignore[index]
