@@ -210,6 +210,9 @@ BATCHES = (
     "step_closure_index_batches",
     "step_helper_slices",
     "thread_queue_batches",
+    # v2-A (stop 41): slices of a list a helper fills by appends (`dataset = []`), taken
+    # for a constant before (no split, no word)
+    "appended_list_batches",
 )
 #: Noise drawn in the loop for the global batch, with one seed for every rank (issue 28):
 #: drawn whole on rank 0's stream, each rank keeping its rows (ddp_draw_share); a fixed

@@ -343,6 +343,10 @@ class BatchProof(BatchLoops):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
+        if origin.kind == "constant" and origin.cut and _filled_later(origin.node):
+            # `dataset = []` filled by appends, a batch cut from it at each step: data the
+            # program built, not a constant every rank computes whole (v2-A, stop 41)
+            return "batch"
         if origin.kind in ("constant", "definition", "global", "attribute"):
             return "ok"
         if self._on_split(flow, origin):
@@ -481,7 +485,7 @@ class BatchProof(BatchLoops):
             return True
         if self.state.options.per_process_batch:
             return False  # whole batches in turn: only loops over batches are dealt out
-        if origin.kind != "call":
+        if origin.kind != "call" and not (origin.kind == "constant" and _filled_later(origin.node)):
             return False  # a parameter, an import...: what it holds is not this module's
         if self._split_source_of(flow, origin, loop):
             return True
@@ -638,6 +642,14 @@ class BatchProof(BatchLoops):
 
 def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _filled_later(node: cst.CSTNode) -> bool:
+    """An empty container literal (`[]`, `{}`): what a batch is cut from there is what the
+    program put in it later (appends, item assignment), never the literal itself."""
+    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+        return not node.elements
+    return False
 
 
 def _constant_sizes(call: cst.Call) -> bool:
