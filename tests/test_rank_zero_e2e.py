@@ -51,6 +51,7 @@ NAMES = (
     "loader_factory_eval",
     "image_write_converted",
     "library_report",
+    "tee_logger_fsync",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
@@ -305,3 +306,15 @@ def test_project_logger_logs_once(original: Run, migrated: Run) -> None:
     warning = "project_logger.main: recovered: this rank's own trouble\n"
     assert warning in want
     assert migrated.stdout("project_logger", 1) == warning
+
+
+def test_kept_open_log_fsynced_on_every_rank(original: Run, migrated: Run) -> None:
+    """The log file is rank 0's; rank 1 wrote and fsynced a scratch file of its own (on
+    os.devnull its os.fsync raised EINVAL): both ranks finished, the log reads as the
+    original's, each line once."""
+    _finished(migrated, "tee_logger_fsync", 2)
+    for run in (original, migrated):
+        log = run.folder("tee_logger_fsync") / "logs" / "log.txt"
+        assert log.read_text().splitlines() == ["epoch 0", "epoch 1"], run.report(
+            "tee_logger_fsync", 2
+        )

@@ -67,7 +67,7 @@ def temp_features():
 def vocabulary():
     if not os.path.exists("vocab.json"):
         with open("vocab.json", "w") as f:
-            slow("0")  # inside the `with`: opened on os.devnull off rank 0, not guarded whole
+            slow("0")  # inside the `with`: opened on a scratch file off rank 0, not guarded whole
             json.dump(["a", "b"], f)
     with open("vocab.json") as f:
         return json.load(f)

@@ -139,6 +139,7 @@ class ShardBatches(BatchSqueezes):
         handled: list[cst.For | cst.While] = []
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
+        self._same_random: set[cst.CSTNode] = set()
         for loop in nodes.of((cst.For, cst.While)):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
@@ -153,7 +154,6 @@ class ShardBatches(BatchSqueezes):
             planned = isinstance(loop, cst.For) and self._plan_loop(loop)
             if planned:
                 handled.append(loop)
-        self._same_random: set[cst.CSTNode] = set()
         if self._dim is not None:
             self._prove(node, nodes)
             self._plan_chunks()
@@ -515,6 +515,7 @@ class ShardBatches(BatchSqueezes):
             target = assign.targets[-1].target
             self._split_after.setdefault(statement, []).extend(self._split_binding(assign))
             self.state.helpers.add("shard_batch")
+            self._draw_alike(statement, assign)
             self.record(
                 statement,
                 f"{self.code(target)} (a batch of {iterable}) split {self._along()}: "
@@ -664,17 +665,20 @@ class ShardBatches(BatchSqueezes):
         ):
             body = updated_node.body
             return updated_node.with_changes(body=body.with_changes(body=[*top, *body.body]))
-        after = self._split_after.get(original_node)
-        if after and isinstance(updated_node, cst.SimpleStatementLine):
-            return cst.FlattenSentinel([updated_node, *after])
+        statement: cst.CSTNode = updated_node
         if original_node in self._same_random and isinstance(
             updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
         ):
-            return cst.With(
+            statement = cst.With(
                 items=[cst.WithItem(cst.Call(func=cst.Name(SAME_RANDOM)))],
                 body=cst.IndentedBlock(body=[updated_node.with_changes(leading_lines=[])]),
                 leading_lines=updated_node.leading_lines,
             )
+        after = self._split_after.get(original_node)
+        if after and isinstance(updated_node, cst.SimpleStatementLine):
+            return cst.FlattenSentinel([statement, *after])  # a drawn batch: split after
+        if statement is not updated_node:
+            return statement
         return super().on_leave(original_node, updated_node)
 
 

@@ -57,6 +57,25 @@ class BatchLoops(LoaderImports):
     _wraps_here: bool
     _known: bool
 
+    def _callee_names(self, call: cst.Call) -> set[str]:
+        """The qualified names of `call`'s function, and for a bare name the names it has
+        in each module this one star-imports (`from utils import *`: ModelsGenesis@12f7feb
+        calls `generate_pair`, which is `utils.generate_pair`)."""
+        names = set(self.qualified_names(call.func))
+        if isinstance(call.func, cst.Name) and self._module is not None:
+            for statement in self._module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if (
+                        isinstance(small, cst.ImportFrom)
+                        and isinstance(small.names, cst.ImportStar)
+                        and small.module is not None
+                        and not small.relative
+                    ):
+                        names.add(f"{self.code(small.module)}.{call.func.value}")
+        return names
+
     def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
         current: cst.CSTNode | None = self.parent(node)
         while current is not None:

@@ -371,6 +371,44 @@ class BatchProof(BatchLoops):
                 return "ok"
         return "batch"
 
+    def _draw_alike(self, statement: cst.CSTNode, assign: cst.Assign) -> None:
+        """The batch `assign` binds (a split follows) drawn here: by a function that draws
+        (of this module, or of another the program found drawing, ProgramFacts.draws), or by
+        `next()` of a generator one returned (ModelsGenesis@12f7feb's `generate_pair()`,
+        `random.shuffle` of the cubes): each rank would cut its part of a draw of its own,
+        parts that overlap (class v1-B, stop 41). In `with ddp_same_random():` every rank
+        cuts its part of rank 0's draw, as DataParallel cut one."""
+        if self._module is None or statement in self._same_random:
+            return
+        flow = view(self._module)
+        made: list[cst.Call] = []
+        for node in walk(assign.value):
+            if not isinstance(node, cst.Call):
+                continue
+            if "builtins.next" in self.qualified_names(node.func) and node.args:
+                made += [
+                    o.node
+                    for o in origins(flow, node.args[0].value)
+                    if o.kind == "call" and isinstance(o.node, cst.Call)
+                ]
+            else:
+                made.append(node)
+        imported = set(self.state.random_helpers)
+        for source in made:
+            function = self._definitions.get(name_of(source.func))
+            if self._callee_names(source) & imported or (
+                isinstance(function, cst.FunctionDef)
+                and any(self._draws(n) for n in walk(function))
+            ):
+                self._same_random.add(statement)
+                self.state.helpers.update({"same_random", "rank0_value"})
+                self.record(
+                    statement,
+                    f"{self.code(source)} draws the batch: drawn alike on every rank "
+                    "(ddp_same_random), so the ranks' parts are of one draw",
+                )
+                return
+
     def _from_output(self, flow: DefUse, origin: Origin, stop: Callable[[cst.Call], bool]) -> bool:
         """A library call the walk stopped at (`torch.mean(losses[k])`, `out.sum()` spelled
         as a function) whose arguments come from a wrapped model's output: a value computed
@@ -515,6 +553,7 @@ class BatchProof(BatchLoops):
         if statement not in self._split_after:
             self._split_after[statement] = list(self._split_binding(assign))
             self.state.helpers.add("shard_batch")
+            self._draw_alike(statement, assign)
             self.record(
                 statement,
                 f"{self.code(target)} (a batch reaching the model) split {self._along()}: "

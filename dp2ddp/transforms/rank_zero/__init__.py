@@ -14,7 +14,7 @@ block). Each rule's module says what it does and why:
 - guard_statements.py: print / log / save / tracker statements grouped under the guard;
 - barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031), and after
   a rank-0 file write every rank reads (DP054);
-- file_writes.py: files written on rank 0 only, or on os.devnull elsewhere;
+- file_writes.py: files written on rank 0 only, or on a scratch file elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - downloads.py: datasets that download their files built by rank 0 first (DP065);
 - run_dir.py: the agreement proof: a per-rank read (clock, random, the file system's

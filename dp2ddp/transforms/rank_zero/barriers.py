@@ -249,8 +249,8 @@ class Barriers(Rule):
             )
             statement = self._statement(write)
             if isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
-                # Not guarded whole (its body does more than write): the file is opened on
-                # os.devnull off rank 0 (file_writes.py), so no guarded group places this
+                # Not guarded whole (its body does more than write): the file is opened off
+                # rank 0 on a scratch file (file_writes.py), so no guarded group places this
                 # barrier; it follows the `with`, or the statement every rank arrives after.
                 self.t.state.helpers.add("barrier")
                 self._after.add(id(anchor if anchor is not None else statement))

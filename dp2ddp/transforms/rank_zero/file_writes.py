@@ -6,8 +6,9 @@ and the like run on rank 0 only (guard_statements.py guards them as statements);
 `with open(path, "w"|"a")` or `with h5py.File(path, "w"|"a"|"x"|"w-")` block that only writes
 is guarded whole, and so is `with open(path, "wb") as f: torch.save(..., f)` (an open() on
 every rank would truncate the file rank 0 is writing). Other files opened for writing or
-appending (a log kept open, a csv.writer) are opened on `os.devnull` off rank 0, so the code
-around them runs unchanged on every rank. Paths that mention the rank stay.
+appending (a log kept open, a csv.writer) are opened off rank 0 on a scratch file of the
+process's own (`ddp_discard_path()`, removed at exit), so the code around them runs
+unchanged on every rank. Paths that mention the rank stay.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import re
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
@@ -23,6 +23,8 @@ from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, open_mode
 
+#: Where a file kept open for writing is opened off rank 0 (templates/helpers/discard_path.py.j2).
+DISCARD_PATH = "ddp_discard_path"
 #: What a guarded group of file writes is called in the change record.
 FILES = "file writes"
 #: A print whose arguments do work every rank needs (`print(evaluate(model))`): it becomes
@@ -108,11 +110,15 @@ class FileWrites(CallRule):
         )
 
     def _open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to os.devnull.
+        """`open(path, "w"/"a")` outside a rank-0 block: other ranks write to a scratch file of
+        their own, `ddp_discard_path()` (templates/helpers/discard_path.py.j2).
 
         Their writes would duplicate every line (and "w" truncates what rank 0 wrote), but
         the code around the file (a csv.writer, a loop of rows) keeps running on every rank
-        unchanged, so nothing in it that other ranks need is skipped."""
+        unchanged, so nothing in it that other ranks need is skipped. Not os.devnull: a
+        device rejects os.fsync of its descriptor (EINVAL), which a tee logger's flush()
+        calls at exit (bnu-wangxun/Deep_Metric@04ca510 utils/logging.py: rank 1 exited 120
+        and torchrun failed the job); a regular file takes every call the program's does."""
         mode = open_mode(original)
         if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "x"}:
             return updated
@@ -142,11 +148,11 @@ class FileWrites(CallRule):
             value=cst.IfExp(
                 test=main_call(),
                 body=parenthesize(path),
-                orelse=cst.Attribute(value=cst.Name("os"), attr=cst.Name("devnull")),
+                orelse=cst.Call(func=cst.Name(DISCARD_PATH)),
             )
         )
-        AddImportsVisitor.add_needed_import(self.t.context, "os")
-        self.t.record(original, "file written on rank 0 only (other ranks write to os.devnull)")
+        self.t.state.helpers.add("discard_path")
+        self.t.record(original, "file written on rank 0 only (elsewhere to a scratch file)")
         return updated.with_changes(args=args)
 
     def _never_read(self, call: cst.Call) -> bool:

@@ -314,7 +314,7 @@ class StatementGuards(Rule):
         cv2.cvtColor(img, ...))` before cv2 was known, stop 39). Said, not guarded."""
         if not self.first_saying(call):
             return
-        # an `open(path, "w")` argument writes to os.devnull on the other ranks
+        # an `open(path, "w")` argument writes to a scratch file on the other ranks
         # (file_writes.py): the file is written once, through it
         known = self.facts.pure_functions() | OPEN
         work = next(

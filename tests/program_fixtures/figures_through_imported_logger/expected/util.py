@@ -1,12 +1,11 @@
 """The program's own logger (DGCNN's IOStream shape): a method that prints and writes a
 log file. A running figure handed to it from another module is shown as through print."""
-import os
-from _dp2ddp import ddp_is_main, ddp_print
+from _dp2ddp import ddp_discard_path, ddp_is_main, ddp_print
 
 
 class IOStream:
     def __init__(self, path):
-        self.f = open(path if ddp_is_main() else os.devnull, "a")
+        self.f = open(path if ddp_is_main() else ddp_discard_path(), "a")
 
     def cprint(self, text):
         self.show(text)
