@@ -25,6 +25,7 @@ from dp2ddp.transforms._support.children import (
     children_of,
 )
 from dp2ddp.transforms._support.nodes import ModuleNodes, nodes_of, walk
+from dp2ddp.transforms._support.runtime import NAME_WALK_KINDS
 from dp2ddp.transforms._support.visiting import field_hooks, read_tree
 
 
@@ -162,7 +163,7 @@ def test_field_hooks_is_the_dir_scan() -> None:
 def test_exact_type_checks_name_leaf_classes() -> None:
     """Where a walk matches `type(node) is X` (or `in` a set of types) instead of
     isinstance, X has no subclass: the two agree."""
-    kinds = {*LEAF_KINDS, *_COUNTED_KINDS, *SCOPE_KINDS}
+    kinds = {*LEAF_KINDS, *_COUNTED_KINDS, *SCOPE_KINDS, *NAME_WALK_KINDS}
     assert all(isinstance(kind, type) and not kind.__subclasses__() for kind in kinds)
 
 

@@ -282,16 +282,19 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
-            yield current
-        elif isinstance(current, (cst.Import, cst.ImportFrom)):
+        kind = type(current)  # exact types (NAME_WALK_KINDS: leaf classes), no ABC checks
+        if kind is cst.Name:
+            yield current  # type: ignore[misc]  # its type is cst.Name
+        elif kind is cst.Import or kind is cst.ImportFrom:
             continue
-        elif isinstance(current, cst.Attribute):
-            stack.append(current.value)
-        elif isinstance(current, cst.Arg):
-            stack.append(current.value)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)  # type: ignore[attr-defined]
         else:
             stack.extend(children_of(current))
+
+
+#: The node types `_names` tells apart by exact type (each a leaf class of libcst).
+NAME_WALK_KINDS = (cst.Name, cst.Import, cst.ImportFrom, cst.Attribute, cst.Arg)
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:
