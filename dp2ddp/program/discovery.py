@@ -102,15 +102,11 @@ class ProgramModule:
 
     @cached_property
     def tree(self) -> ast.Module:
-        """The module's ast, parsed again (it parsed when read), and kept."""
+        """The module's ast (parse_python's, discovery's own parse), and kept."""
         return parse_python(self.source.text)
 
     def passing_tree(self) -> ast.Module:
-        """The module's ast for a one-off read whose result is kept elsewhere (a summary):
-        `tree` if some analysis kept it, else the recently parsed texts' (parse_python:
-        the project's facts each read the module's ast; the programs of a folder share
-        modules), not kept here (a program of torch's tree holds 1,700 modules; keeping
-        every tree took over 1 GB)."""
+        """An ast for one read: `tree` if kept, else parse_python's (bounded), not kept."""
         kept = self.__dict__.get("tree")
         return kept if isinstance(kept, ast.Module) else parse_python(self.source.text)
 
