@@ -25,7 +25,8 @@ from dp2ddp.transforms._support.children import (
     children_of,
 )
 from dp2ddp.transforms._support.nodes import ModuleNodes, nodes_of, walk
-from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms._support.runtime import NAME_WALK_KINDS
+from dp2ddp.transforms._support.visiting import field_hooks, read_tree
 
 
 def _sources() -> list[Path]:
@@ -117,10 +118,52 @@ def test_read_tree_leaves_field_hooks_to_libcst() -> None:
     assert visitor.seen == 2
 
 
+def test_field_hooks_is_the_dir_scan() -> None:
+    """field_hooks (the MRO's own namespaces, libcst's stubs scanned once) answers what
+    scanning dir() for per-field hook names and looking each up answers, for every visitor
+    class dp2ddp defines (all its modules imported) and for classes with a hook, inherited
+    or put back to a no-op stub."""
+    import importlib
+    import pkgutil
+    import re
+
+    import dp2ddp
+
+    for info in pkgutil.walk_packages(dp2ddp.__path__, "dp2ddp."):
+        importlib.import_module(info.name)
+    hook_name = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
+
+    def scanned(kind: type) -> bool:
+        return any(
+            hook_name.match(name) and not getattr(getattr(kind, name), "_is_no_op", False)
+            for name in dir(kind)
+        )
+
+    class Hooked(cst.CSTVisitor):
+        def leave_Call_func(self, node: cst.Call) -> None:
+            pass
+
+    class Inherits(Hooked):
+        pass
+
+    class Stubbed(Hooked):
+        leave_Call_func = cst.CSTVisitor.leave_Call_func
+
+    kinds: list[type] = [Hooked, Inherits, Stubbed]
+    stack: list[type] = [cst.CSTVisitor, cst.CSTTransformer]
+    while stack:
+        kind = stack.pop()
+        kinds.append(kind)
+        stack.extend(kind.__subclasses__())
+    assert len(kinds) > 40
+    assert [field_hooks(k) for k in kinds] == [scanned(k) for k in kinds]
+    assert field_hooks(Inherits) and not field_hooks(Stubbed)
+
+
 def test_exact_type_checks_name_leaf_classes() -> None:
     """Where a walk matches `type(node) is X` (or `in` a set of types) instead of
     isinstance, X has no subclass: the two agree."""
-    kinds = {*LEAF_KINDS, *_COUNTED_KINDS, *SCOPE_KINDS}
+    kinds = {*LEAF_KINDS, *_COUNTED_KINDS, *SCOPE_KINDS, *NAME_WALK_KINDS}
     assert all(isinstance(kind, type) and not kind.__subclasses__() for kind in kinds)
 
 

@@ -22,7 +22,7 @@ from libcst.metadata import (
 
 from dp2ddp.flow.children import parent_map
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
-from dp2ddp.transforms._support.libcst_private import positions
+from dp2ddp.transforms._support.libcst_private import positions, printed
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
 CORNERS = '''"""Scoping corner cases."""
@@ -143,6 +143,9 @@ def test_parents_and_positions(module: cst.Module) -> None:
     expected_positions = wrapper.resolve(PositionProvider)
     assert len(mine) == len(expected_positions)
     assert all(mine[node] == where for node, where in expected_positions.items())
+    # printed: the same generation gives the module's code, and keeps the positions
+    assert printed(module) == module.code
+    assert positions(module) is mine
 
 
 def test_parent_map_sees_shared_nodes() -> None:

@@ -23,7 +23,6 @@ from typing import TypeVar
 
 from dp2ddp.errors import InputError
 from dp2ddp.options import MigrateOptions
-from dp2ddp.transforms._support.ast_nodes import parse_python
 
 _T = TypeVar("_T")
 
@@ -60,8 +59,6 @@ def call_deep(work: Callable[[], _T]) -> _T:
                 outcome.append(work())
         except BaseException as exc:  # handed to the caller's thread
             failure.append(exc)
-        finally:
-            parse_python.cache_clear()  # a file's trees die with its migration
 
     with _lock:
         limit = sys.getrecursionlimit()

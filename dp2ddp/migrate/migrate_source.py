@@ -19,6 +19,7 @@ from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
+from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
 
 
@@ -88,7 +89,7 @@ def migrate_parsed(
         # A pass that changed nothing hands back the tree it was given (copy-on-write
         # visiting, transforms/_support/visiting.py): no code to generate and compare.
         if new_module is not module:
-            new_code = new_module.code
+            new_code = printed(new_module)  # its positions too, for the next pass
             if new_code != code:
                 line_map = line_map.then(code, new_code)
                 code = new_code

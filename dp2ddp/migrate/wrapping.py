@@ -10,6 +10,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from dp2ddp.transforms._support.ast_nodes import parse_python
+
 #: black's, ruff's and isort's default line length: the width when the project sets none.
 DEFAULT_WIDTH = 88
 _INDENT = "    "
@@ -28,7 +30,7 @@ def wrap_long_lines(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
     if not long:
         return code
     try:
-        reference = ast.dump(ast.parse(code))
+        reference = ast.dump(parse_python(code))  # tidy's own parse of the code
     except SyntaxError:
         return code
     inside = _continuation_lines(code)

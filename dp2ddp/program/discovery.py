@@ -55,6 +55,7 @@ from dp2ddp.program.search_path import (
     widened_root,
 )
 from dp2ddp.program.sys_path import PathEdit, UnfollowedEdit, path_facts
+from dp2ddp.transforms._support.ast_nodes import parse_python
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: What makes a child folder of the root an installable sub-project (installed_subprojects).
@@ -101,15 +102,13 @@ class ProgramModule:
 
     @cached_property
     def tree(self) -> ast.Module:
-        """The module's ast, parsed again (it parsed when read), and kept."""
-        return ast.parse(self.source.text)
+        """The module's ast (parse_python's, discovery's own parse), and kept."""
+        return parse_python(self.source.text)
 
     def passing_tree(self) -> ast.Module:
-        """The module's ast for a one-off read whose result is kept elsewhere (a summary):
-        `tree` if some analysis kept it, else parsed and not kept (a program of torch's
-        tree holds 1,700 modules; keeping every tree took over 1 GB)."""
+        """An ast for one read: `tree` if kept, else parse_python's (bounded), not kept."""
         kept = self.__dict__.get("tree")
-        return kept if isinstance(kept, ast.Module) else ast.parse(self.source.text)
+        return kept if isinstance(kept, ast.Module) else parse_python(self.source.text)
 
 
 @dataclass(frozen=True)
@@ -267,7 +266,7 @@ def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModu
 def parse_tree(text: str, shown: str) -> ast.Module:
     """The file's ast; a syntax error is reported as Python reports it (as migrate does)."""
     try:
-        return ast.parse(text, filename=shown)
+        tree = ast.parse(text, filename=shown)
     except SyntaxError as exc:
         error = python_syntax_error(text) or InputError(exc.msg, exc.lineno or 1, exc.offset or 1)
         raise error.with_path(shown) from None
@@ -275,6 +274,8 @@ def parse_tree(text: str, shown: str) -> ast.Module:
         raise nesting_error(text).with_path(shown) from None
     except (MemoryError, ValueError) as exc:
         raise InputError(f"cannot parse: {type(exc).__name__}", path=shown) from None
+    parse_python.keep(text, tree)  # the facts and passes read the same text's ast
+    return tree
 
 
 _IMPORTS = (ast.Import, ast.ImportFrom)

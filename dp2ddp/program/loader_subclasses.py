@@ -28,16 +28,26 @@ class SubclassCall:
     defined_in: str  # path of the module defining the class
 
 
-def loader_subclasses(modules: Iterable[tuple[str, ast.Module]]) -> dict[str, str]:
-    """Class name -> path, for the classes of the modules that subclass a DataLoader
-    (`DataLoader`, `data.DataLoader`, `torch.utils.data.DataLoader`, or one of these
-    classes), to a fixed point."""
-    classes: list[tuple[str, str, list[str]]] = []
-    for path, tree in modules:
-        for node in ast_nodes.listed(tree):
-            if isinstance(node, ast.ClassDef):
-                bases = [last_name(b) for b in node.bases]
-                classes.append((node.name, path, [b for b in bases if b]))
+#: A class a module defines: (name, the module's path, the last names of its bases).
+ClassBases = tuple[str, str, tuple[str, ...]]
+
+
+def class_bases(path: str, tree: ast.Module) -> tuple[ClassBases, ...]:
+    """The classes `tree` (the module at `path`) defines, each with its bases' last names:
+    a fact of one module, kept by the project model (each program of a folder asks it of
+    the modules they share)."""
+    return tuple(
+        (node.name, path, tuple(b for b in map(last_name, node.bases) if b))
+        for node in ast_nodes.listed(tree)
+        if isinstance(node, ast.ClassDef)
+    )
+
+
+def loader_subclasses(modules: Iterable[Iterable[ClassBases]]) -> dict[str, str]:
+    """Class name -> path, for the classes of the modules (`class_bases` of each) that
+    subclass a DataLoader (`DataLoader`, `data.DataLoader`, `torch.utils.data.DataLoader`,
+    or one of these classes), to a fixed point."""
+    classes = [each for module in modules for each in module]
     found: dict[str, str] = {}
     changed = True
     while changed:

@@ -48,7 +48,12 @@ from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
-from dp2ddp.program.loader_subclasses import loader_subclasses, shuffled_subclass_calls
+from dp2ddp.program.loader_subclasses import (
+    ClassBases,
+    class_bases,
+    loader_subclasses,
+    shuffled_subclass_calls,
+)
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
 from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes
@@ -158,7 +163,7 @@ def _plan_one(
         if named is not None and (gate.has_dataparallel or program.dynamic_sites):
             migrated = _unreached(program, migrated, named, gate.has_dataparallel)
         if gate.has_dataparallel:
-            migrated = _subclassed_loaders(program, migrated)
+            migrated = _subclassed_loaders(program, migrated, project)
             migrated = _incomplete(program, migrated)
         elif not orphan:
             candidates, found = dynamic_loader_notes(program)  # DP094
@@ -254,12 +259,17 @@ def _noted(migrated: list[_Migrated], index: int, notes: Sequence[Diagnostic]) -
     return migrated
 
 
-def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Migrated]:
+def _subclassed_loaders(
+    program: Program, migrated: list[_Migrated], project: Project
+) -> list[_Migrated]:
     """DP035 at each shuffled loader built from a project subclass of DataLoader, which the
     data pass does not shard (loader_subclasses.py)."""
     if not any(mentions(m.source.text, "DataLoader") for m in program.modules):
         return migrated  # no class can name DataLoader as its base: no ast needed
-    classes = loader_subclasses((m.path, m.passing_tree()) for m in program.modules)
+    classes = loader_subclasses(
+        project.remembered(("class bases", m.real, m.path), partial(_class_bases, m))
+        for m in program.modules
+    )
     if not classes:
         return migrated
     for index, module in enumerate(program.modules):
@@ -272,6 +282,10 @@ def _subclassed_loaders(program: Program, migrated: list[_Migrated]) -> list[_Mi
         ]
         migrated = _noted(migrated, index, notes) if notes else migrated
     return migrated
+
+
+def _class_bases(module: ProgramModule) -> tuple[ClassBases, ...]:
+    return class_bases(module.path, module.passing_tree())
 
 
 def _orphan_helpers(program: Program) -> str:

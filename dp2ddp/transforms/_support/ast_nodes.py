@@ -7,17 +7,58 @@ the passes' libcst spelling of the same tests lives in `nodes.py`.
 from __future__ import annotations
 
 import ast
-import functools
+import threading
 
 
-@functools.lru_cache(maxsize=4)
-def parse_python(source: str) -> ast.Module:
-    """`ast.parse(source)`, once per text. A migration reads the same text with `ast` from
-    several places (the passes' cheap pre-readers of the original module, the tidying of the
-    output): each parse of a large module costs as much as printing it, so a module's text
-    is parsed once. The tree is shared: its readers never change it. A text that does not
-    parse raises each time (lru_cache keeps no exception)."""
-    return ast.parse(source)
+class _ParsedTexts:
+    """`ast.parse(source)`, once per text while the text is among the recently parsed.
+
+    A run reads the same text with `ast` from many places: the project model's facts of
+    each module (its classes, draws, loader subclasses, program hints: on bench_project's
+    `half` each module was parsed nine times), the passes' cheap pre-readers of a module,
+    the tidying of the output. A parse costs about 1,900 instructions a character, as much
+    as printing the text, so a text is parsed once and its tree shared: its readers never
+    change it. The trees of the last texts up to `budget` characters in all are kept (at
+    least the last `least`, whatever their size): about 40 bytes of tree a character, so
+    at most some 20 MB, kept across the programs of a folder (their modules are shared).
+    A text that does not parse raises each time (no exception is kept)."""
+
+    def __init__(self, budget: int, least: int) -> None:
+        self._budget = budget
+        self._least = least
+        self._trees: dict[str, ast.Module] = {}  # least recently used first
+        self._size = 0
+        self._lock = threading.Lock()  # --jobs threads share it
+
+    def __call__(self, source: str) -> ast.Module:
+        with self._lock:
+            tree = self._trees.pop(source, None)
+            if tree is not None:
+                self._trees[source] = tree
+                return tree
+        tree = ast.parse(source)
+        self.keep(source, tree)
+        return tree
+
+    def keep(self, source: str, tree: ast.Module) -> None:
+        """Keep `tree`, the ast of `source` parsed elsewhere (discovery parses each file
+        once, naming the file for a syntax error), as `self(source)` would."""
+        with self._lock:
+            if source not in self._trees:
+                self._size += len(source)
+            self._trees[source] = tree
+            while len(self._trees) > self._least and self._size > self._budget:
+                oldest = next(iter(self._trees))
+                self._size -= len(oldest)
+                del self._trees[oldest]
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._trees.clear()
+            self._size = 0
+
+
+parse_python = _ParsedTexts(budget=500_000, least=4)
 
 
 def is_script_guard(test: ast.expr) -> bool:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import re
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -33,7 +32,7 @@ from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_i
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
 from dp2ddp.transforms._support.nodes import code_of
-from dp2ddp.transforms._support.visiting import visit_tree
+from dp2ddp.transforms._support.visiting import field_hooks, visit_tree
 
 _T = TypeVar("_T")
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
@@ -44,10 +43,6 @@ _MISSING: Any = object()
 def _last_parts(names: frozenset[str]) -> frozenset[str]:
     """The last dotted part of each name: `torch.nn.DataParallel` -> `DataParallel`."""
     return frozenset(n.rpartition(".")[2] for n in names)
-
-
-#: libcst's per-field hooks: visit_<Type>_<field>, leave_<Type>_<field>.
-_ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
 
 
 def _hook(cls: type, name: str) -> Any:
@@ -223,7 +218,7 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._visits, cls._leaves = {}, {}
-        if not any(_ATTRIBUTE_HOOK.match(name) and _hook(cls, name) for name in dir(cls)):
+        if not field_hooks(cls):
             cls.on_visit_attribute = _no_attribute_hook  # type: ignore[method-assign]
             cls.on_leave_attribute = _no_attribute_hook  # type: ignore[method-assign,assignment]
 

@@ -37,6 +37,8 @@ from libcst.matchers import _visitors as _matcher_visitors
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper
 from libcst.metadata.position_provider import NEWLINE_RE
 
+from dp2ddp.flow.children import PerTree
+
 _CodemodT = TypeVar("_CodemodT", bound=Codemod)
 _GatherT = TypeVar("_GatherT", bound=Callable[[object], dict[Any, Any]])
 
@@ -112,11 +114,27 @@ class LibcstHooks(CodemodCommand):
 def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
     """Every node's PositionProvider range, from one code generation that tracks
     (line, column) pairs and builds CodeRange objects only for the nodes asked about."""
+    return _printing(module)[1]
+
+
+def printed(module: cst.Module) -> str:
+    """`module.code`, from the code generation that also finds its positions: the pipeline
+    prints the tree a pass hands on (to compare and map lines), and the next pass asks for
+    the same tree's positions, which this one generation answers (kept for the last tree:
+    the next pass's metadata holds them from then on)."""
+    return _printing(module)[0]
+
+
+def _print(module: cst.Module) -> tuple[str, Mapping[cst.CSTNode, CodeRange]]:
     state = _PositionState(
         default_indent=module.default_indent, default_newline=module.default_newline
     )
     module._codegen(state)
-    return _Positions(state.ranges)
+    # the tokens are what Module.code joins: _PositionState only adds bookkeeping
+    return "".join(state.tokens), _Positions(state.ranges)
+
+
+_printing = PerTree(_print, size=1)
 
 
 _Range = tuple[int, int, int, int]  # start line, start column, end line, end column

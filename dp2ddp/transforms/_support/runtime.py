@@ -64,7 +64,11 @@ def exported_names() -> frozenset[str]:
     """Every name the generated module defines (its top-level functions, classes and
     constants, read from the rendered template): what a migrated module may import."""
     names: set[str] = set()
-    for stmt in ast.parse(render_module()).body:  # ast: a libcst parse costs ten times more
+    # ast: a libcst parse costs ten times more. The text before its docstrings are cut
+    # (_brief_docstrings, a tokenize of the whole module) and the checksum line is added:
+    # neither changes a top-level name.
+    everything = helper_closure(helper_names())
+    for stmt in ast.parse(_module_text(everything)).body:
         if isinstance(stmt, _DEFINITIONS):
             names.add(stmt.name)
         elif isinstance(stmt, ast.Assign):
@@ -136,18 +140,22 @@ def render_module(helpers: Iterable[str] | None = None) -> str:
 def _render_module(chosen: tuple[str, ...]) -> str:
     """`render_module` for a closed, sorted set of helpers (rendered once per set: each file
     migrated on its own carries its module's text)."""
-    imports = sorted({m for h in chosen for m in HELPER_IMPORTS.get(h, ())} | {"atexit", "os"})
-    body = _brief_docstrings(
-        render(
-            "ddp_module.py.j2",
-            helpers=list(chosen),
-            imports=imports,
-            sampler="distributed_sampler" in chosen,
-            script="",
-        )
-    )
+    body = _brief_docstrings(_module_text(chosen))
     first, second, rest = body.split("\n", 2)
     return f"{first}\n{second}\n# dp2ddp checksum: {_digest(body)}\n{rest}"
+
+
+def _module_text(chosen: tuple[str, ...]) -> str:
+    """The generated module's template rendered for `chosen` (closed and sorted), its
+    docstrings whole and without its checksum line."""
+    imports = sorted({m for h in chosen for m in HELPER_IMPORTS.get(h, ())} | {"atexit", "os"})
+    return render(
+        "ddp_module.py.j2",
+        helpers=list(chosen),
+        imports=imports,
+        sampler="distributed_sampler" in chosen,
+        script="",
+    )
 
 
 def _brief_docstrings(text: str) -> str:
@@ -282,16 +290,19 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
-            yield current
-        elif isinstance(current, (cst.Import, cst.ImportFrom)):
+        kind = type(current)  # exact types (NAME_WALK_KINDS: leaf classes), no ABC checks
+        if kind is cst.Name:
+            yield current  # type: ignore[misc]  # its type is cst.Name
+        elif kind is cst.Import or kind is cst.ImportFrom:
             continue
-        elif isinstance(current, cst.Attribute):
-            stack.append(current.value)
-        elif isinstance(current, cst.Arg):
-            stack.append(current.value)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)  # type: ignore[attr-defined]
         else:
             stack.extend(children_of(current))
+
+
+#: The node types `_names` tells apart by exact type (each a leaf class of libcst).
+NAME_WALK_KINDS = (cst.Name, cst.Import, cst.ImportFrom, cst.Attribute, cst.Arg)
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:

@@ -126,8 +126,38 @@ def _sequence(
 
 
 _ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$")
+#: class -> the per-field hook names its own namespace defines that are not libcst's no-op
+#: stubs (`_is_no_op`): libcst's typed visitor base holds 1,126 such stubs, scanned once here
+#: instead of once per visitor class (each pass and rule class paid a `dir()` and 1,200
+#: regex matches; at import, the pass classes' `__init_subclass__` did so 40 times).
+_OWN_HOOKS: dict[type, frozenset[str]] = {}
 #: visitor class -> whether it has per-field hooks (then libcst's own visit calls them)
 _FIELD_HOOKS: dict[type[cst.CSTVisitor], bool] = {}
+
+
+def _own_hooks(kind: type) -> frozenset[str]:
+    try:
+        return _OWN_HOOKS[kind]
+    except KeyError:
+        found = _OWN_HOOKS[kind] = frozenset(
+            name
+            for name, value in vars(kind).items()
+            if _ATTRIBUTE_HOOK.match(name) and not getattr(value, "_is_no_op", False)
+        )
+        return found
+
+
+def field_hooks(kind: type) -> bool:
+    """Whether `kind` has a per-field hook (`visit_<Type>_<field>`, `leave_<Type>_<field>`)
+    that is not one of libcst's no-op stubs: what scanning `dir(kind)` for such names and
+    testing each found by getattr tells. A hook getattr finds is defined, not as a stub, in
+    the namespace of some class of the MRO, so only those names need looking up."""
+    names = frozenset().union(*(_own_hooks(base) for base in kind.__mro__))
+    for name in names:
+        hook = getattr(kind, name, None)
+        if hook is not None and not getattr(hook, "_is_no_op", False):
+            return True
+    return False
 
 
 def read_tree(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -141,10 +171,7 @@ def read_tree(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         hooks = _FIELD_HOOKS[kind] = (
             kind.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
             or kind.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute
-            or any(
-                _ATTRIBUTE_HOOK.match(name) and not getattr(getattr(kind, name), "_is_no_op", False)
-                for name in dir(kind)
-            )
+            or field_hooks(kind)
         )
     if hooks:
         node.visit(visitor)

@@ -121,11 +121,16 @@ class RankZeroFacts:
             classes = None
         self.instances[key] = classes or None
 
+    def text(self) -> str:
+        """The module's code: the pipeline hands each pass the text of the tree it gives it
+        (state.text), so it is not printed again (a rule run on its own has none)."""
+        return self.t.state.text or self.module.code
+
     def pure_functions(self) -> frozenset[str]:
         """Functions of this module and the program safe to skip off rank 0 (lazily: an
         ast parse of the module, only when a guarded call's arguments call something)."""
         if self.pure is None:
-            tree = parse_python(self.module.code)
+            tree = parse_python(self.text())
             self.pure = self.t.state.hints.pure | pure_functions([("", tree, False)])
         return self.pure
 
@@ -153,7 +158,7 @@ class RankZeroFacts:
         if self.makers is None:
             self.makers = self.t.state.hints.image_makers
             if self.t.state.hints.printing is None:  # no program told: this module's own
-                tree = parse_python(self.module.code)
+                tree = parse_python(self.text())
                 table = import_table(tree, "", False)
                 self.makers |= object_functions(tree, table, PIL_IMAGES)
         return told_name(names, self.makers) is not None

@@ -67,7 +67,7 @@ class WholeReads(MigrationTransform):
         (ddp_unsharded_loader) and the fetch runs in `with ddp_same_random():`, so the
         batch is the whole one DataParallel's program fetched, in rank 0's order (the
         original's). Where not proved the hazards pass says so (DP091)."""
-        if "next(" not in module.code:
+        if "next(" not in (self.state.text or module.code):  # the pass's input text
             return
         told = dict(self.state.loaders.fetchers)
         for fetch in fixed_fetches(
