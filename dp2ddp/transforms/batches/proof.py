@@ -57,6 +57,7 @@ from dp2ddp.transforms.batches.loops import (
     BatchLoops,
     _plain_target,
 )
+from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -172,7 +173,7 @@ class BatchProof(BatchLoops):
                     if self._state_factory(origin) and (not origin.cut or origin.entered()):
                         states.append(origin)
                         continue
-                    if not origin.cut and not _constant_sizes(node):
+                    if not origin.cut and not constant_sizes(node):
                         continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
                 if not self._split_on_path(flow, origin, loop):
                     self._unproved.add("DP047")
@@ -343,7 +344,7 @@ class BatchProof(BatchLoops):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
-        if origin.kind == "constant" and origin.cut and _filled_later(origin.node):
+        if origin.kind == "constant" and origin.cut and filled_later(origin.node):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
             # program built, not a constant every rank computes whole (v2-A, stop 41)
             return "batch"
@@ -523,14 +524,14 @@ class BatchProof(BatchLoops):
             return True
         if self.state.options.per_process_batch:
             return False  # whole batches in turn: only loops over batches are dealt out
-        if origin.kind != "call" and not (origin.kind == "constant" and _filled_later(origin.node)):
+        if origin.kind != "call" and not (origin.kind == "constant" and filled_later(origin.node)):
             return False  # a parameter, an import...: what it holds is not this module's
         if self._split_source_of(flow, origin, loop):
             return True
         for node in (step.node for step in origin.path):  # where the batch enters the loop
             if not isinstance(node, cst.Name) or not self._inside(node, loop):
                 continue
-            small = _binding(flow, node)
+            small = binding_of(flow, node)
             if isinstance(small, cst.Assign):
                 if self._split_after_binding(flow, small, origin):
                     return True
@@ -644,7 +645,7 @@ class BatchProof(BatchLoops):
         last = None
         for index, step in enumerate(path):
             if isinstance(step.node, cst.Name) and not self._inside(step.node, loop):
-                small = _binding(flow, step.node)
+                small = binding_of(flow, step.node)
                 if (
                     isinstance(small, cst.Assign)
                     and not self._inside(small, loop)
@@ -681,32 +682,3 @@ class BatchProof(BatchLoops):
 
 def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.func if isinstance(expr, cst.Call) else expr
-
-
-def _filled_later(node: cst.CSTNode) -> bool:
-    """An empty container literal (`[]`, `{}`): what a batch is cut from there is what the
-    program put in it later (appends, item assignment), never the literal itself."""
-    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
-        return not node.elements
-    return False
-
-
-def _constant_sizes(call: cst.Call) -> bool:
-    """`torch.randn(32, 4)`: sized by literals (data, not sized by what it meets)."""
-    sizes = [a.value for a in call.args if a.keyword is None]
-    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-        sizes = [e.value for e in sizes[0].elements]
-    return bool(sizes) and all(isinstance(v, cst.Integer) for v in sizes)
-
-
-def _binding(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
-    """The Assign or For whose target `name` is part of (None for a use)."""
-    for ancestor in flow.ancestors(name):
-        if isinstance(ancestor, cst.AssignTarget):
-            parent = flow.parent(ancestor)
-            return parent if isinstance(parent, cst.Assign) else None
-        if isinstance(ancestor, cst.For):
-            return ancestor if ancestor.target is name or name in walk(ancestor.target) else None
-        if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
-            return None
-    return None

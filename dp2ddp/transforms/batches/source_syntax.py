@@ -1,0 +1,43 @@
+"""What a batch's source is, read from its syntax alone.
+
+BatchProof (proof.py) follows a batch back to where it is made; these answer the questions
+it asks of the node it reaches there (an empty container filled later, a tensor sized by
+literals, the binding a target name belongs to), without any def-use reasoning of their
+own, so they stay testable and out of the proof's class.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse
+from dp2ddp.transforms._support.nodes import walk
+
+
+def filled_later(node: cst.CSTNode) -> bool:
+    """An empty container literal (`[]`, `{}`): what a batch is cut from there is what the
+    program put in it later (appends, item assignment), never the literal itself."""
+    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+        return not node.elements
+    return False
+
+
+def constant_sizes(call: cst.Call) -> bool:
+    """`torch.randn(32, 4)`: sized by literals (data, not sized by what it meets)."""
+    sizes = [a.value for a in call.args if a.keyword is None]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [e.value for e in sizes[0].elements]
+    return bool(sizes) and all(isinstance(v, cst.Integer) for v in sizes)
+
+
+def binding_of(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
+    """The Assign or For whose target `name` is part of (None for a use)."""
+    for ancestor in flow.ancestors(name):
+        if isinstance(ancestor, cst.AssignTarget):
+            parent = flow.parent(ancestor)
+            return parent if isinstance(parent, cst.Assign) else None
+        if isinstance(ancestor, cst.For):
+            return ancestor if ancestor.target is name or name in walk(ancestor.target) else None
+        if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            return None
+    return None
