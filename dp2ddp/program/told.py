@@ -202,7 +202,13 @@ class ProgramTeller:
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
             self.untouched(module) if gate and models else None,
-            command_line=self.command_line() if in_program else None,
+            # only where DP003 may be said (a module naming DDP): the facts of the other
+            # modules stay alike across the programs sharing them, migrated once
+            command_line=(
+                self.command_line()
+                if in_program and "DistributedDataParallel" in module.source.text
+                else None
+            ),
         )
 
     def command_line(self) -> CommandLine:
