@@ -36,7 +36,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
-from dp2ddp.flow.origins import _argument
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     ModuleNodes,
@@ -499,7 +499,7 @@ class BatchProof(BatchLoops):
             argument = None
             for callee in flow.callees(entered):
                 if param[0] in callee.params:
-                    argument = _argument(entered, callee, param[0])
+                    argument = argument_for(entered, callee, param[0])
             if argument is None:
                 break
             expr = argument
