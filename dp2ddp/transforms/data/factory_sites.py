@@ -131,7 +131,8 @@ class FactorySites:
         factory was sharded: the validation mean deciding early stopping was each rank's
         own, and the ranks stopped apart."""
         t = self.t
-        factories = tuple(e for e in exported if e.function)
+        # A wrapper of a factory's items takes no ddp_shard (factory_wrappers.py)
+        factories = tuple(e for e in exported if e.function and not e.via)
         if not factories:
             return set(), set()
         #: a function of this module -> (the factory's call in it, the export, the slot of

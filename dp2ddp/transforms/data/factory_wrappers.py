@@ -14,7 +14,8 @@ validation arrays were half zero, silently. Now, across the program:
 * importer side (evaluation_slots): an item whose loops, here and in the modules it is
   handed to (handoffs.handed_on), all evaluate is told to the library as
   `module.wrapper#position` (state.evaluation_factories); handed on where no loop is proved
-  to train or to evaluate it: DP084, sharded as before.
+  to train or to evaluate it: DP084, sharded as before. An item an importer trains on is
+  told too (`#position!`): one importer evaluating it cannot make it whole for all (DP084).
 * library side again, told (told_slots): the factory takes `ddp_shard=True` and the
   wrapper's call at that item passes `ddp_shard=False` (DP015 there): the loader is built
   whole, as the original built it.
@@ -34,8 +35,10 @@ from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.imported import LoaderImports, Origin
 
-#: How a told item is spelled among state.evaluation_factories: `wrapper#position`.
+#: How a told item is spelled among state.evaluation_factories: `wrapper#position`; with
+#: TRAINED after it, an item an importer trains on (never split, whoever evaluates it).
 SLOT = "#"
+TRAINED = "!"
 
 
 def wrapper_slots(
@@ -94,7 +97,9 @@ def export_wrappers(t: LoaderImports, factory: cst.FunctionDef) -> None:
             continue
         slots = wrapper_slots(t, wrapper, factory.name.value)
         for position, calls in enumerate(slots or ()):
-            export = LoaderExport(wrapper.name.value, True, position, len(slots or ()))
+            export = LoaderExport(
+                wrapper.name.value, True, position, len(slots or ()), via=factory.name.value
+            )
             if calls and export not in t.state.exports:
                 t.state.exports.append(export)
 
@@ -110,15 +115,27 @@ def told_slots(
     if not items:
         return factories, calls
     functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    trained = {name[: -len(TRAINED)] for name in told if name.endswith(TRAINED)}
     for name, _, position in items:
         wrapper = functions.get(name)
         if wrapper is None or not position.isdigit():
             continue
         for factory in functions:
             slots = wrapper_slots(t, wrapper, factory) if factory != name else None
-            if slots is not None and int(position) < len(slots) and slots[int(position)]:
-                factories.add(factory)
-                calls.update(slots[int(position)])
+            if slots is None or int(position) >= len(slots) or not slots[int(position)]:
+                continue
+            if f"{name}{SLOT}{position}" in trained:
+                for call in slots[int(position)]:
+                    t.warn(
+                        call,
+                        "DP084",
+                        f"item {position} of {name}() is only evaluated by one importer and "
+                        "trained on by another: sharded as training data (the evaluation "
+                        "goes through this rank's share)",
+                    )
+                continue
+            factories.add(factory)
+            calls.update(slots[int(position)])
     return factories, calls
 
 
@@ -130,7 +147,7 @@ def evaluation_slots(
     evaluates. Each is told to the library (`module.wrapper#position`); an item handed on
     where no loop is proved to train or to evaluate it gets DP084 (sharded as before)."""
     found: set[tuple[cst.Call, int]] = set()
-    wrapped = [e for e in exported if e.function and e.position is not None and e.arity]
+    wrapped = [e for e in exported if e.via and e.position is not None and e.arity]
     if not wrapped:
         return found
     #: (call, position) -> the kinds of the loops here over that item
@@ -149,11 +166,17 @@ def evaluation_slots(
             if not t._is_exported(origin, (export,)):
                 continue
             here = kinds.get((call, position), set())
-            if here - {"eval"}:
-                continue  # trained here, or not proved to evaluate
             at = f"item {position} of {t.code(call.func)}()"
             handed = handed_on(t, _holds(t, call, position))
             role = handed_role(handed) if handed else "evaluates" if here else None
+            told = f"{export.module}.{export.name}{SLOT}{position}"
+            if "train" in here or role == "trains":
+                # trained here: an importer that only evaluates it must not split it alone
+                if told + TRAINED not in t.state.evaluation_factories:
+                    t.state.evaluation_factories.append(told + TRAINED)
+                continue
+            if here - {"eval"}:
+                continue  # not proved to evaluate here
             if role != "evaluates":
                 if handed and role is None:
                     where = "; ".join(f"{h.text()} at line {t.line_of(h.site)}" for h in handed)
@@ -165,7 +188,6 @@ def evaluation_slots(
                     )
                 continue
             found.add((call, position))
-            told = f"{export.module}.{export.name}{SLOT}{position}"
             if told not in t.state.evaluation_factories:
                 t.state.evaluation_factories.append(told)
             t.record(
