@@ -24,6 +24,9 @@ class LoaderExport:
     attribute: the loader is this attribute of what `name` returns: `name` is a top-level
         class whose methods bind `self.<attribute>` to it only, or a top-level function
         returning only instances of that class (`d = data.create(8); d.trainloader`).
+    via: the item at `position` is a call of this module's factory `via` (a function
+        returning a tuple of its loaders: data/factory_wrappers.py); the function takes no
+        ddp_shard of its own, its items are told apart instead.
     """
 
     name: str
@@ -34,6 +37,7 @@ class LoaderExport:
     shuffle: str = ""
     shuffle_index: int | None = None
     attribute: str = ""
+    via: str = ""
 
 
 @dataclass(frozen=True)

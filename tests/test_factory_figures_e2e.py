@@ -1,7 +1,8 @@
-"""Classes v3-A and v3-B of the stop-41 validation round (docs/real-world.md, helper v3), end
-to end: the originals (program fixtures' input/) in a plain process, the committed migrations
-(expected/, which tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/)
-under torchrun with two CPU (gloo) processes, through tests/e2e_driver.py.
+"""Classes v3-A, v3-B, v3-H (helper v3), v2-E and v2-C (helper v2) of the stop-41 validation
+round (docs/real-world.md), end to end: the originals (program fixtures' input/) in a plain
+process, the committed migrations (expected/, which tests/test_programs.py keeps equal to
+what `dp2ddp migrate` makes of input/) under torchrun with two CPU (gloo) processes,
+through tests/e2e_driver.py.
 
 figures_handed_loader_other_module (v3-A, hengyuan-hu/bottom-up-attention-vqa@3925206): the
 entry hands its sharded loader to train() of train.py, whose epoch figures are sums over the
@@ -17,6 +18,26 @@ rank 0 printed the validation mean of its half and "test shape: (6, 1)" of 12, n
 Now the val and test calls pass ddp_shard=False (DP015) and every rank evaluates the whole
 split; the training set is one global batch per epoch, so the weights, and every printed
 figure, are the original's.
+
+factory_sampler_eval_splits (v2-E, songyingxin/Bert-TextClassification@284b632's
+convert_features_to_tensors): one factory of another module for train, dev and test, its
+DataLoader with a sampler of its own (`sampler=RandomSampler(...)`, sharded by
+DdpSamplerShard), the split choosing only `drop_last`. Before: every loader sharded, rank 0
+printed dev and test counts of its half (3 of 6, 5 of 10), no warning. Now the factory is
+exported as any training loader's, the dev and test calls pass ddp_shard=False (DP015), and
+every rank counts all of dev and test.
+
+factory_fixed_sample_batch (v2-C, akanimax/pro_gan_pytorch@6206613's sample grid): a fixed
+batch taken once with `next(iter(make_loader(dataset, 8)))` from another module's factory.
+Before: the factory's sharded loader gave rank 0 half the batch (the grid 4 rows of 8), no
+warning. Now that call passes ddp_shard=False and the grid holds the original's 8 rows.
+
+factory_tuple_eval_other_module (v3-H, fartashf/vsepp@abe382f's get_loaders): a function
+returning two loaders of one factory (`train_loader, val_loader = loaders.pair(8)`), the
+validation loader handed on to a third module that fills an array of the dataset's size at
+each batch's indices. Before: both sharded, half the rows left zero on each rank, rank 0's
+score another. Now the factory's call for that item passes ddp_shard=False (DP015) and no
+row is left zero.
 """
 
 from __future__ import annotations
@@ -30,7 +51,13 @@ from test_examples import Launch, _assert_exited_cleanly, _assert_ran, _launch
 
 PROGRAMS = Path(__file__).parent / "program_fixtures"
 #: fixture -> entry
-CASES = {"figures_handed_loader_other_module": "main.py", "factory_loader_per_branch": "run.py"}
+CASES = {
+    "figures_handed_loader_other_module": "main.py",
+    "factory_loader_per_branch": "run.py",
+    "factory_sampler_eval_splits": "train.py",
+    "factory_fixed_sample_batch": "train.py",
+    "factory_tuple_eval_other_module": "train.py",
+}
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,8 @@ best checkpoint from rank 0's half).
 For each top-level function and top-level class (its `__init__`) of a module, each parameter
 that a `for` loop of the module iterates (through `enumerate`/`tqdm`), or that an `iter(x)`
 takes items from, followed backward over the def-use view (flow/defuse.py: names,
-`self.x = param` bound in the class, a method's parameter that calls on `self` pass it to):
+`self.x = param` bound in the class, a method's parameter that calls on `self` pass it to,
+a function's parameter that calls of this module by its name pass it to):
 the role of each such loop (of the function around an `iter(x)`; "evaluates" for one
 taken under `no_grad()`) —
 
@@ -137,19 +138,29 @@ def _parameters(flow: DefUse, expr: cst.BaseExpression) -> Iterator[tuple[str, i
 
 
 def _passed(flow: DefUse, param: cst.Param) -> list[cst.BaseExpression]:
-    """What this module's calls of a method on `self` pass for its parameter `param`
-    (`self._valid_epoch(self.dev_data_loader)`)."""
+    """What this module's calls pass for `param`: of a method, calls on `self`
+    (`self._valid_epoch(self.dev_data_loader)`); of a function, calls by its name
+    (`evaluate(model, eval_loader)` in `train()`, which is handed `eval_loader`: class v3-C
+    of stop 41, hengyuan-hu/bottom-up-attention-vqa@3925206, where DP084 said "no loop of
+    its module iterates it" of train())."""
     function = flow.function_around(param)
-    if function is None or function.owner is None or function.self_name is None:
+    if function is None or function.owner is not None and function.self_name is None:
         return []
     passed: list[cst.BaseExpression] = []
     for call in flow.call_sites(function):
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if func.value.value == function.self_name:
-                argument = argument_for(call, function, param)
-                if isinstance(argument, (cst.Name, cst.Attribute)):
-                    passed.append(argument)
+        if function.owner is None:
+            by_name = isinstance(func, cst.Name)
+        else:
+            by_name = (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == function.self_name
+            )
+        if by_name:
+            argument = argument_for(call, function, param)
+            if isinstance(argument, (cst.Name, cst.Attribute)):
+                passed.append(argument)
     return passed
 
 

@@ -98,9 +98,9 @@ from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_shapes import plan_batch_shapes
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
-    SAMPLER_SHARD,
     ShardEdit,
     is_batch_shard,
+    is_sampler_shard,
     plan_batch_shard,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
@@ -169,8 +169,7 @@ class ShardDataLoaders(LoaderEvaluation):
         self._iterable_classes = self._iterable_dataset_classes(nodes)
         loaders: dict[cst.Call, Loader] = self._loaders
         self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
-        #: Loaders sharded through their own sampler (DdpSamplerShard/DdpBatchShard): not
-        #: planned again, but their loops' figures are reduced or said (DP030) as others'.
+        #: Sharded through their own sampler: not planned again; figures as others' (DP030).
         self._sampler_sharded: dict[cst.Call, Loader] = {}
         for call in self._calls:
             if call in self._all_loaders:
@@ -198,6 +197,7 @@ class ShardDataLoaders(LoaderEvaluation):
         for loader in self._sampler_sharded.values():
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
+            self._export_shard(loader)
         self._plan_subclasses(nodes)
         every = {
             c: loaders.get(c) or Loader(c, {}, self._binding(c)[0], None, None)
@@ -595,7 +595,7 @@ class ShardDataLoaders(LoaderEvaluation):
         if shard.arguments is not None:
             return node.with_changes(args=[cst.Arg(shard.arguments, star="**")])
         args = list(node.args)
-        key = "sampler" if name_of(shard.wrapper.func) == SAMPLER_SHARD else "batch_sampler"
+        key = "sampler" if is_sampler_shard(shard) else "batch_sampler"
         args[shard.replace] = args[shard.replace].with_changes(
             keyword=cst.Name(key), value=shard.wrapper
         )

@@ -33,7 +33,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
 from dp2ddp.transforms.data.batch_size import LoaderBatchSize
-from dp2ddp.transforms.data.plan import EVAL_NAME
+from dp2ddp.transforms.data.plan import EVAL_NAME, SHARD_FLAG
 
 BATCH_SHARD = "DdpBatchShard"
 SAMPLER_SHARD = "DdpSamplerShard"
@@ -45,7 +45,9 @@ class ShardEdit:
     """How leave_Call rewrites a loader with its own sampler."""
 
     replace: int  # index of the sampler=/batch_sampler= argument
-    wrapper: cst.Call  # DdpBatchShard(...) as batch_sampler=, DdpSamplerShard(...) as sampler=
+    #: DdpBatchShard(...) as batch_sampler=, DdpSamplerShard(...) as sampler= (`... if
+    #: ddp_shard else sampler` in a factory that also builds evaluation loaders)
+    wrapper: cst.Call | cst.IfExp
     drop: tuple[int, ...]  # arguments removed
     #: Arguments passed with **: every argument goes to ddp_loader_arguments(...) instead,
     #: which shards at run time (`**ddp_loader_arguments(sampler=s, **kwargs)`).
@@ -55,7 +57,20 @@ class ShardEdit:
 
 
 def is_batch_shard(value: cst.BaseExpression) -> bool:
+    """Already sharded (a second run): a shard helper's call, also as a factory's `<it> if
+    ddp_shard else <its own sampler>` (FactorySites.split_shards)."""
+    if isinstance(value, cst.IfExp) and name_of(value.test) == SHARD_FLAG:
+        value = value.body
     return isinstance(value, cst.Call) and name_of(value.func) in (BATCH_SHARD, SAMPLER_SHARD)
+
+
+def is_sampler_shard(shard: ShardEdit) -> bool:
+    """A `sampler=DdpSamplerShard(...)` rewrite (maybe already made conditional on the
+    factory's ddp_shard: `... if ddp_shard else sampler`), not a batch sampler's or one
+    made at run time."""
+    wrapper = shard.wrapper.body if isinstance(shard.wrapper, cst.IfExp) else shard.wrapper
+    called = isinstance(wrapper, cst.Call) and name_of(wrapper.func) == SAMPLER_SHARD
+    return shard.arguments is None and called
 
 
 def plan_batch_shard(

@@ -43,13 +43,15 @@ off (`train=False`, the default False, `mode="val"`), the loop evaluates that lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import ModuleNodes, enclosing_function, keyword, walk
+from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
+from dp2ddp.transforms.data.factory_wrappers import told_slots
 from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
 
@@ -82,13 +84,25 @@ class FactorySites:
         #: are this rank's share (data/imported.py).
         self.forwarded: set[cst.Call] = set()
 
-    def evaluation_call(self, call: cst.Call, factory: str, why: str = "") -> None:
+    def evaluation_call(
+        self, call: cst.Call, factory: str, why: str = "", sample: bool = False
+    ) -> None:
         """A call of another module's factory that builds an evaluation loader
         (data/imported.py): it passes ddp_shard=False. `why`: the loops of another module
-        it is handed to, where they decided it (handoffs.handed_on)."""
+        it is handed to, where they decided it (handoffs.handed_on). `sample`: its loader
+        gives one fixed batch only (sample_roles.fetched_once): whole, as the original
+        fetched it, with no figure to say."""
         if call in self._evaluation_calls:
             return
         self._evaluation_calls.add(call)
+        if sample:
+            self.t.record(
+                call,
+                f"{factory}() also builds training loaders; this one gives a fixed batch "
+                f"once (next(iter(...))): built whole ({FLAG}=False), the batch the "
+                "original fetched",
+            )
+            return
         because = f" ({why}, where its figures are not summed over the ranks)" if why else ""
         self.t.warn(
             call,
@@ -117,7 +131,8 @@ class FactorySites:
         factory was sharded: the validation mean deciding early stopping was each rank's
         own, and the ranks stopped apart."""
         t = self.t
-        factories = tuple(e for e in exported if e.function)
+        # A wrapper of a factory's items takes no ddp_shard (factory_wrappers.py)
+        factories = tuple(e for e in exported if e.function and not e.via)
         if not factories:
             return set(), set()
         #: a function of this module -> (the factory's call in it, the export, the slot of
@@ -228,8 +243,10 @@ class FactorySites:
         )
 
     def split(self, loaders: dict[cst.Call, Loader]) -> None:
-        """Keep only the training calls' loops on each factory's loader."""
-        told = self.t.state.loaders.evaluation_factories
+        """Keep only the training calls' loops on each factory's loader (the loaders
+        sharded through their own sampler: split_shards)."""
+        told, _ = self._told()
+        self.split_shards(self.t._shards, self.t._sampler_sharded)
         for loader in loaders.values():
             function = enclosing_function(loader.call, self.t)
             if function is None or loader.own is not None or not self._returns(function, loader):
@@ -280,6 +297,63 @@ class FactorySites:
             for outer, site in chain:
                 self._functions.add(outer)
                 self._forwarding.add(site)
+
+    def split_shards(
+        self, shards: dict[cst.Call, ShardEdit], loaders: dict[cst.Call, Loader]
+    ) -> None:
+        """A factory whose loader is sharded through its own sampler (`DataLoader(data,
+        sampler=RandomSampler(data), ...)`, DdpSamplerShard) that another module calls for
+        evaluation loaders (state.loaders.evaluation_factories, its loader exported:
+        data/imported.py's export_shards): the sampler's shard and the per-rank batch are
+        made conditional on ddp_shard, so those calls build the original's loader, whole.
+        Class v2-E of stop 41 (songyingxin/Bert-TextClassification@284b632's
+        convert_features_to_tensors for train, dev and test): before, every loader it
+        built was sharded, and the dev accuracy choosing the checkpoint and the printed
+        test figures were rank 0's half, silently."""
+        told, _ = self._told()
+        for call, loader in loaders.items():
+            shard = shards.get(call)
+            function = enclosing_function(call, self.t)
+            if (
+                shard is None
+                or not is_sampler_shard(shard)
+                or function is None
+                or function.name.value not in told
+                or not isinstance(self.t.parent(function), cst.Module)
+                or not self._returns(function, loader)
+            ):
+                continue
+            flag = cst.Name(FLAG)
+            original = call.args[shard.replace].value.deep_clone()
+            wrapper = cst.IfExp(test=flag, body=shard.wrapper, orelse=original)
+            batch = shard.batch
+            if batch is not None:
+                kept = call.args[batch[0]].value.deep_clone()
+                batch = (batch[0], cst.IfExp(test=flag, body=batch[1], orelse=kept))
+            shards[call] = replace(shard, wrapper=wrapper, batch=batch)
+            self._functions.add(function)
+            self.t.record(
+                call,
+                f"{function.name.value}() also builds evaluation loaders: {FLAG}=False at "
+                "those calls keeps their own sampler and batch, whole, as the original did",
+            )
+
+    def _told(self) -> tuple[set[str], set[cst.Call]]:
+        """The factories other modules call for evaluation loaders, also through an item
+        of a wrapper's tuple (`get_loaders#1`: factory_wrappers.told_slots), and the
+        wrappers' calls that then build an item whole; the calls are said once (DP015)."""
+        told = self.t.state.loaders.evaluation_factories
+        factories, calls = told_slots(self.t, self.t._module_node, told)
+        for call in sorted(calls - self._evaluation_calls, key=self.t._line):
+            self.t.warn(
+                call,
+                "DP015",
+                f"{self.t.code(call.func)}() also builds training loaders; this loader, "
+                "which another module only evaluates, is left unsharded "
+                f"({FLAG}=False): every rank goes through all of it",
+            )
+        self._evaluation_calls |= calls
+        return {name for name in told if "#" not in name} | factories, calls
 
     def _hands_back(self, outer: cst.FunctionDef, call: cst.Call) -> bool:
         """`outer` returns what `call` returns: `return call(...)`, or the names it binds

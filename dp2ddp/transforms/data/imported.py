@@ -38,9 +38,12 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.training import trains_through
+from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
+from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.data.sample_roles import fetched_once
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
 
 if TYPE_CHECKING:
@@ -76,6 +79,9 @@ class LoaderImports(LoaderSetEpoch):
 
     #: The factories of both kinds of loaders (set by the pass before planning).
     _factory_sites: FactorySites
+    #: Loaders sharded through their own sampler, and their rewrites (the pass's).
+    _sampler_sharded: dict[cst.Call, Loader]
+    _shards: dict[cst.Call, ShardEdit]
 
     # == library side ===================================================================
     def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
@@ -119,7 +125,19 @@ class LoaderImports(LoaderSetEpoch):
                     if export not in self.state.exports:  # a sibling's, alike (below)
                         self.state.exports.append(export)
                         self._export_bound_names(function, position, arity)
+        if exported and None in arities:
+            export_wrappers(self, function)  # `return train_loader, val_loader` of its calls
         return exported or len(self.state.exports) > before
+
+    def _export_shard(self, loader: Loader) -> None:
+        """Export a loader sharded through its own sampler (`DataLoader(data, sampler=
+        RandomSampler(data), ...)` → DdpSamplerShard) as any training loader: importers
+        then classify their calls of its factory by the loops over them, and an evaluation
+        call builds it whole (ddp_shard=False: FactorySites.split_shards). Before, such a
+        factory was never exported, and the dev and test loaders of one factory for all
+        three were sharded as training data (class v2-E of stop 41)."""
+        if is_sampler_shard(self._shards[loader.call]):
+            self._export(loader, self._all_loaders)
 
     def _alike_loaders(self, loader: Loader, function: cst.FunctionDef) -> set[cst.Call]:
         """The other DataLoader calls of `function` that this pass shards as `loader`: one
@@ -135,16 +153,23 @@ class LoaderImports(LoaderSetEpoch):
             index = other.args.get("shuffle")
             return None if index is None else self.code(other.call.args[index].value)
 
+        def sampler_of(other: Loader) -> str | None:
+            index = other.args.get("sampler")
+            return None if index is None else self.code(other.call.args[index].value)
+
+        sampled = loader.call in self._sampler_sharded  # alike: the same sampler, sharded
+        pool = self._sampler_sharded if sampled else self._loaders
         return {
             call
-            for call, other in self._loaders.items()
+            for call, other in pool.items()
             if call is not loader.call
             and enclosing_function(call, self) is function
             and not other.loops
             and other.own is None
-            and "sampler" not in other.args
+            and (is_sampler_shard(self._shards[call]) if sampled else "sampler" not in other.args)
             and "batch_sampler" not in other.args
             and shuffle_of(other) == shuffle_of(loader)
+            and sampler_of(other) == sampler_of(loader)
         }
 
     def _export_attribute(self, loader: Loader, method: cst.FunctionDef) -> None:
@@ -363,6 +388,7 @@ class LoaderImports(LoaderSetEpoch):
             return []
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
+        slots = evaluation_slots(self, nodes, exported)  # built whole by the library
         #: The sharded loaders of other modules iterated here, one per binding call: their
         #: loops' running figures are this rank's share as for this module's own loaders.
         sharded: dict[cst.CSTNode | str, Loader] = {}
@@ -374,7 +400,7 @@ class LoaderImports(LoaderSetEpoch):
                 for origin in origins:
                     if origin.attribute and not self._is_exported(origin, exported):
                         continue  # an attribute of another call's result: not proved
-                    if origin.call in evaluation:
+                    if origin.call in evaluation or (origin.call, origin.position) in slots:
                         continue  # built whole (ddp_shard=False): no sampler to set
                     if origin.call in wrapped or self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr)
@@ -401,14 +427,15 @@ class LoaderImports(LoaderSetEpoch):
     def _evaluation_factory_calls(
         self, nodes: ModuleNodes, exported: tuple[LoaderExport, ...]
     ) -> set[cst.Call]:
-        """Calls of another module's loader factory that build an evaluation loader: the
-        factory takes `shuffle=` from a parameter, this call passes False there, and no
-        training loop here iterates what it returns (thunlp/OpenNRE: SentenceRELoader in
+        """Calls of another module's loader factory that build an evaluation loader: no
+        training loop here iterates what it returns, and the loops of the other modules it
+        is handed to evaluate it, or, handed to none, the factory takes `shuffle=` from a
+        parameter and this call passes False there (thunlp/OpenNRE: SentenceRELoader in
         framework/data_loader.py, its calls in framework/sentence_re.py, the loaders kept on
         `self.val_loader`, `self.test_loader`). Each passes `ddp_shard=False` (DP015); the
         program tells the factory's module to take that parameter."""
         found: set[cst.Call] = set()
-        factories = [e for e in exported if e.function and e.shuffle and e.position is None]
+        factories = [e for e in exported if e.function and e.position is None]
         if not factories:
             return found
         trained: set[cst.Call] = set()
@@ -424,12 +451,17 @@ class LoaderImports(LoaderSetEpoch):
                 origin = Origin(call, call, None, None, None, ())
                 if not self._is_exported(origin, (export,)):
                     continue
-                value = argument(call, export.shuffle, export.shuffle_index)
+                # No shuffle parameter (a sampler of its own, class v2-E of stop 41): the
+                # loops it is handed to decide alone.
+                value = (
+                    argument(call, export.shuffle, export.shuffle_index) if export.shuffle else None
+                )
                 ordered = isinstance(value, cst.Name) and value.value == "False"
-                why = self._handed_evaluates(call, ordered)
+                sample = fetched_once(self, call)  # one fixed batch: whole, as fetched
+                why = "" if sample else self._handed_evaluates(call, ordered)
                 if why is not None:
                     found.add(call)
-                    self._factory_sites.evaluation_call(call, self.code(call.func), why)
+                    self._factory_sites.evaluation_call(call, self.code(call.func), why, sample)
                     name = f"{export.module}.{export.name}"
                     if name not in self.state.evaluation_factories:
                         self.state.evaluation_factories.append(name)

@@ -4,6 +4,8 @@
   module takes its role from the generator's takers (analysis/generator_batches.py).
 * figures_handed_on: an evaluation loop's figures handed to an object fed in the loop or
   shown per batch, which summing the loop's counters would not make global.
+* fetched_once: a call of another module's loader factory whose loader only gives one
+  fixed batch, `next(iter(loader))` outside any loop (a sample grid's batch).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import module_of, name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import NodeView, module_of, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.generator_batches import Role, generator_role
 
 if TYPE_CHECKING:
@@ -55,6 +57,60 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
             "they are for samples or evaluation, each rank gets its share only",
         )
     return False
+
+
+def fetched_once(t: NodeView, call: cst.Call) -> bool:
+    """The loader `call` builds is only taken once, by `next(iter(...))` outside any loop:
+    `next(iter(factory(dataset, n)))`, or a name bound to the call whose every use is one
+    (class v2-C of stop 41: akanimax/pro_gan_pytorch@6206613's fixed batch for its sample
+    grid, from `get_data_loader` of another module). The original fetched the global
+    batch; from the factory's sharded loader it was this rank's share (the grid held 2
+    of 4 images). For a loader of its own module the shared_draws pass fetches it whole
+    (ddp_whole_batch); a factory's call is built whole instead (ddp_shard=False)."""
+    parent = t.parent(call)
+    if isinstance(parent, cst.Arg):
+        return _fetch(t, call)
+    if not (
+        isinstance(parent, cst.Assign)
+        and parent.value is call
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0].target, cst.Name)
+    ):
+        return False
+    module = module_of(call, t)
+    if not isinstance(module, cst.Module):
+        return False
+    flow = view(module)
+    target = parent.targets[0].target
+    uses = flow.uses(flow.scope_of(target), target.value)
+    return bool(uses) and all(_fetch(t, use) for use in uses)
+
+
+def _fetch(t: NodeView, node: cst.CSTNode) -> bool:
+    """`node` is X of `next(iter(X))`, in no loop of its function."""
+    chain: list[cst.CSTNode] = []
+    current: cst.CSTNode | None = node
+    for _ in range(4):  # Arg, iter(...), Arg, next(...)
+        current = t.parent(current) if current is not None else None
+        if current is None:
+            return False
+        chain.append(current)
+    inner, outer = chain[1], chain[3]
+    if not (
+        isinstance(inner, cst.Call)
+        and name_of(inner.func) == "iter"
+        and len(inner.args) == 1
+        and isinstance(outer, cst.Call)
+        and name_of(outer.func) == "next"
+        and len(outer.args) == 1
+    ):
+        return False
+    above: cst.CSTNode | None = outer
+    while above is not None and not isinstance(above, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(above, (cst.For, cst.While, cst.BaseComp)):
+            return False
+        above = t.parent(above)
+    return True
 
 
 def figures_handed_on(t: LoaderEvaluation, loop: cst.For) -> tuple[cst.CSTNode, str] | None:

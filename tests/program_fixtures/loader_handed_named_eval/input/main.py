@@ -1,7 +1,9 @@
 """Class v3-C of stop 41 (hengyuan-hu/bottom-up-attention-vqa@3925206): a shuffled loader
 named as an evaluation set, handed to train() of another module, which hands it on to its
-own evaluate(). Not followed there (DP084); its name leaves it whole, and DP084 says so
-(it said "sharded as training data" beside DP015's "left unsharded")."""
+own evaluate(), whose loop is not proved to evaluate (no no_grad(); the caller sets the
+eval mode): DP084 names that loop (since stop 42; it said "no loop of its module iterates
+it"); its name leaves it whole, and DP084 says so (it said "sharded as training data"
+beside DP015's "left unsharded")."""
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
