@@ -52,6 +52,7 @@ NAMES = (
     "image_write_converted",
     "library_report",
     "tee_logger_fsync",
+    "keyed_reads",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger",)
@@ -318,3 +319,18 @@ def test_kept_open_log_fsynced_on_every_rank(original: Run, migrated: Run) -> No
         assert log.read_text().splitlines() == ["epoch 0", "epoch 1"], run.report(
             "tee_logger_fsync", 2
         )
+
+
+def test_keyed_reads_agree_along_other_lines(migrated: Run) -> None:
+    """Stop 41's v2-D: the writer's stamp is read once, at one place, on every rank (no 60 s
+    wait on rank 1, no fallback to its own value), and `run_name()` called from a rank-0
+    write and from every rank's makedirs gives every rank rank 0's value for the same call:
+    one output directory holding the model, one log directory."""
+    _finished(migrated, "keyed_reads", 2)
+    folder = migrated.folder("keyed_reads")
+    outs = sorted(p.name for p in folder.glob("out_*"))
+    assert len(outs) == 1, outs
+    assert [p.name for p in (folder / outs[0]).iterdir()] == ["model.pth"]
+    assert len(list((folder / "logs").iterdir())) == 1
+    stderr = (folder / "rank1.stderr").read_text()
+    assert "did not come" not in stderr, stderr

@@ -139,7 +139,10 @@ class RankZeroFacts:
             value = value.body
         if not isinstance(value, cst.Call):
             return None
-        names = self.t.qualified_names(value.func)
+        func = value.func
+        if isinstance(func, cst.IfExp):
+            func = func.body  # `(SummaryWriter if ddp_is_main() else DdpNullWriter)(...)`
+        names = self.t.qualified_names(func)
         if names & LOGGING_GET_LOGGER:
             return "logger"
         if names & SUMMARY_WRITER:

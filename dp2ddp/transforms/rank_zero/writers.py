@@ -1,9 +1,10 @@
 """TensorBoard's SummaryWriter on rank 0 only.
 
-`SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else DdpNullWriter(...)`
-(same arguments; anywhere: assigned, `with ... as w`, passed, returned). Not None: the
-writer goes where no pass can follow it (an attribute made in a base class and used by a
-subclass in another module, a helper's argument), and None there crashes rank 1. The null
+`SummaryWriter(...)` becomes `(SummaryWriter if ddp_is_main() else DdpNullWriter)(...)`
+(one call: its arguments evaluated at one place on every rank; anywhere: assigned, `with
+... as w`, passed, returned). Not None: the writer goes where no pass can follow it (an
+attribute made in a base class and used by a subclass in another module, a helper's
+argument), and None there crashes rank 1. The null
 writer (templates/helpers/null_writer.py.j2) is truthy, so `if writer:` and `if writer is
 not None:` take the original branch on every rank (code under them, collectives included,
 stays reached by every rank); every method call is a no-op returning None; `log_dir`,
@@ -27,8 +28,6 @@ from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER
 #: What a SummaryWriter is off rank 0 (templates/helpers/null_writer.py.j2).
 _NULL_WRITER = "DdpNullWriter"
 _NULL_WRITER_HELPER = "null_writer"
-#: Where `a if c else b` needs no parentheses (elsewhere `.attr`, `or`, ... would bind tighter).
-_BARE_IFEXP_PARENTS = (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element)
 
 
 class Writers(CallRule):
@@ -40,8 +39,8 @@ class Writers(CallRule):
         return None
 
     def _writer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """`SummaryWriter(...)` becomes `SummaryWriter(...) if ddp_is_main() else
-        DdpNullWriter(...)` (same arguments, evaluated once: only one branch runs).
+        """`SummaryWriter(...)` becomes `(SummaryWriter if ddp_is_main() else
+        DdpNullWriter)(...)`: one call, its arguments evaluated where the original did.
 
         Not None off rank 0: the writer travels where no pass can follow it (an attribute
         set in a base class and used in a subclass in another module, an argument of a
@@ -53,25 +52,27 @@ class Writers(CallRule):
         """
         if self.facts.under_guard(original):
             return updated
-        parent = self.t.parent(original)
         if self.facts.before_setup(original):
             self.t.warn(original, "DP021", "SummaryWriter created before the DDP setup block")
             return updated
         self.t.state.helpers.add(_NULL_WRITER_HELPER)
-        null_writer = updated.with_changes(func=cst.Name(_NULL_WRITER), lpar=(), rpar=())
-        choice: cst.BaseExpression = cst.IfExp(
-            test=main_call(), body=updated.with_changes(lpar=(), rpar=()), orelse=null_writer
+        # One call, the class chosen: the arguments are written once and evaluated at one
+        # place on every rank. Repeated in both arms of `SummaryWriter(...) if ... else
+        # DdpNullWriter(...)`, a keyed read in them (`ddp_rank0_value(time.strftime, ...)`,
+        # keyed by its line) sat on another line on rank 1 than on rank 0: rank 1 waited
+        # 60 s per read for a key rank 0 never set (stop 41's v2-D).
+        choice = cst.IfExp(
+            test=main_call(),
+            body=updated.func,
+            orelse=cst.Name(_NULL_WRITER),
+            lpar=[cst.LeftParen()],
+            rpar=[cst.RightParen()],
         )
-        if not isinstance(parent, _BARE_IFEXP_PARENTS) or updated.lpar:
-            # `(... if ddp_is_main() else ...).add_scalar(...)`, `with (...) as w:`
-            choice = choice.with_changes(
-                lpar=updated.lpar or [cst.LeftParen()], rpar=updated.rpar or [cst.RightParen()]
-            )
         self.t.record(
             original,
             f"SummaryWriter created on rank 0 only ({_NULL_WRITER} elsewhere: calls do nothing)",
         )
-        return choice
+        return updated.with_changes(func=choice)
 
 
 def writer_log_dir(writer: cst.Call) -> cst.BaseExpression | None:
