@@ -55,7 +55,7 @@ NAMES = (
     "keyed_reads",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
-PROGRAMS = ("project_logger",)
+PROGRAMS = ("project_logger", "handed_logger_package")
 #: A hang shows as this timeout (the scripts take seconds).
 TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
@@ -334,3 +334,16 @@ def test_keyed_reads_agree_along_other_lines(migrated: Run) -> None:
     assert len(list((folder / "logs").iterdir())) == 1
     stderr = (folder / "rank1.stderr").read_text()
     assert "did not come" not in stderr, stderr
+
+
+def test_a_logging_package_handed_to_another_module_logs_on_rank_zero(
+    original: Run, migrated: Run
+) -> None:
+    """Stop 41's v3-G: `tb_logger.configure(...)` runs on every rank (off rank 0 on a scratch
+    folder), so `LogCollector.tb_log(tb_logger, step)` in meters.py works on rank 1 too; the
+    log folder holds rank 0's values alone, as many lines as the original's."""
+    _finished(migrated, "handed_logger_package", 2)
+    want = (original.folder("handed_logger_package") / "runs" / "values.txt").read_text()
+    got = (migrated.folder("handed_logger_package") / "runs" / "values.txt").read_text()
+    assert want.count("loss ") == got.count("loss ") == 4, got
+    assert got.splitlines()[-1] == want.splitlines()[-1] == "steps None 4.0000"

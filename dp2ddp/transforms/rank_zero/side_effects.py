@@ -220,6 +220,9 @@ WRITER_FUNCTIONS: Final = frozenset(
     for module in ("tensorboard_logger", "tensorboard_logger.tensorboard_logger")
     for name in ("configure", "log_value", "log_histogram", "log_images", "unconfigure")
 )
+#: Of those, the one that makes the default Logger: kept on every rank, off rank 0 on a
+#: scratch folder (writers.py), since `log_value` may run anywhere (stop 41's v3-G).
+WRITER_CONFIGURE: Final = frozenset(n for n in WRITER_FUNCTIONS if n.endswith(".configure"))
 WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
 
 _PURE_BUILTINS: Final = frozenset(
