@@ -53,6 +53,7 @@ NAMES = (
     "library_report",
     "tee_logger_fsync",
     "keyed_reads",
+    "plot_client",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
 PROGRAMS = ("project_logger", "handed_logger_package")
@@ -347,3 +348,17 @@ def test_a_logging_package_handed_to_another_module_logs_on_rank_zero(
     got = (migrated.folder("handed_logger_package") / "runs" / "values.txt").read_text()
     assert want.count("loss ") == got.count("loss ") == 4, got
     assert got.splitlines()[-1] == want.splitlines()[-1] == "steps None 4.0000"
+
+
+def test_a_plotting_client_plots_on_rank_zero_alone(original: Run, migrated: Run) -> None:
+    """Stop 41's v2-F: the visdom server gets rank 0's plot calls alone, as many as the
+    original's; rank 1's DdpNullClient passed the program's check_connection() assert."""
+    _finished(migrated, "plot_client", 2)
+
+    def calls(run: Run) -> list[str]:
+        lines = (run.folder("plot_client") / "visdom.calls").read_text().splitlines()
+        return [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] in "0-"]
+
+    got = (migrated.folder("plot_client") / "visdom.calls").read_text().splitlines()
+    assert all(line.startswith("0 ") for line in got), got
+    assert calls(migrated) == calls(original) == ["line loss"] * 4 + ["text status"]

@@ -28,6 +28,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_GET_LOGGER,
     OTHER_BARS,
     PIL_IMAGES,
+    PLOT_CLIENTS,
     SUMMARY_WRITER,
     TORCH_LOAD,
     TQDM,
@@ -145,7 +146,7 @@ class RankZeroFacts:
         names = self.t.qualified_names(func)
         if names & LOGGING_GET_LOGGER:
             return "logger"
-        if names & SUMMARY_WRITER:
+        if names & (SUMMARY_WRITER | PLOT_CLIENTS):
             return "writer"
         if names & WANDB_INIT:
             return "run"

@@ -24,11 +24,18 @@ import libcst as cst
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import SUMMARY_WRITER, WRITER_CONFIGURE
+from dp2ddp.transforms.rank_zero.side_effects import (
+    PLOT_CLIENTS,
+    SUMMARY_WRITER,
+    WRITER_CONFIGURE,
+)
 
 #: What a SummaryWriter is off rank 0 (templates/helpers/null_writer.py.j2).
 _NULL_WRITER = "DdpNullWriter"
 _NULL_WRITER_HELPER = "null_writer"
+#: What a plotting server's client is off rank 0 (templates/helpers/null_client.py.j2).
+_NULL_CLIENT = "DdpNullClient"
+_NULL_CLIENT_HELPER = "null_client"
 #: Where tensorboard_logger is configured off rank 0 (templates/helpers/discard_dir.py.j2).
 _DISCARD_DIR = "ddp_discard_dir"
 _DISCARD_DIR_HELPER = "discard_dir"
@@ -40,6 +47,8 @@ class Writers(CallRule):
     ) -> cst.BaseExpression | None:
         if names & SUMMARY_WRITER:
             return self._writer(original, updated)
+        if names & PLOT_CLIENTS:
+            return self._writer(original, updated, _NULL_CLIENT, _NULL_CLIENT_HELPER)
         if names & WRITER_CONFIGURE:
             return self._configure(original, updated)
         return None
@@ -86,7 +95,13 @@ class Writers(CallRule):
         )
         return updated.with_changes(args=args)
 
-    def _writer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    def _writer(
+        self,
+        original: cst.Call,
+        updated: cst.Call,
+        null: str = _NULL_WRITER,
+        helper: str = _NULL_WRITER_HELPER,
+    ) -> cst.BaseExpression:
         """`SummaryWriter(...)` becomes `(SummaryWriter if ddp_is_main() else
         DdpNullWriter)(...)`: one call, its arguments evaluated where the original did.
 
@@ -96,14 +111,17 @@ class Writers(CallRule):
         (templates/helpers/null_writer.py.j2) takes every call, attribute read
         (`log_dir`), `with` and `close()`, and creates an explicit log directory as
         SummaryWriter does, since code after it often writes into it. Any position works
-        (assigned, `with ... as w`, passed as an argument, returned).
+        (assigned, `with ... as w`, passed as an argument, returned). A plotting
+        server's client (`visdom.Visdom(...)`, side_effects.PLOT_CLIENTS) the same way,
+        `null` a DdpNullClient (templates/helpers/null_client.py.j2): it names no folder
+        and answers `check_connection()` truthily.
         """
         if self.facts.under_guard(original):
             return updated
         if self.facts.before_setup(original):
             self.t.warn(original, "DP021", "SummaryWriter created before the DDP setup block")
             return updated
-        self.t.state.helpers.add(_NULL_WRITER_HELPER)
+        self.t.state.helpers.add(helper)
         # One call, the class chosen: the arguments are written once and evaluated at one
         # place on every rank. Repeated in both arms of `SummaryWriter(...) if ... else
         # DdpNullWriter(...)`, a keyed read in them (`ddp_rank0_value(time.strftime, ...)`,
@@ -112,13 +130,13 @@ class Writers(CallRule):
         choice = cst.IfExp(
             test=main_call(),
             body=updated.func,
-            orelse=cst.Name(_NULL_WRITER),
+            orelse=cst.Name(null),
             lpar=[cst.LeftParen()],
             rpar=[cst.RightParen()],
         )
+        what = "SummaryWriter" if null == _NULL_WRITER else "plotting client"
         self.t.record(
-            original,
-            f"SummaryWriter created on rank 0 only ({_NULL_WRITER} elsewhere: calls do nothing)",
+            original, f"{what} created on rank 0 only ({null} elsewhere: calls do nothing)"
         )
         return updated.with_changes(func=choice)
 
