@@ -52,9 +52,11 @@ NAMES = (
     "image_write_converted",
     "library_report",
     "tee_logger_fsync",
+    "keyed_reads",
+    "plot_client",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
-PROGRAMS = ("project_logger",)
+PROGRAMS = ("project_logger", "handed_logger_package")
 #: A hang shows as this timeout (the scripts take seconds).
 TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
@@ -318,3 +320,45 @@ def test_kept_open_log_fsynced_on_every_rank(original: Run, migrated: Run) -> No
         assert log.read_text().splitlines() == ["epoch 0", "epoch 1"], run.report(
             "tee_logger_fsync", 2
         )
+
+
+def test_keyed_reads_agree_along_other_lines(migrated: Run) -> None:
+    """Stop 41's v2-D: the writer's stamp is read once, at one place, on every rank (no 60 s
+    wait on rank 1, no fallback to its own value), and `run_name()` called from a rank-0
+    write and from every rank's makedirs gives every rank rank 0's value for the same call:
+    one output directory holding the model, one log directory."""
+    _finished(migrated, "keyed_reads", 2)
+    folder = migrated.folder("keyed_reads")
+    outs = sorted(p.name for p in folder.glob("out_*"))
+    assert len(outs) == 1, outs
+    assert [p.name for p in (folder / outs[0]).iterdir()] == ["model.pth"]
+    assert len(list((folder / "logs").iterdir())) == 1
+    stderr = (folder / "rank1.stderr").read_text()
+    assert "did not come" not in stderr, stderr
+
+
+def test_a_logging_package_handed_to_another_module_logs_on_rank_zero(
+    original: Run, migrated: Run
+) -> None:
+    """Stop 41's v3-G: `tb_logger.configure(...)` runs on every rank (off rank 0 on a scratch
+    folder), so `LogCollector.tb_log(tb_logger, step)` in meters.py works on rank 1 too; the
+    log folder holds rank 0's values alone, as many lines as the original's."""
+    _finished(migrated, "handed_logger_package", 2)
+    want = (original.folder("handed_logger_package") / "runs" / "values.txt").read_text()
+    got = (migrated.folder("handed_logger_package") / "runs" / "values.txt").read_text()
+    assert want.count("loss ") == got.count("loss ") == 4, got
+    assert got.splitlines()[-1] == want.splitlines()[-1] == "steps None 4.0000"
+
+
+def test_a_plotting_client_plots_on_rank_zero_alone(original: Run, migrated: Run) -> None:
+    """Stop 41's v2-F: the visdom server gets rank 0's plot calls alone, as many as the
+    original's; rank 1's DdpNullClient passed the program's check_connection() assert."""
+    _finished(migrated, "plot_client", 2)
+
+    def calls(run: Run) -> list[str]:
+        lines = (run.folder("plot_client") / "visdom.calls").read_text().splitlines()
+        return [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] in "0-"]
+
+    got = (migrated.folder("plot_client") / "visdom.calls").read_text().splitlines()
+    assert all(line.startswith("0 ") for line in got), got
+    assert calls(migrated) == calls(original) == ["line loss"] * 4 + ["text status"]

@@ -21,6 +21,7 @@ import torch.distributed as dist
 
 from dp2ddp import migrate_source
 from dp2ddp.templating import render
+from dp2ddp.transforms._support.runtime import helper_closure
 
 
 def _helper(name: str, rank: int, world_size: int = 2) -> Any:
@@ -32,7 +33,8 @@ def _helper(name: str, rank: int, world_size: int = 2) -> Any:
         "RANK": rank,
         "WORLD_SIZE": world_size,
     }
-    exec(compile(render(f"helpers/{name}.py.j2"), name, "exec"), namespace)
+    for helper in helper_closure([name]):  # with those it calls (ddp_call_key)
+        exec(compile(render(f"helpers/{helper}.py.j2"), helper, "exec"), namespace)
     return namespace[f"ddp_{name}"]
 
 
@@ -92,9 +94,36 @@ def test_rank0_value_is_rank_zeros_through_the_rendezvous_store(
     def read(share: Any) -> int:
         return int(share(next, clock))  # one call site for both ranks
 
-    assert [read(zero), read(zero)] == [0, 1]
-    assert [read(one), read(one)] == [0, 1]  # its own readings were 2 and 3
+    # one call path for both ranks too (the key is the whole path: ddp_call_key)
+    readings = [[read(share), read(share)] for share in (zero, one)]
+    assert readings == [[0, 1], [0, 1]]  # rank 1's own readings were 2 and 3
     assert next(clock) == 4
+
+
+def test_rank0_value_pairs_calls_along_the_same_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop 41's v2-D class: a reading function called from a statement only rank 0 runs (a
+    file rank 0 writes) and from one every rank runs. Keyed by its own line, rank 1's first
+    call took rank 0's first value (the other statement's); keyed by the call path, it takes
+    rank 0's value for the same statement."""
+    store = dist.TCPStore  # type: ignore[attr-defined]  # public, not re-exported in stubs
+    server = store("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(server.port))
+    monkeypatch.setenv("TORCHELASTIC_USE_AGENT_STORE", "True")
+    clock = count()
+    shares = {0: _helper("rank0_value", rank=0), 1: _helper("rank0_value", rank=1)}
+
+    def run_name(rank: int) -> int:
+        return int(shares[rank](next, clock))
+
+    def program(rank: int) -> list[int]:
+        names = []
+        if rank == 0:  # the migration's guard of rank 0's file
+            names.append(run_name(rank))
+        names.append(run_name(rank))  # every rank
+        return names
+
+    assert [program(rank) for rank in (0, 1)] == [[0, 1], [1]]
 
 
 def test_rank0_value_without_the_store_keeps_its_own_with_a_warning(

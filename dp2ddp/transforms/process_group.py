@@ -19,7 +19,7 @@ from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     walk,
 )
-from dp2ddp.transforms._support.runtime import HELPER_IMPORTS
+from dp2ddp.transforms._support.runtime import HELPER_IMPORTS, helper_closure
 
 #: What an inline helper subclasses (the generated module imports it itself).
 _HELPER_FROM_IMPORTS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -59,7 +59,9 @@ class InsertProcessGroup(MigrationTransform):
             ("torch.distributed", None, "dist"),
         ):
             AddImportsVisitor.add_needed_import(self.context, module, obj, alias)
-        for helper in sorted(self.state.helpers):
+        # With the helpers those call (ddp_rank0_value's ddp_call_key), as the module form.
+        closure = helper_closure(self.state.helpers)
+        for helper in closure:
             for module in HELPER_IMPORTS.get(helper, ()):
                 AddImportsVisitor.add_needed_import(self.context, module)
             for module, name in _HELPER_FROM_IMPORTS.get(helper, ()):
@@ -67,9 +69,7 @@ class InsertProcessGroup(MigrationTransform):
 
         self._check_collisions(original_node)
         script = (self.context.filename or "train.py").replace("\\", "/").rsplit("/", 1)[-1]
-        header = render_statements(
-            "ddp_header.py.j2", helpers=sorted(self.state.helpers), script=script
-        )
+        header = render_statements("ddp_header.py.j2", helpers=list(closure), script=script)
         at = after_imports(body)
         main_index = _main_function(body)
         setup_call = render_statements("setup_call.py.j2")

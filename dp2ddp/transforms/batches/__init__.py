@@ -160,6 +160,7 @@ class ShardBatches(BatchSqueezes):
             self._plan_output_indices(nodes)
             self._warn_batch_positions(nodes)
             self._keep_batch_dims(nodes)
+        self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         if self._unproved:
             self._keep_summed_losses(nodes)
         return True

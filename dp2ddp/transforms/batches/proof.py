@@ -49,12 +49,12 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.training import function_trains, trains_through
 from dp2ddp.transforms.batches.beside import prove_beside_loader
+from dp2ddp.transforms.batches.drawn import DrawnBatches
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
     SAME_RANDOM,
     SHARD,
-    BatchLoops,
     _plain_target,
 )
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
@@ -70,11 +70,9 @@ _SCALARS = frozenset({"len", "min", "max", "int", "float", "size", "range", "ite
 #: Methods that move data across the split dim (a source split before them is not the
 #: batch split after them).
 _ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxes"})
-#: torch's random draws (numpy's and Python's: their module prefix).
-_TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
 
 
-class BatchProof(BatchLoops):
+class BatchProof(DrawnBatches):
     """The proof's questions and edits (see the module docstring); `_prove` runs it."""
 
     def _prove(self, module: cst.Module, nodes: ModuleNodes) -> None:
@@ -372,44 +370,6 @@ class BatchProof(BatchLoops):
                 return "ok"
         return "batch"
 
-    def _draw_alike(self, statement: cst.CSTNode, assign: cst.Assign) -> None:
-        """The batch `assign` binds (a split follows) drawn here: by a function that draws
-        (of this module, or of another the program found drawing, ProgramFacts.draws), or by
-        `next()` of a generator one returned (ModelsGenesis@12f7feb's `generate_pair()`,
-        `random.shuffle` of the cubes): each rank would cut its part of a draw of its own,
-        parts that overlap (class v1-B, stop 41). In `with ddp_same_random():` every rank
-        cuts its part of rank 0's draw, as DataParallel cut one."""
-        if self._module is None or statement in self._same_random:
-            return
-        flow = view(self._module)
-        made: list[cst.Call] = []
-        for node in walk(assign.value):
-            if not isinstance(node, cst.Call):
-                continue
-            if "builtins.next" in self.qualified_names(node.func) and node.args:
-                made += [
-                    o.node
-                    for o in origins(flow, node.args[0].value)
-                    if o.kind == "call" and isinstance(o.node, cst.Call)
-                ]
-            else:
-                made.append(node)
-        imported = set(self.state.random_helpers)
-        for source in made:
-            function = self._definitions.get(name_of(source.func))
-            if self._callee_names(source) & imported or (
-                isinstance(function, cst.FunctionDef)
-                and any(self._draws(n) for n in walk(function))
-            ):
-                self._same_random.add(statement)
-                self.state.helpers.update({"same_random", "rank0_value"})
-                self.record(
-                    statement,
-                    f"{self.code(source)} draws the batch: drawn alike on every rank "
-                    "(ddp_same_random), so the ranks' parts are of one draw",
-                )
-                return
-
     def _from_output(self, flow: DefUse, origin: Origin, stop: Callable[[cst.Call], bool]) -> bool:
         """A library call the walk stopped at (`torch.mean(losses[k])`, `out.sum()` spelled
         as a function) whose arguments come from a wrapped model's output: a value computed
@@ -431,14 +391,6 @@ class BatchProof(BatchLoops):
 
     def _state_factory(self, origin: Origin) -> bool:
         return isinstance(origin.node, cst.Call) and self._sized_along_dim(origin.node) is not None
-
-    def _draws(self, call: cst.CSTNode) -> bool:
-        if not isinstance(call, cst.Call):
-            return False
-        return any(
-            n.startswith(("numpy.random.", "random.")) or n in _TORCH_DRAWS
-            for n in self.qualified_names(call.func)
-        )
 
     def _share_draw(self, flow: DefUse, origin: Origin) -> None:
         """A random draw that selects the batch (`perm = np.random.permutation(n)`,

@@ -28,6 +28,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     LOGGING_GET_LOGGER,
     OTHER_BARS,
     PIL_IMAGES,
+    PLOT_CLIENTS,
     SUMMARY_WRITER,
     TORCH_LOAD,
     TQDM,
@@ -139,10 +140,13 @@ class RankZeroFacts:
             value = value.body
         if not isinstance(value, cst.Call):
             return None
-        names = self.t.qualified_names(value.func)
+        func = value.func
+        if isinstance(func, cst.IfExp):
+            func = func.body  # `(SummaryWriter if ddp_is_main() else DdpNullWriter)(...)`
+        names = self.t.qualified_names(func)
         if names & LOGGING_GET_LOGGER:
             return "logger"
-        if names & SUMMARY_WRITER:
+        if names & (SUMMARY_WRITER | PLOT_CLIENTS):
             return "writer"
         if names & WANDB_INIT:
             return "run"

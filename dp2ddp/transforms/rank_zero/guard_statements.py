@@ -61,6 +61,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     PRINT,
     TORCH_SAVE,
     WANDB_INIT,
+    WRITER_CONFIGURE,
     WRITER_FUNCTIONS,
     working_call,
 )
@@ -133,6 +134,8 @@ class StatementGuards(Rule):
             return FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
+        if names & WRITER_CONFIGURE:
+            return None  # every rank's, on a scratch folder off rank 0 (writers.py)
         if names & WRITER_FUNCTIONS:
             return _WRITER
         if names & CHILD_PROCESSES:

@@ -41,19 +41,13 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     READS_AT_FIRST,
     SUMMARY_WRITER,
     TORCH_SAVE,
-    WRITER_FUNCTIONS,
+    WRITER_CONFIGURE,
     WRITES_AT_FIRST,
 )
 
 #: Calls that make a directory or write a file at their first argument (side_effects.py's
 #: tables, the one list of what writes where).
-_AT_FIRST = (
-    MAKEDIRS
-    | MKDIR
-    | WRITES_AT_FIRST
-    | SUMMARY_WRITER
-    | {name for name in WRITER_FUNCTIONS if name.endswith(".configure")}
-)
+_AT_FIRST = MAKEDIRS | MKDIR | WRITES_AT_FIRST | SUMMARY_WRITER | WRITER_CONFIGURE
 
 
 #: Calls that read a whole file at their first argument (side_effects.READS_AT_FIRST, as

@@ -212,6 +212,12 @@ SUMMARY_WRITER: Final = frozenset(
         "tensorboard_logger.tensorboard_logger.Logger",
     }
 )
+#: Clients of a plotting or experiment server (jhjacobsen/invertible-resnet@630e886's
+#: `viz = visdom.Visdom(port=...)`): made on every rank, every plot call of rank 1 reached
+#: the server beside rank 0's (stop 41's v2-F). Rank 0's, a DdpNullClient elsewhere
+#: (writers.py): unlike a SummaryWriter it names no folder, and it answers
+#: `check_connection()` truthily (programs assert it).
+PLOT_CLIENTS: Final = frozenset({"visdom.Visdom", "visdom.visdom.Visdom"})
 #: tensorboard_logger's module functions: `configure(logdir)` makes the default Logger,
 #: `log_value(...)` and its kin write through it. Rank 0's, as a SummaryWriter's calls:
 #: on every rank, the ranks of one host write one events file (named by host and second).
@@ -220,6 +226,9 @@ WRITER_FUNCTIONS: Final = frozenset(
     for module in ("tensorboard_logger", "tensorboard_logger.tensorboard_logger")
     for name in ("configure", "log_value", "log_histogram", "log_images", "unconfigure")
 )
+#: Of those, the one that makes the default Logger: kept on every rank, off rank 0 on a
+#: scratch folder (writers.py), since `log_value` may run anywhere (stop 41's v3-G).
+WRITER_CONFIGURE: Final = frozenset(n for n in WRITER_FUNCTIONS if n.endswith(".configure"))
 WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
 
 _PURE_BUILTINS: Final = frozenset(

@@ -26,10 +26,8 @@ def main():
     trainer = Trainer(torch.nn.Linear(4, 2), loader, {"epochs": 2, "save_dir": "saved"})
     trainer.train()
     with (
-        SummaryWriter("saved/summary")
-        if ddp_is_main()
-        else DdpNullWriter("saved/summary")
-    ) as summary:
+        SummaryWriter if ddp_is_main() else DdpNullWriter
+    )("saved/summary") as summary:
         if ddp_is_main():
             summary.add_text("status", "done")
     ddp_print("final weight sum", trainer.model.module.weight.sum().item())

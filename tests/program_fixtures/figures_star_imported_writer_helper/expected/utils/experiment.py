@@ -20,7 +20,7 @@ class MeterDict:
 
 
 def make_logger(logdir):
-    return SummaryWriter(logdir) if ddp_is_main() else DdpNullWriter(logdir)
+    return (SummaryWriter if ddp_is_main() else DdpNullWriter)(logdir)
 
 
 def save_scalars(logger, mode, figures, step):

@@ -16,10 +16,8 @@ class BaseTrainer:
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
         self.epochs = config["epochs"]
         # SummaryWriter creates the directory; the subclass writes a log file into it.
-        self.writer = (
-            SummaryWriter(os.path.join(config["save_dir"], "runs"))
-            if ddp_is_main()
-            else DdpNullWriter(os.path.join(config["save_dir"], "runs"))
+        self.writer = (SummaryWriter if ddp_is_main() else DdpNullWriter)(
+            os.path.join(config["save_dir"], "runs")
         )
 
     def train(self):

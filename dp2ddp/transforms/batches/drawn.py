@@ -1,0 +1,162 @@
+"""Batches a function of the program draws: every rank draws what rank 0 draws.
+
+A batch bound by a call of a function that draws (`random.shuffle`, `np.random` in its
+body: this module's by its text, another module's by ProgramFacts.draws), or by `next()` of
+a generator such a call returned (MrGiovanni/ModelsGenesis@12f7feb's `generate_pair()`), is
+drawn by each process on its own under torchrun: one draw per rank where DataParallel's one
+process drew one. Such a binding runs inside `with ddp_same_random():`
+(templates/helpers/same_random.py.j2), so every rank takes rank 0's draw, the original's:
+
+- a training batch split after its binding (the proof, proof.py): each rank cuts its part
+  of one draw, parts that do not overlap (stop 41's v1-B; before, they overlapped);
+- a batch every rank takes whole in a loop that trains, drawn by `next()` of such a
+  generator: the validation batch of an epoch loop, whose loss decides early stopping
+  (stop 41's v1-C; before, each rank evaluated its own draws and the ranks left the epoch
+  loop at different epochs: "Connection closed by peer", or a hang). Every rank evaluates
+  the original's draw with the same weights: the figure, and what it decides, is alike.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow import origins, view
+from dp2ddp.transforms._support.nodes import ModuleNodes, name_of, walk
+from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
+
+#: torch's random draws (numpy's and Python's: their module prefix).
+_TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
+
+
+class DrawnBatches(BatchLoops):
+    """Which bindings draw their batch (`_drawing_source`) and the two edits above."""
+
+    def _draw_alike(self, statement: cst.CSTNode, assign: cst.Assign) -> None:
+        """The batch `assign` binds (a split follows) drawn here: each rank would cut its
+        part of a draw of its own, parts that overlap (class v1-B, stop 41). In `with
+        ddp_same_random():` every rank cuts its part of rank 0's draw, as DataParallel cut
+        one."""
+        if statement in self._same_random:
+            return
+        source = self._drawing_source(assign, next_only=False)
+        if source is not None:
+            self._same_random.add(statement)
+            self.state.helpers.update({"same_random", "rank0_value"})
+            self.record(
+                statement,
+                f"{self.code(source)} draws the batch: drawn alike on every rank "
+                "(ddp_same_random), so the ranks' parts are of one draw",
+            )
+            self._share_argument_draws(source)
+
+    def _draw_whole_alike(self, nodes: ModuleNodes) -> None:
+        """Each batch every rank takes whole (no split follows its binding) in a loop that
+        trains, bound by `next()` of a generator a drawing function returned: drawn in
+        `with ddp_same_random():` (class v1-C, stop 41; see the module docstring)."""
+        for assign in nodes.of(cst.Assign):
+            statement = self.parent(assign)
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            if statement in self._same_random or statement in self._split_after:
+                continue
+            if not self._in_training_loop(statement):
+                continue
+            source = self._drawing_source(assign, next_only=True)
+            if source is None:
+                continue
+            self._share_argument_draws(source)
+            self._same_random.add(statement)
+            self.state.helpers.update({"same_random", "rank0_value"})
+            self.record(
+                statement,
+                f"{self.code(source)} draws a batch every rank takes whole in the training "
+                "loop: drawn alike on every rank (ddp_same_random), so what the ranks compute "
+                "from it, and decide (an early stop), is alike",
+            )
+
+    def _share_argument_draws(self, source: cst.Call) -> None:
+        """The data a drawing batch source is given (`generate_pair(data, 4)`), where a
+        statement draws it (`data = np.random.rand(16, 4)`, unseeded): drawn alike too, or
+        each rank would take rank 0's rows of an array of its own."""
+        if self._module is None:
+            return
+        flow = view(self._module)
+        for arg in source.args:
+            for origin in origins(flow, arg.value):
+                node = origin.node
+                if origin.kind != "call" or not any(self._draws(n) for n in walk(node)):
+                    continue
+                statement = flow.statement_of(node)
+                if (
+                    not isinstance(statement, cst.SimpleStatementLine)
+                    or statement in self._same_random
+                    or not self._outside_same_random(statement)
+                ):
+                    continue
+                self._same_random.add(statement)
+                self.state.helpers.update({"same_random", "rank0_value"})
+                self.record(
+                    statement,
+                    f"{self.code(node)} draws the data {self.code(source)} draws batches "
+                    "from: drawn alike on every rank (ddp_same_random)",
+                )
+
+    def _outside_same_random(self, statement: cst.CSTNode) -> bool:
+        node = self.parent(statement)
+        while node is not None:
+            if isinstance(node, cst.With) and SAME_RANDOM in self.code(node.items[0]):
+                return False
+            node = self.parent(node)
+        return True
+
+    def _in_training_loop(self, statement: cst.CSTNode) -> bool:
+        """`statement` runs in a loop of its function that trains, and not already inside
+        `with ddp_same_random():` (migrated before: a fixed point)."""
+        node = self.parent(statement)
+        found = False
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+            if isinstance(node, cst.With) and SAME_RANDOM in self.code(node.items[0]):
+                return False
+            if isinstance(node, (cst.For, cst.While)) and not found:
+                found = loop_trains(node, self.qualified_names)
+            node = self.parent(node)
+        return found
+
+    def _drawing_source(self, assign: cst.Assign, *, next_only: bool) -> cst.Call | None:
+        """The call that draws what `assign` binds: a call of a function that draws (of
+        this module, by its body; of another, `state.random_helpers`), or the call that
+        made the generator `next()` reads; with `next_only`, only the latter. None if
+        none."""
+        if self._module is None:
+            return None
+        flow = view(self._module)
+        made: list[cst.Call] = []
+        for node in walk(assign.value):
+            if not isinstance(node, cst.Call):
+                continue
+            if "builtins.next" in self.qualified_names(node.func) and node.args:
+                made += [
+                    o.node
+                    for o in origins(flow, node.args[0].value)
+                    if o.kind == "call" and isinstance(o.node, cst.Call)
+                ]
+            elif not next_only:
+                made.append(node)
+        imported = set(self.state.random_helpers)
+        for source in made:
+            function = self._definitions.get(name_of(source.func))
+            if self._callee_names(source) & imported or (
+                isinstance(function, cst.FunctionDef)
+                and any(self._draws(n) for n in walk(function))
+            ):
+                return source
+        return None
+
+    def _draws(self, call: cst.CSTNode) -> bool:
+        if not isinstance(call, cst.Call):
+            return False
+        return any(
+            n.startswith(("numpy.random.", "random.")) or n in _TORCH_DRAWS
+            for n in self.qualified_names(call.func)
+        )
