@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import nodes_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk, wrap_target
 from dp2ddp.transforms.analysis.growing_methods import FILLS, REGISTERS
 from dp2ddp.transforms.analysis.partial_forward import module_classes
 
@@ -39,13 +39,77 @@ class GrownModels:
         #: class of the program that defines it, once.
         self._growers: Mapping[str, list[str]] | None = None
 
-    def plan(self, module: cst.Module) -> None:
-        """The module's wraps (`T = DataParallel(...)`) and their lines."""
+    def plan(self, module: cst.Module, wrappers: frozenset[str] = frozenset()) -> None:
+        """The module's wraps (`T = DataParallel(...)`, and `T = f(...)` of a function
+        `wrappers` names, which returns one: vsepp's `self.cnn = self.get_cnn(...)`) and
+        their lines; then DP107 at each layer replaced through a wrap's `.module`."""
         for node in nodes_of(module, cst.Call):
             if self._is_wrap(node):
                 target = wrap_target(node, self.t)
                 if target is not None:
                     self._wraps.setdefault(target, []).append(self.t.input_position(node)[0])
+        for assign in nodes_of(module, cst.Assign):
+            if (
+                len(assign.targets) == 1
+                and isinstance(assign.value, cst.Call)
+                and name_of(assign.value.func, through=(cst.Call,)) in wrappers
+            ):
+                target = code_of(assign.targets[0].target)
+                self._wraps.setdefault(target, []).append(self.t.input_position(assign)[0])
+        for assign in nodes_of(module, cst.Assign):
+            self._replaced(assign)
+
+    def _replaced(self, assign: cst.Assign) -> None:
+        """DP107 at `T.module[.sub].attr = <a layer>` (T a wrap of this module, the value a
+        torch.nn layer or one of the program's nn.Module classes, or None): DDP built its
+        reducer over the parameters the module held at the wrap, so a replaced layer's
+        parameters get no gradient ("Expected to have finished reduction" at the second
+        step, on every rank) and a new one's are each rank's own (stop 41 class v3-F)."""
+        for target in assign.targets:
+            store = target.target
+            if not isinstance(store, cst.Attribute) or not self._wraps:
+                continue
+            owner = self.t.code(store.value)
+            wrap = next(
+                (
+                    w
+                    for w in self._wraps
+                    if owner == f"{w}.module" or owner.startswith(f"{w}.module.")
+                ),
+                None,
+            )
+            if wrap is None or not self._layer(assign.value):
+                continue
+            line = self.t.input_position(assign)[0]
+            lines = self._wraps[wrap]
+            at = max((w for w in lines if w < line), default=lines[0])
+            self.t.warn(
+                assign,
+                "DP107",
+                f"`{self.t.code(store)}` is replaced after `{wrap}`'s wrap (line {at}): DDP "
+                "averages the parameters the module held at the wrap, so the replaced "
+                "layer's get no gradient (DDP raises at the second step) and a new layer's "
+                f"are each rank's own. Make the assignment on the module before line {at} "
+                "wraps it",
+            )
+
+    def _layer(self, value: cst.BaseExpression) -> bool:
+        """`value` is (or holds) a layer: a torch.nn class's or a program model class's
+        construction, or None (the layer removed)."""
+        if isinstance(value, cst.Name) and value.value == "None":
+            return True
+        models = {m.name.rsplit(".", 1)[-1] for m in self.t.state.facts.models}
+        for node in walk(value):
+            if not isinstance(node, cst.Call):
+                continue
+            if name_of(node.func) in models or any(
+                q.startswith("torch.nn.")
+                and ".functional." not in q
+                and q.rsplit(".", 1)[-1][:1].isupper()
+                for q in self.t.qualified_names(node.func)
+            ):
+                return True
+        return False
 
     def note(self, call: cst.Call) -> None:
         """DP098 at `T.module[.sub].m(...)` (T a wrap target of this module; `.module`
