@@ -125,7 +125,9 @@ class OutsideParameters:
         Then DP069 for each optimizer over a model proved unwrapped (`unwrapped_optimizers`)
         that no sync here covers: one answer to which trained models DDP keeps alike."""
         synced = self._plan_syncs(module, wrappers)
-        self.grown.plan(module, wrappers)
+        self.grown.plan(module, wrappers, self._line)
+        for line, statement in self.grown.rewraps:
+            self._after.setdefault(id(line), []).append(statement)
         for optimizer, model in unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap):
             if (self.t.input_position(optimizer)[0], model) not in synced:
                 self.t.warn(
