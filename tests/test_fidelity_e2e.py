@@ -135,6 +135,10 @@ GOLDENS = {
     # v2-B (stop 41): the wrap's condition reused on `args.model`: the `.module` arms kept,
     # the original's weights and reload (before: AttributeError on both ranks)
     "model_wrap_guard_reused_on_attribute": ("weights 0.3094", "predicted [1, 1]"),
+    # SC-SfMLearner (stop 40): layers in a plain dict registered through a ModuleList of its
+    # values, the model run twice before one backward: a plain wrap, the original's weights
+    # (before: DP096's static_graph=True with "forward() never uses self.net")
+    "model_wrap_layers_in_dict_values": ("weights -2.3929",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

@@ -107,3 +107,37 @@ def module_imports(tree: ast.Module, import_name: str, is_package: bool) -> dict
     if "nn" not in bound:
         bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
     return bound
+
+
+#: Calls whose argument a container's layers pass through whole (`list(self.convs.values())`).
+_WHOLE = frozenset({"list", "tuple", "ModuleList", "Sequential", "ModuleDict"})
+
+
+def contents_of(value: ast.expr, me: str) -> frozenset[str]:
+    """The attributes of `me` whose contents `value` holds whole: `self.net =
+    nn.ModuleList(list(self.convs.values()))` (a plain dict of layers, registered through a
+    ModuleList: SC-SfMLearner's PoseDecoder, stop 40), `nn.Sequential(*self.layers)`,
+    `nn.ModuleList(self.blocks)`. forward() reaching the layers through either name uses
+    them (an alias, as a chained assignment's). Not an attribute read as a size
+    (`nn.Linear(self.hidden, 2)`): only a container's values, items, a spread or the whole
+    argument of a container call."""
+    found: set[str] = set()
+    for node in ast.walk(value):
+        container: ast.expr | None = None
+        if isinstance(node, ast.Starred):
+            container = node.value
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("values", "items"):
+                container = func.value
+            else:
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _WHOLE and len(node.args) == 1:
+                    container = node.args[0]
+        if (
+            isinstance(container, ast.Attribute)
+            and isinstance(container.value, ast.Name)
+            and container.value.id == me
+        ):
+            found.add(container.attr)
+    return frozenset(found)

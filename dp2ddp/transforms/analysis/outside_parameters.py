@@ -19,8 +19,9 @@ module that wraps a model in DataParallel; not a wrapped model or a part of one 
 says that). An attribute chain `P.attr` bound nowhere in the module itself is built when
 every binding of P constructs one of the module's classes whose methods bind `self.attr`
 only by constructions (`_built_member`): a layer beside a wrapped child of a parent that is
-not wrapped (stop 41 class v3-E, vsepp's `img_enc.fc` beside `img_enc.cnn`). The call is a collective: it goes only
-where every rank reaches it (uniformity.py); elsewhere DP068 names the place.
+not wrapped (stop 41 class v3-E, vsepp's `img_enc.fc` beside `img_enc.cnn`). The call is
+a collective: it goes only where every rank reaches it (uniformity.py); elsewhere DP068
+names the place.
 
 The same drift hits parameters of the wrapped model that are frozen when DDP wraps it
 (`requires_grad` False: a frozen BatchNorm, a warm-up) and unfrozen later: DDP's reducer
