@@ -256,7 +256,7 @@ def _class_facts(
                 holds = has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
-                    aliases[target.attr] = names | layer_names.contents_of(node.value, me)
+                    aliases[target.attr] = names | layer_names.contents_of(node, me, registered)
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
