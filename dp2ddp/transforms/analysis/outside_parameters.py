@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import (
     code_of,
     enclosing_function,
@@ -377,10 +377,11 @@ def _built_member(
 ) -> bool:
     """`x` is `P.attr` with no binding of its own in the module, where every binding of
     `P` builds an object of one of this module's classes (the def-use view's
-    `class_called`) whose methods bind `self.attr` only by constructions that do not wrap
-    (its `attribute_definitions`): a layer beside a wrapped submodule of the same parent
-    (vsepp's `self.img_enc.fc` next to `self.cnn = self.get_cnn()`, stop 41 class v3-E).
-    The parent holds a wrap but is not one, so nothing else averages that layer."""
+    `class_called`, also through a factory function: `_classes_built`) whose methods bind
+    `self.attr` only by constructions that do not wrap (its `attribute_definitions`): a
+    layer beside a wrapped submodule of the same parent (vsepp's `self.img_enc.fc` next to
+    `self.cnn = self.get_cnn()`, stop 41 class v3-E). The parent holds a wrap but is not
+    one, so nothing else averages that layer."""
     if "." not in x:
         return False
     parent, attr = x.rsplit(".", 1)
@@ -405,10 +406,10 @@ def _built_member(
             value = value.func.value
         if not isinstance(value, cst.Call) or is_wrap(value):
             return False
-        owner = definitions.class_called(value)
-        if owner is None:
+        built = _classes_built(definitions, value)
+        if not built:
             return False
-        classes.append(owner)
+        classes += built
     if not classes:
         return False
     for owner in classes:
@@ -421,6 +422,33 @@ def _built_member(
         ):
             return False
     return True
+
+
+def _classes_built(definitions: DefUse, call: cst.Call) -> list[cst.ClassDef]:
+    """The module's classes `call` builds: the class it instantiates, or, for a function of
+    the module (a factory: vsepp's `EncoderImage(...)` choosing between two encoders), the
+    class of each value it returns (a construction, or a name bound by one). Empty where
+    any is not known."""
+    owner = definitions.class_called(call)
+    if owner is not None:
+        return [owner]
+    functions = definitions.callees(call) if isinstance(call.func, cst.Name) else []
+    if not functions:
+        return []
+    found: list[cst.ClassDef] = []
+    for function in functions:
+        if function.owner is not None or not function.returns:
+            return []
+        for returned in function.returns:
+            values: list[cst.BaseExpression | None] = [returned]
+            if isinstance(returned, cst.Name):
+                values = [d.value for d in definitions.reaching(returned)]
+            for value in values:
+                built = definitions.class_called(value) if isinstance(value, cst.Call) else None
+                if built is None:
+                    return []
+                found.append(built)
+    return found
 
 
 def _builds(value: cst.BaseExpression | None, wrappers: frozenset[str]) -> bool:
