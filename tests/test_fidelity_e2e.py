@@ -125,6 +125,20 @@ GOLDENS = {
     # a token tagger whose pooler no loss uses) gets find_unused_parameters=True with DP102,
     # the original's weights (before: "Expected to have finished reduction" at step 2)
     "model_wrap_library_model": ("weights 16.8278",),
+    # v3-F (stop 41): a layer replaced through the wrap's `.module` (the wrap made in a helper
+    # method): wrapped again after it, ddp_rewrap; the original's weights (before: "Expected
+    # to have finished reduction" at the second step on both ranks, no warning)
+    "model_wrap_layer_replaced_after_wrap": ("fc -4.8560",),
+    # v3-E (stop 41): a layer beside a wrapped child of the same parent, trained through
+    # `self.enc.fc.parameters()`: synced, the original's weights (before: fc -0.5972)
+    "model_wrap_sync_layer_beside_wrapped_child": ("fc -0.6968 head 0.6160",),
+    # v2-B (stop 41): the wrap's condition reused on `args.model`: the `.module` arms kept,
+    # the original's weights and reload (before: AttributeError on both ranks)
+    "model_wrap_guard_reused_on_attribute": ("weights 0.3094", "predicted [1, 1]"),
+    # SC-SfMLearner (stop 40): layers in a plain dict registered through a ModuleList of its
+    # values, the model run twice before one backward: a plain wrap, the original's weights
+    # (before: DP096's static_graph=True with "forward() never uses self.net")
+    "model_wrap_layers_in_dict_values": ("weights -2.3929",),
 }
 GOLDEN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"

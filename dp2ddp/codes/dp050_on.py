@@ -650,4 +650,25 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP102`.",
     ),
+    "DP107": (
+        "a layer of the wrapped model replaced after the wrap, not wrapped again",
+        "An assignment through the wrapped model's `.module` replaces one of its layers "
+        "after the wrap (`cnn.module.fc = nn.Sequential()` to take a backbone's features, "
+        "fartashf/vsepp@abe382f, its wrap made in a helper that returns it), or sets it to "
+        "None. DataParallel replicated the module as it was at each forward, so the change "
+        "took effect; DDP built its gradient reducer over the parameters the module held "
+        "at the wrap: the replaced layer's parameters get no gradient and DDP raises "
+        '"Expected to have finished reduction in the prior iteration" at the second step '
+        "on every rank, and a new layer's parameters are drawn and trained by each rank on "
+        "its own. Where it is proved safe dp2ddp wraps the module again right after the "
+        "assignment (`cnn = ddp_rewrap(cnn)`: the assignment in the block of the statement "
+        "that binds the wrap, nothing leaving that block early between them, the wrap read "
+        "only through `.module` there). Warned where not (another name may hold the old "
+        "wrapper, or the assignment is in another block or function); the warning names "
+        "the assignment and the wrap's line. Make the assignment on the module before it "
+        "is wrapped (in the helper that wraps it), or wrap again after it "
+        "(`cnn = DistributedDataParallel(cnn.module, ...)`) before any other name takes "
+        "it. Marked in the migrated file: `--check` fails until it is resolved or "
+        "silenced with `# noqa: DP107`.",
+    ),
 }

@@ -87,6 +87,7 @@ MARKED = frozenset(
         "DP098",
         "DP099",
         "DP102",
+        "DP107",
     }
 )
 PREFIX = "# dp2ddp: "

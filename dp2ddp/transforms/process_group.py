@@ -232,6 +232,7 @@ NEEDS_GROUP = frozenset(
         "ddp_count_share",
         "ddp_global_count",
         "ddp_rank0_first",
+        "ddp_rewrap",
         "ddp_sync_frozen",
         "ddp_sync_module",
         "ddp_wrap_trainable",

@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import nodes_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk, wrap_target
 from dp2ddp.transforms.analysis.growing_methods import FILLS, REGISTERS
 from dp2ddp.transforms.analysis.partial_forward import module_classes
+
+#: The call that wraps a module again (templates/helpers/rewrap.py.j2).
+REWRAP = "ddp_rewrap"
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -35,17 +38,157 @@ class GrownModels:
         self._is_wrap = is_wrap
         #: The wrap target (as spelled) -> the input lines of its wraps.
         self._wraps: dict[str, list[int]] = {}
+        #: The wrap target -> the nodes that bind it (the wrap call, or the assignment of
+        #: a wrapping function's result).
+        self._bound: dict[str, list[cst.CSTNode]] = {}
+        #: (statement line, the statement to insert after it): layers replaced after the
+        #: wrap, wrapped again (outside_parameters.py places them).
+        self.rewraps: list[tuple[cst.SimpleStatementLine, str]] = []
         #: Method name -> "Class: where it registers" ("line N" or "path:line") for each
         #: class of the program that defines it, once.
         self._growers: Mapping[str, list[str]] | None = None
 
-    def plan(self, module: cst.Module) -> None:
-        """The module's wraps (`T = DataParallel(...)`) and their lines."""
+    def plan(
+        self,
+        module: cst.Module,
+        wrappers: frozenset[str] = frozenset(),
+        line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None] = lambda _: None,
+    ) -> None:
+        """The module's wraps (`T = DataParallel(...)`, and `T = f(...)` of a function
+        `wrappers` names, which returns one: vsepp's `self.cnn = self.get_cnn(...)`) and
+        their lines; then each layer replaced through a wrap's `.module`: wrapped again
+        after it (`rewraps`) where that is proved safe, else DP107. `line_of`: the
+        statement line holding a node in a block of statements (None elsewhere)."""
         for node in nodes_of(module, cst.Call):
             if self._is_wrap(node):
                 target = wrap_target(node, self.t)
                 if target is not None:
                     self._wraps.setdefault(target, []).append(self.t.input_position(node)[0])
+                    self._bound.setdefault(target, []).append(node)
+        for assign in nodes_of(module, cst.Assign):
+            if (
+                len(assign.targets) == 1
+                and isinstance(assign.value, cst.Call)
+                and name_of(assign.value.func, through=(cst.Call,)) in wrappers
+            ):
+                target = code_of(assign.targets[0].target)
+                self._wraps.setdefault(target, []).append(self.t.input_position(assign)[0])
+                self._bound.setdefault(target, []).append(assign)
+        for assign in nodes_of(module, cst.Assign):
+            self._replaced(assign, line_of)
+
+    def _replaced(
+        self,
+        assign: cst.Assign,
+        line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
+    ) -> None:
+        """`T.module[.sub].attr = <a layer>` (T a wrap of this module, the value a torch.nn
+        layer or one of the program's nn.Module classes, or None): DDP built its reducer
+        over the parameters the module held at the wrap, so a replaced layer's parameters
+        get no gradient ("Expected to have finished reduction" at the second step, on
+        every rank) and a new one's are each rank's own (stop 41 class v3-F). Wrapped
+        again right after (`T = ddp_rewrap(T)`) where `_rewrap_proved`, else DP107."""
+        for target in assign.targets:
+            store = target.target
+            if not isinstance(store, cst.Attribute) or not self._wraps:
+                continue
+            owner = self.t.code(store.value)
+            wrap = next(
+                (
+                    w
+                    for w in self._wraps
+                    if owner == f"{w}.module" or owner.startswith(f"{w}.module.")
+                ),
+                None,
+            )
+            if wrap is None or not self._layer(assign.value):
+                continue
+            line = line_of(assign)
+            if line is not None and self._rewrap_proved(line, wrap, line_of):
+                self.rewraps.append((line, f"{wrap} = {REWRAP}({wrap})"))
+                self.t.state.helpers.add("rewrap")
+                self.t.record(
+                    assign,
+                    f"`{self.t.code(store)}` replaced after {wrap}'s wrap: {wrap} = "
+                    f"{REWRAP}({wrap}) wraps its module again as it is now (DDP averages "
+                    "the parameters a module holds at its wrap)",
+                )
+                return
+            at = self._wrap_line(wrap, self.t.input_position(assign)[0])
+            self.t.warn(
+                assign,
+                "DP107",
+                f"`{self.t.code(store)}` is replaced after `{wrap}`'s wrap (line {at}): DDP "
+                "averages the parameters the module held at the wrap, so the replaced "
+                "layer's get no gradient (DDP raises at the second step) and a new layer's "
+                f"are each rank's own. Make the assignment on the module before line {at} "
+                f"wraps it, or wrap it again right after (`{wrap} = "
+                f"DistributedDataParallel({wrap}.module, ...)`)",
+            )
+
+    def _wrap_line(self, wrap: str, line: int) -> int:
+        lines = self._wraps[wrap]
+        return max((w for w in lines if w < line), default=lines[0])
+
+    def _rewrap_proved(
+        self,
+        line: cst.SimpleStatementLine,
+        wrap: str,
+        line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
+    ) -> bool:
+        """A new wrap right after `line` is the wrap the program meant: `line` stands in
+        the block of a statement that binds `wrap` (a wrap, or a wrapping function's
+        result), and from that statement to `line` nothing leaves the block early (a rank
+        that made the wrap makes the new one: both are collectives) and `wrap` is read only
+        through `.module` (no other name holds the old wrapper, whose reducer still has
+        the replaced layer's parameters)."""
+        block = self.t.parent(line)
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return False
+        body = list(block.body)
+        index = next((i for i, s in enumerate(body) if s is line), None)
+        if index is None:
+            return False
+        bindings = {id(line_of(b)) for b in self._bound.get(wrap, ())}
+        start = next((i for i in range(index - 1, -1, -1) if id(body[i]) in bindings), None)
+        if start is None:
+            return False
+        last = name_of(cst.parse_expression(wrap))
+        for statement in body[start + 1 : index + 1]:
+            for node in walk(statement):
+                if isinstance(node, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+                    return False
+                if (
+                    isinstance(node, (cst.Name, cst.Attribute))
+                    and name_of(node) == last
+                    and code_of(node) == wrap
+                ):
+                    parent = self.t.parent(node)
+                    if not (
+                        isinstance(parent, cst.Attribute)
+                        and parent.value is node
+                        and parent.attr.value == "module"
+                    ):
+                        return False
+        return True
+
+    def _layer(self, value: cst.BaseExpression) -> bool:
+        """`value` is (or holds) a layer: a torch.nn class's or a program model class's
+        construction, or None (the layer removed)."""
+        if isinstance(value, cst.Name) and value.value == "None":
+            return True
+        models = {m.name.rsplit(".", 1)[-1] for m in self.t.state.facts.models}
+        for node in walk(value):
+            if not isinstance(node, cst.Call):
+                continue
+            if name_of(node.func) in models or any(
+                q.startswith("torch.nn.")
+                and ".functional." not in q
+                and q.rsplit(".", 1)[-1][:1].isupper()
+                for q in self.t.qualified_names(node.func)
+            ):
+                return True
+        return False
 
     def note(self, call: cst.Call) -> None:
         """DP098 at `T.module[.sub].m(...)` (T a wrap target of this module; `.module`

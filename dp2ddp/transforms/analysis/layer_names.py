@@ -5,7 +5,7 @@ costs DDP nothing)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
 
@@ -107,3 +107,42 @@ def module_imports(tree: ast.Module, import_name: str, is_package: bool) -> dict
     if "nn" not in bound:
         bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
     return bound
+
+
+#: Calls whose argument a container's layers pass through whole (`list(self.convs.values())`).
+_WHOLE = frozenset({"list", "tuple", "ModuleList", "Sequential", "ModuleDict"})
+
+
+def contents_of(
+    statement: ast.Assign | ast.AnnAssign, me: str, layers: Container[str]
+) -> frozenset[str]:
+    """The attributes of `me` whose contents `statement`'s value holds whole: `self.net =
+    nn.ModuleList(list(self.convs.values()))` (a plain dict of layers, registered through a
+    ModuleList: SC-SfMLearner's PoseDecoder, stop 40), `nn.Sequential(*self.layers)`,
+    `nn.ModuleList(self.blocks)`. forward() reaching the layers through either name uses
+    them (an alias, as a chained assignment's). Not an attribute read as a size
+    (`nn.Linear(self.hidden, 2)`): only a container's values, items, a spread or the whole
+    argument of a container call. Not one of `layers` (the attributes registered as
+    layers): only a plain dict or list; a layer held by a Sequential is its holders' affair
+    (partial_forward._holders)."""
+    found: set[str] = set()
+    for node in ast.walk(statement.value) if statement.value is not None else ():
+        container: ast.expr | None = None
+        if isinstance(node, ast.Starred):
+            container = node.value
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("values", "items"):
+                container = func.value
+            else:
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _WHOLE and len(node.args) == 1:
+                    container = node.args[0]
+        if (
+            isinstance(container, ast.Attribute)
+            and isinstance(container.value, ast.Name)
+            and container.value.id == me
+            and container.attr not in layers
+        ):
+            found.add(container.attr)
+    return frozenset(found)

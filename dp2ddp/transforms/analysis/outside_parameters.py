@@ -16,8 +16,12 @@ by calls that build it (not a name handed on: `self.model = model` may be the wr
 module that wraps a model in DataParallel; not a wrapped model or a part of one (`model`,
 `model.module`, `model.module.head`, the wrap's argument `net` of `model = DataParallel(net)`,
 `m.net` where a class wraps `self.net`), nor the owner of a submodule wrapped in place (DP042
-says that). The call is a collective: it goes only
-where every rank reaches it (uniformity.py); elsewhere DP068 names the place.
+says that). An attribute chain `P.attr` bound nowhere in the module itself is built when
+every binding of P constructs one of the module's classes whose methods bind `self.attr`
+only by constructions (`_built_member`): a layer beside a wrapped child of a parent that is
+not wrapped (stop 41 class v3-E, vsepp's `img_enc.fc` beside `img_enc.cnn`). The call is
+a collective: it goes only where every rank reaches it (uniformity.py); elsewhere DP068
+names the place.
 
 The same drift hits parameters of the wrapped model that are frozen when DDP wraps it
 (`requires_grad` False: a frozen BatchNorm, a warm-up) and unfrozen later: DDP's reducer
@@ -50,6 +54,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import (
     code_of,
     enclosing_function,
@@ -121,7 +126,9 @@ class OutsideParameters:
         Then DP069 for each optimizer over a model proved unwrapped (`unwrapped_optimizers`)
         that no sync here covers: one answer to which trained models DDP keeps alike."""
         synced = self._plan_syncs(module, wrappers)
-        self.grown.plan(module)
+        self.grown.plan(module, wrappers, self._line)
+        for line, statement in self.grown.rewraps:
+            self._after.setdefault(id(line), []).append(statement)
         for optimizer, model in unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap):
             if (self.t.input_position(optimizer)[0], model) not in synced:
                 self.t.warn(
@@ -199,7 +206,10 @@ class OutsideParameters:
                 continue
             if any(x.endswith(m) or m + "." in x for m in members):
                 continue
-            if not _built(_scope(node, x, t) or module, x, t, wrappers):
+            if not (
+                _built(_scope(node, x, t) or module, x, t, wrappers)
+                or _built_member(module, x, t, wrappers, self._is_wrap)
+            ):
                 continue
             line = self._line(node)
             if line is None or (id(line), x) in done:
@@ -356,6 +366,89 @@ def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozens
         elif isinstance(node, cst.Param) and node.name.value == x:
             values.append(None)
     return bool(values) and all(_builds(v, wrappers) for v in values)
+
+
+def _built_member(
+    module: cst.Module,
+    x: str,
+    t: MigrationTransform,
+    wrappers: frozenset[str],
+    is_wrap: Callable[[cst.CSTNode], bool],
+) -> bool:
+    """`x` is `P.attr` with no binding of its own in the module, where every binding of
+    `P` builds an object of one of this module's classes (the def-use view's
+    `class_called`, also through a factory function: `_classes_built`) whose methods bind
+    `self.attr` only by constructions that do not wrap (its `attribute_definitions`): a
+    layer beside a wrapped submodule of the same parent (vsepp's `self.img_enc.fc` next to
+    `self.cnn = self.get_cnn()`, stop 41 class v3-E). The parent holds a wrap but is not
+    one, so nothing else averages that layer."""
+    if "." not in x:
+        return False
+    parent, attr = x.rsplit(".", 1)
+    definitions = view(module)
+    classes: list[cst.ClassDef] = []
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            continue
+        targets = (
+            [a.target for a in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        if any(t.code(target) == x for target in targets):
+            return False  # bound here: `_built` answers
+        if not any(t.code(target) == parent for target in targets):
+            continue
+        value = node.value
+        while (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _MOVES
+        ):
+            value = value.func.value
+        if not isinstance(value, cst.Call) or is_wrap(value):
+            return False
+        built = _classes_built(definitions, value)
+        if not built:
+            return False
+        classes += built
+    if not classes:
+        return False
+    for owner in classes:
+        values = [d.value for d in definitions.attribute_definitions(owner, attr)]
+        if not values or not all(
+            _builds(v, wrappers)
+            and v is not None
+            and not any(is_wrap(n) for n in nodes_of(v, cst.Call))
+            for v in values
+        ):
+            return False
+    return True
+
+
+def _classes_built(definitions: DefUse, call: cst.Call) -> list[cst.ClassDef]:
+    """The module's classes `call` builds: the class it instantiates, or, for a function of
+    the module (a factory: vsepp's `EncoderImage(...)` choosing between two encoders), the
+    class of each value it returns (a construction, or a name bound by one). Empty where
+    any is not known."""
+    owner = definitions.class_called(call)
+    if owner is not None:
+        return [owner]
+    functions = definitions.callees(call) if isinstance(call.func, cst.Name) else []
+    if not functions:
+        return []
+    found: list[cst.ClassDef] = []
+    for function in functions:
+        if function.owner is not None or not function.returns:
+            return []
+        for returned in function.returns:
+            values: list[cst.BaseExpression | None] = [returned]
+            if isinstance(returned, cst.Name):
+                values = [d.value for d in definitions.reaching(returned)]
+            for value in values:
+                built = definitions.class_called(value) if isinstance(value, cst.Call) else None
+                if built is None:
+                    return []
+                found.append(built)
+    return found
 
 
 def _builds(value: cst.BaseExpression | None, wrappers: frozenset[str]) -> bool:

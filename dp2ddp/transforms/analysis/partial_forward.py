@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
-from dp2ddp.transforms.analysis import grad_paths, module_parts
+from dp2ddp.transforms.analysis import grad_paths, layer_names, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -256,7 +256,7 @@ def _class_facts(
                 holds = has_parameters(node.value, imports, local, prefix)
                 if holds is not None:
                     registered.setdefault(target.attr, (node.lineno, holds))
-                    aliases[target.attr] = names
+                    aliases[target.attr] = names | layer_names.contents_of(node, me, registered)
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))

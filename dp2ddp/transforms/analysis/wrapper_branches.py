@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms._support.nodes import wrap_target
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.nodes import nodes_of, wrap_target
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -154,7 +155,32 @@ class WrapperBranches:
                 for target in [wrap_target(call, self.t)]
                 if target is not None
             }
+            if module is not None:
+                self._wrap_targets |= self._holders(module)
         return model in self._wrap_targets
+
+    def _holders(self, module: cst.Module) -> set[str]:
+        """Attributes that hold a wrapped model: `args.model = model` where the def-use
+        view's reaching definitions of `model` include a DataParallel wrap (UER-py keeps
+        its model in the argument namespace and reloads through `args.model.module` under
+        the wrap's own condition, stop 41 class v2-B)."""
+        defuse = view(module)
+        found: set[str] = set()
+        for assign in nodes_of(module, cst.Assign):
+            value = assign.value
+            if not isinstance(value, cst.Name):
+                continue
+            if not any(
+                d.value is not None and any(self._is_wrap(c) for c in nodes_of(d.value, cst.Call))
+                for d in defuse.reaching(value)
+            ):
+                continue
+            found.update(
+                self.t.code(target.target)
+                for target in assign.targets
+                if isinstance(target.target, cst.Attribute)
+            )
+        return found
 
 
 #: Attributes a DistributedDataParallel object has itself (nn.Module's and DDP's own): a
