@@ -362,6 +362,9 @@ FRESH4 = (
     "grad_disabled_child",
     "computed_index_layers",
 )
+#: Validation round stop 42, helper v3's v3-A: a ModuleList read only at some literal indices
+#: (before: no DP041, "Expected to have finished reduction" at step 2 on both ranks).
+STOP42_V3 = ("literal_entries_layers",)
 #: Fresh round stop 31 (helper g): A1, an endless batch sampler of the program's own (before:
 #: DdpBatchShard listed it, no step and memory without bound); T1, the loader's batch_size as
 #: a tensor's batch dimension in its loop (before: numpy's concatenate failed on both ranks).
@@ -431,6 +434,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *STOP33_L,
         *STOP34_V3,
         *STOP39_X,
+        *STOP42_V3,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -609,7 +613,7 @@ def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", (*FRESH4, *FRESH5_F))
+@pytest.mark.parametrize("name", (*FRESH4, *FRESH5_F, *STOP42_V3))
 def test_fourth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str],
     name: str,

@@ -257,7 +257,8 @@ def test_output_and_logs_written_once(original: Run, migrated: Run) -> None:
     # steps.txt has a line per step: each rank takes as many steps (of half the batch) as
     # DataParallel did, so rank 0's lines alone equal the original's; every rank's would
     # double them.
-    for log in ("runs/log.csv", "runs/steps.txt", "runs/summary.json", "runs/train.log"):
+    logs = ("runs/log.csv", "runs/steps.txt", "runs/summary.json", "runs/train.log")
+    for log in (*logs, "runs/epochs.txt"):
         want = (original.folder("logs_and_output") / log).read_text()
         got = (migrated.folder("logs_and_output") / log).read_text()
         assert got == want, log

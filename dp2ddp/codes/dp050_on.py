@@ -625,6 +625,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP099`.",
     ),
+    "DP100": (
+        "the wrapped module called bare in the else of a device guard",
+        "The program wrapped a module in DataParallel under a device guard (`if self.gpuid:`, "
+        "`if args.cuda:`) and called the bare module in the guard's else branch (`model = "
+        "nn.DataParallel(self.net); out = model(x)` / `else: out = self.net(x)`: "
+        "JusperLee/Dual-Path-RNN-Pytorch@87b6301's Trainer, stop 42 v3-G). dp2ddp moves the "
+        "wrap out of the guard so that every process wraps, but the else branch still calls "
+        "the module past the DDP wrapper: on that path (a CPU run under torchrun, the flag "
+        "off) each rank trains its shard of the batches with no gradient averaged, and the "
+        "ranks drift apart in silence. Call the wrapped name in the else branch too (after "
+        "the wrap), or drop the branch. Marked in the migrated file: `--check` fails until it "
+        "is resolved or silenced with `# noqa: DP100`.",
+    ),
     "DP102": (
         "a wrapped model whose forward() is not read: find_unused_parameters=True",
         "The wrapped model is built by a class or factory of a library (an installed "

@@ -86,6 +86,7 @@ MARKED = frozenset(
         "DP097",
         "DP098",
         "DP099",
+        "DP100",
         "DP102",
         "DP107",
     }

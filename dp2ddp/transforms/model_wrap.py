@@ -8,10 +8,9 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
   (`print("Let's use", torch.cuda.device_count(), "GPUs!")`, a logger call) stay under the
   guard: they said there were several GPUs, and printed always they say "Let's use 0 GPUs"
   on a CPU machine.
-* `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `use_cuda`,
-  `device.type == "cuda"`, `device_count() >= 1`: a device guard) also decides what runs on
-  a CPU: the wrap moves out of it (also from a count guard nested inside), the rest of its
-  body and its else branch stay guarded, so on CPU (gloo) every process wraps too.
+* `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `device_count() >= 1`:
+  a device guard) decides what runs on CPU too: the wrap moves out of it (also from a count
+  guard inside), the rest and its else stay guarded (DP100: the else calls the module bare).
 * An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
 * `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed:
   under DDP there is no replication to patch, and it asserts the model is a DataParallel.
@@ -49,6 +48,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.guarded_wraps import (
+    called_bare,
     read_before_wrap,
     wrap_assignments,
     wraps_on_every_path,
@@ -600,11 +600,13 @@ class WrapModelInDDP(MigrationTransform):
             if not (wrap_assignments(stmt) and wrap_assignments(stmt) <= targets)
         ]
         rest = [orelse.body.body[i] for i in kept]
-        read = read_before_wrap(rest, targets)
+        read, test = read_before_wrap(rest, targets), self.code(original.test)
         if read is not None and original.orelse is not None:  # the marker above `else:`
-            stmt, test = rest[read], self.code(original.test)
+            stmt = rest[read]
             why = f"`{self.code(stmt).strip().splitlines()[0]}` in the else of `if {test}` reads"
             self.warn(original.orelse, "DP086", why + " the model before the wrap after the `if`")
+        if (bare := called_bare(rest, hoisted)) is not None and original.orelse is not None:
+            self.warn(original.orelse, "DP100", f"`{bare}` in the else of `if {test}`")
         if len(rest) == len(orelse.body.body):
             return updated, ""
         new_else = orelse.with_changes(body=orelse.body.with_changes(body=rest)) if rest else None

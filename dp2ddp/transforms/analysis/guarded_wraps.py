@@ -86,3 +86,31 @@ def read_before_wrap(kept: list[cst.BaseStatement], targets: set[str]) -> int | 
             ):
                 return index
     return None
+
+
+def called_bare(kept: list[cst.BaseStatement], hoisted: list[cst.BaseStatement]) -> str | None:
+    """The first call, in what stays of the else branch, of a module the hoisted wrap wraps
+    under another name (`model = DDP(self.net.to(DEVICE))`, the else calling `self.net(x)`;
+    JusperLee/Dual-Path-RNN-Pytorch@87b6301's Trainer, stop 42 v3-G): on that path the
+    original trained the bare module in one process; under torchrun each rank would train its
+    shard through it with no gradient averaged (DP100)."""
+    inner: set[str] = set()
+    for stmt in hoisted:
+        for call in m.findall(stmt, m.Call(func=m.OneOf(*map(m.Name, DDP_WRAPS)))):
+            assert isinstance(call, cst.Call)
+            if not call.args:
+                continue
+            arg = call.args[0].value
+            while (
+                isinstance(arg, cst.Call)
+                and isinstance(arg.func, cst.Attribute)
+                and arg.func.attr.value in ("to", "cuda")
+            ):
+                arg = arg.func.value  # `self.net.to(DEVICE)`: the module itself
+            if code_of(arg) not in wrap_assignments(stmt):
+                inner.add(code_of(arg))
+    for stmt in kept:
+        for node in walk(stmt):
+            if isinstance(node, cst.Call) and code_of(node.func) in inner:
+                return code_of(node)
+    return None

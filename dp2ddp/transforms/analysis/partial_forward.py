@@ -18,10 +18,10 @@ What is read, with `ast`, per class that defines both `__init__` and `forward`:
   in one arm of a conditional expression, in an `except` handler; only with gradients off
   (`with torch.no_grad():`, `with torch.set_grad_enabled(flag):` with a flag not proved
   True: BigGAN's G_D runs its generator so, class U3); only at an index computed at run
-  time (`self.blocks[n - i - 1]`, rosinality's progressive discriminator, class U4; a
-  literal index, or one walking every position, `for i in range(len(self.x))` or
-  `enumerate(self.x)` with no break, is proved); in a loop over it that may leave at a
-  `break` (the entries after it); `len(self.x)` runs none of them; a layer left behind;
+  time (`self.blocks[n - i - 1]`, rosinality's discriminator, U4; one walking every entry,
+  `for i in range(len(self.x))` or `enumerate(self.x)` with no break, is proved; literal
+  indices are counted by fixed_entries.py); in a loop over it that may leave at a `break`
+  (the entries after it); `len(self.x)` runs none of them; a layer left behind;
 - a layer `__init__` hands on to something it keeps (`self.features = nn.Sequential(
   self.conv1, self.bn1)`, a list filled in a loop, a ModuleDict, `self.blocks.append(
   self.fc2)`, another module holding it: `self.head = Head(self.shared)`) is used as its
@@ -39,9 +39,8 @@ sharing every layer with a kept one (`out, attn = self.attention(x)`), torch's l
 (h, c) = self.lstm(x)`); a library's model is said (analysis/dropped_outputs.py).
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
-`self.children()`...) is not judged. A model is partial when its class is, or when a class
-its `__init__` builds is (transitively, across the program's modules): `partial_models`
-gives, per qualified class name, the first such use found.
+`self.children()`...) is not judged. A model is partial when its class is, or a class its
+`__init__` builds is (transitively, across modules): `partial_models` gives the first found.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
-from dp2ddp.transforms.analysis import grad_paths, layer_names, module_parts
+from dp2ddp.transforms.analysis import fixed_entries, grad_paths, layer_names, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -327,7 +326,8 @@ def _class_facts(
     late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
         init, lambda f: resolve(f, imports, local, prefix), reached
     )
-    late += module_parts.detached_only((forward, *called_methods(forward, methods)), registered)
+    late += module_parts.detached_only(reached, registered)
+    late += fixed_entries.unread_entries(cls, registered, reached)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     partial += known
     partial.sort(key=lambda use: BACKWARD_INSIDE not in use[0].how)  # named first (DP097)

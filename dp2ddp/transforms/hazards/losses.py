@@ -533,6 +533,15 @@ class _LossConstructors(cst.CSTVisitor):
         if offending is None:
             return
         parent = self.t.parent(node)
+        # `nn.BCELoss(reduction='sum').cuda()` (MILVLG/mcan-vqa@6b165e9, stop 42 v3-D): a
+        # move returns the same loss module, so the name binds the summed loss all the same
+        while (
+            isinstance(parent, cst.Attribute)
+            and parent.attr.value in ("cuda", "to")
+            and isinstance(call := self.t.parent(parent), cst.Call)
+            and call.func is parent
+        ):
+            parent = self.t.parent(call)
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
             target: cst.BaseExpression | None = parent.targets[0].target
         elif isinstance(parent, cst.AnnAssign):

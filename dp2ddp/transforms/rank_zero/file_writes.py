@@ -160,7 +160,9 @@ class FileWrites(CallRule):
         `log.flush()`, `log.close()`, also in nested functions): the "+" reads nothing, so it
         is a file written like "a" (princeton-vl/pytorch_stacked_hourglass@ceedc14
         task/pose.py: the per-step loss log, opened in make_network() and written from its
-        nested step function, had every line twice)."""
+        nested step function, had every line twice). The name rebound by another assignment
+        is no read of it (MILVLG/mcan-vqa@6b165e9 core/exec.py reopens `logfile` with "a+"
+        for each entry of its epoch log: both ranks wrote every line, stop 42's v3-C)."""
         assign = self.t.parent(call)
         if not (
             isinstance(assign, cst.Assign)
@@ -181,6 +183,8 @@ class FileWrites(CallRule):
                 and node is not assign.targets[0].target
             ):
                 holder = self.t.parent(node)
+                if isinstance(holder, cst.AssignTarget):
+                    continue  # a rebinding (the next `log = open(path, "a+")`), not a read
                 if not (
                     isinstance(holder, cst.Attribute)
                     and holder.value is node

@@ -1,0 +1,153 @@
+"""A container of layers whose forward() reads only some of its entries, at literal indices.
+
+`self.f = nn.ModuleList([PiecewiseLin(16) for _ in range(16)])` in `__init__`, and forward()
+(with the methods it calls on `self`) reading only `self.f[0]` ... `self.f[7]`
+(jnhwkim/ban-vqa@ef4cc36's counting.Counter, stop 42 v3-A): the other eight entries get no
+gradient. DataParallel did not mind; DDP fails at the second step ("Expected to have
+finished reduction in the prior iteration"). partial_forward.py takes a literal index as a
+use of the whole container (right where the indices cover it); this module counts them.
+
+Judged only where the length is known and every read is a literal index: the container is
+built once in `__init__`, by `ModuleList([...])` of a list literal or of a comprehension over
+`range(<int literal>)` with no condition, never grown (`append`, `extend`, `insert`, `+=`),
+and every mention of `self.<name>` outside `__init__`, in any method, is `self.<name>[<int
+literal>]` (negative ones counted from the end). Anything else (a loop over it, a computed
+index, a slice, handing it on) leaves it to partial_forward.py.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute
+
+_GROW = frozenset({"append", "extend", "insert"})
+
+
+def unread_entries(
+    cls: ast.ClassDef, registered: Iterable[str], reached: Iterable[ast.AST]
+) -> list[tuple[str, str, int]]:
+    """(attribute, how, line) for each registered container of known length some of whose
+    entries no method reads: `reached` (forward() and what it calls) must read it."""
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    init = next((m for m in methods if m.name == "__init__"), None)
+    if init is None or not init.args.args:
+        return []
+    lengths = _lengths(init, init.args.args[0].arg, set(registered))
+    found: list[tuple[str, str, int]] = []
+    reached_ids = {id(n) for f in reached for n in ast_nodes.walk(f)}
+    for attribute, (length, line) in lengths.items():
+        read: set[int] = set()
+        seen_in_reached = False
+        for method in methods:
+            if method is init or not method.args.args:
+                continue
+            indices = _literal_reads(method, method.args.args[0].arg, attribute)
+            if indices is None:
+                read = set(range(length))  # another use: not judged here
+                break
+            for node, index in indices:
+                read.add(index % length if -length <= index < length else index)
+                seen_in_reached = seen_in_reached or id(node) in reached_ids
+        unread = sorted(set(range(length)) - read)
+        if seen_in_reached and unread:
+            used = ", ".join(str(i) for i in sorted(read & set(range(length))))
+            found.append(
+                (
+                    attribute,
+                    f"reads {{attr}}, {length} entries built at line {line}, only at the "
+                    f"literal indices {used}: the others get no gradient",
+                    line,
+                )
+            )
+    return found
+
+
+def _lengths(
+    init: ast.FunctionDef | ast.AsyncFunctionDef, me: str, registered: set[str]
+) -> dict[str, tuple[int, int]]:
+    """attribute -> (length, line) of each registered ModuleList of known length `__init__`
+    builds once and never grows."""
+    built: dict[str, tuple[int, int] | None] = {}
+    for node in ast_nodes.walk(init):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
+                    name = target.attr
+                    length = _length(node.value)
+                    first = name not in built
+                    built[name] = (length, node.lineno) if first and length is not None else None
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            built[node.target.attr] = None
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _GROW
+            and isinstance(node.func.value, ast.Attribute)
+        ):
+            built[node.func.value.attr] = None
+    return {a: v for a, v in built.items() if v is not None and a in registered}
+
+
+def _length(value: ast.expr) -> int | None:
+    """The number of entries of `ModuleList([a, b])` / `ModuleList([X() for _ in range(n)])`."""
+    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords):
+        return None
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name != "ModuleList":
+        return None
+    arg = value.args[0]
+    if isinstance(arg, ast.List) and not any(isinstance(e, ast.Starred) for e in arg.elts):
+        return len(arg.elts)
+    if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) and len(arg.generators) == 1:
+        gen = arg.generators[0]
+        it = gen.iter
+        if (
+            not gen.ifs
+            and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and len(it.args) == 1
+            and isinstance(it.args[0], ast.Constant)
+            and type(it.args[0].value) is int
+        ):
+            return it.args[0].value
+    return None
+
+
+def _literal_reads(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, attribute: str
+) -> list[tuple[ast.AST, int]] | None:
+    """Each `self.<attribute>[<int literal>]` in `method` with its index; None where the
+    method mentions `self.<attribute>` in any other way."""
+    parents = {c: n for n in ast_nodes.walk(method) for c in ast.iter_child_nodes(n)}
+    reads: list[tuple[ast.AST, int]] = []
+    for node in ast_nodes.walk(method):
+        if not (
+            isinstance(node, ast.Attribute)
+            and node.attr == attribute
+            and is_self_attribute(node, me)
+        ):
+            continue
+        holder = parents.get(node)
+        index = _int(holder.slice) if isinstance(holder, ast.Subscript) else None
+        if not isinstance(holder, ast.Subscript) or holder.value is not node or index is None:
+            return None
+        reads.append((holder, index))
+    return reads
+
+
+def _int(index: ast.expr) -> int | None:
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return index.value
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and type(index.operand.value) is int
+    ):
+        return -index.operand.value
+    return None
