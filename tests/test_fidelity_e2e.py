@@ -404,6 +404,11 @@ STOP34_V3 = ("global_batch_count",)
 #: both ranks, "not needed when a module doesn't have any parameter that requires a
 #: gradient"; now ddp_wrap_trainable holds it without DDP).
 STOP39_X = ("frozen_ema_teacher",)
+#: Validation round stop 42 (helper v2), v2-A: a loader's own sampler with a length whose
+#: iterator never stops (it reshuffles at the end of a pass and marks the wrap in its items;
+#: ImageCaptioning.pytorch's MySampler). Before: DdpSamplerShard listed it whole, every rank
+#: hung before step 1; now its first len() items are listed and the rest drawn lazily.
+STOP42_V2 = ("sampler_wraps_itself",)
 
 
 @pytest.fixture(scope="module")
@@ -435,6 +440,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
         *STOP34_V3,
         *STOP39_X,
         *STOP42_V3,
+        *STOP42_V2,
         "second_backward",
         "second_backward_across_methods",
     )
@@ -600,7 +606,7 @@ def test_third_fresh_round_classes_train_as_dataparallel_did(
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)
 
 
-@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3, *STOP39_X))
+@pytest.mark.parametrize("name", (*FRESH5, *STOP33_L, *STOP34_V3, *STOP39_X, *STOP42_V2))
 def test_fifth_fresh_round_classes_train_as_dataparallel_did(
     launch: tuple[Path, dict[str, Path], str], name: str
 ) -> None:
