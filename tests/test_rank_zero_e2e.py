@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import torch
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
@@ -54,9 +55,10 @@ NAMES = (
     "tee_logger_fsync",
     "keyed_reads",
     "plot_client",
+    "pathlib_log_lambda_save",
 )
 #: Multi-module programs (folders of tests/e2e_rank_zero/), each run through its train.py.
-PROGRAMS = ("project_logger", "handed_logger_package")
+PROGRAMS = ("project_logger", "handed_logger_package", "handed_alias")
 #: A hang shows as this timeout (the scripts take seconds).
 TIMEOUT_S = 240
 #: torch 2.13 on CPU: about one launch in ten aborts at process exit, after every script
@@ -363,3 +365,30 @@ def test_a_plotting_client_plots_on_rank_zero_alone(original: Run, migrated: Run
     got = (migrated.folder("plot_client") / "visdom.calls").read_text().splitlines()
     assert all(line.startswith("0 ") for line in got), got
     assert calls(migrated) == calls(original) == ["line loss"] * 4 + ["text status"]
+
+
+def test_pathlib_log_and_lambda_save_written_once(original: Run, migrated: Run) -> None:
+    """A log kept open through `path.open("at")` and a checkpoint saved by a lambda: rank 0
+    alone appended the log's lines (each once, as the original's) and wrote the checkpoint
+    (classes v1-C and v1-D of stop 42: both ranks appended, both wrote)."""
+    _finished(migrated, "pathlib_log_lambda_save", 2)
+    for run in (original, migrated):
+        log = run.folder("pathlib_log_lambda_save") / "runs" / "train.log"
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        assert [line["epoch"] for line in lines] == [0, 1], run.report("pathlib_log_lambda_save", 2)
+        saved = torch.load(log.parent / "model.pt", weights_only=False)
+        assert saved["epoch"] == 2
+
+
+def test_handed_alias_loader_and_ids_file(original: Run, migrated: Run) -> None:
+    """Each rank read the whole ids file rank 0 wrote (a barrier between the write and
+    another module's read of it through a branch-bound name: v1-F, rank 1 read a
+    half-written list), trained on 2 rows a step, its share of the original's 4 (a loop
+    over an alias of the handed loader, not split again: v1-B, 1 row), and the program's
+    `helpers.cuda(x)` ran as written (v1-A: `helpers.to(DEVICE)`, a crash)."""
+    _finished(migrated, "handed_alias", 2)
+    want = f"ids 100000 rows {[4] * 8}\n"
+    assert (original.folder("handed_alias") / "report0.txt").read_text() == want
+    for rank in (0, 1):
+        got = (migrated.folder("handed_alias") / f"report{rank}.txt").read_text()
+        assert got == f"ids 100000 rows {[2] * 8}\n", migrated.report("handed_alias", 2)

@@ -16,6 +16,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     call_named,
@@ -157,6 +158,21 @@ class PinDevices(MigrationTransform):
                 return []
         return values
 
+    def _module_function(self, receiver: cst.BaseExpression) -> bool:
+        """`receiver` is a module: a name every binding of which is an `import m` /
+        `import pkg.m as m` statement (an import statement binds a module, never an
+        object). `utils.cuda(x)` then calls the program's own function named `cuda`
+        ("to the GPU if there is one"), migrated in its module; read as Tensor.cuda(device)
+        it became `utils.to(DEVICE)`, its argument dropped, and both ranks crashed
+        (ternaus/robot-surgery-segmentation@1d18157 validation.py; class v1-A of stop 42).
+        `from pkg import m` is not trusted: it may bind an object (a model built at module
+        level) whose cuda() is the tensor method."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        assert self._meta is not None, "asked outside the pass's metadata session"
+        referents = bindings(self._meta.wrapper.module).referents(receiver)
+        return bool(referents) and all(isinstance(r.node, cst.Import) for r in referents)
+
     def _moves_itself(self, call: cst.Call) -> bool:
         """`x.cuda()` where `x` is proved an object of such a class: built by such a
         class's call in place, or every binding of the name or `self` attribute is one
@@ -196,6 +212,13 @@ class PinDevices(MigrationTransform):
             return updated_node
         if isinstance(func, cst.Attribute) and isinstance(updated_node.func, cst.Attribute):
             if func.attr.value == "cuda" and not self.qualified_names(func) & {"torch.cuda"}:
+                if self._module_function(func.value):
+                    self.record(
+                        original_node,
+                        f"{self.code(original_node)} kept: a function of module "
+                        f"{self.code(func.value)}, not a tensor's cuda()",
+                    )
+                    return updated_node
                 if self._moves_itself(original_node):
                     self.record(
                         original_node,

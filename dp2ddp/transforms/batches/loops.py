@@ -100,7 +100,11 @@ class BatchLoops(LoaderImports):
 
     def _unwrapped(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
         """`expr` and what it wraps: `bar` of `bar = tqdm(range(n))` -> range(n) too,
-        `loaders[0]` -> loaders."""
+        `loaders[0]` -> loaders, and what a name aliases: `tl` of `tl = train_loader` ->
+        train_loader too (ternaus/robot-surgery-segmentation@1d18157 utils.train: the loop
+        over `tl`, a parameter's alias, was taken for an unknown source and its batches split
+        again, while the caller's loader was sharded: each rank trained on half its share;
+        class v1-B of stop 42)."""
         found = [expr]
         if depth > 3:
             return found
@@ -111,7 +115,7 @@ class BatchLoops(LoaderImports):
         elif isinstance(expr, cst.Name):
             for referent in self.referents(expr):
                 value = assigned_value(referent.node, self)
-                if isinstance(value, (cst.Call, cst.Subscript)):
+                if isinstance(value, (cst.Call, cst.Subscript, cst.Name)):
                     found += self._unwrapped(value, depth + 1)
         return found
 

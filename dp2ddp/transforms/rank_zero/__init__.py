@@ -119,6 +119,9 @@ class RankZeroOnly(MigrationTransform):
     ) -> cst.BaseExpression:
         return self.run_dir.leave_attribute(original_node, updated_node)
 
+    def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.Lambda:
+        return self.guards.lambda_body(original_node, updated_node)
+
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
         return self.guards.merge_test(original_node, updated_node)
 

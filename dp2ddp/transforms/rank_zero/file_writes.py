@@ -48,6 +48,8 @@ class FileWrites(CallRule):
     ) -> cst.BaseExpression | None:
         if names & OPEN:
             return self._open_for_writing(original, updated)
+        if path_open_for_writing(original):
+            return self._path_open_for_writing(original, updated)
         return None
 
     def file_kinds(self, node: cst.With) -> tuple[str, ...]:
@@ -124,16 +126,8 @@ class FileWrites(CallRule):
             return updated
         if "+" in mode and not self._never_read(original):
             return updated
-        if (
-            self.facts.under_guard(original)
-            or self.facts.in_except(original)
-            or self.facts.before_setup(original)
-        ):
+        if self._kept_guarded(original):
             return updated
-        item = self.t.parent(original)
-        owner = self.t.parent(item) if isinstance(item, cst.WithItem) else None
-        if isinstance(owner, cst.With) and self.file_kinds(owner):
-            return updated  # the whole `with` is guarded
         args = list(updated.args)
         at = next(
             (i for i, a in enumerate(args) if a.keyword is None or a.keyword.value == "file"),
@@ -154,6 +148,44 @@ class FileWrites(CallRule):
         self.t.state.helpers.add("discard_path")
         self.t.record(original, "file written on rank 0 only (elsewhere to a scratch file)")
         return updated.with_changes(args=args)
+
+    def _kept_guarded(self, original: cst.Call) -> bool:
+        """The open needs no change: it runs on rank 0 only already, in an `except`, above
+        the setup block, or as the item of a `with` that is guarded whole."""
+        if (
+            self.facts.under_guard(original)
+            or self.facts.in_except(original)
+            or self.facts.before_setup(original)
+        ):
+            return True
+        item = self.t.parent(original)
+        owner = self.t.parent(item) if isinstance(item, cst.WithItem) else None
+        return isinstance(owner, cst.With) and bool(self.file_kinds(owner))
+
+    def _path_open_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`path.open("a")` (pathlib) outside a rank-0 block: `open(path if ddp_is_main() else
+        ddp_discard_path(), "a")`, which is what pathlib's open does (`io.open(self, ...)`,
+        the same parameters after the file), with other ranks on their scratch file as for
+        the builtin open. A log kept open this way and written by a helper
+        (`log = root.joinpath('train_0.log').open('at')`, then `write_event(log, ...)`:
+        ternaus/robot-surgery-segmentation@1d18157 utils.train) had both ranks append
+        their own lines, each figure twice and different (class v1-C of stop 42)."""
+        if self._kept_guarded(original):
+            return updated
+        assert isinstance(updated.func, cst.Attribute)
+        receiver = updated.func.value
+        if mentions_rank(receiver):
+            return updated  # a per-rank file name: each rank writes its own
+        path = cst.IfExp(
+            test=main_call(),
+            body=parenthesize(receiver),
+            orelse=cst.Call(func=cst.Name(DISCARD_PATH)),
+        )
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(path, comma=comma), *updated.args]
+        self.t.state.helpers.add("discard_path")
+        self.t.record(original, "file written on rank 0 only (elsewhere to a scratch file)")
+        return updated.with_changes(func=cst.Name("open"), args=args)
 
     def _never_read(self, call: cst.Call) -> bool:
         """`log = open(path, "a+")` whose handle its scope only writes (`log.write(...)`,

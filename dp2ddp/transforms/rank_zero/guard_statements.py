@@ -576,3 +576,30 @@ class StatementGuards(Rule):
             body=updated.body, trailing_whitespace=updated.trailing_whitespace
         )
         return cst.IndentedBlock(body=self.group(self.pieces(original.body, line, kinds, original)))
+
+    def lambda_body(self, original: cst.Lambda, updated: cst.Lambda) -> cst.Lambda:
+        """`lambda ep: torch.save(state, path)` (a checkpoint save, or a file write whose
+        arguments do no work) runs on rank 0 only: its body becomes `(... if ddp_is_main()
+        else None)`, what the call returned (None) kept. A lambda's body is an expression,
+        so the statement guard never saw it: `save = lambda ep: torch.save({...}, path)` then
+        `save(epoch + 1)` (ternaus/robot-surgery-segmentation@1d18157 utils.train) had both
+        ranks write one file at once (class v1-D of stop 42)."""
+        body = original.body
+        if not isinstance(body, cst.Call) or self.facts.under_guard(original):
+            return updated
+        if self.facts.in_except(original) or self.facts.before_setup(original):
+            return updated
+        kind = self.kind(cst.Expr(body))
+        if kind not in (_SAVE, FILES):
+            return updated
+        if kind == FILES and any(self.facts.does_work(a.value) for a in body.args):
+            return updated
+        guarded = cst.IfExp(
+            test=main_call(),
+            body=updated.body,
+            orelse=cst.Name("None"),
+            lpar=[cst.LeftParen()],
+            rpar=[cst.RightParen()],
+        )
+        self.t.record(original, f"{kind} in a lambda: on rank 0 only")
+        return updated.with_changes(body=guarded)

@@ -109,6 +109,7 @@ def _file_calls(
         walked = ast_nodes.walk(function)
         names = [n for n in walked if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        aliases = _parameter_aliases(walked, params, stored)
         for call in walked:
             if not isinstance(call, ast.Call) or not call.args:
                 continue
@@ -116,12 +117,37 @@ def _file_calls(
             fixed = _fixed(first, constants, stored)
             if fixed is not None and not skipped:
                 found.add(f"{name}:=:{fixed}")
-            if not isinstance(first, ast.Name) or first.id not in params or first.id in stored:
+            if not isinstance(first, ast.Name):
                 continue
-            position = params.index(first.id) - skipped
-            if position >= 0:
-                found.add(f"{name}:{position}:{first.id}")
+            read = {first.id} if first.id in params and first.id not in stored else set()
+            for param in sorted(read | aliases.get(first.id, set())):
+                position = params.index(param) - skipped
+                if position >= 0:
+                    found.add(f"{name}:{position}:{param}")
     return frozenset(found)
+
+
+def _parameter_aliases(
+    walked: list[ast.AST], params: list[str], stored: set[str]
+) -> dict[str, set[str]]:
+    """The parameters (never rebound) each local name may hold, bound by a plain `name =
+    param` (in any branch: `elif mode == 'label': id_path = unlabeled_id_path`, then
+    `open(id_path)`): a read at the name may read the file at that parameter. A name also
+    bound to something else still may (LiheYoung/ST-PlusPlus@f4e7a57 dataset/semi.py: the
+    ids file select_reliable() wrote on rank 0 was read there by rank 1 with no barrier
+    between, half-written; class v1-F of stop 42)."""
+    aliases: dict[str, set[str]] = {}
+    for node in walked:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in params
+            and node.value.id not in stored
+        ):
+            aliases.setdefault(node.targets[0].id, set()).add(node.value.id)
+    return aliases
 
 
 #: open() as a module's `resolved` spells it.

@@ -2,7 +2,8 @@
 every rank's read of the same file (barriers.py).
 
 A path is matched by its text, as written. Two spellings are followed to what they name:
-a local bound once in the function (`path = self._path()`, so the write of
+a local bound by plain assignments in the function (each value's text: a read may name
+any of them) (`path = self._path()`, so the write of
 `path.open("wb")` meets its caller's `self._path().open("rb")`:
 jaywonchung/BERT4Rec-VAE-Pytorch@f66f253, rank 1 read the cache rank 0 had not written
 yet), and a parameter of the function, by what each call of the function in the module
@@ -68,9 +69,15 @@ def path_texts(
         if bound or depth <= 0:
             return (own,)
         return (own, *_passed_texts(function, path.value, view, code, index, depth - 1))
-    if len(bound) != 1:
+    if not bound:
         return (own,)
-    return (code(bound[0].value),)
+    # Bound more than once (`cur = join(d, "reliable_ids.txt")`, read, then `cur = join(d,
+    # "unreliable_ids.txt")`, read): each read may name any of the values, so each one's
+    # text is matched; a barrier more is harmless where every rank reaches it
+    # (LiheYoung/ST-PlusPlus@f4e7a57 main.py: with only the name's own text no write matched,
+    # and rank 1 read reliable_ids.txt before rank 0 had written it: FileNotFoundError;
+    # class v1-F of stop 42).
+    return tuple(dict.fromkeys(code(b.value) for b in bound))
 
 
 def _dict_item(path: cst.Subscript, function: cst.FunctionDef) -> cst.BaseExpression | None:
