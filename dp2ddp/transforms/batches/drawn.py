@@ -41,9 +41,7 @@ class DrawnBatches(BatchLoops):
             return
         source = self._drawing_source(assign, next_only=False)
         if source is not None:
-            self._same_random.add(statement)
-            self.state.helpers.update({"same_random", "rank0_value"})
-            self.record(
+            self._draw_alike_at(
                 statement,
                 f"{self.code(source)} draws the batch: drawn alike on every rank "
                 "(ddp_same_random), so the ranks' parts are of one draw",
@@ -66,9 +64,7 @@ class DrawnBatches(BatchLoops):
             if source is None:
                 continue
             self._share_argument_draws(source)
-            self._same_random.add(statement)
-            self.state.helpers.update({"same_random", "rank0_value"})
-            self.record(
+            self._draw_alike_at(
                 statement,
                 f"{self.code(source)} draws a batch every rank takes whole in the training "
                 "loop: drawn alike on every rank (ddp_same_random), so what the ranks compute "
@@ -94,13 +90,18 @@ class DrawnBatches(BatchLoops):
                     or not self._outside_same_random(statement)
                 ):
                     continue
-                self._same_random.add(statement)
-                self.state.helpers.update({"same_random", "rank0_value"})
-                self.record(
+                self._draw_alike_at(
                     statement,
                     f"{self.code(node)} draws the data {self.code(source)} draws batches "
                     "from: drawn alike on every rank (ddp_same_random)",
                 )
+
+    def _draw_alike_at(self, statement: cst.CSTNode, reason: str) -> None:
+        """Run `statement` inside `with ddp_same_random():` (the pass's leave hook wraps
+        each statement of `_same_random`), with the helpers that needs, and say why."""
+        self._same_random.add(statement)
+        self.state.helpers.update({"same_random", "rank0_value"})
+        self.record(statement, reason)
 
     def _outside_same_random(self, statement: cst.CSTNode) -> bool:
         node = self.parent(statement)

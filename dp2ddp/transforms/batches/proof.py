@@ -400,14 +400,9 @@ class BatchProof(DrawnBatches):
         statement = flow.statement_of(origin.node)
         if statement in self._same_random or SAME_RANDOM in self.code(statement):
             return
-        if any(
-            isinstance(a, cst.With) and SAME_RANDOM in self.code(a.items[0])
-            for a in flow.ancestors(statement)
-        ):
+        if not self._outside_same_random(statement):
             return
-        self._same_random.add(statement)
-        self.state.helpers.update({"same_random", "rank0_value"})
-        self.record(
+        self._draw_alike_at(
             statement,
             f"{code(origin.node)} selects training batches: drawn alike on every rank "
             "(ddp_same_random), so the ranks' parts of each batch do not overlap",
