@@ -397,13 +397,7 @@ def _built_member(
             return False  # bound here: `_built` answers
         if not any(t.code(target) == parent for target in targets):
             continue
-        value = node.value
-        while (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _MOVES
-        ):
-            value = value.func.value
+        value = _unmoved(node.value)
         if not isinstance(value, cst.Call) or is_wrap(value):
             return False
         built = _classes_built(definitions, value)
@@ -562,15 +556,21 @@ def _constructs(value: cst.BaseExpression, name: str, is_wrap: Callable[[cst.Cal
     """`value` builds a module without wrapping it (see the module's docstring)."""
     if isinstance(value, cst.IfExp):
         return _constructs(value.body, name, is_wrap) and _constructs(value.orelse, name, is_wrap)
+    call = _unmoved(value)
+    if not isinstance(call, cst.Call) or is_wrap(call):
+        return False
+    return not any(isinstance(n, cst.Name) and n.value == name for n in walk(call))
+
+
+def _unmoved(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """`value` without the device moves chained on it (`Net().cuda().to(d)` → `Net()`)."""
     while (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in _MOVES
     ):
         value = value.func.value
-    if not isinstance(value, cst.Call) or is_wrap(value):
-        return False
-    return not any(isinstance(n, cst.Name) and n.value == name for n in walk(value))
+    return value
 
 
 def _binds(target: cst.AssignTarget, name: str) -> bool:
