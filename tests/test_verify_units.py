@@ -836,6 +836,24 @@ def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None
     message = str(declined.value)
     assert "migrate declined it" in message and "DP003" in message, message
     assert "own_ddp.py:" in message and "no DataParallel found" not in message, message
+    # DataParallel of the program's own (a subclass forwarding attributes; f90/Wave-U-Net-
+    # Pytorch, stop 43 v3-B): migrate said DP002, so not "no DataParallel found" either.
+    subclass = tmp_path / "subclass.py"
+    subclass.write_text(
+        "import torch.nn as nn\n"
+        "class DataParallel(nn.DataParallel):\n"
+        "    def __getattr__(self, name):\n"
+        "        try:\n"
+        "            return super().__getattr__(name)\n"
+        "        except AttributeError:\n"
+        "            return getattr(self.module, name)\n"
+        "model = DataParallel(nn.Linear(2, 2))\n"
+    )
+    with pytest.raises(VerifyError) as own:
+        prepare_scripts(VerifyConfig(subclass), tmp_path / "own")
+    message = str(own.value)
+    assert "not migrated" in message and "DP002" in message, message
+    assert "subclass.py:" in message and "no DataParallel found" not in message, message
     broken = tmp_path / "broken.py"
     broken.write_text("def (:\n")
     with pytest.raises(VerifyError, match="broken.py:1"):

@@ -304,8 +304,9 @@ def _not_migrated(
     entry: Path, outcomes: Sequence[FileOutcome], as_users: Callable[[str], str]
 ) -> str:
     """Why nothing was migrated, as migrate said it: a script migrate declined (DP003: it
-    has its own DistributedDataParallel path; lemniscate.pytorch), or whose DataParallel
-    module it does not reach (DP034), is not one without DataParallel."""
+    has its own DistributedDataParallel path; lemniscate.pytorch), whose DataParallel
+    module it does not reach (DP034), or whose DataParallel is the program's own machinery
+    (DP002), is not one without DataParallel."""
     declined = _said(outcomes, "DP003", as_users)
     if declined:
         return (
@@ -321,6 +322,15 @@ def _not_migrated(
         return (
             f"{entry}: not migrated: its DataParallel is in a module the program does not "
             f"reach as migrate follows it ({unreached[0]}), so nothing to verify"
+        )
+    # DataParallel machinery of the program's own (a subclass, f90/Wave-U-Net-Pytorch's
+    # `model_utils.DataParallel`; a functional `data_parallel`): migrate left it and said so
+    # (DP002, "port them by hand"); "no DataParallel found" would deny what migrate named.
+    own = _said(outcomes, "DP002", as_users)
+    if own:
+        return (
+            f"{entry}: not migrated: its DataParallel is machinery migrate does not rewrite "
+            f"({own[0]}; port it by hand, as migrate said), so nothing to verify"
         )
     return f"{entry}: nothing to migrate (no DataParallel found), so nothing to verify"
 
