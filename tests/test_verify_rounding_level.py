@@ -22,29 +22,41 @@ def _pair(tmp_path: Path, bias_grads: tuple[float, float], bias_updates: tuple[f
           ) -> tuple[RankRecord, RankRecord]:  # fmt: skip
     """One Adam step of two parameters: the weight's gradient and update alike in both
     runs, the bias's gradient `bias_grads` (original, migrated), its update `bias_updates`."""
+    return _steps(tmp_path, [bias_grads], [bias_updates], _ADAM, "Adam")
+
+
+def _steps(tmp_path: Path, bias_grads: list[tuple[float, float]],
+           bias_updates: list[tuple[float, float]], hyper: dict[str, Any], kind: str,
+           ) -> tuple[RankRecord, RankRecord]:  # fmt: skip
+    """Steps of two parameters: the weight's gradient and update alike in both runs, the
+    bias's gradients and updates per step as given (original, migrated)."""
     records = []
     for index, name in enumerate(("o", "m")):
         folder = tmp_path / name
-        folder.mkdir()
-        grads = {_KEYS[0]: torch.full((4,), 0.1), _KEYS[1]: torch.full((4,), bias_grads[index])}
-        bias = torch.full((4,), bias_updates[index])
-        updates = {_KEYS[0]: torch.full((4,), -1e-3), _KEYS[1]: bias}
-        save_tensors(folder / protocol.TENSORS, {k: torch.zeros(4) for k in _KEYS}, [updates],
-                     [{k: 1.0 for k in _KEYS}], [grads])  # fmt: skip
-        event: dict[str, Any] = {"index": 1, "optimizer": 0, "optimizer_step": 1,
-                                 "class": "Adam", "hyper": [_ADAM],
-                                 "param_hashes": dict.fromkeys(_KEYS, "h")}  # fmt: skip
+        folder.mkdir(parents=True)
+        grads = [{_KEYS[0]: torch.full((4,), 0.1), _KEYS[1]: torch.full((4,), g[index])}
+                 for g in bias_grads]  # fmt: skip
+        updates = [{_KEYS[0]: torch.full((4,), -1e-3), _KEYS[1]: torch.full((4,), u[index])}
+                   for u in bias_updates]  # fmt: skip
+        save_tensors(folder / protocol.TENSORS, {k: torch.zeros(4) for k in _KEYS}, updates,
+                     [{_KEYS[0]: 1.0, _KEYS[1]: 0.0}] * len(updates), grads)  # fmt: skip
+        events: list[dict[str, Any]] = [
+            {"index": step + 1, "optimizer": 0, "optimizer_step": step + 1, "class": kind,
+             "hyper": [hyper], "param_hashes": dict.fromkeys(_KEYS, "h")}
+            for step in range(len(updates))
+        ]  # fmt: skip
         data = {
             "status": protocol.STOPPED,
-            "events": [event],
+            "events": events,
             "windows": [
                 {
-                    "index": 1,
+                    "index": step + 1,
                     "inputs": {"0": []},
                     "dropout": 0,
                     "batchnorm": 0,
                     "rng_consumed": None,
                 }
+                for step in range(len(updates))
             ],  # fmt: skip
             "names": {_KEYS[0]: "conv.weight", _KEYS[1]: "conv.bias"},
             "shapes": dict.fromkeys(_KEYS, [4]),
@@ -75,3 +87,45 @@ def test_a_small_real_gradient_is_still_compared(tmp_path: Path) -> None:
     numerics = compare_updates(original, migrated, 1e-4, 1e-8)
     assert not numerics.passed and numerics.rounding_level == {}
     assert numerics.gradient_first_diverging_step == 1
+
+
+# -- SGD with momentum (stop 43, v3-C: Uason-Chen/CTR-GCN, conv biases before BatchNorm) ------
+_SGD = {"lr": 0.1, "momentum": 0.9, "dampening": 0.0, "nesterov": True, "weight_decay": 4e-4}
+
+
+def test_sgd_moves_noise_gradients_into_noise_updates(tmp_path: Path) -> None:
+    """The bias (its value 0) has gradients ~1e-7 against 0.1 at every step (64 eps of 0.1
+    is 7.6e-7), apart in both runs; SGD with Nesterov momentum makes updates of them, 4e-8
+    apart at step 3: above atol 1e-8, yet within lr * (1 + mu) * the noise's sum (1.9e-7).
+    Passed, and said so."""
+    grads = [(1e-7, -2e-7), (2e-7, 1e-7), (-1e-7, 3e-7)]
+    updates = [(-1e-10, 2e-10), (-5e-10, 1e-10), (1e-9, -1e-9)]
+    original, migrated = _steps(tmp_path, grads, updates, _SGD, "SGD")
+    assert compare_updates(original, migrated, 1e-4, 1e-8).passed
+    big = [(-1e-10, 2e-10), (-5e-10, 1e-10), (1e-8, -3e-8)]  # 4e-8 apart at step 3
+    original, migrated = _steps(tmp_path / "big", grads, big, _SGD, "SGD")
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert numerics.passed, numerics.diffs
+    assert [d.step for d in numerics.noise] == [3]
+    note = rounding_note(numerics)
+    assert note is not None and "SGD: the updates of conv.bias differ (up to 4e-08 abs." in note
+    assert "not comparable: the gradients of conv.bias" in note
+
+
+def test_sgd_noise_bound_holds(tmp_path: Path) -> None:
+    """Beyond lr * (1 + mu) * the noise's sum (0.19 * 1e-6, plus atol): fails."""
+    grads = [(1e-7, -2e-7), (2e-7, 1e-7), (-1e-7, 3e-7)]
+    updates = [(0.0, 0.0), (0.0, 0.0), (3e-7, -3e-7)]
+    original, migrated = _steps(tmp_path, grads, updates, _SGD, "SGD")
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.noise == []
+
+
+def test_sgd_excuses_no_parameter_that_had_a_real_gradient(tmp_path: Path) -> None:
+    """A gradient far above rounding at step 1, noise later: its update is not noise."""
+    grads = [(1e-4, 1e-4), (2e-7, 1e-7), (-1e-7, 3e-7)]
+    updates = [(-1e-5, -1e-5), (-5e-10, 1e-10), (1e-8, -3e-8)]
+    original, migrated = _steps(tmp_path, grads, updates, _SGD, "SGD")
+    numerics = compare_updates(original, migrated, 1e-4, 1e-8)
+    assert not numerics.passed and numerics.noise == []
+    assert numerics.first_diverging_step == 3

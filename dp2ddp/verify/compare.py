@@ -61,6 +61,9 @@ class StepDiff:
     passed: bool
     #: passed because the gradients agreed and an adaptive optimizer made the difference
     rounding: bool = False
+    #: passed because SGD's update of a parameter whose gradients were zero up to rounding
+    #: at every step so far differs by no more than SGD can make of that noise (`sgd_bound`)
+    noise: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,11 @@ class Numerics:
         return [d for d in self.diffs if d.rounding]
 
     @property
+    def noise(self) -> list[StepDiff]:
+        """The updates that differ only as SGD moves gradients that are rounding noise."""
+        return [d for d in self.diffs if d.noise]
+
+    @property
     def passed(self) -> bool:
         return (
             not self.structure
@@ -148,6 +156,11 @@ def compare_updates(
     _check_initial(orig_t, mig_t, names, result)
     steps = min(len(orig_t.updates), len(mig_t.updates), len(original.events), len(migrated.events))
     grads_agree: dict[str, bool] = {}  # every step so far
+    #: per parameter whose gradients were rounding noise at every step so far: the sum of
+    #: their rms (both runs); `real` holds the parameters that had a real gradient once
+    noise_sum: dict[str, float] = {}
+    real: set[str] = set()
+    peak = 0.0  # the largest sgd_bound coefficient so far
     for index in range(steps):
         ev_o, ev_m = original.events[index], migrated.events[index]
         if ev_o["optimizer"] != ev_m["optimizer"] or ev_o["class"] != ev_m["class"]:
@@ -157,9 +170,17 @@ def compare_updates(
             )
             break
         result.hyper += _hyper_diffs(index + 1, ev_o, ev_m)
-        agree = _gradients(index, orig_t, mig_t, names, rtol, result)
+        agree, noise = _gradients(index, orig_t, mig_t, names, rtol, result)
+        if not agree:  # gradients not recorded at this step: its noise is unknown
+            real.update(noise_sum)
+            noise_sum.clear()
         for key, ok in agree.items():
             grads_agree[key] = grads_agree.get(key, True) and ok
+            if key in noise and key not in real:
+                noise_sum[key] = noise_sum.get(key, 0.0) + noise[key]
+            else:
+                real.add(key)
+                noise_sum.pop(key, None)
         step_diffs = _step_diffs(
             index + 1, orig_t, mig_t, index, names, shapes, rtol, atol, result.structure
         )
@@ -174,6 +195,21 @@ def compare_updates(
                 else d
                 for d in step_diffs
             ]
+        linear = sgd_bound(ev_o, index + 1) if ev_o["hyper"] == ev_m["hyper"] else None
+        if linear is not None:
+            peak = max(peak, linear)
+            param_rms = orig_t.param_rms[index] if index < len(orig_t.param_rms) else {}
+            step_diffs = [
+                dataclasses.replace(d, passed=True, noise=True)
+                if not d.passed
+                and d.key in noise_sum
+                and _update_error(orig_t, mig_t, index, d.key)
+                <= atol
+                + peak * noise_sum[d.key]
+                + 2 * orig_t.eps.get(d.key, 0.0) * param_rms.get(d.key, 0.0)
+                else d
+                for d in step_diffs
+            ]
         result.diffs += step_diffs
         result.steps_compared = index + 1
         if result.first_diverging_step is None and any(not d.passed for d in step_diffs):
@@ -182,11 +218,45 @@ def compare_updates(
     return result
 
 
+def sgd_bound(event: dict[str, Any], steps: int) -> float | None:
+    """How far SGD's updates can move apart per unit of gradient difference, summed over the
+    steps so far: None for another optimizer (an adaptive one: adaptive_bound).
+
+    SGD's update is linear in the gradients it has seen: `buf = mu * buf + (1 - dampening)
+    * g`, the update `-lr * buf`, or with Nesterov `-lr * (g + mu * buf)`; so one step's
+    gradient enters a later update with a coefficient of at most lr * (1 + mu) (mu <= 1).
+    Where a parameter's gradients were noise at every step so far, its updates differ by at
+    most that times the sum of the noise's rms over those steps (the rms of a difference is
+    at most the sum of the rms). Weight decay adds wd times the parameter's own difference,
+    the earlier updates' differences: a factor (1 + lr * (1 + mu) * wd) per step."""
+    bound = None
+    for group in event.get("hyper", []):
+        lr, mu = group.get("lr"), group.get("momentum", 0.0)
+        wd = group.get("weight_decay", 0.0)
+        if "betas" in group or "alpha" in group or "nesterov" not in group:
+            return None  # not torch's SGD (its hyperparameters name `nesterov`)
+        if not all(isinstance(v, int | float) for v in (lr, mu, wd)) or not 0 <= mu <= 1:
+            return None
+        coefficient = abs(lr) * (1.0 + mu)
+        growth = (1.0 + coefficient * abs(wd)) ** steps
+        bound = max(bound or 0.0, coefficient * growth)
+    return bound
+
+
+def _update_error(orig_t: Tensors, mig_t: Tensors, index: int, key: str) -> float:
+    """rms(u_migrated - u_original) of one parameter at step index+1."""
+    u_o, u_m = orig_t.updates[index][key], mig_t.updates[index][key]
+    return _rms(arrays.distance(u_o.values, u_m.values), len(u_o.values))
+
+
 def rounding_note(numerics: Numerics) -> str | None:
-    """The report's note for the updates passed on their gradients (`rounding`), and the
-    gradients not compared, zero up to rounding in both runs (`rounding_level`)."""
+    """The report's note for the updates passed on their gradients (`rounding`), those SGD
+    moved from noise (`noise`), and the gradients not compared, zero up to rounding in both
+    runs (`rounding_level`)."""
     excused = numerics.rounding
     level = _level_note(numerics.rounding_level)
+    moved = _noise_note(numerics.noise)
+    level = "; ".join(text for text in (level, moved) if text) or None
     if not excused:
         return level
     params = sorted({d.name for d in excused})
@@ -200,6 +270,21 @@ def rounding_note(numerics: Numerics) -> str | None:
         "m / (sqrt(v) + eps) turns float rounding in near-zero gradients into update "
         "differences up to lr, so these were judged on their gradients"
     ) + (f"; {level}" if level else "")
+
+
+def _noise_note(moved: list[StepDiff]) -> str | None:
+    """The updates SGD made of rounding noise, passed within `sgd_bound`."""
+    if not moved:
+        return None
+    params = sorted({d.name for d in moved})
+    worst = max(moved, key=lambda d: d.max_abs_diff)
+    shown = ", ".join(params[:3]) + (f" and {len(params) - 3} more" if len(params) > 3 else "")
+    return (
+        f"SGD: the updates of {shown} differ (up to {worst.max_abs_diff:.2g} abs., rel. error "
+        f"{worst.rel_error:.3g}) only as far as lr * (1 + momentum) times their gradients, "
+        "zero up to rounding in both runs at every step so far, can move them: rounding "
+        "noise, judged so"
+    )
 
 
 def _level_note(level: dict[str, tuple[int, float, float, float]]) -> str | None:
@@ -243,13 +328,15 @@ def _gradients(
     names: dict[str, str],
     rtol: float,
     result: Numerics,
-) -> dict[str, bool]:
+) -> tuple[dict[str, bool], dict[str, float]]:
     """Per parameter: did the migration's gradient at step index+1 agree with the original's
-    (`rms(g_m - g_o) <= rtol * rms(g_o)`)? Records the step's worst relative error and the
-    first step at which some gradient differs."""
+    (`rms(g_m - g_o) <= rtol * rms(g_o)`)? And for those zero up to rounding in both runs,
+    rms(g_o) + rms(g_m). Records the step's worst relative error and the first step at
+    which some gradient differs."""
     if index >= len(orig_t.grads) or index >= len(mig_t.grads):
-        return {}
+        return {}, {}
     agree: dict[str, bool] = {}
+    noise: dict[str, float] = {}
     worst = (0.0, "")
     largest = max((_rms_of(g) for g in orig_t.grads[index].values()), default=0.0)
     for key, g_o in orig_t.grads[index].items():
@@ -260,6 +347,7 @@ def _gradients(
         level = _ROUNDING_LEVEL * orig_t.eps.get(key, 0.0) * largest
         if max(_rms_of(g_o), _rms_of(g_m)) <= level and level > 0:
             agree[key] = True  # noise against noise: nothing to compare
+            noise[key] = _rms_of(g_o) + _rms_of(g_m)
             result.rounding_level.setdefault(
                 names.get(key, key), (index + 1, _rms_of(g_o), _rms_of(g_m), largest)
             )
@@ -275,7 +363,7 @@ def _gradients(
         if result.gradient_first_diverging_step is None and not all(agree.values()):
             result.gradient_first_diverging_step = index + 1
             result.gradient_scale = fit_scale(orig_t.grads[index], mig_t.grads[index])
-    return agree
+    return agree, noise
 
 
 #: A gradient at most this many eps (of its dtype) of the step's largest gradient rms is
