@@ -195,7 +195,8 @@ def compare_updates(
                 else d
                 for d in step_diffs
             ]
-        linear = sgd_bound(ev_o, index + 1) if ev_o["hyper"] == ev_m["hyper"] else None
+        same = ev_o["hyper"] == ev_m["hyper"] and ev_o["class"] == "SGD"  # torch's, by name
+        linear = sgd_bound(ev_o, index + 1) if same else None
         if linear is not None:
             peak = max(peak, linear)
             param_rms = orig_t.param_rms[index] if index < len(orig_t.param_rms) else {}
