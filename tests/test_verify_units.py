@@ -849,9 +849,9 @@ def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None
         "            return getattr(self.module, name)\n"
         "model = DataParallel(nn.Linear(2, 2))\n"
     )
-    with pytest.raises(VerifyError) as own:
+    with pytest.raises(VerifyError) as machinery:
         prepare_scripts(VerifyConfig(subclass), tmp_path / "own")
-    message = str(own.value)
+    message = str(machinery.value)
     assert "not migrated" in message and "DP002" in message, message
     assert "subclass.py:" in message and "no DataParallel found" not in message, message
     broken = tmp_path / "broken.py"
