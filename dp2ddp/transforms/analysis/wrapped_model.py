@@ -439,7 +439,9 @@ class UnusedParameters:
                 f"`{code(holder, 60)}` picked by a name known only at run time: any of its "
                 f"builders may build it, and {classes[partial[0][1]]}"
             )
-        library = [self._library(s, classes) if n else "" for s, n in zip(sources, names, strict=True)]
+        library = [
+            self._library(s, classes) if n else "" for s, n in zip(sources, names, strict=True)
+        ]
         if library and all(library):
             self.code = "DP102"
             self._caller = True
