@@ -16,7 +16,7 @@ from dp2ddp.flow import code, view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import unmoved, walk
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -34,10 +34,6 @@ from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
-
-
-#: Calls chained on a model's construction that return the same module (moved or cast).
-_MOVES = frozenset(("cuda", "to", "cpu", "float", "double", "half"))
 
 
 class UnusedParameters:
@@ -347,13 +343,7 @@ class UnusedParameters:
         if not isinstance(module, cst.Name) or self.module is None:
             return ""
         for definition in view(self.module).reaching(module):
-            value = definition.value
-            while (
-                isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value in _MOVES
-            ):
-                value = value.func.value
+            value = unmoved(definition.value) if definition.value is not None else None
             if not isinstance(value, cst.Call) or value.func is built:
                 continue
             for name in sorted(self._class_names(value.func, classes)):
@@ -660,12 +650,7 @@ class UnusedParameters:
         assigned once from such a call earlier in the same function); None if unknown."""
         node: cst.BaseExpression = module
         for _ in range(3):
-            while (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in _MOVES
-            ):
-                node = node.func.value
+            node = unmoved(node)
             if isinstance(node, cst.Call):
                 return node.func
             if not isinstance(node, cst.Name):
