@@ -209,8 +209,10 @@ def global_draw(node: cst.Call) -> str:
     (torch's default seed is the same in every process). "" for another draw."""
     first = node.args[0].value if node.args and node.args[0].keyword is None else None
     last = name_of(first).lower() if first is not None else ""
-    if not last or not ("batch" in last or last == "bs"):
-        return ""
+    if name_of(node.func).endswith("_like") or not (
+        last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
+    ):
+        return ""  # `randn_like(batch)`: a tensor's shape, not a size
     spelled = cst.Module([]).code_for_node(first) if first is not None else ""
     return (
         f" sized by `{spelled}`, not proved this rank's batch: where it is the global "
