@@ -55,6 +55,8 @@ PROGRAMS = {
     "figures_loader_attribute_other_module": ("train.py",),
     "model_class_from_module_by_name": ("train.py",),
     "dataset_split_registry_package": ("train.py",),
+    "model_built_by_picked_builder": ("train.py",),
+    "devices_package_function_cuda": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
 #: DataParallel's whole batches). lm_flattened_targets: column chunks of a (sequence, batch)
@@ -79,6 +81,11 @@ PROGRAMS = {
 #: is sharded too (class v1-F of stop 39: its role from that loop, not its shuffle flag).
 #: figures_loader_attribute_other_module (class C1): a loader another module's class binds
 #: to an attribute of its instances, iterated here in an epoch loop: set_epoch runs there.
+#: model_built_by_picked_builder (stop 42's v3-A as corrected, ban-vqa's shape): the model
+#: built by `getattr(nets, "build_%s" % arch)(...)`, a part of it partial; before: no DP041,
+#: "Expected to have finished reduction" at step 2 on both ranks.
+#: devices_package_function_cuda (stop 42's v1-A, `from pkg import utils`): the program's own
+#: `utils.cuda(x)` kept; before: `utils.to(DEVICE)`, AttributeError on both ranks.
 DIGEST_PROGRAMS = {
     "lm_flattened_targets": "main.py",
     "gathered_batch_other_module": "train.py",
@@ -88,6 +95,8 @@ DIGEST_PROGRAMS = {
     "loader_sharded_passed_to_trainer": "main.py",
     "loader_whole_passed_to_trainer": "main.py",
     "model_class_from_module_by_name": "train.py",
+    "model_built_by_picked_builder": "train.py",
+    "devices_package_function_cuda": "train.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"
 #: Single-file golden migrations (tests/fixtures/<case>/expected.py) that run here as they
@@ -106,6 +115,9 @@ GOLDENS = {
     "model_wrap_guard_picks_module_branch": ("reverse same True",),
     "data_running_figures_own_sampler": ("epoch 0 loss 1.3104", "epoch 1 loss 1.1436"),
     "model_wrap_layer_two_names": ("trained 4",),
+    # stop 43's audit: the model built in an if/else, the partial class in the branch before
+    # the last (before: only the last judged, no DP041, DDP failed at step 2)
+    "hazards_unused_class_in_one_branch": ("weights -1.8552",),
     # v1-A (stop 39): masks spelled `1 - cmp.float()` and `ones` kept through `.to()`, each
     # divided by its total count: ddp_count_share, the weights the original's (before: each
     # rank its own count, rank 0's even samples all masked out, silently)

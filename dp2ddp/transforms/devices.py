@@ -165,13 +165,22 @@ class PinDevices(MigrationTransform):
         ("to the GPU if there is one"), migrated in its module; read as Tensor.cuda(device)
         it became `utils.to(DEVICE)`, its argument dropped, and both ranks crashed
         (ternaus/robot-surgery-segmentation@1d18157 validation.py; class v1-A of stop 42).
-        `from pkg import m` is not trusted: it may bind an object (a model built at module
-        level) whose cuda() is the tensor method."""
+        `from pkg import m` binds a module or an object: it counts where its qualified name
+        is a module of the program that defines a top-level `cuda` (ProgramHints.own_device,
+        analysis/device_methods.py), so an object whose cuda() is the tensor method (a model
+        built at module level) is still moved."""
         if not isinstance(receiver, cst.Name):
             return False
         assert self._meta is not None, "asked outside the pass's metadata session"
         referents = bindings(self._meta.wrapper.module).referents(receiver)
-        return bool(referents) and all(isinstance(r.node, cst.Import) for r in referents)
+        if not referents or not all(
+            isinstance(r.node, (cst.Import, cst.ImportFrom)) for r in referents
+        ):
+            return False
+        if all(isinstance(r.node, cst.Import) for r in referents):
+            return True
+        told = self.state.hints.own_device
+        return bool(told) and told_name(self.qualified_names(receiver), told) is not None
 
     def _moves_itself(self, call: cst.Call) -> bool:
         """`x.cuda()` where `x` is proved an object of such a class: built by such a

@@ -36,6 +36,27 @@ NO_GRAD: frozenset[str] = frozenset(
     for path in ("", "autograd.", "autograd.grad_mode.")
     for name in ("no_grad", "inference_mode")
 )
+#: nn.Module methods that move, cast or set the mode of a module and return the module
+#: itself (`Net().cuda().eval()` is that Net): the one set the analyses of a wrapped or
+#: trained module strip (unmoved; toggled_models reads it on `ast`). Tensor methods that
+#: keep a batch's rows are another question (batch_noise, squeezes, size_guards: detach,
+#: long, contiguous... return a new tensor).
+MODULE_SELF_CALLS: frozenset[str] = frozenset(
+    {"cpu", "cuda", "to", "float", "half", "double", "type", "eval", "train"}
+)
+
+
+def unmoved(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` without the MODULE_SELF_CALLS chained on it (`Net().cuda().to(d)` -> `Net()`)."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in MODULE_SELF_CALLS
+    ):
+        node = node.func.value
+    return node
+
+
 #: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`,
 #: `cycle(loader)` (itertools', or a program's own `def cycle(dl): while True: for b in dl:
 #: yield b`: its items are the loader's batches all the same).

@@ -8,6 +8,10 @@ rank at start. Its own `cuda()` body is migrated like any code (its tensors' `.c
 `.to(DEVICE)`), so a call of it stays `.cuda()`: right whether or not the class also has a
 `to()`.
 
+A module of the program counts too ("module", no class) when it defines a top-level
+function `cuda` ("to the GPU if there is one"): `utils.cuda(x)` calls it, whichever import
+binds `utils`.
+
 A class counts when it defines `cuda` in its own body and each base is `object` or such a
 class of the same module (an nn.Module subclass, or a base of another module, may bring a
 `cuda()` that is torch's). Found with `ast` for the program's modules (ProgramHints.
@@ -48,7 +52,15 @@ def own_device_classes(name: str, tree: ast.Module) -> frozenset[str]:
             }
             bases = [b.id if isinstance(b, ast.Name) else "" for b in node.bases]
             classes[node.name] = (methods, bases)
-    return frozenset(f"{name}.{c}" if name else c for c in _closure(classes))
+    found = {f"{name}.{c}" if name else c for c in _closure(classes)}
+    if name and any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "cuda"
+        for node in tree.body
+    ):
+        # The module itself: `utils.cuda(x)` through any import of it (`import pkg.utils as
+        # utils`, `from pkg import utils`) calls the program's own function (v1-A, stop 42).
+        found.add(name)
+    return frozenset(found)
 
 
 def local_device_classes(module: cst.Module) -> frozenset[str]:

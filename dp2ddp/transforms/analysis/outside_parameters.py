@@ -56,10 +56,12 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import (
+    MODULE_SELF_CALLS,
     code_of,
     enclosing_function,
     name_of,
     nodes_of,
+    unmoved,
     walk,
     wrap_target,
 )
@@ -522,17 +524,13 @@ def _feeds(line: cst.SimpleStatementLine, read: set[str]) -> bool:
     return False
 
 
-#: Calls that move a module and return it (`Net().cuda()`, `Net().to(device)`).
-_MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "train", "eval"})
-
-
 def _wrapped_names(call: cst.Call) -> Iterator[str]:
     """The module a DataParallel call takes, as a bare name (through `.cuda()`/`.to()`)."""
     if not call.args:
         return
     value: cst.BaseExpression = call.args[0].value
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        if value.func.attr.value not in _MOVES:
+        if value.func.attr.value not in MODULE_SELF_CALLS:
             return
         value = value.func.value
     if isinstance(value, cst.Name):
@@ -563,14 +561,8 @@ def _constructs(value: cst.BaseExpression, name: str, is_wrap: Callable[[cst.Cal
 
 
 def _unmoved(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
-    """`value` without the device moves chained on it (`Net().cuda().to(d)` → `Net()`)."""
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MOVES
-    ):
-        value = value.func.value
-    return value
+    """`value` without the module's own calls chained on it (`Net().cuda().to(d)` → `Net()`)."""
+    return None if value is None else unmoved(value)
 
 
 def _binds(target: cst.AssignTarget, name: str) -> bool:

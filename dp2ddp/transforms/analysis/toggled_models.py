@@ -33,10 +33,9 @@ from dataclasses import dataclass, field
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
+from dp2ddp.transforms._support.nodes import MODULE_SELF_CALLS
 from dp2ddp.transforms.analysis.module_parts import grad_toggles
 
-#: Calls that return their receiver (moved, cast or switched): `Disc().to(device)` is Disc's.
-_MOVES = frozenset({"cuda", "to", "cpu", "float", "double", "half", "eval", "train", "type"})
 #: Methods whose result holds the receiver's parameters (`for p in D.parameters()`).
 _PARTS = frozenset({"parameters", "named_parameters", "modules", "children", "named_modules"})
 #: Calls whose result is a new object holding copies of what they were given.
@@ -198,7 +197,7 @@ class ToggledModels:
         """A call's result: a new object (its site) holding its arguments (not `**config`);
         a method's may be (part of) its receiver; a program function's, what it returns."""
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+        if isinstance(func, ast.Attribute) and func.attr in MODULE_SELF_CALLS:
             return self._sites(index, scope, func.value)
         if self._copies(index, scope, func):  # a new object: a toggle of it spares the original
             return frozenset({(index, f"{node.lineno}:{_callee(func)}")})
@@ -619,7 +618,7 @@ def _index(name: str, tree: ast.Module, is_package: bool) -> _Module:
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                 receiver = child.func.value
                 # any method may keep what it is given (`w.attach(D)`), not a move's
-                if child.func.attr not in _MOVES and isinstance(receiver, ast.Name):
+                if child.func.attr not in MODULE_SELF_CALLS and isinstance(receiver, ast.Name):
                     stores = module.stored.setdefault(id(scope), {}).setdefault(receiver.id, [])
                     stores += [a for a in child.args if not isinstance(a, ast.Starred)]
                     stores += [k.value for k in child.keywords]

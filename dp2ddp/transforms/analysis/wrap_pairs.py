@@ -18,24 +18,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import scoped_name
+from dp2ddp.transforms._support.nodes import scoped_name, unmoved
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
-
-#: Calls that move or cast a module and return it: `m.cpu().module` unwraps `m`.
-_MOVES = frozenset({"cpu", "cuda", "to", "float", "half", "double", "eval", "train"})
-
-
-def _strip_moves(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`m.cpu().float()` -> `m`."""
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _MOVES
-    ):
-        node = node.func.value
-    return node
 
 
 class WrapPairs:
@@ -56,10 +42,10 @@ class WrapPairs:
         if len(node.targets) != 1:
             return
         target = self.t.code(node.targets[0].target)
-        value = _strip_moves(node.value)
+        value = unmoved(node.value)
         if not (isinstance(value, cst.Attribute) and value.attr.value == "module"):
             return
-        if self.t.code(_strip_moves(value.value)) == target:
+        if self.t.code(unmoved(value.value)) == target:
             self._unwraps.append((scoped_name(node, target, self.t), len(self._order)))
             self._order[id(node)] = len(self._order)
 

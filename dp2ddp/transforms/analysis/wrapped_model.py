@@ -16,7 +16,7 @@ from dp2ddp.flow import code, view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import unmoved, walk
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -299,6 +299,9 @@ class UnusedParameters:
         held = self._held_module(built, classes)
         if held is not None:
             return held
+        picked = self._picked(built, classes)
+        if picked is not None:
+            return picked
         unread = self._library(built, classes)
         if unread:
             self.code = "DP102"
@@ -306,6 +309,9 @@ class UnusedParameters:
             return unread
         if not any(classes.values()):
             return ""
+        branch = self._other_bindings(module, built, classes)
+        if branch:
+            return branch
         if built is not None:
             names = self._class_names(built, classes)
             for name in sorted(names):
@@ -325,6 +331,25 @@ class UnusedParameters:
                 return ""
         first = next(use for use in classes.values() if use)
         return f"the model's class is not known statically, and {first}"
+
+    def _other_bindings(
+        self, module: cst.BaseExpression, built: cst.BaseExpression | None, classes: dict[str, str]
+    ) -> str:
+        """What a partial class of the program leaves without a gradient where it builds the
+        wrapped name in another binding that reaches the wrap than the one `_built_by`
+        follows (the last before it): `if arch == "a": model = A()` / `else: model = B()`
+        judged B alone, so A's unused layer went unsaid (the audit of stop 43). Every
+        reaching binding of the def-use view counts; "" where none is such a class."""
+        if not isinstance(module, cst.Name) or self.module is None:
+            return ""
+        for definition in view(self.module).reaching(module):
+            value = unmoved(definition.value) if definition.value is not None else None
+            if not isinstance(value, cst.Call) or value.func is built:
+                continue
+            for name in sorted(self._class_names(value.func, classes)):
+                if classes.get(name):
+                    return classes[name]
+        return ""
 
     def _held_module(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str | None:
         """`model_file.Net` where `model_file` is a variable holding a module (erfnet's
@@ -354,6 +379,97 @@ class UnusedParameters:
             "is not known (DDP then fails at the next step); find_unused_parameters=True "
             "runs either way, more slowly"
         )
+
+    def _picked(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str | None:
+        """A builder picked by a name known only at run time: `getattr(base_model,
+        'build_%s' % name)`, `vars(nets)[name]`, `nets.__dict__[name]` or a registry
+        `BUILDERS[name]` (a dict of callables; jnhwkim/ban-vqa@ef4cc36's
+        `getattr(base_model, constructor)(...)`, stop 42's v3-A). Any callable it picks from
+        may build the model, so any class those builders can build counts: where one is of
+        the program (a module of it, a registry holding its functions), the program's
+        classes (a builder may assemble classes of other modules: ban-vqa's `build_ban`
+        hands a `Counter` to a `BanModel`), the holder's own named first; where every one
+        is a library's, DP102; where what it picks from is not read, the safe setting,
+        said. None: not such a callee (judged as before)."""
+        holder = self._holder(built)
+        if holder is None or built is None or self.module is None:
+            return None
+        sources = [holder]
+        root = holder.value if isinstance(holder, cst.Name) else None
+        found = view(self.module).definitions(holder) if isinstance(holder, cst.Name) else []
+        if root is not None and found and all(isinstance(d.value, cst.Dict) for d in found):
+            sources = [  # a registry: what its entries hold (`**more`: not read)
+                e.value if isinstance(e, cst.DictElement) else holder
+                for d in found
+                if isinstance(d.value, cst.Dict)
+                for e in d.value.elements
+            ]
+        names = [set(self.t.qualified_names(source)) for source in sources]
+        roots = self._program_roots()
+        ours = {
+            n for each in names for n in each if n.startswith(".") or n.split(".", 1)[0] in roots
+        }
+        picked = f"`{code(built, 60)}`"
+        if ours:
+            partial = sorted(
+                (
+                    not any(
+                        c.startswith(f"{n}.") or c.startswith(f"{n.rsplit('.', 1)[0]}.")
+                        for n in ours
+                    ),
+                    c,
+                )
+                for c, use in classes.items()
+                if use
+            )
+            if not partial:
+                return ""
+            return (
+                f"the model is built by {picked}, a callable of the program's "
+                f"`{code(holder, 60)}` picked by a name known only at run time: any of its "
+                f"builders may build it, and {classes[partial[0][1]]}"
+            )
+        library = [
+            self._library(s, classes) if n else "" for s, n in zip(sources, names, strict=True)
+        ]
+        if library and all(library):
+            self.code = "DP102"
+            self._caller = True
+            return library[0].replace("is built by", f"is built by {picked}, a callable of", 1)
+        return (
+            f"the model is built by {picked}, picked by a name known only at run time from "
+            f"`{code(holder, 60)}`, which is not read here: which class it builds, and whether "
+            "its forward() leaves a layer without a gradient, is not known (DDP then fails "
+            "at the next step); find_unused_parameters=True runs either way, more slowly"
+        )
+
+    @staticmethod
+    def _holder(built: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """What a callee picked by a run-time name picks from: `X` of `getattr(X, name)`
+        (the name not a literal), of `X[key]`, `X.__dict__[key]`, `vars(X)[key]`; None
+        otherwise."""
+        if isinstance(built, cst.Call):
+            func, args = built.func, built.args
+            literal = len(args) >= 2 and isinstance(args[1].value, cst.SimpleString)
+            if isinstance(func, cst.Name) and func.value == "getattr" and len(args) >= 2:
+                return None if literal else args[0].value
+            return None
+        if not isinstance(built, cst.Subscript):
+            return None
+        if len(built.slice) == 1 and isinstance(built.slice[0].slice, cst.Index):
+            if isinstance(built.slice[0].slice.value, cst.SimpleString):
+                return None  # `BUILDERS["ban"]`: one entry, as written
+        value = built.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "__dict__":
+            return value.value
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "vars"
+            and value.args
+        ):
+            return value.args[0].value
+        return value
 
     def _class_names(self, built: cst.BaseExpression, classes: dict[str, str]) -> set[str]:
         """The qualified names `built` may stand for; a bare name a star import binds
@@ -534,12 +650,7 @@ class UnusedParameters:
         assigned once from such a call earlier in the same function); None if unknown."""
         node: cst.BaseExpression = module
         for _ in range(3):
-            while (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in ("cuda", "to", "cpu", "float", "double", "half")
-            ):
-                node = node.func.value
+            node = unmoved(node)
             if isinstance(node, cst.Call):
                 return node.func
             if not isinstance(node, cst.Name):

@@ -88,7 +88,9 @@ from dp2ddp.transforms.hazards.scopes import (
     FunctionStateMutations,
     LoopInfo,
     SelfMutations,
+    constant_write,
     forward_helpers,
+    global_draw,
     loop_info,
 )
 
@@ -563,7 +565,7 @@ class FlagHazards(MigrationTransform):
             and func.attr.value in INPLACE_RANDOM_FILLS
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
-            self.warn(node, "DP006", f"{self.code(node.func)}()")
+            self.warn(node, "DP006", f"{self.code(node.func)}(){global_draw(node)}")
             return
         draw = self._draws.of_call(node) if self._draws is not None else None
         if draw is None and self._draws is not None and name_of(func) == "next" and node.args:
@@ -635,7 +637,21 @@ class FlagHazards(MigrationTransform):
         mutations = SelfMutations(node.params.params[0].name.value)
         read_tree(node.body, mutations)
         for where, what in mutations.found:
-            self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward()")
+            written = constant_write(where, what, mutations.self_name)
+            self.warn(
+                where,
+                "DP007",
+                f"{self.code(what)} in {cls.name.value}.forward()"
+                + (
+                    f" is set to a constant ({written}) at a place every rank computes "
+                    "alike: identical on every rank, no drift between them; but DataParallel "
+                    "wrote it into its replicas' copies only and kept the parameter's own "
+                    "values, while DDP writes into the parameter itself: the saved weights "
+                    "hold the constant there"
+                    if written
+                    else ""
+                ),
+            )
         for helper in forward_helpers(cls, node):
             mutations = SelfMutations(helper.params.params[0].name.value)
             read_tree(helper.body, mutations)

@@ -17,10 +17,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, nodes_of, target_names, walk
+from dp2ddp.transforms._support.nodes import code_of, nodes_of, target_names, unmoved, walk
 
 #: Calls that move a module and return it (`DataParallel(net).cuda()`).
-_MOVES = frozenset({"cuda", "to", "cpu"})
 
 
 def only_wrapped(module: cst.Module, held: str, is_wrap: Callable[[cst.Call], bool]) -> bool:
@@ -79,13 +78,8 @@ def _names(node: cst.CSTNode, held: str) -> bool:
 
 def _wraps(value: cst.BaseExpression, is_wrap: Callable[[cst.Call], bool], held: str) -> bool:
     """A wrap, or the wrapper moved (`net = net.cuda()`: a module's move returns itself)."""
-    moved = False
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MOVES
-    ):
-        value, moved = value.func.value, True
+    stripped = unmoved(value)
+    moved, value = stripped is not value, stripped
     if moved and isinstance(value, (cst.Name, cst.Attribute)) and code_of(value) == held:
         return True
     return isinstance(value, cst.Call) and is_wrap(value)
@@ -165,13 +159,8 @@ def _binding_kind(
         and assign.targets[0].target.value == held
     ):
         return None
-    value, moved = assign.value, False
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MOVES
-    ):
-        value, moved = value.func.value, True
+    value = unmoved(assign.value)
+    moved = value is not assign.value
     if isinstance(value, cst.Call) and is_wrap(value):
         return "wrap"
     if moved and isinstance(value, cst.Name) and value.value == held:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import target_names, walk
+from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
@@ -173,6 +173,79 @@ class SelfMutations(cst.CSTVisitor):
         in_place = (method.endswith("_") and not method.startswith("_")) or method in _MUTATORS
         if in_place and rooted_at(func.value, self.self_name):
             self.found.append((node, func.value))
+
+
+def constant_write(where: cst.CSTNode, what: cst.CSTNode, self_name: str) -> str:
+    """How a SelfMutations finding writes a constant into a slice of module state whose
+    place every rank computes alike (`self.conv.weight.data[:, :, -1, self.causal:].zero_()`,
+    a causal mask re-applied in forward(): rosinality/vq-vae-2-pytorch@ef5f67c's
+    PixelSNAIL, stop 42's v2-D): "`zero_()`" or "`= 0`"; "" for anything else. The
+    indices are literals or attributes of `self` (set at construction), the value a
+    number literal: no batch and no rank enters it."""
+    if isinstance(where, cst.Call) and isinstance(where.func, cst.Attribute):
+        method, args = where.func.attr.value, where.args
+        if method == "zero_" and not args:
+            written = "`zero_()`"
+        elif method == "fill_" and len(args) == 1 and _number(args[0].value):
+            written = f"`fill_({cst.Module([]).code_for_node(args[0].value)})`"
+        else:
+            return ""
+    elif isinstance(where, cst.Assign) and len(where.targets) == 1 and _number(where.value):
+        written = f"`= {cst.Module([]).code_for_node(where.value)}`"
+    else:
+        return ""
+    if not isinstance(what, cst.Subscript) or not all(
+        _fixed_index(e.slice, self_name) for e in what.slice
+    ):
+        return ""
+    return written
+
+
+def global_draw(node: cst.Call) -> str:
+    """DP006's detail for a draw sized by a batch size not proved the loader's
+    (`torch.randn(self.batch_size, z_dim)`, the configured size reaching the loader through
+    another object: sxhxliang/BigGAN-pytorch@be65631, stop 42's v2-C): each rank draws the
+    whole batch that size names, from the same stream where the ranks seed it alike
+    (torch's default seed is the same in every process). "" for another draw."""
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    last = name_of(first).lower() if first is not None else ""
+    if name_of(node.func).endswith("_like") or not (
+        last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
+    ):
+        return ""  # `randn_like(batch)`: a tensor's shape, not a size
+    spelled = cst.Module([]).code_for_node(first) if first is not None else ""
+    return (
+        f" sized by `{spelled}`, not proved this rank's batch: where it is the global "
+        "batch's size, each rank draws the whole global batch's values, alike on every rank "
+        "where their generators are seeded alike (torch's default seed is the same in every "
+        "process), where DataParallel drew them once for the batch it scattered"
+    )
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _fixed_index(index: cst.BaseSlice, self_name: str) -> bool:
+    """A subscript's element that is the same on every rank: a number, `None`, `...`, an
+    attribute of `self`, or a slice of those."""
+
+    def fixed(node: cst.BaseExpression | None) -> bool:
+        if node is None or _number(node) or isinstance(node, cst.Ellipsis):
+            return True
+        if isinstance(node, cst.Name) and node.value == "None":
+            return True
+        return (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == self_name
+        )
+
+    if isinstance(index, cst.Slice):
+        return fixed(index.lower) and fixed(index.upper) and fixed(index.step)
+    return isinstance(index, cst.Index) and fixed(index.value)
 
 
 def forward_helpers(cls: cst.ClassDef, forward: cst.FunctionDef) -> list[cst.FunctionDef]:

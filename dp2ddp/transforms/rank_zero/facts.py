@@ -17,6 +17,7 @@ from dp2ddp.transforms._support.nodes import (
     calls_under,
     enclosing_function,
     is_script_guard,
+    unmoved,
 )
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms._support.visiting import read_tree
@@ -275,13 +276,7 @@ class _Collector(cst.CSTVisitor):
             and self.t.matches(value.func, DISTRIBUTED_DATA_PARALLEL | DATAPARALLEL)
         ):
             return None
-        inner = value.args[0].value
-        while (
-            isinstance(inner, cst.Call)
-            and isinstance(inner.func, cst.Attribute)
-            and inner.func.attr.value in _MOVES
-        ):
-            inner = inner.func.value
+        inner = unmoved(value.args[0].value)
         return inner.value if isinstance(inner, cst.Name) else None
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -336,5 +331,3 @@ class _Collector(cst.CSTVisitor):
 #: The qualified name `model.module` of a migrated wrap `model` resolves to: pure, as torch's
 #: names are (side_effects.pure_name), so a save of `model.module(z)` goes to rank 0.
 _WRAPPED_MODULE = "torch.nn.parallel.DistributedDataParallel.module"
-#: Calls that move or cast a module and return it: `DistributedDataParallel(m.to(DEVICE))`.
-_MOVES = frozenset({"cpu", "cuda", "to", "float", "half", "double", "eval", "train"})
