@@ -663,6 +663,22 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP102`.",
     ),
+    "DP106": (
+        "a figure divided by a chunk size now read per rank, not proved of which batch",
+        "A loop cuts each batch into chunks of a configured size (gradient accumulation: "
+        "`sub = bs // accu`, `x[k * sub:(k + 1) * sub]`). Each rank now holds its part of "
+        "the batch, so dp2ddp reads the size as this rank's part, `ddp_per_rank_batch(sub)`, "
+        "where it cuts or counts the batch, and where it divides a figure of this rank's "
+        "chunk (`loss.item() / sub`, a per-sample loss: MILVLG/mcan-vqa@6b165e9 printed it "
+        "halved, with no warning, before stop 43), so the figure is the chunk's per-sample "
+        "one still. A size that divides a configured size (`BATCH // sub`, a count of "
+        "chunks) keeps its global value. Warned where the divided value is neither proved "
+        "a figure of this rank's batch nor a configured size (a call's result dp2ddp does "
+        "not follow): with the global size a per-rank sum shows 1 / WORLD_SIZE of its "
+        "per-sample value. Write `ddp_per_rank_batch(sub)` there if the value is this "
+        "rank's, or keep the size if it is a global one. Marked in the migrated file: "
+        "`--check` fails until it is resolved or silenced with `# noqa: DP106`.",
+    ),
     "DP107": (
         "a layer of the wrapped model replaced after the wrap, not wrapped again",
         "An assignment through the wrapped model's `.module` replaces one of its layers "

@@ -188,12 +188,9 @@ class LoopCounters(LoaderImports):
                 return value
         return None
 
-    def _kept_objects(self, loop: cst.For | cst.While, objects: set[str]) -> dict[str, str]:
-        """Those of `objects` the loop feeds through a method of their class (a class of
-        the program) that stores what it is given (ProgramHints.keepers: a progress bar's
-        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
-        class's name: the object's own printing methods show running figures
-        (edge-connect's Progbar)."""
+    def _keeping(self) -> frozenset[str]:
+        """ "Class.method" of the program's methods that store what they are given
+        (ProgramHints.keepers; in a file migrated alone, this module's own)."""
         if self._keepers is None:
             keepers = self.state.hints.keepers
             if self.state.hints.printing is None:  # no program told: this module's own
@@ -201,6 +198,32 @@ class LoopCounters(LoaderImports):
                 printing = printing_functions(tree, import_table(tree, "", False))
                 keepers = keepers | keeping_methods(tree, printing)
             self._keepers = keepers
+        return self._keepers
+
+    def _fed_to_no_keeper(self, call: cst.Call, initial: cst.Call) -> bool:
+        """`obj.method(...)`, `obj` built by `initial`, runs a method the program's class
+        defines itself (this module's, or another module's: ProgramHints.class_methods)
+        and that method stores nothing it is given (a `Model` whose `train_step(x, y)`
+        runs the forward and the backward and returns): the object holds no running
+        figure, whatever its method is fed. Before stop 43 such an object was taken for a
+        meter: DP030 at a print of the model's weights after the loop."""
+        assert isinstance(call.func, cst.Attribute)
+        owner, method = name_of(initial.func), call.func.attr.value
+        defined = any(
+            isinstance(c, cst.ClassDef)
+            and c.name.value == owner
+            and any(isinstance(f, cst.FunctionDef) and f.name.value == method for f in c.body.body)
+            for c in self._module_node.body
+        ) or any(q.endswith(f".{owner}.{method}") for q in self.state.hints.class_methods)
+        return defined and f"{owner}.{method}" not in self._keeping()
+
+    def _kept_objects(self, loop: cst.For | cst.While, objects: set[str]) -> dict[str, str]:
+        """Those of `objects` the loop feeds through a method of their class (a class of
+        the program) that stores what it is given (ProgramHints.keepers: a progress bar's
+        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
+        class's name: the object's own printing methods show running figures
+        (edge-connect's Progbar)."""
+        keepers = self._keeping()
         kept: dict[str, str] = {}
         for node in walk(loop.body, skip_scopes=True):
             if not (
@@ -214,7 +237,7 @@ class LoopCounters(LoaderImports):
             initial = self._initial_value(loop, name) or self._module_value(loop, name)
             if isinstance(initial, cst.Call):
                 owner = name_of(initial.func)
-                if f"{owner}.{node.func.attr.value}" in self._keepers:
+                if f"{owner}.{node.func.attr.value}" in keepers:
                     kept[name] = owner
         return kept
 
