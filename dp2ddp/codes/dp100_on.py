@@ -83,4 +83,18 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "it. Marked in the migrated file: `--check` fails until it is resolved or "
         "silenced with `# noqa: DP107`.",
     ),
+    "DP108": (
+        "a training step runs the wrapped model through .module: past DDP",
+        "The program calls its DataParallel model's module directly in a step that "
+        "backpropagates: `model.module(x)`, or a method of the module's own class that "
+        "runs its forward and its backward (`model.module.train_step(xb, yb)`). Under "
+        "DataParallel that computed the whole batch on one device, and the update was "
+        "right. Under DDP the call skips the wrapper, whose forward arms the averaging of "
+        "the gradients over the ranks: each rank steps on the gradient of its own shard "
+        "and the ranks drift apart, with no error. Call the wrapper instead "
+        "(`model(x)`), with the step's forward, loss and backward in the training loop "
+        "(a method of the module cannot be run through the wrapper), or average the "
+        "gradients over the ranks by hand before the step. Marked in the migrated file: "
+        "`--check` fails until it is resolved or silenced with `# noqa: DP108`.",
+    ),
 }

@@ -90,6 +90,7 @@ MARKED = frozenset(
         "DP102",
         "DP106",
         "DP107",
+        "DP108",
     }
 )
 PREFIX = "# dp2ddp: "
