@@ -1,8 +1,8 @@
 """Classes v3-A, v3-B, v3-H (helper v3), v2-E and v2-C (helper v2) of the stop-41 validation
-round (docs/real-world.md), end to end: the originals (program fixtures' input/) in a plain
-process, the committed migrations (expected/, which tests/test_programs.py keeps equal to
-what `dp2ddp migrate` makes of input/) under torchrun with two CPU (gloo) processes,
-through tests/e2e_driver.py.
+round and v3-B of stop 42's (docs/real-world.md), end to end: the originals (program
+fixtures' input/) in a plain process, the committed migrations (expected/, which
+tests/test_programs.py keeps equal to what `dp2ddp migrate` makes of input/) under torchrun
+with two CPU (gloo) processes, through tests/e2e_driver.py.
 
 figures_handed_loader_other_module (v3-A, hengyuan-hu/bottom-up-attention-vqa@3925206): the
 entry hands its sharded loader to train() of train.py, whose epoch figures are sums over the
@@ -38,6 +38,13 @@ validation loader handed on to a third module that fills an array of the dataset
 each batch's indices. Before: both sharded, half the rows left zero on each rank, rank 0's
 score another. Now the factory's call for that item passes ddp_shard=False (DP015) and no
 row is left zero.
+
+chunk_size_divided_figure (v3-B of stop 42, MILVLG/mcan-vqa@6b165e9's gradient accumulation):
+each batch of a sharded loader cut into sub-batches of `sub = bs // accu`, the printed
+per-sample loss `loss.item() / sub` of a summed loss. Before: the slices took this rank's
+part of `sub`, the divisor did not, and rank 0 printed half the original's figure, no
+warning. Now the divisor is `ddp_per_rank_batch(sub)` too (every sample alike: the
+original's lines), the weights the original's.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ CASES = {
     "factory_sampler_eval_splits": "train.py",
     "factory_fixed_sample_batch": "train.py",
     "factory_tuple_eval_other_module": "train.py",
+    "chunk_size_divided_figure": "train.py",
 }
 
 pytestmark = pytest.mark.e2e

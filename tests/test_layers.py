@@ -21,11 +21,12 @@ KNOWN: set[tuple[str, str]] = {
     # the dataset-draw finder (hazards' module_draws) -> transforms/analysis/draws.py
     ("dp2ddp.transforms.shared_draws", "dp2ddp.transforms.hazards.draws"),
     ("dp2ddp.transforms.shared_draws.dataset_draws", "dp2ddp.transforms.hazards.draws"),
-    # batches reads the data pass's loader resolution (LoaderImports, plan patterns): both go
-    # to an analysis of loaders once the data chain is split into planners (review problem 2)
+    # batches reads the data pass's loader resolution (LoaderImports, plan patterns) and its
+    # figure rule (LoaderEvaluation: DP030 for the loops it splits): all go to an analysis
+    # of loaders once the data chain is split into planners (review problem 2)
     ("dp2ddp.transforms.batches", "dp2ddp.transforms.data.plan"),
     ("dp2ddp.transforms.batches.loops", "dp2ddp.transforms.data.plan"),
-    ("dp2ddp.transforms.batches.loops", "dp2ddp.transforms.data.imported"),
+    ("dp2ddp.transforms.batches.loops", "dp2ddp.transforms.data.evaluation"),
 }
 MAX_LINES = 700
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,35 @@ def test_sys_path_zero_is_the_script_folder_of_an_entry_script() -> None:
     found = [(e.in_front, e.folder, e.anchored) for e in sys_path_edits(tree, FILE, script=True)]
     assert found == [(False, "/repo/tools/../utils", True)]
     assert sys_path_edits(tree, FILE) == ()
+
+
+def test_an_unfollowed_change_names_only_code_that_may_be_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v1-E of stop 42 (GengDavid/pytorch-cpn in verify's copy, LiheYoung/ST-PlusPlus): DP076
+    named `import torch` (a library that imports here) "while /tmp/b_torch/torch exists",
+    another program's `utils/` in the temporary folder, and the program's own namespace
+    package `model/`. None of them is code the program may reach unmigrated; a project
+    module beside the copy is, and stays said."""
+    work = tmp_path / "work"  # the system's folder for temporary files, here
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    entry = work / "tmp.copy" / "entry"
+    (entry / "model").mkdir(parents=True)
+    (entry / "model" / "net.py").write_text("X = 1\n")
+    for package in ("tmp.copy/torch", "tmp.copy/netlib", "tmp.other/utils"):
+        (work / package).mkdir(parents=True)
+        (work / package / "__init__.py").write_text("")
+    (entry / "train.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.environ['ROOT'])\n"
+        "import torch\nimport utils\nfrom model import net\n"
+    )
+    assert discover_program(str(entry / "train.py")).incomplete == ()
+    (entry / "train.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.environ['ROOT'])\n"
+        "import torch\nimport utils\nfrom model import net\nimport netlib\n"
+    )
+    (gap,) = discover_program(str(entry / "train.py")).incomplete
+    assert (
+        "`import netlib`" in gap.detail and f"{work / 'tmp.copy' / 'netlib'} exists" in gap.detail
+    )
+    assert "`import torch`" not in gap.detail and "`import utils`" not in gap.detail, gap

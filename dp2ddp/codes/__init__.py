@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Final
 
 from dp2ddp.codes.dp001_to_dp049 import FIRST
-from dp2ddp.codes.dp050_on import LATER
+from dp2ddp.codes.dp050_to_dp099 import LATER
+from dp2ddp.codes.dp100_on import LATEST
 
 #: code -> (short title, what the user should do); the texts live in this package's modules.
-CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER}
+CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER, **LATEST}
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still

@@ -88,7 +88,9 @@ MARKED = frozenset(
         "DP099",
         "DP100",
         "DP102",
+        "DP106",
         "DP107",
+        "DP108",
     }
 )
 PREFIX = "# dp2ddp: "

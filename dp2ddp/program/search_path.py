@@ -18,8 +18,10 @@ What the proof cannot cover is said (`incomplete`, DP076 at the edit):
 - a sys.path change discovery does not follow (a folder known at run time only,
   `sys.path = ...`, an edit in a function it does not follow), while an import of the
   program resolves to no file of it and a project module of that name lies nearby (under
-  the root, or in the two folders above it and their sub-folders): if the import reaches
-  that module, the program is incomplete and its writes may run on every rank.
+  the root, or in the two folders above it and their sub-folders, not the system's folder
+  for temporary files; a module an installed library answers, or a folder holding the
+  program's own files, is no such module): if the import reaches that module, the program
+  is incomplete and its writes may run on every rank.
 
 A folder can also reach the search from outside the code: a shell script exporting
 PYTHONPATH before `python src/bin/train.py` (kaituoxu/X-Punctuator's path.sh puts src/data,
@@ -37,6 +39,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -216,6 +219,7 @@ def _hidden(
         return None
     names: list[tuple[str, str, str]] = []  # (name, where it is imported, what lies nearby)
     region: list[_Folder] | None = None
+    paths = [path for _, path in modules]
     for module, _ in modules:
         for name in sorted(graph.unresolved(resolver, module)):
             if name in sys.stdlib_module_names or any(n == name for n, _, _ in names):
@@ -223,7 +227,12 @@ def _hidden(
             if region is None:
                 region = neighbourhood(graph, resolver.root)
             candidate = nearby(region, name)
-            if candidate is not None:
+            # the program's own namespace package (`model/` holding the program's files, no
+            # __init__.py), or a library that imports here (`torch`), is not the hidden code
+            # (v1-E of stop 42: both were named)
+            if candidate is None or any(_under(p, candidate) for p in paths):
+                continue
+            if not _installed(name, resolver.root):
                 names.append((name, f"{module.path}:{_import_line(module, name)}", candidate))
     if not names:
         return None
@@ -348,11 +357,15 @@ def nearby(region: list[_Folder], name: str) -> str | None:
 
 def _above(root: str) -> Iterator[str]:
     """The folders up to _LEVELS_ABOVE above `root` (below the home folder) and each of
-    their sub-folders (not `root`'s own tree, walked already)."""
+    their sub-folders (not `root`'s own tree, walked already). Never the system's folder
+    for temporary files: its sub-folders are other programs' (a root in /tmp/tmp.x/ named
+    `/tmp/b_torch/torch` and another copy's `utils/` as the program's code: v1-E of stop
+    42)."""
     folder = root
+    temporary = os.path.abspath(tempfile.gettempdir())
     for _ in range(_LEVELS_ABOVE):
         parent = os.path.dirname(folder)
-        if parent == folder or not _may_widen(parent):
+        if parent == folder or not _may_widen(parent) or parent == temporary:
             return
         yield parent
         _, dirs = _entries(parent)

@@ -22,11 +22,15 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms.analysis.chunk_divisors import (
+    divides,
+    folded_figures,
+    leaves,
+    names_in,
+    sizes_read,
+)
 
 PER_RANK = "ddp_per_rank_batch"
-#: Operators whose right operand divides a count: with a global left operand the count is
-#: the global one and the size keeps its global value.
-_COUNTING = (cst.FloorDivide, cst.Divide, cst.Modulo)
 _UNKNOWN = "which of them is the batch's is not known"
 #: torch.split's and Tensor.split's keyword for the size.
 _SPLIT_SIZE = ("split_size", "split_size_or_sections")
@@ -42,6 +46,9 @@ class ChunkPlan:
     records: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
     #: (slice, detail) for DP051
     warnings: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
+    #: (division, detail) for DP106: a value divided by a scaled size, neither proved a
+    #: figure of this rank's batch nor a configured size
+    figures: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
 
 
 def plan_body(
@@ -70,25 +77,25 @@ def plan_body(
     for node in body:
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                for name in _names(target.target):
+                for name in names_in(target.target):
                     assigned.setdefault(name, []).append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.For)):
-            for name in _names(node.target):
+            for name in names_in(node.target):
                 assigned.setdefault(name, []).append(node.target)
     iterated = {  # `for x, y in zip(data.chunk(k, 1), ...)`: x, y are parts of the batch
         name: node.iter
         for node in body
         if extents and isinstance(node, cst.For)
-        for name in _names(node.target)
+        for name in names_in(node.target)
     }
     changed = True
     while changed:  # names assigned from the batch (`data = data.float()`)
         for name, source in iterated.items():
-            if name not in batch and _names(source) & batch and not _sizes(source):
+            if name not in batch and names_in(source) & batch and not sizes_read(source):
                 batch.add(name)
         changed = False
         for name, values in assigned.items():
-            if name not in batch and any(_names(v) & batch and not _sizes(v) for v in values):
+            if name not in batch and any(names_in(v) & batch and not sizes_read(v) for v in values):
                 batch.add(name)
                 changed = True
     cuts: dict[str, list[cst.CSTNode]] = {}  # size -> the chunks it cuts
@@ -110,7 +117,7 @@ def plan_body(
     for term, chunks in cuts.items():
         given = (arguments or {}).get(term)
         if given is not None:
-            local = [_sizes(a) or isinstance(a, (cst.Integer, cst.Float)) for a in given]
+            local = [sizes_read(a) or isinstance(a, (cst.Integer, cst.Float)) for a in given]
             if all(local):
                 continue  # every call gives a size of its batch: per rank already
             scale = scale and not any(local)
@@ -174,8 +181,8 @@ def _measured_weights(
         if not isinstance(width, (cst.Name, cst.Attribute, cst.Integer)) or width in plan.swaps:
             continue
         if (
-            _sizes(width)
-            or _names(width) & batch
+            sizes_read(width)
+            or names_in(width) & batch
             or isinstance(width, cst.Integer)
             and int(width.value, 0) < 2
         ):
@@ -201,13 +208,13 @@ def _measures(
 ) -> bool:
     """`expr` reads a size of the batch (`x.size(1)`, or a name bound to one)."""
     for node in walk(expr):
-        if isinstance(node, cst.Call) and _sizes(node) and _names(node) & batch:
+        if isinstance(node, cst.Call) and sizes_read(node) and names_in(node) & batch:
             return True
-        if isinstance(node, cst.Subscript) and _sizes(node) and _names(node) & batch:
+        if isinstance(node, cst.Subscript) and sizes_read(node) and names_in(node) & batch:
             return True
         if isinstance(node, cst.Name) and node.value not in batch:
             values = assigned.get(node.value, [])
-            if values and all(_sizes(v) and _names(v) & batch for v in values):
+            if values and all(sizes_read(v) and names_in(v) & batch for v in values):
                 return True
     return False
 
@@ -235,7 +242,7 @@ def _chunks(
             and isinstance(inner.iter, cst.Call)
             and name_of(inner.iter.func) == "range"
         ):
-            counter = _names(inner.target)
+            counter = names_in(inner.target)
         elif isinstance(inner, cst.While):  # `while start < len(x): ...; start += size`
             stepped = [n for n in walk(inner.body, skip_scopes=True)]
             counter = {
@@ -248,7 +255,7 @@ def _chunks(
                 for n in stepped
                 if isinstance(n, cst.Assign)
                 for t in n.targets
-                for name in _names(t.target)
+                for name in names_in(t.target)
             }
             if isinstance(inner.test, cst.Comparison) and isinstance(inner.test.left, cst.Name):
                 counter |= {inner.test.left.value} & rebound
@@ -324,11 +331,11 @@ def _extent(
             extent = loop.test.comparisons[0].comparator
     if extent is None:
         return False, None
-    if _sizes(extent):
+    if sizes_read(extent):
         return True, None
     if isinstance(extent, cst.Integer) and int(extent.value, 0) > 1:
         return True, extent
-    if isinstance(extent, (cst.Name, cst.Attribute)) and not _names(extent) & batch:
+    if isinstance(extent, (cst.Name, cst.Attribute)) and not names_in(extent) & batch:
         return True, extent
     return False, None
 
@@ -384,21 +391,23 @@ def _scale(
     ]
     if any(_mixed(data, r, batch, assigned) for r in [*reads, *alias_reads]):
         return False
+    held = batch | folded_figures(body, batch)
+    kinds = {id(r): divides(data, r, held, assigned) for r in [*reads, *alias_reads]}
     swaps: list[cst.CSTNode] = []
     for read in reads:
         holder = _alias_of(data, read, aliases)
         if holder is None:
-            if not _global_count(data, read, batch, assigned):
+            if kinds[id(read)] not in ("count", "unknown"):
                 swaps.append(read)
         elif all(
-            not _global_count(data, r, batch, assigned) for r in alias_reads if r.value == holder
+            kinds[id(r)] not in ("count", "unknown") for r in alias_reads if r.value == holder
         ):
             swaps.append(read)  # the alias takes the per-rank value where it is bound
         else:
             swaps += [
                 r
                 for r in alias_reads
-                if r.value == holder and not _global_count(data, r, batch, assigned)
+                if r.value == holder and kinds[id(r)] not in ("count", "unknown")
             ]
     if not swaps:
         return False
@@ -416,7 +425,48 @@ def _scale(
             f"counts this rank's batch in {where}",
         )
     )
+    bound = {holder for r in swaps if (holder := _alias_of(data, r, aliases)) is not None}
+    for read in [*reads, *alias_reads]:
+        per_rank = read in swaps or isinstance(read, cst.Name) and read.value in bound
+        _say_figure(data, plan, read, kinds[id(read)], term, per_rank)
     return True
+
+
+def _say_figure(
+    data: MigrationTransform,
+    plan: ChunkPlan,
+    read: cst.CSTNode,
+    kind: str | None,
+    term: str,
+    swapped: bool,
+) -> None:
+    """A figure divided by the scaled size: recorded where it is this rank's (its divisor
+    is now this rank's part too, so a per-sample loss is one still, not 1 / WORLD_SIZE of
+    it); DP106 where what it divides is not known to be a figure of this rank's batch or a
+    configured size (mcan-vqa's `loss / SUB_BATCH_SIZE`, class v3-B of stop 42, printed
+    the halved figure in silence before)."""
+    division = data.parent(read)
+    if kind == "figure" and swapped and isinstance(division, cst.BinaryOperation):
+        plan.records.append(
+            (
+                division,
+                f"{data.code(division)} divides a figure of this rank's chunk by {term}: "
+                f"read as {PER_RANK}({term}) there too, the chunk's size on this rank",
+            )
+        )
+    elif kind == "unknown" and isinstance(division, cst.BinaryOperation):
+        left = data.code(division.left)
+        whole = data.code(division.with_changes(lpar=[], rpar=[]))
+        plan.figures.append(
+            (
+                division,
+                f"{whole} divides {left} by {term}, the chunk size now read as "
+                f"this rank's part, {PER_RANK}({term}), where it cuts the batch; whether "
+                f"{left} is a figure of this rank's chunk (its divisor should then be "
+                f"{PER_RANK}({term}) too) or a size of the global batch (then {term} is "
+                "right) is not proved: left as written",
+            )
+        )
 
 
 def _in_ratio(data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | None) -> bool:
@@ -439,7 +489,7 @@ def _in_ratio(data: MigrationTransform, read: cst.CSTNode, ratios: set[str] | No
     return any(
         isinstance(n, cst.BinaryOperation)
         and isinstance(n.operator, cst.Divide)
-        and not _sizes(n.right)
+        and not sizes_read(n.right)
         and any(
             isinstance(leaf, (cst.Name, cst.Attribute))
             or (isinstance(leaf, cst.Integer) and int(leaf.value, 0) > 1)
@@ -489,23 +539,9 @@ def _global_count(
     batch: set[str],
     assigned: dict[str, list[cst.BaseExpression]],
 ) -> bool:
-    """`BATCH // read` (or `/`, `%`) whose left operand is no size of a batch: a count of
+    """`BATCH // read` (or `/`, `%`) whose left operand is a configured size: a count of
     the global batch's chunks, which keeps the global size."""
-    parent = data.parent(read)
-    if not (
-        isinstance(parent, cst.BinaryOperation)
-        and parent.right is read
-        and isinstance(parent.operator, _COUNTING)
-    ):
-        return False
-    if _sizes(parent.left):
-        return False
-    for leaf in _leaves(parent.left):
-        if isinstance(leaf, cst.Name) and (
-            leaf.value in batch or any(_sizes(v) for v in assigned.get(leaf.value, []))
-        ):
-            return False
-    return True
+    return divides(data, read, batch, assigned) == "count"
 
 
 def _mixed(
@@ -521,13 +557,13 @@ def _mixed(
     if not isinstance(parent, cst.BinaryOperation) or _global_count(data, read, batch, assigned):
         return False
     other = parent.right if parent.left is read else parent.left
-    if _sizes(other):
+    if sizes_read(other):
         return False
     return any(
         isinstance(leaf, (cst.Name, cst.Attribute))
-        and not (_names(leaf) & batch)
+        and not (names_in(leaf) & batch)
         and not (isinstance(leaf, cst.Name) and leaf.value in assigned)
-        for leaf in _leaves(other)
+        for leaf in leaves(other)
     )
 
 
@@ -542,23 +578,6 @@ def _detail(data: MigrationTransform, chunk: cst.CSTNode, size: str, why: str) -
     )
 
 
-def _names(expr: cst.CSTNode) -> set[str]:
-    return {n.value for n in walk(expr) if isinstance(n, cst.Name)}
-
-
-def _sizes(expr: cst.CSTNode) -> bool:
-    """Reads a size of a batch (`x.size(0)`, `len(x)`, `x.shape[0]`): per-rank already."""
-    for node in walk(expr):
-        if isinstance(node, cst.Call) and name_of(node.func) in ("len", "size"):
-            return True
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value == "size":
-                return True
-        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
-            return True
-    return False
-
-
 def _size_terms(
     data: MigrationTransform,
     expr: cst.BaseExpression,
@@ -569,39 +588,28 @@ def _size_terms(
 ) -> tuple[list[str], bool]:
     """The sizes (names, attributes) a bound reads that are not the batch's own, and whether
     it reads the chunk loop's counter; through names assigned in the loop."""
-    if _sizes(expr):
-        return [], any(n in counter for n in _names(expr))
+    if sizes_read(expr):
+        return [], any(n in counter for n in names_in(expr))
     terms: list[str] = []
     counts = False
-    for node in _leaves(expr):
+    for node in leaves(expr):
         if isinstance(node, cst.Name) and node.value in counter:
             counts = True
         elif isinstance(node, cst.Name) and node.value in assigned and depth < 4:
             values = assigned[node.value]
-            if any(_sizes(v) for v in values):
+            if any(sizes_read(v) for v in values):
                 continue  # sized by the batch: per-rank
             for value in values:
                 more, more_counts = _size_terms(data, value, assigned, batch, counter, depth + 1)
                 terms += [t for t in more if t not in terms]
                 counts |= more_counts
-        elif isinstance(node, (cst.Name, cst.Attribute)) and not _names(node) & batch:
+        elif isinstance(node, (cst.Name, cst.Attribute)) and not names_in(node) & batch:
             text = data.code(node)
             if text not in terms:
                 terms.append(text)
     return terms, counts
 
 
-def _leaves(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """The operands of an arithmetic expression: names and attributes, not their parts."""
-    if isinstance(expr, cst.BinaryOperation):
-        yield from _leaves(expr.left)
-        yield from _leaves(expr.right)
-    elif isinstance(expr, cst.UnaryOperation):
-        yield from _leaves(expr.expression)
-    elif isinstance(expr, (cst.Name, cst.Attribute)):
-        yield expr
-
-
 def names_of(expr: cst.CSTNode) -> set[str]:
     """The names `expr` reads or binds (`x, (y, z)` -> x, y, z)."""
-    return _names(expr)
+    return names_in(expr)

@@ -15,7 +15,7 @@ from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import counts, walk
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -90,6 +90,16 @@ def _loop_local(
             return True  # `stopper(val_loss)` as a statement: the object keeps the figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
+            if bound and counts(node.iter):
+                # a counter (`range(s_epoch, n)`): this rank's own only where a bound is
+                # (`range(len(x))` of a batch x); a bound not proved uniform (a parameter)
+                # is no figure of this rank's batches (v3-E of stop 42: DP090's text)
+                bounds = [
+                    a.value for c in walk(node.iter) if isinstance(c, cst.Call) for a in c.args
+                ]
+                if any(_loop_local(u, b, loop, seen, direct) for b in bounds):
+                    return True
+                continue
             if any(not u.counts_passes(node, n) and not u.value(node.iter, node) for n in bound):
                 return True
             continue

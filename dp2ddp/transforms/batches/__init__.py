@@ -140,6 +140,8 @@ class ShardBatches(BatchSqueezes):
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
         self._same_random: set[cst.CSTNode] = set()
+        self._split_loops: list[cst.For | cst.While] = []
+        self._module_node = node  # the figure rule's (LoaderEvaluation)
         for loop in nodes.of((cst.For, cst.While)):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
@@ -161,6 +163,7 @@ class ShardBatches(BatchSqueezes):
             self._warn_batch_positions(nodes)
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
+        self._warn_split_figures()
         if self._unproved:
             self._keep_summed_losses(nodes)
         return True
@@ -318,24 +321,7 @@ class ShardBatches(BatchSqueezes):
         that cannot be shown."""
         if self._dim is None or self.state.options.per_process_batch:
             return
-        splits: list[tuple[cst.For | cst.While, set[str]]] = []
-        for statement in self._split_after:
-            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-            loop = next(
-                (
-                    a
-                    for a in self._ancestors_to(statement, None)
-                    if isinstance(a, (cst.For, cst.While))
-                ),
-                None,
-            )
-            if isinstance(small, cst.Assign) and loop is not None:
-                names = {n for t in small.targets for n in target_names(t.target)}
-                splits.append((loop, names))
-        for top in self._split_top:
-            batch = self._batch_target(top)
-            if batch is not None:
-                splits.append((top, target_names(batch)))
+        splits = self._split_places()
         plan = ChunkPlan()
         for loop, names in splits:
             where = f"the loop at line {self._position(loop)[0]}"
@@ -345,6 +331,8 @@ class ShardBatches(BatchSqueezes):
             self._swap.setdefault(read, swapped)
         for chunk, detail in plan.warnings:
             self.warn(chunk, "DP051", detail)
+        for division, detail in plan.figures:
+            self.warn(division, "DP106", detail)
         for chunk, description in plan.records:
             self.record(chunk, description)
 
@@ -639,6 +627,7 @@ class ShardBatches(BatchSqueezes):
 
     def _rounds(self, loop: cst.For, iterable: str) -> None:
         source = self._batch_source(loop.iter)
+        self._split_loops.append(loop)
         self._swap[source] = call_named(ROUNDS, cst.Arg(source.deep_clone()))
         self.state.helpers.add("rank_batches")
         self.record(

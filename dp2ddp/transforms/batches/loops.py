@@ -16,12 +16,14 @@ from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     calls_model,
+    iterated,
     name_of,
+    target_names,
     variables_under,
     walk,
 )
 from dp2ddp.transforms.analysis.fixed_fetch import names_no_loader
-from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.plan import Loader
 
 SHARD = "ddp_shard_batch"
@@ -30,9 +32,11 @@ PER_RANK = "ddp_per_rank_batch"
 SAME_RANDOM = "ddp_same_random"
 
 
-class BatchLoops(LoaderImports):
+class BatchLoops(LoaderEvaluation):
     """Reads loaders as the data pass does (LoaderImports: bindings, calls, loaders of other
-    modules), to leave loops over DataLoaders to it; changes nothing of theirs."""
+    modules), to leave loops over DataLoaders to it; changes nothing of theirs. The running
+    figures of the loops it splits are read by the data pass's rule (LoaderEvaluation's
+    `_warn_running_figures`, DP030), as a loop's over a sharded loader."""
 
     #: statement -> statements to insert after it; loop -> statements at its top
     _split_after: dict[cst.CSTNode, list[cst.BaseStatement]]
@@ -43,6 +47,9 @@ class BatchLoops(LoaderImports):
     _same_random: set[cst.CSTNode]
     #: loops DP037 was given for
     _warned: set[cst.CSTNode]
+    #: training loops whose batches a split of this pass (the proof's, at the call or the
+    #: source) or --per-process-batch's rounds make this rank's share (_warn_split_figures)
+    _split_loops: list[cst.For | cst.While]
     #: the codes given for batches not proved split (DP037, DP047)
     _unproved: set[str]
     #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
@@ -343,6 +350,55 @@ class BatchLoops(LoaderImports):
             )
             after.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], flatten)]))
         return [self._split_statement(target), *after]
+
+    def _split_places(self) -> list[tuple[cst.For | cst.While, set[str]]]:
+        """Each loop whose batch a split of this pass binds, with the names the split
+        binds: a statement splitting the batch right after it binds it (in the innermost
+        loop around it), or at the top of a loop over the batches."""
+        places: list[tuple[cst.For | cst.While, set[str]]] = []
+        for statement in self._split_after:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            loop = next(
+                (
+                    a
+                    for a in self._ancestors_to(statement, None)
+                    if isinstance(a, (cst.For, cst.While))
+                ),
+                None,
+            )
+            if isinstance(small, cst.Assign) and loop is not None:
+                names = {n for t in small.targets for n in target_names(t.target)}
+                places.append((loop, names))
+        for top in self._split_top:
+            batch = self._batch_target(top)
+            if batch is not None:
+                places.append((top, target_names(batch)))
+        return places
+
+    def _warn_split_figures(self) -> None:
+        """The running figures of the loops whose batches this pass made this rank's share
+        (a split where the batch is bound or enters the loop, at the model's call or at
+        the source; whole batches in turn with --per-process-batch): summed over this
+        rank's batches only, shown or handed on, as a loop's over a sharded loader, so the
+        data pass's rule says them (DP030) through a stand-in loader holding the loops
+        (data/plan.Loader.stand_in). The data pass runs before this one decides its
+        splits (dbiir/UER-py@5743050's "Avg loss" every report_steps after the stop-41
+        split: rank 0's half, no word before stop 43). Loops over a loader stay the data
+        pass's."""
+        loops = [loop for loop, _ in self._split_places()] + self._split_loops
+        kept = [
+            loop
+            for loop in dict.fromkeys(loops)
+            if not any(self._is_loader(u) for u in self._loop_sources(loop))
+        ]
+        if kept:
+            self._warn_running_figures(Loader.stand_in(kept))
+
+    def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
+        """What a `for` loop iterates, through progress wrappers and names."""
+        if not isinstance(loop, cst.For):
+            return []
+        return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
 
     def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
         if isinstance(target, cst.Tuple):

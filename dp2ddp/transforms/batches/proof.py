@@ -42,7 +42,6 @@ from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     call_named,
     calls_model,
-    iterated,
     name_of,
     target_names,
     walk,
@@ -254,11 +253,6 @@ class BatchProof(DrawnBatches):
                     if method is not None:
                         found.append(method)
         return found
-
-    def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
-        if not isinstance(loop, cst.For):
-            return []
-        return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
 
     def _targets(
         self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
@@ -473,6 +467,7 @@ class BatchProof(DrawnBatches):
             return False  # whole batches in turn: only loops over batches are dealt out
         if origin.kind != "call" and not (origin.kind == "constant" and filled_later(origin.node)):
             return False  # a parameter, an import...: what it holds is not this module's
+        self._split_loops.append(loop)  # its figures are this rank's share now (DP030)
         if self._split_source_of(flow, origin, loop):
             return True
         for node in (step.node for step in origin.path):  # where the batch enters the loop

@@ -157,7 +157,7 @@ class ShardDataLoaders(LoaderEvaluation):
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
-        self._shards: dict[cst.Call, ShardEdit] = {}
+        self._shards = {}
         self._chunk_sizes = ChunkPlan()
         #: `count += size` statements whose size becomes the global batch's (sample_counts.py).
         self._global_counts: set[cst.AugAssign] = set()

@@ -95,6 +95,8 @@ def plan_chunk_sizes(
         body = list(walk(function.body, skip_scopes=True))
         where = f"{function.name.value}()" + (", given this rank's batch by every call" * scale)
         plan_body(data, plan, body, params, where, scale=scale, arguments=arguments)
+    for division, detail in plan.figures:
+        data.warn(division, "DP106", detail)
     return plan
 
 

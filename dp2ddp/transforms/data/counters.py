@@ -10,6 +10,7 @@ from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.object_returns import keeping_methods
 from dp2ddp.transforms.analysis.printing import printing_functions
+from dp2ddp.transforms.analysis.training import function_trains
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.imported import LoaderImports
 from dp2ddp.transforms.data.plan import ZERO_TENSOR
@@ -188,12 +189,9 @@ class LoopCounters(LoaderImports):
                 return value
         return None
 
-    def _kept_objects(self, loop: cst.For | cst.While, objects: set[str]) -> dict[str, str]:
-        """Those of `objects` the loop feeds through a method of their class (a class of
-        the program) that stores what it is given (ProgramHints.keepers: a progress bar's
-        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
-        class's name: the object's own printing methods show running figures
-        (edge-connect's Progbar)."""
+    def _keeping(self) -> frozenset[str]:
+        """ "Class.method" of the program's methods that store what they are given
+        (ProgramHints.keepers; in a file migrated alone, this module's own)."""
         if self._keepers is None:
             keepers = self.state.hints.keepers
             if self.state.hints.printing is None:  # no program told: this module's own
@@ -201,6 +199,54 @@ class LoopCounters(LoaderImports):
                 printing = printing_functions(tree, import_table(tree, "", False))
                 keepers = keepers | keeping_methods(tree, printing)
             self._keepers = keepers
+        return self._keepers
+
+    def _fed_to_no_keeper(self, call: cst.Call, initial: cst.Call) -> bool:
+        """`obj.method(...)`, `obj` built by `initial`, runs a method of the program's class
+        that backpropagates and stores nothing it is given (a `Model` whose `train_step(x,
+        y)` runs the forward, the backward and the step): a model or a trainer, no meter;
+        it holds no running figure, whatever it is fed. The class is this module's (its
+        method read here), or another module's whose method runs a backward
+        (ProgramFacts.backward_summaries). Before stop 43 such an object was taken for a
+        meter: DP030 at a print of the model's weights after the loop. A method that hands
+        what it is given on (`self.meter.update(v)`) or a library's keeps the rule."""
+        assert isinstance(call.func, cst.Attribute)
+        owner, method = name_of(initial.func), call.func.attr.value
+        if f"{owner}.{method}" in self._keeping():
+            return False
+        for cls in self._module_node.body:
+            if isinstance(cls, cst.ClassDef) and cls.name.value == owner:
+                found = [f for f in cls.body.body if isinstance(f, cst.FunctionDef)]
+                return any(
+                    f.name.value == method
+                    and function_trains(f, self.qualified_names)
+                    and not self._hands_on(f)
+                    for f in found
+                )
+        return any(
+            name.endswith(f".{owner}.{method}") and any(not model for _, _, model in told.sites)
+            for name, told in self.state.facts.backward_summaries
+        )
+
+    def _hands_on(self, function: cst.FunctionDef) -> bool:
+        """The method gives one of its parameters to a method of another object it holds
+        (`self.meter.update(loss)`): what it is given may be kept there."""
+        params = {p.name.value for p in function.params.params[1:]}
+        return any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and isinstance(n.func.value, cst.Attribute)
+            and any(isinstance(v, cst.Name) and v.value in params for a in n.args for v in walk(a))
+            for n in walk(function.body)
+        )
+
+    def _kept_objects(self, loop: cst.For | cst.While, objects: set[str]) -> dict[str, str]:
+        """Those of `objects` the loop feeds through a method of their class (a class of
+        the program) that stores what it is given (ProgramHints.keepers: a progress bar's
+        `add(n, values=logs)` summing into `self.sums`, a meter's `update`), each with its
+        class's name: the object's own printing methods show running figures
+        (edge-connect's Progbar)."""
+        keepers = self._keeping()
         kept: dict[str, str] = {}
         for node in walk(loop.body, skip_scopes=True):
             if not (
@@ -214,7 +260,7 @@ class LoopCounters(LoaderImports):
             initial = self._initial_value(loop, name) or self._module_value(loop, name)
             if isinstance(initial, cst.Call):
                 owner = name_of(initial.func)
-                if f"{owner}.{node.func.attr.value}" in self._keepers:
+                if f"{owner}.{node.func.attr.value}" in keepers:
                     kept[name] = owner
         return kept
 

@@ -384,10 +384,11 @@ class LoaderEvaluation(LoopCounters):
                 and node.func.attr.value in ("append", "extend")
             ):
                 continue
-            if isinstance(initial, cst.Call) and any(
-                n.startswith(SYNCING_METRICS) for n in self.qualified_names(initial.func)
+            if isinstance(initial, cst.Call) and (
+                any(n.startswith(SYNCING_METRICS) for n in self.qualified_names(initial.func))
+                or self._fed_to_no_keeper(node, initial)
             ):
-                continue  # compute() gathers every process's state itself
+                continue  # compute() gathers every process's state itself; or keeps nothing
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)

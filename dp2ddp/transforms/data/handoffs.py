@@ -104,12 +104,7 @@ def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
                     referents = t.referents(expr) if isinstance(expr, cst.Name) else []
                     if not referents or any(r.node is not param for r in referents):
                         continue
-                    # A stand-in, in no tree, as data/imported.py's for a module-level name:
-                    # the figure rule reads no argument of a Loader that has none.
-                    stand_in = Loader(
-                        cst.Call(func=cst.Name("DataLoader")), {}, param.name, None, None
-                    )
-                    loader = found.setdefault(param, stand_in)
+                    loader = found.setdefault(param, Loader.stand_in([], param.name))
                     if not any(seen is loop for seen, _, _ in loader.loops):
                         loader.loops.append((loop, expr, ()))
     return list(found.values())

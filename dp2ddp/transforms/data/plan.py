@@ -61,6 +61,25 @@ class Loader:
     #: this rank's share as a `for` loop's over the loader (DP030).
     next_loops: list[cst.While | cst.For] = field(default_factory=list)
 
+    @classmethod
+    def stand_in(
+        cls,
+        loops: list[cst.For | cst.While],
+        binding: cst.BaseExpression | None = None,
+    ) -> Loader:
+        """A loader in no tree whose loops go through this rank's share of the batches:
+        for the figure rule (DP030, evaluation.py), which reads no argument of a loader
+        that has none. Its `for` loops are `loops`, its `while` loops `next_loops`: the
+        loops over a parameter another module hands a sharded loader (handoffs.
+        fed_loaders), or the loops whose batches the batch pass split (batches/loops.py)."""
+        found = cls(cst.Call(func=cst.Name("DataLoader")), {}, binding, None, None)
+        for loop in loops:
+            if isinstance(loop, cst.For):
+                found.loops.append((loop, loop.iter, ()))
+            else:
+                found.next_loops.append(loop)
+        return found
+
     @property
     def name(self) -> str:
         if isinstance(self.binding, cst.Name):

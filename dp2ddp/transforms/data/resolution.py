@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
@@ -25,6 +27,9 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.batch_shard import ShardEdit
+
 
 class LoaderResolution(CallFlow):
     """The loaders' state, and how a loader is followed through names, scopes and calls."""
@@ -32,6 +37,8 @@ class LoaderResolution(CallFlow):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self._edits: dict[cst.Call, CallEdit] = {}
+        #: loaders sharded through their own sampler (batch_shard.py), by their call
+        self._shards: dict[cst.Call, ShardEdit] = {}
         self._samplers: dict[cst.Call, cst.Call] = {}  # RandomSampler(...) -> ours
         self._before: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}
         self._after: dict[cst.BaseStatement, list[cst.BaseStatement]] = {}

@@ -55,7 +55,13 @@ from dp2ddp.transforms._support.names import (
     DISTRIBUTED_DATA_PARALLEL,
     INPLACE_RANDOM_FILLS,
 )
-from dp2ddp.transforms._support.nodes import name_of, variables_under, walk, wrap_target
+from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
+    name_of,
+    variables_under,
+    walk,
+    wrap_target,
+)
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
@@ -81,6 +87,7 @@ from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
+from dp2ddp.transforms.hazards.module_bypass import module_bypasses
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_pairs, pair_losses
 from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.scopes import (
@@ -241,6 +248,12 @@ class FlagHazards(MigrationTransform):
         return self._counts.rewrite(original_node, updated_node)  # type: ignore[return-value]
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        wrapped = self._wrapped | self._ddp_wrapped
+        if wrapped and self.state.text_count(".module") != 0:
+            nodes = ModuleNodes(original_node)
+            found = module_bypasses(nodes, wrapped, self.code, self.parent, self.qualified_names)
+            for call, detail in found:
+                self.warn(call, "DP108", detail)
         told = self.state.facts.backward_summaries
         foreign = ProgramForeign(told, self.qualified_names) if told else None
         sites = (

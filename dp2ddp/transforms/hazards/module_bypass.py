@@ -1,0 +1,109 @@
+"""A training step that runs the wrapped model through `.module`: past DDP (DP108).
+
+DataParallel's `model.module` is the module itself: `model.module(x)`, or a method of the
+module's own class that runs its forward and its backward (`model.module.train_step(xb,
+yb)`), computed the whole batch on one device, and the update was the original's. Under DDP
+the same call skips the wrapper: the reducer that averages the gradients over the ranks is
+armed by the wrapper's forward only, so each rank steps on the gradient of its own shard and
+the ranks drift apart with no error (our reproduction: rank 0's weight −0.104, rank 1's
+0.528 after one epoch; no warning before stop 43). Said, not rewritten: a call of the
+wrapper cannot run a method of the module, and a forward through `.module` may be meant
+(a penalty term whose gradients the gradient-penalty pass averages by hand, which it says).
+
+Found: a call whose function is `W.module` (W a wrapped model: MigrationState.wrapped), in
+a loop or a function that backpropagates, not under `torch.no_grad()`; or `W.module.m(...)`
+where `m` is a method of a class of this module that backpropagates itself (its own body
+calls `.backward()` or steps an optimizer). A block that averages gradients by hand
+(`ddp_average_gradients(...)`, the gradient-penalty pass's) is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import NO_GRAD, ModuleNodes, walk
+from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains, loop_trains
+
+#: The gradient-penalty pass's own forward through `.module`, averaged by hand.
+_AVERAGED = "ddp_average_gradients"
+
+
+def module_bypasses(
+    nodes: ModuleNodes,
+    wrapped: set[str],
+    code: Callable[[cst.CSTNode], str],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    qualified_names: QualifiedNames,
+) -> Iterator[tuple[cst.Call, str]]:
+    """(call, detail) for each training step through `.module` of a wrapped model."""
+    if not wrapped:
+        return
+    training = {
+        f.name.value
+        for c in nodes.of(cst.ClassDef)
+        for f in c.body.body
+        if isinstance(f, cst.FunctionDef) and function_trains(f, qualified_names)
+    }
+    for call in nodes.of(cst.Call):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "module":
+            if code(func.value) not in wrapped or not _in_training(call, parent, qualified_names):
+                continue
+            yield (
+                call,
+                (
+                    f"`{code(call)}` runs the forward of the wrapped {code(func.value)} through "
+                    "`.module`, in a step that backpropagates"
+                ),
+            )
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Attribute)
+            and func.value.attr.value == "module"
+            and code(func.value.value) in wrapped
+            and func.attr.value in training
+        ):
+            yield (
+                call,
+                (
+                    f"`{code(call)}` runs {func.attr.value}(), a method of the module that "
+                    f"backpropagates itself, on the module of the wrapped {code(func.value.value)}"
+                ),
+            )
+
+
+def _in_training(
+    call: cst.Call,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    qualified_names: QualifiedNames,
+) -> bool:
+    """A loop or function around `call` backpropagates, no `torch.no_grad()` is around it
+    there, and no gradient is averaged by hand in it."""
+    node = parent(call)
+    while node is not None:
+        if isinstance(node, cst.With) and any(
+            qualified_names(item.item.func if isinstance(item.item, cst.Call) else item.item)
+            & NO_GRAD
+            for item in node.items
+        ):
+            return False
+        trains = (
+            isinstance(node, (cst.For, cst.While))
+            and loop_trains(node, qualified_names)
+            or isinstance(node, cst.FunctionDef)
+            and function_trains(node, qualified_names)
+        )
+        if trains:
+            assert isinstance(node, (cst.For, cst.While, cst.FunctionDef))
+            return not any(
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Name)
+                and n.func.value == _AVERAGED
+                for n in walk(node.body)
+            )
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        node = parent(node)
+    return False
