@@ -95,7 +95,7 @@ from dp2ddp.transforms.hazards.scopes import (
     FunctionStateMutations,
     LoopInfo,
     SelfMutations,
-    constant_write,
+    constant_write_note,
     forward_helpers,
     global_draw,
     loop_info,
@@ -650,21 +650,8 @@ class FlagHazards(MigrationTransform):
         mutations = SelfMutations(node.params.params[0].name.value)
         read_tree(node.body, mutations)
         for where, what in mutations.found:
-            written = constant_write(where, what, mutations.self_name)
-            self.warn(
-                where,
-                "DP007",
-                f"{self.code(what)} in {cls.name.value}.forward()"
-                + (
-                    f" is set to a constant ({written}) at a place every rank computes "
-                    "alike: identical on every rank, no drift between them; but DataParallel "
-                    "wrote it into its replicas' copies only and kept the parameter's own "
-                    "values, while DDP writes into the parameter itself: the saved weights "
-                    "hold the constant there"
-                    if written
-                    else ""
-                ),
-            )
+            note = constant_write_note(where, what, mutations.self_name)
+            self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward(){note}")
         for helper in forward_helpers(cls, node):
             mutations = SelfMutations(helper.params.params[0].name.value)
             read_tree(helper.body, mutations)

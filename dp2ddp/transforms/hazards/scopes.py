@@ -201,6 +201,21 @@ def constant_write(where: cst.CSTNode, what: cst.CSTNode, self_name: str) -> str
     return written
 
 
+def constant_write_note(where: cst.CSTNode, what: cst.CSTNode, self_name: str) -> str:
+    """DP007's detail for a `constant_write`: no drift between the ranks, but where the
+    constant lands differs from DataParallel's (its replicas' copies, not the parameter)."""
+    written = constant_write(where, what, self_name)
+    if not written:
+        return ""
+    return (
+        f" is set to a constant ({written}) at a place every rank computes "
+        "alike: identical on every rank, no drift between them; but DataParallel "
+        "wrote it into its replicas' copies only and kept the parameter's own "
+        "values, while DDP writes into the parameter itself: the saved weights "
+        "hold the constant there"
+    )
+
+
 def global_draw(node: cst.Call) -> str:
     """DP006's detail for a draw sized by a batch size not proved the loader's
     (`torch.randn(self.batch_size, z_dim)`, the configured size reaching the loader through
