@@ -6,6 +6,9 @@ what the original (one process, DataParallel) printed.
   only when fine-tuned, its mode set by `self.encoder.train()` / `.eval()` on each branch:
   find_unused_parameters=True (before: no DP041, "Expected to have finished reduction" at
   step 2 on both ranks).
+- batches_list_of_samples (v2-B, Morizeyao/GPT2-Chinese@bbb4465): a batch sliced from a list
+  of token-id lists, made a tensor later: each rank its rows (before: the whole list on every
+  rank).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: golden fixture -> the lines rank 0 prints, as the original printed them
 CASES = {
     "hazards_unused_mode_calls": ("weights 4.2358",),
+    "batches_list_of_samples": ("weights 419.157",),
 }
 
 
