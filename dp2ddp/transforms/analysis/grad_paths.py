@@ -11,6 +11,26 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
 
+#: methods of a layer that set its mode or its flags and run none of its layers: a statement
+#: `self.bert.train()` / `self.bert.eval()` / `self.x.requires_grad_(False)` gives no gradient
+#: (Kyubyong/bert_ner calls both before running its BERT with gradients on one branch only,
+#: under no_grad on the other: stop 43, v2-E). Only as a statement: the result of
+#: `self.x.train()` is the layer, and calling it would run it.
+MODE_CALLS = frozenset({"train", "eval", "requires_grad_", "zero_grad"})
+
+
+def mode_call_arguments(statement: ast.stmt, me: str) -> list[ast.AST] | None:
+    """The arguments of `statement` when it is `self.x.train()`, `self.x.eval()`,
+    `self.x.requires_grad_(flag)`...: it runs none of `self.x`'s layers, so it is no use that
+    gives them a gradient (its arguments may use others); None for any other statement."""
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return None
+    call = statement.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in MODE_CALLS):
+        return None
+    return [*call.args, *call.keywords] if is_self_attribute(func.value, me) else None
+
 
 def grad_off(item: ast.withitem, me: str) -> str | None:
     """The context manager of `item` when it may turn gradients off: `torch.no_grad()`,

@@ -38,6 +38,10 @@ def has_parameters(
     project (it counts if that is an nn.Module class); None for anything else."""
     if not isinstance(value, ast.Call):
         return None
+    if isinstance(value.func, ast.Attribute) and value.func.attr == "from_pretrained":
+        # A library's pretrained model (`BertModel.from_pretrained(...)`): it has weights
+        # (Kyubyong/bert_ner@dd0e190 ran it with gradients on one branch only; stop 43 v2-E)
+        return ""
     resolved = resolve(value.func, imports, local, prefix)
     if resolved is None:
         return None

@@ -594,6 +594,9 @@ def _scan_block(
             )  # fmt: skip
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             _expression(statement, me, methods, uses, inlined, conditional, why)
+        elif (arguments := grad_paths.mode_call_arguments(statement, me)) is not None:
+            for argument in arguments:  # `self.bert.eval()`: no use of self.bert (v2-E)
+                _expression(argument, me, methods, uses, inlined, conditional, why)
         else:
             _expression(statement, me, methods, uses, inlined, conditional, why)
             if isinstance(statement, (ast.Return, ast.Raise)) and not conditional:
@@ -634,7 +637,7 @@ def _expression(
         return
     if isinstance(node, ast.Call):
         func = node.func
-        if isinstance(func, ast.Name) and func.id in _BY_NAME and _mentions(node, me):
+        if isinstance(func, ast.Name) and func.id in _BY_NAME and me in _names(node):
             uses.opaque = True
         if (
             isinstance(func, ast.Attribute)
@@ -694,7 +697,3 @@ def _expression(
             uses.sometimes.pop(node.attr, None)
     for child in ast.iter_child_nodes(node):
         _expression(child, me, methods, uses, inlined, conditional, why)
-
-
-def _mentions(node: ast.AST, me: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == me for n in ast_nodes.walk(node))

@@ -301,8 +301,10 @@ class BatchLoops(LoaderEvaluation):
     def _each(self) -> str:
         return "each rank takes its 1/WORLD_SIZE contiguous part of every batch"
 
-    def _shard_call(self, value: cst.BaseExpression) -> cst.Call:
+    def _shard_call(self, value: cst.BaseExpression, rows: bool = False) -> cst.Call:
         args = [cst.Arg(value)]
+        if rows:
+            args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("rows"), equal=_EQUAL))
         if self._dim:
             args.append(
                 cst.Arg(
@@ -349,7 +351,8 @@ class BatchLoops(LoaderEvaluation):
                 func=element.func.with_changes(value=cst.Name(name.value))
             )
             after.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], flatten)]))
-        return [self._split_statement(target), *after]
+        rows = not self._dim and isinstance(target, cst.Name) and _outer_slice(value)
+        return [self._split_statement(target, rows), *after]
 
     def _split_places(self) -> list[tuple[cst.For | cst.While, set[str]]]:
         """Each loop whose batch a split of this pass binds, with the names the split
@@ -400,15 +403,37 @@ class BatchLoops(LoaderEvaluation):
             return []
         return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
 
-    def _split_statement(self, target: cst.BaseExpression) -> cst.SimpleStatementLine:
+    def _split_statement(
+        self, target: cst.BaseExpression, rows: bool = False
+    ) -> cst.SimpleStatementLine:
+        """`x = ddp_shard_batch(x)`, `x, y = ddp_shard_batch((x, y))`. With `rows` (one name
+        bound to a slice `X[a:b]` along dim 0), `x = ddp_shard_batch(x, rows=True)`: a list
+        sliced from a list of samples (token-id lists, strings, sample tensors) is cut by
+        its length, as the tensor made from it later was by DataParallel (stop 43, v2-B,
+        Morizeyao/GPT2-Chinese@bbb4465: `batch = samples[i * bs:(i + 1) * bs]`; without
+        it the helper found no tensor and every rank trained on the whole batch)."""
         if isinstance(target, cst.Tuple):
             target = target.with_changes(lpar=[], rpar=[])
         text = self.code(target).strip()
         value = f"({text})" if isinstance(target, cst.Tuple) else text
-        shard = self.code(self._shard_call(cst.parse_expression(value)))
+        shard = self.code(self._shard_call(cst.parse_expression(value), rows))
         statement = cst.parse_statement(f"{text} = {shard}\n")
         assert isinstance(statement, cst.SimpleStatementLine)
         return statement
+
+
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+
+
+def _outer_slice(value: cst.BaseExpression) -> bool:
+    """`X[a:b]`: a slice of the outer axis, whose items are the samples."""
+    return (
+        isinstance(value, cst.Subscript)
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Slice)
+    )
 
 
 def _flattens(value: cst.BaseExpression) -> bool:

@@ -132,6 +132,19 @@ class HelperDraws:
         }
         self._module = module
         self._instances: dict[str, str] | None = None
+        #: `from training_utils import *` at module level: a plain name called here and not
+        #: defined here may be one of theirs (the last such import first, as Python binds):
+        #: jalola/improved-wgan-pytorch@5bb0b72's `gen_rand_noise(batch_size)`, stop 43 v2-F
+        self._stars = [
+            code_of(line.module)
+            for statement in module.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for line in statement.body
+            if isinstance(line, cst.ImportFrom)
+            and isinstance(line.names, cst.ImportStar)
+            and line.module is not None
+            and not line.relative
+        ][::-1]
 
     def of_call(self, call: cst.Call) -> Draw | None:
         """The draw behind `call` when it calls a project helper that draws; else None.
@@ -146,7 +159,7 @@ class HelperDraws:
             and not call.args[0].star
         ):
             func = call.args[0].value
-        return self._callee_draw(self._qualified_names(func), set())
+        return self._callee_draw(self._names(func), set())
 
     def of_iterator(self, source: cst.BaseExpression) -> Draw | None:
         """The draw made on each step of an iterator of the module's own class that `source`
@@ -219,7 +232,7 @@ class HelperDraws:
         seen.add(name)
         draw = None
         for node in self._calls(self._functions[name].body):
-            names = self._qualified_names(node.func)
+            names = self._names(node.func)
             if names & RANDOM_DRAWS and not _own_generator(node):
                 draw = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
@@ -233,12 +246,25 @@ class HelperDraws:
             self._found[name] = draw
         return draw
 
+    def _names(self, func: cst.BaseExpression) -> set[str]:
+        """`func`'s qualified names; a plain name bound by nothing here (a star import's:
+        libcst resolves none) as itself, for `_callee_draw` to look up in `self._stars`."""
+        names = set(self._qualified_names(func))
+        if not names and self._stars and isinstance(func, cst.Name):
+            names.add(func.value)
+        return names
+
     def _callee_draw(self, names: set[str], seen: set[str]) -> Draw | None:
         for callee in sorted(names):
             if callee in self._functions:
                 draw = self._first_draw(callee, seen)
             else:
                 draw = self._imported.get(callee)
+            if draw is None and "." not in callee:
+                star = next(
+                    (f"{m}.{callee}" for m in self._stars if f"{m}.{callee}" in self._imported), ""
+                )
+                draw = self._imported.get(star)
             if draw is not None:
                 return draw
         return None

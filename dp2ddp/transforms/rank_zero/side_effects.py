@@ -168,8 +168,13 @@ READS_AT_FIRST: Final = frozenset(
 PIL_IMAGES: Final = frozenset(f"PIL.Image.{name}" for name in ("open", "fromarray", "new"))
 #: `with h5py.File(path, "w") as f:` is guarded whole like a `with open(path, "w")`.
 H5PY_FILE: Final = frozenset({"h5py.File", "h5py._hl.files.File"})
-#: Methods that write a file whatever their receiver (a figure, a DataFrame, a Path).
-FILE_WRITE_METHODS: Final = frozenset({"savefig", "to_csv", "to_json", "write_text", "write_bytes"})
+#: Methods that write a file whatever their receiver (a figure, a DataFrame, a Path; a
+#: Hugging Face model, tokenizer or config's `save_pretrained(folder)`, which writes the
+#: folder: Morizeyao/GPT2-Chinese@bbb4465's `model_to_save.save_pretrained(...)` ran on every
+#: rank, stop 43 v2-C).
+FILE_WRITE_METHODS: Final = frozenset(
+    {"savefig", "to_csv", "to_json", "write_text", "write_bytes", "save_pretrained"}
+)
 OPEN: Final = frozenset({"builtins.open", "io.open"})
 MAKEDIRS: Final = frozenset({"os.makedirs"})
 MKDIR: Final = frozenset({"os.mkdir"})

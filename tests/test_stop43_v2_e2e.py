@@ -1,0 +1,65 @@
+"""Stop 43's generative/NLP round (helper v2), end to end: the golden migrations of its
+classes run under torchrun (2 CPU processes, gloo) to the end in one launch, and rank 0 prints
+what the original (one process, DataParallel) printed.
+
+- hazards_unused_mode_calls (v2-E, Kyubyong/bert_ner@dd0e190): an encoder run with gradients
+  only when fine-tuned, its mode set by `self.encoder.train()` / `.eval()` on each branch:
+  find_unused_parameters=True (before: no DP041, "Expected to have finished reduction" at
+  step 2 on both ranks).
+- batches_list_of_samples (v2-B, Morizeyao/GPT2-Chinese@bbb4465): a batch sliced from a list
+  of token-id lists, made a tensor later: each rank its rows (before: the whole list on every
+  rank).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_driver import workdir_of
+
+pytestmark = pytest.mark.e2e
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
+#: golden fixture -> the lines rank 0 prints, as the original printed them
+CASES = {
+    "hazards_unused_mode_calls": ("weights 4.2358",),
+    "batches_list_of_samples": ("weights 419.157",),
+}
+
+
+@pytest.fixture(scope="module")
+def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], str]:
+    out = tmp_path_factory.mktemp("stop43_v2")
+    scripts = {}
+    for case in CASES:
+        script = out / f"{case}.py"
+        script.write_text((FIXTURES / case / "expected.py").read_text())
+        scripts[case] = script
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts.values())]
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    proc = subprocess.run(
+        command, cwd=out, capture_output=True, text=True, timeout=400,
+        env={**env, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    return out, scripts, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_round_class_runs_to_the_end_as_dataparallel_did(
+    launch: tuple[Path, dict[str, Path], str], case: str
+) -> None:
+    out, scripts, console = launch
+    for rank in (0, 1):
+        status = out / "runs" / workdir_of(scripts[case]) / f"rank{rank}.status.json"
+        assert status.exists(), console[-6000:]
+        assert json.loads(status.read_text())["ok"], console[-6000:]
+    stdout = (out / "runs" / workdir_of(scripts[case]) / "rank0.stdout").read_text()
+    for line in CASES[case]:
+        assert line in stdout, stdout
