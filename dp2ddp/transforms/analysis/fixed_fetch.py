@@ -35,7 +35,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD, name_of, nodes_of, self_attribute, walk
+from dp2ddp.transforms._support.nodes import (
+    NO_GRAD,
+    iterated,
+    name_of,
+    nodes_of,
+    self_attribute,
+    walk,
+)
 from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import function_trains
 
@@ -371,3 +378,47 @@ def own_batch_classes(tree: cst.Module) -> set[str]:
     program's other modules as ProgramLoaders.batch_classes, where an object of one is
     built and its batches taken (the batches pass's `_own_batches`)."""
     return {s.name.value for s in tree.body if isinstance(s, cst.ClassDef) and names_no_loader(s)}
+
+
+def iterates_built_loader(
+    definition: cst.ClassDef, builds_loader: Callable[[cst.Call], bool]
+) -> bool:
+    """The class's `__iter__` iterates only attributes of its own that its methods bind to
+    a loader they build and to nothing else (`self.dataloader = DataLoader(...)`;
+    `return ({...} for x, y in self.dataloader)`, `for b in self.dataloader: yield b`,
+    `yield from self.loader`, `return iter(self.loader)`): what its objects yield is, batch
+    for batch, what that loader yields, whatever it makes of each (a dict, a move)."""
+    methods = [m for m in definition.body.body if isinstance(m, cst.FunctionDef)]
+    iter_method = next((m for m in methods if m.name.value == "__iter__"), None)
+    if iter_method is None:
+        return False
+    built: set[str] = set()
+    other: set[str] = set()
+    for method in methods:
+        for node in walk(method):
+            if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = (
+                    [t.target for t in node.targets]
+                    if isinstance(node, cst.Assign)
+                    else [node.target]
+                )
+                loader = (
+                    isinstance(node, (cst.Assign, cst.AnnAssign))
+                    and isinstance(node.value, cst.Call)
+                    and builds_loader(node.value)
+                )
+                for target in targets:
+                    attribute = self_attribute(target)
+                    if attribute is not None:
+                        (built if loader else other).add(attribute)
+    loaders = built - other
+    sources: list[cst.BaseExpression] = []
+    for node in walk(iter_method.body):
+        if isinstance(node, (cst.For, cst.CompFor)):
+            sources += iterated(node.iter)
+        elif isinstance(node, cst.From):
+            sources.append(node.item)
+        elif isinstance(node, cst.Return) and isinstance(node.value, cst.Call):
+            if name_of(node.value.func) == "iter" and node.value.args:
+                sources.append(node.value.args[0].value)
+    return bool(sources) and all(self_attribute(s) in loaders for s in sources)

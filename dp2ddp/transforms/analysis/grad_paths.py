@@ -5,7 +5,8 @@ position of a container."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
@@ -30,6 +31,20 @@ def mode_call_arguments(statement: ast.stmt, me: str) -> list[ast.AST] | None:
     if not (isinstance(func, ast.Attribute) and func.attr in MODE_CALLS):
         return None
     return [*call.args, *call.keywords] if is_self_attribute(func.value, me) else None
+
+
+def both(why: str, branches: Sequence[tuple[Any, ...]], name: str) -> str:
+    """Why `name`, used by one branch of an `if` (`why`: "uses {attr} only when `test`"), is
+    used only in some passes, where the other branch uses it too under a condition of its
+    own (an `elif` chain of modes: DeepEMD's forward() runs `self.encoder` when `mode ==
+    'pre_train'` and when `mode == 'encoder'`, not when `mode == 'meta'`): both conditions,
+    not the first alone (DP096 said "uses self.encoder only when `self.mode ==
+    'pre_train'`": class v1-B of stop 43). `branches`: (uses, ...) of each branch."""
+    stem = "uses {attr} only when "
+    found = [b[0].sometimes[name][0] for b in branches if name in b[0].sometimes]
+    if found and why.startswith(stem) and found[0].startswith(stem):
+        return f"{why} or {found[0].removeprefix(stem)}"
+    return why
 
 
 def grad_off(item: ast.withitem, me: str) -> str | None:

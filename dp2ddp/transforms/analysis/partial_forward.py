@@ -179,8 +179,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
 
 
 def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
-    """Per class: its own partial use, else the first of the classes it builds
-    (transitively)."""
+    """Per class: its own partial use, else the first of the classes it builds, transitively."""
     done: dict[str, PartialUse | None] = {}
     outputs_of = {name: facts.outputs for name, facts in classes.items()}
 
@@ -527,10 +526,11 @@ def _scan_block(
                     on_both = name in first.always and name in second.always
                     if (on_both or taken or per_pass) and not conditional:
                         uses.always.add(name)
-                    elif conditional:
-                        uses.sometimes.setdefault(name, (why, statement.lineno))
                     else:
-                        uses.sometimes.setdefault(name, (branch_why, statement.lineno))
+                        said = (
+                            why if conditional else grad_paths.both(branch_why, branch_uses, name)
+                        )
+                        uses.sometimes.setdefault(name, (said, statement.lineno))
             if not conditional and not per_pass and grad_paths.exits(statement, training):
                 conditional = True
                 why = (
