@@ -398,7 +398,13 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "left as the loader's `shuffle` flag says (shuffled: sharded as training data; in "
         "order: whole, its batches split at the model call), which may be wrong: an "
         "evaluation set sharded prints and compares rank 0's share of its figures, a "
-        "training set left whole loads every sample on every rank. Check what the other "
+        "training set left whole loads every sample on every rank. The same where one "
+        "DataLoader call in a loop over split names builds a loader per name "
+        "(`for split in ['train', 'val', 'test']: self.loaders[split] = DataLoader(..., "
+        "sampler=MySampler(...))`, ruotianluo/ImageCaptioning.pytorch@4c48a33, stop 42): "
+        "all of them are sharded as the training split needs, and which split each loop "
+        "asks for (`get_batch('val')` in an evaluation) was not followed: an evaluated "
+        "split reports over this rank's part. Check what the other "
         "module does with it; then silence the warning with `# noqa: DP084`.",
     ),
     "DP085": (
@@ -662,6 +668,21 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "its forward(): what it does with the library model's outputs (DP041). Marked in "
         "the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP102`.",
+    ),
+    "DP104": (
+        "a sharded sampler's state read back: where its drawing stands, not what was trained",
+        "The program reads its own sampler's state back through a loader dp2ddp shards "
+        "through that sampler (`loader.sampler.state_dict()`: DdpSamplerShard or "
+        "DdpBatchShard answers the names it does not define with the user's sampler's, "
+        "ruotianluo/ImageCaptioning.pytorch@4c48a33's MySampler, stop 42). The shard draws "
+        "the global batches ahead of the steps (the first len() items of a pass at once, in "
+        "one block every rank draws alike), so the position the sampler reports is where "
+        "the drawing stands, not what this rank has trained on: a run resumed from it skips "
+        "the rest of the pass (DataParallel's loader had drawn only a few batches ahead, "
+        "which the program subtracted). The training itself is right. Resume at a pass "
+        "boundary, or save the position from the training loop's own count of steps. Marked "
+        "in the migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP104`.",
     ),
     "DP107": (
         "a layer of the wrapped model replaced after the wrap, not wrapped again",
