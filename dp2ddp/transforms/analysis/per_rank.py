@@ -32,7 +32,9 @@ from dp2ddp.transforms.analysis.uniformity import RankUniformity
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
 #: The inserted helpers whose value is the same on every rank (a sum over the ranks, rank
 #: 0's value): what they return is no rank's own figure.
-_AGREED: Final = frozenset({"ddp_all_reduce_sum", "ddp_global_count", "ddp_rank0_value"})
+_AGREED: Final = frozenset(
+    {"ddp_all_reduce_sum", "ddp_any_rank", "ddp_global_count", "ddp_rank0_value"}
+)
 
 
 def _agreed(expr: cst.BaseExpression | None) -> bool:
@@ -86,6 +88,8 @@ def _loop_local(
 ) -> bool:
     """`expr` is `direct` or reads a name `loop` binds from such a value, from its batches
     or under an `if` whose test is (`seen`: the names asked already)."""
+    if _agreed(expr):
+        return False  # reduced over the ranks (a batch's mark, ddp_any_rank): every rank's
     if direct(expr):
         return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen

@@ -185,12 +185,12 @@ class RankUniformity:
                 for earlier in parent.body:
                     if earlier is child:
                         break
-                    if self._returns_per_rank(earlier):
+                    if self.returns_per_rank(earlier):
                         return earlier  # type: ignore[return-value]
             child, parent = parent, self.view.parent(parent)
         return None
 
-    def _returns_per_rank(self, statement: cst.BaseStatement) -> bool:
+    def returns_per_rank(self, statement: cst.BaseStatement) -> bool:
         """A jump out of `statement` under a condition of it that may differ between ranks."""
         if not isinstance(statement, cst.BaseCompoundStatement):
             return False
@@ -377,8 +377,8 @@ class RankUniformity:
     def _call(self, call: cst.Call, at: cst.CSTNode) -> bool:
         func = call.func
         name = name_of(func)
-        if name == "ddp_all_reduce_sum":
-            return True  # summed over the ranks: the same everywhere
+        if name in ("ddp_all_reduce_sum", "ddp_any_rank"):
+            return True  # reduced over the ranks: the same everywhere
         args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
         if names & UNIFORM_CALLS or any(n.startswith(UNIFORM_PREFIXES) for n in names):

@@ -170,18 +170,42 @@ class LoopExits(Rule):
         ]
         if isinstance(loop, cst.For) and binds_name(loop.target, name):
             return not bindings and not self.facts.uniform.value(loop.iter, loop)
-        return bool(bindings) and all(batch_fetch(b.value, self.fetchers()) for b in bindings)
+        return (
+            bool(bindings)
+            and all(
+                batch_fetch(b.value, self.fetchers()) or name_of(b.value.func) == "ddp_shard_batch"
+                for b in bindings
+                if isinstance(b.value, cst.Call)
+            )
+            and all(isinstance(b.value, cst.Call) for b in bindings)
+        )
 
     def _reached(self, guard: cst.If, loop: Loop) -> bool:
-        """Every rank reaches `guard` each step of `loop`: no statement around it in the
-        loop, nor an exit before it there, depends on the rank (the loop itself left on
-        the marks read over the ranks)."""
+        """Every rank reaches `guard` in each step of `loop` that backpropagates: no
+        statement around it in the loop depends on the rank (the loop itself left on the
+        marks read over the ranks), and no statement between the step's backward and it
+        may leave the step on one rank. An exit before the backward skips DDP's own
+        all-reduce too: whether the ranks agree there is DP032's question, not this
+        collective's (ImageCaptioning.pytorch's `if epoch >= opt.max_epochs: break`, its
+        start epoch read from a checkpoint's infos)."""
         uniform = self.facts.uniform
         within = {id(n) for n in walk(loop.body)}
         if any(id(s) in within for s in uniform.rank_dependent_statements(guard)):
             return False
-        left = uniform.left_before(guard)
-        return left is None or id(left) not in within
+        body = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+        top = next((s for s in body if any(n is guard for n in walk(s))), None)
+        if top is None:
+            return False
+        steps = [
+            i
+            for i, s in enumerate(body)
+            if any(
+                isinstance(n, cst.Attribute) and n.attr.value == "backward"
+                for n in walk(s, skip_scopes=True)
+            )
+        ]
+        start = steps[0] if steps else 0
+        return not any(uniform.returns_per_rank(s) for s in body[start : body.index(top)])
 
     def visit_call(self, node: cst.Call) -> None:
         """DP075: an optimizer step taken on a condition that may differ between ranks."""
