@@ -6,9 +6,10 @@ from typing import Final
 
 from dp2ddp.codes.dp001_to_dp049 import FIRST
 from dp2ddp.codes.dp050_on import LATER
+from dp2ddp.codes.dp100_on import LAST
 
 #: code -> (short title, what the user should do); the texts live in this package's modules.
-CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER}
+CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER, **LAST}
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still

@@ -1,4 +1,4 @@
-"""The texts of codes DP050 on (dp2ddp.codes merges them into CODES).
+"""The texts of codes DP050 to DP099 (dp2ddp.codes merges them into CODES).
 
 One dict literal per file, so that a repeated key stays visible (tests/test_docs.py)."""
 
@@ -630,79 +630,5 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "(`model.module`) under `if ddp_is_main():`, or before the wrap. Marked in the "
         "migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP099`.",
-    ),
-    "DP100": (
-        "the wrapped module called bare in the else of a device guard",
-        "The program wrapped a module in DataParallel under a device guard (`if self.gpuid:`, "
-        "`if args.cuda:`) and called the bare module in the guard's else branch (`model = "
-        "nn.DataParallel(self.net); out = model(x)` / `else: out = self.net(x)`: "
-        "JusperLee/Dual-Path-RNN-Pytorch@87b6301's Trainer, stop 42 v3-G). dp2ddp moves the "
-        "wrap out of the guard so that every process wraps, but the else branch still calls "
-        "the module past the DDP wrapper: on that path (a CPU run under torchrun, the flag "
-        "off) each rank trains its shard of the batches with no gradient averaged, and the "
-        "ranks drift apart in silence. Call the wrapped name in the else branch too (after "
-        "the wrap), or drop the branch. Marked in the migrated file: `--check` fails until it "
-        "is resolved or silenced with `# noqa: DP100`.",
-    ),
-    "DP102": (
-        "a wrapped model whose forward() is not read: find_unused_parameters=True",
-        "The wrapped model is built by a class or factory of a library (an installed "
-        "package, no file of the program: `BertForTokenClassification.from_pretrained(...)`, "
-        "`torchvision.models.resnet50()`, `timm.create_model(...)`), or loaded whole "
-        "(`torch.load`, `torch.jit.load`, `torch.hub.load`: its class is not known "
-        "statically). dp2ddp reads the "
-        "forward() of the program's own classes to prove that every parameter gets a "
-        "gradient in each step (DP041 where not); a library's it does not read: its code "
-        "depends on the version installed where the program runs, not on the program. A "
-        "library model may compute parameters no loss uses (the pooler of "
-        "pytorch_pretrained_bert's BertForTokenClassification, lemonhu/NER-BERT-pytorch@"
-        '5f7577b: both ranks failed at the second step with "Expected to have finished '
-        'reduction in the prior iteration", no warning before stop 41). dp2ddp passes '
-        "find_unused_parameters=True, which runs either way: a model that uses every "
-        "parameter pays one walk of the autograd graph per step (and torch warns once); "
-        "a crash is the other cost. Where the model is known to use every parameter in "
-        "every step, remove the keyword (or keep it) and silence the warning with "
-        "`# noqa: DP102`; `dp2ddp verify --nproc 2` without the keyword names the "
-        "parameters that got no gradient, if any. A model built by the program's own "
-        "class that holds a library model (`self.bert = BertModel(config)`) is judged by "
-        "its forward(): what it does with the library model's outputs (DP041). Marked in "
-        "the migrated file: `--check` fails until it is resolved or silenced with "
-        "`# noqa: DP102`.",
-    ),
-    "DP104": (
-        "a sharded sampler's state read back: where its drawing stands, not what was trained",
-        "The program reads its own sampler's state back through a loader dp2ddp shards "
-        "through that sampler (`loader.sampler.state_dict()`: DdpSamplerShard or "
-        "DdpBatchShard answers the names it does not define with the user's sampler's, "
-        "ruotianluo/ImageCaptioning.pytorch@4c48a33's MySampler, stop 42). The shard draws "
-        "the global batches ahead of the steps (the first len() items of a pass at once, in "
-        "one block every rank draws alike), so the position the sampler reports is where "
-        "the drawing stands, not what this rank has trained on: a run resumed from it skips "
-        "the rest of the pass (DataParallel's loader had drawn only a few batches ahead, "
-        "which the program subtracted). The training itself is right. Resume at a pass "
-        "boundary, or save the position from the training loop's own count of steps. Marked "
-        "in the migrated file: `--check` fails until it is resolved or silenced with "
-        "`# noqa: DP104`.",
-    ),
-    "DP107": (
-        "a layer of the wrapped model replaced after the wrap, not wrapped again",
-        "An assignment through the wrapped model's `.module` replaces one of its layers "
-        "after the wrap (`cnn.module.fc = nn.Sequential()` to take a backbone's features, "
-        "fartashf/vsepp@abe382f, its wrap made in a helper that returns it), or sets it to "
-        "None. DataParallel replicated the module as it was at each forward, so the change "
-        "took effect; DDP built its gradient reducer over the parameters the module held "
-        "at the wrap: the replaced layer's parameters get no gradient and DDP raises "
-        '"Expected to have finished reduction in the prior iteration" at the second step '
-        "on every rank, and a new layer's parameters are drawn and trained by each rank on "
-        "its own. Where it is proved safe dp2ddp wraps the module again right after the "
-        "assignment (`cnn = ddp_rewrap(cnn)`: the assignment in the block of the statement "
-        "that binds the wrap, nothing leaving that block early between them, the wrap read "
-        "only through `.module` there). Warned where not (another name may hold the old "
-        "wrapper, or the assignment is in another block or function); the warning names "
-        "the assignment and the wrap's line. Make the assignment on the module before it "
-        "is wrapped (in the helper that wraps it), or wrap again after it "
-        "(`cnn = DistributedDataParallel(cnn.module, ...)`) before any other name takes "
-        "it. Marked in the migrated file: `--check` fails until it is resolved or "
-        "silenced with `# noqa: DP107`.",
     ),
 }

@@ -53,7 +53,9 @@ class Wrapping(Sampler):
 
 class Batches:
     def __init__(self, batch_size):
-        self.loader = DataLoader(Rows(), batch_size=batch_size, sampler=Wrapping(8), collate_fn=collate)
+        self.loader = DataLoader(
+            Rows(), batch_size=batch_size, sampler=Wrapping(8), collate_fn=collate
+        )
         self.it = iter(self.loader)
 
     def get_batch(self):
