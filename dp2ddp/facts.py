@@ -149,6 +149,11 @@ class ProgramHints:
     #: written: a call of one, rank 0 alone writing there, gets a barrier before every
     #: rank's read of that file (rank_zero/barriers.py, issue 29 item 2).
     file_written_by: frozenset[str] = frozenset()
+    #: Names of the program's functions and methods that return a batch taken by `next()`
+    #: (`get_batch` of a loader class: `return next(self.iters[split])`): what a call of
+    #: one returns is this rank's part where the loader is sharded (analysis/per_rank.py,
+    #: rank_zero/loop_exits.py).
+    batch_fetchers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

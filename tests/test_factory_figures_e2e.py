@@ -45,6 +45,20 @@ per-sample loss `loss.item() / sub` of a summed loss. Before: the slices took th
 part of `sub`, the divisor did not, and rank 0 printed half the original's figure, no
 warning. Now the divisor is `ddp_per_rank_batch(sub)` too (every sample alike: the
 original's lines), the weights the original's.
+
+Stop 43 (helper f), the loader leftovers of stop 42's round:
+
+batch_mark_loader_class (v2-B, ruotianluo/ImageCaptioning.pytorch@4c48a33's epoch mark): the
+training loop counts its epochs and leaves on the wrap mark the sampler puts in the batch's
+items, the batch taken through another module's loader class. Before: only the rank whose
+part held the marked item counted the epoch; rank 0 left after 5 steps, rank 1 died in the
+next all-reduce ("Connection closed by peer"). Now the mark is read over the ranks
+(`ddp_any_rank`): both ranks take the original's 5 steps.
+
+loader_class_keyed_splits (found with v2-E of stop 42): a loader class keeping its loaders in
+dicts keyed by split name. Before: `batches.get_batch("train")` was not followed to its
+(sharded) loader and the batch was split again at the model call, each rank training on a
+quarter of the global batch. Now no second split; the validation loader stays whole (DP015).
 """
 
 from __future__ import annotations
@@ -65,6 +79,8 @@ CASES = {
     "factory_fixed_sample_batch": "train.py",
     "factory_tuple_eval_other_module": "train.py",
     "chunk_size_divided_figure": "train.py",
+    "batch_mark_loader_class": "train.py",
+    "loader_class_keyed_splits": "train.py",
 }
 
 pytestmark = pytest.mark.e2e

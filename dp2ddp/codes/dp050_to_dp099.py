@@ -401,7 +401,13 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "left as the loader's `shuffle` flag says (shuffled: sharded as training data; in "
         "order: whole, its batches split at the model call), which may be wrong: an "
         "evaluation set sharded prints and compares rank 0's share of its figures, a "
-        "training set left whole loads every sample on every rank. Check what the other "
+        "training set left whole loads every sample on every rank. The same where one "
+        "DataLoader call in a loop over split names builds a loader per name "
+        "(`for split in ['train', 'val', 'test']: self.loaders[split] = DataLoader(..., "
+        "sampler=MySampler(...))`, ruotianluo/ImageCaptioning.pytorch@4c48a33, stop 42): "
+        "all of them are sharded as the training split needs, and which split each loop "
+        "asks for (`get_batch('val')` in an evaluation) was not followed: an evaluated "
+        "split reports over this rank's part. Check what the other "
         "module does with it; then silence the warning with `# noqa: DP084`.",
     ),
     "DP085": (

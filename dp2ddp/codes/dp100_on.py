@@ -46,6 +46,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP102`.",
     ),
+    "DP104": (
+        "a sharded sampler's state read back: where its drawing stands, not what was trained",
+        "The program reads its own sampler's state back through a loader dp2ddp shards "
+        "through that sampler (`loader.sampler.state_dict()`: DdpSamplerShard or "
+        "DdpBatchShard answers the names it does not define with the user's sampler's, "
+        "ruotianluo/ImageCaptioning.pytorch@4c48a33's MySampler, stop 42). The shard draws "
+        "the global batches ahead of the steps (the first len() items of a pass at once, in "
+        "one block every rank draws alike), so the position the sampler reports is where "
+        "the drawing stands, not what this rank has trained on: a run resumed from it skips "
+        "the rest of the pass (DataParallel's loader had drawn only a few batches ahead, "
+        "which the program subtracted). The training itself is right. Resume at a pass "
+        "boundary, or save the position from the training loop's own count of steps. Marked "
+        "in the migrated file: `--check` fails until it is resolved or silenced with "
+        "`# noqa: DP104`.",
+    ),
     "DP106": (
         "a figure divided by a chunk size now read per rank, not proved of which batch",
         "A loop cuts each batch into chunks of a configured size (gradient accumulation: "

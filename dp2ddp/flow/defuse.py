@@ -254,6 +254,12 @@ class DefUse:
             elif isinstance(current, cst.Attribute):
                 self._bind_attribute(current, value, kind, statement, scope, path)
             elif isinstance(current, cst.Subscript):
+                holder = current.value
+                while isinstance(holder, cst.Subscript):
+                    holder = holder.value
+                if isinstance(holder, cst.Attribute):  # `self.iters[split] = it`: held by
+                    self._bind_attribute(holder, value, "store", statement, scope, path)
+                    continue  # what `self.iters` holds (v2-E of stop 42), or by its root
                 root = _root_name(current)
                 if root is not None:  # `batch["x"] = t`: t is part of what batch holds
                     self._define_store(root, value, statement, scope, path)

@@ -88,6 +88,7 @@ MARKED = frozenset(
         "DP099",
         "DP100",
         "DP102",
+        "DP104",
         "DP106",
         "DP107",
         "DP108",

@@ -226,6 +226,7 @@ NEEDS_GROUP = frozenset(
         "DdpDistributedSampler",
         "DistributedDataParallel",
         "ddp_all_reduce_sum",
+        "ddp_any_rank",
         "ddp_average_gradients",
         "ddp_barrier",
         "ddp_broadcast_module",

@@ -1,7 +1,11 @@
 """Values a rank computes on its own: a likely cause named in a warning, not a proof.
 
 uniformity.py proves what is the same on every rank; this question goes the other way and
-only points at a probable culprit for a message. DP032 (a training loop left on a
+only points at a probable culprit for a message. A batch is this rank's own: a `for` target
+over a loader, a value taken by `next()`, or what a call of a function or method returns
+that returns `next()` of one (`loader.get_batch('train')` of a loader class of another
+module: `batch_fetchers`, ProgramHints.batch_fetchers; ImageCaptioning.pytorch, v2-B of
+stop 42). DP032 (a training loop left on a
 condition that may differ between ranks) asks `computed_per_rank`: a loss, a model output,
 a clock read in the loop. (A writer's log directory named by the clock, once DP033 here, is
 the agreement proof's: rank_zero/run_dir.py makes it rank 0's.)
@@ -9,22 +13,28 @@ the agreement proof's: rank_zero/run_dir.py makes it rank 0's.)
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from functools import partial
 from typing import Final
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import counts, walk
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import resolved_name
+from dp2ddp.transforms._support.nodes import counts, name_of, walk
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.module_index import binds_name
+from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Calls whose result differs between processes even on the same input.
 _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "os.path.is")
 #: The inserted helpers whose value is the same on every rank (a sum over the ranks, rank
 #: 0's value): what they return is no rank's own figure.
-_AGREED: Final = frozenset({"ddp_all_reduce_sum", "ddp_global_count", "ddp_rank0_value"})
+_AGREED: Final = frozenset(
+    {"ddp_all_reduce_sum", "ddp_any_rank", "ddp_global_count", "ddp_rank0_value"}
+)
 
 
 def _agreed(expr: cst.BaseExpression | None) -> bool:
@@ -39,6 +49,7 @@ def computed_per_rank(
     u: RankUniformity,
     test: cst.BaseExpression,
     loop: cst.For | cst.While | cst.FunctionDef,
+    fetchers: frozenset[str] = frozenset(),
 ) -> bool:
     """`test` reads a value that `loop` computes differently on each rank: from its
     batches (a loss, a model output), under a rank-local `if`, or a clock or random draw.
@@ -54,7 +65,8 @@ def computed_per_rank(
         for n in walk(test)
         if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
     } - {"self"}
-    return _loop_local(u, test, loop, set(), partial(_read_per_process, u), frozenset(held))
+    direct = partial(_read_per_process, u, fetchers)
+    return _loop_local(u, test, loop, set(), direct, frozenset(held))
 
 
 def from_own_batches(
@@ -76,6 +88,8 @@ def _loop_local(
 ) -> bool:
     """`expr` is `direct` or reads a name `loop` binds from such a value, from its batches
     or under an `if` whose test is (`seen`: the names asked already)."""
+    if _agreed(expr):
+        return False  # reduced over the ranks (a batch's mark, ddp_any_rank): every rank's
     if direct(expr):
         return True
     names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
@@ -118,6 +132,7 @@ def _loop_local(
             if (
                 isinstance(parent, cst.If)
                 and child is not parent.test
+                and not u.is_shared(parent.test)
                 and _loop_local(u, parent.test, loop, seen, direct)
             ):
                 return True
@@ -132,10 +147,111 @@ def _receiver(func: cst.BaseExpression) -> str | None:
     return func.value if isinstance(func, cst.Name) else None
 
 
-def _read_per_process(u: RankUniformity, expr: cst.BaseExpression) -> bool:
-    """`expr` tests the rank or reads the clock, a random draw, the file system."""
-    return mentions_rank(expr) or any(
-        isinstance(call, cst.Call)
-        and any(n.startswith(_PER_PROCESS) for n in u.view.qualified_names(call.func))
-        for call in walk(expr)
+def _read_per_process(
+    u: RankUniformity, fetchers: frozenset[str], expr: cst.BaseExpression
+) -> bool:
+    """`expr` tests the rank or reads the clock, a random draw, the file system, or takes
+    a batch (batch_fetch)."""
+    return (
+        mentions_rank(expr)
+        or batch_fetch(expr, fetchers)
+        or any(
+            isinstance(call, cst.Call)
+            and any(n.startswith(_PER_PROCESS) for n in u.view.qualified_names(call.func))
+            for call in walk(expr)
+        )
+    )
+
+
+def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+    """Names of the module's top-level functions that return a value computed from a
+    per-process read (analysis/per_process.py: the clock, a random draw, a uuid, the file
+    system's state), through local names and the module's other such functions: a run
+    name helper (`def run_name(): return time.strftime(...)`) another module names its
+    run directory with."""
+    functions = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    found: set[str] = set()
+
+    def reads(node: ast.AST, tainted: set[str]) -> bool:
+        for inner in ast_nodes.walk(node):
+            if isinstance(inner, ast.Name) and inner.id in tainted:
+                return True
+            if isinstance(inner, ast.Call):
+                name = resolved_name(inner.func, table)
+                if reads_per_process(name) or name in FILE_SYSTEM_STATE:
+                    return True
+                if isinstance(inner.func, ast.Name) and inner.func.id in found:
+                    return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for function in functions:
+            if function.name in found:
+                continue
+            tainted: set[str] = set()
+            assigns = [n for n in ast_nodes.walk(function) if isinstance(n, ast.Assign)]
+            grew = True
+            while grew:
+                grew = False
+                for assign in assigns:
+                    targets = {t.id for t in assign.targets if isinstance(t, ast.Name)}
+                    if targets - tainted and reads(assign.value, tainted):
+                        tainted |= targets
+                        grew = True
+            if any(
+                isinstance(n, ast.Return) and n.value is not None and reads(n.value, tainted)
+                for n in ast_nodes.walk(function)
+            ):
+                found.add(function.name)
+                changed = True
+    return frozenset(found)
+
+
+def batch_fetch(expr: cst.BaseExpression, fetchers: frozenset[str]) -> bool:
+    """`expr` takes a batch: `next(it)`, or a call of a function or method named in
+    `fetchers` (batch_fetchers: `loader.get_batch('train')`), by the name called."""
+    if not isinstance(expr, cst.Call):
+        return False
+    name = name_of(expr.func)
+    return name == "next" and len(expr.args) == 1 or bool(name) and name in fetchers
+
+
+def batch_fetchers(tree: ast.Module) -> frozenset[str]:
+    """Names of the module's top-level functions and its top-level classes' methods whose
+    every return is `next()` of something, or a name bound from one (`data =
+    next(self.iters[split])` in a `try` that re-makes the iterator at StopIteration, then
+    `return data`): a loader class's `get_batch(split)`. A call of one in another module's
+    training loop takes this rank's part of a batch where the loader is sharded."""
+    found: set[str] = set()
+
+    def fetches(function: ast.FunctionDef) -> bool:
+        bound = {
+            target.id
+            for node in ast_nodes.walk(function)
+            if isinstance(node, ast.Assign) and _next_call(node.value)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        returns = [
+            n.value for n in ast_nodes.walk(function) if isinstance(n, ast.Return) and n.value
+        ]
+        return bool(returns) and all(
+            _next_call(r) or isinstance(r, ast.Name) and r.id in bound for r in returns
+        )
+
+    for statement in tree.body:
+        members = statement.body if isinstance(statement, ast.ClassDef) else [statement]
+        found |= {f.name for f in members if isinstance(f, ast.FunctionDef) and fetches(f)}
+    return frozenset(found)
+
+
+def _next_call(node: ast.expr) -> bool:
+    """`next(x)` (ast)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "next"
+        and len(node.args) == 1
     )

@@ -122,12 +122,15 @@ class RankUniformity:
         #: ids of calls the migration makes rank 0's value on every rank (see share).
         self._shared: set[int] = set()
 
-    def share(self, call: cst.Call) -> None:
-        """`call` becomes rank 0's value on every rank (`ddp_rank0_value(...)`,
-        `ddp_stdin(...)`, rank_zero's agreement rules): the same everywhere once migrated,
-        so a condition made of it is every rank's. Earlier answers are forgotten."""
-        self._shared.add(id(call))
+    def share(self, expr: cst.BaseExpression, *, undo: bool = False) -> None:
+        """`expr` becomes one value on every rank (`ddp_rank0_value(...)`, `ddp_stdin(...)`,
+        `ddp_any_rank(mark)`: rank_zero's agreement rules), so a condition made of it is
+        every rank's (`undo`: no longer). Earlier answers are forgotten."""
+        (self._shared.discard if undo else self._shared.add)(id(expr))
         self._memo.clear()
+
+    def is_shared(self, expr: cst.BaseExpression) -> bool:
+        return id(expr) in self._shared  # made one value on every rank (share)
 
     @classmethod
     def for_pass(cls, transform: MigrationTransform, module: cst.Module) -> RankUniformity:
@@ -182,12 +185,12 @@ class RankUniformity:
                 for earlier in parent.body:
                     if earlier is child:
                         break
-                    if self._returns_per_rank(earlier):
+                    if self.returns_per_rank(earlier):
                         return earlier  # type: ignore[return-value]
             child, parent = parent, self.view.parent(parent)
         return None
 
-    def _returns_per_rank(self, statement: cst.BaseStatement) -> bool:
+    def returns_per_rank(self, statement: cst.BaseStatement) -> bool:
         """A jump out of `statement` under a condition of it that may differ between ranks."""
         if not isinstance(statement, cst.BaseCompoundStatement):
             return False
@@ -335,6 +338,8 @@ class RankUniformity:
         return result
 
     def _value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        if id(expr) in self._shared:
+            return True  # one value on every rank (share)
         if (iterated := bar_iterable(expr, self.view)) is not None:
             return self.value(iterated, at)  # a progress bar: its own options do not count
         if mentions_rank(expr):
@@ -372,10 +377,8 @@ class RankUniformity:
     def _call(self, call: cst.Call, at: cst.CSTNode) -> bool:
         func = call.func
         name = name_of(func)
-        if name == "ddp_all_reduce_sum":
-            return True  # summed over the ranks: the same everywhere
-        if id(call) in self._shared:
-            return True  # rank 0's value on every rank (share)
+        if name in ("ddp_all_reduce_sum", "ddp_any_rank"):
+            return True  # reduced over the ranks: the same everywhere
         args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
         if names & UNIFORM_CALLS or any(n.startswith(UNIFORM_PREFIXES) for n in names):

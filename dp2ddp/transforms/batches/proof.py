@@ -136,15 +136,22 @@ class BatchProof(DrawnBatches):
                 elif verdict == "sharded":
                     per_rank = True
                 elif verdict == "batch":
-                    if not self._split_on_path(flow, origin, loop):
+                    fetched = self._fetched_elsewhere(origin)
+                    if fetched or not self._split_on_path(flow, origin, loop):
                         self._unproved.add("DP047")
+                        effect = (
+                            "taken by another module's function from a loader it may "
+                            "shard: not split here (a second split cuts this rank's part "
+                            "again); where that loader is whole, every rank gets all of it"
+                            if fetched
+                            else "every rank gets all of it"
+                        )
                         self.warn(
                             call,
                             "DP047",
                             f"{self.code(value)} in {self.code(call)} comes from "
                             f"{code(origin.node)} ({origin.kind}): "
-                            f"{origin.flow(self._position)}; every rank gets all of it"
-                            + self._per_process_note(),
+                            f"{origin.flow(self._position)}; {effect}" + self._per_process_note(),
                         )
                         return
                     per_rank = True
@@ -184,6 +191,24 @@ class BatchProof(DrawnBatches):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
+
+    def _fetched_elsewhere(self, origin: Origin) -> bool:
+        """A batch taken through a function of another module that returns `next()` of a
+        loader it holds (`batches.get_batch()` of a loader class: ProgramHints.
+        batch_fetchers), a walk that ends at the object's class (`Batches(4)`, not entered)
+        or its import: that module may shard its loader, and a split here would cut this
+        rank's part again (each rank training on a quarter: v2-B's fixture of stop 43);
+        said (DP047), not split. The walk records the method call as the step `what`."""
+        fetchers = self.state.hints.batch_fetchers
+        return (
+            bool(fetchers)
+            and origin.kind in ("import", "call")
+            and any(
+                step.what.endswith(")")
+                and step.what.partition("(")[0].rpartition(".")[2] in fetchers
+                for step in origin.path
+            )
+        )
 
     def _per_process_note(self) -> str:
         if self.state.options.per_process_batch:

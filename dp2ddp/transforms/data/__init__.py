@@ -102,6 +102,7 @@ from dp2ddp.transforms.data.batch_shard import (
     is_batch_shard,
     is_sampler_shard,
     plan_batch_shard,
+    said_state_reads,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
@@ -185,10 +186,9 @@ class ShardDataLoaders(LoaderEvaluation):
                     for call in self._read_through(expr, found):
                         if loop not in found[call].read_loops:
                             found[call].read_loops.append(loop)
-        register_next_loops(self, nodes, loaders)
-        register_next_loops(self, nodes, self._sampler_sharded)  # their figures too (F1)
-        register_generator_loops(self, loaders)
-        register_generator_loops(self, self._sampler_sharded)
+        for found in (loaders, self._sampler_sharded):  # their figures too (F1)
+            register_next_loops(self, nodes, found)
+            register_generator_loops(self, found)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
@@ -199,6 +199,7 @@ class ShardDataLoaders(LoaderEvaluation):
             self._warn_running_figures(loader)
             self._export_shard(loader)
         self._plan_subclasses(nodes)
+        said_state_reads(self, nodes, len(self._shards))
         every = {
             c: loaders.get(c) or Loader(c, {}, self._binding(c)[0], None, None)
             for c in self._all_loaders
@@ -309,8 +310,7 @@ class ShardDataLoaders(LoaderEvaluation):
                     self.warn(call, "DP009", planned)
                 else:
                     self._shards[call] = planned
-                    # Its loops' figures are this rank's parts of the batches: summed or said
-                    # as for a loader sharded by DistributedSampler (visit_Module).
+                    # its loops' figures: this rank's parts, as a DistributedSampler's
                     self._sampler_sharded[call] = Loader(call, args, *self._binding(call), None)
                     what = "batch sampler's batches" if key == "batch_sampler" else "sampler's"
                     self.record(

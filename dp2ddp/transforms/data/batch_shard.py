@@ -31,7 +31,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import call_named, is_false, keyword, name_of, walk
+from dp2ddp.transforms._support.nodes import (
+    ModuleNodes,
+    call_named,
+    is_false,
+    keyword,
+    name_of,
+    walk,
+)
 from dp2ddp.transforms.data.batch_size import LoaderBatchSize
 from dp2ddp.transforms.data.plan import EVAL_NAME, SHARD_FLAG
 
@@ -71,6 +78,31 @@ def is_sampler_shard(shard: ShardEdit) -> bool:
     wrapper = shard.wrapper.body if isinstance(shard.wrapper, cst.IfExp) else shard.wrapper
     called = isinstance(wrapper, cst.Call) and name_of(wrapper.func) == SAMPLER_SHARD
     return shard.arguments is None and called
+
+
+def said_state_reads(data: LoaderBatchSize, nodes: ModuleNodes, shards: int) -> None:
+    """DP104: `x.sampler.state_dict()` in a module that shards `shards` loaders through
+    their own sampler (or batch sampler): the shard answers with the user's sampler's
+    (`DdpBatchShard.__getattr__`), whose position counts what the shard has drawn ahead
+    (a pass's first len() items at once), not what this rank trained: a resumed run
+    skips. The training is right; only a resume reads it, so it is said, at the read."""
+    if not shards:
+        return
+    for call in nodes.of(cst.Call):
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "state_dict"
+            and isinstance(func.value, cst.Attribute)
+            and func.value.attr.value in ("sampler", "batch_sampler")
+        ):
+            data.warn(
+                call,
+                "DP104",
+                f"`{data.code(call)}` reads the state of a sampler this module shards "
+                f"({SAMPLER_SHARD}/{BATCH_SHARD}): it says where the drawing stands, a pass "
+                "drawn ahead, not what this rank trained; a run resumed from it skips",
+            )
 
 
 def plan_batch_shard(

@@ -90,6 +90,7 @@ class RankZeroOnly(MigrationTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._facts = RankZeroFacts(self, node)
+        self.loop_exits.plan(node)
         self.run_dir.plan(node)
         self.stdin.plan(node)
         quiet_logging(self, node)
@@ -123,6 +124,7 @@ class RankZeroOnly(MigrationTransform):
         return self.guards.lambda_body(original_node, updated_node)
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
+        updated_node = self.loop_exits.leave_if(original_node, updated_node)
         return self.guards.merge_test(original_node, updated_node)
 
     def visit_Break(self, node: cst.Break) -> None:

@@ -47,7 +47,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
-from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
+from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
@@ -132,6 +132,8 @@ def program_hints(
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
+    # not the entry's (its loop asks its own module): one hint for the entries of a folder
+    fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -156,6 +158,7 @@ def program_hints(
                 keepers=keepers,
                 class_methods=methods,
                 file_written_by=written_by,
+                batch_fetchers=fetchers,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -179,6 +182,7 @@ def program_hints(
             keepers,
             methods,
             file_written_by=written_by,
+            batch_fetchers=fetchers,
         )
     return hints
 
@@ -330,6 +334,8 @@ class ModuleNames:
     keepers: frozenset[str] = frozenset()
     #: Its top-level functions that write a file at a parameter (path_sinks.file_writers).
     file_writers: frozenset[str] = frozenset()
+    #: Its functions and methods returning a batch taken by `next()` (per_rank.py).
+    fetchers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -365,6 +371,7 @@ class ModuleNames:
             object_functions(tree, table, PIL_IMAGES),
             keeping_methods(tree, printing),
             file_writers(tree, resolved),
+            batch_fetchers(tree),
         )
 
 
@@ -430,52 +437,6 @@ def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[
         if (name := calls_of_instances.get(id(f)))
         and any(direct(func) or _own_callee(func) in found for func in calls[id(f)])
     }
-    return frozenset(found)
-
-
-def per_rank_returns(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
-    """Names of the module's top-level functions that return a value computed from a
-    per-process read (analysis/per_process.py: the clock, a random draw, a uuid, the file
-    system's state), through local names and the module's other such functions: a run
-    name helper (`def run_name(): return time.strftime(...)`) another module names its
-    run directory with."""
-    functions = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
-    found: set[str] = set()
-
-    def reads(node: ast.AST, tainted: set[str]) -> bool:
-        for inner in ast_nodes.walk(node):
-            if isinstance(inner, ast.Name) and inner.id in tainted:
-                return True
-            if isinstance(inner, ast.Call):
-                name = resolved_name(inner.func, table)
-                if reads_per_process(name) or name in FILE_SYSTEM_STATE:
-                    return True
-                if isinstance(inner.func, ast.Name) and inner.func.id in found:
-                    return True
-        return False
-
-    changed = True
-    while changed:
-        changed = False
-        for function in functions:
-            if function.name in found:
-                continue
-            tainted: set[str] = set()
-            assigns = [n for n in ast_nodes.walk(function) if isinstance(n, ast.Assign)]
-            grew = True
-            while grew:
-                grew = False
-                for assign in assigns:
-                    targets = {t.id for t in assign.targets if isinstance(t, ast.Name)}
-                    if targets - tainted and reads(assign.value, tainted):
-                        tainted |= targets
-                        grew = True
-            if any(
-                isinstance(n, ast.Return) and n.value is not None and reads(n.value, tainted)
-                for n in ast_nodes.walk(function)
-            ):
-                found.add(function.name)
-                changed = True
     return frozenset(found)
 
 

@@ -1,0 +1,57 @@
+"""A loader class keeping its train and val loaders in dicts keyed by split name
+(`self.iters["train"] = iter(self.loaders["train"])`), its get_batch(split) taking the batch
+by `next(self.iters[split])`. The def-use view did not read a store into `self.iters[...]`
+as what `self.iters` holds, so the batch proof found no loader behind
+`batches.get_batch("train")` and split the (already sharded) batch again at the model call:
+each rank trained on a quarter of the global batch, no warning. The validation loader,
+only evaluated, stays whole (DP015): every rank prints the original's loss."""
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, RandomSampler, TensorDataset
+
+
+def rows(n, offset):
+    x = torch.linspace(-1, 1, n * 3).reshape(n, 3) + offset
+    return TensorDataset(x, x.sum(1, keepdim=True))
+
+
+class Batches:
+    def __init__(self, batch_size):
+        self.loaders, self.iters = {}, {}
+        data = rows(8, 0.0)
+        self.loaders["train"] = DataLoader(data, batch_size=batch_size, sampler=RandomSampler(data))
+        self.iters["train"] = iter(self.loaders["train"])
+        data = rows(4, 0.5)
+        self.loaders["val"] = DataLoader(data, batch_size=batch_size)
+        self.iters["val"] = iter(self.loaders["val"])
+
+    def get_batch(self, split):
+        try:
+            return next(self.iters[split])
+        except StopIteration:
+            self.iters[split] = iter(self.loaders[split])
+            return next(self.iters[split])
+
+
+def evaluate(model, batches):
+    model.eval()
+    with torch.no_grad():
+        x, y = batches.get_batch("val")
+        loss = (model(x) - y).pow(2).sum().item()
+    model.train()
+    return loss
+
+
+torch.manual_seed(0)
+batches = Batches(8)
+model = nn.DataParallel(nn.Linear(3, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(3):
+    x, y = batches.get_batch("train")
+    loss = (model(x) - y).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"step {step} val {evaluate(model, batches):.4f}")
+E2E_DIGEST = [round(p.sum().item(), 4) for p in model.module.parameters()]
