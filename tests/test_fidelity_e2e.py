@@ -56,6 +56,7 @@ PROGRAMS = {
     "model_class_from_module_by_name": ("train.py",),
     "dataset_split_registry_package": ("train.py",),
     "model_built_by_picked_builder": ("train.py",),
+    "model_built_by_literal_builder": ("train.py",),
     "devices_package_function_cuda": ("train.py",),
 }
 #: Those whose entry leaves E2E_DIGEST: rank 0's must be the original's (one process,
@@ -83,7 +84,9 @@ PROGRAMS = {
 #: to an attribute of its instances, iterated here in an epoch loop: set_epoch runs there.
 #: model_built_by_picked_builder (stop 42's v3-A as corrected, ban-vqa's shape): the model
 #: built by `getattr(nets, "build_%s" % arch)(...)`, a part of it partial; before: no DP041,
-#: "Expected to have finished reduction" at step 2 on both ranks.
+#: "Expected to have finished reduction" at step 2 on both ranks. model_built_by_literal_builder
+#: (stop 43): the same with the name a string, `getattr(nets, "build_gated")(8)`; before: read
+#: as a library's callee, no DP041, the same failure.
 #: devices_package_function_cuda (stop 42's v1-A, `from pkg import utils`): the program's own
 #: `utils.cuda(x)` kept; before: `utils.to(DEVICE)`, AttributeError on both ranks.
 DIGEST_PROGRAMS = {
@@ -96,6 +99,7 @@ DIGEST_PROGRAMS = {
     "loader_whole_passed_to_trainer": "main.py",
     "model_class_from_module_by_name": "train.py",
     "model_built_by_picked_builder": "train.py",
+    "model_built_by_literal_builder": "train.py",
     "devices_package_function_cuda": "train.py",
 }
 PROGRAM_FIXTURES = Path(__file__).resolve().parent / "program_fixtures"

@@ -410,6 +410,11 @@ class UnusedParameters:
             n for each in names for n in each if n.startswith(".") or n.split(".", 1)[0] in roots
         }
         picked = f"`{code(built, 60)}`"
+        by = (
+            "named by a string, not followed"
+            if _named_literally(built)
+            else "picked by a name known only at run time"
+        )
         if ours:
             partial = sorted(
                 (
@@ -426,7 +431,7 @@ class UnusedParameters:
                 return ""
             return (
                 f"the model is built by {picked}, a callable of the program's "
-                f"`{code(holder, 60)}` picked by a name known only at run time: any of its "
+                f"`{code(holder, 60)}` {by}: any of its "
                 f"builders may build it, and {classes[partial[0][1]]}"
             )
         library = [
@@ -437,7 +442,7 @@ class UnusedParameters:
             self._caller = True
             return library[0].replace("is built by", f"is built by {picked}, a callable of", 1)
         return (
-            f"the model is built by {picked}, picked by a name known only at run time from "
+            f"the model is built by {picked}, {by} from "
             f"`{code(holder, 60)}`, which is not read here: which class it builds, and whether "
             "its forward() leaves a layer without a gradient, is not known (DDP then fails "
             "at the next step); find_unused_parameters=True runs either way, more slowly"
@@ -445,20 +450,18 @@ class UnusedParameters:
 
     @staticmethod
     def _holder(built: cst.BaseExpression | None) -> cst.BaseExpression | None:
-        """What a callee picked by a run-time name picks from: `X` of `getattr(X, name)`
-        (the name not a literal), of `X[key]`, `X.__dict__[key]`, `vars(X)[key]`; None
-        otherwise."""
+        """What a callee picked by name picks from: `X` of `getattr(X, name)`, of `X[key]`,
+        `X.__dict__[key]`, `vars(X)[key]`; None otherwise. A literal name counts too
+        (`getattr(nets, "build_ban")`, `BUILDERS["ban"]`): the callee it names is not
+        resolved through a string, so every builder of X stands for it (stop 43: read as a
+        library's before, no DP041, both ranks failed at step 2)."""
         if isinstance(built, cst.Call):
             func, args = built.func, built.args
-            literal = len(args) >= 2 and isinstance(args[1].value, cst.SimpleString)
             if isinstance(func, cst.Name) and func.value == "getattr" and len(args) >= 2:
-                return None if literal else args[0].value
+                return args[0].value
             return None
         if not isinstance(built, cst.Subscript):
             return None
-        if len(built.slice) == 1 and isinstance(built.slice[0].slice, cst.Index):
-            if isinstance(built.slice[0].slice.value, cst.SimpleString):
-                return None  # `BUILDERS["ban"]`: one entry, as written
         value = built.value
         if isinstance(value, cst.Attribute) and value.attr.value == "__dict__":
             return value.value
@@ -680,3 +683,16 @@ class UnusedParameters:
             ):
                 found = node.value
         return found
+
+
+def _named_literally(built: cst.BaseExpression) -> bool:
+    """`getattr(X, "name")` or `X["key"]`: a pick whose name is written as a string."""
+    if isinstance(built, cst.Call):
+        args = built.args
+        return len(args) >= 2 and isinstance(args[1].value, cst.SimpleString)
+    return (
+        isinstance(built, cst.Subscript)
+        and len(built.slice) == 1
+        and isinstance(built.slice[0].slice, cst.Index)
+        and isinstance(built.slice[0].slice.value, cst.SimpleString)
+    )
