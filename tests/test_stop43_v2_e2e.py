@@ -9,6 +9,9 @@ what the original (one process, DataParallel) printed.
 - batches_list_of_samples (v2-B, Morizeyao/GPT2-Chinese@bbb4465): a batch sliced from a list
   of token-id lists, made a tensor later: each rank its rows (before: the whole list on every
   rank).
+- batches_list_pair_of_samples (stop 43, lead): two lists sliced in one binding,
+  `xs, ys = X[a:b], Y[a:b]`: each cut by its own rows (before: the pair's tuple form passed
+  both lists whole to every rank).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 CASES = {
     "hazards_unused_mode_calls": ("weights 4.2358",),
     "batches_list_of_samples": ("weights 419.157",),
+    "batches_list_pair_of_samples": ("weights 1.2714",),
 }
 
 

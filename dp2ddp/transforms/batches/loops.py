@@ -368,6 +368,12 @@ class BatchLoops(LoaderEvaluation):
                 func=element.func.with_changes(value=cst.Name(name.value))
             )
             after.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], flatten)]))
+        if not self._dim and not after and len(pairs) > 1:
+            names = [name for name, element in pairs if _outer_slice(element)]
+            if len(names) == len(pairs) and all(isinstance(n, cst.Name) for n in names):
+                # `xs, ys = X[a:b], Y[a:b]`: each a slice of samples (lists too), each cut
+                # by its own rows; the pair's tuple form passes tensor-less lists whole
+                return [self._split_statement(name, True) for name in names]
         rows = not self._dim and isinstance(target, cst.Name) and _outer_slice(value)
         return [self._split_statement(target, rows), *after]
 
