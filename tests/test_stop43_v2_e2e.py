@@ -1,5 +1,5 @@
-"""Stop 43's generative/NLP round (helper v2), end to end: the golden migrations of its
-classes run under torchrun (2 CPU processes, gloo) to the end in one launch, and rank 0 prints
+"""Stop 43's generative/NLP round (helper v2) and the lead's classes after it, end to end:
+the golden migrations of its classes run under torchrun (2 CPU processes, gloo) to the end in one launch, and rank 0 prints
 what the original (one process, DataParallel) printed.
 
 - hazards_unused_mode_calls (v2-E, Kyubyong/bert_ner@dd0e190): an encoder run with gradients
@@ -12,6 +12,9 @@ what the original (one process, DataParallel) printed.
 - batches_list_pair_of_samples (stop 43, lead): two lists sliced in one binding,
   `xs, ys = X[a:b], Y[a:b]`: each cut by its own rows (before: the pair's tuple form passed
   both lists whole to every rank).
+- batches_fixed_whole_summed_loss (stop 43, lead): one fixed batch drawn before the loop, a
+  summed loss: left unscaled, DP004 (before: `(loss * WORLD_SIZE).backward()`, WORLD_SIZE
+  times DataParallel's gradient on every rank, no warning).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ CASES = {
     "hazards_unused_mode_calls": ("weights 4.2358",),
     "batches_list_of_samples": ("weights 419.157",),
     "batches_list_pair_of_samples": ("weights 1.2714",),
+    "batches_fixed_whole_summed_loss": ("weights 0.5918",),
 }
 
 

@@ -139,6 +139,7 @@ class ShardBatches(BatchSqueezes):
         handled: list[cst.For | cst.While] = []
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
+        self._whole_fixed: list[cst.Call] = []  # model calls given one fixed whole batch
         self._same_random: set[cst.CSTNode] = set()
         self._split_loops: list[cst.For | cst.While] = []
         self._module_node = node  # the figure rule's (LoaderEvaluation)
@@ -164,7 +165,7 @@ class ShardBatches(BatchSqueezes):
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         self._warn_split_figures()
-        if self._unproved:
+        if self._unproved or self._whole_fixed:
             self._keep_summed_losses(nodes)
         return True
 
@@ -363,11 +364,18 @@ class ShardBatches(BatchSqueezes):
             elif not loss.lpar:
                 loss = loss.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             self._swap[call] = call.with_changes(func=call.func.with_changes(value=loss))
+            why = (
+                f"({', '.join(sorted(self._unproved))} in this module)"
+                if self._unproved
+                else f"(`{self.code(self._whole_fixed[0])}` at line "
+                f"{self._position(self._whole_fixed[0])[0]} is given the same whole batch at "
+                "every step on every rank)"
+            )
             self.warn(
                 call,
                 "DP004",
                 f"{self.code(loss)} is summed over a batch not proved split over the ranks "
-                f"({', '.join(sorted(self._unproved))} in this module): left unscaled",
+                f"{why}: left unscaled",
             )
         self.state.withdrawn.add(SCALED_LOSS)
 

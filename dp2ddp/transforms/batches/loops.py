@@ -52,6 +52,7 @@ class BatchLoops(LoaderEvaluation):
     _split_loops: list[cst.For | cst.While]
     #: the codes given for batches not proved split (DP037, DP047)
     _unproved: set[str]
+    _whole_fixed: list[cst.Call]
     #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
     _models: list[str]
     _loader_calls: dict[cst.Call, Loader]

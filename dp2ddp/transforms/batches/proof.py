@@ -107,6 +107,7 @@ class BatchProof(DrawnBatches):
         state sized by the batch follow it."""
         per_rank = False
         states: list[Origin] = []
+        fixed = bool(call.args)  # every input's sources computed once, before the loop
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
             return calls_model(other, wrapped)
@@ -128,6 +129,7 @@ class BatchProof(DrawnBatches):
                     "caller and whole by another; every rank gets all of the whole ones",
                 )
                 return
+            fixed = fixed and bool(found) and all(self._fixed_before(o, loop) for o in found)
             for origin, verdict in zip(found, verdicts, strict=True):
                 if dealt and verdict == "batch":
                     verdict = "sharded"
@@ -156,6 +158,11 @@ class BatchProof(DrawnBatches):
                         return
                     per_rank = True
         if not per_rank:
+            if fixed and self._inside(call, loop):
+                # the same whole batch at every step on every rank (`x = torch.randn(4, 3)`
+                # before the loop): the averaged update of a mean loss is DataParallel's,
+                # but a summed one scaled by WORLD_SIZE would be WORLD_SIZE times it
+                self._whole_fixed.append(call)
             return
         for value in self._targets(flow, call, loop):
             found = origins(flow, value, stop)
@@ -191,6 +198,20 @@ class BatchProof(DrawnBatches):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
+
+    def _fixed_before(self, origin: Origin, loop: cst.For | cst.While) -> bool:
+        """A source of a model input computed once, before the training loop and in its
+        scope (a literal, or a call that is no model's, not inside the loop nor in a
+        helper the loop calls): the same value at every step (stop 43, lead)."""
+        node = origin.node
+        if origin.kind not in ("call", "constant") or origin.cut or origin.selects:
+            return False
+        if isinstance(node, cst.Call) and calls_model(node, self._models):
+            return False
+        if self._inside(node, loop):
+            return False
+        scopes = [a for a in self._ancestors_to(node, None) if isinstance(a, cst.FunctionDef)]
+        return all(self._inside(loop, f) for f in scopes)
 
     def _fetched_elsewhere(self, origin: Origin) -> bool:
         """A batch taken through a function of another module that returns `next()` of a
