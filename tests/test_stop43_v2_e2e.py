@@ -1,6 +1,6 @@
 """Stop 43's generative/NLP round (helper v2) and the lead's classes after it, end to end:
-the golden migrations of its classes run under torchrun (2 CPU processes, gloo) to the end in one launch, and rank 0 prints
-what the original (one process, DataParallel) printed.
+the golden migrations of its classes run under torchrun (2 CPU processes, gloo) to the end
+in one launch, and rank 0 prints what the original (one process, DataParallel) printed.
 
 - hazards_unused_mode_calls (v2-E, Kyubyong/bert_ner@dd0e190): an encoder run with gradients
   only when fine-tuned, its mode set by `self.encoder.train()` / `.eval()` on each branch:
