@@ -496,7 +496,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     assert "ddp_per_rank_batch(batch_size)" in scripts["lm_range_hidden"].read_text()
     assert "x = ddp_shard_batch(x)" in scripts["numpy_index_batches"].read_text()
     assert "z = ddp_shard_batch(z)" in scripts["noise_sliced_by_counter"].read_text()
-    assert "t = ddp_shard_batch(t)" in scripts["noise_sliced_by_counter"].read_text()
+    assert "t = ddp_shard_batch(t, rows=True)" in scripts["noise_sliced_by_counter"].read_text()
     assert "xmb, ymb = ddp_shard_batch((xmb, ymb))" in scripts["generator_numpy_slices"].read_text()
     closure = scripts["step_closure_index_batches"].read_text()
     assert "model(ddp_shard_batch(X[idx])).squeeze(-1), ddp_shard_batch(Y[idx])" in closure
