@@ -453,6 +453,11 @@ class ProgramFacts:
     #: _group_at_import): the entry calls ddp_setup() before its first import of one
     #: (transforms/process_group.py). Empty for a single file and a library.
     group_at_import: tuple[str, ...] = ()
+    #: The names of the program modules' functions and classes whose call runs code the
+    #: migration made need the process group (program/migrate.py _group_at_import): the
+    #: entry's import-time code calling one gets ddp_setup() after its imports, not in
+    #: main(). Empty for a single file and a library.
+    group_calls: tuple[str, ...] = ()
     #: The program's argparse options and whether any module names LOCAL_RANK
     #: (transforms/analysis/command_line.py), for DP003's way out where the option is
     #: parsed in another module than the DDP path's (told also to the module whose DDP path

@@ -418,9 +418,25 @@ def test_loader_built_at_import_of_another_module(tmp_path: Path) -> None:
     import *`: both ranks train and end (before: setup after the imports, "Default process
     group has not been initialized" on both at the import). Its own launch: in the shared one
     an earlier script has set the group up already."""
+    _runs_program_fixture(tmp_path, "loader_built_at_import_of_module", "steps 4 test error")
+
+
+def test_loader_built_by_a_module_level_call(tmp_path: Path) -> None:
+    """Class v3-A (stop 44, ehoogeboom/e3_diffusion_for_molecules@fce07d7): the program
+    fixture loader_built_by_call_at_import, whose entry calls another module's loader
+    function at module level, before main(). Its entry calls ddp_setup() after its imports:
+    both ranks train and end (before: setup first thing in main(), "Default process group
+    has not been initialized" on both at the module-level call)."""
+    _runs_program_fixture(tmp_path, "loader_built_by_call_at_import", "weights ")
+
+
+def _runs_program_fixture(tmp_path: Path, name: str, printed_start: str) -> None:
+    """The program fixture's expected tree under torchrun ×2, in its own launch (in the
+    shared one an earlier script has set the group up already): no missing process group,
+    both ranks end, rank 0 alone prints the line starting `printed_start`."""
     work = tmp_path / "program"
     fixture = Path(__file__).resolve().parent / "program_fixtures"
-    shutil.copytree(fixture / "loader_built_at_import_of_module" / "expected", work)
+    shutil.copytree(fixture / name / "expected", work)
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
@@ -431,5 +447,5 @@ def test_loader_built_at_import_of_another_module(tmp_path: Path) -> None:
     assert "Default process group has not been initialized" not in console, console[-3000:]
     if proc.returncode != 0:  # torch's known abort at process exit, after the script ended
         assert KNOWN_EXIT_ABORT in console, console[-3000:]
-    printed = [line for line in proc.stdout.splitlines() if line.startswith("steps 4 test error")]
+    printed = [line for line in proc.stdout.splitlines() if line.startswith(printed_start)]
     assert len(printed) == 1, console[-3000:]  # rank 0 alone prints, after both trained

@@ -389,9 +389,12 @@ def _migrate(
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
-    needing = _group_at_import(program.libraries, done) if multi else ()
-    if needing:
-        entry_facts = replace(entry_facts, group_at_import=needing)
+    calls = _group_calls(program.libraries, done) if multi else frozenset()
+    needing = _group_at_import(program.libraries, done, calls) if multi else ()
+    if needing or calls:
+        entry_facts = replace(
+            entry_facts, group_at_import=needing, group_calls=tuple(sorted(calls))
+        )
     entry = _module(program.entry, entry_facts, gate, project)
     # A factory another module calls for an evaluation loader (ddp_shard=False there, see
     # data/imported.py) takes that parameter: its module is migrated again, told so.
@@ -418,8 +421,44 @@ def _migrate(
     return [*migrated, _generated(program, migrated, helpers)]
 
 
+def _group_calls(libraries: Sequence[ProgramModule], done: dict[str, _Migrated]) -> frozenset[str]:
+    """The names of the libraries' top-level functions and classes whose call runs what
+    their migration made need the process group (process_group.group_functions), through
+    one another too: the entry's import-time call of one needs ddp_setup() before it (v3-A,
+    stop 44: e3_diffusion's module-level `dataset.retrieve_dataloaders(args)` built its
+    DistributedSampler before the ddp_setup() in main()). Only modules whose migrated code
+    writes such a name are parsed."""
+    import libcst as cst
+
+    from dp2ddp.transforms.process_group import NEEDS_GROUP, group_functions
+
+    codes = [
+        result.code
+        for module in libraries
+        if (result := done[module.real].outcome.result) is not None and result.changed
+    ]
+    trees: dict[int, cst.Module] = {}
+    names: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        wanted = NEEDS_GROUP | names
+        for index, code in enumerate(codes):
+            if not any(name in code for name in wanted):
+                continue
+            if index not in trees:
+                trees[index] = cst.parse_module(code)
+            found = group_functions(trees[index].body, frozenset(wanted)) - names
+            if found:
+                names |= found
+                grown = True
+    return frozenset(names)
+
+
 def _group_at_import(
-    libraries: Sequence[ProgramModule], done: dict[str, _Migrated]
+    libraries: Sequence[ProgramModule],
+    done: dict[str, _Migrated],
+    calls: frozenset[str] = frozenset(),
 ) -> tuple[str, ...]:
     """The libraries whose import runs what their migration made need the process group
     (process_group.group_needed_at_import over the migrated module: a module-level loader's
@@ -437,10 +476,10 @@ def _group_at_import(
         result = done[module.real].outcome.result
         if result is None or not result.changed:
             continue
-        if not any(name in result.code for name in NEEDS_GROUP):
+        if not any(name in result.code for name in NEEDS_GROUP | calls):
             continue  # the parse below only where a name that needs the group is written
         tree = cst.parse_module(result.code)
-        if group_needed_at_import(tree.body, library=True) is not None:
+        if group_needed_at_import(tree.body, library=True, calls=calls) is not None:
             needing.add(module.name)
     grown = bool(needing)
     while grown:

@@ -123,7 +123,8 @@ class InsertProcessGroup(MigrationTransform):
             )
         elif role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
             main_index = _main_function(body)
-            needed = group_needed_at_import(body) if main_index is not None else None
+            calls = frozenset(self.state.facts.group_calls)
+            needed = group_needed_at_import(body, calls=calls) if main_index is not None else None
             if main_index is None or self.state.module_level_wrap or needed is not None:
                 at = after_imports(body)
                 setup_call = render_statements("setup_call.py.j2")
@@ -241,7 +242,11 @@ NEEDS_GROUP = frozenset(
 )
 
 
-def group_needed_at_import(body: Sequence[cst.BaseStatement], library: bool = False) -> str | None:
+def group_needed_at_import(
+    body: Sequence[cst.BaseStatement],
+    library: bool = False,
+    calls: frozenset[str] = frozenset(),
+) -> str | None:
     """The first call that needs the process group (NEEDS_GROUP) among what the module
     runs at import before main() is called: its top-level statements before the first
     that calls main() or is its `if __name__ == "__main__":` block, that block's statements
@@ -250,7 +255,13 @@ def group_needed_at_import(body: Sequence[cst.BaseStatement], library: bool = Fa
     import too: first thing in main() is too late (L1, stop 31: a module-level loader's
     inserted DistributedSampler, "Default process group has not been initialized" on
     every rank). None when nothing does. library: the module is imported, not run, so its
-    `__main__` block never runs at import (program/migrate.py asks so of a library)."""
+    `__main__` block never runs at import (program/migrate.py asks so of a library).
+    calls: names of other program modules' functions and classes whose call needs the
+    group (group_functions over their migrated code): a module-level
+    `dataset.retrieve_dataloaders(args)` builds its loaders' DistributedSampler then
+    (v3-A, stop 44: e3_diffusion's main_qm9.py, "Default process group has not been
+    initialized" on every rank). Matched by name whatever the call's module: ddp_setup()
+    earlier than needed costs nothing."""
     functions = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
     todo: list[cst.CSTNode] = []
     for statement in body:
@@ -273,12 +284,41 @@ def group_needed_at_import(body: Sequence[cst.BaseStatement], library: bool = Fa
             func = node.func
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             name = func.value if isinstance(func, cst.Name) else name
-            if name in NEEDS_GROUP:
+            if name in NEEDS_GROUP or name in calls:
                 return f"{name}(...)"
             if isinstance(func, cst.Name) and name in functions and name not in seen:
                 seen.add(name)
                 todo.append(functions[name].body)
     return None
+
+
+def group_functions(body: Sequence[cst.BaseStatement], names: frozenset[str]) -> set[str]:
+    """The module's top-level functions and classes whose call runs a call of `names`
+    (NEEDS_GROUP and other modules' such functions), directly or through the module's
+    own such functions: calling one before ddp_setup() fails. A class counts by any of
+    its methods (its constructor may build the loader)."""
+    defs = {s.name.value: s for s in body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    called = {
+        name: {_call_name(node) for node in walk(definition.body) if isinstance(node, cst.Call)}
+        for name, definition in defs.items()
+    }
+    needing: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for name, inner in called.items():
+            if name not in needing and (inner & names or inner & needing):
+                needing.add(name)
+                grown = True
+    return needing
+
+
+def _call_name(call: cst.Call) -> str:
+    """The name a call calls: `f(...)` f, `a.b.f(...)` f, else ''."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _first_import_of(
