@@ -51,6 +51,7 @@ from dp2ddp.transforms.analysis.device_terms import (
     drop_device_terms,
     is_device_term,
 )
+from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     read_before_wrap,
@@ -102,6 +103,8 @@ class WrapModelInDDP(MigrationTransform):
         self._branches = WrapperBranches(self, self._is_dp_call, is_device_term, _TYPE_TEST)
         #: Syncs of modules trained outside the wraps (DP068); `.reinit`: re-init broadcasts.
         self._outside = OutsideParameters(self, self._is_dp_call)
+        #: Wraps by the program's forwarding DataParallel subclasses (v3-A, stop 43).
+        self._forwarding = ForwardingWraps(self)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = self._branches.module = node
@@ -194,7 +197,7 @@ class WrapModelInDDP(MigrationTransform):
             keywords.append((self._unused.flag, cst.Name("True")))
             self.warn(original, self._unused.code, partial_use)
         wrap = self._unused.wrap_call(original, original_module, self.code(module))
-        return cst.Call(
+        migrated = cst.Call(
             func=cst.Name(wrap),
             args=[
                 cst.Arg(moved),
@@ -213,6 +216,13 @@ class WrapModelInDDP(MigrationTransform):
             lpar=updated.lpar,
             rpar=updated.rpar,
         )
+        self._forwarding.note(original, updated, migrated, wrap)
+        return migrated
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        return self._forwarding.rebase(original_node, updated_node)
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -223,7 +233,8 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         self._warn_submodule_wraps()
         body = self._outside.after(original_node.body, updated_node.body)
-        return updated_node if body is None else updated_node.with_changes(body=body)
+        module = updated_node if body is None else updated_node.with_changes(body=body)
+        return self._forwarding.respelled(module)
 
     def _check_submodule_wrap(
         self, call: cst.Call, module: cst.BaseExpression | None, target: str | None
