@@ -287,13 +287,17 @@ class DetectDataParallel(MigrationTransform):
         self._first_use = self._first_use or node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if self._own_machinery and not self._wraps_with_torch:
+        own_forwarding = any(
+            isinstance(stmt, cst.ClassDef) and self._forwarding(stmt) for stmt in original_node.body
+        )
+        if self._own_machinery and not self._wraps_with_torch and not own_forwarding:
             # A wrapper library (vendored sync_batchnorm/replicate.py: `class
             # DataParallelWithCallback(DataParallel)`, `assert isinstance(dp, DataParallel)`):
             # its DataParallel references are about its own wrappers, which the project
             # still builds (DP002 at those calls). Flipping them to DDP made
             # patch_replication_callback reject the models it was written for, and a setup
-            # block made a library an entry. Left as it is; DP002 above names it.
+            # block made a library an entry. Left as it is; DP002 above names it. Not so
+            # a module defining a forwarding subclass its program wraps with: rebased.
             self.state.wrapper_library = True
             self.state.has_dataparallel = False
             return updated_node
