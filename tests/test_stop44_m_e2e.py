@@ -11,6 +11,9 @@ process, DataParallel) printed.
   find_unused_parameters=True (DP041), and the checkpoint saved once through the module's
   isinstance check (before: DP002; with the wrap migrated and no DP041, "Expected to have
   finished reduction" at the second instrument's forward).
+- toggle_in_function_never_called (stop 43, Uason-Chen/CTR-GCN@e13d758): a `requires_grad =
+  False` in a vendored toolkit's method no module of the program names: no DP041, the wrap
+  without find_unused_parameters (before: DP041 and a graph walk per step for nothing).
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ CASES = {
     "forwarding_subclass_in_package": (
         "program_fixtures/forwarding_subclass_in_package/expected/train.py",
         ("weights -0.6447",),
+    ),
+    "toggle_in_function_never_called": (
+        "program_fixtures/toggle_in_function_never_called/expected/train.py",
+        ("weights -1.2013",),
     ),
 }
 
