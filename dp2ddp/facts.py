@@ -172,10 +172,15 @@ class HelperDraw:
     #: the process-wide stream it reads ("torch", "numpy", "random"; None: not told), so
     #: that DP067 asks whether every rank seeds that stream alike
     stream: str | None = None
+    #: (position, name) of the parameter whose `None` alone makes it draw: every draw of
+    #: the helper is under `if <name> is None:` (`noise = gen_noise()` when the caller
+    #: passed none); a call passing a value there draws nothing (hazards/draws.py)
+    when_none: tuple[int, str] | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
-        return f"{self.helper}() draws {self.what} at {where}"
+        when = f" when its `{self.when_none[1]}` is None" if self.when_none else ""
+        return f"{self.helper}() draws {self.what} at {where}{when}"
 
 
 @dataclass(frozen=True)
