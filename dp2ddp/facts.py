@@ -172,10 +172,15 @@ class HelperDraw:
     #: the process-wide stream it reads ("torch", "numpy", "random"; None: not told), so
     #: that DP067 asks whether every rank seeds that stream alike
     stream: str | None = None
+    #: (position, name) of the parameter whose `None` alone makes it draw: every draw of
+    #: the helper is under `if <name> is None:` (`noise = gen_noise()` when the caller
+    #: passed none); a call passing a value there draws nothing (hazards/draws.py)
+    when_none: tuple[int, str] | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
-        return f"{self.helper}() draws {self.what} at {where}"
+        when = f" when its `{self.when_none[1]}` is None" if self.when_none else ""
+        return f"{self.helper}() draws {self.what} at {where}{when}"
 
 
 @dataclass(frozen=True)
@@ -300,6 +305,11 @@ class Reexports:
     the real name (transforms/_support/metadata.py)."""
 
     names: tuple[tuple[str, str], ...] = ()
+    #: Names (keyed alike, the module's own classes by their bare names) of the program's
+    #: DataParallel subclasses proved to add nothing but attribute forwarding
+    #: (transforms/analysis/forwarding_wrapper.py): the passes take them for torch's
+    #: DataParallel until model_wrap rebases them, for DistributedDataParallel after.
+    forwarding: tuple[str, ...] = ()
 
     @cached_property
     def table(self) -> dict[str, str]:
@@ -307,7 +317,10 @@ class Reexports:
 
     def mentions(self, *fragments: str) -> bool:
         """Some real name contains one of `fragments` (for the passes' text gates)."""
-        return any(f in target for _, target in self.names for f in fragments)
+        targets = [target for _, target in self.names]
+        if self.forwarding:
+            targets.append("torch.nn.DataParallel torch.nn.parallel.DistributedDataParallel")
+        return any(f in target for target in targets for f in fragments)
 
     @cached_property
     def lasts(self) -> dict[str, frozenset[str]]:
@@ -316,6 +329,10 @@ class Reexports:
         found: dict[str, set[str]] = {}
         for key, target in self.names:
             found.setdefault(key.rpartition(".")[2], set()).add(target.rpartition(".")[2])
+        for key in self.forwarding:
+            found.setdefault(key.rpartition(".")[2], set()).update(
+                ("DataParallel", "DistributedDataParallel")
+            )
         return {key: frozenset(value) for key, value in found.items()}
 
 

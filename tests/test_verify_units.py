@@ -836,17 +836,15 @@ def test_in_memory_migration_needs_a_dataparallel_script(tmp_path: Path) -> None
     message = str(declined.value)
     assert "migrate declined it" in message and "DP003" in message, message
     assert "own_ddp.py:" in message and "no DataParallel found" not in message, message
-    # DataParallel of the program's own (a subclass forwarding attributes; f90/Wave-U-Net-
-    # Pytorch, stop 43 v3-B): migrate said DP002, so not "no DataParallel found" either.
+    # DataParallel of the program's own (a subclass with a gather of its own; stop 43 v3-B:
+    # one that only forwards attributes is migrated since stop 44): migrate said DP002, so
+    # not "no DataParallel found" either.
     subclass = tmp_path / "subclass.py"
     subclass.write_text(
         "import torch.nn as nn\n"
         "class DataParallel(nn.DataParallel):\n"
-        "    def __getattr__(self, name):\n"
-        "        try:\n"
-        "            return super().__getattr__(name)\n"
-        "        except AttributeError:\n"
-        "            return getattr(self.module, name)\n"
+        "    def gather(self, outputs, output_device):\n"
+        "        return super().gather(outputs, output_device)\n"
         "model = DataParallel(nn.Linear(2, 2))\n"
     )
     with pytest.raises(VerifyError) as machinery:

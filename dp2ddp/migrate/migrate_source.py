@@ -21,6 +21,7 @@ from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
+from dp2ddp.transforms.analysis.forwarding_wrapper import with_own_forwarding
 
 
 def migrate_source(
@@ -60,7 +61,8 @@ def migrate_parsed(
     """`migrate_source` on a tree already parsed from `source` (the project model parses
     a module once, to find DataParallel, and migrates that tree)."""
     options = options or MigrateOptions()
-    state = MigrationState(options=options, facts=program or ProgramFacts())
+    facts = with_own_forwarding(program or ProgramFacts(), source)
+    state = MigrationState(options=options, facts=facts)
     code = source
     line_map = LineMap()
     warnings: list[Diagnostic] = []

@@ -54,10 +54,14 @@ def module_verdict(
 
     from dp2ddp.facts import ProgramFacts
     from dp2ddp.transforms._support.base import MigrationState
+    from dp2ddp.transforms.analysis.forwarding_wrapper import with_own_forwarding
     from dp2ddp.transforms.detect import DetectDataParallel
 
     def detect(tree: cst.Module) -> ModuleVerdict:
-        facts = ProgramFacts(reexports=told) if told is not None else ProgramFacts()
+        facts = with_own_forwarding(
+            ProgramFacts(reexports=told) if told is not None else ProgramFacts(),
+            module.source.text,
+        )
         state = MigrationState(options=project.options, text=module.source.text, facts=facts)
         try:
             with time_limit(project.options.file_timeout):
@@ -72,10 +76,10 @@ def module_verdict(
         wraps = state.has_dataparallel and not state.skip and not state.checks_only
         return ModuleVerdict(wraps, state.skip, state.checks_only)
 
-    if told is not None and told.names:
+    if told is not None and (told.names or told.forwarding):
         # What the module is told decides the verdict: not the plain verdict's cache.
         return project.remembered(
-            ("verdict_reexports", module.real, repr(told.names)),
+            ("verdict_reexports", module.real, repr((told.names, told.forwarding))),
             lambda: detect(project.tree(module)),
         )
     return project.verdict(module, detect)
@@ -100,9 +104,14 @@ def program_gate(program: Program, project: Project) -> ProgramGate:
 
 def program_reexports(program: Program, project: Project) -> ProgramReexports:
     """The program's re-exports; each module's import bindings read once a project."""
+    from dp2ddp.transforms.analysis.forwarding_wrapper import forwarding_classes
+
     return ProgramReexports(
         program,
         lambda m: project.remembered(
             ("reexport_bindings", m.real, m.name), lambda: module_bindings(m)
+        ),
+        lambda m: project.remembered(
+            ("forwarding_classes", m.real), lambda: forwarding_classes(m.source.text)
         ),
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from dp2ddp.facts import Reexports
 from dp2ddp.program.discovery import Program, ProgramModule
@@ -33,6 +33,9 @@ from dp2ddp.program.discovery import Program, ProgramModule
 _OTHER_BINDINGS = re.compile(
     r"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE
 )
+#: What a forwarding subclass of torch's DataParallel is taken for (not a re-export: told
+#: apart, in facts.Reexports.forwarding, since model_wrap keeps and rebases it).
+_DATAPARALLEL = "torch.nn.DataParallel"
 #: Names followed through at most this many modules (a cycle of re-exports ends here).
 _DEPTH = 16
 
@@ -96,8 +99,14 @@ class ProgramReexports:
         self,
         program: Program,
         bindings: Callable[[ProgramModule], dict[str, str]],
+        forwarding: Callable[[ProgramModule], Mapping[str, str]] = lambda _: {},
     ) -> None:
         self.program = program
+        #: module -> its classes proved forwarding-only subclasses of torch's DataParallel
+        #: (taken for `torch.nn.DataParallel`, migrated: facts.Reexports.forwarding) or of
+        #: DDP (what migrate made of one: taken for DDP, a re-export of it), read when asked
+        #: (transforms/analysis/forwarding_wrapper.py)
+        self._forwarding = forwarding
         #: module name -> the module (each module's bindings are read when first asked)
         self._modules = {m.name: m for m in program.modules}
         self._bindings = bindings
@@ -137,23 +146,40 @@ class ProgramReexports:
         first, _, tail = rest.partition(".")
         target = self.bound(module).get(first)
         if target is None:
-            return None
+            real = self._forwarding(self._modules[module]).get(first)
+            return real if not tail and real != _DATAPARALLEL else None
         return self._follow(f"{target}.{tail}" if tail else target, depth - 1)
+
+    def forwards(self, dotted: str, depth: int = _DEPTH) -> bool:
+        """`dotted` names, through re-exports, a program class proved a forwarding-only
+        DataParallel subclass (facts.Reexports.forwarding)."""
+        found = self._module_of(dotted)
+        if found is None or depth == 0:
+            return False
+        module, rest = found
+        first, _, tail = rest.partition(".")
+        if not tail and self._forwarding(self._modules[module]).get(first) == _DATAPARALLEL:
+            return True
+        target = self.bound(module).get(first)
+        return target is not None and self.forwards(
+            f"{target}.{tail}" if tail else target, depth - 1
+        )
 
     def told(self, module: ProgramModule) -> Reexports:
         """What `module` is told: the names of the program modules it imports that lead
         outside the program, keyed as libcst spells them."""
         names: dict[str, str] = {}
+        forwarding: set[str] = set()
         for node in module.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    self._add(alias.name, alias.name, names)
+                    self._add(alias.name, alias.name, names, forwarding)
                 continue
             base = absolute_base(module, node.level, node.module)
             if base is None:
                 continue
             spelled = "." * node.level + (node.module or "")
-            self._add(spelled, base, names)
+            self._add(spelled, base, names, forwarding)
             for alias in node.names:
                 if alias.name == "*":
                     continue
@@ -161,14 +187,20 @@ class ProgramReexports:
                     _join(spelled, alias.name),
                     f"{base}.{alias.name}" if base else alias.name,
                     names,
+                    forwarding,
                 )
-        return Reexports(tuple(sorted(names.items())))
+        return Reexports(tuple(sorted(names.items())), tuple(sorted(forwarding)))
 
-    def _add(self, spelled: str, absolute: str, names: dict[str, str]) -> None:
-        """The outside names of the names program module `absolute` binds by import."""
+    def _add(
+        self, spelled: str, absolute: str, names: dict[str, str], forwarding: set[str]
+    ) -> None:
+        """The outside names of the names program module `absolute` binds by import, and
+        its names that are forwarding-only DataParallel subclasses (`forwarding`)."""
         if absolute not in self._modules:
             return
-        for name in self.bound(absolute):
+        for name in {*self.bound(absolute), *self._forwarding(self._modules[absolute])}:
             target = self.resolve(f"{absolute}.{name}")
             if target is not None:
                 names[_join(spelled, name)] = target
+            elif self.forwards(f"{absolute}.{name}"):
+                forwarding.add(_join(spelled, name))

@@ -3,6 +3,7 @@ program and only when asked for: the program migration's questions to the projec
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
@@ -70,6 +71,8 @@ class ProgramTeller:
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._command_line: CommandLine | None = None
+        #: function name -> whether some module names it otherwise than by its def
+        self._names: dict[str, bool] = {}
 
     @property
     def helpers(self) -> str:
@@ -341,14 +344,28 @@ class ProgramTeller:
         from dp2ddp.transforms.analysis.module_parts import module_grad_toggles
 
         return tuple(
-            item
+            (text, where, early)
             for m in self.program.modules
             if m.name != module.name
-            for item in self.project.remembered(
+            for text, where, early, callee in self.project.remembered(
                 ("grad_toggles", m.real, m.name),
                 partial(module_grad_toggles, m.path, m.source.text),
             )
+            if not callee or self._named(callee)
         )
+
+    def _named(self, name: str) -> bool:
+        """Some module of the program names `name` other than by a `def` of it: where none
+        does, no statement of the program calls a function so named (CTR-GCN's torchlight
+        `IO.load_weights`, whose toggle main.py never runs: stop 43's false DP041)."""
+        if name not in self._names:
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            define = re.compile(rf"\bdef\s+{re.escape(name)}\b")
+            self._names[name] = any(
+                len(word.findall(m.source.text)) > len(define.findall(m.source.text))
+                for m in self.program.modules
+            )
+        return self._names[name]
 
     def untouched(self, module: ProgramModule) -> tuple[tuple[int, str], ...]:
         """ProgramFacts.untouched_toggles: the program's toggles tied to the objects they

@@ -19,6 +19,7 @@ the training model, which is DDP now, and follow it.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
@@ -113,6 +114,8 @@ class DetectDataParallel(MigrationTransform):
                     ):
                         dotted = self.code(small.module) if small.module is not None else ""
                         self._star_modules.append("." * len(small.relative) + dotted)
+            elif isinstance(stmt, cst.ClassDef) and self._forwarding(stmt):
+                continue  # its calls are DataParallel's (forwarding_wrapper.py)
             elif isinstance(stmt, cst.ClassDef) and any(
                 "DataParallel" in self.code(base.value)
                 and not self.matches(base.value, DISTRIBUTED_DATA_PARALLEL)
@@ -138,7 +141,16 @@ class DetectDataParallel(MigrationTransform):
         self._function_depth -= 1
         return updated_node
 
+    def _forwarding(self, node: cst.ClassDef) -> bool:
+        """A module-level class proved to be DataParallel plus attribute forwarding: no
+        machinery of its own; model_wrap rebases it on DDP (forwarding_wrapper.py)."""
+        return node.name.value in self.state.facts.reexports.forwarding and isinstance(
+            self.parent(node), cst.Module
+        )
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self._forwarding(node):
+            return
         for base in node.bases:
             if self.matches(base.value, DATAPARALLEL):
                 self._own_machinery = True
@@ -257,8 +269,10 @@ class DetectDataParallel(MigrationTransform):
         parent = self.parent(node)
         if isinstance(parent, cst.Arg) and isinstance(self.parent(parent), cst.ClassDef):
             return  # a subclass: DP002, reported by visit_ClassDef
-        if isinstance(parent, (cst.ImportAlias, cst.Attribute)):
-            return
+        if isinstance(parent, (cst.ImportAlias, cst.Attribute, cst.ClassDef)):
+            return  # an import, a longer name, a forwarding class's own name
+        if isinstance(parent, cst.Arg) and _is_super(self.parent(parent)):
+            return  # `super(DataParallel, self)` in a forwarding class: no use of it
         # `DP = nn.DataParallel`, `partial(nn.DataParallel, ...)`: calls through an alias
         # bound at run time cannot be followed statically.
         self.warn(node, "DP016", f"{self.code(node)} is referenced here, not called")
@@ -273,13 +287,17 @@ class DetectDataParallel(MigrationTransform):
         self._first_use = self._first_use or node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if self._own_machinery and not self._wraps_with_torch:
+        own_forwarding = any(
+            isinstance(stmt, cst.ClassDef) and self._forwarding(stmt) for stmt in original_node.body
+        )
+        if self._own_machinery and not self._wraps_with_torch and not own_forwarding:
             # A wrapper library (vendored sync_batchnorm/replicate.py: `class
             # DataParallelWithCallback(DataParallel)`, `assert isinstance(dp, DataParallel)`):
             # its DataParallel references are about its own wrappers, which the project
             # still builds (DP002 at those calls). Flipping them to DDP made
             # patch_replication_callback reject the models it was written for, and a setup
-            # block made a library an entry. Left as it is; DP002 above names it.
+            # block made a library an entry. Left as it is; DP002 above names it. Not so
+            # a module defining a forwarding subclass its program wraps with: rebased.
             self.state.wrapper_library = True
             self.state.has_dataparallel = False
             return updated_node
@@ -306,6 +324,10 @@ class DetectDataParallel(MigrationTransform):
             # group on import; the checks alone follow the new wrapper.
             self.state.checks_only = True
         return updated_node
+
+
+def _is_super(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Call) and m.matches(node.func, m.Name("super"))
 
 
 def _in_isinstance(node: cst.CSTNode, transform: MigrationTransform) -> bool:

@@ -40,13 +40,18 @@ from dp2ddp.transforms._support.names import (
     REPLICATION_PATCHES,
 )
 from dp2ddp.transforms._support.nodes import (
-    code_of,
     is_script_guard,
     replication_patch,
     scoped_name,
     wrap_target,
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
+from dp2ddp.transforms.analysis.device_terms import (
+    counts_devices,
+    drop_device_terms,
+    is_device_term,
+)
+from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     read_before_wrap,
@@ -59,18 +64,7 @@ from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
 
-_GUARD = re.compile(
-    r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
-    re.IGNORECASE,
-)
-_NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
 _TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
-#: A guard on how many GPUs there are (the rest of _GUARD asks whether there is one).
-_COUNT_GUARD = re.compile(
-    r"device_count\(\)\s*(>\s*1|>=\s*2|!=\s*1)|n_?gpus?|num_?gpus?|gpu_ids|device_ids|parallel"
-    r"|multi|len\(",
-    re.IGNORECASE,
-)
 
 
 class WrapModelInDDP(MigrationTransform):
@@ -106,9 +100,11 @@ class WrapModelInDDP(MigrationTransform):
         #: Functions whose own body wraps (analysis/wrap_calls.py), set by visit_Module.
         self._wrapper_functions: frozenset[str] = frozenset()
         #: Choices between the wrapped model and its `.module` (DP057).
-        self._branches = WrapperBranches(self, self._is_dp_call, _is_device_term, _TYPE_TEST)
+        self._branches = WrapperBranches(self, self._is_dp_call, is_device_term, _TYPE_TEST)
         #: Syncs of modules trained outside the wraps (DP068); `.reinit`: re-init broadcasts.
         self._outside = OutsideParameters(self, self._is_dp_call)
+        #: Wraps by the program's forwarding DataParallel subclasses (v3-A, stop 43).
+        self._forwarding = ForwardingWraps(self)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = self._branches.module = node
@@ -201,7 +197,7 @@ class WrapModelInDDP(MigrationTransform):
             keywords.append((self._unused.flag, cst.Name("True")))
             self.warn(original, self._unused.code, partial_use)
         wrap = self._unused.wrap_call(original, original_module, self.code(module))
-        return cst.Call(
+        migrated = cst.Call(
             func=cst.Name(wrap),
             args=[
                 cst.Arg(moved),
@@ -220,6 +216,13 @@ class WrapModelInDDP(MigrationTransform):
             lpar=updated.lpar,
             rpar=updated.rpar,
         )
+        self._forwarding.note(original, updated, migrated, wrap)
+        return migrated
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        return self._forwarding.rebase(original_node, updated_node)
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -230,7 +233,8 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         self._warn_submodule_wraps()
         body = self._outside.after(original_node.body, updated_node.body)
-        return updated_node if body is None else updated_node.with_changes(body=body)
+        module = updated_node if body is None else updated_node.with_changes(body=body)
+        return self._forwarding.respelled(module)
 
     def _check_submodule_wrap(
         self, call: cst.Call, module: cst.BaseExpression | None, target: str | None
@@ -421,12 +425,12 @@ class WrapModelInDDP(MigrationTransform):
         if unwrapped is not None:
             return unwrapped
         test = self.code(original_node.test)
-        guard = bool(_GUARD.search(test)) and not _NOT_A_GUARD.search(test)
+        guard = is_device_term(test)
         dropped: list[str] = []
-        kept = _drop_device_terms(updated_node.test, dropped) if guard else None
+        kept = drop_device_terms(updated_node.test, dropped) if guard else None
         if kept is None or not dropped:  # not a guard, or its device terms cannot be separated
             guard = False
-        device_guard = guard and not any(_COUNT_GUARD.search(term) for term in dropped)
+        device_guard = guard and not any(counts_devices(term) for term in dropped)
         if not self._wraps_directly(original_node.body):
             if device_guard:  # a count guard nested inside was flattened into this body
                 return self._hoist_wrap(original_node, updated_node, kept, dropped)
@@ -620,11 +624,7 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node
         test = self.code(original_node.test)
         dropped: list[str] = []
-        kept = (
-            _drop_device_terms(updated_node.test, dropped)
-            if _GUARD.search(test) and not _NOT_A_GUARD.search(test)
-            else None
-        )
+        kept = drop_device_terms(updated_node.test, dropped) if is_device_term(test) else None
         if kept is True and dropped:
             self.record(original_node, f"removed the guard `if {test}`: DDP always wraps")
             return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
@@ -638,50 +638,6 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.with_changes(test=kept)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
-
-
-def _is_device_term(term: str) -> bool:
-    """Does this term of a wrap condition ask about GPUs (whether there is one, how many)?"""
-    return bool(_GUARD.search(term)) and not _NOT_A_GUARD.search(term)
-
-
-def _drop_device_terms(
-    test: cst.BaseExpression, dropped: list[str]
-) -> cst.BaseExpression | bool | None:
-    """The wrap condition without its device terms (appended to `dropped`, as spelled).
-
-    True: nothing else decides the wrap (only device terms, or `<device> or ...`: DDP
-    wraps on every process wherever the original wrapped on GPUs). An expression: the
-    terms that still decide it, in their `and`/`or`/`not` (`opt.isTrain and not opt.fp16`).
-    None: the device terms cannot be taken out without changing what the rest means
-    (`not (opt.isTrain and use_cuda)`). A device term under `not` (`not args.no_cuda`)
-    is a device term like any other: its polarity is the name's business, and the whole
-    term is dropped.
-    """
-    if isinstance(test, cst.BooleanOperation):
-        left = _drop_device_terms(test.left, dropped)
-        right = _drop_device_terms(test.right, dropped)
-        if left is None or right is None:
-            return None
-        if isinstance(test.operator, cst.Or) and (left is True or right is True):
-            return True
-        if left is True:
-            return right
-        if right is True:
-            return left
-        if left is test.left and right is test.right:
-            return test
-        return test.with_changes(left=left, right=right)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _drop_device_terms(test.expression, dropped)
-        if inner is True or inner is test.expression:
-            return True if inner is True else test
-        return None
-    term = code_of(test)
-    if _is_device_term(term):
-        dropped.append(term)
-        return True
-    return test
 
 
 def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:

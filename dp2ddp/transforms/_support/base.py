@@ -104,6 +104,9 @@ class MigrationState:
     #: tells it the gate is open: it trains nothing with DataParallel, so it is no DDP
     #: program. Only its checks follow the new wrapper (no setup, sharding or rank 0).
     checks_only: bool = False
+    #: What the program's forwarding DataParallel subclasses are taken for (facts.Reexports.
+    #: forwarding): torch's DataParallel until model_wrap has migrated them, DDP after.
+    forwarding_as: str = "torch.nn.DataParallel"
     #: A DataParallel wrap happens at module level (so setup must run at import).
     module_level_wrap: bool = False
     #: The code the running pass starts from (set by migrate_source before each pass): a
@@ -247,7 +250,9 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         if shared is None or shared.source is not module:
             manager, filename = self.context.metadata_manager, self.context.filename
             cache = manager.get_cache_for_path(filename) if manager and filename else {}
-            shared = self.state.metadata = PassMetadata(module, cache, self.state.facts.reexports)
+            shared = self.state.metadata = PassMetadata(
+                module, cache, self.state.facts.reexports, self.state.forwarding_as
+            )
         old_wrapper = self.context.wrapper
         self.context = replace(self.context, wrapper=shared.wrapper)
         self._meta = shared

@@ -60,10 +60,18 @@ class PassMetadata:
         module: cst.Module,
         cache: Mapping[ProviderT, object],
         reexports: Reexports | None = None,
+        forwarding_as: str = "torch.nn.DataParallel",
     ) -> None:
         self.source = module
         #: Names of imported program modules that are really outside names (facts.py).
-        self.reexports = reexports if reexports is not None and reexports.names else None
+        self.reexports = (
+            reexports
+            if reexports is not None and (reexports.names or reexports.forwarding)
+            else None
+        )
+        #: What the program's forwarding DataParallel subclasses are taken for
+        #: (Reexports.forwarding): torch's DataParallel, DDP once model_wrap rebased them.
+        self.forwarding_as = forwarding_as
         parents = parent_map(module)
         if parents is None:  # a node object occurs twice: copy, as libcst would
             module = module.deep_clone()
@@ -139,6 +147,8 @@ class PassMetadata:
                 names = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
             if self.reexports is not None:
                 names = names | _real_names(names, self.reexports.table)
+                if not names.isdisjoint(self.reexports.forwarding):
+                    names.add(self.forwarding_as)
             if type(node) is cst.Name and not any("." in n for n in names):
                 star = self.star_names().get(node.value)
                 if star is not None:

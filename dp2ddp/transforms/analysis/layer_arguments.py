@@ -49,6 +49,37 @@ def filled_containers(
     return found
 
 
+def filled_later(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    resolve: Callable[[ast.expr], tuple[str, bool] | None],
+) -> set[str]:
+    """Those of filled_containers that `__init__` fills (`self.x[key] = ...`, `self.x.append(
+    ...)`, `extend`, `insert`, `update`, `add_module`, `self.x += [...]`): they hold layers
+    as a registered one does (f90/Wave-U-Net-Pytorch@86c113d's `self.waveunets =
+    nn.ModuleDict()`, one sub-network stored per instrument, forward() running one)."""
+    empty = filled_containers(init, resolve)
+    found: set[str] = set()
+    for node in ast_nodes.walk(init):
+        target: ast.expr | None = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            for each in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                target = each.value if isinstance(each, ast.Subscript) else each
+                if isinstance(target, ast.Attribute) and target.attr in empty:
+                    found.add(target.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _FILLS
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr in empty
+        ):
+            found.add(node.func.value.attr)
+    return found
+
+
+_FILLS = frozenset({"append", "extend", "insert", "update", "add_module"})
+
+
 def layers_as_arguments(
     reached: Iterable[ast.FunctionDef | ast.AsyncFunctionDef],
     methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],

@@ -443,21 +443,50 @@ def _toggled_to(node: ast.AST) -> ast.expr | None:
     return value
 
 
-def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str, bool], ...]:
+def module_grad_toggles(path: str, source: str) -> tuple[tuple[str, str, bool, str], ...]:
     """A module's toggles, as the program tells other modules (ProgramFacts.grad_toggles):
-    (text, "path:line", early), early when it is in a constructor or at module level (it
-    runs before a function that wraps: no DP041, but it may freeze a model before its wrap,
-    see model_wrap.py's ddp_wrap_trainable)."""
+    (text, "path:line", early, callee), early when it is in a constructor or at module level
+    (it runs before a function that wraps: no DP041, but it may freeze a model before its
+    wrap, see model_wrap.py's ddp_wrap_trainable); callee: the name of the function holding
+    it where only a call by that name can run it (a module-level function, a method of a
+    class with no base but `object`; not a dunder): a program that never names it never
+    runs the toggle (told.py). "" where a library may call it by its name."""
     if "requires_grad" not in source:
         return ()
     try:
         tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return ()
+    by_name = _called_by_name_only(tree)
     return tuple(
-        (toggle.text, f"{path}:{toggle.line}", toggle.function in ("", "__init__"))
+        (
+            toggle.text,
+            f"{path}:{toggle.line}",
+            toggle.function in ("", "__init__"),
+            toggle.function if (toggle.function, toggle.span[0]) in by_name else "",
+        )
         for toggle in grad_toggles(tree)
     )
+
+
+def _called_by_name_only(tree: ast.Module) -> set[tuple[str, int]]:
+    """(name, line) of the module's top-level functions and the methods of its top-level
+    classes based on nothing but `object`, dunders left out: nothing outside the program
+    calls them by a protocol of its own."""
+    found: set[tuple[str, int]] = set()
+    for node in tree.body:
+        functions: list[ast.stmt] = [node]
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            if node.keywords or node.decorator_list or bases not in ([], ["object"]):
+                continue
+            functions = node.body
+        for function in functions:
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not (
+                function.name.startswith("__") or function.decorator_list
+            ):
+                found.add((function.name, function.lineno))
+    return found
 
 
 def handed_in(

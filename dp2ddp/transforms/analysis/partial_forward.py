@@ -67,6 +67,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
 from dp2ddp.transforms.analysis.layer_arguments import (
     filled_containers,
+    filled_later,
     layers_as_arguments,
     read_arguments,
 )
@@ -236,8 +237,8 @@ def _class_facts(
             resolved = resolve(node.func, imports, local, prefix)
             if resolved is not None and resolved[1] and resolved[0] not in children:
                 children.append(resolved[0])
-    # Only what __init__ builds on every path: a layer built under a flag is typically used
-    # under the same flag in forward().
+    # What __init__ builds on every path (a flag's layer is used under its flag), or fills.
+    filled = filled_later(init, lambda f: resolve(f, imports, local, prefix))
     for node in init.body:
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
@@ -252,8 +253,8 @@ def _class_facts(
                 and target.value.id == me
             ):
                 holds = has_parameters(node.value, imports, local, prefix)
-                if holds is not None:
-                    registered.setdefault(target.attr, (node.lineno, holds))
+                if holds is not None or target.attr in filled:
+                    registered.setdefault(target.attr, (node.lineno, holds or ""))
                     aliases[target.attr] = names | layer_names.contents_of(node, me, registered)
     # A call of a submodule whose output forward() drops: also in a class whose layers are
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).

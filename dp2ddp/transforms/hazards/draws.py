@@ -73,6 +73,38 @@ RANDOM_DRAWS = frozenset(
 )
 
 
+def none_guard(
+    function: cst.FunctionDef, node: cst.CSTNode, parent: Parent
+) -> tuple[int, str] | None:
+    """(position, name) of the parameter of `function` whose `if <name> is None:` body holds
+    `node` (the parameter's default None: the caller may pass none); None otherwise."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    current: cst.CSTNode | None = node
+    while current is not None and current is not function:
+        above = parent(current)
+        if isinstance(above, cst.If) and current is above.body:
+            test = above.test
+            if (
+                isinstance(test, cst.Comparison)
+                and isinstance(test.left, cst.Name)
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Is)
+                and isinstance(test.comparisons[0].comparator, cst.Name)
+                and test.comparisons[0].comparator.value == "None"
+            ):
+                for index, param in enumerate([*positional, *params.kwonly_params]):
+                    default = param.default
+                    if (
+                        param.name.value == test.left.value
+                        and isinstance(default, cst.Name)
+                        and default.value == "None"
+                    ):
+                        return (index if index < len(positional) else -1, param.name.value)
+        current = above
+    return None
+
+
 def _own_generator(call: cst.Call) -> bool:
     """Whether a draw names its generator (`torch.randn(n, generator=g)`): it advances no
     global stream, so a helper that only draws so is no drawing helper, as such a draw
@@ -159,7 +191,24 @@ class HelperDraws:
             and not call.args[0].star
         ):
             func = call.args[0].value
-        return self._callee_draw(self._names(func), set())
+        return self._call_draw(call, self._names(func), set())
+
+    def _call_draw(self, call: cst.Call, names: set[str], seen: set[str]) -> Draw | None:
+        """The draw `call` makes through the helper it calls: none where the helper draws
+        only when a parameter is None and the call passes it a value (jalola/improved-wgan-
+        pytorch@5bb0b72's `generate_image(aG, ..., noise=fixed_noise)`, stop 43)."""
+        draw = self._callee_draw(names, seen)
+        if draw is None or draw.when_none is None:
+            return draw
+        index, name = draw.when_none
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return draw  # `*args`, `**kwargs`: which parameter they fill is not read
+            named = arg.keyword.value if arg.keyword is not None else None
+            if named == name or (named is None and position == index):
+                none = isinstance(arg.value, cst.Name) and arg.value.value == "None"
+                return draw if none else None
+        return draw
 
     def of_iterator(self, source: cst.BaseExpression) -> Draw | None:
         """The draw made on each step of an iterator of the module's own class that `source`
@@ -230,18 +279,25 @@ class HelperDraws:
             return None
         complete = not seen
         seen.add(name)
-        draw = None
-        for node in self._calls(self._functions[name].body):
+        draw = guarded = None
+        function = self._functions[name]
+        for node in self._calls(function.body):
             names = self._names(node.func)
+            found = None
             if names & RANDOM_DRAWS and not _own_generator(node):
-                draw = Draw(
+                found = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
+            elif (inner := self._call_draw(node, names, seen)) is not None:
+                found = replace(inner, helper=name, when_none=None)
+            if found is None:
+                continue
+            when = none_guard(function, node, self._parent)
+            if when is None or (guarded is not None and guarded.when_none != when):
+                draw = found
                 break
-            inner = self._callee_draw(names, seen)
-            if inner is not None:
-                draw = replace(inner, helper=name)
-                break
+            guarded = guarded or replace(found, when_none=when)
+        draw = draw or guarded
         if draw is not None or complete:
             self._found[name] = draw
         return draw

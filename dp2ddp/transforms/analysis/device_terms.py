@@ -1,0 +1,72 @@
+"""Which terms of a wrap's condition ask about GPUs (whether there is one, how many), and the
+condition without them: model_wrap drops such guards, since under DDP every process wraps
+(docs/design.md: a guard decided whether to wrap on several GPUs, not what to train)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import code_of
+
+_GUARD = re.compile(
+    r"device_count|n_?gpus?|num_?gpus?|gpus?\b|gpu|cuda|parallel|multi|is_available|device_ids",
+    re.IGNORECASE,
+)
+_NOT_A_GUARD = re.compile(r"distributed|local_rank|ddp|world_size|\brank\b", re.IGNORECASE)
+#: A guard on how many GPUs there are (the rest of _GUARD asks whether there is one).
+_COUNT_GUARD = re.compile(
+    r"device_count\(\)\s*(>\s*1|>=\s*2|!=\s*1)|n_?gpus?|num_?gpus?|gpu_ids|device_ids|parallel"
+    r"|multi|len\(",
+    re.IGNORECASE,
+)
+
+
+def is_device_term(term: str) -> bool:
+    """Does this term of a wrap condition ask about GPUs (whether there is one, how many)?"""
+    return bool(_GUARD.search(term)) and not _NOT_A_GUARD.search(term)
+
+
+def drop_device_terms(
+    test: cst.BaseExpression, dropped: list[str]
+) -> cst.BaseExpression | bool | None:
+    """The wrap condition without its device terms (appended to `dropped`, as spelled).
+
+    True: nothing else decides the wrap (only device terms, or `<device> or ...`: DDP
+    wraps on every process wherever the original wrapped on GPUs). An expression: the
+    terms that still decide it, in their `and`/`or`/`not` (`opt.isTrain and not opt.fp16`).
+    None: the device terms cannot be taken out without changing what the rest means
+    (`not (opt.isTrain and use_cuda)`). A device term under `not` (`not args.no_cuda`)
+    is a device term like any other: its polarity is the name's business, and the whole
+    term is dropped.
+    """
+    if isinstance(test, cst.BooleanOperation):
+        left = drop_device_terms(test.left, dropped)
+        right = drop_device_terms(test.right, dropped)
+        if left is None or right is None:
+            return None
+        if isinstance(test.operator, cst.Or) and (left is True or right is True):
+            return True
+        if left is True:
+            return right
+        if right is True:
+            return left
+        if left is test.left and right is test.right:
+            return test
+        return test.with_changes(left=left, right=right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = drop_device_terms(test.expression, dropped)
+        if inner is True or inner is test.expression:
+            return True if inner is True else test
+        return None
+    term = code_of(test)
+    if is_device_term(term):
+        dropped.append(term)
+        return True
+    return test
+
+
+def counts_devices(term: str) -> bool:
+    """Does this device term ask how many GPUs there are (a count guard), not whether one is?"""
+    return bool(_COUNT_GUARD.search(term))
