@@ -274,8 +274,8 @@ class ProgramLoaders:
         qualified name: a fetched batch handed to one is read without gradients (S7).
     consumers: every top-level function and class of the program's other modules, by
         qualified name, with the loops there that iterate its parameters: (position without
-        `self`, name, "trains"/"evaluates"/"unknown", the loop's line) each
-        (analysis/loader_consumers.py). A loader handed to one takes its role from those
+        `self`, name, "trains"/"evaluates"/"unknown", the loop's line, one pass per call)
+        each (analysis/loader_consumers.py). A loader handed to one takes its role from those
         loops (class v1-F of stop 39), or is said (DP084) where none iterates it.
     batch_classes: the program's top-level classes whose code names no loader, by qualified
         name (analysis/fixed_fetch.py `own_batch_classes`): an object of one built here
@@ -290,7 +290,7 @@ class ProgramLoaders:
     generator_takers: tuple[tuple[str, str], ...] = field(default=())
     fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] = field(default=())
     no_grad_functions: tuple[str, ...] = field(default=())
-    consumers: tuple[tuple[str, tuple[tuple[int | None, str, str, int], ...]], ...] = field(
+    consumers: tuple[tuple[str, tuple[tuple[int | None, str, str, int, bool], ...]], ...] = field(
         default=()
     )
     batch_classes: tuple[str, ...] = field(default=())

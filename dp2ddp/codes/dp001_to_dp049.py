@@ -35,9 +35,12 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "loss reduced with sum",
         "DDP averages gradients across processes, so a summed loss updates WORLD_SIZE times less "
         "than under DataParallel. dp2ddp multiplies a loss by WORLD_SIZE where it is "
-        "backpropagated when it is summed on every path; here it is not sure (a mean mixed in, "
-        "another binding, --keep-summed-loss). Multiply the loss by WORLD_SIZE or use "
-        "reduction='mean'.",
+        "backpropagated when it is summed on every path and every batch it sums is this rank's "
+        "part, and leaves it unscaled where every rank sums the same whole batch (a fixed "
+        "batch: the ranks' equal gradients are DataParallel's); here it is not sure (a mean "
+        "mixed in, another binding, --keep-summed-loss, a batch not proved split, a whole batch "
+        "each rank draws apart, split and whole batches in one loss). Multiply the loss by "
+        "WORLD_SIZE where its batch is this rank's part, or use reduction='mean'.",
     ),
     "DP005": (
         "data sliced by hand without a DataLoader",
@@ -95,7 +98,10 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "(as RandomSampler draws a new order on each pass); a loader built anew in a loop "
         "(each epoch, in the loop or by a function or method it calls, or as a flat "
         'iteration loop starts one) also gets rebuilt="file:line": '
-        "each new sampler starts at the epoch after its predecessor's last pass. Check that "
+        "each new sampler starts at the epoch after its predecessor's last pass. A loader "
+        "handed to another module's function that makes one pass per call gets set_epoch in "
+        "the epoch loop around that call instead; one whose passes there are not one per call "
+        "(an epoch loop inside the callee) is said with where its loop is. Check that "
         "one pass is one epoch, or call loader.sampler.set_epoch(epoch) at the top of your "
         "epoch loop.",
     ),

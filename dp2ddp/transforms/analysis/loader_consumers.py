@@ -41,8 +41,9 @@ from dp2ddp.transforms.analysis.generator_batches import loop_role, named_no_gra
 #: The most values one question follows back (a module's size bounds it anyway).
 _BOUND = 200
 #: One parameter's consumers: (position among the positional parameters without `self`,
-#: or None for a keyword-only one; its name; the role; the line of the loop).
-Consumer = tuple[int | None, str, str, int]
+#: or None for a keyword-only one; its name; the role; the line of the loop; whether each
+#: call makes one pass: a `for` of a top-level function with no loop around it there).
+Consumer = tuple[int | None, str, str, int, bool]
 
 
 def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tuple[Consumer, ...]]:
@@ -66,7 +67,7 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
         for slot_name, position, param in _parameters(flow, iterable):
             if role is None:
                 role = "evaluates" if _under_no_grad(flow, iterable) else loop_role(flow, taker)
-            entry = (position, param, role, lines(taker))
+            entry = (position, param, role, lines(taker), _once(flow, taker))
             if entry not in found.setdefault(f"{import_name}.{slot_name}", []):
                 found[f"{import_name}.{slot_name}"].append(entry)
     return {name: tuple(entries) for name, entries in found.items()}
@@ -90,6 +91,21 @@ def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.B
             function = view(tree).function_around(node)
             if function is not None and isinstance(function.node, cst.FunctionDef):
                 yield function.node, node.args[0].value
+
+
+def _once(flow: DefUse, taker: cst.For | cst.FunctionDef) -> bool:
+    """`taker` is a `for` loop run once per call of its top-level function (no loop around
+    it there): a caller's epoch loop around that call numbers its passes (set_epoch's place,
+    data/set_epoch.py). A class's loops (methods called any number of times) or `iter()`
+    takers are not."""
+    if not isinstance(taker, cst.For):
+        return False
+    for above in flow.ancestors(taker):
+        if isinstance(above, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(above, cst.FunctionDef):
+            return flow.parent(above) is flow.module
+    return False
 
 
 def _under_no_grad(flow: DefUse, node: cst.CSTNode) -> bool:

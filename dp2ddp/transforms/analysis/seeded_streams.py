@@ -172,6 +172,17 @@ def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
     return frozenset(alike)
 
 
+def alike_streams(told: frozenset[str] | None, code: Callable[[], str]) -> frozenset[str]:
+    """The streams every rank seeds alike for a pass: the program's (`told`, ProgramFacts.
+    seeded_streams), or for a single file those its own code (`code()`) proves."""
+    if told is not None:
+        return told
+    try:
+        return seeded_streams([module_streams(ast_nodes.parse_python(code()))])
+    except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
+        return frozenset({"torch", "numpy", "random"})
+
+
 def per_rank_classes(tree: ast.Module) -> frozenset[str]:
     """`Class:stream` for the module's top-level classes whose methods keep a draw from
     Python's or numpy's global stream (`stream`) in an attribute of the object

@@ -53,7 +53,6 @@ from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.names import (
     DATALOADER,
     DISTRIBUTED_DATA_PARALLEL,
-    SCALED_LOSS,
 )
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -80,6 +79,7 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.returned_wraps import returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
+from dp2ddp.transforms.batches.summed import keep_summed_losses
 from dp2ddp.transforms.data.plan import Loader
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
@@ -139,7 +139,8 @@ class ShardBatches(BatchSqueezes):
         handled: list[cst.For | cst.While] = []
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
-        self._whole_fixed: list[cst.Call] = []  # model calls given one fixed whole batch
+        self._split_calls: set[cst.Call] = set()  # the proof's verdicts (batches/summed.py)
+        self._whole_calls: dict[cst.Call, str] = {}
         self._same_random: set[cst.CSTNode] = set()
         self._split_loops: list[cst.For | cst.While] = []
         self._module_node = node  # the figure rule's (LoaderEvaluation)
@@ -165,8 +166,7 @@ class ShardBatches(BatchSqueezes):
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         self._warn_split_figures()
-        if self._unproved or self._whole_fixed:
-            self._keep_summed_losses(nodes)
+        keep_summed_losses(self, nodes)
         return True
 
     def _plan_output_indices(self, nodes: ModuleNodes) -> None:
@@ -336,48 +336,6 @@ class ShardBatches(BatchSqueezes):
             self.warn(division, "DP106", detail)
         for chunk, description in plan.records:
             self.record(chunk, description)
-
-    def _keep_summed_losses(self, nodes: ModuleNodes) -> None:
-        """A batch of this module is not proved this rank's part (DP037, DP047): every rank
-        may sum the whole batch, so the hazards pass's `(loss * WORLD_SIZE).backward()`
-        (right only for a rank summing its part) would multiply DataParallel's gradient by
-        WORLD_SIZE. Taken back to `loss.backward()`, with DP004 saying the scale is open."""
-        scaled = [
-            n
-            for n in nodes.of(cst.Call)
-            if isinstance(n.func, cst.Attribute)
-            and n.func.attr.value == "backward"
-            and isinstance(n.func.value, cst.BinaryOperation)
-            and isinstance(n.func.value.operator, cst.Multiply)
-            and isinstance(n.func.value.right, cst.Name)
-            and n.func.value.right.value == "WORLD_SIZE"
-        ]
-        if not scaled:
-            return
-        for call in scaled:
-            assert isinstance(call.func, cst.Attribute)
-            product = call.func.value
-            assert isinstance(product, cst.BinaryOperation)
-            loss = product.left
-            if isinstance(loss, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-                loss = loss.with_changes(lpar=[], rpar=[])
-            elif not loss.lpar:
-                loss = loss.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            self._swap[call] = call.with_changes(func=call.func.with_changes(value=loss))
-            why = (
-                f"({', '.join(sorted(self._unproved))} in this module)"
-                if self._unproved
-                else f"(`{self.code(self._whole_fixed[0])}` at line "
-                f"{self._position(self._whole_fixed[0])[0]} is given the same whole batch at "
-                "every step on every rank)"
-            )
-            self.warn(
-                call,
-                "DP004",
-                f"{self.code(loss)} is summed over a batch not proved split over the ranks "
-                f"{why}: left unscaled",
-            )
-        self.state.withdrawn.add(SCALED_LOSS)
 
     def _migrated_wraps(self, nodes: ModuleNodes) -> list[str]:
         """The models a module migrated before wraps in DistributedDataParallel (`model =

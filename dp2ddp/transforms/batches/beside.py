@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def prove_beside_loader(
     proof: BatchProof, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
-) -> None:
+) -> bool:
     """A model call in a loop over a loader: the loader's batch is the data pass's
     (sharded there), but another input may be cut from data nobody split, per step by a
     counter (`z = z_all[k * bs:(k + 1) * bs]`, noise drawn once before the loop for
@@ -27,7 +27,8 @@ def prove_beside_loader(
     output is this rank's part like the loader's batch; else DP047 naming the flow.
     Where an input is split so, a target compared with the output that is cut from such
     data too (`t_all[k * bs:(k + 1) * bs]`) is split alike, else DP047; other targets
-    and state are the data pass's here (its batch-size rules)."""
+    and state are the data pass's here (its batch-size rules). True where nothing was
+    said: the call is given this rank's part (the loader's, and any split here)."""
 
     def stop(other: cst.Call) -> bool:
         return proof.code(other.func) in wrapped
@@ -65,9 +66,9 @@ def prove_beside_loader(
                 f"{origin.flow(proof._position)}, beside the loader's batch{sized}; "
                 "every rank gets all of it" + proof._per_process_note(),
             )
-            return
+            return False
     if not split:
-        return
+        return True
     for value in proof._targets(flow, call, loop):
         for origin in origins(flow, value, stop):
             if (
@@ -85,7 +86,8 @@ def prove_beside_loader(
                 f"output comes from {code(origin.node)} ({origin.kind}): "
                 f"{origin.flow(proof._position)}; it cannot be split as the batch is",
             )
-            return
+            return False
+    return True
 
 
 def _split_here(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:

@@ -52,7 +52,10 @@ class BatchLoops(LoaderEvaluation):
     _split_loops: list[cst.For | cst.While]
     #: the codes given for batches not proved split (DP037, DP047)
     _unproved: set[str]
-    _whole_fixed: list[cst.Call]
+    #: wrapped model calls the proof found given this rank's part / a whole batch ("" when
+    #: alike on every rank, else why not): which summed losses keep their scale (summed.py)
+    _split_calls: set[cst.Call]
+    _whole_calls: dict[cst.Call, str]
     #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
     _models: list[str]
     _loader_calls: dict[cst.Call, Loader]

@@ -25,8 +25,9 @@ methods and callable objects (a loss object whose `__call__` steps); a call in a
 as an argument runs in the loop around that call (`train_step(opt, lambda idx: (model(X[idx]),
 Y[idx]), batch)`: what a closure returns beside the output is a target); a call in a step
 helper that trains is proved from the helper's calls in training loops. Where a module has a
-batch not proved split (DP037, DP047), the batches pass takes back the hazards pass's
-`(loss * WORLD_SIZE).backward()` there (DP004): the scale is right only for a rank's part.
+batch not proved split (DP037, DP047) or one every rank takes whole, the batches pass
+decides per backward whether the hazards pass's `(loss * WORLD_SIZE).backward()` stays
+(batches/summed.py): the scale is right only for a rank's part.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from dp2ddp.transforms.batches.loops import (
     _plain_target,
 )
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
+from dp2ddp.transforms.batches.summed import whole_verdict
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -89,13 +91,17 @@ class BatchProof(DrawnBatches):
             if not calls_model(call, wrapped):
                 continue
             loop = self._training_loop(lambda: view(module), call)
-            if loop is None or SHARD in self.code(loop.body):
+            if loop is None:
+                continue
+            if SHARD in self.code(loop.body):
+                self._split_calls.add(call)  # split before (a migrated module): a fixed point
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             flow = flow or view(module)
             if any(self._is_loader(u) for u in self._loop_sources(loop)):
-                prove_beside_loader(self, flow, call, loop, wrapped)
+                if prove_beside_loader(self, flow, call, loop, wrapped):
+                    self._split_calls.add(call)
                 continue
             self._prove_call(flow, call, loop, wrapped)
 
@@ -107,7 +113,6 @@ class BatchProof(DrawnBatches):
         state sized by the batch follow it."""
         per_rank = False
         states: list[Origin] = []
-        fixed = bool(call.args)  # every input's sources computed once, before the loop
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
             return calls_model(other, wrapped)
@@ -129,7 +134,6 @@ class BatchProof(DrawnBatches):
                     "caller and whole by another; every rank gets all of the whole ones",
                 )
                 return
-            fixed = fixed and bool(found) and all(self._fixed_before(o, loop) for o in found)
             for origin, verdict in zip(found, verdicts, strict=True):
                 if dealt and verdict == "batch":
                     verdict = "sharded"
@@ -158,11 +162,11 @@ class BatchProof(DrawnBatches):
                         return
                     per_rank = True
         if not per_rank:
-            if fixed and self._inside(call, loop):
-                # the same whole batch at every step on every rank (`x = torch.randn(4, 3)`
-                # before the loop): the averaged update of a mean loss is DataParallel's,
-                # but a summed one scaled by WORLD_SIZE would be WORLD_SIZE times it
-                self._whole_fixed.append(call)
+            # no part of a split batch: where every input is computed whole and alike on
+            # every rank, a summed loss over it is DataParallel's unscaled (summed.py)
+            whole = whole_verdict(self, flow, call, wrapped) if call.args else None
+            if whole is not None:
+                self._whole_calls[call] = whole
             return
         for value in self._targets(flow, call, loop):
             found = origins(flow, value, stop)
@@ -198,20 +202,7 @@ class BatchProof(DrawnBatches):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
-
-    def _fixed_before(self, origin: Origin, loop: cst.For | cst.While) -> bool:
-        """A source of a model input computed once, before the training loop and in its
-        scope (a literal, or a call that is no model's, not inside the loop nor in a
-        helper the loop calls): the same value at every step (stop 43, lead)."""
-        node = origin.node
-        if origin.kind not in ("call", "constant") or origin.cut or origin.selects:
-            return False
-        if isinstance(node, cst.Call) and calls_model(node, self._models):
-            return False
-        if self._inside(node, loop):
-            return False
-        scopes = [a for a in self._ancestors_to(node, None) if isinstance(a, cst.FunctionDef)]
-        return all(self._inside(loop, f) for f in scopes)
+        self._split_calls.add(call)
 
     def _fetched_elsewhere(self, origin: Origin) -> bool:
         """A batch taken through a function of another module that returns `next()` of a

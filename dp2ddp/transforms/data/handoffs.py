@@ -159,18 +159,19 @@ def _spelled_sharded(code: str) -> bool:
 class Handed:
     """A value this module hands to a function or class of another module of the program:
     the call, the callee (its qualified name as the program tells it) and the loops there
-    over the parameter it lands in, as (role, line); empty: none found (facts.
-    ProgramLoaders.consumers, analysis/loader_consumers.py)."""
+    over the parameter it lands in, as (role, line, one pass per call); empty: none found
+    (facts.ProgramLoaders.consumers, analysis/loader_consumers.py); the argument handed."""
 
     site: cst.Call
     callee: str
-    loops: tuple[tuple[str, int], ...]
+    loops: tuple[tuple[str, int, bool], ...]
+    argument: cst.BaseExpression
 
     def text(self) -> str:
         """`trainer.Trainer() (its loop at line 32 evaluates it)`, for the warnings."""
         if not self.loops:
             return f"{self.callee}() (no loop of its module iterates it)"
-        told = ", ".join(f"its loop at line {line} {_DOES[role]}" for role, line in self.loops)
+        told = ", ".join(f"its loop at line {line} {_DOES[role]}" for role, line, _ in self.loops)
         return f"{self.callee}() ({told})"
 
 
@@ -207,18 +208,18 @@ def handed_on(t: CallFlow, holds: Callable[[cst.BaseExpression], bool]) -> list[
             if at in read or keyword in read.values() or not holds(arg.value):
                 continue  # a helper that only reads samples from it (whole_reads.py): no role
             loops = tuple(
-                (role, line)
-                for slot, name, role, line in told[callee]
+                (role, line, once)
+                for slot, name, role, line, once in told[callee]
                 if (name == keyword if keyword is not None else slot == at)
             )
-            found.append(Handed(call, callee, loops))
+            found.append(Handed(call, callee, loops, arg.value))
     return found
 
 
 def handed_role(handed: list[Handed]) -> str | None:
     """ "trains" or "evaluates" where every loop the value is handed to does so; None
     where one is not found, not proved, or they disagree (DP084)."""
-    roles = {role for each in handed for role, _ in each.loops}
+    roles = {role for each in handed for role, _, _ in each.loops}
     if not handed or any(not each.loops for each in handed) or len(roles) != 1:
         return None
     role = roles.pop()

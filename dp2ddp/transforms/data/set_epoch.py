@@ -23,6 +23,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.batch_size import LoaderBatchSize
+from dp2ddp.transforms.data.handoffs import handed_on
 from dp2ddp.transforms.data.plan import (
     Loader,
 )
@@ -54,6 +55,8 @@ class LoaderSetEpoch(LoaderBatchSize):
                         failure = self._place_set_epoch(loader.statement, epoch_loop, receiver)
                     if failure is not None and (epoch_loop, failure) not in failures:
                         failures.append((epoch_loop, failure))
+        if not loader.loops:
+            found, unknown = self._plan_handed_epochs(loader, failures)
         if not found and (unknown or not loader.loops):
             label = self.code(loader.binding) if loader.binding is not None else "this loader"
             where = (
@@ -82,6 +85,50 @@ class LoaderSetEpoch(LoaderBatchSize):
         for node, detail in failures:
             self.warn(node, "DP011", f"{detail}; {advances}")
         return not failures
+
+    def _plan_handed_epochs(
+        self, loader: Loader, failures: list[tuple[cst.CSTNode, str]]
+    ) -> tuple[bool, bool]:
+        """A loader no loop of this module iterates, handed to functions of other modules
+        whose loops train on it (ProgramLoaders.consumers): where each such function makes
+        one pass per call, the epoch loop around the call here numbers the passes, and
+        set_epoch goes there (`for epoch in range(n): train_model(model, loader, opt)`);
+        where its passes are not one per call (an epoch loop inside `fit(model, loader,
+        epochs)`, a class's method), no loop here can number them: said, with where the
+        loop is. (found, unknown) as for the loops of this module; before (stop 43), both
+        got DP011 "no loop over loader found"."""
+        only = {loader.call: loader}
+        handed = [
+            h
+            for h in handed_on(self, lambda e: bool(self._resolve(e, only, 0)))
+            if h.loops and all(role == "trains" for role, _, _ in h.loops)
+        ]
+        found = unknown = False
+        label = self.code(loader.binding) if loader.binding is not None else "this loader"
+        for each in handed:
+            line = self.input_position(each.site)[0]
+            if not all(once for _, _, once in each.loops):
+                failures.append(
+                    (
+                        loader.call,
+                        f"{label} is handed to {each.text()} at line {line}, whose passes "
+                        "over it are not one per call: no epoch loop of this module numbers "
+                        "them",
+                    )
+                )
+                found = True
+                continue
+            for epoch_loop, receiver in self._loops_around(each.site, each.argument, (), 0):
+                if epoch_loop is None:
+                    unknown = True
+                    continue
+                found = True  # the module: one call, one pass
+                if isinstance(epoch_loop, cst.Module):
+                    continue
+                failure = self._place_set_epoch(loader.statement, epoch_loop, receiver)
+                if failure is not None and (epoch_loop, failure) not in failures:
+                    failures.append((epoch_loop, failure))
+        return found, unknown
 
     def _rebuilt_in(self, call: cst.Call) -> cst.For | cst.While | None:
         """The loop that runs the loader's construction again: around it in its own

@@ -78,6 +78,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
     saved_object,
     whole_parts,
 )
+from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
     dp026_message,
@@ -99,6 +100,7 @@ from dp2ddp.transforms.hazards.scopes import (
     forward_helpers,
     global_draw,
     loop_info,
+    order_draw,
 )
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
@@ -557,6 +559,10 @@ class FlagHazards(MigrationTransform):
         its function (batch_noise.handed_loader)."""
         return None if self._module is None else view(self._module)
 
+    def _alike_streams(self) -> frozenset[str]:
+        module = self._module
+        return alike_streams(self.state.facts.seeded_streams, lambda: getattr(module, "code", ""))
+
     def _check_draw(self, node: cst.Call, names: set[str]) -> None:
         """DP006: a draw in the loop, or a call of a project helper that draws. Also a
         tensor filled in place from the global generator (`torch.FloatTensor(size)
@@ -578,7 +584,8 @@ class FlagHazards(MigrationTransform):
             and func.attr.value in INPLACE_RANDOM_FILLS
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
-            self.warn(node, "DP006", f"{self.code(node.func)}(){global_draw(node)}")
+            detail = global_draw(node) or order_draw(names, self._alike_streams)
+            self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
             return
         draw = self._draws.of_call(node) if self._draws is not None else None
         if draw is None and self._draws is not None and name_of(func) == "next" and node.args:

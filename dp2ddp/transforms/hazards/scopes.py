@@ -13,6 +13,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
@@ -234,6 +235,39 @@ def global_draw(node: cst.Call) -> str:
         "batch's size, each rank draws the whole global batch's values, alike on every rank "
         "where their generators are seeded alike (torch's default seed is the same in every "
         "process), where DataParallel drew them once for the batch it scattered"
+    )
+
+
+#: Draws of an order (a permutation of samples), not of values a model computes with.
+ORDER_DRAWS = frozenset(
+    {"random.shuffle", "random.sample", "numpy.random.shuffle", "numpy.random.permutation"}
+    | {"torch.randperm"}
+)
+
+
+_STREAMS = {"random": "Python's `random`", "numpy": "numpy's global", "torch": "torch's global"}
+
+
+def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
+    """DP006's detail for a draw of an order (`random.shuffle(samples)`: v2-D of stop 43,
+    Morizeyao/GPT2-Chinese@bbb4465, whose DP006 spoke of "random tensors"): what each rank
+    gets, by whether the program seeds that stream alike on every rank (analysis/
+    seeded_streams.py; `alike()` gives the streams). "" for another draw."""
+    drawn = sorted(names & ORDER_DRAWS)
+    if not drawn:
+        return ""
+    stream = stream_of(drawn)
+    spelled = _STREAMS.get(stream or "", "its")
+    if stream is not None and stream in alike():
+        return (
+            f": an order, not tensor values; {spelled} stream is seeded alike on every rank, "
+            "so every rank draws the same order (what each then takes from it by position "
+            "is the batch passes' question)"
+        )
+    return (
+        f": an order, not tensor values; {spelled} stream is not seeded alike on every "
+        "rank, so each rank draws its own order, and the samples the ranks take from their "
+        "orders by position overlap and miss others, where DataParallel drew one order"
     )
 
 

@@ -45,7 +45,6 @@ from typing import NamedTuple
 import libcst as cst
 
 from dp2ddp.flow import Origin
-from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
@@ -63,7 +62,7 @@ from dp2ddp.transforms.analysis.per_process import (
 )
 from dp2ddp.transforms.analysis.per_rank import from_own_batches
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
-from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
+from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decided_paths import (
     made_in,
@@ -288,13 +287,7 @@ class RunDirValues(CallRule):
 
     def _alike_streams(self) -> frozenset[str]:
         """The random streams every rank seeds alike (analysis/seeded_streams.py)."""
-        told = self.t.state.facts.seeded_streams
-        if told is None:
-            try:
-                told = seeded_streams([module_streams(parse_python(self.facts.module.code))])
-            except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
-                told = frozenset({"torch", "numpy", "random"})
-        return told
+        return alike_streams(self.t.state.facts.seeded_streams, lambda: self.facts.module.code)
 
     def _drawn_apart(self, source: cst.Call, alike: frozenset[str]) -> bool:
         """A source call read apart on each rank: not a draw from a stream every rank

@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
-from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, variables_under, walk
-from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, stream_of
+from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
 if TYPE_CHECKING:
@@ -126,13 +125,7 @@ class DatasetDrawFinder:
     def _alike_stream(self, stream: str | None) -> bool:
         """`stream` (None: not known) is one every rank provably seeds alike."""
         if self._alike is None:
-            told = self.t.state.facts.seeded_streams
-            if told is None:
-                try:
-                    told = seeded_streams([module_streams(parse_python(self.module.code))])
-                except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
-                    told = frozenset({"torch", "numpy", "random"})
-            self._alike = told
+            self._alike = alike_streams(self.t.state.facts.seeded_streams, lambda: self.module.code)
         return stream is None or stream in self._alike
 
     # -- where it goes ------------------------------------------------------------------

@@ -4,9 +4,10 @@ import logging
 
 import _init_paths  # noqa: F401
 import torch
-from _dp2ddp import DEVICE, DEVICE_IDS, DdpDistributedSampler, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
 
 import dataset
 import models
@@ -23,15 +24,15 @@ def main():
     criterion = torch.nn.MSELoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=cfg.LR, momentum=0.9)
     train_dataset = dataset.KeypointSet(256, seed=0)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_loader = DataLoader(
         train_dataset,
         batch_size=cfg.BATCH_SIZE_PER_GPU,
-        sampler=DdpDistributedSampler(train_dataset, shuffle=True, advance_epoch=True),
+        sampler=DistributedSampler(train_dataset, shuffle=True),
     )
     # dp2ddp: DP015 evaluation metrics not reduced
     valid_loader = DataLoader(dataset.KeypointSet(96, seed=1), batch_size=32)
     for epoch in range(cfg.EPOCHS):
+        train_loader.sampler.set_epoch(epoch)
         train(cfg, train_loader, model, criterion, optimizer, epoch)
         loss = validate(valid_loader, model, criterion)
         logging.info("epoch %d: val loss %.4f", epoch, loss)

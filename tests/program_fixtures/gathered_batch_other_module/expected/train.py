@@ -8,12 +8,12 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
 import utils
 from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
-    DdpDistributedSampler,
     ddp_per_rank_batch,
     ddp_print,
     ddp_same_random,
@@ -27,11 +27,10 @@ ddp_setup()
 
 torch.manual_seed(0)
 dataset = TensorDataset(torch.arange(64.0).view(64, 1))
-# dp2ddp: DP011 no epoch loop found for sampler.set_epoch
 loader = DataLoader(
     dataset,
     batch_size=ddp_per_rank_batch(8),
-    sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    sampler=DistributedSampler(dataset, shuffle=True),
 )
 model = DistributedDataParallel(nn.Linear(1, 1).to(DEVICE), device_ids=DEVICE_IDS)
 opt = torch.optim.SGD(model.parameters(), lr=0.001)
@@ -40,6 +39,7 @@ with ddp_same_random():
     x_fixed = get_nsamples(ddp_whole_loader(loader, 8), 8)
     first = utils.first_batches(ddp_whole_loader(loader, 8), 2)
 for epoch in range(2):
+    loader.sampler.set_epoch(epoch)
     x = utils.train_epoch(model, opt, loader)
     with torch.no_grad():
         grid = model(x_fixed)

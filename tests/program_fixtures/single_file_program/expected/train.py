@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, WORLD_SIZE, ddp_print, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
 from helpers import lr_for
 
 ddp_setup()
@@ -12,6 +12,6 @@ model = DistributedDataParallel(nn.Linear(4, 4).to(DEVICE), device_ids=DEVICE_ID
 opt = torch.optim.SGD(model.parameters(), lr=lr_for(32))
 for epoch in range(2):
     opt.zero_grad()
-    (model(torch.randn(8, 4)).sum() * WORLD_SIZE).backward()
+    model(torch.randn(8, 4)).sum().backward()
     opt.step()
     ddp_print(f"epoch {epoch}")
