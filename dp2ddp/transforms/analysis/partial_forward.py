@@ -273,6 +273,11 @@ def _class_facts(
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
+    # A torchvision model taken apart: also in a class that registers no other layer.
+    heads = module_parts.torchvision_heads(
+        init, lambda f: resolve(f, imports, local, prefix), reached
+    )
+    known += tuple((PartialUse(cls.name, *h, path), "") for h in heads)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
@@ -322,9 +327,7 @@ def _class_facts(
             if attribute in uses.unread:
                 how, line = uses.unread[attribute]
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
-        init, lambda f: resolve(f, imports, local, prefix), reached
-    )
+    late = module_parts.frozen_after_wrap(methods)
     late += module_parts.detached_only(reached, registered)
     late += fixed_entries.unread_entries(cls, registered, reached)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
