@@ -65,6 +65,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
@@ -215,6 +216,9 @@ class OutsideParameters:
             )
             if first is not None:
                 wrapped.add(t.code(first.value))
+                # `model = nn.Sequential(feat, emb)` wrapped: feat and emb are inside DDP
+                parts = sequential_parts(t, built_by(t, first.value))
+                wrapped.update(t.code(part) for part in parts)
         owners = {w.rsplit(".", 1)[0] for w in wrapped if "." in w}
         # `self.net = DataParallel(self.net)` in a class: `model.net` outside it is that wrap
         members = {w[len("self") :] for w in wrapped if w.startswith("self.")}
