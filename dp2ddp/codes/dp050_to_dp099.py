@@ -267,6 +267,23 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the loss itself). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP071`.",
     ),
+    "DP072": (
+        "a model handed to a class runs several forwards before one backward",
+        "A class keeps a model it is handed (`self.model = model` in `__init__`) and a method "
+        "calls it two or more times with gradients on before one backward (a source batch "
+        "and a target batch, a clean and a perturbed pass), in a program that wraps a model "
+        "in DataParallel elsewhere. DataParallel ran each call on its own; DDP arms its "
+        "reducer at each forward, so where the model handed in is the DDP wrap the first "
+        'backward fails ("Expected to mark a variable ready only once" with '
+        'find_unused_parameters=True, "Expected to have finished reduction" without), '
+        "unless the wrap has static_graph=True (DP096 sets it where the calls are seen "
+        "beside the wrap). Which model the class gets is not followed across modules "
+        "(zhunzhong07/ECN@5c5c177's Trainer: both ranks failed at step 1 with no warning "
+        "before stop 44). Where it is the wrapped model, pass static_graph=True to its "
+        "DistributedDataParallel (and drop find_unused_parameters); where it is not, silence "
+        "it. Marked in the migrated file: `--check` fails until it is resolved or silenced "
+        "with `# noqa: DP072`.",
+    ),
     "DP074": (
         "a generator's loader batches not followed to their use",
         "A loop over a DataLoader yields its batches from a generator of the module (`def "

@@ -69,6 +69,7 @@ MARKED = frozenset(
         "DP069",
         "DP070",
         "DP071",
+        "DP072",
         "DP074",
         "DP077",
         "DP078",

@@ -118,6 +118,8 @@ def torchvision_heads(
             if name.startswith("torchvision.models."):
                 last = name.rsplit(".", 1)[-1]
                 head = next((h for prefixes, h in _HEADS if last.startswith(prefixes)), None)
+        elif isinstance(value, ast.Call) and _picked_torchvision(value.func, resolve):
+            head = "|".join(sorted({h for _, h in _HEADS}))  # whichever it picks has one
         elif isinstance(value, ast.Name):
             head = built.get(value.id)
         if head is None:
@@ -130,12 +132,32 @@ def torchvision_heads(
     parts, lines, whole = _parts_read(functions)
     found: list[tuple[str, str, int]] = []
     for attribute, (head, _line) in held.items():
-        if attribute in whole or attribute not in parts or head in parts[attribute]:
+        if attribute in whole or attribute not in parts or set(head.split("|")) & parts[attribute]:
             continue
         used = ", ".join(f"self.{attribute}.{p}" for p in sorted(parts[attribute]))
         how = f"never uses {{attr}}: it calls {used} one by one, never self.{attribute} whole"
-        found.append((f"{attribute}.{head}", how, lines[attribute]))
+        what = head if "|" not in head else "'s head (" + head.replace("|", ", ") + ")"
+        found.append(
+            (f"{attribute}.{what}" if "|" not in head else attribute + what, how, lines[attribute])
+        )
     return found
+
+
+def _picked_torchvision(
+    func: ast.expr, resolve: Callable[[ast.expr], tuple[str, bool] | None]
+) -> bool:
+    """`models.__dict__[name]` or `getattr(models, name)` with `models` torchvision's
+    (euwern/proxynca_pp@217233d's `models.__dict__[model](pretrained=True)`, stop 44 v1-A):
+    a torchvision model picked by a name known at run time; every family ends in a head."""
+    holder: ast.expr | None = None
+    if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Attribute):
+        if func.value.attr == "__dict__":
+            holder = func.value.value
+    elif isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.args:
+        if func.func.id == "getattr":
+            holder = func.args[0]
+    resolved = resolve(holder) if holder is not None else None
+    return resolved is not None and resolved[0] == "torchvision.models"
 
 
 def unreached(apart: TakenApart, classes: Mapping[str, Held]) -> tuple[str, str] | None:

@@ -65,6 +65,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
+from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
@@ -90,6 +91,45 @@ def _optimizer(names: set[str]) -> bool:
         and name.rsplit(".", 1)[-1] != "Optimizer"
         for name in names
     )
+
+
+def _run_time_callee(call: cst.Call, t: MigrationTransform, defined: set[str]) -> bool:
+    """The callee is decided at run time, so it may be an optimizer class: a subscript or a
+    call's result (`config['opt']['type'](...)`, `getattr(optim, name)(...)`), or a bare name
+    with no qualified name beyond itself that no def/class of the module binds (`OPT =
+    torch.optim.SGD`, `opt_cls = cfg.optimizer`). stop 44 v1-B, euwern/proxynca_pp@217233d:
+    Adam picked by a JSON configuration trained the loss's proxies on each rank's share."""
+    func = call.func
+    if isinstance(func, (cst.Subscript, cst.Call)):
+        return True
+    if not isinstance(func, cst.Name) or func.value in defined:
+        return False
+    names = t.qualified_names(func)
+    return not any("." in n for n in names)
+
+
+def _hands_parameters(call: cst.Call) -> bool:
+    """The call's first argument (or `params=`) holds parameters an optimizer would take: a
+    `X.parameters()` call, or a parameter group (a dict with a "params" key), at any depth
+    (`[{**{'params': list(m.parameters())}, 'lr': 0}, ...]`)."""
+    first = next((a for a in call.args if a.keyword is None and a.star == ""), None)
+    keyed = next(
+        (a for a in call.args if a.keyword is not None and a.keyword.value == "params"), None
+    )
+    arg = first or keyed
+    if arg is None:
+        return False
+    for node in walk(arg.value):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "parameters"
+        ):
+            return True
+        if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString):
+            if node.key.evaluated_value == "params":
+                return True
+    return False
 
 
 def _chain(expr: cst.BaseExpression) -> bool:
@@ -176,11 +216,20 @@ class OutsideParameters:
             )
             if first is not None:
                 wrapped.add(t.code(first.value))
+                # `model = nn.Sequential(feat, emb)` wrapped: feat and emb are inside DDP
+                parts = sequential_parts(t, built_by(t, first.value))
+                wrapped.update(t.code(part) for part in parts)
         owners = {w.rsplit(".", 1)[0] for w in wrapped if "." in w}
         # `self.net = DataParallel(self.net)` in a class: `model.net` outside it is that wrap
         members = {w[len("self") :] for w in wrapped if w.startswith("self.")}
+        defined = {
+            n.name.value for n in walk(module) if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+        }
         optimizers = [
-            n for n in nodes_of(module, cst.Call) if _optimizer(t.qualified_names(n.func))
+            n
+            for n in nodes_of(module, cst.Call)
+            if _optimizer(t.qualified_names(n.func))
+            or (_run_time_callee(n, t, defined) and _hands_parameters(n))
         ]
         if not optimizers:
             return synced

@@ -261,10 +261,13 @@ def _class_facts(
     held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
     reached = (forward, *called_methods(forward, methods))
     dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
-    # A children walk that may break leaves the rest unused, whatever else is known.
-    walked = tuple(
-        (PartialUse(cls.name, *w, path), "") for w in module_parts.walked_with_break(reached)
+    # A children walk that may break, or a torchvision model taken apart (also in a class with
+    # no other layer), leaves the rest unused, whatever else is known.
+    heads = module_parts.torchvision_heads(
+        init, lambda f: resolve(f, imports, local, prefix), reached
     )
+    walks = module_parts.walked_with_break(reached) + heads
+    walked = tuple((PartialUse(cls.name, *w, path), "") for w in walks)
     # 31f2: a module handed in (`self.t_net = t_net`) read only detached or under no_grad
     handed = module_parts.detached_only(reached, module_parts.handed_in(init, me, registered))
     known = (*walked, *((PartialUse(cls.name, *h, path), "") for h in handed))
@@ -323,9 +326,7 @@ def _class_facts(
             if attribute in uses.unread:
                 how, line = uses.unread[attribute]
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
-    late = module_parts.frozen_after_wrap(methods) + module_parts.torchvision_heads(
-        init, lambda f: resolve(f, imports, local, prefix), reached
-    )
+    late = module_parts.frozen_after_wrap(methods)
     late += module_parts.detached_only(reached, registered)
     late += fixed_entries.unread_entries(cls, registered, reached)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]

@@ -16,7 +16,8 @@ from dp2ddp.flow import code, view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
-from dp2ddp.transforms._support.nodes import unmoved, walk
+from dp2ddp.transforms._support.nodes import unmoved
+from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -288,7 +289,10 @@ class UnusedParameters:
     def _class_why(self, module: cst.BaseExpression, target: str | None) -> str:
         """Why the wrapped model's class may leave parameters without a gradient (why())."""
         classes = self._model_classes()
-        built = self._built_by(module)
+        built = built_by(self.t, module)
+        for part in sequential_parts(self.t, built):  # each child of an nn.Sequential
+            if why := self._class_why(part, None):
+                return why
         if built is not None and target is not None:
             for name in sorted(self._class_names(built, classes)):
                 if self._outputs.get(name) is not None or self._several.get(name):
@@ -318,7 +322,7 @@ class UnusedParameters:
                 if name in classes:
                     return classes[name]
             variable = isinstance(built, cst.Name) and (
-                built.value[:1].islower() or self._assigned_value(built, built.value) is not None
+                built.value[:1].islower() or assigned_value(self.t, built, built.value) is not None
             )
             # A library's class (torch, torchvision...) is not judged; a callable of the
             # program's own packages (Cysu/open-reid's `models.create(args.arch)`, a
@@ -361,7 +365,7 @@ class UnusedParameters:
         if not isinstance(built, cst.Attribute) or not isinstance(built.value, cst.Name):
             return None
         holder = built.value.value
-        value = self._assigned_value(built, holder)
+        value = assigned_value(self.t, built, holder)
         if isinstance(value, cst.Name):
             names = {f"{n}.{built.attr.value}" for n in self.t.qualified_names(value)}
             found = sorted(n for n in names if n in classes)
@@ -635,7 +639,7 @@ class UnusedParameters:
             if rebinds and isinstance(arg.value, cst.Name) and arg.value.value in rebinds:
                 return True
             if arg.keyword is None and isinstance(arg.value, (cst.Name, cst.Call)):
-                inner = self._built_by(arg.value)
+                inner = built_by(self.t, arg.value)
                 names = self.t.qualified_names(inner) if inner is not None else set()
                 if isinstance(inner, cst.Name):
                     names = names | {inner.value}
@@ -647,42 +651,6 @@ class UnusedParameters:
         return {
             c.split(".", 1)[0] for c in self._model_classes() if "." in c and not c.startswith(".")
         }
-
-    def _built_by(self, module: cst.BaseExpression) -> cst.BaseExpression | None:
-        """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
-        assigned once from such a call earlier in the same function); None if unknown."""
-        node: cst.BaseExpression = module
-        for _ in range(3):
-            node = unmoved(node)
-            if isinstance(node, cst.Call):
-                return node.func
-            if not isinstance(node, cst.Name):
-                return None
-            value = self._assigned_value(module, node.value)
-            if value is None:
-                return None
-            node = value
-        return None
-
-    def _assigned_value(self, at: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-        """The value last assigned to `name` before `at` in its function (or module)."""
-        scope: cst.CSTNode | None = self.t.parent(at)
-        while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
-            scope = self.t.parent(scope)
-        if scope is None:
-            return None
-        line = self.t._position(at)[0]
-        found: cst.BaseExpression | None = None
-        for node in walk(scope, skip_scopes=True):
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-                and node.targets[0].target.value == name
-                and self.t._position(node)[0] < line
-            ):
-                found = node.value
-        return found
 
 
 def _named_literally(built: cst.BaseExpression) -> bool:

@@ -1,0 +1,71 @@
+"""What built a wrapped model: the callee of the call that made it (through a name assigned
+once before the wrap), and the children of a torch container built of models, each judged as
+a model of its own (analysis/wrapped_model.py asks, for DP041/DP102)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import unmoved, walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+#: torch's container whose forward() calls each child in order, on every step.
+SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
+
+
+def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
+    assigned once from such a call earlier in the same function); None if unknown."""
+    node: cst.BaseExpression = module
+    for _ in range(3):
+        node = unmoved(node)
+        if isinstance(node, cst.Call):
+            return node.func
+        if not isinstance(node, cst.Name):
+            return None
+        value = assigned_value(t, module, node.value)
+        if value is None:
+            return None
+        node = value
+    return None
+
+
+def assigned_value(t: MigrationTransform, at: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value last assigned to `name` before `at` in its function (or module)."""
+    scope: cst.CSTNode | None = t.parent(at)
+    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+        scope = t.parent(scope)
+    if scope is None:
+        return None
+    line = t._position(at)[0]
+    found: cst.BaseExpression | None = None
+    for node in walk(scope, skip_scopes=True):
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == name
+            and t._position(node)[0] < line
+        ):
+            found = node.value
+    return found
+
+
+def sequential_parts(
+    t: MigrationTransform, built: cst.BaseExpression | None
+) -> list[cst.BaseExpression]:
+    """The children handed to `nn.Sequential(a, b, ...)` when `built` is that class: its
+    forward() calls each in order, so what leaves a parameter without a gradient is what a
+    child's own class leaves (euwern/proxynca_pp@217233d's `nn.Sequential(feat, emb)`, `feat`
+    a program class taking a torchvision ResNet apart, never its `fc`: no DP041 and both ranks
+    failed at step 2 before stop 44, v1-A). [] for any other callee."""
+    if built is None or not SEQUENTIAL & t.qualified_names(built):
+        return []
+    call = t.parent(built)
+    if not isinstance(call, cst.Call) or call.func is not built:
+        return []
+    return [a.value for a in call.args if a.keyword is None and a.star == ""]
