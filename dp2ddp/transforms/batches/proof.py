@@ -373,6 +373,8 @@ class BatchProof(DrawnBatches):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
+        if self._sizes_across(origin):
+            return "ok"  # it sizes a tensor along another dim: shapes it, holds no batch
         if origin.kind == "constant" and origin.cut and filled_later(origin.node):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
             # program built, not a constant every rank computes whole (v2-A, stop 41)
@@ -418,6 +420,26 @@ class BatchProof(DrawnBatches):
             for found in origins(flow, value, stop):
                 if isinstance(found.node, cst.Call) and stop(found.node):
                     return True
+        return False
+
+    def _sizes_across(self, origin: Origin) -> bool:
+        """The source reaches the value as a size of a tensor factory along a dim other than
+        the split one (`torch.randn(bs, z_dim)`, `z_dim` read from a config file): it shapes
+        the noise and holds none of the batch (v2-B, stop 44: taken for a batch cut from the
+        config and split, a sample grid halved). A size along the split dim
+        (`torch.zeros(opt.batch_size, 1)`: the global batch's) is followed as before."""
+        for before, step in zip(origin.path, origin.path[1:], strict=False):
+            call = step.node
+            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+                continue
+            if call.func.attr.value not in _FACTORIES - {"normal"}:
+                continue
+            sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+            if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+                sizes = [e.value for e in sizes[0].elements]
+            at = [i for i, size in enumerate(sizes) if size is before.node]
+            if at and self._dim is not None and at[0] != self._dim:
+                return True
         return False
 
     def _state_factory(self, origin: Origin) -> bool:
