@@ -3,7 +3,10 @@
 A file is decoded the way Python itself decodes it (BOM, then the PEP 263 encoding cookie,
 then UTF-8) and encoded back the same way. A file that uses CRLF line endings throughout is
 handed to the codemod with LF endings and gets CRLF back on the way out, so inserted code
-matches the file's convention; a file with mixed endings is passed through as it is.
+matches the file's convention; a file with mixed endings is passed through as it is. A file
+whose indentation Python reads but libcst does not is handed over re-indented, proved the
+same program (migrate/reindent.py); its text as read is kept for a migration that changes
+nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import tokenize
 from dataclasses import dataclass
 
 from dp2ddp.errors import InputError
+from dp2ddp.migrate.reindent import reindented
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,11 @@ class SourceFile:
     encoding: str = "utf-8"
     #: The file used CRLF everywhere: `text` holds LF endings, `encode` restores CRLF.
     crlf: bool = False
+    #: The text as read when `text` is it re-indented for libcst (migrate/reindent.py), else
+    #: "": a migration that changes nothing leaves the file as it was.
+    original: str = ""
+    #: The lines re-indented (DP110 names them).
+    reindented: tuple[int, ...] = ()
 
     @property
     def bom(self) -> bool:
@@ -74,6 +83,9 @@ def decode(data: bytes) -> SourceFile:
     crlf = "\r" in text and text.count("\r") == text.count("\r\n") == text.count("\n")
     if crlf:
         text = text.replace("\r\n", "\n")
+    fixed = reindented(text)
+    if fixed is not None:
+        return SourceFile(fixed.text, encoding, crlf, text, fixed.lines)
     return SourceFile(text, encoding, crlf)
 
 
