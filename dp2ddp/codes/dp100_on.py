@@ -112,4 +112,18 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "gradients over the ranks by hand before the step. Marked in the migrated file: "
         "`--check` fails until it is resolved or silenced with `# noqa: DP108`.",
     ),
+    "DP110": (
+        "indentation Python reads but libcst's parser does not",
+        "Lines of the file mix tabs and spaces in their indentation in a way Python accepts "
+        "(it reads a tab as a move to the next multiple of 8 columns) but libcst's parser, "
+        "which dp2ddp rewrites with, does not: a block's indentation must begin with the "
+        "text of the enclosing block's (`    \\t    `, column 12, inside a block indented "
+        "by 8 spaces: jalola/improved-wgan-pytorch@2a3d3d5). dp2ddp wrote those lines' "
+        "indentation again, as the enclosing block's followed by spaces to the column "
+        "Python reads, and kept every other byte; Python's syntax tree of the rewritten "
+        "text is the original's (`ast.dump`), so the program is the same. Said once, when "
+        "the file is migrated (a file with nothing to migrate is left as it was); the "
+        "migrated file has nothing left to say, so `--check` does not fail on it "
+        "(`# noqa: DP110` silences it).",
+    ),
 }

@@ -25,6 +25,7 @@ from dp2ddp.migrate.deep import FileTimeout, call_deep, nesting_error, time_limi
 from dp2ddp.migrate.discovery import Target, describe_os_error
 from dp2ddp.migrate.line_length import line_length
 from dp2ddp.migrate.precheck import may_use_dataparallel
+from dp2ddp.migrate.reindent import said
 from dp2ddp.migrate.sourcefile import SourceFile, decode
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import FileOutcome, MigrationResult
@@ -97,7 +98,7 @@ def migrate_files(
             )
             continue
         else:  # cannot use DataParallel: unchanged without parsing
-            text = prepared[0].text
+            text = prepared[0].original or prepared[0].text
             outcomes[index] = FileOutcome(target.path, "unchanged", MigrationResult(text, text))
         pending_progress += 1
         if pending_progress >= 64:
@@ -138,7 +139,8 @@ def migrate_decoded(
     text already parsed)."""
     gate_open = program is not None and program.role is not None and program.has_dataparallel
     if not gate_open and not may_use_dataparallel(source.text):
-        return FileOutcome(path, "unchanged", MigrationResult(source.text, source.text)), None
+        text = source.original or source.text
+        return FileOutcome(path, "unchanged", MigrationResult(text, text)), None
     done = _work(_Task(0, path, source.text, for_file(options, path), program, parsed))
     new: list[bytes] = []
     outcome = _finish(path, source, done, lambda _path, data: new.append(data))
@@ -232,7 +234,7 @@ def _work_limited(task: _Task) -> _Done:
 def _finish(path: str, source: SourceFile, done: _Done, sink: Sink | None) -> FileOutcome:
     if done.result is None:
         return FileOutcome(path, "failed", error=done.error)
-    result = done.result
+    result = said(done.result, source.original, source.reindented)
     if not result.changed:
         return FileOutcome(path, "unchanged", result)
     try:

@@ -95,6 +95,10 @@ MARKED = frozenset(
         "DP108",
     }
 )
+#: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,
+#: migrate/reindent.py): said once, when the file is migrated. The migrated file has nothing
+#: left to say, so `--check` neither re-derives nor marks them.
+SAID_ONCE = frozenset({"DP110"})
 PREFIX = "# dp2ddp: "
 _MARKER = re.compile(r"^([ \t]*)#\s*dp2ddp:\s*(DP\d{3}(?:\s*,\s*DP\d{3})*)\b(.*)$")
 _CODE = re.compile(r"DP\d{3}")

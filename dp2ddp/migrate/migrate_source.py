@@ -14,6 +14,7 @@ from dp2ddp.migrate.linemap import LineMap
 from dp2ddp.migrate.markers import MARKED, mark
 from dp2ddp.migrate.parse import parse
 from dp2ddp.migrate.pipeline import CHECKS_ONLY, PIPELINE
+from dp2ddp.migrate.reindent import reindented, said
 from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
@@ -40,14 +41,15 @@ def migrate_source(
     `program`: what the file's program tells it (dp2ddp/facts.py: its role, the
     program-wide gate, hints, helpers that draw, loaders); None: a single file.
     """
+    fixed = reindented(source)  # indentation libcst's parser refuses (migrate/reindent.py)
+    text = source if fixed is None else fixed.text
     try:
-        return call_deep(
-            lambda: migrate_parsed(
-                parse(source), source, options, filename=filename, program=program
-            )
+        result = call_deep(
+            lambda: migrate_parsed(parse(text), text, options, filename=filename, program=program)
         )
     except RecursionError:  # deeper than call_deep's room (migrate/deep.py)
         raise nesting_error(source) from None
+    return result if fixed is None else said(result, source, fixed.lines)
 
 
 def migrate_parsed(

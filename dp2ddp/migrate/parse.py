@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.errors import InputError
 from dp2ddp.migrate.deep import too_deep, usual_depth
+from dp2ddp.migrate.reindent import refused_lines
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -37,6 +38,16 @@ def parse(source: str) -> cst.Module:
         python = python_syntax_error(source)
         if python is not None:
             raise python from None
+        refused = refused_lines(source)
+        if refused:  # reindented() could not prove its rewrite: say where and why
+            line = min(refused)
+            message = (
+                "cannot parse: this line's indentation mixes tabs and spaces in a way "
+                "libcst's parser cannot read (it must begin with the enclosing block's "
+                "indentation); valid Python: write it with the same characters as the "
+                "enclosing block's"
+            )
+            raise InputError(message, line, 1) from None
         message = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
         message = f"cannot parse: {message} (valid Python, but not to libcst's parser)"
         raise InputError(message, exc.raw_line, exc.raw_column + 1) from None

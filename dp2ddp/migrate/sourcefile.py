@@ -3,7 +3,11 @@
 A file is decoded the way Python itself decodes it (BOM, then the PEP 263 encoding cookie,
 then UTF-8) and encoded back the same way. A file that uses CRLF line endings throughout is
 handed to the codemod with LF endings and gets CRLF back on the way out, so inserted code
-matches the file's convention; a file with mixed endings is passed through as it is.
+matches the file's convention (a file ending every line with a lone CR likewise); a file with
+mixed endings is passed through as it is. A file
+whose indentation Python reads but libcst does not is handed over re-indented, proved the
+same program (migrate/reindent.py); its text as read is kept for a migration that changes
+nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import tokenize
 from dataclasses import dataclass
 
 from dp2ddp.errors import InputError
+from dp2ddp.migrate.reindent import reindented
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,15 @@ class SourceFile:
     encoding: str = "utf-8"
     #: The file used CRLF everywhere: `text` holds LF endings, `encode` restores CRLF.
     crlf: bool = False
+    #: The text as read when `text` is it re-indented for libcst (migrate/reindent.py), else
+    #: "": a migration that changes nothing leaves the file as it was.
+    original: str = ""
+    #: The lines re-indented (DP110 names them).
+    reindented: tuple[int, ...] = ()
+    #: The file ended its lines with a lone CR everywhere (classic Mac OS), as Python reads
+    #: it: `text` holds LF endings, `encode` restores CR. Handed over as it was, libcst
+    #: dropped its last line end and the migration's new lines ended in LF (stop 44's fuzz).
+    cr: bool = False
 
     @property
     def bom(self) -> bool:
@@ -34,6 +48,8 @@ class SourceFile:
         """Bytes of `text` in this file's encoding and line endings (InputError if impossible)."""
         if self.crlf:
             text = text.replace("\n", "\r\n")
+        elif self.cr:
+            text = text.replace("\n", "\r")
         try:
             data = text.encode(self.encoding)
         except UnicodeEncodeError as exc:
@@ -72,9 +88,13 @@ def decode(data: bytes) -> SourceFile:
         name = codecs.lookup(encoding).name
         raise InputError(f"cannot decode as {name}: {exc.reason}", line, col) from None
     crlf = "\r" in text and text.count("\r") == text.count("\r\n") == text.count("\n")
-    if crlf:
-        text = text.replace("\r\n", "\n")
-    return SourceFile(text, encoding, crlf)
+    cr = "\r" in text and "\n" not in text
+    if crlf or cr:
+        text = text.replace("\r\n" if crlf else "\r", "\n")
+    fixed = reindented(text)
+    if fixed is not None:
+        return SourceFile(fixed.text, encoding, crlf, text, fixed.lines, cr)
+    return SourceFile(text, encoding, crlf, cr=cr)
 
 
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:

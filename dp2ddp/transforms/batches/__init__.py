@@ -65,7 +65,6 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
-from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
@@ -142,12 +141,13 @@ class ShardBatches(BatchSqueezes):
         self._split_calls: set[cst.Call] = set()  # the proof's verdicts (batches/summed.py)
         self._whole_calls: dict[cst.Call, str] = {}
         self._same_random: set[cst.CSTNode] = set()
+        self._loops_train: dict[cst.For | cst.While, bool] = {}
         self._split_loops: list[cst.For | cst.While] = []
         self._module_node = node  # the figure rule's (LoaderEvaluation)
         for loop in nodes.of((cst.For, cst.While)):
             if any(self._inside(loop, outer) for outer in handled):
                 continue
-            if not loop_trains(loop, self.qualified_names):
+            if not self._trains(loop):
                 continue
             header = loop.iter if isinstance(loop, cst.For) else loop.test
             if SHARD in self.code(loop.body) or ROUNDS in self.code(header):

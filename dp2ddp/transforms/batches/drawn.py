@@ -22,7 +22,6 @@ import libcst as cst
 
 from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.nodes import ModuleNodes, name_of, walk
-from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
 
 #: torch's random draws (numpy's and Python's: their module prefix).
@@ -120,7 +119,7 @@ class DrawnBatches(BatchLoops):
             if isinstance(node, cst.With) and SAME_RANDOM in self.code(node.items[0]):
                 return False
             if isinstance(node, (cst.For, cst.While)) and not found:
-                found = loop_trains(node, self.qualified_names)
+                found = self._trains(node)
             node = self.parent(node)
         return found
 

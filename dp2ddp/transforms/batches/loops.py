@@ -23,6 +23,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader, names_no_loader
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.plan import Loader
 
@@ -45,6 +46,8 @@ class BatchLoops(LoaderEvaluation):
     _swap: dict[cst.CSTNode, cst.BaseExpression]
     #: statements run inside `with ddp_same_random():`
     _same_random: set[cst.CSTNode]
+    #: loop -> whether it trains (`loop_trains`), read once a loop (`_trains`)
+    _loops_train: dict[cst.For | cst.While, bool]
     #: loops DP037 was given for
     _warned: set[cst.CSTNode]
     #: training loops whose batches a split of this pass (the proof's, at the call or the
@@ -136,6 +139,15 @@ class BatchLoops(LoaderEvaluation):
             n.startswith("tqdm.") or n.startswith("rich.progress.")
             for n in self.qualified_names(call.func)
         )
+
+    def _trains(self, loop: cst.For | cst.While) -> bool:
+        """`loop_trains`, once a loop: asked for the loops around each statement, it read
+        an outer loop's whole body once per statement in it (a 400-line training loop:
+        quadratic, P2333/Bag-of-Tricks-for-AT's train_cifar.py)."""
+        found = self._loops_train.get(loop)
+        if found is None:
+            found = self._loops_train[loop] = loop_trains(loop, self.qualified_names)
+        return found
 
     def _is_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader of this module, one of another module of the program, or something
