@@ -555,8 +555,7 @@ def _scan_block(
             stop = module_parts.own_break(statement.body)
             if stop is not None and not conditional and not isinstance(statement, ast.While):
                 # The containers the loop walks (`for i, b in enumerate(self.blocks)`): the
-                # entries after a `break` get no gradient (rosinality's progressive
-                # generator leaves at `if i == step: break`).
+                # entries after a `break` (`if i == step: break`) get no gradient.
                 text = ast.unparse(head).replace("{", "{{").replace("}", "}}")
                 _expression(
                     head, me, methods, uses, inlined, True,

@@ -49,7 +49,6 @@ import libcst as cst
 
 from dp2ddp.facts import PickledParam
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
@@ -259,7 +258,8 @@ class FlagHazards(MigrationTransform):
             for call, detail in found:
                 self.warn(call, "DP108", detail)
         if not wrapped and self.state.facts.has_dataparallel and "backward" in self.state.text:
-            self._handed_forwards(original_node)
+            for at, detail in handed_forwards(original_node, self._position):
+                self.warn(at, "DP072", detail)
         told = self.state.facts.backward_summaries
         foreign = ProgramForeign(told, self.qualified_names) if told else None
         sites = (
@@ -447,13 +447,6 @@ class FlagHazards(MigrationTransform):
 
     def _is_wrap(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
-
-    def _handed_forwards(self, module: cst.Module) -> None:
-        """DP072 at the first call of a handed-in model run several times before a backward."""
-        calls = ModuleNodes(module).of(cst.Call)
-        for line, detail in handed_forwards(parse_python(module.code)):
-            at = next((c for c in calls if self._position(c)[0] == line), module)
-            self.warn(at, "DP072", detail)
 
     def _may_backward_twice(self) -> bool:
         """DP026 needs two backward calls. A module whose code names `backward` once, as

@@ -17,12 +17,26 @@ runs `self.X(...)` two or more times with gradients on before one backward
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+import libcst as cst
+
+from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.nodes import ModuleNodes
 from dp2ddp.transforms.analysis.repeated_forwards import forwards_before_backward
 
 
-def handed_forwards(tree: ast.Module) -> Iterator[tuple[int, str]]:
+def handed_forwards(
+    module: cst.Module, position: Callable[[cst.CSTNode], tuple[int, int]]
+) -> Iterator[tuple[cst.CSTNode, str]]:
+    """(node to warn at, detail) for DP072: the first call of a handed-in model run several
+    times before a backward (the module itself where no call is on that line)."""
+    calls = ModuleNodes(module).of(cst.Call)
+    for line, detail in _handed_forwards(parse_python(module.code)):
+        yield next((c for c in calls if position(c)[0] == line), module), detail
+
+
+def _handed_forwards(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """(line of the first call, detail) for each model attribute of a class bound from a
     parameter of its `__init__` and called several times before one backward."""
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
