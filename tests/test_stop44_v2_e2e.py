@@ -7,6 +7,10 @@ original (one process, DataParallel) printed.
   factory's sizes shape what it makes and hold none of it (flow/origins.py). Before, the walk
   went through the sizes into the config's items and took the grid's noise for a batch cut
   from the config: `sample = ddp_shard_batch(sample)`, rank 0 saved 4 of the 8 samples.
+- batches_list_cut_by_step_order, batches_list_cut_while_step (found by helper f): a batch cut
+  from a list of plain numbers at a position the loop moves (`for step in order:`, `while`
+  with `i += n`): every rank trained on the whole batch, no warning (a `range` loop was split).
+  Now split where the batch is bound; the summed loss keeps its scale.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: golden fixture -> the lines rank 0 prints, as the original printed them
 CASES = {
     "batches_noise_sized_by_config": ("grid 8", "weights 7.6702"),
+    # rank 0 prints its own rows: 2 of the original's 4 (not split before: 4 on each rank)
+    "batches_list_cut_by_step_order": ("rows 2", "weights -0.3081"),
+    "batches_list_cut_while_step": ("rows 2", "weights -0.4640"),
 }
 
 

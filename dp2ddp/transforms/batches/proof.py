@@ -58,6 +58,7 @@ from dp2ddp.transforms.batches.loops import (
     _plain_target,
 )
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
+from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import whole_verdict
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
@@ -66,8 +67,6 @@ _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "norm
 _LIKE = frozenset({"zeros_like", "ones_like", "full_like", "empty_like", "randn_like", "rand_like"})
 #: Calls given the model's output that compare nothing with it.
 _NOT_COMPARING = frozenset({"print", "format", "append", "extend", "write", "log", "info"})
-#: Builtins and library calls whose result is a number or a size, not a batch.
-_SCALARS = frozenset({"len", "min", "max", "int", "float", "size", "range", "item", "numel"})
 #: Methods that move data across the split dim (a source split before them is not the
 #: batch split after them).
 _ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxes"})
@@ -123,6 +122,18 @@ class BatchProof(DrawnBatches):
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
             verdicts = [self._classify(flow, o, wrapped) for o in found]
+            held = [o for o in found if not o.selects]
+            if (
+                held
+                and all(held_whole(o) for o in held)
+                and any(o.selects and moves_with(flow, o, loop) for o in found)
+            ):
+                # data the program holds whole (numbers, literals) cut at an index each
+                # step of the loop moves (`for step in order: samples[step * n:...]`): the
+                # step's batch, not a fixed sample batch every step computes alike
+                verdicts = [
+                    "batch" if o in held else v for o, v in zip(found, verdicts, strict=True)
+                ]
             if not self._inside(call, loop) and {"sharded", "batch"} <= set(verdicts):
                 # a step helper given split batches by one caller and whole ones by another:
                 # a split at its model call would cut the split ones again
@@ -399,7 +410,7 @@ class BatchProof(DrawnBatches):
             if name_of(node.func).startswith("ddp_") or self._is_loader(node):
                 return "sharded"
 
-            if name_of(node.func) in _SCALARS:
+            if name_of(node.func) in NUMBERS:
                 return "ok"
         return "batch"
 
@@ -524,7 +535,7 @@ class BatchProof(DrawnBatches):
             return True
         if self.state.options.per_process_batch:
             return False  # whole batches in turn: only loops over batches are dealt out
-        if origin.kind != "call" and not (origin.kind == "constant" and filled_later(origin.node)):
+        if origin.kind not in ("call", "constant"):
             return False  # a parameter, an import...: what it holds is not this module's
         self._split_loops.append(loop)  # its figures are this rank's share now (DP030)
         if self._split_source_of(flow, origin, loop):

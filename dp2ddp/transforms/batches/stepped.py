@@ -1,0 +1,60 @@
+"""A batch cut at a position the training loop moves: data, not a fixed sample batch.
+
+BatchProof (proof.py) takes a value every rank computes whole and alike (a literal, a list
+built of numbers: `[[float(i), ...] for i in range(n)]`) for the same value at every step:
+a fixed batch (a debug or sample batch) stays whole, as DataParallel's average of it is
+every rank's. But where the value is cut at an index each step of the training loop moves
+(`for step in order: samples[step * n:(step + 1) * n]`, or `while` with `i += n`), the cut
+is the step's batch of a dataset held in memory, which DataParallel scattered: left whole,
+every rank trained on all of it, silently (found by helper f, stop 44; a `range` loop over
+the same list was already split). These answer the two questions; the proof then splits
+the batch where it enters the loop, as for any batch nobody split.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.flow.defuse import DefUse
+from dp2ddp.flow.origins import Origin
+from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms.batches.source_syntax import binding_of
+
+#: Builtins and library calls whose result is a number or a size, not a batch.
+NUMBERS = frozenset({"len", "min", "max", "int", "float", "size", "range", "item", "numel"})
+
+
+def held_whole(origin: Origin) -> bool:
+    """A source every rank holds whole (a literal, a number a call makes: `float(i)`,
+    `range(16)`) reaching the value cut, as data, not as the index."""
+    if origin.selects or not origin.cut:
+        return False
+    if origin.kind in ("constant", "global", "attribute"):
+        return True
+    node = origin.node
+    return origin.kind == "call" and isinstance(node, cst.Call) and name_of(node.func) in NUMBERS
+
+
+def moves_with(flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+    """The index (a selecting origin) reaches the value through a name each step of the
+    training loop binds anew: the target of `loop` or of a loop inside it, or a name the
+    loop adds to (`i += n`): the cut moves with the step."""
+    for step in origin.path:
+        node = step.node
+        if not isinstance(node, cst.Name):
+            continue
+        parent = flow.parent(node)
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            if _within(flow, parent, loop):
+                return True
+            continue
+        if not step.cut:
+            continue
+        bound = binding_of(flow, node)
+        if isinstance(bound, cst.For) and (bound is loop or _within(flow, bound, loop)):
+            return True
+    return False
+
+
+def _within(flow: DefUse, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    return any(a is ancestor for a in flow.ancestors(node))
