@@ -307,7 +307,7 @@ class Reexports:
     names: tuple[tuple[str, str], ...] = ()
     #: Names (keyed alike, the module's own classes by their bare names) of the program's
     #: DataParallel subclasses proved to add nothing but attribute forwarding
-    #: (transforms/analysis/forwarding_wrapper.py): the passes take them for torch's
+    #: (transforms/_support/forwarding_classes.py): the passes take them for torch's
     #: DataParallel until model_wrap rebases them, for DistributedDataParallel after.
     forwarding: tuple[str, ...] = ()
 

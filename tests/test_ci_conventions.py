@@ -27,7 +27,11 @@ TWO_BATCHNORMS = (
     ")\n"
     "model = nn.DataParallel(model)\n"
 )
-SUBCLASS = "import torch.nn as nn\n\n\nclass MyDataParallel(nn.DataParallel):{noqa}\n    pass\n"
+#: A subclass with machinery of its own (DP002); one that only forwards is migrated.
+SUBCLASS = (
+    "import torch.nn as nn\n\n\nclass MyDataParallel(nn.DataParallel):{noqa}\n"
+    "    def gather(self, outputs, output_device):\n        return outputs\n"
+)
 BROKEN = "model = nn.DataParallel(\n"
 
 

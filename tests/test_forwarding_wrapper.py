@@ -1,11 +1,11 @@
 """The proof that a DataParallel subclass adds nothing but attribute forwarding
-(transforms/analysis/forwarding_wrapper.py, v3-A of stop 43): what it takes, what it does not."""
+(transforms/_support/forwarding_classes.py, v3-A of stop 43): what it takes, what it does not."""
 
 from __future__ import annotations
 
 import pytest
 
-from dp2ddp.transforms.analysis.forwarding_wrapper import forwarding_classes
+from dp2ddp.transforms._support.forwarding_classes import forwarding_classes
 
 FORWARDING = '''
 import torch

@@ -5,6 +5,7 @@ file of scoping corner cases. (They exist only to be faster; any difference is a
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
@@ -21,6 +22,7 @@ from libcst.metadata import (
 )
 
 from dp2ddp.flow.children import parent_map
+from dp2ddp.migrate.reindent import reindented
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import positions, printed
 from dp2ddp.transforms._support.qualified import QualifiedNames
@@ -114,7 +116,14 @@ a.b.c.d(), a.b.x(), a.zz
 def _sources() -> list[tuple[str, str]]:
     paths = sorted(FIXTURES.glob("*/*.py"))
     paths += sorted((ROOT / "examples").glob("*/*.py"))
-    return [("corners.py", CORNERS)] + [(str(p.relative_to(ROOT)), p.read_text()) for p in paths]
+    return [("corners.py", CORNERS)] + [(str(p.relative_to(ROOT)), _as_read(p)) for p in paths]
+
+
+def _as_read(path: Path) -> str:
+    """The text migrate hands libcst: indentation libcst refuses re-indented (reindent.py)."""
+    text = path.read_text()
+    fixed = reindented(text)
+    return text if fixed is None else fixed.text
 
 
 SOURCES = _sources()

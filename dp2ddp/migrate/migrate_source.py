@@ -20,9 +20,9 @@ from dp2ddp.migrate.tidy import tidy
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
+from dp2ddp.transforms._support.forwarding_classes import with_own_forwarding
 from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
-from dp2ddp.transforms.analysis.forwarding_wrapper import with_own_forwarding
 
 
 def migrate_source(

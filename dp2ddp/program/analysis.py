@@ -54,7 +54,7 @@ def module_verdict(
 
     from dp2ddp.facts import ProgramFacts
     from dp2ddp.transforms._support.base import MigrationState
-    from dp2ddp.transforms.analysis.forwarding_wrapper import with_own_forwarding
+    from dp2ddp.transforms._support.forwarding_classes import with_own_forwarding
     from dp2ddp.transforms.detect import DetectDataParallel
 
     def detect(tree: cst.Module) -> ModuleVerdict:
@@ -104,7 +104,7 @@ def program_gate(program: Program, project: Project) -> ProgramGate:
 
 def program_reexports(program: Program, project: Project) -> ProgramReexports:
     """The program's re-exports; each module's import bindings read once a project."""
-    from dp2ddp.transforms.analysis.forwarding_wrapper import forwarding_classes
+    from dp2ddp.transforms._support.forwarding_classes import forwarding_classes
 
     return ProgramReexports(
         program,

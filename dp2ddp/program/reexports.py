@@ -105,7 +105,7 @@ class ProgramReexports:
         #: module -> its classes proved forwarding-only subclasses of torch's DataParallel
         #: (taken for `torch.nn.DataParallel`, migrated: facts.Reexports.forwarding) or of
         #: DDP (what migrate made of one: taken for DDP, a re-export of it), read when asked
-        #: (transforms/analysis/forwarding_wrapper.py)
+        #: (transforms/_support/forwarding_classes.py)
         self._forwarding = forwarding
         #: module name -> the module (each module's bindings are read when first asked)
         self._modules = {m.name: m for m in program.modules}

@@ -115,7 +115,7 @@ class DetectDataParallel(MigrationTransform):
                         dotted = self.code(small.module) if small.module is not None else ""
                         self._star_modules.append("." * len(small.relative) + dotted)
             elif isinstance(stmt, cst.ClassDef) and self._forwarding(stmt):
-                continue  # its calls are DataParallel's (forwarding_wrapper.py)
+                continue  # its calls are DataParallel's (forwarding_classes.py)
             elif isinstance(stmt, cst.ClassDef) and any(
                 "DataParallel" in self.code(base.value)
                 and not self.matches(base.value, DISTRIBUTED_DATA_PARALLEL)
