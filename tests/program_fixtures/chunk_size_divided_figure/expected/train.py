@@ -5,7 +5,7 @@ take this rank's part of `sub`; a figure of this rank's sub-batch divided by the
 prints 1 / WORLD_SIZE of the original's figure. A count of chunks (`args.bs // sub`) keeps
 the global size; a value dp2ddp cannot place (the learning rate read from the optimizer)
 is said (DP106). Every sample is the same, so each sub-batch's per-sample loss is the same
-number on every rank and in the original (tests/test_factory_figures_e2e.py)."""
+number on every rank and in the original (tests/test_program_pairs_e2e.py)."""
 
 import argparse
 
