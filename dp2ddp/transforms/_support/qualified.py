@@ -7,8 +7,8 @@ facts: which names module-level imports bind, and which scopes bind every other 
 mirrors libcst 1.x's `Scope.get_qualified_names_for` (including its quirks: an access
 before any assignment in its own scope looks past it, attribute and keyword names get no
 names), and returns None wherever that mirroring would take more than these facts (a name
-bound by both an import and an assignment, `global`/`nonlocal`, nested imports, match
-patterns, type parameters, an access whose binding order is not plain): the caller then
+bound by both an import and an assignment, `global`/`nonlocal`, dotted imports inside
+functions or imports in class bodies, match patterns, type parameters, an access whose binding order is not plain): the caller then
 asks libcst. tests/test_metadata.py checks it against libcst node for node.
 """
 
@@ -77,6 +77,9 @@ class QualifiedNames:
         self._imports: dict[str, list[tuple[int, _Import]]] = {}
         #: name -> the binding nodes (STORE names, defs, params) of every other binding
         self._bindings: dict[str, list[cst.CSTNode]] = {}
+        #: name -> function scope -> the imports inside that function binding it (the
+        #: inlined `_dp2ddp` helpers import there; every migrated file has them)
+        self._nested: dict[str, dict[_Scope, list[_Import]]] = {}
         #: names whose resolution these facts do not cover
         self._unsafe: set[str] = set()
         #: subtrees the scope analysis does not visit (libcst gives their nodes no names)
@@ -176,8 +179,12 @@ class QualifiedNames:
             for name in names:
                 if at_module_level:
                     self._imports.setdefault(name, []).append((index, node))
-                else:
+                    continue
+                scope = self._scope(node)
+                if len(names) > 1 or type(scope) is not cst.FunctionDef:
                     self._unsafe.add(name.partition(".")[0])
+                else:
+                    self._nested.setdefault(name, {}).setdefault(scope, []).append(node)
 
     # -- answering -------------------------------------------------------------------
     def names(self, node: cst.CSTNode) -> set[str] | None:
@@ -205,6 +212,13 @@ class QualifiedNames:
         head = full.partition(".")[0]
         if head in self._unsafe:
             return None
+        nested = self._nested.get(head)
+        if nested is not None:
+            if head in self._bindings:
+                return None
+            scope = self._nested_scope(node, nested)
+            if scope is not None:
+                return self._nested_import(node, full, head, nested[scope], scope)
         imports = self._imports.get(head)
         if imports is not None:
             if head in self._bindings:
@@ -220,7 +234,7 @@ class QualifiedNames:
         of them dotted (`import name.x` makes libcst name accesses `name.x`), and a node
         resolves to them; then libcst records the access on each of those imports."""
         imports = self._imports.get(name, [])
-        if not any(s is statement for _, s in imports):
+        if not any(s is statement for _, s in imports) or name in self._nested:
             return False
         if any(key.startswith(f"{name}.") for key in self._imports):
             return False
@@ -238,6 +252,32 @@ class QualifiedNames:
             prefix = prefix.rpartition(".")[0]
         names: set[str] = set()
         for _, statement in self._imports[prefix]:
+            names |= _import_names(statement, full)
+        return names
+
+    def _nested_scope(
+        self, node: cst.CSTNode, nested: Mapping[_Scope, list[_Import]]
+    ) -> _Scope | None:
+        """The innermost scope `node` sees that an import inside a function binds its name
+        in; None where none does (then module-level bindings decide)."""
+        scope: _Scope | None = self._scope(node)
+        while scope is not None and scope not in nested:
+            scope = self._visible_parent(scope)
+        return scope
+
+    def _nested_import(
+        self, node: cst.CSTNode, full: str, head: str, imports: list[_Import], scope: _Scope
+    ) -> set[str] | None:
+        """A name an import inside the function `scope` binds: libcst answers with every
+        such import of that scope (an access in the scope itself only once all of them come
+        before it; a dotted module-level import of the name would be looked up instead)."""
+        if any(key.startswith(f"{head}.") for key in self._imports):
+            return None
+        if scope is self._scope(node) and type(node) is cst.Name:
+            if not all(self._precedes(i, node, scope) for i in imports):
+                return None
+        names: set[str] = set()
+        for statement in imports:
             names |= _import_names(statement, full)
         return names
 
