@@ -8,8 +8,9 @@ mirrors libcst 1.x's `Scope.get_qualified_names_for` (including its quirks: an a
 before any assignment in its own scope looks past it, attribute and keyword names get no
 names), and returns None wherever that mirroring would take more than these facts (a name
 bound by both an import and an assignment, `global`/`nonlocal`, dotted imports inside
-functions or imports in class bodies, match patterns, type parameters, an access whose binding order is not plain): the caller then
-asks libcst. tests/test_metadata.py checks it against libcst node for node.
+functions or imports in class bodies, match patterns, type parameters, an access whose
+binding order is not plain): the caller then asks libcst. tests/test_metadata.py checks
+it against libcst node for node.
 """
 
 from __future__ import annotations
