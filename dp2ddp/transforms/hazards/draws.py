@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw as Draw
+from dp2ddp.flow import origins, view
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
@@ -150,6 +151,17 @@ class HelperDraws:
             for statement in module.body
             if isinstance(statement, cst.FunctionDef)
         }
+        #: the methods of the module's classes as `Class.method` (stop 45, v3-B: a mixup
+        #: object's `__call__` the loop hands its batch to, `batch_augs(x, y, epoch)`)
+        self._functions.update(
+            {
+                f"{statement.name.value}.{method.name.value}": method
+                for statement in module.body
+                if isinstance(statement, cst.ClassDef)
+                for method in statement.body.body
+                if isinstance(method, cst.FunctionDef)
+            }
+        )
         self._found: dict[str, Draw | None] = {}
         self._training_loops: dict[int, bool] = {}
         #: per-step methods of the module's iterator classes (`__next__`, `__iter__`)
@@ -191,7 +203,38 @@ class HelperDraws:
             and not call.args[0].star
         ):
             func = call.args[0].value
-        return self._call_draw(call, self._names(func), set())
+        draw = self._call_draw(call, self._names(func), set())
+        if draw is None and isinstance(func, (cst.Name, cst.Attribute)):
+            draw = self._call_draw(call, self._instance_methods(func), set())
+        return draw
+
+    def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
+        """What `obj(...)` / `obj.name(...)` runs where `obj` holds an instance of a class
+        of the program (the def-use view's origins: `mix = Mixer(a)` in this function, a
+        parameter every call of this module binds to one, `self.augs` bound in `__init__`):
+        `Class.__call__` / `Class.name` of this module's class, or `module.Class.__call__`
+        of another module's (its draws are ProgramFacts.draws). A torch module's
+        `__call__` runs its forward, which DataParallel ran per replica too: not followed
+        (only a `__call__` the class defines)."""
+        receiver, method = func, "__call__"
+        if isinstance(func, cst.Attribute):
+            receiver, method = func.value, func.attr.value
+        if not isinstance(receiver, (cst.Name, cst.Attribute)) or (
+            isinstance(receiver, cst.Name) and receiver.value in self._functions
+        ):
+            return set()
+        flow = view(self._module)
+        found: set[str] = set()
+        for origin in origins(flow, receiver):
+            call = origin.node
+            if origin.kind not in ("instance", "call") or not isinstance(call, cst.Call):
+                continue
+            owner = flow.class_called(call)
+            if owner is not None:
+                found.add(f"{owner.name.value}.{method}")
+            elif origin.kind == "call":
+                found |= {f"{name}.{method}" for name in self._qualified_names(call.func)}
+        return found
 
     def _call_draw(self, call: cst.Call, names: set[str], seen: set[str]) -> Draw | None:
         """The draw `call` makes through the helper it calls: none where the helper draws
@@ -281,8 +324,17 @@ class HelperDraws:
         seen.add(name)
         draw = guarded = None
         function = self._functions[name]
+        owner = name.rpartition(".")[0]
         for node in self._calls(function.body):
             names = self._names(node.func)
+            func = node.func
+            if (
+                owner
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+            ):
+                names.add(f"{owner}.{func.attr.value}")  # `self._mix(x)` in a method
             found = None
             if names & RANDOM_DRAWS and not _own_generator(node):
                 found = Draw(
@@ -409,7 +461,7 @@ def _may_draw(source: str) -> bool:
                 if alias.asname and alias.name.rsplit(".", 1)[-1] in _DRAW_TAILS
             )
     for statement in tree.body:
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for node in ast_nodes.walk(statement):
             if isinstance(node, ast.Call) and (
