@@ -6,9 +6,14 @@ project, draws inside (facebookresearch/mixup-cifar10@eaff31a, clovaai/CutMix-Py
 `rand_bbox`). The warning goes to the call site in the loop and names the helper and its
 first draw, followed through the helpers it calls in turn.
 
-A helper is a module-level function: of this module (found by its qualified name, so an
-alias or a shadowing local is told apart), or of another module of the program, whose draws
-the program step found before the entry is migrated (`ProgramFacts.draws`, dp2ddp/facts.py).
+A helper is a module-level function or a method of a module-level class: of this module
+(found by its qualified name, so an alias or a shadowing local is told apart), or of another
+module of the program, whose draws the program step found before the entry is migrated
+(`ProgramFacts.draws`, dp2ddp/facts.py, methods as `module.Class.method`). A method is
+reached through an instance (stop 45, v3-B: `batch_augs(x, y, epoch)` runs
+`BatchAugs.__call__`, whose `torch.randperm(n)` and `torch.rand(n, 1, 1)` every rank drew
+alike), `obj.method(...)`, or `self.method(...)` inside another method; the instance's class
+is where the def-use view's origins find it built (here, or handed in as a parameter).
 Seeding (`np.random.seed`, `torch.manual_seed`) is no draw, and a helper called outside
 any training loop is not reported.
 """
@@ -440,7 +445,8 @@ def _may_draw(source: str) -> bool:
     """Whether some module-level function of `source` may call a draw of RANDOM_DRAWS, by
     Python's own parser (several times cheaper than libcst's parse and metadata).
 
-    A drawing function calls, itself or through the module's other module-level functions
+    A drawing function (or method: class bodies are searched too) calls, itself or
+    through the module's other module-level functions
     (their bodies are searched too), a callee whose qualified name is in RANDOM_DRAWS. An
     attribute's qualified name ends with its own name (`np.random.choice`), and a plain
     name resolves to a draw only as that draw's last name (`from torch import randn`, or a
