@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw as Draw
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
@@ -216,23 +216,46 @@ class HelperDraws:
     def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
         """What `obj(...)` / `obj.name(...)` runs where `obj` holds an instance of a class
         of the program (the def-use view's origins: `mix = Mixer(a)` in this function, a
-        parameter every call of this module binds to one, `self.augs` bound in `__init__`):
+        parameter every call of this module binds to one, `self.augs` bound in a method):
         `Class.__call__` / `Class.name` of this module's class, or `module.Class.__call__`
         of another module's (its draws are ProgramFacts.draws). A torch module's
         `__call__` runs its forward, which DataParallel ran per replica too: not followed
-        (only a `__call__` the class defines)."""
-        receiver, method = func, "__call__"
-        if isinstance(func, cst.Attribute):
-            receiver, method = func.value, func.attr.value
-        if not isinstance(receiver, (cst.Name, cst.Attribute)) or (
-            isinstance(receiver, cst.Name) and receiver.value in self._functions
+        (only a `__call__` the class defines). `self.augs(...)` is a method of the class
+        where it defines one, else a call of what its methods bind to `self.augs`."""
+        flow = view(self._module)
+        if not isinstance(func, cst.Attribute):
+            return self._held(flow, func, "__call__")
+        receiver, name = func.value, func.attr.value
+        function = flow.function_around(func)
+        owner = function.owner if function is not None else None
+        if not (isinstance(receiver, cst.Name) and owner is not None and function is not None
+                and receiver.value == function.self_name):  # fmt: skip
+            return self._held(flow, receiver, name)
+        if flow.method(owner, name) is not None:
+            return {f"{owner.name.value}.{name}"}
+        found: set[str] = set()
+        for definition in flow.attribute_definitions(owner, name):
+            if definition.value is not None:
+                found |= self._held(flow, definition.value, "__call__")
+        return found
+
+    def _held(self, flow: DefUse, value: cst.BaseExpression, method: str) -> set[str]:
+        """`Class.method` for each program class `value` may hold an instance of: built
+        by a call and carried only by bindings (names, attributes, parameters) to it, not
+        a value computed from one (`loss` from a batch of a loader built with one)."""
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Call)) or (
+            isinstance(value, cst.Name) and value.value in self._functions
         ):
             return set()
-        flow = view(self._module)
         found: set[str] = set()
-        for origin in origins(flow, receiver):
+        for origin in origins(flow, value):
             call = origin.node
             if origin.kind not in ("instance", "call") or not isinstance(call, cst.Call):
+                continue
+            if not all(
+                isinstance(step.node, (cst.Name, cst.Attribute, cst.Param)) and not step.cut
+                for step in origin.path[1:]
+            ):
                 continue
             owner = flow.class_called(call)
             if owner is not None:

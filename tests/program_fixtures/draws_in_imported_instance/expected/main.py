@@ -1,7 +1,8 @@
-# Stop 45 (v3-B, program-wide): the batch-mixing object is an instance of another module's
-# class, handed to the training function as a parameter; its __call__ decides with Python's
-# unseeded `random` and draws partners and weights sized by the rank's batch (through a
-# method it calls): DP006 at the call, naming augs.py's line.
+# Stop 45 (v3-B, program-wide; Alibaba-MIIL/AudioClassfication@6277e5e's shape): the batch-
+# mixing object is an instance of another module's class, handed to a trainer and kept as
+# its attribute; its __call__ decides with Python's unseeded `random` and draws partners and
+# weights sized by the rank's batch (through a method it calls): DP006 at the call, naming
+# augs.py's line.
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -18,13 +19,19 @@ from _dp2ddp import (
 from augs import BatchAugs
 
 
-def train(model, loader, opt, batch_augs, epoch):
-    for x, y in loader:
-        x, y, _ = batch_augs(x, y, epoch)
-        loss = ((model(x) - y) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+class Trainer:
+    def __init__(self, model, loader, batch_augs):
+        self.model, self.loader = model, loader
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.batch_augs = batch_augs
+
+    def epoch(self, epoch):
+        for x, y in self.loader:
+            x, y, _ = self.batch_augs(x, y, epoch)
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
 
 
 def main():
@@ -37,12 +44,14 @@ def main():
         batch_size=ddp_per_rank_batch(4),
         sampler=DdpDistributedSampler(dataset, shuffle=False),
     )
-    model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    augs = BatchAugs(1.0)
+    trainer = Trainer(
+        DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS),
+        loader,
+        BatchAugs(1.0),
+    )
     for epoch in range(2):
-        train(model, loader, opt, augs, epoch)
-    ddp_print("weights %.4f" % model.module.weight.sum().item())
+        trainer.epoch(epoch)
+    ddp_print("weights %.4f" % trainer.model.module.weight.sum().item())
 
 
 if __name__ == "__main__":
