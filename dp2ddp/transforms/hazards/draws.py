@@ -220,8 +220,10 @@ class HelperDraws:
         `Class.__call__` / `Class.name` of this module's class, or `module.Class.__call__`
         of another module's (its draws are ProgramFacts.draws). A torch module's
         `__call__` runs its forward, which DataParallel ran per replica too: not followed
-        (only a `__call__` the class defines). `self.augs(...)` is a method of the class
-        where it defines one, else a call of what its methods bind to `self.augs`."""
+        (only a `__call__` the class defines). `self.augs(...)` is a call of what the
+        class's methods bind to `self.augs` where the class defines no method `augs` (its
+        own methods are not followed from here: the dataset draws' finder, which also asks
+        this, follows a Dataset's `self._pairs()` itself)."""
         flow = view(self._module)
         if not isinstance(func, cst.Attribute):
             return self._held(flow, func, "__call__")
@@ -232,7 +234,7 @@ class HelperDraws:
                 and receiver.value == function.self_name):  # fmt: skip
             return self._held(flow, receiver, name)
         if flow.method(owner, name) is not None:
-            return {f"{owner.name.value}.{name}"}
+            return set()  # a method of its own (a Dataset's `self._pairs()`): as before
         found: set[str] = set()
         for definition in flow.attribute_definitions(owner, name):
             if definition.value is not None:
