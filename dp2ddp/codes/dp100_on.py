@@ -126,4 +126,31 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "migrated file has nothing left to say, so `--check` does not fail on it "
         "(`# noqa: DP110` silences it).",
     ),
+    "DP111": (
+        "an HDF file opened for writing on every rank",
+        '`h5py.File(path, mode)` with a mode that changes the file ("a", "x", "w-") '
+        "runs on every rank here, outside a block dp2ddp can put on rank 0 whole (its body "
+        "does more than write: it loads, computes, loops): every rank would open and "
+        "change the one file, and HDF5 does not take two writers (a corrupt file, or "
+        '"unable to lock file" on the second rank). dp2ddp sends a file opened with "w" '
+        "to a scratch file off rank 0 (`ddp_discard_path()`) and puts a barrier before "
+        "every rank reads it (f90/Wave-U-Net-Pytorch@86c113d's `hdf/train.hdf5`); these "
+        'modes cannot go to a scratch file ("a" appends to what is there, "x" fails on '
+        "an existing file). Build the file on rank 0 (`if ddp_is_main():` around the "
+        "block, then `torch.distributed.barrier()` before the first read), then silence "
+        "the warning with `# noqa: DP111`.",
+    ),
+    "DP112": (
+        "a whole batch every rank trains on is drawn apart on each rank",
+        "A model in a training loop is given a batch computed whole on every rank (not a "
+        "part of a sharded loader's), drawn from numpy's or Python's random stream, which "
+        "the program does not seed alike on every rank: each process draws a batch of its "
+        "own, and DDP averages the gradients of different batches where DataParallel "
+        "trained one. dp2ddp runs such a draw inside `with ddp_same_random():` (every rank "
+        "takes rank 0's numbers) where its statement is one every rank runs; this one is "
+        "under a condition, a loop, a `try` or a `with`, and the helper exchanges the "
+        "generators' state with a collective every rank must reach. Seed the stream alike "
+        "before it (`np.random.seed(0)` on every rank), or draw it where every rank "
+        "passes, then silence the warning with `# noqa: DP112`.",
+    ),
 }

@@ -103,6 +103,19 @@ class ModuleIndex:
             return owner
         return None
 
+    def called_as(self, function: cst.FunctionDef) -> tuple[str, bool] | None:
+        """How another module calls `function` (a name, and whether as a method): a
+        top-level function by its name, a method of a top-level class as `x.name(...)`, its
+        `__init__` as `Class(...)` (stop 45: f90/Wave-U-Net-Pytorch's Dataset was taken as
+        built wherever any `__init__` is called, `super().__init__(...)` in a module that
+        calls it under a condition); None for neither (a nested function)."""
+        if isinstance(self.view.parent(function), cst.Module):
+            return function.name.value, False
+        owner, name = self.top_level_class(function), function.name.value
+        if owner is None:
+            return None
+        return (owner.name.value, False) if name == "__init__" else (name, True)
+
     def bound_names(self, statement: cst.CSTNode) -> frozenset[str]:
         """Every name `statement` may bind (a superset: a cheap test before the real one)."""
         key = id(statement)

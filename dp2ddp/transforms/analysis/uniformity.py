@@ -236,9 +236,9 @@ class RankUniformity:
             if id(current) in seen:
                 continue
             seen.add(id(current))
-            method = self._importable(current)
-            if method is not None:
-                found = uniform.unreached_elsewhere(path, current.name.value, method)
+            called = self.index.called_as(current)
+            if called is not None:
+                found = uniform.unreached_elsewhere(path, *called)
                 if found is not None:
                     return found
             for call in self.index.call_sites(current):
@@ -270,13 +270,6 @@ class RankUniformity:
         else:
             return None
         return f"{function.name.value}() is called{where} where not every rank may arrive"
-
-    def _importable(self, function: cst.FunctionDef) -> bool | None:
-        """Whether another module can call `function`: False for a top-level function, True
-        for a method of a top-level class, None for neither (a nested function)."""
-        if isinstance(self.view.parent(function), cst.Module):
-            return False
-        return True if self.index.top_level_class(function) is not None else None
 
     def sites_reached(self, module_name: str, name: str, method: bool) -> bool:
         """Every call in this module that may call function `name` of module `module_name`

@@ -59,7 +59,7 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
-from dp2ddp.transforms.batches.summed import whole_verdict
+from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -92,8 +92,8 @@ class BatchProof(DrawnBatches):
             loop = self._training_loop(lambda: view(module), call)
             if loop is None:
                 continue
-            if SHARD in self.code(loop.body):
-                self._split_calls.add(call)  # split before (a migrated module): a fixed point
+            if SHARD in self.code(loop.body):  # split before (a migrated module): per call
+                settle_migrated(self, flow := flow or view(module), call, wrapped)
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it

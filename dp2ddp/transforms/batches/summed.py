@@ -37,6 +37,7 @@ from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
+from dp2ddp.transforms.batches.loops import SAME_RANDOM, SHARD
 from dp2ddp.transforms.batches.source_syntax import filled_later
 
 if TYPE_CHECKING:
@@ -68,13 +69,61 @@ def whole_verdict(proof: BatchProof, flow: DefUse, call: cst.Call, wrapped: set[
                 return None
             if not origin.selects and proof._from_output(flow, origin, stop):
                 return None
-            apart = apart or _drawn_apart(proof, node, origin)
+            apart = apart or _drawn_apart(proof, flow, node)
     return apart
 
 
-def _drawn_apart(proof: BatchProof, node: cst.Call, origin: Origin) -> str:
+def settle_migrated(proof: BatchProof, flow: DefUse, call: cst.Call, wrapped: set[str]) -> None:
+    """A model call in a loop this pass split before (a migrated module, `--check`): split
+    where an input comes through `ddp_shard_batch` or no whole verdict is found, else whole
+    (whole_verdict), so that a loss summing a split and a whole batch is said again
+    (DP004) on the migrated file. Before (stop 44) every call of such a loop was taken as
+    split and `--check` passed the file its migration had warned about."""
+
+    def stop(other: cst.Call) -> bool:
+        return calls_model(other, wrapped)
+
+    whole = whole_verdict(proof, flow, call, wrapped) if call.args else None
+    if whole is not None and not any(
+        name_of(n.func) == SHARD
+        for value in (a.value for a in call.args)
+        for origin in origins(flow, value, stop)
+        for n in _path_calls(origin)
+    ):
+        proof._whole_calls[call] = whole
+    else:
+        proof._split_calls.add(call)
+
+
+def _runs_on_every_rank(flow: DefUse, statement: cst.CSTNode) -> bool:
+    """`statement` is in its function's (or the module's) body, under no condition, loop,
+    `try` or `with`: where the function runs, every rank runs it."""
+    for above in flow.ancestors(statement):
+        if isinstance(above, (cst.FunctionDef, cst.Module)):
+            return True
+        if not isinstance(above, cst.IndentedBlock):
+            return False
+    return False
+
+
+def _path_calls(origin: Origin) -> list[cst.Call]:
+    """The calls a flow went through or came from."""
+    nodes = [origin.node, *(step.node for step in origin.path)]
+    return [n for n in nodes if isinstance(n, cst.Call)]
+
+
+def _drawn_apart(proof: BatchProof, flow: DefUse, node: cst.Call) -> str:
     """A reason where `node` draws from numpy's or Python's stream and the program does not
-    seed it alike on every rank (torch's stream starts alike in every process); else ""."""
+    seed it alike on every rank (torch's stream starts alike in every process); else "".
+
+    Such a draw of a whole batch (`fixed = torch.from_numpy(np.random.rand(4, 3))` before
+    the loop) is run inside `with ddp_same_random():` where its statement is one every rank
+    runs (not under a condition, a loop or a `try` of its function: the helper exchanges
+    rank 0's generator state): every rank takes rank 0's draw, the batch is alike, as
+    DataParallel's one draw was (stop 45; before, each rank trained a batch of its own,
+    silently with a mean loss). A draw inside that block already (a migrated module) is
+    alike. Elsewhere DP112 says it, whatever the loss (a mean loss says nothing else).
+    """
     stream = stream_of(proof.qualified_names(node.func))
     if stream not in ("numpy", "random"):
         return ""
@@ -84,6 +133,23 @@ def _drawn_apart(proof: BatchProof, node: cst.Call, origin: Origin) -> str:
     )
     if stream in alike:
         return ""
+    statement = flow.statement_of(node)
+    if not proof._outside_same_random(statement) or statement in proof._same_random:
+        return ""
+    if _runs_on_every_rank(flow, statement):
+        proof._draw_alike_at(
+            statement,
+            f"{proof.code(node)} draws a whole batch every rank trains on: drawn alike on "
+            f"every rank ({SAME_RANDOM}), as DataParallel's one draw",
+        )
+        return ""
+    proof.warn(
+        node,
+        "DP112",
+        f"{proof.code(node)} draws from {stream}'s stream, which the program does not seed "
+        "alike on every rank, and its statement is not one every rank runs "
+        f"(under a condition, a loop, a `try` or a `with`): not shared with {SAME_RANDOM}()",
+    )
     return (
         f"{proof.code(node)} at line {proof._position(node)[0]}: {stream}'s stream is not "
         "seeded alike on every rank"

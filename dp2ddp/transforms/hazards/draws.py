@@ -6,9 +6,14 @@ project, draws inside (facebookresearch/mixup-cifar10@eaff31a, clovaai/CutMix-Py
 `rand_bbox`). The warning goes to the call site in the loop and names the helper and its
 first draw, followed through the helpers it calls in turn.
 
-A helper is a module-level function: of this module (found by its qualified name, so an
-alias or a shadowing local is told apart), or of another module of the program, whose draws
-the program step found before the entry is migrated (`ProgramFacts.draws`, dp2ddp/facts.py).
+A helper is a module-level function or a method of a module-level class: of this module
+(found by its qualified name, so an alias or a shadowing local is told apart), or of another
+module of the program, whose draws the program step found before the entry is migrated
+(`ProgramFacts.draws`, dp2ddp/facts.py, methods as `module.Class.method`). A method is
+reached through an instance (stop 45, v3-B: `batch_augs(x, y, epoch)` runs
+`BatchAugs.__call__`, whose `torch.randperm(n)` and `torch.rand(n, 1, 1)` every rank drew
+alike), `obj.method(...)`, or `self.method(...)` inside another method; the instance's class
+is where the def-use view's origins find it built (here, or handed in as a parameter).
 Seeding (`np.random.seed`, `torch.manual_seed`) is no draw, and a helper called outside
 any training loop is not reported.
 """
@@ -23,6 +28,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import HelperDraw as Draw
+from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
@@ -150,6 +156,17 @@ class HelperDraws:
             for statement in module.body
             if isinstance(statement, cst.FunctionDef)
         }
+        #: the methods of the module's classes as `Class.method` (stop 45, v3-B: a mixup
+        #: object's `__call__` the loop hands its batch to, `batch_augs(x, y, epoch)`)
+        self._functions.update(
+            {
+                f"{statement.name.value}.{method.name.value}": method
+                for statement in module.body
+                if isinstance(statement, cst.ClassDef)
+                for method in statement.body.body
+                if isinstance(method, cst.FunctionDef)
+            }
+        )
         self._found: dict[str, Draw | None] = {}
         self._training_loops: dict[int, bool] = {}
         #: per-step methods of the module's iterator classes (`__next__`, `__iter__`)
@@ -191,7 +208,63 @@ class HelperDraws:
             and not call.args[0].star
         ):
             func = call.args[0].value
-        return self._call_draw(call, self._names(func), set())
+        draw = self._call_draw(call, self._names(func), set())
+        if draw is None and isinstance(func, (cst.Name, cst.Attribute)):
+            draw = self._call_draw(call, self._instance_methods(func), set())
+        return draw
+
+    def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
+        """What `obj(...)` / `obj.name(...)` runs where `obj` holds an instance of a class
+        of the program (the def-use view's origins: `mix = Mixer(a)` in this function, a
+        parameter every call of this module binds to one, `self.augs` bound in a method):
+        `Class.__call__` / `Class.name` of this module's class, or `module.Class.__call__`
+        of another module's (its draws are ProgramFacts.draws). A torch module's
+        `__call__` runs its forward, which DataParallel ran per replica too: not followed
+        (only a `__call__` the class defines). `self.augs(...)` is a call of what the
+        class's methods bind to `self.augs` where the class defines no method `augs` (its
+        own methods are not followed from here: the dataset draws' finder, which also asks
+        this, follows a Dataset's `self._pairs()` itself)."""
+        flow = view(self._module)
+        if not isinstance(func, cst.Attribute):
+            return self._held(flow, func, "__call__")
+        receiver, name = func.value, func.attr.value
+        function = flow.function_around(func)
+        owner = function.owner if function is not None else None
+        if not (isinstance(receiver, cst.Name) and owner is not None and function is not None
+                and receiver.value == function.self_name):  # fmt: skip
+            return self._held(flow, receiver, name)
+        if flow.method(owner, name) is not None:
+            return set()  # a method of its own (a Dataset's `self._pairs()`): as before
+        found: set[str] = set()
+        for definition in flow.attribute_definitions(owner, name):
+            if definition.value is not None:
+                found |= self._held(flow, definition.value, "__call__")
+        return found
+
+    def _held(self, flow: DefUse, value: cst.BaseExpression, method: str) -> set[str]:
+        """`Class.method` for each program class `value` may hold an instance of: built
+        by a call and carried only by bindings (names, attributes, parameters) to it, not
+        a value computed from one (`loss` from a batch of a loader built with one)."""
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Call)) or (
+            isinstance(value, cst.Name) and value.value in self._functions
+        ):
+            return set()
+        found: set[str] = set()
+        for origin in origins(flow, value):
+            call = origin.node
+            if origin.kind not in ("instance", "call") or not isinstance(call, cst.Call):
+                continue
+            if not all(
+                isinstance(step.node, (cst.Name, cst.Attribute, cst.Param)) and not step.cut
+                for step in origin.path[1:]
+            ):
+                continue
+            owner = flow.class_called(call)
+            if owner is not None:
+                found.add(f"{owner.name.value}.{method}")
+            elif origin.kind == "call":
+                found |= {f"{name}.{method}" for name in self._qualified_names(call.func)}
+        return found
 
     def _call_draw(self, call: cst.Call, names: set[str], seen: set[str]) -> Draw | None:
         """The draw `call` makes through the helper it calls: none where the helper draws
@@ -281,8 +354,17 @@ class HelperDraws:
         seen.add(name)
         draw = guarded = None
         function = self._functions[name]
+        owner = name.rpartition(".")[0]
         for node in self._calls(function.body):
             names = self._names(node.func)
+            func = node.func
+            if (
+                owner
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+            ):
+                names.add(f"{owner}.{func.attr.value}")  # `self._mix(x)` in a method
             found = None
             if names & RANDOM_DRAWS and not _own_generator(node):
                 found = Draw(
@@ -388,7 +470,8 @@ def _may_draw(source: str) -> bool:
     """Whether some module-level function of `source` may call a draw of RANDOM_DRAWS, by
     Python's own parser (several times cheaper than libcst's parse and metadata).
 
-    A drawing function calls, itself or through the module's other module-level functions
+    A drawing function (or method: class bodies are searched too) calls, itself or
+    through the module's other module-level functions
     (their bodies are searched too), a callee whose qualified name is in RANDOM_DRAWS. An
     attribute's qualified name ends with its own name (`np.random.choice`), and a plain
     name resolves to a draw only as that draw's last name (`from torch import randn`, or a
@@ -409,7 +492,7 @@ def _may_draw(source: str) -> bool:
                 if alias.asname and alias.name.rsplit(".", 1)[-1] in _DRAW_TAILS
             )
     for statement in tree.body:
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for node in ast_nodes.walk(statement):
             if isinstance(node, ast.Call) and (

@@ -17,10 +17,14 @@ import libcst as cst
 
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
-from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
+from dp2ddp.transforms.rank_zero.file_writes import (
+    h5py_literal_mode,
+    path_open_for_writing,
+)
 from dp2ddp.transforms.rank_zero.path_forms import path_form
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
+    H5PY_FILE,
     OPEN,
     READS_AT_FIRST,
     TORCH_LOAD,
@@ -60,6 +64,12 @@ def path_argument(call: cst.Call, t: RankZeroOnly, *, write: bool) -> cst.BaseEx
     method = func.attr.value if isinstance(func, cst.Attribute) else ""
     if first is not None or names & OPEN:
         pass  # a whole file's argument, or an open() in the other mode
+    elif names & H5PY_FILE:
+        # `h5py.File(path, "w")` writes on rank 0 (file_writes.py; "a", "x" stay on every
+        # rank: DP111), `h5py.File(path)` / `(path, "r")` reads
+        if h5py_literal_mode(call) != ("w" if write else "r"):
+            return None
+        first = argument(call, "name", 0)
     elif write and method in _WRITE_METHODS and not names:
         first = call.args[0].value if call.args and call.args[0].keyword is None else None
     elif isinstance(func, cst.Attribute) and not call.args and not names:

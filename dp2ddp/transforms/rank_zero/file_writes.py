@@ -34,7 +34,7 @@ PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
 #: `f.create_dataset(name, data=x)` in `with h5py.File(path, "w") as f`).
 _HANDLE_WRITES = frozenset({"write", "writelines", "flush", "create_dataset", "create_group"})
 #: h5py.File modes that create or change the file (its default, "r", only reads).
-_H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
+H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
 #: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
 #: on every rank would truncate the file rank 0 is writing.
 _OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
@@ -50,7 +50,50 @@ class FileWrites(CallRule):
             return self._open_for_writing(original, updated)
         if path_open_for_writing(original):
             return self._path_open_for_writing(original, updated)
+        if names & H5PY_FILE and h5py_mode(original):
+            return self._h5py_for_writing(original, updated)
         return None
+
+    def _h5py_for_writing(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`h5py.File(path, "w")` outside a rank-0 block (a `with` whose body does more than
+        write: f90/Wave-U-Net-Pytorch@86c113d builds `hdf/train.hdf5` in its Dataset's
+        `__init__`, loading audio in a loop): other ranks write a scratch file of their own,
+        as for open(); barriers.py then puts `ddp_barrier()` after the block, before every
+        rank reads the file (or says DP054). Before, both ranks created and filled the one
+        file (stop 44). Only "w" (create or truncate) takes a scratch file: "a" would
+        append to rank 0's HDF file and "x"/"w-" fail on an existing file, so those say
+        DP111 and stay as written."""
+        if self._kept_guarded(original):
+            return updated
+        args = list(updated.args)
+        at = next(
+            (
+                i
+                for i, a in enumerate(args)
+                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "name")
+            ),
+            None,
+        )
+        if at is None or mentions_rank(args[at].value):
+            return updated  # a per-rank file name: each rank writes its own
+        if h5py_literal_mode(original) != "w":
+            self.t.warn(
+                original,
+                "DP111",
+                f"{self.t.code(original)} changes the one file on every rank; only "
+                '"w" can go to a scratch file off rank 0',
+            )
+            return updated
+        args[at] = args[at].with_changes(
+            value=cst.IfExp(
+                test=main_call(),
+                body=parenthesize(args[at].value),
+                orelse=cst.Call(func=cst.Name(DISCARD_PATH)),
+            )
+        )
+        self.t.state.helpers.add("discard_path")
+        self.t.record(original, "file written on rank 0 only (elsewhere to a scratch file)")
+        return updated.with_changes(args=args)
 
     def file_kinds(self, node: cst.With) -> tuple[str, ...]:
         """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
@@ -251,13 +294,22 @@ def path_open_for_writing(call: cst.Call) -> bool:
 def h5py_mode(call: cst.Call) -> bool:
     """`h5py.File(path, "w")` (or "a", "x", "w-"; positional or `mode=`): a literal mode that
     writes. On every rank each would create or truncate the file rank 0 is writing."""
+    return h5py_literal_mode(call) in H5PY_WRITE_MODES
+
+
+def h5py_literal_mode(call: cst.Call) -> str | None:
+    """The mode of `h5py.File(path, mode)` as written (positional or `mode=`): "r" where
+    none is given (h5py's default), None where it is not a literal."""
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in call.args):
-        return False
+        return None
     value = positional[1].value if len(positional) >= 2 else None
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "mode":
             value = arg.value
+    if value is None:
+        return "r"
     if not isinstance(value, cst.SimpleString):
-        return False
-    return value.evaluated_value in _H5PY_WRITE_MODES
+        return None
+    mode = value.evaluated_value
+    return mode if isinstance(mode, str) else None
