@@ -22,7 +22,6 @@ from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
 from dp2ddp.transforms.data.plan import (
     EVAL_SAMPLER,
     ITERABLE_DATASET,
-    SHARD_FLAG,
     CallEdit,
     Loader,
 )
@@ -339,13 +338,9 @@ class LoaderResolution(CallFlow):
 
     def _is_ours(self, sampler: cst.BaseExpression) -> bool:
         """Already a DistributedSampler or dp2ddp's evaluation sampler (a second run), also
-        as a factory's `<sampler> if ddp_shard else None` (factory_sites.py)."""
-        if (
-            isinstance(sampler, cst.IfExp)
-            and isinstance(sampler.test, cst.Name)
-            and sampler.test.value == SHARD_FLAG
-            and is_none(sampler.orelse)
-        ):
+        as a factory's `<sampler> if ddp_shard else None` (factory_sites.py) or a split's
+        `<sampler> if split == "train" else None` (split_loaders.py)."""
+        if isinstance(sampler, cst.IfExp) and is_none(sampler.orelse):
             return self._is_ours(sampler.body)
         if isinstance(sampler, cst.Name):
             values = [assigned_value(a.node, self) for a in self.referents(sampler)]
