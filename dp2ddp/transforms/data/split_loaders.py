@@ -18,11 +18,14 @@ chosen by the comprehension's key (`sampler=DdpDistributedSampler(...) if split 
 "train" else None`), and DP015 says which splits every rank goes through whole. Training
 is planned on the training loops alone (set_epoch, summed figures).
 
-Where that is not proved (the loops are in another module, a split is not a literal, a
-loop neither trains nor evaluates), the call is said (DP084): each split is sharded as the
-training split needs, and an evaluated one reports over this rank's part. The same for a
-`for` loop over split names whose statement holds the call (`for split in ['train',
-'val']: self.loaders[split] = DataLoader(...)`, v2-E of stop 42).
+Where the loops of this module do not decide it (a key that is no literal, `loaders[phase]`
+in a phase loop, or a loop neither training nor evaluating), the loader is planned as one,
+as before: its loops' figures are summed over the ranks or said (DP030). Where no loop of
+this module iterates it (they are in other modules: e3_diffusion's own layout), the call
+is said (DP084): each split is sharded as the training split needs, and an evaluated one
+reports over this rank's part. The same for a `for` loop over split names whose statement
+holds the call (`for split in ['train', 'val']: self.loaders[split] = DataLoader(...)`,
+v2-E of stop 42).
 """
 
 from __future__ import annotations
