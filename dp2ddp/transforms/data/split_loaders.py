@@ -33,9 +33,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import walk
-from dp2ddp.transforms.data.plan import CallEdit, Loader
+from dp2ddp.transforms.data.plan import LINE_LIMIT, CallEdit, Loader
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -99,7 +100,8 @@ class SplitLoaders:
             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
         )
         args = loader.call.args
-        edit.sampler = cst.IfExp(test=test, body=edit.sampler, orelse=cst.Name("None"))
+        sampler = cst.IfExp(test=test, body=edit.sampler, orelse=cst.Name("None"))
+        edit.sampler = _fitted(t, loader.call, sampler)
         shuffle = loader.args.get("shuffle")
         if shuffle is not None and edit.replace == shuffle:
             # The shuffle stays for the whole splits; the sampler takes `sampler=None`'s
@@ -118,6 +120,26 @@ class SplitLoaders:
             f"evaluated, left unsharded (`{t.code(test)}` picks the sharded sampler): every "
             "rank goes through all of them, and their figures are the original's",
         )
+
+
+def _fitted(t: ShardDataLoaders, call: cst.Call, sampler: cst.IfExp) -> cst.IfExp:
+    """The conditional sampler on lines of its own, in parentheses, where one line would
+    pass the line limit at the call's arguments (one per line there: FactorySites.spread)."""
+    indent = t._indent
+    start = t.get_metadata(PositionProvider, call).start.column
+    if start + 2 * len(indent) + len("sampler=") + len(t.code(sampler)) <= LINE_LIMIT:
+        return sampler
+
+    def newline(width: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(width))
+
+    inner = newline(indent * 2)
+    return sampler.with_changes(
+        lpar=[cst.LeftParen(whitespace_after=inner)],
+        rpar=[cst.RightParen(whitespace_before=newline(indent))],
+        whitespace_before_if=inner,
+        whitespace_before_else=inner,
+    )
 
 
 def comprehension_key(t: ShardDataLoaders, call: cst.Call) -> str | None:
@@ -160,6 +182,24 @@ def _split_test(key: str, trained: list[str]) -> cst.BaseExpression:
         return cst.Comparison(cst.Name(key), [cst.ComparisonTarget(cst.Equal(), strings[0])])
     elements = [cst.Element(s) for s in strings]
     return cst.Comparison(cst.Name(key), [cst.ComparisonTarget(cst.In(), cst.Tuple(elements))])
+
+
+def is_split_test(test: cst.BaseExpression) -> bool:
+    """`test` is the split test `finish` writes: `(split == "train")`, `(split in ("a",
+    "b"))` (parenthesized, a name against string literals)."""
+    if not isinstance(test, cst.Comparison) or not test.lpar or len(test.comparisons) != 1:
+        return False
+    if not isinstance(test.left, cst.Name):
+        return False
+    target = test.comparisons[0]
+    if isinstance(target.operator, cst.Equal):
+        return isinstance(target.comparator, cst.SimpleString)
+    values = target.comparator
+    return (
+        isinstance(target.operator, cst.In)
+        and isinstance(values, cst.Tuple)
+        and all(isinstance(e.value, cst.SimpleString) for e in values.elements)
+    )
 
 
 def said_split_loops(t: ShardDataLoaders, sharded: set[cst.Call]) -> None:
