@@ -7,6 +7,8 @@ under torchrun (2 CPU processes, gloo) in one launch.
   `nll_epoch / n_samples` was each rank's half of the validation set (rank 0's printed, the
   best epoch picked by it). Now only "train" is sharded: on both ranks each epoch's
   validation figure is the one over the whole split, computed directly in the fixture.
+- data_split_loop_literal_keys: the same, the call in a loop over the split names
+  (`dataloaders[split] = DataLoader(...)`; before: DP084, every split sharded).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
-CASES = ("data_split_comprehension",)
+CASES = ("data_split_comprehension", "data_split_loop_literal_keys")
 
 
 @pytest.fixture(scope="module")
@@ -45,13 +47,14 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     return out, scripts, proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("case", CASES)
 def test_evaluated_splits_of_one_call_stay_whole(
-    launch: tuple[Path, dict[str, Path], str],
+    launch: tuple[Path, dict[str, Path], str], case: str
 ) -> None:
     """Each epoch's validation figure is the whole split's on both ranks (sharded, each
     rank's would be its half's, different on the two ranks)."""
     out, scripts, console = launch
-    runs = out / "runs" / workdir_of(scripts["data_split_comprehension"])
+    runs = out / "runs" / workdir_of(scripts[case])
     digests = []
     for rank in (0, 1):
         status = json.loads((runs / f"rank{rank}.status.json").read_text())

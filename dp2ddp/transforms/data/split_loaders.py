@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.data.plan import LINE_LIMIT, CallEdit, Loader
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class SplitLoaders:
     def split(self, loaders: dict[cst.Call, Loader]) -> None:
         """Decide each comprehension loader's splits; keep only its training loops."""
         for loader in loaders.values():
-            key = comprehension_key(self.t, loader.call)
+            key = split_key(self.t, loader.call)
             if key is None or loader.read_loops or loader.next_loops or not loader.loops:
                 continue
             trained: dict[str, bool] = {}
@@ -83,7 +83,13 @@ class SplitLoaders:
                 break
             else:
                 only_evaluated = [s for s in evaluated if s not in trained]
-                if trained and only_evaluated:
+                read = _keys_read(self.t, loader.call)
+                if (
+                    trained
+                    and only_evaluated
+                    and read is not None
+                    and read <= {*trained, *evaluated}
+                ):
                     self.decided[loader.call] = (key, list(trained), only_evaluated)
                     loader.loops = [
                         e for e, train in zip(loader.loops, kinds, strict=True) if train
@@ -142,6 +148,35 @@ def _fitted(t: ShardDataLoaders, call: cst.Call, sampler: cst.IfExp) -> cst.IfEx
     )
 
 
+def split_key(t: ShardDataLoaders, call: cst.Call) -> str | None:
+    """The name that picks the split `call` builds a loader for: a comprehension's key
+    (comprehension_key), or `split` of `for split in ["train", "val"]: loaders[split] =
+    call` (the assignment directly in the loop's body, stored under the loop's name)."""
+    key = comprehension_key(t, call)
+    if key is not None:
+        return key
+    assign = t.parent(call)
+    if not isinstance(assign, cst.Assign) or assign.value is not call or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    line = t.parent(assign)
+    block = t.parent(line) if line is not None else None
+    loop = t.parent(block) if block is not None else None
+    if (
+        not isinstance(loop, cst.For)
+        or not isinstance(loop.target, cst.Name)
+        or not _split_names(loop)
+        or not isinstance(target, cst.Subscript)
+        or len(target.slice) != 1
+    ):
+        return None
+    index = target.slice[0].slice
+    name = loop.target.value
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.Name):
+        return name if index.value.value == name else None
+    return None
+
+
 def comprehension_key(t: ShardDataLoaders, call: cst.Call) -> str | None:
     """`split` where `call` is the value of `{split: call for split, ... in ...}` and the
     key is a name the comprehension's `for` binds (alone, or first of a tuple)."""
@@ -158,6 +193,45 @@ def comprehension_key(t: ShardDataLoaders, call: cst.Call) -> str | None:
     if not any(isinstance(n, cst.Name) and n.value == key.value for n in bound):
         return None
     return key.value
+
+
+def _keys_read(t: ShardDataLoaders, call: cst.Call) -> set[str] | None:
+    """The splits the function (or module) reads from the dict of loaders `call` fills,
+    where every read is `loaders["<split>"]`; None where the dict goes anywhere else
+    (returned, handed on whole, read by a key that is no literal): a split read there
+    might train, and it would be left whole."""
+    parent = t.parent(call)
+    store = t.parent(parent) if isinstance(parent, cst.DictComp) else parent
+    if not isinstance(store, cst.Assign) or len(store.targets) != 1:
+        return None
+    target: cst.BaseExpression = store.targets[0].target
+    if isinstance(target, cst.Subscript):  # `loaders[split] = DataLoader(...)`
+        target = target.value
+    if not isinstance(target, cst.Name):
+        return None
+    name = target.value
+    scope: cst.CSTNode = enclosing_function(call, t) or t._module_node
+    keys: set[str] = set()
+    for node in walk(scope):
+        if not isinstance(node, cst.Name) or node.value != name or node is target:
+            continue
+        outer = t.parent(node)
+        if isinstance(outer, cst.AssignTarget) and t.parent(outer) is not store:
+            value = t.parent(outer)
+            if isinstance(value, cst.Assign) and isinstance(value.value, cst.Dict):
+                if not value.value.elements:  # `loaders = {}` before the loop
+                    continue
+            return None
+        if not isinstance(outer, cst.Subscript) or outer.value is not node:
+            return None
+        holder = t.parent(outer)
+        if isinstance(holder, cst.AssignTarget) and t.parent(holder) is store:
+            continue  # the loop's own store
+        split = _split_read(outer, ())
+        if split is None:
+            return None
+        keys.add(split)
+    return keys
 
 
 def _split_read(
