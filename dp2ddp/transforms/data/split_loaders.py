@@ -25,7 +25,10 @@ this module iterates it (they are in other modules: e3_diffusion's own layout), 
 is said (DP084): each split is sharded as the training split needs, and an evaluated one
 reports over this rank's part. The same for a `for` loop over split names whose statement
 holds the call (`for split in ['train', 'val']: self.loaders[split] = DataLoader(...)`,
-v2-E of stop 42).
+v2-E of stop 42), which is decided as the comprehension is where it stores into a plain
+name by the loop's name (`loaders[split] = DataLoader(...)`). Either is decided only where
+every read of the dict in its scope is a literal key a loop reads (`_keys_read`): a dict
+returned, aliased or handed on whole may be read elsewhere by a split that trains.
 """
 
 from __future__ import annotations
