@@ -61,6 +61,25 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "in the migrated file: `--check` fails until it is resolved or silenced with "
         "`# noqa: DP104`.",
     ),
+    "DP105": (
+        "a table of the whole dataset filled by sample index in a pass over a sharded loader",
+        "A loop over a loader dp2ddp shards writes rows of a table by the samples' own "
+        "indices, which the batch carries (`table[idx] = F.softmax(model(x), 1)` with "
+        "`for x, idx in loader:`, a pseudo-label pass of yukimasano/self-label@3891e37, "
+        "stop 44), and the table made before the loop is read after it: normalised over "
+        "all samples, its argmax taken as labels. Under DataParallel one process went "
+        "through every sample and filled every row. Sharded, each rank fills only the "
+        "rows of its own samples; the others keep what they held (zeros), so what is read "
+        "after the pass differs between the ranks and from the original (self-label's "
+        "Sinkhorn step divided by the empty rows: NaN, then a crash; with fewer rows read, "
+        "different labels on each rank, silently). Make the table whole on every rank "
+        "after the pass, reached by every rank: `dist.all_reduce(table)` of a "
+        "zero-initialised table where each sample is written once (DistributedSampler "
+        "repeats samples to even the ranks out: write each index once, or gather the "
+        "indices and rows with `dist.all_gather` and write them in), or leave this pass's "
+        "loader whole. Marked in the migrated file: `--check` fails until it is resolved "
+        "or silenced with `# noqa: DP105`.",
+    ),
     "DP106": (
         "a figure divided by a chunk size now read per rank, not proved of which batch",
         "A loop cuts each batch into chunks of a configured size (gradient accumulation: "

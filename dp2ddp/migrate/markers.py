@@ -90,6 +90,7 @@ MARKED = frozenset(
         "DP100",
         "DP102",
         "DP104",
+        "DP105",
         "DP106",
         "DP107",
         "DP108",

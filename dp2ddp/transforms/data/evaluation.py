@@ -27,6 +27,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
@@ -260,6 +261,7 @@ class LoaderEvaluation(LoopCounters):
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
         loops += loader.next_loops
         for loop in loops:
+            said_index_tables(self, loop)  # type: ignore[arg-type]
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)

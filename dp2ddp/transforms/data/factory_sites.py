@@ -54,6 +54,7 @@ from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import told_slots
 from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
+from dp2ddp.transforms.data.split_loaders import SplitLoaders
 
 if TYPE_CHECKING:
     from dp2ddp.result import LoaderExport
@@ -83,6 +84,8 @@ class FactorySites:
         #: sharded loader of another module's factory (imported_sites): their loops' figures
         #: are this rank's share (data/imported.py).
         self.forwarded: set[cst.Call] = set()
+        #: one call building a loader per split, its splits decided by their loops
+        self.splits = SplitLoaders(transform)
 
     def evaluation_call(
         self, call: cst.Call, factory: str, why: str = "", sample: bool = False
@@ -246,6 +249,7 @@ class FactorySites:
         """Keep only the training calls' loops on each factory's loader (the loaders
         sharded through their own sampler: split_shards)."""
         told, _ = self._told()
+        self.splits.split(loaders)
         self.split_shards(self.t._shards, self.t._sampler_sharded)
         for loader in loaders.values():
             function = enclosing_function(loader.call, self.t)
@@ -398,6 +402,7 @@ class FactorySites:
         """The planned edit of a factory's loader, made conditional on ddp_shard."""
         factory = self._factories.get(loader.call)
         edit = self.t._edits.get(loader.call)
+        self.splits.finish(loader, edit)
         if factory is None or edit is None or edit.sampler is None:
             return
         flag = cst.Name(FLAG)
@@ -430,7 +435,7 @@ class FactorySites:
     def spread(self, original: cst.Call, rewritten: cst.Call) -> bool:
         """A factory's one-line DataLoader call that its conditional arguments push past the
         line limit: one argument per line then."""
-        if original not in self._factories:
+        if original not in self._factories and original not in self.splits.decided:
             return False
         arguments = "".join(self.t.code(a) for a in original.args).strip()
         if "\n" in arguments or "#" in arguments:

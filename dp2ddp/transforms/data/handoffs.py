@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.result import LoaderHandoff
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader
+from dp2ddp.transforms.data.split_loaders import said_split_loops
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.nodes import ModuleNodes
@@ -69,46 +70,6 @@ def loader_handoffs(
             line = t._line(call)
             found += [LoaderHandoff(q, at, keyword, not whole, line) for q in callees]
     return found
-
-
-def said_split_loops(t: ShardDataLoaders, sharded: set[cst.Call]) -> None:
-    """DP084: a sharded DataLoader call in a loop over split names whose variable reaches
-    its statement (`for split in ['train', 'val', 'test']: self.loaders[split] =
-    DataLoader(..., sampler=MySampler(...))`) stands for a loader per name, each sharded as
-    training data; which split each consumer asks for (`loader.get_batch('val')` in an
-    evaluation of another module) is not followed, so an evaluated split would report
-    over this rank's part (v2-E of stop 42, ruotianluo/ImageCaptioning.pytorch@4c48a33:
-    the validation loss choosing model-best was rank 0's half, no warning)."""
-    for call in sorted(sharded, key=t._line):
-        child: cst.CSTNode = call
-        node = t.parent(call)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            if isinstance(node, cst.For) and child is not node.iter:
-                names = _split_names(node)
-                if names and isinstance(node.target, cst.Name):
-                    read = node.target.value  # `child`: the loop's statement holding the call
-                    line = t.input_position(node)[0]
-                    if any(isinstance(n, cst.Name) and n.value == read for n in walk(child)):
-                        t.warn(
-                            call,
-                            "DP084",
-                            f"one call builds the loaders of {', '.join(names)} (the loop "
-                            f"over `{read}` at line {line}), each sharded as training "
-                            "data: which split each loop asks for was not followed, so an "
-                            "evaluated split reports over this rank's part",
-                        )
-                break
-            child, node = node, t.parent(node)
-
-
-def _split_names(loop: cst.For) -> list[str]:
-    """`'train', 'val'` of `for split in ['train', 'val']:` (two or more string literals)."""
-    if not isinstance(loop.iter, (cst.List, cst.Tuple)) or len(loop.iter.elements) < 2:
-        return []
-    values = [e.value for e in loop.iter.elements]
-    if not all(isinstance(v, cst.SimpleString) for v in values):
-        return []
-    return [v.value for v in values if isinstance(v, cst.SimpleString)]
 
 
 def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:

@@ -26,6 +26,7 @@ from dp2ddp.transforms.data.plan import (
     CallEdit,
     Loader,
 )
+from dp2ddp.transforms.data.split_loaders import is_split_test
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.batch_shard import ShardEdit
@@ -339,12 +340,14 @@ class LoaderResolution(CallFlow):
 
     def _is_ours(self, sampler: cst.BaseExpression) -> bool:
         """Already a DistributedSampler or dp2ddp's evaluation sampler (a second run), also
-        as a factory's `<sampler> if ddp_shard else None` (factory_sites.py)."""
+        as a factory's `<sampler> if ddp_shard else None` (factory_sites.py) or a split's
+        `<sampler> if (split == "train") else None` (split_loaders.py). Not a program's own
+        `DistributedSampler(ds) if args.distributed else None`: that one is off under
+        DataParallel, and the loader is sharded as any other."""
         if (
             isinstance(sampler, cst.IfExp)
-            and isinstance(sampler.test, cst.Name)
-            and sampler.test.value == SHARD_FLAG
             and is_none(sampler.orelse)
+            and (name_of(sampler.test) == SHARD_FLAG or is_split_test(sampler.test))
         ):
             return self._is_ours(sampler.body)
         if isinstance(sampler, cst.Name):

@@ -13,7 +13,7 @@ def make_loaders(batch_size):
     x = torch.randn(16, 3, generator=g)
     y = x.sum(1, keepdim=True)
     sets = {"train": TensorDataset(x, y), "test": TensorDataset(x[:4], y[:4])}
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
+    # dp2ddp: DP011, DP084
     return {
         split: DataLoader(
             dataset,
