@@ -386,6 +386,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP080`.",
     ),
+    "DP081": (
+        "a file opened with a mode dp2ddp cannot read",
+        "An `open(path, mode)` whose mode is not a string literal nor a name bound only to "
+        "literals (a parameter, a computed mode, or a name that may hold a read mode and a "
+        "write mode). Migrated, the open runs on every rank; if the mode writes or appends, "
+        "every rank writes the one file: its lines twice, or the file truncated under rank "
+        "0 (yulunzhang/RCAN@f722e5d: `open_type = 'a' if os.path.exists(p) else 'w'`, "
+        "then `open(dir + '/log.txt', open_type)`, had both ranks append every log line; "
+        "dp2ddp now reads such a name: modes that all write are opened on rank 0, elsewhere "
+        "on a scratch file). Pass a literal mode, or open the file on rank 0 only "
+        "(`if ddp_is_main():`) or one file per rank; then silence the warning with "
+        "`# noqa: DP081`. Marked in the migrated file: `--check` fails until then.",
+    ),
     "DP082": (
         "batch rows read by position in a batch a sampler of the program composed",
         "A loader with a sampler or batch sampler of the program's own is sharded as "
