@@ -154,8 +154,12 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "short (no training, exit 0, nothing said), and an equality never holds. dp2ddp "
         "reads the other side per rank, ddp_per_rank_batch(B), where it is spelled as the "
         "loop's loader's batch_size; this warning is left where it is not (another name, a "
-        "number, a computed size). Compare with ddp_per_rank_batch(B), or with the size of "
-        "the batch the loader was built to give.",
+        "number, a computed size), and where the size is read outside the loop over a "
+        "loader and compared with an attribute a DataLoader of the program takes its "
+        "batch_size from (a trainer's `is_train()`: `self.real_A.size(0) == "
+        "self.opt.batch_size`, junyanz/BicycleGAN@40b9d52, where every batch was skipped). "
+        "Compare with ddp_per_rank_batch(B), or with the size of the batch the loader was "
+        "built to give.",
     ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
