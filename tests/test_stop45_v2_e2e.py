@@ -6,6 +6,11 @@ migration runs under torchrun (2 CPU processes, gloo) to the end in one launch.
   "w"`). Before: the open was neither read nor rewritten and both ranks appended their lines
   (RCAN's log.txt 16 lines for 8, config.txt with two headers). Now: each file holds the
   original's lines once (rank 0 writes it, rank 1 a scratch file of its own).
+- model_wrap_guard_gpu_list_nonempty (v2-C, junyanz/BicycleGAN@40b9d52 init_net): the wrap
+  under `if len(gpu_ids) > 0:` in the CPU mode (`--gpu_ids -1`). Before: the guard was taken
+  for a GPU-count guard and removed with its body's `assert torch.cuda.is_available()`, and
+  both ranks died on the assertion. Now: a device guard, the wrap moved out of it, the
+  CUDA-only lines under it: both ranks train to the end.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: golden fixture -> {file it writes: the lines the original (one process) wrote there}
 CASES = {
     "rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2},
+    "model_wrap_guard_gpu_list_nonempty": {},
 }
 
 
@@ -50,7 +56,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_file_opened_with_a_held_mode_is_written_once(
+def test_stop45_v2_case_runs_to_the_end_and_writes_once(
     launch: tuple[Path, dict[str, Path], str], case: str
 ) -> None:
     out, scripts, console = launch
@@ -62,3 +68,13 @@ def test_file_opened_with_a_held_mode_is_written_once(
     for name, lines in CASES[case].items():
         written = (workdir / name).read_text().splitlines()
         assert len(written) == lines, (name, written)
+
+
+def test_cpu_mode_under_a_nonempty_gpu_list_guard_trains(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    out, scripts, _ = launch
+    workdir = out / "runs" / workdir_of(scripts["model_wrap_guard_gpu_list_nonempty"])
+    rank0 = (workdir / "rank0.stdout").read_text()
+    assert rank0.count("loss ") == 4, rank0  # 4 steps of this rank's 2 samples each
+    assert "loss" not in (workdir / "rank1.stdout").read_text()
