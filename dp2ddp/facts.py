@@ -154,6 +154,10 @@ class ProgramHints:
     #: one returns is this rank's part where the loader is sharded (analysis/per_rank.py,
     #: rank_zero/loop_exits.py).
     batch_fetchers: frozenset[str] = frozenset()
+    #: Attribute names the program's DataLoaders take their batch_size from
+    #: (`batch_size=opt.batch_size` -> "batch_size"): a batch's size compared with such an
+    #: attribute outside the loop over a loader is DP061 (data/size_guards.py, stop 45 v2-A).
+    loader_batch_attributes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,12 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "short (no training, exit 0, nothing said), and an equality never holds. dp2ddp "
         "reads the other side per rank, ddp_per_rank_batch(B), where it is spelled as the "
         "loop's loader's batch_size; this warning is left where it is not (another name, a "
-        "number, a computed size). Compare with ddp_per_rank_batch(B), or with the size of "
-        "the batch the loader was built to give.",
+        "number, a computed size), and where the size is read outside the loop over a "
+        "loader and compared with an attribute a DataLoader of the program takes its "
+        "batch_size from (a trainer's `is_train()`: `self.real_A.size(0) == "
+        "self.opt.batch_size`, junyanz/BicycleGAN@40b9d52, where every batch was skipped). "
+        "Compare with ddp_per_rank_batch(B), or with the size of the batch the loader was "
+        "built to give.",
     ),
     "DP065": (
         "dataset that downloads its files built on every rank at once",
@@ -385,6 +389,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "log written by every rank). Put it under `if ddp_is_main():` where it prints. "
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP080`.",
+    ),
+    "DP081": (
+        "a file opened with a mode dp2ddp cannot read",
+        "An `open(path, mode)` whose mode is not a string literal nor a name bound only to "
+        "literals (a parameter, a computed mode, or a name that may hold a read mode and a "
+        "write mode). Migrated, the open runs on every rank; if the mode writes or appends, "
+        "every rank writes the one file: its lines twice, or the file truncated under rank "
+        "0 (yulunzhang/RCAN@f722e5d: `open_type = 'a' if os.path.exists(p) else 'w'`, "
+        "then `open(dir + '/log.txt', open_type)`, had both ranks append every log line; "
+        "dp2ddp now reads such a name: modes that all write are opened on rank 0, elsewhere "
+        "on a scratch file). Pass a literal mode, or open the file on rank 0 only "
+        "(`if ddp_is_main():`) or one file per rank; then silence the warning with "
+        "`# noqa: DP081`. Marked in the migrated file: `--check` fails until then.",
     ),
     "DP082": (
         "batch rows read by position in a batch a sampler of the program composed",

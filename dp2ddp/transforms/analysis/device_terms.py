@@ -67,6 +67,18 @@ def drop_device_terms(
     return test
 
 
+#: A count compared with "none" (`len(gpu_ids) > 0`, `n_gpu >= 1`): whether there is a GPU.
+_ONE_IS_ENOUGH = re.compile(r"(>\s*0|>=\s*1|!=\s*0)\s*$")
+
+
 def counts_devices(term: str) -> bool:
-    """Does this device term ask how many GPUs there are (a count guard), not whether one is?"""
+    """Does this device term ask how many GPUs there are (a count guard), not whether one is?
+
+    A count compared with zero asks whether there is one (junyanz/BicycleGAN@40b9d52's
+    init_net: `if len(gpu_ids) > 0: assert(torch.cuda.is_available()); net.to(gpu_ids[0]);
+    net = DataParallel(net, gpu_ids)`, with `--gpu_ids -1` its CPU mode): a device guard,
+    whose other lines stay under it. Taken for a count guard, its body was kept
+    unconditionally and the CPU mode asserted CUDA on every rank (stop 45's v2-C)."""
+    if _ONE_IS_ENOUGH.search(term):
+        return False
     return bool(_COUNT_GUARD.search(term))

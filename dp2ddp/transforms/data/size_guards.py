@@ -48,15 +48,84 @@ def plan_size_guards(
 ) -> None:
     """Add to `plan` the global batch sizes that comparisons with a sharded batch's size
     read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
+    handled: set[cst.Comparison] = set()
     for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
         body = list(walk(loop.body, skip_scopes=True))
         batch, sizes = _batch_names(loop, body, data)
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
+            handled.add(compare)
             if globals_:
                 what = data.code(loop.iter)
                 _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
             else:
                 _unknown_loop(data, plan, compare, batch, sizes, every, loop)
+    _outside_loops(data, nodes, handled, plan)
+
+
+def _outside_loops(
+    data: ShardDataLoaders, nodes: ModuleNodes, handled: set[cst.Comparison], plan: ChunkPlan
+) -> None:
+    """A tensor's batch dimension compared, outside the loop over a loader, with an attribute
+    a DataLoader of the program takes its batch_size from (junyanz/BicycleGAN@40b9d52: the
+    model's `is_train()` is `self.real_A.size(0) == self.opt.batch_size`, the batch kept on
+    `self` by `set_input()`; migrated, each rank's batch is its share, every batch "short",
+    the loop skips them all: no optimizer step, exit 0 - stop 45's v2-A). Which batch the
+    tensor holds is not followed from here (an attribute set by another method, a batch
+    handed on), so the comparison is said, DP061; where the loader's batch comes straight
+    into the loop, the loop's own reading above rewrites it per rank."""
+    if data.state.options.per_process_batch:
+        return
+    names = set(data.state.hints.loader_batch_attributes)
+    names |= {
+        g.attr.value for c in data._edits if isinstance(g := _global_size(data, c), cst.Attribute)
+    }
+    if not names:
+        return
+    for compare in nodes.of(cst.Comparison):
+        if compare in handled:
+            continue
+        left = compare.left
+        for target in compare.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, _ORDERING + _EQUALITY):
+                for size, other in ((left, right), (right, left)):
+                    if (
+                        isinstance(other, cst.Attribute)
+                        and other.attr.value in names
+                        and _batch_dimension(size)
+                    ):
+                        plan.warnings.append(
+                            (
+                                compare,
+                                f"`{data.code(compare)}`: {data.code(other)} is spelled as a "
+                                f"DataLoader's batch_size, the global batch; "
+                                f"{data.code(size)} is read outside the loop over a loader, "
+                                "where a sharded loader's batch is ddp_per_rank_batch() of it",
+                            )
+                        )
+                        return
+            left = right
+
+
+def _batch_dimension(expr: cst.BaseExpression) -> bool:
+    """`t.size(0)`, `t.size()[0]`, `t.shape[0]` of any tensor expression (`self.real_A`)."""
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "size"
+            and len(expr.args) == 1
+            and _is_zero(expr.args[0].value)
+        )
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if not (isinstance(index, cst.Index) and _is_zero(index.value)):
+            return False
+        inner = expr.value
+        if isinstance(inner, cst.Call) and not inner.args:
+            return isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "size"
+        return isinstance(inner, cst.Attribute) and inner.attr.value == "shape"
+    return False
 
 
 def sharded_loops(

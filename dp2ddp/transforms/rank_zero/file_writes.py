@@ -17,11 +17,12 @@ import re
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, open_mode
+from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, mode_argument, open_mode
 
 #: Where a file kept open for writing is opened off rank 0 (templates/helpers/discard_path.py.j2).
 DISCARD_PATH = "ddp_discard_path"
@@ -165,6 +166,8 @@ class FileWrites(CallRule):
         calls at exit (bnu-wangxun/Deep_Metric@04ca510 utils/logging.py: rank 1 exited 120
         and torchrun failed the job); a regular file takes every call the program's does."""
         mode = open_mode(original)
+        if mode is None:
+            mode = self._held_mode(original)
         if mode is None or not set(mode) & {"w", "a"} or set(mode) & {"r", "x"}:
             return updated
         if "+" in mode and not self._never_read(original):
@@ -191,6 +194,31 @@ class FileWrites(CallRule):
         self.t.state.helpers.add("discard_path")
         self.t.record(original, "file written on rank 0 only (elsewhere to a scratch file)")
         return updated.with_changes(args=args)
+
+    def _held_mode(self, original: cst.Call) -> str | None:
+        """The mode of `open(path, mode)` whose mode is not a literal but a name bound to
+        literals (`open_type = 'a' if os.path.exists(p) else 'w'`: yulunzhang/RCAN@f722e5d
+        utility.py's log.txt and config.txt, which every rank appended to, stop 45's v2-B):
+        the characters of every mode it may hold, when each writes ("a" or "w", no "r" or
+        "x"), so that the open is rewritten as a write. Modes that all read: "r". Anything
+        else (a parameter, a computed mode, a read or a write by the run) is DP081 and left
+        as it is: the file may be written by every rank."""
+        if self._kept_guarded(original):
+            return None
+        held = mode_argument(original)
+        modes = held_modes(held, view(self.facts.module)) if held is not None else None
+        if modes and all(set(m) & {"w", "a"} and not set(m) & {"r", "x"} for m in modes):
+            return "".join(sorted(set("".join(modes))))
+        if modes and all("r" in m and "+" not in m for m in modes):
+            return "r"
+        text = self.t.code(held) if held is not None else "*args"
+        what = (
+            f"`{text}` is bound to something other than string literals"
+            if not modes
+            else f"`{text}` may be {' or '.join(repr(m) for m in sorted(modes))}: a read or a write"
+        )
+        self.t.warn(original, "DP081", f"`{self.t.code(original)}`: the mode {what}")
+        return None
 
     def _kept_guarded(self, original: cst.Call) -> bool:
         """The open needs no change: it runs on rank 0 only already, in an `except`, above
@@ -313,3 +341,34 @@ def h5py_literal_mode(call: cst.Call) -> str | None:
         return None
     mode = value.evaluated_value
     return mode if isinstance(mode, str) else None
+
+
+def held_modes(node: cst.BaseExpression, flow: DefUse, depth: int = 0) -> set[str] | None:
+    """Every file mode `node` may hold: a string literal, a conditional expression of such,
+    or a name each binding that reaches it assigns one of these; None where one is anything
+    else (a parameter, a call, an attribute)."""
+    if depth > 4:
+        return None
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return {value} if isinstance(value, str) and _FILE_MODE.fullmatch(value) else None
+    if isinstance(node, cst.IfExp):
+        body, orelse = (
+            held_modes(node.body, flow, depth + 1),
+            held_modes(node.orelse, flow, depth + 1),
+        )
+        return body | orelse if body is not None and orelse is not None else None
+    if not isinstance(node, cst.Name):
+        return None
+    definitions = flow.reaching(node)
+    modes: set[str] = set()
+    for definition in definitions:
+        if definition.kind not in ("assign", "annassign") or definition.element:
+            return None
+        if definition.value is None:
+            return None
+        held = held_modes(definition.value, flow, depth + 1)
+        if held is None:
+            return None
+        modes |= held
+    return modes or None

@@ -134,6 +134,7 @@ def program_hints(
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
+    batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -159,6 +160,7 @@ def program_hints(
                 class_methods=methods,
                 file_written_by=written_by,
                 batch_fetchers=fetchers,
+                loader_batch_attributes=batch_attributes,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -183,6 +185,7 @@ def program_hints(
             methods,
             file_written_by=written_by,
             batch_fetchers=fetchers,
+            loader_batch_attributes=batch_attributes,
         )
     return hints
 
@@ -336,6 +339,8 @@ class ModuleNames:
     file_writers: frozenset[str] = frozenset()
     #: Its functions and methods returning a batch taken by `next()` (per_rank.py).
     fetchers: frozenset[str] = frozenset()
+    #: Attribute names its DataLoaders take their batch_size from (`opt.batch_size`).
+    batch_attributes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -372,7 +377,24 @@ class ModuleNames:
             keeping_methods(tree, printing),
             file_writers(tree, resolved),
             batch_fetchers(tree),
+            loader_batch_attributes(tree),
         )
+
+
+def loader_batch_attributes(tree: ast.Module) -> frozenset[str]:
+    """The attribute names a DataLoader (or a subclass named `...DataLoader`) of the module
+    takes its batch_size from: `DataLoader(data, batch_size=opt.batch_size)` -> batch_size.
+    A batch's size compared with such an attribute in another module (a model object's
+    `is_train()`: `self.real_A.size(0) == self.opt.batch_size`) may compare the per-rank
+    batch with the global size (data/size_guards.py, DP061)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        parts = dotted(node.func) if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.Call) and parts and parts[-1].endswith("DataLoader"):
+            for keyword in node.keywords:
+                if keyword.arg == "batch_size" and isinstance(keyword.value, ast.Attribute):
+                    found.add(keyword.value.attr)
+    return frozenset(found)
 
 
 def saving_functions(

@@ -408,21 +408,26 @@ def fresh_containers(nodes: list[ast.AST], parameters: set[str]) -> set[str]:
 
 def open_mode(call: cst.Call) -> str | None:
     """The mode of an `open(path, mode)` call: "r" when left out, None when not a literal."""
-    positional = [a for a in call.args if a.keyword is None]
-    value: cst.BaseExpression | None = None
-    if any(a.star for a in call.args):
-        return None
-    if len(positional) >= 2:
-        value = positional[1].value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "mode":
-            value = arg.value
+    value = mode_argument(call)
     if value is None:
-        return "r"
+        return None if any(a.star for a in call.args) else "r"
     if isinstance(value, cst.SimpleString):
         mode = value.evaluated_value
         return mode if isinstance(mode, str) else None
     return None
+
+
+def mode_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The expression an `open(path, mode)` call passes as its mode (None: left out, or
+    hidden in a `*args`/`**kwargs`)."""
+    if any(a.star for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    value: cst.BaseExpression | None = positional[1].value if len(positional) >= 2 else None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            value = arg.value
+    return value
 
 
 def _pure_call(call: cst.Call, names: set[str]) -> bool:
