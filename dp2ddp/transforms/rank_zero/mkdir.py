@@ -21,7 +21,8 @@ in a class that defines `mkdir` runs that method (migrated in its own right): le
 is. Another `x.mkdir(...)` where the program defines a `mkdir` of its own (a class of this
 module, or of another: ProgramHints.class_methods) is not proved pathlib's unless `x` is made
 by a pathlib call in place (`Path(d).mkdir()`): left as written and said (DP101), as is
-`self.mkdir()` in a class that does not define it (a base class's, unread).
+`self.mkdir()` in a class that does not define it (a base class's, unread). A call that
+already passes `exist_ok=True` needs nothing, whoever's it is: no word.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class Directories(CallRule):
         if names & (MKDIR | MAKEDIRS):
             return self._idempotent_mkdir(original, updated, names)
         if is_path_mkdir(original, names):
-            if self._own_method(original):
-                return updated
+            if self._own_method(original) or _passes_exist_ok_true(updated):
+                return updated  # the program's own method, or nothing to add either way
             unproved = self._not_proved_pathlib(original)
             if unproved is not None:
                 if not self.facts.under_guard(original):
@@ -197,6 +198,14 @@ def is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
             a.keyword is not None and a.keyword.value in ("parents", "exist_ok", "mode")
             for a in call.args
         )
+    )
+
+
+def _passes_exist_ok_true(call: cst.Call) -> bool:
+    """`x.mkdir(exist_ok=True)`: idempotent as written, whoever's mkdir it is."""
+    return any(
+        a.keyword is not None and a.keyword.value == "exist_ok" and is_true_literal(a.value)
+        for a in call.args
     )
 
 
