@@ -21,6 +21,22 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "the wrap), or drop the branch. Marked in the migrated file: `--check` fails until it "
         "is resolved or silenced with `# noqa: DP100`.",
     ),
+    "DP101": (
+        "a mkdir call not proved to be pathlib's: left as written",
+        "Every rank runs the program's directory creation under torchrun, so dp2ddp adds "
+        "`exist_ok=True` to `os.makedirs(d)` and to pathlib's `path.mkdir()`: the second rank "
+        "then finds the directory made instead of raising FileExistsError. A call spelled "
+        "`x.mkdir(...)` is pathlib's only where nothing says otherwise: the program defines a "
+        "`mkdir` method of its own (hansen7/OcCo@4a236a6's TrainLogger calls `self.mkdir()`, "
+        "which takes no exist_ok: the keyword made both ranks raise TypeError), or "
+        "`self.mkdir()` runs a method the class inherits. `self.mkdir()` in a class that "
+        "defines `mkdir` is left as it is without a word (its body is migrated in its own "
+        "right); the other calls are left as written and said here. If the call is a "
+        "pathlib path's, add `exist_ok=True` or make the directory on rank 0 before the "
+        "other ranks use it; if it is the program's own method, nothing is wrong (`# noqa: "
+        "DP101`). The call is left as written, so `--check` finds it again in the migrated "
+        "file until it is resolved or silenced.",
+    ),
     "DP102": (
         "a wrapped model whose forward() is not read: find_unused_parameters=True",
         "The wrapped model is built by a class or factory of a library (an installed "

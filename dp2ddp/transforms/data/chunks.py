@@ -107,7 +107,8 @@ def _warn_collated_parts(
     whose `collate_fn=` is the program's own (ming024/FastSpeech2@d4e79eb: `DataLoader(...,
     batch_size=batch_size * group_size, collate_fn=dataset.collate_fn)`, the collate cutting
     the loader batch into batches of the dataset's own `batch_size`, then `for batchs in
-    loader: for batch in batchs: model(...)`: class Q1). The parts' size is decided inside
+    loader: for batch in batchs: model(...)`: class Q1; also through `enumerate(batchs)`,
+    stop 45 v3-A, whose collate cuts int(sqrt(len(batch))) parts). The parts' size is decided inside
     the collate_fn, which this pass does not rewrite: cut by a fixed size, each rank's part
     of the loader batch gives parts of the global size, so every step trains WORLD_SIZE
     times DataParallel's batch and an epoch has WORLD_SIZE times fewer steps; cut into a
@@ -124,23 +125,45 @@ def _warn_collated_parts(
     for inner in walk(loop.body, skip_scopes=True):
         if (
             isinstance(inner, cst.For)
-            and isinstance(inner.iter, cst.Name)
-            and inner.iter.value in items
+            and _iterated_name(inner.iter) in items
             and loop_trains(inner, data.qualified_names)
         ):
             plan.warnings.append(
                 (
                     inner,
                     f"the loop over {data.code(loop.iter)} trains on the parts of each of its "
-                    f"items (`for {data.code(inner.target)} in {inner.iter.value}`), which its "
-                    f"collate_fn {data.code(collates[0])} cuts from the loader batch; each "
-                    "rank's loader batch is now batch_size // WORLD_SIZE, so where the collate "
-                    "cuts parts of a fixed size (not a number of parts), each step trains "
-                    "WORLD_SIZE times DataParallel's batch and an epoch has WORLD_SIZE times "
-                    "fewer steps. Not proved: cut each rank's share into the original's "
-                    "number of parts, or take the part size as ddp_per_rank_batch(size)",
+                    f"items (`for {data.code(inner.target)} in {data.code(inner.iter)}`), "
+                    f"which its collate_fn {data.code(collates[0])} cuts from the loader "
+                    "batch; each rank's loader batch is now batch_size // WORLD_SIZE, so "
+                    "where the collate cuts parts of a fixed size (not a number of parts), "
+                    "each step trains WORLD_SIZE times DataParallel's batch and an epoch has "
+                    "WORLD_SIZE times fewer steps; where it computes the parts from the "
+                    "batch's length otherwise (`int(sqrt(len(batch)))` parts of that size), "
+                    "the parts change with the batch and samples may be left out. Not proved: "
+                    "cut each rank's share into the original's number of parts, or take the "
+                    "part size as ddp_per_rank_batch(size)",
                 )
             )
+
+
+#: Calls whose iteration runs over their first argument's items (all or some, in order or
+#: not): `for j, part in enumerate(parts)` trains on the parts as `for part in parts` does
+#: (xcmyz/Tacotron2-Pytorch@a2d8b47, stop 45 v3-A).
+_ITERATING = frozenset({"enumerate", "iter", "reversed", "sorted", "list", "tuple", "tqdm"})
+
+
+def _iterated_name(expr: cst.BaseExpression) -> str | None:
+    """The name whose items a for loop's iterable runs over: `parts`, `enumerate(parts)`,
+    `tqdm(enumerate(parts))`; None for anything else."""
+    while (
+        isinstance(expr, cst.Call)
+        and name_of(expr.func) in _ITERATING
+        and expr.args
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+    ):
+        expr = expr.args[0].value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _batch_params(

@@ -13,6 +13,16 @@ its own rank 0's: a make with exist_ok=True reads nothing that differs between r
 make whose exist_ok the program computes is an effect rank 0 alone must have, not a value to
 hand over (rank 0 raising FileExistsError as written, not each rank by its own finding). The
 directory's path is one of the rule's sinks (made_directory).
+
+`x.mkdir(...)` is pathlib's only where nothing says otherwise: hansen7/OcCo@4a236a6's
+TrainLogger calls its own `self.mkdir()` (no exist_ok parameter), and `exist_ok=True` made
+both ranks raise TypeError before training (stop 45, v3-B). `self.mkdir()` / `cls.mkdir()`
+in a class that defines `mkdir` runs that method (migrated in its own right): left as it
+is. Another `x.mkdir(...)` where the program defines a `mkdir` of its own (a class of this
+module, or of another: ProgramHints.class_methods) is not proved pathlib's unless `x` is made
+by a pathlib call in place (`Path(d).mkdir()`): left as written and said (DP101), as is
+`self.mkdir()` in a class that does not define it (a base class's, unread). A call that
+already passes `exist_ok=True` needs nothing, whoever's it is: no word.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
+from dp2ddp.transforms._support.nodes import enclosing_class, walk
 from dp2ddp.transforms.rank_zero.edits import (
     append_keyword,
     call_through,
@@ -34,9 +45,66 @@ class Directories(CallRule):
     def leave_call(
         self, original: cst.Call, updated: cst.Call, names: set[str]
     ) -> cst.BaseExpression | None:
-        if names & (MKDIR | MAKEDIRS) or is_path_mkdir(original, names):
+        if names & (MKDIR | MAKEDIRS):
+            return self._idempotent_mkdir(original, updated, names)
+        if is_path_mkdir(original, names):
+            if self._own_method(original) or _passes_exist_ok_true(updated):
+                return updated  # the program's own method, or nothing to add either way
+            unproved = self._not_proved_pathlib(original)
+            if unproved is not None:
+                if not self.facts.under_guard(original):
+                    self.t.warn(original, "DP101", unproved)
+                return updated
             return self._idempotent_mkdir(original, updated, names)
         return None
+
+    def _own_method(self, call: cst.Call) -> bool:
+        """`self.mkdir(...)` (or `cls.`) inside a class that defines `mkdir` itself: the
+        program's own method runs, not pathlib's."""
+        owner = enclosing_class(call, self.t)
+        return (
+            _receiver_is_self(call)
+            and owner is not None
+            and any(
+                isinstance(s, cst.FunctionDef) and s.name.value == "mkdir" for s in owner.body.body
+            )
+        )
+
+    def _not_proved_pathlib(self, call: cst.Call) -> str | None:
+        """Why `x.mkdir(...)` is not proved pathlib's (DP101's detail), or None where it is
+        taken as pathlib's: `self.mkdir()` of a class that does not define it, or any
+        receiver but a pathlib call's result where the program defines a `mkdir` itself."""
+        assert isinstance(call.func, cst.Attribute)
+        receiver = self.t.code(call.func.value)
+        if _receiver_is_self(call):
+            return (
+                f"{receiver}.mkdir() runs a method its class inherits (not read); "
+                "not proved to be pathlib's, so no exist_ok=True was added"
+            )
+        owners = self._own_mkdirs()
+        if not owners or _made_by_pathlib(call.func.value):
+            return None
+        return (
+            f"{receiver}.mkdir() may be the program's own {owners[0]}() (no exist_ok "
+            "parameter is known), not pathlib's: if it is a pathlib path, "
+            "every rank makes the directory and all but the first raise FileExistsError"
+        )
+
+    def _own_mkdirs(self) -> list[str]:
+        """The program's own methods named mkdir: this module's classes' and those of its
+        other modules (ProgramHints.class_methods), as `Class.mkdir`."""
+        here = [
+            f"{c.name.value}.mkdir"
+            for c in walk(self.facts.module)
+            if isinstance(c, cst.ClassDef)
+            and any(isinstance(s, cst.FunctionDef) and s.name.value == "mkdir" for s in c.body.body)
+        ]
+        told = sorted(
+            ".".join(m.split(".")[-2:])
+            for m in self.t.state.hints.class_methods
+            if m.endswith(".mkdir")
+        )
+        return here + told
 
     def _idempotent_mkdir(self, original: cst.Call, updated: cst.Call, names: set[str]) -> cst.Call:
         """`os.mkdir(d)` / `os.makedirs(d)` / `path.mkdir()` run by every rank: the second
@@ -120,7 +188,8 @@ def made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None
 
 def is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
     """`path.mkdir(parents=True)`: pathlib's mkdir (keywords only: an FTP client's
-    `mkdir(name)` or any other positional form is someone else's)."""
+    `mkdir(name)` or any other positional form is someone else's). `self.mkdir()` is an
+    object's own method (Directories decides whether it is proved to be not pathlib's)."""
     return (
         isinstance(call.func, cst.Attribute)
         and call.func.attr.value == "mkdir"
@@ -130,3 +199,48 @@ def is_path_mkdir(call: cst.Call, names: set[str]) -> bool:
             for a in call.args
         )
     )
+
+
+def _passes_exist_ok_true(call: cst.Call) -> bool:
+    """`x.mkdir(exist_ok=True)`: idempotent as written, whoever's mkdir it is."""
+    return any(
+        a.keyword is not None and a.keyword.value == "exist_ok" and is_true_literal(a.value)
+        for a in call.args
+    )
+
+
+def _receiver_is_self(call: cst.Call) -> bool:
+    return (
+        isinstance(call.func, cst.Attribute)
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value in ("self", "cls")
+    )
+
+
+#: pathlib calls whose result is a path (`Path(d)`, `p.joinpath(d)`, `p.with_suffix(s)`).
+_PATH_MAKERS = frozenset(
+    (
+        "Path",
+        "PurePath",
+        "PosixPath",
+        "WindowsPath",
+        "joinpath",
+        "with_name",
+        "with_suffix",
+        "with_stem",
+        "resolve",
+        "absolute",
+        "expanduser",
+    )
+)
+
+
+def _made_by_pathlib(receiver: cst.BaseExpression) -> bool:
+    """`Path(d)`, `Path(d) / "x"`, `p.joinpath(...)`: a path made in place."""
+    while isinstance(receiver, cst.BinaryOperation) and isinstance(receiver.operator, cst.Divide):
+        receiver = receiver.left
+    if not isinstance(receiver, cst.Call):
+        return False
+    func = receiver.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    return name in _PATH_MAKERS
