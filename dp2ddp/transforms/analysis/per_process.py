@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 import libcst as cst
+import libcst.matchers as m
 
 from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NodeView, module_of, walk
@@ -64,13 +65,24 @@ FILE_SYSTEM_STATE: Final = frozenset(
         "os.path.lexists",
         "os.listdir",
         "os.scandir",
+        # a listing of the folder and those below it: `len(next(os.walk(d))[1])` counts
+        # the earlier runs' folders (inspire-group/SSD@cf2e162, stop 45 v1-A)
+        "os.walk",
         "glob.glob",
         "glob.iglob",
     }
 )
 #: Methods of a pathlib path that read the file system's state.
-#: (`glob` with its one pattern, the others with none).
-_PATH_STATE_METHODS: Final = frozenset({"exists", "is_dir", "is_file", "iterdir", "glob"})
+#: (`glob`/`rglob` with their one pattern, the others with none).
+_PATH_STATE_METHODS: Final = frozenset(
+    {"exists", "is_dir", "is_file", "iterdir", "glob", "rglob", "walk"}
+)
+_PATTERN_METHODS: Final = frozenset({"glob", "rglob"})
+#: The readings among them that return an iterator, which pickle cannot send through
+#: ddp_rank0_value: rank 0's reading is shared as its items (`iter(ddp_rank0_value(list,
+#: os.walk(d)))`, rank_zero/run_dir.py). (`os.scandir`'s entries cannot be sent at all.)
+_LAZY_STATE: Final = frozenset({"os.walk", "glob.iglob"})
+_LAZY_PATH_METHODS: Final = frozenset({"iterdir", "glob", "rglob", "walk"})
 
 
 #: Attributes of a wandb run that name it, or its folder: rank 0's run is real, the other
@@ -228,13 +240,32 @@ def _counting_loop_test(transform: NodeView, node: cst.CSTNode) -> cst.Call | No
 
 
 def reads_state(transform: NodeView, call: cst.Call) -> bool:
-    """`call` reads the file system's state (FILE_SYSTEM_STATE, `path.exists()`)."""
+    """`call` reads the file system's state (FILE_SYSTEM_STATE, `path.exists()`), unless it
+    is rank 0's reading already (`ddp_rank0_value(list, os.walk(d))`, a file migrated
+    again)."""
+    arg = transform.parent(call)
+    outer = transform.parent(arg) if isinstance(arg, cst.Arg) else None
+    if isinstance(outer, cst.Call) and m.matches(outer.func, m.Name("ddp_rank0_value")):
+        return False
     if transform.qualified_names(call.func) & FILE_SYSTEM_STATE:
         return True
     func = call.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in _PATH_STATE_METHODS:
         return False
-    return len(call.args) == (1 if func.attr.value == "glob" else 0)
+    return len(call.args) == (1 if func.attr.value in _PATTERN_METHODS else 0)
+
+
+def lazy_state(transform: NodeView, call: cst.Call) -> bool:
+    """`call` reads the file system's state as an iterator (`os.walk(d)`, `p.glob("*")`)."""
+    names = transform.qualified_names(call.func)
+    if names & FILE_SYSTEM_STATE:
+        return bool(names & _LAZY_STATE)  # glob.glob is a list, glob.iglob an iterator
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in _LAZY_PATH_METHODS
+        and reads_state(transform, call)
+    )
 
 
 def _reads_per_process(transform: NodeView, call: cst.Call) -> bool:

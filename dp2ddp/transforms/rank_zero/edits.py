@@ -68,6 +68,13 @@ def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.
     return call.with_changes(args=[*args, new])
 
 
+def items_through(helper: str, call: cst.Call) -> cst.Call:
+    """`os.walk(d)` -> `iter(helper(list, os.walk(d)))`: a call whose value is an iterator
+    (a generator, which pickle cannot send from rank 0) made by `helper` as its items."""
+    items = cst.Call(cst.Name(helper), [cst.Arg(cst.Name("list")), cst.Arg(call)])
+    return cst.Call(cst.Name("iter"), [cst.Arg(items)])
+
+
 def call_through(helper: str, call: cst.Call) -> cst.Call:
     """`f(a, b)` -> `helper(f, a, b)`: the call made by a generated helper that decides on
     which rank, or when, it runs (`ddp_rank0_value`, `ddp_stdin`, `ddp_mkdir`,

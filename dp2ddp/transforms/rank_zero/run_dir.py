@@ -56,6 +56,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.per_process import (
     FILE_SYSTEM_STATE,
+    lazy_state,
     per_process_sources,
     reads_per_process,
     reads_state,
@@ -69,7 +70,7 @@ from dp2ddp.transforms.rank_zero.decided_paths import (
     written_after,
 )
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
-from dp2ddp.transforms.rank_zero.edits import call_through
+from dp2ddp.transforms.rank_zero.edits import call_through, items_through
 from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
 from dp2ddp.transforms.rank_zero.loop_decisions import exit_tests
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
@@ -101,6 +102,8 @@ class RunDirValues(CallRule):
         #: id of a per-rank read naming a directory (or deciding a shared step) -> why it
         #: is rank 0's value, for the report.
         self.sources: dict[int, str] = {}
+        #: ids of the `if` statements _shared_test is deciding (its checks' own question).
+        self._asking: set[int] = set()
 
     def leave_call(
         self, original: cst.Call, updated: cst.Call, names: set[str]
@@ -609,8 +612,32 @@ class RunDirValues(CallRule):
             elif isinstance(statement, cst.For):
                 condition = statement.iter
             if condition is None or mentions_rank(condition) or self._reads_per_rank(condition):
+                if isinstance(statement, cst.If) and self._shared_test(statement):
+                    continue
                 return statement
         return None
+
+    def _shared_test(self, statement: cst.If) -> bool:
+        """`statement`'s test reads only the file system's state and decides what the ranks
+        share: _decided (which runs after the path sinks) makes it rank 0's reading, so a
+        read in its branch is made alike on every rank (`if os.path.exists(root): n =
+        len(next(os.walk(root))[1])`, inspire-group/SSD@cf2e162, stop 45 v1-A)."""
+        if id(statement) in self._asking:
+            return True  # asked again for its own checks: the statements around decide
+        if self.facts.under_guard(statement) or mentions_rank(statement.test):
+            return False
+        calls = list(nodes_of(statement.test, cst.Call))
+        checks = [c for c in calls if reads_state(self.t, c)]
+        if not checks or any(arg.star for c in checks for arg in c.args):
+            return False
+        others = [c for c in calls if all(c is not check for check in checks)]
+        if any(map(self._reads_per_rank, others)) or self._decided_sink(statement) is None:
+            return False
+        self._asking.add(id(statement))
+        try:
+            return not any(self._not_every_rank(check) for check in checks)
+        finally:
+            self._asking.discard(id(statement))
 
     def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
         return any(
@@ -661,7 +688,11 @@ class RunDirValues(CallRule):
 
     def _rank0_value(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """`datetime.now()` -> `ddp_rank0_value(datetime.now)`: read on every rank, rank 0's
-        value used by all (templates/helpers/rank0_value.py.j2)."""
+        value used by all (templates/helpers/rank0_value.py.j2). A reading that returns an
+        iterator (`os.walk(d)`) is sent as its items: `iter(ddp_rank0_value(list,
+        os.walk(d)))`."""
         self.t.state.helpers.add("rank0_value")
         self.t.record(original, f"rank 0's value on every rank: {self.sources[id(original)]}")
+        if lazy_state(self.t, original):
+            return items_through("ddp_rank0_value", updated)
         return call_through("ddp_rank0_value", updated)

@@ -46,7 +46,20 @@ CHILD_PROCESSES: Final = frozenset(
 )
 #: Calls that copy or move a file or tree from their first argument to their second.
 COPIES: Final = frozenset(
-    {"shutil.copyfile", "shutil.copy", "shutil.copy2", "shutil.copytree", "shutil.move"}
+    {
+        "shutil.copyfile",
+        "shutil.copy",
+        "shutil.copy2",
+        "shutil.copytree",
+        "shutil.move",
+        # distutils' (setuptools' since Python 3.12) tree and file copies: every rank
+        # copied a run folder into `latest_exp/` (inspire-group/SSD@cf2e162, stop 45 v1-B)
+        *(
+            f"{package}distutils.{name}"
+            for package in ("", "setuptools._")
+            for name in ("dir_util.copy_tree", "file_util.copy_file", "file_util.move_file")
+        ),
+    }
 )
 #: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
 #: FileNotFoundError when two ranks remove or move one file; two ranks' different contents
