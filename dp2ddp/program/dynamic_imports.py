@@ -39,6 +39,7 @@ from dp2ddp.program.static_strings import (
     dotted_name_of,
     local_values,
     module_constants,
+    trailing_text,
 )
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_binding, top_level_names, walk
@@ -70,6 +71,9 @@ class DynamicSite:
     helper: str | None = None
     #: The module names the program's configuration gives an opaque call (config_names.py).
     configured: tuple[str, ...] = ()
+    #: The static end of a computed name under `prefix` (`... + '_model'` -> "_model"):
+    #: the package's modules whose names end so are what the call may import.
+    suffix: str = ""
 
     @property
     def opaque(self) -> bool:
@@ -263,8 +267,13 @@ def call_sites(
     for node, call, code, relative_ok in found.calls:
         name, prefix = dotted_name_of(call, found.constants, package, module, relative_ok)
         helper = found.via_helper.get(id(node))
+        suffix = trailing_text(call.args[0], found.constants) if prefix is not None else ""
+        if not suffix.isidentifier():  # `_model` names modules; `.train` or '' does not
+            suffix = ""
         sites.append(
-            DynamicSite(path, node.lineno, node.col_offset + 1, code, name, prefix, helper)
+            DynamicSite(
+                path, node.lineno, node.col_offset + 1, code, name, prefix, helper, suffix=suffix
+            )
         )
     sites.sort(key=lambda s: (s.line, s.col))
     return sites
@@ -416,7 +425,7 @@ class DynamicImports:
             if site.name is not None:
                 found += self.resolver.absolute(site.name)
             elif site.prefix is not None:
-                members = self._members(site.prefix)
+                members = self._members(site.prefix, site.suffix)
                 if members is None:
                     continue  # a package outside the project (torchvision.models...)
                 found += members
@@ -461,15 +470,28 @@ class DynamicImports:
                 found += named[literal]
         return found
 
-    def _members(self, prefix: str) -> list[tuple[str, str]] | None:
-        """The package `prefix`'s modules that a data-parallel program migrates; None when
-        `prefix` is no package of the project."""
+    def _members(self, prefix: str, suffix: str = "") -> list[tuple[str, str]] | None:
+        """The package `prefix`'s modules that a data-parallel program migrates, and, for a
+        name with a static end (`'models.' + name + '_model'`), the package's modules whose
+        names end so: the call imports one of them, and what it does with its batch or
+        prints is part of the program (junyanz/BicycleGAN's model module compares its batch
+        with the global batch size, and wraps nothing). None when `prefix` is no package of
+        the project."""
         for base in self.resolver.search:
             folder = os.path.join(base, *prefix.split("."))
             if not os.path.isdir(folder) or not self.resolver.inside(folder + os.sep + "x"):
                 continue
             found: list[tuple[str, str]] = []
-            for path in self._package_members(folder):
+            named = (
+                sorted(
+                    os.path.join(folder, entry)
+                    for entry in os.listdir(folder)
+                    if entry.endswith(f"{suffix}.py") and entry[: -len(".py")].isidentifier()
+                )
+                if suffix
+                else []
+            )
+            for path in dict.fromkeys([*self._package_members(folder), *named]):
                 parts = os.path.relpath(path, folder)[: -len(".py")].split(os.sep)
                 if parts[-1] == "__init__":
                     parts = parts[:-1]

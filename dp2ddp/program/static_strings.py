@@ -151,6 +151,34 @@ def leading_text(node: ast.expr, constants: dict[str, str]) -> str:
     return ""
 
 
+def trailing_text(node: ast.expr, constants: dict[str, str]) -> str:
+    """The static text a computed string ends with (`'models.' + x + '_model'` -> '_model');
+    '' when it ends with a computed part."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        right = static_string(node.right, constants)
+        return right if right is not None else trailing_text(node.right, constants)
+    if isinstance(node, ast.JoinedStr):
+        text = ""
+        for value in reversed(node.values):
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                text = value.value + text
+                continue
+            inner = (
+                static_string(value.value, constants)
+                if isinstance(value, ast.FormattedValue)
+                else None
+            )
+            if inner is None:
+                break
+            text = inner + text
+        return text
+    if is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template = static_string(node.func.value, constants)
+        return template.rsplit("}", 1)[-1] if template is not None and "}" in template else ""
+    return ""
+
+
 def dotted_name_of(
     call: ast.Call, constants: dict[str, str], package: str, module: str, relative_ok: bool
 ) -> tuple[str | None, str | None]:

@@ -133,13 +133,12 @@ from dp2ddp.transforms.data.plan import (
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
-from dp2ddp.transforms.data.size_guards import plan_size_guards
+from dp2ddp.transforms.data.size_guards import compares_a_loader_size, plan_size_guards
 
 
 class ShardDataLoaders(LoaderEvaluation):
-    """The data pass: each section is a module of this package, chained base to base
-    (resolution -> arguments -> batch_size -> set_epoch -> evaluation); this class plans each
-    loader and rewrites the tree."""
+    """The data pass: each section a module of this package, chained base to base (resolution
+    -> arguments -> batch_size -> set_epoch -> evaluation); this class plans and rewrites."""
 
     NAME = "data"
     DESCRIPTION = "Shard DataLoaders with DistributedSampler and keep batch-size semantics."
@@ -154,6 +153,7 @@ class ShardDataLoaders(LoaderEvaluation):
             or any(n in code for n, _ in state.loaders.unfollowed)
             or any(e.name in code for e in state.loaders.exported)
             or any(f.function in code for f in state.loaders.fed)
+            or compares_a_loader_size(code, state)
         )
 
     # == analysis =======================================================================

@@ -33,6 +33,7 @@ from dp2ddp.transforms.data.batch_sized import _target_names
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationState
     from dp2ddp.transforms.data import ShardDataLoaders
 
 PER_RANK = "ddp_per_rank_batch"
@@ -410,3 +411,13 @@ def _plan_side(
 def _other_dimension_size(expr: cst.BaseExpression, data: ShardDataLoaders) -> bool:
     """A size read of a tensor (`y.size(0)`, `len(y)`): not a configured number."""
     return _dimension_zero_of(expr, data) is not None
+
+
+def compares_a_loader_size(code: str, state: MigrationState) -> bool:
+    """May the module compare a batch's size with an attribute a DataLoader of the program
+    takes its batch_size from (size_guards' DP061)? Such a module may hold no loader and be
+    handed no batch dp2ddp follows (a model module imported by a computed name, stop 45's
+    v2-D: junyanz/BicycleGAN's `is_train()`)."""
+    if "size(0)" not in code and "size()[0]" not in code and "shape[0]" not in code:
+        return False
+    return any(f".{name}" in code for name in state.hints.loader_batch_attributes)

@@ -1,0 +1,5 @@
+import torch.nn as nn
+
+
+def init_net(net):
+    return nn.DataParallel(net)

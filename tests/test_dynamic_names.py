@@ -1,0 +1,40 @@
+"""A computed import name's static end (program/dynamic_imports.py, stop 45's v2-D): the
+package's modules whose names end so join the program, whatever they wrap or build."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from dp2ddp.program.dynamic_imports import call_sites, found_calls
+
+
+@pytest.mark.parametrize(
+    ("argument", "suffix"),
+    [
+        ('"models." + name + "_model"', "_model"),
+        ('f"models.{name}_model"', "_model"),
+        ('"models.{}_model".format(name)', "_model"),
+        ('"models." + name', ""),
+        ('f"models.{name}"', ""),
+        ('"models." + name + ".net"', ""),  # a dotted end names no module file
+    ],
+)
+def test_the_static_end_of_a_computed_name(argument: str, suffix: str) -> None:
+    source = (
+        f"import importlib\n\ndef load(name):\n    return importlib.import_module({argument})\n"
+    )
+    (site,) = call_sites(found_calls(ast.parse(source)), "main", False, "main.py")
+    assert site.name is None and site.prefix == "models"
+    assert site.suffix == suffix
+
+
+def test_a_variable_holding_the_name_is_read_too() -> None:
+    source = (
+        "import importlib\n\ndef load(name):\n"
+        '    filename = "models." + name + "_model"\n'
+        "    return importlib.import_module(filename)\n"
+    )
+    (site,) = call_sites(found_calls(ast.parse(source)), "main", False, "main.py")
+    assert (site.prefix, site.suffix) == ("models", "_model")
