@@ -73,6 +73,53 @@ Stop 44's generative/NLP round (helper v2):
   with `i += n`): every rank trained on the whole batch, no warning (a `range` loop was split).
   Now split where the batch is bound; the summed loss keeps its scale.
 
+Stop 45 (folded here from test_stop45_{v1,v2,v3,f,m}_e2e):
+Its vision round (helper v1):
+- rank_zero_run_folder_counted_by_walk (v1-A, inspire-group/SSD@cf2e162): a run folder
+  numbered by an os.walk count of the earlier runs: rank 0's walk on every rank, one new
+  folder (before: rank 1 counted rank 0's new folder too and made `3-run`, no warning).
+- rank_zero_distutils_copy_tree (v1-B, the same repository): distutils' copy_tree of the
+  checkpoint folder on rank 0 alone, after its save (before: every rank copied).
+Its generative/NLP round (helper v2):
+- rank_zero_open_mode_held (v2-B, yulunzhang/RCAN@f722e5d utility.py): a log file and a
+  config file opened with a mode held in a name (`open_type = "a" if os.path.exists(p) else
+  "w"`). Before: the open was neither read nor rewritten and both ranks appended their lines
+  (RCAN's log.txt 16 lines for 8, config.txt with two headers). Now: each file holds the
+  original's lines once (rank 0 writes it, rank 1 a scratch file of its own).
+- model_wrap_guard_gpu_list_nonempty (v2-C, junyanz/BicycleGAN@40b9d52 init_net): the wrap
+  under `if len(gpu_ids) > 0:` in the CPU mode (`--gpu_ids -1`). Before: the guard was taken
+  for a GPU-count guard and removed with its body's `assert torch.cuda.is_available()`, and
+  both ranks died on the assertion. Now: a device guard, the wrap moved out of it, the
+  CUDA-only lines under it: both ranks train to the end.
+Its audio/video/point-cloud round (helper v3):
+- rank_zero_own_mkdir_method (v3-B, hansen7/OcCo@4a236a6): a logger class whose own method
+  `mkdir(self)` (no exist_ok parameter) its `__init__` calls as `self.mkdir()`. Before, the
+  call was taken for pathlib's and given `exist_ok=True`: both ranks raised TypeError before
+  training. Now the program's own method is left as it is (mkdir.py); the pathlib and
+  os.makedirs calls inside it are made idempotent, so both ranks run it.
+Stop 44's loader leftovers (helper f):
+- data_split_comprehension (v3-D of stop 44, ehoogeboom/e3_diffusion_for_molecules'
+  retrieve_dataloaders): one DataLoader call in a dict comprehension builds the loaders of
+  "train", "valid" and "test". Before, every split was sharded as training data, and test()'s
+  `nll_epoch / n_samples` was each rank's half of the validation set (rank 0's printed, the
+  best epoch picked by it). Now only "train" is sharded: on both ranks each epoch's
+  validation figure is the one over the whole split, computed directly in the fixture.
+- data_split_loop_literal_keys: the same, the call in a loop over the split names
+  (`dataloaders[split] = DataLoader(...)`; before: DP084, every split sharded).
+Stop 44's randomness and file leftovers (helper m; h5py is a stand-in,
+tests/e2e_stop45_m/h5py.py, that logs each open for writing):
+- rank_zero_hdf_cache_built_by_every_rank (f90/Wave-U-Net-Pytorch@86c113d's shape): an HDF
+  cache a Dataset builds when missing (`h5py.File(path, "w")` around a loop), then reads.
+  Migrated, rank 0 alone writes the program's file (the other rank a scratch file), a
+  barrier precedes the read, and rank 0 prints the original's weights. Before, both ranks
+  created and filled the one file. h5py is a stand-in (tests/e2e_stop45_m/h5py.py) that
+  logs each open for writing.
+- batches_whole_drawn_apart_mean_loss: a fixed whole batch drawn before the loop from
+  numpy's unseeded stream, a mean loss. Migrated, the draw runs in `with
+  ddp_same_random():`: every rank trains rank 0's batch, so the weights rank 0 prints are
+  those of one process training the batch it prints (before: each rank its own batch, DDP
+  averaging two batches' gradients, silently).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -86,6 +133,7 @@ MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixtur
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import runpy
@@ -97,6 +145,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 from e2e_driver import workdir_of
 
 from dp2ddp import migrate_source
@@ -135,6 +184,20 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_noise_sized_by_config": ("grid 8", "weights 7.6702"),
     "batches_list_cut_by_step_order": ("rows 2", "weights -0.3081"),
     "batches_list_cut_while_step": ("rows 2", "weights -0.4640"),
+    # stop 45, helper v1
+    "rank_zero_run_folder_counted_by_walk": ("folders ['1-run', '2-run']",),
+    "rank_zero_distutils_copy_tree": ("latest ['model_0.pt', 'model_1.pt']",),
+    # stop 45, helper v2 (the files each writes: below)
+    "rank_zero_open_mode_held": (),
+    "model_wrap_guard_gpu_list_nonempty": (),
+    # stop 45, helper v3
+    "rank_zero_own_mkdir_method": ("saved True",),
+    # stop 45, helper f: the epochs' validation figures (digests) below
+    "data_split_comprehension": ("best epoch 1",),
+    "data_split_loop_literal_keys": ("best epoch 1",),
+    # stop 45, helper m
+    "rank_zero_hdf_cache_built_by_every_rank": ("weights 0.1836",),  # the original's
+    "batches_whole_drawn_apart_mean_loss": (),  # below
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -143,7 +206,12 @@ PROGRAMS = {
     "toggle_in_function_never_called": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
-RANK0_ONLY = {"detect_indent_tabs_libcst_refuses": "loss"}
+RANK0_ONLY = {
+    "detect_indent_tabs_libcst_refuses": "loss",
+    "model_wrap_guard_gpu_list_nonempty": "loss",
+}
+#: case -> {file it writes: the lines the original (one process) wrote there}
+WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {
     "loader_wrapping_class": TESTS / "e2e_cases" / "loader_wrapping_class.py",
@@ -167,10 +235,11 @@ class Launch:
         assert status["ok"], self.console[-6000:]
         return status
 
+    def workdir(self, case: str) -> Path:
+        return self.out / "runs" / workdir_of(self.scripts[case])
+
     def stdout(self, case: str, rank: int) -> str:
-        return (
-            self.out / "runs" / workdir_of(self.scripts[case]) / f"rank{rank}.stdout"
-        ).read_text()
+        return (self.workdir(case) / f"rank{rank}.stdout").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -197,9 +266,11 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts.values())]
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    path = os.pathsep.join(filter(None, [str(TESTS / "e2e_stop45_m"), env.get("PYTHONPATH")]))
     proc = subprocess.run(
         command, cwd=out, capture_output=True, text=True, timeout=600,
-        env={**env, "OMP_NUM_THREADS": "1"},
+        env={**env, "OMP_NUM_THREADS": "1", "PYTHONPATH": path,
+             "H5PY_STANDIN_LOG": str(out / "h5py.log")},
     )  # fmt: skip
     return Launch(out, scripts, migrations, proc.stdout + proc.stderr)
 
@@ -214,6 +285,9 @@ def test_round_class_runs_to_the_end_as_dataparallel_did(launch: Launch, case: s
     if case in RANK0_ONLY:
         rank1 = launch.stdout(case, 1)
         assert RANK0_ONLY[case] not in rank1, rank1
+    for name, lines in WRITTEN.get(case, {}).items():
+        written = (launch.workdir(case) / name).read_text().splitlines()
+        assert len(written) == lines, (name, written)
 
 
 def test_set_epoch_each_pass_of_a_handed_loader(launch: Launch) -> None:
@@ -266,3 +340,52 @@ def test_noise_in_a_handed_loaders_loop_passes_verify(tmp_path: Path) -> None:
     report = verify(VerifyConfig(case, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_one_new_run_folder(launch: Launch) -> None:
+    """Both ranks ran in one folder: the walk's count was rank 0's on rank 1 too."""
+    root = launch.workdir("rank_zero_run_folder_counted_by_walk") / "runs"
+    assert sorted(p.name for p in (root / "exp").iterdir()) == ["1-run", "2-run"]
+
+
+def test_cpu_mode_under_a_nonempty_gpu_list_guard_trains(launch: Launch) -> None:
+    rank0 = launch.stdout("model_wrap_guard_gpu_list_nonempty", 0)
+    assert rank0.count("loss ") == 4, rank0  # 4 steps of this rank's 2 samples each
+
+
+@pytest.mark.parametrize("case", ["data_split_comprehension", "data_split_loop_literal_keys"])
+def test_evaluated_splits_of_one_call_stay_whole(launch: Launch, case: str) -> None:
+    """Each epoch's validation figure is the whole split's on both ranks (sharded, each
+    rank's would be its half's, different on the two ranks)."""
+    digests = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert len(digests[0]) == 2, digests
+    for val, whole in digests[0]:
+        assert val == pytest.approx(whole, abs=1e-4), digests
+    assert digests[0] == digests[1], digests
+
+
+def test_hdf_cache_is_written_once_and_read_after_it(launch: Launch) -> None:
+    launch.status("rank_zero_hdf_cache_built_by_every_rank", 0)
+    writes = (launch.out / "h5py.log").read_text().splitlines()
+    assert writes.count("w rows.hdf5") == 1, writes  # rank 0 alone
+    # rank 1 a scratch file, unless rank 0's file already stood when it looked (the
+    # `os.path.exists` test is each rank's own; the barrier keeps the read after the write)
+    assert sum(line.startswith("w dp2ddp-rank1-") for line in writes) <= 1, writes
+
+
+def test_whole_batch_drawn_apart_is_drawn_alike(launch: Launch) -> None:
+    stdout = launch.stdout("batches_whole_drawn_apart_mean_loss", 0)
+    lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in stdout.splitlines()}
+    batch = torch.tensor(ast.literal_eval(lines["batch"]))
+    torch.manual_seed(0)  # one process training rank 0's batch, as DataParallel trained it
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for _ in range(3):
+        loss = model(batch).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    got = ast.literal_eval(lines["weights"])
+    want = [p.tolist() for p in model.parameters()]
+    assert torch.allclose(torch.tensor(got[0]), torch.tensor(want[0]), atol=1e-6), (got, want)
+    assert torch.allclose(torch.tensor(got[1]), torch.tensor(want[1]), atol=1e-6), (got, want)
