@@ -47,6 +47,7 @@ model (ProgramFacts) answers what another module gives.
 from __future__ import annotations
 
 from dp2ddp.flow.defuse import Definition, DefUse, Function, view
-from dp2ddp.flow.origins import Origin, Step, code, origins
+from dp2ddp.flow.origins import Origin, Step, origins
+from dp2ddp.flow.text import code
 
 __all__ = ["DefUse", "Definition", "Function", "Origin", "Step", "code", "origins", "view"]

@@ -43,6 +43,7 @@ import libcst as cst
 
 from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
 from dp2ddp.flow.stores import puts
+from dp2ddp.flow.text import code
 
 #: Calls whose result holds (a part of) what their arguments hold.
 TRANSPARENT = frozenset(
@@ -167,14 +168,6 @@ def origins(
     the walk must not enter or go through (a wrapped model's call: its output is a source
     of kind `call`)."""
     return _Walk(view, stop).run(expr)
-
-
-def code(node: cst.CSTNode, limit: int = 40) -> str:
-    """A node's source on one line, cut at `limit` characters (for flows' texts)."""
-    if isinstance(node, cst.Param):
-        node = node.name
-    text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class _Walk:

@@ -388,7 +388,7 @@ def loader_batch_attributes(tree: ast.Module) -> frozenset[str]:
     `is_train()`: `self.real_A.size(0) == self.opt.batch_size`) may compare the per-rank
     batch with the global size (data/size_guards.py, DP061)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast_nodes.listed(tree):  # the module's one listing
         parts = dotted(node.func) if isinstance(node, ast.Call) else None
         if isinstance(node, ast.Call) and parts and parts[-1].endswith("DataLoader"):
             for keyword in node.keywords:
