@@ -167,6 +167,9 @@ class HelperDraws:
                 if isinstance(method, cst.FunctionDef)
             }
         )
+        #: the last part of every method here and of every drawing one elsewhere: a call
+        #: `obj.name(...)` / `obj(...)` is followed to the class of `obj` only for these
+        self._method_names = {k.rpartition(".")[2] for k in (*self._functions, *self._imported)}
         self._found: dict[str, Draw | None] = {}
         self._training_loops: dict[int, bool] = {}
         #: per-step methods of the module's iterator classes (`__next__`, `__iter__`)
@@ -224,10 +227,13 @@ class HelperDraws:
         class's methods bind to `self.augs` where the class defines no method `augs` (its
         own methods are not followed from here: the dataset draws' finder, which also asks
         this, follows a Dataset's `self._pairs()` itself)."""
+        name = func.attr.value if isinstance(func, cst.Attribute) else "__call__"
+        if name not in self._method_names and "__call__" not in self._method_names:
+            return set()  # no class of the program has a method that could run here
         flow = view(self._module)
         if not isinstance(func, cst.Attribute):
             return self._held(flow, func, "__call__")
-        receiver, name = func.value, func.attr.value
+        receiver = func.value
         function = flow.function_around(func)
         owner = function.owner if function is not None else None
         if not (isinstance(receiver, cst.Name) and owner is not None and function is not None
