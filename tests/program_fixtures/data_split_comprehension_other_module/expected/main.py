@@ -4,7 +4,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 import data
 from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
-from train_test import test, train_epoch
+from epochs import test, train_epoch
 
 
 def main():

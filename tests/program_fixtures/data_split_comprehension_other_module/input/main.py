@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 
 import data
-from train_test import test, train_epoch
+from epochs import test, train_epoch
 
 
 def main():
