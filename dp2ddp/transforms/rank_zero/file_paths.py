@@ -17,10 +17,7 @@ import libcst as cst
 
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
-from dp2ddp.transforms.rank_zero.file_writes import (
-    h5py_literal_mode,
-    path_open_for_writing,
-)
+from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.path_forms import path_form
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -67,7 +64,7 @@ def path_argument(call: cst.Call, t: RankZeroOnly, *, write: bool) -> cst.BaseEx
     elif names & H5PY_FILE:
         # `h5py.File(path, "w")` writes on rank 0 (file_writes.py; "a", "x" stay on every
         # rank: DP111), `h5py.File(path)` / `(path, "r")` reads
-        if h5py_literal_mode(call) != ("w" if write else "r"):
+        if open_mode(call) != ("w" if write else "r"):  # its mode is read as open()'s
             return None
         first = argument(call, "name", 0)
     elif write and method in _WRITE_METHODS and not names:

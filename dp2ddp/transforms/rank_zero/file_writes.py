@@ -77,7 +77,7 @@ class FileWrites(CallRule):
         )
         if at is None or mentions_rank(args[at].value):
             return updated  # a per-rank file name: each rank writes its own
-        if h5py_literal_mode(original) != "w":
+        if open_mode(original) != "w":
             self.t.warn(
                 original,
                 "DP111",
@@ -321,26 +321,9 @@ def path_open_for_writing(call: cst.Call) -> bool:
 
 def h5py_mode(call: cst.Call) -> bool:
     """`h5py.File(path, "w")` (or "a", "x", "w-"; positional or `mode=`): a literal mode that
-    writes. On every rank each would create or truncate the file rank 0 is writing."""
-    return h5py_literal_mode(call) in H5PY_WRITE_MODES
-
-
-def h5py_literal_mode(call: cst.Call) -> str | None:
-    """The mode of `h5py.File(path, mode)` as written (positional or `mode=`): "r" where
-    none is given (h5py's default), None where it is not a literal."""
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in call.args):
-        return None
-    value = positional[1].value if len(positional) >= 2 else None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "mode":
-            value = arg.value
-    if value is None:
-        return "r"
-    if not isinstance(value, cst.SimpleString):
-        return None
-    mode = value.evaluated_value
-    return mode if isinstance(mode, str) else None
+    writes. On every rank each would create or truncate the file rank 0 is writing. Its
+    mode is read as open()'s is (the second positional or `mode=`, "r" when left out)."""
+    return open_mode(call) in H5PY_WRITE_MODES
 
 
 def held_modes(node: cst.BaseExpression, flow: DefUse, depth: int = 0) -> set[str] | None:
