@@ -62,13 +62,7 @@ class Directories(CallRule):
         """`self.mkdir(...)` (or `cls.`) inside a class that defines `mkdir` itself: the
         program's own method runs, not pathlib's."""
         owner = enclosing_class(call, self.t)
-        return (
-            _receiver_is_self(call)
-            and owner is not None
-            and any(
-                isinstance(s, cst.FunctionDef) and s.name.value == "mkdir" for s in owner.body.body
-            )
-        )
+        return _receiver_is_self(call) and owner is not None and _defines_mkdir(owner)
 
     def _not_proved_pathlib(self, call: cst.Call) -> str | None:
         """Why `x.mkdir(...)` is not proved pathlib's (DP101's detail), or None where it is
@@ -96,8 +90,7 @@ class Directories(CallRule):
         here = [
             f"{c.name.value}.mkdir"
             for c in walk(self.facts.module)
-            if isinstance(c, cst.ClassDef)
-            and any(isinstance(s, cst.FunctionDef) and s.name.value == "mkdir" for s in c.body.body)
+            if isinstance(c, cst.ClassDef) and _defines_mkdir(c)
         ]
         told = sorted(
             ".".join(m.split(".")[-2:])
@@ -207,6 +200,11 @@ def _passes_exist_ok_true(call: cst.Call) -> bool:
         a.keyword is not None and a.keyword.value == "exist_ok" and is_true_literal(a.value)
         for a in call.args
     )
+
+
+def _defines_mkdir(owner: cst.ClassDef) -> bool:
+    """The class's own body defines a method `mkdir`."""
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == "mkdir" for s in owner.body.body)
 
 
 def _receiver_is_self(call: cst.Call) -> bool:
