@@ -6,10 +6,12 @@ name starts with the NAME of the transform its author tests (`data_`, `rank_zero
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from libcst.codemod import CodemodContext
 
 from dp2ddp.options import MigrateOptions
@@ -18,6 +20,38 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under `-n 2 --dist loadfile` xdist hands out whole files in the order of the
+    collection (below) instead of its default, most tests first: that default put files of
+    few but slow tests (one torchrun launch, verify runs) at the end of the queue, where one
+    worker ran them alone while the other had finished (docs/testing.md, "Suite time")."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """On an xdist worker: the files with end-to-end tests first, most such tests first,
+    then the others, most tests first (xdist's own order), so the slow files start early
+    and the many short ones fill both workers' tails. A file's tests stay together and in
+    their order; a serial run keeps pytest's order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    tests: dict[str, int] = {}
+    e2e: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        tests[path] = tests.get(path, 0) + 1
+        e2e[path] = e2e.get(path, 0) + (item.get_closest_marker("e2e") is not None)
+    order = {
+        path: rank
+        for rank, path in enumerate(
+            sorted(tests, key=lambda p: (e2e[p] == 0, -(e2e[p] or tests[p])))  # stable
+        )
+    }
+    items.sort(key=lambda item: order[item.nodeid.split("::")[0]])
 
 
 def fixture_cases(prefix: str = "", *, migrated: bool = False) -> list[str]:
