@@ -1,5 +1,5 @@
 """The validation rounds' classes end to end, in ONE torchrun launch: the golden migrations
-(and two e2e_cases scripts migrated here) run under torchrun (2 CPU processes, gloo) through
+(and four e2e_cases scripts migrated here) run under torchrun (2 CPU processes, gloo) through
 tests/e2e_driver.py, each to the end, and rank 0 prints what the original (one process,
 DataParallel) printed. Stop 45 folded seven files of one launch each into this one (a
 torchrun start-up costs three imports of torch, ~12 CPU s: docs/testing.md, "Suite time"):
@@ -129,6 +129,13 @@ MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixtur
 - noise_handed_loader (v1-A of stop 40, locuslab/smoothing@78a4d94): noise drawn in a loop
   over a loader a function is handed: each rank draws its rows of the original's noise for the
   global batch; `dp2ddp verify --nproc 2` finds it EQUIVALENT.
+- generator_batches, generator_early_stop (v1-B and v1-C of the stop-41 validation round,
+  MrGiovanni/ModelsGenesis@12f7feb; stop 46 folded test_drawn_batches_e2e.py here): batches a
+  generator function draws from Python's and numpy's unseeded streams, `next(gen)` inside
+  `with ddp_same_random():`: each rank trains on its own 2 of each step's 4 rows of one draw
+  (on a draw of its own, the ranks' rows of a step overlapped), and every rank evaluates the
+  same validation batches, so the ranks stop early at the same epoch (they left the loop
+  apart). These two run first in the launch (UNSEEDED).
 """
 
 from __future__ import annotations
@@ -216,7 +223,13 @@ WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.
 MIGRATED = {
     "loader_wrapping_class": TESTS / "e2e_cases" / "loader_wrapping_class.py",
     "noise_handed_loader": TESTS / "e2e_cases" / "noise_handed_loader.py",
+    "generator_batches": TESTS / "e2e_cases" / "generator_batches.py",
+    "generator_early_stop": TESTS / "e2e_cases" / "generator_early_stop.py",
 }
+#: Run first in the launch: they draw from Python's and numpy's global streams unseeded,
+#: which must still be each process's own (an earlier script may seed them alike on both
+#: ranks, and then a draw of each rank's own would look like one draw).
+UNSEEDED = ("generator_batches", "generator_early_stop")
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
 
@@ -264,7 +277,9 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
         scripts[case] = out / case / original.name
         scripts[case].write_text(migrations[case].code)
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
-    command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs"), *map(str, scripts.values())]
+    order = sorted(scripts, key=lambda case: case not in UNSEEDED)  # stable
+    command += ["--nproc_per_node=2", str(DRIVER), str(out / "runs")]
+    command += [str(scripts[case]) for case in order]
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
     path = os.pathsep.join(filter(None, [str(TESTS / "e2e_stop45_m"), env.get("PYTHONPATH")]))
     proc = subprocess.run(
@@ -331,6 +346,28 @@ def test_noise_in_a_handed_loaders_loop_is_each_ranks_rows_of_one_draw(launch: L
     assert first and len(first) == len(second) and first != second, (first, second)
     want = runpy.run_path(str(MIGRATED["noise_handed_loader"]), run_name="__main__")["E2E_DIGEST"]
     assert [*first, *second] == pytest.approx(want, abs=1e-5), (first, second, want)
+
+
+def test_each_step_is_one_draw_cut_between_the_ranks(launch: Launch) -> None:
+    """generator_batches: each step's 4 rows are one draw (rank 0's), each rank its 2 of
+    them, so the ranks' rows of a step never overlap (on a draw of their own they did)."""
+    code = launch.migrations["generator_batches"].code
+    assert "with ddp_same_random():\n            x, y = next(training_generator)" in code
+    first, second = (launch.status("generator_batches", rank)["digest"] for rank in (0, 1))
+    assert len(first) == len(second) == 8 * 2, (first, second)
+    for step in range(8):
+        mine, theirs = first[2 * step : 2 * step + 2], second[2 * step : 2 * step + 2]
+        assert not set(mine) & set(theirs), (step, first, second)
+
+
+def test_early_stop_on_drawn_validation_batches_agrees(launch: Launch) -> None:
+    """generator_early_stop: every rank evaluated rank 0's validation draws: the same
+    losses, the same epoch to stop at (both ranks finished: no rank waited for one that had
+    left)."""
+    code = launch.migrations["generator_early_stop"].code
+    assert "with ddp_same_random():\n                x, y = next(validation_generator)" in code
+    first, second = (launch.status("generator_early_stop", rank)["digest"] for rank in (0, 1))
+    assert first == second, (first, second)
 
 
 def test_noise_in_a_handed_loaders_loop_passes_verify(tmp_path: Path) -> None:
