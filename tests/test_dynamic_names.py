@@ -88,3 +88,33 @@ def test_too_many_modules_for_one_call_are_said(
     assert "print(" in (tmp_path / "nets" / "net00.py").read_text()
     again = CliRunner().invoke(main, ["migrate", "--check", "train.py"], catch_exceptions=False)
     assert again.exit_code == 1 and "DP073" in again.stderr, again.stderr
+
+
+@pytest.mark.parametrize(
+    ("binding", "argument"),
+    [
+        ('parser.add_argument("--arch", choices=["net01", "net03"])', "args.arch"),
+        ('parser.add_argument("-a", "--arch", choices=("NET01", "NET03"))', "args.arch.lower()"),
+        ('ARCHS = {"small": "net01", "big": "net03"}', "ARCHS[args.arch]"),
+    ],
+)
+def test_a_bounded_name_reads_only_the_modules_it_can_be(
+    binding: str, argument: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """argparse's `choices=` or a dict of names bounds the computed part: only those
+    modules are read, however many the package holds (no DP073)."""
+    _package_program(tmp_path, MEMBER_LIMIT + 1)
+    option = "" if "parser." in binding else 'parser.add_argument("--arch", default="net01")\n'
+    (tmp_path / "train.py").write_text(
+        "import argparse\nimport importlib\n\nimport torch\n\n"
+        f"parser = argparse.ArgumentParser()\n{binding}\n{option}"
+        "args = parser.parse_args()\n"
+        f'net = importlib.import_module(f"nets.{{{argument}}}")\n'
+        "model = torch.nn.DataParallel(net.build())\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["migrate", "train.py"], catch_exceptions=False)
+    assert result.exit_code == 0 and "DP073" not in result.stderr, result.stderr
+    for index in range(4):
+        text = (tmp_path / "nets" / f"net{index:02d}.py").read_text()
+        assert ("ddp_print(" in text) == (index in (1, 3)), (index, text)

@@ -42,6 +42,8 @@ from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.program.static_strings import (
+    bounded_values,
+    computed_parts,
     dotted_name_of,
     local_values,
     module_constants,
@@ -86,6 +88,9 @@ class DynamicSite:
     #: The package's modules the computed name can be that were not read (more than
     #: MEMBER_LIMIT): DP073 names them at the call.
     unread: tuple[str, ...] = ()
+    #: The values the computed part of the name can take, where the module bounds them
+    #: (static_strings.bounded_values: argparse's `choices=`, a dict of names).
+    names: tuple[str, ...] = ()
 
     @property
     def opaque(self) -> bool:
@@ -107,6 +112,8 @@ class FoundCalls:
     #: The calls of a helper function that imports by its parameter (`import_class(...)`,
     #: see _helpers): id of the call -> the helper's name.
     via_helper: dict[int, str] = field(default_factory=dict)
+    #: id of the call -> the values its name's one computed part can take (bounded_values).
+    bounds: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 def found_calls(tree: ast.Module) -> FoundCalls | None:
@@ -153,6 +160,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
     constants = module_constants(tree)
     local: dict[int, dict[str, ast.expr]] | None = None
     found: list[tuple[ast.Call, ast.Call, str, bool]] = []
+    bounds: dict[int, tuple[str, ...]] = {}
     for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
@@ -165,6 +173,10 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             if value is not None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
         found.append((node, call, code, relative_ok))
+        parts = computed_parts(call.args[0], constants)
+        values = bounded_values(parts[0], tree) if len(parts) == 1 else None
+        if values and all(v.isidentifier() for v in values):  # each names a member
+            bounds[id(node)] = values
     via_helper: dict[int, str] = {}
     by_parameter = [node for node, _ in calls if isinstance(node.args[0], ast.Name)]
     helpers = _helpers(tree, by_parameter) if by_parameter else {}
@@ -185,7 +197,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             call = ast.Call(ast.Name("__import__", ast.Load()), [argument], [])
             found.append((node, call, ast.unparse(node), False))
             via_helper[id(node)] = func.id
-    return FoundCalls(tuple(found), constants, via_helper)
+    return FoundCalls(tuple(found), constants, via_helper, bounds)
 
 
 def _parent_of(node: ast.expr) -> ast.expr:
@@ -282,9 +294,18 @@ def call_sites(
         suffix = trailing_text(call.args[0], found.constants) if prefix is not None else ""
         if not suffix.isidentifier():  # `_model` names modules; `.train` or '' does not
             suffix = ""
+        names = found.bounds.get(id(node), ()) if prefix is not None else ()
         sites.append(
             DynamicSite(
-                path, node.lineno, node.col_offset + 1, code, name, prefix, helper, suffix=suffix
+                path,
+                node.lineno,
+                node.col_offset + 1,
+                code,
+                name,
+                prefix,
+                helper,
+                suffix=suffix,
+                names=names,
             )
         )
     sites.sort(key=lambda s: (s.line, s.col))
@@ -379,9 +400,10 @@ def unreached_dataparallel(root: str, reached: set[str], *, migrated: bool = Fal
     return found
 
 
-def _named_members(folder: str, suffix: str) -> list[str]:
+def _named_members(folder: str, suffix: str, names: tuple[str, ...] = ()) -> list[str]:
     """The modules `<name><suffix>.py` and packages `<name><suffix>/__init__.py` directly in
-    `folder` (sorted): what `'<package>.' + name + suffix` can import."""
+    `folder` (sorted): what `'<package>.' + name + suffix` can import; only those of `names`
+    where they are given."""
     try:
         entries = sorted(os.listdir(folder))
     except OSError:
@@ -391,6 +413,8 @@ def _named_members(folder: str, suffix: str) -> list[str]:
         path = os.path.join(folder, entry)
         stem = entry[: -len(".py")] if entry.endswith(".py") else entry
         if not stem.isidentifier() or stem == "__init__" or not stem.endswith(suffix):
+            continue
+        if names and stem not in {n + suffix for n in names}:
             continue
         if entry.endswith(".py") and os.path.isfile(path):
             found.append(path)
@@ -457,7 +481,7 @@ class DynamicImports:
             if site.name is not None:
                 found += self.resolver.absolute(site.name)
             elif site.prefix is not None:
-                members = self._members(site.prefix, site.suffix)
+                members = self._members(site.prefix, site.suffix, site.names)
                 if members is None:
                     continue  # a package outside the project (torchvision.models...)
                 found += members[0]
@@ -505,7 +529,7 @@ class DynamicImports:
         return found
 
     def _members(
-        self, prefix: str, suffix: str = ""
+        self, prefix: str, suffix: str = "", names: tuple[str, ...] = ()
     ) -> tuple[list[tuple[str, str]], tuple[str, ...]] | None:
         """The package `prefix`'s modules that a data-parallel program migrates, and each
         module a computed name under it can be (`'models.' + name + suffix`: the package's
@@ -520,9 +544,9 @@ class DynamicImports:
             if not os.path.isdir(folder) or not self.resolver.inside(folder + os.sep + "x"):
                 continue
             wanted = self._package_members(folder)
-            named = _named_members(folder, suffix)
+            named = _named_members(folder, suffix, names)
             unread: tuple[str, ...] = ()
-            if len(named) > MEMBER_LIMIT:
+            if len(named) > MEMBER_LIMIT and not names:
                 unread = tuple(p for p in named if p not in wanted)
                 named = []
             found: list[tuple[str, str]] = []
