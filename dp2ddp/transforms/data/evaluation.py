@@ -29,6 +29,7 @@ from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 from dp2ddp.transforms.data.showing import ShowingCalls
+from dp2ddp.transforms.data.step_buffers import step_buffers
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = SHARE
@@ -112,6 +113,7 @@ class LoaderEvaluation(ShowingCalls):
                 and self._initial_value(loop, node.target.value.value) is not None
             ):
                 updated.add(node.target.value.value)
+        updated |= step_buffers(self, loop, self._batch_derived(loop))  # `steps[i] = loss`
         if not updated:
             return None
         end = self.get_metadata(PositionProvider, loop).end.line
@@ -266,7 +268,8 @@ class LoaderEvaluation(ShowingCalls):
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
-            objects |= folded | items
+            stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
+            objects |= folded | items | stepped
             over = not any(loop is n for n in loader.next_loops)
             guard = (
                 self._guard_on_only(loader, loop) if isinstance(loop, cst.For) and over else None
@@ -313,15 +316,21 @@ class LoaderEvaluation(ShowingCalls):
                 verb = "returned" if isinstance(node, cst.Return) else "printed"
                 where = "after the loop" if after else "while the loop runs"
                 summed = sorted(set(shown) & counters)
-                kept = sorted(set(shown) - counters - folded - items)
+                kept = sorted(set(shown) - counters - folded - items - stepped)
                 recurrent = sorted(set(shown) & folded)
                 by_item = sorted(set(shown) & items)
+                by_step = sorted(set(shown) & stepped)
                 parts = []
                 if summed:
                     parts.append(f"{', '.join(summed)} summed over this rank's batches only")
                 if by_item:
                     parts.append(
                         f"{', '.join(by_item)} summed item by item over this rank's batches only"
+                    )
+                if by_step:
+                    parts.append(
+                        f"{', '.join(by_step)} filled by the step counter from this rank's "
+                        "batches only"
                     )
                 if recurrent:
                     parts.append(
