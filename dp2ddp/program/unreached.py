@@ -71,15 +71,16 @@ def unread_member_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]:
     """DP073 at each import call by a computed name under a project package whose modules
     the name can be were too many to read (DynamicSite.unread): by module index, its notes."""
     found: dict[int, list[Diagnostic]] = {}
+    reached = {m.real for m in program.modules}
     for site in program.dynamic_sites:
-        if not site.unread:
-            continue
+        # A member another import of the program reaches is read already.
+        unread = [p for p in site.unread if os.path.realpath(p) not in reached]
         at = next((i for i, m in enumerate(program.modules) if m.path == site.path), None)
-        if at is None:
+        if not unread or at is None:
             continue
-        shown = ", ".join(os.path.relpath(p, program.root) for p in site.unread[:SHOWN_UNREACHED])
-        if len(site.unread) > SHOWN_UNREACHED:
-            shown += f" and {len(site.unread) - SHOWN_UNREACHED} more"
+        shown = ", ".join(os.path.relpath(p, program.root) for p in unread[:SHOWN_UNREACHED])
+        if len(unread) > SHOWN_UNREACHED:
+            shown += f" and {len(unread) - SHOWN_UNREACHED} more"
         message = (
             f"{title(UNREAD_MEMBERS)}: `{site.code}` imports a module of package "
             f"{site.prefix} by a name nothing bounds, and the package has more modules it can "
