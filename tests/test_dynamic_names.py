@@ -121,3 +121,15 @@ def test_a_bounded_name_reads_only_the_modules_it_can_be(
     for index in range(4):
         text = (tmp_path / "nets" / f"net{index:02d}.py").read_text()
         assert ("ddp_print(" in text) == (index in (1, 3)), (index, text)
+
+
+def test_dunder_import_reads_the_same_bound() -> None:
+    """`__import__("nets." + args.arch)` is read as import_module's name is."""
+    source = (
+        "import argparse\n\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--arch", choices=["mlp", "cnn"])\n'
+        "args = parser.parse_args()\n"
+        'net = __import__("nets." + args.arch)\n'
+    )
+    (site,) = call_sites(found_calls(ast.parse(source)), "main", False, "main.py")
+    assert (site.prefix, site.suffix, site.names) == ("nets", "", ("mlp", "cnn"))
