@@ -288,6 +288,21 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "it. Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP072`.",
     ),
+    "DP073": (
+        "a module imported by a computed name was not read",
+        "An import call names its module by a computed name under a package of the project "
+        "(`importlib.import_module('models.' + args.model)`, `__import__(f'nets.{arch}')`) "
+        "and nothing bounds the name: no static end picks the package's modules "
+        "(`'models.' + name + '_model'` does). dp2ddp reads each module the name can be into "
+        "the program (what it does with a batch, a draw, a print or a file is migrated with "
+        "it), but this package has more of them than it reads for one call, so only those "
+        "that wrap with DataParallel or build a DataLoader were read; the others, named in "
+        "the message, are not migrated: a batch-size comparison, a draw or a file write "
+        "there runs on every rank as the original's did in one process. Import the module "
+        "statically, give the name a static end, or migrate the folder (`dp2ddp migrate "
+        "DIR`); silence it with `# noqa: DP073` where the modules left are not the ones the "
+        "program runs.",
+    ),
     "DP074": (
         "a generator's loader batches not followed to their use",
         "A loop over a DataLoader yields its batches from a generator of the module (`def "

@@ -12,7 +12,13 @@ module it reads, which module names such calls import:
 - **a computed name with a static package prefix** (`'models.' + args.model`,
   `f'models.{name}_model'`): the prefix's project package is where the module comes from,
   so each module of that package that wraps with DataParallel or builds a DataLoader joins
-  the program (the others need no change in a data-parallel program);
+  the program, and so does each module the name can be (`models/<name><end>.py` or
+  `models/<name><end>/__init__.py`, `<end>` the name's static end, stop 45's v2-D): what it
+  does with a batch, a draw, a print or a file is the program's too (stop 46: before, a
+  member that wrapped nothing and built no loader was left unread, its batch-size compare,
+  its draws and its file writes not migrated, without a word). A package with more such
+  members than MEMBER_LIMIT keeps its DataParallel and DataLoader modules only, and the
+  call is said (DP073, with the modules left unread);
 - **an opaque name** (`import_module(config['data_provider'])`, a name from YAML): the
   dotted string constants of the program's modules that name a project module
   (`'data.MPII.dp'`, `'models.posenet.PoseNet'`: module `models.posenet`, whose top level
@@ -36,6 +42,8 @@ from dp2ddp.facts import GENERATED_MODULE
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.program.static_strings import (
+    bounded_values,
+    computed_parts,
     dotted_name_of,
     local_values,
     module_constants,
@@ -51,6 +59,9 @@ if TYPE_CHECKING:  # discovery imports this module
 
 #: Files and folders the search for unreached DataParallel modules looks at, at most.
 SCAN_LIMIT = 50_000
+#: The most modules a computed name under a package can be that are read into the program
+#: (more: DP073 at the call names those left unread).
+MEMBER_LIMIT = 40
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
@@ -74,6 +85,12 @@ class DynamicSite:
     #: The static end of a computed name under `prefix` (`... + '_model'` -> "_model"):
     #: the package's modules whose names end so are what the call may import.
     suffix: str = ""
+    #: The package's modules the computed name can be that were not read (more than
+    #: MEMBER_LIMIT): DP073 names them at the call.
+    unread: tuple[str, ...] = ()
+    #: The values the computed part of the name can take, where the module bounds them
+    #: (static_strings.bounded_values: argparse's `choices=`, a dict of names).
+    names: tuple[str, ...] = ()
 
     @property
     def opaque(self) -> bool:
@@ -95,6 +112,8 @@ class FoundCalls:
     #: The calls of a helper function that imports by its parameter (`import_class(...)`,
     #: see _helpers): id of the call -> the helper's name.
     via_helper: dict[int, str] = field(default_factory=dict)
+    #: id of the call -> the values its name's one computed part can take (bounded_values).
+    bounds: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 def found_calls(tree: ast.Module) -> FoundCalls | None:
@@ -141,6 +160,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
     constants = module_constants(tree)
     local: dict[int, dict[str, ast.expr]] | None = None
     found: list[tuple[ast.Call, ast.Call, str, bool]] = []
+    bounds: dict[int, tuple[str, ...]] = {}
     for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
@@ -153,6 +173,10 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             if value is not None:
                 call = ast.Call(node.func, [value, *node.args[1:]], node.keywords)
         found.append((node, call, code, relative_ok))
+        parts = computed_parts(call.args[0], constants)
+        values = bounded_values(parts[0], tree) if len(parts) == 1 else None
+        if values and all(v.isidentifier() for v in values):  # each names a member
+            bounds[id(node)] = values
     via_helper: dict[int, str] = {}
     by_parameter = [node for node, _ in calls if isinstance(node.args[0], ast.Name)]
     helpers = _helpers(tree, by_parameter) if by_parameter else {}
@@ -173,7 +197,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             call = ast.Call(ast.Name("__import__", ast.Load()), [argument], [])
             found.append((node, call, ast.unparse(node), False))
             via_helper[id(node)] = func.id
-    return FoundCalls(tuple(found), constants, via_helper)
+    return FoundCalls(tuple(found), constants, via_helper, bounds)
 
 
 def _parent_of(node: ast.expr) -> ast.expr:
@@ -270,9 +294,18 @@ def call_sites(
         suffix = trailing_text(call.args[0], found.constants) if prefix is not None else ""
         if not suffix.isidentifier():  # `_model` names modules; `.train` or '' does not
             suffix = ""
+        names = found.bounds.get(id(node), ()) if prefix is not None else ()
         sites.append(
             DynamicSite(
-                path, node.lineno, node.col_offset + 1, code, name, prefix, helper, suffix=suffix
+                path,
+                node.lineno,
+                node.col_offset + 1,
+                code,
+                name,
+                prefix,
+                helper,
+                suffix=suffix,
+                names=names,
             )
         )
     sites.sort(key=lambda s: (s.line, s.col))
@@ -367,6 +400,29 @@ def unreached_dataparallel(root: str, reached: set[str], *, migrated: bool = Fal
     return found
 
 
+def _named_members(folder: str, suffix: str, names: tuple[str, ...] = ()) -> list[str]:
+    """The modules `<name><suffix>.py` and packages `<name><suffix>/__init__.py` directly in
+    `folder` (sorted): what `'<package>.' + name + suffix` can import; only those of `names`
+    where they are given."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found: list[str] = []
+    for entry in entries:
+        path = os.path.join(folder, entry)
+        stem = entry[: -len(".py")] if entry.endswith(".py") else entry
+        if not stem.isidentifier() or stem == "__init__" or not stem.endswith(suffix):
+            continue
+        if names and stem not in {n + suffix for n in names}:
+            continue
+        if entry.endswith(".py") and os.path.isfile(path):
+            found.append(path)
+        elif entry not in SKIPPED_DIRS and os.path.isfile(os.path.join(path, "__init__.py")):
+            found.append(os.path.join(path, "__init__.py"))
+    return found
+
+
 def _read(path: str) -> str:
     try:
         with open(path, "rb") as handle:
@@ -425,10 +481,12 @@ class DynamicImports:
             if site.name is not None:
                 found += self.resolver.absolute(site.name)
             elif site.prefix is not None:
-                members = self._members(site.prefix, site.suffix)
+                members = self._members(site.prefix, site.suffix, site.names)
                 if members is None:
                     continue  # a package outside the project (torchvision.models...)
-                found += members
+                found += members[0]
+                if members[1]:
+                    self.sites.append(replace(site, unread=members[1]))
             else:
                 given = self.configured.get((module.real, site.line, site.col), [])
                 found += given
@@ -470,34 +528,35 @@ class DynamicImports:
                 found += named[literal]
         return found
 
-    def _members(self, prefix: str, suffix: str = "") -> list[tuple[str, str]] | None:
-        """The package `prefix`'s modules that a data-parallel program migrates, and, for a
-        name with a static end (`'models.' + name + '_model'`), the package's modules whose
-        names end so: the call imports one of them, and what it does with its batch or
-        prints is part of the program (junyanz/BicycleGAN's model module compares its batch
-        with the global batch size, and wraps nothing). None when `prefix` is no package of
-        the project."""
+    def _members(
+        self, prefix: str, suffix: str = "", names: tuple[str, ...] = ()
+    ) -> tuple[list[tuple[str, str]], tuple[str, ...]] | None:
+        """The package `prefix`'s modules that a data-parallel program migrates, and each
+        module a computed name under it can be (`'models.' + name + suffix`: the package's
+        modules and subpackages whose names end with `suffix`, any name when there is no
+        static end): the call imports one of them, and what it does with its batch, its
+        draws, its prints and files is part of the program (junyanz/BicycleGAN's model
+        module compares its batch with the global batch size, and wraps nothing). Returns
+        (what to read, the members left unread: more than MEMBER_LIMIT of them); None when
+        `prefix` is no package of the project."""
         for base in self.resolver.search:
             folder = os.path.join(base, *prefix.split("."))
             if not os.path.isdir(folder) or not self.resolver.inside(folder + os.sep + "x"):
                 continue
+            wanted = self._package_members(folder)
+            named = _named_members(folder, suffix, names)
+            unread: tuple[str, ...] = ()
+            if len(named) > MEMBER_LIMIT and not names:
+                unread = tuple(p for p in named if p not in wanted)
+                named = []
             found: list[tuple[str, str]] = []
-            named = (
-                sorted(
-                    os.path.join(folder, entry)
-                    for entry in os.listdir(folder)
-                    if entry.endswith(f"{suffix}.py") and entry[: -len(".py")].isidentifier()
-                )
-                if suffix
-                else []
-            )
-            for path in dict.fromkeys([*self._package_members(folder), *named]):
+            for path in dict.fromkeys([*wanted, *named]):
                 parts = os.path.relpath(path, folder)[: -len(".py")].split(os.sep)
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
                 if all(p.isidentifier() for p in parts):
                     found += self.resolver.absolute(".".join([prefix, *parts]))
-            return found
+            return found, unread
         return None
 
     def _package_members(self, folder: str) -> list[str]:

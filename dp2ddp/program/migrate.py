@@ -56,7 +56,7 @@ from dp2ddp.program.loader_subclasses import (
 )
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
-from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes
+from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes, unread_member_notes
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
@@ -163,6 +163,8 @@ def _plan_one(
         if named is not None and (gate.has_dataparallel or program.dynamic_sites):
             migrated = _unreached(program, migrated, named, gate.has_dataparallel)
         if gate.has_dataparallel:
+            for index, notes in unread_member_notes(program):  # DP073
+                migrated = _noted(migrated, index, notes)
             migrated = _subclassed_loaders(program, migrated, project)
             migrated = _incomplete(program, migrated)
         elif not orphan:

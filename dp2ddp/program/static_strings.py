@@ -229,3 +229,102 @@ def absolute_name(name: str, anchor: str | None) -> str | None:
     base = ".".join(parts[: len(parts) - (level - 1)])
     rest = name[level:]
     return f"{base}.{rest}" if rest else base
+
+
+def computed_parts(node: ast.expr, constants: dict[str, str]) -> list[ast.expr]:
+    """The parts of a computed string that are not static: `args.arch` of `'models.' +
+    args.arch + '_net'`, of `f'models.{args.arch}'` and of `'models.{}'.format(args.arch)`."""
+    if static_string(node, constants) is not None:
+        return []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return computed_parts(node.left, constants) + computed_parts(node.right, constants)
+    if isinstance(node, ast.JoinedStr):
+        return [
+            v.value
+            for v in node.values
+            if isinstance(v, ast.FormattedValue) and static_string(v.value, constants) is None
+        ]
+    if is_format(node):
+        assert isinstance(node, ast.Call)
+        return [a for a in node.args if static_string(a, constants) is None]
+    return [node]
+
+
+def bounded_values(part: ast.expr, tree: ast.Module) -> tuple[str, ...] | None:
+    """The values a computed part of an import name can take, where the module bounds
+    them (None where it does not): an option of argparse with `choices=` of string
+    literals (`args.arch`, `arch` for `add_argument('--arch', choices=['mlp', 'cnn'])`,
+    also through `.lower()`), or a module-level dict of string literals read by a key
+    (`ARCHS[args.arch]` of `ARCHS = {'small': 'mlp', 'big': 'cnn'}`)."""
+    lower = False
+    if (
+        isinstance(part, ast.Call)
+        and isinstance(part.func, ast.Attribute)
+        and part.func.attr == "lower"
+        and not part.args
+    ):
+        part, lower = part.func.value, True
+    found: tuple[str, ...] | None = None
+    if isinstance(part, ast.Subscript) and isinstance(part.value, ast.Name):
+        found = _dict_values(tree, part.value.id)
+    elif isinstance(part, (ast.Attribute, ast.Name)):
+        found = _choices(tree, part.attr if isinstance(part, ast.Attribute) else part.id)
+    if found is None:
+        return None
+    return tuple(v.lower() for v in found) if lower else found
+
+
+def _strings(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a literal list, tuple or set of string literals."""
+    if not isinstance(node, (ast.List, ast.Tuple, ast.Set)) or not node.elts:
+        return None
+    values = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    if len(values) != len(node.elts) or not all(isinstance(v, str) for v in values):
+        return None
+    return tuple(str(v) for v in values)
+
+
+def _choices(tree: ast.Module, dest: str) -> tuple[str, ...] | None:
+    """`choices=` of the module's `add_argument` calls whose destination is `dest` (the
+    first long option with '-' read as '_', or `dest=`); None where one has none."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        given = keywords.get("dest")
+        options = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        longs = [o for o in options if isinstance(o, str) and o.startswith("--")]
+        name = (
+            given.value
+            if isinstance(given, ast.Constant)
+            else (longs[0][2:] if longs else str(options[0]).lstrip("-") if options else "")
+        )
+        if str(name).replace("-", "_") != dest:
+            continue
+        choices = keywords.get("choices")
+        values = _strings(choices) if choices is not None else None
+        if values is None:
+            return None
+        found += values
+    return tuple(dict.fromkeys(found)) if found else None
+
+
+def _dict_values(tree: ast.Module, name: str) -> tuple[str, ...] | None:
+    """The values of a module-level `name = {...}` bound once, all string literals."""
+    bound = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
+    if len(bound) != 1 or not isinstance(bound[0], ast.Dict) or not bound[0].values:
+        return None
+    values = [v.value for v in bound[0].values if isinstance(v, ast.Constant)]
+    if len(values) != len(bound[0].values) or not all(isinstance(v, str) for v in values):
+        return None
+    return tuple(dict.fromkeys(str(v) for v in values))

@@ -16,6 +16,8 @@ from dp2ddp.result import Diagnostic
 
 #: An import through a helper by a run-time name, in a program that migrates nothing.
 HELPER_IMPORT = "DP056"
+#: An import by a computed name whose package's modules were too many to read.
+UNREAD_MEMBERS = "DP073"
 #: A loader of a program whose DataParallel may be reached only by a run-time name.
 DYNAMIC_LOADER = "DP094"
 
@@ -63,6 +65,30 @@ def unreached_notes(
             Diagnostic(line, col, UNREACHED, unreached_message(shown, why)) for shown in shown_files
         ]
     return at, notes
+
+
+def unread_member_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]:
+    """DP073 at each import call by a computed name under a project package whose modules
+    the name can be were too many to read (DynamicSite.unread): by module index, its notes."""
+    found: dict[int, list[Diagnostic]] = {}
+    reached = {m.real for m in program.modules}
+    for site in program.dynamic_sites:
+        # A member another import of the program reaches is read already.
+        unread = [p for p in site.unread if os.path.realpath(p) not in reached]
+        at = next((i for i, m in enumerate(program.modules) if m.path == site.path), None)
+        if not unread or at is None:
+            continue
+        shown = ", ".join(os.path.relpath(p, program.root) for p in unread[:SHOWN_UNREACHED])
+        if len(unread) > SHOWN_UNREACHED:
+            shown += f" and {len(unread) - SHOWN_UNREACHED} more"
+        message = (
+            f"{title(UNREAD_MEMBERS)}: `{site.code}` imports a module of package "
+            f"{site.prefix} by a name nothing bounds, and the package has more modules it can "
+            f"be than are read for one call; those that neither wrap with DataParallel nor "
+            f"build a DataLoader were left unread and are not migrated: {shown}"
+        )
+        found.setdefault(at, []).append(Diagnostic(site.line, site.col, UNREAD_MEMBERS, message))
+    return sorted(found.items())
 
 
 def _helper_message(site: DynamicSite, files: list[str]) -> str:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
-from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import (
     NO_GRAD,
     assigned_value,
@@ -21,17 +19,17 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
-from dp2ddp.transforms.analysis.printing import printing_functions
-from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
-from dp2ddp.transforms.data.plan import PRINTER_NAME, Loader
+from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
+from dp2ddp.transforms.data.showing import ShowingCalls
+from dp2ddp.transforms.data.step_buffers import step_buffers
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = SHARE
@@ -40,7 +38,7 @@ _SHARE = SHARE
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
 
-class LoaderEvaluation(LoopCounters):
+class LoaderEvaluation(ShowingCalls):
     """Evaluation loops and the metric counters reduced after them."""
 
     # -- evaluation -----------------------------------------------------------------------
@@ -115,6 +113,7 @@ class LoaderEvaluation(LoopCounters):
                 and self._initial_value(loop, node.target.value.value) is not None
             ):
                 updated.add(node.target.value.value)
+        updated |= step_buffers(self, loop, self._batch_derived(loop))  # `steps[i] = loss`
         if not updated:
             return None
         end = self.get_metadata(PositionProvider, loop).end.line
@@ -269,7 +268,8 @@ class LoaderEvaluation(LoopCounters):
             objects = self._running_objects(loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
-            objects |= folded | items
+            stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
+            objects |= folded | items | stepped
             over = not any(loop is n for n in loader.next_loops)
             guard = (
                 self._guard_on_only(loader, loop) if isinstance(loop, cst.For) and over else None
@@ -316,15 +316,21 @@ class LoaderEvaluation(LoopCounters):
                 verb = "returned" if isinstance(node, cst.Return) else "printed"
                 where = "after the loop" if after else "while the loop runs"
                 summed = sorted(set(shown) & counters)
-                kept = sorted(set(shown) - counters - folded - items)
+                kept = sorted(set(shown) - counters - folded - items - stepped)
                 recurrent = sorted(set(shown) & folded)
                 by_item = sorted(set(shown) & items)
+                by_step = sorted(set(shown) & stepped)
                 parts = []
                 if summed:
                     parts.append(f"{', '.join(summed)} summed over this rank's batches only")
                 if by_item:
                     parts.append(
                         f"{', '.join(by_item)} summed item by item over this rank's batches only"
+                    )
+                if by_step:
+                    parts.append(
+                        f"{', '.join(by_step)} filled by the step counter from this rank's "
+                        "batches only"
                     )
                 if recurrent:
                     parts.append(
@@ -429,90 +435,6 @@ class LoaderEvaluation(LoopCounters):
     def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
         """Names bound from the batches (loop_takers.batch_derived), for sample_roles."""
         return batch_derived(loop, helper_batch_names(self, loop))  # type: ignore[arg-type]
-
-    def _prints(self, call: cst.Call) -> bool:
-        """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file
-        or CSV writer's write, a function of this module that prints (a `progress_bar(i, n,
-        msg)` helper) or a method of its classes that does (`io.cprint(outstr)`, whose class
-        prints and writes a log file), or one of another module of the program that does."""
-        if self.matches(call.func, PRINTS):
-            return True
-        func = call.func
-        functions, methods = self._printing_functions()
-        if isinstance(func, cst.Attribute):
-            name = func.attr.value
-            if name in SHOW_METHODS or name in WRITE_METHODS or name in methods:
-                return True
-            # A method of another module's class that prints (`io.cprint`), not a library
-            # module's function of the same name (`np.log(total)`); a function of another
-            # module of the program called through it (`log_utils.log_values(total)`), by
-            # its qualified name (a relative import's `.log_utils.log_values` by its tail).
-            if name not in self.state.hints.printers:
-                return False  # no printing function or method of the program is so named
-            if not self._names_a_module(func.value):
-                return True
-            return any(
-                q in self.state.hints.printers
-                or q.startswith(".")
-                and any(p.endswith(q) for p in self.state.hints.printers)
-                for q in self.qualified_names(func)
-            )
-        if isinstance(func, cst.Name):
-            if func.value in functions:
-                return True
-            # Imported from another module of the project: judged by what it does, or by
-            # its name where the program does not tell (a module migrated alone). No name
-            # at all: a star import's (`from utils import *`; GwcNet's `save_scalars` writing
-            # TensorBoard scalars, class v3-B of stop 39), which the program tells bare.
-            names = self.qualified_names(func)
-            imported = not names or any(not n.startswith("builtins.") for n in names)
-            return imported and (
-                func.value in self.state.hints.printers or bool(PRINTER_NAME.search(func.value))
-            )
-        return False
-
-    def _names_a_module(self, node: cst.BaseExpression) -> bool:
-        """`np`, `torch.nn.functional`: a receiver whose root name an import binds."""
-        while isinstance(node, cst.Attribute):
-            node = node.value
-        if not isinstance(node, cst.Name):
-            return False
-        if self._imported_names is None:
-            found: set[str] = set()
-            for statement in walk(self._module_node):
-                if isinstance(statement, cst.Import):
-                    for alias in statement.names:
-                        bound: cst.BaseExpression = (
-                            alias.asname.name if alias.asname else alias.name
-                        )
-                        while isinstance(bound, cst.Attribute):
-                            bound = bound.value
-                        if isinstance(bound, cst.Name):
-                            found.add(bound.value)
-                elif isinstance(statement, cst.ImportFrom) and not isinstance(
-                    statement.names, cst.ImportStar
-                ):
-                    for alias in statement.names:
-                        bound = alias.asname.name if alias.asname else alias.name
-                        if isinstance(bound, cst.Name):
-                            found.add(bound.value)
-            self._imported_names = found
-        return node.value in self._imported_names
-
-    def _printing_functions(self) -> tuple[set[str], set[str]]:
-        """Functions, and methods of classes, of this module that print or write a file or
-        CSV row (analysis/printing.py): as the program model found them (ProgramHints.
-        printing), or, in a file migrated alone, found here once."""
-        if self._printers is None:
-            found = self.state.hints.printing
-            if found is None:
-                tree = parse_python(self._module_node.code)
-                found = printing_functions(tree, import_table(tree, "", False))
-            self._printers = (
-                {name for owner, name in found if not owner},
-                {name for owner, name in found if owner},
-            )
-        return self._printers
 
     def _plan_train_metrics(self, loader: Loader) -> None:
         """`total / len(loader.dataset)` after a training loop: the counter must be global.

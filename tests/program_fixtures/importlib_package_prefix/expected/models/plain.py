@@ -1,6 +1,8 @@
 from torch import nn
 
+from _dp2ddp import ddp_print
+
 
 def make_model():
-    print("a plain model")
+    ddp_print("a plain model")
     return nn.Linear(4, 2)
