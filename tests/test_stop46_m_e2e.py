@@ -9,6 +9,11 @@ the original (DataParallel on CPU calls its module).
   even the ranks out). Made whole after the pass (ddp_whole_table): on both ranks both tables
   equal the one process's. Before (stop 45): DP105; each rank's rows of the other rank's
   samples stayed 0 (different labels per rank).
+- batches_size_kept_by_method (v2-A of stop 45, junyanz/BicycleGAN@40b9d52's `is_train()`): a
+  batch kept on self by `set_input(batch)`, its size compared in another method with the
+  option the loader's batch_size reads: read per rank, so each rank steps 8 times and skips
+  the 2 short batches as the original did. Before: DP061 (said); unsaid at stop 45's base,
+  every batch skipped, 0 optimizer steps, exit 0.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ pytestmark = pytest.mark.e2e
 TESTS = Path(__file__).resolve().parent
 DRIVER = TESTS / "e2e_driver.py"
 #: golden fixtures whose migration (expected.py) the launch runs
-CASES = ("data_index_table_padded_pass",)
+CASES = ("data_index_table_padded_pass", "batches_size_kept_by_method")
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +79,14 @@ def test_index_table_is_whole_on_every_rank(
     assert len(original) == 2 * 15 * 3 and 0 not in original[:45]
     for rank in (0, 1):
         assert _status(launch, case, rank)["digest"] == pytest.approx(original, abs=1e-4)
+
+
+def test_a_batch_kept_by_a_method_is_compared_with_the_per_rank_size(
+    launch: tuple[Path, dict[str, Path], str],
+) -> None:
+    out, scripts, _ = launch
+    case = "batches_size_kept_by_method"
+    for rank in (0, 1):
+        _status(launch, case, rank)
+    stdout = (out / "runs" / workdir_of(scripts[case]) / "rank0.stdout").read_text()
+    assert "optimizer steps: 8 skipped: 2 probe full: False" in stdout, stdout
