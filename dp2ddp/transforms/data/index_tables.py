@@ -192,9 +192,7 @@ def _pure(key: cst.BaseExpression) -> bool:
     for node in walk(key):
         if isinstance(node, cst.Call):
             if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEEPING):
-                return False
-            if node.func.attr.value != "to" and node.args:
-                return False
+                return False  # its arguments are walked too: `idx.view(-1)`, `.to(device)`
         elif isinstance(node, (cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda)):
             return False
     return True
