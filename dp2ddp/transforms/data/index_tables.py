@@ -134,7 +134,17 @@ def _make_whole(
 ) -> str | None:
     """Plan the gather of `table` after `loop` where it is proved (the module docstring):
     the index list before the loop, an append after each write, `ddp_whole_table` after.
-    None when planned, else what was not proved."""
+    None when planned (also where another loader's listing of this loop planned it), else
+    what was not proved."""
+    for planned in t._after.get(loop, []):
+        if (
+            isinstance(planned, cst.SimpleStatementLine)
+            and isinstance(call := getattr(planned.body[0], "value", None), cst.Call)
+            and name_of(call.func) == "ddp_whole_table"
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == table
+        ):
+            return None  # a loop over zip(a, b) is listed for both loaders
     lines: list[tuple[cst.SimpleStatementLine, cst.BaseExpression]] = []
     for node, target in written:
         line = t.parent(node)
