@@ -16,7 +16,8 @@ construction of the class in the module fills with the name the loader's size re
 (`Trainer(opt)` with `batch_size=opt.batch_size`). Then the compared number is read per rank,
 `ddp_per_rank_batch(self.opt.batch_size)`, as the loop's own comparison is. Anything not
 followed (another module's loop or class, a call of the method with something else, a
-loader left whole) stays DP061.
+loader left whole, a library module of a program: its setter may be called from others)
+stays DP061.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def kept_batch_size(
 ) -> bool:
     """Is `tensor` (`self.real_A`, compared in a method) proved the batch of loops over
     sharded loaders, and `other` spelled as those loaders' batch_size? (module docstring)"""
+    program = data.state.program
+    if program is not None and program.role == "library":
+        return False  # other modules may call the setter with another batch: not followed
     flow = view(data._module_node)
     method = flow.function_around(compare)
     if method is None or method.owner is None or method.self_name is None:
