@@ -157,7 +157,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "number, a computed size), and where the size is read outside the loop over a "
         "loader and compared with an attribute a DataLoader of the program takes its "
         "batch_size from (a trainer's `is_train()`: `self.real_A.size(0) == "
-        "self.opt.batch_size`, junyanz/BicycleGAN@40b9d52, where every batch was skipped). "
+        "self.opt.batch_size`, junyanz/BicycleGAN@40b9d52, where every batch was skipped) "
+        "unless it is proved there the batch a method of the class kept from loops over "
+        "sharded loaders (every call of `set_input(batch)` in this module is such a loop's, "
+        "and the attribute is spelled as their batch_size): then it is read per rank too. "
         "Compare with ddp_per_rank_batch(B), or with the size of the batch the loader was "
         "built to give.",
     ),

@@ -7,14 +7,27 @@ one process filled every row; sharded, each rank fills the rows of its own sampl
 others keep their zeros: the solver divided by them (NaN, a crash on every rank), and a table
 with fewer rows read would have given each rank other labels, with no warning.
 
-Proved here: the subscript that is written holds a value the loop takes from the loader's
+Which tables: the subscript that is written holds a value the loop takes from the loader's
 batch (a `for` target, not an `enumerate` counter, or a name bound from one by indexing,
 an attribute or a conversion: `idx = batch[2].cuda()`), the table is a name bound outside
-the loop, and the function (or module) reads it after the loop. Said, not rewritten: making
-it whole needs each sample written once (DistributedSampler repeats samples to even the
-ranks out, so an all_reduce-sum of a zero-initialised table would double those rows) or an
-all_gather of indices and rows; a table the program already reduces or gathers after the
-loop (`dist.all_reduce(PS)`) is left alone.
+the loop, and the function (or module) reads it after the loop; a table the program already
+reduces or gathers after the loop (`dist.all_reduce(PS)`, dp2ddp's own `ddp_whole_table`) is
+left alone.
+
+Made whole where that is proved (stop 46): each write `table[i] = v` keeps its index
+(`ddp_table_index.append(i)`, a list started before the loop) and after the loop
+`ddp_whole_table(table, ddp_table_index)` (templates/helpers/whole_table.py.j2) gathers
+every rank's indices and the rows at them and writes them in on every rank. An all_gather,
+not an all_reduce-sum: DistributedSampler repeats samples to even the ranks out, so a sum of
+a zero-initialised table would double those rows. Proved: every write of the table in the
+loop is a plain `=` of one index (no slice, no tuple) that reads only names, attributes,
+literal subscripts and keeping methods (evaluated again after the write, the same value),
+on a line of its own in an indented block; the loop reads the table nowhere else (a read of
+another rank's row during the pass would differ); every binding reaching the table is a torch
+or numpy array constructor (a list or a dict keyed by file names is not gathered so); the
+loop does not `return`/`yield` out of itself and no rank test (`if rank == 0`) guards it or
+a call of its function in this module: the gather is a collective every rank must reach.
+Otherwise DP105 says it.
 """
 
 from __future__ import annotations
@@ -24,25 +37,40 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import (
     bound_names,
+    call_named,
     enclosing_function,
     name_of,
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.guards import mentions_rank
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
 #: Calls after the loop that make a table whole on every rank (the program's own fix).
-_WHOLE_MAKERS = ("all_reduce", "all_gather", "all_gather_into_tensor", "broadcast")
+_WHOLE_MAKERS = (
+    "all_reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "broadcast",
+    "ddp_whole_table",
+)
+#: torch's and numpy's calls that make an array a table can be (qualified name's last part).
+_CONSTRUCTORS = frozenset(
+    {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
+    | {"rand", "randn", "tensor", "as_tensor", "array", "asarray"}
+)
 #: Methods that keep a batch element's values (a conversion or a move).
 _KEEPING = frozenset({"to", "cuda", "cpu", "long", "int", "numpy", "tolist", "view", "flatten"})
 
 
 def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
-    """DP105 for each table `loop` (over a sharded loader) fills by the batch's indices."""
+    """For each table `loop` (over a sharded loader) fills by the batch's indices: made
+    whole after the loop where proved (module docstring), else DP105."""
     if not isinstance(loop, cst.For):
         return
     batch = _batch_elements(loop)
@@ -59,6 +87,8 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
     }
     end = t.get_metadata(PositionProvider, loop).end.line
     scope: cst.CSTNode = enclosing_function(loop, t) or t._module_node
+    writes: dict[str, list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]]] = {}
+    reads: dict[str, int] = {}
     for node in walk(loop.body, skip_scopes=True):
         if isinstance(node, cst.Assign):
             targets = [a.target for a in node.targets]
@@ -73,18 +103,159 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
             read = {n.value for e in target.slice for n in variables_under(e)}
             if table in bound_here or not read & batch:
                 continue
-            after = _read_after(t, scope, table, end)
-            if after is None:
-                continue
-            line = t.input_position(loop)[0]
+            if table not in reads:
+                after = _read_after(t, scope, table, end)
+                if after is None:
+                    continue
+                reads[table] = after
+            writes.setdefault(table, []).append((node, target))
+    for table, written in writes.items():
+        why = _make_whole(t, loop, table, written)
+        if why is None:
+            continue
+        line = t.input_position(loop)[0]
+        for node, target in written:
             t.warn(
                 node,
                 "DP105",
                 f"`{t.code(target)}` fills {table} by the indices of this rank's samples "
                 f"in the pass over a sharded loader (the loop at line {line}): the "
                 f"rows of the other ranks' samples keep what they held, and {table} is read "
-                f"whole after the loop (line {after}), different on each rank",
+                f"whole after the loop (line {reads[table]}), different on each rank; not "
+                f"made whole: {why}",
             )
+
+
+def _make_whole(
+    t: ShardDataLoaders,
+    loop: cst.For,
+    table: str,
+    written: list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]],
+) -> str | None:
+    """Plan the gather of `table` after `loop` where it is proved (the module docstring):
+    the index list before the loop, an append after each write, `ddp_whole_table` after.
+    None when planned (also where another loader's listing of this loop planned it), else
+    what was not proved."""
+    for planned in t._after.get(loop, []):
+        if (
+            isinstance(planned, cst.SimpleStatementLine)
+            and isinstance(call := getattr(planned.body[0], "value", None), cst.Call)
+            and name_of(call.func) == "ddp_whole_table"
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == table
+        ):
+            return None  # a loop over zip(a, b) is listed for both loaders
+    lines: list[tuple[cst.SimpleStatementLine, cst.BaseExpression]] = []
+    for node, target in written:
+        line = t.parent(node)
+        if not (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)
+            and target.slice[0].slice.star is None
+            and _pure(target.slice[0].slice.value)
+            and isinstance(line, cst.SimpleStatementLine)
+            and len(line.body) == 1
+            and isinstance(t.parent(line), cst.IndentedBlock)
+        ):
+            return (
+                f"`{t.code(node)}` is not a plain `=` at one index of names and attributes "
+                "on a line of its own"
+            )
+        lines.append((line, target.slice[0].slice.value))
+    targets = {id(target.value) for _, target in written}
+    if any(
+        isinstance(n, cst.Name) and n.value == table and id(n) not in targets
+        for n in walk(loop.body)
+    ):
+        return f"the pass reads {table} too (other ranks' rows differ while it runs)"
+    name = written[0][1].value
+    if not isinstance(name, cst.Name) or not _array_bound(t, name):
+        return f"{table} is not proved a torch tensor or a numpy array (no rows to gather)"
+    if not _every_rank_runs(t, loop):
+        return (
+            "a `return`/`yield` leaves the loop or a rank test guards it: the gather is a "
+            "collective every rank must reach"
+        )
+    index = _fresh(t, f"ddp_{table}_index")
+    for line, key in lines:
+        append = cst.Attribute(cst.Name(index), cst.Name("append"))
+        keep = cst.Expr(cst.Call(func=append, args=[cst.Arg(key)]))
+        t._after.setdefault(line, []).append(cst.SimpleStatementLine(body=[keep]))
+    start = cst.Assign(targets=[cst.AssignTarget(cst.Name(index))], value=cst.List([]))
+    t._before.setdefault(loop, []).append(cst.SimpleStatementLine(body=[start]))
+    whole = call_named("ddp_whole_table", cst.Arg(cst.Name(table)), cst.Arg(cst.Name(index)))
+    t._after.setdefault(loop, []).append(cst.SimpleStatementLine(body=[cst.Expr(whole)]))
+    t.state.helpers.add("whole_table")
+    t.record(
+        loop,
+        f"{table}, filled by sample index in this pass over a sharded loader, made whole "
+        "on every rank after it (ddp_whole_table: every rank's indices and rows gathered)",
+    )
+    return None
+
+
+def _pure(key: cst.BaseExpression) -> bool:
+    """The index reads only names, attributes, literal subscripts and keeping methods, so
+    evaluating it again right after the write gives the same indices."""
+    for node in walk(key):
+        if isinstance(node, cst.Call):
+            if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEEPING):
+                return False  # its arguments are walked too: `idx.view(-1)`, `.to(device)`
+        elif isinstance(node, (cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda)):
+            return False
+    return True
+
+
+def _array_bound(t: ShardDataLoaders, name: cst.Name) -> bool:
+    """Every binding reaching `name` (at the write) makes a torch tensor or a numpy array
+    (`torch.zeros(N, 3)`, `np.full(...)`, `torch.zeros(...).cuda()`)."""
+    found = [d for d in view(t._module_node).reaching(name) if d.kind != "store"]
+    if not found:
+        return False
+    for definition in found:
+        value = definition.value
+        if definition.kind != "assign" or definition.element or value is None:
+            return False
+        while (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _KEEPING | {"float", "double", "half", "zero_"}
+            and not t.qualified_names(value.func)
+        ):
+            value = value.func.value
+        if not isinstance(value, cst.Call) or not any(
+            q.rsplit(".", 1)[0] in ("torch", "numpy") and q.rsplit(".", 1)[1] in _CONSTRUCTORS
+            for q in t.qualified_names(value.func)
+        ):
+            return False
+    return True
+
+
+def _every_rank_runs(t: ShardDataLoaders, loop: cst.For) -> bool:
+    """No `return`/`yield` leaves the loop early, and no rank test guards the loop or a
+    call of its function in this module: the gather after it is reached by every rank."""
+    if any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(loop.body, skip_scopes=True)):
+        return False
+    flow = view(t._module_node)
+    nodes: list[cst.CSTNode] = [loop]
+    function = flow.function_around(loop)
+    if function is not None:
+        nodes += flow.call_sites(function)
+    return not any(
+        isinstance(a, cst.If) and mentions_rank(a.test) for n in nodes for a in flow.ancestors(n)
+    )
+
+
+def _fresh(t: ShardDataLoaders, name: str) -> str:
+    """`name`, or `name_2`, ... where the module already uses it."""
+    used = {n.value for n in walk(t._module_node) if isinstance(n, cst.Name)}
+    fresh, count = name, 1
+    while fresh in used:
+        count += 1
+        fresh = f"{name}_{count}"
+    return fresh
 
 
 def _batch_elements(loop: cst.For) -> set[str]:

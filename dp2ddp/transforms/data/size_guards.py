@@ -30,6 +30,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_sized import _target_names
+from dp2ddp.transforms.data.method_batches import Loop, kept_batch_size, tensor_of
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -50,9 +51,11 @@ def plan_size_guards(
     """Add to `plan` the global batch sizes that comparisons with a sharded batch's size
     read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
     handled: set[cst.Comparison] = set()
+    loops: list[Loop] = []
     for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
         body = list(walk(loop.body, skip_scopes=True))
         batch, sizes = _batch_names(loop, body, data)
+        loops.append((loop, globals_, batch))
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
             handled.add(compare)
             if globals_:
@@ -60,11 +63,15 @@ def plan_size_guards(
                 _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
             else:
                 _unknown_loop(data, plan, compare, batch, sizes, every, loop)
-    _outside_loops(data, nodes, handled, plan)
+    _outside_loops(data, nodes, handled, plan, loops)
 
 
 def _outside_loops(
-    data: ShardDataLoaders, nodes: ModuleNodes, handled: set[cst.Comparison], plan: ChunkPlan
+    data: ShardDataLoaders,
+    nodes: ModuleNodes,
+    handled: set[cst.Comparison],
+    plan: ChunkPlan,
+    loops: list[Loop],
 ) -> None:
     """A tensor's batch dimension compared, outside the loop over a loader, with an attribute
     a DataLoader of the program takes its batch_size from (junyanz/BicycleGAN@40b9d52: the
@@ -72,8 +79,10 @@ def _outside_loops(
     `self` by `set_input()`; migrated, each rank's batch is its share, every batch "short",
     the loop skips them all: no optimizer step, exit 0 - stop 45's v2-A). Which batch the
     tensor holds is not followed from here (an attribute set by another method, a batch
-    handed on), so the comparison is said, DP061; where the loader's batch comes straight
-    into the loop, the loop's own reading above rewrites it per rank."""
+    handed on), so the comparison is said, DP061, unless data/method_batches.py proves the
+    tensor the batch a method kept from loops over sharded loaders and the number their
+    batch_size: then it is read per rank as in the loop (stop 46); where the loader's batch
+    comes straight into the loop, the loop's own reading above rewrites it per rank."""
     if data.state.options.per_process_batch:
         return
     names = set(data.state.hints.loader_batch_attributes)
@@ -83,29 +92,53 @@ def _outside_loops(
     if not names:
         return
     for compare in nodes.of(cst.Comparison):
-        if compare in handled:
-            continue
-        left = compare.left
-        for target in compare.comparisons:
-            right = target.comparator
-            if isinstance(target.operator, _ORDERING + _EQUALITY):
-                for size, other in ((left, right), (right, left)):
-                    if (
-                        isinstance(other, cst.Attribute)
-                        and other.attr.value in names
-                        and _batch_dimension(size)
-                    ):
-                        plan.warnings.append(
+        if compare not in handled:
+            _outside_compare(data, compare, names, plan, loops)
+
+
+def _outside_compare(
+    data: ShardDataLoaders,
+    compare: cst.Comparison,
+    names: set[str],
+    plan: ChunkPlan,
+    loops: list[Loop],
+) -> None:
+    """One comparison outside the loops (_outside_loops): its size read per rank, or DP061."""
+    left = compare.left
+    for target in compare.comparisons:
+        right = target.comparator
+        if isinstance(target.operator, _ORDERING + _EQUALITY):
+            for size, other in ((left, right), (right, left)):
+                if not (
+                    isinstance(other, cst.Attribute)
+                    and other.attr.value in names
+                    and _batch_dimension(size)
+                ):
+                    continue
+                tensor = tensor_of(size)
+                if tensor is not None and kept_batch_size(data, compare, tensor, other, loops):
+                    if other not in plan.swaps:
+                        plan.swaps[other] = call_named(PER_RANK, cst.Arg(other.deep_clone()))
+                        plan.records.append(
                             (
-                                compare,
-                                f"`{data.code(compare)}`: {data.code(other)} is spelled as a "
-                                f"DataLoader's batch_size, the global batch; "
-                                f"{data.code(size)} is read outside the loop over a loader, "
-                                "where a sharded loader's batch is ddp_per_rank_batch() of it",
+                                other,
+                                f"{data.code(other)} compared with this rank's batch "
+                                f"({data.code(size)}, kept by a method the loop over a "
+                                "sharded loader hands its batch to): per rank",
                             )
                         )
-                        return
-            left = right
+                    return
+                plan.warnings.append(
+                    (
+                        compare,
+                        f"`{data.code(compare)}`: {data.code(other)} is spelled as a "
+                        f"DataLoader's batch_size, the global batch; "
+                        f"{data.code(size)} is read outside the loop over a loader, "
+                        "where a sharded loader's batch is ddp_per_rank_batch() of it",
+                    )
+                )
+                return
+        left = right
 
 
 def _batch_dimension(expr: cst.BaseExpression) -> bool:
