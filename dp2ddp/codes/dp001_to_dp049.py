@@ -457,4 +457,21 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "(ddp_shard_batch(batch, dim=D) gives this rank its contiguous part) or shard its "
         "source with a DistributedSampler.",
     ),
+    "DP048": (
+        "a parameter the loss reads outside forward, with find_unused_parameters=True",
+        "The wrapped model may leave some parameters without a gradient (as DP041 says), so "
+        "the wrap has find_unused_parameters=True, and the loss that is backpropagated also "
+        "reads the model outside its forward: an attribute (`model.module.scale`), its "
+        "`.parameters()`/`.modules()`, or a function of the program handed the model that "
+        "does (`loss + count_total_time(model) * penalty`, whose body runs "
+        "`model.apply(...)`). Under DataParallel that read was one more term of the loss. "
+        "DDP marks ready, when forward returns, the parameters forward's outputs do not "
+        "reach; one the read then gives a gradient in the backward is marked again, and "
+        'DDP raises "Expected to mark a variable ready only once" at the first backward on '
+        "every rank (rtqichen/ffjord's CNF end time, stop 46). Compute that term inside "
+        "forward and return it, or, where every step uses the same parameters, replace "
+        "find_unused_parameters=True with static_graph=True (DDP then records the first "
+        "step's use, the read included). Marked in the migrated file: `--check` fails until "
+        "it is resolved or silenced with `# noqa: DP048`.",
+    ),
 }

@@ -56,6 +56,7 @@ MARKED = frozenset(
         "DP045",
         "DP046",
         "DP047",
+        "DP048",
         "DP051",
         "DP052",
         "DP053",

@@ -209,6 +209,8 @@ class ToggledModels:
         found = inner | {(index, f"{node.lineno}:{_callee(func)}")}
         function = self._function(index, scope, func)
         if function is not None:
+            if _returns_own_parameter(function[1]):
+                return found  # this call's argument, not every caller's (v2-C, stop 46)
             returned = self._returns(*function)
             return None if returned is None else found | returned
         if isinstance(func, ast.Name):
@@ -487,6 +489,29 @@ class _Imported:
 #: Marks a parameter among a name's bindings.
 _PARAMETER = ast.Constant(value=None)
 _Bound = ast.expr | _Def | _Imported | None
+
+
+def _returns_own_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Every return of `function` gives back one of its parameters, never rebound in it
+    (`def load_dict(net, state): ...; return net`): at a call, the result is that call's
+    argument (held in `found`, with the others), not what every caller passes there, which
+    _returns reads (zhaoyuzhi/deepfillv2@84a13c0: the generator and the frozen perceptual
+    net both go through `load_dict`, and the perceptual net's toggle reached the generator's
+    wrap: DP041, find_unused_parameters=True, for nothing; class v2-C, stop 46)."""
+    args = function.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(function)):
+        return False
+    for node in returns:
+        if not isinstance(node.value, ast.Name) or node.value.id not in params:
+            return False
+    rebound = {
+        n.id
+        for n in _own_nodes(function)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+    return not any(isinstance(n.value, ast.Name) and n.value.id in rebound for n in returns)
 
 
 def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:

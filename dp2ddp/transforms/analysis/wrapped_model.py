@@ -26,6 +26,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 )
 from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
+from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 from dp2ddp.transforms.analysis.repeated_forwards import (
     BACKWARD_INSIDE,
@@ -115,7 +116,7 @@ class UnusedParameters:
             )
         lines = forwards_before_backward(self._ast(), target) if target else ()
         if not lines:
-            return why
+            return self._read_outside(why, target)
         self.flag, self.code = "static_graph", "DP096"
         where = ", ".join(str(self.t.state.line_map(line)) for line in lines)
         return (
@@ -125,6 +126,24 @@ class UnusedParameters:
             'through an earlier call (RuntimeError "marked as ready twice"); '
             "static_graph=True averages each once, while every step uses the same "
             "parameters (DDP raises at a step whose use differs)"
+        )
+
+    def _read_outside(self, why: str, target: str | None) -> str:
+        """DP048 where the loss also reads the model outside forward (outside_reads.py):
+        find_unused_parameters=True marks a parameter forward leaves unreached, and the
+        backward through that read marks it again."""
+        resolve = program_functions(self._ast(), self.t.context.filename or "")
+        reads = outside_reads(self._ast(), target, resolve) if target else []
+        if not reads:
+            return why
+        self.code = "DP048"
+        where = ", ".join(f"`{text}` (line {self.t.state.line_map(line)})" for line, text in reads)
+        return (
+            f"{why}; and the loss reads `{target}` outside its forward: {where}: DDP marks "
+            "a parameter forward's outputs do not "
+            "reach ready when forward returns, and again when the backward reaches it through "
+            'that read (RuntimeError "Expected to mark a variable ready only once" at the '
+            "first backward)"
         )
 
     def _toggled(self, module: cst.BaseExpression) -> str:

@@ -1,0 +1,164 @@
+"""The wrapped model's parameters read outside its forward into the loss (DP048, with DP041).
+
+DDP with `find_unused_parameters=True` marks ready, when forward returns, every parameter
+forward's outputs do not reach. A parameter the loss also reads outside forward gets its
+gradient in the backward through that read, and DDP marks it again: "Expected to mark a
+variable ready only once" at the first backward, on every rank (rtqichen/ffjord@994864a,
+class v2-B of stop 46: the CNF's end time, which forward copies with `torch.tensor(...)`,
+summed by `loss + count_total_time(model) * time_penalty`, `count_total_time` running
+`model.apply(...)` in train_misc.py). Under DataParallel the read was an ordinary term.
+
+What is read, with `ast`, in the module that wraps: each scope's (module level, each
+function's) `x.backward()` calls, and the names whose assignments in that scope flow into
+`x`. A value of such an assignment that reads the wrapped model (`target` as spelled) other
+than by calling it is a read outside forward: `target.module.scale`, `target.parameters()`
+and the like, or a call of a function of the program handed `target` whose body does more
+with that parameter than call it (`model.apply(f)`, `model.modules()`, `.parameters()`,
+`.module`). The function is found among the module's top-level functions, or in the program
+module a `from X import f` of this module names (a file beside it). A function that only
+calls the model (`compute_loss(x, model)`: a forward) is no read; one not found is not
+counted.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Callable, Iterator
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import parse_python
+
+#: Attributes of a module whose use reads its parameters outside forward (a call of the
+#: model itself, `.forward(...)`, `.train()`/`.eval()` and `.state_dict()` are not).
+_READS = frozenset(
+    {
+        "apply",
+        "modules",
+        "named_modules",
+        "parameters",
+        "named_parameters",
+        "children",
+        "named_children",
+        "module",
+    }
+)
+
+#: name -> the program function it names, or None (see program_functions).
+Resolve = Callable[[str], ast.FunctionDef | None]
+
+
+def outside_reads(tree: ast.Module, target: str, resolve: Resolve) -> list[tuple[int, str]]:
+    """The (line, code) where a loss that is backpropagated reads `target` outside its
+    forward, by line, in the first scope that has any; [] where none is seen."""
+    scopes: list[ast.AST] = [tree]
+    scopes += [n for n in ast_nodes.walk(tree) if isinstance(n, ast.FunctionDef)]
+    for scope in scopes:
+        own = list(_own_nodes(scope))
+        names = {
+            node.func.value.id
+            for node in own
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "backward"
+            and isinstance(node.func.value, ast.Name)
+        }
+        if not names:
+            continue
+        assigns = [n for n in own if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))]
+        values: list[ast.expr] = []
+        grew = True
+        while grew:
+            grew = False
+            for assign in assigns:
+                targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+                bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if assign.value is None or not bound & names or assign.value in values:
+                    continue
+                values.append(assign.value)
+                read = {n.id for n in ast.walk(assign.value) if isinstance(n, ast.Name)}
+                grew = grew or bool(read - names)
+                names |= read
+        found = [f for f in (_reads(v, target, resolve) for v in values) if f is not None]
+        if found:
+            return sorted(set(found))
+    return []
+
+
+def _reads(value: ast.expr, target: str, resolve: Resolve) -> tuple[int, str] | None:
+    """Where `value` reads `target` other than by calling it."""
+    for node in ast.walk(value):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == target
+            and node.attr in _READS
+        ):
+            return node.lineno, ast.unparse(node)
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        handed = [
+            i for i, arg in enumerate(node.args) if isinstance(arg, ast.Name) and arg.id == target
+        ]
+        function = resolve(node.func.id) if handed else None
+        if function is None:
+            continue
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        if any(i < len(params) and _reads_param(function, params[i]) for i in handed):
+            return node.lineno, ast.unparse(node)
+    return None
+
+
+def _reads_param(function: ast.FunctionDef, param: str) -> bool:
+    """`function` does more with its parameter `param` than call it."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == param
+        and node.attr in _READS
+        for node in ast.walk(function)
+    )
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `scope`'s own code: not those of a function or class defined in it."""
+    body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef)) else []
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def program_functions(tree: ast.Module, filename: str) -> Resolve:
+    """Finds a name's function: a top-level function of `tree`, or of the module beside
+    `filename` that a `from X import name` of `tree` names (X a file `X.py` there)."""
+    own = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    imported = {
+        (alias.asname or alias.name): (node.module, alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        for alias in node.names
+    }
+    folder = os.path.dirname(os.path.abspath(filename)) if filename else ""
+    cache: dict[str, dict[str, ast.FunctionDef]] = {}
+
+    def resolve(name: str) -> ast.FunctionDef | None:
+        if name in own:
+            return own[name]
+        if name not in imported or not folder:
+            return None
+        module, real = imported[name]
+        if module not in cache:
+            path = os.path.join(folder, *module.split(".")) + ".py"
+            try:
+                with open(path, encoding="utf-8") as file:
+                    other = parse_python(file.read())
+            except (OSError, SyntaxError, ValueError, RecursionError, UnicodeDecodeError):
+                other = ast.Module(body=[], type_ignores=[])
+            cache[module] = {n.name: n for n in other.body if isinstance(n, ast.FunctionDef)}
+        return cache[module].get(real)
+
+    return resolve
