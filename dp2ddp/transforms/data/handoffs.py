@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderHandoff
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, module_of, unmoved
 from dp2ddp.transforms._support.qualified import told_name
@@ -94,9 +95,11 @@ def _method_callees(t: ShardDataLoaders, call: cst.Call) -> list[str]:
     module = module_of(call, t)
     if not isinstance(module, cst.Module):
         return []
+    flow = view(module)
+    values = _bound_values(flow, func.value)
     classes: set[str] = set()
-    for definition in view(module).definitions(func.value):
-        value = unmoved(definition.value) if definition.value is not None else None
+    for value in values or [None]:
+        value = unmoved(value) if value is not None else None
         if not isinstance(value, cst.Call):
             return []
         found = [q for q in _callees(t, value.func) if not q.startswith("torch.")]
@@ -104,6 +107,28 @@ def _method_callees(t: ShardDataLoaders, call: cst.Call) -> list[str]:
             return []
         classes.update(found)
     return [f"{cls}.{func.attr.value}" for cls in sorted(classes)]
+
+
+def _bound_values(flow: DefUse, name: cst.Name) -> list[cst.BaseExpression | None]:
+    """What `name` may hold: its bindings' values, and for a parameter of one of the
+    module's functions what each call of that function passes it (one hop: prnet's
+    `train(args, net, ...)` after `net = PRNet(args).cuda()`); None where unknown."""
+    values: list[cst.BaseExpression | None] = []
+    for definition in flow.definitions(name):
+        if definition.kind != "param" or not isinstance(definition.target, cst.Param):
+            values.append(definition.value)
+            continue
+        function = flow.function_around(definition.target)
+        sites = flow.call_sites(function) if function is not None else []
+        if function is None or not sites:
+            values.append(None)
+        for site in sites:
+            argument = argument_for(site, function, definition.target)  # type: ignore[arg-type]
+            if isinstance(argument, cst.Name):
+                values += [d.value for d in flow.definitions(argument)]
+            else:
+                values.append(argument)
+    return values
 
 
 def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
