@@ -239,7 +239,9 @@ class PickledParam:
 @dataclass(frozen=True)
 class LoaderFeed:
     """What the program's call sites pass to one parameter of a top-level function of this
-    module (result.LoaderHandoff): `function`'s argument at `position` (or `keyword`) is a
+    module, or of a method of one of its top-level classes called on an instance the caller
+    built ("Class.method", its receiver not counted in `position`; stop 46 class v3-A)
+    (result.LoaderHandoff): `function`'s argument at `position` (or `keyword`) is a
     DataLoader at each of `sharded` (this rank's share: the other module shards it) and
     `whole` (every rank's whole data), as "path:line". The batch pass splits a batch at the
     model call only where it is whole at every site, and says so where the sites disagree

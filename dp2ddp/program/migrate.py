@@ -542,7 +542,9 @@ def _feeds(
     libraries: Sequence[ProgramModule], migrated: Sequence[_Migrated]
 ) -> dict[str, tuple[LoaderFeed, ...]]:
     """Per library (import name), what the program's call sites pass its top-level
-    functions' parameters (facts.LoaderFeed): only where some site passes a sharded loader
+    functions' parameters, and its top-level classes' methods' ("Class.method": the callee
+    "model.PRNet._train_one_epoch" of `net._train_one_epoch(...)`) (facts.LoaderFeed): only
+    where some site passes a sharded loader
     of the module (whole ones alone are the batch pass's unknown source, split at the
     model call)."""
     names = {m.name for m in libraries}
@@ -551,6 +553,9 @@ def _feeds(
         outcome = each.outcome.result
         for handoff in outcome.handoffs if outcome is not None else ():
             module_name, _, function = handoff.callee.rpartition(".")
+            if module_name not in names:  # a method: "model.PRNet._train_one_epoch"
+                module_name, _, owner = module_name.rpartition(".")
+                function = f"{owner}.{function}"
             if module_name not in names:
                 continue
             key = (module_name, function, handoff.position, handoff.keyword)

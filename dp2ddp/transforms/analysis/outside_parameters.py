@@ -70,6 +70,7 @@ from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.analysis.wrap_calls import wrapper_results
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -194,9 +195,11 @@ class OutsideParameters:
         t = self.t
         synced: set[tuple[int, str]] = set()
         wraps = [n for n in nodes_of(module, cst.Call) if self._is_wrap(n)]
-        if not wraps:
+        # `model = generate_model(args)`: a wrap built elsewhere (stop 46 class v3-B)
+        built_wraps = wrapper_results(module, t, wrappers)
+        if not wraps and not built_wraps:
             return synced
-        wrapped = set(t.state.wrapped)
+        wrapped = set(t.state.wrapped) | built_wraps
         unfreezes = _unfreezes(module)
         for call in wraps:
             target = wrap_target(call, t)
@@ -401,10 +404,16 @@ def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozens
     `_scope`) builds an object with a call (`ProxyLoss(...)`,
     `losses.X(...).to(DEVICE)`) of no function that wraps, and there is one: a name handed
     on (`self.model = model`, a function's parameter) or a wrapping builder's return
-    (`self.model = self._build_model()`) may be the wrapped model under another name."""
+    (`self.model = self._build_model()`) may be the wrapped model under another name. For
+    the module's own `x` (a bare name), a function's local or parameter of that name is
+    another variable and is not counted (stop 46 class v3-B, Driver-Anomaly-Detection:
+    `model_head` built in the script and also the name of `train()`'s parameter)."""
     values: list[cst.BaseExpression | None] = []
     kinds = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.Param)
+    own = isinstance(module, cst.Module) and "." not in x
     for node in nodes_of(module, kinds):
+        if own and _scope(node, x, t) is not None:
+            continue
         if isinstance(node, cst.Assign):
             if any(t.code(target.target) == x for target in node.targets):
                 values.append(node.value)

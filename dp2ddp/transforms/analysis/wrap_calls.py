@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk
+from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk, wrap_target
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
 
 
 def functions_that_wrap(source: str) -> set[str]:
@@ -93,3 +97,28 @@ def _is_mode_switch(call: cst.Call, method: str) -> bool:
     return (keyword is None or keyword.value == "mode") and (
         isinstance(value, cst.Name) and value.value in ("True", "False")
     )
+
+
+def wrapper_results(
+    module: cst.Module, transform: MigrationTransform, wrappers: frozenset[str]
+) -> set[str]:
+    """What the results of calls of functions that wrap (`wrappers`, by name) are assigned
+    to, as spelled (`model = generate_model(args)`, through `.cuda()`/`.to()`): the wrapped
+    model built elsewhere. A module that wraps only so still trains a wrap: a module built
+    beside it and handed to the same optimizer trains outside it (analysis/
+    outside_parameters.py), and its output is cut per rank (batches/__init__.py). Stop 46
+    class v3-B/v3-C, okankop/Driver-Anomaly-Detection@6f7f251: `generate_model()` in
+    model.py returns the DataParallel model, main.py's optimizer takes `list(model.
+    parameters()) + list(model_head.parameters())` and its step cuts `vec[0:args.
+    n_train_batch_size]`; migrated, each rank trained its own head and cut its 2 + 2 rows
+    at 4, no word. A wrapping call whose result is not assigned (`model.parallelize()`)
+    names nothing."""
+    found: set[str] = set()
+    if not wrappers:
+        return found
+    for call in nodes_of(module, cst.Call):
+        if name_of(call.func) in wrappers:
+            target = wrap_target(call, transform)
+            if target is not None:
+                found.add(target)
+    return found

@@ -52,6 +52,7 @@ import libcst as cst
 from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.names import (
     DATALOADER,
+    DATAPARALLEL,
     DISTRIBUTED_DATA_PARALLEL,
 )
 from dp2ddp.transforms._support.nodes import (
@@ -65,6 +66,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
+from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
@@ -76,7 +78,7 @@ from dp2ddp.transforms.batches.loops import (
     _slices_with,
     _values,
 )
-from dp2ddp.transforms.batches.returned_wraps import returned_wraps
+from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
 from dp2ddp.transforms.data.plan import Loader
@@ -194,14 +196,18 @@ class ShardBatches(BatchSqueezes):
         self._sized = (sizes, datasets)
         module = self._module
         assert module is not None
+        # also a model the program's wrapping function returned (`model = generate_model()`)
+        wrappers = own_functions_that_wrap(module, self._is_dp) | {*self.state.facts.wrap_functions}
+        models = {*self.state.wrapped, *wrapper_results(module, self, frozenset(wrappers))}
         for call in nodes.of(cst.Call):
-            if self.code(call.func) not in self.state.wrapped:
+            if self.code(call.func) not in models:
                 continue
             loop = self._training_loop(lambda: view(module), call)
             assign = self.parent(call)
             if loop is None or not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
             outputs = {n for t in assign.targets for n in target_names(t.target)}
+            outputs |= headed_outputs(loop.body, outputs)
             for node in walk(loop.body):
                 if (
                     isinstance(node, cst.Subscript)
@@ -210,6 +216,13 @@ class ShardBatches(BatchSqueezes):
                     and node.slice
                 ):
                     self._index_per_rank(node, node.slice[0].slice, loop, call)
+
+    def _is_dp(self, node: cst.CSTNode) -> bool:
+        """A wrap: DataParallel, or the DDP call the model pass made of one."""
+        return isinstance(node, cst.Call) and (
+            self.matches(node.func, DATAPARALLEL)
+            or self.matches(node.func, DISTRIBUTED_DATA_PARALLEL)
+        )
 
     def _index_per_rank(
         self,

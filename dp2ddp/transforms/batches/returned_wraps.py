@@ -73,3 +73,29 @@ def returned_wraps(nodes: ModuleNodes, wrapped: list[str]) -> list[str]:
                 if name not in known and name not in names:
                     names.append(name)
     return names
+
+
+def headed_outputs(body: cst.BaseSuite, outputs: set[str]) -> set[str]:
+    """Names a loop body binds from a call handed a wrapped model's output, and so on from
+    those (`vec = model_head(unnormed_vec)` after `unnormed_vec, normed_vec = model(data)`):
+    a head applied to each row keeps the batch's rows, so an index into it by the global
+    batch size cuts this rank's rows as one into the output does (stop 46 class v3-C,
+    okankop/Driver-Anomaly-Detection@6f7f251: `n_vec = vec[0:args.n_train_batch_size]`)."""
+    found: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for node in walk(body):
+            if not (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.Call)
+            ):
+                continue
+            name = node.targets[0].target.value
+            taken = {code_of(a.value) for a in node.value.args}
+            if name not in outputs | found and taken & (outputs | found):
+                found.add(name)
+                grown = True
+    return found

@@ -152,7 +152,7 @@ class ShardDataLoaders(LoaderEvaluation):
             super().triggered(code, state)
             or any(n in code for n, _ in state.loaders.unfollowed)
             or any(e.name in code for e in state.loaders.exported)
-            or any(f.function in code for f in state.loaders.fed)
+            or any(f.function.rpartition(".")[2] in code for f in state.loaders.fed)
             or compares_a_loader_size(code, state)
         )
 

@@ -14,6 +14,9 @@ site hands a sharded loader goes through this rank's share, so its running figur
 over the ranks or said (DP030) as a loop's over a loader of that module (class v3-A of stop
 41, hengyuan-hu/bottom-up-attention-vqa's `train(model, train_loader, ...)` in train.py: the
 epoch's `total_loss /= len(train_loader.dataset)` was rank 0's share, halved, no warning).
+A method of an instance of another module's class is such a function too (`net =
+PRNet(args).cuda()`, `net._train_one_epoch(epoch, train_loader=loader, opt=opt)`: stop 46
+class v3-A, WangYueFt/prnet@82d466a, whose epoch figures were rank 0's, no warning).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderHandoff
-from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms._support.nodes import enclosing_function, method_class, module_of, unmoved
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader
 from dp2ddp.transforms.data.split_loaders import said_split_loops
@@ -52,8 +57,7 @@ def loader_handoffs(
     for call in t._calls:
         if call in loaders:
             continue
-        callees = [q for q in t.qualified_names(call.func) if "." in q and "<" not in q]
-        callees = [q for q in callees if not q.startswith(("builtins.", "__main__."))]
+        callees = _callees(t, call.func) + _method_callees(t, call)
         if not callees:
             continue
         position = 0
@@ -72,6 +76,61 @@ def loader_handoffs(
     return found
 
 
+def _callees(t: ShardDataLoaders, func: cst.BaseExpression) -> list[str]:
+    """The qualified names `func` may call that another module defines."""
+    callees = [q for q in t.qualified_names(func) if "." in q and "<" not in q]
+    return [q for q in callees if not q.startswith(("builtins.", "__main__."))]
+
+
+def _method_callees(t: ShardDataLoaders, call: cst.Call) -> list[str]:
+    """`net._train_one_epoch(...)` where every binding of `net` constructs one class of
+    another module (`net = PRNet(args).cuda()`, PRNet imported from model.py): the method,
+    as "model.PRNet._train_one_epoch" (stop 46 class v3-A, WangYueFt/prnet@82d466a: the
+    training loop is the model's method, its epoch figures were rank 0's, no word)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return []
+    if func.value.value == "self":
+        return []
+    module = module_of(call, t)
+    if not isinstance(module, cst.Module):
+        return []
+    flow = view(module)
+    values = _bound_values(flow, func.value)
+    classes: set[str] = set()
+    for value in values or [None]:
+        value = unmoved(value) if value is not None else None
+        if not isinstance(value, cst.Call):
+            return []
+        found = [q for q in _callees(t, value.func) if not q.startswith("torch.")]
+        if not found:
+            return []
+        classes.update(found)
+    return [f"{cls}.{func.attr.value}" for cls in sorted(classes)]
+
+
+def _bound_values(flow: DefUse, name: cst.Name) -> list[cst.BaseExpression | None]:
+    """What `name` may hold: its bindings' values, and for a parameter of one of the
+    module's functions what each call of that function passes it (one hop: prnet's
+    `train(args, net, ...)` after `net = PRNet(args).cuda()`); None where unknown."""
+    values: list[cst.BaseExpression | None] = []
+    for definition in flow.definitions(name):
+        if definition.kind != "param" or not isinstance(definition.target, cst.Param):
+            values.append(definition.value)
+            continue
+        function = flow.function_around(definition.target)
+        sites = flow.call_sites(function) if function is not None else []
+        if function is None or not sites:
+            values.append(None)
+        for site in sites:
+            argument = argument_for(site, function, definition.target)  # type: ignore[arg-type]
+            if isinstance(argument, cst.Name):
+                values += [d.value for d in flow.definitions(argument)]
+            else:
+                values.append(argument)
+    return values
+
+
 def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
     """The loaders other modules hand this module's top-level functions, sharded at every
     site (facts.LoaderFeed, no whole one), as stand-ins holding the loops over the parameter
@@ -84,17 +143,18 @@ def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
     if not feeds:
         return []
     for function in nodes.of(cst.FunctionDef):
-        if not isinstance(t.parent(function), cst.Module):
+        key, receiver = _fed_name(t, function)
+        if key is None:
             continue
         params = [*function.params.posonly_params, *function.params.params]
         named = {p.name.value: p for p in [*params, *function.params.kwonly_params]}
         for feed in feeds:
-            if feed.function != function.name.value:
+            if feed.function != key:
                 continue
             if feed.keyword is not None:
                 param = named.get(feed.keyword)
-            elif feed.position is not None and feed.position < len(params):
-                param = params[feed.position]
+            elif feed.position is not None and feed.position + receiver < len(params):
+                param = params[feed.position + receiver]
             else:
                 param = None
             if param is None:
@@ -110,6 +170,19 @@ def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
                     if not any(seen is loop for seen, _, _ in loader.loops):
                         loader.loops.append((loop, expr, ()))
     return list(found.values())
+
+
+def _fed_name(t: ShardDataLoaders, function: cst.FunctionDef) -> tuple[str | None, int]:
+    """How the program's hand-offs name `function` (facts.LoaderFeed.function): a top-level
+    function by its name, a method of a top-level class as "Class.method"; and how many
+    leading parameters no call site passes (a method's receiver, not a staticmethod's)."""
+    if isinstance(t.parent(function), cst.Module):
+        return function.name.value, 0
+    owner = method_class(function, t)
+    if owner is None or not isinstance(t.parent(owner), cst.Module):
+        return None, 0
+    static = any(t.code(d.decorator) == "staticmethod" for d in function.decorators)
+    return f"{owner.name.value}.{function.name.value}", 0 if static else 1
 
 
 def _spelled_sharded(code: str) -> bool:
