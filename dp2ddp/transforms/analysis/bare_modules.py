@@ -6,9 +6,10 @@ AbnerHqC/GaitSet@5535943's `nn.DataParallel(TripletLoss(...))`, a crash no warni
 Such a wrap becomes ddp_wrap_trainable(...), which decides at run time, the same on every rank.
 
 The reading over-approximates on purpose: a class whose bases are nn.Module or torch's loss
-bases and whose methods store on `self` only values that build nothing (no call but a
-builtin's, no nn.Parameter, no registration) may hold none. Where such a class does hold one
-(a module handed in: `self.net = net`), the run-time wrap wraps it in DDP all the same."""
+bases, whose methods store on `self` only values that build nothing (no call but a
+builtin's, no nn.Parameter, no registration) and call nothing stored on `self` but its own
+methods (`self.net(x)` calls a module handed in) may hold none. Where such a class does hold
+one all the same, the run-time wrap wraps it in DDP."""
 
 from __future__ import annotations
 
@@ -62,15 +63,31 @@ def _bare(cls: ast.ClassDef) -> bool:
     for statement in cls.body:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _builds(statement.value):
             return False  # a class attribute built by a call: a layer shared by the instances
+    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in ast.walk(cls):
         if isinstance(node, ast.Call) and last_name(node.func) in REGISTERING:
             return False
+        if isinstance(node, ast.Call) and _called_attribute(node.func) not in ("", *methods):
+            return False  # `self.net(x)`, `self.body.parameters()`: a module handed in
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             stored = any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets)
             if stored and _builds(node.value):
                 return False
     return True
+
+
+def _called_attribute(func: ast.expr) -> str:
+    """`x` of a call of `self.x(...)` or `self.x.y(...)`; "" for any other callee."""
+    while isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+        func = func.value
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    ):
+        return func.attr
+    return ""
 
 
 def _builds(value: ast.expr | None) -> bool:
