@@ -29,6 +29,9 @@ HEAD = "import torch\nimport torch.nn as nn\n\n"
          "        self.register_parameter('w', None)\n"
          "    def forward(self, x):\n        return x\n",
          False),
+        # a module handed in and called (model_wrap_handed_in_teacher's Distiller)
+        ("class L(nn.Module):\n    def __init__(self, net):\n        super().__init__()\n"
+         "        self.net = net\n    def forward(self, x):\n        return self.net(x)\n", False),
         # another base: its parameters are not read here
         ("class L(Base):\n    def forward(self, x):\n        return x\n", False),
         # no forward(): no module to wrap
