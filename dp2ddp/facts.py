@@ -364,6 +364,8 @@ class ModelClass:
     #: comprehension over a ModuleList, a list built by appends); "" when it does not: a
     #: caller keeping part of them may starve layers (analysis/kept_outputs.py).
     several: str = ""
+    #: It may hold no parameter (analysis/bare_modules.py): its wrap is decided at run time.
+    bare: bool = False
 
 
 @dataclass(frozen=True)

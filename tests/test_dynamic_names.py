@@ -1,5 +1,6 @@
 """A computed import name's static end (program/dynamic_imports.py, stop 45's v2-D): the
-package's modules whose names end so join the program, whatever they wrap or build."""
+package's modules whose names end so join the program, whatever they wrap or build. Its
+static start (the package) likewise, also of a `%` template (stop 46, v1-B)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ from dp2ddp.program.dynamic_imports import MEMBER_LIMIT, call_sites, found_calls
         ('"models." + name', ""),
         ('f"models.{name}"', ""),
         ('"models." + name + ".net"', ""),  # a dotted end names no module file
+        # stop 46, v1-B (icoz69/CEC-CVPR2021): printf-style templates, read as no name before
+        ('"models.%s_model" % name', "_model"),
+        ('"models.%s.fscil_trainer" % (name)', ""),
+        ('"models.%(kind)s_model" % {"kind": name}', "_model"),
     ],
 )
 def test_the_static_end_of_a_computed_name(argument: str, suffix: str) -> None:
@@ -133,3 +138,9 @@ def test_dunder_import_reads_the_same_bound() -> None:
     )
     (site,) = call_sites(found_calls(ast.parse(source)), "main", False, "main.py")
     assert (site.prefix, site.suffix, site.names) == ("nets", "", ("mlp", "cnn"))
+
+
+def test_a_percent_template_with_a_literal_percent_is_not_read() -> None:
+    source = 'import importlib\nimportlib.import_module("models.%%.%s" % name)\n'
+    (site,) = call_sites(found_calls(ast.parse(source)), "main", False, "main.py")
+    assert site.opaque

@@ -5,6 +5,7 @@ anchor for a relative name. Read by dynamic_imports.py."""
 from __future__ import annotations
 
 import ast
+import re
 
 from dp2ddp.transforms._support import ast_nodes
 
@@ -148,7 +149,28 @@ def leading_text(node: ast.expr, constants: dict[str, str]) -> str:
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
         template = static_string(node.func.value, constants)
         return template.split("{", 1)[0] if template is not None else ""
+    template = percent_template(node, constants)
+    if template is not None:
+        first = PERCENT_SPEC.search(template)
+        return template[: first.start()] if first is not None else ""
     return ""
+
+
+#: One conversion of printf-style formatting (`%s`, `%(name)d`, `%-5.2f`), `%%` included.
+PERCENT_SPEC = re.compile(r"%(\([^)]*\))?[-#0 +]*(\*|\d+)?(\.(\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
+
+
+def percent_template(node: ast.expr, constants: dict[str, str]) -> str | None:
+    """The static template of `template % values` (stop 46, v1-B: icoz69/CEC-CVPR2021's
+    `import_module('models.%s.fscil_trainer' % args.project)`, read as no name at all before,
+    so the two modules it imports were left unmigrated); None when it is not one, or when
+    the template has a literal `%%` (its static parts are then not the template's text)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+        return None
+    template = static_string(node.left, constants)
+    if template is None or "%%" in template:
+        return None
+    return template
 
 
 def trailing_text(node: ast.expr, constants: dict[str, str]) -> str:
@@ -176,6 +198,10 @@ def trailing_text(node: ast.expr, constants: dict[str, str]) -> str:
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
         template = static_string(node.func.value, constants)
         return template.rsplit("}", 1)[-1] if template is not None and "}" in template else ""
+    template = percent_template(node, constants)
+    if template is not None:
+        specs = list(PERCENT_SPEC.finditer(template))
+        return template[specs[-1].end() :] if specs else ""
     return ""
 
 

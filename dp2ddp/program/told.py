@@ -116,11 +116,13 @@ class ProgramTeller:
         """The program's nn.Module classes, with what may leave parameters of each without
         a gradient (DP041); `module`'s own classes also by their bare names."""
         if self._models is None:
+            from dp2ddp.transforms.analysis.bare_modules import bare_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
+            bare: set[str] = set()
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
                 read = self.project.remembered(
@@ -128,6 +130,11 @@ class ProgramTeller:
                 )
                 classes.update(read)
                 paths.update(dict.fromkeys(read, each.path))
+                if read:
+                    bare |= self.project.remembered(
+                        ("bare_classes", each.real, each.name),
+                        partial(bare_classes, each.name, each.source.text),
+                    )
             partial_uses = partial_models(classes)
             several = resolve_several({n: facts.several for n, facts in classes.items()})
             self._models = {
@@ -143,6 +150,7 @@ class ProgramTeller:
                     classes[n].pairs,
                     tuple((m, f"{paths[n]}:{line}") for m, line in classes[n].grows),
                     several[n],
+                    n in bare,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

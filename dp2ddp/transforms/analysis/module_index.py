@@ -89,11 +89,35 @@ class ModuleIndex:
             return self.imported_only(name) or not self.bound_anywhere(name)
         if not isinstance(func, cst.Attribute) or func.attr.value != name:
             return False
+        if not method and self.own_method_call(call, func):
+            return False  # `self.load_data(i)` in a class defining load_data: not the function
         head = func.value
         while isinstance(head, cst.Attribute):
             head = head.value
         # `torch.save(...)`: an attribute of an imported module that is not the helper's.
         return not (isinstance(head, cst.Name) and self.imported_only(head.value) and names)
+
+    def own_method_call(self, call: cst.Call, func: cst.Attribute) -> bool:
+        """`call` is `self.name(...)` in a method of a top-level class that defines `name`
+        itself: that method (or an override), never a module's function of the same name
+        (stop 46, v1-C: AbnerHqC/GaitSet's `DataSet.load_data`, called in a loop, was taken
+        for data_loader.load_data, whose rank-0 write then got no barrier)."""
+        if not isinstance(func.value, cst.Name):
+            return False
+        function = self.view.parent(call)
+        while function is not None and not isinstance(function, cst.FunctionDef):
+            function = self.view.parent(function)
+        if function is None or not function.params.params:
+            return False
+        if function.params.params[0].name.value != func.value.value:
+            return False
+        owner = self.top_level_class(function)
+        if owner is None or func.attr.value in self.attribute_sets:
+            return False  # `self.load_data = load_data` somewhere: an instance's may shadow it
+        return any(
+            isinstance(n, cst.FunctionDef) and n.name.value == func.attr.value
+            for n in owner.body.body
+        )
 
     def top_level_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
         """The class `function` is a method of, when that class is defined at top level."""

@@ -17,6 +17,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import unmoved
+from dp2ddp.transforms.analysis.bare_modules import bare_classes, library_bare, wrapped_call
 from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -51,6 +52,8 @@ class UnusedParameters:
         self._outputs: dict[str, Outputs | None] = {}
         #: How their forward() returns several outputs not mapped to layers ("" if not).
         self._several: dict[str, str] = {}
+        #: Those that may hold no parameter (analysis/bare_modules.py).
+        self._bare: frozenset[str] = frozenset()
         #: The last why() came from the program's reading of the outputs (never DP096).
         self._caller = False
         #: The module's code as `ast` (for the wrapped model's calls), once.
@@ -71,9 +74,11 @@ class UnusedParameters:
             known = {c.name: c.partial for c in models}
             self._outputs = {c.name: c.outputs for c in models}
             self._several = {c.name: c.several for c in models}
+            self._bare = frozenset(c.name for c in models if c.bare)
             if not known and self.module is not None:
                 source = self.t.state.text or self.module.code
                 own = module_classes("", "", source)
+                self._bare = bare_classes("", source)
                 uses = partial_models(own)
                 known = {name: (uses[name].describe() if name in uses else "") for name in own}
                 self._outputs = {name: facts.outputs for name, facts in own.items()}
@@ -185,17 +190,35 @@ class UnusedParameters:
         (freezing; X2, stop 34: DDP refuses a module none of whose parameters requires a
         gradient), with the helper and a record; DDP_CLASS's import where it is that."""
         freezing = self.freezing(module) if module is not None else ""
-        if not freezing:
+        bare = self.bare(module) if module is not None and not freezing else ""
+        if not freezing and not bare:
             AddImportsVisitor.add_needed_import(self.t.context, "torch.nn.parallel", DDP_CLASS)
             return DDP_CLASS
         self.t.state.helpers.update({"wrap_trainable", "frozen_holder"})
+        why = (
+            f"{freezing} may switch off every parameter of {spelled} before the wrap"
+            if freezing
+            else f"{spelled} may hold no parameter ({bare})"
+        )
         self.t.record(
             call,
-            f"{freezing} may switch off every parameter of {spelled} before the wrap: "
-            f"{WRAP_TRAINABLE}(...) wraps it in DistributedDataParallel only where some "
+            f"{why}: {WRAP_TRAINABLE}(...) wraps it in DistributedDataParallel only where some "
             "parameter requires a gradient (DDP refuses it otherwise)",
         )
         return WRAP_TRAINABLE
+
+    def bare(self, module: cst.BaseExpression) -> str:
+        """How the wrapped model may hold no parameter (analysis/bare_modules.py): a program
+        class that stores no layer or parameter (a loss over pairs), a torch loss or an
+        empty container filled later; "" otherwise (unknown, or a class with layers)."""
+        call = wrapped_call(self.t, module)
+        if call is None:
+            return ""
+        names = self._class_names(call.func, self._model_classes())
+        for name in sorted(names):
+            if name in self._bare:
+                return f"its class {name.rsplit('.', 1)[-1]} stores no layer or parameter"
+        return library_bare(names, call)
 
     def holder_text(self, call: cst.Call, target: str, owner: str) -> str:
         """DP042's text for `owner.x = DataParallel(owner.x)` (`target` is `owner.x`): ""

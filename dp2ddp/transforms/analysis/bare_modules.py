@@ -1,0 +1,164 @@
+"""nn.Module classes that may hold no parameter (a loss over pairs of samples, a metric), as
+the model-wrap pass asks at each wrap: DataParallel runs such a module, but
+DistributedDataParallel's constructor raises on every rank ("DistributedDataParallel is not
+needed when a module doesn't have any parameter that requires a gradient"; stop 46 v1-A:
+AbnerHqC/GaitSet@5535943's `nn.DataParallel(TripletLoss(...))`, a crash no warning named).
+Such a wrap becomes ddp_wrap_trainable(...), which decides at run time, the same on every rank.
+
+The reading over-approximates on purpose: a class whose bases are nn.Module or torch's loss
+bases, whose methods store on `self` only values that build nothing (no call but a
+builtin's, no nn.Parameter, no registration) and call nothing stored on `self` but its own
+methods (`self.net(x)` calls a module handed in) may hold none. Where such a class does hold
+one all the same, the run-time wrap wraps it in DDP."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.ast_nodes import last_name, parse_python
+from dp2ddp.transforms._support.nodes import enclosing_function, unmoved, walk
+from dp2ddp.transforms.analysis.built_by import assigned_value
+from dp2ddp.transforms.analysis.layer_names import CONTAINERS, PARAMETER_FREE
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+#: The bases a bare module may have: nn.Module, and torch's loss bases (torch.nn.modules.loss).
+BARE_BASES = frozenset({"Module", "_Loss", "_WeightedLoss"})
+#: Calls whose value builds no module or parameter (`self.margin = float(margin)`).
+PLAIN_CALLS = frozenset(
+    {"int", "float", "bool", "str", "len", "abs", "min", "max", "round", "tuple", "list",
+     "dict", "set", "frozenset", "sum", "range", "isinstance", "getattr", "super"}
+)  # fmt: skip
+#: Calls that give a module a parameter or a submodule however they are stored.
+REGISTERING = frozenset(
+    {"Parameter", "ParameterList", "ParameterDict", "register_parameter", "register_module",
+     "add_module", "setattr"}
+)  # fmt: skip
+
+
+def bare_classes(import_name: str, source: str) -> frozenset[str]:
+    """The classes of one module (top level, by qualified name: `import_name.Class`, the
+    bare name when `import_name` is empty) that define forward() and may hold no parameter."""
+    if "forward" not in source:
+        return frozenset()
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    prefix = f"{import_name}." if import_name else ""
+    return frozenset(
+        prefix + node.name for node in tree.body if isinstance(node, ast.ClassDef) and _bare(node)
+    )
+
+
+def _bare(cls: ast.ClassDef) -> bool:
+    if not cls.bases or cls.keywords or any(last_name(b) not in BARE_BASES for b in cls.bases):
+        return False
+    if not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in cls.body):
+        return False
+    for statement in cls.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _builds(statement.value):
+            return False  # a class attribute built by a call: a layer shared by the instances
+    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and last_name(node.func) in REGISTERING:
+            return False
+        if isinstance(node, ast.Call) and _called_attribute(node.func) not in ("", *methods):
+            return False  # `self.net(x)`, `self.body.parameters()`: a module handed in
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            stored = any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets)
+            if stored and _builds(node.value):
+                return False
+    return True
+
+
+def _called_attribute(func: ast.expr) -> str:
+    """`x` of a call of `self.x(...)` or `self.x.y(...)`; "" for any other callee."""
+    while isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+        func = func.value
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    ):
+        return func.attr
+    return ""
+
+
+def _builds(value: ast.expr | None) -> bool:
+    """`value` calls something that may build a module or a parameter."""
+    if value is None:
+        return False
+    return any(
+        isinstance(node, ast.Call) and last_name(node.func) not in PLAIN_CALLS
+        for node in ast.walk(value)
+    )
+
+
+def wrapped_call(t: MigrationTransform, module: cst.BaseExpression) -> cst.Call | None:
+    """The call that built the wrapped `module` (`Net(...)` of `Net(...).cuda()`), also
+    through a name assigned once from one earlier in the same function (built_by's rule) or
+    an attribute (`self.loss = DataParallel(self.loss)` after `self.loss = Loss(...)`, or
+    `self.losses = nn.ModuleList()` filled later); None if unknown."""
+    # Bindings before the wrap's statement (its first line: `self.x = DataParallel(\n
+    # self.x)` is no binding of the `self.x` it wraps).
+    statement: cst.CSTNode | None = module
+    while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+        statement = t.parent(statement)
+    at: cst.CSTNode = statement if statement is not None else module
+    node: cst.BaseExpression = module
+    for _ in range(3):
+        node = unmoved(node)
+        if isinstance(node, cst.Call):
+            return node
+        value: cst.BaseExpression | None = None
+        if isinstance(node, cst.Name):
+            value = assigned_value(t, at, node.value)
+        elif isinstance(node, cst.Attribute):
+            value = _assigned_attribute(t, at, node)
+        if value is None:
+            return None
+        node = value
+    return None
+
+
+def _assigned_attribute(
+    t: MigrationTransform, at: cst.CSTNode, attribute: cst.Attribute
+) -> cst.BaseExpression | None:
+    """The value last assigned to `attribute` (as spelled) before `at` in its function."""
+    function = enclosing_function(at, t)
+    if function is None:
+        return None
+    spelled, line = t.code(attribute), t._position(at)[0]
+    value: cst.BaseExpression | None = None
+    for node in walk(function, skip_scopes=True):
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and t.code(node.targets[0].target) == spelled
+            and t._position(node)[0] < line
+        ):
+            value = node.value
+    return value
+
+
+def library_bare(names: set[str], call: cst.Call) -> str:
+    """How a torch.nn call may build a module of no parameter: a loss (`nn.CrossEntropyLoss`),
+    a parameter-free layer, or a container built empty and filled later (`nn.ModuleList()`,
+    MGN-pytorch's list of losses); "" otherwise."""
+    for name in sorted(names):
+        if not name.startswith("torch.nn.") or ".functional." in name:
+            continue
+        last = name.rsplit(".", 1)[-1]
+        if (last.endswith("Loss") and last != "AdaptiveLogSoftmaxWithLoss") or (
+            last in PARAMETER_FREE
+        ):
+            return f"it is built by {last}, which holds none"
+        if last in CONTAINERS and not call.args:
+            return f"it is built by an empty {last} filled later"
+    return ""
