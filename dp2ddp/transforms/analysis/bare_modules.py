@@ -147,6 +147,15 @@ def _assigned_attribute(
     return value
 
 
+def bare_reason(names: set[str], bare: frozenset[str], call: cst.Call) -> str:
+    """How a wrap's module, built by `call` of one of `names`, may hold no parameter: a
+    program class in `bare` (bare_classes) or a torch.nn one (library_bare); "" otherwise."""
+    for name in sorted(names):
+        if name in bare:
+            return f"its class {name.rsplit('.', 1)[-1]} stores no layer or parameter"
+    return library_bare(names, call)
+
+
 def library_bare(names: set[str], call: cst.Call) -> str:
     """How a torch.nn call may build a module of no parameter: a loss (`nn.CrossEntropyLoss`),
     a parameter-free layer, or a container built empty and filled later (`nn.ModuleList()`,

@@ -162,3 +162,18 @@ def program_functions(tree: ast.Module, filename: str) -> Resolve:
         return cache[module].get(real)
 
     return resolve
+
+
+def said_reads(
+    why: str, target: str, reads: list[tuple[int, str]], line_map: Callable[[int], object]
+) -> str:
+    """DP048's text: `why` (find_unused_parameters=True's reason) and the reads of `target`
+    outside its forward, each with the line the user sees (`line_map`)."""
+    where = ", ".join(f"`{text}` (line {line_map(line)})" for line, text in reads)
+    return (
+        f"{why}; and the loss reads `{target}` outside its forward: {where}: DDP marks "
+        "a parameter forward's outputs do not "
+        "reach ready when forward returns, and again when the backward reaches it through "
+        'that read (RuntimeError "Expected to mark a variable ready only once" at the '
+        "first backward)"
+    )

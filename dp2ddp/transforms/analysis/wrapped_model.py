@@ -17,7 +17,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import unmoved
-from dp2ddp.transforms.analysis.bare_modules import bare_classes, library_bare, wrapped_call
+from dp2ddp.transforms.analysis.bare_modules import bare_classes, bare_reason, wrapped_call
 from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -27,7 +27,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 )
 from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
-from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions
+from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 from dp2ddp.transforms.analysis.repeated_forwards import (
     BACKWARD_INSIDE,
@@ -142,14 +142,7 @@ class UnusedParameters:
         if not reads:
             return why
         self.code = "DP048"
-        where = ", ".join(f"`{text}` (line {self.t.state.line_map(line)})" for line, text in reads)
-        return (
-            f"{why}; and the loss reads `{target}` outside its forward: {where}: DDP marks "
-            "a parameter forward's outputs do not "
-            "reach ready when forward returns, and again when the backward reaches it through "
-            'that read (RuntimeError "Expected to mark a variable ready only once" at the '
-            "first backward)"
-        )
+        return said_reads(why, target or "", reads, self.t.state.line_map)
 
     def _toggled(self, module: cst.BaseExpression) -> str:
         """A statement of the program that may switch gradients off after the wrap (see
@@ -214,11 +207,7 @@ class UnusedParameters:
         call = wrapped_call(self.t, module)
         if call is None:
             return ""
-        names = self._class_names(call.func, self._model_classes())
-        for name in sorted(names):
-            if name in self._bare:
-                return f"its class {name.rsplit('.', 1)[-1]} stores no layer or parameter"
-        return library_bare(names, call)
+        return bare_reason(self._class_names(call.func, self._model_classes()), self._bare, call)
 
     def holder_text(self, call: cst.Call, target: str, owner: str) -> str:
         """DP042's text for `owner.x = DataParallel(owner.x)` (`target` is `owner.x`): ""
