@@ -362,6 +362,9 @@ class ModelClass:
     #: comprehension over a ModuleList, a list built by appends); "" when it does not: a
     #: caller keeping part of them may starve layers (analysis/kept_outputs.py).
     several: str = ""
+    #: The program may build it (analysis/class_reach.py): only such a class stands for a
+    #: model whose class is not known statically (DP041's fallback).
+    built: bool = True
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import unmoved
+from dp2ddp.transforms.analysis import class_reach
 from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -50,6 +51,9 @@ class UnusedParameters:
         self._outputs: dict[str, Outputs | None] = {}
         #: How their forward() returns several outputs not mapped to layers ("" if not).
         self._several: dict[str, str] = {}
+        #: Classes the program never builds (analysis/class_reach.py): no candidate for a
+        #: model whose class is not known statically.
+        self._unbuilt: frozenset[str] = frozenset()
         #: The last why() came from the program's reading of the outputs (never DP096).
         self._caller = False
         #: The module's code as `ast` (for the wrapped model's calls), once.
@@ -70,9 +74,15 @@ class UnusedParameters:
             known = {c.name: c.partial for c in models}
             self._outputs = {c.name: c.outputs for c in models}
             self._several = {c.name: c.several for c in models}
+            self._unbuilt = frozenset(c.name for c in models if not c.built)
             if not known and self.module is not None:
                 source = self.t.state.text or self.module.code
-                own = module_classes("", "", source)
+                reach = [("", class_reach.module_reach("", self._ast()))]
+                called = class_reach.called_attributes(r for _, r in reach)
+                own = class_reach.spare_called(module_classes("", "", source), called)
+                built = class_reach.built_classes(reach)
+                if built is not None:
+                    self._unbuilt = frozenset(own) - built
                 uses = partial_models(own)
                 known = {name: (uses[name].describe() if name in uses else "") for name in own}
                 self._outputs = {name: facts.outputs for name, facts in own.items()}
@@ -87,7 +97,8 @@ class UnusedParameters:
         assigned from one in the same function). A class of the program is judged as
         analysis/partial_forward.py does; torch's and other libraries' are not; a model
         whose class is not known statically (built by a factory, a class picked by a
-        computed name) is judged by the program's classes: any such class counts. A class
+        computed name) is judged by the classes the program builds (analysis/class_reach.py):
+        any such class counts. A class
         whose forward() uses every layer can still leave some without a gradient where the
         program calls the wrapped model (`target`, as spelled) and drops an output that
         only those layers feed (`out, stop = model(x)`, `stop` never read).
@@ -311,7 +322,7 @@ class UnusedParameters:
             self.code = "DP102"
             self._caller = True
             return unread
-        if not any(classes.values()):
+        if not any(use for name, use in classes.items() if name not in self._unbuilt):
             return ""
         branch = self._other_bindings(module, built, classes)
         if branch:
@@ -333,7 +344,7 @@ class UnusedParameters:
             )
             if library and not variable:
                 return ""
-        first = next(use for use in classes.values() if use)
+        first = next(use for name, use in classes.items() if use and name not in self._unbuilt)
         return f"the model's class is not known statically, and {first}"
 
     def _other_bindings(
@@ -429,7 +440,7 @@ class UnusedParameters:
                     c,
                 )
                 for c, use in classes.items()
-                if use
+                if use and c not in self._unbuilt
             )
             if not partial:
                 return ""
