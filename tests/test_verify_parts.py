@@ -41,3 +41,13 @@ def test_the_same_steps_per_batch_is_no_such_cause() -> None:
     original = _run(0, [True, True, True])
     ranks = [_run(0, [True, True, True]), _run(1, [True, True, True])]
     assert parts_cause(original, ranks, "d", []) is None
+
+
+def test_batches_of_no_tensor_count_too() -> None:
+    """Tacotron2's collate_fn returns lists of numpy parts: no digest, but a batch."""
+    original = RankRecord(
+        0, Path("/nonexistent"), protocol.STOPPED,
+        {"windows": [{"batches": 1}, {}, {}]}, {}, "", "",
+    )  # fmt: skip
+    cause = parts_cause(original, [_run(0, [True, False, True])], "d", [])
+    assert cause is not None and "at least 3" in cause.detail

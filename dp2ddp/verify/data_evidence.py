@@ -110,7 +110,9 @@ def _steps_per_load(run: RankRecord) -> tuple[int, bool] | None:
     """Optimizer steps between the first two batches the run's DataLoaders gave, and
     whether that is exact (False: no second batch was recorded, so at least that many);
     None with no batch recorded."""
-    loads = [i for i, window in enumerate(run.windows) if window.get("loaded")]
+    loads = [
+        i for i, window in enumerate(run.windows) if window.get("batches") or window.get("loaded")
+    ]
     if not loads:
         return None
     if len(loads) > 1:
