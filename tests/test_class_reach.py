@@ -52,3 +52,17 @@ def test_layers_called_through_another_object() -> None:
         ),
     )
     assert called_attributes([reach]) == {"memory_layer", "head"}
+
+
+def test_a_function_that_wraps_runs_and_a_looked_up_module_reaches_its_builders() -> None:
+    reaches = _reach(
+        train=(
+            "import nets, sys\nfrom torch import nn\n"
+            "def build():\n    return nn.DataParallel(Grow())\n"
+            "model = getattr(nets, sys.argv[1])()\n"
+        ),
+        nets="from parts import Gate\ndef build_ban():\n    return Gate()\n",
+        parts="class Gate: pass\nclass Grow: pass\nclass Unused: pass\n",
+    )
+    built = built_classes(reaches)  # type: ignore[arg-type]
+    assert built is not None and {"Grow", "Gate"} <= built and "Unused" not in built

@@ -8,8 +8,9 @@ file, by analysis/wrapped_model.py).
   builds `BaselineTrain` or a `wrn28_10()` model, yet DP041 quoted `RelationModule` of
   methods/relationnet.py, built only by `RelationNet`, which that entry never names (stop
   45, v1-C). A class counts as built when the program reaches its name: from what every
-  module runs at import (its top-level statements and decorators), through the bodies of
-  the functions and classes named there, transitively; names count as written (a bare name,
+  module runs at import (its top-level statements and decorators) and from the functions
+  and classes that wrap a model, through the bodies of the functions and classes named
+  there, transitively; names count as written (a bare name,
   an attribute, an identifier string: `getattr(m, "Net")`, `MODELS["Net"]`), by their last
   part, so two classes of one name are both reached (more candidates, never fewer). What
   reaches classes by a name known only at run time widens it: `getattr(mod, name)`,
@@ -40,6 +41,11 @@ if TYPE_CHECKING:
 
 #: partial_forward.py's text for a layer no method of its class reads.
 NEVER_USED = "never uses {attr}, which __init__ builds"
+
+#: A function or class that wraps a model runs (the wrap is what DP041 is asked about),
+#: whether or not the program's code names it (a fixture's `build()`, a method called
+#: through an object).
+_WRAPS = frozenset({"DataParallel", "DistributedDataParallel"})
 
 #: Calls that run code named only at run time: every class may be built by them.
 _UNKNOWN_CALLS = frozenset({"eval", "exec", "import_module", "__import__"})
@@ -86,6 +92,8 @@ def module_reach(import_name: str, tree: ast.Module) -> ModuleReach:
                 top.add(node.name)  # a registry decorator: built by a name at run time
             reads, dynamic, runs = _body(node, aliases, import_name)
             bodies.append((node.name, frozenset(reads)))
+            if _WRAPS & reads:
+                top.add(node.name)  # a wrap runs here: what it wraps is built
         else:
             reads, dynamic, runs = _body(node, aliases, import_name)
             top |= reads
@@ -105,10 +113,15 @@ def built_classes(modules: Iterable[tuple[str, ModuleReach]]) -> frozenset[str] 
         return None
     index: dict[str, list[frozenset[str]]] = {}
     frontier: list[str] = []
-    for _, reach in listed:
-        for name, reads in reach.bodies:
-            index.setdefault(name, []).append(reads)
+    by_module: dict[str, list[str]] = {}  # by the import name's last part (see _body)
+    for name, reach in listed:
+        for each, reads in reach.bodies:
+            index.setdefault(each, []).append(reads)
         frontier.extend(reach.top)
+        by_module.setdefault(name.rpartition(".")[2], []).extend(n for n, _ in reach.bodies)
+    for _, reach in listed:  # a dynamic lookup reaches every function and class of a module
+        for target in reach.whole:
+            frontier.extend(by_module.get(target, ()))
     reached: set[str] = set()
     while frontier:
         name = frontier.pop()
@@ -117,12 +130,6 @@ def built_classes(modules: Iterable[tuple[str, ModuleReach]]) -> frozenset[str] 
         reached.add(name)
         for reads in index.get(name, ()):
             frontier.extend(reads - reached)
-    by_module: dict[str, set[str]] = {}  # by the import name's last part (see _body)
-    for name, reach in listed:
-        by_module.setdefault(name.rpartition(".")[2], set()).update(reach.classes)
-    for _, reach in listed:
-        for target in reach.whole:
-            reached.update(by_module.get(target, ()))
     return frozenset(reached)
 
 

@@ -322,7 +322,7 @@ class UnusedParameters:
             self.code = "DP102"
             self._caller = True
             return unread
-        if not any(use for name, use in classes.items() if name not in self._unbuilt):
+        if not any(classes.values()):
             return ""
         branch = self._other_bindings(module, built, classes)
         if branch:
@@ -344,7 +344,11 @@ class UnusedParameters:
             )
             if library and not variable:
                 return ""
-        first = next(use for name, use in classes.items() if use and name not in self._unbuilt)
+        first = next(
+            (use for name, use in classes.items() if use and name not in self._unbuilt), None
+        )
+        if first is None:
+            return ""  # only classes the program never builds may leave a layer unused
         return f"the model's class is not known statically, and {first}"
 
     def _other_bindings(
