@@ -366,6 +366,9 @@ class ModelClass:
     several: str = ""
     #: It may hold no parameter (analysis/bare_modules.py): its wrap is decided at run time.
     bare: bool = False
+    #: The program may build it (analysis/class_reach.py): only such a class stands for a
+    #: model whose class is not known statically (DP041's fallback).
+    built: bool = True
 
 
 @dataclass(frozen=True)

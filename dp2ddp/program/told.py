@@ -33,6 +33,7 @@ from dp2ddp.result import LoaderExport
 # the functions that need them: a program without DataParallel needs none of them.
 if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms.analysis.class_reach import ModuleReach
     from dp2ddp.transforms.analysis.loader_consumers import Consumer
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 
@@ -116,6 +117,7 @@ class ProgramTeller:
         """The program's nn.Module classes, with what may leave parameters of each without
         a gradient (DP041); `module`'s own classes also by their bare names."""
         if self._models is None:
+            from dp2ddp.transforms.analysis import class_reach
             from dp2ddp.transforms.analysis.bare_modules import bare_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
@@ -123,6 +125,7 @@ class ProgramTeller:
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
             bare: set[str] = set()
+            reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
                 read = self.project.remembered(
@@ -135,6 +138,12 @@ class ProgramTeller:
                         ("bare_classes", each.real, each.name),
                         partial(bare_classes, each.name, each.source.text),
                     )
+                key = ("class_reach", each.real, each.name)
+                reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
+            # Layers called from outside their class are no "never used" (class_reach.py).
+            called = class_reach.called_attributes(r for _, r in reaches)
+            classes = class_reach.spare_called(classes, called)
+            built = None if self.program.dynamic_sites else class_reach.built_classes(reaches)
             partial_uses = partial_models(classes)
             several = resolve_several({n: facts.several for n, facts in classes.items()})
             self._models = {
@@ -151,6 +160,7 @@ class ProgramTeller:
                     tuple((m, f"{paths[n]}:{line}") for m, line in classes[n].grows),
                     several[n],
                     n in bare,
+                    built is None or n.rpartition(".")[2] in built,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )
@@ -482,3 +492,13 @@ class ProgramTeller:
             found = {n for m in self.program.modules for n in functions_that_wrap(m.source.text)}
             self._wrap_functions = tuple(sorted(found))
         return self._wrap_functions
+
+
+def _reach(module: ProgramModule) -> ModuleReach:
+    """analysis/class_reach.py's reading of one module (nothing where it does not parse)."""
+    from dp2ddp.transforms.analysis.class_reach import ModuleReach, module_reach
+
+    try:
+        return module_reach(module.name, module.passing_tree())
+    except (SyntaxError, ValueError, RecursionError):
+        return ModuleReach(frozenset(), (), frozenset(), False, (), frozenset())

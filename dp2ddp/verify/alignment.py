@@ -242,6 +242,8 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         tensor = first_tensor(batch)
         if tensor is not None:
             recorder.loaded_batch = tensor.size(0) if tensor.dim() else None
+        if recorder.recording and _training(recorder):
+            recorder.current.batches += 1
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
             loaded = told if told is not None else tensor

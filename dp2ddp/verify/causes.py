@@ -309,6 +309,10 @@ def _data(ev: Evidence) -> list[Cause]:
                 "Call loader.sampler.set_epoch(epoch) at the top of the epoch loop.",
             )
         ]
+    cuts = [w for w in ev.migration_warnings if " DP051 " in w or " DP050 " in w]
+    parts = data.parts_cause(ev.original, ev.migrated, detail, cuts)
+    if parts is not None:
+        return [parts]
     if sh.padded:
         return [
             Cause(

@@ -106,6 +106,63 @@ def collate_cause(original: RankRecord, detail: str, checked: str, swapped: bool
     )
 
 
+def _steps_per_load(run: RankRecord) -> tuple[int, bool] | None:
+    """Optimizer steps between the first two batches the run's DataLoaders gave, and
+    whether that is exact (False: no second batch was recorded, so at least that many);
+    None with no batch recorded."""
+    loads = [
+        i for i, window in enumerate(run.windows) if window.get("batches") or window.get("loaded")
+    ]
+    if not loads:
+        return None
+    if len(loads) > 1:
+        return loads[1] - loads[0], True
+    return len(run.windows) - loads[0], False
+
+
+def parts_cause(
+    original: RankRecord, ranks: list[RankRecord], detail: str, warned: list[str]
+) -> Cause | None:
+    """The ranks trained another number of steps per DataLoader batch than the original:
+    something between the loader and the model (a collate_fn, a chunk loop) cuts each
+    batch into parts whose count follows the batch's size, so a rank's smaller share is cut
+    into fewer parts (xcmyz/Tacotron2-Pytorch@a2d8b47's collate_fn, int(sqrt(len(batch)))
+    parts: 4 steps per loader batch in the original, 2 per rank; stop 45's verify blamed a
+    missing DistributedSampler that was there). `warned`: the migration's warnings about
+    such a cut (DP051, DP050), shown with their lines. None where the steps per batch
+    agree, or are not measured."""
+    first = _steps_per_load(original)
+    if first is None:
+        return None
+    mine, exact = first
+    found = [
+        (rank, other, known)
+        for rank, run in enumerate(ranks)
+        if (theirs := _steps_per_load(run)) is not None
+        for other, known in [theirs]
+        if (exact and known and mine != other)
+        or (exact and not known and other > mine)
+        or (known and not exact and mine > other)
+    ]
+    if not found:
+        return None
+    rank, other, known = found[0]
+    shown = [w if len(w) <= 120 else w[:119] + "…" for w in warned[:3]]
+    said = f"; dp2ddp migrate said where: {'; '.join(shown)}" if shown else ""
+    return Cause(
+        "parts_per_batch",
+        "each DataLoader batch is cut into parts whose number follows the batch's size",
+        f"{detail}: the original trained {'' if exact else 'at least '}{mine} step(s) per "
+        f"DataLoader batch, rank {rank} {'' if known else 'at least '}{other}; each rank "
+        f"loads its share of the batch, and the cut "
+        f"between the loader and the model (a collate_fn, a loop over chunks) makes another "
+        f"number of parts of it, so samples are left out or trained in other steps{said}",
+        "Cut each rank's share into the original's number of parts (or parts of the "
+        "original's size divided by WORLD_SIZE), not into a number computed from the batch's "
+        "length, then verify again.",
+    )
+
+
 def data_checked(original: RankRecord, rank0: RankRecord, rng_in_loop: bool) -> str:
     """What verify ruled out before blaming the loader: said with the evidence."""
     seeded = [

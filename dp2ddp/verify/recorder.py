@@ -67,6 +67,9 @@ class Window:
     loaded: list[str] = field(default_factory=list)
     #: the same, per index along dim 1 (a time-major batch for DataParallel(dim=1))
     loaded_dim1: list[str] = field(default_factory=list)
+    #: batches the DataLoaders yielded for training, tensors or not (a collate_fn's list
+    #: of numpy parts): steps per batch (data_evidence.parts_cause)
+    batches: int = 0
     dropout: int = 0  # dropout calls that drew a mask
     batchnorm: int = 0  # BatchNorm calls normalising with the batch's own statistics
     #: the original: BatchNorm calls normalised per DataParallel chunk (probes)

@@ -35,7 +35,33 @@ def way_out(transform: MigrationTransform, module: cst.Module, ddp_use: cst.CSTN
     written, and the way out; None where nothing is found (the code's general text)."""
     own = declared(transform.state.text, transform.context.filename or "")
     told = transform.state.facts.command_line
-    return _switched_off(transform, module, ddp_use, own, told) or _launch(own, told)
+    return (
+        _switched_off(transform, module, ddp_use, own, told)
+        or _launch(own, told)
+        or _guarded(transform, module, ddp_use)
+    )
+
+
+def _guarded(transform: MigrationTransform, module: cst.Module, ddp_use: cst.CSTNode) -> str | None:
+    """The DDP path under a test decided at run time (cszn/KAIR@fc1732f's
+    `if self.opt['dist']:` in model_base.py, set by the project's own distributed entry;
+    stop 45 said only "already has a DistributedDataParallel path"): what to do, with the
+    test and its line. None where the DDP use stands under no `if`."""
+    for outer in view(module).ancestors(ddp_use):
+        if not isinstance(outer, cst.If):
+            continue
+        in_else = outer.orelse is not None and any(ddp_use is n for n in walk(outer.orelse))
+        test = transform.code(outer.test)
+        when = "false" if in_else else "true"
+        line = transform.line_of(outer)
+        return (
+            f"its DistributedDataParallel path runs when `{test}` is {when} (line {line}), "
+            "which this program decides at run time: nothing is migrated. Launch it with "
+            f"torchrun with `{test}` {when} and a process group started the way the project's "
+            "own distributed mode does (its DDP entry, option or config); with it not so, "
+            "every rank runs the DataParallel path on all the data"
+        )
+    return None
 
 
 def _switched_off(

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, view
+from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.transforms._support.nodes import (
     MODULE_SELF_CALLS,
     code_of,
@@ -172,7 +172,9 @@ class OutsideParameters:
         self.grown.plan(module, wrappers, self._line)
         for line, statement in self.grown.rewraps:
             self._after.setdefault(id(line), []).append(statement)
-        for optimizer, model in unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap):
+        others = frozenset(self.t.state.facts.wrap_functions)
+        found = unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap, others)
+        for optimizer, model in found:
             if (self.t.input_position(optimizer)[0], model) not in synced:
                 self.t.warn(
                     optimizer,
@@ -631,8 +633,11 @@ def unwrapped_optimizers(
     module: cst.Module,
     is_optimizer: Callable[[cst.Call], bool],
     is_wrap: Callable[[cst.Call], bool],
+    others: frozenset[str] = frozenset(),
 ) -> list[tuple[cst.Call, str]]:
-    """Optimizer calls over a module proved not to be the wrapped one, with its name."""
+    """Optimizer calls over a module proved not to be the wrapped one, with its name; not
+    one bound from a builder that may return a wrap (`_holds_wrap`; `others`: the other
+    modules' functions whose body wraps)."""
     wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
     if not wraps:
         return []
@@ -664,5 +669,27 @@ def unwrapped_optimizers(
                 if isinstance(n, cst.Assign) and any(_binds(t, name) for t in n.targets)
             ]
             if bindings and all(_constructs(v, name, is_wrap) for v in bindings):
-                found.append((call, name))
+                if not any(_holds_wrap(module, v, is_wrap, others) for v in bindings):
+                    found.append((call, name))
     return found
+
+
+def _holds_wrap(
+    module: cst.Module,
+    value: cst.BaseExpression,
+    is_wrap: Callable[[cst.Call], bool],
+    others: frozenset[str],
+) -> bool:
+    """`value` (a call binding the optimized name) may be a wrap a builder returns: a
+    source of it (flow/origins.py, through this module's functions' returns) is a wrap
+    (`def build(): ...; return DataParallel(Net())`, also through a name: `m =
+    DataParallel(m); return m`), or a call of another module's function whose body wraps
+    (its return is not read here). Such a name is the wrapped model: no DP069."""
+    last = {name.rsplit(".", 1)[-1] for name in others}
+    for origin in origins(view(module), value, stop=is_wrap):
+        node = origin.node
+        if isinstance(node, cst.Call) and (
+            is_wrap(node) or name_of(node.func, through=(cst.Call,)).rsplit(".", 1)[-1] in last
+        ):
+            return True
+    return False

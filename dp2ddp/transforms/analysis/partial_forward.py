@@ -40,8 +40,7 @@ sharing every layer with a kept one (`out, attn = self.attention(x)`), torch's l
 
 A forward() that reaches its children by name (`getattr(self, ...)`, `self._modules`,
 `self.children()`...) is not judged. A model is partial when its class is, or a class its
-`__init__` builds is (transitively, across modules): `partial_models` gives the first found.
-"""
+`__init__` builds is (transitively, across modules): `partial_models` gives the first found."""
 
 from __future__ import annotations
 
@@ -53,6 +52,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis import fixed_entries, grad_paths, layer_names, module_parts
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
+from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
@@ -322,7 +322,7 @@ def _class_facts(
             how, where = uses.sometimes[sometimes[0]]
             partial.append((PartialUse(cls.name, sometimes[0], how, where, path), holds))
         elif not names & elsewhere:
-            how = "never uses {attr}, which __init__ builds"
+            how = NEVER_USED
             if attribute in uses.unread:
                 how, line = uses.unread[attribute]
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))

@@ -17,22 +17,14 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import unmoved
-from dp2ddp.transforms.analysis.bare_modules import bare_classes, bare_reason, wrapped_call
+from dp2ddp.transforms.analysis.bare_modules import bare_reason, wrapped_call
 from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
-from dp2ddp.transforms.analysis.dropped_outputs import (
-    DroppedOutput,
-    Outputs,
-    resolve_several,
-    starved,
-)
+from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, Outputs, starved
 from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
-from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
-from dp2ddp.transforms.analysis.repeated_forwards import (
-    BACKWARD_INSIDE,
-    forwards_before_backward,
-)
+from dp2ddp.transforms.analysis.own_models import own_model_classes
+from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, forwards_before_backward
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
@@ -54,6 +46,9 @@ class UnusedParameters:
         self._several: dict[str, str] = {}
         #: Those that may hold no parameter (analysis/bare_modules.py).
         self._bare: frozenset[str] = frozenset()
+        #: Classes the program never builds (analysis/class_reach.py): no candidate for a
+        #: model whose class is not known statically.
+        self._unbuilt: frozenset[str] = frozenset()
         #: The last why() came from the program's reading of the outputs (never DP096).
         self._caller = False
         #: The module's code as `ast` (for the wrapped model's calls), once.
@@ -71,19 +66,14 @@ class UnusedParameters:
         name -> what may leave parameters without a gradient ("" when nothing)."""
         if self._classes is None:
             models = self.t.state.facts.models
-            known = {c.name: c.partial for c in models}
+            if not models and self.module is not None:
+                source = self.t.state.text or self.module.code
+                models = own_model_classes(source, self._ast())
             self._outputs = {c.name: c.outputs for c in models}
             self._several = {c.name: c.several for c in models}
             self._bare = frozenset(c.name for c in models if c.bare)
-            if not known and self.module is not None:
-                source = self.t.state.text or self.module.code
-                own = module_classes("", "", source)
-                self._bare = bare_classes("", source)
-                uses = partial_models(own)
-                known = {name: (uses[name].describe() if name in uses else "") for name in own}
-                self._outputs = {name: facts.outputs for name, facts in own.items()}
-                self._several = resolve_several({n: f.several for n, f in own.items()})
-            self._classes = known
+            self._unbuilt = frozenset(c.name for c in models if not c.built)
+            self._classes = {c.name: c.partial for c in models}
         return self._classes
 
     def why(self, module: cst.BaseExpression | None, target: str | None = None) -> str:
@@ -93,7 +83,8 @@ class UnusedParameters:
         assigned from one in the same function). A class of the program is judged as
         analysis/partial_forward.py does; torch's and other libraries' are not; a model
         whose class is not known statically (built by a factory, a class picked by a
-        computed name) is judged by the program's classes: any such class counts. A class
+        computed name) is judged by the classes the program builds (analysis/class_reach.py):
+        any such class counts. A class
         whose forward() uses every layer can still leave some without a gradient where the
         program calls the wrapped model (`target`, as spelled) and drops an output that
         only those layers feed (`out, stop = model(x)`, `stop` never read).
@@ -364,7 +355,11 @@ class UnusedParameters:
             )
             if library and not variable:
                 return ""
-        first = next(use for use in classes.values() if use)
+        first = next(
+            (use for name, use in classes.items() if use and name not in self._unbuilt), None
+        )
+        if first is None:
+            return ""  # only classes the program never builds may leave a layer unused
         return f"the model's class is not known statically, and {first}"
 
     def _other_bindings(
@@ -460,7 +455,7 @@ class UnusedParameters:
                     c,
                 )
                 for c, use in classes.items()
-                if use
+                if use and c not in self._unbuilt
             )
             if not partial:
                 return ""

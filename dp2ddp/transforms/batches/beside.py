@@ -4,6 +4,7 @@ model's call is followed to its source like the proof's, and split or said."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -57,6 +58,17 @@ def prove_beside_loader(
                 if per_rank is not None
                 else ""
             )
+            effect = "every rank gets all of it"
+            fed = _given_loader_batch(proof, flow, origin, stop)
+            if fed is not None:
+                # OcCo's `random_scale_point_cloud(points[:, :, :3])` of another module,
+                # given this rank's part (stop 45 v3-C: said "every rank gets all of it")
+                sized = ""
+                effect = (
+                    f"a call not read here, given {code(fed)}, this rank's part of the "
+                    "loader's batch: whether it returns this rank's rows (not the whole "
+                    "batch, nor rows of other data) is not proved"
+                )
             proof._unproved.add("DP047")
             proof.warn(
                 call,
@@ -64,7 +76,7 @@ def prove_beside_loader(
                 f"{proof.code(value)} in {proof.code(call)} comes from "
                 f"{code(origin.node)} ({origin.kind}): "
                 f"{origin.flow(proof._position)}, beside the loader's batch{sized}; "
-                "every rank gets all of it" + proof._per_process_note(),
+                f"{effect}" + proof._per_process_note(),
             )
             return False
     if not split:
@@ -88,6 +100,32 @@ def prove_beside_loader(
             )
             return False
     return True
+
+
+def _given_loader_batch(
+    proof: BatchProof,
+    flow: DefUse,
+    origin: Origin,
+    stop: Callable[[cst.Call], bool],
+    depth: int = 3,
+) -> cst.CSTNode | None:
+    """Where the source is a call the walk does not enter (another module's function, a
+    library's) whose data arguments come from the loader's batch (through a loop's target,
+    or such calls `depth` deep: `g(f(x.numpy()))`): that batch's node; None otherwise. Its
+    result is per rank as far as its arguments are; what the callee makes of them is not
+    read."""
+    if depth <= 0 or origin.kind != "call" or not isinstance(origin.node, cst.Call):
+        return None
+    for argument in origin.node.args:
+        for found in origins(flow, argument.value, stop):
+            if found.selects:
+                continue
+            node = from_loader_loop(proof, flow, found)
+            if node is None:
+                node = _given_loader_batch(proof, flow, found, stop, depth - 1)
+            if node is not None:
+                return node
+    return None
 
 
 def _split_here(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:

@@ -1,0 +1,214 @@
+"""Which classes a program may build, and which layers its code calls from outside their
+own class (DP041's two program-wide questions, asked by program/told.py and, for a single
+file, by analysis/wrapped_model.py).
+
+- **Built classes.** DP041's fallback for a model whose class is not known statically (a
+  factory, a class picked from a dict) judges "any class of the program". A class the
+  program never builds is no candidate: nupurkmr9/S2M2_fewshot@50b1c1b's `train_cifar.py`
+  builds `BaselineTrain` or a `wrn28_10()` model, yet DP041 quoted `RelationModule` of
+  methods/relationnet.py, built only by `RelationNet`, which that entry never names (stop
+  45, v1-C). A class counts as built when the program reaches its name: from what every
+  module runs at import (its top-level statements and decorators) and from the functions
+  and classes that wrap a model, through the bodies of the functions and classes named
+  there, transitively; names count as written (a bare name,
+  an attribute, an identifier string: `getattr(m, "Net")`, `MODELS["Net"]`), by their last
+  part, so two classes of one name are both reached (more candidates, never fewer). What
+  reaches classes by a name known only at run time widens it: `getattr(mod, name)`,
+  `vars(mod)`, `mod.__dict__` on an imported program module reach all its classes,
+  `globals()` all of its own; `eval`/`exec` or an import by a computed name anywhere, and
+  every class counts (None).
+- **Layers called from outside.** partial_forward.py's "forward() never uses self.x"
+  already passes over a layer another method of its class reads. A layer the program calls
+  through another object (`self.attention_layer.memory_layer(memory)` in another class's
+  method: xcmyz/Tacotron2-Pytorch@a2d8b47's Attention, stop 45 v3-C; `model.module.fc(x)`;
+  a helper's `net.head(x)`) is as little "never used": the attribute names called so
+  (`<object>.x(...)`, `<object>.x.forward(...)`, the object not the method's own `self`)
+  anywhere in the program are not claimed unused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import import_binding
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+
+#: partial_forward.py's text for a layer no method of its class reads.
+NEVER_USED = "never uses {attr}, which __init__ builds"
+
+#: A function or class that wraps a model runs (the wrap is what DP041 is asked about),
+#: whether or not the program's code names it (a fixture's `build()`, a method called
+#: through an object).
+_WRAPS = frozenset({"DataParallel", "DistributedDataParallel"})
+
+#: Calls that run code named only at run time: every class may be built by them.
+_UNKNOWN_CALLS = frozenset({"eval", "exec", "import_module", "__import__"})
+
+
+@dataclass(frozen=True)
+class ModuleReach:
+    """One module's part of the program's reach (see the module docstring).
+
+    top: the names its import-time code reads; bodies: per top-level function or class,
+    the names its body reads (a class: every method, its bases); whole: the modules (import
+    names as bound here) all of whose classes a dynamic lookup may reach; unknown: it runs
+    code named at run time; classes: its top-level class names; called: attribute names it
+    calls through an object other than a method's own `self`."""
+
+    top: frozenset[str]
+    bodies: tuple[tuple[str, frozenset[str]], ...]
+    whole: frozenset[str]
+    unknown: bool
+    classes: tuple[str, ...]
+    called: frozenset[str]
+
+
+def module_reach(import_name: str, tree: ast.Module) -> ModuleReach:
+    """Read one module (see ModuleReach)."""
+    aliases: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound, target = import_binding(alias)
+                aliases[bound] = target.rpartition(".")[2]
+        elif isinstance(node, ast.ImportFrom):  # relative too: modules match by last part
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = alias.name
+    top: set[str] = set()
+    bodies: list[tuple[str, frozenset[str]]] = []
+    whole: set[str] = set()
+    unknown = False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                top |= _names(decorator)
+            if node.decorator_list and isinstance(node, ast.ClassDef):
+                top.add(node.name)  # a registry decorator: built by a name at run time
+            reads, dynamic, runs = _body(node, aliases, import_name)
+            bodies.append((node.name, frozenset(reads)))
+            if _WRAPS & reads:
+                top.add(node.name)  # a wrap runs here: what it wraps is built
+        else:
+            reads, dynamic, runs = _body(node, aliases, import_name)
+            top |= reads
+        whole |= dynamic
+        unknown = unknown or runs
+    classes = tuple(n.name for n in tree.body if isinstance(n, ast.ClassDef))
+    return ModuleReach(
+        frozenset(top), tuple(bodies), frozenset(whole), unknown, classes, _called(tree)
+    )
+
+
+def built_classes(modules: Iterable[tuple[str, ModuleReach]]) -> frozenset[str] | None:
+    """The bare names of the classes the program may build (see the module docstring);
+    None when any may be (code named at run time)."""
+    listed = list(modules)
+    if any(reach.unknown for _, reach in listed):
+        return None
+    index: dict[str, list[frozenset[str]]] = {}
+    frontier: list[str] = []
+    by_module: dict[str, list[str]] = {}  # by the import name's last part (see _body)
+    for name, reach in listed:
+        for each, reads in reach.bodies:
+            index.setdefault(each, []).append(reads)
+        frontier.extend(reach.top)
+        by_module.setdefault(name.rpartition(".")[2], []).extend(n for n, _ in reach.bodies)
+    for _, reach in listed:  # a dynamic lookup reaches every function and class of a module
+        for target in reach.whole:
+            frontier.extend(by_module.get(target, ()))
+    reached: set[str] = set()
+    while frontier:
+        name = frontier.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        for reads in index.get(name, ()):
+            frontier.extend(reads - reached)
+    return frozenset(reached)
+
+
+def called_attributes(modules: Iterable[ModuleReach]) -> frozenset[str]:
+    """The attribute names the program calls through another object than `self`."""
+    found: set[str] = set()
+    for reach in modules:
+        found |= reach.called
+    return frozenset(found)
+
+
+def spare_called(
+    classes: Mapping[str, ClassFacts], called: frozenset[str]
+) -> dict[str, ClassFacts]:
+    """`classes` less the "never uses self.x" claims of layers the program calls through
+    another object (see the module docstring)."""
+    spared: dict[str, ClassFacts] = {}
+    for name, facts in classes.items():
+        kept = tuple(
+            (use, holds)
+            for use, holds in facts.partial
+            if use.how != NEVER_USED or use.attribute not in called
+        )
+        spared[name] = facts if len(kept) == len(facts.partial) else replace(facts, partial=kept)
+    return spared
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names `node` reads: bare names, attributes, identifier strings."""
+    found: set[str] = set()
+    for each in ast_nodes.walk(node):
+        if isinstance(each, ast.Name):
+            found.add(each.id)
+        elif isinstance(each, ast.Attribute):
+            found.add(each.attr)
+        elif isinstance(each, ast.Constant) and isinstance(each.value, str):
+            if each.value.isidentifier():
+                found.add(each.value)
+    return found
+
+
+def _body(node: ast.AST, aliases: dict[str, str], own: str) -> tuple[set[str], set[str], bool]:
+    """The names `node` reads, the modules a dynamic lookup in it reaches whole, and
+    whether it runs code named at run time."""
+    whole: set[str] = set()
+    runs = False
+    for each in ast_nodes.walk(node):
+        if isinstance(each, ast.Call):
+            func = ast_nodes.last_name(each.func)
+            if func in _UNKNOWN_CALLS and not all(
+                isinstance(a, ast.Constant) for a in each.args[:1]
+            ):
+                runs = True
+            elif func == "globals":
+                whole.add(own.rpartition(".")[2])
+            elif func in ("getattr", "vars") and each.args:
+                held = each.args[0]
+                dynamic = func == "vars" or (
+                    len(each.args) > 1 and not isinstance(each.args[1], ast.Constant)
+                )
+                if dynamic and isinstance(held, ast.Name) and held.id in aliases:
+                    whole.add(aliases[held.id])
+        elif isinstance(each, ast.Attribute) and each.attr == "__dict__":
+            if isinstance(each.value, ast.Name) and each.value.id in aliases:
+                whole.add(aliases[each.value.id])
+    return _names(node), whole, runs
+
+
+def _called(tree: ast.Module) -> frozenset[str]:
+    """Attribute names called through an object that is not a method's own `self`
+    (`a.b.x(...)`, `m.x(...)`, `a.x.forward(...)`)."""
+    found: set[str] = set()
+    for node in ast_nodes.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        func = node.func
+        if func.attr in ("forward", "__call__") and isinstance(func.value, ast.Attribute):
+            func = func.value
+        if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            continue
+        found.add(func.attr)
+    return frozenset(found)
