@@ -120,6 +120,50 @@ tests/e2e_stop45_m/h5py.py, that logs each open for writing):
   those of one process training the batch it prints (before: each rank its own batch, DDP
   averaging two batches' gradients, silently).
 
+Stop 46 (folded here from test_stop46_{f,m,v1,v3}_e2e):
+Its still-silent leftovers (helper f):
+- data_eval_step_buffer: an evaluation pass keeping each batch's summed loss in a buffer
+  filled by the step counter (`batch_loss[i] = ...`), divided by a sample count the loop
+  sums. Before: the validation loader sharded, the count summed over the ranks and the
+  buffer not: rank 0 printed its half's loss over all samples, no warning. Now the loader
+  stays whole (DP015): rank 0 prints the original's figure.
+- importlib_prefix_every_member (program): `importlib.import_module("nets." + opt.arch)` with
+  no static end; nets/logged.py wraps nothing and builds no loader, but prints and appends to
+  history.txt. Before: not read into the program, both ranks printed and appended (4 lines
+  for the original's 2). Now rank 0 alone.
+Its said-not-proved leftovers (helper m):
+- data_index_table_padded_pass (v1-D of stop 44, yukimasano/self-label@3891e37): a tensor and
+  a numpy table of the whole dataset filled by sample index in a pass over the shuffled
+  sharded loader, 15 samples (one repeated by DistributedSampler). Made whole after the pass
+  (ddp_whole_table): on both ranks both tables equal one process's. Before: DP105; each
+  rank's rows of the other rank's samples stayed 0.
+- batches_size_kept_by_method (v2-A of stop 45, junyanz/BicycleGAN@40b9d52's `is_train()`): a
+  batch kept on self by `set_input(batch)`, its size compared in another method with the
+  option the loader's batch_size reads: read per rank, so each rank steps 8 times and skips
+  the 2 short batches as the original did (before: DP061; at stop 45's base unsaid, every
+  batch skipped, 0 optimizer steps, exit 0).
+Its vision round (helper v1):
+- model_wrap_parameterless_modules (v1-A, AbnerHqC/GaitSet@5535943's TripletLoss and
+  seathiefwang/MGN-pytorch@384e820's `nn.ModuleList()` of losses): DataParallel wraps of
+  modules that hold no parameter. Before: `DistributedDataParallel(...)`, whose constructor
+  raised on both ranks, no warning. Now `ddp_wrap_trainable(...)` holds them, and rank 0
+  prints the original's weights.
+- importlib_percent_name (v1-B, icoz69/CEC-CVPR2021@3a5d335): the trainer module imported by
+  `'models.%s.trainer' % args.kind`. Before: DP034, nothing migrated. Now migrated, rank 0
+  prints the original's weights.
+- rank_zero_write_function_named_like_method (v1-C, GaitSet's `load_data`): a function that
+  writes a file when missing and reads it, and another class's method of the same name called
+  in a loop. Before: DP054, no barrier (the method's call taken for the function's). Now the
+  write is rank 0's, a barrier before the read, no warning.
+Its audio/video/point-cloud round (helper v3, okankop/Driver-Anomaly-Detection@6f7f251):
+- outside_parameters_wrap_built_elsewhere (v3-B): the model wrapped by
+  models.generate_model(), a head built in the entry beside it in the same optimizer. Before,
+  the head trained apart on each rank; now `ddp_sync_module(head)`: both ranks end with the
+  same head.
+- output_cut_wrap_built_elsewhere (v3-C): a normal and an anomalous batch concatenated and the
+  head's rows cut back at the normal loader's batch size. Before, each rank cut its 2 + 2 rows
+  at the global 4 (no anomalous rows); now at `ddp_per_rank_batch(args.n_batch)`.
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -205,17 +249,39 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 45, helper m
     "rank_zero_hdf_cache_built_by_every_rank": ("weights 0.1836",),  # the original's
     "batches_whole_drawn_apart_mean_loss": (),  # below
+    # stop 46, helper f
+    "data_eval_step_buffer": ("epoch 0 val 1.062166", "epoch 1 val 1.108099"),
+    "importlib_prefix_every_member": ("building logged",),
+    # stop 46, helper m
+    "data_index_table_padded_pass": (),  # below
+    "batches_size_kept_by_method": ("optimizer steps: 8 skipped: 2 probe full: False",),
+    # stop 46, helper v1
+    "model_wrap_parameterless_modules": ("weights 0.0400",),
+    "importlib_percent_name": ("weights 0.0752",),
+    "rank_zero_write_function_named_like_method": ("weights 51.1804",),
+    # stop 46, helper v3
+    "outside_parameters_wrap_built_elsewhere": (),  # below
+    "output_cut_wrap_built_elsewhere": ("normal rows 2 anomalous rows 2",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
     "forwarding_subclass_in_package": "train.py",
     "toggle_in_function_never_called": "train.py",
+    "importlib_prefix_every_member": "train.py",
+    "importlib_percent_name": "train.py",
+    "rank_zero_write_function_named_like_method": "train.py",
+    "outside_parameters_wrap_built_elsewhere": "main.py",
+    "output_cut_wrap_built_elsewhere": "main.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
     "detect_indent_tabs_libcst_refuses": "loss",
     "model_wrap_guard_gpu_list_nonempty": "loss",
+    "importlib_prefix_every_member": "building",
+    "model_wrap_parameterless_modules": "weights",
+    "importlib_percent_name": "weights",
+    "rank_zero_write_function_named_like_method": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
@@ -426,3 +492,36 @@ def test_whole_batch_drawn_apart_is_drawn_alike(launch: Launch) -> None:
     want = [p.tolist() for p in model.parameters()]
     assert torch.allclose(torch.tensor(got[0]), torch.tensor(want[0]), atol=1e-6), (got, want)
     assert torch.allclose(torch.tensor(got[1]), torch.tensor(want[1]), atol=1e-6), (got, want)
+
+
+def test_a_module_imported_by_a_computed_name_is_migrated(launch: Launch) -> None:
+    """importlib_prefix_every_member: nets/logged.py, reached only by a computed name with no
+    static end, prints and appends on rank 0 alone (before: 4 history lines for 2)."""
+    written = launch.workdir("importlib_prefix_every_member") / "history.txt"
+    assert written.read_text().splitlines() == ["epoch 0", "epoch 1"]
+
+
+def test_index_table_is_whole_on_every_rank(
+    launch: Launch, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """data_index_table_padded_pass: both tables equal one process's on both ranks."""
+    case = "data_index_table_padded_pass"
+    monkeypatch.chdir(tmp_path)
+    original = runpy.run_path(str(TESTS / "fixtures" / case / "input.py"))["E2E_DIGEST"]
+    assert len(original) == 2 * 15 * 3 and 0 not in original[:45]
+    for rank in (0, 1):
+        assert launch.status(case, rank)["digest"] == pytest.approx(original, abs=1e-4)
+
+
+def test_head_beside_a_wrap_built_elsewhere_stays_alike(launch: Launch) -> None:
+    """outside_parameters_wrap_built_elsewhere: both ranks end with the same head."""
+    case = "outside_parameters_wrap_built_elsewhere"
+    first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
+    assert first and first == second, (first, second)
+
+
+def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
+    """output_cut_wrap_built_elsewhere: 2 normal and 2 anomalous rows on every step."""
+    stdout = launch.stdout("output_cut_wrap_built_elsewhere", 0)
+    lines = [line for line in stdout.splitlines() if line.startswith("normal rows")]
+    assert lines == ["normal rows 2 anomalous rows 2"] * 4, stdout
