@@ -83,6 +83,7 @@ def module_reach(import_name: str, tree: ast.Module) -> ModuleReach:
     top: set[str] = set()
     bodies: list[tuple[str, frozenset[str]]] = []
     whole: set[str] = set()
+    called: set[str] = set()
     unknown = False
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -90,18 +91,18 @@ def module_reach(import_name: str, tree: ast.Module) -> ModuleReach:
                 top |= _names(decorator)
             if node.decorator_list and isinstance(node, ast.ClassDef):
                 top.add(node.name)  # a registry decorator: built by a name at run time
-            reads, dynamic, runs = _body(node, aliases, import_name)
+            reads, dynamic, runs = _body(node, aliases, import_name, called)
             bodies.append((node.name, frozenset(reads)))
             if _WRAPS & reads:
                 top.add(node.name)  # a wrap runs here: what it wraps is built
         else:
-            reads, dynamic, runs = _body(node, aliases, import_name)
+            reads, dynamic, runs = _body(node, aliases, import_name, called)
             top |= reads
         whole |= dynamic
         unknown = unknown or runs
     classes = tuple(n.name for n in tree.body if isinstance(n, ast.ClassDef))
     return ModuleReach(
-        frozenset(top), tuple(bodies), frozenset(whole), unknown, classes, _called(tree)
+        frozenset(top), tuple(bodies), frozenset(whole), unknown, classes, frozenset(called)
     )
 
 
@@ -171,13 +172,30 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
-def _body(node: ast.AST, aliases: dict[str, str], own: str) -> tuple[set[str], set[str], bool]:
-    """The names `node` reads, the modules a dynamic lookup in it reaches whole, and
-    whether it runs code named at run time."""
+def _body(
+    node: ast.AST, aliases: dict[str, str], own: str, called: set[str]
+) -> tuple[set[str], set[str], bool]:
+    """The names `node` reads (bare names, attributes, identifier strings), the modules a
+    dynamic lookup in it reaches whole, and whether it runs code named at run time; the
+    attribute names it calls through another object go into `called` (one walk for all)."""
+    names: set[str] = set()
     whole: set[str] = set()
     runs = False
     for each in ast_nodes.walk(node):
-        if isinstance(each, ast.Call):
+        if isinstance(each, ast.Name):
+            names.add(each.id)
+        elif isinstance(each, ast.Attribute):
+            names.add(each.attr)
+            if each.attr == "__dict__" and isinstance(each.value, ast.Name):
+                if each.value.id in aliases:
+                    whole.add(aliases[each.value.id])
+        elif isinstance(each, ast.Constant):
+            if isinstance(each.value, str) and each.value.isidentifier():
+                names.add(each.value)
+        elif isinstance(each, ast.Call):
+            attribute = _called(each)
+            if attribute:
+                called.add(attribute)
             func = ast_nodes.last_name(each.func)
             if func in _UNKNOWN_CALLS and not all(
                 isinstance(a, ast.Constant) for a in each.args[:1]
@@ -192,23 +210,17 @@ def _body(node: ast.AST, aliases: dict[str, str], own: str) -> tuple[set[str], s
                 )
                 if dynamic and isinstance(held, ast.Name) and held.id in aliases:
                     whole.add(aliases[held.id])
-        elif isinstance(each, ast.Attribute) and each.attr == "__dict__":
-            if isinstance(each.value, ast.Name) and each.value.id in aliases:
-                whole.add(aliases[each.value.id])
-    return _names(node), whole, runs
+    return names, whole, runs
 
 
-def _called(tree: ast.Module) -> frozenset[str]:
-    """Attribute names called through an object that is not a method's own `self`
-    (`a.b.x(...)`, `m.x(...)`, `a.x.forward(...)`)."""
-    found: set[str] = set()
-    for node in ast_nodes.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        func = node.func
-        if func.attr in ("forward", "__call__") and isinstance(func.value, ast.Attribute):
-            func = func.value
-        if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-            continue
-        found.add(func.attr)
-    return frozenset(found)
+def _called(call: ast.Call) -> str:
+    """The attribute name `call` calls through an object that is not a method's own `self`
+    (`a.b.x(...)`, `m.x(...)`, `a.x.forward(...)`); "" for any other call."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return ""
+    if func.attr in ("forward", "__call__") and isinstance(func.value, ast.Attribute):
+        func = func.value
+    if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+        return ""
+    return func.attr
