@@ -163,6 +163,10 @@ Its audio/video/point-cloud round (helper v3, okankop/Driver-Anomaly-Detection@6
 - output_cut_wrap_built_elsewhere (v3-C): a normal and an anomalous batch concatenated and the
   head's rows cut back at the normal loader's batch size. Before, each rank cut its 2 + 2 rows
   at the global 4 (no anomalous rows); now at `ddp_per_rank_batch(args.n_batch)`.
+Found by the lead (stop 46) while checking DP069:
+- hazards_trained_model_rebound_to_itself: a student beside a wrapped teacher rebound to a
+  moved copy of itself (`student = student.double() if half else student`): synced now (it
+  keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
 
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
@@ -262,6 +266,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 46, helper v3
     "outside_parameters_wrap_built_elsewhere": (),  # below
     "output_cut_wrap_built_elsewhere": ("normal rows 2 anomalous rows 2",),
+    # stop 46, the lead
+    "hazards_trained_model_rebound_to_itself": (),  # below
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -518,6 +524,15 @@ def test_head_beside_a_wrap_built_elsewhere_stays_alike(launch: Launch) -> None:
     case = "outside_parameters_wrap_built_elsewhere"
     first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
     assert first and first == second, (first, second)
+
+
+def test_a_student_rebound_to_itself_is_synced(launch: Launch) -> None:
+    """hazards_trained_model_rebound_to_itself: `student = student.double() if half else
+    student` keeps the Net() built before it: synced, both ranks end with one student
+    (before: each rank trained its own copy on its shard, no warning)."""
+    case = "hazards_trained_model_rebound_to_itself"
+    first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
+    assert len(first) == 8 and first == second, (first, second)
 
 
 def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:

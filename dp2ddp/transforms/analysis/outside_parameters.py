@@ -421,6 +421,8 @@ def _built(module: cst.CSTNode, x: str, t: MigrationTransform, wrappers: frozens
                 values.append(node.value)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and t.code(node.target) == x:
             values.append(node.value)
+        if values and values[-1] is not None and _keeps(values[-1], x, t.code):
+            values.pop()  # `x = x.double() if f else x`: what x held (its other bindings)
         elif isinstance(node, (cst.For, cst.WithItem)):
             bound = node.target if isinstance(node, cst.For) else node.asname
             if bound is not None and x in t.code(bound):
@@ -513,6 +515,20 @@ def _builds(value: cst.BaseExpression | None, wrappers: frozenset[str]) -> bool:
     if isinstance(value, cst.IfExp):
         return _builds(value.body, wrappers) and _builds(value.orelse, wrappers)
     return isinstance(value, cst.Call) and name_of(value.func, through=(cst.Call,)) not in wrappers
+
+
+def _keeps(value: cst.BaseExpression, x: str, code: Callable[[cst.CSTNode], str]) -> bool:
+    """`value` is what `x` already holds: `x` itself with the module's own calls chained on
+    it (`x.double()`, `x.cuda()`), or an `if`-expression one side of which is that and the
+    other too or a construction (`x.half() if amp else x`, `Net() if fresh else x`). Such a
+    binding adds nothing to what x may be: its other bindings answer."""
+    if isinstance(value, cst.IfExp):
+        sides = (value.body, value.orelse)
+        keeps = [_keeps(side, x, code) for side in sides]
+        return any(keeps) and all(
+            k or isinstance(unmoved(side), cst.Call) for k, side in zip(keeps, sides, strict=True)
+        )
+    return code(unmoved(value)) == x
 
 
 def _unfreezes(module: cst.Module) -> bool:
@@ -666,7 +682,9 @@ def unwrapped_optimizers(
             bindings = [
                 n.value
                 for n in nodes
-                if isinstance(n, cst.Assign) and any(_binds(t, name) for t in n.targets)
+                if isinstance(n, cst.Assign)
+                and any(_binds(t, name) for t in n.targets)
+                and not _keeps(n.value, name, code_of)
             ]
             if bindings and all(_constructs(v, name, is_wrap) for v in bindings):
                 if not any(_holds_wrap(module, v, is_wrap, others) for v in bindings):
