@@ -1,0 +1,159 @@
+"""DP069's proof: an optimizer over a model that is not the wrapped one.
+
+The model an optimizer updates is not the wrapped one, and no sync of
+analysis/outside_parameters.py covers it (K1, stop 30: peterliht/knowledge-distillation-pytorch@b1e4b6a,
+where only the frozen teacher is `nn.DataParallel` and the student, the model the optimizer
+updates, is a plain module). Migrated, each rank trains its own copy of it on its share, with
+no gradient averaging: the copies drift apart from the first step and the saved one is rank
+0's. Nothing fails. Its proof is narrow on purpose, within one scope (a function, or the
+module's top level): the optimizer's parameters are `name.parameters()` (also inside
+`filter`/`list`/a list), and every binding of `name` in that scope is a construction that
+does not wrap: a call (through `.cuda()`/`.to()`, either side of an `if`-expression) that is
+not DataParallel and not a function known to wrap, and that is not handed `name` itself. A
+name that any DataParallel call of the module takes or is assigned to is the wrapped model
+(`opt = SGD(net.parameters()); model = DataParallel(net)`), as is a parameter of the scope
+(the caller's object). Where the sync's wider proof covers the same optimizer and model, the
+sync (or DP068's place) is the answer and DP069 is not given.
+
+A binding of the name to itself or a moved copy of itself (`keeps_itself`: `student =
+student.double() if half else student`) adds nothing to what it may be, here and for the
+sync (analysis/outside_parameters.py, which gives DP069 where no sync covers the optimizer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from dp2ddp.flow import origins, view
+from dp2ddp.transforms._support.nodes import (
+    MODULE_SELF_CALLS,
+    code_of,
+    name_of,
+    nodes_of,
+    unmoved,
+    walk,
+)
+
+
+def keeps_itself(value: cst.BaseExpression, x: str, code: Callable[[cst.CSTNode], str]) -> bool:
+    """`value` is what `x` already holds: `x` itself with the module's own calls chained on
+    it (`x.double()`, `x.cuda()`), or an `if`-expression one side of which is that and the
+    other too or a construction (`x.half() if amp else x`, `Net() if fresh else x`). Such a
+    binding adds nothing to what x may be: its other bindings answer."""
+    if isinstance(value, cst.IfExp):
+        sides = (value.body, value.orelse)
+        keeps = [keeps_itself(side, x, code) for side in sides]
+        return any(keeps) and all(
+            k or isinstance(unmoved(side), cst.Call) for k, side in zip(keeps, sides, strict=True)
+        )
+    return code(unmoved(value)) == x
+
+
+def _wrapped_names(call: cst.Call) -> Iterator[str]:
+    """The module a DataParallel call takes, as a bare name (through `.cuda()`/`.to()`)."""
+    if not call.args:
+        return
+    value: cst.BaseExpression = call.args[0].value
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value not in MODULE_SELF_CALLS:
+            return
+        value = value.func.value
+    if isinstance(value, cst.Name):
+        yield value.value
+
+
+def _parameters_of(expr: cst.BaseExpression) -> str | None:
+    """`name` of `name.parameters()` inside an optimizer's first argument."""
+    for node in walk(expr):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "parameters"
+            and isinstance(node.func.value, cst.Name)
+        ):
+            return node.func.value.value
+    return None
+
+
+def _constructs(value: cst.BaseExpression, name: str, is_wrap: Callable[[cst.Call], bool]) -> bool:
+    """`value` builds a module without wrapping it (see the module's docstring)."""
+    if isinstance(value, cst.IfExp):
+        return _constructs(value.body, name, is_wrap) and _constructs(value.orelse, name, is_wrap)
+    call = unmoved(value)
+    if not isinstance(call, cst.Call) or is_wrap(call):
+        return False
+    return not any(isinstance(n, cst.Name) and n.value == name for n in walk(call))
+
+
+def _binds(target: cst.AssignTarget, name: str) -> bool:
+    return isinstance(target.target, cst.Name) and target.target.value == name
+
+
+def unwrapped_optimizers(
+    module: cst.Module,
+    is_optimizer: Callable[[cst.Call], bool],
+    is_wrap: Callable[[cst.Call], bool],
+    others: frozenset[str] = frozenset(),
+) -> list[tuple[cst.Call, str]]:
+    """Optimizer calls over a module proved not to be the wrapped one, with its name; not
+    one bound from a builder that may return a wrap (`_holds_wrap`; `others`: the other
+    modules' functions whose body wraps)."""
+    wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
+    if not wraps:
+        return []
+    wrapped: set[str] = set()
+    for call in wraps:
+        wrapped.update(_wrapped_names(call))
+    for node in nodes_of(module, cst.Assign):
+        if any(is_wrap(n) for n in nodes_of(node.value, cst.Call)):
+            wrapped.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    scopes: list[cst.CSTNode] = [module]
+    scopes += nodes_of(module, cst.FunctionDef)
+    found: list[tuple[cst.Call, str]] = []
+    for scope in scopes:
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        params = (
+            {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)}
+            if isinstance(scope, cst.FunctionDef)
+            else set()
+        )
+        nodes = list(walk(body, skip_scopes=True))
+        calls = [n for n in nodes if isinstance(n, cst.Call) and n.args and is_optimizer(n)]
+        for call in calls:
+            name = _parameters_of(call.args[0].value)
+            if name is None or name in wrapped or name in params:
+                continue
+            bindings = [
+                n.value
+                for n in nodes
+                if isinstance(n, cst.Assign)
+                and any(_binds(t, name) for t in n.targets)
+                and not keeps_itself(n.value, name, code_of)
+            ]
+            if bindings and all(_constructs(v, name, is_wrap) for v in bindings):
+                if not any(_holds_wrap(module, v, is_wrap, others) for v in bindings):
+                    found.append((call, name))
+    return found
+
+
+def _holds_wrap(
+    module: cst.Module,
+    value: cst.BaseExpression,
+    is_wrap: Callable[[cst.Call], bool],
+    others: frozenset[str],
+) -> bool:
+    """`value` (a call binding the optimized name) may be a wrap a builder returns: a
+    source of it (flow/origins.py, through this module's functions' returns) is a wrap
+    (`def build(): ...; return DataParallel(Net())`, also through a name: `m =
+    DataParallel(m); return m`), or a call of another module's function whose body wraps
+    (its return is not read here). Such a name is the wrapped model: no DP069."""
+    last = {name.rsplit(".", 1)[-1] for name in others}
+    for origin in origins(view(module), value, stop=is_wrap):
+        node = origin.node
+        if isinstance(node, cst.Call) and (
+            is_wrap(node) or name_of(node.func, through=(cst.Call,)).rsplit(".", 1)[-1] in last
+        ):
+            return True
+    return False
