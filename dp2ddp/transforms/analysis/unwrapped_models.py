@@ -1,19 +1,19 @@
 """DP069's proof: an optimizer over a model that is not the wrapped one.
 
 The model an optimizer updates is not the wrapped one, and no sync of
-analysis/outside_parameters.py covers it (K1, stop 30: peterliht/knowledge-distillation-
-pytorch@b1e4b6a, where only the frozen teacher is `nn.DataParallel` and the student, the model
-the optimizer updates, is a plain module). Migrated, each rank trains its own copy of it on its
-share, with no gradient averaging: the copies drift apart from the first step and the saved one
-is rank 0's. Nothing fails. Its proof is narrow on purpose, within one scope (a function, or
-the module's top level): the optimizer's parameters are `name.parameters()` (also inside
-`filter`/`list`/a list), and every binding of `name` in that scope is a construction that does
-not wrap: a call (through `.cuda()`/`.to()`, either side of an `if`-expression) that is not
-DataParallel and not a function known to wrap, and that is not handed `name` itself. A name
-that any DataParallel call of the module takes or is assigned to is the wrapped model (`opt =
-SGD(net.parameters()); model = DataParallel(net)`), as is a parameter of the scope (the
-caller's object). Where the sync's wider proof covers the same optimizer and model, the sync
-(or DP068's place) is the answer and DP069 is not given.
+analysis/outside_parameters.py covers it (K1, stop 30:
+peterliht/knowledge-distillation-pytorch@b1e4b6a, where only the frozen teacher is
+`nn.DataParallel` and the student, the model the optimizer updates, is a plain module).
+Migrated, each rank trains its own copy of it on its share, with no gradient averaging: the
+copies drift apart from the first step and the saved one is rank 0's. Nothing fails. Its proof
+is narrow on purpose, within one scope (a function, or the module's top level): the optimizer's
+parameters are `name.parameters()` (also inside `filter`/`list`/a list), and every binding of
+`name` in that scope is a construction that does not wrap: a call (through `.cuda()`/`.to()`,
+either side of an `if`-expression) that is not DataParallel and not a function known to wrap,
+and that is not handed `name` itself. A name that any DataParallel call of the module takes or
+is assigned to is the wrapped model (`opt = SGD(net.parameters()); model = DataParallel(net)`),
+as is a parameter of the scope (the caller's object). Where the sync's wider proof covers the
+same optimizer and model, the sync (or DP068's place) is the answer and DP069 is not given.
 
 A binding of the name to itself or a moved copy of itself (`keeps_itself`: `student =
 student.double() if half else student`) adds nothing to what it may be, here and for the
