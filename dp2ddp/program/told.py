@@ -501,4 +501,4 @@ def _reach(module: ProgramModule) -> ModuleReach:
     try:
         return module_reach(module.name, module.passing_tree())
     except (SyntaxError, ValueError, RecursionError):
-        return ModuleReach(frozenset(), (), frozenset(), False, (), frozenset())
+        return ModuleReach(frozenset(), (), frozenset(), False, frozenset())

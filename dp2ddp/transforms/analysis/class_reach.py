@@ -58,14 +58,13 @@ class ModuleReach:
     top: the names its import-time code reads; bodies: per top-level function or class,
     the names its body reads (a class: every method, its bases); whole: the modules (import
     names as bound here) all of whose classes a dynamic lookup may reach; unknown: it runs
-    code named at run time; classes: its top-level class names; called: attribute names it
-    calls through an object other than a method's own `self`."""
+    code named at run time; called: attribute names it calls through an object other than
+    a method's own `self`."""
 
     top: frozenset[str]
     bodies: tuple[tuple[str, frozenset[str]], ...]
     whole: frozenset[str]
     unknown: bool
-    classes: tuple[str, ...]
     called: frozenset[str]
 
 
@@ -100,10 +99,7 @@ def module_reach(import_name: str, tree: ast.Module) -> ModuleReach:
             top |= reads
         whole |= dynamic
         unknown = unknown or runs
-    classes = tuple(n.name for n in tree.body if isinstance(n, ast.ClassDef))
-    return ModuleReach(
-        frozenset(top), tuple(bodies), frozenset(whole), unknown, classes, frozenset(called)
-    )
+    return ModuleReach(frozenset(top), tuple(bodies), frozenset(whole), unknown, frozenset(called))
 
 
 def built_classes(modules: Iterable[tuple[str, ModuleReach]]) -> frozenset[str] | None:
