@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.ast_nodes import last_name, parse_python
-from dp2ddp.transforms._support.nodes import enclosing_function, unmoved, walk
+from dp2ddp.transforms._support.nodes import enclosing_function, unmoved
 from dp2ddp.transforms.analysis.built_by import assigned_value
 from dp2ddp.transforms.analysis.layer_names import CONTAINERS, PARAMETER_FREE
 
@@ -119,32 +119,12 @@ def wrapped_call(t: MigrationTransform, module: cst.BaseExpression) -> cst.Call 
         value: cst.BaseExpression | None = None
         if isinstance(node, cst.Name):
             value = assigned_value(t, at, node.value)
-        elif isinstance(node, cst.Attribute):
-            value = _assigned_attribute(t, at, node)
+        elif isinstance(node, cst.Attribute) and enclosing_function(at, t) is not None:
+            value = assigned_value(t, at, t.code(node))
         if value is None:
             return None
         node = value
     return None
-
-
-def _assigned_attribute(
-    t: MigrationTransform, at: cst.CSTNode, attribute: cst.Attribute
-) -> cst.BaseExpression | None:
-    """The value last assigned to `attribute` (as spelled) before `at` in its function."""
-    function = enclosing_function(at, t)
-    if function is None:
-        return None
-    spelled, line = t.code(attribute), t._position(at)[0]
-    value: cst.BaseExpression | None = None
-    for node in walk(function, skip_scopes=True):
-        if (
-            isinstance(node, cst.Assign)
-            and len(node.targets) == 1
-            and t.code(node.targets[0].target) == spelled
-            and t._position(node)[0] < line
-        ):
-            value = node.value
-    return value
 
 
 def bare_reason(names: set[str], bare: frozenset[str], call: cst.Call) -> str:

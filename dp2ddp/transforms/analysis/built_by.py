@@ -35,7 +35,8 @@ def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpre
 
 
 def assigned_value(t: MigrationTransform, at: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """The value last assigned to `name` before `at` in its function (or module)."""
+    """The value last assigned to `name` before `at` in its function (or module); `name`
+    may be an attribute chain as spelled (`self.loss`)."""
     scope: cst.CSTNode | None = t.parent(at)
     while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
         scope = t.parent(scope)
@@ -47,12 +48,18 @@ def assigned_value(t: MigrationTransform, at: cst.CSTNode, name: str) -> cst.Bas
         if (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-            and node.targets[0].target.value == name
+            and _spelled(t, node.targets[0].target, name)
             and t._position(node)[0] < line
         ):
             found = node.value
     return found
+
+
+def _spelled(t: MigrationTransform, target: cst.BaseAssignTargetExpression, name: str) -> bool:
+    """`target` is `name`: the bare name, or an attribute chain spelled so."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    return "." in name and isinstance(target, cst.Attribute) and t.code(target) == name
 
 
 def sequential_parts(
