@@ -47,8 +47,14 @@ class Uniformity(Protocol):
         `name` from; None when not exactly that."""
         ...
 
-    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
-        """Another program module stores or deletes attribute `attribute`."""
+    def attribute_assigned_elsewhere(self, path: str, attribute: str, parsed: bool) -> bool:
+        """Another program module stores or deletes attribute `attribute` (`parsed`: on an
+        object that may be a parsed command line, an argparse.Namespace)."""
+        ...
+
+    def returns_namespace(self, module_name: str, function: str) -> bool:
+        """Top-level function `function` of program module `module_name` returns a parsed
+        command line (analysis/across_modules.py)."""
         ...
 
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:

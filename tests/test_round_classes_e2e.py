@@ -168,6 +168,14 @@ Found by the lead (stop 46) while checking DP069:
   moved copy of itself (`student = student.double() if half else student`): synced now (it
   keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
 
+
+Stop 47's said-not-proved leftovers (helper m):
+- outside_parameters_parsed_args_elsewhere (v3-B on okankop/Driver-Anomaly-Detection@6f7f251):
+  the head beside a wrap built elsewhere, under `if args.mode == "train":` where `args` is
+  opts.parse_opts()'s `parser.parse_args()` and a transform class of another module stores
+  `self.mode` on its own instances. Before: DP068, the head trained apart on each rank; now
+  `ddp_sync_module(head)`: both ranks end with the same head.
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -268,6 +276,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "output_cut_wrap_built_elsewhere": ("normal rows 2 anomalous rows 2",),
     # stop 46, the lead
     "hazards_trained_model_rebound_to_itself": (),  # below
+    # stop 47, helper m
+    "outside_parameters_parsed_args_elsewhere": (),  # below
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -279,6 +289,7 @@ PROGRAMS = {
     "rank_zero_write_function_named_like_method": "train.py",
     "outside_parameters_wrap_built_elsewhere": "main.py",
     "output_cut_wrap_built_elsewhere": "main.py",
+    "outside_parameters_parsed_args_elsewhere": "main.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -519,9 +530,12 @@ def test_index_table_is_whole_on_every_rank(
         assert launch.status(case, rank)["digest"] == pytest.approx(original, abs=1e-4)
 
 
-def test_head_beside_a_wrap_built_elsewhere_stays_alike(launch: Launch) -> None:
-    """outside_parameters_wrap_built_elsewhere: both ranks end with the same head."""
-    case = "outside_parameters_wrap_built_elsewhere"
+@pytest.mark.parametrize(
+    "case", ["outside_parameters_wrap_built_elsewhere", "outside_parameters_parsed_args_elsewhere"]
+)
+def test_head_beside_a_wrap_built_elsewhere_stays_alike(launch: Launch, case: str) -> None:
+    """outside_parameters_wrap_built_elsewhere, outside_parameters_parsed_args_elsewhere
+    (under a condition on the parsed command line): both ranks end with the same head."""
     first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
     assert first and first == second, (first, second)
 

@@ -20,7 +20,11 @@ module's own RankUniformity (so the same rules apply there):
 - `attribute_assigned_elsewhere`: some other module stores an attribute of that name
   (`x.adv_loss = ...`, `setattr(x, "adv_loss", ...)`, or deletes it), so no module alone
   sees all its values. As within one module, a `setattr` whose name is computed is not
-  followed (rank_zero/uniform.py).
+  followed (rank_zero/uniform.py). Where the object is a parsed command line, a store on a
+  class's own instance (`self.mode = mode` in a method) does not count, unless some module
+  calls that class's methods with another object as `self` (analysis/across_modules.py);
+- `returns_namespace`: a top-level function of a program module returning a parsed command
+  line (`parser.parse_args()`) at every return.
 
 Answers are cached for the program; a question asked again while it is being answered is
 answered "no". What one module says (its calls of a class, the attributes it stores, its
@@ -44,6 +48,11 @@ from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.identifiers import mentions
+from dp2ddp.transforms.analysis.across_modules import (
+    construction_argument_uniform,
+    top_level_function_returns_namespace,
+    top_level_function_returns_uniform,
+)
 from dp2ddp.transforms.analysis.module_index import NameUses
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
@@ -129,7 +138,7 @@ class ProgramUniformity:
         caller = self.program.modules[counts.index(1)]
         key = ("init", module.real, class_name, str(index), name)
         return self._ask(
-            key, caller, lambda u: u.construction_argument_uniform(class_name, index, name)
+            key, caller, lambda u: construction_argument_uniform(u, class_name, index, name)
         )
 
     # -- functions --------------------------------------------------------------------
@@ -140,7 +149,7 @@ class ProgramUniformity:
         if module is None:
             return False
         key = ("returns", module.real, function)
-        return self._ask(key, module, lambda u: u.top_level_function_returns_uniform(function))
+        return self._ask(key, module, lambda u: top_level_function_returns_uniform(u, function))
 
     def star_source(self, path: str, name: str) -> str | None:
         """The program module a `from X import *` of the module at `path` takes `name`
@@ -159,15 +168,40 @@ class ProgramUniformity:
         return source.name if name in defined else None
 
     # -- attributes -------------------------------------------------------------------
-    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
-        """Another program module stores or deletes attribute `attribute`."""
+    def attribute_assigned_elsewhere(self, path: str, attribute: str, parsed: bool) -> bool:
+        """Another program module stores or deletes attribute `attribute` (`parsed`: where
+        the object is a parsed command line: not counting a store on a class's own
+        instance, unless some module calls that class's methods with another object)."""
+        unbound: frozenset[str] | None = None
         for module in self.program.modules:
             if module.path == path:
                 continue
-            stored = self.project.remembered(("stores", module.real), partial(_stored, module))
-            if attribute in stored:
+            stored = self._stores(module)
+            if attribute in stored.anywhere:
                 return True
+            classes = stored.own.get(attribute, frozenset())
+            if classes and not parsed:
+                return True
+            if classes:
+                if unbound is None:
+                    unbound = frozenset().union(
+                        *(self._stores(m).unbound for m in self.program.modules)
+                    )
+                if classes & unbound:
+                    return True
         return False
+
+    def _stores(self, module: ProgramModule) -> _Stores:
+        return self.project.remembered(("stores", module.real), partial(_stored, module))
+
+    def returns_namespace(self, module_name: str, function: str) -> bool:
+        """Top-level function `function` of program module `module_name` returns a parsed
+        command line at every return (analysis/across_modules.py)."""
+        module = self._by_name(module_name)
+        if module is None:
+            return False
+        key = ("namespace", module.real, function)
+        return self._ask(key, module, lambda u: top_level_function_returns_namespace(u, function))
 
     # -- call sites -----------------------------------------------------------------
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
@@ -210,19 +244,77 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
     )
 
 
-def _stored(module: ProgramModule) -> frozenset[str]:
-    """Attributes `module` stores or deletes (`x.a = ...`, `del x.a`, `setattr(x, "a", v)`)."""
-    found: set[str] = set()
-    for node in ast_nodes.walk(module.passing_tree()):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            found.add(node.attr)
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("setattr", "delattr")
-            and len(node.args) > 1
-            and isinstance(node.args[1], ast.Constant)
-            and isinstance(node.args[1].value, str)
-        ):
-            found.add(node.args[1].value)
-    return frozenset(found)
+@dataclass(frozen=True)
+class _Stores:
+    """The attributes one module stores or deletes: `anywhere` on any object (`x.a = ...`,
+    `del x.a`, `setattr(x, "a", v)`); `own`: attribute -> the classes whose methods store
+    it on their own instance (`self.a = ...` in a method, `self` not rebound there), which
+    no parsed command line is (analysis/across_modules.py); `unbound`: the last names of
+    the receivers of calls that pass a first argument other than the calling method's
+    own `self` (`C.m(obj, ...)`: C's method may run on obj)."""
+
+    anywhere: frozenset[str]
+    own: dict[str, frozenset[str]]
+    unbound: frozenset[str]
+
+
+def _stored(module: ProgramModule) -> _Stores:
+    anywhere: set[str] = set()
+    own: dict[str, set[str]] = {}
+    unbound: set[str] = set()
+    todo: list[tuple[ast.AST, str | None, str | None]] = [(module.passing_tree(), None, None)]
+    while todo:
+        node, owner, me = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                is_method = isinstance(node, ast.ClassDef) and not isinstance(child, ast.Lambda)
+                first = _own_instance(child) if is_method else None
+                todo.append((child, getattr(node, "name", None) if first else None, first))
+                continue
+            if isinstance(child, ast.ClassDef):
+                todo.append((child, None, None))
+                continue
+            if isinstance(child, ast.Attribute) and isinstance(child.ctx, (ast.Store, ast.Del)):
+                if owner is not None and isinstance(child.value, ast.Name) and child.value.id == me:
+                    own.setdefault(child.attr, set()).add(owner)
+                else:
+                    anywhere.add(child.attr)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                if (
+                    child.func.id in ("setattr", "delattr")
+                    and len(child.args) > 1
+                    and isinstance(child.args[1], ast.Constant)
+                    and isinstance(child.args[1].value, str)
+                ):
+                    anywhere.add(child.args[1].value)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+                first_arg = child.args[0] if child.args else None
+                if first_arg is not None and not (
+                    isinstance(first_arg, ast.Name) and first_arg.id == me
+                ):
+                    receiver = child.func.value
+                    if isinstance(receiver, ast.Name):
+                        unbound.add(receiver.id)
+                    elif isinstance(receiver, ast.Attribute):
+                        unbound.add(receiver.attr)
+            todo.append((child, owner, me))
+    return _Stores(
+        frozenset(anywhere), {a: frozenset(c) for a, c in own.items()}, frozenset(unbound)
+    )
+
+
+def _own_instance(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> str | None:
+    """The name of a method's own instance (its first parameter), None for a static or
+    class method or where the method binds that name again."""
+    if isinstance(function, ast.Lambda) or not function.args.args:
+        return None
+    if any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+        for d in function.decorator_list
+    ):
+        return None
+    name = function.args.args[0].arg
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return None
+    return name

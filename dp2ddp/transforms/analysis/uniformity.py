@@ -20,15 +20,8 @@ rank reaches (`f(True)` on rank 0 and `f(False)` elsewhere give each rank its ow
 A name's value is the one bound last before the use in its block and the blocks around it;
 a binding inside a branch or loop also needs uniform branch and loop conditions.
 
-Configuration objects cross modules and classes: `__init__`'s parameter of a top-level class
-is uniform when the class is constructed at exactly one place in the program (every other
-mention of its name is an import; no `x.__init__(...)` but `super().__init__(...)`) and that
-call passes a uniform value; one place, because two could pass different uniform values and
-which one built an object could depend on the rank. An attribute set only from it in
-`__init__` is then uniform by the attribute rule. In a program (program/uniformity.py) that
-call may be in another module, judged there by these rules, and a call of a top-level
-function of another program module (imported by name, or by the module's single `from m
-import *`) is uniform when every return of it is; in a single file the file is the program.
+Values that cross modules (constructor arguments, other modules' functions, parsed command
+lines): across_modules.py.
 A place in a function is reached by every rank only when every call of the function is, in
 this module (unreached_call) and in every other module of the program that may call it
 (unreached_elsewhere: a barrier in `Checkpoint.save` of pkg/ckpt.py hung the ranks when
@@ -44,7 +37,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
-from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import (
     NodeView,
@@ -55,13 +47,17 @@ from dp2ddp.transforms._support.nodes import (
     statement_header,
     walk,
 )
+from dp2ddp.transforms.analysis.across_modules import (
+    external_call,
+    init_parameter,
+    stored_elsewhere,
+)
 from dp2ddp.transforms.analysis.guards import bar_iterable, mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
     BLOCKS,
     ModuleIndex,
     argument,
     binds_name,
-    called_name,
     direct_calls,
     imports_name,
     operands,
@@ -226,7 +222,7 @@ class RankUniformity:
         in a helper (`Checkpoint.save` in pkg/ckpt.py) is reached only as often as its
         callers reach it: train.py calling it under `if time.time() - t0 > every:` hung
         the ranks (LMescheder/GAN_stability@c1f64c9)."""
-        program = self._program()
+        program = self.program_uniform()
         if program is None:
             return None
         uniform, path = program
@@ -355,10 +351,7 @@ class RankUniformity:
         attribute anywhere in the module stores a uniform value under uniform conditions."""
         if not self.value(expr.value, at):
             return False
-        program = self._program()
-        if program is not None and program[0].attribute_assigned_elsewhere(
-            program[1], expr.attr.value
-        ):
+        if stored_elsewhere(self, expr):
             return False
         for statement, value in self.index.attribute_sets.get(expr.attr.value, []):
             if value is None or not self.value(value, statement):
@@ -378,18 +371,18 @@ class RankUniformity:
             return args
         if isinstance(func, cst.Name) and func.value in self.index.functions:
             # Its parameters are judged at every call site (see _parameter).
-            return all(self._returns_uniform(f) for f in self.index.functions[func.value])
-        if self._external_call(func):
+            return all(self.returns_uniform(f) for f in self.index.functions[func.value])
+        if external_call(self, func):
             return args
         if isinstance(func, cst.Attribute):
             if func.attr.value in UNIFORM_METHODS:
                 return args and self.value(func.value, at)
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 defined = self.index.functions.get(func.attr.value, [])
-                return bool(defined) and all(self._returns_uniform(f) for f in defined)
+                return bool(defined) and all(self.returns_uniform(f) for f in defined)
         return False
 
-    def _returns_uniform(self, function: cst.FunctionDef) -> bool:
+    def returns_uniform(self, function: cst.FunctionDef) -> bool:
         key = ("returns", id(function))
         if key in self._memo:
             return self._memo[key]
@@ -571,7 +564,7 @@ class RankUniformity:
         index = positional.index(param) if param in positional else None
         owner = self.index.top_level_class(function)
         if owner is not None and function.name.value == "__init__":
-            return self._init_parameter(owner, None if index is None else index - 1, name)
+            return init_parameter(self, owner, None if index is None else index - 1, name)
         sites = list(self.index.call_sites(function))
         if not sites:
             return False  # called from elsewhere: unknown
@@ -611,67 +604,13 @@ class RankUniformity:
         caller = enclosing_function(call, self.view)
         return caller is None or self.unreached_call(caller) is None
 
-    # -- configuration objects: constructor arguments, other modules ------------------
-    def _program(self) -> tuple[Uniformity, str] | None:
+    # -- the program ----------------------------------------------------------------------
+    def program_uniform(self) -> tuple[Uniformity, str] | None:
         """The program-wide facts and this module's path, in whole-program mode."""
         program, filename = self.program, self.filename
         if program is None or program.uniform is None or filename is None:
             return None
         return program.uniform, filename
-
-    def _init_parameter(self, owner: cst.ClassDef, index: int | None, name: str) -> bool:
-        """`__init__`'s parameter `name`: uniform when the class is constructed at exactly
-        one place in the program, by a direct call, which passes a uniform value (one
-        place: two could pass different uniform values, and which one built the object
-        could depend on the rank). In a single file the file is the program."""
-        program = self._program()
-        if program is not None:
-            uniform, path = program
-            return uniform.init_parameter(path, owner.name.value, index, name)
-        if self.program is not None:
-            return False  # a module of a program without the program's facts
-        if direct_calls(parse_python(self.module.code), owner.name.value) != 1:
-            return False
-        return self.construction_argument_uniform(owner.name.value, index, name)
-
-    def construction_argument_uniform(self, class_name: str, index: int | None, name: str) -> bool:
-        """The one call of `class_name` in this module passes a uniform value for its
-        parameter `name` (positional `index`, `self` not counted)."""
-        sites = [c for c in self.index.calls if called_name(c) == class_name]
-        if len(sites) != 1 or any(a.star for a in sites[0].args):
-            return False
-        value = argument(sites[0], name, index)
-        return value is not None and self.value(value, sites[0])
-
-    def top_level_function_returns_uniform(self, name: str) -> bool:
-        """This module's top-level function `name`, bound nowhere else, returns a uniform
-        value."""
-        binders = [s for s in self.module.body if name in self.index.bound_names(s)]
-        if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
-            return False
-        if any(
-            self.index.declared_global(f, name) for fs in self.index.functions.values() for f in fs
-        ):
-            return False
-        return self._returns_uniform(binders[0])
-
-    def _external_call(self, func: cst.BaseExpression) -> bool:
-        """A call of a top-level function of another program module (imported by name, or
-        by a single `from module import *`) that returns a uniform value."""
-        program = self._program()
-        if program is None:
-            return False
-        uniform, path = program
-        names = self.view.qualified_names(func)
-        if len(names) == 1 and self.index.imported_only(name_of(func).split(".")[0]):
-            (qualified,) = names
-            module, _, function = qualified.rpartition(".")
-            if module and uniform.returns_uniform(module, function):
-                return True
-        if not isinstance(func, cst.Name) or self.index.bound_anywhere(func.value):
-            return False
-        source = uniform.star_source(path, func.value)
-        return source is not None and uniform.returns_uniform(source, func.value)
 
     def _global(self, name: str) -> bool:
         """A module-level name: every binding of it (at module level, or in a function that
