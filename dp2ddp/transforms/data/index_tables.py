@@ -47,25 +47,10 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.guards import mentions_rank
+from dp2ddp.transforms.data.filled_tables import KEEPING, made_to_fill, read_after
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
-
-#: Calls after the loop that make a table whole on every rank (the program's own fix).
-_WHOLE_MAKERS = (
-    "all_reduce",
-    "all_gather",
-    "all_gather_into_tensor",
-    "broadcast",
-    "ddp_whole_table",
-)
-#: torch's and numpy's calls that make an array a table can be (qualified name's last part).
-_CONSTRUCTORS = frozenset(
-    {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"}
-    | {"rand", "randn", "tensor", "as_tensor", "array", "asarray"}
-)
-#: Methods that keep a batch element's values (a conversion or a move).
-_KEEPING = frozenset({"to", "cuda", "cpu", "long", "int", "numpy", "tolist", "view", "flatten"})
 
 
 def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
@@ -104,7 +89,8 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
             if table in bound_here or not read & batch:
                 continue
             if table not in reads:
-                after = _read_after(t, scope, table, end)
+                sized = made_to_fill(t, target.value)
+                after = read_after(t, scope, table, end, sized=sized)
                 if after is None:
                     continue
                 reads[table] = after
@@ -171,7 +157,7 @@ def _make_whole(
     ):
         return f"the pass reads {table} too (other ranks' rows differ while it runs)"
     name = written[0][1].value
-    if not isinstance(name, cst.Name) or not _array_bound(t, name):
+    if not isinstance(name, cst.Name) or not made_to_fill(t, name):
         return f"{table} is not proved a torch tensor or a numpy array (no rows to gather)"
     if not _every_rank_runs(t, loop):
         return (
@@ -201,34 +187,9 @@ def _pure(key: cst.BaseExpression) -> bool:
     evaluating it again right after the write gives the same indices."""
     for node in walk(key):
         if isinstance(node, cst.Call):
-            if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEEPING):
+            if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in KEEPING):
                 return False  # its arguments are walked too: `idx.view(-1)`, `.to(device)`
         elif isinstance(node, (cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda)):
-            return False
-    return True
-
-
-def _array_bound(t: ShardDataLoaders, name: cst.Name) -> bool:
-    """Every binding reaching `name` (at the write) makes a torch tensor or a numpy array
-    (`torch.zeros(N, 3)`, `np.full(...)`, `torch.zeros(...).cuda()`)."""
-    found = [d for d in view(t._module_node).reaching(name) if d.kind != "store"]
-    if not found:
-        return False
-    for definition in found:
-        value = definition.value
-        if definition.kind != "assign" or definition.element or value is None:
-            return False
-        while (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _KEEPING | {"float", "double", "half", "zero_"}
-            and not t.qualified_names(value.func)
-        ):
-            value = value.func.value
-        if not isinstance(value, cst.Call) or not any(
-            q.rsplit(".", 1)[0] in ("torch", "numpy") and q.rsplit(".", 1)[1] in _CONSTRUCTORS
-            for q in t.qualified_names(value.func)
-        ):
             return False
     return True
 
@@ -294,24 +255,8 @@ def _kept(value: cst.BaseExpression) -> str | None:
         elif (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _KEEPING
+            and value.func.attr.value in KEEPING
         ):
             value = value.func.value
         else:
             return None
-
-
-def _read_after(t: ShardDataLoaders, scope: cst.CSTNode, table: str, end: int) -> int | None:
-    """The line of the first read of `table` after line `end` in `scope`, or None (also
-    where a call there reduces or gathers it: the program makes it whole itself)."""
-    first = None
-    for node in walk(scope, skip_scopes=True):
-        if isinstance(node, cst.Call) and name_of(node.func) in _WHOLE_MAKERS:
-            if any(isinstance(n, cst.Name) and n.value == table for n in walk(node)):
-                if t.get_metadata(PositionProvider, node).start.line > end:
-                    return None
-        if isinstance(node, cst.Name) and node.value == table:
-            line = t.get_metadata(PositionProvider, node).start.line
-            if line > end and (first is None or line < first):
-                first = line
-    return t.state.line_map(first) if first is not None else None
