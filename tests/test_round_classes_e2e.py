@@ -175,6 +175,10 @@ Stop 47's said-not-proved leftovers (helper m):
   opts.parse_opts()'s `parser.parse_args()` and a transform class of another module stores
   `self.mode` on its own instances. Before: DP068, the head trained apart on each rank; now
   `ddp_sync_module(head)`: both ranks end with the same head.
+- data_figures_mean_list_gathered (v3-A of stop 46, WangYueFt/prnet's figures): per-batch mean
+  losses kept in lists made fresh before the pass, read only as their mean after it:
+  gathered from every rank (ddp_gather_items), rank 0 prints the original's epoch figures
+  (before: DP030, rank 0's half, `mse 1.0900 l1 0.8714` for the original's 1.1276 / 0.8943).
 
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
@@ -278,6 +282,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_trained_model_rebound_to_itself": (),  # below
     # stop 47, helper m
     "outside_parameters_parsed_args_elsewhere": (),  # below
+    "data_figures_mean_list_gathered": (
+        "epoch 0 mse 1.1276 l1 0.8943",
+        "epoch 1 mse 1.1276 l1 0.8943",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -293,6 +301,7 @@ PROGRAMS = {
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "data_figures_mean_list_gathered": "mse",
     "detect_indent_tabs_libcst_refuses": "loss",
     "model_wrap_guard_gpu_list_nonempty": "loss",
     "importlib_prefix_every_member": "building",

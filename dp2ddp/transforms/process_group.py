@@ -232,6 +232,7 @@ NEEDS_GROUP = frozenset(
         "ddp_barrier",
         "ddp_broadcast_module",
         "ddp_count_share",
+        "ddp_gather_items",
         "ddp_global_count",
         "ddp_rank0_first",
         "ddp_rewrap",

@@ -25,6 +25,7 @@ from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
+from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
@@ -265,7 +266,7 @@ class LoaderEvaluation(ShowingCalls):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
             counters -= summed_counts(self, loader, loop)  # type: ignore[arg-type]
-            objects = self._running_objects(loop)
+            objects = self._running_objects(loop) - gathered_mean_lists(self, loader, loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
             stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items

@@ -159,7 +159,7 @@ def _make_whole(
     name = written[0][1].value
     if not isinstance(name, cst.Name) or not made_to_fill(t, name):
         return f"{table} is not proved a torch tensor or a numpy array (no rows to gather)"
-    if not _every_rank_runs(t, loop):
+    if not every_rank_runs(t, loop):
         return (
             "a `return`/`yield` leaves the loop or a rank test guards it: the gather is a "
             "collective every rank must reach"
@@ -194,7 +194,7 @@ def _pure(key: cst.BaseExpression) -> bool:
     return True
 
 
-def _every_rank_runs(t: ShardDataLoaders, loop: cst.For) -> bool:
+def every_rank_runs(t: ShardDataLoaders, loop: cst.For) -> bool:
     """No `return`/`yield` leaves the loop early, and no rank test guards the loop or a
     call of its function in this module: the gather after it is reached by every rank."""
     if any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(loop.body, skip_scopes=True)):
