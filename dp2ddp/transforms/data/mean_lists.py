@@ -1,30 +1,33 @@
 """Lists of per-batch means read only as their mean after a pass over a sharded loader.
 
-Class v3-A of stop 46 (WangYueFt/prnet@, tjddus9597/Proxy-Anchor-CVPR2020's shape):
-`losses.append(loss.item())` in the training loop, `np.mean(losses)` printed or logged
-after it. DataParallel's figure is the mean over the pass's batches of each batch's mean.
-Sharded by a DistributedSampler every rank runs as many batches (the sampler pads every
-rank to the same count), each a share of the batch; the mean over every rank's items of the
-shares' means is the mean over the batches of the mean of their shares, which is the
-batch's mean where the shares are equal (the per-rank batch is the global one divided by
-the ranks; the last batch's shares may differ by a sample, and the sampler's padding
-repeats fewer samples than there are ranks, as for every sharded figure). So the list
-gathered from every rank after the loop, `losses = ddp_gather_items(losses)` (an
-all_gather_object in rank order, templates/helpers/gather_items.py.j2), gives
-DataParallel's figure wherever only its mean is read. Proved, else DP030 as before:
+Class v3-A of stop 46 (WangYueFt/prnet@82d466a's training figures; the shape of
+tjddus9597/Proxy-Anchor-CVPR2020@51db570's `losses_per_epoch.append(loss.data.cpu().
+numpy())` ... `np.mean(losses_per_epoch)`): per-batch losses kept in a list in the
+training loop, the list's mean printed or logged after it. DataParallel's figure is the
+mean over the pass's batches of each batch's mean. Sharded by a DistributedSampler every
+rank runs as many batches (the sampler pads every rank to the same count), each a share of
+the batch; the mean over every rank's items of the shares' means is the mean over the
+batches of the mean of their shares, which is the batch's mean where the shares are equal
+(the per-rank batch is the global one divided by the ranks; the last batch's shares may
+differ by a sample, and the sampler's padding repeats fewer samples than there are ranks,
+as for every sharded figure). So the list gathered from every rank after the loop,
+`losses = ddp_gather_items(losses)` (an all_gather_object in rank order,
+templates/helpers/gather_items.py.j2), gives DataParallel's figure wherever only its mean
+is read. Proved, else DP030 as before:
 
 - the loop iterates the loader itself, which this module shards with a DistributedSampler;
 - the list is bound to `[]` (`L = []`, `a, L = [], []`) by a statement of the loop's own
-  block before it, the last there to name it (a fresh list
-  each time the block runs: a list kept across passes and gathered after each would hold
-  the earlier passes' items once per rank);
+  block before it, the last there to name it (a fresh list each time the block runs: a
+  list kept across passes and gathered after each would hold the earlier passes' items
+  once per rank);
 - the loop feeds it once per pass: one `L.append(v)` statement directly in its body, no
   other mention of L in it, and no `break`, `continue`, `return`, `raise` or `yield` in it
   (every pass appends, every rank reaches the gather);
-- v is `X.item()` or `float(X)` of a name every binding of which is in the loop's body and
-  a mean over the batch: a `.mean()` call, a call of a loss module made by
-  `torch.nn.<X>Loss(...)` or of a torch.nn.functional loss, neither given a `reduction`,
-  `weight` or `ignore_index` (a weighted mean over a share is not a share of the mean);
+- v is `X.item()`, `float(X)`, `X.detach().cpu().numpy()` (`.data`, ...) of a name every
+  binding of which is in the loop's body and a mean over the batch: a `.mean()` call, a
+  call of a loss module made by `torch.nn.<X>Loss(...)` or of a torch.nn.functional loss,
+  neither given a `reduction`, `weight` or `ignore_index` (a weighted mean over a share is
+  not a share of the mean);
 - after the loop, in its function, every read of L is `np.mean(L)`, `np.average(L)`,
   `statistics.mean(L)` or `sum(L) / len(L)`;
 - no rank test guards the loop or a call of its function (the gather is a collective).
@@ -56,6 +59,8 @@ _FUNCTIONAL = frozenset(
     }
 )  # fmt: skip
 _NOT_PLAIN_MEAN = frozenset({"reduction", "weight", "ignore_index", "size_average", "reduce"})
+#: Methods that take a scalar tensor's number (or keep it a scalar).
+_SCALAR = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double"})
 #: Calls that read a list as its mean (qualified names).
 _MEANS = frozenset({"numpy.mean", "numpy.average", "statistics.mean"})
 
@@ -119,8 +124,8 @@ def _gathers(statement: cst.BaseStatement, name: str) -> bool:
 
 
 def _appended(t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode) -> str | None:
-    """L of a statement `L.append(X.item())` / `L.append(float(X))` with X a mean over the
-    batch bound in the loop's body."""
+    """L of a statement `L.append(X.item())` (`float(X)`, `X.detach().cpu().numpy()`,
+    `X.data...`) with X a mean over the batch bound in the loop's body."""
     if not (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
@@ -134,18 +139,21 @@ def _appended(t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode) -> str
         and not call.args[0].star
     ):
         return None
-    value = call.args[0].value
-    if (
-        isinstance(value, cst.Call)
-        and not value.args
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value == "item"
-    ):
-        held = value.func.value
-    elif isinstance(value, cst.Call) and name_of(value.func) == "float" and len(value.args) == 1:
-        held = value.args[0].value
-    else:
-        return None
+    held = call.args[0].value
+    if isinstance(held, cst.Call) and name_of(held.func) == "float" and len(held.args) == 1:
+        held = held.args[0].value
+    while True:  # `.item()`, `.detach().cpu().numpy()`, `.data`: the same number
+        if isinstance(held, cst.Attribute) and held.attr.value == "data":
+            held = held.value
+        elif (
+            isinstance(held, cst.Call)
+            and not held.args
+            and isinstance(held.func, cst.Attribute)
+            and held.func.attr.value in _SCALAR
+        ):
+            held = held.func.value
+        else:
+            break
     if not isinstance(held, cst.Name) or not _batch_mean(t, loop, held):
         return None
     return call.func.value.value
