@@ -28,8 +28,9 @@ is read. Proved, else DP030 as before:
   call of a loss module made by `torch.nn.<X>Loss(...)` or of a torch.nn.functional loss,
   neither given a `reduction`, `weight` or `ignore_index` (a weighted mean over a share is
   not a share of the mean);
-- after the loop, in its function, every read of L is `np.mean(L)`, `np.average(L)`,
-  `statistics.mean(L)` or `sum(L) / len(L)`;
+- after the loop, in its function (or module), every read of L is `np.mean(L)`,
+  `np.average(L)`, `statistics.mean(L)` or `sum(L) / len(L)`, and no function or class
+  defined there names L;
 - no rank test guards the loop or a call of its function (the gather is a collective).
 """
 
@@ -247,6 +248,10 @@ def _read_as_mean(t: LoaderEvaluation, loop: cst.For, name: str) -> bool:
     """After `loop`, in its function, every read of `name` is a mean of it; at least one."""
     end = t.get_metadata(PositionProvider, loop).end.line
     scope = t._scope_root(loop)
+    if len(_mentions(scope, name)) != sum(
+        isinstance(n, cst.Name) and n.value == name for n in walk(scope, skip_scopes=True)
+    ):
+        return False  # a function or class inside reads the name too: not followed
     reads = 0
     for node in walk(scope, skip_scopes=True):
         if not (isinstance(node, cst.Name) and node.value == name):
