@@ -457,8 +457,10 @@ def _handed(param: cst.Param, t: MigrationTransform) -> list[cst.BaseExpression 
     binding other than a plain assignment (a parameter, an unpacking, a loop variable)."""
     flow = view(module_of(param, t))  # type: ignore[arg-type]
     function = flow.function_around(param)
-    sites = flow.call_sites(function) if function is not None else []
-    if function is None or not sites:
+    if function is None or function.owner is not None:
+        return [None]  # a method's parameter may be stored on `self` and wrapped there
+    sites = flow.call_sites(function)
+    if not sites:
         return [None]
     values: list[cst.BaseExpression | None] = []
     for site in sites:
@@ -492,8 +494,11 @@ def _unproved_parameter(
     """Why `x`, a parameter of `scope` bound nowhere else there, is not proved to be a
     construction (then `_built` syncs it) nor a wrap (then DDP averages it): DP119's
     reasons, empty where it is not such a parameter or every call hands it a wrap or a
-    model within one (`model.module`)."""
-    if scope is None:
+    model within one (`model.module`). Only for a function (not a method) that wraps
+    another model itself (`def train(model, teacher): teacher = nn.DataParallel(teacher)`):
+    a trainer function beside a builder that wraps (`fit(model)` handed `build()` by other
+    modules) trains the wrap it is handed."""
+    if scope is None or not any(is_wrap(n) for n in nodes_of(scope.body, cst.Call)):
         return []
     params = scope.params
     found = [
@@ -508,8 +513,10 @@ def _unproved_parameter(
         return []
     flow = view(module_of(scope, t))  # type: ignore[arg-type]
     function = flow.function_around(found[0])
-    sites = flow.call_sites(function) if function is not None else []
-    if function is None or not sites:
+    if function is None or function.owner is not None:
+        return []
+    sites = flow.call_sites(function)
+    if not sites:
         return [f"no call of {scope.name.value}() in this module hands it a model"]
     reasons: list[str] = []
     for site in sites:

@@ -22,6 +22,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.nodes import (
@@ -207,7 +208,23 @@ class BuiltWraps:
             root = root.value
         if not isinstance(root, cst.Name):
             return False
-        return any(d.target in self.bindings for d in flow().definitions(root))
+        return self._holds(flow(), root, 1)
+
+    def _holds(self, flow: DefUse, name: cst.Name, hops: int) -> bool:
+        """A binding of `name` is one of `bindings`; for a function's parameter, what a call
+        of this module passes it (`hops` deep: `train(loader, model)` after `model =
+        generate_model(args)`, stop 46's v3-C)."""
+        for definition in flow.definitions(name):
+            if definition.target in self.bindings:
+                return True
+            if hops and definition.kind == "param" and isinstance(definition.target, cst.Param):
+                function = flow.function_around(definition.target)
+                for site in flow.call_sites(function) if function is not None else []:
+                    assert function is not None
+                    argument = argument_for(site, function, definition.target)
+                    if isinstance(argument, cst.Name) and self._holds(flow, argument, hops - 1):
+                        return True
+        return False
 
 
 def wrapper_results(
