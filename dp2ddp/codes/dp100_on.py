@@ -194,9 +194,10 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP119": (
         "a model handed to a function trains beside a wrap, not proved wrapped",
-        "An optimizer in a module that wraps with DataParallel takes the parameters of a "
-        "function's parameter (`def train(model, teacher): teacher = nn.DataParallel(teacher); "
-        "opt = SGD(model.parameters())`), and what the callers hand that parameter is not "
+        "An optimizer in a function that wraps another model with DataParallel takes the "
+        "parameters of one of the function's parameters (`def train(model, teacher): teacher "
+        "= nn.DataParallel(teacher); opt = SGD(model.parameters())`), and what the callers "
+        "hand that parameter is not "
         "read to the end: no call of the function in its module (it is called from another "
         "module), or a call hands it something that is neither a construction nor a wrap. "
         "Where every call of the module hands it a model it builds, dp2ddp adds "

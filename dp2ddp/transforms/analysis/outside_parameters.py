@@ -277,8 +277,9 @@ class OutsideParameters:
                 t.warn(
                     node,
                     "DP119",
-                    f"{x}, a parameter of {scope.name.value}(), is trained by an optimizer in "
-                    f"a module that wraps with DataParallel, but {', '.join(unproved)}: it "
+                    f"{x}, a parameter of {scope.name.value}(), is trained by an optimizer "
+                    f"beside the model {scope.name.value}() wraps with DataParallel, but "
+                    f"{', '.join(unproved)}: it "
                     f"is not proved to be (inside) a wrapped model, and {HELPER}({x}) was "
                     "not placed; if it is not, each rank trains its own copy",
                 )
