@@ -428,6 +428,11 @@ class ProgramFacts:
         whose own body wraps with DataParallel (DrQA's `DocReader.parallelize()` in
         reader/model.py): a call of one under a GPU flag is hoisted as a wrap is
         (transforms/model_wrap.py). Empty for a single file (the pass reads its own).
+    wrap_returns: names of the functions and methods of the program's modules that may
+        return a DataParallel wrap (analysis/wrap_calls.py `functions_that_wrap`): a name
+        bound to a call of one holds the wrapped model (`model = generate_model(args)`);
+        a function that wraps its teacher but returns its student is not one. Empty for a
+        single file (the pass reads its own).
     uniform: the program's cross-module rank-independence answers; None: unknown. Not
         part of the value's equality: the project model compares the answers a module's
         migration asked for instead (program/project.py).
@@ -467,6 +472,7 @@ class ProgramFacts:
     helpers_first_party: bool = True
     reexports: Reexports = field(default_factory=Reexports)
     wrap_functions: tuple[str, ...] = ()
+    wrap_returns: tuple[str, ...] = ()
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     seeded_streams: frozenset[str] | None = None
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()

@@ -168,7 +168,6 @@ Found by the lead (stop 46) while checking DP069:
   moved copy of itself (`student = student.double() if half else student`): synced now (it
   keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
 
-
 Stop 47's said-not-proved leftovers (helper m):
 - outside_parameters_parsed_args_elsewhere (v3-B on okankop/Driver-Anomaly-Detection@6f7f251):
   the head beside a wrap built elsewhere, under `if args.mode == "train":` where `args` is
@@ -179,6 +178,25 @@ Stop 47's said-not-proved leftovers (helper m):
   losses kept in lists made fresh before the pass, read only as their mean after it:
   gathered from every rank (ddp_gather_items), rank 0 prints the original's epoch figures
   (before: DP030, rank 0's half, `mse 1.0900 l1 0.8714` for the original's 1.1276 / 0.8943).
+
+Stop 47 (helper f), stop 46's still-silent leftovers:
+- figures_loader_handed_to_unchanged_method (v3-A when the callee needs no other change,
+  WangYueFt/prnet@82d466a's layout): the entry hands its training loader to a method of
+  another module's class whose loop sums a loss over its batches and divides it by the
+  dataset's length; that module printed nothing, so the entry was migrated alone and the
+  hand-off not followed: rank 0 printed its half (2.6649 for 5.5513). Now the library is told
+  and sums the figure over the ranks: rank 0 prints the original's figures.
+- model_wrap_wrapper_returns_student (v3's wrapper_results): a function wrapping its
+  teacher and returning its student, one optimizer over both: the student was taken for the
+  wrap and not synced (2.2097 for 2.3862). Now synced: the original's student.
+- model_wrap_trained_parameter: a student bound to a parameter of the function that
+  wraps the teacher, the module's one call handing it a construction: synced (before, neither
+  synced nor said, 2.1429 for 2.2636).
+- importlib_package_name_registry (`getattr(models, name)` over a package, f's note at stop
+  46): the package's `__init__` imports its modules by `f"{__name__}.{info.name}"` and
+  re-exports their classes; its members were not read (DP102 called the package a library)
+  and partial.py's print ran on both ranks. Now `__name__` of a package's `__init__` is its
+  name: every member read and migrated, the print rank 0's.
 
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
@@ -286,6 +304,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 mse 1.1276 l1 0.8943",
         "epoch 1 mse 1.1276 l1 0.8943",
     ),
+    # stop 47, helper f: the original's figures (the base printed 2.6649 / 1.2729, 2.2097
+    # and 2.1429)
+    "figures_loader_handed_to_unchanged_method": ("epoch 0 loss 5.5513", "epoch 1 loss 2.5413"),
+    "model_wrap_wrapper_returns_student": ("student 2.3862",),
+    "model_wrap_trained_parameter": ("student 2.2636",),
+    "importlib_package_name_registry": ("building partial", "weights 2.6781"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -298,6 +322,8 @@ PROGRAMS = {
     "outside_parameters_wrap_built_elsewhere": "main.py",
     "output_cut_wrap_built_elsewhere": "main.py",
     "outside_parameters_parsed_args_elsewhere": "main.py",
+    "figures_loader_handed_to_unchanged_method": "main.py",
+    "importlib_package_name_registry": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -308,6 +334,8 @@ RANK0_ONLY = {
     "model_wrap_parameterless_modules": "weights",
     "importlib_percent_name": "weights",
     "rank_zero_write_function_named_like_method": "weights",
+    "figures_loader_handed_to_unchanged_method": "epoch",
+    "importlib_package_name_registry": "building",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

@@ -192,4 +192,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "before it (`np.random.seed(0)` on every rank), or draw it where every rank "
         "passes, then silence the warning with `# noqa: DP112`.",
     ),
+    "DP119": (
+        "a model handed to a function trains beside a wrap, not proved wrapped",
+        "An optimizer in a function that wraps another model with DataParallel takes the "
+        "parameters of one of the function's parameters (`def train(model, teacher): teacher "
+        "= nn.DataParallel(teacher); opt = SGD(model.parameters())`), and what the callers "
+        "hand that parameter is not "
+        "read to the end: no call of the function in its module (it is called from another "
+        "module), or a call hands it something that is neither a construction nor a wrap. "
+        "Where every call of the module hands it a model it builds, dp2ddp adds "
+        "`ddp_sync_module(X)` after the optimizer's statement itself; where every call hands "
+        "it a wrapped model (or `model.module`), DDP averages it and nothing is said. Here "
+        "neither is proved, and nothing was added: if the model is not inside a "
+        "DistributedDataParallel wrap, the loader is sharded for the wrapped one and each "
+        "rank trains its own copy on its share with no gradient averaging. Wrap it, or call "
+        "`ddp_sync_module(X)` after the optimizer where every rank arrives (`from <helpers> "
+        "import ddp_sync_module`), then silence the warning with `# noqa: DP119`.",
+    ),
 }

@@ -95,6 +95,7 @@ MARKED = frozenset(
         "DP106",
         "DP107",
         "DP108",
+        "DP119",
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

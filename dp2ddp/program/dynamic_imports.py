@@ -287,11 +287,15 @@ def call_sites(
     if found is None:
         return []
     package = module if is_package else module.rpartition(".")[0]
+    # A package's `__init__` runs only imported: its `__name__` is the package's name
+    # (`import_module(f"{__name__}.{info.name}")` over `pkgutil.iter_modules(__path__)`,
+    # the registry a `getattr(models, name)` picks from: stop 47)
+    constants = {**found.constants, "__name__": module} if is_package else found.constants
     sites: list[DynamicSite] = []
     for node, call, code, relative_ok in found.calls:
-        name, prefix = dotted_name_of(call, found.constants, package, module, relative_ok)
+        name, prefix = dotted_name_of(call, constants, package, module, relative_ok)
         helper = found.via_helper.get(id(node))
-        suffix = trailing_text(call.args[0], found.constants) if prefix is not None else ""
+        suffix = trailing_text(call.args[0], constants) if prefix is not None else ""
         if not suffix.isidentifier():  # `_model` names modules; `.train` or '' does not
             suffix = ""
         names = found.bounds.get(id(node), ()) if prefix is not None else ()

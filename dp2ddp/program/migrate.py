@@ -29,15 +29,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
-from dp2ddp.facts import (
-    LoaderFeed,
-    ProgramFacts,
-)
+from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.deep import call_deep, nesting_error
 from dp2ddp.migrate.discovery import describe_os_error
@@ -48,6 +44,7 @@ from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
+from dp2ddp.program.feeds import loader_feeds
 from dp2ddp.program.loader_subclasses import (
     ClassBases,
     class_bases,
@@ -390,14 +387,21 @@ def _migrate(
         exported += _exports(module, done[module.real])
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
-    entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
-    calls = _group_calls(program.libraries, done) if multi else frozenset()
-    needing = _group_at_import(program.libraries, done, calls) if multi else ()
-    if needing or calls:
-        entry_facts = replace(
-            entry_facts, group_at_import=needing, group_calls=tuple(sorted(calls))
-        )
-    entry = _module(program.entry, entry_facts, gate, project)
+    entry = _entry(program, done, exported, told, gate, project, multi)
+    if not multi:
+        # An entry migrated alone still records the loaders it hands its libraries'
+        # functions and methods (data/handoffs.py): a library told so that changes (its
+        # loop's figures summed over the ranks or said, DP030) makes it a program of several
+        # modules, and the entry is migrated again in that form (stop 46 class v3-A when
+        # the callee needs no other change: `learner.train_one_epoch(train_loader=...)`).
+        fed = loader_feeds(program.libraries, [m.outcome for m in (*done.values(), entry)])
+        for module in program.libraries:
+            if module.name in fed:
+                facts = told.facts(module, "library", before[module.real], (), fed[module.name])
+                if _module(module, facts, gate, project).outcome.status == "migrated":
+                    multi = True
+        if multi:
+            entry = _entry(program, done, exported, told, gate, project, multi)
     # A factory another module calls for an evaluation loader (ddp_shard=False there, see
     # data/imported.py) takes that parameter: its module is migrated again, told so.
     split: dict[str, list[str]] = {}
@@ -409,7 +413,7 @@ def _migrate(
     # A loader another module passes to one of a library's functions (data/handoffs.py):
     # its batches there are this rank's share where it is sharded, so the library is
     # migrated again, told so (its batch pass splits only whole data at the model call).
-    fed = _feeds(program.libraries, [*done.values(), entry])
+    fed = loader_feeds(program.libraries, [m.outcome for m in (*done.values(), entry)])
     for module in program.libraries:
         if module.name in split or module.name in fed:
             told_split = tuple(dict.fromkeys(split.get(module.name, [])))
@@ -421,6 +425,27 @@ def _migrate(
     if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
         return migrated  # the inline form, or nothing to migrate
     return [*migrated, _generated(program, migrated, helpers)]
+
+
+def _entry(
+    program: Program,
+    done: dict[str, _Migrated],
+    exported: tuple[LoaderExport, ...],
+    told: ProgramTeller,
+    gate: ProgramGate,
+    project: Project,
+    multi: bool,
+) -> _Migrated:
+    """The entry migrated alone (step 3: no library changed), or with role "entry", told
+    what of its libraries needs the process group."""
+    entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
+    calls = _group_calls(program.libraries, done) if multi else frozenset()
+    needing = _group_at_import(program.libraries, done, calls) if multi else ()
+    if needing or calls:
+        entry_facts = replace(
+            entry_facts, group_at_import=needing, group_calls=tuple(sorted(calls))
+        )
+    return _module(program.entry, entry_facts, gate, project)
 
 
 def _group_calls(libraries: Sequence[ProgramModule], done: dict[str, _Migrated]) -> frozenset[str]:
@@ -536,39 +561,6 @@ def _imported_names(module: ProgramModule) -> list[str]:
             names.append(base)
         names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
     return names
-
-
-def _feeds(
-    libraries: Sequence[ProgramModule], migrated: Sequence[_Migrated]
-) -> dict[str, tuple[LoaderFeed, ...]]:
-    """Per library (import name), what the program's call sites pass its top-level
-    functions' parameters, and its top-level classes' methods' ("Class.method": the callee
-    "model.PRNet._train_one_epoch" of `net._train_one_epoch(...)`) (facts.LoaderFeed): only
-    where some site passes a sharded loader
-    of the module (whole ones alone are the batch pass's unknown source, split at the
-    model call)."""
-    names = {m.name for m in libraries}
-    sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
-    for each in migrated:
-        outcome = each.outcome.result
-        for handoff in outcome.handoffs if outcome is not None else ():
-            module_name, _, function = handoff.callee.rpartition(".")
-            if module_name not in names:  # a method: "model.PRNet._train_one_epoch"
-                module_name, _, owner = module_name.rpartition(".")
-                function = f"{owner}.{function}"
-            if module_name not in names:
-                continue
-            key = (module_name, function, handoff.position, handoff.keyword)
-            sharded, whole = sites.setdefault(key, ([], []))
-            where = f"{PurePath(each.outcome.path).name}:{handoff.line}"
-            (sharded if handoff.sharded else whole).append(where)
-    fed: dict[str, list[LoaderFeed]] = {}
-    for (module_name, function, position, keyword), (sharded, whole) in sites.items():
-        feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
-        fed.setdefault(module_name, []).append(feed)
-    # a site passing by keyword and another by position meet in the batch pass (it knows
-    # the parameters): a module is told all its sites once one passes a sharded loader
-    return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
 
 
 def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:

@@ -63,7 +63,7 @@ class ProgramTeller:
         self._uniform: ProgramUniformity | None = None
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
-        self._wrap_functions: tuple[str, ...] | None = None
+        self._wrap_functions: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._seeded: frozenset[str] | None = None
         self._generator_takers: tuple[tuple[str, str], ...] | None = None
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
@@ -217,6 +217,7 @@ class ProgramTeller:
             helpers_first_party(self.program.entry_dir, self.helpers),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
+            self.wrap_returns() if gate and models else (),
             self.sample_readers(module) if draws else (),
             self.seeded_streams() if in_program else None,
             self.pickling(module) if gate else (),
@@ -486,11 +487,23 @@ class ProgramTeller:
 
     def wrap_functions(self) -> tuple[str, ...]:
         """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""
+        return self._wraps()[0]
+
+    def wrap_returns(self) -> tuple[str, ...]:
+        """The program's functions that may return a wrap (ProgramFacts.wrap_returns)."""
+        return self._wraps()[1]
+
+    def _wraps(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if self._wrap_functions is None:
             from dp2ddp.transforms.analysis.wrap_calls import functions_that_wrap
 
-            found = {n for m in self.program.modules for n in functions_that_wrap(m.source.text)}
-            self._wrap_functions = tuple(sorted(found))
+            wrapping: set[str] = set()
+            returning: set[str] = set()
+            for m in self.program.modules:
+                found, returns = functions_that_wrap(m.source.text)
+                wrapping |= found
+                returning |= returns
+            self._wrap_functions = (tuple(sorted(wrapping)), tuple(sorted(returning)))
         return self._wrap_functions
 
 

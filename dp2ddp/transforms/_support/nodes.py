@@ -459,15 +459,21 @@ def wrap_target(call: cst.Call, transform: MigrationTransform) -> str | None:
     """What a wrap call's result is assigned to, as spelled (`model`, `self.model`), through
     a chained `.cuda()`/`.to()` and the IfExp of `DP(m) if guard else m`; None for anything
     else (a return value, a tuple target, a chained assignment)."""
+    target = assigned_target(call, transform)
+    return code_of(target) if target is not None else None
+
+
+def assigned_target(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
+    """wrap_target's target node (the Name or Attribute bound)."""
     node: cst.CSTNode | None = transform.parent(call)
     while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
         node = transform.parent(node)
     if isinstance(node, cst.AssignTarget):
         return None
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
-        return code_of(node.targets[0].target)
+        return node.targets[0].target
     if isinstance(node, cst.AnnAssign):
-        return code_of(node.target)
+        return node.target
     return None
 
 

@@ -182,15 +182,19 @@ def _passed(flow: DefUse, param: cst.Param) -> list[cst.BaseExpression]:
 
 def _slot(flow: DefUse, param: cst.Param) -> tuple[str, int | None] | None:
     """(the callable an importer calls, the parameter's position as it counts them) for a
-    parameter of a top-level function, or of a top-level class's `__init__`; None else."""
+    parameter of a top-level function, of a top-level class's `__init__` (the class), or of
+    another method of one ("Class.method", called on an instance another module built:
+    `learner.train_one_epoch(loader, opt)`, stop 46 class v3-A); None else."""
     function = flow.function_around(param)
     if function is None or not isinstance(function.node, cst.FunctionDef):
         return None
     params = function.params
     if function.owner is not None:
-        if function.node.name.value != "__init__" or flow.parent(function.owner) is not flow.module:
+        if flow.parent(function.owner) is not flow.module:
             return None
         name = function.owner.name.value
+        if function.node.name.value != "__init__":
+            name = f"{name}.{function.node.name.value}"
         params = params[1:] if function.self_name is not None else params
     elif flow.parent(function.node) is flow.module:
         name = function.node.name.value

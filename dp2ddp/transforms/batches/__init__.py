@@ -198,9 +198,16 @@ class ShardBatches(BatchSqueezes):
         assert module is not None
         # also a model the program's wrapping function returned (`model = generate_model()`)
         wrappers = own_functions_that_wrap(module, self._is_dp) | {*self.state.facts.wrap_functions}
-        models = {*self.state.wrapped, *wrapper_results(module, self, frozenset(wrappers))}
+        built = wrapper_results(module, self, frozenset(wrappers), self._is_dp)
         for call in nodes.of(cst.Call):
-            if self.code(call.func) not in models:
+            called = self.code(call.func)
+            if (
+                called not in self.state.wrapped
+                and called not in built.spelled
+                and not (
+                    isinstance(call.func, cst.Name) and built.holds(call.func, lambda: view(module))
+                )
+            ):
                 continue
             loop = self._training_loop(lambda: view(module), call)
             assign = self.parent(call)

@@ -52,7 +52,10 @@ def loader_handoffs(
     (through names, as the loops' iterables are resolved), with whether it is sharded."""
     found: list[LoaderHandoff] = []
     said_split_loops(t, sharded)
-    if t.state.program is None or not loaders:
+    if not loaders or (t.state.program is None and not t.state.facts.loaders.consumers):
+        # a file alone records none; an entry its program migrates alone (its libraries
+        # unchanged) does: program/migrate.py tells the callees and migrates it again
+        # in the program's form where that changes one of them
         return found
     for call in t._calls:
         if call in loaders:
@@ -76,13 +79,13 @@ def loader_handoffs(
     return found
 
 
-def _callees(t: ShardDataLoaders, func: cst.BaseExpression) -> list[str]:
+def _callees(t: CallFlow, func: cst.BaseExpression) -> list[str]:
     """The qualified names `func` may call that another module defines."""
     callees = [q for q in t.qualified_names(func) if "." in q and "<" not in q]
     return [q for q in callees if not q.startswith(("builtins.", "__main__."))]
 
 
-def _method_callees(t: ShardDataLoaders, call: cst.Call) -> list[str]:
+def _method_callees(t: CallFlow, call: cst.Call) -> list[str]:
     """`net._train_one_epoch(...)` where every binding of `net` constructs one class of
     another module (`net = PRNet(args).cuda()`, PRNet imported from model.py): the method,
     as "model.PRNet._train_one_epoch" (stop 46 class v3-A, WangYueFt/prnet@82d466a: the
@@ -229,6 +232,8 @@ def handed_on(t: CallFlow, holds: Callable[[cst.BaseExpression], bool]) -> list[
     found: list[Handed] = []
     for call in t._calls:
         callee = told_name(t.qualified_names(call.func), told)
+        if callee is None:  # a method on another module's object: "learner.Learner.fit"
+            callee = next((c for c in _method_callees(t, call) if c in told), None)
         if callee is None:
             continue
         position = 0

@@ -5,7 +5,14 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_setup,
+)
 from trainers import Trainer
 
 ddp_setup()
@@ -31,12 +38,19 @@ model = DistributedDataParallel(
 )
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 g = torch.Generator().manual_seed(1)
-# dp2ddp: DP015 evaluation metrics not reduced
-source = torch.utils.data.DataLoader(
-    torch.utils.data.TensorDataset(torch.randn(16, 6, generator=g), torch.randint(0, 3, (16,), generator=g)),
-    batch_size=4,
+source_dataset = torch.utils.data.TensorDataset(
+    torch.randn(16, 6, generator=g), torch.randint(0, 3, (16,), generator=g)
 )
-# dp2ddp: DP015 evaluation metrics not reduced
-target = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(16, 6, generator=g)), batch_size=4)
+source = torch.utils.data.DataLoader(
+    source_dataset,
+    batch_size=ddp_per_rank_batch(4),
+    sampler=DdpDistributedSampler(source_dataset, shuffle=False),
+)
+target_dataset = torch.utils.data.TensorDataset(torch.randn(16, 6, generator=g))
+target = torch.utils.data.DataLoader(
+    target_dataset,
+    batch_size=ddp_per_rank_batch(4),
+    sampler=DdpDistributedSampler(target_dataset, shuffle=False),
+)
 Trainer(model).train(source, target, opt)
 ddp_print("weight", round(model.module.body.weight.sum().item(), 4))

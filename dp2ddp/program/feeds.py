@@ -1,0 +1,48 @@
+"""What the program's call sites hand its libraries' functions (program mode).
+
+Each module's migration records the DataLoaders it passes to other modules' functions and
+methods (data/handoffs.py, MigrationResult.handoffs); program/migrate.py tells each library
+what its sites pass (facts.LoaderFeed) and migrates it again, told so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from dp2ddp.facts import LoaderFeed
+from dp2ddp.program.discovery import ProgramModule
+from dp2ddp.result import FileOutcome
+
+
+def loader_feeds(
+    libraries: Sequence[ProgramModule], outcomes: Sequence[FileOutcome]
+) -> dict[str, tuple[LoaderFeed, ...]]:
+    """Per library (import name), what the program's call sites pass its top-level
+    functions' parameters, and its top-level classes' methods' ("Class.method": the callee
+    "model.PRNet._train_one_epoch" of `net._train_one_epoch(...)`) (facts.LoaderFeed): only
+    where some site passes a sharded loader
+    of the module (whole ones alone are the batch pass's unknown source, split at the
+    model call)."""
+    names = {m.name for m in libraries}
+    sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
+    for each in outcomes:
+        outcome = each.result
+        for handoff in outcome.handoffs if outcome is not None else ():
+            module_name, _, function = handoff.callee.rpartition(".")
+            if module_name not in names:  # a method: "model.PRNet._train_one_epoch"
+                module_name, _, owner = module_name.rpartition(".")
+                function = f"{owner}.{function}"
+            if module_name not in names:
+                continue
+            key = (module_name, function, handoff.position, handoff.keyword)
+            sharded, whole = sites.setdefault(key, ([], []))
+            where = f"{PurePath(each.path).name}:{handoff.line}"
+            (sharded if handoff.sharded else whole).append(where)
+    fed: dict[str, list[LoaderFeed]] = {}
+    for (module_name, function, position, keyword), (sharded, whole) in sites.items():
+        feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
+        fed.setdefault(module_name, []).append(feed)
+    # a site passing by keyword and another by position meet in the batch pass (it knows
+    # the parameters): a module is told all its sites once one passes a sharded loader
+    return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
