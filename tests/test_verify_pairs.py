@@ -78,24 +78,38 @@ def test_the_child_takes_its_pairs_environment_folder_and_search_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the launcher added stays (RANK...), the pair's own values replace the base's, its
-    PYTHONPATH folders replace the base's on sys.path, and its group gets its own store."""
+    PYTHONPATH folders replace the base's on sys.path, and it reads its pair's own store."""
     base = {"PYTHONPATH": str(tmp_path / "old"), "KEEP": "base", "HOME": "/home"}
     pair = {
         "env": {"PYTHONPATH": "new", "KEEP": "pair", "HOME": "/home"},
         "cwd": str(tmp_path),
     }
-    environ = {**base, "RANK": "1", "TORCHELASTIC_USE_AGENT_STORE": "True", "MASTER_PORT": "1"}
+    launched = {"RANK": "1", "TORCHELASTIC_USE_AGENT_STORE": "True", "MASTER_PORT": "1"}
+    environ = {**base, **launched}
     monkeypatch.setattr(os, "environ", dict(environ))
     monkeypatch.setattr(sys, "path", ["", str(tmp_path / "old"), "/stdlib"])
     monkeypatch.setattr(os, "chdir", lambda folder: None)
     pairs_runner._enter(pair, base, str(tmp_path), 4321)
     assert os.environ == {
-        "PYTHONPATH": "new", "KEEP": "pair", "HOME": "/home", "RANK": "1", "MASTER_PORT": "4321"
+        "PYTHONPATH": "new", "KEEP": "pair", "HOME": "/home", "RANK": "1",
+        "TORCHELASTIC_USE_AGENT_STORE": "True", "MASTER_PORT": "4321",
     }  # fmt: skip
     assert sys.path == ["", str(tmp_path / "new"), "/stdlib"]
 
 
-def test_the_ranks_agree_on_a_pairs_port(tmp_path: Path) -> None:
-    port = pairs_runner._port(tmp_path, 0)
-    assert 0 < port < 65536
-    assert pairs_runner._port(tmp_path, 1) == port
+def test_rank_zero_hosts_a_store_of_the_pairs_own(tmp_path: Path) -> None:
+    """A fresh store per pair (the migration's ddp_rank0_value keys, the process group's):
+    its port in PORT_FILE, readable by a client as torchrun's agent store is."""
+    from datetime import timedelta
+
+    from torch.distributed import TCPStore
+
+    pid = pairs_runner._serve_store(tmp_path)
+    try:
+        pairs_runner._wait_for(tmp_path / pairs_runner.PORT_FILE, "port", 60.0)
+        port = int((tmp_path / pairs_runner.PORT_FILE).read_text())
+        client = TCPStore("localhost", port, is_master=False, timeout=timedelta(seconds=30))
+        client.set("key", b"value")
+        assert client.get("key") == b"value"
+    finally:
+        pairs_runner._end(pid)

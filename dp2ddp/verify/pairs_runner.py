@@ -9,12 +9,14 @@ other: the child takes the pair's environment (with what the launcher added: RAN
 installs the instrumentation and runs the script. Each pair so starts from the state a fresh
 runner process has when its script starts; the imports are paid once, not once per pair.
 
-Under torchrun the ranks' children of one pair meet on a port of their own, chosen by rank
-0 and passed in the pair's output folder (PORT_FILE): the launcher's store would still hold
-the previous pair's process-group keys. Each child's exit status and time go to the pair's
-output folder (EXIT_FILE); a child past its pair's timeout is ended (SIGKILL) and the
-pair recorded as timed out. A failed pair ends a launch of more than one rank at once: its
-peers may be waiting in a collective, as torchrun stops a failed launch.
+Under torchrun the ranks' children of one pair meet in a rendezvous store of their own,
+hosted as torchrun's agent hosts one (TORCHELASTIC_USE_AGENT_STORE: the process group and the
+migration's ddp_rank0_value read it) by a process rank 0 forks for the pair, its port passed
+in the pair's output folder (PORT_FILE): the launcher's store would hold the previous pair's
+keys. It ends once every rank's child of the pair has ended. Each child's exit status and
+time go to the pair's output folder (EXIT_FILE); a child past its pair's timeout is ended
+(SIGKILL) and the pair recorded as timed out. A failed pair ends a launch of more than one
+rank at once: its peers may be waiting in a collective, as torchrun stops a failed launch.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sys
 import time
 from pathlib import Path
@@ -46,9 +47,8 @@ def _enter(pair: dict[str, Any], base: dict[str, str], start_cwd: str, port: int
     """In the child: the pair's environment, working folder and search path."""
     launched = {k: v for k, v in os.environ.items() if base.get(k) != v}
     env = {**pair["env"], **launched}
-    if port is not None:  # this pair's process group gets a store of its own, on rank 0
+    if port is not None:  # the pair's own store, as torchrun's agent's for a launch
         env["MASTER_PORT"] = str(port)
-        env.pop("TORCHELASTIC_USE_AGENT_STORE", None)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(pair["cwd"])
@@ -61,24 +61,40 @@ def _enter(pair: dict[str, Any], base: dict[str, str], start_cwd: str, port: int
         sys.path[1:1] = [folder for folder in dict.fromkeys(new) if folder not in sys.path]
 
 
-def _port(out: Path, rank: int) -> int:
-    """The pair's port: rank 0 picks a free one and writes it; the other ranks read it."""
-    path = out / PORT_FILE
-    if rank == 0:
-        with socket.socket() as probe:
-            probe.bind(("", 0))
-            port = int(probe.getsockname()[1])
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(str(port))
-        os.replace(tmp, path)
-        return port
-    deadline = time.monotonic() + _PORT_WAIT
+def _serve_store(out: Path) -> int:
+    """Rank 0: a forked process hosting the pair's rendezvous store (torchrun's agent hosts
+    one for a launch); its port goes to PORT_FILE. Forked, so that this process starts no
+    thread before it forks the pair's child. Returns its pid."""
+    out.mkdir(parents=True, exist_ok=True)
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        from torch.distributed import TCPStore
+
+        store = TCPStore(
+            os.environ.get("MASTER_ADDR", "localhost"), 0, None, True, wait_for_workers=False
+        )
+        tmp = out / (PORT_FILE + ".tmp")
+        tmp.write_text(str(store.port))
+        os.replace(tmp, out / PORT_FILE)
+        while True:  # until rank 0 ends it, once every rank's child of the pair has ended
+            time.sleep(3600)
+    finally:
+        os._exit(1)
+
+
+def _wait_for(path: Path, what: str, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
     while not path.exists():
         if time.monotonic() > deadline:
-            raise SystemExit(f"dp2ddp.verify.pairs_runner: no port from rank 0 in {out}")
-        time.sleep(0.05)
-    return int(path.read_text())
+            raise SystemExit(f"dp2ddp.verify.pairs_runner: no {what} after {seconds:g} s")
+        time.sleep(_POLL)
+
+
+def _end(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
 
 
 def _run_pair(pair: dict[str, Any], base: dict[str, str], start_cwd: str, rank: int) -> int:
@@ -86,7 +102,11 @@ def _run_pair(pair: dict[str, Any], base: dict[str, str], start_cwd: str, rank: 
     options, _, _ = protocol.parse_runner_argv(pair["argv"])
     out = Path(options.out)
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    port = _port(out, rank) if world > 1 else None
+    port, store = None, None
+    if world > 1:
+        store = _serve_store(out) if rank == 0 else None
+        _wait_for(out / PORT_FILE, "port of rank 0's store", _PORT_WAIT)
+        port = int((out / PORT_FILE).read_text())
     sys.stdout.flush()
     sys.stderr.flush()
     start = time.monotonic()
@@ -116,6 +136,13 @@ def _run_pair(pair: dict[str, Any], base: dict[str, str], start_cwd: str, rank: 
     out.mkdir(parents=True, exist_ok=True)
     record = {"code": code, "seconds": round(time.monotonic() - start, 3), "timed_out": timed_out}
     (out / EXIT_FILE.format(rank=rank)).write_text(json.dumps(record))
+    if store is not None:  # the other ranks' children may still read the store
+        try:
+            if code == 0:
+                for other in range(1, world):
+                    _wait_for(out / EXIT_FILE.format(rank=other), "end", float(pair["timeout"]))
+        finally:
+            _end(store)
     return code
 
 
