@@ -102,14 +102,16 @@ def test_rank_zero_hosts_a_store_of_the_pairs_own(tmp_path: Path) -> None:
     its port in PORT_FILE, readable by a client as torchrun's agent store is."""
     from datetime import timedelta
 
-    from torch.distributed import TCPStore
+    import torch.distributed as dist
 
     pid = pairs_runner._serve_store(tmp_path)
     try:
         pairs_runner._wait_for(tmp_path / pairs_runner.PORT_FILE, "port", 60.0)
         port = int((tmp_path / pairs_runner.PORT_FILE).read_text())
-        client = TCPStore("localhost", port, is_master=False, timeout=timedelta(seconds=30))
-        client.set("key", b"value")
+        client = dist.TCPStore(  # type: ignore[attr-defined]  # public, not re-exported
+            "localhost", port, is_master=False, timeout=timedelta(seconds=30)
+        )
+        client.set("key", "value")
         assert client.get("key") == b"value"
     finally:
         pairs_runner._end(pid)

@@ -70,9 +70,9 @@ def _serve_store(out: Path) -> int:
     if pid:
         return pid
     try:
-        from torch.distributed import TCPStore
+        import torch.distributed as dist
 
-        store = TCPStore(
+        store = dist.TCPStore(  # type: ignore[attr-defined]  # public, not re-exported in stubs
             os.environ.get("MASTER_ADDR", "localhost"), 0, None, True, wait_for_workers=False
         )
         tmp = out / (PORT_FILE + ".tmp")
