@@ -23,13 +23,12 @@ from typing import Any
 
 import pytest
 from e2e_driver import workdir_of
+from shared_verify import Pair, Shared, report_of, run_pairs
 
 import dp2ddp.migrate.migrate_source as migrate_module
 from dp2ddp import MigrateOptions, migrate_source
 from dp2ddp.migrate.pipeline import PIPELINE
 from dp2ddp.transforms.shared_draws import ShareDatasetDraws
-from dp2ddp.verify.config import VerifyConfig
-from dp2ddp.verify.session import verify
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 #: Several migrated scripts share one folder here: each self-contained (the single-file
@@ -162,32 +161,57 @@ def test_dataset_of_another_module_runs_alike_on_every_rank(
     assert [r["indices"] for r in runs["program"]] == [96, 96]  # 48 a rank, 2 epochs
 
 
-def test_verify_passes_the_migration_of_a_dataset_shuffled_in_init(tmp_path: Path) -> None:
-    report = verify(
-        VerifyConfig(
-            CASES / "shuffled_dataset.py", None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0
-        )
-    )
+NAIVE_SPLIT = "test_verify_names_the_draw_of_a_naive_random_split"
+
+
+@pytest.fixture(scope="module")
+def verified(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """This file's verify runs, in one original process and one launch (shared_verify)."""
+    root = tmp_path_factory.mktemp("verified")
+    split = CASES / "random_split_dataset.py"
+    naive_split = root / "random_split_naive.py"
+    naive_split.write_text(naive(split.read_text(), split.name))
+    pairs = {
+        "shuffled_dataset": Pair(
+            "test_verify_passes_the_migration_of_a_dataset_shuffled_in_init",
+            CASES / "shuffled_dataset.py",
+        ),
+        "random_split_naive": Pair(NAIVE_SPLIT, split, naive_split),
+        "random_split": Pair(NAIVE_SPLIT, split),
+        "pk_sampler": Pair(
+            "test_verify_passes_the_migration_of_an_identity_sampler", CASES / "pk_sampler.py"
+        ),
+        "batch_hard_triplet": Pair(
+            "test_verify_names_a_loss_comparing_samples_across_the_batch",
+            CASES / "batch_hard_triplet.py",
+        ),
+        "ignored_mean_loss": Pair(
+            "test_verify_names_a_mean_over_a_count_the_data_decides",
+            CASES / "ignored_mean_loss.py",
+        ),
+    }
+    return run_pairs(request, root, pairs)
+
+
+def test_verify_passes_the_migration_of_a_dataset_shuffled_in_init(
+    verified: dict[str, Shared],
+) -> None:
+    report = report_of(verified, "shuffled_dataset")
     assert report.exit_code == 0, report
 
 
-def test_verify_names_the_draw_of_a_naive_random_split(tmp_path: Path) -> None:
+def test_verify_names_the_draw_of_a_naive_random_split(verified: dict[str, Shared]) -> None:
     original = CASES / "random_split_dataset.py"
-    migrated = tmp_path / "random_split_naive.py"
-    migrated.write_text(naive(original.read_text(), original.name))
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(original, migrated, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    migrated = naive(original.read_text(), original.name)  # the fixture's, written
+    report = report_of(verified, "random_split_naive")
     assert report.exit_code == 1, report
     cause = report.causes[0]
     assert cause.key == "datasets_differ", report.causes
-    line = next(
-        n for n, text in enumerate(migrated.read_text().splitlines(), 1) if "random_split(" in text
-    )
+    line = next(n for n, text in enumerate(migrated.splitlines(), 1) if "random_split(" in text)
     assert f"line {line}: random_split()" in cause.detail, cause.detail
-    fixed = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    fixed = report_of(verified, "random_split")
     assert fixed.exit_code == 0, fixed
 
 
@@ -221,10 +245,8 @@ def test_own_sampler_is_sharded_as_dataparallel_split_its_batches(
         assert all(len({i // 24 for i in batch}) == 1 for batch in first + second)
 
 
-def test_verify_passes_the_migration_of_an_identity_sampler(tmp_path: Path) -> None:
-    report = verify(
-        VerifyConfig(CASES / "pk_sampler.py", None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0)
-    )
+def test_verify_passes_the_migration_of_an_identity_sampler(verified: dict[str, Shared]) -> None:
+    report = report_of(verified, "pk_sampler")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
 
@@ -242,20 +264,22 @@ def test_package_entry_run_by_its_path_imports_the_helpers_after_its_sys_path_ed
     assert ranks[0]["digest"]["weight"] == ranks[1]["digest"]["weight"]
 
 
-def test_verify_names_a_loss_comparing_samples_across_the_batch(tmp_path: Path) -> None:
+def test_verify_names_a_loss_comparing_samples_across_the_batch(
+    verified: dict[str, Shared],
+) -> None:
     """Batch-hard mining per rank is not DataParallel's mining over the whole batch: the
     data split right, the updates differ, and verify names the loss (DP040)."""
     original = CASES / "batch_hard_triplet.py"
     result = migrate_source(original.read_text(), filename=original.name)
     assert [d.code for d in result.diagnostics] == ["DP040"]
-    report = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0))
+    report = report_of(verified, "batch_hard_triplet")
     assert report.exit_code != 0, report
     assert report.sharding_status == "ok", report
     cause = next(c for c in report.causes if c.key == "batch_pairs")
     assert "batch_hard_triplet.py:12 batch_hard_triplet() (torch.cdist" in cause.detail, cause
 
 
-def test_verify_names_a_mean_over_a_count_the_data_decides(tmp_path: Path) -> None:
+def test_verify_names_a_mean_over_a_count_the_data_decides(verified: dict[str, Shared]) -> None:
     """A mean with ignore_index, the ignored targets spread unevenly between the ranks'
     parts (DeepLabV3Plus-Pytorch's segmentation loss): each rank averages over its own
     count, DataParallel over the whole batch's. The data split right, the updates differ,
@@ -263,7 +287,7 @@ def test_verify_names_a_mean_over_a_count_the_data_decides(tmp_path: Path) -> No
     original = CASES / "ignored_mean_loss.py"
     result = migrate_source(original.read_text(), filename=original.name)
     assert [(d.line, d.code) for d in result.diagnostics] == [(23, "DP043")]
-    report = verify(VerifyConfig(original, None, cwd=tmp_path, temp_root=tmp_path, timeout=300.0))
+    report = report_of(verified, "ignored_mean_loss")
     assert report.exit_code == 1, report
     assert report.sharding_status == "ok", report
     assert [c.key for c in report.causes] == ["data_dependent_mean"], report.causes

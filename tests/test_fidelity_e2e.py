@@ -21,11 +21,10 @@ from pathlib import Path
 import pytest
 import torch
 from e2e_driver import workdir_of
+from shared_verify import Pair, Shared, report_of, run_pairs
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
-from dp2ddp.verify.config import VerifyConfig
-from dp2ddp.verify.session import verify
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 #: Several migrated scripts share one folder here: each self-contained (the single-file
@@ -780,6 +779,48 @@ def test_generative_round_classes_train_as_dataparallel_did(
             assert len(written) == 1, written
 
 
+#: The cases of test_verify_finds_the_migration_equivalent (below).
+VERIFIED_EQUIVALENT = (
+    *DRAWS,
+    "batch_noise_per_sample",
+    "layers_in_containers",
+    *DISTRIBUTION_DRAWS,
+)
+
+
+@pytest.fixture(scope="module")
+def verified(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The verify runs of this file's selected tests, in one original process and one
+    launch (tests/shared_verify.py), each migrated by verify in a copy of its project."""
+
+    def case(test: str, name: str, **options: object) -> Pair:
+        return Pair(test, CASES / f"{name}.py", options=dict(options))
+
+    pairs = {
+        **{n: case("test_batches_without_a_dataloader_pass_verify", n) for n in VERIFIED_BATCHES},
+        **{n: case("test_chunks_of_a_global_size_pass_verify", n) for n in VERIFIED_CHUNKS},
+        **{n: case("test_verify_finds_the_migration_equivalent", n) for n in VERIFIED_EQUIVALENT},
+        "progress_bar_loader": case(
+            "test_loader_behind_a_progress_bar_is_sharded_once", "progress_bar_loader"
+        ),
+        "gradient_penalty_update": case(
+            "test_gradient_penalty_update_passes_verify", "gradient_penalty_update", steps=6
+        ),
+        "summed_loss": case("test_summed_loss_passes_verify", "summed_loss"),
+        "summed_loss_kept": case(
+            "test_summed_loss_passes_verify",
+            "summed_loss",
+            migrate_options=MigrateOptions(keep_summed_loss=True),
+        ),
+        "while_epochs": case(
+            "test_self_advancing_sampler_passes_verify_across_epochs", "while_epochs", steps=6
+        ),
+    }
+    return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs)
+
+
 #: The BATCHES that verify runs too, one per way verify sees their batches: the columns
 #: (dim 1) of a chunked sequence-first model, rows cut by an index array of numpy's global
 #: generator (seeded alike in both runs), rows a background thread produced. The other
@@ -791,14 +832,10 @@ VERIFIED_BATCHES = ("lm_batchify", "numpy_index_batches", "thread_queue_batches"
 
 
 @pytest.mark.parametrize("name", VERIFIED_BATCHES)
-def test_batches_without_a_dataloader_pass_verify(tmp_path: Path, name: str) -> None:
+def test_batches_without_a_dataloader_pass_verify(verified: dict[str, Shared], name: str) -> None:
     """verify finds the ranks splitting the original's batches (along dim 1 for the
     sequence-first model: its batch is the columns) and the updates equal."""
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(CASES / f"{name}.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    report = report_of(verified, name)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
     # per step, all model calls together: the chunked model runs two calls of 2 columns
@@ -830,12 +867,8 @@ VERIFIED_CHUNKS = ("chunk_forward_batch", "column_chunks_hidden")
 
 
 @pytest.mark.parametrize("name", VERIFIED_CHUNKS)
-def test_chunks_of_a_global_size_pass_verify(tmp_path: Path, name: str) -> None:
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(CASES / f"{name}.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+def test_chunks_of_a_global_size_pass_verify(verified: dict[str, Shared], name: str) -> None:
+    report = report_of(verified, name)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
 
@@ -917,10 +950,8 @@ def test_evaluation_matched_against_the_dataset_gives_the_original_figures(
         assert status["digest"] == pytest.approx(want, abs=1e-3), (status, want)
 
 
-@pytest.mark.parametrize(
-    "name", [*DRAWS, "batch_noise_per_sample", "layers_in_containers", *DISTRIBUTION_DRAWS]
-)  # issue 28
-def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", VERIFIED_EQUIVALENT)  # issue 28
+def test_verify_finds_the_migration_equivalent(verified: dict[str, Shared], name: str) -> None:
     """`dp2ddp verify --nproc 2` (the default on CPU): EQUIVALENT, the ranks splitting the
     original's batch. batch_noise_shape_of is not run here: its draws take the path of
     batch_noise's (ddp_draw_share of the global batch's draw), and the shared launch checks
@@ -928,16 +959,12 @@ def test_verify_finds_the_migration_equivalent(tmp_path: Path, name: str) -> Non
     (test_noise_like_the_batch_is_each_ranks_rows_of_one_draw). batch_noise_per_sample
     stays: its strided sampler pairs rows and samples apart from the original's order, so
     only verify's alignment shows its updates are the original's."""
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(CASES / f"{name}.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    report = report_of(verified, name)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
 
 
-def test_loader_behind_a_progress_bar_is_sharded_once(tmp_path: Path) -> None:
+def test_loader_behind_a_progress_bar_is_sharded_once(verified: dict[str, Shared]) -> None:
     """`with tqdm(enumerate(loader)) as t: for _, (x, y) in t` (DeepCTR-Torch's fit()): the
     sampler shards the loader and set_epoch goes in the epoch loop; before, the loop was
     taken for a batch source of its own and split again by ddp_shard_batch, so each rank
@@ -945,13 +972,7 @@ def test_loader_behind_a_progress_bar_is_sharded_once(tmp_path: Path) -> None:
     source = (CASES / "progress_bar_loader.py").read_text()
     code = migrate_source(source, filename="progress_bar_loader.py").code
     assert "ddp_shard_batch" not in code and "loader.sampler.set_epoch(epoch)" in code, code
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(
-            CASES / "progress_bar_loader.py", None, cwd=tmp_path, temp_root=temp_root, timeout=300.0
-        )
-    )
+    report = report_of(verified, "progress_bar_loader")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
     assert "(4+4)" in report.sharding, report.sharding
@@ -1123,52 +1144,25 @@ def test_checkpoint_saved_in_another_module_is_read_whole(
         assert status["digest"] == want, (rank, status["digest"], want)
 
 
-def test_gradient_penalty_update_passes_verify(tmp_path: Path) -> None:
+def test_gradient_penalty_update_passes_verify(verified: dict[str, Shared]) -> None:
     """The penalty's own update, rewritten: the migration's updates (critic, penalty,
     generator, over two optimizers) are the original's, and the ranks stay identical."""
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(
-            CASES / "gradient_penalty_update.py",
-            None,
-            steps=6,
-            cwd=tmp_path,
-            temp_root=temp_root,
-            timeout=300.0,
-        )
-    )
+    report = report_of(verified, "gradient_penalty_update")
     assert report.exit_code == 0, report
     assert report.steps_compared == 6, report
 
 
-def test_summed_loss_passes_verify(tmp_path: Path) -> None:
+def test_summed_loss_passes_verify(verified: dict[str, Shared]) -> None:
     """A summed loss migrated by default gives DataParallel's updates; with
     --keep-summed-loss they are 1/WORLD_SIZE of them (verify names the cause)."""
-    original = CASES / "summed_loss.py"
-    reports = []
-    for keep in (False, True):
-        temp_root = tmp_path / f"tmp{keep}"
-        temp_root.mkdir()
-        reports.append(
-            verify(
-                VerifyConfig(
-                    original,
-                    None,
-                    cwd=tmp_path,
-                    temp_root=temp_root,
-                    timeout=300.0,
-                    migrate_options=MigrateOptions(keep_summed_loss=keep),
-                )
-            )
-        )
-    scaled, kept = reports
+    scaled = report_of(verified, "summed_loss")
+    kept = report_of(verified, "summed_loss_kept")
     assert scaled.exit_code == 0, scaled
     assert kept.exit_code == 1, kept
     assert [cause.key for cause in kept.causes][:1] == ["sum_loss"], kept.causes
 
 
-def test_self_advancing_sampler_passes_verify_across_epochs(tmp_path: Path) -> None:
+def test_self_advancing_sampler_passes_verify_across_epochs(verified: dict[str, Shared]) -> None:
     """No epoch loop for set_epoch (a `while` over steps, the loader returned in a tuple):
     6 steps of 2 per epoch cross two epoch boundaries, and every epoch's order must be the
     original's new one (a DistributedSampler without set_epoch would repeat the first)."""
@@ -1176,11 +1170,7 @@ def test_self_advancing_sampler_passes_verify_across_epochs(tmp_path: Path) -> N
     result = migrate_source(original.read_text(), filename="while_epochs.py")
     assert "advance_epoch=True" in result.code
     assert [d.code for d in result.diagnostics] == ["DP011"]
-    temp_root = tmp_path / "tmp"
-    temp_root.mkdir()
-    report = verify(
-        VerifyConfig(original, None, steps=6, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    report = report_of(verified, "while_epochs")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
 

@@ -1,9 +1,17 @@
-"""`dp2ddp verify` end to end: real torchrun launches (gloo on CPU), one verify per case.
+"""`dp2ddp verify` end to end: real torchrun launches (gloo on CPU).
 
 The script pairs live in tests/verify_cases: `mlp_dp.py` is the DataParallel original,
 `mlp_ddp.py` its correct migration written the way dp2ddp writes it, and each
 `mlp_ddp_<bug>.py` a known-bad migration. Options after `--` switch the original's loss,
-optimizer and dropout. Each case costs one original run plus one torchrun launch.
+optimizer and dropout.
+
+A verify run costs one original process and one torchrun launch (four imports of torch,
+~10 CPU s a run here) for scripts that run in under a second. So the pairs in PAIRS run
+together in one original process and one launch (`dp2ddp.verify.pairs.verify_pairs`: each pair in a
+child forked after the imports, judged from its own records as `verify` judges it), and each
+test reads its pair's report. Only the pairs of the tests selected are run. A run of its
+own is kept where the test is about the run itself: the command line (its progress lines,
+files), a rank that crashes (it ends the launch), a hang (verify's timeout).
 """
 
 from __future__ import annotations
@@ -11,12 +19,14 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 from click.testing import CliRunner
+from shared_verify import Pair, Shared, report_of, run_pairs
 
 from dp2ddp.cli import main
 from dp2ddp.verify.config import VerifyConfig
@@ -27,6 +37,96 @@ pytestmark = pytest.mark.e2e
 
 CASES = Path(__file__).parent / "verify_cases"
 ORIGINAL = CASES / "mlp_dp.py"
+
+#: Originals the shared run writes into its folder (not in verify_cases: they fail on purpose).
+WRITTEN = {
+    "crash_dp.py": "import torch\n\nraise ValueError('bad data path')\n",
+    "idle_dp.py": "import torch\n\nmodel = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n",
+}
+
+
+def _pair(
+    test: str, original: str, migrated: str | None = None, *args: str, **options: Any
+) -> Pair:
+    return Pair(
+        test, CASES / original, None if migrated is None else CASES / migrated, args, options
+    )
+
+
+BAD = "test_known_bad_migration_fails_with_its_cause"
+VALIDATION = "test_validation_between_steps_is_not_training_data"
+CRASH = "test_original_crash_and_no_optimizer_step"
+#: The verify runs of the shared launch, by key (`None`: migrated by verify itself).
+PAIRS: dict[str, Pair] = {
+    "in_memory_adam": _pair(
+        "test_in_memory_migration_of_the_original", "mlp_dp.py", None, "--optimizer", "adam"
+    ),
+    "replicas_and_adam": _pair(
+        "test_replicas_and_adaptive_rounding", "replicas_and_adam_dp.py", steps=6
+    ),
+    "cutmix": _pair("test_draws_inside_the_loop_are_named_before_the_batch_size", "cutmix_dp.py"),
+    "own_rng": _pair("test_a_datasets_own_generator_is_seeded_per_sample", "own_rng_dp.py"),
+    "constant_first_input": _pair(
+        "test_samples_told_apart_when_the_first_input_is_alike_for_all",
+        "constant_first_input_dp.py",
+        steps=3,
+    ),
+    "validation_between_steps_dp.py": _pair(VALIDATION, "validation_between_steps_dp.py", steps=3),
+    "validation_between_steps_module_eval_dp.py": _pair(
+        VALIDATION, "validation_between_steps_module_eval_dp.py", steps=3
+    ),
+    "batch_not_divided": _pair(BAD, "mlp_dp.py", "mlp_ddp_batch_not_divided.py"),
+    "no_sampler": _pair(BAD, "mlp_dp.py", "mlp_ddp_no_sampler.py"),
+    # still caught with BatchNorm and dropout
+    "sum_loss": _pair(
+        BAD, "mlp_dp.py", "mlp_ddp.py", "--loss", "sum", "--batchnorm", "--dropout", "0.3"
+    ),
+    "lr_scaled": _pair(BAD, "mlp_dp.py", "mlp_ddp_lr_scaled.py"),
+    "batchnorm_and_dropout": _pair(
+        "test_batchnorm_and_dropout_are_equivalent_without_flags",
+        "mlp_dp.py",
+        "mlp_ddp.py",
+        *("--dropout", "0.3", "--batchnorm", "--transposed-dropout", "0.3"),
+    ),
+    "keep_dropout": _pair(
+        "test_dropout_is_named_as_the_cause",
+        "mlp_dp.py",
+        "mlp_ddp.py",
+        "--transposed-dropout",
+        "0.3",
+        keep_dropout=True,
+    ),
+    "original_crash": _pair(CRASH, "crash_dp.py", "mlp_ddp.py"),  # WRITTEN
+    "original_idle": _pair(CRASH, "idle_dp.py", "mlp_ddp.py"),  # WRITTEN
+    "pad_per_batch": _pair(
+        "test_per_batch_padding_width_is_not_other_samples", "pad_per_batch_collate_dp.py", steps=3
+    ),
+    "optimizer_order": _pair(
+        "test_optimizer_order_per_process_matched_by_name",
+        "optimizer_order_per_process_dp.py",
+        steps=3,
+    ),
+    "nonzero_padding": _pair(
+        "test_nonzero_padding_names_the_collate", "pad_nonzero_collate_dp.py", steps=3
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def shared(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The selected tests' pairs, run in one original process and one launch."""
+    root = tmp_path_factory.mktemp("pairs")
+    for name, text in WRITTEN.items():
+        (root / name).write_text(text)
+    pairs = {
+        key: replace(pair, original=root / pair.original.name)
+        if pair.original.name in WRITTEN
+        else pair
+        for key, pair in PAIRS.items()
+    }
+    return run_pairs(request, root, pairs, timeout=240.0)
 
 
 def _verify(
@@ -99,23 +199,23 @@ def test_known_good_pair_through_the_cli(tmp_path: Path, monkeypatch: pytest.Mon
     assert not (tmp_path / "mlp.pt").exists()  # stopped after 3 steps, before the checkpoint
 
 
-def test_in_memory_migration_of_the_original(tmp_path: Path) -> None:
+def test_in_memory_migration_of_the_original(shared: dict[str, Shared]) -> None:
     """Depends on the full codemod (DDP wrap, DistributedSampler, per-rank batch, set_epoch):
     ORIGINAL is migrated by dp2ddp itself (in a copy of its project), with Adam this time."""
     before = ORIGINAL.read_text()
-    report = _verify(tmp_path, None, "--optimizer", "adam")
+    report = report_of(shared, "in_memory_adam")
     assert report.exit_code == 0, report
     assert "(migrated in a temporary copy of" in report.migrated
     assert report.sharding_status == "ok"
     assert ORIGINAL.read_text() == before
 
 
-def test_replicas_and_adaptive_rounding(tmp_path: Path) -> None:
+def test_replicas_and_adaptive_rounding(shared: dict[str, Shared]) -> None:
     """Issue 16 (prlz77/ResNeXt.pytorch, yhenon/pytorch-retinanet): BatchNorm blocks run
     chunk by chunk as DataParallel's replicas (bitwise the ranks' updates, where BatchNorm
     alone per chunk left ~1e-4 by step 3 here and 4e-2 on ResNeXt's blocks); an Adam head
     whose bias gradients are partly float noise is judged on its gradients."""
-    report = _verify(tmp_path, None, original=CASES / "replicas_and_adam_dp.py", steps=6)
+    report = report_of(shared, "replicas_and_adam")
     assert report.exit_code == 0, report
     assert report.causes == ()
     notes = "\n".join(report.notes)
@@ -127,10 +227,10 @@ def test_replicas_and_adaptive_rounding(tmp_path: Path) -> None:
             assert row.rel_error <= 1e-6, row
 
 
-def test_draws_inside_the_loop_are_named_before_the_batch_size(tmp_path: Path) -> None:
+def test_draws_inside_the_loop_are_named_before_the_batch_size(shared: dict[str, Shared]) -> None:
     """CutMix drawn by a helper in the loop (clovaai/CutMix-PyTorch@2d8eb68's shape), batch
     divided right: the cause is the per-process draws, located by migrate's DP006."""
-    report = _verify(tmp_path, None, original=CASES / "cutmix_dp.py")
+    report = report_of(shared, "cutmix")
     assert report.exit_code == 1, report
     assert _causes(report)[0] == "random_in_loop", report.causes
     assert "batch_not_divided" not in _causes(report)
@@ -140,11 +240,11 @@ def test_draws_inside_the_loop_are_named_before_the_batch_size(tmp_path: Path) -
     assert "cutmix_dp.py:43:39 cutmix() draws np.random.beta at line 24" in detail
 
 
-def test_a_datasets_own_generator_is_seeded_per_sample(tmp_path: Path) -> None:
+def test_a_datasets_own_generator_is_seeded_per_sample(shared: dict[str, Shared]) -> None:
     """Issue 28: masks drawn from the dataset's own `random.Random(seed)` in reading order;
     verify seeds that generator per sample as it does the global ones: EQUIVALENT, and the
     note names the generator and its lines."""
-    report = _verify(tmp_path, None, original=CASES / "own_rng_dp.py")
+    report = report_of(shared, "own_rng")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
     assert any(
@@ -156,11 +256,13 @@ def test_a_datasets_own_generator_is_seeded_per_sample(tmp_path: Path) -> None:
     ), report.notes
 
 
-def test_samples_told_apart_when_the_first_input_is_alike_for_all(tmp_path: Path) -> None:
+def test_samples_told_apart_when_the_first_input_is_alike_for_all(
+    shared: dict[str, Shared],
+) -> None:
     """Class V-Q1 (stop 30): every speaker id 0 as the model's first input. The samples are
     told apart by the next input of the batch's size; the right migration is EQUIVALENT,
     its ranks fed disjoint samples (before: "same data on every rank")."""
-    report = _verify(tmp_path, None, original=CASES / "constant_first_input_dp.py", steps=3)
+    report = report_of(shared, "constant_first_input")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
     assert "ranks fed disjoint samples (4+4) forming the original's batch of 8" in (
@@ -171,49 +273,43 @@ def test_samples_told_apart_when_the_first_input_is_alike_for_all(tmp_path: Path
 @pytest.mark.parametrize(
     "case", ["validation_between_steps_dp.py", "validation_between_steps_module_eval_dp.py"]
 )
-def test_validation_between_steps_is_not_training_data(tmp_path: Path, case: str) -> None:
+def test_validation_between_steps_is_not_training_data(
+    shared: dict[str, Shared], case: str
+) -> None:
     """Issue 22 item 2 (swz30/MPRNet's shape): batches of (target, input), a validation pass
     left whole on every rank (DP015) between step 2 and step 3. Its batches feed no step:
     the sharding is checked on the training batches alone, and the migration passes. Also
     when only the wrapped module is put in eval mode (`model.module.eval()`)."""
-    original = CASES / case
-    report = _verify(tmp_path, None, original=original, steps=3)
+    report = report_of(shared, case)
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
     assert "3 steps of DataLoader batches" in report.sharding, report.sharding
 
 
 @pytest.mark.parametrize(
-    ("migrated", "script_args", "cause", "evidence"),
+    ("key", "cause", "evidence"),
     [
-        ("mlp_ddp_batch_not_divided.py", (), "batch_not_divided", "global batch is 2x"),
-        ("mlp_ddp_no_sampler.py", (), "sampler_missing", "every rank fed the same samples"),
-        pytest.param(
-            "mlp_ddp.py",
-            ("--loss", "sum", "--batchnorm", "--dropout", "0.3"),  # still caught with both
-            "sum_loss",
-            "0.5x the original's = 1/WORLD_SIZE",
-        ),
-        ("mlp_ddp_lr_scaled.py", (), "lr_changed", "lr 0.05 in the original, 0.1"),
+        ("batch_not_divided", "batch_not_divided", "global batch is 2x"),
+        ("no_sampler", "sampler_missing", "every rank fed the same samples"),
+        ("sum_loss", "sum_loss", "0.5x the original's = 1/WORLD_SIZE"),
+        ("lr_scaled", "lr_changed", "lr 0.05 in the original, 0.1"),
     ],
 )
 def test_known_bad_migration_fails_with_its_cause(
-    tmp_path: Path, migrated: str, script_args: tuple[str, ...], cause: str, evidence: str
+    shared: dict[str, Shared], key: str, cause: str, evidence: str
 ) -> None:
-    report = _verify(tmp_path, migrated, *script_args)
+    report = report_of(shared, key)
     assert report.exit_code == 1, report
     assert _causes(report)[0] == cause, report.causes
     assert evidence in report.causes[0].detail
     assert report.initial_weights == "identical"
 
 
-def test_batchnorm_and_dropout_are_equivalent_without_flags(tmp_path: Path) -> None:
+def test_batchnorm_and_dropout_are_equivalent_without_flags(shared: dict[str, Shared]) -> None:
     """The original runs as DataParallel on 2 devices would: BatchNorm per chunk (the first
     chunk's running statistics), dropout masks drawn per chunk as each rank draws them. A
     dropout on a batch-last tensor cannot be aligned: it is off in both runs, with a note."""
-    report = _verify(
-        tmp_path, "mlp_ddp.py", "--dropout", "0.3", "--batchnorm", "--transposed-dropout", "0.3"
-    )
+    report = report_of(shared, "batchnorm_and_dropout")
     assert report.exit_code == 0, report
     assert report.causes == ()
     notes = "\n".join(report.notes)
@@ -222,10 +318,10 @@ def test_batchnorm_and_dropout_are_equivalent_without_flags(tmp_path: Path) -> N
     assert "dropout: 3 calls could not be aligned" in notes and "--keep-dropout" in notes
 
 
-def test_dropout_is_named_as_the_cause(tmp_path: Path) -> None:
+def test_dropout_is_named_as_the_cause(shared: dict[str, Shared]) -> None:
     """--keep-dropout: a dropout that cannot be aligned draws masks in both runs, which
     cannot agree: named, with the flag that helps (the CLI test passes with that flag)."""
-    report = _verify(tmp_path, "mlp_ddp.py", "--transposed-dropout", "0.3", keep_dropout=True)
+    report = report_of(shared, "keep_dropout")
     assert report.exit_code == 1
     assert _causes(report) == ["dropout"]
     assert "--no-dropout" in report.causes[0].fix
@@ -267,18 +363,14 @@ def _processes_running(needle: str) -> list[int]:
     return found
 
 
-def test_original_crash_and_no_optimizer_step(tmp_path: Path) -> None:
-    crash = tmp_path / "crash_dp.py"
-    crash.write_text("import torch\n\nraise ValueError('bad data path')\n")
-    report = _verify(tmp_path, "mlp_ddp.py", original=crash, sub="a")
+def test_original_crash_and_no_optimizer_step(shared: dict[str, Shared]) -> None:
+    report = report_of(shared, "original_crash")
     assert report.exit_code == 2
     (failure,) = report.failures
     assert (failure.run, failure.rank, failure.reason) == ("original", None, "crashed")
     assert failure.message == "ValueError: bad data path"
 
-    idle = tmp_path / "idle_dp.py"
-    idle.write_text("import torch\n\nmodel = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n")
-    report = _verify(tmp_path, "mlp_ddp.py", original=idle, sub="b")
+    report = report_of(shared, "original_idle")
     assert report.exit_code == 2
     (failure,) = report.failures
     assert (failure.run, failure.reason) == ("original", "no optimizer step")
@@ -294,28 +386,28 @@ def test_known_good_pair_on_gpus_with_nccl(tmp_path: Path) -> None:
     assert _causes(bad)[0] == "sampler_missing"
 
 
-def test_per_batch_padding_width_is_not_other_samples(tmp_path: Path) -> None:
+def test_per_batch_padding_width_is_not_other_samples(shared: dict[str, Shared]) -> None:
     """V_pad_per_batch_collate: each rank pads its part of the batch to its own longest
     sequence; the samples are the original's (digests without trailing zero padding), so
     the sharding line says ok and the migration is EQUIVALENT, not "samples missing"."""
-    report = _verify(tmp_path, None, original=CASES / "pad_per_batch_collate_dp.py", steps=3)
+    report = report_of(shared, "pad_per_batch")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
 
 
-def test_optimizer_order_per_process_matched_by_name(tmp_path: Path) -> None:
+def test_optimizer_order_per_process_matched_by_name(shared: dict[str, Shared]) -> None:
     """V6: the optimizer lists the parameters in another order in every process (a set's
     order); verify keys them by their names in the model, not by their place: the ranks
     are in sync and the updates the original's."""
-    report = _verify(tmp_path, None, original=CASES / "optimizer_order_per_process_dp.py", steps=3)
+    report = report_of(shared, "optimizer_order")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
 
 
-def test_nonzero_padding_names_the_collate(tmp_path: Path) -> None:
+def test_nonzero_padding_names_the_collate(shared: dict[str, Shared]) -> None:
     """Padding each rank's part with a non-zero id: the samples cannot be identified, so
     verify says the batches differ and names the program's collate_fn, not the loader."""
-    report = _verify(tmp_path, None, original=CASES / "pad_nonzero_collate_dp.py", steps=3)
+    report = report_of(shared, "nonzero_padding")
     assert report.exit_code == 1, report
     assert _causes(report)[0] == "collate_per_part", report.causes
     assert "pad_collate" in report.causes[0].detail

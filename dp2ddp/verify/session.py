@@ -204,7 +204,7 @@ def verify(config: VerifyConfig) -> VerifyReport:
             alive: dict[str, dict[int, bool]] = {}
             results = _launch(config, the_plan, scripts, workdir, alive)
             tell("comparing the runs")
-            return _judge(config, the_plan, scripts, workdir, results, alive)
+            return judge(config, the_plan, scripts, workdir, results, alive)
     except OSError as exc:  # no temporary directory, cannot start python, disk full...
         raise VerifyError(f"cannot run: {exc}") from None
 
@@ -229,13 +229,10 @@ def replica_chunks(config: VerifyConfig, the_plan: Plan, migrated_source: str) -
     return Chunks(batchnorm, 0 if config.no_dropout else the_plan.nproc)
 
 
-def _launch(
-    config: VerifyConfig,
-    the_plan: Plan,
-    scripts: Scripts,
-    workdir: Path,
-    alive: dict[str, dict[int, bool]],
-) -> dict[str, launch.RunResult]:
+def run_specs(
+    config: VerifyConfig, the_plan: Plan, scripts: Scripts, workdir: Path
+) -> list[launch.RunSpec]:
+    """The original's run and the migration's launch, each writing its records under workdir."""
     env = launch.run_env(os.environ, the_plan.cuda_visible, the_plan.backend == "gloo")
     cwd = config.cwd or Path.cwd()
     migrated_env = launch.run_env(
@@ -264,7 +261,7 @@ def _launch(
         batchnorm_chunks=1,
         dropout_chunks=min(chunks.dropout, 1),
     )
-    specs = [
+    return [
         launch.RunSpec(
             launch.ORIGINAL,
             launch.original_argv(original, scripts.original.resolve(), config.script_args),
@@ -278,6 +275,16 @@ def _launch(
             migrated_env, migrated_cwd(cwd, scripts.copy), workdir / "migrated.log", config.timeout,
         ),
     ]  # fmt: skip
+
+
+def _launch(
+    config: VerifyConfig,
+    the_plan: Plan,
+    scripts: Scripts,
+    workdir: Path,
+    alive: dict[str, dict[int, bool]],
+) -> dict[str, launch.RunResult]:
+    specs = run_specs(config, the_plan, scripts, workdir)
 
     def world(name: str) -> int:
         return the_plan.nproc if name == launch.MIGRATED else 1
@@ -298,7 +305,7 @@ def _launch(
         if config.to_end:  # every process must end by itself
             return False
         return all(
-            _saved(workdir / spec.name / protocol.rank_dir_name(rank))
+            saved(workdir / spec.name / protocol.rank_dir_name(rank))
             for rank in range(world(spec.name))
         )
 
@@ -360,7 +367,7 @@ class _Progress:
         self.seen[name] = steps
 
 
-def _saved(rank_dir: Path) -> bool:
+def saved(rank_dir: Path) -> bool:
     """The rank stopped at the requested step and saved everything."""
     try:
         progress = json.loads((rank_dir / protocol.PROGRESS).read_text())
@@ -369,7 +376,7 @@ def _saved(rank_dir: Path) -> bool:
     return isinstance(progress, dict) and progress.get("status") == protocol.STOPPED
 
 
-def _judge(
+def judge(
     config: VerifyConfig,
     the_plan: Plan,
     scripts: Scripts,
