@@ -375,6 +375,11 @@ class ModelClass:
     #: The program may build it (analysis/class_reach.py): only such a class stands for a
     #: model whose class is not known statically (DP041's fallback).
     built: bool = True
+    #: Its methods (not forward()) that run its layers, and those proved to run none
+    #: (analysis/layer_methods.py): one of the first called through a wrapped model's
+    #: `.module` in a step that backpropagates runs them past DDP (DP108).
+    runs: tuple[str, ...] = ()
+    quiet: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

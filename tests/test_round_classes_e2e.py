@@ -214,6 +214,14 @@ MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixtur
   (on a draw of its own, the ranks' rows of a step overlapped), and every rank evaluates the
   same validation batches, so the ranks stop early at the same epoch (they left the loop
   apart). These two run first in the launch (UNSEEDED).
+
+Stop 47's generative/speech round (helper v2): a difference that is said, not rewritten, so
+the migrated script still trains apart from DataParallel; its check is verify's (its own
+torchrun x2, not the shared launch: the evidence is the verdict, whose notes must name the
+warning that explains the difference; before stop 47 they named none):
+- hazards_module_method_runs_layers (v2-A, raahii/infogan-pytorch@3729f48): a GAN step
+  through `gen.module.infer(z)`, a method of the generator that runs its layers past DDP:
+  DP108 (before: none; the ranks' generators apart by 3.4e-3 after 8 steps).
 """
 
 from __future__ import annotations
@@ -591,3 +599,18 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
     stdout = launch.stdout("output_cut_wrap_built_elsewhere", 0)
     lines = [line for line in stdout.splitlines() if line.startswith("normal rows")]
     assert lines == ["normal rows 2 anomalous rows 2"] * 4, stdout
+
+
+@pytest.mark.parametrize(("case", "code"), [("hazards_module_method_runs_layers", "DP108")])
+def test_a_said_difference_is_named_in_verifys_verdict(
+    tmp_path: Path, case: str, code: str
+) -> None:
+    """The original against its migration under torchrun x2: they differ, and the verdict's
+    notes name the warning that says why."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    assert report.exit_code != 0, report
+    assert any(f" {code} " in note for note in report.notes), report.notes

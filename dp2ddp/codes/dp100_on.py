@@ -140,8 +140,10 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
     "DP108": (
         "a training step runs the wrapped model through .module: past DDP",
         "The program calls its DataParallel model's module directly in a step that "
-        "backpropagates: `model.module(x)`, or a method of the module's own class that "
-        "runs its forward and its backward (`model.module.train_step(xb, yb)`). Under "
+        "backpropagates: `model.module(x)`, a method of the module's own class that "
+        "runs its forward and its backward (`model.module.train_step(xb, yb)`), or a "
+        "method of a model class of the program that runs its layers (a GAN's "
+        "`gen.module.infer(z)`), or one no method of that name is proved not to. Under "
         "DataParallel that computed the whole batch on one device, and the update was "
         "right. Under DDP the call skips the wrapper, whose forward arms the averaging of "
         "the gradients over the ranks: each rank steps on the gradient of its own shard "

@@ -120,11 +120,13 @@ class ProgramTeller:
             from dp2ddp.transforms.analysis import class_reach
             from dp2ddp.transforms.analysis.bare_modules import bare_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
+            from dp2ddp.transforms.analysis.layer_methods import layer_methods
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
             bare: set[str] = set()
+            methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
@@ -137,6 +139,12 @@ class ProgramTeller:
                     bare |= self.project.remembered(
                         ("bare_classes", each.real, each.name),
                         partial(bare_classes, each.name, each.source.text),
+                    )
+                    methods.update(
+                        self.project.remembered(
+                            ("layer_methods", each.real, each.name),
+                            partial(layer_methods, each.name, each.source.text),
+                        )
                     )
                 key = ("class_reach", each.real, each.name)
                 reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
@@ -161,6 +169,8 @@ class ProgramTeller:
                     several[n],
                     n in bare,
                     built is None or n.rpartition(".")[2] in built,
+                    tuple(sorted(methods.get(n, ((), ()))[0])),
+                    tuple(sorted(methods.get(n, ((), ()))[1])),
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

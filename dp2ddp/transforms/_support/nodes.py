@@ -457,8 +457,9 @@ def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.Ba
 
 def wrap_target(call: cst.Call, transform: MigrationTransform) -> str | None:
     """What a wrap call's result is assigned to, as spelled (`model`, `self.model`), through
-    a chained `.cuda()`/`.to()` and the IfExp of `DP(m) if guard else m`; None for anything
-    else (a return value, a tuple target, a chained assignment)."""
+    a chained `.cuda()`/`.to()` and the IfExp of `DP(m) if guard else m`, also one element of
+    a tuple assigned to a tuple of as many names (`gen, dis = DP(gen), DP(dis)`: stop 47's
+    v2-A); None for anything else (a return value, a chained assignment)."""
     target = assigned_target(call, transform)
     return code_of(target) if target is not None else None
 
@@ -468,6 +469,15 @@ def assigned_target(call: cst.Call, transform: MigrationTransform) -> cst.BaseEx
     node: cst.CSTNode | None = transform.parent(call)
     while isinstance(node, (cst.Attribute, cst.Call, cst.IfExp)):
         node = transform.parent(node)
+    if isinstance(node, cst.Element):
+        values = transform.parent(node)
+        assign = transform.parent(values) if isinstance(values, cst.Tuple) else None
+        if isinstance(values, cst.Tuple) and isinstance(assign, cst.Assign):
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if isinstance(target, cst.Tuple) and len(target.elements) == len(values.elements):
+                at = next(i for i, e in enumerate(values.elements) if e is node)
+                return target.elements[at].value
+        return None
     if isinstance(node, cst.AssignTarget):
         return None
     if isinstance(node, cst.Assign) and len(node.targets) == 1:

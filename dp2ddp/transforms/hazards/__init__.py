@@ -254,7 +254,7 @@ class FlagHazards(MigrationTransform):
         wrapped = self._wrapped | self._ddp_wrapped
         if wrapped and self.state.text_count(".module") != 0:
             nodes = ModuleNodes(original_node)
-            found = module_bypasses(nodes, wrapped, self.code, self.parent, self.qualified_names)
+            found = module_bypasses(nodes, wrapped, self)
             for call, detail in found:
                 self.warn(call, "DP108", detail)
         if not wrapped and self.state.facts.has_dataparallel and "backward" in self.state.text:

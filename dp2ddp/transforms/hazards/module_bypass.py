@@ -1,51 +1,70 @@
 """A training step that runs the wrapped model through `.module`: past DDP (DP108).
 
 DataParallel's `model.module` is the module itself: `model.module(x)`, or a method of the
-module's own class that runs its forward and its backward (`model.module.train_step(xb,
-yb)`), computed the whole batch on one device, and the update was the original's. Under DDP
-the same call skips the wrapper: the reducer that averages the gradients over the ranks is
-armed by the wrapper's forward only, so each rank steps on the gradient of its own shard and
-the ranks drift apart with no error (our reproduction: rank 0's weight −0.104, rank 1's
-0.528 after one epoch; no warning before stop 43). Said, not rewritten: a call of the
-wrapper cannot run a method of the module, and a forward through `.module` may be meant
-(a penalty term whose gradients the gradient-penalty pass averages by hand, which it says).
+module's class that runs its layers (`model.module.train_step(xb, yb)`, a GAN's
+`gen.module.infer(zs)`), computed the whole batch on one device, and the update was the
+original's. Under DDP the same call skips the wrapper: the reducer that averages the
+gradients over the ranks is armed by the wrapper's forward only, so each rank steps on the
+gradient of its own shard and the ranks drift apart with no error (our reproduction: rank
+0's weight −0.104, rank 1's 0.528 after one epoch; no warning before stop 43; stop 47's
+v2-A, raahii/infogan-pytorch@3729f48: the generator apart by 3.4e-3 after 8 steps). Said,
+not rewritten: a call of the wrapper cannot run a method of the module, and a forward
+through `.module` may be meant (a penalty term whose gradients the gradient-penalty pass
+averages by hand, which it says).
 
-Found: a call whose function is `W.module` (W a wrapped model: MigrationState.wrapped), in
-a loop or a function that backpropagates, not under `torch.no_grad()`; or `W.module.m(...)`
-where `m` is a method of a class of this module that backpropagates itself (its own body
-calls `.backward()` or steps an optimizer). A block that averages gradients by hand
-(`ddp_average_gradients(...)`, the gradient-penalty pass's) is left alone.
+Found: a call whose function is `W.module` or `W.module.forward` (W a wrapped model:
+MigrationState.wrapped), in a loop or a function that backpropagates, not under
+`torch.no_grad()`; `W.module.m(...)` where `m` is a method of a class of this module that
+backpropagates itself (its own body calls `.backward()` or steps an optimizer); and, in such
+a step, `W.module.m(...)` where `m` is a method of one of the program's model classes that
+runs its layers (ModelClass.runs, analysis/layer_methods.py), or where no model class of the
+program has a method `m` proved to run none (`gen.module.sample_latent_vars(n)` is proved;
+`model.module.encoder(x)`, a submodule, is not) and `m` is none of nn.Module's own methods
+that compute nothing of the forward (`parameters()`, `state_dict()`). A block that averages
+gradients by hand (`ddp_average_gradients(...)`, the gradient-penalty pass's) is left alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NO_GRAD, ModuleNodes, walk
+from dp2ddp.transforms.analysis.layer_methods import layer_methods
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains, loop_trains
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
 
 #: The gradient-penalty pass's own forward through `.module`, averaged by hand.
 _AVERAGED = "ddp_average_gradients"
+#: nn.Module's methods that run none of the forward.
+_MODULE_API = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules state_dict load_state_dict train eval zero_grad to cpu cuda half float "
+    "double bfloat16 type apply requires_grad_ register_buffer register_parameter add_module "
+    "register_module get_submodule get_parameter get_buffer register_forward_hook "
+    "register_forward_pre_hook register_full_backward_hook register_backward_hook "
+    "extra_repr share_memory".split()
+)
 
 
 def module_bypasses(
-    nodes: ModuleNodes,
-    wrapped: set[str],
-    code: Callable[[cst.CSTNode], str],
-    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
-    qualified_names: QualifiedNames,
+    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform
 ) -> Iterator[tuple[cst.Call, str]]:
     """(call, detail) for each training step through `.module` of a wrapped model."""
     if not wrapped:
         return
+    code, parent, qualified_names = t.code, t.parent, t.qualified_names
     training = {
         f.name.value
         for c in nodes.of(cst.ClassDef)
         for f in c.body.body
         if isinstance(f, cst.FunctionDef) and function_trains(f, qualified_names)
     }
+    classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
     for call in nodes.of(cst.Call):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "module":
@@ -63,15 +82,53 @@ def module_bypasses(
             and isinstance(func.value, cst.Attribute)
             and func.value.attr.value == "module"
             and code(func.value.value) in wrapped
-            and func.attr.value in training
         ):
-            yield (
-                call,
-                (
-                    f"`{code(call)}` runs {func.attr.value}(), a method of the module that "
-                    f"backpropagates itself, on the module of the wrapped {code(func.value.value)}"
-                ),
-            )
+            method, model = func.attr.value, code(func.value.value)
+            if method in training:
+                yield (
+                    call,
+                    (
+                        f"`{code(call)}` runs {method}(), a method of the module that "
+                        f"backpropagates itself, on the module of the wrapped {model}"
+                    ),
+                )
+                continue
+            if not _in_training(call, parent, qualified_names):
+                continue
+            if classes is None:
+                classes = _model_methods(t)
+            running = sorted(c for c, (runs, _) in classes.items() if method in runs)
+            if method == "forward" or running:
+                what = f"{method}() of {', '.join(running)}" if running else "its forward"
+                yield (
+                    call,
+                    (
+                        f"`{code(call)}` runs {what} through the `.module` of the wrapped "
+                        f"{model}, in a step that backpropagates: those layers' gradients are "
+                        "not averaged over the ranks"
+                    ),
+                )
+            elif method not in _MODULE_API and not any(
+                method in quiet for _, quiet in classes.values()
+            ):
+                yield (
+                    call,
+                    (
+                        f"`{code(call)}` calls {method} on the `.module` of the wrapped {model} "
+                        "in a step that backpropagates, and no method of the program's model "
+                        f"classes named {method} is proved to run none of its layers"
+                    ),
+                )
+
+
+def _model_methods(t: MigrationTransform) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Per model class of the program (its short name): (the methods that run its layers,
+    those proved to run none); this file's own for a single file."""
+    models = t.state.facts.models
+    if models:
+        return {m.name.rsplit(".", 1)[-1]: (m.runs, m.quiet) for m in models}
+    own = layer_methods("", t.state.text or "")
+    return {name: (tuple(runs), tuple(quiet)) for name, (runs, quiet) in own.items()}
 
 
 def _in_training(

@@ -1,0 +1,151 @@
+"""Which methods of an nn.Module class run its layers, read once per module with the
+program's model classes (program/told.py, ModelClass.runs / .quiet): a call of one through
+a wrapped model's `.module` in a step that backpropagates runs those layers past DDP, whose
+forward alone arms the averaging of their gradients over the ranks (DP108,
+hazards/module_bypass.py; stop 47's v2-A, raahii/infogan-pytorch@3729f48: `x_fake =
+gen.module.infer(zs)`, each rank stepped the generator on its own gradient).
+
+A method (not forward()) runs the layers when its body calls `self(...)`, `self.forward`,
+an attribute of `self` that is no method of the class (`self.main(x)`, a submodule), a
+method of the class that does (followed), something reached from `self` by attributes or
+items unless the last step is a container's or a tensor's own method (`self.vars.items()`,
+`self.buf.size()`), or a local name bound from `self` (`for layer in self.layers:
+layer(x)`); or when it hands a parameter it creates itself (`nn.Parameter`) to a call.
+Anything else (drawing latents, reading a device or a config) is proved to run none: such a
+method called through `.module` is no bypass.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from dp2ddp.transforms._support.ast_nodes import parse_python
+
+#: The last attribute of a call reached from `self` that runs no layer: a container's or a
+#: tensor's own method, and nn.Module's that compute nothing of the forward.
+_NO_LAYER = frozenset(
+    "items keys values get pop append extend insert update copy index count size dim numel "
+    "item tolist detach clone cpu cuda to float double half long int bool type view reshape "
+    "unsqueeze squeeze expand repeat permute transpose contiguous fill_ zero_ normal_ uniform_ "
+    "copy_ parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules state_dict load_state_dict train eval zero_grad requires_grad_ apply "
+    "register_buffer register_parameter register_module add_module sample rsample log_prob".split()
+)
+
+
+def layer_methods(
+    import_name: str, source: str
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Per class that defines forward() (by qualified name: `import_name.Class`, the bare
+    name when `import_name` is empty): (its methods that run its layers, those proved to
+    run none); forward() and dunder methods in neither."""
+    if "forward" not in source:
+        return {}
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    prefix = f"{import_name}." if import_name else ""
+    found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            methods = {
+                n.name: n
+                for n in node.body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+            if "forward" in methods:
+                runs = _running(methods)
+                judged = {m for m in methods if m != "forward" and not m.startswith("__")}
+                found[prefix + node.name] = (frozenset(judged & runs), frozenset(judged - runs))
+    return found
+
+
+def _running(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[str]:
+    """The methods whose bodies run a layer, directly or through another method."""
+    direct: dict[str, set[str]] = {}
+    runs: set[str] = set()
+    for name, method in methods.items():
+        calls, own = _calls(method, methods)
+        direct[name] = own
+        if calls:
+            runs.add(name)
+    changed = True
+    while changed:
+        changed = False
+        for name, own in direct.items():
+            if name not in runs and own & (runs | {"forward"}):
+                runs.add(name)
+                changed = True
+    return runs
+
+
+def _calls(
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> tuple[bool, set[str]]:
+    """(the body runs a layer itself, the methods of the class it calls on `self`)."""
+    if not method.args.args:
+        return False, set()
+    me = method.args.args[0].arg
+    bound = _bound_from_self(method, me)
+    own: set[str] = set()
+    for node in ast.walk(method):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if _parameter_built(node):
+            return True, own
+        if isinstance(func, ast.Name) and func.id in bound | {me}:
+            return True, own
+        if not isinstance(func, ast.Attribute):
+            continue
+        if isinstance(func.value, ast.Name) and func.value.id == me:
+            if func.attr in methods:
+                own.add(func.attr)
+                continue
+            if func.attr in _NO_LAYER:
+                continue  # `self.add_module(...)`, `self.parameters()`: nn.Module's own
+            return True, own  # `self.main(x)`: a submodule (or a callable it holds)
+        if func.attr in ("forward", "__call__") and _rooted(func.value, bound | {me}):
+            return True, own
+        if _rooted(func.value, {me}) and func.attr not in _NO_LAYER:
+            return True, own  # `self.blocks[0](x)` is a Subscript call, `self.enc.net(x)` here
+    for node in ast.walk(method):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            if _rooted(node.func, bound | {me}):
+                return True, own
+    return False, own
+
+
+def _rooted(node: ast.expr, names: set[str]) -> bool:
+    """`node` is one of `names` or reached from one by attributes, items and calls
+    (`self.blocks.items()`)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def _bound_from_self(method: ast.AST, me: str) -> set[str]:
+    """Local names the method binds directly from an expression reached from `self`: a loop
+    or comprehension target over one, an assignment of one (`layer = self.layers[i]`)."""
+    bound: set[str] = set()
+    for node in ast.walk(method):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs.append((node.target, node.iter))
+        elif isinstance(node, ast.Assign):
+            pairs.extend((t, node.value) for t in node.targets)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            pairs.append((node.optional_vars, node.context_expr))
+        for target, value in pairs:
+            inner = value.args[0] if isinstance(value, ast.Call) and value.args else value
+            if _rooted(value, {me}) or _rooted(inner, {me}):  # `enumerate(self.layers)`
+                bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return bound
+
+
+def _parameter_built(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "Parameter"
