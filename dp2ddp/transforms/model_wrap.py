@@ -41,6 +41,7 @@ from dp2ddp.transforms._support.names import (
 )
 from dp2ddp.transforms._support.nodes import (
     is_script_guard,
+    module_of,
     replication_patch,
     scoped_name,
     wrap_target,
@@ -52,6 +53,7 @@ from dp2ddp.transforms.analysis.device_terms import (
     is_device_term,
 )
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
+from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     read_before_wrap,
@@ -344,6 +346,18 @@ class WrapModelInDDP(MigrationTransform):
                     f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
                     "averaged, its other parameters train apart on each rank; wrap it whole instead"
                 )
+                module = module_of(call, self)
+                others = None
+                if isinstance(module, cst.Module):
+                    others = other_attributes(owner, target, module)
+                if others is not None:  # v3-D (stop 46): it holds no other parameter
+                    told = f" (its other attributes {', '.join(others)} build none)" * bool(others)
+                    message = (
+                        f"{target} is wrapped inside {owner.name.value}, an nn.Module that holds "
+                        f"no other parameter{told}: its wrap averages them all; where a "
+                        f"{owner.name.value} is wrapped as well (not read here), it would hold a "
+                        "DDP in a DDP: wrap only one of them"
+                    )
                 self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
