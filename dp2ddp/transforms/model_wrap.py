@@ -53,7 +53,6 @@ from dp2ddp.transforms.analysis.device_terms import (
     is_device_term,
 )
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
-from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     read_before_wrap,
@@ -61,6 +60,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
     wraps_on_every_path,
 )
 from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
+from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
