@@ -39,6 +39,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.program.attribute_stores import stored_attributes
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support import ast_nodes
@@ -211,18 +212,5 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
 
 
 def _stored(module: ProgramModule) -> frozenset[str]:
-    """Attributes `module` stores or deletes (`x.a = ...`, `del x.a`, `setattr(x, "a", v)`)."""
-    found: set[str] = set()
-    for node in ast_nodes.walk(module.passing_tree()):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            found.add(node.attr)
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("setattr", "delattr")
-            and len(node.args) > 1
-            and isinstance(node.args[1], ast.Constant)
-            and isinstance(node.args[1].value, str)
-        ):
-            found.add(node.args[1].value)
-    return frozenset(found)
+    """Attributes `module` stores or deletes on objects that may be handed to it."""
+    return stored_attributes(module.passing_tree())

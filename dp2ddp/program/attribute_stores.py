@@ -1,0 +1,114 @@
+"""The attributes a program module stores on objects another module may hand it, for
+`attribute_assigned_elsewhere` (program/uniformity.py): a configuration's `args.data` is the
+same on every rank only if no other module stores a `data` attribute on it.
+
+A store on an attribute of a torch object of the module's own class cannot be on a handed
+configuration: `self.u.data = u` in a method of `PlanarFlow(nn.Module)`, whose `self.u` is
+registered as a parameter (`register_parameter("u", nn.Parameter(...))`) or bound only to
+torch calls in the class (stop 46 v2-E, rtqichen/ffjord@994864a's lib/layers/norm_flows.py:
+`args.data`, the entry's dataset option, was judged rank-dependent for it, and every
+`download=True` dataset got DP065 "may differ between ranks"). Such a store is left out when
+the class's every base is torch's (`nn.Module`: no base of the program binds `self.u`) and
+the class binds `self.u` by no other means. Every other store counts, as before: `x.a = ...`,
+`del x.a`, `setattr(x, "a", ...)`."""
+
+from __future__ import annotations
+
+import ast
+
+from dp2ddp.transforms._support import ast_nodes
+
+#: Methods that register a torch object under a name given as their first argument.
+_REGISTERS = frozenset({"register_parameter", "register_buffer", "register_module", "add_module"})
+
+
+def stored_attributes(tree: ast.Module) -> frozenset[str]:
+    """Attributes `tree` stores or deletes on objects that may be handed to it."""
+    torch_names = _torch_aliases(tree)
+    found: set[str] = set()
+    owned: set[int] = set()
+    for cls in ast_nodes.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            owned |= _torch_attribute_stores(cls, torch_names)
+    for node in ast_nodes.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if id(node) not in owned:
+                found.add(node.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("setattr", "delattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            found.add(node.args[1].value)
+    return frozenset(found)
+
+
+def _torch_aliases(tree: ast.Module) -> set[str]:
+    """Names the module binds to torch or a part of it (`torch`, `nn`, `F`)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "torch":
+                    names.add(alias.asname or "torch")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _torch_attribute_stores(cls: ast.ClassDef, torch_names: set[str]) -> set[int]:
+    """The stores `self.a.x = ...` in `cls` whose `self.a` is a torch object: every base of
+    `cls` is torch's, and `cls` binds `self.a` only to torch calls or registers it."""
+    if not cls.bases or any(_root(base) not in torch_names for base in cls.bases):
+        return set()
+    torch_bound: set[str] = set()
+    other_bound: set[str] = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and len(node.args) > 1:
+            name = node.args[1] if isinstance(node.func, ast.Name) else node.args[0]
+            if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+                other_bound.add(str(name.value) if isinstance(name, ast.Constant) else "")
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in _REGISTERS:
+                if isinstance(name, ast.Constant):
+                    torch_bound.add(str(name.value))
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                for part in parts:
+                    held = _on_self(part)
+                    if held is None:
+                        continue
+                    value = node.value
+                    made = (
+                        part is target
+                        and isinstance(value, ast.Call)
+                        and _root(value.func) in torch_names
+                    )
+                    (torch_bound if made else other_bound).add(held)
+    return {
+        id(node)
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, (ast.Store, ast.Del))
+        and (held := _on_self(node.value)) is not None
+        and held in torch_bound
+        and held not in other_bound
+    }
+
+
+def _on_self(node: ast.AST) -> str | None:
+    """`self.a` as "a"; None for anything else."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.value.id == "self":
+            return node.attr
+    return None
