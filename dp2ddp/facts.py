@@ -491,6 +491,10 @@ class ProgramFacts:
     #: parsed in another module than the DDP path's (told also to the module whose DDP path
     #: shuts the program's gate, migrated as a single file). None: the module's own only.
     command_line: CommandLine | None = None
+    #: Those of `wrap_functions` that wrap only models of their own, trained inside
+    #: (analysis/wrap_calls.py contained_wrappers): a call under a condition every rank
+    #: decides alike is no wrap kept under a condition (DP012). Empty for a single file.
+    contained_wraps: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -25,6 +25,7 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import libcst as cst
 import libcst.matchers as m
@@ -61,7 +62,12 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 )
 from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
-from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
+from dp2ddp.transforms.analysis.wrap_calls import (
+    called_alike,
+    calls_function,
+    contained_wrappers,
+    own_functions_that_wrap,
+)
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
@@ -505,12 +511,14 @@ class WrapModelInDDP(MigrationTransform):
         if is_script_guard(head.test) and head.orelse is None:
             return  # the script guard: every rank runs the script, so every rank wraps
         branches: list[tuple[cst.CSTNode, str, cst.BaseSuite]] = []
+        tests: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         node: cst.If | cst.Else | None = head
         head_test = head_test or self.code(head.test)
         while node is not None:
             if isinstance(node, cst.If):
                 test = head_test if node is head else self.code(node.test)
                 branches.append((node, f"if {test}", node.body))
+                tests.append((node.test, node))
                 node = node.orelse
             else:
                 branches.append((node, f"else of if {head_test}", node.body))
@@ -518,8 +526,13 @@ class WrapModelInDDP(MigrationTransform):
         wrapping = [b for b in branches if wraps_on_every_path(b[2], self._wraps_directly)]
         if len(wrapping) == len(branches) and isinstance(branches[-1][0], cst.Else):
             return
-        for where, condition, _ in wrapping:
-            self.warn(where, "DP012", condition)
+        for where, condition, body in wrapping:
+            guarding = tests[: [b[0] for b in branches].index(where) + 1]
+            own = partial(contained_wrappers, module_of(head, self).code)  # type: ignore[attr-defined]
+            if not called_alike(
+                self, guarding, body, self._wrapper_functions, own, self._is_dp_call
+            ):
+                self.warn(where, "DP012", condition)
 
     def _hoist_wrap(
         self,
