@@ -167,6 +167,14 @@ Found by the lead (stop 46) while checking DP069:
 - hazards_trained_model_rebound_to_itself: a student beside a wrapped teacher rebound to a
   moved copy of itself (`student = student.double() if half else student`): synced now (it
   keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
+Stop 47 (helper t, false texts):
+- uniform_option_torch_attribute_elsewhere (stop 46 v2-E, rtqichen/ffjord@994864a): the
+  datasets that download under `if args.data == ...` in the entry, while a library module
+  stores `self.u.data = ...` on its own registered parameter: the option is uniform, the
+  datasets are built by rank 0 first (`ddp_rank0_first`); rank 1 finds the file and fetches
+  nothing, rank 0 prints the original's weights. Before: DP065 "may differ between ranks" at
+  each dataset and DP031 in its module, the fetch on every rank at once, rank 1 reading the
+  file before rank 0 wrote it (FileNotFoundError).
 
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
@@ -268,6 +276,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "output_cut_wrap_built_elsewhere": ("normal rows 2 anomalous rows 2",),
     # stop 46, the lead
     "hazards_trained_model_rebound_to_itself": (),  # below
+    # stop 47, helper t
+    "uniform_option_torch_attribute_elsewhere": ("weights 2.9403",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -279,6 +289,7 @@ PROGRAMS = {
     "rank_zero_write_function_named_like_method": "train.py",
     "outside_parameters_wrap_built_elsewhere": "main.py",
     "output_cut_wrap_built_elsewhere": "main.py",
+    "uniform_option_torch_attribute_elsewhere": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -288,6 +299,7 @@ RANK0_ONLY = {
     "model_wrap_parameterless_modules": "weights",
     "importlib_percent_name": "weights",
     "rank_zero_write_function_named_like_method": "weights",
+    "uniform_option_torch_attribute_elsewhere": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
@@ -540,3 +552,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
     stdout = launch.stdout("output_cut_wrap_built_elsewhere", 0)
     lines = [line for line in stdout.splitlines() if line.startswith("normal rows")]
     assert lines == ["normal rows 2 anomalous rows 2"] * 4, stdout
+
+
+def test_a_dataset_under_a_uniform_option_is_fetched_by_rank_0_alone(launch: Launch) -> None:
+    """uniform_option_torch_attribute_elsewhere: rank 0 fetches, rank 1 finds the file."""
+    case = "uniform_option_torch_attribute_elsewhere"
+    assert [launch.status(case, rank)["digest"] for rank in (0, 1)] == [[1.0], [0.0]]

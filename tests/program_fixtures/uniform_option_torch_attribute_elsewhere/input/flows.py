@@ -2,18 +2,18 @@ import torch
 import torch.nn as nn
 
 
-class PlanarFlow(nn.Module):
+class Shift(nn.Module):
+    """Stores a `data` attribute, on its own registered parameter only."""
+
     def __init__(self, nd=1):
         super().__init__()
-        self.register_parameter("u", nn.Parameter(torch.randn(nd)))
-        self.scale = nn.Parameter(torch.ones(nd))
+        self.register_parameter("u", nn.Parameter(torch.zeros(nd)))
 
-    def make_invertible(self):
-        self.u.data = self.u.data / self.u.data.norm()
-        self.scale.data = self.scale.data.abs()
+    def normalize(self):
+        self.u.data = self.u.data.clamp(-1, 1)
 
     def forward(self, z):
-        return z + self.u * self.scale
+        return z + self.u
 
 
 def describe(flow):
