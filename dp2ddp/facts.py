@@ -47,8 +47,10 @@ class Uniformity(Protocol):
         `name` from; None when not exactly that."""
         ...
 
-    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
-        """Another program module stores or deletes attribute `attribute`."""
+    def attribute_assigned_elsewhere(self, path: str, attribute: str, owner: str = "") -> bool:
+        """Another program module stores or deletes attribute `attribute` (`owner`: read as
+        `self.attribute` in class `owner`, whose bases are none or torch's: a store on `self`
+        in another class counts only where that class is `owner` or names it as a base)."""
         ...
 
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:

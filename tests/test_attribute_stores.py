@@ -9,7 +9,8 @@ from dp2ddp.program.attribute_stores import stored_attributes
 
 
 def stores(source: str) -> frozenset[str]:
-    return stored_attributes(ast.parse(source))
+    found = stored_attributes(ast.parse(source))
+    return found.anywhere | {name for name, _, _ in found.on_self}
 
 
 def test_store_on_a_registered_or_torch_built_attribute_is_left_out() -> None:
@@ -52,3 +53,15 @@ def test_class_with_a_program_base_counts_every_store() -> None:
         "        self.u.data = torch.ones(3)\n"
     )
     assert "data" in stores(source)
+
+
+def test_stores_on_self_name_their_class_and_bases() -> None:
+    source = (
+        "class Loss(Base):\n"
+        "    def __init__(self, args):\n"
+        "        self.args = args\n"
+        "        args.mode = 'x'\n"
+    )
+    found = stored_attributes(ast.parse(source))
+    assert found.on_self == (("args", "Loss", frozenset({"Base"})),)
+    assert found.anywhere == {"mode"}

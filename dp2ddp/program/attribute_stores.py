@@ -15,6 +15,7 @@ the class binds `self.u` by no other means. Every other store counts, as before:
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from dp2ddp.transforms._support import ast_nodes
 
@@ -22,16 +23,33 @@ from dp2ddp.transforms._support import ast_nodes
 _REGISTERS = frozenset({"register_parameter", "register_buffer", "register_module", "add_module"})
 
 
-def stored_attributes(tree: ast.Module) -> frozenset[str]:
+@dataclass(frozen=True)
+class Stores:
+    """A module's attribute stores: `anywhere`, on objects that may be handed to it;
+    `on_self`, `self.a = ...` directly in a method of a class, as (attribute, class, the
+    last names of its bases): only an instance of that class (or of a subclass) holds it."""
+
+    anywhere: frozenset[str]
+    on_self: tuple[tuple[str, str, frozenset[str]], ...]
+
+
+def stored_attributes(tree: ast.Module) -> Stores:
     """Attributes `tree` stores or deletes on objects that may be handed to it."""
     torch_names = _torch_aliases(tree)
     found: set[str] = set()
     owned: set[int] = set()
+    on_self: dict[int, tuple[str, str, frozenset[str]]] = {}
     for cls in ast_nodes.walk(tree):
         if isinstance(cls, ast.ClassDef):
             owned |= _torch_attribute_stores(cls, torch_names)
+            bases = frozenset(_last(b) for b in cls.bases)
+            for node in ast.walk(cls):  # an inner class, walked later, takes its own
+                if isinstance(node, ast.Attribute) and _on_self(node) is not None:
+                    on_self[id(node)] = (node.attr, cls.name, bases)
     for node in ast_nodes.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if id(node) in on_self:
+                continue
             if id(node) not in owned:
                 found.add(node.attr)
         elif (
@@ -43,7 +61,20 @@ def stored_attributes(tree: ast.Module) -> frozenset[str]:
             and isinstance(node.args[1].value, str)
         ):
             found.add(node.args[1].value)
-    return frozenset(found)
+    stores = {
+        on_self[id(n)]
+        for n in ast_nodes.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, (ast.Store, ast.Del))
+        and id(n) in on_self
+    }
+    return Stores(frozenset(found), tuple(sorted(stores, key=lambda s: (s[0], s[1]))))
+
+
+def _last(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _torch_aliases(tree: ast.Module) -> set[str]:

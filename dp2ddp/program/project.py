@@ -88,8 +88,8 @@ class RecordingUniformity:
         answer = self._ask("star_source", path, name)
         return answer if isinstance(answer, str) else None
 
-    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
-        return bool(self._ask("attribute_assigned_elsewhere", path, attribute))
+    def attribute_assigned_elsewhere(self, path: str, attribute: str, owner: str = "") -> bool:
+        return bool(self._ask("attribute_assigned_elsewhere", path, attribute, owner))
 
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         answer = self._ask("unreached_elsewhere", path, name, method)

@@ -39,13 +39,17 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
-from dp2ddp.program.attribute_stores import stored_attributes
+from dp2ddp.program.attribute_stores import Stores, stored_attributes
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.module_index import NameUses
+from dp2ddp.transforms.analysis.uniform_answers import (
+    sites_reached,
+    top_level_function_returns_uniform,
+)
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 
@@ -141,7 +145,7 @@ class ProgramUniformity:
         if module is None:
             return False
         key = ("returns", module.real, function)
-        return self._ask(key, module, lambda u: u.top_level_function_returns_uniform(function))
+        return self._ask(key, module, lambda u: top_level_function_returns_uniform(u, function))
 
     def star_source(self, path: str, name: str) -> str | None:
         """The program module a `from X import *` of the module at `path` takes `name`
@@ -160,13 +164,20 @@ class ProgramUniformity:
         return source.name if name in defined else None
 
     # -- attributes -------------------------------------------------------------------
-    def attribute_assigned_elsewhere(self, path: str, attribute: str) -> bool:
-        """Another program module stores or deletes attribute `attribute`."""
+    def attribute_assigned_elsewhere(self, path: str, attribute: str, owner: str = "") -> bool:
+        """Another program module stores or deletes attribute `attribute`; with `owner`
+        (a class read as `self`), a store on another class's `self` does not count unless
+        that class is `owner` or names it as a base."""
         for module in self.program.modules:
             if module.path == path:
                 continue
             stored = self.project.remembered(("stores", module.real), partial(_stored, module))
-            if attribute in stored:
+            if attribute in stored.anywhere:
+                return True
+            if any(
+                name == attribute and (not owner or cls == owner or owner in bases)
+                for name, cls, bases in stored.on_self
+            ):
                 return True
         return False
 
@@ -183,7 +194,7 @@ class ProgramUniformity:
             if other.real == module.real or not mentions(other.source.text, name):
                 continue
             key = ("sites", module.real, other.real, name, str(method))
-            if not self._ask(key, other, lambda u: u.sites_reached(module.name, name, method)):
+            if not self._ask(key, other, lambda u: sites_reached(u, module.name, name, method)):
                 return other.path
         return None
 
@@ -211,6 +222,6 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
     )
 
 
-def _stored(module: ProgramModule) -> frozenset[str]:
+def _stored(module: ProgramModule) -> Stores:
     """Attributes `module` stores or deletes on objects that may be handed to it."""
     return stored_attributes(module.passing_tree())

@@ -271,23 +271,6 @@ class RankUniformity:
             return None
         return f"{function.name.value}() is called{where} where not every rank may arrive"
 
-    def sites_reached(self, module_name: str, name: str, method: bool) -> bool:
-        """Every call in this module that may call function `name` of module `module_name`
-        (`method`: a method of one of its classes, `x.name(...)`) is reached by every rank,
-        and so is its function, here and program-wide."""
-        for call in self.index.calls:
-            if not self.index.may_call(call, module_name, name, method):
-                continue
-            if self.rank_dependent_around(call) is not None:
-                return False
-            caller = enclosing_function(call, self.view)
-            if caller is not None and (
-                self.unreached_call(caller) is not None
-                or self.unreached_elsewhere(caller) is not None
-            ):
-                return False
-        return True
-
     def _while_uniform(self, loop: cst.While) -> bool:
         """Every rank runs the loop's passes alike: its test is uniform, and so is each
         binding of the test's names in its body, and no rank leaves it on its own
@@ -357,7 +340,7 @@ class RankUniformity:
             return False
         program = self._program()
         if program is not None and program[0].attribute_assigned_elsewhere(
-            program[1], expr.attr.value
+            program[1], expr.attr.value, self._own_class(expr, at)
         ):
             return False
         for statement, value in self.index.attribute_sets.get(expr.attr.value, []):
@@ -366,6 +349,22 @@ class RankUniformity:
             if self.rank_dependent_around(statement) is not None:
                 return False
         return True
+
+    def _own_class(self, expr: cst.Attribute, at: cst.CSTNode) -> str:
+        """`self.args` in a method of top-level class C whose bases are none or torch's:
+        C's name, for the program's stores of `args` (only C's own and its subclasses'
+        `self.args = ...` can store on it: stop 47, seathiefwang/MGN-pytorch@384e820's
+        `self.args` of Trainer beside every other class's `self.args = args`); else ""."""
+        function = at if isinstance(at, cst.FunctionDef) else enclosing_function(at, self.view)
+        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self") or not function:
+            return ""
+        owner = self.index.top_level_class(function)
+        if owner is None or any(
+            not all(q.startswith("torch.") for q in self.view.qualified_names(b.value) or {""})
+            for b in owner.bases
+        ):
+            return ""
+        return owner.name.value
 
     def _call(self, call: cst.Call, at: cst.CSTNode) -> bool:
         func = call.func
@@ -378,7 +377,7 @@ class RankUniformity:
             return args
         if isinstance(func, cst.Name) and func.value in self.index.functions:
             # Its parameters are judged at every call site (see _parameter).
-            return all(self._returns_uniform(f) for f in self.index.functions[func.value])
+            return all(self.returns_uniform(f) for f in self.index.functions[func.value])
         if self._external_call(func):
             return args
         if isinstance(func, cst.Attribute):
@@ -386,10 +385,10 @@ class RankUniformity:
                 return args and self.value(func.value, at)
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 defined = self.index.functions.get(func.attr.value, [])
-                return bool(defined) and all(self._returns_uniform(f) for f in defined)
+                return bool(defined) and all(self.returns_uniform(f) for f in defined)
         return False
 
-    def _returns_uniform(self, function: cst.FunctionDef) -> bool:
+    def returns_uniform(self, function: cst.FunctionDef) -> bool:
         key = ("returns", id(function))
         if key in self._memo:
             return self._memo[key]
@@ -642,18 +641,6 @@ class RankUniformity:
             return False
         value = argument(sites[0], name, index)
         return value is not None and self.value(value, sites[0])
-
-    def top_level_function_returns_uniform(self, name: str) -> bool:
-        """This module's top-level function `name`, bound nowhere else, returns a uniform
-        value."""
-        binders = [s for s in self.module.body if name in self.index.bound_names(s)]
-        if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
-            return False
-        if any(
-            self.index.declared_global(f, name) for fs in self.index.functions.values() for f in fs
-        ):
-            return False
-        return self._returns_uniform(binders[0])
 
     def _external_call(self, func: cst.BaseExpression) -> bool:
         """A call of a top-level function of another program module (imported by name, or
