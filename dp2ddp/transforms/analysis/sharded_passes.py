@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import Definition, view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.names import (
     DATALOADER,
     DDP_DISTRIBUTED_SAMPLER,
@@ -138,17 +139,48 @@ def batch_sizes_alike(uniform: RankUniformity, loop: cst.For, test: cst.BaseExpr
     loaders = _loaders_of(uniform, loop.iter)
     if not loaders:
         return False
-    for loader in loaders:
-        definitions = _bindings(uniform, loader)
-        if not definitions or not all(_sharded(uniform, d) for d in definitions):
-            return False
+    if not all(_sharded_loader(uniform, loader) for loader in loaders):
+        return False
     batches = {n.value for n in walk(loop.target) if isinstance(n, cst.Name)}
     return _sizes_or_uniform(uniform, test, batches, test)
 
 
+def _sharded_loader(uniform: RankUniformity, loader: cst.BaseExpression) -> bool:
+    """Every binding of `loader` is `_sharded`; a parameter of the module's function (the
+    real program's `train(train_normal_loader, train_anormal_loader, ...)`), where every
+    call of the function passes a name every binding of which is (one hop)."""
+    definitions = _bindings(uniform, loader)
+    if not definitions:
+        return False
+    flow = view(uniform.module)
+    for definition in definitions:
+        if definition.kind != "param" or not isinstance(definition.target, cst.Param):
+            if not _sharded(uniform, definition):
+                return False
+            continue
+        function = flow.function_around(definition.target)
+        sites = flow.call_sites(function) if function is not None else []
+        if function is None or not sites:
+            return False
+        for site in sites:
+            passed = argument_for(site, function, definition.target)
+            if not isinstance(passed, cst.Name):
+                return False
+            bound = flow.definitions(passed)
+            if not bound or not all(_sharded(uniform, d) for d in bound):
+                return False
+    return True
+
+
 def _loaders_of(uniform: RankUniformity, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The loaders `expr` iterates: one (`_loader_of`), or each argument of `zip(...)`."""
-    if isinstance(expr, cst.Call) and uniform.view.qualified_names(expr.func) & {"builtins.zip"}:
+    """The loaders `expr` iterates: one (`_loader_of`), or each argument of `zip(...)`
+    (also through `enumerate` or a progress bar: `enumerate(zip(a, b))`)."""
+    names = uniform.view.qualified_names(expr.func) if isinstance(expr, cst.Call) else set()
+    bar = bar_iterable(expr, uniform.view)
+    if bar is not None or (isinstance(expr, cst.Call) and names & {"builtins.enumerate"}):
+        inner = bar if bar is not None else expr.args[0].value if expr.args else None  # type: ignore[attr-defined]
+        return _loaders_of(uniform, inner) if inner is not None else []
+    if isinstance(expr, cst.Call) and names & {"builtins.zip"}:
         found = [_loader_of(uniform, a.value) for a in expr.args]
         if any(a.keyword is not None or a.star for a in expr.args) or None in found:
             return []
