@@ -47,9 +47,13 @@ class Uniformity(Protocol):
         `name` from; None when not exactly that."""
         ...
 
-    def attribute_assigned_elsewhere(self, path: str, attribute: str, parsed: bool) -> bool:
+    def attribute_assigned_elsewhere(
+        self, path: str, attribute: str, parsed: bool = False, owner: str = ""
+    ) -> bool:
         """Another program module stores or deletes attribute `attribute` (`parsed`: on an
-        object that may be a parsed command line, an argparse.Namespace)."""
+        object that may be a parsed command line, an argparse.Namespace; `owner`: read as
+        `self.attribute` in class `owner`, whose bases are none or torch's: a store on `self`
+        in another class counts only where that class is `owner` or names it as a base)."""
         ...
 
     def returns_namespace(self, module_name: str, function: str) -> bool:
@@ -508,6 +512,10 @@ class ProgramFacts:
     #: parsed in another module than the DDP path's (told also to the module whose DDP path
     #: shuts the program's gate, migrated as a single file). None: the module's own only.
     command_line: CommandLine | None = None
+    #: Those of `wrap_functions` that wrap only models of their own, trained inside
+    #: (analysis/wrap_calls.py contained_wrappers): a call under a condition every rank
+    #: decides alike is no wrap kept under a condition (DP012). Empty for a single file.
+    contained_wraps: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

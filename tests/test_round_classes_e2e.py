@@ -167,6 +167,14 @@ Found by the lead (stop 46) while checking DP069:
 - hazards_trained_model_rebound_to_itself: a student beside a wrapped teacher rebound to a
   moved copy of itself (`student = student.double() if half else student`): synced now (it
   keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
+Stop 47 (helper t, false texts):
+- uniform_option_torch_attribute_elsewhere (stop 46 v2-E, rtqichen/ffjord@994864a): the
+  datasets that download under `if args.data == ...` in the entry, while a library module
+  stores `self.u.data = ...` on its own registered parameter: the option is uniform, the
+  datasets are built by rank 0 first (`ddp_rank0_first`); rank 1 finds the file and fetches
+  nothing, rank 0 prints the original's weights. Before: DP065 "may differ between ranks" at
+  each dataset and DP031 in its module, the fetch on every rank at once, rank 1 reading the
+  file before rank 0 wrote it (FileNotFoundError).
 
 Stop 47's said-not-proved leftovers (helper m):
 - outside_parameters_parsed_args_elsewhere (v3-B on okankop/Driver-Anomaly-Detection@6f7f251):
@@ -318,6 +326,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_wrapper_returns_student": ("student 2.3862",),
     "model_wrap_trained_parameter": ("student 2.2636",),
     "importlib_package_name_registry": ("building partial", "weights 2.6781"),
+    # stop 47, helper t
+    "uniform_option_torch_attribute_elsewhere": ("weights 2.9403",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -332,6 +342,7 @@ PROGRAMS = {
     "outside_parameters_parsed_args_elsewhere": "main.py",
     "figures_loader_handed_to_unchanged_method": "main.py",
     "importlib_package_name_registry": "train.py",
+    "uniform_option_torch_attribute_elsewhere": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -344,6 +355,7 @@ RANK0_ONLY = {
     "rank_zero_write_function_named_like_method": "weights",
     "figures_loader_handed_to_unchanged_method": "epoch",
     "importlib_package_name_registry": "building",
+    "uniform_option_torch_attribute_elsewhere": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
@@ -614,3 +626,9 @@ def test_a_said_difference_is_named_in_verifys_verdict(
     report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert report.exit_code != 0, report
     assert any(f" {code} " in note for note in report.notes), report.notes
+
+
+def test_a_dataset_under_a_uniform_option_is_fetched_by_rank_0_alone(launch: Launch) -> None:
+    """uniform_option_torch_attribute_elsewhere: rank 0 fetches, rank 1 finds the file."""
+    case = "uniform_option_torch_attribute_elsewhere"
+    assert [launch.status(case, rank)["digest"] for rank in (0, 1)] == [[1.0], [0.0]]

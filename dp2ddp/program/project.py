@@ -88,8 +88,10 @@ class RecordingUniformity:
         answer = self._ask("star_source", path, name)
         return answer if isinstance(answer, str) else None
 
-    def attribute_assigned_elsewhere(self, path: str, attribute: str, parsed: bool) -> bool:
-        return bool(self._ask("attribute_assigned_elsewhere", path, attribute, parsed))
+    def attribute_assigned_elsewhere(
+        self, path: str, attribute: str, parsed: bool = False, owner: str = ""
+    ) -> bool:
+        return bool(self._ask("attribute_assigned_elsewhere", path, attribute, parsed, owner))
 
     def returns_namespace(self, module_name: str, function: str) -> bool:
         return bool(self._ask("returns_namespace", module_name, function))

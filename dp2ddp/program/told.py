@@ -64,6 +64,7 @@ class ProgramTeller:
         self._models: dict[str, str] | None = None
         self._model_classes: tuple[ModelClass, ...] = ()
         self._wrap_functions: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self._contained_wraps: tuple[str, ...] | None = None
         self._seeded: frozenset[str] | None = None
         self._generator_takers: tuple[tuple[str, str], ...] | None = None
         self._untouched: dict[str, tuple[tuple[int, str], ...]] | None = None
@@ -241,6 +242,7 @@ class ProgramTeller:
                 if in_program and "DistributedDataParallel" in module.source.text
                 else None
             ),
+            contained_wraps=self.contained_wraps() if gate and models else (),
         )
 
     def command_line(self) -> CommandLine:
@@ -494,6 +496,16 @@ class ProgramTeller:
                 lambda m: find(m.name, m.source.text, m.passing_tree),
             )
         return others(self._sample_readers, module)
+
+    def contained_wraps(self) -> tuple[str, ...]:
+        """The program's functions that wrap only models of their own
+        (ProgramFacts.contained_wraps), once."""
+        if self._contained_wraps is None:
+            from dp2ddp.transforms.analysis.wrap_calls import contained_wrappers
+
+            found = {n for m in self.program.modules for n in contained_wrappers(m.source.text)}
+            self._contained_wraps = tuple(sorted(found))
+        return self._contained_wraps
 
     def wrap_functions(self) -> tuple[str, ...]:
         """The program's functions whose own body wraps (ProgramFacts.wrap_functions), once."""

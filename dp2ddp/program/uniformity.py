@@ -43,6 +43,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.facts import ProgramFacts
+from dp2ddp.program.attribute_stores import Stores, stored_attributes
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import Project, RecordingUniformity, same_answers
 from dp2ddp.transforms._support import ast_nodes
@@ -54,6 +55,7 @@ from dp2ddp.transforms.analysis.across_modules import (
     top_level_function_returns_uniform,
 )
 from dp2ddp.transforms.analysis.module_index import NameUses
+from dp2ddp.transforms.analysis.uniform_answers import sites_reached
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 
@@ -168,10 +170,15 @@ class ProgramUniformity:
         return source.name if name in defined else None
 
     # -- attributes -------------------------------------------------------------------
-    def attribute_assigned_elsewhere(self, path: str, attribute: str, parsed: bool) -> bool:
-        """Another program module stores or deletes attribute `attribute` (`parsed`: where
-        the object is a parsed command line: not counting a store on a class's own
-        instance, unless some module calls that class's methods with another object)."""
+    def attribute_assigned_elsewhere(
+        self, path: str, attribute: str, parsed: bool = False, owner: str = ""
+    ) -> bool:
+        """Another program module stores or deletes attribute `attribute`. A store on a
+        class's own instance (`self.a = ...` in a method of class C) counts only where it
+        may reach the object read: with `owner` (the read is `self.a` in a method of that
+        class), only where C is `owner` or names it as a base; with `parsed` (the object is
+        a parsed command line, no instance of a program class), only where some module
+        calls C's methods with another object as `self`."""
         unbound: frozenset[str] | None = None
         for module in self.program.modules:
             if module.path == path:
@@ -179,19 +186,21 @@ class ProgramUniformity:
             stored = self._stores(module)
             if attribute in stored.anywhere:
                 return True
-            classes = stored.own.get(attribute, frozenset())
-            if classes and not parsed:
-                return True
-            if classes:
-                if unbound is None:
-                    unbound = frozenset().union(
-                        *(self._stores(m).unbound for m in self.program.modules)
-                    )
-                if classes & unbound:
+            for name, cls, bases in stored.on_self:
+                if name != attribute:
+                    continue
+                if parsed:
+                    if unbound is None:
+                        unbound = frozenset().union(
+                            *(self._stores(m).unbound for m in self.program.modules)
+                        )
+                    if cls in unbound:
+                        return True
+                elif not owner or cls == owner or owner in bases:
                     return True
         return False
 
-    def _stores(self, module: ProgramModule) -> _Stores:
+    def _stores(self, module: ProgramModule) -> Stores:
         return self.project.remembered(("stores", module.real), partial(_stored, module))
 
     def returns_namespace(self, module_name: str, function: str) -> bool:
@@ -216,7 +225,7 @@ class ProgramUniformity:
             if other.real == module.real or not mentions(other.source.text, name):
                 continue
             key = ("sites", module.real, other.real, name, str(method))
-            if not self._ask(key, other, lambda u: u.sites_reached(module.name, name, method)):
+            if not self._ask(key, other, lambda u: sites_reached(u, module.name, name, method)):
                 return other.path
         return None
 
@@ -244,77 +253,6 @@ def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:
     )
 
 
-@dataclass(frozen=True)
-class _Stores:
-    """The attributes one module stores or deletes: `anywhere` on any object (`x.a = ...`,
-    `del x.a`, `setattr(x, "a", v)`); `own`: attribute -> the classes whose methods store
-    it on their own instance (`self.a = ...` in a method, `self` not rebound there), which
-    no parsed command line is (analysis/across_modules.py); `unbound`: the last names of
-    the receivers of calls that pass a first argument other than the calling method's
-    own `self` (`C.m(obj, ...)`: C's method may run on obj)."""
-
-    anywhere: frozenset[str]
-    own: dict[str, frozenset[str]]
-    unbound: frozenset[str]
-
-
-def _stored(module: ProgramModule) -> _Stores:
-    anywhere: set[str] = set()
-    own: dict[str, set[str]] = {}
-    unbound: set[str] = set()
-    todo: list[tuple[ast.AST, str | None, str | None]] = [(module.passing_tree(), None, None)]
-    while todo:
-        node, owner, me = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                is_method = isinstance(node, ast.ClassDef) and not isinstance(child, ast.Lambda)
-                first = _own_instance(child) if is_method else None
-                todo.append((child, getattr(node, "name", None) if first else None, first))
-                continue
-            if isinstance(child, ast.ClassDef):
-                todo.append((child, None, None))
-                continue
-            if isinstance(child, ast.Attribute) and isinstance(child.ctx, (ast.Store, ast.Del)):
-                if owner is not None and isinstance(child.value, ast.Name) and child.value.id == me:
-                    own.setdefault(child.attr, set()).add(owner)
-                else:
-                    anywhere.add(child.attr)
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
-                if (
-                    child.func.id in ("setattr", "delattr")
-                    and len(child.args) > 1
-                    and isinstance(child.args[1], ast.Constant)
-                    and isinstance(child.args[1].value, str)
-                ):
-                    anywhere.add(child.args[1].value)
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-                first_arg = child.args[0] if child.args else None
-                if first_arg is not None and not (
-                    isinstance(first_arg, ast.Name) and first_arg.id == me
-                ):
-                    receiver = child.func.value
-                    if isinstance(receiver, ast.Name):
-                        unbound.add(receiver.id)
-                    elif isinstance(receiver, ast.Attribute):
-                        unbound.add(receiver.attr)
-            todo.append((child, owner, me))
-    return _Stores(
-        frozenset(anywhere), {a: frozenset(c) for a, c in own.items()}, frozenset(unbound)
-    )
-
-
-def _own_instance(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> str | None:
-    """The name of a method's own instance (its first parameter), None for a static or
-    class method or where the method binds that name again."""
-    if isinstance(function, ast.Lambda) or not function.args.args:
-        return None
-    if any(
-        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-        for d in function.decorator_list
-    ):
-        return None
-    name = function.args.args[0].arg
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return None
-    return name
+def _stored(module: ProgramModule) -> Stores:
+    """Attributes `module` stores or deletes on objects that may be handed to it."""
+    return stored_attributes(module.passing_tree())

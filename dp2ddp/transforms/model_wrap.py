@@ -25,6 +25,7 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import libcst as cst
 import libcst.matchers as m
@@ -41,6 +42,7 @@ from dp2ddp.transforms._support.names import (
 )
 from dp2ddp.transforms._support.nodes import (
     is_script_guard,
+    module_of,
     replication_patch,
     scoped_name,
     wrap_target,
@@ -59,7 +61,13 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
     wraps_on_every_path,
 )
 from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
-from dp2ddp.transforms.analysis.wrap_calls import calls_function, own_functions_that_wrap
+from dp2ddp.transforms.analysis.owner_parameters import other_attributes
+from dp2ddp.transforms.analysis.wrap_calls import (
+    called_alike,
+    calls_function,
+    contained_wrappers,
+    own_functions_that_wrap,
+)
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
@@ -344,6 +352,18 @@ class WrapModelInDDP(MigrationTransform):
                     f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
                     "averaged, its other parameters train apart on each rank; wrap it whole instead"
                 )
+                module = module_of(call, self)
+                others = None
+                if isinstance(module, cst.Module):
+                    others = other_attributes(owner, target, module)
+                if others is not None:  # v3-D (stop 46): it holds no other parameter
+                    told = f" (its other attributes {', '.join(others)} build none)" * bool(others)
+                    message = (
+                        f"{target} is wrapped inside {owner.name.value}, an nn.Module that holds "
+                        f"no other parameter{told}: its wrap averages them all; where a "
+                        f"{owner.name.value} is wrapped as well (not read here), it would hold a "
+                        "DDP in a DDP: wrap only one of them"
+                    )
                 self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
@@ -491,12 +511,14 @@ class WrapModelInDDP(MigrationTransform):
         if is_script_guard(head.test) and head.orelse is None:
             return  # the script guard: every rank runs the script, so every rank wraps
         branches: list[tuple[cst.CSTNode, str, cst.BaseSuite]] = []
+        tests: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         node: cst.If | cst.Else | None = head
         head_test = head_test or self.code(head.test)
         while node is not None:
             if isinstance(node, cst.If):
                 test = head_test if node is head else self.code(node.test)
                 branches.append((node, f"if {test}", node.body))
+                tests.append((node.test, node))
                 node = node.orelse
             else:
                 branches.append((node, f"else of if {head_test}", node.body))
@@ -504,8 +526,13 @@ class WrapModelInDDP(MigrationTransform):
         wrapping = [b for b in branches if wraps_on_every_path(b[2], self._wraps_directly)]
         if len(wrapping) == len(branches) and isinstance(branches[-1][0], cst.Else):
             return
-        for where, condition, _ in wrapping:
-            self.warn(where, "DP012", condition)
+        for where, condition, body in wrapping:
+            guarding = tests[: [b[0] for b in branches].index(where) + 1]
+            own = partial(contained_wrappers, module_of(head, self).code)  # type: ignore[attr-defined]
+            if not called_alike(
+                self, guarding, body, self._wrapper_functions, own, self._is_dp_call
+            ):
+                self.warn(where, "DP012", condition)
 
     def _hoist_wrap(
         self,

@@ -126,19 +126,20 @@ def external_call(u: RankUniformity, func: cst.BaseExpression) -> bool:
     return program is not None and called is not None and program[0].returns_uniform(*called)
 
 
-def stored_elsewhere(u: RankUniformity, expr: cst.Attribute) -> bool:
+def stored_elsewhere(u: RankUniformity, expr: cst.Attribute, owner: str = "") -> bool:
     """Another program module may store `expr`'s attribute on `expr`'s object: it stores one
     of that name, and the object is not a parsed command line or the store may reach one
-    (see the module docstring)."""
+    (see the module docstring); `owner`: `expr` is `self.x` in a method of that class
+    (uniformity.py's `_own_class`), and a store on another class's `self` cannot reach it."""
     program = u.program_uniform()
     if program is None:
         return False
     uniform, path = program
     attribute = expr.attr.value
-    if not uniform.attribute_assigned_elsewhere(path, attribute, False):
+    if not uniform.attribute_assigned_elsewhere(path, attribute, False, owner):
         return False
     return not parsed_namespace(u, expr.value) or uniform.attribute_assigned_elsewhere(
-        path, attribute, True
+        path, attribute, True, owner
     )
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import Definition, view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.names import (
     DATALOADER,
     DDP_DISTRIBUTED_SAMPLER,
@@ -124,4 +125,110 @@ def left_per_rank(uniform: RankUniformity, loop: cst.For | cst.While) -> bool:
             continue
         if any(id(s) in within for s in uniform.rank_dependent_statements(exit_)):
             return True
+    return False
+
+
+def batch_sizes_alike(uniform: RankUniformity, loop: cst.For, test: cst.BaseExpression) -> bool:
+    """`test` reads `loop`'s batches only through their size (`x.size(0)`, `x.shape[0]`,
+    `len(x)`) and is otherwise the same on every rank, and every loader `loop` iterates
+    (itself, through `enumerate` or a progress bar, or each of a `zip`) is sharded as
+    `sharded_passes_alike` proves: each rank's loader yields as many batches, the k-th of
+    the same size on every rank (stop 46 v3-D, okankop/Driver-Anomaly-Detection@6f7f251:
+    `if normal_data.size(0) != ddp_per_rank_batch(args.n_train_batch_size): break` over
+    `zip(train_normal_loader, train_anormal_loader)`, which DP032 said may differ)."""
+    loaders = _loaders_of(uniform, loop.iter)
+    if not loaders:
+        return False
+    if not all(_sharded_loader(uniform, loader) for loader in loaders):
+        return False
+    batches = {n.value for n in walk(loop.target) if isinstance(n, cst.Name)}
+    return _sizes_or_uniform(uniform, test, batches, test)
+
+
+def _sharded_loader(uniform: RankUniformity, loader: cst.BaseExpression) -> bool:
+    """Every binding of `loader` is `_sharded`; a parameter of the module's function (the
+    real program's `train(train_normal_loader, train_anormal_loader, ...)`), where every
+    call of the function passes a name every binding of which is (one hop)."""
+    definitions = _bindings(uniform, loader)
+    if not definitions:
+        return False
+    flow = view(uniform.module)
+    for definition in definitions:
+        if definition.kind != "param" or not isinstance(definition.target, cst.Param):
+            if not _sharded(uniform, definition):
+                return False
+            continue
+        function = flow.function_around(definition.target)
+        sites = flow.call_sites(function) if function is not None else []
+        if function is None or not sites:
+            return False
+        for site in sites:
+            passed = argument_for(site, function, definition.target)
+            if not isinstance(passed, cst.Name):
+                return False
+            bound = flow.definitions(passed)
+            if not bound or not all(_sharded(uniform, d) for d in bound):
+                return False
+    return True
+
+
+def _loaders_of(uniform: RankUniformity, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The loaders `expr` iterates: one (`_loader_of`), or each argument of `zip(...)`
+    (also through `enumerate` or a progress bar: `enumerate(zip(a, b))`)."""
+    names = uniform.view.qualified_names(expr.func) if isinstance(expr, cst.Call) else set()
+    bar = bar_iterable(expr, uniform.view)
+    if bar is not None or (isinstance(expr, cst.Call) and names & {"builtins.enumerate"}):
+        inner = bar if bar is not None else expr.args[0].value if expr.args else None  # type: ignore[attr-defined]
+        return _loaders_of(uniform, inner) if inner is not None else []
+    if isinstance(expr, cst.Call) and names & {"builtins.zip"}:
+        found = [_loader_of(uniform, a.value) for a in expr.args]
+        if any(a.keyword is not None or a.star for a in expr.args) or None in found:
+            return []
+        return [f for f in found if f is not None]
+    one = _loader_of(uniform, expr)
+    return [one] if one is not None else []
+
+
+def _sizes_or_uniform(
+    uniform: RankUniformity, expr: cst.BaseExpression, batches: set[str], at: cst.CSTNode
+) -> bool:
+    """Each part of `expr` is a batch's size or reads no batch and is uniform."""
+    if _size_of_batch(expr, batches):
+        return True
+    if not any(isinstance(n, cst.Name) and n.value in batches for n in walk(expr)):
+        if isinstance(expr, cst.Call) and name_of(expr.func) == PER_RANK_BATCH and expr.args:
+            expr = expr.args[0].value  # the global batch over WORLD_SIZE: every rank's
+        return uniform.value(expr, at)
+    parts: list[cst.BaseExpression]
+    if isinstance(expr, cst.Comparison):
+        parts = [expr.left, *(c.comparator for c in expr.comparisons)]
+    elif isinstance(expr, (cst.BooleanOperation, cst.BinaryOperation)):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, cst.UnaryOperation):
+        parts = [expr.expression]
+    else:
+        return False
+    return all(_sizes_or_uniform(uniform, p, batches, at) for p in parts)
+
+
+def _size_of_batch(expr: cst.BaseExpression, batches: set[str]) -> bool:
+    """`x.size(0)`, `x.shape[0]`, `len(x)` of a batch name `x`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        held, first = expr.func.value, expr.args[0].value if len(expr.args) == 1 else None
+        if expr.func.attr.value == "size" and isinstance(first, cst.Integer) and first.value == "0":
+            return isinstance(held, cst.Name) and held.value in batches
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len":
+        only = expr.args[0].value if len(expr.args) == 1 else None
+        return isinstance(only, cst.Name) and only.value in batches
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+        shape = expr.value
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        return (
+            shape.attr.value == "shape"
+            and isinstance(shape.value, cst.Name)
+            and shape.value.value in batches
+            and isinstance(index, cst.Index)
+            and isinstance(index.value, cst.Integer)
+            and index.value.value == "0"
+        )
     return False

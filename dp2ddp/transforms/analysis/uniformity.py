@@ -267,23 +267,6 @@ class RankUniformity:
             return None
         return f"{function.name.value}() is called{where} where not every rank may arrive"
 
-    def sites_reached(self, module_name: str, name: str, method: bool) -> bool:
-        """Every call in this module that may call function `name` of module `module_name`
-        (`method`: a method of one of its classes, `x.name(...)`) is reached by every rank,
-        and so is its function, here and program-wide."""
-        for call in self.index.calls:
-            if not self.index.may_call(call, module_name, name, method):
-                continue
-            if self.rank_dependent_around(call) is not None:
-                return False
-            caller = enclosing_function(call, self.view)
-            if caller is not None and (
-                self.unreached_call(caller) is not None
-                or self.unreached_elsewhere(caller) is not None
-            ):
-                return False
-        return True
-
     def _while_uniform(self, loop: cst.While) -> bool:
         """Every rank runs the loop's passes alike: its test is uniform, and so is each
         binding of the test's names in its body, and no rank leaves it on its own
@@ -351,7 +334,7 @@ class RankUniformity:
         attribute anywhere in the module stores a uniform value under uniform conditions."""
         if not self.value(expr.value, at):
             return False
-        if stored_elsewhere(self, expr):
+        if stored_elsewhere(self, expr, self._own_class(expr, at)):
             return False
         for statement, value in self.index.attribute_sets.get(expr.attr.value, []):
             if value is None or not self.value(value, statement):
@@ -359,6 +342,22 @@ class RankUniformity:
             if self.rank_dependent_around(statement) is not None:
                 return False
         return True
+
+    def _own_class(self, expr: cst.Attribute, at: cst.CSTNode) -> str:
+        """`self.args` in a method of top-level class C whose bases are none or torch's:
+        C's name, for the program's stores of `args` (only C's own and its subclasses'
+        `self.args = ...` can store on it: stop 47, seathiefwang/MGN-pytorch@384e820's
+        `self.args` of Trainer beside every other class's `self.args = args`); else ""."""
+        function = at if isinstance(at, cst.FunctionDef) else enclosing_function(at, self.view)
+        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self") or not function:
+            return ""
+        owner = self.index.top_level_class(function)
+        if owner is None or any(
+            not all(q.startswith("torch.") for q in self.view.qualified_names(b.value) or {""})
+            for b in owner.bases
+        ):
+            return ""
+        return owner.name.value
 
     def _call(self, call: cst.Call, at: cst.CSTNode) -> bool:
         func = call.func

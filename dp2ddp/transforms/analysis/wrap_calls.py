@@ -323,3 +323,122 @@ def _holds_wrap(
         d.value is not None and not d.element and _holds_wrap(flow, d.value, is_wrap, names, seen)
         for d in definitions
     )
+
+
+def contained_wrappers(source: str) -> set[str]:
+    """Names of the functions and methods of `source` that wrap only models of their own:
+    every DataParallel call is (part of) the value bound to a plain local name, and no such
+    name leaves the function (returned, yielded, declared global or nonlocal, stored on an
+    object or in a container). Such a function builds, wraps and trains its models inside
+    (stop 46 v2-D, zhaoyuzhi/deepfillv2@84a13c0's `trainer.WGAN_trainer(opt)`, called under
+    `if opt.gan_type == 'WGAN':`): the condition decides whether it runs, not whether what
+    it trains is wrapped, so a call under a condition every rank decides alike is no wrap
+    kept under a condition (DP012). `model.parallelize()` (DrQA's, wrapping `self.network`
+    in place) is not one."""
+    if "DataParallel" not in source:
+        return set()
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    found: set[str] = set()
+    for function in ast_nodes.listed(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _contained(function):
+            found.add(function.name)
+    return found
+
+
+def _is_dp(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "DataParallel"
+        or isinstance(node.func, ast.Attribute)
+        and node.func.attr == "DataParallel"
+    )
+
+
+def _contained(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    nodes = list(ast.walk(function))
+    calls = sum(1 for n in nodes if _is_dp(n))
+    if not calls:
+        return False
+    held: set[str] = set()
+    bound = 0
+    for node in nodes:
+        if isinstance(node, ast.Assign) and any(_is_dp(n) for n in ast.walk(node.value)):
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                return False
+            held.add(node.targets[0].id)
+            bound += sum(1 for n in ast.walk(node.value) if _is_dp(n))
+    if bound != calls:
+        return False  # a wrap bound to an attribute, an element, or none
+
+    # `generator(x)`, `generator.module`: a use of the model, not the model itself
+    used = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    used |= {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+
+    def mentions(value: ast.AST | None) -> bool:
+        return value is not None and any(
+            isinstance(n, ast.Name) and n.id in held and id(n) not in used for n in ast.walk(value)
+        )
+
+    for node in nodes:
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and held & set(node.names):
+            return False
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and mentions(node.value):
+            return False
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and mentions(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(not isinstance(t, ast.Name) for t in targets):
+                return False
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _STORING
+            and any(mentions(a) for a in node.args)
+        ):
+            return False
+    return True
+
+
+#: Methods that keep their argument in the object they are called on.
+_STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"})
+
+
+def called_alike(
+    t: MigrationTransform,
+    tests: list[tuple[cst.BaseExpression, cst.CSTNode]],
+    body: cst.BaseSuite,
+    wrappers: frozenset[str],
+    own: Callable[[], set[str]],
+    is_dp: Callable[[cst.CSTNode], bool],
+) -> bool:
+    """A branch that wraps only by calling functions that wrap models of their own
+    (`contained_wrappers`: this module's, `own()`, asked only here, and the program's,
+    ProgramFacts.contained_wraps), under tests (each with the statement it guards) that
+    every rank decides alike: every rank calls the same function, which wraps what it
+    trains, so no wrap is kept under a condition (DP012; stop 46 v2-D, deepfillv2's
+    `if opt.gan_type == 'WGAN': trainer.WGAN_trainer(opt)`)."""
+    from dp2ddp.transforms.analysis.uniformity import RankUniformity
+
+    nodes = list(walk(body))
+    if any(is_dp(n) for n in nodes):
+        return False
+    called = {
+        name.rpartition(".")[2]
+        for n in nodes
+        if isinstance(n, cst.Call) and (name := name_of(n.func)) is not None
+    }
+    if not called & wrappers:
+        return False
+    contained = frozenset(t.state.facts.contained_wraps) | frozenset(own())
+    if not called & wrappers <= contained:
+        return False
+    module = tests[0][1]
+    while not isinstance(module, cst.Module):
+        above = t.parent(module)
+        if above is None:
+            return False
+        module = above
+    uniform = RankUniformity.for_pass(t, module)
+    return all(uniform.value(test, at) for test, at in tests)

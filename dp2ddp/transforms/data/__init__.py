@@ -189,6 +189,7 @@ class ShardDataLoaders(LoaderEvaluation):
         for found in (loaders, self._sampler_sharded):  # their figures too (F1)
             register_next_loops(self, nodes, found)
             register_generator_loops(self, found)
+        fed, self._fed_sites = fed_loaders(self, nodes)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
         for loader in loaders.values():
@@ -211,7 +212,7 @@ class ShardDataLoaders(LoaderEvaluation):
             # its loops here sum or show this rank's share only, as a loader of this module.
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
-        for loader in fed_loaders(self, nodes):
+        for loader in fed:
             # Handed sharded by the modules that call this one's functions (a program fact,
             # state.loaders.fed): their loops here go through this rank's share.
             self._plan_train_metrics(loader)
@@ -471,19 +472,8 @@ class ShardDataLoaders(LoaderEvaluation):
         )
         if not evaluation:
             self._warn_split_decisions(loader, label)
-        if evaluation:
-            unreducible = self._unreducible(loader)
-            if unreducible is not None:
-                where, why = unreducible
-                # `why` says what sharding it would break; the message, what was done instead.
-                why = why or "no counters found that can be summed over the ranks"
-                self.warn(
-                    where,
-                    "DP015",
-                    f"{why}; {label} left unsharded: every rank evaluates all of it, and "
-                    "its figures are the original's",
-                )
-                return
+        if evaluation and self._kept_whole(loader, label):
+            return
         shared = self._shared_dataset(loader)
         if shared is None:
             return

@@ -42,7 +42,38 @@ SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 class LoaderEvaluation(ShowingCalls):
     """Evaluation loops and the metric counters reduced after them."""
 
+    #: The loops other modules hand a sharded loader to, with the function the program
+    #: names and the sites (handoffs.fed_loaders), set by the pass per module.
+    _fed_sites: dict[cst.For, tuple[str, tuple[str, ...]]]
+
     # -- evaluation -----------------------------------------------------------------------
+    def _kept_whole(self, loader: Loader, label: str) -> bool:
+        """DP015 where an evaluation loader's figures cannot all be summed over the ranks:
+        the loader is left whole. Where the loop that says so is also handed a loader another
+        module shards (its function's sharded sites), the text says that over that one the
+        loop goes through this rank's share (class v2-A of stop 46, yinboc/liif@4c833f8:
+        `eval_psnr(loader, …)` in test.py, given its own script's loader and train_liif.py's
+        sharded validation loader; DP015 said "its figures are the original's" beside a true
+        DP030)."""
+        unreducible = self._unreducible(loader)
+        if unreducible is None:
+            return False
+        where, why = unreducible
+        # `why` says what sharding it would break; the message, what was done instead.
+        why = why or "no counters found that can be summed over the ranks"
+        text = f"{why}; {label} left unsharded: every rank evaluates all of it, and its figures "
+        text += "are the original's"
+        for loop, (function, sites) in self._fed_sites.items():
+            if where is loop or any(n is where for n in walk(loop)):
+                text += (
+                    f"; but {function}() is also handed a loader sharded at "
+                    f"{', '.join(sites)}: over that one this loop goes through this rank's "
+                    "share only"
+                )
+                break
+        self.warn(where, "DP015", text)
+        return True
+
     def _unreducible(self, loader: Loader) -> tuple[cst.CSTNode, str | None] | None:
         """Why this evaluation loader's figures cannot all be made global, as (where, why);
         None when every loop's counters can be (each a sum over samples).

@@ -134,17 +134,23 @@ def _bound_values(flow: DefUse, name: cst.Name) -> list[cst.BaseExpression | Non
     return values
 
 
-def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
+def fed_loaders(
+    t: ShardDataLoaders, nodes: ModuleNodes
+) -> tuple[list[Loader], dict[cst.For, tuple[str, tuple[str, ...]]]]:
     """The loaders other modules hand this module's top-level functions, sharded at every
     site (facts.LoaderFeed, no whole one), as stand-ins holding the loops over the parameter
     they land in (in the function itself, not in a function nested in it): the loops go
     through this rank's share, and their running figures are summed over the ranks or said
     (DP030), as for a loader of this module. A feed with a whole site as well is left to the
-    batch pass, which says it (DP077)."""
+    batch pass, which says it (DP077). Also each such loop's function as the program names
+    it and the sites ("path:line") that hand it the sharded loader: a loop this module's own
+    loader is left whole for goes through a share there, which DP015 must not deny (stop 46
+    class v2-A, yinboc/liif@4c833f8's `eval_psnr`)."""
     feeds = [f for f in t.state.loaders.fed if f.sharded and not f.whole]
     found: dict[cst.Param, Loader] = {}
+    sites: dict[cst.For, tuple[str, tuple[str, ...]]] = {}
     if not feeds:
-        return []
+        return [], sites
     for function in nodes.of(cst.FunctionDef):
         key, receiver = _fed_name(t, function)
         if key is None:
@@ -172,7 +178,8 @@ def fed_loaders(t: ShardDataLoaders, nodes: ModuleNodes) -> list[Loader]:
                     loader = found.setdefault(param, Loader.stand_in([], param.name))
                     if not any(seen is loop for seen, _, _ in loader.loops):
                         loader.loops.append((loop, expr, ()))
-    return list(found.values())
+                    sites[loop] = (key, feed.sharded)
+    return list(found.values()), sites
 
 
 def _fed_name(t: ShardDataLoaders, function: cst.FunctionDef) -> tuple[str | None, int]:

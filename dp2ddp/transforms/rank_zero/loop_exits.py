@@ -42,6 +42,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.per_rank import batch_fetch, batch_fetchers, computed_per_rank
+from dp2ddp.transforms.analysis.sharded_passes import batch_sizes_alike
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.loop_decisions import Loop, exit_tests, loop_trains
 from dp2ddp.transforms.rank_zero.rule import Rule
@@ -275,6 +276,7 @@ class LoopExits(Rule):
             for i in ifs
             if computed_per_rank(uniform, i.test, parent, self.fetchers())
             and not _shared_reads(uniform, i.test)
+            and not (isinstance(parent, cst.For) and batch_sizes_alike(uniform, parent, i.test))
         ]
         if not local:
             return

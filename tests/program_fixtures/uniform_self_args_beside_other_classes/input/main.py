@@ -1,0 +1,11 @@
+from model import Model
+from option import args
+from trainer import Trainer
+from utility import Checkpoint
+
+ckpt = Checkpoint(args)
+model = Model(args)
+trainer = Trainer(args, model, ckpt)
+for epoch in range(args.epochs):
+    trainer.train()
+    trainer.test(epoch)
