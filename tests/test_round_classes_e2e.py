@@ -168,6 +168,20 @@ Found by the lead (stop 46) while checking DP069:
   moved copy of itself (`student = student.double() if half else student`): synced now (it
   keeps the Net() built before it); before, neither synced nor DP069, each rank its own.
 
+Stop 47's vision validation round (helper v1):
+- batch_size_handed_with_loader (v1-A, bubbliiiing/srgan-pytorch@0f511ff): a discriminator's
+  targets `torch.ones(batch_size)` built in another module's epoch function, the global batch
+  size handed in beside the sharded loader. Now `torch.ones(ddp_per_rank_batch(batch_size))`
+  there; rank 0 prints the original's weights (before: 8 targets for 4 outputs, a shape
+  error on both ranks at the first step, no warning).
+- set_epoch_loader_rebuilt_in_branch (v1-B, bubbliiiing/yolov4-tiny-pytorch@1f2a5b9): a
+  loader built before the epoch loop and again in it under an `if`: set_epoch after the `if`,
+  each epoch a new order (before: only after the rebuild, which never ran; every epoch
+  repeated epoch 0's order, no warning).
+- rank_zero_symlink_latest_checkpoint (v1-C, HRNet/HRNet-Facial-Landmark-Detection@f776dbe):
+  `os.symlink(checkpoint, latest)` after the old link's removal: on rank 0 with the save and
+  the removal (before: every rank linked, rank 1 raised FileExistsError on rank 0's link).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -268,6 +282,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "output_cut_wrap_built_elsewhere": ("normal rows 2 anomalous rows 2",),
     # stop 46, the lead
     "hazards_trained_model_rebound_to_itself": (),  # below
+    # stop 47, helper v1
+    "batch_size_handed_with_loader": ("epoch 0 weights -0.1549", "epoch 1 weights -0.1426"),
+    "set_epoch_loader_rebuilt_in_branch": (),  # below
+    "rank_zero_symlink_latest_checkpoint": ("weights 0.2601",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -279,6 +297,7 @@ PROGRAMS = {
     "rank_zero_write_function_named_like_method": "train.py",
     "outside_parameters_wrap_built_elsewhere": "main.py",
     "output_cut_wrap_built_elsewhere": "main.py",
+    "batch_size_handed_with_loader": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -288,6 +307,8 @@ RANK0_ONLY = {
     "model_wrap_parameterless_modules": "weights",
     "importlib_percent_name": "weights",
     "rank_zero_write_function_named_like_method": "weights",
+    "batch_size_handed_with_loader": "weights",
+    "rank_zero_symlink_latest_checkpoint": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
@@ -540,3 +561,26 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
     stdout = launch.stdout("output_cut_wrap_built_elsewhere", 0)
     lines = [line for line in stdout.splitlines() if line.startswith("normal rows")]
     assert lines == ["normal rows 2 anomalous rows 2"] * 4, stdout
+
+
+def test_a_loader_rebuilt_in_a_branch_reshuffles_every_epoch(launch: Launch) -> None:
+    """set_epoch_loader_rebuilt_in_branch: per epoch (8 ids per rank), the ranks' ids are
+    disjoint and together the 16 samples, and each epoch is a new order (before: the same
+    order in all three epochs)."""
+    seen = [launch.status("set_epoch_loader_rebuilt_in_branch", rank)["digest"] for rank in (0, 1)]
+    for rank in (0, 1):
+        assert len(seen[rank]) == 3 * 8, seen
+    epochs = [[ids[8 * e : 8 * (e + 1)] for e in range(3)] for ids in seen]
+    for e in range(3):
+        assert not set(epochs[0][e]) & set(epochs[1][e]), epochs
+        assert set(epochs[0][e]) | set(epochs[1][e]) == set(range(16)), epochs
+    orders = [epochs[0][e] + epochs[1][e] for e in range(3)]
+    assert orders[0] != orders[1] and orders[1] != orders[2], orders
+
+
+def test_the_latest_link_is_made_once(launch: Launch) -> None:
+    """rank_zero_symlink_latest_checkpoint: both ranks ended (status ok), and the link
+    names the last checkpoint."""
+    launch.status("rank_zero_symlink_latest_checkpoint", 1)
+    link = launch.workdir("rank_zero_symlink_latest_checkpoint") / "output" / "latest.pth"
+    assert os.readlink(link) == os.path.join("output", "checkpoint_2.pth")

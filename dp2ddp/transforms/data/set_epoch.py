@@ -209,7 +209,13 @@ class LoaderSetEpoch(LoaderBatchSize):
     ) -> cst.BaseStatement | None:
         """The statement of `loop`'s body that binds the loader's name there (`loader =
         make()` in the epoch loop, the loader built by a function): set_epoch goes after
-        it, not at the top, where the name is not bound yet or names last epoch's loader."""
+        it, not at the top, where the name is not bound yet or names last epoch's loader.
+        A binding that runs only in some epochs (under an `if`, an `except`, an inner loop
+        of the epoch loop) leaves the loader bound before the loop in the others: set_epoch
+        goes after the outermost such statement instead, where the name holds whichever
+        loader the epoch uses (bubbliiiing/yolov4-tiny-pytorch@1f2a5b9: `gen` built anew
+        only when the backbone is unfrozen; after the rebuild alone, the loader built before
+        the loop repeated epoch 0's order in every epoch)."""
         if not isinstance(receiver, cst.Name):
             return None
         for referent in self.referents(receiver):
@@ -220,8 +226,21 @@ class LoaderSetEpoch(LoaderBatchSize):
                 ):
                     current = self.parent(current)
                 if isinstance(current, cst.SimpleStatementLine):
-                    return current
+                    return self._unconditional(current, loop)
         return None
+
+    def _unconditional(
+        self, statement: cst.SimpleStatementLine, loop: cst.For | cst.While
+    ) -> cst.BaseStatement:
+        """`statement`, or the outermost statement of `loop`'s body around it that may run
+        it in some epochs only (`if`, `try`'s handlers, `for`/`while`, `match`)."""
+        found: cst.BaseStatement = statement
+        current: cst.CSTNode | None = self.parent(statement)
+        while current is not None and current is not loop:
+            if isinstance(current, (cst.If, cst.Try, cst.For, cst.While, cst.Match)):
+                found = current
+            current = self.parent(current)
+        return found
 
     def _insert_set_epoch(
         self,
