@@ -174,7 +174,7 @@ Stop 47's vision validation round (helper v1):
   size handed in beside the sharded loader. Now `torch.ones(ddp_per_rank_batch(batch_size))`
   there; rank 0 prints the original's weights (before: 8 targets for 4 outputs, a shape
   error on both ranks at the first step, no warning).
-- set_epoch_loader_rebuilt_in_branch (v1-B, bubbliiiing/yolov4-tiny-pytorch@1f2a5b9): a
+- data_set_epoch_loader_rebuilt_in_branch (v1-B, bubbliiiing/yolov4-tiny-pytorch@1f2a5b9): a
   loader built before the epoch loop and again in it under an `if`: set_epoch after the `if`,
   each epoch a new order (before: only after the rebuild, which never ran; every epoch
   repeated epoch 0's order, no warning).
@@ -284,7 +284,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_trained_model_rebound_to_itself": (),  # below
     # stop 47, helper v1
     "batch_size_handed_with_loader": ("epoch 0 weights -0.1549", "epoch 1 weights -0.1426"),
-    "set_epoch_loader_rebuilt_in_branch": (),  # below
+    "data_set_epoch_loader_rebuilt_in_branch": (),  # below
     "rank_zero_symlink_latest_checkpoint": ("weights 0.2601",),
 }
 #: the program fixtures of CASES -> their entry
@@ -564,10 +564,12 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
 
 
 def test_a_loader_rebuilt_in_a_branch_reshuffles_every_epoch(launch: Launch) -> None:
-    """set_epoch_loader_rebuilt_in_branch: per epoch (8 ids per rank), the ranks' ids are
+    """data_set_epoch_loader_rebuilt_in_branch: per epoch (8 ids per rank), the ranks' ids are
     disjoint and together the 16 samples, and each epoch is a new order (before: the same
     order in all three epochs)."""
-    seen = [launch.status("set_epoch_loader_rebuilt_in_branch", rank)["digest"] for rank in (0, 1)]
+    seen = [
+        launch.status("data_set_epoch_loader_rebuilt_in_branch", rank)["digest"] for rank in (0, 1)
+    ]
     for rank in (0, 1):
         assert len(seen[rank]) == 3 * 8, seen
     epochs = [[ids[8 * e : 8 * (e + 1)] for e in range(3)] for ids in seen]
