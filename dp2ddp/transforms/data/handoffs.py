@@ -37,6 +37,7 @@ from dp2ddp.transforms._support.nodes import (
     module_of,
     name_of,
     unmoved,
+    walk,
 )
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader
@@ -214,7 +215,15 @@ def fed_size_loops(t: ShardDataLoaders, nodes: ModuleNodes) -> dict[cst.For, set
         receiver = _fed_name(t, function)[1]
         for position, keyword in feed.sizes:
             param = _param_at(function, position, keyword, receiver)
-            if param is not None:
+            if param is None:
+                continue
+            reads = [
+                n
+                for n in walk(loop.body, skip_scopes=True)
+                if isinstance(n, cst.Name) and n.value == param.name.value
+            ]
+            if all(r.node is param for n in reads for r in t.referents(n)):
+                # the parameter as handed in: no other binding reaches the loop's reads
                 found.setdefault(loop, set()).add(param.name.value)
     return found
 
