@@ -255,13 +255,16 @@ class LoaderFeed:
     DataLoader at each of `sharded` (this rank's share: the other module shards it) and
     `whole` (every rank's whole data), as "path:line". The batch pass splits a batch at the
     model call only where it is whole at every site, and says so where the sites disagree
-    (DP077)."""
+    (DP077). `sizes`: the function's parameters (position without the receiver, or keyword)
+    that every site, all of them sharded, hands the loader's global batch size
+    (LoaderHandoff.sizes): there the loader's batch has ddp_per_rank_batch() of it."""
 
     function: str
     position: int | None
     keyword: str | None
     sharded: tuple[str, ...] = ()
     whole: tuple[str, ...] = ()
+    sizes: tuple[tuple[int | None, str | None], ...] = ()
 
 
 @dataclass(frozen=True)

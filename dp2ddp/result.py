@@ -49,7 +49,10 @@ class LoaderHandoff:
 
     callee: the function's qualified name as this module's imports spell it; position or
     keyword: where the loader is passed; sharded: the migration shards it (or it was
-    sharded before); line: the call's line in the input; path: set by the program model.
+    sharded before); line: the call's line in the input; path: set by the program model;
+    sizes: (position, keyword) of the call's other arguments spelled as the batch_size the
+    migration read per rank in that loader (`fit(..., gen, ..., batch_size)` beside
+    `DataLoader(ds, batch_size=batch_size)`): the global batch size, handed on.
     """
 
     callee: str
@@ -58,6 +61,7 @@ class LoaderHandoff:
     sharded: bool
     line: int
     path: str = ""
+    sizes: tuple[tuple[int | None, str | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -206,6 +206,20 @@ Stop 47 (helper f), stop 46's still-silent leftovers:
   and partial.py's print ran on both ranks. Now `__name__` of a package's `__init__` is its
   name: every member read and migrated, the print rank 0's.
 
+Stop 47's vision validation round (helper v1):
+- batch_size_handed_with_loader (v1-A, bubbliiiing/srgan-pytorch@0f511ff): a discriminator's
+  targets `torch.ones(batch_size)` built in another module's epoch function, the global batch
+  size handed in beside the sharded loader. Now `torch.ones(ddp_per_rank_batch(batch_size))`
+  there; rank 0 prints the original's weights (before: 8 targets for 4 outputs, a shape
+  error on both ranks at the first step, no warning).
+- data_set_epoch_loader_rebuilt_in_branch (v1-B, bubbliiiing/yolov4-tiny-pytorch@1f2a5b9): a
+  loader built before the epoch loop and again in it under an `if`: set_epoch after the `if`,
+  each epoch a new order (before: only after the rebuild, which never ran; every epoch
+  repeated epoch 0's order, no warning).
+- rank_zero_symlink_latest_checkpoint (v1-C, HRNet/HRNet-Facial-Landmark-Detection@f776dbe):
+  `os.symlink(checkpoint, latest)` after the old link's removal: on rank 0 with the save and
+  the removal (before: every rank linked, rank 1 raised FileExistsError on rank 0's link).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -328,6 +342,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "importlib_package_name_registry": ("building partial", "weights 2.6781"),
     # stop 47, helper t
     "uniform_option_torch_attribute_elsewhere": ("weights 2.9403",),
+    # stop 47, helper v1
+    "batch_size_handed_with_loader": ("epoch 0 weights -0.1549", "epoch 1 weights -0.1426"),
+    "data_set_epoch_loader_rebuilt_in_branch": (),  # below
+    "rank_zero_symlink_latest_checkpoint": ("weights 0.2601",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -343,6 +361,7 @@ PROGRAMS = {
     "figures_loader_handed_to_unchanged_method": "main.py",
     "importlib_package_name_registry": "train.py",
     "uniform_option_torch_attribute_elsewhere": "train.py",
+    "batch_size_handed_with_loader": "train.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -356,6 +375,8 @@ RANK0_ONLY = {
     "figures_loader_handed_to_unchanged_method": "epoch",
     "importlib_package_name_registry": "building",
     "uniform_option_torch_attribute_elsewhere": "weights",
+    "batch_size_handed_with_loader": "weights",
+    "rank_zero_symlink_latest_checkpoint": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
@@ -632,3 +653,28 @@ def test_a_dataset_under_a_uniform_option_is_fetched_by_rank_0_alone(launch: Lau
     """uniform_option_torch_attribute_elsewhere: rank 0 fetches, rank 1 finds the file."""
     case = "uniform_option_torch_attribute_elsewhere"
     assert [launch.status(case, rank)["digest"] for rank in (0, 1)] == [[1.0], [0.0]]
+
+
+def test_a_loader_rebuilt_in_a_branch_reshuffles_every_epoch(launch: Launch) -> None:
+    """data_set_epoch_loader_rebuilt_in_branch: per epoch (8 ids per rank), the ranks' ids are
+    disjoint and together the 16 samples, and each epoch is a new order (before: the same
+    order in all three epochs)."""
+    seen = [
+        launch.status("data_set_epoch_loader_rebuilt_in_branch", rank)["digest"] for rank in (0, 1)
+    ]
+    for rank in (0, 1):
+        assert len(seen[rank]) == 3 * 8, seen
+    epochs = [[ids[8 * e : 8 * (e + 1)] for e in range(3)] for ids in seen]
+    for e in range(3):
+        assert not set(epochs[0][e]) & set(epochs[1][e]), epochs
+        assert set(epochs[0][e]) | set(epochs[1][e]) == set(range(16)), epochs
+    orders = [epochs[0][e] + epochs[1][e] for e in range(3)]
+    assert orders[0] != orders[1] and orders[1] != orders[2], orders
+
+
+def test_the_latest_link_is_made_once(launch: Launch) -> None:
+    """rank_zero_symlink_latest_checkpoint: both ranks ended (status ok), and the link
+    names the last checkpoint."""
+    launch.status("rank_zero_symlink_latest_checkpoint", 1)
+    link = launch.workdir("rank_zero_symlink_latest_checkpoint") / "output" / "latest.pth"
+    assert os.readlink(link) == os.path.join("output", "checkpoint_2.pth")

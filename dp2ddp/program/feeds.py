@@ -26,6 +26,8 @@ def loader_feeds(
     model call)."""
     names = {m.name for m in libraries}
     sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
+    sized: dict[tuple[str, str, int | None, str | None], list[set[tuple[int | None, str | None]]]]
+    sized = {}
     for each in outcomes:
         outcome = each.result
         for handoff in outcome.handoffs if outcome is not None else ():
@@ -39,9 +41,15 @@ def loader_feeds(
             sharded, whole = sites.setdefault(key, ([], []))
             where = f"{PurePath(each.path).name}:{handoff.line}"
             (sharded if handoff.sharded else whole).append(where)
+            sized.setdefault(key, []).append(set(handoff.sizes))
     fed: dict[str, list[LoaderFeed]] = {}
-    for (module_name, function, position, keyword), (sharded, whole) in sites.items():
-        feed = LoaderFeed(function, position, keyword, tuple(sharded), tuple(whole))
+    for key, (sharded, whole) in sites.items():
+        # the global batch size handed beside the loader at every site (none whole)
+        sizes = set.intersection(*sized[key]) if not whole else set()
+        module_name, function, position, keyword = key
+        feed = LoaderFeed(
+            function, position, keyword, tuple(sharded), tuple(whole), tuple(sorted(sizes, key=str))
+        )
         fed.setdefault(module_name, []).append(feed)
     # a site passing by keyword and another by position meet in the batch pass (it knows
     # the parameters): a module is told all its sites once one passes a sharded loader

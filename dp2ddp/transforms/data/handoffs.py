@@ -21,16 +21,24 @@ class v3-A, WangYueFt/prnet@82d466a, whose epoch figures were rank 0's, no warni
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.facts import LoaderFeed
 from dp2ddp.flow import DefUse, view
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderHandoff
-from dp2ddp.transforms._support.nodes import enclosing_function, method_class, module_of, unmoved
+from dp2ddp.transforms._support.nodes import (
+    enclosing_function,
+    method_class,
+    module_of,
+    name_of,
+    unmoved,
+    walk,
+)
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader
 from dp2ddp.transforms.data.split_loaders import said_split_loops
@@ -75,8 +83,54 @@ def loader_handoffs(
                 continue
             whole = any(c not in sharded and not _spelled_sharded(t.code(c)) for c in resolved)
             line = t._line(call)
-            found += [LoaderHandoff(q, at, keyword, not whole, line) for q in callees]
+            sizes = () if whole else _size_slots(t, call, resolved)
+            found += [LoaderHandoff(q, at, keyword, not whole, line, sizes=sizes) for q in callees]
     return found
+
+
+def global_batch_size(t: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | None:
+    """The loader's batch_size as written, where the data pass reads it per rank."""
+    edit = t._edits.get(call)
+    loader = t._loaders.get(call)
+    if edit is None or edit.batch is None or loader is None or "batch_size" not in loader.args:
+        return None
+    new = edit.batch[1]
+    if not (isinstance(new, cst.Call) and name_of(new.func) == "ddp_per_rank_batch"):
+        return None  # `B * n_gpu` -> `B`: the comparison's global size is not spelled alike
+    return call.args[loader.args["batch_size"]].value
+
+
+def _size_slots(
+    t: ShardDataLoaders, call: cst.Call, handed: set[cst.Call]
+) -> tuple[tuple[int | None, str | None], ...]:
+    """(position, keyword) of `call`'s arguments that are the global batch size of the
+    loaders `handed` (each read per rank by this migration, one size): the same expression
+    as their batch_size, a name bound by the same definitions (bubbliiiing/srgan-pytorch's
+    `fit_one_epoch(..., gen, ..., batch_size, ...)` beside `DataLoader(...,
+    batch_size=batch_size)`)."""
+    sizes = [global_batch_size(t, c) for c in handed]
+    first = sizes[0] if sizes else None
+    if first is None or any(s is None or t.code(s) != t.code(first) for s in sizes):
+        return ()
+    names = [s for s in sizes if isinstance(s, cst.Name)]
+    bound = {id(r.node) for s in names for r in t.referents(s)}
+    slots: list[tuple[int | None, str | None]] = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        at = None if keyword is not None else position
+        position += keyword is None
+        if t.code(arg.value) != t.code(first):
+            continue
+        if (
+            isinstance(arg.value, cst.Name)
+            and {id(r.node) for r in t.referents(arg.value)} != bound
+        ):
+            continue  # the same spelling, another binding
+        slots.append((at, keyword))
+    return tuple(slots)
 
 
 def _callees(t: CallFlow, func: cst.BaseExpression) -> list[str]:
@@ -146,26 +200,64 @@ def fed_loaders(
     it and the sites ("path:line") that hand it the sharded loader: a loop this module's own
     loader is left whole for goes through a share there, which DP015 must not deny (stop 46
     class v2-A, yinboc/liif@4c833f8's `eval_psnr`)."""
-    feeds = [f for f in t.state.loaders.fed if f.sharded and not f.whole]
     found: dict[cst.Param, Loader] = {}
     sites: dict[cst.For, tuple[str, tuple[str, ...]]] = {}
+    for feed, param, loop, expr, key in _fed_loops(t, nodes):
+        loader = found.setdefault(param, Loader.stand_in([], param.name))
+        if not any(seen is loop for seen, _, _ in loader.loops):
+            loader.loops.append((loop, expr, ()))
+        sites[loop] = (key, feed.sharded)
+    return list(found.values()), sites
+
+
+def fed_size_loops(t: ShardDataLoaders, nodes: ModuleNodes) -> dict[cst.For, set[str]]:
+    """The loops over a parameter every site hands a sharded loader (fed_loaders), with the
+    function's parameters every such site hands that loader's global batch size (facts.
+    LoaderFeed.sizes): in those loops the batch has ddp_per_rank_batch() of each, as in a
+    loop over a loader of this module whose batch_size names it (size_guards.sharded_loops;
+    stop 47 class v1-A, bubbliiiing/srgan-pytorch@0f511ff: `torch.ones(batch_size)` against
+    each rank's discriminator outputs, a shape error on every rank, no warning)."""
+    found: dict[cst.For, set[str]] = {}
+    for feed, _, loop, _, _ in _fed_loops(t, nodes, sized=True):
+        function = enclosing_function(loop, t)
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        receiver = _fed_name(t, function)[1]
+        for position, keyword in feed.sizes:
+            param = _param_at(function, position, keyword, receiver)
+            if param is None:
+                continue
+            reads = [
+                n
+                for n in walk(loop.body, skip_scopes=True)
+                if isinstance(n, cst.Name) and n.value == param.name.value
+            ]
+            if all(r.node is param for n in reads for r in t.referents(n)):
+                # the parameter as handed in: no other binding reaches the loop's reads
+                found.setdefault(loop, set()).add(param.name.value)
+    return found
+
+
+def _fed_loops(
+    t: ShardDataLoaders, nodes: ModuleNodes, sized: bool = False
+) -> Iterator[tuple[LoaderFeed, cst.Param, cst.For, cst.BaseExpression, str]]:
+    """(feed, the parameter it lands in, a loop over it in the function itself, the
+    expression the loop iterates, the function as the program names it) for the loaders
+    other modules hand this module's functions, sharded at every site; `sized`: only feeds
+    that hand a global batch size."""
+    feeds = [f for f in t.state.loaders.fed if f.sharded and not f.whole]
+    if sized:
+        feeds = [f for f in feeds if f.sizes]
     if not feeds:
-        return [], sites
+        return
     for function in nodes.of(cst.FunctionDef):
         key, receiver = _fed_name(t, function)
         if key is None:
             continue
-        params = [*function.params.posonly_params, *function.params.params]
-        named = {p.name.value: p for p in [*params, *function.params.kwonly_params]}
         for feed in feeds:
             if feed.function != key:
                 continue
-            if feed.keyword is not None:
-                param = named.get(feed.keyword)
-            elif feed.position is not None and feed.position + receiver < len(params):
-                param = params[feed.position + receiver]
-            else:
-                param = None
+            param = _param_at(function, feed.position, feed.keyword, receiver)
             if param is None:
                 continue
             for loop in nodes.of(cst.For):
@@ -173,13 +265,22 @@ def fed_loaders(
                     continue
                 for expr in t._iterated_through_names(loop.iter):
                     referents = t.referents(expr) if isinstance(expr, cst.Name) else []
-                    if not referents or any(r.node is not param for r in referents):
-                        continue
-                    loader = found.setdefault(param, Loader.stand_in([], param.name))
-                    if not any(seen is loop for seen, _, _ in loader.loops):
-                        loader.loops.append((loop, expr, ()))
-                    sites[loop] = (key, feed.sharded)
-    return list(found.values()), sites
+                    if referents and all(r.node is param for r in referents):
+                        yield feed, param, loop, expr, key
+
+
+def _param_at(
+    function: cst.FunctionDef, position: int | None, keyword: str | None, receiver: int
+) -> cst.Param | None:
+    """The parameter a call passes at `position` (not counting a method's receiver) or
+    `keyword`."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if keyword is not None:
+        named = {p.name.value: p for p in [*params, *function.params.kwonly_params]}
+        return named.get(keyword)
+    if position is not None and position + receiver < len(params):
+        return params[position + receiver]
+    return None
 
 
 def _fed_name(t: ShardDataLoaders, function: cst.FunctionDef) -> tuple[str | None, int]:

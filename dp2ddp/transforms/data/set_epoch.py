@@ -196,17 +196,26 @@ class LoaderSetEpoch(LoaderBatchSize):
         """`_insert_set_epoch` once per epoch loop and loader name (a name bound in several
         branches, one loader per data set, stop 33's rfs; the passes of one loader; an
         importer's loops): the same answer for each asker; a loader built inside the loop
-        gets its own call after its statement."""
-        statement = self._bound_in(loop, receiver) or statement
+        gets its own call after its statement. A binding in the loop that runs in some epochs
+        only (`_unconditional`) leaves the loader bound before the loop in the others: a
+        second call after the outermost statement that may skip it (bubbliiiing/yolov4-tiny-
+        pytorch@1f2a5b9: `gen` built anew only when the backbone is unfrozen; with the call
+        after the rebuild alone, the loader built before the loop repeated epoch 0's order
+        in every epoch, stop 47 class v1-B); the first stays for passes inside that statement."""
+        bound = self._bound_in(loop, receiver)
+        statement = bound or statement
         within = statement if statement is not None and inside(statement, loop.body, self) else None
         key = (loop, self.code(receiver) if receiver is not None else "", within)
         if key not in self._placed:
             self._placed[key] = self._insert_set_epoch(statement, loop, receiver)
+            outer = self._unconditional(bound, loop) if bound is not None else None
+            if self._placed[key] is None and outer is not None and outer is not bound:
+                self._insert_set_epoch(outer, loop, receiver)
         return self._placed[key]
 
     def _bound_in(
         self, loop: cst.For | cst.While, receiver: cst.BaseExpression | None
-    ) -> cst.BaseStatement | None:
+    ) -> cst.SimpleStatementLine | None:
         """The statement of `loop`'s body that binds the loader's name there (`loader =
         make()` in the epoch loop, the loader built by a function): set_epoch goes after
         it, not at the top, where the name is not bound yet or names last epoch's loader."""
@@ -222,6 +231,20 @@ class LoaderSetEpoch(LoaderBatchSize):
                 if isinstance(current, cst.SimpleStatementLine):
                     return current
         return None
+
+    def _unconditional(
+        self, statement: cst.SimpleStatementLine, loop: cst.For | cst.While
+    ) -> cst.BaseStatement:
+        """`statement`, or the outermost statement of `loop`'s body around it that may run
+        it in some epochs only (`if`, `try`, `for`/`while`, `match`): after it, the name
+        holds whichever loader the epoch uses."""
+        found: cst.BaseStatement = statement
+        current: cst.CSTNode | None = self.parent(statement)
+        while current is not None and current is not loop:
+            if isinstance(current, (cst.If, cst.Try, cst.For, cst.While, cst.Match)):
+                found = current
+            current = self.parent(current)
+        return found
 
     def _insert_set_epoch(
         self,

@@ -30,6 +30,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_sized import _target_names
+from dp2ddp.transforms.data.handoffs import fed_size_loops, global_batch_size
 from dp2ddp.transforms.data.method_batches import Loop, kept_batch_size, tensor_of
 from dp2ddp.transforms.data.plan import Loader
 
@@ -87,7 +88,9 @@ def _outside_loops(
         return
     names = set(data.state.hints.loader_batch_attributes)
     names |= {
-        g.attr.value for c in data._edits if isinstance(g := _global_size(data, c), cst.Attribute)
+        g.attr.value
+        for c in data._edits
+        if isinstance(g := global_batch_size(data, c), cst.Attribute)
     }
     if not names:
         return
@@ -173,13 +176,16 @@ def sharded_loops(
     loader at all (no global sizes: which loader it is, is not known). Loops over loaders
     left whole are not listed (their batches are global)."""
     loaders: dict[cst.Call, Loader] = data._loaders
-    every = {data.code(g) for c in data._edits if (g := _global_size(data, c)) is not None}
+    every = {data.code(g) for c in data._edits if (g := global_batch_size(data, c)) is not None}
+    fed = fed_size_loops(data, nodes)  # loops over a loader handed in with its batch size
+    every.update(*fed.values())
     if not every:
         return
     for loop in nodes.of(cst.For):
         calls = [c for e in iterated_through(loop.iter) for c, _ in data._resolve(e, loaders, 0)]
         calls += [c for e in iterated_through(loop.iter) for c in data._read_through(e, loaders)]
-        globals_ = {data.code(g) for c in calls if (g := _global_size(data, c)) is not None}
+        globals_ = {data.code(g) for c in calls if (g := global_batch_size(data, c)) is not None}
+        globals_ |= fed.get(loop, set())
         if calls and not globals_:
             continue  # loops over loaders left whole: their batches are global
         body = list(walk(loop.body, skip_scopes=True))
@@ -236,18 +242,6 @@ def _bound_in(loop: cst.For, body: list[cst.CSTNode], data: ShardDataLoaders) ->
             if isinstance(node, (cst.Name, cst.Attribute)):
                 bound.add(data.code(node))
     return bound
-
-
-def _global_size(data: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | None:
-    """The loader's batch_size as written, where the data pass reads it per rank."""
-    edit = data._edits.get(call)
-    loader = data._loaders.get(call)
-    if edit is None or edit.batch is None or loader is None or "batch_size" not in loader.args:
-        return None
-    new = edit.batch[1]
-    if not (isinstance(new, cst.Call) and name_of(new.func) == PER_RANK):
-        return None  # `B * n_gpu` -> `B`: the comparison's global size is not spelled alike
-    return call.args[loader.args["batch_size"]].value
 
 
 def _batch_names(

@@ -52,6 +52,11 @@ COPIES: Final = frozenset(
         "shutil.copy2",
         "shutil.copytree",
         "shutil.move",
+        # a link at the second argument to the first: every rank linked one path, and the
+        # rank that did not remove the old link first raised FileExistsError
+        # (HRNet/HRNet-Facial-Landmark-Detection@f776dbe's `latest.pth`, stop 47 v1-C)
+        "os.symlink",
+        "os.link",
         # distutils' (setuptools' since Python 3.12) tree and file copies: every rank
         # copied a run folder into `latest_exp/` (inspire-group/SSD@cf2e162, stop 45 v1-B)
         *(
