@@ -220,6 +220,20 @@ Stop 47's vision validation round (helper v1):
   `os.symlink(checkpoint, latest)` after the old link's removal: on rank 0 with the save and
   the removal (before: every rank linked, rank 1 raised FileExistsError on rank 0's link).
 
+Stop 47's validation round, other fields (helper v3):
+- figures_unheld_loader_routes (program; v3-A, wolny/pytorch-3dunet@a33e2c7 and
+  datawhalechina/torch-rechub@5a73b2e): a training loop in trainer.py over loaders no binding
+  of that module gives: `self.loaders["train"]` (a dict built by data.py's factory, kept on
+  self by the constructor) and a method's parameter only main.py passes. The batches pass
+  takes them for the program's sharded loaders (not split), and now the data pass does too:
+  the epoch's `total / len(self.loaders["train"].dataset)` is summed over the ranks, so rank 0
+  prints the original's "train loss 0.5340" (before: its half's 0.1011, no warning), and the
+  averaging object's figure gets DP030.
+- data_drop_last_sampler (v3-B, thuml/iTransformer@c2426e6): a shuffled `drop_last` loader of
+  11 samples, batch 4: the DistributedSampler gets `drop_last` too, so each rank takes
+  floor(11 / 2) = 5 indices and 2 steps per epoch, DataParallel's floor(11 / 4) (before: the
+  sampler padded to 6 each, 3 steps per epoch with a repeated sample, no warning).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -346,6 +360,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "batch_size_handed_with_loader": ("epoch 0 weights -0.1549", "epoch 1 weights -0.1426"),
     "data_set_epoch_loader_rebuilt_in_branch": (),  # below
     "rank_zero_symlink_latest_checkpoint": ("weights 0.2601",),
+    # stop 47, helper v3
+    "figures_unheld_loader_routes": ("train loss 0.5340", "train loss 0.1814", "weights 0.0206"),
+    "data_drop_last_sampler": ("epoch 0 steps 2", "epoch 1 steps 2"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -362,6 +379,7 @@ PROGRAMS = {
     "importlib_package_name_registry": "train.py",
     "uniform_option_torch_attribute_elsewhere": "train.py",
     "batch_size_handed_with_loader": "train.py",
+    "figures_unheld_loader_routes": "main.py",
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -377,6 +395,8 @@ RANK0_ONLY = {
     "uniform_option_torch_attribute_elsewhere": "weights",
     "batch_size_handed_with_loader": "weights",
     "rank_zero_symlink_latest_checkpoint": "weights",
+    "figures_unheld_loader_routes": "loss",
+    "data_drop_last_sampler": "steps",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

@@ -66,7 +66,7 @@ with ddp_same_random():
 loader = DataLoader(
     dataset,
     batch_size=ddp_per_rank_batch(64),
-    sampler=DistributedSampler(dataset, shuffle=True),
+    sampler=DistributedSampler(dataset, shuffle=True, drop_last=True),
     drop_last=True,
 )
 

@@ -25,7 +25,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader, names_no_loader
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
-from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.data.plan import Loader, named_loader
 
 SHARD = "ddp_shard_batch"
 ROUNDS = "ddp_rank_batches"
@@ -179,7 +179,7 @@ class BatchLoops(LoaderEvaluation):
             return False
         if isinstance(inner, cst.Call) and self._calls_an_object(inner):
             return False
-        if "loader" in self.code(expr).lower():
+        if named_loader(self.code(expr)):
             return True
         return any(
             self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()

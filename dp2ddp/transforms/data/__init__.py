@@ -113,7 +113,12 @@ from dp2ddp.transforms.data.decisions import (
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
-from dp2ddp.transforms.data.handoffs import fed_loaders, loader_handoffs, plan_handed
+from dp2ddp.transforms.data.handoffs import (
+    fed_loaders,
+    loader_handoffs,
+    plan_handed,
+    unheld_loaders,
+)
 from dp2ddp.transforms.data.loop_takers import (
     package_call,
     register_generator_loops,
@@ -129,11 +134,12 @@ from dp2ddp.transforms.data.plan import (
     TRAIN_NAME,
     CallEdit,
     Loader,
+    sampler_args,
 )
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
-from dp2ddp.transforms.data.size_guards import compares_a_loader_size, plan_size_guards
+from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 
 
 class ShardDataLoaders(LoaderEvaluation):
@@ -146,15 +152,8 @@ class ShardDataLoaders(LoaderEvaluation):
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Also where no DataLoader is named but loaders of other modules may be iterated:
-        ones they shard (set_epoch here) or ones dp2ddp could not follow (DP027)."""
-        return (
-            super().triggered(code, state)
-            or any(n in code for n, _ in state.loaders.unfollowed)
-            or any(e.name in code for e in state.loaders.exported)
-            or any(f.function.rpartition(".")[2] in code for f in state.loaders.fed)
-            or compares_a_loader_size(code, state)
-        )
+        """Also where no DataLoader is named but loaders of other modules may be iterated."""
+        return super().triggered(code, state) or others_loaders_named(code, state)
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -212,9 +211,9 @@ class ShardDataLoaders(LoaderEvaluation):
             # its loops here sum or show this rank's share only, as a loader of this module.
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
-        for loader in fed:
+        for loader in [*fed, *unheld_loaders(self, nodes, every)]:
             # Handed sharded by the modules that call this one's functions (a program fact,
-            # state.loaders.fed): their loops here go through this rank's share.
+            # state.loaders.fed), or by a route no binding here says: this rank's share.
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
         if not self.state.options.per_process_batch:
@@ -490,7 +489,7 @@ class ShardDataLoaders(LoaderEvaluation):
             if not (isinstance(value, cst.Name) and value.value == "True"):
                 kind = DDP_DISTRIBUTED_SAMPLER  # lists no index in sequential order
                 self.state.helpers.add("distributed_sampler")
-            sampler = call_named(kind, cst.Arg(dataset), keyword("shuffle", value))
+            sampler = call_named(kind, *sampler_args(call, dataset, value))
             what = f"{label} sharded with {kind}(shuffle={self.code(value)})"
         hidden = [a.value for a in call.args if a.star == "**"]
         if "batch_size" not in args:

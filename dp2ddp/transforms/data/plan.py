@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.transforms._support.nodes import keyword
 from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.samplers import OwnSampler
 
@@ -25,6 +26,36 @@ DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
 #: The keyword a factory of training and evaluation loaders gets (factory_sites.py).
 SHARD_FLAG = "ddp_shard"
 TRAIN_NAME = re.compile(r"(?:^|_)train", re.IGNORECASE)
+
+
+def sampler_args(
+    call: cst.Call, dataset: cst.BaseExpression, shuffle: cst.BaseExpression
+) -> list[cst.Arg]:
+    """A training DistributedSampler's arguments: the dataset, `shuffle`, and the loader's
+    `drop_last` (a keyword, not False) given to the sampler too.
+    DataParallel took floor(N / B) steps per epoch of a `drop_last` loader; a padding sampler
+    gives each rank ceil(N / W) indices, floor(ceil(N / W) / (B / W)) steps: one more where W
+    does not divide N (75 samples, batch 4, 2 ranks: 19 for 18, a repeated sample in the
+    extra one; class v3-B of stop 47, thuml/iTransformer@c2426e6's "Steps: 19"). The sampler
+    with `drop_last` gives floor(N / W) indices each, floor(floor(N / W) / (B / W)) =
+    floor(N / B) steps: DataParallel's count, no sample repeated."""
+    found = [cst.Arg(dataset), keyword("shuffle", shuffle)]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "drop_last":
+            if not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+                found.append(keyword("drop_last", arg.value.deep_clone()))
+    return found
+
+
+def named_loader(text: str) -> bool:
+    """A loop's source the batches pass takes for a DataLoader by its spelling alone (no
+    binding of its module says what it is: `self.loaders["train"]`, a parameter only another
+    module passes): the batches pass leaves its batches to the data pass, which takes its
+    loop's figures for this rank's share (data/handoffs.py `unheld_loaders`). One home for
+    both passes."""
+    return "loader" in text.lower()
+
+
 EVAL_NAME = re.compile(
     r"(?:^|_)(?:val|valid|validation|test|testing|eval|evaluation|dev)"
     r"(?:_|$|loader|dataloader|dl|set|data)",

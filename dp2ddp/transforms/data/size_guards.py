@@ -32,7 +32,7 @@ from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.batch_sized import _target_names
 from dp2ddp.transforms.data.handoffs import fed_size_loops, global_batch_size
 from dp2ddp.transforms.data.method_batches import Loop, kept_batch_size, tensor_of
-from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.data.plan import Loader, named_loader
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationState
@@ -448,3 +448,19 @@ def compares_a_loader_size(code: str, state: MigrationState) -> bool:
     if "size(0)" not in code and "size()[0]" not in code and "shape[0]" not in code:
         return False
     return any(f".{name}" in code for name in state.hints.loader_batch_attributes)
+
+
+def others_loaders_named(code: str, state: MigrationState) -> bool:
+    """Where no DataLoader is named, loaders of other modules may still be iterated: ones
+    they shard (set_epoch here), ones dp2ddp could not follow (DP027), ones handed to this
+    module's functions (LoaderFeed), and in a program a training module's loop over a
+    source named like a loader (`unheld_loaders`)."""
+    return (
+        any(n in code for n, _ in state.loaders.unfollowed)
+        or any(e.name in code for e in state.loaders.exported)
+        or any(f.function.rpartition(".")[2] in code for f in state.loaders.fed)
+        or compares_a_loader_size(code, state)
+        or state.program is not None
+        and named_loader(code)
+        and any(word in code for word in ("backward", ".step("))
+    )

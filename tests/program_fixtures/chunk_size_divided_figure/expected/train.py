@@ -41,7 +41,7 @@ loader = DataLoader(
     data,
     batch_size=ddp_per_rank_batch(args.bs),
     drop_last=True,
-    sampler=DdpDistributedSampler(data, shuffle=False),
+    sampler=DdpDistributedSampler(data, shuffle=False, drop_last=True),
 )
 for step, (x, y) in enumerate(loader):
     optimizer.zero_grad()

@@ -30,7 +30,7 @@ with ddp_same_random():
     dataset = torch.utils.data.TensorDataset(torch.randn(16, 8))
 loader = torch.utils.data.DataLoader(
     dataset, batch_size=ddp_per_rank_batch(batch_size), drop_last=True, 
-sampler=DdpDistributedSampler(dataset, shuffle=False))
+sampler=DdpDistributedSampler(dataset, shuffle=False, drop_last=True))
 dataiter = iter(loader)
 for iteration in range(4):
     noise = gen_rand_noise(batch_size)

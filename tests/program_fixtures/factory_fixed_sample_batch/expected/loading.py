@@ -13,7 +13,9 @@ def make_loader(dataset, batch_size, ddp_shard=True):
         shuffle=None if ddp_shard else True,
         drop_last=True,
         sampler=(
-            DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True)
+            DdpDistributedSampler(
+                dataset, shuffle=True, drop_last=True, advance_epoch=True
+            )
             if ddp_shard
             else None
         ),

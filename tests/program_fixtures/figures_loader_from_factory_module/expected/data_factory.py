@@ -17,7 +17,7 @@ def data_provider(flag):
         data_set,
         batch_size=ddp_per_rank_batch(8),
         sampler=DdpDistributedSampler(
-            data_set, shuffle=shuffle_flag, advance_epoch=True
+            data_set, shuffle=shuffle_flag, drop_last=True, advance_epoch=True
         ),
         drop_last=True,
     )

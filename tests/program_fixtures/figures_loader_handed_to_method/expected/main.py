@@ -28,7 +28,9 @@ dataset = TensorDataset(x, y)
 loader = DataLoader(
     dataset,
     batch_size=ddp_per_rank_batch(8),
-    sampler=DdpDistributedSampler(dataset, shuffle=True, advance_epoch=True),
+    sampler=DdpDistributedSampler(
+        dataset, shuffle=True, drop_last=True, advance_epoch=True
+    ),
     drop_last=True,
 )
 learner = Learner(model).to(DEVICE)

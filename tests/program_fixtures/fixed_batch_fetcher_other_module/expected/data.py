@@ -11,7 +11,9 @@ def get_loader(dataset, batch_size, shuffle=True):
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),
-        sampler=DdpDistributedSampler(dataset, shuffle=shuffle, advance_epoch=True),
+        sampler=DdpDistributedSampler(
+            dataset, shuffle=shuffle, drop_last=True, advance_epoch=True
+        ),
         drop_last=True,
     )
 

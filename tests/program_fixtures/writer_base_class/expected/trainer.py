@@ -27,6 +27,7 @@ class Trainer(BaseTrainer):
             self.writer.add_scalar("train/loss", loss.item(), epoch * 100 + step)
             total += loss.item()
         if self.writer is not None:
+            # dp2ddp: DP030 running figure printed from this rank's shard
             self.writer.add_scalar("train/epoch_loss", total, epoch)
         if self.writer:
             log_weights(self.writer, self.model, epoch)

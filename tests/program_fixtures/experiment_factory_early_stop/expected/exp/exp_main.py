@@ -57,7 +57,7 @@ class Exp(ExpBasic):
             shuffle=None if ddp_shard else shuffle_flag,
             drop_last=True,
             sampler=(
-                DdpDistributedSampler(data_set, shuffle=shuffle_flag)
+                DdpDistributedSampler(data_set, shuffle=shuffle_flag, drop_last=True)
                 if ddp_shard
                 else None
             ),

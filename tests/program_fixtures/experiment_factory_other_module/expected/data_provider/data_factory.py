@@ -30,7 +30,9 @@ def data_provider(args, flag, ddp_shard=True):
         shuffle=None if ddp_shard else shuffle_flag,
         drop_last=True,
         sampler=(
-            DdpDistributedSampler(data_set, shuffle=shuffle_flag, advance_epoch=True)
+            DdpDistributedSampler(
+                data_set, shuffle=shuffle_flag, drop_last=True, advance_epoch=True
+            )
             if ddp_shard
             else None
         ),
