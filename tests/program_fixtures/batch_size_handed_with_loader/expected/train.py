@@ -23,7 +23,7 @@ def main():
     ds = TensorDataset(torch.randn(8, 3))
     gen = DataLoader(
         ds,
-        sampler=DistributedSampler(ds, shuffle=True),
+        sampler=DistributedSampler(ds, shuffle=True, drop_last=True),
         batch_size=ddp_per_rank_batch(batch_size),
         drop_last=True,
     )
