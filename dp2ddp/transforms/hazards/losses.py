@@ -24,10 +24,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
@@ -107,8 +109,12 @@ class LossChecks:
         self._covered: set[cst.Call] = set()
         #: Batch means already reported (DP059).
         self._statistics: set[cst.Call] = set()
+        #: Batch sums said among a loss's terms (batch_terms), and the module's proof.
+        self._said_terms: set[cst.CSTNode] = set()
+        self._given: BatchGiven | None = None
 
     def enter_module(self, node: cst.Module) -> None:
+        self._given = BatchGiven(view(node), self.t.qualified_names)
         read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
@@ -240,8 +246,35 @@ class LossChecks:
                 if self._is_loss_sum(candidate) and self._maybe_batch_sum(
                     candidate, facts.assigned, statistic
                 ):
+                    self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
+            if not inside_no_grad(backward, self.t):
+                self._batch_sum_terms(values, facts.assigned)
         return bool(facts.backward)
+
+    def _batch_sum_terms(
+        self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+    ) -> None:
+        """DP004 at a batch sum among the terms of a loss not summed on every term
+        (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
+        for value in values:
+            for term in additive_terms(value, assigned):
+                if term in self._said_terms or not self._is_loss_sum(term):
+                    continue
+                receiver = _receiver(term, self.t) if isinstance(term, cst.Call) else None
+                if (
+                    receiver is not None
+                    and self._given is not None
+                    and _batch_sum(term, assigned, self.t) is True
+                    and self._given(receiver)
+                ):
+                    self._said_terms.add(term)
+                    self.t.warn(
+                        term,
+                        "DP004",
+                        f"{self.t.code(term)} sums the batch beside terms that do not: "
+                        "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
+                    )
 
     def _summed(
         self,
