@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, origins
+from dp2ddp.flow import DefUse, Function, origins
 from dp2ddp.transforms._support.names import DATALOADER, DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
@@ -85,7 +85,11 @@ class BatchGiven:
     def _given(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATALOADER) or self._is_wrapped_call(call)
 
-    def __call__(self, value: cst.BaseExpression) -> bool:
+    def __call__(
+        self, value: cst.BaseExpression, site: tuple[cst.Call, Function] | None = None
+    ) -> bool:
+        """`value` is given by the batch; `site`: the instance call whose forward() holds
+        `value` (its parameters are that call's arguments)."""
         given = False
         for origin in origins(self.flow, value, self._given):
             if origin.selects or origin.kind == "constant":
@@ -94,5 +98,54 @@ class BatchGiven:
                 if self._given(origin.node):
                     given = True
                     continue
+            argument = _passed(site, origin.node) if origin.kind == "parameter" else None
+            if argument is not None and self(argument):
+                given = True
+                continue
             return False
         return given
+
+    def forward_terms(
+        self, name: cst.Name
+    ) -> Iterator[tuple[cst.BaseExpression, tuple[cst.Call, Function]]]:
+        """A name bound by unpacking what an instance of the module's own class returns
+        (`rec, kl = criterion(out, x, mu, log_var)`, stop 47 v2-C): the element of each of
+        its forward()'s returned tuples the name takes, with the call and the forward."""
+        for definition in self.flow.definitions(name):
+            call = definition.value
+            if definition.kind != "assign" or len(definition.element) != 1:
+                continue
+            if not isinstance(call, cst.Call):
+                continue
+            for origin in origins(self.flow, call.func):
+                owner = (
+                    self.flow.class_called(origin.node)
+                    if origin.kind == "instance" and isinstance(origin.node, cst.Call)
+                    else None
+                )
+                forward = None if owner is None else self.flow.method(owner, "forward")
+                if forward is None or forward.self_name is None:
+                    continue
+                for returned in forward.returns:
+                    index = definition.element[0]
+                    if isinstance(returned, cst.Tuple) and index < len(returned.elements):
+                        yield returned.elements[index].value, (call, forward)
+
+
+def _passed(
+    site: tuple[cst.Call, Function] | None, param: cst.CSTNode
+) -> cst.BaseExpression | None:
+    """What the instance call `site` passes for forward()'s `param` (`self` not passed)."""
+    if site is None or not isinstance(param, cst.Param):
+        return None
+    call, forward = site
+    if param not in forward.params:
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param.name.value:
+            return arg.value
+    index = forward.params.index(param) - 1
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]) or not 0 <= index < len(positional):
+        return None
+    return positional[index].value
