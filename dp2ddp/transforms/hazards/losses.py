@@ -24,10 +24,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow import Function, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 _STACKING = frozenset(
@@ -36,6 +38,8 @@ _STACKING = frozenset(
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
+
+_Bound = dict[str, list[cst.BaseExpression]]
 
 #: The proof of a summed call of one scope (its bindings, how deep it is followed).
 SummedCall = Callable[[cst.Call, dict[str, list[cst.BaseExpression]], int], bool]
@@ -107,8 +111,13 @@ class LossChecks:
         self._covered: set[cst.Call] = set()
         #: Batch means already reported (DP059).
         self._statistics: set[cst.Call] = set()
+        #: Batch sums said among a loss's terms (batch_terms), and the module's proof.
+        self._said_terms: set[cst.CSTNode] = set()
+        self._given: BatchGiven | None = None
+        self._module: cst.Module | None = None
 
     def enter_module(self, node: cst.Module) -> None:
+        self._module, self._given = node, None
         read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
@@ -240,8 +249,46 @@ class LossChecks:
                 if self._is_loss_sum(candidate) and self._maybe_batch_sum(
                     candidate, facts.assigned, statistic
                 ):
+                    self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
+            if not inside_no_grad(backward, self.t):
+                self._batch_sum_terms(values, facts.assigned)
         return bool(facts.backward)
+
+    def _batch_sum_terms(
+        self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+    ) -> None:
+        """DP004 at a batch sum among the terms of a loss not summed on every term
+        (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
+        if self._module is None or self.t.state.text_count("sum") == 0:
+            return  # a module that never spells "sum" has no batch sum to say
+        if self._given is None:  # the module's def-use view, once, where a loss needs it
+            self._given = BatchGiven(view(self._module), self.t.qualified_names)
+        given = self._given
+        terms: list[tuple[cst.BaseExpression, _Bound, tuple[cst.Call, Function] | None]] = [
+            (t, assigned, None) for v in values for t in additive_terms(v, assigned)
+        ]
+        for name in [t for t, _, _ in terms if isinstance(t, cst.Name)]:
+            for value, call in given.forward_terms(name):
+                scope = ScopeFacts(call[1].node, self.t.qualified_names)
+                read_tree(call[1].node, scope)
+                terms += [(t, scope.assigned, call) for t in additive_terms(value, scope.assigned)]
+        for term, bound, site in terms:
+            if term in self._said_terms or not self._is_loss_sum(term):
+                continue
+            receiver = _receiver(term, self.t) if isinstance(term, cst.Call) else None
+            if (
+                receiver is not None
+                and _batch_sum(term, bound, self.t) is True
+                and given(receiver, site)
+            ):
+                self._said_terms.add(term)
+                self.t.warn(
+                    term,
+                    "DP004",
+                    f"{self.t.code(term)} sums the batch beside terms that do not: "
+                    "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
+                )
 
     def _summed(
         self,

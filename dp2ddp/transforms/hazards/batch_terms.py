@@ -1,0 +1,151 @@
+"""A batch sum among the terms of a loss that is not summed on every term (DP004).
+
+`loss = rec + kl` with `rec` a mean over the batch and `kl = -0.5 * torch.sum(1 + log_var -
+mu.pow(2) - log_var.exp())` a sum over it (xcmyz/VAE-Tacotron@d57dd0a loss.py:31-32, stop 47
+v2-B): under DDP each rank sums its share and DDP averages the gradients, so the summed
+term's gradient is 1/WORLD_SIZE of DataParallel's while the mean's is DataParallel's. The
+whole loss cannot be multiplied by WORLD_SIZE (the mean would grow), so the sum is said
+(DP004: "a mean mixed in").
+
+A term is said only where it is proved a sum over the batch of values the batch gives: the
+additive terms of what reaches backward() (sums, differences, negations, products, a
+division by a number literal; names through every binding in the scope), each a `.sum()` /
+`torch.sum()` over dim 0 (or every element) with no batch reduction beneath
+(hazards.losses' rule), whose summed value comes, through the module's def-use view
+(flow.origins: tuple targets, calls of the module's functions), only from constants, a
+wrapped model's output or a DataLoader's batches, at least one of the latter. A weight
+penalty (`sum(p.pow(2).sum() for p in model.parameters())`, `w.pow(2).sum()`: a model's
+parameters, the same on every rank) and a draw (`dist.sample((16,)).sum()`) are no such
+sum, nor a hand mean (`(out - y).pow(2).sum() / x.size(0)`: divided by a size, not a number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Function, origins
+from dp2ddp.transforms._support.names import DATALOADER, DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+
+QualifiedNames = Callable[[cst.CSTNode], set[str]]
+_WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
+
+
+def additive_terms(
+    node: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    depth: int = 0,
+) -> Iterator[cst.BaseExpression]:
+    """The leaves `node` adds up (each binding of a name in the scope followed, four levels
+    deep): through `+`, `-`, `*`, a unary minus and a division by a number literal."""
+    if depth > 4:
+        return
+    if isinstance(node, cst.Name) and node.value in assigned:
+        for bound in assigned[node.value]:
+            yield from additive_terms(bound, assigned, depth + 1)
+    elif isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.Add, cst.Subtract, cst.Multiply)
+    ):
+        yield from additive_terms(node.left, assigned, depth + 1)
+        yield from additive_terms(node.right, assigned, depth + 1)
+    elif (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Divide)
+        and isinstance(node.right, (cst.Integer, cst.Float))
+    ):
+        yield from additive_terms(node.left, assigned, depth + 1)
+    elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        yield from additive_terms(node.expression, assigned, depth + 1)
+    else:
+        yield node
+
+
+class BatchGiven:
+    """Does a value come only from constants and what the batch gives (a wrapped model's
+    output, a DataLoader's batches)? Over the module's def-use view; each wrapped-model
+    question answered once per callee expression."""
+
+    def __init__(self, flow: DefUse, qualified_names: QualifiedNames) -> None:
+        self.flow = flow
+        self.qualified_names = qualified_names
+        self._wrapped: dict[int, bool] = {}
+
+    def _is_wrapped_call(self, call: cst.Call) -> bool:
+        key = id(call.func)
+        known = self._wrapped.get(key)
+        if known is None:
+            known = self._wrapped[key] = any(
+                isinstance(o.node, cst.Call) and bool(self.qualified_names(o.node.func) & _WRAPS)
+                for o in origins(self.flow, call.func)
+                if not o.selects
+            )
+        return known
+
+    def _given(self, call: cst.Call) -> bool:
+        return bool(self.qualified_names(call.func) & DATALOADER) or self._is_wrapped_call(call)
+
+    def __call__(
+        self, value: cst.BaseExpression, site: tuple[cst.Call, Function] | None = None
+    ) -> bool:
+        """`value` is given by the batch; `site`: the instance call whose forward() holds
+        `value` (its parameters are that call's arguments)."""
+        given = False
+        for origin in origins(self.flow, value, self._given):
+            if origin.selects or origin.kind == "constant":
+                continue
+            if origin.kind == "call" and isinstance(origin.node, cst.Call):
+                if self._given(origin.node):
+                    given = True
+                    continue
+            argument = _passed(site, origin.node) if origin.kind == "parameter" else None
+            if argument is not None and self(argument):
+                given = True
+                continue
+            return False
+        return given
+
+    def forward_terms(
+        self, name: cst.Name
+    ) -> Iterator[tuple[cst.BaseExpression, tuple[cst.Call, Function]]]:
+        """A name bound by unpacking what an instance of the module's own class returns
+        (`rec, kl = criterion(out, x, mu, log_var)`, stop 47 v2-C): the element of each of
+        its forward()'s returned tuples the name takes, with the call and the forward."""
+        for definition in self.flow.definitions(name):
+            call = definition.value
+            if definition.kind != "assign" or len(definition.element) != 1:
+                continue
+            if not isinstance(call, cst.Call):
+                continue
+            for origin in origins(self.flow, call.func):
+                owner = (
+                    self.flow.class_called(origin.node)
+                    if origin.kind == "instance" and isinstance(origin.node, cst.Call)
+                    else None
+                )
+                forward = None if owner is None else self.flow.method(owner, "forward")
+                if forward is None or forward.self_name is None:
+                    continue
+                for returned in forward.returns:
+                    index = definition.element[0]
+                    if isinstance(returned, cst.Tuple) and index < len(returned.elements):
+                        yield returned.elements[index].value, (call, forward)
+
+
+def _passed(
+    site: tuple[cst.Call, Function] | None, param: cst.CSTNode
+) -> cst.BaseExpression | None:
+    """What the instance call `site` passes for forward()'s `param` (`self` not passed)."""
+    if site is None or not isinstance(param, cst.Param):
+        return None
+    call, forward = site
+    if param not in forward.params:
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param.name.value:
+            return arg.value
+    index = forward.params.index(param) - 1
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]) or not 0 <= index < len(positional):
+        return None
+    return positional[index].value
