@@ -29,6 +29,7 @@ from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.fingerprint import sample_tensor
 from dp2ddp.verify.proctree import ProcessTree, _start_time
 from dp2ddp.verify.recorder import Recorder, rng_digest, save_tensors
@@ -153,6 +154,60 @@ def test_samples_told_apart_by_a_later_input_when_the_first_holds_one_value_each
     assert sample_tensor(((texts, speakers), {})) is texts  # the first already tells
     assert sample_tensor(((speakers, lengths), {})) is speakers  # nothing tells better
     assert sample_tensor(((speakers, torch.randn(3, 5)), {})) is speakers  # another size
+
+
+def test_a_dict_of_feature_columns_is_told_apart_by_its_rows() -> None:
+    """datawhalechina/torch-rechub@5a73b2e: DeepFM fed `{name: tensor(B)}`, the first column
+    a sparse id (0 for every sample here), the rows told apart by a later column. The first
+    column alone made the ranks' different halves "the same data"; a sample is its row
+    across the dict's columns, alike in the model's arguments and the loader's `(x, y)`
+    batch (whose `y` does not join: the model is not fed it)."""
+    x = {"sparse": torch.zeros(4, dtype=torch.long), "dense": torch.tensor([0.0, 0.1, 0.2, 0.3])}
+    y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    fed = fingerprint.sample_rows(((x,), {}), x["sparse"])
+    assert len(set(fed)) == 4
+    assert fingerprint.sample_rows((x, y), x["sparse"]) == fed  # loaded as fed
+    halves = [{k: v[i * 2 : i * 2 + 2] for k, v in x.items()} for i in range(2)]
+    rank_rows = [fingerprint.sample_rows(((h,), {}), h["sparse"]) for h in halves]
+    assert rank_rows[0] + rank_rows[1] == fed  # DataParallel's scatter: rows, not columns
+    original = _record(inputs=[fed])
+    ranks = [_record(r, inputs=[rank_rows[r]]) for r in range(2)]
+    assert check_sharding(original, ranks, 1).status == OK
+    # a tuple of ids and labels joins nothing: the model may be fed the ids alone
+    ids = torch.zeros(4, dtype=torch.long)
+    assert fingerprint.sample_rows((ids, y), ids) == sample_digests(ids)
+
+
+_TRACED_PROBE = """
+import sys
+from pathlib import Path
+import torch
+from dp2ddp.verify import fingerprint, protocol
+from dp2ddp.verify.recorder import Recorder
+
+options = protocol.RunnerOptions(out=sys.argv[1], steps=1, seed=0, file_attr="x.py")
+recorder = Recorder(options, 0, 1, Path(sys.argv[1]))
+fingerprint.install(recorder)
+model = torch.nn.Linear(3, 2)
+torch.jit.trace(model, torch.randn(2, 3))  # a graph for TensorBoard, on rank 0 alone
+wrapped = torch.nn.DataParallel(model)
+wrapped(torch.randn(4, 3)).sum().backward()
+print(sorted((k, len(v)) for k, v in recorder.current.inputs.items()))
+"""
+
+
+def test_a_traced_forward_is_no_training_forward(tmp_path: Path) -> None:
+    """bubbliiiing/yolov4-tiny-pytorch@1f2a5b9's `add_graph(model, torch.randn(2, ...))` on
+    rank 0 alone: recorded, its 2 samples were model 0 in the original and on rank 0, the
+    wrapper model 0 on rank 1 ("original: 2 samples" for batches of 4). Runs in a child:
+    the fingerprint patches nn.Module.__call__ for the whole process."""
+    result = subprocess.run(
+        [sys.executable, "-c", _TRACED_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "[('0', 4)]", result.stderr
 
 
 def test_sharding_undivided_batch_and_overlap() -> None:

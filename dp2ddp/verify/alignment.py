@@ -38,7 +38,7 @@ from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLE
 from dp2ddp.verify import own_rngs
 from dp2ddp.verify.config import torch_seed
 from dp2ddp.verify.digest import sample_digests, tensor_digest
-from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_tensor
+from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_rows, sample_tensor
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
@@ -247,7 +247,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
             loaded = told if told is not None else tensor
-            recorder.current.loaded.extend(sample_digests(loaded))
+            recorder.current.loaded.extend(sample_rows(batch, loaded))
             if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES:
                 # time-major batches (T, B): the samples are its columns (sharding.py)
                 recorder.current.loaded_dim1.extend(sample_digests(loaded.transpose(0, 1)))
