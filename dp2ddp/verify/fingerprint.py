@@ -122,7 +122,7 @@ def install(recorder: Recorder) -> None:
             _Depth.value
             or not recorder.recording
             or not torch.is_grad_enabled()
-            or torch.jit.is_tracing()
+            or torch._C._get_tracing_state() is not None
         ):
             # A traced forward is no training step's: bubbliiiing/yolov4-tiny-pytorch@1f2a5b9
             # traces its model on rank 0 alone for TensorBoard (`add_graph(model,
