@@ -93,8 +93,12 @@ def ranks_apart(warnings: tuple[str, ...], detail: str) -> Cause:
     )
 
 
-#: Codes no cause of a difference in the updates: DP034 names modules the run never reaches.
-_NOT_CAUSES = frozenset({"DP034"})
+#: Codes no cause of a difference in the updates: DP034 names modules the run never reaches;
+#: DP015 an evaluation loader left whole, DP030 a figure printed from a rank's shard, DP041
+#: `find_unused_parameters=True` (what they say changes no training update). Listed, they
+#: came before the true candidate (bubbliiiing/yolov4-tiny-pytorch@1f2a5b9: DP041, DP015 ×2
+#: before DP043's means over data-sized selections; docs/real-world.md, stop 47, w3).
+_NOT_CAUSES = frozenset({"DP015", "DP030", "DP034", "DP041"})
 #: Codes whose effect verify reproduces or measures itself, listed after the others: the
 #: original normalises BatchNorm per DataParallel chunk as the ranks do (DP008), and a
 #: sampler's epoch (DP011) changes no batch the sharding check found right. FaceBoxes
