@@ -105,7 +105,9 @@ _NOT_CAUSES = frozenset({"DP015", "DP030", "DP034", "DP041"})
 #: (zisianw/FaceBoxes.PyTorch@22efc6a, class v3-C of stop 39) had DP011 and DP008 shown
 #: first and the true cause, DP043's per-rank positives count, last.
 _MEASURED = frozenset({"DP008", "DP011"})
-_WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$")
+#: A message may run over several lines (DP047's flow): DOTALL, or the warning is dropped
+#: (xcmyz/VAE-Tacotron@d57dd0a's DP047 was missing among the candidates, stop 47, w3).
+_WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$", re.DOTALL)
 
 
 def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
@@ -135,4 +137,5 @@ def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
 
 
 def _short(message: str, limit: int = 90) -> str:
+    message = " ".join(message.split())
     return message if len(message) <= limit else message[: limit - 1] + "…"
