@@ -251,6 +251,8 @@ def test_dropout_per_chunk_draws_what_each_rank_draws(recorder: Recorder, tmp_pa
         torch.testing.assert_close(
             as_rank(torch.ones(4, 64), 0.5, True), out[4 * rank : 4 * rank + 4]
         )
+        # what each drew, kept for causes (mask seed, shape, p): the rank's as the original's
+        assert other.current.dropout_draws == {str(rank): recorder.current.dropout_draws[str(rank)]}
     assert recorder.current.dropout_aligned == 1
     torch.testing.assert_close(F.dropout(x.t(), 0.5, True), x.t())  # batch last: off
     assert recorder.current.dropout_off == 1

@@ -71,6 +71,9 @@ PAIRS: dict[str, Pair] = {
         "constant_first_input_dp.py",
         steps=3,
     ),
+    "dict_features": _pair(
+        "test_a_dict_of_feature_columns_is_split_by_rows", "dict_features_dp.py", steps=3
+    ),
     "validation_between_steps_dp.py": _pair(VALIDATION, "validation_between_steps_dp.py", steps=3),
     "validation_between_steps_module_eval_dp.py": _pair(
         VALIDATION, "validation_between_steps_module_eval_dp.py", steps=3
@@ -265,6 +268,19 @@ def test_samples_told_apart_when_the_first_input_is_alike_for_all(
     report = report_of(shared, "constant_first_input")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report.sharding
+    assert "ranks fed disjoint samples (4+4) forming the original's batch of 8" in (
+        report.sharding
+    ), report.sharding
+
+
+def test_a_dict_of_feature_columns_is_split_by_rows(shared: dict[str, Shared]) -> None:
+    """Stop 47 (w3), datawhalechina/torch-rechub@5a73b2e: a dict of one-value-per-sample
+    columns, the first alike for all; and a forward traced before training (yolov4-tiny's
+    `add_graph`). The right migration is EQUIVALENT, its ranks fed disjoint rows (before:
+    "same data on every rank"; the trace crashed under the fingerprint or took a model
+    number)."""
+    report = report_of(shared, "dict_features")
+    assert report.exit_code == 0, report
     assert "ranks fed disjoint samples (4+4) forming the original's batch of 8" in (
         report.sharding
     ), report.sharding

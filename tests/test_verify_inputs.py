@@ -130,13 +130,26 @@ def test_not_equivalent_names_the_migrations_warnings_as_candidate_causes(
     # what verify measures itself (BatchNorm per chunk, DP008; a sampler's epoch, DP011)
     # comes after the rest (FaceBoxes, class v3-C of stop 39: DP043 was shown last)
     (tmp_path / "c").mkdir()
-    listed = (
+    listed: tuple[str, ...] = (
         "train.py:105:35: DP011 no epoch loop found for sampler.set_epoch",
         "models.py:11:19: DP008 BatchNorm statistics are per process",
         "loss.py:105:19: DP043 mean loss over a count that depends on the data",
     )
+    listed += (  # what changes no training update is no candidate (yolov4-tiny, stop 47)
+        "train.py:249:9: DP041 some parameters may get no gradient: find_unused_parameters",
+        "train.py:333:9: DP015 evaluation metrics not reduced: gen_val is handed to fit()",
+        "fit.py:40:9: DP030 running figure printed from this rank's shard: loss",
+    )
     (named,) = diagnose(_uneven_evidence(tmp_path / "c", listed))
     assert "(DP043, DP011, DP008)" in named.title
+    # a message over several lines (DP047's flow, VAE-Tacotron) is a candidate too
+    (tmp_path / "d").mkdir()
+    flow = ("train.py:135:54: DP047 a batch reaching the model is not proved: mel_input\n"
+            "  comes from np.transpose(ele) (call)",)  # fmt: skip
+    (flowed,) = diagnose(_uneven_evidence(tmp_path / "d", flow))
+    assert "train.py:135 DP047 a batch reaching the model is not proved: mel_input comes" in (
+        flowed.detail
+    )
     assert named.detail.index("loss.py:105 DP043") < named.detail.index("train.py:105 DP011")
     # DP034 (a module the run never reaches) is no candidate; nothing left: unexplained
     (tmp_path / "b").mkdir()

@@ -29,6 +29,7 @@ from dp2ddp.verify.causes import Evidence, diagnose
 from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.fingerprint import sample_tensor
 from dp2ddp.verify.proctree import ProcessTree, _start_time
 from dp2ddp.verify.recorder import Recorder, rng_digest, save_tensors
@@ -155,6 +156,60 @@ def test_samples_told_apart_by_a_later_input_when_the_first_holds_one_value_each
     assert sample_tensor(((speakers, torch.randn(3, 5)), {})) is speakers  # another size
 
 
+def test_a_dict_of_feature_columns_is_told_apart_by_its_rows() -> None:
+    """datawhalechina/torch-rechub@5a73b2e: DeepFM fed `{name: tensor(B)}`, the first column
+    a sparse id (0 for every sample here), the rows told apart by a later column. The first
+    column alone made the ranks' different halves "the same data"; a sample is its row
+    across the dict's columns, alike in the model's arguments and the loader's `(x, y)`
+    batch (whose `y` does not join: the model is not fed it)."""
+    x = {"sparse": torch.zeros(4, dtype=torch.long), "dense": torch.tensor([0.0, 0.1, 0.2, 0.3])}
+    y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    fed = fingerprint.sample_rows(((x,), {}), x["sparse"])
+    assert len(set(fed)) == 4
+    assert fingerprint.sample_rows((x, y), x["sparse"]) == fed  # loaded as fed
+    halves = [{k: v[i * 2 : i * 2 + 2] for k, v in x.items()} for i in range(2)]
+    rank_rows = [fingerprint.sample_rows(((h,), {}), h["sparse"]) for h in halves]
+    assert rank_rows[0] + rank_rows[1] == fed  # DataParallel's scatter: rows, not columns
+    original = _record(inputs=[fed])
+    ranks = [_record(r, inputs=[rank_rows[r]]) for r in range(2)]
+    assert check_sharding(original, ranks, 1).status == OK
+    # a tuple of ids and labels joins nothing: the model may be fed the ids alone
+    ids = torch.zeros(4, dtype=torch.long)
+    assert fingerprint.sample_rows((ids, y), ids) == sample_digests(ids)
+
+
+_TRACED_PROBE = """
+import sys
+from pathlib import Path
+import torch
+from dp2ddp.verify import fingerprint, protocol
+from dp2ddp.verify.recorder import Recorder
+
+options = protocol.RunnerOptions(out=sys.argv[1], steps=1, seed=0, file_attr="x.py")
+recorder = Recorder(options, 0, 1, Path(sys.argv[1]))
+fingerprint.install(recorder)
+model = torch.nn.Linear(3, 2)
+torch.jit.trace(model, torch.randn(2, 3))  # a graph for TensorBoard, on rank 0 alone
+wrapped = torch.nn.DataParallel(model)
+wrapped(torch.randn(4, 3)).sum().backward()
+print(sorted((k, len(v)) for k, v in recorder.current.inputs.items()))
+"""
+
+
+def test_a_traced_forward_is_no_training_forward(tmp_path: Path) -> None:
+    """bubbliiiing/yolov4-tiny-pytorch@1f2a5b9's `add_graph(model, torch.randn(2, ...))` on
+    rank 0 alone: recorded, its 2 samples were model 0 in the original and on rank 0, the
+    wrapper model 0 on rank 1 ("original: 2 samples" for batches of 4). Runs in a child:
+    the fingerprint patches nn.Module.__call__ for the whole process."""
+    result = subprocess.run(
+        [sys.executable, "-c", _TRACED_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "[('0', 4)]", result.stderr
+
+
 def test_sharding_undivided_batch_and_overlap() -> None:
     original = _record(inputs=[["a", "b"]])
     ranks = [_record(0, inputs=[["a", "b"]]), _record(1, inputs=[["c", "d"]])]
@@ -251,8 +306,8 @@ def _evidence(tmp_path: Path, ratio: float, **changes: Any) -> Evidence:
         world=2,
         numerics=numerics,
         sharding=check_sharding(original, ranks, 1),
-        in_sync=True,
-        sync_detail="",
+        in_sync=changes.pop("in_sync", True),
+        sync_detail=changes.pop("sync_detail", ""),
         original=original,
         migrated=ranks,
         findings_original=scan.scan(changes.pop("source", "")),
@@ -525,6 +580,96 @@ def test_cause_dropout_offers_the_neutraliser(tmp_path: Path) -> None:
     causes = diagnose(_evidence(tmp_path, 1.3, window={"dropout": 3}))
     assert "dropout" in [c.key for c in causes]
     assert "--no-dropout" in next(c for c in causes if c.key == "dropout").fix
+
+
+def test_dropout_is_no_cause_where_every_rank_drew_the_originals_masks(tmp_path: Path) -> None:
+    """xcmyz/VAE-Tacotron@d57dd0a: "dropout masks may not line up" was named, a guess, where
+    the KL term's sum made the difference. Each aligned draw is kept as (mask seed, shape,
+    p): where rank r's equal the original's for chunk r, the masks were the same and dropout
+    is no cause; where they differ, the first difference is the evidence."""
+    draws = {"0": ["11:(2, 8):0.5"], "1": ["12:(2, 8):0.5"]}
+    ev = _evidence(
+        tmp_path, 1.3, window={"dropout": 1, "dropout_aligned": 1, "dropout_draws": draws}
+    )
+    for run in ev.migrated:
+        window = run.data["windows"][0]
+        key = str(run.rank)
+        window.update(dropout=1, dropout_aligned=1, dropout_draws={key: list(draws[key])})
+    assert "dropout" not in [c.key for c in diagnose(ev)]
+    ev.migrated[1].data["windows"][0]["dropout_draws"] = {"1": ["12:(3, 8):0.5"]}
+    cause = next(c for c in diagnose(ev) if c.key == "dropout")
+    assert cause.title == "dropout masks did not line up"
+    assert "at step 1 rank 1's draw 1 was over (3, 8) (p 0.5)" in cause.detail
+    assert "the original's for its chunk over (2, 8) (p 0.5)" in cause.detail
+
+
+def test_ranks_apart_names_the_warning_that_says_how(tmp_path: Path) -> None:
+    """raahii/infogan-pytorch@3729f48: the ranks' generators apart, migrate's DP108 at
+    `gen.module.infer(z)`; the fix text named DP039 (weights re-initialised after the
+    wrap), not the cause. The migration's own warnings that say how ranks go apart are
+    named, with their lines; without one, no single cause is asserted."""
+    warned = (
+        "/p/trainer.py:169:22: DP108 a training step runs the wrapped model through .module: "
+        "past DDP: gen.module.infer(...)",
+        "/p/train.py:40:1: DP008 BatchNorm statistics are per process: nn.BatchNorm2d",
+    )
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ev = _evidence(tmp_path / "a", 1.0, in_sync=False, sync_detail="after step 1, rank 1 differs",
+                   migration_warnings=warned)  # fmt: skip
+    cause = next(c for c in diagnose(ev) if c.key == "ranks_out_of_sync")
+    assert cause.title == "DDP ranks hold different parameters, as dp2ddp migrate warned (DP108)"
+    assert "/p/trainer.py:169 DP108" in cause.detail and "DP039" not in cause.fix + cause.detail
+    assert "DP008" not in cause.detail
+    ev = _evidence(tmp_path / "b", 1.0, in_sync=False, sync_detail="after step 1, rank 1 differs")
+    cause = next(c for c in diagnose(ev) if c.key == "ranks_out_of_sync")
+    assert cause.title == "DDP ranks hold different parameters"
+    assert "named no place" in cause.detail and "DP039" not in cause.fix
+
+
+def test_a_collate_that_only_stacks_is_measured_per_sample() -> None:
+    """bubbliiiing/srgan-pytorch@0f511ff's `SRGAN_dataset_collate` (`np.array` of each part)
+    was named the cause ("builds each batch as a whole") of a difference it cannot make. A
+    collate is tried on a few samples whole and in two halves; only one whose halves differ
+    from the whole (a pad to each part's longest, a random size per batch) may be named."""
+    import numpy as np
+
+    from dp2ddp.verify import collate_check
+    from dp2ddp.verify.data_evidence import collate_cause
+
+    samples = [(np.full((2, 3), i, np.float32), np.full((4,), i, np.float32)) for i in range(6)]
+
+    def stack(batch: list[Any]) -> Any:
+        return np.array([a for a, _ in batch]), np.array([b for _, b in batch])
+
+    def boxes(batch: list[Any]) -> Any:  # yolov4-tiny's: images stacked, a list of targets
+        return np.array([a for a, _ in batch]), [b[: 1 + int(b[0]) % 3] for _, b in batch]
+
+    def pad(batch: list[Any]) -> Any:  # to the batch's longest sample, with -1
+        parts = [torch.tensor(b[: 2 + int(b[0]) // 2]) for _, b in batch]
+        longest = max(len(p) for p in parts)
+        pad = torch.nn.functional.pad
+        return torch.stack([pad(p, (0, longest - len(p)), value=-1.0) for p in parts])
+
+    def draws(batch: list[Any]) -> Any:  # a size drawn per batch
+        return torch.randn(1) * torch.stack([torch.tensor(a) for a, _ in batch])
+
+    def seeded(call: Any, key: str) -> Any:
+        torch.manual_seed(len(key))
+        return call()
+
+    def measured(collate: Any) -> bool | None:
+        return collate_check.per_sample(6, samples.__getitem__, collate, seeded)
+
+    assert measured(stack) is True and measured(boxes) is True
+    assert measured(pad) is False and measured(draws) is False
+    assert collate_check.per_sample(1, samples.__getitem__, stack, seeded) is None
+    loaders = [{"collate": "stack", "collate_per_sample": True}]
+    original = RankRecord(0, Path("."), "stopped", {"loaders": loaders}, {}, "", "")
+    assert collate_cause(original, "step 3", "checked", True) is None
+    loaders[0]["collate_per_sample"] = False
+    cause = collate_cause(original, "step 3", "checked", True)
+    assert cause is not None and "measured: a few samples collated whole" in cause.detail
 
 
 def test_cause_random_draws_in_the_loop(tmp_path: Path) -> None:

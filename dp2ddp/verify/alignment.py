@@ -35,10 +35,10 @@ from torch.utils.data._utils import fetch as _fetch
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DDP_SAMPLER_NEXT_PASS
-from dp2ddp.verify import own_rngs
+from dp2ddp.verify import collate_check, own_rngs
 from dp2ddp.verify.config import torch_seed
 from dp2ddp.verify.digest import sample_digests, tensor_digest
-from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_tensor
+from dp2ddp.verify.fingerprint import MAX_DIM1_SAMPLES, first_tensor, sample_rows, sample_tensor
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
@@ -102,6 +102,26 @@ def _own_collate(collate: Any) -> str | None:
     if module.startswith("torch.utils.data"):
         return None
     return str(getattr(collate, "__qualname__", None) or type(collate).__name__)
+
+
+def _collates_per_sample(loader: DataLoader[Any], seed: int) -> bool | None:
+    """Whether the loader's own collate_fn treats each sample alone (collate_check); None
+    for torch's own, a loader without batches, or a dataset without len and indexing."""
+    dataset = loader.dataset
+    if _own_collate(loader.collate_fn) is None or loader.batch_sampler is None:
+        return None
+    try:
+        size = len(dataset)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    if not hasattr(dataset, "__getitem__"):
+        return None
+    return collate_check.per_sample(
+        size,
+        lambda index: _load_seeded(dataset, index, seed),
+        loader.collate_fn,
+        lambda call, key: _read_seeded(call, f"collate:{key}", seed, dataset),
+    )
 
 
 def dataset_digest(dataset: Any, seed: int) -> tuple[str | None, bool | None]:
@@ -224,6 +244,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
                 "own_rngs": [own.record() for own in own_rngs.find(self.dataset)],
                 "batched_read": _batched_read(self.dataset),
                 "collate": _own_collate(self.collate_fn),
+                "collate_per_sample": _collates_per_sample(self, seed),
             }
         )
 
@@ -247,7 +268,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
             loaded = told if told is not None else tensor
-            recorder.current.loaded.extend(sample_digests(loaded))
+            recorder.current.loaded.extend(sample_rows(batch, loaded))
             if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES:
                 # time-major batches (T, B): the samples are its columns (sharding.py)
                 recorder.current.loaded_dim1.extend(sample_digests(loaded.transpose(0, 1)))

@@ -39,7 +39,13 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
-from dp2ddp.verify.ratio_cause import batch_ratios, unsplit_batches, warned, warned_causes
+from dp2ddp.verify.ratio_cause import (
+    batch_ratios,
+    ranks_apart,
+    unsplit_batches,
+    warned,
+    warned_causes,
+)
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.rounding import (
@@ -102,17 +108,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
     causes += _datasets(ev) or _data(ev)
     causes += _hyper(ev)
     if not ev.in_sync:
-        causes.append(
-            Cause(
-                "ranks_out_of_sync",
-                "DDP ranks hold different parameters",
-                ev.sync_detail,
-                "Wrap the model in DistributedDataParallel on every rank and update parameters "
-                "only through the optimizer (or broadcast what you change by hand: weights "
-                "re-initialised after the wrap, model.apply(weights_init), need "
-                "ddp_broadcast_module(model) after them, see DP039).",
-            )
-        )
+        causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail))
     if not ev.numerics.passed:
         causes += _scale(ev, causes)
         causes += _randomness(ev, causes)
@@ -489,16 +485,16 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     dropout = sum(int(w.get("dropout", 0)) for w in ev.all_windows())
     off = sum(int(w.get("dropout_off", 0)) for w in ev.all_windows())
     aligned = sum(int(w.get("dropout_aligned", 0)) for w in ev.windows(ev.original))
-    if dropout and not ev.no_dropout and off < dropout:
+    unlike = _dropout_unlike(ev) if aligned else None
+    if dropout and not ev.no_dropout and off < dropout and unlike != "":
         causes.append(
             Cause(
                 "dropout",
-                "dropout masks may not line up" if aligned else "dropout masks cannot be aligned",
+                "dropout masks did not line up" if aligned else "dropout masks cannot be aligned",
                 f"dropout drew masks {dropout - off} times in the compared steps; "
                 + (
                     f"the original drew {aligned} of them per DataParallel chunk as the ranks "
-                    "do, which lines up only when each rank's dropout input is exactly its "
-                    "chunk of the original's"
+                    f"do, and {unlike}"
                     if aligned
                     else f"one process and {ev.world} processes draw different masks"
                 )
@@ -523,6 +519,42 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
         causes.append(_random_in_loop(ev))
     return causes
+
+
+def _dropout_unlike(ev: Evidence) -> str:
+    """Where rank r's dropout draws (mask seed, shape, p) first differ from those the
+    original drew as rank r, in the compared steps; "" where every draw of every run was
+    aligned and each rank drew the original's masks for its chunk: dropout is then no cause.
+    xcmyz/VAE-Tacotron@d57dd0a had "dropout masks may not line up" named, a guess, where the
+    KL term's sum over each rank's samples made the difference (docs/real-world.md, stop
+    47, w3)."""
+    runs = [ev.original, *ev.migrated]
+    drawn = sum(int(w.get("dropout", 0)) - int(w.get("dropout_off", 0)) for r in runs
+                for w in ev.windows(r))  # fmt: skip
+    if drawn != sum(int(w.get("dropout_aligned", 0)) for r in runs for w in ev.windows(r)):
+        return "some were drawn as is (not per chunk)"
+    for index, window in enumerate(ev.windows(ev.original)):
+        for run in ev.migrated:
+            theirs = run.windows[index] if index < len(run.windows) else {}
+            got = theirs.get("dropout_draws", {}).get(str(run.rank), [])
+            want = window.get("dropout_draws", {}).get(str(run.rank), [])
+            if got != want:
+                pairs = enumerate(zip(got, want, strict=False))
+                at = next((i for i, (a, b) in pairs if a != b), None)
+                if at is None:
+                    return (f"at step {index + 1} rank {run.rank} drew {len(got)} masks, the "
+                            f"original {len(want)} for its chunk")  # fmt: skip
+                return (
+                    f"at step {index + 1} rank {run.rank}'s draw {at + 1} was over "
+                    f"{_shape(got[at])}, the original's for its chunk over {_shape(want[at])}"
+                )
+    return ""
+
+
+def _shape(draw: str) -> str:
+    """The shape (and p where the shapes agree) of a `seed:shape:p` draw."""
+    _, _, rest = draw.partition(":")
+    return rest.rpartition(":")[0] + f" (p {rest.rpartition(':')[2]})"
 
 
 def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:

@@ -92,7 +92,13 @@ def collate_cause(original: RankRecord, detail: str, checked: str, swapped: bool
     loaded their share but as many samples differ from the original's as are missing: each
     rank collates its own part (pads to its part's longest sample with a value other than
     zero, which verify's digests cannot tell from content)."""
-    collates = sorted({str(c) for each in _loaders(original) if (c := each.get("collate"))})
+    collates = sorted(
+        {
+            str(c)
+            for each in _loaders(original)
+            if (c := each.get("collate")) and each.get("collate_per_sample") is not True
+        }
+    )  # a collate measured to treat each sample alone is no cause (collate_check)
     if not collates or not swapped:
         return None
     return Cause(
@@ -100,7 +106,13 @@ def collate_cause(original: RankRecord, detail: str, checked: str, swapped: bool
         "the loader's collate_fn builds each batch as a whole, each rank from its part",
         f"{detail}: every rank loaded its share of the original's batch, but "
         f"{', '.join(collates)} changes the samples by their batch (padding to the batch's "
-        f"longest sample with a value other than zero, normalising by the batch); {checked}",
+        f"longest sample with a value other than zero, normalising by the batch)"
+        + (
+            "; measured: a few samples collated whole differ from their two halves collated apart"
+            if any(each.get("collate_per_sample") is False for each in _loaders(original))
+            else ""
+        )
+        + f"; {checked}",
         "Each rank collates its own part: pad to a fixed width or with zeros (verify "
         "identifies zero-padded samples), or make the collate treat each sample alone.",
     )

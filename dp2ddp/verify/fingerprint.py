@@ -6,7 +6,8 @@ when the original only wraps with several GPUs), the first tensor argument is ha
 sample (dim 0; and per index along dim 1, for DataParallel(dim=1)'s sequence-first batches;
 a later one of the batch's size where the first holds one value per sample: sample_tensor).
 Nested calls, and DataParallel's replicas on its worker threads, are inside
-an outermost call and are skipped. The harness then checks that the DDP ranks' samples at
+an outermost call and are skipped; so are forwards traced by torch.jit (a graph for
+TensorBoard, an export). The harness then checks that the DDP ranks' samples at
 each step are disjoint and together are the original's batch. The DataParallel/DDP
 constructors are wrapped too: to name parameters and to know DataParallel's device count.
 """
@@ -14,6 +15,8 @@ constructors are wrapped too: to name parameters and to know DataParallel's devi
 from __future__ import annotations
 
 import functools
+import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -53,6 +56,50 @@ def sample_tensor(value: object) -> torch.Tensor | None:
     )
 
 
+def sample_rows(value: object, tensor: torch.Tensor) -> list[str]:
+    """One digest per sample of `tensor` (sample_tensor's choice from `value`). Where it holds
+    one value per sample and sits in a dict beside other such tensors of its batch size (a
+    dict of feature columns: datawhalechina/torch-rechub@5a73b2e feeds DeepFM
+    `{name: tensor(B)}` for 39 features), a sample is its row across all of them, as
+    DataParallel's scatter cuts every tensor of the dict along dim 0: the first column alone
+    (a sparse id, 0 for most samples) made the ranks' different samples "the same data"
+    (docs/real-world.md, stop 47, w3). Only a dict's columns join: a loader's `(x, y)` pair
+    is a tuple whose `y` the model is not fed, and the model's samples must be found among
+    the loaded ones."""
+    columns = _dict_columns(value, tensor, 0)
+    if len(columns) < 2:
+        return sample_digests(tensor)
+    per_column = [sample_digests(t) for t in columns]
+    return [
+        hashlib.blake2b("".join(row).encode(), digest_size=8).hexdigest()
+        for row in zip(*per_column, strict=True)
+    ]
+
+
+def _dict_columns(value: object, tensor: torch.Tensor, depth: int) -> list[torch.Tensor]:
+    """The tensors of one value per sample, of `tensor`'s batch size, in the dict that holds
+    `tensor` directly (itself among them); [] where `tensor` holds more per sample or sits
+    in no dict."""
+    if tensor.dim() == 0 or tensor.shape[0] == 0 or tensor[0].numel() > 1 or depth > 4:
+        return []
+    if isinstance(value, Mapping):
+        items = list(value.values())
+        if any(item is tensor for item in items):
+            rows = tensor.shape[0]
+            return [
+                t
+                for t in items
+                if isinstance(t, torch.Tensor) and t.dim() > 0 and t.shape[0] == rows
+            ]
+    elif not isinstance(value, list | tuple):
+        return []
+    for item in value.values() if isinstance(value, Mapping) else value:
+        found = _dict_columns(item, tensor, depth + 1)
+        if found:
+            return found
+    return []
+
+
 #: Dim 1 is hashed per index too (a DataParallel(dim=1) batch is its columns) when it is no
 #: longer than this: a batch size, not a feature vector's length.
 MAX_DIM1_SAMPLES = 4096
@@ -71,7 +118,17 @@ def install(recorder: Recorder) -> None:
 
     @functools.wraps(native_call)
     def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
-        if _Depth.value or not recorder.recording or not torch.is_grad_enabled():
+        if (
+            _Depth.value
+            or not recorder.recording
+            or not torch.is_grad_enabled()
+            or torch._C._get_tracing_state() is not None
+        ):
+            # A traced forward is no training step's: bubbliiiing/yolov4-tiny-pytorch@1f2a5b9
+            # traces its model on rank 0 alone for TensorBoard (`add_graph(model,
+            # torch.randn(2, ...))`); recorded, its 2 random samples took model number 0 on
+            # rank 0 and in the original, the DDP wrapper that number on rank 1, and verify
+            # said "the ranks' batches are not the original's batch (original: 2 samples)".
             return native_call(self, *args, **kwargs)
         _Depth.value += 1
         try:
@@ -80,7 +137,7 @@ def install(recorder: Recorder) -> None:
                 if tensor is not None:
                     recorder.record_inputs(
                         recorder.model_ordinal(self),
-                        sample_digests(tensor),
+                        sample_rows((args, kwargs), tensor),
                         sample_digests(tensor.transpose(0, 1))
                         if tensor.dim() > 1 and tensor.shape[1] <= MAX_DIM1_SAMPLES
                         else None,

@@ -113,10 +113,9 @@ def _dropout_probe(
             return x
         window.dropout_aligned += 1
         seed = recorder.options.seed
-        if chunks == 1:  # a rank: its own chunk
-            return _draw_seeded(native, bound, _mask_seed(seed, recorder.rank, window))
-        if recorder.replica is not None:  # the original, replica r's chunk: as rank r
-            return _draw_seeded(native, bound, _mask_seed(seed, recorder.replica, window))
+        if chunks == 1 or recorder.replica is not None:  # a rank; the original's replica r
+            rank = recorder.rank if recorder.replica is None else recorder.replica
+            return _draw_seeded(native, bound, _drawn(window, rank, x, p, seed))
         # The original: chunk r's mask as rank r draws it.
         inplace = bool(bound.arguments.get("inplace"))
         if "inplace" in bound.arguments:
@@ -124,11 +123,20 @@ def _dropout_probe(
         outputs = []
         for rank, piece in enumerate(torch.chunk(x, chunks, 0)):
             bound.arguments["input"] = piece
-            outputs.append(_draw_seeded(native, bound, _mask_seed(seed, rank, window)))
+            outputs.append(_draw_seeded(native, bound, _drawn(window, rank, piece, p, seed)))
         result = torch.cat(outputs, 0)
         return x.copy_(result) if inplace else result
 
     return dropout
+
+
+def _drawn(window: Window, rank: int, x: torch.Tensor, p: float, seed: int) -> int:
+    """The mask seed of rank `rank`'s draw over `x`, kept with its shape and p: the
+    original's chunk r and rank r drew the same mask where these agree."""
+    mask_seed = _mask_seed(seed, rank, window)
+    draws = window.dropout_draws.setdefault(str(rank), [])
+    draws.append(f"{mask_seed}:{tuple(x.shape)}:{p}")
+    return mask_seed
 
 
 def _mask_seed(seed: int, rank: int, window: Window) -> int:

@@ -59,15 +59,55 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
     )
 
 
-#: Codes no cause of a difference in the updates: DP034 names modules the run never reaches.
-_NOT_CAUSES = frozenset({"DP034"})
+#: Codes saying the ranks' parameters can go apart (docs/warnings.md): re-initialised after
+#: the wrap, trained or stepped outside DDP, run past the wrapper (`.module`, bare), grown
+#: after the wrap, mutated in forward, renormalised per rank.
+APART_CODES = ("DP007", "DP039", "DP042", "DP068", "DP075", "DP089", "DP098", "DP100", "DP108")
+
+
+def ranks_apart(warnings: tuple[str, ...], detail: str) -> Cause:
+    """The ranks hold different parameters: the warnings of verify's own migration that say
+    how that comes about, where there are some, else what to look at. raahii/infogan-pytorch
+    @3729f48 had the fix text name weights re-initialised after the wrap (DP039) where
+    migrate's DP108 had said the generator runs past DDP (`gen.module.infer(z)`, docs/
+    real-world.md, stop 47, w3)."""
+    found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] in APART_CODES]
+    if found:
+        shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:3])
+        shown += f"; and {len(found) - 3} more" if len(found) > 3 else ""
+        codes = ", ".join(dict.fromkeys(m[3] for m in found))
+        return Cause(
+            "ranks_out_of_sync",
+            f"DDP ranks hold different parameters, as dp2ddp migrate warned ({codes})",
+            f"{detail}. The migration said where the ranks' parameters can go apart: {shown}",
+            "Do what the warning at that line says (docs/warnings.md), then verify again.",
+        )
+    return Cause(
+        "ranks_out_of_sync",
+        "DDP ranks hold different parameters",
+        f"{detail}; dp2ddp migrate named no place where they go apart",
+        "Look for what changes parameters outside the DDP wrapper's forward and the "
+        "optimizer's step: a forward run through `.module` or on the bare model, parameters "
+        "set or re-initialised by hand after the wrap (then ddp_broadcast_module(model)), a "
+        "second optimizer over parameters DDP does not hold.",
+    )
+
+
+#: Codes no cause of a difference in the updates: DP034 names modules the run never reaches;
+#: DP015 an evaluation loader left whole, DP030 a figure printed from a rank's shard, DP041
+#: `find_unused_parameters=True` (what they say changes no training update). Listed, they
+#: came before the true candidate (bubbliiiing/yolov4-tiny-pytorch@1f2a5b9: DP041, DP015 ×2
+#: before DP043's means over data-sized selections; docs/real-world.md, stop 47, w3).
+_NOT_CAUSES = frozenset({"DP015", "DP030", "DP034", "DP041"})
 #: Codes whose effect verify reproduces or measures itself, listed after the others: the
 #: original normalises BatchNorm per DataParallel chunk as the ranks do (DP008), and a
 #: sampler's epoch (DP011) changes no batch the sharding check found right. FaceBoxes
 #: (zisianw/FaceBoxes.PyTorch@22efc6a, class v3-C of stop 39) had DP011 and DP008 shown
 #: first and the true cause, DP043's per-rank positives count, last.
 _MEASURED = frozenset({"DP008", "DP011"})
-_WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$")
+#: A message may run over several lines (DP047's flow): DOTALL, or the warning is dropped
+#: (xcmyz/VAE-Tacotron@d57dd0a's DP047 was missing among the candidates, stop 47, w3).
+_WARNING = re.compile(r"^(.*?):(\d+):\d+: (DP\d+) (.*)$", re.DOTALL)
 
 
 def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
@@ -97,4 +137,5 @@ def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
 
 
 def _short(message: str, limit: int = 90) -> str:
+    message = " ".join(message.split())
     return message if len(message) <= limit else message[: limit - 1] + "…"

@@ -79,6 +79,9 @@ class Window:
     batchnorm_fewest: list[int] = field(default_factory=list)
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
     dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
+    #: rank (str; the original: the rank each chunk's mask is drawn as) -> `seed:shape:p` of
+    #: each aligned draw, in order: equal lists drew equal masks (causes._dropout_lined_up)
+    dropout_draws: dict[str, list[str]] = field(default_factory=dict)
     #: the original: training forwards run chunk by chunk as DataParallel's replicas (replicas)
     replicated: int = 0
     loader_started: bool = False  # a DataLoader iterator was created (draws a seed)

@@ -134,6 +134,7 @@ def chunked_forward(
     size = n // chunks
     window = recorder.current
     counters = {name: getattr(window, name) for name in _COUNTERS}
+    draws = {rank: list(made) for rank, made in window.dropout_draws.items()}
     rng = torch.get_rng_state()
     buffers = [
         (m, [b.detach().clone() if b is not None else None for b in _stats(m)]) for m in norms
@@ -165,6 +166,7 @@ def chunked_forward(
         torch.set_rng_state(rng)
         for name, value in counters.items():
             setattr(window, name, value)
+        window.dropout_draws = draws
         return False, None
     finally:
         recorder.replica = None
