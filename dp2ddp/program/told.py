@@ -24,6 +24,7 @@ from dp2ddp.facts import (
 )
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.import_reach import imported_names, reached
 from dp2ddp.program.project import Project, others
 from dp2ddp.program.reexports import ProgramReexports
@@ -79,6 +80,13 @@ class ProgramTeller:
     @property
     def helpers(self) -> str:
         return self._helpers or self.program.helpers_import
+
+    def helpers_of(self, module: ProgramModule) -> str:
+        """The import name of the generated module `module` imports its helpers from: its
+        package's for a library module of a package imported from another folder
+        (program/helpers_home.py), else the one beside the entry."""
+        home = package_home(self.program, module) if self._helpers is None else None
+        return home[0] if home is not None else self.helpers
 
     def hints(self, module: ProgramModule) -> ProgramHints:
         if self._hints is None:
@@ -206,7 +214,7 @@ class ProgramTeller:
         return ProgramFacts(
             role,
             gate and in_program,
-            self.helpers,
+            self.helpers_of(module),
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(
@@ -225,7 +233,7 @@ class ProgramTeller:
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
             # an entry alone (role None) imports the module beside it just the same
-            helpers_first_party(self.program.entry_dir, self.helpers),
+            helpers_first_party(self.program.entry_dir, self.helpers_of(module)),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
             self.wrap_returns() if gate and models else (),
