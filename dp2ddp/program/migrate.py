@@ -632,24 +632,24 @@ def _generated(
     )
 
     name = os.path.basename(generated_path(program.entry_dir))
-    homes = {told.helpers: (program.entry_dir, os.path.dirname(program.entry.path))}
-    used: dict[str, set[str]] = {told.helpers: set()}
+    entry = os.path.realpath(program.entry_dir or os.curdir)
+    shown = {entry: os.path.dirname(program.entry.path)}  # real folder -> as shown
+    used: dict[str, set[str]] = {entry: set()}
     for index, item in enumerate(migrated):
         result = item.outcome.result
         module = program.modules[index] if index < len(program.modules) else None
         home = package_home(program, module) if module is not None else None
         helpers = told.helpers_of(module) if module is not None else told.helpers
-        if home is not None and helpers != told.helpers:
-            homes.setdefault(helpers, home[1:])
+        folder = home[1] if home is not None and helpers != told.helpers else entry
         names = imported_helper_names(result.code, helpers) if result is not None else []
-        if result is not None and (names or helpers == told.helpers):
-            found = used.setdefault(helpers, set())
+        if result is not None and (names or folder == entry):
+            shown.setdefault(folder, home[2] if home is not None else shown[entry])
+            found = used.setdefault(folder, set())
             found.update(result.helpers)
             found.update(helpers_defining(names))
     return [
-        _generated_at(generated_path(real), os.path.join(shown, name), used[helpers])
-        for helpers, (real, shown) in homes.items()
-        if helpers in used
+        _generated_at(generated_path(folder), os.path.join(shown[folder], name), helpers)
+        for folder, helpers in used.items()
     ]
 
 
