@@ -35,7 +35,6 @@ def package_home(program: Program, module: ProgramModule) -> tuple[str, str, str
         real, shown = os.path.dirname(real), os.path.dirname(shown)
     if os.path.basename(real) != parts[0]:
         return None  # not laid out as its name says (a path hook, a symbolic link)
-    entry_dir = os.path.realpath(program.entry_dir or ".")
-    if os.path.dirname(real) == entry_dir:
+    if os.path.dirname(real) == os.path.dirname(program.entry.real):
         return None
     return f"{parts[0]}.{GENERATED_MODULE}", real, shown

@@ -632,15 +632,15 @@ def _generated(
     )
 
     name = os.path.basename(generated_path(program.entry_dir))
-    entry = os.path.realpath(program.entry_dir or os.curdir)
-    shown = {entry: os.path.dirname(program.entry.path)}  # real folder -> as shown
+    entry, beside = program.entry_dir, os.path.dirname(program.entry.real)
+    shown = {entry: os.path.dirname(program.entry.path)}  # folder -> as shown
     used: dict[str, set[str]] = {entry: set()}
     for index, item in enumerate(migrated):
         result = item.outcome.result
         module = program.modules[index] if index < len(program.modules) else None
-        home = package_home(program, module) if module is not None else None
         helpers = told.helpers_of(module) if module is not None else told.helpers
-        folder = home[1] if home is not None and helpers != told.helpers else entry
+        home = package_home(program, module) if module and helpers != told.helpers else None
+        folder = entry if home is None or home[1] == beside else home[1]
         names = imported_helper_names(result.code, helpers) if result is not None else []
         if result is not None and (names or folder == entry):
             shown.setdefault(folder, home[2] if home is not None else shown[entry])

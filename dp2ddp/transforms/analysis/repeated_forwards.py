@@ -47,14 +47,16 @@ def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
         run: list[_Event] = []
         for event in sorted(events):
             if not event[2]:
-                if _one_path(run):
-                    return _one_path(run)
+                lines = _one_path(run)
+                if lines:
+                    return lines
                 run = []
             else:
                 run.append(event)
         backward = any(not is_call for _line, _col, is_call, _arms in events)
-        if _one_path(run) and scope is not tree and not backward:
-            return _one_path(run)  # the backward runs after this function returns
+        lines = _one_path(run) if scope is not tree and not backward else ()
+        if lines:
+            return lines  # the backward runs after this function returns
     return ()
 
 
