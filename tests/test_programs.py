@@ -377,3 +377,33 @@ def test_config_named_trainer_shards_the_entrys_loader(tmp_path: Path) -> None:
     for rank in (0, 1):
         status = launch.status(script, rank)
         assert status is not None and status["indices"] == 8, status
+
+
+def test_migrated_library_imports_from_another_entry_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop 47 (datawhalechina/torch-rechub@5a73b2e: migrating examples/ranking/<entry>.py
+    made torch_rechub/trainers/*.py import `_dp2ddp`, created in examples/ranking/): the
+    library's module imports its helpers from its own package's generated module
+    (`mylib._dp2ddp`), so another example folder, not migrated, still imports it (at
+    c74ef96e: ModuleNotFoundError: No module named '_dp2ddp'); migrating that entry too
+    leaves the library as it is and the entry trains as a world of one."""
+    work = tmp_path / "work"
+    migrate_case("library_package_two_entry_folders", work, monkeypatch)
+    assert (work / "mylib" / "_dp2ddp.py").is_file()
+    other = work / "examples" / "matching"
+    code = "import sys; sys.path.insert(0, '../..'); import mylib.trainer; print('imported')"
+    ran = subprocess.run(
+        [sys.executable, "-B", "-c", code], cwd=other, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0 and "imported" in ran.stdout, ran.stderr
+    library = (work / "mylib" / "trainer.py").read_text()
+    again = CliRunner().invoke(
+        main, ["migrate", "examples/matching/run.py"], catch_exceptions=False
+    )
+    assert again.exit_code == 0, again.stderr
+    assert (work / "mylib" / "trainer.py").read_text() == library
+    ran = subprocess.run(
+        [sys.executable, "-B", "run.py"], cwd=other, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0 and "weights -0.1664" in ran.stdout, ran.stderr

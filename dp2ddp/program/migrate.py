@@ -45,6 +45,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
 from dp2ddp.program.feeds import loader_feeds
+from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.loader_subclasses import (
     ClassBases,
     class_bases,
@@ -365,7 +366,7 @@ def _migrate(
                 result = replace(result, code=code)
                 data = program.modules[0].source.encode(code)
             migrated[0] = _Migrated(replace(first, result=result), data)
-        return [*migrated, _generated(program, migrated, helpers)]
+        return [*migrated, *_generated(program, migrated, told)]
     if not gate.has_dataparallel:
         migrated = [
             _module(m, _shut(m, gate, told), gate, project)
@@ -374,7 +375,7 @@ def _migrate(
             for m in program.modules
         ]
         if any(_imports_helpers(m, helpers) for m in migrated):
-            return [*migrated, _generated(program, migrated, helpers)]
+            return [*migrated, *_generated(program, migrated, told)]
         return migrated
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
@@ -424,7 +425,7 @@ def _migrate(
     migrated = [entry, *libraries]
     if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
         return migrated  # the inline form, or nothing to migrate
-    return [*migrated, _generated(program, migrated, helpers)]
+    return [*migrated, *_generated(program, migrated, told)]
 
 
 def _entry(
@@ -618,24 +619,38 @@ def _module(
     return _Migrated(outcome, data)
 
 
-def _generated(program: Program, migrated: Sequence[_Migrated], helpers: str) -> _Migrated:
+def _generated(
+    program: Program, migrated: Sequence[_Migrated], told: ProgramTeller
+) -> list[_Migrated]:
     """The helpers module beside the entry, with the helpers the program's modules use
-    (an error if the project owns that name, or if the module was edited by hand)."""
+    (an error if the project owns that name, or if the module was edited by hand), and
+    the one in each package whose modules import theirs from it (program/helpers_home.py)."""
     from dp2ddp.transforms._support.runtime import (
         generated_path,
         helpers_defining,
         imported_helper_names,
     )
 
-    path = generated_path(program.entry_dir)
-    shown = os.path.join(os.path.dirname(program.entry.path), os.path.basename(path))
-    used: set[str] = set()
-    for item in migrated:
+    name = os.path.basename(generated_path(program.entry_dir))
+    entry, beside = program.entry_dir, os.path.dirname(program.entry.real)
+    shown = {entry: os.path.dirname(program.entry.path)}  # folder -> as shown
+    used: dict[str, set[str]] = {entry: set()}
+    for index, item in enumerate(migrated):
         result = item.outcome.result
-        if result is not None:
-            used.update(result.helpers)
-            used.update(helpers_defining(imported_helper_names(result.code, helpers)))
-    return _generated_at(path, shown, used)
+        module = program.modules[index] if index < len(program.modules) else None
+        helpers = told.helpers_of(module) if module is not None else told.helpers
+        home = package_home(program, module) if module and helpers != told.helpers else None
+        folder = entry if home is None or home[1] == beside else home[1]
+        names = imported_helper_names(result.code, helpers) if result is not None else []
+        if result is not None and (names or folder == entry):
+            shown.setdefault(folder, home[2] if home is not None else shown[entry])
+            found = used.setdefault(folder, set())
+            found.update(result.helpers)
+            found.update(helpers_defining(names))
+    return [
+        _generated_at(generated_path(folder), os.path.join(shown[folder], name), helpers)
+        for folder, helpers in used.items()
+    ]
 
 
 def _generated_at(

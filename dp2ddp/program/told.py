@@ -24,6 +24,7 @@ from dp2ddp.facts import (
 )
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
+from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.import_reach import imported_names, reached
 from dp2ddp.program.project import Project, others
 from dp2ddp.program.reexports import ProgramReexports
@@ -75,10 +76,22 @@ class ProgramTeller:
         self._command_line: CommandLine | None = None
         #: function name -> whether some module names it otherwise than by its def
         self._names: dict[str, bool] = {}
+        #: module (real path) -> the import name of the helpers module it imports
+        self._homes: dict[str, str] = {}
 
     @property
     def helpers(self) -> str:
         return self._helpers or self.program.helpers_import
+
+    def helpers_of(self, module: ProgramModule) -> str:
+        """The import name of the generated module `module` imports its helpers from: its
+        package's for a library module of a package imported from another folder
+        (program/helpers_home.py), else the one beside the entry."""
+        found = self._homes.get(module.real)
+        if found is None:
+            home = package_home(self.program, module) if self._helpers is None else None
+            found = self._homes[module.real] = home[0] if home is not None else self.helpers
+        return found
 
     def hints(self, module: ProgramModule) -> ProgramHints:
         if self._hints is None:
@@ -203,10 +216,11 @@ class ProgramTeller:
         the module's factories other modules call for evaluation loaders; fed: the loaders
         other modules pass to its functions)."""
         in_program = role is not None
+        helpers = self.helpers_of(module)
         return ProgramFacts(
             role,
             gate and in_program,
-            self.helpers,
+            helpers,
             self.hints(module) if hints else ProgramHints(),
             self.draws(module) if draws else (),
             ProgramLoaders(
@@ -225,7 +239,7 @@ class ProgramTeller:
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
             # an entry alone (role None) imports the module beside it just the same
-            helpers_first_party(self.program.entry_dir, self.helpers),
+            helpers_first_party(self.program.entry_dir, helpers),
             self._reexports.told(module) if self._reexports is not None else Reexports(),
             self.wrap_functions() if gate and models else (),
             self.wrap_returns() if gate and models else (),

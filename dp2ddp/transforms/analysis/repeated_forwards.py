@@ -19,7 +19,9 @@ backward between them are "several forwards before one backward", whether the ba
 follows in the same function or, in a function with no backward of its own, after it
 returns (CUT calls its generator twice in `calculate_NCE_loss` and back-propagates in
 `optimize_parameters`). Calls after a function's last backward are not counted (an
-evaluation after training). A call repeated by a
+evaluation after training). Calls in the two arms of one `if`/`else` (or `x if c else y`)
+never run in one pass: a run counts the calls one path can take (pytorch-3dunet's
+`_forward_pass`, torch-rechub's trainers: one forward per step). A call repeated by a
 loop, with the backward after the loop (gradient accumulation), is not read here.
 """
 
@@ -40,25 +42,55 @@ def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
         n for n in ast_nodes.listed(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     for scope in scopes:
-        events: list[tuple[int, int, bool]] = []  # (line, column, is the model's call)
-        _collect(scope, target, events, top=True)
-        run: list[int] = []
-        for line, _col, is_call in sorted(events):
-            if not is_call:
-                if len(run) > 1:
-                    return tuple(run)
+        events: list[_Event] = []
+        _collect(scope, target, events, (), top=True)
+        run: list[_Event] = []
+        for event in sorted(events):
+            if not event[2]:
+                lines = _one_path(run)
+                if lines:
+                    return lines
                 run = []
             else:
-                run.append(line)
-        backward = any(not is_call for _line, _col, is_call in events)
-        if len(run) > 1 and scope is not tree and not backward:
-            return tuple(run)  # the backward runs after this function returns
+                run.append(event)
+        backward = any(not is_call for _line, _col, is_call, _arms in events)
+        lines = _one_path(run) if scope is not tree and not backward else ()
+        if lines:
+            return lines  # the backward runs after this function returns
     return ()
 
 
-def _collect(node: ast.AST, target: str, events: list[tuple[int, int, bool]], top: bool) -> None:
+#: (line, column, is the model's call, the branch arms it lies in: (id of the if, arm)).
+_Event = tuple[int, int, bool, tuple[tuple[int, int], ...]]
+
+
+def _one_path(run: list[_Event]) -> tuple[int, ...]:
+    """Lines of two or more calls of `run` that one path runs together (no two in the
+    other arms of one `if`), the first such set; () when no path takes two."""
+    for start, first in enumerate(run):
+        taken = [first]
+        for event in run[start + 1 :]:
+            if all(_together(event[3], other[3]) for other in taken):
+                taken.append(event)
+        if len(taken) > 1:
+            return tuple(event[0] for event in taken)
+    return ()
+
+
+def _together(one: tuple[tuple[int, int], ...], other: tuple[tuple[int, int], ...]) -> bool:
+    arms = dict(one)
+    return all(arms.get(branch, arm) == arm for branch, arm in other)
+
+
+def _collect(
+    node: ast.AST,
+    target: str,
+    events: list[_Event],
+    arms: tuple[tuple[int, int], ...],
+    top: bool,
+) -> None:
     """The calls of `target` and of backward() under `node`, not in nested scopes nor in a
-    block with gradients off."""
+    block with gradients off, each with the arms of the `if`s it lies in (`arms`)."""
     if not top and isinstance(
         node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     ):
@@ -70,11 +102,19 @@ def _collect(node: ast.AST, target: str, events: list[tuple[int, int, bool]], to
     if isinstance(node, ast.Call):
         spelled = ast.unparse(node.func)
         if spelled in (target, f"{target}.forward"):
-            events.append((node.lineno, node.col_offset, True))
+            events.append((node.lineno, node.col_offset, True, arms))
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
-            events.append((node.lineno, node.col_offset, False))
-    for child in ast.iter_child_nodes(node):
-        _collect(child, target, events, top=False)
+            events.append((node.lineno, node.col_offset, False, arms))
+    if isinstance(node, (ast.If, ast.IfExp)):
+        _collect(node.test, target, events, arms, top=False)
+        body: list[ast.AST] = [*node.body] if isinstance(node, ast.If) else [node.body]
+        orelse: list[ast.AST] = [*node.orelse] if isinstance(node, ast.If) else [node.orelse]
+        for arm, statements in enumerate((body, orelse)):
+            for child in statements:
+                _collect(child, target, events, (*arms, (id(node), arm)), top=False)
+        return
+    for other in ast.iter_child_nodes(node):
+        _collect(other, target, events, arms, top=False)
 
 
 def _grad_off(expr: ast.expr) -> bool:

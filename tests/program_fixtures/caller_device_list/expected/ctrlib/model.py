@@ -2,10 +2,11 @@
 BaseModel): `gpus` is checked against `device`, given to the wrap and multiplies the batch."""
 import torch
 import torch.nn as nn
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
+
+from ctrlib._dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_print
 
 
 class TinyCTR(nn.Module):

@@ -1,5 +1,6 @@
 import torch
-from _dp2ddp import ddp_is_main
+
+from poselib._dp2ddp import ddp_is_main
 
 
 def log_line(path, text):

@@ -1,4 +1,4 @@
-from _dp2ddp import ddp_is_main
+from poseutils._dp2ddp import ddp_is_main
 
 class Meter:
     def __init__(self):
