@@ -72,13 +72,7 @@ def loader_handoffs(
         callees = _callees(t, call.func) + _method_callees(t, call)
         if not callees:
             continue
-        position = 0
-        for arg in call.args:
-            if arg.star:
-                break
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            at = None if keyword is not None else position
-            position += keyword is None
+        for arg, at, keyword in _argument_slots(call):
             resolved = {c for c, _ in t._resolve(arg.value, loaders, 0)}
             if not resolved:
                 continue
@@ -87,6 +81,18 @@ def loader_handoffs(
             sizes = () if whole else _size_slots(t, call, resolved)
             found += [LoaderHandoff(q, at, keyword, not whole, line, sizes=sizes) for q in callees]
     return found
+
+
+def _argument_slots(call: cst.Call) -> Iterator[tuple[cst.Arg, int | None, str | None]]:
+    """`call`'s arguments up to the first starred one, each with its position (None for a
+    keyword argument) and keyword (None for a positional one)."""
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        yield arg, None if keyword is not None else position, keyword
+        position += keyword is None
 
 
 def global_batch_size(t: ShardDataLoaders, call: cst.Call) -> cst.BaseExpression | None:
@@ -116,13 +122,7 @@ def _size_slots(
     names = [s for s in sizes if isinstance(s, cst.Name)]
     bound = {id(r.node) for s in names for r in t.referents(s)}
     slots: list[tuple[int | None, str | None]] = []
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            break
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        at = None if keyword is not None else position
-        position += keyword is None
+    for arg, at, keyword in _argument_slots(call):
         if t.code(arg.value) != t.code(first):
             continue
         if (
