@@ -39,8 +39,10 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "part, and leaves it unscaled where every rank sums the same whole batch (a fixed "
         "batch: the ranks' equal gradients are DataParallel's); here it is not sure (a mean "
         "mixed in, another binding, --keep-summed-loss, a batch not proved split, a whole batch "
-        "each rank draws apart, split and whole batches in one loss). Multiply the loss by "
-        "WORLD_SIZE where its batch is this rank's part, or use reduction='mean'.",
+        "each rank draws apart, split and whole batches in one loss). Multiply the loss (or "
+        "the summed term) by `torch.distributed.get_world_size()` where its batch is this "
+        "rank's part (the helpers' WORLD_SIZE is not imported into your module), or use "
+        "reduction='mean'.",
     ),
     "DP005": (
         "data sliced by hand without a DataLoader",
