@@ -441,7 +441,7 @@ class ProgramFacts:
         reader/model.py): a call of one under a GPU flag is hoisted as a wrap is
         (transforms/model_wrap.py). Empty for a single file (the pass reads its own).
     wrap_returns: names of the functions and methods of the program's modules that may
-        return a DataParallel wrap (analysis/wrap_calls.py `functions_that_wrap`): a name
+        return a DataParallel wrap (analysis/wrap_calls.py `program_wrap_facts`): a name
         bound to a call of one holds the wrapped model (`model = generate_model(args)`);
         a function that wraps its teacher but returns its student is not one. Empty for a
         single file (the pass reads its own).

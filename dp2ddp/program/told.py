@@ -514,11 +514,8 @@ class ProgramTeller:
     def contained_wraps(self) -> tuple[str, ...]:
         """The program's functions that wrap only models of their own
         (ProgramFacts.contained_wraps), once."""
-        if self._contained_wraps is None:
-            from dp2ddp.transforms.analysis.wrap_calls import contained_wrappers
-
-            found = {n for m in self.program.modules for n in contained_wrappers(m.source.text)}
-            self._contained_wraps = tuple(sorted(found))
+        self._wraps()
+        assert self._contained_wraps is not None
         return self._contained_wraps
 
     def wrap_functions(self) -> tuple[str, ...]:
@@ -530,16 +527,21 @@ class ProgramTeller:
         return self._wraps()[1]
 
     def _wraps(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The three wrap facts (wrap_functions, wrap_returns, contained_wraps) from one
+        parse of each module that names DataParallel."""
         if self._wrap_functions is None:
-            from dp2ddp.transforms.analysis.wrap_calls import functions_that_wrap
+            from dp2ddp.transforms.analysis.wrap_calls import program_wrap_facts
 
             wrapping: set[str] = set()
             returning: set[str] = set()
+            contained: set[str] = set()
             for m in self.program.modules:
-                found, returns = functions_that_wrap(m.source.text)
+                found, returns, kept = program_wrap_facts(m.source.text)
                 wrapping |= found
                 returning |= returns
+                contained |= kept
             self._wrap_functions = (tuple(sorted(wrapping)), tuple(sorted(returning)))
+            self._contained_wraps = tuple(sorted(contained))
         return self._wrap_functions
 
 

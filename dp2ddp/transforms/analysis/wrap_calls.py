@@ -7,7 +7,7 @@ under such a guard was left there: at the default the ranks trained apart, each 
 model on its own shard, without a word. A call of a function whose own body calls
 DataParallel is a wrap where it is called: hoisted as one, or DP012 under another
 condition. The functions are this module's (libcst, `own_functions_that_wrap`) and, in
-program mode, the other modules' (`functions_that_wrap`, with `ast`, once per program:
+program mode, the other modules' (`program_wrap_facts`, with `ast`, once per program:
 ProgramFacts.wrap_functions), matched by name.
 """
 
@@ -43,18 +43,32 @@ if TYPE_CHECKING:
 _BOUND = 200
 
 
-def functions_that_wrap(source: str) -> tuple[set[str], set[str]]:
-    """Names of the functions and methods of `source` whose own body calls DataParallel
-    (`DataParallel(...)`, `nn.DataParallel(...)`, by name), and of those of them (or of
-    any function of `source`) that may return such a wrap: a return of the call, of a
-    name or attribute the function binds to one, or of a call of another such function
-    of `source`, through `.cuda()`/`.to()` and either side of an `if`-expression."""
+def program_wrap_facts(source: str) -> tuple[set[str], set[str], set[str]]:
+    """From one parse of `source` (the program's facts read every module once:
+    program/told.py): the names of its functions and methods whose own body calls
+    DataParallel (`DataParallel(...)`, `nn.DataParallel(...)`, by name); of those of them
+    (or of any function of `source`) that may return such a wrap: a return of the call, of
+    a name or attribute the function binds to one, or of a call of another such function of
+    `source`, through `.cuda()`/`.to()` and either side of an `if`-expression; and
+    contained_wrappers' names."""
+    tree = _wrapping_tree(source)
+    if tree is None:
+        return set(), set(), set()
+    found, returning = _functions_that_wrap(tree)
+    return found, returning, _contained_in(tree)
+
+
+def _wrapping_tree(source: str) -> ast.Module | None:
+    """`source`'s ast where it names DataParallel and parses; else None."""
     if "DataParallel" not in source:
-        return set(), set()
+        return None
     try:
-        tree = parse_python(source)
+        return parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
-        return set(), set()
+        return None
+
+
+def _functions_that_wrap(tree: ast.Module) -> tuple[set[str], set[str]]:
     found: set[str] = set()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for function in ast_nodes.listed(tree):
@@ -87,7 +101,7 @@ def _dataparallel(node: ast.AST) -> bool:
 
 
 def _returns_wrap(function: ast.FunctionDef | ast.AsyncFunctionDef, returning: set[str]) -> bool:
-    """`function` may return a DataParallel wrap (functions_that_wrap)."""
+    """`function` may return a DataParallel wrap (program_wrap_facts)."""
     nodes = ast_nodes.walk(function)
     bound: set[str] = set()
     for node in nodes:
@@ -335,41 +349,31 @@ def contained_wrappers(source: str) -> set[str]:
     it trains is wrapped, so a call under a condition every rank decides alike is no wrap
     kept under a condition (DP012). `model.parallelize()` (DrQA's, wrapping `self.network`
     in place) is not one."""
-    if "DataParallel" not in source:
-        return set()
-    try:
-        tree = parse_python(source)
-    except (SyntaxError, ValueError, RecursionError):
-        return set()
-    found: set[str] = set()
-    for function in ast_nodes.listed(tree):
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _contained(function):
-            found.add(function.name)
-    return found
+    tree = _wrapping_tree(source)
+    return _contained_in(tree) if tree is not None else set()
 
 
-def _is_dp(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and (
-        isinstance(node.func, ast.Name)
-        and node.func.id == "DataParallel"
-        or isinstance(node.func, ast.Attribute)
-        and node.func.attr == "DataParallel"
-    )
+def _contained_in(tree: ast.Module) -> set[str]:
+    return {
+        function.name
+        for function in ast_nodes.listed(tree)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _contained(function)
+    }
 
 
 def _contained(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     nodes = list(ast.walk(function))
-    calls = sum(1 for n in nodes if _is_dp(n))
+    calls = sum(1 for n in nodes if _dataparallel(n))
     if not calls:
         return False
     held: set[str] = set()
     bound = 0
     for node in nodes:
-        if isinstance(node, ast.Assign) and any(_is_dp(n) for n in ast.walk(node.value)):
+        if isinstance(node, ast.Assign) and any(_dataparallel(n) for n in ast.walk(node.value)):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
                 return False
             held.add(node.targets[0].id)
-            bound += sum(1 for n in ast.walk(node.value) if _is_dp(n))
+            bound += sum(1 for n in ast.walk(node.value) if _dataparallel(n))
     if bound != calls:
         return False  # a wrap bound to an attribute, an element, or none
 
