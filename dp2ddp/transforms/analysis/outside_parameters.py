@@ -43,11 +43,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
     code_of,
     enclosing_function,
-    module_of,
     name_of,
     nodes_of,
     unmoved,
@@ -56,6 +54,8 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
+from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, unproved
+from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -255,13 +255,13 @@ class OutsideParameters:
             if any(x.endswith(m) or m + "." in x for m in members):
                 continue
             scope = _scope(node, x, t)
-            unproved: list[str] = []
+            subject, reasons = "", list[str]()
             if not (
-                _built(scope or module, x, t, wrappers, self._is_wrap)
+                _built(scope or module, x, t, wrappers, self._is_wrap, wrapped)
                 or _built_member(module, x, t, wrappers, self._is_wrap)
             ):
-                unproved = _unproved_parameter(scope, x, t, self._is_wrap, wrapped)
-                if not unproved:
+                subject, reasons = unproved(node, scope, x, t, self._is_wrap, wrapped)
+                if not reasons:
                     continue
             line = self._line(node)
             if line is None or (id(line), x) in done:
@@ -272,14 +272,11 @@ class OutsideParameters:
             optimizer = inside.get(id(node))
             if optimizer is not None:
                 synced.add((t.input_position(optimizer)[0], x))  # no DP069: synced, or DP068
-            if unproved:
-                assert scope is not None
+            if reasons:
                 t.warn(
                     node,
                     "DP119",
-                    f"{x}, a parameter of {scope.name.value}(), is trained by an optimizer "
-                    f"beside the model {scope.name.value}() wraps with DataParallel, but "
-                    f"{', '.join(unproved)}: it "
+                    f"{subject}, but {', '.join(reasons)}: it "
                     f"is not proved to be (inside) a wrapped model, and {HELPER}({x}) was "
                     "not placed; if it is not, each rank trains its own copy",
                 )
@@ -415,6 +412,7 @@ def _built(
     t: MigrationTransform,
     wrappers: frozenset[str],
     is_wrap: Callable[[cst.CSTNode], bool],
+    wrapped: set[str],
 ) -> bool:
     """Every binding of `x` in `module` (the module, or the function whose local `x` is:
     `_scope`) builds an object with a call (`ProxyLoss(...)`,
@@ -424,20 +422,26 @@ def _built(
     the module's own `x` (a bare name), a function's local or parameter of that name is
     another variable and is not counted (stop 46 class v3-B, Driver-Anomaly-Detection:
     `model_head` built in the script and also the name of `train()`'s parameter). A
-    parameter counts by what this module's calls of its function pass it (`_handed`:
+    parameter counts by what this module's calls of its function pass it (`handed`:
     `train(student, teacher)` after `student = Net()`, stop 47); none, or a wrap, is not
-    a construction."""
+    a construction. An attribute stored from a method's parameter (`self.teacher = teacher`)
+    counts by what the parameter is handed (analysis/handed_parameters.py)."""
     values: list[cst.BaseExpression | None] = []
     kinds = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.Param)
     own = isinstance(module, cst.Module) and "." not in x
     for node in nodes_of(module, kinds):
         if own and _scope(node, x, t) is not None:
             continue
+        before = len(values)
         if isinstance(node, cst.Assign):
             if any(t.code(target.target) == x for target in node.targets):
                 values.append(node.value)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and t.code(node.target) == x:
             values.append(node.value)
+        stored = values[-1] if len(values) > before and "." in x else None
+        param = stored_from(stored, t) if isinstance(stored, cst.Name) else None
+        if param is not None:
+            values[-1:] = _handed_models(param, t, is_wrap, wrapped)
         if values and values[-1] is not None and keeps_itself(values[-1], x, t.code):
             values.pop()  # `x = x.double() if f else x`: what x held (its other bindings)
         elif isinstance(node, (cst.For, cst.WithItem)):
@@ -445,95 +449,19 @@ def _built(
             if bound is not None and x in t.code(bound):
                 values.append(None)
         elif isinstance(node, cst.Param) and node.name.value == x:
-            handed = _handed(node, t)
-            wraps = any(v is not None and _wraps(v, is_wrap) for v in handed)
-            values += [None] if wraps else handed
+            values += _handed_models(node, t, is_wrap, wrapped)
     return bool(values) and all(_builds(v, wrappers) for v in values)
 
 
-def _handed(param: cst.Param, t: MigrationTransform) -> list[cst.BaseExpression | None]:
-    """What this module's calls of `param`'s function pass it (the def-use view's call
-    sites): the argument, or for a name the values of its bindings (one hop); [None] where
-    the function is called nowhere in the module, None for an argument not passed or a
-    binding other than a plain assignment (a parameter, an unpacking, a loop variable)."""
-    flow = view(module_of(param, t))  # type: ignore[arg-type]
-    function = flow.function_around(param)
-    if function is None or function.owner is not None:
-        return [None]  # a method's parameter may be stored on `self` and wrapped there
-    sites = flow.call_sites(function)
-    if not sites:
-        return [None]
-    values: list[cst.BaseExpression | None] = []
-    for site in sites:
-        argument = argument_for(site, function, param)
-        if isinstance(argument, cst.Name):
-            found = [
-                d.value if d.kind in ("assign", "annassign") and not d.element else None
-                for d in flow.definitions(argument)
-            ]
-            values += found or [None]
-        else:
-            values.append(argument)
-    return values
-
-
-def _wraps(value: cst.BaseExpression, is_wrap: Callable[[cst.CSTNode], bool]) -> bool:
-    """`value` is a wrap (through `.cuda()`/`.to()`), or an if-expression with one side."""
-    value = unmoved(value)
-    if isinstance(value, cst.IfExp):
-        return _wraps(value.body, is_wrap) or _wraps(value.orelse, is_wrap)
-    return is_wrap(value)
-
-
-def _unproved_parameter(
-    scope: cst.FunctionDef | None,
-    x: str,
+def _handed_models(
+    param: cst.Param,
     t: MigrationTransform,
     is_wrap: Callable[[cst.CSTNode], bool],
     wrapped: set[str],
-) -> list[str]:
-    """Why `x`, a parameter of `scope` bound nowhere else there, is not proved to be a
-    construction (then `_built` syncs it) nor a wrap (then DDP averages it): DP119's
-    reasons, empty where it is not such a parameter or every call hands it a wrap or a
-    model within one (`model.module`). Only for a function (not a method) that wraps
-    another model itself (`def train(model, teacher): teacher = nn.DataParallel(teacher)`):
-    a trainer function beside a builder that wraps (`fit(model)` handed `build()` by other
-    modules) trains the wrap it is handed."""
-    if scope is None or not any(is_wrap(n) for n in nodes_of(scope.body, cst.Call)):
-        return []
-    params = scope.params
-    found = [
-        p for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-        if p.name.value == x
-    ]  # fmt: skip
-    if not found or any(
-        t.code(target.target) == x
-        for node in nodes_of(scope.body, cst.Assign)
-        for target in node.targets
-    ):
-        return []
-    flow = view(module_of(scope, t))  # type: ignore[arg-type]
-    function = flow.function_around(found[0])
-    if function is None or function.owner is not None:
-        return []
-    sites = flow.call_sites(function)
-    if not sites:
-        return [f"no call of {scope.name.value}() in this module hands it a model"]
-    reasons: list[str] = []
-    for site in sites:
-        argument = argument_for(site, function, found[0])
-        text = t.code(argument) if argument is not None else None
-        if argument is None or not (
-            _wraps(argument, is_wrap)
-            or _within(text or "", wrapped)
-            or isinstance(argument, cst.Name)
-            and any(
-                d.value is not None and _wraps(d.value, is_wrap) for d in flow.definitions(argument)
-            )
-        ):
-            line = t.input_position(site)[0]
-            reasons.append(f"line {line} hands it {text or 'nothing'}")
-    return reasons
+) -> list[cst.BaseExpression | None]:
+    """What the calls hand `param`, [None] where one hands a wrap."""
+    found = handed(param, t, wrapped)
+    return [None] if any(v is not None and wraps_value(v, is_wrap) for v in found) else found
 
 
 def _built_member(
