@@ -44,7 +44,8 @@ import pytest
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.migrate import plan_programs, write_plan
+from dp2ddp.program.migrate import plan_programs
+from dp2ddp.program.write import write_plan
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 pytestmark = pytest.mark.e2e

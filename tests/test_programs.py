@@ -291,7 +291,9 @@ def test_verify_migrates_the_pythonpath_folders_in_its_copy(
     assert sorted(project.files) == [
         "bin/_dp2ddp.py",
         "bin/train.py",
+        "data/_dp2ddp.py",  # stop 48: a folder on sys.path gets its own (helpers_home.py)
         "data/loaders.py",
+        "solver/_dp2ddp.py",
         "solver/solver.py",
     ]
     assert (work / "data" / "loaders.py").read_text() == before

@@ -28,7 +28,8 @@ import torch
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.migrate import plan_programs, write_plan
+from dp2ddp.program.migrate import plan_programs
+from dp2ddp.program.write import write_plan
 from dp2ddp.verify.toend import KNOWN_EXIT_ABORT
 
 #: Several migrated scripts share one folder here: each self-contained (the single-file

@@ -258,6 +258,17 @@ warning that explains the difference; before stop 47 they named none):
 - hazards_module_method_runs_layers (v2-A, raahii/infogan-pytorch@3729f48): a GAN step
   through `gen.module.infer(z)`, a method of the generator that runs its layers past DDP:
   DP108 (before: none; the ranks' generators apart by 3.4e-3 after 8 steps).
+
+Stop 48's silent leftovers (helper p):
+- model_wrap_s48_p_method_parameter_trained (stop 47 f's leftover): `Trainer.__init__(self,
+  student, teacher)` wraps the student and stores the teacher, both trained by one
+  optimizer; the module's one construction hands the teacher a `nn.Linear`:
+  `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.6781 (before: 2.4570, each rank its own teacher).
+- program s48_p_path_folder_library (stop 47 w2's leftover): experiments/train.py puts lib/,
+  a folder with no __init__.py, on sys.path and imports `trainer`; the case runs the other
+  entry, evaluate.py at the project's root, which imports the migrated `trainer` too: it
+  finds lib/_dp2ddp.py (before: only experiments/_dp2ddp.py was written, and evaluate.py
+  stopped on both ranks with "No module named '_dp2ddp'").
 """
 
 from __future__ import annotations
@@ -363,6 +374,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 47, helper v3
     "figures_unheld_loader_routes": ("train loss 0.5340", "train loss 0.1814", "weights 0.0206"),
     "data_drop_last_sampler": ("epoch 0 steps 2", "epoch 1 steps 2"),
+    # stop 48 p: the original's figures (the base printed teacher 2.4570)
+    "model_wrap_s48_p_method_parameter_trained": ("teacher 2.6781",),
+    "s48_p_path_folder_library": ("eval 0.3066",),  # the second entry (base: no _dp2ddp)
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -380,6 +394,7 @@ PROGRAMS = {
     "uniform_option_torch_attribute_elsewhere": "train.py",
     "batch_size_handed_with_loader": "train.py",
     "figures_unheld_loader_routes": "main.py",
+    "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -397,6 +412,8 @@ RANK0_ONLY = {
     "rank_zero_symlink_latest_checkpoint": "weights",
     "figures_unheld_loader_routes": "loss",
     "data_drop_last_sampler": "steps",
+    "model_wrap_s48_p_method_parameter_trained": "teacher",  # stop 48 p
+    "s48_p_path_folder_library": "eval",  # stop 48 p
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

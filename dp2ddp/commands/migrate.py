@@ -228,7 +228,7 @@ def migrate_paths(
     are entries, folders are searched for entries (dp2ddp/program/folder.py). Returns the
     outcomes and the torchrun targets of the migrated programs."""
     from dp2ddp.program.folder import plan_paths
-    from dp2ddp.program.migrate import write_plan
+    from dp2ddp.program.write import write_plan
 
     notebooks = _notebook_outcomes(paths, exclude)
     paths = [p for p in paths if not is_notebook(p) or os.path.isdir(p)]

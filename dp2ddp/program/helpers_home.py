@@ -11,6 +11,15 @@ Such a module imports its helpers from a generated module inside its top-level p
 package first, from wherever they run. A module imported from the entry's own folder
 (`models.net` beside main.py) keeps the module beside the entry, and so does a program
 run as `python -m pkg.train` (its helpers are `pkg._dp2ddp` already).
+
+A top-level module of a folder that is no package, put on sys.path by the entry
+(`sys.path.insert(0, "../lib")`, `from trainer import fit`: stop 48), is imported as
+`trainer` by every entry that puts that folder on sys.path, and its `from _dp2ddp import`
+then finds a `_dp2ddp` on sys.path only beside the entry that was migrated. Such a folder
+gets a generated module of its own (`path_root`), lib/_dp2ddp.py, holding every helper the
+program uses, the same as the one beside the entry: whichever of the two a process
+imports first as `_dp2ddp` (the order of sys.path decides) serves both the entry and the
+library, and an entry in another folder that imports the library finds the library's.
 """
 
 from __future__ import annotations
@@ -38,3 +47,16 @@ def package_home(program: Program, module: ProgramModule) -> tuple[str, str, str
     if os.path.dirname(real) == os.path.dirname(program.entry.real):
         return None
     return f"{parts[0]}.{GENERATED_MODULE}", real, shown
+
+
+def path_root(program: Program, module: ProgramModule) -> tuple[str, str] | None:
+    """(folder, folder as shown) of `module` when it is a top-level module (no package) of
+    a folder other than the entry's: a folder put on sys.path; None otherwise."""
+    if program.module_entry is not None or module.real == program.entry.real:
+        return None
+    if "." in module.name or module.is_package:
+        return None
+    real = os.path.dirname(module.real)
+    if real == os.path.dirname(program.entry.real):
+        return None
+    return real, os.path.dirname(module.path)

@@ -1,8 +1,8 @@
 """Migrate programs: every module of an entry's program, all or nothing.
 
 `plan_programs` migrates in memory and returns a ProgramPlan (outcomes for every file, the
-generated helpers module included, and the bytes to write); `write_plan` writes it. A
-program with a module that cannot be read, parsed or migrated gets one failed outcome
+generated helpers module included, and the bytes to write); write.py's `write_plan` writes
+it. A program with a module that cannot be read, parsed or migrated gets one failed outcome
 (`path:line:col: error: ...`) and nothing of it is written.
 
 How a program is migrated (dp2ddp/facts.py has the roles):
@@ -34,9 +34,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.codes import title
 from dp2ddp.errors import InputError
 from dp2ddp.facts import ProgramFacts
-from dp2ddp.migrate.atomic import write_atomic
 from dp2ddp.migrate.deep import call_deep, nesting_error
-from dp2ddp.migrate.discovery import describe_os_error
 from dp2ddp.migrate.files import for_file, migrate_decoded
 from dp2ddp.migrate.line_length import DEFAULT as DEFAULT_WIDTH
 from dp2ddp.migrate.markers import mark
@@ -45,7 +43,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
 from dp2ddp.program.feeds import loader_feeds
-from dp2ddp.program.helpers_home import package_home
+from dp2ddp.program.helpers_home import package_home, path_root
 from dp2ddp.program.loader_subclasses import (
     ClassBases,
     class_bases,
@@ -635,6 +633,7 @@ def _generated(
     entry, beside = program.entry_dir, os.path.dirname(program.entry.real)
     shown = {entry: os.path.dirname(program.entry.path)}  # folder -> as shown
     used: dict[str, set[str]] = {entry: set()}
+    roots: dict[str, str] = {}  # folders put on sys.path -> as shown (helpers_home.py)
     for index, item in enumerate(migrated):
         result = item.outcome.result
         module = program.modules[index] if index < len(program.modules) else None
@@ -647,6 +646,11 @@ def _generated(
             found = used.setdefault(folder, set())
             found.update(result.helpers)
             found.update(helpers_defining(names))
+            on_path = path_root(program, module) if module and names and folder == entry else None
+            roots.update([on_path] if on_path is not None else [])
+    for root, root_shown in roots.items():
+        used.setdefault(root, set()).update(used[entry])
+        shown.setdefault(root, root_shown)
     return [
         _generated_at(generated_path(folder), os.path.join(shown[folder], name), helpers)
         for folder, helpers in used.items()
@@ -669,25 +673,3 @@ def _generated_at(
     change = Change("program", 1, "generated the DDP helpers module this program imports")
     result = MigrationResult(old, new, (), (change,), helpers=chosen, generated=True)
     return _Migrated(FileOutcome(shown, "migrated", result), new.encode("utf-8"))
-
-
-def write_plan(plan: ProgramPlan) -> None:
-    """Write every changed file atomically; a file edited since it was read is refused."""
-    for index, outcome in enumerate(plan.outcomes):
-        data = plan.data.get(outcome.path)
-        if outcome.status != "migrated" or data is None:
-            continue
-        stamp = plan.stamps.get(outcome.path)
-        try:
-            if stamp is not None and _stamp(outcome.path) != stamp:
-                raise OSError(0, "the file changed on disk during the run; run again")
-            write_atomic(outcome.path, data)
-        except OSError as exc:
-            message = f"cannot write: {describe_os_error(exc)}"
-            error = InputError(message).format(outcome.path)
-            plan.outcomes[index] = FileOutcome(outcome.path, "failed", outcome.result, error)
-
-
-def _stamp(path: str) -> Stamp:
-    st = os.stat(path)
-    return (st.st_ino, st.st_size, st.st_mtime_ns)

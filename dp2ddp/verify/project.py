@@ -52,7 +52,7 @@ def _migrate_in_place(entry: Path, options: MigrateOptions, root: Path) -> list[
     """What `dp2ddp migrate ENTRY.py` does to the files, quietly and in one process, with
     `root` taken as the project's root wherever the walk up from ENTRY reaches it."""
     from dp2ddp.program.folder import plan_paths
-    from dp2ddp.program.migrate import write_plan
+    from dp2ddp.program.write import write_plan
 
     marked = frozenset({str(root)})
     plan = plan_paths([str(entry)], (), options, jobs=1, sink=write_in_place, marked=marked)
