@@ -263,7 +263,8 @@ Stop 48's silent leftovers (helper p):
 - model_wrap_s48_p_method_parameter_trained (stop 47 f's leftover): `Trainer.__init__(self,
   student, teacher)` wraps the student and stores the teacher, both trained by one
   optimizer; the module's one construction hands the teacher a `nn.Linear`:
-  `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.6781 (before: 2.4570, each rank its own teacher).
+  `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.6781 (before:
+  2.4570, each rank its own teacher).
 - program s48_p_path_folder_library (stop 47 w2's leftover): experiments/train.py puts lib/,
   a folder with no __init__.py, on sys.path and imports `trainer`; the case runs the other
   entry, evaluate.py at the project's root, which imports the migrated `trainer` too: it
