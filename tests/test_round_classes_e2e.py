@@ -270,6 +270,11 @@ Stop 48's silent leftovers (helper p):
   entry, evaluate.py at the project's root, which imports the migrated `trainer` too: it
   finds lib/_dp2ddp.py (before: only experiments/_dp2ddp.py was written, and evaluate.py
   stopped on both ranks with "No module named '_dp2ddp'").
+- data_s48_p_figures_read_in_closures (stop 47 m's note): a list of per-batch means read
+  only by `report()`, a function defined beside the loop under `if __name__ ==
+  "__main__":`, is gathered after the loop: rank 0 prints the original's epoch means
+  5.5513, 2.5413 (before: its half's 5.3298, 2.5458, no warning); the sum read by
+  `summary()` gets DP030.
 """
 
 from __future__ import annotations
@@ -378,6 +383,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 p: the original's figures (the base printed teacher 2.4570)
     "model_wrap_s48_p_method_parameter_trained": ("teacher 2.6781",),
     "s48_p_path_folder_library": ("eval 0.3066",),  # the second entry (base: no _dp2ddp)
+    # stop 48 p: the original's (the base printed rank 0's half: 5.3298, 2.5458)
+    "data_s48_p_figures_read_in_closures": ("epoch 0 mse 5.5513", "epoch 1 mse 2.5413"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -415,6 +422,7 @@ RANK0_ONLY = {
     "data_drop_last_sampler": "steps",
     "model_wrap_s48_p_method_parameter_trained": "teacher",  # stop 48 p
     "s48_p_path_folder_library": "eval",  # stop 48 p
+    "data_s48_p_figures_read_in_closures": "mse",  # stop 48 p
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

@@ -19,6 +19,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
+from dp2ddp.transforms.data.closure_reads import bound_inside, nested_shows
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
@@ -319,14 +320,16 @@ class LoaderEvaluation(ShowingCalls):
             end = self.get_metadata(PositionProvider, loop).end.line
             figures = figure_aliases(self._scope_root(loop), counters | objects)
             keeping = self._kept_objects(loop, objects)
-            for node in walk(self._scope_root(loop), skip_scopes=True):
+            root = self._scope_root(loop)
+            own = ((n, None, None) for n in walk(root, skip_scopes=True))
+            for node, named, inner in (*own, *nested_shows(self, root)):
                 if isinstance(node, cst.Call) and self._prints(node):
                     values = [a.value for a in node.args] + self._kept_shown(node, keeping)
-                elif isinstance(node, cst.Return) and node.value is not None:
+                elif isinstance(node, cst.Return) and node.value is not None and inner is None:
                     values = [node.value]
                 else:
                     continue
-                line = self.get_metadata(PositionProvider, node).start.line
+                line = named or self.get_metadata(PositionProvider, node).start.line
                 if line < start or guard is not None and self._guarded_off(node, loop, guard):
                     continue
                 after = line > end
@@ -339,6 +342,7 @@ class LoaderEvaluation(ShowingCalls):
                         for value in values
                         for n in walk(value)
                         if isinstance(n, cst.Name)
+                        and (inner is None or not bound_inside(self, inner, n))
                         for figure in figures.get(n.value, ())
                         if figure in shown_counters or figure in objects
                     }

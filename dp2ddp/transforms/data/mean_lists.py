@@ -44,6 +44,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms.data.closure_reads import closures, outer_reads
 from dp2ddp.transforms.data.index_tables import every_rank_runs
 
 if TYPE_CHECKING:
@@ -245,18 +246,24 @@ def _mentions(root: cst.CSTNode, name: str) -> list[bool]:
 
 
 def _read_as_mean(t: LoaderEvaluation, loop: cst.For, name: str) -> bool:
-    """After `loop`, in its function, every read of `name` is a mean of it; at least one."""
+    """After `loop`, in its function, every read of `name` is a mean of it; at least one.
+    A function defined there, named only after the loop, reads it after the loop
+    (closure_reads.py)."""
     end = t.get_metadata(PositionProvider, loop).end.line
     scope = t._scope_root(loop)
-    if len(_mentions(scope, name)) != sum(
-        isinstance(n, cst.Name) and n.value == name for n in walk(scope, skip_scopes=True)
-    ):
+    names = [n for n in walk(scope, skip_scopes=True) if isinstance(n, cst.Name)]
+    inner: list[cst.Name] = []  # read in a function defined here, run after the loop only
+    for function, lines in closures(t, scope):
+        found = outer_reads(t, function, name) if all(line > end for line in lines) else None
+        inner += found or []
+    if len(_mentions(scope, name)) != sum(n.value == name for n in names) + len(inner):
         return False  # a function or class inside reads the name too: not followed
     reads = 0
-    for node in walk(scope, skip_scopes=True):
-        if not (isinstance(node, cst.Name) and node.value == name):
+    for node in [*names, *inner]:
+        if node.value != name:
             continue
-        if t.get_metadata(PositionProvider, node).start.line <= end:
+        line = t.get_metadata(PositionProvider, node).start.line
+        if all(node is not n for n in inner) and line <= end:
             continue
         parent = t.parent(node)
         if isinstance(parent, cst.Attribute) and parent.attr is node:
