@@ -135,6 +135,7 @@ def program_hints(
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
+    builds = any(n.builds_loader for n in names)
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -161,6 +162,7 @@ def program_hints(
                 file_written_by=written_by,
                 batch_fetchers=fetchers,
                 loader_batch_attributes=batch_attributes,
+                builds_loaders=builds,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -186,6 +188,7 @@ def program_hints(
             file_written_by=written_by,
             batch_fetchers=fetchers,
             loader_batch_attributes=batch_attributes,
+            builds_loaders=builds,
         )
     return hints
 
@@ -341,6 +344,8 @@ class ModuleNames:
     fetchers: frozenset[str] = frozenset()
     #: Attribute names its DataLoaders take their batch_size from (`opt.batch_size`).
     batch_attributes: frozenset[str] = frozenset()
+    #: It calls a DataLoader, torch's or a class so named (ProgramHints.builds_loaders).
+    builds_loader: bool = False
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -378,6 +383,10 @@ class ModuleNames:
             file_writers(tree, resolved),
             batch_fetchers(tree),
             loader_batch_attributes(tree),
+            any(
+                isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1].endswith("DataLoader")
+                for n in ast_nodes.listed(tree)
+            ),
         )
 
 
