@@ -407,6 +407,10 @@ def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
     )
 
 
+#: The tests of the `if` statements whose bodies hold a statement.
+_Tests = tuple[ast.expr, ...]
+
+
 @dataclass(frozen=True)
 class GradToggle:
     """A statement setting parameters' requires_grad to a value not proved True (`p.
@@ -427,27 +431,38 @@ def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
     later gets no gradient in that step: the next step fails ("Expected to have finished
     reduction"), unless the wrap has find_unused_parameters=True. Setting it to True
     (unfreezing) is not one: what was frozen at the wrap DDP never registered."""
-    found: list[GradToggle] = []
-    false = _false_names(tree)
+    found: list[tuple[GradToggle, tuple[ast.expr, ...]]] = []
 
-    def visit(node: ast.AST, function: str, span: tuple[int, int]) -> None:
+    def visit(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                end = child.end_lineno or child.lineno
-                visit(child, child.name, (child.lineno, end))
-                continue
-            if isinstance(child, ast.If) and _proved_false(child.test, false, span):
-                for other in child.orelse:  # the body never runs
-                    visit(other, function, span)
-                continue
-            value = _toggled_to(child)
-            if value is not None:
-                text = ast.unparse(child).replace("{", "{{").replace("}", "}}")
-                found.append(GradToggle(getattr(child, "lineno", 0), text, function, span))
-            visit(child, function, span)
+            handle(child, function, span, tests)
 
-    visit(tree, "", (0, 0))
-    return tuple(found)
+    def handle(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            visit(node, node.name, (node.lineno, node.end_lineno or node.lineno), ())
+            return
+        if isinstance(node, ast.If):  # its body runs only where its test holds
+            handle(node.test, function, span, tests)
+            for statement in node.body:
+                handle(statement, function, span, (*tests, node.test))
+            for statement in node.orelse:
+                handle(statement, function, span, tests)
+            return
+        if _toggled_to(node) is not None:
+            text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
+            line = getattr(node, "lineno", 0)
+            found.append((GradToggle(line, text, function, span), tests))
+        visit(node, function, span, tests)
+
+    visit(tree, "", (0, 0), ())
+    if not any(tests for _, tests in found):
+        return tuple(toggle for toggle, _ in found)
+    false = _false_names(tree)  # only where a toggle sits under an `if`
+    return tuple(
+        toggle
+        for toggle, tests in found
+        if not any(_proved_false(test, false, toggle.span) for test in tests)
+    )
 
 
 def _false_names(tree: ast.Module) -> dict[str, tuple[int, int]]:
