@@ -67,7 +67,7 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
         for slot_name, position, param in _parameters(flow, iterable):
             if role is None:
                 role = "evaluates" if _under_no_grad(flow, iterable) else loop_role(flow, taker)
-            entry = (position, param, role, lines(taker), _once(flow, taker))
+            entry = (position, param, role, lines(taker), _once(flow, taker, slot_name))
             if entry not in found.setdefault(f"{import_name}.{slot_name}", []):
                 found[f"{import_name}.{slot_name}"].append(entry)
     return {name: tuple(entries) for name, entries in found.items()}
@@ -93,18 +93,31 @@ def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.B
                 yield function.node, node.args[0].value
 
 
-def _once(flow: DefUse, taker: cst.For | cst.FunctionDef) -> bool:
-    """`taker` is a `for` loop run once per call of its top-level function (no loop around
-    it there): a caller's epoch loop around that call numbers its passes (set_epoch's place,
-    data/set_epoch.py). A class's loops (methods called any number of times) or `iter()`
-    takers are not."""
+def _once(flow: DefUse, taker: cst.For | cst.FunctionDef, slot: str) -> bool:
+    """`taker` is a `for` loop run once per call of `slot` (no loop around it there): of a
+    top-level function, or of a method of a top-level class when `slot` is that method and
+    the loop iterates its own parameter (`learner.train_one_epoch(epoch, loader)`, stop 47:
+    DP011 said its passes were "not one per call"): a caller's epoch loop around that call
+    numbers its passes (set_epoch's place, data/set_epoch.py). A loop over what the
+    constructor kept (`Trainer(loader)`), another method's, or `iter()` takers are not."""
     if not isinstance(taker, cst.For):
         return False
     for above in flow.ancestors(taker):
         if isinstance(above, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):
             return False
         if isinstance(above, cst.FunctionDef):
-            return flow.parent(above) is flow.module
+            if flow.parent(above) is flow.module:
+                return True
+            function = flow.function_around(taker)
+            owner = function.owner if function is not None else None
+            return (
+                function is not None
+                and function.node is above
+                and owner is not None
+                and flow.parent(owner) is flow.module
+                and above.name.value != "__init__"
+                and slot == f"{owner.name.value}.{above.name.value}"
+            )
     return False
 
 

@@ -407,6 +407,10 @@ def _is_detach(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
     )
 
 
+#: The tests of the `if` statements whose bodies hold a statement.
+_Tests = tuple[ast.expr, ...]
+
+
 @dataclass(frozen=True)
 class GradToggle:
     """A statement setting parameters' requires_grad to a value not proved True (`p.
@@ -427,22 +431,101 @@ def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
     later gets no gradient in that step: the next step fails ("Expected to have finished
     reduction"), unless the wrap has find_unused_parameters=True. Setting it to True
     (unfreezing) is not one: what was frozen at the wrap DDP never registered."""
-    found: list[GradToggle] = []
+    found: list[tuple[GradToggle, tuple[ast.expr, ...]]] = []
 
-    def visit(node: ast.AST, function: str, span: tuple[int, int]) -> None:
+    def visit(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
+        for child in ast.iter_child_nodes(node):
+            handle(child, function, span, tests)
+
+    def handle(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            visit(node, node.name, (node.lineno, node.end_lineno or node.lineno), ())
+            return
+        if isinstance(node, ast.If):  # its body runs only where its test holds
+            handle(node.test, function, span, tests)
+            for statement in node.body:
+                handle(statement, function, span, (*tests, node.test))
+            for statement in node.orelse:
+                handle(statement, function, span, tests)
+            return
+        if _toggled_to(node) is not None:
+            text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
+            line = getattr(node, "lineno", 0)
+            found.append((GradToggle(line, text, function, span), tests))
+        visit(node, function, span, tests)
+
+    visit(tree, "", (0, 0), ())
+    if not any(tests for _, tests in found):
+        return tuple(toggle for toggle, _ in found)
+    false = _false_names(tree)  # only where a toggle sits under an `if`
+    return tuple(
+        toggle
+        for toggle, tests in found
+        if not any(_proved_false(test, false, toggle.span) for test in tests)
+    )
+
+
+def _false_names(tree: ast.Module) -> dict[str, tuple[int, int]]:
+    """Names the module binds once, to False, None or 0 (`Freeze_Train = False` in a script's
+    settings block, bubbliiiing/yolov4-tiny-pytorch@1f2a5b9), each with the span of the
+    function that binds it ((0, 0): under `if __name__ == "__main__":`, where no other
+    module's `module.NAME = ...` reaches it; a plain module-level binding is not one), and
+    never otherwise: no parameter, import, definition, loop target, `global` or `del` of
+    the name. A test reading one in that same function (or that block) is false."""
+    counts: dict[str, int] = {}
+    for node in ast_nodes.listed(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = [n for n in node.names for _ in range(2)]  # never proved
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    found: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, span: tuple[int, int]) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                end = child.end_lineno or child.lineno
-                visit(child, child.name, (child.lineno, end))
-                continue
-            value = _toggled_to(child)
-            if value is not None:
-                text = ast.unparse(child).replace("{", "{{").replace("}", "}}")
-                found.append(GradToggle(getattr(child, "lineno", 0), text, function, span))
-            visit(child, function, span)
+                visit(child, (child.lineno, child.end_lineno or child.lineno))
+            elif isinstance(child, ast.ClassDef):
+                continue  # a class body's names are its attributes
+            elif (
+                isinstance(child, ast.Assign)
+                and len(child.targets) == 1
+                and isinstance(child.targets[0], ast.Name)
+                and isinstance(child.value, ast.Constant)
+                and child.value.value in (False, None, 0)
+                and isinstance(child.value.value, (bool, int, type(None)))
+                and counts.get(child.targets[0].id) == 1
+            ):
+                found[child.targets[0].id] = span
+            else:
+                visit(child, span)
 
-    visit(tree, "", (0, 0))
-    return tuple(found)
+    for statement in tree.body:
+        if isinstance(statement, ast.If) and ast_nodes.is_script_guard(statement.test):
+            visit(statement, (0, 0))
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            visit(ast.Module(body=[statement], type_ignores=[]), (0, 0))
+    return found
+
+
+def _proved_false(
+    test: ast.expr, false: Mapping[str, tuple[int, int]], span: tuple[int, int]
+) -> bool:
+    """`test` is one of `false`'s names bound in the same function (`span`), or a
+    conjunction (`and`) holding one."""
+    if isinstance(test, ast.Name):
+        return false.get(test.id, (-1, -1)) == span
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_proved_false(value, false, span) for value in test.values)
+    return False
 
 
 def _toggled_to(node: ast.AST) -> ast.expr | None:

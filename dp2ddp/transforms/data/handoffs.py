@@ -298,8 +298,8 @@ def unheld_loaders(
     wolny/pytorch-3dunet@a33e2c7's "Training stats. Loss", a RunningAverage of
     `self.loaders["train"]`'s batches; datawhalechina/torch-rechub@5a73b2e's CTRTrainer loss
     on its progress bar). A parameter fed by other modules is `fed_loaders`'s."""
-    if t.state.program is None:
-        return []
+    if t.state.program is None or not t.state.hints.builds_loaders:
+        return []  # no DataLoader in the program: a source only named so (stop 48 t)
     feeds = {f.function for f in t.state.loaders.fed}
     unfollowed = [name for name, _ in t.state.loaders.unfollowed]
     found = Loader.stand_in([])

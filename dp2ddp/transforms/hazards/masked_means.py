@@ -26,6 +26,7 @@ data decides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import libcst as cst
@@ -171,11 +172,22 @@ def _indices(node: cst.BaseExpression, assigned: _Assigned, names: _Names, depth
 
 
 def warn_masked_mean(transform: MigrationTransform, call: cst.Call, selected: str) -> None:
-    mean = transform.code(call).strip().splitlines()[0][:80]
+    """DP043 quoting the mean and the selection whole (on one line), or, where the mean is
+    long, its function and the selection: a quote is never cut inside an expression (stop
+    47 v1: yolov4-tiny-pytorch's `torch.mean(self.BCELoss(…)[noobj_mask.bool() | obj_ma`)."""
+    mean = _one_line(transform.code(call))
+    if len(mean) > 100:
+        mean = f"{_one_line(transform.code(call.func))}(...)"
     transform.warn(
         call,
         "DP043",
-        f"{mean} averages over {selected[:60]}, a selection whose size the data decides: each "
-        "rank divides by its own part's count, DataParallel by the whole batch's; take the "
-        "sum over the selection and divide by its count all-reduced over the ranks",
+        f"{mean} averages over {_one_line(selected)}, a selection whose size the data decides: "
+        "each rank divides by its own part's count, DataParallel by the whole batch's; take "
+        "the sum over the selection and divide by its count all-reduced over the ranks",
     )
+
+
+def _one_line(code: str) -> str:
+    """`code` on one line: its runs of white space one space, none inside brackets' ends."""
+    text = re.sub(r"\s+", " ", code.strip())
+    return re.sub(r" ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))

@@ -135,6 +135,7 @@ def program_hints(
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
+    builds = any(n.builds_loader for n in names)
     for index, module in enumerate(modules):
         saved_by = savers(index)
         loaded_by = loaders(index)
@@ -161,6 +162,7 @@ def program_hints(
                 file_written_by=written_by,
                 batch_fetchers=fetchers,
                 loader_batch_attributes=batch_attributes,
+                builds_loaders=builds,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -186,6 +188,7 @@ def program_hints(
             file_written_by=written_by,
             batch_fetchers=fetchers,
             loader_batch_attributes=batch_attributes,
+            builds_loaders=builds,
         )
     return hints
 
@@ -341,6 +344,8 @@ class ModuleNames:
     fetchers: frozenset[str] = frozenset()
     #: Attribute names its DataLoaders take their batch_size from (`opt.batch_size`).
     batch_attributes: frozenset[str] = frozenset()
+    #: It calls a DataLoader, torch's or a class so named (ProgramHints.builds_loaders).
+    builds_loader: bool = False
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -377,24 +382,27 @@ class ModuleNames:
             keeping_methods(tree, printing),
             file_writers(tree, resolved),
             batch_fetchers(tree),
-            loader_batch_attributes(tree),
+            *loader_calls(tree),
         )
 
 
-def loader_batch_attributes(tree: ast.Module) -> frozenset[str]:
+def loader_calls(tree: ast.Module) -> tuple[frozenset[str], bool]:
     """The attribute names a DataLoader (or a subclass named `...DataLoader`) of the module
-    takes its batch_size from: `DataLoader(data, batch_size=opt.batch_size)` -> batch_size.
-    A batch's size compared with such an attribute in another module (a model object's
-    `is_train()`: `self.real_A.size(0) == self.opt.batch_size`) may compare the per-rank
-    batch with the global size (data/size_guards.py, DP061)."""
+    takes its batch_size from: `DataLoader(data, batch_size=opt.batch_size)` -> batch_size;
+    and whether it calls one at all (ProgramHints.builds_loaders). A batch's size compared
+    with such an attribute in another module (a model object's `is_train()`:
+    `self.real_A.size(0) == self.opt.batch_size`) may compare the per-rank batch with the
+    global size (data/size_guards.py, DP061)."""
     found: set[str] = set()
+    builds = False
     for node in ast_nodes.listed(tree):  # the module's one listing
         parts = dotted(node.func) if isinstance(node, ast.Call) else None
         if isinstance(node, ast.Call) and parts and parts[-1].endswith("DataLoader"):
+            builds = True
             for keyword in node.keywords:
                 if keyword.arg == "batch_size" and isinstance(keyword.value, ast.Attribute):
                     found.add(keyword.value.attr)
-    return frozenset(found)
+    return frozenset(found), builds
 
 
 def saving_functions(

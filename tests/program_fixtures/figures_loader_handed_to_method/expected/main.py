@@ -6,14 +6,9 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import (
-    DEVICE,
-    DEVICE_IDS,
-    DdpDistributedSampler,
-    ddp_per_rank_batch,
-    ddp_setup,
-)
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_setup
 from learner import Learner
 
 ddp_setup()
@@ -24,16 +19,14 @@ x = torch.randn(32, 6)
 y = (x.sum(1, keepdim=True) > 0).float()
 model = DistributedDataParallel(nn.Linear(6, 1).to(DEVICE), device_ids=DEVICE_IDS)
 dataset = TensorDataset(x, y)
-# dp2ddp: DP011 no epoch loop found for sampler.set_epoch
 loader = DataLoader(
     dataset,
     batch_size=ddp_per_rank_batch(8),
-    sampler=DdpDistributedSampler(
-        dataset, shuffle=True, drop_last=True, advance_epoch=True
-    ),
+    sampler=DistributedSampler(dataset, shuffle=True, drop_last=True),
     drop_last=True,
 )
 learner = Learner(model).to(DEVICE)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 for epoch in range(2):
+    loader.sampler.set_epoch(epoch)
     info = learner.train_one_epoch(epoch, train_loader=loader, opt=opt)
