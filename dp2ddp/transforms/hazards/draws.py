@@ -79,6 +79,52 @@ RANDOM_DRAWS = frozenset(
 )
 
 
+#: Constructors of a generator object the program holds (`self.random_state =
+#: np.random.RandomState(seed)`, `rng = np.random.default_rng(0)`, `random.Random(1)`).
+GENERATORS = frozenset(
+    {
+        "numpy.random.RandomState",
+        "numpy.random.default_rng",
+        "numpy.random.Generator",
+        "numpy.random.mtrand.RandomState",
+        "random.Random",
+    }
+)
+
+#: Methods of such an object that draw (numpy's `RandomState`/`Generator`, `random.Random`).
+GENERATOR_DRAWS = frozenset(
+    name.rsplit(".", 1)[1] for name in RANDOM_DRAWS if not name.startswith("torch.")
+) | frozenset({"integers", "standard_normal", "triangular", "vonmisesvariate"})
+
+
+def generator_draw(
+    flow: DefUse | None, call: cst.Call, qualified_names: QualifiedNames
+) -> cst.Call | None:
+    """The constructor of the generator object `call` draws from, where it is one the program
+    builds (stop 48, v3-A, qiuqiangkong/panns_transfer_to_gtzan@af501a8: `Mixup.get_lambda(n)`
+    draws `self.random_state.beta(...)` per pair of samples from `np.random.RandomState(1234)`):
+    a method of GENERATOR_DRAWS on a receiver the def-use view's origins find built by a
+    constructor of GENERATORS and carried only by bindings (names, attributes, parameters).
+    Each process holds its own such object: seeded alike, every rank draws the same values,
+    the first of the sequence DataParallel's one process drew; seeded apart, others."""
+    func = call.func
+    if flow is None or not (isinstance(func, cst.Attribute) and func.attr.value in GENERATOR_DRAWS):
+        return None
+    for origin in origins(flow, func.value):
+        node = origin.node
+        if (
+            origin.kind == "call"
+            and isinstance(node, cst.Call)
+            and qualified_names(node.func) & GENERATORS
+            and all(
+                isinstance(step.node, (cst.Name, cst.Attribute, cst.Param)) and not step.cut
+                for step in origin.path[1:]
+            )
+        ):
+            return node
+    return None
+
+
 def none_guard(
     function: cst.FunctionDef, node: cst.CSTNode, parent: Parent
 ) -> tuple[int, str] | None:
@@ -198,10 +244,14 @@ class HelperDraws:
             and not line.relative
         ][::-1]
 
-    def of_call(self, call: cst.Call) -> Draw | None:
+    def of_call(self, call: cst.Call, objects: bool = False) -> Draw | None:
         """The draw behind `call` when it calls a project helper that draws; else None.
         `ddp_rank0_value(helper, ...)` (a figure the migration made rank 0's) still calls
-        the helper on every rank: `--check` reports the DP006 the migration reported."""
+        the helper on every rank: `--check` reports the DP006 the migration reported. A draw
+        from a generator object the program builds (`rng.beta(a, a)`, generator_draw) is
+        one too, the call itself (helper ""), asked with `objects` (the training loop's
+        DP006; not the dataset draws' `ddp_same_random`, which shares the process-wide
+        streams, not such an object's)."""
         func = call.func
         if (
             isinstance(func, cst.Name)
@@ -214,6 +264,12 @@ class HelperDraws:
         draw = self._call_draw(call, self._names(func), set())
         if draw is None and isinstance(func, (cst.Name, cst.Attribute)):
             draw = self._call_draw(call, self._instance_methods(func), set())
+        if not objects:
+            return None if draw is not None and draw.source else draw
+        if draw is None and (
+            built := generator_draw(view(self._module), call, self._qualified_names)
+        ):
+            return Draw("", code_of(func), self._position(call)[0], source=code_of(built))
         return draw
 
     def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
@@ -376,6 +432,10 @@ class HelperDraws:
                 found = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
+            elif built := generator_draw(view(self._module), node, self._qualified_names):
+                found = Draw(
+                    name, code_of(node.func), self._position(node)[0], source=code_of(built)
+                )
             elif (inner := self._call_draw(node, names, seen)) is not None:
                 found = replace(inner, helper=name, when_none=None)
             if found is None:
@@ -489,7 +549,7 @@ def _may_draw(source: str) -> bool:
         tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    names = set(_DRAW_TAILS)
+    names = set(_DRAW_TAILS | GENERATOR_DRAWS)
     for node in ast_nodes.listed(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(
