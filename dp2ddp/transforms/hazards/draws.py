@@ -21,7 +21,7 @@ any training loop is not reported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 
 import libcst as cst
@@ -33,7 +33,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import code_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 
@@ -95,6 +95,18 @@ GENERATORS = frozenset(
 GENERATOR_DRAWS = frozenset(
     name.rsplit(".", 1)[1] for name in RANDOM_DRAWS if not name.startswith("torch.")
 ) | frozenset({"integers", "standard_normal", "triangular", "vonmisesvariate"})
+
+
+def builds_generators(calls: Iterable[cst.Call], qualified_names: QualifiedNames) -> bool:
+    """Whether a module whose calls are `calls` builds a generator object of GENERATORS
+    (read once per module: generator_draw's origins stay in the module, so a module that
+    builds none has no such draw to find, and neither its def-use view nor a walk is made
+    for it)."""
+    tails = {name.rsplit(".", 1)[1] for name in GENERATORS}
+    return any(
+        name_of(call.func) in tails and bool(qualified_names(call.func) & GENERATORS)
+        for call in calls
+    )
 
 
 def generator_draw(
@@ -230,6 +242,8 @@ class HelperDraws:
         }
         self._module = module
         self._instances: dict[str, str] | None = None
+        #: whether the module builds a generator object (builds_generators), once
+        self._generators: bool | None = None
         #: `from training_utils import *` at module level: a plain name called here and not
         #: defined here may be one of theirs (the last such import first, as Python binds):
         #: jalola/improved-wgan-pytorch@5bb0b72's `gen_rand_noise(batch_size)`, stop 43 v2-F
@@ -266,11 +280,21 @@ class HelperDraws:
             draw = self._call_draw(call, self._instance_methods(func), set())
         if not objects:
             return None if draw is not None and draw.source else draw
-        if draw is None and (
-            built := generator_draw(view(self._module), call, self._qualified_names)
-        ):
+        if draw is None and (built := self._generator_draw(call)):
             return Draw("", code_of(func), self._position(call)[0], source=code_of(built))
         return draw
+
+    def _generator_draw(self, call: cst.Call) -> cst.Call | None:
+        """generator_draw in this module, none where it builds no generator object."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in GENERATOR_DRAWS):
+            return None
+        if self._generators is None:
+            calls = nodes_of(self._module, cst.Call)
+            self._generators = builds_generators(calls, self._qualified_names)
+        if not self._generators:
+            return None
+        return generator_draw(view(self._module), call, self._qualified_names)
 
     def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
         """What `obj(...)` / `obj.name(...)` runs where `obj` holds an instance of a class
@@ -432,7 +456,7 @@ class HelperDraws:
                 found = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
-            elif built := generator_draw(view(self._module), node, self._qualified_names):
+            elif built := self._generator_draw(node):
                 found = Draw(
                     name, code_of(node.func), self._position(node)[0], source=code_of(built)
                 )
