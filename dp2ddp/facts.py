@@ -194,11 +194,18 @@ class HelperDraw:
     #: the helper is under `if <name> is None:` (`noise = gen_noise()` when the caller
     #: passed none); a call passing a value there draws nothing (hazards/draws.py)
     when_none: tuple[int, str] | None = None
+    #: the generator object's constructor where it draws from one the program builds
+    #: (`np.random.RandomState(seed)`: every process holds its own; hazards/draws.py)
+    source: str | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
         when = f" when its `{self.when_none[1]}` is None" if self.when_none else ""
-        return f"{self.helper}() draws {self.what} at {where}{when}"
+        held = f"`{self.source}`, a generator each process builds for itself"
+        if not self.helper:
+            return f"{self.what}() draws from {held}, at {where}"
+        held = f" of {held}" if self.source else ""
+        return f"{self.helper}() draws {self.what}{held} at {where}{when}"
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,12 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
     "DP006": (
         "random tensors drawn inside the training loop",
         "Each process draws from its own generator (also inside a project function the loop "
-        "calls, e.g. a mixup or CutMix helper: the warning names it and its draw): seeded "
-        "alike (one fixed seed), every rank draws the same values; seeded apart, different "
-        "ones. Noise drawn for the batch (`z = torch.randn(batch_size, nz)`, "
+        "calls, e.g. a mixup or CutMix helper: the warning names it and its draw; also a "
+        "generator object the program builds, `np.random.RandomState(seed)`, "
+        "`np.random.default_rng()`, `random.Random()`, of which each process holds its own): "
+        "seeded alike (one fixed seed), every rank draws the same values, the first of the "
+        "sequence DataParallel's one process drew; seeded apart, different ones. Noise "
+        "drawn for the batch (`z = torch.randn(batch_size, nz)`, "
         "`torch.rand_like(x)`, `torch.randn(x.size(0), n)`, `zdist.sample((batch_size,))` "
         "of a torch.distributions object, also inside a function of the "
         "module every call of which gives it a loop's batch) is drawn as DataParallel drew "

@@ -591,7 +591,7 @@ class FlagHazards(MigrationTransform):
             detail = global_draw(node) or order_draw(names, self._alike_streams)
             self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
             return
-        draw = self._draws.of_call(node) if self._draws is not None else None
+        draw = self._draws.of_call(node, True) if self._draws is not None else None
         if draw is None and self._draws is not None and name_of(func) == "next" and node.args:
             draw = self._draws.of_iterator(node.args[0].value)  # next(fetcher)
         if draw is not None:

@@ -21,7 +21,7 @@ any training loop is not reported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 
 import libcst as cst
@@ -33,7 +33,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import code_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 
@@ -77,6 +77,64 @@ RANDOM_DRAWS = frozenset(
     ]
     + list(LIBRARY_DRAWS)
 )
+
+
+#: Constructors of a generator object the program holds (`self.random_state =
+#: np.random.RandomState(seed)`, `rng = np.random.default_rng(0)`, `random.Random(1)`).
+GENERATORS = frozenset(
+    {
+        "numpy.random.RandomState",
+        "numpy.random.default_rng",
+        "numpy.random.Generator",
+        "numpy.random.mtrand.RandomState",
+        "random.Random",
+    }
+)
+
+#: Methods of such an object that draw (numpy's `RandomState`/`Generator`, `random.Random`).
+GENERATOR_DRAWS = frozenset(
+    name.rsplit(".", 1)[1] for name in RANDOM_DRAWS if not name.startswith("torch.")
+) | frozenset({"integers", "standard_normal", "triangular", "vonmisesvariate"})
+
+
+def builds_generators(calls: Iterable[cst.Call], qualified_names: QualifiedNames) -> bool:
+    """Whether a module whose calls are `calls` builds a generator object of GENERATORS
+    (read once per module: generator_draw's origins stay in the module, so a module that
+    builds none has no such draw to find, and neither its def-use view nor a walk is made
+    for it)."""
+    tails = {name.rsplit(".", 1)[1] for name in GENERATORS}
+    return any(
+        name_of(call.func) in tails and bool(qualified_names(call.func) & GENERATORS)
+        for call in calls
+    )
+
+
+def generator_draw(
+    flow: DefUse | None, call: cst.Call, qualified_names: QualifiedNames
+) -> cst.Call | None:
+    """The constructor of the generator object `call` draws from, where it is one the program
+    builds (stop 48, v3-A, qiuqiangkong/panns_transfer_to_gtzan@af501a8: `Mixup.get_lambda(n)`
+    draws `self.random_state.beta(...)` per pair of samples from `np.random.RandomState(1234)`):
+    a method of GENERATOR_DRAWS on a receiver the def-use view's origins find built by a
+    constructor of GENERATORS and carried only by bindings (names, attributes, parameters).
+    Each process holds its own such object: seeded alike, every rank draws the same values,
+    the first of the sequence DataParallel's one process drew; seeded apart, others."""
+    func = call.func
+    if flow is None or not (isinstance(func, cst.Attribute) and func.attr.value in GENERATOR_DRAWS):
+        return None
+    for origin in origins(flow, func.value):
+        node = origin.node
+        if (
+            origin.kind == "call"
+            and isinstance(node, cst.Call)
+            and qualified_names(node.func) & GENERATORS
+            and all(
+                isinstance(step.node, (cst.Name, cst.Attribute, cst.Param)) and not step.cut
+                for step in origin.path[1:]
+            )
+        ):
+            return node
+    return None
 
 
 def none_guard(
@@ -184,6 +242,8 @@ class HelperDraws:
         }
         self._module = module
         self._instances: dict[str, str] | None = None
+        #: whether the module builds a generator object (builds_generators), once
+        self._generators: bool | None = None
         #: `from training_utils import *` at module level: a plain name called here and not
         #: defined here may be one of theirs (the last such import first, as Python binds):
         #: jalola/improved-wgan-pytorch@5bb0b72's `gen_rand_noise(batch_size)`, stop 43 v2-F
@@ -198,10 +258,14 @@ class HelperDraws:
             and not line.relative
         ][::-1]
 
-    def of_call(self, call: cst.Call) -> Draw | None:
+    def of_call(self, call: cst.Call, objects: bool = False) -> Draw | None:
         """The draw behind `call` when it calls a project helper that draws; else None.
         `ddp_rank0_value(helper, ...)` (a figure the migration made rank 0's) still calls
-        the helper on every rank: `--check` reports the DP006 the migration reported."""
+        the helper on every rank: `--check` reports the DP006 the migration reported. A draw
+        from a generator object the program builds (`rng.beta(a, a)`, generator_draw) is
+        one too, the call itself (helper ""), asked with `objects` (the training loop's
+        DP006; not the dataset draws' `ddp_same_random`, which shares the process-wide
+        streams, not such an object's)."""
         func = call.func
         if (
             isinstance(func, cst.Name)
@@ -214,7 +278,23 @@ class HelperDraws:
         draw = self._call_draw(call, self._names(func), set())
         if draw is None and isinstance(func, (cst.Name, cst.Attribute)):
             draw = self._call_draw(call, self._instance_methods(func), set())
+        if not objects:
+            return None if draw is not None and draw.source else draw
+        if draw is None and (built := self._generator_draw(call)):
+            return Draw("", code_of(func), self._position(call)[0], source=code_of(built))
         return draw
+
+    def _generator_draw(self, call: cst.Call) -> cst.Call | None:
+        """generator_draw in this module, none where it builds no generator object."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in GENERATOR_DRAWS):
+            return None
+        if self._generators is None:
+            calls = nodes_of(self._module, cst.Call)
+            self._generators = builds_generators(calls, self._qualified_names)
+        if not self._generators:
+            return None
+        return generator_draw(view(self._module), call, self._qualified_names)
 
     def _instance_methods(self, func: cst.BaseExpression) -> set[str]:
         """What `obj(...)` / `obj.name(...)` runs where `obj` holds an instance of a class
@@ -376,6 +456,10 @@ class HelperDraws:
                 found = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
+            elif built := self._generator_draw(node):
+                found = Draw(
+                    name, code_of(node.func), self._position(node)[0], source=code_of(built)
+                )
             elif (inner := self._call_draw(node, names, seen)) is not None:
                 found = replace(inner, helper=name, when_none=None)
             if found is None:
@@ -489,7 +573,7 @@ def _may_draw(source: str) -> bool:
         tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    names = set(_DRAW_TAILS)
+    names = set(_DRAW_TAILS | GENERATOR_DRAWS)
     for node in ast_nodes.listed(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(
