@@ -258,6 +258,13 @@ warning that explains the difference; before stop 47 they named none):
 - hazards_module_method_runs_layers (v2-A, raahii/infogan-pytorch@3729f48): a GAN step
   through `gen.module.infer(z)`, a method of the generator that runs its layers past DDP:
   DP108 (before: none; the ranks' generators apart by 3.4e-3 after 8 steps).
+
+Stop 48's vision validation round (helper v2):
+- s48_v2_unfrozen_in_other_module (program; v2-A, VITA-Group/DeblurGANv2@c16bd9f): a
+  generator returned wrapped by one module (`return nn.DataParallel(model_g)`), its features
+  frozen in __init__ and unfrozen by a method of another module after the warm-up:
+  `return ddp_sync_frozen(ddp_wrap_trainable(...))`, rank 0 prints the original's features
+  (before: no sync, no warning; rank 0 -0.6691 for the original's -0.6278, the ranks apart).
 """
 
 from __future__ import annotations
@@ -363,6 +370,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 47, helper v3
     "figures_unheld_loader_routes": ("train loss 0.5340", "train loss 0.1814", "weights 0.0206"),
     "data_drop_last_sampler": ("epoch 0 steps 2", "epoch 1 steps 2"),
+    # stop 48 v2: the original's (the base printed -0.6691: rank 0's features on its half)
+    "s48_v2_unfrozen_in_other_module": ("features -0.6278",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -380,6 +389,7 @@ PROGRAMS = {
     "uniform_option_torch_attribute_elsewhere": "train.py",
     "batch_size_handed_with_loader": "train.py",
     "figures_unheld_loader_routes": "main.py",
+    "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -397,6 +407,7 @@ RANK0_ONLY = {
     "rank_zero_symlink_latest_checkpoint": "weights",
     "figures_unheld_loader_routes": "loss",
     "data_drop_last_sampler": "steps",
+    "s48_v2_unfrozen_in_other_module": "features",  # stop 48 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
