@@ -530,6 +530,12 @@ class ProgramFacts:
     #: (analysis/wrap_calls.py contained_wrappers): a call under a condition every rank
     #: decides alike is no wrap kept under a condition (DP012). Empty for a single file.
     contained_wraps: tuple[str, ...] = ()
+    #: Statements of the program's other modules that set `requires_grad` to True on
+    #: parameters ("path:line", analysis/module_parts.py module_unfreezes), those in a
+    #: function only where some module names it: a wrap here may hold a model they unfreeze
+    #: after it, so ddp_sync_frozen follows it (analysis/outside_parameters.py; stop 48
+    #: class v2-A). Empty for a single file (the pass reads its own).
+    unfreezes: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

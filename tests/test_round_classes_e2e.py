@@ -275,6 +275,13 @@ Stop 48's silent leftovers (helper p):
   "__main__":`, is gathered after the loop: rank 0 prints the original's epoch means
   5.5513, 2.5413 (before: its half's 5.3298, 2.5458, no warning); the sum read by
   `summary()` gets DP030.
+
+Stop 48's vision validation round (helper v2):
+- s48_v2_unfrozen_in_other_module (program; v2-A, VITA-Group/DeblurGANv2@c16bd9f): a
+  generator returned wrapped by one module (`return nn.DataParallel(model_g)`), its features
+  frozen in __init__ and unfrozen by a method of another module after the warm-up:
+  `return ddp_sync_frozen(ddp_wrap_trainable(...))`, rank 0 prints the original's features
+  (before: no sync, no warning; rank 0 -0.6691 for the original's -0.6278, the ranks apart).
 """
 
 from __future__ import annotations
@@ -385,6 +392,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "s48_p_path_folder_library": ("eval 0.3066",),  # the second entry (base: no _dp2ddp)
     # stop 48 p: the original's (the base printed rank 0's half: 5.3298, 2.5458)
     "data_s48_p_figures_read_in_closures": ("epoch 0 mse 5.5513", "epoch 1 mse 2.5413"),
+    # stop 48 v2: the original's (the base printed -0.6691: rank 0's features on its half)
+    "s48_v2_unfrozen_in_other_module": ("features -0.6278",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -403,6 +412,7 @@ PROGRAMS = {
     "batch_size_handed_with_loader": "train.py",
     "figures_unheld_loader_routes": "main.py",
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
+    "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -423,6 +433,7 @@ RANK0_ONLY = {
     "model_wrap_s48_p_method_parameter_trained": "teacher",  # stop 48 p
     "s48_p_path_folder_library": "eval",  # stop 48 p
     "data_s48_p_figures_read_in_closures": "mse",  # stop 48 p
+    "s48_v2_unfrozen_in_other_module": "features",  # stop 48 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

@@ -257,6 +257,7 @@ class ProgramTeller:
                 else None
             ),
             contained_wraps=self.contained_wraps() if gate and models else (),
+            unfreezes=self.unfreezes(module) if gate and models else (),
         )
 
     def command_line(self) -> CommandLine:
@@ -395,6 +396,22 @@ class ProgramTeller:
             for text, where, early, callee in self.project.remembered(
                 ("grad_toggles", m.real, m.name),
                 partial(module_grad_toggles, m.path, m.source.text),
+            )
+            if not callee or self._named(callee)
+        )
+
+    def unfreezes(self, module: ProgramModule) -> tuple[str, ...]:
+        """The unfreezing statements of the program's other modules (ProgramFacts.unfreezes),
+        each module read once a project."""
+        from dp2ddp.transforms.analysis.module_parts import module_unfreezes
+
+        return tuple(
+            where
+            for m in self.program.modules
+            if m.name != module.name
+            for where, callee in self.project.remembered(
+                ("unfreezes", m.real, m.name),
+                partial(module_unfreezes, m.path, m.source.text),
             )
             if not callee or self._named(callee)
         )

@@ -60,7 +60,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
     wrap_assignments,
     wraps_on_every_path,
 )
-from dp2ddp.transforms.analysis.outside_parameters import OutsideParameters
+from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
@@ -144,7 +144,10 @@ class WrapModelInDDP(MigrationTransform):
     # -- the wrap itself --------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if self._is_dp_call(original_node):
-            return self._rewrite_wrap(original_node, updated_node)
+            wrap = self._rewrite_wrap(original_node, updated_node)
+            if id(original_node) in self._outside.frozen_returns:  # unfrozen after the wrap
+                return cst.Call(cst.Name(FROZEN), [cst.Arg(wrap)])
+            return wrap
         self._outside.note(original_node, updated_node)
         func = original_node.func
         if (

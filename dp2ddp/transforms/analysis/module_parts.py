@@ -622,3 +622,74 @@ def handed_in(
             and target.attr not in registered
         }
     return found
+
+
+def module_unfreezes(path: str, source: str) -> tuple[tuple[str, str], ...]:
+    """The statements of a module that set `requires_grad` to True on parameters, as the
+    program tells its other modules (ProgramFacts.unfreezes): ("path:line", callee), callee
+    as module_grad_toggles gives it. A model frozen in part when it is wrapped and unfrozen
+    by such a statement (VITA-Group/DeblurGANv2's `netG.module.unfreeze()`, a method of
+    models/fpn_mobilenet.py, of a generator models/networks.py wraps: stop 48 class v2-A)
+    trains the unfrozen parameters per rank: DDP's reducer holds what required grad at the
+    wrap. A loop variable over `.parameters()` (`for p in m.parameters(): p.requires_grad =
+    True`) or an attribute chain (`m.weight.requires_grad_()`); not an input tensor made to
+    require grad (a gradient penalty's `x.requires_grad_(True)`)."""
+    if "requires_grad" not in source:
+        return ()
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    by_name = _called_by_name_only(tree)
+    found: list[tuple[str, str]] = []
+
+    def visit(node: ast.AST, function: str, start: int, params: frozenset[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child.name, child.lineno, frozenset())
+                continue
+            inner = params
+            if isinstance(child, ast.For) and any(
+                isinstance(n, ast.Attribute) and n.attr in ("parameters", "named_parameters")
+                for n in ast.walk(child.iter)
+            ):
+                inner = params | {n.id for n in ast.walk(child.target) if isinstance(n, ast.Name)}
+            if _unfrozen(child, inner):
+                callee = function if (function, start) in by_name else ""
+                found.append((f"{path}:{getattr(child, 'lineno', 0)}", callee))
+            visit(child, function, start, inner)
+
+    visit(tree, "", 0, frozenset())
+    return tuple(found)
+
+
+def _unfrozen(node: ast.AST, params: frozenset[str]) -> bool:
+    """`node` sets requires_grad to True on a parameter: a name of `params` or a chain of
+    attributes (`self.features.weight`)."""
+
+    def parameter(expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in params
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        return isinstance(expr, ast.Name)
+
+    if isinstance(node, ast.Assign):
+        return (
+            isinstance(node.value, ast.Constant)
+            and node.value.value is True
+            and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad" and parameter(t.value)
+                for t in node.targets
+            )
+        )
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    call = node.value
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "requires_grad_"
+        and parameter(call.func.value)
+        and (not values or (isinstance(values[0], ast.Constant) and values[0].value is True))
+    )

@@ -142,6 +142,7 @@ class OutsideParameters:
         self._is_wrap = is_wrap
         #: id of an original statement line -> the calls to insert after it.
         self._after: dict[int, list[str]] = {}
+        self.frozen_returns: set[int] = set()  # ids of `return DP(net)` ddp_sync_frozen holds
         #: Weights re-initialised after the wrap (analysis/reinit.py), whose broadcasts go
         #: into the same blocks: `after` inserts both.
         self.reinit = ReinitBroadcasts(t)
@@ -192,9 +193,13 @@ class OutsideParameters:
         if not wraps and not built_wraps:
             return synced
         wrapped = set(t.state.wrapped) | built_wraps.spelled
-        unfreezes = _unfreezes(module)
+        unfreezes = _unfreezes(module) or bool(t.state.facts.unfreezes)
         for call in wraps:
             target = wrap_target(call, t)
+            if target is None and unfreezes and isinstance(t.parent(call), cst.Return):
+                self.frozen_returns.add(id(call))  # `return DP(net)`: model_wrap.py wraps it
+                t.state.helpers.add("sync_frozen")
+                t.record(call, f"parameters frozen at the wrap may be unfrozen: {FROZEN}(...)")
             if target is not None:
                 wrapped.add(target)
                 line = self._line(call)
