@@ -234,6 +234,22 @@ Stop 47's validation round, other fields (helper v3):
   floor(11 / 2) = 5 indices and 2 steps per epoch, DataParallel's floor(11 / 4) (before: the
   sampler padded to 6 each, 3 steps per epoch with a repeated sample, no warning).
 
+Stop 48 (helper m), said figures of a sharded pass made DataParallel's where provable:
+- data_s48_m_meter_reduced (wolny/pytorch-3dunet@a33e2c7's `RunningAverage`, the AverageMeter):
+  a meter of the module's class fed each batch's mean loss (`update(loss.item(), x.size(0))`)
+  and read as `.avg` after the pass: its sums all-reduced after the loop and the ratio
+  recomputed, rank 0 prints the original's `mse 1.1276 l1 0.8943` (before: DP030, rank 0's
+  half, `mse 1.0900 l1 0.8714`).
+- data_s48_m_mean_sums_averaged (datawhalechina/torch-rechub@5a73b2e's progress-bar loss): running
+  sums of per-batch means averaged over the ranks before each read (every 4 steps under the
+  step counter's test, and after the pass): rank 0 prints the original's `epoch 0 loss
+  1.1701` (before: DP030, rank 0's own sum, 1.3254).
+- data_s48_m_row_lists_gathered (WangYueFt/prnet@82d466a's figures): per-batch targets and
+  predictions kept in lists, joined by rows after the pass and read only by order-free
+  figures (`np.mean((p - t) ** 2)`, an R² of `np.sum`s, `len`): gathered from every rank
+  (ddp_gather_items), rank 0 prints the original's `mse 1.0588 mae 0.8185 r2 -0.6912 rows
+  32` (before: DP030, its 16 rows' `mse 0.9142`).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -394,6 +410,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s48_p_figures_read_in_closures": ("epoch 0 mse 5.5513", "epoch 1 mse 2.5413"),
     # stop 48 v2: the original's (the base printed -0.6691: rank 0's features on its half)
     "s48_v2_unfrozen_in_other_module": ("features -0.6278",),
+    # stop 48 m: the original's figures (the base printed mse 1.0900 l1 0.8714, loss 1.3254)
+    "data_s48_m_meter_reduced": ("epoch 0 mse 1.1276 l1 0.8943", "epoch 1 mse 1.1276 l1 0.8943"),
+    "data_s48_m_mean_sums_averaged": (
+        "epoch 0 loss 1.1701 over 8 steps",
+        "epoch 1 loss 1.1701 over 8 steps",
+    ),
+    "data_s48_m_row_lists_gathered": (
+        "epoch 0 mse 1.0588 mae 0.8185 r2 -0.6912 rows 32",
+        "epoch 1 mse 1.0588 mae 0.8185 r2 -0.6912 rows 32",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -434,6 +460,10 @@ RANK0_ONLY = {
     "s48_p_path_folder_library": "eval",  # stop 48 p
     "data_s48_p_figures_read_in_closures": "mse",  # stop 48 p
     "s48_v2_unfrozen_in_other_module": "features",  # stop 48 v2
+    # stop 48 m
+    "data_s48_m_meter_reduced": "mse",
+    "data_s48_m_mean_sums_averaged": "loss",
+    "data_s48_m_row_lists_gathered": "mse",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

@@ -226,6 +226,7 @@ NEEDS_GROUP = frozenset(
         "DistributedSampler",
         "DdpDistributedSampler",
         "DistributedDataParallel",
+        "ddp_all_reduce_mean",
         "ddp_all_reduce_sum",
         "ddp_any_rank",
         "ddp_average_gradients",

@@ -284,7 +284,9 @@ class LoopCounters(LoaderImports):
         return isinstance(value, cst.Call) and self.matches(value.func, ZERO_TENSOR)
 
     # -- sums over samples ---------------------------------------------------------------
-    def _batch_mean(self, loop: cst.For) -> tuple[cst.CSTNode, str] | None:
+    def _batch_mean(
+        self, loop: cst.For, averaged: frozenset[str] = frozenset()
+    ) -> tuple[cst.CSTNode, str] | None:
         """A term of the loop's counters not proved to be a sum over samples, as (where, why).
 
         Summing a counter over the ranks is right only where it adds up samples: a count
@@ -299,6 +301,7 @@ class LoopCounters(LoaderImports):
         for name, added in self._accumulated(loop):
             if (
                 name in counters
+                and name not in averaged
                 and not self._per_sample(loop, added)
                 and not self._sums_samples(loop, added, 0)
             ):

@@ -27,7 +27,10 @@ from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
+from dp2ddp.transforms.data.mean_sums import averaged_mean_sums, mean_sum_averaged
+from dp2ddp.transforms.data.meters import reduced_meters
 from dp2ddp.transforms.data.plan import Loader
+from dp2ddp.transforms.data.row_lists import gathered_row_lists
 from dp2ddp.transforms.data.sample_counts import summed_counts
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 from dp2ddp.transforms.data.showing import ShowingCalls
@@ -298,7 +301,9 @@ class LoaderEvaluation(ShowingCalls):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)
             counters -= summed_counts(self, loader, loop)  # type: ignore[arg-type]
+            counters -= averaged_mean_sums(self, loader, loop, counters)
             objects = self._running_objects(loop) - gathered_mean_lists(self, loader, loop)
+            objects -= reduced_meters(self, loader, loop) | gathered_row_lists(self, loader, loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
             stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
@@ -478,6 +483,11 @@ class LoaderEvaluation(ShowingCalls):
         for loop, expr, _ in loader.loops:
             if self._normalised_by_dataset(loop, expr) or self._normalised_by_sizes(loop, loader):
                 mean = None if self._reduced_after(loop) else self._batch_mean(loop)
+                if mean is not None:  # sums of means averaged where read (data/mean_sums.py)
+                    averaged = self._averaged_sums(loader, loop)
+                    mean = self._batch_mean(loop, averaged) if averaged else mean
+                    if mean is None:
+                        continue  # the original's figures; sums beside them: DP030
                 if mean is not None:  # a training loader cannot stay whole: say it
                     where, why = mean
                     self.warn(
@@ -490,6 +500,12 @@ class LoaderEvaluation(ShowingCalls):
                 self._reduce_after(
                     loop, self._counters(loop), f"(divided by len({self.code(expr)}.dataset))"
                 )
+
+    def _averaged_sums(self, loader: Loader, loop: cst.For) -> frozenset[str]:
+        """The loop's counters that are sums of means averaged over the ranks where read."""
+        return frozenset(
+            name for name in self._counters(loop) if mean_sum_averaged(self, loader, loop, name)
+        )
 
     def _reduce_after(self, loop: cst.For, counters: list[str], why: str) -> None:
         """`a, b = ddp_all_reduce_sum(a, b)` right after `loop`, once."""

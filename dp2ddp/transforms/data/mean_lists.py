@@ -36,7 +36,7 @@ is read. Proved, else DP030 as before:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -70,31 +70,16 @@ _MEANS = frozenset({"numpy.mean", "numpy.average", "statistics.mean"})
 def gathered_mean_lists(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> set[str]:
     """The lists `loop` feeds with per-batch means that are gathered from every rank after
     it (planned here; the module docstring), so their mean is DataParallel's figure."""
-    edit = t._edits.get(loader.call)
-    if (
-        not isinstance(loop, cst.For)
-        or not any(loop is other for other, _, _ in loader.loops)
-        or edit is None
-        or not isinstance(edit.sampler, cst.Call)
-        or name_of(edit.sampler.func) not in _EVEN
-        or not isinstance(loop.body, cst.IndentedBlock)
-        or any(
-            isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Yield))
-            for n in walk(loop.body, skip_scopes=True)
-        )
-        or not every_rank_runs(t, loop)  # type: ignore[arg-type]
-    ):
+    before = even_pass(t, loader, loop)
+    if before is None:
         return set()
-    block = t.parent(loop)
-    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-        return set()
-    before = list(block.body)[: list(block.body).index(loop)]
+    assert isinstance(loop, cst.For)
     found: set[str] = set()
     for statement in loop.body.body:
         name = _appended(t, loop, statement)
-        if name is None or name in found or not _fresh_before(before, name):
+        if name is None or name in found or fresh_before(before, name, _empty_list) is None:
             continue
-        if sum(_mentions(loop.body, name)) != 1 or not _read_as_mean(t, loop, name):
+        if sum(mentions(loop.body, name)) != 1 or not _read_as_mean(t, loop, name):
             continue
         found.add(name)
         if any(_gathers(after, name) for after in t._after.get(loop, [])):
@@ -112,6 +97,34 @@ def gathered_mean_lists(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst
             "every rank's batches",
         )
     return found
+
+
+def even_pass(
+    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While
+) -> list[cst.BaseStatement] | None:
+    """The statements of the loop's block before it, where `loop` iterates `loader` itself,
+    which this module shards with a DistributedSampler (every rank as many batches), runs
+    every pass to its end (no `break`, `continue`, `return`, `raise` or `yield`) and is
+    reached by every rank (no rank test around it or a call of its function); else None."""
+    edit = t._edits.get(loader.call)
+    if (
+        not isinstance(loop, cst.For)
+        or not any(loop is other for other, _, _ in loader.loops)
+        or edit is None
+        or not isinstance(edit.sampler, cst.Call)
+        or name_of(edit.sampler.func) not in _EVEN
+        or not isinstance(loop.body, cst.IndentedBlock)
+        or any(
+            isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Yield))
+            for n in walk(loop.body, skip_scopes=True)
+        )
+        or not every_rank_runs(t, loop)  # type: ignore[arg-type]
+    ):
+        return None
+    block = t.parent(loop)
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return None
+    return list(block.body)[: list(block.body).index(loop)]
 
 
 def _gathers(statement: cst.BaseStatement, name: str) -> bool:
@@ -141,7 +154,14 @@ def _appended(t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode) -> str
         and not call.args[0].star
     ):
         return None
-    held = call.args[0].value
+    if not per_batch_mean(t, loop, call.args[0].value):
+        return None
+    return call.func.value.value
+
+
+def per_batch_mean(t: LoaderEvaluation, loop: cst.For, held: cst.BaseExpression) -> bool:
+    """`X.item()` (`float(X)`, `X.detach().cpu().numpy()`, `X.data...`) with X a mean over
+    the batch bound in the loop's body."""
     if isinstance(held, cst.Call) and name_of(held.func) == "float" and len(held.args) == 1:
         held = held.args[0].value
     while True:  # `.item()`, `.detach().cpu().numpy()`, `.data`: the same number
@@ -156,9 +176,7 @@ def _appended(t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode) -> str
             held = held.func.value
         else:
             break
-    if not isinstance(held, cst.Name) or not _batch_mean(t, loop, held):
-        return None
-    return call.func.value.value
+    return isinstance(held, cst.Name) and _batch_mean(t, loop, held)
 
 
 def _batch_mean(t: LoaderEvaluation, loop: cst.For, name: cst.Name) -> bool:
@@ -210,11 +228,18 @@ def _mean_call(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
     )
 
 
-def _fresh_before(before: Sequence[cst.CSTNode], name: str) -> bool:
-    """The last statement of `before` naming `name` binds it to `[]` and does nothing else
-    with it (`name = []`, `a, name = [], []`)."""
+def _empty_list(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.List) and not value.elements
+
+
+def fresh_before(
+    before: Sequence[cst.CSTNode], name: str, made: Callable[[cst.BaseExpression], bool]
+) -> cst.BaseExpression | None:
+    """The value the last statement of `before` naming `name` binds it to, where that
+    value is `made` (`[]`) and the statement does nothing else with it (`name = []`,
+    `a, name = [], []`); else None."""
     for statement in reversed(before):
-        if not _mentions(statement, name):
+        if not mentions(statement, name):
             continue
         if not (
             isinstance(statement, cst.SimpleStatementLine)
@@ -222,26 +247,25 @@ def _fresh_before(before: Sequence[cst.CSTNode], name: str) -> bool:
             and isinstance(assign := statement.body[0], cst.Assign)
             and len(assign.targets) == 1
         ):
-            return False
+            return None
         target, value = assign.targets[0].target, assign.value
         pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = [(target, value)]
         if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple):
             if len(target.elements) != len(value.elements):
-                return False
+                return None
             pairs = [
                 (t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)
             ]
-        return sum(_mentions(statement, name)) == 1 and any(
-            isinstance(t, cst.Name)
-            and t.value == name
-            and isinstance(v, cst.List)
-            and not v.elements
-            for t, v in pairs
+        if sum(mentions(statement, name)) != 1:
+            return None
+        return next(
+            (v for t, v in pairs if isinstance(t, cst.Name) and t.value == name and made(v)),
+            None,
         )
-    return False
+    return None
 
 
-def _mentions(root: cst.CSTNode, name: str) -> list[bool]:
+def mentions(root: cst.CSTNode, name: str) -> list[bool]:
     return [True for n in walk(root) if isinstance(n, cst.Name) and n.value == name]
 
 
@@ -256,7 +280,7 @@ def _read_as_mean(t: LoaderEvaluation, loop: cst.For, name: str) -> bool:
     for function, lines in closures(t, scope):
         found = outer_reads(t, function, name) if all(line > end for line in lines) else None
         inner += found or []
-    if len(_mentions(scope, name)) != sum(n.value == name for n in names) + len(inner):
+    if len(mentions(scope, name)) != sum(n.value == name for n in names) + len(inner):
         return False  # a function or class inside reads the name too: not followed
     reads = 0
     for node in [*names, *inner]:

@@ -9,7 +9,14 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_per_rank_batch, ddp_same_random, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_all_reduce_mean,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
 from util import IOStream
 
 
@@ -38,6 +45,7 @@ def main():
             opt.step()
             total += loss.item()
             preds.append(logits.argmax(1).numpy())
+        total = ddp_all_reduce_mean(total)
         preds = np.concatenate(preds)
         scale = np.log(total)
         # dp2ddp: DP030 running figure printed from this rank's shard
