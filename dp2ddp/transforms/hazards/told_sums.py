@@ -32,6 +32,8 @@ def told_sum_terms(
     given: BatchGiven, terms: Iterable[cst.BaseExpression], told: Told
 ) -> Iterator[tuple[cst.BaseExpression, str]]:
     """Each term that holds a batch sum a told loss returns, with DP004's detail."""
+    if not told:
+        return  # nothing told: no term to follow (a single file, a module without backward)
     for term in terms:
         for call, position in _calls(given, term):
             for name in _callees(given, call):
@@ -47,9 +49,9 @@ def told_sum_terms(
 def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) -> str:
     what = f"element {summed.position} of what" if summed.position >= 0 else "what"
     return (
-        f"`{code(term)}` is `{summed.text}` ({what} `{code(call.func)}(...)` returns, "
-        f"{summed.where}), a sum over the batch passed to it: left unscaled (its gradient "
-        "1/WORLD_SIZE of DataParallel's)"
+        f"`{code(term)}` holds the term `{summed.text}` ({what} `{code(call.func)}(...)` "
+        f"returns, {summed.where}), a sum over the batch passed to it: left unscaled (its "
+        "gradient 1/WORLD_SIZE of DataParallel's)"
     )
 
 
