@@ -183,11 +183,20 @@ def _builds_module(node: cst.CSTNode, qualified_names: QualifiedNames) -> bool:
     )
 
 
+#: Tensor methods of one tensor (their arguments an exponent, dims, a device or dtype) a
+#: penalty reads its parameters through; any other call on the way may be a model's forward
+#: (`model.train_model(x)`, whose argument the walk takes for one that shapes the value).
+_PENALTY_METHODS = frozenset(
+    "pow abs square sqrt norm sum mean view reshape flatten float double half to clone t "
+    "exp log contiguous cpu cuda squeeze unsqueeze".split()
+)
+
+
 def _called(node: cst.CSTNode, qualified_names: QualifiedNames) -> bool:
-    """`node` calls a value (a model's forward: `net(x)`, `self.fc(x)`), not a method of it
-    (`w.pow(2)`) nor a module's constructor."""
-    return (
-        isinstance(node, cst.Call)
-        and not isinstance(node.func, cst.Attribute)
-        and not _builds_module(node, qualified_names)
-    )
+    """`node` calls something (a model's forward: `net(x)`, `self.fc(x)`,
+    `model.train_model(x)`) other than a tensor method of `_PENALTY_METHODS` (`w.pow(2)`)
+    or a module's constructor."""
+    if not isinstance(node, cst.Call) or _builds_module(node, qualified_names):
+        return False
+    func = node.func
+    return not (isinstance(func, cst.Attribute) and func.attr.value in _PENALTY_METHODS)
