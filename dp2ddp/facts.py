@@ -425,6 +425,19 @@ class CommandLine:
 
 
 @dataclass(frozen=True)
+class BatchSumReturn:
+    """A sum over the batch among the additive terms a loss class's forward() or a function
+    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple
+    (-1: the value returned whole), `params` the parameters it sums, (position without
+    `self`, name), `text` the sum's code, `where` its "path:line"."""
+
+    position: int
+    params: tuple[tuple[int, str], ...]
+    text: str
+    where: str
+
+
+@dataclass(frozen=True)
 class ProgramFacts:
     """Everything one module is told about its program (the default: a single file).
 
@@ -536,6 +549,12 @@ class ProgramFacts:
     #: after it, so ddp_sync_frozen follows it (analysis/outside_parameters.py; stop 48
     #: class v2-A). Empty for a single file (the pass reads its own).
     unfreezes: tuple[str, ...] = ()
+    #: The loss classes (their forward()) and functions of the program's other modules that
+    #: return a sum over the batch of what their caller passes (BatchSumReturn), by
+    #: qualified name as an importer spells it: an unscaled loss built from one's value is
+    #: said where it reaches backward() (DP004, hazards/told_sums.py). Empty for a single
+    #: file and where the module calls no backward().
+    batch_sum_returns: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -298,6 +298,15 @@ Stop 48's vision validation round (helper v2):
   frozen in __init__ and unfrozen by a method of another module after the warm-up:
   `return ddp_sync_frozen(ddp_wrap_trainable(...))`, rank 0 prints the original's features
   (before: no sync, no warning; rank 0 -0.6691 for the original's -0.6278, the ranks apart).
+
+Stop 48 (helper x), said the same way (verify's notes name the warning):
+- s48_x_loss_class_elsewhere (v2-C of stop 47, xcmyz/VAE-Tacotron@d57dd0a): a KL sum over
+  the batch returned by a loss class's forward in another module (`rec, kl, penalty =
+  criterion(...)`) and by a loss function there (`vae_loss(...)`), left unscaled beside batch
+  means: DP004 at each term (before: none; its gradient 1/WORLD_SIZE of DataParallel's).
+- hazards_s48_x_penalty_scaled_with_sum: a weight penalty in a loss summed on every term, scaled by
+  WORLD_SIZE with it: DP120 (before: none; the penalty's gradient WORLD_SIZE times
+  DataParallel's).
 """
 
 from __future__ import annotations
@@ -721,16 +730,28 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
     assert lines == ["normal rows 2 anomalous rows 2"] * 4, stdout
 
 
-@pytest.mark.parametrize(("case", "code"), [("hazards_module_method_runs_layers", "DP108")])
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("hazards_module_method_runs_layers", "DP108"),
+        # stop 48 x
+        ("hazards_s48_x_penalty_scaled_with_sum", "DP120"),
+        ("s48_x_loss_class_elsewhere", "DP004"),
+    ],
+)
 def test_a_said_difference_is_named_in_verifys_verdict(
     tmp_path: Path, case: str, code: str
 ) -> None:
     """The original against its migration under torchrun x2: they differ, and the verdict's
-    notes name the warning that says why."""
+    notes name the warning that says why (a program fixture: its input folder, train.py)."""
     temp_root = tmp_path / "verify"
     temp_root.mkdir()
     script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    program = TESTS / "program_fixtures" / case / "input"
+    if program.is_dir():
+        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
+    else:
+        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
     report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert report.exit_code != 0, report
     assert any(f" {code} " in note for note in report.notes), report.notes

@@ -214,4 +214,16 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`ddp_sync_module(X)` after the optimizer where every rank arrives (`from <helpers> "
         "import ddp_sync_module`), then silence the warning with `# noqa: DP119`.",
     ),
+    "DP120": (
+        "a term that sums no batch is scaled by WORLD_SIZE with a summed loss",
+        "A loss every term of which is a sum is multiplied by WORLD_SIZE where it is "
+        "backpropagated (`(loss * WORLD_SIZE).backward()`: DDP averages the ranks' "
+        "gradients where DataParallel summed over the whole batch, DP004). This term sums "
+        "no batch: it comes only from the model's parameters and constants (a weight "
+        "penalty, `1e-5 * w.pow(2).sum()`), the same on every rank, so DDP's average of its "
+        "gradient is DataParallel's already and the scale makes it WORLD_SIZE times "
+        "DataParallel's. The scale was kept (the batch terms need it). Divide this term by "
+        "`torch.distributed.get_world_size()` where the loss is built, then silence the "
+        "warning with `# noqa: DP120`.",
+    ),
 }

@@ -96,6 +96,7 @@ MARKED = frozenset(
         "DP107",
         "DP108",
         "DP119",
+        "DP120",
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

@@ -22,6 +22,7 @@ from dp2ddp.result import Change, Diagnostic, MigrationResult
 from dp2ddp.transforms._support.base import MigrationState, RawReport
 from dp2ddp.transforms._support.forwarding_classes import with_own_forwarding
 from dp2ddp.transforms._support.libcst_private import printed
+from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
 
 
@@ -105,6 +106,7 @@ def migrate_parsed(
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
+    warnings = [d for d in warnings if not _scale_withdrawn(d, state.withdrawn)]
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source
@@ -136,6 +138,15 @@ def migrate_parsed(
         tuple(state.handoffs),
         helpers,
         helpers_module,
+    )
+
+
+def _scale_withdrawn(warning: Diagnostic, withdrawn: set[str]) -> bool:
+    """DP120 names a summed loss's WORLD_SIZE scale the batches pass took back (the loss
+    sums a whole batch every rank takes alike): its penalty is DataParallel's then."""
+    losses = (w.removeprefix(SCALED_LOSS).removesuffix(" by WORLD_SIZE").strip() for w in withdrawn)
+    return warning.code == "DP120" and any(
+        f" in the summed loss `{loss}` (" in warning.message for loss in losses
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
     BackwardSummary,
+    BatchSumReturn,
     CommandArgument,
     CommandLine,
     HelperDraw,
@@ -73,6 +74,7 @@ class ProgramTeller:
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
+        self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._command_line: CommandLine | None = None
         #: function name -> whether some module names it otherwise than by its def
         self._names: dict[str, bool] = {}
@@ -258,6 +260,7 @@ class ProgramTeller:
             ),
             contained_wraps=self.contained_wraps() if gate and models else (),
             unfreezes=self.unfreezes(module) if gate and models else (),
+            batch_sum_returns=self.batch_sum_returns(module) if gate else (),
         )
 
     def command_line(self) -> CommandLine:
@@ -325,6 +328,26 @@ class ProgramTeller:
                 self.program.modules, "batch_classes", find
             )
         return tuple(name for name, _ in others(self._batch_classes, module))
+
+    def batch_sum_returns(
+        self, module: ProgramModule
+    ) -> tuple[tuple[str, tuple[BatchSumReturn, ...]], ...]:
+        """ProgramFacts.batch_sum_returns: the other modules' loss classes and functions
+        that return a sum over the batch of what they are passed, each module read once a
+        project; told only to a module that calls backward() (VAE-Tacotron's train.py)."""
+        if "backward" not in module.source.text:
+            return ()
+        if self._batch_sums is None:
+            from dp2ddp.transforms.hazards.batch_sum_returns import module_batch_sum_returns
+
+            self._batch_sums = self.project.per_module(
+                self.program.modules,
+                "batch_sum_returns",
+                lambda m: module_batch_sum_returns(
+                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return others(self._batch_sums, module)
 
     def fetchers(
         self, module: ProgramModule

@@ -149,3 +149,54 @@ def _passed(
     if any(a.star for a in positional[: index + 1]) or not 0 <= index < len(positional):
         return None
     return positional[index].value
+
+
+def penalty(flow: DefUse, qualified_names: QualifiedNames, summed: cst.BaseExpression) -> bool:
+    """The summed value depends on no batch: it comes, through the module's def-use view,
+    only from constants and model objects (an instance of the module's own class, a
+    torch.nn module or Parameter built, a DataParallel/DDP wrap) read through their
+    attributes and methods, never called (`net.fc.weight.pow(2)`, `w.pow(2)` of `w =
+    nn.Parameter(torch.zeros(3))`): a weight penalty, the same on every rank. A model's
+    output (`net(x)`), a draw (`torch.randn(3)`) or a parameter of the function is none."""
+    found = False
+    for origin in origins(flow, summed):
+        if origin.selects or origin.kind == "constant":
+            continue
+        node = origin.node
+        if not isinstance(node, cst.Call) or origin.kind not in ("instance", "call"):
+            return False
+        if origin.kind == "call" and not _builds_module(node, qualified_names):
+            if not any(_builds_module(s.node, qualified_names) for s in origin.path[1:]):
+                return False  # a value computed here, not one a module is built from
+        if any(s.call or _called(s.node, qualified_names) for s in origin.path[1:]):
+            return False
+        found = True
+    return found
+
+
+def _builds_module(node: cst.CSTNode, qualified_names: QualifiedNames) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    names = qualified_names(node.func)
+    return bool(names & _WRAPS) or any(
+        n.startswith("torch.nn.") and not n.startswith("torch.nn.functional.") for n in names
+    )
+
+
+#: Tensor methods of one tensor (their arguments an exponent, dims, a device or dtype) a
+#: penalty reads its parameters through; any other call on the way may be a model's forward
+#: (`model.train_model(x)`, whose argument the walk takes for one that shapes the value).
+_PENALTY_METHODS = frozenset(
+    "pow abs square sqrt norm sum mean view reshape flatten float double half to clone t "
+    "exp log contiguous cpu cuda squeeze unsqueeze".split()
+)
+
+
+def _called(node: cst.CSTNode, qualified_names: QualifiedNames) -> bool:
+    """`node` calls something (a model's forward: `net(x)`, `self.fc(x)`,
+    `model.train_model(x)`) other than a tensor method of `_PENALTY_METHODS` (`w.pow(2)`)
+    or a module's constructor."""
+    if not isinstance(node, cst.Call) or _builds_module(node, qualified_names):
+        return False
+    func = node.func
+    return not (isinstance(func, cst.Attribute) and func.attr.value in _PENALTY_METHODS)

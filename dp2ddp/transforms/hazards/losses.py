@@ -29,8 +29,9 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms._support.visiting import read_tree
-from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
+from dp2ddp.transforms.hazards.told_sums import told_sum_terms
 
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
@@ -244,6 +245,7 @@ class LossChecks:
                     "DDP averages gradients over the ranks, DataParallel summed over the whole "
                     "batch (the loss value itself is unchanged)",
                 )
+                self._penalties(losses, self.t.code(receiver))
                 continue
             for candidate in values:
                 if self._is_loss_sum(candidate) and self._maybe_batch_sum(
@@ -260,7 +262,8 @@ class LossChecks:
     ) -> None:
         """DP004 at a batch sum among the terms of a loss not summed on every term
         (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
-        if self._module is None or self.t.state.text_count("sum") == 0:
+        told = dict(self.t.state.facts.batch_sum_returns)  # other modules' (told_sums)
+        if self._module is None or (self.t.state.text_count("sum") == 0 and not told):
             return  # a module that never spells "sum" has no batch sum to say
         if self._given is None:  # the module's def-use view, once, where a loss needs it
             self._given = BatchGiven(view(self._module), self.t.qualified_names)
@@ -273,6 +276,10 @@ class LossChecks:
                 scope = ScopeFacts(call[1].node, self.t.qualified_names)
                 read_tree(call[1].node, scope)
                 terms += [(t, scope.assigned, call) for t in additive_terms(value, scope.assigned)]
+        for term, detail in told_sum_terms(given, [t for t, _, _ in terms], told):
+            if term not in self._said_terms:
+                self._said_terms.add(term)
+                self.t.warn(term, "DP004", detail)
         for term, bound, site in terms:
             if term in self._said_terms or not self._is_loss_sum(term):
                 continue
@@ -289,6 +296,16 @@ class LossChecks:
                     f"{self.t.code(term)} sums the batch beside terms that do not: "
                     "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
                 )
+
+    def _penalties(self, losses: list[cst.Call], loss: str) -> None:
+        """DP120 at a sum of the scaled loss that sums no batch (batch_terms.penalty)."""
+        for term in losses:
+            receiver = _receiver(term, self.t) if self._is_loss_sum(term) else None
+            if receiver is not None and self._module is not None:
+                if penalty(view(self._module), self.t.qualified_names, receiver):
+                    its = "its gradient WORLD_SIZE times DataParallel's"
+                    detail = f"`{self.t.code(term)}` in the summed loss `{loss}` ({its})"
+                    self.t.warn(term, "DP120", detail)
 
     def _summed(
         self,
@@ -343,20 +360,23 @@ class LossChecks:
         return not statistic and dims is not None and (not dims or 0 in dims)
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
-        if not isinstance(node, cst.Call):
-            return False
-        func = node.func
-        if "torch.sum" in self.t.qualified_names(func):
-            summed = node.args[0].value if node.args else None
-        elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
-            summed = func.value
-        else:
-            return False
-        if summed is None or isinstance(
-            summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
-        ):
-            return False
-        return not (isinstance(summed, cst.Call) and self.t.matches(summed.func, _STACKING))
+        return is_loss_sum(node, self.t)
+
+
+def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool:
+    """`node` is a `.sum()` / `torch.sum()` of one tensor (not of a list of loss terms)."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if "torch.sum" in transform.qualified_names(func):
+        summed = node.args[0].value if node.args else None
+    elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
+        summed = func.value
+    else:
+        return False
+    if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        return False
+    return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
 
 
 #: Tensor reductions: over a dimension given as `dim`/`axis` (or the first argument of the

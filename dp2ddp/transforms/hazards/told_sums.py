@@ -1,0 +1,91 @@
+"""Batch sums another module's loss returns, among the terms of a loss this module leaves
+unscaled (DP004 across modules, stop 48 x).
+
+VAE-Tacotron's train.py (xcmyz/VAE-Tacotron@d57dd0a:152, 183): `mel_loss, linear_loss, kl_div
+= criterion(...)` with `criterion = VAE_TacotronLoss()` imported from loss.py, whose forward
+returns `kl_div` as `-0.5 * torch.sum(...)` of its `mu` and `log_var`
+(ProgramFacts.batch_sum_returns, hazards.batch_sum_returns), then `loss = mel_loss + 0.5 *
+linear_loss + kl_div`; loss.backward(). A term of such a loss that is a call of a told
+function (`vae_loss(out, x, mu, log_var)`: the value returned whole), a told class's
+instance (`criterion(...)`: its forward), or a name bound to one (or to the told element
+of its tuple) is said where the arguments passed for the summed parameters are proved the
+batch (hazards.batch_terms.BatchGiven: a wrapped model's output, a DataLoader's batches,
+constants). A weight passed for a summed parameter (`model.module.dec.weight`) is no batch:
+no warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+import libcst as cst
+
+from dp2ddp.facts import BatchSumReturn
+from dp2ddp.flow import origins
+from dp2ddp.flow.text import code
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven
+
+Told = Mapping[str, tuple[BatchSumReturn, ...]]
+
+
+def told_sum_terms(
+    given: BatchGiven, terms: Iterable[cst.BaseExpression], told: Told
+) -> Iterator[tuple[cst.BaseExpression, str]]:
+    """Each term that holds a batch sum a told loss returns, with DP004's detail."""
+    if not told:
+        return  # nothing told: no term to follow (a single file, a module without backward)
+    for term in terms:
+        for call, position in _calls(given, term):
+            for name in _callees(given, call):
+                for summed in told.get(name, ()):
+                    if summed.position != position:
+                        continue
+                    passed = [_argument(call, param) for param in summed.params]
+                    if all(a is not None and given(a) for a in passed):
+                        yield term, _detail(term, call, summed)
+                        break
+
+
+def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) -> str:
+    what = f"element {summed.position} of what" if summed.position >= 0 else "what"
+    return (
+        f"`{code(term)}` holds the term `{summed.text}` ({what} `{code(call.func)}(...)` "
+        f"returns, {summed.where}), a sum over the batch passed to it: left unscaled (its "
+        "gradient 1/WORLD_SIZE of DataParallel's)"
+    )
+
+
+def _calls(given: BatchGiven, term: cst.BaseExpression) -> Iterator[tuple[cst.Call, int]]:
+    """The calls whose value (-1) or tuple element (its position) the term is."""
+    if isinstance(term, cst.Call):
+        yield term, -1
+    elif isinstance(term, cst.Name):
+        for definition in given.flow.definitions(term):
+            if definition.kind != "assign" or not isinstance(definition.value, cst.Call):
+                continue
+            if len(definition.element) == 1:
+                yield definition.value, definition.element[0]
+            elif not definition.element:
+                yield definition.value, -1
+
+
+def _callees(given: BatchGiven, call: cst.Call) -> set[str]:
+    """The told names the call may run: a function's, or the forward of the class whose
+    instance it calls."""
+    names = set(given.qualified_names(call.func))
+    for origin in origins(given.flow, call.func):
+        if origin.kind == "call" and isinstance(origin.node, cst.Call) and not origin.selects:
+            names |= {f"{n}.forward" for n in given.qualified_names(origin.node.func)}
+    return names
+
+
+def _argument(call: cst.Call, param: tuple[int, str]) -> cst.BaseExpression | None:
+    """What `call` passes for the parameter (position without `self`, name)."""
+    index, name = param
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]) or index >= len(positional):
+        return None
+    return positional[index].value
