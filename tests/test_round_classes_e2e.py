@@ -267,6 +267,14 @@ MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixtur
   same validation batches, so the ranks stop early at the same epoch (they left the loop
   apart). These two run first in the launch (UNSEEDED).
 
+Stop 48's NLP and speech validation round (helper v1):
+- rank_zero_stdlib_openers (v1-A, AidenMoosa/Tacotron2@699a211 audio_utilities.py):
+  files opened for writing through the standard library's other openers (`wave.open(path,
+  "wb")`, `codecs.open(log, "a")`, `gzip.open`, `bz2.open`, statements, not a `with`): rank 0
+  writes each file, the other ranks a scratch file; the appended codecs log and gzip history
+  hold each epoch's line once (before: every rank opened them, 4 lines for the original's 2,
+  and every rank wrote the one sample.wav, no warning).
+
 Stop 47's generative/speech round (helper v2): a difference that is said, not rewritten, so
 the migrated script still trains apart from DataParallel; its check is verify's (its own
 torchrun x2, not the shared launch: the evidence is the verdict, whose notes must name the
@@ -429,6 +437,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 mse 1.0588 mae 0.8185 r2 -0.6912 rows 32",
         "epoch 1 mse 1.0588 mae 0.8185 r2 -0.6912 rows 32",
     ),
+    # stop 48 v1
+    "rank_zero_stdlib_openers": ("weights 0.0330",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -473,9 +483,15 @@ RANK0_ONLY = {
     "data_s48_m_meter_reduced": "mse",
     "data_s48_m_mean_sums_averaged": "loss",
     "data_s48_m_row_lists_gathered": "mse",
+    # stop 48 v1
+    "rank_zero_stdlib_openers": "weights",
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
-WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
+WRITTEN = {
+    "rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2},
+    # stop 48 v1
+    "rank_zero_stdlib_openers": {"log.txt": 2},
+}
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {
     "loader_wrapping_class": TESTS / "e2e_cases" / "loader_wrapping_class.py",
@@ -786,3 +802,17 @@ def test_the_latest_link_is_made_once(launch: Launch) -> None:
     launch.status("rank_zero_symlink_latest_checkpoint", 1)
     link = launch.workdir("rank_zero_symlink_latest_checkpoint") / "output" / "latest.pth"
     assert os.readlink(link) == os.path.join("output", "checkpoint_2.pth")
+
+
+def test_stdlib_openers_write_once(launch: Launch) -> None:
+    """rank_zero_stdlib_openers (stop 48 v1-A): the gzip history appended each epoch
+    holds the original's 2 lines (every rank appended before: 4), and the sample written
+    through wave.open is whole: 8 frames of the last epoch's value."""
+    import gzip
+    import wave
+
+    folder = launch.workdir("rank_zero_stdlib_openers")
+    with gzip.open(folder / "history.txt.gz", "rt") as history:
+        assert history.read().splitlines() == ["0", "1"]
+    with wave.open(str(folder / "sample.wav")) as sample:
+        assert sample.readframes(sample.getnframes()) == bytes([2] * 8)

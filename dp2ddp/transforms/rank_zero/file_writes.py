@@ -22,7 +22,13 @@ from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import H5PY_FILE, OPEN, mode_argument, open_mode
+from dp2ddp.transforms.rank_zero.side_effects import (
+    H5PY_FILE,
+    OPEN,
+    OPEN_FILE_KEYWORDS,
+    mode_argument,
+    open_mode,
+)
 
 #: Where a file kept open for writing is opened off rank 0 (templates/helpers/discard_path.py.j2).
 DISCARD_PATH = "ddp_discard_path"
@@ -36,9 +42,6 @@ PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
 _HANDLE_WRITES = frozenset({"write", "writelines", "flush", "create_dataset", "create_group"})
 #: h5py.File modes that create or change the file (its default, "r", only reads).
 H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
-#: `with open(path, "wb") as f: torch.save(state, f)` is guarded whole: an open() for writing
-#: on every rank would truncate the file rank 0 is writing.
-_OPEN = OPEN | {"gzip.open", "bz2.open", "lzma.open"}
 #: A file mode as open() takes it ("w", "wt", "ab"), not a file name.
 _FILE_MODE = re.compile(r"[rwxabt+]{1,3}")
 
@@ -105,7 +108,7 @@ class FileWrites(CallRule):
         if not all(
             isinstance(item.item, cst.Call)
             and (
-                self.t.matches(item.item.func, _OPEN)
+                self.t.matches(item.item.func, OPEN)
                 or path_open_for_writing(item.item)
                 or (self.t.matches(item.item.func, H5PY_FILE) and h5py_mode(item.item))
             )
@@ -176,7 +179,11 @@ class FileWrites(CallRule):
             return updated
         args = list(updated.args)
         at = next(
-            (i for i, a in enumerate(args) if a.keyword is None or a.keyword.value == "file"),
+            (
+                i
+                for i, a in enumerate(args)
+                if a.keyword is None or a.keyword.value in OPEN_FILE_KEYWORDS
+            ),
             None,
         )
         if at is None or (args[at].keyword is None and at != 0):

@@ -193,7 +193,17 @@ H5PY_FILE: Final = frozenset({"h5py.File", "h5py._hl.files.File"})
 FILE_WRITE_METHODS: Final = frozenset(
     {"savefig", "to_csv", "to_json", "write_text", "write_bytes", "save_pretrained"}
 )
-OPEN: Final = frozenset({"builtins.open", "io.open"})
+#: Functions that open a file at their first argument in a mode given as their second (or
+#: `mode=`), "r" when left out, as open() does: the standard library's other openers too.
+#: A speech program's `wave.open(path, "w")` in a helper module wrote one sample file from
+#: every rank, and an NLP program's `codecs.open(log, "a")` a log with each line once per
+#: rank (AidenMoosa/Tacotron2@699a211 audio_utilities.py, stop 48 v1-A).
+OPEN: Final = frozenset(
+    {"builtins.open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open", "wave.open"}
+)
+#: The keyword an OPEN function takes its file as (open's `file`, codecs' and gzip's
+#: `filename`, wave's `f`).
+OPEN_FILE_KEYWORDS: Final = frozenset({"file", "filename", "f"})
 MAKEDIRS: Final = frozenset({"os.makedirs"})
 MKDIR: Final = frozenset({"os.mkdir"})
 #: Progress bars of other libraries whose `.write(line)` prints a line under the bar, as
