@@ -275,6 +275,16 @@ Stop 48's silent leftovers (helper p):
   "__main__":`, is gathered after the loop: rank 0 prints the original's epoch means
   5.5513, 2.5413 (before: its half's 5.3298, 2.5458, no warning); the sum read by
   `summary()` gets DP030.
+
+Stop 48's parameters without a gradient (helper w1): before, no DP041 and both ranks failed
+at step 2 with "Expected to have finished reduction in the prior iteration"; now
+find_unused_parameters=True (DP041) and rank 0 prints the original's weights.
+- model_wrap_s48_w1_overwritten_entry (v3-B, qiuqiangkong/panns_transfer_to_gtzan@af501a8):
+  the parent's forward() stores over the child's returned dict entry `clipwise_output`
+  before reading it; the child's `head` alone fed it (weights -2.606862).
+- model_wrap_s48_w1_ignored_argument (v3-C, MAZiqing/FEDformer@c0f6b97): an attention layer
+  hands its key and value projections to a module given to its __init__, the program's
+  FourierMix, whose forward() reads only the queries (weights 0.564101).
 """
 
 from __future__ import annotations
@@ -385,6 +395,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "s48_p_path_folder_library": ("eval 0.3066",),  # the second entry (base: no _dp2ddp)
     # stop 48 p: the original's (the base printed rank 0's half: 5.3298, 2.5458)
     "data_s48_p_figures_read_in_closures": ("epoch 0 mse 5.5513", "epoch 1 mse 2.5413"),
+    # stop 48 w1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s48_w1_overwritten_entry": ("weights -2.606862",),
+    "model_wrap_s48_w1_ignored_argument": ("weights 0.564101",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -423,6 +436,8 @@ RANK0_ONLY = {
     "model_wrap_s48_p_method_parameter_trained": "teacher",  # stop 48 p
     "s48_p_path_folder_library": "eval",  # stop 48 p
     "data_s48_p_figures_read_in_closures": "mse",  # stop 48 p
+    "model_wrap_s48_w1_overwritten_entry": "weights",  # stop 48 w1
+    "model_wrap_s48_w1_ignored_argument": "weights",  # stop 48 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}

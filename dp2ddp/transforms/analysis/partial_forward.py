@@ -56,6 +56,7 @@ from dp2ddp.transforms.analysis import (
     layer_holders,
     layer_names,
     module_parts,
+    unproved_reach,
 )
 from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
 from dp2ddp.transforms.analysis.class_reach import NEVER_USED
@@ -129,6 +130,8 @@ class ClassFacts:
     #: Its methods that register parameters outside __init__, with a line (DP098).
     grows: tuple[tuple[str, int], ...] = ()
     several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
+    #: What forward() proves of its layers' reach (analysis/unproved_reach.py).
+    reach: unproved_reach.Reach = unproved_reach.Reach()
 
 
 @dataclass
@@ -179,8 +182,11 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
                 pairs = forward_pairs(forward, path)
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
+                reach = unproved_reach.class_reach(
+                    node, facts.registered, lambda f: resolve(f, imports, local, prefix), path
+                )
                 found[prefix + node.name] = replace(
-                    facts, pairs=pairs, grows=grows, several=several
+                    facts, pairs=pairs, grows=grows, several=several, reach=reach
                 )
     return found
 
@@ -189,6 +195,8 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
     """Per class: its own partial use, else the first of the classes it builds, transitively."""
     done: dict[str, PartialUse | None] = {}
     outputs_of = {name: facts.outputs for name, facts in classes.items()}
+    entries_of = {name: facts.reach.entries for name, facts in classes.items()}
+    signatures = {name: facts.reach.signature for name, facts in classes.items()}
 
     def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
         if name in done:
@@ -202,6 +210,8 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
             if how is not None:
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
                 break
+        unproved = unproved_reach.unproved(name, facts.reach, entries_of, signatures)
+        found = found or (PartialUse(*unproved) if unproved else None)
         for apart in facts.taken_apart if found is None else ():
             missed = module_parts.unreached(apart, classes)
             if missed is not None:
