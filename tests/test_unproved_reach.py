@@ -46,6 +46,15 @@ def test_an_entry_stored_over_unread_starves_the_layer_feeding_only_it() -> None
     assert "entry 'logits'" in uses["Transfer"] and "self.head" in uses["Transfer"]
 
 
+def test_an_entry_filled_after_the_literal_is_read_too() -> None:
+    source = ENTRIES.replace(
+        'out = {"logits": self.head(h), "embedding": h}',
+        'out = {"embedding": h}\n        out["logits"] = self.head(h)',
+    )
+    uses = _uses(source.replace("{body}", 'out["logits"] = self.extra(out["embedding"])'))
+    assert "Base.forward() alone feeds from self.head" in uses["Transfer"]
+
+
 def test_an_entry_read_before_it_is_stored_over_is_proved() -> None:
     body = 'out["logits"] = self.extra(out["embedding"]) + out["logits"].sum()'
     assert "Transfer" not in _uses(ENTRIES.replace("{body}", body))

@@ -211,41 +211,51 @@ def entries(forward: Function, registered: Iterable[str]) -> dict[str, frozenset
     if not returns:
         return None
     flows = _flows(forward)
+    literals: list[ast.Dict] = []  # the dict literals returned, shape first (cheap)
+    filled: list[ast.Assign] = []  # `name[key] = ...` into a returned name
+    for returned in returns:
+        value: ast.AST | None = returned.value
+        if isinstance(value, ast.Name):
+            name = value.id
+            bindings = [v for bound, v in flows if name in bound]
+            filled += [
+                node
+                for node in _own_nodes(forward)
+                if isinstance(node, ast.Assign) and all(_entry_of(t, name) for t in node.targets)
+            ]
+            whole = [v for v in bindings if not any(v is n.value for n in filled)]
+            if len(whole) != 1:
+                return None
+            value = whole[0]
+        if not isinstance(value, ast.Dict):
+            return None
+        literals.append(value)
     of_name = _feeding(flows, me)
     layers = set(registered)
     found: dict[str, set[str]] = {}
-
-    def add(key: ast.expr | None, value: ast.AST) -> bool:
+    pairs = [
+        (k, v) for literal in literals for k, v in zip(literal.keys, literal.values, strict=True)
+    ]
+    pairs += [
+        (t.slice, node.value)
+        for node in filled
+        for t in node.targets
+        if isinstance(t, ast.Subscript)
+    ]
+    for key, value in pairs:
         if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
-            return False
+            return None
         found.setdefault(key.value, set()).update(_fed(value, me, of_name, None) & layers)
-        return True
-
-    for returned in returns:
-        value = returned.value
-        if isinstance(value, ast.Dict):
-            if not all(add(k, v) for k, v in zip(value.keys, value.values, strict=True)):
-                return None
-            continue
-        if not isinstance(value, ast.Name):
-            return None
-        bindings = [v for bound, v in flows if value.id in bound]
-        if len(bindings) != 1 or not isinstance(bindings[0], ast.Dict):
-            return None
-        literal = bindings[0]
-        if not all(add(k, v) for k, v in zip(literal.keys, literal.values, strict=True)):
-            return None
-        for node in _own_nodes(forward):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if (
-                        isinstance(target, ast.Subscript)
-                        and isinstance(target.value, ast.Name)
-                        and target.value.id == value.id
-                        and not add(target.slice, node.value)
-                    ):
-                        return None
     return {key: frozenset(fed) for key, fed in found.items()}
+
+
+def _entry_of(target: ast.expr, name: str) -> bool:
+    """`target` is `name[...]`."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+    )
 
 
 def overwritten(function: Function, held: Mapping[str, tuple[str, ...]]) -> tuple[Overwritten, ...]:
