@@ -207,9 +207,10 @@ def entries(forward: Function, registered: Iterable[str]) -> dict[str, frozenset
     if not forward.args.args:
         return None
     me = forward.args.args[0].arg
-    returns = [n for n in _own_nodes(forward) if isinstance(n, ast.Return)]
-    if not returns:
-        return None
+    nodes = list(_own_nodes(forward))
+    returns = [n for n in nodes if isinstance(n, ast.Return)]
+    if not returns or not any(isinstance(n, ast.Dict) for n in nodes):
+        return None  # no dict literal to return (most forward()s: one walk)
     flows = _flows(forward)
     literals: list[ast.Dict] = []  # the dict literals returned, shape first (cheap)
     filled: list[ast.Assign] = []  # `name[key] = ...` into a returned name
@@ -220,7 +221,7 @@ def entries(forward: Function, registered: Iterable[str]) -> dict[str, frozenset
             bindings = [v for bound, v in flows if name in bound]
             filled += [
                 node
-                for node in _own_nodes(forward)
+                for node in nodes
                 if isinstance(node, ast.Assign) and all(_entry_of(t, name) for t in node.targets)
             ]
             whole = [v for v in bindings if not any(v is n.value for n in filled)]
