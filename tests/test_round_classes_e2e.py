@@ -315,6 +315,16 @@ Stop 48 (helper x), said the same way (verify's notes name the warning):
 - hazards_s48_x_penalty_scaled_with_sum: a weight penalty in a loss summed on every term, scaled by
   WORLD_SIZE with it: DP120 (before: none; the penalty's gradient WORLD_SIZE times
   DataParallel's).
+
+Stop 48's parameters without a gradient (helper w1): before, no DP041 and both ranks failed
+at step 2 with "Expected to have finished reduction in the prior iteration"; now
+find_unused_parameters=True (DP041) and rank 0 prints the original's weights.
+- model_wrap_s48_w1_overwritten_entry (v3-B, qiuqiangkong/panns_transfer_to_gtzan@af501a8):
+  the parent's forward() stores over the child's returned dict entry `clipwise_output`
+  before reading it; the child's `head` alone fed it (weights -2.606862).
+- model_wrap_s48_w1_ignored_argument (v3-C, MAZiqing/FEDformer@c0f6b97): an attention layer
+  hands its key and value projections to a module given to its __init__, the program's
+  FourierMix, whose forward() reads only the queries (weights 0.564101).
 """
 
 from __future__ import annotations
@@ -439,6 +449,9 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 48 v1
     "rank_zero_stdlib_openers": ("weights 0.0330",),
+    # stop 48 w1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s48_w1_overwritten_entry": ("weights -2.606862",),
+    "model_wrap_s48_w1_ignored_argument": ("weights 0.564101",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -485,6 +498,8 @@ RANK0_ONLY = {
     "data_s48_m_row_lists_gathered": "mse",
     # stop 48 v1
     "rank_zero_stdlib_openers": "weights",
+    "model_wrap_s48_w1_overwritten_entry": "weights",  # stop 48 w1
+    "model_wrap_s48_w1_ignored_argument": "weights",  # stop 48 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -4,6 +4,7 @@ a model of its own (analysis/wrapped_model.py asks, for DP041/DP102)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -76,3 +77,16 @@ def sequential_parts(
     if not isinstance(call, cst.Call) or call.func is not built:
         return []
     return [a.value for a in call.args if a.keyword is None and a.star == ""]
+
+
+def library_built(names: Iterable[str], classes: Iterable[str]) -> bool:
+    """Whether a wrapped model built by one of `names` (qualified) is a library's class
+    (torch, torchvision...: not judged). A callable of the program's own packages (Cysu/
+    open-reid's `models.create(args.arch)`, a factory in reid/models/) builds a class of
+    the program, any of them; so does a local's attribute (`model_dict[args.model].Model(
+    args)`, a dict of the program's modules: MAZiqing/FEDformer@c0f6b97's exp_main.py)."""
+    roots = {c.split(".", 1)[0] for c in classes if "." in c and not c.startswith(".")}
+    return any(
+        not name.startswith(".") and ".<locals>." not in name and name.split(".", 1)[0] not in roots
+        for name in names
+    )

@@ -128,7 +128,7 @@ def contents_of(
     (`nn.Linear(self.hidden, 2)`): only a container's values, items, a spread or the whole
     argument of a container call. Not one of `layers` (the attributes registered as
     layers): only a plain dict or list; a layer held by a Sequential is its holders' affair
-    (partial_forward._holders)."""
+    (layer_holders.holders)."""
     found: set[str] = set()
     for node in ast.walk(statement.value) if statement.value is not None else ():
         container: ast.expr | None = None

@@ -18,7 +18,12 @@ from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.names import DDP_CLASS, WRAP_TRAINABLE
 from dp2ddp.transforms._support.nodes import unmoved
 from dp2ddp.transforms.analysis.bare_modules import bare_reason, wrapped_call
-from dp2ddp.transforms.analysis.built_by import assigned_value, built_by, sequential_parts
+from dp2ddp.transforms.analysis.built_by import (
+    assigned_value,
+    built_by,
+    library_built,
+    sequential_parts,
+)
 from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, Outputs, starved
 from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
@@ -346,14 +351,7 @@ class UnusedParameters:
             variable = isinstance(built, cst.Name) and (
                 built.value[:1].islower() or assigned_value(self.t, built, built.value) is not None
             )
-            # A library's class (torch, torchvision...) is not judged; a callable of the
-            # program's own packages (Cysu/open-reid's `models.create(args.arch)`, a
-            # factory in reid/models/) builds a class of the program, any of them.
-            roots = {c.split(".", 1)[0] for c in classes if "." in c and not c.startswith(".")}
-            library = any(
-                not name.startswith(".") and name.split(".", 1)[0] not in roots for name in names
-            )
-            if library and not variable:
+            if library_built(names, classes) and not variable:
                 return ""
         first = next(
             (use for name, use in classes.items() if use and name not in self._unbuilt), None

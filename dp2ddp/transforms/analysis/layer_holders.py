@@ -1,0 +1,122 @@
+"""Which attributes hold a layer `__init__` registers (DP041, partial_forward.py): a layer
+handed whole to a container or another module `__init__` keeps is used as its holders are."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute
+
+
+def holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, set[str]]:
+    """`self.x` handed whole to something `__init__` keeps: attribute x -> the attributes
+    that hold it, "" where the holder is not known.
+
+    `self.body = nn.Sequential(self.conv1, self.bn1)`, `self.heads = nn.ModuleDict({"a":
+    self.a})`, `self.layers.append(self.bn1)`, `self.block = Block(self.bn1)`, through local
+    lists (`layers = [self.conv1]`, `layers.append(self.bn1)`, `nn.Sequential(*layers)`).
+    `self.x.weight` or `self.x(...)` in `__init__` (an initialisation) hands nothing on."""
+    locals_of: dict[str, set[str]] = {}  # local name -> the attributes it holds
+    held: dict[str, set[str]] = {}
+
+    def handed(node: ast.AST) -> set[str]:
+        """Attributes `node` hands on whole, and those of the locals it reads."""
+        found: set[str] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Attribute):
+                if isinstance(current.value, ast.Name) and current.value.id == me:
+                    found.add(current.attr)
+                    continue
+                # `self.x.weight`: a part of it, not the module
+                inner = current.value
+                while isinstance(inner, ast.Attribute):
+                    inner = inner.value
+                if isinstance(inner, ast.Name) and inner.id == me:
+                    continue
+            if isinstance(current, ast.Call):
+                stack.extend(current.args)
+                stack.extend(k.value for k in current.keywords)
+                if not is_self_attribute(current.func, me):
+                    stack.append(current.func)
+                continue
+            if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
+                found |= locals_of.get(current.id, set())
+            stack.extend(ast.iter_child_nodes(current))
+        return found
+
+    def hold(attributes: set[str], holder: str) -> None:
+        for attribute in attributes:
+            if attribute != holder:
+                held.setdefault(attribute, set()).add(holder)
+
+    statements = [
+        node
+        for node in ast_nodes.walk(init)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        and node.value is not None
+        or isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        or isinstance(node, (ast.For, ast.comprehension))
+    ]
+    size = -1
+    while size != (size := sum(map(len, (*held.values(), *locals_of.values())))):
+        # again until nothing more is found: a list filled in a loop that follows its use
+        for node in statements:
+            if isinstance(node, ast.Expr):
+                assert isinstance(node.value, ast.Call)
+                hand_on_call(node.value, me, handed, hold, locals_of)
+                continue
+            if isinstance(node, (ast.For, ast.comprehension)):
+                value: ast.expr | None = node.iter  # `for layer in (self.a, self.b):`
+            else:
+                value = node.value
+            attributes = handed(value) if value is not None else set()
+            if not attributes:
+                continue
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            else:
+                assert not isinstance(node, ast.Expr)
+                targets = [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, (ast.Subscript, ast.Attribute)) and not (
+                    is_self_attribute(root, me)
+                ):
+                    root = root.value
+                if isinstance(root, ast.Attribute):  # self.h = ..., self.h[k] = ...
+                    hold(attributes, root.attr)
+                elif isinstance(root, ast.Name):
+                    locals_of.setdefault(root.id, set()).update(attributes)
+                else:
+                    hold(attributes, "")
+    return held
+
+
+def hand_on_call(
+    call: ast.Call,
+    me: str,
+    handed: Callable[[ast.AST], set[str]],
+    hold: Callable[[set[str], str], None],
+    locals_of: dict[str, set[str]],
+) -> None:
+    """A call statement that hands layers on: `self.layers.append(self.bn1)` (held by
+    `layers`), `blocks.append(self.bn1)` (by the local list), anything else (`self.add_module
+    (...)`, `setattr(...)`, `register(self.bn1)`): held by something not known."""
+    attributes: set[str] = set()
+    for argument in (*call.args, *(k.value for k in call.keywords)):
+        attributes |= handed(argument)
+    if not attributes:
+        return
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if receiver is not None and is_self_attribute(receiver, me):
+        assert isinstance(receiver, ast.Attribute)
+        hold(attributes, receiver.attr)
+    elif isinstance(receiver, ast.Name) and receiver.id != me:
+        locals_of.setdefault(receiver.id, set()).update(attributes)
+    else:
+        hold(attributes, "")
