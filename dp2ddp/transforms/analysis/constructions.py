@@ -1,0 +1,133 @@
+"""What the program's modules hand the constructions of another module's classes (stop 48:
+`Trainer(net(), teacher=teacher)` in train.py, `class Trainer` in trainer.py, whose
+`__init__` wraps the student and trains the teacher beside it).
+
+Read with `ast` once per module (program_hints.ModuleNames.constructions): each call whose
+target its imports resolve (`trainer.Trainer`), with what each argument is: a wrap
+(DataParallel), a construction (a call of a class or function of that module that makes no
+wrap, or of an import: `nn.Linear(6, 1)`, through `.cuda()`/`.to()`, and a name bound only
+to one in the same scope), or else `other`. The program hints give each module the calls
+of its own classes (ProgramHints.constructed), an import of another program module being no
+construction proved; analysis/handed_parameters.py counts them beside the module's own."""
+
+from __future__ import annotations
+
+import ast
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
+
+_WRAPS = ("DataParallel", "DistributedDataParallel")
+_MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
+
+
+def constructions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+    """`target|line|slot=kind;...` of each call of the module whose target its imports
+    resolve and that passes arguments (slot: the position or keyword, `*` for an unpacking;
+    kind: wrap, other, local, or `ext:<dotted name>` for a call of an import)."""
+    local = _local_builders(tree)
+    scopes: dict[int, ast.AST] = {}
+    for scope in ast_nodes.listed(tree):
+        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+            for statement in ast.walk(scope):
+                scopes[id(statement)] = scope  # listed outside in: the innermost stays
+    found: set[str] = set()
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+            continue
+        target = resolved_name(node.func, table)
+        if not target or target.split(".")[-1] in _WRAPS:
+            continue
+        scope = scopes.get(id(node), tree)
+        slots = [
+            f"{'*' if isinstance(a, ast.Starred) else i}={_kind(a, scope, table, local)}"
+            for i, a in enumerate(node.args)
+        ]
+        slots += [f"{k.arg or '*'}={_kind(k.value, scope, table, local)}" for k in node.keywords]
+        found.add(f"{target}|{node.lineno}|{';'.join(slots)}")
+    return frozenset(found)
+
+
+def _local_builders(tree: ast.Module) -> set[str]:
+    """The module's top-level classes and functions that call no DataParallel."""
+    return {
+        s.name
+        for s in tree.body
+        if isinstance(s, (ast.ClassDef, ast.FunctionDef))
+        and not any(
+            isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in _WRAPS for n in ast.walk(s)
+        )
+    }
+
+
+def _kind(value: ast.expr, scope: ast.AST, table: dict[str, str], local: set[str]) -> str:
+    if isinstance(value, ast.Name):
+        bound = [
+            s.value
+            for s in ast.walk(scope)
+            if isinstance(s, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in s.targets)
+        ]
+        if len(bound) != 1 or not _single_store(scope, value.id):
+            return "other"
+        value = bound[0]
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _MOVES
+    ):
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return "other"
+    parts = dotted(value.func)
+    if parts is None:
+        return "other"
+    if parts[-1] in _WRAPS:
+        return "wrap"
+    if len(parts) == 1 and parts[0] in local and parts[0] not in table:
+        return "local"
+    target = resolved_name(value.func, table)
+    return f"ext:{target}" if target else "other"
+
+
+def _single_store(scope: ast.AST, name: str) -> bool:
+    stores = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    return len(stores) == 1
+
+
+def constructed(
+    name: str, every: list[tuple[str, frozenset[str]]], program: set[str]
+) -> frozenset[str]:
+    """For the module `name`, `Class|module:line|slot=kind;...` of the calls of its classes
+    in the program's other modules (`every`: each module's name and `constructions`), each
+    kind `built` (local, or an import of no program module: `program`, their names) or
+    other."""
+    found: set[str] = set()
+    if not name:
+        return frozenset()  # a file migrated alone, or the entry: imported by no module
+    for other, calls in every:
+        if other == name:
+            continue
+        for call in calls:
+            target, line, slots = call.split("|")
+            head, _, tail = target.rpartition(".")
+            if head != name or not tail:
+                continue
+            kinds = [_built(slot, program) for slot in slots.split(";") if slot]
+            found.add(f"{tail}|{other}:{line}|{';'.join(kinds)}")
+    return frozenset(found)
+
+
+def _built(slot: str, program: set[str]) -> str:
+    key, _, kind = slot.partition("=")
+    if kind == "local":
+        return f"{key}=built"
+    if kind.startswith("ext:"):
+        target = kind[4:]
+        if not any(target == p or target.startswith(p + ".") for p in program):
+            return f"{key}=built"
+    return f"{key}=other"
