@@ -275,6 +275,23 @@ Stop 48's silent leftovers (helper p):
   "__main__":`, is gathered after the loop: rank 0 prints the original's epoch means
   5.5513, 2.5413 (before: its half's 5.3298, 2.5458, no warning); the sum read by
   `summary()` gets DP030.
+
+Stop 48's nested figures and DP119 across modules (helper w3):
+- data_s48_w3_figures_read_deeper (p's leftover): a list of per-batch means read as its mean
+  by `line()`, defined inside `report()` beside the loop in main(), and by `Meter.show()`, a
+  method of a class defined there: gathered after the loop, rank 0 prints the original's
+  5.5513, 2.5413 twice (before: its half's 5.3298, 2.5458, no warning).
+- model_wrap_s48_w3_method_call_by_receiver (p's leftover): `Trainer.fit(self, student,
+  teacher, epochs)` wraps the student and trains the teacher beside it; `logger.fit("lr",
+  0.05, 2)`, a `Logger`'s own method, no longer counts as a call of `Trainer.fit` (the
+  receiver's class): `ddp_sync_module(teacher)`, rank 0 prints the original's teacher
+  2.3862 (before: DP119 naming the logger's line, no sync, 2.2097).
+- program s48_w3_class_built_elsewhere (p's leftover): `Trainer.__init__(self, student,
+  teacher)` of trainer.py wraps the student and trains the teacher, the class constructed
+  only in train.py (`Trainer(net(), teacher=teacher)`, teacher an `nn.Linear`): proved
+  through the program's constructions (ProgramHints.constructed),
+  `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.0600 (before:
+  DP119 "no call of Trainer() in this module", 1.8835).
 """
 
 from __future__ import annotations
@@ -385,6 +402,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "s48_p_path_folder_library": ("eval 0.3066",),  # the second entry (base: no _dp2ddp)
     # stop 48 p: the original's (the base printed rank 0's half: 5.3298, 2.5458)
     "data_s48_p_figures_read_in_closures": ("epoch 0 mse 5.5513", "epoch 1 mse 2.5413"),
+    # stop 48 w3: the original's (the base printed 5.3298, 2.5458 and teacher 2.2097)
+    "data_s48_w3_figures_read_deeper": (
+        "epoch 0 mse 5.5513",
+        "meter 0 5.5513",
+        "epoch 1 mse 2.5413",
+        "meter 1 2.5413",
+    ),
+    "model_wrap_s48_w3_method_call_by_receiver": ("teacher 2.3862",),
+    "s48_w3_class_built_elsewhere": ("teacher 2.0600",),  # base: 1.8835
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -403,6 +429,7 @@ PROGRAMS = {
     "batch_size_handed_with_loader": "train.py",
     "figures_unheld_loader_routes": "main.py",
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
+    "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -423,6 +450,9 @@ RANK0_ONLY = {
     "model_wrap_s48_p_method_parameter_trained": "teacher",  # stop 48 p
     "s48_p_path_folder_library": "eval",  # stop 48 p
     "data_s48_p_figures_read_in_closures": "mse",  # stop 48 p
+    "data_s48_w3_figures_read_deeper": "mse",  # stop 48 w3
+    "model_wrap_s48_w3_method_call_by_receiver": "teacher",  # stop 48 w3
+    "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {"rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2}}
