@@ -24,26 +24,46 @@ _MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
 def constructions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     """`target|line|slot=kind;...` of each call of the module whose target its imports
     resolve and that passes arguments (slot: the position or keyword, `*` for an unpacking;
-    kind: wrap, other, local, or `ext:<dotted name>` for a call of an import)."""
-    local = _local_builders(tree)
+    kind: wrap, other, local, or `ext:<dotted name>` for a call of an import). One listing
+    of the module: each scope's bindings are gathered once."""
+    listed = ast_nodes.listed(tree)
     scopes: dict[int, ast.AST] = {}
-    for scope in ast_nodes.listed(tree):
-        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
-            for statement in ast.walk(scope):
-                scopes[id(statement)] = scope  # listed outside in: the innermost stays
+    for scope in listed:  # listed outside in: the innermost scope is kept
+        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for node in ast.walk(scope):
+                scopes[id(node)] = scope
+    stores: dict[tuple[int, str], int] = {}
+    bound: dict[tuple[int, str], ast.expr] = {}
+    for node in listed:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            key = (id(scopes.get(id(node), tree)), node.id)
+            stores[key] = stores.get(key, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:  # bound elsewhere too: never one binding
+                stores[(id(tree), name)] = stores[(id(scopes[id(node)]), name)] = 2
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            if isinstance(left := node.targets[0], ast.Name):
+                bound[(id(scopes.get(id(node), tree)), left.id)] = node.value
+    local = _local_builders(tree)
     found: set[str] = set()
-    for node in ast_nodes.listed(tree):
+    for node in listed:
         if not isinstance(node, ast.Call) or not (node.args or node.keywords):
             continue
         target = resolved_name(node.func, table)
         if not target or target.split(".")[-1] in _WRAPS:
             continue
-        scope = scopes.get(id(node), tree)
-        slots = [
-            f"{'*' if isinstance(a, ast.Starred) else i}={_kind(a, scope, table, local)}"
-            for i, a in enumerate(node.args)
+        home = id(scopes.get(id(node), tree))
+        values = [
+            ("*" if isinstance(a, ast.Starred) else str(i), a) for i, a in enumerate(node.args)
         ]
-        slots += [f"{k.arg or '*'}={_kind(k.value, scope, table, local)}" for k in node.keywords]
+        values += [(k.arg or "*", k.value) for k in node.keywords]
+        slots = []
+        for slot, value in values:
+            if isinstance(value, ast.Name):
+                held = (home, value.id)
+                one = stores.get(held) == 1 and held in bound
+                value = bound[held] if one else value
+            slots.append(f"{slot}={_kind(value, table, local)}")
         found.add(f"{target}|{node.lineno}|{';'.join(slots)}")
     return frozenset(found)
 
@@ -60,17 +80,8 @@ def _local_builders(tree: ast.Module) -> set[str]:
     }
 
 
-def _kind(value: ast.expr, scope: ast.AST, table: dict[str, str], local: set[str]) -> str:
-    if isinstance(value, ast.Name):
-        bound = [
-            s.value
-            for s in ast.walk(scope)
-            if isinstance(s, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == value.id for t in s.targets)
-        ]
-        if len(bound) != 1 or not _single_store(scope, value.id):
-            return "other"
-        value = bound[0]
+def _kind(value: ast.expr, table: dict[str, str], local: set[str]) -> str:
+    """What one argument is (a name already read through its one binding)."""
     while (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
@@ -84,19 +95,10 @@ def _kind(value: ast.expr, scope: ast.AST, table: dict[str, str], local: set[str
         return "other"
     if parts[-1] in _WRAPS:
         return "wrap"
-    if len(parts) == 1 and parts[0] in local and parts[0] not in table:
+    if len(parts) == 1 and parts[0] in local:
         return "local"
     target = resolved_name(value.func, table)
     return f"ext:{target}" if target else "other"
-
-
-def _single_store(scope: ast.AST, name: str) -> bool:
-    stores = [
-        n
-        for n in ast.walk(scope)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-    ]
-    return len(stores) == 1
 
 
 def constructed(
