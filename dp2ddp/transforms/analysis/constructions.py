@@ -2,8 +2,9 @@
 `Trainer(net(), teacher=teacher)` in train.py, `class Trainer` in trainer.py, whose
 `__init__` wraps the student and trains the teacher beside it).
 
-Read with `ast` once per module (program_hints.ModuleNames.constructions): each call whose
-target its imports resolve (`trainer.Trainer`), with what each argument is: a wrap
+Read with `ast` (program_constructions), only in a module that names a top-level class of a
+module naming DataParallel: each call of such a class its imports resolve
+(`trainer.Trainer`), with what each argument is: a wrap
 (DataParallel), a construction (a call of a class or function of that module that makes no
 wrap, or of an import: `nn.Linear(6, 1)`, through `.cuda()`/`.to()`, and a name bound only
 to one in the same scope), or else `other`. The program hints give each module the calls
@@ -13,6 +14,7 @@ construction proved; analysis/handed_parameters.py counts them beside the module
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
@@ -21,12 +23,41 @@ _WRAPS = ("DataParallel", "DistributedDataParallel")
 _MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
 
 
-def constructions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
-    """`target|line|slot=kind;...` of each call of the module whose target its imports
-    resolve and that passes arguments (slot: the position or keyword, `*` for an unpacking;
-    kind: wrap, other, local, or `ext:<dotted name>` for a call of an import). One listing
-    of the module: each scope's bindings are gathered once."""
+def program_constructions(
+    modules: list[tuple[str, frozenset[str], bool, frozenset[str]]],
+    tree: Callable[[int], tuple[ast.Module, dict[str, str]]],
+) -> list[tuple[str, frozenset[str]]]:
+    """Each module's `constructions` of the program's classes that may train a model beside
+    a wrap: `modules` gives each module's name, its top-level classes, whether its text
+    names DataParallel, and the names it refers to; `tree(index)` its ast and import
+    table. Only a module that names such a class is read (most programs: none or one)."""
+    targets = {
+        f"{name}.{c}" for name, classes, wraps, _ in modules if name and wraps for c in classes
+    }
+    short = {t.rpartition(".")[2] for t in targets}
+    return [
+        (name, constructions(*tree(index), targets))
+        for index, (name, _, _, refers) in enumerate(modules)
+        if short & refers
+    ]
+
+
+def constructions(tree: ast.Module, table: dict[str, str], targets: set[str]) -> frozenset[str]:
+    """`target|line|slot=kind;...` of each call of the module of one of `targets` (dotted
+    class names) that passes arguments (slot: the position or keyword, `*` for an
+    unpacking; kind: wrap, other, local, or `ext:<dotted name>` for a call of an import).
+    One listing of the module; each scope's bindings gathered once, where there is such a
+    call."""
     listed = ast_nodes.listed(tree)
+    calls = [
+        n
+        for n in listed
+        if isinstance(n, ast.Call)
+        and (n.args or n.keywords)
+        and resolved_name(n.func, table) in targets
+    ]
+    if not calls:
+        return frozenset()
     scopes: dict[int, ast.AST] = {}
     for scope in listed:  # listed outside in: the innermost scope is kept
         if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -46,12 +77,8 @@ def constructions(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
                 bound[(id(scopes.get(id(node), tree)), left.id)] = node.value
     local = _local_builders(tree)
     found: set[str] = set()
-    for node in listed:
-        if not isinstance(node, ast.Call) or not (node.args or node.keywords):
-            continue
+    for node in calls:
         target = resolved_name(node.func, table)
-        if not target or target.split(".")[-1] in _WRAPS:
-            continue
         home = id(scopes.get(id(node), tree))
         values = [
             ("*" if isinstance(a, ast.Starred) else str(i), a) for i, a in enumerate(node.args)

@@ -45,7 +45,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_name
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
-from dp2ddp.transforms.analysis.constructions import constructed, constructions
+from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
@@ -138,7 +138,13 @@ def program_hints(
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     builds = any(n.builds_loader for n in names)
-    every = [(m.name, n.constructions) for m, n in zip(modules, names, strict=True)]
+    every = program_constructions(
+        [
+            (m.name, n.classes, mentions(m.source.text, "DataParallel"), n.as_entry.names)
+            for m, n in zip(modules, names, strict=True)
+        ],
+        lambda i: _tree_table(modules[i].name, modules[i].passing_tree(), modules[i].is_package),
+    )
     for index, module in enumerate(modules):
         built = constructed(module.name, every, {m.name for m in modules if m.name})
         saved_by = savers(index)
@@ -197,6 +203,10 @@ def program_hints(
             constructed=built,
         )
     return hints
+
+
+def _tree_table(name: str, tree: ast.Module, is_package: bool) -> tuple[ast.Module, dict[str, str]]:
+    return tree, import_table(tree, name, is_package)
 
 
 def _qualified_printers(
@@ -276,6 +286,10 @@ class _Reads:
     everywhere: frozenset[str]
     plain: frozenset[str]
 
+    @property
+    def names(self) -> frozenset[str]:
+        return self.everywhere | self.plain
+
     @classmethod
     def of(cls, nodes: Iterable[ast.AST]) -> _Reads:
         everywhere: set[str] = set()
@@ -352,8 +366,8 @@ class ModuleNames:
     batch_attributes: frozenset[str] = frozenset()
     #: It calls a DataLoader, torch's or a class so named (ProgramHints.builds_loaders).
     builds_loader: bool = False
-    #: Its calls of imported names with what they are handed (analysis/constructions.py).
-    constructions: frozenset[str] = frozenset()
+    #: Its top-level classes (analysis/constructions.py).
+    classes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -391,7 +405,7 @@ class ModuleNames:
             file_writers(tree, resolved),
             batch_fetchers(tree),
             *loader_calls(tree),
-            constructions(tree, table),
+            frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
         )
 
 
