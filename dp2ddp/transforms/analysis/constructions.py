@@ -131,7 +131,7 @@ def _kind(value: ast.expr, table: dict[str, str], local: set[str]) -> str:
 def constructed(
     name: str, every: list[tuple[str, frozenset[str]]], program: set[str]
 ) -> frozenset[str]:
-    """For the module `name`, `Class|module:line|slot=kind;...` of the calls of its classes
+    """For the module `name`, `Class|slot=kind;...` of the calls of its classes
     in the program's other modules (`every`: each module's name and `constructions`), each
     kind `built` (local, or an import of no program module: `program`, their names) or
     other."""
@@ -142,12 +142,12 @@ def constructed(
         if other == name:
             continue
         for call in calls:
-            target, line, slots = call.split("|")
+            target, _, slots = call.split("|")
             head, _, tail = target.rpartition(".")
             if head != name or not tail:
                 continue
             kinds = [_built(slot, program) for slot in slots.split(";") if slot]
-            found.add(f"{tail}|{other}:{line}|{';'.join(kinds)}")
+            found.add(f"{tail}|{';'.join(kinds)}")  # alike calls once: alike hints
     return frozenset(found)
 
 

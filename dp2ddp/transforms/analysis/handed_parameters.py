@@ -138,7 +138,7 @@ def _elsewhere(
     position = str(function.params.index(param) - 1)
     found: list[cst.BaseExpression | None] = []
     for call in t.state.hints.constructed:
-        name, _, slots = call.split("|")
+        name, _, slots = call.partition("|")
         if name != owner.name.value:
             continue
         kinds = dict(slot.partition("=")[::2] for slot in slots.split(";") if slot)
