@@ -172,6 +172,11 @@ class ProgramHints:
     #: a loop over a source no binding of its module gives be over a loader the program
     #: shards (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
     builds_loaders: bool = False
+    #: `Class|slot=kind;...` of the calls of this module's classes in the
+    #: program's other modules, each argument `built` (a construction that makes no wrap)
+    #: or `other` (analysis/constructions.py): a class's parameter trained beside the wrap
+    #: it makes is proved a construction where every call hands one (handed_parameters.py).
+    constructed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -325,6 +325,23 @@ find_unused_parameters=True (DP041) and rank 0 prints the original's weights.
 - model_wrap_s48_w1_ignored_argument (v3-C, MAZiqing/FEDformer@c0f6b97): an attention layer
   hands its key and value projections to a module given to its __init__, the program's
   FourierMix, whose forward() reads only the queries (weights 0.564101).
+
+Stop 48's nested figures and DP119 across modules (helper w3):
+- data_s48_w3_figures_read_deeper (p's leftover): a list of per-batch means read as its mean
+  by `line()`, defined inside `report()` beside the loop in main(), and by `Meter.show()`, a
+  method of a class defined there: gathered after the loop, rank 0 prints the original's
+  5.5513, 2.5413 twice (before: its half's 5.3298, 2.5458, no warning).
+- model_wrap_s48_w3_method_call_by_receiver (p's leftover): `Trainer.fit(self, student,
+  teacher, epochs)` wraps the student and trains the teacher beside it; `logger.fit("lr",
+  0.05, 2)`, a `Logger`'s own method, no longer counts as a call of `Trainer.fit` (the
+  receiver's class): `ddp_sync_module(teacher)`, rank 0 prints the original's teacher
+  2.3862 (before: DP119 naming the logger's line, no sync, 2.2097).
+- program s48_w3_class_built_elsewhere (p's leftover): `Trainer.__init__(self, student,
+  teacher)` of trainer.py wraps the student and trains the teacher, the class constructed
+  only in train.py (`Trainer(net(), teacher=teacher)`, teacher an `nn.Linear`): proved
+  through the program's constructions (ProgramHints.constructed),
+  `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.0600 (before:
+  DP119 "no call of Trainer() in this module", 1.8835).
 """
 
 from __future__ import annotations
@@ -452,6 +469,15 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 w1: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s48_w1_overwritten_entry": ("weights -2.606862",),
     "model_wrap_s48_w1_ignored_argument": ("weights 0.564101",),
+    # stop 48 w3: the original's (the base printed 5.3298, 2.5458 and teacher 2.2097)
+    "data_s48_w3_figures_read_deeper": (
+        "epoch 0 mse 5.5513",
+        "meter 0 5.5513",
+        "epoch 1 mse 2.5413",
+        "meter 1 2.5413",
+    ),
+    "model_wrap_s48_w3_method_call_by_receiver": ("teacher 2.3862",),
+    "s48_w3_class_built_elsewhere": ("teacher 2.0600",),  # base: 1.8835
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -471,6 +497,7 @@ PROGRAMS = {
     "figures_unheld_loader_routes": "main.py",
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
     "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
+    "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -500,6 +527,9 @@ RANK0_ONLY = {
     "rank_zero_stdlib_openers": "weights",
     "model_wrap_s48_w1_overwritten_entry": "weights",  # stop 48 w1
     "model_wrap_s48_w1_ignored_argument": "weights",  # stop 48 w1
+    "data_s48_w3_figures_read_deeper": "mse",  # stop 48 w3
+    "model_wrap_s48_w3_method_call_by_receiver": "teacher",  # stop 48 w3
+    "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
 
 IsWrap = Callable[[cst.CSTNode], bool]
+#: What a call in another module hands a parameter where it is proved a construction
+#: (`_elsewhere`): a call of no wrap, as `_builds` asks.
+BUILT_ELSEWHERE = cst.Call(func=cst.Name("constructed_in_another_module"))
 
 
 def _within(code: str, roots: set[str]) -> bool:
@@ -35,6 +38,8 @@ def _within(code: str, roots: set[str]) -> bool:
 def wraps(value: cst.BaseExpression, is_wrap: IsWrap) -> bool:
     """`value` is a wrap (through `.cuda()`/`.to()`), or an if-expression with one side."""
     value = unmoved(value)
+    if value is BUILT_ELSEWHERE:
+        return False
     if isinstance(value, cst.IfExp):
         return wraps(value.body, is_wrap) or wraps(value.orelse, is_wrap)
     return is_wrap(value)
@@ -42,11 +47,34 @@ def wraps(value: cst.BaseExpression, is_wrap: IsWrap) -> bool:
 
 def _sites(flow: DefUse, function: Function) -> list[cst.Call]:
     """The module's calls of `function`: for `__init__`, the constructions of its class
-    (not another class's `super().__init__()`); for another method, calls by its name."""
+    (not another class's `super().__init__()`); for another method, calls by its name but
+    those whose receiver is a construction (`Logger()`, or a name bound only to
+    constructions) of classes whose method of that name is another (`_receivers`)."""
     sites = flow.call_sites(function)
     if function.owner is not None and function.name == "__init__":
         return [s for s in sites if flow.class_called(s) is function.owner]
-    return sites
+    if function.owner is None:
+        return sites
+    return [
+        s
+        for s in sites
+        if not (classes := _receivers(flow, s))
+        or any(flow.method(c, function.name) in (function, None) for c in classes)
+    ]
+
+
+def _receivers(flow: DefUse, call: cst.Call) -> list[cst.ClassDef]:
+    """The classes of this module a method call's receiver is constructed from, where the
+    def-use view gives each of its bindings (empty: not known)."""
+    if not isinstance(call.func, cst.Attribute):
+        return []
+    receiver = call.func.value
+    values: list[cst.BaseExpression | None] = [receiver]
+    if isinstance(receiver, cst.Name):
+        found = flow.definitions(receiver)
+        values = [d.value if d.kind == "assign" and not d.element else None for d in found]
+    classes = [flow.class_called(v) if isinstance(v, cst.Call) else None for v in values or [None]]
+    return [] if None in classes else [c for c in classes if c is not None]
 
 
 def _stored_wrapped(
@@ -79,9 +107,10 @@ def handed(
     if function is None or _stored_wrapped(function, param, wrapped, t):
         return [None]
     sites = _sites(flow, function)
+    elsewhere = _elsewhere(function, param, t)
     if not sites:
-        return [None]
-    values: list[cst.BaseExpression | None] = []
+        return elsewhere or [None]
+    values: list[cst.BaseExpression | None] = list(elsewhere)
     for site in sites:
         argument = argument_for(site, function, param)
         if isinstance(argument, cst.Name):
@@ -93,6 +122,29 @@ def handed(
         else:
             values.append(argument)
     return values
+
+
+def _elsewhere(
+    function: Function, param: cst.Param, t: MigrationTransform
+) -> list[cst.BaseExpression | None]:
+    """What the program's other modules' constructions of `function`'s class hand `param`
+    (ProgramHints.constructed), for `__init__` of a top-level class: BUILT_ELSEWHERE for a
+    construction, None for anything else or an argument not passed."""
+    owner = function.owner
+    if function.name != "__init__" or owner is None or param not in function.params:
+        return []
+    if not isinstance(t.parent(owner), cst.Module):
+        return []
+    position = str(function.params.index(param) - 1)
+    found: list[cst.BaseExpression | None] = []
+    for call in t.state.hints.constructed:
+        name, _, slots = call.partition("|")
+        if name != owner.name.value:
+            continue
+        kinds = dict(slot.partition("=")[::2] for slot in slots.split(";") if slot)
+        kind = None if "*" in kinds else kinds.get(position) or kinds.get(param.name.value)
+        found.append(BUILT_ELSEWHERE if kind == "built" else None)
+    return found
 
 
 def stored_from(value: cst.Name, t: MigrationTransform) -> cst.Param | None:

@@ -19,7 +19,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
-from dp2ddp.transforms.data.closure_reads import bound_inside, nested_shows
+from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
@@ -327,6 +327,7 @@ class LoaderEvaluation(ShowingCalls):
             keeping = self._kept_objects(loop, objects)
             root = self._scope_root(loop)
             own = ((n, None, None) for n in walk(root, skip_scopes=True))
+            held: dict[cst.FunctionDef, dict[str, set[str]]] = {}
             for node, named, inner in (*own, *nested_shows(self, root)):
                 if isinstance(node, cst.Call) and self._prints(node):
                     values = [a.value for a in node.args] + self._kept_shown(node, keeping)
@@ -341,14 +342,16 @@ class LoaderEvaluation(ShowingCalls):
                 if isinstance(node, cst.Return) and not after:
                     continue
                 shown_counters = set() if after and reduced else counters
+                if inner is not None and inner not in held:
+                    held[inner] = inner_figures(self, root, inner, figures)
+                seen = figures if inner is None else held[inner]
                 shown = sorted(
                     {
                         figure
                         for value in values
                         for n in walk(value)
                         if isinstance(n, cst.Name)
-                        and (inner is None or not bound_inside(self, inner, n))
-                        for figure in figures.get(n.value, ())
+                        for figure in seen.get(n.value, ())
                         if figure in shown_counters or figure in objects
                     }
                 )

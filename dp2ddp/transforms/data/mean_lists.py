@@ -278,7 +278,7 @@ def _read_as_mean(t: LoaderEvaluation, loop: cst.For, name: str) -> bool:
     names = [n for n in walk(scope, skip_scopes=True) if isinstance(n, cst.Name)]
     inner: list[cst.Name] = []  # read in a function defined here, run after the loop only
     for function, lines in closures(t, scope):
-        found = outer_reads(t, function, name) if all(line > end for line in lines) else None
+        found = outer_reads(t, function, name, scope) if all(line > end for line in lines) else None
         inner += found or []
     if len(mentions(scope, name)) != sum(n.value == name for n in names) + len(inner):
         return False  # a function or class inside reads the name too: not followed

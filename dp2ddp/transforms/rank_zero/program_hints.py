@@ -45,7 +45,9 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_name
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
+from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
@@ -136,7 +138,15 @@ def program_hints(
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     builds = any(n.builds_loader for n in names)
+    every = program_constructions(
+        [
+            (m.name, n.classes, mentions(m.source.text, "DataParallel"), n.as_entry.names)
+            for m, n in zip(modules, names, strict=True)
+        ],
+        lambda i: _tree_table(modules[i].name, modules[i].passing_tree(), modules[i].is_package),
+    )
     for index, module in enumerate(modules):
+        built = constructed(module.name, every, {m.name for m in modules if m.name})
         saved_by = savers(index)
         loaded_by = loaders(index)
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
@@ -163,6 +173,7 @@ def program_hints(
                 batch_fetchers=fetchers,
                 loader_batch_attributes=batch_attributes,
                 builds_loaders=builds,
+                constructed=built,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -189,8 +200,13 @@ def program_hints(
             batch_fetchers=fetchers,
             loader_batch_attributes=batch_attributes,
             builds_loaders=builds,
+            constructed=built,
         )
     return hints
+
+
+def _tree_table(name: str, tree: ast.Module, is_package: bool) -> tuple[ast.Module, dict[str, str]]:
+    return tree, import_table(tree, name, is_package)
 
 
 def _qualified_printers(
@@ -270,6 +286,10 @@ class _Reads:
     everywhere: frozenset[str]
     plain: frozenset[str]
 
+    @property
+    def names(self) -> frozenset[str]:
+        return self.everywhere | self.plain
+
     @classmethod
     def of(cls, nodes: Iterable[ast.AST]) -> _Reads:
         everywhere: set[str] = set()
@@ -346,6 +366,8 @@ class ModuleNames:
     batch_attributes: frozenset[str] = frozenset()
     #: It calls a DataLoader, torch's or a class so named (ProgramHints.builds_loaders).
     builds_loader: bool = False
+    #: Its top-level classes (analysis/constructions.py).
+    classes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -383,26 +405,8 @@ class ModuleNames:
             file_writers(tree, resolved),
             batch_fetchers(tree),
             *loader_calls(tree),
+            frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
         )
-
-
-def loader_calls(tree: ast.Module) -> tuple[frozenset[str], bool]:
-    """The attribute names a DataLoader (or a subclass named `...DataLoader`) of the module
-    takes its batch_size from: `DataLoader(data, batch_size=opt.batch_size)` -> batch_size;
-    and whether it calls one at all (ProgramHints.builds_loaders). A batch's size compared
-    with such an attribute in another module (a model object's `is_train()`:
-    `self.real_A.size(0) == self.opt.batch_size`) may compare the per-rank batch with the
-    global size (data/size_guards.py, DP061)."""
-    found: set[str] = set()
-    builds = False
-    for node in ast_nodes.listed(tree):  # the module's one listing
-        parts = dotted(node.func) if isinstance(node, ast.Call) else None
-        if isinstance(node, ast.Call) and parts and parts[-1].endswith("DataLoader"):
-            builds = True
-            for keyword in node.keywords:
-                if keyword.arg == "batch_size" and isinstance(keyword.value, ast.Attribute):
-                    found.add(keyword.value.attr)
-    return frozenset(found), builds
 
 
 def saving_functions(

@@ -1,0 +1,162 @@
+"""What the program's modules hand the constructions of another module's classes (stop 48:
+`Trainer(net(), teacher=teacher)` in train.py, `class Trainer` in trainer.py, whose
+`__init__` wraps the student and trains the teacher beside it).
+
+Read with `ast` (program_constructions), only in a module that names a top-level class of a
+module naming DataParallel: each call of such a class its imports resolve
+(`trainer.Trainer`), with what each argument is: a wrap
+(DataParallel), a construction (a call of a class or function of that module that makes no
+wrap, or of an import: `nn.Linear(6, 1)`, through `.cuda()`/`.to()`, and a name bound only
+to one in the same scope), or else `other`. The program hints give each module the calls
+of its own classes (ProgramHints.constructed), an import of another program module being no
+construction proved; analysis/handed_parameters.py counts them beside the module's own."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
+
+_WRAPS = ("DataParallel", "DistributedDataParallel")
+_MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
+
+
+def program_constructions(
+    modules: list[tuple[str, frozenset[str], bool, frozenset[str]]],
+    tree: Callable[[int], tuple[ast.Module, dict[str, str]]],
+) -> list[tuple[str, frozenset[str]]]:
+    """Each module's `constructions` of the program's classes that may train a model beside
+    a wrap: `modules` gives each module's name, its top-level classes, whether its text
+    names DataParallel, and the names it refers to; `tree(index)` its ast and import
+    table. Only a module that names such a class is read (most programs: none or one)."""
+    targets = {
+        f"{name}.{c}" for name, classes, wraps, _ in modules if name and wraps for c in classes
+    }
+    short = {t.rpartition(".")[2] for t in targets}
+    return [
+        (name, constructions(*tree(index), targets))
+        for index, (name, _, _, refers) in enumerate(modules)
+        if short & refers
+    ]
+
+
+def constructions(tree: ast.Module, table: dict[str, str], targets: set[str]) -> frozenset[str]:
+    """`target|line|slot=kind;...` of each call of the module of one of `targets` (dotted
+    class names) that passes arguments (slot: the position or keyword, `*` for an
+    unpacking; kind: wrap, other, local, or `ext:<dotted name>` for a call of an import).
+    One listing of the module; each scope's bindings gathered once, where there is such a
+    call."""
+    listed = ast_nodes.listed(tree)
+    calls = [
+        n
+        for n in listed
+        if isinstance(n, ast.Call)
+        and (n.args or n.keywords)
+        and resolved_name(n.func, table) in targets
+    ]
+    if not calls:
+        return frozenset()
+    scopes: dict[int, ast.AST] = {}
+    for scope in listed:  # listed outside in: the innermost scope is kept
+        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for node in ast.walk(scope):
+                scopes[id(node)] = scope
+    stores: dict[tuple[int, str], int] = {}
+    bound: dict[tuple[int, str], ast.expr] = {}
+    for node in listed:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            key = (id(scopes.get(id(node), tree)), node.id)
+            stores[key] = stores.get(key, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:  # bound elsewhere too: never one binding
+                stores[(id(tree), name)] = stores[(id(scopes[id(node)]), name)] = 2
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            if isinstance(left := node.targets[0], ast.Name):
+                bound[(id(scopes.get(id(node), tree)), left.id)] = node.value
+    local = _local_builders(tree)
+    found: set[str] = set()
+    for node in calls:
+        target = resolved_name(node.func, table)
+        home = id(scopes.get(id(node), tree))
+        values = [
+            ("*" if isinstance(a, ast.Starred) else str(i), a) for i, a in enumerate(node.args)
+        ]
+        values += [(k.arg or "*", k.value) for k in node.keywords]
+        slots = []
+        for slot, value in values:
+            if isinstance(value, ast.Name):
+                held = (home, value.id)
+                one = stores.get(held) == 1 and held in bound
+                value = bound[held] if one else value
+            slots.append(f"{slot}={_kind(value, table, local)}")
+        found.add(f"{target}|{node.lineno}|{';'.join(slots)}")
+    return frozenset(found)
+
+
+def _local_builders(tree: ast.Module) -> set[str]:
+    """The module's top-level classes and functions that call no DataParallel."""
+    return {
+        s.name
+        for s in tree.body
+        if isinstance(s, (ast.ClassDef, ast.FunctionDef))
+        and not any(
+            isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in _WRAPS for n in ast.walk(s)
+        )
+    }
+
+
+def _kind(value: ast.expr, table: dict[str, str], local: set[str]) -> str:
+    """What one argument is (a name already read through its one binding)."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _MOVES
+    ):
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return "other"
+    parts = dotted(value.func)
+    if parts is None:
+        return "other"
+    if parts[-1] in _WRAPS:
+        return "wrap"
+    if len(parts) == 1 and parts[0] in local:
+        return "local"
+    target = resolved_name(value.func, table)
+    return f"ext:{target}" if target else "other"
+
+
+def constructed(
+    name: str, every: list[tuple[str, frozenset[str]]], program: set[str]
+) -> frozenset[str]:
+    """For the module `name`, `Class|slot=kind;...` of the calls of its classes
+    in the program's other modules (`every`: each module's name and `constructions`), each
+    kind `built` (local, or an import of no program module: `program`, their names) or
+    other."""
+    found: set[str] = set()
+    if not name:
+        return frozenset()  # a file migrated alone, or the entry: imported by no module
+    for other, calls in every:
+        if other == name:
+            continue
+        for call in calls:
+            target, _, slots = call.split("|")
+            head, _, tail = target.rpartition(".")
+            if head != name or not tail:
+                continue
+            kinds = [_built(slot, program) for slot in slots.split(";") if slot]
+            found.add(f"{tail}|{';'.join(kinds)}")  # alike calls once: alike hints
+    return frozenset(found)
+
+
+def _built(slot: str, program: set[str]) -> str:
+    key, _, kind = slot.partition("=")
+    if kind == "local":
+        return f"{key}=built"
+    if kind.startswith("ext:"):
+        target = kind[4:]
+        if not any(target == p or target.startswith(p + ".") for p in program):
+            return f"{key}=built"
+    return f"{key}=other"
