@@ -315,6 +315,13 @@ Stop 48 (helper x), said the same way (verify's notes name the warning):
 - hazards_s48_x_penalty_scaled_with_sum: a weight penalty in a loss summed on every term, scaled by
   WORLD_SIZE with it: DP120 (before: none; the penalty's gradient WORLD_SIZE times
   DataParallel's).
+
+Stop 48 (helper y), silent classes the first wave left:
+- model_wrap_s48_y_tensor_outside_wrap: tensors the optimizer trains beside the wrapped model
+  (`nn.Parameter` handed with the model's parameters, in `add_param_group`, a
+  `requires_grad=True` tensor in a list the optimizer reads): `ddp_sync_tensor(X)` after
+  each, rank 0 prints the original's values (before: no sync, no warning; each rank's copy
+  trained on its share, rank 0 apart).
 """
 
 from __future__ import annotations
@@ -439,6 +446,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 48 v1
     "rank_zero_stdlib_openers": ("weights 0.0330",),
+    # stop 48 y: the original's (the base printed scale 0.6819 bias 0.4594 log_var 0.4728)
+    "model_wrap_s48_y_tensor_outside_wrap": ("scale 0.7795 bias 0.1925 log_var 0.3523",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
