@@ -322,6 +322,10 @@ Stop 48 (helper y), silent classes the first wave left:
   `requires_grad=True` tensor in a list the optimizer reads): `ddp_sync_tensor(X)` after
   each, rank 0 prints the original's values (before: no sync, no warning; each rank's copy
   trained on its share, rank 0 apart).
+- s48_y_told_sums_relative_nested (program; helper x's leftovers): a KL sum over the batch
+  returned by a loss class imported relatively (`from .loss import VAELoss`) and bound in a
+  nested unpacking (`rec, (kl, mse) = criterion(...)`), and one returned by a relatively
+  imported function: DP004 at each, said the same way as helper x's (before: none).
 """
 
 from __future__ import annotations
@@ -762,6 +766,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 48 x
         ("hazards_s48_x_penalty_scaled_with_sum", "DP120"),
         ("s48_x_loss_class_elsewhere", "DP004"),
+        # stop 48 y
+        ("s48_y_told_sums_relative_nested", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
