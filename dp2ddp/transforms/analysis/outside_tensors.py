@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import nodes_of, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -63,12 +63,13 @@ def trained_tensors(
     """Each read of a name proved a trainable leaf tensor that reaches an optimizer, with the
     statement line after which its sync goes (None: the read stands in no block of
     statements). Once per (line, name)."""
+    candidates = _candidates(module)
+    if not candidates:
+        return  # no name is bound by a call that may build a trainable tensor
     givers = [
         n
-        for n in walk(module)
-        if isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Attribute)
-        and n.func.attr.value == "add_param_group"
+        for n in nodes_of(module, cst.Call)
+        if isinstance(n.func, cst.Attribute) and n.func.attr.value == "add_param_group"
     ]
     calls = [*optimizers, *givers]
     if not calls:
@@ -79,14 +80,16 @@ def trained_tensors(
     places: list[tuple[cst.CSTNode, cst.SimpleStatementLine | None]] = [
         (a.value, line_of(c)) for c in calls for a in c.args
     ]
-    for fed in (n for n in walk(module) if isinstance(n, cst.SimpleStatementLine)):
+    for fed in nodes_of(module, cst.SimpleStatementLine):
         if feeds(fed, read):
             places += [(s.value, fed) for s in fed.body if isinstance(s, _VALUED) and s.value]
     definitions = view(module)
     done: set[tuple[int, str]] = set()
     for root, line in places:
         for node in walk(root):
-            if not isinstance(node, cst.Name) or (id(line), node.value) in done:
+            if not isinstance(node, cst.Name) or node.value not in candidates:
+                continue
+            if (id(line), node.value) in done:
                 continue
             parent = t.parent(node)
             if (
@@ -102,3 +105,24 @@ def trained_tensors(
             ):
                 done.add((id(line), node.value))
                 yield node, line
+
+
+def _candidates(module: cst.Module) -> set[str]:
+    """The names some assignment binds to a call spelled as a tensor's construction may be
+    (`...Parameter(...)`, a `requires_grad=` keyword): a cheap first filter, read from the
+    module's index of assignments; `_leaf_tensor` proves each reaching binding."""
+    found: set[str] = set()
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
+        value = node.value
+        if not isinstance(value, cst.Call) or not (
+            (isinstance(value.func, (cst.Name, cst.Attribute)) and _last(value.func) == "Parameter")
+            or any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
+        ):
+            continue
+        targets = node.targets if isinstance(node, cst.Assign) else [node]
+        found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
+    return found
+
+
+def _last(func: cst.Name | cst.Attribute) -> str:
+    return func.value if isinstance(func, cst.Name) else func.attr.value
