@@ -432,11 +432,12 @@ class CommandLine:
 @dataclass(frozen=True)
 class BatchSumReturn:
     """A sum over the batch among the additive terms a loss class's forward() or a function
-    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple
-    (-1: the value returned whole), `params` the parameters it sums, (position without
+    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple,
+    a path into nested ones (`return total, (rec, kl)`: kl is (1, 1); (): the value returned
+    whole), `params` the parameters it sums, (position without
     `self`, name), `text` the sum's code, `where` its "path:line"."""
 
-    position: int
+    position: tuple[int, ...]
     params: tuple[tuple[int, str], ...]
     text: str
     where: str

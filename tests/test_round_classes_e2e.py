@@ -342,6 +342,17 @@ Stop 48's nested figures and DP119 across modules (helper w3):
   through the program's constructions (ProgramHints.constructed),
   `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher 2.0600 (before:
   DP119 "no call of Trainer() in this module", 1.8835).
+
+Stop 48 (helper y), silent classes the first wave left:
+- model_wrap_s48_y_tensor_outside_wrap: tensors the optimizer trains beside the wrapped model
+  (`nn.Parameter` handed with the model's parameters, in `add_param_group`, a
+  `requires_grad=True` tensor in a list the optimizer reads): `ddp_sync_tensor(X)` after
+  each, rank 0 prints the original's values (before: no sync, no warning; each rank's copy
+  trained on its share, rank 0 apart).
+- s48_y_told_sums_relative_nested (program; helper x's leftovers): a KL sum over the batch
+  returned by a loss class imported relatively (`from .loss import VAELoss`) and bound in a
+  nested unpacking (`rec, (kl, mse) = criterion(...)`), and one returned by a relatively
+  imported function: DP004 at each, said the same way as helper x's (before: none).
 """
 
 from __future__ import annotations
@@ -478,6 +489,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     "model_wrap_s48_w3_method_call_by_receiver": ("teacher 2.3862",),
     "s48_w3_class_built_elsewhere": ("teacher 2.0600",),  # base: 1.8835
+    # stop 48 y: the original's (the base printed scale 0.6819 bias 0.4594 log_var 0.4728)
+    "model_wrap_s48_y_tensor_outside_wrap": ("scale 0.7795 bias 0.1925 log_var 0.3523",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -798,6 +811,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 48 x
         ("hazards_s48_x_penalty_scaled_with_sum", "DP120"),
         ("s48_x_loss_class_elsewhere", "DP004"),
+        # stop 48 y
+        ("s48_y_told_sums_relative_nested", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

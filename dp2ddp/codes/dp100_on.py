@@ -194,6 +194,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "before it (`np.random.seed(0)` on every rank), or draw it where every rank "
         "passes, then silence the warning with `# noqa: DP112`.",
     ),
+    "DP118": (
+        "a tensor trained outside DistributedDataParallel, its sync not proved reached",
+        "The optimizer trains a tensor no module holds (`scale = nn.Parameter(torch.ones(1))` "
+        "handed to it beside the model's parameters, or in a parameter group of its own). "
+        "DataParallel trained its one copy on the whole batch's gradient; DDP averages only "
+        "the wrapped model's gradients, so under torchrun each rank's backward gives the "
+        "tensor its own share's gradient and the ranks' copies drift apart. dp2ddp adds "
+        "`ddp_sync_tensor(X)` after the statement that hands X to the optimizer (rank 0's "
+        "values, its gradient averaged over the ranks as backward accumulates it), a "
+        "collective every rank must reach; here that statement is under a condition or loop "
+        "that may differ between ranks, after an early exit, or in a function not every rank "
+        "calls, and nothing was added. Call `ddp_sync_tensor(X)` where every rank arrives "
+        "(`from <helpers> import ddp_sync_tensor`), or make X an attribute of the wrapped "
+        "model, then silence the warning with `# noqa: DP118`.",
+    ),
     "DP119": (
         "a model handed to a function trains beside a wrap, not proved wrapped",
         "An optimizer in a function that wraps another model with DataParallel takes the "

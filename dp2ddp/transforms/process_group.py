@@ -239,6 +239,7 @@ NEEDS_GROUP = frozenset(
         "ddp_rewrap",
         "ddp_sync_frozen",
         "ddp_sync_module",
+        "ddp_sync_tensor",
         "ddp_whole_table",
         "ddp_wrap_trainable",
     }

@@ -57,6 +57,8 @@ from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, unproved
 from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
 from dp2ddp.transforms.analysis.module_index import binds_name
+from dp2ddp.transforms.analysis.outside_tensors import HELPER as TENSOR_HELPER
+from dp2ddp.transforms.analysis.outside_tensors import trained_tensors
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.analysis.unwrapped_models import keeps_itself, unwrapped_optimizers
@@ -304,7 +306,36 @@ class OutsideParameters:
                     f"{x}.parameters() reaches the optimizer {where}, so {HELPER}({x}) "
                     "could not be placed where every rank reaches it",
                 )
+        for name, line in trained_tensors(module, t, optimizers, self._line, _feeds):
+            uniform = uniform or RankUniformity.for_pass(t, module)
+            self._sync_tensor(name, line, uniform)
         return synced
+
+    def _sync_tensor(
+        self, name: cst.Name, line: cst.SimpleStatementLine | None, uniform: RankUniformity
+    ) -> None:
+        """`ddp_sync_tensor(X)` after `line`, which hands the tensor X to an optimizer
+        (analysis/outside_tensors.py), or DP118 where not every rank reaches it."""
+        x = name.value
+        where = (
+            "in no block of statements" if line is None else self._unreached(name, line, uniform)
+        )
+        if line is not None and where is None:
+            self._after.setdefault(id(line), []).append(f"{TENSOR_HELPER}({x})")
+            self.t.state.helpers.add("sync_tensor")
+            self.t.record(
+                name,
+                f"{x} is a tensor trained outside DistributedDataParallel: "
+                f"{TENSOR_HELPER}({x}) after it reaches the optimizer (rank 0's values, its "
+                "gradient averaged over the ranks)",
+            )
+        else:
+            self.t.warn(
+                name,
+                "DP118",
+                f"{x} reaches the optimizer {where}, so {TENSOR_HELPER}({x}) could not be "
+                "placed where every rank reaches it: each rank trains its own copy on its share",
+            )
 
     def _line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The statement line holding `node`, when it stands in a block of statements."""

@@ -7,7 +7,7 @@ means, and train.py builds `loss = mel_loss + 0.5 * linear_loss + kl_div` from
 `criterion(...)`'s tuple. Under DDP the KL term's gradient is 1/WORLD_SIZE of DataParallel's;
 the module that calls backward() cannot see the sum (stop 47 v2-C). Here, for each top-level
 function and each top-level class's forward(), the additive terms (hazards.batch_terms) of
-each value it returns (each element of a returned tuple) that are a `.sum()` /
+each value it returns (each element of a returned tuple, nested ones too) that are a `.sum()` /
 `torch.sum()` over dim 0 with no batch reduction beneath (hazards.losses' proof) and whose
 summed value comes, through the module's def-use view, only from constants and the
 function's own parameters (at least one): the caller proves those arguments are its batch
@@ -75,12 +75,7 @@ class _ExportBatchSums(MigrationTransform):
         own = function.params[1:] if function.self_name is not None else function.params
         found: list[BatchSumReturn] = []
         for returned in function.returns:
-            elements = (
-                list(enumerate(e.value for e in returned.elements))
-                if isinstance(returned, cst.Tuple)
-                else [(-1, returned)]
-            )
-            for position, value in elements:
+            for position, value in _elements(returned, ()):
                 for term in additive_terms(value, scope.assigned):
                     if (
                         not is_loss_sum(term, self)
@@ -96,6 +91,20 @@ class _ExportBatchSums(MigrationTransform):
                             BatchSumReturn(position, params, self.code(term), f"{self.path}:{line}")
                         )
         return tuple(dict.fromkeys(found))
+
+
+def _elements(
+    value: cst.BaseExpression, path: tuple[int, ...]
+) -> list[tuple[tuple[int, ...], cst.BaseExpression]]:
+    """Each element of a returned value by its path into nested tuples (`return total, (rec,
+    kl)`: (0,), (1, 0), (1, 1)); a value not a tuple: itself, at ()."""
+    if not isinstance(value, cst.Tuple):
+        return [(path, value)]
+    return [
+        found
+        for index, element in enumerate(value.elements)
+        for found in _elements(element.value, (*path, index))
+    ]
 
 
 def _summed_params(

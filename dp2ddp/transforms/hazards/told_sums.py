@@ -8,10 +8,12 @@ returns `kl_div` as `-0.5 * torch.sum(...)` of its `mu` and `log_var`
 linear_loss + kl_div`; loss.backward(). A term of such a loss that is a call of a told
 function (`vae_loss(out, x, mu, log_var)`: the value returned whole), a told class's
 instance (`criterion(...)`: its forward), or a name bound to one (or to the told element
-of its tuple) is said where the arguments passed for the summed parameters are proved the
-batch (hazards.batch_terms.BatchGiven: a wrapped model's output, a DataLoader's batches,
+of its tuple, in a nested unpacking too: `rec, (kl, pen) = criterion(...)`, stop 48 y) is
+said where the arguments passed for the summed parameters are proved the batch
+(hazards.batch_terms.BatchGiven: a wrapped model's output, a DataLoader's batches,
 constants). A weight passed for a summed parameter (`model.module.dec.weight`) is no batch:
-no warning.
+no warning. A class or function imported relatively (`from .loss import VAELoss`: its
+qualified name `.loss.VAELoss`) is the told one whose name ends so, where only one does.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import libcst as cst
 from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import origins
 from dp2ddp.flow.text import code
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
 
 Told = Mapping[str, tuple[BatchSumReturn, ...]]
@@ -36,8 +39,12 @@ def told_sum_terms(
         return  # nothing told: no term to follow (a single file, a module without backward)
     for term in terms:
         for call, position in _calls(given, term):
-            for name in _callees(given, call):
-                for summed in told.get(name, ()):
+            names = _callees(given, call)
+            matched = told_matches(names, told)
+            if len(matched) > 1 and matched[0] not in names:
+                continue  # several modules' names end so: which one runs is not known
+            for name in matched:
+                for summed in told[name]:
                     if summed.position != position:
                         continue
                     passed = [_argument(call, param) for param in summed.params]
@@ -47,7 +54,9 @@ def told_sum_terms(
 
 
 def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) -> str:
-    what = f"element {summed.position} of what" if summed.position >= 0 else "what"
+    path = summed.position
+    at = str(path[0]) if len(path) == 1 else "".join(f"[{i}]" for i in path)
+    what = f"element {at} of what" if path else "what"
     return (
         f"`{code(term)}` holds the term `{summed.text}` ({what} `{code(call.func)}(...)` "
         f"returns, {summed.where}), a sum over the batch passed to it: left unscaled (its "
@@ -55,18 +64,17 @@ def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) ->
     )
 
 
-def _calls(given: BatchGiven, term: cst.BaseExpression) -> Iterator[tuple[cst.Call, int]]:
-    """The calls whose value (-1) or tuple element (its position) the term is."""
+def _calls(
+    given: BatchGiven, term: cst.BaseExpression
+) -> Iterator[tuple[cst.Call, tuple[int, ...]]]:
+    """The calls whose value (()) or tuple element (its path, nested unpackings too: `a,
+    (b, c) = f()`'s c is (1, 1)) the term is."""
     if isinstance(term, cst.Call):
-        yield term, -1
+        yield term, ()
     elif isinstance(term, cst.Name):
         for definition in given.flow.definitions(term):
-            if definition.kind != "assign" or not isinstance(definition.value, cst.Call):
-                continue
-            if len(definition.element) == 1:
-                yield definition.value, definition.element[0]
-            elif not definition.element:
-                yield definition.value, -1
+            if definition.kind == "assign" and isinstance(definition.value, cst.Call):
+                yield definition.value, definition.element
 
 
 def _callees(given: BatchGiven, call: cst.Call) -> set[str]:

@@ -1,0 +1,128 @@
+"""Tensors the optimizer trains that no module holds (`scale = nn.Parameter(torch.ones(1));
+opt = SGD(list(model.parameters()) + [scale])`, `opt.add_param_group({"params": [scale]})`,
+`log_vars = torch.zeros(2, requires_grad=True)` handed to an optimizer).
+
+DataParallel trained its one copy of such a tensor on the gathered batch's gradient. Migrated,
+DDP averages the wrapped model's gradients only: each rank's backward gives the tensor the
+gradient of its own share, the optimizer steps on it, and the ranks' copies drift apart,
+silently. So `ddp_sync_tensor(X)` (templates/helpers/sync_tensor.py.j2: rank 0's values now,
+the gradient averaged as backward accumulates it) follows the statement that hands X to an
+optimizer: the optimizer's call, an `add_param_group(...)`, or a statement binding or growing a
+name the call reads (`params = list(model.parameters()) + [scale]`).
+
+Which X: a name read there whose every binding reaching the read (the def-use view's
+`reaching`) builds a trainable leaf tensor: a `torch.nn.Parameter(...)` call, or a torch call
+with `requires_grad=True`; a name bound otherwise (a function's parameter, a module's
+`.weight`) is not proved one, and a model's parameters reach DDP through its wrap. The call is
+a collective: it goes only where every rank reaches it (outside_parameters.py's `_unreached`);
+elsewhere DP118 says it (the tensor, and why the sync was not placed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.nodes import nodes_of, walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+HELPER = "ddp_sync_tensor"
+_VALUED = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr)
+_PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+def _leaf_tensor(value: cst.BaseExpression | None, t: MigrationTransform) -> bool:
+    """`value` builds a trainable leaf tensor: `nn.Parameter(...)`, or a call of torch's
+    with `requires_grad=True` (`torch.zeros(2, requires_grad=True)`)."""
+    if not isinstance(value, cst.Call):
+        return False
+    names = t.qualified_names(value.func)
+    if names & _PARAMETER:
+        return True
+    return any(n.startswith("torch.") for n in names) and any(
+        a.keyword is not None
+        and a.keyword.value == "requires_grad"
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+        for a in value.args
+    )
+
+
+def trained_tensors(
+    module: cst.Module,
+    t: MigrationTransform,
+    optimizers: Sequence[cst.Call],
+    line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
+    feeds: Callable[[cst.SimpleStatementLine, set[str]], bool],
+) -> Iterator[tuple[cst.Name, cst.SimpleStatementLine | None]]:
+    """Each read of a name proved a trainable leaf tensor that reaches an optimizer, with the
+    statement line after which its sync goes (None: the read stands in no block of
+    statements). Once per (line, name)."""
+    candidates = _candidates(module)
+    if not candidates:
+        return  # no name is bound by a call that may build a trainable tensor
+    givers = [
+        n
+        for n in nodes_of(module, cst.Call)
+        if isinstance(n.func, cst.Attribute) and n.func.attr.value == "add_param_group"
+    ]
+    calls = [*optimizers, *givers]
+    if not calls:
+        return
+    read = {
+        n.value for c in calls for a in c.args for n in walk(a.value) if isinstance(n, cst.Name)
+    }
+    places: list[tuple[cst.CSTNode, cst.SimpleStatementLine | None]] = [
+        (a.value, line_of(c)) for c in calls for a in c.args
+    ]
+    for fed in nodes_of(module, cst.SimpleStatementLine):
+        if feeds(fed, read):
+            places += [(s.value, fed) for s in fed.body if isinstance(s, _VALUED) and s.value]
+    definitions = view(module)
+    done: set[tuple[int, str]] = set()
+    for root, line in places:
+        for node in walk(root):
+            if not isinstance(node, cst.Name) or node.value not in candidates:
+                continue
+            if (id(line), node.value) in done:
+                continue
+            parent = t.parent(node)
+            if (
+                isinstance(parent, cst.Attribute)
+                or (isinstance(parent, cst.Call) and parent.func is node)
+                or (isinstance(parent, cst.Arg) and parent.keyword is node)
+            ):
+                continue  # `m.parameters`, a callee, a keyword's name
+            reaching = definitions.reaching(node)
+            if reaching and all(
+                d.kind in ("assign", "annassign") and not d.element and _leaf_tensor(d.value, t)
+                for d in reaching
+            ):
+                done.add((id(line), node.value))
+                yield node, line
+
+
+def _candidates(module: cst.Module) -> set[str]:
+    """The names some assignment binds to a call spelled as a tensor's construction may be
+    (`...Parameter(...)`, a `requires_grad=` keyword): a cheap first filter, read from the
+    module's index of assignments; `_leaf_tensor` proves each reaching binding."""
+    found: set[str] = set()
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
+        value = node.value
+        if not isinstance(value, cst.Call) or not (
+            (isinstance(value.func, (cst.Name, cst.Attribute)) and _last(value.func) == "Parameter")
+            or any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
+        ):
+            continue
+        targets = node.targets if isinstance(node, cst.Assign) else [node]
+        found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
+    return found
+
+
+def _last(func: cst.Name | cst.Attribute) -> str:
+    return func.value if isinstance(func, cst.Name) else func.attr.value

@@ -1,0 +1,35 @@
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from .loss import VAELoss, kl_sum
+
+
+class VAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 4)
+        self.dec = nn.Linear(2, 6)
+
+    def forward(self, x):
+        h = self.enc(x)
+        mu, log_var = h[:, :2], h[:, 2:]
+        return self.dec(mu), mu, log_var
+
+
+def main():
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(16, 6))
+    loader = DataLoader(data, batch_size=8, shuffle=False)
+    model = nn.DataParallel(VAE())
+    criterion = VAELoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for (x,) in loader:
+            out, mu, log_var = model(x)
+            rec, (kl, mse) = criterion(out, x, mu, log_var)
+            loss = rec + kl + mse + kl_sum(mu, log_var)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    print("weights %.4f" % sum(p.sum().item() for p in model.parameters()))
