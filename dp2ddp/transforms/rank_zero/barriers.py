@@ -229,10 +229,10 @@ class Barriers(Rule):
                 read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
             if omitted is not None:
-                reader = enclosing_function(early[0] if early else readers[0], self.t)
+                reading = enclosing_function(early[0] if early else readers[0], self.t)
                 where = ""
-                if reader is not None and reader is not enclosing_function(write, self.t):
-                    where = f" in {reader.name.value}(), which may run after this write"
+                if reading is not None and reading is not enclosing_function(write, self.t):
+                    where = f" in {reading.name.value}(), which may run after this write"
                 self.t.warn(
                     write,
                     "DP054",
