@@ -1612,6 +1612,24 @@ def test_batchnorm_over_chunks_the_program_cuts_itself_is_named(tmp_path: Path) 
     assert "forward(s)" not in " ".join(c.detail for c in diagnose(evidence))
 
 
+def test_batchnorm_over_whole_forwards_names_no_cut(tmp_path: Path) -> None:
+    """HHTseng/video-classification@99ebf20 (stop 48 v3-E): the loaders are not sharded,
+    so rank 0 ran the original's very forward of 4 samples; the cause said "the program cuts
+    each batch itself before the model", which it does not. It now says what is true."""
+    evidence = _evidence(tmp_path, 1.0)
+    u = evidence.numerics.diffs[0]
+    evidence.numerics.diffs[0] = type(u)(u.step, u.key, u.name, u.shape, 0.3, 1e-3, False)
+    evidence.numerics.first_diverging_step = 1
+    evidence.original.data["windows"][0]["forwards"] = {"0": [4]}
+    evidence.migrated[0].data["windows"][0].update(forwards={"0": [4]}, batchnorm=2)
+    detail = next(c.detail for c in diagnose(evidence) if c.key == "batchnorm")
+    assert "rank 0 1 forward(s) of 4: BatchNorm normalised other groups of samples. Rank 0 " in (
+        detail
+    )
+    assert "nothing split the batch over the ranks" in detail
+    assert "cuts each batch itself" not in detail
+
+
 def test_a_buffer_apart_before_the_parameters_is_named_not_rounding(tmp_path: Path) -> None:
     """lemniscate's memory bank (stop 28, G5): the bank, a buffer changed in a custom
     Function's backward by each rank's part of the batch, differs after step 1; the

@@ -66,13 +66,15 @@ class Definition:
     (None where nothing in the module says: a parameter, an import, `except E as e`),
     `element` the index path into `value` when the target unpacks (`a, (b, c) = v`: c is
     (1, 1)), `kind` one of assign, augassign, annassign, for, with, walrus, param, import,
-    def, class, except, store (`d[k] = v` / `d.x = v`, a change of the named object)."""
+    def, class, except, store (`d[k] = v` / `d.x = v`, a change of the named object);
+    `key` the constant string a store puts its value at (`d["k"] = v`: "k"), else None."""
 
     target: cst.CSTNode
     value: cst.BaseExpression | None
     kind: str
     statement: cst.CSTNode
     element: tuple[int, ...] = ()
+    key: str | None = None
 
 
 @dataclass(eq=False)
@@ -262,7 +264,8 @@ class DefUse:
                     continue  # what `self.iters` holds (v2-E of stop 42), or by its root
                 root = _root_name(current)
                 if root is not None:  # `batch["x"] = t`: t is part of what batch holds
-                    self._define_store(root, value, statement, scope, path)
+                    key = _key(next(s for s in _chain(current) if s.value is root))
+                    self._define_store(root, value, statement, scope, path, key=key)
 
     def _bind_attribute(
         self,
@@ -297,9 +300,11 @@ class DefUse:
         scope: Scope,
         path: tuple[int, ...],
         target: cst.CSTNode | None = None,
+        key: str | None = None,
     ) -> None:
         owner = self._scope_defining(scope, root.value)
-        self._define(owner, root.value, Definition(target or root, value, "store", statement, path))
+        definition = Definition(target or root, value, "store", statement, path, key)
+        self._define(owner, root.value, definition)
 
     def _class_of_method(self, function: Function | None) -> cst.ClassDef | None:
         """The class whose method `function` is, also for a function nested in a method
@@ -385,6 +390,18 @@ class DefUse:
         return self._defs.get(scope, {}).get(name.value, [])
 
     def reaching(self, name: cst.Name) -> list[Definition]:
+        """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at
+        another constant key (`batch["w"] = draw()` puts nothing at "x": stop 48, a dict
+        with a drawn entry was said to make every entry the draw's, DP047)."""
+        found = self._reaching(name)
+        parent = self._parent.get(name)
+        if isinstance(parent, cst.Subscript) and parent.value is name:
+            key = _key(parent)
+            if key is not None:
+                return [d for d in found if d.key is None or d.key == key]
+        return found
+
+    def _reaching(self, name: cst.Name) -> list[Definition]:
         """The bindings that may reach this use, narrowed by the blocks around it: walking
         out from the use, a plain binding earlier in the same block (`x = ...` as a
         statement of its own) hides everything before it; a binding nested in an earlier
@@ -545,6 +562,25 @@ def _root_name(node: cst.BaseExpression) -> cst.Name | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node if isinstance(node, cst.Name) else None
+
+
+def _chain(node: cst.BaseExpression) -> Iterator[cst.Subscript]:
+    """The subscripts of a target from the outermost in (`d["a"][0]`: `d["a"][0]`, `d["a"]`)."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript):
+            yield node
+        node = node.value
+
+
+def _key(node: cst.Subscript) -> str | None:
+    """The constant string `node` indexes by (`d["k"]`), else None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.SimpleString):
+        evaluated = value.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    return None
 
 
 def _decorator(decorator: cst.Decorator) -> str:

@@ -223,9 +223,26 @@ def forward_chunks(original: RankRecord, rank0: RankRecord, world: int) -> str:
                 f"at step 1 the original fed its model {len(sizes)} forward(s) of {_sizes(sizes)} "
                 f"samples, which DataParallel scatters over {world} devices in chunks of "
                 f"{_sizes(chunks)}, and rank 0 {len(theirs)} forward(s) of {_sizes(theirs)}: "
-                "BatchNorm normalised other groups of samples. The program cuts each batch "
-                "itself before the model (a fixed chunk size, gradient accumulation): that "
-                "size was DataParallel's whole forward and is now each rank's; divide it by "
-                "WORLD_SIZE to keep DataParallel's groups"
+                "BatchNorm normalised other groups of samples. " + _why(sizes, theirs)
             )
     return ""
+
+
+def _why(sizes: list[int], theirs: list[int]) -> str:
+    """Why rank 0's forwards are not DataParallel's chunks, as far as the sizes tell: the
+    original's very forwards (nothing split the batch over the ranks: HHTseng/video-
+    classification@99ebf20's loader not sharded, stop 48 v3-E), fewer of the same sizes
+    (the program cuts each batch itself: MS-G3D's forward_batch_size), or neither."""
+    if sorted(theirs) == sorted(sizes):
+        return (
+            "Rank 0 ran the original's very forwards: nothing split the batch over the "
+            "ranks (a loader not sharded, or a batch every rank builds whole), so each rank "
+            "trained on all of it"
+        )
+    if set(theirs) <= set(sizes) and len(theirs) < len(sizes):
+        return (
+            "The program cuts each batch itself before the model (a fixed chunk size, "
+            "gradient accumulation): that size was DataParallel's whole forward and is now "
+            "each rank's; divide it by WORLD_SIZE to keep DataParallel's groups"
+        )
+    return "Rank 0's forwards are neither DataParallel's chunks nor the original's forwards"

@@ -230,12 +230,19 @@ class LoopCounters(LoaderImports):
 
     def _hands_on(self, function: cst.FunctionDef) -> bool:
         """The method gives one of its parameters to a method of another object it holds
-        (`self.meter.update(loss)`): what it is given may be kept there."""
+        (`self.meter.update(loss)`): what it is given may be kept there. The object is one
+        `self` holds; a function of a module (`nn.functional.mse_loss(out, y)`) keeps
+        nothing (stop 48: a trainer's `step(xb, yb)` computing its loss so was taken for a
+        meter, DP030 at a print of its model's weight)."""
+        if not function.params.params:
+            return False
+        own = function.params.params[0].name.value
         params = {p.name.value for p in function.params.params[1:]}
         return any(
             isinstance(n, cst.Call)
             and isinstance(n.func, cst.Attribute)
             and isinstance(n.func.value, cst.Attribute)
+            and _root_name(n.func.value) == own
             and any(isinstance(v, cst.Name) and v.value in params for a in n.args for v in walk(a))
             for n in walk(function.body)
         )
@@ -451,3 +458,10 @@ class LoopCounters(LoaderImports):
             if bound:
                 found = (True, value)
         return found
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    """`self` of `self.meter` (of `self.a.b`), the name an attribute chain starts from."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None

@@ -229,11 +229,15 @@ class Barriers(Rule):
                 read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
             if omitted is not None:
+                reading = enclosing_function(early[0] if early else readers[0], self.t)
+                where = ""
+                if reading is not None and reading is not enclosing_function(write, self.t):
+                    where = f" in {reading.name.value}(), which may run after this write"
                 self.t.warn(
                     write,
                     "DP054",
                     f"written on rank 0 here, read by every rank at line {read_line} "
-                    f"(`{path}`); no barrier between: {omitted}",
+                    f"(`{path}`){where}; no barrier between: {omitted}",
                 )
                 continue
             if id(write) in self._elsewhere:

@@ -15,6 +15,8 @@ from typing import Final
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.facts import GENERATED_MODULE
+
 LOG_METHODS: Final = frozenset(
     {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"}
 )
@@ -272,6 +274,12 @@ _PURE_BUILTINS: Final = frozenset(
         "type vars zip range"
     ).split()
 )
+#: dp2ddp's own helpers that do no work other ranks need: the rank test and the scratch
+#: path a write off rank 0 goes to (`open(path if ddp_is_main() else ddp_discard_path(),
+#: "wb")`, file_writes.py). Read again at `--check`, the migration's own insertion is no
+#: "work" (DP079 named `ddp_is_main(...)` in qiuqiangkong/panns_transfer_to_gtzan@af501a8's
+#: `pickle.dump(..., open(...))`, stop 48 v3-G).
+_FREE_HELPERS: Final = frozenset({"ddp_is_main", "ddp_discard_path"})
 _PURE_PREFIXES: Final = (
     "time.",
     "datetime.",
@@ -389,6 +397,9 @@ def pure_name(name: str) -> bool:
         return False  # a draw: skipped on other ranks, their generators would drift apart
     if name in _PURE_BUILTINS or name.startswith(_PURE_PREFIXES):
         return True
+    module, _, function = name.rpartition(".")
+    if module.rpartition(".")[2] == GENERATED_MODULE and function in _FREE_HELPERS:
+        return True  # dp2ddp's own insertion, read again at --check: a fixed point
     if name.startswith("cv2."):
         # OpenCV computes on the arrays it is given (a colour conversion, a resize before
         # `cv2.imwrite`: SR3's validation images, stop 39) and holds no collective; its
