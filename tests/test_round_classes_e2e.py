@@ -315,6 +315,13 @@ Stop 48 (helper x), said the same way (verify's notes name the warning):
 - hazards_s48_x_penalty_scaled_with_sum: a weight penalty in a loss summed on every term, scaled by
   WORLD_SIZE with it: DP120 (before: none; the penalty's gradient WORLD_SIZE times
   DataParallel's).
+
+Stop 48's second validation round, other fields (helper r2):
+- model_wrap_s48_r2_iterated_loss_modules (r2-A, AberHu/Knowledge-Distillation-Zoo@65470c8
+  train_kd.py:178): loss modules with parameters in a list, handed to the optimizer as
+  `*[c.parameters() for c in regs[1:]]` beside the wrapped student: `for c in regs[1:]:
+  ddp_sync_module(c)` after the optimizer, rank 0 prints the original's regs 1.0962 (before:
+  no sync, no warning; rank 0 regs 0.3025, the ranks' regressors apart).
 """
 
 from __future__ import annotations
@@ -439,6 +446,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 48 v1
     "rank_zero_stdlib_openers": ("weights 0.0330",),
+    # stop 48 r2: the original's (the base printed regs 0.3025 student 0.2009)
+    "model_wrap_s48_r2_iterated_loss_modules": ("regs 1.0962 student 0.1982",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -485,6 +494,7 @@ RANK0_ONLY = {
     "data_s48_m_row_lists_gathered": "mse",
     # stop 48 v1
     "rank_zero_stdlib_openers": "weights",
+    "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
