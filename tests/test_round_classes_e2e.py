@@ -353,6 +353,13 @@ Stop 48 (helper y), silent classes the first wave left:
   returned by a loss class imported relatively (`from .loss import VAELoss`) and bound in a
   nested unpacking (`rec, (kl, mse) = criterion(...)`), and one returned by a relatively
   imported function: DP004 at each, said the same way as helper x's (before: none).
+
+Stop 48's second validation round, other fields (helper r2):
+- model_wrap_s48_r2_iterated_loss_modules (r2-A, AberHu/Knowledge-Distillation-Zoo@65470c8
+  train_kd.py:178): loss modules with parameters in a list, handed to the optimizer as
+  `*[c.parameters() for c in regs[1:]]` beside the wrapped student: `for c in regs[1:]:
+  ddp_sync_module(c)` after the optimizer, rank 0 prints the original's regs 1.0962 (before:
+  no sync, no warning; rank 0 regs 0.3025, the ranks' regressors apart).
 """
 
 from __future__ import annotations
@@ -491,6 +498,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "s48_w3_class_built_elsewhere": ("teacher 2.0600",),  # base: 1.8835
     # stop 48 y: the original's (the base printed scale 0.6819 bias 0.4594 log_var 0.4728)
     "model_wrap_s48_y_tensor_outside_wrap": ("scale 0.7795 bias 0.1925 log_var 0.3523",),
+    # stop 48 r2: the original's (the base printed regs 0.3025 student 0.2009)
+    "model_wrap_s48_r2_iterated_loss_modules": ("regs 1.0962 student 0.1982",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -543,6 +552,7 @@ RANK0_ONLY = {
     "data_s48_w3_figures_read_deeper": "mse",  # stop 48 w3
     "model_wrap_s48_w3_method_call_by_receiver": "teacher",  # stop 48 w3
     "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
+    "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

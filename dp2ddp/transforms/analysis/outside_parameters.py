@@ -56,9 +56,9 @@ from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, unproved
 from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
+from dp2ddp.transforms.analysis.iterated_modules import iterated, rebinds
 from dp2ddp.transforms.analysis.module_index import binds_name
-from dp2ddp.transforms.analysis.outside_tensors import HELPER as TENSOR_HELPER
-from dp2ddp.transforms.analysis.outside_tensors import trained_tensors
+from dp2ddp.transforms.analysis.outside_tensors import place_tensor_sync, trained_tensors
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.analysis.unwrapped_models import keeps_itself, unwrapped_optimizers
@@ -255,6 +255,11 @@ class OutsideParameters:
             ):
                 continue
             x = t.code(node.func.value)
+            each = iterated(node, x, t)
+            if each is not None:  # `[c.parameters() for c in regs]`: each c is synced
+                uniform = uniform or RankUniformity.for_pass(t, module)
+                self._sync_each(node, x, each, (inside, read), (done, synced), uniform)
+                continue
             if x == "self" or _within(x, wrapped) or x in owners:
                 continue
             if built_wraps.holds(node.func.value, lambda: view(module)):
@@ -308,33 +313,60 @@ class OutsideParameters:
                 )
         for name, line in trained_tensors(module, t, optimizers, self._line, _feeds):
             uniform = uniform or RankUniformity.for_pass(t, module)
-            self._sync_tensor(name, line, uniform)
+            where = (
+                "in no block of statements"
+                if line is None
+                else self._unreached(name, line, uniform)
+            )
+            place_tensor_sync(t, self._after, name, line, where)
         return synced
 
-    def _sync_tensor(
-        self, name: cst.Name, line: cst.SimpleStatementLine | None, uniform: RankUniformity
+    def _sync_each(
+        self,
+        node: cst.Call,
+        x: str,
+        each: cst.CompFor,
+        seen: tuple[dict[int, cst.Call], set[str]],
+        marks: tuple[set[tuple[int, str]], set[tuple[int, str]]],
+        uniform: RankUniformity,
     ) -> None:
-        """`ddp_sync_tensor(X)` after `line`, which hands the tensor X to an optimizer
-        (analysis/outside_tensors.py), or DP118 where not every rank reaches it."""
-        x = name.value
-        where = (
-            "in no block of statements" if line is None else self._unreached(name, line, uniform)
-        )
-        if line is not None and where is None:
-            self._after.setdefault(id(line), []).append(f"{TENSOR_HELPER}({x})")
-            self.t.state.helpers.add("sync_tensor")
-            self.t.record(
-                name,
-                f"{x} is a tensor trained outside DistributedDataParallel: "
-                f"{TENSOR_HELPER}({x}) after it reaches the optimizer (rank 0's values, its "
-                "gradient averaged over the ranks)",
+        """`x.parameters()` for each `x` of a sequence reaches an optimizer (stop 48 class r2-A,
+        AberHu/Knowledge-Distillation-Zoo@65470c8: `SGD(chain(snet.parameters(),
+        *[c.parameters() for c in criterionKD[1:]]))`, VID's regressors): `for x in ITER:
+        ddp_sync_module(x)` after the line, ITER read again there (no call in it, no name the
+        line binds). Each element is a module (its `.parameters()` was taken); at run time the
+        helper returns at once for a DDP wrap, and for a module inside one it averages
+        gradients DDP averages too, which changes no value."""
+        t = self.t
+        inside, read = seen
+        done, synced = marks
+        line = self._line(node)
+        if line is None or (id(line), x) in done:
+            return
+        if not (id(node) in inside or _feeds(line, read)):
+            return
+        if rebinds(line, each):
+            return
+        done.add((id(line), x))
+        optimizer = inside.get(id(node))
+        if optimizer is not None:
+            synced.add((t.input_position(optimizer)[0], x))
+        over = t.code(each.iter)
+        where = self._unreached(node, line, uniform)
+        if where is None:
+            self._after.setdefault(id(line), []).append(f"for {x} in {over}:\n    {HELPER}({x})")
+            t.state.helpers.add("sync_module")
+            t.record(
+                node,
+                f"the parameters of each {x} in {over} are trained outside "
+                f"DistributedDataParallel: {HELPER}({x}) for each after they reach the optimizer",
             )
         else:
-            self.t.warn(
-                name,
-                "DP118",
-                f"{x} reaches the optimizer {where}, so {TENSOR_HELPER}({x}) could not be "
-                "placed where every rank reaches it: each rank trains its own copy on its share",
+            t.warn(
+                node,
+                "DP068",
+                f"{x}.parameters() for each {x} in {over} reaches the optimizer {where}, so "
+                f"{HELPER}({x}) could not be placed where every rank reaches it",
             )
 
     def _line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:

@@ -126,3 +126,32 @@ def _candidates(module: cst.Module) -> set[str]:
 
 def _last(func: cst.Name | cst.Attribute) -> str:
     return func.value if isinstance(func, cst.Name) else func.attr.value
+
+
+def place_tensor_sync(
+    t: MigrationTransform,
+    after: dict[int, list[str]],
+    name: cst.Name,
+    line: cst.SimpleStatementLine | None,
+    where: str | None,
+) -> None:
+    """`ddp_sync_tensor(X)` after `line`, which hands the tensor X to an optimizer, where
+    every rank reaches it (`where` is None: outside_parameters.py's `_unreached`); else DP118,
+    with `where` saying why not."""
+    x = name.value
+    if line is not None and where is None:
+        after.setdefault(id(line), []).append(f"{HELPER}({x})")
+        t.state.helpers.add("sync_tensor")
+        t.record(
+            name,
+            f"{x} is a tensor trained outside DistributedDataParallel: "
+            f"{HELPER}({x}) after it reaches the optimizer (rank 0's values, its "
+            "gradient averaged over the ranks)",
+        )
+    else:
+        t.warn(
+            name,
+            "DP118",
+            f"{x} reaches the optimizer {where}, so {HELPER}({x}) could not be "
+            "placed where every rank reaches it: each rank trains its own copy on its share",
+        )
