@@ -118,6 +118,9 @@ PAIRS: dict[str, Pair] = {
     "instance_norm_whole_batch": _pair(
         INSTANCE_NORM, "instance_norm_running_stats_dp.py", None, "--loss-in-forward", steps=3
     ),
+    "instance_norm_frozen_batchnorm": _pair(
+        INSTANCE_NORM, "instance_norm_running_stats_dp.py", steps=3, freeze_batchnorm=True
+    ),
 }
 
 
@@ -441,8 +444,13 @@ def test_instance_norm_running_statistics_are_replica_zeros(shared: dict[str, Sh
     verify's original, and a right migration was NOT EQUIVALENT, "a buffer went apart first:
     norm.running_mean" (the generator, judged by the critic in eval mode, followed at step 2).
     The original now runs such a model as DataParallel's replicas, or, where its forward cannot
-    be split (a loss computed inside it), splits the running statistics' update alone."""
-    for key in ("instance_norm_replicas", "instance_norm_whole_batch"):
+    be split (a loss computed inside it), splits the running statistics' update alone; so
+    also under --freeze-batchnorm (DeblurGANv2's check), which freezes BatchNorm only."""
+    for key in (
+        "instance_norm_replicas",
+        "instance_norm_whole_batch",
+        "instance_norm_frozen_batchnorm",
+    ):
         report = report_of(shared, key)
         assert report.exit_code == 0, report
         assert report.causes == ()

@@ -7,9 +7,10 @@ its own dropout masks. DDP does the same with one chunk per process. The origina
 check runs as one process, so these probes make it behave as DataParallel on W devices:
 
 * BatchNorm with batch statistics normalises each chunk separately; only the first chunk
-  updates the running statistics (`batchnorm_chunks`); so for InstanceNorm that keeps
-  running statistics (`track_running_stats=True`): its output is per sample, but its running
-  statistics are replica 0's, of the first chunk (VITA-Group/DeblurGANv2@c16bd9f5);
+  updates the running statistics (`batchnorm_chunks`); an InstanceNorm that keeps running
+  statistics (`track_running_stats=True`) normalises each sample by its own, but its running
+  statistics are replica 0's, of the first chunk (`norm_chunks`, W also where BatchNorm is
+  frozen or synchronised: VITA-Group/DeblurGANv2@c16bd9f5);
 * a dropout whose input is batch-first (its dim 0 is the batch the model was called with,
   the DataLoader's batch) draws chunk r's mask as rank r draws its own: not from the global
   RNG (the ranks' differ, seeded per process as under torchrun: alignment.process_seed) but
@@ -55,6 +56,7 @@ def install(
     batchnorm_chunks: int = 1,
     dropout_chunks: int = 0,
     keep_dropout: bool = False,
+    norm_chunks: int = 1,
 ) -> None:
     for name in _DROPOUTS:
         native = getattr(F, name, None)
@@ -70,7 +72,7 @@ def install(
             recorder, native_sdpa, no_dropout or (dropout_chunks > 0 and not keep_dropout)
         )
     F.batch_norm = _batch_norm_probe(recorder, F.batch_norm, freeze_batchnorm, batchnorm_chunks)
-    F.instance_norm = _instance_norm_probe(recorder, F.instance_norm, batchnorm_chunks)
+    F.instance_norm = _instance_norm_probe(recorder, F.instance_norm, norm_chunks)
 
 
 def _alignable(recorder: Recorder, x: torch.Tensor, chunks: int) -> bool:
