@@ -5,7 +5,8 @@ bool) goes whole to every replica, as it goes whole to every DDP rank. So a sour
 path turns it into a number on the way (an element of `range(...)`, `len(...)`, `int(...)`,
 `float(...)`, `bool(...)`, `str(...)`, any function of the standard library's `math`) and
 then only passes it through names, operators and the module's own functions (their returns),
-or the builtins that keep a number a number (`min`, `max`, `abs`, `round`), contributes no
+or the builtins that keep a number a number (`min`, `max`, `abs`, `round`), never put into a
+list, a comprehension, a subscript or a call on the way (`_held`), contributes no
 rows to the value: whatever the value is, this source's part is the same on every rank, as
 under DataParallel. AidenMoosa/Tacotron2@699a211's `teacher_forced_ratio`, decayed by
 `math.cos` from the epoch of `range(start_epoch, params.epochs)`, was said "every rank gets
@@ -25,6 +26,19 @@ from dp2ddp.flow.origins import Origin
 _MAKERS = frozenset({"len", "int", "float", "bool", "str", "round"})
 #: Builtins that give a number back when given numbers.
 _KEEPERS = frozenset({"min", "max", "abs", "round"})
+#: Expressions that hold a number as data (rows of numbers) or hand it on unrecorded.
+_HOLDERS = (
+    cst.List,
+    cst.Tuple,
+    cst.Set,
+    cst.Dict,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.Subscript,
+    cst.Call,
+)
 #: Expressions that give numbers back when given numbers.
 _OPERATORS = (
     cst.Name,
@@ -53,13 +67,32 @@ def number_only(flow: DefUse, origin: Origin) -> bool:
         node = step.node
         if _makes_number(flow, node) and (_builtin(flow, node) != "range" or _element(path, at)):
             made = True
-        elif made and not (
-            isinstance(node, _OPERATORS)
-            or (step.call and isinstance(node, cst.Call))
-            or _builtin(flow, node) in _KEEPERS
+        elif made and (
+            step.cut
+            or not (
+                isinstance(node, _OPERATORS)
+                or (step.call and isinstance(node, cst.Call))
+                or _builtin(flow, node) in _KEEPERS
+            )
         ):
+            made = False  # taken out of something (a list of numbers), or made data again
+        if made and at + 1 < len(path) and _held(flow, node, path[at + 1].node):
             made = False
     return made
+
+
+def _held(flow: DefUse, node: cst.CSTNode, following: cst.CSTNode) -> bool:
+    """Between `node` and the path's next step (or its statement), the number is put into
+    something the walk does not record as a step: a list, a comprehension (`[float(v) for v
+    in torch.randn(4)]`, rows of numbers), a subscript, a call."""
+    parent = flow.parent(node)
+    while parent is not None and parent is not following:
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return False
+        if isinstance(parent, _HOLDERS):
+            return True
+        parent = flow.parent(parent)
+    return False
 
 
 def _element(path: tuple[object, ...], at: int) -> bool:
