@@ -56,6 +56,7 @@ def _pair(
 BAD = "test_known_bad_migration_fails_with_its_cause"
 VALIDATION = "test_validation_between_steps_is_not_training_data"
 CRASH = "test_original_crash_and_no_optimizer_step"
+INSTANCE_NORM = "test_instance_norm_running_statistics_are_replica_zeros"
 #: The verify runs of the shared launch, by key (`None`: migrated by verify itself).
 PAIRS: dict[str, Pair] = {
     "in_memory_adam": _pair(
@@ -111,6 +112,14 @@ PAIRS: dict[str, Pair] = {
     ),
     "nonzero_padding": _pair(
         "test_nonzero_padding_names_the_collate", "pad_nonzero_collate_dp.py", steps=3
+    ),
+    # stop 48 vv
+    "instance_norm_replicas": _pair(INSTANCE_NORM, "instance_norm_running_stats_dp.py", steps=3),
+    "instance_norm_whole_batch": _pair(
+        INSTANCE_NORM, "instance_norm_running_stats_dp.py", None, "--loss-in-forward", steps=3
+    ),
+    "instance_norm_frozen_batchnorm": _pair(
+        INSTANCE_NORM, "instance_norm_running_stats_dp.py", steps=3, freeze_batchnorm=True
     ),
 }
 
@@ -427,3 +436,23 @@ def test_nonzero_padding_names_the_collate(shared: dict[str, Shared]) -> None:
     assert report.exit_code == 1, report
     assert _causes(report)[0] == "collate_per_part", report.causes
     assert "pad_collate" in report.causes[0].detail
+
+
+def test_instance_norm_running_statistics_are_replica_zeros(shared: dict[str, Shared]) -> None:
+    """VITA-Group/DeblurGANv2@c16bd9f5's `InstanceNorm2d(track_running_stats=True)`: its
+    running statistics, DataParallel's replica 0's (its chunk's), were the whole batch's in
+    verify's original, and a right migration was NOT EQUIVALENT, "a buffer went apart first:
+    norm.running_mean" (the generator, judged by the critic in eval mode, followed at step 2).
+    The original now runs such a model as DataParallel's replicas, or, where its forward cannot
+    be split (a loss computed inside it), splits the running statistics' update alone; so
+    also under --freeze-batchnorm (DeblurGANv2's check), which freezes BatchNorm only."""
+    for key in (
+        "instance_norm_replicas",
+        "instance_norm_whole_batch",
+        "instance_norm_frozen_batchnorm",
+    ):
+        report = report_of(shared, key)
+        assert report.exit_code == 0, report
+        assert report.causes == ()
+    notes = "\n".join(report_of(shared, "instance_norm_replicas").notes)
+    assert "training forwards of its model chunk by chunk, as DataParallel's 2 replicas" in notes

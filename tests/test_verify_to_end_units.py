@@ -314,6 +314,9 @@ with open("appended.txt", "a") as f:
     f.write("x")
 with open("over.txt", "w"):
     pass
+import tempfile  # opens the folder itself for writing (O_TMPFILE), as numba's cache test
+tempfile.TemporaryFile(dir=".").close()
+kept.append(tempfile.TemporaryFile(dir="."))
 print(sorted(os.path.basename(p) for p in log.outputs()))
 """
 
@@ -322,7 +325,10 @@ def test_a_file_only_opened_to_append_to_is_not_written(tmp_path: Path) -> None:
     """verify --to-end's false alarm (rnn-transducer: rank 1's FileHandler on rank 0's log,
     no line written): an append-only open is a write when this process's bytes went in
     (its descriptor moved), or the file, closed, changed since; any other open for writing
-    is one. Run in a child process: install() hooks its process for good."""
+    is one. A folder opened for an unnamed temporary file (`tempfile.TemporaryFile`, numba's
+    test that a cache folder is writable: GCommandsPytorch's /tmp and librosa's __pycache__,
+    "written by ranks 0, 1") is no file written. Run in a child process: install() hooks its
+    process for good."""
     done = subprocess.run(
         [sys.executable, "-c", _APPEND_ONLY], cwd=tmp_path, capture_output=True, text=True
     )

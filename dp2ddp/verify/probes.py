@@ -7,7 +7,10 @@ its own dropout masks. DDP does the same with one chunk per process. The origina
 check runs as one process, so these probes make it behave as DataParallel on W devices:
 
 * BatchNorm with batch statistics normalises each chunk separately; only the first chunk
-  updates the running statistics (`batchnorm_chunks`);
+  updates the running statistics (`batchnorm_chunks`); an InstanceNorm that keeps running
+  statistics (`track_running_stats=True`) normalises each sample by its own, but its running
+  statistics are replica 0's, of the first chunk (`norm_chunks`, W also where BatchNorm is
+  frozen or synchronised: VITA-Group/DeblurGANv2@c16bd9f5);
 * a dropout whose input is batch-first (its dim 0 is the batch the model was called with,
   the DataLoader's batch) draws chunk r's mask as rank r draws its own: not from the global
   RNG (the ranks' differ, seeded per process as under torchrun: alignment.process_seed) but
@@ -53,6 +56,7 @@ def install(
     batchnorm_chunks: int = 1,
     dropout_chunks: int = 0,
     keep_dropout: bool = False,
+    norm_chunks: int = 1,
 ) -> None:
     for name in _DROPOUTS:
         native = getattr(F, name, None)
@@ -68,6 +72,7 @@ def install(
             recorder, native_sdpa, no_dropout or (dropout_chunks > 0 and not keep_dropout)
         )
     F.batch_norm = _batch_norm_probe(recorder, F.batch_norm, freeze_batchnorm, batchnorm_chunks)
+    F.instance_norm = _instance_norm_probe(recorder, F.instance_norm, norm_chunks)
 
 
 def _alignable(recorder: Recorder, x: torch.Tensor, chunks: int) -> bool:
@@ -221,6 +226,44 @@ def _batch_norm_probe(
         return torch.cat(outputs, 0)
 
     return batch_norm
+
+
+def _instance_norm_probe(
+    recorder: Recorder, native: Callable[..., torch.Tensor], chunks: int
+) -> Callable[..., torch.Tensor]:
+    """Running statistics of InstanceNorm in training as DataParallel's: replica 0's chunk
+    only (replicas 1.. update copies DataParallel drops). Its output is per sample, so only
+    the running statistics' update is split."""
+    signature = inspect.signature(native)
+
+    @functools.wraps(native)
+    def instance_norm(*args: Any, **kwargs: Any) -> torch.Tensor:
+        bound = signature.bind(*args, **kwargs)
+        x: torch.Tensor = bound.arguments["input"]
+        if (
+            bound.arguments.get("running_mean") is None
+            or not bound.arguments.get("use_input_stats", True)
+            or x.dim() < 2
+        ):
+            return native(*bound.args, **bound.kwargs)
+        if recorder.replica is not None:  # the original, one replica's chunk (replicas.py)
+            if recorder.replica:
+                bound.arguments["running_mean"] = None
+                bound.arguments["running_var"] = None
+            return native(*bound.args, **bound.kwargs)
+        pieces = torch.chunk(x, chunks, 0) if chunks > 1 else (x,)
+        if len(pieces) < 2:
+            return native(*bound.args, **bound.kwargs)
+        outputs = []
+        for index, piece in enumerate(pieces):
+            bound.arguments["input"] = piece
+            if index == 1:  # DataParallel keeps the first replica's running statistics
+                bound.arguments["running_mean"] = None
+                bound.arguments["running_var"] = None
+            outputs.append(native(*bound.args, **bound.kwargs))
+        return torch.cat(outputs, 0)
+
+    return instance_norm
 
 
 def _note_values(recorder: Recorder, x: torch.Tensor) -> None:

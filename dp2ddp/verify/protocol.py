@@ -53,6 +53,8 @@ class RunnerOptions:
     to_end: bool = False
     #: The original on CPU: BatchNorm normalises each of DataParallel's W chunks (probes).
     batchnorm_chunks: int = 1
+    #: The original on CPU: other norms keep the running statistics of chunk 0 (probes).
+    norm_chunks: int = 1
     #: Dropout aligned with DataParallel's chunks: W in the original, 1 in the ranks, 0 as is.
     dropout_chunks: int = 0
     #: Aligned dropout: a call that cannot be aligned draws anyway (instead of off).
@@ -66,6 +68,7 @@ class RunnerOptions:
             "--file-attr", self.file_attr,
             "--scale-batch", str(self.scale_batch),
             "--batchnorm-chunks", str(self.batchnorm_chunks),
+            "--norm-chunks", str(self.norm_chunks),
             "--dropout-chunks", str(self.dropout_chunks),
         ]  # fmt: skip
         if self.no_dropout:
@@ -94,6 +97,7 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
     parser.add_argument("--freeze-batchnorm", action="store_true")
     parser.add_argument("--to-end", action="store_true")
     parser.add_argument("--batchnorm-chunks", type=int, default=1)
+    parser.add_argument("--norm-chunks", type=int, default=1)
     parser.add_argument("--dropout-chunks", type=int, default=0)
     parser.add_argument("--keep-dropout", action="store_true")
     ns = parser.parse_args(argv[:cut])
@@ -110,6 +114,7 @@ def parse_runner_argv(argv: list[str]) -> tuple[RunnerOptions, str, list[str]]:
         scale_batch=ns.scale_batch,
         to_end=ns.to_end,
         batchnorm_chunks=ns.batchnorm_chunks,
+        norm_chunks=ns.norm_chunks,
         dropout_chunks=ns.dropout_chunks,
         keep_dropout=ns.keep_dropout,
     )

@@ -9,9 +9,10 @@ than the ranks' (other kernel blocking, other summation order). In float32 a net
 BatchNorm over small chunks amplifies that ~1e-7 from step to step (prlz77/ResNeXt.pytorch:
 updates 1e-6 apart at step 1, 6e-3 at step 2, 0.17 at step 3; 4e-14 at every step in
 float64). So where the model has BatchNorm with batch statistics, its outermost training
-forward runs here once per chunk: replica 0 updates the running statistics (its buffers are
-the model's), replicas 1.. leave them and `num_batches_tracked` alone (their buffers are
-copies DataParallel drops), and dropout draws chunk r's mask as rank r draws it.
+forward runs here once per chunk (so does a model whose InstanceNorm keeps running statistics
+of its chunk, `track_running_stats`): replica 0 updates the running statistics (its buffers
+are the model's), replicas 1.. leave them and `num_batches_tracked` alone (their buffers
+are copies DataParallel drops), and dropout draws chunk r's mask as rank r draws it.
 
 Where the inputs are not all batch-first tensors of one batch that splits evenly, or an
 output is not one (a loss computed inside forward: DataParallel would gather W of them into
@@ -33,7 +34,7 @@ from typing import Any
 
 import torch
 import torch.utils.checkpoint
-from torch.nn.modules.batchnorm import _BatchNorm
+from torch.nn.modules.batchnorm import _BatchNorm, _NormBase
 
 from dp2ddp.verify.recorder import Recorder
 
@@ -98,12 +99,22 @@ def _gather(outputs: list[Any], size: int) -> Any:
     raise _Ungatherable
 
 
-def _batchnorms(module: torch.nn.Module) -> list[_BatchNorm]:
-    """BatchNorm layers that normalise with batch statistics in this forward."""
+def _norms(module: torch.nn.Module) -> list[_NormBase]:
+    """Norm layers whose work depends on DataParallel's chunks in this forward: BatchNorm
+    with batch statistics (its output), and any other norm that keeps running statistics in
+    training (`InstanceNorm2d(track_running_stats=True)`: each sample is normalised by its
+    own statistics, but the running ones average the chunk's, and DataParallel keeps replica
+    0's; VITA-Group/DeblurGANv2@c16bd9f5's full discriminator: run over the whole batch, the
+    original's running mean was the whole batch's, and verify said "a buffer went apart
+    first" of a right migration)."""
     return [
         m
         for m in module.modules()
-        if isinstance(m, _BatchNorm) and (m.training or m.running_mean is None)
+        if isinstance(m, _NormBase)
+        and (
+            (m.training and m.running_mean is not None)
+            or (isinstance(m, _BatchNorm) and (m.training or m.running_mean is None))
+        )
     ]
 
 
@@ -121,7 +132,7 @@ def chunked_forward(
         return False, None
     if any(info.get("dim", 0) != 0 for info in recorder.wrapper_info):
         return False, None
-    norms = _batchnorms(module)
+    norms = _norms(module)
     tensors = _tensors((args, kwargs))
     if not norms or not tensors:
         return False, None
@@ -181,11 +192,11 @@ def chunked_forward(
     return True, gathered
 
 
-def _stats(m: _BatchNorm) -> list[torch.Tensor | None]:
+def _stats(m: _NormBase) -> list[torch.Tensor | None]:
     return [m.running_mean, m.running_var, m.num_batches_tracked]
 
 
-def _restore(norms: list[_BatchNorm], buffers: list[tuple[_BatchNorm, list[Any]]]) -> None:
+def _restore(norms: list[_NormBase], buffers: list[tuple[_NormBase, list[Any]]]) -> None:
     with torch.no_grad():
         for m, saved in buffers:
             for current, value in zip(_stats(m), saved, strict=True):

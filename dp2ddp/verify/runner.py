@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         options.batchnorm_chunks,
         options.dropout_chunks,
         options.keep_dropout,
+        options.norm_chunks,
     )
     fingerprint.install(recorder)
     replicas.install(recorder)

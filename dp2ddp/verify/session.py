@@ -21,6 +21,7 @@ from dp2ddp.errors import InputError, error_line
 from dp2ddp.migrate.sourcefile import decode
 from dp2ddp.transforms.shared_draws import unshared_draws
 from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
+from dp2ddp.verify.chunks import replica_chunks
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, deliberate_exit, deliberate_exits, exit_aborts
@@ -209,26 +210,6 @@ def verify(config: VerifyConfig) -> VerifyReport:
         raise VerifyError(f"cannot run: {exc}") from None
 
 
-@dataclass(frozen=True)
-class Chunks:
-    """How the original emulates DataParallel's scatter over the migration's W devices."""
-
-    batchnorm: int  # BatchNorm with batch statistics: per chunk (1: over the whole batch)
-    dropout: int  # dropout masks drawn per chunk as the ranks draw them (0: as is)
-
-
-def replica_chunks(config: VerifyConfig, the_plan: Plan, migrated_source: str) -> Chunks:
-    """On CPU the original is one process; DataParallel on W GPUs would split each batch in
-    W chunks, one per replica: so BatchNorm and dropout run per chunk there. On GPUs the
-    original runs the real DataParallel over the same devices, which already does so.
-    BatchNorm stays whole-batch when the migration synchronises it (SyncBatchNorm)."""
-    if the_plan.backend != "gloo" or the_plan.nproc < 2:
-        return Chunks(1, 0)
-    synced = config.migrate_options.sync_batchnorm or "SyncBatchNorm" in migrated_source
-    batchnorm = 1 if config.freeze_batchnorm or synced else the_plan.nproc
-    return Chunks(batchnorm, 0 if config.no_dropout else the_plan.nproc)
-
-
 def run_specs(
     config: VerifyConfig, the_plan: Plan, scripts: Scripts, workdir: Path
 ) -> list[launch.RunSpec]:
@@ -238,7 +219,7 @@ def run_specs(
     migrated_env = launch.run_env(
         migrated_environ(cwd, scripts.copy), the_plan.cuda_visible, the_plan.backend == "gloo"
     )
-    chunks = replica_chunks(config, the_plan, scripts.migrated_source)
+    chunks = replica_chunks(config, the_plan.backend, the_plan.nproc, scripts.migrated_source)
     original = protocol.RunnerOptions(
         out=str(workdir / launch.ORIGINAL),
         steps=config.steps,
@@ -250,6 +231,7 @@ def run_specs(
         scale_batch=the_plan.nproc if config.migrate_options.per_process_batch else 1,
         to_end=config.to_end,
         batchnorm_chunks=chunks.batchnorm,
+        norm_chunks=chunks.norms,
         dropout_chunks=chunks.dropout,
         keep_dropout=config.keep_dropout,
     )
@@ -259,6 +241,7 @@ def run_specs(
         file_attr=str(scripts.migrated_file_attr.resolve()),
         scale_batch=1,
         batchnorm_chunks=1,
+        norm_chunks=1,
         dropout_chunks=min(chunks.dropout, 1),
     )
     return [

@@ -89,8 +89,16 @@ class WriteLog:
 
     def outputs(self) -> list[str]:
         """The written files that still exist (a temporary file removed again is no output),
-        not those only opened to append to that got no byte from this process."""
-        return [path for path in self.paths if os.path.lexists(path) and self.wrote(path)]
+        not those only opened to append to that got no byte from this process. A directory
+        is no file written: `tempfile.TemporaryFile(dir=d)` opens `d` itself for writing
+        (O_TMPFILE: a file without a name, gone at close), as numba does to test that a
+        cache folder is writable (adiyoss/GCommandsPytorch@af9ccfd through librosa: "files
+        written by more than one rank: /tmp, librosa/__pycache__ by ranks 0, 1")."""
+        return [
+            path
+            for path in self.paths
+            if os.path.lexists(path) and not os.path.isdir(path) and self.wrote(path)
+        ]
 
     def wrote(self, path: str) -> bool:
         """This process wrote into `path` (see the module's docstring)."""

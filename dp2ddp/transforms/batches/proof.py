@@ -57,6 +57,7 @@ from dp2ddp.transforms.batches.loops import (
     SHARD,
     _plain_target,
 )
+from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
@@ -390,7 +391,7 @@ class BatchProof(DrawnBatches):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
             # program built, not a constant every rank computes whole (v2-A, stop 41)
             return "batch"
-        if origin.kind in ("constant", "definition", "global", "attribute"):
+        if held_alike(flow, origin):
             return "ok"
         if self._on_split(flow, origin):
             return "sharded"
