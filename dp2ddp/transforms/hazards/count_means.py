@@ -113,11 +113,11 @@ class CountMeans:
         text = self.t.state.text
         self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
         self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
-        self._active = self._active or "Loss(" in text
         self._module = node
         self._mean_objects = frozenset[str]()
-        if self._active and "Loss(" in text:
+        if "Loss(" in text:  # a loss object on a masked selection (masked_means.py)
             self._mean_objects = mean_loss_objects(node, self.t.qualified_names)
+            self._active = self._active or bool(self._mean_objects)
         self._uniform = None
         self._per_sample = None
         if self._active:
