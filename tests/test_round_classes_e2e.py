@@ -250,6 +250,13 @@ Stop 48 (helper m), said figures of a sharded pass made DataParallel's where pro
   (ddp_gather_items), rank 0 prints the original's `mse 1.0588 mae 0.8185 r2 -0.6912 rows
   32` (before: DP030, its 16 rows' `mse 0.9142`).
 
+Stop 48's second vision round (helper r1), said, checked by verify's verdict (not the launch:
+the migration keeps the difference and says it, as stop 48 x's cases):
+- hazards_s48_r1_masked_loss_object (r1-A, BobLiu20/YOLOv3_PyTorch@c6b4837): a loss object
+  `self.bce_loss = nn.BCELoss()` called on `pred_cls[mask == 1]`, a selection whose count
+  the data decides: DP043, and verify's notes name it (before: no warning; rank 0 `weights
+  -1.1770` for the original's `-1.2188`, and `-1.2188` with DP043's fix made by hand).
+
 MIGRATED (e2e_cases scripts, migrated with inline helpers in the launch's fixture):
 - loader_wrapping_class (v1-A of stop 43, P2333/Bag-of-Tricks-for-AT@ebf1e9b): a class of the
   program that wraps a DataLoader it builds: each rank trains its own 2 of each step's 4 rows,
@@ -823,6 +830,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s48_x_loss_class_elsewhere", "DP004"),
         # stop 48 y
         ("s48_y_told_sums_relative_nested", "DP004"),
+        # stop 48 r1
+        ("hazards_s48_r1_masked_loss_object", "DP043"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

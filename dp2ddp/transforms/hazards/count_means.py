@@ -52,7 +52,11 @@ from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
-from dp2ddp.transforms.hazards.masked_means import masked_selection, warn_masked_mean
+from dp2ddp.transforms.hazards.masked_means import (
+    masked_selection,
+    mean_loss_objects,
+    warn_masked_mean,
+)
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 #: The inserted call (templates/helpers/count_share.py.j2).
@@ -102,6 +106,7 @@ class CountMeans:
         self._module: cst.Module | None = None
         self._per_sample: frozenset[int] | None = None
         self._active = True
+        self._mean_objects = frozenset[str]()
 
     # -- visits ---------------------------------------------------------------------------
     def enter_module(self, node: cst.Module) -> None:
@@ -109,6 +114,10 @@ class CountMeans:
         self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
         self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
         self._module = node
+        self._mean_objects = frozenset[str]()
+        if "Loss(" in text:  # a loss object on a masked selection (masked_means.py)
+            self._mean_objects = mean_loss_objects(node, self.t.qualified_names)
+            self._active = self._active or bool(self._mean_objects)
         self._uniform = None
         self._per_sample = None
         if self._active:
@@ -148,7 +157,7 @@ class CountMeans:
         for node in walk(scope, skip_scopes=True):
             if isinstance(node, cst.Call):  # a mean over a masked selection (masked_means.py)
                 selected = masked_selection(
-                    node, facts.assigned, self._mask, self.t.qualified_names
+                    node, facts.assigned, self._mask, self.t.qualified_names, self._mean_objects
                 )
                 if selected and self._reaches(node, reaching) and not inside_no_grad(node, self.t):
                     warn_masked_mean(self.t, node, selected)

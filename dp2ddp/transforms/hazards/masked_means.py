@@ -22,6 +22,12 @@ gt[mask], size_average=True)`, mask = gt < maxdisp): `torch.nn.functional.<loss>
 reduction is the mean (no `reduction=`, `reduction='mean'`, no `size_average=False` or
 `reduce=False`) with its input or target such a selection: the same mean over a count the
 data decides.
+
+Also a loss OBJECT of torch.nn averaging over elements, called on such a selection
+(BobLiu20/YOLOv3_PyTorch@c6b4837 nets/yolo_loss.py: `self.bce_loss = nn.BCELoss()` in
+`__init__`, `self.bce_loss(pred_cls[mask == 1], tcls[mask == 1])` in forward): the name or
+attribute it is called through (hazards.losses' loss_key) bound, everywhere in the module,
+only to such a class built with a mean reduction (`mean_loss_objects`, once per module).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from collections.abc import Callable
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms.hazards.losses import loss_key
 
 _Assigned = dict[str, list[cst.BaseExpression]]
 _IsMask = Callable[[cst.BaseExpression, _Assigned, int], bool]
@@ -55,11 +63,70 @@ _MEAN_LOSSES = frozenset(
 )
 
 
+#: torch.nn's loss classes averaging over elements by default (the functions' classes).
+_MEAN_CLASSES = frozenset(
+    (
+        "L1Loss MSELoss SmoothL1Loss HuberLoss BCELoss BCEWithLogitsLoss CrossEntropyLoss "
+        "NLLLoss SoftMarginLoss GaussianNLLLoss PoissonNLLLoss"
+    ).split()
+)
+#: Those whose first positional parameter is a class `weight` (not a reduction).
+_WEIGHT_FIRST = frozenset({"BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss"})
+
+
+def mean_loss_objects(module: cst.Module, names: _Names) -> frozenset[str]:
+    """The loss keys (`criterion`, `.bce_loss`) every assignment in `module` binds to a
+    torch.nn loss object averaging over elements (`nn.BCELoss()`, `.cuda()`/`.to()` on
+    it); a key also bound to anything else is left out."""
+    bound: dict[str, bool] = {}
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        for target in targets:
+            key = loss_key(target)
+            if key and node.value is not None:
+                mean = _mean_loss_object(node.value, names)
+                bound[key] = bound.get(key, True) and mean
+    return frozenset(key for key, mean in bound.items() if mean)
+
+
+def _mean_loss_object(node: cst.BaseExpression, names: _Names) -> bool:
+    while (  # `nn.BCELoss().cuda()`: the same module
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("cuda", "to")
+    ):
+        node = node.func.value
+    if not isinstance(node, cst.Call):
+        return False
+    classes = {
+        n.rsplit(".", 1)[-1] for n in names(node.func) if n.startswith("torch.nn.")
+    } & _MEAN_CLASSES
+    if not classes:
+        return False
+    positional = [a for a in node.args if a.keyword is None]
+    if len(positional) > (1 if classes <= _WEIGHT_FIRST else 0) or any(a.star for a in node.args):
+        return False
+    for arg in node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "reduction" and not _literal(arg.value, "mean"):
+            return False
+        if keyword in ("size_average", "reduce") and not _literal(arg.value, True, None):
+            return False
+    return True
+
+
 def masked_selection(
-    call: cst.Call, assigned: _Assigned, is_mask: _IsMask, names: _Names
+    call: cst.Call,
+    assigned: _Assigned,
+    is_mask: _IsMask,
+    names: _Names,
+    mean_objects: frozenset[str] = frozenset(),
 ) -> str | None:
-    """The code of the selection `call` (a mean with no dims) averages over, or None."""
-    if names(call.func) & _MEAN_LOSSES:
+    """The code of the selection `call` (a mean with no dims) averages over, or None;
+    `mean_objects` the loss keys bound to mean loss objects (mean_loss_objects)."""
+    if names(call.func) & _MEAN_LOSSES or (mean_objects and loss_key(call.func) in mean_objects):
         return _loss_selection(call, assigned, is_mask, names)
     if names(call.func) & {"torch.mean"}:
         if len(call.args) != 1 or call.args[0].keyword is not None:
