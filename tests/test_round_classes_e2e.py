@@ -367,6 +367,13 @@ Stop 48's second validation round, other fields (helper r2):
   `*[c.parameters() for c in regs[1:]]` beside the wrapped student: `for c in regs[1:]:
   ddp_sync_module(c)` after the optimizer, rank 0 prints the original's regs 1.0962 (before:
   no sync, no warning; rank 0 regs 0.3025, the ranks' regressors apart).
+
+Stop 48, statements left under a moved wrap's guard (helper z2):
+- model_wrap_s48_z2_store_on_moved_wrap (r2-D, ae-foster/pytorch-simclr@cd4744c
+  simclr.py:73-76): `if device == 'cuda': repr_dim = net.representation_dim; net =
+  DataParallel(net); net.representation_dim = repr_dim`: the read and the store move out of
+  the guard with the wrap, rank 0 prints the original's weights (before: the store stayed
+  under the guard, AttributeError on the DDP object on CPU, no warning).
 """
 
 from __future__ import annotations
@@ -507,6 +514,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s48_y_tensor_outside_wrap": ("scale 0.7795 bias 0.1925 log_var 0.3523",),
     # stop 48 r2: the original's (the base printed regs 0.3025 student 0.2009)
     "model_wrap_s48_r2_iterated_loss_modules": ("regs 1.0962 student 0.1982",),
+    # stop 48 z2: the original's (the base raised AttributeError on CPU)
+    "model_wrap_s48_z2_store_on_moved_wrap": ("weights -0.908",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -560,6 +569,7 @@ RANK0_ONLY = {
     "model_wrap_s48_w3_method_call_by_receiver": "teacher",  # stop 48 w3
     "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
+    "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

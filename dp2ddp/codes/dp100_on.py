@@ -194,6 +194,20 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "before it (`np.random.seed(0)` on every rank), or draw it where every rank "
         "passes, then silence the warning with `# noqa: DP112`.",
     ),
+    "DP114": (
+        "a store on the wrapper is left under the guard the wrap moved out of",
+        "A device guard wraps the model and then stores an attribute on the wrapper "
+        "(`if device == 'cuda': net = nn.DataParallel(net); net.dim = dim`). dp2ddp moves "
+        "the wrap out of the guard, since every process must wrap, on CPU too; a store "
+        "that re-exposes the module's own attribute (`net.dim = net.module.dim`, or "
+        "`net.dim = dim` with `dim = net.dim` read just before the wrap) moves out with "
+        "it. This store could not be proved to give the wrapper the module's own value, "
+        "so it was left under the guard: where the guard is false the wrapper lacks the "
+        "attribute and reading it raises AttributeError on the DistributedDataParallel "
+        "object, or reads another value than the original's unwrapped model gave. Move "
+        "the store after the wrap where that holds on every device (or read "
+        "`net.module.dim`), then silence the warning with `# noqa: DP114`.",
+    ),
     "DP118": (
         "a tensor trained outside DistributedDataParallel, its sync not proved reached",
         "The optimizer trains a tensor no module holds (`scale = nn.Parameter(torch.ones(1))` "

@@ -95,6 +95,7 @@ MARKED = frozenset(
         "DP106",
         "DP107",
         "DP108",
+        "DP114",
         "DP118",
         "DP119",
         "DP120",

@@ -10,7 +10,8 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
   on a CPU machine.
 * `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `device_count() >= 1`:
   a device guard) decides what runs on CPU too: the wrap moves out of it (also from a count
-  guard inside), the rest and its else stay guarded (DP100: the else calls the module bare).
+  guard inside), the rest and its else stay guarded (DP100: the else calls the module bare),
+  but for stores re-exposing the module's attributes on the wrapper (DP114 where unproved).
 * An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
 * `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed:
   under DDP there is no replication to patch, and it asserts the model is a DataParallel.
@@ -57,6 +58,7 @@ from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     read_before_wrap,
+    stores_after_wrap,
     wrap_assignments,
     wraps_on_every_path,
 )
@@ -569,6 +571,12 @@ class WrapModelInDDP(MigrationTransform):
             body[wraps[-1] + 1 :],
         )
         test = self.code(original.test)
+        targets = {t for stmt in hoisted for t in wrap_assignments(stmt)}
+        tail, head, unproved = stores_after_wrap(before, after, targets)
+        if unproved is not None:
+            self.warn(original, "DP114", f"`{self.code(unproved).strip()}` under `if {test}`")
+        hoisted = [*before[len(before) - tail :], *hoisted, *after[:head]]
+        before, after = before[: len(before) - tail], after[head:]
         updated, else_note = self._drop_else_wraps(original, updated, hoisted)
         out: list[cst.BaseStatement] = []
         if before:

@@ -114,3 +114,78 @@ def called_bare(kept: list[cst.BaseStatement], hoisted: list[cst.BaseStatement])
             if isinstance(node, cst.Call) and code_of(node.func) in inner:
                 return code_of(node)
     return None
+
+
+def _store_on(stmt: cst.BaseStatement, targets: set[str]) -> tuple[str, str, str] | None:
+    """`net.representation_dim = repr_dim` with `net` a name the wrap binds -> (wrapped
+    name, attribute, the value's code); a single assignment of one attribute, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Attribute) or code_of(target.value) not in targets:
+        return None
+    return code_of(target.value), target.attr.value, code_of(assign.value)
+
+
+def _read_of(stmt: cst.BaseStatement) -> tuple[str, str] | None:
+    """`repr_dim = net.representation_dim` -> ("repr_dim", "net.representation_dim")."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    if not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    if not isinstance(assign.value, cst.Attribute):
+        return None
+    return assign.targets[0].target.value, code_of(assign.value)
+
+
+def stores_after_wrap(
+    before: list[cst.BaseStatement], after: list[cst.BaseStatement], targets: set[str]
+) -> tuple[int, int, cst.BaseStatement | None]:
+    """What of a device guard moves out with its hoisted wrap (ae-foster/pytorch-simclr@
+    cd4744c: `if device == 'cuda': repr_dim = net.representation_dim; net = DP(net);
+    net.representation_dim = repr_dim`). A store on the wrapper re-exposes an attribute of
+    the module; left under the guard, the wrapper lacks it wherever the guard is false, and
+    the program's later `net.representation_dim` raises AttributeError on the DDP object.
+
+    -> (how many statements at the end of `before` and at the start of `after` move out
+    after the wrap, in order; the first store on the wrapper not proved, else None).
+    Proved: each store is `T.X = T.module.X`, or `T.X = n` with `n = T.X` (the same
+    attribute, read before the wrap) in the moved tail of `before`: the store gives the
+    wrapper the module's own value, which is what the original's unwrapped model answered
+    where the guard was false. The moved statements are a head of `after` and a tail of
+    `before` made only of such statements, so their order among the guard's statements is
+    the original's. Anything else storing on the wrapper is not moved (DP114)."""
+    head = 0
+    needed: dict[str, str] = {}  # read name -> `T.X` it must hold
+    for stmt in after:
+        store = _store_on(stmt, targets)
+        if store is None:
+            break
+        wrapped, attr, value = store
+        if value == f"{wrapped}.module.{attr}":
+            head += 1
+            continue
+        if needed.get(value, f"{wrapped}.{attr}") != f"{wrapped}.{attr}":
+            return 0, 0, stmt
+        needed[value] = f"{wrapped}.{attr}"
+        head += 1
+    for stmt in after[head:]:
+        if _store_on(stmt, targets) is not None:
+            return 0, 0, stmt
+    tail, found = 0, set()
+    for stmt in reversed(before):
+        read = _read_of(stmt)
+        if read is None or needed.get(read[0]) != read[1] or read[0] in found:
+            break
+        found.add(read[0])
+        tail += 1
+    if found != set(needed):
+        lacking = set(needed) - found
+        return 0, 0, next(s for s in after if (st := _store_on(s, targets)) and st[2] in lacking)
+    return tail, head, None
