@@ -367,6 +367,14 @@ Stop 48's second validation round, other fields (helper r2):
   `*[c.parameters() for c in regs[1:]]` beside the wrapped student: `for c in regs[1:]:
   ddp_sync_module(c)` after the optimizer, rank 0 prints the original's regs 1.0962 (before:
   no sync, no warning; rank 0 regs 0.3025, the ranks' regressors apart).
+
+Stop 48 (helper z1), said, not rewritten:
+- batches_s48_z1_pick_after_loop (v1-B, AidenMoosa/Tacotron2@699a211 train.py:146-149): a
+  preview picked from the last batch after the loop by position, `mels[-1]`: DP113 (rank 0
+  prints last sample 14.0 for the original's 15.0, the same before and after: nothing is
+  rewritten). The case checks the text's claim that position 0 is the original's sample
+  (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
+  on the base too, whose golden output had no DP113.
 """
 
 from __future__ import annotations
@@ -507,6 +515,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s48_y_tensor_outside_wrap": ("scale 0.7795 bias 0.1925 log_var 0.3523",),
     # stop 48 r2: the original's (the base printed regs 0.3025 student 0.2009)
     "model_wrap_s48_r2_iterated_loss_modules": ("regs 1.0962 student 0.1982",),
+    # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
+    # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
+    "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -560,6 +571,7 @@ RANK0_ONLY = {
     "model_wrap_s48_w3_method_call_by_receiver": "teacher",  # stop 48 w3
     "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
+    "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
