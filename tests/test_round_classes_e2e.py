@@ -374,6 +374,14 @@ Stop 48, statements left under a moved wrap's guard (helper z2):
   DataParallel(net); net.representation_dim = repr_dim`: the read and the store move out of
   the guard with the wrap, rank 0 prints the original's weights (before: the store stayed
   under the guard, AttributeError on the DDP object on CPU, no warning).
+
+Stop 48 (helper z1), said, not rewritten:
+- batches_s48_z1_pick_after_loop (v1-B, AidenMoosa/Tacotron2@699a211 train.py:146-149): a
+  preview picked from the last batch after the loop by position, `mels[-1]`: DP113 (rank 0
+  prints last sample 14.0 for the original's 15.0, the same before and after: nothing is
+  rewritten). The case checks the text's claim that position 0 is the original's sample
+  (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
+  on the base too, whose golden output had no DP113.
 """
 
 from __future__ import annotations
@@ -516,6 +524,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s48_r2_iterated_loss_modules": ("regs 1.0962 student 0.1982",),
     # stop 48 z2: the original's (the base raised AttributeError on CPU)
     "model_wrap_s48_z2_store_on_moved_wrap": ("weights -0.908",),
+    # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
+    # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
+    "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -570,6 +581,7 @@ RANK0_ONLY = {
     "s48_w3_class_built_elsewhere": "teacher",  # stop 48 w3
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
+    "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

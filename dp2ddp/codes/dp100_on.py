@@ -194,6 +194,22 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "before it (`np.random.seed(0)` on every rank), or draw it where every rank "
         "passes, then silence the warning with `# noqa: DP112`.",
     ),
+    "DP113": (
+        "a sample of the last batch picked by a constant position after the loop",
+        "After the training loop, a name that held the last batch or the model's last output "
+        "is read at a constant position other than 0 (`padded_mels[-1]`, `y_pred_post[-1]` "
+        "saved or plotted as a preview: AidenMoosa/Tacotron2@699a211). Under DataParallel it "
+        "held the whole gathered batch, so `[-1]` was the global batch's last sample; under "
+        "DDP it holds rank 0's part only, and the same position picks another sample of the "
+        "batch (the global batch's last one was on the last rank), with no error. Position 0 "
+        "is the same sample in both (a DistributedSampler in order gives rank 0 positions "
+        "0, W, 2W, ..., a contiguous shard the batch's first part: rank 0's part starts at "
+        "the batch's first sample), so nothing is said for it. Nothing was rewritten (the "
+        "sample DataParallel showed is on another rank). Take index 0, or gather the "
+        "tensor from every rank first (`torch.distributed.all_gather`, where every rank "
+        "arrives) and pick from the gathered batch in DataParallel's order, then silence "
+        "the warning with `# noqa: DP113`.",
+    ),
     "DP114": (
         "a store on the wrapper is left under the guard the wrap moved out of",
         "A device guard wraps the model and then stores an attribute on the wrapper "

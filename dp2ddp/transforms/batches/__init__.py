@@ -67,6 +67,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
+from dp2ddp.transforms.batches.after_loop import warn_picks_after_loop
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
@@ -165,6 +166,7 @@ class ShardBatches(BatchSqueezes):
             self._plan_chunks()
             self._plan_output_indices(nodes)
             self._warn_batch_positions(nodes)
+            warn_picks_after_loop(self, nodes)
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         self._warn_split_figures()

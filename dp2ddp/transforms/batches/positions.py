@@ -99,9 +99,9 @@ class BatchPositions(BatchProof):
             return shards[0]
         return None
 
-    def _position_reads(self, loop: cst.For, call: cst.Call) -> list[cst.Subscript]:
-        """Slices with a bound along dim 0 of the loop's batch, the model's output, or a
-        name the loop body binds from them, in source order."""
+    def _position_names(self, loop: cst.For, call: cst.Call) -> set[str]:
+        """The loop's batch names, the model's output names, and the names the loop body
+        binds from them, in order (a reduction, `len(x)` or `.item()`, left out)."""
         tracked = _batch_names(loop)
         assign = self.parent(call)
         if isinstance(assign, cst.Assign) and assign.value is call:
@@ -114,6 +114,12 @@ class BatchPositions(BatchProof):
                     continue
                 for target in node.targets:
                     tracked |= target_names(target.target)
+        return tracked
+
+    def _position_reads(self, loop: cst.For, call: cst.Call) -> list[cst.Subscript]:
+        """Slices with a bound along dim 0 of the loop's batch, the model's output, or a
+        name the loop body binds from them, in source order."""
+        tracked = self._position_names(loop, call)
         reads: list[cst.Subscript] = []
         for node in walk(loop.body):
             if not isinstance(node, cst.Subscript) or not node.slice:
