@@ -16,7 +16,11 @@ ModelClass.pairs):
   `x @ y.transpose(0, 1)`, also through `.data`, `.detach()`, `.clone()` of the transposed
   operand; both operands plain names (a weight or a table of class centres is an attribute:
   `x.mm(self.centers.t())` compares samples with classes);
-* torch.cdist / torch.pdist.
+* torch.cdist / torch.pdist;
+* `a.unsqueeze(i)` against `b.unsqueeze(j)`, i != j, in an arithmetic operation or as a
+  call's first two arguments (`F.cosine_similarity(z.unsqueeze(1), z.unsqueeze(0))`, an
+  `nn.CosineSimilarity` attribute: ae-foster/pytorch-simclr@cd4744c's LinearCritic, stop 48
+  z3): a batch x batch matrix by broadcasting.
 """
 
 from __future__ import annotations
@@ -33,17 +37,22 @@ _SAME_ROWS = frozenset({"data", "detach", "clone", "contiguous", "float", "doubl
 
 def forward_pairs(forward: ast.FunctionDef | ast.AsyncFunctionDef, path: str) -> str:
     """`path:line: expression` of the first comparison of rows in `forward`; "" if none."""
-    for node in ast_nodes.walk(forward):
-        if isinstance(node, ast.expr) and _compares(node):
-            return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}"
-    return ""
+    found = [n for n in ast_nodes.walk(forward) if isinstance(n, ast.expr) and _compares(n)]
+    if not found:
+        return ""
+    node = min(found, key=lambda n: (n.lineno, n.col_offset))
+    return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}"
 
 
 def _compares(node: ast.AST) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         return isinstance(node.left, ast.Name) and _transposed(node.right)
+    if isinstance(node, ast.BinOp):
+        return _broadcast_pair(node.left, node.right)
     if not isinstance(node, ast.Call):
         return False
+    if len(node.args) >= 2 and _broadcast_pair(node.args[0], node.args[1]):
+        return True  # F.cosine_similarity(z.unsqueeze(1), z.unsqueeze(0)), self.cossim(...)
     func = node.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last in _DISTANCES:
@@ -57,6 +66,30 @@ def _compares(node: ast.AST) -> bool:
     else:
         operands = list(node.args[:2])  # torch.mm(x, y.t())
     return len(operands) == 2 and isinstance(operands[0], ast.Name) and _transposed(operands[1])
+
+
+def _broadcast_pair(left: ast.expr, right: ast.expr) -> bool:
+    """`a.unsqueeze(i)` against `b.unsqueeze(j)`, i != j, both plain names: every row of
+    one against every row of the other (an attribute, a weight, is not a batch)."""
+    dims = [_unsqueeze_dim(side) for side in (left, right)]
+    return None not in dims and dims[0] != dims[1]
+
+
+def _unsqueeze_dim(node: ast.expr) -> int | None:
+    """`i` of `x.unsqueeze(i)` (an integer, maybe negative) of a plain name."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "unsqueeze"
+        and isinstance(_rows_kept(node.func.value), ast.Name)
+        and len(node.args) == 1
+    ):
+        return None
+    try:
+        dim = ast.literal_eval(node.args[0])
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return dim if isinstance(dim, int) else None
 
 
 def _transposed(node: ast.expr) -> bool:

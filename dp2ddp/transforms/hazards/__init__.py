@@ -282,16 +282,8 @@ class FlagHazards(MigrationTransform):
             lambda: self.state.text or original_node.code,
             self.qualified_names,
         )
-        for call, instance, compared in criterion_pairs(
-            original_node, self._wrapped | self._ddp_wrapped, pairs_of, self.code
-        ):
-            self.warn(
-                call,
-                "DP040",
-                f"{instance}() is called on the wrapped model's output and its class's "
-                f"forward() compares the batch's rows ({compared}): each rank's loss sees its "
-                "own part of each batch, DataParallel's saw the whole batch",
-            )
+        for call, detail in criterion_pairs(original_node, wrapped, pairs_of, self):
+            self.warn(call, "DP040", detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:

@@ -27,18 +27,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import ModelClass
-from dp2ddp.transforms._support.nodes import name_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import DATAPARALLEL
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    name_of,
+    nodes_of,
+    parsed_or_none,
+    unmoved,
+    walk,
+)
 from dp2ddp.transforms.analysis.partial_forward import module_classes
+from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
 )
 _DISTANCES = frozenset({"cdist", "pdist"})
+_V = TypeVar("_V")
 _PRODUCTS = frozenset({"mm", "matmul", "addmm", "addmm_", "bmm"})
 
 
@@ -160,40 +172,133 @@ def criterion_pairs(
     module: cst.Module,
     wrapped: set[str],
     described: Callable[[cst.Call], str],
-    code: Callable[[cst.CSTNode], str],
-) -> Iterator[tuple[cst.Call, str, str]]:
-    """Each call of a criterion object on a wrapped model's output whose class's forward()
-    compares the rows of its batch (stop 33 class P1): (the call, the instance as spelled,
-    where its forward compares). The class is decided by its use, whatever its name: an
+    transform: MigrationTransform,
+) -> Iterator[tuple[cst.Call, str]]:
+    """The first call, per scope, of each criterion object on a wrapped model's output whose
+    class's forward() compares the rows of its batch (stop 33 class P1), with DP040's
+    detail (where its forward compares; "one of the classes" when the name is also bound
+    to another construction: Knowledge-Distillation-Zoo's `criterionKD = SP()` in one
+    branch, `Logits()` in another). The class is decided by its use, whatever its name: an
     instance bound by `name = Cls(...)` (`described(call)`: ModelClass.pairs of the class,
     "" when not such a class), called with an argument that reads a wrapped model's call
     (`crit(net(x))`) or a name bound, in the same scope, from one (`feats = net(inputs)`,
     then `feats = feats / feats.norm(...)`: the binding closes over names so fed). A class
     whose name already says loss or metric learning is left to pair_losses (DP040 at its
-    definition, in its own module)."""
-    instances: dict[str, str] = {}
-    for assign in nodes_of(module, cst.Assign):
-        if isinstance(assign.value, cst.Call):
-            how = described(assign.value)
-            if how and not _NAMED.search(name_of(assign.value.func) or ""):
-                for target in assign.targets:
-                    instances[code(target.target)] = how
-    if not instances or not wrapped:
+    definition, in its own module). A wrapped model is also one a function returned
+    (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
+    code = transform.code
+    instances: dict[str, tuple[str, bool]] = {}
+    others: set[str] = set()  # names also bound to a call building no such class
+    assigns = list(nodes_of(module, cst.Assign))
+    for assign in assigns:
+        built = unmoved(assign.value)  # `Critic(...).to(device)` (stop 48 z3, r2-C)
+        if isinstance(built, cst.Call):
+            how = described(built)
+            named = _NAMED.search(name_of(built.func) or "")
+            for target in assign.targets:
+                if how and not named:
+                    instances[code(target.target)] = (how, False)
+                else:
+                    others.add(code(target.target))
+    if not instances:
         return
+    wrapped = wrapped | _built_wraps(module, transform)
+    if not wrapped:
+        return
+    instances = {n: (how, n in others) for n, (how, _) in instances.items()}
+    instances = _held(assigns, instances, code)
+    wrapped = set(_held(assigns, dict.fromkeys(wrapped, True), code))
     scopes: list[cst.CSTNode] = [module]
     scopes += nodes_of(module, cst.FunctionDef)
     for scope in scopes:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         nodes = list(walk(body, skip_scopes=True))
         fed = _fed_names(nodes, wrapped, code)
+        told: set[str] = set()  # one warning per instance and scope
         for node in nodes:
             if not isinstance(node, cst.Call):
                 continue
-            instance = code(node.func)
-            if instance in instances and any(
-                _reads_output(arg.value, wrapped, fed, code) for arg in node.args
+            instance = _entry(node.func, code)
+            if (
+                instance in instances
+                and instance not in told
+                and any(_reads_output(arg.value, wrapped, fed, code) for arg in node.args)
             ):
-                yield node, instance, instances[instance]
+                told.add(instance)
+                how, mixed = instances[instance]
+                yield node, _detail(instance, how, mixed)
+
+
+def _detail(instance: str, how: str, mixed: bool) -> str:
+    if not mixed:
+        return (
+            f"{instance}() is called on the wrapped model's output and its class's forward() "
+            f"compares the batch's rows ({how}): each rank's loss sees its own part of each "
+            "batch, DataParallel's saw the whole batch"
+        )
+    return (
+        f"{instance}() is called on the wrapped model's output and one of the classes it is "
+        f"bound to compares the batch's rows in forward() ({how}): where it is that one, "
+        "each rank's loss sees its own part of each batch, DataParallel's saw the whole batch"
+    )
+
+
+def _built_wraps(module: cst.Module, transform: MigrationTransform) -> set[str]:
+    """Names bound to the result of a function that returns a DataParallel wrap."""
+
+    def is_wrap(node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and bool(
+            transform.qualified_names(node.func) & DATAPARALLEL
+        )
+
+    wrappers = own_functions_that_wrap(module, is_wrap) | {*transform.state.facts.wrap_functions}
+    if not wrappers:
+        return set()
+    built = wrapper_results(module, transform, frozenset(wrappers), is_wrap)
+    return {code_of(b) for b in built.bindings} | set(built.spelled)
+
+
+def _held(
+    assigns: list[cst.Assign], known: dict[str, _V], code: Callable[[cst.CSTNode], str]
+) -> dict[str, _V]:
+    """`known` grown, to a fixed point, by what holds the same object as spelled: a name
+    bound to one (through `.cuda()`/`.to()`), the entry `d['k']` of a dict literal `d = {'k':
+    one}`, a name bound to such an entry (`criterions['sp']`, `nets['snet']`: stop 48 z3,
+    AberHu/Knowledge-Distillation-Zoo@65470c8's train_kd.py)."""
+    held = dict(known)
+    changed = True
+    while changed:
+        changed = False
+        for assign in assigns:
+            value = unmoved(assign.value)
+            found: list[tuple[str, _V]] = []
+            if isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(
+                        element.key, cst.SimpleString
+                    ):
+                        how = held.get(code(unmoved(element.value)))
+                        key = element.key.evaluated_value
+                        if how is not None and isinstance(key, str):
+                            found += [(f"{code(t.target)}[{key!r}]", how) for t in assign.targets]
+            elif (how := held.get(_entry(value, code))) is not None:
+                found = [(code(t.target), how) for t in assign.targets]
+            for name, how in found:
+                if name not in held:
+                    held[name] = how
+                    changed = True
+    return held
+
+
+def _entry(node: cst.BaseExpression, code: Callable[[cst.CSTNode], str]) -> str:
+    """`d['k']` of `d["k"]` (one spelling for an entry of a dict of strings), else as spelled."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            key = index.value.evaluated_value
+            if isinstance(key, str):
+                return f"{code(node.value)}[{key!r}]"
+    return code(node)
 
 
 def _fed_names(
@@ -220,7 +325,7 @@ def _reads_output(
     expr: cst.CSTNode, wrapped: set[str], fed: set[str], code: Callable[[cst.CSTNode], str]
 ) -> bool:
     return any(
-        (isinstance(n, cst.Call) and code(n.func) in wrapped)
+        (isinstance(n, cst.Call) and _entry(n.func, code) in wrapped)
         or (isinstance(n, cst.Name) and n.value in fed)
         for n in walk(expr, skip_scopes=True)
     )
@@ -255,5 +360,13 @@ class ClassPairs:
             known = self._own
         if not known:
             return ""
-        names = self._qualified_names(call.func) | {name_of(call.func) or ""}
-        return next((known[n] for n in sorted(names) if n in known), "")
+        qualified = self._qualified_names(call.func)
+        bare = name_of(call.func) or ""
+        found = next((known[n] for n in sorted(qualified | {bare}) if n in known), "")
+        if found or qualified or not bare:
+            return found
+        # A name no import resolves (`from kd_losses import *`, a package re-exporting
+        # its modules' classes: Knowledge-Distillation-Zoo's SP): the program's one
+        # class of that name, if one.
+        same = {how for name, how in known.items() if name.rpartition(".")[2] == bare}
+        return same.pop() if len(same) == 1 else ""
