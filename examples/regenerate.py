@@ -26,7 +26,7 @@ from dp2ddp import migrate_source
 from dp2ddp.migrate.line_length import line_length
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.folder import plan_paths
-from dp2ddp.program.migrate import write_plan
+from dp2ddp.program.write import write_plan
 
 EXAMPLES = Path(__file__).resolve().parent
 

@@ -408,7 +408,7 @@ def test_interrupt_is_reported_without_traceback(
         calls.append(path)
         write_atomic(path, data)
 
-    monkeypatch.setattr("dp2ddp.program.migrate.write_atomic", interrupted)
+    monkeypatch.setattr("dp2ddp.program.write.write_atomic", interrupted)
     result = CliRunner().invoke(main, ["migrate", "-j", "1", str(first), str(second)])
     assert result.exit_code == 130
     assert "Aborted" in result.stderr and "Traceback" not in result.output

@@ -22,6 +22,7 @@ from torch.utils.data.distributed import DistributedSampler
 from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
+    ddp_all_reduce_mean,
     ddp_all_reduce_sum,
     ddp_barrier,
     ddp_eval_sampler,
@@ -74,7 +75,7 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
                 "Train Epoch: %d [%d/%d]\tLoss: %.4f",
                 epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),
             )
-    # dp2ddp: DP030 running figure printed from this rank's shard
+    running_loss = ddp_all_reduce_mean(running_loss)
     return running_loss / len(train_loader)
 
 

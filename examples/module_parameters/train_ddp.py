@@ -12,7 +12,15 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_print, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_all_reduce_mean,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_setup,
+)
 
 ddp_setup()
 
@@ -66,7 +74,7 @@ for epoch in range(num_epochs):
         loss.backward()
         optimizer.step()
         running_loss += loss.item()
-    # dp2ddp: DP030 running figure printed from this rank's shard
+    running_loss = ddp_all_reduce_mean(running_loss)
     ddp_print(f"epoch {epoch + 1}/{num_epochs} loss {running_loss / len(train_loader):.4f}")
 
 weight = model.module.linear.weight if hasattr(model, "module") else model.linear.weight

@@ -13,7 +13,15 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_print, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_all_reduce_mean,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_print,
+    ddp_setup,
+)
 
 ddp_setup()
 
@@ -87,7 +95,7 @@ for epoch in range(3):
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
         optimizer.step()
         epoch_loss += loss.item()
-    # dp2ddp: DP030 running figure printed from this rank's shard
+    epoch_loss = ddp_all_reduce_mean(epoch_loss)
     ddp_print(f"epoch {epoch}: mean loss {epoch_loss / len(train_loader):.4f}")
 
 ddp_print(f"final loss {loss.item():.4f}")
