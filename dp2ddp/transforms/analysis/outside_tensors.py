@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import nodes_of, walk
+from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -115,17 +115,13 @@ def _candidates(module: cst.Module) -> set[str]:
     for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
         value = node.value
         if not isinstance(value, cst.Call) or not (
-            (isinstance(value.func, (cst.Name, cst.Attribute)) and _last(value.func) == "Parameter")
+            name_of(value.func) == "Parameter"
             or any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
         ):
             continue
         targets = node.targets if isinstance(node, cst.Assign) else [node]
         found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
     return found
-
-
-def _last(func: cst.Name | cst.Attribute) -> str:
-    return func.value if isinstance(func, cst.Name) else func.attr.value
 
 
 def place_tensor_sync(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.analysis.bare_modules import PLAIN_CALLS, REGISTERING
 
 #: Calls beside the builtins whose value holds no parameter.
@@ -25,16 +25,16 @@ _PLAIN = PLAIN_CALLS | {"device", "open", "print", "join", "format"}
 def other_attributes(owner: cst.ClassDef, target: str, module: cst.Module) -> list[str] | None:
     """The other attributes `owner` stores on `self` when none of them holds a parameter
     (`target` is the wrapped one, `self.acpnet`); None where one may, or it is not read."""
-    if [_last(b.value) for b in owner.bases] != ["Module"] or owner.keywords:
+    if [name_of(b.value) for b in owner.bases] != ["Module"] or owner.keywords:
         return None
     plain = {
         s.name.value
         for s in module.body
-        if isinstance(s, cst.ClassDef) and all(_last(b.value) == "object" for b in s.bases)
+        if isinstance(s, cst.ClassDef) and all(name_of(b.value) == "object" for b in s.bases)
     }
     found: list[str] = []
     for node in walk(owner):
-        if isinstance(node, cst.Call) and _last(node.func) in REGISTERING:
+        if isinstance(node, cst.Call) and name_of(node.func) in REGISTERING:
             return None
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = (
@@ -77,7 +77,7 @@ def _builds_nothing(value: cst.BaseExpression, plain: set[str]) -> bool:
     if isinstance(value, cst.Name):
         return value.value in ("True", "False", "None")
     for node in walk(value):
-        if isinstance(node, cst.Call) and _last(node.func) not in _PLAIN | plain:
+        if isinstance(node, cst.Call) and name_of(node.func) not in _PLAIN | plain:
             return False
         if isinstance(node, cst.Attribute) and _root(node) == "self":
             return False
@@ -89,10 +89,4 @@ def _builds_nothing(value: cst.BaseExpression, plain: set[str]) -> bool:
 def _root(node: cst.BaseExpression) -> str:
     while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
         node = node.func if isinstance(node, cst.Call) else node.value
-    return node.value if isinstance(node, cst.Name) else ""
-
-
-def _last(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
     return node.value if isinstance(node, cst.Name) else ""

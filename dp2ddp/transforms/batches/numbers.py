@@ -21,6 +21,7 @@ import libcst as cst
 
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import Origin
+from dp2ddp.transforms._support.metadata import code_of_dotted
 
 #: Builtins whose result is a number (or a string) whatever they are given.
 _MAKERS = frozenset({"len", "int", "float", "bool", "str", "round"})
@@ -129,21 +130,13 @@ def _math_call(flow: DefUse, node: cst.CSTNode) -> bool:
         if not isinstance(alias, cst.ImportAlias):
             return False
         if isinstance(func, cst.Attribute):  # `import math` (as m): m.cos
-            if not isinstance(statement, cst.Import) or _dotted(alias.name) != "math":
+            if not isinstance(statement, cst.Import) or code_of_dotted(alias.name) != "math":
                 return False
         elif not (
             isinstance(statement, cst.ImportFrom)
             and statement.relative == ()
             and statement.module is not None
-            and _dotted(statement.module) == "math"
+            and code_of_dotted(statement.module) == "math"
         ):
             return False
     return True
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
