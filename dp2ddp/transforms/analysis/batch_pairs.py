@@ -35,13 +35,41 @@ _DISTANCES = frozenset({"cdist", "pdist"})
 _SAME_ROWS = frozenset({"data", "detach", "clone", "contiguous", "float", "double"})
 
 
-def forward_pairs(forward: ast.FunctionDef | ast.AsyncFunctionDef, path: str) -> str:
-    """`path:line: expression` of the first comparison of rows in `forward`; "" if none."""
-    found = [n for n in ast_nodes.walk(forward) if isinstance(n, ast.expr) and _compares(n)]
+def forward_pairs(cls: ast.ClassDef, path: str) -> str:
+    """`path:line: expression` of the first comparison of rows in the class's forward() or
+    in a method of its own that forward() calls, `self.pdist(feat)`, transitively
+    (AberHu/Knowledge-Distillation-Zoo@65470c8's RKD: forward -> rkd_dist -> pdist's
+    `torch.mm(feat, feat.t())`; CC's get_correlation_matrix; stop 49 f1); "" if none."""
+    methods = {
+        n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    todo = [methods["forward"]] if "forward" in methods else []
+    seen: set[str] = set()
+    found: list[tuple[ast.expr, str]] = []
+    while todo:
+        method = todo.pop()
+        if method.name in seen:
+            continue
+        seen.add(method.name)
+        me = method.args.args[0].arg if method.args.args else None
+        for node in ast_nodes.walk(method):
+            if not isinstance(node, ast.expr):
+                continue
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == me
+                and node.func.attr in methods
+            ):
+                todo.append(methods[node.func.attr])  # its own method: read there
+            elif _compares(node):
+                found.append((node, method.name))
     if not found:
         return ""
-    node = min(found, key=lambda n: (n.lineno, n.col_offset))
-    return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}"
+    node, name = min(found, key=lambda f: (f[0].lineno, f[0].col_offset))
+    where = "" if name == "forward" else f" in self.{name}(), reached from forward()"
+    return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}{where}"
 
 
 def _compares(node: ast.AST) -> bool:

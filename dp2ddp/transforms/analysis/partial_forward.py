@@ -158,8 +158,9 @@ class _Uses:
 
 
 def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassFacts]:
-    """The nn.Module-like classes of one module (defining `__init__` and `forward`), by
-    qualified name (`import_name.Class`; the bare name when `import_name` is empty)."""
+    """The nn.Module-like classes of one module (defining `__init__` and `forward`, or only
+    a `forward` that compares the batch's rows), by qualified name (`import_name.Class`;
+    the bare name when `import_name` is empty)."""
     if "forward" not in source:
         return {}
     try:
@@ -175,12 +176,13 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             facts = _class_facts(node, imports, local, prefix, path, functions)
+            pairs = forward_pairs(node, path)
+            if facts is None and pairs:
+                # No __init__ of its own (a loss class needs none): only what forward()
+                # compares is known of it, and it is all DP040 by use asks (stop 49 f1).
+                found[prefix + node.name] = ClassFacts(pairs=pairs)
             if facts is not None:
-                forward = next(
-                    n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"
-                )
                 several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
-                pairs = forward_pairs(forward, path)
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
                 reach = unproved_reach.class_reach(
                     node, facts.registered, lambda f: resolve(f, imports, local, prefix), path

@@ -187,7 +187,7 @@ def criterion_pairs(
     definition, in its own module). A wrapped model is also one a function returned
     (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
     code = transform.code
-    instances: dict[str, tuple[str, bool]] = {}
+    hows: dict[str, dict[str, None]] = {}  # each class's ModelClass.pairs, in order
     others: set[str] = set()  # names also bound to a call building no such class
     assigns = list(nodes_of(module, cst.Assign))
     for assign in assigns:
@@ -197,15 +197,17 @@ def criterion_pairs(
             named = _NAMED.search(name_of(built.func) or "")
             for target in assign.targets:
                 if how and not named:
-                    instances[code(target.target)] = (how, False)
+                    hows.setdefault(code(target.target), {})[how] = None
                 else:
                     others.add(code(target.target))
-    if not instances:
+    if not hows:
         return
     wrapped = wrapped | _built_wraps(module, transform)
     if not wrapped:
         return
-    instances = {n: (how, n in others) for n, (how, _) in instances.items()}
+    # Every such class the name is bound to (KD-Zoo's criterionKD: PKTCosSim, RKD, SP, CC
+    # and IRG in one if/elif chain), not the last one only (stop 49 f1).
+    instances = {n: ("; ".join(h), n in others or len(h) > 1) for n, h in hows.items()}
     instances = _held(assigns, instances, code)
     wrapped = set(_held(assigns, dict.fromkeys(wrapped, True), code))
     scopes: list[cst.CSTNode] = [module]
@@ -230,6 +232,13 @@ def criterion_pairs(
 
 
 def _detail(instance: str, how: str, mixed: bool) -> str:
+    if "; " in how:
+        return (
+            f"{instance}() is called on the wrapped model's output and {how.count('; ') + 1} "
+            f"of the classes it is bound to compare the batch's rows in forward() ({how}): "
+            "where it is one of them, each rank's loss sees its own part of each batch, "
+            "DataParallel's saw the whole batch"
+        )
     if not mixed:
         return (
             f"{instance}() is called on the wrapped model's output and its class's forward() "
