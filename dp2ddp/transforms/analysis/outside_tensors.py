@@ -59,13 +59,14 @@ def trained_tensors(
     optimizers: Sequence[cst.Call],
     line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
     feeds: Callable[[cst.SimpleStatementLine, set[str]], bool],
-) -> Iterator[tuple[cst.Name, cst.SimpleStatementLine | None]]:
+) -> Iterator[tuple[cst.Name | cst.Attribute, cst.SimpleStatementLine | None]]:
     """Each read of a name proved a trainable leaf tensor that reaches an optimizer, with the
     statement line after which its sync goes (None: the read stands in no block of
     statements). Once per (line, name)."""
     candidates = _candidates(module)
-    if not candidates:
-        return  # no name is bound by a call that may build a trainable tensor
+    held = _held_attributes(module, t)
+    if not candidates and not held:
+        return  # no name or attribute is bound by a call that may build a trainable tensor
     givers = [
         n
         for n in nodes_of(module, cst.Call)
@@ -87,6 +88,15 @@ def trained_tensors(
     done: set[tuple[int, str]] = set()
     for root, line in places:
         for node in walk(root):
+            if (
+                isinstance(node, cst.Attribute)
+                and node.attr.value in held
+                and isinstance(node.value, cst.Name)
+                and (id(line), t.code(node)) not in done
+            ):
+                done.add((id(line), t.code(node)))
+                yield node, line  # `holder.scale`, `self.scale` of a plain class
+                continue
             if not isinstance(node, cst.Name) or node.value not in candidates:
                 continue
             if (id(line), node.value) in done:
@@ -124,17 +134,59 @@ def _candidates(module: cst.Module) -> set[str]:
     return found
 
 
+def _held_attributes(module: cst.Module, t: MigrationTransform) -> set[str]:
+    """The attributes a plain class (no base, or `object`: no module registers them) binds
+    to a trainable leaf tensor in its methods, `self.scale = nn.Parameter(torch.ones(1))`,
+    and the module binds to nothing else anywhere (every store of that attribute name, on
+    any object, builds one): read on an object (`holder.scale`, `self.scale`) where an
+    optimizer takes its parameters, it is such a tensor no DDP wrap holds (stop 49 f1)."""
+    proved: set[str] = set()
+    other: set[str] = set()
+    for node in nodes_of(module, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        if isinstance(node, cst.Assign):
+            targets = [a.target for a in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            for store in walk(target):
+                if not isinstance(store, cst.Attribute):
+                    continue
+                name = store.attr.value
+                if (
+                    store is target
+                    and isinstance(node, cst.Assign)
+                    and _leaf_tensor(node.value, t)
+                    and _in_plain_class(node, t)
+                ):
+                    proved.add(name)
+                else:
+                    other.add(name)
+    return proved - other
+
+
+def _in_plain_class(node: cst.CSTNode, t: MigrationTransform) -> bool:
+    """`node` stands in a method of a class with no base but `object`."""
+    parent = t.parent(node)
+    while parent is not None and not isinstance(parent, cst.ClassDef):
+        parent = t.parent(parent)
+    return parent is not None and all(
+        isinstance(base.value, cst.Name) and base.value.value == "object" for base in parent.bases
+    )
+
+
 def place_tensor_sync(
     t: MigrationTransform,
     after: dict[int, list[str]],
-    name: cst.Name,
+    name: cst.Name | cst.Attribute,
     line: cst.SimpleStatementLine | None,
     where: str | None,
 ) -> None:
     """`ddp_sync_tensor(X)` after `line`, which hands the tensor X to an optimizer, where
     every rank reaches it (`where` is None: outside_parameters.py's `_unreached`); else DP118,
     with `where` saying why not."""
-    x = name.value
+    x = t.code(name)
     if line is not None and where is None:
         after.setdefault(id(line), []).append(f"{HELPER}({x})")
         t.state.helpers.add("sync_tensor")
