@@ -65,16 +65,37 @@ def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) ->
 
 
 def _calls(
-    given: BatchGiven, term: cst.BaseExpression
+    given: BatchGiven, term: cst.BaseExpression, path: tuple[int, ...] = (), depth: int = 0
 ) -> Iterator[tuple[cst.Call, tuple[int, ...]]]:
     """The calls whose value (()) or tuple element (its path, nested unpackings too: `a,
-    (b, c) = f()`'s c is (1, 1)) the term is."""
-    if isinstance(term, cst.Call):
-        yield term, ()
-    elif isinstance(term, cst.Name):
-        for definition in given.flow.definitions(term):
-            if definition.kind == "assign" and isinstance(definition.value, cst.Call):
-                yield definition.value, definition.element
+    (b, c) = f()`'s c is (1, 1)) the term is: picked by constant positions too
+    (`criterion(...)[1]`, `pair[0]` of `pair = parts[1]` of `parts = criterion(...)`: stop
+    49 f1), through names' bindings four deep."""
+    base, picked = _picked(term)
+    if isinstance(base, cst.Call):
+        yield base, (*picked, *path)
+    elif isinstance(base, cst.Name) and depth < 4:
+        for definition in given.flow.definitions(base):
+            if definition.kind == "assign" and definition.value is not None:
+                yield from _calls(
+                    given, definition.value, (*definition.element, *picked, *path), depth + 1
+                )
+
+
+def _picked(node: cst.BaseExpression) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
+    """What `node` picks an element of by constant positions (`criterion(...)[1]`,
+    `f(...)[1][0]`, `pair[0]`: stop 49 f1), with the path (`node` itself and () when it
+    picks nothing); None for a position not proved (a name, a slice, a negative one)."""
+    path: list[int] = []
+    while isinstance(node, cst.Subscript):
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None, ()
+        index = node.slice[0].slice.value
+        if not isinstance(index, cst.Integer):
+            return None, ()
+        path.insert(0, int(index.value))
+        node = node.value
+    return node, tuple(path)
 
 
 def _callees(given: BatchGiven, call: cst.Call) -> set[str]:
