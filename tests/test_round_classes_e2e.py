@@ -382,6 +382,20 @@ Stop 48 (helper z1), said, not rewritten:
   rewritten). The case checks the text's claim that position 0 is the original's sample
   (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
   on the base too, whose golden output had no DP113.
+
+Stop 49 (helper f1), silent leftovers of stop 48, said:
+- hazards_s49_f1_rows_compared_in_helpers (AberHu/Knowledge-Distillation-Zoo@65470c8's RKD and
+  CC): losses comparing the batch's rows in methods forward() calls (`self.pdist()`,
+  `self.correlation()`), one with no `__init__`: DP040 at their calls, named in verify's
+  verdict (before: no DP040, verify "no known cause").
+- model_wrap_s49_f1_tensor_on_plain_object (stop 48 y's leftover): tensors a plain (non-Module)
+  class holds (`self.scale = nn.Parameter(...)`, `holder.temp`) handed to optimizers beside
+  the wrapped model: `ddp_sync_tensor(self.scale)` after the hand-over, rank 0 prints the
+  original's values (before: no sync, no warning, rank 0 scale 0.5972 for 0.7337).
+- s49_f1_told_terms_scaled (program; stop 48 y's leftover): a told batch sum scaled by a
+  constant spelled as a call (`.mul(0.1)`, `torch.mul(..., 0.01)`) or picked by position from
+  the returned tuple (`pair[0]` of `pair = parts[1]`): DP004 at each, named in verify's
+  verdict (before: none).
 """
 
 from __future__ import annotations
@@ -527,6 +541,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
     # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
+    # stop 49 f1: the original's (the base printed scale 0.5972 shift 0.4885 temp 0.9197)
+    "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -582,6 +598,7 @@ RANK0_ONLY = {
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
+    "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -854,6 +871,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s48_y_told_sums_relative_nested", "DP004"),
         # stop 48 r1
         ("hazards_s48_r1_masked_loss_object", "DP043"),
+        # stop 49 f1
+        ("hazards_s49_f1_rows_compared_in_helpers", "DP040"),
+        ("s49_f1_told_terms_scaled", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
