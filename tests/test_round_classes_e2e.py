@@ -375,6 +375,13 @@ Stop 48, statements left under a moved wrap's guard (helper z2):
   the guard with the wrap, rank 0 prints the original's weights (before: the store stayed
   under the guard, AttributeError on the DDP object on CPU, no warning).
 
+Stop 49's validation round 1 (helper a1), said, checked by verify's verdict as stop 48 r1's:
+- hazards_s49_a1_reduction_from_caller (r1-A, meetps/pytorch-semseg@801fb20
+  ptsemseg/loss/loss.py:16): `F.cross_entropy(..., size_average=size_average)` in a loss
+  function bound by `functools.partial(cross_entropy2d, **config)` with `size_average:
+  False`: DP121, and verify's notes name it (before: no warning; rank 0 `weights -0.2367`
+  for the original's `-0.1725`: each DDP update half DataParallel's).
+
 Stop 48 (helper z1), said, not rewritten:
 - batches_s48_z1_pick_after_loop (v1-B, AidenMoosa/Tacotron2@699a211 train.py:146-149): a
   preview picked from the last batch after the loop by position, `mels[-1]`: DP113 (rank 0
@@ -874,6 +881,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 49 f1
         ("hazards_s49_f1_rows_compared_in_helpers", "DP040"),
         ("s49_f1_told_terms_scaled", "DP004"),
+        # stop 49 a1
+        ("hazards_s49_a1_reduction_from_caller", "DP121"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -271,4 +271,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`torch.distributed.get_world_size()` where the loss is built, then silence the "
         "warning with `# noqa: DP120`.",
     ),
+    "DP121": (
+        "a loss's reduction is a value, not proved a mean",
+        "A torch loss is called (or built) with its reduction given by a value, not a "
+        "literal: `F.cross_entropy(x, y, size_average=size_average)` in a loss function whose "
+        "callers choose it (meetps/pytorch-semseg@801fb20 builds its loss with "
+        "`functools.partial(cross_entropy2d, **config)`, and the shipped config says "
+        "`size_average: False`), `nn.L1Loss(reduction=self.reduction)`, a `**kwargs` "
+        "mapping. dp2ddp followed the value and could not prove it a mean on every path: it "
+        "comes from a parameter's default whose callers are in another module or reach the "
+        "function through a value (functools.partial, a table), from a setting read at run "
+        "time, or one of its values is a sum. A summed loss (`reduction='sum'`, "
+        "`size_average=False`) updates WORLD_SIZE times less under DDP, which averages the "
+        "ranks' gradients, than under DataParallel, which summed the whole batch; nothing was "
+        "scaled. Where it can be a sum, multiply the loss by "
+        "`torch.distributed.get_world_size()` where it is backpropagated (or make it a mean "
+        "in both programs), then silence the warning with `# noqa: DP121`.",
+    ),
 }

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     enclosing_function,
@@ -36,6 +37,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.hazards.chosen_reductions import chosen_reduction, is_torch_loss
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
@@ -125,7 +127,8 @@ def mean_loss_kind(names: Iterable[str]) -> tuple[bool, dict[str, int]] | None:
 
 
 class MeanLosses:
-    """DP043 for FlagHazards, beside its LossChecks (whose scopes say what may train)."""
+    """DP043 for FlagHazards, beside its LossChecks (whose scopes say what may train), and
+    DP121 (hazards.chosen_reductions): a torch loss's reduction given by a value."""
 
     def __init__(self, transform: MigrationTransform, losses: LossChecks) -> None:
         self.t = transform
@@ -136,8 +139,10 @@ class MeanLosses:
         self._warned: set[cst.Arg] = set()
         self._functions: set[str] = set()
         self._active = True
+        self._module: cst.Module | None = None
 
     def enter_module(self, node: cst.Module) -> None:
+        self._module = node
         text = self.t.state.text
         self._active = not text or any(name in text for name in _GATE)
         if not self._active:  # names no such loss, not even in an aliased import
@@ -161,6 +166,15 @@ class MeanLosses:
                 self._warn(arg, self._detail(call, arg, what))
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
+        if (
+            self._module is not None
+            and is_torch_loss(names)
+            and any(a.keyword is not None or a.star == "**" for a in node.args)
+            and self.losses.feeds_backward(node)
+        ):
+            chosen = chosen_reduction(view(self._module), node, self.t.state.hints.imported)
+            if chosen is not None:
+                self.t.warn(chosen[0], "DP121", chosen[1])
         if not self._active:
             return
         built = self._built.get(loss_key(node.func), [])
