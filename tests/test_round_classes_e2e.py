@@ -382,6 +382,13 @@ Stop 48 (helper z1), said, not rewritten:
   rewritten). The case checks the text's claim that position 0 is the original's sample
   (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
   on the base too, whose golden output had no DP113.
+
+Stop 49's true texts (helper f3):
+- model_wrap_s49_f3_sync_beside_hoisted_wrap (ae-foster/pytorch-simclr@cd4744c
+  simclr.py:71-96): a critic trained beside a wrap hoisted out of its device guard (the
+  block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
+  hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
+  with DP068 "was not placed (the block changed)").
 """
 
 from __future__ import annotations
@@ -527,6 +534,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
     # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
+    # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
+    "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -582,6 +591,7 @@ RANK0_ONLY = {
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
+    "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
