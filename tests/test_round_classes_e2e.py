@@ -403,6 +403,12 @@ Stop 49 (helper f1), silent leftovers of stop 48, said:
   constant spelled as a call (`.mul(0.1)`, `torch.mul(..., 0.01)`) or picked by position from
   the returned tuple (`pair[0]` of `pair = parts[1]`): DP004 at each, named in verify's
   verdict (before: none).
+Stop 49's true texts (helper f3):
+- model_wrap_s49_f3_sync_beside_hoisted_wrap (ae-foster/pytorch-simclr@cd4744c
+  simclr.py:71-96): a critic trained beside a wrap hoisted out of its device guard (the
+  block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
+  hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
+  with DP068 "was not placed (the block changed)").
 """
 
 from __future__ import annotations
@@ -550,6 +556,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
     # stop 49 f1: the original's (the base printed scale 0.5972 shift 0.4885 temp 0.9197)
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
+    # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
+    "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -606,6 +614,7 @@ RANK0_ONLY = {
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
+    "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

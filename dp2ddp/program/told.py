@@ -134,7 +134,7 @@ class ProgramTeller:
         a gradient (DP041); `module`'s own classes also by their bare names."""
         if self._models is None:
             from dp2ddp.transforms.analysis import class_reach
-            from dp2ddp.transforms.analysis.bare_modules import bare_classes
+            from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.layer_methods import layer_methods
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
@@ -142,6 +142,7 @@ class ProgramTeller:
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
             bare: set[str] = set()
+            empty: set[str] = set()
             methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
@@ -156,6 +157,10 @@ class ProgramTeller:
                         ("bare_classes", each.real, each.name),
                         partial(bare_classes, each.name, each.source.text),
                     )
+                    empty |= self.project.remembered(
+                        ("empty_classes", each.real, each.name),
+                        partial(empty_classes, each.name, each.source.text),
+                    )
                     methods.update(
                         self.project.remembered(
                             ("layer_methods", each.real, each.name),
@@ -168,7 +173,7 @@ class ProgramTeller:
             called = class_reach.called_attributes(r for _, r in reaches)
             classes = class_reach.spare_called(classes, called)
             built = None if self.program.dynamic_sites else class_reach.built_classes(reaches)
-            partial_uses = partial_models(classes)
+            partial_uses = partial_models(classes, frozenset(empty))
             several = resolve_several({n: facts.several for n, facts in classes.items()})
             self._models = {
                 name: (partial_uses[name].describe() if name in partial_uses else "")

@@ -67,14 +67,61 @@ def _bare(cls: ast.ClassDef) -> bool:
     for node in ast.walk(cls):
         if isinstance(node, ast.Call) and last_name(node.func) in REGISTERING:
             return False
-        if isinstance(node, ast.Call) and _called_attribute(node.func) not in ("", *methods):
+        if isinstance(node, ast.Call) and _called_attribute(node.func) not in (
+            "",
+            "register_buffer",  # a buffer is no parameter (FEDformer's PositionalEmbedding)
+            *methods,
+        ):
             return False  # `self.net(x)`, `self.body.parameters()`: a module handed in
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            stored = any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets)
-            if stored and _builds(node.value):
+            # a store on a local (`pe[:, 0::2] = torch.sin(...)`) builds nothing of self
+            if any(_on_self(t) for t in _targets(node)) and _builds(node.value):
                 return False
     return True
+
+
+def _targets(node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
+
+
+def _on_self(target: ast.expr) -> bool:
+    """`target` stores on `self` (`self.x`, `self.x[k]`, `self.x.y`)."""
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id == "self"
+
+
+def empty_classes(import_name: str, source: str) -> frozenset[str]:
+    """The classes of `bare_classes` that surely hold no parameter: besides, nothing a
+    method is given or reads is stored on `self` (`self.inner = inner` may keep a module
+    handed in); buffers (`self.register_buffer(...)`) and numbers only. A layer of such a
+    class that forward() never uses leaves no parameter without a gradient (DP041)."""
+    bare = bare_classes(import_name, source)
+    if not bare:
+        return bare
+    prefix = f"{import_name}." if import_name else ""
+    return frozenset(
+        prefix + node.name
+        for node in parse_python(source).body
+        if isinstance(node, ast.ClassDef) and prefix + node.name in bare and not _keeps(node)
+    )
+
+
+def _keeps(cls: ast.ClassDef) -> bool:
+    """Some statement stores on `self` (or in the class body) a value that reads a name."""
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+            in_class = any(node is s for s in cls.body)
+            if (in_class or any(_on_self(t) for t in _targets(node))) and _reads(node.value):
+                return True
+    return False
+
+
+def _reads(value: ast.expr) -> bool:
+    called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    return any(isinstance(n, ast.Name) and id(n) not in called for n in ast.walk(value))
 
 
 def _called_attribute(func: ast.expr) -> str:

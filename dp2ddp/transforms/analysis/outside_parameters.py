@@ -415,9 +415,13 @@ class OutsideParameters:
             for old, new in zip(original, updated, strict=True):
                 if id(old) in self._after:
                     planned[id(new)] = self._after.pop(id(old))
-        else:
+        else:  # a statement became several (a wrap hoisted out of its guard): the same line
             for old in original:
-                for call in self._after.pop(id(old), ()):
+                same = [n for n in updated if n is old or n.deep_equals(old)]
+                calls = self._after.pop(id(old), [])
+                if len(same) == 1 and calls:
+                    planned.setdefault(id(same[0]), []).extend(calls)
+                for call in calls if len(same) != 1 else ():
                     self.t.warn(old, "DP068", f"{call} was not placed (the block changed)")
         edited = self.reinit.broadcast_after(updated)
         if not planned:

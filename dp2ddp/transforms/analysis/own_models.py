@@ -13,7 +13,7 @@ import ast
 
 from dp2ddp.facts import ModelClass
 from dp2ddp.transforms.analysis import class_reach
-from dp2ddp.transforms.analysis.bare_modules import bare_classes
+from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
 from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
@@ -27,7 +27,7 @@ def own_model_classes(source: str, tree: ast.Module) -> tuple[ModelClass, ...]:
     classes = class_reach.spare_called(module_classes("", "", source), called)
     built = class_reach.built_classes(reach)
     bare = bare_classes("", source)
-    uses = partial_models(classes)
+    uses = partial_models(classes, empty_classes("", source))
     several = resolve_several({name: facts.several for name, facts in classes.items()})
     return tuple(
         ModelClass(

@@ -193,8 +193,11 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     return found
 
 
-def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
-    """Per class: its own partial use, else the first of the classes it builds, transitively."""
+def partial_models(
+    classes: Mapping[str, ClassFacts], empty: frozenset[str] = frozenset()
+) -> dict[str, PartialUse]:
+    """Per class: its own partial use, else the first of the classes it builds, transitively.
+    A layer of a class in `empty` (bare_modules.empty_classes: buffers only) is no use."""
     done: dict[str, PartialUse | None] = {}
     outputs_of = {name: facts.outputs for name, facts in classes.items()}
     entries_of = {name: facts.reach.entries for name, facts in classes.items()}
@@ -206,7 +209,14 @@ def partial_models(classes: Mapping[str, ClassFacts]) -> dict[str, PartialUse]:
         facts = classes.get(name)
         if facts is None or name in seen:
             return None
-        found = next((use for use, needs in facts.partial if not needs or needs in classes), None)
+        found = next(
+            (
+                u
+                for u, needs in facts.partial
+                if not needs or (needs in classes and needs not in empty)
+            ),
+            None,
+        )
         for dropped in facts.dropped if found is None else ():
             how = starved(dropped, outputs_of, classes)
             if how is not None:

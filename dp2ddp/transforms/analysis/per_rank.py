@@ -20,6 +20,7 @@ from typing import Final
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
 from dp2ddp.transforms._support.nodes import counts, name_of, walk
@@ -33,7 +34,8 @@ _PER_PROCESS: Final = ("time.", "random.", "numpy.random.", "os.path.exists", "o
 #: The inserted helpers whose value is the same on every rank (a sum over the ranks, rank
 #: 0's value): what they return is no rank's own figure.
 _AGREED: Final = frozenset(
-    {"ddp_all_reduce_sum", "ddp_any_rank", "ddp_global_count", "ddp_rank0_value"}
+    {"ddp_all_reduce_sum", "ddp_all_reduce_mean", "ddp_any_rank", "ddp_global_count"}
+    | {"ddp_rank0_value"}
 )
 
 
@@ -78,6 +80,14 @@ def from_own_batches(
     return _loop_local(u, expr, loop, set(), lambda _: False)
 
 
+def _reached_agreed(u: RankUniformity, name: cst.Name) -> bool:
+    """Every binding reaching this read of `name` is an agreed helper's value (`total =
+    ddp_all_reduce_mean(total)` right before it, the data pass's): every rank's alike."""
+    flow = view(u.module)
+    found = flow.reaching(name) if flow.parent(name) is not None else []
+    return bool(found) and all(d.kind == "assign" and _agreed(d.value) for d in found)
+
+
 def _loop_local(
     u: RankUniformity,
     expr: cst.BaseExpression,
@@ -92,7 +102,11 @@ def _loop_local(
         return False  # reduced over the ranks (a batch's mark, ddp_any_rank): every rank's
     if direct(expr):
         return True
-    names = {n.value for n in walk(expr) if isinstance(n, cst.Name)} - seen
+    names = {
+        n.value
+        for n in walk(expr)
+        if isinstance(n, cst.Name) and n.value not in seen and not _reached_agreed(u, n)
+    }
     seen |= names
     for node in walk(loop, skip_scopes=True):
         call = node.value if isinstance(node, cst.Expr) else None

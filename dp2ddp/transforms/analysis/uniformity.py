@@ -168,6 +168,32 @@ class RankUniformity:
             child, parent = parent, self.view.parent(parent)
         return found
 
+    def branch_header(self, statement: cst.BaseCompoundStatement, node: cst.CSTNode) -> str:
+        """`statement`'s header as `node` runs under it, for a message: `if a`, or in an
+        `elif` chain the branch holding `node`, `elif b` (after `if a`), or `else` of `if a`
+        (ae-foster/pytorch-simclr@cd4744c configs.py: a call under `elif dataset ==
+        'cifar10'` was said to run under `if dataset == 'cifar100'`)."""
+        first = f"`{statement_header(statement)}`"
+        if not isinstance(statement, cst.If):
+            return first
+        above = {id(a) for a in self._above(node)}
+        branch: cst.If | cst.Else | None = statement
+        while isinstance(branch, cst.If):
+            if id(branch.body) in above:
+                if branch is statement:
+                    return first
+                return f"`elif {code_of(branch.test)}` (after {first})"
+            branch = branch.orelse
+        return f"the `else` of {first}" if branch is not None else first
+
+    def _above(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        found: list[cst.CSTNode] = []
+        parent = self.view.parent(node)
+        while parent is not None:
+            found.append(parent)
+            parent = self.view.parent(parent)
+        return found
+
     def left_before(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
         """An earlier statement of `node`'s function (in its block or one around it) that may
         leave (return, raise, or break/continue a loop around `node`) under a condition that
@@ -248,7 +274,9 @@ class RankUniformity:
         None when every rank does. `conditions=False`: the caller placed it outside them."""
         around = self.rank_dependent_around(node) if conditions else None
         if around is not None:
-            return f"it runs under `{statement_header(around)}`, which may differ between ranks"
+            return (
+                f"it runs under {self.branch_header(around, node)}, which may differ between ranks"
+            )
         left = self.left_before(node)
         if left is not None:
             return (
@@ -260,7 +288,7 @@ class RankUniformity:
         call = self.unreached_call(function)
         if call is not None:
             around = self.rank_dependent_around(call)
-            where = f" under `{statement_header(around)}`" if around is not None else ""
+            where = f" under {self.branch_header(around, call)}" if around is not None else ""
         elif (elsewhere := self.unreached_elsewhere(function)) is not None:
             where = f" in {elsewhere}"
         else:

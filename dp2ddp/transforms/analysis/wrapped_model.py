@@ -30,6 +30,7 @@ from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.own_models import own_model_classes
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, forwards_before_backward
+from dp2ddp.transforms.analysis.toggle_calls import called_only_before
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
 if TYPE_CHECKING:
@@ -157,6 +158,7 @@ class UnusedParameters:
             and node.lineno <= line <= (node.end_lineno or node.lineno)
             for node in ast_nodes.walk(self._ast())
         )
+        library = self.t.state.facts.role == "library"
         for toggle in self._own_toggles():
             if toggle.function == "__init__":
                 continue
@@ -165,6 +167,8 @@ class UnusedParameters:
             before = toggle.line < line
             if before and (not toggle.function or toggle.span[0] <= line <= toggle.span[1]):
                 continue  # frozen before the wrap: DDP does not register it
+            if library is False and called_only_before(self._ast(), toggle, line):
+                continue  # its function runs only before the wrap (analysis/toggle_calls.py)
             where = f"line {self.t.state.line_map(toggle.line)}"
             if (at, where) not in spared:
                 return self._toggle_text(toggle.text, where, (0, where) in spared)

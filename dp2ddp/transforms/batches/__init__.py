@@ -468,6 +468,8 @@ class ShardBatches(BatchSqueezes):
                 return True
             helper = self._helper(assign.value, counters)
             if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):
+                if self._split_at_source(assign.value):
+                    return True  # migrated before: a fixed point
                 if self._dim == 0:
                     self._warn(
                         loop,
@@ -603,6 +605,24 @@ class ShardBatches(BatchSqueezes):
             return None
         if isinstance(value.func, cst.Name) and value.func.value in self._functions:
             return self._functions[value.func.value]
+        return False
+
+    def _split_at_source(self, value: cst.BaseExpression) -> bool:
+        """`get_batch(source, i)` given a source bound only to `ddp_shard_batch(...)`: the
+        split placed at its source (`_split_source_of`) by an earlier run."""
+        if self._module is None or not isinstance(value, cst.Call):
+            return False
+        flow = view(self._module)
+        for arg in value.args:
+            found = [
+                o
+                for o in origins(flow, arg.value, lambda c: name_of(c.func) == SHARD)
+                if not o.selects
+            ]
+            if found and all(
+                isinstance(o.node, cst.Call) and name_of(o.node.func) == SHARD for o in found
+            ):
+                return True
         return False
 
     def _reshapes(self, function: cst.FunctionDef) -> bool:

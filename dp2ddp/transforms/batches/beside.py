@@ -58,6 +58,14 @@ def prove_beside_loader(
                 if per_rank is not None
                 else ""
             )
+            if per_rank is not None and _step_counter(flow, per_rank):
+                # stop 49 f3: the step count, alike on every rank, is no part of the batch;
+                # the rows it cuts are not proved paired with this rank's share as with
+                # DataParallel's (the sampler deals its shares, the split is contiguous)
+                sized = (
+                    f", cut by {code(per_rank)}, the step count enumerate() pairs with the "
+                    "loader's batch: the same rows on every rank"
+                )
             effect = "every rank gets all of it"
             fed = _given_loader_batch(proof, flow, origin, stop)
             if fed is not None:
@@ -75,7 +83,7 @@ def prove_beside_loader(
                 "DP047",
                 f"{proof.code(value)} in {proof.code(call)} comes from "
                 f"{code(origin.node)} ({origin.kind}): "
-                f"{origin.flow(proof._position)}, beside the loader's batch{sized}; "
+                f"{origin.flow(proof.input_position)}, beside the loader's batch{sized}; "
                 f"{effect}" + proof._per_process_note(),
             )
             return False
@@ -96,7 +104,7 @@ def prove_beside_loader(
                 "DP047",
                 f"the target {proof.code(value)} compared with {proof.code(call)}'s "
                 f"output comes from {code(origin.node)} ({origin.kind}): "
-                f"{origin.flow(proof._position)}; it cannot be split as the batch is",
+                f"{origin.flow(proof.input_position)}; it cannot be split as the batch is",
             )
             return False
     return True
@@ -126,6 +134,23 @@ def _given_loader_batch(
             if node is not None:
                 return node
     return None
+
+
+def _step_counter(flow: DefUse, node: cst.CSTNode) -> bool:
+    """`node` is the counter `enumerate` pairs with the loader's batch (`for k, (x, y) in
+    enumerate(loader)`: `k` numbers the steps, alike on every rank): no part of the batch."""
+    for ancestor in flow.ancestors(node):
+        if isinstance(ancestor, cst.For):
+            target, it = ancestor.target, ancestor.iter
+            return (
+                isinstance(it, cst.Call)
+                and isinstance(it.func, cst.Name)
+                and it.func.value == "enumerate"
+                and isinstance(target, cst.Tuple)
+                and bool(target.elements)
+                and target.elements[0].value is node
+            )
+    return False
 
 
 def _split_here(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:

@@ -169,7 +169,8 @@ class BatchProof(DrawnBatches):
                             "DP047",
                             f"{self.code(value)} in {self.code(call)} comes from "
                             f"{code(origin.node)} ({origin.kind}): "
-                            f"{origin.flow(self._position)}; {effect}" + self._per_process_note(),
+                            f"{origin.flow(self.input_position)}; {effect}"
+                            + self._per_process_note(),
                         )
                         return
                     per_rank = True
@@ -209,7 +210,7 @@ class BatchProof(DrawnBatches):
                         "DP047",
                         f"the target {self.code(value)} compared with {self.code(call)}'s "
                         f"output comes from {code(node)} ({origin.kind}): "
-                        f"{origin.flow(self._position)}; it cannot be split as the batch is",
+                        f"{origin.flow(self.input_position)}; it cannot be split as the batch is",
                     )
                     return
         for origin in states:
@@ -523,7 +524,7 @@ class BatchProof(DrawnBatches):
             expr,
             f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
             f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
-            f"{self._dim} ({origin.flow(self._position)})",
+            f"{self._dim} ({origin.flow(self.input_position)})",
         )
 
     def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
@@ -571,7 +572,7 @@ class BatchProof(DrawnBatches):
             self.record(
                 statement,
                 f"{self.code(target)} (a batch reaching the model) split {self._along()}: "
-                f"{self._each()} ({origin.flow(self._position)})",
+                f"{self._each()} ({origin.flow(self.input_position)})",
             )
         return True
 
@@ -590,7 +591,7 @@ class BatchProof(DrawnBatches):
             self.record(
                 loop,
                 f"every {self.code(batch)} of {self.code(self._batch_source(loop.iter))} split "
-                f"{self._along()}: {self._each()} ({origin.flow(self._position)})",
+                f"{self._along()}: {self._each()} ({origin.flow(self.input_position)})",
             )
         return True
 
@@ -637,7 +638,7 @@ class BatchProof(DrawnBatches):
             self.record(
                 sink,
                 f"{self.code(sink)} split where it meets the model, {self._along()}: "
-                f"{self._each()} ({origin.flow(self._position)})",
+                f"{self._each()} ({origin.flow(self.input_position)})",
             )
         return True
 
@@ -688,7 +689,7 @@ class BatchProof(DrawnBatches):
                 binding,
                 f"{self.code(binding.targets[0].target)} split {self._along()} where it is "
                 f"bound: the loop slices rows of it, {self._each()} "
-                f"({origin.flow(self._position)})",
+                f"({origin.flow(self.input_position)})",
             )
         return True
 

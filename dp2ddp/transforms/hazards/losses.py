@@ -225,11 +225,13 @@ class LossChecks:
         read_tree(scope, facts)
         keep = self.t.state.options.keep_summed_loss
         for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
-            if _scaled_by_world_size(receiver):
-                continue  # scaled by an earlier run (a program's modules are passed again)
             value = _unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             losses: list[cst.Call] = []
+            if _scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
+                if all(self._summed(v, facts.assigned, losses) for v in values):
+                    self._covered.update(losses)
+                continue
             statistic = self._batch_statistics(values, facts.assigned)
             if (
                 not keep
