@@ -416,7 +416,10 @@ class LoaderEvaluation(ShowingCalls):
         state when read: both left alone."""
         batch = self._batch_derived(loop)
         found: set[str] = set()
+        calls: list[cst.Call] = []  # for handed_objects, in the same walk
         for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.Call) and node.args:
+                calls.append(node)
             if not (
                 isinstance(node, cst.Call)
                 and isinstance(node.func, cst.Attribute)
@@ -441,7 +444,7 @@ class LoaderEvaluation(ShowingCalls):
                 continue  # compute() gathers every process's state itself; or keeps nothing
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
-        found |= handed_objects(self, loop, batch)
+        found |= handed_objects(self, loop, calls, batch)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)
 
     def _recurrences(self, loop: cst.For | cst.While) -> set[str]:

@@ -31,8 +31,8 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import (
     derived_names,
-    enclosing_class,
     enclosing_function,
+    method_class,
     variables_under,
     walk,
 )
@@ -45,14 +45,24 @@ if TYPE_CHECKING:
 SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
 
-def handed_objects(t: LoaderEvaluation, loop: cst.For | cst.While, batch: set[str]) -> set[str]:
+def handed_objects(
+    t: LoaderEvaluation, loop: cst.For | cst.While, calls: list[cst.Call], batch: set[str]
+) -> set[str]:
     """Names of objects `loop` hands, with its batch, to a step function of this module that
-    feeds them the batch's figures (the module docstring)."""
+    feeds them the batch's figures (the module docstring). `calls`: the calls with
+    arguments in the loop's body (not in the scopes defined there)."""
     found: set[str] = set()
-    for node in walk(loop.body, skip_scopes=True):
-        if not isinstance(node, cst.Call):
+    if not calls:
+        return found
+    callees = _callees(t, loop)
+    for node in calls:
+        func = node.func
+        if isinstance(func, cst.Name):
+            callee = callees.get(func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            callee = callees.get(f"{func.value.value}.{func.attr.value}")
+        else:
             continue
-        callee = _callee(t, loop, node)
         if callee is None:
             continue
         function, skip = callee
@@ -80,31 +90,23 @@ def handed_objects(t: LoaderEvaluation, loop: cst.For | cst.While, batch: set[st
     return found
 
 
-def _callee(
-    t: LoaderEvaluation, loop: cst.CSTNode, call: cst.Call
-) -> tuple[cst.FunctionDef, int] | None:
-    """The function `call` runs and how many leading parameters the call does not fill (1
-    for a method called through `self`): a top-level function of this module, or a method of
-    the class whose method holds `loop`, called on its first parameter."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        for statement in t._module_node.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value == func.value:
-                return statement, 0
-        return None
-    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
-        return None
+def _callees(
+    t: LoaderEvaluation, loop: cst.For | cst.While
+) -> dict[str, tuple[cst.FunctionDef, int]]:
+    """What a call in `loop` may run, by how it is spelled, with how many leading parameters
+    the call does not fill: this module's top-level functions (`step`: 0), and the methods of
+    the class whose method holds `loop`, called on that method's first parameter
+    (`self.train_iter`: 1; no decorated ones)."""
+    found = {s.name.value: (s, 0) for s in t._module_node.body if isinstance(s, cst.FunctionDef)}
     holder = enclosing_function(loop, t)
-    owner = enclosing_class(loop, t)
+    owner = method_class(holder, t) if holder is not None else None
     if holder is None or owner is None or not holder.params.params:
-        return None
-    if func.value.value != holder.params.params[0].name.value:
-        return None
+        return found
+    own = holder.params.params[0].name.value
     for member in owner.body.body:
-        if isinstance(member, cst.FunctionDef) and member.name.value == func.attr.value:
-            if member.params.params and not member.decorators:
-                return member, 1
-    return None
+        if isinstance(member, cst.FunctionDef) and member.params.params and not member.decorators:
+            found[f"{own}.{member.name.value}"] = (member, 1)
+    return found
 
 
 def _built_before(t: LoaderEvaluation, loop: cst.For | cst.While, name: str) -> bool:
