@@ -24,6 +24,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
@@ -38,9 +39,6 @@ from dp2ddp.transforms.data.step_buffers import step_buffers
 
 #: What a figure of a sharded evaluation loop would hold (DP015 says why a loader stays whole).
 _SHARE = SHARE
-
-#: Libraries whose metric objects sum their state over the processes when read.
-SYNCING_METRICS = ("torchmetrics.", "ignite.metrics.")
 
 
 class LoaderEvaluation(ShowingCalls):
@@ -418,7 +416,10 @@ class LoaderEvaluation(ShowingCalls):
         state when read: both left alone."""
         batch = self._batch_derived(loop)
         found: set[str] = set()
+        calls: list[cst.Call] = []  # for handed_objects, in the same walk
         for node in walk(loop.body, skip_scopes=True):
+            if isinstance(node, cst.Call) and node.args:
+                calls.append(node)
             if not (
                 isinstance(node, cst.Call)
                 and isinstance(node.func, cst.Attribute)
@@ -443,6 +444,7 @@ class LoaderEvaluation(ShowingCalls):
                 continue  # compute() gathers every process's state itself; or keeps nothing
             if any(n.value in batch for a in node.args for n in variables_under(a.value)):
                 found.add(name)
+        found |= handed_objects(self, loop, calls, batch)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)
 
     def _recurrences(self, loop: cst.For | cst.While) -> set[str]:

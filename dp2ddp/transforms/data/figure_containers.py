@@ -40,7 +40,7 @@ def container_updates(
         for each in loops:
             for target, source in _pairs(each.target, each.iter):
                 container = _container(source)
-                held = _members(initial(loop, container)) if container else None
+                held = container_members(initial(loop, container)) if container else None
                 if held is not None and isinstance(target, cst.Name):
                     members[target.value] = (str(container), held)
                 elif any(n.value in derived for n in variables_under(source)):
@@ -96,7 +96,7 @@ def _container(source: cst.BaseExpression) -> str | None:
     return source.value if isinstance(source, cst.Name) else None
 
 
-def _members(value: cst.BaseExpression | None) -> set[str] | None:
+def container_members(value: cst.BaseExpression | None) -> set[str] | None:
     """The names a container literal holds (empty: built by calls), None when `value`
     is no container of objects built before the loop."""
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
