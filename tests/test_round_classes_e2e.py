@@ -382,6 +382,13 @@ Stop 48 (helper z1), said, not rewritten:
   rewritten). The case checks the text's claim that position 0 is the original's sample
   (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
   on the base too, whose golden output had no DP113.
+
+Stop 49 (helper f2), silent leftovers across defs:
+- model_wrap_s49_f2_setattr_on_moved_wrap (helper z2's leftover of r2-D): the device guard's
+  stores on the wrapper made by a call, `setattr(net, "dim", dim)` and `net.__dict__["width"]
+  = net.module.width`, move out with the wrap as a plain store does; rank 0 prints the
+  original's weights (before: left under the guard, on CPU `net.dim` read DDP's own scatter
+  dim 0 and `net.width` raised AttributeError on the DDP object on both ranks, no warning).
 """
 
 from __future__ import annotations
@@ -527,6 +534,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
     # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
+    # stop 49 f2
+    "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -582,6 +591,7 @@ RANK0_ONLY = {
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
+    "model_wrap_s49_f2_setattr_on_moved_wrap": "weights",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
