@@ -389,6 +389,10 @@ Stop 49 (helper f2), silent leftovers across defs:
   = net.module.width`, move out with the wrap as a plain store does; rank 0 prints the
   original's weights (before: left under the guard, on CPU `net.dim` read DDP's own scatter
   dim 0 and `net.width` raised AttributeError on the DDP object on both ranks, no warning).
+- s49_f2_class_reexported_by_package (helper w3's leftover): `Trainer` (wraps the student,
+  trains the teacher beside it) constructed in train.py through the package's re-export
+  (`from pkg import Trainer`): the construction now proves `ddp_sync_module(self.teacher)`,
+  rank 0 prints the original's teacher (before: DP119 said, no sync, teacher 1.8835).
 """
 
 from __future__ import annotations
@@ -536,6 +540,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
     # stop 49 f2
     "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
+    "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -556,6 +561,7 @@ PROGRAMS = {
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
     "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
     "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
+    "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -592,6 +598,7 @@ RANK0_ONLY = {
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f2_setattr_on_moved_wrap": "weights",  # stop 49 f2
+    "s49_f2_class_reexported_by_package": "teacher",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
