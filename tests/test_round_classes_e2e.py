@@ -393,6 +393,10 @@ Stop 49 (helper f2), silent leftovers across defs:
   trains the teacher beside it) constructed in train.py through the package's re-export
   (`from pkg import Trainer`): the construction now proves `ddp_sync_module(self.teacher)`,
   rank 0 prints the original's teacher (before: DP119 said, no sync, teacher 1.8835).
+- s49_f2_teacher_built_by_other_module (helper w3's leftover): the same Trainer handed
+  `build_teacher()`, a function of the program's models.py that makes no wrap: a
+  construction, `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher
+  (before: counted as other, DP119 said, no sync, teacher 1.8835).
 """
 
 from __future__ import annotations
@@ -541,6 +545,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 49 f2
     "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
     "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
+    "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -562,6 +567,7 @@ PROGRAMS = {
     "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
     "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
     "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
+    "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -599,6 +605,7 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f2_setattr_on_moved_wrap": "weights",  # stop 49 f2
     "s49_f2_class_reexported_by_package": "teacher",  # stop 49 f2
+    "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

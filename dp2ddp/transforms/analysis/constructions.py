@@ -41,11 +41,38 @@ def program_constructions(
     }
     aliases = reexported(targets) if targets else {}
     short = {t.rpartition(".")[2] for t in targets | set(aliases)}
-    return [
+    found = [
         (name, constructions(*tree(index), targets, aliases))
         for index, (name, _, _, refers) in enumerate(modules)
         if short & refers
     ]
+    if not any(calls for _, calls in found):
+        return found
+    where = {name: index for index, (name, _, _, _) in enumerate(modules) if name}
+    builders: dict[str, set[str]] = {}
+
+    def built(kind: str) -> str:
+        """`ext:models.build` -> `local` where `build` is a top-level function or class of
+        the program's module `models` that makes no wrap (stop 49: a model built by another
+        module's function counted as other, DP119 said), as a builder of the module's own."""
+        head, _, tail = kind[4:].rpartition(".")
+        if not kind.startswith("ext:") or head not in where:
+            return kind
+        if head not in builders:
+            builders[head] = _local_builders(tree(where[head])[0])
+        return "local" if tail in builders[head] else kind
+
+    return [(name, frozenset(_rekind(call, built) for call in calls)) for name, calls in found]
+
+
+def _rekind(call: str, kind_of: Callable[[str], str]) -> str:
+    """`target|line|slot=kind;...` with each kind read again by `kind_of`."""
+    target, line, slots = call.split("|")
+    kinds = []
+    for slot in slots.split(";") if slots else []:
+        key, _, kind = slot.partition("=")
+        kinds.append(f"{key}={kind_of(kind)}")
+    return f"{target}|{line}|{';'.join(kinds)}"
 
 
 def constructions(
