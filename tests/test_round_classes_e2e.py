@@ -397,6 +397,11 @@ Stop 49 (helper f2), silent leftovers across defs:
   `build_teacher()`, a function of the program's models.py that makes no wrap: a
   construction, `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher
   (before: counted as other, DP119 said, no sync, teacher 1.8835).
+- model_wrap_s49_f2_library_dict_entry_stored_over (helper w1's leftover): a library's model
+  (tests/e2e_stop45_m/dictnet.py, a stand-in for a transformers ModelOutput) returns a dict
+  whose entry forward() stores over before reading it: DP041, find_unused_parameters=True,
+  rank 0 prints the original's weights (before: no DP041, "Expected to have finished
+  reduction" at the second step on both ranks).
 """
 
 from __future__ import annotations
@@ -544,6 +549,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
     # stop 49 f2
     "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
+    "model_wrap_s49_f2_library_dict_entry_stored_over": ("weights -2.606862",),
     "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
     "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
 }
@@ -606,6 +612,7 @@ RANK0_ONLY = {
     "model_wrap_s49_f2_setattr_on_moved_wrap": "weights",  # stop 49 f2
     "s49_f2_class_reexported_by_package": "teacher",  # stop 49 f2
     "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
+    "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

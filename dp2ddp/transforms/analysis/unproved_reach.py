@@ -108,6 +108,9 @@ def class_reach(
     layers = frozenset(registered)
     held = held_classes(init, me, resolve)
     handed = handed_in(init, me, layers)
+    library = held_classes(init, me, lambda f: _library_call(resolve(f)))
+    for attribute, made in library.items():
+        held.setdefault(attribute, tuple(LIBRARY + m for m in made))
     return Reach(
         entries(forward, layers),
         overwritten(forward, held),
@@ -115,6 +118,21 @@ def class_reach(
         signature(forward),
         path,
     )
+
+
+#: The mark of a callee built by a library's call (`AutoModel.from_pretrained(...)`,
+#: `create_model(...)`): what its forward() returns is not read.
+LIBRARY = "library:"
+
+
+def _library_call(resolved: tuple[str, bool] | None) -> tuple[str, bool] | None:
+    """A call of a library (not the program's, not torch's own layers, which return no
+    dict) as `held_classes` takes a project class: what `__init__` builds into `self.x`
+    from it may be a model whose returned dict's entries feed its layers (stop 49: a
+    library model's `outputs["logits"]` stored over was silent)."""
+    if resolved is None or resolved[1] or resolved[0].startswith("torch."):
+        return None
+    return resolved[0], True
 
 
 def signature(forward: Function) -> Signature:
@@ -406,6 +424,12 @@ def starved_entries(
             f"stores over entry '{each.key}' of the dict {{attr}} returns (line {each.line}) "
             "before anything reads it"
         )
+        if callee.startswith(LIBRARY):
+            return "", (
+                f"{what}: {{attr}} is built by a library's {callee[len(LIBRARY) :]}(), "
+                "whose layers feeding that entry are not read here, and those that feed "
+                "only it get no gradient"
+            )
         if known is None:
             return "", (
                 f"{what}: which layers of {short}.forward() feed it is not read (no dict "
