@@ -402,6 +402,10 @@ Stop 49 (helper f2), silent leftovers across defs:
   whose entry forward() stores over before reading it: DP041, find_unused_parameters=True,
   rank 0 prints the original's weights (before: no DP041, "Expected to have finished
   reduction" at the second step on both ranks).
+- model_wrap_s49_f2_entry_stored_over_in_helper (helper w1's leftover of v3-B): the child's
+  dict entry stored over in a method forward() hands the dict to (`self._transfer(out, e)`):
+  DP041, find_unused_parameters=True, rank 0 prints the original's weights (before: no
+  DP041, "Expected to have finished reduction" at the second step on both ranks).
 """
 
 from __future__ import annotations
@@ -550,6 +554,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 49 f2
     "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
     "model_wrap_s49_f2_library_dict_entry_stored_over": ("weights -2.606862",),
+    "model_wrap_s49_f2_entry_stored_over_in_helper": ("weights -2.606862",),
     "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
     "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
 }
@@ -613,6 +618,7 @@ RANK0_ONLY = {
     "s49_f2_class_reexported_by_package": "teacher",  # stop 49 f2
     "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
     "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
+    "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
