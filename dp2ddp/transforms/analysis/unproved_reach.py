@@ -121,16 +121,18 @@ def class_reach(
     )
 
 
-#: The mark of a callee built by a library's call (`AutoModel.from_pretrained(...)`,
-#: `create_model(...)`): what its forward() returns is not read.
+#: The mark of a callee built by a call other than of a program class (a library's
+#: `AutoModel.from_pretrained(...)`, `create_model(...)`, or a factory function): what its
+#: forward() returns is not read.
 LIBRARY = "library:"
 
 
 def _library_call(resolved: tuple[str, bool] | None) -> tuple[str, bool] | None:
-    """A call of a library (not the program's, not torch's own layers, which return no
-    dict) as `held_classes` takes a project class: what `__init__` builds into `self.x`
-    from it may be a model whose returned dict's entries feed its layers (stop 49: a
-    library model's `outputs["logits"]` stored over was silent)."""
+    """A call of no program class (a library's, or a factory function; not torch's own
+    layers, which return no dict) as `held_classes` takes a project class: what
+    `__init__` builds into `self.x` from it may be a model whose returned dict's entries
+    feed its layers (stop 49: a library model's `outputs["logits"]` stored over was
+    silent)."""
     if resolved is None or resolved[1] or resolved[0].startswith("torch."):
         return None
     return resolved[0], True
@@ -482,9 +484,9 @@ def starved_entries(
         )
         if callee.startswith(LIBRARY):
             return "", (
-                f"{what}: {{attr}} is built by a library's {callee[len(LIBRARY) :]}(), "
-                "whose layers feeding that entry are not read here, and those that feed "
-                "only it get no gradient"
+                f"{what}: {{attr}} is built by {callee[len(LIBRARY) :]}(), no class of "
+                "the program whose forward() is read here, so which of its layers feed "
+                "that entry is not known, and those that feed only it get no gradient"
             )
         if known is None:
             return "", (
