@@ -409,6 +409,29 @@ Stop 49's true texts (helper f3):
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+Stop 49 (helper f2), silent leftovers across defs:
+- model_wrap_s49_f2_setattr_on_moved_wrap (helper z2's leftover of r2-D): the device guard's
+  stores on the wrapper made by a call, `setattr(net, "dim", dim)` and `net.__dict__["width"]
+  = net.module.width`, move out with the wrap as a plain store does; rank 0 prints the
+  original's weights (before: left under the guard, on CPU `net.dim` read DDP's own scatter
+  dim 0 and `net.width` raised AttributeError on the DDP object on both ranks, no warning).
+- s49_f2_class_reexported_by_package (helper w3's leftover): `Trainer` (wraps the student,
+  trains the teacher beside it) constructed in train.py through the package's re-export
+  (`from pkg import Trainer`): the construction now proves `ddp_sync_module(self.teacher)`,
+  rank 0 prints the original's teacher (before: DP119 said, no sync, teacher 1.8835).
+- s49_f2_teacher_built_by_other_module (helper w3's leftover): the same Trainer handed
+  `build_teacher()`, a function of the program's models.py that makes no wrap: a
+  construction, `ddp_sync_module(self.teacher)`, rank 0 prints the original's teacher
+  (before: counted as other, DP119 said, no sync, teacher 1.8835).
+- model_wrap_s49_f2_library_dict_entry_stored_over (helper w1's leftover): a library's model
+  (tests/e2e_stop45_m/dictnet.py, a stand-in for a transformers ModelOutput) returns a dict
+  whose entry forward() stores over before reading it: DP041, find_unused_parameters=True,
+  rank 0 prints the original's weights (before: no DP041, "Expected to have finished
+  reduction" at the second step on both ranks).
+- model_wrap_s49_f2_entry_stored_over_in_helper (helper w1's leftover of v3-B): the child's
+  dict entry stored over in a method forward() hands the dict to (`self._transfer(out, e)`):
+  DP041, find_unused_parameters=True, rank 0 prints the original's weights (before: no
+  DP041, "Expected to have finished reduction" at the second step on both ranks).
 """
 
 from __future__ import annotations
@@ -558,6 +581,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
     # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
+    # stop 49 f2
+    "model_wrap_s49_f2_setattr_on_moved_wrap": ("weights -0.8662",),
+    "model_wrap_s49_f2_library_dict_entry_stored_over": ("weights -2.606862",),
+    "model_wrap_s49_f2_entry_stored_over_in_helper": ("weights -2.606862",),
+    "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
+    "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -578,6 +607,8 @@ PROGRAMS = {
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
     "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
     "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
+    "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
+    "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -615,6 +646,11 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
+    "model_wrap_s49_f2_setattr_on_moved_wrap": "weights",  # stop 49 f2
+    "s49_f2_class_reexported_by_package": "teacher",  # stop 49 f2
+    "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
+    "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
+    "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

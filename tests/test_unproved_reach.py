@@ -99,3 +99,27 @@ def test_an_argument_a_program_class_never_reads_is_not_proved() -> None:
 
 def test_arguments_every_program_class_reads_are_proved() -> None:
     assert "Layer" not in _uses(HANDED.replace("{inner}", "return self.w(q) + k + v"))
+
+
+HELPER = """
+    def _put(self, store, e):
+        {helper}
+"""
+
+
+def test_an_entry_stored_over_in_a_method_handed_the_dict_starves_it() -> None:
+    """Stop 49 (f2): the store made in `self._put(out, ...)`, forward() reading nothing."""
+    source = ENTRIES.replace("{body}", 'self._put(out, out["embedding"])')
+    source += HELPER.replace("{helper}", 'store["logits"] = self.extra(e)')
+    assert "in self._put()" in _uses(source)["Transfer"]
+
+
+def test_an_entry_read_before_the_method_stores_over_it_is_proved() -> None:
+    body = 'y = out["logits"].sum()\n        self._put(out, out["embedding"])'
+    source = ENTRIES.replace("{body}", body)
+    helper = 'store["logits"] = self.extra(e)'
+    assert "Transfer" not in _uses(source + HELPER.replace("{helper}", helper))
+    body = 'self._put(out, out["embedding"])'
+    helper = 'y = store["logits"].sum()\n        store["logits"] = self.extra(e)'
+    source = ENTRIES.replace("{body}", body)
+    assert "Transfer" not in _uses(source + HELPER.replace("{helper}", helper))

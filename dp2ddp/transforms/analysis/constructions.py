@@ -26,35 +26,71 @@ _MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
 def program_constructions(
     modules: list[tuple[str, frozenset[str], bool, frozenset[str]]],
     tree: Callable[[int], tuple[ast.Module, dict[str, str]]],
+    reexported: Callable[[set[str]], dict[str, str]] = lambda _: {},
 ) -> list[tuple[str, frozenset[str]]]:
     """Each module's `constructions` of the program's classes that may train a model beside
     a wrap: `modules` gives each module's name, its top-level classes, whether its text
     names DataParallel, and the names it refers to; `tree(index)` its ast and import
-    table. Only a module that names such a class is read (most programs: none or one)."""
+    table; `reexported(targets)` the names packages give them (`pkg.Trainer` for
+    `pkg.trainer.Trainer`, pkg/__init__.py's `from .trainer import Trainer`), each with the
+    class's own: a call through one is a call of that class (stop 49: it was matched to
+    none, DP119 said where the construction proved the sync). Only a module that names
+    such a class is read (most programs: none or one)."""
     targets = {
         f"{name}.{c}" for name, classes, wraps, _ in modules if name and wraps for c in classes
     }
-    short = {t.rpartition(".")[2] for t in targets}
-    return [
-        (name, constructions(*tree(index), targets))
+    aliases = reexported(targets) if targets else {}
+    short = {t.rpartition(".")[2] for t in targets | set(aliases)}
+    found = [
+        (name, constructions(*tree(index), targets, aliases))
         for index, (name, _, _, refers) in enumerate(modules)
         if short & refers
     ]
+    if not any(calls for _, calls in found):
+        return found
+    where = {name: index for index, (name, _, _, _) in enumerate(modules) if name}
+    builders: dict[str, set[str]] = {}
+
+    def built(kind: str) -> str:
+        """`ext:models.build` -> `local` where `build` is a top-level function or class of
+        the program's module `models` that makes no wrap (stop 49: a model built by another
+        module's function counted as other, DP119 said), as a builder of the module's own."""
+        head, _, tail = kind[4:].rpartition(".")
+        if not kind.startswith("ext:") or head not in where:
+            return kind
+        if head not in builders:
+            builders[head] = _local_builders(tree(where[head])[0])
+        return "local" if tail in builders[head] else kind
+
+    return [(name, frozenset(_rekind(call, built) for call in calls)) for name, calls in found]
 
 
-def constructions(tree: ast.Module, table: dict[str, str], targets: set[str]) -> frozenset[str]:
+def _rekind(call: str, kind_of: Callable[[str], str]) -> str:
+    """`target|line|slot=kind;...` with each kind read again by `kind_of`."""
+    target, line, slots = call.split("|")
+    kinds = []
+    for slot in slots.split(";") if slots else []:
+        key, _, kind = slot.partition("=")
+        kinds.append(f"{key}={kind_of(kind)}")
+    return f"{target}|{line}|{';'.join(kinds)}"
+
+
+def constructions(
+    tree: ast.Module, table: dict[str, str], targets: set[str], aliases: dict[str, str]
+) -> frozenset[str]:
     """`target|line|slot=kind;...` of each call of the module of one of `targets` (dotted
-    class names) that passes arguments (slot: the position or keyword, `*` for an
-    unpacking; kind: wrap, other, local, or `ext:<dotted name>` for a call of an import).
-    One listing of the module; each scope's bindings gathered once, where there is such a
-    call."""
+    class names) or of a name a package gives one (`aliases`: that name -> the class's),
+    that passes arguments (slot: the position or keyword, `*` for an unpacking; kind: wrap,
+    other, local, or `ext:<dotted name>` for a call of an import); the target is the
+    class's own name. One listing of the module; each scope's bindings gathered once,
+    where there is such a call."""
     listed = ast_nodes.listed(tree)
     calls = [
         n
         for n in listed
         if isinstance(n, ast.Call)
         and (n.args or n.keywords)
-        and resolved_name(n.func, table) in targets
+        and (resolved_name(n.func, table) in targets or resolved_name(n.func, table) in aliases)
     ]
     if not calls:
         return frozenset()
@@ -79,6 +115,7 @@ def constructions(tree: ast.Module, table: dict[str, str], targets: set[str]) ->
     found: set[str] = set()
     for node in calls:
         target = resolved_name(node.func, table)
+        target = aliases.get(target, target)
         home = id(scopes.get(id(node), tree))
         values = [
             ("*" if isinstance(a, ast.Starred) else str(i), a) for i, a in enumerate(node.args)

@@ -116,18 +116,47 @@ def called_bare(kept: list[cst.BaseStatement], hoisted: list[cst.BaseStatement])
     return None
 
 
+def _constant_name(node: cst.BaseExpression | None) -> str:
+    """`"dim"` -> "dim"; anything but a constant identifier string -> "?"."""
+    text = node.evaluated_value if isinstance(node, cst.SimpleString) else None
+    return text if isinstance(text, str) and text.isidentifier() else "?"
+
+
 def _store_on(stmt: cst.BaseStatement, targets: set[str]) -> tuple[str, str, str] | None:
     """`net.representation_dim = repr_dim` with `net` a name the wrap binds -> (wrapped
-    name, attribute, the value's code); a single assignment of one attribute, else None."""
+    name, attribute, the value's code); a single assignment of one attribute, else None.
+    A store made by a call or through the instance's dict is a store all the same:
+    `setattr(net, "dim", v)` and `net.__dict__["dim"] = v` give (net, dim, v); with an
+    attribute name not a constant string the attribute is `?`, which no read proves."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
-    assign = stmt.body[0]
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        if (
+            not m.matches(call.func, m.Name("setattr"))
+            or len(call.args) != 3
+            or any(a.star or a.keyword for a in call.args)
+            or code_of(call.args[0].value) not in targets
+        ):
+            return None
+        name = call.args[1].value
+        return code_of(call.args[0].value), _constant_name(name), code_of(call.args[2].value)
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
         return None
-    target = assign.targets[0].target
+    target = small.targets[0].target
+    if (
+        isinstance(target, cst.Subscript)
+        and m.matches(target.value, m.Attribute(attr=m.Name("__dict__")))
+        and isinstance(target.value, cst.Attribute)
+        and code_of(target.value.value) in targets
+    ):
+        key = target.slice[0].slice if len(target.slice) == 1 else None
+        value = key.value if isinstance(key, cst.Index) else None
+        return code_of(target.value.value), _constant_name(value), code_of(small.value)
     if not isinstance(target, cst.Attribute) or code_of(target.value) not in targets:
         return None
-    return code_of(target.value), target.attr.value, code_of(assign.value)
+    return code_of(target.value), target.attr.value, code_of(small.value)
 
 
 def _read_of(stmt: cst.BaseStatement) -> tuple[str, str] | None:

@@ -163,8 +163,12 @@ def _stores(
     method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, given: set[str]
 ) -> list[tuple[ast.AST | None, ast.AST]]:
     """What the method keeps of `given` (its parameters): (target, value) of each store in
-    `me` (its object) whose value reads them or a name bound from them, and (None, call)
-    of each call of one of `me`'s methods handed them (`self.update(seen, values)`)."""
+    `me` (its object) whose value reads them or a name bound from them, (None, call) of
+    each call of one of `me`'s methods handed them (`self.update(seen, values)`), and
+    (container, call) of each call filling a container `me` holds with them
+    (`self.history.append(loss.item())`, `loss` computed from the batch handed in: stop
+    49, a trainer keeping each step's loss was taken for no meter, and rank 0 printed its
+    own batches' mean as the epoch's, no word)."""
     own = _own_nodes(method)
     binds: list[tuple[ast.AST, ast.AST]] = []
     for node in own:
@@ -199,12 +203,29 @@ def _stores(
         if stores_in_me and reads(value, derived):
             found.append((target, value))
     for node in own:
-        if (
+        if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == me
             and any(reads(a, derived) for a in [*node.args, *(k.value for k in node.keywords)])
         ):
+            continue
+        if isinstance(node.func.value, ast.Name) and node.func.value.id == me:
             found.append((None, node))
+        elif node.func.attr in _FILLING and _root(node.func.value) == me:
+            found.append((node.func.value, node))  # `self.history.append(loss.item())`
     return found
+
+
+#: Methods of a container that keep what they are given in it (`list.append`, `set.add`,
+#: `dict.update`, `deque.appendleft`).
+_FILLING = frozenset({"append", "extend", "insert", "appendleft", "add", "update", "setdefault"})
+
+
+def _root(node: ast.AST) -> str:
+    """ "self" of `self.history` / `self.logs["train"]`; "" where the root is no name or the
+    node is the name itself."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return ""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

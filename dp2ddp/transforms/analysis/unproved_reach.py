@@ -51,6 +51,7 @@ class Overwritten:
     key: str
     line: int
     stored: int
+    helper: str = ""  # the method of the class forward() hands the dict to, which stores
 
 
 @dataclass(frozen=True)
@@ -108,13 +109,33 @@ def class_reach(
     layers = frozenset(registered)
     held = held_classes(init, me, resolve)
     handed = handed_in(init, me, layers)
+    library = held_classes(init, me, lambda f: _library_call(resolve(f)))
+    for attribute, made in library.items():
+        held.setdefault(attribute, tuple(LIBRARY + m for m in made))
     return Reach(
         entries(forward, layers),
-        overwritten(forward, held),
+        overwritten(forward, held, methods),
         handed_calls(forward, handed, layers),
         signature(forward),
         path,
     )
+
+
+#: The mark of a callee built by a call other than of a program class (a library's
+#: `AutoModel.from_pretrained(...)`, `create_model(...)`, or a factory function): what its
+#: forward() returns is not read.
+LIBRARY = "library:"
+
+
+def _library_call(resolved: tuple[str, bool] | None) -> tuple[str, bool] | None:
+    """A call of no program class (a library's, or a factory function; not torch's own
+    layers, which return no dict) as `held_classes` takes a project class: what
+    `__init__` builds into `self.x` from it may be a model whose returned dict's entries
+    feed its layers (stop 49: a library model's `outputs["logits"]` stored over was
+    silent)."""
+    if resolved is None or resolved[1] or resolved[0].startswith("torch."):
+        return None
+    return resolved[0], True
 
 
 def signature(forward: Function) -> Signature:
@@ -259,9 +280,15 @@ def _entry_of(target: ast.expr, name: str) -> bool:
     )
 
 
-def overwritten(function: Function, held: Mapping[str, tuple[str, ...]]) -> tuple[Overwritten, ...]:
+def overwritten(
+    function: Function,
+    held: Mapping[str, tuple[str, ...]],
+    methods: Mapping[str, Function] | None = None,
+) -> tuple[Overwritten, ...]:
     """`name = self.x(...)` (x holding project classes) then `name["k"] = ...` with no read
-    of `name` in between but of other constant keys (`name["embedding"]`)."""
+    of `name` in between but of other constant keys (`name["embedding"]`), or a call of a
+    method of the class (`methods`) handed `name` (`self._head(out, x)`) whose first use
+    of that parameter is such a store (stop 49: a store in the helper was silent)."""
     if not function.args.args or not held:
         return ()
     me = function.args.args[0].arg
@@ -281,17 +308,65 @@ def overwritten(function: Function, held: Mapping[str, tuple[str, ...]]) -> tupl
         name = node.targets[0].id
         if not callees:
             continue
-        store = _first_store(nodes, node, name)
+        after = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+        store = _first_store(nodes, after, name)
+        helper = None if store else _stored_by_helper(nodes, after, name, me, methods or {})
+        if helper is not None:
+            store, method = helper[:2], helper[2]
         if store is not None:
             key, line = store
-            found.append(Overwritten(node.value.func.attr, callees, key, node.lineno, line))
+            found.append(
+                Overwritten(
+                    node.value.func.attr, callees, key, node.lineno, line,
+                    f"self.{method}()" if helper is not None else "",
+                )
+            )  # fmt: skip
     return tuple(found)
 
 
-def _first_store(nodes: list[ast.AST], bound: ast.Assign, name: str) -> tuple[str, int] | None:
-    """The first `name["k"] = ...` after `bound` (in source order) whose entry nothing
+def _stored_by_helper(
+    nodes: list[ast.AST],
+    after: tuple[int, int],
+    name: str,
+    me: str,
+    methods: Mapping[str, Function],
+) -> tuple[str, int, str] | None:
+    """The first call after `after` of a method of the class handed `name` by position
+    (`self._head(out, x)`), nothing reading `name` before it but at other constant keys:
+    the method's own first store at a constant key of that parameter, read nothing before
+    it (`_first_store` in the method), with the method's name; None else."""
+    calls = sorted(
+        (
+            n
+            for n in nodes
+            if isinstance(n, ast.Call)
+            and is_self_attribute(n.func, me)
+            and (n.lineno, n.col_offset) >= after
+            and any(isinstance(a, ast.Name) and a.id == name for a in n.args)
+        ),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    if not calls:
+        return None
+    call = calls[0]
+    assert isinstance(call.func, ast.Attribute)
+    method = methods.get(call.func.attr)
+    if method is None:
+        return None
+    position = next(i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name)
+    params = method.args.posonlyargs + method.args.args
+    if any(isinstance(a, ast.Starred) for a in call.args[:position]) or position + 1 >= len(params):
+        return None
+    start = (method.body[0].lineno, method.body[0].col_offset)
+    store = _first_store(list(_own_nodes(method)), start, params[position + 1].arg)
+    if store is None or _read_between(nodes, name, store[0], after, (call.lineno, call.col_offset)):
+        return None
+    return store[0], store[1], call.func.attr
+
+
+def _first_store(nodes: list[ast.AST], after: tuple[int, int], name: str) -> tuple[str, int] | None:
+    """The first `name["k"] = ...` after `after` (in source order) whose entry nothing
     reads before it: (k, line); None at a read of the whole, a rebinding, or no store."""
-    after = (bound.end_lineno or bound.lineno, bound.end_col_offset or 0)
     later = sorted(
         (n for n in nodes if isinstance(n, ast.Assign) and (n.lineno, n.col_offset) >= after),
         key=lambda n: (n.lineno, n.col_offset),
@@ -402,10 +477,17 @@ def starved_entries(
     for callee in each.callees:
         known = entries_of.get(callee)
         short = callee.rsplit(".", 1)[-1]
+        where = f" (in {each.helper}, handed the dict)" if each.helper else ""
         what = (
-            f"stores over entry '{each.key}' of the dict {{attr}} returns (line {each.line}) "
-            "before anything reads it"
+            f"stores over entry '{each.key}' of the dict {{attr}} returns (line {each.line})"
+            f"{where} before anything reads it"
         )
+        if callee.startswith(LIBRARY):
+            return "", (
+                f"{what}: {{attr}} is built by {callee[len(LIBRARY) :]}(), no class of "
+                "the program whose forward() is read here, so which of its layers feed "
+                "that entry is not known, and those that feed only it get no gradient"
+            )
         if known is None:
             return "", (
                 f"{what}: which layers of {short}.forward() feed it is not read (no dict "

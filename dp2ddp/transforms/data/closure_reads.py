@@ -139,13 +139,43 @@ def inner_figures(
     outer: dict[str, set[str]],
 ) -> dict[str, set[str]]:
     """The names `function` reads that hold figures of `scope` (`outer`, its aliases): an
-    outer name it does not bind, and a name it binds from one (`s = total / 4`)."""
-    free = {
-        n.value
+    outer name it does not bind, a name an enclosing def inside `scope` binds from one and
+    `function` reads (`def report(): s = total; def line(): print(s)`: that def's own
+    figures, followed outwards first; stop 49, silent before), and a name it binds from
+    either (`s = total / 4`)."""
+    source = {
+        n.value: outer[n.value]
         for n in walk(function, skip_scopes=True)
         if isinstance(n, cst.Name) and n.value in outer and not bound_inside(t, scope, n)
     }
-    held = figure_aliases(function, free)
+    enclosing = _enclosing_def(t, scope, function)
+    if enclosing is not None:
+        held_there = inner_figures(t, scope, enclosing, outer)
+        flow = view(module_of(scope, t))  # type: ignore[arg-type]
+        there = flow.functions.get(enclosing)
+        for n in walk(function, skip_scopes=True):
+            if not isinstance(n, cst.Name) or n.value not in held_there or n.value in source:
+                continue
+            found = flow.definitions(n)
+            if found and all(flow.function_around(d.target) is there for d in found):
+                source[n.value] = held_there[n.value]
+    held = figure_aliases(function, set(source))
     return {
-        name: set().union(*(outer[f] for f in figures)) for name, figures in held.items() if figures
+        name: set().union(*(source[f] for f in figures))
+        for name, figures in held.items()
+        if figures
     }
+
+
+def _enclosing_def(
+    t: LoaderEvaluation, scope: cst.CSTNode, function: cst.FunctionDef
+) -> cst.FunctionDef | None:
+    """The def `function` is defined in directly, where that def is inside `scope`."""
+    node = t.parent(function)
+    while node is not None and node is not scope:
+        if isinstance(node, cst.FunctionDef):
+            return node
+        if isinstance(node, cst.ClassDef):
+            return None  # a method: a class body's names are not the method's closure
+        node = t.parent(node)
+    return None

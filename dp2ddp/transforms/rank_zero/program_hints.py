@@ -54,7 +54,11 @@ from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import file_readers, file_writers, path_attributes
-from dp2ddp.transforms.rank_zero.reexported import reexported_names, reexports_of
+from dp2ddp.transforms.rank_zero.reexported import (
+    reexported_as,
+    reexported_names,
+    reexports_of,
+)
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
     PIL_IMAGES,
@@ -144,6 +148,7 @@ def program_hints(
             for m, n in zip(modules, names, strict=True)
         ],
         lambda i: _tree_table(modules[i].name, modules[i].passing_tree(), modules[i].is_package),
+        lambda targets: reexported_as(targets, [(n.reexports, n.bound) for n in names]),
     )
     for index, module in enumerate(modules):
         built = constructed(module.name, every, {m.name for m in modules if m.name})

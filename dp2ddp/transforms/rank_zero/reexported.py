@@ -72,3 +72,17 @@ def reexported_names(
             if tail and not first.startswith("_") and first not in bound:
                 found.add(alias[: -len(STAR)] + tail)
     return found
+
+
+def reexported_as(
+    targets: set[str], packages: list[tuple[Iterable[tuple[str, str]], frozenset[str]]]
+) -> dict[str, str]:
+    """Each name the packages' re-exports (`packages`: each one's reexports_of and the names
+    it binds) give one of `targets` -> that target (twice: a re-export of a re-export)."""
+    found = {t: t for t in targets}
+    for _ in range(2):
+        for reexports, bound in packages:
+            for name, full in list(found.items()):
+                for alias in reexported_names([name], reexports, bound):
+                    found.setdefault(alias, full)
+    return {alias: full for alias, full in found.items() if alias != full}
