@@ -382,6 +382,13 @@ Stop 48 (helper z1), said, not rewritten:
   rewritten). The case checks the text's claim that position 0 is the original's sample
   (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
   on the base too, whose golden output had no DP113.
+
+Stop 49 (helper a2):
+- rank_zero_s49_a2_path_in_command_line (a2-B, sooftware/nlp-tasks@bb6f65e
+  machine_translation/utils.py:10-20): a corpus written on rank 0, then named inside one
+  command-line string the next call reads it by: a barrier after the write; rank 0 prints
+  the original's `words 36` and `weights -0.3304` (before: no barrier, rank 1 read the file
+  before rank 0 had written it, FileNotFoundError on rank 1).
 """
 
 from __future__ import annotations
@@ -527,6 +534,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
     # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
+    # stop 49 a2: the original's (the base: FileNotFoundError on rank 1)
+    "rank_zero_s49_a2_path_in_command_line": ("words 36", "weights -0.3304"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -582,6 +591,7 @@ RANK0_ONLY = {
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
+    "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
