@@ -389,6 +389,12 @@ Stop 49 (helper a2):
   command-line string the next call reads it by: a barrier after the write; rank 0 prints
   the original's `words 36` and `weights -0.3304` (before: no barrier, rank 1 read the file
   before rank 0 had written it, FileNotFoundError on rank 1).
+- batches_s49_a2_fixed_output_positions (a2-A, soobinseo/Transformer-TTS@87bd9c9
+  train_transformer.py:69-89, `prob[j * 16]` over the attention maps of `m.forward(...)`):
+  an output read at positions computed from constants, past a rank's rows under DDP: said
+  (DP123), nothing rewritten, so it cannot run to the end under torchrun (IndexError, as
+  at the base) and joins no launch; verify names DP123 in its verdict (before: no warning,
+  the verdict named none).
 """
 
 from __future__ import annotations
@@ -864,6 +870,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s48_y_told_sums_relative_nested", "DP004"),
         # stop 48 r1
         ("hazards_s48_r1_masked_loss_object", "DP043"),
+        # stop 49 a2
+        ("batches_s49_a2_fixed_output_positions", "DP123"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
