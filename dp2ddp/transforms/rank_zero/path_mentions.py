@@ -11,13 +11,13 @@ earlier run's, and would train another tokenizer, with `--check` 0.
 `mentioned_forms` reads each string argument of a call as path_forms.py reads a path (its
 pieces: literals, f-string parts followed to what they are bound to), cuts it at blanks, `=`,
 `,` and `;` into words (each string of a list or tuple argument too: an argument vector),
-and gives the form of each word that is only part of the argument
+and gives the form of each word that is an option's value (right after `=`: `--input=PATH`)
 and holds a literal (`f"{name}_{kind}.txt"`): barriers.py matches them against the paths
 rank 0 writes as it matches a read's path, so a barrier goes between (file_paths.file_path
-with write=False answers them when the call reads no path argument). A whole argument is no
-mention (a path handed to a library as itself is file_paths.py's question), nor a word of a
-call that only shows or writes text (print, logging, `.write`, `.format`, a progress bar's
-description).
+with write=False answers them when the call reads no path argument). Prose names no path
+this way (a help text, a title), nor a whole argument (a path handed to a library as itself
+is file_paths.py's question), nor a call that only shows or writes text (print, logging,
+`.write`, `.format`, a progress bar's description).
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ _SHOWS = frozenset(
         "set_postfix_str",
     }
 )
-#: Where a command line's words part.
-_BETWEEN = re.compile(r"[\s=,;]+")
+#: Where a command line's words part (kept: a word after `=` is an option's value).
+_BETWEEN = re.compile(r"([\s=,;]+)")
 
 
 def mentioned_forms(call: cst.Call, t: RankZeroOnly) -> tuple[str, ...] | None:
@@ -79,17 +79,21 @@ def mentioned_forms(call: cst.Call, t: RankZeroOnly) -> tuple[str, ...] | None:
         if parts is None:
             continue
         words: list[list[tuple[bool, str]]] = [[]]
+        valued = [False]  # each word: an option's value, after `=`
         for literal, part in parts:
             if not literal:
                 words[-1].append((False, part))
                 continue
-            for position, chunk in enumerate(_BETWEEN.split(part)):
-                if position:
+            chunks = _BETWEEN.split(part)  # word, separator, word, ...
+            for position, chunk in enumerate(chunks):
+                if position % 2:
                     words.append([])
-                if chunk:
+                    valued.append("=" in chunk)
+                elif chunk:
                     words[-1].append((True, chunk))
-        whole = [w for w in words if w]
-        if len(whole) < 2:
-            continue  # the argument is one word: a path as itself, no mention
-        forms += [form for w in whole if (form := form_of(w)) is not None]
+        forms += [
+            form
+            for w, v in zip(words, valued, strict=True)
+            if v and (form := form_of(w)) is not None
+        ]
     return tuple(dict.fromkeys(forms)) or None
