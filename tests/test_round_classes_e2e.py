@@ -403,12 +403,14 @@ Stop 49 (helper f1), silent leftovers of stop 48, said:
   constant spelled as a call (`.mul(0.1)`, `torch.mul(..., 0.01)`) or picked by position from
   the returned tuple (`pair[0]` of `pair = parts[1]`): DP004 at each, named in verify's
   verdict (before: none).
+
 Stop 49's true texts (helper f3):
 - model_wrap_s49_f3_sync_beside_hoisted_wrap (ae-foster/pytorch-simclr@cd4744c
   simclr.py:71-96): a critic trained beside a wrap hoisted out of its device guard (the
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+
 Stop 49 (helper f2), silent leftovers across defs:
 - model_wrap_s49_f2_setattr_on_moved_wrap (helper z2's leftover of r2-D): the device guard's
   stores on the wrapper made by a call, `setattr(net, "dim", dim)` and `net.__dict__["width"]
@@ -432,6 +434,19 @@ Stop 49 (helper f2), silent leftovers across defs:
   dict entry stored over in a method forward() hands the dict to (`self._transfer(out, e)`):
   DP041, find_unused_parameters=True, rank 0 prints the original's weights (before: no
   DP041, "Expected to have finished reduction" at the second step on both ranks).
+
+Stop 49 (helper a2):
+- rank_zero_s49_a2_path_in_command_line (a2-B, sooftware/nlp-tasks@bb6f65e
+  machine_translation/utils.py:10-20): a corpus written on rank 0, then named inside one
+  command-line string the next call reads it by: a barrier after the write; rank 0 prints
+  the original's `words 36` and `weights -0.3304` (before: no barrier, rank 1 read the file
+  before rank 0 had written it, FileNotFoundError on rank 1).
+- batches_s49_a2_fixed_output_positions (a2-A, soobinseo/Transformer-TTS@87bd9c9
+  train_transformer.py:69-89, `prob[j * 16]` over the attention maps of `m.forward(...)`):
+  an output read at positions computed from constants, past a rank's rows under DDP: said
+  (DP123), nothing rewritten, so it cannot run to the end under torchrun (IndexError, as
+  at the base) and joins no launch; verify names DP123 in its verdict (before: no warning,
+  the verdict named none).
 """
 
 from __future__ import annotations
@@ -587,6 +602,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f2_entry_stored_over_in_helper": ("weights -2.606862",),
     "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
     "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
+    # stop 49 a2: the original's (the base: FileNotFoundError on rank 1)
+    "rank_zero_s49_a2_path_in_command_line": ("words 36", "weights -0.3304"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -651,6 +668,7 @@ RANK0_ONLY = {
     "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
     "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
     "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
+    "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -928,6 +946,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s49_f1_told_terms_scaled", "DP004"),
         # stop 49 a1
         ("hazards_s49_a1_reduction_from_caller", "DP121"),
+        # stop 49 a2
+        ("batches_s49_a2_fixed_output_positions", "DP123"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -288,4 +288,19 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`torch.distributed.get_world_size()` where it is backpropagated (or make it a mean "
         "in both programs), then silence the warning with `# noqa: DP121`.",
     ),
+    "DP123": (
+        "an output read at positions the code fixes, not the batch",
+        "The training loop reads the wrapped model's output at a position computed from "
+        "constants and the counters of fixed ranges (`for j in range(4): "
+        "make_grid(prob[j * 16])`, head j's first attention map of a (heads x batch) "
+        "output: soobinseo/Transformer-TTS@87bd9c9). DataParallel gathered the whole "
+        "batch's outputs along dim 0, so those positions were rows of the global batch; "
+        "under DDP each rank holds the outputs of its part only, and the same positions "
+        "pick other rows, or run past them (IndexError on every rank). A position built "
+        "from the loader's batch size is read per rank; this one names no size, so what it "
+        "stands for is not proved and nothing was rewritten. Compute the position from the "
+        "rows this rank holds (`prob.size(0)`), or gather the output from every rank first "
+        "(`torch.distributed.all_gather`, where every rank arrives), then silence the "
+        "warning with `# noqa: DP123`.",
+    ),
 }

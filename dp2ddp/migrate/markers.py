@@ -99,6 +99,7 @@ MARKED = frozenset(
         "DP118",
         "DP119",
         "DP120",
+        "DP123",
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

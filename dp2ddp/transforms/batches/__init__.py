@@ -69,6 +69,7 @@ from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.batches.after_loop import warn_picks_after_loop
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
+from dp2ddp.transforms.batches.fixed_positions import iterated_outputs, warn_fixed_positions
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -202,13 +203,14 @@ class ShardBatches(BatchSqueezes):
         wrappers = own_functions_that_wrap(module, self._is_dp) | {*self.state.facts.wrap_functions}
         built = wrapper_results(module, self, frozenset(wrappers), self._is_dp)
         for call in nodes.of(cst.Call):
-            called = self.code(call.func)
+            func = call.func  # `m.forward(x)` calls the wrap as `m(x)` does
+            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+                func = func.value
+            called = self.code(func)
             if (
                 called not in self.state.wrapped
                 and called not in built.spelled
-                and not (
-                    isinstance(call.func, cst.Name) and built.holds(call.func, lambda: view(module))
-                )
+                and not (isinstance(func, cst.Name) and built.holds(func, lambda: view(module)))
             ):
                 continue
             loop = self._training_loop(lambda: view(module), call)
@@ -217,6 +219,7 @@ class ShardBatches(BatchSqueezes):
                 continue
             outputs = {n for t in assign.targets for n in target_names(t.target)}
             outputs |= headed_outputs(loop.body, outputs)
+            outputs |= iterated_outputs(loop.body, outputs)
             for node in walk(loop.body):
                 if (
                     isinstance(node, cst.Subscript)
@@ -311,6 +314,8 @@ class ShardBatches(BatchSqueezes):
                 "holds the output of its part of the batch only",
             )
             return
+        if not reads:
+            warn_fixed_positions(self, subscript, index, call)
         for read in reads:
             if read in self._swap or self._read_per_rank(read):
                 continue

@@ -19,6 +19,7 @@ from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.path_forms import path_form
+from dp2ddp.transforms.rank_zero.path_mentions import mentioned_forms
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
     H5PY_FILE,
@@ -44,10 +45,11 @@ def file_path(
     call: cst.Call, t: RankZeroOnly, index: ModuleIndex, *, write: bool
 ) -> tuple[str, ...] | None:
     """The texts of the path `call` writes (write=True) or reads a file at
-    (path_texts.py); None when it does neither, or the path is not a plain argument."""
+    (path_texts.py); None when it does neither, or the path is not a plain argument. A
+    call reading no path argument may read the paths its strings name (path_mentions.py)."""
     first = path_argument(call, t, write=write)
     if first is None:
-        return None
+        return None if write else mentioned_forms(call, t)
     return _with_form(path_texts(first, call, t, t.code, index), first, t)
 
 

@@ -50,7 +50,12 @@ def path_form(node: cst.BaseExpression, t: RankZeroOnly, *, bare: bool = False) 
     """The form of the path `node` (see the module's docstring), or None where no literal
     takes part (a bare name, a call of anything else: its text says as much), unless `bare`
     (a folder listed: `f"{out}"`, whatever its paths within are spelled by)."""
-    pieces = _pieces(node, t, _DEPTH)
+    return form_of(_pieces(node, t, _DEPTH), bare=bare)
+
+
+def form_of(pieces: list[_Piece] | None, *, bare: bool = False) -> str | None:
+    """The form written for `pieces` (path_form's text), or None where no literal takes
+    part (unless `bare`) or the text cannot be written as one f-string."""
     if pieces is None or not (bare or any(literal for literal, _ in pieces)):
         return None
     text = ""
