@@ -382,6 +382,18 @@ Stop 48 (helper z1), said, not rewritten:
   rewritten). The case checks the text's claim that position 0 is the original's sample
   (first sample 8.0) and that the batch there is rank 0's part (batch field 4); it passes
   on the base too, whose golden output had no DP113.
+
+Stop 49's validation round, self-supervised and time series (helper a3):
+- data_s49_a3_sampler_maybe_none (a3-A, YyzHarry/imbalanced-semi-self@b91ad29
+  pretrain_rot.py:121-128): `train_sampler = None` unless `--train_rule Resample` builds one,
+  beside `shuffle=(train_sampler is None)`: the loader's arguments go to
+  ddp_loader_arguments, rank 0 takes the original's 4 steps per epoch (before:
+  DdpSamplerShard(None) beside shuffle=True, "sampler option is mutually exclusive with
+  shuffle" on both ranks, no warning).
+- hazards_s49_a3_inline_pair_comparison (a3-B, chingyaoc/DCL@7d6345f main.py:35-37): a
+  contrastive loss's negatives computed in the training function, `torch.mm(out,
+  out.t().contiguous())` of outputs of the model the function is handed: DP040 at the
+  comparison, named in verify's verdict (before: none; verify "no known cause matched").
 """
 
 from __future__ import annotations
@@ -527,6 +539,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 48 z1: position 0 is the original's sample, as DP113's text says (rank 0 prints
     # "last sample 14.0" for the original's 15.0: the sample DP113 says is another)
     "batches_s48_z1_pick_after_loop": ("first sample 8.0", "batch field 4"),
+    # stop 49 a3: the original's steps (the base raised ValueError on both ranks)
+    "data_s49_a3_sampler_maybe_none": ("epoch 0 steps 4", "epoch 1 steps 4"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -582,6 +596,7 @@ RANK0_ONLY = {
     "model_wrap_s48_r2_iterated_loss_modules": "regs",  # stop 48 r2
     "model_wrap_s48_z2_store_on_moved_wrap": "weights",  # stop 48 z2
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
+    "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -854,6 +869,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s48_y_told_sums_relative_nested", "DP004"),
         # stop 48 r1
         ("hazards_s48_r1_masked_loss_object", "DP043"),
+        # stop 49 a3
+        ("hazards_s49_a3_inline_pair_comparison", "DP040"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
