@@ -162,9 +162,6 @@ def _sampler_case(body: str) -> tuple[str, list[str]]:
         # Read again in a nested function.
         "sampler = RandomSampler(ds)\ndef size():\n    return len(sampler)\n"
         "loader = DataLoader(ds, sampler=sampler, batch_size=2)\n",
-        # A parameter: what the callers pass is not followed.
-        "def build(sampler):\n    return DataLoader(ds, sampler=sampler, batch_size=2)\n"
-        "loader = build(RandomSampler(ds))\n",
     ],
 )
 def test_samplers_it_cannot_follow_are_sharded_as_dataparallel_split_them(body: str) -> None:
@@ -174,6 +171,19 @@ def test_samplers_it_cannot_follow_are_sharded_as_dataparallel_split_them(body: 
     assert "DistributedSampler(" not in code
     assert "sampler=DdpSamplerShard(sampler, ddp_per_rank_batch(2))" in code
     assert "batch_size=ddp_per_rank_batch(2)" in code
+
+
+def test_a_sampler_parameter_is_sharded_at_run_time() -> None:
+    """A parameter may be None (what the callers pass is not followed): the loader's
+    arguments go to ddp_loader_arguments, which shards a sampler by DdpSamplerShard and none
+    by a DistributedSampler (stop 49 a3-A: DdpSamplerShard(None) beside shuffle=True raised
+    in DataLoader)."""
+    code, codes = _sampler_case(
+        "def build(sampler):\n    return DataLoader(ds, sampler=sampler, batch_size=2)\n"
+        "loader = build(RandomSampler(ds))\n"
+    )
+    assert "DP009" not in codes
+    assert "**ddp_loader_arguments(dataset=ds, sampler=sampler, batch_size=2)" in code
 
 
 def test_sampler_beside_shuffle_stays_dp009() -> None:

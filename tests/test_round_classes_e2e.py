@@ -447,6 +447,18 @@ Stop 49 (helper a2):
   (DP123), nothing rewritten, so it cannot run to the end under torchrun (IndexError, as
   at the base) and joins no launch; verify names DP123 in its verdict (before: no warning,
   the verdict named none).
+
+Stop 49's validation round, self-supervised and time series (helper a3):
+- data_s49_a3_sampler_maybe_none (a3-A, YyzHarry/imbalanced-semi-self@b91ad29
+  pretrain_rot.py:121-128): `train_sampler = None` unless `--train_rule Resample` builds one,
+  beside `shuffle=(train_sampler is None)`: the loader's arguments go to
+  ddp_loader_arguments, rank 0 takes the original's 4 steps per epoch (before:
+  DdpSamplerShard(None) beside shuffle=True, "sampler option is mutually exclusive with
+  shuffle" on both ranks, no warning).
+- hazards_s49_a3_inline_pair_comparison (a3-B, chingyaoc/DCL@7d6345f main.py:35-37): a
+  contrastive loss's negatives computed in the training function, `torch.mm(out,
+  out.t().contiguous())` of outputs of the model the function is handed: DP040 at the
+  comparison, named in verify's verdict (before: none; verify "no known cause matched").
 """
 
 from __future__ import annotations
@@ -604,6 +616,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
     # stop 49 a2: the original's (the base: FileNotFoundError on rank 1)
     "rank_zero_s49_a2_path_in_command_line": ("words 36", "weights -0.3304"),
+    # stop 49 a3: the original's steps (the base raised ValueError on both ranks)
+    "data_s49_a3_sampler_maybe_none": ("epoch 0 steps 4", "epoch 1 steps 4"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -669,6 +683,7 @@ RANK0_ONLY = {
     "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
     "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
     "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
+    "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -948,6 +963,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s49_a1_reduction_from_caller", "DP121"),
         # stop 49 a2
         ("batches_s49_a2_fixed_output_positions", "DP123"),
+        # stop 49 a3
+        ("hazards_s49_a3_inline_pair_comparison", "DP040"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

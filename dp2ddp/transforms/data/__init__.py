@@ -103,6 +103,7 @@ from dp2ddp.transforms.data.batch_shard import (
     is_sampler_shard,
     plan_batch_shard,
     said_state_reads,
+    sharded_at_run_time,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
@@ -272,6 +273,8 @@ class ShardDataLoaders(LoaderEvaluation):
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
+        if sharded_at_run_time(call):
+            return None
         args: dict[str, int] = {}
         positional = 0
         for index, arg in enumerate(call.args):

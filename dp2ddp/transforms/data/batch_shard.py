@@ -33,6 +33,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
+    assigned_value,
     call_named,
     is_false,
     keyword,
@@ -44,6 +45,7 @@ from dp2ddp.transforms.data.plan import EVAL_NAME, SHARD_FLAG
 
 BATCH_SHARD = "DdpBatchShard"
 SAMPLER_SHARD = "DdpSamplerShard"
+RUN_TIME = "ddp_loader_arguments"
 HELPERS = frozenset({"batch_shard", "rank_slice", "same_random", "rank0_value"})
 
 
@@ -69,6 +71,14 @@ def is_batch_shard(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.IfExp) and name_of(value.test) == SHARD_FLAG:
         value = value.body
     return isinstance(value, cst.Call) and name_of(value.func) in (BATCH_SHARD, SAMPLER_SHARD)
+
+
+def sharded_at_run_time(call: cst.Call) -> bool:
+    """A loader whose arguments already go to ddp_loader_arguments (a second run)."""
+    return any(
+        a.star == "**" and isinstance(a.value, cst.Call) and name_of(a.value.func) == RUN_TIME
+        for a in call.args
+    )
 
 
 def is_sampler_shard(shard: ShardEdit) -> bool:
@@ -111,7 +121,9 @@ def plan_batch_shard(
     """The rewrite of a loader with `key` (sampler or batch_sampler) of its own, or why the
     shape cannot be kept (DP009's detail). `data` is the data pass."""
     sampler = call.args[args[key]].value
-    if any(a.star == "**" for a in call.args):
+    if any(a.star == "**" for a in call.args) or not never_none(data, sampler):
+        # a sampler that may be None (`sampler = None` unless a flag builds one, beside
+        # `shuffle=sampler is None`): which loader it is is known at run time only
         return _at_run_time(data, call, key, args, label)
     shuffle = call.args[args["shuffle"]].value if "shuffle" in args else None
     if (
@@ -145,6 +157,28 @@ def plan_batch_shard(
     data.state.helpers.update(HELPERS | {"sampler_shard"})
     batch = (args["batch_size"], per_rank) if "batch_size" in args else None
     return ShardEdit(args[key], wrapper, (), batch=batch)
+
+
+def never_none(data: LoaderBatchSize, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """`value` is proved never None: a call (a sampler's constructor), an `a if c else b`
+    both of whose branches are, or a name every binding of which is. A name also bound to
+    None, a parameter, an attribute: not proved (YyzHarry/imbalanced-semi-self's
+    `train_sampler = None`, an ImbalancedDatasetSampler only with `--train_rule Resample`,
+    beside `shuffle=(train_sampler is None)`: DdpSamplerShard(None) made the loader raise
+    "sampler option is mutually exclusive with shuffle")."""
+    if isinstance(value, cst.Call):
+        return True
+    if isinstance(value, cst.IfExp):
+        return never_none(data, value.body, depth) and never_none(data, value.orelse, depth)
+    if not isinstance(value, cst.Name) or depth > 4:
+        return False
+    referents = data.referents(value)
+    return bool(referents) and all(
+        isinstance(r.node, cst.Name)
+        and (bound := assigned_value(r.node, data)) is not None
+        and never_none(data, bound, depth + 1)
+        for r in referents
+    )
 
 
 def per_rank_batch(data: LoaderBatchSize, value: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -282,8 +282,8 @@ class FlagHazards(MigrationTransform):
             lambda: self.state.text or original_node.code,
             self.qualified_names,
         )
-        for call, detail in criterion_pairs(original_node, wrapped, pairs_of, self):
-            self.warn(call, "DP040", detail)
+        for at, detail in criterion_pairs(original_node, wrapped, pairs_of, self):
+            self.warn(at, "DP040", detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:

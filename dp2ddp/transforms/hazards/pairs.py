@@ -34,7 +34,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import ModelClass
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL
+from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     code_of,
     name_of,
@@ -43,6 +43,7 @@ from dp2ddp.transforms._support.nodes import (
     unmoved,
     walk,
 )
+from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.partial_forward import module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 
@@ -104,7 +105,14 @@ def _block(node: cst.FunctionDef | cst.ClassDef) -> tuple[cst.BaseStatement, ...
 
 
 def _transposed(node: cst.BaseExpression) -> cst.Name | None:
-    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`."""
+    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`, also followed by `.contiguous()`."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "contiguous"
+        and not node.args
+    ):
+        node = node.func.value
     if isinstance(node, cst.Attribute) and node.attr.value == "T":
         value = node.value
     elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
@@ -117,6 +125,35 @@ def _transposed(node: cst.BaseExpression) -> cst.Name | None:
     else:
         return None
     return value if isinstance(value, cst.Name) else None
+
+
+def _compared(node: cst.CSTNode) -> tuple[str, str] | None:
+    """The two names whose rows `node` compares: (`x`, `y`) of `x.mm(y.t())`,
+    `torch.matmul(x, y.T)`, `x @ y.t()`, `torch.cdist(x, y)`, `x.unsqueeze(1) -
+    y.unsqueeze(0)`, as _compares_samples reads a comparison."""
+    pair: list[cst.BaseExpression | None] = []
+    if isinstance(node, cst.Call):
+        func = node.func
+        last = name_of(func)
+        values = [a.value for a in node.args if a.keyword is None and not a.star]
+        if last in _DISTANCES:
+            pair = [*values[:2]] if len(values) >= 2 else [*values[:1], *values[:1]]
+        elif last in _PRODUCTS and not last.startswith("addmm") and values:
+            if isinstance(func, cst.Attribute) and name_of(func.value) != "torch":
+                pair = [func.value, _transposed(values[0])]  # x.mm(y.t())
+            elif len(values) >= 2:
+                pair = [values[0], _transposed(values[1])]  # torch.matmul(x, y.t())
+    elif isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.MatrixMultiply):
+            pair = [node.left, _transposed(node.right)]
+        elif isinstance(node.operator, cst.Subtract):
+            left, right = _unsqueezed(node.left), _unsqueezed(node.right)
+            if left is not None and right is not None and left[1] != right[1]:
+                return left[0], right[0]
+    first, second = (pair + [None, None])[:2]
+    if isinstance(first, cst.Name) and isinstance(second, cst.Name):
+        return first.value, second.value
+    return None
 
 
 def _compares_samples(node: cst.CSTNode) -> bool:
@@ -173,7 +210,7 @@ def criterion_pairs(
     wrapped: set[str],
     described: Callable[[cst.Call], str],
     transform: MigrationTransform,
-) -> Iterator[tuple[cst.Call, str]]:
+) -> Iterator[tuple[cst.CSTNode, str]]:
     """The first call, per scope, of each criterion object on a wrapped model's output whose
     class's forward() compares the rows of its batch (stop 33 class P1), with DP040's
     detail (where its forward compares; "one of the classes" when the name is also bound
@@ -186,6 +223,7 @@ def criterion_pairs(
     whose name already says loss or metric learning is left to pair_losses (DP040 at its
     definition, in its own module). A wrapped model is also one a function returned
     (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
+    yield from _inline_pairs(module, wrapped, transform)
     code = transform.code
     hows: dict[str, dict[str, None]] = {}  # each class's ModelClass.pairs, in order
     others: set[str] = set()  # names also bound to a call building no such class
@@ -229,6 +267,57 @@ def criterion_pairs(
                 told.add(instance)
                 how, mixed = instances[instance]
                 yield node, _detail(instance, how, mixed)
+
+
+def _inline_pairs(
+    module: cst.Module, wrapped: set[str], transform: MigrationTransform
+) -> Iterator[tuple[cst.CSTNode, str]]:
+    """The first comparison, per scope, of the rows of names bound from a wrapped model's
+    output, written in the scope itself (stop 49 a3-B, chingyaoc/DCL@7d6345f main.py:35-37:
+    `out = torch.cat([out_1, out_2])`, then `torch.mm(out, out.t().contiguous())`, the
+    contrastive loss's negatives computed in the training function): under DataParallel it
+    saw the whole batch's gathered outputs, under DDP each rank's part. The model is a
+    wrapped one as spelled, or the scope's parameter that a call of the function hands a
+    wrap (analysis/handed_parameters.py, the def-use view's call sites). A loss-named
+    function is pair_losses' (DP040 at its definition); a model's forward() reads no
+    wrapped model's output."""
+    code = transform.code
+    names = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
+
+    def is_wrap(node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and bool(transform.qualified_names(node.func) & names)
+
+    scopes: list[cst.Module | cst.FunctionDef] = [module, *nodes_of(module, cst.FunctionDef)]
+    for scope in scopes:
+        if isinstance(scope, cst.FunctionDef) and _NAMED.search(scope.name.value):
+            continue
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        nodes = list(walk(body, skip_scopes=True))
+        found = [(n, pair) for n in nodes if (pair := _compared(n)) is not None]
+        if not found:
+            continue
+        here = set(wrapped)
+        if isinstance(scope, cst.FunctionDef):
+            params = [*scope.params.params, *scope.params.kwonly_params]
+            here |= {
+                p.name.value
+                for p in params
+                if any(v is not None and wraps(v, is_wrap) for v in handed(p, transform, here))
+            }
+        fed = _fed_names(nodes, here, code) if here else set()
+        for node, (first, second) in found:
+            if first in fed and second in fed:
+                seen = code(node).splitlines()[0][:60]
+                rows = first if second == first else f"{first} and {second}"
+                yield (
+                    node,
+                    (
+                        f"`{seen}` compares the rows of {rows}, bound from the wrapped model's "
+                        "output: each rank computes it on its own part of each batch, "
+                        "DataParallel on the whole batch's gathered outputs"
+                    ),
+                )
+                break
 
 
 def _detail(instance: str, how: str, mixed: bool) -> str:
