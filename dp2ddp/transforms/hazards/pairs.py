@@ -281,6 +281,8 @@ def _inline_pairs(
     wrap (analysis/handed_parameters.py, the def-use view's call sites). A loss-named
     function is pair_losses' (DP040 at its definition); a model's forward() reads no
     wrapped model's output."""
+    if not _MAY_COMPARE.search(transform.state.text or module.code):
+        return
     code = transform.code
     names = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 
@@ -293,7 +295,11 @@ def _inline_pairs(
             continue
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         nodes = list(walk(body, skip_scopes=True))
-        found = [(n, pair) for n in nodes if (pair := _compared(n)) is not None]
+        found = [
+            (n, pair)
+            for n in nodes
+            if isinstance(n, cst.Call | cst.BinaryOperation) and (pair := _compared(n))
+        ]
         if not found:
             continue
         here = set(wrapped)
