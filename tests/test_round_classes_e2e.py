@@ -409,6 +409,12 @@ Stop 49's true texts (helper f3):
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+Stop 49's rank-one values across modules (helper h1):
+- program s49_h1_stamp_handed_across_modules (a4-B, zoogzog/chexnet@bbe30b5 Main.py:23-57
+  with ChexnetTrainer.py:104/211): a clock stamp made in the entry, handed to another
+  module's train(), which saves 'm-' + stamp on rank 0, and as a path to an Evaluator's
+  evaluate(), which loads it on every rank: `ddp_rank0_value(datetime.now)`, one file, the
+  load after a barrier (before: each rank its own stamp, rank 1 FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -558,6 +564,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
     # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
+    # stop 49 h1: the original's (the base: rank 1 FileNotFoundError, its own stamp's file)
+    "s49_h1_stamp_handed_across_modules": ("weights 3.520358",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -578,6 +586,7 @@ PROGRAMS = {
     "s48_p_path_folder_library": "evaluate.py",  # stop 48 p
     "s48_v2_unfrozen_in_other_module": "train.py",  # stop 48 v2
     "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
+    "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -615,6 +624,7 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
+    "s49_h1_stamp_handed_across_modules": "weights",  # stop 49 h1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -15,15 +15,23 @@ import libcst as cst
 def may_call(call: cst.Call, function: cst.FunctionDef, method: bool) -> bool:
     """`call`'s arguments may bind to `function`'s parameters (`method`: it is defined in a
     class, so it may also be called bound)."""
+    if any(arg.star for arg in call.args) or _fits(call, function.params, False):
+        return True
+    return method and may_bind(call, function)
+
+
+def may_bind(call: cst.Call, method: cst.FunctionDef) -> bool:
+    """`call` (`x.name(...)`) may be a call of `method` bound to an instance (a
+    staticmethod: through it, unbound). `self.model.train()` is no call of an experiment's
+    `def train(self, setting)` (zhouhaoyi/Informer2020@29f2a73): bound to it, the missing
+    `setting` would raise TypeError. Star arguments fit anything."""
     if any(arg.star for arg in call.args):
         return True
     static = any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in function.decorators
+        for d in method.decorators
     )
-    if _fits(call, function.params, False):
-        return True
-    return method and not static and _fits(call, function.params, True)
+    return _fits(call, method.params, not static)
 
 
 def _fits(call: cst.Call, params: cst.Parameters, bound: bool) -> bool:
