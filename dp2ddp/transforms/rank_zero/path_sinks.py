@@ -258,6 +258,9 @@ def path_parameters(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
     the function makes, writes or reads whole holds, directly or through a local name
     bound from it (`path = os.path.join(root, stamp)`, at any remove): the function names
     a shared file with the value a caller hands it."""
+    calls = [n for n in ast_nodes.listed(tree) if n.__class__ is ast.Call]
+    if not any(_shared_paths(c, resolved(c.func)) for c in calls):
+        return frozenset()  # the module names no path: its functions are not walked
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
