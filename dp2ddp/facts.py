@@ -177,6 +177,11 @@ class ProgramHints:
     #: or `other` (analysis/constructions.py): a class's parameter trained beside the wrap
     #: it makes is proved a construction where every call hands one (handed_parameters.py).
     constructed: frozenset[str] = frozenset()
+    #: `name:position:parameter` of the functions and methods of the program's other
+    #: modules whose parameter a path they make, write or read holds (`train(..., stamp)`
+    #: saving `'m-' + stamp + '.pth.tar'`; rank_zero/path_sinks.path_parameters): a
+    #: per-process read handed there names a shared file, and is rank 0's (run_dir.py).
+    path_parameters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -459,6 +459,13 @@ Stop 49's validation round, self-supervised and time series (helper a3):
   contrastive loss's negatives computed in the training function, `torch.mm(out,
   out.t().contiguous())` of outputs of the model the function is handed: DP040 at the
   comparison, named in verify's verdict (before: none; verify "no known cause matched").
+
+Stop 49's rank-one values across modules (helper h1):
+- program s49_h1_stamp_handed_across_modules (a4-B, zoogzog/chexnet@bbe30b5 Main.py:23-57
+  with ChexnetTrainer.py:104/211): a clock stamp made in the entry, handed to another
+  module's train(), which saves 'm-' + stamp on rank 0, and as a path to an Evaluator's
+  evaluate(), which loads it on every rank: `ddp_rank0_value(datetime.now)`, one file, the
+  load after a barrier (before: each rank its own stamp, rank 1 FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -618,6 +625,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s49_a2_path_in_command_line": ("words 36", "weights -0.3304"),
     # stop 49 a3: the original's steps (the base raised ValueError on both ranks)
     "data_s49_a3_sampler_maybe_none": ("epoch 0 steps 4", "epoch 1 steps 4"),
+    # stop 49 h1: the original's (the base: rank 1 FileNotFoundError, its own stamp's file)
+    "s49_h1_stamp_handed_across_modules": ("weights 3.520358",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -640,6 +649,7 @@ PROGRAMS = {
     "s48_w3_class_built_elsewhere": "train.py",  # stop 48 w3
     "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
     "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
+    "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -684,6 +694,7 @@ RANK0_ONLY = {
     "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
     "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
     "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
+    "s49_h1_stamp_handed_across_modules": "weights",  # stop 49 h1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

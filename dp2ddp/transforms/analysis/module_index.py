@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.flow.signatures import may_bind
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.children import children_of
@@ -66,7 +67,7 @@ class ModuleIndex:
                 isinstance(func, cst.Attribute)
                 and func.attr.value == name
                 and method
-                and _may_bind(function, call)
+                and may_bind(call, function)
             ):
                 yield call
 
@@ -382,32 +383,3 @@ def argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression
     if index is not None and 0 <= index < len(positional):
         return positional[index].value
     return None
-
-
-def _may_bind(method: cst.FunctionDef, call: cst.Call) -> bool:
-    """`call` (`x.name(...)`) could be a call of `method` bound to an instance: the
-    arguments it passes fit the parameters. `self.model.train()` is no call of an
-    experiment's `def train(self, setting)` (zhouhaoyi/Informer2020@29f2a73): bound to it,
-    the missing `setting` would raise TypeError. Star arguments fit anything."""
-    params = method.params
-    if any(a.star for a in call.args):
-        return True
-    positional = [*params.posonly_params, *params.params]
-    if positional and not any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in method.decorators
-    ):
-        positional = positional[1:]  # self (or cls)
-    passed = [a for a in call.args if a.keyword is None]
-    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
-    if len(passed) > len(positional) and not isinstance(params.star_arg, cst.Param):
-        return False
-    named = {p.name.value for p in [*positional, *params.kwonly_params]}
-    if keywords - named and params.star_kwarg is None:
-        return False
-    required = [
-        p.name.value
-        for p in [*positional[len(passed) :], *params.kwonly_params]
-        if p.default is None
-    ]
-    return all(name in keywords for name in required)

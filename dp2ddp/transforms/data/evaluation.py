@@ -26,6 +26,7 @@ from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.index_tables import said_index_tables
+from dp2ddp.transforms.data.inner_batches import inner_batches_only
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
 from dp2ddp.transforms.data.mean_sums import averaged_mean_sums, mean_sum_averaged
@@ -442,7 +443,9 @@ class LoaderEvaluation(ShowingCalls):
                 or self._fed_to_no_keeper(node, initial)
             ):
                 continue  # compute() gathers every process's state itself; or keeps nothing
-            if any(n.value in batch for a in node.args for n in variables_under(a.value)):
+            if any(
+                n.value in batch for a in node.args for n in variables_under(a.value)
+            ) and not inner_batches_only(self, loop, node):
                 found.add(name)
         found |= handed_objects(self, loop, calls, batch)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)

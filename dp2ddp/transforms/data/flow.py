@@ -14,6 +14,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.flow.bindings import Bindings, Referent, bindings
+from dp2ddp.flow.signatures import may_call
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -184,7 +185,10 @@ class CallFlow(MigrationTransform):
         return bindings(self._meta.wrapper.module)
 
     def _callers(self, function: cst.FunctionDef) -> list[cst.Call]:
-        """Calls of `function`: by name, any `x.name(...)` for a method, `Cls(...)` for
+        """Calls of `function`: by name, any `x.name(...)` for a method whose arguments may
+        bind to its parameters (zoogzog/chexnet@bbe30b5: `model.train()` in the epoch loop
+        was taken for a call of the trainer class's `train(path, ..., checkpoint)`, and its
+        loader for one built anew in that loop, a false DP011 text), `Cls(...)` for
         `Cls.__init__`."""
         owner = method_class(function, self)
         if owner is not None and function.name.value == "__init__":
@@ -194,7 +198,9 @@ class CallFlow(MigrationTransform):
             return [
                 c
                 for c in self._calls
-                if isinstance(c.func, cst.Attribute) and c.func.attr.value == name
+                if isinstance(c.func, cst.Attribute)
+                and c.func.attr.value == name
+                and may_call(c, function, True)
             ]
         return self._calls_of(function)
 

@@ -15,8 +15,9 @@ warned at its argument when a call of the name it is bound to may reach backward
 only evaluated), or when this module never calls it (it is called elsewhere: a criterion
 built in one module, used by another's training loop); a functional call when it may reach
 backward(); a call through a name of the program's own (`loss_fn(out, y, ignore_index=255)`,
-a loss function chosen at run time) when it passes `ignore_index=` and the module defines
-no function of that name (whose own loss is checked where it is written).
+a loss function chosen at run time) when it passes `ignore_index=`, the module defines
+no function of that name (whose own loss is checked where it is written), and its value
+reaches a `.backward()` of the module (flow.origins: proved a loss, not by the keyword).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.flow import view
+from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     enclosing_function,
@@ -140,9 +141,10 @@ class MeanLosses:
         self._functions: set[str] = set()
         self._active = True
         self._module: cst.Module | None = None
+        self._trained: set[cst.CSTNode] | None = None
 
     def enter_module(self, node: cst.Module) -> None:
-        self._module = node
+        self._module, self._trained = node, None
         text = self.t.state.text
         self._active = not text or any(name in text for name in _GATE)
         if not self._active:  # names no such loss, not even in an aliased import
@@ -221,8 +223,27 @@ class MeanLosses:
         )
         if reduction is not None and string_value(reduction.value) != "mean":
             return
-        if self.losses.feeds_backward(node):
+        if self.losses.feeds_backward(node) and node in self._trained_calls():
             self._warn(ignore, self._detail(node, ignore, _WHAT["ignore_index"]))
+
+    def _trained_calls(self) -> set[cst.CSTNode]:
+        """The calls whose value reaches a `.backward()` of this module (through the def-use
+        view: flow.origins of each backward receiver), once per module: a call of the
+        program's own name is a loss only so, not by an `ignore_index=` keyword
+        (lee-zq/3DUNet-Pytorch@a7ca745's pandas `DataFrame.append(tmp, ignore_index=True)`
+        and `pd.concat(..., ignore_index=True)` drew DP043)."""
+        if self._trained is None:
+            self._trained = set()
+            assert self._module is not None
+            flow = view(self._module)
+            for call in flow.calls:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+                    for origin in origins(flow, func.value):
+                        if not origin.selects:
+                            self._trained.add(origin.node)
+                            self._trained.update(s.node for s in origin.path)
+        return self._trained
 
     def _detail(self, call: cst.Call, arg: cst.Arg, what: str) -> str:
         value = self.t.code(arg.value)

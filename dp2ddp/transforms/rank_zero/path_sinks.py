@@ -25,6 +25,13 @@ the others: once migrated, rank 0 alone writes it there, so a module that calls
 gets a barrier after that call. A reader of a fixed path is named the same way
 (`name:=:path`), so `write_stats()` of one module and `read_scale()` of another, both at
 "stats.json", meet in the module that calls them.
+
+And a value handed in (path_parameters, stop 49 a4-B): a function's parameter that names a
+path the function makes, writes or reads whole, in any part of it (zoogzog/chexnet@bbe30b5
+ChexnetTrainer.py:104: `train(..., launchTimestamp, ...)` saves `'m-' + launchTimestamp +
+'.pth.tar'`; `test(pathModel, ...)` loads `pathModel`), is named to the program's other
+modules, so a module handing it a clock stamp (Main.py:23-57: `timestampLaunch =
+time.strftime(...)`) makes that read rank 0's value (run_dir.py), as for a path of its own.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     READS_AT_FIRST,
     SUMMARY_WRITER,
+    TORCH_LOAD,
     TORCH_SAVE,
     WRITER_CONFIGURE,
     WRITES_AT_FIRST,
@@ -241,3 +249,83 @@ def _paths(call: ast.Call, name: str) -> list[ast.expr]:
     if isinstance(call.func, ast.Attribute) and call.func.attr == "mkdir":
         return [call.func.value]
     return []
+
+
+def path_parameters(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
+    """`name:position:parameter` for each parameter of a top-level function, or of a method
+    of a top-level class (`position` not counting a first `self`/`cls`: a call through an
+    object; a method without one is called through its class, as written), that some path
+    the function makes, writes or reads whole holds, directly or through a local name
+    bound from it (`path = os.path.join(root, stamp)`, at any remove): the function names
+    a shared file with the value a caller hands it."""
+    calls = [n for n in ast_nodes.listed(tree) if n.__class__ is ast.Call]
+    if not any(_shared_paths(c, resolved(c.func)) for c in calls):
+        return frozenset()  # the module names no path: its functions are not walked
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append((statement.name, statement))
+        elif isinstance(statement, ast.ClassDef):
+            functions += [
+                (s.name, s)
+                for s in statement.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    found: set[str] = set()
+    for name, function in functions:
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if not params:
+            continue
+        walked = ast_nodes.walk(function)
+        paths = [
+            path
+            for call in walked
+            if isinstance(call, ast.Call)
+            for path in _shared_paths(call, resolved(call.func))
+        ]
+        if not paths:
+            continue
+        holders = _holders(walked, set(params))
+        skipped = 1 if params[0] in ("self", "cls") else 0
+        for path in paths:
+            for node in ast_nodes.walk(path):
+                if isinstance(node, ast.Name) and node.id in holders:
+                    for param in holders[node.id]:
+                        position = params.index(param) - skipped
+                        if position >= 0:
+                            found.add(f"{name}:{position}:{param}")
+    return frozenset(found)
+
+
+def _shared_paths(call: ast.Call, called: str) -> list[ast.expr]:
+    """The paths a call makes or writes (`_paths`) or reads whole (a checkpoint's
+    torch.load, open for reading, np.load, pd.read_csv...)."""
+    paths = _paths(call, called)
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        read = call.args[0] if called in TORCH_LOAD else _read_at(call, called)
+        if read is not None:
+            paths.append(read)
+    return paths
+
+
+def _holders(walked: list[ast.AST], params: set[str]) -> dict[str, set[str]]:
+    """For each name of the function that may hold a parameter's value in part: the
+    parameter itself, and a name bound from a value reading one (a fixed point over the
+    function's plain bindings)."""
+    holders: dict[str, set[str]] = {p: {p} for p in params}
+    bindings = [
+        (target.id, {n.id for n in ast_nodes.walk(node.value) if isinstance(n, ast.Name)})
+        for node in walked
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for target, reads in bindings:
+            held = set().union(*(holders.get(r, set()) for r in reads)) - holders.get(target, set())
+            if held:
+                holders.setdefault(target, set()).update(held)
+                changed = True
+    return holders

@@ -53,12 +53,18 @@ from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
-from dp2ddp.transforms.rank_zero.path_sinks import file_readers, file_writers, path_attributes
+from dp2ddp.transforms.rank_zero.path_sinks import (
+    file_readers,
+    file_writers,
+    path_attributes,
+    path_parameters,
+)
 from dp2ddp.transforms.rank_zero.reexported import (
     reexported_as,
     reexported_names,
     reexports_of,
 )
+from dp2ddp.transforms.rank_zero.saving_functions import saving_functions
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
     PIL_IMAGES,
@@ -135,6 +141,7 @@ def program_hints(
     per_rank = _by_module([n.per_rank for n in names])
     readers = _by_module([n.file_readers for n in names])
     writers = _by_module([n.file_writers for n in names])
+    handed = _by_module([n.path_parameters for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
@@ -157,6 +164,7 @@ def program_hints(
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
         read_by = readers(index) if any(n.file_readers for n in names) else frozenset()
         written_by = writers(index) if any(n.file_writers for n in names) else frozenset()
+        paths_of = handed(index) if any(n.path_parameters for n in names) else frozenset()
         if not index:
             hints[module.real] = ProgramHints(
                 pure,
@@ -179,6 +187,7 @@ def program_hints(
                 loader_batch_attributes=batch_attributes,
                 builds_loaders=builds,
                 constructed=built,
+                path_parameters=paths_of,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -206,6 +215,7 @@ def program_hints(
             loader_batch_attributes=batch_attributes,
             builds_loaders=builds,
             constructed=built,
+            path_parameters=paths_of,
         )
     return hints
 
@@ -373,6 +383,9 @@ class ModuleNames:
     builds_loader: bool = False
     #: Its top-level classes (analysis/constructions.py).
     classes: frozenset[str] = frozenset()
+    #: Its functions' parameters that a path they make, write or read holds
+    #: (path_sinks.path_parameters).
+    path_parameters: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -411,15 +424,8 @@ class ModuleNames:
             batch_fetchers(tree),
             *loader_calls(tree),
             frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
+            path_parameters(tree, resolved),
         )
-
-
-def saving_functions(
-    tree: ast.Module, table: dict[str, str], target: str = "torch.save"
-) -> frozenset[str]:
-    """Names of the module's top-level functions and its top-level classes' methods that
-    call `target` (torch.save), directly or through others of them (`f()`, `self.f()`)."""
-    return _calling(tree, lambda func: resolved_name(func, table) == target)
 
 
 def printer_names(tree: ast.Module, printing: Printing) -> frozenset[str]:
@@ -438,54 +444,6 @@ def printer_names(tree: ast.Module, printing: Printing) -> frozenset[str]:
             if name == "__call__" and owner in classes
         }
     )
-
-
-def _calling(tree: ast.Module, direct: Callable[[ast.expr], bool]) -> frozenset[str]:
-    """Names of the module's top-level functions and its top-level classes' methods that
-    call what `direct` accepts (a call's func), directly or through others of them (`f()`,
-    `self.f()`); a class whose `__call__` does is named `Cls.__call__` too, for the calls of
-    its instances (`early_stopping(loss, model, path)`) in other modules."""
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    #: `Cls.__call__` for each class's `__call__`: an instance called (`stopper(loss)`)
-    calls_of_instances: dict[int, str] = {}
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append(statement)
-        elif isinstance(statement, ast.ClassDef):
-            for s in statement.body:
-                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    functions.append(s)
-                    if s.name == "__call__":
-                        calls_of_instances[id(s)] = f"{statement.name}.__call__"
-    calls = {
-        id(f): [n.func for n in ast_nodes.walk(f) if isinstance(n, ast.Call)] for f in functions
-    }
-    found = {f.name for f in functions if any(direct(func) for func in calls[id(f)])}
-    while True:
-        more = {
-            f.name
-            for f in functions
-            if f.name not in found and any(_own_callee(func) in found for func in calls[id(f)])
-        }
-        if not more:
-            break
-        found |= more
-    found |= {
-        name
-        for f in functions
-        if (name := calls_of_instances.get(id(f)))
-        and any(direct(func) or _own_callee(func) in found for func in calls[id(f)])
-    }
-    return frozenset(found)
-
-
-def _own_callee(func: ast.expr) -> str:
-    """`f` of `f(...)` or `self.f(...)`; "" otherwise."""
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        return func.attr if func.value.id == "self" else ""
-    return ""
 
 
 def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, ...]:

@@ -30,8 +30,10 @@ raised): every rank stops, or none does. A removal alone is no sink: it goes to 
 (side_effects.py), but it is waited for all the same: a removal the check decides is
 followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity proof).
 
-One rule, one loop (`_share_flows` over `_Sink`s): every sink (a path made, opened, read or
-written; an attribute another module makes a path of; a training loop's end, loop_decisions.py)
+One rule, one loop (`_share_flows` over `Sink`s): every sink (a path made, opened, read or
+written; an attribute another module makes a path of, or an argument handed to another
+module's function that makes a path of it, handed_sinks.py; a training loop's end,
+loop_decisions.py)
 has its per-process reads found by per_process_sources and each made rank 0's or DP053.
 Two sinks keep their own walk because what they share is decided, not computed: an `if` on
 the file system's state deciding a branch (decided_paths.py), and a learning rate decided
@@ -39,8 +41,6 @@ by a figure (decisions.py), shared at the call nearest the decision.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import libcst as cst
 
@@ -72,6 +72,7 @@ from dp2ddp.transforms.rank_zero.decided_paths import (
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through, items_through
 from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
+from dp2ddp.transforms.rank_zero.handed_sinks import Sink, argument_sinks, attribute_sinks
 from dp2ddp.transforms.rank_zero.loop_decisions import exit_tests
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -82,18 +83,6 @@ from dp2ddp.transforms.rank_zero.writers import writer_log_dir
 #: Removals of a path a decided check may guard: rank 0 removes, every rank waits for it.
 #: Calls that end the program, as a `raise` does.
 _EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit", "os._exit"})
-
-
-class _Sink(NamedTuple):
-    """What the ranks share, computed from or decided by `expr` at `site`; `named` for DP053
-    (what, and where the flow ends), `reason` for the change record."""
-
-    expr: cst.BaseExpression
-    site: cst.CSTNode
-    named: tuple[str, str]
-    reason: str
-    written: bool = False
-    decides: bool = False
 
 
 class RunDirValues(CallRule):
@@ -119,16 +108,17 @@ class RunDirValues(CallRule):
         sources: dict[int, str] = {}
         warned: set[int] = set()
         found = (sources, warned)
-        self._share_flows([*self._path_sinks(module), *self._attribute_sinks()], found)
+        sinks = [*self._path_sinks(module), *attribute_sinks(self), *argument_sinks(self)]
+        self._share_flows(sinks, found)
         self._decided(module, sources, warned)
         self._rate_decisions(module, sources, warned)
         self._share_flows(self._exit_sinks(module), found)
         self.sources = sources
 
-    def _path_sinks(self, module: cst.Module) -> list[_Sink]:
+    def _path_sinks(self, module: cst.Module) -> list[Sink]:
         """The path of a directory made on every rank (a SummaryWriter's log directory), of
         a file every rank reads or opens as its log, or of a file rank 0 writes."""
-        sinks: list[_Sink] = []
+        sinks: list[Sink] = []
         per_sample = per_sample_functions(module, self.t.qualified_names)
         for call in nodes_of(module, cst.Call):
             if any(arg.star for arg in call.args):
@@ -155,13 +145,13 @@ class RunDirValues(CallRule):
             line = self.t.input_position(call)[0]
             named = (f"{what} at line {line}", f"{self.t.code(call)} at line {line}")
             reason = f"it names the path used at line {line}"
-            sinks.append(_Sink(path, call, named, reason, written=written))
+            sinks.append(Sink(path, call, named, reason, written=written))
         return sinks
 
-    def _exit_sinks(self, module: cst.Module) -> list[_Sink]:
+    def _exit_sinks(self, module: cst.Module) -> list[Sink]:
         """A training loop's end (loop_decisions.py: `if time.time() - t0 > limit: break`);
         a test on this rank's own batches is DP032's (loop_exits.py)."""
-        sinks: list[_Sink] = []
+        sinks: list[Sink] = []
         for test, site, _ in exit_tests(
             self.t, self.facts.uniform.index, module, self.t.qualified_names
         ):
@@ -170,10 +160,10 @@ class RunDirValues(CallRule):
             line = self.t.input_position(site)[0]
             named = (f"the end of the training loop at line {line}", statement_header(site))
             reason = f"it decides at line {line} when the training loop ends, on every rank"
-            sinks.append(_Sink(test, site, named, reason, decides=True))
+            sinks.append(Sink(test, site, named, reason, decides=True))
         return sinks
 
-    def _share_flows(self, sinks: list[_Sink], found: tuple[dict[int, str], set[int]]) -> None:
+    def _share_flows(self, sinks: list[Sink], found: tuple[dict[int, str], set[int]]) -> None:
         """Each per-process read a sink's value comes from, rank 0's (_share_or_warn); one
         deciding a step, unless drawn alike (a seeded stream), also every rank's condition
         (uniformity.py)."""
@@ -319,28 +309,6 @@ class RunDirValues(CallRule):
                         return None
                 return node
         return None
-
-    def _attribute_sinks(self) -> list[_Sink]:
-        """`opts.save_dir = ...` where some module of the program makes or writes a path
-        that reads `.save_dir` (ProgramHints.path_attributes, path_sinks.py)."""
-        named = self.t.state.hints.path_attributes
-        if not named:
-            return []
-        sinks: list[_Sink] = []
-        for assign in nodes_of(self.facts.module, cst.Assign):
-            if len(assign.targets) != 1:
-                continue
-            target = assign.targets[0].target
-            if not (isinstance(target, cst.Attribute) and target.attr.value in named):
-                continue
-            if self.facts.under_guard(assign) or self._in_inserted_helper(assign):
-                continue
-            line = self.t.input_position(assign)[0]
-            what = f"`{self.t.code(target)}` at line {line}, a path the program makes or writes"
-            sinks.append(
-                _Sink(assign.value, assign, (what, self.t.code(target)), f"it names {what}")
-            )
-        return sinks
 
     def _share_or_warn(
         self,

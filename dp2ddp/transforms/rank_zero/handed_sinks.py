@@ -1,0 +1,86 @@
+"""The sinks of run_dir.py's one rule (a value the ranks share), and those another module of
+the program gives this one.
+
+A sink is a value the ranks share, computed from or decided by `expr` at `site`; its
+per-process reads become rank 0's (run_dir.RunDirValues._share_flows). Two kinds come from
+the program's other modules, through ProgramHints:
+- an attribute another module makes a path of (`opts.save_dir = ...` here, `os.makedirs(
+  opts.save_dir)` there: ProgramHints.path_attributes, path_sinks.py);
+- an argument handed to another module's function whose parameter a path it makes, writes
+  or reads holds (ProgramHints.path_parameters, path_sinks.path_parameters; stop 49 a4-B,
+  zoogzog/chexnet@bbe30b5 Main.py:23-57: `timestampLaunch = timestampDate + '-' +
+  timestampTime` from `time.strftime`, handed to `ChexnetTrainer.train(...,
+  timestampLaunch, None)`, which saves `'m-' + launchTimestamp + '.pth.tar'` on rank 0, and
+  as `pathModel = 'm-' + timestampLaunch + '.pth.tar'` to `ChexnetTrainer.test(...)`, which
+  loads it on every rank: rank 1, a second later, looked for a file no rank had saved).
+  The call matches an entry by the name it calls (file_paths.called_names) and the
+  argument by the parameter's keyword or position (file_paths.argument_elsewhere).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms.rank_zero.file_paths import argument_elsewhere
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
+
+
+class Sink(NamedTuple):
+    """What the ranks share, computed from or decided by `expr` at `site`; `named` for DP053
+    (what, and where the flow ends), `reason` for the change record."""
+
+    expr: cst.BaseExpression
+    site: cst.CSTNode
+    named: tuple[str, str]
+    reason: str
+    written: bool = False
+    decides: bool = False
+
+
+def attribute_sinks(rule: RunDirValues) -> list[Sink]:
+    """`opts.save_dir = ...` where some module of the program makes or writes a path that
+    reads `.save_dir` (ProgramHints.path_attributes, path_sinks.py)."""
+    named = rule.t.state.hints.path_attributes
+    if not named:
+        return []
+    sinks: list[Sink] = []
+    for assign in nodes_of(rule.facts.module, cst.Assign):
+        if len(assign.targets) != 1:
+            continue
+        target = assign.targets[0].target
+        if not (isinstance(target, cst.Attribute) and target.attr.value in named):
+            continue
+        if rule.facts.under_guard(assign) or rule._in_inserted_helper(assign):
+            continue
+        line = rule.t.input_position(assign)[0]
+        what = f"`{rule.t.code(target)}` at line {line}, a path the program makes or writes"
+        sinks.append(Sink(assign.value, assign, (what, rule.t.code(target)), f"it names {what}"))
+    return sinks
+
+
+def argument_sinks(rule: RunDirValues) -> list[Sink]:
+    """Each argument this module hands to another module's function whose parameter names
+    a path there (ProgramHints.path_parameters; the module docstring)."""
+    handed = rule.t.state.hints.path_parameters
+    if not handed:
+        return []
+    sinks: list[Sink] = []
+    for call in nodes_of(rule.facts.module, cst.Call):
+        passed = argument_elsewhere(call, rule.t, handed)
+        if not isinstance(passed, cst.BaseExpression):
+            continue
+        if rule.facts.under_guard(call) or rule._in_inserted_helper(call):
+            continue
+        line = rule.t.input_position(call)[0]
+        what = (
+            f"the path {rule.t.code(call.func)}() (another module's) makes of "
+            f"`{rule.t.code(passed)}` at line {line}"
+        )
+        reason = f"it names a path {rule.t.code(call.func)}() saves or reads, called at line {line}"
+        sinks.append(Sink(passed, call, (what, rule.t.code(call)), reason))
+    return sinks
