@@ -409,6 +409,12 @@ Stop 49's true texts (helper f3):
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+Stop 49's validation round 2 (helper b1):
+- data_s49_b1_endless_sampler (b1-A, diyiiyiii/StyTR-2@c11ea32 sampler.py): a loader's own
+  sampler that never ends, its length 2**31 a stand-in for "forever", the loader's iterator
+  advanced by next(): the global batches are listed up to 2**16 items and drawn lazily after
+  (rank 0 prints the original's weights 2.9499; the base listed 2**31 items and both ranks
+  hung before the first step, no warning).
 """
 
 from __future__ import annotations
@@ -558,6 +564,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
     # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
+    # stop 49 b1: the original's (the base hung listing the sampler's 2**31 items)
+    "data_s49_b1_endless_sampler": ("weights 2.9499",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -615,6 +623,7 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
+    "data_s49_b1_endless_sampler": "weights",  # stop 49 b1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
