@@ -466,6 +466,13 @@ Stop 49's rank-one values across modules (helper h1):
   module's train(), which saves 'm-' + stamp on rank 0, and as a path to an Evaluator's
   evaluate(), which loads it on every rank: `ddp_rank0_value(datetime.now)`, one file, the
   load after a barrier (before: each rank its own stamp, rank 1 FileNotFoundError).
+
+Stop 49's validation round 2 (helper b1):
+- data_s49_b1_endless_sampler (b1-A, diyiiyiii/StyTR-2@c11ea32 sampler.py): a loader's own
+  sampler that never ends, its length 2**31 a stand-in for "forever", the loader's iterator
+  advanced by next(): the global batches are listed up to 2**16 items and drawn lazily after
+  (rank 0 prints the original's weights 2.9499; the base listed 2**31 items and both ranks
+  hung before the first step, no warning).
 """
 
 from __future__ import annotations
@@ -627,6 +634,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s49_a3_sampler_maybe_none": ("epoch 0 steps 4", "epoch 1 steps 4"),
     # stop 49 h1: the original's (the base: rank 1 FileNotFoundError, its own stamp's file)
     "s49_h1_stamp_handed_across_modules": ("weights 3.520358",),
+    # stop 49 b1: the original's (the base hung listing the sampler's 2**31 items)
+    "data_s49_b1_endless_sampler": ("weights 2.9499",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -695,6 +704,7 @@ RANK0_ONLY = {
     "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
     "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
     "s49_h1_stamp_handed_across_modules": "weights",  # stop 49 h1
+    "data_s49_b1_endless_sampler": "weights",  # stop 49 b1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
