@@ -459,6 +459,13 @@ Stop 49's validation round, self-supervised and time series (helper a3):
   contrastive loss's negatives computed in the training function, `torch.mm(out,
   out.t().contiguous())` of outputs of the model the function is handed: DP040 at the
   comparison, named in verify's verdict (before: none; verify "no known cause matched").
+
+Stop 49, said figures made right (helper k1):
+- data_s49_a4_meters_fed_by_step_function and data_s49_k1_handed_meters_summed (a4-A,
+  megvii-research/mdistiller@a08d46f trainer.py:95-187): meters the loop hands to a step
+  function that feeds them (`self.train_iter(data, meters)`, `meters["losses"].update(...)`):
+  their sums all-reduced after the loop, rank 0 prints the original's epoch losses (before:
+  DP030, rank 0 printed its half's, epoch 0 loss 5.329763 for 5.551260).
 """
 
 from __future__ import annotations
@@ -618,6 +625,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s49_a2_path_in_command_line": ("words 36", "weights -0.3304"),
     # stop 49 a3: the original's steps (the base raised ValueError on both ranks)
     "data_s49_a3_sampler_maybe_none": ("epoch 0 steps 4", "epoch 1 steps 4"),
+    # stop 49 k1: the original's (the base printed epoch 0 loss 5.329763, mse 1.501025)
+    "data_s49_a4_meters_fed_by_step_function": (
+        "epoch 0 loss 5.551260",
+        "epoch 1 loss 2.541312",
+        "mse 1.511971",
+        "weights 2.678075",
+    ),
+    "data_s49_k1_handed_meters_summed": (
+        "epoch 0 loss 5.551260 err 1.935443",
+        "epoch 1 loss 2.541312 err 1.332710",
+        "weights 2.678075",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -684,6 +703,8 @@ RANK0_ONLY = {
     "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
     "rank_zero_s49_a2_path_in_command_line": "weights",  # stop 49 a2
     "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
+    "data_s49_a4_meters_fed_by_step_function": "mse",  # stop 49 k1
+    "data_s49_k1_handed_meters_summed": "weights",  # stop 49 k1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -24,6 +24,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
@@ -302,6 +303,7 @@ class LoaderEvaluation(ShowingCalls):
             counters -= averaged_mean_sums(self, loader, loop, counters)
             objects = self._running_objects(loop) - gathered_mean_lists(self, loader, loop)
             objects -= reduced_meters(self, loader, loop) | gathered_row_lists(self, loader, loop)
+            objects -= reduced_handed_meters(self, loader, loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
             stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
