@@ -1049,3 +1049,26 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         assert history.read().splitlines() == ["0", "1"]
     with wave.open(str(folder / "sample.wav")) as sample:
         assert sample.readframes(sample.getnframes()) == bytes([2] * 8)
+
+
+# stop 49 k1
+@pytest.mark.parametrize(
+    ("case", "code", "shown"),
+    [("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6")],
+)
+def test_a_said_figure_is_named_in_verifys_notes(
+    tmp_path: Path, case: str, code: str, shown: str
+) -> None:
+    """A figure of rank 0's share printed at the end (the updates equal, so verify says
+    EQUIVALENT and reads the printed figure as information only): run to the end, the
+    migration prints another figure than the original's, and the notes name the warning
+    that says so (before: no DP030 among the notes, the difference unsaid)."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(
+        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
+    )
+    assert any(f" {code} " in note for note in report.notes), report.notes
+    assert any(shown in result for result in report.to_end.values()), report.to_end
