@@ -466,6 +466,12 @@ Stop 49, said figures made right (helper k1):
   function that feeds them (`self.train_iter(data, meters)`, `meters["losses"].update(...)`):
   their sums all-reduced after the loop, rank 0 prints the original's epoch losses (before:
   DP030, rank 0 printed its half's, epoch 0 loss 5.329763 for 5.551260).
+- model_wrap_s49_k1_tensors_built_elsewhere (f1-B's leftovers): a list of nn.Parameters a
+  function returns (`extra = make_params()`) and `head.bias` of an unwrapped nn.Linear, handed
+  to the optimizer: synced, rank 0 prints the original's `extra 1.0047 0.0001 bias 0.0393`
+  (before: no word, `extra 1.0044 -0.0016 bias 0.1134`).
+- data_s49_k1_running_extremes (a3's note): `rows = max(rows, len(xb))` printed after the
+  loop: DP030, named in verify --to-end's notes (test_a_said_figure_is_named_in_verifys_notes).
 """
 
 from __future__ import annotations
@@ -637,6 +643,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 loss 2.541312 err 1.332710",
         "weights 2.678075",
     ),
+    # stop 49 k1: the original's (the base printed extra 1.0044 -0.0016 bias 0.1134)
+    "model_wrap_s49_k1_tensors_built_elsewhere": ("extra 1.0047 0.0001 bias 0.0393",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -705,6 +713,7 @@ RANK0_ONLY = {
     "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
     "data_s49_a4_meters_fed_by_step_function": "mse",  # stop 49 k1
     "data_s49_k1_handed_meters_summed": "weights",  # stop 49 k1
+    "model_wrap_s49_k1_tensors_built_elsewhere": "extra",  # stop 49 k1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
