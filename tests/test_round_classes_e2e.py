@@ -473,6 +473,19 @@ Stop 49's validation round 2 (helper b1):
   advanced by next(): the global batches are listed up to 2**16 items and drawn lazily after
   (rank 0 prints the original's weights 2.9499; the base listed 2**31 items and both ranks
   hung before the first step, no warning).
+
+Stop 49, said figures made right (helper k1):
+- data_s49_a4_meters_fed_by_step_function and data_s49_k1_handed_meters_summed (a4-A,
+  megvii-research/mdistiller@a08d46f trainer.py:95-187): meters the loop hands to a step
+  function that feeds them (`self.train_iter(data, meters)`, `meters["losses"].update(...)`):
+  their sums all-reduced after the loop, rank 0 prints the original's epoch losses (before:
+  DP030, rank 0 printed its half's, epoch 0 loss 5.329763 for 5.551260).
+- model_wrap_s49_k1_tensors_built_elsewhere (f1-B's leftovers): a list of nn.Parameters a
+  function returns (`extra = make_params()`) and `head.bias` of an unwrapped nn.Linear, handed
+  to the optimizer: synced, rank 0 prints the original's `extra 1.0047 0.0001 bias 0.0393`
+  (before: no word, `extra 1.0044 -0.0016 bias 0.1134`).
+- data_s49_k1_running_extremes (a3's note): `rows = max(rows, len(xb))` printed after the
+  loop: DP030, named in verify --to-end's notes (test_a_said_figure_is_named_in_verifys_notes).
 """
 
 from __future__ import annotations
@@ -636,6 +649,20 @@ CASES: dict[str, tuple[str, ...]] = {
     "s49_h1_stamp_handed_across_modules": ("weights 3.520358",),
     # stop 49 b1: the original's (the base hung listing the sampler's 2**31 items)
     "data_s49_b1_endless_sampler": ("weights 2.9499",),
+    # stop 49 k1: the original's (the base printed epoch 0 loss 5.329763, mse 1.501025)
+    "data_s49_a4_meters_fed_by_step_function": (
+        "epoch 0 loss 5.551260",
+        "epoch 1 loss 2.541312",
+        "mse 1.511971",
+        "weights 2.678075",
+    ),
+    "data_s49_k1_handed_meters_summed": (
+        "epoch 0 loss 5.551260 err 1.935443",
+        "epoch 1 loss 2.541312 err 1.332710",
+        "weights 2.678075",
+    ),
+    # stop 49 k1: the original's (the base printed extra 1.0044 -0.0016 bias 0.1134)
+    "model_wrap_s49_k1_tensors_built_elsewhere": ("extra 1.0047 0.0001 bias 0.0393",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -705,6 +732,9 @@ RANK0_ONLY = {
     "data_s49_a3_sampler_maybe_none": "steps",  # stop 49 a3
     "s49_h1_stamp_handed_across_modules": "weights",  # stop 49 h1
     "data_s49_b1_endless_sampler": "weights",  # stop 49 b1
+    "data_s49_a4_meters_fed_by_step_function": "mse",  # stop 49 k1
+    "data_s49_k1_handed_meters_summed": "weights",  # stop 49 k1
+    "model_wrap_s49_k1_tensors_built_elsewhere": "extra",  # stop 49 k1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1049,3 +1079,26 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         assert history.read().splitlines() == ["0", "1"]
     with wave.open(str(folder / "sample.wav")) as sample:
         assert sample.readframes(sample.getnframes()) == bytes([2] * 8)
+
+
+# stop 49 k1
+@pytest.mark.parametrize(
+    ("case", "code", "shown"),
+    [("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6")],
+)
+def test_a_said_figure_is_named_in_verifys_notes(
+    tmp_path: Path, case: str, code: str, shown: str
+) -> None:
+    """A figure of rank 0's share printed at the end (the updates equal, so verify says
+    EQUIVALENT and reads the printed figure as information only): run to the end, the
+    migration prints another figure than the original's, and the notes name the warning
+    that says so (before: no DP030 among the notes, the difference unsaid)."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(
+        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
+    )
+    assert any(f" {code} " in note for note in report.notes), report.notes
+    assert any(shown in result for result in report.to_end.values()), report.to_end

@@ -311,14 +311,14 @@ class OutsideParameters:
                     f"{x}.parameters() reaches the optimizer {where}, so {HELPER}({x}) "
                     "could not be placed where every rank reaches it",
                 )
-        for name, line in trained_tensors(module, t, optimizers, self._line, _feeds):
+        for name, line, many in trained_tensors(module, t, optimizers, self._line, _feeds):
             uniform = uniform or RankUniformity.for_pass(t, module)
             where = (
                 "in no block of statements"
                 if line is None
                 else self._unreached(name, line, uniform)
             )
-            place_tensor_sync(t, self._after, name, line, where)
+            place_tensor_sync(t, self._after, name, line, where, many)
         return synced
 
     def _sync_each(

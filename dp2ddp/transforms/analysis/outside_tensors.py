@@ -59,13 +59,14 @@ def trained_tensors(
     optimizers: Sequence[cst.Call],
     line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
     feeds: Callable[[cst.SimpleStatementLine, set[str]], bool],
-) -> Iterator[tuple[cst.Name | cst.Attribute, cst.SimpleStatementLine | None]]:
-    """Each read of a name proved a trainable leaf tensor that reaches an optimizer, with the
-    statement line after which its sync goes (None: the read stands in no block of
-    statements). Once per (line, name)."""
+) -> Iterator[tuple[cst.Name | cst.Attribute, cst.SimpleStatementLine | None, bool]]:
+    """Each read of a name proved a trainable leaf tensor (or a list of them: True) that
+    reaches an optimizer, with the statement line after which its sync goes (None: the read
+    stands in no block of statements). Once per (line, name)."""
     candidates = _candidates(module)
     held = _held_attributes(module, t)
-    if not candidates and not held:
+    makers = _tensor_lists(module, t)
+    if not candidates and not held and not makers:
         return  # no name or attribute is bound by a call that may build a trainable tensor
     givers = [
         n
@@ -90,14 +91,14 @@ def trained_tensors(
         for node in walk(root):
             if (
                 isinstance(node, cst.Attribute)
-                and node.attr.value in held
                 and isinstance(node.value, cst.Name)
                 and (id(line), t.code(node)) not in done
+                and (node.attr.value in held or _unwrapped_part(node, module, t))
             ):
                 done.add((id(line), t.code(node)))
-                yield node, line  # `holder.scale`, `self.scale` of a plain class
+                yield node, line, False  # `self.scale` of a plain class, `head.bias`
                 continue
-            if not isinstance(node, cst.Name) or node.value not in candidates:
+            if not isinstance(node, cst.Name) or node.value not in candidates | makers:
                 continue
             if (id(line), node.value) in done:
                 continue
@@ -114,7 +115,13 @@ def trained_tensors(
                 for d in reaching
             ):
                 done.add((id(line), node.value))
-                yield node, line
+                yield node, line, False
+            elif reaching and all(
+                d.kind == "assign" and not d.element and _leaf_list(d.value, module, t)
+                for d in reaching
+            ):
+                done.add((id(line), node.value))
+                yield node, line, True  # `extra = make_params()`
 
 
 def _candidates(module: cst.Module) -> set[str]:
@@ -132,6 +139,83 @@ def _candidates(module: cst.Module) -> set[str]:
         targets = node.targets if isinstance(node, cst.Assign) else [node]
         found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
     return found
+
+
+def _tensor_lists(module: cst.Module, t: MigrationTransform) -> set[str]:
+    """The names some assignment binds to a call of a function of this module that returns
+    a list or tuple display (a cheap filter; `_leaf_list` proves each binding)."""
+    returning = {
+        f.name
+        for f in view(module).functions.values()
+        if f.returns and all(isinstance(r, (cst.List, cst.Tuple)) for r in f.returns)
+    }
+    if not returning:
+        return set()
+    found: set[str] = set()
+    for node in nodes_of(module, cst.Assign):
+        if isinstance(node.value, cst.Call) and name_of(node.value.func) in returning:
+            found.update(a.target.value for a in node.targets if isinstance(a.target, cst.Name))
+    return found
+
+
+def _leaf_list(value: cst.BaseExpression | None, module: cst.Module, t: MigrationTransform) -> bool:
+    """`value` calls a plain function of this module (no method: `make_params()`) every return
+    of which is a list or tuple display of trainable leaf tensors (stop 49 k1)."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+        return False
+    callees = view(module).callees(value)
+    return bool(callees) and all(
+        f.owner is None
+        and isinstance(f.node, cst.FunctionDef)
+        and f.returns
+        and not f.yields
+        and all(
+            isinstance(r, (cst.List, cst.Tuple))
+            and r.elements
+            and all(isinstance(e, cst.Element) and _leaf_tensor(e.value, t) for e in r.elements)
+            for r in f.returns
+        )
+        for f in callees
+    )
+
+
+#: The tensors an nn.Module of torch's own holds as parameters, read straight off it.
+_OWN_PARAMETERS = frozenset({"weight", "bias"})
+
+
+def _unwrapped_part(node: cst.Attribute, module: cst.Module, t: MigrationTransform) -> bool:
+    """`head.bias` (`.weight`) of a name every binding of which reaching it builds a torch.nn
+    module (`head = nn.Linear(1, 1)`) and that the module reads nowhere but as `head(...)` or
+    `head.<attribute>`: no wrap and no container holds it, so DDP averages none of its
+    gradients (stop 49 k1)."""
+    held = node.value
+    if node.attr.value not in _OWN_PARAMETERS or not isinstance(held, cst.Name):
+        return False
+    reaching = view(module).reaching(held)
+    if not reaching or not all(
+        d.kind == "assign"
+        and not d.element
+        and isinstance(d.value, cst.Call)
+        and any(
+            q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
+            for q in t.qualified_names(d.value.func)
+        )
+        and not t.qualified_names(d.value.func) & _PARAMETER
+        for d in reaching
+    ):
+        return False
+    for other in nodes_of(module, cst.Name):
+        if other.value != held.value:
+            continue
+        parent = t.parent(other)
+        if isinstance(parent, cst.AssignTarget) or (
+            isinstance(parent, cst.Attribute) and parent.value is other
+        ):
+            continue
+        if isinstance(parent, cst.Call) and parent.func is other:
+            continue
+        return False
+    return True
 
 
 def _held_attributes(module: cst.Module, t: MigrationTransform) -> set[str]:
@@ -182,13 +266,17 @@ def place_tensor_sync(
     name: cst.Name | cst.Attribute,
     line: cst.SimpleStatementLine | None,
     where: str | None,
+    many: bool = False,
 ) -> None:
     """`ddp_sync_tensor(X)` after `line`, which hands the tensor X to an optimizer, where
     every rank reaches it (`where` is None: outside_parameters.py's `_unreached`); else DP118,
     with `where` saying why not."""
     x = t.code(name)
     if line is not None and where is None:
-        after.setdefault(id(line), []).append(f"{HELPER}({x})")
+        # a list of tensors (`extra = make_params()`): each synced, no loop name needed
+        after.setdefault(id(line), []).append(
+            f"list(map({HELPER}, {x}))" if many else f"{HELPER}({x})"
+        )
         t.state.helpers.add("sync_tensor")
         t.record(
             name,

@@ -24,6 +24,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.inner_batches import inner_batches_only
@@ -303,6 +304,7 @@ class LoaderEvaluation(ShowingCalls):
             counters -= averaged_mean_sums(self, loader, loop, counters)
             objects = self._running_objects(loop) - gathered_mean_lists(self, loader, loop)
             objects -= reduced_meters(self, loader, loop) | gathered_row_lists(self, loader, loop)
+            objects -= reduced_handed_meters(self, loader, loop)
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
             stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
@@ -458,8 +460,9 @@ class LoaderEvaluation(ShowingCalls):
         after the loop each holds what this rank's batches made of it, as a running sum
         does. Only arithmetic folds (the value's root an operator) that read a name the loop
         binds from its batches (`_batch_derived`) besides `x`: `lr = lr * 0.9` reads no batch
-        and `h = model(x, h)` is no figure. Sums (`+=`, `x = x + v`) stay the counters'
-        (`_counters`: a sum of a value handed in, `seen += x.size(0)`, is DP088's)."""
+        and `h = model(x, h)` is no figure. Also a running extreme, `rows = max(rows,
+        len(x))` (builtins max/min: the largest share is not the largest batch). Sums (`+=`,
+        `x = x + v`) stay the counters' (`_counters`: `seen += x.size(0)` is DP088's)."""
         batch = self._batch_derived(loop)
         sums = {name for name, _ in self._accumulated(loop)}
         found: set[str] = set()
@@ -470,7 +473,7 @@ class LoaderEvaluation(ShowingCalls):
                 isinstance(node, cst.Assign)
                 and len(node.targets) == 1
                 and isinstance(node.targets[0].target, cst.Name)
-                and isinstance(node.value, cst.BinaryOperation)
+                and (isinstance(node.value, cst.BinaryOperation) or self._extreme(node.value))
             ):
                 name, value = node.targets[0].target.value, node.value
                 if name not in {n.value for n in variables_under(value)}:
@@ -480,6 +483,10 @@ class LoaderEvaluation(ShowingCalls):
             if any(n.value in batch and n.value != name for n in variables_under(value)):
                 found.add(name)
         return found - sums
+
+    def _extreme(self, value: cst.BaseExpression) -> bool:
+        names = self.qualified_names(value.func) if isinstance(value, cst.Call) else set()
+        return bool(names) and names <= {"builtins.max", "builtins.min"}
 
     def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
         """Names bound from the batches (loop_takers.batch_derived), for sample_roles."""
