@@ -409,6 +409,17 @@ Stop 49's true texts (helper f3):
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+Stop 49's validation round 2 (helper b2):
+- rank_zero_s49_b2_save_returned_by_helper (r2-B, patelrajnath/pytorch-dl@008c0e9
+  models/utils/model_utils.py:65): `return torch.save(*args, **kwargs)` in a helper, a
+  checkpoint named by the epoch's last loss: written by rank 0 alone, the original's 2
+  files (the base: every rank wrote its own, 4 files, no warning).
+- shared_draws_s49_b2_offset_drawn_after_shared_shuffle (r2-C, facebookresearch/CPC_audio
+  @b98a1bd cpc/dataset.py:92, :252): a sampler's offset drawn from `random` in a closure
+  after a `with ddp_same_random():` shuffle: rank 1's `random`, rank 0's on entering the
+  block, goes on from rank 0's state, so both ranks build one sampler and rank 0 prints the
+  original's weights -0.1370 (the base: rank 1 lagged by the shuffle's draws, another
+  offset, rank 0 printed -0.2902, no warning).
 """
 
 from __future__ import annotations
@@ -558,6 +569,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
     # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
+    # stop 49 b2: the original's (the base: 4 checkpoint files; weights -0.2902)
+    "rank_zero_s49_b2_save_returned_by_helper": ("weights -0.0037",),
+    "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": ("weights -0.1370",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -615,6 +629,8 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
+    "rank_zero_s49_b2_save_returned_by_helper": "weights",  # stop 49 b2
+    "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -955,3 +971,12 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         assert history.read().splitlines() == ["0", "1"]
     with wave.open(str(folder / "sample.wav")) as sample:
         assert sample.readframes(sample.getnframes()) == bytes([2] * 8)
+
+
+def test_a_save_returned_by_a_helper_is_written_once(launch: Launch) -> None:
+    """rank_zero_s49_b2_save_returned_by_helper (stop 49 b2, r2-B): the checkpoints are
+    the original's two, each named by rank 0's last loss (the base: rank 1 wrote two more,
+    named by its own)."""
+    launch.status("rank_zero_s49_b2_save_returned_by_helper", 1)
+    folder = launch.workdir("rank_zero_s49_b2_save_returned_by_helper") / "ckpt"
+    assert len(sorted(folder.iterdir())) == 2, sorted(folder.iterdir())
