@@ -486,6 +486,18 @@ Stop 49, said figures made right (helper k1):
   (before: no word, `extra 1.0044 -0.0016 bias 0.1134`).
 - data_s49_k1_running_extremes (a3's note): `rows = max(rows, len(xb))` printed after the
   loop: DP030, named in verify --to-end's notes (test_a_said_figure_is_named_in_verifys_notes).
+
+Stop 49's validation round 2 (helper b2):
+- rank_zero_s49_b2_save_returned_by_helper (r2-B, patelrajnath/pytorch-dl@008c0e9
+  models/utils/model_utils.py:65): `return torch.save(*args, **kwargs)` in a helper, a
+  checkpoint named by the epoch's last loss: written by rank 0 alone, the original's 2
+  files (the base: every rank wrote its own, 4 files, no warning).
+- shared_draws_s49_b2_offset_drawn_after_shared_shuffle (r2-C, facebookresearch/CPC_audio
+  @b98a1bd cpc/dataset.py:92, :252): a sampler's offset drawn from `random` in a closure
+  after a `with ddp_same_random():` shuffle: rank 1's `random`, rank 0's on entering the
+  block, goes on from rank 0's state, so both ranks build one sampler and rank 0 prints the
+  original's weights -0.1370 (the base: rank 1 lagged by the shuffle's draws, another
+  offset, rank 0 printed -0.2902, no warning).
 """
 
 from __future__ import annotations
@@ -663,6 +675,9 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 49 k1: the original's (the base printed extra 1.0044 -0.0016 bias 0.1134)
     "model_wrap_s49_k1_tensors_built_elsewhere": ("extra 1.0047 0.0001 bias 0.0393",),
+    # stop 49 b2: the original's (the base: 4 checkpoint files; weights -0.2902)
+    "rank_zero_s49_b2_save_returned_by_helper": ("weights -0.0037",),
+    "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": ("weights -0.1370",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -735,6 +750,8 @@ RANK0_ONLY = {
     "data_s49_a4_meters_fed_by_step_function": "mse",  # stop 49 k1
     "data_s49_k1_handed_meters_summed": "weights",  # stop 49 k1
     "model_wrap_s49_k1_tensors_built_elsewhere": "extra",  # stop 49 k1
+    "rank_zero_s49_b2_save_returned_by_helper": "weights",  # stop 49 b2
+    "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1102,3 +1119,12 @@ def test_a_said_figure_is_named_in_verifys_notes(
     )
     assert any(f" {code} " in note for note in report.notes), report.notes
     assert any(shown in result for result in report.to_end.values()), report.to_end
+
+
+def test_a_save_returned_by_a_helper_is_written_once(launch: Launch) -> None:
+    """rank_zero_s49_b2_save_returned_by_helper (stop 49 b2, r2-B): the checkpoints are
+    the original's two, each named by rank 0's last loss (the base: rank 1 wrote two more,
+    named by its own)."""
+    launch.status("rank_zero_s49_b2_save_returned_by_helper", 1)
+    folder = launch.workdir("rank_zero_s49_b2_save_returned_by_helper") / "ckpt"
+    assert len(sorted(folder.iterdir())) == 2, sorted(folder.iterdir())

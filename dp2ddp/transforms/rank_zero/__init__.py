@@ -123,6 +123,9 @@ class RankZeroOnly(MigrationTransform):
     def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.Lambda:
         return self.guards.lambda_body(original_node, updated_node)
 
+    def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
+        return self.guards.return_value(original_node, updated_node)
+
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
         updated_node = self.loop_exits.leave_if(original_node, updated_node)
         return self.guards.merge_test(original_node, updated_node)

@@ -584,22 +584,45 @@ class StatementGuards(Rule):
         so the statement guard never saw it: `save = lambda ep: torch.save({...}, path)` then
         `save(epoch + 1)` (ternaus/robot-surgery-segmentation@1d18157 utils.train) had both
         ranks write one file at once (class v1-D of stop 42)."""
-        body = original.body
-        if not isinstance(body, cst.Call) or self.facts.under_guard(original):
+        guarded = self.returned_write(original, original.body, updated.body, "a lambda")
+        return updated if guarded is None else updated.with_changes(body=guarded)
+
+    def return_value(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+        """`return torch.save(*args, **kwargs)`, a save that is a function's returned value
+        (fairseq's `torch_persistent_save`, three tries of it, copied by
+        patelrajnath/pytorch-dl@008c0e9): no expression statement, so the statement guard
+        never saw it and every rank wrote every checkpoint (class r2-B of stop 49). As in a
+        lambda: `return (... if ddp_is_main() else None)`, every rank still returning
+        there, with the value the call returned (None)."""
+        if original.value is None or updated.value is None:
             return updated
-        if self.facts.in_except(original) or self.facts.before_setup(original):
-            return updated
-        kind = self.kind(cst.Expr(body))
+        guarded = self.returned_write(original, original.value, updated.value, "a return")
+        return updated if guarded is None else updated.with_changes(value=guarded)
+
+    def returned_write(
+        self,
+        owner: cst.CSTNode,
+        value: cst.BaseExpression,
+        new: cst.BaseExpression,
+        where: str,
+    ) -> cst.IfExp | None:
+        """`(new if ddp_is_main() else None)` for a value that is a save or a file write
+        whose arguments do no work, outside a guard, an `except` and the lines before the
+        process group; None otherwise."""
+        if not isinstance(value, cst.Call) or self.facts.under_guard(owner):
+            return None
+        if self.facts.in_except(owner) or self.facts.before_setup(owner):
+            return None
+        kind = self.kind(cst.Expr(value))
         if kind not in (_SAVE, FILES):
-            return updated
-        if kind == FILES and any(self.facts.does_work(a.value) for a in body.args):
-            return updated
-        guarded = cst.IfExp(
+            return None
+        if kind == FILES and any(self.facts.does_work(a.value) for a in value.args):
+            return None
+        self.t.record(owner, f"{kind} in {where}: on rank 0 only")
+        return cst.IfExp(
             test=main_call(),
-            body=updated.body,
+            body=new,
             orelse=cst.Name("None"),
             lpar=[cst.LeftParen()],
             rpar=[cst.RightParen()],
         )
-        self.t.record(original, f"{kind} in a lambda: on rank 0 only")
-        return updated.with_changes(body=guarded)
