@@ -409,6 +409,13 @@ Stop 49's true texts (helper f3):
   block gains a statement): `ddp_sync_module(critic)` after the optimizer's line, which the
   hoist left as it was (rank 0 prints the original's critic 0.3458; the base printed 0.1978
   with DP068 "was not placed (the block changed)").
+Stop 49's validation round 2 (helper b3), said, checked by verify's verdict as stop 48 r1's:
+- s49_b3_loaders_appended_per_mode (b3-A, WenbinLee/DN4@440857b
+  dataset/general_dataloader.py:538-553): one loader per requested mode appended in a loop
+  and returned as a list, the validation loader shuffled, the entry unpacking them: each
+  shuffled one is sharded as training data (not followed), DP135 says so, and verify's notes
+  name it (before: no warning; rank 0 prints `val 1.6437` for the original's `1.0524`, its
+  half, and the next step's learning rate follows it on each rank apart).
 """
 
 from __future__ import annotations
@@ -892,6 +899,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s49_f1_told_terms_scaled", "DP004"),
         # stop 49 a1
         ("hazards_s49_a1_reduction_from_caller", "DP121"),
+        # stop 49 b3: a shuffled validation loader returned in a list appended per mode
+        ("s49_b3_loaders_appended_per_mode", "DP135"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
