@@ -416,6 +416,12 @@ Stop 49's validation round 2 (helper b3), said, checked by verify's verdict as s
   shuffled one is sharded as training data (not followed), DP135 says so, and verify's notes
   name it (before: no warning; rank 0 prints `val 1.6437` for the original's `1.0524`, its
   half, and the next step's learning rate follows it on each rank apart).
+- shared_draws_s49_b3_plain_dataset_class (b3-B, the same repository's `class
+  FewShotDataSet(object)`, dataset/general_dataloader.py:285-317): a dataset class with no
+  Dataset base, loaded by a DataLoader, draws its items with `random.sample` while it is
+  built: a dataset by use, its draws in `with ddp_same_random():`, both ranks hold rank 0's
+  items (before: no base said Dataset, each rank drew its own and the shards indexed two
+  different datasets, no warning).
 """
 
 from __future__ import annotations
@@ -565,6 +571,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f1_tensor_on_plain_object": ("scale 0.7337 shift 0.1778 temp 0.9568",),
     # stop 49 f3: the original's (the base printed critic 0.1978: DP068, no sync)
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": ("critic 0.3458",),
+    # stop 49 b3: its own test below (unseeded draws: no figure of the original to print)
+    "shared_draws_s49_b3_plain_dataset_class": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -622,6 +630,7 @@ RANK0_ONLY = {
     "batches_s48_z1_pick_after_loop": "sample",  # stop 48 z1
     "model_wrap_s49_f1_tensor_on_plain_object": "scale",  # stop 49 f1
     "model_wrap_s49_f3_sync_beside_hoisted_wrap": "critic",  # stop 49 f3
+    "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -964,3 +973,11 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         assert history.read().splitlines() == ["0", "1"]
     with wave.open(str(folder / "sample.wav")) as sample:
         assert sample.readframes(sample.getnframes()) == bytes([2] * 8)
+
+
+def test_a_dataset_class_without_a_dataset_base_is_drawn_alike(launch: Launch) -> None:
+    """shared_draws_s49_b3_plain_dataset_class (stop 49 b3): the items an `object` subclass
+    loaded by a DataLoader draws unseeded while it is built are rank 0's on both ranks, so
+    the DistributedSampler's shards index one dataset (before: each rank drew its own)."""
+    drawn = [launch.status("shared_draws_s49_b3_plain_dataset_class", r)["digest"] for r in (0, 1)]
+    assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
