@@ -498,6 +498,20 @@ Stop 49's validation round 2 (helper b2):
   block, goes on from rank 0's state, so both ranks build one sampler and rank 0 prints the
   original's weights -0.1370 (the base: rank 1 lagged by the shuffle's draws, another
   offset, rank 0 printed -0.2902, no warning).
+
+Stop 49's validation round 2 (helper b3), said, checked by verify's verdict as stop 48 r1's:
+- s49_b3_loaders_appended_per_mode (b3-A, WenbinLee/DN4@440857b
+  dataset/general_dataloader.py:538-553): one loader per requested mode appended in a loop
+  and returned as a list, the validation loader shuffled, the entry unpacking them: each
+  shuffled one is sharded as training data (not followed), DP135 says so, and verify's notes
+  name it (before: no warning; rank 0 prints `val 1.6437` for the original's `1.0524`, its
+  half, and the next step's learning rate follows it on each rank apart).
+- shared_draws_s49_b3_plain_dataset_class (b3-B, the same repository's `class
+  FewShotDataSet(object)`, dataset/general_dataloader.py:285-317): a dataset class with no
+  Dataset base, loaded by a DataLoader, draws its items with `random.sample` while it is
+  built: a dataset by use, its draws in `with ddp_same_random():`, both ranks hold rank 0's
+  items (before: no base said Dataset, each rank drew its own and the shards indexed two
+  different datasets, no warning).
 """
 
 from __future__ import annotations
@@ -678,6 +692,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 49 b2: the original's (the base: 4 checkpoint files; weights -0.2902)
     "rank_zero_s49_b2_save_returned_by_helper": ("weights -0.0037",),
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": ("weights -0.1370",),
+    # stop 49 b3: its own test below (unseeded draws: no figure of the original to print)
+    "shared_draws_s49_b3_plain_dataset_class": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -752,6 +768,7 @@ RANK0_ONLY = {
     "model_wrap_s49_k1_tensors_built_elsewhere": "extra",  # stop 49 k1
     "rank_zero_s49_b2_save_returned_by_helper": "weights",  # stop 49 b2
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
+    "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1033,6 +1050,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("batches_s49_a2_fixed_output_positions", "DP123"),
         # stop 49 a3
         ("hazards_s49_a3_inline_pair_comparison", "DP040"),
+        # stop 49 b3: a shuffled validation loader returned in a list appended per mode
+        ("s49_b3_loaders_appended_per_mode", "DP135"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1128,3 +1147,11 @@ def test_a_save_returned_by_a_helper_is_written_once(launch: Launch) -> None:
     launch.status("rank_zero_s49_b2_save_returned_by_helper", 1)
     folder = launch.workdir("rank_zero_s49_b2_save_returned_by_helper") / "ckpt"
     assert len(sorted(folder.iterdir())) == 2, sorted(folder.iterdir())
+
+
+def test_a_dataset_class_without_a_dataset_base_is_drawn_alike(launch: Launch) -> None:
+    """shared_draws_s49_b3_plain_dataset_class (stop 49 b3): the items an `object` subclass
+    loaded by a DataLoader draws unseeded while it is built are rank 0's on both ranks, so
+    the DistributedSampler's shards index one dataset (before: each rank drew its own)."""
+    drawn = [launch.status("shared_draws_s49_b3_plain_dataset_class", r)["digest"] for r in (0, 1)]
+    assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn

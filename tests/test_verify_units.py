@@ -328,6 +328,17 @@ def test_cause_learning_rate_from_hyperparameters(tmp_path: Path) -> None:
     assert "lr 0.1 in the original, 0.2 in the migration" in causes[0].detail
 
 
+def test_cause_learning_rate_moved_by_a_schedule_says_so(tmp_path: Path) -> None:
+    """stop 49 b3-C (WenbinLee/DN4@440857b): the same lr until step 3, then another; the fix
+    text no longer says "the global batch is unchanged"."""
+    ev = _evidence(tmp_path, 2.0, hyper={"lr": 0.2})
+    ev.numerics.hyper[0] = dataclasses.replace(ev.numerics.hyper[0], step=3)
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["lr_changed"]
+    assert "from step 3 (the same before it)" in causes[0].detail
+    assert "schedule" in causes[0].fix and "unchanged" not in causes[0].fix
+
+
 def test_cause_sampler_missing_even_when_numbers_match(tmp_path: Path) -> None:
     causes = diagnose(_evidence(tmp_path, 1.0, rank1_inputs=["a"]))
     assert [c.key for c in causes] == ["sampler_missing"]

@@ -303,4 +303,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "(`torch.distributed.all_gather`, where every rank arrives), then silence the "
         "warning with `# noqa: DP123`.",
     ),
+    "DP135": (
+        "a shuffled loader returned in a shape not followed to its callers' loops",
+        "A function of the program builds a shuffled DataLoader that no loop of its module "
+        "iterates and puts it in a list it returns in a shape dp2ddp does not follow: one "
+        "loader per requested split appended in a loop (`for mode in modes: ... "
+        "loaders.append(loader)`, `return loaders`; WenbinLee/DN4@440857b's "
+        "`get_Fewshot_dataloader`, stop 49). The callers unpack the list "
+        "(`train_loader, val_loader, test_loader = get_loaders(opt, ['train', 'val', "
+        "'test'])`), but which item each of their loops reads was not followed, so the "
+        "loader's role was left as its `shuffle` flag says: sharded as training data. If a "
+        'caller evaluates it (a validation set shuffled "to see progress"), its figures '
+        "are this rank's share: rank 0 prints, writes and compares (a best checkpoint) "
+        "figures of its part only. Return the loaders as a tuple or a list literal of "
+        "their own calls (dp2ddp follows those to the loops that use them), or build an "
+        "evaluation loader with `shuffle=False` (left whole, DP015); then silence the "
+        "warning with `# noqa: DP135`.",
+    ),
 }

@@ -414,7 +414,24 @@ def _hyper(ev: Evidence) -> list[Cause]:
         text = (
             f"{where}: {key} {diff.original!r} in the original, {diff.migrated!r} in the migration"
         )
-        if key == "lr":
+        if key == "lr" and diff.step > 1:
+            # Alike until then: a schedule moved apart (WenbinLee/DN4@440857b: a global batch
+            # of 1 episode became WORLD_SIZE, an epoch half the steps, and its per-epoch
+            # cosine schedule advanced at step 3; stop 49 b3-C). Before, the fix below said
+            # "the global batch is unchanged", false there.
+            causes.append(
+                Cause(
+                    "lr_changed",
+                    "learning rate changed",
+                    f"{text}, from step {diff.step} (the same before it)",
+                    "The learning rate started alike and a schedule then moved it at other "
+                    "steps: check what decides its steps (an epoch of another length where the "
+                    "global batch is not the original's, e.g. a batch size smaller than or not "
+                    "divisible by WORLD_SIZE; a scheduler stepped on a figure of this rank's "
+                    "share) and keep them the original's.",
+                )
+            )
+        elif key == "lr":
             causes.append(
                 Cause(
                     "lr_changed",

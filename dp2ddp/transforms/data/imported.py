@@ -45,6 +45,7 @@ from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
+from dp2ddp.transforms.data.unfollowed_returns import warn_unfollowed_return
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.factory_sites import FactorySites
@@ -108,6 +109,7 @@ class LoaderImports(LoaderSetEpoch):
                 for shape in self._shapes(node.value, function, all_loaders, {}, alike)
             ]
         except _Unknown:
+            warn_unfollowed_return(self, loader, function)  # DP135
             return False
         name = function.name.value
         shuffle, shuffle_index = self._shuffle_parameter(loader, function)

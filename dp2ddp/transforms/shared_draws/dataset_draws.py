@@ -13,9 +13,17 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
+from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import (
+    assigned_value,
+    code_of,
+    name_of,
+    nodes_of,
+    variables_under,
+    walk,
+)
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
@@ -176,6 +184,11 @@ class DatasetDrawFinder:
         classes = nodes_of(self.module, cst.ClassDef)
         found: list[cst.ClassDef] = []
         names: set[str] = set()
+        loaded = self._loaded_classes()
+        for cls in classes:
+            if cls.name.value in loaded and _indexed(cls):
+                found.append(cls)
+                names.add(cls.name.value)
         changed = True
         while changed:
             changed = False
@@ -195,6 +208,29 @@ class DatasetDrawFinder:
                         changed = True
                         break
         return found
+
+    def _loaded_classes(self) -> set[str]:
+        """The names of the classes whose instances a DataLoader of this module loads (its
+        dataset argument, or a name bound to such a call): datasets by use, whatever their
+        bases. WenbinLee/DN4@440857b's `class FewShotDataSet(object)` draws its episodes
+        with `random.sample` while it is built; before, no base said "Dataset", the draws
+        were not drawn alike, and each rank's DistributedSampler indexed a dataset of its
+        own (class b3-B of stop 49's second validation round)."""
+        loaded: set[str] = set()
+        for call in nodes_of(self.module, cst.Call):
+            if not self.t.matches(call.func, DATALOADER):
+                continue
+            given = [a.value for a in call.args if a.keyword is None and not a.star][:1]
+            given += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
+            for value in given:
+                values = [value]
+                if isinstance(value, cst.Name):
+                    for referent in bindings(self.module).referents(value):
+                        bound = assigned_value(referent.node, self.t)
+                        if bound is not None:
+                            values.append(bound)
+                loaded |= {name_of(v.func) for v in values if isinstance(v, cst.Call)}
+        return loaded
 
     def _dataset_class(self, cls: cst.ClassDef) -> None:
         if not isinstance(cls.body, cst.IndentedBlock):
@@ -522,3 +558,10 @@ def _written_keys(line: cst.SimpleStatementLine) -> set[str]:
 def _names_in(node: cst.CSTNode) -> set[str]:
     """The names `node` reads (`index % self.bs == 0` -> index, self)."""
     return {n.value for n in variables_under(node)}
+
+
+def _indexed(cls: cst.ClassDef) -> bool:
+    """A map-style dataset: `__getitem__` in its body (a DistributedSampler indexes it). An
+    iterable one (`__iter__` only) draws per pass, which ddp_same_random must not share."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == "__getitem__" for s in body)
