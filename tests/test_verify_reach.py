@@ -99,3 +99,18 @@ def test_ranks_fed_dataparallels_chunks() -> None:
     ]
     assert not same_chunks(original, strided, 1)
     assert not same_chunks(_record({"windows": [{}]}), ranks, 1)  # nothing compared
+
+
+def test_chunks_are_compared_on_the_loaded_samples() -> None:
+    """A GAN's discriminator is fed loaded images and the generator's fakes, whose
+    fingerprints round apart between the runs (DeblurGANv2 from step 3): the loaded ones are
+    compared, the fakes by their count."""
+    loaded = {"loaded": ["a", "b", "c", "d"]}
+    original = _record({"windows": [{**_window([4, 4], list("abcdWXYZ")), **loaded}]})
+    ranks = [
+        _record({"windows": [{**_window([2, 2], list("abwx")), **loaded}]}, 0),
+        _record({"windows": [{**_window([2, 2], list("cdyz")), **loaded}]}, 1),
+    ]
+    assert same_chunks(original, ranks, 1)
+    swapped = [ranks[1], _record({"windows": [{**_window([2, 2], list("abyz")), **loaded}]}, 1)]
+    assert not same_chunks(original, swapped, 1)
