@@ -43,12 +43,16 @@ def own_file(path: str) -> bool:
 
 
 class LineReach:
-    """Line events of the program's files (runner side): one set add per line run."""
+    """Line events of the program's files (runner side): one set add per line run, until
+    every line of a code object has run (then its frames are not traced: a loop over a
+    generator expression, a dataset's __getitem__ without branches cost nothing after)."""
 
     def __init__(self) -> None:
         self.cwd = os.getcwd()
         self._files: dict[str, set[int] | None] = {}
-        self._codes: dict[CodeType, set[int] | None] = {}
+        #: code -> (its file's reached lines, its lines not yet run), None: not the program's
+        #: (or every line has run)
+        self._codes: dict[CodeType, tuple[set[int], set[int]] | None] = {}
         self.on = False
 
     def install(self) -> None:
@@ -64,32 +68,43 @@ class LineReach:
         lines = {path: sorted(seen) for path, seen in self._files.items() if seen}
         return {CWD: self.cwd, LINES: lines}
 
-    def _own(self, code: CodeType) -> set[int] | None:
+    def _own(self, code: CodeType) -> tuple[set[int], set[int]] | None:
         name = code.co_filename
         if name not in self._files:
             path = os.path.realpath(name) if not name.startswith("<") else ""
             self._files[name] = set() if own_file(path) else None
         seen = self._files[name]
-        self._codes[code] = seen
-        return seen
+        entry = None
+        if seen is not None:
+            lines = {line for _, _, line in code.co_lines() if line is not None}
+            entry = (seen, lines - seen)
+        self._codes[code] = entry
+        return entry
 
     def _call(self, frame: FrameType, event: str, arg: object) -> Any:
         if not self.on:
             return None
         code = frame.f_code
-        seen = self._codes[code] if code in self._codes else self._own(code)
-        if seen is None:
+        entry = self._codes[code] if code in self._codes else self._own(code)
+        if entry is None:
             return None
-        frame.f_trace_lines = True
         return self._line
 
     def _line(self, frame: FrameType, event: str, arg: object) -> Any:
         if not self.on:
             return None
         if event == "line":
-            seen = self._codes.get(frame.f_code)
-            if seen is not None:
-                seen.add(frame.f_lineno)
+            entry = self._codes.get(frame.f_code)
+            if entry is None:
+                frame.f_trace_lines = False
+                return self._line
+            seen, left = entry
+            line = frame.f_lineno
+            seen.add(line)
+            left.discard(line)
+            if not left:  # every line of this code ran: its frames need no more events
+                self._codes[frame.f_code] = None
+                frame.f_trace_lines = False
         return self._line
 
 
