@@ -3,6 +3,7 @@ chunks measured on the samples (data_evidence.same_chunks): units, no launch (st
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,26 @@ def test_chunks_are_compared_on_the_loaded_samples() -> None:
     assert same_chunks(original, ranks, 1)
     swapped = [ranks[1], _record({"windows": [{**_window([2, 2], list("abyz")), **loaded}]}, 1)]
     assert not same_chunks(original, swapped, 1)
+
+
+def test_lines_a_forked_worker_ran_are_reached(tmp_path: Path) -> None:
+    """A DataLoader worker is a forked child that ends by os._exit: the lines it runs first
+    (a dataset's __getitem__) are appended to the run's folder and read with the record."""
+    path = tmp_path / "data.py"
+    path.write_text("def get(i):\n    return i + 1\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    reach = LineReach(tmp_path)
+    old = sys.gettrace()
+    reach.install()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            namespace["get"](1)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    finally:
+        reach.stop()
+        sys.settrace(old)
+    record = RankRecord(0, tmp_path, "stopped", reach.record(), {}, "", "")
+    assert Reached(record).ran(str(path), 2)

@@ -26,6 +26,9 @@ from dp2ddp.verify.records import RankRecord
 #: The record's keys: the run's working directory (a relative path not found from verify's
 #: own is read from it), and {file: [lines reached]}.
 CWD, LINES = "reach_cwd", "reached"
+#: Lines first run in a forked child (a DataLoader worker's __getitem__), `line<TAB>path`,
+#: appended in the run's folder: a worker ends by os._exit, with no record of its own.
+FORKED = "reached_forked.txt"
 _NOT_OWN = tuple(
     os.path.join(os.path.realpath(p), "")
     for p in {sys.prefix, sys.base_prefix, str(Path(__file__).resolve().parents[1])}
@@ -47,8 +50,10 @@ class LineReach:
     every line of a code object has run (then its frames are not traced: a loop over a
     generator expression, a dataset's __getitem__ without branches cost nothing after)."""
 
-    def __init__(self) -> None:
+    def __init__(self, outdir: Path | None = None) -> None:
         self.cwd = os.getcwd()
+        self._pid = os.getpid()
+        self._forked = outdir / FORKED if outdir is not None else None
         self._files: dict[str, set[int] | None] = {}
         #: code -> (its file's reached lines, its lines not yet run), None: not the program's
         #: (or every line has run)
@@ -100,7 +105,11 @@ class LineReach:
                 return self._line
             seen, left = entry
             line = frame.f_lineno
-            seen.add(line)
+            if line not in seen:
+                seen.add(line)
+                if self._forked is not None and os.getpid() != self._pid:
+                    with open(self._forked, "a", encoding="utf-8") as told:
+                        told.write(f"{line}\t{frame.f_code.co_filename}\n")
             left.discard(line)
             if not left:  # every line of this code ran: its frames need no more events
                 self._codes[frame.f_code] = None
@@ -115,10 +124,18 @@ class Reached:
         data = record.data
         self.known = LINES in data
         self.cwd = str(data.get(CWD, "") or os.getcwd())
-        self.lines = {
-            os.path.realpath(path): frozenset(int(n) for n in lines)
-            for path, lines in dict(data.get(LINES, {})).items()
-        }
+        found: dict[str, set[int]] = {}
+        for path, lines in dict(data.get(LINES, {})).items():
+            found.setdefault(os.path.realpath(path), set()).update(int(n) for n in lines)
+        try:
+            forked = (record.directory / FORKED).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            forked = []
+        for told in forked:
+            line, _, path = told.partition("\t")
+            if line.isdigit() and path:
+                found.setdefault(os.path.realpath(path), set()).add(int(line))
+        self.lines = {path: frozenset(lines) for path, lines in found.items()}
         self._bodies: dict[str, dict[int, tuple[int, int]]] = {}
 
     def ran(self, path: str, line: int) -> bool:

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         recorder.writes.install()
     alignment.seed_everything(alignment.process_seed(options.seed, rank))
     if world == 1:  # the original: the causes verify names from code are its lines
-        recorder.reach = LineReach()
+        recorder.reach = LineReach(outdir)
         recorder.reach.install()
 
     script_path = os.path.abspath(script)
