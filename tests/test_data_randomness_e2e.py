@@ -191,6 +191,16 @@ def verified(
             "test_verify_names_a_mean_over_a_count_the_data_decides",
             CASES / "ignored_mean_loss.py",
         ),
+        # stop 49 g2
+        "kd_mode_pair_loss": Pair(
+            "test_verify_names_the_row_comparing_loss_of_the_mode_that_ran",
+            CASES / "kd_mode_pair_loss.py",
+            script_args=("--mode", "sp"),
+        ),
+        "bn_chunks_split_after_loading": Pair(  # stop 49 g2
+            "test_verify_names_no_batchnorm_cause_where_the_ranks_normalised_the_chunks",
+            CASES / "bn_chunks_split_after_loading.py",
+        ),
     }
     return run_pairs(request, root, pairs)
 
@@ -277,6 +287,37 @@ def test_verify_names_a_loss_comparing_samples_across_the_batch(
     assert report.sharding_status == "ok", report
     cause = next(c for c in report.causes if c.key == "batch_pairs")
     assert "batch_hard_triplet.py:12 batch_hard_triplet() (torch.cdist" in cause.detail, cause
+
+
+def test_verify_names_the_row_comparing_loss_of_the_mode_that_ran(
+    verified: dict[str, Shared],
+) -> None:
+    """A loss chosen by a mode switch (KD-Zoo's criterionKD, mdistiller's distillers): the
+    cause names the class the run reached (SP's Gram matrix, through migrate's DP040 at the
+    call), not the loss function or the class found by their names in modes not run
+    (rkd_loss, IRG.euclidean_dist): verify keeps a cause from code only where the original
+    ran its line (verify/reach.py; docs/real-world.md, stop 49, g2)."""
+    report = report_of(verified, "kd_mode_pair_loss")
+    assert report.exit_code == 1, report
+    assert report.sharding_status == "ok", report
+    cause = next(c for c in report.causes if c.key == "batch_pairs")
+    assert "kd_mode_pair_loss.py:31: torch.mm(f_s, f_s.t())" in cause.detail, cause
+    assert "rkd_loss" not in cause.detail and "euclidean_dist" not in cause.detail, cause
+    assert ":23:" not in cause.detail, cause
+
+
+def test_verify_names_no_batchnorm_cause_where_the_ranks_normalised_the_chunks(
+    verified: dict[str, Shared],
+) -> None:
+    """Batches split where they enter the loop (ddp_shard_batch, no DistributedSampler):
+    rank r fed DataParallel's chunk r at every forward, measured on the samples, so the
+    BatchNorm the original normalised per chunk saw the same groups; the cause is the loss
+    alone, no "BatchNorm statistics are per process ... the original over its whole batch"
+    (VITA-Group/DeblurGANv2@c16bd9f5; docs/real-world.md, stop 49, g2)."""
+    report = report_of(verified, "bn_chunks_split_after_loading")
+    assert report.exit_code == 1, report
+    assert report.sharding_status == "ok", report
+    assert [c.key for c in report.causes] == ["batch_pairs"], report.causes
 
 
 def test_verify_names_a_mean_over_a_count_the_data_decides(verified: dict[str, Shared]) -> None:

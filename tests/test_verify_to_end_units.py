@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import torch
 
-from dp2ddp.verify import protocol, toend
+from dp2ddp.verify import launch, protocol, toend
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import nonfinite_cause
 from dp2ddp.verify.compare import NonFinite, nonfinite
@@ -746,3 +746,18 @@ def test_a_wrap_reached_only_by_a_run_time_import_is_named_not_denied(tmp_path: 
     )
     with pytest.raises(ProjectError, match=r"not migrated: .*DP034.*trainer/base\.py"):
         migrate_copy(project / "train.py", tmp_path / "work", MigrateOptions())
+
+
+def test_the_runs_read_stdin_from_an_empty_pipe_not_dev_null(tmp_path: Path) -> None:
+    """The runs' stdin is an empty pipe whose writer is closed: a read is at its end whatever
+    /dev/null is. On this project's test machine /dev/null was a plain file other processes
+    wrote into, and under load a rank of test_verify_to_end's run-directory case read a line
+    (`{"epochs": 2}`) or null bytes ("embedded null byte" in os.makedirs) where it expected
+    nothing (stop 49 g2)."""
+    code = "import os, stat, sys; print(stat.S_ISFIFO(os.fstat(0).st_mode), repr(sys.stdin.read()))"
+    log = tmp_path / "log"
+    spec = launch.RunSpec("original", [sys.executable, "-c", code], dict(os.environ), tmp_path,
+                          log, 60.0)  # fmt: skip
+    running = launch._start(spec)
+    assert running.process.wait(60) == 0
+    assert log.read_text().strip() == "True ''"

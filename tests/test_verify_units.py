@@ -26,7 +26,7 @@ from dp2ddp.cli import main
 from dp2ddp.verify import arrays, fingerprint, probes, protocol, render, replicas, scan
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.causes import Evidence, diagnose
-from dp2ddp.verify.compare import compare_updates, fit_scale, rank_sync
+from dp2ddp.verify.compare import StepDiff, compare_updates, fit_scale, rank_sync
 from dp2ddp.verify.compare import rounding_note as compare_rounding_note
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.digest import sample_digests
@@ -1815,3 +1815,28 @@ def test_the_copy_keeps_a_git_root_so_helpers_beside_the_entry_folder_migrate(
     (clone / "utils" / "helpers.py").write_text("def say(text):\n    print(text)\n")
     project = migrate_copy(entry, tmp_path / "work", MigrateOptions())
     assert os.path.join("utils", "helpers.py") in project.files, project.files
+
+
+def test_a_buffer_apart_after_updates_moved_by_rounding_is_rounding(tmp_path: Path) -> None:
+    """VITA-Group/DeblurGANv2@c16bd9f5 (stop 49 g2): the original ran DataParallel's replicas;
+    Adam moved biases whose gradients are zero up to rounding apart from step 2 (excused as
+    rounding), a BatchNorm running mean followed 1.2e-4 apart after step 3, the parameters
+    failed from step 5. "a buffer went apart first" was false (the updates were apart
+    before it), and the replicas kept the rounding explanation away: now rounding growth,
+    likely, with the earlier rounded updates as its evidence."""
+    ev = _batchnorm_evidence(tmp_path, 3)
+    for window in ev.migrated[0].data["windows"]:
+        window["batchnorm"] = 0
+    for window in ev.original.data["windows"]:
+        window["replicated"] = 1
+    ev.numerics.diffs.append(
+        StepDiff(1, "o0.g0.p1", "bias", (4,), 1.5, 1e-7, passed=True, rounding=True)
+    )
+    for event in ev.original.events:
+        event["buffers"] = {"bn.running_mean": [10.0, 4.0]}
+    for step, event in enumerate(ev.migrated[0].events, start=1):
+        event["buffers"] = {"bn.running_mean": [10.0 if step < 2 else 10.01, 4.0]}
+    causes = diagnose(ev)
+    assert [c.key for c in causes] == ["rounding_growth"], causes
+    assert "from step 1 the updates of bias already differed" in causes[0].detail
+    assert "DataParallel's replicas" in causes[0].detail

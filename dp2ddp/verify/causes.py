@@ -527,7 +527,10 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
                 "batchnorm",
                 "BatchNorm statistics are per process",
                 (chunks or f"BatchNorm normalised with batch statistics {batchnorm} times: each "
-                 "DDP rank over its own share, the original over its whole batch")
+                 "DDP rank over its own share, the original "
+                 + ("per DataParallel chunk, whose samples are not a rank's share"
+                    if any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
+                    else "over its whole batch"))
                 + findings_where(ev.findings_original, scan.BATCHNORM, "original"),
                 "Rerun with --freeze-batchnorm to normalise with running statistics in both "
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",

@@ -246,3 +246,50 @@ def _why(sizes: list[int], theirs: list[int]) -> str:
             "each rank's; divide it by WORLD_SIZE to keep DataParallel's groups"
         )
     return "Rank 0's forwards are neither DataParallel's chunks nor the original's forwards"
+
+
+def same_chunks(original: RankRecord, ranks: list[RankRecord], steps: int) -> bool:
+    """Each rank fed its models, forward by forward at every compared step, the very samples
+    DataParallel's scatter handed device r of the original's forward (torch.chunk: ceil(n / W)
+    a chunk, rank r the r-th): a BatchNorm that normalised per chunk in the original
+    normalised the same groups of samples on the ranks. Measured on the samples' fingerprints
+    (sharding's), not inferred from a DistributedSampler's batch, which a batch split where it
+    enters the loop does not have (ddp_shard_batch: VITA-Group/DeblurGANv2@c16bd9f5, whose
+    BatchNorm cause said "the original over its whole batch", false). Where the runs loaded
+    samples, only those are compared (sharding's rule: a generator's fakes round apart, their
+    fingerprints with them); the sizes of every chunk are. False where nothing was compared."""
+    world, compared = len(ranks), False
+    data = {id(r): _loaded(r, steps) for r in (original, *ranks)}
+    for index in range(steps):
+        first = original.windows[index] if index < len(original.windows) else {}
+        for model, sizes in first.get("forwards", {}).items():
+            fed = first.get("inputs", {}).get(model, [])
+            if sum(sizes) != len(fed):
+                return False
+            for rank in ranks:
+                theirs = rank.windows[index] if index < len(rank.windows) else {}
+                parts = theirs.get("forwards", {}).get(model, [])
+                got = theirs.get("inputs", {}).get(model, [])
+                if len(parts) != len(sizes) or sum(parts) != len(got):
+                    return False
+                start = at = 0
+                for size, part in zip(sizes, parts, strict=True):
+                    chunk = -(-size // world)
+                    lo, hi = start + rank.rank * chunk, start + min((rank.rank + 1) * chunk, size)
+                    mine, want = got[at : at + part], fed[lo : max(lo, hi)]
+                    if len(mine) != len(want) or _of(mine, data[id(rank)]) != _of(
+                        want, data[id(original)]
+                    ):
+                        return False
+                    start, at = start + size, at + part
+                compared = True
+    return compared
+
+
+def _loaded(run: RankRecord, steps: int) -> set[str]:
+    return {d for w in run.windows[:steps] for d in w.get("loaded", [])}
+
+
+def _of(digests: list[str], loaded: set[str]) -> list[str]:
+    """The loaded samples among `digests`, in order (all of them where nothing was loaded)."""
+    return [d for d in digests if d in loaded] if loaded else digests

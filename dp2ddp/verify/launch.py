@@ -103,16 +103,25 @@ class _Running:
 
 
 def _start(spec: RunSpec) -> _Running:
-    with open(spec.log, "wb") as log:
-        process = subprocess.Popen(
-            spec.argv,
-            cwd=spec.cwd,
-            env=spec.env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    # stdin: an empty pipe, its writing end closed, so every read is at its end in every
+    # process of the run. Not /dev/null: where that is a plain file (this project's test
+    # machine had one, written by other processes) a rank read what they wrote, a line
+    # (`{"epochs": 2}`) or null bytes, as its run directory's name (stop 49 g2).
+    empty, writer = os.pipe()
+    os.close(writer)
+    try:
+        with open(spec.log, "wb") as log:
+            process = subprocess.Popen(
+                spec.argv,
+                cwd=spec.cwd,
+                env=spec.env,
+                stdin=empty,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+    finally:
+        os.close(empty)
     return _Running(spec, process, ProcessTree(process), time.monotonic())
 
 

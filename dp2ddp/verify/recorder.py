@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.optim.optimizer import (
@@ -40,6 +40,9 @@ from torch.optim.optimizer import (
 from dp2ddp.verify import arrays, protocol
 from dp2ddp.verify.digest import float64_bytes, tensor_digest
 from dp2ddp.verify.writes import WriteLog
+
+if TYPE_CHECKING:
+    from dp2ddp.verify.reach import LineReach
 
 JSONScalar = int | float | bool | str | None
 _WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
@@ -140,6 +143,8 @@ class Recorder:
         self.recording = True
         self.later_steps = 0  # optimizer steps after the compared ones (--to-end)
         self.writes: WriteLog | None = None
+        #: the program's lines run until the compared steps end (reach.py)
+        self.reach: LineReach | None = None
         self._rng_mark: str | None = None
         self.names: dict[str, str] = {}
         self.shapes: dict[str, list[int]] = {}
@@ -389,6 +394,8 @@ class Recorder:
     def end_recording(self) -> None:
         """--to-end: save what the K steps recorded; the script runs on, only counted."""
         self.finish(protocol.COMPARED)
+        if self.reach is not None:
+            self.reach.stop()
         self.recording = False
         self._before = []
 
@@ -439,6 +446,7 @@ class Recorder:
             "writes": self.writes.outputs() if self.writes is not None else [],
             "directories": self.writes.made_directories() if self.writes is not None else [],
             "stdin_reads": self.writes.stdin_reads if self.writes is not None else 0,
+            **(self.reach.record() if self.reach is not None else {}),
         }
         _write_json(self.outdir / protocol.RECORD, record)
         self._write_progress(status)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.verify import scan
 from dp2ddp.verify.compare import Numerics
+from dp2ddp.verify.data_evidence import same_chunks
 from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
@@ -29,19 +30,20 @@ def findings_where(findings: list[scan.Finding], kind: str, script: str) -> str:
 
 
 def batchnorm_aligned(ev: Evidence) -> bool:
-    """On GPUs DataParallel also normalises per device: aligned when it used W devices and
-    each rank got DataParallel's chunk (a known per-rank batch)."""
+    """On GPUs DataParallel also normalises per device: aligned when it used W devices (or
+    verify's original normalised per chunk) and each rank got DataParallel's chunk: a known
+    per-rank batch of a DistributedSampler, or measured (data_evidence.same_chunks)."""
     wrappers = ev.original.data.get("wrappers", [])
     devices = wrappers[0].get("devices", 0) if wrappers else 0
     chunked = any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
     samplers = [
         s for s in ev.migrated[0].data.get("samplers", []) if s.get("kind") == "DistributedSampler"
     ]
-    return (
-        (devices == ev.world or chunked)
-        and bool(samplers)
-        and all(s.get("per_rank_batch") for s in samplers)
-    )
+    if not (devices == ev.world or chunked):
+        return False
+    if samplers and all(s.get("per_rank_batch") for s in samplers):
+        return True
+    return same_chunks(ev.original, ev.migrated, max(ev.numerics.steps_compared, 1))
 
 
 def _step_worst(numerics: Numerics, step: int) -> float:
@@ -147,6 +149,26 @@ def _batchnorm_places(ev: Evidence) -> str:
     return f" (BatchNorm layers: {', '.join(places[:3])}, DP008)" if places else ""
 
 
+def _replicated(ev: Evidence) -> bool:
+    return any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
+
+
+def _rounded_before(n: Numerics, first: int) -> str:
+    """The updates that differed before step `first` only as the optimizer turns rounding
+    into (compare.py's `rounding`, `noise`), said as evidence; "" where none did."""
+    early = [d for d in n.diffs if (d.rounding or d.noise) and d.step < first]
+    if not early:
+        return ""
+    step = min(d.step for d in early)
+    names = list(dict.fromkeys(d.name for d in early if d.step == step))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"; from step {step} the updates of {shown} already differed (up to relative "
+        f"{max(d.rel_error for d in early):.2g}) by what the optimizer makes of gradients "
+        "that agree or are zero up to rounding"
+    )
+
+
 def rounding_growth(ev: Evidence) -> list[Cause]:
     """Step 1 equal, updates and the gradients the optimizer received alike; a later step
     not, with the ranks in sync and the data split right, and no known cause: the likely
@@ -157,7 +179,9 @@ def rounding_growth(ev: Evidence) -> list[Cause]:
     equal to 8.5e-6 at step 1, 7.7e-4 apart at step 2, updates 9.4e-3; the same gap between
     one batch and its halves in one process is 2e-15 in float64). Not claimed where the
     original ran as DataParallel's replicas (every layer per chunk, as the ranks: their
-    rounding is the ranks')."""
+    rounding is the ranks'), unless updates were measured apart by rounding before (an
+    adaptive optimizer's on gradients zero up to rounding: DataParallel's reduce-add and
+    DDP's all-reduce still sum in other orders; VITA-Group/DeblurGANv2@c16bd9f5)."""
     n = ev.numerics
     first = n.first_diverging_step
     if (
@@ -168,14 +192,14 @@ def rounding_growth(ev: Evidence) -> list[Cause]:
         or not ev.in_sync
         or not n.gradient_errors
         or (n.gradient_first_diverging_step or first) < 2
-        or any(int(w.get("replicated", 0)) for w in ev.windows(ev.original))
+        or (_replicated(ev) and not _rounded_before(n, first))
     ):
         return []
     worst = max((d for d in n.diffs if d.step == first), key=lambda d: d.rel_error)
-    later = ""
+    later = _rounded_before(n, first)
     if len(n.gradient_errors) >= first:
         rel, name = n.gradient_errors[first - 1]
-        later = f"; the gradients at step {first}: {rel:.2g} ({name})"
+        later += f"; the gradients at step {first}: {rel:.2g} ({name})"
     return [
         Cause(
             "rounding_growth",
@@ -183,9 +207,16 @@ def rounding_growth(ev: Evidence) -> list[Cause]:
             f"step 1 agreed (worst relative error: updates {_step_worst(n, 1):.2g}, gradients "
             f"{n.gradient_errors[0][0]:.2g}); from step {first} the updates differ "
             f"({worst.name}: {worst.rel_error:.3g}){later}. The data split right, the ranks "
-            "are in sync, and no migration defect verify knows matched. The original runs "
-            "each layer over the whole batch, each rank over its share: their float32 sums "
-            "round apart by about 1e-7, and training can amplify that from step to step",
+            "are in sync, and no migration defect verify knows matched. "
+            + (
+                "The original ran DataParallel's replicas, each layer over its chunk as the "
+                "ranks do, but DataParallel sums the replicas' gradients and DDP averages "
+                "the ranks' in other orders"
+                if _replicated(ev)
+                else "The original runs each layer over the whole batch, each rank over its share"
+            )
+            + ": their float32 sums round apart by about 1e-7, and training can amplify that "
+            "from step to step",
             "Check it: --steps 1 compares the step before the rounding grows (data, loss "
             "scale, randomness and per-chunk statistics all show at step 1); a looser "
             "--rtol (1e-2) tolerates the growth. A difference that only appears later "

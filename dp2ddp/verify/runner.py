@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
 
     # Imported after the redirect: torch's import-time warnings belong to the run's logs.
     from dp2ddp.verify import alignment, fingerprint, probes, replicas
+    from dp2ddp.verify.reach import LineReach
     from dp2ddp.verify.recorder import HarnessFailure, Recorder
 
     recorder = Recorder(options, rank, world, outdir)
@@ -109,6 +110,9 @@ def main(argv: list[str] | None = None) -> None:
         recorder.writes = WriteLog((options.out,))
         recorder.writes.install()
     alignment.seed_everything(alignment.process_seed(options.seed, rank))
+    if world == 1:  # the original: the causes verify names from code are its lines
+        recorder.reach = LineReach(outdir)
+        recorder.reach.install()
 
     script_path = os.path.abspath(script)
     try:

@@ -27,6 +27,7 @@ from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, deliberate_exit, deliberate_exits, exit_aborts
 from dp2ddp.verify.in_copy import in_migrated_copy, migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
+from dp2ddp.verify.reach import Reached
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
 from dp2ddp.verify.report import (
     EQUIVALENT,
@@ -405,6 +406,8 @@ def judge(
     sharding = check_sharding(original, ranks, numerics.steps_compared)
     in_sync, sync_detail = rank_sync(ranks, numerics.steps_compared)
     datasets_differ = dataset_mismatch(ranks)
+    reached = Reached(original)  # causes from code: only code the original ran (reach.py)
+    said = reached.warnings(scripts.warnings)
     evidence = Evidence(
         world=the_plan.nproc,
         numerics=numerics,
@@ -417,11 +420,15 @@ def judge(
         findings_migrated=scan.scan(scripts.migrated_source),
         no_dropout=config.no_dropout,
         freeze_batchnorm=config.freeze_batchnorm,
-        migration_warnings=scripts.warnings,
+        migration_warnings=said,
         datasets_differ=datasets_differ,
         dataset_draws=tuple(unshared_draws(scripts.migrated_source)) if datasets_differ else (),
-        pair_losses=scan.pair_losses(config.original) if not numerics.passed else (),
-        mean_losses=scan.mean_losses(config.original, scripts.warnings)
+        pair_losses=reached.pair_losses(scan.pair_losses(config.original), said)
+        if not numerics.passed
+        else (),
+        mean_losses=tuple(
+            filter(reached.ran_at, scan.mean_losses(config.original, scripts.warnings))
+        )
         if not numerics.passed
         else (),
     )

@@ -1,0 +1,140 @@
+"""verify's causes from code only where the original ran it (verify/reach.py), and BatchNorm's
+chunks measured on the samples (data_evidence.same_chunks): units, no launch (stop 49 g2)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from dp2ddp.verify.data_evidence import same_chunks
+from dp2ddp.verify.reach import LineReach, Reached
+from dp2ddp.verify.records import RankRecord
+
+PROGRAM = """\
+class IRG:
+    def dist(self, f):
+        return f * f  # stands for f @ f.T
+
+
+class SP:
+    def forward(self, f):
+        return f * f
+
+
+def main(mode):
+    if mode == "irg":
+        criterion = IRG()
+    else:
+        criterion = SP()
+    return criterion
+"""
+
+
+def _record(data: dict[str, Any], rank: int = 0) -> RankRecord:
+    return RankRecord(rank, Path("."), "stopped", data, {}, "", "")
+
+
+def _run(tmp_path: Path) -> tuple[Path, Reached]:
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM)
+    namespace: dict[str, Any] = {}
+    reach = LineReach()
+    old = sys.gettrace()
+    reach.install()
+    try:
+        exec(compile(PROGRAM, str(path), "exec"), namespace)
+        namespace["SP"]().forward(2)
+        namespace["main"]("sp")
+    finally:
+        reach.stop()
+        sys.settrace(old)
+    return path, Reached(_record(reach.record()))
+
+
+def test_lines_the_run_reached_and_a_definition_by_its_body(tmp_path: Path) -> None:
+    path, reached = _run(tmp_path)
+    assert reached.ran(str(path), 15)  # criterion = SP()
+    assert not reached.ran(str(path), 13)  # criterion = IRG(): another mode
+    assert reached.ran(str(path), 7)  # SP.forward's def ran when its body did
+    assert not reached.ran(str(path), 2)  # IRG.dist's def line ran at import, its body not
+
+
+def test_a_dp040_keeps_the_places_of_the_classes_that_ran(tmp_path: Path) -> None:
+    path, reached = _run(tmp_path)
+    p = str(path)
+    told = (
+        f"{p}:13:9: DP040 loss compares samples across the batch: criterion() is called on the "
+        f"wrapped model's output and 2 of the classes it is bound to compare the batch's rows "
+        f"in forward() ({p}:3: f @ f.T in self.dist(), reached from forward(); {p}:8: f @ f.T):"
+        " where it is one of them, each rank's loss sees its own part of each batch"
+    )
+    by_name = f"{p}:2:5: DP040 loss compares samples across the batch: IRG.dist() (f @ f.T)"
+    kept = reached.warnings((told, by_name))
+    assert len(kept) == 1 and f"({p}:8: f @ f.T)" in kept[0], kept
+    sites = (f"{p}:2 IRG.dist() (f @ f.T)",)
+    assert reached.pair_losses(sites, kept) == (f"{p}:8: f @ f.T",)
+
+
+def test_without_the_record_every_cause_stays(tmp_path: Path) -> None:
+    reached = Reached(_record({}))
+    assert reached.ran(str(tmp_path / "train.py"), 13)
+    assert reached.warnings(("x.py:3:1: DP043 a mean",)) == ("x.py:3:1: DP043 a mean",)
+
+
+def _window(forwards: list[int], inputs: list[str]) -> dict[str, Any]:
+    return {"forwards": {"0": forwards}, "inputs": {"0": inputs}}
+
+
+def test_ranks_fed_dataparallels_chunks() -> None:
+    original = _record({"windows": [_window([4, 2], ["a", "b", "c", "d", "e", "f"])]})
+    ranks = [
+        _record({"windows": [_window([2, 1], ["a", "b", "e"])]}, 0),
+        _record({"windows": [_window([2, 1], ["c", "d", "f"])]}, 1),
+    ]
+    assert same_chunks(original, ranks, 1)
+    strided = [
+        _record({"windows": [_window([2, 1], ["a", "c", "e"])]}, 0),
+        _record({"windows": [_window([2, 1], ["b", "d", "f"])]}, 1),
+    ]
+    assert not same_chunks(original, strided, 1)
+    assert not same_chunks(_record({"windows": [{}]}), ranks, 1)  # nothing compared
+
+
+def test_chunks_are_compared_on_the_loaded_samples() -> None:
+    """A GAN's discriminator is fed loaded images and the generator's fakes, whose
+    fingerprints round apart between the runs (DeblurGANv2 from step 3): the loaded ones are
+    compared, the fakes by their count."""
+    loaded = {"loaded": ["a", "b", "c", "d"]}
+    original = _record({"windows": [{**_window([4, 4], list("abcdWXYZ")), **loaded}]})
+    ranks = [
+        _record({"windows": [{**_window([2, 2], list("abwx")), **loaded}]}, 0),
+        _record({"windows": [{**_window([2, 2], list("cdyz")), **loaded}]}, 1),
+    ]
+    assert same_chunks(original, ranks, 1)
+    swapped = [ranks[1], _record({"windows": [{**_window([2, 2], list("abyz")), **loaded}]}, 1)]
+    assert not same_chunks(original, swapped, 1)
+
+
+def test_lines_a_forked_worker_ran_are_reached(tmp_path: Path) -> None:
+    """A DataLoader worker is a forked child that ends by os._exit: the lines it runs first
+    (a dataset's __getitem__) are appended to the run's folder and read with the record."""
+    path = tmp_path / "data.py"
+    path.write_text("def get(i):\n    return i + 1\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    reach = LineReach(tmp_path)
+    old = sys.gettrace()
+    reach.install()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            namespace["get"](1)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    finally:
+        reach.stop()
+        sys.settrace(old)
+    record = RankRecord(0, tmp_path, "stopped", reach.record(), {}, "", "")
+    assert Reached(record).ran(str(path), 2)
