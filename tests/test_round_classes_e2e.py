@@ -432,6 +432,12 @@ Stop 49 (helper f2), silent leftovers across defs:
   dict entry stored over in a method forward() hands the dict to (`self._transfer(out, e)`):
   DP041, find_unused_parameters=True, rank 0 prints the original's weights (before: no
   DP041, "Expected to have finished reduction" at the second step on both ranks).
+Stop 49 (helper g1), r2-A's other comprehension shapes:
+- model_wrap_s49_g1_iterated_clauses (stop 48 r2's leftover): loss modules handed to the
+  optimizer by comprehensions with a condition, an unpacking target over `.items()` and two
+  loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
+  for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
+  -2.5529 student -0.7935).
 """
 
 from __future__ import annotations
@@ -587,6 +593,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_f2_entry_stored_over_in_helper": ("weights -2.606862",),
     "s49_f2_class_reexported_by_package": ("teacher 2.0600",),
     "s49_f2_teacher_built_by_other_module": ("teacher 2.0600",),
+    # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
+    "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -651,6 +659,7 @@ RANK0_ONLY = {
     "s49_f2_teacher_built_by_other_module": "teacher",  # stop 49 f2
     "model_wrap_s49_f2_library_dict_entry_stored_over": "weights",  # stop 49 f2
     "model_wrap_s49_f2_entry_stored_over_in_helper": "weights",  # stop 49 f2
+    "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
