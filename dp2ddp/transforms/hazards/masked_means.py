@@ -38,10 +38,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.flow import Definition, view
-from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import unmoved
+from dp2ddp.transforms.analysis.held_objects import held
 
 _Assigned = dict[str, list[cst.BaseExpression]]
 _IsMask = Callable[[cst.BaseExpression, _Assigned, int], bool]
@@ -78,133 +76,24 @@ _WEIGHT_FIRST = frozenset({"BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "
 
 class MeanLossObjects:
     """Whether a callee holds a torch.nn loss object averaging over elements (`nn.BCELoss()`,
-    `.cuda()`/`.to()` on it), asked through the module's def-use view (flow/defuse.py): every
-    binding the callee may read, to its end, is such a construction (stop 49 g1: stop 48's
-    rule matched the callee's spelling, `criterion` or `.bce_loss`, bound module-wide; an
-    alias, a tuple unpacked, a dict entry, a helper's return or an argument of every call
-    was no such spelling, and one binding in another scope hid every use). The module's
-    constructions are found once (`built`), a callee is read when a call asks."""
+    `.cuda()`/`.to()` on it): every construction it may hold is one, through the def-use
+    view (analysis/held_objects.py; stop 49 g1: stop 48's rule matched the callee's
+    spelling, `criterion` or `.bce_loss`, bound module-wide; an alias, a tuple unpacked, a
+    dict entry, a helper's return or an argument of every call was no such spelling, and
+    one binding in another scope hid every use). The module's constructions are found once
+    (`built`), a callee is read when a call asks."""
 
     def __init__(self, module: cst.Module, names: _Names) -> None:
-        self.defs = view(module)
-        self._known: dict[int, bool] = {}  # id of an expression -> it holds one
+        self._held = held(module)
         self.built = frozenset(
-            id(call) for call in self.defs.calls if _mean_loss_object(call, names)
+            id(call) for call in self._held.defs.calls if _mean_loss_object(call, names)
         )
 
     def __call__(self, func: cst.BaseExpression) -> bool:
-        return bool(self.built) and self._holds(func)
-
-    def _holds(self, node: cst.BaseExpression) -> bool:
-        node = unmoved(node)
-        known = self._known.get(id(node))
-        if known is None:
-            self._known[id(node)] = False  # a cycle (`crit = crit.cuda()` in a loop): not
-            known = self._known[id(node)] = self._reads_mean(node)  # proved along it
-        return known
-
-    def _reads_mean(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Call):
-            if id(node) in self.built:
-                return True
-            helpers = self.defs.callees(node) if isinstance(node.func, cst.Name) else []
-            return bool(helpers) and all(  # `def make(): return nn.BCELoss()`
-                f.owner is None and f.returns and not f.yields
-                and all(self._holds(r) for r in f.returns)
-                for f in helpers
-            )  # fmt: skip
-        found = self._bindings(node)
-        return bool(found) and all(self._bound(d) for d in found or ())
-
-    def _bindings(self, node: cst.BaseExpression) -> list[Definition] | None:
-        """The bindings `node` reads (None: not known): a name's that reach it (not the
-        stores into what it holds, `crit.weight = w`), `self.x`'s in its class, `obj.x`'s
-        for an instance of a class of the module, a dict's entry at a constant key."""
-        defs = self.defs
-        if isinstance(node, cst.Name):
-            return [d for d in defs.reaching(node) if d.kind != "store"]
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-            function = defs.function_around(node)
-            if function is not None and function.owner is not None:
-                if node.value.value == function.self_name:
-                    return defs.attribute_definitions(function.owner, node.attr.value)
-            owner = self._instance_class(node.value)
-            if owner is not None:
-                return defs.attribute_definitions(owner, node.attr.value)
-            return None
-        if isinstance(node, cst.Subscript):
-            key = _constant_key(node)
-            holders = self._holders(node.value)
-            if key is None or holders is None:
-                return None
-            entries: list[Definition] = []
-            for held in holders:
-                if held.kind == "store" and held.key == key:
-                    entries.append(held)
-                elif held.kind == "store" and held.key is None:
-                    return None  # `d[k] = v`, any key
-                elif held.kind != "store":
-                    if not isinstance(held.value, cst.Dict) or held.element:
-                        return None
-                    entries += [
-                        Definition(e.value, e.value, "assign", held.statement)
-                        for e in held.value.elements
-                        if isinstance(e, cst.DictElement) and _constant_key_of(e.key) == key
-                    ]
-            return entries
-        return None
-
-    def _holders(self, node: cst.BaseExpression) -> list[Definition] | None:
-        """The bindings of a dict's name or `self.x`, with the stores into it."""
-        if isinstance(node, cst.Name):
-            return self.defs.reaching(node)
-        return self._bindings(node) if isinstance(node, cst.Attribute) else None
-
-    def _instance_class(self, name: cst.Name) -> cst.ClassDef | None:
-        """The class of this module every binding of `name` constructs (`obj = Loss()`)."""
-        owners: set[cst.ClassDef] = set()
-        for definition in self.defs.definitions(name):
-            value = unmoved(definition.value) if definition.value is not None else None
-            owner = self.defs.class_called(value) if isinstance(value, cst.Call) else None
-            if owner is None or definition.element:
-                return None
-            owners.add(owner)
-        return owners.pop() if len(owners) == 1 else None
-
-    def _bound(self, definition: Definition) -> bool:
-        value = definition.value
-        if definition.kind == "param":
-            function = self.defs.functions.get(self.defs.scope_of(definition.target))
-            if function is None or not isinstance(definition.target, cst.Param):
-                return False
-            sites = self.defs.call_sites(function)
-            given = [argument_for(c, function, definition.target) for c in sites]
-            return bool(given) and all(
-                g is not None and self._holds(g) for g in given
-            )  # `train(model, crit)` with `crit = nn.BCELoss()` at every call
-        if definition.kind not in ("assign", "annassign", "walrus", "store") or value is None:
+        if not self.built:
             return False
-        for index in definition.element:  # `bce, mse = nn.BCELoss(), nn.MSELoss()`
-            if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
-                return False
-            element = value.elements[index]
-            if isinstance(element, cst.StarredElement):
-                return False
-            value = element.value
-        return self._holds(value)
-
-
-def _constant_key(node: cst.Subscript) -> str | None:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    return _constant_key_of(node.slice[0].slice.value)
-
-
-def _constant_key_of(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+        found = self._held(func)
+        return found.complete and all(id(c) in self.built for c in found.sources)
 
 
 def _mean_loss_object(node: cst.Call, names: _Names) -> bool:
