@@ -39,6 +39,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
 
 _Assigned = dict[str, list[cst.BaseExpression]]
@@ -84,15 +85,15 @@ class MeanLossObjects:
     (`built`), a callee is read when a call asks."""
 
     def __init__(self, module: cst.Module, names: _Names) -> None:
-        self._held = held(module)
+        self._module = module
         self.built = frozenset(
-            id(call) for call in self._held.defs.calls if _mean_loss_object(call, names)
+            id(call) for call in nodes_of(module, cst.Call) if _mean_loss_object(call, names)
         )
 
     def __call__(self, func: cst.BaseExpression) -> bool:
         if not self.built:
-            return False
-        found = self._held(func)
+            return False  # the view is read only where such a loss is built
+        found = held(self._module)(func)
         return found.complete and all(id(c) in self.built for c in found.sources)
 
 

@@ -195,6 +195,8 @@ def criterion_pairs(
     definition, in its own module). A wrapped model is also one a function returned
     (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
     code = transform.code
+    if isinstance(described, ClassPairs) and not described.any():
+        return  # no class of the program compares rows: nothing to read
     objects = held(module)
     pairs: dict[int, str] = {}  # id of a construction of such a class -> ModelClass.pairs
     for call in objects.defs.calls:
@@ -339,16 +341,23 @@ class ClassPairs:
         self._qualified_names = qualified_names
         self._own: dict[str, str] | None = None
 
+    def any(self) -> bool:
+        """Some class compares rows (else every call's answer is "")."""
+        return bool(self._known())
+
+    def _known(self) -> dict[str, str]:
+        if not self._single:
+            return self._told
+        if self._own is None:
+            self._own = {
+                name: facts.pairs
+                for name, facts in module_classes("", "", self._source()).items()
+                if facts.pairs
+            }
+        return self._own
+
     def __call__(self, call: cst.Call) -> str:
-        known = self._told
-        if self._single:
-            if self._own is None:
-                self._own = {
-                    name: facts.pairs
-                    for name, facts in module_classes("", "", self._source()).items()
-                    if facts.pairs
-                }
-            known = self._own
+        known = self._known()
         if not known:
             return ""
         qualified = self._qualified_names(call.func)
