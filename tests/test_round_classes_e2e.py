@@ -512,6 +512,13 @@ Stop 49's validation round 2 (helper b3), said, checked by verify's verdict as s
   built: a dataset by use, its draws in `with ddp_same_random():`, both ranks hold rank 0's
   items (before: no base said Dataset, each rank drew its own and the shards indexed two
   different datasets, no warning).
+
+Stop 49 (helper g1), r2-A's other comprehension shapes:
+- model_wrap_s49_g1_iterated_clauses (stop 48 r2's leftover): loss modules handed to the
+  optimizer by comprehensions with a condition, an unpacking target over `.items()` and two
+  loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
+  for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
+  -2.5529 student -0.7935).
 """
 
 from __future__ import annotations
@@ -694,6 +701,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": ("weights -0.1370",),
     # stop 49 b3: its own test below (unseeded draws: no figure of the original to print)
     "shared_draws_s49_b3_plain_dataset_class": (),
+    # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
+    "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -769,6 +778,7 @@ RANK0_ONLY = {
     "rank_zero_s49_b2_save_returned_by_helper": "weights",  # stop 49 b2
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
+    "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

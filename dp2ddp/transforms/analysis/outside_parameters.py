@@ -56,7 +56,7 @@ from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, unproved
 from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
-from dp2ddp.transforms.analysis.iterated_modules import iterated, rebinds
+from dp2ddp.transforms.analysis.iterated_modules import Iteration, iterated, place_each
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.outside_tensors import place_tensor_sync, trained_tensors
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
@@ -256,9 +256,10 @@ class OutsideParameters:
                 continue
             x = t.code(node.func.value)
             each = iterated(node, x, t)
-            if each is not None:  # `[c.parameters() for c in regs]`: each c is synced
+            if each is not None and not each.reads(wrapped, t):  # `[c.parameters() for c in R]`
                 uniform = uniform or RankUniformity.for_pass(t, module)
-                self._sync_each(node, x, each, (inside, read), (done, synced), uniform)
+                seen = (inside, read, view(module))
+                self._sync_each(node, x, each, seen, (done, synced), uniform)
                 continue
             if x == "self" or _within(x, wrapped) or x in owners:
                 continue
@@ -325,49 +326,32 @@ class OutsideParameters:
         self,
         node: cst.Call,
         x: str,
-        each: cst.CompFor,
-        seen: tuple[dict[int, cst.Call], set[str]],
+        each: Iteration,
+        seen: tuple[dict[int, cst.Call], set[str], DefUse],
         marks: tuple[set[tuple[int, str]], set[tuple[int, str]]],
         uniform: RankUniformity,
     ) -> None:
         """`x.parameters()` for each `x` of a sequence reaches an optimizer (stop 48 class r2-A,
         AberHu/Knowledge-Distillation-Zoo@65470c8: `SGD(chain(snet.parameters(),
         *[c.parameters() for c in criterionKD[1:]]))`, VID's regressors): `for x in ITER:
-        ddp_sync_module(x)` after the line, ITER read again there (no call in it, no name the
-        line binds). Each element is a module (its `.parameters()` was taken); at run time the
-        helper returns at once for a DDP wrap, and for a module inside one it averages
-        gradients DDP averages too, which changes no value."""
+        ddp_sync_module(x)` after the line, the comprehension's clauses read again there
+        (iterated_modules.py; DP068 where they may not give the same). Each element is a
+        module (its `.parameters()` was taken); at run time the helper returns at once for a
+        DDP wrap, and for a module inside one it averages gradients DDP averages too, which
+        changes no value."""
         t = self.t
-        inside, read = seen
+        inside, read, defs = seen
         done, synced = marks
         line = self._line(node)
-        if line is None or (id(line), x) in done:
+        key = (id(line), f"{x} {id(each.each)}")  # one per comprehension of the line
+        if line is None or key in done or not (id(node) in inside or _feeds(line, read)):
             return
-        if not (id(node) in inside or _feeds(line, read)):
-            return
-        if rebinds(line, each):
-            return
-        done.add((id(line), x))
+        done.add(key)
         optimizer = inside.get(id(node))
         if optimizer is not None:
             synced.add((t.input_position(optimizer)[0], x))
-        over = t.code(each.iter)
         where = self._unreached(node, line, uniform)
-        if where is None:
-            self._after.setdefault(id(line), []).append(f"for {x} in {over}:\n    {HELPER}({x})")
-            t.state.helpers.add("sync_module")
-            t.record(
-                node,
-                f"the parameters of each {x} in {over} are trained outside "
-                f"DistributedDataParallel: {HELPER}({x}) for each after they reach the optimizer",
-            )
-        else:
-            t.warn(
-                node,
-                "DP068",
-                f"{x}.parameters() for each {x} in {over} reaches the optimizer {where}, so "
-                f"{HELPER}({x}) could not be placed where every rank reaches it",
-            )
+        place_each(t, self._after, node, each, (line, where, defs))
 
     def _line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The statement line holding `node`, when it stands in a block of statements."""

@@ -53,8 +53,8 @@ from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
 from dp2ddp.transforms.hazards.masked_means import (
+    MeanLossObjects,
     masked_selection,
-    mean_loss_objects,
     warn_masked_mean,
 )
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
@@ -106,7 +106,7 @@ class CountMeans:
         self._module: cst.Module | None = None
         self._per_sample: frozenset[int] | None = None
         self._active = True
-        self._mean_objects = frozenset[str]()
+        self._mean_objects: MeanLossObjects | None = None
 
     # -- visits ---------------------------------------------------------------------------
     def enter_module(self, node: cst.Module) -> None:
@@ -114,10 +114,10 @@ class CountMeans:
         self._active = not text or ("sum(" in text or "count_nonzero" in text) and "/" in text
         self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
         self._module = node
-        self._mean_objects = frozenset[str]()
+        self._mean_objects = None
         if "Loss(" in text:  # a loss object on a masked selection (masked_means.py)
-            self._mean_objects = mean_loss_objects(node, self.t.qualified_names)
-            self._active = self._active or bool(self._mean_objects)
+            self._mean_objects = MeanLossObjects(node, self.t.qualified_names)
+            self._active = self._active or bool(self._mean_objects.built)
         self._uniform = None
         self._per_sample = None
         if self._active:

@@ -26,8 +26,9 @@ data decides.
 Also a loss OBJECT of torch.nn averaging over elements, called on such a selection
 (BobLiu20/YOLOv3_PyTorch@c6b4837 nets/yolo_loss.py: `self.bce_loss = nn.BCELoss()` in
 `__init__`, `self.bce_loss(pred_cls[mask == 1], tcls[mask == 1])` in forward): the name or
-attribute it is called through (hazards.losses' loss_key) bound, everywhere in the module,
-only to such a class built with a mean reduction (`mean_loss_objects`, once per module).
+binding the callee reads (MeanLossObjects, through the def-use view: a name, `self.x`, an
+alias, an unpacked tuple, a dict's entry, a helper's return, every call's argument) is such a
+class built with a mean reduction.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import nodes_of
-from dp2ddp.transforms.hazards.losses import loss_key
+from dp2ddp.transforms.analysis.held_objects import held
 
 _Assigned = dict[str, list[cst.BaseExpression]]
 _IsMask = Callable[[cst.BaseExpression, _Assigned, int], bool]
@@ -74,32 +75,29 @@ _MEAN_CLASSES = frozenset(
 _WEIGHT_FIRST = frozenset({"BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss"})
 
 
-def mean_loss_objects(module: cst.Module, names: _Names) -> frozenset[str]:
-    """The loss keys (`criterion`, `.bce_loss`) every assignment in `module` binds to a
-    torch.nn loss object averaging over elements (`nn.BCELoss()`, `.cuda()`/`.to()` on
-    it); a key also bound to anything else is left out."""
-    bound: dict[str, bool] = {}
-    for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
-        targets = (
-            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+class MeanLossObjects:
+    """Whether a callee holds a torch.nn loss object averaging over elements (`nn.BCELoss()`,
+    `.cuda()`/`.to()` on it): every construction it may hold is one, through the def-use
+    view (analysis/held_objects.py; stop 49 g1: stop 48's rule matched the callee's
+    spelling, `criterion` or `.bce_loss`, bound module-wide; an alias, a tuple unpacked, a
+    dict entry, a helper's return or an argument of every call was no such spelling, and
+    one binding in another scope hid every use). The module's constructions are found once
+    (`built`), a callee is read when a call asks."""
+
+    def __init__(self, module: cst.Module, names: _Names) -> None:
+        self._module = module
+        self.built = frozenset(
+            id(call) for call in nodes_of(module, cst.Call) if _mean_loss_object(call, names)
         )
-        for target in targets:
-            key = loss_key(target)
-            if key and node.value is not None:
-                mean = _mean_loss_object(node.value, names)
-                bound[key] = bound.get(key, True) and mean
-    return frozenset(key for key, mean in bound.items() if mean)
+
+    def __call__(self, func: cst.BaseExpression) -> bool:
+        if not self.built:
+            return False  # the view is read only where such a loss is built
+        found = held(self._module)(func)
+        return found.complete and all(id(c) in self.built for c in found.sources)
 
 
-def _mean_loss_object(node: cst.BaseExpression, names: _Names) -> bool:
-    while (  # `nn.BCELoss().cuda()`: the same module
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in ("cuda", "to")
-    ):
-        node = node.func.value
-    if not isinstance(node, cst.Call):
-        return False
+def _mean_loss_object(node: cst.Call, names: _Names) -> bool:
     classes = {
         n.rsplit(".", 1)[-1] for n in names(node.func) if n.startswith("torch.nn.")
     } & _MEAN_CLASSES
@@ -122,11 +120,11 @@ def masked_selection(
     assigned: _Assigned,
     is_mask: _IsMask,
     names: _Names,
-    mean_objects: frozenset[str] = frozenset(),
+    mean_objects: Callable[[cst.BaseExpression], bool] | None = None,
 ) -> str | None:
     """The code of the selection `call` (a mean with no dims) averages over, or None;
-    `mean_objects` the loss keys bound to mean loss objects (mean_loss_objects)."""
-    if names(call.func) & _MEAN_LOSSES or (mean_objects and loss_key(call.func) in mean_objects):
+    `mean_objects` whether a callee holds a mean loss object (MeanLossObjects)."""
+    if names(call.func) & _MEAN_LOSSES or (mean_objects is not None and mean_objects(call.func)):
         return _loss_selection(call, assigned, is_mask, names)
     if names(call.func) & {"torch.mean"}:
         if len(call.args) != 1 or call.args[0].keyword is not None:

@@ -27,31 +27,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import ModelClass
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.names import (
+    DATAPARALLEL,
+    DDP_WRAPS,
+    DISTRIBUTED_DATA_PARALLEL,
+)
 from dp2ddp.transforms._support.nodes import (
     code_of,
     name_of,
     nodes_of,
     parsed_or_none,
-    unmoved,
     walk,
 )
 from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
+from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.analysis.partial_forward import module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
 )
+_WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 _DISTANCES = frozenset({"cdist", "pdist"})
-_V = TypeVar("_V")
 _PRODUCTS = frozenset({"mm", "matmul", "addmm", "addmm_", "bmm"})
 
 
@@ -215,58 +219,75 @@ def criterion_pairs(
     class's forward() compares the rows of its batch (stop 33 class P1), with DP040's
     detail (where its forward compares; "one of the classes" when the name is also bound
     to another construction: Knowledge-Distillation-Zoo's `criterionKD = SP()` in one
-    branch, `Logits()` in another). The class is decided by its use, whatever its name: an
-    instance bound by `name = Cls(...)` (`described(call)`: ModelClass.pairs of the class,
-    "" when not such a class), called with an argument that reads a wrapped model's call
-    (`crit(net(x))`) or a name bound, in the same scope, from one (`feats = net(inputs)`,
-    then `feats = feats / feats.norm(...)`: the binding closes over names so fed). A class
+    branch, `Logits()` in another; or a binding read to no construction). The class is
+    decided by its use, whatever its name: a callee that may hold a construction of such a
+    class (`described(call)`: ModelClass.pairs of the class, "" when not such a class),
+    through the def-use view's bindings (analysis/held_objects.py: a name, `self.x`, a
+    dict's entry, an unpacked tuple, a helper's return, every call's argument; stop 49 g1,
+    stop 48 matched the target's spelling), called with an argument that reads a wrapped
+    model's call (`crit(net(x))`, the model also through such bindings: `nets["snet"]`) or
+    a name bound, in the same scope, from one (`feats = net(inputs)`, then `feats = feats /
+    feats.norm(...)`: the binding closes over names so fed). A class
     whose name already says loss or metric learning is left to pair_losses (DP040 at its
     definition, in its own module). A wrapped model is also one a function returned
     (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
     yield from _inline_pairs(module, wrapped, transform)
     code = transform.code
-    hows: dict[str, dict[str, None]] = {}  # each class's ModelClass.pairs, in order
-    others: set[str] = set()  # names also bound to a call building no such class
-    assigns = list(nodes_of(module, cst.Assign))
-    for assign in assigns:
-        built = unmoved(assign.value)  # `Critic(...).to(device)` (stop 48 z3, r2-C)
-        if isinstance(built, cst.Call):
-            how = described(built)
-            named = _NAMED.search(name_of(built.func) or "")
-            for target in assign.targets:
-                if how and not named:
-                    hows.setdefault(code(target.target), {})[how] = None
-                else:
-                    others.add(code(target.target))
-    if not hows:
+    if isinstance(described, ClassPairs) and not described.any():
+        return  # no class of the program compares rows: nothing to read
+    objects = held(module)
+    pairs: dict[int, str] = {}  # id of a construction of such a class -> ModelClass.pairs
+    for call in objects.defs.calls:
+        if _binds_object(call, objects.defs) and not _NAMED.search(name_of(call.func) or ""):
+            how = described(call)
+            if how:
+                pairs[id(call)] = how
+    if not pairs:
         return
     wrapped = wrapped | _built_wraps(module, transform)
     if not wrapped:
         return
-    # Every such class the name is bound to (KD-Zoo's criterionKD: PKTCosSim, RKD, SP, CC
-    # and IRG in one if/elif chain), not the last one only (stop 49 f1).
-    instances = {n: ("; ".join(h), n in others or len(h) > 1) for n, h in hows.items()}
-    instances = _held(assigns, instances, code)
-    wrapped = set(_held(assigns, dict.fromkeys(wrapped, True), code))
+
+    def is_wrap(call: cst.Call) -> bool:  # `nets["snet"]`, an alias of a wrap (DDP's too)
+        return _entry(call.func, code) in wrapped or any(
+            transform.qualified_names(c.func) & _WRAPS or name_of(c.func) in DDP_WRAPS
+            for c in objects(call.func).calls
+        )
+
     scopes: list[cst.CSTNode] = [module]
     scopes += nodes_of(module, cst.FunctionDef)
     for scope in scopes:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         nodes = list(walk(body, skip_scopes=True))
-        fed = _fed_names(nodes, wrapped, code)
+        fed: set[str] | None = None
         told: set[str] = set()  # one warning per instance and scope
         for node in nodes:
-            if not isinstance(node, cst.Call):
+            if not isinstance(node, cst.Call) or isinstance(node.func, cst.Call):
                 continue
+            found = objects(node.func)
+            hows = {pairs[id(c)]: None for c in found.calls if id(c) in pairs}
             instance = _entry(node.func, code)
-            if (
-                instance in instances
-                and instance not in told
-                and any(_reads_output(arg.value, wrapped, fed, code) for arg in node.args)
-            ):
+            if not hows or instance in told:
+                continue
+            fed = _fed_names(nodes, is_wrap) if fed is None else fed
+            if any(_reads_output(arg.value, is_wrap, fed) for arg in node.args):
                 told.add(instance)
-                how, mixed = instances[instance]
-                yield node, _detail(instance, how, mixed)
+                others = not found.complete or any(id(c) not in pairs for c in found.sources)
+                yield node, _detail(instance, "; ".join(hows), others or len(hows) > 1)
+
+
+def _binds_object(call: cst.Call, defs: DefUse) -> bool:
+    """`call` (through `.cuda()`/`.to()`) is what a binding holds: an assignment's value, an
+    element of one, a dict's entry, a return, an argument."""
+    node: cst.CSTNode = call
+    parent = defs.parent(node)
+    while isinstance(parent, cst.Attribute) and isinstance(defs.parent(parent), cst.Call):
+        node = defs.parent(parent) or node  # `Critic(...).to(device)` (stop 48 z3, r2-C)
+        parent = defs.parent(node)
+    return isinstance(
+        parent,
+        (cst.Assign, cst.AnnAssign, cst.DictElement, cst.Element, cst.Return, cst.Arg),
+    )
 
 
 def _inline_pairs(
@@ -310,7 +331,7 @@ def _inline_pairs(
                 for p in params
                 if any(v is not None and wraps(v, is_wrap) for v in handed(p, transform, here))
             }
-        fed = _fed_names(nodes, here, code) if here else set()
+        fed = _fed_names(nodes, _calls_of(here, code)) if here else set()
         for node, (first, second) in found:
             if first in fed and second in fed:
                 seen = code(node).splitlines()[0][:60]
@@ -324,6 +345,12 @@ def _inline_pairs(
                     ),
                 )
                 break
+
+
+def _calls_of(names: set[str], code: Callable[[cst.CSTNode], str]) -> Callable[[cst.Call], bool]:
+    """Whether a call calls one of `names` as spelled (a wrapped model, or the parameter a
+    call of the function hands a wrap: _inline_pairs' models)."""
+    return lambda call: _entry(call.func, code) in names
 
 
 def _detail(instance: str, how: str, mixed: bool) -> str:
@@ -362,38 +389,6 @@ def _built_wraps(module: cst.Module, transform: MigrationTransform) -> set[str]:
     return {code_of(b) for b in built.bindings} | set(built.spelled)
 
 
-def _held(
-    assigns: list[cst.Assign], known: dict[str, _V], code: Callable[[cst.CSTNode], str]
-) -> dict[str, _V]:
-    """`known` grown, to a fixed point, by what holds the same object as spelled: a name
-    bound to one (through `.cuda()`/`.to()`), the entry `d['k']` of a dict literal `d = {'k':
-    one}`, a name bound to such an entry (`criterions['sp']`, `nets['snet']`: stop 48 z3,
-    AberHu/Knowledge-Distillation-Zoo@65470c8's train_kd.py)."""
-    held = dict(known)
-    changed = True
-    while changed:
-        changed = False
-        for assign in assigns:
-            value = unmoved(assign.value)
-            found: list[tuple[str, _V]] = []
-            if isinstance(value, cst.Dict):
-                for element in value.elements:
-                    if isinstance(element, cst.DictElement) and isinstance(
-                        element.key, cst.SimpleString
-                    ):
-                        how = held.get(code(unmoved(element.value)))
-                        key = element.key.evaluated_value
-                        if how is not None and isinstance(key, str):
-                            found += [(f"{code(t.target)}[{key!r}]", how) for t in assign.targets]
-            elif (how := held.get(_entry(value, code))) is not None:
-                found = [(code(t.target), how) for t in assign.targets]
-            for name, how in found:
-                if name not in held:
-                    held[name] = how
-                    changed = True
-    return held
-
-
 def _entry(node: cst.BaseExpression, code: Callable[[cst.CSTNode], str]) -> str:
     """`d['k']` of `d["k"]` (one spelling for an entry of a dict of strings), else as spelled."""
     if isinstance(node, cst.Subscript) and len(node.slice) == 1:
@@ -405,9 +400,7 @@ def _entry(node: cst.BaseExpression, code: Callable[[cst.CSTNode], str]) -> str:
     return code(node)
 
 
-def _fed_names(
-    nodes: list[cst.CSTNode], wrapped: set[str], code: Callable[[cst.CSTNode], str]
-) -> set[str]:
+def _fed_names(nodes: list[cst.CSTNode], is_wrap: Callable[[cst.Call], bool]) -> set[str]:
     """Names the scope binds from a wrapped model's output, to a fixed point."""
     fed: set[str] = set()
     assigns = [n for n in nodes if isinstance(n, cst.Assign)]
@@ -415,7 +408,7 @@ def _fed_names(
     while changed:
         changed = False
         for node in assigns:
-            if not _reads_output(node.value, wrapped, fed, code):
+            if not _reads_output(node.value, is_wrap, fed):
                 continue
             for target in node.targets:
                 for name in walk(target.target):
@@ -425,12 +418,9 @@ def _fed_names(
     return fed
 
 
-def _reads_output(
-    expr: cst.CSTNode, wrapped: set[str], fed: set[str], code: Callable[[cst.CSTNode], str]
-) -> bool:
+def _reads_output(expr: cst.CSTNode, is_wrap: Callable[[cst.Call], bool], fed: set[str]) -> bool:
     return any(
-        (isinstance(n, cst.Call) and _entry(n.func, code) in wrapped)
-        or (isinstance(n, cst.Name) and n.value in fed)
+        (isinstance(n, cst.Call) and is_wrap(n)) or (isinstance(n, cst.Name) and n.value in fed)
         for n in walk(expr, skip_scopes=True)
     )
 
@@ -452,16 +442,23 @@ class ClassPairs:
         self._qualified_names = qualified_names
         self._own: dict[str, str] | None = None
 
+    def any(self) -> bool:
+        """Some class compares rows (else every call's answer is "")."""
+        return bool(self._known())
+
+    def _known(self) -> dict[str, str]:
+        if not self._single:
+            return self._told
+        if self._own is None:
+            self._own = {
+                name: facts.pairs
+                for name, facts in module_classes("", "", self._source()).items()
+                if facts.pairs
+            }
+        return self._own
+
     def __call__(self, call: cst.Call) -> str:
-        known = self._told
-        if self._single:
-            if self._own is None:
-                self._own = {
-                    name: facts.pairs
-                    for name, facts in module_classes("", "", self._source()).items()
-                    if facts.pairs
-                }
-            known = self._own
+        known = self._known()
         if not known:
             return ""
         qualified = self._qualified_names(call.func)

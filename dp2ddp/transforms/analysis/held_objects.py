@@ -1,0 +1,162 @@
+"""Which constructions an expression may hold, through the module's def-use view (stop 49
+g1): the calls that built the object a callee such as `crit`, `self.bce_loss`,
+`criterions["sp"]` or `obj.head` refers to, read through every binding that may reach it
+(flow/defuse.py): a name's (not the stores into what it holds), `self.x`'s in its class,
+`obj.x`'s for an object of one class of the module, a dict's entry at a constant key (its
+literal and its stores there), the element of an unpacked tuple, what a helper returns
+(`def make(): return nn.BCELoss()`), and what every call of the module hands a parameter.
+`.cuda()`/`.to()` on an object is the same object. A binding read to no call (a lambda, a
+parameter no call of the module hands) leaves the answer incomplete: `Held.complete` False.
+Answers are kept per expression, once per tree (`held(module)`), for every pass that asks:
+hazards/masked_means.py (a mean loss object) and hazards/pairs.py (a criterion comparing
+rows), which matched the callee's spelling, bound module-wide, before."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.flow import Definition, DefUse, view
+from dp2ddp.flow.children import PerTree
+from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.nodes import unmoved
+
+
+@dataclass(frozen=True)
+class Held:
+    """The construction calls (and dict literals) an expression may hold; `complete`: every
+    binding was read to one of them."""
+
+    sources: tuple[cst.Call | cst.Dict, ...]
+    complete: bool
+
+    @property
+    def calls(self) -> list[cst.Call]:
+        return [c for c in self.sources if isinstance(c, cst.Call)]
+
+
+_NOTHING = Held((), False)
+
+
+class HeldObjects:
+    def __init__(self, module: cst.Module) -> None:
+        self.defs: DefUse = view(module)
+        self._known: dict[int, Held] = {}
+
+    def __call__(self, node: cst.BaseExpression) -> Held:
+        node = unmoved(node)
+        known = self._known.get(id(node))
+        if known is None:
+            self._known[id(node)] = _NOTHING  # a cycle (`crit = crit.cuda()` in a loop)
+            known = self._known[id(node)] = self._read(node)
+        return known
+
+    def _read(self, node: cst.BaseExpression) -> Held:
+        if isinstance(node, cst.Call):
+            helpers = self.defs.callees(node) if isinstance(node.func, cst.Name) else []
+            if helpers and all(f.owner is None and f.returns and not f.yields for f in helpers):
+                return _joined([self(r) for f in helpers for r in f.returns])
+            return Held((node,), True)
+        if isinstance(node, cst.Dict):
+            return Held((node,), True)
+        if isinstance(node, cst.Subscript):
+            return self._entry(node)
+        found = self._bindings(node)
+        if not found:
+            return _NOTHING
+        return _joined([self._bound(d) for d in found])
+
+    def _bindings(self, node: cst.BaseExpression) -> list[Definition] | None:
+        defs = self.defs
+        if isinstance(node, cst.Name):
+            return [d for d in defs.reaching(node) if d.kind != "store"]
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            function = defs.function_around(node)
+            if function is not None and function.owner is not None:
+                if node.value.value == function.self_name:
+                    return defs.attribute_definitions(function.owner, node.attr.value)
+            owner = self._instance_class(node.value)
+            if owner is not None:
+                return defs.attribute_definitions(owner, node.attr.value)
+            return None
+        return None
+
+    def _entry(self, node: cst.Subscript) -> Held:
+        """`d["k"]`: the entry at "k" of each dict literal `d` may hold, and the stores at
+        "k" into the name `d` (none at a key not constant)."""
+        key = _constant_key(node)
+        holder = self(node.value)
+        if key is None or not holder.complete:
+            return _NOTHING
+        parts: list[Held] = []
+        if isinstance(node.value, cst.Name):
+            for store in self.defs.reaching(node.value):
+                if store.kind == "store" and store.key is None:
+                    return _NOTHING  # `d[k] = v`, any key
+                if store.kind == "store" and store.key == key:
+                    parts.append(self._bound(store))
+        for source in holder.sources:
+            if not isinstance(source, cst.Dict):
+                return _NOTHING
+            parts += [
+                self(e.value)
+                for e in source.elements
+                if isinstance(e, cst.DictElement) and _constant_key_of(e.key) == key
+            ]
+        return _joined(parts)
+
+    def _instance_class(self, name: cst.Name) -> cst.ClassDef | None:
+        """The class of this module every binding of `name` constructs (`obj = Loss()`)."""
+        owners: set[cst.ClassDef] = set()
+        for definition in self.defs.definitions(name):
+            value = unmoved(definition.value) if definition.value is not None else None
+            owner = self.defs.class_called(value) if isinstance(value, cst.Call) else None
+            if owner is None or definition.element:
+                return None
+            owners.add(owner)
+        return owners.pop() if len(owners) == 1 else None
+
+    def _bound(self, definition: Definition) -> Held:
+        value = definition.value
+        if definition.kind == "param":
+            function = self.defs.functions.get(self.defs.scope_of(definition.target))
+            if function is None or not isinstance(definition.target, cst.Param):
+                return _NOTHING
+            sites = self.defs.call_sites(function)
+            given = [argument_for(c, function, definition.target) for c in sites]
+            if not given or any(g is None for g in given):
+                return _NOTHING
+            return _joined([self(g) for g in given if g is not None])
+        if definition.kind not in ("assign", "annassign", "walrus", "store") or value is None:
+            return _NOTHING
+        for index in definition.element:  # `bce, mse = nn.BCELoss(), nn.MSELoss()`
+            if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
+                return _NOTHING
+            element = value.elements[index]
+            if isinstance(element, cst.StarredElement):
+                return _NOTHING
+            value = element.value
+        return self(value)
+
+
+def _joined(parts: list[Held]) -> Held:
+    sources = {id(c): c for part in parts for c in part.sources}
+    return Held(tuple(sources.values()), bool(parts) and all(p.complete for p in parts))
+
+
+def _constant_key(node: cst.Subscript) -> str | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return _constant_key_of(node.slice[0].slice.value)
+
+
+def _constant_key_of(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+held = PerTree(HeldObjects)
+"""What an expression may hold, asked of one module's tree (cached per tree)."""
