@@ -90,7 +90,10 @@ def test_fixture(name: str, tmp_path: Path) -> None:
             lost = said - checked
             assert not lost, f"--check on the migrated file loses {sorted(lost)}: add to MARKED"
             # a fixed point: nothing dp2ddp inserted reads as a new hazard (stop 48 v3-G)
-            gained = checked - {d.code for d in result.diagnostics}
+            # DP076 (code reached through sys.path) answers from the test process's import
+            # state, which other tests in the same worker change (the library stand-in
+            # tokenlib.py of model_wrap_library_model): not a fact of the migrated text
+            gained = checked - {d.code for d in result.diagnostics} - {"DP076"}
             assert not gained, f"--check on the migrated file gains {sorted(gained)}"
     else:
         assert result.code == source, "no-op fixture changed"
