@@ -3,7 +3,9 @@ chunks measured on the samples (data_evidence.same_chunks): units, no launch (st
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -117,24 +119,41 @@ def test_chunks_are_compared_on_the_loaded_samples() -> None:
     assert not same_chunks(original, swapped, 1)
 
 
+_FORKED_RUN = """\
+import json, os, sys
+from pathlib import Path
+from dp2ddp.verify.reach import LineReach
+
+out, path = Path(sys.argv[1]), Path(sys.argv[2])
+namespace = {}
+exec(compile(path.read_text(), str(path), "exec"), namespace)
+reach = LineReach(out)
+reach.install()
+try:
+    pid = os.fork()
+    if pid == 0:
+        namespace["get"](1)
+        os._exit(0)
+    os.waitpid(pid, 0)
+finally:
+    reach.stop()
+(out / "record.json").write_text(json.dumps(reach.record()))
+"""
+
+
 def test_lines_a_forked_worker_ran_are_reached(tmp_path: Path) -> None:
     """A DataLoader worker is a forked child that ends by os._exit: the lines it runs first
-    (a dataset's __getitem__) are appended to the run's folder and read with the record."""
+    (a dataset's __getitem__) are appended to the run's folder and read with the record.
+    The fork happens in a process of its own, single-threaded as a runner is: forking the
+    test worker (execnet's threads, torch's pools) can leave the child stuck."""
     path = tmp_path / "data.py"
     path.write_text("def get(i):\n    return i + 1\n")
-    namespace: dict[str, Any] = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    reach = LineReach(tmp_path)
-    old = sys.gettrace()
-    reach.install()
-    try:
-        pid = os.fork()
-        if pid == 0:
-            namespace["get"](1)
-            os._exit(0)
-        os.waitpid(pid, 0)
-    finally:
-        reach.stop()
-        sys.settrace(old)
-    record = RankRecord(0, tmp_path, "stopped", reach.record(), {}, "", "")
+    subprocess.run(
+        [sys.executable, "-c", _FORKED_RUN, str(tmp_path), str(path)],
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    data = json.loads((tmp_path / "record.json").read_text())
+    record = RankRecord(0, tmp_path, "stopped", data, {}, "", "")
     assert Reached(record).ran(str(path), 2)
