@@ -519,6 +519,16 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50 (helper s2), a training step inside a call:
+- data_s50_s2_step_in_scaler_call (b1-B of stop 49, ZhendongWang6/Uformer@65fc970
+  train/train_denoise.py:183): the loss and the optimizer handed to the program's own scaler
+  (`loss_scaler(loss, optimizer, parameters=...)`, a GradScaler on CPU running backward()
+  and the step), a validation under no_grad() nested in the training loop: the loop trains,
+  its loader is sharded (test_step_in_a_scaler_call_trains_each_ranks_share: the ranks'
+  ids disjoint, together the 16), rank 0 prints the original's figures (before: read as an
+  evaluation, the loader left whole, every rank trained all 16 samples, DP015 called it an
+  evaluation).
 """
 
 from __future__ import annotations
@@ -703,6 +713,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b3_plain_dataset_class": (),
     # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
+    # stop 50 s2: the original's (the base: the same figures, every rank training all of it)
+    "data_s50_s2_step_in_scaler_call": ("epoch 1 val 6.0464", "weights -0.9098"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -779,6 +791,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
+    "data_s50_s2_step_in_scaler_call": "weights",  # stop 50 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -886,6 +899,20 @@ def test_set_epoch_each_pass_of_a_handed_loader(launch: Launch) -> None:
         assert set(passes[0][p]) | set(passes[1][p]) == set(range(16)), passes
     for first, second in ((0, 1), (2, 3)):
         assert passes[0][first] + passes[1][first] != passes[0][second] + passes[1][second]
+
+
+def test_step_in_a_scaler_call_trains_each_ranks_share(launch: Launch) -> None:
+    """data_s50_s2_step_in_scaler_call (stop 50 s2): the loop whose step runs in the
+    program's scaler (a GradScaler on CPU) trains: per epoch the ranks' sample ids are
+    disjoint and together the 16 (the base read the loop as an evaluation and left the
+    loader whole: every rank trained all 16 each epoch)."""
+    seen = [launch.status("data_s50_s2_step_in_scaler_call", rank)["digest"] for rank in (0, 1)]
+    for rank in (0, 1):
+        assert len(seen[rank]) == 2 * 8, seen
+    for epoch in range(2):
+        mine, theirs = (ids[8 * epoch : 8 * (epoch + 1)] for ids in seen)
+        assert not set(mine) & set(theirs), seen
+        assert set(mine) | set(theirs) == set(range(16)), seen
 
 
 def test_the_wrapped_loader_is_sharded_once(launch: Launch) -> None:

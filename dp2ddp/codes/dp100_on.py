@@ -303,6 +303,23 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "(`torch.distributed.all_gather`, where every rank arrives), then silence the "
         "warning with `# noqa: DP123`.",
     ),
+    "DP134": (
+        "a training step handed to a call dp2ddp does not read",
+        "A loop hands the loss (a value computed from the wrapped model's output with "
+        "gradients on) and the optimizer to one call, and runs no backward and no optimizer "
+        "step of its own: the step runs inside that call (timm's `loss_scaler(loss, "
+        "optimizer, parameters=model.parameters())` runs `backward()` and "
+        "`optimizer.step()`: ZhendongWang6/Uformer@65fc970, stop 49 b1-B). dp2ddp reads the "
+        "program's own functions and classes, and takes a library's callable handed both "
+        "for a step; this callable it could not read (a parameter, an object whose class is "
+        "not known, another module's function with no summary, or several callables of "
+        "which only some step). The loop is taken for training, not for an evaluation: its "
+        "loader is sharded (each rank trains its share, DDP averages the gradients in the "
+        "backward the call runs). If the call does not run the backward pass and the "
+        "optimizer's step, the loop is an evaluation: its figures are this rank's share: "
+        "run it under `torch.no_grad()` or build its loader with `shuffle=False` and leave "
+        "it whole. Then silence the warning with `# noqa: DP134`.",
+    ),
     "DP135": (
         "a shuffled loader returned in a shape not followed to its callers' loops",
         "A function of the program builds a shuffled DataLoader that no loop of its module "

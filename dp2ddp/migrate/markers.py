@@ -100,6 +100,7 @@ MARKED = frozenset(
         "DP119",
         "DP120",
         "DP123",
+        "DP134",  # stop 50 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP135",  # stop 49 b3: its loader is sharded by this migration, then not re-derived
     }
 )

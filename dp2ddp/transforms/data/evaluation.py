@@ -20,6 +20,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
+from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases
 from dp2ddp.transforms.data.figure_containers import container_updates
@@ -87,7 +88,7 @@ class LoaderEvaluation(ShowingCalls):
         an averaging object would print (and compare against a best score) a per-rank figure.
         """
         if not loader.loops:
-            return loader.call, "no loop over this evaluation loader found"
+            return unlooped_reason(self, loader)
         for loop, expr, _ in loader.loops:
             if self._reduced_after(loop):
                 continue

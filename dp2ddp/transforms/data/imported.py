@@ -41,6 +41,7 @@ from dp2ddp.transforms.analysis.training import trains_through
 from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
+from dp2ddp.transforms.data.handed_loops import hands_step
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
@@ -620,8 +621,11 @@ class LoaderImports(LoaderSetEpoch):
 
     def _trains(self, loop: cst.For) -> bool:
         """The loop trains (analysis/training.py), itself or through the functions of this
-        module its body calls (`train_step(model, batch)`)."""
-        return trains_through(loop, self.qualified_names, self._functions_called)
+        module its body calls (`train_step(model, batch)`), or it hands the loss and the
+        optimizer to a call that steps or is not read (handed_loops.py)."""
+        if trains_through(loop, self.qualified_names, self._functions_called):
+            return True
+        return hands_step(self, loop)
 
     def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
         """The functions a call of a plain name may run (its definitions in this module)."""

@@ -1,0 +1,256 @@
+"""A training step handed to a call: the loss and the optimizer given to code that steps.
+
+A loop trains where its own body runs a backward pass or steps an optimizer
+(analysis/training.py). Mixed-precision code often runs both inside one call the loop hands
+the loss and the optimizer to: timm's `loss_scaler(loss, optimizer, parameters=...)`
+(NativeScaler runs `scaler.scale(loss).backward()` and `scaler.step(optimizer)`), a
+trainer's `step(loss, opt)`, a `Scaler` class of the program's own. Such a loop showed no
+backward and no step; with an evaluation under `no_grad()` nested in it, it was read as an
+evaluation: its loader was left whole, every rank trained all of it, and DP015 called the
+training loop an evaluation (class b1-B of stop 49: ZhendongWang6/Uformer@65fc970
+train/train_denoise.py:183).
+
+The proof, over the module's def-use view (dp2ddp/flow), for one call of a loop's body (not
+under `no_grad()` / `inference_mode()`):
+
+* it is handed a loss: an argument whose sources (flow.origins, the wrapped model's calls
+  taken as sources) hold a gradient-enabled call of the wrapped model (as spelled at the
+  wrap) reaching the argument through no `.item()`, `.detach()`, `.tolist()`, `.numpy()`,
+  `.data`, `float()` or `int()`: a tensor still attached to the graph of the model's
+  parameters;
+* and the optimizer: an argument that is, as a whole (through names alone), the object a
+  `torch.optim` optimizer class built.
+
+Then the callee decides. The program's own (a function or a class of this module: its
+`__call__` or the method called, followed through this module's functions): read, the step
+is proved where that code runs a backward or an optimizer step, and the call is no step
+where it runs neither. Another module of the program: proved where the program's summary
+of that function (ProgramFacts.backward_summaries) holds a backward. A library's callable
+(an import or an object built by one, of no module of the program): proved a step by what
+it is handed. Why that is a proof: an optimizer changes the parameters only through
+`step()`, and `step()` reads only the `.grad` a backward over a graph of those parameters
+fills; the loss is that graph's root. A callable that is given both, the graph and the only
+object that can apply its gradients, is given nothing else to do with the pair: reading the
+loss's value needs no optimizer and reading a learning rate needs no graph. A library that
+took both and did neither would leave the parameters as they were, and the loop's loss
+would still be computed with gradients on: an evaluation is written under `no_grad()` or
+`.eval()`, not so. Whatever else the library does, the loop's batches are training data.
+
+What cannot be read (a parameter, an attribute of an object whose class is not known,
+another program module's callable with no summary, several callables of which only some
+step) is `unread`: the caller says it (DP134) and takes the loop for training, never for
+an evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Literal
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, code, origins
+from dp2ddp.flow.defuse import Function
+from dp2ddp.transforms._support.nodes import calls_under
+from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains
+
+Verdict = Literal["library", "program", "unread"]
+
+#: Methods and builtins whose result is no longer attached to the graph.
+_DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
+_GRAD_OFF = frozenset({"no_grad", "inference_mode"})
+
+
+@dataclass(frozen=True)
+class HandedStep:
+    """`call` is handed the loss `loss` and the optimizer `optimizer`; `verdict` says how
+    its running the step is known (library, the program's code read, or not read)."""
+
+    call: cst.Call
+    verdict: Verdict
+    loss: cst.BaseExpression
+    optimizer: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What the proof needs of the pass: the module's view, the wrapped model as spelled at
+    each wrap, qualified names, the roots of the program's modules, and whether another
+    module's function (by qualified name) runs a backward (its summary)."""
+
+    view: DefUse
+    wrapped: Collection[str]
+    qualified_names: QualifiedNames
+    program_roots: Collection[str]
+    backprops: Callable[[str], bool]
+
+
+def handed_step(context: StepContext, loop: cst.For | cst.While) -> HandedStep | None:
+    """The first call of `loop`'s body (not the scopes defined in it) that is handed a loss
+    and an optimizer and is proved to step or not read; None where there is none."""
+    if not context.wrapped:
+        return None
+    for call in calls_under(loop.body, skip_scopes=True):
+        found = _handed(context, call)
+        if found is not None:
+            return found
+    return None
+
+
+def builds_optimizer(view: DefUse, qualified_names: QualifiedNames) -> bool:
+    """Some call of the module builds a `torch.optim` optimizer: without one, no argument
+    is proved an optimizer (its sources must be such calls of this module), so a loop of
+    the module need not be read (once per module)."""
+    return any(_optimizer_class(qualified_names, call) for call in view.calls)
+
+
+def _handed(context: StepContext, call: cst.Call) -> HandedStep | None:
+    values = [arg.value for arg in call.args]
+    if len(values) < 2 or _grad_off(context.view, call):
+        return None
+    optimizer = next((v for v in values if _optimizer(context, v)), None)
+    if optimizer is None:
+        return None
+    loss = next((v for v in values if v is not optimizer and _loss(context, v)), None)
+    if loss is None:
+        return None
+    verdict = _callee(context, call)
+    return None if verdict is None else HandedStep(call, verdict, loss, optimizer)
+
+
+def _optimizer(context: StepContext, value: cst.BaseExpression) -> bool:
+    """`value` is, through names alone, what a `torch.optim` optimizer class built: every
+    source reaching it through names and attributes only is such a call (the sources of
+    the constructor's own arguments come through the call and are not the object)."""
+    if not isinstance(value, (cst.Name, cst.Attribute)):
+        return False
+    whole = [
+        o
+        for o in origins(context.view, value)
+        if all(isinstance(s.node, (cst.Name, cst.Attribute)) for s in o.path[1:])
+    ]
+    return bool(whole) and all(
+        o.kind == "call"
+        and isinstance(o.node, cst.Call)
+        and _optimizer_class(context.qualified_names, o.node)
+        for o in whole
+    )
+
+
+def _optimizer_class(qualified_names: QualifiedNames, call: cst.Call) -> bool:
+    names = qualified_names(call.func)
+    return any(
+        n.startswith("torch.optim.") and n.split(".")[2] not in ("lr_scheduler", "swa_utils")
+        for n in names
+    )
+
+
+def _loss(context: StepContext, value: cst.BaseExpression) -> bool:
+    """A source of `value` is a gradient-enabled call of the wrapped model, reaching it
+    through nothing that detaches it."""
+    for o in origins(context.view, value, stop=lambda c: _model_call(context, c)):
+        if not (o.kind == "call" and isinstance(o.node, cst.Call)):
+            continue
+        if not _model_call(context, o.node) or _grad_off(context.view, o.node) or o.selects:
+            continue
+        if not any(_detaches(s.node) for s in o.path):
+            return True
+    return False
+
+
+def _model_call(context: StepContext, call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    return code(func) in context.wrapped
+
+
+def _detaches(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        return True
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name in _DETACHING
+
+
+def _grad_off(view: DefUse, node: cst.CSTNode) -> bool:
+    """Under `with torch.no_grad():` / `inference_mode()`, or in a function decorated so."""
+
+    def off(expr: cst.BaseExpression) -> bool:
+        func = expr.func if isinstance(expr, cst.Call) else expr
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        return name in _GRAD_OFF
+
+    for ancestor in view.ancestors(node):
+        if isinstance(ancestor, cst.With) and any(off(i.item) for i in ancestor.items):
+            return True
+        if isinstance(ancestor, cst.FunctionDef) and any(
+            off(d.decorator) for d in ancestor.decorators
+        ):
+            return True
+    return False
+
+
+def _callee(context: StepContext, call: cst.Call) -> Verdict | None:
+    """How the callee's running the step is known: every callable the call may run steps
+    (the first way found), none does (None), or not all are read (`unread`)."""
+    view = context.view
+    read = view.callees(call)
+    if read:
+        return "program" if _functions_step(context, read) else None
+    root = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else "__call__"
+    verdicts: set[Verdict | None] = set()
+    for o in origins(view, root):
+        if o.selects:
+            continue
+        verdicts.add(_source_verdict(context, o.kind, o.node, method))
+    if not verdicts or "unread" in verdicts or (None in verdicts and len(verdicts) > 1):
+        return "unread"
+    return next(iter(verdicts))
+
+
+def _source_verdict(
+    context: StepContext, kind: str, node: cst.CSTNode, method: str
+) -> Verdict | None:
+    view = context.view
+    if kind in ("instance", "call") and isinstance(node, cst.Call):
+        owner = view.class_called(node)
+        if owner is not None:
+            function = view.method(owner, method)
+            if function is None:
+                return "unread"  # an inherited method
+            return "program" if _functions_step(context, [function]) else None
+    if kind == "definition" and isinstance(node, cst.FunctionDef):
+        found = [f for f in view.functions.values() if f.node is node]
+        return "program" if _functions_step(context, found) else None
+    if kind in ("call", "import"):
+        named = node.func if isinstance(node, cst.Call) else node
+        names = {n for n in context.qualified_names(named) if n}
+        if not names or any(n.startswith("builtins.") for n in names):
+            return "unread"  # `getattr(hooks, name)`: what the builtin returns is not known
+        if any(n.startswith(".") or n.split(".", 1)[0] in context.program_roots for n in names):
+            suffix = "" if kind == "import" and method == "__call__" else f".{method}"
+            return "program" if any(context.backprops(n + suffix) for n in names) else "unread"
+        return "library"
+    return "unread"
+
+
+def _functions_step(context: StepContext, functions: list[Function]) -> bool:
+    """One of `functions` runs a backward or an optimizer step, itself or through this
+    module's functions it calls (each read once)."""
+    seen: set[int] = set()
+    todo = list(functions)
+    while todo:
+        function = todo.pop()
+        if id(function.node) in seen:
+            continue
+        seen.add(id(function.node))
+        if function_trains(function.node, context.qualified_names):
+            return True
+        for inner in calls_under(function.node.body):
+            todo += context.view.callees(inner)
+    return False

@@ -1,0 +1,65 @@
+"""A loop that hands its training step to a call (data pass; analysis/handed_steps.py).
+
+`loss_scaler(loss, optimizer, parameters=model.parameters())` runs the backward and the
+optimizer step inside a library (timm's NativeScaler) or inside the program's own class:
+the loop trains, and its loader is training data, sharded, whatever evaluation runs under
+`no_grad()` inside it (class b1-B of stop 49, ZhendongWang6/Uformer@65fc970: read as an
+evaluation, the training loader was left whole and every rank trained all of it). Where
+the callee is not read (a parameter, another module's object not summarised), the loop is
+still taken for training, and DP134 says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import code, view
+from dp2ddp.transforms._support.nodes import module_of
+from dp2ddp.transforms.analysis.handed_steps import (
+    StepContext,
+    builds_optimizer,
+    handed_step,
+)
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.imported import LoaderImports
+
+
+def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
+    """`loop` hands the loss and the optimizer to a call proved to step or not read (then
+    DP134), once per loop."""
+    if loop in t._handed:
+        return t._handed[loop]
+    t._handed[loop] = False
+    module = module_of(loop, t)
+    if not isinstance(module, cst.Module) or not t.state.wrapped:
+        return False
+    if module not in t._handed:  # the module's own answer, once
+        t._handed[module] = builds_optimizer(view(module), t.qualified_names)
+    if not t._handed[module]:
+        return False
+    facts = t.state.facts
+    summaries = {
+        name for name, told in facts.backward_summaries if any(not m for _, _, m in told.sites)
+    }
+    roots = {n.split(".", 1)[0] for n in (*summaries, *t.state.hints.class_methods)}
+    roots |= {name.split(".", 1)[0] for name, _ in facts.backward_summaries}
+    context = StepContext(
+        view(module), tuple(t.state.wrapped), t.qualified_names, roots, summaries.__contains__
+    )
+    found = handed_step(context, loop)
+    if found is None:
+        return False
+    t._handed[loop] = True
+    if found.verdict == "unread":
+        t.warn(
+            found.call,
+            "DP134",
+            f"`{code(found.call)}` hands the loss `{code(found.loss)}` and the optimizer "
+            f"`{code(found.optimizer)}` to {code(found.call.func)}(), whose code dp2ddp does "
+            "not read: the loop is taken for training, its loader sharded (each rank trains "
+            "its share, DDP averages the gradients)",
+        )
+    return True
