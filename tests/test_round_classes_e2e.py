@@ -529,6 +529,14 @@ Stop 50 (helper s2), a training step inside a call:
   ids disjoint, together the 16), rank 0 prints the original's figures (before: read as an
   evaluation, the loader left whole, every rank trained all 16 samples, DP015 called it an
   evaluation).
+
+Stop 50's validation round 3 (helper v4), said, checked by verify's to-end verdict in a launch
+of its own (the difference is in the files the ranks write, not in the updates):
+- rank_zero_s50_v4_library_class_save (v4-A, MontaEllis/Pytorch-Medical-Segmentation@fc3193f
+  main.py:356-363, torchio's `ScalarImage(tensor=x, affine=affine).save(path)`): `.save(path)`
+  of an object of a library class dp2ddp does not know (tests/e2e_stop45_m/volumeio.py): DP078,
+  and verify's notes name it beside "files NOT once" (before: no warning, `--check` 0, each
+  sample file written by both ranks).
 """
 
 from __future__ import annotations
@@ -1192,3 +1200,29 @@ def test_a_dataset_class_without_a_dataset_base_is_drawn_alike(launch: Launch) -
     the DistributedSampler's shards index one dataset (before: each rank drew its own)."""
     drawn = [launch.status("shared_draws_s49_b3_plain_dataset_class", r)["digest"] for r in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+# stop 50 v4
+def test_a_library_objects_save_on_every_rank_is_named_in_verifys_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rank_zero_s50_v4_library_class_save (stop 50 v4-A, MontaEllis/Pytorch-Medical-
+    Segmentation@fc3193f's torchio `ScalarImage(...).save(path)`): `.save(path)` of an
+    object of a library class dp2ddp does not know (the stand-in tests/e2e_stop45_m/
+    volumeio.py, which appends its RANK) runs on every rank. Run to the end, both ranks
+    write each sample file, and the notes name DP078 (before: no warning, `--check` 0, the
+    difference unsaid). A verify launch of its own: the difference is in the files each
+    rank writes, which verify's to-end record sees, not in the updates."""
+    stand_ins = [str(TESTS / "e2e_stop45_m"), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, stand_ins)))
+    case = "rank_zero_s50_v4_library_class_save"
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(
+        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
+    )
+    assert any(" DP078 " in note for note in report.notes), report.notes
+    files = report.to_end.get("files", "")
+    assert files.startswith("NOT once") and "sample_0.txt by ranks 0, 1" in files, report.to_end

@@ -376,14 +376,14 @@ LATER: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP078": (
         "a save(path) of an object of unproved type runs on every rank",
-        "A statement calls `.save(path)` of an object a function returned "
-        "(`images = make_grid_image(...)`; `images.save(name)`) whose returns dp2ddp does "
-        "not prove to be a known kind (a PIL image from `Image.fromarray`, followed through "
-        "the program's own helpers, is saved by rank 0 alone). If the method writes the "
-        "file, every rank writes it once migrated: the ranks race on one file. Put the "
-        "call under `if ddp_is_main():` (or name one file per rank on purpose), then "
-        "silence the warning with `# noqa: DP078`. Marked in the migrated file: `--check` "
-        "fails until then.",
+        "A statement calls `.save(path)` of an object a function returned (`images = grid(...)`; "
+        "`images.save(name)`) whose returns dp2ddp does not prove a known kind, or of an object "
+        "a library's class built where dp2ddp does not know the library (`tio.ScalarImage(x)`). "
+        "A PIL image, also through the program's own helpers, is saved by rank 0 alone. If the "
+        "method writes the file, every rank writes it once migrated: the ranks race on one file. "
+        "Put the call under `if ddp_is_main():` (or name one file per rank on purpose), then "
+        "silence the warning with `# noqa: DP078`. Marked in the migrated file: `--check` fails "
+        "until then.",
     ),
     "DP079": (
         "a file write left on every rank: its arguments may do work",

@@ -43,7 +43,7 @@ from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
-from dp2ddp.transforms.rank_zero.object_saves import returned_by, saved_path
+from dp2ddp.transforms.rank_zero.object_saves import library_class, returned_by, saved_path
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -246,11 +246,23 @@ class StatementGuards(Rule):
 
     def unproven_save(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
         """DP078 for `images.save(path)` where `images` was bound, in this scope, to what a
-        function returned whose type no rule proves (object_saves.py): the file may be
-        written by every rank. Said, not guarded: what the method does is not known."""
-        if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
+        function returned whose type no rule proves, or to an object of a library class
+        dp2ddp does not know (object_saves.py): the file may be written by every rank.
+        Said, not guarded: what the method does is not known."""
+        if self.facts.under_guard(call):
             return
         path = saved_path(call)
+        made = self.library_object(receiver) if path is not None else None
+        if made is not None and path is not None and self.first_saying(call):
+            self.t.warn(
+                call,
+                "DP078",
+                f"{self.t.code(call.func)}({self.t.code(path)}) of {made}, runs on every "
+                "rank; not proved to be an object whose save is known, so the file is not "
+                "proved written once",
+            )
+        if made is not None or not isinstance(receiver, cst.Name):
+            return
         classes = self.facts.instances.get((self.facts.scope_id(call), receiver.value))
         maker = returned_by(classes, KNOWN_PACKAGES | sys.stdlib_module_names)
         if path is None or maker is None or self.own_save() or not self.first_saying(call):
@@ -262,6 +274,23 @@ class StatementGuards(Rule):
             f"{maker}(), runs on every rank; not proved to be an object whose save is "
             "known, so the file is not proved written once",
         )
+
+    def library_object(self, receiver: cst.BaseExpression) -> str | None:
+        """What `receiver` is, said, where it is an object of a library's class no rule
+        knows (`img` bound in this scope to `tio.ScalarImage(...)`, or that call itself)
+        and not a class of the program defining its own save: None otherwise."""
+        if isinstance(receiver, cst.Name):
+            key = (self.facts.scope_id(receiver), receiver.value)
+            classes, said = self.facts.instances.get(key), f"{receiver.value}, an object of "
+        elif isinstance(receiver, cst.Call):
+            classes = frozenset(self.t.qualified_names(receiver.func))
+            said = "an object of "
+        else:
+            return None
+        made = library_class(classes, KNOWN_PACKAGES | sys.stdlib_module_names)
+        if made is None or self.own_method(made, "save"):
+            return None
+        return said + made
 
     def own_save(self) -> bool:
         """The program defines a `save` of its own that saves a checkpoint (ProgramHints.

@@ -6,6 +6,10 @@ object comes from a function whose returns are not proved (a helper returning on
 kinds, a library function dp2ddp does not know) and the call hands `.save` a path, it may
 write that file on every rank: said, not guarded, since what the method does is not known
 (knazeri/edge-connect@3142579's sample grids were written by both ranks unsaid, stop 31 W3).
+The same for an object a library's class built where dp2ddp does not know the library
+(`img = torchio.ScalarImage(tensor=x)`; `img.save(path)`: MontaEllis/Pytorch-Medical-
+Segmentation@fc3193f's sample volumes were written by both ranks into one file unsaid,
+stop 50 v4-A): the class is no more proved than a function's return is.
 """
 
 from __future__ import annotations
@@ -62,3 +66,17 @@ def returned_by(classes: frozenset[str] | None, known: frozenset[str]) -> str | 
     if not last or not last[0].islower() or name.split(".")[0] in known:
         return None
     return name
+
+
+def library_class(classes: frozenset[str] | None, known: frozenset[str]) -> str | None:
+    """The class of a library whose object the receiver is (`torchio.ScalarImage`), when
+    no rule knows it: one qualified name `classes` (rank_zero/facts.py's instances, or a
+    call's own), imported (a dotted name, not a relative import's: those are the
+    program's), a class by its spelling, of none of the `known` packages."""
+    if not classes or len(classes) != 1:
+        return None
+    (name,) = classes
+    last = name.rsplit(".", 1)[-1]
+    if name.startswith(".") or "." not in name or name.split(".")[0] in known:
+        return None
+    return name if last[:1].isupper() else None
