@@ -86,6 +86,7 @@ from dp2ddp.transforms.hazards.backward_program import (
 )
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
+from dp2ddp.transforms.hazards.forward_calls import helper_changes
 from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
@@ -98,7 +99,6 @@ from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
     SelfMutations,
     constant_write_note,
-    forward_helpers,
     global_draw,
     loop_info,
     order_draw,
@@ -655,16 +655,9 @@ class FlagHazards(MigrationTransform):
         for where, what in mutations.found:
             note = constant_write_note(where, what, mutations.self_name)
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward(){note}")
-        for helper in forward_helpers(cls, node):
-            mutations = SelfMutations(helper.params.params[0].name.value)
-            read_tree(helper.body, mutations)
-            for where, what in mutations.found:
-                self.warn(
-                    where,
-                    "DP007",
-                    f"{self.code(what)} in {cls.name.value}.{helper.name.value}(), which "
-                    f"{cls.name.value}.forward() calls",
-                )
+        siblings = getattr(self.parent(cls), "body", ())
+        for where, what, whose in helper_changes(cls, node, siblings):
+            self.warn(where, "DP007", f"{self.code(what)} in {whose}")
 
     def _sets_visible_devices(self, node: cst.Call) -> bool:
         if not node.args:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import name_of, target_names, walk
+from dp2ddp.transforms._support.nodes import name_of, target_names
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
@@ -295,43 +295,6 @@ def _fixed_index(index: cst.BaseSlice, self_name: str) -> bool:
     if isinstance(index, cst.Slice):
         return fixed(index.lower) and fixed(index.upper) and fixed(index.step)
     return isinstance(index, cst.Index) and fixed(index.value)
-
-
-def forward_helpers(cls: cst.ClassDef, forward: cst.FunctionDef) -> list[cst.FunctionDef]:
-    """The methods of `cls` that its forward() calls on itself (`self.initialize_parameters(x)`),
-    and those they call, in the order found: state they change is changed in forward() as
-    much as state forward() changes itself (glow's ActNorm initialises its bias and scale from
-    the first batch in such a method, stop 31 class G2). Methods defined in the class body
-    only (an inherited one is not seen); static and class methods are not called on `self`."""
-    methods = {
-        m.name.value: m
-        for m in cls.body.body
-        if isinstance(m, cst.FunctionDef)
-        and m.params.params
-        and not any(
-            isinstance(d.decorator, cst.Name)
-            and d.decorator.value in ("staticmethod", "classmethod")
-            for d in m.decorators
-        )
-    }
-    found: list[cst.FunctionDef] = []
-    queue = [forward]
-    while queue:
-        function = queue.pop(0)
-        own = function.params.params[0].name.value
-        for node in walk(function.body):
-            if not (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and isinstance(node.func.value, cst.Name)
-                and node.func.value.value == own
-            ):
-                continue
-            method = methods.get(node.func.attr.value)
-            if method is not None and method is not forward and method not in found:
-                found.append(method)
-                queue.append(method)
-    return found
 
 
 #: The base classes of a custom autograd function.
