@@ -519,6 +519,14 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50's validation round 3 (helper v2):
+- hazards_s50_v2_mean_loss_over_batch_size (v2-A, Holmeyoung/crnn-pytorch@dc2f21a
+  train.py:242): a mean loss (`CrossEntropyLoss()`; the repository's `CTCLoss()`) divided
+  again by the batch's size `images.size(0)`, once per step of the loop that
+  backpropagates: the size becomes the whole batch's, `ddp_global_count(batch_size)`, and
+  rank 0 prints the original's weights 0.5165 (before: each rank divided by its share's
+  size, every update twice DataParallel's, rank 0 printed 0.5924, no warning).
 """
 
 from __future__ import annotations
@@ -703,6 +711,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b3_plain_dataset_class": (),
     # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
+    # stop 50 v2: the original's (the base printed weights 0.5924)
+    "hazards_s50_v2_mean_loss_over_batch_size": ("weights 0.5165",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -779,6 +789,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
+    "hazards_s50_v2_mean_loss_over_batch_size": "weights",  # stop 50 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
