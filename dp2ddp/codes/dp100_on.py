@@ -310,7 +310,7 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "batch (`cost = criterion(preds, y) / images.size(0)`; Holmeyoung/crnn-pytorch@dc2f21a, "
         "stop 50). DataParallel divided the whole batch's mean by the whole batch's size; "
         "under DDP each rank divides its share's mean by its share's size and DDP averages "
-        "the ranks, so every update is WORLD_SIZE times DataParallel's. Where every rank "
+        "the ranks, so every gradient is WORLD_SIZE times DataParallel's. Where every rank "
         "reaches the division as often, dp2ddp divides by `ddp_global_count(size)` (the "
         "ranks' sizes summed); here it could not prove that, and nothing was rewritten. "
         "Divide by the whole batch's size (`size * torch.distributed.get_world_size()`, "

@@ -5,7 +5,7 @@ over the batch), then in `train()` `batch_size = cpu_images.size(0)` and `cost =
 criterion(preds, text, preds_size, length) / batch_size`. DataParallel computed it once on
 the gathered outputs: the whole batch's mean over the whole batch's size. Under DDP each rank
 takes the mean of its share and divides it by its share's size; DDP averages the ranks, so
-every update is WORLD_SIZE times DataParallel's (the mean did not shrink with the share, the
+every gradient is WORLD_SIZE times DataParallel's (the mean did not shrink with the share, the
 divisor did). Nothing failed: the printed loss doubled and RMSprop hid most of the step.
 
 Found in a scope that may train, beside hazards.count_means (its scopes, its reach of the
@@ -124,7 +124,7 @@ class SizeMeans:
                 count,
                 "DP126",
                 f"{division}: a mean over the batch divided by {shown}, this rank's share of "
-                "the batch's size: each update is WORLD_SIZE times DataParallel's. Not "
+                "the batch's size: each gradient is WORLD_SIZE times DataParallel's. Not "
                 "rewritten: that every rank divides as often was not proved",
             )
         return True
