@@ -546,6 +546,14 @@ Stop 50's validation round 3 (helper v3), said, not rewritten:
   subclass's method, named in verify's verdict (before: no DP007, verify "no known cause").
   Checked by verify's verdict, as the said classes of stops 48-49, not in the shared launch:
   nothing is rewritten, so rank 0 has no figure of the original's to print.
+
+Stop 50's validation round 3 (helper v2):
+- hazards_s50_v2_mean_loss_over_batch_size (v2-A, Holmeyoung/crnn-pytorch@dc2f21a
+  train.py:242): a mean loss (`CrossEntropyLoss()`; the repository's `CTCLoss()`) divided
+  again by the batch's size `images.size(0)`, once per step of the loop that
+  backpropagates: the size becomes the whole batch's, `ddp_global_count(batch_size)`, and
+  rank 0 prints the original's weights 0.5165 (before: each rank divided by its share's
+  size, every update twice DataParallel's, rank 0 printed 0.5924, no warning).
 """
 
 from __future__ import annotations
@@ -732,6 +740,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
     # stop 50 s2: the original's (the base: the same figures, every rank training all of it)
     "data_s50_s2_step_in_scaler_call": ("epoch 1 val 6.0464", "weights -0.9098"),
+    # stop 50 v2: the original's (the base printed weights 0.5924)
+    "hazards_s50_v2_mean_loss_over_batch_size": ("weights 0.5165",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -809,6 +819,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
     "data_s50_s2_step_in_scaler_call": "weights",  # stop 50 s2
+    "hazards_s50_v2_mean_loss_over_batch_size": "weights",  # stop 50 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

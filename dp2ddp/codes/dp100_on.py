@@ -303,6 +303,20 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "(`torch.distributed.all_gather`, where every rank arrives), then silence the "
         "warning with `# noqa: DP123`.",
     ),
+    "DP126": (
+        "a mean loss divided by this rank's share of the batch's size",
+        "A loss that is already a mean over the batch (a torch.nn loss with its default "
+        "reduction, `F.cross_entropy(...)`, `x.mean()`) is divided again by the size of the "
+        "batch (`cost = criterion(preds, y) / images.size(0)`; Holmeyoung/crnn-pytorch@dc2f21a, "
+        "stop 50). DataParallel divided the whole batch's mean by the whole batch's size; "
+        "under DDP each rank divides its share's mean by its share's size and DDP averages "
+        "the ranks, so every gradient is WORLD_SIZE times DataParallel's. Where every rank "
+        "reaches the division as often, dp2ddp divides by `ddp_global_count(size)` (the "
+        "ranks' sizes summed); here it could not prove that, and nothing was rewritten. "
+        "Divide by the whole batch's size (`size * torch.distributed.get_world_size()`, "
+        "where every rank's share is equal) or drop the division (the mean needs none), "
+        "then silence the warning with `# noqa: DP126`.",
+    ),
     "DP134": (
         "a training step handed to a call dp2ddp does not read",
         "A loop hands the loss (a value computed from the wrapped model's output with "

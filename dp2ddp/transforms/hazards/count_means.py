@@ -58,6 +58,7 @@ from dp2ddp.transforms.hazards.masked_means import (
     warn_masked_mean,
 )
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
+from dp2ddp.transforms.hazards.size_means import SizeMeans, global_count
 
 #: The inserted call (templates/helpers/count_share.py.j2).
 COUNT_SHARE = "ddp_count_share"
@@ -102,6 +103,9 @@ class CountMeans:
         self.losses = losses
         #: Divisions whose count becomes the whole batch's.
         self.shares: set[cst.CSTNode] = set()
+        #: Divisions of a mean by the rank's batch size that becomes the whole batch's.
+        self.totals: set[cst.CSTNode] = set()
+        self._sizes = SizeMeans(transform, cst.Module([]))
         self._uniform: RankUniformity | None = None
         self._module: cst.Module | None = None
         self._per_sample: frozenset[int] | None = None
@@ -115,6 +119,8 @@ class CountMeans:
         self._active = self._active or "mean(" in text or "_loss(" in text  # masked_means.py
         self._module = node
         self._mean_objects = None
+        self._sizes = SizeMeans(self.t, node)
+        self._active = self._active or "/" in text and ("size(" in text or "shape[" in text)
         if "Loss(" in text:  # a loss object on a masked selection (masked_means.py)
             self._mean_objects = MeanLossObjects(node, self.t.qualified_names)
             self._active = self._active or bool(self._mean_objects.built)
@@ -139,10 +145,11 @@ class CountMeans:
 
     def rewrite(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """The division with its count replaced by `ddp_count_share(count)`."""
-        if original not in self.shares:
+        if original not in self.shares and original not in self.totals:
             return updated
         if isinstance(updated, cst.BinaryOperation):
-            return updated.with_changes(right=_share(updated.right))
+            total = original in self.totals
+            return updated.with_changes(right=(global_count if total else _share)(updated.right))
         return updated
 
     # -- the check ------------------------------------------------------------------------
@@ -173,6 +180,10 @@ class CountMeans:
             else:
                 continue
             if not self._count(count, facts.assigned, 0):
+                if isinstance(node, cst.BinaryOperation) and self._sizes.check(
+                    self, node, (numerator, count), facts.assigned, reaching, function
+                ):
+                    continue
                 if isinstance(node, cst.BinaryOperation) and self._batch_ratio(
                     node, numerator, count, facts, reaching
                 ):

@@ -1,0 +1,263 @@
+"""A mean loss divided again by the size of the rank's batch: the whole batch's size, or DP126.
+
+Holmeyoung/crnn-pytorch@dc2f21a train.py (stop 50, v2-A): `criterion = CTCLoss()` (a mean
+over the batch), then in `train()` `batch_size = cpu_images.size(0)` and `cost =
+criterion(preds, text, preds_size, length) / batch_size`. DataParallel computed it once on
+the gathered outputs: the whole batch's mean over the whole batch's size. Under DDP each rank
+takes the mean of its share and divides it by its share's size; DDP averages the ranks, so
+every gradient is WORLD_SIZE times DataParallel's (the mean did not shrink with the share, the
+divisor did). Nothing failed: the printed loss doubled and RMSprop hid most of the step.
+
+Found in a scope that may train, beside hazards.count_means (its scopes, its reach of the
+loss, its proof that every rank divides as often): a division `M / N` whose value reaches
+what the scope returns or backpropagates, `M` a mean over the batch, `N` a size of this
+rank's batch.
+
+* `M`: a call of a torch.nn loss object averaging over the batch (every construction the
+  callee may hold, through the def-use view: analysis/held_objects.py), a torch.nn.functional
+  loss with its default or `reduction='mean'`, `x.mean()` / `torch.mean(x)` over every
+  element; names whose every binding is one, their sums and differences, constant factors.
+* `N`: `x.size(0)`, `x.size()[0]`, `x.shape[0]` or `len(x)` (through casts and names), `x`
+  coming (flow.origins) only from an element of a DataLoader's iteration, or from the
+  wrapped model's output: under DDP both are this rank's share of DataParallel's batch (the
+  data pass shards a training loader; a batch kept whole is cut at the model's call).
+
+Rewritten where every rank reaches the division as often (count_means' proof): `N` becomes
+`ddp_global_count(N)` (templates/helpers/global_count.py.j2), the ranks' sizes summed, the
+global batch's: each rank's loss is its share's mean over the whole batch's size and DDP's
+average is DataParallel's update (exact for equal shares; the last, uneven batch is averaged
+as every mean loss is). Elsewhere DP126, naming the division and why it was left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import origins, view
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms.analysis.held_objects import held
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven
+from dp2ddp.transforms.hazards.losses import inside_no_grad
+from dp2ddp.transforms.hazards.masked_means import _MEAN_CLASSES
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.hazards.count_means import CountMeans
+
+#: The inserted call (templates/helpers/global_count.py.j2).
+GLOBAL_COUNT = "ddp_global_count"
+#: torch.nn losses whose default reduction averages over the batch (and its elements).
+_MEAN_OBJECTS = _MEAN_CLASSES | frozenset(
+    (
+        "CTCLoss KLDivLoss MultiLabelSoftMarginLoss MultiMarginLoss MultiLabelMarginLoss "
+        "MarginRankingLoss CosineEmbeddingLoss HingeEmbeddingLoss TripletMarginLoss"
+    ).split()
+)
+#: torch.nn.functional losses whose default reduction averages over the batch.
+_MEAN_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{name}"
+    for name in (
+        "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+        "binary_cross_entropy_with_logits ctc_loss kl_div soft_margin_loss "
+        "multilabel_soft_margin_loss margin_ranking_loss cosine_embedding_loss "
+        "triplet_margin_loss poisson_nll_loss gaussian_nll_loss"
+    ).split()
+)
+#: Calls that keep a size a size (casts).
+_SIZE_KEEPS = frozenset({"float", "int", "double", "long", "item", "to", "type_as"})
+_Assigned = dict[str, list[cst.BaseExpression]]
+
+
+def _literal(node: cst.BaseExpression, value: object) -> bool:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value == value
+    if isinstance(node, cst.Name):
+        return node.value == str(value)
+    return False
+
+
+def _zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+class SizeMeans:
+    """Whether a division is a mean over the batch divided by the rank's batch size."""
+
+    def __init__(self, transform: MigrationTransform, module: cst.Module) -> None:
+        self.t = transform
+        self._module = module
+        self._given: BatchGiven | None = None
+        self._built: frozenset[int] | None = None
+
+    def check(
+        self,
+        owner: CountMeans,
+        node: cst.BinaryOperation,
+        parts: tuple[cst.BaseExpression, cst.BaseExpression],
+        assigned: _Assigned,
+        reaching: set[str],
+        function: cst.FunctionDef | None,
+    ) -> bool:
+        """Whether `node` (`numerator / count`, `parts`) is a mean over the batch divided by
+        a size of this rank's batch; one reaching the loss is rewritten where every rank
+        reaches it as often (`owner.totals`), else said (DP126)."""
+        numerator, count = parts
+        if not (self._size(count, assigned, 0) and self._mean(numerator, assigned, 0)):
+            return False
+        if not owner._reaches(node, reaching) or inside_no_grad(node, self.t):
+            return True
+        division, shown = self.t.code(node).strip().splitlines()[0][:80], self.t.code(count)
+        if owner._unreached(node, function) is None:
+            owner.totals.add(node)
+            self.t.state.helpers.add("global_count")
+            self.t.record(
+                node,
+                f"{division}: the mean is divided by the whole batch's size "
+                f"({GLOBAL_COUNT}({shown}): summed over the ranks), as DataParallel divided it",
+            )
+        else:
+            self.t.warn(
+                count,
+                "DP126",
+                f"{division}: a mean over the batch divided by {shown}, this rank's share of "
+                "the batch's size: each gradient is WORLD_SIZE times DataParallel's. Not "
+                "rewritten: that every rank divides as often was not proved",
+            )
+        return True
+
+    # -- the mean -------------------------------------------------------------------------
+    def _mean(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._mean(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.Add, cst.Subtract)):
+                return self._mean(node.left, assigned, depth + 1) and self._mean(
+                    node.right, assigned, depth + 1
+                )
+            if isinstance(node.operator, cst.Multiply):
+                return any(
+                    isinstance(a, (cst.Integer, cst.Float)) and self._mean(b, assigned, depth + 1)
+                    for a, b in ((node.left, node.right), (node.right, node.left))
+                )
+            return False
+        if not isinstance(node, cst.Call):
+            return False
+        names = self.t.qualified_names(node.func)
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if names & _MEAN_FUNCTIONS:
+            reduction = keywords.get("reduction")
+            return (reduction is None or _literal(reduction, "mean")) and not (
+                {"size_average", "reduce"} & keywords.keys()
+            )
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        if method == "mean" or names & {"torch.mean"}:
+            positional = [a for a in node.args if a.keyword is None]
+            return len(positional) == (0 if method == "mean" else 1) and "dim" not in keywords
+        return self._mean_object(node.func)
+
+    def _mean_object(self, func: cst.BaseExpression) -> bool:
+        """The callee holds only torch.nn loss objects built here averaging over the batch."""
+        if self._built is None:
+            self._built = frozenset(
+                id(call)
+                for call in nodes_of(self._module, cst.Call)
+                if _mean_construction(call, self.t.qualified_names)
+            )
+        if not self._built:
+            return False
+        found = held(self._module)(func)
+        return (
+            found.complete
+            and bool(found.sources)
+            and all(id(c) in self._built for c in found.sources)
+        )
+
+    # -- the size -------------------------------------------------------------------------
+    def _size(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            bound = assigned.get(node.value, [])
+            return bool(bound) and all(self._size(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            value = node.value
+            if not (isinstance(index, cst.Index) and _zero(index.value)):
+                return False
+            if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+                return self._share(value.value)
+            if (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "size"
+                and not value.args
+            ):
+                return self._share(value.func.value)
+            return False
+        if not isinstance(node, cst.Call):
+            return False
+        args = [a.value for a in node.args if a.keyword is None]
+        if isinstance(node.func, cst.Name) and node.func.value in ("len", "float", "int"):
+            if len(args) != 1:
+                return False
+            if node.func.value == "len":
+                return self._share(args[0])
+            return self._size(args[0], assigned, depth + 1)
+        if isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "size" and len(node.args) == 1 and args and _zero(args[0]):
+                return self._share(node.func.value)
+            if method in _SIZE_KEEPS:
+                return self._size(node.func.value, assigned, depth + 1)
+        return False
+
+    def _share(self, value: cst.BaseExpression) -> bool:
+        """`value` comes only from an element of a DataLoader's iteration or from the wrapped
+        model's output: this rank's share of DataParallel's batch under DDP."""
+        if self._given is None:
+            self._given = BatchGiven(view(self._module), self.t.qualified_names)
+        given = self._given
+        found = False
+        for origin in origins(given.flow, value, given._given):
+            if origin.selects or origin.kind == "constant":
+                continue
+            if origin.kind != "call" or not isinstance(origin.node, cst.Call):
+                return False
+            loader = bool(self.t.qualified_names(origin.node.func) & DATALOADER)
+            if (loader and origin.cut) or (not loader and given._is_wrapped_call(origin.node)):
+                found = True
+                continue
+            return False
+        return found
+
+
+def _mean_construction(node: cst.Call, names: Callable[[cst.CSTNode], set[str]]) -> bool:
+    """A torch.nn loss object whose reduction is its default or 'mean'."""
+    classes = {
+        n.rsplit(".", 1)[-1] for n in names(node.func) if n.startswith("torch.nn.")
+    } & _MEAN_OBJECTS
+    positional = [a for a in node.args if a.keyword is None]
+    if not classes or len(positional) > 1 or any(a.star for a in node.args):
+        return False
+    for arg in node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "reduction" and not _literal(arg.value, "mean"):
+            return False
+        if keyword in ("size_average", "reduce") and not _literal(arg.value, True):
+            return False
+    return True
+
+
+def global_count(count: cst.BaseExpression) -> cst.Call:
+    """`ddp_global_count(count)`."""
+    return cst.Call(
+        func=cst.Name(GLOBAL_COUNT),
+        args=[cst.Arg(count.with_changes(lpar=[], rpar=[]) if count.lpar else count)],
+    )
