@@ -519,6 +519,13 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50's validation round 3 (helper v1), GANs, image generation, super-resolution:
+- hazards_s50_v1_layer_picked_by_argument_under_flag (v1-A, nmhkahn/CARN-pytorch@40d3514
+  carn/model/ops.py:99-114): layers built under a constructor flag (`if multi_scale:`), one
+  picked per call by the scale the caller passes: DP041, find_unused_parameters=True; rank 0
+  prints the original's weights (before: layers built inside an `if` of `__init__` were not
+  judged, no DP041, "Expected to have finished reduction" at step 2 on both ranks).
 """
 
 from __future__ import annotations
@@ -703,6 +710,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b3_plain_dataset_class": (),
     # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
+    # stop 50 v1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "hazards_s50_v1_layer_picked_by_argument_under_flag": ("weights -1.3199",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -779,6 +788,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
+    "hazards_s50_v1_layer_picked_by_argument_under_flag": "weights",  # stop 50 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
