@@ -554,6 +554,13 @@ Stop 50's validation round 3 (helper v2):
   backpropagates: the size becomes the whole batch's, `ddp_global_count(batch_size)`, and
   rank 0 prints the original's weights 0.5165 (before: each rank divided by its share's
   size, every update twice DataParallel's, rank 0 printed 0.5924, no warning).
+
+Stop 50's validation round 3 (helper v1), GANs, image generation, super-resolution:
+- hazards_s50_v1_layer_picked_by_argument_under_flag (v1-A, nmhkahn/CARN-pytorch@40d3514
+  carn/model/ops.py:99-114): layers built under a constructor flag (`if multi_scale:`), one
+  picked per call by the scale the caller passes: DP041, find_unused_parameters=True; rank 0
+  prints the original's weights (before: layers built inside an `if` of `__init__` were not
+  judged, no DP041, "Expected to have finished reduction" at step 2 on both ranks).
 """
 
 from __future__ import annotations
@@ -742,6 +749,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s50_s2_step_in_scaler_call": ("epoch 1 val 6.0464", "weights -0.9098"),
     # stop 50 v2: the original's (the base printed weights 0.5924)
     "hazards_s50_v2_mean_loss_over_batch_size": ("weights 0.5165",),
+    # stop 50 v1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "hazards_s50_v1_layer_picked_by_argument_under_flag": ("weights -1.3199",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -820,6 +829,7 @@ RANK0_ONLY = {
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
     "data_s50_s2_step_in_scaler_call": "weights",  # stop 50 s2
     "hazards_s50_v2_mean_loss_over_batch_size": "weights",  # stop 50 v2
+    "hazards_s50_v1_layer_picked_by_argument_under_flag": "weights",  # stop 50 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

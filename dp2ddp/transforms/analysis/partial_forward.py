@@ -45,7 +45,7 @@ A forward() that reaches its children by name (`getattr(self, ...)`, `self._modu
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
@@ -149,11 +149,18 @@ class _Uses:
     unread: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: nn.Parameter attributes: indexed, still one parameter with a gradient (v1-D).
     tensors: frozenset[str] = frozenset()
+    #: An `if` testing only attributes of self (a flag fixed when the model is built) takes
+    #: both arms: the scan of the layers `__init__` builds under such a flag (s50 v1-A).
+    flags: bool = False
 
     def inner(self) -> _Uses:
         """The uses of one branch (an `if` arm, a conditional expression's arm)."""
         return _Uses(
-            covered=self.covered, functions=self.functions, unread=self.unread, tensors=self.tensors
+            covered=self.covered,
+            functions=self.functions,
+            unread=self.unread,
+            tensors=self.tensors,
+            flags=self.flags,
         )
 
 
@@ -305,11 +312,26 @@ def _class_facts(
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
-    if not registered:
+    flagged = _built_under_flags(init, me, lambda v: has_parameters(v, imports, local, prefix))
+    flagged = {a: built for a, built in flagged.items() if a not in registered}
+    if not registered and not flagged:
         return ClassFacts(known, tuple(children), None, dropped)
     own = frozenset(registered)
     uses = _Uses(functions=functions or {}, tensors=grad_paths.parameter_attributes(init, me))
     _scan_function(forward, methods, uses, set(), False)
+    if flagged:
+        # Built only under a flag of __init__ (`if multi_scale: self.up2 = ...`): used under
+        # the same flag is taken as used; picked by anything else, per call (`if scale ==
+        # 2: return self.up2(x)`, nmhkahn/CARN-pytorch@40d3514 carn/model/ops.py:109), the
+        # others get no gradient in that step.
+        by_flag = replace(uses.inner(), flags=True)
+        _scan_function(forward, methods, by_flag, set(), False)
+        for attribute, (_line, holds) in flagged.items():
+            if attribute in by_flag.sometimes and attribute not in by_flag.always:
+                how, where = by_flag.sometimes[attribute]
+                known += ((PartialUse(cls.name, attribute, how, where, path), holds),)
+    if not registered:
+        return ClassFacts(known, tuple(children), None, dropped)
     if not uses.always and not uses.sometimes:
         # A forward() that uses nothing of self: a base class's stub (`pass`, `raise
         # NotImplementedError`; thunlp/OpenNRE's BaseEncoder), overridden where it is used.
@@ -363,6 +385,29 @@ def _class_facts(
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
+
+
+def _built_under_flags(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    me: str,
+    holds_parameters: Callable[[ast.expr], str | None],
+) -> dict[str, tuple[int, str]]:
+    """The layers with parameters `__init__` builds inside an `if` (`self.x = <layer>` in
+    either arm, nested `if`s included): attribute -> (line, holds, as `registered`)."""
+    found: dict[str, tuple[int, str]] = {}
+    stack = [s for s in init.body if isinstance(s, ast.If)]
+    while stack:
+        statement = stack.pop()
+        for node in (*statement.body, *statement.orelse):
+            if isinstance(node, ast.If):
+                stack.append(node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
+                    holds = holds_parameters(node.value)
+                    if holds is not None:
+                        found.setdefault(target.attr, (node.lineno, holds))
+    return found
 
 
 def _through_holders(
@@ -425,6 +470,7 @@ def _scan_block(
             test = ast.unparse(statement.test)
             training = grad_paths.training_side(statement.test, me)
             per_pass = bool(loop_vars & _names(statement.test))
+            per_pass = per_pass or (uses.flags and _names(statement.test) <= {me})
             body_why = f"uses {{attr}} only when `{test}`"
             else_why = f"uses {{attr}} only when not `{test}`"
             branch_uses = []
