@@ -1130,7 +1130,11 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
 # stop 49 k1
 @pytest.mark.parametrize(
     ("case", "code", "shown"),
-    [("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6")],
+    [
+        ("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6"),
+        # stop 50 s4: a meter fed in a loop over pieces of the step's output
+        ("data_s50_s4_inner_loop_parts_meter", "DP030", "parts 4.038223 count 16"),
+    ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
     tmp_path: Path, case: str, code: str, shown: str
