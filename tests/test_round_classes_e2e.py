@@ -519,6 +519,15 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50 (helper s4), stop 49's narrower leftovers:
+- model_wrap_s50_s4_tensors_of_moved_and_own_modules (k1's leftovers): `head.weight` /
+  `head.bias` of an nn.Linear moved onto itself (`head = head.to(device)`) and `scaler.scale`
+  of the program's own module class, handed straight to the optimizer: synced, rank 0 prints
+  the original's `head -0.1864 0.2047 scale 0.8275` (before: no word, `head -0.1993 0.2444
+  scale 0.7834`).
+- data_s50_s4_inner_loop_parts_meter (h1's leftover): a meter fed in a loop over pieces of
+  the step's output: DP030, named in verify --to-end's notes.
 """
 
 from __future__ import annotations
@@ -703,6 +712,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b3_plain_dataset_class": (),
     # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
+    # stop 50 s4: the original's (the base printed head -0.1993 0.2444 scale 0.7834)
+    "model_wrap_s50_s4_tensors_of_moved_and_own_modules": ("head -0.1864 0.2047 scale 0.8275",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -779,6 +790,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
+    "model_wrap_s50_s4_tensors_of_moved_and_own_modules": "head",  # stop 50 s4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
