@@ -528,6 +528,10 @@ Stop 50 (helper s4), stop 49's narrower leftovers:
   scale 0.7834`).
 - data_s50_s4_inner_loop_parts_meter (h1's leftover): a meter fed in a loop over pieces of
   the step's output: DP030, named in verify --to-end's notes.
+- s50_s4_told_terms_by_name_and_from_end (f1's leftovers): another module's batch sums
+  scaled by a name in a call's form (`kl_sum(...).mul(beta)`) and picked from the end
+  (`parts[-1]`): DP004, named in verify's verdict (before: no warning; rank 0 weights
+  -1.9313 for the original's -2.0196).
 """
 
 from __future__ import annotations
@@ -1074,6 +1078,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s49_a3_inline_pair_comparison", "DP040"),
         # stop 49 b3: a shuffled validation loader returned in a list appended per mode
         ("s49_b3_loaders_appended_per_mode", "DP135"),
+        # stop 50 s4: told sums scaled by a name in a call's form, picked from the end
+        ("s50_s4_told_terms_by_name_and_from_end", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
