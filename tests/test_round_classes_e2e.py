@@ -532,6 +532,11 @@ Stop 50 (helper s4), stop 49's narrower leftovers:
   scaled by a name in a call's form (`kl_sum(...).mul(beta)`) and picked from the end
   (`parts[-1]`): DP004, named in verify's verdict (before: no warning; rank 0 weights
   -1.9313 for the original's -2.0196).
+- model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper (f2's leftover): a returned
+  dict's entry stored over in a method forward() hands the dict to by keyword, which hands
+  it on to another method that stores: DP041, find_unused_parameters=True, rank 0 prints the
+  original's weights -2.606862 (before: no word, "Expected to have finished reduction" on
+  both ranks).
 """
 
 from __future__ import annotations
@@ -718,6 +723,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
     # stop 50 s4: the original's (the base printed head -0.1993 0.2444 scale 0.7834)
     "model_wrap_s50_s4_tensors_of_moved_and_own_modules": ("head -0.1864 0.2047 scale 0.8275",),
+    # stop 50 s4: the original's (the base: "Expected to have finished reduction" on both ranks)
+    "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": ("weights -2.606862",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -795,6 +802,7 @@ RANK0_ONLY = {
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
     "model_wrap_s50_s4_tensors_of_moved_and_own_modules": "head",  # stop 50 s4
+    "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": "weights",  # stop 50 s4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
