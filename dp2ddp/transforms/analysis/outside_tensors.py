@@ -63,9 +63,11 @@ def trained_tensors(
     """Each read of a name proved a trainable leaf tensor (or a list of them: True) that
     reaches an optimizer, with the statement line after which its sync goes (None: the read
     stands in no block of statements). Once per (line, name)."""
-    candidates = _candidates(module)
+    candidates, stored = _candidates(module)
     held = _held_attributes(module, t)
     makers = _tensor_lists(module, t)
+    if not candidates and not held and not makers and not _reads_any(module, stored):
+        return  # no name bound to a tensor's construction, no attribute that may hold one
     givers = [
         n
         for n in nodes_of(module, cst.Call)
@@ -122,11 +124,24 @@ def trained_tensors(
                 yield node, line, True  # `extra = make_params()`
 
 
-def _candidates(module: cst.Module) -> set[str]:
+def _reads_any(module: cst.Module, stored: set[str]) -> bool:
+    """Some `x.a` of the module reads an attribute a module of torch's holds a parameter at
+    (`weight`, `bias`) or one an assignment stores such a construction at (`stored`): a
+    cheap filter for `_unwrapped_part`, one pass over the module's index of attributes."""
+    names = _OWN_PARAMETERS | stored
+    for node in nodes_of(module, cst.Attribute):
+        if node.attr.value in names:
+            return True
+    return False
+
+
+def _candidates(module: cst.Module) -> tuple[set[str], set[str]]:
     """The names some assignment binds to a call spelled as a tensor's construction may be
-    (`...Parameter(...)`, a `requires_grad=` keyword): a cheap first filter, read from the
-    module's index of assignments; `_leaf_tensor` proves each reaching binding."""
+    (`...Parameter(...)`, a `requires_grad=` keyword), and the attribute names it stores
+    one at (`self.scale = nn.Parameter(...)`): a cheap first filter, read from the module's
+    index of assignments; `_leaf_tensor` proves each reaching binding."""
     found: set[str] = set()
+    stored: set[str] = set()
     for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
         value = node.value
         if not isinstance(value, cst.Call) or not (
@@ -136,7 +151,8 @@ def _candidates(module: cst.Module) -> set[str]:
             continue
         targets = node.targets if isinstance(node, cst.Assign) else [node]
         found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
-    return found
+        stored.update(t.target.attr.value for t in targets if isinstance(t.target, cst.Attribute))
+    return found, stored
 
 
 def _tensor_lists(module: cst.Module, t: MigrationTransform) -> set[str]:
