@@ -440,12 +440,14 @@ class BatchSumReturn:
     returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple,
     a path into nested ones (`return total, (rec, kl)`: kl is (1, 1); (): the value returned
     whole), `params` the parameters it sums, (position without
-    `self`, name), `text` the sum's code, `where` its "path:line"."""
+    `self`, name), `text` the sum's code, `where` its "path:line"; `back` the same path
+    counted from each tuple's end (kl: (-1, -1)), for a pick by a negative position."""
 
     position: tuple[int, ...]
     params: tuple[tuple[int, str], ...]
     text: str
     where: str
+    back: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

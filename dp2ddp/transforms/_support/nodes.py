@@ -206,10 +206,15 @@ def variables_under(root: cst.CSTNode) -> list[cst.Name]:
 
 def derived_names(root: cst.CSTNode, seed: set[str]) -> set[str]:
     """`seed` and the names assigned under `root` (not in the scopes defined there) from
-    them, at any remove: `output = model(input)`, then `loss = criterion(output, y)`."""
+    them, at any remove: `output = model(input)`, then `loss = criterion(output, y)`; a
+    nested loop's target is bound from its iterable as an assignment's from its value
+    (`for part in output.split(2)`: stop 50 s4, h1's leftover)."""
     assigns: list[tuple[set[str], set[str]]] = []
     for node in walk(root, skip_scopes=True):
-        if isinstance(node, cst.Assign):
+        if isinstance(node, cst.For):
+            targets = {n.value for n in variables_under(node.target)}
+            assigns.append((targets, {n.value for n in variables_under(node.iter)}))
+        elif isinstance(node, cst.Assign):
             targets = {n.value for t in node.targets for n in variables_under(t.target)}
             assigns.append((targets, {n.value for n in variables_under(node.value)}))
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:

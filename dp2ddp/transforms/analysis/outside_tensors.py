@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk
+from dp2ddp.transforms._support.nodes import name_of, nodes_of, unmoved, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -63,11 +63,11 @@ def trained_tensors(
     """Each read of a name proved a trainable leaf tensor (or a list of them: True) that
     reaches an optimizer, with the statement line after which its sync goes (None: the read
     stands in no block of statements). Once per (line, name)."""
-    candidates = _candidates(module)
+    candidates, stored = _candidates(module)
     held = _held_attributes(module, t)
     makers = _tensor_lists(module, t)
-    if not candidates and not held and not makers:
-        return  # no name or attribute is bound by a call that may build a trainable tensor
+    if not candidates and not held and not makers and not _reads_any(module, stored):
+        return  # no name bound to a tensor's construction, no attribute that may hold one
     givers = [
         n
         for n in nodes_of(module, cst.Call)
@@ -124,11 +124,24 @@ def trained_tensors(
                 yield node, line, True  # `extra = make_params()`
 
 
-def _candidates(module: cst.Module) -> set[str]:
+def _reads_any(module: cst.Module, stored: set[str]) -> bool:
+    """Some `x.a` of the module reads an attribute a module of torch's holds a parameter at
+    (`weight`, `bias`) or one an assignment stores such a construction at (`stored`): a
+    cheap filter for `_unwrapped_part`, one pass over the module's index of attributes."""
+    names = _OWN_PARAMETERS | stored
+    for node in nodes_of(module, cst.Attribute):
+        if node.attr.value in names:
+            return True
+    return False
+
+
+def _candidates(module: cst.Module) -> tuple[set[str], set[str]]:
     """The names some assignment binds to a call spelled as a tensor's construction may be
-    (`...Parameter(...)`, a `requires_grad=` keyword): a cheap first filter, read from the
-    module's index of assignments; `_leaf_tensor` proves each reaching binding."""
+    (`...Parameter(...)`, a `requires_grad=` keyword), and the attribute names it stores
+    one at (`self.scale = nn.Parameter(...)`): a cheap first filter, read from the module's
+    index of assignments; `_leaf_tensor` proves each reaching binding."""
     found: set[str] = set()
+    stored: set[str] = set()
     for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
         value = node.value
         if not isinstance(value, cst.Call) or not (
@@ -138,7 +151,8 @@ def _candidates(module: cst.Module) -> set[str]:
             continue
         targets = node.targets if isinstance(node, cst.Assign) else [node]
         found.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
-    return found
+        stored.update(t.target.attr.value for t in targets if isinstance(t.target, cst.Attribute))
+    return found, stored
 
 
 def _tensor_lists(module: cst.Module, t: MigrationTransform) -> set[str]:
@@ -184,25 +198,15 @@ _OWN_PARAMETERS = frozenset({"weight", "bias"})
 
 
 def _unwrapped_part(node: cst.Attribute, module: cst.Module, t: MigrationTransform) -> bool:
-    """`head.bias` (`.weight`) of a name every binding of which reaching it builds a torch.nn
-    module (`head = nn.Linear(1, 1)`) and that the module reads nowhere but as `head(...)` or
-    `head.<attribute>`: no wrap and no container holds it, so DDP averages none of its
-    gradients (stop 49 k1)."""
+    """`head.bias` (`.weight`) of a name every construction of which reaching it builds a
+    torch.nn module (`head = nn.Linear(1, 1)`), or `head.scale` where it builds one of this
+    module's classes binding `self.scale` only to trainable leaf tensors (`nn.Parameter`),
+    through moves of the name onto itself (`head = head.to(DEVICE)`: the def-use view's
+    reaching definitions of the moved name), and that the module reads nowhere but as
+    `head(...)` or `head.<attribute>`: no wrap and no container holds it, so DDP averages
+    none of its gradients (stop 49 k1; moves and the program's classes: stop 50 s4)."""
     held = node.value
-    if node.attr.value not in _OWN_PARAMETERS or not isinstance(held, cst.Name):
-        return False
-    reaching = view(module).reaching(held)
-    if not reaching or not all(
-        d.kind == "assign"
-        and not d.element
-        and isinstance(d.value, cst.Call)
-        and any(
-            q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
-            for q in t.qualified_names(d.value.func)
-        )
-        and not t.qualified_names(d.value.func) & _PARAMETER
-        for d in reaching
-    ):
+    if not isinstance(held, cst.Name) or not _built_holding(held, node.attr.value, module, t):
         return False
     for other in nodes_of(module, cst.Name):
         if other.value != held.value:
@@ -216,6 +220,44 @@ def _unwrapped_part(node: cst.Attribute, module: cst.Module, t: MigrationTransfo
             continue
         return False
     return True
+
+
+def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTransform) -> bool:
+    """Every definition of `held` reaching it, through moves onto itself (`head =
+    head.to(d)`, `head = head.cuda()`), constructs a module holding `attr` as a trainable
+    tensor: a torch.nn module class's `weight` / `bias`, or one of this module's classes
+    every binding of whose `self.<attr>` is a trainable leaf tensor."""
+    definitions = view(module)
+    pending, seen, built = [held], set[int](), False
+    while pending:
+        name = pending.pop()
+        reaching = definitions.reaching(name)
+        if not reaching:
+            return False
+        for d in reaching:
+            if id(d.target) in seen:
+                continue
+            seen.add(id(d.target))
+            if d.kind != "assign" or d.element or d.value is None:
+                return False
+            value = unmoved(d.value)
+            if isinstance(value, cst.Name) and value is not d.value and value.value == held.value:
+                pending.append(value)  # `head = head.to(DEVICE)`: what head held
+                continue
+            if not isinstance(value, cst.Call) or t.qualified_names(value.func) & _PARAMETER:
+                return False
+            owner = definitions.class_called(value)
+            if owner is not None:
+                stores = definitions.attribute_definitions(owner, attr)
+                if not stores or not all(_leaf_tensor(s.value, t) for s in stores):
+                    return False
+            elif attr not in _OWN_PARAMETERS or not any(
+                q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
+                for q in t.qualified_names(value.func)
+            ):
+                return False
+            built = True
+    return built
 
 
 def _held_attributes(module: cst.Module, t: MigrationTransform) -> set[str]:

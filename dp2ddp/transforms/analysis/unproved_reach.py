@@ -330,11 +330,14 @@ def _stored_by_helper(
     name: str,
     me: str,
     methods: Mapping[str, Function],
+    depth: int = 0,
 ) -> tuple[str, int, str] | None:
-    """The first call after `after` of a method of the class handed `name` by position
-    (`self._head(out, x)`), nothing reading `name` before it but at other constant keys:
-    the method's own first store at a constant key of that parameter, read nothing before
-    it (`_first_store` in the method), with the method's name; None else."""
+    """The first call after `after` of a method of the class handed `name` by position or
+    by keyword (`self._head(out, x)`, `self._head(x, out=out)`), nothing reading `name`
+    before it but at other constant keys: the method's own first store at a constant key of
+    that parameter, read nothing before it (`_first_store` in the method), or, where the
+    method hands the parameter on the same way, the store found there (three calls deep:
+    stop 50 s4), with the methods' names ("_head(), then self._put"); None else."""
     calls = sorted(
         (
             n
@@ -342,7 +345,10 @@ def _stored_by_helper(
             if isinstance(n, ast.Call)
             and is_self_attribute(n.func, me)
             and (n.lineno, n.col_offset) >= after
-            and any(isinstance(a, ast.Name) and a.id == name for a in n.args)
+            and any(
+                isinstance(a, ast.Name) and a.id == name
+                for a in (*n.args, *(k.value for k in n.keywords))
+            )
         ),
         key=lambda n: (n.lineno, n.col_offset),
     )
@@ -351,17 +357,34 @@ def _stored_by_helper(
     call = calls[0]
     assert isinstance(call.func, ast.Attribute)
     method = methods.get(call.func.attr)
-    if method is None:
-        return None
-    position = next(i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name)
-    params = method.args.posonlyargs + method.args.args
-    if any(isinstance(a, ast.Starred) for a in call.args[:position]) or position + 1 >= len(params):
+    param = _handed_as(call, name, method) if method is not None else None
+    if method is None or param is None:
         return None
     start = (method.body[0].lineno, method.body[0].col_offset)
-    store = _first_store(list(_own_nodes(method)), start, params[position + 1].arg)
+    inner = list(_own_nodes(method))
+    store = _first_store(inner, start, param)
+    chain = call.func.attr
+    if store is None and depth < 2:
+        deeper = _stored_by_helper(inner, start, param, method.args.args[0].arg, methods, depth + 1)
+        if deeper is not None:
+            store, chain = deeper[:2], f"{chain}(), then self.{deeper[2]}"
     if store is None or _read_between(nodes, name, store[0], after, (call.lineno, call.col_offset)):
         return None
-    return store[0], store[1], call.func.attr
+    return store[0], store[1], chain
+
+
+def _handed_as(call: ast.Call, name: str, method: Function) -> str | None:
+    """The parameter of `method` (called as `self.method(...)`) that `call` binds to the
+    name `name`, by position (no `*args` before it) or by keyword; None where not known."""
+    params = method.args.posonlyargs + method.args.args
+    for keyword in call.keywords:
+        if isinstance(keyword.value, ast.Name) and keyword.value.id == name:
+            named = [p.arg for p in (*method.args.args[1:], *method.args.kwonlyargs)]
+            return keyword.arg if keyword.arg in named else None
+    position = next(i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name)
+    if any(isinstance(a, ast.Starred) for a in call.args[:position]) or position + 1 >= len(params):
+        return None
+    return params[position + 1].arg
 
 
 def _first_store(nodes: list[ast.AST], after: tuple[int, int], name: str) -> tuple[str, int] | None:

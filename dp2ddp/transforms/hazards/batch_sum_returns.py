@@ -75,7 +75,7 @@ class _ExportBatchSums(MigrationTransform):
         own = function.params[1:] if function.self_name is not None else function.params
         found: list[BatchSumReturn] = []
         for returned in function.returns:
-            for position, value in _elements(returned, ()):
+            for (position, back), value in _elements(returned, ((), ())):
                 for term in additive_terms(value, scope.assigned):
                     if (
                         not is_loss_sum(term, self)
@@ -88,22 +88,26 @@ class _ExportBatchSums(MigrationTransform):
                     if params:
                         line = self._position(term)[0]
                         found.append(
-                            BatchSumReturn(position, params, self.code(term), f"{self.path}:{line}")
+                            BatchSumReturn(
+                                position, params, self.code(term), f"{self.path}:{line}", back
+                            )
                         )
         return tuple(dict.fromkeys(found))
 
 
 def _elements(
-    value: cst.BaseExpression, path: tuple[int, ...]
-) -> list[tuple[tuple[int, ...], cst.BaseExpression]]:
+    value: cst.BaseExpression, path: tuple[tuple[int, ...], tuple[int, ...]]
+) -> list[tuple[tuple[tuple[int, ...], tuple[int, ...]], cst.BaseExpression]]:
     """Each element of a returned value by its path into nested tuples (`return total, (rec,
-    kl)`: (0,), (1, 0), (1, 1)); a value not a tuple: itself, at ()."""
+    kl)`: (0,), (1, 0), (1, 1)), with the same path counted from each tuple's end ((-2,),
+    (-1, -2), (-1, -1)); a value not a tuple: itself, at ()."""
     if not isinstance(value, cst.Tuple):
         return [(path, value)]
+    size = len(value.elements)
     return [
         found
         for index, element in enumerate(value.elements)
-        for found in _elements(element.value, (*path, index))
+        for found in _elements(element.value, ((*path[0], index), (*path[1], index - size)))
     ]
 
 

@@ -39,7 +39,7 @@ def additive_terms(
 ) -> Iterator[cst.BaseExpression]:
     """The leaves `node` adds up (each binding of a name in the scope followed, four levels
     deep): through `+`, `-`, `*`, a unary minus and a division by a number literal, and a
-    product or quotient by a number literal spelled as a call (`x.mul(0.1)`)."""
+    product or such a quotient spelled as a call (`x.mul(beta)`, `x.div(8)`)."""
     if depth > 4:
         return
     if isinstance(node, cst.Name) and node.value in assigned:
@@ -58,8 +58,9 @@ def additive_terms(
         yield from additive_terms(node.left, assigned, depth + 1)
     elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         yield from additive_terms(node.expression, assigned, depth + 1)
-    elif (scaled := _scaled(node)) is not None:
-        yield from additive_terms(scaled, assigned, depth + 1)
+    elif scaled := _scaled(node):
+        for operand in scaled:
+            yield from additive_terms(operand, assigned, depth + 1)
     else:
         yield node
 
@@ -67,27 +68,24 @@ def additive_terms(
 _SCALES = frozenset({"mul", "mul_", "multiply", "div", "div_", "divide", "true_divide"})
 
 
-def _scaled(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`x` of a product or quotient by a number literal spelled as a call: `x.mul(0.1)`,
-    `torch.mul(x, 0.1)`, `torch.mul(0.1, x)`, `x.div(8)`, `torch.div(x, 8)` (stop 49 f1: a
-    told term scaled so is still that term)."""
+def _scaled(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a product spelled as a call, as `*`'s (`x.mul(beta)`, `torch.mul(x,
+    w)`: both), or the dividend of a quotient by a number literal, as `/`'s (`x.div(8)`,
+    `torch.div(x, 8)`): stop 49 f1 for number factors, stop 50 s4 for any factor (`beta *
+    kl` was followed, `kl.mul(beta)` was not)."""
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
-        return None
+        return []
     method = node.func.attr.value
     args = node.args
     if method not in _SCALES or any(a.keyword is not None or a.star for a in args):
-        return None
-    number = (cst.Integer, cst.Float)
+        return []
     on_torch = isinstance(node.func.value, cst.Name) and node.func.value.value == "torch"
-    if not on_torch and len(args) == 1 and isinstance(args[0].value, number):
-        return node.func.value  # x.mul(0.1)
-    if on_torch and len(args) == 2:
-        first, second = args[0].value, args[1].value
-        if isinstance(second, number):
-            return first  # torch.mul(x, 0.1), torch.div(x, 8)
-        if isinstance(first, number) and not method.startswith(("div", "true")):
-            return second  # torch.mul(0.1, x)
-    return None
+    operands = [a.value for a in args] if on_torch else [node.func.value, *(a.value for a in args)]
+    if len(operands) != 2:
+        return []
+    if method.startswith("mul"):
+        return operands  # x.mul(w), torch.mul(x, w), torch.mul(w, x)
+    return [operands[0]] if isinstance(operands[1], (cst.Integer, cst.Float)) else []
 
 
 class BatchGiven:

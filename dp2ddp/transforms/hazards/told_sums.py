@@ -45,12 +45,21 @@ def told_sum_terms(
                 continue  # several modules' names end so: which one runs is not known
             for name in matched:
                 for summed in told[name]:
-                    if summed.position != position:
+                    if not _at(summed, position):
                         continue
                     passed = [_argument(call, param) for param in summed.params]
                     if all(a is not None and given(a) for a in passed):
                         yield term, _detail(term, call, summed)
                         break
+
+
+def _at(summed: BatchSumReturn, position: tuple[int, ...]) -> bool:
+    """The picked path names the told element: each position counted from the start or, where
+    negative (`parts[-1]`), from the end of its tuple (stop 50 s4)."""
+    if len(position) != len(summed.position) or len(summed.back) not in (0, len(position)):
+        return False
+    back = summed.back or summed.position
+    return all(p in (f, b) for p, f, b in zip(position, summed.position, back, strict=True))
 
 
 def _detail(term: cst.BaseExpression, call: cst.Call, summed: BatchSumReturn) -> str:
@@ -84,16 +93,20 @@ def _calls(
 
 def _picked(node: cst.BaseExpression) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
     """What `node` picks an element of by constant positions (`criterion(...)[1]`,
-    `f(...)[1][0]`, `pair[0]`: stop 49 f1), with the path (`node` itself and () when it
-    picks nothing); None for a position not proved (a name, a slice, a negative one)."""
+    `f(...)[1][0]`, `pair[0]`: stop 49 f1; `parts[-1]`, from the end: stop 50 s4), with the
+    path (`node` itself and () when it picks nothing); None for a position not proved (a
+    name, a slice)."""
     path: list[int] = []
     while isinstance(node, cst.Subscript):
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None, ()
         index = node.slice[0].slice.value
+        sign = 1
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index, sign = index.expression, -1
         if not isinstance(index, cst.Integer):
             return None, ()
-        path.insert(0, int(index.value))
+        path.insert(0, sign * int(index.value))
         node = node.value
     return node, tuple(path)
 
