@@ -519,6 +519,21 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50 (helper s1), sample grids and a batch of one (the launch's PYTHONPATH holds a
+torchvision stand-in, tests/e2e_stop45_m/torchvision, whose save_image writes the grid's
+rows and sum):
+- data_s50_s1_grid_of_step_batch (b1-C of stop 49, diyiiyiii/StyTR-2@c11ea32
+  train.py:159-164): a grid joined from the step's batch and the wrapped model's output,
+  saved on rank 0: each part gathered from every rank where every rank arrives, rank 0
+  saves and prints the original's 8 rows and sums (before: 4 rows, `grid 1 1 rows 4 sum
+  17.055`, no warning).
+- data_s50_s1_grid_nested_next (StyTR-2's own shape): two loaders' batches by next(it),
+  a tuple output, the grid in two bindings of `out` under a step test: the original's 12
+  rows (before: 6, `grid 0 rows 6 sum 24.960`).
+- s50_s1_batch_default_elsewhere (b3-C of stop 49, WenbinLee/DN4@440857b's `--episodeSize`
+  default 1 read in another module), said, checked by verify's verdict: DP133 at the loader
+  (before: no migrate-time word; verify's fix text said `B // WORLD_SIZE`, 0 here).
 """
 
 from __future__ import annotations
@@ -703,6 +718,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s49_b3_plain_dataset_class": (),
     # stop 49 g1: the original's (the base printed regs -2.5529 student -0.7935)
     "model_wrap_s49_g1_iterated_clauses": ("regs -1.1231 student -0.1892",),
+    # stop 50 s1: the original's grids (the base printed rows 4 sum 4.633 / 17.055)
+    "data_s50_s1_grid_of_step_batch": (
+        "grid 1 0 rows 8 sum 12.161",
+        "grid 1 1 rows 8 sum 37.062",
+        "weights 0.2886",
+    ),
+    # stop 50 s1: the original's grids (the base printed rows 6 sum 24.960 / 22.794)
+    "data_s50_s1_grid_nested_next": (
+        "grid 0 rows 12 sum 49.150",
+        "grid 1 rows 12 sum 44.788",
+        "weights 0.1935",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -779,6 +806,8 @@ RANK0_ONLY = {
     "shared_draws_s49_b2_offset_drawn_after_shared_shuffle": "weights",  # stop 49 b2
     "shared_draws_s49_b3_plain_dataset_class": "weights",  # stop 49 b3
     "model_wrap_s49_g1_iterated_clauses": "regs",  # stop 49 g1
+    "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
+    "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1062,6 +1091,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s49_a3_inline_pair_comparison", "DP040"),
         # stop 49 b3: a shuffled validation loader returned in a list appended per mode
         ("s49_b3_loaders_appended_per_mode", "DP135"),
+        # stop 50 s1: a global batch of 1, a command-line default read in another module
+        ("s50_s1_batch_default_elsewhere", "DP133"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1165,3 +1196,15 @@ def test_a_dataset_class_without_a_dataset_base_is_drawn_alike(launch: Launch) -
     the DistributedSampler's shards index one dataset (before: each rank drew its own)."""
     drawn = [launch.status("shared_draws_s49_b3_plain_dataset_class", r)["digest"] for r in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) -> None:
+    """data_s50_s1_grid_of_step_batch, data_s50_s1_grid_nested_next (stop 50 s1): the files
+    rank 0 saved (the stand-in's text) hold the original's rows and sums (before: rank 0's
+    share, `rows 4 sum 17.055`, `rows 6 sum 22.794`)."""
+    launch.status("data_s50_s1_grid_of_step_batch", 1)
+    folder = launch.workdir("data_s50_s1_grid_of_step_batch")
+    assert (folder / "sample_1_1.png").read_text() == "rows 8 sum 37.062\n"
+    launch.status("data_s50_s1_grid_nested_next", 1)
+    folder = launch.workdir("data_s50_s1_grid_nested_next")
+    assert (folder / "test_1.jpg").read_text() == "rows 12 sum 44.788\n"

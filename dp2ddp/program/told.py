@@ -256,11 +256,13 @@ class ProgramTeller:
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
             self.untouched(module) if gate and models else None,
-            # only where DP003 may be said (a module naming DDP): the facts of the other
+            # only where DP003 (a module naming DDP) or DP133 (a DataLoader's batch size a
+            # default sets) may be said: the facts of the other
             # modules stay alike across the programs sharing them, migrated once
             command_line=(
                 self.command_line()
-                if in_program and "DistributedDataParallel" in module.source.text
+                if in_program
+                and any(w in module.source.text for w in ("DistributedDataParallel", "DataLoader"))
                 else None
             ),
             contained_wraps=self.contained_wraps() if gate and models else (),
