@@ -325,8 +325,9 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`--episodeSize 1`, stop 50): no rank can load less than 1, so each rank loads 1 "
         "sample (`ddp_per_rank_batch` says so at run time too), the global batch is "
         "WORLD_SIZE samples instead of 1, and an epoch has 1/WORLD_SIZE of the original's "
-        "steps (a schedule stepped per epoch or per step then moves otherwise). The "
-        "training differs from the original. Run with a batch size of at least WORLD_SIZE "
+        "steps (a schedule stepped per epoch or per step then moves otherwise): a loader "
+        "that trains trains otherwise than the original, and an evaluation's per-batch "
+        "figures are each over one sample of a step of WORLD_SIZE. Run with a batch size of at least WORLD_SIZE "
         "(the learning rate scaled as you judge), or with one process (`--nproc_per_node=1`); "
         "then silence the warning with `# noqa: DP133`.",
     ),
