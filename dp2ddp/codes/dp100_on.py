@@ -327,9 +327,9 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "WORLD_SIZE samples instead of 1, and an epoch has 1/WORLD_SIZE of the original's "
         "steps (a schedule stepped per epoch or per step then moves otherwise): a loader "
         "that trains trains otherwise than the original, and an evaluation's per-batch "
-        "figures are each over one sample of a step of WORLD_SIZE. Run with a batch size of at least WORLD_SIZE "
-        "(the learning rate scaled as you judge), or with one process (`--nproc_per_node=1`); "
-        "then silence the warning with `# noqa: DP133`.",
+        "figures are each over one sample of a step of WORLD_SIZE. Run with a batch size of "
+        "at least WORLD_SIZE (the learning rate scaled as you judge), or with one process "
+        "(`--nproc_per_node=1`); then silence the warning with `# noqa: DP133`.",
     ),
     "DP135": (
         "a shuffled loader returned in a shape not followed to its callers' loops",
