@@ -10,7 +10,8 @@ is proved to be 1:
 - a literal 1, or a name every binding of which the def-use view follows to the constant 1
   (flow.origins: only constant sources, each 1);
 - `X.name` where the program declares an argparse option whose
-  destination is `name` (ProgramFacts.command_line, or this module's own `add_argument`s),
+  destination is `name` (ProgramFacts.command_line: the options defaulting to 1 a module
+  building a DataLoader names; a single file: its own `add_argument`s),
   every such declaration defaults to the constant 1, and no statement of this module stores
   to `.name`: 1 unless the command line gives another (the text says so).
 """
@@ -57,10 +58,9 @@ def _proved_one(t: LoaderBatchSize, value: cst.BaseExpression) -> str | None:
             return "every binding it reads is the constant 1"
     if not isinstance(value, cst.Attribute) or _stored(t, name := value.attr.value):
         return None
-    arguments = list(declared(t.state.text, t.context.filename or "").arguments)
-    told = t.state.facts.command_line
-    if told is not None:
-        arguments += told.arguments
+    told = t.state.facts.command_line  # a program's (told.py), else this module's own
+    line = told if told is not None else declared(t.state.text, t.context.filename or "")
+    arguments = line.arguments
     options = [a for a in arguments if a.dest == name]
     if not options or not all(a.default == 1 for a in options):
         return None

@@ -298,7 +298,7 @@ class LoaderEvaluation(ShowingCalls):
         loops += loader.next_loops
         for loop in loops:
             said_index_tables(self, loop)  # type: ignore[arg-type]
-            gathered_grids(self, loader, loop, self._batch_derived(loop))
+            gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)

@@ -46,6 +46,7 @@ from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     derived_names,
+    name_of,
     variables_under,
     walk,
 )
@@ -58,35 +59,40 @@ if TYPE_CHECKING:
 
 #: Calls that save their first argument as an image grid.
 IMAGE_SAVES = frozenset({"torchvision.utils.save_image"})
+_SAVE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in IMAGE_SAVES)
 #: Calls that keep a tensor's rows as they are.
 _AS_IS = frozenset({"to", "cuda", "detach", "cpu", "float", "clone"})
 GATHER = "ddp_gather_rows"
 
 
-def gathered_grids(
-    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, derived: set[str]
-) -> None:
-    """`loop` over `loader`'s batches, for gather_grids once every loader is planned.
-    `derived`: the names the loop binds from its batches."""
-    t._grid_loops.append((loader, loop, derived))
+def gathered_grids(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> None:
+    """`loop` over `loader`'s batches, for gather_grids once every loader is planned."""
+    if not any(loop is seen for _, seen in t._grid_loops):
+        t._grid_loops.append((loader, loop))
 
 
 def gather_grids(t: LoaderEvaluation) -> None:
     """Gather or say each image grid saved in the loops over sharded loaders' batches
     (module docstring)."""
-    for loader, loop, derived in t._grid_loops:
-        _gather_grids(t, loader, loop, derived)
+    for loader, loop in t._grid_loops:
+        saves = [
+            node
+            for node in walk(loop.body, skip_scopes=True)
+            if isinstance(node, cst.Call)
+            and name_of(node.func).rsplit(".", 1)[-1] in _SAVE_NAMES
+            and t.qualified_names(node.func) & IMAGE_SAVES
+        ]
+        if saves:
+            _gather_grids(t, loader, loop, saves)
 
 
 def _gather_grids(
-    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, derived: set[str]
+    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, saves: list[cst.Call]
 ) -> None:
     flow = view(t._module_node)
     cache: list[RankUniformity] = []
-    derived = derived_names(loop.body, derived | _taken(t, loader, loop))
-    for call in walk(loop.body, skip_scopes=True):
-        if not (isinstance(call, cst.Call) and t.qualified_names(call.func) & IMAGE_SAVES):
-            continue
+    derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, loader, loop))
+    for call in saves:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             continue
         image = call.args[0].value
