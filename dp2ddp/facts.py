@@ -416,13 +416,15 @@ class CommandArgument:
 
     options: as written (`-r`, `--local_rank`); dest: the attribute it sets; off: its value
     is false unless given (`action="store_true"`, `default=False` or `None`); path, line:
-    where it is declared."""
+    where it is declared; default: a constant number it defaults to."""
 
     options: tuple[str, ...]
     dest: str
     off: bool
     path: str
     line: int
+    #: its default where a constant number (`default=1`), else None (DP133)
+    default: int | float | None = None
 
 
 @dataclass(frozen=True)

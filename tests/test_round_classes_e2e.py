@@ -579,6 +579,21 @@ Stop 50 (helper s4), stop 49's narrower leftovers:
   it on to another method that stores: DP041, find_unused_parameters=True, rank 0 prints the
   original's weights -2.606862 (before: no word, "Expected to have finished reduction" on
   both ranks).
+
+Stop 50 (helper s1), sample grids and a batch of one (the launch's PYTHONPATH holds a
+torchvision stand-in, tests/e2e_stop45_m/torchvision, whose save_image writes the grid's
+rows and sum):
+- data_s50_s1_grid_of_step_batch (b1-C of stop 49, diyiiyiii/StyTR-2@c11ea32
+  train.py:159-164): a grid joined from the step's batch and the wrapped model's output,
+  saved on rank 0: each part gathered from every rank where every rank arrives, rank 0
+  saves and prints the original's 8 rows and sums (before: 4 rows, `grid 1 1 rows 4 sum
+  17.055`, no warning).
+- data_s50_s1_grid_nested_next (StyTR-2's own shape): two loaders' batches by next(it),
+  a tuple output, the grid in two bindings of `out` under a step test: the original's 12
+  rows (before: 6, `grid 0 rows 6 sum 24.960`).
+- s50_s1_batch_default_elsewhere (b3-C of stop 49, WenbinLee/DN4@440857b's `--episodeSize`
+  default 1 read in another module), said, checked by verify's verdict: DP133 at the loader
+  (before: no migrate-time word; verify's fix text said `B // WORLD_SIZE`, 0 here).
 """
 
 from __future__ import annotations
@@ -773,6 +788,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s50_s4_tensors_of_moved_and_own_modules": ("head -0.1864 0.2047 scale 0.8275",),
     # stop 50 s4: the original's (the base: "Expected to have finished reduction" on both ranks)
     "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": ("weights -2.606862",),
+    # stop 50 s1: the original's grids (the base printed rows 4 sum 4.633 / 17.055)
+    "data_s50_s1_grid_of_step_batch": (
+        "grid 1 0 rows 8 sum 12.161",
+        "grid 1 1 rows 8 sum 37.062",
+        "weights 0.2886",
+    ),
+    # stop 50 s1: the original's grids (the base printed rows 6 sum 24.960 / 22.794)
+    "data_s50_s1_grid_nested_next": (
+        "grid 0 rows 12 sum 49.150",
+        "grid 1 rows 12 sum 44.788",
+        "weights 0.1935",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -854,6 +881,8 @@ RANK0_ONLY = {
     "hazards_s50_v1_layer_picked_by_argument_under_flag": "weights",  # stop 50 v1
     "model_wrap_s50_s4_tensors_of_moved_and_own_modules": "head",  # stop 50 s4
     "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": "weights",  # stop 50 s4
+    "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
+    "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1155,6 +1184,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s50_v3_inherited_forward_helper", "DP007"),
         # stop 50 s4: told sums scaled by a name in a call's form, picked from the end
         ("s50_s4_told_terms_by_name_and_from_end", "DP004"),
+        # stop 50 s1: a global batch of 1, a command-line default read in another module
+        ("s50_s1_batch_default_elsewhere", "DP133"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1288,3 +1319,15 @@ def test_a_library_objects_save_on_every_rank_is_named_in_verifys_notes(
     assert any(" DP078 " in note for note in report.notes), report.notes
     files = report.to_end.get("files", "")
     assert files.startswith("NOT once") and "sample_0.txt by ranks 0, 1" in files, report.to_end
+
+
+def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) -> None:
+    """data_s50_s1_grid_of_step_batch, data_s50_s1_grid_nested_next (stop 50 s1): the files
+    rank 0 saved (the stand-in's text) hold the original's rows and sums (before: rank 0's
+    share, `rows 4 sum 17.055`, `rows 6 sum 22.794`)."""
+    launch.status("data_s50_s1_grid_of_step_batch", 1)
+    folder = launch.workdir("data_s50_s1_grid_of_step_batch")
+    assert (folder / "sample_1_1.png").read_text() == "rows 8 sum 37.062\n"
+    launch.status("data_s50_s1_grid_nested_next", 1)
+    folder = launch.workdir("data_s50_s1_grid_nested_next")
+    assert (folder / "test_1.jpg").read_text() == "rows 12 sum 44.788\n"

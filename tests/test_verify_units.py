@@ -37,11 +37,14 @@ from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.replicas import chunked_forward
 from dp2ddp.verify.report import Cause, Failure, ParamRow, VerifyReport
 from dp2ddp.verify.sharding import (
+    LOADER,
     MISMATCH,
     NOT_CHECKED,
     OK,
     OVERLAP,
     SAME_DATA,
+    Sharding,
+    StepShards,
     check_sharding,
 )
 from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
@@ -771,6 +774,21 @@ def test_cause_batch_not_divided_is_measured_on_the_loader(tmp_path: Path) -> No
     evidence = _cutmix_evidence(tmp_path, rng=True, loaded=(["a", "b", "c", "d"], ["e"] * 4))
     assert evidence.sharding.undivided and not evidence.sharding.changed_inputs
     assert diagnose(evidence)[0].key == "batch_not_divided"
+
+
+def test_cause_batch_not_divided_for_a_batch_smaller_than_the_world_says_so() -> None:
+    """Stop 50 (s1, WenbinLee/DN4@440857b's batch of one episode): B // WORLD_SIZE is 0, so
+    the fix does not tell to divide it; the usual text where the batch divides."""
+    from dp2ddp.verify.causes import _undivided_fix
+
+    def shards(original: int) -> Sharding:
+        step = StepShards(1, LOADER, original, (original, original), False, 0, 0, original, 0)
+        return Sharding(status="data", steps=[step], loader=[step])
+
+    one = _undivided_fix(shards(1), 2)
+    assert "B // WORLD_SIZE" not in one and "batch of 1 is smaller than WORLD_SIZE=2" in one
+    assert "DP133" in one
+    assert _undivided_fix(shards(4), 2).startswith("Use batch_size=B // WORLD_SIZE")
 
 
 def test_a_batch_split_again_after_the_loader_fails_on_the_model_inputs(tmp_path: Path) -> None:

@@ -317,6 +317,34 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "where every rank's share is equal) or drop the division (the mean needs none), "
         "then silence the warning with `# noqa: DP126`.",
     ),
+    "DP132": (
+        "an image grid saved by rank 0 holds this rank's rows of the batch",
+        "The training loop joins the step's batch and the wrapped model's output into an "
+        "image grid and saves it (`save_image(torch.cat((x, out)), path)`; "
+        "diyiiyiii/StyTR-2@c11ea32, stop 50). DataParallel's grid held every row of the "
+        "batch; under torchrun each rank holds its share, and the save, on rank 0 alone, "
+        "writes rank 0's rows: half the images with 2 processes. Where the grid is bound by "
+        "`torch.cat` along dim 0 of names of the step's rows, read by nothing else, and every "
+        "rank reaches it, dp2ddp gathers each part from every rank (`ddp_gather_rows`) and "
+        "the grid is whole without a word; this grid is not proved so (the message says "
+        "which part). Gather its rows from every rank where every rank arrives, outside the "
+        "rank-0 guard (`torch.distributed.all_gather`), or accept rank 0's share; then "
+        "silence the warning with `# noqa: DP132`.",
+    ),
+    "DP133": (
+        "a global batch smaller than WORLD_SIZE cannot be divided between the ranks",
+        "DataParallel's batch size is the global batch, and dp2ddp keeps that meaning by "
+        "loading `ddp_per_rank_batch(B)` (B // WORLD_SIZE) on each rank. This batch size is "
+        "proved to be 1 (a literal, or a default the program reads; WenbinLee/DN4@440857b's "
+        "`--episodeSize 1`, stop 50): no rank can load less than 1, so each rank loads 1 "
+        "sample (`ddp_per_rank_batch` says so at run time too), the global batch is "
+        "WORLD_SIZE samples instead of 1, and an epoch has 1/WORLD_SIZE of the original's "
+        "steps (a schedule stepped per epoch or per step then moves otherwise): a loader "
+        "that trains trains otherwise than the original, and an evaluation's per-batch "
+        "figures are each over one sample of a step of WORLD_SIZE. Run with a batch size of "
+        "at least WORLD_SIZE (the learning rate scaled as you judge), or with one process "
+        "(`--nproc_per_node=1`); then silence the warning with `# noqa: DP133`.",
+    ),
     "DP134": (
         "a training step handed to a call dp2ddp does not read",
         "A loop hands the loss (a value computed from the wrapped model's output with "

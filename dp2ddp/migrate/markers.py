@@ -101,6 +101,8 @@ MARKED = frozenset(
         "DP120",
         "DP123",
         "DP134",  # stop 50 s2: the wrapped model (DataParallel) is what the proof starts from
+        "DP132",  # stop 50 s1: the save is under the rank-0 guard this migration inserted
+        "DP133",  # stop 50 s1: the batch size is ddp_per_rank_batch(...) after this migration
         "DP135",  # stop 49 b3: its loader is sharded by this migration, then not re-derived
     }
 )

@@ -256,17 +256,30 @@ class ProgramTeller:
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
             self.untouched(module) if gate and models else None,
-            # only where DP003 may be said (a module naming DDP): the facts of the other
+            # only where DP003 may be said (a module naming DDP), else the options defaulting
+            # to 1 that a module building a DataLoader names (DP133): the facts of the other
             # modules stay alike across the programs sharing them, migrated once
             command_line=(
-                self.command_line()
-                if in_program and "DistributedDataParallel" in module.source.text
+                (
+                    self.command_line()
+                    if "DistributedDataParallel" in module.source.text
+                    else self._ones_named(module.source.text)
+                )
+                if in_program
                 else None
             ),
             contained_wraps=self.contained_wraps() if gate and models else (),
             unfreezes=self.unfreezes(module) if gate and models else (),
             batch_sum_returns=self.batch_sum_returns(module) if gate else (),
         )
+
+    def _ones_named(self, text: str) -> CommandLine | None:
+        """The program's options defaulting to 1 whose destination `text` (a module building
+        a DataLoader) names: a batch size they may set cannot be divided (DP133)."""
+        if "DataLoader" not in text:
+            return None
+        ones = tuple(a for a in self.command_line().arguments if a.default == 1 and a.dest in text)
+        return CommandLine(ones) if ones else None
 
     def command_line(self) -> CommandLine:
         """ProgramFacts.command_line: every module's argparse options, read once a project

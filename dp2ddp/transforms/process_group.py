@@ -234,6 +234,7 @@ NEEDS_GROUP = frozenset(
         "ddp_broadcast_module",
         "ddp_count_share",
         "ddp_gather_items",
+        "ddp_gather_rows",
         "ddp_global_count",
         "ddp_rank0_first",
         "ddp_rewrap",

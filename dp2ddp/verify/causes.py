@@ -250,6 +250,25 @@ def _datasets(ev: Evidence) -> list[Cause]:
     ]
 
 
+def _undivided_fix(sh: Sharding, world: int) -> str:
+    """What to do where each rank fed the original's whole batch: B // WORLD_SIZE per rank,
+    unless the original's batch is smaller than WORLD_SIZE (B // WORLD_SIZE is 0: a batch of
+    one episode, WenbinLee/DN4@440857b, stop 50), which no split keeps."""
+    bad = next((s for s in (sh.loader or sh.steps) if not s.ok), None)
+    if bad is not None and 0 < bad.original < world:
+        return (
+            f"The original's batch of {bad.original} is smaller than WORLD_SIZE={world}: it "
+            "cannot be divided (no rank loads less than 1 sample), so no migration keeps its "
+            f"global batch on {world} processes (DP133 at migrate time). Train with a batch of "
+            "at least WORLD_SIZE samples (in both runs), or run one process; if the larger "
+            "global batch is intended, verify with --per-process-batch."
+        )
+    return (
+        "Use batch_size=B // WORLD_SIZE in the migrated DataLoader; if the larger global "
+        "batch is intended, verify with --per-process-batch."
+    )
+
+
 def _data(ev: Evidence) -> list[Cause]:
     sh = ev.sharding
     bad = sh.first_bad()
@@ -292,8 +311,7 @@ def _data(ev: Evidence) -> list[Cause]:
                 "per-process batch not divided by WORLD_SIZE",
                 f"{detail}: each rank fed the original's whole batch, so the global batch is "
                 f"{ev.world}x the original's",
-                "Use batch_size=B // WORLD_SIZE in the migrated DataLoader; if the larger global "
-                "batch is intended, verify with --per-process-batch.",
+                _undivided_fix(sh, ev.world),
             )
         ]
     if _set_epoch_missing(ev):

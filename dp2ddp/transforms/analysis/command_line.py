@@ -71,7 +71,9 @@ def _argument(call: ast.Call, path: str) -> CommandArgument | None:
         off = off and action != "store_false"
     else:
         off = action == "store_true"
-    return CommandArgument(options, dest, off, path, call.lineno)
+    number = _constant(keywords.get("default"))
+    value = number if isinstance(number, (int, float)) and not isinstance(number, bool) else None
+    return CommandArgument(options, dest, off, path, call.lineno, value)
 
 
 def _constant(node: ast.expr | None) -> object:

@@ -138,6 +138,7 @@ from dp2ddp.transforms.data.plan import (
     sampler_args,
 )
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
+from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
@@ -247,6 +248,7 @@ class ShardDataLoaders(LoaderEvaluation):
             self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:
                 self.record(chunk, description)
+        gather_grids(self)  # the loops' saved grids, once every loader is planned
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -629,7 +631,8 @@ class ShardDataLoaders(LoaderEvaluation):
         )
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        return self._chunk_sizes.swaps.get(original_node, updated_node)
+        gathered = self._gathers.get(original_node)  # sample_grids.py
+        return gathered or self._chunk_sizes.swaps.get(original_node, updated_node)
 
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute

@@ -36,6 +36,7 @@ from dp2ddp.transforms.data.meters import reduced_meters
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.row_lists import gathered_row_lists
 from dp2ddp.transforms.data.sample_counts import summed_counts
+from dp2ddp.transforms.data.sample_grids import gathered_grids
 from dp2ddp.transforms.data.sample_roles import SHARE, figures_handed_on
 from dp2ddp.transforms.data.showing import ShowingCalls
 from dp2ddp.transforms.data.step_buffers import step_buffers
@@ -298,6 +299,7 @@ class LoaderEvaluation(ShowingCalls):
         loops += loader.next_loops
         for loop in loops:
             said_index_tables(self, loop)  # type: ignore[arg-type]
+            gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
             counters = set(self._counters(loop)) - self._step_counters(loop)

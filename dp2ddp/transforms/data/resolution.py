@@ -55,6 +55,9 @@ class LoaderResolution(CallFlow):
         self._module_node: cst.Module = cst.Module(body=[])
         self._top: dict[cst.For, list[cst.BaseStatement]] = {}
         self._renames: dict[cst.For, str] = {}
+        #: operands of a saved image grid read gathered from every rank (sample_grids.py)
+        self._gathers: dict[cst.Name, cst.BaseExpression] = {}
+        self._grid_loops: list[tuple[Loader, cst.For | cst.While]] = []
         self._lines: list[str] = []
         self._indent = "    "
         self._iterable_classes: set[str] = set()

@@ -1,0 +1,351 @@
+"""Sample grids saved from the step's batch: gathered from every rank, else said (DP132).
+
+Stop 50 (diyiiyiii/StyTR-2@c11ea32 train.py:159-164: `out = torch.cat((content_images,
+out), 0)`, `out = torch.cat((style_images, out), 0)`, `save_image(out, name)` in the
+training loop, `out` the wrapped model's output): DataParallel's grid held the whole
+batch's rows; sharded, each rank's grid holds its share, and the save (on rank 0, the
+rank_zero pass) wrote half the images, without a word. The analogue for numbers is DP030
+(evaluation.py); this reads the same facts: the loops over a sharded loader's batches
+(`Loader.loops`, `next_loops`, ...) and the names bound from their batches.
+
+An image save (`torchvision.utils.save_image(v, ...)`) in such a loop whose image `v`
+reads the batch (loop_takers.batch_derived) is proved and gathered where:
+
+- `v` is a name whose every binding reaching the save is one `torch.cat((a, b, ...))` along
+  dim 0 in the loop's body, and each operand is a name (read as it is: `out.detach()`,
+  `.cpu()`) whose every reaching binding gives this rank's rows of the step: an element
+  the loop's target unpacks, a `next(it)` of a sharded loader's batches (or an element it
+  unpacks), what a call of the DataParallel wrap returns (each element of a returned
+  tuple: DataParallel gathers each along dim 0), one hop through `.to()`/`.cuda()`/
+  `.detach()`; or itself such a grid (`torch.cat((style, torch.cat((content, out))))` in
+  two bindings);
+- every read of each grid binding is the save's image, an operand of the next grid, or
+  inside a call that shows it (`print(grid.shape)`), so gathering changes nothing the
+  step computes;
+- every rank reaches each grid's statement (analysis/uniformity.py: no condition around it
+  that may differ between ranks, no statement before it that may leave on one rank, the
+  function holding the loop called where every rank arrives), the loop over the sharded
+  batches running its steps alike on every rank;
+
+then each operand of this rank's rows is read as `ddp_gather_rows(a)` (every rank's rows,
+rank by rank, templates/helpers/gather_rows.py.j2), outside the rank-0 guard the save goes
+under: rank 0 saves a grid of the whole step's batch, part after part as DataParallel's
+(`x` of every rank, then `out` of every rank). Anything else that reads the batch: DP132.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_WRAPS, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.nodes import (
+    assigned_value,
+    call_named,
+    derived_names,
+    name_of,
+    variables_under,
+    walk,
+)
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
+
+if TYPE_CHECKING:
+    from dp2ddp.flow.defuse import Definition, DefUse
+    from dp2ddp.transforms.data.evaluation import LoaderEvaluation
+    from dp2ddp.transforms.data.plan import Loader
+
+#: Calls that save their first argument as an image grid.
+IMAGE_SAVES = frozenset({"torchvision.utils.save_image"})
+_SAVE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in IMAGE_SAVES)
+#: Calls that keep a tensor's rows as they are.
+_AS_IS = frozenset({"to", "cuda", "detach", "cpu", "float", "clone"})
+GATHER = "ddp_gather_rows"
+
+
+def gathered_grids(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> None:
+    """`loop` over `loader`'s batches, for gather_grids once every loader is planned."""
+    if not any(loop is seen for _, seen in t._grid_loops):
+        t._grid_loops.append((loader, loop))
+
+
+def gather_grids(t: LoaderEvaluation) -> None:
+    """Gather or say each image grid saved in the loops over sharded loaders' batches
+    (module docstring)."""
+    for loader, loop in t._grid_loops:
+        saves = [
+            node
+            for node in walk(loop.body, skip_scopes=True)
+            if isinstance(node, cst.Call)
+            and name_of(node.func).rsplit(".", 1)[-1] in _SAVE_NAMES
+            and t.qualified_names(node.func) & IMAGE_SAVES
+        ]
+        if saves:
+            _gather_grids(t, loader, loop, saves)
+
+
+def _gather_grids(
+    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, saves: list[cst.Call]
+) -> None:
+    flow = view(t._module_node)
+    cache: list[RankUniformity] = []
+    derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, loader, loop))
+    for call in saves:
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            continue
+        image = call.args[0].value
+        if not any(isinstance(n, cst.Name) and n.value in derived for n in walk(image)):
+            continue  # not read from the batches: a fixed sample, saved as DataParallel did
+        if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
+            continue
+        why = _plan(t, flow, _Step(loader, loop), image, cache)
+        if isinstance(why, str):
+            t.warn(
+                call,
+                "DP132",
+                f"`{t.code(image)}` holds this rank's rows of the step's batch ({why}); rank 0 "
+                "saves its share of DataParallel's grid",
+            )
+            continue
+        fresh = [name for name in why if name not in t._gathers]
+        for name in fresh:
+            t._gathers[name] = call_named(GATHER, cst.Arg(cst.Name(name.value)))
+        if fresh:
+            t.state.helpers.add("gather_rows")
+            t.record(
+                call,
+                f"{', '.join(sorted({n.value for n in fresh}))}: this rank's rows of the step, "
+                f"joined into the grid `{t.code(image)}` rank 0 saves, gathered from every rank "
+                f"({GATHER}, where every rank arrives): the grid holds the whole batch's rows",
+            )
+
+
+@dataclass(frozen=True)
+class _Step:
+    """The loop and the sharded loader whose batches it takes."""
+
+    loader: Loader
+    loop: cst.For | cst.While
+
+
+def name_is(call: cst.Call, name: str) -> bool:
+    return isinstance(call.func, cst.Name) and call.func.value == name
+
+
+def _plan(
+    t: LoaderEvaluation,
+    flow: DefUse,
+    step: _Step,
+    image: cst.BaseExpression,
+    cache: list[RankUniformity],
+) -> list[cst.Name] | str:
+    """The operand names to gather so the grid `image` holds every rank's rows, or why not."""
+    loop = step.loop
+    if not isinstance(image, cst.Name):
+        return "not a name bound by torch.cat along dim 0 of the batch's rows"
+    if _rows(t, flow, step, image, set()):
+        return "the batch's rows saved directly, not joined into a grid dp2ddp gathers"
+    gathered: list[cst.Name] = []
+    grids: list[tuple[Definition, cst.Name | None]] = [(d, None) for d in _defs(flow, image)]
+    saved = image
+    seen: set[int] = set()
+    inside = {id(n) for n in walk(loop.body, skip_scopes=True)}
+    while grids:
+        d, read = grids.pop()
+        if id(d.statement) in seen:
+            continue
+        seen.add(id(d.statement))
+        parts = _cat_parts(t, d) if id(d.statement) in inside else None
+        if parts is None:
+            return f"`{t.code(d.target)}` is not bound by torch.cat along dim 0 in the loop"
+        if not cache:
+            cache.append(RankUniformity.for_pass(t, t._module_node))
+        if _rank_dependent(cache[0], loop, d.statement):
+            return f"`{t.code(d.statement)}` may not be reached by every rank".replace("\n", " ")
+        if not _read_only_by(t, flow, d, saved, read):
+            return f"`{t.code(d.target)}` is read by more than the saved grid"
+        for part in (_as_is(p) for p in parts):
+            if not isinstance(part, cst.Name):
+                return f"`{t.code(part)}` in the grid is not a name"
+            if _rows(t, flow, step, part, set()):
+                gathered.append(part)
+                continue
+            found = _defs(flow, part)
+            if not found:
+                return f"`{part.value}` is not followed"
+            grids += [(inner, part) for inner in found]
+    return gathered
+
+
+def _defs(flow: DefUse, name: cst.Name) -> list[Definition]:
+    return [d for d in flow.reaching(name) if d.kind != "store"]
+
+
+def _cat_parts(t: LoaderEvaluation, d: Definition) -> list[cst.BaseExpression] | None:
+    """The operands of `torch.cat((a, b, ...))` along dim 0 a plain binding gives."""
+    value = d.value
+    if d.kind != "assign" or d.element or not isinstance(value, cst.Call):
+        return None
+    if "torch.cat" not in t.qualified_names(value.func) or not value.args:
+        return None
+    first, rest = value.args[0], value.args[1:]
+    if first.keyword is not None or not isinstance(first.value, (cst.Tuple, cst.List)):
+        return None
+    for arg in rest:
+        if arg.keyword is not None and arg.keyword.value != "dim" or arg.star:
+            return None
+        if not (isinstance(arg.value, cst.Integer) and arg.value.evaluated_value == 0):
+            return None
+    if any(not isinstance(e, cst.Element) for e in first.value.elements):
+        return None
+    return [e.value for e in first.value.elements]
+
+
+def _read_only_by(
+    t: LoaderEvaluation, flow: DefUse, d: Definition, saved: cst.Name, read: cst.Name | None
+) -> bool:
+    """Every read the grid binding `d` reaches is the saved image or `read` (the next grid's
+    operand)."""
+    assert isinstance(d.target, cst.Name)
+    scope = flow.scope_of(d.target)
+    for use in flow.uses(scope, d.target.value):
+        if not any(r.statement is d.statement for r in flow.reaching(use)):
+            continue
+        if use is not saved and use is not read and not _shown(t, use):
+            return False
+    return True
+
+
+def _shown(t: LoaderEvaluation, use: cst.Name) -> bool:
+    """`use` is read inside a call that shows or saves it (`print(grid.shape[0])`): the
+    gathered grid shows DataParallel's."""
+    node: cst.CSTNode | None = t.parent(use)
+    while node is not None and not isinstance(node, cst.BaseStatement):
+        if isinstance(node, cst.Call) and (
+            t._prints(node) or t.qualified_names(node.func) & IMAGE_SAVES
+        ):
+            return True
+        node = t.parent(node)
+    return False
+
+
+def _rank_dependent(uniform: RankUniformity, loop: cst.CSTNode, statement: cst.CSTNode) -> bool:
+    """Not every rank may reach `statement` in `loop`: a condition around it that may differ
+    between ranks (the loop over the sharded batches aside: its steps are alike on every
+    rank), a statement before it that may leave on one rank (`if loss > 9: continue`), or
+    not every rank reaches the loop."""
+    return (
+        any(s is not loop for s in uniform.rank_dependent_statements(statement))
+        or uniform.left_before(statement) is not None
+        or uniform.why_not_reached(loop, conditions=False) is not None
+    )
+
+
+def _rows(
+    t: LoaderEvaluation,
+    flow: DefUse,
+    step: _Step,
+    name: cst.Name,
+    through: set[int],
+) -> bool:
+    """Every binding reaching `name` gives this rank's rows of the step (module docstring)."""
+    found = _defs(flow, name)
+    if not found:
+        return False
+    loop = step.loop
+    inside = {id(n) for n in walk(loop.body, skip_scopes=True)}
+    over = any(loop is other for other, _, _ in step.loader.loops)
+    for d in found:
+        if over and d.kind == "for" and d.statement is loop and d.element:
+            continue
+        if id(d.statement) in through:
+            continue
+        if d.kind != "assign" or id(d.statement) not in inside or len(d.element) > 1:
+            return False
+        value = d.value
+        if d.element and isinstance(value, cst.Tuple):
+            return False  # `x, y = a, b`: not followed
+        while (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _AS_IS
+            and (not value.args or value.func.attr.value in ("to", "cuda"))
+        ):
+            inner = value.func.value
+            if isinstance(inner, cst.Name):
+                if not d.element and _rows(t, flow, step, inner, through | {id(d.statement)}):
+                    value = None
+                break
+            value = inner
+        if value is None:
+            continue
+        if not isinstance(value, cst.Call):
+            return False
+        if name_is(value, "next") and _takes(t, step.loader, value):
+            continue  # a batch taken from the sharded loader
+        if isinstance(value.func, cst.Name) and _wrap(t, flow, value.func):
+            continue  # the wrap's output (each element of a tuple: gathered along dim 0)
+        return False
+    return True
+
+
+def _takes(t: LoaderEvaluation, loader: Loader, call: cst.Call) -> bool:
+    """`next(it)` with `it` bound only to `iter(L)` (loop_takers.next_loaders), L `loader`
+    or another loader of the module sharded (each rank's next batch is its share too)."""
+    if not call.args or not isinstance(it := call.args[0].value, cst.Name):
+        return False
+    sharded = {loader.call: loader, **t._sampler_sharded}
+    for call, planned in t._loaders.items():
+        edit = t._edits.get(call)
+        if call in t._shards or edit is not None and (edit.sampler or edit.replace is not None):
+            sharded[call] = planned
+    bound = [assigned_value(r.node, t) for r in t.referents(it)]
+    return bool(bound) and all(
+        isinstance(b, cst.Call)
+        and name_is(b, "iter")
+        and len(b.args) == 1
+        and bool(t._resolve(b.args[0].value, sharded, 0))
+        for b in bound
+    )
+
+
+def _taken(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> set[str]:
+    """Names the loop binds from `next(it)` of `loader`'s batches, through `.to(device)`
+    and the like (`x = next(it).to(device)`; loop_takers.next_bound reads `next(it)` bare)."""
+    found: set[str] = set()
+    for node in walk(loop.body, skip_scopes=True):
+        if not isinstance(node, cst.Assign):
+            continue
+        value = _as_is(node.value)
+        if isinstance(value, cst.Call) and name_is(value, "next") and _takes(t, loader, value):
+            found |= {n.value for tg in node.targets for n in variables_under(tg.target)}
+    return found
+
+
+def _as_is(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`value` less the calls that keep its rows as they are (`.to(device)`, `.detach()`)."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _AS_IS
+        and (not value.args or value.func.attr.value in ("to", "cuda"))
+    ):
+        value = value.func.value
+    return value
+
+
+def _wrap(t: LoaderEvaluation, flow: DefUse, func: cst.Name) -> bool:
+    """Every binding reaching `func` is the DataParallel wrap (migrated already by the
+    model pass: `DistributedDataParallel(...)`, `ddp_wrap_trainable(...)`), through
+    `.to()`/`.cuda()`."""
+    found = _defs(flow, func)
+    for d in found:
+        value = _as_is(d.value) if d.value is not None else None
+        if not (d.kind == "assign" and not d.element and isinstance(value, cst.Call)):
+            return False
+        wraps = t.qualified_names(value.func) & (DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL)
+        if not wraps and not (isinstance(value.func, cst.Name) and value.func.value in DDP_WRAPS):
+            return False
+    return bool(found)
