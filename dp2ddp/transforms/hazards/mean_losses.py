@@ -39,6 +39,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.chosen_reductions import chosen_reduction, is_torch_loss
+from dp2ddp.transforms.hazards.data_rows import DataRows
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
@@ -142,9 +143,12 @@ class MeanLosses:
         self._active = True
         self._module: cst.Module | None = None
         self._trained: set[cst.CSTNode] | None = None
+        #: DP137 and DP136 (hazards.data_rows)
+        self._rows = DataRows(transform, losses)
 
     def enter_module(self, node: cst.Module) -> None:
         self._module, self._trained = node, None
+        self._rows.enter_module(node)
         text = self.t.state.text
         self._active = not text or any(name in text for name in _GATE)
         if not self._active:  # names no such loss, not even in an aliased import
@@ -168,6 +172,7 @@ class MeanLosses:
                 self._warn(arg, self._detail(call, arg, what))
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
+        self._rows.check_call(node)
         if (
             self._module is not None
             and is_torch_loss(names)
