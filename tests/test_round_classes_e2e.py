@@ -519,6 +519,18 @@ Stop 49 (helper g1), r2-A's other comprehension shapes:
   loops: the clauses read again as statements after the optimizer's line, `ddp_sync_module`
   for each; rank 0 prints the original's values (before: no sync, no warning, rank 0 regs
   -2.5529 student -0.7935).
+
+Stop 50 (helper s3), means over counts the data decides, said, checked by verify's verdict:
+- hazards_s50_s3_rows_built_from_labels (r2-A, Canjie-Luo/MORAN_v2@410596f main.py:220-222):
+  CrossEntropyLoss's mean over one row per character, the target built by `encode(texts)`
+  from the batch's labels: DP137 (before: no warning; the original prints weights -0.6702,
+  the migration's rank 0 -0.6934).
+- hazards_s50_s3_rows_in_filled_buffer (r2-A, MORAN_v2 main.py:109, 222): the target a
+  buffer `torch.LongTensor(4 * 6)` a helper fills: DP137 (before: no warning).
+- s50_s3_sum_over_handed_count (r2-D, patelrajnath/pytorch-dl@008c0e9
+  dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
+  tokens handed in from another module: DP136 at the division, DP004 names it (before:
+  DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
 """
 
 from __future__ import annotations
@@ -1062,6 +1074,10 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s49_a3_inline_pair_comparison", "DP040"),
         # stop 49 b3: a shuffled validation loader returned in a list appended per mode
         ("s49_b3_loaders_appended_per_mode", "DP135"),
+        # stop 50 s3: means over counts the data decides
+        ("hazards_s50_s3_rows_built_from_labels", "DP137"),
+        ("hazards_s50_s3_rows_in_filled_buffer", "DP137"),
+        ("s50_s3_sum_over_handed_count", "DP136"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

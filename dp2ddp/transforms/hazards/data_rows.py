@@ -33,7 +33,7 @@ import libcst as cst
 from dp2ddp.flow import origins, view
 from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.base import MigrationTransform
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key
 
 #: Origin kinds that say nothing is known of a value (handed in, another module's).
@@ -43,6 +43,8 @@ _CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss", "NLLLoss2d"})
 _FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
 _GATE = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss")
 #: Keywords that make a loss something other than a plain mean (DP004, DP043 are theirs).
+#: Calls that read a buffer, not fill it (`Variable(text)`, a loss of it).
+_NOT_FILLING = frozenset({"torch.autograd.Variable", "builtins.len", "builtins.print"})
 _NOT_PLAIN = frozenset({"size_average", "reduce", "reduction"})
 
 
@@ -139,68 +141,99 @@ class DataRows:
         target = _target(node)
         if target is None:
             return
-        why = self._rows_not_proved(target)
+        why = self._rows_not_proved(node, target)
         if why:
             self.t.warn(node, "DP137", f"{self.t.code(node)}: {why}")
 
-    def _rows_not_proved(self, target: cst.BaseExpression) -> str:
+    def _rows_not_proved(self, loss: cst.Call, target: cst.BaseExpression) -> str:
         """Why the target's rows are not proved the batch's samples ("" when they are,
         or when nothing is known of it)."""
         assert self._module is not None
-        found = origins(view(self._module), target)
+        flow = view(self._module)
+        found = origins(flow, target)
         if any(o.kind in _UNKNOWN for o in found):
             return ""
-        batched = False
+        batched = any(self._taken(o) is not None for o in found)
+        entered: list[cst.Call] = []
         for origin in found:
-            taken = self._taken(origin)
-            if taken is None:
-                continue
-            batched = True
-            if origin.selects:
-                continue
-            for step in origin.path[taken + 1 :]:
-                if step.call and isinstance(step.node, cst.Call):
-                    where = self.t.input_position(step.node)
-                    return (
-                        f"its target {self.t.code(target)} is made by "
-                        f"{self.t.code(step.node)} (line {where[0]}) from the batch "
-                        f"{origin.path[taken].what}: how many rows it gives is not proved "
-                        "one per sample; each rank averages over its own rows' count, "
-                        "DataParallel over the whole batch's"
-                    )
+            if not origin.selects:
+                entered += [c for c in origin.entered() if c not in entered]
+        for call in entered:  # a function of the module the batch is handed to
+            batch = self._batch_argument(call)
+            if batch:
+                where = self.t.input_position(call)
+                return (
+                    f"its target {self.t.code(target)} is made by {self.t.code(call)} (line "
+                    f"{where[0]}) from the batch ({batch}): how many rows it gives is not "
+                    "proved one per sample; each rank averages over its own rows' count, "
+                    "DataParallel over the whole batch's"
+                )
         if batched or not found:
             return ""
+        buffer = self._buffer(loss, found)
+        if buffer is None:
+            return ""
+        made, filler = buffer
         return (
-            f"its target {self.t.code(target)} comes from {self._made(found)}, and no "
-            "batch a loop takes is proved to flow into it (a buffer filled by code the "
-            "def-use view does not follow, or rows built from the batch): its rows are not "
-            "proved the batch's samples; where their count depends on the data each rank "
-            "averages over its own, DataParallel over the whole batch's"
+            f"its target {self.t.code(target)} is the buffer {made}, handed to "
+            f"{self.t.code(filler)} (line {self.t.input_position(filler)[0]}), which fills it "
+            "where the def-use view does not follow, and no batch a loop takes is proved to "
+            "flow into it: its rows are not proved the batch's samples; where their count "
+            "depends on the data each rank averages over its own, DataParallel over the "
+            "whole batch's"
         )
 
-    def _made(self, found: list[Origin]) -> str:
-        """Where the target is made: the assignment every data path goes through nearest
-        its sources, and the function of the module entered after it."""
+    def _buffer(self, loss: cst.Call, found: list[Origin]) -> tuple[str, cst.Call] | None:
+        """(`torch.LongTensor(n)` (line), the call it is handed to) where the target is a
+        buffer: every data path goes through one assignment `name = <a library call>`,
+        and `name` is passed whole to another call of the module (which may fill it)."""
+        assert self._module is not None
         paths = [o.path for o in found if not o.selects and o.kind != "constant"]
         paths = paths or [o.path for o in found]
         common: set[int] | None = None
         for path in paths:
             ids = {id(s.node) for s in path}
             common = ids if common is None else common & ids
-        shown = ""
         for step in paths[0]:
             parent = self.t.parent(step.node)
-            if id(step.node) in (common or set()) and isinstance(parent, cst.AssignTarget):
-                statement = self.t.parent(parent)
-                if isinstance(statement, cst.Assign):
-                    where = self.t.input_position(statement)[0]
-                    shown = f"{self.t.code(statement.value)} (line {where})"
-                    break
-        entered = [s.node for s in paths[0] if s.call and isinstance(s.node, cst.Call)]
-        if entered:
-            where = self.t.input_position(entered[-1])[0]
-            shown += f" through {self.t.code(entered[-1])} (line {where})"
-        return shown.strip() or self.t.code(paths[0][0].node)
+            if not (id(step.node) in (common or set()) and isinstance(parent, cst.AssignTarget)):
+                continue
+            statement = self.t.parent(parent)
+            if not (
+                isinstance(statement, cst.Assign)
+                and isinstance(step.node, cst.Name)
+                and isinstance(statement.value, cst.Call)
+            ):
+                return None
+            name = step.node.value
+            fillers = [
+                call
+                for call in view(self._module).calls
+                if call is not statement.value
+                and any(
+                    isinstance(a.value, cst.Name) and a.value.value == name
+                    for a in call.args
+                    if a.keyword is None and not a.star
+                )
+                and not (self.t.qualified_names(call.func) & _NOT_FILLING)
+            ]
+            if not fillers:
+                return None
+            here = enclosing_function(loss, self.t)
+            fillers.sort(key=lambda c: enclosing_function(c, self.t) is not here)
+            where = self.t.input_position(statement)[0]
+            return f"{self.t.code(statement.value)} (line {where})", fillers[0]
+        return None
+
+    def _batch_argument(self, call: cst.Call) -> str:
+        """How a batch a loop takes reaches an argument of `call` ("" when none does)."""
+        assert self._module is not None
+        for arg in call.args:
+            for origin in origins(view(self._module), arg.value):
+                taken = None if origin.selects else self._taken(origin)
+                if taken is not None:
+                    return origin.path[taken].what
+        return ""
 
     def _taken(self, origin: Origin) -> int | None:
         """The index of the last step where the value became a batch: an element of a
@@ -215,7 +248,7 @@ class DataRows:
 
     def _for_target(self, node: cst.CSTNode) -> bool:
         parent: cst.CSTNode | None = node
-        for _ in range(4):
+        for _ in range(8):
             child, parent = parent, self.t.parent(parent) if parent is not None else None
             if isinstance(parent, cst.For):
                 return parent.target is child
