@@ -6,16 +6,19 @@ its own part and DDP averages the ranks equally: the same only where every rank'
 its share of samples. Two classes of validation round 2 (stop 49) were silent:
 
 * DP137: a mean cross entropy (CrossEntropyLoss / NLLLoss built in this module with a mean
-  reduction, F.cross_entropy / F.nll_loss) that may train, whose target's rows are not
-  proved the batch's samples. Proved (flow.origins over the def-use view): every path by
-  which the target's data comes from an element of a loop over (or `next()` of) an iterable
-  goes through methods, operators and library calls only; or the target is made from sizes
-  the batch gives (`torch.zeros(logits.size(0))`). Said: a path on which a function of the
-  program is entered after the batch was taken (`text, length = encode(texts)`: one row per
-  character of each label; Canjie-Luo/MORAN_v2@410596f's `converter.encode`), or a target
-  nothing of any batch flows into, built from constants and options (`text =
-  torch.LongTensor(opt.batchSize * 5)`, a buffer a helper fills: MORAN_v2 main.py:109, 222).
-  A target handed in (a parameter no call binds) is not judged: nothing is known of it.
+  reduction, F.cross_entropy / F.nll_loss) whose value reaches a `.backward()` of the
+  module, and whose target's rows are not proved the batch's samples (flow.origins over the
+  def-use view). Said where the view shows why: a function of the module on the target's
+  data path is handed a batch a loop takes (an element of a `for` loop's iterable or of
+  `next()`): `text, length = encode(texts)`, one row per character of each label; or the
+  target is a buffer (`text = torch.LongTensor(opt.batchSize * 5)`, a library call every
+  data path goes through) handed whole to a call off that path that is also handed a
+  batch's values, which may fill it where the view does not follow (`utils.loadData(text,
+  t)`: Canjie-Luo/MORAN_v2@410596f main.py:109, 222), and no batch a loop takes reaches it
+  (a loop over `range()` or a literal is a counter, not a batch). A target handed in (a parameter no call
+  binds, another module's value) is not judged; nor one reached by batches a loop does not
+  take (sliced by hand, a `get_batch(data, i)` helper): the rows of a batch cut by rows
+  keep their count per sample, and the view has no fact of rows for such a helper.
 * DP136: a division `S / C` whose value reaches a `.backward()` of the module, `S` a value
   computed by a call, `C` a parameter of the enclosing function that no call of the module
   binds (a count handed in: patelrajnath/pytorch-dl@008c0e9's `SimpleLossCompute.__call__(x,
@@ -153,7 +156,7 @@ class DataRows:
         found = origins(flow, target)
         if any(o.kind in _UNKNOWN for o in found):
             return ""
-        batched = any(self._taken(o) is not None for o in found)
+        batched = any(self._taken(o) is not None for o in found if not _counted(o))
         entered: list[cst.Call] = []
         for origin in found:
             if not origin.selects:
@@ -194,6 +197,7 @@ class DataRows:
         for path in paths:
             ids = {id(s.node) for s in path}
             common = ids if common is None else common & ids
+        on_path = {id(s.node) for path in paths for s in path}
         for step in paths[0]:
             parent = self.t.parent(step.node)
             if not (id(step.node) in (common or set()) and isinstance(parent, cst.AssignTarget)):
@@ -216,6 +220,8 @@ class DataRows:
                     if a.keyword is None and not a.star
                 )
                 and not (self.t.qualified_names(call.func) & _NOT_FILLING)
+                and id(call) not in on_path  # it reads the buffer: the target is its value
+                and self._batch_argument(call, data=False)  # it is handed a batch's values
             ]
             if not fillers:
                 return None
@@ -225,12 +231,15 @@ class DataRows:
             return f"{self.t.code(statement.value)} (line {where})", fillers[0]
         return None
 
-    def _batch_argument(self, call: cst.Call) -> str:
-        """How a batch a loop takes reaches an argument of `call` ("" when none does)."""
+    def _batch_argument(self, call: cst.Call, data: bool = True) -> str:
+        """How a batch a loop takes reaches an argument of `call` ("" when none does); with
+        `data` False also through what shapes or selects it (`encode(texts)` of a method
+        of another module's object, whose argument the walk does not enter)."""
         assert self._module is not None
         for arg in call.args:
             for origin in origins(view(self._module), arg.value):
-                taken = None if origin.selects else self._taken(origin)
+                skip = (data and origin.selects) or _counted(origin)
+                taken = None if skip else self._taken(origin)
                 if taken is not None:
                     return origin.path[taken].what
         return ""
@@ -316,3 +325,14 @@ def _short(text: str) -> str:
     """An expression on one line, cut to 60 characters."""
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _counted(origin: Origin) -> bool:
+    """The value is a loop's counter or a literal it iterates (`for i in range(0, n, 8)`,
+    `for phase in ("train",)`), not data a loop takes."""
+    return origin.kind == "constant" or any(
+        isinstance(step.node, cst.Call)
+        and isinstance(step.node.func, cst.Name)
+        and step.node.func.value in ("range", "len")
+        for step in origin.path
+    )

@@ -18,6 +18,8 @@ backward(); a call through a name of the program's own (`loss_fn(out, y, ignore_
 a loss function chosen at run time) when it passes `ignore_index=`, the module defines
 no function of that name (whose own loss is checked where it is written), and its value
 reaches a `.backward()` of the module (flow.origins: proved a loss, not by the keyword).
+A mean over rows the data may decide, and a loss divided by a count handed in, are
+hazards.data_rows' (DP137, DP136), called from here.
 """
 
 from __future__ import annotations
