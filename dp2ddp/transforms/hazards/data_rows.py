@@ -15,10 +15,11 @@ its share of samples. Two classes of validation round 2 (stop 49) were silent:
   data path goes through) handed whole to a call off that path that is also handed a
   batch's values, which may fill it where the view does not follow (`utils.loadData(text,
   t)`: Canjie-Luo/MORAN_v2@410596f main.py:109, 222), and no batch a loop takes reaches it
-  (a loop over `range()` or a literal is a counter, not a batch). A target handed in (a parameter no call
-  binds, another module's value) is not judged; nor one reached by batches a loop does not
-  take (sliced by hand, a `get_batch(data, i)` helper): the rows of a batch cut by rows
-  keep their count per sample, and the view has no fact of rows for such a helper.
+  (a loop over `range()` or a literal is a counter, not a batch). A target handed in (a
+  parameter no call binds, another module's value) is not judged; nor one reached by
+  batches a loop does not take (sliced by hand, a `get_batch(data, i)` helper): the rows of
+  a batch cut by rows keep their count per sample, and the view has no fact of rows for
+  such a helper.
 * DP136: a division `S / C` whose value reaches a `.backward()` of the module, `S` a value
   computed by a call, `C` a parameter of the enclosing function that no call of the module
   binds (a count handed in: patelrajnath/pytorch-dl@008c0e9's `SimpleLossCompute.__call__(x,
@@ -214,6 +215,7 @@ class DataRows:
                 call
                 for call in view(self._module).calls
                 if call is not statement.value
+                and call is not loss
                 and any(
                     isinstance(a.value, cst.Name) and a.value.value == name
                     for a in call.args
@@ -221,12 +223,14 @@ class DataRows:
                 )
                 and not (self.t.qualified_names(call.func) & _NOT_FILLING)
                 and id(call) not in on_path  # it reads the buffer: the target is its value
-                and self._batch_argument(call, data=False)  # it is handed a batch's values
+                and self._fed(call)  # it is handed a batch's values
             ]
             if not fillers:
                 return None
             here = enclosing_function(loss, self.t)
-            fillers.sort(key=lambda c: enclosing_function(c, self.t) is not here)
+            fillers.sort(
+                key=lambda c: (enclosing_function(c, self.t) is not here, self.t.input_position(c))
+            )
             where = self.t.input_position(statement)[0]
             return f"{self.t.code(statement.value)} (line {where})", fillers[0]
         return None
@@ -243,6 +247,18 @@ class DataRows:
                 if taken is not None:
                     return origin.path[taken].what
         return ""
+
+    def _fed(self, call: cst.Call) -> bool:
+        """A batch a loop takes reaches an argument of `call`, or an argument of a function
+        of the module one of its arguments comes from (`t, l = converter.encode(texts)`)."""
+        assert self._module is not None
+        if self._batch_argument(call, data=False):
+            return True
+        for arg in call.args:
+            for origin in origins(view(self._module), arg.value):
+                if any(self._batch_argument(c, data=False) for c in origin.entered()):
+                    return True
+        return False
 
     def _taken(self, origin: Origin) -> int | None:
         """The index of the last step where the value became a batch: an element of a
