@@ -594,6 +594,18 @@ rows and sum):
 - s50_s1_batch_default_elsewhere (b3-C of stop 49, WenbinLee/DN4@440857b's `--episodeSize`
   default 1 read in another module), said, checked by verify's verdict: DP133 at the loader
   (before: no migrate-time word; verify's fix text said `B // WORLD_SIZE`, 0 here).
+
+Stop 50 (helper s3), means over counts the data decides, said, checked by verify's verdict:
+- hazards_s50_s3_rows_built_from_labels (r2-A, Canjie-Luo/MORAN_v2@410596f main.py:220-222):
+  CrossEntropyLoss's mean over one row per character, the target built by `encode(texts)`
+  from the batch's labels: DP137 (before: no warning; the original prints weights -0.6702,
+  the migration's rank 0 -0.6934).
+- hazards_s50_s3_rows_in_filled_buffer (r2-A, MORAN_v2 main.py:109, 222): the target a
+  buffer `torch.LongTensor(4 * 6)` a helper fills: DP137 (before: no warning).
+- s50_s3_sum_over_handed_count (r2-D, patelrajnath/pytorch-dl@008c0e9
+  dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
+  tokens handed in from another module: DP136 at the division, DP004 names it (before:
+  DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
 """
 
 from __future__ import annotations
@@ -1186,6 +1198,10 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_s4_told_terms_by_name_and_from_end", "DP004"),
         # stop 50 s1: a global batch of 1, a command-line default read in another module
         ("s50_s1_batch_default_elsewhere", "DP133"),
+        # stop 50 s3: means over counts the data decides
+        ("hazards_s50_s3_rows_built_from_labels", "DP137"),
+        ("hazards_s50_s3_rows_in_filled_buffer", "DP137"),
+        ("s50_s3_sum_over_handed_count", "DP136"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

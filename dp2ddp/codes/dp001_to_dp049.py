@@ -42,7 +42,9 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "each rank draws apart, split and whole batches in one loss). Multiply the loss (or "
         "the summed term) by `torch.distributed.get_world_size()` where its batch is this "
         "rank's part (the helpers' WORLD_SIZE is not imported into your module), or use "
-        "reduction='mean'.",
+        "reduction='mean'. Where the sum is divided by a count before it is backpropagated "
+        "(`loss / norm`, the batch's tokens), the loss is a mean over that count, not a "
+        "sum: do not multiply it; DP136 (at the division) says what differs.",
     ),
     "DP005": (
         "data sliced by hand without a DataLoader",

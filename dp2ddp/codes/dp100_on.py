@@ -379,4 +379,44 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "evaluation loader with `shuffle=False` (left whole, DP015); then silence the "
         "warning with `# noqa: DP135`.",
     ),
+    "DP136": (
+        "a loss divided by a count handed in, not proved the batch's sample count",
+        "A loss is divided by a value its function is handed (`loss = self.criterion(x, y) "
+        "/ norm`, `norm` a parameter no call of the module binds: patelrajnath/pytorch-dl"
+        "@008c0e9's `SimpleLossCompute`, called with `batch.ntokens`, the batch's count of "
+        "target tokens that are not padding) before it is backpropagated. DataParallel "
+        "computed this once, on the gathered outputs: the whole batch's loss over the "
+        "whole batch's count. Under DDP each rank divides its own part's loss by its own "
+        "part's count and DDP averages the ranks equally: where the count is this rank's "
+        "sample count (its rows, `x.size(0)`) that is DataParallel's mean, but where the "
+        "data decides it (tokens not padding, positive anchors, characters) the ranks' "
+        "counts differ and every sample is weighted by its rank's count, silently. The "
+        "loss is then a mean over that count, not a sum: a summed reduction inside it "
+        "(DP004) must not be multiplied by WORLD_SIZE. Nothing was rewritten (the caller's "
+        "count was not followed). To keep DataParallel's loss, divide by the global count "
+        "over WORLD_SIZE: all-reduce the count (`torch.distributed.all_reduce`, reached by "
+        "every rank on every step) and divide by it over "
+        "`torch.distributed.get_world_size()`; where the value is the same on every rank "
+        "(a constant, a number of accumulation steps) nothing differs. Then silence the "
+        "warning with `# noqa: DP136`.",
+    ),
+    "DP137": (
+        "a mean loss over rows not proved the batch's samples",
+        "A mean cross entropy (CrossEntropyLoss, NLLLoss, F.cross_entropy, F.nll_loss, "
+        "reduction 'mean') is backpropagated over targets whose rows are not the batch's "
+        "samples as far as the code shows: program code builds them from the batch "
+        "(`text, length = encode(texts)` flattening each label's characters into one "
+        "row each), or they are a buffer the program fills (`text = torch.LongTensor("
+        "opt.batchSize * 5)` filled by a helper: Canjie-Luo/MORAN_v2@410596f), whose "
+        "count the batch's data may decide. DataParallel computed the mean once, on the "
+        "gathered outputs: over all of the batch's rows. Under DDP each rank averages over "
+        "its own part's rows and DDP averages the ranks equally, so where the ranks' row "
+        "counts differ (longer words on one rank) every row is weighted by its rank's "
+        "count, silently. Nothing was rewritten. Where the rows are one per sample of "
+        "this rank's batch (or as many on every rank) nothing differs: silence the "
+        "warning with `# noqa: DP137`. Else take reduction='sum', divide by the global "
+        "row count (the rows' count all-reduced with torch.distributed.all_reduce, "
+        "reached by every rank on every step) and multiply by "
+        "`torch.distributed.get_world_size()`.",
+    ),
 }

@@ -18,6 +18,8 @@ backward(); a call through a name of the program's own (`loss_fn(out, y, ignore_
 a loss function chosen at run time) when it passes `ignore_index=`, the module defines
 no function of that name (whose own loss is checked where it is written), and its value
 reaches a `.backward()` of the module (flow.origins: proved a loss, not by the keyword).
+A mean over rows the data may decide, and a loss divided by a count handed in, are
+hazards.data_rows' (DP137, DP136), called from here.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.chosen_reductions import chosen_reduction, is_torch_loss
+from dp2ddp.transforms.hazards.data_rows import DataRows
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
@@ -142,9 +145,12 @@ class MeanLosses:
         self._active = True
         self._module: cst.Module | None = None
         self._trained: set[cst.CSTNode] | None = None
+        #: DP137 and DP136 (hazards.data_rows)
+        self._rows = DataRows(transform, losses)
 
     def enter_module(self, node: cst.Module) -> None:
         self._module, self._trained = node, None
+        self._rows.enter_module(node)
         text = self.t.state.text
         self._active = not text or any(name in text for name in _GATE)
         if not self._active:  # names no such loss, not even in an aliased import
@@ -168,6 +174,7 @@ class MeanLosses:
                 self._warn(arg, self._detail(call, arg, what))
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
+        self._rows.check_call(node)
         if (
             self._module is not None
             and is_torch_loss(names)
