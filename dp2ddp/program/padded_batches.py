@@ -10,11 +10,13 @@ longest sample, so each rank's mean divides by another count, over other padded 
 DDP's average of those means is not DataParallel's mean (equal lengths: the same).
 
 Found, across the program's modules (the collate and the loss are often in different ones):
-1. a collate the program defines that pads to a length the batch decides: a function (or a
-   class with `__call__`) that calls `pad_sequence`, or builds a tensor (`torch.zeros`,
-   `ones`, `full`, `empty`, `new_zeros`, `F.pad`, numpy's `zeros`) whose arguments name a
-   local bound from a `max(...)` / `.max()` or raised in a comparison with itself
-   (`if n > longest: longest = n`);
+1. a collate the program defines that pads to a length the batch decides: a function, a
+   method (by its name) or a class with `__call__` that calls `pad_sequence`, or builds a
+   tensor (`torch.zeros`, `ones`, `full`, `empty`, `new_zeros`, `F.pad`, `np.pad`) whose
+   arguments name a local bound from a `max(...)` / `.max()` or raised in a comparison with
+   itself (`if n > longest: longest = n`), or a nested function's parameter handed one; or
+   that calls such a function of the program (ming024/FastSpeech2@d4e79eb's
+   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), to a fixed point;
 2. a training DataLoader (`shuffle=` not False, or a `sampler=` / `batch_sampler=`) handed it
    as `collate_fn=` (its name, an attribute ending in it, or a construction of the class);
 3. then each mean loss over elements (`torch.nn.functional.mse_loss` / `l1_loss` /
@@ -31,7 +33,7 @@ Not rewritten: the right mean is over the real elements of the whole batch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -56,24 +58,55 @@ _LOSS_CLASSES = frozenset(
 )
 
 
-def padding_collates(tree: ast.Module) -> frozenset[str]:
-    """The names of the functions and classes (with `__call__`) `tree` defines at its top
-    level that pad a batch to a length the batch decides."""
-    found: set[str] = set()
+#: A function or class of a module: (name, whether it pads by itself, the names it calls).
+PaddingFact = tuple[str, bool, frozenset[str]]
+
+
+def padding_facts(tree: ast.Module) -> tuple[PaddingFact, ...]:
+    """Each function `tree` defines at its top level or in a class (a method, by its own
+    name: `collate_fn=dataset.collate_fn`) and each class with `__call__` (by the class's
+    name), with whether it pads a batch to a length the batch decides by itself and the last
+    names of the calls it makes (a collate calling a padding helper: `pad_1D(texts)`)."""
+    found: list[PaddingFact] = []
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and _pads(node):
-            found.add(node.name)
-        elif isinstance(node, ast.ClassDef) and any(
-            isinstance(item, ast.FunctionDef) and item.name == "__call__" and _pads(item)
-            for item in node.body
-        ):
-            found.add(node.name)
-    return frozenset(found)
+        if isinstance(node, ast.FunctionDef):
+            found.append(_fact(node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    found.append(_fact(item.name, item))
+                    if item.name == "__call__":
+                        found.append(_fact(node.name, item))
+    return tuple(found)
 
 
-def _pads(function: ast.FunctionDef) -> bool:
+def padding_collates(facts: Iterable[PaddingFact]) -> frozenset[str]:
+    """The names (of `padding_facts` of a program's modules) that pad, by themselves or by
+    calling one that does, to a fixed point."""
+    listed = list(facts)
+    padding = {name for name, pads, _ in listed if pads}
+    changed = True
+    while changed:
+        changed = False
+        for name, _, calls in listed:
+            if name not in padding and calls & padding:
+                padding.add(name)
+                changed = True
+    return frozenset(padding)
+
+
+def _fact(name: str, function: ast.FunctionDef) -> PaddingFact:
     nodes = list(ast.walk(function))
+    calls = frozenset(last_name(n.func) for n in nodes if isinstance(n, ast.Call)) - {""}
+    return name, _pads(nodes), calls
+
+
+def _pads(nodes: list[ast.AST]) -> bool:
+    """Whether a function (its nodes) calls `pad_sequence`, or builds a tensor from a local
+    that holds the batch's longest length (bound from a max, raised under a comparison
+    with itself, or a parameter of a nested function handed one: `pad_data(x, max_len)`)."""
     longest: set[str] = set()
+    nested = {n.name: n for n in nodes if isinstance(n, ast.FunctionDef)}
     for node in nodes:
         if isinstance(node, ast.Call) and last_name(node.func) == "pad_sequence":
             return True
@@ -85,6 +118,16 @@ def _pads(function: ast.FunctionDef) -> bool:
                 if isinstance(inner, ast.Assign):
                     names = {t.id for t in inner.targets if isinstance(t, ast.Name)}
                     longest.update(names & compared)
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            inner_def = nested.get(node.func.id)
+            if inner_def is not None:
+                params = [a.arg for a in inner_def.args.args]
+                longest.update(
+                    params[i]
+                    for i, arg in enumerate(node.args[: len(params)])
+                    if isinstance(arg, ast.Name) and arg.id in longest
+                )
     if not longest:
         return False
     return any(
@@ -197,11 +240,11 @@ def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, li
     by module index; each module's padding collates computed once per project."""
     if not any(mentions(m.source.text, "collate_fn") for m in program.modules):
         return []
-    collates = frozenset(
-        name
+    collates = padding_collates(
+        fact
         for m in program.modules
-        for name in project.remembered(
-            ("padding collates", m.real, m.path), partial(_padding_collates, m)
+        for fact in project.remembered(
+            ("padding facts", m.real, m.path), partial(_padding_facts, m)
         )
     )
     trees = [m.passing_tree() for m in program.modules] if collates else []
@@ -212,5 +255,5 @@ def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, li
     return sorted(found.items())
 
 
-def _padding_collates(module: ProgramModule) -> frozenset[str]:
-    return padding_collates(module.passing_tree())
+def _padding_facts(module: ProgramModule) -> tuple[PaddingFact, ...]:
+    return padding_facts(module.passing_tree())
