@@ -38,6 +38,8 @@ class Longest:
         return torch.zeros(len(batch), longest)
 def by_sequence(batch):
     return pad_sequence(batch, batch_first=True)
+def main():
+    return DataLoader(ds, shuffle=True, collate_fn=Longest())
 """
 
 
@@ -45,7 +47,7 @@ def test_a_collate_pads_by_itself_or_through_a_helper_of_the_program() -> None:
     facts = [*padding_facts(ast.parse(HELPERS)), *padding_facts(ast.parse(DATASET))]
     found = padding_collates(facts)
     assert {"pad_1D", "collate_fn", "Longest", "by_sequence"} <= found
-    assert not {"to_ten", "fixed_collate"} & found
+    assert not {"to_ten", "fixed_collate", "main"} & found  # main builds a class, runs none
 
 
 def test_only_a_training_loader_handed_a_padding_collate_counts() -> None:

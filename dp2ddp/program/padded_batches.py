@@ -58,8 +58,9 @@ _LOSS_CLASSES = frozenset(
 )
 
 
-#: A function or class of a module: (name, whether it pads by itself, the names it calls).
-PaddingFact = tuple[str, bool, frozenset[str]]
+#: A function or class of a module: (name, whether it pads by itself, the names it calls,
+#: whether it is a class, named by its `__call__`).
+PaddingFact = tuple[str, bool, frozenset[str], bool]
 
 
 def padding_facts(tree: ast.Module) -> tuple[PaddingFact, ...]:
@@ -70,35 +71,39 @@ def padding_facts(tree: ast.Module) -> tuple[PaddingFact, ...]:
     found: list[PaddingFact] = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            found.append(_fact(node.name, node))
+            found.append(_fact(node.name, node, False))
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
-                    found.append(_fact(item.name, item))
+                    found.append(_fact(item.name, item, False))
                     if item.name == "__call__":
-                        found.append(_fact(node.name, item))
+                        found.append(_fact(node.name, item, True))
     return tuple(found)
 
 
 def padding_collates(facts: Iterable[PaddingFact]) -> frozenset[str]:
     """The names (of `padding_facts` of a program's modules) that pad, by themselves or by
-    calling one that does, to a fixed point."""
+    calling a function that does, to a fixed point; a class pads where its `__call__` does
+    (a call of a class's name builds it: its callers do not pad by it)."""
     listed = list(facts)
-    padding = {name for name, pads, _ in listed if pads}
+    functions = {name for name, pads, _, is_class in listed if pads and not is_class}
     changed = True
     while changed:
         changed = False
-        for name, _, calls in listed:
-            if name not in padding and calls & padding:
-                padding.add(name)
+        for name, _, calls, is_class in listed:
+            if not is_class and name not in functions and calls & functions:
+                functions.add(name)
                 changed = True
-    return frozenset(padding)
+    classes = {
+        name for name, pads, calls, is_class in listed if is_class and (pads or calls & functions)
+    }
+    return frozenset(functions | classes)
 
 
-def _fact(name: str, function: ast.FunctionDef) -> PaddingFact:
+def _fact(name: str, function: ast.FunctionDef, is_class: bool) -> PaddingFact:
     nodes = list(ast.walk(function))
     calls = frozenset(last_name(n.func) for n in nodes if isinstance(n, ast.Call)) - {""}
-    return name, _pads(nodes), calls
+    return name, _pads(nodes), calls, is_class
 
 
 def _pads(nodes: list[ast.AST]) -> bool:
