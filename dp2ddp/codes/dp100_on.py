@@ -317,6 +317,21 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "where every rank's share is equal) or drop the division (the mean needs none), "
         "then silence the warning with `# noqa: DP126`.",
     ),
+    "DP127": (
+        "a mean loss over a batch padded to this rank's longest sample",
+        "A training loader's collate_fn (the program's own function or class) pads each "
+        "batch to a length the batch decides (`pad_sequence`, a tensor of zeros as long as "
+        "its longest sample), and this loss is a mean over elements (`F.mse_loss(out, "
+        "target)`, `nn.L1Loss()` with its default reduction) with no mask on its input: the "
+        "padded zeros are counted in its denominator (Tomiinek/Multilingual_Text_to_Speech"
+        "@2c75185, stop 50). DataParallel collated the whole batch once: one length, one "
+        "count. Under DDP each rank collates only its share and pads it to its own longest "
+        "sample, so each rank divides by another count, over other padding, and DDP's "
+        "average of the ranks' means is not DataParallel's mean (with samples of equal "
+        "length it is). Nothing was rewritten. Mask the padding and divide the masked sum "
+        "by the whole batch's count of real elements (`all_reduce` the count), or pad every "
+        "batch to a fixed length, then silence the warning with `# noqa: DP127`.",
+    ),
     "DP132": (
         "an image grid saved by rank 0 holds this rank's rows of the batch",
         "The training loop joins the step's batch and the wrapped model's output into an "

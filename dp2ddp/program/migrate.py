@@ -50,6 +50,7 @@ from dp2ddp.program.loader_subclasses import (
     loader_subclasses,
     shuffled_subclass_calls,
 )
+from dp2ddp.program.padded_batches import padded_batch_notes
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
 from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes, unread_member_notes
@@ -162,6 +163,8 @@ def _plan_one(
             for index, notes in unread_member_notes(program):  # DP073
                 migrated = _noted(migrated, index, notes)
             migrated = _subclassed_loaders(program, migrated, project)
+            for index, notes in padded_batch_notes(program, project):  # DP127
+                migrated = _noted(migrated, index, notes)
             migrated = _incomplete(program, migrated)
         elif not orphan:
             candidates, found = dynamic_loader_notes(program)  # DP094

@@ -1,0 +1,264 @@
+"""A mean loss over a batch its collate_fn pads to the batch's own longest sample (DP127).
+
+Tomiinek/Multilingual_Text_to_Speech@2c75185 (stop 50 v2, w1): `TextToSpeechCollate`
+(dataset/dataset.py:262-300) pads each batch to its longest spectrogram (`if len > max_frames:
+max_frames = len`, `torch.zeros(batch_size, hp.num_mels, max_frames)`), and the loss
+(modules/tacotron2.py:468) is `F.mse_loss(post_prediction, post_target)`: a mean over every
+element of the padded tensor, padding included. DataParallel collated the whole batch once:
+one length, one count. Under DDP each rank collates its own share and pads it to its own
+longest sample, so each rank's mean divides by another count, over other padded zeros, and
+DDP's average of those means is not DataParallel's mean (equal lengths: the same).
+
+Found, across the program's modules (the collate and the loss are often in different ones):
+1. a collate the program defines that pads to a length the batch decides: a function, a
+   method (by its name) or a class with `__call__` that calls `pad_sequence`, or builds a
+   tensor (`torch.zeros`, `ones`, `full`, `empty`, `new_zeros`, `F.pad`, `np.pad`) whose
+   arguments name a local bound from a `max(...)` / `.max()` or raised in a comparison with
+   itself (`if n > longest: longest = n`), or a nested function's parameter handed one; or
+   that calls such a function of the program (ming024/FastSpeech2@d4e79eb's
+   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), to a fixed point;
+2. a training DataLoader (`shuffle=` not False, or a `sampler=` / `batch_sampler=`) handed it
+   as `collate_fn=` (its name, an attribute ending in it, or a construction of the class);
+3. then each mean loss over elements (`torch.nn.functional.mse_loss` / `l1_loss` /
+   `smooth_l1_loss` / `huber_loss` / `binary_cross_entropy[_with_logits]` with the mean
+   reduction, or a `torch.nn` loss class of these built so) of the program's modules is said,
+   or `X.mean()` / `torch.mean(X)` of a difference (`((out - y) ** 2).mean()`), unless its
+   input is a masked selection (`x[mask]`: a mean over the count the mask selects, DP043). A
+   sum, a masked sum over a count, a loss over per-sample values (cross entropy's class
+   scores, `torch.mean(loss / lengths)`) is not this. A mean of `out * mask` still counts
+   the padding in its denominator: said.
+Not rewritten: the right mean is over the real elements of the whole batch.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from dp2ddp.codes import title
+from dp2ddp.result import Diagnostic
+from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms._support.ast_nodes import last_name
+from dp2ddp.transforms._support.identifiers import mentions
+
+if TYPE_CHECKING:
+    from dp2ddp.program.discovery import Program, ProgramModule
+    from dp2ddp.program.project import Project
+
+_BUILDERS = frozenset({"zeros", "ones", "full", "empty", "new_zeros", "new_full", "pad"})
+_LOSS_FUNCTIONS = frozenset(
+    "mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits".split()
+)
+_ELEMENTWISE = frozenset({"abs", "pow", "square"})
+_LOSS_CLASSES = frozenset(
+    {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss"}
+)
+
+
+#: A function or class of a module: (name, whether it pads by itself, the names it calls,
+#: whether it is a class, named by its `__call__`).
+PaddingFact = tuple[str, bool, frozenset[str], bool]
+
+
+def padding_facts(tree: ast.Module) -> tuple[PaddingFact, ...]:
+    """Each function `tree` defines at its top level or in a class (a method, by its own
+    name: `collate_fn=dataset.collate_fn`) and each class with `__call__` (by the class's
+    name), with whether it pads a batch to a length the batch decides by itself and the last
+    names of the calls it makes (a collate calling a padding helper: `pad_1D(texts)`)."""
+    found: list[PaddingFact] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found.append(_fact(node.name, node, False))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    found.append(_fact(item.name, item, False))
+                    if item.name == "__call__":
+                        found.append(_fact(node.name, item, True))
+    return tuple(found)
+
+
+def padding_collates(facts: Iterable[PaddingFact]) -> frozenset[str]:
+    """The names (of `padding_facts` of a program's modules) that pad, by themselves or by
+    calling a function that does, to a fixed point; a class pads where its `__call__` does
+    (a call of a class's name builds it: its callers do not pad by it)."""
+    listed = list(facts)
+    functions = {name for name, pads, _, is_class in listed if pads and not is_class}
+    changed = True
+    while changed:
+        changed = False
+        for name, _, calls, is_class in listed:
+            if not is_class and name not in functions and calls & functions:
+                functions.add(name)
+                changed = True
+    classes = {
+        name for name, pads, calls, is_class in listed if is_class and (pads or calls & functions)
+    }
+    return frozenset(functions | classes)
+
+
+def _fact(name: str, function: ast.FunctionDef, is_class: bool) -> PaddingFact:
+    nodes = list(ast.walk(function))
+    calls = frozenset(last_name(n.func) for n in nodes if isinstance(n, ast.Call)) - {""}
+    return name, _pads(nodes), calls, is_class
+
+
+def _pads(nodes: list[ast.AST]) -> bool:
+    """Whether a function (its nodes) calls `pad_sequence`, or builds a tensor from a local
+    that holds the batch's longest length (bound from a max, raised under a comparison
+    with itself, or a parameter of a nested function handed one: `pad_data(x, max_len)`)."""
+    longest: set[str] = set()
+    nested = {n.name: n for n in nodes if isinstance(n, ast.FunctionDef)}
+    for node in nodes:
+        if isinstance(node, ast.Call) and last_name(node.func) == "pad_sequence":
+            return True
+        if isinstance(node, ast.Assign) and _has_max(node.value):
+            longest.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            compared = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+            for inner in node.body:
+                if isinstance(inner, ast.Assign):
+                    names = {t.id for t in inner.targets if isinstance(t, ast.Name)}
+                    longest.update(names & compared)
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            inner_def = nested.get(node.func.id)
+            if inner_def is not None:
+                params = [a.arg for a in inner_def.args.args]
+                longest.update(
+                    params[i]
+                    for i, arg in enumerate(node.args[: len(params)])
+                    if isinstance(arg, ast.Name) and arg.id in longest
+                )
+    if not longest:
+        return False
+    return any(
+        isinstance(node, ast.Call)
+        and last_name(node.func) in _BUILDERS
+        and any(
+            isinstance(n, ast.Name) and n.id in longest
+            for arg in [*node.args, *(k.value for k in node.keywords)]
+            for n in ast.walk(arg)
+        )
+        for node in nodes
+    )
+
+
+def _has_max(value: ast.expr) -> bool:
+    return any(isinstance(n, ast.Call) and last_name(n.func) == "max" for n in ast.walk(value))
+
+
+def trains_with_collate(tree: ast.Module, collates: frozenset[str]) -> bool:
+    """Whether `tree` builds a training DataLoader whose `collate_fn=` is one of `collates`
+    (its name, an attribute ending in it, or a call of it: a class's construction)."""
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.Call) or last_name(node.func) != "DataLoader":
+            continue
+        given = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        collate = given.get("collate_fn")
+        if collate is None:
+            continue
+        if isinstance(collate, ast.Call):
+            collate = collate.func
+        if last_name(collate) not in collates:
+            continue
+        shuffle = given.get("shuffle")
+        if (shuffle is not None and not _false(shuffle)) or any(
+            not _false(given[k]) for k in ("sampler", "batch_sampler") if k in given
+        ):
+            return True
+    return False
+
+
+def _false(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value in (False, None)
+
+
+def mean_losses(tree: ast.Module) -> Iterator[tuple[int, int, str]]:
+    """(line, col, spelling) of each mean loss over elements in `tree` whose input is not
+    a masked selection (`x[mask]`: a mean over the count the mask selects, DP043)."""
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = last_name(node.func)
+        if isinstance(node.func, ast.Attribute) and name in _LOSS_FUNCTIONS:
+            if _mean(node) and not any(isinstance(a, ast.Subscript) for a in node.args[:2]):
+                yield node.lineno, node.col_offset + 1, ast.unparse(node.func)
+        elif name in _LOSS_CLASSES and _mean(node) and not node.args:
+            yield node.lineno, node.col_offset + 1, f"{ast.unparse(node.func)}()"
+        elif name == "mean" and not node.keywords and _of_difference(node):
+            yield node.lineno, node.col_offset + 1, "a mean of a difference"
+
+
+def _of_difference(call: ast.Call) -> bool:
+    """`X.mean()` or `torch.mean(X)` with no dims, X elementwise of a difference of two
+    tensors: `(a - b) ** 2`, `(a - b).abs()`, `torch.abs(a - b)`, `(a - b).pow(2)`."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if call.args and not (len(call.args) == 1 and last_name(func.value) == "torch"):
+        return False
+    value = call.args[0] if call.args else func.value
+    while True:
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub):
+            return True
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Pow):
+            value = value.left
+        elif isinstance(value, ast.Call) and last_name(value.func) in _ELEMENTWISE:
+            if isinstance(value.func, ast.Attribute) and last_name(value.func.value) != "torch":
+                value = value.func.value
+            elif value.args:
+                value = value.args[0]
+            else:
+                return False
+        else:
+            return False
+
+
+def _mean(call: ast.Call) -> bool:
+    for keyword in call.keywords:
+        if keyword.arg == "reduction":
+            return isinstance(keyword.value, ast.Constant) and keyword.value.value == "mean"
+        if keyword.arg in ("size_average", "reduce", None):
+            return False
+    return True
+
+
+def padded_mean_notes(
+    trees: list[ast.Module], collates: frozenset[str]
+) -> Iterator[tuple[int, int, int, str]]:
+    """(module index, line, col, spelling) of each mean loss of a program one of whose
+    modules (`trees`) trains on a loader whose collate_fn is one of `collates` (the program's
+    padding collates: `padding_collates` of each module)."""
+    if not collates or not any(trains_with_collate(tree, collates) for tree in trees):
+        return
+    for index, tree in enumerate(trees):
+        for line, col, spelling in mean_losses(tree):
+            yield index, line, col, spelling
+
+
+def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, list[Diagnostic]]]:
+    """DP127 at each mean loss of a program trained on batches its collate pads per batch,
+    by module index; each module's padding collates computed once per project."""
+    if not any(mentions(m.source.text, "collate_fn") for m in program.modules):
+        return []
+    collates = padding_collates(
+        fact
+        for m in program.modules
+        for fact in project.remembered(
+            ("padding facts", m.real, m.path), partial(_padding_facts, m)
+        )
+    )
+    trees = [m.passing_tree() for m in program.modules] if collates else []
+    what = f"{title('DP127')}: {{}}"
+    found: dict[int, list[Diagnostic]] = {}
+    for index, line, col, spelling in sorted(padded_mean_notes(trees, collates)):
+        found.setdefault(index, []).append(Diagnostic(line, col, "DP127", what.format(spelling)))
+    return sorted(found.items())
+
+
+def _padding_facts(module: ProgramModule) -> tuple[PaddingFact, ...]:
+    return padding_facts(module.passing_tree())
