@@ -1129,6 +1129,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s49_b3_loaders_appended_per_mode", "DP135"),
         # stop 50 v3: state changed in a subclass's method an inherited forward() calls
         ("hazards_s50_v3_inherited_forward_helper", "DP007"),
+        # stop 50 w2: noise and data rows paired over the batch before the model
+        ("hazards_s50_w2_rows_paired_before_model", "DP124"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
