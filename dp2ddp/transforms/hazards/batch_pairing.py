@@ -151,7 +151,7 @@ def _foreign(
         if not n.startswith(".")
         and n.split(".")[0] not in _READ | own | sys.stdlib_module_names | {"builtins"}
     )
-    return outside[0] if outside else ""
+    return " or ".join(outside[:3]) + (" or another" if len(outside) > 3 else "")
 
 
 def _pairing(defs: DefUse, path: tuple[Step, ...]) -> cst.CSTNode | None:
