@@ -105,7 +105,7 @@ def _library_call(
     the call, the qualified name it resolved to, the count of such arguments."""
     cut = False
     for step in path:
-        cut = cut or step.cut
+        cut = cut or _batch_cut(defs, step)
         node = step.node
         parent = defs.parent(node)
         if isinstance(parent, cst.Arg):  # the walk went from an argument to the call's value
@@ -162,7 +162,7 @@ def _pairing(defs: DefUse, path: tuple[Step, ...]) -> cst.CSTNode | None:
     2))`, `q @ k.transpose(-2, -1)`: each sample's own rows, per row of the batch)."""
     cut = False
     for step in path:
-        cut = cut or step.cut
+        cut = cut or _batch_cut(defs, step)
         node = step.node
         if cut and compares_samples(node) and _across_batch(node):
             operands = _operands(node)
@@ -209,7 +209,21 @@ def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
 
 def _from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
     """Some source of `expr` reaches it as data cut from data (the loader's batch)."""
-    return any(o.cut and not o.selects for o in origins(defs, expr))
+    return any(
+        not o.selects and any(_batch_cut(defs, s) for s in o.path) for o in origins(defs, expr)
+    )
+
+
+def _batch_cut(defs: DefUse, step: Step) -> bool:
+    """`step` takes a batch out of data: an element of an iteration (a `for` over a loader,
+    `next(it)`) or a slice, not an entry of a container (`loaders["src"]`: a loader, not
+    a batch)."""
+    if not step.cut:
+        return False
+    parent = defs.parent(step.node)
+    if isinstance(parent, cst.Subscript) and parent.value is step.node:
+        return any(isinstance(s.slice, cst.Slice) for s in parent.slice)
+    return True
 
 
 def _root(node: cst.BaseExpression) -> cst.Name | None:
