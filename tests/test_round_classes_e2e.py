@@ -1213,6 +1213,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_s3_sum_over_handed_count", "DP136"),
         # stop 50 w1: a mean loss over a batch each rank pads to its own longest sample
         ("s50_w1_loss_over_batch_padded_per_rank", "DP127"),
+        # stop 50 w2: noise and data rows paired over the batch before the model
+        ("hazards_s50_w2_rows_paired_before_model", "DP124"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -303,6 +303,40 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "(`torch.distributed.all_gather`, where every rank arrives), then silence the "
         "warning with `# noqa: DP123`.",
     ),
+    "DP124": (
+        "the batch's rows paired with each other before the model",
+        "Between the loader and a call of the wrapped model, the training loop computes the "
+        "model's input with an operation that pairs the rows of the batch with each other "
+        "(`torch.cdist` of the batch with another batch or itself, a product of the batch "
+        "with a transposed batch, an n x n comparison by broadcasting; an optimal-transport "
+        "pairing of noise and data rows, `cost.argmin(0)` over a cdist: "
+        "atong01/conditional-flow-matching@cacd4dc, stop 50). DataParallel ran that loop "
+        "on the whole batch and scattered the result; under DDP each rank runs it on its "
+        "own share, so each row is paired only among this rank's rows and the model's "
+        "input is not this rank's share of what DataParallel fed it. Nothing was "
+        "rewritten. Where the pairing must span the whole batch, gather the rows from every "
+        "rank first (`torch.distributed.all_gather`, where every rank arrives), pair them "
+        "there, and keep this rank's share; where pairing within a rank's share is what you "
+        "want (a smaller batch per pairing), silence the warning with `# noqa: DP124`.",
+    ),
+    "DP125": (
+        "a library call handed the batch's tensors before the model may pair their rows",
+        "Between the loader and a call of the wrapped model, the training loop hands two or "
+        "more tensors built from the batch to a function of a package dp2ddp does not read, "
+        "and the model's input comes from what it returns "
+        "(`t, xt, ut = FM.sample_location_and_conditional_flow(x0, x1)`, FM a torchcfm "
+        "`ExactOptimalTransportConditionalFlowMatcher`, which pairs noise and data rows by "
+        "an optimal-transport plan over the batch: atong01/conditional-flow-matching@cacd4dc, "
+        "stop 50). DataParallel ran that call on the whole batch and scattered the result; "
+        "under DDP each rank runs it on its own share. If the function treats each row on "
+        "its own, nothing changes; if it pairs the rows with each other (a transport plan, "
+        "a nearest-neighbour match, a shuffle to mix samples), each row is paired only among "
+        "this rank's rows and the model's input is not this rank's share of what "
+        "DataParallel fed it. Nothing was rewritten. Check what the function does; where it "
+        "pairs rows and the pairing must span the whole batch, gather the rows from every "
+        "rank first (`torch.distributed.all_gather`, where every rank arrives), pair them, "
+        "and keep this rank's share. Then silence the warning with `# noqa: DP125`.",
+    ),
     "DP126": (
         "a mean loss divided by this rank's share of the batch's size",
         "A loss that is already a mean over the batch (a torch.nn loss with its default "

@@ -84,6 +84,7 @@ from dp2ddp.transforms.hazards.backward_program import (
     dp026_message,
     second_backwards,
 )
+from dp2ddp.transforms.hazards.batch_pairing import batch_pairings
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
 from dp2ddp.transforms.hazards.forward_calls import helper_changes
@@ -284,6 +285,13 @@ class FlagHazards(MigrationTransform):
         )
         for at, detail in criterion_pairs(original_node, wrapped, pairs_of, self):
             self.warn(at, "DP040", detail)
+        text = self.state.text or original_node.code
+        own = frozenset(n.split(".")[0] for n, _ in self.state.loaders.consumers)
+        paired = batch_pairings(
+            original_node, wrapped, text, self.code, self._position, self.qualified_names, own
+        )
+        for at, code, detail in paired:
+            self.warn(at, code, detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:

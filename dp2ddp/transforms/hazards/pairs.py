@@ -68,19 +68,19 @@ def pair_losses(
         if not (_NAMED.search(node.name.value) or (owner and _NAMED.search(owner))):
             continue
         for inner in walk(node.body, skip_scopes=True):
-            if _compares_samples(inner):
+            if compares_samples(inner):
                 name = f"{owner}.{node.name.value}" if owner else node.name.value
                 yield node, name, code(inner)
                 break
 
 
-_MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze")
+MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze")
 
 
 def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:
     """(line, name, expression) of each DP040 function of `source` (verify names them
     when a migration's updates differ); nothing for a file that does not parse."""
-    if not (_NAMED.search(source) and _MAY_COMPARE.search(source)):
+    if not (_NAMED.search(source) and MAY_COMPARE.search(source)):
         return []
     module = parsed_or_none(source)
     if module is None:
@@ -134,7 +134,7 @@ def _transposed(node: cst.BaseExpression) -> cst.Name | None:
 def _compared(node: cst.CSTNode) -> tuple[str, str] | None:
     """The two names whose rows `node` compares: (`x`, `y`) of `x.mm(y.t())`,
     `torch.matmul(x, y.T)`, `x @ y.t()`, `torch.cdist(x, y)`, `x.unsqueeze(1) -
-    y.unsqueeze(0)`, as _compares_samples reads a comparison."""
+    y.unsqueeze(0)`, as compares_samples reads a comparison."""
     pair: list[cst.BaseExpression | None] = []
     if isinstance(node, cst.Call):
         func = node.func
@@ -160,7 +160,7 @@ def _compared(node: cst.CSTNode) -> tuple[str, str] | None:
     return None
 
 
-def _compares_samples(node: cst.CSTNode) -> bool:
+def compares_samples(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Call):
         func = node.func
         last = name_of(func)
@@ -302,7 +302,7 @@ def _inline_pairs(
     wrap (analysis/handed_parameters.py, the def-use view's call sites). A loss-named
     function is pair_losses' (DP040 at its definition); a model's forward() reads no
     wrapped model's output."""
-    if not _MAY_COMPARE.search(transform.state.text or module.code):
+    if not MAY_COMPARE.search(transform.state.text or module.code):
         return
     code = transform.code
     names = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL

@@ -1,0 +1,232 @@
+"""The batch's rows paired with each other before the wrapped model (DP124).
+
+DataParallel scattered the batch after the training loop had built the model's input from
+it: an operation of that loop over the whole batch saw every row. Under DDP each rank's loop
+sees only its share, so an operation that pairs the batch's rows with each other (an
+optimal-transport plan between noise and data, `torch.cdist(x0, x1)` then `argmin` over the
+batch: atong01/conditional-flow-matching@cacd4dc train_cifar10.py:144,
+`FM.sample_location_and_conditional_flow(x0, x1)`, stop 50 v1-B) pairs only the rank's own
+rows, and the model's input is not this rank's share of what DataParallel fed it.
+
+What counts as pairing rows is what DP040 decides for a loss (hazards/pairs.py,
+`compares_samples`: cdist / pdist, a product of a batch with a transposed one, an n x n
+`expand`, `x.unsqueeze(1) - x.unsqueeze(0)`); here it is found on the way from the loader's
+batch to an argument of a wrapped model's call, through the shared def-use view's backward
+walk (flow/origins.py: names, unpackings, this module's functions entered, an index's
+sources: `x0[order]` with `order` from `cost.argmin(0)`). The source must reach the pairing
+as a part cut from data (an element of the loader's iteration, a slice): a comparison of
+constants, of a weight with itself, or along another dimension of one row is not on such a
+path. A pairing inside the model's forward() ran per GPU under DataParallel too and is not
+on the path (the model's call stops the walk).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Step, origins, view
+from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
+
+#: Packages whose calls dp2ddp reads as per row or as told elsewhere (a call of theirs
+#: handed two batches is not DP125's): torch's own, numpy, and the standard library.
+_READ = frozenset({"torch", "torchvision", "numpy", "einops", "timm", "dp2ddp"})
+
+
+def batch_pairings(
+    module: cst.Module,
+    wrapped: set[str],
+    text: str,
+    code: Callable[[cst.CSTNode], str],
+    position: Callable[[cst.CSTNode], tuple[int, int]],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    own: frozenset[str] = frozenset(),
+) -> Iterator[tuple[cst.CSTNode, str, str]]:
+    """Each operation pairing the loader's batch's rows with each other whose result a
+    wrapped model's call (as spelled in `wrapped`) reads, once, with its code and detail:
+    DP124 where the pairing is read (`compares_samples`), DP125 where it is a call into a
+    library dp2ddp does not read handed two or more tensors cut from the batch."""
+    if not wrapped:
+        return
+    defs = view(module)
+    calls = [c for c in defs.calls if code(c.func) in wrapped]
+    told: set[cst.CSTNode] = set()
+    compares = bool(MAY_COMPARE.search(text))
+    for call in calls:
+
+        def stop(c: cst.Call) -> bool:
+            return code(c.func) in wrapped
+
+        line = position(call)[0]
+        model = code(call).splitlines()[0][:60]
+        for arg in call.args:
+            for origin in origins(defs, arg.value, stop=stop):
+                found = _pairing(defs, origin.path) if compares else None
+                if found is not None and found not in told:
+                    told.add(found)
+                    seen = code(found).splitlines()[0][:60]
+                    yield (
+                        found,
+                        "DP124",
+                        f"`{seen}` pairs the rows of the loader's batch with each other, "
+                        f"and the wrapped model's call at line {line} reads what it gives "
+                        f"({model}): each rank pairs only its own share of each batch, "
+                        "DataParallel paired the whole batch before scattering it",
+                    )
+                library = _library_call(defs, origin.path, qualified_names, told, own)
+                if library is not None:
+                    node, name, count = library
+                    told.add(node)
+                    seen = code(node).splitlines()[0][:60]
+                    yield (
+                        node,
+                        "DP125",
+                        f"`{seen}` ({name}) is handed {count} tensors built from the "
+                        f"loader's batch, and the wrapped model's call at line {line} reads "
+                        f"what it gives ({model}): dp2ddp does not read it; if it pairs "
+                        "their rows with each other, each rank pairs only its own share of "
+                        "each batch, DataParallel paired the whole batch",
+                    )
+
+
+def _library_call(
+    defs: DefUse,
+    path: tuple[Step, ...],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    told: set[cst.CSTNode],
+    own: frozenset[str],
+) -> tuple[cst.Call, str, int] | None:
+    """The first call on `path`, after a cut, of a package dp2ddp does not read (`FM.
+    sample_location_and_conditional_flow(x0, x1)`, FM built from torchcfm's class; a
+    function imported from one), handed two or more positional tensors cut from data:
+    the call, the qualified name it resolved to, the count of such arguments."""
+    cut = False
+    for step in path:
+        cut = cut or _batch_cut(defs, step)
+        node = step.node
+        parent = defs.parent(node)
+        if isinstance(parent, cst.Arg):  # the walk went from an argument to the call's value
+            node = defs.parent(parent) or node
+        if not cut or step.call or not isinstance(node, cst.Call) or node in told:
+            continue
+        values = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(values) < 2:
+            continue
+        name = _foreign(defs, node, qualified_names, own)
+        if not name:
+            continue
+        count = sum(1 for v in values if _from_data(defs, v))
+        if count >= 2:
+            return node, name, count
+    return None
+
+
+def _foreign(
+    defs: DefUse,
+    call: cst.Call,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    own: frozenset[str],
+) -> str:
+    """The qualified name of `call`'s callee where it comes from a package outside _READ
+    and the standard library: the function imported, or the method of an object built by
+    a class imported (through the view: `FM = Matcher(...)`, then `FM.method(...)`)."""
+    func = call.func
+    root = _root(func)
+    names: set[str] = set()
+    if root is not None and defs.imported(root):
+        names = set(qualified_names(func))  # `ot.emd(a, b)`, `from lib import pair`
+    elif isinstance(func, cst.Attribute):  # a method of an object a library's class built
+        for origin in origins(defs, func.value):
+            made = origin.node
+            if origin.kind == "call" and isinstance(made, cst.Call) and not origin.cut:
+                built = _root(made.func)
+                if built is not None and defs.imported(built):
+                    names |= {f"{n}.{func.attr.value}" for n in qualified_names(made.func)}
+    outside = sorted(
+        n
+        for n in names
+        if not n.startswith(".")
+        and n.split(".")[0] not in _READ | own | sys.stdlib_module_names | {"builtins"}
+    )
+    return " or ".join(outside[:3]) + (" or another" if len(outside) > 3 else "")
+
+
+def _pairing(defs: DefUse, path: tuple[Step, ...]) -> cst.CSTNode | None:
+    """The first node on `path` (source first) that compares rows, after a step that cut
+    the value from data (an element of an iteration, a slice), whose operands are all cut
+    from data (`torch.cdist(x, self.centres)` compares rows with a table, not with each
+    other) and that transposes no dimension but the batch's (`torch.bmm(x, x.transpose(1,
+    2))`, `q @ k.transpose(-2, -1)`: each sample's own rows, per row of the batch)."""
+    cut = False
+    for step in path:
+        cut = cut or _batch_cut(defs, step)
+        node = step.node
+        if cut and compares_samples(node) and _across_batch(node):
+            operands = _operands(node)
+            if operands and all(_from_data(defs, o) for o in operands):
+                return node
+    return None
+
+
+def _across_batch(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call) and name_of(node.func) == "bmm":
+        return False
+    for inner in walk(node):
+        if (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == "transpose"
+        ):
+            dims = [a.value for a in inner.args]
+            if not any(isinstance(d, cst.Integer) and d.value == "0" for d in dims):
+                return False
+    return True
+
+
+def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The values whose rows `node` compares: a call's positional arguments and its
+    receiver (not `torch`), an operation's two sides; `labels` of `labels.expand(n, n)`."""
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if not isinstance(node, cst.Call):
+        return []
+    func = node.func
+    receiver = (
+        [func.value]
+        if isinstance(func, cst.Attribute) and name_of(func.value) not in {"torch", "F"}
+        else []
+    )
+    if name_of(func) == "expand":
+        return receiver
+    values = [a.value for a in node.args if a.keyword is None and not a.star]
+    if name_of(func) in {"addmm", "addmm_"}:
+        values = values[-2:]
+    return [*receiver, *values]
+
+
+def _from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
+    """Some source of `expr` reaches it as data cut from data (the loader's batch)."""
+    return any(
+        not o.selects and any(_batch_cut(defs, s) for s in o.path) for o in origins(defs, expr)
+    )
+
+
+def _batch_cut(defs: DefUse, step: Step) -> bool:
+    """`step` takes a batch out of data: an element of an iteration (a `for` over a loader,
+    `next(it)`) or a slice, not an entry of a container (`loaders["src"]`: a loader, not
+    a batch)."""
+    if not step.cut:
+        return False
+    parent = defs.parent(step.node)
+    if isinstance(parent, cst.Subscript) and parent.value is step.node:
+        return any(isinstance(s.slice, cst.Slice) for s in parent.slice)
+    return True
+
+
+def _root(node: cst.BaseExpression) -> cst.Name | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
