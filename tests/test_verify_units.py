@@ -791,6 +791,17 @@ def test_cause_batch_not_divided_for_a_batch_smaller_than_the_world_says_so() ->
     assert _undivided_fix(shards(4), 2).startswith("Use batch_size=B // WORLD_SIZE")
 
 
+def test_cause_data_differs_for_a_batch_smaller_than_the_world_says_so() -> None:
+    """The data-differs fix names B // WORLD_SIZE only where it is at least 1 (stop 50: the
+    same fault as the batch-not-divided text, for a batch of one episode)."""
+    from dp2ddp.verify.causes import _loader_fix
+
+    one = _loader_fix(1, 2)
+    assert "B // WORLD_SIZE" not in one and "batch of 1 is smaller than WORLD_SIZE=2" in one
+    assert "DP133" in one
+    assert "batch size B // WORLD_SIZE" in _loader_fix(8, 2)
+
+
 def test_a_batch_split_again_after_the_loader_fails_on_the_model_inputs(tmp_path: Path) -> None:
     """V4 (rosinality/glow-pytorch@97081ff, F1): the DataLoaders give 4+4 of the original's
     8, then a second split after next() feeds each rank's model 2: counted on what reaches

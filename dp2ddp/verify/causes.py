@@ -384,10 +384,27 @@ def _data(ev: Evidence) -> list[Cause]:
             "data_differs",
             "the ranks' batches are not the original's batch",
             f"{detail}; {checked}",
-            "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
-            "B // WORLD_SIZE, with a DistributedSampler.",
+            _loader_fix(bad.original, ev.world),
         )
     ]
+
+
+def _loader_fix(original: int, world: int) -> str:
+    """What to check in the migrated DataLoader: its batch B // WORLD_SIZE, unless the
+    original's batch is smaller than WORLD_SIZE, where that is 0 (stop 50, s1's note on
+    WenbinLee/DN4@440857b: the batch-not-divided text had the same fault)."""
+    if 0 < original < world:
+        return (
+            "Check the migrated DataLoader: same dataset, shuffle and drop_last, with a "
+            f"DistributedSampler. The original's batch of {original} is smaller than "
+            f"WORLD_SIZE={world} and cannot be divided (no rank loads less than 1 sample; "
+            "DP133 at migrate time): train with a batch of at least WORLD_SIZE samples, or "
+            "run one process."
+        )
+    return (
+        "Check the migrated DataLoader: same dataset, shuffle, drop_last and batch size "
+        "B // WORLD_SIZE, with a DistributedSampler."
+    )
 
 
 def _changed_inputs(ev: Evidence) -> list[Cause]:
