@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dp2ddp.verify.data_evidence import same_chunks
-from dp2ddp.verify.reach import LineReach, Reached
+from dp2ddp.verify.reach import Reached
 from dp2ddp.verify.records import RankRecord
 
 PROGRAM = """\
@@ -38,21 +38,44 @@ def _record(data: dict[str, Any], rank: int = 0) -> RankRecord:
     return RankRecord(rank, Path("."), "stopped", data, {}, "", "")
 
 
+_TRACED_RUN = """\
+import json, sys
+from pathlib import Path
+from dp2ddp.verify.reach import LineReach
+
+path = Path(sys.argv[1])
+namespace = {}
+reach = LineReach()
+reach.install()
+try:
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace["SP"]().forward(2)
+    namespace["main"]("sp")
+finally:
+    reach.stop()
+Path(sys.argv[2]).write_text(json.dumps(reach.record()))
+"""
+
+
+def _traced(tmp_path: Path, script: str, *args: str) -> None:
+    """Run `script` (which installs a LineReach) in a process of its own, as verify's runner
+    does. Not in the xdist worker: a line tracer installed there once spun for 25 minutes on
+    one line of pathlib's `__str__` (stop 50's CI rehearsal, CPython 3.11.7), and the fork
+    below can leave a child of that threaded process stuck."""
+    subprocess.run(
+        [sys.executable, "-c", script, *args],
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
 def _run(tmp_path: Path) -> tuple[Path, Reached]:
     path = tmp_path / "train.py"
     path.write_text(PROGRAM)
-    namespace: dict[str, Any] = {}
-    reach = LineReach()
-    old = sys.gettrace()
-    reach.install()
-    try:
-        exec(compile(PROGRAM, str(path), "exec"), namespace)
-        namespace["SP"]().forward(2)
-        namespace["main"]("sp")
-    finally:
-        reach.stop()
-        sys.settrace(old)
-    return path, Reached(_record(reach.record()))
+    out = tmp_path / "record.json"
+    _traced(tmp_path, _TRACED_RUN, str(path), str(out))
+    return path, Reached(_record(json.loads(out.read_text())))
 
 
 def test_lines_the_run_reached_and_a_definition_by_its_body(tmp_path: Path) -> None:
@@ -148,12 +171,7 @@ def test_lines_a_forked_worker_ran_are_reached(tmp_path: Path) -> None:
     test worker (execnet's threads, torch's pools) can leave the child stuck."""
     path = tmp_path / "data.py"
     path.write_text("def get(i):\n    return i + 1\n")
-    subprocess.run(
-        [sys.executable, "-c", _FORKED_RUN, str(tmp_path), str(path)],
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    _traced(tmp_path, _FORKED_RUN, str(tmp_path), str(path))
     data = json.loads((tmp_path / "record.json").read_text())
     record = RankRecord(0, tmp_path, "stopped", data, {}, "", "")
     assert Reached(record).ran(str(path), 2)
