@@ -53,13 +53,13 @@ import libcst as cst
 from dp2ddp.flow import DefUse, code, origins
 from dp2ddp.flow.defuse import Function
 from dp2ddp.transforms._support.nodes import calls_under
+from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains
 
 Verdict = Literal["library", "program", "unread"]
 
 #: Methods and builtins whose result is no longer attached to the graph.
 _DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
-_GRAD_OFF = frozenset({"no_grad", "inference_mode"})
 
 
 @dataclass(frozen=True)
@@ -177,18 +177,13 @@ def _detaches(node: cst.CSTNode) -> bool:
 
 
 def _grad_off(view: DefUse, node: cst.CSTNode) -> bool:
-    """Under `with torch.no_grad():` / `inference_mode()`, or in a function decorated so."""
-
-    def off(expr: cst.BaseExpression) -> bool:
-        func = expr.func if isinstance(expr, cst.Call) else expr
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        return name in _GRAD_OFF
-
+    """Under `with torch.no_grad():` / `inference_mode()` / `set_grad_enabled(False)`, or in a
+    function decorated so (generator_batches.named_no_grad, the one reading by name)."""
     for ancestor in view.ancestors(node):
-        if isinstance(ancestor, cst.With) and any(off(i.item) for i in ancestor.items):
+        if isinstance(ancestor, cst.With) and any(named_no_grad(i.item) for i in ancestor.items):
             return True
         if isinstance(ancestor, cst.FunctionDef) and any(
-            off(d.decorator) for d in ancestor.decorators
+            named_no_grad(d.decorator) for d in ancestor.decorators
         ):
             return True
     return False
