@@ -44,6 +44,7 @@ from dp2ddp.migrate.summary import fold_unreached
 from dp2ddp.migrate.suppress import silence
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.discovery import ROOT_MARKERS, discover_program, find_root
+from dp2ddp.program.sys_path import resolve_edit
 from dp2ddp.result import FileOutcome
 from dp2ddp.verify.in_copy import search_path_in_copy
 
@@ -76,17 +77,49 @@ def project_root(entry: Path) -> Path:
     return Path(find_root(str(entry.resolve().parent)))
 
 
-def program_roots(entry: Path) -> tuple[Path, Path]:
-    """(the folder verify copies, the root migrate finds) for ENTRY: every file of ENTRY's
-    program lies under the first (the root, widened by the program's sys.path edits), which
-    holds the second. A program discovery cannot read is copied from its root (the
-    migration in the copy then reports the error)."""
+def program_roots(entry: Path) -> tuple[Path, Path, str]:
+    """(the folder verify copies, the root migrate finds, why the first is the project) for
+    ENTRY: every file of ENTRY's program lies under the first (the root, widened by the
+    program's sys.path edits), which holds the second. A program discovery cannot read is
+    copied from its root (the migration in the copy then reports the error). Why: the root's
+    marker, else the entry's folder, or the folder a sys.path edit of the program or a
+    PYTHONPATH folder widened it to (micronet@c31cdd2's `sys.path.append("../../../..")`
+    reached /work: docs/real-world.md, stop 51)."""
     root = project_root(entry)
     try:
         program = discover_program(str(entry.resolve()))
     except InputError:
-        return root, root
-    return Path(program.files_root or program.root), root
+        return root, root, _found_why(root)
+    copied = Path(program.files_root or program.root)
+    if copied == root:
+        return copied, root, _found_why(root)
+    for module in program.modules:
+        for edit in module.path_edits:
+            folder = resolve_edit(edit, str(root)) if edit.anchored else None
+            if folder is not None and Path(os.path.commonpath([root, folder])) == copied:
+                return (
+                    copied,
+                    root,
+                    (
+                        f"the folder the sys.path edit at {os.path.relpath(module.real, copied)}:"
+                        f"{edit.line} "
+                        f"({edit.folder!r}) reaches from {root}, {_found_why(root)}"
+                    ),
+                )
+    for entry_folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        folder = os.path.abspath(entry_folder) if entry_folder else ""
+        if folder and Path(os.path.commonpath([root, folder])) == copied:
+            return (
+                copied,
+                root,
+                f"the folder above {root}, {_found_why(root)}, and {folder} of PYTHONPATH",
+            )
+    return copied, root, f"the folder the program's sys.path edits reach from {root}"
+
+
+def _found_why(root: Path) -> str:
+    found = next((m for m in PROJECT_MARKERS if (root / m).exists()), None)
+    return f"the nearest folder up with {found}" if found else "the entry's folder"
 
 
 @dataclass
@@ -170,11 +203,11 @@ def _mib(size: int) -> str:
     return f"{size / 2**20:,.0f} MiB" if size >= 2**20 else f"{size / 2**10:,.0f} KiB"
 
 
-def too_large(root: Path, plan: CopyPlan, limit: int) -> str:
-    """The error for a project above the limit: what is large, and what to do."""
+def too_large(root: Path, plan: CopyPlan, limit: int, why: str = "") -> str:
+    """The error for a project above the limit: what is large, and what to do. `why`: why
+    `root` is the project (program_folders'), else found from its marker."""
     largest = sorted(plan.by_entry.items(), key=lambda item: -item[1])[:3]
-    found = next((m for m in PROJECT_MARKERS if (root / m).exists()), None)
-    why = f"the nearest folder up with {found}" if found else "the entry's folder"
+    why = why or _found_why(root)
     excludes = " ".join(f"--exclude {name.rstrip('/')}" for name, _ in largest)
     return (
         f"{root} ({why}, the project verify copies) holds {_mib(plan.copied_bytes)} to copy, "
@@ -191,6 +224,7 @@ def copy_project(
     destination: Path,
     limit: int = COPY_LIMIT_BYTES,
     exclude: Sequence[str] = (),
+    why: str = "",
 ) -> CopyPlan:
     """Copy `root`'s tree into `destination` (created), without the skipped folders.
 
@@ -201,7 +235,7 @@ def copy_project(
     destination = destination.resolve()
     plan = plan_copy(root, destination, exclude)
     if plan.copied_bytes > limit:
-        raise ProjectError(too_large(root, plan, limit))
+        raise ProjectError(too_large(root, plan, limit, why))
     for source, rel, file, linked in _walk_project(root, destination, exclude):
         target = destination / rel
         if file is None:
@@ -264,10 +298,10 @@ def migrate_copy(
     """Copy ENTRY's project into `workdir` and migrate ENTRY there as `dp2ddp migrate` does,
     run from `cwd` (the current folder) with the current PYTHONPATH, both moved into the copy."""
     entry = entry.resolve()
-    root, found = program_roots(entry)
+    root, found, why = program_roots(entry)
     copy = workdir / "project"
     try:
-        copied = copy_project(root, copy, exclude=exclude)
+        copied = copy_project(root, copy, exclude=exclude, why=why)
     except OSError as exc:
         raise ProjectError(f"{root}: cannot copy the project: {exc}") from None
     copied_entry = copy / entry.relative_to(root)
