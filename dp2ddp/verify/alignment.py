@@ -44,6 +44,9 @@ from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
+#: How many of a rank's indices a DistributedSampler's record keeps (the compared steps read
+#: the first few batches).
+RECORDED_INDICES = 4096
 
 
 def process_seed(seed: int, rank: int) -> int:
@@ -181,6 +184,7 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
         order = epoch_order(seed, epoch, n) if self.shuffle else list(range(n))
         order = pad_like_distributed_sampler(order, self.total_size, self.drop_last)
         batch = getattr(self, _BATCH_ATTR, None)
+        mine = rank_indices(order, self.rank, self.num_replicas, self.num_samples, batch)
         recorder.samplers.append(
             {
                 "kind": "DistributedSampler",
@@ -190,9 +194,11 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
                 "aligned": True,
                 "per_rank_batch": batch,
                 "num_replicas": self.num_replicas,
+                # the rank's first indices: were the ranks' disjoint? (sharding.indices_apart)
+                "indices": mine[:RECORDED_INDICES],
             }
         )
-        return iter(rank_indices(order, self.rank, self.num_replicas, self.num_samples, batch))
+        return iter(mine)
 
     DistributedSampler.__iter__ = __iter__  # type: ignore[method-assign,assignment]
 

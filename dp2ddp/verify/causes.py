@@ -4,6 +4,8 @@ Each rule reads a signature the runs left behind, not the script's text (the sta
 only adds where to look):
 
 * every rank fed the same samples                  -> DistributedSampler missing
+* the ranks fed alike samples, their DistributedSamplers disjoint indices (recorded:
+  sharding.indices_apart)                          -> the dataset's own draws, not the sampler
 * each rank loaded the original's whole batch      -> per-process batch not divided (counted
   on the DataLoader batches when recorded, not on the model inputs left unchanged)
 * the DataLoader batches split right, the model inputs not the loaded samples, the global
@@ -13,7 +15,10 @@ only adds where to look):
 * optimizer hyperparameters differ                 -> learning rate (or other) changed
 * every update is c x the original's, c = 1/W      -> loss summed, not averaged: DDP averages
   the ranks' gradients where DataParallel's single backward summed over the whole batch
-* c = W, or another constant c                     -> loss or learning rate rescaled
+* c = W                                            -> the migration's size-mean warning (DP126,
+  DP043) at its line, else a factor of WORLD_SIZE or a divisor shrunk to the share's
+* another constant c                               -> loss or learning rate rescaled
+  (these three: scale_cause.py)
 * the data split right, updates differ, and a loss function of the program compares
   samples across the batch (DP040, found in its modules) -> per-rank pairs / mining
 * the data split right, updates differ, and a loss of the program averages over a count
@@ -55,7 +60,8 @@ from dp2ddp.verify.rounding import (
     rounding_growth,
     two_values,
 )
-from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding
+from dp2ddp.verify.scale_cause import scale_causes
+from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding, indices_apart
 
 
 @dataclass(frozen=True)
@@ -98,10 +104,6 @@ class Evidence:
         return out
 
 
-def _near(value: float | None, target: float, tol: float = 0.05) -> bool:
-    return value is not None and abs(value - target) <= tol * abs(target)
-
-
 def diagnose(ev: Evidence) -> list[Cause]:
     causes: list[Cause] = []
     causes += _structure(ev)
@@ -110,7 +112,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
     if not ev.in_sync:
         causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail))
     if not ev.numerics.passed:
-        causes += _scale(ev, causes)
+        causes += scale_causes(ev, causes)
         causes += _randomness(ev, causes)
     if not ev.numerics.passed and not ev.sharding.failed and ev.pair_losses:
         causes.append(_pair_losses(ev))
@@ -287,6 +289,10 @@ def _data(ev: Evidence) -> list[Cause]:
                 "shards already.",
             )
         ]
+    apart = indices_apart(ev.migrated) if sh.status in {SAME_DATA, OVERLAP} else None
+    if apart is not None:  # the sampler split the indices: the samples are the dataset's
+        drawn = tuple(warned(ev.migration_warnings, "DP067"))
+        return [data.alike_draws(ev.migrated[0], detail, apart, drawn)]
     if sh.status == SAME_DATA:
         if said := unsplit_batches(ev.migration_warnings, detail):
             return [said]
@@ -482,50 +488,6 @@ def _hyper(ev: Evidence) -> list[Cause]:
                       "Keep the original optimizer settings.")
             )  # fmt: skip
     return causes
-
-
-def _scale(ev: Evidence, found: list[Cause]) -> list[Cause]:
-    fit, step, what = ev.numerics.scale, ev.numerics.first_diverging_step, "update"
-    grads = ev.numerics.gradient_scale
-    if not fit.uniform and grads.uniform:
-        # An adaptive optimizer normalises a scaled gradient away (Adam's first update is
-        # about lr * sign(g)): the scale shows on the gradients it received.
-        fit, step, what = grads, ev.numerics.gradient_first_diverging_step, "gradient"
-    if not fit.uniform or fit.ratio is None or _near(fit.ratio, 1.0, 0.01):
-        return []
-    if any(c.key in {"lr_changed", "batch_not_divided", "sampler_missing"} for c in found):
-        return []  # already explained by a direct measurement
-    w = ev.world
-    ratio = f"every parameter's {what} at step {step} is {fit.ratio:.4g}x the original's"
-    if _near(fit.ratio, 1.0 / w):
-        return [
-            Cause(
-                "sum_loss",
-                "loss summed, not averaged",
-                f"{ratio} = 1/WORLD_SIZE: DDP averages the ranks' gradients, so a loss summed "
-                "over each rank's share of the batch updates WORLD_SIZE times less than under "
-                "DataParallel" + findings_where(ev.findings_original, scan.SUM_LOSS, "original"),
-                "Multiply the summed loss by WORLD_SIZE in the migration, or use "
-                "reduction='mean' in both scripts.",
-            )
-        ]
-    if _near(fit.ratio, float(w)):
-        return [
-            Cause(
-                "scaled_by_world_size",
-                "updates WORLD_SIZE times larger",
-                f"{ratio} = WORLD_SIZE: a loss or learning rate multiplied by WORLD_SIZE",
-                "Divide the batch, not scale the loss or learning rate: DDP already averages.",
-            )
-        ]
-    return [
-        Cause(
-            "uniform_scale",
-            "every update uniformly rescaled",
-            f"{ratio}: the learning rate or the loss scale changed",
-            "Keep the original's loss reduction and learning rate.",
-        )
-    ]
 
 
 def _rng_in_loop(ev: Evidence) -> bool:

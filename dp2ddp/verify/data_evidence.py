@@ -293,3 +293,38 @@ def _loaded(run: RankRecord, steps: int) -> set[str]:
 def _of(digests: list[str], loaded: set[str]) -> list[str]:
     """The loaded samples among `digests`, in order (all of them where nothing was loaded)."""
     return [d for d in digests if d in loaded] if loaded else digests
+
+
+def alike_draws(
+    rank0: RankRecord, detail: str, apart: tuple[int, int], warned: tuple[str, ...] = ()
+) -> Cause:
+    """The ranks fed alike samples though their DistributedSamplers gave them disjoint
+    indices (sharding.indices_apart): the samples are not the indices' (a dataset whose
+    `__getitem__` ignores its index and draws its own, a torchio Queue). Not a sampler to
+    add: verify said "needs its own DistributedSampler" of a loader that has one before.
+    `warned`: where the migration said a dataset's draws are alike on every rank (DP067)."""
+    count, passes = apart
+    classes = sorted(
+        {
+            str(loader.get("dataset_class") or "the dataset")
+            for loader in _loaders(rank0)
+            if "DistributedSampler" in str(loader.get("sampler", ""))
+        }
+    )
+    dataset = " and ".join(classes) or "the dataset"
+    said = f" (dp2ddp migrate said so: {'; '.join(f'{w} DP067' for w in warned[:3])})"
+    return Cause(
+        "alike_at_disjoint_indices",
+        "ranks fed alike samples at disjoint indices",
+        f"{detail}. The ranks' DistributedSamplers gave them disjoint indices ({count} "
+        f"indices in {passes} pass{'es' if passes > 1 else ''}, none on two ranks), yet the "
+        f"samples read at them are alike: {dataset} does not return one sample per index "
+        "(its __getitem__ draws its own, as a torchio Queue's patches, from generators "
+        "seeded alike on every rank" + (said if warned else "") + ", or it holds the same "
+        "sample at several indices)",
+        "The sampler is right. Where the dataset draws its own samples, seed each rank's "
+        "draws apart (torch.manual_seed(seed + rank) before the loader's workers start) or "
+        "shard what it draws from (its subjects or files) over the ranks, or the ranks "
+        "train on the same samples whenever they are seeded alike; its draws cannot be "
+        "aligned with the original's step by step: compare the runs with --to-end.",
+    )

@@ -165,7 +165,7 @@ class Recorder:
         self.stateful: list[weakref.ref[torch.nn.Module]] = []
         self._looked_at: weakref.WeakSet[torch.nn.Module] = weakref.WeakSet()
         self.wrapper_info: list[dict[str, JSONScalar]] = []
-        self.samplers: list[dict[str, JSONScalar]] = []
+        self.samplers: list[dict[str, JSONScalar | list[int]]] = []
         #: per DataLoader: batch size, sampler, dataset digest, its own generators (own_rngs)
         self.loaders: list[dict[str, Any]] = []
         self.on_stop: list[Callable[[], None]] = []

@@ -269,3 +269,31 @@ def _step(step: int, model: str, original: list[str], ranks: list[list[str]]) ->
         extra=sum(n for s, n in (union - expected).items() if s not in expected),
         repeated=sum(n for s, n in (union - expected).items() if s in expected),
     )
+
+
+def indices_apart(ranks: list[RankRecord]) -> tuple[int, int] | None:
+    """(how many indices, of how many DistributedSampler passes) the ranks' samplers gave
+    them, where every pass verify recorded gave each rank indices no other rank got (the
+    first RECORDED_INDICES of each: alignment.py); None where a pass overlapped, the ranks
+    recorded no pass or not alike (an older record, a sampler of the program's own).
+    Samples alike at disjoint indices are the dataset's, not the sampler's (a torchio Queue
+    whose `__getitem__` ignores the index: MontaEllis/Pytorch-Medical-Segmentation@fc3193f,
+    docs/real-world.md stop 51)."""
+    passes = [
+        [s for s in r.data.get("samplers", []) if s.get("kind") == "DistributedSampler"]
+        for r in ranks
+    ]
+    if len(ranks) < 2 or not passes[0] or any(len(p) != len(passes[0]) for p in passes):
+        return None
+    counted = 0
+    for same_pass in zip(*passes, strict=True):
+        lists = [s.get("indices") for s in same_pass]
+        if not all(isinstance(found, list) for found in lists):
+            return None
+        seen: set[int] = set()
+        for found in lists:
+            if seen & set(found):
+                return None
+            seen |= set(found)
+        counted += len(seen)
+    return counted, len(passes[0])
