@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from dp2ddp.verify.data_evidence import same_chunks
 from dp2ddp.verify.reach import Reached
@@ -175,3 +178,65 @@ def test_lines_a_forked_worker_ran_are_reached(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "record.json").read_text())
     record = RankRecord(0, tmp_path, "stopped", data, {}, "", "")
     assert Reached(record).ran(str(path), 2)
+
+
+# -- the tracer's cost outside the program (stop 51, helper s4) --------------------------------
+_CHEAP_RUN = """\
+import shutil, sys
+from pathlib import Path
+from dp2ddp.verify import reach as R
+
+prog = Path(sys.argv[1])
+prog.write_text("from pathlib import Path\\ndef f(k):\\n    return str(Path('/tmp') / str(k))\\n")
+r = R.LineReach()
+looked, lined = [], set()
+own, line = r._own, r._line
+r._own = lambda code: (looked.append(code), own(code))[1]
+r._line = lambda frame, ev, arg: (lined.add(frame.f_code.co_filename), line(frame, ev, arg))[1]
+namespace = {}
+r.install()
+exec(compile(prog.read_text(), str(prog), "exec"), namespace)
+for k in range(2000):
+    namespace["f"](k)
+r.stop()
+if sys.version_info < (3, 12):
+    assert len(looked) == len(set(looked)) < 40, len(looked)  # each code object looked up once
+    assert lined == {str(prog)}, lined  # line events only in the program's frames
+else:
+    assert looked and not lined, lined  # sys.monitoring: no trace function at all
+assert r.record()["reached"] == {str(prog): [1, 2, 3]}, r.record()
+print("ok")
+"""
+
+
+def test_the_tracer_looks_a_code_object_up_once_and_traces_no_library_line(
+    tmp_path: Path,
+) -> None:
+    """stop 50's CI hang was an xdist worker spinning in pathlib's `__str__` with this tracer
+    installed in-process (CPython 3.11.7). Outside the program the tracer is bounded: a code
+    object is looked up once (then one dict lookup per call), a library frame gets no local
+    tracer and so no line event; on 3.12+ sys.monitoring replaces the trace function (a
+    library code object is disabled after its first start). In a process of its own."""
+    _traced(tmp_path, _CHEAP_RUN, str(tmp_path / "prog.py"))
+
+
+def _newer_python() -> str | None:
+    for name in ("python3.13", "python3.12"):
+        found = shutil.which(name)
+        if found and subprocess.run([found, "-c", "0"], capture_output=True).returncode == 0:
+            return found
+    return None
+
+
+def test_the_tracer_on_python_3_12_uses_sys_monitoring(tmp_path: Path) -> None:
+    """The same run on Python 3.12+ where one is installed (the suite runs on 3.11): the lines
+    come from sys.monitoring, with no trace function (reach.py imports no torch)."""
+    python = _newer_python()
+    if python is None:
+        pytest.skip("no Python 3.12+ on PATH")
+    subprocess.run(
+        [python, "-c", _CHEAP_RUN, str(tmp_path / "prog.py")],
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )

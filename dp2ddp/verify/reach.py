@@ -9,6 +9,17 @@ ran (docs/real-world.md, stop 49). The runner traces line events in the program'
 (any file outside Python's prefixes, installed packages and dp2ddp) until the compared steps
 end; the harness keeps a code-derived cause only where its line was reached. A record without
 the lines (an older run) or a file that is not the program's keeps every cause, as before.
+
+Bounded cost outside the program (stop 51): on Python 3.12+ the lines come from
+`sys.monitoring` (PEP 669), not a trace function: a code object not of the program reports
+its start once and is then disabled for good, and each line of the program reports once
+(DISABLE after it is counted), so a library function (pathlib's `__str__`) costs nothing
+after its first call. On 3.11 `sys.settrace` is the only way: the thread that installs it
+(not threading.settrace: no other thread) calls `_call` at each function start, which
+answers from a per-code-object cache (one dict lookup) and gives no local tracer to a frame
+not of the program, so such a frame has no line events. stop 50's CI saw an xdist worker
+spin 25 minutes at the first line of `pathlib.PurePath.__str__` with this tracer installed
+in-process (CPython 3.11.7); it was not reproduced here (docs/real-world.md, stop 51).
 """
 
 from __future__ import annotations
@@ -46,9 +57,11 @@ def own_file(path: str) -> bool:
 
 
 class LineReach:
-    """Line events of the program's files (runner side): one set add per line run, until
-    every line of a code object has run (then its frames are not traced: a loop over a
-    generator expression, a dataset's __getitem__ without branches cost nothing after)."""
+    """Line events of the program's files (runner side): one set add per line run. On 3.12+
+    by `sys.monitoring` (a line reports once; a code object not of the program, once at its
+    start); before, by `sys.settrace`, until every line of a code object has run (then its
+    frames are not traced: a loop over a generator expression, a dataset's __getitem__
+    without branches cost nothing after)."""
 
     def __init__(self, outdir: Path | None = None) -> None:
         self.cwd = os.getcwd()
@@ -58,16 +71,24 @@ class LineReach:
         #: code -> (its file's reached lines, its lines not yet run), None: not the program's
         #: (or every line has run)
         self._codes: dict[CodeType, tuple[set[int], set[int]] | None] = {}
+        self._tool: int | None = None  # the sys.monitoring tool id held (3.12+)
         self.on = False
 
     def install(self) -> None:
         self.on = True
-        sys.settrace(self._call)
+        if sys.version_info >= (3, 12):
+            self._tool = _monitor(self)
+        if self._tool is None:
+            sys.settrace(self._call)
 
     def stop(self) -> None:
         """The compared steps are over: no more lines (the frames' tracers return None)."""
         self.on = False
-        sys.settrace(None)
+        if sys.version_info >= (3, 12) and self._tool is not None:
+            _unmonitor(self._tool, [c for c in self._codes if self._codes[c] is not None])
+            self._tool = None
+        else:
+            sys.settrace(None)
 
     def record(self) -> dict[str, Any]:
         lines = {path: sorted(seen) for path, seen in self._files.items() if seen}
@@ -90,10 +111,10 @@ class LineReach:
         if not self.on:
             return None
         code = frame.f_code
-        entry = self._codes[code] if code in self._codes else self._own(code)
-        if entry is None:
-            return None
-        return self._line
+        entry = self._codes.get(code, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = self._own(code)
+        return None if entry is None else self._line
 
     def _line(self, frame: FrameType, event: str, arg: object) -> Any:
         if not self.on:
@@ -106,15 +127,59 @@ class LineReach:
             seen, left = entry
             line = frame.f_lineno
             if line not in seen:
-                seen.add(line)
-                if self._forked is not None and os.getpid() != self._pid:
-                    with open(self._forked, "a", encoding="utf-8") as told:
-                        told.write(f"{line}\t{frame.f_code.co_filename}\n")
+                self._seen(seen, line, frame.f_code)
             left.discard(line)
             if not left:  # every line of this code ran: its frames need no more events
                 self._codes[frame.f_code] = None
                 frame.f_trace_lines = False
         return self._line
+
+    def _seen(self, seen: set[int], line: int, code: CodeType) -> None:
+        seen.add(line)
+        if self._forked is not None and os.getpid() != self._pid:
+            with open(self._forked, "a", encoding="utf-8") as told:
+                told.write(f"{line}\t{code.co_filename}\n")
+
+    def started(self, code: CodeType, offset: int) -> Any:
+        """sys.monitoring's PY_START: a code object of the program gets its LINE events;
+        either way its start is not reported again."""
+        if self.on and code not in self._codes and self._own(code) is not None:
+            sys.monitoring.set_local_events(self._tool, code, sys.monitoring.events.LINE)  # type: ignore[attr-defined,unused-ignore]
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined,unused-ignore]
+
+    def line(self, code: CodeType, line: int) -> Any:
+        """sys.monitoring's LINE: counted once, then disabled at that line."""
+        entry = self._codes.get(code) if self.on else None
+        if entry is not None and line not in entry[0]:
+            self._seen(entry[0], line, code)
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined,unused-ignore]
+
+
+_UNSEEN: Any = object()
+
+
+def _monitor(reach: LineReach) -> int | None:
+    """Hold a free sys.monitoring tool id for `reach` (a debugger's or coverage's is left to
+    them): PY_START everywhere, LINE in the program's code objects. None: none is free."""
+    monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+    for tool in (4, 3, monitoring.PROFILER_ID):
+        if monitoring.get_tool(tool) is None:
+            monitoring.use_tool_id(tool, "dp2ddp verify")
+            monitoring.register_callback(tool, monitoring.events.PY_START, reach.started)
+            monitoring.register_callback(tool, monitoring.events.LINE, reach.line)
+            monitoring.set_events(tool, monitoring.events.PY_START)
+            return int(tool)
+    return None
+
+
+def _unmonitor(tool: int, codes: list[CodeType]) -> None:
+    monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+    monitoring.set_events(tool, 0)
+    for code in codes:
+        monitoring.set_local_events(tool, code, 0)
+    monitoring.register_callback(tool, monitoring.events.PY_START, None)
+    monitoring.register_callback(tool, monitoring.events.LINE, None)
+    monitoring.free_tool_id(tool)
 
 
 class Reached:
