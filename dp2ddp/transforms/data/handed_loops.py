@@ -62,8 +62,8 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
             found.call,
             "DP148",
             f"`{code(found.call)}` hands the loss `{code(found.loss)}` and "
-            f"`{code(found.optimizer)}`, whose gradients the loop clears (`zero_grad()`) but "
-            "whose optimizer dp2ddp does not see built, to the library's "
+            f"`{code(found.optimizer)}` (its gradients cleared with zero_grad() here, built by "
+            "no torch.optim class dp2ddp sees) to the library's "
             f"{code(found.call.func)}(): the loop is taken for training, its loader sharded "
             "(each rank trains its share, DDP averages the gradients)",
         )
