@@ -615,6 +615,15 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51 (helper s2), loops that train whatever built the optimizer (stop 50 s2's "Noticed and
+left"): the step runs in the program's own scaler, an EMA is updated under no_grad() in the
+loop, the optimizer built by a factory of the module (data_s51_s2_factory_in_module), by
+another module's (s51_s2_factory_in_other_module), or handed in as a parameter
+(data_s51_s2_optimizer_parameter): each loop trains, its loader is sharded
+(test_a_loop_trains_whatever_built_its_optimizer: the ranks' ids disjoint, together the 16),
+rank 0 prints the original's `weights 0.0330` (before: read as an evaluation by the nested
+no_grad(), the loader left whole with a false DP015, every rank trained all 16 samples).
 """
 
 from __future__ import annotations
@@ -821,6 +830,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "grid 1 rows 12 sum 44.788",
         "weights 0.1935",
     ),
+    # stop 51 s2: the original's (the base: the same figures, every rank training all of it)
+    "data_s51_s2_factory_in_module": ("epoch 1 ema 0.0537", "weights 0.0330"),
+    "data_s51_s2_optimizer_parameter": ("epoch 1 ema 0.0537", "weights 0.0330"),
+    "s51_s2_factory_in_other_module": ("epoch 1 ema 0.0537", "weights 0.0330"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -844,6 +857,7 @@ PROGRAMS = {
     "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
     "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
     "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
+    "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -904,6 +918,9 @@ RANK0_ONLY = {
     "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": "weights",  # stop 50 s4
     "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
     "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
+    "data_s51_s2_factory_in_module": "weights",  # stop 51 s2
+    "data_s51_s2_optimizer_parameter": "weights",  # stop 51 s2
+    "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1019,6 +1036,29 @@ def test_step_in_a_scaler_call_trains_each_ranks_share(launch: Launch) -> None:
     disjoint and together the 16 (the base read the loop as an evaluation and left the
     loader whole: every rank trained all 16 each epoch)."""
     seen = [launch.status("data_s50_s2_step_in_scaler_call", rank)["digest"] for rank in (0, 1)]
+    for rank in (0, 1):
+        assert len(seen[rank]) == 2 * 8, seen
+    for epoch in range(2):
+        mine, theirs = (ids[8 * epoch : 8 * (epoch + 1)] for ids in seen)
+        assert not set(mine) & set(theirs), seen
+        assert set(mine) | set(theirs) == set(range(16)), seen
+
+
+#: stop 51 s2: loops whose step runs in the program's scaler, the optimizer built by what the
+#: loop's module does not construct itself, an EMA under no_grad() nested in the loop
+STEP_CASES = (
+    "data_s51_s2_factory_in_module",
+    "data_s51_s2_optimizer_parameter",
+    "s51_s2_factory_in_other_module",
+)
+
+
+@pytest.mark.parametrize("case", STEP_CASES)
+def test_a_loop_trains_whatever_built_its_optimizer(launch: Launch, case: str) -> None:
+    """Stop 51 s2: per epoch the ranks' sample ids are disjoint and together the 16 (the
+    base read each loop as an evaluation, by its nested no_grad() block, and left the
+    loader whole: every rank trained all 16 samples each epoch)."""
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     for rank in (0, 1):
         assert len(seen[rank]) == 2 * 8, seen
     for epoch in range(2):

@@ -468,4 +468,20 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "reached by every rank on every step) and multiply by "
         "`torch.distributed.get_world_size()`.",
     ),
+    "DP148": (
+        "a training step handed to a library with an optimizer dp2ddp does not see built",
+        "A loop hands the loss (a value computed from the wrapped model's output with "
+        "gradients on) and an object whose gradients it clears (`optimizer.zero_grad()`) "
+        "to a library's callable (timm's `loss_scaler(loss, optimizer, parameters=...)`), "
+        "and runs no backward and no optimizer step of its own; the object was not built "
+        "by a `torch.optim` class in this module (a library's factory such as timm's "
+        "`create_optimizer_v2(model, ...)`, another module's `build_optimizer(cfg, model)`, "
+        "a parameter), so dp2ddp cannot prove the call steps. A nested `no_grad()` block "
+        "(an EMA update, a metric) does not make such a loop an evaluation: it is taken for "
+        "training, its loader sharded (each rank trains its share, DDP averages the "
+        "gradients in the backward the call runs). If the call does not run the backward "
+        "pass and the optimizer's step, the loop is an evaluation: its figures are this "
+        "rank's share: run it under `torch.no_grad()` or build its loader with "
+        "`shuffle=False` and leave it whole. Then silence the warning with `# noqa: DP148`.",
+    ),
 }

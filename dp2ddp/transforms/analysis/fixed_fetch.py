@@ -35,15 +35,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from dp2ddp.transforms._support.grad_mode import grad_off, qualified_matches
 from dp2ddp.transforms._support.nodes import (
-    NO_GRAD,
     iterated,
     name_of,
     nodes_of,
     self_attribute,
     walk,
 )
-from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import function_trains
 
 #: Import roots of libraries whose iterators a trainer may also draw once from.
@@ -86,7 +85,7 @@ def no_grad_functions(tree: cst.Module) -> set[str]:
     return {
         s.name.value
         for s in tree.body
-        if isinstance(s, cst.FunctionDef) and any(named_no_grad(d.decorator) for d in s.decorators)
+        if isinstance(s, cst.FunctionDef) and any(grad_off(d.decorator) for d in s.decorators)
     }
 
 
@@ -337,8 +336,7 @@ def _sample_only(
     guarded: set[int] = set()
     for node in walk(function.body, skip_scopes=True):
         if isinstance(node, cst.With) and any(
-            isinstance(item.item, cst.Call) and qualified_names(item.item.func) & NO_GRAD
-            for item in node.items
+            grad_off(item.item, qualified_matches(qualified_names)) for item in node.items
         ):
             guarded.update(id(n) for n in walk(node.body))
         elif isinstance(node, cst.Call) and (

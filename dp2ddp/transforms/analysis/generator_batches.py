@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
+from dp2ddp.transforms._support.grad_mode import grad_off
 from dp2ddp.transforms._support.nodes import (
     ITER_WRAPPERS,
     derived_names,
@@ -72,7 +73,7 @@ def generator_takers(flow: DefUse, loop: cst.For) -> list[cst.CSTNode]:
     yield x`, kept as `self.sup_iter = self.repeat(loader)`, then `for i, batch in
     enumerate(tqdm(self.sup_iter))`): they take its loader's batches as a `for` over
     the loader does, so their running figures are this rank's share (DP030)."""
-    return _Roles(flow, named_no_grad).takers(loop)
+    return _Roles(flow, grad_off).takers(loop)
 
 
 def loop_role(flow: DefUse, loop: cst.For | cst.FunctionDef) -> str:
@@ -80,7 +81,7 @@ def loop_role(flow: DefUse, loop: cst.For | cst.FunctionDef) -> str:
     module it calls, runs `.backward()`/`.step()`), "evaluates" (not that, and in
     evaluation context: `no_grad()` in or around its function, `.eval()` there), else
     "unknown" (analysis/loader_consumers.py)."""
-    roles = _Roles(flow, named_no_grad)
+    roles = _Roles(flow, grad_off)
     if roles._trains(loop, 0):
         # `if train: loss.backward()`: one loop for both passes (class E1), its role
         # decided by each call's flag, not proved here
@@ -144,7 +145,7 @@ def module_generator_takers(module: str, tree: cst.Module, names: set[str]) -> d
     if not names:
         return {}
     flow = view(tree)
-    roles = _Roles(flow, named_no_grad)
+    roles = _Roles(flow, grad_off)
     found: dict[str, set[Role]] = {}
     for call in flow.calls:
         func = call.func
@@ -158,22 +159,6 @@ def module_generator_takers(module: str, tree: cst.Module, names: set[str]) -> d
         if name in names and not flow.callees(call):
             found.setdefault(name, set()).update(roles.of_sites([call]))
     return {f"{module}.{name}": _verdict(kinds).value for name, kinds in found.items()}
-
-
-def named_no_grad(expr: cst.BaseExpression) -> bool:
-    """`no_grad()`, `inference_mode()`, `set_grad_enabled(False)` by their names (a with
-    item or a decorator; for a module read without its pass's qualified names)."""
-    func = expr.func if isinstance(expr, cst.Call) else expr
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    if name in ("no_grad", "inference_mode"):
-        return True
-    return (
-        name == "set_grad_enabled"
-        and isinstance(expr, cst.Call)
-        and len(expr.args) == 1
-        and isinstance(expr.args[0].value, cst.Name)
-        and expr.args[0].value.value == "False"
-    )
 
 
 def _verdict(roles: set[Role]) -> Role:

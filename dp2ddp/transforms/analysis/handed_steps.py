@@ -52,11 +52,11 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, code, origins
 from dp2ddp.flow.defuse import Function
+from dp2ddp.transforms._support.grad_mode import qualified_matches, under_grad_off
 from dp2ddp.transforms._support.nodes import calls_under
-from dp2ddp.transforms.analysis.generator_batches import named_no_grad
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains
 
-Verdict = Literal["library", "program", "unread"]
+Verdict = Literal["library", "program", "unread", "cleared"]
 
 #: Methods and builtins whose result is no longer attached to the graph.
 _DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
@@ -70,7 +70,7 @@ class HandedStep:
     call: cst.Call
     verdict: Verdict
     loss: cst.BaseExpression
-    optimizer: cst.BaseExpression
+    optimizer: cst.BaseExpression | None
 
 
 @dataclass(frozen=True)
@@ -98,43 +98,65 @@ def handed_step(context: StepContext, loop: cst.For | cst.While) -> HandedStep |
     return None
 
 
-def builds_optimizer(view: DefUse, qualified_names: QualifiedNames) -> bool:
-    """Some call of the module builds a `torch.optim` optimizer: without one, no argument
-    is proved an optimizer (its sources must be such calls of this module), so a loop of
-    the module need not be read (once per module)."""
-    return any(_optimizer_class(qualified_names, call) for call in view.calls)
-
-
 def _handed(context: StepContext, call: cst.Call) -> HandedStep | None:
     values = [arg.value for arg in call.args]
-    if len(values) < 2 or _grad_off(context.view, call):
+    if not values or _grad_off(context, call):
         return None
-    optimizer = next((v for v in values if _optimizer(context, v)), None)
-    if optimizer is None:
-        return None
-    loss = next((v for v in values if v is not optimizer and _loss(context, v)), None)
+    loss = next((v for v in values if _loss(context, v)), None)
     if loss is None:
         return None
+    others = [v for v in values if v is not loss]
     verdict = _callee(context, call)
-    return None if verdict is None else HandedStep(call, verdict, loss, optimizer)
+    if verdict is None or verdict == "program":  # the program's code says it: no optimizer asked
+        return None if verdict is None else HandedStep(call, verdict, loss, None)
+    optimizer = next((v for v in others if _optimizer(context, v)), None)
+    if optimizer is None:
+        optimizer = next((v for v in others if _cleared(context, call, v)), None)
+        verdict = "cleared" if verdict == "library" else verdict
+    return None if optimizer is None else HandedStep(call, verdict, loss, optimizer)
 
 
 def _optimizer(context: StepContext, value: cst.BaseExpression) -> bool:
-    """`value` is, through names alone, what a `torch.optim` optimizer class built: every
-    source reaching it through names and attributes only is such a call (the sources of
-    the constructor's own arguments come through the call and are not the object)."""
+    """`value` is, as a whole, what a `torch.optim` optimizer class built: every source
+    reaching it through names, attributes and the returns of this module's functions only
+    (`optimizer = build_optimizer(cfg, model)` returning `torch.optim.SGD(...)`) is such a
+    call (the sources of the constructor's own arguments come through the call and are not
+    the object)."""
     if not isinstance(value, (cst.Name, cst.Attribute)):
         return False
+    view = context.view
     whole = [
         o
-        for o in origins(context.view, value)
-        if all(isinstance(s.node, (cst.Name, cst.Attribute)) for s in o.path[1:])
+        for o in origins(view, value)
+        if all(
+            isinstance(s.node, (cst.Name, cst.Attribute))
+            or (isinstance(s.node, cst.Call) and bool(view.callees(s.node)))
+            for s in o.path[1:]
+        )
     ]
     return bool(whole) and all(
         o.kind == "call"
         and isinstance(o.node, cst.Call)
         and _optimizer_class(context.qualified_names, o.node)
         for o in whole
+    )
+
+
+def _cleared(context: StepContext, call: cst.Call, value: cst.BaseExpression) -> bool:
+    """`value` (a name or an attribute, built by what this module does not read: a
+    library's factory such as timm's `create_optimizer_v2`, another module's
+    `build_optimizer`, a parameter) has its gradients cleared (`value.zero_grad()`) in the
+    function around `call`: the object of a training step, said, not proved an optimizer."""
+    if not isinstance(value, (cst.Name, cst.Attribute)):
+        return False
+    spelled = code(value)
+    function = context.view.function_around(call)
+    body = function.node.body if function is not None else context.view.module
+    return any(
+        isinstance(c.func, cst.Attribute)
+        and c.func.attr.value == "zero_grad"
+        and code(c.func.value) == spelled
+        for c in calls_under(body, skip_scopes=True)
     )
 
 
@@ -152,7 +174,7 @@ def _loss(context: StepContext, value: cst.BaseExpression) -> bool:
     for o in origins(context.view, value, stop=lambda c: _model_call(context, c)):
         if not (o.kind == "call" and isinstance(o.node, cst.Call)):
             continue
-        if not _model_call(context, o.node) or _grad_off(context.view, o.node) or o.selects:
+        if not _model_call(context, o.node) or _grad_off(context, o.node) or o.selects:
             continue
         if not any(_detaches(s.node) for s in o.path):
             return True
@@ -176,17 +198,9 @@ def _detaches(node: cst.CSTNode) -> bool:
     return name in _DETACHING
 
 
-def _grad_off(view: DefUse, node: cst.CSTNode) -> bool:
-    """Under `with torch.no_grad():` / `inference_mode()` / `set_grad_enabled(False)`, or in a
-    function decorated so (generator_batches.named_no_grad, the one reading by name)."""
-    for ancestor in view.ancestors(node):
-        if isinstance(ancestor, cst.With) and any(named_no_grad(i.item) for i in ancestor.items):
-            return True
-        if isinstance(ancestor, cst.FunctionDef) and any(
-            named_no_grad(d.decorator) for d in ancestor.decorators
-        ):
-            return True
-    return False
+def _grad_off(context: StepContext, node: cst.CSTNode) -> bool:
+    """Gradients are off where `node` runs (grad_mode.under_grad_off, the one reading)."""
+    return under_grad_off(node, context.view.parent, qualified_matches(context.qualified_names))
 
 
 def _callee(context: StepContext, call: cst.Call) -> Verdict | None:

@@ -34,9 +34,10 @@ from libcst.metadata import CodeRange
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.libcst_private import positions
 from dp2ddp.transforms._support.nodes import iterated, name_of, walk
-from dp2ddp.transforms.analysis.generator_batches import loop_role, named_no_grad
+from dp2ddp.transforms.analysis.generator_batches import loop_role
 
 #: The most values one question follows back (a module's size bounds it anyway).
 _BOUND = 200
@@ -66,7 +67,9 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
         role: str | None = None
         for slot_name, position, param in _parameters(flow, iterable):
             if role is None:
-                role = "evaluates" if _under_no_grad(flow, iterable) else loop_role(flow, taker)
+                role = (
+                    "evaluates" if under_grad_off(iterable, flow.parent) else loop_role(flow, taker)
+                )
             entry = (position, param, role, lines(taker), _once(flow, taker, slot_name))
             if entry not in found.setdefault(f"{import_name}.{slot_name}", []):
                 found[f"{import_name}.{slot_name}"].append(entry)
@@ -118,17 +121,6 @@ def _once(flow: DefUse, taker: cst.For | cst.FunctionDef, slot: str) -> bool:
                 and above.name.value != "__init__"
                 and slot == f"{owner.name.value}.{above.name.value}"
             )
-    return False
-
-
-def _under_no_grad(flow: DefUse, node: cst.CSTNode) -> bool:
-    """`node` is taken inside `with torch.no_grad():` of its own function (a batch drawn
-    with `next(iter(self.held_out))` to score)."""
-    for above in flow.ancestors(node):
-        if isinstance(above, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            return False
-        if isinstance(above, cst.With) and any(named_no_grad(i.item) for i in above.items):
-            return True
     return False
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dp2ddp.flow import DefUse
+from dp2ddp.transforms._support.grad_mode import Matches, grad_off
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
 
@@ -51,9 +52,7 @@ def deciding_break(
     return None if loop_trains(loop, names) else _Follow(flow()).run(loop)
 
 
-def no_grad_inside(
-    loop: cst.For, is_no_grad: Callable[[cst.BaseExpression], bool], names: QualifiedNames
-) -> bool:
+def no_grad_inside(loop: cst.For, matches: Matches, names: QualifiedNames) -> bool:
     """The loop does not train itself and runs under a `with torch.no_grad():` in its own
     body (`for x, y in loader: with torch.no_grad(): out = model(x)`, the caller having
     switched `.eval()`: ming024/FastSpeech2@d4e79eb's evaluate.py): an evaluation. Sharded
@@ -62,7 +61,7 @@ def no_grad_inside(
     batch)`): a training loop with a no_grad block of its own (a metric, a weight clamp)
     stays one."""
     return not loop_trains(loop, names) and any(
-        isinstance(n, cst.With) and any(is_no_grad(item.item) for item in n.items)
+        isinstance(n, cst.With) and any(grad_off(item.item, matches) for item in n.items)
         for n in walk(loop.body, skip_scopes=True)
     )
 

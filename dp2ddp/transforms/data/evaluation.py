@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import (
-    NO_GRAD,
     assigned_value,
     call_named,
     enclosing_class,
@@ -646,18 +646,14 @@ class LoaderEvaluation(ShowingCalls):
         loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
         @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
         trained on the whole batch."""
-        if no_grad_inside(loop, self._is_no_grad, self.qualified_names) and not self._trains(loop):
+        if no_grad_inside(loop, self.matches, self.qualified_names) and not self._trains(loop):
+            return True
+        if under_grad_off(loop, self.parent, self.matches):
             return True
         node = self.parent(loop)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            if isinstance(node, cst.With) and any(
-                self._is_no_grad(item.item) for item in node.items
-            ):
-                return True
             node = self.parent(node)
         if isinstance(node, cst.FunctionDef):
-            if any(self._is_no_grad(d.decorator) for d in node.decorators):
-                return True
             line = self.get_metadata(PositionProvider, loop).start.line
             mode = "train"
             for call in walk(node.body, skip_scopes=True):
@@ -675,14 +671,3 @@ class LoaderEvaluation(ShowingCalls):
                     mode = "eval" if call.func.attr.value == "eval" or off else "train"
             return mode == "eval" and not self._trains(loop)
         return False
-
-    def _is_no_grad(self, expr: cst.BaseExpression) -> bool:
-        func = expr.func if isinstance(expr, cst.Call) else expr
-        if self.matches(func, NO_GRAD):
-            return True
-        return (
-            isinstance(expr, cst.Call)
-            and name_of(expr.func) == "set_grad_enabled"
-            and len(expr.args) == 1
-            and is_false(expr.args[0].value)
-        )

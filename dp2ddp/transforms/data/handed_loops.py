@@ -19,7 +19,6 @@ from dp2ddp.flow import code, view
 from dp2ddp.transforms._support.nodes import module_of
 from dp2ddp.transforms.analysis.handed_steps import (
     StepContext,
-    builds_optimizer,
     handed_step,
 )
 
@@ -35,10 +34,6 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
     t._handed[loop] = False
     module = module_of(loop, t)
     if not isinstance(module, cst.Module) or not t.state.wrapped:
-        return False
-    if module not in t._handed:  # the module's own answer, once
-        t._handed[module] = builds_optimizer(view(module), t.qualified_names)
-    if not t._handed[module]:
         return False
     facts = t.state.facts
     summaries = {
@@ -61,5 +56,15 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
             f"`{code(found.optimizer)}` to {code(found.call.func)}(), whose code dp2ddp does "
             "not read: the loop is taken for training, its loader sharded (each rank trains "
             "its share, DDP averages the gradients)",
+        )
+    elif found.verdict == "cleared":
+        t.warn(
+            found.call,
+            "DP148",
+            f"`{code(found.call)}` hands the loss `{code(found.loss)}` and "
+            f"`{code(found.optimizer)}` (its gradients cleared with zero_grad() here, built by "
+            "no torch.optim class dp2ddp sees) to the library's "
+            f"{code(found.call.func)}(): the loop is taken for training, its loader sharded "
+            "(each rank trains its share, DDP averages the gradients)",
         )
     return True

@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.transforms._support.grad_mode import grad_off
 from dp2ddp.transforms._support.nodes import NodeView, module_of, name_of, variables_under, walk
 from dp2ddp.transforms.analysis.generator_batches import Role, generator_role
 
@@ -40,7 +42,10 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
     if not loader.loops or not isinstance(module, cst.Module):
         return False
     told = t.state.loaders.generator_takers
-    roles = [generator_role(view(module), loop, t._is_no_grad, told) for loop, _, _ in loader.loops]
+    roles = [
+        generator_role(view(module), loop, partial(grad_off, matches=t.matches), told)
+        for loop, _, _ in loader.loops
+    ]
     if any(found is None for found in roles):
         return False
     kinds = {found[0] for found in roles if found is not None}

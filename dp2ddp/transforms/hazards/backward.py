@@ -63,7 +63,8 @@ import libcst as cst
 
 from dp2ddp.facts import BackwardSummary
 from dp2ddp.transforms._support.children import children_of
-from dp2ddp.transforms._support.nodes import NO_GRAD, code_of, walk
+from dp2ddp.transforms._support.grad_mode import grad_off
+from dp2ddp.transforms._support.nodes import code_of, walk
 from dp2ddp.transforms.hazards.backward_binding import (
     FunctionInstances,
     bound_arguments,
@@ -365,7 +366,7 @@ class SecondBackwards:
             if statement.orelse is not None:
                 self._suite(statement.orelse.body, flow)
         elif isinstance(statement, cst.With):
-            no_grad = any(self._is_no_grad(item.item) for item in statement.items)
+            no_grad = any(grad_off(item.item, self._matches) for item in statement.items)
             for item in statement.items:
                 forwards = self._expression(item.item, flow)
                 if item.asname is not None:
@@ -691,7 +692,3 @@ class SecondBackwards:
                         call, self._forwards[forward][0], self._forwards[first][0], inner, model
                     )
                 )
-
-    def _is_no_grad(self, item: cst.BaseExpression) -> bool:
-        func = item.func if isinstance(item, cst.Call) else item
-        return self._matches(func, NO_GRAD)

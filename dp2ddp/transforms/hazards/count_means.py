@@ -47,11 +47,12 @@ from collections.abc import Iterator
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
-from dp2ddp.transforms.hazards.losses import LossChecks, inside_no_grad, sum_through
+from dp2ddp.transforms.hazards.losses import LossChecks, sum_through
 from dp2ddp.transforms.hazards.masked_means import (
     MeanLossObjects,
     masked_selection,
@@ -166,7 +167,11 @@ class CountMeans:
                 selected = masked_selection(
                     node, facts.assigned, self._mask, self.t.qualified_names, self._mean_objects
                 )
-                if selected and self._reaches(node, reaching) and not inside_no_grad(node, self.t):
+                if (
+                    selected
+                    and self._reaches(node, reaching)
+                    and not under_grad_off(node, self.t.parent, self.t.matches)
+                ):
                     warn_masked_mean(self.t, node, selected)
                 continue
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
@@ -194,13 +199,15 @@ class CountMeans:
                     loose
                     and not self._loose_count(numerator, facts.assigned, 0)
                     and self._reaches(node, reaching)
-                    and not inside_no_grad(node, self.t)
+                    and not under_grad_off(node, self.t.parent, self.t.matches)
                 ):
                     self._warn_loose(node, count, loose)
                 continue
             if self._count(numerator, facts.assigned, 0):
                 continue
-            if not self._reaches(node, reaching) or inside_no_grad(node, self.t):
+            if not self._reaches(node, reaching) or under_grad_off(
+                node, self.t.parent, self.t.matches
+            ):
                 continue
             self._decide(node, numerator, count, facts, function)
 
@@ -302,7 +309,9 @@ class CountMeans:
             return False
         if self._count(numerator, assigned, 0):
             return False
-        return self._reaches(node, reaching) and not inside_no_grad(node, self.t)
+        return self._reaches(node, reaching) and not under_grad_off(
+            node, self.t.parent, self.t.matches
+        )
 
     def _total(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
         """`node` is a total over every element of the batch: `x.sum()` or `torch.sum(x)`

@@ -26,8 +26,8 @@ import libcst as cst
 
 from dp2ddp.flow import Function, view
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.grad_mode import grad_off, under_grad_off
 from dp2ddp.transforms._support.names import SCALED_LOSS
-from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
@@ -124,7 +124,7 @@ class LossChecks:
         self._trains.append(True)
 
     def enter_function(self, node: cst.FunctionDef) -> None:
-        no_grad = any(self._turns_off_grad(d.decorator) for d in node.decorators)
+        no_grad = any(grad_off(d.decorator, self.t.matches) for d in node.decorators)
         backward = self._check_sums(node)
         evaluates = not backward and bool(_EVALUATION.search(node.name.value))
         self._trains.append(not no_grad and not evaluates)
@@ -184,14 +184,10 @@ class LossChecks:
             self.t.warn(loss[0], "DP004", loss[1])
 
     def enter_with(self, node: cst.With) -> None:
-        self._no_grad.append(any(self._turns_off_grad(item.item) for item in node.items))
+        self._no_grad.append(any(grad_off(item.item, self.t.matches) for item in node.items))
 
     def leave_with(self) -> None:
         self._no_grad.pop()
-
-    def _turns_off_grad(self, node: cst.BaseExpression) -> bool:
-        func = node.func if isinstance(node, cst.Call) else node
-        return self.t.matches(func, NO_GRAD)
 
     def feeds_backward(self, call: cst.Call) -> bool:
         """The loss value may reach backward(): gradients on, not `.item()`, not evaluation."""
@@ -237,7 +233,7 @@ class LossChecks:
                 not keep
                 and values
                 and all(self._summed(v, facts.assigned, losses) for v in values)
-                and not inside_no_grad(backward, self.t)
+                and not under_grad_off(backward, self.t.parent, self.t.matches)
             ):
                 self.scaled.add(backward)
                 self._covered.update(losses)
@@ -255,7 +251,7 @@ class LossChecks:
                 ):
                     self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
-            if not inside_no_grad(backward, self.t):
+            if not under_grad_off(backward, self.t.parent, self.t.matches):
                 self._batch_sum_terms(values, facts.assigned)
         return bool(facts.backward)
 
@@ -592,20 +588,6 @@ def _batch_means_of(
     for child in node.children:
         found += _batch_means(child, assigned, transform, nonlinear, depth, memo)
     return list(dict.fromkeys(found))
-
-
-def inside_no_grad(node: cst.CSTNode, transform: MigrationTransform) -> bool:
-    current = transform.parent(node)
-    while current is not None:
-        if isinstance(current, cst.With) and any(
-            transform.matches(
-                item.item.func if isinstance(item.item, cst.Call) else item.item, NO_GRAD
-            )
-            for item in current.items
-        ):
-            return True
-        current = transform.parent(current)
-    return False
 
 
 def loss_key(node: cst.BaseExpression) -> str:

@@ -38,11 +38,11 @@ import libcst as cst
 
 from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
-from dp2ddp.transforms.hazards.losses import inside_no_grad
 from dp2ddp.transforms.hazards.masked_means import _MEAN_CLASSES
 
 if TYPE_CHECKING:
@@ -108,7 +108,9 @@ class SizeMeans:
         numerator, count = parts
         if not (self._size(count, assigned, 0) and self._mean(numerator, assigned, 0)):
             return False
-        if not owner._reaches(node, reaching) or inside_no_grad(node, self.t):
+        if not owner._reaches(node, reaching) or under_grad_off(
+            node, self.t.parent, self.t.matches
+        ):
             return True
         division, shown = self.t.code(node).strip().splitlines()[0][:80], self.t.code(count)
         if owner._unreached(node, function) is None:
