@@ -615,6 +615,13 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51's detection/segmentation/pose/depth round (helper v2), said, checked by verify's
+verdict:
+- hazards_s51_v2_weighted_masked_terms (v2-A, mileyan/AnyNet@83badc7 finetune.py:171): one
+  masked `F.smooth_l1_loss` per output, each weighted by a list's entry, collected in a
+  comprehension and `sum(loss).backward()`; an appended `w[0] * S / mask.sum()` stacked and
+  summed: DP043 at both (before: no warning; verify NOT EQUIVALENT with "no measured cause").
 """
 
 from __future__ import annotations
@@ -1215,6 +1222,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_w1_loss_over_batch_padded_per_rank", "DP127"),
         # stop 50 w2: noise and data rows paired over the batch before the model
         ("hazards_s50_w2_rows_paired_before_model", "DP124"),
+        # stop 51 v2: weighted masked means collected in a list and summed
+        ("hazards_s51_v2_weighted_masked_terms", "DP043"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
