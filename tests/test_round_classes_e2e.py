@@ -622,6 +622,9 @@ verdict:
   masked `F.smooth_l1_loss` per output, each weighted by a list's entry, collected in a
   comprehension and `sum(loss).backward()`; an appended `w[0] * S / mask.sum()` stacked and
   summed: DP043 at both (before: no warning; verify NOT EQUIVALENT with "no measured cause").
+- data_s51_v2_meters_updated_by_index (v2-B, the same finetune.py:166): one meter per stage
+  in a list, `losses[idx].update(loss[idx].item())`, read after the loop: DP030, checked by
+  verify's notes run to the end (before: no word; rank 0 printed its share's average).
 """
 
 from __future__ import annotations
@@ -1296,6 +1299,8 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6"),
         # stop 50 s4: a meter fed in a loop over pieces of the step's output
         ("data_s50_s4_inner_loop_parts_meter", "DP030", "parts 4.038223 count 16"),
+        # stop 51 v2: a list of meters updated through an index
+        ("data_s51_v2_meters_updated_by_index", "DP030", "stage 0 3.813149"),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
