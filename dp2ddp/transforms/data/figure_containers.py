@@ -5,7 +5,7 @@ them) updated element by element in a training loop (`[m.update(v) for m, v in
 zip(meters, values)]`, `for m in meters: m.update(loss.item())`) holds this rank's batches
 as a meter updated by its own name does (class S2, fresh round 6). So does one updated
 through an index (`losses[idx].update(loss[idx].item())` over a stage index,
-mileyan/AnyNet@83badc7 finetune.py:166; stop 51 v2-B). An update of any
+mileyan/AnyNet@83badc7 finetune.py:169; stop 51 v2-B). An update of any
 element taints the container and the names it was built from; a read of the container
 (`meters[0].avg`) or of an element variable of a loop over it is a read of the figures.
 """

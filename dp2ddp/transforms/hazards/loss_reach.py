@@ -7,7 +7,7 @@ and through the collections a loss is summed from: an element of a list or tuple
 element of a comprehension, a list `L.append(term)` fills, and the sum of such a collection
 (`sum(L)`, `torch.stack(L).sum()` or `.mean()`, `torch.sum(torch.stack(L))`). A stereo or
 depth network's deep supervision sums one masked mean per output, each weighted by an entry
-of a list (mileyan/AnyNet@83badc7 finetune.py:171: `loss = [args.loss_weights[x] *
+of a list (mileyan/AnyNet@83badc7 finetune.py:163: `loss = [args.loss_weights[x] *
 F.smooth_l1_loss(outputs[x][mask], disp_L[mask], size_average=True) for x in
 range(num_out)]`, then `sum(loss).backward()`): each term's count is in the gradient, as a
 lone term's is.
