@@ -620,8 +620,9 @@ Stop 51's detection/segmentation/pose/depth round (helper v2), said, checked by 
 verdict:
 - hazards_s51_v2_weighted_masked_terms (v2-A, mileyan/AnyNet@83badc7 finetune.py:163): one
   masked `F.smooth_l1_loss` per output, each weighted by a list's entry, collected in a
-  comprehension and `sum(loss).backward()`; an appended `w[0] * S / mask.sum()` stacked and
-  summed: DP043 at both (before: no warning; verify NOT EQUIVALENT with "no measured cause").
+  comprehension and `sum(loss).backward()`; appended `w[0] * S / mask.sum()` and
+  `w[1] * (S / mask.sum())` stacked and summed: DP043 at all three (before: no warning;
+  verify NOT EQUIVALENT with "no measured cause").
 - data_s51_v2_meters_updated_by_index (v2-B, the same finetune.py:169): one meter per stage
   in a list, `losses[idx].update(loss[idx].item())`, read after the loop: DP030, checked by
   verify's notes run to the end (before: no word; rank 0 printed its share's average).
