@@ -624,6 +624,17 @@ another module's (s51_s2_factory_in_other_module), or handed in as a parameter
 (test_a_loop_trains_whatever_built_its_optimizer: the ranks' ids disjoint, together the 16),
 rank 0 prints the original's `weights 0.0330` (before: read as an evaluation by the nested
 no_grad(), the loader left whole with a false DP015, every rank trained all 16 samples).
+
+Stop 51's detection/segmentation/pose/depth round (helper v2), said, checked by verify's
+verdict:
+- hazards_s51_v2_weighted_masked_terms (v2-A, mileyan/AnyNet@83badc7 finetune.py:163): one
+  masked `F.smooth_l1_loss` per output, each weighted by a list's entry, collected in a
+  comprehension and `sum(loss).backward()`; appended `w[0] * S / mask.sum()` and
+  `w[1] * (S / mask.sum())` stacked and summed: DP043 at all three (before: no warning;
+  verify NOT EQUIVALENT with "no measured cause").
+- data_s51_v2_meters_updated_by_index (v2-B, the same finetune.py:169): one meter per stage
+  in a list, `losses[idx].update(loss[idx].item())`, read after the loop: DP030, checked by
+  verify's notes run to the end (before: no word; rank 0 printed its share's average).
 """
 
 from __future__ import annotations
@@ -1255,6 +1266,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_w1_loss_over_batch_padded_per_rank", "DP127"),
         # stop 50 w2: noise and data rows paired over the batch before the model
         ("hazards_s50_w2_rows_paired_before_model", "DP124"),
+        # stop 51 v2: weighted masked means collected in a list and summed
+        ("hazards_s51_v2_weighted_masked_terms", "DP043"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1327,6 +1340,8 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("data_s49_k1_running_extremes", "DP030", "rows 8 smallest 6"),
         # stop 50 s4: a meter fed in a loop over pieces of the step's output
         ("data_s50_s4_inner_loop_parts_meter", "DP030", "parts 4.038223 count 16"),
+        # stop 51 v2: a list of meters updated through an index
+        ("data_s51_v2_meters_updated_by_index", "DP030", "stage 0 3.813149"),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(

@@ -3,7 +3,9 @@
 `meters = [AverageMeter() for _ in range(3)]` (or `[losses, top1]`, a tuple, a dict of
 them) updated element by element in a training loop (`[m.update(v) for m, v in
 zip(meters, values)]`, `for m in meters: m.update(loss.item())`) holds this rank's batches
-as a meter updated by its own name does (class S2, fresh round 6). An update of any
+as a meter updated by its own name does (class S2, fresh round 6). So does one updated
+through an index (`losses[idx].update(loss[idx].item())` over a stage index,
+mileyan/AnyNet@83badc7 finetune.py:169; stop 51 v2-B). An update of any
 element taints the container and the names it was built from; a read of the container
 (`meters[0].avg`) or of an element variable of a loop over it is a read of the figures.
 """
@@ -58,7 +60,29 @@ def container_updates(
             if any(n.value in derived for a in call.args for n in variables_under(a.value)):
                 container, held = members[call.func.value.value]
                 found |= {container, *held}
-    return found | _element_names(root, found)
+    return found | _indexed_updates(loop, batch, initial) | _element_names(root, found)
+
+
+def _indexed_updates(loop: cst.For | cst.While, batch: set[str], initial: InitialValue) -> set[str]:
+    """Containers of averaging objects `loop` feeds through an index with figures of its
+    batches (`meters[k].update(loss[k].item())`, `meters["loss"].update(...)`), with the
+    names they hold."""
+    found: set[str] = set()
+    for call in walk(loop.body, skip_scopes=True):
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Subscript)
+            and isinstance(call.func.value.value, cst.Name)
+        ):
+            continue
+        container = call.func.value.value.value
+        held = container_members(initial(loop, container))
+        if held is not None and any(
+            n.value in batch for a in call.args for n in variables_under(a.value)
+        ):
+            found |= {container, *held}
+    return found
 
 
 def _comp_fors(node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> list[cst.CompFor]:

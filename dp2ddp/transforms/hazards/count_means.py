@@ -52,6 +52,7 @@ from dp2ddp.transforms._support.nodes import enclosing_function, method_class, n
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.loss_reach import reaches, reaching_names
 from dp2ddp.transforms.hazards.losses import LossChecks, sum_through
 from dp2ddp.transforms.hazards.masked_means import (
     MeanLossObjects,
@@ -161,7 +162,7 @@ class CountMeans:
             return
         facts = ScopeFacts(scope, self.t.qualified_names)
         scope.visit(facts)
-        reaching = _reaching_names(scope, facts)
+        reaching = reaching_names(scope, facts, self.t.qualified_names)
         for node in walk(scope, skip_scopes=True):
             if isinstance(node, cst.Call):  # a mean over a masked selection (masked_means.py)
                 selected = masked_selection(
@@ -169,7 +170,7 @@ class CountMeans:
                 )
                 if (
                     selected
-                    and self._reaches(node, reaching)
+                    and self._reaches(node, reaching, facts.assigned)
                     and not under_grad_off(node, self.t.parent, self.t.matches)
                 ):
                     warn_masked_mean(self.t, node, selected)
@@ -198,18 +199,18 @@ class CountMeans:
                 if (
                     loose
                     and not self._loose_count(numerator, facts.assigned, 0)
-                    and self._reaches(node, reaching)
+                    and self._reaches(node, reaching, facts.assigned)
                     and not under_grad_off(node, self.t.parent, self.t.matches)
                 ):
                     self._warn_loose(node, count, loose)
                 continue
             if self._count(numerator, facts.assigned, 0):
                 continue
-            if not self._reaches(node, reaching) or under_grad_off(
+            if not self._reaches(node, reaching, facts.assigned) or under_grad_off(
                 node, self.t.parent, self.t.matches
             ):
                 continue
-            self._decide(node, numerator, count, facts, function)
+            self._decide(node, numerator, count, facts, function, self._reaches(node, reaching))
 
     def _decide(
         self,
@@ -218,7 +219,11 @@ class CountMeans:
         count: cst.BaseExpression,
         facts: ScopeFacts,
         function: cst.FunctionDef | None,
+        linear: bool = True,
     ) -> None:
+        """Rewrite the count as the whole batch's where that is proved right, else DP043;
+        not `linear`: the term reaches the loss only through a factor not shown constant
+        (loss_reach), so its share would not be proved DataParallel's."""
         losses: list[cst.Call] = []
         summed = self._sum(numerator, facts.assigned, losses)
         division = self.t.code(node).strip().splitlines()[0][:80]
@@ -230,6 +235,8 @@ class CountMeans:
             why = f"an in-place division of {self.t.code(numerator)} (write it as a / b)"
         elif not summed:
             why = f"{self.t.code(numerator)} is not shown to be a sum over the batch"
+        elif not linear:
+            why = "it reaches the loss through a factor not shown to be a constant"
         else:
             why = self._unreached(node, function)
         if why is None:
@@ -309,7 +316,7 @@ class CountMeans:
             return False
         if self._count(numerator, assigned, 0):
             return False
-        return self._reaches(node, reaching) and not under_grad_off(
+        return self._reaches(node, reaching, assigned) and not under_grad_off(
             node, self.t.parent, self.t.matches
         )
 
@@ -360,38 +367,20 @@ class CountMeans:
         )
 
     # -- what reaches the loss ------------------------------------------------------------
-    def _reaches(self, node: cst.CSTNode, reaching: set[str]) -> bool:
-        """The division's value is (a term of) what the scope returns or backpropagates:
-        only sums, differences, negation and constant factors between them."""
-        if isinstance(node, cst.AugAssign):
-            return isinstance(node.target, cst.Name) and node.target.value in reaching
-        child, parent = node, self.t.parent(node)
-        while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-            if isinstance(parent, cst.BinaryOperation):
-                if isinstance(parent.operator, (cst.Multiply, cst.Divide)):
-                    # a constant weight on either side of a product (`0.5 * loss`); a
-                    # division only by a constant
-                    other = parent.right if parent.left is child else parent.left
-                    divided = isinstance(parent.operator, cst.Divide) and parent.right is child
-                    if divided or not _constant(other):
-                        return False
-                elif not isinstance(parent.operator, (cst.Add, cst.Subtract)):
-                    return False
-            elif not isinstance(parent.operator, cst.Minus):
-                return False
-            child, parent = parent, self.t.parent(parent)
-        if isinstance(parent, (cst.Tuple, cst.List)):
-            child, parent = parent, self.t.parent(parent)
-        if isinstance(parent, cst.Return):
-            return True
-        if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
-            return True
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-            target = parent.targets[0].target
-            return isinstance(target, cst.Name) and target.value in reaching
-        if isinstance(parent, cst.AugAssign) and isinstance(parent.target, cst.Name):
-            return parent.target.value in reaching
-        return False
+    def _reaches(
+        self, node: cst.CSTNode, reaching: set[str], assigned: _Assigned | None = None
+    ) -> bool:
+        """The value is (a term of) what the scope returns or backpropagates (loss_reach):
+        with constant factors only; given the scope's `assigned`, with any factor that is
+        not a count (a warning's reach: the term's count is still in the gradient)."""
+
+        def not_a_count(other: cst.BaseExpression) -> bool:
+            return assigned is not None and not self._count(other, assigned, 0)
+
+        def factor(other: cst.BaseExpression) -> bool:
+            return _constant(other) or not_a_count(other)
+
+        return reaches(node, reaching, self.t.parent, self.t.qualified_names, factor)
 
     # -- counts, masks, sums ----------------------------------------------------------------
     def _count(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
@@ -643,41 +632,6 @@ def _constant(node: cst.BaseExpression) -> bool:
     return _number(node) or (
         isinstance(node, (cst.Name, cst.Attribute)) and not name_of(node).endswith("]")
     )
-
-
-def _reaching_names(scope: cst.Module | cst.FunctionDef, facts: ScopeFacts) -> set[str]:
-    """Names whose value flows (through sums, products and tuples) into what the scope
-    returns or backpropagates."""
-    names: set[str] = set()
-    for node in walk(scope, skip_scopes=True):
-        if isinstance(node, cst.Return) and node.value is not None:
-            names |= _operands(node.value)
-    for receiver in facts.backward:
-        names |= _operands(receiver)
-    changed = True
-    while changed:
-        changed = False
-        for name in list(names):
-            for value in facts.assigned.get(name, []):
-                more = _operands(value) - names
-                if more:
-                    names |= more
-                    changed = True
-    return names
-
-
-def _operands(node: cst.BaseExpression) -> set[str]:
-    """Names in `node` reached through arithmetic and tuples only (not a call's
-    arguments: `loss.item()`, `print(loss)` use a value, they do not become it)."""
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.BinaryOperation):
-        return _operands(node.left) | _operands(node.right)
-    if isinstance(node, cst.UnaryOperation):
-        return _operands(node.expression)
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return set().union(*(_operands(e.value) for e in node.elements))
-    return set()
 
 
 def _share(count: cst.BaseExpression) -> cst.Call:
