@@ -615,6 +615,12 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51's round 4 (helper v1):
+- model_wrap_s51_v1_wrap_moved_in_conditional (v1-A, dhpollack/bytenet.pytorch@9aba0ef
+  train_bytenet.py:94-95): `DP(encoder).cuda() if ngpu > 1 else encoder.cuda()`: the guard
+  dropped, every process wraps (before: the DDP wrap kept `if ngpu > 1`, so on gloo no rank
+  wrapped and each trained its half alone, no warning; rank 0 printed weights -0.1294).
 """
 
 from __future__ import annotations
@@ -821,6 +827,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "grid 1 rows 12 sum 44.788",
         "weights 0.1935",
     ),
+    # stop 51 v1: the original's (the base printed weights -0.1294: no DDP wrap, ranks apart)
+    "model_wrap_s51_v1_wrap_moved_in_conditional": ("weights 0.3158",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
