@@ -635,6 +635,12 @@ verdict:
 - data_s51_v2_meters_updated_by_index (v2-B, the same finetune.py:169): one meter per stage
   in a list, `losses[idx].update(loss[idx].item())`, read after the loop: DP030, checked by
   verify's notes run to the end (before: no word; rank 0 printed its share's average).
+
+Stop 51's round 4 (helper v1):
+- model_wrap_s51_v1_wrap_moved_in_conditional (v1-A, dhpollack/bytenet.pytorch@9aba0ef
+  train_bytenet.py:94-95): `DP(encoder).cuda() if ngpu > 1 else encoder.cuda()`: the guard
+  dropped, every process wraps (before: the DDP wrap kept `if ngpu > 1`, so on gloo no rank
+  wrapped and each trained its half alone, no warning; rank 0 printed weights -0.1294).
 """
 
 from __future__ import annotations
@@ -845,6 +851,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s51_s2_factory_in_module": ("epoch 1 ema 0.0537", "weights 0.0330"),
     "data_s51_s2_optimizer_parameter": ("epoch 1 ema 0.0537", "weights 0.0330"),
     "s51_s2_factory_in_other_module": ("epoch 1 ema 0.0537", "weights 0.0330"),
+    # stop 51 v1: the original's (the base printed weights -0.1294: no DDP wrap, ranks apart)
+    "model_wrap_s51_v1_wrap_moved_in_conditional": ("weights 0.3158",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

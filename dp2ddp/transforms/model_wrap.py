@@ -44,8 +44,10 @@ from dp2ddp.transforms._support.names import (
 from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     module_of,
+    move_to_device,
     replication_patch,
     scoped_name,
+    unmoved,
     wrap_target,
 )
 from dp2ddp.transforms.analysis.device_lists import device_list_reads
@@ -179,7 +181,7 @@ class WrapModelInDDP(MigrationTransform):
             self.warn(original, "DP016", "DataParallel() without a module argument")
             return updated
         self.state.scatter_dims.append(dim)
-        moved = _move_to_device(module)
+        moved = move_to_device(module)
         if isinstance(original_module, cst.Call) and any(
             name.startswith("torch.nn.") and name.endswith("Loss")
             for name in self.qualified_names(original_module.func)
@@ -658,7 +660,7 @@ class WrapModelInDDP(MigrationTransform):
         chosen = self._branches.unwrap_choice(original_node, updated_node)
         if chosen is not None:
             return chosen
-        if not self._is_dp_call(original_node.body):
+        if not self._is_dp_call(unmoved(original_node.body)):  # `DP(m).cuda() if ...` too
             return updated_node
         test = self.code(original_node.test)
         dropped: list[str] = []
@@ -676,19 +678,3 @@ class WrapModelInDDP(MigrationTransform):
             return updated_node.with_changes(test=kept)
         self.warn(original_node, "DP012", f"if {test}")
         return updated_node
-
-
-def _move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
-    """`m` -> `m.to(DEVICE)`; `m.cuda()`/`m.to(x)` -> `m.to(DEVICE)`."""
-    if (
-        isinstance(module, cst.Call)
-        and isinstance(module.func, cst.Attribute)
-        and module.func.attr.value in ("cuda", "to")
-    ):
-        module = module.func.value
-    if isinstance(module, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
-        module = module.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.Call(
-        func=cst.Attribute(value=module, attr=cst.Name("to")),
-        args=[cst.Arg(cst.Name("DEVICE"))],
-    )

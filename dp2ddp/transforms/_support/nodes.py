@@ -57,6 +57,22 @@ def unmoved(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
+    """`m` -> `m.to(DEVICE)`; `m.cuda()`/`m.to(x)` -> `m.to(DEVICE)`."""
+    if (
+        isinstance(module, cst.Call)
+        and isinstance(module.func, cst.Attribute)
+        and module.func.attr.value in ("cuda", "to")
+    ):
+        module = module.func.value
+    if isinstance(module, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
+        module = module.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(
+        func=cst.Attribute(value=module, attr=cst.Name("to")),
+        args=[cst.Arg(cst.Name("DEVICE"))],
+    )
+
+
 #: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`,
 #: `cycle(loader)` (itertools', or a program's own `def cycle(dl): while True: for b in dl:
 #: yield b`: its items are the loader's batches all the same).

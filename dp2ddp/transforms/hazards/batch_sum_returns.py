@@ -29,7 +29,8 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_terms import additive_terms
-from dp2ddp.transforms.hazards.losses import _batch_sum, _receiver, is_loss_sum
+from dp2ddp.transforms.hazards.losses import _batch_sum, is_loss_sum
+from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 #: A text that may return a sum: a `.sum(` or `torch.sum(` call and a `return`.

@@ -29,7 +29,18 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import grad_off, under_grad_off
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
+from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
+from dp2ddp.transforms.hazards.reductions import (
+    Alike,
+    Means,
+    alike_operand,
+    batch_means,
+    wrapped_models,
+)
+from dp2ddp.transforms.hazards.reductions import receiver as _receiver
+from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 from dp2ddp.transforms.hazards.told_sums import told_sum_terms
 
@@ -110,15 +121,17 @@ class LossChecks:
         self.scaled: set[cst.Call] = set()
         #: Loss calls inside a scaled loss: no DP004 for them.
         self._covered: set[cst.Call] = set()
-        #: Batch means already reported (DP059).
+        #: Batch means already reported (DP059), and the module's rank-uniformity proof
+        #: (built at the first one: a mean over what every rank holds alike is none).
         self._statistics: set[cst.Call] = set()
+        self._alike: Alike | None = None
         #: Batch sums said among a loss's terms (batch_terms), and the module's proof.
         self._said_terms: set[cst.CSTNode] = set()
         self._given: BatchGiven | None = None
         self._module: cst.Module | None = None
 
     def enter_module(self, node: cst.Module) -> None:
-        self._module, self._given = node, None
+        self._module, self._given, self._alike = node, None, None
         read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
@@ -324,7 +337,9 @@ class LossChecks:
         non-linear call (`torch.log`, an `entropy()` helper) in what reaches backward().
         DataParallel computed it on the gathered batch; each DDP rank computes it on its
         own share, so the loss is a different function of the samples. A plain `.mean()` of
-        per-sample losses is linear and is not flagged. Returns whether one was found.
+        per-sample losses is linear and is not flagged, nor a mean of what every rank holds
+        alike (reductions.alike_operand: a wrapped model's weight rows). Returns whether one
+        was found.
 
         A module that never spells "mean" (nor re-exports one under another name) has none:
         following every name back through its bindings would find nothing, at a cost that
@@ -332,14 +347,25 @@ class LossChecks:
         if self.t.state.text_count("mean") == 0:
             return False
         found = False
-        memo: _Means = {}
+        memo: Means = {}
         for value in values:
-            for stat in _batch_means(value, assigned, self.t, False, 0, memo):
+            for stat in batch_means(value, assigned, self.t, False, 0, memo):
+                if alike_operand(stat, assigned, self.t, self._alike_proof()):
+                    continue  # the same tensor on every rank: no share of the batch
                 found = True
                 if stat not in self._statistics:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
         return found
+
+    def _alike_proof(self) -> Alike:
+        """The module's proof of values alike on every rank, built at its first batch mean."""
+        if self._alike is None:
+            assert self._module is not None
+            flow = view(self._module)
+            uniform = RankUniformity.for_pass(self.t, self._module)
+            self._alike = Alike(uniform, wrapped_models(list(flow.calls), self.t))
+        return self._alike
 
     def _maybe_batch_sum(
         self,
@@ -375,70 +401,6 @@ def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool
     if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
         return False
     return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
-
-
-#: Tensor reductions: over a dimension given as `dim`/`axis` (or the first argument of the
-#: method, the second of the torch function), else over every element.
-_REDUCTIONS = frozenset(
-    "sum mean nansum nanmean std var prod logsumexp amax amin max min norm median".split()
-)
-#: Calls that keep a batch statistic linear (or only reshape it): not what DP059 is about.
-_LINEAR = frozenset(
-    "sum mean nansum nanmean view reshape squeeze unsqueeze flatten to float double half "
-    "clone contiguous detach cpu cuda".split()
-)
-_MEANS = frozenset({"mean", "nanmean"})
-_SUMS = frozenset({"sum", "nansum", "logsumexp"})
-
-
-def _reduction(
-    node: cst.CSTNode, transform: MigrationTransform
-) -> tuple[str, tuple[int, ...] | None] | None:
-    """(name, dims) when `node` is a tensor reduction: dims () for every element, None
-    when not literal, negative dims kept as they are."""
-    if not isinstance(node, cst.Call):
-        return None
-    func = node.func
-    positional = [a for a in node.args if a.keyword is None and a.star == ""]
-    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-    torch_names = {
-        n.removeprefix("torch.") for n in transform.qualified_names(func) if n.startswith("torch.")
-    }
-    torch_names &= _REDUCTIONS
-    if torch_names:
-        name = next(iter(torch_names))
-        dim = positional[1].value if len(positional) > 1 else None
-    elif isinstance(func, cst.Attribute) and func.attr.value in _REDUCTIONS:
-        name = func.attr.value
-        dim = positional[0].value if positional else None
-    else:
-        return None
-    dim = keywords.get("dim", keywords.get("axis", dim))
-    if dim is None:
-        return (name, ())
-    return (name, _literal_dims(dim))
-
-
-def _literal_dims(node: cst.BaseExpression) -> tuple[int, ...] | None:
-    items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
-    dims: list[int] = []
-    for item in items:
-        sign = 1
-        if isinstance(item, cst.UnaryOperation) and isinstance(item.operator, cst.Minus):
-            sign, item = -1, item.expression
-        if not isinstance(item, cst.Integer):
-            return None
-        dims.append(sign * int(item.value))
-    return tuple(dims)
-
-
-def _receiver(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
-    if isinstance(call.func, cst.Attribute) and not transform.qualified_names(call.func) & {
-        f"torch.{n}" for n in _REDUCTIONS
-    }:
-        return call.func.value
-    positional = [a for a in call.args if a.keyword is None]
-    return positional[0].value if positional else None
 
 
 def _batch_sum(
@@ -514,80 +476,6 @@ def _batch_intact(
         if found is None:
             result = None
     return result
-
-
-#: _batch_means' answers within one search: (node's id, under a non-linear call, depth).
-_Means = dict[tuple[int, bool, int], list[cst.Call]]
-
-
-def _batch_means(
-    node: cst.CSTNode,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-    nonlinear: bool,
-    depth: int,
-    memo: _Means | None = None,
-) -> list[cst.Call]:
-    """The means over dim 0 in `node` (names followed) that a non-linear call encloses.
-
-    Each (node, nonlinear, depth) is searched once (`memo`): a name read many times, bound
-    to expressions reading other such names, was followed once per path, a number of
-    calls that grows as the reads multiply level after level (P2333/Bag-of-Tricks-for-AT's
-    train_cifar.py: 617,549 calls for 52 searches, a tenth of its migration)."""
-    if depth > 6 or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return []
-    memo = {} if memo is None else memo
-    key = (id(node), nonlinear, depth)
-    known = memo.get(key)
-    if known is None:
-        known = memo[key] = _batch_means_of(node, assigned, transform, nonlinear, depth, memo)
-    return known
-
-
-def _batch_means_of(
-    node: cst.CSTNode,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-    nonlinear: bool,
-    depth: int,
-    memo: _Means,
-) -> list[cst.Call]:
-    """_batch_means of one node, its parts searched through `memo`."""
-    if isinstance(node, cst.Name):
-        return list(
-            dict.fromkeys(
-                found
-                for bound in assigned.get(node.value, [])
-                for found in _batch_means(bound, assigned, transform, nonlinear, depth + 1, memo)
-            )
-        )
-    found: list[cst.Call] = []
-    if isinstance(node, cst.Call):
-        reduction = _reduction(node, transform)
-        if (
-            nonlinear
-            and reduction is not None
-            and reduction[0] in _MEANS
-            and reduction[1] is not None
-            and 0 in reduction[1]
-        ):
-            found.append(node)
-        func = node.func
-        short = func.attr.value if isinstance(func, cst.Attribute) else ""
-        names = {n.rsplit(".", 1)[-1] for n in transform.qualified_names(func)}
-        linear = short in _LINEAR if short else bool(names) and names <= _LINEAR
-        if isinstance(func, cst.Attribute) and not linear:
-            # `mean_p.log()`: the receiver is what the non-linear method applies to.
-            found += _batch_means(func.value, assigned, transform, True, depth, memo)
-        elif isinstance(func, cst.Attribute):
-            found += _batch_means(func.value, assigned, transform, nonlinear, depth, memo)
-        for arg in node.args:
-            inner = nonlinear or not linear
-            found += _batch_means(arg.value, assigned, transform, inner, depth, memo)
-        return list(dict.fromkeys(found))
-    for child in node.children:
-        found += _batch_means(child, assigned, transform, nonlinear, depth, memo)
-    return list(dict.fromkeys(found))
 
 
 def loss_key(node: cst.BaseExpression) -> str:
