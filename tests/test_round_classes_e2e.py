@@ -615,6 +615,13 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
+- data_s51_v4_step_counter_summed_after_loop (v4-B, YuanGongND/ast@31088be
+  src/traintest.py:192): a step counter (`global_step += 1`) of a training loop whose loss
+  sum is divided by `len(loader.dataset)` after it: the sum is all-reduced, the step count
+  left as it is (before: summed too, `steps 4 / 12 / 28` for the original's 2 / 4 / 6, and
+  the warm-up learning rate it sets gave weights 3.4421 for the original's 2.8443).
 """
 
 from __future__ import annotations
@@ -821,6 +828,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "grid 1 rows 12 sum 44.788",
         "weights 0.1935",
     ),
+    # stop 51 v4: the original's (the base printed steps 4 / 12 / 28, weights 3.4421)
+    "data_s51_v4_step_counter_summed_after_loop": (
+        "epoch 1 loss 4.1453 steps 4",
+        "epoch 2 loss 2.3997 steps 6",
+        "weights 2.8443",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -904,6 +917,7 @@ RANK0_ONLY = {
     "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": "weights",  # stop 50 s4
     "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
     "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
+    "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
