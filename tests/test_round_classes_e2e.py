@@ -622,6 +622,12 @@ Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
   sum is divided by `len(loader.dataset)` after it: the sum is all-reduced, the step count
   left as it is (before: summed too, `steps 4 / 12 / 28` for the original's 2 / 4 / 6, and
   the warm-up learning rate it sets gave weights 3.4421 for the original's 2.8443).
+- model_wrap_s51_v4_unknown_model_taken_apart (v4-C, YuanGongND/ast@31088be
+  src/models/ast_models.py:174-186, timm's ViT): forward() calls the parts of a model a
+  library's factory builds (the stand-in tests/e2e_stop45_m/backbones.py) one by one, never
+  the model whole: DP041, find_unused_parameters=True, rank 0 prints the original's `weights
+  -3.6435` (before: no warning, "Expected to have finished reduction" at step 2 on both
+  ranks).
 """
 
 from __future__ import annotations
@@ -834,6 +840,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 2 loss 2.3997 steps 6",
         "weights 2.8443",
     ),
+    # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -918,6 +926,7 @@ RANK0_ONLY = {
     "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
     "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
+    "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
