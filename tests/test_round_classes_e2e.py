@@ -641,6 +641,19 @@ Stop 51's round 4 (helper v1):
   train_bytenet.py:94-95): `DP(encoder).cuda() if ngpu > 1 else encoder.cuda()`: the guard
   dropped, every process wraps (before: the DDP wrap kept `if ngpu > 1`, so on gloo no rank
   wrapped and each trained its half alone, no warning; rank 0 printed weights -0.1294).
+
+Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
+- data_s51_v4_step_counter_summed_after_loop (v4-B, YuanGongND/ast@31088be
+  src/traintest.py:192): a step counter (`global_step += 1`) of a training loop whose loss
+  sum is divided by `len(loader.dataset)` after it: the sum is all-reduced, the step count
+  left as it is (before: summed too, `steps 4 / 12 / 28` for the original's 2 / 4 / 6, and
+  the warm-up learning rate it sets gave weights 3.4421 for the original's 2.8443).
+- model_wrap_s51_v4_unknown_model_taken_apart (v4-C, YuanGongND/ast@31088be
+  src/models/ast_models.py:174-186, timm's ViT): forward() calls the parts of a model a
+  library's factory builds (the stand-in tests/e2e_stop45_m/backbones.py) one by one, never
+  the model whole: DP041, find_unused_parameters=True, rank 0 prints the original's `weights
+  -3.6435` (before: no warning, "Expected to have finished reduction" at step 2 on both
+  ranks).
 """
 
 from __future__ import annotations
@@ -853,6 +866,14 @@ CASES: dict[str, tuple[str, ...]] = {
     "s51_s2_factory_in_other_module": ("epoch 1 ema 0.0537", "weights 0.0330"),
     # stop 51 v1: the original's (the base printed weights -0.1294: no DDP wrap, ranks apart)
     "model_wrap_s51_v1_wrap_moved_in_conditional": ("weights 0.3158",),
+    # stop 51 v4: the original's (the base printed steps 4 / 12 / 28, weights 3.4421)
+    "data_s51_v4_step_counter_summed_after_loop": (
+        "epoch 1 loss 4.1453 steps 4",
+        "epoch 2 loss 2.3997 steps 6",
+        "weights 2.8443",
+    ),
+    # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -940,6 +961,8 @@ RANK0_ONLY = {
     "data_s51_s2_factory_in_module": "weights",  # stop 51 s2
     "data_s51_s2_optimizer_parameter": "weights",  # stop 51 s2
     "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
+    "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
+    "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

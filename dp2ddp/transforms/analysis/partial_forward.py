@@ -55,6 +55,7 @@ from dp2ddp.transforms.analysis import (
     grad_paths,
     layer_holders,
     layer_names,
+    library_parts,
     module_parts,
     unproved_reach,
 )
@@ -300,6 +301,9 @@ def _class_facts(
     # no other layer), leaves the rest unused, whatever else is known.
     heads = module_parts.torchvision_heads(
         init, lambda f: resolve(f, imports, local, prefix), reached
+    )
+    heads += library_parts.unknown_models_taken_apart(
+        init, lambda f: resolve(f, imports, local, prefix), reached, registered
     )
     walks = module_parts.walked_with_break(reached) + heads
     walked = tuple((PartialUse(cls.name, *w, path), "") for w in walks)

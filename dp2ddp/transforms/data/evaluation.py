@@ -497,7 +497,11 @@ class LoaderEvaluation(ShowingCalls):
 
     def _plan_train_metrics(self, loader: Loader) -> None:
         """`total / len(loader.dataset)` after a training loop: the counter must be global.
-        Summed only where each term is a sum over samples; a mean per batch is DP058."""
+        Summed only where each term is a sum over samples; a mean per batch is DP058. A
+        counter grown by a constant counts steps, alike on every rank and as many as the
+        original's: it is left as it is (class v4-B of stop 51, YuanGongND/ast@31088be:
+        `global_step += 1` was summed after each epoch, so the step count, its warm-up
+        learning rate and progress.pkl grew by WORLD_SIZE per epoch, compounding)."""
         for loop, expr, _ in loader.loops:
             if self._normalised_by_dataset(loop, expr) or self._normalised_by_sizes(loop, loader):
                 mean = None if self._reduced_after(loop) else self._batch_mean(loop)
@@ -515,9 +519,12 @@ class LoaderEvaluation(ShowingCalls):
                         f"by len({self.code(expr)}.dataset) is left with this rank's batches",
                     )
                     continue
-                self._reduce_after(
-                    loop, self._counters(loop), f"(divided by len({self.code(expr)}.dataset))"
-                )
+                # A step counter (`global_step += 1`) counts this rank's steps, as many as
+                # DataParallel's: summed, it would count each step once per rank.
+                steps = self._step_counters(loop)
+                counters = [n for n in self._counters(loop) if n not in steps]
+                why = f"(divided by len({self.code(expr)}.dataset))"
+                self._reduce_after(loop, counters, why)
 
     def _averaged_sums(self, loader: Loader, loop: cst.For) -> frozenset[str]:
         """The loop's counters that are sums of means averaged over the ranks where read."""
