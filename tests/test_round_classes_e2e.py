@@ -615,6 +615,15 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51's validation round 4 (helper v3), said, checked by verify's verdict (nothing is
+rewritten, so rank 0 has no figure of the original's to print, as the said classes above):
+- data_s51_v3_index_added_centres (v3-A, idstcv/KDA@0f509e6 main_kda.py:231-235, 237): class
+  centres and counts added into in the training pass at the batch's labels
+  (`new_s_center.index_add_(0, target, s_feat.data)`), returned and read by the next
+  epoch's distillation loss: each rank's centres are its own samples' only. DP142 at each
+  add, named in verify's verdict (before: DP030, "running figure printed", for two of the
+  three tables, and verify's likely cause "float rounding growing").
 """
 
 from __future__ import annotations
@@ -1215,6 +1224,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_w1_loss_over_batch_padded_per_rank", "DP127"),
         # stop 50 w2: noise and data rows paired over the batch before the model
         ("hazards_s50_w2_rows_paired_before_model", "DP124"),
+        # stop 51 v3: class centres added into at the batch's labels, read by the next epoch
+        ("data_s51_v3_index_added_centres", "DP142"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
