@@ -112,11 +112,7 @@ def check_output(
         again = [line for line in _lines(text, replacements) if _key(line) in masked]
         if again:
             duplicated[rank] = again
-    rank0 = (
-        Counter(_key(line) for line in _lines(ranks[0], replacements))
-        if ranks
-        else Counter()
-    )
+    rank0 = Counter(_key(line) for line in _lines(ranks[0], replacements)) if ranks else Counter()
     lacking = masked - rank0
     missing = [line for line in wanted if lacking.get(_key(line), 0) > 0]
     seen: Counter[str] = Counter()
