@@ -469,13 +469,15 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`torch.distributed.get_world_size()`.",
     ),
     "DP142": (
-        "a table added into at the batch's indices over a sharded loader, read after the pass",
-        "A loop over a sharded loader adds into a table in place at indices its batch gives "
-        "(`centers.index_add_(0, labels, feats)`, `counts.index_add_(0, labels, ones)`, "
-        "`scatter_add_`, `index_put_`) and the table is read after the loop: class "
-        "centres or counts, a histogram of labels. DataParallel's one process added every "
-        "sample of the pass; under DDP each rank adds only its own samples, so each rank's "
-        "table holds its share (a row one rank never saw keeps its start value: centres "
+        "a table written in place at the batch's indices over a sharded loader, read after "
+        "the pass",
+        "A loop over a sharded loader adds or writes into a table in place at indices its "
+        "batch gives (`centers.index_add_(0, labels, feats)`, `counts.index_add_(0, labels, "
+        "ones)`, `scatter_add_`, `index_copy_`, `index_put_`) and the table is read after the "
+        "loop: class centres or counts, a histogram of labels, rows kept by sample index. "
+        "DataParallel's one process wrote every sample of the pass; under DDP each rank "
+        "writes only its own samples, so each rank's table holds its share (a row one rank "
+        "never saw keeps its start value: centres "
         "divided by a zero count are NaN there) and differs between the ranks. Where the "
         "table is only shown, rank 0 shows its share; where training reads it again (a "
         "loss over class centres in the next epoch), every rank trains on its own table, "

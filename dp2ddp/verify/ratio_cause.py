@@ -43,8 +43,8 @@ def per_rank_tables(places: list[str]) -> Cause:
     shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
     return Cause(
         "per_rank_tables",
-        "a table added into at the batch's indices holds each rank's share",
-        f"{shown}: under DDP each rank adds only its own samples into the table (class "
+        "a table written in place at the batch's indices holds each rank's share",
+        f"{shown}: under DDP each rank writes only its own samples into the table (class "
         "centres, counts), so what reads it after the pass (the next epoch's loss) differs "
         "between the ranks and from DataParallel's whole-pass table (DP142)",
         "Sum what the pass added over the ranks (torch.distributed.all_reduce) after the "

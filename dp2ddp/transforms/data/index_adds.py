@@ -1,4 +1,4 @@
-"""A table added into in place at the batch's indices in a pass over a sharded loader (DP142).
+"""A table written in place at the batch's indices in a pass over a sharded loader (DP142).
 
 idstcv/KDA@0f509e6 (v3-A of stop 51): the student's training loop keeps class centres,
 `new_s_center.index_add_(0, target, s_feat.data)` and the sample counts
@@ -78,13 +78,21 @@ def index_added_tables(t: ShardDataLoaders, loop: cst.For, batch: set[str]) -> s
         t.warn(
             node,
             "DP142",
-            f"`{t.code(node)[:70]}` adds into {table} at the indices this rank's batch "
+            f"`{t.code(node)[:70]}` {_verb(node)} {table} at the indices this rank's batch "
             f"gives (`{t.code(index)}`) in the pass over a sharded loader (the loop at line "
-            f"{t.input_position(loop)[0]}): each rank's {table} holds only what its own samples "
-            f"add, not DataParallel's whole pass, and it is read after the loop (line {after}), "
+            f"{t.input_position(loop)[0]}): each rank's {table} holds only its own samples' "
+            f"part, not DataParallel's whole pass, and it is read after the loop (line {after}), "
             "different on each rank; not summed over the ranks",
         )
     return said
+
+
+def _verb(call: cst.Call) -> str:
+    """ "adds into" for the methods that combine with what the table holds, else "writes"."""
+    func = call.func
+    assert isinstance(func, cst.Attribute)
+    combines = func.attr.value in ("index_add_", "scatter_add_", "index_reduce_", "scatter_reduce_")
+    return "adds into" if combines else "writes into"
 
 
 def _values_read(index: cst.BaseExpression) -> set[str]:
