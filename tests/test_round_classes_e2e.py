@@ -654,6 +654,21 @@ Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
   the model whole: DP041, find_unused_parameters=True, rank 0 prints the original's `weights
   -3.6435` (before: no warning, "Expected to have finished reduction" at step 2 on both
   ranks).
+
+Stop 51's validation round 4 (helper v3), said, checked by verify's verdict (nothing is
+rewritten, so rank 0 has no figure of the original's to print, as the said classes above):
+- data_s51_v3_index_added_centres (v3-A, idstcv/KDA@0f509e6 main_kda.py:231-235, 237): class
+  centres and counts added into in the training pass at the batch's labels
+  (`new_s_center.index_add_(0, target, s_feat.data)`), returned and read by the next
+  epoch's distillation loss: each rank's centres are its own samples' only. DP142 at each
+  add, named in verify's verdict (before: DP030, "running figure printed", for two of the
+  three tables, and verify's likely cause "float rounding growing").
+- verify's false text (v3-C, yxgeee/MMT@057e1ea's CMC lines `'  top-{:<4}{:12.1%}'`, KDA's
+  `{:6.2f}` meters): a figure printed to a fixed width pads with as many blanks as its value
+  lacks digits; `--to-end` counted rank 0's line with another value as a line it "did not
+  print" and named "rank 0 does not print what the original printed" as a likely cause.
+  test_a_figure_padded_to_its_width_is_printed_not_missing (verify --to-end on the fixture
+  above, whose tensor lines pad other centres: before "rank 0 did not print 3 of them").
 """
 
 from __future__ import annotations
@@ -1299,6 +1314,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("hazards_s50_w2_rows_paired_before_model", "DP124"),
         # stop 51 v2: weighted masked means collected in a list and summed
         ("hazards_s51_v2_weighted_masked_terms", "DP043"),
+        # stop 51 v3: class centres added into at the batch's labels, read by the next epoch
+        ("data_s51_v3_index_added_centres", "DP142"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1446,3 +1463,22 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     launch.status("data_s50_s1_grid_nested_next", 1)
     folder = launch.workdir("data_s50_s1_grid_nested_next")
     assert (folder / "test_1.jpg").read_text() == "rows 12 sum 44.788\n"
+
+
+def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> None:
+    """data_s51_v3_index_added_centres under `verify --to-end` (stop 51 v3, yxgeee/MMT@057e1ea's
+    `'  top-{:<4}{:12.1%}'` and idstcv/KDA@0f509e6's `{:6.2f}` meters): rank 0 prints the
+    original's lines with its own centres, whose values pad the tensor's columns otherwise;
+    the output check pairs them (ok) and the figures check shows the other numbers (before:
+    "rank 0 did not print 3 of them", and a likely cause "rank 0 does not print what the
+    original printed")."""
+    case = "data_s51_v3_index_added_centres"
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(
+        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
+    )
+    assert report.to_end.get("output", "").startswith("ok"), report.to_end
+    assert report.to_end.get("figures", "").startswith("information only"), report.to_end

@@ -166,6 +166,17 @@ def test_numbers_are_masked() -> None:
     assert mask_numbers("information") == "information"
 
 
+def test_a_figure_padded_to_its_width_is_the_same_line() -> None:
+    """Stop 51 v3 (yxgeee/MMT@057e1ea's `'  top-{:<4}{:12.1%}'`, idstcv/KDA@0f509e6's
+    `{:6.2f}` meters): a value with fewer digits is padded with more blanks; the line is
+    printed, with another figure, not missing, and its figures are compared."""
+    original = "  top-1         100.0%\nAcc@1 100.00 (100.00)\n"
+    rank0 = "  top-1          50.0%\nAcc@1   0.00 ( 10.00)\n"
+    assert check_output(original, [rank0, ""]).passed
+    figures = toend.check_figures(original, rank0)
+    assert figures.compared == 2 and len(figures.differing) == 2
+
+
 def test_rank_0_alone_printing_the_original_passes() -> None:
     original = "epoch 0: loss 0.5000\nepoch 1: loss 0.2500\n"
     result = check_output(original, ["epoch 0: loss 0.5001\nepoch 1: loss 0.2502\n", ""])

@@ -468,6 +468,27 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "reached by every rank on every step) and multiply by "
         "`torch.distributed.get_world_size()`.",
     ),
+    "DP142": (
+        "a table written in place at the batch's indices over a sharded loader, read after "
+        "the pass",
+        "A loop over a sharded loader adds or writes into a table in place at indices its "
+        "batch gives (`centers.index_add_(0, labels, feats)`, `counts.index_add_(0, labels, "
+        "ones)`, `scatter_add_`, `index_copy_`, `index_put_`) and the table is read after the "
+        "loop: class centres or counts, a histogram of labels, rows kept by sample index. "
+        "DataParallel's one process wrote every sample of the pass; under DDP each rank "
+        "writes only its own samples, so each rank's table holds its share (a row one rank "
+        "never saw keeps its start value: centres "
+        "divided by a zero count are NaN there) and differs between the ranks. Where the "
+        "table is only shown, rank 0 shows its share; where training reads it again (a "
+        "loss over class centres in the next epoch), every rank trains on its own table, "
+        "not DataParallel's, silently. Nothing was rewritten: a sum over the ranks would "
+        "count twice the samples DistributedSampler repeats to even the ranks out, and a "
+        "table carried across passes would be summed again on each pass. Sum what this "
+        "pass added over the ranks after the loop (`torch.distributed.all_reduce(delta)` "
+        "of a table started at zeros for the pass, then add it to what was carried), with "
+        "drop_last=True on the sampler or a dataset that divides by WORLD_SIZE; then "
+        "silence the warning with `# noqa: DP142`.",
+    ),
     "DP148": (
         "a training step handed to a library with an optimizer dp2ddp does not see built",
         "A loop hands the loss (a value computed from the wrapped model's output with "

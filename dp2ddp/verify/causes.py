@@ -25,6 +25,8 @@ only adds where to look):
   the data decides (ignore_index=, class weight=: DP043) -> per-rank denominators
 * the data split right, updates differ, and verify's own migration warned of a loss that
   divides one sum over the batch by another (Dice, IoU: DP071) -> per-rank ratios
+* the data split right, updates differ, and verify's own migration warned of a table a pass
+  adds into at the batch's indices (class centres: DP142) -> per-rank tables
 * the data split right, updates differ, nothing above matched, and verify's own migration
   left warnings that fail --check -> those warnings, named as the candidate causes
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
@@ -46,6 +48,7 @@ from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.ratio_cause import (
     batch_ratios,
+    per_rank_tables,
     ranks_apart,
     unsplit_batches,
     warned,
@@ -121,6 +124,8 @@ def diagnose(ev: Evidence) -> list[Cause]:
     ratios = warned(ev.migration_warnings, "DP071")
     if not ev.numerics.passed and not ev.sharding.failed and ratios:
         causes.append(batch_ratios(ratios))
+    if not ev.numerics.passed and not ev.sharding.failed and warned(ev.migration_warnings, "DP142"):
+        causes.append(per_rank_tables(warned(ev.migration_warnings, "DP142")))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += (
             diverged_buffer(

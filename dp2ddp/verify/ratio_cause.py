@@ -1,7 +1,8 @@
 """The causes verify names from its own migration's warnings: DP071, a loss that divides one
 sum over the batch by another (Dice, IoU): the mean of the ranks' gradients of their parts'
 ratios is not the gradient of the whole batch's ratio, so the updates differ from step 1
-(Beckschen/TransUNet@02ef001: "no known cause matched" before); a batch the migration said
+(Beckschen/TransUNet@02ef001: "no known cause matched" before); DP142, a table a pass adds
+into at the batch's indices (`per_rank_tables`); a batch the migration said
 reaches every rank whole (`unsplit_batches`); and, where nothing measured matched, every
 warning as a candidate (`warned_causes`)."""
 
@@ -31,6 +32,23 @@ def batch_ratios(places: list[str]) -> Cause:
         "All-reduce both sums over the ranks (torch.distributed.nn.functional.all_reduce "
         "keeps the gradients) before dividing, times WORLD_SIZE, or accept per-rank ratios; "
         "verify then cannot show equivalence for this loss.",
+    )
+
+
+def per_rank_tables(places: list[str]) -> Cause:
+    """Named where the data split right and the updates differ, and the migration said that a
+    pass adds into a table at the batch's indices (DP142: class centres or counts read after
+    the pass, idstcv/KDA@0f509e6, stop 51 v3-A); before, verify named float rounding growing
+    after an equal first step, as the first steps agree until a later pass reads the table."""
+    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return Cause(
+        "per_rank_tables",
+        "a table written in place at the batch's indices holds each rank's share",
+        f"{shown}: under DDP each rank writes only its own samples into the table (class "
+        "centres, counts), so what reads it after the pass (the next epoch's loss) differs "
+        "between the ranks and from DataParallel's whole-pass table (DP142)",
+        "Sum what the pass added over the ranks (torch.distributed.all_reduce) after the "
+        "loop, then verify again.",
     )
 
 

@@ -44,8 +44,20 @@ _SIGTERM = -15
 _EXAMPLES = 3
 
 
+#: Blanks beside a masked number: a figure printed to a fixed width (`{:12.1%}`, `%6.2f`)
+#: pads with as many blanks as its value lacks digits, so `top-1  50.0%` and `top-1 100.0%`,
+#: `( 10.00)` and `(100.00)` are one line (stop 51 v3: yxgeee/MMT's CMC lines and idstcv/KDA's
+#: progress meters were "lines rank 0 did not print", printed with other figures).
+_PADDING = re.compile(r"[ \t]*#[ \t]*")
+
+
 def mask_numbers(line: str) -> str:
     return _NUMBER.sub("#", line).rstrip()
+
+
+def _key(line: str) -> str:
+    """The line's form for pairing: numbers masked, the blanks padding them dropped."""
+    return _PADDING.sub("#", mask_numbers(line))
 
 
 def _lines(text: str, replacements: tuple[tuple[str, str], ...] = ()) -> list[str]:
@@ -94,23 +106,19 @@ def check_output(
     printed wrapper (WRAPPER_REPR) is read as the original's."""
     replacements = (*replacements, WRAPPER_REPR)
     wanted = _lines(original)
-    masked = Counter(mask_numbers(line) for line in wanted)
+    masked = Counter(_key(line) for line in wanted)
     duplicated: dict[int, list[str]] = {}
     for rank, text in enumerate(ranks[1:], start=1):
-        again = [line for line in _lines(text, replacements) if mask_numbers(line) in masked]
+        again = [line for line in _lines(text, replacements) if _key(line) in masked]
         if again:
             duplicated[rank] = again
-    rank0 = (
-        Counter(mask_numbers(line) for line in _lines(ranks[0], replacements))
-        if ranks
-        else Counter()
-    )
+    rank0 = Counter(_key(line) for line in _lines(ranks[0], replacements)) if ranks else Counter()
     lacking = masked - rank0
-    missing = [line for line in wanted if lacking.get(mask_numbers(line), 0) > 0]
+    missing = [line for line in wanted if lacking.get(_key(line), 0) > 0]
     seen: Counter[str] = Counter()
     kept = []
     for line in reversed(missing):  # the last lines of each kind, as many as are missing
-        key = mask_numbers(line)
+        key = _key(line)
         if seen[key] < lacking[key]:
             seen[key] += 1
             kept.append(line)
@@ -167,12 +175,12 @@ def check_figures(
     k-th with the k-th) and compare their numbers; lines naming a clock are left out."""
     ours: dict[str, list[str]] = {}
     for line in _lines(rank0, (*replacements, WRAPPER_REPR)):
-        ours.setdefault(mask_numbers(line), []).append(line)
+        ours.setdefault(_key(line), []).append(line)
     taken: Counter[str] = Counter()
     compared = 0
     differing: list[tuple[str, str]] = []
     for line in _lines(original):
-        key = mask_numbers(line)
+        key = _key(line)
         if key not in ours or taken[key] >= len(ours[key]):
             continue
         mine = ours[key][taken[key]]

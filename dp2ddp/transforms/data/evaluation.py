@@ -298,7 +298,7 @@ class LoaderEvaluation(ShowingCalls):
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
         loops += loader.next_loops
         for loop in loops:
-            said_index_tables(self, loop)  # type: ignore[arg-type]
+            added = said_index_tables(self, loop)  # type: ignore[arg-type]  # DP142's
             gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
@@ -311,7 +311,8 @@ class LoaderEvaluation(ShowingCalls):
             folded = self._recurrences(loop) - counters - objects
             items = self._item_sums(loop) - counters - objects - folded
             stepped = step_buffers(self, loop, self._batch_derived(loop)) - objects - items
-            objects |= folded | items | stepped
+            objects = (objects | folded | items | stepped) - added
+            counters -= added
             over = not any(loop is n for n in loader.next_loops)
             guard = (
                 self._guard_on_only(loader, loop) if isinstance(loop, cst.For) and over else None

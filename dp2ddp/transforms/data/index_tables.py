@@ -48,19 +48,23 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.data.filled_tables import KEEPING, made_to_fill, read_after
+from dp2ddp.transforms.data.index_adds import index_added_tables
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
 
-def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
+def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str]:
     """For each table `loop` (over a sharded loader) fills by the batch's indices: made
-    whole after the loop where proved (module docstring), else DP105."""
+    whole after the loop where proved (module docstring), else DP105; and the tables it
+    adds into at the batch's indices in place (index_added_tables, DP142). The names of
+    the tables DP142 said (DP030 leaves them to it)."""
     if not isinstance(loop, cst.For):
-        return
+        return set()
     batch = _batch_elements(loop)
     if not batch:
-        return
+        return set()
+    added = index_added_tables(t, loop, batch)
     bound_here = {
         n.value
         for node in walk(loop.body, skip_scopes=True)
@@ -110,6 +114,7 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> None:
                 f"whole after the loop (line {reads[table]}), different on each rank; not "
                 f"made whole: {why}",
             )
+    return added
 
 
 def _make_whole(
