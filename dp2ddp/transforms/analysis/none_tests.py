@@ -52,8 +52,6 @@ _NEVER_NONE = (
     cst.GeneratorExp,
     cst.Lambda,
 )
-#: How deep the proof follows bindings, parameters and constructions.
-_DEPTH = 12
 
 
 def none_test(u: RankUniformity, expr: cst.Comparison) -> bool:
@@ -66,14 +64,14 @@ def none_test(u: RankUniformity, expr: cst.Comparison) -> bool:
         return False
     left, right = expr.left, target.comparator
     if _is_none(right):
-        return never_none(u, left)
-    return _is_none(left) and never_none(u, right)
+        return u.never_none(left)
+    return _is_none(left) and u.never_none(right)
 
 
-def never_none(u: RankUniformity, expr: cst.BaseExpression, depth: int = 0) -> bool:
-    """`expr` is proved never None (see the module docstring)."""
-    if depth > _DEPTH:
-        return False
+def never_none(u: RankUniformity, expr: cst.BaseExpression) -> bool:
+    """`expr` is proved never None (see the module docstring). Its parts are asked through
+    `u.never_none`, which remembers each node's answer (a node asked again while it is
+    being answered: no), so a question costs at most the module's size."""
     flow = view(u.module)
     if isinstance(expr, _NEVER_NONE):
         return True
@@ -81,11 +79,11 @@ def never_none(u: RankUniformity, expr: cst.BaseExpression, depth: int = 0) -> b
         if expr.value in ("True", "False"):
             return True
         found = flow.reaching(expr)
-        return bool(found) and all(_bound(u, flow, d, depth + 1) for d in found)
+        return bool(found) and all(_bound(u, flow, d) for d in found)
     if isinstance(expr, cst.Call):
         return _constructs(u, flow, expr)
     if isinstance(expr, cst.Attribute):
-        return _attribute(u, expr, depth + 1)
+        return _attribute(u, expr)
     return False
 
 
@@ -112,17 +110,17 @@ def _constructs(u: RankUniformity, flow: DefUse, call: cst.Call) -> bool:
     return bool(imported) and program[0].defines_class(module, name)
 
 
-def _bound(u: RankUniformity, flow: DefUse, definition: Definition, depth: int) -> bool:
+def _bound(u: RankUniformity, flow: DefUse, definition: Definition) -> bool:
     if definition.kind in ("def", "class"):
         return True
     if definition.kind == "param" and isinstance(definition.target, cst.Param):
-        return _parameter(u, flow, definition.target, depth)
+        return _parameter(u, flow, definition.target)
     if definition.kind in ("assign", "annassign") and definition.value is not None:
-        return not definition.element and never_none(u, definition.value, depth)
+        return not definition.element and u.never_none(definition.value)
     return False
 
 
-def _parameter(u: RankUniformity, flow: DefUse, param: cst.Param, depth: int) -> bool:
+def _parameter(u: RankUniformity, flow: DefUse, param: cst.Param) -> bool:
     """Every call of the parameter's function passes a never-None value (a method's own
     `self` is its instance)."""
     function = flow.function_around(param)
@@ -142,22 +140,20 @@ def _parameter(u: RankUniformity, flow: DefUse, param: cst.Param, depth: int) ->
     if owner is not None and node.name.value == "__init__":
         return init_parameter(u, owner, index, param.name.value, never_none=True)
     sites = flow.call_sites(function)
-    return bool(sites) and all(_passes(u, s, param, index, depth) for s in sites)
+    return bool(sites) and all(_passes(u, s, param, index) for s in sites)
 
 
-def _passes(
-    u: RankUniformity, call: cst.Call, param: cst.Param, index: int | None, depth: int
-) -> bool:
+def _passes(u: RankUniformity, call: cst.Call, param: cst.Param, index: int | None) -> bool:
     """`call` passes a never-None value for `param` (its default where it passes none)."""
     value = argument(call, param.name.value, index)
     if value is None:
         if any(a.star for a in call.args):
             return False
-        return param.default is not None and never_none(u, param.default, depth)
-    return never_none(u, value, depth)
+        return param.default is not None and u.never_none(param.default)
+    return u.never_none(value)
 
 
-def _attribute(u: RankUniformity, expr: cst.Attribute, depth: int) -> bool:
+def _attribute(u: RankUniformity, expr: cst.Attribute) -> bool:
     """Every store of the attribute in the module is never None, where every rank arrives;
     no other module stores it; no class body binds the name (a default `opt = None`)."""
     attr = expr.attr.value
@@ -165,7 +161,7 @@ def _attribute(u: RankUniformity, expr: cst.Attribute, depth: int) -> bool:
     if not stores or stored_elsewhere(u, expr):
         return False
     for statement, value in stores:
-        if value is None or not never_none(u, value, depth):
+        if value is None or not u.never_none(value):
             return False
         if u.rank_dependent_around(statement) is not None:
             return False

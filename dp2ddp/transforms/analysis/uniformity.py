@@ -371,7 +371,12 @@ class RankUniformity:
         return False
 
     def never_none(self, expr: cst.BaseExpression) -> bool:
-        return never_none(self, expr)  # none_tests.py
+        """`expr` is never None (none_tests.py), each node answered once."""
+        key = ("never_none", id(expr))
+        if key not in self._memo:
+            self._memo[key] = False  # asked again while being answered: not proved
+            self._memo[key] = never_none(self, expr)
+        return self._memo[key]
 
     def _attribute(self, expr: cst.Attribute, at: cst.CSTNode) -> bool:
         """`args.epochs`, `self.best`: the object is uniform and every assignment to that
