@@ -32,9 +32,12 @@ class Uniformity(Protocol):
     """Rank-independence questions one module cannot answer alone (answered by the program
     model, dp2ddp/program/uniformity.py; the rules for one module: rank_zero/uniform.py)."""
 
-    def init_parameter(self, path: str, class_name: str, index: int | None, name: str) -> bool:
+    def init_parameter(
+        self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
+    ) -> bool:
         """Every call of class `class_name` of the module at `path` passes a uniform value
-        for `__init__`'s parameter `name` (positional `index`, `self` not counted)."""
+        for `__init__`'s parameter `name` (positional `index`, `self` not counted;
+        `never_none`: a value proved never None)."""
         ...
 
     def returns_uniform(self, module_name: str, function: str) -> bool:
@@ -59,6 +62,11 @@ class Uniformity(Protocol):
     def returns_namespace(self, module_name: str, function: str) -> bool:
         """Top-level function `function` of program module `module_name` returns a parsed
         command line (analysis/across_modules.py)."""
+        ...
+
+    def defines_class(self, module_name: str, name: str) -> bool:
+        """Program module `module_name` defines a top-level class `name`, bound nowhere else
+        at its top level (analysis/none_tests.py: a call of it is never None)."""
         ...
 
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:

@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams
+from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, seeding
 
 HEAD = "import random\nimport numpy as np\nimport numpy.random as npr\nimport torch\n"
 HEAD += "from torch.utils.data import DataLoader\n"
@@ -17,27 +17,46 @@ def _alike(*sources: str) -> frozenset[str]:
     return seeded_streams(module_streams(ast.parse(HEAD + s)) for s in sources)
 
 
+W = {"numpy:workers", "random:workers"}
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        # never seeded, no workers: numpy and random differ per process
+        # never seeded, no workers: every stream differs per process (torch's too: its
+        # default seed is per process on torch 2.13, stop 51)
         ("torch.manual_seed(1)\nDataLoader(d, num_workers=0)\n", {"torch"}),
-        ("DataLoader(d, batch_size=4)\n", {"torch"}),
+        ("DataLoader(d, batch_size=4)\n", set()),
+        ("torch.random.manual_seed(1)\n", {"torch"}),
+        ("torch.manual_seed()\n", set()),
         # seeded at module level, by alias, with set_state
-        ("np.random.seed(0)\n", {"torch", "numpy"}),
-        ("npr.seed(0)\n", {"torch", "numpy"}),
-        ("random.seed(0)\n", {"torch", "random"}),
-        ("np.random.set_state(s)\n", {"torch", "numpy"}),
+        ("np.random.seed(0)\n", {"numpy"}),
+        ("npr.seed(0)\n", {"numpy"}),
+        ("random.seed(0)\n", {"random"}),
+        ("np.random.set_state(s)\n", {"numpy"}),
         # a seed without a value draws from entropy: no proof
-        ("np.random.seed()\n", {"torch"}),
+        ("np.random.seed()\n", set()),
         # in a function never called / called
-        ("def set_seed(s):\n    np.random.seed(s)\n", {"torch"}),
-        ("def set_seed(s):\n    np.random.seed(s)\nset_seed(1)\n", {"torch", "numpy"}),
-        # workers seed random and numpy from torch's base seed
-        ("DataLoader(d, num_workers=2)\n", {"torch", "numpy", "random"}),
-        ("DataLoader(d, num_workers=args.workers)\n", {"torch", "numpy", "random"}),
-        ("DataLoader(d, 4, True, None, None, 3)\n", {"torch", "numpy", "random"}),
-        ("DataLoader(d, **kw)\n", {"torch", "numpy", "random"}),
+        ("def set_seed(s):\n    np.random.seed(s)\n", set()),
+        ("def set_seed(s):\n    np.random.seed(s)\nset_seed(1)\n", {"numpy"}),
+        # workers seed random and numpy from the loader's base seed, drawn from torch's
+        # generator: alike only where torch's is seeded (or the loader has its own)
+        ("DataLoader(d, num_workers=2)\n", set()),
+        ("torch.manual_seed(0)\nDataLoader(d, num_workers=2)\n", {"torch", "numpy", "random"} | W),
+        (
+            "torch.manual_seed(0)\nDataLoader(d, num_workers=args.workers)\n",
+            {"torch", "numpy", "random"} | W,
+        ),
+        (
+            "torch.manual_seed(0)\nDataLoader(d, 4, True, None, None, 3)\n",
+            {"torch", "numpy", "random"} | W,
+        ),
+        ("torch.manual_seed(0)\nDataLoader(d, **kw)\n", {"torch", "numpy", "random"} | W),
+        ("DataLoader(d, num_workers=2, generator=g)\n", {"numpy", "random"} | W),
+        (
+            "torch.manual_seed(0)\nrandom.seed(0)\nDataLoader(d, num_workers=2)\n",
+            {"torch", "numpy", "random", "numpy:workers"},
+        ),
     ],
 )
 def test_one_module(source: str, expected: set[str]) -> None:
@@ -46,5 +65,11 @@ def test_one_module(source: str, expected: set[str]) -> None:
 
 def test_a_seed_in_one_module_called_from_another() -> None:
     helper = "def set_seed(s):\n    random.seed(s)\n"
-    assert _alike(helper) == {"torch"}
-    assert _alike(helper, "import util\nutil.set_seed(0)\n") == {"torch", "random"}
+    assert _alike(helper) == set()
+    assert _alike(helper, "import util\nutil.set_seed(0)\n") == {"random"}
+
+
+def test_the_words_for_how_a_stream_is_seeded() -> None:
+    alike = _alike("torch.manual_seed(0)\nrandom.seed(0)\nDataLoader(d, num_workers=2)\n")
+    assert seeding("random", alike) == "the program seeds `random` with a value"
+    assert "each loader worker seeds it" in seeding("numpy", alike)

@@ -29,7 +29,12 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "fallback. Under torchrun that path must take each process's rank from the "
         "environment torchrun sets (LOCAL_RANK, RANK, WORLD_SIZE): a `--local_rank` argument "
         "is torch.distributed.launch's, and torchrun does not pass it (with one, every process "
-        "would keep its default and take the DataParallel path).",
+        "would keep its default and take the DataParallel path). Where the path runs under a "
+        "test decided at run time, the warning says what dp2ddp checked of it: where its "
+        "init_process_group takes the rank (the environment torchrun sets, a literal rank, an "
+        "option torchrun does not pass), options it passes that no parser of the program "
+        "declares, a DistributedSampler; and what keeps it from running as DDP. Fix that, or "
+        "remove the DDP path and migrate the DataParallel one with dp2ddp.",
     ),
     "DP004": (
         "loss reduced with sum",

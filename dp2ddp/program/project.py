@@ -78,8 +78,10 @@ class RecordingUniformity:
         self.asked.append((method, args, answer))
         return answer
 
-    def init_parameter(self, path: str, class_name: str, index: int | None, name: str) -> bool:
-        return bool(self._ask("init_parameter", path, class_name, index, name))
+    def init_parameter(
+        self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
+    ) -> bool:
+        return bool(self._ask("init_parameter", path, class_name, index, name, never_none))
 
     def returns_uniform(self, module_name: str, function: str) -> bool:
         return bool(self._ask("returns_uniform", module_name, function))
@@ -95,6 +97,9 @@ class RecordingUniformity:
 
     def returns_namespace(self, module_name: str, function: str) -> bool:
         return bool(self._ask("returns_namespace", module_name, function))
+
+    def defines_class(self, module_name: str, name: str) -> bool:
+        return bool(self._ask("defines_class", module_name, name))
 
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         answer = self._ask("unreached_elsewhere", path, name, method)

@@ -128,9 +128,12 @@ class ProgramUniformity:
         return probe.answer
 
     # -- constructors -----------------------------------------------------------------
-    def init_parameter(self, path: str, class_name: str, index: int | None, name: str) -> bool:
+    def init_parameter(
+        self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
+    ) -> bool:
         """Every call of class `class_name` of the module at `path` passes a uniform value
-        for `__init__`'s parameter `name` (positional `index`, `self` not counted)."""
+        for `__init__`'s parameter `name` (positional `index`, `self` not counted);
+        `never_none`: a value proved never None (analysis/none_tests.py)."""
         module = self._by_path(path)
         if module is None:
             return False
@@ -138,9 +141,11 @@ class ProgramUniformity:
         if None in counts or sum(c or 0 for c in counts) != 1:
             return False  # referenced other than by one direct call, or re-initialised
         caller = self.program.modules[counts.index(1)]
-        key = ("init", module.real, class_name, str(index), name)
+        key = ("init", module.real, class_name, str(index), name, str(never_none))
         return self._ask(
-            key, caller, lambda u: construction_argument_uniform(u, class_name, index, name)
+            key,
+            caller,
+            lambda u: construction_argument_uniform(u, class_name, index, name, never_none),
         )
 
     # -- functions --------------------------------------------------------------------
@@ -212,6 +217,15 @@ class ProgramUniformity:
         key = ("namespace", module.real, function)
         return self._ask(key, module, lambda u: top_level_function_returns_namespace(u, function))
 
+    def defines_class(self, module_name: str, name: str) -> bool:
+        """Program module `module_name` defines a top-level class `name`, bound nowhere else
+        at its top level."""
+        module = self._by_name(module_name)
+        if module is None:
+            return False
+        classes = self.project.remembered(("classes", module.real), partial(_classes, module))
+        return name in classes
+
     # -- call sites -----------------------------------------------------------------
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         """The path of a program module other than the one at `path` that calls its
@@ -242,6 +256,30 @@ def _functions(module: ProgramModule) -> frozenset[str]:
         for node in module.passing_tree().body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
+
+
+def _classes(module: ProgramModule) -> frozenset[str]:
+    """The module's top-level classes whose names no other top-level statement binds."""
+    body = module.passing_tree().body
+    classes = [node.name for node in body if isinstance(node, ast.ClassDef)]
+    bound = [
+        name
+        for node in body
+        if not isinstance(node, ast.ClassDef)
+        for target in ast_nodes.walk(node)
+        for name in _bound_names(target)
+    ]
+    return frozenset(c for c in classes if classes.count(c) == 1 and c not in bound)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node.name]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    return []
 
 
 def _star_imports(module: ProgramModule) -> tuple[str | None, ...]:

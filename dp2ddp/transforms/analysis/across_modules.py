@@ -43,32 +43,37 @@ _PARSERS: dict[str, tuple[int, ...]] = {"parse_args": (), "parse_known_args": (0
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 
 
-def init_parameter(u: RankUniformity, owner: cst.ClassDef, index: int | None, name: str) -> bool:
+def init_parameter(
+    u: RankUniformity, owner: cst.ClassDef, index: int | None, name: str, never_none: bool = False
+) -> bool:
     """`__init__`'s parameter `name`: uniform when the class is constructed at exactly one
     place in the program, by a direct call, which passes a uniform value (one place: two
     could pass different uniform values, and which one built the object could depend on the
-    rank). In a single file the file is the program."""
+    rank). In a single file the file is the program. `never_none`: the question is whether
+    that value is never None (none_tests.py), not whether it is uniform."""
     program = u.program_uniform()
     if program is not None:
         uniform, path = program
-        return uniform.init_parameter(path, owner.name.value, index, name)
+        return uniform.init_parameter(path, owner.name.value, index, name, never_none)
     if u.program is not None:
         return False  # a module of a program without the program's facts
     if direct_calls(parse_python(u.module.code), owner.name.value) != 1:
         return False
-    return construction_argument_uniform(u, owner.name.value, index, name)
+    return construction_argument_uniform(u, owner.name.value, index, name, never_none)
 
 
 def construction_argument_uniform(
-    u: RankUniformity, class_name: str, index: int | None, name: str
+    u: RankUniformity, class_name: str, index: int | None, name: str, never_none: bool = False
 ) -> bool:
     """The one call of `class_name` in this module passes a uniform value for its parameter
-    `name` (positional `index`, `self` not counted)."""
+    `name` (positional `index`, `self` not counted); `never_none`: a never-None value."""
     sites = [c for c in u.index.calls if called_name(c) == class_name]
     if len(sites) != 1 or any(a.star for a in sites[0].args):
         return False
     value = argument(sites[0], name, index)
-    return value is not None and u.value(value, sites[0])
+    if value is None:
+        return False
+    return u.never_none(value) if never_none else u.value(value, sites[0])
 
 
 def _top_level_function(u: RankUniformity, name: str) -> cst.FunctionDef | None:

@@ -38,15 +38,22 @@ def way_out(transform: MigrationTransform, module: cst.Module, ddp_use: cst.CSTN
     return (
         _switched_off(transform, module, ddp_use, own, told)
         or _launch(own, told)
-        or _guarded(transform, module, ddp_use)
+        or _guarded(transform, module, ddp_use, own, told)
     )
 
 
-def _guarded(transform: MigrationTransform, module: cst.Module, ddp_use: cst.CSTNode) -> str | None:
+def _guarded(
+    transform: MigrationTransform,
+    module: cst.Module,
+    ddp_use: cst.CSTNode,
+    own: CommandLine,
+    told: CommandLine | None,
+) -> str | None:
     """The DDP path under a test decided at run time (cszn/KAIR@fc1732f's
     `if self.opt['dist']:` in model_base.py, set by the project's own distributed entry;
-    stop 45 said only "already has a DistributedDataParallel path"): what to do, with the
-    test and its line. None where the DDP use stands under no `if`."""
+    stop 45 said only "already has a DistributedDataParallel path"): the test and its line,
+    and what dp2ddp checked of the path (`_checked`): the way out where nothing is found
+    missing, else what is. None where the DDP use stands under no `if`."""
     for outer in view(module).ancestors(ddp_use):
         if not isinstance(outer, cst.If):
             continue
@@ -54,14 +61,126 @@ def _guarded(transform: MigrationTransform, module: cst.Module, ddp_use: cst.CST
         test = transform.code(outer.test)
         when = "false" if in_else else "true"
         line = transform.line_of(outer)
-        return (
+        found, unseen, broken = _checked(transform, module, own, told)
+        start = (
             f"its DistributedDataParallel path runs when `{test}` is {when} (line {line}), "
-            "which this program decides at run time: nothing is migrated. Launch it with "
-            f"torchrun with `{test}` {when} and a process group started the way the project's "
-            "own distributed mode does (its DDP entry, option or config); with it not so, "
+            "which this program decides at run time: nothing is migrated. dp2ddp checked "
+            f"that path: {'; '.join(found + unseen + broken)}. "
+        )
+        if broken:
+            return (
+                f"{start}Launched with torchrun as written it does not run as DDP: fix that "
+                "first, or remove the DDP path and migrate the DataParallel one with dp2ddp"
+            )
+        needs = [
+            need
+            for clause, need in (
+                ("process group", "starts the process group"),
+                ("DistributedSampler", "shards the data"),
+            )
+            if any(clause in u for u in unseen)
+        ]
+        elsewhere = f" where the project {' and '.join(needs)} elsewhere" if needs else ""
+        return (
+            f"{start}Launch it with torchrun with `{test}` {when}{elsewhere} (what decides "
+            "that is the program's own: its DDP entry, option or config); with it not so, "
             "every rank runs the DataParallel path on all the data"
         )
     return None
+
+
+def _checked(
+    transform: MigrationTransform, module: cst.Module, own: CommandLine, told: CommandLine | None
+) -> tuple[list[str], list[str], list[str]]:
+    """What dp2ddp reads of the module's own distributed mode (NVlabs/Taylor_pruning@4b70120
+    main.py:381: options its parser never defines and `rank=0` on every process;
+    toandaominh1997/EfficientDet.Pytorch@fbe56e5 train.py: the rank from `--rank`, no
+    DistributedSampler; stop 50 advised both to launch that mode as it is): where its
+    init_process_group takes the rank (torchrun's environment: no `rank=` with the default
+    `env://`, or RANK/LOCAL_RANK read; a literal; an option torchrun does not pass), options
+    it passes that no parser of the program declares, a DistributedSampler. (found, not
+    seen in this module, broken), each a list of clauses."""
+    found: list[str] = []
+    unseen: list[str] = []
+    broken: list[str] = []
+    names = transform.qualified_names
+    calls = [n for n in walk(module) if isinstance(n, cst.Call)]
+    inits = [c for c in calls if names(c.func) & {"torch.distributed.init_process_group"}]
+    samplers = [
+        c for c in calls if any(n.rpartition(".")[2] == "DistributedSampler" for n in names(c.func))
+    ]
+    texts = {
+        n.evaluated_value
+        for n in walk(module)
+        if isinstance(n, cst.SimpleString) and isinstance(n.evaluated_value, str)
+    }
+    env = sorted(texts & {"RANK", "LOCAL_RANK"})
+    if env or (told is not None and told.reads_local_rank):
+        found.append(f"it reads {' and '.join(env) or 'LOCAL_RANK'}, which torchrun sets")
+    arguments = [*own.arguments, *(told.arguments if told is not None else ())]
+    dests = {a.dest: a for a in arguments}
+    if not inits:
+        unseen.append("it starts no process group in this module")
+    for init in inits[:1]:
+        line = transform.line_of(init)
+        keywords = {a.keyword.value: a.value for a in init.args if a.keyword is not None}
+        rank, method = keywords.get("rank"), keywords.get("init_method")
+        if isinstance(rank, cst.Integer):
+            broken.append(
+                f"init_process_group (line {line}) passes rank={rank.value} on every process"
+            )
+        elif isinstance(rank, cst.Attribute) and rank.attr.value in dests and not env:
+            broken.append(
+                f"init_process_group (line {line}) takes its rank from the "
+                f"`{spelled(dests[rank.attr.value])}` option, which torchrun does not pass, "
+                "and this module reads neither RANK nor LOCAL_RANK"
+            )
+        elif rank is None and (
+            method is None
+            or (isinstance(method, cst.SimpleString) and method.evaluated_value == "env://")
+        ):
+            found.append(
+                f"init_process_group (line {line}) takes its rank from the environment "
+                "torchrun sets (env://, no rank=)"
+            )
+        else:
+            found.append(f"it calls init_process_group (line {line})")
+        undeclared = sorted(
+            {
+                transform.code(n)
+                for arg in init.args
+                for n in walk(arg.value)
+                if isinstance(n, cst.Attribute)
+                and isinstance(n.value, cst.Name)
+                and _parsed(module, n.value.value, dests)
+                and n.attr.value not in dests
+                and not _stored(module, n.attr.value)
+            }
+        )
+        if undeclared:
+            broken.append(
+                f"it passes {', '.join(f'`{u}`' for u in undeclared)}, which no option of "
+                "the program's parser declares (an AttributeError)"
+            )
+    if samplers:
+        found.append(f"it builds a DistributedSampler (line {transform.line_of(samplers[0])})")
+    else:
+        unseen.append(
+            "it builds no DistributedSampler in this module (a loader of it gives each rank "
+            "all the data)"
+        )
+    return found, unseen, broken
+
+
+def _parsed(module: cst.Module, name: str, dests: dict[str, CommandArgument]) -> bool:
+    """`name` is read with an attribute some option of the parser declares (`args`)."""
+    return any(
+        isinstance(n, cst.Attribute)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == name
+        and n.attr.value in dests
+        for n in walk(module)
+    )
 
 
 def _switched_off(

@@ -3,18 +3,23 @@
 A per-sample draw in a Dataset (`np.random.uniform()` in `__getitem__`) gives every rank the
 same numbers only where the stream it reads starts alike in every process:
 
-* torch's global generator: always. Unseeded it starts from torch's fixed default seed in
-  every process; `torch.manual_seed(s)` seeds it alike; a loader's workers seed their torch
-  generator from the base seed the loader drew from it (torch/utils/data/_utils/worker.py:
-  `torch.manual_seed(base_seed + worker_id)`).
+* torch's global generator: where the program seeds it with a value (`torch.manual_seed(s)`,
+  `torch.random.manual_seed(s)`, `torch.set_rng_state(...)`) at module level or in a
+  function the program calls by name. Unseeded it starts from a seed of its own in each
+  process (`torch.initial_seed()` differs between two runs on torch 2.13 and 2.14: stop 51,
+  davyneven/SpatialEmbeddings@39ea249, where DP067 said "seeded alike" of a program that
+  seeds nothing). A loader's workers seed their torch generator from the base seed the
+  loader drew from it (torch/utils/data/_utils/worker.py: `torch.manual_seed(base_seed +
+  worker_id)`): alike where torch's is.
 * Python's `random` and numpy's global stream: seeded from OS entropy in each process, so
   the ranks draw differently, unless (a) the program seeds that stream with a value
   (`random.seed(s)`, `np.random.seed(s)`, `np.random.set_state(...)`) at module level or in
   a function the program calls by name, or (b) some DataLoader of the program may start
-  workers (`num_workers` other than a literal 0): each worker seeds `random` with
-  `base_seed + worker_id` and numpy with a state derived from the same two (worker.py's
-  `_generate_state`, torch >= 1.9), the base seed drawn from torch's generator, alike on
-  every rank.
+  workers (`num_workers` other than a literal 0) and the base seed it draws is alike on
+  every rank (torch's generator seeded alike, or the loader's own `generator=`): each
+  worker seeds `random` with `base_seed + worker_id` and numpy with a state derived from
+  the same two (worker.py's `_generate_state`, torch >= 1.9). Alike through (b) only, the
+  set holds `"<stream>:workers"` beside the stream (`seeding` says which, for a warning).
 
 `module_streams` reads one module (each module once; the program combines them:
 `seeded_streams`). What is not proved different is counted as alike: a seed with a per-rank
@@ -44,6 +49,10 @@ _SEEDS = {
     "numpy.random.set_state": "numpy",
     "random.seed": "random",
     "random.setstate": "random",
+    "torch.manual_seed": "torch",
+    "torch.random.manual_seed": "torch",
+    "torch.set_rng_state": "torch",
+    "torch.random.set_rng_state": "torch",
 }
 
 #: DataLoader's `num_workers` position (dataset, batch_size, shuffle, sampler,
@@ -68,11 +77,13 @@ class ModuleStreams:
         module level (or in a class body), else the bare name of the enclosing function.
     called: the bare names of every function or method the module calls.
     workers: some DataLoader of the module may start worker processes.
+    generated: some DataLoader that may start workers is given its own `generator=`.
     """
 
     seeds: tuple[tuple[str, str], ...] = ()
     called: frozenset[str] = frozenset()
     workers: bool = False
+    generated: bool = False
 
 
 def _imports(module: ast.Module) -> dict[str, str]:
@@ -128,7 +139,7 @@ def module_streams(module: ast.Module) -> ModuleStreams:
     bound = _imports(module)
     seeds: set[tuple[str, str]] = set()
     called: set[str] = set()
-    workers = False
+    workers = generated = False
     stack: list[tuple[ast.AST, str]] = [(module, "")]
     while stack:
         node, function = stack.pop()
@@ -145,10 +156,11 @@ def module_streams(module: ast.Module) -> ModuleStreams:
             if stream is not None and (node.args or node.keywords):
                 seeds.add((function, stream))
             last = qualified.rpartition(".")[2] or _dotted(func).rpartition(".")[2]
-            if last.endswith("DataLoader"):
-                workers = workers or _may_start_workers(node)
+            if last.endswith("DataLoader") and _may_start_workers(node):
+                workers = True
+                generated = generated or any(k.arg == "generator" for k in node.keywords)
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers)
+    return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers, generated)
 
 
 def tree_streams(tree: Callable[[], ast.Module]) -> ModuleStreams:
@@ -157,19 +169,33 @@ def tree_streams(tree: Callable[[], ast.Module]) -> ModuleStreams:
 
 
 def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
-    """The streams every rank provably seeds alike in a program of these modules: torch's
-    always; `random` and numpy where seeded at module level or in a function some module
-    calls by name, or where a loader may start workers (the module's docstring)."""
+    """The streams every rank provably seeds alike in a program of these modules: each
+    where seeded at module level or in a function some module calls by name; `random` and
+    numpy also where a loader may start workers whose base seed is alike (torch's stream
+    seeded, or the loader's own generator), marked `"<stream>:workers"` where that is
+    their only reason (the module's docstring)."""
     every = list(modules)
     called = frozenset().union(*(m.called for m in every))
-    alike = {"torch"}
-    if any(m.workers for m in every):
-        alike |= {"numpy", "random"}
+    alike: set[str] = set()
     for m in every:
         for function, stream in m.seeds:
             if not function or function in called:
                 alike.add(stream)
+    if any(m.generated for m in every) or ("torch" in alike and any(m.workers for m in every)):
+        alike |= {f"{s}:workers" for s in ("numpy", "random") if s not in alike}
+        alike |= {"numpy", "random"}
     return frozenset(alike)
+
+
+def seeding(stream: str, alike: frozenset[str]) -> str:
+    """How `stream` (in `alike`) is seeded alike on every rank, for a warning's text."""
+    if f"{stream}:workers" in alike:
+        return (
+            "each loader worker seeds it from the loader's base seed, drawn from a torch "
+            "generator the program seeds"
+        )
+    spelled = {"torch": "torch's generator", "numpy": "numpy's", "random": "`random`"}
+    return f"the program seeds {spelled.get(stream, stream)} with a value"
 
 
 def alike_streams(told: frozenset[str] | None, code: Callable[[], str]) -> frozenset[str]:

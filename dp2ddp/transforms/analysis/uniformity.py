@@ -62,6 +62,7 @@ from dp2ddp.transforms.analysis.module_index import (
     imports_name,
     operands,
 )
+from dp2ddp.transforms.analysis.none_tests import never_none, none_test
 from dp2ddp.transforms.analysis.sharded_passes import left_per_rank, sharded_passes_alike
 from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_CALLS,
@@ -214,15 +215,23 @@ class RankUniformity:
 
     def returns_per_rank(self, statement: cst.BaseStatement) -> bool:
         """A jump out of `statement` under a condition of it that may differ between ranks."""
+        return self.exit_decider(statement) is not None
+
+    def exit_decider(self, statement: cst.BaseStatement) -> cst.BaseCompoundStatement | None:
+        """The statement in `statement` (itself or one inside it) whose condition, differing
+        between ranks, decides a jump out of it: the one a warning names (`if
+        os.path.isfile(args.resume)`, not the `if args.resume` around it, a parsed
+        argument alike on every rank); None where there is no such jump."""
         if not isinstance(statement, cst.BaseCompoundStatement):
-            return False
+            return None
         nodes = list(walk(statement, skip_scopes=True))
         within = {id(node) for node in nodes}
-        return any(
-            leaves_past(exit_, within, self.view)
-            and any(id(around) in within for around in self.rank_dependent_statements(exit_))
-            for exit_ in nodes
-        )
+        for exit_ in nodes:
+            if leaves_past(exit_, within, self.view):
+                found = [a for a in self.rank_dependent_statements(exit_) if id(a) in within]
+                if found:
+                    return found[-1]
+        return None
 
     def unreached_call(self, function: cst.FunctionDef) -> cst.Call | None:
         """A call of `function` in this module that not every rank reaches (directly, or
@@ -278,9 +287,11 @@ class RankUniformity:
                 f"it runs under {self.branch_header(around, node)}, which may differ between ranks"
             )
         left = self.left_before(node)
-        if left is not None:
+        decider = None if left is None else self.exit_decider(left)
+        if decider is not None:
             return (
-                f"`{statement_header(left)}` before it may differ between ranks and can leave early"
+                f"`{statement_header(decider)}` before it may differ between ranks and can "
+                "leave early"
             )
         function = enclosing_function(node, self.view)
         if function is None:
@@ -352,10 +363,20 @@ class RankUniformity:
             return self._attribute(expr, at)
         if isinstance(expr, cst.Call):
             return self._call(expr, at)
+        if isinstance(expr, cst.Comparison) and none_test(self, expr):
+            return True  # `x is not None` where x is never None (none_tests.py)
         if isinstance(expr, _OPERATIONS):
             parts = [n for n in children_of(expr) if isinstance(n, cst.BaseExpression)]
             return all(self.value(part, at) for part in parts + operands(expr))
         return False
+
+    def never_none(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is never None (none_tests.py), each node answered once."""
+        key = ("never_none", id(expr))
+        if key not in self._memo:
+            self._memo[key] = False  # asked again while being answered: not proved
+            self._memo[key] = never_none(self, expr)
+        return self._memo[key]
 
     def _attribute(self, expr: cst.Attribute, at: cst.CSTNode) -> bool:
         """`args.epochs`, `self.best`: the object is uniform and every assignment to that

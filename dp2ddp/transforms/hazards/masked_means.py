@@ -29,6 +29,18 @@ Also a loss OBJECT of torch.nn averaging over elements, called on such a selecti
 binding the callee reads (MeanLossObjects, through the def-use view: a name, `self.x`, an
 alias, an unpacked tuple, a dict's entry, a helper's return, every call's argument) is such a
 class built with a mean reduction.
+
+Not where the tensor the mask selects from is ONE sample (davyneven/SpatialEmbeddings@39ea249
+criterions/my_loss.py:90, stop 51: `sigma = prediction[b, 2:4]` in `for b in
+range(batch_size)`, `sigma[in_mask...]` one instance's pixels of that sample): the count is
+that sample's, and a rank holds whole samples, so it is the count DataParallel's device had;
+the split of the batch does not change it. One sample: `T[i]` or `T[i, ...]` whose first
+index is a name every binding of which (the def-use view) is a `for` target over
+`range(n)` with n T's size along dim 0, the dim DataParallel scatters (`T.size(0)`,
+`T.shape[0]`, through names; not `len(T)`, a list's length too),
+through names and shape-keeping methods (`.unsqueeze(0)`, `.view(...)`, `.detach()`). A
+loop over a list of outputs (`preds[i]` of multi-scale heads, each a whole batch) is no such
+loop.
 """
 
 from __future__ import annotations
@@ -38,6 +50,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
@@ -45,6 +58,7 @@ from dp2ddp.transforms.analysis.held_objects import held
 _Assigned = dict[str, list[cst.BaseExpression]]
 _IsMask = Callable[[cst.BaseExpression, _Assigned, int], bool]
 _Names = Callable[[cst.CSTNode], set[str]]
+_Sample = Callable[[cst.Name, str], bool]
 
 #: Calls that keep each selected element one element (no reduction).
 _ELEMENTWISE = frozenset(
@@ -96,6 +110,82 @@ class MeanLossObjects:
         found = held(self._module)(func)
         return found.complete and all(id(c) in self.built for c in found.sources)
 
+    def sample_index(self, name: cst.Name, tensor: str) -> bool:
+        """`name` picks one sample of `tensor`: at every binding that may reach this read
+        it is the target of a `for` over `range(n)` (or `range(0, n)`) with `n` the
+        tensor's size along dim 0, the dim DataParallel scatters and gathers
+        (`tensor.size(0)`, `tensor.shape[0]`, or a name bound to one: `batch_size, h, w =
+        prediction.size(0), ...`); not `len(tensor)`, a list's length too."""
+        flow = view(self._module)
+        found = flow.reaching(name) if flow.parent(name) is not None else []
+        return bool(found) and all(
+            d.kind == "for"
+            and not d.element
+            and isinstance(d.value, cst.Call)
+            and isinstance(d.value.func, cst.Name)
+            and d.value.func.value == "range"
+            and len(d.value.args) in (1, 2)
+            and (len(d.value.args) == 1 or _literal_zero(d.value.args[0].value))
+            and _sample_count(flow, d.value.args[-1].value, tensor, 0)
+            for d in found
+        )
+
+
+def _literal_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+
+
+def _sample_count(flow: DefUse, node: cst.BaseExpression, tensor: str, depth: int) -> bool:
+    """`node` is `tensor`'s size along its first dimension, through names."""
+    if depth > 4:
+        return False
+    if isinstance(node, cst.Name):
+        found = flow.reaching(node) if flow.parent(node) is not None else []
+        return bool(found) and all(
+            d.kind == "assign"
+            and (value := _element(d.value, d.element)) is not None
+            and _sample_count(flow, value, tensor, depth + 1)
+            for d in found
+        )
+    if isinstance(node, cst.Subscript):  # `tensor.shape[0]`, `tensor.size()[0]`
+        inner = node.value
+        first = node.slice[0].slice if len(node.slice) == 1 else None
+        shape = (isinstance(inner, cst.Attribute) and inner.attr.value == "shape") or (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == "size"
+            and not inner.args
+        )
+        receiver = inner.value if isinstance(inner, cst.Attribute) else getattr(inner, "func", None)
+        if isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        return (
+            shape
+            and isinstance(first, cst.Index)
+            and _literal_zero(first.value)
+            and isinstance(receiver, cst.Name)
+            and receiver.value == tensor
+        )
+    if not isinstance(node, cst.Call) or len(node.args) != 1:
+        return False  # not `len(x)`: a list's length (`preds[i]` of multi-scale heads)
+    func, arg = node.func, node.args[0].value
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "size"
+        and _literal_zero(arg)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == tensor
+    )
+
+
+def _element(value: cst.BaseExpression | None, path: tuple[int, ...]) -> cst.BaseExpression | None:
+    """The part of `value` an unpacking target takes (`a, b = x, y`: b is y), or None."""
+    for index in path:
+        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
+            return None
+        value = value.elements[index].value
+    return value
+
 
 def _mean_loss_object(node: cst.Call, names: _Names) -> bool:
     classes = {
@@ -120,25 +210,30 @@ def masked_selection(
     assigned: _Assigned,
     is_mask: _IsMask,
     names: _Names,
-    mean_objects: Callable[[cst.BaseExpression], bool] | None = None,
+    mean_objects: MeanLossObjects | None = None,
 ) -> str | None:
     """The code of the selection `call` (a mean with no dims) averages over, or None;
     `mean_objects` whether a callee holds a mean loss object (MeanLossObjects)."""
+    sample = mean_objects.sample_index if mean_objects is not None else None
     if names(call.func) & _MEAN_LOSSES or (mean_objects is not None and mean_objects(call.func)):
-        return _loss_selection(call, assigned, is_mask, names)
+        return _loss_selection(call, assigned, is_mask, names, sample)
     if names(call.func) & {"torch.mean"}:
         if len(call.args) != 1 or call.args[0].keyword is not None:
             return None
-        return _selected(call.args[0].value, assigned, is_mask, names, set())
+        return _selected(call.args[0].value, assigned, is_mask, names, set(), sample)
     if any(a.keyword is None or a.keyword.value in ("dim", "axis") for a in call.args):
         return None
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "mean":
-        return _selected(call.func.value, assigned, is_mask, names, set())
+        return _selected(call.func.value, assigned, is_mask, names, set(), sample)
     return None
 
 
 def _loss_selection(
-    call: cst.Call, assigned: _Assigned, is_mask: _IsMask, names: _Names
+    call: cst.Call,
+    assigned: _Assigned,
+    is_mask: _IsMask,
+    names: _Names,
+    sample: _Sample | None = None,
 ) -> str | None:
     """A loss function averaging over elements (its reduction the mean) whose input or
     target is a masked selection: the selection's code, or None."""
@@ -152,7 +247,7 @@ def _loss_selection(
         elif keyword in ("size_average", "reduce") and not _literal(arg.value, True, None):
             return None
     for operand in operands:
-        found = _selected(operand, assigned, is_mask, names, set())
+        found = _selected(operand, assigned, is_mask, names, set(), sample)
         if found is not None:
             return found
     return None
@@ -168,10 +263,15 @@ def _literal(node: cst.BaseExpression, *values: object) -> bool:
 
 
 def _selected(
-    node: cst.BaseExpression, assigned: _Assigned, is_mask: _IsMask, names: _Names, seen: set[str]
+    node: cst.BaseExpression,
+    assigned: _Assigned,
+    is_mask: _IsMask,
+    names: _Names,
+    seen: set[str],
+    sample: _Sample | None = None,
 ) -> str | None:
     def again(inner: cst.BaseExpression) -> str | None:
-        return _selected(inner, assigned, is_mask, names, seen)
+        return _selected(inner, assigned, is_mask, names, seen, sample)
 
     if isinstance(node, cst.Name):
         if node.value in seen or len(seen) > 8:
@@ -189,6 +289,8 @@ def _selected(
     if isinstance(node, cst.UnaryOperation):
         return again(node.expression)
     if isinstance(node, cst.Subscript):
+        if sample is not None and _one_sample(node.value, assigned, sample, 0):
+            return None  # a selection of one sample: its count is no split's (docstring)
         return _indexed(node, assigned, is_mask, names)
     if not isinstance(node, cst.Call):
         return None
@@ -202,6 +304,25 @@ def _selected(
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ELEMENTWISE:
         return again(node.func.value)
     return None
+
+
+def _one_sample(node: cst.BaseExpression, assigned: _Assigned, sample: _Sample, depth: int) -> bool:
+    """`node` is one sample of a batch: `T[i]`/`T[i, ...]` with `i` a `range` loop's index
+    over T's sample count (`sample`), through names and shape-keeping methods."""
+    if depth > 6:
+        return False
+    if isinstance(node, cst.Name):
+        bound = assigned.get(node.value, [])
+        return bool(bound) and all(_one_sample(v, assigned, sample, depth + 1) for v in bound)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        keeps = node.func.attr.value in _ELEMENTWISE | {"unsqueeze", "squeeze", "expand_as"}
+        return keeps and _one_sample(node.func.value, assigned, sample, depth + 1)
+    if not isinstance(node, cst.Subscript) or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    first, tensor = node.slice[0].slice.value, node.value
+    return (
+        isinstance(first, cst.Name) and isinstance(tensor, cst.Name) and sample(first, tensor.value)
+    )
 
 
 def _indexed(

@@ -24,7 +24,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
+from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
 from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class DatasetDrawFinder:
         #: bodies of the Dataset methods that build it (__init__ and what it calls)
         self.method_bodies: list[cst.IndentedBlock] = []
         #: this module's transform classes that draw per call (_drawing_transform)
-        self._drawing: list[str] | None = None
+        self._drawing: list[tuple[str, str | None]] | None = None
         #: the streams every rank seeds alike (analysis/seeded_streams.py), once
         self._alike: frozenset[str] | None = None
 
@@ -135,6 +135,22 @@ class DatasetDrawFinder:
         if self._alike is None:
             self._alike = alike_streams(self.t.state.facts.seeded_streams, lambda: self.module.code)
         return stream is None or stream in self._alike
+
+    def _seeded(self, streams: list[str | None]) -> str:
+        """DP067's words for how the streams drawn from are seeded alike on every rank (the
+        program's seed, or its loader workers'), "where ..." for a stream not known."""
+        self._alike_stream(None)
+        alike = self._alike or frozenset()
+        known = sorted({s for s in streams if s is not None and s in alike})
+        if not known:
+            return "where every rank seeds it alike"
+        return (
+            "seeded alike on every rank ("
+            + "; ".join(
+                f"{s}: {seeding(s, alike)}" if len(known) > 1 else seeding(s, alike) for s in known
+            )
+            + ")"
+        )
 
     # -- where it goes ------------------------------------------------------------------
     def _add(self, call: cst.Call) -> None:
@@ -339,13 +355,14 @@ class DatasetDrawFinder:
                         continue
                     drawing = self._drawing_transform()
                     if drawing:
+                        seeded = self._seeded([stream for _, stream in drawing])
                         self.t.warn(
                             node,
                             "DP067",
                             f"{code_of(func)}() in {cls.name.value}.{name}() may be a transform "
                             f"of this module that draws from the process-wide generator "
-                            f"({', '.join(drawing)}): seeded alike, rank r's k-th sample gets "
-                            "every rank's k-th draw",
+                            f"({', '.join(text for text, _ in drawing)}): {seeded}, rank r's "
+                            "k-th sample gets every rank's k-th draw",
                         )
                         return
                 elif (
@@ -357,8 +374,9 @@ class DatasetDrawFinder:
                         node,
                         "DP067",
                         f"{code_of(func)}() in {cls.name.value}.{name}() draws from the "
-                        "process-wide generator: seeded alike, rank r's k-th sample gets every "
-                        "rank's k-th draw",
+                        "process-wide generator: "
+                        f"{self._seeded([stream_of(self.t.qualified_names(func))])}, rank r's "
+                        "k-th sample gets every rank's k-th draw",
                     )
                     return
                 elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
@@ -371,12 +389,13 @@ class DatasetDrawFinder:
                         node,
                         "DP067",
                         f"{code_of(func)}() in {cls.name.value}.{name}() draws from the "
-                        f"process-wide generator ({self._describe(helper)}): seeded alike, rank "
-                        "r's k-th sample gets every rank's k-th draw",
+                        f"process-wide generator ({self._describe(helper)}): "
+                        f"{self._seeded([helper.stream])}, rank r's k-th sample gets every "
+                        "rank's k-th draw",
                     )
                     return
 
-    def _drawing_transform(self) -> list[str]:
+    def _drawing_transform(self) -> list[tuple[str, str | None]]:
         """The classes of this module whose `__call__` draws from a process-wide generator,
         directly, in the methods of the class it calls or in the module's top-level
         functions it calls (`random_rot_flip(image, label)`: TransUNet@02ef001's
@@ -412,14 +431,21 @@ class DatasetDrawFinder:
                         and self._is_draw(node)
                         and self._alike_draw(node)
                     ):
-                        self._drawing.append(f"{cls.name.value}: {code_of(func)}()")
+                        self._drawing.append(
+                            (
+                                f"{cls.name.value}: {code_of(func)}()",
+                                stream_of(self.t.qualified_names(func)),
+                            )
+                        )
                         todo = []
                         break
                     elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
                         helper.stream
                     ):
                         # a function of another module (or this one's, reached by an alias)
-                        self._drawing.append(f"{cls.name.value}: {self._describe(helper)}")
+                        self._drawing.append(
+                            (f"{cls.name.value}: {self._describe(helper)}", helper.stream)
+                        )
                         todo = []
                         break
         return self._drawing
