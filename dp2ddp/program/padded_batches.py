@@ -16,17 +16,23 @@ Found, across the program's modules (the collate and the loss are often in diffe
    arguments name a local bound from a `max(...)` / `.max()` or raised in a comparison with
    itself (`if n > longest: longest = n`), or a nested function's parameter handed one; or
    that calls such a function of the program (ming024/FastSpeech2@d4e79eb's
-   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), to a fixed point;
+   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), or that hands such a
+   local to a function of the program that sizes a tensor from its parameters
+   (dhpollack/bytenet.pytorch@9aba0ef's `_pad_tensor(x, pad=max_len_x)`), to a fixed point;
 2. a training DataLoader (`shuffle=` not False, or a `sampler=` / `batch_sampler=`) handed it
    as `collate_fn=` (its name, an attribute ending in it, or a construction of the class);
-3. then each mean loss over elements (`torch.nn.functional.mse_loss` / `l1_loss` /
-   `smooth_l1_loss` / `huber_loss` / `binary_cross_entropy[_with_logits]` with the mean
-   reduction, or a `torch.nn` loss class of these built so) of the program's modules is said,
+3. then (padded_inputs.py, stop 51 w3) each call of a wrapped model that mixes positions
+   handed the padded batch with no mask or lengths is said, and each mean loss over
+   elements (`torch.nn.functional.mse_loss` / `l1_loss` / `smooth_l1_loss` / `huber_loss` /
+   `binary_cross_entropy[_with_logits]` with the mean reduction, or a `torch.nn` loss class
+   of these built so) of the program's modules,
    or `X.mean()` / `torch.mean(X)` of a difference (`((out - y) ** 2).mean()`), unless its
    input is a masked selection (`x[mask]`: a mean over the count the mask selects, DP043). A
    sum, a masked sum over a count, a loss over per-sample values (cross entropy's class
    scores, `torch.mean(loss / lengths)`) is not this. A mean of `out * mask` still counts
-   the padding in its denominator: said.
+   the padding in its denominator: said. A mean loss in a function that loops over the
+   padded loader is said only where the batch (or what the loop computes from it) reaches
+   it; one elsewhere (not followed) is said as before.
 Not rewritten: the right mean is over the real elements of the whole batch.
 """
 
