@@ -128,6 +128,8 @@ def main():
         b = conv(x, lengths)
         c = dense(x)
         d = unknown(x)
+        packed = pack_padded_sequence(x, n)
+        h = conv(packed)
         e = F.mse_loss(out, y)
         f = F.mse_loss(conv.module.inner.conv.weight, zeros)
         g = decay(conv.module.inner.conv.bias, zeros)
@@ -141,4 +143,4 @@ def test_the_padded_batch_is_followed_to_the_model_and_the_loss() -> None:
     trees = [ast.parse(HANDED), ast.parse(TRAIN)]
     collates = padding_collates(fact for tree in trees for fact in padding_facts(tree))
     said = {(line, what.split(",")[0]) for _, line, _, what in padded_mean_notes(trees, collates)}
-    assert said == {(18, "conv(x)"), (22, "unknown(x)"), (23, "F.mse_loss")}
+    assert said == {(18, "conv(x)"), (22, "unknown(x)"), (25, "F.mse_loss")}

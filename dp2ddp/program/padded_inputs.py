@@ -195,7 +195,19 @@ def unmasked_model_calls(
 ) -> Iterator[ast.Call]:
     """Each call in `loop` of a wrapped model handed a name of `derived` with no mask or
     lengths alongside, unless the model is proved to map each position alone (its class is
-    one of `blind`: `position_blind`)."""
+    one of `blind`: `position_blind`); a name bound from a `pack_padded_sequence` of it
+    (`packed = pack_padded_sequence(x, lens)`, `model(packed)`) is handed with its lengths."""
+    packed = {
+        n
+        for node in ast.walk(loop)
+        if isinstance(node, ast.Assign)
+        and any(
+            isinstance(c, ast.Call) and last_name(c.func) == "pack_padded_sequence"
+            for c in ast.walk(node.value)
+        )
+        for t in node.targets
+        for n in _target_names(t)
+    }
     for node in ast.walk(loop):
         if not isinstance(node, ast.Call) or last_name(node.func) not in wrapped:
             continue
@@ -206,7 +218,8 @@ def unmasked_model_calls(
             continue
         spelled = [ast.unparse(a).lower() for a in given]
         spelled += [k.arg.lower() for k in node.keywords if k.arg is not None]
-        if not any(word in text for text in spelled for word in _UNMASKED):
+        masked = any(word in text for text in spelled for word in _UNMASKED)
+        if not masked and not any(_names(arg) & packed for arg in given):
             yield node
 
 
