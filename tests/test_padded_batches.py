@@ -7,6 +7,7 @@ import ast
 
 from dp2ddp.program.padded_batches import (
     mean_losses,
+    padded_mean_notes,
     padding_collates,
     padding_facts,
     trains_with_collate,
@@ -79,3 +80,67 @@ l = F.l1_loss(x * mask, y * mask)
 """
     lines = [line for line, _, _ in mean_losses(ast.parse(source))]
     assert sorted(lines) == [2, 5, 6, 9, 13]
+
+
+HANDED = """
+def _pad_tensor(vec, pad, val):
+    pad_size = list(vec.size())
+    pad_size[0] = pad - vec.size(0)
+    return torch.cat([vec, vec.new(*pad_size).fill_(val)])
+class PadCollate:
+    def __call__(self, batch):
+        longest = max(len(x) for x, _ in batch)
+        return torch.stack([_pad_tensor(x, longest, 5) for x, _ in batch]), labels(batch)
+class FixedCollate:
+    def __call__(self, batch):
+        return torch.stack([_pad_tensor(x, 12, 5) for x, _ in batch]), labels(batch)
+"""
+
+
+def test_a_collate_pads_by_handing_its_longest_to_a_helper_that_sizes_a_tensor() -> None:
+    """dhpollack/bytenet.pytorch@9aba0ef's `PadCollate` -> `_pad_tensor(x, pad=max_len)`
+    (stop 51 w3); handed a fixed length, the same helper is no padding to the batch's
+    longest."""
+    collates = padding_collates(padding_facts(ast.parse(HANDED)))
+    assert "PadCollate" in collates
+    assert "FixedCollate" not in collates
+
+
+TRAIN = """
+class Conv(nn.Module):
+    def __init__(self):
+        self.conv = nn.Conv1d(4, 4, 3, padding=1)
+class Wrapper(nn.Module):
+    def __init__(self):
+        self.inner = Conv()
+class Dense(nn.Module):
+    def __init__(self):
+        self.fc = nn.Linear(4, 4)
+def main():
+    conv = nn.DataParallel(Wrapper())
+    dense = nn.DataParallel(Dense().cuda())
+    unknown = nn.DataParallel(make_model())
+    decay = nn.MSELoss()
+    loader = DataLoader(ds, batch_size=4, shuffle=True, collate_fn=PadCollate())
+    for x, y in loader:
+        out = conv(x)
+        a = conv(x, mask=x != 5)
+        b = conv(x, lengths)
+        c = dense(x)
+        d = unknown(x)
+        packed = pack_padded_sequence(x, n)
+        h = conv(packed)
+        e = F.mse_loss(out, y)
+        f = F.mse_loss(conv.module.inner.conv.weight, zeros)
+        g = decay(conv.module.inner.conv.bias, zeros)
+"""
+
+
+def test_the_padded_batch_is_followed_to_the_model_and_the_loss() -> None:
+    """DP127 at a call of a model that mixes positions (through the program's classes) or
+    is not known, handed the padded batch without a mask or lengths; at a mean loss the
+    batch reaches, not at one over the weights (stop 51 w3)."""
+    trees = [ast.parse(HANDED), ast.parse(TRAIN)]
+    collates = padding_collates(fact for tree in trees for fact in padding_facts(tree))
+    said = {(line, what.split(",")[0]) for _, line, _, what in padded_mean_notes(trees, collates)}
+    assert said == {(18, "conv(x)"), (22, "unknown(x)"), (25, "F.mse_loss")}

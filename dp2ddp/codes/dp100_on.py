@@ -352,19 +352,29 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "then silence the warning with `# noqa: DP126`.",
     ),
     "DP127": (
-        "a mean loss over a batch padded to this rank's longest sample",
+        "a batch padded to this rank's longest sample reaches a mean loss or the model",
         "A training loader's collate_fn (the program's own function or class) pads each "
         "batch to a length the batch decides (`pad_sequence`, a tensor of zeros as long as "
-        "its longest sample), and this loss is a mean over elements (`F.mse_loss(out, "
-        "target)`, `nn.L1Loss()` with its default reduction) with no mask on its input: the "
-        "padded zeros are counted in its denominator (Tomiinek/Multilingual_Text_to_Speech"
-        "@2c75185, stop 50). DataParallel collated the whole batch once: one length, one "
-        "count. Under DDP each rank collates only its share and pads it to its own longest "
-        "sample, so each rank divides by another count, over other padding, and DDP's "
-        "average of the ranks' means is not DataParallel's mean (with samples of equal "
-        "length it is). Nothing was rewritten. Mask the padding and divide the masked sum "
-        "by the whole batch's count of real elements (`all_reduce` the count), or pad every "
-        "batch to a fixed length, then silence the warning with `# noqa: DP127`.",
+        "its longest sample, a padding helper handed that length). DataParallel collated the "
+        "whole batch once: one length. Under DDP each rank collates only its share and pads "
+        "it to its own longest sample (with samples of equal length: the same). Said at "
+        "either of two places. (1) A mean loss over elements (`F.mse_loss(out, target)`, "
+        "`nn.L1Loss()` with its default reduction) with no mask on its input, which the "
+        "padded batch (or the model's output over it) reaches in the loop over the loader, "
+        "or which lies where that loop is not followed (another function or module): the "
+        "padded elements are counted in its denominator (Tomiinek/Multilingual_Text_to_Speech"
+        "@2c75185, stop 50), so each rank divides by another count, over other padding, and "
+        "DDP's average of the ranks' means is not DataParallel's mean. (2) A call of the "
+        "wrapped model handed the padded batch (or a value computed from it) with no mask "
+        "or lengths alongside (no argument naming `mask` or `len`, no "
+        "`pack_padded_sequence`; dhpollack/bytenet.pytorch@9aba0ef, stop 51): a model that "
+        "mixes positions (a convolution, attention, a recurrent layer) may give its real "
+        "positions outputs that see padding of another length than DataParallel's, so "
+        "outputs, loss and gradients may differ (a model that maps each position alone "
+        "does not). Nothing was rewritten. Pad every batch to a fixed length (or the "
+        "dataset's longest), or mask the padding: hand the model a mask or the lengths, and "
+        "divide a masked sum by the whole batch's count of real elements (`all_reduce` the "
+        "count); then silence the warning with `# noqa: DP127`.",
     ),
     "DP132": (
         "an image grid saved by rank 0 holds this rank's rows of the batch",

@@ -16,17 +16,23 @@ Found, across the program's modules (the collate and the loss are often in diffe
    arguments name a local bound from a `max(...)` / `.max()` or raised in a comparison with
    itself (`if n > longest: longest = n`), or a nested function's parameter handed one; or
    that calls such a function of the program (ming024/FastSpeech2@d4e79eb's
-   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), to a fixed point;
+   `Dataset.collate_fn` -> `pad_1D`, its own `max_len = max(...)`), or that hands such a
+   local to a function of the program that sizes a tensor from its parameters
+   (dhpollack/bytenet.pytorch@9aba0ef's `_pad_tensor(x, pad=max_len_x)`), to a fixed point;
 2. a training DataLoader (`shuffle=` not False, or a `sampler=` / `batch_sampler=`) handed it
    as `collate_fn=` (its name, an attribute ending in it, or a construction of the class);
-3. then each mean loss over elements (`torch.nn.functional.mse_loss` / `l1_loss` /
-   `smooth_l1_loss` / `huber_loss` / `binary_cross_entropy[_with_logits]` with the mean
-   reduction, or a `torch.nn` loss class of these built so) of the program's modules is said,
+3. then (padded_inputs.py, stop 51 w3) each call of a wrapped model that mixes positions
+   handed the padded batch with no mask or lengths is said, and each mean loss over
+   elements (`torch.nn.functional.mse_loss` / `l1_loss` / `smooth_l1_loss` / `huber_loss` /
+   `binary_cross_entropy[_with_logits]` with the mean reduction, or a `torch.nn` loss class
+   of these built so) of the program's modules,
    or `X.mean()` / `torch.mean(X)` of a difference (`((out - y) ** 2).mean()`), unless its
    input is a masked selection (`x[mask]`: a mean over the count the mask selects, DP043). A
    sum, a masked sum over a count, a loss over per-sample values (cross entropy's class
    scores, `torch.mean(loss / lengths)`) is not this. A mean of `out * mask` still counts
-   the padding in its denominator: said.
+   the padding in its denominator: said. A mean loss in a function that loops over the
+   padded loader is said only where the batch (or what the loop computes from it) reaches
+   it; one elsewhere (not followed) is said as before.
 Not rewritten: the right mean is over the real elements of the whole batch.
 """
 
@@ -38,6 +44,14 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
+from dp2ddp.program.padded_inputs import (
+    layer_facts,
+    padded_loops,
+    position_blind,
+    reached_spans,
+    unmasked_model_calls,
+    wrapped_models,
+)
 from dp2ddp.result import Diagnostic
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
@@ -47,7 +61,20 @@ if TYPE_CHECKING:
     from dp2ddp.program.discovery import Program, ProgramModule
     from dp2ddp.program.project import Project
 
-_BUILDERS = frozenset({"zeros", "ones", "full", "empty", "new_zeros", "new_full", "pad"})
+_BUILDERS = frozenset(
+    {
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "new",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "pad",
+    }
+)
 _LOSS_FUNCTIONS = frozenset(
     "mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
     "binary_cross_entropy_with_logits".split()
@@ -59,8 +86,9 @@ _LOSS_CLASSES = frozenset(
 
 
 #: A function or class of a module: (name, whether it pads by itself, the names it calls,
-#: whether it is a class, named by its `__call__`).
-PaddingFact = tuple[str, bool, frozenset[str], bool]
+#: whether it is a class, named by its `__call__`, the names it calls with the batch's
+#: longest length, whether it builds a tensor sized by its parameters).
+PaddingFact = tuple[str, bool, frozenset[str], bool, frozenset[str], bool]
 
 
 def padding_facts(tree: ast.Module) -> tuple[PaddingFact, ...]:
@@ -86,16 +114,23 @@ def padding_collates(facts: Iterable[PaddingFact]) -> frozenset[str]:
     calling a function that does, to a fixed point; a class pads where its `__call__` does
     (a call of a class's name builds it: its callers do not pad by it)."""
     listed = list(facts)
-    functions = {name for name, pads, _, is_class in listed if pads and not is_class}
+    sizers = {name for name, _, _, is_class, _, sizes in listed if sizes and not is_class}
+    functions = {
+        name
+        for name, pads, _, is_class, handed, _ in listed
+        if (pads or handed & sizers) and not is_class
+    }
     changed = True
     while changed:
         changed = False
-        for name, _, calls, is_class in listed:
+        for name, _, calls, is_class, _, _ in listed:
             if not is_class and name not in functions and calls & functions:
                 functions.add(name)
                 changed = True
     classes = {
-        name for name, pads, calls, is_class in listed if is_class and (pads or calls & functions)
+        name
+        for name, pads, calls, is_class, handed, _ in listed
+        if is_class and (pads or calls & functions or handed & sizers)
     }
     return frozenset(functions | classes)
 
@@ -103,18 +138,73 @@ def padding_collates(facts: Iterable[PaddingFact]) -> frozenset[str]:
 def _fact(name: str, function: ast.FunctionDef, is_class: bool) -> PaddingFact:
     nodes = list(ast.walk(function))
     calls = frozenset(last_name(n.func) for n in nodes if isinstance(n, ast.Call)) - {""}
-    return name, _pads(nodes), calls, is_class
+    longest = _longest(nodes)
+    handed = frozenset(
+        last_name(n.func)
+        for n in nodes
+        if isinstance(n, ast.Call)
+        and any(_names(arg) & longest for arg in [*n.args, *(k.value for k in n.keywords)])
+    ) - {""}
+    params = {a.arg for a in function.args.args} - {"self"}
+    return name, _pads(nodes, longest), calls, is_class, handed, _builds(nodes, params)
 
 
-def _pads(nodes: list[ast.AST]) -> bool:
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _builds(nodes: list[ast.AST], params: set[str]) -> bool:
+    """Whether a function (its nodes) builds a tensor sized by a value derived from its
+    parameters (bytenet.pytorch's `_pad_tensor(vec, pad, dim)`: `pad_size[dim] = pad -
+    vec.size(dim)`, `vec.new(*pad_size)`): a padding helper, when handed a length."""
+    if not params:
+        return False
+    derived = set(params)
+    assigns: list[tuple[set[str], set[str]]] = []
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            bases = [t.value if isinstance(t, ast.Subscript) else t for t in node.targets]
+            targets = {t.id for t in bases if isinstance(t, ast.Name)}
+            assigns.append((targets, _names(node.value)))
+    changed = True
+    while changed:
+        more = {t for targets, reads in assigns if reads & derived for t in targets} - derived
+        derived |= more
+        changed = bool(more)
+    return any(
+        isinstance(node, ast.Call)
+        and last_name(node.func) in _BUILDERS
+        and any(_names(arg) & derived for arg in [*node.args, *(k.value for k in node.keywords)])
+        for node in nodes
+    )
+
+
+def _pads(nodes: list[ast.AST], longest: frozenset[str]) -> bool:
     """Whether a function (its nodes) calls `pad_sequence`, or builds a tensor from a local
-    that holds the batch's longest length (bound from a max, raised under a comparison
-    with itself, or a parameter of a nested function handed one: `pad_data(x, max_len)`)."""
+    that holds the batch's longest length (`longest`)."""
+    if any(isinstance(n, ast.Call) and last_name(n.func) == "pad_sequence" for n in nodes):
+        return True
+    if not longest:
+        return False
+    return any(
+        isinstance(node, ast.Call)
+        and last_name(node.func) in _BUILDERS
+        and any(
+            isinstance(n, ast.Name) and n.id in longest
+            for arg in [*node.args, *(k.value for k in node.keywords)]
+            for n in ast.walk(arg)
+        )
+        for node in nodes
+    )
+
+
+def _longest(nodes: list[ast.AST]) -> frozenset[str]:
+    """The locals of a function (its nodes) that hold the batch's longest length: bound
+    from a max, raised under a comparison with itself, or a parameter of a nested function
+    handed one (`pad_data(x, max_len)`)."""
     longest: set[str] = set()
     nested = {n.name: n for n in nodes if isinstance(n, ast.FunctionDef)}
     for node in nodes:
-        if isinstance(node, ast.Call) and last_name(node.func) == "pad_sequence":
-            return True
         if isinstance(node, ast.Assign) and _has_max(node.value):
             longest.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
@@ -133,18 +223,7 @@ def _pads(nodes: list[ast.AST]) -> bool:
                     for i, arg in enumerate(node.args[: len(params)])
                     if isinstance(arg, ast.Name) and arg.id in longest
                 )
-    if not longest:
-        return False
-    return any(
-        isinstance(node, ast.Call)
-        and last_name(node.func) in _BUILDERS
-        and any(
-            isinstance(n, ast.Name) and n.id in longest
-            for arg in [*node.args, *(k.value for k in node.keywords)]
-            for n in ast.walk(arg)
-        )
-        for node in nodes
-    )
+    return frozenset(longest)
 
 
 def _has_max(value: ast.expr) -> bool:
@@ -154,6 +233,12 @@ def _has_max(value: ast.expr) -> bool:
 def trains_with_collate(tree: ast.Module, collates: frozenset[str]) -> bool:
     """Whether `tree` builds a training DataLoader whose `collate_fn=` is one of `collates`
     (its name, an attribute ending in it, or a call of it: a class's construction)."""
+    return bool(training_loaders(tree, collates))
+
+
+def training_loaders(tree: ast.Module, collates: frozenset[str]) -> list[ast.Call]:
+    """The training DataLoader calls of `tree` whose `collate_fn=` is one of `collates`."""
+    found: list[ast.Call] = []
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call) or last_name(node.func) != "DataLoader":
             continue
@@ -169,8 +254,8 @@ def trains_with_collate(tree: ast.Module, collates: frozenset[str]) -> bool:
         if (shuffle is not None and not _false(shuffle)) or any(
             not _false(given[k]) for k in ("sampler", "batch_sampler") if k in given
         ):
-            return True
-    return False
+            found.append(node)
+    return found
 
 
 def _false(value: ast.expr) -> bool:
@@ -180,17 +265,23 @@ def _false(value: ast.expr) -> bool:
 def mean_losses(tree: ast.Module) -> Iterator[tuple[int, int, str]]:
     """(line, col, spelling) of each mean loss over elements in `tree` whose input is not
     a masked selection (`x[mask]`: a mean over the count the mask selects, DP043)."""
+    for node, spelling in mean_loss_nodes(tree):
+        yield node.lineno, node.col_offset + 1, spelling
+
+
+def mean_loss_nodes(tree: ast.Module) -> Iterator[tuple[ast.Call, str]]:
+    """Each mean loss of `mean_losses`, its call and spelling."""
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call):
             continue
         name = last_name(node.func)
         if isinstance(node.func, ast.Attribute) and name in _LOSS_FUNCTIONS:
             if _mean(node) and not any(isinstance(a, ast.Subscript) for a in node.args[:2]):
-                yield node.lineno, node.col_offset + 1, ast.unparse(node.func)
+                yield node, ast.unparse(node.func)
         elif name in _LOSS_CLASSES and _mean(node) and not node.args:
-            yield node.lineno, node.col_offset + 1, f"{ast.unparse(node.func)}()"
+            yield node, f"{ast.unparse(node.func)}()"
         elif name == "mean" and not node.keywords and _of_difference(node):
-            yield node.lineno, node.col_offset + 1, "a mean of a difference"
+            yield node, "a mean of a difference"
 
 
 def _of_difference(call: ast.Call) -> bool:
@@ -232,12 +323,75 @@ def padded_mean_notes(
 ) -> Iterator[tuple[int, int, int, str]]:
     """(module index, line, col, spelling) of each mean loss of a program one of whose
     modules (`trees`) trains on a loader whose collate_fn is one of `collates` (the program's
-    padding collates: `padding_collates` of each module)."""
-    if not collates or not any(trains_with_collate(tree, collates) for tree in trees):
+    padding collates: `padding_collates` of each module), and of each call of a wrapped model
+    handed the padded batch unmasked (padded_inputs): a mean loss in a function that loops
+    over the padded loader is said only where the batch reaches it."""
+    if not collates:
         return
+    trains = [frozenset(map(id, training_loaders(tree, collates))) for tree in trees]
+    if not any(trains):
+        return
+    wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
+    blind = position_blind([fact for tree in trees for fact in layer_facts(tree)])
     for index, tree in enumerate(trees):
-        for line, col, spelling in mean_losses(tree):
-            yield index, line, col, spelling
+        loops = list(padded_loops(tree, trains[index]))
+        followed = [(_enclosing(tree, loop), derived) for loop, derived in loops]
+        reached: set[str] = set()
+        for loop, derived in loops:
+            reached |= reached_spans(loop, derived)[1]
+            for call in unmasked_model_calls(loop, derived, wrapped, blind):
+                what = f"{ast.unparse(call)}, handed the padded batch with no mask or lengths"
+                yield index, call.lineno, call.col_offset + 1, what
+        bound = _loss_names(tree)
+        for node, spelling in mean_loss_nodes(tree):
+            if _said(node, followed, bound.get(id(node), ""), reached, bool(loops)):
+                yield index, node.lineno, node.col_offset + 1, spelling
+
+
+def _said(
+    node: ast.Call,
+    followed: list[tuple[ast.AST, set[str]]],
+    bound: str,
+    reached: set[str],
+    looped: bool,
+) -> bool:
+    """Whether a mean loss is said: a loss object bound to a name of a module that loops
+    over the padded loader where a call of that name is handed the batch; a loss call in a
+    function that loops over it where it reads the batch; any other (not followed)."""
+    if isinstance(node.func, ast.Attribute) or last_name(node.func) not in _LOSS_CLASSES:
+        inside = [derived for scope, derived in followed if _within(node, scope)]
+        if inside:
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            return any(names & derived for derived in inside)
+        return True
+    if last_name(node.func) in _LOSS_CLASSES and not node.args and bound and looped:
+        return bound in reached
+    return True
+
+
+def _loss_names(tree: ast.Module) -> dict[int, str]:
+    return {
+        id(node.value): last_name(node.targets[0])
+        for node in ast_nodes.listed(tree)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1
+    }
+
+
+def _enclosing(tree: ast.Module, loop: ast.For) -> ast.AST:
+    """The innermost function of `tree` holding `loop`, else the module."""
+    found: ast.AST = tree
+    for node in ast_nodes.listed(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _within(loop, node):
+            if found is tree or _within(node, found):
+                found = node
+    return found
+
+
+def _within(node: ast.AST, scope: ast.AST) -> bool:
+    if isinstance(scope, ast.Module):
+        return True
+    start, end = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", 0) or 0
+    return bool(start <= getattr(node, "lineno", -1) <= end)
 
 
 def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, list[Diagnostic]]]:
