@@ -615,6 +615,16 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   dataset/iwslt_data.py:133-134): a summed loss divided by `norm`, the batch's non-padding
   tokens handed in from another module: DP136 at the division, DP004 names it (before:
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
+
+Stop 51 (helper s1), stop 50's silent leftovers:
+- s51_s1_tensor_lists_from_other_module (k1-3's rest): lists of trained tensors no DDP wrap
+  holds, built by another module's functions (`make_extra()` returning `ps = [...]`, a list
+  grown by `append` in a loop) and grown here (`extra.append(nn.Parameter(...))`): each
+  synced, rank 0 prints the original's `extra 1.4592 -0.0182 0.4403 gains 1.4592 1.8988`
+  (before: no word, `extra 1.2424 0.1898 0.8228 gains 1.2424 1.9396`).
+- hazards_s51_s1_batch_mixed_with_permutation (stop 50 w2's leftover): mixup and CutMix,
+  the batch's rows in a drawn order before the model: DP147, named in verify's verdict
+  (before: DP006 at the draws only).
 """
 
 from __future__ import annotations
@@ -821,6 +831,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "grid 1 rows 12 sum 44.788",
         "weights 0.1935",
     ),
+    # stop 51 s1: the original's (the base printed extra 1.2424 0.1898 0.8228 gains 1.2424 1.9396)
+    "s51_s1_tensor_lists_from_other_module": ("extra 1.4592 -0.0182 0.4403 gains 1.4592 1.8988",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -844,6 +856,7 @@ PROGRAMS = {
     "s49_f2_class_reexported_by_package": "train.py",  # stop 49 f2
     "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
     "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
+    "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -904,6 +917,7 @@ RANK0_ONLY = {
     "model_wrap_s50_s4_entry_stored_over_by_keyword_and_deeper": "weights",  # stop 50 s4
     "data_s50_s1_grid_of_step_batch": "grid",  # stop 50 s1
     "data_s50_s1_grid_nested_next": "grid",  # stop 50 s1
+    "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1215,6 +1229,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s50_w1_loss_over_batch_padded_per_rank", "DP127"),
         # stop 50 w2: noise and data rows paired over the batch before the model
         ("hazards_s50_w2_rows_paired_before_model", "DP124"),
+        # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
+        ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
