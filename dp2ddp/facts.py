@@ -576,6 +576,11 @@ class ProgramFacts:
     #: synced (analysis/tensor_lists.py, outside_tensors.py). Empty for a single file and
     #: where the module builds no optimizer.
     tensor_lists: tuple[str, ...] = ()
+    #: The attributes the classes of the program's other modules bind only to trainable leaf
+    #: tensors (`self.scale = nn.Parameter(...)`), as "module.Class.attr": `head.scale` of
+    #: `head = Scaler()` handed to an optimizer is synced (outside_tensors.py). Empty for a
+    #: single file and where the module builds no optimizer.
+    tensor_holders: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

@@ -617,11 +617,12 @@ Stop 50 (helper s3), means over counts the data decides, said, checked by verify
   DP004 alone, whose "multiply by WORLD_SIZE" doubles the step).
 
 Stop 51 (helper s1), stop 50's silent leftovers:
-- s51_s1_tensor_lists_from_other_module (k1-3's rest): lists of trained tensors no DDP wrap
-  holds, built by another module's functions (`make_extra()` returning `ps = [...]`, a list
-  grown by `append` in a loop) and grown here (`extra.append(nn.Parameter(...))`): each
-  synced, rank 0 prints the original's `extra 1.4592 -0.0182 0.4403 gains 1.4592 1.8988`
-  (before: no word, `extra 1.2424 0.1898 0.8228 gains 1.2424 1.9396`).
+- s51_s1_tensor_lists_from_other_module (k1-3's rest): trained tensors no DDP wrap holds,
+  in lists built by another module's functions (`make_extra()` returning `ps = [...]`, a
+  list grown by `append` in a loop), grown here (`extra.append(nn.Parameter(...))`), and
+  held by another module's class (`scaler.scale`): each synced, rank 0 prints the
+  original's `extra 1.5433 -0.0283 0.4177 gains 1.5433 1.8766`, `scale 1.2760` (before: no
+  word, `extra 0.5794 0.4557 1.2803 gains 0.5794 2.0141`, `scale 0.9005`).
 - hazards_s51_s1_batch_mixed_with_permutation (stop 50 w2's leftover): mixup and CutMix,
   the batch's rows in a drawn order before the model: DP147, named in verify's verdict
   (before: DP006 at the draws only).
@@ -831,8 +832,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "grid 1 rows 12 sum 44.788",
         "weights 0.1935",
     ),
-    # stop 51 s1: the original's (the base printed extra 1.2424 0.1898 0.8228 gains 1.2424 1.9396)
-    "s51_s1_tensor_lists_from_other_module": ("extra 1.4592 -0.0182 0.4403 gains 1.4592 1.8988",),
+    # stop 51 s1: the original's (the base printed extra 0.5794 0.4557 1.2803 gains 0.5794
+    # 2.0141, scale 0.9005)
+    "s51_s1_tensor_lists_from_other_module": (
+        "extra 1.5433 -0.0283 0.4177 gains 1.5433 1.8766",
+        "scale 1.2760",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -52,6 +52,7 @@ def trained_tensors(
     held = _held_attributes(module, t)
     told = t.state.facts.tensor_lists  # other modules' (analysis/tensor_lists.py)
     makers = _tensor_lists(module, t, told)
+    stored |= {name.rpartition(".")[2] for name in t.state.facts.tensor_holders}
     if not candidates and not held and not makers and not _reads_any(module, stored):
         return  # no name bound to a tensor's construction, no attribute that may hold one
     givers = [
@@ -228,7 +229,8 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
     """Every definition of `held` reaching it, through moves onto itself (`head =
     head.to(d)`, `head = head.cuda()`), constructs a module holding `attr` as a trainable
     tensor: a torch.nn module class's `weight` / `bias`, or one of this module's classes
-    every binding of whose `self.<attr>` is a trainable leaf tensor."""
+    every binding of whose `self.<attr>` is a trainable leaf tensor, or a class of another
+    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1)."""
     definitions = view(module)
     pending, seen, built = [held], set[int](), False
     while pending:
@@ -249,7 +251,10 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
             if not isinstance(value, cst.Call) or t.qualified_names(value.func) & _PARAMETER:
                 return False
             owner = definitions.class_called(value)
-            if owner is not None:
+            told = {f"{n}.{attr}" for n in t.qualified_names(value.func)}
+            if told & set(t.state.facts.tensor_holders):
+                pass  # a class of another module of the program (stop 51 s1)
+            elif owner is not None:
                 stores = definitions.attribute_definitions(owner, attr)
                 if not stores or not all(_leaf_tensor(s.value, t) for s in stores):
                     return False

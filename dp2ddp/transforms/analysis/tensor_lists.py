@@ -23,10 +23,10 @@ from collections.abc import Callable, Collection
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms._support.nodes import name_of, nodes_of
 
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: Builtins a list may be handed to without being kept or grown.
@@ -185,10 +185,14 @@ class _ExportTensorLists(MigrationTransform):
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
         self.found: list[str] = []
+        #: "Class.attr" of the module's classes binding `self.attr` only to such tensors
+        self.held: list[str] = []
 
     def visit_Module(self, node: cst.Module) -> bool:
         flow = view(node)
         for statement in node.body:
+            if isinstance(statement, cst.ClassDef):
+                self.held += [f"{statement.name.value}.{a}" for a in _held(statement, flow, self)]
             if not isinstance(statement, cst.FunctionDef):
                 continue
             function = flow.functions.get(statement)
@@ -202,11 +206,30 @@ class _ExportTensorLists(MigrationTransform):
         return False
 
 
+def _held(owner: cst.ClassDef, flow: DefUse, t: MigrationTransform) -> list[str]:
+    """The attributes `owner`'s methods bind on `self` whose every binding (its bases of the
+    module too: the view's `attribute_definitions`) is a trainable leaf tensor."""
+    names = {
+        target.attr.value
+        for assign in nodes_of(owner, cst.Assign)
+        if leaf_tensor(assign.value, t)
+        for target in (a.target for a in assign.targets)
+        if isinstance(target, cst.Attribute)
+    }
+    return sorted(
+        name
+        for name in names
+        if all(leaf_tensor(d.value, t) for d in flow.attribute_definitions(owner, name))
+        and flow.attribute_definitions(owner, name)
+    )
+
+
 def module_tensor_lists(
     import_name: str, path: str, source: str, parsed: Callable[[], cst.Module | None]
-) -> dict[str, bool]:
-    """Another module's functions returning lists of trainable leaf tensors, by the
-    qualified name an importer resolves (`params.make_extra`). Read only where the text
+) -> dict[str, str]:
+    """Another module's functions returning lists of trainable leaf tensors ("list"), by
+    the qualified name an importer resolves (`params.make_extra`), and the attributes its
+    classes hold such tensors at ("held": `heads.Scaler.scale`). Read only where the text
     can build one."""
     if "return" not in source or ("Parameter" not in source and "requires_grad" not in source):
         return {}
@@ -217,4 +240,5 @@ def module_tensor_lists(
     state.text = source
     reader = _ExportTensorLists(CodemodContext(filename=path), state)
     reader.transform_module(module)
-    return {f"{import_name}.{name}": True for name in reader.found}
+    found = {f"{import_name}.{name}": "list" for name in reader.found}
+    return found | {f"{import_name}.{name}": "held" for name in reader.held}

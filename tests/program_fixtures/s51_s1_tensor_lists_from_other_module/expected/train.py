@@ -1,7 +1,8 @@
 """Stop 51 (helper s1): tensors the optimizer trains, built in another module (`make_extra()`
 returns a list display bound to a name first; `make_gains(2)` a list grown by `append` in a
-loop), and a list grown here after its binding (`extra.append(nn.Parameter(...))`). No DDP
-wrap holds them: each rank would train its own copies on its share."""
+loop), a list grown here after its binding (`extra.append(nn.Parameter(...))`), and the
+`scale` of heads.py's own module class (`scaler.scale`). No DDP wrap holds them: each rank
+would train its own copies on its share."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -11,11 +12,12 @@ from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
     DdpDistributedSampler,
+    ddp_is_main,
     ddp_per_rank_batch,
-    ddp_print,
     ddp_setup,
     ddp_sync_tensor,
 )
+from heads import Scaler
 from params import make_extra, make_gains
 
 ddp_setup()
@@ -34,16 +36,20 @@ model = DistributedDataParallel(nn.Linear(6, 1).to(DEVICE), device_ids=DEVICE_ID
 extra = make_extra()
 extra.append(nn.Parameter(torch.full((1,), 0.5)))
 gains = make_gains(2)
-opt = torch.optim.SGD(list(model.parameters()) + extra + gains, lr=0.05)
+scaler = Scaler()
+opt = torch.optim.SGD(list(model.parameters()) + extra + gains + [scaler.scale], lr=0.05)
 list(map(ddp_sync_tensor, extra))
 list(map(ddp_sync_tensor, gains))
+ddp_sync_tensor(scaler.scale)
 for epoch in range(2):
     for xb, yb in loader:
-        out = model(xb) * extra[0] * gains[0] + extra[1] + extra[2] * gains[1]
+        out = scaler(model(xb) * extra[0] * gains[0] + extra[1] + extra[2] * gains[1])
         loss = ((out - yb) ** 2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
-ddp_print(
-    "extra %.4f %.4f %.4f gains %.4f %.4f" % tuple(p.item() for p in extra + gains)
-)
+if ddp_is_main():
+    print(
+        "extra %.4f %.4f %.4f gains %.4f %.4f" % tuple(p.item() for p in extra + gains)
+    )
+    print("scale %.4f" % scaler.scale.item())
