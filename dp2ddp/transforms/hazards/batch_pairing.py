@@ -65,9 +65,11 @@ def batch_pairings(
         model = code(call).splitlines()[0][:60]
         for arg in call.args:
             sources = origins(defs, arg.value, stop=stop)
-            for subscript, drawn in permuted_rows(
-                defs, sources, qualified_names, _batch_cut, _from_data
-            ):
+            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, _from_data)
+            # one per call, the first in the text: the walk may join a tuple's elements
+            # (`x, y_b = map(Variable, (x, y_b))`), so a target's `y[perm]` is not said to
+            # reach the model
+            for subscript, drawn in sorted(permuted, key=lambda p: position(p[0]))[:1]:
                 if subscript not in told:
                     told.add(subscript)
                     yield (
