@@ -180,8 +180,10 @@ def _tensor_lists(module: cst.Module, t: MigrationTransform, told: tuple[str, ..
         value = node.value
         if isinstance(value, cst.Call):
             hit = name_of(value.func) in returning
-        elif isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
-            hit = any(_spelled_tensor(c) for c in walk(value) if isinstance(c, cst.Call))
+        elif isinstance(value, (cst.List, cst.Tuple)):  # its elements only, as leaf_list
+            hit = any(_spelled_tensor(e.value) for e in value.elements)
+        elif isinstance(value, cst.ListComp):
+            hit = _spelled_tensor(value.elt)
         else:
             continue
         if hit:
@@ -189,8 +191,10 @@ def _tensor_lists(module: cst.Module, t: MigrationTransform, told: tuple[str, ..
     return found
 
 
-def _spelled_tensor(call: cst.Call) -> bool:
+def _spelled_tensor(call: cst.BaseExpression) -> bool:
     """`call` is spelled as a tensor's construction (`...Parameter(...)`, `requires_grad=`)."""
+    if not isinstance(call, cst.Call):
+        return False
     return name_of(call.func) == "Parameter" or any(
         a.keyword is not None and a.keyword.value == "requires_grad" for a in call.args
     )
