@@ -578,6 +578,17 @@ class ProgramFacts:
     #: said where it reaches backward() (DP004, hazards/told_sums.py). Empty for a single
     #: file and where the module calls no backward().
     batch_sum_returns: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] = ()
+    #: The functions of the program's other modules that return a list of trainable leaf
+    #: tensors (`make_extra()` returning `[nn.Parameter(...), ...]`), by qualified name as
+    #: an importer spells it: a name bound to a call of one and handed to an optimizer is
+    #: synced (analysis/tensor_lists.py, outside_tensors.py). Empty for a single file and
+    #: where the module builds no optimizer.
+    tensor_lists: tuple[str, ...] = ()
+    #: The attributes the classes of the program's other modules bind only to trainable leaf
+    #: tensors (`self.scale = nn.Parameter(...)`), as "module.Class.attr": `head.scale` of
+    #: `head = Scaler()` handed to an optimizer is synced (outside_tensors.py). Empty for a
+    #: single file and where the module builds no optimizer.
+    tensor_holders: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

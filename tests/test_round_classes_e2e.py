@@ -680,6 +680,17 @@ Stop 51 w3:
   verdict (before: migrate silent, verify's notes named no warning); the mean loss over the
   model's weights in the same step is not said (before stop 51 any mean loss of the program
   was).
+
+Stop 51 (helper s1), stop 50's silent leftovers:
+- s51_s1_tensor_lists_from_other_module (k1-3's rest): trained tensors no DDP wrap holds,
+  in lists built by another module's functions (`make_extra()` returning `ps = [...]`, a
+  list grown by `append` in a loop), grown here (`extra.append(nn.Parameter(...))`), and
+  held by another module's class (`scaler.scale`): each synced, rank 0 prints the
+  original's `extra 1.5433 -0.0283 0.4177 gains 1.5433 1.8766`, `scale 1.2760` (before: no
+  word, `extra 0.5794 0.4557 1.2803 gains 0.5794 2.0141`, `scale 0.9005`).
+- hazards_s51_s1_batch_mixed_with_permutation (stop 50 w2's leftover): mixup and CutMix,
+  the batch's rows in a drawn order before the model: DP147, named in verify's verdict
+  (before: DP006 at the draws only).
 """
 
 from __future__ import annotations
@@ -900,6 +911,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
+    # stop 51 s1: the original's (the base printed extra 0.5794 0.4557 1.2803 gains 0.5794
+    # 2.0141, scale 0.9005)
+    "s51_s1_tensor_lists_from_other_module": (
+        "extra 1.5433 -0.0283 0.4177 gains 1.5433 1.8766",
+        "scale 1.2760",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -924,6 +941,7 @@ PROGRAMS = {
     "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
     "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
+    "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -989,6 +1007,7 @@ RANK0_ONLY = {
     "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
+    "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1329,6 +1348,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("data_s51_v3_index_added_centres", "DP142"),
         # stop 51 w3: a batch padded per rank into a model that sees its padding
         ("s51_w3_padded_batch_into_unmasked_model", "DP127"),
+        # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
+        ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

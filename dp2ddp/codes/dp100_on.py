@@ -499,6 +499,40 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "drop_last=True on the sampler or a dataset that divides by WORLD_SIZE; then "
         "silence the warning with `# noqa: DP142`.",
     ),
+    "DP146": (
+        "a list of trained tensors kept or grown where dp2ddp cannot follow it",
+        "The optimizer is handed a list whose every binding builds tensors it trains that "
+        "no module holds (`extra = make_extra()` returning `[nn.Parameter(...), ...]`, "
+        "`ps = [...]`), but the list is also read where it may be kept or grown by "
+        "something not proved such a tensor (`extra.append(w)`, `register(extra)`, "
+        "`self.extra = extra`). DataParallel trained one copy of each on the whole batch's "
+        "gradient; DDP averages only the wrapped model's gradients, so each rank steps its "
+        "own copies on its share's gradient and the ranks drift apart. dp2ddp syncs such a "
+        "list where it proves every element (`list(map(ddp_sync_tensor, extra))` after the "
+        "optimizer's statement: rank 0's values, the gradient averaged); here it did not. "
+        "Add that line yourself after the optimizer's statement (every element a tensor "
+        "the optimizer trains, reached by every rank), or hold the tensors in a module "
+        "inside the wrapped model; then silence the warning with `# noqa: DP146`.",
+    ),
+    "DP147": (
+        "the batch's rows taken in a drawn order: each rank permutes its own share only",
+        "A training loop takes the batch's rows in a drawn order (a permutation) on the way "
+        "to the wrapped model, most often to mix the batch with itself: mixup's `perm = "
+        "torch.randperm(x.size(0)); x = lam * x + (1 - lam) * x[perm]`, CutMix's "
+        "`x[:, :, a:b, c:d] = x[perm, :, a:b, c:d]`, a target paired as `y[perm]`. Under "
+        "DataParallel the loop permuted the whole global batch before scattering it, so a "
+        "row's partner came from any row of it. Under DDP each rank permutes only its own "
+        "share: partners come from that rank's rows only, and where the program seeds its "
+        "generators alike on every rank (`torch.manual_seed`, `np.random.seed`, "
+        "`random.seed`) every rank draws the same permutation and the same mixing weight "
+        "(`lam`) on each step. Nothing was rewritten; the training differs from "
+        "DataParallel's. Either accept per-rank mixing (the usual DDP practice) and seed "
+        "each rank's draws differently (e.g. `torch.manual_seed(seed + rank)`, and likewise "
+        "numpy's and Python's, after the process group is set up), so the ranks draw "
+        "different partners and weights; or gather the global batch before mixing "
+        "(`torch.distributed.all_gather`) to pair rows across all of it. Then silence the "
+        "warning with `# noqa: DP147`.",
+    ),
     "DP148": (
         "a training step handed to a library with an optimizer dp2ddp does not see built",
         "A loop hands the loss (a value computed from the wrapped model's output with "

@@ -75,6 +75,7 @@ class ProgramTeller:
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
+        self._tensor_lists: tuple[tuple[str, str], ...] | None = None
         self._command_line: CommandLine | None = None
         #: function name -> whether some module names it otherwise than by its def
         self._names: dict[str, bool] = {}
@@ -271,6 +272,8 @@ class ProgramTeller:
             contained_wraps=self.contained_wraps() if gate and models else (),
             unfreezes=self.unfreezes(module) if gate and models else (),
             batch_sum_returns=self.batch_sum_returns(module) if gate else (),
+            tensor_lists=self.tensor_lists(module, "list") if gate else (),
+            tensor_holders=self.tensor_lists(module, "held") if gate else (),
         )
 
     def _ones_named(self, text: str) -> CommandLine | None:
@@ -366,6 +369,25 @@ class ProgramTeller:
                 ),
             )
         return others(self._batch_sums, module)
+
+    def tensor_lists(self, module: ProgramModule, kind: str) -> tuple[str, ...]:
+        """ProgramFacts.tensor_lists ("list"): the other modules' functions returning lists
+        of trainable leaf tensors; .tensor_holders ("held"): their classes' attributes
+        holding such tensors. Each module read once a project; told only to a module that
+        names an optimizer (`optim`)."""
+        if "optim" not in module.source.text:
+            return ()
+        if self._tensor_lists is None:
+            from dp2ddp.transforms.analysis.tensor_lists import module_tensor_lists
+
+            self._tensor_lists = self.project.per_module(
+                self.program.modules,
+                "tensor_lists",
+                lambda m: module_tensor_lists(
+                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return tuple(name for name, k in others(self._tensor_lists, module) if k == kind)
 
     def fetchers(
         self, module: ProgramModule

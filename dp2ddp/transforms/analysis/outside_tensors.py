@@ -27,30 +27,15 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import name_of, nodes_of, unmoved, walk
+from dp2ddp.transforms.analysis.tensor_lists import PARAMETER as _PARAMETER
+from dp2ddp.transforms.analysis.tensor_lists import leaf_tensor as _leaf_tensor
+from dp2ddp.transforms.analysis.tensor_lists import list_reads
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
 
 HELPER = "ddp_sync_tensor"
 _VALUED = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr)
-_PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-
-
-def _leaf_tensor(value: cst.BaseExpression | None, t: MigrationTransform) -> bool:
-    """`value` builds a trainable leaf tensor: `nn.Parameter(...)`, or a call of torch's
-    with `requires_grad=True` (`torch.zeros(2, requires_grad=True)`)."""
-    if not isinstance(value, cst.Call):
-        return False
-    names = t.qualified_names(value.func)
-    if names & _PARAMETER:
-        return True
-    return any(n.startswith("torch.") for n in names) and any(
-        a.keyword is not None
-        and a.keyword.value == "requires_grad"
-        and isinstance(a.value, cst.Name)
-        and a.value.value == "True"
-        for a in value.args
-    )
 
 
 def trained_tensors(
@@ -65,7 +50,9 @@ def trained_tensors(
     stands in no block of statements). Once per (line, name)."""
     candidates, stored = _candidates(module)
     held = _held_attributes(module, t)
-    makers = _tensor_lists(module, t)
+    told = t.state.facts.tensor_lists  # other modules' (analysis/tensor_lists.py)
+    makers = _tensor_lists(module, t, told)
+    stored |= {name.rpartition(".")[2] for name in t.state.facts.tensor_holders}
     if not candidates and not held and not makers and not _reads_any(module, stored):
         return  # no name bound to a tensor's construction, no attribute that may hold one
     givers = [
@@ -116,12 +103,33 @@ def trained_tensors(
             ):
                 done.add((id(line), node.value))
                 yield node, line, False
-            elif reaching and all(
-                d.kind == "assign" and not d.element and _leaf_list(d.value, module, t)
-                for d in reaching
-            ):
-                done.add((id(line), node.value))
-                yield node, line, True  # `extra = make_params()`
+            elif node.value in makers:
+                built, unproved = list_reads(node, module, t, told)
+                if built:
+                    done.add((id(line), node.value))
+                if built and unproved is None:
+                    yield node, line, True  # `extra = make_params()`
+                elif built and unproved is not None:
+                    _said(node, unproved, t)
+
+
+def _said(node: cst.Name, unproved: cst.Name, t: MigrationTransform) -> None:
+    """DP146: a list of trained tensors no DDP wrap holds, read where it may be kept or grown
+    by something not proved such a tensor (`extra.append(w)`, `register(extra)`)."""
+    at = t.input_position(unproved)[0]
+    holder = t.parent(unproved)
+    if isinstance(holder, cst.Arg):
+        holder = t.parent(holder)  # `register(extra)`
+    elif isinstance(holder, cst.Attribute):
+        holder = t.parent(holder)  # `extra.append(w)`
+    read = t.code(holder).splitlines()[0][:60] if holder is not None else node.value
+    t.warn(
+        node,
+        "DP146",
+        f"{node.value} holds tensors trained outside DistributedDataParallel, but "
+        f"`{read}` (line {at}) may keep it or add to it what is not proved such a tensor: "
+        "not synced, each rank trains its own copies on its share",
+    )
 
 
 def _reads_any(module: cst.Module, stored: set[str]) -> bool:
@@ -155,41 +163,40 @@ def _candidates(module: cst.Module) -> tuple[set[str], set[str]]:
     return found, stored
 
 
-def _tensor_lists(module: cst.Module, t: MigrationTransform) -> set[str]:
+def _tensor_lists(module: cst.Module, t: MigrationTransform, told: tuple[str, ...]) -> set[str]:
     """The names some assignment binds to a call of a function of this module that returns
-    a list or tuple display (a cheap filter; `_leaf_list` proves each binding)."""
+    a list or tuple display or a name, of one of the program's other modules told to return
+    a list of trained tensors (`told`, by its last name), or to a display or comprehension
+    spelling a tensor's construction (a cheap filter; `leaf_list_name` proves each read)."""
     returning = {
         f.name
         for f in view(module).functions.values()
-        if f.returns and all(isinstance(r, (cst.List, cst.Tuple)) for r in f.returns)
+        if f.returns
+        and all(isinstance(r, (cst.List, cst.Tuple, cst.ListComp, cst.Name)) for r in f.returns)
     }
-    if not returning:
-        return set()
+    returning |= {name.rpartition(".")[2] for name in told}
     found: set[str] = set()
     for node in nodes_of(module, cst.Assign):
-        if isinstance(node.value, cst.Call) and name_of(node.value.func) in returning:
+        value = node.value
+        if isinstance(value, cst.Call):
+            hit = name_of(value.func) in returning
+        elif isinstance(value, (cst.List, cst.Tuple)):  # its elements only, as leaf_list
+            hit = any(_spelled_tensor(e.value) for e in value.elements)
+        elif isinstance(value, cst.ListComp):
+            hit = _spelled_tensor(value.elt)
+        else:
+            continue
+        if hit:
             found.update(a.target.value for a in node.targets if isinstance(a.target, cst.Name))
     return found
 
 
-def _leaf_list(value: cst.BaseExpression | None, module: cst.Module, t: MigrationTransform) -> bool:
-    """`value` calls a plain function of this module (no method: `make_params()`) every return
-    of which is a list or tuple display of trainable leaf tensors (stop 49 k1)."""
-    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+def _spelled_tensor(call: cst.BaseExpression) -> bool:
+    """`call` is spelled as a tensor's construction (`...Parameter(...)`, `requires_grad=`)."""
+    if not isinstance(call, cst.Call):
         return False
-    callees = view(module).callees(value)
-    return bool(callees) and all(
-        f.owner is None
-        and isinstance(f.node, cst.FunctionDef)
-        and f.returns
-        and not f.yields
-        and all(
-            isinstance(r, (cst.List, cst.Tuple))
-            and r.elements
-            and all(isinstance(e, cst.Element) and _leaf_tensor(e.value, t) for e in r.elements)
-            for r in f.returns
-        )
-        for f in callees
+    return name_of(call.func) == "Parameter" or any(
+        a.keyword is not None and a.keyword.value == "requires_grad" for a in call.args
     )
 
 
@@ -226,7 +233,8 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
     """Every definition of `held` reaching it, through moves onto itself (`head =
     head.to(d)`, `head = head.cuda()`), constructs a module holding `attr` as a trainable
     tensor: a torch.nn module class's `weight` / `bias`, or one of this module's classes
-    every binding of whose `self.<attr>` is a trainable leaf tensor."""
+    every binding of whose `self.<attr>` is a trainable leaf tensor, or a class of another
+    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1)."""
     definitions = view(module)
     pending, seen, built = [held], set[int](), False
     while pending:
@@ -247,7 +255,10 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
             if not isinstance(value, cst.Call) or t.qualified_names(value.func) & _PARAMETER:
                 return False
             owner = definitions.class_called(value)
-            if owner is not None:
+            told = {f"{n}.{attr}" for n in t.qualified_names(value.func)}
+            if told & set(t.state.facts.tensor_holders):
+                pass  # a class of another module of the program (stop 51 s1)
+            elif owner is not None:
                 stores = definitions.attribute_definitions(owner, attr)
                 if not stores or not all(_leaf_tensor(s.value, t) for s in stores):
                     return False

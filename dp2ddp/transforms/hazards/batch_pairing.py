@@ -30,6 +30,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Step, origins, view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
+from dp2ddp.transforms.hazards.permuted_rows import permuted_rows
 
 #: Packages whose calls dp2ddp reads as per row or as told elsewhere (a call of theirs
 #: handed two batches is not DP125's): torch's own, numpy, and the standard library.
@@ -63,7 +64,23 @@ def batch_pairings(
         line = position(call)[0]
         model = code(call).splitlines()[0][:60]
         for arg in call.args:
-            for origin in origins(defs, arg.value, stop=stop):
+            sources = origins(defs, arg.value, stop=stop)
+            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, _from_data)
+            # one per call, the first in the text: the walk may join a tuple's elements
+            # (`x, y_b = map(Variable, (x, y_b))`), so a target's `y[perm]` is not said to
+            # reach the model
+            for subscript, drawn in sorted(permuted, key=lambda p: position(p[0]))[:1]:
+                if subscript not in told:
+                    told.add(subscript)
+                    yield (
+                        subscript,
+                        "DP147",
+                        f"`{code(subscript)}` takes the batch's rows in the order "
+                        f"`{code(drawn)}` draws (line {position(drawn)[0]}), and the wrapped "
+                        f"model's call at line {line} reads what it gives ({model}): each "
+                        "rank permutes only its own share, DataParallel the whole batch",
+                    )
+            for origin in sources:
                 found = _pairing(defs, origin.path) if compares else None
                 if found is not None and found not in told:
                     told.add(found)

@@ -1,0 +1,244 @@
+"""Lists of trainable leaf tensors the optimizer is handed (`extra = make_extra()`,
+`ps = [nn.Parameter(...), ...]; return ps`, `extra.append(nn.Parameter(...))`): the proof
+that every element of such a list is a tensor no DDP wrap holds (analysis/outside_tensors.py
+syncs each, `list(map(ddp_sync_tensor, extra))`), and its program fact: the functions of a
+module that return one, told to the program's other modules (ProgramFacts.tensor_lists).
+
+Stop 49 (k1) proved a call of a plain function of the same module returning a list display
+of such tensors. Stop 51 (s1): a function of another module of the program (`from params
+import make_extra`), a returned name bound to a display first (`ps = [...]; return ps`) or
+grown (`gains = []; for ...: gains.append(nn.Parameter(...))`), a name here grown after its
+binding (`extra.append(...)`), and a comprehension of such tensors. A list name is proved
+where every binding of it reaching the read builds such a list and every other read of it
+(the def-use view's `uses`) grows it only by such tensors (`append`, `insert`, `extend` of a
+proved list) or reads it without handing it on (an index, an operand, an iteration, a call
+of torch's or of a builtin that does not keep it): no alias and no function of the program
+adds anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from dp2ddp.flow import DefUse, view
+from dp2ddp.options import MigrateOptions
+from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.nodes import name_of, nodes_of
+
+PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: Builtins a list may be handed to without being kept or grown.
+_READERS = frozenset({"list", "tuple", "len", "iter", "enumerate", "zip", "map", "print", "sum"})
+#: How deep a list returned by a function returning another's call is followed.
+_DEPTH = 4
+
+
+def leaf_tensor(value: cst.BaseExpression | None, t: MigrationTransform) -> bool:
+    """`value` builds a trainable leaf tensor: `nn.Parameter(...)`, or a call of torch's
+    with `requires_grad=True` (`torch.zeros(2, requires_grad=True)`)."""
+    if not isinstance(value, cst.Call):
+        return False
+    names = t.qualified_names(value.func)
+    if names & PARAMETER:
+        return True
+    return any(n.startswith("torch.") for n in names) and any(
+        a.keyword is not None
+        and a.keyword.value == "requires_grad"
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+        for a in value.args
+    )
+
+
+def leaf_list(
+    value: cst.BaseExpression | None,
+    module: cst.Module,
+    t: MigrationTransform,
+    told: Collection[str] = (),
+    depth: int = 0,
+) -> bool:
+    """`value` builds a list (or tuple) of trainable leaf tensors: a display of them (empty
+    only where `grown` says a name grows it), a comprehension of one, or a call of a plain
+    function of this module each return of which is one, or of a function of the program's
+    other modules told so (`told`: qualified names, ProgramFacts.tensor_lists)."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and leaf_tensor(e.value, t) for e in value.elements)
+    if isinstance(value, cst.ListComp):
+        return leaf_tensor(value.elt, t)
+    if not isinstance(value, cst.Call) or depth > _DEPTH:
+        return False
+    if told and t.qualified_names(value.func) & set(told):
+        return True
+    if not isinstance(value.func, cst.Name):
+        return False
+    callees = view(module).callees(value)
+    return bool(callees) and all(
+        f.owner is None
+        and isinstance(f.node, cst.FunctionDef)
+        and f.returns
+        and not f.yields
+        and all(_returned_list(r, module, t, told, depth + 1) for r in f.returns)
+        for f in callees
+    )
+
+
+def _returned_list(
+    value: cst.BaseExpression,
+    module: cst.Module,
+    t: MigrationTransform,
+    told: Collection[str],
+    depth: int,
+) -> bool:
+    """A returned value that is a non-empty display, or a list name proved (`ps`)."""
+    if isinstance(value, cst.Name):
+        return leaf_list_name(value, module, t, told, depth)
+    if isinstance(value, (cst.List, cst.Tuple)) and not value.elements:
+        return False
+    return leaf_list(value, module, t, told, depth)
+
+
+def leaf_list_name(
+    name: cst.Name,
+    module: cst.Module,
+    t: MigrationTransform,
+    told: Collection[str] = (),
+    depth: int = 0,
+) -> bool:
+    """Every binding of `name` reaching this read builds a list of trainable leaf tensors
+    (`leaf_list`), and every read of the name in its scope grows it only by such tensors or
+    reads it without keeping it (`_grown_by_leaves`)."""
+    built, unproved = list_reads(name, module, t, told, depth)
+    return built and unproved is None
+
+
+def list_reads(
+    name: cst.Name,
+    module: cst.Module,
+    t: MigrationTransform,
+    told: Collection[str] = (),
+    depth: int = 0,
+) -> tuple[bool, cst.Name | None]:
+    """Whether every binding of `name` reaching this read builds a list of trainable leaf
+    tensors, and (where so) the first read of the name in its scope that may keep it or
+    grow it by something else (None: none)."""
+    definitions = view(module)
+    reaching = definitions.reaching(name)
+    if not reaching or not all(
+        d.kind == "assign" and not d.element and leaf_list(d.value, module, t, told, depth)
+        for d in reaching
+    ):
+        return False, None
+    scopes = {definitions.scope_of(d.target) for d in reaching}
+    for scope in scopes:
+        for use in definitions.uses(scope, name.value):
+            if not _grown_by_leaves(use, module, t, told, depth):
+                return True, use
+    return True, None
+
+
+def _grown_by_leaves(
+    use: cst.Name, module: cst.Module, t: MigrationTransform, told: Collection[str], depth: int
+) -> bool:
+    """A read of a list name that adds only trainable leaf tensors to it (`x.append(p)`,
+    `x.insert(i, p)`, `x.extend(<proved list>)`) or does not keep or grow it."""
+    definitions = view(module)
+    parent = definitions.parent(use)
+    if isinstance(parent, cst.Attribute) and parent.value is use:
+        call = definitions.parent(parent)
+        if not isinstance(call, cst.Call) or call.func is not parent or not call.args:
+            return False
+        added = call.args[-1].value
+        method = parent.attr.value
+        if method in ("append", "insert"):
+            return leaf_tensor(added, t)
+        return method == "extend" and _returned_list(added, module, t, told, depth + 1)
+    if isinstance(parent, cst.Subscript):
+        return parent.value is use and not _stored(parent, definitions.parent)
+    if isinstance(parent, cst.Arg):
+        call = definitions.parent(parent)
+        return isinstance(call, cst.Call) and (
+            name_of(call.func) in _READERS
+            or any(n.startswith("torch.") for n in t.qualified_names(call.func))
+        )
+    return isinstance(
+        parent, (cst.BinaryOperation, cst.Return, cst.For, cst.CompFor, cst.Element, cst.Comparison)
+    )
+
+
+def _stored(node: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
+    """`node` is stored at or deleted (`x[0] = v`, `del x[0]`)."""
+    above = parent(node)
+    return isinstance(above, (cst.AssignTarget, cst.Del)) or (
+        isinstance(above, (cst.AugAssign, cst.AnnAssign)) and above.target is node
+    )
+
+
+class _ExportTensorLists(MigrationTransform):
+    """Reads a module of the program: its top-level functions returning lists of trainable
+    leaf tensors (changes nothing)."""
+
+    NAME = "tensor_lists"
+    DESCRIPTION = "Find the functions returning lists of trained tensors, for their syncs."
+
+    def __init__(self, context: CodemodContext, state: MigrationState) -> None:
+        super().__init__(context, state)
+        self.found: list[str] = []
+        #: "Class.attr" of the module's classes binding `self.attr` only to such tensors
+        self.held: list[str] = []
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        flow = view(node)
+        for statement in node.body:
+            if isinstance(statement, cst.ClassDef):
+                self.held += [f"{statement.name.value}.{a}" for a in _held(statement, flow, self)]
+            if not isinstance(statement, cst.FunctionDef):
+                continue
+            function = flow.functions.get(statement)
+            if (
+                function is not None
+                and function.returns
+                and not function.yields
+                and all(_returned_list(r, node, self, (), 1) for r in function.returns)
+            ):
+                self.found.append(statement.name.value)
+        return False
+
+
+def _held(owner: cst.ClassDef, flow: DefUse, t: MigrationTransform) -> list[str]:
+    """The attributes `owner`'s methods bind on `self` whose every binding (its bases of the
+    module too: the view's `attribute_definitions`) is a trainable leaf tensor."""
+    names = {
+        target.attr.value
+        for assign in nodes_of(owner, cst.Assign)
+        if leaf_tensor(assign.value, t)
+        for target in (a.target for a in assign.targets)
+        if isinstance(target, cst.Attribute)
+    }
+    return sorted(
+        name
+        for name in names
+        if all(leaf_tensor(d.value, t) for d in flow.attribute_definitions(owner, name))
+        and flow.attribute_definitions(owner, name)
+    )
+
+
+def module_tensor_lists(
+    import_name: str, path: str, source: str, parsed: Callable[[], cst.Module | None]
+) -> dict[str, str]:
+    """Another module's functions returning lists of trainable leaf tensors ("list"), by
+    the qualified name an importer resolves (`params.make_extra`), and the attributes its
+    classes hold such tensors at ("held": `heads.Scaler.scale`). Read only where the text
+    can build one."""
+    if "return" not in source or ("Parameter" not in source and "requires_grad" not in source):
+        return {}
+    module = parsed()
+    if module is None:
+        return {}
+    state = MigrationState(MigrateOptions())
+    state.text = source
+    reader = _ExportTensorLists(CodemodContext(filename=path), state)
+    reader.transform_module(module)
+    found = {f"{import_name}.{name}": "list" for name in reader.found}
+    return found | {f"{import_name}.{name}": "held" for name in reader.held}
