@@ -654,6 +654,15 @@ Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
   the model whole: DP041, find_unused_parameters=True, rank 0 prints the original's `weights
   -3.6435` (before: no warning, "Expected to have finished reduction" at step 2 on both
   ranks).
+
+Stop 51 (helper w1), the global batch size beside a rank's share:
+- data_s51_w1_global_batch_size_handed_to_sampler (v4-A, arpitbansal297/Cold-Diffusion-Models
+  @f8b1379 resolution_diffusion_pytorch.py:958-959 → 431): a trainer's global batch size
+  (`batches = self.batch_size`) handed to the model's `sample(batch_size=..., img=og)` beside
+  a batch drawn by `next()` from the sharded loader, the method sizing its time steps by it
+  (`torch.full((batch_size,), t)`): read per rank, rank 0 prints the original's `weights
+  -1.2049` (before: both ranks crashed at the first sampling step, "The size of tensor a (2)
+  must match the size of tensor b (4)", no warning).
 """
 
 from __future__ import annotations
@@ -874,6 +883,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
+    # stop 51 w1: the original's (the base: both ranks crashed at the first sampling step)
+    "data_s51_w1_global_batch_size_handed_to_sampler": (
+        "sample -4.4581",
+        "sample -3.9680",
+        "weights -1.2049",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -963,6 +978,7 @@ RANK0_ONLY = {
     "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
+    "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
