@@ -691,6 +691,15 @@ Stop 51 (helper s1), stop 50's silent leftovers:
 - hazards_s51_s1_batch_mixed_with_permutation (stop 50 w2's leftover): mixup and CutMix,
   the batch's rows in a drawn order before the model: DP147, named in verify's verdict
   (before: DP006 at the draws only).
+
+Stop 51 (helper w1), the global batch size beside a rank's share:
+- data_s51_w1_global_batch_size_handed_to_sampler (v4-A, arpitbansal297/Cold-Diffusion-Models
+  @f8b1379 resolution_diffusion_pytorch.py:958-959 → 431): a trainer's global batch size
+  (`batches = self.batch_size`) handed to the model's `sample(batch_size=..., img=og)` beside
+  a batch drawn by `next()` from the sharded loader, the method sizing its time steps by it
+  (`torch.full((batch_size,), t)`): read per rank, rank 0 prints the original's `weights
+  -1.2049` (before: both ranks crashed at the first sampling step, "The size of tensor a (2)
+  must match the size of tensor b (4)", no warning).
 """
 
 from __future__ import annotations
@@ -917,6 +926,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "extra 1.5433 -0.0283 0.4177 gains 1.5433 1.8766",
         "scale 1.2760",
     ),
+    # stop 51 w1: the original's (the base: both ranks crashed at the first sampling step)
+    "data_s51_w1_global_batch_size_handed_to_sampler": (
+        "sample -4.4581",
+        "sample -3.9680",
+        "weights -1.2049",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1008,6 +1023,7 @@ RANK0_ONLY = {
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
     "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
+    "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -22,9 +22,11 @@ reshape (`x.view(B, -1)`, `.reshape`, `.expand`), also as a factor (`x.view(B * 
 Random draws are the shared_draws pass's (batch_noise.py: drawn once for the global batch,
 each rank keeps its rows). Left alone: B anywhere else (a divisor, a count, a print), a B
 the loop itself rebinds, the loops over loaders left whole (their batches are global).
-Said, not rewritten (DP085): the same dimension in a loop over something not followed to a
-loader (which loader it iterates, sharded or whole, is not known). With
---per-process-batch the loaders keep their batch size: nothing to read per rank.
+A global size handed beside a sharded loader's batch to a function of the program that sizes
+a tensor by it is read per rank alike (handed_sizes.py). Said, not rewritten (DP085): the
+same dimension in a loop over something not followed to a loader (which loader it iterates,
+sharded or whole, is not known). With --per-process-batch the loaders keep their batch
+size: nothing to read per rank.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.handed_sizes import plan_handed_sizes
 from dp2ddp.transforms.data.size_guards import PER_RANK, sharded_loops
 
 if TYPE_CHECKING:
@@ -110,6 +113,7 @@ def plan_batch_shapes(
                         f"{data.code(loop.iter)} is was not followed",
                     )
                 )
+    plan_handed_sizes(data, nodes, plan, _shaped_call)
 
 
 def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:

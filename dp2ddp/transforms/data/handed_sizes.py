@@ -1,0 +1,148 @@
+"""The global batch size handed, beside this rank's batch, to a function that sizes a tensor
+by it: per rank.
+
+arpitbansal297/Cold-Diffusion-Models@f8b1379 resolution_diffusion_pytorch.py:958-959 → 431
+(stop 51, v4-A): a Trainer keeps DataParallel's global batch size (`self.batch_size =
+train_batch_size`, the value its DataLoader's batch_size is given) and hands it to the model's
+sampling method beside a batch drawn from that loader: `batches = self.batch_size; og_img =
+next(self.dl); sample(batch_size=batches, img=og_img)`, whose body builds
+`torch.full((batch_size,), t)` and combines it with the batch's rows. Under DataParallel the
+loader gave the whole batch, so the sizes agreed. Migrated, each rank's loader gives
+`ddp_per_rank_batch(B)` samples: the time steps have B rows beside the rank's B / WORLD_SIZE,
+and both ranks crash at the first sampling step, nothing said.
+
+What the size meant is the one batch_shapes.py reads per rank ("one row per sample of this
+batch"), carried into the function it is handed to. Proved on the def-use view, for a call of
+the program's own functions (the view's callees, every one of them) with two arguments:
+
+* one bound, in every callee, to a parameter that is a dimension of a constructor or a
+  reshape there (batch_shapes' `_shaped_call`: `torch.full((n,), v)`, `torch.zeros(n, k)`,
+  `.expand(n, k)`); a parameter only divided or counted by is not this;
+* another whose value comes (flow.origins) from a part of a DataLoader the data pass shards
+  and reads per rank (a loop's batch, `next(it)` of it, through the program's own generators
+  such as `cycle(loader)`): this rank's batch;
+* the first proved to be that loader's global batch size: its sources (flow.origins, through
+  names, `self.x` set in `__init__`, parameters and their call sites) are exactly those of the
+  expression the loader's `batch_size=` was given.
+
+Then the argument (a name or an attribute) is read per rank, `ddp_per_rank_batch(B)`, and the
+rewrite is recorded naming the line where the callee sizes by it. A size handed with no batch
+of a sharded loader beside it (a sample or debug batch of its own) is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Function, origins, view
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named
+from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.handoffs import global_batch_size
+from dp2ddp.transforms.data.size_guards import PER_RANK
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+
+#: the constructor or reshape call a node is a dimension of (batch_shapes._shaped_call)
+ShapedCall = Callable[[cst.CSTNode, "ShardDataLoaders"], "cst.Call | None"]
+
+
+def plan_handed_sizes(
+    data: ShardDataLoaders, nodes: ModuleNodes, plan: ChunkPlan, shaped_call: ShapedCall
+) -> None:
+    """Add to `plan` the global batch sizes handed beside a sharded loader's batch to
+    functions of the program that size a tensor by them (swaps, records)."""
+    sharded = {c: g for c in data._edits if (g := global_batch_size(data, c)) is not None}
+    if not sharded:
+        return
+    flow = view(data._module_node)
+    sized: dict[tuple[cst.CSTNode, str], cst.Call | None] = {}  # (function, parameter)
+    for call in nodes.of(cst.Call):
+        callees = flow.callees(call)
+        if not callees or len(call.args) < 2:
+            continue
+        for arg in call.args:
+            size = arg.value
+            if arg.star or not isinstance(size, (cst.Name, cst.Attribute)) or size in plan.swaps:
+                continue
+            shaped = _sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
+            if shaped is None:
+                continue
+            loader = _rank_batch_beside(call, arg, sharded, flow)
+            if loader is None or not _same_sources(size, sharded[loader], flow):
+                continue
+            plan.swaps[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
+            plan.records.append(
+                (
+                    size,
+                    f"{data.code(size)} is the global batch_size of {data.code(loader)} handed "
+                    f"to `{data.code(call.func)}` beside that loader's batch, which sizes "
+                    f"`{data.code(shaped)}` (line {data.line_of(shaped)}) by it: this rank's "
+                    f"batch, per rank",
+                )
+            )
+
+
+def _sized_in_every(
+    callees: list[Function],
+    call: cst.Call,
+    arg: cst.Arg,
+    flow: DefUse,
+    data: ShardDataLoaders,
+    shaped_call: ShapedCall,
+    sized: dict[tuple[cst.CSTNode, str], cst.Call | None],
+) -> cst.Call | None:
+    """The first constructor or reshape sized by the parameter `arg` binds, where it is such a
+    dimension in every callee; else None. `sized`: each parameter's answer, once."""
+    first: cst.Call | None = None
+    for callee in callees:
+        param = _param_of(callee, call, arg)
+        if param is None:
+            return None
+        key = (callee.node, param)
+        if key not in sized:
+            uses = flow.uses(callee.node, param)
+            sized[key] = next((c for u in uses if (c := shaped_call(u, data))), None)
+        if sized[key] is None:
+            return None
+        first = first or sized[key]
+    return first
+
+
+def _rank_batch_beside(
+    call: cst.Call, size: cst.Arg, sharded: dict[cst.Call, cst.BaseExpression], flow: DefUse
+) -> cst.Call | None:
+    """The sharded loader another argument of `call` is a part of (this rank's batch)."""
+    for arg in call.args:
+        if arg is size or arg.star:
+            continue
+        for origin in origins(flow, arg.value):
+            if origin.node in sharded and origin.cut and not origin.selects:
+                assert isinstance(origin.node, cst.Call)
+                return origin.node
+    return None
+
+
+def _same_sources(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:
+    """`size` comes from exactly the sources the loader's batch_size does, none unknown."""
+    found = origins(flow, size)
+    if not found or any(o.kind == "unknown" for o in found):
+        return False
+    return {id(o.node) for o in found} == {id(o.node) for o in origins(flow, batch_size)}
+
+
+def _param_of(callee: Function, call: cst.Call, arg: cst.Arg) -> str | None:
+    """The name of `callee`'s parameter `arg` binds in `call`, else None."""
+    params = [p.name.value for p in callee.params]
+    if arg.keyword is not None:
+        return arg.keyword.value if arg.keyword.value in params else None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional):
+        return None
+    index = positional.index(arg)
+    if callee.self_name is not None and isinstance(call.func, cst.Attribute):
+        index += 1  # a method called on its receiver: `self` is bound by it
+    return params[index] if index < len(params) else None
