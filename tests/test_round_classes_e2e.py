@@ -654,6 +654,14 @@ Stop 51's validation round 4 (helper v4), audio, point clouds, diffusion:
   the model whole: DP041, find_unused_parameters=True, rank 0 prints the original's `weights
   -3.6435` (before: no warning, "Expected to have finished reduction" at step 2 on both
   ranks).
+
+Stop 51 (helper w2), a cache built when absent (FRAGE mos-lm main.py's `dictionary_<name>`):
+- rank_zero_s51_w2_cache_built_when_absent: `if os.path.exists(cache):` read it, else
+  tokenize into it (a slow tokenizer, the stand-in tests/e2e_stop45_m/slowtok.py, whose load
+  takes rank 1 1.2 s longer): the test is rank 0's reading (ddp_rank0_value), every rank
+  tokenizes, rank 0 alone writes; rank 0 prints the original's `words 64 weights -0.9230`
+  (before: no warning; rank 1 found the file rank 0 was still writing, read 0 words, and
+  failed: "shape '[16, 4]' is invalid for input of size 0").
 """
 
 from __future__ import annotations
@@ -874,6 +882,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
+    # stop 51 w2: the original's (the base: rank 1 read the half-written cache and failed)
+    "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -963,6 +973,7 @@ RANK0_ONLY = {
     "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
+    "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
